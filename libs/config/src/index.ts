@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+// Config is parsed once, at start, into a frozen typed object. Only a service's main.ts hands process.env in.
+
+export class ConfigError extends Error {
+  constructor(
+    readonly service: string,
+    readonly problems: string[],
+  ) {
+    super(`${service}: invalid configuration\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig<S extends z.ZodType<Record<string, unknown>>>(
+  service: string,
+  schema: S,
+  env: Record<string, string | undefined>,
+): Readonly<z.output<S>> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => {
+      const key = issue.path.join('.') || '(root)';
+      const given = issue.path.length === 1 ? env[String(issue.path[0])] : undefined;
+      return given === undefined ? `${key}: ${issue.message}` : `${key}=${JSON.stringify(redactValue(key, given))}: ${issue.message}`;
+    });
+    throw new ConfigError(service, problems);
+  }
+  return Object.freeze(result.data);
+}
+
+function redactValue(key: string, value: string): string {
+  return /SECRET|TOKEN|PASSWORD|KEY/i.test(key) ? '<redacted>' : value;
+}
+
+// Building blocks shared by every service's schema. Each carries .describe() so the config reference
+// (docs/config-reference.md) can be generated from the schemas themselves.
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+export const env = {
+  port: (def: number) => z.coerce.number().int().min(0).max(65535).default(def),
+  boolean: (def: boolean) => booleanFromEnv.default(def ? 'true' : 'false'),
+  positiveInt: (def: number) => z.coerce.number().int().positive().default(def),
+  url: () => z.url({ protocol: /^https?$/ }),
+  list: () =>
+    z
+      .string()
+      .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
+};
+
+export const commonConfigShape = {
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
+  HTTP_HOST: z.string().default('0.0.0.0').describe('Address the HTTP server binds to'),
+  MONGODB_URL: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URL').describe('MongoDB connection string'),
+  MONGODB_DATABASE: z.string().min(1).describe("Database holding this service's collections"),
+  KAFKA_BROKERS: env.list().pipe(z.array(z.string().regex(/^[^:]+:\d+$/, 'each broker must be host:port')).min(1)).describe('Comma-separated Kafka bootstrap brokers (host:port)'),
+  KAFKA_CLIENT_ID: z.string().min(1).optional().describe('Kafka client id; defaults to the service name'),
+  TOPIC_PREFIX: z.string().default('').describe('Prefix for every Kafka topic and consumer group (isolation of tests and environments)'),
+  INTERNAL_TOKEN: z.string().min(16, 'must be at least 16 characters').describe('Shared secret that authenticates calls between services'),
+  SHUTDOWN_GRACE_MS: env.positiveInt(10_000).describe('Time allowed for in-flight work on shutdown'),
+};

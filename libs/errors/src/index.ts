@@ -1,0 +1,105 @@
+// Domain errors are values with a code from the spec (D5–D16, D29, D34); the HTTP status for each code is
+// decided here and nowhere else. Route files never set a 4xx status themselves.
+
+export const ERROR_STATUS = {
+  // generic (D5–D7)
+  UNAUTHORIZED: 401,
+  INVALID_API_KEY: 401,
+  ORGANIZATION_NOT_FOUND: 400,
+  INVALID_REQUEST: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  RATE_LIMITED: 429,
+  SERVICE_UNAVAILABLE: 503,
+  INTERNAL_ERROR: 500,
+  FORBIDDEN: 403,
+  // orders
+  INVALID_ORDER_ID: 400,
+  ORDER_NOT_FOUND: 404,
+  ORDER_CREATE_FAILED: 400,
+  ORDER_UPDATE_FAILED: 400,
+  ORDER_NOT_EDITABLE: 400,
+  ORDER_CANCEL_FAILED: 400,
+  ORDERS_FETCH_FAILED: 400,
+  ORDER_FETCH_FAILED: 400,
+  DUPLICATE_EXTERNAL_ID: 409,
+  INVALID_LOCATION_ID: 400,
+  LOCATION_NOT_FOUND: 400,
+  INVALID_PAYMENT_DESTINATION: 400,
+  PAYMENT_DESTINATION_NOT_FOUND: 400,
+  PAYMENT_DESTINATION_NOT_ACTIVE: 400,
+  // checkout sessions
+  INVALID_SESSION_ID: 400,
+  SESSION_NOT_FOUND: 404,
+  SESSION_CREATION_FAILED: 400,
+  SESSION_UPDATE_FAILED: 400,
+  SESSION_NOT_PAYABLE: 400,
+  CREATE_FAILED: 400,
+  // events (D34)
+  INVALID_EVENT_ID: 400,
+  EVENT_NOT_FOUND: 404,
+  // operators (D38)
+  ADMIN_REQUEST_FAILED: 400,
+  ADMIN_NOT_FOUND: 404,
+  ADMIN_CONFLICT: 409,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+  /** Seconds the client should wait before retrying (429 and 503). */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: ErrorDetail[]; retryAfterSeconds?: number; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'DomainError';
+    this.code = code;
+    this.details = options.details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export function isDomainError(value: unknown): value is DomainError {
+  return value instanceof DomainError;
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_STATUS, value);
+}
+
+/**
+ * A dependency (database, broker, another service) could not be reached. Distinct from DomainError so that
+ * store and client code can say "outage" without knowing about HTTP; the error middleware answers 503.
+ */
+export class DependencyUnavailableError extends Error {
+  readonly dependency: string;
+  constructor(dependency: string, cause?: unknown) {
+    super(`${dependency} is unavailable`, cause === undefined ? undefined : { cause });
+    this.name = 'DependencyUnavailableError';
+    this.dependency = dependency;
+  }
+}
+
+/** The JSON error envelope of D6. */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetail[];
+  requestId: string;
+}

@@ -1,0 +1,40 @@
+import { defineConfig } from 'vitest/config';
+
+// Three tiers (style.md §13): unit tests need no engines; integration (component) and e2e tests get real
+// Kafka and MongoDB-compatible engines from libs/testing's global setup (or from scripts/test.ts, which
+// starts them once for a whole `npm test` run and passes them down in KAFKA_BROKERS / MONGODB_URL).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'scripts/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'deploy/test/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['libs/testing/src/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          maxWorkers: 2,
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['test-e2e/src/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['libs/testing/src/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
