@@ -42,7 +42,7 @@ const booleanFromEnv = z
 
 export const env = {
   port: (def: number) => z.coerce.number().int().min(0).max(65535).default(def),
-  boolean: (def: boolean) => booleanFromEnv.default(def ? 'true' : 'false'),
+  boolean: (def: boolean) => booleanFromEnv.default(def),
   positiveInt: (def: number) => z.coerce.number().int().positive().default(def),
   url: () => z.url({ protocol: /^https?$/ }),
   list: () =>
@@ -51,14 +51,21 @@ export const env = {
       .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
 };
 
-export const commonConfigShape = {
+/** Settings of every service. */
+export const baseConfigShape = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
   HTTP_HOST: z.string().default('0.0.0.0').describe('Address the HTTP server binds to'),
   MONGODB_URL: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URL').describe('MongoDB connection string'),
   MONGODB_DATABASE: z.string().min(1).describe("Database holding this service's collections"),
-  KAFKA_BROKERS: env.list().pipe(z.array(z.string().regex(/^[^:]+:\d+$/, 'each broker must be host:port')).min(1)).describe('Comma-separated Kafka bootstrap brokers (host:port)'),
-  KAFKA_CLIENT_ID: z.string().min(1).optional().describe('Kafka client id; defaults to the service name'),
-  TOPIC_PREFIX: z.string().default('').describe('Prefix for every Kafka topic and consumer group (isolation of tests and environments)'),
   INTERNAL_TOKEN: z.string().min(16, 'must be at least 16 characters').describe('Shared secret that authenticates calls between services'),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000).describe('Time allowed for in-flight work on shutdown'),
 };
+
+/** Settings of the services that use Kafka. */
+export const kafkaConfigShape = {
+  KAFKA_BROKERS: env.list().pipe(z.array(z.string().regex(/^[^:]+:\d+$/, 'each broker must be host:port')).min(1)).describe('Comma-separated Kafka bootstrap brokers (host:port)'),
+  KAFKA_CLIENT_ID: z.string().min(1).optional().describe('Kafka client id; defaults to the service name'),
+  TOPIC_PREFIX: z.string().default('').describe('Prefix for every Kafka topic and consumer group (isolation of tests and environments)'),
+};
+
+export const commonConfigShape = { ...baseConfigShape, ...kafkaConfigShape };

@@ -1,0 +1,61 @@
+import type { Middleware } from 'koa';
+import type { Registry } from 'prom-client';
+
+export interface ReadinessCheck {
+  name: string;
+  check: () => Promise<void>;
+}
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+/**
+ * /healthz says the process is alive (liveness: restart me if this fails); /readyz says its database and
+ * broker answer (readiness: send me traffic). /metrics is Prometheus text.
+ */
+export function operationalEndpoints(options: { checks: ReadinessCheck[]; registry: Registry; isShuttingDown?: () => boolean }): Middleware {
+  return async (ctx, next) => {
+    if (ctx.method !== 'GET') return next();
+    if (ctx.path === '/healthz') {
+      ctx.body = { status: 'ok' };
+      return;
+    }
+    if (ctx.path === '/readyz') {
+      if (options.isShuttingDown?.()) {
+        ctx.status = 503;
+        ctx.body = { status: 'shutting_down' };
+        return;
+      }
+      const results = await Promise.all(options.checks.map(async (c) => ({ name: c.name, error: await runCheck(c) })));
+      const failed = results.filter((r) => r.error !== null);
+      ctx.status = failed.length === 0 ? 200 : 503;
+      ctx.body = {
+        status: failed.length === 0 ? 'ready' : 'not_ready',
+        checks: Object.fromEntries(results.map((r) => [r.name, r.error === null ? 'ok' : r.error])),
+      };
+      return;
+    }
+    if (ctx.path === '/metrics') {
+      ctx.type = options.registry.contentType;
+      ctx.body = await options.registry.metrics();
+      return;
+    }
+    return next();
+  };
+}
+
+async function runCheck(check: ReadinessCheck): Promise<string | null> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      check.check(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`timed out after ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+      }),
+    ]);
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,47 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { Middleware } from 'koa';
+import { DomainError } from '@checkout/errors';
+
+export const INTERNAL_HEADERS = {
+  token: 'x-internal-token',
+  organization: 'x-organization-id',
+  mode: 'x-mode',
+} as const;
+
+export interface RequestScope {
+  organizationId: string;
+  mode: 'test' | 'live';
+}
+
+declare module 'koa' {
+  interface DefaultState {
+    scope?: RequestScope;
+  }
+}
+
+/** Compares secrets in constant time regardless of their lengths (hashing first equalises the lengths). */
+export function secretsEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+/**
+ * Internal services trust the organization and mode only from a caller holding the internal token (the
+ * gateway), so no internal handler can run without a scope and none can choose its own.
+ */
+export function internalAuth(token: string): Middleware {
+  return async (ctx, next) => {
+    const given = ctx.get(INTERNAL_HEADERS.token);
+    if (!given || !secretsEqual(given, token)) throw new DomainError('UNAUTHORIZED', 'Missing or invalid internal token.');
+    const organizationId = ctx.get(INTERNAL_HEADERS.organization);
+    const mode = ctx.get(INTERNAL_HEADERS.mode);
+    if (organizationId && (mode === 'test' || mode === 'live')) ctx.state.scope = { organizationId, mode };
+    await next();
+  };
+}
+
+export function requireScope(state: { scope?: RequestScope }): RequestScope {
+  if (!state.scope) throw new DomainError('UNAUTHORIZED', 'This internal call needs an organization and mode.');
+  return state.scope;
+}

@@ -1,0 +1,35 @@
+import type { Logger } from '@checkout/logger';
+
+export interface Stoppable {
+  stop(): Promise<void>;
+}
+
+/**
+ * Graceful shutdown on SIGTERM/SIGINT: stop taking work, finish what is in flight, commit offsets, close
+ * connections (architecture.md, Operations). A second signal, or the grace period running out, exits hard.
+ */
+export function stopOnSignals(service: Stoppable, logger: Logger, graceMs: number): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const hardExit = setTimeout(() => {
+      logger.error('graceful shutdown took too long: exiting');
+      process.exit(1);
+    }, graceMs + 5_000);
+    hardExit.unref();
+    service.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'error during shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}
