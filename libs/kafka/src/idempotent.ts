@@ -1,0 +1,33 @@
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKeyError } from '@checkout/mongo';
+
+interface ProcessedEvent {
+  _id: string;
+  processedAt: Date;
+}
+
+/**
+ * Makes a handler idempotent on the event id: an event whose id was already processed by this consumer is
+ * acknowledged and ignored. The marker is written after the handler succeeds, so a crash in between means
+ * the event is handled again (at least once), never lost.
+ */
+export function idempotentOnEventId<T>(
+  db: Db,
+  consumerName: string,
+  eventIdOf: (message: T) => string,
+  handler: (message: T) => Promise<void>,
+): (message: T) => Promise<'processed' | 'duplicate'> {
+  const processed: Collection<ProcessedEvent> = db.collection<ProcessedEvent>(`processed_events_${consumerName}`);
+  return async (message) => {
+    const eventId = eventIdOf(message);
+    if (await processed.findOne({ _id: eventId }, { projection: { _id: 1 } })) return 'duplicate';
+    await handler(message);
+    try {
+      await processed.insertOne({ _id: eventId, processedAt: new Date() });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      return 'duplicate';
+    }
+    return 'processed';
+  };
+}

@@ -1,0 +1,6 @@
+export * from './client';
+export * from './consumer';
+export * from './idempotent';
+export * from './outbox';
+export * from './producer';
+export * from './topics';

@@ -1,0 +1,117 @@
+import type { Collection, Document, Filter } from 'mongodb';
+import type { Logger } from 'pino';
+import type { Leases } from '@checkout/mongo';
+import type { EventProducer, OutgoingMessage } from './producer';
+
+/** One event waiting in its aggregate's document to be published (architecture.md, Messaging rules). */
+export interface OutboxEntry {
+  eventId: string;
+  topic: string;
+  key: string;
+  value: string;
+  createdAt: Date;
+}
+
+/** Fields an aggregate document carries to hold its unpublished events. */
+export interface OutboxFields {
+  outbox: OutboxEntry[];
+  /** True while outbox is not empty; indexed so the relay's sweep finds leftovers cheaply. */
+  outboxPending: boolean;
+}
+
+/** Adds an event to a document that is about to be written; the state change and the event land together. */
+export function appendToOutbox<D extends OutboxFields>(doc: D, entry: OutboxEntry): D {
+  return { ...doc, outbox: [...doc.outbox, entry], outboxPending: true };
+}
+
+export interface OutboxRelayOptions<D extends Document & OutboxFields & { _id: string }> {
+  collection: Collection<D>;
+  producer: EventProducer;
+  leases: Leases;
+  /** The lease key the aggregate's own store uses, so marking sent never overwrites a concurrent change. */
+  leaseKey: (id: string) => string;
+  logger: Logger;
+  sweepIntervalMs?: number;
+  batchSize?: number;
+  /** Fault injection for the crash test: called after the events are on Kafka, before they are marked sent. */
+  afterPublishHook?: () => void;
+}
+
+/**
+ * Publishes what aggregates wrote into their outbox, then marks it sent. The fast path publishes right after
+ * a write (publishNow); a sweep at start and on a timer republishes whatever a crash left behind. Events may
+ * therefore be published twice (crash between publish and mark); consumers deduplicate on the event id.
+ */
+export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+  private stopped = true;
+  private readonly sweepIntervalMs: number;
+  private readonly batchSize: number;
+
+  constructor(private readonly options: OutboxRelayOptions<D>) {
+    this.sweepIntervalMs = options.sweepIntervalMs ?? 1_000;
+    this.batchSize = options.batchSize ?? 100;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.sweeping;
+  }
+
+  /** Publishes the pending events of one document and marks them sent; returns how many were published. */
+  async publishNow(id: string): Promise<number> {
+    const doc = await this.options.collection.findOne({ _id: id } as Filter<D>);
+    if (!doc || doc.outbox.length === 0) return 0;
+    return this.publishAndMark(doc as D);
+  }
+
+  /** Publishes everything pending; returns the number of events published. */
+  async sweep(): Promise<number> {
+    let published = 0;
+    const pending = await this.options.collection
+      .find({ outboxPending: true } as Filter<D>)
+      .limit(this.batchSize)
+      .toArray();
+    for (const doc of pending) published += await this.publishAndMark(doc as D);
+    return published;
+  }
+
+  private async publishAndMark(doc: D): Promise<number> {
+    const entries = doc.outbox;
+    const messages: OutgoingMessage[] = entries.map((e) => ({ topic: e.topic, key: e.key, value: e.value, headers: { 'event-id': e.eventId } }));
+    await this.options.producer.send(messages);
+    this.options.afterPublishHook?.();
+    const sent = new Set(entries.map((e) => e.eventId));
+    await this.options.leases.withLease(this.options.leaseKey(doc._id), async () => {
+      const current = (await this.options.collection.findOne({ _id: doc._id } as Filter<D>)) as D | null;
+      if (!current) return;
+      const remaining = current.outbox.filter((e) => !sent.has(e.eventId));
+      if (remaining.length === current.outbox.length) return;
+      await this.options.collection.replaceOne({ _id: doc._id } as Filter<D>, { ...current, outbox: remaining, outboxPending: remaining.length > 0 } as D);
+    });
+    return entries.length;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.sweeping = this.sweep()
+        .then(() => undefined)
+        .catch((err: unknown) => {
+          this.options.logger.warn({ err }, 'outbox sweep failed; will retry');
+        })
+        .finally(() => {
+          this.sweeping = undefined;
+          this.schedule(this.sweepIntervalMs);
+        });
+    }, delayMs);
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,55 @@
+import type { Kafka, Producer, IHeaders } from 'kafkajs';
+
+export interface OutgoingMessage {
+  topic: string;
+  key: string;
+  value: string;
+  headers?: IHeaders;
+}
+
+export interface EventProducer {
+  connect(): Promise<void>;
+  send(messages: readonly OutgoingMessage[]): Promise<void>;
+  disconnect(): Promise<void>;
+}
+
+/**
+ * An idempotent producer with acks=all: a message the broker acknowledged is on every in-sync replica, and
+ * the producer's own retries never write it twice. Retries are bounded (kafkajs warns about that) so a send
+ * during a broker outage fails within seconds; the outbox keeps the event and the relay tries again, and
+ * consumers deduplicate by event id.
+ */
+export function createEventProducer(kafka: Kafka): EventProducer {
+  const producer: Producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    retry: { initialRetryTime: 100, maxRetryTime: 1_000, retries: 6 },
+  });
+  let connected: Promise<void> | undefined;
+  return {
+    connect() {
+      connected ??= producer.connect().catch((err: unknown) => {
+        connected = undefined;
+        throw err;
+      });
+      return connected;
+    },
+    async send(messages) {
+      await this.connect();
+      const byTopic = new Map<string, OutgoingMessage[]>();
+      for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
+      await producer.sendBatch({
+        acks: -1,
+        topicMessages: [...byTopic].map(([topic, list]) => ({
+          topic,
+          messages: list.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
+        })),
+      });
+    },
+    async disconnect() {
+      connected = undefined;
+      await producer.disconnect();
+    },
+  };
+}

@@ -1,0 +1,6 @@
+export * from './connection';
+export * from './errors';
+export * from './indexes';
+export * from './key-value';
+export * from './lease';
+export * from './scope';
