@@ -1,0 +1,237 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { cacheRoot, ensureCached, exists } from './cache';
+import { freePorts, run, spawnGuarded, tailFile, type GuardedProcess } from './process';
+import { waitFor } from './wait';
+
+// 4.4.0 is the newest release on Maven Central, but its org.apache.kafka:kafka-tools-api:4.4.0 artifact is
+// missing there, so its dependency tree does not resolve; 4.3.1 is the newest version that does.
+export const KAFKA_VERSION = '4.3.1';
+const SCALA_VERSION = '2.13';
+// Kafka 4.x logs through slf4j 1.7 and ships log4j2, but not the binding between them; without it the broker
+// falls back to slf4j's no-op logger and a failing broker says nothing.
+const LOG4J_SLF4J_VERSION = '2.25.4';
+
+export function kafkaCacheDir(root = cacheRoot()): string {
+  return join(root, `kafka-${KAFKA_VERSION}`);
+}
+
+const brokerJar = (libs: string) => join(libs, `kafka_${SCALA_VERSION}-${KAFKA_VERSION}.jar`);
+
+/** Whether the jars are already cached (then Maven is not needed). */
+export const kafkaCached = (root = cacheRoot()) => exists(brokerJar(join(kafkaCacheDir(root), 'libs')));
+
+export function renderPom(): string {
+  return `<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>local.checkout-engines</groupId>
+  <artifactId>kafka-dist</artifactId>
+  <version>${KAFKA_VERSION}</version>
+  <dependencies>
+    <dependency>
+      <groupId>org.apache.kafka</groupId>
+      <artifactId>kafka_${SCALA_VERSION}</artifactId>
+      <version>${KAFKA_VERSION}</version>
+    </dependency>
+    <dependency>
+      <groupId>org.apache.logging.log4j</groupId>
+      <artifactId>log4j-slf4j-impl</artifactId>
+      <version>${LOG4J_SLF4J_VERSION}</version>
+    </dependency>
+  </dependencies>
+</project>
+`;
+}
+
+/** Downloads the broker's jars from Maven Central into the cache (once); returns the directory of jars. */
+export async function provisionKafka(options: { log?: (line: string) => void } = {}): Promise<string> {
+  const log = options.log ?? (() => {});
+  const started = Date.now();
+  const { dir, built } = await ensureCached({
+    dir: kafkaCacheDir(),
+    isComplete: (dir) => exists(brokerJar(join(dir, 'libs'))),
+    log,
+    build: async (tmp) => {
+      log(`resolving Apache Kafka ${KAFKA_VERSION} jars from Maven Central`);
+      await writeFile(join(tmp, 'pom.xml'), renderPom());
+      await run(
+        'mvn',
+        ['-B', '-q', '-f', join(tmp, 'pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${join(tmp, 'libs')}`, '-DincludeScope=runtime'],
+        { cwd: tmp, timeoutMs: 20 * 60_000 },
+      );
+      if (!(await exists(brokerJar(join(tmp, 'libs'))))) {
+        throw new Error(`mvn finished but ${brokerJar('libs')} is missing; the Kafka ${KAFKA_VERSION} dependency tree did not resolve`);
+      }
+    },
+  });
+  const libs = join(dir, 'libs');
+  const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
+  // Quiet on a cache hit: only work that takes time is worth a line in test output.
+  if (built) log(`cached Apache Kafka ${KAFKA_VERSION} (${(await readdir(libs)).length} jars) in ${libs} in ${took}`);
+  return libs;
+}
+
+export interface ServerPropertiesInput {
+  port: number;
+  controllerPort: number;
+  dataDir: string;
+}
+
+/** Single-node KRaft (broker and controller in one JVM) on loopback only. */
+export function renderServerProperties({ port, controllerPort, dataDir }: ServerPropertiesInput): string {
+  return [
+    'process.roles=broker,controller',
+    'node.id=1',
+    `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
+    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
+    'controller.listener.names=CONTROLLER',
+    'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    'inter.broker.listener.name=PLAINTEXT',
+    `log.dirs=${dataDir}`,
+    // One broker: internal topics cannot have more replicas than that.
+    'offsets.topic.replication.factor=1',
+    'transaction.state.log.replication.factor=1',
+    'transaction.state.log.min.isr=1',
+    // Consumer groups in tests should start consuming at once, not after the default 3 s grace period.
+    'group.initial.rebalance.delay.ms=0',
+    'num.partitions=1',
+    // Services declare their topics; an auto-created topic would hide a missing declaration.
+    'auto.create.topics.enable=false',
+    '',
+  ].join('\n');
+}
+
+/** Only WARN and above, into a file: the broker's INFO chatter is useless in test output but a crash is not. */
+export function renderLog4j2Config(logFile: string): string {
+  return [
+    'status = warn',
+    'appender.file.type = File',
+    'appender.file.name = file',
+    `appender.file.fileName = ${logFile}`,
+    'appender.file.layout.type = PatternLayout',
+    'appender.file.layout.pattern = [%d] %p %m (%c)%n',
+    'rootLogger.level = warn',
+    'rootLogger.appenderRef.file.ref = file',
+    '',
+  ].join('\n');
+}
+
+/** A KRaft cluster id: 16 random bytes, URL-safe base64 without padding (22 characters), like `kafka-storage random-uuid`. */
+export function newClusterId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+export interface LocalKafka {
+  readonly brokers: string[];
+  readonly description: string;
+  /** Starts the broker again on the same ports and data, after stop(). */
+  start(): Promise<void>;
+  /** Graceful shutdown; data and ports stay reserved for start(). */
+  stop(): Promise<void>;
+  restart(): Promise<void>;
+}
+
+export interface StartLocalKafkaOptions {
+  libs: string;
+  /** Per-run directory; config, data and logs go below it. */
+  runDir: string;
+  deadlineMs: number;
+}
+
+export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<LocalKafka> {
+  const dir = join(options.runDir, 'kafka');
+  const dataDir = join(dir, 'data');
+  await mkdir(dataDir, { recursive: true });
+  const [port, controllerPort] = (await freePorts(2)) as [number, number];
+  const propsFile = join(dir, 'server.properties');
+  const log4jFile = join(dir, 'log4j2.properties');
+  const kafkaLog = join(options.runDir, 'kafka.log');
+  const stdoutLog = join(options.runDir, 'kafka.out');
+  await writeFile(propsFile, renderServerProperties({ port, controllerPort, dataDir }));
+  await writeFile(log4jFile, renderLog4j2Config(kafkaLog));
+
+  const classpath = ['-cp', join(options.libs, '*')];
+  const log4j = `-Dlog4j2.configurationFile=${log4jFile}`;
+  await run('java', [log4j, ...classpath, 'kafka.tools.StorageTool', 'format', '-t', newClusterId(), '-c', propsFile], {
+    cwd: dir,
+    timeoutMs: 120_000,
+  });
+
+  const brokers = [`127.0.0.1:${port}`];
+  let current: GuardedProcess | undefined;
+
+  const start = async () => {
+    if (current && !current.exitInfo()) return;
+    const proc = spawnGuarded({
+      name: 'kafka',
+      command: 'java',
+      args: ['-Xms256m', '-Xmx768m', '-XX:+ExitOnOutOfMemoryError', '-Djava.awt.headless=true', log4j, ...classpath, 'kafka.Kafka', propsFile],
+      cwd: dir,
+      logFile: stdoutLog,
+    });
+    current = proc;
+    try {
+      await waitFor('Kafka readiness (describeCluster + create/delete a probe topic)', () => probeKafka(brokers), {
+        deadlineMs: options.deadlineMs,
+        intervalMs: 250,
+        abortIf: () => {
+          const exit = proc.exitInfo();
+          if (exit) throw new Error(`Kafka exited during startup (code ${exit.code}, signal ${exit.signal})`);
+        },
+      });
+    } catch (error) {
+      await proc.stop();
+      const logs = [await tailFile(kafkaLog), await tailFile(stdoutLog)].filter(Boolean).join('\n');
+      throw new Error(`Apache Kafka ${KAFKA_VERSION} at ${brokers[0]} did not become ready: ${(error as Error).message}${logs ? `\n${logs}` : ''}`, {
+        cause: error,
+      });
+    }
+  };
+
+  const stop = async () => {
+    await current?.stop();
+  };
+
+  await start();
+  return {
+    brokers,
+    description: `Apache Kafka ${KAFKA_VERSION} (KRaft, local JVM) at ${brokers[0]}`,
+    start,
+    stop,
+    async restart() {
+      await stop();
+      await start();
+    },
+  };
+}
+
+/**
+ * Ready means usable, not merely listening: the broker answers metadata requests and its controller can create
+ * and delete a topic. Each attempt uses a fresh client with no retries so a slow start never stalls the poll.
+ */
+export async function probeKafka(brokers: string[]): Promise<true> {
+  const kafka = new Kafka({
+    clientId: 'checkout-engines-probe',
+    brokers,
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 1_000,
+    requestTimeout: 5_000,
+    retry: { retries: 0 },
+  });
+  const admin = kafka.admin();
+  try {
+    await admin.connect();
+    const cluster = await admin.describeCluster();
+    if (cluster.brokers.length === 0) throw new Error('describeCluster returned no brokers');
+    const topic = `checkout-engines-probe-${randomBytes(4).toString('hex')}`;
+    const created = await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true, timeout: 5_000 });
+    if (!created) throw new Error(`probe topic ${topic} already existed`);
+    await admin.deleteTopics({ topics: [topic], timeout: 5_000 });
+    return true;
+  } finally {
+    await admin.disconnect().catch(() => {});
+  }
+}
