@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { Pagination, Timestamp, paginationQueryShape } from './common';
+import { DeliveryId, EventId, ModeSchema, SessionId, modeOfId } from './ids';
+import { CheckoutSession } from './sessions';
+
+// D30: the only events this service fires.
+export const EVENT_TYPES = ['checkout.session.completed', 'checkout.session.expired'] as const;
+export const EventType = z.enum(EVENT_TYPES).describe('Event name.');
+export type EventType = z.infer<typeof EventType>;
+export const SESSION_COMPLETED = 'checkout.session.completed' satisfies EventType;
+export const SESSION_EXPIRED = 'checkout.session.expired' satisfies EventType;
+
+// ---------------------------------------------------------------------------------------------------------
+// Webhook body (D30) and events API (D34)
+
+const webhookEventShape = {
+  id: EventId.describe('Event id; also sent as Idempotency-Key and X-Service-Event-Id. Receivers dedupe on it.'),
+  createdAt: Timestamp.describe('When the event fired.'),
+  session: CheckoutSession.describe('The session at the moment of the event, with its order.'),
+};
+
+const webhookEventOf = <T extends EventType>(type: T) => z.object({ ...webhookEventShape, event: z.literal(type) });
+
+export const SessionCompletedWebhook = webhookEventOf(SESSION_COMPLETED);
+export const SessionExpiredWebhook = webhookEventOf(SESSION_EXPIRED);
+
+/** Exactly `{id, event, createdAt, session}`; the same object is an Event in the events API. */
+export const WebhookEvent = z
+  .discriminatedUnion('event', [SessionCompletedWebhook, SessionExpiredWebhook])
+  .meta({ id: 'WebhookEvent', description: 'Webhook body, and an Event in the events API.' });
+export type WebhookEvent = z.infer<typeof WebhookEvent>;
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export const DeliveryStatus = z.enum(DELIVERY_STATUSES);
+export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
+
+export const DeliveryAttempt = z
+  .object({
+    attempt: z.int().min(1).describe('1 for the first try.'),
+    at: Timestamp.describe('When the attempt started.'),
+    statusCode: z.int().nullable().describe('HTTP status received; null when there was no response.'),
+    durationMs: z.int().min(0),
+    error: z.string().nullable().describe('Why the attempt failed; null on success.'),
+  })
+  .meta({ id: 'DeliveryAttempt' });
+export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
+
+export const Delivery = z
+  .object({
+    id: DeliveryId.describe('Stable across the retries of one delivery (X-Service-Delivery-Id).'),
+    url: z.string().describe('The callback URL the delivery posts to.'),
+    status: DeliveryStatus,
+    attempts: z.array(DeliveryAttempt),
+  })
+  .meta({ id: 'Delivery' });
+export type Delivery = z.infer<typeof Delivery>;
+
+export const EventResponse = z
+  .object({ event: WebhookEvent, deliveries: z.array(Delivery) })
+  .meta({ id: 'EventResponse' });
+export type EventResponse = z.infer<typeof EventResponse>;
+
+export const EventListResponse = z
+  .object({ events: z.array(WebhookEvent), pagination: Pagination })
+  .meta({ id: 'EventListResponse' });
+export type EventListResponse = z.infer<typeof EventListResponse>;
+
+/** `POST /v0/events/:id/redeliver` → 202: a new delivery of the same event. */
+export const RedeliverResponse = z.object({ delivery: Delivery }).meta({ id: 'RedeliverResponse' });
+export type RedeliverResponse = z.infer<typeof RedeliverResponse>;
+
+export const ListEventsQuery = z
+  .strictObject({
+    ...paginationQueryShape,
+    type: EventType.optional().describe('Full event name.'),
+    sessionId: SessionId.optional().describe("Only this session's events; another organization's id matches nothing."),
+  })
+  .meta({ id: 'ListEventsQuery' });
+export type ListEventsQuery = z.infer<typeof ListEventsQuery>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Kafka envelope on TOPICS.sessionEvents, keyed by sessionId.
+//
+// The envelope carries the routing facts (tenant, mode, target URL) next to the finished webhook body, so the
+// dispatcher never has to call back into sessions. A new shape gets a new version and both stay in the union
+// until nothing produces the old one.
+
+const envelopeShape = {
+  version: z.literal(1),
+  eventId: EventId,
+  occurredAt: Timestamp,
+  organizationId: z.string().min(1),
+  mode: ModeSchema,
+  sessionId: SessionId,
+  callbackUrl: z.string().min(1).nullable().describe('Substituted target URL; null means record, do not deliver (D32).'),
+};
+
+export const SessionCompletedEventV1 = z.object({
+  ...envelopeShape,
+  type: z.literal(SESSION_COMPLETED),
+  body: SessionCompletedWebhook,
+});
+export const SessionExpiredEventV1 = z.object({
+  ...envelopeShape,
+  type: z.literal(SESSION_EXPIRED),
+  body: SessionExpiredWebhook,
+});
+
+export const SessionEventV1 = z
+  .discriminatedUnion('type', [SessionCompletedEventV1, SessionExpiredEventV1])
+  // A producer bug that mixes ids or modes would otherwise reach a merchant; consumers treat it as poison.
+  .superRefine((message, ctx) => {
+    if (message.body.id !== message.eventId) {
+      ctx.addIssue({ code: 'custom', path: ['body', 'id'], message: 'must equal eventId' });
+    }
+    if (message.body.session.id !== message.sessionId) {
+      ctx.addIssue({ code: 'custom', path: ['body', 'session', 'id'], message: 'must equal sessionId' });
+    }
+    for (const key of ['eventId', 'sessionId'] as const) {
+      if (modeOfId(message[key]) !== message.mode) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `must be a ${message.mode}-mode id` });
+      }
+    }
+  })
+  .meta({ id: 'SessionEventV1' });
+export type SessionEventV1 = z.infer<typeof SessionEventV1>;
+
+/** The session-event message as consumers parse it today: every version still produced. */
+export const SessionEventMessage = SessionEventV1;
+export type SessionEventMessage = SessionEventV1;

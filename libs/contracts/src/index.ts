@@ -1,0 +1,7 @@
+export * from './ids';
+export * from './common';
+export * from './orders';
+export * from './sessions';
+export * from './events';
+export * from './topics';
+export * from './errors';

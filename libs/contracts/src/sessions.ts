@@ -1,0 +1,174 @@
+import { z } from 'zod';
+import { HttpUrl, Timestamp, rejectProtoKey } from './common';
+import { CustomerId, SessionId } from './ids';
+import { Order, orderCreateShape } from './orders';
+
+export const SESSION_STATUSES = ['pending', 'completed', 'expired', 'cancelled'] as const;
+export const SessionStatus = z
+  .enum(SESSION_STATUSES)
+  .describe('`pending` until its order is paid (`completed`), it reaches expiresAt (`expired`) or its order is cancelled (`cancelled`).');
+export type SessionStatus = z.infer<typeof SessionStatus>;
+
+// D16, D23
+export const EXPIRES_IN_MINUTES_MIN = 15;
+export const EXPIRES_IN_MINUTES_MAX = 1440;
+export const EXPIRES_IN_MINUTES_DEFAULT = 60;
+export const EXTEND_EXPIRY_MIN = 1;
+export const EXTEND_EXPIRY_MAX = 1440;
+/** D23: expiresAt − createdAt may never exceed this, however often a session is extended. */
+export const SESSION_MAX_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+export const SESSION_DATA_MAX_KEYS = 50;
+export const SESSION_DATA_MAX_BYTES = 8 * 1024;
+
+// ---------------------------------------------------------------------------------------------------------
+// JSON values for sessionData
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+// Own recursive schema rather than z.json(), so a nested "__proto__" key is an error instead of silently
+// vanishing (see rejectProtoKey).
+export const JsonValue: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(JsonValue),
+    rejectProtoKey(z.record(z.string(), JsonValue)),
+  ]),
+).meta({ id: 'JsonValue', description: 'Any JSON value.' });
+
+/** UTF-8 size of the JSON text, the measure of D23's 8 KiB limit. */
+export function serializedSize(value: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(value)).length;
+}
+
+export const SessionData = rejectProtoKey(
+  z.record(z.string(), JsonValue).superRefine((value, ctx) => {
+    if (Object.keys(value).length > SESSION_DATA_MAX_KEYS) {
+      ctx.addIssue({ code: 'custom', message: `sessionData may have at most ${SESSION_DATA_MAX_KEYS} keys` });
+    }
+    if (serializedSize(value) > SESSION_DATA_MAX_BYTES) {
+      ctx.addIssue({ code: 'custom', message: `sessionData may be at most ${SESSION_DATA_MAX_BYTES} bytes as JSON` });
+    }
+  }),
+).meta({
+  id: 'SessionData',
+  maxProperties: SESSION_DATA_MAX_KEYS,
+  description:
+    `Arbitrary JSON values by key; at most ${SESSION_DATA_MAX_KEYS} keys and ${SESSION_DATA_MAX_BYTES} bytes ` +
+    'serialized. Merged shallowly into the stored object; the merged result obeys the same limits.',
+});
+export type SessionData = z.infer<typeof SessionData>;
+
+// ---------------------------------------------------------------------------------------------------------
+// requireFromCustomer (D16)
+
+const requireFlag = (what: string) =>
+  z.boolean().default(false).describe(`Collect ${what} on the hosted page before payment. Default false.`);
+
+// Defaults are filled at parse time so every stored session (and every response) carries all three flags.
+export const RequireFromCustomerInput = z
+  .strictObject({
+    phone: requireFlag('a phone number'),
+    shippingAddress: requireFlag('a shipping address'),
+    location: requireFlag('a location'),
+  })
+  .meta({ id: 'RequireFromCustomerInput' });
+export type RequireFromCustomerInput = z.infer<typeof RequireFromCustomerInput>;
+
+export const RequireFromCustomer = z
+  .object({ phone: z.boolean(), shippingAddress: z.boolean(), location: z.boolean() })
+  .meta({ id: 'RequireFromCustomer', description: 'Inputs the hosted page collects before payment.' });
+export type RequireFromCustomer = z.infer<typeof RequireFromCustomer>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Requests
+
+const placeholderNote = '`{SESSION_ID}` and `{ORDER_ID}` are replaced everywhere in the URL at creation.';
+
+export const CreateSessionRequest = z
+  .strictObject({
+    ...orderCreateShape,
+    expiresInMinutes: z
+      .int()
+      .min(EXPIRES_IN_MINUTES_MIN)
+      .max(EXPIRES_IN_MINUTES_MAX)
+      .default(EXPIRES_IN_MINUTES_DEFAULT)
+      .describe(`Minutes until the session expires, ${EXPIRES_IN_MINUTES_MIN} to ${EXPIRES_IN_MINUTES_MAX}. Default ${EXPIRES_IN_MINUTES_DEFAULT}.`),
+    successUrl: HttpUrl.optional().describe(`Where the customer is sent after payment. ${placeholderNote}`),
+    callbackUrl: HttpUrl.optional().describe(
+      `Receives this session's webhooks, overriding the organization's default. ${placeholderNote}`,
+    ),
+    requireFromCustomer: RequireFromCustomerInput.default({
+      phone: false,
+      shippingAddress: false,
+      location: false,
+    }),
+  })
+  .meta({
+    id: 'CreateSessionRequest',
+    description: 'Creates the order and its checkout session in one step. The order total must be at least 1 (D24).',
+  });
+export type CreateSessionRequest = z.infer<typeof CreateSessionRequest>;
+
+export const UpdateSessionRequest = z
+  .strictObject({
+    extendExpiry: z
+      .int()
+      .min(EXTEND_EXPIRY_MIN)
+      .max(EXTEND_EXPIRY_MAX)
+      .optional()
+      .describe(
+        `Minutes added to the current expiresAt, ${EXTEND_EXPIRY_MIN} to ${EXTEND_EXPIRY_MAX}; only while pending, ` +
+          'and the whole lifetime may not exceed 7 days.',
+      ),
+    sessionData: SessionData.optional(),
+  })
+  .meta({ id: 'UpdateSessionRequest' });
+export type UpdateSessionRequest = z.infer<typeof UpdateSessionRequest>;
+
+/** D29: test-mode helper that drives a payment attempt through the hosted page's code path. */
+export const PAYMENT_METHODS = ['card', 'stablecoin', 'stored_value'] as const;
+export const PaymentMethod = z.enum(PAYMENT_METHODS).describe('Payment method.');
+export type PaymentMethod = z.infer<typeof PaymentMethod>;
+
+export const PAYMENT_OUTCOMES = ['succeeded', 'declined'] as const;
+
+export const PayRequest = z
+  .strictObject({
+    method: PaymentMethod.default('card'),
+    amount: z.int().min(1).optional().describe('Amount to pay in minor units; default the amount still due.'),
+    outcome: z.enum(PAYMENT_OUTCOMES).default('succeeded').describe('Simulated outcome. Default succeeded.'),
+  })
+  .meta({ id: 'PayRequest' });
+export type PayRequest = z.infer<typeof PayRequest>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Responses (D1, D21, D22, D39)
+
+export const CheckoutSession = z
+  .object({
+    id: SessionId,
+    url: z.url().describe('Hosted payment page: `<checkout base URL>/<session id>`.'),
+    status: SessionStatus,
+    active: z.boolean().describe('Deprecated: use status. True exactly when status is `pending`.'),
+    customerId: CustomerId.optional(),
+    failedAttempts: z.int().min(0),
+    successUrl: z.string().nullable().describe('Placeholders already substituted; null when not given.'),
+    callbackUrl: z
+      .string()
+      .nullable()
+      .describe("Placeholders already substituted; the organization's default when not given; null with neither."),
+    expiresAt: Timestamp,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    requireFromCustomer: RequireFromCustomer,
+    sessionData: z.record(z.string(), JsonValue).describe('`{}` until set.'),
+    order: Order,
+  })
+  .meta({ id: 'CheckoutSession' });
+export type CheckoutSession = z.infer<typeof CheckoutSession>;
+
+export const SessionResponse = z.object({ session: CheckoutSession }).meta({ id: 'SessionResponse' });
+export type SessionResponse = z.infer<typeof SessionResponse>;
