@@ -24,15 +24,18 @@ export function createBaseApp(options: BaseAppOptions): { app: Koa; finish: () =
   app.silent = true;
   app.use(requestId());
   app.use(errorHandler(options.logger));
+  // Runs after the routers unwind, so their allowedMethods can answer 405 first (D7).
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.status === 404 && ctx.body == null) throw new DomainError('NOT_FOUND', 'No such route.');
+  });
   app.use(metrics.middleware);
   app.use(accessLog(options.logger));
   app.use(operationalEndpoints({ checks: options.readiness, registry: metrics.registry, isShuttingDown: options.isShuttingDown }));
   return {
     app,
     finish: () => {
-      app.use(() => {
-        throw new DomainError('NOT_FOUND', 'No such route.');
-      });
+      // Nothing after the routers: an unmatched request leaves 404 without a body for the check above.
     },
   };
 }

@@ -1,0 +1,69 @@
+import type { Logger } from '@checkout/logger';
+import { createBaseApp, listen, type RunningServer } from '@checkout/http';
+import { Leases, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { OutboxRelay, createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, type EventProducer } from '@checkout/kafka';
+import { TOPICS, topicName } from '@checkout/contracts';
+import type { Config } from './config';
+import { OrdersStore, orderLeaseKey } from './store/orders.store';
+import { ReferenceDataStore } from './store/reference-data.store';
+import { ORDER_INDEXES } from './store/indexes';
+import { OrderCommands } from './domain/orders.use-cases';
+import { mountRoutes } from './http/router';
+import type { OrderDocument } from './store/order-document';
+
+export interface OrdersApp {
+  start(): Promise<{ url: string }>;
+  stop(): Promise<void>;
+}
+
+/** Wires the orders service; nothing connects until start(). */
+export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date } = {}): OrdersApp {
+  const clock = options.clock ?? (() => new Date());
+  let mongo: MongoConnection | undefined;
+  let producer: EventProducer | undefined;
+  let relay: OutboxRelay<OrderDocument> | undefined;
+  let server: RunningServer | undefined;
+  let shuttingDown = false;
+
+  return {
+    async start() {
+      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'orders' });
+      await ensureIndexes(mongo.db, ORDER_INDEXES);
+      const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'orders', logger });
+      const orderEventsTopic = topicName(config.TOPIC_PREFIX, TOPICS.orderEvents);
+      await ensureTopics(kafka, [{ topic: orderEventsTopic, numPartitions: config.ORDER_EVENTS_PARTITIONS }]);
+      producer = createEventProducer(kafka);
+      await producer.connect();
+
+      const leases = new Leases(mongo.db);
+      const orders = new OrdersStore(mongo.db, leases);
+      const referenceData = new ReferenceDataStore(mongo.db);
+      relay = new OutboxRelay<OrderDocument>({ collection: orders.collection, producer, leases, leaseKey: orderLeaseKey, logger });
+      const commands = new OrderCommands({ orders, referenceData, relay, orderEventsTopic, clock });
+
+      const db = mongo;
+      const { app, finish } = createBaseApp({
+        service: 'orders',
+        logger,
+        isShuttingDown: () => shuttingDown,
+        readiness: [
+          { name: 'mongodb', check: () => db.ping() },
+          { name: 'kafka', check: kafkaReadinessCheck(kafka) },
+        ],
+      });
+      mountRoutes(app, { internalToken: config.INTERNAL_TOKEN, commands, referenceData, clock });
+      finish();
+      relay.start();
+      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
+      return { url: server.url };
+    },
+
+    async stop() {
+      shuttingDown = true;
+      await server?.close(config.SHUTDOWN_GRACE_MS);
+      await relay?.stop();
+      await producer?.disconnect().catch(() => {});
+      await mongo?.close();
+    },
+  };
+}

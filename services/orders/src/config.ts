@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { commonConfigShape, env, loadConfig } from '@checkout/config';
+
+export const ConfigSchema = z.object({
+  ...commonConfigShape,
+  PORT: env.port(4002).describe('HTTP port of the internal orders API'),
+  MONGODB_DATABASE: commonConfigShape.MONGODB_DATABASE.default('orders'),
+  ORDER_EVENTS_PARTITIONS: env.positiveInt(6).describe('Partitions of the orders.events topic when this service creates it'),
+});
+
+export type Config = Readonly<z.output<typeof ConfigSchema>>;
+
+export function parseConfig(environment: Record<string, string | undefined>): Config {
+  return loadConfig('orders', ConfigSchema, environment);
+}

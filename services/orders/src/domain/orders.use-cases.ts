@@ -1,0 +1,119 @@
+import { DomainError } from '@checkout/errors';
+import type { Scope } from '@checkout/mongo';
+import { appendToOutbox, type OutboxRelay } from '@checkout/kafka';
+import { newId } from '@checkout/contracts';
+import type { OrdersStore, OrderListFilter } from '../store/orders.store';
+import type { ReferenceDataStore } from '../store/reference-data.store';
+import type { OrderDocument, StoredCustomer } from '../store/order-document';
+import { applyPayment, cancelOrder, newOrder, updateOrder, type NewOrderInput, type OrderUpdateInput, type PaymentOutcome } from './order';
+
+export interface CustomerInput {
+  email?: string;
+  name?: string;
+  phone?: string;
+}
+
+export interface OrderCommandsDeps {
+  orders: OrdersStore;
+  referenceData: ReferenceDataStore;
+  relay: OutboxRelay<OrderDocument>;
+  orderEventsTopic: string;
+  clock: () => Date;
+}
+
+/**
+ * The orders use cases: each resolves references (customer, location, destination), then hands the pure
+ * rules in ./order.ts the facts, then stores the result. One class so the routes stay thin.
+ */
+export class OrderCommands {
+  constructor(private readonly deps: OrderCommandsDeps) {}
+
+  async create(scope: Scope, input: NewOrderInput & { customer?: CustomerInput }, idempotencyKey?: string): Promise<{ order: OrderDocument; created: boolean }> {
+    const now = this.deps.clock();
+    await this.checkReferences(scope, input);
+    const customer = input.customer ? await this.resolveCustomer(scope, input.customer, undefined, now, 'ORDER_CREATE_FAILED') : undefined;
+    const doc = newOrder(input, { scope, now, ...(customer && { customer }), ...(idempotencyKey !== undefined && { idempotencyKey }) });
+    return this.deps.orders.insertOrder(scope, doc);
+  }
+
+  async get(scope: Scope, id: string): Promise<OrderDocument> {
+    const order = await this.deps.orders.getOrder(scope, id);
+    if (!order) throw notFound(id);
+    return order;
+  }
+
+  list(scope: Scope, filter: OrderListFilter, page: number, limit: number) {
+    return this.deps.orders.listOrders(scope, filter, page, limit);
+  }
+
+  async update(scope: Scope, id: string, patch: OrderUpdateInput & { customer?: CustomerInput }): Promise<OrderDocument> {
+    const existing = await this.get(scope, id);
+    const now = this.deps.clock();
+    // Resolving a customer writes to customers, so it happens before the order's lease is taken; the
+    // order itself is re-read and re-checked under the lease.
+    const customer = patch.customer ? await this.resolveCustomer(scope, patch.customer, existing.customer, now, 'ORDER_UPDATE_FAILED') : undefined;
+    const result = await this.deps.orders.mutateOrder(scope, id, (current) => ({ next: updateOrder(current, patch, customer, now), result: null }));
+    if (!result) throw notFound(id);
+    return result.order;
+  }
+
+  async cancel(scope: Scope, id: string): Promise<OrderDocument> {
+    const now = this.deps.clock();
+    const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
+      const cancelled = cancelOrder(current, now);
+      if (!cancelled) return { next: null, result: false };
+      // Sessions learn of the cancel from this event (D25); it is written with the change itself.
+      const withEvent = appendToOutbox(cancelled, {
+        eventId: newId('evt', scope.mode),
+        topic: this.deps.orderEventsTopic,
+        key: id,
+        value: JSON.stringify({ type: 'order.cancelled', orderId: id, organizationId: scope.organizationId, mode: scope.mode, occurredAt: now.toISOString() }),
+        createdAt: now,
+      });
+      return { next: withEvent, result: true };
+    });
+    if (!result) throw notFound(id);
+    if (result.result) await this.deps.relay.publishNow(id).catch(() => {
+      // The relay's sweep publishes it later; the cancel itself has happened.
+    });
+    return result.order;
+  }
+
+  /** Applies a captured payment at most once by payment id (D27); used by the sessions service. */
+  async applyPayment(scope: Scope, id: string, payment: { paymentId: string; amount: number; method: string }): Promise<{ order: OrderDocument; outcome: PaymentOutcome }> {
+    const now = this.deps.clock();
+    const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
+      const { next, outcome } = applyPayment(current, payment, now);
+      return { next, result: outcome };
+    });
+    if (!result) throw notFound(id);
+    return { order: result.order, outcome: result.result };
+  }
+
+  private async checkReferences(scope: Scope, input: { locationId?: string; paymentDestination?: string }): Promise<void> {
+    if (input.locationId !== undefined && !(await this.deps.referenceData.getLocation(scope, input.locationId))) {
+      throw new DomainError('LOCATION_NOT_FOUND', `No location ${input.locationId} exists for this organization and mode.`);
+    }
+    if (input.paymentDestination !== undefined) {
+      const destination = await this.deps.referenceData.findDestination(scope, input.paymentDestination);
+      if (!destination) throw new DomainError('PAYMENT_DESTINATION_NOT_FOUND', 'No matching payment destination exists for this organization and mode.');
+      if (destination.status !== 'active' || !destination.verified) {
+        throw new DomainError('PAYMENT_DESTINATION_NOT_ACTIVE', `Payment destination ${destination._id} is ${destination.status === 'active' ? 'not verified' : destination.status}.`);
+      }
+    }
+  }
+
+  /** D11: a different email switches to that customer; given fields merge into the snapshot. */
+  private async resolveCustomer(scope: Scope, input: CustomerInput, current: StoredCustomer | undefined, now: Date, failureCode: 'ORDER_CREATE_FAILED' | 'ORDER_UPDATE_FAILED'): Promise<StoredCustomer> {
+    const email = input.email ?? current?.email;
+    if (email === undefined) {
+      throw new DomainError(failureCode, 'customer.email is required when the order has no customer yet.', { details: [{ path: 'customer.email', message: 'Required' }] });
+    }
+    const base = current && current.email === email ? current : await this.deps.referenceData.findOrCreateCustomer(scope, { email, ...(input.name !== undefined && { name: input.name }), ...(input.phone !== undefined && { phone: input.phone }) }, now);
+    return { ...base, ...(input.name !== undefined && { name: input.name }), ...(input.phone !== undefined && { phone: input.phone }) };
+  }
+}
+
+function notFound(id: string): DomainError {
+  return new DomainError('ORDER_NOT_FOUND', `No order ${id} exists.`);
+}

@@ -1,0 +1,28 @@
+import { fromEntries } from '@checkout/mongo';
+import type { OrderDocument } from '../store/order-document';
+
+/** The public Order shape (spec; D18, D39: optional fields are omitted while unset). */
+export function presentOrder(doc: OrderDocument) {
+  return {
+    id: doc._id,
+    ...(doc.externalId !== undefined && { externalId: doc.externalId }),
+    provider: doc.provider,
+    currency: doc.currency,
+    status: doc.status,
+    paymentStatus: doc.paymentStatus,
+    amounts: { ...doc.amounts },
+    ...(doc.customer && { customer: { ...doc.customer } }),
+    items: doc.items.map((i) => ({ id: i.id, name: i.name, quantity: i.quantity, unitPrice: i.unitPrice, totalPrice: i.totalPrice, itemType: i.itemType })),
+    taxes: doc.taxes.map((t) => ({ id: t.id, name: t.name, type: t.type, amount: t.amount, rate: null, scope: 'order' as const })),
+    discounts: doc.discounts.map((d) => ({ id: d.id, name: d.name, type: d.type, amount: d.amount, scope: 'order' as const })),
+    ...(doc.shippingAddress && { shippingAddress: { ...doc.shippingAddress } }),
+    ...(doc.locationId !== undefined && { locationId: doc.locationId }),
+    ...(doc.paymentDestination !== undefined && { paymentDestination: doc.paymentDestination }),
+    metadata: fromEntries(doc.metadata),
+    ...(doc.paidAt && { paidAt: doc.paidAt.toISOString() }),
+    createdAt: doc.createdAt.toISOString(),
+    updatedAt: doc.updatedAt.toISOString(),
+  };
+}
+
+export type PresentedOrder = ReturnType<typeof presentOrder>;

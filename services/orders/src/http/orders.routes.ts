@@ -1,0 +1,70 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { DomainError } from '@checkout/errors';
+import { parseOrThrow, requireScope } from '@checkout/http';
+import { CreateOrderRequest, ListOrdersQuery, UpdateOrderRequest, isIdOf } from '@checkout/contracts';
+import type { OrderCommands } from '../domain/orders.use-cases';
+import { presentOrder } from './order.presenter';
+
+// Fields whose malformed values have codes of their own (D7, D14, D15).
+const FIELD_CODES = { locationId: 'INVALID_LOCATION_ID', paymentDestination: 'INVALID_PAYMENT_DESTINATION' } as const;
+
+const ApplyPaymentRequest = z.strictObject({
+  paymentId: z.string().min(1).max(100),
+  amount: z.number().int().min(1),
+  method: z.string().min(1).max(40),
+});
+
+function orderIdParam(value: string | undefined): string {
+  if (!isIdOf('ord', value)) throw new DomainError('INVALID_ORDER_ID', `"${value ?? ''}" is not an order id.`);
+  return value;
+}
+
+/** Internal orders API; the gateway has authenticated the caller and passes its scope in headers. */
+export function ordersRoutes(commands: OrderCommands): Router {
+  const router = new Router({ prefix: '/internal/orders' });
+
+  router.post('/', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const input = parseOrThrow(CreateOrderRequest, ctx.request.jsonBody ?? {}, 'ORDER_CREATE_FAILED', { codeForField: FIELD_CODES });
+    const idempotencyKey = ctx.get('idempotency-key') || undefined;
+    const { order, created } = await commands.create(scope, input, idempotencyKey);
+    ctx.status = created ? 201 : 200;
+    ctx.body = { order: presentOrder(order) };
+  });
+
+  router.get('/', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const query = parseOrThrow(ListOrdersQuery, ctx.query, 'ORDERS_FETCH_FAILED', { codeForField: { locationId: 'INVALID_LOCATION_ID' } });
+    const { page, limit, ...filter } = query;
+    const { orders, total } = await commands.list(scope, filter, page, limit);
+    ctx.body = { orders: orders.map(presentOrder), pagination: { page, limit, total, hasMore: page * limit < total } };
+  });
+
+  router.get('/:orderId', async (ctx) => {
+    const order = await commands.get(requireScope(ctx.state), orderIdParam(ctx.params.orderId));
+    ctx.body = { order: presentOrder(order) };
+  });
+
+  router.patch('/:orderId', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const id = orderIdParam(ctx.params.orderId);
+    const patch = parseOrThrow(UpdateOrderRequest, ctx.request.jsonBody ?? {}, 'ORDER_UPDATE_FAILED', { codeForField: FIELD_CODES });
+    ctx.body = { order: presentOrder(await commands.update(scope, id, patch)) };
+  });
+
+  router.post('/:orderId/cancel', async (ctx) => {
+    const order = await commands.cancel(requireScope(ctx.state), orderIdParam(ctx.params.orderId));
+    ctx.body = { order: presentOrder(order) };
+  });
+
+  router.post('/:orderId/payments', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const id = orderIdParam(ctx.params.orderId);
+    const payment = parseOrThrow(ApplyPaymentRequest, ctx.request.jsonBody ?? {}, 'INVALID_REQUEST');
+    const { order, outcome } = await commands.applyPayment(scope, id, payment);
+    ctx.body = { order: presentOrder(order), outcome };
+  });
+
+  return router;
+}

@@ -1,0 +1,58 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { DomainError } from '@checkout/errors';
+import { parseOrThrow, requireScope } from '@checkout/http';
+import { isIdOf } from '@checkout/contracts';
+import type { ReferenceDataStore, LocationDocument, PaymentDestinationDocument } from '../store/reference-data.store';
+
+const CreateLocation = z.strictObject({ name: z.string().trim().min(1).max(200) });
+const DestinationStatus = z.enum(['active', 'inactive', 'deleted']);
+const CreateDestination = z.strictObject({
+  address: z.string().regex(/^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/, 'must be an EVM (0x + 40 hex) or Solana (base58) address'),
+  status: DestinationStatus.default('active'),
+  verified: z.boolean().default(false),
+});
+const UpdateDestination = z.strictObject({ status: DestinationStatus.optional(), verified: z.boolean().optional() });
+
+const presentLocation = (l: LocationDocument) => ({ id: l._id, name: l.name, createdAt: l.createdAt.toISOString() });
+const presentDestination = (d: PaymentDestinationDocument) => ({
+  id: d._id,
+  address: d.address,
+  network: d.network,
+  status: d.status,
+  verified: d.verified,
+  createdAt: d.createdAt.toISOString(),
+  updatedAt: d.updatedAt.toISOString(),
+});
+
+/** Operator-only reference data (D38); reached through the gateway's admin API. */
+export function referenceDataRoutes(store: ReferenceDataStore, clock: () => Date): Router {
+  const router = new Router({ prefix: '/internal/admin' });
+
+  router.get('/locations', async (ctx) => {
+    ctx.body = { locations: (await store.listLocations(requireScope(ctx.state))).map(presentLocation) };
+  });
+  router.post('/locations', async (ctx) => {
+    const input = parseOrThrow(CreateLocation, ctx.request.jsonBody ?? {}, 'ADMIN_REQUEST_FAILED');
+    ctx.status = 201;
+    ctx.body = { location: presentLocation(await store.createLocation(requireScope(ctx.state), input.name, clock())) };
+  });
+  router.get('/payment-destinations', async (ctx) => {
+    ctx.body = { paymentDestinations: (await store.listDestinations(requireScope(ctx.state))).map(presentDestination) };
+  });
+  router.post('/payment-destinations', async (ctx) => {
+    const input = parseOrThrow(CreateDestination, ctx.request.jsonBody ?? {}, 'ADMIN_REQUEST_FAILED');
+    const network = input.address.startsWith('0x') ? 'evm' : 'solana';
+    ctx.status = 201;
+    ctx.body = { paymentDestination: presentDestination(await store.createDestination(requireScope(ctx.state), { ...input, network }, clock())) };
+  });
+  router.patch('/payment-destinations/:id', async (ctx) => {
+    const id = ctx.params.id;
+    if (!isIdOf('pd', id)) throw new DomainError('ADMIN_REQUEST_FAILED', `"${id ?? ''}" is not a payment destination id.`);
+    const patch = parseOrThrow(UpdateDestination, ctx.request.jsonBody ?? {}, 'ADMIN_REQUEST_FAILED');
+    const updated = await store.updateDestination(requireScope(ctx.state), id, patch, clock());
+    if (!updated) throw new DomainError('ADMIN_NOT_FOUND', `No payment destination ${id}.`);
+    ctx.body = { paymentDestination: presentDestination(updated) };
+  });
+  return router;
+}

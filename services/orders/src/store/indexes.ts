@@ -1,0 +1,22 @@
+import type { IndexDefinition } from '@checkout/mongo';
+
+export const COLLECTIONS = {
+  orders: 'orders',
+  customers: 'customers',
+  locations: 'locations',
+  paymentDestinations: 'payment_destinations',
+} as const;
+
+export const ORDER_INDEXES: readonly IndexDefinition[] = [
+  // D37: externalId unique per organization and mode, enforced by the database. uniqueKey is
+  // "ext:<externalId>" or, without one, "id:<order id>": both engines treat a missing field differently in a
+  // unique index, and partial indexes are not available on FerretDB, so the key is never missing.
+  { collection: COLLECTIONS.orders, name: 'org_mode_uniqueKey', key: { organizationId: 1, mode: 1, uniqueKey: 1 }, unique: true, servedBy: 'orders.store insertOrder' },
+  // Flow 2: a session retrying its order create gets the same order back, never a second one.
+  { collection: COLLECTIONS.orders, name: 'org_mode_creationKey', key: { organizationId: 1, mode: 1, creationKey: 1 }, unique: true, servedBy: 'orders.store insertOrder / findByCreationKey' },
+  { collection: COLLECTIONS.orders, name: 'org_mode_createdAt_id', key: { organizationId: 1, mode: 1, createdAt: -1, _id: -1 }, servedBy: 'orders.store listOrders (D20 sort)' },
+  { collection: COLLECTIONS.orders, name: 'outboxPending', key: { outboxPending: 1 }, servedBy: 'OutboxRelay sweep' },
+  { collection: COLLECTIONS.customers, name: 'org_mode_email', key: { organizationId: 1, mode: 1, email: 1 }, unique: true, servedBy: 'customers.store findOrCreateCustomer (D11)' },
+  { collection: COLLECTIONS.locations, name: 'org_mode_createdAt', key: { organizationId: 1, mode: 1, createdAt: -1 }, servedBy: 'locations.store listLocations' },
+  { collection: COLLECTIONS.paymentDestinations, name: 'org_mode_address', key: { organizationId: 1, mode: 1, address: 1 }, servedBy: 'destinations.store findDestination by address (D15)' },
+];

@@ -1,0 +1,86 @@
+import type { ScopedDocument, StoredEntry } from '@checkout/mongo';
+import type { OutboxFields } from '@checkout/kafka';
+
+export type OrderStatus = 'open' | 'completed' | 'cancelled';
+export type PaymentStatus = 'unpaid' | 'partially_paid' | 'paid' | 'overpaid' | 'partially_refunded' | 'refunded';
+
+export interface StoredAmounts {
+  subtotal: number;
+  tax: number;
+  discount: number;
+  tip: number;
+  total: number;
+  paid: number;
+}
+
+export interface StoredItem {
+  id: string;
+  name: string;
+  quantity: number;
+  unitPrice: number;
+  totalPrice: number;
+  itemType: 'product';
+}
+
+export interface StoredTax {
+  id: string;
+  name: string;
+  type: 'additive';
+  amount: number;
+}
+
+export interface StoredDiscount {
+  id: string;
+  name: string;
+  type: 'fixed' | 'percentage';
+  amount: number;
+}
+
+export interface StoredCustomer {
+  id: string;
+  email: string;
+  name?: string;
+  phone?: string;
+}
+
+export interface StoredAddress {
+  name?: string;
+  line1: string;
+  line2?: string;
+  city: string;
+  state?: string;
+  postalCode?: string;
+  country: string;
+}
+
+export interface AppliedPayment {
+  paymentId: string;
+  amount: number;
+  method: string;
+  appliedAt: Date;
+}
+
+export interface OrderDocument extends ScopedDocument, OutboxFields {
+  _id: string;
+  uniqueKey: string;
+  creationKey: string;
+  externalId?: string;
+  provider: 'native' | 'square' | 'clover';
+  currency: string;
+  status: OrderStatus;
+  paymentStatus: PaymentStatus;
+  amounts: StoredAmounts;
+  customer?: StoredCustomer;
+  items: StoredItem[];
+  taxes: StoredTax[];
+  discounts: StoredDiscount[];
+  shippingAddress?: StoredAddress;
+  locationId?: string;
+  paymentDestination?: string;
+  metadata: StoredEntry<string>[];
+  payments: AppliedPayment[];
+  paidAt?: Date;
+  cancelledAt?: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}

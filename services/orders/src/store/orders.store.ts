@@ -1,0 +1,86 @@
+import type { Collection, Db, Filter } from 'mongodb';
+import { DomainError } from '@checkout/errors';
+import { Leases, isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
+import { COLLECTIONS } from './indexes';
+import type { OrderDocument, OrderStatus, PaymentStatus } from './order-document';
+
+export interface OrderListFilter {
+  status?: OrderStatus;
+  paymentStatus?: PaymentStatus;
+  provider?: OrderDocument['provider'];
+  locationId?: string;
+}
+
+export const orderLeaseKey = (id: string): string => `orders:${id}`;
+
+/** The only code that touches the orders collection; every call is scoped to one organization and mode. */
+export class OrdersStore {
+  readonly collection: Collection<OrderDocument>;
+
+  constructor(
+    db: Db,
+    readonly leases: Leases,
+  ) {
+    this.collection = db.collection<OrderDocument>(COLLECTIONS.orders);
+  }
+
+  /**
+   * Inserts a new order. The unique indexes decide races: a second order with the same externalId is
+   * DUPLICATE_EXTERNAL_ID (D37); a repeated creation key (a session retrying) returns the order it made.
+   */
+  async insertOrder(scope: Scope, doc: Omit<OrderDocument, 'organizationId' | 'mode'>): Promise<{ order: OrderDocument; created: boolean }> {
+    const orders = scoped(this.collection, scope);
+    try {
+      await orders.insertOne(doc);
+      return { order: { ...doc, organizationId: scope.organizationId, mode: scope.mode } as OrderDocument, created: true };
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      const previous = await orders.findOne({ creationKey: doc.creationKey });
+      if (previous && doc.creationKey !== `id:${doc._id}`) return { order: previous, created: false };
+      throw new DomainError('DUPLICATE_EXTERNAL_ID', `An order with externalId "${doc.externalId ?? ''}" already exists.`);
+    }
+  }
+
+  getOrder(scope: Scope, id: string): Promise<OrderDocument | null> {
+    return scoped(this.collection, scope).findOne({ _id: id });
+  }
+
+  async listOrders(scope: Scope, filter: OrderListFilter, page: number, limit: number): Promise<{ orders: OrderDocument[]; total: number }> {
+    const orders = scoped(this.collection, scope);
+    const query: Filter<OrderDocument> = {};
+    if (filter.status) query.status = filter.status;
+    if (filter.paymentStatus) query.paymentStatus = filter.paymentStatus;
+    if (filter.provider) query.provider = filter.provider;
+    if (filter.locationId) query.locationId = filter.locationId;
+    const [list, total] = await Promise.all([
+      orders
+        .find(query)
+        .sort({ createdAt: -1, _id: -1 })
+        .skip((page - 1) * limit)
+        .limit(limit)
+        .toArray(),
+      orders.countDocuments(query),
+    ]);
+    return { orders: list, total };
+  }
+
+  /**
+   * Read-modify-write of one order under its lease. `change` returns the new document, or null to leave the
+   * order as it is (no write, so updatedAt does not move: D36).
+   */
+  async mutateOrder<R>(
+    scope: Scope,
+    id: string,
+    change: (current: OrderDocument) => { next: OrderDocument | null; result: R },
+  ): Promise<{ order: OrderDocument; result: R } | null> {
+    return this.leases.withLease(orderLeaseKey(id), async () => {
+      const orders = scoped(this.collection, scope);
+      const current = await orders.findOne({ _id: id });
+      if (!current) return null;
+      const { next, result } = change(current);
+      if (next === null) return { order: current, result };
+      await orders.replaceOne(id, next);
+      return { order: next, result };
+    });
+  }
+}

@@ -1,0 +1,110 @@
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKeyError, scoped, type Scope, type ScopedDocument } from '@checkout/mongo';
+import { newId } from '@checkout/contracts';
+import { COLLECTIONS } from './indexes';
+import type { StoredCustomer } from './order-document';
+
+export interface CustomerDocument extends ScopedDocument {
+  _id: string;
+  email: string;
+  name?: string;
+  phone?: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface LocationDocument extends ScopedDocument {
+  _id: string;
+  name: string;
+  createdAt: Date;
+}
+
+export type DestinationStatus = 'active' | 'inactive' | 'deleted';
+
+export interface PaymentDestinationDocument extends ScopedDocument {
+  _id: string;
+  address: string;
+  network: string;
+  status: DestinationStatus;
+  verified: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Customers, locations and payment destinations: the reference data orders point at. */
+export class ReferenceDataStore {
+  private readonly customers: Collection<CustomerDocument>;
+  private readonly locations: Collection<LocationDocument>;
+  private readonly destinations: Collection<PaymentDestinationDocument>;
+
+  constructor(db: Db) {
+    this.customers = db.collection(COLLECTIONS.customers);
+    this.locations = db.collection(COLLECTIONS.locations);
+    this.destinations = db.collection(COLLECTIONS.paymentDestinations);
+  }
+
+  /** D11: find-or-create by lowercased email; the unique index makes concurrent first uses agree. */
+  async findOrCreateCustomer(scope: Scope, input: { email: string; name?: string; phone?: string }, now: Date): Promise<StoredCustomer> {
+    const customers = scoped(this.customers, scope);
+    const existing = await customers.findOne({ email: input.email });
+    if (existing) return snapshot(existing);
+    const doc = { _id: newId('cust', scope.mode), email: input.email, ...pick(input), createdAt: now, updatedAt: now };
+    try {
+      await customers.insertOne(doc);
+      return snapshot(doc);
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      const winner = await customers.findOne({ email: input.email });
+      if (!winner) throw err;
+      return snapshot(winner);
+    }
+  }
+
+  getLocation(scope: Scope, id: string): Promise<LocationDocument | null> {
+    return scoped(this.locations, scope).findOne({ _id: id });
+  }
+
+  async createLocation(scope: Scope, name: string, now: Date): Promise<LocationDocument> {
+    const doc = { _id: newId('loc', scope.mode), name, createdAt: now };
+    await scoped(this.locations, scope).insertOne(doc);
+    return { ...doc, ...scope };
+  }
+
+  listLocations(scope: Scope): Promise<LocationDocument[]> {
+    return scoped(this.locations, scope).find({}).sort({ createdAt: -1 }).limit(500).toArray();
+  }
+
+  /** D15: a destination is found by its id or by its address, within this organization and mode. */
+  findDestination(scope: Scope, idOrAddress: string): Promise<PaymentDestinationDocument | null> {
+    const destinations = scoped(this.destinations, scope);
+    return idOrAddress.startsWith('pd_') ? destinations.findOne({ _id: idOrAddress }) : destinations.findOne({ address: idOrAddress });
+  }
+
+  async createDestination(scope: Scope, input: { address: string; network: string; status: DestinationStatus; verified: boolean }, now: Date): Promise<PaymentDestinationDocument> {
+    const doc = { _id: newId('pd', scope.mode), ...input, createdAt: now, updatedAt: now };
+    await scoped(this.destinations, scope).insertOne(doc);
+    return { ...doc, ...scope };
+  }
+
+  async updateDestination(scope: Scope, id: string, patch: { status?: DestinationStatus; verified?: boolean }, now: Date): Promise<PaymentDestinationDocument | null> {
+    const destinations = scoped(this.destinations, scope);
+    const current = await destinations.findOne({ _id: id });
+    if (!current) return null;
+    // Operators are the only writers of destinations and they change one at a time, so a plain replace is safe.
+    const next = { ...current, ...patch, updatedAt: now };
+    await destinations.replaceOne(id, next);
+    return next;
+  }
+
+  listDestinations(scope: Scope): Promise<PaymentDestinationDocument[]> {
+    return scoped(this.destinations, scope).find({}).sort({ createdAt: -1 }).limit(500).toArray();
+  }
+}
+
+function pick(input: { name?: string; phone?: string }): { name?: string; phone?: string } {
+  return { ...(input.name !== undefined && { name: input.name }), ...(input.phone !== undefined && { phone: input.phone }) };
+}
+
+function snapshot(doc: { _id: string; email: string; name?: string; phone?: string }): StoredCustomer {
+  return { id: doc._id, email: doc.email, ...pick(doc) };
+}
