@@ -1,0 +1,70 @@
+import type { Logger } from '@checkout/logger';
+import { createBaseApp, listen, type RunningServer } from '@checkout/http';
+import { connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import type { Config } from './config';
+import { UpstreamClient } from './clients/upstream-client';
+import { GATEWAY_INDEXES } from './store/indexes';
+import { OrganizationsStore } from './store/organizations.store';
+import { RateLimiter } from './store/rate-limit.store';
+import { mountRoutes } from './http/router';
+
+export interface GatewayApp {
+  start(): Promise<{ url: string }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The gateway owns organizations, API keys and checkout settings; it authenticates merchants, validates
+ * their requests and forwards them to the service that owns the data. It talks to Kafka through nobody:
+ * its readiness is its database and the services behind it.
+ */
+export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date } = {}): GatewayApp {
+  const clock = options.clock ?? (() => new Date());
+  let mongo: MongoConnection | undefined;
+  let server: RunningServer | undefined;
+  let rateLimiter: RateLimiter | undefined;
+  let shuttingDown = false;
+  const upstreams = {
+    orders: new UpstreamClient('orders', config.ORDERS_URL, config.INTERNAL_TOKEN, config.UPSTREAM_TIMEOUT_MS),
+    sessions: new UpstreamClient('sessions', config.SESSIONS_URL, config.INTERNAL_TOKEN, config.UPSTREAM_TIMEOUT_MS),
+    dispatcher: new UpstreamClient('webhook-dispatcher', config.DISPATCHER_URL, config.INTERNAL_TOKEN, config.UPSTREAM_TIMEOUT_MS),
+  };
+
+  return {
+    async start() {
+      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'gateway' });
+      await ensureIndexes(mongo.db, GATEWAY_INDEXES);
+      const organizations = new OrganizationsStore(mongo.db);
+      rateLimiter = new RateLimiter(mongo.db, config.RATE_LIMIT_PER_WINDOW, config.RATE_LIMIT_WINDOW_MS);
+      rateLimiter.startCleanup();
+      const db = mongo;
+      const { app, finish } = createBaseApp({
+        service: 'gateway',
+        logger,
+        isShuttingDown: () => shuttingDown,
+        readiness: [{ name: 'mongodb', check: () => db.ping() }],
+      });
+      mountRoutes(app, {
+        organizations,
+        rateLimiter,
+        upstreams,
+        internalToken: config.INTERNAL_TOKEN,
+        adminToken: config.ADMIN_TOKEN,
+        authCacheMs: config.AUTH_CACHE_MS,
+        bodyLimitBytes: config.BODY_LIMIT_BYTES,
+        clock,
+      });
+      finish();
+      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
+      return { url: server.url };
+    },
+
+    async stop() {
+      shuttingDown = true;
+      await server?.close(config.SHUTDOWN_GRACE_MS);
+      rateLimiter?.stopCleanup();
+      await Promise.all(Object.values(upstreams).map((u) => u.close().catch(() => {})));
+      await mongo?.close();
+    },
+  };
+}

@@ -1,0 +1,134 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { DomainError } from '@checkout/errors';
+import { jsonBody, parseOrThrow, secretsEqual } from '@checkout/http';
+import { HttpUrl, ModeSchema, PaymentMethod, type Mode } from '@checkout/contracts';
+import { generateApiKey } from '../domain/api-keys';
+import type { ApiKeyDocument, OrganizationsStore } from '../store/organizations.store';
+import type { UpstreamClient } from '../clients/upstream-client';
+
+const CreateOrganization = z.strictObject({ name: z.string().trim().min(1).max(200) });
+const CreateKey = z.strictObject({ mode: ModeSchema });
+const ModeOnly = z.strictObject({ mode: ModeSchema });
+const CheckoutSettingsPatch = z.strictObject({
+  mode: ModeSchema,
+  defaultCallbackUrl: HttpUrl.nullable().optional(),
+  enabledPaymentMethods: z.array(PaymentMethod).min(1).optional(),
+  /** true generates a new whsec_ secret (shown once); false removes signing. */
+  webhookSigning: z.boolean().optional(),
+});
+
+const presentKey = (k: ApiKeyDocument) => ({ id: k._id, mode: k.mode, status: k.status, last4: k.last4, createdAt: k.createdAt.toISOString(), ...(k.revokedAt && { revokedAt: k.revokedAt.toISOString() }) });
+
+/**
+ * D38: the operators' API. Organizations, keys and checkout settings live here; locations and payment
+ * destinations belong to the orders service and are forwarded to it with the target organization's scope.
+ */
+export function adminRoutes(deps: { store: OrganizationsStore; adminToken: string; orders: UpstreamClient; clock: () => Date }): Router {
+  const router = new Router({ prefix: '/admin' });
+  router.use(async (ctx, next) => {
+    const token = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1] ?? '';
+    if (!token || !secretsEqual(token, deps.adminToken)) throw new DomainError('UNAUTHORIZED', 'The admin API needs the operator token.');
+    await next();
+  });
+  router.use(jsonBody());
+
+  const organizationOf = async (ctx: Context) => {
+    const id = String(ctx.params.organizationId ?? '');
+    const organization = await deps.store.getOrganization(id);
+    if (!organization) throw new DomainError('ADMIN_NOT_FOUND', `No organization ${id}.`);
+    return organization;
+  };
+  const body = (ctx: Context) => ctx.request.jsonBody ?? {};
+
+  router.post('/organizations', async (ctx) => {
+    const input = parseOrThrow(CreateOrganization, body(ctx), 'ADMIN_REQUEST_FAILED');
+    const organization = await deps.store.createOrganization({ _id: `org_${randomBytes(12).toString('hex')}`, name: input.name, createdAt: deps.clock() });
+    ctx.status = 201;
+    ctx.body = { organization: { id: organization._id, name: organization.name, createdAt: organization.createdAt.toISOString() } };
+  });
+
+  router.get('/organizations', async (ctx) => {
+    ctx.body = { organizations: (await deps.store.listOrganizations()).map((o) => ({ id: o._id, name: o.name, createdAt: o.createdAt.toISOString() })) };
+  });
+
+  router.get('/organizations/:organizationId', async (ctx) => {
+    const o = await organizationOf(ctx);
+    ctx.body = { organization: { id: o._id, name: o.name, createdAt: o.createdAt.toISOString() } };
+  });
+
+  router.post('/organizations/:organizationId/keys', async (ctx) => {
+    const organization = await organizationOf(ctx);
+    const { mode } = parseOrThrow(CreateKey, body(ctx), 'ADMIN_REQUEST_FAILED');
+    const key = generateApiKey(mode);
+    const doc: ApiKeyDocument = { _id: `key_${randomBytes(12).toString('hex')}`, lookupId: key.lookupId, hash: key.hash, last4: key.last4, organizationId: organization._id, mode, status: 'active', createdAt: deps.clock() };
+    await deps.store.insertKey(doc);
+    ctx.status = 201;
+    // The only time the secret leaves the service (D5).
+    ctx.body = { key: { ...presentKey(doc), secret: key.secret } };
+  });
+
+  router.get('/organizations/:organizationId/keys', async (ctx) => {
+    const organization = await organizationOf(ctx);
+    ctx.body = { keys: (await deps.store.listKeys(organization._id)).map(presentKey) };
+  });
+
+  router.post('/organizations/:organizationId/keys/:keyId/revoke', async (ctx) => {
+    const organization = await organizationOf(ctx);
+    const revoked = await deps.store.revokeKey(organization._id, String(ctx.params.keyId), deps.clock());
+    if (!revoked) throw new DomainError('ADMIN_NOT_FOUND', `No key ${ctx.params.keyId ?? ''}.`);
+    ctx.body = { key: presentKey(revoked) };
+  });
+
+  router.get('/organizations/:organizationId/checkout-settings', async (ctx) => {
+    const organization = await organizationOf(ctx);
+    const { mode } = parseOrThrow(ModeOnly, ctx.query, 'ADMIN_REQUEST_FAILED');
+    const settings = await deps.store.getCheckoutSettings(organization._id, mode);
+    ctx.body = { checkoutSettings: { mode, defaultCallbackUrl: settings.defaultCallbackUrl, enabledPaymentMethods: settings.enabledPaymentMethods, webhookSigning: settings.webhookSigningSecret !== null } };
+  });
+
+  router.patch('/organizations/:organizationId/checkout-settings', async (ctx) => {
+    const organization = await organizationOf(ctx);
+    const patch = parseOrThrow(CheckoutSettingsPatch, body(ctx), 'ADMIN_REQUEST_FAILED');
+    const current = await deps.store.getCheckoutSettings(organization._id, patch.mode);
+    const newSecret = patch.webhookSigning === true ? `whsec_${randomBytes(24).toString('base64')}` : undefined;
+    const next = {
+      defaultCallbackUrl: patch.defaultCallbackUrl === undefined ? current.defaultCallbackUrl : patch.defaultCallbackUrl,
+      enabledPaymentMethods: patch.enabledPaymentMethods ?? current.enabledPaymentMethods,
+      webhookSigningSecret: patch.webhookSigning === undefined ? current.webhookSigningSecret : (newSecret ?? null),
+    };
+    await deps.store.putCheckoutSettings(organization._id, patch.mode, next, deps.clock());
+    ctx.body = {
+      checkoutSettings: { mode: patch.mode, defaultCallbackUrl: next.defaultCallbackUrl, enabledPaymentMethods: next.enabledPaymentMethods, webhookSigning: next.webhookSigningSecret !== null },
+      ...(newSecret && { webhookSigningSecret: newSecret }),
+    };
+  });
+
+  // Locations and payment destinations: owned by orders, reached with the organization's scope.
+  const forwardToOrders = (method: 'GET' | 'POST' | 'PATCH', upstreamPath: (ctx: Context) => string) => async (ctx: Context) => {
+    const organization = await organizationOf(ctx);
+    const source = method === 'GET' ? ctx.query : body(ctx);
+    const { mode } = parseOrThrow(z.looseObject({ mode: ModeSchema }), source, 'ADMIN_REQUEST_FAILED');
+    const { mode: _mode, ...rest } = source as { mode: Mode } & Record<string, unknown>;
+    const response = await deps.orders.json({
+      method,
+      path: upstreamPath(ctx),
+      scope: { organizationId: organization._id, mode },
+      requestId: String(ctx.state.requestId),
+      body: method === 'GET' ? undefined : rest,
+    });
+    ctx.status = response.status;
+    ctx.body = response.body;
+  };
+  router.get('/organizations/:organizationId/locations', forwardToOrders('GET', () => '/internal/admin/locations'));
+  router.post('/organizations/:organizationId/locations', forwardToOrders('POST', () => '/internal/admin/locations'));
+  router.get('/organizations/:organizationId/payment-destinations', forwardToOrders('GET', () => '/internal/admin/payment-destinations'));
+  router.post('/organizations/:organizationId/payment-destinations', forwardToOrders('POST', () => '/internal/admin/payment-destinations'));
+  router.patch(
+    '/organizations/:organizationId/payment-destinations/:destinationId',
+    forwardToOrders('PATCH', (ctx) => `/internal/admin/payment-destinations/${encodeURIComponent(String(ctx.params.destinationId))}`),
+  );
+  return router;
+}

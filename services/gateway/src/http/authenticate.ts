@@ -1,0 +1,62 @@
+import type { Middleware } from 'koa';
+import { DomainError } from '@checkout/errors';
+import type { RequestScope } from '@checkout/http';
+import { keyMatches, parseAuthorization } from '../domain/api-keys';
+import type { ApiKeyDocument, OrganizationDocument, OrganizationsStore } from '../store/organizations.store';
+import type { RateLimiter } from '../store/rate-limit.store';
+
+declare module 'koa' {
+  interface DefaultState {
+    apiKeyId?: string;
+    organization?: OrganizationDocument;
+  }
+}
+
+interface CachedKey {
+  key: ApiKeyDocument;
+  organization: OrganizationDocument | null;
+  until: number;
+}
+
+/**
+ * D5: resolves the organization and mode from the secret key and puts them on ctx.state.scope, the only
+ * place handlers read them from. A short cache keeps the database off the hot path; it also bounds how long
+ * a revoked key keeps working (AUTH_CACHE_MS).
+ */
+export function authenticate(store: OrganizationsStore, rateLimiter: RateLimiter, cacheMs: number): Middleware {
+  const cache = new Map<string, CachedKey>();
+  return async (ctx, next) => {
+    const parsed = parseAuthorization(ctx.get('authorization') || undefined);
+    if (parsed.kind === 'missing') {
+      ctx.set('WWW-Authenticate', 'Bearer');
+      throw new DomainError('UNAUTHORIZED', 'Send your secret API key as "Authorization: Bearer sk_test_..." or "sk_live_...".');
+    }
+    if (parsed.kind === 'malformed-key') throw new DomainError('INVALID_API_KEY', 'The API key is not valid.');
+
+    const now = Date.now();
+    let entry = cache.get(parsed.lookupId);
+    if (!entry || entry.until < now) {
+      const key = await store.findKeyByLookupId(parsed.lookupId);
+      if (!key) throw new DomainError('INVALID_API_KEY', 'The API key is not valid.');
+      entry = { key, organization: await store.getOrganization(key.organizationId), until: now + cacheMs };
+      if (cacheMs > 0) {
+        if (cache.size > 10_000) cache.clear();
+        cache.set(parsed.lookupId, entry);
+      }
+    }
+    const { key, organization } = entry;
+    if (!keyMatches(parsed.secret, key.hash) || key.status !== 'active' || key.mode !== parsed.mode) {
+      throw new DomainError('INVALID_API_KEY', 'The API key is not valid or has been revoked.');
+    }
+    if (!organization) throw new DomainError('ORGANIZATION_NOT_FOUND', 'The API key is not linked to an organization.');
+
+    const retryAfter = await rateLimiter.admit(key._id);
+    if (retryAfter > 0) throw new DomainError('RATE_LIMITED', 'Too many requests for this API key; retry after the indicated delay.', { retryAfterSeconds: retryAfter });
+
+    const scope: RequestScope = { organizationId: organization._id, mode: key.mode };
+    ctx.state.scope = scope;
+    ctx.state.apiKeyId = key._id;
+    ctx.state.organization = organization;
+    await next();
+  };
+}

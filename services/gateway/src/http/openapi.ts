@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { ERROR_STATUS, type ErrorCode } from '@checkout/errors';
+import { ErrorBody } from '@checkout/contracts';
+import { COMMON_ERRORS, PUBLIC_ROUTES, type PublicRoute } from './public-routes';
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * Converts a schema and hoists its named parts (zod `.meta({ id })`) into components/schemas. A name whose
+ * request and response forms differ (defaults, transforms) gets an `_input`/`_output` suffix.
+ */
+function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Record<string, JsonSchema>): JsonSchema {
+  const { $schema: _schema, $defs, ...root } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+  const defs = $defs ?? {};
+  const rename = new Map(Object.keys(defs).map((name) => [name, name]));
+  const rewrite = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(rewrite);
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) =>
+        key === '$ref' && typeof inner === 'string' && inner.startsWith('#/$defs/')
+          ? [key, `#/components/schemas/${rename.get(inner.slice(8)) ?? inner.slice(8)}`]
+          : [key, rewrite(inner)],
+      ),
+    );
+  };
+  for (const name of Object.keys(defs)) {
+    const existing = components[name];
+    if (existing && JSON.stringify(existing) !== JSON.stringify(rewrite(defs[name]))) rename.set(name, `${name}_${io}`);
+  }
+  for (const [name, def] of Object.entries(defs)) components[rename.get(name) ?? name] = rewrite(def) as JsonSchema;
+  return rewrite(root) as JsonSchema;
+}
+
+/** Query parameters are listed one by one, so a named query schema is looked up rather than referenced. */
+function inlineRef(schema: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
+  const ref = schema.$ref;
+  return typeof ref === 'string' ? (components[ref.replace('#/components/schemas/', '')] ?? schema) : schema;
+}
+
+function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z]+)/g, '{$1}');
+}
+
+function errorResponses(route: PublicRoute): Record<string, unknown> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of [...route.errors, ...COMMON_ERRORS]) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
+  }
+  const errorSchema = { $ref: '#/components/schemas/Error' };
+  return Object.fromEntries(
+    [...byStatus].map(([status, codes]) => [String(status), { description: `Error codes: ${codes.map((c) => `\`${c}\``).join(', ')}`, content: { 'application/json': { schema: errorSchema } } }]),
+  );
+}
+
+function operation(route: PublicRoute, components: Record<string, JsonSchema>): Record<string, unknown> {
+  const parameters: unknown[] = [];
+  if (route.idParam) {
+    parameters.push({ name: route.idParam.name, in: 'path', required: true, description: route.idParam.description, schema: { type: 'string', pattern: `^${route.idParam.prefix}_(live|test)_[0-9A-Za-z]{1,64}$` } });
+  }
+  if (route.query) {
+    const querySchema = inlineRef(schemaOf(route.query.schema, 'input', components), components) as { properties?: Record<string, JsonSchema>; required?: string[] };
+    for (const [name, schema] of Object.entries(querySchema.properties ?? {})) {
+      const { description, ...rest } = schema as { description?: string };
+      parameters.push({ name, in: 'query', required: querySchema.required?.includes(name) ?? false, ...(description && { description }), schema: rest });
+    }
+  }
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [route.tag],
+    ...(parameters.length > 0 && { parameters }),
+    ...(route.body && { requestBody: { required: route.body.required, content: { 'application/json': { schema: schemaOf(route.body.schema, 'input', components) } } } }),
+    responses: {
+      [String(route.success.status)]: { description: 'Success', content: { 'application/json': { schema: schemaOf(route.success.schema, 'output', components) } } },
+      ...errorResponses(route),
+    },
+  };
+}
+
+/** OpenAPI 3.1 generated from the same zod schemas and route table the gateway validates with. */
+export function buildOpenApiDocument(serverUrl: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const components: Record<string, JsonSchema> = {};
+  for (const route of PUBLIC_ROUTES) {
+    const path = openApiPath(route.path);
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route, components) };
+  }
+  components.Error = schemaOf(ErrorBody, 'output', components);
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: {
+      title: 'Orders and Hosted Checkout API',
+      version: 'v0',
+      description: 'Orders, hosted checkout sessions and their webhook events. Amounts are integers in minor units (cents). Test and live data are isolated by the API key used.',
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ secretKey: [] }],
+    paths,
+    components: {
+      securitySchemes: { secretKey: { type: 'http', scheme: 'bearer', description: 'A secret API key: `sk_test_...` or `sk_live_...`.' } },
+      schemas: components,
+    },
+  };
+}

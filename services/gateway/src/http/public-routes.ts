@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import type { ErrorCode } from '@checkout/errors';
+import {
+  CreateOrderRequest,
+  CreateSessionRequest,
+  EventListResponse,
+  EventResponse,
+  ListEventsQuery,
+  ListOrdersQuery,
+  OrderListResponse,
+  OrderResponse,
+  PayRequest,
+  RedeliverResponse,
+  SessionResponse,
+  UpdateOrderRequest,
+  UpdateSessionRequest,
+  type IdPrefix,
+} from '@checkout/contracts';
+
+export type Upstream = 'orders' | 'sessions' | 'dispatcher';
+
+export interface PublicRoute {
+  method: 'GET' | 'POST' | 'PATCH';
+  /** Koa router path. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: 'Orders' | 'Checkout sessions' | 'Test helpers' | 'Events';
+  upstream: Upstream;
+  upstreamPath: (params: Record<string, string>) => string;
+  idParam?: { name: string; prefix: IdPrefix; code: ErrorCode; description: string };
+  body?: { schema: z.ZodType; failureCode: ErrorCode; codeForField?: Partial<Record<string, ErrorCode>>; required: boolean };
+  query?: { schema: z.ZodObject; failureCode: ErrorCode; codeForField?: Partial<Record<string, ErrorCode>> };
+  success: { status: number; schema: z.ZodType };
+  /** Error codes this operation can answer, besides the authentication ones every route shares. */
+  errors: ErrorCode[];
+  /** D29: test helpers exist only for sk_test keys; a live key sees 404 NOT_FOUND. */
+  testModeOnly?: boolean;
+  /** Session creation needs the organization's checkout settings (D22, D26). */
+  forwardCheckoutSettings?: boolean;
+}
+
+const ORDER_FIELD_CODES = { locationId: 'INVALID_LOCATION_ID', paymentDestination: 'INVALID_PAYMENT_DESTINATION' } as const;
+const orderId = { name: 'orderId', prefix: 'ord', code: 'INVALID_ORDER_ID', description: 'Order id, `ord_<mode>_<suffix>`.' } as const;
+const sessionId = { name: 'sessionId', prefix: 'cs', code: 'INVALID_SESSION_ID', description: 'Checkout session id, `cs_<mode>_<suffix>`.' } as const;
+const eventId = { name: 'eventId', prefix: 'evt', code: 'INVALID_EVENT_ID', description: 'Event id, `evt_<mode>_<suffix>`.' } as const;
+const enc = encodeURIComponent;
+
+/**
+ * The public API in one table: the gateway routes, authenticates, validates and forwards from it, and the
+ * OpenAPI document is generated from it, so the document cannot drift from what the gateway accepts.
+ */
+export const PUBLIC_ROUTES: readonly PublicRoute[] = [
+  {
+    method: 'GET', path: '/v0/orders', operationId: 'listOrders', summary: 'List orders', tag: 'Orders',
+    upstream: 'orders', upstreamPath: () => '/internal/orders',
+    query: { schema: ListOrdersQuery, failureCode: 'ORDERS_FETCH_FAILED', codeForField: { locationId: 'INVALID_LOCATION_ID' } },
+    success: { status: 200, schema: OrderListResponse },
+    errors: ['ORDERS_FETCH_FAILED', 'INVALID_LOCATION_ID'],
+  },
+  {
+    method: 'POST', path: '/v0/orders', operationId: 'createOrder', summary: 'Create an order', tag: 'Orders',
+    upstream: 'orders', upstreamPath: () => '/internal/orders',
+    body: { schema: CreateOrderRequest, failureCode: 'ORDER_CREATE_FAILED', codeForField: ORDER_FIELD_CODES, required: true },
+    success: { status: 201, schema: OrderResponse },
+    errors: ['ORDER_CREATE_FAILED', 'DUPLICATE_EXTERNAL_ID', 'INVALID_LOCATION_ID', 'LOCATION_NOT_FOUND', 'INVALID_PAYMENT_DESTINATION', 'PAYMENT_DESTINATION_NOT_FOUND', 'PAYMENT_DESTINATION_NOT_ACTIVE', 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE'],
+  },
+  {
+    method: 'GET', path: '/v0/orders/:orderId', operationId: 'getOrder', summary: 'Retrieve an order', tag: 'Orders',
+    upstream: 'orders', upstreamPath: (p) => `/internal/orders/${enc(p.orderId ?? '')}`, idParam: orderId,
+    success: { status: 200, schema: OrderResponse },
+    errors: ['INVALID_ORDER_ID', 'ORDER_NOT_FOUND'],
+  },
+  {
+    method: 'PATCH', path: '/v0/orders/:orderId', operationId: 'updateOrder', summary: 'Update an open, unpaid order', tag: 'Orders',
+    upstream: 'orders', upstreamPath: (p) => `/internal/orders/${enc(p.orderId ?? '')}`, idParam: orderId,
+    body: { schema: UpdateOrderRequest, failureCode: 'ORDER_UPDATE_FAILED', codeForField: ORDER_FIELD_CODES, required: false },
+    success: { status: 200, schema: OrderResponse },
+    errors: ['INVALID_ORDER_ID', 'ORDER_NOT_FOUND', 'ORDER_UPDATE_FAILED', 'ORDER_NOT_EDITABLE', 'INVALID_REQUEST'],
+  },
+  {
+    method: 'POST', path: '/v0/orders/:orderId/cancel', operationId: 'cancelOrder', summary: 'Cancel an open, unpaid order (idempotent)', tag: 'Orders',
+    upstream: 'orders', upstreamPath: (p) => `/internal/orders/${enc(p.orderId ?? '')}/cancel`, idParam: orderId,
+    success: { status: 200, schema: OrderResponse },
+    errors: ['INVALID_ORDER_ID', 'ORDER_NOT_FOUND', 'ORDER_CANCEL_FAILED'],
+  },
+  {
+    method: 'POST', path: '/v0/checkout/sessions', operationId: 'createCheckoutSession', summary: 'Create an order and its hosted checkout session', tag: 'Checkout sessions',
+    upstream: 'sessions', upstreamPath: () => '/internal/sessions', forwardCheckoutSettings: true,
+    body: { schema: CreateSessionRequest, failureCode: 'SESSION_CREATION_FAILED', codeForField: ORDER_FIELD_CODES, required: true },
+    success: { status: 201, schema: SessionResponse },
+    errors: ['SESSION_CREATION_FAILED', 'DUPLICATE_EXTERNAL_ID', 'INVALID_LOCATION_ID', 'LOCATION_NOT_FOUND', 'INVALID_PAYMENT_DESTINATION', 'PAYMENT_DESTINATION_NOT_FOUND', 'PAYMENT_DESTINATION_NOT_ACTIVE', 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE'],
+  },
+  {
+    method: 'GET', path: '/v0/checkout/sessions/:sessionId', operationId: 'getCheckoutSession', summary: 'Retrieve a checkout session with its current order', tag: 'Checkout sessions',
+    upstream: 'sessions', upstreamPath: (p) => `/internal/sessions/${enc(p.sessionId ?? '')}`, idParam: sessionId, forwardCheckoutSettings: true,
+    success: { status: 200, schema: SessionResponse },
+    errors: ['INVALID_SESSION_ID', 'SESSION_NOT_FOUND'],
+  },
+  {
+    method: 'PATCH', path: '/v0/checkout/sessions/:sessionId', operationId: 'updateCheckoutSession', summary: 'Extend a pending session or merge sessionData', tag: 'Checkout sessions',
+    upstream: 'sessions', upstreamPath: (p) => `/internal/sessions/${enc(p.sessionId ?? '')}`, idParam: sessionId, forwardCheckoutSettings: true,
+    body: { schema: UpdateSessionRequest, failureCode: 'SESSION_UPDATE_FAILED', required: false },
+    success: { status: 200, schema: SessionResponse },
+    errors: ['INVALID_SESSION_ID', 'SESSION_NOT_FOUND', 'SESSION_UPDATE_FAILED', 'INVALID_REQUEST'],
+  },
+  {
+    method: 'POST', path: '/v0/test_helpers/checkout/sessions/:sessionId/pay', operationId: 'testHelperPay', summary: 'Test mode: pay a session through the simulated processors', tag: 'Test helpers',
+    upstream: 'sessions', upstreamPath: (p) => `/internal/test-helpers/sessions/${enc(p.sessionId ?? '')}/pay`, idParam: sessionId, testModeOnly: true, forwardCheckoutSettings: true,
+    body: { schema: PayRequest, failureCode: 'INVALID_REQUEST', required: false },
+    success: { status: 200, schema: SessionResponse },
+    errors: ['INVALID_SESSION_ID', 'SESSION_NOT_FOUND', 'SESSION_NOT_PAYABLE', 'NOT_FOUND'],
+  },
+  {
+    method: 'POST', path: '/v0/test_helpers/checkout/sessions/:sessionId/expire', operationId: 'testHelperExpire', summary: 'Test mode: expire a pending session now', tag: 'Test helpers',
+    upstream: 'sessions', upstreamPath: (p) => `/internal/test-helpers/sessions/${enc(p.sessionId ?? '')}/expire`, idParam: sessionId, testModeOnly: true, forwardCheckoutSettings: true,
+    success: { status: 200, schema: SessionResponse },
+    errors: ['INVALID_SESSION_ID', 'SESSION_NOT_FOUND', 'SESSION_UPDATE_FAILED', 'NOT_FOUND'],
+  },
+  {
+    method: 'GET', path: '/v0/events', operationId: 'listEvents', summary: 'List events, newest first', tag: 'Events',
+    upstream: 'dispatcher', upstreamPath: () => '/internal/events',
+    query: { schema: ListEventsQuery, failureCode: 'INVALID_REQUEST' },
+    success: { status: 200, schema: EventListResponse },
+    errors: ['INVALID_REQUEST'],
+  },
+  {
+    method: 'GET', path: '/v0/events/:eventId', operationId: 'getEvent', summary: 'Retrieve an event with its deliveries and attempts', tag: 'Events',
+    upstream: 'dispatcher', upstreamPath: (p) => `/internal/events/${enc(p.eventId ?? '')}`, idParam: eventId,
+    success: { status: 200, schema: EventResponse },
+    errors: ['INVALID_EVENT_ID', 'EVENT_NOT_FOUND'],
+  },
+  {
+    method: 'POST', path: '/v0/events/:eventId/redeliver', operationId: 'redeliverEvent', summary: 'Deliver an event again (new delivery id, same event id)', tag: 'Events',
+    upstream: 'dispatcher', upstreamPath: (p) => `/internal/events/${enc(p.eventId ?? '')}/redeliver`, idParam: eventId,
+    success: { status: 202, schema: RedeliverResponse },
+    errors: ['INVALID_EVENT_ID', 'EVENT_NOT_FOUND'],
+  },
+];
+
+/** Codes every authenticated route can answer (D5, D7). */
+export const COMMON_ERRORS: readonly ErrorCode[] = ['UNAUTHORIZED', 'INVALID_API_KEY', 'ORGANIZATION_NOT_FOUND', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR'];

@@ -1,0 +1,66 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { DomainError } from '@checkout/errors';
+import { jsonBody, parseOrThrow, requireScope } from '@checkout/http';
+import { isIdOf } from '@checkout/contracts';
+import type { Middleware } from 'koa';
+import type { UpstreamClient } from '../clients/upstream-client';
+import type { OrganizationsStore } from '../store/organizations.store';
+import { PUBLIC_ROUTES, type PublicRoute, type Upstream } from './public-routes';
+
+export interface PublicRouterDeps {
+  authenticate: Middleware;
+  bodyLimitBytes: number;
+  upstreams: Record<Upstream, UpstreamClient>;
+  organizations: OrganizationsStore;
+}
+
+/** Builds the /v0 router from the route table: authenticate → check ids, body and query → forward. */
+export function publicRouter(deps: PublicRouterDeps): Router {
+  const router = new Router();
+  const body = jsonBody({ limitBytes: deps.bodyLimitBytes });
+  for (const route of PUBLIC_ROUTES) {
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'patch';
+    router[method](route.path, deps.authenticate, body, async (ctx) => {
+      await forward(ctx, route, deps);
+    });
+  }
+  return router;
+}
+
+async function forward(ctx: Context, route: PublicRoute, deps: PublicRouterDeps): Promise<void> {
+  const scope = requireScope(ctx.state);
+  if (route.testModeOnly && scope.mode !== 'test') throw new DomainError('NOT_FOUND', 'No such route.');
+  const params = ctx.params as Record<string, string>;
+  if (route.idParam) {
+    const value = params[route.idParam.name];
+    if (!isIdOf(route.idParam.prefix, value)) throw new DomainError(route.idParam.code, `"${value ?? ''}" is not a valid ${route.idParam.name}.`);
+  }
+  if (route.query) parseOrThrow(route.query.schema, ctx.query, route.query.failureCode, { codeForField: route.query.codeForField ?? {} });
+  const body = ctx.request.jsonBody;
+  if (route.body) {
+    if (body === undefined && route.body.required) throw new DomainError('INVALID_REQUEST', 'This endpoint needs a JSON object body.');
+    parseOrThrow(route.body.schema, body ?? {}, route.body.failureCode, { codeForField: route.body.codeForField ?? {} });
+  }
+  const headers: Record<string, string> = {};
+  if (route.forwardCheckoutSettings) {
+    const settings = await deps.organizations.getCheckoutSettings(scope.organizationId, scope.mode);
+    const organizationName = ctx.state.organization?.name ?? '';
+    headers['x-checkout-settings'] = Buffer.from(
+      JSON.stringify({ organizationName, defaultCallbackUrl: settings.defaultCallbackUrl, enabledPaymentMethods: settings.enabledPaymentMethods }),
+    ).toString('base64url');
+  }
+  const querystring = ctx.querystring ? `?${ctx.querystring}` : '';
+  const response = await deps.upstreams[route.upstream].json({
+    method: route.method,
+    path: `${route.upstreamPath(params)}${querystring}`,
+    scope,
+    requestId: String(ctx.state.requestId),
+    body: route.body ? (body ?? {}) : undefined,
+    headers,
+  });
+  const retryAfter = response.headers['retry-after'];
+  if (typeof retryAfter === 'string') ctx.set('Retry-After', retryAfter);
+  ctx.status = response.status;
+  ctx.body = response.body;
+}

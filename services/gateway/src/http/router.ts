@@ -1,0 +1,40 @@
+import type Koa from 'koa';
+import Router from '@koa/router';
+import { mountRouters } from '@checkout/http';
+import type { UpstreamClient } from '../clients/upstream-client';
+import type { OrganizationsStore } from '../store/organizations.store';
+import type { RateLimiter } from '../store/rate-limit.store';
+import { adminRoutes } from './admin.routes';
+import { authenticate } from './authenticate';
+import { passThroughRoutes } from './checkout-page.routes';
+import { internalRoutes } from './internal.routes';
+import { buildOpenApiDocument } from './openapi';
+import { publicRouter } from './public.router';
+import type { Upstream } from './public-routes';
+
+export interface GatewayRouteDeps {
+  organizations: OrganizationsStore;
+  rateLimiter: RateLimiter;
+  upstreams: Record<Upstream, UpstreamClient>;
+  internalToken: string;
+  adminToken: string;
+  authCacheMs: number;
+  bodyLimitBytes: number;
+  clock: () => Date;
+}
+
+export function mountRoutes(app: Koa, deps: GatewayRouteDeps): void {
+  const docs = new Router();
+  let openApi: Record<string, unknown> | undefined;
+  docs.get('/v0/openapi.json', (ctx) => {
+    openApi ??= buildOpenApiDocument(`${ctx.protocol}://${ctx.host}`);
+    ctx.body = openApi;
+  });
+  mountRouters(app, [
+    docs,
+    publicRouter({ authenticate: authenticate(deps.organizations, deps.rateLimiter, deps.authCacheMs), upstreams: deps.upstreams, organizations: deps.organizations, bodyLimitBytes: deps.bodyLimitBytes }),
+    passThroughRoutes(deps.upstreams.sessions),
+    adminRoutes({ store: deps.organizations, adminToken: deps.adminToken, orders: deps.upstreams.orders, clock: deps.clock }),
+    internalRoutes(deps.organizations, deps.internalToken),
+  ]);
+}
