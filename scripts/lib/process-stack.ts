@@ -1,0 +1,86 @@
+import { createServer } from 'node:net';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnGuarded, type GuardedProcess } from '@checkout/engines';
+import { eventually, stackEnvironment, type StackEnvironment, type StackEnvironmentOptions } from '@checkout/testing';
+import { request } from 'undici';
+
+export const SERVICES = ['orders', 'sessions', 'webhook-dispatcher', 'gateway'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+export interface ProcessStack {
+  env: StackEnvironment;
+  processes: Record<ServiceName, GuardedProcess>;
+  logDir: string;
+  stop(): Promise<void>;
+}
+
+export async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+const envKey = (service: ServiceName): keyof Pick<StackEnvironment, 'orders' | 'sessions' | 'dispatcher' | 'gateway'> => (service === 'webhook-dispatcher' ? 'dispatcher' : service);
+
+/**
+ * The four services as separate Node processes, each configured through its environment exactly as in a
+ * deployment, and each killed if this process dies (the engines' guard script).
+ */
+export async function startProcessStack(options: Omit<StackEnvironmentOptions, 'ports'> & { gatewayPort?: number; logDir: string }): Promise<ProcessStack> {
+  const ports = { gateway: options.gatewayPort ?? (await freePort()), orders: await freePort(), sessions: await freePort(), dispatcher: await freePort() };
+  const env = stackEnvironment({ ...options, ports });
+  mkdirSync(options.logDir, { recursive: true });
+  const processes = {} as Record<ServiceName, GuardedProcess>;
+  const stop = async () => {
+    for (const service of [...SERVICES].reverse()) await processes[service]?.stop(8_000);
+  };
+  try {
+    for (const service of SERVICES) {
+      processes[service] = spawnGuarded({
+        name: service,
+        command: process.execPath,
+        args: ['--import', 'tsx', join('services', service, 'src', 'main.ts')],
+        cwd: process.cwd(),
+        logFile: join(options.logDir, `${service}.log`),
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', ...env[envKey(service)] },
+      });
+    }
+    const urls: Record<ServiceName, string> = {
+      orders: `http://127.0.0.1:${ports.orders}`,
+      sessions: `http://127.0.0.1:${ports.sessions}`,
+      'webhook-dispatcher': `http://127.0.0.1:${ports.dispatcher}`,
+      gateway: env.gatewayUrl,
+    };
+    await Promise.all(
+      SERVICES.map((service) =>
+        eventually(
+          async () => {
+            if (processes[service].exitInfo()) throw new Error(`${service} exited; see ${join(options.logDir, `${service}.log`)}`);
+            const response = await request(`${urls[service]}/readyz`);
+            await response.body.text();
+            return response.statusCode === 200;
+          },
+          { deadlineMs: 90_000, intervalMs: 200, description: `${service} /readyz` },
+        ),
+      ),
+    );
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { env, processes, logDir: options.logDir, stop };
+}
