@@ -10,7 +10,8 @@ export type ServiceName = (typeof SERVICES)[number];
 
 export interface ProcessStack {
   env: StackEnvironment;
-  processes: Record<ServiceName, GuardedProcess>;
+  processes: Partial<Record<ServiceName, GuardedProcess>>;
+  urls: Record<ServiceName, string>;
   logDir: string;
   stop(): Promise<void>;
 }
@@ -40,16 +41,20 @@ const envKey = (service: ServiceName): keyof Pick<StackEnvironment, 'orders' | '
  * The four services as separate Node processes, each configured through its environment exactly as in a
  * deployment, and each killed if this process dies (the engines' guard script).
  */
-export async function startProcessStack(options: Omit<StackEnvironmentOptions, 'ports'> & { gatewayPort?: number; logDir: string }): Promise<ProcessStack> {
+export async function startProcessStack(
+  options: Omit<StackEnvironmentOptions, 'ports'> & { gatewayPort?: number; logDir: string; services?: readonly ServiceName[] },
+): Promise<ProcessStack> {
+  const services = options.services ?? SERVICES;
   const ports = { gateway: options.gatewayPort ?? (await freePort()), orders: await freePort(), sessions: await freePort(), dispatcher: await freePort() };
   const env = stackEnvironment({ ...options, ports });
   mkdirSync(options.logDir, { recursive: true });
-  const processes = {} as Record<ServiceName, GuardedProcess>;
+  const processes: Partial<Record<ServiceName, GuardedProcess>> = {};
+  let urls = {} as Record<ServiceName, string>;
   const stop = async () => {
-    for (const service of [...SERVICES].reverse()) await processes[service]?.stop(8_000);
+    for (const service of [...services].reverse()) await processes[service]?.stop(8_000);
   };
   try {
-    for (const service of SERVICES) {
+    for (const service of services) {
       processes[service] = spawnGuarded({
         name: service,
         command: process.execPath,
@@ -59,17 +64,17 @@ export async function startProcessStack(options: Omit<StackEnvironmentOptions, '
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', ...env[envKey(service)] },
       });
     }
-    const urls: Record<ServiceName, string> = {
+    urls = {
       orders: `http://127.0.0.1:${ports.orders}`,
       sessions: `http://127.0.0.1:${ports.sessions}`,
       'webhook-dispatcher': `http://127.0.0.1:${ports.dispatcher}`,
       gateway: env.gatewayUrl,
     };
     await Promise.all(
-      SERVICES.map((service) =>
+      services.map((service) =>
         eventually(
           async () => {
-            if (processes[service].exitInfo()) throw new Error(`${service} exited; see ${join(options.logDir, `${service}.log`)}`);
+            if (processes[service]?.exitInfo()) throw new Error(`${service} exited; see ${join(options.logDir, `${service}.log`)}`);
             const response = await request(`${urls[service]}/readyz`);
             await response.body.text();
             return response.statusCode === 200;
@@ -82,5 +87,5 @@ export async function startProcessStack(options: Omit<StackEnvironmentOptions, '
     await stop();
     throw err;
   }
-  return { env, processes, logDir: options.logDir, stop };
+  return { env, processes, urls, logDir: options.logDir, stop };
 }

@@ -364,7 +364,7 @@ describe('Authentication and errors (D5, D6, D7)', () => {
       await client
         .db(stack.env.gateway.MONGODB_DATABASE)
         .collection('api_keys')
-        .insertOne({ _id: `key_orphan_${key.lookupId}` as never, lookupId: key.lookupId, hash: key.hash, last4: key.last4, organizationId: 'org_gone', mode: 'test', status: 'active', createdAt: new Date() });
+        .insertOne({ _id: key.lookupId as never, keyId: `key_orphan_${key.lookupId}`, hash: key.hash, last4: key.last4, organizationId: 'org_gone', mode: 'test', status: 'active', createdAt: new Date() });
     } finally {
       await client.close();
     }

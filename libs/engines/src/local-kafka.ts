@@ -119,7 +119,10 @@ export function renderLog4j2Config(logFile: string): string {
   ].join('\n');
 }
 
-/** A KRaft cluster id: 16 random bytes, URL-safe base64 without padding (22 characters), like `kafka-storage random-uuid`. */
+/**
+ * A KRaft cluster id: 16 random bytes, URL-safe base64 without padding (22 characters), like `kafka-storage random-uuid`.
+ * It may begin with '-', so it is passed as --cluster-id=<id>: as a separate argument argparse would read it as an option.
+ */
 export function newClusterId(): string {
   return randomBytes(16).toString('base64url');
 }
@@ -155,7 +158,7 @@ export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<
 
   const classpath = ['-cp', join(options.libs, '*')];
   const log4j = `-Dlog4j2.configurationFile=${log4jFile}`;
-  await run('java', [log4j, ...classpath, 'kafka.tools.StorageTool', 'format', '-t', newClusterId(), '-c', propsFile], {
+  await run('java', [log4j, ...classpath, 'kafka.tools.StorageTool', 'format', `--cluster-id=${newClusterId()}`, '-c', propsFile], {
     cwd: dir,
     timeoutMs: 120_000,
   });
@@ -227,8 +230,18 @@ export async function probeKafka(brokers: string[]): Promise<true> {
     const cluster = await admin.describeCluster();
     if (cluster.brokers.length === 0) throw new Error('describeCluster returned no brokers');
     const topic = `checkout-engines-probe-${randomBytes(4).toString('hex')}`;
-    const created = await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true, timeout: 5_000 });
-    if (!created) throw new Error(`probe topic ${topic} already existed`);
+    // Not `waitForLeaders: true`: kafkajs gives up on the first UNKNOWN_TOPIC_OR_PARTITION, which a KRaft
+    // broker answers while its metadata cache still lags the controller (seen on a busy machine).
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], timeout: 5_000 });
+    try {
+      await waitFor('probe topic leader', async () => (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]?.partitions.every((p) => p.leader >= 0), {
+        deadlineMs: 10_000,
+        intervalMs: 100,
+      });
+    } catch (error) {
+      await admin.deleteTopics({ topics: [topic], timeout: 5_000 }).catch(() => {});
+      throw error;
+    }
     await admin.deleteTopics({ topics: [topic], timeout: 5_000 });
     return true;
   } finally {

@@ -20,7 +20,7 @@ const CheckoutSettingsPatch = z.strictObject({
   webhookSigning: z.boolean().optional(),
 });
 
-const presentKey = (k: ApiKeyDocument) => ({ id: k._id, mode: k.mode, status: k.status, last4: k.last4, createdAt: k.createdAt.toISOString(), ...(k.revokedAt && { revokedAt: k.revokedAt.toISOString() }) });
+const presentKey = (k: ApiKeyDocument) => ({ id: k.keyId, mode: k.mode, status: k.status, last4: k.last4, createdAt: k.createdAt.toISOString(), ...(k.revokedAt && { revokedAt: k.revokedAt.toISOString() }) });
 
 /**
  * D38: the operators' API. Organizations, keys and checkout settings live here; locations and payment
@@ -63,7 +63,7 @@ export function adminRoutes(deps: { store: OrganizationsStore; adminToken: strin
     const organization = await organizationOf(ctx);
     const { mode } = parseOrThrow(CreateKey, body(ctx), 'ADMIN_REQUEST_FAILED');
     const key = generateApiKey(mode);
-    const doc: ApiKeyDocument = { _id: `key_${randomBytes(12).toString('hex')}`, lookupId: key.lookupId, hash: key.hash, last4: key.last4, organizationId: organization._id, mode, status: 'active', createdAt: deps.clock() };
+    const doc: ApiKeyDocument = { _id: key.lookupId, keyId: `key_${randomBytes(12).toString('hex')}`, hash: key.hash, last4: key.last4, organizationId: organization._id, mode, status: 'active', createdAt: deps.clock() };
     await deps.store.insertKey(doc);
     ctx.status = 201;
     // The only time the secret leaves the service (D5).

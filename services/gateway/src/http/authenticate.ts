@@ -50,12 +50,12 @@ export function authenticate(store: OrganizationsStore, rateLimiter: RateLimiter
     }
     if (!organization) throw new DomainError('ORGANIZATION_NOT_FOUND', 'The API key is not linked to an organization.');
 
-    const retryAfter = await rateLimiter.admit(key._id);
+    const retryAfter = await rateLimiter.admit(key.keyId);
     if (retryAfter > 0) throw new DomainError('RATE_LIMITED', 'Too many requests for this API key; retry after the indicated delay.', { retryAfterSeconds: retryAfter });
 
     const scope: RequestScope = { organizationId: organization._id, mode: key.mode };
     ctx.state.scope = scope;
-    ctx.state.apiKeyId = key._id;
+    ctx.state.apiKeyId = key.keyId;
     ctx.state.organization = organization;
     await next();
   };

@@ -10,8 +10,10 @@ export interface OrganizationDocument {
 }
 
 export interface ApiKeyDocument {
+  /** The key's lookup id: every authenticated request finds its key by _id, the one filter FerretDB indexes. */
   _id: string;
-  lookupId: string;
+  /** The id operators see and revoke by. */
+  keyId: string;
   hash: string;
   last4: string;
   organizationId: string;
@@ -72,7 +74,7 @@ export class OrganizationsStore {
   }
 
   findKeyByLookupId(lookupId: string): Promise<ApiKeyDocument | null> {
-    return this.keys.findOne({ lookupId });
+    return this.keys.findOne({ _id: lookupId });
   }
 
   listKeys(organizationId: string): Promise<ApiKeyDocument[]> {
@@ -81,11 +83,11 @@ export class OrganizationsStore {
 
   /** Revoking is one-way and idempotent; a plain replace is enough (operators are its only writers). */
   async revokeKey(organizationId: string, keyId: string, now: Date): Promise<ApiKeyDocument | null> {
-    const key = await this.keys.findOne({ _id: keyId, organizationId });
+    const key = await this.keys.findOne({ keyId, organizationId });
     if (!key) return null;
     if (key.status === 'revoked') return key;
     const revoked: ApiKeyDocument = { ...key, status: 'revoked', revokedAt: now };
-    await this.keys.replaceOne({ _id: keyId }, revoked);
+    await this.keys.replaceOne({ _id: key._id }, revoked);
     return revoked;
   }
 

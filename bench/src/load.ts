@@ -1,0 +1,54 @@
+export interface LoadResult {
+  label: string;
+  requests: number;
+  errors: number;
+  seconds: number;
+  throughput: number;
+  p50: number;
+  p99: number;
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
+}
+
+/**
+ * Closed-loop load: `concurrency` workers each send a request, wait for its answer and send the next, for
+ * `durationMs`, after a short warm-up whose requests are not counted. Latency in milliseconds.
+ */
+export async function runLoad(label: string, options: { concurrency: number; durationMs: number; warmupMs?: number }, send: (i: number) => Promise<boolean>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let counter = 0;
+  const warmupUntil = Date.now() + (options.warmupMs ?? 1_000);
+  const stopAt = warmupUntil + options.durationMs;
+  let measuredFrom = 0;
+  const worker = async () => {
+    while (Date.now() < stopAt) {
+      const started = performance.now();
+      const ok = await send(counter++).catch(() => false);
+      const elapsed = performance.now() - started;
+      if (Date.now() < warmupUntil) continue;
+      measuredFrom ||= Date.now();
+      if (ok) latencies.push(elapsed);
+      else errors++;
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  const seconds = (Date.now() - (measuredFrom || warmupUntil)) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { label, requests: latencies.length, errors, seconds, throughput: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+export function formatTable(rows: readonly LoadResult[], baseline?: (row: LoadResult) => LoadResult | undefined): string {
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs baseline (throughput, p50)'];
+  const lines = rows.map((r) => {
+    const base = baseline?.(r);
+    const ratio = base && base !== r ? `${(r.throughput / base.throughput).toFixed(2)}× , ${(r.p50 / base.p50).toFixed(1)}× (vs ${base.label})` : '';
+    return [r.label, r.throughput.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(r.errors), ratio];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
+  return [fmt(header), fmt(widths.map((w) => '-'.repeat(w))), ...lines.map(fmt)].join('\n');
+}
