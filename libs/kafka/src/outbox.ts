@@ -32,6 +32,11 @@ export interface OutboxRelayOptions<D extends Document & OutboxFields & { _id: s
   leaseKey: (id: string) => string;
   logger: Logger;
   sweepIntervalMs?: number;
+  /**
+   * The sweep leaves entries younger than this to the fast path (publishNow right after the write), so the
+   * two rarely publish the same event. A crash leaves entries that soon become old enough.
+   */
+  sweepGraceMs?: number;
   batchSize?: number;
   /** Fault injection for the crash test: called after the events are on Kafka, before they are marked sent. */
   afterPublishHook?: () => void;
@@ -47,10 +52,14 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
   private sweeping: Promise<void> | undefined;
   private stopped = true;
   private readonly sweepIntervalMs: number;
+  private readonly sweepGraceMs: number;
   private readonly batchSize: number;
+  /** Documents this relay is publishing right now; the fast path and the sweep never both take one. */
+  private readonly inFlight = new Set<string>();
 
   constructor(private readonly options: OutboxRelayOptions<D>) {
     this.sweepIntervalMs = options.sweepIntervalMs ?? 1_000;
+    this.sweepGraceMs = options.sweepGraceMs ?? 2_000;
     this.batchSize = options.batchSize ?? 100;
   }
 
@@ -72,18 +81,31 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     return this.publishAndMark(doc as D);
   }
 
-  /** Publishes everything pending; returns the number of events published. */
+  /** Publishes everything pending longer than the grace period; returns the number of events published. */
   async sweep(): Promise<number> {
     let published = 0;
     const pending = await this.options.collection
       .find({ outboxPending: true } as Filter<D>)
       .limit(this.batchSize)
       .toArray();
-    for (const doc of pending) published += await this.publishAndMark(doc as D);
+    const due = Date.now() - this.sweepGraceMs;
+    for (const doc of pending as D[]) {
+      if (doc.outbox.some((e) => e.createdAt.getTime() <= due)) published += await this.publishAndMark(doc);
+    }
     return published;
   }
 
   private async publishAndMark(doc: D): Promise<number> {
+    if (this.inFlight.has(doc._id)) return 0;
+    this.inFlight.add(doc._id);
+    try {
+      return await this.publishAndMarkEntries(doc);
+    } finally {
+      this.inFlight.delete(doc._id);
+    }
+  }
+
+  private async publishAndMarkEntries(doc: D): Promise<number> {
     const entries = doc.outbox;
     const messages: OutgoingMessage[] = entries.map((e) => ({ topic: e.topic, key: e.key, value: e.value, headers: { 'event-id': e.eventId } }));
     await this.options.producer.send(messages);

@@ -7,8 +7,24 @@ export interface TopicSpec {
   configs?: Record<string, string>;
 }
 
-/** Creates missing topics with their partition counts; existing topics are left as they are. */
-export async function ensureTopics(kafka: Kafka, specs: readonly TopicSpec[], replicationFactor = 1): Promise<void> {
+/**
+ * Creates missing topics with their partition counts; existing topics are left as they are. Retried: right
+ * after a broker starts, or while another process creates the same topics, the controller can briefly
+ * answer that it does not host the partition yet.
+ */
+export async function ensureTopics(kafka: Kafka, specs: readonly TopicSpec[], replicationFactor = 1, attempts = 8): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await createMissing(kafka, specs, replicationFactor);
+      return;
+    } catch (err) {
+      if (attempt >= attempts) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 100 * 2 ** attempt)));
+    }
+  }
+}
+
+async function createMissing(kafka: Kafka, specs: readonly TopicSpec[], replicationFactor: number): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {

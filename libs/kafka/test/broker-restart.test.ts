@@ -42,7 +42,9 @@ beforeAll(async () => {
     logger,
     partitionsConsumedConcurrently: 6,
     parse: (raw) => ({ ok: true, value: raw as { eventId: string } }),
-    handle,
+    handle: async (message) => {
+      await handle(message);
+    },
   });
 });
 

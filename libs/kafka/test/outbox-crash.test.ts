@@ -45,6 +45,7 @@ function restartedRelay(): OutboxRelay<Aggregate> {
     leases: new Leases(mongo.db),
     leaseKey: (id) => `aggregates:${id}`,
     logger,
+    sweepGraceMs: 0, // a restarted process: everything left behind is due at once
   });
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { inject } from 'vitest';
+import type {} from '@checkout/testing';
 
 export const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 

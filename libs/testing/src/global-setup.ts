@@ -1,17 +1,11 @@
 // vitest globalSetup for the integration and e2e projects: one pair of real engines per test run, shared by
 // all workers. Workers are forked after setup() returns, so they inherit the env vars set here; inject('engines')
 // gives the same values to code that prefers not to read process.env.
-// The augmentation below only takes when this file itself imports 'vitest' (otherwise TS2664).
-import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { startEngines, type Engines, type EnginesInfo } from '@checkout/engines';
+import { startEngines, type Engines } from '@checkout/engines';
 import { serveEngineControl } from './engine-control';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    engines: EnginesInfo;
-  }
-}
+import './provided-context';
 
 export async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   const brokers = process.env.KAFKA_BROKERS;
