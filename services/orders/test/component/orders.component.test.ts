@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import { request } from 'undici';
+import { inject } from 'vitest';
+import { createLogger } from '@checkout/logger';
+import { TOPICS, topicName } from '@checkout/contracts';
+import { eventually } from '@checkout/testing';
+import { buildApp, type OrdersApp } from '../../src/app';
+import { parseConfig } from '../../src/config';
+
+// The orders service alone, in-process on port 0, on the real engines: its internal API, its outbox event,
+// and the at-most-once and race rules that sessions rely on (D25, D27, D28).
+
+const suffix = randomBytes(4).toString('hex');
+const TOKEN = 'component-internal-token';
+const scope = { 'x-organization-id': `org_${suffix}`, 'x-mode': 'test' };
+let app: OrdersApp;
+let baseUrl: string;
+let consumer: Consumer;
+const cancelledEvents: string[] = [];
+
+async function call(method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown) {
+  const response = await request(`${baseUrl}${path}`, {
+    method,
+    headers: { 'x-internal-token': TOKEN, ...scope, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.statusCode, body: (await response.body.json()) as any };
+}
+
+async function newOrder(total = 1000): Promise<string> {
+  const { status, body } = await call('POST', '/internal/orders', { items: [{ name: 'Item', quantity: 1, unitPrice: total }] });
+  expect(status).toBe(201);
+  return body.order.id as string;
+}
+
+beforeAll(async () => {
+  const { kafkaBrokers, mongoUrl } = inject('engines');
+  const prefix = `orders-component-${suffix}`;
+  const config = parseConfig({ MONGODB_URL: mongoUrl, MONGODB_DATABASE: `orders_component_${suffix}`, KAFKA_BROKERS: kafkaBrokers.join(','), TOPIC_PREFIX: prefix, INTERNAL_TOKEN: TOKEN, PORT: '0', HTTP_HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+  app = buildApp(config, createLogger('orders', { level: 'silent' }));
+  baseUrl = (await app.start()).url;
+  consumer = new Kafka({ brokers: kafkaBrokers, logLevel: logLevel.NOTHING }).consumer({ groupId: `${prefix}.test` });
+  await consumer.connect();
+  await consumer.subscribe({ topic: topicName(prefix, TOPICS.orderEvents), fromBeginning: true });
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      const event = JSON.parse(message.value?.toString() ?? '{}') as { type: string; orderId: string };
+      if (event.type === 'order.cancelled') cancelledEvents.push(event.orderId);
+    },
+  });
+});
+
+afterAll(async () => {
+  await consumer?.disconnect();
+  await app?.stop();
+});
+
+describe('Internal orders API', () => {
+  it('When a call lacks the internal token, then 401 UNAUTHORIZED', async () => {
+    const response = await request(`${baseUrl}/internal/orders`, { headers: scope });
+    expect(response.statusCode).toBe(401);
+    expect(((await response.body.json()) as { code: string }).code).toBe('UNAUTHORIZED');
+  });
+
+  it('When an order is cancelled, then order.cancelled reaches orders.events once, keyed by the order (D25)', async () => {
+    const id = await newOrder();
+    expect((await call('POST', `/internal/orders/${id}/cancel`)).body.order.status).toBe('cancelled');
+    await call('POST', `/internal/orders/${id}/cancel`);
+    await eventually(() => cancelledEvents.includes(id), { deadlineMs: 20_000, description: 'the order.cancelled event' });
+    expect(cancelledEvents.filter((x) => x === id)).toHaveLength(1);
+  });
+
+  it('When the same payment id is applied twice, then it counts once; reaching the total completes the order with paidAt (D19, D27)', async () => {
+    const id = await newOrder(1000);
+    const partial = await call('POST', `/internal/orders/${id}/payments`, { paymentId: `pay_test_${suffix}a`, amount: 400, method: 'stablecoin' });
+    expect(partial.body).toMatchObject({ outcome: 'applied', order: { status: 'open', paymentStatus: 'partially_paid', amounts: { paid: 400 } } });
+    const again = await call('POST', `/internal/orders/${id}/payments`, { paymentId: `pay_test_${suffix}a`, amount: 400, method: 'stablecoin' });
+    expect(again.body).toMatchObject({ outcome: 'already_applied', order: { amounts: { paid: 400 } } });
+    const rest = await call('POST', `/internal/orders/${id}/payments`, { paymentId: `pay_test_${suffix}b`, amount: 700, method: 'stablecoin' });
+    expect(rest.body.order).toMatchObject({ status: 'completed', paymentStatus: 'overpaid', amounts: { paid: 1100 } });
+    expect(rest.body.order.paidAt).toMatch(/Z$/);
+    expect((await call('POST', `/internal/orders/${id}/cancel`)).body.code).toBe('ORDER_CANCEL_FAILED');
+    expect((await call('PATCH', `/internal/orders/${id}`, { metadata: { a: 'b' } })).body.code).toBe('ORDER_NOT_EDITABLE');
+  });
+
+  it('When a payment races a cancel 25 times, then each order ends either completed and paid or cancelled and unpaid', async () => {
+    for (let run = 0; run < 25; run++) {
+      const id = await newOrder(500);
+      const [pay, cancel] = await Promise.all([
+        call('POST', `/internal/orders/${id}/payments`, { paymentId: `pay_test_race${suffix}${run}`, amount: 500, method: 'card' }),
+        call('POST', `/internal/orders/${id}/cancel`),
+      ]);
+      const order = (await call('GET', `/internal/orders/${id}`)).body.order;
+      if (order.status === 'completed') {
+        expect(pay.status).toBe(200);
+        expect(cancel.body.code).toBe('ORDER_CANCEL_FAILED');
+        expect(order.amounts.paid).toBe(500);
+      } else {
+        expect(order).toMatchObject({ status: 'cancelled', paymentStatus: 'unpaid', amounts: { paid: 0 } });
+        expect(cancel.status).toBe(200);
+        expect(pay.body.code).toBe('SESSION_NOT_PAYABLE');
+      }
+    }
+  });
+
+  it('When 20 concurrent first orders use one new customer email, then all share one customer (D11)', async () => {
+    const email = `race-${suffix}@example.com`;
+    const responses = await Promise.all(Array.from({ length: 20 }, () => call('POST', '/internal/orders', { items: [{ name: 'X', quantity: 1, unitPrice: 1 }], customer: { email } })));
+    expect(new Set(responses.map((r) => r.body.order.customer.id)).size).toBe(1);
+  });
+});

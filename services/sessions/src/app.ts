@@ -1,0 +1,101 @@
+import type { Logger } from '@checkout/logger';
+import { createBaseApp, listen, type RunningServer } from '@checkout/http';
+import { Leases, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { OutboxRelay, createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, type EventProducer, type RunningConsumer } from '@checkout/kafka';
+import { TOPICS, topicName } from '@checkout/contracts';
+import type { Config } from './config';
+import { SessionsStore, sessionLeaseKey } from './store/sessions.store';
+import { SESSION_INDEXES } from './store/indexes';
+import type { SessionDocument } from './store/session-document';
+import { OrdersClient } from './clients/orders-client';
+import { SessionCommands } from './domain/sessions.use-cases';
+import { ExpirySweeper } from './domain/expiry-sweeper';
+import { startOrderEventsConsumer } from './messaging/order-events.consumer';
+import { mountRoutes } from './http/router';
+
+export interface SessionsApp {
+  start(): Promise<{ url: string }>;
+  stop(): Promise<void>;
+}
+
+export interface SessionsAppOptions {
+  /** Injectable clock (tests: near expiries without waiting 15 minutes). */
+  clock?: () => Date;
+}
+
+/** Wires the sessions service; nothing connects until start(). Parts run according to *_ENABLED (style.md §1). */
+export function buildApp(config: Config, logger: Logger, options: SessionsAppOptions = {}): SessionsApp {
+  const clock = options.clock ?? (() => new Date());
+  let mongo: MongoConnection | undefined;
+  let producer: EventProducer | undefined;
+  let relay: OutboxRelay<SessionDocument> | undefined;
+  let server: RunningServer | undefined;
+  let sweeper: ExpirySweeper | undefined;
+  let consumer: RunningConsumer | undefined;
+  let orders: OrdersClient | undefined;
+  let shuttingDown = false;
+
+  return {
+    async start() {
+      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'sessions' });
+      await ensureIndexes(mongo.db, SESSION_INDEXES);
+      const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'sessions', logger });
+      const sessionEventsTopic = topicName(config.TOPIC_PREFIX, TOPICS.sessionEvents);
+      await ensureTopics(kafka, [{ topic: sessionEventsTopic, numPartitions: config.SESSION_EVENTS_PARTITIONS }]);
+      producer = createEventProducer(kafka);
+      await producer.connect();
+
+      const leases = new Leases(mongo.db);
+      const store = new SessionsStore(mongo.db, leases);
+      orders = new OrdersClient({ baseUrl: config.ORDERS_URL, internalToken: config.INTERNAL_TOKEN });
+      relay = new OutboxRelay<SessionDocument>({ collection: store.collection, producer, leases, leaseKey: sessionLeaseKey, logger });
+      const commands = new SessionCommands({ store, orders, relay, sessionEventsTopic, checkoutBaseUrl: config.CHECKOUT_BASE_URL, clock, logger });
+      relay.start();
+
+      if (config.CONSUMERS_ENABLED) {
+        // orders creates its own topic; make sure it exists so subscribing never races orders' first start.
+        await ensureTopics(kafka, [{ topic: topicName(config.TOPIC_PREFIX, TOPICS.orderEvents), numPartitions: 6 }]);
+        consumer = await startOrderEventsConsumer({ kafka, db: mongo.db, topicPrefix: config.TOPIC_PREFIX, commands, logger });
+      }
+      if (config.SWEEPER_ENABLED) {
+        sweeper = new ExpirySweeper(() => commands.sweepDue(), config.EXPIRY_SWEEP_INTERVAL_MS, logger);
+        sweeper.start();
+      }
+      if (!config.HTTP_ENABLED) return { url: '' };
+
+      const db = mongo;
+      const { app, finish } = createBaseApp({
+        service: 'sessions',
+        logger,
+        isShuttingDown: () => shuttingDown,
+        readiness: [
+          { name: 'mongodb', check: () => db.ping() },
+          { name: 'kafka', check: kafkaReadinessCheck(kafka) },
+        ],
+      });
+      mountRoutes(app, {
+        internalToken: config.INTERNAL_TOKEN,
+        processorSecret: config.PROCESSOR_WEBHOOK_SECRET,
+        csrfSecret: config.CSRF_SECRET,
+        commands,
+        flowDeps: { store, orders, clock, logger },
+        clock,
+        secureCookies: config.CHECKOUT_BASE_URL.startsWith('https:'),
+      });
+      finish();
+      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
+      return { url: server.url };
+    },
+
+    async stop() {
+      shuttingDown = true;
+      await server?.close(config.SHUTDOWN_GRACE_MS);
+      await sweeper?.stop();
+      await consumer?.stop().catch(() => {});
+      await relay?.stop();
+      await producer?.disconnect().catch(() => {});
+      await orders?.close().catch(() => {});
+      await mongo?.close();
+    },
+  };
+}

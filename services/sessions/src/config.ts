@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { commonConfigShape, env, loadConfig } from '@checkout/config';
+
+export const ConfigSchema = z.object({
+  ...commonConfigShape,
+  PORT: env.port(4003).describe('HTTP port of the internal sessions API and the hosted checkout page'),
+  MONGODB_DATABASE: commonConfigShape.MONGODB_DATABASE.default('sessions'),
+  ORDERS_URL: env.url().describe('Internal base URL of the orders service, e.g. http://orders:4002'),
+  CHECKOUT_BASE_URL: env
+    .url()
+    .transform((u) => u.replace(/\/+$/, ''))
+    .describe('Public base URL of the hosted payment page; a session url is <CHECKOUT_BASE_URL>/<sessionId> (D22)'),
+  SESSION_EVENTS_PARTITIONS: env.positiveInt(12).describe('Partitions of the checkout.session.events topic when this service creates it'),
+  EXPIRY_SWEEP_INTERVAL_MS: env.positiveInt(1_000).describe('How often the expiry sweeper looks for due pending sessions (D21)'),
+  PROCESSOR_WEBHOOK_SECRET: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .describe('HMAC-SHA256 secret that signs live payment-processor notifications (x-processor-signature, D27)'),
+  CSRF_SECRET: z.string().min(16, 'must be at least 16 characters').describe('HMAC secret for the hosted page CSRF tokens'),
+  SWEEPER_ENABLED: env.boolean(true).describe('Run the expiry sweeper in this process'),
+  CONSUMERS_ENABLED: env.boolean(true).describe('Run the Kafka consumers (order events) in this process'),
+  HTTP_ENABLED: env.boolean(true).describe('Serve the internal API and the hosted page from this process'),
+});
+
+export type Config = Readonly<z.output<typeof ConfigSchema>>;
+
+export function parseConfig(environment: Record<string, string | undefined>): Config {
+  return loadConfig('sessions', ConfigSchema, environment);
+}

@@ -1,0 +1,96 @@
+import type { Logger } from '@checkout/logger';
+import { DomainError, isDomainError } from '@checkout/errors';
+import type { Scope } from '@checkout/mongo';
+import { newId, type CreateSessionRequest } from '@checkout/contracts';
+import type { OrdersClient } from '../clients/orders-client';
+import type { SessionsStore } from '../store/sessions.store';
+import type { SessionDocument } from '../store/session-document';
+import type { CheckoutSettings } from './checkout-settings';
+import { expectedTotal, expiresAtFor, resolveCallbackUrl, substitutePlaceholders } from './session';
+import type { SessionWithOrder } from './sessions.use-cases';
+
+export interface CreateSessionDeps {
+  store: SessionsStore;
+  orders: OrdersClient;
+  clock: () => Date;
+  logger: Logger;
+}
+
+/**
+ * Flow 2, creating a checkout session (style.md §12).
+ *
+ * 1. Pick the session id first: it is the Idempotency-Key of the order create, so a retried call to orders
+ *    (a timeout, a 503) gets the same order back instead of making a second one.
+ * 2. Refuse a total below 1 (D24) before anything exists, so a refused request leaves no order (and does not
+ *    use up its externalId).
+ * 3. Create the order. Orders decides references and uniqueness; its errors keep their codes, except its
+ *    generic ORDER_CREATE_FAILED, which is this endpoint's SESSION_CREATION_FAILED.
+ *    (Backstop for step 2: should orders price the order below 1 after all, cancel it and refuse.)
+ * 4. Insert the session, with its URLs' placeholders substituted and the checkout settings snapshotted.
+ *    Undo: if the insert fails, cancel the order just created, so no live orphan is left behind.
+ */
+export async function createSession(deps: CreateSessionDeps, scope: Scope, input: CreateSessionRequest, settings: CheckoutSettings): Promise<SessionWithOrder> {
+  const sessionId = newId('cs', scope.mode);
+
+  const total = expectedTotal(input);
+  if (total !== null && total < 1) throw totalTooLow();
+
+  const { expiresInMinutes, successUrl, callbackUrl, requireFromCustomer, ...orderInput } = input;
+  let order;
+  try {
+    ({ order } = await deps.orders.create(scope, orderInput, sessionId));
+  } catch (err) {
+    throw asSessionError(err);
+  }
+
+  if (order.amounts.total < 1) {
+    await deps.orders.cancel(scope, order.id).catch((err: unknown) => deps.logger.error({ err, orderId: order.id }, 'could not cancel the order of a refused session'));
+    throw totalTooLow();
+  }
+
+  const now = deps.clock();
+  const ids = { sessionId, orderId: order.id };
+  const doc: Omit<SessionDocument, 'organizationId' | 'mode'> = {
+    _id: sessionId,
+    orderId: order.id,
+    status: 'pending',
+    successUrl: successUrl === undefined ? null : substitutePlaceholders(successUrl, ids),
+    callbackUrl: resolveCallbackUrl(callbackUrl, settings.defaultCallbackUrl, ids),
+    expiresAt: expiresAtFor(now, expiresInMinutes),
+    failedAttempts: 0,
+    requireFromCustomer,
+    sessionDataJson: '{}',
+    organizationName: settings.organizationName,
+    enabledPaymentMethods: settings.enabledPaymentMethods,
+    collected: {},
+    outbox: [],
+    outboxPending: false,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    const stored = await deps.store.insertSession(scope, doc);
+    return { doc: stored, order };
+  } catch (err) {
+    await deps.orders.cancel(scope, order.id).catch((cancelErr: unknown) => {
+      // Still open and unpaid; nobody knows its id, so it can never be paid. Logged for an operator.
+      deps.logger.error({ err: cancelErr, orderId: order.id }, 'compensation failed: order of an unsaved session is still open');
+    });
+    throw err;
+  }
+}
+
+function totalTooLow(): DomainError {
+  return new DomainError('SESSION_CREATION_FAILED', 'A checkout session needs an order total of at least 1.', {
+    details: [{ path: 'items', message: 'the order total must be at least 1 (D24)' }],
+  });
+}
+
+/** Orders' codes as this endpoint's codes (spec, checkout session errors). */
+function asSessionError(err: unknown): unknown {
+  if (!isDomainError(err)) return err;
+  if (err.code === 'ORDER_CREATE_FAILED') {
+    return new DomainError('SESSION_CREATION_FAILED', err.message, err.details ? { details: err.details } : {});
+  }
+  return err;
+}

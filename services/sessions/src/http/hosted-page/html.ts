@@ -1,0 +1,23 @@
+// A tiny templating kit for the hosted page: escape everything that is not our own markup.
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"'`]/g, (c) => ESCAPES[c] ?? c);
+}
+
+/** Formats minor units as US dollars with integer arithmetic ($1,234.05; −$0.50). */
+export function formatUsd(cents: number): string {
+  const sign = cents < 0 ? '−' : '';
+  const abs = Math.abs(Math.trunc(cents));
+  const dollars = Math.floor(abs / 100).toLocaleString('en-US');
+  return `${sign}$${dollars}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+/** Parses "12", "12.3", "12.34", "$1,234.50" into cents; null when it is not an amount. */
+export function parseUsdToCents(input: string): number | null {
+  const cleaned = input.trim().replace(/^\$/, '').replace(/,/g, '');
+  const match = /^(\d{1,12})(?:\.(\d{1,2}))?$/.exec(cleaned);
+  if (!match) return null;
+  return Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0'));
+}

@@ -1,0 +1,38 @@
+import Router from '@koa/router';
+import { DomainError } from '@checkout/errors';
+import { parseOrThrow, requireScope, type RequestScope } from '@checkout/http';
+import { PayRequest } from '@checkout/contracts';
+import type { SessionCommands } from '../domain/sessions.use-cases';
+import { sessionIdParam } from './session-id';
+
+/** D29: test-mode helpers; with a live key they do not exist (the gateway answers 404 too). */
+function testScope(state: { scope?: RequestScope }): RequestScope {
+  const scope = requireScope(state);
+  if (scope.mode !== 'test') throw new DomainError('NOT_FOUND', 'No such route.');
+  return scope;
+}
+
+export function testHelpersRoutes(commands: SessionCommands): Router {
+  const router = new Router({ prefix: '/internal/test-helpers/sessions' });
+
+  router.post('/:sessionId/pay', async (ctx) => {
+    const scope = testScope(ctx.state);
+    const id = sessionIdParam(ctx.params.sessionId);
+    const body = parseOrThrow(PayRequest, ctx.request.jsonBody ?? {}, 'INVALID_REQUEST');
+    const { view } = await commands.pay(scope, id, {
+      source: 'simulator',
+      method: body.method,
+      outcome: body.outcome,
+      ...(body.amount !== undefined && { amount: body.amount }),
+    });
+    ctx.body = { session: commands.present(view) };
+  });
+
+  router.post('/:sessionId/expire', async (ctx) => {
+    const scope = testScope(ctx.state);
+    const id = sessionIdParam(ctx.params.sessionId);
+    ctx.body = { session: commands.present(await commands.expireNow(scope, id)) };
+  });
+
+  return router;
+}

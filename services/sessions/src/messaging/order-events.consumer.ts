@@ -1,0 +1,45 @@
+import type { Db } from 'mongodb';
+import type { Kafka } from 'kafkajs';
+import { z } from 'zod';
+import type { Logger } from '@checkout/logger';
+import { idempotentOnEventId, runConsumer, type ParseResult, type RunningConsumer } from '@checkout/kafka';
+import { CONSUMER_GROUPS, ModeSchema, OrderId, TOPICS, topicName } from '@checkout/contracts';
+import type { SessionCommands } from '../domain/sessions.use-cases';
+
+/** Orders' fact on TOPICS.orderEvents (key orderId). Other types are acknowledged and ignored. */
+const OrderEventMessage = z.object({
+  type: z.string(),
+  orderId: OrderId,
+  organizationId: z.string().min(1),
+  mode: ModeSchema,
+  occurredAt: z.string(),
+});
+type OrderEventMessage = z.infer<typeof OrderEventMessage> & { eventId: string };
+
+/**
+ * D25 / flow 5: a cancelled order makes its pending session `cancelled` (no webhook). At least once: the
+ * handler is idempotent on the Kafka `event-id` header, and cancelling an already settled session is a no-op.
+ */
+export async function startOrderEventsConsumer(deps: { kafka: Kafka; db: Db; topicPrefix: string; commands: SessionCommands; logger: Logger }): Promise<RunningConsumer> {
+  const groupId = topicName(deps.topicPrefix, CONSUMER_GROUPS.sessionsOrderEvents);
+  const handle = idempotentOnEventId<OrderEventMessage>(deps.db, 'sessions_order_events', (m) => m.eventId, async (message) => {
+    if (message.type !== 'order.cancelled') return;
+    await deps.commands.onOrderCancelled({ organizationId: message.organizationId, mode: message.mode }, message.orderId);
+  });
+  return runConsumer<z.infer<typeof OrderEventMessage>>({
+    kafka: deps.kafka,
+    groupId,
+    topics: [topicName(deps.topicPrefix, TOPICS.orderEvents)],
+    logger: deps.logger,
+    parse: (raw): ParseResult<z.infer<typeof OrderEventMessage>> => {
+      const parsed = OrderEventMessage.safeParse(raw);
+      return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: parsed.error.message };
+    },
+    handle: async (message, context) => {
+      const header = context.headers?.['event-id'];
+      const eventId = header === undefined ? undefined : Array.isArray(header) ? String(header[0]) : String(header);
+      // Without an event id there is nothing to dedupe on; the handler itself is idempotent.
+      await handle({ ...message, eventId: eventId ?? `${message.type}:${message.orderId}` });
+    },
+  });
+}

@@ -1,0 +1,15 @@
+import type { IndexDefinition } from '@checkout/mongo';
+
+export const COLLECTIONS = {
+  sessions: 'sessions',
+  payments: 'payments',
+} as const;
+
+export const SESSION_INDEXES: readonly IndexDefinition[] = [
+  // Flow 4: the expiry sweeper's query, pending sessions whose expiresAt has passed (across tenants).
+  { collection: COLLECTIONS.sessions, name: 'status_expiresAt', key: { status: 1, expiresAt: 1 }, servedBy: 'sessions.store findDuePendingAcrossTenants' },
+  { collection: COLLECTIONS.sessions, name: 'outboxPending', key: { outboxPending: 1 }, servedBy: 'OutboxRelay sweep' },
+  // D25: an order.cancelled event names the order; the session is found by it.
+  { collection: COLLECTIONS.sessions, name: 'org_mode_orderId', key: { organizationId: 1, mode: 1, orderId: 1 }, servedBy: 'sessions.store findByOrderId' },
+  { collection: COLLECTIONS.payments, name: 'org_mode_sessionId', key: { organizationId: 1, mode: 1, sessionId: 1 }, servedBy: 'payments.store listForSession' },
+];

@@ -1,0 +1,84 @@
+import type { Collection, Db } from 'mongodb';
+import { Leases, isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
+import { COLLECTIONS } from './indexes';
+import type { PaymentDocument, SessionDocument } from './session-document';
+
+export const sessionLeaseKey = (id: string): string => `sessions:${id}`;
+
+/** The only code that touches the sessions and payments collections. */
+export class SessionsStore {
+  readonly collection: Collection<SessionDocument>;
+  private readonly payments: Collection<PaymentDocument>;
+
+  constructor(
+    db: Db,
+    readonly leases: Leases,
+  ) {
+    this.collection = db.collection<SessionDocument>(COLLECTIONS.sessions);
+    this.payments = db.collection<PaymentDocument>(COLLECTIONS.payments);
+  }
+
+  async insertSession(scope: Scope, doc: Omit<SessionDocument, 'organizationId' | 'mode'>): Promise<SessionDocument> {
+    await scoped(this.collection, scope).insertOne(doc);
+    return { ...doc, organizationId: scope.organizationId, mode: scope.mode } as SessionDocument;
+  }
+
+  getSession(scope: Scope, id: string): Promise<SessionDocument | null> {
+    return scoped(this.collection, scope).findOne({ _id: id });
+  }
+
+  findByOrderId(scope: Scope, orderId: string): Promise<SessionDocument | null> {
+    return scoped(this.collection, scope).findOne({ orderId });
+  }
+
+  /**
+   * NOT tenant-scoped: for callers that hold no tenant context and are identified by the session id alone,
+   * i.e. the public hosted page (the unguessable id is the capability) and signed processor notifications.
+   * The scope of everything that follows is taken from the document found here.
+   */
+  findByIdAcrossTenants(id: string): Promise<SessionDocument | null> {
+    return this.collection.findOne({ _id: id });
+  }
+
+  /** NOT tenant-scoped: the expiry sweeper's query (flow 4), served by the status_expiresAt index. */
+  findDuePendingAcrossTenants(now: Date, limit: number): Promise<SessionDocument[]> {
+    return this.collection
+      .find({ status: 'pending', expiresAt: { $lte: now } })
+      .sort({ expiresAt: 1 })
+      .limit(limit)
+      .toArray();
+  }
+
+  /**
+   * Runs `fn` holding the session's lease; everything that reads and then writes a session goes through here
+   * (FerretDB has no atomic conditional update, docs/engineering.md).
+   */
+  withSessionLease<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    return this.leases.withLease(sessionLeaseKey(id), fn);
+  }
+
+  /** Replaces a session whose lease the caller holds. */
+  async replaceSession(scope: Scope, doc: SessionDocument): Promise<void> {
+    await scoped(this.collection, scope).replaceOne(doc._id, doc);
+  }
+
+  /** Records a payment attempt; false when this payment id was recorded before (D27: at most once). */
+  async insertPayment(scope: Scope, doc: Omit<PaymentDocument, 'organizationId' | 'mode'>): Promise<boolean> {
+    try {
+      await scoped(this.payments, scope).insertOne(doc);
+      return true;
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return false;
+      throw err;
+    }
+  }
+
+  getPayment(scope: Scope, id: string): Promise<PaymentDocument | null> {
+    return scoped(this.payments, scope).findOne({ _id: id });
+  }
+
+  /** Updates a payment record of a session whose lease the caller holds. */
+  async setPaymentStatus(scope: Scope, payment: PaymentDocument, status: PaymentDocument['status'], now: Date): Promise<void> {
+    await scoped(this.payments, scope).replaceOne(payment._id, { ...payment, status, updatedAt: now });
+  }
+}

@@ -1,0 +1,201 @@
+// Starts the real orders app and the sessions app in-process on port 0 against the real engines (from the
+// integration project's global setup), with a database and topic prefix of their own per test file.
+import { randomBytes } from 'node:crypto';
+import { request } from 'undici';
+import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import { createLogger } from '@checkout/logger';
+import { buildApp as buildOrdersApp } from '@checkout/orders';
+import { parseConfig as parseOrdersConfig } from '../../../orders/src/config';
+import { TOPICS, topicName, type PaymentMethod } from '@checkout/contracts';
+import { buildApp, type SessionsApp } from '../../src/app';
+import { parseConfig } from '../../src/config';
+import { encodeCheckoutSettings, type CheckoutSettings } from '../../src/domain/checkout-settings';
+
+export const INTERNAL_TOKEN = 'internal-token-for-tests-0123456789';
+export const PROCESSOR_SECRET = 'processor-secret-for-tests-0123';
+export const CSRF_SECRET = 'csrf-secret-for-tests-0123456789';
+
+export interface Tenant {
+  organizationId: string;
+  mode: 'test' | 'live';
+  settings?: CheckoutSettings;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** A clock that tests can move forward; shared by every sessions replica of a stack. */
+export class TestClock {
+  offsetMs = 0;
+  now = (): Date => new Date(Date.now() + this.offsetMs);
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
+
+export function uniqueName(label: string): string {
+  return `${label}_${randomBytes(5).toString('hex')}`;
+}
+
+export function newTenant(overrides: Partial<Tenant> = {}): Tenant {
+  return {
+    organizationId: uniqueName('org'),
+    mode: 'test',
+    settings: { organizationName: 'Acme Coffee', defaultCallbackUrl: null, enabledPaymentMethods: ['card', 'stablecoin', 'stored_value'] },
+    ...overrides,
+  };
+}
+
+export interface Stack {
+  ordersUrl: string;
+  sessionsUrl: string;
+  clock: TestClock;
+  topicPrefix: string;
+  sessionEventsTopic: string;
+  kafkaBrokers: string[];
+  /** Call the sessions internal API as the gateway would. */
+  api<T = any>(method: 'GET' | 'POST' | 'PATCH', path: string, tenant: Tenant | null, body?: unknown, extraHeaders?: Record<string, string>): Promise<ApiResponse<T>>;
+  /** Call the orders internal API directly. */
+  orders<T = any>(method: 'GET' | 'POST' | 'PATCH', path: string, tenant: Tenant, body?: unknown): Promise<ApiResponse<T>>;
+  /** Starts another sessions replica (same database and topics), e.g. a second sweeper. */
+  startReplica(env?: Record<string, string>): Promise<SessionsApp>;
+  stop(): Promise<void>;
+}
+
+export async function startStack(label: string, sessionsEnv: Record<string, string> = {}): Promise<Stack> {
+  const mongoUrl = process.env.MONGODB_URL;
+  const brokers = process.env.KAFKA_BROKERS;
+  if (!mongoUrl || !brokers) throw new Error('MONGODB_URL and KAFKA_BROKERS must be set (integration global setup)');
+  const id = uniqueName(label);
+  const topicPrefix = `t_${id}`;
+  const logger = createLogger('test', { level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const clock = new TestClock();
+
+  const common = { MONGODB_URL: mongoUrl, KAFKA_BROKERS: brokers, INTERNAL_TOKEN, TOPIC_PREFIX: topicPrefix, HTTP_HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', SHUTDOWN_GRACE_MS: '1000' };
+  const ordersConfig = parseOrdersConfig({ ...common, MONGODB_DATABASE: `orders_${id}` });
+  // orders' start creates its topic; on a fresh broker with several test files starting at once that can hit a
+  // retriable metadata error, so its start is retried here (the sessions app retries its own topic creation).
+  const { ordersApp, ordersUrl } = await retrying(async () => {
+    const app = buildOrdersApp(ordersConfig, logger);
+    try {
+      return { ordersApp: app, ordersUrl: (await app.start()).url };
+    } catch (err) {
+      await app.stop().catch(() => {});
+      throw err;
+    }
+  });
+
+  const sessionsEnvFull = {
+    ...common,
+    MONGODB_DATABASE: `sessions_${id}`,
+    ORDERS_URL: ordersUrl,
+    CHECKOUT_BASE_URL: 'http://127.0.0.1:8080/checkout',
+    PROCESSOR_WEBHOOK_SECRET: PROCESSOR_SECRET,
+    CSRF_SECRET,
+    EXPIRY_SWEEP_INTERVAL_MS: '250',
+    SESSION_EVENTS_PARTITIONS: '3',
+    ...sessionsEnv,
+  };
+  const apps: SessionsApp[] = [];
+  const sessionsApp = buildApp(parseConfig(sessionsEnvFull), logger, { clock: clock.now });
+  apps.push(sessionsApp);
+  const { url: sessionsUrl } = await sessionsApp.start();
+
+  const call = async (base: string, method: string, path: string, tenant: Tenant | null, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<ApiResponse> => {
+    const headers: Record<string, string> = { 'x-request-id': `req_${randomBytes(6).toString('hex')}`, ...extraHeaders };
+    if (tenant) {
+      headers['x-internal-token'] = INTERNAL_TOKEN;
+      headers['x-organization-id'] = tenant.organizationId;
+      headers['x-mode'] = tenant.mode;
+      if (tenant.settings) headers['x-checkout-settings'] = encodeCheckoutSettings(tenant.settings);
+    }
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await request(`${base}${path}`, { method: method as 'GET', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.body.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // HTML or text
+    }
+    return { status: res.statusCode, body: parsed, headers: res.headers };
+  };
+
+  return {
+    ordersUrl,
+    sessionsUrl,
+    clock,
+    topicPrefix,
+    sessionEventsTopic: topicName(topicPrefix, TOPICS.sessionEvents),
+    kafkaBrokers: brokers.split(','),
+    api: (method, path, tenant, body, extra) => call(sessionsUrl, method, path, tenant, body, extra),
+    orders: (method, path, tenant, body) => call(ordersUrl, method, path, tenant, body),
+    async startReplica(env = {}) {
+      const replica = buildApp(parseConfig({ ...sessionsEnvFull, ...env }), logger, { clock: clock.now });
+      apps.push(replica);
+      await replica.start();
+      return replica;
+    },
+    async stop() {
+      for (const app of apps.reverse()) await app.stop().catch(() => {});
+      await ordersApp.stop().catch(() => {});
+    },
+  };
+}
+
+async function retrying<T>(fn: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= attempts) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 300 * attempt));
+    }
+  }
+}
+
+export function sessionRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    items: [
+      { name: 'Flat white', quantity: 2, unitPrice: 450 },
+      { name: 'Croissant', quantity: 1, unitPrice: 325 },
+    ],
+    taxes: [{ name: 'Sales tax', type: 'additive', amount: 98 }],
+    discounts: [{ name: 'Loyalty', type: 'fixed', amount: 100 }],
+    successUrl: 'https://merchant.example/thanks?session={SESSION_ID}&order={ORDER_ID}',
+    ...overrides,
+  };
+}
+
+/** Collects every message of the sessions events topic from the beginning. */
+export async function collectSessionEvents(stack: Stack): Promise<{ messages: { key: string; eventId: string; value: any }[]; stop(): Promise<void> }> {
+  const kafka = new Kafka({ clientId: uniqueName('probe'), brokers: stack.kafkaBrokers, logLevel: logLevel.NOTHING });
+  const consumer: Consumer = kafka.consumer({ groupId: uniqueName(`${stack.topicPrefix}.probe`), sessionTimeout: 10_000, heartbeatInterval: 500 });
+  const messages: { key: string; eventId: string; value: any }[] = [];
+  await consumer.connect();
+  await consumer.subscribe({ topic: stack.sessionEventsTopic, fromBeginning: true });
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      messages.push({ key: message.key?.toString() ?? '', eventId: message.headers?.['event-id']?.toString() ?? '', value: JSON.parse(message.value?.toString() ?? 'null') });
+    },
+  });
+  return { messages, stop: () => consumer.disconnect() };
+}
+
+export type { PaymentMethod };
+
+/** Messages on the sessions events topic right now (sum of high-water marks): no waiting, no consumer. */
+export async function sessionEventsOnTopic(stack: Stack): Promise<number> {
+  const kafka = new Kafka({ clientId: uniqueName('admin'), brokers: stack.kafkaBrokers, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(stack.sessionEventsTopic);
+    return offsets.reduce((sum, p) => sum + Number(p.high), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}

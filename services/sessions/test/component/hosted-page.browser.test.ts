@@ -1,0 +1,169 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { eventually } from '../../../../libs/testing/src/eventually';
+import { newTenant, sessionRequest, startStack, type Stack, type Tenant } from './harness';
+
+// Hosted page through a real browser (Chromium via playwright-core; scripts/ensure-chromium.sh installs it).
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = 'test-results/screenshots';
+
+let stack: Stack;
+let browser: Browser;
+let merchant: Server;
+let merchantUrl: string;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  stack = await startStack('page');
+  merchant = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(`<!doctype html><title>Thanks</title><h1>Thanks from the merchant</h1><p id="path">${req.url}</p>`);
+  });
+  await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));
+  merchantUrl = `http://127.0.0.1:${(merchant.address() as AddressInfo).port}`;
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+});
+afterAll(async () => {
+  await browser?.close();
+  merchant?.close();
+  await stack?.stop();
+});
+
+async function createSession(tenant: Tenant, overrides: Record<string, unknown> = {}) {
+  const res = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ successUrl: `${merchantUrl}/thanks/{SESSION_ID}`, ...overrides }));
+  expect(res.status).toBe(201);
+  return res.body.session;
+}
+
+async function open(sessionId: string, viewport = { width: 390, height: 844 }): Promise<Page> {
+  const page = await browser.newPage({ viewport });
+  const res = await page.goto(`${stack.sessionsUrl}/checkout/${sessionId}`);
+  expect(res?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+  expect(res?.headers()['cache-control']).toBe('no-store');
+  return page;
+}
+
+describe('GET /checkout/:id (D26, D41)', () => {
+  it('When paying with 4242…, then the customer lands on successUrl and the session is completed', async () => {
+    const tenant = newTenant();
+    const session = await createSession(tenant);
+    const page = await open(session.id);
+    await expect(page.getByRole('heading', { name: 'Acme Coffee' }).isVisible()).resolves.toBe(true);
+    expect(await page.getByTestId('total').textContent()).toBe('$12.23');
+    expect(await page.getByText('Flat white').isVisible()).toBe(true);
+    expect(await page.getByText('Loyalty').isVisible()).toBe(true);
+    await page.screenshot({ path: `${SHOTS}/pending.png`, fullPage: true });
+    await page.getByLabel('Card number').fill('4242 4242 4242 4242');
+    await page.getByRole('button', { name: /Pay \$12\.23/ }).click();
+    await page.waitForURL(`${merchantUrl}/thanks/${session.id}`);
+    expect(await page.locator('h1').textContent()).toBe('Thanks from the merchant');
+    const read = await stack.api('GET', `/internal/sessions/${session.id}`, tenant);
+    expect(read.body.session.status).toBe('completed');
+    // Back on the page: the completed state, no form.
+    await page.goto(`${stack.sessionsUrl}/checkout/${session.id}`);
+    expect(await page.getByTestId('status').getAttribute('data-status')).toBe('completed');
+    expect(await page.getByLabel('Card number').count()).toBe(0);
+    await page.screenshot({ path: `${SHOTS}/completed.png`, fullPage: true });
+    await page.close();
+  });
+
+  it('When the card is declined or not a test card, then a clear message; failedAttempts counts declines', async () => {
+    const tenant = newTenant();
+    const session = await createSession(tenant);
+    const page = await open(session.id);
+    await page.getByLabel('Card number').fill('4000 0000 0000 0002');
+    await page.getByRole('button', { name: /Pay/ }).click();
+    await page.waitForURL(/m=declined/);
+    expect(await page.getByRole('alert').textContent()).toContain('declined');
+    expect(await page.getByTestId('failed-attempts').textContent()).toContain('1 declined');
+    await page.screenshot({ path: `${SHOTS}/declined.png`, fullPage: true });
+    await page.getByLabel('Card number').fill('5555 5555 5555 4444');
+    await page.getByRole('button', { name: /Pay/ }).click();
+    await page.waitForURL(/m=not_test_card/);
+    expect(await page.getByRole('alert').textContent()).toContain('not a test card');
+    const read = await stack.api('GET', `/internal/sessions/${session.id}`, tenant);
+    expect(read.body.session).toMatchObject({ status: 'pending', failedAttempts: 1 });
+    await page.close();
+  });
+
+  it('When requireFromCustomer asks for phone and address, then they are required and stored before payment', async () => {
+    const tenant = newTenant();
+    const session = await createSession(tenant, { requireFromCustomer: { phone: true, shippingAddress: true }, customer: { email: 'ann@example.com' } });
+    const page = await open(session.id);
+    await page.getByLabel('Card number').fill('4242424242424242');
+    await page.getByRole('button', { name: /Pay/ }).click();
+    await page.waitForURL(/m=required/);
+    expect(await page.getByRole('alert').textContent()).toContain('required');
+    await page.getByLabel('Phone number').fill('+1 415 555 0123');
+    await page.getByLabel('Address line 1').fill('1 Market St');
+    await page.getByLabel('City').fill('San Francisco');
+    await page.getByLabel('Country code').fill('US');
+    await page.screenshot({ path: `${SHOTS}/required-inputs.png`, fullPage: true });
+    await page.getByLabel('Card number').fill('4242424242424242');
+    await page.getByRole('button', { name: /Pay/ }).click();
+    await page.waitForURL(`${merchantUrl}/thanks/${session.id}`);
+    const read = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+    expect(read.order.shippingAddress).toMatchObject({ line1: '1 Market St', city: 'San Francisco', country: 'US' });
+    expect(read.order.customer.phone).toBe('+1 415 555 0123');
+    await page.close();
+  });
+
+  it('When a stablecoin pays part, then paid and remaining are shown and the page updates when the rest arrives elsewhere', async () => {
+    const tenant = newTenant();
+    const session = await createSession(tenant);
+    const page = await open(session.id);
+    await page.getByLabel('Stablecoin').check();
+    await page.getByLabel('Amount to pay (USD)').fill('5.00');
+    await page.getByRole('button', { name: /Pay/ }).click();
+    await page.waitForURL(/m=paid_partial/);
+    expect(await page.getByTestId('paid').textContent()).toBe('$5.00');
+    expect(await page.getByTestId('remaining').textContent()).toBe('$7.23');
+    await page.screenshot({ path: `${SHOTS}/partial.png`, fullPage: true });
+    // The rest is paid through the API; the page's poller notices and reloads by itself.
+    await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { method: 'stablecoin' });
+    await eventually(async () => (await page.getByTestId('status').getAttribute('data-status').catch(() => null)) === 'completed', { deadlineMs: 10_000, description: 'page to show completed' });
+    await page.close();
+  });
+
+  it('When expired, cancelled or unknown, then each is shown clearly without a payment form', async () => {
+    const tenant = newTenant();
+    const expired = await createSession(tenant);
+    await stack.api('POST', `/internal/test-helpers/sessions/${expired.id}/expire`, tenant);
+    const p1 = await open(expired.id);
+    expect(await p1.getByTestId('status').getAttribute('data-status')).toBe('expired');
+    expect(await p1.getByRole('button', { name: /Pay/ }).count()).toBe(0);
+    await p1.screenshot({ path: `${SHOTS}/expired.png`, fullPage: true });
+    await p1.close();
+
+    const cancelled = await createSession(tenant);
+    await stack.orders('POST', `/internal/orders/${cancelled.order.id}/cancel`, tenant);
+    const p2 = await open(cancelled.id);
+    expect(await p2.getByTestId('status').getAttribute('data-status')).toBe('cancelled');
+    await p2.screenshot({ path: `${SHOTS}/cancelled.png`, fullPage: true });
+    await p2.close();
+
+    const p3 = await browser.newPage();
+    const res = await p3.goto(`${stack.sessionsUrl}/checkout/cs_test_doesnotexist000000000000`);
+    expect(res?.status()).toBe(404);
+    expect(await p3.getByRole('heading', { name: 'Checkout not found' }).isVisible()).toBe(true);
+    await p3.screenshot({ path: `${SHOTS}/not-found.png`, fullPage: true });
+    await p3.close();
+  });
+
+  it('When a POST carries no valid CSRF token, then 403 and nothing is paid', async () => {
+    const tenant = newTenant();
+    const session = await createSession(tenant);
+    const res = await fetch(`${stack.sessionsUrl}/checkout/${session.id}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'method=card&cardNumber=4242424242424242&csrf=forged',
+      redirect: 'manual',
+    });
+    expect(res.status).toBe(403);
+    const read = await stack.api('GET', `/internal/sessions/${session.id}`, tenant);
+    expect(read.body.session.status).toBe('pending');
+  });
+});

@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../../../libs/testing/src/eventually';
+import { SessionEventV1 } from '@checkout/contracts';
+import { signProcessorPayload } from '../../src/domain/processor-signature';
+import { PROCESSOR_SECRET, collectSessionEvents, newTenant, sessionEventsOnTopic, sessionRequest, startStack, uniqueName, type Stack, type Tenant } from './harness';
+
+let stack: Stack;
+let events: Awaited<ReturnType<typeof collectSessionEvents>>;
+beforeAll(async () => {
+  stack = await startStack('pay');
+  events = await collectSessionEvents(stack);
+});
+afterAll(async () => {
+  await events?.stop();
+  await stack?.stop();
+});
+
+async function createSession(tenant: Tenant, overrides: Record<string, unknown> = {}) {
+  const res = await stack.api('POST', '/internal/sessions', tenant, sessionRequest(overrides));
+  expect(res.status).toBe(201);
+  return res.body.session;
+}
+
+// Distinct events of one session. The outbox relay publishes at least once (a publishNow and a replica's sweep
+// may both send one outbox entry), so the topic can hold a duplicate message of one event; consumers dedupe on
+// the event id, and "fired once" means one event id.
+const eventsOf = (sessionId: string) => [...new Map(events.messages.filter((m) => m.key === sessionId).map((m) => [m.eventId, m])).values()];
+
+describe('POST /internal/test-helpers/sessions/:id/pay', () => {
+  it('When paid in full, then order completed and checkout.session.completed is on Kafka before the response (flow 3, D28)', async () => {
+    const tenant = newTenant();
+    const session = await createSession(tenant, { externalId: uniqueName('ext'), callbackUrl: 'https://hooks.example/{SESSION_ID}' });
+    const before = await sessionEventsOnTopic(stack);
+    const paid = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {});
+    // Measured the moment the response is in: no waiting.
+    expect(await sessionEventsOnTopic(stack)).toBeGreaterThan(before);
+    expect(paid.status).toBe(200);
+    expect(paid.body.session).toMatchObject({ status: 'completed', active: false, order: { status: 'completed', paymentStatus: 'paid', amounts: { paid: 1223 } } });
+    expect(paid.body.session.order.paidAt).toBeDefined();
+
+    const [message] = await eventually(() => (eventsOf(session.id).length === 1 ? eventsOf(session.id) : undefined), { description: 'completed event' });
+    const envelope = SessionEventV1.parse(message!.value);
+    expect(envelope.type).toBe('checkout.session.completed');
+    expect(message!.eventId).toBe(envelope.eventId);
+    expect(envelope.callbackUrl).toBe(`https://hooks.example/${session.id}`);
+    expect(Object.keys(envelope.body).sort()).toEqual(['createdAt', 'event', 'id', 'session']);
+    // The webhook's session is what GET returns (spec: "Identical to the session embedded in the completed event").
+    const read = await stack.api('GET', `/internal/sessions/${session.id}`, tenant);
+    expect(envelope.body.session).toEqual(read.body.session);
+
+    const again = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {});
+    expect(again.status).toBe(400);
+    expect(again.body.code).toBe('SESSION_NOT_PAYABLE');
+  });
+
+  it('When declined, then failedAttempts + 1, still pending, no event (D27)', async () => {
+    const tenant = newTenant();
+    const session = await createSession(tenant);
+    const res = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { outcome: 'declined' });
+    expect(res.status).toBe(200);
+    expect(res.body.session).toMatchObject({ status: 'pending', failedAttempts: 1, order: { paymentStatus: 'unpaid' } });
+    const twice = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { outcome: 'declined', method: 'card' });
+    expect(twice.body.session.failedAttempts).toBe(2);
+    expect(eventsOf(session.id)).toHaveLength(0);
+  });
+
+  it('When a stablecoin pays part, then partially_paid, pending and no event; the rest completes it, overpaid allowed (D28)', async () => {
+    const tenant = newTenant();
+    const session = await createSession(tenant);
+    const part = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { method: 'stablecoin', amount: 200 });
+    expect(part.body.session).toMatchObject({ status: 'pending', active: true, order: { status: 'open', paymentStatus: 'partially_paid', amounts: { paid: 200 } } });
+    expect(await sessionEventsOnTopic(stack).then(() => eventsOf(session.id).length)).toBe(0);
+    const rest = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { method: 'stablecoin', amount: 2000 });
+    expect(rest.body.session).toMatchObject({ status: 'completed', order: { status: 'completed', paymentStatus: 'overpaid', amounts: { paid: 2200 } } });
+    await eventually(() => eventsOf(session.id).length === 1, { description: 'one completed event' });
+  });
+
+  it('When the helper is called in live mode, then 404 NOT_FOUND (D29)', async () => {
+    const tenant = newTenant({ mode: 'live' });
+    const session = await createSession(tenant);
+    const res = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {});
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('NOT_FOUND');
+  });
+
+  it('When pay and cancel race 30 times, then each run ends in exactly one consistent outcome (D25)', async () => {
+    const tenant = newTenant();
+    for (let run = 0; run < 30; run += 1) {
+      const session = await createSession(tenant);
+      const [pay, cancel] = await Promise.all([
+        stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}),
+        stack.orders('POST', `/internal/orders/${session.order.id}/cancel`, tenant),
+      ]);
+      const order = (await stack.orders('GET', `/internal/orders/${session.order.id}`, tenant)).body.order;
+      const read = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+      if (order.status === 'completed') {
+        expect(pay.status).toBe(200);
+        expect(cancel.status).toBe(400);
+        expect(read.status).toBe('completed');
+        await eventually(() => eventsOf(session.id).length === 1, { description: `completed event of run ${run}` });
+      } else {
+        expect(order.status).toBe('cancelled');
+        expect(order.amounts.paid).toBe(0);
+        expect(cancel.status).toBe(200);
+        expect(pay.status).toBe(400);
+        expect(pay.body.code).toBe('SESSION_NOT_PAYABLE');
+        expect(read.status).toBe('cancelled');
+        // And the stored status catches up through the orders.events consumer.
+        await eventually(async () => {
+          const again = await stack.api('PATCH', `/internal/sessions/${session.id}`, tenant, {});
+          return again.body.session.status === 'cancelled' && again.body.session.active === false;
+        });
+      }
+    }
+    // Cancelled sessions fired nothing, completed ones exactly one each.
+    const perSession = new Map<string, Set<string>>();
+    for (const m of events.messages) perSession.set(m.key, (perSession.get(m.key) ?? new Set()).add(m.eventId));
+    for (const ids of perSession.values()) expect(ids.size).toBe(1);
+  });
+});
+
+describe('POST /internal/processor/notifications (D27)', () => {
+  async function notify(body: Record<string, unknown>, options: { secret?: string; at?: number } = {}) {
+    const raw = JSON.stringify(body);
+    const t = options.at ?? Math.floor(Date.now() / 1000);
+    const signature = signProcessorPayload(options.secret ?? PROCESSOR_SECRET, raw, t);
+    const res = await fetch(`${stack.sessionsUrl}/internal/processor/notifications`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-processor-signature': signature },
+      body: raw,
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  }
+
+  it('When a signed notification arrives twice, then the payment is applied once and the session completes once', async () => {
+    const tenant = newTenant({ mode: 'live' });
+    const session = await createSession(tenant);
+    const note = { paymentId: uniqueName('pi'), sessionId: session.id, amount: 1223, method: 'card', capturedAt: new Date().toISOString() };
+    const first = await notify(note);
+    expect(first.status).toBe(200);
+    expect(first.body.session).toMatchObject({ status: 'completed', order: { amounts: { paid: 1223 }, paymentStatus: 'paid' } });
+    const second = await notify(note);
+    expect(second.status).toBe(200);
+    expect(second.body.session.order.amounts.paid).toBe(1223);
+    await eventually(() => eventsOf(session.id).length === 1, { description: 'one completed event' });
+    expect(eventsOf(session.id)[0]!.value.mode).toBe('live');
+  });
+
+  it('When a partial notification id repeats, then it counts once', async () => {
+    const tenant = newTenant({ mode: 'live' });
+    const session = await createSession(tenant);
+    const note = { paymentId: uniqueName('pi'), sessionId: session.id, amount: 100, method: 'stablecoin', capturedAt: new Date().toISOString() };
+    await notify(note);
+    const again = await notify(note);
+    expect(again.body.session.order.amounts.paid).toBe(100);
+    expect(again.body.session.status).toBe('pending');
+  });
+
+  it('When the signature is wrong, stale or missing, then 401 UNAUTHORIZED and nothing is applied', async () => {
+    const tenant = newTenant({ mode: 'live' });
+    const session = await createSession(tenant);
+    const note = { paymentId: uniqueName('pi'), sessionId: session.id, amount: 1223, method: 'card', capturedAt: new Date().toISOString() };
+    const wrong = await notify(note, { secret: 'not-the-processor-secret' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.code).toBe('UNAUTHORIZED');
+    expect((await notify(note, { at: Math.floor(Date.now() / 1000) - 301 })).status).toBe(401);
+    const missing = await fetch(`${stack.sessionsUrl}/internal/processor/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(note) });
+    expect(missing.status).toBe(401);
+    const read = await stack.api('GET', `/internal/sessions/${session.id}`, tenant);
+    expect(read.body.session.order.amounts.paid).toBe(0);
+  });
+
+  it('When the session is unknown, then 404 SESSION_NOT_FOUND', async () => {
+    const res = await notify({ paymentId: uniqueName('pi'), sessionId: 'cs_live_unknown000000000000000000', amount: 1, method: 'card', capturedAt: new Date().toISOString() });
+    expect(res.status).toBe(404);
+  });
+});

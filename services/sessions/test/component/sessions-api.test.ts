@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CheckoutSession } from '@checkout/contracts';
+import { newTenant, sessionRequest, startStack, uniqueName, type Stack } from './harness';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack('api');
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('POST /internal/sessions', () => {
+  it('When created, then 201 with the exact CheckoutSession shape, placeholders substituted and the order embedded (D1, D22, D39)', async () => {
+    const tenant = newTenant();
+    const res = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ callbackUrl: 'https://hooks.example/{SESSION_ID}/{SESSION_ID}?o={ORDER_ID}&x={OTHER}' }));
+    expect(res.status).toBe(201);
+    const session = res.body.session;
+    expect(CheckoutSession.strict().safeParse(session).success).toBe(true);
+    expect(session.id).toMatch(/^cs_test_[0-9A-Za-z]{24}$/);
+    expect(session.url).toBe(`http://127.0.0.1:8080/checkout/${session.id}`);
+    expect(session.status).toBe('pending');
+    expect(session.active).toBe(true);
+    expect(session.failedAttempts).toBe(0);
+    expect(session.successUrl).toBe(`https://merchant.example/thanks?session=${session.id}&order=${session.order.id}`);
+    expect(session.callbackUrl).toBe(`https://hooks.example/${session.id}/${session.id}?o=${session.order.id}&x={OTHER}`);
+    expect(session.sessionData).toEqual({});
+    expect(session).not.toHaveProperty('customerId');
+    expect(session.requireFromCustomer).toEqual({ phone: false, shippingAddress: false, location: false });
+    expect(session.order).toMatchObject({ status: 'open', paymentStatus: 'unpaid', amounts: { subtotal: 1225, tax: 98, discount: 100, total: 1223, paid: 0 } });
+    expect(new Date(session.expiresAt).getTime() - new Date(session.createdAt).getTime()).toBe(60 * 60_000);
+  });
+
+  it('When no callbackUrl is sent, then the organization default is used with placeholders; with neither it is null (D22)', async () => {
+    const withDefault = newTenant({ settings: { organizationName: 'Acme', defaultCallbackUrl: 'https://default.example/hook/{ORDER_ID}', enabledPaymentMethods: ['card'] } });
+    const a = await stack.api('POST', '/internal/sessions', withDefault, sessionRequest({ successUrl: undefined }));
+    expect(a.status).toBe(201);
+    expect(a.body.session.callbackUrl).toBe(`https://default.example/hook/${a.body.session.order.id}`);
+    expect(a.body.session.successUrl).toBeNull();
+    const b = await stack.api('POST', '/internal/sessions', newTenant(), sessionRequest());
+    expect(b.body.session.callbackUrl).toBeNull();
+  });
+
+  it('When a customer is given, then customerId is the order customer id', async () => {
+    const res = await stack.api('POST', '/internal/sessions', newTenant(), sessionRequest({ customer: { email: 'Ann@Example.com' } }));
+    expect(res.status).toBe(201);
+    expect(res.body.session.customerId).toBe(res.body.session.order.customer.id);
+  });
+
+  it('When the total is 0, then 400 SESSION_CREATION_FAILED and no order is left (D24)', async () => {
+    const tenant = newTenant();
+    const res = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ items: [{ name: 'Free', quantity: 1, unitPrice: 0 }], taxes: [], discounts: [], externalId: 'free-1' }));
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('SESSION_CREATION_FAILED');
+    const list = await stack.orders('GET', '/internal/orders', tenant);
+    expect(list.body.pagination.total).toBe(0);
+    // The externalId was not used up.
+    const again = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId: 'free-1' }));
+    expect(again.status).toBe(201);
+  });
+
+  it('When the body is invalid, then the endpoint codes apply (D7, D14, D15)', async () => {
+    const tenant = newTenant();
+    const bad = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ expiresInMinutes: 5 }));
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('SESSION_CREATION_FAILED');
+    expect(bad.body.details[0].path).toBe('expiresInMinutes');
+    expect((await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ locationId: 'nope' }))).body.code).toBe('INVALID_LOCATION_ID');
+    expect((await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ paymentDestination: 'nope' }))).body.code).toBe('INVALID_PAYMENT_DESTINATION');
+    expect((await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ locationId: 'loc_test_abc' }))).body.code).toBe('LOCATION_NOT_FOUND');
+    const pd = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ paymentDestination: '0x' + 'a'.repeat(40) }));
+    expect(pd.body.code).toBe('PAYMENT_DESTINATION_NOT_FOUND');
+    const discount = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ discounts: [{ name: 'x', type: 'fixed', amount: 999_999 }] }));
+    expect(discount.status).toBe(400);
+    expect(discount.body.code).toBe('SESSION_CREATION_FAILED');
+    expect(discount.body.details.length).toBeGreaterThan(0);
+  });
+
+  it('When an externalId is reused, then 409 DUPLICATE_EXTERNAL_ID; the other mode may reuse it (D37)', async () => {
+    const tenant = newTenant();
+    const first = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId: 'ext-1' }));
+    expect(first.status).toBe(201);
+    expect(first.body.session.order.externalId).toBe('ext-1');
+    const dup = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId: 'ext-1' }));
+    expect(dup.status).toBe(409);
+    expect(dup.body.code).toBe('DUPLICATE_EXTERNAL_ID');
+    const live = await stack.api('POST', '/internal/sessions', { ...tenant, mode: 'live' }, sessionRequest({ externalId: 'ext-1' }));
+    expect(live.status).toBe(201);
+    expect(live.body.session.id).toMatch(/^cs_live_/);
+  });
+
+  it('When 20 creates with one externalId run at once, then exactly one 201 and 19 × 409 (D37)', async () => {
+    const tenant = newTenant();
+    const externalId = uniqueName('race');
+    const results = await Promise.all(Array.from({ length: 20 }, () => stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId }))));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(19);
+    const list = await stack.orders('GET', '/internal/orders', tenant);
+    expect(list.body.pagination.total).toBe(1);
+  });
+});
+
+describe('GET /internal/sessions/:id', () => {
+  it('When read, then it is identical to the created one; other orgs and modes get 404; malformed ids 400 (D4)', async () => {
+    const tenant = newTenant();
+    const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest())).body.session;
+    const read = await stack.api('GET', `/internal/sessions/${created.id}`, tenant);
+    expect(read.status).toBe(200);
+    expect(read.body.session).toEqual(created);
+    expect((await stack.api('GET', `/internal/sessions/${created.id}`, newTenant())).body.code).toBe('SESSION_NOT_FOUND');
+    expect((await stack.api('GET', `/internal/sessions/${created.id}`, { ...tenant, mode: 'live' })).status).toBe(404);
+    const bad = await stack.api('GET', '/internal/sessions/nope', tenant);
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('INVALID_SESSION_ID');
+  });
+
+  it('When the order is edited, then the session shows the order as it is now (D25)', async () => {
+    const tenant = newTenant();
+    const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest())).body.session;
+    await stack.orders('PATCH', `/internal/orders/${created.order.id}`, tenant, { items: [{ name: 'Tea', quantity: 1, unitPrice: 300 }] });
+    const read = await stack.api('GET', `/internal/sessions/${created.id}`, tenant);
+    expect(read.body.session.order.items.map((i: { name: string }) => i.name)).toEqual(['Tea']);
+  });
+
+  it('When no internal token is sent, then 401', async () => {
+    const res = await stack.api('GET', '/internal/sessions/cs_test_abc', null);
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('PATCH /internal/sessions/:id', () => {
+  it('When extendExpiry is given, then minutes are added; past 7 days it fails (D23)', async () => {
+    const tenant = newTenant();
+    const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ expiresInMinutes: 1440 }))).body.session;
+    const extended = await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { extendExpiry: 30 });
+    expect(extended.status).toBe(200);
+    expect(new Date(extended.body.session.expiresAt).getTime() - new Date(created.expiresAt).getTime()).toBe(30 * 60_000);
+    expect(extended.body.session.updatedAt >= created.updatedAt).toBe(true);
+    // 1440 + 30 minutes so far; 5 × 1440 more stays within 7 days (8670 < 10080), a sixth does not.
+    for (let i = 0; i < 5; i += 1) expect((await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { extendExpiry: 1440 })).status).toBe(200);
+    const tooLong = await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { extendExpiry: 1440 });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.code).toBe('SESSION_UPDATE_FAILED');
+    const outOfBounds = await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { extendExpiry: 0 });
+    expect(outOfBounds.body.code).toBe('SESSION_UPDATE_FAILED');
+    expect(outOfBounds.body.details[0].path).toBe('extendExpiry');
+  });
+
+  it('When sessionData is sent twice, then it merges shallowly and keeps odd keys; an empty PATCH changes nothing (D23, D36)', async () => {
+    const tenant = newTenant();
+    const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest())).body.session;
+    await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { sessionData: { 'a.b': 1, $c: { d: [1, 2] }, keep: 'x' } });
+    const second = await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { sessionData: { keep: 'y', more: true } });
+    expect(second.body.session.sessionData).toEqual({ 'a.b': 1, $c: { d: [1, 2] }, keep: 'y', more: true });
+    const empty = await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, {});
+    expect(empty.body.session.updatedAt).toBe(second.body.session.updatedAt);
+    const tooMany = await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { sessionData: Object.fromEntries(Array.from({ length: 48 }, (_, i) => [`k${i}`, i])) });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.code).toBe('SESSION_UPDATE_FAILED');
+  });
+
+  it('When the session is expired, then extendExpiry fails but sessionData still merges (D23)', async () => {
+    const tenant = newTenant();
+    const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest())).body.session;
+    expect((await stack.api('POST', `/internal/test-helpers/sessions/${created.id}/expire`, tenant)).status).toBe(200);
+    expect((await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { extendExpiry: 5 })).body.code).toBe('SESSION_UPDATE_FAILED');
+    const data = await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { sessionData: { after: 1 } });
+    expect(data.status).toBe(200);
+    expect(data.body.session.sessionData).toEqual({ after: 1 });
+  });
+});
