@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { DomainError, type ErrorCode, type ErrorDetail } from '@checkout/errors';
+import { DomainError, type ErrorCode } from '@checkout/errors';
+import { zodIssuesToDetails } from '@checkout/contracts';
 
 /** Parses input with a contract schema; a failure is the endpoint's own code with a details array (D7). */
 export function parseOrThrow<S extends z.ZodType>(
@@ -10,7 +11,7 @@ export function parseOrThrow<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const details = zodIssuesToDetails(result.error.issues);
+  const details = zodIssuesToDetails(result.error);
   // Some fields have a code of their own (D7, D14, D15): a malformed locationId is INVALID_LOCATION_ID
   // whatever else is wrong with the body.
   for (const issue of result.error.issues) {
@@ -18,16 +19,4 @@ export function parseOrThrow<S extends z.ZodType>(
     if (fieldCode) throw new DomainError(fieldCode, issue.message, { details });
   }
   throw new DomainError(failureCode, options.message ?? 'The request is invalid.', { details });
-}
-
-export function zodIssuesToDetails(issues: readonly z.core.$ZodIssue[]): ErrorDetail[] {
-  const details: ErrorDetail[] = [];
-  for (const issue of issues) {
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) details.push({ path: [...issue.path, key].map(String).join('.'), message: `Unknown field "${key}".` });
-    } else {
-      details.push({ path: issue.path.map(String).join('.'), message: issue.message });
-    }
-  }
-  return details;
 }
