@@ -23,6 +23,7 @@ describe('renderServerProperties', () => {
       'inter.broker.listener.name': 'PLAINTEXT',
       'log.dirs': '/tmp/run/kafka/data',
       'offsets.topic.replication.factor': '1',
+      'offsets.topic.num.partitions': '1',
       'transaction.state.log.replication.factor': '1',
       'transaction.state.log.min.isr': '1',
       'group.initial.rebalance.delay.ms': '0',

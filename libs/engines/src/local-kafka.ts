@@ -93,6 +93,9 @@ export function renderServerProperties({ port, controllerPort, dataDir }: Server
     `log.dirs=${dataDir}`,
     // One broker: internal topics cannot have more replicas than that.
     'offsets.topic.replication.factor=1',
+    // The first consumer group otherwise waits for 50 __consumer_offsets partitions to be created and loaded
+    // (measured: first join 0.5 s instead of 0.9-1.7 s).
+    'offsets.topic.num.partitions=1',
     'transaction.state.log.replication.factor=1',
     'transaction.state.log.min.isr=1',
     // Consumer groups in tests should start consuming at once, not after the default 3 s grace period.
@@ -127,6 +130,11 @@ export function newClusterId(): string {
   return randomBytes(16).toString('base64url');
 }
 
+// A test broker spends its life starting up and idling. C1-only JIT and the serial collector keep the JVM
+// from competing for CPU with everything else a test run starts: measured on 2 busy cores, ready in 7-14 s
+// instead of 16-19 s. Peak throughput is lower than with C2, which matters only for benchmarks.
+const JVM_OPTIONS = ['-Xms256m', '-Xmx768m', '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-XX:+ExitOnOutOfMemoryError', '-Djava.awt.headless=true'];
+
 export interface LocalKafka {
   readonly brokers: string[];
   readonly description: string;
@@ -158,7 +166,7 @@ export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<
 
   const classpath = ['-cp', join(options.libs, '*')];
   const log4j = `-Dlog4j2.configurationFile=${log4jFile}`;
-  await run('java', [log4j, ...classpath, 'kafka.tools.StorageTool', 'format', `--cluster-id=${newClusterId()}`, '-c', propsFile], {
+  await run('java', ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', log4j, ...classpath, 'kafka.tools.StorageTool', 'format', `--cluster-id=${newClusterId()}`, '-c', propsFile], {
     cwd: dir,
     timeoutMs: 120_000,
   });
@@ -171,7 +179,7 @@ export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<
     const proc = spawnGuarded({
       name: 'kafka',
       command: 'java',
-      args: ['-Xms256m', '-Xmx768m', '-XX:+ExitOnOutOfMemoryError', '-Djava.awt.headless=true', log4j, ...classpath, 'kafka.Kafka', propsFile],
+      args: [...JVM_OPTIONS, log4j, ...classpath, 'kafka.Kafka', propsFile],
       cwd: dir,
       logFile: stdoutLog,
     });

@@ -21,6 +21,28 @@ function kafkaClient(brokers: string[]): Kafka {
   return new Kafka({ clientId: 'engines-test', brokers, logLevel: logLevel.NOTHING });
 }
 
+/**
+ * createTopics({waitForLeaders: true}) fails outright when the KRaft broker's metadata cache lags behind the
+ * controller for a moment (UNKNOWN_TOPIC_OR_PARTITION), so wait for the leaders ourselves.
+ */
+async function createTopic(kafka: Kafka, topic: string, numPartitions: number): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({ topics: [{ topic, numPartitions, replicationFactor: 1 }] });
+    await waitFor(
+      `leaders for ${topic}`,
+      async () => {
+        const partitions = (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]?.partitions ?? [];
+        return partitions.length === numPartitions && partitions.every((p) => p.leader >= 0);
+      },
+      { deadlineMs: 15_000, intervalMs: 100 },
+    );
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /** true once nothing accepts connections on host:port any more. */
 function portClosed(address: string): Promise<boolean> {
   const [host, port] = address.split(':') as [string, string];
@@ -61,10 +83,11 @@ describe('engines from the global setup', () => {
     const topic = `engines-test-${unique()}`;
     const admin = kafka.admin();
     const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
-    const consumer = kafka.consumer({ groupId: `engines-test-${unique()}` });
+    // A short fetch wait: disconnect() waits for the in-flight fetch, 5 s by default.
+    const consumer = kafka.consumer({ groupId: `engines-test-${unique()}`, maxWaitTimeInMs: 250 });
     await admin.connect();
     try {
-      await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 1 }], waitForLeaders: true });
+      await createTopic(kafka, topic, 3);
       const metadata = await admin.fetchTopicMetadata({ topics: [topic] });
       expect(metadata.topics[0]?.partitions).toHaveLength(3);
 
@@ -121,10 +144,7 @@ describe('local engines lifecycle', () => {
     const broker = brokers[0] as string;
     const kafka = kafkaClient(brokers);
     const topic = `engines-restart-${unique()}`;
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 1 }], waitForLeaders: true });
-    await admin.disconnect();
+    await createTopic(kafka, topic, 3);
 
     const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
     await producer.connect();
