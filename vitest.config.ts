@@ -11,11 +11,14 @@ export default defineConfig({
           name: 'unit',
           include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'scripts/**/*.test.ts'],
           environment: 'node',
+          // Tiers run one after another (unit, integration, e2e): the engine-backed ones share 2 cores.
+          sequence: { groupOrder: 0 },
         },
       },
       {
         test: {
           name: 'integration',
+          sequence: { groupOrder: 1 },
           include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'deploy/test/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['libs/testing/src/global-setup.ts'],
@@ -27,6 +30,7 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
+          sequence: { groupOrder: 2 },
           include: ['test-e2e/src/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['libs/testing/src/global-setup.ts'],
