@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import type Router from '@koa/router';
+import type { Registry } from 'prom-client';
 import type { Logger } from '@checkout/logger';
 import { DomainError } from '@checkout/errors';
 import { requestId } from './request-id';
@@ -12,15 +13,18 @@ export interface BaseAppOptions {
   logger: Logger;
   readiness: ReadinessCheck[];
   isShuttingDown?: () => boolean;
+  /** A registry holding the service's own metrics, served on /metrics with the HTTP and process ones. */
+  registry?: Registry;
 }
 
 /**
  * The middleware stack every service shares, in order: request id → error mapping → access log and
- * metrics → /healthz /readyz /metrics. Each service adds its routers, then calls `finish` for the 404.
+ * metrics → /healthz /readyz /metrics. Each service then mounts its routers; an unmatched request ends as the
+ * NOT_FOUND envelope, a known path with another method as METHOD_NOT_ALLOWED.
  */
-export function createBaseApp(options: BaseAppOptions): { app: Koa; finish: () => void } {
+export function createBaseApp(options: BaseAppOptions): { app: Koa } {
   const app = new Koa({ proxy: false });
-  const metrics = createMetrics(options.service);
+  const metrics = createMetrics(options.service, options.registry);
   app.silent = true;
   app.use(requestId());
   app.use(errorHandler(options.logger));
@@ -32,12 +36,7 @@ export function createBaseApp(options: BaseAppOptions): { app: Koa; finish: () =
   app.use(metrics.middleware);
   app.use(accessLog(options.logger));
   app.use(operationalEndpoints({ checks: options.readiness, registry: metrics.registry, isShuttingDown: options.isShuttingDown }));
-  return {
-    app,
-    finish: () => {
-      // Nothing after the routers: an unmatched request leaves 404 without a body for the check above.
-    },
-  };
+  return { app };
 }
 
 function accessLog(logger: Logger): Koa.Middleware {

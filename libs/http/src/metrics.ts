@@ -7,8 +7,8 @@ export interface HttpMetrics {
 }
 
 /** One registry per app, so tests that start several services in one process don't share counters. */
-export function createMetrics(service: string): HttpMetrics {
-  const registry = new Registry();
+/** The registry may come from the service, so its own metrics are served on the same /metrics. */
+export function createMetrics(service: string, registry: Registry = new Registry()): HttpMetrics {
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
   const duration = new Histogram({

@@ -38,7 +38,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       rateLimiter = new RateLimiter(mongo.db, config.RATE_LIMIT_PER_WINDOW, config.RATE_LIMIT_WINDOW_MS);
       rateLimiter.startCleanup();
       const db = mongo;
-      const { app, finish } = createBaseApp({
+      const { app } = createBaseApp({
         service: 'gateway',
         logger,
         isShuttingDown: () => shuttingDown,
@@ -54,7 +54,6 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
         clock,
       });
-      finish();
       server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
       return { url: server.url };
     },

@@ -42,7 +42,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       const commands = new OrderCommands({ orders, referenceData, relay, orderEventsTopic, clock });
 
       const db = mongo;
-      const { app, finish } = createBaseApp({
+      const { app } = createBaseApp({
         service: 'orders',
         logger,
         isShuttingDown: () => shuttingDown,
@@ -52,7 +52,6 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         ],
       });
       mountRoutes(app, { internalToken: config.INTERNAL_TOKEN, commands, referenceData, clock });
-      finish();
       relay.start();
       server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
       return { url: server.url };

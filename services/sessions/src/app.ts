@@ -64,7 +64,7 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
       if (!config.HTTP_ENABLED) return { url: '' };
 
       const db = mongo;
-      const { app, finish } = createBaseApp({
+      const { app } = createBaseApp({
         service: 'sessions',
         logger,
         isShuttingDown: () => shuttingDown,
@@ -82,7 +82,6 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
         clock,
         secureCookies: config.CHECKOUT_BASE_URL.startsWith('https:'),
       });
-      finish();
       server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
       return { url: server.url };
     },

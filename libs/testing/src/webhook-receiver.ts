@@ -1,0 +1,159 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+
+// A real HTTP server standing in for a merchant's webhook endpoint (style.md §14, Svix's TestReceiver). Every
+// request is recorded with its headers and raw body; each path can be told how to answer.
+
+export type ReceiverBehaviour =
+  | { kind: 'status'; status: number; body?: string }
+  | { kind: 'hang' }
+  | { kind: 'redirect'; location: string; status?: 301 | 302 | 303 | 307 | 308 }
+  | { kind: 'slow'; delayMs: number; status?: number };
+
+export const ANSWER = {
+  ok: { kind: 'status', status: 200, body: 'ok' },
+  error: { kind: 'status', status: 500, body: 'boom' },
+  gone: { kind: 'status', status: 410, body: 'gone' },
+  hang: { kind: 'hang' },
+  redirect: (location: string): ReceiverBehaviour => ({ kind: 'redirect', location, status: 302 }),
+  slow: (delayMs: number, status = 200): ReceiverBehaviour => ({ kind: 'slow', delayMs, status }),
+} as const satisfies Record<string, ReceiverBehaviour | ((...args: never[]) => ReceiverBehaviour)>;
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  /** Lower-cased names, as Node gives them. */
+  headers: IncomingHttpHeaders;
+  /** The body exactly as received. */
+  body: string;
+  receivedAt: Date;
+}
+
+export interface WebhookReceiver {
+  /** Absolute URL of a path on this receiver, e.g. url('/hooks/a'). */
+  url(path?: string): string;
+  readonly port: number;
+  /** How `path` answers from now on (default for every path: 200). */
+  answer(path: string, behaviour: ReceiverBehaviour): void;
+  /** Every request so far, optionally only those to `path`. */
+  deliveries(path?: string): ReceivedRequest[];
+  /** The next request not yet returned by nextDelivery (optionally on `path`); rejects after timeoutMs. */
+  nextDelivery(options?: { timeoutMs?: number; path?: string }): Promise<ReceivedRequest>;
+  /** Forgets recorded requests (behaviours stay). */
+  clear(): void;
+  close(): Promise<void>;
+}
+
+export async function startWebhookReceiver(options: { host?: string } = {}): Promise<WebhookReceiver> {
+  const host = options.host ?? '127.0.0.1';
+  const received: ReceivedRequest[] = [];
+  const behaviours = new Map<string, ReceiverBehaviour>();
+  const consumed = new Set<ReceivedRequest>();
+  const waiters = new Set<() => void>();
+  const hanging = new Set<() => void>();
+  let closed = false;
+
+  const app = new Koa();
+  app.silent = true;
+  app.use(async (ctx) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+    const request: ReceivedRequest = {
+      method: ctx.method,
+      path: ctx.path,
+      headers: { ...ctx.req.headers },
+      body: Buffer.concat(chunks).toString('utf8'),
+      receivedAt: new Date(),
+    };
+    received.push(request);
+    for (const wake of [...waiters]) wake();
+
+    const behaviour = behaviours.get(ctx.path) ?? ANSWER.ok;
+    switch (behaviour.kind) {
+      case 'status':
+        ctx.status = behaviour.status;
+        ctx.body = behaviour.body ?? '';
+        return;
+      case 'redirect':
+        ctx.status = behaviour.status ?? 302;
+        ctx.set('location', behaviour.location);
+        ctx.body = '';
+        return;
+      case 'slow':
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, behaviour.delayMs);
+          hanging.add(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+        ctx.status = behaviour.status ?? 200;
+        ctx.body = 'slow';
+        return;
+      case 'hang':
+        // Never answers; released only when the receiver closes (its sockets are destroyed then).
+        await new Promise<void>((resolve) => hanging.add(resolve));
+        return;
+    }
+  });
+
+  const server: Server = createServer(app.callback());
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const base = `http://${host}:${port}`;
+
+  return {
+    port,
+    url: (path = '/') => `${base}${path.startsWith('/') ? path : `/${path}`}`,
+    answer: (path, behaviour) => {
+      behaviours.set(path, behaviour);
+    },
+    deliveries: (path) => received.filter((r) => path === undefined || r.path === path),
+    clear: () => {
+      received.length = 0;
+      consumed.clear();
+    },
+    nextDelivery: ({ timeoutMs = 10_000, path } = {}) =>
+      new Promise<ReceivedRequest>((resolve, reject) => {
+        const take = () => received.find((r) => !consumed.has(r) && (path === undefined || r.path === path));
+        const ready = take();
+        if (ready) {
+          consumed.add(ready);
+          resolve(ready);
+          return;
+        }
+        const wake = () => {
+          const next = take();
+          if (!next) return;
+          consumed.add(next);
+          cleanup();
+          resolve(next);
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`no webhook delivery${path ? ` to ${path}` : ''} within ${timeoutMs} ms (received ${received.length} in total)`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(wake);
+        };
+        waiters.add(wake);
+      }),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      for (const release of hanging) release();
+      hanging.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { Pool } from 'undici';
+import { z } from 'zod';
+import type { Scope } from '@checkout/mongo';
+
+// Reads an organization's webhook signing secret (D35) from the gateway, which owns checkout settings.
+// Cached per (organization, mode) for a short time: a rotated secret is picked up within the cache period.
+
+const CheckoutSettings = z.object({
+  webhookSigningSecret: z.string().min(1).nullable(),
+});
+
+export interface SigningSecrets {
+  secretFor(scope: Scope): Promise<string | null>;
+  close(): Promise<void>;
+}
+
+/** Used when GATEWAY_URL is unset: nothing is signed (the spec's default). */
+export const NO_SIGNING: SigningSecrets = {
+  secretFor: async () => null,
+  close: async () => {},
+};
+
+export class GatewaySettingsClient implements SigningSecrets {
+  private readonly pool: Pool;
+  private readonly cache = new Map<string, { secret: string | null; expiresAt: number }>();
+  private readonly inFlight = new Map<string, Promise<string | null>>();
+
+  constructor(
+    private readonly options: { baseUrl: string; internalToken: string; cacheMs: number; timeoutMs?: number; clock?: () => number },
+  ) {
+    const timeout = options.timeoutMs ?? 3_000;
+    this.pool = new Pool(options.baseUrl, { connections: 16, headersTimeout: timeout, bodyTimeout: timeout, connect: { timeout } });
+  }
+
+  async secretFor(scope: Scope): Promise<string | null> {
+    const key = `${scope.organizationId}\u0000${scope.mode}`;
+    const now = (this.options.clock ?? Date.now)();
+    const cached = this.cache.get(key);
+    if (cached && cached.expiresAt > now) return cached.secret;
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      pending = this.fetchSecret(scope).then(
+        (secret) => {
+          this.cache.set(key, { secret, expiresAt: (this.options.clock ?? Date.now)() + this.options.cacheMs });
+          this.inFlight.delete(key);
+          return secret;
+        },
+        (err: unknown) => {
+          this.inFlight.delete(key);
+          throw err;
+        },
+      );
+      this.inFlight.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async fetchSecret(scope: Scope): Promise<string | null> {
+    const base = new URL(this.options.baseUrl);
+    const response = await this.pool.request({
+      path: `${base.pathname.replace(/\/$/, '')}/internal/checkout-settings`,
+      method: 'GET',
+      headers: { 'x-internal-token': this.options.internalToken, 'x-organization-id': scope.organizationId, 'x-mode': scope.mode, accept: 'application/json' },
+    });
+    const text = await response.body.text();
+    if (response.statusCode !== 200) throw new Error(`gateway answered ${response.statusCode} for checkout settings`);
+    return CheckoutSettings.parse(JSON.parse(text)).webhookSigningSecret;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}

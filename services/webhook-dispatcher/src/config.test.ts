@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '@checkout/config';
+import { parseConfig } from './config';
+
+const base = { MONGODB_URL: 'mongodb://127.0.0.1:27017/', KAFKA_BROKERS: '127.0.0.1:9092', INTERNAL_TOKEN: 'x'.repeat(20) };
+
+describe('webhook-dispatcher config', () => {
+  it('When only the required keys are set, then the defaults follow the spec (D31, D33)', () => {
+    const config = parseConfig(base);
+    expect(config).toMatchObject({
+      PORT: 4004,
+      MONGODB_DATABASE: 'webhooks',
+      WEBHOOK_RETRY_DELAYS_MS: [10_000, 60_000, 600_000, 3_600_000],
+      WEBHOOK_TIMEOUT_MS: 5_000,
+      WEBHOOK_MAX_ATTEMPTS: 5,
+      WEBHOOK_ALLOWED_NETWORKS: [],
+      WEBHOOK_RESPONSE_SNIPPET_BYTES: 1024,
+      HTTP_ENABLED: true,
+      CONSUMERS_ENABLED: true,
+      SESSION_EVENTS_PARTITIONS: 12,
+    });
+    expect(config.GATEWAY_URL).toBeUndefined();
+  });
+
+  it('When values are given, then they are parsed', () => {
+    const config = parseConfig({ ...base, WEBHOOK_RETRY_DELAYS_MS: '50,100,150,200', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32, fd00::/8', CONSUMERS_ENABLED: 'false' });
+    expect(config.WEBHOOK_RETRY_DELAYS_MS).toEqual([50, 100, 150, 200]);
+    expect(config.WEBHOOK_ALLOWED_NETWORKS).toEqual(['127.0.0.1/32', 'fd00::/8']);
+    expect(config.CONSUMERS_ENABLED).toBe(false);
+  });
+
+  it.each([
+    ['WEBHOOK_RETRY_DELAYS_MS', '100,50,150,200'],
+    ['WEBHOOK_RETRY_DELAYS_MS', '10,20,30'],
+    ['WEBHOOK_RETRY_DELAYS_MS', '10,20,x,40'],
+    ['WEBHOOK_ALLOWED_NETWORKS', '127.0.0.1'],
+    ['WEBHOOK_MAX_ATTEMPTS', '6'],
+    ['WEBHOOK_CLAIM_TTL_MS', '1000'],
+    ['GATEWAY_URL', 'ftp://gateway'],
+  ])('When %s=%s, then startup stops naming the key', (key, value) => {
+    expect(() => parseConfig({ ...base, [key]: value })).toThrow(ConfigError);
+    expect(() => parseConfig({ ...base, [key]: value })).toThrow(key);
+  });
+});

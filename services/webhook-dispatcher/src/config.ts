@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { commonConfigShape, env, loadConfig } from '@checkout/config';
+import { parseAllowedNetworks } from './domain/address-policy';
+
+const delayList = env
+  .list()
+  .pipe(z.array(z.string().regex(/^\d+$/, 'must be a whole number of milliseconds').transform(Number).pipe(z.number().int().positive())).length(4, 'must list exactly 4 delays (one per retry tier, D31)'))
+  .refine((delays: number[]) => delays.every((d, i) => i === 0 || d > (delays[i - 1] ?? 0)), 'delays must strictly increase (D40)');
+
+const cidrList = env.list().superRefine((cidrs, ctx) => {
+  try {
+    parseAllowedNetworks(cidrs);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+  }
+});
+
+export const ConfigSchema = z
+  .object({
+    ...commonConfigShape,
+    PORT: env.port(4004).describe('HTTP port of the internal events API (and /healthz, /readyz, /metrics)'),
+    MONGODB_DATABASE: commonConfigShape.MONGODB_DATABASE.default('webhooks'),
+    HTTP_ENABLED: env.boolean(true).describe('Serve the internal events API (/internal/events). Operational endpoints are always served.'),
+    CONSUMERS_ENABLED: env
+      .boolean(true)
+      .describe('Consume session events and retry tiers, deliver webhooks and run the recovery sweep. Scale these pods apart from events-API pods (style.md §1).'),
+    SESSION_EVENTS_PARTITIONS: env.positiveInt(12).describe('Partitions of the session events topic, used only if this service must create it'),
+    WEBHOOK_RETRY_PARTITIONS: env.positiveInt(6).describe('Partitions of each retry tier topic and the dead-letter topic, used only if this service must create them'),
+    WEBHOOK_RETRY_DELAYS_MS: delayList
+      .default([10_000, 60_000, 600_000, 3_600_000])
+      .describe('Delays before attempts 2..5, comma-separated, strictly increasing (D31: 10 s, 1 min, 10 min, 1 h); each gets up to ±10 % jitter (D40)'),
+    WEBHOOK_TIMEOUT_MS: env.positiveInt(5_000).describe('Time allowed for one whole attempt: connect, headers and the response snippet (spec: 5 s)'),
+    WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(5).default(5).describe('Attempts per delivery before it fails and goes to the dead-letter topic (spec: at most 5)'),
+    WEBHOOK_ALLOWED_NETWORKS: cidrList
+      .default([])
+      .describe(
+        'DANGEROUS — loosens SSRF protection (D33). Comma-separated CIDRs (e.g. 127.0.0.1/32,10.1.0.0/16) that webhooks MAY reach even though they are loopback, private, link-local, unique-local, CGNAT or otherwise internal. Empty (the default, and the only safe production value) refuses every internal address, cloud metadata included. Only for local development and tests.',
+      ),
+    WEBHOOK_MAX_CONCURRENCY_PER_HOST: env.positiveInt(8).describe('Attempts in flight at once to one destination host:port'),
+    WEBHOOK_MAX_IN_FLIGHT: env.positiveInt(256).describe('Attempts in flight at once in this process, all hosts together'),
+    WEBHOOK_MAX_QUEUED_PER_HOST: env
+      .positiveInt(2_000)
+      .describe('Attempts waiting in memory for one host; beyond this they stay in the database and the recovery sweep picks them up later'),
+    WEBHOOK_MAX_QUEUED: env.positiveInt(20_000).describe('Attempts waiting in memory in total; beyond this the consumers pause (backpressure)'),
+    WEBHOOK_RESPONSE_SNIPPET_BYTES: z.coerce.number().int().min(0).default(1024).describe('Bytes of each response body that are read and stored with the attempt'),
+    WEBHOOK_CLAIM_TTL_MS: env
+      .positiveInt(30_000)
+      .describe('How long a delivery claimed by a process (queued or in flight) is protected from the recovery sweep; after a crash its work is redone once this passes. Must exceed WEBHOOK_TIMEOUT_MS.'),
+    WEBHOOK_RECOVERY_INTERVAL_MS: env.positiveInt(5_000).describe('Interval of the recovery sweep that re-dispatches pending deliveries nobody holds (crash safety)'),
+    GATEWAY_URL: env
+      .url()
+      .optional()
+      .describe('Internal base URL of the gateway, read for organizations\' webhook signing secrets (D35). Unset: webhooks are never signed.'),
+    SIGNING_SECRET_CACHE_MS: env.positiveInt(30_000).describe('How long a signing secret read from the gateway is cached per organization and mode'),
+  })
+  .refine((c) => c.WEBHOOK_CLAIM_TTL_MS > c.WEBHOOK_TIMEOUT_MS, { path: ['WEBHOOK_CLAIM_TTL_MS'], message: 'must be greater than WEBHOOK_TIMEOUT_MS' });
+
+export type Config = Readonly<z.output<typeof ConfigSchema>>;
+
+export function parseConfig(environment: Record<string, string | undefined>): Config {
+  return loadConfig('webhook-dispatcher', ConfigSchema, environment);
+}

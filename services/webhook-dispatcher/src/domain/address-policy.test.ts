@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { AddressPolicy, parseAllowedNetworks } from './address-policy';
+
+describe('AddressPolicy (D33)', () => {
+  const strict = new AddressPolicy([]);
+
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['127.8.9.10', 'loopback'],
+    ['10.0.0.5', 'private'],
+    ['172.16.3.4', 'private'],
+    ['192.168.1.1', 'private'],
+    ['169.254.169.254', 'cloud metadata'],
+    ['169.254.1.1', 'link-local'],
+    ['100.64.0.1', 'carrier-grade NAT'],
+    ['0.0.0.0', 'unspecified'],
+    ['224.0.0.1', 'multicast'],
+    ['255.255.255.255', 'broadcast'],
+    ['::1', 'loopback'],
+    ['::', 'unspecified'],
+    ['fe80::1', 'link-local'],
+    ['fd00:ec2::254', 'unique-local'],
+    ['fc00::1', 'unique-local'],
+    ['ff02::1', 'multicast'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['::ffff:10.1.2.3', 'private'],
+    ['64:ff9b::a00:1', 'NAT64'],
+  ])('When the target is %s, then it is refused as %s', (ip, label) => {
+    const verdict = strict.check(ip);
+    expect(verdict.allowed).toBe(false);
+    if (!verdict.allowed) expect(verdict.reason).toContain(label);
+  });
+
+  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111'])('When the target %s is public, then it is allowed', (ip) => {
+    expect(strict.check(ip)).toEqual({ allowed: true });
+  });
+
+  it('When an internal network is allow-listed, then only addresses inside it are allowed', () => {
+    const policy = new AddressPolicy(['127.0.0.1/32', '10.1.0.0/16', 'fd12::/16']);
+    expect(policy.check('127.0.0.1').allowed).toBe(true);
+    expect(policy.check('::ffff:127.0.0.1').allowed).toBe(true);
+    expect(policy.check('127.0.0.2').allowed).toBe(false);
+    expect(policy.check('10.1.200.3').allowed).toBe(true);
+    expect(policy.check('10.2.0.1').allowed).toBe(false);
+    expect(policy.check('fd12::5').allowed).toBe(true);
+    expect(policy.check('169.254.169.254').allowed).toBe(false);
+  });
+
+  it('When the allow-list holds something that is not a CIDR, then parsing names it', () => {
+    expect(() => parseAllowedNetworks(['127.0.0.1'])).toThrow(/127\.0\.0\.1/);
+    expect(() => parseAllowedNetworks(['banana/8'])).toThrow(/banana/);
+  });
+
+  it('When the value is not an IP, then it is refused', () => {
+    expect(strict.check('example.com').allowed).toBe(false);
+  });
+});

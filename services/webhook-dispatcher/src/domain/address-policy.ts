@@ -1,0 +1,80 @@
+import ipaddr from 'ipaddr.js';
+
+// D33 / style.md §11: webhooks never reach internal addresses unless the deployment allows them. The check is
+// on the address actually connected to (see clients/webhook-sender.ts), so DNS rebinding cannot get around it.
+
+type Network = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+const RANGE_LABELS: Record<string, string> = {
+  unspecified: 'an unspecified',
+  broadcast: 'a broadcast',
+  multicast: 'a multicast',
+  linkLocal: 'a link-local',
+  loopback: 'a loopback',
+  carrierGradeNat: 'a carrier-grade NAT',
+  private: 'a private',
+  reserved: 'a reserved',
+  benchmarking: 'a benchmarking',
+  amt: 'an AMT',
+  as112: 'an AS112',
+  as112v6: 'an AS112',
+  uniqueLocal: 'a unique-local',
+  ipv4Mapped: 'an IPv4-mapped',
+  rfc6145: 'an IPv4-translated',
+  rfc6052: 'a NAT64',
+  '6to4': 'a 6to4',
+  teredo: 'a Teredo',
+  orchid2: 'an ORCHIDv2',
+  droneRemoteIdProtocolEntityTags: 'a reserved',
+};
+
+const CLOUD_METADATA = new Set(['169.254.169.254', '169.254.170.2', 'fd00:ec2::254', '100.100.100.200']);
+
+/** Parses WEBHOOK_ALLOWED_NETWORKS; throws with the offending entry when one is not a CIDR. */
+export function parseAllowedNetworks(cidrs: readonly string[]): Network[] {
+  return cidrs.map((cidr) => {
+    try {
+      const [address, bits] = ipaddr.parseCIDR(cidr);
+      return [normalise(address), address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? bits - 96 : bits] as Network;
+    } catch {
+      throw new Error(`"${cidr}" is not a CIDR such as 127.0.0.1/32 or fd00::/8`);
+    }
+  });
+}
+
+function normalise(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
+  // ::ffff:10.0.0.1 is 10.0.0.1 as far as the kernel is concerned.
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) return (address as ipaddr.IPv6).toIPv4Address();
+  return address;
+}
+
+export type AddressVerdict = { allowed: true } | { allowed: false; reason: string };
+
+export class AddressPolicy {
+  private readonly allowed: Network[];
+
+  constructor(allowedNetworks: readonly string[] = []) {
+    this.allowed = parseAllowedNetworks(allowedNetworks);
+  }
+
+  /** Decides whether a webhook may connect to this IP address (v4 or v6, zone ids ignored). */
+  check(ip: string): AddressVerdict {
+    let address: ipaddr.IPv4 | ipaddr.IPv6;
+    try {
+      address = normalise(ipaddr.parse(ip.replace(/%.*$/, '')));
+    } catch {
+      return { allowed: false, reason: `${ip} is not an IP address` };
+    }
+    const text = address.toString();
+    for (const [network, bits] of this.allowed) {
+      if (network.kind() === address.kind() && address.match(network, bits)) return { allowed: true };
+    }
+    const range = address.range();
+    if (range === 'unicast') {
+      if (CLOUD_METADATA.has(text)) return { allowed: false, reason: `${text} is a cloud metadata address` };
+      return { allowed: true };
+    }
+    const label = RANGE_LABELS[range] ?? 'an internal';
+    return { allowed: false, reason: `${text} is ${label} address${CLOUD_METADATA.has(text) ? ' (cloud metadata)' : ''}` };
+  }
+}

@@ -1,0 +1,281 @@
+import type { Logger } from '@checkout/logger';
+import { DomainError } from '@checkout/errors';
+import type { Scope } from '@checkout/mongo';
+import { newId, type SessionEventV1 } from '@checkout/contracts';
+import type { AttemptOutcome, DeliveriesStore } from '../store/deliveries.store';
+import type { EventsStore } from '../store/events.store';
+import type { AttemptRecord, DeliveryDocument, EventDocument } from '../store/documents';
+import type { SendResult } from '../clients/webhook-sender';
+import type { SigningSecrets } from '../clients/gateway-settings.client';
+import type { DispatcherMetrics } from '../metrics';
+import type { RetryMessage } from '../messaging/webhook-messages';
+import { HostScheduler } from './host-scheduler';
+import { nextAttempt } from './retry-policy';
+import { signatureHeaders } from './signature';
+
+export const USER_AGENT = 'Service-Webhooks/1.0';
+/** A pre-claimed delivery is attempted without a fresh claim only while its claim outlives the attempt by this. */
+const CLAIM_SAFETY_MS = 500;
+
+export interface IncomingSessionEvent {
+  envelope: SessionEventV1;
+  /** The webhook body as produced, unknown fields included. */
+  rawBody: Record<string, unknown>;
+}
+
+export interface WebhookSenderPort {
+  send(input: { url: string; headers: Record<string, string>; body: string }): Promise<SendResult>;
+}
+
+export interface WebhookPublisherPort {
+  publishRetry(message: RetryMessage): Promise<void>;
+  publishDeadLetter(delivery: DeliveryDocument, failedAt: Date): Promise<void>;
+}
+
+export interface DispatcherDeps {
+  events: EventsStore;
+  deliveries: DeliveriesStore;
+  scheduler: HostScheduler;
+  sender: WebhookSenderPort;
+  hostKey: (url: string) => string;
+  secrets: SigningSecrets;
+  publisher: WebhookPublisherPort;
+  metrics: DispatcherMetrics;
+  logger: Logger;
+  clock: () => Date;
+  rng: () => number;
+  /** Identifies this process in delivery claims. */
+  owner: string;
+  /** False in events-API-only pods: new deliveries are left to the consumer pods' recovery sweep. */
+  dispatchLocally: boolean;
+  policy: { delaysMs: readonly number[]; maxAttempts: number; timeoutMs: number; claimTtlMs: number };
+}
+
+/** The webhook body exactly as D30 orders it: `{id, event, createdAt, session}` (plus anything newer the producer added). */
+export function webhookBodyJson(rawBody: Record<string, unknown>): string {
+  const { id, event, createdAt, session, ...rest } = rawBody;
+  return JSON.stringify({ id, event, createdAt, session, ...rest });
+}
+
+/**
+ * The dispatcher's use cases: record an event and its delivery, run attempts, decide retries, redeliver, and
+ * recover what a crash left behind. Kafka and HTTP are behind ports; the decisions are in retry-policy.ts.
+ */
+export class Dispatcher {
+  private stopped = false;
+  private sweeps = 0;
+
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Consumer handler: returns once the event (and its delivery, D32) are durably stored. */
+  async recordSessionEvent({ envelope, rawBody }: IncomingSessionEvent): Promise<void> {
+    await this.deps.scheduler.waitForRoom();
+    const scope: Scope = { organizationId: envelope.organizationId, mode: envelope.mode };
+    const now = this.deps.clock();
+    const body = webhookBodyJson(rawBody);
+    const { event, created } = await this.deps.events.recordEvent(scope, {
+      _id: envelope.eventId,
+      type: envelope.type,
+      sessionId: envelope.sessionId,
+      createdAt: new Date(envelope.body.createdAt),
+      body,
+      callbackUrl: envelope.callbackUrl,
+      initialDeliveryId: envelope.callbackUrl === null ? null : newId('dlv', envelope.mode),
+      recordedAt: now,
+    });
+    if (event.callbackUrl === null || event.initialDeliveryId === null) {
+      if (created) this.deps.metrics.deliveries.inc({ outcome: 'no_callback_url' });
+      return;
+    }
+    // A redelivered message finds the event stored and re-creates the same delivery id, so a crash between the
+    // two inserts leaves nothing behind and a duplicate message makes no second delivery.
+    await this.createDelivery(scope, event, event.initialDeliveryId, now);
+  }
+
+  /** D34: a new delivery of a stored event (same event id, new delivery id), attempted at once. */
+  async redeliver(scope: Scope, eventId: string): Promise<DeliveryDocument> {
+    const event = await this.deps.events.getEvent(scope, eventId);
+    if (!event) throw new DomainError('EVENT_NOT_FOUND', `No event ${eventId}.`);
+    if (event.callbackUrl === null) {
+      throw new DomainError('INVALID_REQUEST', 'This event has no callback URL, so it cannot be delivered (D32).');
+    }
+    return this.createDelivery(scope, event, newId('dlv', scope.mode), this.deps.clock());
+  }
+
+  private async createDelivery(scope: Scope, event: EventDocument, deliveryId: string, now: Date): Promise<DeliveryDocument> {
+    const url = event.callbackUrl as string;
+    const host = this.deps.hostKey(url);
+    // Held by this process while it is queued here; otherwise free for the recovery sweep straight away.
+    const holdHere = this.deps.dispatchLocally && !this.stopped && this.deps.scheduler.hasRoomFor(host);
+    const { delivery, created } = await this.deps.deliveries.insertDelivery(scope, {
+      _id: deliveryId,
+      eventId: event._id,
+      eventType: event.type,
+      url,
+      status: 'pending',
+      attempts: [],
+      attemptCount: 0,
+      nextAttemptAt: now,
+      lockedUntil: holdHere ? new Date(now.getTime() + this.deps.policy.claimTtlMs) : now,
+      lockOwner: holdHere ? this.deps.owner : null,
+      deadLetterPending: false,
+      createdAt: now,
+      updatedAt: now,
+    });
+    if (created && holdHere) this.enqueue(delivery._id, 1, url, { delivery, body: event.body });
+    return delivery;
+  }
+
+  /** Retry consumer handler: the retry is due; queue it (the claim at run time rejects stale ones). */
+  async onRetryDue(message: RetryMessage): Promise<void> {
+    await this.deps.scheduler.waitForRoom();
+    const delivery = await this.deps.deliveries.getForDispatch(message.deliveryId);
+    if (!delivery || delivery.status !== 'pending' || delivery.attemptCount + 1 !== message.attempt) return;
+    this.enqueue(delivery._id, message.attempt, delivery.url);
+  }
+
+  /**
+   * Re-dispatches pending deliveries that nobody holds (crash, lost retry message, spilled queue) and publishes
+   * dead letters a crash left unsent. Returns how many deliveries it queued.
+   */
+  async recoverySweep(batchSize = 500): Promise<number> {
+    if (this.stopped) return 0;
+    const now = this.deps.clock();
+    let queued = 0;
+    for (const delivery of await this.deps.deliveries.findRecoverable(now, batchSize)) {
+      const attempt = delivery.attemptCount + 1;
+      if (this.deps.scheduler.has(attemptKey(delivery._id, attempt))) continue;
+      if (!this.deps.scheduler.hasRoomFor(this.deps.hostKey(delivery.url))) continue;
+      if (this.enqueue(delivery._id, attempt, delivery.url) === 'queued') queued += 1;
+    }
+    // Dead letters left unsent are rare (a crash or broker outage right after the last attempt): look every
+    // fifth sweep, which keeps the sweep cheap on FerretDB, where every such query is a collection scan.
+    if (this.sweeps++ % 5 === 0) {
+      for (const delivery of await this.deps.deliveries.findDeadLetterPending(100)) {
+        await this.publishDeadLetter(delivery, now);
+      }
+    }
+    return queued;
+  }
+
+  private enqueue(deliveryId: string, attempt: number, url: string, preclaimed?: Preclaimed) {
+    const result = this.deps.scheduler.submit(attemptKey(deliveryId, attempt), this.deps.hostKey(url), () => this.runAttempt(deliveryId, attempt, preclaimed));
+    this.deps.metrics.queued.set(this.deps.scheduler.queued);
+    return result;
+  }
+
+  private async runAttempt(deliveryId: string, attempt: number, preclaimed?: Preclaimed): Promise<void> {
+    if (this.stopped) return;
+    const { policy, metrics } = this.deps;
+    const started = this.deps.clock();
+    let delivery: DeliveryDocument;
+    let body: string;
+    const held = preclaimed?.delivery;
+    if (preclaimed && held && held.lockOwner === this.deps.owner && held.lockedUntil.getTime() - started.getTime() > policy.timeoutMs + CLAIM_SAFETY_MS) {
+      delivery = held;
+      body = preclaimed.body;
+    } else {
+      const claim = await this.deps.deliveries.claim({ id: deliveryId, attempt, owner: this.deps.owner, now: started, holdMs: policy.claimTtlMs });
+      if (!claim.claimed) {
+        this.deps.logger.debug({ deliveryId, attempt, reason: claim.reason }, 'attempt skipped');
+        return;
+      }
+      delivery = claim.delivery;
+      const event = await this.deps.events.getEvent({ organizationId: delivery.organizationId, mode: delivery.mode }, delivery.eventId);
+      if (!event) throw new Error(`delivery ${deliveryId} has no event ${delivery.eventId}`);
+      body = event.body;
+    }
+
+    metrics.inFlight.inc();
+    metrics.queued.set(this.deps.scheduler.queued);
+    let result: SendResult;
+    try {
+      result = await this.attempt(delivery, body);
+    } finally {
+      metrics.inFlight.dec();
+    }
+    metrics.attempts.inc({ outcome: result.kind });
+    metrics.attemptDuration.observe({ outcome: result.kind }, result.durationMs / 1000);
+
+    const finished = this.deps.clock();
+    const record: AttemptRecord = { attempt, at: started, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error, responseSnippet: result.responseSnippet };
+    const decision = result.ok ? null : nextAttempt({ attempt, now: finished, delaysMs: policy.delaysMs, maxAttempts: policy.maxAttempts, rng: this.deps.rng });
+    const retryAt = decision && 'at' in decision ? decision.at : null;
+    const outcome: AttemptOutcome = {
+      record,
+      status: result.ok ? 'succeeded' : retryAt ? 'pending' : 'failed',
+      nextAttemptAt: retryAt,
+      // While its retry waits in a tier, the sweep leaves it alone until well after it is due.
+      lockedUntil: retryAt ? new Date(retryAt.getTime() + policy.claimTtlMs) : finished,
+      deadLetterPending: !result.ok && !retryAt,
+    };
+    // Still safely ours: one write. Otherwise (the attempt outlived the hold) the leased, checked path.
+    const stillHeld = delivery.lockOwner === this.deps.owner && delivery.lockedUntil.getTime() - finished.getTime() > CLAIM_SAFETY_MS;
+    const updated = stillHeld
+      ? await this.deps.deliveries.recordAttemptHeld(delivery, outcome, finished)
+      : await this.deps.deliveries.recordAttempt(deliveryId, outcome, finished);
+    if (!updated) {
+      this.deps.logger.info({ deliveryId, attempt }, 'attempt result dropped: that attempt was already recorded elsewhere');
+      return;
+    }
+    if (result.ok) {
+      metrics.deliveries.inc({ outcome: 'succeeded' });
+    } else if (retryAt) {
+      await this.deps.publisher.publishRetry({ deliveryId, attempt: attempt + 1, notBefore: retryAt.toISOString() }).catch((err: unknown) => {
+        // The delivery is stored as pending; the recovery sweep retries it once its hold lapses.
+        this.deps.logger.warn({ err, deliveryId }, 'could not publish retry message; the recovery sweep will pick it up');
+      });
+    } else {
+      metrics.deliveries.inc({ outcome: 'failed' });
+      await this.publishDeadLetter(updated, finished);
+    }
+  }
+
+  private async attempt(delivery: DeliveryDocument, body: string): Promise<SendResult> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'idempotency-key': delivery.eventId,
+      'x-service-event-id': delivery.eventId,
+      'x-service-delivery-id': delivery._id,
+      'x-service-event-type': delivery.eventType,
+      'user-agent': USER_AGENT,
+    };
+    let secret: string | null;
+    try {
+      secret = await this.deps.secrets.secretFor({ organizationId: delivery.organizationId, mode: delivery.mode });
+    } catch (err) {
+      // Never send unsigned what the merchant expects signed: the attempt fails and is retried.
+      return { kind: 'network', ok: false, statusCode: null, durationMs: 0, error: `signing secret unavailable: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300), responseSnippet: null };
+    }
+    if (secret) {
+      try {
+        Object.assign(headers, signatureHeaders({ secret, id: delivery.eventId, timestamp: Math.floor(this.deps.clock().getTime() / 1000), body }));
+      } catch (err) {
+        return { kind: 'network', ok: false, statusCode: null, durationMs: 0, error: `signing failed: ${err instanceof Error ? err.message : String(err)}`, responseSnippet: null };
+      }
+    }
+    return this.deps.sender.send({ url: delivery.url, headers, body });
+  }
+
+  private async publishDeadLetter(delivery: DeliveryDocument, now: Date): Promise<void> {
+    try {
+      await this.deps.publisher.publishDeadLetter(delivery, now);
+      await this.deps.deliveries.markDeadLettered(delivery._id, now);
+    } catch (err) {
+      this.deps.logger.warn({ err, deliveryId: delivery._id }, 'could not publish dead letter; the recovery sweep will retry');
+    }
+  }
+}
+
+interface Preclaimed {
+  delivery: DeliveryDocument;
+  body: string;
+}
+
+export function attemptKey(deliveryId: string, attempt: number): string {
+  return `${deliveryId}#${attempt}`;
+}

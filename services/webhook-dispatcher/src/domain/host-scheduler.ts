@@ -1,0 +1,141 @@
+// In-process scheduling of webhook attempts (no head-of-line blocking, architecture.md Messaging rules).
+// Each destination host has its own FIFO queue and its own concurrency limit; hosts take turns for the global
+// in-flight slots, so a host that hangs holds at most `maxPerHost` slots and never delays any other host.
+// Memory is bounded: a host's queue beyond `maxQueuedPerHost` is refused ("spilled": the delivery stays
+// pending in the database and the recovery sweep brings it back later), and when the total queued reaches
+// `maxQueued`, `waitForRoom()` makes the consumers wait (backpressure).
+
+export interface SchedulerLimits {
+  maxInFlight: number;
+  maxPerHost: number;
+  maxQueuedPerHost: number;
+  maxQueued: number;
+}
+
+export type SubmitResult = 'queued' | 'duplicate' | 'spilled' | 'stopped';
+
+interface Job {
+  key: string;
+  run: () => Promise<void>;
+}
+
+interface HostState {
+  queue: Job[];
+  running: number;
+}
+
+export class HostScheduler {
+  private readonly hosts = new Map<string, HostState>();
+  /** Hosts with queued work and a free per-host slot, in turn order. */
+  private readonly ready: string[] = [];
+  private readonly readySet = new Set<string>();
+  /** Keys queued or running, so the same attempt is never scheduled twice in this process. */
+  private readonly known = new Set<string>();
+  private running = 0;
+  private queuedTotal = 0;
+  private stopped = false;
+  private roomWaiters: Array<() => void> = [];
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly limits: SchedulerLimits,
+    private readonly onError: (err: unknown, key: string) => void = () => {},
+  ) {}
+
+  get inFlight(): number {
+    return this.running;
+  }
+
+  get queued(): number {
+    return this.queuedTotal;
+  }
+
+  has(key: string): boolean {
+    return this.known.has(key);
+  }
+
+  hasRoomFor(host: string): boolean {
+    return !this.stopped && (this.hosts.get(host)?.queue.length ?? 0) < this.limits.maxQueuedPerHost && this.queuedTotal < this.limits.maxQueued;
+  }
+
+  submit(key: string, host: string, run: () => Promise<void>): SubmitResult {
+    if (this.stopped) return 'stopped';
+    if (this.known.has(key)) return 'duplicate';
+    let state = this.hosts.get(host);
+    if (!state) {
+      state = { queue: [], running: 0 };
+      this.hosts.set(host, state);
+    }
+    if (state.queue.length >= this.limits.maxQueuedPerHost) return 'spilled';
+    this.known.add(key);
+    state.queue.push({ key, run });
+    this.queuedTotal += 1;
+    this.markReady(host, state);
+    this.pump();
+    return 'queued';
+  }
+
+  /** Resolves once the total queue is below its bound (immediately when it is). */
+  waitForRoom(): Promise<void> {
+    if (this.queuedTotal < this.limits.maxQueued || this.stopped) return Promise.resolve();
+    return new Promise((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  /** Stops taking work; queued jobs are dropped (their deliveries stay pending in the database). */
+  stop(): void {
+    this.stopped = true;
+    for (const state of this.hosts.values()) {
+      for (const job of state.queue) this.known.delete(job.key);
+      this.queuedTotal -= state.queue.length;
+      state.queue = [];
+    }
+    this.ready.length = 0;
+    this.readySet.clear();
+    for (const resolve of this.roomWaiters.splice(0)) resolve();
+  }
+
+  /** Resolves when nothing is running (after stop(), when in-flight attempts have finished). */
+  idle(): Promise<void> {
+    if (this.running === 0 && this.queuedTotal === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private markReady(host: string, state: HostState): void {
+    if (state.queue.length > 0 && state.running < this.limits.maxPerHost && !this.readySet.has(host)) {
+      this.readySet.add(host);
+      this.ready.push(host);
+    }
+  }
+
+  private pump(): void {
+    while (this.running < this.limits.maxInFlight && this.ready.length > 0) {
+      const host = this.ready.shift() as string;
+      this.readySet.delete(host);
+      const state = this.hosts.get(host);
+      const job = state?.queue.shift();
+      if (!state || !job) continue;
+      this.queuedTotal -= 1;
+      state.running += 1;
+      this.running += 1;
+      this.markReady(host, state);
+      void this.execute(host, state, job);
+    }
+    if (this.queuedTotal < this.limits.maxQueued) for (const resolve of this.roomWaiters.splice(0)) resolve();
+    if (this.running === 0 && this.queuedTotal === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private async execute(host: string, state: HostState, job: Job): Promise<void> {
+    try {
+      await job.run();
+    } catch (err) {
+      this.onError(err, job.key);
+    } finally {
+      this.known.delete(job.key);
+      state.running -= 1;
+      this.running -= 1;
+      if (state.running === 0 && state.queue.length === 0) this.hosts.delete(host);
+      else this.markReady(host, state);
+      this.pump();
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import Router from '@koa/router';
+import { DomainError } from '@checkout/errors';
+import { parseOrThrow, requireScope } from '@checkout/http';
+import { ListEventsQuery, isIdOf } from '@checkout/contracts';
+import type { EventsStore } from '../store/events.store';
+import type { DeliveriesStore } from '../store/deliveries.store';
+import type { Dispatcher } from '../domain/dispatcher';
+import { presentDelivery, presentEvent } from './event.presenter';
+
+function eventIdParam(value: string | undefined): string {
+  if (!isIdOf('evt', value)) throw new DomainError('INVALID_EVENT_ID', `"${value ?? ''}" is not an event id.`);
+  return value;
+}
+
+/** Internal events API (D34); the gateway has authenticated the merchant and passes its scope in headers. */
+export function eventsRoutes(deps: { events: EventsStore; deliveries: DeliveriesStore; dispatcher: Dispatcher }): Router {
+  const router = new Router({ prefix: '/internal/events' });
+
+  router.get('/', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const { page, limit, ...filter } = parseOrThrow(ListEventsQuery, ctx.query, 'INVALID_REQUEST', { message: 'The query is invalid.' });
+    const { events, total } = await deps.events.listEvents(scope, filter, page, limit);
+    ctx.body = { events: events.map(presentEvent), pagination: { page, limit, total, hasMore: page * limit < total } };
+  });
+
+  router.get('/:eventId', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const id = eventIdParam(ctx.params.eventId);
+    const event = await deps.events.getEvent(scope, id);
+    if (!event) throw new DomainError('EVENT_NOT_FOUND', `No event ${id}.`);
+    const deliveries = await deps.deliveries.listForEvent(scope, id);
+    ctx.body = { event: presentEvent(event), deliveries: deliveries.map(presentDelivery) };
+  });
+
+  router.post('/:eventId/redeliver', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const delivery = await deps.dispatcher.redeliver(scope, eventIdParam(ctx.params.eventId));
+    ctx.status = 202;
+    ctx.body = { delivery: presentDelivery(delivery) };
+  });
+
+  return router;
+}

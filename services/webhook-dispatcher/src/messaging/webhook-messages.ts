@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { DeliveryId, EventId, ModeSchema, Timestamp, TOPICS, topicName, WEBHOOK_RETRY_TIERS, type WebhookRetryTier } from '@checkout/contracts';
+import type { EventProducer } from '@checkout/kafka';
+import type { DeliveryDocument } from '../store/documents';
+
+// Messages on the dispatcher's own topics. They carry ids and counters; the delivery document holds the truth
+// (style.md §8). Tier N holds deliveries whose attempt N failed, so every message in a tier waited the same
+// delay and the tier's FIFO order is (up to jitter) the order in which they become due.
+
+export const RetryMessage = z.object({
+  deliveryId: DeliveryId,
+  attempt: z.int().min(2).max(WEBHOOK_RETRY_TIERS.length + 1),
+  notBefore: Timestamp,
+});
+export type RetryMessage = z.infer<typeof RetryMessage>;
+
+export const DeadLetterMessage = z.object({
+  deliveryId: DeliveryId,
+  eventId: EventId,
+  organizationId: z.string(),
+  mode: ModeSchema,
+  url: z.string(),
+  attempts: z.int(),
+  lastError: z.string().nullable(),
+  failedAt: Timestamp,
+});
+export type DeadLetterMessage = z.infer<typeof DeadLetterMessage>;
+
+export function retryTopics(prefix: string): string[] {
+  return WEBHOOK_RETRY_TIERS.map((tier) => topicName(prefix, TOPICS.webhookRetry(tier)));
+}
+
+export function isRetryTier(value: number): value is WebhookRetryTier {
+  return (WEBHOOK_RETRY_TIERS as readonly number[]).includes(value);
+}
+
+/** Publishes retry and dead-letter messages; keyed by delivery id. */
+export class WebhookPublisher {
+  readonly deadLetterTopic: string;
+
+  constructor(
+    private readonly producer: EventProducer,
+    private readonly prefix: string,
+  ) {
+    this.deadLetterTopic = topicName(prefix, TOPICS.webhookDeadLetter);
+  }
+
+  /** After failed attempt `tier`, the retry for attempt tier + 1 waits on tier `tier`. */
+  async publishRetry(message: RetryMessage): Promise<void> {
+    const tier = message.attempt - 1;
+    if (!isRetryTier(tier)) throw new RangeError(`no retry tier for attempt ${message.attempt}`);
+    await this.producer.send([{ topic: topicName(this.prefix, TOPICS.webhookRetry(tier)), key: message.deliveryId, value: JSON.stringify(RetryMessage.parse(message)) }]);
+  }
+
+  async publishDeadLetter(delivery: DeliveryDocument, failedAt: Date): Promise<void> {
+    const last = delivery.attempts[delivery.attempts.length - 1];
+    const message: DeadLetterMessage = {
+      deliveryId: delivery._id,
+      eventId: delivery.eventId,
+      organizationId: delivery.organizationId,
+      mode: delivery.mode,
+      url: delivery.url,
+      attempts: delivery.attemptCount,
+      lastError: last?.error ?? null,
+      failedAt: failedAt.toISOString(),
+    };
+    await this.producer.send([
+      { topic: this.deadLetterTopic, key: delivery._id, value: JSON.stringify(message), headers: { 'x-failure-reason': 'webhook attempts exhausted', 'x-delivery-id': delivery._id } },
+    ]);
+  }
+}

@@ -1,0 +1,39 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+// The dispatcher's own metrics; the registry is handed to createBaseApp, so they are served on /metrics.
+export interface DispatcherMetrics {
+  registry: Registry;
+  deliveries: Counter<'outcome'>;
+  attempts: Counter<'outcome'>;
+  attemptDuration: Histogram<'outcome'>;
+  inFlight: Gauge;
+  queued: Gauge;
+}
+
+export function createDispatcherMetrics(): DispatcherMetrics {
+  const registry = new Registry();
+  return {
+    registry,
+    deliveries: new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Deliveries that reached a final outcome (succeeded, failed) or were created without one being possible (no_callback_url)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    attempts: new Counter({
+      name: 'webhook_attempts_total',
+      help: 'Webhook attempts by outcome (success, http_error, redirect, timeout, refused, network, invalid_url, signing_unavailable)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    attemptDuration: new Histogram({
+      name: 'webhook_attempt_duration_seconds',
+      help: 'Duration of webhook attempts by outcome',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    inFlight: new Gauge({ name: 'webhook_attempts_in_flight', help: 'Webhook attempts currently in flight in this process', registers: [registry] }),
+    queued: new Gauge({ name: 'webhook_attempts_queued', help: 'Webhook attempts waiting in memory for a per-host or global slot', registers: [registry] }),
+  };
+}

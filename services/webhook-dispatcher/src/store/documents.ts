@@ -1,0 +1,55 @@
+import type { ScopedDocument } from '@checkout/mongo';
+import type { DeliveryStatus, EventType } from '@checkout/contracts';
+
+/** One recorded event (D34). `_id` is the event id, so recording it twice is a duplicate-key error. */
+export interface EventDocument extends ScopedDocument {
+  _id: string;
+  type: EventType;
+  sessionId: string;
+  /** The event's createdAt (body.createdAt), the list's sort key. */
+  createdAt: Date;
+  /** The webhook body exactly as sent, as a JSON string: keys inside (metadata, sessionData) may contain "." or "$". */
+  body: string;
+  /** Where its webhooks go; null when the session had none (D32). */
+  callbackUrl: string | null;
+  /** The delivery created with the event; derived once so a redelivered message re-creates the same one. */
+  initialDeliveryId: string | null;
+  recordedAt: Date;
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  at: Date;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  /** At most WEBHOOK_RESPONSE_SNIPPET_BYTES of the response body; stored, not shown by the events API. */
+  responseSnippet: string | null;
+}
+
+/**
+ * One delivery of one event to one URL (style.md §8: the database holds the truth, queue messages carry ids).
+ *
+ * Crash safety: `lockedUntil` is the time until which some process has promised to act on the delivery — an
+ * attempt in flight or queued in memory (lockOwner = that process), or a retry message waiting in a retry
+ * tier (lockOwner null, lockedUntil = nextAttemptAt + claim TTL). The recovery sweep re-dispatches every
+ * pending delivery whose lockedUntil has passed, so a kill -9 at any point loses nothing.
+ */
+export interface DeliveryDocument extends ScopedDocument {
+  _id: string;
+  eventId: string;
+  eventType: EventType;
+  url: string;
+  status: DeliveryStatus;
+  attempts: AttemptRecord[];
+  /** attempts.length, kept explicit: the next attempt is attemptCount + 1. */
+  attemptCount: number;
+  /** When the next attempt is due; null once succeeded or failed. */
+  nextAttemptAt: Date | null;
+  lockedUntil: Date;
+  lockOwner: string | null;
+  /** True from the moment a delivery fails until its dead-letter message is on Kafka (outbox-style). */
+  deadLetterPending: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}

@@ -1,0 +1,55 @@
+import type { Collection, Db, Filter } from 'mongodb';
+import { isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
+import type { EventType } from '@checkout/contracts';
+import { COLLECTIONS } from './indexes';
+import type { EventDocument } from './documents';
+
+export interface EventListFilter {
+  type?: EventType;
+  sessionId?: string;
+}
+
+/** The only code that touches the events collection. */
+export class EventsStore {
+  readonly collection: Collection<EventDocument>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<EventDocument>(COLLECTIONS.events);
+  }
+
+  /** Records an event once: the insert decides; on a duplicate the stored event is returned unchanged. */
+  async recordEvent(scope: Scope, doc: Omit<EventDocument, 'organizationId' | 'mode'>): Promise<{ event: EventDocument; created: boolean }> {
+    const events = scoped(this.collection, scope);
+    try {
+      await events.insertOne(doc);
+      return { event: { ...doc, organizationId: scope.organizationId, mode: scope.mode } as EventDocument, created: true };
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      // The same id in another scope would be a producer bug; treat it as unknown here so nothing leaks.
+      const existing = await events.findOne({ _id: doc._id });
+      if (!existing) throw new Error(`event ${doc._id} exists under another organization or mode`);
+      return { event: existing, created: false };
+    }
+  }
+
+  getEvent(scope: Scope, id: string): Promise<EventDocument | null> {
+    return scoped(this.collection, scope).findOne({ _id: id });
+  }
+
+  async listEvents(scope: Scope, filter: EventListFilter, page: number, limit: number): Promise<{ events: EventDocument[]; total: number }> {
+    const events = scoped(this.collection, scope);
+    const query: Filter<EventDocument> = {};
+    if (filter.type) query.type = filter.type;
+    if (filter.sessionId) query.sessionId = filter.sessionId;
+    const [list, total] = await Promise.all([
+      events
+        .find(query)
+        .sort({ createdAt: -1, _id: -1 })
+        .skip((page - 1) * limit)
+        .limit(limit)
+        .toArray(),
+      events.countDocuments(query),
+    ]);
+    return { events: list, total };
+  }
+}

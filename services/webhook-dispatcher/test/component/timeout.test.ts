@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANSWER, eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import type { EventResponse } from '@checkout/contracts';
+import { TestProducer, buildSessionEvent, dispatcherEnv, dropDatabase, internalHeaders, sessionEventsTopic, startDispatcher, testKafka, type RunningDispatcher } from './support';
+
+const TIMEOUT_MS = 300;
+let receiver: WebhookReceiver;
+let dispatcher: RunningDispatcher;
+let producer: TestProducer;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  dispatcher = await startDispatcher(dispatcherEnv('timeout', { WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_MAX_ATTEMPTS: '2', WEBHOOK_RESPONSE_SNIPPET_BYTES: '16' }));
+  producer = await TestProducer.connect(testKafka());
+});
+
+afterAll(async () => {
+  await producer?.disconnect();
+  await dispatcher?.stop();
+  if (dispatcher) await dropDatabase(dispatcher.config);
+  await receiver?.close();
+});
+
+async function deliveryOf(eventId: string) {
+  const response = await fetch(`${dispatcher.url}/internal/events/${eventId}`, { headers: internalHeaders({ organizationId: 'org_test_dispatcher', mode: 'test' }) });
+  return ((await response.json()) as EventResponse).deliveries[0];
+}
+
+describe('Attempt limits (D31)', () => {
+  it('When the endpoint never answers, then the attempt fails at WEBHOOK_TIMEOUT_MS and is retried', async () => {
+    receiver.answer('/hang', ANSWER.hang);
+    const event = buildSessionEvent({ callbackUrl: receiver.url('/hang') });
+    await producer.sendEvents(sessionEventsTopic(dispatcher.config), [event]);
+    const delivery = await eventually(async () => {
+      const d = await deliveryOf(event.eventId);
+      return d?.status === 'failed' ? d : undefined;
+    }, { deadlineMs: 20_000 });
+    expect(delivery.attempts).toHaveLength(2);
+    for (const attempt of delivery.attempts) {
+      expect(attempt.statusCode).toBeNull();
+      expect(attempt.error).toMatch(/^timeout/);
+      expect(attempt.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
+      expect(attempt.durationMs).toBeLessThan(TIMEOUT_MS + 1_000);
+    }
+    expect(receiver.deliveries('/hang')).toHaveLength(2);
+  });
+
+  it('When the endpoint is slower than the timeout, then the attempt fails even though it would have answered 200', async () => {
+    receiver.answer('/slow', ANSWER.slow(TIMEOUT_MS * 4));
+    const event = buildSessionEvent({ callbackUrl: receiver.url('/slow') });
+    await producer.sendEvents(sessionEventsTopic(dispatcher.config), [event]);
+    const attempt = await eventually(async () => (await deliveryOf(event.eventId))?.attempts[0], { deadlineMs: 15_000 });
+    expect(attempt.error).toMatch(/^timeout/);
+  });
+});
