@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@checkout/testing';
 import { startStack, type InProcessStack } from './support/stack';
 import { Api } from './support/api';
 import { buildOrderInput, uniqueId } from './support/factories';
@@ -400,5 +401,36 @@ describe('GET /v0/openapi.json', () => {
       expect.arrayContaining(['/v0/orders', '/v0/orders/{orderId}', '/v0/orders/{orderId}/cancel', '/v0/checkout/sessions', '/v0/checkout/sessions/{sessionId}', '/v0/events']),
     );
     expect(create.responses['409'].description).toContain('DUPLICATE_EXTERNAL_ID');
+  });
+});
+
+describe('Dependency outages (D7)', () => {
+  it('When the orders service is down, then 503 SERVICE_UNAVAILABLE with Retry-After, never a hang; it recovers by itself', async () => {
+    const outage = await startStack({}, ['gateway']);
+    try {
+      const org = await outage.admin.createOrganizationWithKeys('Outage Org');
+      const api = new Api(outage.gatewayUrl, org.testKey);
+      // The call returning at all is the point (no hang); the test's own timeout would catch one.
+      const response = await api.post('/v0/orders', buildOrderInput());
+      expect(response.status).toBe(503);
+      expect(response.body.code).toBe('SERVICE_UNAVAILABLE');
+      expect(response.headers['retry-after']).toBeDefined();
+      await outage.startService('orders');
+      await eventually(async () => (await api.post('/v0/orders', buildOrderInput())).status === 201, { deadlineMs: 30_000, description: 'orders to answer again' });
+    } finally {
+      await outage.stop();
+    }
+  });
+
+  it('When an internal service refuses the internal token, then the merchant sees 503, not an API-key error', async () => {
+    const mismatched = await startStack({}, ['gateway']);
+    try {
+      await mismatched.startService('orders', { INTERNAL_TOKEN: 'a-different-internal-token' });
+      const org = await mismatched.admin.createOrganizationWithKeys('Rotation Org');
+      const response = await new Api(mismatched.gatewayUrl, org.testKey).get('/v0/orders');
+      expect(response).toMatchObject({ status: 503, body: { code: 'SERVICE_UNAVAILABLE' } });
+    } finally {
+      await mismatched.stop();
+    }
   });
 });

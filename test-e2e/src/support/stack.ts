@@ -23,6 +23,8 @@ export interface InProcessStack {
   gatewayUrl: string;
   /** Starts one more gateway replica on the same databases and services (e.g. shared rate limits). */
   addGatewayReplica(): Promise<string>;
+  /** Starts a service that was left out at first, on its planned port (an outage that ends). */
+  startService(name: ServiceName, extraEnv?: Record<string, string>): Promise<void>;
   checkoutBaseUrl: string;
   admin: AdminClient;
   env: ReturnType<typeof stackEnvironment>;
@@ -77,6 +79,11 @@ export async function startStack(
   }
   return {
     gatewayUrl: env.gatewayUrl,
+    async startService(name, extraEnv = {}) {
+      const app = await builders[name]({ ...envOf[name], ...extraEnv }, logger(name));
+      await app.start();
+      started.push(app);
+    },
     async addGatewayReplica() {
       const port = await freePort();
       const replica = await builders.gateway({ ...env.gateway, PORT: String(port) }, logger('gateway'));

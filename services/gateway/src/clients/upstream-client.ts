@@ -49,6 +49,9 @@ export class UpstreamClient {
         bodyTimeout: this.timeoutMs,
       });
       const text = await response.body.text();
+      // Merchants were authenticated here; an internal 401 means the services disagree on the internal
+      // token (a rotation in progress), which is our outage, not the merchant's bad key.
+      if (response.statusCode === 401) throw new Error(`${this.name} refused the internal token`);
       return { status: response.statusCode, headers: response.headers, body: text.length > 0 ? (JSON.parse(text) as unknown) : undefined };
     } catch (err) {
       throw new DependencyUnavailableError(this.name, err);
