@@ -1,0 +1,87 @@
+// One-shot job: creates every Kafka topic of the platform (ALL_TOPICS) with its partition count, ahead of a
+// rollout. Existing topics are left alone (a partition count is never raised behind your back: adding
+// partitions moves keys to other partitions and breaks per-session ordering for messages in flight); a topic
+// with fewer partitions than planned is reported, and the job fails, so an SRE decides.
+//   KAFKA_BROKERS=kafka:9092 node dist/create-topics.mjs            (image)
+//   KAFKA_BROKERS=127.0.0.1:9092 npx tsx deploy/scripts/create-topics.ts   (checkout)
+// The services also create their own topics at start when missing; this job makes the partition counts and
+// the replication factor a deliberate, reviewed choice instead of whatever the first pod to start picked.
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { env, kafkaConfigShape, loadConfig } from '@checkout/config';
+import { ALL_TOPICS, TOPICS, WEBHOOK_RETRY_TIERS, topicName } from '@checkout/contracts';
+import { createKafka, ensureTopics, type TopicSpec } from '@checkout/kafka';
+import { createLogger } from '@checkout/logger';
+
+export const TopicsJobConfigSchema = z.object({
+  ...kafkaConfigShape,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
+  SESSION_EVENTS_PARTITIONS: env.positiveInt(12).describe('Partitions of checkout.session.events (bounds the dispatcher\'s first-attempt consumer parallelism)'),
+  ORDER_EVENTS_PARTITIONS: env.positiveInt(6).describe('Partitions of orders.events (bounds the sessions order-events consumer parallelism)'),
+  WEBHOOK_RETRY_PARTITIONS: env.positiveInt(6).describe('Partitions of each webhooks.retry.N tier and of webhooks.dead-letter'),
+  KAFKA_REPLICATION_FACTOR: env.positiveInt(1).describe('Replication factor of created topics (3 in production)'),
+  DEAD_LETTER_RETENTION_MS: env.positiveInt(30 * 24 * 3_600_000).describe('retention.ms of the dead-letter topic (default 30 days: time to replay)'),
+});
+export type TopicsJobConfig = z.output<typeof TopicsJobConfigSchema>;
+
+/** The plan: one spec per topic in ALL_TOPICS, under the optional prefix. Throws if ALL_TOPICS grows a topic this job does not know. */
+export function topicPlan(config: Pick<TopicsJobConfig, 'TOPIC_PREFIX' | 'SESSION_EVENTS_PARTITIONS' | 'ORDER_EVENTS_PARTITIONS' | 'WEBHOOK_RETRY_PARTITIONS' | 'DEAD_LETTER_RETENTION_MS'>): TopicSpec[] {
+  const known = new Map<string, Omit<TopicSpec, 'topic'>>([
+    [TOPICS.sessionEvents, { numPartitions: config.SESSION_EVENTS_PARTITIONS }],
+    [TOPICS.orderEvents, { numPartitions: config.ORDER_EVENTS_PARTITIONS }],
+    ...WEBHOOK_RETRY_TIERS.map((tier) => [TOPICS.webhookRetry(tier), { numPartitions: config.WEBHOOK_RETRY_PARTITIONS }] as const),
+    [TOPICS.webhookDeadLetter, { numPartitions: config.WEBHOOK_RETRY_PARTITIONS, configs: { 'retention.ms': String(config.DEAD_LETTER_RETENTION_MS) } }],
+  ]);
+  return ALL_TOPICS.map((name) => {
+    const spec = known.get(name);
+    if (!spec) throw new Error(`create-topics: no partition plan for topic ${name}; add it to deploy/scripts/create-topics.ts`);
+    return { topic: topicName(config.TOPIC_PREFIX, name), ...spec };
+  });
+}
+
+export async function createTopics(environment: Record<string, string | undefined>): Promise<{ topic: string; partitions: number; planned: number }[]> {
+  const config = loadConfig('create-topics', TopicsJobConfigSchema, environment);
+  const logger = createLogger('create-topics', { level: config.LOG_LEVEL });
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'create-topics', logger });
+  const plan = topicPlan(config);
+  // createTopics' wait for leaders can fail with a retriable metadata error on a fresh broker; a retry finds
+  // the topics that were made and creates the rest.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await ensureTopics(kafka, plan, config.KAFKA_REPLICATION_FACTOR);
+      break;
+    } catch (err) {
+      if (attempt >= 8) throw err;
+      logger.warn({ err, attempt }, 'creating topics failed; retrying');
+      await new Promise((r) => setTimeout(r, 500 * attempt));
+    }
+  }
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const { topics } = await admin.fetchTopicMetadata({ topics: plan.map((p) => p.topic) });
+    const partitions = new Map(topics.map((t) => [t.name, t.partitions.length]));
+    return plan.map((p) => ({ topic: p.topic, partitions: partitions.get(p.topic) ?? 0, planned: p.numPartitions }));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  createTopics(process.env).then(
+    (report) => {
+      for (const r of report) console.log(`${r.topic}\tpartitions=${r.partitions}${r.partitions === r.planned ? '' : `\t(planned ${r.planned})`}`);
+      const short = report.filter((r) => r.partitions < r.planned);
+      if (short.length > 0) {
+        console.error(`create-topics: ${short.map((r) => r.topic).join(', ')} ha${short.length === 1 ? 's' : 've'} fewer partitions than planned; raise them deliberately (kafka-topics.sh --alter) if you accept the key remapping`);
+        process.exit(2);
+      }
+      process.exit(0);
+    },
+    (err: unknown) => {
+      console.error(err instanceof Error ? err.message : err);
+      process.exit(1);
+    },
+  );
+}

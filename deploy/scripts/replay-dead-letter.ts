@@ -1,0 +1,171 @@
+// Replays the dead-letter topic (webhooks.dead-letter): for every dead-lettered delivery, asks the
+// webhook-dispatcher for a new delivery of the same event (its internal twin of POST /v0/events/:id/redeliver:
+// same event id, new delivery id, full retry schedule again). Reads from where this tool's consumer group left
+// off up to the end offsets seen at start, then stops; offsets are committed only after the redelivery was
+// accepted, so a failed run can simply be run again.
+//   node dist/replay-dead-letter.mjs [--dry-run] [--organization=org_…] [--since=2026-01-01T00:00:00Z] [--group=name]
+// env: KAFKA_BROKERS, TOPIC_PREFIX (optional), DISPATCHER_URL (events-API pods), INTERNAL_TOKEN.
+// Filtered-out messages are committed as seen too; use a fresh --group to scan the topic again from its start.
+// Messages that are not dead-lettered deliveries (a poison session event parked by a consumer) are reported
+// and skipped: they need a human, not a retry.
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { z } from 'zod';
+import { env, kafkaConfigShape, loadConfig } from '@checkout/config';
+import { TOPICS, topicName } from '@checkout/contracts';
+import { createKafka } from '@checkout/kafka';
+import { createLogger } from '@checkout/logger';
+
+const ReplayConfigSchema = z.object({
+  ...kafkaConfigShape,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
+  DISPATCHER_URL: env.url().describe('Internal base URL of the webhook-dispatcher events API'),
+  INTERNAL_TOKEN: z.string().min(16),
+  REPLAY_TIMEOUT_MS: env.positiveInt(120_000),
+});
+
+/** The fields of a dispatcher DeadLetterMessage this tool needs (services/webhook-dispatcher/src/messaging/webhook-messages.ts). */
+export const DeadLetterEntry = z.object({
+  deliveryId: z.string(),
+  eventId: z.string().regex(/^evt_(test|live)_[0-9A-Za-z]+$/),
+  organizationId: z.string().min(1),
+  mode: z.enum(['test', 'live']),
+  url: z.string(),
+  failedAt: z.string(),
+});
+export type DeadLetterEntry = z.infer<typeof DeadLetterEntry>;
+
+export interface ReplayOptions {
+  dryRun: boolean;
+  organization?: string;
+  since?: Date;
+  group?: string;
+}
+
+export function parseArgs(argv: readonly string[]): ReplayOptions {
+  const options: ReplayOptions = { dryRun: false };
+  for (const arg of argv) {
+    const [flag, value] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (flag === '--dry-run') options.dryRun = true;
+    else if (flag === '--organization' && value) options.organization = value;
+    else if (flag === '--group' && value) options.group = value;
+    else if (flag === '--since' && value && !Number.isNaN(Date.parse(value))) options.since = new Date(value);
+    else throw new Error(`replay-dead-letter: unknown or malformed argument ${arg}`);
+  }
+  return options;
+}
+
+export async function replayDeadLetter(environment: Record<string, string | undefined>, options: ReplayOptions): Promise<{ replayed: number; skipped: number; invalid: number }> {
+  const config = loadConfig('replay-dead-letter', ReplayConfigSchema, environment);
+  const logger = createLogger('replay-dead-letter', { level: config.LOG_LEVEL });
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'replay-dead-letter', logger });
+  const topic = topicName(config.TOPIC_PREFIX, TOPICS.webhookDeadLetter);
+  const groupId = options.group ?? topicName(config.TOPIC_PREFIX, 'webhook-dispatcher.dead-letter-replay');
+
+  // Where each partition ends now, and where this group stands: partitions with nothing new are already done.
+  const admin = kafka.admin();
+  await admin.connect();
+  const remaining = new Map<number, bigint>(); // partition → offset to reach (exclusive)
+  try {
+    const ends = await admin.fetchTopicOffsets(topic);
+    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    for (const end of ends) {
+      const mine = committed?.partitions.find((p) => p.partition === end.partition);
+      const start = mine && BigInt(mine.offset) >= 0n ? BigInt(mine.offset) : BigInt(end.low);
+      if (start < BigInt(end.high)) remaining.set(end.partition, BigInt(end.high));
+    }
+  } finally {
+    await admin.disconnect();
+  }
+  const counts = { replayed: 0, skipped: 0, invalid: 0 };
+  if (remaining.size === 0) return counts;
+
+  const seen = new Set<string>();
+  const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false });
+  await consumer.connect();
+  let finish!: () => void;
+  let fail!: (err: unknown) => void;
+  const done = new Promise<void>((res, rej) => {
+    finish = res;
+    fail = rej;
+  });
+  const timer = setTimeout(() => fail(new Error(`replay-dead-letter: not caught up after ${config.REPLAY_TIMEOUT_MS} ms`)), config.REPLAY_TIMEOUT_MS);
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachMessage: async ({ partition, message }) => {
+        const end = remaining.get(partition);
+        if (end === undefined || BigInt(message.offset) >= end) return;
+        try {
+          await handle(message.value?.toString() ?? '');
+        } catch (err) {
+          fail(err);
+          throw err;
+        }
+        if (!options.dryRun) await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+        if (BigInt(message.offset) + 1n >= end) remaining.delete(partition);
+        if (remaining.size === 0) finish();
+      },
+    });
+    await done;
+  } finally {
+    clearTimeout(timer);
+    await consumer.disconnect().catch(() => {});
+  }
+  return counts;
+
+  async function handle(raw: string): Promise<void> {
+    let entry: DeadLetterEntry;
+    try {
+      entry = DeadLetterEntry.parse(JSON.parse(raw));
+    } catch {
+      counts.invalid += 1;
+      console.error(`skipped: not a dead-lettered delivery: ${raw.slice(0, 200)}`);
+      return;
+    }
+    if ((options.organization && entry.organizationId !== options.organization) || (options.since && Date.parse(entry.failedAt) < options.since.getTime()) || seen.has(entry.eventId)) {
+      counts.skipped += 1;
+      return;
+    }
+    seen.add(entry.eventId);
+    if (options.dryRun) {
+      console.log(`would redeliver ${entry.eventId} (${entry.organizationId}/${entry.mode}, dead delivery ${entry.deliveryId} to ${entry.url})`);
+      counts.replayed += 1;
+      return;
+    }
+    const response = await request(`${config.DISPATCHER_URL.replace(/\/+$/, '')}/internal/events/${encodeURIComponent(entry.eventId)}/redeliver`, {
+      method: 'POST',
+      headers: { 'x-internal-token': config.INTERNAL_TOKEN, 'x-organization-id': entry.organizationId, 'x-mode': entry.mode, 'x-request-id': `replay-${entry.deliveryId}` },
+      headersTimeout: 10_000,
+      bodyTimeout: 10_000,
+    });
+    const text = await response.body.text();
+    if (response.statusCode === 202) {
+      const delivery = (JSON.parse(text) as { delivery?: { id?: string } }).delivery;
+      console.log(`redelivered ${entry.eventId}: new delivery ${delivery?.id ?? '?'} (was ${entry.deliveryId})`);
+      counts.replayed += 1;
+    } else if (response.statusCode === 404) {
+      console.error(`skipped ${entry.eventId}: the dispatcher does not know it (${text.slice(0, 200)})`);
+      counts.skipped += 1;
+    } else {
+      throw new Error(`replay-dead-letter: redeliver ${entry.eventId} answered ${response.statusCode}: ${text.slice(0, 300)}`);
+    }
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  Promise.resolve()
+    .then(() => replayDeadLetter(process.env, parseArgs(process.argv.slice(2))))
+    .then(
+      (c) => {
+        console.log(`replayed=${c.replayed} skipped=${c.skipped} invalid=${c.invalid}`);
+        process.exit(0);
+      },
+      (err: unknown) => {
+        console.error(err instanceof Error ? err.message : err);
+        process.exit(1);
+      },
+    );
+}
