@@ -10,8 +10,8 @@ import { MongoClient } from 'mongodb';
 import { request } from 'undici';
 import { startEngines, type Engines } from '@checkout/engines';
 import { createLogger } from '@checkout/logger';
-import { ANSWER, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
-import { SessionEventV1, TOPICS, newId, newLineId, topicName } from '@checkout/contracts';
+import { ANSWER, buildSessionEvent, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import { TOPICS, topicName, type SessionEventV1 } from '@checkout/contracts';
 import { buildApp, parseConfig } from '@checkout/webhook-dispatcher';
 import { percentile } from './load';
 
@@ -28,54 +28,7 @@ export interface WebhookBenchOptions {
 }
 
 function sessionEvent(callbackUrl: string, producedAt: number): SessionEventV1 {
-  const mode = 'test' as const;
-  const createdAt = new Date().toISOString();
-  const eventId = newId('evt', mode);
-  const sessionId = newId('cs', mode);
-  return SessionEventV1.parse({
-    version: 1,
-    eventId,
-    occurredAt: createdAt,
-    organizationId: 'org_bench',
-    mode,
-    sessionId,
-    callbackUrl,
-    type: 'checkout.session.completed',
-    body: {
-      id: eventId,
-      event: 'checkout.session.completed',
-      createdAt,
-      session: {
-        id: sessionId,
-        url: `https://checkout.example.test/${sessionId}`,
-        status: 'completed',
-        active: false,
-        failedAttempts: 0,
-        successUrl: null,
-        callbackUrl,
-        expiresAt: createdAt,
-        createdAt,
-        updatedAt: createdAt,
-        requireFromCustomer: { phone: false, shippingAddress: false, location: false },
-        sessionData: { producedAt },
-        order: {
-          id: newId('ord', mode),
-          provider: 'native',
-          currency: 'USD',
-          status: 'completed',
-          paymentStatus: 'paid',
-          amounts: { subtotal: 1000, tax: 0, discount: 0, tip: 0, total: 1000, paid: 1000 },
-          items: [{ id: newLineId('item'), name: 'Bench', quantity: 1, unitPrice: 1000, totalPrice: 1000, itemType: 'product' }],
-          taxes: [],
-          discounts: [],
-          metadata: {},
-          paidAt: createdAt,
-          createdAt,
-          updatedAt: createdAt,
-        },
-      },
-    },
-  });
+  return buildSessionEvent({ callbackUrl, organizationId: 'org_bench', sessionData: { producedAt } });
 }
 
 /** ms from produce (acknowledged by the broker) to arrival, per event id. */

@@ -1,6 +1,6 @@
 import type { Collection, Document, Filter } from 'mongodb';
 import type { Logger } from 'pino';
-import type { Leases } from '@checkout/mongo';
+import { PeriodicTask, type Leases } from '@checkout/mongo';
 import type { EventProducer, OutgoingMessage } from './producer';
 
 /** One event waiting in its aggregate's document to be published (architecture.md, Messaging rules). */
@@ -48,9 +48,7 @@ export interface OutboxRelayOptions<D extends Document & OutboxFields & { _id: s
  * therefore be published twice (crash between publish and mark); consumers deduplicate on the event id.
  */
 export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<void> | undefined;
-  private stopped = true;
+  private readonly sweeper: PeriodicTask;
   private readonly sweepIntervalMs: number;
   private readonly sweepGraceMs: number;
   private readonly batchSize: number;
@@ -61,17 +59,15 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     this.sweepIntervalMs = options.sweepIntervalMs ?? 1_000;
     this.sweepGraceMs = options.sweepGraceMs ?? 2_000;
     this.batchSize = options.batchSize ?? 100;
+    this.sweeper = new PeriodicTask(() => this.sweep(), this.sweepIntervalMs, (err) => options.logger.warn({ err }, 'outbox sweep failed; will retry'));
   }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.sweeper.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.sweeping;
+  stop(): Promise<void> {
+    return this.sweeper.stop();
   }
 
   /** Publishes the pending events of one document and marks them sent; returns how many were published. */
@@ -121,19 +117,4 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     return entries.length;
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.sweeping = this.sweep()
-        .then(() => undefined)
-        .catch((err: unknown) => {
-          this.options.logger.warn({ err }, 'outbox sweep failed; will retry');
-        })
-        .finally(() => {
-          this.sweeping = undefined;
-          this.schedule(this.sweepIntervalMs);
-        });
-    }, delayMs);
-    this.timer.unref();
-  }
 }

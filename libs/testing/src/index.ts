@@ -1,6 +1,7 @@
 export * from './admin-client';
 export * from './engine-control';
 export * from './eventually';
+export * from './factories';
 export type * from './provided-context';
 export * from './stack-env';
 export * from './webhook-receiver';

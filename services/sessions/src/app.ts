@@ -1,6 +1,6 @@
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
-import { Leases, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { Leases, PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
 import { OutboxRelay, createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, type EventProducer, type RunningConsumer } from '@checkout/kafka';
 import { TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
@@ -9,7 +9,6 @@ import { SESSION_INDEXES } from './store/indexes';
 import type { SessionDocument } from './store/session-document';
 import { OrdersClient } from './clients/orders-client';
 import { SessionCommands } from './domain/sessions.use-cases';
-import { ExpirySweeper } from './domain/expiry-sweeper';
 import { startOrderEventsConsumer } from './messaging/order-events.consumer';
 import { mountRoutes } from './http/router';
 
@@ -30,7 +29,7 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
   let producer: EventProducer | undefined;
   let relay: OutboxRelay<SessionDocument> | undefined;
   let server: RunningServer | undefined;
-  let sweeper: ExpirySweeper | undefined;
+  let sweeper: PeriodicTask | undefined;
   let consumer: RunningConsumer | undefined;
   let orders: OrdersClient | undefined;
   let shuttingDown = false;
@@ -58,7 +57,9 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
         consumer = await startOrderEventsConsumer({ kafka, db: mongo.db, topicPrefix: config.TOPIC_PREFIX, commands, logger });
       }
       if (config.SWEEPER_ENABLED) {
-        sweeper = new ExpirySweeper(() => commands.sweepDue(), config.EXPIRY_SWEEP_INTERVAL_MS, logger);
+        // Flow 4: every replica sweeps; the per-session lease and the re-read status inside sweepDue make
+        // each session expire, and fire its event, exactly once.
+        sweeper = new PeriodicTask(() => commands.sweepDue(), config.EXPIRY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expiry sweep failed; will retry'));
         sweeper.start();
       }
       if (!config.HTTP_ENABLED) return { url: '' };

@@ -3,7 +3,7 @@ import type { lookup as dnsLookup } from 'node:dns';
 import { hostname } from 'node:os';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
-import { Leases, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { Leases, PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
 import { createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, type EventProducer, type RunningConsumer } from '@checkout/kafka';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
@@ -52,8 +52,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
   let dispatcher: Dispatcher | undefined;
   let leases: Leases | undefined;
   const consumers: RunningConsumer[] = [];
-  let sweepTimer: NodeJS.Timeout | undefined;
-  let sweeping: Promise<unknown> | undefined;
+  const recovery = new PeriodicTask(sweepOnce, config.WEBHOOK_RECOVERY_INTERVAL_MS, (err) => logger.warn({ err }, 'recovery sweep failed; will retry'));
   let shuttingDown = false;
 
   async function sweepOnce(): Promise<number> {
@@ -67,18 +66,6 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
     }
   }
 
-  function scheduleSweep(delayMs: number): void {
-    if (shuttingDown) return;
-    sweepTimer = setTimeout(() => {
-      sweeping = sweepOnce()
-        .catch((err: unknown) => logger.warn({ err }, 'recovery sweep failed; will retry'))
-        .finally(() => {
-          sweeping = undefined;
-          scheduleSweep(config.WEBHOOK_RECOVERY_INTERVAL_MS);
-        });
-    }, delayMs);
-    sweepTimer.unref();
-  }
 
   return {
     metrics,
@@ -189,7 +176,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
             onDue: (message) => active.onRetryDue(message),
           }),
         );
-        scheduleSweep(0);
+        recovery.start();
       }
       server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
       return { url: server.url };
@@ -197,11 +184,10 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
 
     async stop() {
       shuttingDown = true;
-      clearTimeout(sweepTimer);
       await server?.close(config.SHUTDOWN_GRACE_MS);
       // Stop taking work, let attempts in flight finish (their results are recorded), then close.
       await Promise.all(consumers.splice(0).map((c) => c.stop().catch((err: unknown) => logger.warn({ err }, 'consumer stop failed'))));
-      await sweeping;
+      await recovery.stop();
       scheduler?.stop();
       if (scheduler) {
         let timer: NodeJS.Timeout | undefined;

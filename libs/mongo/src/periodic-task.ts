@@ -1,18 +1,17 @@
-import type { Logger } from '@checkout/logger';
-
 /**
- * Flow 4's timer: every intervalMs, one sweep (SessionCommands.sweepDue). Every replica may run one; the
- * per-session lease and the re-read status inside sweepDue make each session expire, and fire, exactly once.
+ * Runs `run` now and then again `intervalMs` after each run finishes, never two at once, until stopped.
+ * The sweeps that stand in for what FerretDB lacks (TTL indexes, change streams) — outbox leftovers, due
+ * sessions, stale webhook deliveries — all run on it. A failed run is reported and the next one still comes.
  */
-export class ExpirySweeper {
+export class PeriodicTask {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
 
   constructor(
-    private readonly sweep: () => Promise<number>,
+    private readonly run: () => Promise<unknown>,
     private readonly intervalMs: number,
-    private readonly logger: Logger,
+    private readonly onError: (err: unknown) => void,
   ) {}
 
   start(): void {
@@ -20,6 +19,7 @@ export class ExpirySweeper {
     this.schedule(0);
   }
 
+  /** Stops scheduling and waits for a run in progress. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
@@ -29,11 +29,8 @@ export class ExpirySweeper {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.sweep()
-        .then((n) => {
-          if (n > 0) this.logger.debug({ settled: n }, 'expiry sweep');
-        })
-        .catch((err: unknown) => this.logger.warn({ err }, 'expiry sweep failed; will retry'))
+      this.running = this.run()
+        .then(() => undefined, this.onError)
         .finally(() => {
           this.running = undefined;
           this.schedule(this.intervalMs);
