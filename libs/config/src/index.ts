@@ -69,3 +69,8 @@ export const kafkaConfigShape = {
 };
 
 export const commonConfigShape = { ...baseConfigShape, ...kafkaConfigShape };
+
+/** Settings of the services that publish through a transactional outbox. */
+export const outboxConfigShape = {
+  OUTBOX_SWEEP_INTERVAL_MS: env.positiveInt(1_000).describe('How often the outbox relay looks for events a crash left unpublished (the fast path publishes right after each write)'),
+};

@@ -60,6 +60,11 @@ export function stackEnvironment(options: StackEnvironmentOptions): StackEnviron
     SHUTDOWN_GRACE_MS: '3000',
   };
   const kafka = { KAFKA_BROKERS: options.kafkaBrokers.join(','), TOPIC_PREFIX: prefix };
+  // Sweeps find crash leftovers and due sessions. On MongoDB their queries use indexes and run every second;
+  // FerretDB 1.24 scans and decodes the whole collection for them (~0.1–0.2 ms per document), so the local
+  // stack sweeps less often. The fast paths (publish right after a write, exact expiry on every read) don't
+  // wait for a sweep, and an expiry still fires well within D21's 10 s.
+  const sweeps = { OUTBOX_SWEEP_INTERVAL_MS: '5000' };
   return {
     gatewayUrl,
     checkoutBaseUrl,
@@ -76,10 +81,12 @@ export function stackEnvironment(options: StackEnvironmentOptions): StackEnviron
       ADMIN_TOKEN: adminToken,
       ...options.extraEnv?.gateway,
     },
-    orders: { ...common, ...kafka, PORT: String(options.ports.orders), MONGODB_DATABASE: `${prefix}_orders`, ...options.extraEnv?.orders },
+    orders: { ...common, ...kafka, ...sweeps, PORT: String(options.ports.orders), MONGODB_DATABASE: `${prefix}_orders`, ...options.extraEnv?.orders },
     sessions: {
       ...common,
       ...kafka,
+      ...sweeps,
+      EXPIRY_SWEEP_INTERVAL_MS: '4000',
       PORT: String(options.ports.sessions),
       MONGODB_DATABASE: `${prefix}_sessions`,
       ORDERS_URL: url(options.ports.orders),

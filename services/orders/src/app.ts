@@ -38,7 +38,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       const leases = new Leases(mongo.db);
       const orders = new OrdersStore(mongo.db, leases);
       const referenceData = new ReferenceDataStore(mongo.db);
-      relay = new OutboxRelay<OrderDocument>({ collection: orders.collection, producer, leases, leaseKey: orderLeaseKey, logger });
+      relay = new OutboxRelay<OrderDocument>({ collection: orders.collection, producer, leases, leaseKey: orderLeaseKey, logger, sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS });
       const commands = new OrderCommands({ orders, referenceData, relay, orderEventsTopic, clock });
 
       const db = mongo;

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { commonConfigShape, env, loadConfig } from '@checkout/config';
+import { commonConfigShape, env, loadConfig, outboxConfigShape } from '@checkout/config';
 
 export const ConfigSchema = z.object({
   ...commonConfigShape,
+  ...outboxConfigShape,
   PORT: env.port(4002).describe('HTTP port of the internal orders API'),
   MONGODB_DATABASE: commonConfigShape.MONGODB_DATABASE.default('orders'),
   ORDER_EVENTS_PARTITIONS: env.positiveInt(6).describe('Partitions of the orders.events topic when this service creates it'),

@@ -47,7 +47,7 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
       const leases = new Leases(mongo.db);
       const store = new SessionsStore(mongo.db, leases);
       orders = new OrdersClient({ baseUrl: config.ORDERS_URL, internalToken: config.INTERNAL_TOKEN });
-      relay = new OutboxRelay<SessionDocument>({ collection: store.collection, producer, leases, leaseKey: sessionLeaseKey, logger });
+      relay = new OutboxRelay<SessionDocument>({ collection: store.collection, producer, leases, leaseKey: sessionLeaseKey, logger, sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS });
       const commands = new SessionCommands({ store, orders, relay, sessionEventsTopic, checkoutBaseUrl: config.CHECKOUT_BASE_URL, clock, logger });
       relay.start();
 

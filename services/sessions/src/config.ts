@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { commonConfigShape, env, loadConfig } from '@checkout/config';
+import { commonConfigShape, env, loadConfig, outboxConfigShape } from '@checkout/config';
 
 export const ConfigSchema = z.object({
   ...commonConfigShape,
+  ...outboxConfigShape,
   PORT: env.port(4003).describe('HTTP port of the internal sessions API and the hosted checkout page'),
   MONGODB_DATABASE: commonConfigShape.MONGODB_DATABASE.default('sessions'),
   ORDERS_URL: env.url().describe('Internal base URL of the orders service, e.g. http://orders:4002'),
