@@ -45,18 +45,8 @@ export async function createTopics(environment: Record<string, string | undefine
   const logger = createLogger('create-topics', { level: config.LOG_LEVEL });
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'create-topics', logger });
   const plan = topicPlan(config);
-  // createTopics' wait for leaders can fail with a retriable metadata error on a fresh broker; a retry finds
-  // the topics that were made and creates the rest.
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await ensureTopics(kafka, plan, config.KAFKA_REPLICATION_FACTOR);
-      break;
-    } catch (err) {
-      if (attempt >= 8) throw err;
-      logger.warn({ err, attempt }, 'creating topics failed; retrying');
-      await new Promise((r) => setTimeout(r, 500 * attempt));
-    }
-  }
+  // ensureTopics retries the retriable metadata errors a fresh broker answers with.
+  await ensureTopics(kafka, plan, config.KAFKA_REPLICATION_FACTOR);
   const admin = kafka.admin();
   await admin.connect();
   try {

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { Kafka, logLevel } from 'kafkajs';
-import { AdminClient, stackEnvironment } from '@checkout/testing';
+import { AdminClient, eventually, stackEnvironment } from '@checkout/testing';
 import { ALL_TOPICS } from '@checkout/contracts';
 import { SCRIPTS, SERVICES, bundle, type BundleResult } from '../scripts/bundle';
 import { topicPlan } from '../scripts/create-topics';
@@ -237,15 +237,9 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** eventually(), with the service logs added to the failure, since they are the only clue. */
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number, describe: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if (await check()) return;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > deadline) throw new Error(describe());
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await eventually(check, { deadlineMs: timeoutMs, intervalMs: 250 }).catch((err: unknown) => {
+    throw new Error(`${err instanceof Error ? err.message : String(err)}\n${describe()}`);
+  });
 }

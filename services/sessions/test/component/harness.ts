@@ -76,17 +76,8 @@ export async function startStack(label: string, sessionsEnv: Record<string, stri
 
   const common = { MONGODB_URL: mongoUrl, KAFKA_BROKERS: brokers, INTERNAL_TOKEN, TOPIC_PREFIX: topicPrefix, HTTP_HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', SHUTDOWN_GRACE_MS: '1000' };
   const ordersConfig = parseOrdersConfig({ ...common, MONGODB_DATABASE: `orders_${id}` });
-  // orders' start creates its topic; on a fresh broker with several test files starting at once that can hit a
-  // retriable metadata error, so its start is retried here (the sessions app retries its own topic creation).
-  const { ordersApp, ordersUrl } = await retrying(async () => {
-    const app = buildOrdersApp(ordersConfig, logger);
-    try {
-      return { ordersApp: app, ordersUrl: (await app.start()).url };
-    } catch (err) {
-      await app.stop().catch(() => {});
-      throw err;
-    }
-  });
+  const ordersApp = buildOrdersApp(ordersConfig, logger);
+  const ordersUrl = (await ordersApp.start()).url;
 
   const sessionsEnvFull = {
     ...common,
@@ -144,17 +135,6 @@ export async function startStack(label: string, sessionsEnv: Record<string, stri
       await ordersApp.stop().catch(() => {});
     },
   };
-}
-
-async function retrying<T>(fn: () => Promise<T>, attempts = 4): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (attempt >= attempts) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 300 * attempt));
-    }
-  }
 }
 
 export function sessionRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
