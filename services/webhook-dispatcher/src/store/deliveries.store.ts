@@ -76,17 +76,7 @@ export class DeliveriesStore {
     return this.leases.withLease(deliveryLeaseKey(id), async () => {
       const current = await this.collection.findOne({ _id: id });
       if (!current || current.status !== 'pending' || current.attemptCount + 1 !== outcome.record.attempt) return null;
-      const next: DeliveryDocument = {
-        ...current,
-        attempts: [...current.attempts, outcome.record],
-        attemptCount: outcome.record.attempt,
-        status: outcome.status,
-        nextAttemptAt: outcome.nextAttemptAt,
-        lockedUntil: outcome.lockedUntil,
-        lockOwner: null,
-        deadLetterPending: outcome.deadLetterPending,
-        updatedAt: now,
-      };
+      const next = withAttempt(current, outcome, now);
       await scoped(this.collection, scopeOf(current)).replaceOne(current._id, next);
       return next;
     });
@@ -98,17 +88,7 @@ export class DeliveriesStore {
    * while our hold is live, so nothing can be overwritten. Callers fall back to recordAttempt() otherwise.
    */
   async recordAttemptHeld(held: DeliveryDocument, outcome: AttemptOutcome, now: Date): Promise<DeliveryDocument> {
-    const next: DeliveryDocument = {
-      ...held,
-      attempts: [...held.attempts, outcome.record],
-      attemptCount: outcome.record.attempt,
-      status: outcome.status,
-      nextAttemptAt: outcome.nextAttemptAt,
-      lockedUntil: outcome.lockedUntil,
-      lockOwner: null,
-      deadLetterPending: outcome.deadLetterPending,
-      updatedAt: now,
-    };
+    const next = withAttempt(held, outcome, now);
     await scoped(this.collection, scopeOf(held)).replaceOne(held._id, next);
     return next;
   }
@@ -137,4 +117,19 @@ export class DeliveriesStore {
 
 function scopeOf(doc: DeliveryDocument): Scope {
   return { organizationId: doc.organizationId, mode: doc.mode };
+}
+
+/** The delivery after one attempt: the attempt appended, the outcome's state taken, the hold released. */
+function withAttempt(delivery: DeliveryDocument, outcome: AttemptOutcome, now: Date): DeliveryDocument {
+  return {
+    ...delivery,
+    attempts: [...delivery.attempts, outcome.record],
+    attemptCount: outcome.record.attempt,
+    status: outcome.status,
+    nextAttemptAt: outcome.nextAttemptAt,
+    lockedUntil: outcome.lockedUntil,
+    lockOwner: null,
+    deadLetterPending: outcome.deadLetterPending,
+    updatedAt: now,
+  };
 }
