@@ -25,6 +25,17 @@ export interface ConsumerOptions<T> {
   partitionsConsumedConcurrently?: number;
 }
 
+/**
+ * Group membership and retry settings every consumer of ours uses: a dead member is noticed within 15 s,
+ * and a consumer keeps retrying a broker outage forever rather than giving up and stopping.
+ */
+export const CONSUMER_GROUP_SETTINGS = {
+  sessionTimeout: 15_000,
+  heartbeatInterval: 1_000,
+  rebalanceTimeout: 20_000,
+  retry: { initialRetryTime: 200, maxRetryTime: 5_000, retries: Number.MAX_SAFE_INTEGER },
+} as const;
+
 export interface RunningConsumer {
   consumer: Consumer;
   stop(): Promise<void>;
@@ -37,13 +48,7 @@ export interface RunningConsumer {
  */
 export async function runConsumer<T>(options: ConsumerOptions<T>): Promise<RunningConsumer> {
   const log = options.logger.child({ groupId: options.groupId });
-  const consumer = options.kafka.consumer({
-    groupId: options.groupId,
-    sessionTimeout: 15_000,
-    heartbeatInterval: 1_000,
-    rebalanceTimeout: 20_000,
-    retry: { initialRetryTime: 200, maxRetryTime: 5_000, retries: Number.MAX_SAFE_INTEGER },
-  });
+  const consumer = options.kafka.consumer({ groupId: options.groupId, ...CONSUMER_GROUP_SETTINGS });
   await consumer.connect();
   for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
   await consumer.run({

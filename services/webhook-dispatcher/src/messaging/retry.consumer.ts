@@ -1,6 +1,6 @@
 import type { Kafka } from 'kafkajs';
 import type { Logger } from '@checkout/logger';
-import type { EventProducer, RunningConsumer } from '@checkout/kafka';
+import { CONSUMER_GROUP_SETTINGS, type EventProducer, type RunningConsumer } from '@checkout/kafka';
 import { RetryMessage } from './webhook-messages';
 
 export interface RetryConsumerOptions {
@@ -24,13 +24,10 @@ export async function runRetryConsumer(options: RetryConsumerOptions): Promise<R
   const log = options.logger.child({ groupId: options.groupId });
   const consumer = options.kafka.consumer({
     groupId: options.groupId,
-    sessionTimeout: 15_000,
-    heartbeatInterval: 1_000,
-    rebalanceTimeout: 20_000,
+    ...CONSUMER_GROUP_SETTINGS,
     // A resumed partition is fetched on the next fetch round; a short long-poll keeps that within ~200 ms
     // instead of kafkajs' default 5 s (with every partition paused kafkajs idles for this long, too).
     maxWaitTimeInMs: 200,
-    retry: { initialRetryTime: 200, maxRetryTime: 5_000, retries: Number.MAX_SAFE_INTEGER },
   });
   const timers = new Set<NodeJS.Timeout>();
   const waiting = new Set<string>();
