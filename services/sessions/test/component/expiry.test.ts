@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../../../libs/testing/src/eventually';
+import { eventually } from '@checkout/testing';
 import { SessionEventV1 } from '@checkout/contracts';
-import { collectSessionEvents, newTenant, sessionRequest, startStack, type Stack, type Tenant } from './harness';
+import { collectSessionEvents, newTenant, startStack, type Stack } from './harness';
 
 let stack: Stack;
 let events: Awaited<ReturnType<typeof collectSessionEvents>>;
@@ -16,25 +16,16 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function createSession(tenant: Tenant, overrides: Record<string, unknown> = {}) {
-  const res = await stack.api('POST', '/internal/sessions', tenant, sessionRequest(overrides));
-  expect(res.status).toBe(201);
-  return res.body.session;
-}
-// Distinct events of one session. The outbox relay publishes at least once (a publishNow and a replica's sweep
-// may both send one outbox entry), so the topic can hold a duplicate message of one event; consumers dedupe on
-// the event id, and "fired once" means one event id.
-const eventsOf = (sessionId: string) => [...new Map(events.messages.filter((m) => m.key === sessionId).map((m) => [m.eventId, m])).values()];
 
 describe('POST /internal/test-helpers/sessions/:id/expire (D29)', () => {
   it('When expired by the helper, then expired now with one checkout.session.expired event; payment refused; a second expire fails', async () => {
     const tenant = newTenant();
-    const session = await createSession(tenant);
+    const session = await stack.createSession(tenant);
     const res = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/expire`, tenant);
     expect(res.status).toBe(200);
     expect(res.body.session).toMatchObject({ status: 'expired', active: false, order: { status: 'open', paymentStatus: 'unpaid' } });
     expect(new Date(res.body.session.expiresAt).getTime()).toBeLessThanOrEqual(stack.clock.now().getTime());
-    const [event] = await eventually(() => (eventsOf(session.id).length ? eventsOf(session.id) : undefined));
+    const [event] = await eventually(() => (events.of(session.id).length ? events.of(session.id) : undefined));
     const envelope = SessionEventV1.parse(event!.value);
     expect(envelope.type).toBe('checkout.session.expired');
     expect(envelope.body.session.status).toBe('expired');
@@ -43,14 +34,14 @@ describe('POST /internal/test-helpers/sessions/:id/expire (D29)', () => {
     const again = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/expire`, tenant);
     expect(again.status).toBe(400);
     expect(again.body.code).toBe('SESSION_UPDATE_FAILED');
-    expect(eventsOf(session.id)).toHaveLength(1);
+    expect(events.of(session.id)).toHaveLength(1);
   });
 });
 
 describe('exact expiry and the sweeper (D21, flow 4)', () => {
   it('When the clock reaches expiresAt, then reads show expired at once, payment is refused, and two sweepers fire exactly one expired event within 10 s', async () => {
     const tenant = newTenant();
-    const session = await createSession(tenant, { expiresInMinutes: 15 });
+    const session = await stack.createSession(tenant, { expiresInMinutes: 15 });
     const expiresAt = new Date(session.expiresAt).getTime();
     // Move the sessions clock to 1.5 s before expiresAt.
     stack.clock.advance(expiresAt - 1_500 - stack.clock.now().getTime());
@@ -66,28 +57,28 @@ describe('exact expiry and the sweeper (D21, flow 4)', () => {
     );
     expect(seen.active).toBe(false);
     expect((await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {})).body.code).toBe('SESSION_NOT_PAYABLE');
-    await eventually(() => eventsOf(session.id).length >= 1, { deadlineMs: 10_000, description: 'expired event from a sweeper' });
+    await eventually(() => events.of(session.id).length >= 1, { deadlineMs: 10_000, description: 'expired event from a sweeper' });
     // Give both sweepers several more rounds; still exactly one event.
     const rounds = Date.now() + 1_500;
     await eventually(() => Date.now() > rounds, { deadlineMs: 5_000 });
-    expect(eventsOf(session.id)).toHaveLength(1);
-    expect(SessionEventV1.parse(eventsOf(session.id)[0]!.value).type).toBe('checkout.session.expired');
+    expect(events.of(session.id)).toHaveLength(1);
+    expect(SessionEventV1.parse(events.of(session.id)[0]!.value).type).toBe('checkout.session.expired');
   });
 
   it('When many sessions come due at once, then two sweepers still fire exactly one event per session', async () => {
     const tenant = newTenant();
-    const sessions = await Promise.all(Array.from({ length: 8 }, () => createSession(tenant, { expiresInMinutes: 15 })));
+    const sessions = await Promise.all(Array.from({ length: 8 }, () => stack.createSession(tenant, { expiresInMinutes: 15 })));
     const latest = Math.max(...sessions.map((s) => new Date(s.expiresAt).getTime()));
     stack.clock.advance(latest - stack.clock.now().getTime() + 10);
-    await eventually(() => sessions.every((s) => eventsOf(s.id).length >= 1), { deadlineMs: 10_000, description: 'expired events' });
+    await eventually(() => sessions.every((s) => events.of(s.id).length >= 1), { deadlineMs: 10_000, description: 'expired events' });
     const rounds = Date.now() + 1_500;
     await eventually(() => Date.now() > rounds, { deadlineMs: 5_000 });
-    for (const s of sessions) expect(eventsOf(s.id), s.id).toHaveLength(1);
+    for (const s of sessions) expect(events.of(s.id), s.id).toHaveLength(1);
   });
 
   it('When the order is cancelled, then the session is cancelled, fires nothing, and the sweeper leaves it (D25)', async () => {
     const tenant = newTenant();
-    const session = await createSession(tenant, { expiresInMinutes: 15 });
+    const session = await stack.createSession(tenant, { expiresInMinutes: 15 });
     const cancel = await stack.orders('POST', `/internal/orders/${session.order.id}/cancel`, tenant);
     expect(cancel.status).toBe(200);
     expect((await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session.status).toBe('cancelled');
@@ -95,6 +86,6 @@ describe('exact expiry and the sweeper (D21, flow 4)', () => {
     const rounds = Date.now() + 1_500;
     await eventually(() => Date.now() > rounds, { deadlineMs: 5_000 });
     expect((await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session.status).toBe('cancelled');
-    expect(eventsOf(session.id)).toHaveLength(0);
+    expect(events.of(session.id)).toHaveLength(0);
   });
 });

@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { createLogger } from '@checkout/logger';
 import { buildApp as buildOrdersApp } from '@checkout/orders';
-import { parseConfig as parseOrdersConfig } from '../../../orders/src/config';
+import { parseConfig as parseOrdersConfig } from '@checkout/orders/config';
 import { TOPICS, topicName, type PaymentMethod } from '@checkout/contracts';
 import { buildApp, type SessionsApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
@@ -60,6 +60,8 @@ export interface Stack {
   api<T = any>(method: 'GET' | 'POST' | 'PATCH', path: string, tenant: Tenant | null, body?: unknown, extraHeaders?: Record<string, string>): Promise<ApiResponse<T>>;
   /** Call the orders internal API directly. */
   orders<T = any>(method: 'GET' | 'POST' | 'PATCH', path: string, tenant: Tenant, body?: unknown): Promise<ApiResponse<T>>;
+  /** Creates a session through the internal API; fails unless it answers 201. */
+  createSession(tenant: Tenant, overrides?: Record<string, unknown>): Promise<any>;
   /** Starts another sessions replica (same database and topics), e.g. a second sweeper. */
   startReplica(env?: Record<string, string>): Promise<SessionsApp>;
   stop(): Promise<void>;
@@ -124,6 +126,11 @@ export async function startStack(label: string, sessionsEnv: Record<string, stri
     kafkaBrokers: brokers.split(','),
     api: (method, path, tenant, body, extra) => call(sessionsUrl, method, path, tenant, body, extra),
     orders: (method, path, tenant, body) => call(ordersUrl, method, path, tenant, body),
+    async createSession(tenant, overrides = {}) {
+      const res = await call(sessionsUrl, 'POST', '/internal/sessions', tenant, sessionRequest(overrides));
+      if (res.status !== 201) throw new Error(`session create answered ${res.status}: ${JSON.stringify(res.body)}`);
+      return (res.body as { session: unknown }).session;
+    },
     async startReplica(env = {}) {
       const replica = buildApp(parseConfig({ ...sessionsEnvFull, ...env }), logger, { clock: clock.now });
       apps.push(replica);
@@ -150,11 +157,17 @@ export function sessionRequest(overrides: Record<string, unknown> = {}): Record<
   };
 }
 
+interface CollectedEvent {
+  key: string;
+  eventId: string;
+  value: any;
+}
+
 /** Collects every message of the sessions events topic from the beginning. */
-export async function collectSessionEvents(stack: Stack): Promise<{ messages: { key: string; eventId: string; value: any }[]; stop(): Promise<void> }> {
+export async function collectSessionEvents(stack: Stack): Promise<{ messages: CollectedEvent[]; of(sessionId: string): CollectedEvent[]; stop(): Promise<void> }> {
   const kafka = new Kafka({ clientId: uniqueName('probe'), brokers: stack.kafkaBrokers, logLevel: logLevel.NOTHING });
   const consumer: Consumer = kafka.consumer({ groupId: uniqueName(`${stack.topicPrefix}.probe`), sessionTimeout: 10_000, heartbeatInterval: 500 });
-  const messages: { key: string; eventId: string; value: any }[] = [];
+  const messages: CollectedEvent[] = [];
   await consumer.connect();
   await consumer.subscribe({ topic: stack.sessionEventsTopic, fromBeginning: true });
   await consumer.run({
@@ -162,7 +175,14 @@ export async function collectSessionEvents(stack: Stack): Promise<{ messages: { 
       messages.push({ key: message.key?.toString() ?? '', eventId: message.headers?.['event-id']?.toString() ?? '', value: JSON.parse(message.value?.toString() ?? 'null') });
     },
   });
-  return { messages, stop: () => consumer.disconnect() };
+  return {
+    messages,
+    // Distinct events of one session. The outbox relay publishes at least once (a publishNow and a replica's
+    // sweep may both send one outbox entry), so the topic can hold a duplicate message of one event; consumers
+    // dedupe on the event id, and "fired once" means one event id.
+    of: (sessionId) => [...new Map(messages.filter((m) => m.key === sessionId).map((m) => [m.eventId, m])).values()],
+    stop: () => consumer.disconnect(),
+  };
 }
 
 export type { PaymentMethod };

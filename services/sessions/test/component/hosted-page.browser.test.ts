@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { eventually } from '../../../../libs/testing/src/eventually';
-import { newTenant, sessionRequest, startStack, type Stack, type Tenant } from './harness';
+import { eventually } from '@checkout/testing';
+import { newTenant, startStack, type Stack, type Tenant } from './harness';
 
 // Hosted page through a real browser (Chromium via playwright-core; scripts/ensure-chromium.sh installs it).
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -32,10 +32,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function createSession(tenant: Tenant, overrides: Record<string, unknown> = {}) {
-  const res = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ successUrl: `${merchantUrl}/thanks/{SESSION_ID}`, ...overrides }));
-  expect(res.status).toBe(201);
-  return res.body.session;
+/** Sessions here send the customer to the test's merchant server after payment. */
+function createSession(tenant: Tenant, overrides: Record<string, unknown> = {}) {
+  return stack.createSession(tenant, { successUrl: `${merchantUrl}/thanks/{SESSION_ID}`, ...overrides });
 }
 
 async function open(sessionId: string, viewport = { width: 390, height: 844 }): Promise<Page> {

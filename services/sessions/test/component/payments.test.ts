@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../../../libs/testing/src/eventually';
+import { eventually } from '@checkout/testing';
 import { SessionEventV1 } from '@checkout/contracts';
 import { signProcessorPayload } from '../../src/domain/processor-signature';
-import { PROCESSOR_SECRET, collectSessionEvents, newTenant, sessionEventsOnTopic, sessionRequest, startStack, uniqueName, type Stack, type Tenant } from './harness';
+import { PROCESSOR_SECRET, collectSessionEvents, newTenant, sessionEventsOnTopic, startStack, uniqueName, type Stack } from './harness';
 
 let stack: Stack;
 let events: Awaited<ReturnType<typeof collectSessionEvents>>;
@@ -15,21 +15,12 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function createSession(tenant: Tenant, overrides: Record<string, unknown> = {}) {
-  const res = await stack.api('POST', '/internal/sessions', tenant, sessionRequest(overrides));
-  expect(res.status).toBe(201);
-  return res.body.session;
-}
 
-// Distinct events of one session. The outbox relay publishes at least once (a publishNow and a replica's sweep
-// may both send one outbox entry), so the topic can hold a duplicate message of one event; consumers dedupe on
-// the event id, and "fired once" means one event id.
-const eventsOf = (sessionId: string) => [...new Map(events.messages.filter((m) => m.key === sessionId).map((m) => [m.eventId, m])).values()];
 
 describe('POST /internal/test-helpers/sessions/:id/pay', () => {
   it('When paid in full, then order completed and checkout.session.completed is on Kafka before the response (flow 3, D28)', async () => {
     const tenant = newTenant();
-    const session = await createSession(tenant, { externalId: uniqueName('ext'), callbackUrl: 'https://hooks.example/{SESSION_ID}' });
+    const session = await stack.createSession(tenant, { externalId: uniqueName('ext'), callbackUrl: 'https://hooks.example/{SESSION_ID}' });
     const before = await sessionEventsOnTopic(stack);
     const paid = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {});
     // Measured the moment the response is in: no waiting.
@@ -38,7 +29,7 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
     expect(paid.body.session).toMatchObject({ status: 'completed', active: false, order: { status: 'completed', paymentStatus: 'paid', amounts: { paid: 1223 } } });
     expect(paid.body.session.order.paidAt).toBeDefined();
 
-    const [message] = await eventually(() => (eventsOf(session.id).length === 1 ? eventsOf(session.id) : undefined), { description: 'completed event' });
+    const [message] = await eventually(() => (events.of(session.id).length === 1 ? events.of(session.id) : undefined), { description: 'completed event' });
     const envelope = SessionEventV1.parse(message!.value);
     expect(envelope.type).toBe('checkout.session.completed');
     expect(message!.eventId).toBe(envelope.eventId);
@@ -55,29 +46,29 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
 
   it('When declined, then failedAttempts + 1, still pending, no event (D27)', async () => {
     const tenant = newTenant();
-    const session = await createSession(tenant);
+    const session = await stack.createSession(tenant);
     const res = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { outcome: 'declined' });
     expect(res.status).toBe(200);
     expect(res.body.session).toMatchObject({ status: 'pending', failedAttempts: 1, order: { paymentStatus: 'unpaid' } });
     const twice = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { outcome: 'declined', method: 'card' });
     expect(twice.body.session.failedAttempts).toBe(2);
-    expect(eventsOf(session.id)).toHaveLength(0);
+    expect(events.of(session.id)).toHaveLength(0);
   });
 
   it('When a stablecoin pays part, then partially_paid, pending and no event; the rest completes it, overpaid allowed (D28)', async () => {
     const tenant = newTenant();
-    const session = await createSession(tenant);
+    const session = await stack.createSession(tenant);
     const part = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { method: 'stablecoin', amount: 200 });
     expect(part.body.session).toMatchObject({ status: 'pending', active: true, order: { status: 'open', paymentStatus: 'partially_paid', amounts: { paid: 200 } } });
-    expect(await sessionEventsOnTopic(stack).then(() => eventsOf(session.id).length)).toBe(0);
+    expect(await sessionEventsOnTopic(stack).then(() => events.of(session.id).length)).toBe(0);
     const rest = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { method: 'stablecoin', amount: 2000 });
     expect(rest.body.session).toMatchObject({ status: 'completed', order: { status: 'completed', paymentStatus: 'overpaid', amounts: { paid: 2200 } } });
-    await eventually(() => eventsOf(session.id).length === 1, { description: 'one completed event' });
+    await eventually(() => events.of(session.id).length === 1, { description: 'one completed event' });
   });
 
   it('When the helper is called in live mode, then 404 NOT_FOUND (D29)', async () => {
     const tenant = newTenant({ mode: 'live' });
-    const session = await createSession(tenant);
+    const session = await stack.createSession(tenant);
     const res = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {});
     expect(res.status).toBe(404);
     expect(res.body.code).toBe('NOT_FOUND');
@@ -86,7 +77,7 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
   it('When pay and cancel race 30 times, then each run ends in exactly one consistent outcome (D25)', async () => {
     const tenant = newTenant();
     for (let run = 0; run < 30; run += 1) {
-      const session = await createSession(tenant);
+      const session = await stack.createSession(tenant);
       const [pay, cancel] = await Promise.all([
         stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}),
         stack.orders('POST', `/internal/orders/${session.order.id}/cancel`, tenant),
@@ -97,7 +88,7 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
         expect(pay.status).toBe(200);
         expect(cancel.status).toBe(400);
         expect(read.status).toBe('completed');
-        await eventually(() => eventsOf(session.id).length === 1, { description: `completed event of run ${run}` });
+        await eventually(() => events.of(session.id).length === 1, { description: `completed event of run ${run}` });
       } else {
         expect(order.status).toBe('cancelled');
         expect(order.amounts.paid).toBe(0);
@@ -134,7 +125,7 @@ describe('POST /internal/processor/notifications (D27)', () => {
 
   it('When a signed notification arrives twice, then the payment is applied once and the session completes once', async () => {
     const tenant = newTenant({ mode: 'live' });
-    const session = await createSession(tenant);
+    const session = await stack.createSession(tenant);
     const note = { paymentId: uniqueName('pi'), sessionId: session.id, amount: 1223, method: 'card', capturedAt: new Date().toISOString() };
     const first = await notify(note);
     expect(first.status).toBe(200);
@@ -142,13 +133,13 @@ describe('POST /internal/processor/notifications (D27)', () => {
     const second = await notify(note);
     expect(second.status).toBe(200);
     expect(second.body.session.order.amounts.paid).toBe(1223);
-    await eventually(() => eventsOf(session.id).length === 1, { description: 'one completed event' });
-    expect(eventsOf(session.id)[0]!.value.mode).toBe('live');
+    await eventually(() => events.of(session.id).length === 1, { description: 'one completed event' });
+    expect(events.of(session.id)[0]!.value.mode).toBe('live');
   });
 
   it('When a partial notification id repeats, then it counts once', async () => {
     const tenant = newTenant({ mode: 'live' });
-    const session = await createSession(tenant);
+    const session = await stack.createSession(tenant);
     const note = { paymentId: uniqueName('pi'), sessionId: session.id, amount: 100, method: 'stablecoin', capturedAt: new Date().toISOString() };
     await notify(note);
     const again = await notify(note);
@@ -158,7 +149,7 @@ describe('POST /internal/processor/notifications (D27)', () => {
 
   it('When the signature is wrong, stale or missing, then 401 UNAUTHORIZED and nothing is applied', async () => {
     const tenant = newTenant({ mode: 'live' });
-    const session = await createSession(tenant);
+    const session = await stack.createSession(tenant);
     const note = { paymentId: uniqueName('pi'), sessionId: session.id, amount: 1223, method: 'card', capturedAt: new Date().toISOString() };
     const wrong = await notify(note, { secret: 'not-the-processor-secret' });
     expect(wrong.status).toBe(401);
