@@ -1,28 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, kafkaControl, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import { eventually, kafkaControl, type WebhookReceiver } from '@checkout/testing';
 import type { SessionEventV1 } from '@checkout/contracts';
-import { TestProducer, buildSessionEvent, dispatcherEnv, dropDatabase, sessionEventsTopic, startDispatcher, testKafka, type RunningDispatcher } from './support';
+import { TestProducer, buildSessionEvent, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture, type RunningDispatcher } from './support';
 
 // At least once across a broker restart: the dispatcher keeps consuming once the broker is back, and nothing
 // produced before, during or after the restart is lost. The broker is restarted through the engines' control
 // endpoint (ENGINES_CONTROL_URL, provided by the globalSetup and scripts/test.ts).
 
 const EVENTS = 1_000;
+let fixture: DispatcherFixture;
 let receiver: WebhookReceiver;
 let dispatcher: RunningDispatcher;
 let producer: TestProducer;
 
 beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  dispatcher = await startDispatcher(dispatcherEnv('broker_restart', { WEBHOOK_CLAIM_TTL_MS: '4000', WEBHOOK_RECOVERY_INTERVAL_MS: '1000' }));
-  producer = await TestProducer.connect(testKafka());
+  fixture = await startDispatcherFixture('broker_restart', { WEBHOOK_CLAIM_TTL_MS: '4000', WEBHOOK_RECOVERY_INTERVAL_MS: '1000' });
+  ({ receiver, dispatcher, producer } = fixture);
 });
 
 afterAll(async () => {
-  await producer?.disconnect().catch(() => {});
-  await dispatcher?.stop();
-  if (dispatcher) await dropDatabase(dispatcher.config);
-  await receiver?.close();
+  await fixture?.stop();
 });
 
 describe('Broker restart (at least once, none lost)', () => {

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import { eventually, type WebhookReceiver } from '@checkout/testing';
 import { newId, type EventListResponse, type EventResponse, type Mode, type RedeliverResponse, type SessionEventV1 } from '@checkout/contracts';
-import { TestProducer, buildSessionEvent, dispatcherEnv, dropDatabase, internalHeaders, sessionEventsTopic, startDispatcher, testKafka, type RunningDispatcher } from './support';
+import { TestProducer, buildSessionEvent, internalHeaders, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture, type RunningDispatcher } from './support';
 
+let fixture: DispatcherFixture;
 let receiver: WebhookReceiver;
 let dispatcher: RunningDispatcher;
 let producer: TestProducer;
@@ -27,9 +28,8 @@ async function api(method: string, path: string, scope: { organizationId: string
 }
 
 beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  dispatcher = await startDispatcher(dispatcherEnv('events_api'));
-  producer = await TestProducer.connect(testKafka());
+  fixture = await startDispatcherFixture('events_api');
+  ({ receiver, dispatcher, producer } = fixture);
   const at = (minutes: number) => new Date(Date.UTC(2026, 10, 21, 10, minutes)).toISOString();
   older = buildSessionEvent({ ...A_TEST, callbackUrl: receiver.url('/a'), createdAt: at(1) });
   newer = buildSessionEvent({ ...A_TEST, callbackUrl: receiver.url('/a'), createdAt: at(3) });
@@ -51,10 +51,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await producer?.disconnect();
-  await dispatcher?.stop();
-  if (dispatcher) await dropDatabase(dispatcher.config);
-  await receiver?.close();
+  await fixture?.stop();
 });
 
 describe('GET /internal/events (D34)', () => {

@@ -1,25 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import { eventually, type WebhookReceiver } from '@checkout/testing';
 import type { EventResponse } from '@checkout/contracts';
-import { TestProducer, buildSessionEvent, dispatcherEnv, dropDatabase, internalHeaders, sessionEventsTopic, startDispatcher, testKafka, type RunningDispatcher } from './support';
+import { TestProducer, buildSessionEvent, internalHeaders, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture, type RunningDispatcher } from './support';
 
 // D33 with the production default: WEBHOOK_ALLOWED_NETWORKS empty. Nothing here may leave the machine: every
 // target is refused before a connection is made (loopback receiver, a name resolving to loopback, metadata IP).
+let fixture: DispatcherFixture;
 let receiver: WebhookReceiver;
 let dispatcher: RunningDispatcher;
 let producer: TestProducer;
 
 beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  dispatcher = await startDispatcher(dispatcherEnv('ssrf', { WEBHOOK_ALLOWED_NETWORKS: '', WEBHOOK_MAX_ATTEMPTS: '2' }));
-  producer = await TestProducer.connect(testKafka());
+  fixture = await startDispatcherFixture('ssrf', { WEBHOOK_ALLOWED_NETWORKS: '', WEBHOOK_MAX_ATTEMPTS: '2' });
+  ({ receiver, dispatcher, producer } = fixture);
 });
 
 afterAll(async () => {
-  await producer?.disconnect();
-  await dispatcher?.stop();
-  if (dispatcher) await dropDatabase(dispatcher.config);
-  await receiver?.close();
+  await fixture?.stop();
 });
 
 async function failedDeliveryOf(eventId: string) {

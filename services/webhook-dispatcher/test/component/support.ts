@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { createLogger } from '@checkout/logger';
+import { startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import { TOPICS, topicName, type Mode, type SessionEventV1 } from '@checkout/contracts';
 import { buildApp, type WebhookDispatcherApp } from '../../src/app';
 import { parseConfig, type Config } from '../../src/config';
@@ -125,4 +126,31 @@ export async function dropDatabase(config: Config): Promise<void> {
   } finally {
     await client.close();
   }
+}
+
+export interface DispatcherFixture {
+  receiver: WebhookReceiver;
+  dispatcher: RunningDispatcher;
+  producer: TestProducer;
+  /** Stops everything in order and drops the test database. */
+  stop(): Promise<void>;
+}
+
+/** A real loopback receiver, the dispatcher in-process with its own database and topics, and a producer. */
+export async function startDispatcherFixture(label: string, overrides: Record<string, string> = {}): Promise<DispatcherFixture> {
+  const receiver = await startWebhookReceiver();
+  const dispatcher = await startDispatcher(dispatcherEnv(label, overrides));
+  const producer = await TestProducer.connect(testKafka());
+  return {
+    receiver,
+    dispatcher,
+    producer,
+    async stop() {
+      // The broker may be down when a chaos test ends; that must not keep the rest from being cleaned up.
+      await producer.disconnect().catch(() => {});
+      await dispatcher.stop();
+      await dropDatabase(dispatcher.config);
+      await receiver.close();
+    },
+  };
 }

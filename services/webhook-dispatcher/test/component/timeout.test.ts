@@ -1,24 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANSWER, eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import { ANSWER, eventually, type WebhookReceiver } from '@checkout/testing';
 import type { EventResponse } from '@checkout/contracts';
-import { TestProducer, buildSessionEvent, dispatcherEnv, dropDatabase, internalHeaders, sessionEventsTopic, startDispatcher, testKafka, type RunningDispatcher } from './support';
+import { TestProducer, buildSessionEvent, internalHeaders, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture, type RunningDispatcher } from './support';
 
 const TIMEOUT_MS = 300;
+let fixture: DispatcherFixture;
 let receiver: WebhookReceiver;
 let dispatcher: RunningDispatcher;
 let producer: TestProducer;
 
 beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  dispatcher = await startDispatcher(dispatcherEnv('timeout', { WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_MAX_ATTEMPTS: '2', WEBHOOK_RESPONSE_SNIPPET_BYTES: '16' }));
-  producer = await TestProducer.connect(testKafka());
+  fixture = await startDispatcherFixture('timeout', { WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_MAX_ATTEMPTS: '2', WEBHOOK_RESPONSE_SNIPPET_BYTES: '16' });
+  ({ receiver, dispatcher, producer } = fixture);
 });
 
 afterAll(async () => {
-  await producer?.disconnect();
-  await dispatcher?.stop();
-  if (dispatcher) await dropDatabase(dispatcher.config);
-  await receiver?.close();
+  await fixture?.stop();
 });
 
 async function deliveryOf(eventId: string) {
