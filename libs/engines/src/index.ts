@@ -36,6 +36,9 @@ export interface Engines {
   /** Broker outage on demand (local engines only); startKafka() brings it back on the same address. */
   stopKafka(): Promise<void>;
   startKafka(): Promise<void>;
+  /** Database outage on demand (local FerretDB only); startMongo() brings it back on the same address and data. */
+  stopMongo(): Promise<void>;
+  startMongo(): Promise<void>;
   /** Stops what was started here (never external engines) and deletes the run directory. Idempotent. */
   stop(): Promise<void>;
 }
@@ -64,6 +67,8 @@ interface MongoPart {
   kind: 'external' | 'docker' | 'local';
   url: string;
   description: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -128,6 +133,8 @@ export async function startEngines(options: StartEnginesOptions = {}): Promise<E
     restartKafka: () => k.restart(),
     stopKafka: () => k.stop(),
     startKafka: () => k.start(),
+    stopMongo: () => m.stop(),
+    startMongo: () => m.start(),
     stop() {
       stopping ??= (async () => {
         const results = await Promise.allSettled([k.close(), m.close()]);
@@ -167,7 +174,7 @@ export function parseBrokers(value: string | undefined): string[] | undefined {
   return brokers.length > 0 ? brokers : undefined;
 }
 
-const notSupported = (what: string, kind: string) => () => Promise.reject(new Error(`${what} is not supported for ${kind} Kafka (only for local engines)`));
+const notSupported = (what: string, kind: string) => () => Promise.reject(new Error(`${what} is not supported for ${kind} engines (only for local ones)`));
 
 function externalKafka(brokers: string[]): KafkaPart {
   return {
@@ -183,7 +190,14 @@ function externalKafka(brokers: string[]): KafkaPart {
 
 async function externalMongoPart(url: string): Promise<MongoPart> {
   const engine = await describeMongo(url).catch(() => 'MongoDB-compatible engine');
-  return { kind: 'external', url, description: `${engine} (external) at ${mongoHost(url)}`, close: async () => {} };
+  return {
+    kind: 'external',
+    url,
+    description: `${engine} (external) at ${mongoHost(url)}`,
+    stop: notSupported('stopMongo', 'external'),
+    start: notSupported('startMongo', 'external'),
+    close: async () => {},
+  };
 }
 
 async function dockerKafkaPart(): Promise<KafkaPart> {
@@ -203,7 +217,14 @@ async function dockerKafkaPart(): Promise<KafkaPart> {
 async function dockerMongoPart(): Promise<MongoPart> {
   const container = await startDockerMongo();
   const engine = await describeMongo(container.url).catch(() => 'MongoDB');
-  return { kind: 'docker', url: container.url, description: `${engine} (Docker) at ${mongoHost(container.url)}`, close: () => container.stop() };
+  return {
+    kind: 'docker',
+    url: container.url,
+    description: `${engine} (Docker) at ${mongoHost(container.url)}`,
+    stop: notSupported('stopMongo', 'Docker'),
+    start: notSupported('startMongo', 'Docker'),
+    close: () => container.stop(),
+  };
 }
 
 async function localKafkaPart(libs: string, runDir: string, deadlineMs: number): Promise<KafkaPart> {
@@ -221,7 +242,7 @@ async function localKafkaPart(libs: string, runDir: string, deadlineMs: number):
 
 async function localMongoPart(bin: string, runDir: string, deadlineMs: number): Promise<MongoPart> {
   const ferret = await startLocalFerretDb({ bin, runDir, deadlineMs });
-  return { kind: 'local', url: ferret.url, description: ferret.description, close: () => ferret.stop() };
+  return { kind: 'local', url: ferret.url, description: ferret.description, stop: () => ferret.stop(), start: () => ferret.start(), close: () => ferret.stop() };
 }
 
 function mongoHost(url: string): string {

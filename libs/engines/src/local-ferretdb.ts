@@ -2,7 +2,7 @@ import { chmod, cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { cacheRoot, ensureCached, exists } from './cache';
-import { freePort, run, spawnGuarded, tailFile } from './process';
+import { freePort, run, spawnGuarded, tailFile, type GuardedProcess } from './process';
 import { waitFor } from './wait';
 
 // The last 1.x release: it embeds SQLite, so it needs no PostgreSQL next to it (2.x requires
@@ -66,6 +66,9 @@ export async function provisionFerretDb(options: { log?: (line: string) => void 
 export interface LocalFerretDb {
   readonly url: string;
   readonly description: string;
+  /** Starts FerretDB again on the same port and data, after stop() (a database outage that ends). */
+  start(): Promise<void>;
+  /** Stops the process; the port and data stay for start(). */
   stop(): Promise<void>;
 }
 
@@ -80,43 +83,54 @@ export async function startLocalFerretDb(options: {
   await mkdir(stateDir, { recursive: true });
   const port = await freePort();
   const logFile = join(options.runDir, 'ferretdb.log');
-  const proc = spawnGuarded({
-    name: 'ferretdb',
-    command: options.bin,
-    args: [
-      '--handler=sqlite',
-      // FerretDB wants a directory URL with a trailing slash: one SQLite file per database goes in it.
-      `--sqlite-url=file:${dataDir}/`,
-      `--state-dir=${stateDir}`,
-      `--listen-addr=127.0.0.1:${port}`,
-      '--telemetry=disable',
-      '--debug-addr=-',
-      '--log-level=warn',
-    ],
-    cwd: options.runDir,
-    logFile,
-  });
   const url = `mongodb://127.0.0.1:${port}/`;
-  try {
-    await waitFor('FerretDB readiness (ping)', () => pingMongo(url), {
-      deadlineMs: options.deadlineMs,
-      intervalMs: 200,
-      abortIf: () => {
-        const exit = proc.exitInfo();
-        if (exit) throw new Error(`FerretDB exited during startup (code ${exit.code}, signal ${exit.signal})`);
-      },
+  let current: GuardedProcess | undefined;
+
+  const start = async () => {
+    if (current && !current.exitInfo()) return;
+    const proc = spawnGuarded({
+      name: 'ferretdb',
+      command: options.bin,
+      args: [
+        '--handler=sqlite',
+        // FerretDB wants a directory URL with a trailing slash: one SQLite file per database goes in it.
+        `--sqlite-url=file:${dataDir}/`,
+        `--state-dir=${stateDir}`,
+        `--listen-addr=127.0.0.1:${port}`,
+        '--telemetry=disable',
+        '--debug-addr=-',
+        '--log-level=warn',
+      ],
+      cwd: options.runDir,
+      logFile,
     });
-  } catch (error) {
-    await proc.stop();
-    const logs = await tailFile(logFile);
-    throw new Error(`FerretDB ${FERRETDB_VERSION} at 127.0.0.1:${port} did not become ready: ${(error as Error).message}${logs ? `\n${logs}` : ''}`, {
-      cause: error,
-    });
-  }
+    current = proc;
+    try {
+      await waitFor('FerretDB readiness (ping)', () => pingMongo(url), {
+        deadlineMs: options.deadlineMs,
+        intervalMs: 200,
+        abortIf: () => {
+          const exit = proc.exitInfo();
+          if (exit) throw new Error(`FerretDB exited during startup (code ${exit.code}, signal ${exit.signal})`);
+        },
+      });
+    } catch (error) {
+      await proc.stop();
+      const logs = await tailFile(logFile);
+      throw new Error(`FerretDB ${FERRETDB_VERSION} at 127.0.0.1:${port} did not become ready: ${(error as Error).message}${logs ? `\n${logs}` : ''}`, {
+        cause: error,
+      });
+    }
+  };
+
+  await start();
   return {
     url,
     description: `FerretDB ${FERRETDB_VERSION} (SQLite) at 127.0.0.1:${port}`,
-    stop: () => proc.stop(),
+    start,
+    stop: async () => {
+      await current?.stop();
+    },
   };
 }
 
