@@ -6,7 +6,7 @@ import Koa from 'koa';
 // request is recorded with its headers and raw body; each path can be told how to answer.
 
 export type ReceiverBehaviour =
-  | { kind: 'status'; status: number; body?: string }
+  | { kind: 'status'; status: number; body?: string; headers?: Record<string, string> }
   | { kind: 'hang' }
   | { kind: 'redirect'; location: string; status?: 301 | 302 | 303 | 307 | 308 }
   | { kind: 'slow'; delayMs: number; status?: number };
@@ -18,6 +18,7 @@ export const ANSWER = {
   hang: { kind: 'hang' },
   redirect: (location: string): ReceiverBehaviour => ({ kind: 'redirect', location, status: 302 }),
   slow: (delayMs: number, status = 200): ReceiverBehaviour => ({ kind: 'slow', delayMs, status }),
+  throttled: (retryAfter: string, status: 429 | 503 = 429): ReceiverBehaviour => ({ kind: 'status', status, body: 'slow down', headers: { 'retry-after': retryAfter } }),
 } as const satisfies Record<string, ReceiverBehaviour | ((...args: never[]) => ReceiverBehaviour)>;
 
 export interface ReceivedRequest {
@@ -69,10 +70,11 @@ export async function startWebhookReceiver(options: { host?: string } = {}): Pro
     received.push(request);
     for (const wake of [...waiters]) wake();
 
-    const behaviour = behaviours.get(ctx.path) ?? ANSWER.ok;
+    const behaviour: ReceiverBehaviour = behaviours.get(ctx.path) ?? ANSWER.ok;
     switch (behaviour.kind) {
       case 'status':
         ctx.status = behaviour.status;
+        for (const [name, value] of Object.entries(behaviour.headers ?? {})) ctx.set(name, value);
         ctx.body = behaviour.body ?? '';
         return;
       case 'redirect':

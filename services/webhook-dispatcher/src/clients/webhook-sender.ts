@@ -18,6 +18,8 @@ export interface SendResult {
   durationMs: number;
   error: string | null;
   responseSnippet: string | null;
+  /** The Retry-After header of a 429 or 503 answer, as sent (the retry policy interprets it). */
+  retryAfter?: string;
 }
 
 export interface SenderOptions {
@@ -118,6 +120,10 @@ export class WebhookSender {
         const location = response.headers.location;
         const where = typeof location === 'string' ? ` to ${location.slice(0, 200)}` : '';
         return { kind: 'redirect', ok: false, statusCode, durationMs, error: `redirect${where} not followed (HTTP ${statusCode})`, responseSnippet: snippet };
+      }
+      const retryAfter = statusCode === 429 || statusCode === 503 ? response.headers['retry-after'] : undefined;
+      if (typeof retryAfter === 'string') {
+        return { kind: 'http_error', ok: false, statusCode, durationMs, error: `HTTP ${statusCode} (Retry-After: ${retryAfter.slice(0, 40)})`, responseSnippet: snippet, retryAfter };
       }
       return { kind: 'http_error', ok: false, statusCode, durationMs, error: `HTTP ${statusCode}`, responseSnippet: snippet };
     } catch (err) {

@@ -10,7 +10,7 @@ import type { SigningSecrets } from '../clients/gateway-settings.client';
 import type { DispatcherMetrics } from '../metrics';
 import type { RetryMessage } from '../messaging/webhook-messages';
 import { HostScheduler } from './host-scheduler';
-import { nextAttempt } from './retry-policy';
+import { nextAttempt, parseRetryAfter } from './retry-policy';
 import { signatureHeaders } from './signature';
 
 export const USER_AGENT = 'Service-Webhooks/1.0';
@@ -203,7 +203,9 @@ export class Dispatcher {
 
     const finished = this.deps.clock();
     const record: AttemptRecord = { attempt, at: started, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error, responseSnippet: result.responseSnippet };
-    const decision = result.ok ? null : nextAttempt({ attempt, now: finished, delaysMs: policy.delaysMs, maxAttempts: policy.maxAttempts, rng: this.deps.rng });
+    const decision = result.ok
+      ? null
+      : nextAttempt({ attempt, now: finished, delaysMs: policy.delaysMs, maxAttempts: policy.maxAttempts, rng: this.deps.rng, retryAfterMs: parseRetryAfter(result.retryAfter, finished) });
     const retryAt = decision && 'at' in decision ? decision.at : null;
     const outcome: AttemptOutcome = {
       record,

@@ -10,6 +10,8 @@ export interface NextAttemptInput {
   maxAttempts: number;
   /** Uniform in [0, 1); Math.random in production. */
   rng: () => number;
+  /** How long the endpoint asked us to wait (Retry-After on a 429 or 503, see parseRetryAfter), if it did. */
+  retryAfterMs?: number | null;
 }
 
 export type NextAttempt = { at: Date; delayMs: number } | { exhausted: true };
@@ -36,6 +38,33 @@ export function nextAttempt(input: NextAttemptInput): NextAttempt {
   const base = delaysMs[index] ?? 0;
   const bound = jitterBoundMs(delaysMs, index);
   const jitter = Math.round((2 * rng() - 1) * bound);
-  const delayMs = Math.max(0, base + jitter);
+  let delayMs = Math.max(0, base + jitter);
+  // Retry-After only ever lengthens the wait, and never past the point where the next delay could be shorter
+  // than this one (D40 keeps successive delays increasing); the last delay is not stretched past its jitter.
+  if (input.retryAfterMs != null && input.retryAfterMs > delayMs) delayMs = Math.max(delayMs, Math.min(input.retryAfterMs, retryAfterCeilingMs(delaysMs, index)));
   return { at: new Date(now.getTime() + delayMs), delayMs };
+}
+
+/** The longest wait Retry-After may ask for before the attempt after `index`: just under every draw of the next delay. */
+export function retryAfterCeilingMs(delaysMs: readonly number[], index: number): number {
+  const next = delaysMs[index + 1];
+  if (next === undefined) return (delaysMs[index] ?? 0) + jitterBoundMs(delaysMs, index);
+  return next - jitterBoundMs(delaysMs, index + 1) - 1;
+}
+
+/**
+ * Retry-After as RFC 9110 §10.2.3 defines it: delay-seconds or an HTTP-date, in ms from `now` (a date in the
+ * past is 0). Anything else is ignored (null): a merchant's malformed header must not change the schedule.
+ */
+export function parseRetryAfter(value: string | null | undefined, now: Date): number | null {
+  const text = value?.trim();
+  if (!text) return null;
+  if (/^\d+$/.test(text)) {
+    const seconds = Number(text);
+    return Number.isSafeInteger(seconds) ? seconds * 1000 : null;
+  }
+  // An IMF-fixdate names its weekday; Date.parse alone would take "5" or "tomorrow-ish" strings too.
+  if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return null;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : Math.max(0, at - now.getTime());
 }

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANSWER, eventually, type WebhookReceiver } from '@checkout/testing';
+import type { EventResponse } from '@checkout/contracts';
+import { TestProducer, buildSessionEvent, internalHeaders, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture, type RunningDispatcher } from './support';
+
+// An endpoint that answers 429 or 503 with Retry-After gets at least that long before the next attempt
+// (RFC 9110; Stripe and Svix do the same), within D40's rule that successive delays increase. The schedule's
+// first delay is short here, so a next attempt sooner than Retry-After would show.
+
+let fixture: DispatcherFixture;
+let receiver: WebhookReceiver;
+let dispatcher: RunningDispatcher;
+let producer: TestProducer;
+
+beforeAll(async () => {
+  fixture = await startDispatcherFixture('retry_after', { WEBHOOK_RETRY_DELAYS_MS: '200,5000,6000,7000', WEBHOOK_MAX_ATTEMPTS: '3' });
+  ({ receiver, dispatcher, producer } = fixture);
+});
+
+afterAll(async () => {
+  await fixture?.stop();
+});
+
+async function deliveryOf(eventId: string) {
+  const response = await fetch(`${dispatcher.url}/internal/events/${eventId}`, { headers: internalHeaders({ organizationId: 'org_test_dispatcher', mode: 'test' }) });
+  return ((await response.json()) as EventResponse).deliveries[0];
+}
+
+describe('Retry-After from the merchant (D31, D40)', () => {
+  it.each([
+    [429 as const, '/throttled'],
+    [503 as const, '/unavailable'],
+  ])('When the endpoint answers %i with Retry-After: 2, then the next attempt waits at least 2 s instead of the scheduled 200 ms', async (status, path) => {
+    receiver.answer(path, ANSWER.throttled('2', status));
+    const event = buildSessionEvent({ callbackUrl: receiver.url(path) });
+    await producer.sendEvents(sessionEventsTopic(dispatcher.config), [event]);
+    await receiver.nextDelivery({ path, timeoutMs: 15_000 });
+    receiver.answer(path, ANSWER.ok);
+    const delivery = await eventually(async () => {
+      const d = await deliveryOf(event.eventId);
+      return d?.status === 'succeeded' ? d : undefined;
+    }, { deadlineMs: 20_000, description: 'the delivery to succeed on its second attempt' });
+    const [first, second] = delivery.attempts;
+    expect(delivery.attempts).toHaveLength(2);
+    expect(first).toMatchObject({ statusCode: status, error: `HTTP ${status} (Retry-After: 2)` });
+    expect(Date.parse(second?.at ?? '') - Date.parse(first?.at ?? '')).toBeGreaterThanOrEqual(2_000);
+  });
+});
