@@ -57,9 +57,19 @@ export const baseConfigShape = {
   HTTP_HOST: z.string().default('0.0.0.0').describe('Address the HTTP server binds to'),
   MONGODB_URL: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URL').describe('MongoDB connection string'),
   MONGODB_DATABASE: z.string().min(1).describe("Database holding this service's collections"),
-  INTERNAL_TOKEN: z.string().min(16, 'must be at least 16 characters').describe('Shared secret that authenticates calls between services'),
+  INTERNAL_TOKEN: z.string().min(16, 'must be at least 16 characters').describe('Shared secret that authenticates calls between services: sent with every internal call, and accepted'),
+  INTERNAL_TOKENS_ACCEPTED: env
+    .list()
+    .pipe(z.array(z.string().min(16, 'each token must be at least 16 characters')))
+    .default([])
+    .describe('Comma-separated further internal tokens accepted but never sent: the next or the previous INTERNAL_TOKEN during a rotation (docs/operations.md)'),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000).describe('Time allowed for in-flight work on shutdown'),
 };
+
+/** Every internal token a service accepts: the one it sends, then those of a rotation in progress. */
+export function acceptedInternalTokens(config: { INTERNAL_TOKEN: string; INTERNAL_TOKENS_ACCEPTED: readonly string[] }): readonly string[] {
+  return [config.INTERNAL_TOKEN, ...config.INTERNAL_TOKENS_ACCEPTED];
+}
 
 /** Settings of the services that use Kafka. */
 export const kafkaConfigShape = {

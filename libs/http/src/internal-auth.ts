@@ -27,13 +27,16 @@ export function secretsEqual(a: string, b: string): boolean {
 }
 
 /**
- * Internal services trust the organization and mode only from a caller holding the internal token (the
- * gateway), so no internal handler can run without a scope and none can choose its own.
+ * Internal services trust the organization and mode only from a caller holding an internal token (the
+ * gateway), so no internal handler can run without a scope and none can choose its own. More than one token is
+ * accepted only while a rotation is in progress; every one is compared, so timing says nothing about which.
  */
-export function internalAuth(token: string): Middleware {
+export function internalAuth(acceptedTokens: readonly string[]): Middleware {
+  if (acceptedTokens.length === 0) throw new Error('internalAuth needs at least one accepted token');
   return async (ctx, next) => {
     const given = ctx.get(INTERNAL_HEADERS.token);
-    if (!given || !secretsEqual(given, token)) throw new DomainError('UNAUTHORIZED', 'Missing or invalid internal token.');
+    const matches = acceptedTokens.map((token) => secretsEqual(given, token));
+    if (!given || !matches.includes(true)) throw new DomainError('UNAUTHORIZED', 'Missing or invalid internal token.');
     const organizationId = ctx.get(INTERNAL_HEADERS.organization);
     const mode = ctx.get(INTERNAL_HEADERS.mode);
     if (organizationId && (mode === 'test' || mode === 'live')) ctx.state.scope = { organizationId, mode };

@@ -1,3 +1,4 @@
+import { acceptedInternalTokens } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
@@ -48,7 +49,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         organizations,
         rateLimiter,
         upstreams,
-        internalToken: config.INTERNAL_TOKEN,
+        acceptedInternalTokens: acceptedInternalTokens(config),
         adminToken: config.ADMIN_TOKEN,
         authCacheMs: config.AUTH_CACHE_MS,
         bodyLimitBytes: config.BODY_LIMIT_BYTES,

@@ -1,3 +1,4 @@
+import { acceptedInternalTokens } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { Leases, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
@@ -51,7 +52,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
           { name: 'kafka', check: kafkaReadinessCheck(kafka) },
         ],
       });
-      mountRoutes(app, { internalToken: config.INTERNAL_TOKEN, commands, referenceData, clock });
+      mountRoutes(app, { acceptedInternalTokens: acceptedInternalTokens(config), commands, referenceData, clock });
       relay.start();
       server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
       return { url: server.url };

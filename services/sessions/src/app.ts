@@ -1,3 +1,4 @@
+import { acceptedInternalTokens } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { Leases, PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
@@ -75,7 +76,7 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
         ],
       });
       mountRoutes(app, {
-        internalToken: config.INTERNAL_TOKEN,
+        acceptedInternalTokens: acceptedInternalTokens(config),
         processorSecret: config.PROCESSOR_WEBHOOK_SECRET,
         csrfSecret: config.CSRF_SECRET,
         commands,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { lookup as dnsLookup } from 'node:dns';
 import { hostname } from 'node:os';
+import { acceptedInternalTokens } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { Leases, PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
@@ -148,7 +149,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
           { name: 'kafka', check: kafkaReadinessCheck(kafka) },
         ],
       });
-      if (config.HTTP_ENABLED) mountRoutes(app, { internalToken: config.INTERNAL_TOKEN, events, deliveries, dispatcher });
+      if (config.HTTP_ENABLED) mountRoutes(app, { acceptedInternalTokens: acceptedInternalTokens(config), events, deliveries, dispatcher });
 
       if (config.CONSUMERS_ENABLED) {
         const deadLetter = { topic: deadLetterTopic, producer };

@@ -16,7 +16,7 @@ export interface GatewayRouteDeps {
   organizations: OrganizationsStore;
   rateLimiter: RateLimiter;
   upstreams: Record<Upstream, UpstreamClient>;
-  internalToken: string;
+  acceptedInternalTokens: readonly string[];
   adminToken: string;
   authCacheMs: number;
   bodyLimitBytes: number;
@@ -35,6 +35,6 @@ export function mountRoutes(app: Koa, deps: GatewayRouteDeps): void {
     publicRouter({ authenticate: authenticate(deps.organizations, deps.rateLimiter, deps.authCacheMs), upstreams: deps.upstreams, organizations: deps.organizations, bodyLimitBytes: deps.bodyLimitBytes }),
     passThroughRoutes(deps.upstreams.sessions),
     adminRoutes({ store: deps.organizations, adminToken: deps.adminToken, orders: deps.upstreams.orders, clock: deps.clock }),
-    internalRoutes(deps.organizations, deps.internalToken),
+    internalRoutes(deps.organizations, deps.acceptedInternalTokens),
   ]);
 }

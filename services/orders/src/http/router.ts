@@ -5,8 +5,8 @@ import type { ReferenceDataStore } from '../store/reference-data.store';
 import { ordersRoutes } from './orders.routes';
 import { referenceDataRoutes } from './reference-data.routes';
 
-export function mountRoutes(app: Koa, deps: { internalToken: string; commands: OrderCommands; referenceData: ReferenceDataStore; clock: () => Date }): void {
-  app.use(internalAuth(deps.internalToken));
+export function mountRoutes(app: Koa, deps: { acceptedInternalTokens: readonly string[]; commands: OrderCommands; referenceData: ReferenceDataStore; clock: () => Date }): void {
+  app.use(internalAuth(deps.acceptedInternalTokens));
   app.use(jsonBody());
   mountRouters(app, [ordersRoutes(deps.commands), referenceDataRoutes(deps.referenceData, deps.clock)]);
 }

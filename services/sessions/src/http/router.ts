@@ -8,7 +8,7 @@ import { processorRoutes } from './processor.routes';
 import { hostedPageRoutes } from './hosted-page.routes';
 
 export interface RouteDeps {
-  internalToken: string;
+  acceptedInternalTokens: readonly string[];
   processorSecret: string;
   csrfSecret: string;
   commands: SessionCommands;
@@ -28,7 +28,7 @@ function isTenantInternalPath(path: string): boolean {
  * (public; CSRF-protected forms).
  */
 export function mountRoutes(app: Koa, deps: RouteDeps): void {
-  const auth = internalAuth(deps.internalToken);
+  const auth = internalAuth(deps.acceptedInternalTokens);
   const json = jsonBody();
   app.use((ctx, next) => (isTenantInternalPath(ctx.path) ? auth(ctx, next) : next()));
   app.use((ctx, next) => (isTenantInternalPath(ctx.path) ? json(ctx, next) : next()));

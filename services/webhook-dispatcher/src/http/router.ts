@@ -5,7 +5,7 @@ import type { DeliveriesStore } from '../store/deliveries.store';
 import type { Dispatcher } from '../domain/dispatcher';
 import { eventsRoutes } from './events.routes';
 
-export function mountRoutes(app: Koa, deps: { internalToken: string; events: EventsStore; deliveries: DeliveriesStore; dispatcher: Dispatcher }): void {
-  app.use(internalAuth(deps.internalToken));
+export function mountRoutes(app: Koa, deps: { acceptedInternalTokens: readonly string[]; events: EventsStore; deliveries: DeliveriesStore; dispatcher: Dispatcher }): void {
+  app.use(internalAuth(deps.acceptedInternalTokens));
   mountRouters(app, [eventsRoutes(deps)]);
 }
