@@ -4,6 +4,7 @@
 // the image itself is deploy/scripts/build-image.sh (needs an engine; see deploy/README.md).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -180,13 +181,14 @@ describe('the bundles the image runs', () => {
     expect(unauthorized.status).toBe(401);
 
     // A session paid with a callback URL nobody listens on: 5 failed attempts, then the dead-letter topic.
+    const hookPort = await freePort();
     const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
     const org = await new AdminClient(gatewayUrl, stack.adminToken).createOrganizationWithKeys('Deploy Test Co');
     const auth = { authorization: `Bearer ${org.testKey}`, 'content-type': 'application/json' };
     const created = await fetch(`${gatewayUrl}/v0/checkout/sessions`, {
       method: 'POST',
       headers: auth,
-      body: JSON.stringify({ items: [{ name: 'Latte', quantity: 1, unitPrice: 450 }], callbackUrl: `http://127.0.0.1:${await freePort()}/hook` }),
+      body: JSON.stringify({ items: [{ name: 'Latte', quantity: 1, unitPrice: 450 }], callbackUrl: `http://127.0.0.1:${hookPort}/hook` }),
     });
     expect(created.status).toBe(201);
     const sessionId = ((await created.json()) as { session: { id: string } }).session.id;
@@ -210,11 +212,21 @@ describe('the bundles the image runs', () => {
     const replayEnv = { PATH: process.env.PATH ?? '', KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '', TOPIC_PREFIX: namePrefix, DISPATCHER_URL: `http://127.0.0.1:${ports.dispatcher}`, INTERNAL_TOKEN: stack.internalToken, LOG_LEVEL: 'warn' };
     const dry = await run(process.execPath, [join(outdir, 'replay-dead-letter.mjs'), '--dry-run'], { env: replayEnv, timeout: 90_000 });
     expect(dry.stdout).toContain(`would redeliver ${eventId}`);
-    const replay = await run(process.execPath, [join(outdir, 'replay-dead-letter.mjs')], { env: replayEnv, timeout: 90_000 });
-    expect(replay.stdout).toContain(`redelivered ${eventId}`);
-    expect(replay.stdout).toContain('replayed=1 skipped=0 invalid=1');
-    const after = (await (await fetch(`${gatewayUrl}/v0/events/${eventId}`, { headers: auth })).json()) as EventDetail;
-    expect(after.deliveries.length).toBe(2);
+    // The merchant's endpoint is back: the redelivery succeeds (and so cannot be dead-lettered a second time
+    // before the run below, which would give that run something to do).
+    const endpoint = createHttpServer((_req, res) => res.writeHead(200).end('ok'));
+    await new Promise<void>((resolve) => endpoint.listen(hookPort, '127.0.0.1', resolve));
+    try {
+      const replay = await run(process.execPath, [join(outdir, 'replay-dead-letter.mjs')], { env: replayEnv, timeout: 90_000 });
+      expect(replay.stdout).toContain(`redelivered ${eventId}`);
+      expect(replay.stdout).toContain('replayed=1 skipped=0 invalid=1');
+      await waitFor(async () => {
+        const after = (await (await fetch(`${gatewayUrl}/v0/events/${eventId}`, { headers: auth })).json()) as EventDetail;
+        return after.deliveries.length === 2 && after.deliveries.some((d) => d.status === 'succeeded');
+      }, 30_000, () => `the redelivery did not succeed:\n${logs['webhook-dispatcher']}`);
+    } finally {
+      await new Promise((resolve) => endpoint.close(resolve));
+    }
     // Offsets were committed: a second run has nothing left to do.
     const again = await run(process.execPath, [join(outdir, 'replay-dead-letter.mjs')], { env: replayEnv, timeout: 90_000 });
     expect(again.stdout).toContain('replayed=0 skipped=0 invalid=0');
