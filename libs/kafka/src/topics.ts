@@ -12,10 +12,11 @@ export interface TopicSpec {
  * only once the broker serves metadata for every partition of every topic with a leader. Without that wait a
  * consumer subscribing right after can be told "This server does not host this topic-partition": when two
  * services create the same topic at once, the loser sees it in the topic list before its broker's metadata
- * cache has it, and kafkajs does not retry that answer in subscribe(). Retried with backoff: right after a
- * broker starts, the controller answers the same way for a while.
+ * cache has it, and kafkajs does not retry that answer in subscribe(). Retried with backoff for about 35 s
+ * (20 tries): right after a broker starts, or on a busy machine, the controller answers that way for a while,
+ * and a service that gave up would only be restarted to try again.
  */
-export async function ensureTopics(kafka: Kafka, specs: readonly TopicSpec[], replicationFactor = 1, attempts = 10): Promise<void> {
+export async function ensureTopics(kafka: Kafka, specs: readonly TopicSpec[], replicationFactor = 1, attempts = 20): Promise<void> {
   await withBackoff(attempts, async () => {
     const admin = kafka.admin();
     await admin.connect();
