@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER, eventually, type WebhookReceiver } from '@checkout/testing';
-import type { EventResponse } from '@checkout/contracts';
-import { TestProducer, buildSessionEvent, internalHeaders, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture, type RunningDispatcher } from './support';
+import { TestProducer, buildSessionEvent, firstDelivery, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture, type RunningDispatcher } from './support';
 
 // An endpoint that answers 429 or 503 with Retry-After gets at least that long before the next attempt
 // (RFC 9110; Stripe and Svix do the same), within D40's rule that successive delays increase. The schedule's
@@ -21,11 +20,6 @@ afterAll(async () => {
   await fixture?.stop();
 });
 
-async function deliveryOf(eventId: string) {
-  const response = await fetch(`${dispatcher.url}/internal/events/${eventId}`, { headers: internalHeaders({ organizationId: 'org_test_dispatcher', mode: 'test' }) });
-  return ((await response.json()) as EventResponse).deliveries[0];
-}
-
 describe('Retry-After from the merchant (D31, D40)', () => {
   it.each([
     [429 as const, '/throttled'],
@@ -37,7 +31,7 @@ describe('Retry-After from the merchant (D31, D40)', () => {
     await receiver.nextDelivery({ path, timeoutMs: 15_000 });
     receiver.answer(path, ANSWER.ok);
     const delivery = await eventually(async () => {
-      const d = await deliveryOf(event.eventId);
+      const d = await firstDelivery(dispatcher, event.eventId);
       return d?.status === 'succeeded' ? d : undefined;
     }, { deadlineMs: 20_000, description: 'the delivery to succeed on its second attempt' });
     const [first, second] = delivery.attempts;

@@ -3,7 +3,7 @@ import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { createLogger } from '@checkout/logger';
 import { startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
-import { TOPICS, topicName, type Mode, type SessionEventV1 } from '@checkout/contracts';
+import { TOPICS, topicName, type EventResponse, type Mode, type SessionEventV1 } from '@checkout/contracts';
 import { buildApp, type WebhookDispatcherApp } from '../../src/app';
 import { parseConfig, type Config } from '../../src/config';
 
@@ -116,6 +116,12 @@ export async function collectTopic(kafka: Kafka, topic: string): Promise<{ messa
 
 export function internalHeaders(scope: { organizationId: string; mode: Mode }): Record<string, string> {
   return { 'x-internal-token': INTERNAL_TOKEN, 'x-organization-id': scope.organizationId, 'x-mode': scope.mode, 'x-request-id': `req_${randomBytes(4).toString('hex')}` };
+}
+
+/** The first delivery of an event of the default test organization, as the internal events API shows it. */
+export async function firstDelivery(dispatcher: RunningDispatcher, eventId: string): Promise<EventResponse['deliveries'][number] | undefined> {
+  const response = await fetch(`${dispatcher.url}/internal/events/${eventId}`, { headers: internalHeaders({ organizationId: 'org_test_dispatcher', mode: 'test' }) });
+  return ((await response.json()) as EventResponse).deliveries[0];
 }
 
 export async function dropDatabase(config: Config): Promise<void> {

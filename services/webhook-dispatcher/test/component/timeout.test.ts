@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER, eventually, type WebhookReceiver } from '@checkout/testing';
-import type { EventResponse } from '@checkout/contracts';
-import { TestProducer, buildSessionEvent, internalHeaders, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture, type RunningDispatcher } from './support';
+import { TestProducer, buildSessionEvent, firstDelivery, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture, type RunningDispatcher } from './support';
 
 const TIMEOUT_MS = 300;
 let fixture: DispatcherFixture;
@@ -18,18 +17,13 @@ afterAll(async () => {
   await fixture?.stop();
 });
 
-async function deliveryOf(eventId: string) {
-  const response = await fetch(`${dispatcher.url}/internal/events/${eventId}`, { headers: internalHeaders({ organizationId: 'org_test_dispatcher', mode: 'test' }) });
-  return ((await response.json()) as EventResponse).deliveries[0];
-}
-
 describe('Attempt limits (D31)', () => {
   it('When the endpoint never answers, then the attempt fails at WEBHOOK_TIMEOUT_MS and is retried', async () => {
     receiver.answer('/hang', ANSWER.hang);
     const event = buildSessionEvent({ callbackUrl: receiver.url('/hang') });
     await producer.sendEvents(sessionEventsTopic(dispatcher.config), [event]);
     const delivery = await eventually(async () => {
-      const d = await deliveryOf(event.eventId);
+      const d = await firstDelivery(dispatcher, event.eventId);
       return d?.status === 'failed' ? d : undefined;
     }, { deadlineMs: 20_000 });
     expect(delivery.attempts).toHaveLength(2);
@@ -46,7 +40,7 @@ describe('Attempt limits (D31)', () => {
     receiver.answer('/slow', ANSWER.slow(TIMEOUT_MS * 4));
     const event = buildSessionEvent({ callbackUrl: receiver.url('/slow') });
     await producer.sendEvents(sessionEventsTopic(dispatcher.config), [event]);
-    const attempt = await eventually(async () => (await deliveryOf(event.eventId))?.attempts[0], { deadlineMs: 15_000 });
+    const attempt = await eventually(async () => (await firstDelivery(dispatcher, event.eventId))?.attempts[0], { deadlineMs: 15_000 });
     expect(attempt.error).toMatch(/^timeout/);
   });
 });
