@@ -48,7 +48,8 @@ export interface RunningConsumer {
  * service goes on answering ready. We have seen it after "Failed to find group coordinator" on a busy
  * single-broker cluster (kafkajs wraps that in a non-retriable error: tulios/kafkajs#1630); a TypeError or
  * RangeError out of a handler does the same. The supervisor starts a fresh consumer after such a crash,
- * backing off from 500 ms to 5 s (the cap of its group retries), until stop(). Messages whose offsets were not committed are fetched again.
+ * backing off from 500 ms to 5 s (the cap of its group retries), until stop(). Messages whose offsets were
+ * not committed are fetched again.
  *
  * `begin` subscribes and runs the consumer it is given; it is called again for every replacement.
  */
@@ -76,6 +77,8 @@ export async function superviseConsumer(options: {
     try {
       await consumer.connect();
       await options.begin(consumer);
+      // stop() came while this replacement was starting: it must not outlive the service.
+      if (stopped) await consumer.disconnect();
     } catch (err) {
       await consumer.disconnect().catch(() => {});
       throw err;
