@@ -1,8 +1,11 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // Three tiers (style.md §13): unit tests need no engines; integration (component) and e2e tests get real
 // Kafka and MongoDB-compatible engines from libs/testing's global setup (or from scripts/test.ts, which
-// starts them once for a whole `npm test` run and passes them down in KAFKA_BROKERS / MONGODB_URL).
+// starts them once for a whole `npm test` run and passes them down in KAFKA_BROKERS / MONGODB_URL). The
+// integration tests that restart that shared broker form a fourth group, chaos, run alone.
+const CHAOS = ['libs/kafka/test/broker-restart.test.ts', 'services/webhook-dispatcher/test/component/broker-restart.test.ts'];
+
 export default defineConfig({
   test: {
     projects: [
@@ -20,6 +23,21 @@ export default defineConfig({
           name: 'integration',
           sequence: { groupOrder: 1 },
           include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'deploy/test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...CHAOS],
+          environment: 'node',
+          globalSetup: ['libs/testing/src/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          maxWorkers: 2,
+        },
+      },
+      {
+        test: {
+          // Tests that restart the broker every test file shares run on their own, after the integration tier,
+          // so that no other file sees the outage (tests that stop engines of their own stay where they are).
+          name: 'chaos',
+          sequence: { groupOrder: 2 },
+          include: CHAOS,
           environment: 'node',
           globalSetup: ['libs/testing/src/global-setup.ts'],
           testTimeout: 60_000,
@@ -30,7 +48,7 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 3 },
           include: ['test-e2e/src/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['libs/testing/src/global-setup.ts'],

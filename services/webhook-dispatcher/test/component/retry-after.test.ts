@@ -4,7 +4,8 @@ import { TestProducer, buildSessionEvent, firstDelivery, sessionEventsTopic, sta
 
 // An endpoint that answers 429 or 503 with Retry-After gets at least that long before the next attempt
 // (RFC 9110; Stripe and Svix do the same), within D40's rule that successive delays increase. The schedule's
-// first delay is short here, so a next attempt sooner than Retry-After would show.
+// first delay is short here, so a next attempt sooner than Retry-After would show. Deadlines are long because
+// the broker-restart tests may restart the shared broker while this file runs.
 
 let fixture: DispatcherFixture;
 let receiver: WebhookReceiver;
@@ -28,15 +29,15 @@ describe('Retry-After from the merchant (D31, D40)', () => {
     receiver.answer(path, ANSWER.throttled('2', status));
     const event = buildSessionEvent({ callbackUrl: receiver.url(path) });
     await producer.sendEvents(sessionEventsTopic(dispatcher.config), [event]);
-    await receiver.nextDelivery({ path, timeoutMs: 15_000 });
+    await receiver.nextDelivery({ path, timeoutMs: 60_000 });
     receiver.answer(path, ANSWER.ok);
     const delivery = await eventually(async () => {
       const d = await firstDelivery(dispatcher, event.eventId);
       return d?.status === 'succeeded' ? d : undefined;
-    }, { deadlineMs: 20_000, description: 'the delivery to succeed on its second attempt' });
+    }, { deadlineMs: 60_000, description: 'the delivery to succeed on its second attempt' });
     const [first, second] = delivery.attempts;
     expect(delivery.attempts).toHaveLength(2);
     expect(first).toMatchObject({ statusCode: status, error: `HTTP ${status} (Retry-After: 2)` });
     expect(Date.parse(second?.at ?? '') - Date.parse(first?.at ?? '')).toBeGreaterThanOrEqual(2_000);
-  });
+  }, 150_000);
 });
