@@ -2,8 +2,7 @@ import { chmod, cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { cacheRoot, ensureCached, exists } from './cache';
-import { freePort, run, spawnGuarded, tailFile, type GuardedProcess } from './process';
-import { waitFor } from './wait';
+import { freePort, restartableEngine, run } from './process';
 
 // The last 1.x release: it embeds SQLite, so it needs no PostgreSQL next to it (2.x requires
 // PostgreSQL with the DocumentDB extension).
@@ -84,11 +83,8 @@ export async function startLocalFerretDb(options: {
   const port = await freePort();
   const logFile = join(options.runDir, 'ferretdb.log');
   const url = `mongodb://127.0.0.1:${port}/`;
-  let current: GuardedProcess | undefined;
-
-  const start = async () => {
-    if (current && !current.exitInfo()) return;
-    const proc = spawnGuarded({
+  const engine = restartableEngine({
+    spawn: {
       name: 'ferretdb',
       command: options.bin,
       args: [
@@ -103,35 +99,18 @@ export async function startLocalFerretDb(options: {
       ],
       cwd: options.runDir,
       logFile,
-    });
-    current = proc;
-    try {
-      await waitFor('FerretDB readiness (ping)', () => pingMongo(url), {
-        deadlineMs: options.deadlineMs,
-        intervalMs: 200,
-        abortIf: () => {
-          const exit = proc.exitInfo();
-          if (exit) throw new Error(`FerretDB exited during startup (code ${exit.code}, signal ${exit.signal})`);
-        },
-      });
-    } catch (error) {
-      await proc.stop();
-      const logs = await tailFile(logFile);
-      throw new Error(`FerretDB ${FERRETDB_VERSION} at 127.0.0.1:${port} did not become ready: ${(error as Error).message}${logs ? `\n${logs}` : ''}`, {
-        cause: error,
-      });
-    }
-  };
-
-  await start();
-  return {
-    url,
-    description: `FerretDB ${FERRETDB_VERSION} (SQLite) at 127.0.0.1:${port}`,
-    start,
-    stop: async () => {
-      await current?.stop();
     },
-  };
+    name: 'FerretDB',
+    label: `FerretDB ${FERRETDB_VERSION} at 127.0.0.1:${port}`,
+    readiness: 'FerretDB readiness (ping)',
+    probe: () => pingMongo(url),
+    deadlineMs: options.deadlineMs,
+    intervalMs: 200,
+    logFiles: [logFile],
+  });
+
+  await engine.start();
+  return { url, description: `FerretDB ${FERRETDB_VERSION} (SQLite) at 127.0.0.1:${port}`, start: engine.start, stop: engine.stop };
 }
 
 export async function pingMongo(url: string): Promise<true> {

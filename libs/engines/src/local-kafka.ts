@@ -3,7 +3,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { cacheRoot, ensureCached, exists } from './cache';
-import { freePorts, run, spawnGuarded, tailFile, type GuardedProcess } from './process';
+import { freePorts, restartableEngine, run } from './process';
 import { waitFor } from './wait';
 
 // 4.4.0 is the newest release on Maven Central, but its org.apache.kafka:kafka-tools-api:4.4.0 artifact is
@@ -172,49 +172,26 @@ export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<
   });
 
   const brokers = [`127.0.0.1:${port}`];
-  let current: GuardedProcess | undefined;
+  const engine = restartableEngine({
+    spawn: { name: 'kafka', command: 'java', args: [...JVM_OPTIONS, log4j, ...classpath, 'kafka.Kafka', propsFile], cwd: dir, logFile: stdoutLog },
+    name: 'Kafka',
+    label: `Apache Kafka ${KAFKA_VERSION} at ${brokers[0]}`,
+    readiness: 'Kafka readiness (describeCluster + create/delete a probe topic)',
+    probe: () => probeKafka(brokers),
+    deadlineMs: options.deadlineMs,
+    intervalMs: 250,
+    logFiles: [kafkaLog, stdoutLog],
+  });
 
-  const start = async () => {
-    if (current && !current.exitInfo()) return;
-    const proc = spawnGuarded({
-      name: 'kafka',
-      command: 'java',
-      args: [...JVM_OPTIONS, log4j, ...classpath, 'kafka.Kafka', propsFile],
-      cwd: dir,
-      logFile: stdoutLog,
-    });
-    current = proc;
-    try {
-      await waitFor('Kafka readiness (describeCluster + create/delete a probe topic)', () => probeKafka(brokers), {
-        deadlineMs: options.deadlineMs,
-        intervalMs: 250,
-        abortIf: () => {
-          const exit = proc.exitInfo();
-          if (exit) throw new Error(`Kafka exited during startup (code ${exit.code}, signal ${exit.signal})`);
-        },
-      });
-    } catch (error) {
-      await proc.stop();
-      const logs = [await tailFile(kafkaLog), await tailFile(stdoutLog)].filter(Boolean).join('\n');
-      throw new Error(`Apache Kafka ${KAFKA_VERSION} at ${brokers[0]} did not become ready: ${(error as Error).message}${logs ? `\n${logs}` : ''}`, {
-        cause: error,
-      });
-    }
-  };
-
-  const stop = async () => {
-    await current?.stop();
-  };
-
-  await start();
+  await engine.start();
   return {
     brokers,
     description: `Apache Kafka ${KAFKA_VERSION} (KRaft, local JVM) at ${brokers[0]}`,
-    start,
-    stop,
+    start: engine.start,
+    stop: engine.stop,
     async restart() {
-      await stop();
-      await start();
+      await engine.stop();
+      await engine.start();
     },
   };
 }

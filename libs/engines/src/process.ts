@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { waitFor } from './wait';
 
 const execFileAsync = promisify(execFile);
 
@@ -201,4 +202,51 @@ export async function freePorts(count: number): Promise<number[]> {
   } finally {
     await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
   }
+}
+
+export interface RestartableEngineOptions {
+  spawn: SpawnGuardedOptions;
+  /** Short name for the early-exit message, e.g. "Kafka". */
+  name: string;
+  /** Names the engine and its address in the readiness failure, e.g. "Apache Kafka 4.3.1 at 127.0.0.1:9092". */
+  label: string;
+  /** What the readiness wait is for, and the probe that says it is reached. */
+  readiness: string;
+  probe: () => Promise<true>;
+  deadlineMs: number;
+  intervalMs: number;
+  /** Logs whose tails explain a failed start. */
+  logFiles: string[];
+}
+
+/**
+ * An engine process that can be stopped and started again with the same command line (same ports and data),
+ * ready only once `probe` says so. A start that fails stops the process and throws with the logs' tails.
+ */
+export function restartableEngine(options: RestartableEngineOptions): { start(): Promise<void>; stop(): Promise<void> } {
+  let current: GuardedProcess | undefined;
+  return {
+    async start() {
+      if (current && !current.exitInfo()) return;
+      const proc = spawnGuarded(options.spawn);
+      current = proc;
+      try {
+        await waitFor(options.readiness, options.probe, {
+          deadlineMs: options.deadlineMs,
+          intervalMs: options.intervalMs,
+          abortIf: () => {
+            const exit = proc.exitInfo();
+            if (exit) throw new Error(`${options.name} exited during startup (code ${exit.code}, signal ${exit.signal})`);
+          },
+        });
+      } catch (error) {
+        await proc.stop();
+        const logs = (await Promise.all(options.logFiles.map((file) => tailFile(file)))).filter(Boolean).join('\n');
+        throw new Error(`${options.label} did not become ready: ${(error as Error).message}${logs ? `\n${logs}` : ''}`, { cause: error });
+      }
+    },
+    async stop() {
+      await current?.stop();
+    },
+  };
 }
