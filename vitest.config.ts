@@ -5,6 +5,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // starts them once for a whole `npm test` run and passes them down in KAFKA_BROKERS / MONGODB_URL). The
 // integration tests that restart that shared broker form a fourth group, chaos, run alone.
 const CHAOS = ['libs/kafka/test/broker-restart.test.ts', 'services/webhook-dispatcher/test/component/broker-restart.test.ts'];
+/** What every engine-backed tier shares: the engines, and at most two files at once on 2 cores. */
+const ON_ENGINES = { environment: 'node', globalSetup: ['libs/testing/src/global-setup.ts'], maxWorkers: 2 };
+/** Integration and chaos: one service (or one library) per file. */
+const COMPONENT_TIMEOUTS = { testTimeout: 60_000, hookTimeout: 120_000 };
 
 export default defineConfig({
   test: {
@@ -14,7 +18,7 @@ export default defineConfig({
           name: 'unit',
           include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'scripts/**/*.test.ts'],
           environment: 'node',
-          // Tiers run one after another (unit, integration, e2e): the engine-backed ones share 2 cores.
+          // Tiers run one after another (unit, integration, chaos, e2e): the engine-backed ones share 2 cores.
           sequence: { groupOrder: 0 },
         },
       },
@@ -24,11 +28,8 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
           include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'deploy/test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...CHAOS],
-          environment: 'node',
-          globalSetup: ['libs/testing/src/global-setup.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
-          maxWorkers: 2,
+          ...ON_ENGINES,
+          ...COMPONENT_TIMEOUTS,
         },
       },
       {
@@ -38,11 +39,8 @@ export default defineConfig({
           name: 'chaos',
           sequence: { groupOrder: 2 },
           include: CHAOS,
-          environment: 'node',
-          globalSetup: ['libs/testing/src/global-setup.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
-          maxWorkers: 2,
+          ...ON_ENGINES,
+          ...COMPONENT_TIMEOUTS,
         },
       },
       {
@@ -50,11 +48,9 @@ export default defineConfig({
           name: 'e2e',
           sequence: { groupOrder: 3 },
           include: ['test-e2e/src/**/*.test.ts'],
-          environment: 'node',
-          globalSetup: ['libs/testing/src/global-setup.ts'],
+          ...ON_ENGINES,
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          maxWorkers: 2,
         },
       },
     ],

@@ -41,12 +41,12 @@ export function nextAttempt(input: NextAttemptInput): NextAttempt {
   let delayMs = Math.max(0, base + jitter);
   // Retry-After only ever lengthens the wait, and never past the point where the next delay could be shorter
   // than this one (D40 keeps successive delays increasing); the last delay is not stretched past its jitter.
-  if (input.retryAfterMs != null && input.retryAfterMs > delayMs) delayMs = Math.max(delayMs, Math.min(input.retryAfterMs, retryAfterCeilingMs(delaysMs, index)));
+  if (input.retryAfterMs != null) delayMs = Math.max(delayMs, Math.min(input.retryAfterMs, retryAfterCeilingMs(delaysMs, index)));
   return { at: new Date(now.getTime() + delayMs), delayMs };
 }
 
 /** The longest wait Retry-After may ask for before the attempt after `index`: just under every draw of the next delay. */
-export function retryAfterCeilingMs(delaysMs: readonly number[], index: number): number {
+function retryAfterCeilingMs(delaysMs: readonly number[], index: number): number {
   const next = delaysMs[index + 1];
   if (next === undefined) return (delaysMs[index] ?? 0) + jitterBoundMs(delaysMs, index);
   return next - jitterBoundMs(delaysMs, index + 1) - 1;
