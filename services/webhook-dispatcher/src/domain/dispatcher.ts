@@ -1,7 +1,7 @@
 import type { Logger } from '@checkout/logger';
 import { DomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
-import { newId, type SessionEventV1 } from '@checkout/contracts';
+import { deliveryHeaders, newId, signatureHeaders, type SessionEventV1 } from '@checkout/contracts';
 import type { AttemptOutcome, DeliveriesStore } from '../store/deliveries.store';
 import type { EventsStore } from '../store/events.store';
 import type { AttemptRecord, DeliveryDocument, EventDocument } from '../store/documents';
@@ -11,9 +11,7 @@ import type { DispatcherMetrics } from '../metrics';
 import type { RetryMessage } from '../messaging/webhook-messages';
 import { HostScheduler } from './host-scheduler';
 import { nextAttempt, parseRetryAfter } from './retry-policy';
-import { signatureHeaders } from './signature';
 
-export const USER_AGENT = 'Service-Webhooks/1.0';
 /** A pre-claimed delivery is attempted without a fresh claim only while its claim outlives the attempt by this. */
 const CLAIM_SAFETY_MS = 500;
 
@@ -238,14 +236,7 @@ export class Dispatcher {
   }
 
   private async attempt(delivery: DeliveryDocument, body: string): Promise<SendResult> {
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'idempotency-key': delivery.eventId,
-      'x-service-event-id': delivery.eventId,
-      'x-service-delivery-id': delivery._id,
-      'x-service-event-type': delivery.eventType,
-      'user-agent': USER_AGENT,
-    };
+    const headers = deliveryHeaders({ eventId: delivery.eventId, deliveryId: delivery._id, eventType: delivery.eventType });
     let secret: string | null;
     try {
       secret = await this.deps.secrets.secretFor({ organizationId: delivery.organizationId, mode: delivery.mode });
