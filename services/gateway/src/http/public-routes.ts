@@ -10,6 +10,8 @@ import {
   OrderListResponse,
   OrderResponse,
   PayRequest,
+  RecoverEventsRequest,
+  RecoverEventsResponse,
   RedeliverResponse,
   SessionResponse,
   UpdateOrderRequest,
@@ -135,6 +137,13 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     upstream: 'dispatcher', upstreamPath: (p) => `/internal/events/${enc(p.eventId ?? '')}/redeliver`, idParam: eventId,
     success: { status: 202, schema: RedeliverResponse },
     errors: ['INVALID_EVENT_ID', 'EVENT_NOT_FOUND'],
+  },
+  {
+    method: 'POST', path: '/v0/events/recover', operationId: 'recoverEvents', summary: 'Deliver again, once each, every delivery that failed since a time (at most 14 days back)', tag: 'Events',
+    upstream: 'dispatcher', upstreamPath: () => '/internal/events/recover',
+    body: { schema: RecoverEventsRequest, failureCode: 'INVALID_REQUEST', required: true },
+    success: { status: 202, schema: RecoverEventsResponse },
+    errors: ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE'],
   },
 ];
 
