@@ -147,5 +147,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   },
 ];
 
+/** Codes every POST can answer besides its own: the Idempotency-Key ones (D42). */
+export const IDEMPOTENCY_ERRORS: readonly ErrorCode[] = ['INVALID_REQUEST', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'];
+
 /** Codes every authenticated route can answer (D5, D7). */
 export const COMMON_ERRORS: readonly ErrorCode[] = ['UNAUTHORIZED', 'INVALID_API_KEY', 'ORGANIZATION_NOT_FOUND', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR'];
