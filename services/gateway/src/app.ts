@@ -78,6 +78,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         authCacheMs: config.AUTH_CACHE_MS,
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
         clock,
+        logger,
       });
       server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
       return { url: server.url };

@@ -45,7 +45,8 @@ function context(headers: Record<string, string>, body?: Record<string, unknown>
   return { ctx, set };
 }
 
-const run = (store: Store, ctx: unknown, next: Next) => idempotency(store, () => new Date(0))(ctx as Context, next);
+const keepFailures: unknown[] = [];
+const run = (store: Store, ctx: unknown, next: Next) => idempotency(store, () => new Date(0), (err) => keepFailures.push(err))(ctx as Context, next);
 
 describe('Idempotency-Key middleware (D42)', () => {
   it('When a POST has no Idempotency-Key, then the store is not touched at all (no added round trip)', async () => {
@@ -83,6 +84,18 @@ describe('Idempotency-Key middleware (D42)', () => {
     await expect(run(store, ctx, async () => Promise.reject(new DomainError('ORDER_CREATE_FAILED', 'bad')))).rejects.toMatchObject({ code: 'ORDER_CREATE_FAILED' });
     expect(completed[0]?.status).toBe(400);
     expect(JSON.parse(completed[0]?.body ?? '{}')).toEqual({ code: 'ORDER_CREATE_FAILED', message: 'bad', requestId: 'req_1' });
+  });
+
+  it('When keeping a 201 fails, then the client still gets its 201 and the failure is reported', async () => {
+    const { store } = recordingStore({ kind: 'started', token: 't' });
+    const failing: Store = { ...store, complete: async () => Promise.reject(new Error('database down')) };
+    const { ctx } = context({ 'idempotency-key': 'k1' });
+    await run(failing, ctx, async () => {
+      ctx.status = 201;
+      ctx.body = { order: { id: 'ord_test_1' } };
+    });
+    expect(ctx.status).toBe(201);
+    expect(keepFailures.at(-1)).toBeInstanceOf(Error);
   });
 
   it('When the answer is a 5xx or the handler crashes, then the key is released, not kept', async () => {

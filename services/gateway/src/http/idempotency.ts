@@ -9,7 +9,11 @@ import type { IdempotencyStore } from '../store/idempotency.store';
  * D42 for every public POST; runs after authentication and body parsing. A request without the header goes
  * straight on: no database round trip is added to it.
  */
-export function idempotency(store: Pick<IdempotencyStore, 'begin' | 'complete' | 'release'>, clock: () => Date): Middleware {
+export function idempotency(
+  store: Pick<IdempotencyStore, 'begin' | 'complete' | 'release'>,
+  clock: () => Date,
+  onKeepFailed: (err: unknown) => void,
+): Middleware {
   return async (ctx, next) => {
     const header = ctx.headers['idempotency-key'];
     if (header === undefined) return next();
@@ -41,7 +45,7 @@ export function idempotency(store: Pick<IdempotencyStore, 'begin' | 'complete' |
     } catch (err) {
       // A 4xx is an answer like any other and is kept; a 5xx or a crash frees the key for a retry.
       if (isDomainError(err) && err.status < 500) {
-        await store.complete(scope, id, token, { status: err.status, body: JSON.stringify(domainErrorBody(err, String(ctx.state.requestId ?? ''))) }, clock());
+        await store.complete(scope, id, token, { status: err.status, body: JSON.stringify(domainErrorBody(err, String(ctx.state.requestId ?? ''))) }, clock()).catch(onKeepFailed);
       } else {
         await store.release(id, token).catch(() => {
           // It expires on its own once its lock lapses (lockMs).
@@ -50,7 +54,9 @@ export function idempotency(store: Pick<IdempotencyStore, 'begin' | 'complete' |
       throw err;
     }
     if (ctx.status < 500) {
-      await store.complete(scope, id, token, { status: ctx.status, body: JSON.stringify(ctx.body ?? null) }, clock());
+      // The work is done and the client gets its answer even if keeping it fails: turning a 201 into a 503 would
+      // invite a retry that creates again. The key stays "in use" until its lock lapses.
+      await store.complete(scope, id, token, { status: ctx.status, body: JSON.stringify(ctx.body ?? null) }, clock()).catch(onKeepFailed);
     } else {
       await store.release(id, token);
     }

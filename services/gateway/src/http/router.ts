@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import type { Logger } from '@checkout/logger';
 import Router from '@koa/router';
 import { mountRouters } from '@checkout/http';
 import type { UpstreamClient } from '../clients/upstream-client';
@@ -24,6 +25,7 @@ export interface GatewayRouteDeps {
   authCacheMs: number;
   bodyLimitBytes: number;
   clock: () => Date;
+  logger: Logger;
 }
 
 export function mountRoutes(app: Koa, deps: GatewayRouteDeps): void {
@@ -35,7 +37,7 @@ export function mountRoutes(app: Koa, deps: GatewayRouteDeps): void {
   });
   mountRouters(app, [
     docs,
-    publicRouter({ authenticate: authenticate(deps.organizations, deps.rateLimiter, deps.authCacheMs), idempotency: idempotency(deps.idempotencyKeys, deps.clock), upstreams: deps.upstreams, organizations: deps.organizations, bodyLimitBytes: deps.bodyLimitBytes }),
+    publicRouter({ authenticate: authenticate(deps.organizations, deps.rateLimiter, deps.authCacheMs), idempotency: idempotency(deps.idempotencyKeys, deps.clock, (err) => deps.logger.warn({ err }, 'could not keep an Idempotency-Key response; the key stays in use until its lock lapses')), upstreams: deps.upstreams, organizations: deps.organizations, bodyLimitBytes: deps.bodyLimitBytes }),
     passThroughRoutes(deps.upstreams.sessions),
     adminRoutes({ store: deps.organizations, adminToken: deps.adminToken, orders: deps.upstreams.orders, clock: deps.clock }),
     internalRoutes(deps.organizations, deps.acceptedInternalTokens),
