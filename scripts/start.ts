@@ -31,7 +31,9 @@ async function main(): Promise<void> {
   });
   const admin = new AdminClient(stack.env.gatewayUrl, stack.env.adminToken);
   const demo = await admin.createOrganizationWithKeys('Demo Coffee Co');
-  writeFileSync(STACK_FILE, JSON.stringify({ gatewayUrl: stack.env.gatewayUrl, adminToken: stack.env.adminToken, organizationId: demo.organizationId }, null, 2));
+  // Read by `npm run admin` and `npm run cli` (D45) so that they work against this stack without flags; it
+  // holds local secrets only and is git-ignored.
+  writeFileSync(STACK_FILE, JSON.stringify({ gatewayUrl: stack.env.gatewayUrl, adminToken: stack.env.adminToken, organizationId: demo.organizationId, testKey: demo.testKey }, null, 2), { mode: 0o600 });
 
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`
@@ -48,6 +50,9 @@ Orders and hosted checkout — local stack ready in ${seconds} s
 
   curl -s ${stack.env.gatewayUrl}/v0/checkout/sessions -H "Authorization: Bearer ${demo.testKey}" \\
     -H 'Content-Type: application/json' -d '{"items":[{"name":"Latte","quantity":1,"unitPrice":450}]}'
+
+  npm run cli -- listen --forward-to http://localhost:3000/webhooks    # relay new events to your local endpoint
+  npm run cli -- trigger checkout.session.completed                   # create and pay a test session
 
 Press Ctrl-C to stop everything.`);
 

@@ -263,3 +263,23 @@ export const PaymentDestination = z
       'base58 Solana address (32 to 44 characters). Must name an active, verified destination of the organization ' +
       'and mode.',
   );
+
+// ---------------------------------------------------------------------------------------------------------
+// Idempotency (D42)
+
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+export const IDEMPOTENCY_KEY_MAX = 255;
+/** How long a key and its first response are kept, per API key. */
+export const IDEMPOTENCY_KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+export const IdempotencyKey = z
+  .string()
+  .min(1)
+  .max(IDEMPOTENCY_KEY_MAX)
+  .describe(
+    `Makes a POST safe to retry (D42): 1 to ${IDEMPOTENCY_KEY_MAX} characters, kept per API key for 24 hours. A repeat with ` +
+      'the same body returns the first response with `Idempotent-Replayed: true`; another body → 409 ' +
+      '`IDEMPOTENCY_KEY_REUSED`; while the first request runs → 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. ' +
+      'Responses of 500 and above are not kept.',
+  );

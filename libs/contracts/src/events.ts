@@ -69,6 +69,25 @@ export type EventListResponse = z.infer<typeof EventListResponse>;
 export const RedeliverResponse = z.object({ delivery: Delivery }).meta({ id: 'RedeliverResponse' });
 export type RedeliverResponse = z.infer<typeof RedeliverResponse>;
 
+/** D44: how far back `POST /v0/events/recover` may reach. */
+export const RECOVER_MAX_AGE_DAYS = 14;
+export const RECOVER_MAX_AGE_MS = RECOVER_MAX_AGE_DAYS * 24 * 60 * 60 * 1000;
+
+export const RecoverEventsRequest = z
+  .strictObject({
+    since: z.iso
+      .datetime({ offset: true })
+      .describe(`ISO-8601 time, at most ${RECOVER_MAX_AGE_DAYS} days ago: every delivery that ended failed since then is delivered again.`),
+  })
+  .meta({ id: 'RecoverEventsRequest' });
+export type RecoverEventsRequest = z.infer<typeof RecoverEventsRequest>;
+
+/** `POST /v0/events/recover` → 202: how many failed deliveries got a new delivery (D44). */
+export const RecoverEventsResponse = z
+  .object({ recovering: z.int().min(0).describe('Failed deliveries redelivered by this call (each once, with a new delivery id).') })
+  .meta({ id: 'RecoverEventsResponse' });
+export type RecoverEventsResponse = z.infer<typeof RecoverEventsResponse>;
+
 export const ListEventsQuery = z
   .strictObject({
     ...paginationQueryShape,

@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { z } from 'zod';
 
 export const MODES = ['test', 'live'] as const;
@@ -42,6 +42,17 @@ function randomSuffix(): string {
 
 export function newId(prefix: IdPrefix, mode: Mode): string {
   return `${prefix}_${mode}_${randomSuffix()}`;
+}
+
+/**
+ * An id derived from `seed` instead of drawn at random: the same seed gives the same id, so racing writers
+ * that insert it meet on the unique _id. Its suffix is a SHA-256 of the seed, as unguessable as the seed.
+ */
+export function derivedId(prefix: IdPrefix, mode: Mode, seed: string): string {
+  const digest = createHash('sha256').update(seed).digest();
+  let out = '';
+  for (let i = 0; i < ID_SUFFIX_LENGTH; i += 1) out += ALPHABET[(digest[i] as number) % ALPHABET.length];
+  return `${prefix}_${mode}_${out}`;
 }
 
 export function newLineId(prefix: LineIdPrefix): string {

@@ -5,3 +5,4 @@ export * from './sessions';
 export * from './events';
 export * from './topics';
 export * from './errors';
+export * from './webhooks';

@@ -25,6 +25,7 @@ const RESPONSES = [
   'EventResponse',
   'EventListResponse',
   'RedeliverResponse',
+  'RecoverEventsResponse',
   'ErrorBody',
   'SessionEventV1',
 ];
@@ -41,6 +42,7 @@ describe('JSON Schema conversion', () => {
       'UpdateSessionRequest',
       'PayRequest',
       'ListEventsQuery',
+      'RecoverEventsRequest',
     ]) {
       expect(names).toContain(name);
     }

@@ -1,4 +1,4 @@
-// Domain errors are values with a code from the spec (D5–D16, D29, D34); the HTTP status for each code is
+// Domain errors are values with a code from the spec (D5–D16, D29, D34, D42); the HTTP status for each code is
 // decided here and nowhere else. Route files never set a 4xx status themselves.
 
 export const ERROR_STATUS = {
@@ -36,6 +36,9 @@ export const ERROR_STATUS = {
   SESSION_UPDATE_FAILED: 400,
   SESSION_NOT_PAYABLE: 400,
   CREATE_FAILED: 400,
+  // idempotency (D42)
+  IDEMPOTENCY_KEY_REUSED: 409,
+  IDEMPOTENCY_KEY_IN_USE: 409,
   // events (D34)
   INVALID_EVENT_ID: 400,
   EVENT_NOT_FOUND: 404,

@@ -19,7 +19,7 @@ export function errorHandler(logger: Logger): Middleware {
       let body: ErrorBody;
       if (err instanceof DomainError) {
         status = err.status;
-        body = envelope(err.code, err.message, requestId, err.details);
+        body = domainErrorBody(err, requestId);
         if (err.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(err.retryAfterSeconds));
         if (status >= 500) logger.warn({ code: err.code, err }, 'request failed');
       } else if (err instanceof DependencyUnavailableError || isInfrastructureUnavailable(err)) {
@@ -41,6 +41,11 @@ export function errorHandler(logger: Logger): Middleware {
       ctx.body = body;
     }
   };
+}
+
+/** The D6 body of a domain error; also what an idempotent replay (D42) stores for a 4xx. */
+export function domainErrorBody(err: DomainError, requestId: string): ErrorBody {
+  return envelope(err.code, err.message, requestId, err.details);
 }
 
 function envelope(code: ErrorCode, message: string, requestId: string, details?: ErrorBody['details']): ErrorBody {

@@ -1,12 +1,14 @@
 import { acceptedInternalTokens } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
-import { connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { IDEMPOTENCY_KEY_RETENTION_MS } from '@checkout/contracts';
+import { Leases, PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
 import type { Config } from './config';
 import { UpstreamClient } from './clients/upstream-client';
 import { GATEWAY_INDEXES } from './store/indexes';
 import { OrganizationsStore } from './store/organizations.store';
 import { RateLimiter } from './store/rate-limit.store';
+import { IdempotencyStore } from './store/idempotency.store';
 import { mountRoutes } from './http/router';
 
 export interface GatewayApp {
@@ -25,6 +27,23 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
   let server: RunningServer | undefined;
   let rateLimiter: RateLimiter | undefined;
   let shuttingDown = false;
+  let idempotencyKeys: IdempotencyStore | undefined;
+  let leases: Leases | undefined;
+  // D42 records past their 24 hours are ignored by every read; this sweep only reclaims their space, one
+  // replica at a time.
+  const idempotencySweep = new PeriodicTask(
+    async () => {
+      const lease = await leases?.tryAcquire('gateway:idempotency-sweep', 60_000);
+      if (!lease || !idempotencyKeys) return;
+      try {
+        await idempotencyKeys.deleteExpired(clock());
+      } finally {
+        await lease.release().catch(() => {});
+      }
+    },
+    config.IDEMPOTENCY_SWEEP_INTERVAL_MS,
+    (err) => logger.warn({ err }, 'idempotency key sweep failed; will retry'),
+  );
   const upstreams = {
     orders: new UpstreamClient('orders', config.ORDERS_URL, config.INTERNAL_TOKEN, config.UPSTREAM_TIMEOUT_MS),
     sessions: new UpstreamClient('sessions', config.SESSIONS_URL, config.INTERNAL_TOKEN, config.UPSTREAM_TIMEOUT_MS),
@@ -38,6 +57,10 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       const organizations = new OrganizationsStore(mongo.db);
       rateLimiter = new RateLimiter(mongo.db, config.RATE_LIMIT_PER_WINDOW, config.RATE_LIMIT_WINDOW_MS);
       rateLimiter.startCleanup();
+      leases = new Leases(mongo.db);
+      // A request still running after its upstream deadline (plus a margin) is taken to have died with its process.
+      idempotencyKeys = new IdempotencyStore(mongo.db, leases, { retentionMs: IDEMPOTENCY_KEY_RETENTION_MS, lockMs: config.UPSTREAM_TIMEOUT_MS + 5_000 });
+      idempotencySweep.start();
       const db = mongo;
       const { app } = createBaseApp({
         service: 'gateway',
@@ -48,12 +71,14 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       mountRoutes(app, {
         organizations,
         rateLimiter,
+        idempotencyKeys,
         upstreams,
         acceptedInternalTokens: acceptedInternalTokens(config),
         adminToken: config.ADMIN_TOKEN,
         authCacheMs: config.AUTH_CACHE_MS,
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
         clock,
+        logger,
       });
       server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
       return { url: server.url };
@@ -63,6 +88,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       shuttingDown = true;
       await server?.close(config.SHUTDOWN_GRACE_MS);
       rateLimiter?.stopCleanup();
+      await idempotencySweep.stop();
       await Promise.all(Object.values(upstreams).map((u) => u.close().catch(() => {})));
       await mongo?.close();
     },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '@checkout/errors';
-import { ErrorBody } from '@checkout/contracts';
-import { COMMON_ERRORS, PUBLIC_ROUTES, type PublicRoute } from './public-routes';
+import { ErrorBody, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey } from '@checkout/contracts';
+import { COMMON_ERRORS, IDEMPOTENCY_ERRORS, PUBLIC_ROUTES, type PublicRoute } from './public-routes';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -44,7 +44,7 @@ function openApiPath(path: string): string {
 
 function errorResponses(route: PublicRoute): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of [...route.errors, ...COMMON_ERRORS]) {
+  for (const code of [...route.errors, ...(route.method === 'POST' ? IDEMPOTENCY_ERRORS : []), ...COMMON_ERRORS]) {
     const status = ERROR_STATUS[code];
     byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
   }
@@ -58,6 +58,10 @@ function operation(route: PublicRoute, components: Record<string, JsonSchema>): 
   const parameters: unknown[] = [];
   if (route.idParam) {
     parameters.push({ name: route.idParam.name, in: 'path', required: true, description: route.idParam.description, schema: { type: 'string', pattern: `^${route.idParam.prefix}_(live|test)_[0-9A-Za-z]{1,64}$` } });
+  }
+  if (route.method === 'POST') {
+    const { description, ...schema } = schemaOf(IdempotencyKey, 'input', components) as { description?: string };
+    parameters.push({ name: IDEMPOTENCY_KEY_HEADER, in: 'header', required: false, description, schema });
   }
   if (route.query) {
     const querySchema = inlineRef(schemaOf(route.query.schema, 'input', components), components) as { properties?: Record<string, JsonSchema>; required?: string[] };
@@ -73,7 +77,13 @@ function operation(route: PublicRoute, components: Record<string, JsonSchema>): 
     ...(parameters.length > 0 && { parameters }),
     ...(route.body && { requestBody: { required: route.body.required, content: { 'application/json': { schema: schemaOf(route.body.schema, 'input', components) } } } }),
     responses: {
-      [String(route.success.status)]: { description: 'Success', content: { 'application/json': { schema: schemaOf(route.success.schema, 'output', components) } } },
+      [String(route.success.status)]: {
+        description: 'Success',
+        ...(route.method === 'POST' && {
+          headers: { [IDEMPOTENT_REPLAYED_HEADER]: { description: '`true` when this is the stored first response to an earlier request with the same Idempotency-Key (D42).', schema: { type: 'string', enum: ['true'] } } },
+        }),
+        content: { 'application/json': { schema: schemaOf(route.success.schema, 'output', components) } },
+      },
       ...errorResponses(route),
     },
   };

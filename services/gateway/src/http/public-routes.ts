@@ -10,6 +10,8 @@ import {
   OrderListResponse,
   OrderResponse,
   PayRequest,
+  RecoverEventsRequest,
+  RecoverEventsResponse,
   RedeliverResponse,
   SessionResponse,
   UpdateOrderRequest,
@@ -136,7 +138,17 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     success: { status: 202, schema: RedeliverResponse },
     errors: ['INVALID_EVENT_ID', 'EVENT_NOT_FOUND'],
   },
+  {
+    method: 'POST', path: '/v0/events/recover', operationId: 'recoverEvents', summary: 'Deliver again, once each, every delivery that failed since a time (at most 14 days back)', tag: 'Events',
+    upstream: 'dispatcher', upstreamPath: () => '/internal/events/recover',
+    body: { schema: RecoverEventsRequest, failureCode: 'INVALID_REQUEST', required: true },
+    success: { status: 202, schema: RecoverEventsResponse },
+    errors: ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE'],
+  },
 ];
+
+/** Codes every POST can answer besides its own: the Idempotency-Key ones (D42). */
+export const IDEMPOTENCY_ERRORS: readonly ErrorCode[] = ['INVALID_REQUEST', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'];
 
 /** Codes every authenticated route can answer (D5, D7). */
 export const COMMON_ERRORS: readonly ErrorCode[] = ['UNAUTHORIZED', 'INVALID_API_KEY', 'ORGANIZATION_NOT_FOUND', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR'];

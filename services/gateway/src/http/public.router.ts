@@ -10,20 +10,24 @@ import { PUBLIC_ROUTES, type PublicRoute, type Upstream } from './public-routes'
 
 export interface PublicRouterDeps {
   authenticate: Middleware;
+  /** D42, on every POST. */
+  idempotency: Middleware;
   bodyLimitBytes: number;
   upstreams: Record<Upstream, UpstreamClient>;
   organizations: OrganizationsStore;
 }
 
-/** Builds the /v0 router from the route table: authenticate → check ids, body and query → forward. */
+/** Builds the /v0 router from the route table: authenticate → read the body → Idempotency-Key (POST) → check ids, body and query → forward. */
 export function publicRouter(deps: PublicRouterDeps): Router {
   const router = new Router();
   const body = jsonBody({ limitBytes: deps.bodyLimitBytes });
   for (const route of PUBLIC_ROUTES) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'patch';
-    router[method](route.path, deps.authenticate, body, async (ctx) => {
+    const handler = async (ctx: Context) => {
       await forward(ctx, route, deps);
-    });
+    };
+    if (route.method === 'POST') router.post(route.path, deps.authenticate, body, deps.idempotency, handler);
+    else router[method](route.path, deps.authenticate, body, handler);
   }
   return router;
 }

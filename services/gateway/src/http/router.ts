@@ -1,9 +1,12 @@
 import type Koa from 'koa';
+import type { Logger } from '@checkout/logger';
 import Router from '@koa/router';
 import { mountRouters } from '@checkout/http';
 import type { UpstreamClient } from '../clients/upstream-client';
 import type { OrganizationsStore } from '../store/organizations.store';
 import type { RateLimiter } from '../store/rate-limit.store';
+import type { IdempotencyStore } from '../store/idempotency.store';
+import { idempotency } from './idempotency';
 import { adminRoutes } from './admin.routes';
 import { authenticate } from './authenticate';
 import { passThroughRoutes } from './checkout-page.routes';
@@ -15,12 +18,14 @@ import type { Upstream } from './public-routes';
 export interface GatewayRouteDeps {
   organizations: OrganizationsStore;
   rateLimiter: RateLimiter;
+  idempotencyKeys: IdempotencyStore;
   upstreams: Record<Upstream, UpstreamClient>;
   acceptedInternalTokens: readonly string[];
   adminToken: string;
   authCacheMs: number;
   bodyLimitBytes: number;
   clock: () => Date;
+  logger: Logger;
 }
 
 export function mountRoutes(app: Koa, deps: GatewayRouteDeps): void {
@@ -32,7 +37,7 @@ export function mountRoutes(app: Koa, deps: GatewayRouteDeps): void {
   });
   mountRouters(app, [
     docs,
-    publicRouter({ authenticate: authenticate(deps.organizations, deps.rateLimiter, deps.authCacheMs), upstreams: deps.upstreams, organizations: deps.organizations, bodyLimitBytes: deps.bodyLimitBytes }),
+    publicRouter({ authenticate: authenticate(deps.organizations, deps.rateLimiter, deps.authCacheMs), idempotency: idempotency(deps.idempotencyKeys, deps.clock, (err) => deps.logger.warn({ err }, 'could not keep an Idempotency-Key response; the key stays in use until its lock lapses')), upstreams: deps.upstreams, organizations: deps.organizations, bodyLimitBytes: deps.bodyLimitBytes }),
     passThroughRoutes(deps.upstreams.sessions),
     adminRoutes({ store: deps.organizations, adminToken: deps.adminToken, orders: deps.upstreams.orders, clock: deps.clock }),
     internalRoutes(deps.organizations, deps.acceptedInternalTokens),

@@ -10,6 +10,7 @@ export type OrderView = z.infer<typeof Order>;
 const OrderEnvelope = z.object({ order: Order });
 const PaymentEnvelope = z.object({ order: Order, outcome: z.enum(['applied', 'already_applied']) });
 const LocationsEnvelope = z.object({ locations: z.array(z.object({ id: z.string(), name: z.string() })) });
+const DestinationsEnvelope = z.object({ paymentDestinations: z.array(z.object({ id: z.string(), address: z.string(), status: z.string(), verified: z.boolean() })) });
 const ErrorEnvelope = z.object({ code: z.string(), message: z.string(), details: z.array(z.object({ path: z.string(), message: z.string() })).optional() });
 
 export interface OrdersClientOptions {
@@ -73,6 +74,12 @@ export class OrdersClient {
   async listLocations(scope: RequestScope): Promise<{ id: string; name: string }[]> {
     const { body } = await this.call(scope, 'GET', '/internal/admin/locations');
     return LocationsEnvelope.parse(body).locations;
+  }
+
+  /** The organization's payment destinations; the hosted page resolves a `pd_` id to its address with it. */
+  async listPaymentDestinations(scope: RequestScope): Promise<{ id: string; address: string; status: string; verified: boolean }[]> {
+    const { body } = await this.call(scope, 'GET', '/internal/admin/payment-destinations');
+    return DestinationsEnvelope.parse(body).paymentDestinations;
   }
 
   async close(): Promise<void> {

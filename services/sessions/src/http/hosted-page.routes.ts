@@ -10,6 +10,7 @@ import { CSRF_COOKIE, csrfToken, newCsrfCookieValue, verifyCsrfToken } from '../
 import { classifyTestCard, last4 } from '../domain/test-processor';
 import { parseUsdToCents } from './hosted-page/html';
 import { NOTICES, renderMessagePage, renderPendingPage, renderTerminalPage, type NoticeCode } from './hosted-page/render';
+import { paymentQrSvg } from './hosted-page/payment-qr';
 
 const MAX_FORM_BYTES = 16 * 1024;
 
@@ -56,7 +57,7 @@ function originOf(url: string | null): string[] {
 
 /**
  * The hosted payment page (D26, D41): public, server-rendered, one page per session id (the unguessable id is
- * the capability). Forms carry a double-submit CSRF token; the page polls /state and reloads on change.
+ * the capability). Forms carry a double-submit CSRF token; the page polls /state and swaps in its new content on change, without a reload.
  */
 export function hostedPageRoutes(deps: HostedPageDeps): Router {
   const router = new Router({ prefix: '/checkout' });
@@ -82,6 +83,8 @@ export function hostedPageRoutes(deps: HostedPageDeps): Router {
     }
     const notice = typeof ctx.query.m === 'string' && Object.hasOwn(NOTICES, ctx.query.m) ? (ctx.query.m as NoticeCode) : undefined;
     const locations = session.status === 'pending' && session.requireFromCustomer.location ? await deps.orders.listLocations(scopeOf(view.doc)) : [];
+    const destination = session.order.paymentDestination;
+    const address = session.status === 'pending' && destination && view.doc.enabledPaymentMethods.includes('stablecoin') ? await paymentAddress(deps.orders, scopeOf(view.doc), destination) : undefined;
     const pageCtx = {
       nonce,
       csrfToken: csrfToken(deps.csrfSecret, session.id, cookie),
@@ -91,6 +94,8 @@ export function hostedPageRoutes(deps: HostedPageDeps): Router {
       locations,
       notice,
       version: stateVersion(session),
+      now: new Date(),
+      payment: address ? { address, qrSvg: await paymentQrSvg(address) } : undefined,
     };
     // The submitting page's own CSP governs where its form may end up, redirects included (Chromium), so the
     // successUrl's origin is allowed here.
@@ -180,6 +185,12 @@ export function hostedPageRoutes(deps: HostedPageDeps): Router {
   });
 
   return router;
+}
+
+/** A destination is an address or the id of a registered one (D15); the page shows the address either way. */
+async function paymentAddress(orders: OrdersClient, scope: ReturnType<typeof scopeOf>, destination: string): Promise<string | undefined> {
+  if (!destination.startsWith('pd_')) return destination;
+  return (await orders.listPaymentDestinations(scope)).find((d) => d.id === destination)?.address;
 }
 
 async function readForm(ctx: Context): Promise<URLSearchParams> {

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import jsQR from 'jsqr';
+import { PNG } from 'pngjs';
 import { eventually } from '@checkout/testing';
 import { newTenant, startStack, type Stack, type Tenant } from './harness';
 
@@ -121,9 +123,16 @@ describe('GET /checkout/:id (D26, D41)', () => {
     expect(await page.getByTestId('paid').textContent()).toBe('$5.00');
     expect(await page.getByTestId('remaining').textContent()).toBe('$7.23');
     await page.screenshot({ path: `${SHOTS}/partial.png`, fullPage: true });
-    // The rest is paid through the API; the page's poller notices and reloads by itself.
+    // More is paid through the API; the page's poller shows it in place, without a reload (the marker survives).
+    await page.evaluate(() => Object.assign(globalThis, { sameDocument: true }));
+    await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { method: 'stablecoin', amount: 200 });
+    await eventually(async () => (await page.getByTestId('paid').textContent().catch(() => null)) === '$7.00', { deadlineMs: 10_000, description: 'paid amount to update' });
+    expect(await page.getByTestId('remaining').textContent()).toBe('$5.23');
     await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { method: 'stablecoin' });
     await eventually(async () => (await page.getByTestId('status').getAttribute('data-status').catch(() => null)) === 'completed', { deadlineMs: 10_000, description: 'page to show completed' });
+    expect(await page.evaluate(() => (globalThis as { sameDocument?: boolean }).sameDocument)).toBe(true);
+    expect(await page.locator('#live-status').textContent()).toBe('Payment received');
+    expect(page.url()).toBe(`${stack.sessionsUrl}/checkout/${session.id}`);
     await page.close();
   });
 
@@ -150,6 +159,50 @@ describe('GET /checkout/:id (D26, D41)', () => {
     expect(await p3.getByRole('heading', { name: 'Checkout not found' }).isVisible()).toBe(true);
     await p3.screenshot({ path: `${SHOTS}/not-found.png`, fullPage: true });
     await p3.close();
+  });
+
+  it('When a pending page is open, then a countdown to expiresAt ticks, and an expiry elsewhere shows without a reload', async () => {
+    const tenant = newTenant();
+    const session = await createSession(tenant, { expiresInMinutes: 15 });
+    const page = await open(session.id);
+    const countdown = page.getByTestId('countdown');
+    expect(await countdown.isVisible()).toBe(true);
+    expect(await countdown.getAttribute('data-expires-at')).toBe(session.expiresAt);
+    const first = (await countdown.textContent()) ?? '';
+    expect(first).toMatch(/^1[45]:[0-5]\d$/);
+    // It ticks: the text changes by itself (a one-second interval, so within a few seconds).
+    await eventually(async () => ((await countdown.textContent()) ?? first) !== first, { deadlineMs: 5_000, description: 'the countdown to tick' });
+    await page.evaluate(() => Object.assign(globalThis, { sameDocument: true }));
+    await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/expire`, tenant);
+    await eventually(async () => (await page.getByTestId('status').getAttribute('data-status').catch(() => null)) === 'expired', { deadlineMs: 10_000, description: 'page to show expired' });
+    expect(await page.evaluate(() => (globalThis as { sameDocument?: boolean }).sameDocument)).toBe(true);
+    expect(await page.getByRole('button', { name: /Pay/ }).count()).toBe(0);
+    expect(await page.getByTestId('countdown').count()).toBe(0);
+    await page.close();
+  });
+
+  it('When the method is stablecoin and the order has a destination, then a QR code of its address is shown (scanned back here)', async () => {
+    const tenant = newTenant();
+    const address = `0x${'ab12'.repeat(10)}`;
+    const created = await stack.orders('POST', '/internal/admin/payment-destinations', tenant, { address, status: 'active', verified: true });
+    expect(created.status).toBe(201);
+    const session = await createSession(tenant, { paymentDestination: created.body.paymentDestination.id });
+    const page = await open(session.id);
+    await page.getByLabel('Stablecoin').check();
+    const qr = page.getByTestId('payment-qr');
+    expect(await qr.isVisible()).toBe(true);
+    expect(await page.getByTestId('payment-address').textContent()).toBe(address);
+    expect(await page.getByRole('img', { name: 'QR code of the payment address' }).isVisible()).toBe(true);
+    const png = PNG.sync.read(await qr.locator('svg').screenshot());
+    expect(jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data).toBe(address);
+    await page.screenshot({ path: `${SHOTS}/stablecoin-qr.png`, fullPage: true });
+    // The card method hides it; a session without a destination has none.
+    await page.getByLabel('Card', { exact: true }).check();
+    expect(await qr.isVisible()).toBe(false);
+    const plain = await open((await createSession(tenant)).id);
+    expect(await plain.getByTestId('payment-qr').count()).toBe(0);
+    await plain.close();
+    await page.close();
   });
 
   it('When a POST carries no valid CSRF token, then 403 and nothing is paid', async () => {

@@ -1,7 +1,7 @@
 import type { Logger } from '@checkout/logger';
 import { DomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
-import { newId, type SessionEventV1 } from '@checkout/contracts';
+import { RECOVER_MAX_AGE_DAYS, RECOVER_MAX_AGE_MS, deliveryHeaders, newId, signatureHeaders, type SessionEventV1 } from '@checkout/contracts';
 import type { AttemptOutcome, DeliveriesStore } from '../store/deliveries.store';
 import type { EventsStore } from '../store/events.store';
 import type { AttemptRecord, DeliveryDocument, EventDocument } from '../store/documents';
@@ -11,9 +11,8 @@ import type { DispatcherMetrics } from '../metrics';
 import type { RetryMessage } from '../messaging/webhook-messages';
 import { HostScheduler } from './host-scheduler';
 import { nextAttempt, parseRetryAfter } from './retry-policy';
-import { signatureHeaders } from './signature';
+import { recoveryDeliveryId } from './recovery';
 
-export const USER_AGENT = 'Service-Webhooks/1.0';
 /** A pre-claimed delivery is attempted without a fresh claim only while its claim outlives the attempt by this. */
 const CLAIM_SAFETY_MS = 500;
 
@@ -103,10 +102,35 @@ export class Dispatcher {
     if (event.callbackUrl === null) {
       throw new DomainError('INVALID_REQUEST', 'This event has no callback URL, so it cannot be delivered (D32).');
     }
-    return this.createDelivery(scope, event, newId('dlv', scope.mode), this.deps.clock());
+    return (await this.createDelivery(scope, event, newId('dlv', scope.mode), this.deps.clock())).delivery;
   }
 
-  private async createDelivery(scope: Scope, event: EventDocument, deliveryId: string, now: Date): Promise<DeliveryDocument> {
+  /**
+   * D44: every delivery of this organization and mode whose last attempt failed at or after `since` gets one new
+   * delivery (as redeliver). The new id is derived from the failed one, so two recoveries running at once create
+   * it once; the failed delivery is then marked, so a later recovery leaves it alone. Returns how many this call
+   * created.
+   */
+  async recover(scope: Scope, since: Date): Promise<number> {
+    const now = this.deps.clock();
+    if (since.getTime() < now.getTime() - RECOVER_MAX_AGE_MS) {
+      throw new DomainError('INVALID_REQUEST', `since may be at most ${RECOVER_MAX_AGE_DAYS} days ago.`, { details: [{ path: 'since', message: `must be within the last ${RECOVER_MAX_AGE_DAYS} days` }] });
+    }
+    let recovering = 0;
+    for (const failed of await this.deps.deliveries.listFailedSince(scope, since, 10_000)) {
+      const lastAttempt = failed.attempts.at(-1);
+      if (failed.recoveredBy !== undefined || !lastAttempt || lastAttempt.at < since) continue;
+      const event = await this.deps.events.getEvent(scope, failed.eventId);
+      if (!event || event.callbackUrl === null) continue;
+      const replacementId = recoveryDeliveryId(failed._id, scope.mode);
+      const { created } = await this.createDelivery(scope, event, replacementId, now);
+      await this.deps.deliveries.markRecovered(failed._id, replacementId, now);
+      if (created) recovering += 1;
+    }
+    return recovering;
+  }
+
+  private async createDelivery(scope: Scope, event: EventDocument, deliveryId: string, now: Date): Promise<{ delivery: DeliveryDocument; created: boolean }> {
     const url = event.callbackUrl as string;
     const host = this.deps.hostKey(url);
     // Held by this process while it is queued here; otherwise free for the recovery sweep straight away.
@@ -127,7 +151,7 @@ export class Dispatcher {
       updatedAt: now,
     });
     if (created && holdHere) this.enqueue(delivery._id, 1, url, { delivery, body: event.body });
-    return delivery;
+    return { delivery, created };
   }
 
   /** Retry consumer handler: the retry is due; queue it (the claim at run time rejects stale ones). */
@@ -238,14 +262,7 @@ export class Dispatcher {
   }
 
   private async attempt(delivery: DeliveryDocument, body: string): Promise<SendResult> {
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'idempotency-key': delivery.eventId,
-      'x-service-event-id': delivery.eventId,
-      'x-service-delivery-id': delivery._id,
-      'x-service-event-type': delivery.eventType,
-      'user-agent': USER_AGENT,
-    };
+    const headers = deliveryHeaders({ eventId: delivery.eventId, deliveryId: delivery._id, eventType: delivery.eventType });
     let secret: string | null;
     try {
       secret = await this.deps.secrets.secretFor({ organizationId: delivery.organizationId, mode: delivery.mode });

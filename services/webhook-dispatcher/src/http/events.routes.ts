@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { DomainError } from '@checkout/errors';
-import { parseOrThrow, requireScope } from '@checkout/http';
-import { ListEventsQuery, isIdOf } from '@checkout/contracts';
+import { jsonBody, parseOrThrow, requireScope } from '@checkout/http';
+import { ListEventsQuery, RecoverEventsRequest, isIdOf } from '@checkout/contracts';
 import type { EventsStore } from '../store/events.store';
 import type { DeliveriesStore } from '../store/deliveries.store';
 import type { Dispatcher } from '../domain/dispatcher';
@@ -21,6 +21,14 @@ export function eventsRoutes(deps: { events: EventsStore; deliveries: Deliveries
     const { page, limit, ...filter } = parseOrThrow(ListEventsQuery, ctx.query, 'INVALID_REQUEST', { message: 'The query is invalid.' });
     const { events, total } = await deps.events.listEvents(scope, filter, page, limit);
     ctx.body = { events: events.map(presentEvent), pagination: { page, limit, total, hasMore: page * limit < total } };
+  });
+
+  router.post('/recover', jsonBody(), async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const { since } = parseOrThrow(RecoverEventsRequest, ctx.request.jsonBody ?? {}, 'INVALID_REQUEST', { message: 'The body is invalid.' });
+    const recovering = await deps.dispatcher.recover(scope, new Date(since));
+    ctx.status = 202;
+    ctx.body = { recovering };
   });
 
   router.get('/:eventId', async (ctx) => {

@@ -50,6 +50,20 @@ export class DeliveriesStore {
     return scoped(this.collection, scope).find({ eventId }).sort({ createdAt: 1, _id: 1 }).toArray();
   }
 
+  /** Failed deliveries whose last write is at or after `since` (D44); the caller checks the last attempt's time. */
+  listFailedSince(scope: Scope, since: Date, limit: number): Promise<DeliveryDocument[]> {
+    return scoped(this.collection, scope).find({ status: 'failed', updatedAt: { $gte: since } }).sort({ updatedAt: 1, _id: 1 }).limit(limit).toArray();
+  }
+
+  /** Records which delivery recovered a failed one, so that a later recovery skips it. */
+  async markRecovered(id: string, recoveredBy: string, now: Date): Promise<void> {
+    await this.leases.withLease(deliveryLeaseKey(id), async () => {
+      const current = await this.collection.findOne({ _id: id });
+      if (!current || current.recoveredBy !== undefined) return;
+      await scoped(this.collection, scopeOf(current)).replaceOne(current._id, { ...current, recoveredBy, updatedAt: now });
+    });
+  }
+
   getForDispatch(id: string): Promise<DeliveryDocument | null> {
     return this.collection.findOne({ _id: id });
   }

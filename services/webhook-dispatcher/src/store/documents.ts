@@ -50,6 +50,8 @@ export interface DeliveryDocument extends ScopedDocument {
   lockOwner: string | null;
   /** True from the moment a delivery fails until its dead-letter message is on Kafka (outbox-style). */
   deadLetterPending: boolean;
+  /** The delivery that `POST /events/recover` made of this failed one (D44); a failed delivery is recovered once. */
+  recoveredBy?: string;
   createdAt: Date;
   updatedAt: Date;
 }

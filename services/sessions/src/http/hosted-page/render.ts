@@ -1,5 +1,6 @@
 import type { CheckoutSession, PaymentMethod } from '@checkout/contracts';
 import { escapeHtml as e, formatUsd } from './html';
+import { formatTimeLeft } from './countdown';
 import type { CollectedInputs } from '../../store/session-document';
 
 export const NOTICES = {
@@ -24,8 +25,12 @@ export interface PageContext {
   collected: CollectedInputs;
   locations: { id: string; name: string }[];
   notice?: NoticeCode | undefined;
-  /** Opaque token of the displayed state; the poller reloads when /state reports another. */
+  /** Opaque token of the displayed state; the poller swaps the page content in when /state reports another. */
   version: string;
+  /** The server's clock when rendering: the countdown corrects the browser's clock by it. */
+  now: Date;
+  /** Where a stablecoin payment goes, with its QR code (an inline SVG), when the order has a destination. */
+  payment?: { address: string; qrSvg: string } | undefined;
 }
 
 const STYLE = `
@@ -54,11 +59,17 @@ button{width:100%;margin-top:1rem;padding:.8rem;font-size:1.05rem;font-weight:70
 .state{font-size:1.1rem}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .m0{margin:0}
+.expiry{margin:.75rem 0 0}
+.expiry strong{font-variant-numeric:tabular-nums}
+.qr{margin:.75rem 0;text-align:center}
+.qr svg{max-width:100%;height:auto}
+.qr code{display:block;word-break:break-all;font-size:.85rem}
 .hint{font-size:.9rem;color:#555;margin:.25rem 0 0}
 @media (max-width:480px){main{padding:.5rem}.card{padding:1rem}}
 `;
 
 function layout(title: string, nonce: string, body: string, script = ''): string {
+  // The live region sits outside <main>, which the poller replaces, so screen readers hear the new status.
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -72,6 +83,7 @@ function layout(title: string, nonce: string, body: string, script = ''): string
 <main>
 ${body}
 </main>
+<p id="live-status" class="sr-only" aria-live="polite"></p>
 ${script}
 </body>
 </html>`;
@@ -111,24 +123,59 @@ function header(session: CheckoutSession, ctx: PageContext): string {
   return `<header><p class="muted m0">${testMode ? '<span class="badge">Test mode</span> ' : ''}Checkout</p><h1>${e(ctx.organizationName)}</h1></header>`;
 }
 
-function pollScript(nonce: string, sessionId: string, version: string): string {
-  // Reloads when the state changes elsewhere (a payment from another tab or the processor, an expiry, a cancel).
+function pollScript(nonce: string, sessionId: string, version: string, now: Date): string {
+  // Live without a reload: the countdown ticks every second (corrected by the server's clock), and when /state
+  // reports another version (a payment from elsewhere, an expiry, a cancel) the page's own HTML is fetched and its
+  // <main> swapped in, so what the customer sees is always what the server renders. At zero it asks at once.
   return `<script nonce="${e(nonce)}">
 (function(){
-  var url = ${JSON.stringify(`/checkout/${sessionId}/state`)}, seen = ${JSON.stringify(version)};
+  var stateUrl = ${JSON.stringify(`/checkout/${sessionId}/state`)}, pageUrl = ${JSON.stringify(`/checkout/${sessionId}`)};
+  var seen = ${JSON.stringify(version)}, skew = ${now.getTime()} - Date.now(), polling = false, timer;
+  var formatTimeLeft = ${formatTimeLeft.toString()};
+  function byTestId(id){ return document.querySelector('[data-testid="' + id + '"]'); }
+  function bindMethods(){
+    var radios = document.querySelectorAll('input[name=method]');
+    function sync(){
+      var m = (document.querySelector('input[name=method]:checked') || {}).value;
+      document.querySelectorAll('[data-method]').forEach(function(el){ el.hidden = el.getAttribute('data-method') !== m; });
+    }
+    radios.forEach(function(r){ r.addEventListener('change', sync); });
+    sync();
+  }
   function tick(){
-    fetch(url, {cache: 'no-store', credentials: 'same-origin'}).then(function(r){ return r.ok ? r.json() : null; })
-      .then(function(s){ if (s && s.version !== seen) { location.replace(location.pathname); } })
-      .catch(function(){}).then(function(){ setTimeout(tick, 1500); });
+    var c = byTestId('countdown');
+    if (!c) return;
+    var left = Date.parse(c.getAttribute('data-expires-at')) - (Date.now() + skew);
+    c.textContent = formatTimeLeft(left);
+    if (left <= 0 && !c.hasAttribute('data-ended')) { c.setAttribute('data-ended', ''); poll(); }
   }
-  setTimeout(tick, 1500);
-  var radios = document.querySelectorAll('input[name=method]');
-  function sync(){
-    var m = (document.querySelector('input[name=method]:checked') || {}).value;
-    document.querySelectorAll('[data-method]').forEach(function(el){ el.hidden = el.getAttribute('data-method') !== m; });
+  function swap(){
+    return fetch(pageUrl, {cache: 'no-store', credentials: 'same-origin'}).then(function(r){ return r.ok ? r.text() : null; }).then(function(html){
+      var next = html && new DOMParser().parseFromString(html, 'text/html').querySelector('main');
+      var main = document.querySelector('main');
+      if (!next || !main) return;
+      main.replaceWith(next);
+      history.replaceState(null, '', pageUrl);
+      var status = byTestId('status');
+      var live = document.getElementById('live-status');
+      if (status && live) live.textContent = status.textContent;
+      bindMethods();
+      tick();
+    });
   }
-  radios.forEach(function(r){ r.addEventListener('change', sync); });
-  sync();
+  function poll(){
+    if (polling) return;
+    polling = true;
+    clearTimeout(timer);
+    fetch(stateUrl, {cache: 'no-store', credentials: 'same-origin'}).then(function(r){ return r.ok ? r.json() : null; })
+      .then(function(s){ return s && s.version !== seen ? swap().then(function(){ seen = s.version; return s; }) : s; })
+      .catch(function(){ return null; })
+      .then(function(s){ polling = false; if (!s || s.status === 'pending') timer = setTimeout(poll, 1500); });
+  }
+  bindMethods();
+  tick();
+  setInterval(tick, 1000);
+  timer = setTimeout(poll, 1500);
 })();
 </script>`;
 }
@@ -183,23 +230,30 @@ ${requiredInputs(session, ctx)}
 ${methods.map((m, i) => `<label><input type="radio" name="method" value="${m}"${i === 0 ? ' checked' : ''}> ${METHOD_LABELS[m]}</label>`).join('\n')}
 </fieldset>
 ${methods.includes('card') ? `<div data-method="card"><label for="cardNumber">Card number</label><input type="text" id="cardNumber" name="cardNumber" inputmode="numeric" autocomplete="cc-number" placeholder="4242 4242 4242 4242"></div>` : ''}
-${methods.includes('stablecoin') ? `<div data-method="stablecoin"><label for="amount">Amount to pay (USD)</label><input type="text" id="amount" name="amount" inputmode="decimal" value="${e((due / 100).toFixed(2))}"><p class="hint">You may pay part of the amount now.</p></div>` : ''}
+${methods.includes('stablecoin') ? `<div data-method="stablecoin">${paymentQr(ctx)}<label for="amount">Amount to pay (USD)</label><input type="text" id="amount" name="amount" inputmode="decimal" value="${e((due / 100).toFixed(2))}"><p class="hint">You may pay part of the amount now.</p></div>` : ''}
 ${methods.includes('stored_value') ? `<div data-method="stored_value"><p class="hint">Pays the remaining ${formatUsd(due)} from your stored balance.</p></div>` : ''}
 <button type="submit">Pay ${formatUsd(due)}</button>
 </form>`;
   const liveNote = session.id.startsWith('cs_live_')
-    ? '<p class="muted">Payments are processed by our payment processor; this page updates when your payment is confirmed.</p>'
+    ? `${methods.includes('stablecoin') ? paymentQr(ctx) : ''}<p class="muted">Payments are processed by our payment processor; this page updates when your payment is confirmed.</p>`
     : '';
   const body = `${header(session, ctx)}
 ${notice}
 ${summary(session)}
 <section class="card" aria-labelledby="pay-h">
 <h2 id="pay-h">Pay ${formatUsd(due)}</h2>
+<p class="muted m0" data-testid="status" data-status="pending">Awaiting payment</p>
 ${attempts}
 ${liveNote || form}
-<p class="hint">This checkout expires at <time datetime="${e(session.expiresAt)}">${e(session.expiresAt.replace('T', ' ').slice(0, 16))} UTC</time>.</p>
+<p class="expiry">Time left to pay: <strong data-testid="countdown" role="timer" data-expires-at="${e(session.expiresAt)}">${formatTimeLeft(Date.parse(session.expiresAt) - ctx.now.getTime())}</strong>
+<span class="hint">(expires at <time datetime="${e(session.expiresAt)}">${e(session.expiresAt.replace('T', ' ').slice(0, 16))} UTC</time>)</span></p>
 </section>`;
-  return layout(`Pay ${ctx.organizationName}`, ctx.nonce, body, pollScript(ctx.nonce, session.id, ctx.version));
+  return layout(`Pay ${ctx.organizationName}`, ctx.nonce, body, pollScript(ctx.nonce, session.id, ctx.version, ctx.now));
+}
+
+function paymentQr(ctx: PageContext): string {
+  if (!ctx.payment) return '';
+  return `<figure class="qr" data-testid="payment-qr">${ctx.payment.qrSvg}<figcaption>Send the payment to <code data-testid="payment-address">${e(ctx.payment.address)}</code></figcaption></figure>`;
 }
 
 export function renderTerminalPage(session: CheckoutSession, ctx: PageContext): string {

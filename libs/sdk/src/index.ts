@@ -1,0 +1,32 @@
+import { HttpClient, type CheckoutOptions } from './http';
+import { CheckoutSessions, TestHelpers } from './resources/checkout-sessions';
+import { Events } from './resources/events';
+import { Orders } from './resources/orders';
+import { webhooks, type Webhooks } from './webhooks';
+
+/**
+ * The Orders and Hosted Checkout API client:
+ * `const checkout = new Checkout(process.env.CHECKOUT_KEY, { baseUrl })`.
+ */
+export class Checkout {
+  readonly orders: Orders;
+  readonly checkoutSessions: CheckoutSessions;
+  readonly events: Events;
+  /** sk_test keys only (D29). */
+  readonly testHelpers: TestHelpers;
+  readonly webhooks: Webhooks = webhooks;
+
+  constructor(apiKey: string, options: CheckoutOptions = {}) {
+    const http = new HttpClient(apiKey, options);
+    this.orders = new Orders(http);
+    this.checkoutSessions = new CheckoutSessions(http);
+    this.events = new Events(http);
+    this.testHelpers = new TestHelpers(http);
+  }
+}
+
+export type { CheckoutOptions, RequestOptions } from './http';
+export { ListResult } from './pagination';
+export { CheckoutApiError, CheckoutConnectionError, CheckoutError, WebhookVerificationError, isCheckoutApiError, type ApiErrorCode } from './errors';
+export { webhooks, type HeadersLike, type Webhooks } from './webhooks';
+export type * from './types';

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from './openapi';
+
+type Doc = { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } };
+const doc = buildOpenApiDocument('http://127.0.0.1:8080') as unknown as Doc;
+
+describe('OpenAPI document', () => {
+  it('When a POST is described, then it documents the Idempotency-Key header, its 409 codes and Idempotent-Replayed (D42)', () => {
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      const post = methods.post;
+      if (!post) continue;
+      const header = post.parameters.find((p: { in: string; name: string }) => p.in === 'header' && p.name === 'Idempotency-Key');
+      expect(header, path).toMatchObject({ required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } });
+      expect(post.responses['409'].description, path).toContain('IDEMPOTENCY_KEY_REUSED');
+      expect(post.responses['409'].description, path).toContain('IDEMPOTENCY_KEY_IN_USE');
+      const success = Object.entries(post.responses).find(([status]) => status.startsWith('2'))?.[1] as { headers?: Record<string, unknown> };
+      expect(success.headers, path).toHaveProperty('Idempotent-Replayed');
+    }
+  });
+
+  it('When GET and PATCH are described, then they carry no Idempotency-Key (D42 is for POST)', () => {
+    expect(JSON.stringify(doc.paths['/v0/orders/{orderId}'])).not.toContain('Idempotency-Key');
+  });
+
+  it('When events recovery is described, then POST /v0/events/recover takes {since} and answers 202 {recovering} (D44)', () => {
+    const recover = doc.paths['/v0/events/recover']?.post;
+    expect(recover.operationId).toBe('recoverEvents');
+    const body = doc.components.schemas[recover.requestBody.content['application/json'].schema.$ref.split('/').pop()];
+    expect(body.required).toEqual(['since']);
+    const answer = doc.components.schemas[recover.responses['202'].content['application/json'].schema.$ref.split('/').pop()];
+    expect(answer.properties).toHaveProperty('recovering');
+  });
+});

@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKeyError, scoped, type Leases, type Scope, type ScopedDocument } from '@checkout/mongo';
+import { COLLECTIONS } from './indexes';
+
+export interface StoredResponse {
+  status: number;
+  /** The response body as JSON text: user-chosen keys (metadata) may hold "." or "$". */
+  body: string;
+}
+
+interface IdempotencyDocument extends ScopedDocument {
+  /** idempotencyRecordId(apiKeyId, key): the unique insert on it decides which request runs. */
+  _id: string;
+  apiKeyId: string;
+  fingerprint: string;
+  state: 'in_progress' | 'completed';
+  /** Names the request that inserted the record; only it may complete or release it. */
+  token: string;
+  /** Until when the running request may hold the key; after that it is taken to have died. */
+  lockedUntil: Date;
+  response: StoredResponse | null;
+  createdAt: Date;
+  /** After this the record is ignored and reclaimed (no TTL index on FerretDB: a sweep deletes it). */
+  expiresAt: Date;
+}
+
+export type BeginResult =
+  | { kind: 'started'; token: string }
+  | { kind: 'replay'; response: StoredResponse }
+  | { kind: 'in_use' }
+  | { kind: 'reused' };
+
+const leaseKey = (id: string) => `idempotency:${id}`;
+
+/**
+ * D42's records. Which of several concurrent requests with one key runs is decided by inserting the record
+ * (unique _id): the one atomic primitive on MongoDB and FerretDB alike. Every later change of a record (its
+ * response, its release after a 5xx, reclaiming an expired or abandoned one) runs under the record's lease,
+ * because FerretDB's filtered replace and delete are not atomic.
+ */
+export class IdempotencyStore {
+  private readonly collection: Collection<IdempotencyDocument>;
+
+  constructor(
+    db: Db,
+    private readonly leases: Leases,
+    private readonly options: { retentionMs: number; lockMs: number },
+  ) {
+    this.collection = db.collection<IdempotencyDocument>(COLLECTIONS.idempotencyKeys);
+  }
+
+  async begin(scope: Scope, input: { id: string; apiKeyId: string; fingerprint: string; now: Date }): Promise<BeginResult> {
+    const records = scoped(this.collection, scope);
+    const { now } = input;
+    // A record that disappears or is reclaimed between our insert and our read sends us round again; a few
+    // rounds only happen under heavy contention on one key, which then answers "in use" (the client retries).
+    for (let round = 0; round < 3; round += 1) {
+      const token = randomBytes(12).toString('base64url');
+      try {
+        await records.insertOne({
+          _id: input.id,
+          apiKeyId: input.apiKeyId,
+          fingerprint: input.fingerprint,
+          state: 'in_progress',
+          token,
+          lockedUntil: new Date(now.getTime() + this.options.lockMs),
+          response: null,
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + this.options.retentionMs),
+        });
+        return { kind: 'started', token };
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+      const existing = await records.findOne({ _id: input.id });
+      if (!existing) continue;
+      const abandoned = existing.state === 'in_progress' && existing.lockedUntil <= now;
+      if (existing.expiresAt <= now || abandoned) {
+        await this.deleteIfUnchanged(existing._id, existing.token);
+        continue;
+      }
+      if (existing.fingerprint !== input.fingerprint) return { kind: 'reused' };
+      if (existing.state === 'in_progress' || existing.response === null) return { kind: 'in_use' };
+      return { kind: 'replay', response: existing.response };
+    }
+    return { kind: 'in_use' };
+  }
+
+  /** Keeps the first response (status below 500) for replays. */
+  async complete(scope: Scope, id: string, token: string, response: StoredResponse, now: Date): Promise<void> {
+    await this.leases.withLease(leaseKey(id), async () => {
+      const records = scoped(this.collection, scope);
+      const current = await records.findOne({ _id: id });
+      if (!current || current.token !== token) return;
+      await records.replaceOne(id, { ...current, state: 'completed', response, lockedUntil: now });
+    });
+  }
+
+  /** Frees the key after a 5xx or a crash of the handler, so the client may retry with it. */
+  async release(id: string, token: string): Promise<void> {
+    await this.deleteIfUnchanged(id, token);
+  }
+
+  /** Deletes records past their retention; the reads ignore them already, this only reclaims the space. */
+  async deleteExpired(now: Date, limit = 500): Promise<number> {
+    const expired = await this.collection.find({ expiresAt: { $lt: now } }, { projection: { _id: 1, token: 1 } }).limit(limit).toArray();
+    let deleted = 0;
+    for (const record of expired) {
+      if (await this.deleteIfUnchanged(record._id, record.token)) deleted += 1;
+    }
+    return deleted;
+  }
+
+  private deleteIfUnchanged(id: string, token: string): Promise<boolean> {
+    return this.leases.withLease(leaseKey(id), async () => {
+      const current = await this.collection.findOne({ _id: id });
+      if (!current || current.token !== token) return false;
+      await this.collection.deleteOne({ _id: id });
+      return true;
+    });
+  }
+}
