@@ -52,8 +52,8 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
           { name: 'kafka', check: kafkaReadinessCheck(kafka) },
         ],
       });
-      mountRoutes(app, { acceptedInternalTokens: acceptedInternalTokens(config), commands, referenceData, clock });
-      relay.start();
+      if (config.API_ENABLED) mountRoutes(app, { acceptedInternalTokens: acceptedInternalTokens(config), commands, referenceData, clock });
+      if (config.SWEEPERS_ENABLED) relay.start();
       server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
       return { url: server.url };
     },

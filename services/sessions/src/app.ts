@@ -23,7 +23,10 @@ export interface SessionsAppOptions {
   clock?: () => Date;
 }
 
-/** Wires the sessions service; nothing connects until start(). Parts run according to *_ENABLED (style.md §1). */
+/**
+ * Wires the sessions service; nothing connects until start(). Its roles (API, consumers, sweepers) run
+ * according to *_ENABLED; every process listens, so /healthz, /readyz and /metrics answer whatever the roles.
+ */
 export function buildApp(config: Config, logger: Logger, options: SessionsAppOptions = {}): SessionsApp {
   const clock = options.clock ?? (() => new Date());
   let mongo: MongoConnection | undefined;
@@ -50,21 +53,18 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
       orders = new OrdersClient({ baseUrl: config.ORDERS_URL, internalToken: config.INTERNAL_TOKEN });
       relay = new OutboxRelay<SessionDocument>({ collection: store.collection, producer, leases, leaseKey: sessionLeaseKey, logger, sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS });
       const commands = new SessionCommands({ store, orders, relay, sessionEventsTopic, checkoutBaseUrl: config.CHECKOUT_BASE_URL, clock, logger });
-      relay.start();
-
       if (config.CONSUMERS_ENABLED) {
         // orders creates its own topic; make sure it exists so subscribing never races orders' first start.
         await ensureTopics(kafka, [{ topic: topicName(config.TOPIC_PREFIX, TOPICS.orderEvents), numPartitions: 6 }]);
         consumer = await startOrderEventsConsumer({ kafka, db: mongo.db, topicPrefix: config.TOPIC_PREFIX, commands, logger });
       }
-      if (config.SWEEPER_ENABLED) {
+      if (config.SWEEPERS_ENABLED) {
+        relay.start();
         // Flow 4: every replica sweeps; the per-session lease and the re-read status inside sweepDue make
         // each session expire, and fire its event, exactly once.
         sweeper = new PeriodicTask(() => commands.sweepDue(), config.EXPIRY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expiry sweep failed; will retry'));
         sweeper.start();
       }
-      if (!config.HTTP_ENABLED) return { url: '' };
-
       const db = mongo;
       const { app } = createBaseApp({
         service: 'sessions',
@@ -75,15 +75,17 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
           { name: 'kafka', check: kafkaReadinessCheck(kafka) },
         ],
       });
-      mountRoutes(app, {
-        acceptedInternalTokens: acceptedInternalTokens(config),
-        processorSecret: config.PROCESSOR_WEBHOOK_SECRET,
-        csrfSecret: config.CSRF_SECRET,
-        commands,
-        flowDeps: { store, orders, clock, logger },
-        clock,
-        secureCookies: config.CHECKOUT_BASE_URL.startsWith('https:'),
-      });
+      if (config.API_ENABLED) {
+        mountRoutes(app, {
+          acceptedInternalTokens: acceptedInternalTokens(config),
+          processorSecret: config.PROCESSOR_WEBHOOK_SECRET,
+          csrfSecret: config.CSRF_SECRET,
+          commands,
+          flowDeps: { store, orders, clock, logger },
+          clock,
+          secureCookies: config.CHECKOUT_BASE_URL.startsWith('https:'),
+        });
+      }
       server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
       return { url: server.url };
     },

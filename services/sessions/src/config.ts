@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonConfigShape, env, loadConfig, outboxConfigShape } from '@checkout/config';
+import { commonConfigShape, env, loadConfig, outboxConfigShape, roleSettings } from '@checkout/config';
 
 export const ConfigSchema = z.object({
   ...commonConfigShape,
@@ -18,9 +18,9 @@ export const ConfigSchema = z.object({
     .min(16, 'must be at least 16 characters')
     .describe('HMAC-SHA256 secret that signs live payment-processor notifications (x-processor-signature, D27)'),
   CSRF_SECRET: z.string().min(16, 'must be at least 16 characters').describe('HMAC secret for the hosted page CSRF tokens'),
-  SWEEPER_ENABLED: env.boolean(true).describe('Run the expiry sweeper in this process'),
-  CONSUMERS_ENABLED: env.boolean(true).describe('Run the Kafka consumers (order events) in this process'),
-  HTTP_ENABLED: env.boolean(true).describe('Serve the internal API and the hosted page from this process'),
+  API_ENABLED: roleSettings.api('the internal sessions API and the hosted checkout page'),
+  CONSUMERS_ENABLED: roleSettings.consumers('the order-events consumer, which cancels the sessions of cancelled orders'),
+  SWEEPERS_ENABLED: roleSettings.sweepers('the expiry sweeper (D21) and the outbox sweep'),
 });
 
 export type Config = Readonly<z.output<typeof ConfigSchema>>;

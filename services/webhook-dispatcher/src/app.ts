@@ -129,7 +129,8 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
         clock,
         rng: options.rng ?? Math.random,
         owner,
-        dispatchLocally: config.CONSUMERS_ENABLED,
+        // Consumer and sweeper pods deliver; an API-only pod leaves new deliveries to them (and to the sweep).
+        dispatchLocally: config.CONSUMERS_ENABLED || config.SWEEPERS_ENABLED,
         policy: {
           delaysMs: config.WEBHOOK_RETRY_DELAYS_MS,
           maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
@@ -149,7 +150,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
           { name: 'kafka', check: kafkaReadinessCheck(kafka) },
         ],
       });
-      if (config.HTTP_ENABLED) mountRoutes(app, { acceptedInternalTokens: acceptedInternalTokens(config), events, deliveries, dispatcher });
+      if (config.API_ENABLED) mountRoutes(app, { acceptedInternalTokens: acceptedInternalTokens(config), events, deliveries, dispatcher });
 
       if (config.CONSUMERS_ENABLED) {
         const deadLetter = { topic: deadLetterTopic, producer };
@@ -177,8 +178,8 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
             onDue: (message) => active.onRetryDue(message),
           }),
         );
-        recovery.start();
       }
+      if (config.SWEEPERS_ENABLED) recovery.start();
       server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
       return { url: server.url };
     },

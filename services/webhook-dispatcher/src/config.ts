@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonConfigShape, env, loadConfig } from '@checkout/config';
+import { commonConfigShape, env, loadConfig, roleSettings } from '@checkout/config';
 import { parseAllowedNetworks } from './domain/address-policy';
 
 const delayList = env
@@ -20,10 +20,9 @@ export const ConfigSchema = z
     ...commonConfigShape,
     PORT: env.port(4004).describe('HTTP port of the internal events API (and /healthz, /readyz, /metrics)'),
     MONGODB_DATABASE: commonConfigShape.MONGODB_DATABASE.default('webhooks'),
-    HTTP_ENABLED: env.boolean(true).describe('Serve the internal events API (/internal/events). Operational endpoints are always served.'),
-    CONSUMERS_ENABLED: env
-      .boolean(true)
-      .describe('Consume session events and retry tiers, deliver webhooks and run the recovery sweep. Scale these pods apart from events-API pods (style.md §1).'),
+    API_ENABLED: roleSettings.api('the internal events API (/internal/events)'),
+    CONSUMERS_ENABLED: roleSettings.consumers('the session-events and retry-tier consumers, which deliver webhooks'),
+    SWEEPERS_ENABLED: roleSettings.sweepers('the recovery sweep, which delivers what a crashed process held and publishes unsent dead letters'),
     SESSION_EVENTS_PARTITIONS: env.positiveInt(12).describe('Partitions of the session events topic, used only if this service must create it'),
     WEBHOOK_RETRY_PARTITIONS: env.positiveInt(6).describe('Partitions of each retry tier topic and the dead-letter topic, used only if this service must create them'),
     WEBHOOK_RETRY_DELAYS_MS: delayList
