@@ -8,6 +8,7 @@ import { GATEWAY_INDEXES } from './store/indexes';
 import { OrganizationsStore } from './store/organizations.store';
 import { RateLimiter } from './store/rate-limit.store';
 import { mountRoutes } from './http/router';
+import { createGatewayMetrics } from './metrics';
 
 export interface GatewayApp {
   start(): Promise<{ url: string }>;
@@ -39,7 +40,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       rateLimiter = new RateLimiter(mongo.db, config.RATE_LIMIT_PER_WINDOW, config.RATE_LIMIT_WINDOW_MS);
       rateLimiter.startCleanup();
       const db = mongo;
-      const { app } = createBaseApp({
+      const { app, registry } = createBaseApp({
         service: 'gateway',
         logger,
         isShuttingDown: () => shuttingDown,
@@ -48,6 +49,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       mountRoutes(app, {
         organizations,
         rateLimiter,
+        metrics: createGatewayMetrics(registry),
         upstreams,
         acceptedInternalTokens: acceptedInternalTokens(config),
         adminToken: config.ADMIN_TOKEN,

@@ -5,7 +5,7 @@ import { acceptedInternalTokens } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { Leases, PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
-import { createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, type EventProducer, type RunningConsumer } from '@checkout/kafka';
+import { createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, registerConsumerMetrics, type EventProducer, type RunningConsumer } from '@checkout/kafka';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
 import { WEBHOOK_INDEXES } from './store/indexes';
@@ -53,6 +53,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
   let dispatcher: Dispatcher | undefined;
   let leases: Leases | undefined;
   const consumers: RunningConsumer[] = [];
+  let closeKafkaMetrics = async () => {};
   const recovery = new PeriodicTask(sweepOnce, config.WEBHOOK_RECOVERY_INTERVAL_MS, (err) => logger.warn({ err }, 'recovery sweep failed; will retry'));
   let shuttingDown = false;
 
@@ -152,13 +153,22 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
       });
       if (config.API_ENABLED) mountRoutes(app, { acceptedInternalTokens: acceptedInternalTokens(config), events, deliveries, dispatcher });
 
+      const sessionEventsGroup = topicName(prefix, CONSUMER_GROUPS.dispatcherSessionEvents);
+      const retriesGroup = topicName(prefix, CONSUMER_GROUPS.dispatcherRetries);
+      // Every pod reports the dead-letter depth; lag and restarts concern the pods that consume.
+      const kafkaMetrics = registerConsumerMetrics(metrics.registry, kafka, {
+        groups: config.CONSUMERS_ENABLED ? [{ groupId: sessionEventsGroup, topics: [sessionEventsTopic] }, { groupId: retriesGroup, topics: tiers }] : [],
+        depthTopics: [deadLetterTopic],
+      });
+      closeKafkaMetrics = () => kafkaMetrics.close();
       if (config.CONSUMERS_ENABLED) {
         const deadLetter = { topic: deadLetterTopic, producer };
         const active = dispatcher;
         consumers.push(
           await runSessionEventsConsumer({
             kafka,
-            groupId: topicName(prefix, CONSUMER_GROUPS.dispatcherSessionEvents),
+            groupId: sessionEventsGroup,
+            onRestart: () => kafkaMetrics.restarted(sessionEventsGroup),
             topic: sessionEventsTopic,
             logger,
             deadLetter,
@@ -169,7 +179,8 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
         consumers.push(
           await runRetryConsumer({
             kafka,
-            groupId: topicName(prefix, CONSUMER_GROUPS.dispatcherRetries),
+            groupId: retriesGroup,
+            onRestart: () => kafkaMetrics.restarted(retriesGroup),
             topics: tiers,
             logger,
             clock,
@@ -199,6 +210,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
       dispatcher?.stop();
       await sender?.close();
       await secrets.close();
+      await closeKafkaMetrics();
       await producer?.disconnect().catch(() => {});
       await mongo?.close();
     },

@@ -4,6 +4,7 @@ import { mountRouters } from '@checkout/http';
 import type { UpstreamClient } from '../clients/upstream-client';
 import type { OrganizationsStore } from '../store/organizations.store';
 import type { RateLimiter } from '../store/rate-limit.store';
+import type { GatewayMetrics } from '../metrics';
 import { adminRoutes } from './admin.routes';
 import { authenticate } from './authenticate';
 import { passThroughRoutes } from './checkout-page.routes';
@@ -15,6 +16,7 @@ import type { Upstream } from './public-routes';
 export interface GatewayRouteDeps {
   organizations: OrganizationsStore;
   rateLimiter: RateLimiter;
+  metrics: GatewayMetrics;
   upstreams: Record<Upstream, UpstreamClient>;
   acceptedInternalTokens: readonly string[];
   adminToken: string;
@@ -32,7 +34,7 @@ export function mountRoutes(app: Koa, deps: GatewayRouteDeps): void {
   });
   mountRouters(app, [
     docs,
-    publicRouter({ authenticate: authenticate(deps.organizations, deps.rateLimiter, deps.authCacheMs), upstreams: deps.upstreams, organizations: deps.organizations, bodyLimitBytes: deps.bodyLimitBytes }),
+    publicRouter({ authenticate: authenticate(deps.organizations, deps.rateLimiter, deps.authCacheMs, deps.metrics), upstreams: deps.upstreams, organizations: deps.organizations, bodyLimitBytes: deps.bodyLimitBytes }),
     passThroughRoutes(deps.upstreams.sessions),
     adminRoutes({ store: deps.organizations, adminToken: deps.adminToken, orders: deps.upstreams.orders, clock: deps.clock }),
     internalRoutes(deps.organizations, deps.acceptedInternalTokens),
