@@ -1,7 +1,7 @@
 import { acceptedInternalTokens } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
-import { Leases, PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { Leases, PeriodicTask, connectMongo, ensureIndexes, retentionSweep, type MongoConnection } from '@checkout/mongo';
 import {
   OutboxRelay,
   createEventProducer,
@@ -16,7 +16,7 @@ import {
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
 import { SessionsStore, sessionLeaseKey } from './store/sessions.store';
-import { SESSION_INDEXES } from './store/indexes';
+import { COLLECTIONS, SESSION_INDEXES } from './store/indexes';
 import type { SessionDocument } from './store/session-document';
 import { OrdersClient } from './clients/orders-client';
 import { SessionCommands } from './domain/sessions.use-cases';
@@ -44,6 +44,7 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
   let relay: OutboxRelay<SessionDocument> | undefined;
   let server: RunningServer | undefined;
   let sweeper: PeriodicTask | undefined;
+  let retention: PeriodicTask | undefined;
   let consumer: RunningConsumer | undefined;
   let consumerMetrics: ReturnType<typeof registerConsumerMetrics> | undefined;
   let orders: OrdersClient | undefined;
@@ -97,6 +98,13 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
         // each session expire, and fire its event, exactly once.
         sweeper = new PeriodicTask(() => commands.sweepDue(), config.EXPIRY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expiry sweep failed; will retry'));
         sweeper.start();
+        retention = retentionSweep(
+          mongo.db,
+          [{ collection: COLLECTIONS.processedOrderEvents, field: 'processedAt', keepMs: config.PROCESSED_EVENTS_RETENTION_MS }],
+          config.RETENTION_SWEEP_INTERVAL_MS,
+          (err) => logger.warn({ err }, 'retention sweep failed; will retry'),
+        );
+        retention.start();
       }
       if (config.API_ENABLED) {
         mountRoutes(app, {
@@ -117,6 +125,7 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
       shuttingDown = true;
       await server?.close(config.SHUTDOWN_GRACE_MS);
       await sweeper?.stop();
+      await retention?.stop();
       await consumer?.stop().catch(() => {});
       await consumerMetrics?.close();
       await relay?.stop();

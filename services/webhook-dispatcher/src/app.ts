@@ -4,11 +4,11 @@ import { hostname } from 'node:os';
 import { acceptedInternalTokens } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
-import { Leases, PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { Leases, PeriodicTask, connectMongo, ensureIndexes, retentionSweep, type MongoConnection } from '@checkout/mongo';
 import { createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, registerConsumerMetrics, type EventProducer, type RunningConsumer } from '@checkout/kafka';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
-import { WEBHOOK_INDEXES } from './store/indexes';
+import { COLLECTIONS, WEBHOOK_INDEXES } from './store/indexes';
 import { EventsStore } from './store/events.store';
 import { DeliveriesStore } from './store/deliveries.store';
 import { AddressPolicy } from './domain/address-policy';
@@ -55,6 +55,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
   const consumers: RunningConsumer[] = [];
   let closeKafkaMetrics = async () => {};
   const recovery = new PeriodicTask(sweepOnce, config.WEBHOOK_RECOVERY_INTERVAL_MS, (err) => logger.warn({ err }, 'recovery sweep failed; will retry'));
+  let retention: PeriodicTask | undefined;
   let shuttingDown = false;
 
   async function sweepOnce(): Promise<number> {
@@ -190,7 +191,19 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
           }),
         );
       }
-      if (config.SWEEPERS_ENABLED) recovery.start();
+      if (config.SWEEPERS_ENABLED) {
+        recovery.start();
+        retention = retentionSweep(
+          mongo.db,
+          [
+            { collection: COLLECTIONS.events, field: 'createdAt', keepMs: config.WEBHOOK_EVENTS_RETENTION_MS },
+            { collection: COLLECTIONS.deliveries, field: 'createdAt', keepMs: config.WEBHOOK_EVENTS_RETENTION_MS, where: { status: { $ne: 'pending' } } },
+          ],
+          config.RETENTION_SWEEP_INTERVAL_MS,
+          (err) => logger.warn({ err }, 'retention sweep failed; will retry'),
+        );
+        retention.start();
+      }
       server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
       return { url: server.url };
     },
@@ -201,6 +214,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
       // Stop taking work, let attempts in flight finish (their results are recorded), then close.
       await Promise.all(consumers.splice(0).map((c) => c.stop().catch((err: unknown) => logger.warn({ err }, 'consumer stop failed'))));
       await recovery.stop();
+      await retention?.stop();
       scheduler?.stop();
       if (scheduler) {
         let timer: NodeJS.Timeout | undefined;

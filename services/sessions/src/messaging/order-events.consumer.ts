@@ -5,6 +5,7 @@ import type { Logger } from '@checkout/logger';
 import { idempotentOnEventId, runConsumer, type ParseResult, type RunningConsumer } from '@checkout/kafka';
 import { ModeSchema, OrderId } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
+import { ORDER_EVENTS_CONSUMER } from '../store/indexes';
 
 /** Orders' fact on TOPICS.orderEvents (key orderId). Other types are acknowledged and ignored. */
 const OrderEventMessage = z.object({
@@ -29,7 +30,7 @@ export async function startOrderEventsConsumer(deps: {
   logger: Logger;
   onRestart: () => void;
 }): Promise<RunningConsumer> {
-  const handle = idempotentOnEventId<OrderEventMessage>(deps.db, 'sessions_order_events', (m) => m.eventId, async (message) => {
+  const handle = idempotentOnEventId<OrderEventMessage>(deps.db, ORDER_EVENTS_CONSUMER, (m) => m.eventId, async (message) => {
     if (message.type !== 'order.cancelled') return;
     await deps.commands.onOrderCancelled({ organizationId: message.organizationId, mode: message.mode }, message.orderId);
   });
