@@ -176,8 +176,8 @@ describe('D33 and the dispatcher split (f)', () => {
     const objects = rendered.production;
     const api = effectiveEnv(objects, containersOf(find(objects, 'Deployment', 'webhook-dispatcher'))[0]!);
     const consumer = effectiveEnv(objects, containersOf(find(objects, 'Deployment', 'webhook-dispatcher-consumer'))[0]!);
-    expect([api.HTTP_ENABLED, api.CONSUMERS_ENABLED]).toEqual(['true', 'false']);
-    expect([consumer.HTTP_ENABLED, consumer.CONSUMERS_ENABLED]).toEqual(['false', 'true']);
+    expect([api.API_ENABLED, api.CONSUMERS_ENABLED, api.SWEEPERS_ENABLED]).toEqual(['true', 'false', 'false']);
+    expect([consumer.API_ENABLED, consumer.CONSUMERS_ENABLED, consumer.SWEEPERS_ENABLED]).toEqual(['false', 'true', 'true']);
     // The Service (events API, called by the gateway) selects only the API pods.
     expect(find(objects, 'Service', 'webhook-dispatcher').spec.selector).toEqual({ 'app.kubernetes.io/name': 'webhook-dispatcher' });
     expect(find(objects, 'Deployment', 'webhook-dispatcher-consumer').spec.template.metadata.labels['app.kubernetes.io/name']).toBe('webhook-dispatcher-consumer');

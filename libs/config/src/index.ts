@@ -80,6 +80,25 @@ export const kafkaConfigShape = {
 
 export const commonConfigShape = { ...baseConfigShape, ...kafkaConfigShape };
 
+/**
+ * The roles a process can take, named alike in every service so that one Deployment per role is one setting
+ * away (style.md §1). Each service declares the roles it has; /healthz, /readyz and /metrics are served
+ * whatever the roles, so Kubernetes can probe, and Prometheus scrape, a consumer-only pod too.
+ */
+export const roleSettings = {
+  api: (what: string) =>
+    env.boolean(true).describe(`Role: serve ${what} from this process. /healthz, /readyz and /metrics are served whatever the roles.`),
+  consumers: (what: string) => env.boolean(true).describe(`Role: run ${what} in this process`),
+  sweepers: (what: string) => env.boolean(true).describe(`Role: run ${what} in this process`),
+};
+
+/** Settings of the services whose collections grow with traffic and are trimmed by a retention sweep. */
+export const retentionConfigShape = {
+  RETENTION_SWEEP_INTERVAL_MS: env
+    .positiveInt(3_600_000)
+    .describe('How often the retention sweep deletes records past their retention (sweepers role); docs/operations.md lists what is kept how long'),
+};
+
 /** Settings of the services that publish through a transactional outbox. */
 export const outboxConfigShape = {
   OUTBOX_SWEEP_INTERVAL_MS: env.positiveInt(1_000).describe('How often the outbox relay looks for events a crash left unpublished (the fast path publishes right after each write)'),

@@ -22,7 +22,7 @@ export interface BaseAppOptions {
  * metrics → /healthz /readyz /metrics. Each service then mounts its routers; an unmatched request ends as the
  * NOT_FOUND envelope, a known path with another method as METHOD_NOT_ALLOWED.
  */
-export function createBaseApp(options: BaseAppOptions): { app: Koa } {
+export function createBaseApp(options: BaseAppOptions): { app: Koa; registry: Registry } {
   const app = new Koa({ proxy: false });
   const metrics = createMetrics(options.service, options.registry);
   app.silent = true;
@@ -36,7 +36,7 @@ export function createBaseApp(options: BaseAppOptions): { app: Koa } {
   app.use(metrics.middleware);
   app.use(accessLog(options.logger));
   app.use(operationalEndpoints({ checks: options.readiness, registry: metrics.registry, isShuttingDown: options.isShuttingDown }));
-  return { app };
+  return { app, registry: metrics.registry };
 }
 
 function accessLog(logger: Logger): Koa.Middleware {

@@ -2,6 +2,7 @@ import type { Collection, Document, Filter } from 'mongodb';
 import type { Logger } from 'pino';
 import { PeriodicTask, type Leases } from '@checkout/mongo';
 import type { EventProducer, OutgoingMessage } from './producer';
+import type { OutboxMetrics } from './metrics';
 
 /** One event waiting in its aggregate's document to be published (architecture.md, Messaging rules). */
 export interface OutboxEntry {
@@ -38,6 +39,8 @@ export interface OutboxRelayOptions<D extends Document & OutboxFields & { _id: s
    */
   sweepGraceMs?: number;
   batchSize?: number;
+  /** Counts failed publishes (registerOutboxMetrics); a failure after the answer was sent is otherwise silent. */
+  metrics?: OutboxMetrics;
   /** Fault injection for the crash test: called after the events are on Kafka, before they are marked sent. */
   afterPublishHook?: () => void;
 }
@@ -72,9 +75,14 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
 
   /** Publishes the pending events of one document and marks them sent; returns how many were published. */
   async publishNow(id: string): Promise<number> {
-    const doc = await this.options.collection.findOne({ _id: id } as Filter<D>);
-    if (!doc || doc.outbox.length === 0) return 0;
-    return this.publishAndMark(doc as D);
+    try {
+      const doc = await this.options.collection.findOne({ _id: id } as Filter<D>);
+      if (!doc || doc.outbox.length === 0) return 0;
+      return await this.publishAndMark(doc as D);
+    } catch (err) {
+      this.options.metrics?.publishFailures.inc({ path: 'fast' });
+      throw err;
+    }
   }
 
   /** Publishes everything pending longer than the grace period; returns the number of events published. */
@@ -86,7 +94,13 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
       .toArray();
     const due = Date.now() - this.sweepGraceMs;
     for (const doc of pending as D[]) {
-      if (doc.outbox.some((e) => e.createdAt.getTime() <= due)) published += await this.publishAndMark(doc);
+      if (!doc.outbox.some((e) => e.createdAt.getTime() <= due)) continue;
+      try {
+        published += await this.publishAndMark(doc);
+      } catch (err) {
+        this.options.metrics?.publishFailures.inc({ path: 'sweep' });
+        throw err;
+      }
     }
     return published;
   }

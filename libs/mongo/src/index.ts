@@ -4,4 +4,5 @@ export * from './indexes';
 export * from './key-value';
 export * from './lease';
 export * from './periodic-task';
+export * from './retention';
 export * from './scope';

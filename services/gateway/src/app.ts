@@ -10,6 +10,7 @@ import { OrganizationsStore } from './store/organizations.store';
 import { RateLimiter } from './store/rate-limit.store';
 import { IdempotencyStore } from './store/idempotency.store';
 import { mountRoutes } from './http/router';
+import { createGatewayMetrics } from './metrics';
 
 export interface GatewayApp {
   start(): Promise<{ url: string }>;
@@ -62,7 +63,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       idempotencyKeys = new IdempotencyStore(mongo.db, leases, { retentionMs: IDEMPOTENCY_KEY_RETENTION_MS, lockMs: config.UPSTREAM_TIMEOUT_MS + 5_000 });
       idempotencySweep.start();
       const db = mongo;
-      const { app } = createBaseApp({
+      const { app, registry } = createBaseApp({
         service: 'gateway',
         logger,
         isShuttingDown: () => shuttingDown,
@@ -72,6 +73,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         organizations,
         rateLimiter,
         idempotencyKeys,
+        metrics: createGatewayMetrics(registry),
         upstreams,
         acceptedInternalTokens: acceptedInternalTokens(config),
         adminToken: config.ADMIN_TOKEN,

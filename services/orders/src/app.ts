@@ -2,7 +2,7 @@ import { acceptedInternalTokens } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { Leases, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
-import { OutboxRelay, createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, type EventProducer } from '@checkout/kafka';
+import { OutboxRelay, createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, registerOutboxMetrics, type EventProducer } from '@checkout/kafka';
 import { TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
 import { OrdersStore, orderLeaseKey } from './store/orders.store';
@@ -39,11 +39,8 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       const leases = new Leases(mongo.db);
       const orders = new OrdersStore(mongo.db, leases);
       const referenceData = new ReferenceDataStore(mongo.db);
-      relay = new OutboxRelay<OrderDocument>({ collection: orders.collection, producer, leases, leaseKey: orderLeaseKey, logger, sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS });
-      const commands = new OrderCommands({ orders, referenceData, relay, orderEventsTopic, clock });
-
       const db = mongo;
-      const { app } = createBaseApp({
+      const { app, registry } = createBaseApp({
         service: 'orders',
         logger,
         isShuttingDown: () => shuttingDown,
@@ -52,8 +49,18 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
           { name: 'kafka', check: kafkaReadinessCheck(kafka) },
         ],
       });
-      mountRoutes(app, { acceptedInternalTokens: acceptedInternalTokens(config), commands, referenceData, clock });
-      relay.start();
+      relay = new OutboxRelay<OrderDocument>({
+        collection: orders.collection,
+        producer,
+        leases,
+        leaseKey: orderLeaseKey,
+        logger,
+        sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
+        metrics: registerOutboxMetrics(registry, orders.collection),
+      });
+      const commands = new OrderCommands({ orders, referenceData, relay, orderEventsTopic, clock });
+      if (config.API_ENABLED) mountRoutes(app, { acceptedInternalTokens: acceptedInternalTokens(config), commands, referenceData, clock });
+      if (config.SWEEPERS_ENABLED) relay.start();
       server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
       return { url: server.url };
     },

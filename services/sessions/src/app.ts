@@ -1,12 +1,22 @@
 import { acceptedInternalTokens } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
-import { Leases, PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
-import { OutboxRelay, createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, type EventProducer, type RunningConsumer } from '@checkout/kafka';
-import { TOPICS, topicName } from '@checkout/contracts';
+import { Leases, PeriodicTask, connectMongo, ensureIndexes, retentionSweep, type MongoConnection } from '@checkout/mongo';
+import {
+  OutboxRelay,
+  createEventProducer,
+  createKafka,
+  ensureTopics,
+  kafkaReadinessCheck,
+  registerConsumerMetrics,
+  registerOutboxMetrics,
+  type EventProducer,
+  type RunningConsumer,
+} from '@checkout/kafka';
+import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
 import { SessionsStore, sessionLeaseKey } from './store/sessions.store';
-import { SESSION_INDEXES } from './store/indexes';
+import { COLLECTIONS, SESSION_INDEXES } from './store/indexes';
 import type { SessionDocument } from './store/session-document';
 import { OrdersClient } from './clients/orders-client';
 import { SessionCommands } from './domain/sessions.use-cases';
@@ -23,7 +33,10 @@ export interface SessionsAppOptions {
   clock?: () => Date;
 }
 
-/** Wires the sessions service; nothing connects until start(). Parts run according to *_ENABLED (style.md §1). */
+/**
+ * Wires the sessions service; nothing connects until start(). Its roles (API, consumers, sweepers) run
+ * according to *_ENABLED; every process listens, so /healthz, /readyz and /metrics answer whatever the roles.
+ */
 export function buildApp(config: Config, logger: Logger, options: SessionsAppOptions = {}): SessionsApp {
   const clock = options.clock ?? (() => new Date());
   let mongo: MongoConnection | undefined;
@@ -31,7 +44,9 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
   let relay: OutboxRelay<SessionDocument> | undefined;
   let server: RunningServer | undefined;
   let sweeper: PeriodicTask | undefined;
+  let retention: PeriodicTask | undefined;
   let consumer: RunningConsumer | undefined;
+  let consumerMetrics: ReturnType<typeof registerConsumerMetrics> | undefined;
   let orders: OrdersClient | undefined;
   let shuttingDown = false;
 
@@ -48,25 +63,8 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
       const leases = new Leases(mongo.db);
       const store = new SessionsStore(mongo.db, leases);
       orders = new OrdersClient({ baseUrl: config.ORDERS_URL, internalToken: config.INTERNAL_TOKEN });
-      relay = new OutboxRelay<SessionDocument>({ collection: store.collection, producer, leases, leaseKey: sessionLeaseKey, logger, sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS });
-      const commands = new SessionCommands({ store, orders, relay, sessionEventsTopic, checkoutBaseUrl: config.CHECKOUT_BASE_URL, clock, logger });
-      relay.start();
-
-      if (config.CONSUMERS_ENABLED) {
-        // orders creates its own topic; make sure it exists so subscribing never races orders' first start.
-        await ensureTopics(kafka, [{ topic: topicName(config.TOPIC_PREFIX, TOPICS.orderEvents), numPartitions: 6 }]);
-        consumer = await startOrderEventsConsumer({ kafka, db: mongo.db, topicPrefix: config.TOPIC_PREFIX, commands, logger });
-      }
-      if (config.SWEEPER_ENABLED) {
-        // Flow 4: every replica sweeps; the per-session lease and the re-read status inside sweepDue make
-        // each session expire, and fire its event, exactly once.
-        sweeper = new PeriodicTask(() => commands.sweepDue(), config.EXPIRY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expiry sweep failed; will retry'));
-        sweeper.start();
-      }
-      if (!config.HTTP_ENABLED) return { url: '' };
-
       const db = mongo;
-      const { app } = createBaseApp({
+      const { app, registry } = createBaseApp({
         service: 'sessions',
         logger,
         isShuttingDown: () => shuttingDown,
@@ -75,15 +73,50 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
           { name: 'kafka', check: kafkaReadinessCheck(kafka) },
         ],
       });
-      mountRoutes(app, {
-        acceptedInternalTokens: acceptedInternalTokens(config),
-        processorSecret: config.PROCESSOR_WEBHOOK_SECRET,
-        csrfSecret: config.CSRF_SECRET,
-        commands,
-        flowDeps: { store, orders, clock, logger },
-        clock,
-        secureCookies: config.CHECKOUT_BASE_URL.startsWith('https:'),
+      relay = new OutboxRelay<SessionDocument>({
+        collection: store.collection,
+        producer,
+        leases,
+        leaseKey: sessionLeaseKey,
+        logger,
+        sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
+        metrics: registerOutboxMetrics(registry, store.collection),
       });
+      const commands = new SessionCommands({ store, orders, relay, sessionEventsTopic, checkoutBaseUrl: config.CHECKOUT_BASE_URL, clock, logger });
+      if (config.CONSUMERS_ENABLED) {
+        const topic = topicName(config.TOPIC_PREFIX, TOPICS.orderEvents);
+        const groupId = topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.sessionsOrderEvents);
+        // orders creates its own topic; make sure it exists so subscribing never races orders' first start.
+        await ensureTopics(kafka, [{ topic, numPartitions: 6 }]);
+        const metrics = registerConsumerMetrics(registry, kafka, { groups: [{ groupId, topics: [topic] }] });
+        consumerMetrics = metrics;
+        consumer = await startOrderEventsConsumer({ kafka, db: mongo.db, groupId, topic, commands, logger, onRestart: () => metrics.restarted(groupId) });
+      }
+      if (config.SWEEPERS_ENABLED) {
+        relay.start();
+        // Flow 4: every replica sweeps; the per-session lease and the re-read status inside sweepDue make
+        // each session expire, and fire its event, exactly once.
+        sweeper = new PeriodicTask(() => commands.sweepDue(), config.EXPIRY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expiry sweep failed; will retry'));
+        sweeper.start();
+        retention = retentionSweep(
+          mongo.db,
+          [{ collection: COLLECTIONS.processedOrderEvents, field: 'processedAt', keepMs: config.PROCESSED_EVENTS_RETENTION_MS }],
+          config.RETENTION_SWEEP_INTERVAL_MS,
+          (err) => logger.warn({ err }, 'retention sweep failed; will retry'),
+        );
+        retention.start();
+      }
+      if (config.API_ENABLED) {
+        mountRoutes(app, {
+          acceptedInternalTokens: acceptedInternalTokens(config),
+          processorSecret: config.PROCESSOR_WEBHOOK_SECRET,
+          csrfSecret: config.CSRF_SECRET,
+          commands,
+          flowDeps: { store, orders, clock, logger },
+          clock,
+          secureCookies: config.CHECKOUT_BASE_URL.startsWith('https:'),
+        });
+      }
       server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
       return { url: server.url };
     },
@@ -92,7 +125,9 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
       shuttingDown = true;
       await server?.close(config.SHUTDOWN_GRACE_MS);
       await sweeper?.stop();
+      await retention?.stop();
       await consumer?.stop().catch(() => {});
+      await consumerMetrics?.close();
       await relay?.stop();
       await producer?.disconnect().catch(() => {});
       await orders?.close().catch(() => {});

@@ -4,11 +4,11 @@ import { hostname } from 'node:os';
 import { acceptedInternalTokens } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
-import { Leases, PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
-import { createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, type EventProducer, type RunningConsumer } from '@checkout/kafka';
+import { Leases, PeriodicTask, connectMongo, ensureIndexes, retentionSweep, type MongoConnection } from '@checkout/mongo';
+import { createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, registerConsumerMetrics, type EventProducer, type RunningConsumer } from '@checkout/kafka';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
-import { WEBHOOK_INDEXES } from './store/indexes';
+import { COLLECTIONS, WEBHOOK_INDEXES } from './store/indexes';
 import { EventsStore } from './store/events.store';
 import { DeliveriesStore } from './store/deliveries.store';
 import { AddressPolicy } from './domain/address-policy';
@@ -53,7 +53,9 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
   let dispatcher: Dispatcher | undefined;
   let leases: Leases | undefined;
   const consumers: RunningConsumer[] = [];
+  let closeKafkaMetrics = async () => {};
   const recovery = new PeriodicTask(sweepOnce, config.WEBHOOK_RECOVERY_INTERVAL_MS, (err) => logger.warn({ err }, 'recovery sweep failed; will retry'));
+  let retention: PeriodicTask | undefined;
   let shuttingDown = false;
 
   async function sweepOnce(): Promise<number> {
@@ -129,7 +131,8 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
         clock,
         rng: options.rng ?? Math.random,
         owner,
-        dispatchLocally: config.CONSUMERS_ENABLED,
+        // Consumer and sweeper pods deliver; an API-only pod leaves new deliveries to them (and to the sweep).
+        dispatchLocally: config.CONSUMERS_ENABLED || config.SWEEPERS_ENABLED,
         policy: {
           delaysMs: config.WEBHOOK_RETRY_DELAYS_MS,
           maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
@@ -149,15 +152,24 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
           { name: 'kafka', check: kafkaReadinessCheck(kafka) },
         ],
       });
-      if (config.HTTP_ENABLED) mountRoutes(app, { acceptedInternalTokens: acceptedInternalTokens(config), events, deliveries, dispatcher });
+      if (config.API_ENABLED) mountRoutes(app, { acceptedInternalTokens: acceptedInternalTokens(config), events, deliveries, dispatcher });
 
+      const sessionEventsGroup = topicName(prefix, CONSUMER_GROUPS.dispatcherSessionEvents);
+      const retriesGroup = topicName(prefix, CONSUMER_GROUPS.dispatcherRetries);
+      // Every pod reports the dead-letter depth; lag and restarts concern the pods that consume.
+      const kafkaMetrics = registerConsumerMetrics(metrics.registry, kafka, {
+        groups: config.CONSUMERS_ENABLED ? [{ groupId: sessionEventsGroup, topics: [sessionEventsTopic] }, { groupId: retriesGroup, topics: tiers }] : [],
+        depthTopics: [deadLetterTopic],
+      });
+      closeKafkaMetrics = () => kafkaMetrics.close();
       if (config.CONSUMERS_ENABLED) {
         const deadLetter = { topic: deadLetterTopic, producer };
         const active = dispatcher;
         consumers.push(
           await runSessionEventsConsumer({
             kafka,
-            groupId: topicName(prefix, CONSUMER_GROUPS.dispatcherSessionEvents),
+            groupId: sessionEventsGroup,
+            onRestart: () => kafkaMetrics.restarted(sessionEventsGroup),
             topic: sessionEventsTopic,
             logger,
             deadLetter,
@@ -168,7 +180,8 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
         consumers.push(
           await runRetryConsumer({
             kafka,
-            groupId: topicName(prefix, CONSUMER_GROUPS.dispatcherRetries),
+            groupId: retriesGroup,
+            onRestart: () => kafkaMetrics.restarted(retriesGroup),
             topics: tiers,
             logger,
             clock,
@@ -177,7 +190,19 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
             onDue: (message) => active.onRetryDue(message),
           }),
         );
+      }
+      if (config.SWEEPERS_ENABLED) {
         recovery.start();
+        retention = retentionSweep(
+          mongo.db,
+          [
+            { collection: COLLECTIONS.events, field: 'createdAt', keepMs: config.WEBHOOK_EVENTS_RETENTION_MS },
+            { collection: COLLECTIONS.deliveries, field: 'createdAt', keepMs: config.WEBHOOK_EVENTS_RETENTION_MS, where: { status: { $ne: 'pending' } } },
+          ],
+          config.RETENTION_SWEEP_INTERVAL_MS,
+          (err) => logger.warn({ err }, 'retention sweep failed; will retry'),
+        );
+        retention.start();
       }
       server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
       return { url: server.url };
@@ -189,6 +214,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
       // Stop taking work, let attempts in flight finish (their results are recorded), then close.
       await Promise.all(consumers.splice(0).map((c) => c.stop().catch((err: unknown) => logger.warn({ err }, 'consumer stop failed'))));
       await recovery.stop();
+      await retention?.stop();
       scheduler?.stop();
       if (scheduler) {
         let timer: NodeJS.Timeout | undefined;
@@ -198,6 +224,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
       dispatcher?.stop();
       await sender?.close();
       await secrets.close();
+      await closeKafkaMetrics();
       await producer?.disconnect().catch(() => {});
       await mongo?.close();
     },

@@ -15,8 +15,9 @@ describe('webhook-dispatcher config', () => {
       WEBHOOK_MAX_ATTEMPTS: 5,
       WEBHOOK_ALLOWED_NETWORKS: [],
       WEBHOOK_RESPONSE_SNIPPET_BYTES: 1024,
-      HTTP_ENABLED: true,
+      API_ENABLED: true,
       CONSUMERS_ENABLED: true,
+      SWEEPERS_ENABLED: true,
       SESSION_EVENTS_PARTITIONS: 12,
     });
     expect(config.GATEWAY_URL).toBeUndefined();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonConfigShape, env, loadConfig } from '@checkout/config';
+import { commonConfigShape, env, loadConfig, retentionConfigShape, roleSettings } from '@checkout/config';
 import { parseAllowedNetworks } from './domain/address-policy';
 
 const delayList = env
@@ -18,12 +18,12 @@ const cidrList = env.list().superRefine((cidrs, ctx) => {
 export const ConfigSchema = z
   .object({
     ...commonConfigShape,
+    ...retentionConfigShape,
     PORT: env.port(4004).describe('HTTP port of the internal events API (and /healthz, /readyz, /metrics)'),
     MONGODB_DATABASE: commonConfigShape.MONGODB_DATABASE.default('webhooks'),
-    HTTP_ENABLED: env.boolean(true).describe('Serve the internal events API (/internal/events). Operational endpoints are always served.'),
-    CONSUMERS_ENABLED: env
-      .boolean(true)
-      .describe('Consume session events and retry tiers, deliver webhooks and run the recovery sweep. Scale these pods apart from events-API pods (style.md §1).'),
+    API_ENABLED: roleSettings.api('the internal events API (/internal/events)'),
+    CONSUMERS_ENABLED: roleSettings.consumers('the session-events and retry-tier consumers, which deliver webhooks'),
+    SWEEPERS_ENABLED: roleSettings.sweepers('the recovery sweep, which delivers what a crashed process held and publishes unsent dead letters'),
     SESSION_EVENTS_PARTITIONS: env.positiveInt(12).describe('Partitions of the session events topic, used only if this service must create it'),
     WEBHOOK_RETRY_PARTITIONS: env.positiveInt(6).describe('Partitions of each retry tier topic and the dead-letter topic, used only if this service must create them'),
     WEBHOOK_RETRY_DELAYS_MS: delayList
@@ -51,6 +51,12 @@ export const ConfigSchema = z
       .url()
       .optional()
       .describe('Internal base URL of the gateway, read for organizations\' webhook signing secrets (D35). Unset: webhooks are never signed.'),
+    WEBHOOK_EVENTS_RETENTION_MS: z.coerce
+      .number()
+      .int()
+      .min(15 * 24 * 3_600_000, 'must keep events longer than the 14 days POST /v0/events/recover reaches back (D44)')
+      .default(30 * 24 * 3_600_000)
+      .describe('How long events and their finished deliveries (with every attempt) are kept for the events API (D34); pending deliveries are never deleted'),
     SIGNING_SECRET_CACHE_MS: env.positiveInt(30_000).describe('How long a signing secret read from the gateway is cached per organization and mode'),
   })
   .refine((c) => c.WEBHOOK_CLAIM_TTL_MS > c.WEBHOOK_TIMEOUT_MS, { path: ['WEBHOOK_CLAIM_TTL_MS'], message: 'must be greater than WEBHOOK_TIMEOUT_MS' });

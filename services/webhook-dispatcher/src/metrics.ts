@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 export interface DispatcherMetrics {
   registry: Registry;
   deliveries: Counter<'outcome'>;
-  attempts: Counter<'outcome'>;
+  attempts: Counter<'outcome' | 'attempt' | 'status_class'>;
   attemptDuration: Histogram<'outcome'>;
   inFlight: Gauge;
   queued: Gauge;
@@ -22,8 +22,8 @@ export function createDispatcherMetrics(): DispatcherMetrics {
     }),
     attempts: new Counter({
       name: 'webhook_attempts_total',
-      help: 'Webhook attempts by outcome (success, http_error, redirect, timeout, refused, network, invalid_url, signing_unavailable)',
-      labelNames: ['outcome'],
+      help: 'Webhook attempts by outcome (success, http_error, redirect, timeout, refused, network, invalid_url, signing_unavailable), attempt number (1-5) and the answer\'s status class (2xx, 3xx, 4xx, 5xx, none)',
+      labelNames: ['outcome', 'attempt', 'status_class'],
       registers: [registry],
     }),
     attemptDuration: new Histogram({

@@ -4,6 +4,7 @@ import type { RequestScope } from '@checkout/http';
 import { keyMatches, parseAuthorization } from '../domain/api-keys';
 import type { ApiKeyDocument, OrganizationDocument, OrganizationsStore } from '../store/organizations.store';
 import type { RateLimiter } from '../store/rate-limit.store';
+import type { GatewayMetrics } from '../metrics';
 
 declare module 'koa' {
   interface DefaultState {
@@ -23,7 +24,7 @@ interface CachedKey {
  * place handlers read them from. A short cache keeps the database off the hot path; it also bounds how long
  * a revoked key keeps working (AUTH_CACHE_MS).
  */
-export function authenticate(store: OrganizationsStore, rateLimiter: RateLimiter, cacheMs: number): Middleware {
+export function authenticate(store: OrganizationsStore, rateLimiter: RateLimiter, cacheMs: number, metrics: GatewayMetrics): Middleware {
   const cache = new Map<string, CachedKey>();
   return async (ctx, next) => {
     const parsed = parseAuthorization(ctx.get('authorization') || undefined);
@@ -51,7 +52,10 @@ export function authenticate(store: OrganizationsStore, rateLimiter: RateLimiter
     if (!organization) throw new DomainError('ORGANIZATION_NOT_FOUND', 'The API key is not linked to an organization.');
 
     const retryAfter = await rateLimiter.admit(key.keyId);
-    if (retryAfter > 0) throw new DomainError('RATE_LIMITED', 'Too many requests for this API key; retry after the indicated delay.', { retryAfterSeconds: retryAfter });
+    if (retryAfter > 0) {
+      metrics.rateLimited.inc();
+      throw new DomainError('RATE_LIMITED', 'Too many requests for this API key; retry after the indicated delay.', { retryAfterSeconds: retryAfter });
+    }
 
     const scope: RequestScope = { organizationId: organization._id, mode: key.mode };
     ctx.state.scope = scope;

@@ -7,6 +7,7 @@ import type { OrganizationsStore } from '../store/organizations.store';
 import type { RateLimiter } from '../store/rate-limit.store';
 import type { IdempotencyStore } from '../store/idempotency.store';
 import { idempotency } from './idempotency';
+import type { GatewayMetrics } from '../metrics';
 import { adminRoutes } from './admin.routes';
 import { authenticate } from './authenticate';
 import { passThroughRoutes } from './checkout-page.routes';
@@ -19,6 +20,7 @@ export interface GatewayRouteDeps {
   organizations: OrganizationsStore;
   rateLimiter: RateLimiter;
   idempotencyKeys: IdempotencyStore;
+  metrics: GatewayMetrics;
   upstreams: Record<Upstream, UpstreamClient>;
   acceptedInternalTokens: readonly string[];
   adminToken: string;
@@ -37,7 +39,7 @@ export function mountRoutes(app: Koa, deps: GatewayRouteDeps): void {
   });
   mountRouters(app, [
     docs,
-    publicRouter({ authenticate: authenticate(deps.organizations, deps.rateLimiter, deps.authCacheMs), idempotency: idempotency(deps.idempotencyKeys, deps.clock, (err) => deps.logger.warn({ err }, 'could not keep an Idempotency-Key response; the key stays in use until its lock lapses')), upstreams: deps.upstreams, organizations: deps.organizations, bodyLimitBytes: deps.bodyLimitBytes }),
+    publicRouter({ authenticate: authenticate(deps.organizations, deps.rateLimiter, deps.authCacheMs, deps.metrics), idempotency: idempotency(deps.idempotencyKeys, deps.clock, (err) => deps.logger.warn({ err }, 'could not keep an Idempotency-Key response; the key stays in use until its lock lapses')), upstreams: deps.upstreams, organizations: deps.organizations, bodyLimitBytes: deps.bodyLimitBytes }),
     passThroughRoutes(deps.upstreams.sessions),
     adminRoutes({ store: deps.organizations, adminToken: deps.adminToken, orders: deps.upstreams.orders, clock: deps.clock }),
     internalRoutes(deps.organizations, deps.acceptedInternalTokens),

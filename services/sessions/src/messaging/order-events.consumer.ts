@@ -3,8 +3,9 @@ import type { Kafka } from 'kafkajs';
 import { z } from 'zod';
 import type { Logger } from '@checkout/logger';
 import { idempotentOnEventId, runConsumer, type ParseResult, type RunningConsumer } from '@checkout/kafka';
-import { CONSUMER_GROUPS, ModeSchema, OrderId, TOPICS, topicName } from '@checkout/contracts';
+import { ModeSchema, OrderId } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
+import { ORDER_EVENTS_CONSUMER } from '../store/indexes';
 
 /** Orders' fact on TOPICS.orderEvents (key orderId). Other types are acknowledged and ignored. */
 const OrderEventMessage = z.object({
@@ -20,16 +21,24 @@ type OrderEventMessage = z.infer<typeof OrderEventMessage> & { eventId: string }
  * D25 / flow 5: a cancelled order makes its pending session `cancelled` (no webhook). At least once: the
  * handler is idempotent on the Kafka `event-id` header, and cancelling an already settled session is a no-op.
  */
-export async function startOrderEventsConsumer(deps: { kafka: Kafka; db: Db; topicPrefix: string; commands: SessionCommands; logger: Logger }): Promise<RunningConsumer> {
-  const groupId = topicName(deps.topicPrefix, CONSUMER_GROUPS.sessionsOrderEvents);
-  const handle = idempotentOnEventId<OrderEventMessage>(deps.db, 'sessions_order_events', (m) => m.eventId, async (message) => {
+export async function startOrderEventsConsumer(deps: {
+  kafka: Kafka;
+  db: Db;
+  groupId: string;
+  topic: string;
+  commands: SessionCommands;
+  logger: Logger;
+  onRestart: () => void;
+}): Promise<RunningConsumer> {
+  const handle = idempotentOnEventId<OrderEventMessage>(deps.db, ORDER_EVENTS_CONSUMER, (m) => m.eventId, async (message) => {
     if (message.type !== 'order.cancelled') return;
     await deps.commands.onOrderCancelled({ organizationId: message.organizationId, mode: message.mode }, message.orderId);
   });
   return runConsumer<z.infer<typeof OrderEventMessage>>({
     kafka: deps.kafka,
-    groupId,
-    topics: [topicName(deps.topicPrefix, TOPICS.orderEvents)],
+    groupId: deps.groupId,
+    topics: [deps.topic],
+    onRestart: deps.onRestart,
     logger: deps.logger,
     parse: (raw): ParseResult<z.infer<typeof OrderEventMessage>> => {
       const parsed = OrderEventMessage.safeParse(raw);

@@ -8,7 +8,7 @@ let events: Awaited<ReturnType<typeof collectSessionEvents>>;
 beforeAll(async () => {
   // A second replica runs a sweeper too: every test here runs with two sweepers (flow 4).
   stack = await startStack('expiry');
-  await stack.startReplica({ HTTP_ENABLED: 'false', CONSUMERS_ENABLED: 'false' });
+  await stack.startReplica({ API_ENABLED: 'false', CONSUMERS_ENABLED: 'false' });
   events = await collectSessionEvents(stack);
 });
 afterAll(async () => {

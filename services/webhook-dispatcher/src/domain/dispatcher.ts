@@ -222,7 +222,7 @@ export class Dispatcher {
     } finally {
       metrics.inFlight.dec();
     }
-    metrics.attempts.inc({ outcome: result.kind });
+    metrics.attempts.inc({ outcome: result.kind, attempt: String(attempt), status_class: result.statusCode === null ? 'none' : `${Math.floor(result.statusCode / 100)}xx` });
     metrics.attemptDuration.observe({ outcome: result.kind }, result.durationMs / 1000);
 
     const finished = this.deps.clock();

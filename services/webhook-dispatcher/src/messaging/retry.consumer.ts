@@ -13,6 +13,8 @@ export interface RetryConsumerOptions {
   deadLetter: { topic: string; producer: EventProducer };
   /** Hands a due retry to the scheduler; resolves once it is queued (or left to the sweep). */
   onDue: (message: RetryMessage) => Promise<void>;
+  /** Called when a crashed consumer has been replaced (kafka_consumer_restarts_total). */
+  onRestart: () => void;
 }
 
 /**
@@ -31,6 +33,7 @@ export async function runRetryConsumer(options: RetryConsumerOptions): Promise<R
   };
   const running = await superviseConsumer({
     logger: log,
+    onRestart: options.onRestart,
     create: () =>
       options.kafka.consumer({
         groupId: options.groupId,

@@ -18,6 +18,7 @@ export function runSessionEventsConsumer(options: {
   partitionsConsumedConcurrently: number;
   deadLetter: { topic: string; producer: EventProducer };
   handle: (event: IncomingSessionEvent) => Promise<void>;
+  onRestart: () => void;
 }): Promise<RunningConsumer> {
   return runConsumer<IncomingSessionEvent>({
     kafka: options.kafka,
@@ -26,6 +27,7 @@ export function runSessionEventsConsumer(options: {
     logger: options.logger,
     deadLetter: options.deadLetter,
     partitionsConsumedConcurrently: options.partitionsConsumedConcurrently,
+    onRestart: options.onRestart,
     parse: (raw) => {
       const result = SessionEventV1.safeParse(raw);
       if (!result.success) return { ok: false, error: result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
