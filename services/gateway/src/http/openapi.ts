@@ -44,7 +44,9 @@ function openApiPath(path: string): string {
 
 function errorResponses(route: PublicRoute): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of [...route.errors, ...COMMON_ERRORS]) {
+  // Every POST and PATCH reads its body through the same reader, whether or not the operation defines one (D7).
+  const bodyErrors: ErrorCode[] = route.method === 'GET' ? [] : ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_CONTENT_ENCODING'];
+  for (const code of [...route.errors, ...bodyErrors, ...COMMON_ERRORS]) {
     const status = ERROR_STATUS[code];
     byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
   }
@@ -60,10 +62,14 @@ function operation(route: PublicRoute, components: Record<string, JsonSchema>): 
     parameters.push({ name: route.idParam.name, in: 'path', required: true, description: route.idParam.description, schema: { type: 'string', pattern: `^${route.idParam.prefix}_(live|test)_[0-9A-Za-z]{1,64}$` } });
   }
   if (route.query) {
-    const querySchema = inlineRef(schemaOf(route.query.schema, 'input', components), components) as { properties?: Record<string, JsonSchema>; required?: string[] };
-    for (const [name, schema] of Object.entries(querySchema.properties ?? {})) {
+    // Each parameter is described by its value (io "output": `limit` is an integer 1..100, not "digits"), which a
+    // client sends as decimal text; whether it is required is a property of what the client sends (io "input").
+    type ObjectSchema = { properties?: Record<string, JsonSchema>; required?: string[] };
+    const sent = inlineRef(schemaOf(route.query.schema, 'input', components), components) as ObjectSchema;
+    const values = inlineRef(schemaOf(route.query.schema, 'output', components), components) as ObjectSchema;
+    for (const [name, schema] of Object.entries(values.properties ?? {})) {
       const { description, ...rest } = schema as { description?: string };
-      parameters.push({ name, in: 'query', required: querySchema.required?.includes(name) ?? false, ...(description && { description }), schema: rest });
+      parameters.push({ name, in: 'query', required: sent.required?.includes(name) ?? false, ...(description && { description }), schema: rest });
     }
   }
   return {
@@ -73,7 +79,18 @@ function operation(route: PublicRoute, components: Record<string, JsonSchema>): 
     ...(parameters.length > 0 && { parameters }),
     ...(route.body && { requestBody: { required: route.body.required, content: { 'application/json': { schema: schemaOf(route.body.schema, 'input', components) } } } }),
     responses: {
-      [String(route.success.status)]: { description: 'Success', content: { 'application/json': { schema: schemaOf(route.success.schema, 'output', components) } } },
+      [String(route.success.status)]: {
+        description: 'Success',
+        content: { 'application/json': { schema: schemaOf(route.success.schema, 'output', components) } },
+        ...(route.links && {
+          links: Object.fromEntries(
+            Object.entries(route.links).map(([operationId, { parameter, pointer }]) => [
+              operationId,
+              { operationId, parameters: { [parameter]: `$response.body#${pointer}` } },
+            ]),
+          ),
+        }),
+      },
       ...errorResponses(route),
     },
   };
