@@ -1,4 +1,4 @@
-import { acceptedInternalTokens } from '@checkout/config';
+import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { Leases, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
@@ -54,7 +54,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       });
       mountRoutes(app, { acceptedInternalTokens: acceptedInternalTokens(config), commands, referenceData, clock });
       relay.start();
-      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
+      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT, ...httpTimeouts(config) });
       return { url: server.url };
     },
 
