@@ -45,10 +45,10 @@ export interface PublicRoute {
   links?: Record<string, { parameter: string; pointer: string }>;
 }
 
-const orderLinks = { getOrder: 1, updateOrder: 1, cancelOrder: 1 };
-const sessionLinks = { getCheckoutSession: 1, updateCheckoutSession: 1, testHelperPay: 1, testHelperExpire: 1 };
-const linksTo = (operations: Record<string, 1>, parameter: string, pointer: string) =>
-  Object.fromEntries(Object.keys(operations).map((operationId) => [operationId, { parameter, pointer }]));
+const orderLinks = ['getOrder', 'updateOrder', 'cancelOrder'];
+const sessionLinks = ['getCheckoutSession', 'updateCheckoutSession', 'testHelperPay', 'testHelperExpire'];
+const linksTo = (operationIds: readonly string[], parameter: string, pointer: string) =>
+  Object.fromEntries(operationIds.map((operationId) => [operationId, { parameter, pointer }]));
 
 const ORDER_FIELD_CODES = { locationId: 'INVALID_LOCATION_ID', paymentDestination: 'INVALID_PAYMENT_DESTINATION' } as const;
 const orderId = { name: 'orderId', prefix: 'ord', code: 'INVALID_ORDER_ID', description: 'Order id, `ord_<mode>_<suffix>`.' } as const;
@@ -134,7 +134,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     upstream: 'dispatcher', upstreamPath: () => '/internal/events',
     query: { schema: ListEventsQuery, failureCode: 'INVALID_REQUEST' },
     success: { status: 200, schema: EventListResponse },
-    links: linksTo({ getEvent: 1, redeliverEvent: 1 }, 'eventId', '/events/0/id'),
+    links: linksTo(['getEvent', 'redeliverEvent'], 'eventId', '/events/0/id'),
     errors: ['INVALID_REQUEST'],
   },
   {
