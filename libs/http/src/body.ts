@@ -29,25 +29,32 @@ export function jsonBody(options: { limitBytes?: number } = {}): Middleware {
     const declaredLength = ctx.request.length;
     const hasBody = ctx.req.headers['transfer-encoding'] !== undefined || (declaredLength !== undefined && declaredLength > 0);
     if (!hasBody) return next();
+    // A body refused before it was read to the end also ends the connection (Connection: close): otherwise the
+    // rest of it keeps the connection busy until Node's request timeout answers 408 on it, and a client that
+    // reuses the connection reads that stray 408 as the answer to its next request.
+    const refuse = (error: DomainError): never => {
+      ctx.set('Connection', 'close');
+      throw error;
+    };
     if (declaredLength !== undefined && declaredLength > limit) {
-      throw new DomainError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes.`);
+      refuse(new DomainError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes.`));
     }
     const coding = (ctx.get('content-encoding') || '').trim().toLowerCase();
     if (!ACCEPTED_CODINGS.has(coding)) {
       ctx.set('Accept-Encoding', 'identity');
-      throw new DomainError('UNSUPPORTED_CONTENT_ENCODING', 'Request bodies are accepted without Content-Encoding (identity) only.');
+      refuse(new DomainError('UNSUPPORTED_CONTENT_ENCODING', 'Request bodies are accepted without Content-Encoding (identity) only.'));
     }
     if (!ctx.is('application/json')) {
-      throw new DomainError('INVALID_REQUEST', 'Request body must be JSON sent with Content-Type: application/json.');
+      refuse(new DomainError('INVALID_REQUEST', 'Request body must be JSON sent with Content-Type: application/json.'));
     }
     let bytes: Buffer;
     try {
       bytes = await getRawBody(ctx.req, { limit, length: declaredLength });
     } catch (err) {
       if ((err as { type?: string }).type === 'entity.too.large') {
-        throw new DomainError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes.`);
+        refuse(new DomainError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes.`));
       }
-      throw new DomainError('INVALID_REQUEST', 'Request body could not be read.');
+      return refuse(new DomainError('INVALID_REQUEST', 'Request body could not be read.'));
     }
     let raw: string;
     try {
