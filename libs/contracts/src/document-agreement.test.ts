@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   BODY_DEPTH_MAX,
   DiscountInput,
+  Email,
   JSON_DEPTH_MAX,
   LimitQuery,
   Metadata,
@@ -42,6 +43,16 @@ describe('phone (D11): the document pattern is the server rule', () => {
   ])('When phone is %j, then the schema and the document pattern both say %s', (value, expected) => {
     expect(Phone.safeParse(value).success).toBe(expected);
     expect(pattern.test(value)).toBe(expected);
+  });
+});
+
+describe('email (D11): a pattern, not a format each client interprets its own way', () => {
+  it('When the document form is generated, then email carries the server pattern and no "format"', () => {
+    const json = inputJson(Email);
+    expect(json.format).toBeUndefined();
+    expect(new RegExp(String(json.pattern)).test('Jane.Doe@Example.com')).toBe(true);
+    expect(Email.parse('Jane.Doe@Example.com')).toBe('jane.doe@example.com');
+    expect(Email.safeParse('not-an-email').success).toBe(false);
   });
 });
 
