@@ -64,7 +64,18 @@ export const baseConfigShape = {
     .default([])
     .describe('Comma-separated further internal tokens accepted but never sent: the next or the previous INTERNAL_TOKEN during a rotation (docs/operations.md)'),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000).describe('Time allowed for in-flight work on shutdown'),
+  HTTP_HEADERS_TIMEOUT_MS: env
+    .positiveInt(10_000)
+    .describe('A client must send all request headers within this time, or gets 408 and a closed connection (slow-client guard)'),
+  HTTP_REQUEST_TIMEOUT_MS: env
+    .positiveInt(30_000)
+    .describe('A client must send the whole request, body included, within this time (at least HTTP_HEADERS_TIMEOUT_MS), or gets 408'),
 };
+
+/** The listen options every service takes from its config (libs/http listen). */
+export function httpTimeouts(config: { HTTP_HEADERS_TIMEOUT_MS: number; HTTP_REQUEST_TIMEOUT_MS: number }): { headersTimeoutMs: number; requestTimeoutMs: number } {
+  return { headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS };
+}
 
 /** Every internal token a service accepts: the one it sends, then those of a rotation in progress. */
 export function acceptedInternalTokens(config: { INTERNAL_TOKEN: string; INTERNAL_TOKENS_ACCEPTED: readonly string[] }): readonly string[] {

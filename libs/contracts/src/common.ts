@@ -39,21 +39,30 @@ export type Pagination = z.infer<typeof Pagination>;
 
 // Query values arrive as strings (or string arrays when repeated). Only plain decimal digits are accepted, so
 // "1.5", "1e2", " 2", "" and "abc" fail instead of being coerced the way Number() would (D20); a repeated
-// parameter is an array and fails the string check.
+// parameter is an array and fails the string check. The OpenAPI document describes each parameter by its
+// value (io "output": an integer with its bounds), which is what a client sends as decimal digits.
 const DECIMAL = /^[0-9]+$/;
 
-function queryInt(name: string, min: number, max: number | undefined, fallback: number, description: string) {
-  const bounds = z.int({ error: `${name} must be an integer` }).min(min);
+function queryInt(name: string, min: number, max: number, fallback: number, description: string) {
+  const bounds = z
+    .int({ error: `${name} must be an integer` })
+    .min(min, { error: `${name} must be at least ${min}` })
+    .max(max, { error: `${name} must be at most ${max}` });
   return z
     .string({ error: `${name} must be a single integer` })
     .regex(DECIMAL, { error: `${name} must be an integer` })
     .transform(Number)
-    .pipe(max === undefined ? bounds : bounds.max(max))
+    .pipe(bounds)
     .default(fallback)
     .describe(description);
 }
 
-export const PageQuery = queryInt('page', 1, undefined, PAGE_DEFAULT, 'Page number, starting at 1. Default 1.');
+/**
+ * The largest page number: (page − 1) × limit stays an exact integer for the database's skip, and no merchant
+ * pages through more than a hundred million orders one page at a time.
+ */
+export const PAGE_MAX = 1_000_000;
+export const PageQuery = queryInt('page', 1, PAGE_MAX, PAGE_DEFAULT, `Page number, 1 to ${PAGE_MAX}. Default 1.`);
 export const LimitQuery = queryInt(
   'limit',
   1,
@@ -61,7 +70,6 @@ export const LimitQuery = queryInt(
   LIMIT_DEFAULT,
   `Results per page, 1 to ${LIMIT_MAX}. Default ${LIMIT_DEFAULT}. An empty value is an error, not a default.`,
 );
-
 /** The `page`/`limit` pair every list endpoint accepts; spread it into a list query's shape. */
 export const paginationQueryShape = { page: PageQuery, limit: LimitQuery };
 
@@ -86,9 +94,54 @@ export function rejectProtoKey<T extends z.ZodType>(schema: T) {
   }, schema);
 }
 
+/** A key of a user-chosen map (metadata, sessionData): anything but `__proto__`, said in the document too. */
+export function userKey() {
+  return z.string().meta({ not: { const: '__proto__' } });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Nesting depth
+
+/**
+ * How deep a merchant's JSON may nest: sessionData (itself level 1) and every value in it together at most 32
+ * levels of objects and arrays. Every event carries sessionData, and recursive code (schema checks, JSON and
+ * BSON encoders) must never meet a value deep enough to exhaust the stack (docs/decisions.md).
+ */
+export const JSON_DEPTH_MAX = 32;
+/** Any JSON request body, whatever its fields: a guard ahead of every schema, in the body reader (libs/http). */
+export const BODY_DEPTH_MAX = 64;
+
+/**
+ * True when objects and arrays nest more than `max` levels (a scalar is 0, `{}` is 1, `{"a": []}` is 2).
+ * Iterative, so any depth is measured without recursion.
+ */
+export function jsonDepthExceeds(value: unknown, max: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth + 1 > max) return true;
+    for (const child of Object.values(node)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * Wraps a schema with a depth check that runs first and stops the parse when it fails, so the (recursive)
+ * schema inside only ever sees values of bounded depth.
+ */
+export function boundedDepth<T extends z.ZodType>(schema: T, max = JSON_DEPTH_MAX) {
+  return z.preprocess((value: z.input<T>, ctx) => {
+    if (jsonDepthExceeds(value, max)) {
+      ctx.addIssue({ code: 'custom', message: `must not nest objects and arrays more than ${max} levels deep`, input: value });
+    }
+    return value;
+  }, schema);
+}
+
 export const Metadata = rejectProtoKey(
   z
-    .record(z.string().min(1).max(METADATA_KEY_MAX), z.string().max(METADATA_VALUE_MAX))
+    .record(userKey().min(1).max(METADATA_KEY_MAX), z.string().max(METADATA_VALUE_MAX))
     .refine((value) => Object.keys(value).length <= METADATA_MAX_KEYS, {
       error: `metadata may have at most ${METADATA_MAX_KEYS} keys`,
     }),
@@ -97,7 +150,7 @@ export const Metadata = rejectProtoKey(
   maxProperties: METADATA_MAX_KEYS,
   description:
     `Key/value strings. At most ${METADATA_MAX_KEYS} keys; keys 1 to ${METADATA_KEY_MAX} characters of any ` +
-    `kind (including "." and "$"); values strings of at most ${METADATA_VALUE_MAX} characters. ` +
+    `kind (including "." and "$") except "__proto__"; values strings of at most ${METADATA_VALUE_MAX} characters. ` +
     'Replaced as a whole on update.',
 });
 export type Metadata = z.infer<typeof Metadata>;
@@ -112,27 +165,31 @@ export const PHONE_MAX = 32;
 // zod's email format is a pragmatic subset of RFC 5322 (no quoted local parts, no IP literals): what a payer
 // types into a checkout form. Lowercasing is an in-place overwrite, not a transform, so the schema still has
 // a JSON Schema form.
+// The check is zod's email pattern, given as a plain pattern: the document then states exactly that rule,
+// where `format: "email"` would let each client library apply a stricter one of its own (Schemathesis found
+// one rejecting a 110-character local part the server accepts).
 export const Email = z
-  .email({ error: 'must be a valid email address' })
+  .string()
   .max(EMAIL_MAX)
+  .regex(z.regexes.email, { error: 'must be a valid email address' })
   .toLowerCase()
   .describe(`Email address, at most ${EMAIL_MAX} characters; stored lowercased and matched case-insensitively.`);
 
 // E.164 allows at most 15 digits; people write them with spaces, dashes, dots and parentheses, so those are
-// allowed around the digits and kept as written.
-const PHONE_PATTERN = /^\+?[0-9 ().-]+$/;
+// allowed around the digits and kept as written. One pattern says both (an optional "+", then 7 to 15 digits
+// with separators anywhere), so the OpenAPI document states exactly the rule the server applies.
+export const PHONE_DIGITS_MIN = 7;
+export const PHONE_DIGITS_MAX = 15;
+const PHONE_PATTERN = new RegExp(`^\\+?[ ().-]*(?:[0-9][ ().-]*){${PHONE_DIGITS_MIN},${PHONE_DIGITS_MAX}}$`);
 export const Phone = z
   .string()
   .max(PHONE_MAX)
-  .regex(PHONE_PATTERN, { error: 'must be a phone number: digits, an optional leading "+", spaces, "-", ".", "()"' })
-  .refine(
-    (value) => {
-      const digits = value.replace(/[^0-9]/g, '').length;
-      return digits >= 7 && digits <= 15;
-    },
-    { error: 'must contain 7 to 15 digits' },
-  )
-  .describe('Phone number, preferably E.164 (`+14155550123`); 7 to 15 digits, at most 32 characters.');
+  .regex(PHONE_PATTERN, {
+    error: `must be a phone number of ${PHONE_DIGITS_MIN} to ${PHONE_DIGITS_MAX} digits, with an optional leading "+" and spaces, "-", ".", "()"`,
+  })
+  .describe(
+    `Phone number, preferably E.164 (\`+14155550123\`); ${PHONE_DIGITS_MIN} to ${PHONE_DIGITS_MAX} digits, at most ${PHONE_MAX} characters.`,
+  );
 
 const customerShape = {
   email: Email,

@@ -119,7 +119,9 @@ const PercentageDiscountInput = z
       ctx.addIssue({ code: 'custom', path: ['amount'], message: 'amount (or rate) is required' });
     }
   })
-  .transform(({ name, type, amount, rate }) => ({ name, type, amount: (amount ?? rate) as number }));
+  .transform(({ name, type, amount, rate }) => ({ name, type, amount: (amount ?? rate) as number }))
+  // The same exactly-one-of rule for the OpenAPI document: a client generating requests from it sends one.
+  .meta({ oneOf: [{ required: ['amount'] }, { required: ['rate'] }] });
 
 export const DiscountInput = z
   .discriminatedUnion('type', [FixedDiscountInput, PercentageDiscountInput])

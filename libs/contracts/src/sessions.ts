@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpUrl, Timestamp, rejectProtoKey } from './common';
+import { HttpUrl, JSON_DEPTH_MAX, Timestamp, boundedDepth, rejectProtoKey, userKey } from './common';
 import { CustomerId, SessionId } from './ids';
 import { Order, orderCreateShape } from './orders';
 
@@ -26,25 +26,29 @@ export const SESSION_DATA_MAX_BYTES = 8 * 1024;
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 // Own recursive schema rather than z.json(), so a nested "__proto__" key is an error instead of silently
-// vanishing (see rejectProtoKey).
-export const JsonValue: z.ZodType<JsonValue> = z.lazy(() =>
+// vanishing (see rejectProtoKey). Recursive checks overflow the stack near a thousand levels, so every schema
+// that lets a merchant's JSON in wraps this one in boundedDepth (JSON_DEPTH_MAX).
+const JsonTree: z.ZodType<JsonValue> = z.lazy(() =>
   z.union([
     z.string(),
     z.number(),
     z.boolean(),
     z.null(),
-    z.array(JsonValue),
-    rejectProtoKey(z.record(z.string(), JsonValue)),
+    z.array(JsonTree),
+    rejectProtoKey(z.record(userKey(), JsonTree)),
   ]),
-).meta({ id: 'JsonValue', description: 'Any JSON value.' });
+).meta({ id: 'JsonValue', description: 'Any JSON value; objects never have the key "__proto__".' });
+
+/** Any JSON value nesting at most JSON_DEPTH_MAX levels. */
+export const JsonValue = boundedDepth(JsonTree);
 
 /** UTF-8 size of the JSON text, the measure of D23's 8 KiB limit. */
 export function serializedSize(value: unknown): number {
   return new TextEncoder().encode(JSON.stringify(value)).length;
 }
 
-export const SessionData = rejectProtoKey(
-  z.record(z.string(), JsonValue).superRefine((value, ctx) => {
+export const SessionData = boundedDepth(rejectProtoKey(
+  z.record(userKey(), JsonTree).superRefine((value, ctx) => {
     if (Object.keys(value).length > SESSION_DATA_MAX_KEYS) {
       ctx.addIssue({ code: 'custom', message: `sessionData may have at most ${SESSION_DATA_MAX_KEYS} keys` });
     }
@@ -52,12 +56,13 @@ export const SessionData = rejectProtoKey(
       ctx.addIssue({ code: 'custom', message: `sessionData may be at most ${SESSION_DATA_MAX_BYTES} bytes as JSON` });
     }
   }),
-).meta({
+)).meta({
   id: 'SessionData',
   maxProperties: SESSION_DATA_MAX_KEYS,
   description:
-    `Arbitrary JSON values by key; at most ${SESSION_DATA_MAX_KEYS} keys and ${SESSION_DATA_MAX_BYTES} bytes ` +
-    'serialized. Merged shallowly into the stored object; the merged result obeys the same limits.',
+    `Arbitrary JSON values by key; at most ${SESSION_DATA_MAX_KEYS} keys, ${SESSION_DATA_MAX_BYTES} bytes ` +
+    `serialized, and ${JSON_DEPTH_MAX} levels of nesting (the object itself is level 1). No key is "__proto__". ` +
+    'Merged shallowly into the stored object; the merged result obeys the same limits.',
 });
 export type SessionData = z.infer<typeof SessionData>;
 
@@ -164,7 +169,7 @@ export const CheckoutSession = z
     createdAt: Timestamp,
     updatedAt: Timestamp,
     requireFromCustomer: RequireFromCustomer,
-    sessionData: z.record(z.string(), JsonValue).describe('`{}` until set.'),
+    sessionData: boundedDepth(z.record(z.string(), JsonTree)).describe(`\`{}\` until set; nests at most ${JSON_DEPTH_MAX} levels.`),
     order: Order,
   })
   .meta({ id: 'CheckoutSession' });

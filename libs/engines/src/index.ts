@@ -10,7 +10,7 @@ import { isAlive, run, which } from './process';
 export { KAFKA_VERSION } from './local-kafka';
 export { FERRETDB_VERSION } from './local-ferretdb';
 export { freePort, spawnGuarded, type GuardedProcess, type ExitInfo, type SpawnGuardedOptions } from './process';
-export { cacheRoot } from './cache';
+export { cacheRoot, ensureCached } from './cache';
 export { waitFor } from './wait';
 
 /** What tests get from the global setup (vitest `inject('engines')`): plain data, no handles. */

@@ -52,10 +52,35 @@ function accessLog(logger: Logger): Koa.Middleware {
   };
 }
 
-/** Mounts routers with their 405 answers (D7: known path, wrong method → METHOD_NOT_ALLOWED). */
+/**
+ * Mounts routers with their 405 answers (D7: known path, wrong method → METHOD_NOT_ALLOWED). The answer names
+ * the methods the path does take in `Allow` (RFC 9110 §15.5.6), whatever the method asked for, including ones
+ * no router implements (TRACE, PROPFIND…), which must not become a 501; OPTIONS is answered with `Allow` alone.
+ */
 export function mountRouters(app: Koa, routers: readonly Router[]): void {
+  for (const router of routers) app.use(router.routes());
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.status !== 404 || ctx.body != null) return;
+    const allowed = allowedMethods(routers, ctx.path);
+    if (allowed.length === 0) return;
+    ctx.set('Allow', allowed.join(', '));
+    if (ctx.method === 'OPTIONS') {
+      ctx.status = 204;
+      return;
+    }
+    throw new DomainError('METHOD_NOT_ALLOWED', 'Method not allowed on this path.');
+  });
+}
+
+/** The methods the routes matching this path answer (HEAD with GET, OPTIONS always), in a stable order. */
+export function allowedMethods(routers: readonly Router[], path: string): string[] {
+  const methods = new Set<string>();
   for (const router of routers) {
-    app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => new DomainError('METHOD_NOT_ALLOWED', 'Method not allowed on this path.') }));
+    for (const layer of router.match(path, 'GET').path) for (const method of layer.methods) methods.add(method);
   }
+  if (methods.size === 0) return [];
+  methods.add('OPTIONS');
+  const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+  return [...methods].sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
 }

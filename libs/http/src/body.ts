@@ -1,6 +1,7 @@
 import getRawBody from 'raw-body';
 import type { Middleware } from 'koa';
 import { DomainError } from '@checkout/errors';
+import { BODY_DEPTH_MAX, jsonDepthExceeds } from '@checkout/contracts';
 
 declare module 'koa' {
   interface Request {
@@ -11,10 +12,15 @@ declare module 'koa' {
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
+/** Content codings a body may arrive in: none. A compressed body we cannot read is refused, never guessed at. */
+const ACCEPTED_CODINGS = new Set(['', 'identity']);
+
 /**
  * Reads a JSON object body (D7): not JSON, an array or a bare value, or the wrong content type is
  * INVALID_REQUEST; over the limit is PAYLOAD_TOO_LARGE. A request with no body at all (e.g. POST cancel) is
- * fine and leaves jsonBody undefined.
+ * fine and leaves jsonBody undefined. Beyond D7 (docs/decisions.md): a Content-Encoding other than identity is
+ * 415 UNSUPPORTED_CONTENT_ENCODING; bytes that are not UTF-8 are INVALID_REQUEST rather than being replaced by
+ * U+FFFD; JSON nesting deeper than BODY_DEPTH_MAX is INVALID_REQUEST before any schema looks at it.
  */
 export function jsonBody(options: { limitBytes?: number } = {}): Middleware {
   const limit = options.limitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
@@ -23,20 +29,38 @@ export function jsonBody(options: { limitBytes?: number } = {}): Middleware {
     const declaredLength = ctx.request.length;
     const hasBody = ctx.req.headers['transfer-encoding'] !== undefined || (declaredLength !== undefined && declaredLength > 0);
     if (!hasBody) return next();
+    // A body refused before it was read to the end also ends the connection (Connection: close): otherwise the
+    // rest of it keeps the connection busy until Node's request timeout answers 408 on it, and a client that
+    // reuses the connection reads that stray 408 as the answer to its next request.
+    const refuse = (error: DomainError): never => {
+      ctx.set('Connection', 'close');
+      throw error;
+    };
     if (declaredLength !== undefined && declaredLength > limit) {
-      throw new DomainError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes.`);
+      refuse(new DomainError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes.`));
+    }
+    const coding = (ctx.get('content-encoding') || '').trim().toLowerCase();
+    if (!ACCEPTED_CODINGS.has(coding)) {
+      ctx.set('Accept-Encoding', 'identity');
+      refuse(new DomainError('UNSUPPORTED_CONTENT_ENCODING', 'Request bodies are accepted without Content-Encoding (identity) only.'));
     }
     if (!ctx.is('application/json')) {
-      throw new DomainError('INVALID_REQUEST', 'Request body must be JSON sent with Content-Type: application/json.');
+      refuse(new DomainError('INVALID_REQUEST', 'Request body must be JSON sent with Content-Type: application/json.'));
+    }
+    let bytes: Buffer;
+    try {
+      bytes = await getRawBody(ctx.req, { limit, length: declaredLength });
+    } catch (err) {
+      if ((err as { type?: string }).type === 'entity.too.large') {
+        refuse(new DomainError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes.`));
+      }
+      return refuse(new DomainError('INVALID_REQUEST', 'Request body could not be read.'));
     }
     let raw: string;
     try {
-      raw = await getRawBody(ctx.req, { limit, encoding: 'utf8', length: declaredLength });
-    } catch (err) {
-      if ((err as { type?: string }).type === 'entity.too.large') {
-        throw new DomainError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes.`);
-      }
-      throw new DomainError('INVALID_REQUEST', 'Request body could not be read.');
+      raw = STRICT_UTF8.decode(bytes);
+    } catch {
+      throw new DomainError('INVALID_REQUEST', 'Request body is not valid UTF-8.');
     }
     let parsed: unknown;
     try {
@@ -47,7 +71,13 @@ export function jsonBody(options: { limitBytes?: number } = {}): Middleware {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw new DomainError('INVALID_REQUEST', 'Request body must be a JSON object.');
     }
+    if (jsonDepthExceeds(parsed, BODY_DEPTH_MAX)) {
+      throw new DomainError('INVALID_REQUEST', `Request body nests objects and arrays more than ${BODY_DEPTH_MAX} levels deep.`);
+    }
     ctx.request.jsonBody = parsed as Record<string, unknown>;
     return next();
   };
 }
+
+// fatal: invalid bytes throw instead of turning into U+FFFD; ignoreBOM false: a leading BOM is dropped.
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });

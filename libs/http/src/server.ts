@@ -10,11 +10,27 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-export async function listen(app: Koa, options: { host: string; port: number }): Promise<RunningServer> {
-  const server = createServer(app.callback());
-  // Longer than a typical load balancer idle timeout, so the proxy (not us) closes idle keep-alive sockets.
+export interface ListenOptions {
+  host: string;
+  port: number;
+  /** Node's server.headersTimeout: a client gets this long to send all its headers (408 and closed after). */
+  headersTimeoutMs?: number;
+  /** Node's server.requestTimeout: the whole request, body included, must arrive within this (408 after). */
+  requestTimeoutMs?: number;
+}
+
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+export async function listen(app: Koa, options: ListenOptions): Promise<RunningServer> {
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const requestTimeout = Math.max(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout);
+  // Node enforces both timeouts from a periodic sweep (30 s by default); sweeping at a quarter of the shorter one
+  // keeps a slow client (a byte a second) from holding a connection much past its deadline.
+  const connectionsCheckingInterval = Math.min(30_000, Math.max(50, Math.floor(headersTimeout / 4)));
+  const server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval }, app.callback());
+  // Idle keep-alive sockets outlive a typical load balancer's idle timeout, so the proxy (not us) closes them.
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

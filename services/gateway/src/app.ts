@@ -1,4 +1,4 @@
-import { acceptedInternalTokens } from '@checkout/config';
+import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { IDEMPOTENCY_KEY_RETENTION_MS } from '@checkout/contracts';
@@ -82,7 +82,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         clock,
         logger,
       });
-      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
+      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT, ...httpTimeouts(config) });
       return { url: server.url };
     },
 

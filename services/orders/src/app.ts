@@ -1,4 +1,4 @@
-import { acceptedInternalTokens } from '@checkout/config';
+import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { Leases, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
@@ -61,7 +61,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       const commands = new OrderCommands({ orders, referenceData, relay, orderEventsTopic, clock });
       if (config.API_ENABLED) mountRoutes(app, { acceptedInternalTokens: acceptedInternalTokens(config), commands, referenceData, clock });
       if (config.SWEEPERS_ENABLED) relay.start();
-      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
+      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT, ...httpTimeouts(config) });
       return { url: server.url };
     },
 

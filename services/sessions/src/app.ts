@@ -1,4 +1,4 @@
-import { acceptedInternalTokens } from '@checkout/config';
+import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { Leases, PeriodicTask, connectMongo, ensureIndexes, retentionSweep, type MongoConnection } from '@checkout/mongo';
@@ -117,7 +117,7 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
           secureCookies: config.CHECKOUT_BASE_URL.startsWith('https:'),
         });
       }
-      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
+      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT, ...httpTimeouts(config) });
       return { url: server.url };
     },
 

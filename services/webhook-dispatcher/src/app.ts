@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { lookup as dnsLookup } from 'node:dns';
 import { hostname } from 'node:os';
-import { acceptedInternalTokens } from '@checkout/config';
+import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { Leases, PeriodicTask, connectMongo, ensureIndexes, retentionSweep, type MongoConnection } from '@checkout/mongo';
@@ -204,7 +204,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
         );
         retention.start();
       }
-      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT });
+      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT, ...httpTimeouts(config) });
       return { url: server.url };
     },
 

@@ -47,9 +47,15 @@ async function freePort(): Promise<number> {
  * All four services in this process, on the real engines named by the global setup (KAFKA_BROKERS,
  * MONGODB_URL), each with databases and topics under a prefix of its own so test files don't meet.
  */
+export interface StackOptions {
+  /** Receives every log line of every service (JSON text), e.g. to scan a whole run's logs for secrets. */
+  logSink?: (line: string) => void;
+}
+
 export async function startStack(
   overrides: Partial<StackEnvironmentOptions> = {},
   services: readonly ServiceName[] = ['orders', 'sessions', 'webhook-dispatcher', 'gateway'],
+  options: StackOptions = {},
 ): Promise<InProcessStack> {
   const mongoUrl = process.env.MONGODB_URL;
   const brokers = process.env.KAFKA_BROKERS;
@@ -64,7 +70,9 @@ export async function startStack(
     webhookRetryDelaysMs: '200,400,800,1600',
     ...overrides,
   });
-  const logger = (name: string) => createLogger(name, { level: env.gateway.LOG_LEVEL });
+  const sink = options.logSink;
+  const destination = sink && { write: (line: string) => sink(line) };
+  const logger = (name: string) => createLogger(name, { level: env.gateway.LOG_LEVEL, ...(destination && { destination }) });
   const envOf = { orders: env.orders, sessions: env.sessions, 'webhook-dispatcher': env.dispatcher, gateway: env.gateway };
   const apps = await Promise.all(services.map((name) => builders[name](envOf[name], logger(name))));
   const started: StartableApp[] = [];

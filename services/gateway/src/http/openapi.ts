@@ -44,7 +44,9 @@ function openApiPath(path: string): string {
 
 function errorResponses(route: PublicRoute): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of [...route.errors, ...(route.method === 'POST' ? IDEMPOTENCY_ERRORS : []), ...COMMON_ERRORS]) {
+  // Every POST and PATCH reads its body through the same reader, whether or not the operation defines one (D7).
+  const bodyErrors: ErrorCode[] = route.method === 'GET' ? [] : ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_CONTENT_ENCODING'];
+  for (const code of [...route.errors, ...bodyErrors, ...(route.method === 'POST' ? IDEMPOTENCY_ERRORS : []), ...COMMON_ERRORS]) {
     const status = ERROR_STATUS[code];
     byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
   }
@@ -64,10 +66,14 @@ function operation(route: PublicRoute, components: Record<string, JsonSchema>): 
     parameters.push({ name: IDEMPOTENCY_KEY_HEADER, in: 'header', required: false, description, schema });
   }
   if (route.query) {
-    const querySchema = inlineRef(schemaOf(route.query.schema, 'input', components), components) as { properties?: Record<string, JsonSchema>; required?: string[] };
-    for (const [name, schema] of Object.entries(querySchema.properties ?? {})) {
+    // Each parameter is described by its value (io "output": `limit` is an integer 1..100, not "digits"), which a
+    // client sends as decimal text; whether it is required is a property of what the client sends (io "input").
+    type ObjectSchema = { properties?: Record<string, JsonSchema>; required?: string[] };
+    const sent = inlineRef(schemaOf(route.query.schema, 'input', components), components) as ObjectSchema;
+    const values = inlineRef(schemaOf(route.query.schema, 'output', components), components) as ObjectSchema;
+    for (const [name, schema] of Object.entries(values.properties ?? {})) {
       const { description, ...rest } = schema as { description?: string };
-      parameters.push({ name, in: 'query', required: querySchema.required?.includes(name) ?? false, ...(description && { description }), schema: rest });
+      parameters.push({ name, in: 'query', required: sent.required?.includes(name) ?? false, ...(description && { description }), schema: rest });
     }
   }
   return {
@@ -83,6 +89,14 @@ function operation(route: PublicRoute, components: Record<string, JsonSchema>): 
           headers: { [IDEMPOTENT_REPLAYED_HEADER]: { description: '`true` when this is the stored first response to an earlier request with the same Idempotency-Key (D42).', schema: { type: 'string', enum: ['true'] } } },
         }),
         content: { 'application/json': { schema: schemaOf(route.success.schema, 'output', components) } },
+        ...(route.links && {
+          links: Object.fromEntries(
+            Object.entries(route.links).map(([operationId, { parameter, pointer }]) => [
+              operationId,
+              { operationId, parameters: { [parameter]: `$response.body#${pointer}` } },
+            ]),
+          ),
+        }),
       },
       ...errorResponses(route),
     },

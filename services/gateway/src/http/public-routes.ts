@@ -40,7 +40,17 @@ export interface PublicRoute {
   testModeOnly?: boolean;
   /** Session creation needs the organization's checkout settings (D22, D26). */
   forwardCheckoutSettings?: boolean;
+  /**
+   * OpenAPI links from the success response to the operations that take the id it returns (stateful testing
+   * and generated clients follow them): operationId → JSON pointer into the response body.
+   */
+  links?: Record<string, { parameter: string; pointer: string }>;
 }
+
+const orderLinks = ['getOrder', 'updateOrder', 'cancelOrder'];
+const sessionLinks = ['getCheckoutSession', 'updateCheckoutSession', 'testHelperPay', 'testHelperExpire'];
+const linksTo = (operationIds: readonly string[], parameter: string, pointer: string) =>
+  Object.fromEntries(operationIds.map((operationId) => [operationId, { parameter, pointer }]));
 
 const ORDER_FIELD_CODES = { locationId: 'INVALID_LOCATION_ID', paymentDestination: 'INVALID_PAYMENT_DESTINATION' } as const;
 const orderId = { name: 'orderId', prefix: 'ord', code: 'INVALID_ORDER_ID', description: 'Order id, `ord_<mode>_<suffix>`.' } as const;
@@ -65,6 +75,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     upstream: 'orders', upstreamPath: () => '/internal/orders',
     body: { schema: CreateOrderRequest, failureCode: 'ORDER_CREATE_FAILED', codeForField: ORDER_FIELD_CODES, required: true },
     success: { status: 201, schema: OrderResponse },
+    links: linksTo(orderLinks, 'orderId', '/order/id'),
     errors: ['ORDER_CREATE_FAILED', 'DUPLICATE_EXTERNAL_ID', 'INVALID_LOCATION_ID', 'LOCATION_NOT_FOUND', 'INVALID_PAYMENT_DESTINATION', 'PAYMENT_DESTINATION_NOT_FOUND', 'PAYMENT_DESTINATION_NOT_ACTIVE', 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE'],
   },
   {
@@ -91,6 +102,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     upstream: 'sessions', upstreamPath: () => '/internal/sessions', forwardCheckoutSettings: true,
     body: { schema: CreateSessionRequest, failureCode: 'SESSION_CREATION_FAILED', codeForField: ORDER_FIELD_CODES, required: true },
     success: { status: 201, schema: SessionResponse },
+    links: { ...linksTo(sessionLinks, 'sessionId', '/session/id'), ...linksTo(orderLinks, 'orderId', '/session/order/id') },
     errors: ['SESSION_CREATION_FAILED', 'DUPLICATE_EXTERNAL_ID', 'INVALID_LOCATION_ID', 'LOCATION_NOT_FOUND', 'INVALID_PAYMENT_DESTINATION', 'PAYMENT_DESTINATION_NOT_FOUND', 'PAYMENT_DESTINATION_NOT_ACTIVE', 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE'],
   },
   {
@@ -124,6 +136,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     upstream: 'dispatcher', upstreamPath: () => '/internal/events',
     query: { schema: ListEventsQuery, failureCode: 'INVALID_REQUEST' },
     success: { status: 200, schema: EventListResponse },
+    links: linksTo(['getEvent', 'redeliverEvent'], 'eventId', '/events/0/id'),
     errors: ['INVALID_REQUEST'],
   },
   {

@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { createHmac } from 'node:crypto';
+import { eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import { startStack, type InProcessStack } from './support/stack';
+import { Api } from './support/api';
+import { buildSessionInput, uniqueId } from './support/factories';
+
+// Issue 12, item 4: secrets stay secret. The whole stack runs at log level trace with every service's log lines
+// captured; the run exercises keys (valid, wrong, revoked), the admin API, signed webhooks, the hosted page with
+// real test card numbers, a signed live processor notification and internal calls with a wrong token. Then the
+// logs are scanned for every secret the run knows and for any Luhn-valid 13–19 digit run (a card number).
+
+const lines: string[] = [];
+let stack: InProcessStack;
+let receiver: WebhookReceiver;
+const secrets = new Map<string, string>();
+
+/** Luhn check of a digit string. */
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i += 1) {
+    let d = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/** Every run of 13–19 digits (spaces or dashes between groups allowed, as people type card numbers) that passes Luhn. */
+export function cardNumbersIn(text: string): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(/(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])/g)) {
+    const digits = match[0].replace(/[ -]/g, '');
+    if (luhnValid(digits)) found.push(match[0]);
+  }
+  return found;
+}
+
+async function payOnHostedPage(sessionId: string, cardNumber: string): Promise<number> {
+  const page = await request(`${stack.checkoutBaseUrl}/${sessionId}`);
+  const html = await page.body.text();
+  const cookie = String(page.headers['set-cookie'] ?? '').split(';')[0] ?? '';
+  const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+  const form = new URLSearchParams({ csrf, method: 'card', cardNumber });
+  const paid = await request(`${stack.checkoutBaseUrl}/${sessionId}/pay`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  });
+  await paid.body.text();
+  return paid.statusCode;
+}
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  stack = await startStack({ logLevel: 'trace', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '100000' } } }, undefined, {
+    logSink: (line) => lines.push(line),
+  });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await receiver?.close();
+});
+
+describe('Secrets in logs', () => {
+  it('When a full run of payments, webhooks, keys and operator calls is logged at trace level, then no secret and no card number appears in any service log', async () => {
+    const org = await stack.admin.createOrganizationWithKeys('Secret Keeping Org');
+    const extra = await stack.admin.createKey(org.organizationId, 'test');
+    secrets.set('test key', org.testKey).set('live key', org.liveKey).set('second test key', extra.secret);
+    secrets.set('admin token', stack.env.adminToken).set('internal token', stack.env.internalToken);
+    secrets.set('processor HMAC secret', stack.env.processorWebhookSecret).set('CSRF secret', stack.env.sessions.CSRF_SECRET ?? '');
+    for (const mode of ['test', 'live'] as const) {
+      const { webhookSigningSecret } = await stack.admin.call<{ webhookSigningSecret: string }>('PATCH', `/organizations/${org.organizationId}/checkout-settings`, { mode, webhookSigning: true });
+      secrets.set(`${mode} signing secret`, webhookSigningSecret);
+    }
+    const test = new Api(stack.gatewayUrl, org.testKey);
+    const live = new Api(stack.gatewayUrl, org.liveKey);
+
+    // Test mode: hosted page with a good, a declined and a non-test card; the test helper; signed webhooks.
+    const cards = ['4242 4242 4242 4242', '4000000000000002', '5555555555554444'];
+    for (const card of cards) {
+      const created = await test.post('/v0/checkout/sessions', buildSessionInput({ externalId: uniqueId('secret'), callbackUrl: receiver.url('/hooks/secret'), customer: { email: 'payer@example.com', phone: '+1 415 555 0123' } }));
+      expect(created.status).toBe(201);
+      expect(await payOnHostedPage(created.body.session.id, card)).toBe(303);
+    }
+    const helperPaid = await test.post('/v0/checkout/sessions', buildSessionInput({ externalId: uniqueId('secret'), callbackUrl: receiver.url('/hooks/secret') }));
+    expect((await test.post(`/v0/test_helpers/checkout/sessions/${helperPaid.body.session.id}/pay`, {})).status).toBe(200);
+
+    // Live mode: the processor reports a captured payment, signed with the HMAC secret (D27).
+    const liveSession = await live.post('/v0/checkout/sessions', buildSessionInput({ externalId: uniqueId('secret'), callbackUrl: receiver.url('/hooks/secret') }));
+    expect(liveSession.status).toBe(201);
+    const note = JSON.stringify({
+      paymentId: `pay_live_${uniqueId('p').replace(/[^0-9A-Za-z]/g, '')}`,
+      sessionId: liveSession.body.session.id,
+      method: 'card',
+      amount: liveSession.body.session.order.amounts.total,
+      capturedAt: new Date().toISOString(),
+    });
+    const t = Math.floor(Date.now() / 1000);
+    const signature = `t=${t},v1=${createHmac('sha256', stack.env.processorWebhookSecret).update(`${t}.${note}`).digest('hex')}`;
+    const notified = await request(`http://127.0.0.1:${stack.env.sessions.PORT}/internal/processor/notifications`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-processor-signature': signature },
+      body: note,
+    });
+    const notifiedBody = await notified.body.text();
+    expect(notified.statusCode, notifiedBody).toBe(200);
+
+    // Wrong, malformed and revoked credentials, and an internal call with a wrong token.
+    expect((await test.withKey(`${org.testKey.slice(0, -4)}abcd`).get('/v0/orders')).status).toBe(401);
+    expect((await test.withKey(`sk_test_${'9'.repeat(16)}`).get('/v0/orders')).status).toBe(401);
+    await stack.admin.call('POST', `/organizations/${org.organizationId}/keys/${extra.id}/revoke`);
+    await eventually(async () => (await test.withKey(extra.secret).get('/v0/orders')).status === 401, { deadlineMs: 15_000, description: 'revoked key refused' });
+    const wrongAdmin = await request(`${stack.gatewayUrl}/admin/organizations`, { headers: { authorization: `Bearer ${stack.env.adminToken}x` } });
+    await wrongAdmin.body.text();
+    expect(wrongAdmin.statusCode).toBe(401);
+    const wrongInternal = await request(`http://127.0.0.1:${stack.env.orders.PORT}/internal/orders`, { headers: { 'x-internal-token': `${stack.env.internalToken}x` } });
+    await wrongInternal.body.text();
+    expect(wrongInternal.statusCode).toBe(401);
+
+    // Let the webhooks land (signed), then redeliver one so the retry path logs too.
+    await eventually(() => receiver.deliveries('/hooks/secret').length >= 3, { deadlineMs: 30_000, description: 'signed webhooks delivered' });
+    expect(receiver.deliveries('/hooks/secret')[0]?.headers['webhook-signature']).toBeDefined();
+    const events = await test.get('/v0/events');
+    expect((await test.post(`/v0/events/${events.body.events[0].id}/redeliver`)).status).toBe(202);
+    await eventually(() => receiver.deliveries('/hooks/secret').length >= 4, { deadlineMs: 30_000, description: 'redelivery' });
+
+    // The scan: the run must have logged something from every service, and nothing secret.
+    const services = new Set(lines.map((line) => (JSON.parse(line) as { service?: string }).service));
+    expect([...services].sort()).toEqual(['gateway', 'orders', 'sessions', 'webhook-dispatcher']);
+    const text = lines.join('');
+    const hits: string[] = [];
+    for (const [name, value] of secrets) {
+      expect(value.length, name).toBeGreaterThan(10);
+      if (text.includes(value)) hits.push(name);
+    }
+    for (const pattern of [/sk_(test|live)_[0-9A-Za-z]{20,}/, /whsec_[0-9A-Za-z+/=]{16,}/]) {
+      const match = pattern.exec(text);
+      if (match) hits.push(`pattern ${pattern.source}: ${match[0].slice(0, 14)}…`);
+    }
+    for (const card of cardNumbersIn(text)) hits.push(`card number ${card.slice(0, 4)}…`);
+    expect(hits).toEqual([]);
+  });
+
+  it('When the scanner is shown a card number or a key, then it finds it (the scan can fail)', () => {
+    expect(cardNumbersIn('{"n":"4242 4242 4242 4242"}')).toHaveLength(1);
+    expect(cardNumbersIn('{"n":4000000000000002}')).toHaveLength(1);
+    expect(cardNumbersIn('{"id":"4242424242424241","short":"424242424242"}')).toEqual([]);
+    expect(luhnValid('5555555555554444')).toBe(true);
+  });
+});
