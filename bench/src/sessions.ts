@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { Kafka, logLevel } from 'kafkajs';
+import { createKafka, readTopic } from '@checkout/kafka';
 import { Pool } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { TOPICS, topicName } from '@checkout/contracts';
@@ -51,8 +51,8 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
   const org = await admin.createOrganizationWithKeys('Bench Sessions Org');
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${org.testKey}` };
   const pool = new Pool(stack.env.gatewayUrl, { connections: Math.max(options.concurrency, PAY_CONCURRENCY), pipelining: 1 });
-  const kafka = new Kafka({ clientId: `bench-sessions-${Date.now()}`, brokers: engines.kafkaBrokers, logLevel: logLevel.NOTHING });
-  const consumer = kafka.consumer({ groupId: `bench-sessions-probe-${Date.now()}`, maxWaitTimeInMs: 100 });
+  const kafka = createKafka({ clientId: `bench-sessions-${Date.now()}`, brokers: engines.kafkaBrokers });
+  let probe: Awaited<ReturnType<typeof readTopic>> | undefined;
   try {
     const createSession = async (): Promise<string | undefined> => {
       const response = await pool.request({ method: 'POST', path: '/v0/checkout/sessions', headers, body: SESSION });
@@ -75,19 +75,19 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
 
     const seenAt = new Map<string, number>();
     const topic = topicName(stack.env.sessions.TOPIC_PREFIX, TOPICS.sessionEvents);
-    const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
-    await consumer.connect();
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message }) => {
+    probe = await readTopic({
+      kafka,
+      topic,
+      groupId: `bench-sessions-probe-${Date.now()}`,
+      onMessage: (message) => {
         const now = performance.now();
-        const key = message.key?.toString();
+        const key = message.key;
         if (!key || seenAt.has(key)) return; // the relay publishes at least once: keep the first sighting
-        const value = JSON.parse(message.value?.toString() ?? 'null') as { type?: string } | null;
+        const value = JSON.parse(message.value || 'null') as { type?: string } | null;
         if (value?.type === 'checkout.session.completed') seenAt.set(key, now);
       },
     });
-    await joined; // the consumer owns its partitions before the first payment is sent
+    await probe.joined; // the probe owns its partitions before the first payment is sent
 
     const sentAt = new Map<string, number>();
     const answeredAt = new Map<string, number>();
@@ -134,7 +134,7 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
     const beforeAnswer = sessionIds.filter((id) => (seenAt.get(id) ?? Infinity) <= (answeredAt.get(id) ?? -Infinity)).length;
     console.log(`  events the probe saw before the pay request's answer arrived: ${beforeAnswer} of ${eventLatencies.length}`);
   } finally {
-    await consumer.disconnect().catch(() => {});
+    await probe?.stop().catch(() => {});
     await pool.close();
     await stack.stop();
   }

@@ -5,7 +5,7 @@
 //   2. first-attempt latency p50/p99, from the moment the event is on the topic to the request at the receiver;
 //   3. p99 of healthy endpoints while half of all endpoints time out, next to the all-healthy p99.
 import { randomBytes } from 'node:crypto';
-import { Kafka, logLevel, type Producer } from 'kafkajs';
+import { createEventProducer, createKafka, type EventProducer } from '@checkout/kafka';
 import { MongoClient } from 'mongodb';
 import { request } from 'undici';
 import { startEngines, type Engines } from '@checkout/engines';
@@ -53,7 +53,7 @@ async function waitUntil(condition: () => boolean, deadlineMs: number): Promise<
 }
 
 /** Produces `rate` events/s for `seconds` to the given URLs (round robin), recording produce-ack times. */
-async function paced(producer: Producer, topic: string, urls: readonly string[], rate: number, seconds: number, producedAt: Map<string, number>): Promise<SessionEventV1[]> {
+async function paced(producer: EventProducer, topic: string, urls: readonly string[], rate: number, seconds: number, producedAt: Map<string, number>): Promise<SessionEventV1[]> {
   const all: SessionEventV1[] = [];
   const tick = 100;
   const perTick = Math.max(1, Math.round((rate * tick) / 1000));
@@ -62,7 +62,7 @@ async function paced(producer: Producer, topic: string, urls: readonly string[],
   while (Date.now() < end) {
     const started = Date.now();
     const batch = Array.from({ length: perTick }, () => sessionEvent(urls[i++ % urls.length] as string, Date.now()));
-    await producer.send({ topic, acks: -1, messages: batch.map((e) => ({ key: e.sessionId, value: JSON.stringify(e) })) });
+    await producer.send(batch.map((e) => ({ topic, key: e.sessionId, value: JSON.stringify(e) })));
     const acked = Date.now();
     for (const e of batch) producedAt.set(e.eventId, acked);
     all.push(...batch);
@@ -100,8 +100,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   });
   const app = buildApp(config, createLogger('bench', { level: 'error' }));
   await app.start();
-  const kafka = new Kafka({ clientId: 'bench', brokers: engines.kafkaBrokers, logLevel: logLevel.NOTHING });
-  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  const producer = createEventProducer(createKafka({ clientId: 'bench', brokers: engines.kafkaBrokers }));
   await producer.connect();
   const topic = topicName(config.TOPIC_PREFIX, TOPICS.sessionEvents);
   const rows: string[][] = [];
@@ -111,7 +110,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const burstEvents = Array.from({ length: burst }, (_, i) => sessionEvent(receivers[i % receivers.length]?.url('/burst') as string, 0));
     const burstStarted = Date.now();
     for (let i = 0; i < burstEvents.length; i += 200) {
-      await producer.send({ topic, acks: -1, messages: burstEvents.slice(i, i + 200).map((e) => ({ key: e.sessionId, value: JSON.stringify(e) })) });
+      await producer.send(burstEvents.slice(i, i + 200).map((e) => ({ topic, key: e.sessionId, value: JSON.stringify(e) })));
     }
     const delivered = () => receivers.reduce((n, r) => n + r.deliveries('/burst').length, 0);
     const completed = await waitUntil(() => delivered() >= burst, 120_000);

@@ -46,16 +46,8 @@ export async function createTopics(environment: Record<string, string | undefine
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'create-topics', logger });
   const plan = topicPlan(config);
   // ensureTopics retries the retriable metadata errors a fresh broker answers with.
-  await ensureTopics(kafka, plan, config.KAFKA_REPLICATION_FACTOR);
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const { topics } = await admin.fetchTopicMetadata({ topics: plan.map((p) => p.topic) });
-    const partitions = new Map(topics.map((t) => [t.name, t.partitions.length]));
-    return plan.map((p) => ({ topic: p.topic, partitions: partitions.get(p.topic) ?? 0, planned: p.numPartitions }));
-  } finally {
-    await admin.disconnect();
-  }
+  const partitions = await ensureTopics(kafka, plan, config.KAFKA_REPLICATION_FACTOR);
+  return plan.map((p) => ({ topic: p.topic, partitions: partitions.get(p.topic) ?? 0, planned: p.numPartitions }));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

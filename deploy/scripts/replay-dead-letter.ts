@@ -14,7 +14,7 @@ import { request } from 'undici';
 import { z } from 'zod';
 import { env, kafkaConfigShape, loadConfig } from '@checkout/config';
 import { TOPICS, topicName } from '@checkout/contracts';
-import { createKafka } from '@checkout/kafka';
+import { createKafka, drainTopic } from '@checkout/kafka';
 import { createLogger } from '@checkout/logger';
 
 const ReplayConfigSchema = z.object({
@@ -63,57 +63,9 @@ export async function replayDeadLetter(environment: Record<string, string | unde
   const topic = topicName(config.TOPIC_PREFIX, TOPICS.webhookDeadLetter);
   const groupId = options.group ?? topicName(config.TOPIC_PREFIX, 'webhook-dispatcher.dead-letter-replay');
 
-  // Where each partition ends now, and where this group stands: partitions with nothing new are already done.
-  const admin = kafka.admin();
-  await admin.connect();
-  const remaining = new Map<number, bigint>(); // partition → offset to reach (exclusive)
-  try {
-    const ends = await admin.fetchTopicOffsets(topic);
-    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-    for (const end of ends) {
-      const mine = committed?.partitions.find((p) => p.partition === end.partition);
-      const start = mine && BigInt(mine.offset) >= 0n ? BigInt(mine.offset) : BigInt(end.low);
-      if (start < BigInt(end.high)) remaining.set(end.partition, BigInt(end.high));
-    }
-  } finally {
-    await admin.disconnect();
-  }
   const counts = { replayed: 0, skipped: 0, invalid: 0 };
-  if (remaining.size === 0) return counts;
-
   const seen = new Set<string>();
-  const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false });
-  await consumer.connect();
-  let finish!: () => void;
-  let fail!: (err: unknown) => void;
-  const done = new Promise<void>((res, rej) => {
-    finish = res;
-    fail = rej;
-  });
-  const timer = setTimeout(() => fail(new Error(`replay-dead-letter: not caught up after ${config.REPLAY_TIMEOUT_MS} ms`)), config.REPLAY_TIMEOUT_MS);
-  try {
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachMessage: async ({ partition, message }) => {
-        const end = remaining.get(partition);
-        if (end === undefined || BigInt(message.offset) >= end) return;
-        try {
-          await handle(message.value?.toString() ?? '');
-        } catch (err) {
-          fail(err);
-          throw err;
-        }
-        if (!options.dryRun) await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
-        if (BigInt(message.offset) + 1n >= end) remaining.delete(partition);
-        if (remaining.size === 0) finish();
-      },
-    });
-    await done;
-  } finally {
-    clearTimeout(timer);
-    await consumer.disconnect().catch(() => {});
-  }
+  await drainTopic({ kafka, topic, groupId, commit: !options.dryRun, timeoutMs: config.REPLAY_TIMEOUT_MS, handle: (message) => handle(message.value) });
   return counts;
 
   async function handle(raw: string): Promise<void> {

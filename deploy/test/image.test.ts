@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { Kafka, logLevel } from 'kafkajs';
+import { createEventProducer, createKafka } from '@checkout/kafka';
 import { AdminClient, eventually, stackEnvironment } from '@checkout/testing';
 import { ALL_TOPICS } from '@checkout/contracts';
 import { SCRIPTS, SERVICES, bundle, type BundleResult } from '../scripts/bundle';
@@ -203,10 +203,8 @@ describe('the bundles the image runs', () => {
       return detail.deliveries[0]?.status === 'failed';
     }, 60_000, () => `no failed delivery:\n${logs['webhook-dispatcher']}`);
     // Plus a poison message, which the replay must skip rather than choke on.
-    const kafka = new Kafka({ brokers: (process.env.KAFKA_BROKERS ?? '').split(','), clientId: 'deploy-test', logLevel: logLevel.NOTHING });
-    const producer = kafka.producer();
-    await producer.connect();
-    await producer.send({ topic: `${namePrefix}.webhooks.dead-letter`, messages: [{ key: 'poison', value: 'not json' }] });
+    const producer = createEventProducer(createKafka({ brokers: (process.env.KAFKA_BROKERS ?? '').split(','), clientId: 'deploy-test' }));
+    await producer.send([{ topic: `${namePrefix}.webhooks.dead-letter`, key: 'poison', value: 'not json' }]);
     await producer.disconnect();
 
     const replayEnv = { PATH: process.env.PATH ?? '', KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '', TOPIC_PREFIX: namePrefix, DISPATCHER_URL: `http://127.0.0.1:${ports.dispatcher}`, INTERNAL_TOKEN: stack.internalToken, LOG_LEVEL: 'warn' };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Kafka, logLevel, type Admin, type Consumer } from 'kafkajs';
+import { createKafka, readTopic, topicOffsets, type KafkaClient } from '@checkout/kafka';
 import { request } from 'undici';
 import { SessionEventV1, TOPICS, topicName } from '@checkout/contracts';
 import { eventually } from '@checkout/testing';
@@ -79,38 +79,32 @@ class TopicProbe {
   readonly messages: TopicMessage[] = [];
   private readonly consumedUpTo = new Map<number, number>();
 
+  private stopReading: () => Promise<void> = async () => {};
+
   private constructor(
     private readonly name: string,
-    private readonly consumer: Consumer,
-    private readonly admin: Admin,
+    private readonly kafka: KafkaClient,
   ) {}
 
   static async start(brokers: string[], name: string): Promise<TopicProbe> {
-    const kafka = new Kafka({ clientId: uniqueId('e2e-probe'), brokers, logLevel: logLevel.NOTHING });
-    const consumer = kafka.consumer({ groupId: `${name}.${uniqueId('e2e-probe')}`, sessionTimeout: 10_000, heartbeatInterval: 500, maxWaitTimeInMs: 100 });
-    const admin = kafka.admin();
-    await Promise.all([consumer.connect(), admin.connect()]);
-    const probe = new TopicProbe(name, consumer, admin);
-    await consumer.subscribe({ topic: name, fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ partition, message }) => {
-        probe.messages.push({
-          partition,
-          offset: Number(message.offset),
-          key: message.key?.toString() ?? '',
-          eventIdHeader: message.headers?.['event-id']?.toString() ?? '',
-          value: JSON.parse(message.value?.toString() ?? 'null'),
-        });
-        probe.consumedUpTo.set(partition, Math.max(probe.consumedUpTo.get(partition) ?? -1, Number(message.offset)));
+    const kafka = createKafka({ clientId: uniqueId('e2e-probe'), brokers });
+    const probe = new TopicProbe(name, kafka);
+    const reading = await readTopic({
+      kafka,
+      topic: name,
+      groupId: `${name}.${uniqueId('e2e-probe')}`,
+      onMessage: ({ partition, offset, key, headers, value }) => {
+        probe.messages.push({ partition, offset: Number(offset), key: key ?? '', eventIdHeader: headers['event-id'] ?? '', value: JSON.parse(value || 'null') });
+        probe.consumedUpTo.set(partition, Math.max(probe.consumedUpTo.get(partition) ?? -1, Number(offset)));
       },
     });
+    probe.stopReading = () => reading.stop();
     return probe;
   }
 
   /** Partition → high-water mark (the offset the next message will get) right now. */
   async highWaterMarks(): Promise<Map<number, number>> {
-    const offsets = await this.admin.fetchTopicOffsets(this.name);
-    return new Map(offsets.map((p) => [p.partition, Number(p.high)]));
+    return new Map([...(await topicOffsets(this.kafka, this.name))].map(([partition, { high }]) => [partition, high]));
   }
 
   /** Resolves when everything on the topic at the time of the call has been consumed. */
@@ -131,8 +125,7 @@ class TopicProbe {
   }
 
   async stop(): Promise<void> {
-    await this.consumer.disconnect().catch(() => {});
-    await this.admin.disconnect().catch(() => {});
+    await this.stopReading().catch(() => {});
   }
 }
 

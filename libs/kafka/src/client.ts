@@ -1,10 +1,21 @@
 import { Kafka, logLevel, type LogEntry, type logCreator } from 'kafkajs';
 import type { Logger } from 'pino';
+import { bindKafkajs, kafkajsOf } from './kafkajs';
 
 export interface KafkaOptions {
-  brokers: string[];
+  brokers: readonly string[];
   clientId: string;
-  logger: Logger;
+  /** Where the client's own warnings go; none: silent (test probes, benchmarks). */
+  logger?: Logger;
+}
+
+/**
+ * A connection to the brokers, handed to every other function of this lib. Opaque on purpose: no type of the
+ * client library behind it (kafkajs today) leaves libs/kafka, so replacing that library is this lib's change.
+ */
+export interface KafkaClient {
+  readonly clientId: string;
+  readonly brokers: readonly string[];
 }
 
 // kafkajs logs retriable protocol errors (a coordinator still loading, a leader moving) at ERROR while it
@@ -25,22 +36,23 @@ function pinoLogCreator(logger: Logger): logCreator {
     };
 }
 
-export function createKafka(options: KafkaOptions): Kafka {
+export function createKafka(options: KafkaOptions): KafkaClient {
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
-  return new Kafka({
+  const kafka = new Kafka({
     clientId: options.clientId,
-    brokers: options.brokers,
+    brokers: [...options.brokers],
     connectionTimeout: 3_000,
     requestTimeout: 10_000,
     retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: 8 },
-    logLevel: logLevel.WARN,
-    logCreator: pinoLogCreator(options.logger.child({ component: 'kafkajs' })),
+    logLevel: options.logger ? logLevel.WARN : logLevel.NOTHING,
+    ...(options.logger && { logCreator: pinoLogCreator(options.logger.child({ component: 'kafkajs' })) }),
   });
+  return bindKafkajs({ clientId: options.clientId, brokers: [...options.brokers] }, kafka);
 }
 
 /** A readiness check that the broker answers (used by /readyz). */
-export function kafkaReadinessCheck(kafka: Kafka): () => Promise<void> {
-  const admin = kafka.admin({ retry: { retries: 0 } });
+export function kafkaReadinessCheck(kafka: KafkaClient): () => Promise<void> {
+  const admin = kafkajsOf(kafka).admin({ retry: { retries: 0 } });
   let connected: Promise<void> | undefined;
   return async () => {
     try {

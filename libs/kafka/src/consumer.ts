@@ -1,5 +1,7 @@
-import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
+import type { Consumer, IHeaders, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
+import type { KafkaClient } from './client';
+import { kafkajsOf } from './kafkajs';
 import type { EventProducer } from './producer';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -9,11 +11,12 @@ export interface MessageContext {
   partition: number;
   offset: string;
   key: string | null;
-  headers: KafkaMessage['headers'];
+  /** Header values decoded as UTF-8. */
+  headers: Record<string, string>;
 }
 
 export interface ConsumerOptions<T> {
-  kafka: Kafka;
+  kafka: KafkaClient;
   groupId: string;
   topics: string[];
   fromBeginning?: boolean;
@@ -43,8 +46,8 @@ export interface RunningConsumer {
 }
 
 /**
- * Keeps a consumer group member alive for the life of the service. kafkajs restarts a crashed consumer only
- * when the crash is retriable; after any other crash it leaves the consumer disconnected for good while the
+ * Internal to libs/kafka (services use runConsumer, runDelayedConsumer or readTopic). Keeps a consumer group
+ * member alive for the life of the service. kafkajs restarts a crashed consumer only when the crash is retriable; after any other crash it leaves the consumer disconnected for good while the
  * service goes on answering ready. We have seen it after "Failed to find group coordinator" on a busy
  * single-broker cluster (kafkajs wraps that in a non-retriable error: tulios/kafkajs#1630); a TypeError or
  * RangeError out of a handler does the same. The supervisor starts a fresh consumer after such a crash,
@@ -139,27 +142,18 @@ export async function runConsumer<T>(options: ConsumerOptions<T>): Promise<Runni
   return superviseConsumer({
     logger: log,
     ...(options.onRestart && { onRestart: options.onRestart }),
-    create: () => options.kafka.consumer({ groupId: options.groupId, ...CONSUMER_GROUP_SETTINGS }),
+    create: () => kafkajsOf(options.kafka).consumer({ groupId: options.groupId, ...CONSUMER_GROUP_SETTINGS }),
     begin: async (consumer) => {
       for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
       await consumer.run({
         autoCommit: true,
         partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
         eachMessage: async ({ topic, partition, message }) => {
-          const context: MessageContext = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers: message.headers };
+          const context: MessageContext = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers: decodeHeaders(message.headers) };
           const parsed = parseMessage(message, options.parse);
           if (!parsed.ok) {
             log.error({ topic, partition, offset: message.offset, reason: parsed.error }, 'poison message parked on the dead-letter topic');
-            if (options.deadLetter) {
-              await options.deadLetter.producer.send([
-                {
-                  topic: options.deadLetter.topic,
-                  key: context.key ?? `${topic}:${partition}:${message.offset}`,
-                  value: message.value?.toString() ?? '',
-                  headers: { 'x-original-topic': topic, 'x-failure-reason': parsed.error.slice(0, 500) },
-                },
-              ]);
-            }
+            await parkOnDeadLetter(options.deadLetter, { topic, partition, message }, parsed.error);
             return;
           }
           try {
@@ -185,4 +179,145 @@ function parseMessage<T>(message: KafkaMessage, parse: (raw: unknown) => ParseRe
   } catch (err) {
     return { ok: false, error: err instanceof Error ? err.message : String(err) };
   }
+}
+
+export function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {
+  const decoded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value === undefined) continue;
+    decoded[name] = Array.isArray(value) ? String(value[0]) : value.toString();
+  }
+  return decoded;
+}
+
+async function parkOnDeadLetter(deadLetter: ConsumerOptions<unknown>['deadLetter'], from: { topic: string; partition: number; message: KafkaMessage }, reason: string): Promise<void> {
+  if (!deadLetter) return;
+  const { topic, partition, message } = from;
+  await deadLetter.producer.send([
+    {
+      topic: deadLetter.topic,
+      key: message.key?.toString() ?? `${topic}:${partition}:${message.offset}`,
+      value: message.value?.toString() ?? '',
+      headers: { 'x-original-topic': topic, 'x-failure-reason': reason.slice(0, 500) },
+    },
+  ]);
+}
+
+export interface DelayedConsumerOptions<T> extends Omit<ConsumerOptions<T>, 'handle' | 'fromBeginning'> {
+  /** When a message may be handled; one that is not due yet holds back its partition (only that one). */
+  dueAt: (message: T) => Date;
+  /** Handles a due message; the offset moves on when it resolves. */
+  onDue: (message: T) => Promise<void>;
+  clock: () => Date;
+}
+
+/**
+ * Reads topics whose messages wait for a time (the webhook retry tiers). A message that is not due yet pauses
+ * its partition and a timer resumes it when due; its offset is not resolved, so it is fetched again then.
+ * Nothing sleeps inside the handler, so other partitions and topics keep flowing. Poison messages go to the
+ * dead-letter topic; a failing onDue is retried in place (at least once).
+ */
+export async function runDelayedConsumer<T>(options: DelayedConsumerOptions<T>): Promise<RunningConsumer> {
+  const log = options.logger.child({ groupId: options.groupId });
+  const timers = new Set<NodeJS.Timeout>();
+  const waiting = new Set<string>();
+  const clearWaits = () => {
+    for (const timer of timers) clearTimeout(timer);
+    timers.clear();
+    waiting.clear();
+  };
+  const running = await superviseConsumer({
+    logger: log,
+    ...(options.onRestart && { onRestart: options.onRestart }),
+    create: () =>
+      kafkajsOf(options.kafka).consumer({
+        groupId: options.groupId,
+        ...CONSUMER_GROUP_SETTINGS,
+        // A resumed partition is fetched on the next fetch round; a short long-poll keeps that within ~200 ms
+        // instead of kafkajs' default 5 s (with every partition paused kafkajs idles for this long, too).
+        maxWaitTimeInMs: 200,
+      }),
+    begin: async (consumer) => {
+      // A replacement consumer starts with every partition resumed; the old one's timers are moot.
+      clearWaits();
+      for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: true });
+      await consumer.run({
+        autoCommit: true,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
+        eachBatch: async ({ batch, resolveOffset, heartbeat, pause, isRunning, isStale }) => {
+          const partitionKey = `${batch.topic}:${batch.partition}`;
+          if (waiting.has(partitionKey)) return;
+          for (const message of batch.messages) {
+            if (!isRunning() || isStale()) return;
+            const parsed = parseMessage(message, options.parse);
+            if (!parsed.ok) {
+              log.error({ topic: batch.topic, partition: batch.partition, offset: message.offset, reason: parsed.error }, 'poison message parked on the dead-letter topic');
+              await parkOnDeadLetter(options.deadLetter, { topic: batch.topic, partition: batch.partition, message }, parsed.error);
+              resolveOffset(message.offset);
+              continue;
+            }
+            const waitMs = options.dueAt(parsed.value).getTime() - options.clock().getTime();
+            if (waitMs > 0) {
+              const resume = pause();
+              waiting.add(partitionKey);
+              const timer = setTimeout(() => {
+                timers.delete(timer);
+                waiting.delete(partitionKey);
+                resume();
+              }, waitMs);
+              timers.add(timer);
+              return;
+            }
+            try {
+              await options.onDue(parsed.value);
+            } catch (err) {
+              throw new HandlerFailedError(err);
+            }
+            resolveOffset(message.offset);
+            await heartbeat();
+          }
+        },
+      });
+    },
+  });
+  return {
+    async stop() {
+      clearWaits();
+      await running.stop();
+    },
+  };
+}
+
+export interface ReceivedMessage {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  value: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Reads a whole topic from the beginning into `onMessage`, in a group of its own (test probes, benchmarks,
+ * operator tools). `joined` resolves once the group has its partitions, so what is sent after it is seen soon.
+ */
+export async function readTopic(options: {
+  kafka: KafkaClient;
+  topic: string;
+  groupId: string;
+  onMessage: (message: ReceivedMessage) => void;
+  /** Longest wait of one fetch for new messages (default 100 ms: probes want to see messages soon). */
+  maxWaitTimeInMs?: number;
+}): Promise<{ joined: Promise<void>; stop(): Promise<void> }> {
+  const consumer = kafkajsOf(options.kafka).consumer({ groupId: options.groupId, sessionTimeout: 10_000, heartbeatInterval: 500, maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100 });
+  const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
+  await consumer.connect();
+  await consumer.subscribe({ topic: options.topic, fromBeginning: true });
+  await consumer.run({
+    eachMessage: async ({ topic, partition, message }) => {
+      options.onMessage({ topic, partition, offset: message.offset, key: message.key?.toString() ?? null, value: message.value?.toString() ?? '', headers: decodeHeaders(message.headers) });
+    },
+  });
+  return { joined, stop: () => consumer.disconnect() };
 }

@@ -1,7 +1,20 @@
-export * from './client';
-export * from './consumer';
+// The lib's public API. No kafkajs type crosses it (README.md: how to swap the client library).
+export { createKafka, kafkaReadinessCheck, type KafkaClient, type KafkaOptions } from './client';
+export {
+  HandlerFailedError,
+  readTopic,
+  runConsumer,
+  runDelayedConsumer,
+  type ConsumerOptions,
+  type DelayedConsumerOptions,
+  type MessageContext,
+  type ParseResult,
+  type ReceivedMessage,
+  type RunningConsumer,
+} from './consumer';
+export { drainTopic } from './drain';
 export * from './idempotent';
 export * from './metrics';
 export * from './outbox';
 export * from './producer';
-export * from './topics';
+export { ensureTopics, topicOffsets, type TopicSpec } from './topics';

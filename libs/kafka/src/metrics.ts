@@ -1,7 +1,9 @@
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin } from 'kafkajs';
 import type { Collection, Document, Filter } from 'mongodb';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { OutboxFields } from './outbox';
+import type { KafkaClient } from './client';
+import { kafkajsOf } from './kafkajs';
 
 // The messaging metrics an on-call engineer reads first (docs/operations.md, "What to alert on"). Gauges that
 // need a broker or database answer are computed when Prometheus scrapes, so they cost nothing between scrapes;
@@ -67,7 +69,7 @@ export interface ConsumerMetrics {
 /** Restarts per group, the lag of each group on its topics, and the depth of topics nobody consumes (DLQ). */
 export function registerConsumerMetrics(
   registry: Registry,
-  kafka: Kafka,
+  kafka: KafkaClient,
   options: { groups: { groupId: string; topics: string[] }[]; depthTopics?: string[] },
 ): ConsumerMetrics & { close(): Promise<void> } {
   const restarts = new Counter({
@@ -79,7 +81,7 @@ export function registerConsumerMetrics(
   let admin: Admin | undefined;
   let connected: Promise<void> | undefined;
   const connectedAdmin = async (): Promise<Admin> => {
-    admin ??= kafka.admin({ retry: { retries: 0 } });
+    admin ??= kafkajsOf(kafka).admin({ retry: { retries: 0 } });
     connected ??= admin.connect().catch((err: unknown) => {
       connected = undefined;
       throw err;

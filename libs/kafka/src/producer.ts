@@ -1,10 +1,12 @@
-import type { Kafka, Producer, IHeaders } from 'kafkajs';
+import type { Producer } from 'kafkajs';
+import type { KafkaClient } from './client';
+import { kafkajsOf } from './kafkajs';
 
 export interface OutgoingMessage {
   topic: string;
   key: string;
   value: string;
-  headers?: IHeaders;
+  headers?: Record<string, string>;
 }
 
 export interface EventProducer {
@@ -19,8 +21,8 @@ export interface EventProducer {
  * during a broker outage fails within seconds; the outbox keeps the event and the relay tries again, and
  * consumers deduplicate by event id.
  */
-export function createEventProducer(kafka: Kafka): EventProducer {
-  const producer: Producer = kafka.producer({
+export function createEventProducer(kafka: KafkaClient): EventProducer {
+  const producer: Producer = kafkajsOf(kafka).producer({
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,

@@ -1,4 +1,6 @@
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin } from 'kafkajs';
+import type { KafkaClient } from './client';
+import { kafkajsOf } from './kafkajs';
 
 export interface TopicSpec {
   topic: string;
@@ -14,15 +16,15 @@ export interface TopicSpec {
  * services create the same topic at once, the loser sees it in the topic list before its broker's metadata
  * cache has it, and kafkajs does not retry that answer in subscribe(). Retried with backoff for about 35 s
  * (20 tries): right after a broker starts, or on a busy machine, the controller answers that way for a while,
- * and a service that gave up would only be restarted to try again.
+ * and a service that gave up would only be restarted to try again. Returns each topic's partition count.
  */
-export async function ensureTopics(kafka: Kafka, specs: readonly TopicSpec[], replicationFactor = 1, attempts = 20): Promise<void> {
-  await withBackoff(attempts, async () => {
-    const admin = kafka.admin();
+export async function ensureTopics(kafka: KafkaClient, specs: readonly TopicSpec[], replicationFactor = 1, attempts = 20): Promise<Map<string, number>> {
+  return withBackoff(attempts, async () => {
+    const admin = kafkajsOf(kafka).admin();
     await admin.connect();
     try {
       await createMissing(admin, specs, replicationFactor);
-      await assertServed(admin, specs);
+      return await assertServed(admin, specs);
     } finally {
       await admin.disconnect();
     }
@@ -44,8 +46,10 @@ async function createMissing(admin: Admin, specs: readonly TopicSpec[], replicat
   });
 }
 
-async function assertServed(admin: Admin, specs: readonly TopicSpec[]): Promise<void> {
-  if (specs.length === 0) return;
+/** Throws unless every partition has a leader; returns each topic's partition count (which may exceed the spec's). */
+async function assertServed(admin: Admin, specs: readonly TopicSpec[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  if (specs.length === 0) return counts;
   const { topics } = await admin.fetchTopicMetadata({ topics: specs.map((s) => s.topic) });
   for (const spec of specs) {
     const partitions = topics.find((t) => t.name === spec.topic)?.partitions ?? [];
@@ -53,6 +57,19 @@ async function assertServed(admin: Admin, specs: readonly TopicSpec[]): Promise<
     if (partitions.length === 0 || unled.length > 0) {
       throw new Error(`topic ${spec.topic} is not served yet (${partitions.length} partitions, ${unled.length} without a leader)`);
     }
+    counts.set(spec.topic, partitions.length);
+  }
+  return counts;
+}
+
+/** Each partition's first retained offset and high-water mark (the offset the next message will get), right now. */
+export async function topicOffsets(kafka: KafkaClient, topic: string): Promise<Map<number, { low: number; high: number }>> {
+  const admin = kafkajsOf(kafka).admin();
+  await admin.connect();
+  try {
+    return new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, { low: Number(p.low), high: Number(p.high) }]));
+  } finally {
+    await admin.disconnect();
   }
 }
 

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Kafka } from 'kafkajs';
 import { Leases, connectMongo, type MongoConnection } from '@checkout/mongo';
 import { eventually, kafkaControl } from '@checkout/testing';
-import { OutboxRelay, appendToOutbox, createEventProducer, createKafka, ensureTopics, idempotentOnEventId, runConsumer, type EventProducer, type OutboxFields, type RunningConsumer } from '../src/index';
+import { OutboxRelay, appendToOutbox, createEventProducer, createKafka, ensureTopics, idempotentOnEventId, runConsumer, type EventProducer, type OutboxFields, type RunningConsumer, type KafkaClient } from '../src/index';
 import { engines, isolatedNames, logger } from './support';
 
 // Issue 2: a broker restart in the middle of a stream of 1,000 events loses none.
@@ -16,7 +15,7 @@ const TOTAL = 1_000;
 const { database, prefix } = isolatedNames('broker_restart');
 const topic = `${prefix}.stream`;
 let mongo: MongoConnection;
-let kafka: Kafka;
+let kafka: KafkaClient;
 let producer: EventProducer;
 let consumer: RunningConsumer;
 let relay: OutboxRelay<Aggregate>;

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Kafka } from 'kafkajs';
 import { eventually } from '@checkout/testing';
-import { CONSUMER_GROUP_SETTINGS, createEventProducer, createKafka, ensureTopics, runConsumer, superviseConsumer, type EventProducer, type RunningConsumer } from '../src/index';
+import { createEventProducer, createKafka, ensureTopics, runConsumer, type EventProducer, type KafkaClient, type RunningConsumer } from '../src/index';
+import { CONSUMER_GROUP_SETTINGS, superviseConsumer } from '../src/consumer';
+import { kafkajsOf } from '../src/kafkajs';
 import { engines, isolatedNames, logger } from './support';
 
 // kafkajs gives up on a consumer for good after a crash it deems non-retriable ("Failed to find group
@@ -11,7 +12,7 @@ import { engines, isolatedNames, logger } from './support';
 // the shared broker while this file runs.
 
 const { prefix } = isolatedNames('supervision');
-let kafka: Kafka;
+let kafka: KafkaClient;
 let producer: EventProducer;
 const running: RunningConsumer[] = [];
 
@@ -67,7 +68,7 @@ describe('Consumers that outlive crashes', () => {
         logger,
         onRestart: () => restarts++,
         create: () => {
-          const consumer = kafka.consumer({ groupId: `${prefix}.crash-group`, ...CONSUMER_GROUP_SETTINGS });
+          const consumer = kafkajsOf(kafka).consumer({ groupId: `${prefix}.crash-group`, ...CONSUMER_GROUP_SETTINGS });
           consumer.on(consumer.events.CRASH, ({ payload }) => {
             if (!payload.restart) crashes++;
           });

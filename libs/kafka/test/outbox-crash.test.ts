@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Kafka } from 'kafkajs';
 import { Leases, connectMongo, type MongoConnection } from '@checkout/mongo';
 import { eventually } from '@checkout/testing';
-import { OutboxRelay, createEventProducer, createKafka, ensureTopics, idempotentOnEventId, runConsumer, type EventProducer, type OutboxFields, type RunningConsumer } from '../src/index';
+import { OutboxRelay, createEventProducer, createKafka, ensureTopics, idempotentOnEventId, runConsumer, type EventProducer, type OutboxFields, type RunningConsumer, type KafkaClient } from '../src/index';
 import { engines, isolatedNames, logger } from './support';
 
 // Issue 2: kill the producing process between the write and the publish (and between the publish and the
@@ -19,7 +18,7 @@ const WRITER = fileURLToPath(new URL('./fixtures/outbox-writer.ts', import.meta.
 const { database, prefix } = isolatedNames('outbox_crash');
 const topic = `${prefix}.aggregate-events`;
 let mongo: MongoConnection;
-let kafka: Kafka;
+let kafka: KafkaClient;
 let producer: EventProducer;
 let consumer: RunningConsumer;
 const handled: string[] = [];

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Kafka } from 'kafkajs';
 import { eventually } from '@checkout/testing';
-import { createEventProducer, createKafka, ensureTopics, runConsumer, type RunningConsumer } from '../src/index';
+import { createEventProducer, createKafka, ensureTopics, runConsumer, type RunningConsumer, type KafkaClient } from '../src/index';
+import { kafkajsOf } from '../src/kafkajs';
 import { engines, isolatedNames, logger } from './support';
 
 // Services create the topics they use at start, so two of them often create the same topic at once
@@ -16,7 +16,7 @@ afterAll(async () => {
   await Promise.all(consumers.map((c) => c.stop()));
 });
 
-function client(n: number): Kafka {
+function client(n: number): KafkaClient {
   const { kafkaBrokers, description } = engines();
   if (n === 0) process.stderr.write(`topics test on: ${description}\n`);
   return createKafka({ brokers: kafkaBrokers, clientId: `topics-test-${n}`, logger });
@@ -35,7 +35,7 @@ describe('ensureTopics', () => {
         const specs = [shared, own[n]!];
         await ensureTopics(kafka, specs);
         // Asked once, with no retries: the broker serves every partition of both topics with a leader.
-        const admin = kafka.admin({ retry: { retries: 0 } });
+        const admin = kafkajsOf(kafka).admin({ retry: { retries: 0 } });
         await admin.connect();
         const { topics } = await admin.fetchTopicMetadata({ topics: specs.map((s) => s.topic) });
         await admin.disconnect();
@@ -59,7 +59,7 @@ describe('ensureTopics', () => {
         await eventually(() => received.size === specs.length, { deadlineMs: 60_000 });
       }),
     );
-    const admin = clients[0]!.admin();
+    const admin = kafkajsOf(clients[0]!).admin();
     await admin.connect();
     const all = [shared, ...own];
     const { topics } = await admin.fetchTopicMetadata({ topics: all.map((s) => s.topic) });
@@ -75,7 +75,7 @@ describe('ensureTopics', () => {
     const topic = `${prefix}.existing`;
     await ensureTopics(kafka, [{ topic, numPartitions: 2 }]);
     await ensureTopics(kafka, [{ topic, numPartitions: 8 }]);
-    const admin = kafka.admin();
+    const admin = kafkajsOf(kafka).admin();
     await admin.connect();
     const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
     await admin.disconnect();

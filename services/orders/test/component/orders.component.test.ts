@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import { createKafka, readTopic } from '@checkout/kafka';
 import { request } from 'undici';
 import { inject } from 'vitest';
 import { createLogger } from '@checkout/logger';
@@ -17,7 +17,7 @@ const TOKEN = 'component-internal-token';
 const scope = { 'x-organization-id': `org_${suffix}`, 'x-mode': 'test' };
 let app: OrdersApp;
 let baseUrl: string;
-let consumer: Consumer;
+let probe: Awaited<ReturnType<typeof readTopic>>;
 const cancelledEvents: string[] = [];
 
 async function call(method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown) {
@@ -41,19 +41,19 @@ beforeAll(async () => {
   const config = parseConfig({ MONGODB_URL: mongoUrl, MONGODB_DATABASE: `orders_component_${suffix}`, KAFKA_BROKERS: kafkaBrokers.join(','), TOPIC_PREFIX: prefix, INTERNAL_TOKEN: TOKEN, PORT: '0', HTTP_HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
   app = buildApp(config, createLogger('orders', { level: 'silent' }));
   baseUrl = (await app.start()).url;
-  consumer = new Kafka({ brokers: kafkaBrokers, logLevel: logLevel.NOTHING }).consumer({ groupId: `${prefix}.test` });
-  await consumer.connect();
-  await consumer.subscribe({ topic: topicName(prefix, TOPICS.orderEvents), fromBeginning: true });
-  await consumer.run({
-    eachMessage: async ({ message }) => {
-      const event = JSON.parse(message.value?.toString() ?? '{}') as { type: string; orderId: string };
+  probe = await readTopic({
+    kafka: createKafka({ brokers: kafkaBrokers, clientId: 'orders-component-probe' }),
+    topic: topicName(prefix, TOPICS.orderEvents),
+    groupId: `${prefix}.test`,
+    onMessage: (message) => {
+      const event = JSON.parse(message.value || '{}') as { type: string; orderId: string };
       if (event.type === 'order.cancelled') cancelledEvents.push(event.orderId);
     },
   });
 });
 
 afterAll(async () => {
-  await consumer?.disconnect();
+  await probe?.stop();
   await app?.stop();
 });
 

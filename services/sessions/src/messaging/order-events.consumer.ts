@@ -1,8 +1,7 @@
 import type { Db } from 'mongodb';
-import type { Kafka } from 'kafkajs';
 import { z } from 'zod';
 import type { Logger } from '@checkout/logger';
-import { idempotentOnEventId, runConsumer, type ParseResult, type RunningConsumer } from '@checkout/kafka';
+import { idempotentOnEventId, runConsumer, type KafkaClient, type ParseResult, type RunningConsumer } from '@checkout/kafka';
 import { ModeSchema, OrderId } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import { ORDER_EVENTS_CONSUMER } from '../store/indexes';
@@ -22,7 +21,7 @@ type OrderEventMessage = z.infer<typeof OrderEventMessage> & { eventId: string }
  * handler is idempotent on the Kafka `event-id` header, and cancelling an already settled session is a no-op.
  */
 export async function startOrderEventsConsumer(deps: {
-  kafka: Kafka;
+  kafka: KafkaClient;
   db: Db;
   groupId: string;
   topic: string;
@@ -45,8 +44,7 @@ export async function startOrderEventsConsumer(deps: {
       return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: parsed.error.message };
     },
     handle: async (message, context) => {
-      const header = context.headers?.['event-id'];
-      const eventId = header === undefined ? undefined : Array.isArray(header) ? String(header[0]) : String(header);
+      const eventId = context.headers['event-id'];
       // Without an event id there is nothing to dedupe on; the handler itself is idempotent.
       await handle({ ...message, eventId: eventId ?? `${message.type}:${message.orderId}` });
     },

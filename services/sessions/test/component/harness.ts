@@ -2,7 +2,7 @@
 // integration project's global setup), with a database and topic prefix of their own per test file.
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
-import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import { createKafka, readTopic, topicOffsets } from '@checkout/kafka';
 import { createLogger } from '@checkout/logger';
 import { buildApp as buildOrdersApp } from '@checkout/orders';
 import { parseConfig as parseOrdersConfig } from '@checkout/orders/config';
@@ -165,15 +165,12 @@ interface CollectedEvent {
 
 /** Collects every message of the sessions events topic from the beginning. */
 export async function collectSessionEvents(stack: Stack): Promise<{ messages: CollectedEvent[]; of(sessionId: string): CollectedEvent[]; stop(): Promise<void> }> {
-  const kafka = new Kafka({ clientId: uniqueName('probe'), brokers: stack.kafkaBrokers, logLevel: logLevel.NOTHING });
-  const consumer: Consumer = kafka.consumer({ groupId: uniqueName(`${stack.topicPrefix}.probe`), sessionTimeout: 10_000, heartbeatInterval: 500 });
   const messages: CollectedEvent[] = [];
-  await consumer.connect();
-  await consumer.subscribe({ topic: stack.sessionEventsTopic, fromBeginning: true });
-  await consumer.run({
-    eachMessage: async ({ message }) => {
-      messages.push({ key: message.key?.toString() ?? '', eventId: message.headers?.['event-id']?.toString() ?? '', value: JSON.parse(message.value?.toString() ?? 'null') });
-    },
+  const probe = await readTopic({
+    kafka: createKafka({ clientId: uniqueName('probe'), brokers: stack.kafkaBrokers }),
+    topic: stack.sessionEventsTopic,
+    groupId: uniqueName(`${stack.topicPrefix}.probe`),
+    onMessage: (message) => messages.push({ key: message.key ?? '', eventId: message.headers['event-id'] ?? '', value: JSON.parse(message.value || 'null') }),
   });
   return {
     messages,
@@ -181,7 +178,7 @@ export async function collectSessionEvents(stack: Stack): Promise<{ messages: Co
     // sweep may both send one outbox entry), so the topic can hold a duplicate message of one event; consumers
     // dedupe on the event id, and "fired once" means one event id.
     of: (sessionId) => [...new Map(messages.filter((m) => m.key === sessionId).map((m) => [m.eventId, m])).values()],
-    stop: () => consumer.disconnect(),
+    stop: () => probe.stop(),
   };
 }
 
@@ -189,13 +186,6 @@ export type { PaymentMethod };
 
 /** Messages on the sessions events topic right now (sum of high-water marks): no waiting, no consumer. */
 export async function sessionEventsOnTopic(stack: Stack): Promise<number> {
-  const kafka = new Kafka({ clientId: uniqueName('admin'), brokers: stack.kafkaBrokers, logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const offsets = await admin.fetchTopicOffsets(stack.sessionEventsTopic);
-    return offsets.reduce((sum, p) => sum + Number(p.high), 0);
-  } finally {
-    await admin.disconnect();
-  }
+  const offsets = await topicOffsets(createKafka({ clientId: uniqueName('admin'), brokers: stack.kafkaBrokers }), stack.sessionEventsTopic);
+  return [...offsets.values()].reduce((sum, p) => sum + p.high, 0);
 }

@@ -1,7 +1,6 @@
-import type { Kafka } from 'kafkajs';
 import type { Logger } from '@checkout/logger';
 import { SessionEventV1 } from '@checkout/contracts';
-import { runConsumer, type EventProducer, type RunningConsumer } from '@checkout/kafka';
+import { runConsumer, type EventProducer, type KafkaClient, type RunningConsumer } from '@checkout/kafka';
 import type { IncomingSessionEvent } from '../domain/dispatcher';
 
 /**
@@ -11,7 +10,7 @@ import type { IncomingSessionEvent } from '../domain/dispatcher';
  * are stored; the attempt itself runs in the scheduler.
  */
 export function runSessionEventsConsumer(options: {
-  kafka: Kafka;
+  kafka: KafkaClient;
   groupId: string;
   topic: string;
   logger: Logger;

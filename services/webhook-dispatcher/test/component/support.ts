@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
 import { MongoClient } from 'mongodb';
+import { createEventProducer, createKafka, readTopic, type EventProducer, type KafkaClient } from '@checkout/kafka';
 import { createLogger } from '@checkout/logger';
 import { startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import { TOPICS, topicName, type EventResponse, type Mode, type SessionEventV1 } from '@checkout/contracts';
@@ -69,25 +69,25 @@ export { buildSessionEvent, type SessionEventOverrides } from '@checkout/testing
 // ------------------------------------------------------------------------------------------------------------
 // Kafka helpers
 
-export function testKafka(): Kafka {
-  return new Kafka({ clientId: 'wd-test', brokers: engines().brokers.split(','), logLevel: logLevel.NOTHING, retry: { retries: 10, initialRetryTime: 100 } });
+export function testKafka(): KafkaClient {
+  return createKafka({ clientId: 'wd-test', brokers: engines().brokers.split(',') });
 }
 
 export class TestProducer {
-  private constructor(private readonly producer: Producer) {}
+  private constructor(private readonly producer: EventProducer) {}
 
-  static async connect(kafka: Kafka): Promise<TestProducer> {
-    const producer = kafka.producer({ allowAutoTopicCreation: false });
+  static async connect(kafka: KafkaClient): Promise<TestProducer> {
+    const producer = createEventProducer(kafka);
     await producer.connect();
     return new TestProducer(producer);
   }
 
   async sendEvents(topic: string, events: readonly SessionEventV1[]): Promise<void> {
-    await this.producer.send({ topic, acks: -1, messages: events.map((e) => ({ key: e.sessionId, value: JSON.stringify(e) })) });
+    await this.producer.send(events.map((e) => ({ topic, key: e.sessionId, value: JSON.stringify(e) })));
   }
 
   async sendRaw(topic: string, key: string, value: string): Promise<void> {
-    await this.producer.send({ topic, acks: -1, messages: [{ key, value }] });
+    await this.producer.send([{ topic, key, value }]);
   }
 
   disconnect(): Promise<void> {
@@ -96,19 +96,10 @@ export class TestProducer {
 }
 
 /** Collects every message of a topic from the beginning (e.g. the dead-letter topic). */
-export async function collectTopic(kafka: Kafka, topic: string): Promise<{ messages: Array<{ key: string | null; value: string; headers: Record<string, string> }>; stop(): Promise<void> }> {
+export async function collectTopic(kafka: KafkaClient, topic: string): Promise<{ messages: Array<{ key: string | null; value: string; headers: Record<string, string> }>; stop(): Promise<void> }> {
   const messages: Array<{ key: string | null; value: string; headers: Record<string, string> }> = [];
-  const consumer: Consumer = kafka.consumer({ groupId: uniqueName('collector') });
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({
-    eachMessage: async ({ message }) => {
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(message.headers ?? {})) headers[k] = String(v);
-      messages.push({ key: message.key?.toString() ?? null, value: message.value?.toString() ?? '', headers });
-    },
-  });
-  return { messages, stop: () => consumer.disconnect() };
+  const probe = await readTopic({ kafka, topic, groupId: uniqueName('collector'), onMessage: ({ key, value, headers }) => messages.push({ key, value, headers }) });
+  return { messages, stop: () => probe.stop() };
 }
 
 // ------------------------------------------------------------------------------------------------------------
