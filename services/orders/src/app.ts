@@ -1,11 +1,11 @@
 import { acceptedInternalTokens } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
-import { Leases, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
 import { OutboxRelay, createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, type EventProducer } from '@checkout/kafka';
 import { TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
-import { OrdersStore, orderLeaseKey } from './store/orders.store';
+import { OrdersStore } from './store/orders.store';
 import { ReferenceDataStore } from './store/reference-data.store';
 import { ORDER_INDEXES } from './store/indexes';
 import { OrderCommands } from './domain/orders.use-cases';
@@ -36,10 +36,9 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       producer = createEventProducer(kafka);
       await producer.connect();
 
-      const leases = new Leases(mongo.db);
-      const orders = new OrdersStore(mongo.db, leases);
+      const orders = new OrdersStore(mongo.db);
       const referenceData = new ReferenceDataStore(mongo.db);
-      relay = new OutboxRelay<OrderDocument>({ collection: orders.collection, producer, leases, leaseKey: orderLeaseKey, logger, sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS });
+      relay = new OutboxRelay<OrderDocument>({ collection: orders.collection, producer, logger, sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS });
       const commands = new OrderCommands({ orders, referenceData, relay, orderEventsTopic, clock });
 
       const db = mongo;

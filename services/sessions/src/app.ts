@@ -1,11 +1,11 @@
 import { acceptedInternalTokens } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
-import { Leases, PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
 import { OutboxRelay, createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, type EventProducer, type RunningConsumer } from '@checkout/kafka';
 import { TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
-import { SessionsStore, sessionLeaseKey } from './store/sessions.store';
+import { SessionsStore } from './store/sessions.store';
 import { SESSION_INDEXES } from './store/indexes';
 import type { SessionDocument } from './store/session-document';
 import { OrdersClient } from './clients/orders-client';
@@ -45,10 +45,9 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
       producer = createEventProducer(kafka);
       await producer.connect();
 
-      const leases = new Leases(mongo.db);
-      const store = new SessionsStore(mongo.db, leases);
+      const store = new SessionsStore(mongo.db);
       orders = new OrdersClient({ baseUrl: config.ORDERS_URL, internalToken: config.INTERNAL_TOKEN });
-      relay = new OutboxRelay<SessionDocument>({ collection: store.collection, producer, leases, leaseKey: sessionLeaseKey, logger, sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS });
+      relay = new OutboxRelay<SessionDocument>({ collection: store.collection, producer, logger, sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS });
       const commands = new SessionCommands({ store, orders, relay, sessionEventsTopic, checkoutBaseUrl: config.CHECKOUT_BASE_URL, clock, logger });
       relay.start();
 

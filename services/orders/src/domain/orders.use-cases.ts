@@ -5,7 +5,7 @@ import { newId } from '@checkout/contracts';
 import type { OrdersStore, OrderListFilter } from '../store/orders.store';
 import type { ReferenceDataStore } from '../store/reference-data.store';
 import type { OrderDocument, StoredCustomer } from '../store/order-document';
-import { applyPayment, cancelOrder, newOrder, updateOrder, type NewOrderInput, type OrderUpdateInput, type PaymentOutcome } from './order';
+import { applyPayment, cancelOrder, closePayments, newOrder, updateOrder, type NewOrderInput, type OrderUpdateInput, type PaymentOutcome } from './order';
 
 export interface CustomerInput {
   email?: string;
@@ -88,6 +88,13 @@ export class OrderCommands {
     });
     if (!result) throw notFound(id);
     return { order: result.order, outcome: result.result };
+  }
+
+  /** Its checkout session expired (D21): the order takes no more payments, unless one got there first. */
+  async closePayments(scope: Scope, id: string): Promise<OrderDocument> {
+    const result = await this.deps.orders.mutateOrder(scope, id, (current) => ({ next: closePayments(current), result: null }));
+    if (!result) throw notFound(id);
+    return result.order;
   }
 
   private async checkReferences(scope: Scope, input: { locationId?: string; paymentDestination?: string }): Promise<void> {

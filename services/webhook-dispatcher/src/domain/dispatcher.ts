@@ -215,11 +215,8 @@ export class Dispatcher {
       lockedUntil: retryAt ? new Date(retryAt.getTime() + policy.claimTtlMs) : finished,
       deadLetterPending: !result.ok && !retryAt,
     };
-    // Still safely ours: one write. Otherwise (the attempt outlived the hold) the leased, checked path.
-    const stillHeld = delivery.lockOwner === this.deps.owner && delivery.lockedUntil.getTime() - finished.getTime() > CLAIM_SAFETY_MS;
-    const updated = stillHeld
-      ? await this.deps.deliveries.recordAttemptHeld(delivery, outcome, finished)
-      : await this.deps.deliveries.recordAttempt(deliveryId, outcome, finished);
+    // One conditional write, whether or not the attempt outlived its hold: it names the attempt it follows.
+    const updated = await this.deps.deliveries.recordAttempt(deliveryId, outcome, finished);
     if (!updated) {
       this.deps.logger.info({ deliveryId, attempt }, 'attempt result dropped: that attempt was already recorded elsewhere');
       return;
