@@ -16,7 +16,8 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
  * taken from mongo-java-server because two things are ours to decide:
  *  - the H2 backend on a file, closed (and so committed) on SIGTERM, so that a stop/start of the engine
  *    keeps the data, as a MongoDB restart would;
- *  - the wire version it announces (see WIRE_VERSION).
+ *  - the wire version it announces (see WIRE_VERSION);
+ *  - one worker thread, which makes single-document updates atomic (see main).
  */
 public final class CheckoutMongoServer {
 
@@ -54,7 +55,13 @@ public final class CheckoutMongoServer {
         // SIGTERM (from the guard, on stop) runs this hook: shutdownNow() drops the clients and closes the backend, which commits and
         // closes the H2 store; without it the last writes before a stop could be lost.
         Runtime.getRuntime().addShutdownHook(new Thread(server::shutdownNow, "checkout-mongo-shutdown"));
-        server.bind(new InetSocketAddress(host, port));
+        // One Netty worker thread. mongo-java-server's backends take no lock around a findAndModify or an update
+        // (read the matching document, apply the operators, store it), and Netty's default is 2 threads per core,
+        // so two connections could interleave one document's read and write. With one worker every command runs
+        // to completion before the next starts: single-document updates are atomic by construction, as on
+        // MongoDB, not by the luck of timing. The cost is one core for the engine, which is what a test machine
+        // gives it anyway.
+        server.bind(new InetSocketAddress(host, port), 1, 1);
         System.out.println("mongo-java-server listening on " + host + ":" + port + " (" + args[2] + ")");
     }
 }

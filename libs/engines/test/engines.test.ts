@@ -29,7 +29,7 @@ async function createTopic(kafka: Kafka, topic: string, numPartitions: number): 
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await admin.createTopics({ topics: [{ topic, numPartitions, replicationFactor: 1 }] });
+    await admin.createTopics({ topics: [{ topic, numPartitions, replicationFactor: 1 }], waitForLeaders: false });
     await waitFor(
       `leaders for ${topic}`,
       async () => {

@@ -19,7 +19,8 @@ export async function connectMongo(url: string, database: string, options: { app
     connectTimeoutMS: 3_000,
     socketTimeoutMS: 20_000,
     maxPoolSize: options.maxPoolSize ?? 50,
-    retryWrites: false, // FerretDB 1.x does not support retryable writes; we retry where we know it is safe.
+    // The local engine (an emulator) has no sessions for retryable writes; we retry where we know it is safe.
+    retryWrites: false,
   });
   try {
     await client.connect();

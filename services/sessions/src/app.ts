@@ -57,8 +57,8 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
         consumer = await startOrderEventsConsumer({ kafka, db: mongo.db, topicPrefix: config.TOPIC_PREFIX, commands, logger });
       }
       if (config.SWEEPER_ENABLED) {
-        // Flow 4: every replica sweeps; the per-session lease and the re-read status inside sweepDue make
-        // each session expire, and fire its event, exactly once.
+        // Flow 4: every replica sweeps; each session's transition is a conditional update on the revision it
+        // read, so each session expires, and fires its event, exactly once.
         sweeper = new PeriodicTask(() => commands.sweepDue(), config.EXPIRY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expiry sweep failed; will retry'));
         sweeper.start();
       }

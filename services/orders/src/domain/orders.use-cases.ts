@@ -49,8 +49,8 @@ export class OrderCommands {
   async update(scope: Scope, id: string, patch: OrderUpdateInput & { customer?: CustomerInput }): Promise<OrderDocument> {
     const existing = await this.get(scope, id);
     const now = this.deps.clock();
-    // Resolving a customer writes to customers, so it happens before the order's lease is taken; the
-    // order itself is re-read and re-checked under the lease.
+    // Resolving a customer writes to customers, so it happens first; the order is then re-read and
+    // re-checked by mutateOrder's conditional write.
     const customer = patch.customer ? await this.resolveCustomer(scope, patch.customer, existing.customer, now, 'ORDER_UPDATE_FAILED') : undefined;
     const result = await this.deps.orders.mutateOrder(scope, id, (current) => ({ next: updateOrder(current, patch, customer, now), result: null }));
     if (!result) throw notFound(id);

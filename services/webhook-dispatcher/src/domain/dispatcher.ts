@@ -153,7 +153,7 @@ export class Dispatcher {
       if (this.enqueue(delivery._id, attempt, delivery.url) === 'queued') queued += 1;
     }
     // Dead letters left unsent are rare (a crash or broker outage right after the last attempt): look every
-    // fifth sweep, which keeps the sweep cheap on FerretDB, where every such query is a collection scan.
+    // fifth sweep: the query is cheap on an index, but there is rarely anything to find.
     if (this.sweeps++ % 5 === 0) {
       for (const delivery of await this.deps.deliveries.findDeadLetterPending(100)) {
         await this.publishDeadLetter(delivery, now);
