@@ -1,7 +1,7 @@
 import { acceptedInternalTokens } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
-import { connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { connectMongo, ensureIndexes, type CommandCounter, type MongoConnection } from '@checkout/mongo';
 import { OutboxRelay, createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, type EventProducer } from '@checkout/kafka';
 import { TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
@@ -18,7 +18,7 @@ export interface OrdersApp {
 }
 
 /** Wires the orders service; nothing connects until start(). */
-export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date } = {}): OrdersApp {
+export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date; commandCounter?: CommandCounter } = {}): OrdersApp {
   const clock = options.clock ?? (() => new Date());
   let mongo: MongoConnection | undefined;
   let producer: EventProducer | undefined;
@@ -28,7 +28,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
 
   return {
     async start() {
-      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'orders' });
+      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'orders', ...(options.commandCounter && { commandCounter: options.commandCounter }) });
       await ensureIndexes(mongo.db, ORDER_INDEXES);
       const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'orders', logger });
       const orderEventsTopic = topicName(config.TOPIC_PREFIX, TOPICS.orderEvents);
