@@ -8,9 +8,9 @@ const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} 
 
 async function provision(): Promise<void> {
   const started = Date.now();
-  const { kafkaLibs, ferretdbBin } = await provisionLocalEngines({ log });
+  const { kafkaLibs, mongoEngine, mongoBuild } = await provisionLocalEngines({ log });
   console.log(`Kafka jars: ${kafkaLibs}`);
-  console.log(`FerretDB:   ${ferretdbBin}`);
+  console.log(`${mongoEngine}: ${mongoBuild}`);
   console.log(`provisioned in ${seconds(started)}`);
 }
 

@@ -1,6 +1,7 @@
-// npm run bench -- orders|sessions|webhooks [--concurrency=N] [--seconds=S]
+// npm run bench -- orders|sessions|webhooks|engine [--concurrency=N] [--seconds=S]
 // Starts its own engines (or uses KAFKA_BROKERS / MONGODB_URL) and prints a table; no assertions.
 import { startEngines } from '@checkout/engines';
+import { runEngineBench } from './engine';
 import { runOrdersBench } from './orders';
 import { runSessionsBench } from './sessions';
 import { runWebhookBench } from './webhooks';
@@ -13,9 +14,16 @@ const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>
   webhooks: (engines) => runWebhookBench({ engines, burst: option('burst', 1_000) }),
 };
 
+if (scenario === 'engine') {
+  // Starts each candidate engine itself, one after another; needs no Kafka.
+  const only = rest.find((a) => a.startsWith('--only='))?.split('=')[1];
+  await runEngineBench({ concurrency: option('concurrency', 32), seconds: option('seconds', 3), large: option('large', 20_000), coldAll: rest.includes('--cold-all'), ...(only !== undefined && { only }) });
+  process.exit(0);
+}
+
 const bench = benches[scenario];
 if (!bench) {
-  console.error(`unknown benchmark "${scenario}"; one of: ${Object.keys(benches).join(', ')}`);
+  console.error(`unknown benchmark "${scenario}"; one of: ${[...Object.keys(benches), 'engine'].join(', ')}`);
   process.exit(64);
 }
 const engines = await startEngines({ log: (line) => process.stderr.write(`[engines] ${line}\n`) });

@@ -7,7 +7,7 @@ import { buildOrderInput, buildSessionInput } from './support/factories';
 
 // "A dependency outage gets a 503 and recovers by itself" (D7: a dependency outage is 503 SERVICE_UNAVAILABLE, never
 // a hang). The whole stack runs on engines of its own, so that stopping the database or the broker here
-// disturbs no other test file: local FerretDB and Kafka, stopped and started again on the same address and
+// disturbs no other test file: a local MongoDB engine and Kafka, stopped and started again on the same address and
 // data. Nothing in the stack is restarted; it has to notice the return by itself.
 
 let engines: Engines;

@@ -5,10 +5,13 @@ import { MongoClient } from 'mongodb';
 import { dockerAvailable, startDockerKafka, startDockerMongo } from './docker';
 import { ferretDbCached, provisionFerretDb, startLocalFerretDb } from './local-ferretdb';
 import { kafkaCached, provisionKafka, startLocalKafka } from './local-kafka';
+import { mongoJavaServerCached, provisionMongoJavaServer, startLocalMongoJavaServer } from './local-mongo-java-server';
 import { isAlive, run, which } from './process';
 
 export { KAFKA_VERSION } from './local-kafka';
-export { FERRETDB_VERSION } from './local-ferretdb';
+export { FERRETDB_VERSION, pingMongo } from './local-ferretdb';
+export { MONGO_JAVA_SERVER_VERSION, provisionMongoJavaServer, startLocalMongoJavaServer, type MongoJavaServerBackend } from './local-mongo-java-server';
+export { provisionFerretDb, startLocalFerretDb } from './local-ferretdb';
 export { freePort, spawnGuarded, type GuardedProcess, type ExitInfo, type SpawnGuardedOptions } from './process';
 export { cacheRoot, ensureCached } from './cache';
 export { waitFor } from './wait';
@@ -22,12 +25,27 @@ export interface EnginesInfo {
 
 export type EnginesKind = 'external' | 'docker' | 'local' | 'mixed';
 
+/**
+ * The local MongoDB-compatible engine (no Docker, no MONGODB_URL), from LOCAL_MONGO_ENGINE: mongo-java-server
+ * with its H2 file backend by default (atomic single-document updates, indexed lookups; docs/engines.md), or
+ * FerretDB 1.24 on SQLite, kept for comparison: its updates are not atomic and its lookups scan.
+ */
+export type LocalMongoEngine = 'mongo-java-server' | 'ferretdb';
+
+export function localMongoEngine(env: Record<string, string | undefined> = process.env): LocalMongoEngine {
+  const value = env.LOCAL_MONGO_ENGINE?.trim() || 'mongo-java-server';
+  if (value !== 'mongo-java-server' && value !== 'ferretdb') {
+    throw new Error(`LOCAL_MONGO_ENGINE must be "mongo-java-server" (the default) or "ferretdb", not ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
 export interface Engines {
   kind: EnginesKind;
   kafkaBrokers: string[];
   /** e.g. mongodb://127.0.0.1:PORT/ */
   mongoUrl: string;
-  /** Names engines and versions, e.g. "Apache Kafka 4.3.1 (KRaft, local JVM) at 127.0.0.1:41234; FerretDB v1.24.0 (SQLite) at 127.0.0.1:40111" */
+  /** Names engines and versions, e.g. "Apache Kafka 4.3.1 (KRaft, local JVM) at 127.0.0.1:41234; mongo-java-server 1.47.0 (H2 file, MongoDB emulator) at 127.0.0.1:40111" */
   description: string;
   /** Per-run directory holding data and engine logs (local engines only). */
   runDir?: string;
@@ -36,7 +54,7 @@ export interface Engines {
   /** Broker outage on demand (local engines only); startKafka() brings it back on the same address. */
   stopKafka(): Promise<void>;
   startKafka(): Promise<void>;
-  /** Database outage on demand (local FerretDB only); startMongo() brings it back on the same address and data. */
+  /** Database outage on demand (local engines only); startMongo() brings it back on the same address and data. */
   stopMongo(): Promise<void>;
   startMongo(): Promise<void>;
   /** Stops what was started here (never external engines) and deletes the run directory. Idempotent. */
@@ -89,6 +107,7 @@ export async function startEngines(options: StartEnginesOptions = {}): Promise<E
   const externalMongo = env.MONGODB_URL?.trim() || undefined;
   const needKafka = externalBrokers === undefined;
   const needMongo = externalMongo === undefined;
+  const mongoEngine = localMongoEngine(env);
 
   let kafka: KafkaPart | undefined = externalBrokers && externalKafka(externalBrokers);
   let mongo: MongoPart | undefined = externalMongo === undefined ? undefined : await externalMongoPart(externalMongo);
@@ -101,14 +120,14 @@ export async function startEngines(options: StartEnginesOptions = {}): Promise<E
       kafka ??= k;
       mongo ??= m;
     } else if (needKafka || needMongo) {
-      await assertLocalPrerequisites({ kafka: needKafka, mongo: needMongo, dockerSkipped: options.docker === false });
-      const [kafkaLibs, ferretdbBin] = await settleAll([needKafka ? provisionKafka({ log }) : undefined, needMongo ? provisionFerretDb({ log }) : undefined]);
+      await assertLocalPrerequisites({ kafka: needKafka, mongo: needMongo ? mongoEngine : undefined, dockerSkipped: options.docker === false });
+      const [kafkaLibs, mongoBuild] = await settleAll([needKafka ? provisionKafka({ log }) : undefined, needMongo ? provisionLocalMongo(mongoEngine, log) : undefined]);
       await sweepStaleRunDirs();
       runDir = await mkdtemp(join(tmpdir(), `checkout-engines-${process.pid}-`));
       const dir = runDir;
       const [k, m] = await settleAll([
         kafkaLibs === undefined ? undefined : localKafkaPart(kafkaLibs, dir, deadlineMs),
-        ferretdbBin === undefined ? undefined : localMongoPart(ferretdbBin, dir, deadlineMs),
+        mongoBuild === undefined ? undefined : localMongoPart(mongoEngine, mongoBuild, dir, deadlineMs),
       ]);
       kafka ??= k;
       mongo ??= m;
@@ -240,9 +259,15 @@ async function localKafkaPart(libs: string, runDir: string, deadlineMs: number):
   };
 }
 
-async function localMongoPart(bin: string, runDir: string, deadlineMs: number): Promise<MongoPart> {
-  const ferret = await startLocalFerretDb({ bin, runDir, deadlineMs });
-  return { kind: 'local', url: ferret.url, description: ferret.description, stop: () => ferret.stop(), start: () => ferret.start(), close: () => ferret.stop() };
+function provisionLocalMongo(engine: LocalMongoEngine, log: (line: string) => void): Promise<string> {
+  return engine === 'ferretdb' ? provisionFerretDb({ log }) : provisionMongoJavaServer({ log });
+}
+
+/** `build` is FerretDB's binary, or mongo-java-server's cache directory. */
+async function localMongoPart(engine: LocalMongoEngine, build: string, runDir: string, deadlineMs: number): Promise<MongoPart> {
+  const local =
+    engine === 'ferretdb' ? await startLocalFerretDb({ bin: build, runDir, deadlineMs }) : await startLocalMongoJavaServer({ dir: build, runDir, deadlineMs, backend: 'h2' });
+  return { kind: 'local', url: local.url, description: local.description, stop: () => local.stop(), start: () => local.start(), close: () => local.stop() };
 }
 
 function mongoHost(url: string): string {
@@ -254,26 +279,32 @@ function mongoHost(url: string): string {
 }
 
 /** Builds (or finds in the cache) the local engines without starting them. */
-export async function provisionLocalEngines(options: { log?: (line: string) => void } = {}): Promise<{ kafkaLibs: string; ferretdbBin: string }> {
+export async function provisionLocalEngines(
+  options: { log?: (line: string) => void; env?: Record<string, string | undefined> } = {},
+): Promise<{ kafkaLibs: string; mongoEngine: LocalMongoEngine; mongoBuild: string }> {
   const log = options.log ?? defaultLog;
-  await assertLocalPrerequisites({ kafka: true, mongo: true });
-  const [kafkaLibs, ferretdbBin] = await Promise.all([provisionKafka({ log }), provisionFerretDb({ log })]);
-  return { kafkaLibs, ferretdbBin };
+  const mongoEngine = localMongoEngine(options.env ?? process.env);
+  await assertLocalPrerequisites({ kafka: true, mongo: mongoEngine });
+  const [kafkaLibs, mongoBuild] = await Promise.all([provisionKafka({ log }), provisionLocalMongo(mongoEngine, log)]);
+  return { kafkaLibs, mongoEngine, mongoBuild };
 }
 
 /**
  * Checks all tools up front so a machine missing several gets one message naming all of them, rather than
  * one failure per attempt. Build tools are only required while the cache lacks the engine.
  */
-async function assertLocalPrerequisites(need: { kafka: boolean; mongo: boolean; dockerSkipped?: boolean }): Promise<void> {
+async function assertLocalPrerequisites(need: { kafka: boolean; mongo: LocalMongoEngine | undefined; dockerSkipped?: boolean }): Promise<void> {
   const missing: string[] = [];
-  if (need.kafka) {
+  const javaMongo = need.mongo === 'mongo-java-server';
+  if (need.kafka || javaMongo) {
     const java = await toolMajorVersion('java', ['-version'], /version "(?:1\.)?(\d+)/);
     if (java === undefined) missing.push('a JDK 17+ (`java` not found on PATH)');
     else if (java < 17) missing.push(`a JDK 17+ (found Java ${java})`);
-    if (!(await kafkaCached()) && !(await which('mvn'))) missing.push('Maven (`mvn`, to fetch the Kafka jars once)');
+    const needMaven = (need.kafka && !(await kafkaCached())) || (javaMongo && !(await mongoJavaServerCached()));
+    if (needMaven && !(await which('mvn'))) missing.push('Maven (`mvn`, to fetch the Kafka and mongo-java-server jars once)');
+    if (javaMongo && !(await mongoJavaServerCached()) && !(await which('javac'))) missing.push('`javac` (a JDK, to compile the mongo-java-server launcher once)');
   }
-  if (need.mongo && !(await ferretDbCached())) {
+  if (need.mongo === 'ferretdb' && !(await ferretDbCached())) {
     const go = await toolMajorVersion('go', ['version'], /go1\.(\d+)/);
     if (go === undefined) missing.push('Go 1.22+ (`go`, to build FerretDB once)');
     else if (go < 22) missing.push(`Go 1.22+ (found go1.${go})`);
@@ -309,7 +340,10 @@ async function sweepStaleRunDirs(): Promise<void> {
   }
 }
 
-/** Names the engine behind a MongoDB URL: "FerretDB v1.24.0 (MongoDB 7.0.42 wire)" or "MongoDB 7.0.14". */
+/**
+ * Names the engine behind a MongoDB URL: "FerretDB v1.24.0 (MongoDB 7.0.42 wire)", "mongo-java-server (MongoDB
+ * 4.4.0 wire)" or "MongoDB 7.0.14".
+ */
 export async function describeMongo(mongoUrl: string): Promise<string> {
   const client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 5_000 });
   try {
@@ -317,6 +351,9 @@ export async function describeMongo(mongoUrl: string): Promise<string> {
     const info = await client.db('admin').command({ buildInfo: 1 });
     const version = typeof info.version === 'string' ? info.version : 'unknown version';
     if (typeof info.ferretdbVersion === 'string') return `FerretDB ${info.ferretdbVersion} (MongoDB ${version} wire)`;
+    // MongoDB always reports its gitVersion; mongo-java-server answers buildInfo with the version alone (the one
+    // our launcher announces).
+    if (info.gitVersion === undefined) return `mongo-java-server (MongoDB ${version} wire)`;
     return `MongoDB ${version}`;
   } finally {
     await client.close().catch(() => {});

@@ -29,7 +29,7 @@ async function createTopic(kafka: Kafka, topic: string, numPartitions: number): 
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await admin.createTopics({ topics: [{ topic, numPartitions, replicationFactor: 1 }] });
+    await admin.createTopics({ topics: [{ topic, numPartitions, replicationFactor: 1 }], waitForLeaders: false });
     await waitFor(
       `leaders for ${topic}`,
       async () => {
@@ -126,8 +126,9 @@ describe('engines from the global setup', () => {
     }
 
     const engine = await describeMongo(engines.mongoUrl);
-    expect(engine).toMatch(/^(FerretDB v\d+\.\d+\.\d+ \(MongoDB \d+\.\d+\.\d+ wire\)|MongoDB \d+\.\d+\.\d+)$/);
+    expect(engine).toMatch(/^(FerretDB v\d+\.\d+\.\d+ \(MongoDB \d+\.\d+\.\d+ wire\)|mongo-java-server \(MongoDB \d+\.\d+\.\d+ wire\)|MongoDB \d+\.\d+\.\d+)$/);
     if (engines.description.includes('FerretDB')) expect(engine).toContain(`FerretDB ${FERRETDB_VERSION}`);
+    if (engines.description.includes('mongo-java-server')) expect(engine).toBe('mongo-java-server (MongoDB 4.4.0 wire)');
   });
 });
 
@@ -203,7 +204,7 @@ describe('local engines lifecycle', () => {
       runDir = started.runDir;
       const addresses = [...started.kafkaBrokers, hostPort(started.mongoUrl)];
       for (const address of addresses) expect(await portClosed(address)).toBe(false);
-      expect((await processesMentioning(runDir)).length).toBeGreaterThanOrEqual(4); // 2 guards + java + ferretdb
+      expect((await processesMentioning(runDir)).length).toBeGreaterThanOrEqual(4); // 2 guards + 2 engines
 
       child.kill('SIGKILL');
       await waitFor('engine ports closed after parent SIGKILL', async () => (await Promise.all(addresses.map(portClosed))).every(Boolean), {

@@ -1,6 +1,6 @@
-import type { Collection, Document, Filter } from 'mongodb';
+import type { Collection, Document, Filter, UpdateFilter } from 'mongodb';
 import type { Logger } from 'pino';
-import { PeriodicTask, type Leases } from '@checkout/mongo';
+import { PeriodicTask } from '@checkout/mongo';
 import type { EventProducer, OutgoingMessage } from './producer';
 import type { OutboxMetrics } from './metrics';
 
@@ -28,9 +28,6 @@ export function appendToOutbox<D extends OutboxFields>(doc: D, entry: OutboxEntr
 export interface OutboxRelayOptions<D extends Document & OutboxFields & { _id: string }> {
   collection: Collection<D>;
   producer: EventProducer;
-  leases: Leases;
-  /** The lease key the aggregate's own store uses, so marking sent never overwrites a concurrent change. */
-  leaseKey: (id: string) => string;
   logger: Logger;
   sweepIntervalMs?: number;
   /**
@@ -94,6 +91,10 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
       .toArray();
     const due = Date.now() - this.sweepGraceMs;
     for (const doc of pending as D[]) {
+      if (doc.outbox.length === 0) {
+        await this.clearPendingIfEmpty(doc._id);
+        continue;
+      }
       if (!doc.outbox.some((e) => e.createdAt.getTime() <= due)) continue;
       try {
         published += await this.publishAndMark(doc);
@@ -120,15 +121,30 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     const messages: OutgoingMessage[] = entries.map((e) => ({ topic: e.topic, key: e.key, value: e.value, headers: { 'event-id': e.eventId } }));
     await this.options.producer.send(messages);
     this.options.afterPublishHook?.();
-    const sent = new Set(entries.map((e) => e.eventId));
-    await this.options.leases.withLease(this.options.leaseKey(doc._id), async () => {
-      const current = (await this.options.collection.findOne({ _id: doc._id } as Filter<D>)) as D | null;
-      if (!current) return;
-      const remaining = current.outbox.filter((e) => !sent.has(e.eventId));
-      if (remaining.length === current.outbox.length) return;
-      await this.options.collection.replaceOne({ _id: doc._id } as Filter<D>, { ...current, outbox: remaining, outboxPending: remaining.length > 0 } as D);
-    });
+    await this.markSent(doc._id, entries.map((e) => e.eventId));
     return entries.length;
   }
 
+  /**
+   * Removes the published entries with conditional updates, so a change the aggregate's store makes meanwhile
+   * (which may append an event) is never overwritten. Usually the outbox holds exactly what was sent: one update
+   * empties it and clears outboxPending. Otherwise $pull takes just those entries; if that leaves the outbox
+   * empty, outboxPending is cleared by a second conditional update (or by the sweep, after a crash). Each
+   * bumps `revision`, so a store's replaceIfUnchanged (libs/mongo) based on an older read loses and re-reads
+   * instead of writing the sent entries back.
+   */
+  private async markSent(id: string, eventIds: string[]): Promise<void> {
+    const { collection } = this.options;
+    const exactly = await collection.updateOne(
+      { _id: id, outbox: { $size: eventIds.length }, 'outbox.eventId': { $all: eventIds } } as Filter<D>,
+      { $set: { outbox: [], outboxPending: false }, $inc: { revision: 1 } } as unknown as UpdateFilter<D>,
+    );
+    if (exactly.matchedCount === 1) return;
+    await collection.updateOne({ _id: id } as Filter<D>, { $pull: { outbox: { eventId: { $in: eventIds } } }, $inc: { revision: 1 } } as unknown as UpdateFilter<D>);
+    await this.clearPendingIfEmpty(id);
+  }
+
+  private async clearPendingIfEmpty(id: string): Promise<void> {
+    await this.options.collection.updateOne({ _id: id, outbox: { $size: 0 }, outboxPending: true } as Filter<D>, { $set: { outboxPending: false }, $inc: { revision: 1 } } as unknown as UpdateFilter<D>);
+  }
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Leases, connectMongo, type MongoConnection } from '@checkout/mongo';
+import { connectMongo, type MongoConnection } from '@checkout/mongo';
 import { eventually, kafkaControl } from '@checkout/testing';
 import { OutboxRelay, appendToOutbox, createEventProducer, createKafka, ensureTopics, idempotentOnEventId, runConsumer, type EventProducer, type OutboxFields, type RunningConsumer, type KafkaClient } from '../src/index';
 import { engines, isolatedNames, logger } from './support';
@@ -30,7 +30,7 @@ beforeAll(async () => {
   kafka = createKafka({ brokers: kafkaBrokers, clientId: 'broker-restart-test', logger });
   await ensureTopics(kafka, [{ topic, numPartitions: 6 }]);
   producer = createEventProducer(kafka);
-  relay = new OutboxRelay<Aggregate>({ collection, producer, leases: new Leases(mongo.db), leaseKey: (id) => `aggregates:${id}`, logger, sweepIntervalMs: 250, batchSize: 200 });
+  relay = new OutboxRelay<Aggregate>({ collection, producer, logger, sweepIntervalMs: 250, batchSize: 200 });
   const handle = idempotentOnEventId<{ eventId: string }>(mongo.db, 'restart_test', (m) => m.eventId, async (m) => {
     handled.add(m.eventId);
   });

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Leases, connectMongo, type MongoConnection } from '@checkout/mongo';
+import { connectMongo, type MongoConnection } from '@checkout/mongo';
 import { eventually } from '@checkout/testing';
 import { OutboxRelay, createEventProducer, createKafka, ensureTopics, idempotentOnEventId, runConsumer, type EventProducer, type OutboxFields, type RunningConsumer, type KafkaClient } from '../src/index';
 import { engines, isolatedNames, logger } from './support';
@@ -41,8 +41,6 @@ function restartedRelay(): OutboxRelay<Aggregate> {
   return new OutboxRelay<Aggregate>({
     collection: mongo.db.collection<Aggregate>('aggregates'),
     producer,
-    leases: new Leases(mongo.db),
-    leaseKey: (id) => `aggregates:${id}`,
     logger,
     sweepGraceMs: 0, // a restarted process: everything left behind is due at once
   });

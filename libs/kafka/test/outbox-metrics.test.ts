@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import type { Collection } from 'mongodb';
-import { Leases, connectMongo, type MongoConnection } from '@checkout/mongo';
+import { connectMongo, type MongoConnection } from '@checkout/mongo';
 import { OutboxRelay, createEventProducer, createKafka, ensureTopics, registerOutboxMetrics, type EventProducer, type OutboxFields } from '../src/index';
 import { engines, isolatedNames, logger } from './support';
 
@@ -31,8 +31,6 @@ function relayWith(registry: Registry, eventProducer: EventProducer) {
   return new OutboxRelay<Aggregate>({
     collection,
     producer: eventProducer,
-    leases: new Leases(mongo.db),
-    leaseKey: (id) => `aggregates:${id}`,
     logger,
     metrics: registerOutboxMetrics(registry, collection),
   });

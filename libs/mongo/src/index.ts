@@ -1,3 +1,4 @@
+export * from './command-counter';
 export * from './connection';
 export * from './errors';
 export * from './indexes';

@@ -10,8 +10,8 @@ export interface IndexDefinition {
 }
 
 /**
- * Creates the indexes a service declares, at start. Only plain and unique indexes: FerretDB 1.24 cannot run
- * partial, sparse or TTL indexes (architecture.md, Storage rules).
+ * Creates the indexes a service declares, at start. Only plain and unique indexes: the local engine
+ * (mongo-java-server) ignores partial filters and never applies TTL (docs/engines.md, known gaps).
  */
 export async function ensureIndexes(db: Db, definitions: readonly IndexDefinition[]): Promise<void> {
   for (const def of definitions) {

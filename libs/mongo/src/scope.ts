@@ -1,4 +1,5 @@
-import type { Collection, Document, Filter, FindOptions, OptionalUnlessRequiredId, WithId } from 'mongodb';
+import { DependencyUnavailableError } from '@checkout/errors';
+import type { Collection, Document, Filter, FindOptions, OptionalUnlessRequiredId, UpdateFilter, WithId } from 'mongodb';
 
 export type Mode = 'test' | 'live';
 
@@ -11,6 +12,11 @@ export interface Scope {
 export interface ScopedDocument extends Document {
   organizationId: string;
   mode: Mode;
+  /**
+   * Bumped by every replaceIfUnchanged(): the expected state of a read-modify-write of a whole document.
+   * Absent on documents never written that way (a filter on null matches them too).
+   */
+  revision?: number;
 }
 
 /**
@@ -28,21 +34,11 @@ export class ScopedCollection<T extends ScopedDocument> {
   }
 
   /**
-   * A lookup by _id alone is sent as {_id} and the tenant is checked here: FerretDB 1.24 (SQLite) pushes a
-   * filter down to the database only when it is exactly {_id: value} (backends/sqlite/collection.go),
-   * and scans the whole collection otherwise.
+   * The tenant is part of every filter, a lookup by _id included: MongoDB serves {_id, organizationId, mode}
+   * from the _id index and checks the other two fields on the one document it finds.
    */
-  async findOne(filter: Filter<T>, options?: FindOptions): Promise<WithId<T> | null> {
-    const id = idOnly(filter);
-    if (id !== undefined) {
-      const doc: WithId<T> | null = await this.collection.findOne({ _id: id } as Filter<T>, options);
-      return doc !== null && this.owns(doc as unknown as ScopedDocument) ? doc : null;
-    }
+  findOne(filter: Filter<T>, options?: FindOptions): Promise<WithId<T> | null> {
     return this.collection.findOne(this.filter(filter), options);
-  }
-
-  private owns(doc: ScopedDocument): boolean {
-    return doc.organizationId === this.scope.organizationId && doc.mode === this.scope.mode;
   }
 
   find(filter: Filter<T>, options?: FindOptions) {
@@ -57,15 +53,50 @@ export class ScopedCollection<T extends ScopedDocument> {
     await this.collection.insertOne({ ...doc, organizationId: this.scope.organizationId, mode: this.scope.mode } as OptionalUnlessRequiredId<T>);
   }
 
+  /** One conditional update inside this scope (the expected state goes in `filter`); null when nothing matched. */
+  findOneAndUpdate(filter: Filter<T>, update: UpdateFilter<T>): Promise<WithId<T> | null> {
+    return this.collection.findOneAndUpdate(this.filter(filter), update, { returnDocument: 'after' });
+  }
+
+  /** One conditional update inside this scope; true when a document matched. */
+  async updateOne(filter: Filter<T>, update: UpdateFilter<T>): Promise<boolean> {
+    return (await this.collection.updateOne(this.filter(filter), update)).matchedCount === 1;
+  }
+
   /**
-   * Replaces a document the caller read through this scope and holds the lease of. The filter is {_id}
-   * alone for the same pushdown reason as findOne; the written document always carries this scope.
+   * Writes `next` in place of `current` only if the stored document is still the one read (same revision):
+   * a read-modify-write of a whole document as one conditional update, for changes computed by pure domain
+   * rules. Returns the stored document, or null when someone else wrote first: the caller re-reads and
+   * re-applies its rule to what is there now (optimistic concurrency; nothing is locked).
    */
-  async replaceOne(id: T['_id'], doc: T): Promise<boolean> {
-    const result = await this.collection.replaceOne({ _id: id } as Filter<T>, { ...doc, organizationId: this.scope.organizationId, mode: this.scope.mode });
-    return result.matchedCount === 1;
+  async replaceIfUnchanged(current: WithId<T>, next: T): Promise<WithId<T> | null> {
+    const revision = (current.revision ?? 0) + 1;
+    const stored = { ...next, _id: current._id, organizationId: this.scope.organizationId, mode: this.scope.mode, revision } as unknown as WithId<T>;
+    const filter = this.filter({ _id: current._id, revision: current.revision ?? null } as Filter<T>);
+    const result = await this.collection.replaceOne(filter, stored as unknown as T);
+    return result.matchedCount === 1 ? stored : null;
+  }
+
+  /**
+   * Read, apply a pure rule, replaceIfUnchanged; on a lost race re-read and apply the rule again to what won.
+   * `change` returns the new document, or null to leave it as it is (no write), and may throw a DomainError,
+   * which ends the attempt. null when the document does not exist in this scope.
+   */
+  async mutate<R>(id: T['_id'], change: (current: WithId<T>) => { next: T | null; result: R }): Promise<{ doc: WithId<T>; result: R } | null> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.findOne({ _id: id } as Filter<T>);
+      if (!current) return null;
+      const { next, result } = change(current);
+      if (next === null) return { doc: current, result };
+      const stored = await this.replaceIfUnchanged(current, next);
+      if (stored) return { doc: stored, result };
+      // Each lost race means another writer succeeded, so this ends; the bound only guards against a bug.
+      if (attempt >= MAX_MUTATE_ATTEMPTS) throw new DependencyUnavailableError(`document ${String(id)}: ${attempt} concurrent writes in a row`);
+    }
   }
 }
+
+const MAX_MUTATE_ATTEMPTS = 100;
 
 function idOnly(filter: object): string | undefined {
   const keys = Object.keys(filter);

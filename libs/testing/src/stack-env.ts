@@ -60,10 +60,9 @@ export function stackEnvironment(options: StackEnvironmentOptions): StackEnviron
     SHUTDOWN_GRACE_MS: '3000',
   };
   const kafka = { KAFKA_BROKERS: options.kafkaBrokers.join(','), TOPIC_PREFIX: prefix };
-  // Sweeps find crash leftovers and due sessions. On MongoDB their queries use indexes and run every second;
-  // FerretDB 1.24 scans and decodes the whole collection for them (~0.1–0.2 ms per document), so the local
-  // stack sweeps less often. The fast paths (publish right after a write, exact expiry on every read) don't
-  // wait for a sweep, and an expiry still fires well within D21's 10 s.
+  // Sweeps find crash leftovers and due sessions; every 5 s spares the test machine's 2 cores. The fast paths
+  // (publish right after a write, exact expiry on every read) don't wait for a sweep, and an expiry still fires
+  // well within D21's 10 s.
   const sweeps = { OUTBOX_SWEEP_INTERVAL_MS: '5000' };
   return {
     gatewayUrl,

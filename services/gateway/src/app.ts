@@ -2,7 +2,7 @@ import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { IDEMPOTENCY_KEY_RETENTION_MS } from '@checkout/contracts';
-import { Leases, PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
 import type { Config } from './config';
 import { UpstreamClient } from './clients/upstream-client';
 import { GATEWAY_INDEXES } from './store/indexes';
@@ -29,19 +29,10 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
   let rateLimiter: RateLimiter | undefined;
   let shuttingDown = false;
   let idempotencyKeys: IdempotencyStore | undefined;
-  let leases: Leases | undefined;
-  // D42 records past their 24 hours are ignored by every read; this sweep only reclaims their space, one
-  // replica at a time.
+  // D42 records past their 24 hours are ignored by every read; this sweep only reclaims their space (one
+  // deleteMany, harmless on several replicas at once).
   const idempotencySweep = new PeriodicTask(
-    async () => {
-      const lease = await leases?.tryAcquire('gateway:idempotency-sweep', 60_000);
-      if (!lease || !idempotencyKeys) return;
-      try {
-        await idempotencyKeys.deleteExpired(clock());
-      } finally {
-        await lease.release().catch(() => {});
-      }
-    },
+    async () => idempotencyKeys?.deleteExpired(clock()),
     config.IDEMPOTENCY_SWEEP_INTERVAL_MS,
     (err) => logger.warn({ err }, 'idempotency key sweep failed; will retry'),
   );
@@ -58,9 +49,8 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       const organizations = new OrganizationsStore(mongo.db);
       rateLimiter = new RateLimiter(mongo.db, config.RATE_LIMIT_PER_WINDOW, config.RATE_LIMIT_WINDOW_MS);
       rateLimiter.startCleanup();
-      leases = new Leases(mongo.db);
       // A request still running after its upstream deadline (plus a margin) is taken to have died with its process.
-      idempotencyKeys = new IdempotencyStore(mongo.db, leases, { retentionMs: IDEMPOTENCY_KEY_RETENTION_MS, lockMs: config.UPSTREAM_TIMEOUT_MS + 5_000 });
+      idempotencyKeys = new IdempotencyStore(mongo.db, { retentionMs: IDEMPOTENCY_KEY_RETENTION_MS, lockMs: config.UPSTREAM_TIMEOUT_MS + 5_000 });
       idempotencySweep.start();
       const db = mongo;
       const { app, registry } = createBaseApp({

@@ -1,11 +1,11 @@
 import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
-import { Leases, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { connectMongo, ensureIndexes, type CommandCounter, type MongoConnection } from '@checkout/mongo';
 import { OutboxRelay, createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, registerOutboxMetrics, type EventProducer } from '@checkout/kafka';
 import { TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
-import { OrdersStore, orderLeaseKey } from './store/orders.store';
+import { OrdersStore } from './store/orders.store';
 import { ReferenceDataStore } from './store/reference-data.store';
 import { ORDER_INDEXES } from './store/indexes';
 import { OrderCommands } from './domain/orders.use-cases';
@@ -18,7 +18,7 @@ export interface OrdersApp {
 }
 
 /** Wires the orders service; nothing connects until start(). */
-export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date } = {}): OrdersApp {
+export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date; commandCounter?: CommandCounter } = {}): OrdersApp {
   const clock = options.clock ?? (() => new Date());
   let mongo: MongoConnection | undefined;
   let producer: EventProducer | undefined;
@@ -28,7 +28,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
 
   return {
     async start() {
-      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'orders' });
+      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'orders', ...(options.commandCounter && { commandCounter: options.commandCounter }) });
       await ensureIndexes(mongo.db, ORDER_INDEXES);
       const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'orders', logger });
       const orderEventsTopic = topicName(config.TOPIC_PREFIX, TOPICS.orderEvents);
@@ -36,8 +36,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       producer = createEventProducer(kafka);
       await producer.connect();
 
-      const leases = new Leases(mongo.db);
-      const orders = new OrdersStore(mongo.db, leases);
+      const orders = new OrdersStore(mongo.db);
       const referenceData = new ReferenceDataStore(mongo.db);
       const db = mongo;
       const { app, registry } = createBaseApp({
@@ -52,8 +51,6 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       relay = new OutboxRelay<OrderDocument>({
         collection: orders.collection,
         producer,
-        leases,
-        leaseKey: orderLeaseKey,
         logger,
         sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
         metrics: registerOutboxMetrics(registry, orders.collection),

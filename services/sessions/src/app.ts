@@ -1,7 +1,7 @@
 import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
-import { Leases, PeriodicTask, connectMongo, ensureIndexes, retentionSweep, type MongoConnection } from '@checkout/mongo';
+import { PeriodicTask, connectMongo, ensureIndexes, retentionSweep, type MongoConnection } from '@checkout/mongo';
 import {
   OutboxRelay,
   createEventProducer,
@@ -15,7 +15,7 @@ import {
 } from '@checkout/kafka';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
-import { SessionsStore, sessionLeaseKey } from './store/sessions.store';
+import { SessionsStore } from './store/sessions.store';
 import { COLLECTIONS, SESSION_INDEXES } from './store/indexes';
 import type { SessionDocument } from './store/session-document';
 import { OrdersClient } from './clients/orders-client';
@@ -60,8 +60,7 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
       producer = createEventProducer(kafka);
       await producer.connect();
 
-      const leases = new Leases(mongo.db);
-      const store = new SessionsStore(mongo.db, leases);
+      const store = new SessionsStore(mongo.db);
       orders = new OrdersClient({ baseUrl: config.ORDERS_URL, internalToken: config.INTERNAL_TOKEN });
       const db = mongo;
       const { app, registry } = createBaseApp({
@@ -76,8 +75,6 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
       relay = new OutboxRelay<SessionDocument>({
         collection: store.collection,
         producer,
-        leases,
-        leaseKey: sessionLeaseKey,
         logger,
         sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
         metrics: registerOutboxMetrics(registry, store.collection),
@@ -94,8 +91,8 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
       }
       if (config.SWEEPERS_ENABLED) {
         relay.start();
-        // Flow 4: every replica sweeps; the per-session lease and the re-read status inside sweepDue make
-        // each session expire, and fire its event, exactly once.
+        // Flow 4: every replica sweeps; each session's transition is a conditional update on the revision it
+        // read, so each session expires, and fires its event, exactly once.
         sweeper = new PeriodicTask(() => commands.sweepDue(), config.EXPIRY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expiry sweep failed; will retry'));
         sweeper.start();
         retention = retentionSweep(

@@ -92,7 +92,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
 
       leases = new Leases(mongo.db);
       const events = new EventsStore(mongo.db);
-      const deliveries = new DeliveriesStore(mongo.db, leases);
+      const deliveries = new DeliveriesStore(mongo.db);
       scheduler = new HostScheduler(
         {
           maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError, scoped, type Leases, type Scope, type ScopedDocument } from '@checkout/mongo';
+import { isDuplicateKeyError, scoped, type Scope, type ScopedDocument } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 
 export interface StoredResponse {
@@ -21,7 +21,7 @@ interface IdempotencyDocument extends ScopedDocument {
   lockedUntil: Date;
   response: StoredResponse | null;
   createdAt: Date;
-  /** After this the record is ignored and reclaimed (no TTL index on FerretDB: a sweep deletes it). */
+  /** After this the record is ignored and reclaimed (a sweep deletes it: the local engine applies no TTL index). */
   expiresAt: Date;
 }
 
@@ -31,20 +31,17 @@ export type BeginResult =
   | { kind: 'in_use' }
   | { kind: 'reused' };
 
-const leaseKey = (id: string) => `idempotency:${id}`;
-
 /**
  * D42's records. Which of several concurrent requests with one key runs is decided by inserting the record
- * (unique _id): the one atomic primitive on MongoDB and FerretDB alike. Every later change of a record (its
- * response, its release after a 5xx, reclaiming an expired or abandoned one) runs under the record's lease,
- * because FerretDB's filtered replace and delete are not atomic.
+ * (unique _id). Every later change of a record (its response, its release after a 5xx, reclaiming an expired
+ * or abandoned one) is one write conditional on the token of the request that inserted it, so a request that
+ * lost its record to a reclaim can never overwrite or delete its successor's.
  */
 export class IdempotencyStore {
   private readonly collection: Collection<IdempotencyDocument>;
 
   constructor(
     db: Db,
-    private readonly leases: Leases,
     private readonly options: { retentionMs: number; lockMs: number },
   ) {
     this.collection = db.collection<IdempotencyDocument>(COLLECTIONS.idempotencyKeys);
@@ -89,12 +86,7 @@ export class IdempotencyStore {
 
   /** Keeps the first response (status below 500) for replays. */
   async complete(scope: Scope, id: string, token: string, response: StoredResponse, now: Date): Promise<void> {
-    await this.leases.withLease(leaseKey(id), async () => {
-      const records = scoped(this.collection, scope);
-      const current = await records.findOne({ _id: id });
-      if (!current || current.token !== token) return;
-      await records.replaceOne(id, { ...current, state: 'completed', response, lockedUntil: now });
-    });
+    await scoped(this.collection, scope).findOneAndUpdate({ _id: id, token }, { $set: { state: 'completed', response, lockedUntil: now } });
   }
 
   /** Frees the key after a 5xx or a crash of the handler, so the client may retry with it. */
@@ -103,21 +95,12 @@ export class IdempotencyStore {
   }
 
   /** Deletes records past their retention; the reads ignore them already, this only reclaims the space. */
-  async deleteExpired(now: Date, limit = 500): Promise<number> {
-    const expired = await this.collection.find({ expiresAt: { $lt: now } }, { projection: { _id: 1, token: 1 } }).limit(limit).toArray();
-    let deleted = 0;
-    for (const record of expired) {
-      if (await this.deleteIfUnchanged(record._id, record.token)) deleted += 1;
-    }
-    return deleted;
+  async deleteExpired(now: Date): Promise<number> {
+    // A reclaimed key's new record has a later expiresAt, so this never deletes a live record.
+    return (await this.collection.deleteMany({ expiresAt: { $lt: now } })).deletedCount;
   }
 
-  private deleteIfUnchanged(id: string, token: string): Promise<boolean> {
-    return this.leases.withLease(leaseKey(id), async () => {
-      const current = await this.collection.findOne({ _id: id });
-      if (!current || current.token !== token) return false;
-      await this.collection.deleteOne({ _id: id });
-      return true;
-    });
+  private async deleteIfUnchanged(id: string, token: string): Promise<boolean> {
+    return (await this.collection.deleteOne({ _id: id, token })).deletedCount === 1;
   }
 }

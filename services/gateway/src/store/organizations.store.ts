@@ -10,7 +10,7 @@ export interface OrganizationDocument {
 }
 
 export interface ApiKeyDocument {
-  /** The key's lookup id: every authenticated request finds its key by _id, the one filter FerretDB indexes. */
+  /** The key's lookup id: every authenticated request finds its key by _id. */
   _id: string;
   /** The id operators see and revoke by. */
   keyId: string;

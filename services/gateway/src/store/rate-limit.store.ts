@@ -45,7 +45,7 @@ export class RateLimiter {
     return Math.max(1, Math.ceil(((window + 1) * this.windowMs - now) / 1000));
   }
 
-  /** Old windows are deleted by a timer, since FerretDB has no TTL indexes. */
+  /** Old windows are deleted by a timer, since the local engine applies no TTL index. */
   startCleanup(intervalMs = 5_000): void {
     this.cleanupTimer = setInterval(() => {
       const now = Date.now();

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type {} from '@checkout/testing';
-import { Leases, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
 import { GATEWAY_INDEXES } from '../../src/store/indexes';
 import { IdempotencyStore } from '../../src/store/idempotency.store';
 
 // The Idempotency-Key records (D42) on the real engine: the unique insert decides, expired and abandoned
-// records are ignored and reclaimed (FerretDB 1.24 runs no TTL index), and the sweep deletes old ones.
+// records are ignored and reclaimed (the local engine applies no TTL index), and the sweep deletes old ones.
 
 const HOUR = 3_600_000;
 const RETENTION = 24 * HOUR;
@@ -22,7 +22,7 @@ beforeAll(async () => {
   const { mongoUrl } = inject('engines');
   mongo = await connectMongo(mongoUrl, `gateway_idem_${randomBytes(4).toString('hex')}`, { appName: 'gateway-test' });
   await ensureIndexes(mongo.db, GATEWAY_INDEXES);
-  store = new IdempotencyStore(mongo.db, new Leases(mongo.db), { retentionMs: RETENTION, lockMs: LOCK });
+  store = new IdempotencyStore(mongo.db, { retentionMs: RETENTION, lockMs: LOCK });
 });
 
 afterAll(async () => {

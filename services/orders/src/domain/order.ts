@@ -155,6 +155,9 @@ export function applyPayment(order: OrderDocument, payment: { paymentId: string;
   if (order.status !== 'open') {
     throw new DomainError('SESSION_NOT_PAYABLE', `Order ${order._id} is ${order.status}; it accepts no payment.`);
   }
+  if (order.paymentsClosed === true) {
+    throw new DomainError('SESSION_NOT_PAYABLE', `The checkout of order ${order._id} has expired; it accepts no payment.`);
+  }
   const applied: AppliedPayment = { ...payment, appliedAt: now };
   const paid = order.amounts.paid + payment.amount;
   const paymentStatus = paymentStatusFor(paid, order.amounts.total);
@@ -170,6 +173,16 @@ export function applyPayment(order: OrderDocument, payment: { paymentId: string;
     },
     outcome: 'applied',
   };
+}
+
+/**
+ * Its checkout expired: an open order takes no more payments (see OrderDocument.paymentsClosed). A completed
+ * or cancelled order is left as it is, and the caller learns from its status that the expiry lost the race.
+ * null: nothing to write. Not a change the merchant sees, so updatedAt stays.
+ */
+export function closePayments(order: OrderDocument): OrderDocument | null {
+  if (order.status !== 'open' || order.paymentsClosed === true) return null;
+  return { ...order, paymentsClosed: true };
 }
 
 function sameContent(a: OrderDocument, b: OrderDocument): boolean {

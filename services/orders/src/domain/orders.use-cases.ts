@@ -5,7 +5,7 @@ import { newId } from '@checkout/contracts';
 import type { OrdersStore, OrderListFilter } from '../store/orders.store';
 import type { ReferenceDataStore } from '../store/reference-data.store';
 import type { OrderDocument, StoredCustomer } from '../store/order-document';
-import { applyPayment, cancelOrder, newOrder, updateOrder, type NewOrderInput, type OrderUpdateInput, type PaymentOutcome } from './order';
+import { applyPayment, cancelOrder, closePayments, newOrder, updateOrder, type NewOrderInput, type OrderUpdateInput, type PaymentOutcome } from './order';
 
 export interface CustomerInput {
   email?: string;
@@ -49,8 +49,8 @@ export class OrderCommands {
   async update(scope: Scope, id: string, patch: OrderUpdateInput & { customer?: CustomerInput }): Promise<OrderDocument> {
     const existing = await this.get(scope, id);
     const now = this.deps.clock();
-    // Resolving a customer writes to customers, so it happens before the order's lease is taken; the
-    // order itself is re-read and re-checked under the lease.
+    // Resolving a customer writes to customers, so it happens first; the order is then re-read and
+    // re-checked by mutateOrder's conditional write.
     const customer = patch.customer ? await this.resolveCustomer(scope, patch.customer, existing.customer, now, 'ORDER_UPDATE_FAILED') : undefined;
     const result = await this.deps.orders.mutateOrder(scope, id, (current) => ({ next: updateOrder(current, patch, customer, now), result: null }));
     if (!result) throw notFound(id);
@@ -88,6 +88,13 @@ export class OrderCommands {
     });
     if (!result) throw notFound(id);
     return { order: result.order, outcome: result.result };
+  }
+
+  /** Its checkout session expired (D21): the order takes no more payments, unless one got there first. */
+  async closePayments(scope: Scope, id: string): Promise<OrderDocument> {
+    const result = await this.deps.orders.mutateOrder(scope, id, (current) => ({ next: closePayments(current), result: null }));
+    if (!result) throw notFound(id);
+    return result.order;
   }
 
   private async checkReferences(scope: Scope, input: { locationId?: string; paymentDestination?: string }): Promise<void> {

@@ -58,6 +58,11 @@ export function ordersRoutes(commands: OrderCommands): Router {
     ctx.body = { order: presentOrder(order) };
   });
 
+  router.post('/:orderId/close-payments', async (ctx) => {
+    const order = await commands.closePayments(requireScope(ctx.state), orderIdParam(ctx.params.orderId));
+    ctx.body = { order: presentOrder(order) };
+  });
+
   router.post('/:orderId/payments', async (ctx) => {
     const scope = requireScope(ctx.state);
     const id = orderIdParam(ctx.params.orderId);

@@ -9,8 +9,8 @@ export const COLLECTIONS = {
 
 export const ORDER_INDEXES: readonly IndexDefinition[] = [
   // D37: externalId unique per organization and mode, enforced by the database. uniqueKey is
-  // "ext:<externalId>" or, without one, "id:<order id>": both engines treat a missing field differently in a
-  // unique index, and partial indexes are not available on FerretDB, so the key is never missing.
+  // "ext:<externalId>" or, without one, "id:<order id>": a partial unique index would be MongoDB's answer,
+  // but the local engine ignores partial filters (docs/engines.md), so the key is never missing.
   { collection: COLLECTIONS.orders, name: 'org_mode_uniqueKey', key: { organizationId: 1, mode: 1, uniqueKey: 1 }, unique: true, servedBy: 'orders.store insertOrder' },
   // Flow 2: a session retrying its order create gets the same order back, never a second one.
   { collection: COLLECTIONS.orders, name: 'org_mode_creationKey', key: { organizationId: 1, mode: 1, creationKey: 1 }, unique: true, servedBy: 'orders.store insertOrder / findByCreationKey' },

@@ -79,6 +79,12 @@ export interface OrderDocument extends ScopedDocument, OutboxFields {
   paymentDestination?: string;
   metadata: StoredEntry<string>[];
   payments: AppliedPayment[];
+  /**
+   * Set when the checkout session that would pay this order expired: from then on no payment is applied. The
+   * expiry and a payment racing it are decided here, by which of the two conditional updates of this order
+   * lands first (sessions asks for it before storing `expired`). Internal: never presented.
+   */
+  paymentsClosed?: boolean;
   paidAt?: Date;
   cancelledAt?: Date;
   createdAt: Date;

@@ -1,6 +1,6 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { DomainError } from '@checkout/errors';
-import { Leases, isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
+import { isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 import type { OrderDocument, OrderStatus, PaymentStatus } from './order-document';
 
@@ -11,16 +11,11 @@ export interface OrderListFilter {
   locationId?: string;
 }
 
-export const orderLeaseKey = (id: string): string => `orders:${id}`;
-
 /** The only code that touches the orders collection; every call is scoped to one organization and mode. */
 export class OrdersStore {
   readonly collection: Collection<OrderDocument>;
 
-  constructor(
-    db: Db,
-    readonly leases: Leases,
-  ) {
+  constructor(db: Db) {
     this.collection = db.collection<OrderDocument>(COLLECTIONS.orders);
   }
 
@@ -65,22 +60,17 @@ export class OrdersStore {
   }
 
   /**
-   * Read-modify-write of one order under its lease. `change` returns the new document, or null to leave the
-   * order as it is (no write, so updatedAt does not move: D36).
+   * Read-modify-write of one order as one conditional update (replaceIfUnchanged: the revision read is the
+   * expected state); a lost race re-reads and re-applies `change`, so every rule sees the order as stored.
+   * `change` is pure: it returns the new document, or null to leave the order as it is (no write, so
+   * updatedAt does not move: D36).
    */
   async mutateOrder<R>(
     scope: Scope,
     id: string,
     change: (current: OrderDocument) => { next: OrderDocument | null; result: R },
   ): Promise<{ order: OrderDocument; result: R } | null> {
-    return this.leases.withLease(orderLeaseKey(id), async () => {
-      const orders = scoped(this.collection, scope);
-      const current = await orders.findOne({ _id: id });
-      if (!current) return null;
-      const { next, result } = change(current);
-      if (next === null) return { order: current, result };
-      await orders.replaceOne(id, next);
-      return { order: next, result };
-    });
+    const result = await scoped(this.collection, scope).mutate(id, change);
+    return result && { order: result.doc, result: result.result };
   }
 }

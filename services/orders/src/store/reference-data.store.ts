@@ -87,13 +87,8 @@ export class ReferenceDataStore {
   }
 
   async updateDestination(scope: Scope, id: string, patch: { status?: DestinationStatus; verified?: boolean }, now: Date): Promise<PaymentDestinationDocument | null> {
-    const destinations = scoped(this.destinations, scope);
-    const current = await destinations.findOne({ _id: id });
-    if (!current) return null;
-    // Operators are the only writers of destinations and they change one at a time, so a plain replace is safe.
-    const next = { ...current, ...patch, updatedAt: now };
-    await destinations.replaceOne(id, next);
-    return next;
+    // One update: only the given fields change, so concurrent patches of different fields never undo each other.
+    return scoped(this.destinations, scope).findOneAndUpdate({ _id: id }, { $set: { ...patch, updatedAt: now } });
   }
 
   listDestinations(scope: Scope): Promise<PaymentDestinationDocument[]> {

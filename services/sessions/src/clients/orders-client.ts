@@ -66,6 +66,12 @@ export class OrdersClient {
     return OrderEnvelope.parse(body).order;
   }
 
+  /** The session expired: orders refuses payments from now on; the answer says whether a payment won first. */
+  async closePayments(scope: RequestScope, orderId: string): Promise<OrderView> {
+    const { body } = await this.call(scope, 'POST', `/internal/orders/${encodeURIComponent(orderId)}/close-payments`);
+    return OrderEnvelope.parse(body).order;
+  }
+
   async applyPayment(scope: RequestScope, orderId: string, payment: { paymentId: string; amount: number; method: PaymentMethod }): Promise<{ order: OrderView; outcome: 'applied' | 'already_applied' }> {
     const { body } = await this.call(scope, 'POST', `/internal/orders/${encodeURIComponent(orderId)}/payments`, payment);
     return PaymentEnvelope.parse(body);

@@ -1,5 +1,5 @@
 import type { Logger } from '@checkout/logger';
-import { DomainError, isDomainError } from '@checkout/errors';
+import { DependencyUnavailableError, DomainError, isDomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
 import { appendToOutbox, type OutboxRelay } from '@checkout/kafka';
 import {
@@ -17,7 +17,10 @@ import type { OrdersClient, OrderView } from '../clients/orders-client';
 import type { SessionsStore } from '../store/sessions.store';
 import type { CollectedInputs, SessionDocument } from '../store/session-document';
 import { presentSession } from './present-session';
-import { amountDue, extendedExpiry, isDue, mergeSessionData, settle } from './session';
+import { amountDue, effectiveStatus, extendedExpiry, isDue, mergeSessionData, settle } from './session';
+
+/** Each lost race means another writer succeeded, so the loop ends; the bound only guards against a bug. */
+const MAX_TRANSITION_ATTEMPTS = 100;
 
 export interface SessionCommandsDeps {
   store: SessionsStore;
@@ -42,10 +45,10 @@ export interface SessionWithOrder {
 }
 
 /**
- * The session use cases. Every read-modify-write of a session runs under its lease (sessions:<id>), and every
- * one of them first lets the stored status catch up with the facts (order completed or cancelled, expiresAt
- * passed) via settle(), firing the event that transition owes. So pay vs. expire cannot both win, and whoever
- * writes a transition first writes its event with it (one document write, then the outbox relay publishes).
+ * The session use cases. Every write of a session is one conditional update (transition), and each first lets
+ * the stored status catch up with the facts (order completed or cancelled, expiresAt passed) via settle(),
+ * firing the event that transition owes. Whoever writes a transition first writes its event with it (one
+ * document write, then the outbox relay publishes); a writer that loses re-reads and finds it done.
  */
 export class SessionCommands {
   constructor(private readonly deps: SessionCommandsDeps) {}
@@ -69,7 +72,7 @@ export class SessionCommands {
 
   /** D23: extendExpiry while pending (7-day lifetime cap); sessionData merged shallowly in any status. */
   async update(scope: Scope, id: string, patch: UpdateSessionRequest): Promise<SessionWithOrder> {
-    return this.mutate(scope, id, ({ doc, now }) => {
+    return this.transition(scope, id, null, null, ({ doc, now }) => {
       let next = doc;
       if (patch.extendExpiry !== undefined) {
         next = { ...next, expiresAt: extendedExpiry(next, patch.extendExpiry) };
@@ -82,16 +85,22 @@ export class SessionCommands {
     });
   }
 
-  /** D29 expire helper: the session expires now, with its event, exactly like a natural expiry. */
+  /**
+   * D29 expire helper: the session expires now, with its event, exactly like a natural expiry. Orders closes
+   * the order to payments first; a payment that reached orders before that wins, and this is refused.
+   */
   async expireNow(scope: Scope, id: string): Promise<SessionWithOrder> {
-    return this.mutate(scope, id, ({ doc, order, now, caughtUp }) => {
+    const doc = await this.deps.store.getSession(scope, id);
+    if (!doc) throw notFound(id);
+    const order = doc.status === 'pending' ? await this.deps.orders.closePayments(scope, doc.orderId) : await this.deps.orders.get(scope, doc.orderId);
+    return this.transition(scope, id, { doc, order }, null, ({ doc: current, order: latest, now, caughtUp }) => {
       // Due but not yet swept: catching up just expired it, with its event; that is what was asked.
       if (caughtUp === 'expired') return null;
-      if (doc.status !== 'pending') {
-        throw new DomainError('SESSION_UPDATE_FAILED', `The session is ${doc.status}; only a pending session can be expired.`);
+      if (current.status !== 'pending') {
+        throw new DomainError('SESSION_UPDATE_FAILED', `The session is ${current.status}; only a pending session can be expired.`);
       }
-      const expiresAt = isDue(doc.expiresAt, now) ? doc.expiresAt : now;
-      return this.withEvent({ ...doc, status: 'expired', expiresAt, updatedAt: now }, order, 'expired', now);
+      const expiresAt = isDue(current.expiresAt, now) ? current.expiresAt : now;
+      return this.withEvent({ ...current, status: 'expired', expiresAt, updatedAt: now }, latest, 'expired', now);
     });
   }
 
@@ -100,142 +109,108 @@ export class SessionCommands {
     const found = await this.deps.store.findByIdAcrossTenants(id);
     if (!found) throw notFound(id);
     const scope = scopeOf(found);
-    return this.mutate(scope, id, async ({ doc, order, now }) => {
+    let order = await this.deps.orders.get(scope, found.orderId);
+    if (effectiveStatus(found.status, order.status, found.expiresAt, this.deps.clock()) !== 'pending') {
+      // Not pending: let the stored status catch up (with its event), then refuse.
+      await this.transition(scope, id, { doc: found, order }, null, null);
+      throw notPayable(effectiveStatus(found.status, order.status, found.expiresAt, this.deps.clock()));
+    }
+    const patch: { shippingAddress?: ShippingAddress; customer?: { phone: string } } = {};
+    if (inputs.shippingAddress) patch.shippingAddress = inputs.shippingAddress;
+    // An order's customer needs an email; without a customer the phone stays on the session only.
+    if (inputs.phone && order.customer) patch.customer = { phone: inputs.phone };
+    // The order is updated first (no session state is held across the call); the session then records the
+    // inputs if it is still pending.
+    if (Object.keys(patch).length > 0) order = await this.deps.orders.update(scope, found.orderId, patch);
+    return this.transition(scope, id, { doc: found, order }, null, ({ doc, now }) => {
       if (doc.status !== 'pending') throw notPayable(doc.status);
-      const patch: { shippingAddress?: ShippingAddress; customer?: { phone: string } } = {};
-      if (inputs.shippingAddress) patch.shippingAddress = inputs.shippingAddress;
-      // An order's customer needs an email; without a customer the phone stays on the session only.
-      if (inputs.phone && order.customer) patch.customer = { phone: inputs.phone };
-      if (Object.keys(patch).length > 0) await this.deps.orders.update(scope, doc.orderId, patch);
       return { ...doc, collected: { ...doc.collected, ...inputs }, updatedAt: now };
     });
   }
 
   /**
    * Flow 3, the one path every payment takes (D27): simulated in test mode, reported by the processor in live
-   * mode. Under the session's lease: catch up with the facts, refuse a session that is not pending (exact expiry,
-   * D21), record the attempt by payment id, let orders apply it at most once, and on completion store
-   * `completed` with its event. The event is published before this returns, so a redirect follows it.
+   * mode. Catch up with the facts, refuse a session that is not pending (exact expiry, D21), record the attempt
+   * by payment id, and let orders decide: it applies a payment at most once, to an open order whose checkout has
+   * not expired, in one conditional update (so pay against cancel, against expire, and two full payments are
+   * decided there). Then store `completed` with its event, by one conditional update of the session. Nothing
+   * is locked meanwhile. The event is published before this returns, so a redirect follows it.
    */
   async pay(scope: Scope, id: string, attempt: PaymentAttempt): Promise<{ view: SessionWithOrder; result: PaymentResult }> {
     const { store, orders } = this.deps;
-    let publish = false;
-    let outcome: { doc: SessionDocument; order: OrderView; result: PaymentResult };
-    try {
-      outcome = await store.withSessionLease(id, async () => {
-      let doc = await store.getSession(scope, id);
-      if (!doc) throw notFound(id);
-      const now = this.deps.clock();
-      // A processor reports a capture that happened at capturedAt; it counts as paid then (never later than now).
-      const acceptAt = attempt.source === 'processor' && attempt.capturedAt < now ? attempt.capturedAt : now;
-      let order = await orders.get(scope, doc.orderId);
-      const caughtUp = this.settled(doc, order, acceptAt, now);
-      if (caughtUp) {
-        await store.replaceSession(scope, caughtUp.doc);
-        publish ||= caughtUp.event;
-        doc = caughtUp.doc;
-      }
-      if (attempt.source === 'processor') {
-        // A replayed notification of a payment that was already applied answers with the session as it is.
-        const previous = await store.getPayment(scope, attempt.paymentId);
-        if (previous?.status === 'applied') return { doc, order, result: 'succeeded' as const };
-      }
-      if (doc.status !== 'pending') throw notPayable(doc.status);
-
-      const paymentId = attempt.source === 'processor' ? attempt.paymentId : newId('pay', scope.mode);
-      const amount = attempt.amount ?? amountDue(order.amounts);
-      if (amount < 1) throw new DomainError('SESSION_NOT_PAYABLE', 'Nothing is due on this session.');
-      const record = {
-        _id: paymentId,
-        sessionId: id,
-        orderId: doc.orderId,
-        method: attempt.method,
-        amount,
-        status: 'pending' as const,
-        ...(attempt.source === 'simulator' && attempt.cardLast4 !== undefined && { cardLast4: attempt.cardLast4 }),
-        source: attempt.source,
-        createdAt: now,
-        updatedAt: now,
-      };
-
-      if (attempt.source === 'simulator' && attempt.outcome === 'declined') {
-        await store.insertPayment(scope, { ...record, status: 'declined' });
-        doc = { ...doc, failedAttempts: doc.failedAttempts + 1, updatedAt: now };
-        await store.replaceSession(scope, doc);
-        return { doc, order, result: 'declined' as const };
-      }
-
-      // A repeated processor notification finds its record already there; orders still dedupes by payment id,
-      // which also repairs a crash between recording the payment and applying it.
-      await store.insertPayment(scope, record);
-      const stored = (await store.getPayment(scope, paymentId)) ?? { ...record, organizationId: scope.organizationId, mode: scope.mode };
-      try {
-        order = (await orders.applyPayment(scope, doc.orderId, { paymentId, amount, method: attempt.method })).order;
-      } catch (err) {
-        if (isDomainError(err) && err.code === 'SESSION_NOT_PAYABLE') {
-          // Orders refused: the order was cancelled (or completed) meanwhile; orders decided the race (D25).
-          await store.setPaymentStatus(scope, stored, 'rejected', now);
-          const latest = await orders.get(scope, doc.orderId);
-          const after = this.settled(doc, latest, now, now);
-          if (after) {
-            await store.replaceSession(scope, after.doc);
-            publish ||= after.event;
-          }
-        }
-        throw err;
-      }
-      await store.setPaymentStatus(scope, stored, 'applied', now);
-      const after = this.settled(doc, order, acceptAt, now);
-      if (after) {
-        await store.replaceSession(scope, after.doc);
-        publish ||= after.event;
-        doc = after.doc;
-      }
-      return { doc, order, result: 'succeeded' as const };
-      });
-    } finally {
-      if (publish) await this.publish(id);
+    const read = await store.getSession(scope, id);
+    if (!read) throw notFound(id);
+    const now = this.deps.clock();
+    // A processor reports a capture that happened at capturedAt; it counts as paid then (never later than now).
+    const acceptAt = attempt.source === 'processor' && attempt.capturedAt < now ? attempt.capturedAt : now;
+    let { doc, order } = await this.transition(scope, id, { doc: read, order: await orders.get(scope, read.orderId) }, acceptAt, null);
+    if (attempt.source === 'processor') {
+      // A replayed notification of a payment that was already applied answers with the session as it is.
+      const previous = await store.getPayment(scope, attempt.paymentId);
+      if (previous?.status === 'applied') return { view: { doc, order }, result: 'succeeded' };
     }
-    return { view: { doc: outcome.doc, order: outcome.order }, result: outcome.result };
+    if (doc.status !== 'pending') throw notPayable(doc.status);
+
+    const paymentId = attempt.source === 'processor' ? attempt.paymentId : newId('pay', scope.mode);
+    const amount = attempt.amount ?? amountDue(order.amounts);
+    if (amount < 1) throw new DomainError('SESSION_NOT_PAYABLE', 'Nothing is due on this session.');
+    const record = {
+      _id: paymentId,
+      sessionId: id,
+      orderId: doc.orderId,
+      method: attempt.method,
+      amount,
+      status: 'pending' as const,
+      ...(attempt.source === 'simulator' && attempt.cardLast4 !== undefined && { cardLast4: attempt.cardLast4 }),
+      source: attempt.source,
+      createdAt: now,
+      updatedAt: now,
+    };
+
+    if (attempt.source === 'simulator' && attempt.outcome === 'declined') {
+      await store.insertPayment(scope, { ...record, status: 'declined' });
+      const counted = await store.countDeclined(scope, id, now);
+      if (!counted) throw notPayable((await store.getSession(scope, id))?.status ?? 'gone');
+      return { view: { doc: counted, order }, result: 'declined' };
+    }
+
+    // A repeated processor notification finds its record already there; orders still dedupes by payment id,
+    // which also repairs a crash between recording the payment and applying it.
+    await store.insertPayment(scope, record);
+    try {
+      order = (await orders.applyPayment(scope, doc.orderId, { paymentId, amount, method: attempt.method })).order;
+    } catch (err) {
+      if (isDomainError(err) && err.code === 'SESSION_NOT_PAYABLE') {
+        // Orders refused: the order was cancelled, completed or closed by an expiry meanwhile (D25, D21).
+        await store.setPaymentStatus(scope, paymentId, 'rejected', now);
+        await this.transition(scope, id, null, null, null);
+      }
+      throw err;
+    }
+    await store.setPaymentStatus(scope, paymentId, 'applied', now);
+    ({ doc } = await this.transition(scope, id, { doc, order }, acceptAt, null));
+    return { view: { doc, order }, result: 'succeeded' };
   }
 
   /** D25: the order was cancelled; a pending session becomes cancelled (no event). */
   async onOrderCancelled(scope: Scope, orderId: string): Promise<void> {
     const found = await this.deps.store.findByOrderId(scope, orderId);
-    if (!found) return;
-    await this.deps.store.withSessionLease(found._id, async () => {
-      const doc = await this.deps.store.getSession(scope, found._id);
-      if (!doc || doc.status !== 'pending') return;
-      const now = this.deps.clock();
-      const transition = settle(doc.status, 'cancelled', doc.expiresAt, now);
-      if (transition) await this.deps.store.replaceSession(scope, { ...doc, status: transition.status, updatedAt: now });
-    });
+    if (!found || found.status !== 'pending') return;
+    await this.transition(scope, found._id, null, null, null);
   }
 
   /**
-   * Flow 4, one sweep: every pending session whose expiresAt has passed catches up under its lease. The lease
-   * plus the re-read status make a second sweeper (another replica) find nothing left to do, so each session
-   * fires its expired event exactly once.
+   * Flow 4, one sweep: every pending session whose expiresAt has passed catches up. Each write is conditional
+   * on the revision read, so a second sweeper (another replica) loses, re-reads, finds nothing left to do, and
+   * each session fires its expired event exactly once.
    */
   async sweepDue(limit = 100): Promise<number> {
     const due = await this.deps.store.findDuePendingAcrossTenants(this.deps.clock(), limit);
     let changed = 0;
     for (const candidate of due) {
-      const scope = scopeOf(candidate);
       try {
-        let publish = false;
-        await this.deps.store.withSessionLease(candidate._id, async () => {
-          const doc = await this.deps.store.getSession(scope, candidate._id);
-          if (!doc || doc.status !== 'pending') return;
-          const now = this.deps.clock();
-          const order = await this.deps.orders.get(scope, doc.orderId);
-          const after = this.settled(doc, order, now, now);
-          if (!after) return;
-          await this.deps.store.replaceSession(scope, after.doc);
-          publish = after.event;
-          changed += 1;
-        });
-        if (publish) await this.publish(candidate._id);
+        const { written } = await this.transition(scopeOf(candidate), candidate._id, null, null, null);
+        if (written) changed += 1;
       } catch (err) {
         this.deps.logger.warn({ err, sessionId: candidate._id }, 'expiry sweep of a session failed; next sweep retries');
       }
@@ -243,46 +218,72 @@ export class SessionCommands {
     return changed;
   }
 
-  /** Read-modify-write under the lease, after catching up with the facts; `change` returns null for no write. */
-  private async mutate(
+  /**
+   * The one way a session is written (apart from countDeclined's $inc): what the facts owe (catch-up, see
+   * owed) and what `change` asks, stored together by one conditional update (the revision read is the expected
+   * state). Losing that race re-reads the session and its order and decides again, so nothing is ever locked.
+   * `change` gets the session after catch-up and returns its next version, or null for no change; if it
+   * throws, the catch-up alone is still written (it owes its event) before the error is passed on.
+   * `start` is a session and order just read; `at` the instant the facts are judged at (default: now).
+   */
+  private async transition(
     scope: Scope,
     id: string,
-    change: (current: { doc: SessionDocument; order: OrderView; now: Date; caughtUp: SessionDocument['status'] | null }) => SessionDocument | null | Promise<SessionDocument | null>,
-  ): Promise<SessionWithOrder> {
-    let publish = false;
-    try {
-      return await this.deps.store.withSessionLease(id, async () => {
-      let doc = await this.deps.store.getSession(scope, id);
-      if (!doc) throw notFound(id);
+    start: SessionWithOrder | null,
+    at: Date | null,
+    change: ((current: { doc: SessionDocument; order: OrderView; now: Date; caughtUp: SessionDocument['status'] | null }) => SessionDocument | null) | null,
+  ): Promise<SessionWithOrder & { written: boolean }> {
+    let current = start;
+    for (let attempt = 1; ; attempt += 1) {
+      if (!current) {
+        const doc = await this.deps.store.getSession(scope, id);
+        if (!doc) throw notFound(id);
+        current = { doc, order: await this.deps.orders.get(scope, doc.orderId) };
+      }
       const now = this.deps.clock();
-      const order = await this.deps.orders.get(scope, doc.orderId);
-      const caughtUp = this.settled(doc, order, now, now);
-      if (caughtUp) {
-        await this.deps.store.replaceSession(scope, caughtUp.doc);
-        publish = caughtUp.event;
-        doc = caughtUp.doc;
+      const caughtUp = await this.owed(scope, current.doc, current.order, at ?? now, now);
+      const order = caughtUp?.order ?? current.order;
+      const base = caughtUp?.doc ?? current.doc;
+      let next: SessionDocument | null = null;
+      let refusal: unknown;
+      let refused = false;
+      try {
+        next = change ? change({ doc: base, order, now, caughtUp: caughtUp ? caughtUp.doc.status : null }) : null;
+      } catch (err) {
+        refusal = err;
+        refused = true;
       }
-      const next = await change({ doc, order, now, caughtUp: caughtUp ? caughtUp.doc.status : null });
-      if (next) {
-        await this.deps.store.replaceSession(scope, next);
-        if (next.outboxPending) publish = true;
-        doc = next;
+      const final = next ?? caughtUp?.doc ?? null;
+      if (final === null) {
+        if (refused) throw refusal;
+        return { doc: current.doc, order, written: false };
       }
-      return { doc, order };
-      });
-    } finally {
-      // Also when `change` refused: a transition written while catching up still owes its event now.
-      if (publish) await this.publish(id);
+      const stored = await this.deps.store.replaceSession(scope, current.doc, final);
+      if (stored) {
+        if (stored.outboxPending) await this.publish(id);
+        if (refused) throw refusal;
+        return { doc: stored, order, written: true };
+      }
+      if (attempt >= MAX_TRANSITION_ATTEMPTS) throw new DependencyUnavailableError(`session ${id}: ${attempt} concurrent writes in a row`);
+      current = null;
     }
   }
 
-  /** The stored transition owed by the facts at `at` (see settle), with its event; null when none is owed. */
-  private settled(doc: SessionDocument, order: OrderView, at: Date, now: Date): { doc: SessionDocument; event: boolean } | null {
-    const transition = settle(doc.status, order.status as OrderStatus, doc.expiresAt, at);
+  /**
+   * The stored transition the facts owe at `at` (see settle), with its event; null when none is owed. Before a
+   * session is stored as expired, orders closes the order to payments: if a payment got there first, the
+   * order's answer says completed and the session completes instead (D21, D27).
+   */
+  private async owed(scope: Scope, doc: SessionDocument, order: OrderView, at: Date, now: Date): Promise<{ doc: SessionDocument; order: OrderView } | null> {
+    let latest = order;
+    let transition = settle(doc.status, latest.status as OrderStatus, doc.expiresAt, at);
+    if (transition?.status === 'expired') {
+      latest = await this.deps.orders.closePayments(scope, doc.orderId);
+      transition = settle(doc.status, latest.status as OrderStatus, doc.expiresAt, at);
+    }
     if (!transition) return null;
     const next: SessionDocument = { ...doc, status: transition.status, updatedAt: now };
-    if (transition.event === null) return { doc: next, event: false };
-    return { doc: this.withEvent(next, order, transition.event, now), event: true };
+    return { doc: transition.event === null ? next : this.withEvent(next, latest, transition.event, now), order: latest };
   }
 
   /** Appends the session event (a SessionEventV1 envelope, parsed before it is stored) to the document's outbox. */

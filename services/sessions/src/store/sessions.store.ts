@@ -1,19 +1,14 @@
 import type { Collection, Db } from 'mongodb';
-import { Leases, isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
+import { isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 import type { PaymentDocument, SessionDocument } from './session-document';
-
-export const sessionLeaseKey = (id: string): string => `sessions:${id}`;
 
 /** The only code that touches the sessions and payments collections. */
 export class SessionsStore {
   readonly collection: Collection<SessionDocument>;
   private readonly payments: Collection<PaymentDocument>;
 
-  constructor(
-    db: Db,
-    readonly leases: Leases,
-  ) {
+  constructor(db: Db) {
     this.collection = db.collection<SessionDocument>(COLLECTIONS.sessions);
     this.payments = db.collection<PaymentDocument>(COLLECTIONS.payments);
   }
@@ -50,16 +45,16 @@ export class SessionsStore {
   }
 
   /**
-   * Runs `fn` holding the session's lease; everything that reads and then writes a session goes through here
-   * (FerretDB has no atomic conditional update, docs/engineering.md).
+   * Writes `next` over `current` if the stored session is still the one read (its revision): one conditional
+   * update. null when another writer got there first; the caller re-reads and decides again.
    */
-  withSessionLease<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    return this.leases.withLease(sessionLeaseKey(id), fn);
+  replaceSession(scope: Scope, current: SessionDocument, next: SessionDocument): Promise<SessionDocument | null> {
+    return scoped(this.collection, scope).replaceIfUnchanged(current, next);
   }
 
-  /** Replaces a session whose lease the caller holds. */
-  async replaceSession(scope: Scope, doc: SessionDocument): Promise<void> {
-    await scoped(this.collection, scope).replaceOne(doc._id, doc);
+  /** A declined attempt on a pending session: one $inc, null if the session is no longer pending. */
+  countDeclined(scope: Scope, id: string, now: Date): Promise<SessionDocument | null> {
+    return scoped(this.collection, scope).findOneAndUpdate({ _id: id, status: 'pending' }, { $inc: { failedAttempts: 1, revision: 1 }, $set: { updatedAt: now } });
   }
 
   /** Records a payment attempt; false when this payment id was recorded before (D27: at most once). */
@@ -77,8 +72,8 @@ export class SessionsStore {
     return scoped(this.payments, scope).findOne({ _id: id });
   }
 
-  /** Updates a payment record of a session whose lease the caller holds. */
-  async setPaymentStatus(scope: Scope, payment: PaymentDocument, status: PaymentDocument['status'], now: Date): Promise<void> {
-    await scoped(this.payments, scope).replaceOne(payment._id, { ...payment, status, updatedAt: now });
+  /** Records what orders decided about a payment (one update by payment id). */
+  async setPaymentStatus(scope: Scope, paymentId: string, status: PaymentDocument['status'], now: Date): Promise<void> {
+    await scoped(this.payments, scope).updateOne({ _id: paymentId }, { $set: { status, updatedAt: now } });
   }
 }

@@ -177,7 +177,7 @@ export class Dispatcher {
       if (this.enqueue(delivery._id, attempt, delivery.url) === 'queued') queued += 1;
     }
     // Dead letters left unsent are rare (a crash or broker outage right after the last attempt): look every
-    // fifth sweep, which keeps the sweep cheap on FerretDB, where every such query is a collection scan.
+    // fifth sweep: the query is cheap on an index, but there is rarely anything to find.
     if (this.sweeps++ % 5 === 0) {
       for (const delivery of await this.deps.deliveries.findDeadLetterPending(100)) {
         await this.publishDeadLetter(delivery, now);
@@ -239,11 +239,8 @@ export class Dispatcher {
       lockedUntil: retryAt ? new Date(retryAt.getTime() + policy.claimTtlMs) : finished,
       deadLetterPending: !result.ok && !retryAt,
     };
-    // Still safely ours: one write. Otherwise (the attempt outlived the hold) the leased, checked path.
-    const stillHeld = delivery.lockOwner === this.deps.owner && delivery.lockedUntil.getTime() - finished.getTime() > CLAIM_SAFETY_MS;
-    const updated = stillHeld
-      ? await this.deps.deliveries.recordAttemptHeld(delivery, outcome, finished)
-      : await this.deps.deliveries.recordAttempt(deliveryId, outcome, finished);
+    // One conditional write, whether or not the attempt outlived its hold: it names the attempt it follows.
+    const updated = await this.deps.deliveries.recordAttempt(deliveryId, outcome, finished);
     if (!updated) {
       this.deps.logger.info({ deliveryId, attempt }, 'attempt result dropped: that attempt was already recorded elsewhere');
       return;

@@ -1,9 +1,7 @@
-import type { Collection, Db } from 'mongodb';
-import { Leases, isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
+import type { Collection, Db, Filter, PushOperator, UpdateFilter } from 'mongodb';
+import { isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 import type { AttemptRecord, DeliveryDocument } from './documents';
-
-export const deliveryLeaseKey = (id: string): string => `deliveries:${id}`;
 
 export type ClaimResult = { claimed: true; delivery: DeliveryDocument } | { claimed: false; reason: 'missing' | 'finished' | 'stale' | 'busy' };
 
@@ -19,16 +17,13 @@ export interface AttemptOutcome {
 /**
  * The only code that touches the deliveries collection. The events API reads through `scope`; the dispatch
  * path (consumers, scheduler, sweep) works by delivery id on behalf of the platform, re-deriving the scope from
- * the stored document for every write. Every read-modify-write runs under the delivery's lease
- * (docs/engineering.md: FerretDB has no atomic conditional update).
+ * the stored document for every write. Every state change is one conditional update whose filter holds the
+ * state it expects (pending, the attempt it follows, the hold), so concurrent writers are arbitrated by MongoDB.
  */
 export class DeliveriesStore {
   readonly collection: Collection<DeliveryDocument>;
 
-  constructor(
-    db: Db,
-    private readonly leases: Leases,
-  ) {
+  constructor(db: Db) {
     this.collection = db.collection<DeliveryDocument>(COLLECTIONS.deliveries);
   }
 
@@ -57,11 +52,8 @@ export class DeliveriesStore {
 
   /** Records which delivery recovered a failed one, so that a later recovery skips it. */
   async markRecovered(id: string, recoveredBy: string, now: Date): Promise<void> {
-    await this.leases.withLease(deliveryLeaseKey(id), async () => {
-      const current = await this.collection.findOne({ _id: id });
-      if (!current || current.recoveredBy !== undefined) return;
-      await scoped(this.collection, scopeOf(current)).replaceOne(current._id, { ...current, recoveredBy, updatedAt: now });
-    });
+    // Only the first recovery marks it: the condition is the mark's absence, in one update.
+    await this.collection.updateOne({ _id: id, recoveredBy: { $exists: false } }, { $set: { recoveredBy, updatedAt: now } });
   }
 
   getForDispatch(id: string): Promise<DeliveryDocument | null> {
@@ -72,39 +64,33 @@ export class DeliveriesStore {
    * Takes a delivery for attempt `attempt`: only while it is pending, the attempt is the next one, and no other
    * live process holds it in flight. A waiting retry (lockOwner null) may be taken by whoever brings its attempt.
    */
-  claim(input: { id: string; attempt: number; owner: string; now: Date; holdMs: number }): Promise<ClaimResult> {
-    return this.leases.withLease(deliveryLeaseKey(input.id), async () => {
-      const current = await this.collection.findOne({ _id: input.id });
-      if (!current) return { claimed: false, reason: 'missing' } as const;
-      if (current.status !== 'pending') return { claimed: false, reason: 'finished' } as const;
-      if (current.attemptCount + 1 !== input.attempt) return { claimed: false, reason: 'stale' } as const;
-      if (current.lockOwner !== null && current.lockOwner !== input.owner && current.lockedUntil > input.now) return { claimed: false, reason: 'busy' } as const;
-      const next: DeliveryDocument = { ...current, lockOwner: input.owner, lockedUntil: new Date(input.now.getTime() + input.holdMs), updatedAt: input.now };
-      await scoped(this.collection, scopeOf(current)).replaceOne(current._id, next);
-      return { claimed: true, delivery: next } as const;
-    });
-  }
-
-  /** Appends attempt `attempt` and moves the delivery on; null when that attempt was already recorded. */
-  recordAttempt(id: string, outcome: AttemptOutcome, now: Date): Promise<DeliveryDocument | null> {
-    return this.leases.withLease(deliveryLeaseKey(id), async () => {
-      const current = await this.collection.findOne({ _id: id });
-      if (!current || current.status !== 'pending' || current.attemptCount + 1 !== outcome.record.attempt) return null;
-      const next = withAttempt(current, outcome, now);
-      await scoped(this.collection, scopeOf(current)).replaceOne(current._id, next);
-      return next;
-    });
+  async claim(input: { id: string; attempt: number; owner: string; now: Date; holdMs: number }): Promise<ClaimResult> {
+    const claimable: Filter<DeliveryDocument> = {
+      _id: input.id,
+      status: 'pending',
+      attemptCount: input.attempt - 1,
+      $or: [{ lockOwner: null }, { lockOwner: input.owner }, { lockedUntil: { $lte: input.now } }],
+    };
+    const claimed = await this.collection.findOneAndUpdate(
+      claimable,
+      { $set: { lockOwner: input.owner, lockedUntil: new Date(input.now.getTime() + input.holdMs), updatedAt: input.now } },
+      { returnDocument: 'after' },
+    );
+    if (claimed) return { claimed: true, delivery: claimed };
+    // Refused: one more read says why (only the refusal pays for it).
+    const current = await this.collection.findOne({ _id: input.id });
+    if (!current) return { claimed: false, reason: 'missing' };
+    if (current.status !== 'pending') return { claimed: false, reason: 'finished' };
+    if (current.attemptCount + 1 !== input.attempt) return { claimed: false, reason: 'stale' };
+    return { claimed: false, reason: 'busy' };
   }
 
   /**
-   * Records an attempt on a delivery this process holds (lockOwner = us, lockedUntil still ahead with a margin)
-   * with one write and no lease: every other writer of a pending delivery goes through claim(), which refuses
-   * while our hold is live, so nothing can be overwritten. Callers fall back to recordAttempt() otherwise.
+   * Appends attempt `attempt` and moves the delivery on, in one conditional update that names the attempt it
+   * follows: null when that attempt was already recorded (by a replica that took over a lapsed hold).
    */
-  async recordAttemptHeld(held: DeliveryDocument, outcome: AttemptOutcome, now: Date): Promise<DeliveryDocument> {
-    const next = withAttempt(held, outcome, now);
-    await scoped(this.collection, scopeOf(held)).replaceOne(held._id, next);
-    return next;
+  recordAttempt(id: string, outcome: AttemptOutcome, now: Date): Promise<DeliveryDocument | null> {
+    return this.collection.findOneAndUpdate({ _id: id, status: 'pending', attemptCount: outcome.record.attempt - 1 }, attemptUpdate(outcome, now), { returnDocument: 'after' });
   }
 
   /** Pending deliveries that nobody holds any more: a crash, a lost retry message, a spilled queue. */
@@ -121,29 +107,24 @@ export class DeliveriesStore {
   }
 
   async markDeadLettered(id: string, now: Date): Promise<void> {
-    await this.leases.withLease(deliveryLeaseKey(id), async () => {
-      const current = await this.collection.findOne({ _id: id });
-      if (!current || !current.deadLetterPending) return;
-      await scoped(this.collection, scopeOf(current)).replaceOne(current._id, { ...current, deadLetterPending: false, updatedAt: now });
-    });
+    await this.collection.updateOne({ _id: id, deadLetterPending: true }, { $set: { deadLetterPending: false, updatedAt: now } });
   }
 }
 
-function scopeOf(doc: DeliveryDocument): Scope {
-  return { organizationId: doc.organizationId, mode: doc.mode };
-}
-
-/** The delivery after one attempt: the attempt appended, the outcome's state taken, the hold released. */
-function withAttempt(delivery: DeliveryDocument, outcome: AttemptOutcome, now: Date): DeliveryDocument {
+/** The update for one attempt: the attempt appended, the outcome's state taken, the hold released. */
+function attemptUpdate(outcome: AttemptOutcome, now: Date): UpdateFilter<DeliveryDocument> {
   return {
-    ...delivery,
-    attempts: [...delivery.attempts, outcome.record],
-    attemptCount: outcome.record.attempt,
-    status: outcome.status,
-    nextAttemptAt: outcome.nextAttemptAt,
-    lockedUntil: outcome.lockedUntil,
-    lockOwner: null,
-    deadLetterPending: outcome.deadLetterPending,
-    updatedAt: now,
+    // The driver's PushOperator cannot resolve array fields of a document type with an index signature
+    // (ScopedDocument extends Document); the shape is checked by `satisfies` instead.
+    $push: { attempts: outcome.record } satisfies { attempts: AttemptRecord } as unknown as PushOperator<DeliveryDocument>,
+    $set: {
+      attemptCount: outcome.record.attempt,
+      status: outcome.status,
+      nextAttemptAt: outcome.nextAttemptAt,
+      lockedUntil: outcome.lockedUntil,
+      lockOwner: null,
+      deadLetterPending: outcome.deadLetterPending,
+      updatedAt: now,
+    },
   };
 }

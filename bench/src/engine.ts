@@ -1,0 +1,196 @@
+// npm run bench -- engine: the MongoDB-compatible engines this project can run without Docker, measured side
+// by side (docs/engines.md records the choice). Each candidate runs alone on a fresh data directory.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient, type Collection } from 'mongodb';
+import {
+  FERRETDB_VERSION,
+  MONGO_JAVA_SERVER_VERSION,
+  provisionFerretDb,
+  provisionMongoJavaServer,
+  startLocalFerretDb,
+  startLocalMongoJavaServer,
+} from '@checkout/engines';
+import { runLoad } from './load';
+
+interface Started {
+  url: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+interface Candidate {
+  name: string;
+  /** Builds the engine into `cacheRoot` (a fresh one for a cold figure); returns what start needs. */
+  provision(): Promise<string>;
+  start(build: string, runDir: string): Promise<Started>;
+  /** Cold provisioning is measured unless it takes minutes (then only with --cold-all). */
+  coldByDefault: boolean;
+}
+
+const CANDIDATES: Candidate[] = [
+  {
+    name: `mongo-java-server ${MONGO_JAVA_SERVER_VERSION} (H2 file)`,
+    provision: () => provisionMongoJavaServer(),
+    start: (dir, runDir) => startLocalMongoJavaServer({ dir, runDir, deadlineMs: 60_000, backend: 'h2' }),
+    coldByDefault: true,
+  },
+  {
+    name: `mongo-java-server ${MONGO_JAVA_SERVER_VERSION} (memory)`,
+    provision: () => provisionMongoJavaServer(),
+    start: (dir, runDir) => startLocalMongoJavaServer({ dir, runDir, deadlineMs: 60_000, backend: 'memory' }),
+    coldByDefault: true,
+  },
+  {
+    name: `FerretDB ${FERRETDB_VERSION} (SQLite)`,
+    provision: () => provisionFerretDb(),
+    start: (bin, runDir) => startLocalFerretDb({ bin, runDir, deadlineMs: 60_000 }),
+    coldByDefault: false,
+  },
+];
+
+interface Row {
+  engine: string;
+  insert: number;
+  findSmall: number;
+  findLarge: number;
+  findByKey: number;
+  update: number;
+  winners: number;
+  incs: number;
+  persists: string;
+  provision: string;
+}
+
+interface Doc {
+  _id: string;
+  key: string;
+  status: string;
+  n: number;
+  pad: string;
+}
+
+export async function runEngineBench(options: { concurrency: number; seconds: number; large: number; coldAll: boolean; only?: string }): Promise<void> {
+  const rows: Row[] = [];
+  for (const candidate of CANDIDATES) {
+    if (options.only && !candidate.name.toLowerCase().includes(options.only.toLowerCase())) continue;
+    process.stderr.write(`[bench] ${candidate.name}\n`);
+    rows.push(await measure(candidate, options));
+  }
+  console.log(`\nMongoDB-compatible engines, c=${options.concurrency}, ${options.seconds} s per figure (ops/s; find by _id at 1 k and ${options.large / 1000} k documents)`);
+  console.log(formatRows(rows));
+  console.log('atomicity: 20 concurrent findOneAndUpdate({_id, status:"pending"}) → winners (MongoDB: 1); 20 concurrent $inc → final count (MongoDB: 20)');
+  console.log("provisioning: cold = into an empty engines cache (Maven's and Go's own download caches as they are on this machine)");
+}
+
+async function measure(candidate: Candidate, options: { concurrency: number; seconds: number; large: number; coldAll: boolean }): Promise<Row> {
+  const provision = await provisionTime(candidate, options.coldAll || candidate.coldByDefault);
+  const build = await candidate.provision();
+  const runDir = await mkdtemp(join(tmpdir(), `checkout-engines-${process.pid}-bench-`));
+  const engine = await candidate.start(build, runDir);
+  const client = new MongoClient(engine.url, { maxPoolSize: options.concurrency * 2, retryWrites: false });
+  try {
+    await client.connect();
+    const docs = client.db('engine_bench').collection<Doc>('docs');
+    await docs.createIndex({ key: 1 }, { unique: true });
+    const load = { concurrency: options.concurrency, durationMs: options.seconds * 1000, warmupMs: 500 };
+    const pad = 'x'.repeat(400);
+    const seed = async (from: number, to: number) => {
+      for (let i = from; i < to; i += 1000) {
+        await docs.insertMany(Array.from({ length: Math.min(1000, to - i) }, (_, j) => ({ _id: `d${i + j}`, key: `k${i + j}`, status: 'pending', n: 0, pad })));
+      }
+    };
+    await seed(0, 1000);
+    const pick = (size: number) => Math.floor(Math.random() * size);
+    const findSmall = await runLoad('find', load, async () => (await docs.findOne({ _id: `d${pick(1000)}` })) !== null);
+    let inserted = 0;
+    const insert = await runLoad('insert', load, async () => {
+      inserted += 1;
+      await docs.insertOne({ _id: `i${inserted}-${Math.random()}`, key: `ik${inserted}-${Math.random()}`, status: 'pending', n: 0, pad });
+      return true;
+    });
+    await seed(1000, options.large);
+    const findLarge = await runLoad('find', load, async () => (await docs.findOne({ _id: `d${pick(options.large)}` })) !== null);
+    const findByKey = await runLoad('find by key', load, async () => (await docs.findOne({ key: `k${pick(options.large)}` })) !== null);
+    const update = await runLoad('update', load, async () => (await docs.updateOne({ _id: `d${pick(options.large)}` }, { $set: { status: 'seen' } })).matchedCount === 1);
+    const { winners, incs } = await atomicity(client.db('engine_bench').collection('atomic'));
+
+    await client.db('engine_bench').collection('persist').insertOne({ _id: 'p' as never, at: new Date() });
+    await client.close();
+    await engine.stop();
+    await engine.start();
+    const again = new MongoClient(engine.url, { serverSelectionTimeoutMS: 10_000 });
+    let persists: string;
+    try {
+      await again.connect();
+      persists = (await again.db('engine_bench').collection('persist').findOne({ _id: 'p' as never })) ? 'yes' : 'no';
+    } finally {
+      await again.close();
+    }
+    return {
+      engine: candidate.name,
+      insert: insert.throughput,
+      findSmall: findSmall.throughput,
+      findLarge: findLarge.throughput,
+      findByKey: findByKey.throughput,
+      update: update.throughput,
+      winners,
+      incs,
+      persists,
+      provision,
+    };
+  } finally {
+    await client.close().catch(() => {});
+    await engine.stop();
+    await rm(runDir, { recursive: true, force: true });
+  }
+}
+
+async function atomicity(collection: Collection): Promise<{ winners: number; incs: number }> {
+  await collection.insertOne({ _id: 'a' as never, status: 'pending', n: 0 });
+  const results = await Promise.all(Array.from({ length: 20 }, (_, i) => collection.findOneAndUpdate({ _id: 'a' as never, status: 'pending' }, { $set: { status: 'done', by: i } })));
+  await Promise.all(Array.from({ length: 20 }, () => collection.updateOne({ _id: 'a' as never }, { $inc: { n: 1 } })));
+  const after = await collection.findOne({ _id: 'a' as never });
+  return { winners: results.filter((r) => r !== null).length, incs: Number(after?.n) };
+}
+
+/** Provisioning into an empty cache root (cold) when asked, else the time of a cache hit. */
+async function provisionTime(candidate: Candidate, cold: boolean): Promise<string> {
+  if (!cold) {
+    const started = Date.now();
+    await candidate.provision();
+    return `cached ${((Date.now() - started) / 1000).toFixed(1)} s (--cold-all for cold)`;
+  }
+  const previous = process.env.XDG_CACHE_HOME;
+  const root = await mkdtemp(join(tmpdir(), 'checkout-engines-cold-'));
+  process.env.XDG_CACHE_HOME = root;
+  try {
+    const started = Date.now();
+    await candidate.provision();
+    return `cold ${((Date.now() - started) / 1000).toFixed(1)} s`;
+  } finally {
+    if (previous === undefined) delete process.env.XDG_CACHE_HOME;
+    else process.env.XDG_CACHE_HOME = previous;
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+function formatRows(rows: Row[]): string {
+  const header = ['engine', 'insert', 'find@1k', 'find@large', 'find by unique key', 'update', 'winners of 20', '$inc of 20', 'survives restart', 'provisioning'];
+  const lines = rows.map((r) => [
+    r.engine,
+    r.insert.toFixed(0),
+    r.findSmall.toFixed(0),
+    r.findLarge.toFixed(0),
+    r.findByKey.toFixed(0),
+    r.update.toFixed(0),
+    String(r.winners),
+    String(r.incs),
+    r.persists,
+    r.provision,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
+  return [fmt(header), fmt(widths.map((w) => '-'.repeat(w))), ...lines.map(fmt)].join('\n');
+}

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { request } from 'undici';
+import { createLogger } from '@checkout/logger';
+import { CommandCounter } from '@checkout/mongo';
+import { buildApp, type OrdersApp } from '../../src/app';
+import { parseConfig } from '../../src/config';
+
+// Issue 13, part 3: the database round trips of each orders operation, counted with the driver's command
+// monitoring. Counts are deterministic, so they are asserted exactly; a change that adds a round trip has to
+// change this file and say why.
+
+const suffix = randomBytes(4).toString('hex');
+const TOKEN = 'round-trips-internal-token';
+const scope = { 'x-organization-id': `org_${suffix}`, 'x-mode': 'test' };
+const commands = new CommandCounter();
+let app: OrdersApp;
+let baseUrl: string;
+
+async function call(method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown) {
+  const response = await request(`${baseUrl}${path}`, {
+    method,
+    headers: { 'x-internal-token': TOKEN, ...scope, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.statusCode, body: (await response.body.json()) as any };
+}
+
+const newOrderBody = (extra: Record<string, unknown> = {}) => ({ items: [{ name: 'Item', quantity: 1, unitPrice: 1000 }], ...extra });
+
+beforeAll(async () => {
+  const { kafkaBrokers, mongoUrl } = inject('engines');
+  const config = parseConfig({
+    MONGODB_URL: mongoUrl,
+    MONGODB_DATABASE: `orders_round_trips_${suffix}`,
+    KAFKA_BROKERS: kafkaBrokers.join(','),
+    TOPIC_PREFIX: `orders-round-trips-${suffix}`,
+    INTERNAL_TOKEN: TOKEN,
+    PORT: '0',
+    HTTP_HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    // The relay's sweep is background work; keep it out of the windows measured here (it runs once at start).
+    OUTBOX_SWEEP_INTERVAL_MS: '3600000',
+  });
+  app = buildApp(config, createLogger('orders', { level: 'silent' }), { commandCounter: commands });
+  baseUrl = (await app.start()).url;
+  // Warm-up: the first request of each kind may pay for things a running service has already done.
+  await call('POST', '/internal/orders', newOrderBody());
+});
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+describe('database round trips per orders operation', () => {
+  it('GET /internal/orders/:id: 1 (find by _id and tenant)', async () => {
+    const id = (await call('POST', '/internal/orders', newOrderBody())).body.order.id as string;
+    const { result, commands: used, total } = await commands.during(() => call('GET', `/internal/orders/${id}`));
+    expect(result.status).toBe(200);
+    expect(used).toEqual({ find: 1 });
+    expect(total).toBe(1);
+  });
+
+  it('POST /internal/orders: 1 (the insert, whose unique indexes arbitrate externalId); +2 with a new customer, +1 with a known one', async () => {
+    const plain = await commands.during(() => call('POST', '/internal/orders', newOrderBody({ externalId: `ext-${suffix}-1` })));
+    expect(plain.result.status).toBe(201);
+    expect(plain.commands).toEqual({ insert: 1 });
+
+    const email = `c-${suffix}@example.com`;
+    const newCustomer = await commands.during(() => call('POST', '/internal/orders', newOrderBody({ customer: { email } })));
+    expect(newCustomer.result.status).toBe(201);
+    // Looks the email up, inserts the customer, inserts the order.
+    expect(newCustomer.commands).toEqual({ find: 1, insert: 2 });
+
+    const knownCustomer = await commands.during(() => call('POST', '/internal/orders', newOrderBody({ customer: { email } })));
+    expect(knownCustomer.result.status).toBe(201);
+    expect(knownCustomer.commands).toEqual({ find: 1, insert: 1 });
+  });
+
+  it('POST /internal/orders/:id/payments: 2 (read, conditional replace); cancel: 4 (read, conditional replace, relay: read, mark sent)', async () => {
+    const paid = (await call('POST', '/internal/orders', newOrderBody())).body.order.id as string;
+    const payment = await commands.during(() => call('POST', `/internal/orders/${paid}/payments`, { paymentId: `pay-${suffix}`, amount: 1000, method: 'card' }));
+    expect(payment.result.status).toBe(200);
+    expect(payment.commands).toEqual({ find: 1, update: 1 });
+
+    const cancelled = (await call('POST', '/internal/orders', newOrderBody())).body.order.id as string;
+    const cancel = await commands.during(() => call('POST', `/internal/orders/${cancelled}/cancel`));
+    expect(cancel.result.status).toBe(200);
+    expect(cancel.commands).toEqual({ find: 2, update: 2 });
+  });
+});
