@@ -13,6 +13,14 @@ export interface ProcessStack {
   processes: Partial<Record<ServiceName, GuardedProcess>>;
   urls: Record<ServiceName, string>;
   logDir: string;
+  /** SIGKILL to the service and its guard (a crash: no shutdown hook runs); resolves once it has exited. */
+  kill(service: ServiceName): Promise<void>;
+  /** Starts a killed or stopped service again on the same port and environment; resolves when /readyz is 200. */
+  restart(service: ServiceName, deadlineMs?: number): Promise<void>;
+  /** Whether every service answers /readyz with 200 right now. */
+  allReady(): Promise<boolean>;
+  /** The services that do not answer /readyz with 200 right now. */
+  notReady(): Promise<ServiceName[]>;
   stop(): Promise<void>;
 }
 
@@ -49,43 +57,75 @@ export async function startProcessStack(
   const env = stackEnvironment({ ...options, ports });
   mkdirSync(options.logDir, { recursive: true });
   const processes: Partial<Record<ServiceName, GuardedProcess>> = {};
-  let urls = {} as Record<ServiceName, string>;
+  const urls: Record<ServiceName, string> = {
+    orders: `http://127.0.0.1:${ports.orders}`,
+    sessions: `http://127.0.0.1:${ports.sessions}`,
+    'webhook-dispatcher': `http://127.0.0.1:${ports.dispatcher}`,
+    gateway: env.gatewayUrl,
+  };
   const stop = async () => {
     for (const service of [...services].reverse()) await processes[service]?.stop(8_000);
   };
-  try {
-    for (const service of services) {
-      processes[service] = spawnGuarded({
-        name: service,
-        command: process.execPath,
-        args: ['--import', 'tsx', join('services', service, 'src', 'main.ts')],
-        cwd: process.cwd(),
-        logFile: join(options.logDir, `${service}.log`),
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', ...env[envKey(service)] },
-      });
-    }
-    urls = {
-      orders: `http://127.0.0.1:${ports.orders}`,
-      sessions: `http://127.0.0.1:${ports.sessions}`,
-      'webhook-dispatcher': `http://127.0.0.1:${ports.dispatcher}`,
-      gateway: env.gatewayUrl,
-    };
-    await Promise.all(
-      services.map((service) =>
-        eventually(
-          async () => {
-            if (processes[service]?.exitInfo()) throw new Error(`${service} exited; see ${join(options.logDir, `${service}.log`)}`);
-            const response = await request(`${urls[service]}/readyz`);
-            await response.body.text();
-            return response.statusCode === 200;
-          },
-          { deadlineMs: 90_000, intervalMs: 200, description: `${service} /readyz` },
-        ),
-      ),
+  const spawn = (service: ServiceName) => {
+    processes[service] = spawnGuarded({
+      name: service,
+      command: process.execPath,
+      args: ['--import', 'tsx', join('services', service, 'src', 'main.ts')],
+      cwd: process.cwd(),
+      logFile: join(options.logDir, `${service}.log`),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', ...env[envKey(service)] },
+    });
+  };
+  const ready = async (service: ServiceName): Promise<boolean> => {
+    const response = await request(`${urls[service]}/readyz`, { headersTimeout: 5_000, bodyTimeout: 5_000 });
+    await response.body.text();
+    return response.statusCode === 200;
+  };
+  const awaitReady = (service: ServiceName, deadlineMs: number) =>
+    eventually(
+      async () => {
+        if (processes[service]?.exitInfo()) throw new Error(`${service} exited; see ${join(options.logDir, `${service}.log`)}`);
+        return ready(service);
+      },
+      { deadlineMs, intervalMs: 200, description: `${service} /readyz` },
     );
+  const notReady = async (): Promise<ServiceName[]> => {
+    const states = await Promise.all(services.map((service) => ready(service).catch(() => false)));
+    return services.filter((_, i) => !states[i]);
+  };
+  try {
+    for (const service of services) spawn(service);
+    await Promise.all(services.map((service) => awaitReady(service, 90_000)));
   } catch (err) {
     await stop();
     throw err;
   }
-  return { env, processes, urls, logDir: options.logDir, stop };
+  return {
+    env,
+    processes,
+    urls,
+    logDir: options.logDir,
+    stop,
+    async kill(service) {
+      const proc = processes[service];
+      if (!proc || proc.exitInfo()) return;
+      // The whole process group (guard and service): the guard would otherwise outlive a killed child.
+      try {
+        process.kill(-proc.pid, 'SIGKILL');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+      if (!(await proc.waitForExit(10_000))) throw new Error(`${service} (pid ${proc.pid}) did not exit after SIGKILL`);
+    },
+    async restart(service, deadlineMs = 90_000) {
+      const proc = processes[service];
+      if (proc && !proc.exitInfo()) throw new Error(`${service} is still running; kill it first`);
+      spawn(service);
+      await awaitReady(service, deadlineMs);
+    },
+    async allReady() {
+      return (await notReady()).length === 0;
+    },
+    notReady,
+  };
 }

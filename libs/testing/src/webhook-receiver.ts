@@ -9,7 +9,9 @@ export type ReceiverBehaviour =
   | { kind: 'status'; status: number; body?: string; headers?: Record<string, string> }
   | { kind: 'hang' }
   | { kind: 'redirect'; location: string; status?: 301 | 302 | 303 | 307 | 308 }
-  | { kind: 'slow'; delayMs: number; status?: number };
+  | { kind: 'slow'; delayMs: number; status?: number }
+  /** Fails the first `failures` attempts of each delivery (by X-Service-Delivery-Id) with `status`, then 200. */
+  | { kind: 'flapping'; failures: number; status?: number };
 
 export const ANSWER = {
   ok: { kind: 'status', status: 200, body: 'ok' },
@@ -18,6 +20,7 @@ export const ANSWER = {
   hang: { kind: 'hang' },
   redirect: (location: string): ReceiverBehaviour => ({ kind: 'redirect', location, status: 302 }),
   slow: (delayMs: number, status = 200): ReceiverBehaviour => ({ kind: 'slow', delayMs, status }),
+  flapping: (failures: number, status = 503): ReceiverBehaviour => ({ kind: 'flapping', failures, status }),
   throttled: (retryAfter: string, status: 429 | 503 = 429): ReceiverBehaviour => ({ kind: 'status', status, body: 'slow down', headers: { 'retry-after': retryAfter } }),
 } as const satisfies Record<string, ReceiverBehaviour | ((...args: never[]) => ReceiverBehaviour)>;
 
@@ -53,6 +56,8 @@ export async function startWebhookReceiver(options: { host?: string } = {}): Pro
   const consumed = new Set<ReceivedRequest>();
   const waiters = new Set<() => void>();
   const hanging = new Set<() => void>();
+  /** Requests seen per delivery id, for 'flapping'. */
+  const attemptsPerDelivery = new Map<string, number>();
   let closed = false;
 
   const app = new Koa();
@@ -93,6 +98,15 @@ export async function startWebhookReceiver(options: { host?: string } = {}): Pro
         ctx.status = behaviour.status ?? 200;
         ctx.body = 'slow';
         return;
+      case 'flapping': {
+        const deliveryId = request.headers['x-service-delivery-id'];
+        const key = `${ctx.path} ${typeof deliveryId === 'string' ? deliveryId : ''}`;
+        const seen = (attemptsPerDelivery.get(key) ?? 0) + 1;
+        attemptsPerDelivery.set(key, seen);
+        ctx.status = seen <= behaviour.failures ? (behaviour.status ?? 503) : 200;
+        ctx.body = seen <= behaviour.failures ? 'flapping: down' : 'flapping: up';
+        return;
+      }
       case 'hang':
         // Never answers; released only when the receiver closes (its sockets are destroyed then).
         await new Promise<void>((resolve) => hanging.add(resolve));

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import type { CheckoutSession, WebhookEvent } from '@checkout/contracts';
+import type { ReceivedRequest } from '@checkout/testing';
+import { insideOutage, planChaos, type OutageWindow } from './chaos';
+import { reconcile, type LedgerInput } from './ledger';
+import type { Journey } from './load';
+
+const session = (id: string, status: CheckoutSession['status'], orderId: string, paid: number) => ({ id, status, order: { id: orderId, amounts: { paid } } }) as unknown as CheckoutSession;
+const event = (id: string, type: string, sessionId: string) => ({ id, event: type, createdAt: '2026-11-23T00:00:00.000Z', session: { id: sessionId } }) as unknown as WebhookEvent;
+const received = (eventId: string, deliveryId: string, sessionId: string, type = 'checkout.session.completed'): ReceivedRequest => ({
+  method: 'POST',
+  path: '/hooks/healthy',
+  headers: { 'x-service-event-id': eventId, 'x-service-delivery-id': deliveryId },
+  body: JSON.stringify({ id: eventId, event: type, session: { id: sessionId } }),
+  receivedAt: new Date(0),
+});
+const journey = (overrides: Partial<Journey>): Journey => ({ n: 0, kind: 'pay-full', merchant: 0, mode: 'test', externalId: 'x', receiver: 'healthy', created: 'created', paymentIntents: 1, processorPaymentIds: [], steps: [], ...overrides });
+
+/** One completed session paid once, its event delivered once: a ledger that balances. */
+function balanced(): LedgerInput {
+  return {
+    records: [{ route: 'POST /v0/checkout/sessions', outcome: 201, sentAt: 1_000, doneAt: 1_010 }],
+    windows: [],
+    journeys: [journey({ sessionId: 'cs_1', orderId: 'ord_1' })],
+    sessions: new Map([['cs_1', session('cs_1', 'completed', 'ord_1', 500)]]),
+    events: [{ event: event('evt_1', 'checkout.session.completed', 'cs_1'), deliveries: [{ id: 'dlv_1', url: 'http://x', status: 'succeeded', attempts: [] }] }],
+    orders: [{ id: 'ord_1', paid: 500, payments: [{ paymentId: 'pay_1', amount: 500 }] }],
+    payments: [{ id: 'pay_1', orderId: 'ord_1', amount: 500, status: 'applied' }],
+    received: { healthy: [received('evt_1', 'dlv_1', 'cs_1')], slow: [], flapping: [], failing: [] },
+    skippedJourneys: 0,
+    generatorErrors: [],
+  };
+}
+const row = (input: LedgerInput, label: string) => reconcile(input).rows.find((r) => r.label === label)?.value;
+
+describe('the soak ledger', () => {
+  it('When everything balances, then no check is violated', () => {
+    expect(reconcile(balanced()).violations).toBe(0);
+  });
+
+  it('When a 503 falls outside every outage window, then it is a violation; inside one, it is only counted', () => {
+    const input = balanced();
+    input.records = [...input.records, { route: 'GET /v0/orders/:id', outcome: 503, sentAt: 5_000, doneAt: 5_100 }];
+    expect(row(input, '5xx or no answer outside outage windows')).toBe(1);
+    input.windows = [{ what: 'SIGKILL orders', start: 4_000, readyAt: 4_500, end: 5_050, recovered: true }];
+    expect(row(input, '5xx or no answer outside outage windows')).toBe(0);
+  });
+
+  it('When the stack did not recover from an outage, then that is a violation of its own', () => {
+    const input = balanced();
+    input.windows = [{ what: 'database restart', start: 1_000, readyAt: 121_000, end: 126_000, recovered: false }];
+    expect(row(input, 'outages not recovered within 120 s')).toBe(1);
+    expect(reconcile(input).violations).toBe(1);
+  });
+
+  it('When an order carries one payment twice or more payments than the merchant asked for, then payments applied twice counts them', () => {
+    const input = balanced();
+    input.orders = [{ id: 'ord_1', paid: 1_500, payments: [{ paymentId: 'pay_1', amount: 500 }, { paymentId: 'pay_1', amount: 500 }, { paymentId: 'pay_2', amount: 500 }] }];
+    expect(row(input, 'payments applied twice')).toBe(2);
+  });
+
+  it('When amounts.paid differs from the applied payments, or a payment is applied on one side only, then both are violations', () => {
+    const input = balanced();
+    input.orders = [{ id: 'ord_1', paid: 400, payments: [{ paymentId: 'pay_1', amount: 500 }] }];
+    input.payments = [{ id: 'pay_1', orderId: 'ord_1', amount: 500, status: 'pending' }];
+    expect(row(input, 'orders whose amounts.paid ≠ sum of applied payments')).toBe(1);
+    expect(row(input, 'payments applied on one side only (orders vs sessions)')).toBe(1);
+  });
+
+  it('When a completed session has two event ids, or none at all, then it is counted, and a missing event is lost', () => {
+    const twice = balanced();
+    twice.received = { ...twice.received, healthy: [received('evt_1', 'dlv_1', 'cs_1'), received('evt_2', 'dlv_2', 'cs_1')] };
+    expect(row(twice, 'completed sessions without exactly one checkout.session.completed id')).toBe(1);
+    const none = balanced();
+    none.events = [];
+    none.received = { healthy: [], slow: [], flapping: [], failing: [] };
+    expect(row(none, 'completed sessions without exactly one checkout.session.completed id')).toBe(1);
+    expect(row(none, 'events lost')).toBe(1);
+  });
+
+  it('When attempts of one event carry two delivery ids, or a delivery stays pending, then both are violations', () => {
+    const input = balanced();
+    input.received = { ...input.received, healthy: [received('evt_1', 'dlv_1', 'cs_1'), received('evt_1', 'dlv_9', 'cs_1')] };
+    input.events = [{ event: event('evt_1', 'checkout.session.completed', 'cs_1'), deliveries: [{ id: 'dlv_1', url: 'http://x', status: 'pending', attempts: [] }] }];
+    expect(row(input, 'events whose deliveries used more than one delivery id')).toBe(1);
+    expect(row(input, 'webhook deliveries still pending after the drain')).toBe(1);
+  });
+});
+
+describe('the chaos plan', () => {
+  it('When planned for one minute, then it kills a service every 20 s and restarts the broker and the database once each, all before the last 5 s', () => {
+    const plan = planChaos(60_000);
+    expect(plan.map((p) => p.action.kind)).toEqual(['kill-service', 'restart-broker', 'kill-service', 'restart-database', 'kill-service']);
+    expect(plan.every((p) => p.atMs <= 55_000)).toBe(true);
+    expect(planChaos(600_000).filter((p) => p.action.kind === 'kill-service')).toHaveLength(30);
+  });
+
+  it('When a request overlaps a window at either end, then it is inside', () => {
+    const windows: OutageWindow[] = [{ what: 'x', start: 100, readyAt: 150, end: 200, recovered: true }];
+    expect(insideOutage(windows, 50, 100)).toBe(true);
+    expect(insideOutage(windows, 200, 300)).toBe(true);
+    expect(insideOutage(windows, 201, 300)).toBe(false);
+    expect(insideOutage(windows, 0, 99)).toBe(false);
+  });
+});

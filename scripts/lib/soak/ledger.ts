@@ -1,0 +1,307 @@
+import type { CheckoutSession, Delivery, WebhookEvent } from '@checkout/contracts';
+import type { ReceivedRequest } from '@checkout/testing';
+import { insideOutage, type OutageWindow } from './chaos';
+import type { RequestRecord } from './client';
+import type { Journey, ReceiverKind } from './load';
+
+// The money and event ledger of the soak: pure functions over what the load generator sent and got back, what
+// the API and the receivers show after the drain, and (for payment ids, which no API shows) the orders' and
+// sessions' own records. Each row says what it counts; a row marked as a check must be 0.
+
+/** An order as stored by the orders service: payments are not part of the public API. */
+export interface StoredOrder {
+  id: string;
+  paid: number;
+  payments: { paymentId: string; amount: number }[];
+}
+
+/** A payment record as stored by the sessions service. */
+export interface StoredPayment {
+  id: string;
+  orderId: string;
+  amount: number;
+  status: string;
+}
+
+export interface EventWithDeliveries {
+  event: WebhookEvent;
+  deliveries: Delivery[];
+}
+
+export interface LedgerInput {
+  records: readonly RequestRecord[];
+  windows: readonly OutageWindow[];
+  journeys: readonly Journey[];
+  /** Every journey's session as GET returns it after the drain, by id. */
+  sessions: ReadonlyMap<string, CheckoutSession>;
+  /** Every event of the soak's merchants (events API), with its deliveries. */
+  events: readonly EventWithDeliveries[];
+  orders: readonly StoredOrder[];
+  payments: readonly StoredPayment[];
+  received: Readonly<Record<ReceiverKind, readonly ReceivedRequest[]>>;
+  skippedJourneys: number;
+  generatorErrors: readonly string[];
+  /** Ledger reads the API refused even after retries (a stack that did not recover): nothing is proven for them. */
+  unreadable?: readonly string[];
+}
+
+export interface LedgerRow {
+  label: string;
+  value: number | string;
+  /** A check: any value other than 0 is a violation. */
+  check: boolean;
+}
+
+export interface LedgerReport {
+  rows: LedgerRow[];
+  violations: number;
+  /** Up to a few examples per violated check, for the log. */
+  examples: string[];
+}
+
+const header = (headers: ReceivedRequest['headers'], name: string): string | undefined => {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/** Groups request outcomes: "201", "503", "connection-error", ... */
+function statusTable(records: readonly RequestRecord[], windows: readonly OutageWindow[]) {
+  const byOutcome = new Map<string, { total: number; inside: number }>();
+  let failedOutside = 0;
+  const failedOutsideExamples: string[] = [];
+  for (const r of records) {
+    const key = String(r.outcome);
+    const entry = byOutcome.get(key) ?? { total: 0, inside: 0 };
+    entry.total++;
+    const inside = insideOutage(windows, r.sentAt, r.doneAt);
+    if (inside) entry.inside++;
+    byOutcome.set(key, entry);
+    const failed = typeof r.outcome !== 'number' || r.outcome >= 500;
+    if (failed && !inside) {
+      failedOutside++;
+      if (failedOutsideExamples.length < 5) failedOutsideExamples.push(`${r.route} → ${r.outcome} at ${new Date(r.sentAt).toISOString()}`);
+    }
+  }
+  return { byOutcome, failedOutside, failedOutsideExamples };
+}
+
+export function reconcile(input: LedgerInput): LedgerReport {
+  const rows: LedgerRow[] = [];
+  const examples: string[] = [];
+  const example = (what: string, detail: string) => {
+    if (examples.filter((e) => e.startsWith(what)).length < 5) examples.push(`${what}: ${detail}`);
+  };
+
+  // 1. Requests by status; 5xx and unanswered requests only inside outage windows.
+  const status = statusTable(input.records, input.windows);
+  const outcomes = [...status.byOutcome.entries()].sort(([a], [b]) => a.localeCompare(b));
+  rows.push({ label: 'requests sent', value: input.records.length, check: false });
+  for (const [outcome, { total, inside }] of outcomes) {
+    const failed = outcome === 'connection-error' || outcome === 'timeout' || Number(outcome) >= 500;
+    rows.push({ label: `  ${outcome}`, value: failed ? `${total} (${inside} inside outage windows)` : total, check: false });
+  }
+  rows.push({ label: '5xx or no answer outside outage windows', value: status.failedOutside, check: true });
+  const unrecovered = input.windows.filter((w) => !w.recovered);
+  rows.push({ label: 'outages not recovered within 120 s', value: unrecovered.length, check: true });
+  for (const w of unrecovered) example('outages not recovered within 120 s', w.what);
+  for (const e of status.failedOutsideExamples) example('5xx or no answer outside outage windows', e);
+
+  // 2. Payments applied twice: one payment id applied more than once (on any orders), or more payments applied
+  //    to a session's order than the merchant asked for (test helper) or than distinct processor ids (live).
+  const journeysByOrder = new Map(input.journeys.filter((j) => j.orderId).map((j) => [j.orderId as string, j]));
+  const ordersById = new Map(input.orders.map((o) => [o.id, o]));
+  const timesApplied = new Map<string, number>();
+  for (const order of input.orders) for (const p of order.payments) timesApplied.set(p.paymentId, (timesApplied.get(p.paymentId) ?? 0) + 1);
+  let appliedTwice = 0;
+  for (const [paymentId, times] of timesApplied) {
+    if (times > 1) {
+      appliedTwice += times - 1;
+      example('payments applied twice', `${paymentId} applied ${times} times`);
+    }
+  }
+  for (const journey of input.journeys) {
+    const order = journey.orderId === undefined ? undefined : ordersById.get(journey.orderId);
+    if (!order || journey.kind === 'order') continue;
+    const allowed = journey.mode === 'live' ? journey.processorPaymentIds.length : journey.paymentIntents;
+    const applied = new Set(order.payments.map((p) => p.paymentId)).size;
+    if (applied > allowed) {
+      appliedTwice += applied - allowed;
+      example('payments applied twice', `journey ${journey.n} (${journey.kind}) asked for ${allowed} payment(s); order ${order.id} has ${applied}`);
+    }
+    if (journey.mode === 'live') {
+      for (const p of order.payments) {
+        if (!journey.processorPaymentIds.includes(p.paymentId)) {
+          appliedTwice++;
+          example('payments applied twice', `order ${order.id} carries ${p.paymentId}, never notified`);
+        }
+      }
+    }
+  }
+  rows.push({ label: 'payments applied twice', value: appliedTwice, check: true });
+
+  // 3. amounts.paid (as the API shows it, and as stored) against the sum of the order's applied payments.
+  let paidMismatch = 0;
+  for (const order of input.orders) {
+    const sum = order.payments.reduce((s, p) => s + p.amount, 0);
+    const journey = journeysByOrder.get(order.id);
+    const shown = journey?.sessionId === undefined ? undefined : input.sessions.get(journey.sessionId)?.order.amounts.paid;
+    if (order.paid !== sum || (shown !== undefined && shown !== sum)) {
+      paidMismatch++;
+      example('orders whose amounts.paid differs', `${order.id}: stored paid ${order.paid}, API paid ${shown ?? '-'}, applied payments sum ${sum}`);
+    }
+  }
+  rows.push({ label: 'orders whose amounts.paid ≠ sum of applied payments', value: paidMismatch, check: true });
+
+  // 3b. The two services' records of one payment agree: every payment applied to an order is recorded as applied
+  //     by sessions, and nothing recorded as applied is missing from its order.
+  const recordById = new Map(input.payments.map((p) => [p.id, p]));
+  let disagreeing = 0;
+  for (const order of input.orders) {
+    for (const p of order.payments) {
+      const record = recordById.get(p.paymentId);
+      if (record?.status !== 'applied') {
+        disagreeing++;
+        example('payment records disagreeing', `${p.paymentId} applied to ${order.id}, sessions record ${record?.status ?? 'missing'}`);
+      }
+    }
+  }
+  for (const record of input.payments) {
+    if (record.status === 'applied' && !timesApplied.has(record.id)) {
+      disagreeing++;
+      example('payment records disagreeing', `${record.id} recorded applied, on no order`);
+    }
+  }
+  rows.push({ label: 'payments applied on one side only (orders vs sessions)', value: disagreeing, check: true });
+
+  // 4. Each completed (expired) session has exactly one completed (expired) event id, counting the ids the
+  //    events API shows and the ids the receivers saw, and no event of the other kind.
+  const eventIdsBySession = new Map<string, Map<string, Set<string>>>();
+  const note = (sessionId: string, type: string, eventId: string) => {
+    const byType = eventIdsBySession.get(sessionId) ?? new Map<string, Set<string>>();
+    const ids = byType.get(type) ?? new Set<string>();
+    ids.add(eventId);
+    byType.set(type, ids);
+    eventIdsBySession.set(sessionId, byType);
+  };
+  for (const { event } of input.events) note(event.session.id, event.event, event.id);
+  const allReceived = Object.values(input.received).flat();
+  for (const request of allReceived) {
+    const body = JSON.parse(request.body) as WebhookEvent;
+    note(body.session.id, body.event, body.id);
+  }
+  const terminalCheck = (status: 'completed' | 'expired') => {
+    const type = `checkout.session.${status}`;
+    const other = status === 'completed' ? 'checkout.session.expired' : 'checkout.session.completed';
+    let bad = 0;
+    for (const session of input.sessions.values()) {
+      if (session.status !== status) continue;
+      const ids = eventIdsBySession.get(session.id);
+      const own = ids?.get(type)?.size ?? 0;
+      const contradicting = ids?.get(other)?.size ?? 0;
+      if (own !== 1 || contradicting !== 0) {
+        bad++;
+        example(`${status} sessions without exactly one ${type}`, `${session.id}: ${own} ${type}, ${contradicting} ${other}`);
+      }
+    }
+    return bad;
+  };
+  rows.push({ label: 'completed sessions without exactly one checkout.session.completed id', value: terminalCheck('completed'), check: true });
+  rows.push({ label: 'expired sessions without exactly one checkout.session.expired id', value: terminalCheck('expired'), check: true });
+  let eventsOfOpenSessions = 0;
+  for (const [sessionId, byType] of eventIdsBySession) {
+    const session = input.sessions.get(sessionId);
+    if (session && session.status !== 'completed' && session.status !== 'expired' && byType.size > 0) {
+      eventsOfOpenSessions++;
+      example('events of sessions that are neither completed nor expired', `${sessionId} is ${session.status}`);
+    }
+  }
+  rows.push({ label: 'events of sessions neither completed nor expired', value: eventsOfOpenSessions, check: true });
+
+  // 5. One delivery id per delivery: each event has one delivery (one callback URL, no redelivery in the soak),
+  //    so every request a receiver saw for it, and the events API, must name the same delivery id.
+  const deliveryIdsByEvent = new Map<string, Set<string>>();
+  const noteDelivery = (eventId: string, deliveryId: string) => deliveryIdsByEvent.set(eventId, (deliveryIdsByEvent.get(eventId) ?? new Set()).add(deliveryId));
+  for (const { event, deliveries } of input.events) for (const d of deliveries) noteDelivery(event.id, d.id);
+  for (const request of allReceived) {
+    const eventId = header(request.headers, 'x-service-event-id');
+    const deliveryId = header(request.headers, 'x-service-delivery-id');
+    if (eventId && deliveryId) noteDelivery(eventId, deliveryId);
+  }
+  let manyDeliveryIds = 0;
+  for (const [eventId, ids] of deliveryIdsByEvent) {
+    if (ids.size > 1) {
+      manyDeliveryIds++;
+      example('events with more than one delivery id', `${eventId}: ${[...ids].join(', ')}`);
+    }
+  }
+  rows.push({ label: 'events whose deliveries used more than one delivery id', value: manyDeliveryIds, check: true });
+
+  // 6. Events lost: a terminal session whose event the events API does not have; an event never seen by its
+  //    receiver; a delivery to a receiver that does answer 2xx (eventually) that ended failed.
+  const apiEventSessions = new Set(input.events.map(({ event }) => `${event.session.id} ${event.event}`));
+  const receivedEventIds = new Set(allReceived.map((r) => header(r.headers, 'x-service-event-id')));
+  const receiverOf = new Map(input.journeys.filter((j) => j.sessionId).map((j) => [j.sessionId as string, j.receiver]));
+  let lost = 0;
+  for (const session of input.sessions.values()) {
+    if ((session.status === 'completed' || session.status === 'expired') && !apiEventSessions.has(`${session.id} checkout.session.${session.status}`)) {
+      lost++;
+      example('events lost', `${session.id} is ${session.status}; the events API has no such event`);
+    }
+  }
+  for (const { event, deliveries } of input.events) {
+    if (!receiverOf.has(event.session.id)) continue;
+    if (!receivedEventIds.has(event.id)) {
+      lost++;
+      example('events lost', `${event.id} (${event.event}, ${event.session.id}) never reached its ${receiverOf.get(event.session.id)} receiver; deliveries: ${deliveries.map((d) => `${d.id} ${d.status} ${d.attempts.length} attempts [${d.attempts.map((a) => a.statusCode ?? a.error).join(', ')}]`).join('; ') || 'none'}`);
+    } else if (receiverOf.get(event.session.id) !== 'failing' && deliveries.some((d) => d.status === 'failed')) {
+      lost++;
+      example('events lost', `${event.id} to a ${receiverOf.get(event.session.id)} receiver ended failed`);
+    }
+  }
+  rows.push({ label: 'events lost', value: lost, check: true });
+
+  // 7. Nothing left pending once the drain is over (failed = dead-lettered, which is final).
+  const deliveries = input.events.flatMap((e) => e.deliveries);
+  const pending = deliveries.filter((d) => d.status === 'pending').length;
+  for (const { event, deliveries: ds } of input.events) {
+    for (const d of ds.filter((x) => x.status === 'pending')) {
+      example('deliveries still pending', `${d.id} of ${event.id} (${event.session.id}, ${receiverOf.get(event.session.id) ?? 'unknown'} receiver): ${d.attempts.length} attempts, last ${d.attempts.at(-1)?.error ?? d.attempts.at(-1)?.statusCode ?? 'none'}`);
+    }
+  }
+  rows.push({ label: 'webhook deliveries still pending after the drain', value: pending, check: true });
+  rows.push({ label: 'webhook deliveries succeeded / failed (dead-lettered)', value: `${deliveries.filter((d) => d.status === 'succeeded').length} / ${deliveries.filter((d) => d.status === 'failed').length}`, check: false });
+
+  // Context, and the generator's own health (a crashed journey would hide what it should have checked).
+  const byKind = new Map<string, number>();
+  for (const j of input.journeys) byKind.set(j.kind, (byKind.get(j.kind) ?? 0) + 1);
+  rows.push({ label: 'journeys', value: `${input.journeys.length} (${[...byKind].map(([k, n]) => `${k} ${n}`).join(', ')})`, check: false });
+  const creates = new Map<string, number>();
+  for (const j of input.journeys) creates.set(j.created ?? 'not tried', (creates.get(j.created ?? 'not tried') ?? 0) + 1);
+  rows.push({ label: 'creates', value: [...creates].map(([k, n]) => `${k} ${n}`).join(', '), check: false });
+  const states = new Map<string, number>();
+  for (const s of input.sessions.values()) states.set(s.status, (states.get(s.status) ?? 0) + 1);
+  rows.push({ label: 'sessions by status', value: [...states].map(([k, n]) => `${k} ${n}`).join(', '), check: false });
+  rows.push({ label: 'events recorded', value: input.events.length, check: false });
+  rows.push({ label: 'outage windows', value: input.windows.map((w) => `${w.what} ${((w.end - w.start) / 1000).toFixed(1)} s`).join('; ') || 'none', check: false });
+  rows.push({ label: 'journeys skipped (generator saturated)', value: input.skippedJourneys, check: false });
+  rows.push({ label: 'load generator errors', value: input.generatorErrors.length, check: true });
+  rows.push({ label: 'ledger reads refused after the drain', value: input.unreadable?.length ?? 0, check: true });
+  for (const e of (input.unreadable ?? []).slice(0, 3)) example('ledger reads refused after the drain', e);
+  for (const e of input.generatorErrors.slice(0, 5)) example('load generator errors', e);
+
+  const violations = rows.filter((r) => r.check && r.value !== 0).length;
+  return { rows, violations, examples };
+}
+
+export function formatLedger(report: LedgerReport): string {
+  const width = Math.max(...report.rows.map((r) => r.label.length));
+  const lines = report.rows.map((r) => `${r.label.padEnd(width)}  ${String(r.value).padStart(6)}${r.check ? (r.value === 0 ? '  ok' : '  VIOLATION') : ''}`);
+  return [
+    `${'ledger'.padEnd(width)}  ${'value'.padStart(6)}`,
+    '-'.repeat(width + 12),
+    ...lines,
+    '-'.repeat(width + 12),
+    report.violations === 0 ? 'no violations' : `${report.violations} check(s) violated`,
+    ...report.examples.map((e) => `  ${e}`),
+  ].join('\n');
+}

@@ -1,0 +1,234 @@
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { startEngines, type Engines } from '@checkout/engines';
+import type { CheckoutSession, Delivery, WebhookEvent } from '@checkout/contracts';
+import { ANSWER, AdminClient, eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import { startProcessStack, type ProcessStack } from '../process-stack';
+import { planChaos, runChaos, type OutageWindow } from './chaos';
+import { RecordingClient, sendWithRetries } from './client';
+import { formatLedger, reconcile, type EventWithDeliveries, type LedgerReport, type StoredOrder, type StoredPayment } from './ledger';
+import { RECEIVER_KINDS, runLoad, type Merchant, type ReceiverKind } from './load';
+
+export interface SoakOptions {
+  minutes: number;
+  /** Customer journeys started per second (each 3–6 requests). */
+  rate: number;
+  seed: number;
+  log: (line: string) => void;
+}
+
+export interface SoakResult {
+  report: LedgerReport;
+  table: string;
+}
+
+/** Short retry delays (D31's schedule, shrunk through the dispatcher's env) so the drain ends in seconds. */
+const RETRY_DELAYS_MS = '500,1000,2000,4000';
+const DRAIN_DEADLINE_MS = 150_000;
+const MERCHANTS = 3;
+
+/** mulberry32: a seeded generator, so a run's mix and chaos targets can be replayed with --seed. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+async function inParallel<T, R>(items: readonly T[], concurrency: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await task(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+}
+
+/**
+ * `npm run soak`: engines and a process stack of its own, four loopback receivers, load and chaos at once, then
+ * drain and reconcile. Everything started here is stopped here, whatever happens.
+ */
+export async function runSoak(options: SoakOptions): Promise<SoakResult> {
+  const { log } = options;
+  const random = seeded(options.seed);
+  const runId = `${options.seed.toString(36)}${randomBytes(2).toString('hex')}`;
+  const durationMs = Math.round(options.minutes * 60_000);
+  const namePrefix = `soak_${runId}`;
+  let engines: Engines | undefined;
+  let stack: ProcessStack | undefined;
+  const receivers: Partial<Record<ReceiverKind, WebhookReceiver>> = {};
+  let load: RecordingClient | undefined;
+  let reader: RecordingClient | undefined;
+  let mongo: MongoClient | undefined;
+  try {
+    engines = await startEngines({ env: {}, docker: false, log: (line) => log(`engines: ${line}`) });
+    log(`engines: ${engines.description}`);
+    for (const kind of RECEIVER_KINDS) {
+      const receiver = await startWebhookReceiver();
+      receiver.answer(`/hooks/${kind}`, kind === 'healthy' ? ANSWER.ok : kind === 'slow' ? ANSWER.slow(1_500) : kind === 'flapping' ? ANSWER.flapping(2) : ANSWER.error);
+      receivers[kind] = receiver;
+    }
+    const logDir = join(tmpdir(), `checkout-soak-${runId}`);
+    stack = await startProcessStack({
+      mongoUrl: engines.mongoUrl,
+      kafkaBrokers: engines.kafkaBrokers,
+      namePrefix,
+      logDir,
+      logLevel: 'warn',
+      webhookRetryDelaysMs: RETRY_DELAYS_MS,
+      extraEnv: {
+        // The soak measures correctness under failure, not the per-key limit (D43).
+        gateway: { RATE_LIMIT_PER_WINDOW: '100000' },
+        // A killed dispatcher's claimed deliveries come back after the claim TTL; short, so the drain is short.
+        dispatcher: { WEBHOOK_CLAIM_TTL_MS: '10000', WEBHOOK_RECOVERY_INTERVAL_MS: '2000' },
+      },
+    });
+    log(`stack ready; service logs in ${logDir}`);
+    const admin = new AdminClient(stack.env.gatewayUrl, stack.env.adminToken);
+    const merchants: Merchant[] = [];
+    for (let i = 0; i < MERCHANTS; i++) {
+      const org = await admin.createOrganizationWithKeys(`Soak Merchant ${i + 1}`);
+      merchants.push({ name: `Soak Merchant ${i + 1}`, ...org });
+    }
+    load = new RecordingClient(stack.env.gatewayUrl);
+    reader = new RecordingClient(stack.env.gatewayUrl);
+
+    const plan = planChaos(durationMs);
+    log(`load: ${options.rate} journeys/s for ${options.minutes} min (seed ${options.seed}); chaos: ${plan.map((p) => `${p.action.kind} at ${(p.atMs / 1000).toFixed(0)} s`).join(', ')}`);
+    const startedAt = Date.now();
+    const callbackUrls = Object.fromEntries(RECEIVER_KINDS.map((kind) => [kind, (receivers[kind] as WebhookReceiver).url(`/hooks/${kind}`)])) as Record<ReceiverKind, string>;
+    const chaosRandom = seeded(options.seed ^ 0x5eed);
+    let chaosRunning = true;
+    const chaos = runChaos({ stack, engines, plan, startedAt, random: chaosRandom, log }).finally(() => {
+      chaosRunning = false;
+    });
+    const [loadResult, windows] = await Promise.all([
+      runLoad({
+        client: load,
+        merchants,
+        callbackUrl: (kind) => callbackUrls[kind],
+        processorSecret: stack.env.processorWebhookSecret,
+        runId,
+        random,
+        ratePerSecond: options.rate,
+        durationMs,
+        extendWhile: () => chaosRunning,
+        log,
+      }),
+      chaos,
+    ]);
+    log(`load done: ${loadResult.journeys.length} journeys, ${load.records.length} requests in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
+
+    // Drain: every outbox empty, every terminal session's event recorded, no delivery pending.
+    mongo = new MongoClient(engines.mongoUrl, { serverSelectionTimeoutMS: 10_000 });
+    const db = (name: string) => (mongo as MongoClient).db(`${namePrefix}_${name}`);
+    const drainStarted = Date.now();
+    // Settled means settled three polls in a row: an event can still be on its way through Kafka when one poll
+    // happens to see every count right.
+    let settledPolls = 0;
+    const drained = await eventually(
+      async () => {
+        const [ordersOutbox, sessionsOutbox, terminal, events, pending] = await Promise.all([
+          db('orders').collection('orders').countDocuments({ outboxPending: true }),
+          db('sessions').collection('sessions').countDocuments({ outboxPending: true }),
+          db('sessions').collection('sessions').countDocuments({ status: { $in: ['completed', 'expired'] } }),
+          db('webhooks').collection('events').countDocuments({}),
+          db('webhooks').collection('deliveries').countDocuments({ status: 'pending' }),
+        ]);
+        settledPolls = ordersOutbox === 0 && sessionsOutbox === 0 && events >= terminal && pending === 0 ? settledPolls + 1 : 0;
+        return settledPolls >= 3;
+      },
+      { deadlineMs: DRAIN_DEADLINE_MS, intervalMs: 1_000, description: 'the drain (outboxes empty, events recorded, no delivery pending)' },
+    ).then(
+      () => true,
+      () => false,
+    );
+    log(`drain ${drained ? 'finished' : 'gave up'} after ${((Date.now() - drainStarted) / 1000).toFixed(0)} s`);
+
+    // The ledger. Sessions and events come from the public API; payment ids only from the stores (no API shows them).
+    const api = reader;
+    // Each read retries for 30 s; once one has failed that way the stack is not answering, and the rest try once.
+    let readDeadlineMs = 30_000;
+    const getJson = async <T>(path: string, key: string): Promise<T> => {
+      const reply = await sendWithRetries(() => api.send('GET', path, 'ledger', { key }), { deadlineMs: readDeadlineMs });
+      if (reply.outcome !== 200) {
+        readDeadlineMs = 0;
+        throw new Error(`ledger read ${path} → ${reply.outcome}: ${JSON.stringify(reply.body)}`);
+      }
+      return reply.body as T;
+    };
+    const keyOf = (merchant: number, mode: 'test' | 'live') => (mode === 'test' ? (merchants[merchant] as Merchant).testKey : (merchants[merchant] as Merchant).liveKey);
+    const withSessions = loadResult.journeys.filter((j) => j.sessionId !== undefined);
+    const sessions = new Map<string, CheckoutSession>();
+    // A stack that has not recovered cannot answer every read: the ledger still prints, with what it could not read.
+    const unreadable: string[] = [];
+    await inParallel(withSessions, 8, async (j) => {
+      try {
+        const { session } = await getJson<{ session: CheckoutSession }>(`/v0/checkout/sessions/${j.sessionId}`, keyOf(j.merchant, j.mode));
+        sessions.set(session.id, session);
+      } catch (err) {
+        unreadable.push(err instanceof Error ? err.message : String(err));
+      }
+    });
+    const events: EventWithDeliveries[] = [];
+    for (let m = 0; m < merchants.length; m++) {
+      for (const mode of ['test', 'live'] as const) {
+        const key = keyOf(m, mode);
+        const listed: WebhookEvent[] = [];
+        try {
+          for (let page = 1; page <= 10_000; page++) {
+            const body = await getJson<{ events: WebhookEvent[]; pagination: { hasMore: boolean } }>(`/v0/events?limit=100&page=${page}`, key);
+            listed.push(...body.events);
+            if (!body.pagination.hasMore) break;
+          }
+        } catch (err) {
+          unreadable.push(err instanceof Error ? err.message : String(err));
+        }
+        const read = await inParallel(listed, 8, (e) =>
+          getJson<{ event: WebhookEvent; deliveries: Delivery[] }>(`/v0/events/${e.id}`, key).catch((err: unknown) => {
+            unreadable.push(err instanceof Error ? err.message : String(err));
+            return undefined;
+          }),
+        );
+        events.push(...read.filter((e): e is EventWithDeliveries => e !== undefined));
+      }
+    }
+    const orderDocs = await db('orders').collection<{ _id: string; amounts: { paid: number }; payments: { paymentId: string; amount: number }[] }>('orders').find({}).toArray();
+    const orders: StoredOrder[] = orderDocs.map((o) => ({ id: o._id, paid: o.amounts.paid, payments: o.payments.map((p) => ({ paymentId: p.paymentId, amount: p.amount })) }));
+    const paymentDocs = await db('sessions').collection<{ _id: string; orderId: string; amount: number; status: string }>('payments').find({}).toArray();
+    const payments: StoredPayment[] = paymentDocs.map((p) => ({ id: p._id, orderId: p.orderId, amount: p.amount, status: p.status }));
+    const received = Object.fromEntries(RECEIVER_KINDS.map((kind) => [kind, (receivers[kind] as WebhookReceiver).deliveries()])) as Record<ReceiverKind, ReturnType<WebhookReceiver['deliveries']>>;
+
+    const report = reconcile({
+      records: load.records,
+      windows: windows satisfies OutageWindow[],
+      journeys: loadResult.journeys,
+      sessions,
+      events,
+      orders,
+      payments,
+      received,
+      skippedJourneys: loadResult.skipped,
+      unreadable,
+      generatorErrors: loadResult.crashed,
+    });
+    return { report, table: formatLedger(report) };
+  } finally {
+    await mongo?.close().catch(() => {});
+    await load?.close().catch(() => {});
+    await reader?.close().catch(() => {});
+    await stack?.stop().catch((err: unknown) => log(`stopping the stack: ${String(err)}`));
+    for (const receiver of Object.values(receivers)) await receiver.close();
+    await engines?.stop().catch((err: unknown) => log(`stopping the engines: ${String(err)}`));
+  }
+}
