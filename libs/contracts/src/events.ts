@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Pagination, Timestamp, paginationQueryShape } from './common';
-import { DeliveryId, EventId, ModeSchema, SessionId, modeOfId } from './ids';
+import { DeliveryId, EventId, ModeSchema, OrderId, SessionId, modeOfId } from './ids';
 import { CheckoutSession } from './sessions';
 
 // D30: the only events this service fires.
@@ -147,3 +147,21 @@ export type SessionEventV1 = z.infer<typeof SessionEventV1>;
 /** The session-event message as consumers parse it today: every version still produced. */
 export const SessionEventMessage = SessionEventV1;
 export type SessionEventMessage = SessionEventV1;
+
+// ---- Orders' facts on TOPICS.orderEvents (key orderId): produced by orders, consumed by sessions (D25) ----------
+
+export const ORDER_CANCELLED = 'order.cancelled';
+
+/** One message on the order events topic. `type` stays a string: consumers acknowledge types they don't know. */
+export const OrderEventMessage = z.object({
+  type: z.string(),
+  orderId: OrderId,
+  organizationId: z.string().min(1),
+  mode: ModeSchema,
+  occurredAt: z.string(),
+});
+export type OrderEventMessage = z.infer<typeof OrderEventMessage>;
+
+export function orderCancelledEvent(input: { orderId: string; organizationId: string; mode: z.infer<typeof ModeSchema>; occurredAt: Date }): OrderEventMessage {
+  return OrderEventMessage.parse({ type: ORDER_CANCELLED, orderId: input.orderId, organizationId: input.organizationId, mode: input.mode, occurredAt: input.occurredAt.toISOString() });
+}

@@ -152,6 +152,14 @@ export const orderCreateShape = {
   metadata: Metadata.optional(),
 };
 
+/**
+ * Fields whose malformed values have error codes of their own (D7, D14, D15), for every body that carries an
+ * order (orders' create and update, sessions' create). The owner that validates applies them; nobody else.
+ */
+export const ORDER_FIELD_CODES = { locationId: 'INVALID_LOCATION_ID', paymentDestination: 'INVALID_PAYMENT_DESTINATION' } as const;
+/** The same for the list query (D20): a malformed locationId filter. */
+export const LIST_ORDERS_FIELD_CODES = { locationId: 'INVALID_LOCATION_ID' } as const;
+
 export const CreateOrderRequest = z.strictObject(orderCreateShape).meta({ id: 'CreateOrderRequest' });
 export type CreateOrderRequest = z.infer<typeof CreateOrderRequest>;
 

@@ -3,6 +3,7 @@ export * from './body';
 export * from './error-handler';
 export * from './health';
 export * from './internal-auth';
+export * from './internal-client';
 export * from './lifecycle';
 export * from './metrics';
 export * from './request-id';

@@ -1,10 +1,9 @@
 import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
-import { createBaseApp, listen, type RunningServer } from '@checkout/http';
+import { InternalClient, createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { IDEMPOTENCY_KEY_RETENTION_MS } from '@checkout/contracts';
 import { PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
 import type { Config } from './config';
-import { UpstreamClient } from './clients/upstream-client';
 import { GATEWAY_INDEXES } from './store/indexes';
 import { OrganizationsStore } from './store/organizations.store';
 import { RateLimiter } from './store/rate-limit.store';
@@ -37,9 +36,9 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
     (err) => logger.warn({ err }, 'idempotency key sweep failed; will retry'),
   );
   const upstreams = {
-    orders: new UpstreamClient('orders', config.ORDERS_URL, config.INTERNAL_TOKEN, config.UPSTREAM_TIMEOUT_MS),
-    sessions: new UpstreamClient('sessions', config.SESSIONS_URL, config.INTERNAL_TOKEN, config.UPSTREAM_TIMEOUT_MS),
-    dispatcher: new UpstreamClient('webhook-dispatcher', config.DISPATCHER_URL, config.INTERNAL_TOKEN, config.UPSTREAM_TIMEOUT_MS),
+    orders: new InternalClient({ service: 'orders', baseUrl: config.ORDERS_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.UPSTREAM_TIMEOUT_MS, connections: 128 }),
+    sessions: new InternalClient({ service: 'sessions', baseUrl: config.SESSIONS_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.UPSTREAM_TIMEOUT_MS, connections: 128 }),
+    dispatcher: new InternalClient({ service: 'webhook-dispatcher', baseUrl: config.DISPATCHER_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.UPSTREAM_TIMEOUT_MS, connections: 128 }),
   };
 
   return {

@@ -7,7 +7,7 @@ import { jsonBody, parseOrThrow, secretsEqual } from '@checkout/http';
 import { HttpUrl, ModeSchema, PaymentMethod, type Mode } from '@checkout/contracts';
 import { generateApiKey } from '../domain/api-keys';
 import type { ApiKeyDocument, OrganizationsStore } from '../store/organizations.store';
-import type { UpstreamClient } from '../clients/upstream-client';
+import type { InternalClient } from '@checkout/http';
 
 const CreateOrganization = z.strictObject({ name: z.string().trim().min(1).max(200) });
 const CreateKey = z.strictObject({ mode: ModeSchema });
@@ -26,7 +26,7 @@ const presentKey = (k: ApiKeyDocument) => ({ id: k.keyId, mode: k.mode, status: 
  * D38: the operators' API. Organizations, keys and checkout settings live here; locations and payment
  * destinations belong to the orders service and are forwarded to it with the target organization's scope.
  */
-export function adminRoutes(deps: { store: OrganizationsStore; adminToken: string; orders: UpstreamClient; clock: () => Date }): Router {
+export function adminRoutes(deps: { store: OrganizationsStore; adminToken: string; orders: InternalClient; clock: () => Date }): Router {
   const router = new Router({ prefix: '/admin' });
   router.use(async (ctx, next) => {
     const token = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1] ?? '';

@@ -1,13 +1,13 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { UpstreamClient } from '../clients/upstream-client';
+import type { InternalClient } from '@checkout/http';
 
 /**
  * D41: in this deployment the hosted page is served through the gateway; the sessions service renders it.
  * Requests pass through unchanged (forms, cookies, redirects), as does the processor's signed notification,
  * whose HMAC covers the raw body.
  */
-export function passThroughRoutes(sessions: UpstreamClient): Router {
+export function passThroughRoutes(sessions: InternalClient): Router {
   const router = new Router();
   const pass = (upstreamPath: (ctx: Context) => string) => async (ctx: Context) => {
     const response = await sessions.raw({

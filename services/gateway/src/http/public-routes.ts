@@ -31,8 +31,10 @@ export interface PublicRoute {
   upstream: Upstream;
   upstreamPath: (params: Record<string, string>) => string;
   idParam?: { name: string; prefix: IdPrefix; code: ErrorCode; description: string };
-  body?: { schema: z.ZodType; failureCode: ErrorCode; codeForField?: Partial<Record<string, ErrorCode>>; required: boolean };
-  query?: { schema: z.ZodObject; failureCode: ErrorCode; codeForField?: Partial<Record<string, ErrorCode>> };
+  /** The request body's schema, for the OpenAPI document: the owning service validates it (one place, with its codes). */
+  body?: { schema: z.ZodType; required: boolean };
+  /** The query's schema, for the document; validated by the owning service. */
+  query?: { schema: z.ZodObject };
   success: { status: number; schema: z.ZodType };
   /** Error codes this operation can answer, besides the authentication ones every route shares. */
   errors: ErrorCode[];
@@ -52,7 +54,6 @@ const sessionLinks = ['getCheckoutSession', 'updateCheckoutSession', 'testHelper
 const linksTo = (operationIds: readonly string[], parameter: string, pointer: string) =>
   Object.fromEntries(operationIds.map((operationId) => [operationId, { parameter, pointer }]));
 
-const ORDER_FIELD_CODES = { locationId: 'INVALID_LOCATION_ID', paymentDestination: 'INVALID_PAYMENT_DESTINATION' } as const;
 const orderId = { name: 'orderId', prefix: 'ord', code: 'INVALID_ORDER_ID', description: 'Order id, `ord_<mode>_<suffix>`.' } as const;
 const sessionId = { name: 'sessionId', prefix: 'cs', code: 'INVALID_SESSION_ID', description: 'Checkout session id, `cs_<mode>_<suffix>`.' } as const;
 const eventId = { name: 'eventId', prefix: 'evt', code: 'INVALID_EVENT_ID', description: 'Event id, `evt_<mode>_<suffix>`.' } as const;
@@ -66,14 +67,14 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   {
     method: 'GET', path: '/v0/orders', operationId: 'listOrders', summary: 'List orders', tag: 'Orders',
     upstream: 'orders', upstreamPath: () => '/internal/orders',
-    query: { schema: ListOrdersQuery, failureCode: 'ORDERS_FETCH_FAILED', codeForField: { locationId: 'INVALID_LOCATION_ID' } },
+    query: { schema: ListOrdersQuery },
     success: { status: 200, schema: OrderListResponse },
     errors: ['ORDERS_FETCH_FAILED', 'INVALID_LOCATION_ID'],
   },
   {
     method: 'POST', path: '/v0/orders', operationId: 'createOrder', summary: 'Create an order', tag: 'Orders',
     upstream: 'orders', upstreamPath: () => '/internal/orders',
-    body: { schema: CreateOrderRequest, failureCode: 'ORDER_CREATE_FAILED', codeForField: ORDER_FIELD_CODES, required: true },
+    body: { schema: CreateOrderRequest, required: true },
     success: { status: 201, schema: OrderResponse },
     links: linksTo(orderLinks, 'orderId', '/order/id'),
     errors: ['ORDER_CREATE_FAILED', 'DUPLICATE_EXTERNAL_ID', 'INVALID_LOCATION_ID', 'LOCATION_NOT_FOUND', 'INVALID_PAYMENT_DESTINATION', 'PAYMENT_DESTINATION_NOT_FOUND', 'PAYMENT_DESTINATION_NOT_ACTIVE', 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE'],
@@ -87,7 +88,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   {
     method: 'PATCH', path: '/v0/orders/:orderId', operationId: 'updateOrder', summary: 'Update an open, unpaid order', tag: 'Orders',
     upstream: 'orders', upstreamPath: (p) => `/internal/orders/${enc(p.orderId ?? '')}`, idParam: orderId,
-    body: { schema: UpdateOrderRequest, failureCode: 'ORDER_UPDATE_FAILED', codeForField: ORDER_FIELD_CODES, required: false },
+    body: { schema: UpdateOrderRequest, required: false },
     success: { status: 200, schema: OrderResponse },
     errors: ['INVALID_ORDER_ID', 'ORDER_NOT_FOUND', 'ORDER_UPDATE_FAILED', 'ORDER_NOT_EDITABLE', 'INVALID_REQUEST'],
   },
@@ -100,7 +101,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   {
     method: 'POST', path: '/v0/checkout/sessions', operationId: 'createCheckoutSession', summary: 'Create an order and its hosted checkout session', tag: 'Checkout sessions',
     upstream: 'sessions', upstreamPath: () => '/internal/sessions', forwardCheckoutSettings: true,
-    body: { schema: CreateSessionRequest, failureCode: 'SESSION_CREATION_FAILED', codeForField: ORDER_FIELD_CODES, required: true },
+    body: { schema: CreateSessionRequest, required: true },
     success: { status: 201, schema: SessionResponse },
     links: { ...linksTo(sessionLinks, 'sessionId', '/session/id'), ...linksTo(orderLinks, 'orderId', '/session/order/id') },
     errors: ['SESSION_CREATION_FAILED', 'DUPLICATE_EXTERNAL_ID', 'INVALID_LOCATION_ID', 'LOCATION_NOT_FOUND', 'INVALID_PAYMENT_DESTINATION', 'PAYMENT_DESTINATION_NOT_FOUND', 'PAYMENT_DESTINATION_NOT_ACTIVE', 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE'],
@@ -114,14 +115,14 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   {
     method: 'PATCH', path: '/v0/checkout/sessions/:sessionId', operationId: 'updateCheckoutSession', summary: 'Extend a pending session or merge sessionData', tag: 'Checkout sessions',
     upstream: 'sessions', upstreamPath: (p) => `/internal/sessions/${enc(p.sessionId ?? '')}`, idParam: sessionId, forwardCheckoutSettings: true,
-    body: { schema: UpdateSessionRequest, failureCode: 'SESSION_UPDATE_FAILED', required: false },
+    body: { schema: UpdateSessionRequest, required: false },
     success: { status: 200, schema: SessionResponse },
     errors: ['INVALID_SESSION_ID', 'SESSION_NOT_FOUND', 'SESSION_UPDATE_FAILED', 'INVALID_REQUEST'],
   },
   {
     method: 'POST', path: '/v0/test_helpers/checkout/sessions/:sessionId/pay', operationId: 'testHelperPay', summary: 'Test mode: pay a session through the simulated processors', tag: 'Test helpers',
     upstream: 'sessions', upstreamPath: (p) => `/internal/test-helpers/sessions/${enc(p.sessionId ?? '')}/pay`, idParam: sessionId, testModeOnly: true, forwardCheckoutSettings: true,
-    body: { schema: PayRequest, failureCode: 'INVALID_REQUEST', required: false },
+    body: { schema: PayRequest, required: false },
     success: { status: 200, schema: SessionResponse },
     errors: ['INVALID_SESSION_ID', 'SESSION_NOT_FOUND', 'SESSION_NOT_PAYABLE', 'NOT_FOUND'],
   },
@@ -134,7 +135,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   {
     method: 'GET', path: '/v0/events', operationId: 'listEvents', summary: 'List events, newest first', tag: 'Events',
     upstream: 'dispatcher', upstreamPath: () => '/internal/events',
-    query: { schema: ListEventsQuery, failureCode: 'INVALID_REQUEST' },
+    query: { schema: ListEventsQuery },
     success: { status: 200, schema: EventListResponse },
     links: linksTo(['getEvent', 'redeliverEvent'], 'eventId', '/events/0/id'),
     errors: ['INVALID_REQUEST'],
@@ -154,7 +155,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   {
     method: 'POST', path: '/v0/events/recover', operationId: 'recoverEvents', summary: 'Deliver again, once each, every delivery that failed since a time (at most 14 days back)', tag: 'Events',
     upstream: 'dispatcher', upstreamPath: () => '/internal/events/recover',
-    body: { schema: RecoverEventsRequest, failureCode: 'INVALID_REQUEST', required: true },
+    body: { schema: RecoverEventsRequest, required: true },
     success: { status: 202, schema: RecoverEventsResponse },
     errors: ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE'],
   },

@@ -1,10 +1,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { DomainError } from '@checkout/errors';
-import { jsonBody, parseOrThrow, requireScope } from '@checkout/http';
+import { jsonBody, requireScope } from '@checkout/http';
 import { isIdOf } from '@checkout/contracts';
 import type { Middleware } from 'koa';
-import type { UpstreamClient } from '../clients/upstream-client';
+import type { InternalClient } from '@checkout/http';
 import type { OrganizationsStore } from '../store/organizations.store';
 import { PUBLIC_ROUTES, type PublicRoute, type Upstream } from './public-routes';
 
@@ -13,11 +13,11 @@ export interface PublicRouterDeps {
   /** D42, on every POST. */
   idempotency: Middleware;
   bodyLimitBytes: number;
-  upstreams: Record<Upstream, UpstreamClient>;
+  upstreams: Record<Upstream, InternalClient>;
   organizations: OrganizationsStore;
 }
 
-/** Builds the /v0 router from the route table: authenticate → read the body → Idempotency-Key (POST) → check ids, body and query → forward. */
+/** Builds the /v0 router from the route table: authenticate → read the body → Idempotency-Key (POST) → check ids → forward (the owner validates). */
 export function publicRouter(deps: PublicRouterDeps): Router {
   const router = new Router();
   const body = jsonBody({ limitBytes: deps.bodyLimitBytes });
@@ -40,12 +40,9 @@ async function forward(ctx: Context, route: PublicRoute, deps: PublicRouterDeps)
     const value = params[route.idParam.name];
     if (!isIdOf(route.idParam.prefix, value)) throw new DomainError(route.idParam.code, `"${value ?? ''}" is not a valid ${route.idParam.name}.`);
   }
-  if (route.query) parseOrThrow(route.query.schema, ctx.query, route.query.failureCode, { codeForField: route.query.codeForField ?? {} });
+  // Bodies and queries are validated once, by the service that owns them (same zod schemas, same codes).
   const body = ctx.request.jsonBody;
-  if (route.body) {
-    if (body === undefined && route.body.required) throw new DomainError('INVALID_REQUEST', 'This endpoint needs a JSON object body.');
-    parseOrThrow(route.body.schema, body ?? {}, route.body.failureCode, { codeForField: route.body.codeForField ?? {} });
-  }
+  if (route.body && body === undefined && route.body.required) throw new DomainError('INVALID_REQUEST', 'This endpoint needs a JSON object body.');
   const headers: Record<string, string> = {};
   if (route.forwardCheckoutSettings) {
     const settings = await deps.organizations.getCheckoutSettings(scope.organizationId, scope.mode);

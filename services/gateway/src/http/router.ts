@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import type { Logger } from '@checkout/logger';
 import Router from '@koa/router';
 import { mountRouters } from '@checkout/http';
-import type { UpstreamClient } from '../clients/upstream-client';
+import type { InternalClient } from '@checkout/http';
 import type { OrganizationsStore } from '../store/organizations.store';
 import type { RateLimiter } from '../store/rate-limit.store';
 import type { IdempotencyStore } from '../store/idempotency.store';
@@ -21,7 +21,7 @@ export interface GatewayRouteDeps {
   rateLimiter: RateLimiter;
   idempotencyKeys: IdempotencyStore;
   metrics: GatewayMetrics;
-  upstreams: Record<Upstream, UpstreamClient>;
+  upstreams: Record<Upstream, InternalClient>;
   acceptedInternalTokens: readonly string[];
   adminToken: string;
   authCacheMs: number;

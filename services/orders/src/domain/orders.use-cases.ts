@@ -1,7 +1,7 @@
 import { DomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
 import { appendToOutbox, type OutboxRelay } from '@checkout/kafka';
-import { newId } from '@checkout/contracts';
+import { newId, orderCancelledEvent } from '@checkout/contracts';
 import type { OrdersStore, OrderListFilter } from '../store/orders.store';
 import type { ReferenceDataStore } from '../store/reference-data.store';
 import type { OrderDocument, StoredCustomer } from '../store/order-document';
@@ -67,7 +67,7 @@ export class OrderCommands {
         eventId: newId('evt', scope.mode),
         topic: this.deps.orderEventsTopic,
         key: id,
-        value: JSON.stringify({ type: 'order.cancelled', orderId: id, organizationId: scope.organizationId, mode: scope.mode, occurredAt: now.toISOString() }),
+        value: JSON.stringify(orderCancelledEvent({ orderId: id, organizationId: scope.organizationId, mode: scope.mode, occurredAt: now })),
         createdAt: now,
       });
       return { next: withEvent, result: true };

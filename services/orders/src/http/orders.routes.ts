@@ -2,12 +2,9 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { DomainError } from '@checkout/errors';
 import { parseOrThrow, requireScope } from '@checkout/http';
-import { CreateOrderRequest, ListOrdersQuery, UpdateOrderRequest, isIdOf } from '@checkout/contracts';
+import { CreateOrderRequest, LIST_ORDERS_FIELD_CODES, ListOrdersQuery, ORDER_FIELD_CODES, UpdateOrderRequest, isIdOf } from '@checkout/contracts';
 import type { OrderCommands } from '../domain/orders.use-cases';
 import { presentOrder } from './order.presenter';
-
-// Fields whose malformed values have codes of their own (D7, D14, D15).
-const FIELD_CODES = { locationId: 'INVALID_LOCATION_ID', paymentDestination: 'INVALID_PAYMENT_DESTINATION' } as const;
 
 const ApplyPaymentRequest = z.strictObject({
   paymentId: z.string().min(1).max(100),
@@ -26,7 +23,7 @@ export function ordersRoutes(commands: OrderCommands): Router {
 
   router.post('/', async (ctx) => {
     const scope = requireScope(ctx.state);
-    const input = parseOrThrow(CreateOrderRequest, ctx.request.jsonBody ?? {}, 'ORDER_CREATE_FAILED', { codeForField: FIELD_CODES });
+    const input = parseOrThrow(CreateOrderRequest, ctx.request.jsonBody ?? {}, 'ORDER_CREATE_FAILED', { codeForField: ORDER_FIELD_CODES });
     const idempotencyKey = ctx.get('idempotency-key') || undefined;
     const { order, created } = await commands.create(scope, input, idempotencyKey);
     ctx.status = created ? 201 : 200;
@@ -35,7 +32,7 @@ export function ordersRoutes(commands: OrderCommands): Router {
 
   router.get('/', async (ctx) => {
     const scope = requireScope(ctx.state);
-    const query = parseOrThrow(ListOrdersQuery, ctx.query, 'ORDERS_FETCH_FAILED', { codeForField: { locationId: 'INVALID_LOCATION_ID' } });
+    const query = parseOrThrow(ListOrdersQuery, ctx.query, 'ORDERS_FETCH_FAILED', { codeForField: LIST_ORDERS_FIELD_CODES });
     const { page, limit, ...filter } = query;
     const { orders, total } = await commands.list(scope, filter, page, limit);
     ctx.body = { orders: orders.map(presentOrder), pagination: { page, limit, total, hasMore: page * limit < total } };
@@ -49,7 +46,7 @@ export function ordersRoutes(commands: OrderCommands): Router {
   router.patch('/:orderId', async (ctx) => {
     const scope = requireScope(ctx.state);
     const id = orderIdParam(ctx.params.orderId);
-    const patch = parseOrThrow(UpdateOrderRequest, ctx.request.jsonBody ?? {}, 'ORDER_UPDATE_FAILED', { codeForField: FIELD_CODES });
+    const patch = parseOrThrow(UpdateOrderRequest, ctx.request.jsonBody ?? {}, 'ORDER_UPDATE_FAILED', { codeForField: ORDER_FIELD_CODES });
     ctx.body = { order: presentOrder(await commands.update(scope, id, patch)) };
   });
 

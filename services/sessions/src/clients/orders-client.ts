@@ -1,8 +1,6 @@
-import { Pool, errors as undiciErrors } from 'undici';
 import { z } from 'zod';
 import { DependencyUnavailableError, DomainError, isErrorCode, type ErrorDetail } from '@checkout/errors';
-import { currentRequestId } from '@checkout/logger';
-import { INTERNAL_HEADERS, type RequestScope } from '@checkout/http';
+import { InternalClient, type RequestScope } from '@checkout/http';
 import { Order, type PaymentMethod, type ShippingAddress } from '@checkout/contracts';
 
 export type OrderView = z.infer<typeof Order>;
@@ -30,19 +28,17 @@ export interface OrdersClientOptions {
  * Idempotency-Key, cancel (idempotent by the spec), and a payment (applied at most once by its payment id).
  */
 export class OrdersClient {
-  private readonly pool: Pool;
-  private readonly retries: number;
+  private readonly client: InternalClient;
 
-  constructor(private readonly options: OrdersClientOptions) {
-    const timeout = options.timeoutMs ?? 3_000;
-    this.pool = new Pool(new URL(options.baseUrl).origin, {
+  constructor(options: OrdersClientOptions) {
+    this.client = new InternalClient({
+      service: 'orders',
+      baseUrl: options.baseUrl,
+      internalToken: options.internalToken,
+      timeoutMs: options.timeoutMs ?? 3_000,
       connections: options.connections ?? 64,
-      connectTimeout: timeout,
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
-      keepAliveTimeout: 10_000,
+      retries: options.retries ?? 2,
     });
-    this.retries = options.retries ?? 2;
   }
 
   async create(scope: RequestScope, input: unknown, idempotencyKey: string): Promise<{ order: OrderView; created: boolean }> {
@@ -89,7 +85,7 @@ export class OrdersClient {
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    await this.client.close();
   }
 
   private async call(
@@ -98,70 +94,12 @@ export class OrdersClient {
     path: string,
     payload?: unknown,
     extraHeaders: Record<string, string> = {},
-    retry = true,
+    idempotent = true,
   ): Promise<{ status: number; body: unknown }> {
-    const headers: Record<string, string> = {
-      [INTERNAL_HEADERS.token]: this.options.internalToken,
-      [INTERNAL_HEADERS.organization]: scope.organizationId,
-      [INTERNAL_HEADERS.mode]: scope.mode,
-      accept: 'application/json',
-      ...extraHeaders,
-    };
-    const requestId = currentRequestId();
-    if (requestId) headers['x-request-id'] = requestId;
-    const body = payload === undefined ? undefined : JSON.stringify(payload);
-    if (body !== undefined) headers['content-type'] = 'application/json';
-
-    const attempts = retry ? this.retries + 1 : 1;
-    let lastError: unknown;
-    for (let attempt = 1; attempt <= attempts; attempt += 1) {
-      let status: number;
-      let text: string;
-      try {
-        const response = await this.pool.request({ method, path, headers, body });
-        status = response.statusCode;
-        text = await response.body.text();
-      } catch (err) {
-        lastError = err;
-        if (attempt < attempts && isTransportError(err)) {
-          await backoff(attempt);
-          continue;
-        }
-        throw new DependencyUnavailableError('orders', err);
-      }
-      if (status >= 500) {
-        lastError = new Error(`orders answered ${status}`);
-        if (attempt < attempts && status === 503) {
-          await backoff(attempt);
-          continue;
-        }
-        throw new DependencyUnavailableError('orders', lastError);
-      }
-      const parsed = parseJson(text);
-      if (status >= 400) throw toDomainError(status, parsed);
-      return { status, body: parsed };
-    }
-    throw new DependencyUnavailableError('orders', lastError);
-  }
-}
-
-function isTransportError(err: unknown): boolean {
-  return (
-    err instanceof undiciErrors.UndiciError ||
-    (typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' && /^E[A-Z]+$/.test((err as { code: string }).code))
-  );
-}
-
-function backoff(attempt: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 50 * 3 ** (attempt - 1) * (0.5 + Math.random())));
-}
-
-function parseJson(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
+    const { status, body } = await this.client.json({ method, path, scope, body: payload, headers: extraHeaders, idempotent });
+    if (status >= 500) throw new DependencyUnavailableError('orders', new Error(`orders answered ${status}`));
+    if (status >= 400) throw toDomainError(status, body);
+    return { status, body };
   }
 }
 
@@ -169,7 +107,6 @@ function parseJson(text: string): unknown {
 function toDomainError(status: number, body: unknown): Error {
   const envelope = ErrorEnvelope.safeParse(body);
   if (!envelope.success || !isErrorCode(envelope.data.code)) return new Error(`orders answered ${status} without an error envelope`);
-  if (envelope.data.code === 'UNAUTHORIZED') return new Error('orders refused our internal token (INTERNAL_TOKEN mismatch)');
   const details: ErrorDetail[] | undefined = envelope.data.details;
   return new DomainError(envelope.data.code, envelope.data.message, details ? { details } : {});
 }

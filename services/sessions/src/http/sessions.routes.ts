@@ -1,13 +1,10 @@
 import Router from '@koa/router';
 import { parseOrThrow, requireScope } from '@checkout/http';
-import { CreateSessionRequest, UpdateSessionRequest } from '@checkout/contracts';
+import { CreateSessionRequest, ORDER_FIELD_CODES, UpdateSessionRequest } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import { createSession, type CreateSessionDeps } from '../domain/create-session.flow';
 import { CHECKOUT_SETTINGS_HEADER, parseCheckoutSettings } from '../domain/checkout-settings';
 import { sessionIdParam } from './session-id';
-
-// Fields whose malformed values have codes of their own (D7, D14, D15).
-const FIELD_CODES = { paymentDestination: 'INVALID_PAYMENT_DESTINATION', locationId: 'INVALID_LOCATION_ID' } as const;
 
 /** Internal checkout sessions API; the gateway authenticated the merchant and passes its scope in headers. */
 export function sessionsRoutes(commands: SessionCommands, flowDeps: CreateSessionDeps): Router {
@@ -16,7 +13,7 @@ export function sessionsRoutes(commands: SessionCommands, flowDeps: CreateSessio
   router.post('/', async (ctx) => {
     const scope = requireScope(ctx.state);
     const settings = parseCheckoutSettings(ctx.get(CHECKOUT_SETTINGS_HEADER) || undefined);
-    const input = parseOrThrow(CreateSessionRequest, ctx.request.jsonBody ?? {}, 'SESSION_CREATION_FAILED', { codeForField: FIELD_CODES });
+    const input = parseOrThrow(CreateSessionRequest, ctx.request.jsonBody ?? {}, 'SESSION_CREATION_FAILED', { codeForField: ORDER_FIELD_CODES });
     const created = await createSession(flowDeps, scope, input, settings);
     ctx.status = 201;
     ctx.body = { session: commands.present(created) };

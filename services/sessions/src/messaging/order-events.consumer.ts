@@ -1,20 +1,12 @@
 import type { Db } from 'mongodb';
-import { z } from 'zod';
 import type { Logger } from '@checkout/logger';
 import { idempotentOnEventId, runConsumer, type KafkaClient, type ParseResult, type RunningConsumer } from '@checkout/kafka';
-import { ModeSchema, OrderId } from '@checkout/contracts';
+import { ORDER_CANCELLED, OrderEventMessage } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import { ORDER_EVENTS_CONSUMER } from '../store/indexes';
 
-/** Orders' fact on TOPICS.orderEvents (key orderId). Other types are acknowledged and ignored. */
-const OrderEventMessage = z.object({
-  type: z.string(),
-  orderId: OrderId,
-  organizationId: z.string().min(1),
-  mode: ModeSchema,
-  occurredAt: z.string(),
-});
-type OrderEventMessage = z.infer<typeof OrderEventMessage> & { eventId: string };
+/** An order event with the id it was published under (the Kafka `event-id` header). */
+type IdentifiedOrderEvent = OrderEventMessage & { eventId: string };
 
 /**
  * D25 / flow 5: a cancelled order makes its pending session `cancelled` (no webhook). At least once: the
@@ -29,17 +21,17 @@ export async function startOrderEventsConsumer(deps: {
   logger: Logger;
   onRestart: () => void;
 }): Promise<RunningConsumer> {
-  const handle = idempotentOnEventId<OrderEventMessage>(deps.db, ORDER_EVENTS_CONSUMER, (m) => m.eventId, async (message) => {
-    if (message.type !== 'order.cancelled') return;
+  const handle = idempotentOnEventId<IdentifiedOrderEvent>(deps.db, ORDER_EVENTS_CONSUMER, (m) => m.eventId, async (message) => {
+    if (message.type !== ORDER_CANCELLED) return;
     await deps.commands.onOrderCancelled({ organizationId: message.organizationId, mode: message.mode }, message.orderId);
   });
-  return runConsumer<z.infer<typeof OrderEventMessage>>({
+  return runConsumer<OrderEventMessage>({
     kafka: deps.kafka,
     groupId: deps.groupId,
     topics: [deps.topic],
     onRestart: deps.onRestart,
     logger: deps.logger,
-    parse: (raw): ParseResult<z.infer<typeof OrderEventMessage>> => {
+    parse: (raw): ParseResult<OrderEventMessage> => {
       const parsed = OrderEventMessage.safeParse(raw);
       return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: parsed.error.message };
     },

@@ -1,5 +1,5 @@
-import { Pool } from 'undici';
 import { z } from 'zod';
+import { InternalClient } from '@checkout/http';
 import type { Scope } from '@checkout/mongo';
 
 // Reads an organization's webhook signing secret (D35) from the gateway, which owns checkout settings.
@@ -21,15 +21,14 @@ export const NO_SIGNING: SigningSecrets = {
 };
 
 export class GatewaySettingsClient implements SigningSecrets {
-  private readonly pool: Pool;
+  private readonly client: InternalClient;
   private readonly cache = new Map<string, { secret: string | null; expiresAt: number }>();
   private readonly inFlight = new Map<string, Promise<string | null>>();
 
   constructor(
     private readonly options: { baseUrl: string; internalToken: string; cacheMs: number; timeoutMs?: number; clock?: () => number },
   ) {
-    const timeout = options.timeoutMs ?? 3_000;
-    this.pool = new Pool(options.baseUrl, { connections: 16, headersTimeout: timeout, bodyTimeout: timeout, connect: { timeout } });
+    this.client = new InternalClient({ service: 'gateway', baseUrl: options.baseUrl, internalToken: options.internalToken, timeoutMs: options.timeoutMs ?? 3_000, connections: 16 });
   }
 
   async secretFor(scope: Scope): Promise<string | null> {
@@ -56,18 +55,12 @@ export class GatewaySettingsClient implements SigningSecrets {
   }
 
   private async fetchSecret(scope: Scope): Promise<string | null> {
-    const base = new URL(this.options.baseUrl);
-    const response = await this.pool.request({
-      path: `${base.pathname.replace(/\/$/, '')}/internal/checkout-settings`,
-      method: 'GET',
-      headers: { 'x-internal-token': this.options.internalToken, 'x-organization-id': scope.organizationId, 'x-mode': scope.mode, accept: 'application/json' },
-    });
-    const text = await response.body.text();
-    if (response.statusCode !== 200) throw new Error(`gateway answered ${response.statusCode} for checkout settings`);
-    return CheckoutSettings.parse(JSON.parse(text)).webhookSigningSecret;
+    const { status, body } = await this.client.json({ method: 'GET', path: '/internal/checkout-settings', scope });
+    if (status !== 200) throw new Error(`gateway answered ${status} for checkout settings`);
+    return CheckoutSettings.parse(body).webhookSigningSecret;
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    await this.client.close();
   }
 }

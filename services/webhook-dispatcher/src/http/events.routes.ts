@@ -18,14 +18,14 @@ export function eventsRoutes(deps: { events: EventsStore; deliveries: Deliveries
 
   router.get('/', async (ctx) => {
     const scope = requireScope(ctx.state);
-    const { page, limit, ...filter } = parseOrThrow(ListEventsQuery, ctx.query, 'INVALID_REQUEST', { message: 'The query is invalid.' });
+    const { page, limit, ...filter } = parseOrThrow(ListEventsQuery, ctx.query, 'INVALID_REQUEST');
     const { events, total } = await deps.events.listEvents(scope, filter, page, limit);
     ctx.body = { events: events.map(presentEvent), pagination: { page, limit, total, hasMore: page * limit < total } };
   });
 
   router.post('/recover', jsonBody(), async (ctx) => {
     const scope = requireScope(ctx.state);
-    const { since } = parseOrThrow(RecoverEventsRequest, ctx.request.jsonBody ?? {}, 'INVALID_REQUEST', { message: 'The body is invalid.' });
+    const { since } = parseOrThrow(RecoverEventsRequest, ctx.request.jsonBody ?? {}, 'INVALID_REQUEST');
     const recovering = await deps.dispatcher.recover(scope, new Date(since));
     ctx.status = 202;
     ctx.body = { recovering };

@@ -1,0 +1,65 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DependencyUnavailableError } from '@checkout/errors';
+import { InternalClient } from './internal-client';
+
+// Issue 11: the one internal client every service uses. A scripted loopback server answers in turn.
+
+let server: Server;
+let baseUrl: string;
+let script: number[] = [];
+const seen: { method: string; url: string; headers: IncomingHttpHeaders }[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+    const status = script.shift() ?? 200;
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ status }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/base`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  script = [];
+  seen.length = 0;
+});
+
+const client = () => new InternalClient({ service: 'orders', baseUrl, internalToken: 'internal-token-0123456789', timeoutMs: 2_000, retries: 2 });
+
+describe('InternalClient (issue 11)', () => {
+  it('sends the internal token, the scope and the request id under the base path', async () => {
+    const answer = await client().json({ method: 'GET', path: '/internal/orders/ord_test_1', scope: { organizationId: 'org_1', mode: 'test' }, requestId: 'req_1' });
+    expect(answer).toMatchObject({ status: 200, body: { status: 200 } });
+    expect(seen[0]).toMatchObject({ method: 'GET', url: '/base/internal/orders/ord_test_1' });
+    expect(seen[0]?.headers).toMatchObject({ 'x-internal-token': 'internal-token-0123456789', 'x-organization-id': 'org_1', 'x-mode': 'test', 'x-request-id': 'req_1' });
+  });
+
+  it('retries an idempotent call after a 503, and not a call that is not idempotent', async () => {
+    script = [503, 200];
+    expect((await client().json({ method: 'GET', path: '/x' })).status).toBe(200);
+    expect(seen).toHaveLength(2);
+
+    seen.length = 0;
+    script = [503, 200];
+    expect((await client().json({ method: 'PATCH', path: '/x', body: {} })).status).toBe(503);
+    expect(seen).toHaveLength(1);
+
+    seen.length = 0;
+    script = [503, 503, 503, 200];
+    expect((await client().json({ method: 'POST', path: '/x', body: {}, idempotent: true })).status).toBe(503);
+    expect(seen).toHaveLength(3);
+  });
+
+  it('turns an internal 401 and an unreachable service into DependencyUnavailableError (answered 503)', async () => {
+    script = [401];
+    await expect(client().json({ method: 'GET', path: '/x' })).rejects.toBeInstanceOf(DependencyUnavailableError);
+    const unreachable = new InternalClient({ service: 'orders', baseUrl: 'http://127.0.0.1:1', internalToken: 'internal-token-0123456789', timeoutMs: 500, retries: 1 });
+    await expect(unreachable.json({ method: 'GET', path: '/x' })).rejects.toBeInstanceOf(DependencyUnavailableError);
+  });
+});

@@ -1,0 +1,153 @@
+import type { Readable } from 'node:stream';
+import { Pool, errors as undiciErrors } from 'undici';
+import { DependencyUnavailableError } from '@checkout/errors';
+import { currentRequestId } from '@checkout/logger';
+import { INTERNAL_HEADERS, type RequestScope } from './internal-auth';
+
+export interface InternalClientOptions {
+  /** The service called, as named in errors and logs ("orders"). */
+  service: string;
+  /** Its internal base URL; a path prefix is kept. */
+  baseUrl: string;
+  internalToken: string;
+  /** Connect, headers and body deadline of one call: no internal call hangs a request longer (D7). */
+  timeoutMs: number;
+  connections?: number;
+  /** Extra attempts of an idempotent call after a transport failure or a 503. */
+  retries?: number;
+}
+
+export interface InternalAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+// Hop-by-hop headers never cross a proxy (RFC 9110 §7.6.1).
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'content-length']);
+
+/**
+ * The one client of every internal API (architecture.md: undici keep-alive pools, timeouts, retries only where
+ * idempotent). It sends the internal token, the caller's organization and mode when given, and the request id.
+ * A transport failure, and an internal 401 (the services disagree on the internal token during a rotation:
+ * our outage, never the merchant's fault), become DependencyUnavailableError, which every service answers as
+ * 503. Any other answer, error envelopes included, comes back as it is for the caller to interpret.
+ */
+export class InternalClient {
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  private readonly retries: number;
+
+  constructor(private readonly options: InternalClientOptions) {
+    const url = new URL(options.baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(url.origin, {
+      connections: options.connections ?? 64,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      connectTimeout: Math.min(3_000, options.timeoutMs),
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    this.retries = options.retries ?? 2;
+  }
+
+  get service(): string {
+    return this.options.service;
+  }
+
+  /**
+   * A JSON call. `idempotent` (default: GET) lets a transport failure or a 503 be retried with backoff; the
+   * last answer of a call that kept getting 503 is returned as it is.
+   */
+  async json(request: {
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+    path: string;
+    scope?: RequestScope;
+    requestId?: string;
+    body?: unknown;
+    headers?: Record<string, string>;
+    idempotent?: boolean;
+  }): Promise<InternalAnswer> {
+    const headers: Record<string, string> = { accept: 'application/json', ...this.internalHeaders(request.scope, request.requestId), ...request.headers };
+    const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const attempts = (request.idempotent ?? request.method === 'GET') ? this.retries + 1 : 1;
+    for (let attempt = 1; ; attempt += 1) {
+      let answer: InternalAnswer;
+      try {
+        const response = await this.pool.request({ method: request.method, path: this.basePath + request.path, headers, body });
+        const text = await response.body.text();
+        answer = { status: response.statusCode, headers: response.headers, body: parseJson(text) };
+      } catch (err) {
+        if (attempt < attempts && isTransportError(err)) {
+          await backoff(attempt);
+          continue;
+        }
+        throw new DependencyUnavailableError(this.options.service, err);
+      }
+      if (answer.status === 401) throw new DependencyUnavailableError(this.options.service, new Error(`${this.options.service} refused the internal token`));
+      if (answer.status === 503 && attempt < attempts) {
+        await backoff(attempt);
+        continue;
+      }
+      return answer;
+    }
+  }
+
+  /** Streams a request through unchanged (the hosted page's forms, processor notifications with their HMAC). */
+  async raw(request: { method: string; path: string; requestId: string; headers: Record<string, string | string[] | undefined>; body?: Readable }): Promise<{
+    status: number;
+    headers: Record<string, string | string[]>;
+    body: Readable;
+  }> {
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name) && name !== 'host' && !name.startsWith('x-internal') && name !== INTERNAL_HEADERS.organization && name !== INTERNAL_HEADERS.mode) headers[name] = value;
+    }
+    Object.assign(headers, this.internalHeaders(undefined, request.requestId));
+    try {
+      const response = await this.pool.request({ method: request.method as 'GET', path: this.basePath + request.path, headers, body: request.body });
+      const out: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(response.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+      return { status: response.statusCode, headers: out, body: response.body };
+    } catch (err) {
+      throw new DependencyUnavailableError(this.options.service, err);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  private internalHeaders(scope: RequestScope | undefined, requestId: string | undefined): Record<string, string> {
+    const headers: Record<string, string> = { [INTERNAL_HEADERS.token]: this.options.internalToken };
+    const id = requestId ?? currentRequestId();
+    if (id) headers['x-request-id'] = id;
+    if (scope) {
+      headers[INTERNAL_HEADERS.organization] = scope.organizationId;
+      headers[INTERNAL_HEADERS.mode] = scope.mode;
+    }
+    return headers;
+  }
+}
+
+function isTransportError(err: unknown): boolean {
+  return (
+    err instanceof undiciErrors.UndiciError ||
+    (typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' && /^E[A-Z]+$/.test((err as { code: string }).code))
+  );
+}
+
+function backoff(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 50 * 3 ** (attempt - 1) * (0.5 + Math.random())));
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
