@@ -30,6 +30,7 @@ RULE_MESSAGES = [
     re.compile(r"^sessionData may (hold|be) at most .* after merging\.$"),  # D23: limits of the merged object
     re.compile(r"^customer\.email is required when the order has no customer yet\.$"),  # D11
     re.compile(r"^This event has no callback URL, so it cannot be delivered \(D32\)\.$"),  # D32: redeliver
+    re.compile(r"^since may be at most \d+ days ago\.$"),  # D44: relative to the time of the request
 ]
 RULE_DETAILS = [
     re.compile(r"^sessionData may be at most \d+ bytes as JSON$"),  # D23: 8 KiB serialized
