@@ -8,6 +8,7 @@ import { TOPICS, topicName } from '@checkout/contracts';
 import { eventually } from '@checkout/testing';
 import { buildApp, type OrdersApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
+import { internalCaller } from './support';
 
 // The orders service alone, in-process on port 0, on the real engines: its internal API, its outbox event,
 // and the at-most-once and race rules that sessions rely on (D25, D27, D28).
@@ -20,14 +21,7 @@ let baseUrl: string;
 let probe: Awaited<ReturnType<typeof readTopic>>;
 const cancelledEvents: string[] = [];
 
-async function call(method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown) {
-  const response = await request(`${baseUrl}${path}`, {
-    method,
-    headers: { 'x-internal-token': TOKEN, ...scope, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.statusCode, body: (await response.body.json()) as any };
-}
+const call = internalCaller(() => baseUrl, { 'x-internal-token': TOKEN, ...scope });
 
 async function newOrder(total = 1000): Promise<string> {
   const { status, body } = await call('POST', '/internal/orders', { items: [{ name: 'Item', quantity: 1, unitPrice: total }] });

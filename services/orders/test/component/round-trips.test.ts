@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { request } from 'undici';
 import { createLogger } from '@checkout/logger';
 import { CommandCounter } from '@checkout/mongo';
 import { buildApp, type OrdersApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
+import { internalCaller } from './support';
 
 // Issue 13, part 3: the database round trips of each orders operation, counted with the driver's command
 // monitoring. Counts are deterministic, so they are asserted exactly; a change that adds a round trip has to
@@ -17,14 +17,7 @@ const commands = new CommandCounter();
 let app: OrdersApp;
 let baseUrl: string;
 
-async function call(method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown) {
-  const response = await request(`${baseUrl}${path}`, {
-    method,
-    headers: { 'x-internal-token': TOKEN, ...scope, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.statusCode, body: (await response.body.json()) as any };
-}
+const call = internalCaller(() => baseUrl, { 'x-internal-token': TOKEN, ...scope });
 
 const newOrderBody = (extra: Record<string, unknown> = {}) => ({ items: [{ name: 'Item', quantity: 1, unitPrice: 1000 }], ...extra });
 
