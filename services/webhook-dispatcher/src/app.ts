@@ -53,7 +53,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
   let dispatcher: Dispatcher | undefined;
   let leases: Leases | undefined;
   const consumers: RunningConsumer[] = [];
-  let closeKafkaMetrics = async () => {};
+  let kafkaMetrics: ReturnType<typeof registerConsumerMetrics> | undefined;
   const recovery = new PeriodicTask(sweepOnce, config.WEBHOOK_RECOVERY_INTERVAL_MS, (err) => logger.warn({ err }, 'recovery sweep failed; will retry'));
   let retention: PeriodicTask | undefined;
   let shuttingDown = false;
@@ -157,11 +157,11 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
       const sessionEventsGroup = topicName(prefix, CONSUMER_GROUPS.dispatcherSessionEvents);
       const retriesGroup = topicName(prefix, CONSUMER_GROUPS.dispatcherRetries);
       // Every pod reports the dead-letter depth; lag and restarts concern the pods that consume.
-      const kafkaMetrics = registerConsumerMetrics(metrics.registry, kafka, {
+      const brokerMetrics = registerConsumerMetrics(metrics.registry, kafka, {
         groups: config.CONSUMERS_ENABLED ? [{ groupId: sessionEventsGroup, topics: [sessionEventsTopic] }, { groupId: retriesGroup, topics: tiers }] : [],
         depthTopics: [deadLetterTopic],
       });
-      closeKafkaMetrics = () => kafkaMetrics.close();
+      kafkaMetrics = brokerMetrics;
       if (config.CONSUMERS_ENABLED) {
         const deadLetter = { topic: deadLetterTopic, producer };
         const active = dispatcher;
@@ -169,7 +169,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
           await runSessionEventsConsumer({
             kafka,
             groupId: sessionEventsGroup,
-            onRestart: () => kafkaMetrics.restarted(sessionEventsGroup),
+            onRestart: () => brokerMetrics.restarted(sessionEventsGroup),
             topic: sessionEventsTopic,
             logger,
             deadLetter,
@@ -181,7 +181,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
           await runRetryConsumer({
             kafka,
             groupId: retriesGroup,
-            onRestart: () => kafkaMetrics.restarted(retriesGroup),
+            onRestart: () => brokerMetrics.restarted(retriesGroup),
             topics: tiers,
             logger,
             clock,
@@ -224,7 +224,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
       dispatcher?.stop();
       await sender?.close();
       await secrets.close();
-      await closeKafkaMetrics();
+      await kafkaMetrics?.close();
       await producer?.disconnect().catch(() => {});
       await mongo?.close();
     },
