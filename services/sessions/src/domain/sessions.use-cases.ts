@@ -162,12 +162,10 @@ export class SessionCommands {
 
     if (doc.status !== 'pending') {
       // A processor's replayed notification of a payment already applied: orders recognises its id (D27) and the
-      // answer is the session as it is. Any other payment of a settled session is refused, by orders too.
-      if (attempt.source === 'processor') {
-        const replay = await this.applyOrRefuse(scope, doc, { paymentId: attempt.paymentId, amount: attempt.amount, method: attempt.method });
-        if (replay.outcome === 'already_applied') return { view: await this.transition(scope, id, doc, replay, null, null), result: 'succeeded' };
-      }
-      throw notPayable(doc.status);
+      // answer is the session as it is. Any other payment of a settled session is refused, by orders.
+      if (attempt.source !== 'processor') throw notPayable(doc.status);
+      const replay = await this.applyOrRefuse(scope, doc, { paymentId: attempt.paymentId, amount: attempt.amount, method: attempt.method });
+      return { view: await this.transition(scope, id, doc, replay, null, null), result: 'succeeded' };
     }
 
     if (attempt.source === 'simulator' && attempt.outcome === 'declined') {
