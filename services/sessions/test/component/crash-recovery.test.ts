@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
-import { SessionEventV1 } from '@checkout/contracts';
+import { ORDER_CANCELLED, ORDER_UPDATED, SessionEventV1, TOPICS, orderChangedEvent, topicName } from '@checkout/contracts';
+import { createEventProducer, createKafka } from '@checkout/kafka';
 import { collectSessionEvents, newTenant, startStack, uniqueName, type Stack } from './harness';
 
 // Issue 13, part 4 (a soak finding): a payment is stored once, in orders, and the session stores orders' answer
@@ -60,6 +61,41 @@ describe('a payment orders applied but the session never stored', () => {
       { description: 'the order.cancelled event reaches the session' },
     );
     expect(read).toMatchObject({ active: false, order: { status: 'cancelled' } });
+    expect(events.of(session.id)).toHaveLength(0);
+  });
+
+  it('When order events arrive twice or out of order, then only a newer revision changes the session (at least once, any order)', async () => {
+    const tenant = newTenant();
+    const session = await stack.createSession(tenant);
+    const edited = await stack.orders('PATCH', `/internal/orders/${session.order.id}`, tenant, { metadata: { step: 'edited' } });
+    expect(edited.status).toBe(200);
+    const revision = Number(edited.headers['x-order-revision']);
+    await eventually(async () => (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session.order.metadata.step === 'edited', { description: 'the edit arrives' });
+
+    // Same key, so one partition and this order: a stale snapshot saying `cancelled` (it would cancel the session
+    // for good if applied), a repeat of the current revision, then a newer one to know when the others were read.
+    const producer = createEventProducer(createKafka({ clientId: uniqueName('stale'), brokers: stack.kafkaBrokers }));
+    await producer.connect();
+    const event = (type: typeof ORDER_UPDATED | typeof ORDER_CANCELLED, rev: number, order: Record<string, unknown>) => ({
+      topic: topicName(stack.topicPrefix, TOPICS.orderEvents),
+      key: session.order.id as string,
+      value: JSON.stringify(orderChangedEvent({ type, organizationId: tenant.organizationId, mode: tenant.mode, occurredAt: new Date(), revision: rev, order: order as { id: string } })),
+      headers: { 'event-id': uniqueName('evt') },
+    });
+    try {
+      await producer.send([
+        event(ORDER_CANCELLED, revision - 1, { ...session.order, status: 'cancelled' }),
+        event(ORDER_UPDATED, revision, { ...edited.body.order, metadata: { step: 'repeated' } }),
+        event(ORDER_UPDATED, revision + 100, { ...edited.body.order, metadata: { step: 'newer' } }),
+      ]);
+    } finally {
+      await producer.disconnect();
+    }
+    const read = await eventually(async () => {
+      const current = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+      return current.order.metadata.step === 'newer' ? current : undefined;
+    }, { description: 'the newer snapshot arrives' });
+    expect(read).toMatchObject({ status: 'pending', active: true, order: { status: 'open' } });
     expect(events.of(session.id)).toHaveLength(0);
   });
 });
