@@ -11,7 +11,7 @@ import { formatTable, runLoad, type LoadResult } from './load';
 const BASELINE_SERVER = fileURLToPath(new URL('./baseline-server.ts', import.meta.url));
 const ORDER = JSON.stringify({ items: [{ name: 'Espresso', quantity: 2, unitPrice: 350 }, { name: 'Croissant', quantity: 1, unitPrice: 425 }], taxes: [{ type: 'additive', amount: 90 }] });
 
-async function startBaseline(kind: 'mongo' | 'none', mongoUrl: string): Promise<{ url: string; child: ChildProcess }> {
+export async function startBaseline(kind: 'mongo' | 'none', mongoUrl: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', BASELINE_SERVER], { env: { ...process.env, BASELINE: kind, MONGODB_URL: mongoUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<string>((resolve, reject) => {
     child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
@@ -20,7 +20,7 @@ async function startBaseline(kind: 'mongo' | 'none', mongoUrl: string): Promise<
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-async function rssMb(metricsUrl: string): Promise<number> {
+export async function rssMb(metricsUrl: string): Promise<number> {
   const pool = new Pool(metricsUrl);
   try {
     const text = await (await pool.request({ method: 'GET', path: '/metrics' })).body.text();

@@ -1,12 +1,31 @@
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { createKafka, readTopic } from '@checkout/kafka';
 import { Pool } from 'undici';
 import type { Engines } from '@checkout/engines';
+import { createLogger } from '@checkout/logger';
+import { CommandCounter } from '@checkout/mongo';
+import { buildApp as buildOrdersApp } from '@checkout/orders';
+import { parseConfig as parseOrdersConfig } from '@checkout/orders/config';
+import { buildApp as buildSessionsApp } from '@checkout/sessions';
+import { parseConfig as parseSessionsConfig } from '@checkout/sessions/config';
 import { TOPICS, topicName } from '@checkout/contracts';
 import { AdminClient, eventually } from '@checkout/testing';
 import { startProcessStack } from '../../scripts/lib/process-stack';
 import { formatTable, percentile, runLoad, type LoadResult } from './load';
+import { rssMb, startBaseline } from './orders';
+
+// Issue 13's targets for sessions (part 5), checked against figures of this run, same engines.
+const TARGETS = { createVsBareInsert: 0.35, eventP50Ms: 20, eventP99Ms: 100, rssMiB: 150, payCommands: 5, createCommands: 4 };
+// Issue 13's "before" figures (clean clone, FerretDB 1.24, 2 cores), for comparison only.
+const BEFORE = [
+  'POST /v0/checkout/sessions, c=32: 68 req/s, p99 1,938 ms',
+  'test-helper pay, c=8: 4 req/s, p50 2,086 ms',
+  'pay → checkout.session.completed on Kafka: p50 1,560 ms, p99 3,704 ms',
+  'test-helper payment: ~15 database round trips and two internal HTTP hops',
+];
+const mark = (ok: boolean) => (ok ? '✓' : '✗');
 
 const SESSION = JSON.stringify({
   items: [
@@ -51,6 +70,12 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
   const org = await admin.createOrganizationWithKeys('Bench Sessions Org');
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${org.testKey}` };
   const pool = new Pool(stack.env.gatewayUrl, { connections: Math.max(options.concurrency, PAY_CONCURRENCY), pipelining: 1 });
+  const baseline = await startBaseline('mongo', engines.mongoUrl);
+  const baselinePool = new Pool(baseline.url, { connections: options.concurrency, pipelining: 1 });
+  const rss = { gateway: 0, orders: 0, sessions: 0 };
+  const sampleRss = async () => {
+    for (const service of ['gateway', 'orders', 'sessions'] as const) rss[service] = Math.max(rss[service], await rssMb(stack.urls[service]).catch(() => Number.NaN));
+  };
   const kafka = createKafka({ clientId: `bench-sessions-${Date.now()}`, brokers: engines.kafkaBrokers });
   let probe: Awaited<ReturnType<typeof readTopic>> | undefined;
   try {
@@ -62,6 +87,12 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
 
     // (a) creation throughput and latency
     const create = await runLoad('gateway+sessions+orders POST /v0/checkout/sessions', options, async () => (await createSession()) !== undefined);
+    // The bare insert baseline: a Koa handler with one insertOne through the same driver, same engine, same run.
+    const bareInsert = await runLoad('bare koa + one insertOne (baseline)', options, async () => {
+      const response = await baselinePool.request({ method: 'POST', path: '/v0/orders', headers: { 'content-type': 'application/json' }, body: SESSION }).catch(() => undefined);
+      await response?.body.dump();
+      return response?.statusCode === 201;
+    });
 
     // (b) pay → completed event on the topic. Sessions first, so creation is not part of the figure.
     const sessionIds: string[] = [];
@@ -94,6 +125,7 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
     const payLatencies: number[] = [];
     let payErrors = 0;
     const payStarted = performance.now();
+    const sampler = setInterval(() => void sampleRss(), 500);
     await inParallel(sessionIds.length, PAY_CONCURRENCY, async (i) => {
       const id = sessionIds[i] as string;
       const started = performance.now();
@@ -109,6 +141,8 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
       }
     });
     const paySeconds = (performance.now() - payStarted) / 1000;
+    clearInterval(sampler);
+    await sampleRss();
     await eventually(() => sessionIds.every((id) => seenAt.has(id)), { deadlineMs: 60_000, intervalMs: 50, description: 'every completed event on the topic' }).catch((err: Error) =>
       console.log(`warning: ${err.message}; ${sessionIds.filter((id) => !seenAt.has(id)).length} events not seen`),
     );
@@ -125,7 +159,7 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
       p50: percentile(payLatencies, 50),
       p99: percentile(payLatencies, 99),
     };
-    console.log(`\n${formatTable([create, payRow])}`);
+    console.log(`\n${formatTable([create, bareInsert, payRow])}`);
     console.log(`\npay request sent → checkout.session.completed seen on ${topic}:`);
     console.log(
       `  ${eventLatencies.length} of ${sessionIds.length} payments: p50 ${ms(percentile(eventLatencies, 50))} ms, p99 ${ms(percentile(eventLatencies, 99))} ms, max ${ms(eventLatencies.at(-1) ?? Number.NaN)} ms`,
@@ -133,9 +167,100 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
     console.log(`  pay request itself (for reference): p50 ${ms(payRow.p50)} ms, p99 ${ms(payRow.p99)} ms, ${payErrors} errors`);
     const beforeAnswer = sessionIds.filter((id) => (seenAt.get(id) ?? Infinity) <= (answeredAt.get(id) ?? -Infinity)).length;
     console.log(`  events the probe saw before the pay request's answer arrived: ${beforeAnswer} of ${eventLatencies.length}`);
+
+    const trips = await countRoundTrips(engines);
+    console.log('\ndatabase commands per operation after warm-up (in-process sessions + orders, driver command monitoring; the gateway adds 0 with D43):');
+    for (const row of trips) console.log(`  ${row.operation.padEnd(34)} sessions ${JSON.stringify(row.sessions)}, orders ${JSON.stringify(row.orders)}: ${row.total}`);
+
+    const ratio = create.throughput / bareInsert.throughput;
+    const eventP50 = percentile(eventLatencies, 50);
+    const eventP99 = percentile(eventLatencies, 99);
+    const tripsOf = (operation: string) => trips.find((t) => t.operation === operation)?.total ?? Number.NaN;
+    console.log(`\ntargets (issue 13), this run${options.payments < 1000 ? ` (only ${options.payments} payments: use --payments=1000 for the target's sample)` : ''}:`);
+    console.log(`  ${mark(ratio >= TARGETS.createVsBareInsert)} POST /v0/checkout/sessions ≥ ${TARGETS.createVsBareInsert}× bare insert: ${ratio.toFixed(2)}× (${create.throughput.toFixed(0)} vs ${bareInsert.throughput.toFixed(0)} req/s)`);
+    console.log(`  ${mark(eventP50 <= TARGETS.eventP50Ms)} pay → completed on Kafka p50 ≤ ${TARGETS.eventP50Ms} ms: ${ms(eventP50)} ms`);
+    console.log(`  ${mark(eventP99 <= TARGETS.eventP99Ms)} pay → completed on Kafka p99 ≤ ${TARGETS.eventP99Ms} ms: ${ms(eventP99)} ms`);
+    for (const service of ['gateway', 'orders', 'sessions'] as const) {
+      console.log(`  ${mark(rss[service] <= TARGETS.rssMiB)} RSS of ${service} under the payment load ≤ ${TARGETS.rssMiB} MiB: ${rss[service].toFixed(0)} MiB`);
+    }
+    console.log(`  ${mark(tripsOf('test-helper pay (full)') <= TARGETS.payCommands)} test-helper payment ≤ ${TARGETS.payCommands} database commands: ${tripsOf('test-helper pay (full)')}`);
+    console.log(`  ${mark(tripsOf('POST /internal/sessions') <= TARGETS.createCommands)} POST /v0/checkout/sessions ≤ ${TARGETS.createCommands} database commands: ${tripsOf('POST /internal/sessions')}`);
+    console.log(`  ${mark(tripsOf('GET /internal/sessions/:id') <= 1)} GET session: 1 in sessions, 0 in orders: ${tripsOf('GET /internal/sessions/:id')}`);
+    console.log('\nbefore (issue 13, for comparison; not this run):');
+    for (const line of BEFORE) console.log(`  ${line}`);
   } finally {
     await probe?.stop().catch(() => {});
     await pool.close();
+    await baselinePool.close();
+    baseline.child.kill('SIGTERM');
     await stack.stop();
+  }
+}
+
+interface RoundTrips {
+  operation: string;
+  sessions: Record<string, number>;
+  orders: Record<string, number>;
+  total: number;
+}
+
+/**
+ * Database commands per session operation, counted with the driver's command monitoring on an in-process
+ * sessions + orders pair (the process stack's services cannot be instrumented from here). Background sweeps
+ * are kept out of the windows; the counts are deterministic (services/sessions/test/component/round-trips.test.ts
+ * asserts the same).
+ */
+async function countRoundTrips(engines: Engines): Promise<RoundTrips[]> {
+  const id = `bench_trips_${randomBytes(4).toString('hex')}`;
+  const quiet = '3600000';
+  const token = 'bench-internal-token-0123456789';
+  const common = { MONGODB_URL: engines.mongoUrl, KAFKA_BROKERS: engines.kafkaBrokers.join(','), INTERNAL_TOKEN: token, TOPIC_PREFIX: id, HTTP_HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', OUTBOX_SWEEP_INTERVAL_MS: quiet };
+  const logger = createLogger('bench', { level: 'silent' });
+  const counters = { orders: new CommandCounter(), sessions: new CommandCounter() };
+  const orders = buildOrdersApp(parseOrdersConfig({ ...common, MONGODB_DATABASE: `orders_${id}` }), logger, { commandCounter: counters.orders });
+  const ordersUrl = (await orders.start()).url;
+  const sessions = buildSessionsApp(
+    parseSessionsConfig({
+      ...common,
+      MONGODB_DATABASE: `sessions_${id}`,
+      ORDERS_URL: ordersUrl,
+      CHECKOUT_BASE_URL: 'http://127.0.0.1:8080/checkout',
+      PROCESSOR_WEBHOOK_SECRET: 'bench-processor-secret-0123',
+      CSRF_SECRET: 'bench-csrf-secret-0123456789',
+      EXPIRY_SWEEP_INTERVAL_MS: quiet,
+    }),
+    logger,
+    { commandCounter: counters.sessions },
+  );
+  const pool = new Pool((await sessions.start()).url);
+  const headers = { 'content-type': 'application/json', 'x-internal-token': token, 'x-organization-id': `org_${id}`, 'x-mode': 'test' };
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ session?: { id: string } }> => {
+    const response = await pool.request({ method, path, headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
+    return (await response.body.json()) as { session?: { id: string } };
+  };
+  const create = async () => (await call('POST', '/internal/sessions', JSON.parse(SESSION))).session?.id ?? '';
+  const rows: RoundTrips[] = [];
+  const measure = async (operation: string, fn: () => Promise<unknown>) => {
+    let inOrders: Awaited<ReturnType<CommandCounter['during']>> | undefined;
+    const inSessions = await counters.sessions.during(async () => {
+      inOrders = await counters.orders.during(fn);
+    });
+    rows.push({ operation, sessions: inSessions.commands, orders: inOrders?.commands ?? {}, total: inSessions.total + (inOrders?.total ?? 0) });
+  };
+  try {
+    const warm = await create();
+    await call('GET', `/internal/sessions/${warm}`);
+    await call('POST', `/internal/test-helpers/sessions/${warm}/pay`, {});
+    await measure('POST /internal/sessions', create);
+    const session = await create();
+    await measure('GET /internal/sessions/:id', () => call('GET', `/internal/sessions/${session}`));
+    await measure('test-helper pay (declined)', () => call('POST', `/internal/test-helpers/sessions/${session}/pay`, { outcome: 'declined' }));
+    await measure('test-helper pay (partial)', () => call('POST', `/internal/test-helpers/sessions/${session}/pay`, { method: 'stablecoin', amount: 100 }));
+    await measure('test-helper pay (full)', () => call('POST', `/internal/test-helpers/sessions/${session}/pay`, {}));
+    return rows;
+  } finally {
+    await pool.close();
+    await sessions.stop();
+    await orders.stop();
   }
 }

@@ -419,7 +419,12 @@ describe('GET /v0/checkout/sessions/:sessionId', () => {
     const session = await createSession(test);
     const edited = await test.patch(`/v0/orders/${session.order.id}`, { items: [{ name: 'Tea', quantity: 3, unitPrice: 300 }], taxes: [{ type: 'additive', amount: 50 }] });
     expect(edited.status).toBe(200);
-    const read = await getSession(test, session.id);
+    // The session presents its own copy of the order (a read never calls orders); orders' order.updated event
+    // brings the edit, so the session shows it as soon as the event is consumed (issue 13, part 4).
+    const read = await eventually(async () => {
+      const current = await getSession(test, session.id);
+      return current.order.updatedAt === edited.body.order.updatedAt ? current : undefined;
+    }, { ...DEADLINE, description: 'the edit reaches the session' });
     expect(read.order).toEqual(edited.body.order);
     expect(read.order.items.map((i: { name: string }) => i.name)).toEqual(['Tea']);
     expect(read.order.amounts).toMatchObject({ subtotal: 900, tax: 50, total: 950, paid: 0 });
@@ -524,7 +529,11 @@ describe('POST /v0/orders/:orderId/cancel of a session’s order (D25)', () => {
     const session = await createSession(test);
     const cancel = await test.post(`/v0/orders/${session.order.id}/cancel`);
     expect(cancel.status).toBe(200);
-    const read = await getSession(test, session.id);
+    // Orders' order.cancelled event carries the cancel to the session (issue 13: reads never call orders).
+    const read = await eventually(async () => {
+      const current = await getSession(test, session.id);
+      return current.status === 'cancelled' ? current : undefined;
+    }, { ...DEADLINE, description: 'the cancel reaches the session' });
     expect(read).toMatchObject({ status: 'cancelled', active: false, order: { status: 'cancelled', paymentStatus: 'unpaid' } });
     const paid = await pay(test, session.id);
     expect(paid).toMatchObject({ status: 400, body: { code: 'SESSION_NOT_PAYABLE' } });
@@ -713,8 +722,8 @@ describe('checkout.session events on Kafka (D28, D30)', () => {
     const { test } = await newMerchant();
     const cancelled = await createSession(test);
     expect((await test.post(`/v0/orders/${cancelled.order.id}/cancel`)).status).toBe(200);
-    // Any writer settles the stored status (with its event, if one were owed) before answering.
-    expect((await test.patch(`/v0/checkout/sessions/${cancelled.id}`, { sessionData: { settled: true } })).body.session.status).toBe('cancelled');
+    // The order.cancelled event settles the stored status (no event is owed for a cancel, D25).
+    await eventually(async () => (await test.patch(`/v0/checkout/sessions/${cancelled.id}`, { sessionData: { settled: true } })).body.session.status === 'cancelled', { ...DEADLINE, description: 'the cancel reaches the session' });
     const declined = await createSession(test);
     await pay(test, declined.id, { outcome: 'declined' });
     const partial = await createSession(test);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ErrorBody, zodIssuesToDetails } from './errors';
-import { EventListResponse, EventResponse, ListEventsQuery, SessionEventMessage, SessionEventV1, WebhookEvent } from './events';
+import { EventListResponse, EventResponse, ListEventsQuery, ORDER_CANCELLED, ORDER_PAYMENT_APPLIED, OrderEventMessage, SessionEventMessage, SessionEventV1, WebhookEvent, orderChangedEvent } from './events';
 import { ALL_TOPICS, CONSUMER_GROUPS, TOPICS, topicName } from './topics';
 
 const session = {
@@ -113,6 +113,26 @@ describe('events API (D34)', () => {
     expect(ListEventsQuery.safeParse({ type: 'expired' }).success).toBe(false);
     expect(ListEventsQuery.safeParse({ sessionId: 'abc' }).success).toBe(false);
     expect(ListEventsQuery.safeParse({ limit: '' }).success).toBe(false);
+  });
+});
+
+describe('OrderEventMessage (orders.events, issue 13)', () => {
+  const order = session.order;
+
+  it('When an order change is published, then it carries the presented order and its revision', () => {
+    const event = orderChangedEvent({ type: ORDER_PAYMENT_APPLIED, organizationId: 'org_1', mode: 'test', occurredAt: new Date('2026-11-21T10:05:00.000Z'), revision: 3, order });
+    expect(event).toEqual({ type: ORDER_PAYMENT_APPLIED, orderId: order.id, organizationId: 'org_1', mode: 'test', occurredAt: '2026-11-21T10:05:00.000Z', revision: 3, order });
+  });
+
+  it('When an order.cancelled of the earlier shape arrives (no revision, no order), then it still parses', () => {
+    const legacy = { type: ORDER_CANCELLED, orderId: order.id, organizationId: 'org_1', mode: 'test', occurredAt: '2026-11-21T10:05:00.000Z' };
+    expect(OrderEventMessage.parse(legacy)).toEqual(legacy);
+  });
+
+  it('When the snapshot is not an Order or the revision is negative, then the producer fails at the source', () => {
+    const at = new Date();
+    expect(() => orderChangedEvent({ type: ORDER_PAYMENT_APPLIED, organizationId: 'org_1', mode: 'test', occurredAt: at, revision: -1, order })).toThrow();
+    expect(() => orderChangedEvent({ type: ORDER_PAYMENT_APPLIED, organizationId: 'org_1', mode: 'test', occurredAt: at, revision: 1, order: { id: order.id } })).toThrow();
   });
 });
 

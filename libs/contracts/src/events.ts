@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Pagination, Timestamp, paginationQueryShape } from './common';
 import { DeliveryId, EventId, ModeSchema, OrderId, SessionId, modeOfId } from './ids';
+import { Order } from './orders';
 import { CheckoutSession } from './sessions';
 
 // D30: the only events this service fires.
@@ -148,20 +149,52 @@ export type SessionEventV1 = z.infer<typeof SessionEventV1>;
 export const SessionEventMessage = SessionEventV1;
 export type SessionEventMessage = SessionEventV1;
 
-// ---- Orders' facts on TOPICS.orderEvents (key orderId): produced by orders, consumed by sessions (D25) ----------
+// ---- Orders' facts on TOPICS.orderEvents (key orderId): produced by orders, consumed by sessions -------------
+//
+// Every change of an order that a session presents publishes one event carrying the order as orders presents it
+// and its revision (issue 13, part 4). Orders writes the event with the change (its outbox), so an event exists
+// exactly when the change does. Delivery is at least once and, across a relay's fast path and its sweep, in any
+// order: a consumer keeps the snapshot with the highest revision and ignores the rest.
 
 export const ORDER_CANCELLED = 'order.cancelled';
+export const ORDER_UPDATED = 'order.updated';
+/** A payment was applied; `order.status` says whether it completed the order (D28). */
+export const ORDER_PAYMENT_APPLIED = 'order.payment_applied';
+/** Its checkout expired: the order takes no more payments (D21). Nothing presented changes but the revision. */
+export const ORDER_PAYMENTS_CLOSED = 'order.payments_closed';
+export const ORDER_EVENT_TYPES = [ORDER_CANCELLED, ORDER_UPDATED, ORDER_PAYMENT_APPLIED, ORDER_PAYMENTS_CLOSED] as const;
+export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 
-/** One message on the order events topic. `type` stays a string: consumers acknowledge types they don't know. */
+/**
+ * One message on the order events topic. `type` stays a string: consumers acknowledge types they don't know.
+ * `revision` and `order` are optional only because `order.cancelled` was once published without them; every
+ * event published now carries both (a consumer given an event without them looks the order up).
+ */
 export const OrderEventMessage = z.object({
   type: z.string(),
   orderId: OrderId,
   organizationId: z.string().min(1),
   mode: ModeSchema,
   occurredAt: z.string(),
+  /** Increases with every stored change of the order: of two snapshots, the higher revision is the newer. */
+  revision: z.int().min(0).optional(),
+  /** The order after the change, exactly as orders presents it (GET /v0/orders/:id). */
+  order: Order.optional(),
 });
 export type OrderEventMessage = z.infer<typeof OrderEventMessage>;
 
-export function orderCancelledEvent(input: { orderId: string; organizationId: string; mode: z.infer<typeof ModeSchema>; occurredAt: Date }): OrderEventMessage {
-  return OrderEventMessage.parse({ type: ORDER_CANCELLED, orderId: input.orderId, organizationId: input.organizationId, mode: input.mode, occurredAt: input.occurredAt.toISOString() });
+/**
+ * The event of one order change, with the snapshot sessions keeps. `order` is the producer's presentation of
+ * the order, parsed here against Order, so a producer bug fails at the source rather than in a consumer.
+ */
+export function orderChangedEvent(input: { type: OrderEventType; organizationId: string; mode: z.infer<typeof ModeSchema>; occurredAt: Date; revision: number; order: { id: string } }): OrderEventMessage {
+  return OrderEventMessage.parse({
+    type: input.type,
+    orderId: input.order.id,
+    organizationId: input.organizationId,
+    mode: input.mode,
+    occurredAt: input.occurredAt.toISOString(),
+    revision: input.revision,
+    order: input.order,
+  });
 }

@@ -70,7 +70,7 @@ export class ScopedCollection<T extends ScopedDocument> {
    * re-applies its rule to what is there now (optimistic concurrency; nothing is locked).
    */
   async replaceIfUnchanged(current: WithId<T>, next: T): Promise<WithId<T> | null> {
-    const revision = (current.revision ?? 0) + 1;
+    const revision = nextRevision(current.revision);
     const stored = { ...next, _id: current._id, organizationId: this.scope.organizationId, mode: this.scope.mode, revision } as unknown as WithId<T>;
     const filter = this.filter({ _id: current._id, revision: current.revision ?? null } as Filter<T>);
     const result = await this.collection.replaceOne(filter, stored as unknown as T);
@@ -97,6 +97,14 @@ export class ScopedCollection<T extends ScopedDocument> {
 }
 
 const MAX_MUTATE_ATTEMPTS = 100;
+
+/**
+ * The revision replaceIfUnchanged() stores when it writes over `current`; a change that publishes its own
+ * revision (an event written with it) reads it here, so the event and the stored document agree.
+ */
+export function nextRevision(currentRevision: number | undefined): number {
+  return (currentRevision ?? 0) + 1;
+}
 
 function idOnly(filter: object): string | undefined {
   const keys = Object.keys(filter);

@@ -1,7 +1,7 @@
 import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
-import { PeriodicTask, connectMongo, ensureIndexes, retentionSweep, type MongoConnection } from '@checkout/mongo';
+import { PeriodicTask, connectMongo, ensureIndexes, type CommandCounter, type MongoConnection } from '@checkout/mongo';
 import {
   OutboxRelay,
   createEventProducer,
@@ -16,7 +16,7 @@ import {
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
 import { SessionsStore } from './store/sessions.store';
-import { COLLECTIONS, SESSION_INDEXES } from './store/indexes';
+import { SESSION_INDEXES } from './store/indexes';
 import type { SessionDocument } from './store/session-document';
 import { OrdersClient } from './clients/orders-client';
 import { SessionCommands } from './domain/sessions.use-cases';
@@ -31,6 +31,8 @@ export interface SessionsApp {
 export interface SessionsAppOptions {
   /** Injectable clock (tests: near expiries without waiting 15 minutes). */
   clock?: () => Date;
+  /** Counts the database commands this service sends (round-trip budget tests, the bench). */
+  commandCounter?: CommandCounter;
 }
 
 /**
@@ -44,7 +46,6 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
   let relay: OutboxRelay<SessionDocument> | undefined;
   let server: RunningServer | undefined;
   let sweeper: PeriodicTask | undefined;
-  let retention: PeriodicTask | undefined;
   let consumer: RunningConsumer | undefined;
   let consumerMetrics: ReturnType<typeof registerConsumerMetrics> | undefined;
   let orders: OrdersClient | undefined;
@@ -52,7 +53,7 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
 
   return {
     async start() {
-      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'sessions' });
+      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'sessions', ...(options.commandCounter && { commandCounter: options.commandCounter }) });
       await ensureIndexes(mongo.db, SESSION_INDEXES);
       const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'sessions', logger });
       const sessionEventsTopic = topicName(config.TOPIC_PREFIX, TOPICS.sessionEvents);
@@ -87,7 +88,7 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
         await ensureTopics(kafka, [{ topic, numPartitions: 6 }]);
         const metrics = registerConsumerMetrics(registry, kafka, { groups: [{ groupId, topics: [topic] }] });
         consumerMetrics = metrics;
-        consumer = await startOrderEventsConsumer({ kafka, db: mongo.db, groupId, topic, commands, logger, onRestart: () => metrics.restarted(groupId) });
+        consumer = await startOrderEventsConsumer({ kafka, groupId, topic, commands, logger, onRestart: () => metrics.restarted(groupId) });
       }
       if (config.SWEEPERS_ENABLED) {
         relay.start();
@@ -95,13 +96,6 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
         // read, so each session expires, and fires its event, exactly once.
         sweeper = new PeriodicTask(() => commands.sweepDue(), config.EXPIRY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expiry sweep failed; will retry'));
         sweeper.start();
-        retention = retentionSweep(
-          mongo.db,
-          [{ collection: COLLECTIONS.processedOrderEvents, field: 'processedAt', keepMs: config.PROCESSED_EVENTS_RETENTION_MS }],
-          config.RETENTION_SWEEP_INTERVAL_MS,
-          (err) => logger.warn({ err }, 'retention sweep failed; will retry'),
-        );
-        retention.start();
       }
       if (config.API_ENABLED) {
         mountRoutes(app, {
@@ -122,7 +116,6 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
       shuttingDown = true;
       await server?.close(config.SHUTDOWN_GRACE_MS);
       await sweeper?.stop();
-      await retention?.stop();
       await consumer?.stop().catch(() => {});
       await consumerMetrics?.close();
       await relay?.stop();

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { commonConfigShape, env, loadConfig, outboxConfigShape, retentionConfigShape, roleSettings } from '@checkout/config';
+import { commonConfigShape, env, loadConfig, outboxConfigShape, roleSettings } from '@checkout/config';
 
 export const ConfigSchema = z.object({
   ...commonConfigShape,
   ...outboxConfigShape,
-  ...retentionConfigShape,
   PORT: env.port(4003).describe('HTTP port of the internal sessions API and the hosted checkout page'),
   MONGODB_DATABASE: commonConfigShape.MONGODB_DATABASE.default('sessions'),
   ORDERS_URL: env.url().describe('Internal base URL of the orders service, e.g. http://orders:4002'),
@@ -19,11 +18,8 @@ export const ConfigSchema = z.object({
     .min(16, 'must be at least 16 characters')
     .describe('HMAC-SHA256 secret that signs live payment-processor notifications (x-processor-signature, D27)'),
   CSRF_SECRET: z.string().min(16, 'must be at least 16 characters').describe('HMAC secret for the hosted page CSRF tokens'),
-  PROCESSED_EVENTS_RETENTION_MS: env
-    .positiveInt(14 * 24 * 3_600_000)
-    .describe('How long the ids of processed order events are kept to drop duplicates; longer than the orders.events topic retention (7 days by default), so a replay of anything still on the topic is recognized'),
   API_ENABLED: roleSettings.api('the internal sessions API and the hosted checkout page'),
-  CONSUMERS_ENABLED: roleSettings.consumers('the order-events consumer, which cancels the sessions of cancelled orders'),
+  CONSUMERS_ENABLED: roleSettings.consumers('the order-events consumer, which keeps each session\'s copy of its order current (completed, cancelled, edited)'),
   SWEEPERS_ENABLED: roleSettings.sweepers('the expiry sweeper (D21) and the outbox sweep'),
 });
 

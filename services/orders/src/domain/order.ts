@@ -158,6 +158,7 @@ export function applyPayment(order: OrderDocument, payment: { paymentId: string;
   if (order.paymentsClosed === true) {
     throw new DomainError('SESSION_NOT_PAYABLE', `The checkout of order ${order._id} has expired; it accepts no payment.`);
   }
+  if (payment.amount < 1) throw new DomainError('SESSION_NOT_PAYABLE', `Nothing is due on order ${order._id}.`);
   const applied: AppliedPayment = { ...payment, appliedAt: now };
   const paid = order.amounts.paid + payment.amount;
   const paymentStatus = paymentStatusFor(paid, order.amounts.total);

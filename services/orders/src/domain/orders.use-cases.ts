@@ -1,7 +1,9 @@
 import { DomainError } from '@checkout/errors';
-import type { Scope } from '@checkout/mongo';
+import { nextRevision, type Scope } from '@checkout/mongo';
 import { appendToOutbox, type OutboxRelay } from '@checkout/kafka';
-import { newId, orderCancelledEvent } from '@checkout/contracts';
+import { ORDER_CANCELLED, ORDER_PAYMENT_APPLIED, ORDER_PAYMENTS_CLOSED, ORDER_UPDATED, newId, orderChangedEvent, type OrderEventType } from '@checkout/contracts';
+// The event carries the order exactly as every answer presents it, so a session's copy equals GET's.
+import { presentOrder } from '../http/order.presenter';
 import type { OrdersStore, OrderListFilter } from '../store/orders.store';
 import type { ReferenceDataStore } from '../store/reference-data.store';
 import type { OrderDocument, StoredCustomer } from '../store/order-document';
@@ -52,8 +54,13 @@ export class OrderCommands {
     // Resolving a customer writes to customers, so it happens first; the order is then re-read and
     // re-checked by mutateOrder's conditional write.
     const customer = patch.customer ? await this.resolveCustomer(scope, patch.customer, existing.customer, now, 'ORDER_UPDATE_FAILED') : undefined;
-    const result = await this.deps.orders.mutateOrder(scope, id, (current) => ({ next: updateOrder(current, patch, customer, now), result: null }));
+    const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
+      const next = updateOrder(current, patch, customer, now);
+      return { next: next && this.withEvent(current, next, ORDER_UPDATED, now), result: next !== null };
+    });
     if (!result) throw notFound(id);
+    // The merchant edits through the gateway; the session showing this order learns of it from the event (D25).
+    if (result.result) await this.publish(result.order);
     return result.order;
   }
 
@@ -63,38 +70,59 @@ export class OrderCommands {
       const cancelled = cancelOrder(current, now);
       if (!cancelled) return { next: null, result: false };
       // Sessions learn of the cancel from this event (D25); it is written with the change itself.
-      const withEvent = appendToOutbox(cancelled, {
-        eventId: newId('evt', scope.mode),
-        topic: this.deps.orderEventsTopic,
-        key: id,
-        value: JSON.stringify(orderCancelledEvent({ orderId: id, organizationId: scope.organizationId, mode: scope.mode, occurredAt: now })),
-        createdAt: now,
-      });
-      return { next: withEvent, result: true };
+      return { next: this.withEvent(current, cancelled, ORDER_CANCELLED, now), result: true };
     });
     if (!result) throw notFound(id);
-    if (result.result) await this.deps.relay.publishNow(id).catch(() => {
-      // The relay's sweep publishes it later; the cancel itself has happened.
-    });
+    if (result.result) await this.publish(result.order);
     return result.order;
   }
 
-  /** Applies a captured payment at most once by payment id (D27); used by the sessions service. */
-  async applyPayment(scope: Scope, id: string, payment: { paymentId: string; amount: number; method: string }): Promise<{ order: OrderDocument; outcome: PaymentOutcome }> {
+  /**
+   * Applies a captured payment at most once by payment id (D27); used by the sessions service. `amount`
+   * omitted: what is still due when the payment lands (D29's default), decided here, on the order as stored.
+   * The event is written with the payment but not published on this path: the caller (sessions) keeps the
+   * answer; the event is for a caller that died before storing it, and the relay's sweep publishes it.
+   */
+  async applyPayment(scope: Scope, id: string, payment: { paymentId: string; amount?: number | undefined; method: string }): Promise<{ order: OrderDocument; outcome: PaymentOutcome }> {
     const now = this.deps.clock();
     const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
-      const { next, outcome } = applyPayment(current, payment, now);
-      return { next, result: outcome };
+      const amount = payment.amount ?? current.amounts.total - current.amounts.paid;
+      const { next, outcome } = applyPayment(current, { paymentId: payment.paymentId, method: payment.method, amount }, now);
+      return { next: next && this.withEvent(current, next, ORDER_PAYMENT_APPLIED, now), result: outcome };
     });
     if (!result) throw notFound(id);
     return { order: result.order, outcome: result.result };
   }
 
-  /** Its checkout session expired (D21): the order takes no more payments, unless one got there first. */
+  /**
+   * Its checkout session expired (D21): the order takes no more payments, unless one got there first. Like a
+   * payment, only sessions calls this and keeps the answer; the relay's sweep publishes the event.
+   */
   async closePayments(scope: Scope, id: string): Promise<OrderDocument> {
-    const result = await this.deps.orders.mutateOrder(scope, id, (current) => ({ next: closePayments(current), result: null }));
+    const now = this.deps.clock();
+    const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
+      const closed = closePayments(current);
+      return { next: closed && this.withEvent(current, closed, ORDER_PAYMENTS_CLOSED, now), result: null };
+    });
     if (!result) throw notFound(id);
     return result.order;
+  }
+
+  /**
+   * `next` (the change of `current`) with its order event appended to the outbox: one write stores both. The
+   * event carries the revision the write will store, so consumers can tell a newer snapshot from an older one.
+   */
+  private withEvent(current: OrderDocument, next: OrderDocument, type: OrderEventType, now: Date): OrderDocument {
+    const revision = nextRevision(current.revision);
+    const event = orderChangedEvent({ type, organizationId: current.organizationId, mode: current.mode, occurredAt: now, revision, order: presentOrder(next) });
+    return appendToOutbox(next, { eventId: newId('evt', current.mode), topic: this.deps.orderEventsTopic, key: current._id, value: JSON.stringify(event), createdAt: now });
+  }
+
+  /** Publishes the events of a document just written; if Kafka is down the relay's sweep publishes them later. */
+  private async publish(doc: OrderDocument): Promise<void> {
+    await this.deps.relay.publishWritten(doc).catch(() => {
+      // The change itself has happened; the outbox keeps its event until the sweep gets it out.
+    });
   }
 
   private async checkReferences(scope: Scope, input: { locationId?: string; paymentDestination?: string }): Promise<void> {

@@ -5,8 +5,17 @@ import { Order, type PaymentMethod, type ShippingAddress } from '@checkout/contr
 
 export type OrderView = z.infer<typeof Order>;
 
+/** An order as orders answered it, with the revision that orders it among other answers and order events. */
+export interface OrderSnapshot {
+  order: OrderView;
+  revision: number;
+}
+
+/** Orders sends the stored revision in this header (not in the body, which the gateway shows merchants). */
+const ORDER_REVISION_HEADER = 'x-order-revision';
+
 const OrderEnvelope = z.object({ order: Order });
-const PaymentEnvelope = z.object({ order: Order, outcome: z.enum(['applied', 'already_applied']) });
+const PaymentEnvelope = z.object({ outcome: z.enum(['applied', 'already_applied']) });
 const LocationsEnvelope = z.object({ locations: z.array(z.object({ id: z.string(), name: z.string() })) });
 const DestinationsEnvelope = z.object({ paymentDestinations: z.array(z.object({ id: z.string(), address: z.string(), status: z.string(), verified: z.boolean() })) });
 const ErrorEnvelope = z.object({ code: z.string(), message: z.string(), details: z.array(z.object({ path: z.string(), message: z.string() })).optional() });
@@ -41,36 +50,37 @@ export class OrdersClient {
     });
   }
 
-  async create(scope: RequestScope, input: unknown, idempotencyKey: string): Promise<{ order: OrderView; created: boolean }> {
-    const { status, body } = await this.call(scope, 'POST', '/internal/orders', input, { 'idempotency-key': idempotencyKey });
-    return { order: OrderEnvelope.parse(body).order, created: status === 201 };
+  async create(scope: RequestScope, input: unknown, idempotencyKey: string): Promise<OrderSnapshot & { created: boolean }> {
+    const answer = await this.call(scope, 'POST', '/internal/orders', input, { 'idempotency-key': idempotencyKey });
+    return { ...snapshotOf(answer), created: answer.status === 201 };
   }
 
-  async get(scope: RequestScope, orderId: string): Promise<OrderView> {
-    const { body } = await this.call(scope, 'GET', `/internal/orders/${encodeURIComponent(orderId)}`);
-    return OrderEnvelope.parse(body).order;
+  /** Not on any read path of a session (those present the session's own copy); only where a write needs the order. */
+  async get(scope: RequestScope, orderId: string): Promise<OrderSnapshot> {
+    return snapshotOf(await this.call(scope, 'GET', `/internal/orders/${encodeURIComponent(orderId)}`));
   }
 
-  async update(scope: RequestScope, orderId: string, patch: { shippingAddress?: ShippingAddress; customer?: { phone: string } }): Promise<OrderView> {
+  async update(scope: RequestScope, orderId: string, patch: { shippingAddress?: ShippingAddress; customer?: { phone: string } }): Promise<OrderSnapshot> {
     // Not retried: a PATCH replaces fields, but we keep to the rule of retrying only what is idempotent by contract.
-    const { body } = await this.call(scope, 'PATCH', `/internal/orders/${encodeURIComponent(orderId)}`, patch, {}, false);
-    return OrderEnvelope.parse(body).order;
+    return snapshotOf(await this.call(scope, 'PATCH', `/internal/orders/${encodeURIComponent(orderId)}`, patch, {}, false));
   }
 
-  async cancel(scope: RequestScope, orderId: string): Promise<OrderView> {
-    const { body } = await this.call(scope, 'POST', `/internal/orders/${encodeURIComponent(orderId)}/cancel`);
-    return OrderEnvelope.parse(body).order;
+  async cancel(scope: RequestScope, orderId: string): Promise<OrderSnapshot> {
+    return snapshotOf(await this.call(scope, 'POST', `/internal/orders/${encodeURIComponent(orderId)}/cancel`));
   }
 
   /** The session expired: orders refuses payments from now on; the answer says whether a payment won first. */
-  async closePayments(scope: RequestScope, orderId: string): Promise<OrderView> {
-    const { body } = await this.call(scope, 'POST', `/internal/orders/${encodeURIComponent(orderId)}/close-payments`);
-    return OrderEnvelope.parse(body).order;
+  async closePayments(scope: RequestScope, orderId: string): Promise<OrderSnapshot> {
+    return snapshotOf(await this.call(scope, 'POST', `/internal/orders/${encodeURIComponent(orderId)}/close-payments`));
   }
 
-  async applyPayment(scope: RequestScope, orderId: string, payment: { paymentId: string; amount: number; method: PaymentMethod }): Promise<{ order: OrderView; outcome: 'applied' | 'already_applied' }> {
-    const { body } = await this.call(scope, 'POST', `/internal/orders/${encodeURIComponent(orderId)}/payments`, payment);
-    return PaymentEnvelope.parse(body);
+  /**
+   * Orders applies a payment at most once by its id (D27) and is the only store of payments: `already_applied`
+   * is how a replayed notification is recognised. `amount` omitted: what is still due when orders applies it.
+   */
+  async applyPayment(scope: RequestScope, orderId: string, payment: { paymentId: string; amount?: number; method: PaymentMethod }): Promise<OrderSnapshot & { outcome: 'applied' | 'already_applied' }> {
+    const answer = await this.call(scope, 'POST', `/internal/orders/${encodeURIComponent(orderId)}/payments`, payment);
+    return { ...snapshotOf(answer), outcome: PaymentEnvelope.parse(answer.body).outcome };
   }
 
   async listLocations(scope: RequestScope): Promise<{ id: string; name: string }[]> {
@@ -95,12 +105,25 @@ export class OrdersClient {
     payload?: unknown,
     extraHeaders: Record<string, string> = {},
     idempotent = true,
-  ): Promise<{ status: number; body: unknown }> {
-    const { status, body } = await this.client.json({ method, path, scope, body: payload, headers: extraHeaders, idempotent });
+  ): Promise<Answer> {
+    const { status, body, headers } = await this.client.json({ method, path, scope, body: payload, headers: extraHeaders, idempotent });
     if (status >= 500) throw new DependencyUnavailableError('orders', new Error(`orders answered ${status}`));
     if (status >= 400) throw toDomainError(status, body);
-    return { status, body };
+    return { status, body, headers };
   }
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+function snapshotOf(answer: Answer): OrderSnapshot {
+  const header = answer.headers[ORDER_REVISION_HEADER];
+  const revision = Number(Array.isArray(header) ? header[0] : header);
+  if (!Number.isSafeInteger(revision) || revision < 0) throw new DependencyUnavailableError('orders', new Error(`orders answered without a valid ${ORDER_REVISION_HEADER}`));
+  return { order: OrderEnvelope.parse(answer.body).order, revision };
 }
 
 /** Orders' D6 envelope as a DomainError with orders' own code and details; callers re-map codes. */

@@ -7,7 +7,7 @@ import type { SessionsStore } from '../store/sessions.store';
 import type { SessionDocument } from '../store/session-document';
 import type { CheckoutSettings } from './checkout-settings';
 import { expectedTotal, expiresAtFor, resolveCallbackUrl, substitutePlaceholders } from './session';
-import type { SessionWithOrder } from './sessions.use-cases';
+import { snapshotFields, type SessionWithOrder } from './sessions.use-cases';
 
 export interface CreateSessionDeps {
   store: SessionsStore;
@@ -26,7 +26,8 @@ export interface CreateSessionDeps {
  * 3. Create the order. Orders decides references and uniqueness; its errors keep their codes, except its
  *    generic ORDER_CREATE_FAILED, which is this endpoint's SESSION_CREATION_FAILED.
  *    (Backstop for step 2: should orders price the order below 1 after all, cancel it and refuse.)
- * 4. Insert the session, with its URLs' placeholders substituted and the checkout settings snapshotted.
+ * 4. Insert the session, with its URLs' placeholders substituted, the checkout settings snapshotted and its copy
+ *    of the order taken from orders' answer (reads present that copy; they never call orders).
  *    Undo: if the insert fails, cancel the order just created, so no live orphan is left behind.
  */
 export async function createSession(deps: CreateSessionDeps, scope: Scope, input: CreateSessionRequest, settings: CheckoutSettings): Promise<SessionWithOrder> {
@@ -36,12 +37,13 @@ export async function createSession(deps: CreateSessionDeps, scope: Scope, input
   if (total !== null && total < 1) throw totalTooLow();
 
   const { expiresInMinutes, successUrl, callbackUrl, requireFromCustomer, ...orderInput } = input;
-  let order;
+  let created;
   try {
-    ({ order } = await deps.orders.create(scope, orderInput, sessionId));
+    created = await deps.orders.create(scope, orderInput, sessionId);
   } catch (err) {
     throw asSessionError(err);
   }
+  const { order } = created;
 
   if (order.amounts.total < 1) {
     await deps.orders.cancel(scope, order.id).catch((err: unknown) => deps.logger.error({ err, orderId: order.id }, 'could not cancel the order of a refused session'));
@@ -63,6 +65,7 @@ export async function createSession(deps: CreateSessionDeps, scope: Scope, input
     organizationName: settings.organizationName,
     enabledPaymentMethods: settings.enabledPaymentMethods,
     collected: {},
+    ...snapshotFields(created),
     outbox: [],
     outboxPending: false,
     createdAt: now,

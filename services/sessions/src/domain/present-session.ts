@@ -4,8 +4,9 @@ import type { SessionDocument } from '../store/session-document';
 import { effectiveStatus, readSessionData } from './session';
 
 /**
- * The public CheckoutSession (D1, D21, D22, D25, D39), with the order as orders shows it now. Used for API
- * responses and for event snapshots alike, so a webhook's session is identical to what GET returns.
+ * The public CheckoutSession (D1, D21, D22, D25, D39), with the session's copy of its order (the newest snapshot
+ * orders answered or published; see SessionCommands). Used for API responses and for event snapshots alike, so a
+ * webhook's session is identical to what GET returns.
  */
 export function presentSession(doc: SessionDocument, order: OrderView, now: Date, checkoutBaseUrl: string): CheckoutSession {
   const status = effectiveStatus(doc.status, order.status, doc.expiresAt, now);

@@ -9,7 +9,7 @@ import {
   type SessionStatus,
 } from '@checkout/contracts';
 
-// Pure session rules (D21–D25). No I/O: the use cases fetch the order and the clock and hand them in.
+// Pure session rules (D21–D25). No I/O: the use cases hand in the session's copy of its order and the clock.
 
 const MINUTE_MS = 60_000;
 
@@ -47,7 +47,7 @@ export function effectiveStatus(stored: SessionStatus, orderStatus: OrderStatus,
 }
 
 /**
- * What a writer holding the session's lease should store to make the stored status catch up with the effective
+ * What a writer should store (in its one conditional update) to make the stored status catch up with the effective
  * one, and which event that transition fires (D25: a cancellation fires none). null: nothing to write.
  */
 export function settle(stored: SessionStatus, orderStatus: OrderStatus, expiresAt: Date, now: Date): { status: Exclude<SessionStatus, 'pending'>; event: 'completed' | 'expired' | null } | null {

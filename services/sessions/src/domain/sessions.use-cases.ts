@@ -13,11 +13,11 @@ import {
   type ShippingAddress,
   type UpdateSessionRequest,
 } from '@checkout/contracts';
-import type { OrdersClient, OrderView } from '../clients/orders-client';
+import type { OrdersClient, OrderSnapshot, OrderView } from '../clients/orders-client';
 import type { SessionsStore } from '../store/sessions.store';
 import type { CollectedInputs, SessionDocument } from '../store/session-document';
 import { presentSession } from './present-session';
-import { amountDue, effectiveStatus, extendedExpiry, isDue, mergeSessionData, settle } from './session';
+import { effectiveStatus, extendedExpiry, isDue, mergeSessionData, settle } from './session';
 
 /** Each lost race means another writer succeeded, so the loop ends; the bound only guards against a bug. */
 const MAX_TRANSITION_ATTEMPTS = 100;
@@ -44,11 +44,21 @@ export interface SessionWithOrder {
   order: OrderView;
 }
 
+/** A change of the order sessions learned from orders' events (flow 5): the snapshot, or null for a legacy event. */
+export interface OrderChange {
+  orderId: string;
+  snapshot: OrderSnapshot | null;
+}
+
+type Change = (current: { doc: SessionDocument; order: OrderView; now: Date; caughtUp: SessionDocument['status'] | null }) => SessionDocument | null;
+
 /**
- * The session use cases. Every write of a session is one conditional update (transition), and each first lets
- * the stored status catch up with the facts (order completed or cancelled, expiresAt passed) via settle(),
- * firing the event that transition owes. Whoever writes a transition first writes its event with it (one
- * document write, then the outbox relay publishes); a writer that loses re-reads and finds it done.
+ * The session use cases. A session carries its own copy of its order (orderJson, orderRevision): reads present
+ * it and never call orders; it is replaced by any newer snapshot, from the answers of sessions' own calls to
+ * orders and from orders' events. Every write of a session is one conditional update (transition), and each
+ * first lets the stored status catch up with the facts (order completed or cancelled, expiresAt passed) via
+ * settle(), firing the event that transition owes. Whoever writes a transition first writes its event with it
+ * (one document write, then the outbox relay publishes); a writer that loses re-reads and finds it done.
  */
 export class SessionCommands {
   constructor(private readonly deps: SessionCommandsDeps) {}
@@ -57,22 +67,23 @@ export class SessionCommands {
     return presentSession(view.doc, view.order, this.deps.clock(), this.deps.checkoutBaseUrl);
   }
 
+  /** GET session: one read of the session; the order is its copy (no call to orders). */
   async get(scope: Scope, id: string): Promise<SessionWithOrder> {
     const doc = await this.deps.store.getSession(scope, id);
     if (!doc) throw notFound(id);
-    return { doc, order: await this.deps.orders.get(scope, doc.orderId) };
+    return this.withOrder(scope, doc);
   }
 
   /** The hosted page and processor notifications know only the session id; the tenant comes from the session. */
   async findPublic(id: string): Promise<SessionWithOrder | null> {
     const doc = await this.deps.store.findByIdAcrossTenants(id);
     if (!doc) return null;
-    return { doc, order: await this.deps.orders.get(scopeOf(doc), doc.orderId) };
+    return this.withOrder(scopeOf(doc), doc);
   }
 
   /** D23: extendExpiry while pending (7-day lifetime cap); sessionData merged shallowly in any status. */
   async update(scope: Scope, id: string, patch: UpdateSessionRequest): Promise<SessionWithOrder> {
-    return this.transition(scope, id, null, null, ({ doc, now }) => {
+    return this.transition(scope, id, null, null, null, ({ doc, now }) => {
       let next = doc;
       if (patch.extendExpiry !== undefined) {
         next = { ...next, expiresAt: extendedExpiry(next, patch.extendExpiry) };
@@ -92,8 +103,8 @@ export class SessionCommands {
   async expireNow(scope: Scope, id: string): Promise<SessionWithOrder> {
     const doc = await this.deps.store.getSession(scope, id);
     if (!doc) throw notFound(id);
-    const order = doc.status === 'pending' ? await this.deps.orders.closePayments(scope, doc.orderId) : await this.deps.orders.get(scope, doc.orderId);
-    return this.transition(scope, id, { doc, order }, null, ({ doc: current, order: latest, now, caughtUp }) => {
+    const closed = doc.status === 'pending' ? await this.deps.orders.closePayments(scope, doc.orderId) : null;
+    return this.transition(scope, id, doc, closed, null, ({ doc: current, order: latest, now, caughtUp }) => {
       // Due but not yet swept: catching up just expired it, with its event; that is what was asked.
       if (caughtUp === 'expired') return null;
       if (current.status !== 'pending') {
@@ -109,10 +120,10 @@ export class SessionCommands {
     const found = await this.deps.store.findByIdAcrossTenants(id);
     if (!found) throw notFound(id);
     const scope = scopeOf(found);
-    let order = await this.deps.orders.get(scope, found.orderId);
+    const { order } = await this.withOrder(scope, found);
     if (effectiveStatus(found.status, order.status, found.expiresAt, this.deps.clock()) !== 'pending') {
       // Not pending: let the stored status catch up (with its event), then refuse.
-      await this.transition(scope, id, { doc: found, order }, null, null);
+      await this.transition(scope, id, found, null, null, null);
       throw notPayable(effectiveStatus(found.status, order.status, found.expiresAt, this.deps.clock()));
     }
     const patch: { shippingAddress?: ShippingAddress; customer?: { phone: string } } = {};
@@ -120,9 +131,9 @@ export class SessionCommands {
     // An order's customer needs an email; without a customer the phone stays on the session only.
     if (inputs.phone && order.customer) patch.customer = { phone: inputs.phone };
     // The order is updated first (no session state is held across the call); the session then records the
-    // inputs if it is still pending.
-    if (Object.keys(patch).length > 0) order = await this.deps.orders.update(scope, found.orderId, patch);
-    return this.transition(scope, id, { doc: found, order }, null, ({ doc, now }) => {
+    // inputs, and orders' answer, if it is still pending.
+    const updated = Object.keys(patch).length > 0 ? await this.deps.orders.update(scope, found.orderId, patch) : null;
+    return this.transition(scope, id, found, updated, null, ({ doc, now }) => {
       if (doc.status !== 'pending') throw notPayable(doc.status);
       return { ...doc, collected: { ...doc.collected, ...inputs }, updatedAt: now };
     });
@@ -130,73 +141,64 @@ export class SessionCommands {
 
   /**
    * Flow 3, the one path every payment takes (D27): simulated in test mode, reported by the processor in live
-   * mode. Catch up with the facts, refuse a session that is not pending (exact expiry, D21), record the attempt
-   * by payment id, and let orders decide: it applies a payment at most once, to an open order whose checkout has
-   * not expired, in one conditional update (so pay against cancel, against expire, and two full payments are
-   * decided there). Then store `completed` with its event, by one conditional update of the session. Nothing
-   * is locked meanwhile. The event is published before this returns, so a redirect follows it.
+   * mode. Catch up with the facts and refuse a session that is not pending (exact expiry, D21). A declined
+   * attempt is a counter on the session. Otherwise orders decides, and stores the payment (the only place a
+   * payment is stored): it applies a payment at most once by its id, to an open order whose checkout has not
+   * expired, in one conditional update (so pay against cancel, against expire, and two full payments are
+   * decided there), and writes its order event with it. Then the session stores orders' answer and, if the
+   * order completed, `completed` with its event, by one conditional update. Nothing is locked meanwhile; if
+   * this process dies between the two, orders' event completes the session (onOrderChanged). The session event
+   * is published before this returns, so a redirect follows it.
+   * `found`: the session as the caller just read it (the hosted page, a processor notification), saving a read.
    */
-  async pay(scope: Scope, id: string, attempt: PaymentAttempt): Promise<{ view: SessionWithOrder; result: PaymentResult }> {
+  async pay(scope: Scope, id: string, attempt: PaymentAttempt, found?: SessionDocument): Promise<{ view: SessionWithOrder; result: PaymentResult }> {
     const { store, orders } = this.deps;
-    const read = await store.getSession(scope, id);
+    const read = found ?? (await store.getSession(scope, id));
     if (!read) throw notFound(id);
     const now = this.deps.clock();
     // A processor reports a capture that happened at capturedAt; it counts as paid then (never later than now).
     const acceptAt = attempt.source === 'processor' && attempt.capturedAt < now ? attempt.capturedAt : now;
-    let { doc, order } = await this.transition(scope, id, { doc: read, order: await orders.get(scope, read.orderId) }, acceptAt, null);
-    if (attempt.source === 'processor') {
-      // A replayed notification of a payment that was already applied answers with the session as it is.
-      const previous = await store.getPayment(scope, attempt.paymentId);
-      if (previous?.status === 'applied') return { view: { doc, order }, result: 'succeeded' };
-    }
-    if (doc.status !== 'pending') throw notPayable(doc.status);
+    const { doc, order } = await this.transition(scope, id, read, null, acceptAt, null);
 
-    const paymentId = attempt.source === 'processor' ? attempt.paymentId : newId('pay', scope.mode);
-    const amount = attempt.amount ?? amountDue(order.amounts);
-    if (amount < 1) throw new DomainError('SESSION_NOT_PAYABLE', 'Nothing is due on this session.');
-    const record = {
-      _id: paymentId,
-      sessionId: id,
-      orderId: doc.orderId,
-      method: attempt.method,
-      amount,
-      status: 'pending' as const,
-      ...(attempt.source === 'simulator' && attempt.cardLast4 !== undefined && { cardLast4: attempt.cardLast4 }),
-      source: attempt.source,
-      createdAt: now,
-      updatedAt: now,
-    };
+    if (doc.status !== 'pending') {
+      // A processor's replayed notification of a payment already applied: orders recognises its id (D27) and the
+      // answer is the session as it is. Any other payment of a settled session is refused, by orders.
+      if (attempt.source !== 'processor') throw notPayable(doc.status);
+      const replay = await this.applyOrRefuse(scope, doc, { paymentId: attempt.paymentId, amount: attempt.amount, method: attempt.method });
+      return { view: await this.transition(scope, id, doc, replay, null, null), result: 'succeeded' };
+    }
 
     if (attempt.source === 'simulator' && attempt.outcome === 'declined') {
-      await store.insertPayment(scope, { ...record, status: 'declined' });
       const counted = await store.countDeclined(scope, id, now);
       if (!counted) throw notPayable((await store.getSession(scope, id))?.status ?? 'gone');
       return { view: { doc: counted, order }, result: 'declined' };
     }
 
-    // A repeated processor notification finds its record already there; orders still dedupes by payment id,
-    // which also repairs a crash between recording the payment and applying it.
-    await store.insertPayment(scope, record);
-    try {
-      order = (await orders.applyPayment(scope, doc.orderId, { paymentId, amount, method: attempt.method })).order;
-    } catch (err) {
-      if (isDomainError(err) && err.code === 'SESSION_NOT_PAYABLE') {
-        // Orders refused: the order was cancelled, completed or closed by an expiry meanwhile (D25, D21).
-        await store.setPaymentStatus(scope, paymentId, 'rejected', now);
-        await this.transition(scope, id, null, null, null);
-      }
-      throw err;
-    }
-    await store.setPaymentStatus(scope, paymentId, 'applied', now);
-    ({ doc } = await this.transition(scope, id, { doc, order }, acceptAt, null));
-    return { view: { doc, order }, result: 'succeeded' };
+    const payment =
+      attempt.source === 'processor'
+        ? { paymentId: attempt.paymentId, amount: attempt.amount, method: attempt.method }
+        : { paymentId: newId('pay', scope.mode), method: attempt.method, ...(attempt.amount !== undefined && { amount: attempt.amount }) };
+    const applied = await this.applyOrRefuse(scope, doc, payment);
+    const view = await this.transition(scope, id, doc, applied, acceptAt, null);
+    return { view, result: 'succeeded' };
   }
 
-  /** D25: the order was cancelled; a pending session becomes cancelled (no event). */
-  async onOrderCancelled(scope: Scope, orderId: string): Promise<void> {
-    const found = await this.deps.store.findByOrderId(scope, orderId);
-    if (!found || found.status !== 'pending') return;
-    await this.transition(scope, found._id, null, null, null);
+  /**
+   * Flow 5: orders changed an order (applied a payment, completed, cancelled, updated or closed it). A newer
+   * snapshot replaces the session's copy, and the stored status catches up with it exactly as on any write: a
+   * completed order completes a pending session with its event (also when this process died after orders applied
+   * the payment and before storing it), a cancelled one cancels it (D25, no event). An older or repeated event
+   * finds nothing to do: one read, no write. A legacy event without a snapshot looks the order up.
+   */
+  async onOrderChanged(scope: Scope, change: OrderChange): Promise<void> {
+    const found = await this.deps.store.findByOrderId(scope, change.orderId);
+    if (!found) return;
+    const snapshot = change.snapshot ?? (await this.deps.orders.get(scope, change.orderId));
+    const stored = storedSnapshot(found);
+    const newer = stored === null || snapshot.revision > stored.revision;
+    const owed = stored !== null && found.status === 'pending' && stored.order.status !== 'open';
+    if (!newer && !owed) return;
+    await this.transition(scope, found._id, found, snapshot, null, null);
   }
 
   /**
@@ -209,7 +211,7 @@ export class SessionCommands {
     let changed = 0;
     for (const candidate of due) {
       try {
-        const { written } = await this.transition(scopeOf(candidate), candidate._id, null, null, null);
+        const { written } = await this.transition(scopeOf(candidate), candidate._id, candidate, null, null, null);
         if (written) changed += 1;
       } catch (err) {
         this.deps.logger.warn({ err, sessionId: candidate._id }, 'expiry sweep of a session failed; next sweep retries');
@@ -219,71 +221,103 @@ export class SessionCommands {
   }
 
   /**
-   * The one way a session is written (apart from countDeclined's $inc): what the facts owe (catch-up, see
-   * owed) and what `change` asks, stored together by one conditional update (the revision read is the expected
-   * state). Losing that race re-reads the session and its order and decides again, so nothing is ever locked.
-   * `change` gets the session after catch-up and returns its next version, or null for no change; if it
-   * throws, the catch-up alone is still written (it owes its event) before the error is passed on.
-   * `start` is a session and order just read; `at` the instant the facts are judged at (default: now).
+   * Asks orders to apply a payment. A refusal (the order was cancelled, completed or closed by an expiry
+   * meanwhile: D25, D21) is passed on after the session caught up with the order as orders has it now: the
+   * one place a payment path asks orders for the order, since a refusal carries none.
+   */
+  private async applyOrRefuse(scope: Scope, doc: SessionDocument, payment: { paymentId: string; amount?: number; method: PaymentMethod }): Promise<OrderSnapshot & { outcome: 'applied' | 'already_applied' }> {
+    try {
+      return await this.deps.orders.applyPayment(scope, doc.orderId, payment);
+    } catch (err) {
+      if (isDomainError(err) && err.code === 'SESSION_NOT_PAYABLE') {
+        const latest = await this.deps.orders.get(scope, doc.orderId);
+        const { doc: settled } = await this.transition(scope, doc._id, null, latest, null, null);
+        if (settled.status !== 'pending') throw notPayable(settled.status);
+      }
+      throw err;
+    }
+  }
+
+  /** The session with its copy of the order; a session stored before copies existed gets one now (once). */
+  private async withOrder(scope: Scope, doc: SessionDocument): Promise<SessionWithOrder> {
+    const stored = storedSnapshot(doc);
+    if (stored) return { doc, order: stored.order };
+    const { doc: filled, order } = await this.transition(scope, doc._id, doc, null, null, null);
+    return { doc: filled, order };
+  }
+
+  /**
+   * The one way a session is written (apart from countDeclined's $inc): a newer order snapshot (`incoming`),
+   * what the facts owe (catch-up, see owed) and what `change` asks, stored together by one conditional update
+   * (the revision read is the expected state). Losing that race re-reads the session and decides again, so
+   * nothing is ever locked. `change` gets the session after catch-up and returns its next version, or null for
+   * no change; if it throws, the catch-up alone is still written (it owes its event) before the error is passed
+   * on. `start` is the session just read; `at` the instant the facts are judged at (default: now).
    */
   private async transition(
     scope: Scope,
     id: string,
-    start: SessionWithOrder | null,
+    start: SessionDocument | null,
+    incoming: OrderSnapshot | null,
     at: Date | null,
-    change: ((current: { doc: SessionDocument; order: OrderView; now: Date; caughtUp: SessionDocument['status'] | null }) => SessionDocument | null) | null,
+    change: Change | null,
   ): Promise<SessionWithOrder & { written: boolean }> {
     let current = start;
+    let latest = incoming;
     for (let attempt = 1; ; attempt += 1) {
       if (!current) {
-        const doc = await this.deps.store.getSession(scope, id);
-        if (!doc) throw notFound(id);
-        current = { doc, order: await this.deps.orders.get(scope, doc.orderId) };
+        current = await this.deps.store.getSession(scope, id);
+        if (!current) throw notFound(id);
       }
+      // Only a session stored before copies existed has none; it is filled from orders once.
+      if (!latest && !storedSnapshot(current)) latest = await this.deps.orders.get(scope, current.orderId);
+      const viewed = withNewer(current, latest);
       const now = this.deps.clock();
-      const caughtUp = await this.owed(scope, current.doc, current.order, at ?? now, now);
-      const order = caughtUp?.order ?? current.order;
-      const base = caughtUp?.doc ?? current.doc;
+      const caughtUp = await this.owed(scope, viewed, at ?? now, now);
+      const base = caughtUp ?? viewed;
+      const order = orderOf(base);
       let next: SessionDocument | null = null;
       let refusal: unknown;
       let refused = false;
       try {
-        next = change ? change({ doc: base, order, now, caughtUp: caughtUp ? caughtUp.doc.status : null }) : null;
+        next = change ? change({ doc: base, order, now, caughtUp: caughtUp ? caughtUp.status : null }) : null;
       } catch (err) {
         refusal = err;
         refused = true;
       }
-      const final = next ?? caughtUp?.doc ?? null;
+      const final = next ?? (base !== current ? base : null);
       if (final === null) {
         if (refused) throw refusal;
-        return { doc: current.doc, order, written: false };
+        return { doc: current, order, written: false };
       }
-      const stored = await this.deps.store.replaceSession(scope, current.doc, final);
+      const stored = await this.deps.store.replaceSession(scope, current, final);
       if (stored) {
-        if (stored.outboxPending) await this.publish(id);
+        if (stored.outboxPending) await this.publish(stored);
         if (refused) throw refusal;
-        return { doc: stored, order, written: true };
+        return { doc: stored, order: orderOf(stored), written: true };
       }
       if (attempt >= MAX_TRANSITION_ATTEMPTS) throw new DependencyUnavailableError(`session ${id}: ${attempt} concurrent writes in a row`);
+      // The snapshot in hand stays: the re-read session keeps whichever of the two is newer.
+      if (caughtUp) latest = newerOf(latest, storedSnapshot(caughtUp));
       current = null;
     }
   }
 
   /**
-   * The stored transition the facts owe at `at` (see settle), with its event; null when none is owed. Before a
+   * The session as the facts owe it at `at` (see settle), with its event; null when nothing is owed. Before a
    * session is stored as expired, orders closes the order to payments: if a payment got there first, the
    * order's answer says completed and the session completes instead (D21, D27).
    */
-  private async owed(scope: Scope, doc: SessionDocument, order: OrderView, at: Date, now: Date): Promise<{ doc: SessionDocument; order: OrderView } | null> {
-    let latest = order;
-    let transition = settle(doc.status, latest.status as OrderStatus, doc.expiresAt, at);
+  private async owed(scope: Scope, doc: SessionDocument, at: Date, now: Date): Promise<SessionDocument | null> {
+    let latest = doc;
+    let transition = settle(doc.status, orderOf(latest).status as OrderStatus, doc.expiresAt, at);
     if (transition?.status === 'expired') {
-      latest = await this.deps.orders.closePayments(scope, doc.orderId);
-      transition = settle(doc.status, latest.status as OrderStatus, doc.expiresAt, at);
+      latest = withNewer(doc, await this.deps.orders.closePayments(scope, doc.orderId));
+      transition = settle(doc.status, orderOf(latest).status as OrderStatus, doc.expiresAt, at);
     }
-    if (!transition) return null;
-    const next: SessionDocument = { ...doc, status: transition.status, updatedAt: now };
-    return { doc: transition.event === null ? next : this.withEvent(next, latest, transition.event, now), order: latest };
+    if (!transition) return latest === doc ? null : latest;
+    const next: SessionDocument = { ...latest, status: transition.status, updatedAt: now };
+    return transition.event === null ? next : this.withEvent(next, orderOf(next), transition.event, now);
   }
 
   /** Appends the session event (a SessionEventV1 envelope, parsed before it is stored) to the document's outbox. */
@@ -306,14 +340,47 @@ export class SessionCommands {
     return appendToOutbox(doc, { eventId, topic: this.deps.sessionEventsTopic, key: doc._id, value: JSON.stringify(envelope), createdAt: now });
   }
 
-  /** Flow 3: wait until the event is on Kafka. If the broker is down the relay's sweep publishes it later. */
-  private async publish(id: string): Promise<void> {
+  /**
+   * Flow 3: wait until the event is on Kafka, publishing from the document just written (no read back). If the
+   * broker is down the relay's sweep publishes it later.
+   */
+  private async publish(doc: SessionDocument): Promise<void> {
     try {
-      await this.deps.relay.publishNow(id);
+      await this.deps.relay.publishWritten(doc);
     } catch (err) {
-      this.deps.logger.warn({ err, sessionId: id }, 'publishing a session event failed; the outbox sweep will retry');
+      this.deps.logger.warn({ err, sessionId: doc._id }, 'publishing a session event failed; the outbox sweep will retry');
     }
   }
+}
+
+/** The session's copy of its order, or null on a session stored before copies existed. */
+export function storedSnapshot(doc: SessionDocument): OrderSnapshot | null {
+  if (doc.orderJson === undefined || doc.orderRevision === undefined) return null;
+  return { order: JSON.parse(doc.orderJson) as OrderView, revision: doc.orderRevision };
+}
+
+/** The fields that store `snapshot` as a session's copy of its order. */
+export function snapshotFields(snapshot: OrderSnapshot): Pick<SessionDocument, 'orderJson' | 'orderRevision'> {
+  return { orderJson: JSON.stringify(snapshot.order), orderRevision: snapshot.revision };
+}
+
+function orderOf(doc: SessionDocument): OrderView {
+  const stored = storedSnapshot(doc);
+  if (!stored) throw new Error(`session ${doc._id} has no copy of its order`);
+  return stored.order;
+}
+
+/** `doc` with `snapshot` as its copy if that is newer than the one it has; `doc` itself otherwise. */
+function withNewer(doc: SessionDocument, snapshot: OrderSnapshot | null): SessionDocument {
+  if (!snapshot) return doc;
+  if (doc.orderRevision !== undefined && doc.orderJson !== undefined && snapshot.revision <= doc.orderRevision) return doc;
+  return { ...doc, ...snapshotFields(snapshot) };
+}
+
+function newerOf(a: OrderSnapshot | null, b: OrderSnapshot | null): OrderSnapshot | null {
+  if (!a) return b;
+  if (!b) return a;
+  return b.revision > a.revision ? b : a;
 }
 
 export function scopeOf(doc: { organizationId: string; mode: Scope['mode'] }): Scope {

@@ -163,8 +163,9 @@ export function hostedPageRoutes(deps: HostedPageDeps): Router {
     }
 
     try {
-      if (Object.keys(collected).length > 0) await deps.commands.collectInputs(id, collected);
-      const { view: after, result } = await deps.commands.pay(scopeOf(view.doc), id, attempt);
+      // The session as last read or written here goes into pay(), which then reads it no more.
+      const current = Object.keys(collected).length > 0 ? (await deps.commands.collectInputs(id, collected)).doc : view.doc;
+      const { view: after, result } = await deps.commands.pay(scopeOf(view.doc), id, attempt, current);
       if (result === 'declined') return back('declined');
       const now = deps.commands.present(after);
       if (now.status === 'completed') {

@@ -45,7 +45,7 @@ export function processorRoutes(commands: SessionCommands, secret: string, clock
       method: note.method,
       amount: note.amount,
       capturedAt: new Date(note.capturedAt),
-    });
+    }, found.doc);
     ctx.body = { session: commands.present(view) };
   });
 

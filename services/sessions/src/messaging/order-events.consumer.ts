@@ -1,30 +1,22 @@
-import type { Db } from 'mongodb';
 import type { Logger } from '@checkout/logger';
-import { idempotentOnEventId, runConsumer, type KafkaClient, type ParseResult, type RunningConsumer } from '@checkout/kafka';
-import { ORDER_CANCELLED, OrderEventMessage } from '@checkout/contracts';
+import { runConsumer, type KafkaClient, type ParseResult, type RunningConsumer } from '@checkout/kafka';
+import { OrderEventMessage } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
-import { ORDER_EVENTS_CONSUMER } from '../store/indexes';
-
-/** An order event with the id it was published under (the Kafka `event-id` header). */
-type IdentifiedOrderEvent = OrderEventMessage & { eventId: string };
 
 /**
- * D25 / flow 5: a cancelled order makes its pending session `cancelled` (no webhook). At least once: the
- * handler is idempotent on the Kafka `event-id` header, and cancelling an already settled session is a no-op.
+ * Flow 5: orders' events keep each session's copy of its order current, and let the session catch up with what
+ * happened to the order (completed: the session completes with its event; cancelled: D25, no webhook). At
+ * least once and in any order: a snapshot is applied only if its revision is newer than the session's copy,
+ * so a duplicate or an older event costs one read and no write (no processed-event ids are kept).
  */
 export async function startOrderEventsConsumer(deps: {
   kafka: KafkaClient;
-  db: Db;
   groupId: string;
   topic: string;
   commands: SessionCommands;
   logger: Logger;
   onRestart: () => void;
 }): Promise<RunningConsumer> {
-  const handle = idempotentOnEventId<IdentifiedOrderEvent>(deps.db, ORDER_EVENTS_CONSUMER, (m) => m.eventId, async (message) => {
-    if (message.type !== ORDER_CANCELLED) return;
-    await deps.commands.onOrderCancelled({ organizationId: message.organizationId, mode: message.mode }, message.orderId);
-  });
   return runConsumer<OrderEventMessage>({
     kafka: deps.kafka,
     groupId: deps.groupId,
@@ -35,10 +27,9 @@ export async function startOrderEventsConsumer(deps: {
       const parsed = OrderEventMessage.safeParse(raw);
       return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: parsed.error.message };
     },
-    handle: async (message, context) => {
-      const eventId = context.headers['event-id'];
-      // Without an event id there is nothing to dedupe on; the handler itself is idempotent.
-      await handle({ ...message, eventId: eventId ?? `${message.type}:${message.orderId}` });
+    handle: async (message) => {
+      const snapshot = message.order !== undefined && message.revision !== undefined ? { order: message.order, revision: message.revision } : null;
+      await deps.commands.onOrderChanged({ organizationId: message.organizationId, mode: message.mode }, { orderId: message.orderId, snapshot });
     },
   });
 }

@@ -25,23 +25,14 @@ export interface SessionDocument extends ScopedDocument, OutboxFields {
   organizationName: string;
   enabledPaymentMethods: PaymentMethod[];
   collected: CollectedInputs;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export type PaymentRecordStatus = 'pending' | 'applied' | 'declined' | 'rejected';
-
-/** One payment attempt; _id is the payment id, so a payment id is recorded (and applied) at most once. */
-export interface PaymentDocument extends ScopedDocument {
-  _id: string;
-  sessionId: string;
-  orderId: string;
-  method: PaymentMethod;
-  amount: number;
-  status: PaymentRecordStatus;
-  /** Cards only, and only ever the last four digits. */
-  cardLast4?: string;
-  source: 'simulator' | 'processor';
+  /**
+   * The session's copy of its order, as orders presented it (JSON text: metadata keys are the merchant's and
+   * may contain "." or "$"), and that answer's or event's revision. Set at creation from orders' answer,
+   * replaced by any newer answer of a call sessions makes and by newer order events; reads present it and
+   * never call orders. Absent only on sessions stored before the copy existed (filled on first use).
+   */
+  orderJson?: string;
+  orderRevision?: number;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -1,16 +1,14 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
+import { scoped, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
-import type { PaymentDocument, SessionDocument } from './session-document';
+import type { SessionDocument } from './session-document';
 
-/** The only code that touches the sessions and payments collections. */
+/** The only code that touches the sessions collection. Payments are stored once, in orders (issue 13). */
 export class SessionsStore {
   readonly collection: Collection<SessionDocument>;
-  private readonly payments: Collection<PaymentDocument>;
 
   constructor(db: Db) {
     this.collection = db.collection<SessionDocument>(COLLECTIONS.sessions);
-    this.payments = db.collection<PaymentDocument>(COLLECTIONS.payments);
   }
 
   async insertSession(scope: Scope, doc: Omit<SessionDocument, 'organizationId' | 'mode'>): Promise<SessionDocument> {
@@ -55,25 +53,5 @@ export class SessionsStore {
   /** A declined attempt on a pending session: one $inc, null if the session is no longer pending. */
   countDeclined(scope: Scope, id: string, now: Date): Promise<SessionDocument | null> {
     return scoped(this.collection, scope).findOneAndUpdate({ _id: id, status: 'pending' }, { $inc: { failedAttempts: 1, revision: 1 }, $set: { updatedAt: now } });
-  }
-
-  /** Records a payment attempt; false when this payment id was recorded before (D27: at most once). */
-  async insertPayment(scope: Scope, doc: Omit<PaymentDocument, 'organizationId' | 'mode'>): Promise<boolean> {
-    try {
-      await scoped(this.payments, scope).insertOne(doc);
-      return true;
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return false;
-      throw err;
-    }
-  }
-
-  getPayment(scope: Scope, id: string): Promise<PaymentDocument | null> {
-    return scoped(this.payments, scope).findOne({ _id: id });
-  }
-
-  /** Records what orders decided about a payment (one update by payment id). */
-  async setPaymentStatus(scope: Scope, paymentId: string, status: PaymentDocument['status'], now: Date): Promise<void> {
-    await scoped(this.payments, scope).updateOne({ _id: paymentId }, { $set: { status, updatedAt: now } });
   }
 }

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { createKafka, readTopic, topicOffsets } from '@checkout/kafka';
 import { createLogger } from '@checkout/logger';
+import type { CommandCounter } from '@checkout/mongo';
 import { buildApp as buildOrdersApp } from '@checkout/orders';
 import { parseConfig as parseOrdersConfig } from '@checkout/orders/config';
 import { TOPICS, topicName, type PaymentMethod } from '@checkout/contracts';
@@ -67,7 +68,14 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export async function startStack(label: string, sessionsEnv: Record<string, string> = {}): Promise<Stack> {
+export interface StackOptions {
+  /** Extra settings of the orders app (e.g. a quiet outbox sweep while counting round trips). */
+  ordersEnv?: Record<string, string>;
+  /** Count each service's database commands (CommandCounter), e.g. for the round-trip budget. */
+  counters?: { orders?: CommandCounter; sessions?: CommandCounter };
+}
+
+export async function startStack(label: string, sessionsEnv: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
   const mongoUrl = process.env.MONGODB_URL;
   const brokers = process.env.KAFKA_BROKERS;
   if (!mongoUrl || !brokers) throw new Error('MONGODB_URL and KAFKA_BROKERS must be set (integration global setup)');
@@ -77,8 +85,8 @@ export async function startStack(label: string, sessionsEnv: Record<string, stri
   const clock = new TestClock();
 
   const common = { MONGODB_URL: mongoUrl, KAFKA_BROKERS: brokers, INTERNAL_TOKEN, TOPIC_PREFIX: topicPrefix, HTTP_HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', SHUTDOWN_GRACE_MS: '1000' };
-  const ordersConfig = parseOrdersConfig({ ...common, MONGODB_DATABASE: `orders_${id}` });
-  const ordersApp = buildOrdersApp(ordersConfig, logger);
+  const ordersConfig = parseOrdersConfig({ ...common, MONGODB_DATABASE: `orders_${id}`, ...options.ordersEnv });
+  const ordersApp = buildOrdersApp(ordersConfig, logger, options.counters?.orders ? { commandCounter: options.counters.orders } : {});
   const ordersUrl = (await ordersApp.start()).url;
 
   const sessionsEnvFull = {
@@ -93,7 +101,7 @@ export async function startStack(label: string, sessionsEnv: Record<string, stri
     ...sessionsEnv,
   };
   const apps: SessionsApp[] = [];
-  const sessionsApp = buildApp(parseConfig(sessionsEnvFull), logger, { clock: clock.now });
+  const sessionsApp = buildApp(parseConfig(sessionsEnvFull), logger, { clock: clock.now, ...(options.counters?.sessions && { commandCounter: options.counters.sessions }) });
   apps.push(sessionsApp);
   const { url: sessionsUrl } = await sessionsApp.start();
 

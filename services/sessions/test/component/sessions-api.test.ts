@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@checkout/testing';
 import { CheckoutSession } from '@checkout/contracts';
 import { newTenant, sessionRequest, startStack, uniqueName, type Stack } from './harness';
 
@@ -115,12 +116,18 @@ describe('GET /internal/sessions/:id', () => {
     expect(bad.body.code).toBe('INVALID_SESSION_ID');
   });
 
-  it('When the order is edited, then the session shows the order as it is now (D25)', async () => {
+  it('When the order is edited, then the session shows the order as it is now, from the order.updated event (D25, issue 13)', async () => {
     const tenant = newTenant();
     const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest())).body.session;
-    await stack.orders('PATCH', `/internal/orders/${created.order.id}`, tenant, { items: [{ name: 'Tea', quantity: 1, unitPrice: 300 }] });
-    const read = await stack.api('GET', `/internal/sessions/${created.id}`, tenant);
-    expect(read.body.session.order.items.map((i: { name: string }) => i.name)).toEqual(['Tea']);
+    const edited = await stack.orders('PATCH', `/internal/orders/${created.order.id}`, tenant, { items: [{ name: 'Tea', quantity: 1, unitPrice: 300 }] });
+    expect(edited.status).toBe(200);
+    // Reads present the session's copy of the order (no call to orders); orders' event brings the edit.
+    const read = await eventually(async () => {
+      const session = (await stack.api('GET', `/internal/sessions/${created.id}`, tenant)).body.session;
+      return session.order.updatedAt === edited.body.order.updatedAt ? session : undefined;
+    }, { description: 'the edit reaches the session' });
+    expect(read.order).toEqual(edited.body.order);
+    expect(read.order.items.map((i: { name: string }) => i.name)).toEqual(['Tea']);
   });
 
   it('When no internal token is sent, then 401', async () => {

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Collection } from 'mongodb';
+import { CommandCounter, connectMongo, type MongoConnection } from '@checkout/mongo';
+import { OutboxRelay, appendToOutbox, type EventProducer, type OutboxFields, type OutgoingMessage } from '../src/index';
+import { engines, isolatedNames, logger } from './support';
+
+// Issue 13: a writer that holds the document it just wrote publishes its outbox without reading it back
+// (publishWritten), one database command fewer per event on the request path; what another writer appended
+// meanwhile is not lost but left for the sweep.
+
+interface Aggregate extends OutboxFields {
+  _id: string;
+  revision?: number;
+}
+
+const { database, prefix } = isolatedNames('outbox_written');
+const topic = `${prefix}.aggregate-events`;
+const commands = new CommandCounter();
+let mongo: MongoConnection;
+let collection: Collection<Aggregate>;
+const sent: OutgoingMessage[] = [];
+/** Records what would go to Kafka: this test is about the database side of the relay. */
+const recordingProducer: EventProducer = {
+  connect: async () => {},
+  disconnect: async () => {},
+  send: async (messages) => {
+    sent.push(...messages);
+  },
+};
+const entry = (eventId: string) => ({ eventId, topic, key: 'agg_1', value: JSON.stringify({ eventId }), createdAt: new Date() });
+
+beforeAll(async () => {
+  mongo = await connectMongo(engines().mongoUrl, database, { commandCounter: commands });
+  collection = mongo.db.collection<Aggregate>('aggregates');
+});
+
+afterAll(async () => {
+  await mongo?.close();
+});
+
+describe('OutboxRelay.publishWritten (issue 13)', () => {
+  it('When the written document is handed in, then its events are sent and marked with one update and no read; an entry appended meanwhile stays pending', async () => {
+    const written = appendToOutbox<Aggregate>({ _id: 'agg_1', outbox: [], outboxPending: false }, entry('evt_1'));
+    await collection.insertOne(written);
+    const relay = new OutboxRelay<Aggregate>({ collection, producer: recordingProducer, logger });
+
+    const { result, commands: used } = await commands.during(() => relay.publishWritten(written));
+    expect(result).toBe(1);
+    expect(used).toEqual({ update: 1 });
+    expect(sent.map((m) => m.headers?.['event-id'])).toEqual(['evt_1']);
+    expect(await collection.findOne({ _id: 'agg_1' })).toMatchObject({ outbox: [], outboxPending: false, revision: 1 });
+
+    // Another writer appends evt_3 after evt_2 was written; publishing the copy holding evt_2 leaves evt_3.
+    const second = appendToOutbox<Aggregate>({ _id: 'agg_1', outbox: [], outboxPending: false }, entry('evt_2'));
+    await collection.updateOne({ _id: 'agg_1' }, { $set: { outbox: [...second.outbox, entry('evt_3')], outboxPending: true } });
+    expect(await relay.publishWritten(second)).toBe(1);
+    expect(sent.map((m) => m.headers?.['event-id'])).toEqual(['evt_1', 'evt_2']);
+    const left = await collection.findOne({ _id: 'agg_1' });
+    expect(left?.outbox.map((e) => e.eventId)).toEqual(['evt_3']);
+    expect(left?.outboxPending).toBe(true);
+  });
+});

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@checkout/testing';
+import { ORDER_CANCELLED, ORDER_UPDATED, SessionEventV1, TOPICS, orderChangedEvent, topicName } from '@checkout/contracts';
+import { createEventProducer, createKafka } from '@checkout/kafka';
+import { collectSessionEvents, newTenant, startStack, uniqueName, type Stack } from './harness';
+
+// Issue 13, part 4 (a soak finding): a payment is stored once, in orders, and the session stores orders' answer
+// afterwards. If the sessions process dies between the two, orders' order event (written with the payment, in
+// its outbox) is what brings the session to `completed`, with exactly one checkout.session.completed (D28).
+
+let stack: Stack;
+let events: Awaited<ReturnType<typeof collectSessionEvents>>;
+beforeAll(async () => {
+  stack = await startStack('crash');
+  events = await collectSessionEvents(stack);
+});
+afterAll(async () => {
+  await events?.stop();
+  await stack?.stop();
+});
+
+describe('a payment orders applied but the session never stored', () => {
+  it('When sessions died after orders applied the payment, then the order event completes the session with exactly one completed event (D27, D28)', async () => {
+    const tenant = newTenant();
+    const session = await stack.createSession(tenant, { callbackUrl: 'https://hooks.example/{SESSION_ID}' });
+    // What sessions' pay() sends to orders, without sessions ever storing the answer: the crash.
+    const applied = await stack.orders('POST', `/internal/orders/${session.order.id}/payments`, tenant, { paymentId: uniqueName('pay'), method: 'card' });
+    expect(applied.status).toBe(200);
+    expect(applied.body).toMatchObject({ outcome: 'applied', order: { status: 'completed', paymentStatus: 'paid', amounts: { paid: 1223 } } });
+
+    const completed = await eventually(
+      async () => {
+        const read = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+        return read.status === 'completed' ? read : undefined;
+      },
+      { description: 'the order event completes the session', deadlineMs: 20_000 },
+    );
+    expect(completed).toMatchObject({ active: false, order: applied.body.order });
+
+    const [message] = await eventually(() => (events.of(session.id).length > 0 ? events.of(session.id) : undefined), { description: 'completed event on Kafka' });
+    const envelope = SessionEventV1.parse(message!.value);
+    expect(envelope.type).toBe('checkout.session.completed');
+    expect(envelope.body.session).toEqual(completed);
+
+    // Stored, not only shown: the session is settled, refuses payment, and one event id was ever published.
+    const again = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {});
+    expect(again.status).toBe(400);
+    expect(again.body.code).toBe('SESSION_NOT_PAYABLE');
+    expect(events.of(session.id)).toHaveLength(1);
+  });
+
+  it('When orders cancelled the order and closed it before sessions stored anything, then the session is cancelled with no event (D25)', async () => {
+    const tenant = newTenant();
+    const session = await stack.createSession(tenant);
+    expect((await stack.orders('POST', `/internal/orders/${session.order.id}/cancel`, tenant)).status).toBe(200);
+    const read = await eventually(
+      async () => {
+        const current = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+        return current.status === 'cancelled' ? current : undefined;
+      },
+      { description: 'the order.cancelled event reaches the session' },
+    );
+    expect(read).toMatchObject({ active: false, order: { status: 'cancelled' } });
+    expect(events.of(session.id)).toHaveLength(0);
+  });
+
+  it('When order events arrive twice or out of order, then only a newer revision changes the session (at least once, any order)', async () => {
+    const tenant = newTenant();
+    const session = await stack.createSession(tenant);
+    const edited = await stack.orders('PATCH', `/internal/orders/${session.order.id}`, tenant, { metadata: { step: 'edited' } });
+    expect(edited.status).toBe(200);
+    const revision = Number(edited.headers['x-order-revision']);
+    await eventually(async () => (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session.order.metadata.step === 'edited', { description: 'the edit arrives' });
+
+    // Same key, so one partition and this order: a stale snapshot saying `cancelled` (it would cancel the session
+    // for good if applied), a repeat of the current revision, then a newer one to know when the others were read.
+    const producer = createEventProducer(createKafka({ clientId: uniqueName('stale'), brokers: stack.kafkaBrokers }));
+    await producer.connect();
+    const event = (type: typeof ORDER_UPDATED | typeof ORDER_CANCELLED, rev: number, order: Record<string, unknown>) => ({
+      topic: topicName(stack.topicPrefix, TOPICS.orderEvents),
+      key: session.order.id as string,
+      value: JSON.stringify(orderChangedEvent({ type, organizationId: tenant.organizationId, mode: tenant.mode, occurredAt: new Date(), revision: rev, order: order as { id: string } })),
+      headers: { 'event-id': uniqueName('evt') },
+    });
+    try {
+      await producer.send([
+        event(ORDER_CANCELLED, revision - 1, { ...session.order, status: 'cancelled' }),
+        event(ORDER_UPDATED, revision, { ...edited.body.order, metadata: { step: 'repeated' } }),
+        event(ORDER_UPDATED, revision + 100, { ...edited.body.order, metadata: { step: 'newer' } }),
+      ]);
+    } finally {
+      await producer.disconnect();
+    }
+    const read = await eventually(async () => {
+      const current = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+      return current.order.metadata.step === 'newer' ? current : undefined;
+    }, { description: 'the newer snapshot arrives' });
+    expect(read).toMatchObject({ status: 'pending', active: true, order: { status: 'open' } });
+    expect(events.of(session.id)).toHaveLength(0);
+  });
+});
