@@ -56,7 +56,9 @@ interface Row {
   findSmall: number;
   findLarge: number;
   findByKey: number;
+  findScoped: number;
   update: number;
+  conditionalUpdate: number;
   winners: number;
   incs: number;
   persists: string;
@@ -66,6 +68,7 @@ interface Row {
 interface Doc {
   _id: string;
   key: string;
+  tenant: string;
   status: string;
   n: number;
   pad: string;
@@ -98,7 +101,7 @@ async function measure(candidate: Candidate, options: { concurrency: number; sec
     const pad = 'x'.repeat(400);
     const seed = async (from: number, to: number) => {
       for (let i = from; i < to; i += 1000) {
-        await docs.insertMany(Array.from({ length: Math.min(1000, to - i) }, (_, j) => ({ _id: `d${i + j}`, key: `k${i + j}`, status: 'pending', n: 0, pad })));
+        await docs.insertMany(Array.from({ length: Math.min(1000, to - i) }, (_, j) => ({ _id: `d${i + j}`, key: `k${i + j}`, tenant: 't1', status: 'pending', n: 0, pad })));
       }
     };
     await seed(0, 1000);
@@ -107,12 +110,15 @@ async function measure(candidate: Candidate, options: { concurrency: number; sec
     let inserted = 0;
     const insert = await runLoad('insert', load, async () => {
       inserted += 1;
-      await docs.insertOne({ _id: `i${inserted}-${Math.random()}`, key: `ik${inserted}-${Math.random()}`, status: 'pending', n: 0, pad });
+      await docs.insertOne({ _id: `i${inserted}-${Math.random()}`, key: `ik${inserted}-${Math.random()}`, tenant: 't1', status: 'pending', n: 0, pad });
       return true;
     });
     await seed(1000, options.large);
     const findLarge = await runLoad('find', load, async () => (await docs.findOne({ _id: `d${pick(options.large)}` })) !== null);
     const findByKey = await runLoad('find by key', load, async () => (await docs.findOne({ key: `k${pick(options.large)}` })) !== null);
+    // A tenant-scoped read and a conditional write name _id and more: MongoDB answers both through the _id index.
+    const findScoped = await runLoad('find scoped', load, async () => (await docs.findOne({ _id: `d${pick(options.large)}`, tenant: 't1' })) !== null);
+    const conditionalUpdate = await runLoad('conditional update', load, async () => (await docs.updateOne({ _id: `d${pick(options.large)}`, tenant: 't1' }, { $inc: { n: 1 } })).matchedCount === 1);
     const update = await runLoad('update', load, async () => (await docs.updateOne({ _id: `d${pick(options.large)}` }, { $set: { status: 'seen' } })).matchedCount === 1);
     const { winners, incs } = await atomicity(client.db('engine_bench').collection('atomic'));
 
@@ -134,6 +140,8 @@ async function measure(candidate: Candidate, options: { concurrency: number; sec
       findSmall: findSmall.throughput,
       findLarge: findLarge.throughput,
       findByKey: findByKey.throughput,
+      findScoped: findScoped.throughput,
+      conditionalUpdate: conditionalUpdate.throughput,
       update: update.throughput,
       winners,
       incs,
@@ -177,14 +185,16 @@ async function provisionTime(candidate: Candidate, cold: boolean): Promise<strin
 }
 
 function formatRows(rows: Row[]): string {
-  const header = ['engine', 'insert', 'find@1k', 'find@large', 'find by unique key', 'update', 'winners of 20', '$inc of 20', 'survives restart', 'provisioning'];
+  const header = ['engine', 'insert', 'find@1k', 'find@large', 'find by unique key', 'find {_id, tenant}', 'update', 'update {_id, tenant}', 'winners of 20', '$inc of 20', 'survives restart', 'provisioning'];
   const lines = rows.map((r) => [
     r.engine,
     r.insert.toFixed(0),
     r.findSmall.toFixed(0),
     r.findLarge.toFixed(0),
     r.findByKey.toFixed(0),
+    r.findScoped.toFixed(0),
     r.update.toFixed(0),
+    r.conditionalUpdate.toFixed(0),
     String(r.winners),
     String(r.incs),
     r.persists,
