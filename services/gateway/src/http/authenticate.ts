@@ -3,7 +3,7 @@ import { DomainError } from '@checkout/errors';
 import type { RequestScope } from '@checkout/http';
 import { keyMatches, parseAuthorization } from '../domain/api-keys';
 import type { ApiKeyDocument, OrganizationDocument, OrganizationsStore } from '../store/organizations.store';
-import type { RateLimiter } from '../store/rate-limit.store';
+import type { RateLimiter } from '../domain/rate-limit';
 import type { GatewayMetrics } from '../metrics';
 
 declare module 'koa' {
@@ -22,7 +22,8 @@ interface CachedKey {
 /**
  * D5: resolves the organization and mode from the secret key and puts them on ctx.state.scope, the only
  * place handlers read them from. A short cache keeps the database off the hot path; it also bounds how long
- * a revoked key keeps working (AUTH_CACHE_MS).
+ * a revoked key keeps working (AUTH_CACHE_MS). The rate limit is counted in memory (D43): after the cache is
+ * warm, authenticating costs no database command.
  */
 export function authenticate(store: OrganizationsStore, rateLimiter: RateLimiter, cacheMs: number, metrics: GatewayMetrics): Middleware {
   const cache = new Map<string, CachedKey>();
@@ -51,7 +52,7 @@ export function authenticate(store: OrganizationsStore, rateLimiter: RateLimiter
     }
     if (!organization) throw new DomainError('ORGANIZATION_NOT_FOUND', 'The API key is not linked to an organization.');
 
-    const retryAfter = await rateLimiter.admit(key.keyId);
+    const retryAfter = rateLimiter.admit(key.keyId, now);
     if (retryAfter > 0) {
       metrics.rateLimited.inc();
       throw new DomainError('RATE_LIMITED', 'Too many requests for this API key; retry after the indicated delay.', { retryAfterSeconds: retryAfter });
