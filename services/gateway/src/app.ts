@@ -2,7 +2,7 @@ import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { InternalClient, createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { IDEMPOTENCY_KEY_RETENTION_MS } from '@checkout/contracts';
-import { PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { PeriodicTask, connectMongo, ensureIndexes, type CommandCounter, type MongoConnection } from '@checkout/mongo';
 import type { Config } from './config';
 import { GATEWAY_INDEXES } from './store/indexes';
 import { OrganizationsStore } from './store/organizations.store';
@@ -21,7 +21,7 @@ export interface GatewayApp {
  * their requests and forwards them to the service that owns the data. It talks to Kafka through nobody:
  * its readiness is its database and the services behind it.
  */
-export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date } = {}): GatewayApp {
+export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date; commandCounter?: CommandCounter } = {}): GatewayApp {
   const clock = options.clock ?? (() => new Date());
   let mongo: MongoConnection | undefined;
   let server: RunningServer | undefined;
@@ -42,7 +42,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
 
   return {
     async start() {
-      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'gateway' });
+      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'gateway', ...(options.commandCounter && { commandCounter: options.commandCounter }) });
       await ensureIndexes(mongo.db, GATEWAY_INDEXES);
       const organizations = new OrganizationsStore(mongo.db);
       const rateLimiter = new RateLimiter({ limitPerWindow: config.RATE_LIMIT_PER_WINDOW, windowMs: config.RATE_LIMIT_WINDOW_MS, replicas: config.GATEWAY_REPLICAS });
