@@ -48,7 +48,12 @@ export function formatTable(rows: readonly LoadResult[], baseline?: (row: LoadRe
     const ratio = base && base !== r ? `${(r.throughput / base.throughput).toFixed(2)}× , ${(r.p50 / base.p50).toFixed(1)}× (vs ${base.label})` : '';
     return [r.label, r.throughput.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(r.errors), ratio];
   });
+  return formatColumns(header, lines);
+}
+
+/** Left-aligned columns with a rule under the header. */
+export function formatColumns(header: readonly string[], lines: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
+  const fmt = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   return [fmt(header), fmt(widths.map((w) => '-'.repeat(w))), ...lines.map(fmt)].join('\n');
 }

@@ -6,7 +6,8 @@ import { Pool } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { AdminClient } from '@checkout/testing';
 import { startProcessStack } from '../../scripts/lib/process-stack';
-import { formatTable, runLoad, type LoadResult } from './load';
+import { formatColumns, formatTable, runLoad, type LoadResult } from './load';
+import { formatRoundTripTable, mark, measureRoundTrips, startCountedStack, type RoundTripRow } from './round-trips';
 
 const BASELINE_SERVER = fileURLToPath(new URL('./baseline-server.ts', import.meta.url));
 const ORDER = JSON.stringify({ items: [{ name: 'Espresso', quantity: 2, unitPrice: 350 }, { name: 'Croissant', quantity: 1, unitPrice: 425 }], taxes: [{ type: 'additive', amount: 90 }] });
@@ -28,6 +29,24 @@ async function rssMb(metricsUrl: string): Promise<number> {
     return match?.[1] ? Number(match[1]) / 1024 / 1024 : Number.NaN;
   } finally {
     await pool.close();
+  }
+}
+
+/** The highest RSS of each service while `during` runs, sampled every 500 ms from its /metrics. */
+async function peakRss<T>(urls: Record<string, string>, during: () => Promise<T>): Promise<{ result: T; peakMiB: Record<string, number> }> {
+  const peakMiB: Record<string, number> = Object.fromEntries(Object.keys(urls).map((s) => [s, 0]));
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      for (const [service, url] of Object.entries(urls)) peakMiB[service] = Math.max(peakMiB[service] ?? 0, await rssMb(url).catch(() => 0));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  })();
+  try {
+    return { result: await during(), peakMiB };
+  } finally {
+    sampling = false;
+    await sampler;
   }
 }
 
@@ -55,28 +74,84 @@ async function loadTarget(label: string, baseUrl: string, key: string | undefine
   }
 }
 
+// Issue 13's "before" figures (its table: npm run bench on a clean clone, 2 cores, same run).
+const ISSUE_BEFORE = {
+  post: 'issue 13 before: 79 req/s, p50 207 ms, p99 1,691 ms, 0.09× of bare 910',
+  get: 'issue 13 before: 58 req/s, p99 2,490 ms, bare findOne 130 req/s',
+};
+const TARGETS = { throughputRatio: 0.5, p99Ms: 50, rssMiB: 150 };
+
+/** Database commands and Kafka sends per public orders call, services in this process, counted. */
+async function roundTrips(engines: Engines): Promise<RoundTripRow[]> {
+  const stack = await startCountedStack(engines, ['orders', 'gateway']);
+  try {
+    const org = await stack.admin().createOrganizationWithKeys('Bench Round Trips Org');
+    const pool = new Pool(stack.urls.gateway ?? '', { connections: 1 });
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${org.testKey}` };
+    const post = async (body: string, extra: Record<string, string> = {}) => {
+      const response = await pool.request({ method: 'POST', path: '/v0/orders', headers: { ...headers, ...extra }, body });
+      const json = (await response.body.json()) as { order?: { id?: string } };
+      if (response.statusCode !== 201) throw new Error(`POST /v0/orders answered ${response.statusCode}`);
+      return json.order?.id ?? '';
+    };
+    const withCustomer = (email: string) => JSON.stringify({ ...(JSON.parse(ORDER) as object), customer: { email } });
+    const id = await post(ORDER);
+    const tag = Date.now().toString(36);
+    const rows = [
+      await measureRoundTrips(stack, 'GET /v0/orders/:id', async () => {
+        const response = await pool.request({ method: 'GET', path: `/v0/orders/${id}`, headers });
+        await response.body.dump();
+      }, { budget: { commands: 1, source: '≤ 1' }, before: '2 (rate-limit slot insert + find)' }),
+      await measureRoundTrips(stack, 'POST /v0/orders', () => post(ORDER), { budget: { commands: 2, source: '≤ 2 incl. relay' }, before: '2 (slot insert + insert)' }),
+      await measureRoundTrips(stack, 'POST /v0/orders, new customer', (i) => post(withCustomer(`bench-${tag}-${i}@example.com`)), { budget: { commands: 3, source: '≤ 2 + 1' }, before: '4' }),
+      await measureRoundTrips(stack, 'POST /v0/orders, known customer', () => post(withCustomer(`bench-${tag}-known@example.com`)), { budget: { commands: 2, source: '≤ 2' }, before: '3' }),
+      await measureRoundTrips(stack, 'POST /v0/orders, Idempotency-Key (D42)', (i) => post(ORDER, { 'idempotency-key': `bench-${tag}-${i}` }), { before: '4' }),
+    ];
+    await pool.close();
+    return rows;
+  } finally {
+    await stack.stop();
+  }
+}
+
+interface TargetLine {
+  target: string;
+  figure: string;
+  ok: boolean;
+  before: string;
+}
+
 export async function runOrdersBench(engines: Engines, options: { concurrency: number; durationMs: number }): Promise<void> {
   console.log(`orders benchmark: concurrency ${options.concurrency}, ${options.durationMs / 1000} s per scenario, engines: ${engines.description}`);
+  const roundTripRows = await roundTrips(engines);
+  console.log(`\ndatabase commands (driver command monitoring) and Kafka sends per operation, after warm-up, mean of ${roundTripRows[0]?.runs ?? 0} runs:`);
+  console.log(formatRoundTripTable(roundTripRows));
+
   const stack = await startProcessStack({ mongoUrl: engines.mongoUrl, kafkaBrokers: engines.kafkaBrokers, namePrefix: `bench_${Date.now()}`, logDir: join(tmpdir(), 'checkout-bench'), services: ['orders', 'gateway'], logLevel: 'warn', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } } });
   const baselines = [await startBaseline('mongo', engines.mongoUrl), await startBaseline('none', engines.mongoUrl)];
   try {
     const admin = new AdminClient(stack.env.gatewayUrl, stack.env.adminToken);
     const org = await admin.createOrganizationWithKeys('Bench Org');
-    const full = await loadTarget('gateway+orders', stack.env.gatewayUrl, org.testKey, options);
-    const rss = { gateway: await rssMb(stack.urls.gateway), orders: await rssMb(stack.urls.orders) };
+    const { result: full, peakMiB } = await peakRss({ gateway: stack.urls.gateway, orders: stack.urls.orders }, () => loadTarget('gateway+orders', stack.env.gatewayUrl, org.testKey, options));
     const bareMongo = await loadTarget('bare koa + mongo', (baselines[0] as { url: string }).url, undefined, options);
     const bare = await loadTarget('bare koa, no db', (baselines[1] as { url: string }).url, undefined, options);
     const rows = [...full, ...bareMongo, ...bare];
     console.log(`\n${formatTable(rows, (row) => (row.label.startsWith('gateway') ? rows.find((r) => r.label === row.label.replace('gateway+orders', 'bare koa + mongo')) : undefined))}`);
-    console.log('\nratios (gateway+orders vs each baseline, same run, same engines):');
+
+    const targets: TargetLine[] = [];
     for (const [i, row] of full.entries()) {
-      const m = bareMongo[i] as LoadResult;
-      const n = bare[i] as LoadResult;
-      console.log(
-        `  ${row.label}: throughput ${(row.throughput / m.throughput).toFixed(2)}× of bare+mongo, ${(row.throughput / n.throughput).toFixed(2)}× of bare no-db; p99 ${(row.p99 / m.p99).toFixed(1)}× / ${(row.p99 / n.p99).toFixed(1)}×`,
-      );
+      const base = bareMongo[i] as LoadResult;
+      const operation = row.label.replace('gateway+orders ', '');
+      const before = i === 0 ? ISSUE_BEFORE.post : ISSUE_BEFORE.get;
+      const ratio = row.throughput / base.throughput;
+      targets.push({ target: `${operation} ≥ ${TARGETS.throughputRatio}× bare Koa + driver`, figure: `${ratio.toFixed(2)}× (${row.throughput.toFixed(0)} vs ${base.throughput.toFixed(0)} req/s)`, ok: ratio >= TARGETS.throughputRatio, before });
+      targets.push({ target: `${operation} p99 ≤ ${TARGETS.p99Ms} ms at c=${options.concurrency}`, figure: `${row.p99.toFixed(1)} ms`, ok: row.p99 <= TARGETS.p99Ms, before });
     }
-    console.log(`\nRSS after load: gateway ${rss.gateway.toFixed(0)} MiB, orders ${rss.orders.toFixed(0)} MiB`);
+    for (const [service, mib] of Object.entries(peakMiB)) {
+      targets.push({ target: `RSS of ${service} under load ≤ ${TARGETS.rssMiB} MiB`, figure: `${mib.toFixed(0)} MiB (peak)`, ok: mib <= TARGETS.rssMiB, before: '' });
+    }
+    console.log('\ntargets (issue 13, part 5; same run, same engines):');
+    console.log(formatColumns(['target', 'figure', '', 'before'], targets.map((t) => [t.target, t.figure, mark(t.ok), t.before])));
   } finally {
     for (const b of baselines) b.child.kill('SIGTERM');
     await stack.stop();
