@@ -123,11 +123,12 @@ interface TargetLine {
 
 export async function runOrdersBench(engines: Engines, options: { concurrency: number; durationMs: number }): Promise<void> {
   console.log(`orders benchmark: concurrency ${options.concurrency}, ${options.durationMs / 1000} s per scenario, engines: ${engines.description}`);
+  // The load runs the services as the image does (node on their esbuild bundles), so CPU and RSS are the deployed ones.
   const roundTripRows = await roundTrips(engines);
   console.log(`\ndatabase commands (driver command monitoring) and Kafka sends per operation, after warm-up, mean of ${roundTripRows[0]?.runs ?? 0} runs:`);
   console.log(formatRoundTripTable(roundTripRows));
 
-  const stack = await startProcessStack({ mongoUrl: engines.mongoUrl, kafkaBrokers: engines.kafkaBrokers, namePrefix: `bench_${Date.now()}`, logDir: join(tmpdir(), 'checkout-bench'), services: ['orders', 'gateway'], logLevel: 'warn', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } } });
+  const stack = await startProcessStack({ mongoUrl: engines.mongoUrl, kafkaBrokers: engines.kafkaBrokers, namePrefix: `bench_${Date.now()}`, logDir: join(tmpdir(), 'checkout-bench'), services: ['orders', 'gateway'], runtime: 'bundle', logLevel: 'warn', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } } });
   const baselines = [await startBaseline('mongo', engines.mongoUrl), await startBaseline('none', engines.mongoUrl)];
   try {
     const admin = new AdminClient(stack.env.gatewayUrl, stack.env.adminToken);
