@@ -43,7 +43,7 @@ export class ScopedCollection<T extends ScopedDocument> {
     const id = idOnly(filter);
     // A projection might leave out the tenant fields this check reads.
     if (id === undefined || options?.projection !== undefined) return this.collection.findOne(this.filter(filter), options);
-    const doc = await this.collection.findOne({ _id: id } as Filter<T>, options);
+    const doc: WithId<T> | null = await this.collection.findOne({ _id: id } as Filter<T>, options);
     return doc !== null && doc.organizationId === this.scope.organizationId && doc.mode === this.scope.mode ? doc : null;
   }
 
