@@ -6,6 +6,10 @@ export interface LoadResult {
   throughput: number;
   p50: number;
   p99: number;
+  /** Every request sent, warm-up included (for CPU per request). */
+  sent?: number;
+  /** Sorted latencies, kept so slices of one scenario can be merged (mergeLoads). */
+  latencies?: number[];
 }
 
 export function percentile(sorted: readonly number[], p: number): number {
@@ -38,7 +42,24 @@ export async function runLoad(label: string, options: { concurrency: number; dur
   await Promise.all(Array.from({ length: options.concurrency }, worker));
   const seconds = (Date.now() - (measuredFrom || warmupUntil)) / 1000;
   latencies.sort((a, b) => a - b);
-  return { label, requests: latencies.length, errors, seconds, throughput: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return { label, requests: latencies.length, errors, seconds, throughput: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), sent: counter, latencies };
+}
+
+/** One scenario measured in several slices (interleaved with others, so a loaded machine hurts all alike). */
+export function mergeLoads(label: string, slices: readonly LoadResult[]): LoadResult {
+  const latencies = slices.flatMap((s) => s.latencies ?? []).sort((a, b) => a - b);
+  const seconds = slices.reduce((sum, s) => sum + s.seconds, 0);
+  return {
+    label,
+    requests: latencies.length,
+    errors: slices.reduce((sum, s) => sum + s.errors, 0),
+    seconds,
+    throughput: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    sent: slices.reduce((sum, s) => sum + (s.sent ?? 0), 0),
+    latencies,
+  };
 }
 
 export function formatTable(rows: readonly LoadResult[], baseline?: (row: LoadResult) => LoadResult | undefined): string {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -6,7 +7,7 @@ import { Pool } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { AdminClient } from '@checkout/testing';
 import { startProcessStack } from '../../scripts/lib/process-stack';
-import { formatColumns, formatTable, runLoad, type LoadResult } from './load';
+import { formatColumns, formatTable, mergeLoads, runLoad, type LoadResult } from './load';
 import { formatRoundTripTable, mark, measureRoundTrips, startCountedStack, type RoundTripRow } from './round-trips';
 
 const BASELINE_SERVER = fileURLToPath(new URL('./baseline-server.ts', import.meta.url));
@@ -50,28 +51,92 @@ async function peakRss<T>(urls: Record<string, string>, during: () => Promise<T>
   }
 }
 
-/** Loads POST and GET through one target at fixed concurrency. */
-async function loadTarget(label: string, baseUrl: string, key: string | undefined, options: { concurrency: number; durationMs: number }): Promise<LoadResult[]> {
-  const pool = new Pool(baseUrl, { connections: options.concurrency, pipelining: 1 });
-  const headers = { 'content-type': 'application/json', ...(key && { authorization: `Bearer ${key}` }) };
-  const ids: string[] = [];
+/** CPU seconds a service has used, from its /metrics. */
+async function metricsCpuSeconds(url: string): Promise<number> {
+  const pool = new Pool(url);
   try {
-    const create = await runLoad(`${label} POST /v0/orders`, options, async () => {
+    const text = await (await pool.request({ method: 'GET', path: '/metrics' })).body.text();
+    return Number(/^process_cpu_seconds_total(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1]);
+  } finally {
+    await pool.close();
+  }
+}
+
+/** CPU seconds of a local process (user + system), from /proc; NaN where there is no /proc. */
+function procCpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ, 100 on Linux
+  } catch {
+    return Number.NaN;
+  }
+}
+
+interface LoadTarget {
+  label: string;
+  baseUrl: string;
+  key?: string;
+  /** CPU seconds used so far by the processes that serve this target. */
+  cpuSeconds: () => Promise<number>;
+}
+
+interface TargetFigures {
+  post: LoadResult;
+  get: LoadResult;
+  /** CPU milliseconds per request of the serving processes (engines excluded). */
+  cpuMs: { post: number; get: number };
+}
+
+/**
+ * POST then GET on every target, each in `rounds` slices taken in turn (A, B, C, A, B, C, …), so a change in
+ * the machine's load (it is shared) reaches every target alike and the ratios stay meaningful.
+ */
+async function loadInterleaved(targets: readonly LoadTarget[], options: { concurrency: number; durationMs: number; rounds: number }): Promise<TargetFigures[]> {
+  const state = targets.map((t) => ({
+    pool: new Pool(t.baseUrl, { connections: options.concurrency, pipelining: 1 }),
+    headers: { 'content-type': 'application/json', ...(t.key && { authorization: `Bearer ${t.key}` }) },
+    ids: [] as string[],
+  }));
+  const senders = {
+    POST: (i: number) => async () => {
+      const { pool, headers, ids } = state[i] as (typeof state)[number];
       const response = await pool.request({ method: 'POST', path: '/v0/orders', headers, body: ORDER });
       const body = (await response.body.json()) as { order?: { id?: string; _id?: string } };
       const id = body.order?.id ?? body.order?._id;
       if (id && ids.length < 5_000) ids.push(id);
       return response.statusCode === 201;
-    });
-    const read = await runLoad(`${label} GET /v0/orders/:id`, options, async (i) => {
-      const response = await pool.request({ method: 'GET', path: `/v0/orders/${ids[i % ids.length] ?? 'none'}`, headers });
+    },
+    GET: (i: number) => async (n: number) => {
+      const { pool, headers, ids } = state[i] as (typeof state)[number];
+      const response = await pool.request({ method: 'GET', path: `/v0/orders/${ids[n % ids.length] ?? 'none'}`, headers });
       await response.body.dump();
       return response.statusCode === 200;
-    });
-    return [create, read];
+    },
+  };
+  const figures: Partial<TargetFigures>[] = targets.map(() => ({ cpuMs: { post: 0, get: 0 } }));
+  try {
+    for (const operation of ['POST', 'GET'] as const) {
+      const slices: LoadResult[][] = targets.map(() => []);
+      const cpu = targets.map(() => 0);
+      for (let round = 0; round < options.rounds; round++) {
+        for (const [i, target] of targets.entries()) {
+          const before = await target.cpuSeconds();
+          const slice = await runLoad(`${target.label} ${operation}`, { concurrency: options.concurrency, durationMs: options.durationMs / options.rounds, warmupMs: round === 0 ? 1_000 : 200 }, senders[operation](i));
+          cpu[i] = (cpu[i] ?? 0) + (await target.cpuSeconds()) - before;
+          slices[i]?.push(slice);
+        }
+      }
+      for (const [i, target] of targets.entries()) {
+        const merged = mergeLoads(`${target.label} ${operation} /v0/orders${operation === 'GET' ? '/:id' : ''}`, slices[i] ?? []);
+        const figure = figures[i] as Partial<TargetFigures> & { cpuMs: TargetFigures['cpuMs'] };
+        figure[operation === 'POST' ? 'post' : 'get'] = merged;
+        figure.cpuMs[operation === 'POST' ? 'post' : 'get'] = ((cpu[i] ?? 0) * 1000) / Math.max(1, merged.sent ?? 0);
+      }
+    }
   } finally {
-    await pool.close();
+    await Promise.all(state.map((s) => s.pool.close()));
   }
+  return figures as TargetFigures[];
 }
 
 // Issue 13's "before" figures (its table: npm run bench on a clean clone, 2 cores, same run).
@@ -121,7 +186,7 @@ interface TargetLine {
   before: string;
 }
 
-export async function runOrdersBench(engines: Engines, options: { concurrency: number; durationMs: number }): Promise<void> {
+export async function runOrdersBench(engines: Engines, options: { concurrency: number; durationMs: number; rounds: number }): Promise<void> {
   console.log(`orders benchmark: concurrency ${options.concurrency}, ${options.durationMs / 1000} s per scenario, engines: ${engines.description}`);
   // The load runs the services as the image does (node on their esbuild bundles), so CPU and RSS are the deployed ones.
   const roundTripRows = await roundTrips(engines);
@@ -133,26 +198,34 @@ export async function runOrdersBench(engines: Engines, options: { concurrency: n
   try {
     const admin = new AdminClient(stack.env.gatewayUrl, stack.env.adminToken);
     const org = await admin.createOrganizationWithKeys('Bench Org');
-    const { result: full, peakMiB } = await peakRss({ gateway: stack.urls.gateway, orders: stack.urls.orders }, () => loadTarget('gateway+orders', stack.env.gatewayUrl, org.testKey, options));
-    const bareMongo = await loadTarget('bare koa + mongo', (baselines[0] as { url: string }).url, undefined, options);
-    const bare = await loadTarget('bare koa, no db', (baselines[1] as { url: string }).url, undefined, options);
-    const rows = [...full, ...bareMongo, ...bare];
-    console.log(`\n${formatTable(rows, (row) => (row.label.startsWith('gateway') ? rows.find((r) => r.label === row.label.replace('gateway+orders', 'bare koa + mongo')) : undefined))}`);
+    const [mongoBaseline, bareBaseline] = baselines as [{ url: string; child: ChildProcess }, { url: string; child: ChildProcess }];
+    const targets: LoadTarget[] = [
+      { label: 'gateway+orders', baseUrl: stack.env.gatewayUrl, key: org.testKey, cpuSeconds: async () => (await metricsCpuSeconds(stack.urls.gateway)) + (await metricsCpuSeconds(stack.urls.orders)) },
+      { label: 'bare koa + mongo', baseUrl: mongoBaseline.url, cpuSeconds: async () => procCpuSeconds(mongoBaseline.child.pid) },
+      { label: 'bare koa, no db', baseUrl: bareBaseline.url, cpuSeconds: async () => procCpuSeconds(bareBaseline.child.pid) },
+    ];
+    const { result: figures, peakMiB } = await peakRss({ gateway: stack.urls.gateway, orders: stack.urls.orders }, () => loadInterleaved(targets, options));
+    const [full, bareMongo] = figures as [TargetFigures, TargetFigures, TargetFigures];
+    const rows = figures.flatMap((f) => [f.post, f.get]);
+    console.log(`\nload, ${options.rounds} interleaved slices per scenario (the machine is shared: every target sees the same load):`);
+    console.log(formatTable(rows, (row) => (row.label.startsWith('gateway') ? rows.find((r) => r.label === row.label.replace('gateway+orders', 'bare koa + mongo')) : undefined)));
+    console.log('\nCPU per request of the serving Node processes (engines excluded), ms:');
+    console.log(formatColumns(['target', 'POST', 'GET'], targets.map((t, i) => [t.label, (figures[i] as TargetFigures).cpuMs.post.toFixed(2), (figures[i] as TargetFigures).cpuMs.get.toFixed(2)])));
 
-    const targets: TargetLine[] = [];
-    for (const [i, row] of full.entries()) {
-      const base = bareMongo[i] as LoadResult;
-      const operation = row.label.replace('gateway+orders ', '');
-      const before = i === 0 ? ISSUE_BEFORE.post : ISSUE_BEFORE.get;
+    const targetLines: TargetLine[] = [];
+    for (const [operation, row, base, before] of [
+      ['POST /v0/orders', full.post, bareMongo.post, ISSUE_BEFORE.post],
+      ['GET /v0/orders/:id', full.get, bareMongo.get, ISSUE_BEFORE.get],
+    ] as const) {
       const ratio = row.throughput / base.throughput;
-      targets.push({ target: `${operation} ≥ ${TARGETS.throughputRatio}× bare Koa + driver`, figure: `${ratio.toFixed(2)}× (${row.throughput.toFixed(0)} vs ${base.throughput.toFixed(0)} req/s)`, ok: ratio >= TARGETS.throughputRatio, before });
-      targets.push({ target: `${operation} p99 ≤ ${TARGETS.p99Ms} ms at c=${options.concurrency}`, figure: `${row.p99.toFixed(1)} ms`, ok: row.p99 <= TARGETS.p99Ms, before });
+      targetLines.push({ target: `${operation} ≥ ${TARGETS.throughputRatio}× bare Koa + driver`, figure: `${ratio.toFixed(2)}× (${row.throughput.toFixed(0)} vs ${base.throughput.toFixed(0)} req/s)`, ok: ratio >= TARGETS.throughputRatio, before });
+      targetLines.push({ target: `${operation} p99 ≤ ${TARGETS.p99Ms} ms at c=${options.concurrency}`, figure: `${row.p99.toFixed(1)} ms`, ok: row.p99 <= TARGETS.p99Ms, before });
     }
     for (const [service, mib] of Object.entries(peakMiB)) {
-      targets.push({ target: `RSS of ${service} under load ≤ ${TARGETS.rssMiB} MiB`, figure: `${mib.toFixed(0)} MiB (peak)`, ok: mib <= TARGETS.rssMiB, before: '' });
+      targetLines.push({ target: `RSS of ${service} under load ≤ ${TARGETS.rssMiB} MiB`, figure: `${mib.toFixed(0)} MiB (peak)`, ok: mib <= TARGETS.rssMiB, before: '' });
     }
     console.log('\ntargets (issue 13, part 5; same run, same engines):');
-    console.log(formatColumns(['target', 'figure', '', 'before'], targets.map((t) => [t.target, t.figure, mark(t.ok), t.before])));
+    console.log(formatColumns(['target', 'figure', '', 'before'], targetLines.map((t) => [t.target, t.figure, mark(t.ok), t.before])));
   } finally {
     for (const b of baselines) b.child.kill('SIGTERM');
     await stack.stop();
