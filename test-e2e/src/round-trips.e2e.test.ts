@@ -32,6 +32,8 @@ let api: Api;
 let ordersDb: MongoClient;
 let ordersDatabase: string;
 let gatewayEnv: Record<string, string>;
+let admin: AdminClient;
+let organizationId: string;
 
 interface Cost<T> {
   result: T;
@@ -76,7 +78,9 @@ beforeAll(async () => {
   gatewayEnv = { ...env.gateway, ORDERS_URL: ordersUrl };
   gateway = buildGateway(gatewayConfig(gatewayEnv), createLogger('gateway', { level: 'silent' }), { commandCounter: commands.gateway });
   const gatewayUrl = (await gateway.start()).url;
-  const org = await new AdminClient(gatewayUrl, env.adminToken).createOrganizationWithKeys(`Round Trips ${suffix}`);
+  admin = new AdminClient(gatewayUrl, env.adminToken);
+  const org = await admin.createOrganizationWithKeys(`Round Trips ${suffix}`);
+  organizationId = org.organizationId;
   api = new Api(gatewayUrl, org.testKey);
   // Warm-up: the key's first request reads it (and its organization) into the cache; each kind of request once.
   const warm = await api.post('/v0/orders', buildOrderInput());
@@ -117,6 +121,16 @@ describe('round trips per public orders operation, gateway + orders (issue 13)',
     } finally {
       await limited.stop();
     }
+  });
+
+  it('a key not yet cached costs 2 commands (its key, its organization), once for all its concurrent requests', async () => {
+    const key = (await admin.createKey(organizationId, 'test')).secret;
+    const fresh = new Api(api.baseUrl, key);
+    const id = (await api.post('/v0/orders', buildOrderInput())).body.order.id as string;
+    const burst = await costOf(() => Promise.all(Array.from({ length: 16 }, () => fresh.get(`/v0/orders/${id}`))));
+    expect(burst.result.map((r) => r.status)).toEqual(Array.from({ length: 16 }, () => 200));
+    expect(burst.gateway).toEqual({ find: 2 });
+    expect(burst.orders).toEqual({ find: 16 });
   });
 
   it('POST /v0/orders: 1 command (the insert), no Kafka send, nothing left for the outbox relay; +2 with a new customer, +1 with a known one', async () => {

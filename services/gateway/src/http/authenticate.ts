@@ -14,7 +14,7 @@ declare module 'koa' {
 }
 
 interface CachedKey {
-  key: ApiKeyDocument;
+  key: ApiKeyDocument | null;
   organization: OrganizationDocument | null;
   until: number;
 }
@@ -27,6 +27,20 @@ interface CachedKey {
  */
 export function authenticate(store: OrganizationsStore, rateLimiter: RateLimiter, cacheMs: number, metrics: GatewayMetrics): Middleware {
   const cache = new Map<string, CachedKey>();
+  // One lookup per key at a time: when an entry lapses under load, the requests of that key in flight wait for
+  // the same two reads instead of each sending its own.
+  const loading = new Map<string, Promise<CachedKey>>();
+  const load = (lookupId: string): Promise<CachedKey> => {
+    let pending = loading.get(lookupId);
+    if (!pending) {
+      pending = (async () => {
+        const key = await store.findKeyByLookupId(lookupId);
+        return { key, organization: key ? await store.getOrganization(key.organizationId) : null, until: Date.now() + cacheMs };
+      })().finally(() => loading.delete(lookupId));
+      loading.set(lookupId, pending);
+    }
+    return pending;
+  };
   return async (ctx, next) => {
     const parsed = parseAuthorization(ctx.get('authorization') || undefined);
     if (parsed.kind === 'missing') {
@@ -38,15 +52,15 @@ export function authenticate(store: OrganizationsStore, rateLimiter: RateLimiter
     const now = Date.now();
     let entry = cache.get(parsed.lookupId);
     if (!entry || entry.until < now) {
-      const key = await store.findKeyByLookupId(parsed.lookupId);
-      if (!key) throw new DomainError('INVALID_API_KEY', 'The API key is not valid.');
-      entry = { key, organization: await store.getOrganization(key.organizationId), until: now + cacheMs };
-      if (cacheMs > 0) {
+      entry = await load(parsed.lookupId);
+      // Unknown keys are not remembered: creating a key takes effect at once.
+      if (cacheMs > 0 && entry.key) {
         if (cache.size > 10_000) cache.clear();
         cache.set(parsed.lookupId, entry);
       }
     }
     const { key, organization } = entry;
+    if (!key) throw new DomainError('INVALID_API_KEY', 'The API key is not valid.');
     if (!keyMatches(parsed.secret, key.hash) || key.status !== 'active' || key.mode !== parsed.mode) {
       throw new DomainError('INVALID_API_KEY', 'The API key is not valid or has been revoked.');
     }
