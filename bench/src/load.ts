@@ -6,6 +6,10 @@ export interface LoadResult {
   throughput: number;
   p50: number;
   p99: number;
+  /** Every request sent, warm-up included (for CPU per request). */
+  sent?: number;
+  /** Sorted latencies, kept so slices of one scenario can be merged (mergeLoads). */
+  latencies?: number[];
 }
 
 export function percentile(sorted: readonly number[], p: number): number {
@@ -38,7 +42,24 @@ export async function runLoad(label: string, options: { concurrency: number; dur
   await Promise.all(Array.from({ length: options.concurrency }, worker));
   const seconds = (Date.now() - (measuredFrom || warmupUntil)) / 1000;
   latencies.sort((a, b) => a - b);
-  return { label, requests: latencies.length, errors, seconds, throughput: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return { label, requests: latencies.length, errors, seconds, throughput: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), sent: counter, latencies };
+}
+
+/** One scenario measured in several slices (interleaved with others, so a loaded machine hurts all alike). */
+export function mergeLoads(label: string, slices: readonly LoadResult[]): LoadResult {
+  const latencies = slices.flatMap((s) => s.latencies ?? []).sort((a, b) => a - b);
+  const seconds = slices.reduce((sum, s) => sum + s.seconds, 0);
+  return {
+    label,
+    requests: latencies.length,
+    errors: slices.reduce((sum, s) => sum + s.errors, 0),
+    seconds,
+    throughput: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    sent: slices.reduce((sum, s) => sum + (s.sent ?? 0), 0),
+    latencies,
+  };
 }
 
 export function formatTable(rows: readonly LoadResult[], baseline?: (row: LoadResult) => LoadResult | undefined): string {
@@ -48,7 +69,12 @@ export function formatTable(rows: readonly LoadResult[], baseline?: (row: LoadRe
     const ratio = base && base !== r ? `${(r.throughput / base.throughput).toFixed(2)}× , ${(r.p50 / base.p50).toFixed(1)}× (vs ${base.label})` : '';
     return [r.label, r.throughput.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(r.errors), ratio];
   });
+  return formatColumns(header, lines);
+}
+
+/** Left-aligned columns with a rule under the header. */
+export function formatColumns(header: readonly string[], lines: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
+  const fmt = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   return [fmt(header), fmt(widths.map((w) => '-'.repeat(w))), ...lines.map(fmt)].join('\n');
 }

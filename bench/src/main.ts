@@ -1,4 +1,4 @@
-// npm run bench -- orders|sessions|webhooks|engine [--concurrency=N] [--seconds=S]
+// npm run bench -- orders|sessions|webhooks|engine [--concurrency=N] [--seconds=S] [--rounds=R (orders: interleaved slices)]
 // Starts its own engines (or uses KAFKA_BROKERS / MONGODB_URL) and prints a table; no assertions.
 import { startEngines } from '@checkout/engines';
 import { runEngineBench } from './engine';
@@ -9,7 +9,7 @@ import { runWebhookBench } from './webhooks';
 const [scenario = 'orders', ...rest] = process.argv.slice(2);
 const option = (name: string, fallback: number) => Number(rest.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>) => Promise<void>> = {
-  orders: (engines) => runOrdersBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000 }),
+  orders: (engines) => runOrdersBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000, rounds: option('rounds', 4) }),
   sessions: (engines) => runSessionsBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000, payments: option('payments', 500) }),
   webhooks: (engines) => runWebhookBench({ engines, burst: option('burst', 1_000) }),
 };

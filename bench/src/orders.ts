@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -6,7 +7,8 @@ import { Pool } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { AdminClient } from '@checkout/testing';
 import { startProcessStack } from '../../scripts/lib/process-stack';
-import { formatTable, runLoad, type LoadResult } from './load';
+import { formatColumns, formatTable, mergeLoads, runLoad, type LoadResult } from './load';
+import { formatRoundTripTable, mark, measureRoundTrips, startCountedStack, type RoundTripRow } from './round-trips';
 
 const BASELINE_SERVER = fileURLToPath(new URL('./baseline-server.ts', import.meta.url));
 const ORDER = JSON.stringify({ items: [{ name: 'Espresso', quantity: 2, unitPrice: 350 }, { name: 'Croissant', quantity: 1, unitPrice: 425 }], taxes: [{ type: 'additive', amount: 90 }] });
@@ -31,52 +33,199 @@ export async function rssMb(metricsUrl: string): Promise<number> {
   }
 }
 
-/** Loads POST and GET through one target at fixed concurrency. */
-async function loadTarget(label: string, baseUrl: string, key: string | undefined, options: { concurrency: number; durationMs: number }): Promise<LoadResult[]> {
-  const pool = new Pool(baseUrl, { connections: options.concurrency, pipelining: 1 });
-  const headers = { 'content-type': 'application/json', ...(key && { authorization: `Bearer ${key}` }) };
-  const ids: string[] = [];
+/** The highest RSS of each service while `during` runs, sampled every 500 ms from its /metrics. */
+async function peakRss<T>(urls: Record<string, string>, during: () => Promise<T>): Promise<{ result: T; peakMiB: Record<string, number> }> {
+  const peakMiB: Record<string, number> = Object.fromEntries(Object.keys(urls).map((s) => [s, 0]));
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      for (const [service, url] of Object.entries(urls)) peakMiB[service] = Math.max(peakMiB[service] ?? 0, await rssMb(url).catch(() => 0));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  })();
   try {
-    const create = await runLoad(`${label} POST /v0/orders`, options, async () => {
-      const response = await pool.request({ method: 'POST', path: '/v0/orders', headers, body: ORDER });
-      const body = (await response.body.json()) as { order?: { id?: string; _id?: string } };
-      const id = body.order?.id ?? body.order?._id;
-      if (id && ids.length < 5_000) ids.push(id);
-      return response.statusCode === 201;
-    });
-    const read = await runLoad(`${label} GET /v0/orders/:id`, options, async (i) => {
-      const response = await pool.request({ method: 'GET', path: `/v0/orders/${ids[i % ids.length] ?? 'none'}`, headers });
-      await response.body.dump();
-      return response.statusCode === 200;
-    });
-    return [create, read];
+    return { result: await during(), peakMiB };
+  } finally {
+    sampling = false;
+    await sampler;
+  }
+}
+
+/** CPU seconds a service has used, from its /metrics. */
+async function metricsCpuSeconds(url: string): Promise<number> {
+  const pool = new Pool(url);
+  try {
+    const text = await (await pool.request({ method: 'GET', path: '/metrics' })).body.text();
+    return Number(/^process_cpu_seconds_total(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1]);
   } finally {
     await pool.close();
   }
 }
 
-export async function runOrdersBench(engines: Engines, options: { concurrency: number; durationMs: number }): Promise<void> {
+/** CPU seconds of a local process (user + system), from /proc; NaN where there is no /proc. */
+function procCpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ, 100 on Linux
+  } catch {
+    return Number.NaN;
+  }
+}
+
+interface LoadTarget {
+  label: string;
+  baseUrl: string;
+  key?: string;
+  /** CPU seconds used so far by the processes that serve this target. */
+  cpuSeconds: () => Promise<number>;
+}
+
+interface TargetFigures {
+  post: LoadResult;
+  get: LoadResult;
+  /** CPU milliseconds per request of the serving processes (engines excluded). */
+  cpuMs: { post: number; get: number };
+}
+
+/**
+ * POST then GET on every target, each in `rounds` slices taken in turn (A, B, C, A, B, C, …), so a change in
+ * the machine's load (it is shared) reaches every target alike and the ratios stay meaningful.
+ */
+async function loadInterleaved(targets: readonly LoadTarget[], options: { concurrency: number; durationMs: number; rounds: number }): Promise<TargetFigures[]> {
+  const state = targets.map((t) => ({
+    pool: new Pool(t.baseUrl, { connections: options.concurrency, pipelining: 1 }),
+    headers: { 'content-type': 'application/json', ...(t.key && { authorization: `Bearer ${t.key}` }) },
+    ids: [] as string[],
+  }));
+  const senders = {
+    POST: (i: number) => async () => {
+      const { pool, headers, ids } = state[i] as (typeof state)[number];
+      const response = await pool.request({ method: 'POST', path: '/v0/orders', headers, body: ORDER });
+      const body = (await response.body.json()) as { order?: { id?: string; _id?: string } };
+      const id = body.order?.id ?? body.order?._id;
+      if (id && ids.length < 5_000) ids.push(id);
+      return response.statusCode === 201;
+    },
+    GET: (i: number) => async (n: number) => {
+      const { pool, headers, ids } = state[i] as (typeof state)[number];
+      const response = await pool.request({ method: 'GET', path: `/v0/orders/${ids[n % ids.length] ?? 'none'}`, headers });
+      await response.body.dump();
+      return response.statusCode === 200;
+    },
+  };
+  const figures: Partial<TargetFigures>[] = targets.map(() => ({ cpuMs: { post: 0, get: 0 } }));
+  try {
+    for (const operation of ['POST', 'GET'] as const) {
+      const slices: LoadResult[][] = targets.map(() => []);
+      const cpu = targets.map(() => 0);
+      for (let round = 0; round < options.rounds; round++) {
+        for (const [i, target] of targets.entries()) {
+          const before = await target.cpuSeconds();
+          const slice = await runLoad(`${target.label} ${operation}`, { concurrency: options.concurrency, durationMs: options.durationMs / options.rounds, warmupMs: round === 0 ? 1_000 : 200 }, senders[operation](i));
+          cpu[i] = (cpu[i] ?? 0) + (await target.cpuSeconds()) - before;
+          slices[i]?.push(slice);
+        }
+      }
+      for (const [i, target] of targets.entries()) {
+        const merged = mergeLoads(`${target.label} ${operation} /v0/orders${operation === 'GET' ? '/:id' : ''}`, slices[i] ?? []);
+        const figure = figures[i] as Partial<TargetFigures> & { cpuMs: TargetFigures['cpuMs'] };
+        figure[operation === 'POST' ? 'post' : 'get'] = merged;
+        figure.cpuMs[operation === 'POST' ? 'post' : 'get'] = ((cpu[i] ?? 0) * 1000) / Math.max(1, merged.sent ?? 0);
+      }
+    }
+  } finally {
+    await Promise.all(state.map((s) => s.pool.close()));
+  }
+  return figures as TargetFigures[];
+}
+
+// Issue 13's "before" figures (its table: npm run bench on a clean clone, 2 cores, same run).
+const ISSUE_BEFORE = {
+  post: 'issue 13 before: 79 req/s, p50 207 ms, p99 1,691 ms, 0.09× of bare 910',
+  get: 'issue 13 before: 58 req/s, p99 2,490 ms, bare findOne 130 req/s',
+};
+const TARGETS = { throughputRatio: 0.5, p99Ms: 50, rssMiB: 150 };
+
+/** Database commands and Kafka sends per public orders call, services in this process, counted. */
+async function roundTrips(engines: Engines): Promise<RoundTripRow[]> {
+  const stack = await startCountedStack(engines, ['orders', 'gateway']);
+  try {
+    const org = await stack.admin().createOrganizationWithKeys('Bench Round Trips Org');
+    const pool = new Pool(stack.urls.gateway ?? '', { connections: 1 });
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${org.testKey}` };
+    const post = async (body: string, extra: Record<string, string> = {}) => {
+      const response = await pool.request({ method: 'POST', path: '/v0/orders', headers: { ...headers, ...extra }, body });
+      const json = (await response.body.json()) as { order?: { id?: string } };
+      if (response.statusCode !== 201) throw new Error(`POST /v0/orders answered ${response.statusCode}`);
+      return json.order?.id ?? '';
+    };
+    const withCustomer = (email: string) => JSON.stringify({ ...(JSON.parse(ORDER) as object), customer: { email } });
+    const id = await post(ORDER);
+    const tag = Date.now().toString(36);
+    const rows = [
+      await measureRoundTrips(stack, 'GET /v0/orders/:id', async () => {
+        const response = await pool.request({ method: 'GET', path: `/v0/orders/${id}`, headers });
+        await response.body.dump();
+      }, { budget: { commands: 1, source: '≤ 1' }, before: '2 (rate-limit slot insert + find)' }),
+      await measureRoundTrips(stack, 'POST /v0/orders', () => post(ORDER), { budget: { commands: 2, source: '≤ 2 incl. relay' }, before: '2 (slot insert + insert)' }),
+      await measureRoundTrips(stack, 'POST /v0/orders, new customer', (i) => post(withCustomer(`bench-${tag}-${i}@example.com`)), { budget: { commands: 3, source: '≤ 2 + 1' }, before: '4' }),
+      await measureRoundTrips(stack, 'POST /v0/orders, known customer', () => post(withCustomer(`bench-${tag}-known@example.com`)), { budget: { commands: 2, source: '≤ 2' }, before: '3' }),
+      await measureRoundTrips(stack, 'POST /v0/orders, Idempotency-Key (D42)', (i) => post(ORDER, { 'idempotency-key': `bench-${tag}-${i}` }), { before: '4' }),
+    ];
+    await pool.close();
+    return rows;
+  } finally {
+    await stack.stop();
+  }
+}
+
+interface TargetLine {
+  target: string;
+  figure: string;
+  ok: boolean;
+  before: string;
+}
+
+export async function runOrdersBench(engines: Engines, options: { concurrency: number; durationMs: number; rounds: number }): Promise<void> {
   console.log(`orders benchmark: concurrency ${options.concurrency}, ${options.durationMs / 1000} s per scenario, engines: ${engines.description}`);
-  const stack = await startProcessStack({ mongoUrl: engines.mongoUrl, kafkaBrokers: engines.kafkaBrokers, namePrefix: `bench_${Date.now()}`, logDir: join(tmpdir(), 'checkout-bench'), services: ['orders', 'gateway'], logLevel: 'warn', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } } });
+  // The load runs the services as the image does (node on their esbuild bundles), so CPU and RSS are the deployed ones.
+  const roundTripRows = await roundTrips(engines);
+  console.log(`\ndatabase commands (driver command monitoring) and Kafka sends per operation, after warm-up, mean of ${roundTripRows[0]?.runs ?? 0} runs:`);
+  console.log(formatRoundTripTable(roundTripRows));
+
+  const stack = await startProcessStack({ mongoUrl: engines.mongoUrl, kafkaBrokers: engines.kafkaBrokers, namePrefix: `bench_${Date.now()}`, logDir: join(tmpdir(), 'checkout-bench'), services: ['orders', 'gateway'], runtime: 'bundle', logLevel: 'warn', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } } });
   const baselines = [await startBaseline('mongo', engines.mongoUrl), await startBaseline('none', engines.mongoUrl)];
   try {
     const admin = new AdminClient(stack.env.gatewayUrl, stack.env.adminToken);
     const org = await admin.createOrganizationWithKeys('Bench Org');
-    const full = await loadTarget('gateway+orders', stack.env.gatewayUrl, org.testKey, options);
-    const rss = { gateway: await rssMb(stack.urls.gateway), orders: await rssMb(stack.urls.orders) };
-    const bareMongo = await loadTarget('bare koa + mongo', (baselines[0] as { url: string }).url, undefined, options);
-    const bare = await loadTarget('bare koa, no db', (baselines[1] as { url: string }).url, undefined, options);
-    const rows = [...full, ...bareMongo, ...bare];
-    console.log(`\n${formatTable(rows, (row) => (row.label.startsWith('gateway') ? rows.find((r) => r.label === row.label.replace('gateway+orders', 'bare koa + mongo')) : undefined))}`);
-    console.log('\nratios (gateway+orders vs each baseline, same run, same engines):');
-    for (const [i, row] of full.entries()) {
-      const m = bareMongo[i] as LoadResult;
-      const n = bare[i] as LoadResult;
-      console.log(
-        `  ${row.label}: throughput ${(row.throughput / m.throughput).toFixed(2)}× of bare+mongo, ${(row.throughput / n.throughput).toFixed(2)}× of bare no-db; p99 ${(row.p99 / m.p99).toFixed(1)}× / ${(row.p99 / n.p99).toFixed(1)}×`,
-      );
+    const [mongoBaseline, bareBaseline] = baselines as [{ url: string; child: ChildProcess }, { url: string; child: ChildProcess }];
+    const targets: LoadTarget[] = [
+      { label: 'gateway+orders', baseUrl: stack.env.gatewayUrl, key: org.testKey, cpuSeconds: async () => (await metricsCpuSeconds(stack.urls.gateway)) + (await metricsCpuSeconds(stack.urls.orders)) },
+      { label: 'bare koa + mongo', baseUrl: mongoBaseline.url, cpuSeconds: async () => procCpuSeconds(mongoBaseline.child.pid) },
+      { label: 'bare koa, no db', baseUrl: bareBaseline.url, cpuSeconds: async () => procCpuSeconds(bareBaseline.child.pid) },
+    ];
+    const { result: figures, peakMiB } = await peakRss({ gateway: stack.urls.gateway, orders: stack.urls.orders }, () => loadInterleaved(targets, options));
+    const [full, bareMongo] = figures as [TargetFigures, TargetFigures, TargetFigures];
+    const rows = figures.flatMap((f) => [f.post, f.get]);
+    console.log(`\nload, ${options.rounds} interleaved slices per scenario (the machine is shared: every target sees the same load):`);
+    console.log(formatTable(rows, (row) => (row.label.startsWith('gateway') ? rows.find((r) => r.label === row.label.replace('gateway+orders', 'bare koa + mongo')) : undefined)));
+    console.log('\nCPU per request of the serving Node processes (engines excluded), ms:');
+    console.log(formatColumns(['target', 'POST', 'GET'], targets.map((t, i) => [t.label, (figures[i] as TargetFigures).cpuMs.post.toFixed(2), (figures[i] as TargetFigures).cpuMs.get.toFixed(2)])));
+
+    const targetLines: TargetLine[] = [];
+    for (const [operation, row, base, before] of [
+      ['POST /v0/orders', full.post, bareMongo.post, ISSUE_BEFORE.post],
+      ['GET /v0/orders/:id', full.get, bareMongo.get, ISSUE_BEFORE.get],
+    ] as const) {
+      const ratio = row.throughput / base.throughput;
+      targetLines.push({ target: `${operation} ≥ ${TARGETS.throughputRatio}× bare Koa + driver`, figure: `${ratio.toFixed(2)}× (${row.throughput.toFixed(0)} vs ${base.throughput.toFixed(0)} req/s)`, ok: ratio >= TARGETS.throughputRatio, before });
+      targetLines.push({ target: `${operation} p99 ≤ ${TARGETS.p99Ms} ms at c=${options.concurrency}`, figure: `${row.p99.toFixed(1)} ms`, ok: row.p99 <= TARGETS.p99Ms, before });
     }
-    console.log(`\nRSS after load: gateway ${rss.gateway.toFixed(0)} MiB, orders ${rss.orders.toFixed(0)} MiB`);
+    for (const [service, mib] of Object.entries(peakMiB)) {
+      targetLines.push({ target: `RSS of ${service} under load ≤ ${TARGETS.rssMiB} MiB`, figure: `${mib.toFixed(0)} MiB (peak)`, ok: mib <= TARGETS.rssMiB, before: '' });
+    }
+    console.log('\ntargets (issue 13, part 5; same run, same engines):');
+    console.log(formatColumns(['target', 'figure', '', 'before'], targetLines.map((t) => [t.target, t.figure, mark(t.ok), t.before])));
   } finally {
     for (const b of baselines) b.child.kill('SIGTERM');
     await stack.stop();

@@ -186,6 +186,14 @@ describe('D33 and the dispatcher split (f)', () => {
   });
 });
 
+describe('D43: the rate limit\'s replica share', () => {
+  it.each(variants)('%s: GATEWAY_REPLICAS equals the gateway HPA\'s minReplicas', (variant) => {
+    const objects = rendered[variant];
+    const env = effectiveEnv(objects, containersOf(find(objects, 'Deployment', 'gateway'))[0]!);
+    expect(Number(env.GATEWAY_REPLICAS)).toBe(find(objects, 'HorizontalPodAutoscaler', 'gateway').spec.minReplicas);
+  });
+});
+
 // ---- (g) NetworkPolicies: each admits exactly this, nothing more -----------------------------------------------
 const DNS = 'ns:kube-system/pod:k8s-app=kube-dns -> UDP/53,TCP/53';
 const MONGO = 'ns:mongodb -> TCP/27017';

@@ -50,9 +50,20 @@ const envKey = (service: ServiceName): keyof Pick<StackEnvironment, 'orders' | '
  * deployment, and each killed if this process dies (the engines' guard script).
  */
 export async function startProcessStack(
-  options: Omit<StackEnvironmentOptions, 'ports'> & { gatewayPort?: number; logDir: string; services?: readonly ServiceName[] },
+  options: Omit<StackEnvironmentOptions, 'ports'> & {
+    gatewayPort?: number;
+    logDir: string;
+    services?: readonly ServiceName[];
+    /**
+     * 'bundle': node on each service's esbuild bundle, as the image runs it (deploy/scripts/bundle.ts), for
+     * figures that should be the deployed ones (the bench's CPU and RSS); default 'tsx' on the sources.
+     */
+    runtime?: 'tsx' | 'bundle';
+  },
 ): Promise<ProcessStack> {
   const services = options.services ?? SERVICES;
+  const bundleDir = options.runtime === 'bundle' ? join(process.cwd(), 'dist', 'process-stack') : undefined;
+  if (bundleDir) await (await import('../../deploy/scripts/bundle')).bundle(bundleDir);
   const ports = { gateway: options.gatewayPort ?? (await freePort()), orders: await freePort(), sessions: await freePort(), dispatcher: await freePort() };
   const env = stackEnvironment({ ...options, ports });
   mkdirSync(options.logDir, { recursive: true });
@@ -70,7 +81,7 @@ export async function startProcessStack(
     processes[service] = spawnGuarded({
       name: service,
       command: process.execPath,
-      args: ['--import', 'tsx', join('services', service, 'src', 'main.ts')],
+      args: bundleDir ? ['--enable-source-maps', join(bundleDir, `${service}.mjs`)] : ['--import', 'tsx', join('services', service, 'src', 'main.ts')],
       cwd: process.cwd(),
       logFile: join(options.logDir, `${service}.log`),
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', ...env[envKey(service)] },

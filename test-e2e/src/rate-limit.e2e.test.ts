@@ -3,17 +3,20 @@ import { eventually } from '@checkout/testing';
 import { startStack, type InProcessStack } from './support/stack';
 import { Api } from './support/api';
 
-// D7: throttled → 429 RATE_LIMITED with Retry-After; the limit is per key and holds across gateway replicas
-// because the counters live in MongoDB, not in a replica's memory.
+// D7: throttled → 429 RATE_LIMITED with Retry-After. D43: the limit is per key and per window; each of the
+// GATEWAY_REPLICAS replicas admits ceil(RATE_LIMIT_PER_WINDOW / GATEWAY_REPLICAS) from its own memory, so
+// requests spread over the replicas get the limit, and a client that reaches one replica gets its share.
 
-const LIMIT = 5;
+const LIMIT = 6;
+const REPLICAS = 2;
+const SHARE = LIMIT / REPLICAS;
 const WINDOW_MS = 5_000;
 let stack: InProcessStack;
 let replicas: Api[];
 let otherKey: Api;
 
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: String(LIMIT), RATE_LIMIT_WINDOW_MS: String(WINDOW_MS) } } }, ['orders', 'gateway']);
+  stack = await startStack({ extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: String(LIMIT), RATE_LIMIT_WINDOW_MS: String(WINDOW_MS), GATEWAY_REPLICAS: String(REPLICAS) } } }, ['orders', 'gateway']);
   const org = await stack.admin.createOrganizationWithKeys('Throttled Org');
   const secondUrl = await stack.addGatewayReplica();
   replicas = [new Api(stack.gatewayUrl, org.testKey), new Api(secondUrl, org.testKey)];
@@ -24,10 +27,12 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-describe('Rate limiting (D7)', () => {
-  it(`When ${LIMIT * 3} requests of one key hit two gateway replicas within one window, then exactly ${LIMIT} pass and the rest are 429 with Retry-After`, async () => {
-    // Start at the beginning of a window so the burst cannot straddle two windows.
-    await eventually(() => Date.now() % WINDOW_MS < 100, { deadlineMs: WINDOW_MS + 1_000, intervalMs: 5 });
+/** Waits for the beginning of a window, so a burst cannot straddle two. */
+const windowStart = () => eventually(() => Date.now() % WINDOW_MS < 100, { deadlineMs: WINDOW_MS + 1_000, intervalMs: 5 });
+
+describe('Rate limiting (D7, D43)', () => {
+  it(`When ${LIMIT * 3} requests of one key are spread over ${REPLICAS} gateway replicas within one window, then exactly ${LIMIT} pass and the rest are 429 with Retry-After`, async () => {
+    await windowStart();
     const responses = await Promise.all(Array.from({ length: LIMIT * 3 }, (_, i) => (replicas[i % 2] as Api).get('/v0/orders?limit=1')));
     const ok = responses.filter((r) => r.status === 200);
     const limited = responses.filter((r) => r.status === 429);
@@ -39,6 +44,13 @@ describe('Rate limiting (D7)', () => {
     }
     // Another key has its own budget.
     expect((await otherKey.get('/v0/orders?limit=1')).status).toBe(200);
+  });
+
+  it(`When one client reaches a single replica, then that replica admits its share, ${SHARE} per window`, async () => {
+    await windowStart();
+    const responses = await Promise.all(Array.from({ length: LIMIT }, () => (replicas[1] as Api).get('/v0/orders?limit=1')));
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(SHARE);
+    expect(responses.filter((r) => r.status === 429).map((r) => r.body.code)).toEqual(Array.from({ length: LIMIT - SHARE }, () => 'RATE_LIMITED'));
   });
 
   it('When the window has passed, then the key is admitted again', async () => {

@@ -9,6 +9,28 @@ export interface OutgoingMessage {
   headers?: Record<string, string>;
 }
 
+/**
+ * Kafka sends a producer made (one per send: one batch, whatever it holds) and the messages in them: the Kafka
+ * half of an operation's round-trip budget (issue 13), asserted by tests and printed by the bench, like
+ * CommandCounter (@checkout/mongo) for the database.
+ */
+export class SendCounter {
+  sends = 0;
+  messages = 0;
+
+  record(messages: number): void {
+    this.sends += 1;
+    this.messages += messages;
+  }
+
+  /** The sends `fn` caused (and any other send of the counted producers meanwhile). */
+  async during<T>(fn: () => Promise<T>): Promise<{ result: T; sends: number; messages: number }> {
+    const [sends, messages] = [this.sends, this.messages];
+    const result = await fn();
+    return { result, sends: this.sends - sends, messages: this.messages - messages };
+  }
+}
+
 export interface EventProducer {
   connect(): Promise<void>;
   send(messages: readonly OutgoingMessage[]): Promise<void>;
@@ -21,7 +43,7 @@ export interface EventProducer {
  * during a broker outage fails within seconds; the outbox keeps the event and the relay tries again, and
  * consumers deduplicate by event id.
  */
-export function createEventProducer(kafka: KafkaClient): EventProducer {
+export function createEventProducer(kafka: KafkaClient, options: { sendCounter?: SendCounter } = {}): EventProducer {
   const producer: Producer = kafkajsOf(kafka).producer({
     idempotent: true,
     maxInFlightRequests: 1,
@@ -48,6 +70,7 @@ export function createEventProducer(kafka: KafkaClient): EventProducer {
           messages: list.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
         })),
       });
+      options.sendCounter?.record(messages.length);
     },
     async disconnect() {
       connected = undefined;

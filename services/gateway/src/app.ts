@@ -2,11 +2,11 @@ import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { InternalClient, createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { IDEMPOTENCY_KEY_RETENTION_MS } from '@checkout/contracts';
-import { PeriodicTask, connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { PeriodicTask, connectMongo, ensureIndexes, type CommandCounter, type MongoConnection } from '@checkout/mongo';
 import type { Config } from './config';
 import { GATEWAY_INDEXES } from './store/indexes';
 import { OrganizationsStore } from './store/organizations.store';
-import { RateLimiter } from './store/rate-limit.store';
+import { RateLimiter } from './domain/rate-limit';
 import { IdempotencyStore } from './store/idempotency.store';
 import { mountRoutes } from './http/router';
 import { createGatewayMetrics } from './metrics';
@@ -21,11 +21,10 @@ export interface GatewayApp {
  * their requests and forwards them to the service that owns the data. It talks to Kafka through nobody:
  * its readiness is its database and the services behind it.
  */
-export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date } = {}): GatewayApp {
+export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date; commandCounter?: CommandCounter } = {}): GatewayApp {
   const clock = options.clock ?? (() => new Date());
   let mongo: MongoConnection | undefined;
   let server: RunningServer | undefined;
-  let rateLimiter: RateLimiter | undefined;
   let shuttingDown = false;
   let idempotencyKeys: IdempotencyStore | undefined;
   // D42 records past their 24 hours are ignored by every read; this sweep only reclaims their space (one
@@ -43,11 +42,10 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
 
   return {
     async start() {
-      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'gateway' });
+      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'gateway', ...(options.commandCounter && { commandCounter: options.commandCounter }) });
       await ensureIndexes(mongo.db, GATEWAY_INDEXES);
       const organizations = new OrganizationsStore(mongo.db);
-      rateLimiter = new RateLimiter(mongo.db, config.RATE_LIMIT_PER_WINDOW, config.RATE_LIMIT_WINDOW_MS);
-      rateLimiter.startCleanup();
+      const rateLimiter = new RateLimiter({ limitPerWindow: config.RATE_LIMIT_PER_WINDOW, windowMs: config.RATE_LIMIT_WINDOW_MS, replicas: config.GATEWAY_REPLICAS });
       // A request still running after its upstream deadline (plus a margin) is taken to have died with its process.
       idempotencyKeys = new IdempotencyStore(mongo.db, { retentionMs: IDEMPOTENCY_KEY_RETENTION_MS, lockMs: config.UPSTREAM_TIMEOUT_MS + 5_000 });
       idempotencySweep.start();
@@ -78,7 +76,6 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
     async stop() {
       shuttingDown = true;
       await server?.close(config.SHUTDOWN_GRACE_MS);
-      rateLimiter?.stopCleanup();
       await idempotencySweep.stop();
       await Promise.all(Object.values(upstreams).map((u) => u.close().catch(() => {})));
       await mongo?.close();

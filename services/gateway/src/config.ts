@@ -9,8 +9,11 @@ export const ConfigSchema = z.object({
   SESSIONS_URL: env.url().describe('Internal base URL of the sessions service'),
   DISPATCHER_URL: env.url().describe('Internal base URL of the webhook-dispatcher events API'),
   ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').describe('Operator token for the admin API (D38); never a merchant key'),
-  RATE_LIMIT_PER_WINDOW: env.positiveInt(100).describe('Requests allowed per API key per window, shared by all gateway replicas'),
+  RATE_LIMIT_PER_WINDOW: env.positiveInt(100).describe('Requests allowed per API key per window across GATEWAY_REPLICAS replicas (D43)'),
   RATE_LIMIT_WINDOW_MS: env.positiveInt(1_000).describe('Length of the rate-limit window'),
+  GATEWAY_REPLICAS: env
+    .positiveInt(1)
+    .describe('Gateway replicas that share each key\'s rate limit: each admits ceil(RATE_LIMIT_PER_WINDOW / GATEWAY_REPLICAS) per key and window from memory (D43)'),
   BODY_LIMIT_BYTES: env.positiveInt(1024 * 1024).describe('Largest accepted JSON body (D7: 1 MiB)'),
   UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000).describe('Deadline for a call to an internal service'),
   IDEMPOTENCY_SWEEP_INTERVAL_MS: env.positiveInt(60_000).describe('How often Idempotency-Key records older than 24 hours are deleted (D42; FerretDB has no TTL indexes)'),

@@ -2,7 +2,7 @@ import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { connectMongo, ensureIndexes, type CommandCounter, type MongoConnection } from '@checkout/mongo';
-import { OutboxRelay, createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, registerOutboxMetrics, type EventProducer } from '@checkout/kafka';
+import { OutboxRelay, createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, registerOutboxMetrics, type EventProducer, type SendCounter } from '@checkout/kafka';
 import { TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
 import { OrdersStore } from './store/orders.store';
@@ -18,7 +18,7 @@ export interface OrdersApp {
 }
 
 /** Wires the orders service; nothing connects until start(). */
-export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date; commandCounter?: CommandCounter } = {}): OrdersApp {
+export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date; commandCounter?: CommandCounter; sendCounter?: SendCounter } = {}): OrdersApp {
   const clock = options.clock ?? (() => new Date());
   let mongo: MongoConnection | undefined;
   let producer: EventProducer | undefined;
@@ -33,7 +33,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'orders', logger });
       const orderEventsTopic = topicName(config.TOPIC_PREFIX, TOPICS.orderEvents);
       await ensureTopics(kafka, [{ topic: orderEventsTopic, numPartitions: config.ORDER_EVENTS_PARTITIONS }]);
-      producer = createEventProducer(kafka);
+      producer = createEventProducer(kafka, { ...(options.sendCounter && { sendCounter: options.sendCounter }) });
       await producer.connect();
 
       const orders = new OrdersStore(mongo.db);

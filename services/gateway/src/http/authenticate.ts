@@ -3,7 +3,7 @@ import { DomainError } from '@checkout/errors';
 import type { RequestScope } from '@checkout/http';
 import { keyMatches, parseAuthorization } from '../domain/api-keys';
 import type { ApiKeyDocument, OrganizationDocument, OrganizationsStore } from '../store/organizations.store';
-import type { RateLimiter } from '../store/rate-limit.store';
+import type { RateLimiter } from '../domain/rate-limit';
 import type { GatewayMetrics } from '../metrics';
 
 declare module 'koa' {
@@ -14,7 +14,7 @@ declare module 'koa' {
 }
 
 interface CachedKey {
-  key: ApiKeyDocument;
+  key: ApiKeyDocument | null;
   organization: OrganizationDocument | null;
   until: number;
 }
@@ -22,10 +22,25 @@ interface CachedKey {
 /**
  * D5: resolves the organization and mode from the secret key and puts them on ctx.state.scope, the only
  * place handlers read them from. A short cache keeps the database off the hot path; it also bounds how long
- * a revoked key keeps working (AUTH_CACHE_MS).
+ * a revoked key keeps working (AUTH_CACHE_MS). The rate limit is counted in memory (D43): after the cache is
+ * warm, authenticating costs no database command.
  */
 export function authenticate(store: OrganizationsStore, rateLimiter: RateLimiter, cacheMs: number, metrics: GatewayMetrics): Middleware {
   const cache = new Map<string, CachedKey>();
+  // One lookup per key at a time: when an entry lapses under load, the requests of that key in flight wait for
+  // the same two reads instead of each sending its own.
+  const loading = new Map<string, Promise<CachedKey>>();
+  const load = (lookupId: string): Promise<CachedKey> => {
+    let pending = loading.get(lookupId);
+    if (!pending) {
+      pending = (async () => {
+        const key = await store.findKeyByLookupId(lookupId);
+        return { key, organization: key ? await store.getOrganization(key.organizationId) : null, until: Date.now() + cacheMs };
+      })().finally(() => loading.delete(lookupId));
+      loading.set(lookupId, pending);
+    }
+    return pending;
+  };
   return async (ctx, next) => {
     const parsed = parseAuthorization(ctx.get('authorization') || undefined);
     if (parsed.kind === 'missing') {
@@ -37,21 +52,21 @@ export function authenticate(store: OrganizationsStore, rateLimiter: RateLimiter
     const now = Date.now();
     let entry = cache.get(parsed.lookupId);
     if (!entry || entry.until < now) {
-      const key = await store.findKeyByLookupId(parsed.lookupId);
-      if (!key) throw new DomainError('INVALID_API_KEY', 'The API key is not valid.');
-      entry = { key, organization: await store.getOrganization(key.organizationId), until: now + cacheMs };
-      if (cacheMs > 0) {
+      entry = await load(parsed.lookupId);
+      // Unknown keys are not remembered: creating a key takes effect at once.
+      if (cacheMs > 0 && entry.key) {
         if (cache.size > 10_000) cache.clear();
         cache.set(parsed.lookupId, entry);
       }
     }
     const { key, organization } = entry;
+    if (!key) throw new DomainError('INVALID_API_KEY', 'The API key is not valid.');
     if (!keyMatches(parsed.secret, key.hash) || key.status !== 'active' || key.mode !== parsed.mode) {
       throw new DomainError('INVALID_API_KEY', 'The API key is not valid or has been revoked.');
     }
     if (!organization) throw new DomainError('ORGANIZATION_NOT_FOUND', 'The API key is not linked to an organization.');
 
-    const retryAfter = await rateLimiter.admit(key.keyId);
+    const retryAfter = rateLimiter.admit(key.keyId, now);
     if (retryAfter > 0) {
       metrics.rateLimited.inc();
       throw new DomainError('RATE_LIMITED', 'Too many requests for this API key; retry after the indicated delay.', { retryAfterSeconds: retryAfter });

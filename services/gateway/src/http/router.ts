@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import { mountRouters } from '@checkout/http';
 import type { InternalClient } from '@checkout/http';
 import type { OrganizationsStore } from '../store/organizations.store';
-import type { RateLimiter } from '../store/rate-limit.store';
+import type { RateLimiter } from '../domain/rate-limit';
 import type { IdempotencyStore } from '../store/idempotency.store';
 import { idempotency } from './idempotency';
 import type { GatewayMetrics } from '../metrics';

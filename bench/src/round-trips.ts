@@ -1,0 +1,181 @@
+// The round-trip half of the bench (issue 13, part 3): services run in this process with a CommandCounter each
+// (the driver's command monitoring) and one SendCounter on their Kafka producers; each operation is run a few
+// times after a warm-up and its database commands and Kafka sends per run are printed with its budget. Counts
+// are deterministic, so a few runs suffice; the component and e2e tests assert the same figures exactly.
+// bench/src/orders.ts and bench/src/sessions.ts add rows: measureRoundTrips(...) per operation, then
+// formatRoundTripTable(rows).
+import { randomBytes } from 'node:crypto';
+import { createLogger } from '@checkout/logger';
+import { CommandCounter } from '@checkout/mongo';
+import { SendCounter } from '@checkout/kafka';
+import type { Engines } from '@checkout/engines';
+import { AdminClient, stackEnvironment, type StackEnvironment } from '@checkout/testing';
+import { formatColumns } from './load';
+
+export type CountedService = 'gateway' | 'orders';
+
+interface StartableApp {
+  start(): Promise<{ url: string }>;
+  stop(): Promise<void>;
+}
+type Builder = (env: StackEnvironment, urls: Partial<Record<CountedService, string>>, counters: { commandCounter: CommandCounter; sendCounter: SendCounter }) => Promise<StartableApp>;
+
+const silent = (name: string) => createLogger(name, { level: 'silent' });
+
+// In start order (a service's upstreams first). A service whose buildApp takes a commandCounter (and, with a
+// producer, a sendCounter) joins by adding its builder here.
+const BUILDERS: Record<CountedService, Builder> = {
+  orders: async (env, _urls, counters) => (await import('@checkout/orders')).buildApp((await import('@checkout/orders/config')).parseConfig(env.orders), silent('orders'), counters),
+  gateway: async (env, urls, { commandCounter }) =>
+    (await import('@checkout/gateway')).buildApp(
+      (await import('@checkout/gateway/config')).parseConfig({ ...env.gateway, ...(urls.orders && { ORDERS_URL: urls.orders }) }),
+      silent('gateway'),
+      { commandCounter },
+    ),
+};
+
+export interface CountedStack {
+  urls: Partial<Record<CountedService, string>>;
+  commands: Partial<Record<CountedService, CommandCounter>>;
+  kafka: SendCounter;
+  env: StackEnvironment;
+  admin(): AdminClient;
+  stop(): Promise<void>;
+}
+
+/**
+ * The given services in this process on the bench's engines, counted. Background sweeps are pushed out of
+ * the measured windows (they run once at start) and API keys stay cached, as in a service that is warm.
+ */
+export async function startCountedStack(engines: Engines, services: readonly CountedService[]): Promise<CountedStack> {
+  const env = stackEnvironment({
+    ports: { gateway: 0, orders: 0, sessions: 0, dispatcher: 0 },
+    mongoUrl: engines.mongoUrl,
+    kafkaBrokers: engines.kafkaBrokers,
+    namePrefix: `bench_rt_${randomBytes(4).toString('hex')}`,
+    logLevel: 'silent',
+    extraEnv: {
+      gateway: { AUTH_CACHE_MS: '3600000', IDEMPOTENCY_SWEEP_INTERVAL_MS: '3600000', RATE_LIMIT_PER_WINDOW: '1000000' },
+      orders: { OUTBOX_SWEEP_INTERVAL_MS: '3600000' },
+    },
+  });
+  const kafka = new SendCounter();
+  const commands: Partial<Record<CountedService, CommandCounter>> = {};
+  const urls: Partial<Record<CountedService, string>> = {};
+  const started: StartableApp[] = [];
+  const order = (Object.keys(BUILDERS) as CountedService[]).filter((s) => services.includes(s));
+  try {
+    for (const service of order) {
+      const commandCounter = new CommandCounter();
+      const app = await BUILDERS[service](env, urls, { commandCounter, sendCounter: kafka });
+      urls[service] = (await app.start()).url;
+      commands[service] = commandCounter;
+      started.push(app);
+    }
+  } catch (err) {
+    for (const app of started.reverse()) await app.stop().catch(() => {});
+    throw err;
+  }
+  return {
+    urls,
+    commands,
+    kafka,
+    env,
+    admin: () => new AdminClient(urls.gateway ?? '', env.adminToken),
+    async stop() {
+      for (const app of [...started].reverse()) await app.stop().catch(() => {});
+    },
+  };
+}
+
+export interface RoundTripBudget {
+  /** Most database commands allowed, all services together. */
+  commands: number;
+  /** Most Kafka sends allowed (default: no bound). */
+  kafkaSends?: number;
+  /** Where the budget comes from, e.g. "issue 13: ≤ 2". */
+  source: string;
+}
+
+export interface RoundTripRow {
+  operation: string;
+  /** Commands per run by service, e.g. { gateway: { insert: 1 }, orders: { find: 1 } }. */
+  byService: Record<string, Record<string, number>>;
+  /** Database commands per run, all services. */
+  commands: number;
+  kafkaSends: number;
+  runs: number;
+  budget?: RoundTripBudget;
+  /** Figures of an earlier build to print beside (e.g. the issue's "before"). */
+  before?: string;
+}
+
+/**
+ * Runs `operation` `runs` times (after `warmup` unmeasured runs) and returns its cost per run. `settle` runs
+ * after each measured run and is counted with it: e.g. wait until the outbox relay has published what the
+ * operation wrote, so the relay's work is part of the figure.
+ */
+export async function measureRoundTrips(
+  stack: Pick<CountedStack, 'commands' | 'kafka'>,
+  operation: string,
+  run: (i: number) => Promise<unknown>,
+  options: { runs?: number; warmup?: number; budget?: RoundTripBudget; before?: string; settle?: () => Promise<unknown> } = {},
+): Promise<RoundTripRow> {
+  const runs = options.runs ?? 20;
+  for (let i = 0; i < (options.warmup ?? 1); i++) await run(-1 - i);
+  const counters = Object.entries(stack.commands).filter((e): e is [string, CommandCounter] => e[1] !== undefined);
+  const before = counters.map(([, c]) => c.snapshot());
+  const sendsBefore = stack.kafka.sends;
+  for (let i = 0; i < runs; i++) {
+    await run(i);
+    await options.settle?.();
+  }
+  const byService: Record<string, Record<string, number>> = {};
+  let commands = 0;
+  counters.forEach(([service, counter], i) => {
+    const earlier = before[i] ?? {};
+    const delta: Record<string, number> = {};
+    for (const [name, n] of Object.entries(counter.snapshot())) {
+      const d = n - (earlier[name] ?? 0);
+      if (d > 0) {
+        delta[name] = d / runs;
+        commands += d / runs;
+      }
+    }
+    byService[service] = delta;
+  });
+  return {
+    operation,
+    byService,
+    commands,
+    kafkaSends: (stack.kafka.sends - sendsBefore) / runs,
+    runs,
+    ...(options.budget && { budget: options.budget }),
+    ...(options.before !== undefined && { before: options.before }),
+  };
+}
+
+const count = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
+const commandsText = (byName: Record<string, number>) =>
+  Object.keys(byName).length === 0 ? '0' : Object.entries(byName).map(([name, n]) => `${count(n)} ${name}`).join(' + ');
+
+export const mark = (ok: boolean) => (ok ? '✓' : '✗');
+
+/** The round-trip table: one row per operation, commands per service, total, Kafka sends, budget with ✓/✗. */
+export function formatRoundTripTable(rows: readonly RoundTripRow[]): string {
+  const services = [...new Set(rows.flatMap((r) => Object.keys(r.byService)))];
+  const header = ['operation', ...services.map((s) => `${s} commands`), 'total', 'Kafka sends', 'budget (issue 13)', 'before'];
+  const lines = rows.map((r) => {
+    const within = r.budget ? r.commands <= r.budget.commands && (r.budget.kafkaSends === undefined || r.kafkaSends <= r.budget.kafkaSends) : undefined;
+    return [
+      r.operation,
+      ...services.map((s) => commandsText(r.byService[s] ?? {})),
+      count(r.commands),
+      count(r.kafkaSends),
+      r.budget ? `${r.budget.source} ${mark(within === true)}` : '',
+      r.before ?? '',
+    ];
+  });
+  return formatColumns(header, lines);
+}
+

@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MongoClient } from 'mongodb';
+import { createLogger } from '@checkout/logger';
+import { CommandCounter } from '@checkout/mongo';
+import { newId } from '@checkout/contracts';
+import { SendCounter } from '@checkout/kafka';
+import { AdminClient, stackEnvironment } from '@checkout/testing';
+import { buildApp as buildGateway, type GatewayApp } from '@checkout/gateway';
+import { parseConfig as gatewayConfig } from '@checkout/gateway/config';
+import { buildApp as buildOrders, type OrdersApp } from '@checkout/orders';
+import { parseConfig as ordersConfig } from '@checkout/orders/config';
+import { Api } from './support/api';
+import { buildOrderInput } from './support/factories';
+
+// Issue 13, part 3: what one public request costs across the gateway and orders, in database commands (the
+// driver's command monitoring, one counter per service) and Kafka sends. Counts are deterministic, so they are
+// asserted exactly; a change that adds a round trip has to change this file and say why. Here, not in a
+// service's test/component, because the budget is a property of the two services together (the gateway's
+// authentication, rate limit and D42 records, orders' writes and its outbox relay).
+//
+// "After warm-up": the API key is cached (AUTH_CACHE_MS, made longer than this file so a refresh, 2 finds per
+// key every AUTH_CACHE_MS, cannot fall inside a measured request) and background sweeps are kept out of the
+// measured windows (they ran once at start).
+
+const suffix = randomBytes(4).toString('hex');
+const commands = { gateway: new CommandCounter(), orders: new CommandCounter() };
+const kafka = new SendCounter();
+let gateway: GatewayApp | undefined;
+let orders: OrdersApp | undefined;
+let api: Api;
+let ordersDb: MongoClient;
+let ordersDatabase: string;
+let gatewayEnv: Record<string, string>;
+let admin: AdminClient;
+let organizationId: string;
+
+interface Cost<T> {
+  result: T;
+  gateway: Record<string, number>;
+  orders: Record<string, number>;
+  /** Database commands of both services. */
+  total: number;
+  kafkaSends: number;
+}
+
+async function costOf<T>(fn: () => Promise<T>): Promise<Cost<T>> {
+  const g = await commands.gateway.during(() => commands.orders.during(() => kafka.during(fn)));
+  const o = g.result;
+  const k = o.result;
+  return { result: k.result, gateway: g.commands, orders: o.commands, total: g.total + o.total, kafkaSends: k.sends };
+}
+
+/** The order as stored, read with a client of its own (uncounted): is anything left for the relay to do? */
+async function storedOutbox(id: string): Promise<{ outbox: unknown[]; outboxPending: boolean } | null> {
+  return ordersDb.db(ordersDatabase).collection<{ _id: string; outbox: unknown[]; outboxPending: boolean }>('orders').findOne({ _id: id }, { projection: { outbox: 1, outboxPending: 1 } });
+}
+
+beforeAll(async () => {
+  const mongoUrl = process.env.MONGODB_URL;
+  const brokers = process.env.KAFKA_BROKERS;
+  if (!mongoUrl || !brokers) throw new Error('KAFKA_BROKERS and MONGODB_URL must be set (the e2e global setup provides them)');
+  const env = stackEnvironment({
+    ports: { gateway: 0, orders: 0, sessions: 0, dispatcher: 0 },
+    mongoUrl,
+    kafkaBrokers: brokers.split(','),
+    namePrefix: `e2e_rt_${suffix}`,
+    logLevel: 'silent',
+    extraEnv: {
+      gateway: { AUTH_CACHE_MS: '3600000', IDEMPOTENCY_SWEEP_INTERVAL_MS: '3600000' },
+      orders: { OUTBOX_SWEEP_INTERVAL_MS: '3600000' },
+    },
+  });
+  ordersDatabase = env.orders.MONGODB_DATABASE as string;
+  ordersDb = await new MongoClient(mongoUrl).connect();
+  orders = buildOrders(ordersConfig(env.orders), createLogger('orders', { level: 'silent' }), { commandCounter: commands.orders, sendCounter: kafka });
+  const ordersUrl = (await orders.start()).url;
+  gatewayEnv = { ...env.gateway, ORDERS_URL: ordersUrl };
+  gateway = buildGateway(gatewayConfig(gatewayEnv), createLogger('gateway', { level: 'silent' }), { commandCounter: commands.gateway });
+  const gatewayUrl = (await gateway.start()).url;
+  admin = new AdminClient(gatewayUrl, env.adminToken);
+  const org = await admin.createOrganizationWithKeys(`Round Trips ${suffix}`);
+  organizationId = org.organizationId;
+  api = new Api(gatewayUrl, org.testKey);
+  // Warm-up: the key's first request reads it (and its organization) into the cache; each kind of request once.
+  const warm = await api.post('/v0/orders', buildOrderInput());
+  expect(warm.status).toBe(201);
+  expect((await api.get(`/v0/orders/${warm.body.order.id as string}`)).status).toBe(200);
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await orders?.stop();
+  await ordersDb?.close();
+});
+
+describe('round trips per public orders operation, gateway + orders (issue 13)', () => {
+  it('GET /v0/orders/:id: 1 command in all (orders\' find); authentication and the rate limit cost 0 (D43)', async () => {
+    const id = (await api.post('/v0/orders', buildOrderInput())).body.order.id as string;
+    const cost = await costOf(() => api.get(`/v0/orders/${id}`));
+    expect(cost.result.status).toBe(200);
+    expect(cost.gateway).toEqual({});
+    expect(cost.orders).toEqual({ find: 1 });
+    expect(cost.total).toBe(1);
+    expect(cost.kafkaSends).toBe(0);
+  });
+
+  it('a refused request (429 RATE_LIMITED) costs 0 commands too: the limit is counted in memory (D43)', async () => {
+    // A second replica on the same database whose limit is 1 request per key and hour: its second request is refused.
+    const counted = new CommandCounter();
+    const limited = buildGateway(gatewayConfig({ ...gatewayEnv, RATE_LIMIT_PER_WINDOW: '1', RATE_LIMIT_WINDOW_MS: '3600000' }), createLogger('gateway', { level: 'silent' }), { commandCounter: counted });
+    try {
+      const replica = new Api((await limited.start()).url, api.key);
+      const unknownOrder = `/v0/orders/${newId('ord', 'test')}`;
+      expect((await replica.get(unknownOrder)).status).toBe(404);
+      const refused = await counted.during(() => replica.get(unknownOrder));
+      expect(refused.result.status).toBe(429);
+      expect(refused.result.body.code).toBe('RATE_LIMITED');
+      expect(refused.result.headers['retry-after']).toBeDefined();
+      expect(refused.total).toBe(0);
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it('a key not yet cached costs 2 commands (its key, its organization), once for all its concurrent requests', async () => {
+    const key = (await admin.createKey(organizationId, 'test')).secret;
+    const fresh = new Api(api.baseUrl, key);
+    const id = (await api.post('/v0/orders', buildOrderInput())).body.order.id as string;
+    const burst = await costOf(() => Promise.all(Array.from({ length: 16 }, () => fresh.get(`/v0/orders/${id}`))));
+    expect(burst.result.map((r) => r.status)).toEqual(Array.from({ length: 16 }, () => 200));
+    expect(burst.gateway).toEqual({ find: 2 });
+    expect(burst.orders).toEqual({ find: 16 });
+  });
+
+  it('POST /v0/orders: 1 command (the insert), no Kafka send, nothing left for the outbox relay; +2 with a new customer, +1 with a known one', async () => {
+    const plain = await costOf(() => api.post('/v0/orders', buildOrderInput()));
+    expect(plain.result.status).toBe(201);
+    expect(plain.gateway).toEqual({});
+    expect(plain.orders).toEqual({ insert: 1 });
+    expect(plain.kafkaSends).toBe(0);
+    // The relay's work is part of the budget: a created order carries no event today, so there is none.
+    expect(await storedOutbox(plain.result.body.order.id as string)).toEqual(expect.objectContaining({ outbox: [], outboxPending: false }));
+
+    const email = `rt-${suffix}@example.com`;
+    const newCustomer = await costOf(() => api.post('/v0/orders', buildOrderInput({ customer: { email } })));
+    expect(newCustomer.result.status).toBe(201);
+    // Looks the email up, inserts the customer, inserts the order.
+    expect(newCustomer.orders).toEqual({ find: 1, insert: 2 });
+    expect(newCustomer.total).toBe(3);
+
+    const knownCustomer = await costOf(() => api.post('/v0/orders', buildOrderInput({ customer: { email } })));
+    expect(knownCustomer.result.status).toBe(201);
+    expect(knownCustomer.orders).toEqual({ find: 1, insert: 1 });
+    expect(knownCustomer.total).toBe(2);
+  });
+
+  it('POST /v0/orders with an Idempotency-Key: +2 in the gateway (D42: the insert that arbitrates, the update that keeps the answer); a replay costs 2 and never reaches orders', async () => {
+    const key = `rt-${suffix}-idem`;
+    const body = buildOrderInput();
+    const first = await costOf(() => api.post('/v0/orders', body, { 'idempotency-key': key }));
+    expect(first.result.status).toBe(201);
+    expect(first.gateway).toEqual({ insert: 1, findAndModify: 1 });
+    expect(first.orders).toEqual({ insert: 1 });
+    expect(first.total).toBe(3);
+
+    const replay = await costOf(() => api.post('/v0/orders', body, { 'idempotency-key': key }));
+    expect(replay.result.status).toBe(201);
+    expect(replay.result.body).toEqual(first.result.body);
+    // The insert loses to the record, which is then read and replayed.
+    expect(replay.gateway).toEqual({ insert: 1, find: 1 });
+    expect(replay.orders).toEqual({});
+  });
+});
