@@ -34,17 +34,11 @@ export class ScopedCollection<T extends ScopedDocument> {
   }
 
   /**
-   * The tenant is part of every filter. A lookup by _id alone is sent as {_id} and the tenant is checked here,
-   * on the one document it returns: the same answer and the same index on MongoDB, but the local engine
-   * (mongo-java-server 1.47, H2) answers {_id, organizationId, mode} in time that grows with the collection
-   * (c=8, 10 k orders of one tenant: 1.8 ms against 0.28 ms for {_id}; issue 13), so every by-id read pays it.
+   * The tenant is part of every filter, a lookup by _id included: MongoDB serves {_id, organizationId, mode}
+   * from the _id index and checks the other two fields on the one document it finds.
    */
-  async findOne(filter: Filter<T>, options?: FindOptions): Promise<WithId<T> | null> {
-    const id = idOnly(filter);
-    // A projection might leave out the tenant fields this check reads.
-    if (id === undefined || options?.projection !== undefined) return this.collection.findOne(this.filter(filter), options);
-    const doc: WithId<T> | null = await this.collection.findOne({ _id: id } as Filter<T>, options);
-    return doc !== null && doc.organizationId === this.scope.organizationId && doc.mode === this.scope.mode ? doc : null;
+  findOne(filter: Filter<T>, options?: FindOptions): Promise<WithId<T> | null> {
+    return this.collection.findOne(this.filter(filter), options);
   }
 
   find(filter: Filter<T>, options?: FindOptions) {
