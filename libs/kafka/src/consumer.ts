@@ -167,6 +167,68 @@ export async function runConsumer<T>(options: ConsumerOptions<T>): Promise<Runni
   });
 }
 
+export interface BatchConsumerOptions<T> extends Omit<ConsumerOptions<T>, 'handle'> {
+  /**
+   * Handles the parsed messages of one fetched batch of one partition, in offset order; the batch's offsets are
+   * committed (once, for the whole batch) only after it resolves. A throw leaves the offsets where they were and
+   * the batch is fetched again after a backoff (at least once).
+   */
+  handleBatch: (messages: Array<{ value: T; context: MessageContext }>) => Promise<void>;
+  /** Longest wait of one fetch for new messages (kafkajs' default is 5 s; a fetch returns as soon as data is there). */
+  maxWaitTimeInMs?: number;
+}
+
+/**
+ * At-least-once consumption a batch at a time, for consumers whose work is cheaper in bulk (one database
+ * command for many messages, one offset commit per batch). Poison messages are parked as in runConsumer.
+ */
+export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Promise<RunningConsumer> {
+  const log = options.logger.child({ groupId: options.groupId });
+  return superviseConsumer({
+    logger: log,
+    ...(options.onRestart && { onRestart: options.onRestart }),
+    create: () =>
+      kafkajsOf(options.kafka).consumer({
+        groupId: options.groupId,
+        ...CONSUMER_GROUP_SETTINGS,
+        ...(options.maxWaitTimeInMs !== undefined && { maxWaitTimeInMs: options.maxWaitTimeInMs }),
+      }),
+    begin: async (consumer) => {
+      for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
+      await consumer.run({
+        autoCommit: true,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
+        eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+          if (!isRunning() || isStale() || batch.messages.length === 0) return;
+          const parsedMessages: Array<{ value: T; context: MessageContext }> = [];
+          for (const message of batch.messages) {
+            const parsed = parseMessage(message, options.parse);
+            if (parsed.ok) {
+              parsedMessages.push({
+                value: parsed.value,
+                context: { topic: batch.topic, partition: batch.partition, offset: message.offset, key: message.key?.toString() ?? null, headers: decodeHeaders(message.headers) },
+              });
+              continue;
+            }
+            log.error({ topic: batch.topic, partition: batch.partition, offset: message.offset, reason: parsed.error }, 'poison message parked on the dead-letter topic');
+            await parkOnDeadLetter(options.deadLetter, { topic: batch.topic, partition: batch.partition, message }, parsed.error);
+          }
+          if (parsedMessages.length > 0) {
+            try {
+              await options.handleBatch(parsedMessages);
+            } catch (err) {
+              throw new HandlerFailedError(err);
+            }
+          }
+          resolveOffset(batch.lastOffset());
+          await heartbeat();
+        },
+      });
+    },
+  });
+}
+
 function parseMessage<T>(message: KafkaMessage, parse: (raw: unknown) => ParseResult<T>): ParseResult<T> {
   let raw: unknown;
   try {

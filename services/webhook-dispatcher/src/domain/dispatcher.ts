@@ -11,7 +11,8 @@ import type { DispatcherMetrics } from '../metrics';
 import type { RetryMessage } from '../messaging/webhook-messages';
 import { HostScheduler } from './host-scheduler';
 import { nextAttempt, parseRetryAfter } from './retry-policy';
-import { recoveryDeliveryId } from './recovery';
+import { initialDeliveryId, recoveryDeliveryId } from './recovery';
+import { GroupCommit } from '../store/group-commit';
 
 /** A pre-claimed delivery is attempted without a fresh claim only while its claim outlives the attempt by this. */
 const CLAIM_SAFETY_MS = 500;
@@ -64,35 +65,73 @@ export class Dispatcher {
   private stopped = false;
   private sweeps = 0;
 
-  constructor(private readonly deps: DispatcherDeps) {}
+  private readonly successes: GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }>;
+
+  constructor(private readonly deps: DispatcherDeps) {
+    this.successes = new GroupCommit(async (items) => {
+      const recorded = await deps.deliveries.recordAttempts(items);
+      deps.metrics.deliveries.inc({ outcome: 'succeeded' }, recorded);
+      if (recorded < items.length) deps.logger.info({ dropped: items.length - recorded }, 'attempt results dropped: those attempts were already recorded elsewhere');
+    });
+  }
 
   stop(): void {
     this.stopped = true;
   }
 
-  /** Consumer handler: returns once the event (and its delivery, D32) are durably stored. */
-  async recordSessionEvent({ envelope, rawBody }: IncomingSessionEvent): Promise<void> {
+  /**
+   * Consumer handler for one fetched batch: returns once its events (and their deliveries, D32) are durably
+   * stored, in two database commands for the whole batch, issued together. The first delivery's id is derived
+   * from the event id, so the two inserts need nothing from each other and a redelivered message re-creates the
+   * same delivery; a delivery that already existed belongs to whoever made it (or to the recovery sweep).
+   */
+  async recordSessionEvents(batch: readonly IncomingSessionEvent[]): Promise<void> {
     await this.deps.scheduler.waitForRoom();
-    const scope: Scope = { organizationId: envelope.organizationId, mode: envelope.mode };
     const now = this.deps.clock();
-    const body = webhookBodyJson(rawBody);
-    const { event, created } = await this.deps.events.recordEvent(scope, {
-      _id: envelope.eventId,
-      type: envelope.type,
-      sessionId: envelope.sessionId,
-      createdAt: new Date(envelope.body.createdAt),
-      body,
-      callbackUrl: envelope.callbackUrl,
-      initialDeliveryId: envelope.callbackUrl === null ? null : newId('dlv', envelope.mode),
-      recordedAt: now,
-    });
-    if (event.callbackUrl === null || event.initialDeliveryId === null) {
-      if (created) this.deps.metrics.deliveries.inc({ outcome: 'no_callback_url' });
-      return;
+    const eventDocs = new Map<string, EventDocument>();
+    for (const { envelope, rawBody } of batch) {
+      if (eventDocs.has(envelope.eventId)) continue;
+      eventDocs.set(envelope.eventId, {
+        _id: envelope.eventId,
+        organizationId: envelope.organizationId,
+        mode: envelope.mode,
+        type: envelope.type,
+        sessionId: envelope.sessionId,
+        createdAt: new Date(envelope.body.createdAt),
+        body: webhookBodyJson(rawBody),
+        callbackUrl: envelope.callbackUrl,
+        initialDeliveryId: envelope.callbackUrl === null ? null : initialDeliveryId(envelope.eventId, envelope.mode),
+        recordedAt: now,
+      });
     }
-    // A redelivered message finds the event stored and re-creates the same delivery id, so a crash between the
-    // two inserts leaves nothing behind and a duplicate message makes no second delivery.
-    await this.createDelivery(scope, event, event.initialDeliveryId, now);
+    // Held here only while the host's queue has room; the rest is left to the recovery sweep (back-pressure).
+    const room = new Map<string, number>();
+    const held = new Set<string>();
+    const deliveryDocs: DeliveryDocument[] = [];
+    for (const event of eventDocs.values()) {
+      if (event.callbackUrl === null || event.initialDeliveryId === null) continue;
+      const host = this.deps.hostKey(event.callbackUrl);
+      const left = room.get(host) ?? (this.deps.dispatchLocally && !this.stopped ? this.deps.scheduler.roomFor(host) : 0);
+      const holdHere = left > 0;
+      room.set(host, left - 1);
+      if (holdHere) held.add(event.initialDeliveryId);
+      deliveryDocs.push(this.newDelivery({ organizationId: event.organizationId, mode: event.mode }, event, event.initialDeliveryId, now, holdHere));
+    }
+    const [recorded, existingDeliveries] = await Promise.all([this.deps.events.recordEvents([...eventDocs.values()]), this.deps.deliveries.insertDeliveries(deliveryDocs)]);
+
+    for (const [eventId, { event, created }] of recorded) {
+      if (created && event.callbackUrl === null) this.deps.metrics.deliveries.inc({ outcome: 'no_callback_url' });
+      const planned = eventDocs.get(eventId)?.initialDeliveryId;
+      // An event recorded before first-delivery ids were derived keeps the delivery it was given then.
+      if (!created && planned && event.initialDeliveryId !== planned && !existingDeliveries.has(planned)) {
+        await this.deps.deliveries.deleteUnattempted(planned);
+        held.delete(planned);
+      }
+    }
+    for (const delivery of deliveryDocs) {
+      if (existingDeliveries.has(delivery._id) || !held.has(delivery._id)) continue;
+      this.enqueue(delivery._id, 1, delivery.url, { delivery, body: eventDocs.get(delivery.eventId)?.body ?? '' });
+    }
   }
 
   /** D34: a new delivery of a stored event (same event id, new delivery id), attempted at once. */
@@ -132,14 +171,22 @@ export class Dispatcher {
 
   private async createDelivery(scope: Scope, event: EventDocument, deliveryId: string, now: Date): Promise<{ delivery: DeliveryDocument; created: boolean }> {
     const url = event.callbackUrl as string;
-    const host = this.deps.hostKey(url);
     // Held by this process while it is queued here; otherwise free for the recovery sweep straight away.
-    const holdHere = this.deps.dispatchLocally && !this.stopped && this.deps.scheduler.hasRoomFor(host);
-    const { delivery, created } = await this.deps.deliveries.insertDelivery(scope, {
+    const holdHere = this.deps.dispatchLocally && !this.stopped && this.deps.scheduler.hasRoomFor(this.deps.hostKey(url));
+    const doc = this.newDelivery(scope, event, deliveryId, now, holdHere);
+    const { delivery, created } = await this.deps.deliveries.insertDelivery(scope, doc);
+    if (created && holdHere) this.enqueue(delivery._id, 1, url, { delivery, body: event.body });
+    return { delivery, created };
+  }
+
+  private newDelivery(scope: Scope, event: EventDocument, deliveryId: string, now: Date, holdHere: boolean): DeliveryDocument {
+    return {
       _id: deliveryId,
+      organizationId: scope.organizationId,
+      mode: scope.mode,
       eventId: event._id,
       eventType: event.type,
-      url,
+      url: event.callbackUrl as string,
       status: 'pending',
       attempts: [],
       attemptCount: 0,
@@ -149,9 +196,7 @@ export class Dispatcher {
       deadLetterPending: false,
       createdAt: now,
       updatedAt: now,
-    });
-    if (created && holdHere) this.enqueue(delivery._id, 1, url, { delivery, body: event.body });
-    return { delivery, created };
+    };
   }
 
   /** Retry consumer handler: the retry is due; queue it (the claim at run time rejects stale ones). */
@@ -240,14 +285,17 @@ export class Dispatcher {
       deadLetterPending: !result.ok && !retryAt,
     };
     // One conditional write, whether or not the attempt outlived its hold: it names the attempt it follows.
+    // Successes, the bulk of the traffic, share their command with whatever other successes are waiting.
+    if (result.ok) {
+      await this.successes.add({ id: deliveryId, outcome, now: finished });
+      return;
+    }
     const updated = await this.deps.deliveries.recordAttempt(deliveryId, outcome, finished);
     if (!updated) {
       this.deps.logger.info({ deliveryId, attempt }, 'attempt result dropped: that attempt was already recorded elsewhere');
       return;
     }
-    if (result.ok) {
-      metrics.deliveries.inc({ outcome: 'succeeded' });
-    } else if (retryAt) {
+    if (retryAt) {
       await this.deps.publisher.publishRetry({ deliveryId, attempt: attempt + 1, notBefore: retryAt.toISOString() }).catch((err: unknown) => {
         // The delivery is stored as pending; the recovery sweep retries it once its hold lapses.
         this.deps.logger.warn({ err, deliveryId }, 'could not publish retry message; the recovery sweep will pick it up');

@@ -1,13 +1,13 @@
 import type { Logger } from '@checkout/logger';
 import { SessionEventV1 } from '@checkout/contracts';
-import { runConsumer, type EventProducer, type KafkaClient, type RunningConsumer } from '@checkout/kafka';
+import { runBatchConsumer, type EventProducer, type KafkaClient, type RunningConsumer } from '@checkout/kafka';
 import type { IncomingSessionEvent } from '../domain/dispatcher';
 
 /**
  * Reads session events. The envelope is validated with SessionEventV1 (poison → dead-letter topic); the
  * webhook body is kept as the producer wrote it, so fields this version of the schema does not know still
- * reach the merchant. The handler returns — and the offset moves on — only once the event and its delivery
- * are stored; the attempt itself runs in the scheduler.
+ * reach the merchant. A fetched batch is handled at once, and its offsets move on (one commit) only once its
+ * events and their deliveries are stored; the attempts themselves run in the scheduler.
  */
 export function runSessionEventsConsumer(options: {
   kafka: KafkaClient;
@@ -16,10 +16,10 @@ export function runSessionEventsConsumer(options: {
   logger: Logger;
   partitionsConsumedConcurrently: number;
   deadLetter: { topic: string; producer: EventProducer };
-  handle: (event: IncomingSessionEvent) => Promise<void>;
+  handleBatch: (events: IncomingSessionEvent[]) => Promise<void>;
   onRestart: () => void;
 }): Promise<RunningConsumer> {
-  return runConsumer<IncomingSessionEvent>({
+  return runBatchConsumer<IncomingSessionEvent>({
     kafka: options.kafka,
     groupId: options.groupId,
     topics: [options.topic],
@@ -33,6 +33,6 @@ export function runSessionEventsConsumer(options: {
       const rawBody = (raw as { body: Record<string, unknown> }).body;
       return { ok: true, value: { envelope: result.data, rawBody } };
     },
-    handle: (event) => options.handle(event),
+    handleBatch: (messages) => options.handleBatch(messages.map((m) => m.value)),
   });
 }
