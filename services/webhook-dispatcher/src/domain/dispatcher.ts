@@ -16,6 +16,8 @@ import { GroupCommit } from '../store/group-commit';
 
 /** A pre-claimed delivery is attempted without a fresh claim only while its claim outlives the attempt by this. */
 const CLAIM_SAFETY_MS = 500;
+/** Most successful attempts recorded by one bulkWrite. */
+const SUCCESS_BATCH_LIMIT = 100;
 
 export interface IncomingSessionEvent {
   envelope: SessionEventV1;
@@ -72,7 +74,9 @@ export class Dispatcher {
       const recorded = await deps.deliveries.recordAttempts(items);
       deps.metrics.deliveries.inc({ outcome: 'succeeded' }, recorded);
       if (recorded < items.length) deps.logger.info({ dropped: items.length - recorded }, 'attempt results dropped: those attempts were already recorded elsewhere');
-    });
+      // Bounded, so one command never holds the engine's single writer for long (the claims, inserts and
+      // health checks of everything else queue behind it).
+    }, SUCCESS_BATCH_LIMIT);
   }
 
   stop(): void {
