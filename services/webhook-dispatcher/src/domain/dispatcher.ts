@@ -16,8 +16,8 @@ import { GroupCommit } from '../store/group-commit';
 
 /** A pre-claimed delivery is attempted without a fresh claim only while its claim outlives the attempt by this. */
 const CLAIM_SAFETY_MS = 500;
-/** Most successful attempts recorded by one bulkWrite. */
-const SUCCESS_BATCH_LIMIT = 100;
+/** Most documents written by one batched command. */
+const WRITE_BATCH_LIMIT = 200;
 
 export interface IncomingSessionEvent {
   envelope: SessionEventV1;
@@ -68,15 +68,22 @@ export class Dispatcher {
   private sweeps = 0;
 
   private readonly successes: GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }>;
+  /** Deliveries stored after their first attempt (or unheld, for the sweep); true when this insert made it. */
+  private readonly deliveryInserts: GroupCommit<DeliveryDocument, boolean>;
 
   constructor(private readonly deps: DispatcherDeps) {
-    this.successes = new GroupCommit(async (items) => {
+    // Both bounded, so one command never holds the engine's single writer for long (the inserts, claims and
+    // health checks of everything else queue behind it).
+    this.successes = new GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }, void>(async (items) => {
       const recorded = await deps.deliveries.recordAttempts(items);
       deps.metrics.deliveries.inc({ outcome: 'succeeded' }, recorded);
       if (recorded < items.length) deps.logger.info({ dropped: items.length - recorded }, 'attempt results dropped: those attempts were already recorded elsewhere');
-      // Bounded, so one command never holds the engine's single writer for long (the claims, inserts and
-      // health checks of everything else queue behind it).
-    }, SUCCESS_BATCH_LIMIT);
+      return items.map((): void => undefined);
+    }, WRITE_BATCH_LIMIT);
+    this.deliveryInserts = new GroupCommit(async (docs) => {
+      const existing = await deps.deliveries.insertDeliveries(docs);
+      return docs.map((doc) => !existing.has(doc._id));
+    }, WRITE_BATCH_LIMIT);
   }
 
   stop(): void {
@@ -84,12 +91,14 @@ export class Dispatcher {
   }
 
   /**
-   * Consumer handler for one fetched batch: returns once its events (and their deliveries, D32) are durably
-   * stored, in two database commands for the whole batch, issued together. The first delivery's id is derived
-   * from the event id, so the two inserts need nothing from each other and a redelivered message re-creates the
-   * same delivery; a delivery that already existed belongs to whoever made it (or to the recovery sweep).
+   * Consumer handler for one fetched batch. Its events are recorded with one insert, then each new event's first
+   * attempt starts at once; the handler returns then (the consumer fetches on) with `done`, which resolves once
+   * every delivery of the batch is stored. A delivery is first stored when its first attempt is over, with that
+   * attempt in it, by one insert shared with the others finishing then: a successful first attempt costs no
+   * update at all. Until `done`, the batch's offsets stay uncommitted, so a crash brings its messages back
+   * (at least once); the unique delivery id makes a replayed message's delivery once.
    */
-  async recordSessionEvents(batch: readonly IncomingSessionEvent[]): Promise<void> {
+  async recordSessionEvents(batch: readonly IncomingSessionEvent[]): Promise<{ done: Promise<void> }> {
     await this.deps.scheduler.waitForRoom();
     const now = this.deps.clock();
     const eventDocs = new Map<string, EventDocument>();
@@ -108,34 +117,76 @@ export class Dispatcher {
         recordedAt: now,
       });
     }
-    // Held here only while the host's queue has room; the rest is left to the recovery sweep (back-pressure).
-    const room = new Map<string, number>();
-    const held = new Set<string>();
-    const deliveryDocs: DeliveryDocument[] = [];
-    for (const event of eventDocs.values()) {
-      if (event.callbackUrl === null || event.initialDeliveryId === null) continue;
-      const host = this.deps.hostKey(event.callbackUrl);
-      const left = room.get(host) ?? (this.deps.dispatchLocally && !this.stopped ? this.deps.scheduler.roomFor(host) : 0);
-      const holdHere = left > 0;
-      room.set(host, left - 1);
-      if (holdHere) held.add(event.initialDeliveryId);
-      deliveryDocs.push(this.newDelivery({ organizationId: event.organizationId, mode: event.mode }, event, event.initialDeliveryId, now, holdHere));
-    }
-    const [recorded, existingDeliveries] = await Promise.all([this.deps.events.recordEvents([...eventDocs.values()]), this.deps.deliveries.insertDeliveries(deliveryDocs)]);
-
-    for (const [eventId, { event, created }] of recorded) {
-      if (created && event.callbackUrl === null) this.deps.metrics.deliveries.inc({ outcome: 'no_callback_url' });
-      const planned = eventDocs.get(eventId)?.initialDeliveryId;
-      // An event recorded before first-delivery ids were derived keeps the delivery it was given then.
-      if (!created && planned && event.initialDeliveryId !== planned && !existingDeliveries.has(planned)) {
-        await this.deps.deliveries.deleteUnattempted(planned);
-        held.delete(planned);
+    const recorded = await this.deps.events.recordEvents([...eventDocs.values()]);
+    const toDeliver: EventDocument[] = [];
+    const replayed: string[] = [];
+    for (const { event, created } of recorded.values()) {
+      if (event.callbackUrl === null || event.initialDeliveryId === null) {
+        if (created) this.deps.metrics.deliveries.inc({ outcome: 'no_callback_url' });
+        continue;
       }
+      toDeliver.push(event);
+      // A stored event keeps the delivery id it was given then (older ones were random).
+      if (!created) replayed.push(event.initialDeliveryId);
     }
-    for (const delivery of deliveryDocs) {
-      if (existingDeliveries.has(delivery._id) || !held.has(delivery._id)) continue;
-      this.enqueue(delivery._id, 1, delivery.url, { delivery, body: eventDocs.get(delivery.eventId)?.body ?? '' });
+    // A replayed message whose delivery is stored has been attempted already (only the rare replay pays this read).
+    const stored = await this.deps.deliveries.existingIds(replayed);
+    const pending: Array<Promise<void>> = [];
+    const room = new Map<string, number>();
+    for (const event of toDeliver) {
+      const deliveryId = event.initialDeliveryId as string;
+      if (stored.has(deliveryId)) continue;
+      const host = this.deps.hostKey(event.callbackUrl as string);
+      const left = room.get(host) ?? (this.deps.dispatchLocally && !this.stopped ? this.deps.scheduler.roomFor(host) : 0);
+      room.set(host, left - 1);
+      const scope = { organizationId: event.organizationId, mode: event.mode };
+      pending.push(left > 0 ? this.firstAttempt(this.newDelivery(scope, event, deliveryId, now, true), event.body) : this.storeForSweep(this.newDelivery(scope, event, deliveryId, now, false)));
     }
+    return { done: Promise.all(pending).then(() => undefined) };
+  }
+
+  /** Queues a first attempt; resolves once the delivery is stored with it (or was already, by another process). */
+  private firstAttempt(delivery: DeliveryDocument, body: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const submitted = this.deps.scheduler.submit(attemptKey(delivery._id, 1), this.deps.hostKey(delivery.url), () =>
+        this.runFirstAttempt(delivery, body).then(resolve, (err: unknown) => {
+          reject(err);
+          throw err;
+        }),
+      );
+      this.deps.metrics.queued.set(this.deps.scheduler.queued);
+      // The same delivery already queued here (a replayed message): that attempt stores it.
+      if (submitted === 'duplicate') resolve();
+      else if (submitted !== 'queued') this.storeForSweep({ ...delivery, lockOwner: null, lockedUntil: delivery.createdAt }).then(resolve, reject);
+    });
+  }
+
+  /** Stores a delivery nobody holds: the recovery sweep attempts it when there is room (back-pressure). */
+  private async storeForSweep(delivery: DeliveryDocument): Promise<void> {
+    await this.deliveryInserts.add(delivery);
+  }
+
+  private async runFirstAttempt(delivery: DeliveryDocument, body: string): Promise<void> {
+    if (this.stopped) throw new Error('dispatcher stopped before the attempt');
+    const started = this.deps.clock();
+    const { result, outcome, retryAt, finished } = await this.sendAndDecide(delivery, body, 1, started);
+    const attempted: DeliveryDocument = {
+      ...delivery,
+      attempts: [outcome.record],
+      attemptCount: 1,
+      status: outcome.status,
+      nextAttemptAt: outcome.nextAttemptAt,
+      lockedUntil: outcome.lockedUntil,
+      lockOwner: null,
+      deadLetterPending: outcome.deadLetterPending,
+      updatedAt: finished,
+    };
+    const created = await this.deliveryInserts.add(attempted);
+    if (!created) {
+      this.deps.logger.info({ deliveryId: delivery._id }, 'first attempt result dropped: another process recorded that delivery');
+      return;
+    }
+    await this.afterRecorded(attempted, result.ok, retryAt, finished);
   }
 
   /** D34: a new delivery of a stored event (same event id, new delivery id), attempted at once. */
@@ -263,6 +314,24 @@ export class Dispatcher {
       body = event.body;
     }
 
+    const { result, outcome, retryAt, finished } = await this.sendAndDecide(delivery, body, attempt, started);
+    // One conditional write, whether or not the attempt outlived its hold: it names the attempt it follows.
+    // Successes share their command with whatever other successes are waiting.
+    if (result.ok) {
+      await this.successes.add({ id: deliveryId, outcome, now: finished });
+      return;
+    }
+    const updated = await this.deps.deliveries.recordAttempt(deliveryId, outcome, finished);
+    if (!updated) {
+      this.deps.logger.info({ deliveryId, attempt }, 'attempt result dropped: that attempt was already recorded elsewhere');
+      return;
+    }
+    await this.afterRecorded(updated, false, retryAt, finished);
+  }
+
+  /** One attempt and what follows from it (D31, D40): the record to store and the delivery's next state. */
+  private async sendAndDecide(delivery: DeliveryDocument, body: string, attempt: number, started: Date): Promise<{ result: SendResult; outcome: AttemptOutcome; retryAt: Date | null; finished: Date }> {
+    const { policy, metrics } = this.deps;
     metrics.inFlight.inc();
     metrics.queued.set(this.deps.scheduler.queued);
     let result: SendResult;
@@ -288,25 +357,21 @@ export class Dispatcher {
       lockedUntil: retryAt ? new Date(retryAt.getTime() + policy.claimTtlMs) : finished,
       deadLetterPending: !result.ok && !retryAt,
     };
-    // One conditional write, whether or not the attempt outlived its hold: it names the attempt it follows.
-    // Successes, the bulk of the traffic, share their command with whatever other successes are waiting.
-    if (result.ok) {
-      await this.successes.add({ id: deliveryId, outcome, now: finished });
-      return;
-    }
-    const updated = await this.deps.deliveries.recordAttempt(deliveryId, outcome, finished);
-    if (!updated) {
-      this.deps.logger.info({ deliveryId, attempt }, 'attempt result dropped: that attempt was already recorded elsewhere');
-      return;
-    }
-    if (retryAt) {
-      await this.deps.publisher.publishRetry({ deliveryId, attempt: attempt + 1, notBefore: retryAt.toISOString() }).catch((err: unknown) => {
+    return { result, outcome, retryAt, finished };
+  }
+
+  /** Once an attempt is stored: count a success, or hand the retry to its tier, or dead-letter the delivery. */
+  private async afterRecorded(delivery: DeliveryDocument, ok: boolean, retryAt: Date | null, finished: Date): Promise<void> {
+    if (ok) {
+      this.deps.metrics.deliveries.inc({ outcome: 'succeeded' });
+    } else if (retryAt) {
+      await this.deps.publisher.publishRetry({ deliveryId: delivery._id, attempt: delivery.attemptCount + 1, notBefore: retryAt.toISOString() }).catch((err: unknown) => {
         // The delivery is stored as pending; the recovery sweep retries it once its hold lapses.
-        this.deps.logger.warn({ err, deliveryId }, 'could not publish retry message; the recovery sweep will pick it up');
+        this.deps.logger.warn({ err, deliveryId: delivery._id }, 'could not publish retry message; the recovery sweep will pick it up');
       });
     } else {
-      metrics.deliveries.inc({ outcome: 'failed' });
-      await this.publishDeadLetter(updated, finished);
+      this.deps.metrics.deliveries.inc({ outcome: 'failed' });
+      await this.publishDeadLetter(delivery, finished);
     }
   }
 

@@ -6,8 +6,8 @@ import type { IncomingSessionEvent } from '../domain/dispatcher';
 /**
  * Reads session events. The envelope is validated with SessionEventV1 (poison → dead-letter topic); the
  * webhook body is kept as the producer wrote it, so fields this version of the schema does not know still
- * reach the merchant. A fetched batch is handled at once, and its offsets move on (one commit) only once its
- * events and their deliveries are stored; the attempts themselves run in the scheduler.
+ * reach the merchant. A fetched batch is handled at once; its offsets are committed only once its events and
+ * their deliveries are stored (the deliveries with their first attempt), while the next batches flow on.
  */
 export function runSessionEventsConsumer(options: {
   kafka: KafkaClient;
@@ -16,7 +16,7 @@ export function runSessionEventsConsumer(options: {
   logger: Logger;
   partitionsConsumedConcurrently: number;
   deadLetter: { topic: string; producer: EventProducer };
-  handleBatch: (events: IncomingSessionEvent[]) => Promise<void>;
+  handleBatch: (events: IncomingSessionEvent[]) => Promise<{ done: Promise<void> }>;
   onRestart: () => void;
 }): Promise<RunningConsumer> {
   return runBatchConsumer<IncomingSessionEvent>({

@@ -43,16 +43,19 @@ export class DeliveriesStore {
   }
 
   /**
-   * Inserts many deliveries (of any scopes) in one command, each once (the unique _id arbitrates). Returns the
-   * ids that already existed: those belong to whoever made them (or to the recovery sweep), not to the caller.
+   * Inserts many deliveries (of any scopes) in one command, each once: the unique _id arbitrates, so of two
+   * processes that both made a delivery's first attempt (a rebalance, a crash) one records it. Returns the ids
+   * that already existed; those writes did nothing.
    */
   insertDeliveries(docs: readonly DeliveryDocument[]): Promise<Set<string>> {
     return insertManyOnce(this.collection, docs);
   }
 
-  /** Removes a delivery that was never attempted (one made in vain for an event recorded before it). */
-  async deleteUnattempted(id: string): Promise<void> {
-    await this.collection.deleteOne({ _id: id, attemptCount: 0 });
+  /** Which of these deliveries exist (one read by _id). */
+  async existingIds(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const found = await this.collection.find({ _id: { $in: [...ids] } }, { projection: { _id: 1 } }).toArray();
+    return new Set(found.map((d) => d._id));
   }
 
   listForEvent(scope: Scope, eventId: string): Promise<DeliveryDocument[]> {

@@ -6,9 +6,9 @@ function controlledWrite() {
   const calls: number[][] = [];
   const pending: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
   const write = (items: readonly number[]) =>
-    new Promise<void>((resolve, reject) => {
+    new Promise<number[]>((resolve, reject) => {
       calls.push([...items]);
-      pending.push({ resolve, reject });
+      pending.push({ resolve: () => resolve(items.map((n) => n * 10)), reject });
     });
   return { calls, write, finish: (err?: unknown) => { const next = pending.shift(); if (err === undefined) next?.resolve(); else next?.reject(err); } };
 }
@@ -34,7 +34,7 @@ describe('GroupCommit (issue 9)', () => {
     await settle();
     expect(w.calls).toEqual([[1], [2, 3, 4]]);
     w.finish();
-    await Promise.all(all);
+    expect(await Promise.all(all)).toEqual([10, 20, 30, 40]);
   });
 
   it('When more than the batch limit wait, then they are split into writes of at most the limit', async () => {
@@ -60,6 +60,6 @@ describe('GroupCommit (issue 9)', () => {
     await settle();
     expect(w.calls).toEqual([[1], [2]]);
     w.finish();
-    await expect(second).resolves.toBeUndefined();
+    await expect(second).resolves.toBe(20);
   });
 });

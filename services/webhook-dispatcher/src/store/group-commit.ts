@@ -3,23 +3,24 @@
 // command carries everything that piled up during the previous one, so the number of commands per write falls
 // as the rate rises. The engine executes commands one after another, so one command in flight is enough.
 
-interface Waiting<T> {
+interface Waiting<T, R> {
   item: T;
-  resolve: () => void;
+  resolve: (result: R) => void;
   reject: (err: unknown) => void;
 }
 
-export class GroupCommit<T> {
-  private waiting: Array<Waiting<T>> = [];
+export class GroupCommit<T, R = void> {
+  private waiting: Array<Waiting<T, R>> = [];
   private flushing = false;
 
+  /** `write` returns one result per item, in the items' order. */
   constructor(
-    private readonly write: (items: readonly T[]) => Promise<void>,
+    private readonly write: (items: readonly T[]) => Promise<readonly R[]>,
     private readonly maxBatch = 1_000,
   ) {}
 
-  /** Resolves once `item` has been written (with whatever else was waiting), rejects if that write failed. */
-  add(item: T): Promise<void> {
+  /** Resolves with the item's result once it has been written (with whatever else was waiting), rejects if that write failed. */
+  add(item: T): Promise<R> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
       if (!this.flushing) void this.flush();
@@ -32,8 +33,8 @@ export class GroupCommit<T> {
       while (this.waiting.length > 0) {
         const batch = this.waiting.splice(0, this.maxBatch);
         try {
-          await this.write(batch.map((w) => w.item));
-          for (const w of batch) w.resolve();
+          const results = await this.write(batch.map((w) => w.item));
+          batch.forEach((w, i) => w.resolve(results[i] as R));
         } catch (err) {
           for (const w of batch) w.reject(err);
         }
