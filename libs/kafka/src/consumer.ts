@@ -178,6 +178,8 @@ export interface BatchConsumerOptions<T> extends Omit<ConsumerOptions<T>, 'handl
   handleBatch: (messages: Array<{ value: T; context: MessageContext }>) => Promise<{ done: Promise<void> }>;
   /** Longest wait of one fetch for new messages (kafkajs' default is 5 s; a fetch returns as soon as data is there). */
   maxWaitTimeInMs?: number;
+  /** Largest batch fetched from one partition, in bytes (kafkajs' default is 1 MiB): bounds what one batch holds in memory. */
+  maxBytesPerPartition?: number;
 }
 
 interface PendingCommit {
@@ -201,6 +203,7 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
         groupId: options.groupId,
         ...CONSUMER_GROUP_SETTINGS,
         ...(options.maxWaitTimeInMs !== undefined && { maxWaitTimeInMs: options.maxWaitTimeInMs }),
+        ...(options.maxBytesPerPartition !== undefined && { maxBytesPerPartition: options.maxBytesPerPartition }),
       }),
     begin: async (consumer) => {
       // Per partition, the batches in hand in offset order; replaced wholesale on every (re)join.

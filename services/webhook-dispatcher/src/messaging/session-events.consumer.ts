@@ -26,6 +26,9 @@ export function runSessionEventsConsumer(options: {
     logger: options.logger,
     deadLetter: options.deadLetter,
     partitionsConsumedConcurrently: options.partitionsConsumedConcurrently,
+    // A few hundred events per batch: enough to share a command, small enough that the batches of every
+    // partition together stay near the scheduler's in-memory bound (back-pressure keeps the rest in Kafka).
+    maxBytesPerPartition: 256 * 1024,
     onRestart: options.onRestart,
     parse: (raw) => {
       const result = SessionEventV1.safeParse(raw);
