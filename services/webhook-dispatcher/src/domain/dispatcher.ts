@@ -18,6 +18,19 @@ import { GroupCommit } from '../store/group-commit';
 const CLAIM_SAFETY_MS = 500;
 /** Most documents written by one batched command. */
 const WRITE_BATCH_LIMIT = 200;
+/**
+ * A first attempt still queued after this long (its host is busy or hanging) is stored at once, held by this
+ * process: its batch's offsets can then be committed, so what a crash replays stays bounded, and the events
+ * API shows the delivery as pending.
+ */
+const UNSTORED_MAX_MS = 2_000;
+
+interface Unstored {
+  delivery: DeliveryDocument;
+  queuedAt: number;
+  stored: () => void;
+  failed: (err: unknown) => void;
+}
 
 export interface IncomingSessionEvent {
   envelope: SessionEventV1;
@@ -70,6 +83,11 @@ export class Dispatcher {
   private readonly successes: GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }>;
   /** Deliveries stored after their first attempt (or unheld, for the sweep); true when this insert made it. */
   private readonly deliveryInserts: GroupCommit<DeliveryDocument, boolean>;
+  /** First attempts queued here whose delivery is not stored yet. */
+  private readonly unstored = new Map<string, Unstored>();
+  /** First attempts stored while queued (UNSTORED_MAX_MS): the held document, and whether this process made it. */
+  private readonly storedWhileQueued = new Map<string, { held: DeliveryDocument; created: Promise<boolean> }>();
+  private checkpointTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: DispatcherDeps) {
     // Both bounded, so one command never holds the engine's single writer for long (the inserts, claims and
@@ -88,6 +106,7 @@ export class Dispatcher {
 
   stop(): void {
     this.stopped = true;
+    clearInterval(this.checkpointTimer);
   }
 
   /**
@@ -148,17 +167,34 @@ export class Dispatcher {
   /** Queues a first attempt; resolves once the delivery is stored with it (or was already, by another process). */
   private firstAttempt(delivery: DeliveryDocument, body: string): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const submitted = this.deps.scheduler.submit(attemptKey(delivery._id, 1), this.deps.hostKey(delivery.url), () =>
-        this.runFirstAttempt(delivery, body).then(resolve, (err: unknown) => {
-          reject(err);
-          throw err;
-        }),
-      );
+      const submitted = this.deps.scheduler.submit(attemptKey(delivery._id, 1), this.deps.hostKey(delivery.url), () => this.runFirstAttempt(delivery, body));
       this.deps.metrics.queued.set(this.deps.scheduler.queued);
-      // The same delivery already queued here (a replayed message): that attempt stores it.
-      if (submitted === 'duplicate') resolve();
-      else if (submitted !== 'queued') this.storeForSweep({ ...delivery, lockOwner: null, lockedUntil: delivery.createdAt }).then(resolve, reject);
+      if (submitted === 'queued') {
+        this.unstored.set(delivery._id, { delivery, queuedAt: Date.now(), stored: resolve, failed: reject });
+        this.checkpointTimer ??= setInterval(() => this.storeLongQueued(), UNSTORED_MAX_MS / 2).unref();
+      } else if (submitted === 'duplicate') {
+        // The same delivery already queued here (a replayed message): that attempt stores it.
+        resolve();
+      } else {
+        this.storeForSweep({ ...delivery, lockOwner: null, lockedUntil: delivery.createdAt }).then(resolve, reject);
+      }
     });
+  }
+
+  /** Stores, held by this process, the first attempts that have waited in a queue for UNSTORED_MAX_MS. */
+  private storeLongQueued(): void {
+    const cutoff = Date.now() - UNSTORED_MAX_MS;
+    for (const waiting of this.unstored.values()) {
+      if (waiting.queuedAt > cutoff) continue;
+      const id = waiting.delivery._id;
+      this.unstored.delete(id);
+      const now = this.deps.clock();
+      const held: DeliveryDocument = { ...waiting.delivery, lockOwner: this.deps.owner, lockedUntil: new Date(now.getTime() + this.deps.policy.claimTtlMs), updatedAt: now };
+      const created = this.deliveryInserts.add(held);
+      // Handled here; awaited again when the attempt runs (if it ever does: a stop drops queued attempts).
+      created.then(waiting.stored, waiting.failed);
+      this.storedWhileQueued.set(id, { held, created });
+    }
   }
 
   /** Stores a delivery nobody holds: the recovery sweep attempts it when there is room (back-pressure). */
@@ -167,7 +203,20 @@ export class Dispatcher {
   }
 
   private async runFirstAttempt(delivery: DeliveryDocument, body: string): Promise<void> {
-    if (this.stopped) throw new Error('dispatcher stopped before the attempt');
+    const waiting = this.unstored.get(delivery._id);
+    this.unstored.delete(delivery._id);
+    const storedEarlier = this.storedWhileQueued.get(delivery._id);
+    if (storedEarlier) {
+      // Stored while it waited: from here on it is an attempt like any other (a conditional update records it).
+      this.storedWhileQueued.delete(delivery._id);
+      if (await storedEarlier.created) await this.runAttempt(delivery._id, 1, { delivery: storedEarlier.held, body });
+      return;
+    }
+    if (this.stopped) {
+      const err = new Error('dispatcher stopped before the attempt');
+      waiting?.failed(err);
+      throw err;
+    }
     const started = this.deps.clock();
     const { result, outcome, retryAt, finished } = await this.sendAndDecide(delivery, body, 1, started);
     const attempted: DeliveryDocument = {
@@ -181,7 +230,14 @@ export class Dispatcher {
       deadLetterPending: outcome.deadLetterPending,
       updatedAt: finished,
     };
-    const created = await this.deliveryInserts.add(attempted);
+    let created: boolean;
+    try {
+      created = await this.deliveryInserts.add(attempted);
+    } catch (err) {
+      waiting?.failed(err);
+      throw err;
+    }
+    waiting?.stored();
     if (!created) {
       this.deps.logger.info({ deliveryId: delivery._id }, 'first attempt result dropped: another process recorded that delivery');
       return;
