@@ -140,6 +140,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
           maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
           timeoutMs: config.WEBHOOK_TIMEOUT_MS,
           claimTtlMs: config.WEBHOOK_CLAIM_TTL_MS,
+          storeQueuedAfterMs: config.WEBHOOK_STORE_QUEUED_AFTER_MS,
         },
       });
 

@@ -18,12 +18,6 @@ import { GroupCommit } from '../store/group-commit';
 const CLAIM_SAFETY_MS = 500;
 /** Most documents written by one batched command. */
 const WRITE_BATCH_LIMIT = 200;
-/**
- * A first attempt still queued after this long (its host is busy or hanging) is stored at once, held by this
- * process: its batch's offsets can then be committed, so what a crash replays stays bounded, and the events
- * API shows the delivery as pending.
- */
-const UNSTORED_MAX_MS = 2_000;
 
 interface Unstored {
   delivery: DeliveryDocument;
@@ -63,7 +57,18 @@ export interface DispatcherDeps {
   owner: string;
   /** False in events-API-only pods: new deliveries are left to the consumer pods' recovery sweep. */
   dispatchLocally: boolean;
-  policy: { delaysMs: readonly number[]; maxAttempts: number; timeoutMs: number; claimTtlMs: number };
+  policy: {
+    delaysMs: readonly number[];
+    maxAttempts: number;
+    timeoutMs: number;
+    claimTtlMs: number;
+    /**
+     * A first attempt still queued after this long (its host is busy or hanging) is stored at once, held by this
+     * process: its batch's offsets can then be committed, so what a crash replays stays bounded, and the events
+     * API shows the delivery as pending.
+     */
+    storeQueuedAfterMs: number;
+  };
 }
 
 /** The webhook body exactly as D30 orders it: `{id, event, createdAt, session}` (plus anything newer the producer added). */
@@ -85,7 +90,7 @@ export class Dispatcher {
   private readonly deliveryInserts: GroupCommit<DeliveryDocument, boolean>;
   /** First attempts queued here whose delivery is not stored yet. */
   private readonly unstored = new Map<string, Unstored>();
-  /** First attempts stored while queued (UNSTORED_MAX_MS): the held document, and whether this process made it. */
+  /** First attempts stored while queued (storeQueuedAfterMs): the held document, and whether this process made it. */
   private readonly storedWhileQueued = new Map<string, { held: DeliveryDocument; created: Promise<boolean> }>();
   private checkpointTimer: NodeJS.Timeout | undefined;
 
@@ -171,7 +176,7 @@ export class Dispatcher {
       this.deps.metrics.queued.set(this.deps.scheduler.queued);
       if (submitted === 'queued') {
         this.unstored.set(delivery._id, { delivery, queuedAt: Date.now(), stored: resolve, failed: reject });
-        this.checkpointTimer ??= setInterval(() => this.storeLongQueued(), UNSTORED_MAX_MS / 2).unref();
+        this.checkpointTimer ??= setInterval(() => this.storeLongQueued(), Math.max(100, this.deps.policy.storeQueuedAfterMs / 4)).unref();
       } else if (submitted === 'duplicate') {
         // The same delivery already queued here (a replayed message): that attempt stores it.
         resolve();
@@ -181,9 +186,9 @@ export class Dispatcher {
     });
   }
 
-  /** Stores, held by this process, the first attempts that have waited in a queue for UNSTORED_MAX_MS. */
+  /** Stores, held by this process, the first attempts that have waited in a queue for policy.storeQueuedAfterMs. */
   private storeLongQueued(): void {
-    const cutoff = Date.now() - UNSTORED_MAX_MS;
+    const cutoff = Date.now() - this.deps.policy.storeQueuedAfterMs;
     for (const waiting of this.unstored.values()) {
       if (waiting.queuedAt > cutoff) continue;
       const id = waiting.delivery._id;

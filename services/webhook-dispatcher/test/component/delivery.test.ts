@@ -66,6 +66,7 @@ beforeAll(async () => {
     GATEWAY_URL: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`,
     WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
     WEBHOOK_CLAIM_TTL_MS: String(TIMEOUT_MS * 2),
+    WEBHOOK_STORE_QUEUED_AFTER_MS: '1000',
   });
   dispatcher = await startDispatcher(env);
   topic = sessionEventsTopic(dispatcher.config);
@@ -227,7 +228,7 @@ describe('Webhook delivery (D2, D30, D31)', () => {
     const detail = await eventually(async () => {
       const { body } = await getEvent(waiting?.eventId ?? '');
       return body.deliveries?.length === 1 ? body : undefined;
-    }, { deadlineMs: 8_000, description: 'the queued delivery to be stored' });
+    }, { deadlineMs: 5_000, description: 'the queued delivery to be stored' });
     expect(detail.deliveries[0]).toMatchObject({ status: 'pending', attempts: [] });
   });
 
