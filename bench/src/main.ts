@@ -11,7 +11,7 @@ const option = (name: string, fallback: number) => Number(rest.find((a) => a.sta
 const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>) => Promise<void>> = {
   orders: (engines) => runOrdersBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000, rounds: option('rounds', 4) }),
   sessions: (engines) => runSessionsBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000, payments: option('payments', 500) }),
-  webhooks: (engines) => runWebhookBench({ engines, burst: option('burst', 1_000) }),
+  webhooks: (engines) => runWebhookBench({ engines, burst: option('burst', 2_000), paceSeconds: option('seconds', 5), expiring: option('expiry', 10_000) }),
 };
 
 if (scenario === 'engine') {

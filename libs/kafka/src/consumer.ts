@@ -167,6 +167,122 @@ export async function runConsumer<T>(options: ConsumerOptions<T>): Promise<Runni
   });
 }
 
+export interface BatchConsumerOptions<T> extends Omit<ConsumerOptions<T>, 'handle'> {
+  /**
+   * Takes the parsed messages of one fetched batch of one partition, in offset order, and resolves as soon as
+   * the consumer may fetch on (the batch is in hand), with `done`: settled once the batch's work is durable.
+   * Offsets are committed only after `done` resolves, in offset order per partition, so work still in progress
+   * never holds back the partition's next batches. When `done` rejects (or the handler throws) the partition
+   * goes back to the batch's first offset and everything from there is fetched again (at least once).
+   */
+  handleBatch: (messages: Array<{ value: T; context: MessageContext }>) => Promise<{ done: Promise<void> }>;
+  /** Longest wait of one fetch for new messages (kafkajs' default is 5 s; a fetch returns as soon as data is there). */
+  maxWaitTimeInMs?: number;
+  /** Largest batch fetched from one partition, in bytes (kafkajs' default is 1 MiB): bounds what one batch holds in memory. */
+  maxBytesPerPartition?: number;
+}
+
+interface PendingCommit {
+  nextOffset: string;
+  settled: boolean;
+}
+
+/**
+ * At-least-once consumption a batch at a time, for consumers whose work is cheaper in bulk and finishes after
+ * the handler returns (the webhook dispatcher records a delivery once its first attempt is over). Commits are
+ * per partition, in order, and coalesced: one commit covers every consecutive batch whose work is done. A
+ * rebalance forgets what was not committed; the partition's new owner fetches it again.
+ */
+export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Promise<RunningConsumer> {
+  const log = options.logger.child({ groupId: options.groupId });
+  return superviseConsumer({
+    logger: log,
+    ...(options.onRestart && { onRestart: options.onRestart }),
+    create: () =>
+      kafkajsOf(options.kafka).consumer({
+        groupId: options.groupId,
+        ...CONSUMER_GROUP_SETTINGS,
+        ...(options.maxWaitTimeInMs !== undefined && { maxWaitTimeInMs: options.maxWaitTimeInMs }),
+        ...(options.maxBytesPerPartition !== undefined && { maxBytesPerPartition: options.maxBytesPerPartition }),
+      }),
+    begin: async (consumer) => {
+      // Per partition, the batches in hand in offset order; replaced wholesale on every (re)join.
+      let pending = new Map<string, PendingCommit[]>();
+      let commits: Promise<void> = Promise.resolve();
+      consumer.on(consumer.events.GROUP_JOIN, () => {
+        pending = new Map();
+      });
+      const commitSettled = (topic: string, partition: number, queue: PendingCommit[]) => {
+        let offset: string | undefined;
+        while (queue[0]?.settled) offset = queue.shift()?.nextOffset;
+        if (offset === undefined) return;
+        const committed = offset;
+        commits = commits
+          .then(() => consumer.commitOffsets([{ topic, partition, offset: committed }]))
+          .catch((err: unknown) => log.warn({ err, topic, partition }, 'offset commit failed; the messages will be fetched again'));
+      };
+      for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
+        eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+          if (!isRunning() || isStale() || batch.messages.length === 0) return;
+          const { topic, partition } = batch;
+          const parsedMessages: Array<{ value: T; context: MessageContext }> = [];
+          for (const message of batch.messages) {
+            const parsed = parseMessage(message, options.parse);
+            if (parsed.ok) {
+              parsedMessages.push({
+                value: parsed.value,
+                context: { topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers: decodeHeaders(message.headers) },
+              });
+              continue;
+            }
+            log.error({ topic, partition, offset: message.offset, reason: parsed.error }, 'poison message parked on the dead-letter topic');
+            await parkOnDeadLetter(options.deadLetter, { topic, partition, message }, parsed.error);
+          }
+          let done: Promise<void> = Promise.resolve();
+          if (parsedMessages.length > 0) {
+            try {
+              ({ done } = await options.handleBatch(parsedMessages));
+            } catch (err) {
+              throw new HandlerFailedError(err);
+            }
+          }
+          const key = `${topic}:${partition}`;
+          const queues = pending;
+          const queue = queues.get(key) ?? [];
+          queues.set(key, queue);
+          const entry: PendingCommit = { nextOffset: (BigInt(batch.lastOffset()) + 1n).toString(), settled: false };
+          queue.push(entry);
+          const firstOffset = batch.firstOffset() ?? batch.messages[0]?.offset ?? '0';
+          done.then(
+            () => {
+              entry.settled = true;
+              if (pending === queues) commitSettled(topic, partition, queue);
+            },
+            (err: unknown) => {
+              // Nothing from this batch on may be committed now: fetch it all again.
+              log.warn({ err, topic, partition, offset: firstOffset }, 'batch failed after it was taken; fetching it again');
+              if (pending !== queues) return;
+              queue.length = 0;
+              try {
+                consumer.seek({ topic, partition, offset: firstOffset });
+              } catch (seekErr) {
+                // Stopped or no longer assigned: whoever reads the partition next starts at its last commit.
+                log.warn({ err: seekErr, topic, partition }, 'could not go back to the failed batch');
+              }
+            },
+          );
+          resolveOffset(batch.lastOffset());
+          await heartbeat();
+        },
+      });
+    },
+  });
+}
+
 function parseMessage<T>(message: KafkaMessage, parse: (raw: unknown) => ParseResult<T>): ParseResult<T> {
   let raw: unknown;
   try {

@@ -3,8 +3,10 @@ export { createKafka, kafkaReadinessCheck, type KafkaClient, type KafkaOptions }
 export {
   HandlerFailedError,
   readTopic,
+  runBatchConsumer,
   runConsumer,
   runDelayedConsumer,
+  type BatchConsumerOptions,
   type ConsumerOptions,
   type DelayedConsumerOptions,
   type MessageContext,

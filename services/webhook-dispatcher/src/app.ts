@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
-import { Leases, PeriodicTask, connectMongo, ensureIndexes, retentionSweep, type MongoConnection } from '@checkout/mongo';
+import { Leases, PeriodicTask, connectMongo, type CommandCounter, ensureIndexes, retentionSweep, type MongoConnection } from '@checkout/mongo';
 import { createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, registerConsumerMetrics, type EventProducer, type RunningConsumer } from '@checkout/kafka';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
@@ -35,6 +35,8 @@ export interface BuildOptions {
   rng?: () => number;
   /** DNS resolution used by the sender's guarded lookup (tests); node:dns otherwise. */
   resolve?: typeof dnsLookup;
+  /** Counts the database commands the dispatcher sends (component tests, the bench). */
+  commandCounter?: CommandCounter;
 }
 
 const SWEEP_LEASE = 'webhook-dispatcher:recovery-sweep';
@@ -75,7 +77,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
     sweepNow: sweepOnce,
 
     async start() {
-      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'webhook-dispatcher' });
+      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'webhook-dispatcher', ...(options.commandCounter && { commandCounter: options.commandCounter }) });
       await ensureIndexes(mongo.db, WEBHOOK_INDEXES);
       const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'webhook-dispatcher', logger });
       const prefix = config.TOPIC_PREFIX;
@@ -138,6 +140,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
           maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
           timeoutMs: config.WEBHOOK_TIMEOUT_MS,
           claimTtlMs: config.WEBHOOK_CLAIM_TTL_MS,
+          storeQueuedAfterMs: config.WEBHOOK_STORE_QUEUED_AFTER_MS,
         },
       });
 
@@ -174,7 +177,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
             logger,
             deadLetter,
             partitionsConsumedConcurrently: Math.min(config.SESSION_EVENTS_PARTITIONS, 32),
-            handle: (event) => active.recordSessionEvent(event),
+            handleBatch: (events) => active.recordSessionEvents(events),
           }),
         );
         consumers.push(

@@ -61,7 +61,8 @@ export class WebhookSender {
 
     this.agent = new Agent({
       connections: options.maxConnectionsPerHost,
-      keepAliveTimeout: 30_000,
+      // Short: after a burst to many merchants, idle sockets to each would otherwise hold memory for long.
+      keepAliveTimeout: 4_000,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       connect: { timeout: options.timeoutMs, lookup: guardedLookup },

@@ -11,10 +11,20 @@ import type { DispatcherMetrics } from '../metrics';
 import type { RetryMessage } from '../messaging/webhook-messages';
 import { HostScheduler } from './host-scheduler';
 import { nextAttempt, parseRetryAfter } from './retry-policy';
-import { recoveryDeliveryId } from './recovery';
+import { initialDeliveryId, recoveryDeliveryId } from './recovery';
+import { GroupCommit } from '../store/group-commit';
 
 /** A pre-claimed delivery is attempted without a fresh claim only while its claim outlives the attempt by this. */
 const CLAIM_SAFETY_MS = 500;
+/** Most documents written by one batched command. */
+const WRITE_BATCH_LIMIT = 200;
+
+interface Unstored {
+  delivery: DeliveryDocument;
+  queuedAt: number;
+  stored: () => void;
+  failed: (err: unknown) => void;
+}
 
 export interface IncomingSessionEvent {
   envelope: SessionEventV1;
@@ -47,7 +57,18 @@ export interface DispatcherDeps {
   owner: string;
   /** False in events-API-only pods: new deliveries are left to the consumer pods' recovery sweep. */
   dispatchLocally: boolean;
-  policy: { delaysMs: readonly number[]; maxAttempts: number; timeoutMs: number; claimTtlMs: number };
+  policy: {
+    delaysMs: readonly number[];
+    maxAttempts: number;
+    timeoutMs: number;
+    claimTtlMs: number;
+    /**
+     * A first attempt still queued after this long (its host is busy or hanging) is stored at once, held by this
+     * process: its batch's offsets can then be committed, so what a crash replays stays bounded, and the events
+     * API shows the delivery as pending.
+     */
+    storeQueuedAfterMs: number;
+  };
 }
 
 /** The webhook body exactly as D30 orders it: `{id, event, createdAt, session}` (plus anything newer the producer added). */
@@ -64,35 +85,169 @@ export class Dispatcher {
   private stopped = false;
   private sweeps = 0;
 
-  constructor(private readonly deps: DispatcherDeps) {}
+  private readonly successes: GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }>;
+  /** Deliveries stored after their first attempt (or unheld, for the sweep); true when this insert made it. */
+  private readonly deliveryInserts: GroupCommit<DeliveryDocument, boolean>;
+  /** First attempts queued here whose delivery is not stored yet. */
+  private readonly unstored = new Map<string, Unstored>();
+  /** First attempts stored while queued (storeQueuedAfterMs): the held document, and whether this process made it. */
+  private readonly storedWhileQueued = new Map<string, { held: DeliveryDocument; created: Promise<boolean> }>();
+  private checkpointTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deps: DispatcherDeps) {
+    // Both bounded, so one command never holds the engine's single writer for long (the inserts, claims and
+    // health checks of everything else queue behind it).
+    this.successes = new GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }, void>(async (items) => {
+      const recorded = await deps.deliveries.recordAttempts(items);
+      deps.metrics.deliveries.inc({ outcome: 'succeeded' }, recorded);
+      if (recorded < items.length) deps.logger.info({ dropped: items.length - recorded }, 'attempt results dropped: those attempts were already recorded elsewhere');
+      return items.map((): void => undefined);
+    }, WRITE_BATCH_LIMIT);
+    this.deliveryInserts = new GroupCommit(async (docs) => {
+      const existing = await deps.deliveries.insertDeliveries(docs);
+      return docs.map((doc) => !existing.has(doc._id));
+    }, WRITE_BATCH_LIMIT);
+  }
 
   stop(): void {
     this.stopped = true;
+    clearInterval(this.checkpointTimer);
   }
 
-  /** Consumer handler: returns once the event (and its delivery, D32) are durably stored. */
-  async recordSessionEvent({ envelope, rawBody }: IncomingSessionEvent): Promise<void> {
+  /**
+   * Consumer handler for one fetched batch. Its events are recorded with one insert, then each new event's first
+   * attempt starts at once; the handler returns then (the consumer fetches on) with `done`, which resolves once
+   * every delivery of the batch is stored. A delivery is first stored when its first attempt is over, with that
+   * attempt in it, by one insert shared with the others finishing then: a successful first attempt costs no
+   * update at all. Until `done`, the batch's offsets stay uncommitted, so a crash brings its messages back
+   * (at least once); the unique delivery id makes a replayed message's delivery once.
+   */
+  async recordSessionEvents(batch: readonly IncomingSessionEvent[]): Promise<{ done: Promise<void> }> {
     await this.deps.scheduler.waitForRoom();
-    const scope: Scope = { organizationId: envelope.organizationId, mode: envelope.mode };
     const now = this.deps.clock();
-    const body = webhookBodyJson(rawBody);
-    const { event, created } = await this.deps.events.recordEvent(scope, {
-      _id: envelope.eventId,
-      type: envelope.type,
-      sessionId: envelope.sessionId,
-      createdAt: new Date(envelope.body.createdAt),
-      body,
-      callbackUrl: envelope.callbackUrl,
-      initialDeliveryId: envelope.callbackUrl === null ? null : newId('dlv', envelope.mode),
-      recordedAt: now,
+    const eventDocs = new Map<string, EventDocument>();
+    for (const { envelope, rawBody } of batch) {
+      if (eventDocs.has(envelope.eventId)) continue;
+      eventDocs.set(envelope.eventId, {
+        _id: envelope.eventId,
+        organizationId: envelope.organizationId,
+        mode: envelope.mode,
+        type: envelope.type,
+        sessionId: envelope.sessionId,
+        createdAt: new Date(envelope.body.createdAt),
+        body: webhookBodyJson(rawBody),
+        callbackUrl: envelope.callbackUrl,
+        initialDeliveryId: envelope.callbackUrl === null ? null : initialDeliveryId(envelope.eventId, envelope.mode),
+        recordedAt: now,
+      });
+    }
+    const recorded = await this.deps.events.recordEvents([...eventDocs.values()]);
+    const toDeliver: EventDocument[] = [];
+    const replayed: string[] = [];
+    for (const { event, created } of recorded.values()) {
+      if (event.callbackUrl === null || event.initialDeliveryId === null) {
+        if (created) this.deps.metrics.deliveries.inc({ outcome: 'no_callback_url' });
+        continue;
+      }
+      toDeliver.push(event);
+      // A stored event keeps the delivery id it was given then (older ones were random).
+      if (!created) replayed.push(event.initialDeliveryId);
+    }
+    // A replayed message whose delivery is stored has been attempted already (only the rare replay pays this read).
+    const stored = await this.deps.deliveries.existingIds(replayed);
+    const pending: Array<Promise<void>> = [];
+    const room = new Map<string, number>();
+    for (const event of toDeliver) {
+      const deliveryId = event.initialDeliveryId as string;
+      if (stored.has(deliveryId)) continue;
+      const host = this.deps.hostKey(event.callbackUrl as string);
+      const left = room.get(host) ?? (this.deps.dispatchLocally && !this.stopped ? this.deps.scheduler.roomFor(host) : 0);
+      room.set(host, left - 1);
+      const scope = { organizationId: event.organizationId, mode: event.mode };
+      pending.push(left > 0 ? this.firstAttempt(this.newDelivery(scope, event, deliveryId, now, true), event.body) : this.storeForSweep(this.newDelivery(scope, event, deliveryId, now, false)));
+    }
+    return { done: Promise.all(pending).then(() => undefined) };
+  }
+
+  /** Queues a first attempt; resolves once the delivery is stored with it (or was already, by another process). */
+  private firstAttempt(delivery: DeliveryDocument, body: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const submitted = this.deps.scheduler.submit(attemptKey(delivery._id, 1), this.deps.hostKey(delivery.url), () => this.runFirstAttempt(delivery, body));
+      this.deps.metrics.queued.set(this.deps.scheduler.queued);
+      if (submitted === 'queued') {
+        this.unstored.set(delivery._id, { delivery, queuedAt: Date.now(), stored: resolve, failed: reject });
+        this.checkpointTimer ??= setInterval(() => this.storeLongQueued(), Math.max(100, this.deps.policy.storeQueuedAfterMs / 4)).unref();
+      } else if (submitted === 'duplicate') {
+        // The same delivery already queued here (a replayed message): that attempt stores it.
+        resolve();
+      } else {
+        this.storeForSweep({ ...delivery, lockOwner: null, lockedUntil: delivery.createdAt }).then(resolve, reject);
+      }
     });
-    if (event.callbackUrl === null || event.initialDeliveryId === null) {
-      if (created) this.deps.metrics.deliveries.inc({ outcome: 'no_callback_url' });
+  }
+
+  /** Stores, held by this process, the first attempts that have waited in a queue for policy.storeQueuedAfterMs. */
+  private storeLongQueued(): void {
+    const cutoff = Date.now() - this.deps.policy.storeQueuedAfterMs;
+    for (const waiting of this.unstored.values()) {
+      if (waiting.queuedAt > cutoff) continue;
+      const id = waiting.delivery._id;
+      this.unstored.delete(id);
+      const now = this.deps.clock();
+      const held: DeliveryDocument = { ...waiting.delivery, lockOwner: this.deps.owner, lockedUntil: new Date(now.getTime() + this.deps.policy.claimTtlMs), updatedAt: now };
+      const created = this.deliveryInserts.add(held);
+      // Handled here; awaited again when the attempt runs (if it ever does: a stop drops queued attempts).
+      created.then(waiting.stored, waiting.failed);
+      this.storedWhileQueued.set(id, { held, created });
+    }
+  }
+
+  /** Stores a delivery nobody holds: the recovery sweep attempts it when there is room (back-pressure). */
+  private async storeForSweep(delivery: DeliveryDocument): Promise<void> {
+    await this.deliveryInserts.add(delivery);
+  }
+
+  private async runFirstAttempt(delivery: DeliveryDocument, body: string): Promise<void> {
+    const waiting = this.unstored.get(delivery._id);
+    this.unstored.delete(delivery._id);
+    const storedEarlier = this.storedWhileQueued.get(delivery._id);
+    if (storedEarlier) {
+      // Stored while it waited: from here on it is an attempt like any other (a conditional update records it).
+      this.storedWhileQueued.delete(delivery._id);
+      if (await storedEarlier.created) await this.runAttempt(delivery._id, 1, { delivery: storedEarlier.held, body });
       return;
     }
-    // A redelivered message finds the event stored and re-creates the same delivery id, so a crash between the
-    // two inserts leaves nothing behind and a duplicate message makes no second delivery.
-    await this.createDelivery(scope, event, event.initialDeliveryId, now);
+    if (this.stopped) {
+      const err = new Error('dispatcher stopped before the attempt');
+      waiting?.failed(err);
+      throw err;
+    }
+    const started = this.deps.clock();
+    const { result, outcome, retryAt, finished } = await this.sendAndDecide(delivery, body, 1, started);
+    const attempted: DeliveryDocument = {
+      ...delivery,
+      attempts: [outcome.record],
+      attemptCount: 1,
+      status: outcome.status,
+      nextAttemptAt: outcome.nextAttemptAt,
+      lockedUntil: outcome.lockedUntil,
+      lockOwner: null,
+      deadLetterPending: outcome.deadLetterPending,
+      updatedAt: finished,
+    };
+    let created: boolean;
+    try {
+      created = await this.deliveryInserts.add(attempted);
+    } catch (err) {
+      waiting?.failed(err);
+      throw err;
+    }
+    waiting?.stored();
+    if (!created) {
+      this.deps.logger.info({ deliveryId: delivery._id }, 'first attempt result dropped: another process recorded that delivery');
+      return;
+    }
+    await this.afterRecorded(attempted, result.ok, retryAt, finished);
   }
 
   /** D34: a new delivery of a stored event (same event id, new delivery id), attempted at once. */
@@ -132,14 +287,22 @@ export class Dispatcher {
 
   private async createDelivery(scope: Scope, event: EventDocument, deliveryId: string, now: Date): Promise<{ delivery: DeliveryDocument; created: boolean }> {
     const url = event.callbackUrl as string;
-    const host = this.deps.hostKey(url);
     // Held by this process while it is queued here; otherwise free for the recovery sweep straight away.
-    const holdHere = this.deps.dispatchLocally && !this.stopped && this.deps.scheduler.hasRoomFor(host);
-    const { delivery, created } = await this.deps.deliveries.insertDelivery(scope, {
+    const holdHere = this.deps.dispatchLocally && !this.stopped && this.deps.scheduler.hasRoomFor(this.deps.hostKey(url));
+    const doc = this.newDelivery(scope, event, deliveryId, now, holdHere);
+    const { delivery, created } = await this.deps.deliveries.insertDelivery(scope, doc);
+    if (created && holdHere) this.enqueue(delivery._id, 1, url, { delivery, body: event.body });
+    return { delivery, created };
+  }
+
+  private newDelivery(scope: Scope, event: EventDocument, deliveryId: string, now: Date, holdHere: boolean): DeliveryDocument {
+    return {
       _id: deliveryId,
+      organizationId: scope.organizationId,
+      mode: scope.mode,
       eventId: event._id,
       eventType: event.type,
-      url,
+      url: event.callbackUrl as string,
       status: 'pending',
       attempts: [],
       attemptCount: 0,
@@ -149,9 +312,7 @@ export class Dispatcher {
       deadLetterPending: false,
       createdAt: now,
       updatedAt: now,
-    });
-    if (created && holdHere) this.enqueue(delivery._id, 1, url, { delivery, body: event.body });
-    return { delivery, created };
+    };
   }
 
   /** Retry consumer handler: the retry is due; queue it (the claim at run time rejects stale ones). */
@@ -214,6 +375,24 @@ export class Dispatcher {
       body = event.body;
     }
 
+    const { result, outcome, retryAt, finished } = await this.sendAndDecide(delivery, body, attempt, started);
+    // One conditional write, whether or not the attempt outlived its hold: it names the attempt it follows.
+    // Successes share their command with whatever other successes are waiting.
+    if (result.ok) {
+      await this.successes.add({ id: deliveryId, outcome, now: finished });
+      return;
+    }
+    const updated = await this.deps.deliveries.recordAttempt(deliveryId, outcome, finished);
+    if (!updated) {
+      this.deps.logger.info({ deliveryId, attempt }, 'attempt result dropped: that attempt was already recorded elsewhere');
+      return;
+    }
+    await this.afterRecorded(updated, false, retryAt, finished);
+  }
+
+  /** One attempt and what follows from it (D31, D40): the record to store and the delivery's next state. */
+  private async sendAndDecide(delivery: DeliveryDocument, body: string, attempt: number, started: Date): Promise<{ result: SendResult; outcome: AttemptOutcome; retryAt: Date | null; finished: Date }> {
+    const { policy, metrics } = this.deps;
     metrics.inFlight.inc();
     metrics.queued.set(this.deps.scheduler.queued);
     let result: SendResult;
@@ -239,22 +418,21 @@ export class Dispatcher {
       lockedUntil: retryAt ? new Date(retryAt.getTime() + policy.claimTtlMs) : finished,
       deadLetterPending: !result.ok && !retryAt,
     };
-    // One conditional write, whether or not the attempt outlived its hold: it names the attempt it follows.
-    const updated = await this.deps.deliveries.recordAttempt(deliveryId, outcome, finished);
-    if (!updated) {
-      this.deps.logger.info({ deliveryId, attempt }, 'attempt result dropped: that attempt was already recorded elsewhere');
-      return;
-    }
-    if (result.ok) {
-      metrics.deliveries.inc({ outcome: 'succeeded' });
+    return { result, outcome, retryAt, finished };
+  }
+
+  /** Once an attempt is stored: count a success, or hand the retry to its tier, or dead-letter the delivery. */
+  private async afterRecorded(delivery: DeliveryDocument, ok: boolean, retryAt: Date | null, finished: Date): Promise<void> {
+    if (ok) {
+      this.deps.metrics.deliveries.inc({ outcome: 'succeeded' });
     } else if (retryAt) {
-      await this.deps.publisher.publishRetry({ deliveryId, attempt: attempt + 1, notBefore: retryAt.toISOString() }).catch((err: unknown) => {
+      await this.deps.publisher.publishRetry({ deliveryId: delivery._id, attempt: delivery.attemptCount + 1, notBefore: retryAt.toISOString() }).catch((err: unknown) => {
         // The delivery is stored as pending; the recovery sweep retries it once its hold lapses.
-        this.deps.logger.warn({ err, deliveryId }, 'could not publish retry message; the recovery sweep will pick it up');
+        this.deps.logger.warn({ err, deliveryId: delivery._id }, 'could not publish retry message; the recovery sweep will pick it up');
       });
     } else {
-      metrics.deliveries.inc({ outcome: 'failed' });
-      await this.publishDeadLetter(updated, finished);
+      this.deps.metrics.deliveries.inc({ outcome: 'failed' });
+      await this.publishDeadLetter(delivery, finished);
     }
   }
 

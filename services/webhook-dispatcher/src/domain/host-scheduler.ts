@@ -55,7 +55,13 @@ export class HostScheduler {
   }
 
   hasRoomFor(host: string): boolean {
-    return !this.stopped && (this.hosts.get(host)?.queue.length ?? 0) < this.limits.maxQueuedPerHost && this.queuedTotal < this.limits.maxQueued;
+    return this.roomFor(host) > 0;
+  }
+
+  /** How many more jobs for `host` would be queued now rather than spilled (0 once stopped). */
+  roomFor(host: string): number {
+    if (this.stopped) return 0;
+    return Math.max(0, Math.min(this.limits.maxQueuedPerHost - (this.hosts.get(host)?.queue.length ?? 0), this.limits.maxQueued - this.queuedTotal));
   }
 
   submit(key: string, host: string, run: () => Promise<void>): SubmitResult {

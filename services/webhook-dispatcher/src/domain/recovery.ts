@@ -7,3 +7,11 @@ import { derivedId, type Mode } from '@checkout/contracts';
 export function recoveryDeliveryId(failedDeliveryId: string, mode: Mode): string {
   return derivedId('dlv', mode, `recover:${failedDeliveryId}`);
 }
+
+/**
+ * The id of an event's first delivery, derived from the event id: the event and its delivery can then be inserted
+ * at the same time (neither needs the other's result), and a redelivered message re-creates the same delivery.
+ */
+export function initialDeliveryId(eventId: string, mode: Mode): string {
+  return derivedId('dlv', mode, `initial:${eventId}`);
+}

@@ -1,13 +1,13 @@
 import type { Logger } from '@checkout/logger';
 import { SessionEventV1 } from '@checkout/contracts';
-import { runConsumer, type EventProducer, type KafkaClient, type RunningConsumer } from '@checkout/kafka';
+import { runBatchConsumer, type EventProducer, type KafkaClient, type RunningConsumer } from '@checkout/kafka';
 import type { IncomingSessionEvent } from '../domain/dispatcher';
 
 /**
  * Reads session events. The envelope is validated with SessionEventV1 (poison → dead-letter topic); the
  * webhook body is kept as the producer wrote it, so fields this version of the schema does not know still
- * reach the merchant. The handler returns — and the offset moves on — only once the event and its delivery
- * are stored; the attempt itself runs in the scheduler.
+ * reach the merchant. A fetched batch is handled at once; its offsets are committed only once its events and
+ * their deliveries are stored (the deliveries with their first attempt), while the next batches flow on.
  */
 export function runSessionEventsConsumer(options: {
   kafka: KafkaClient;
@@ -16,16 +16,19 @@ export function runSessionEventsConsumer(options: {
   logger: Logger;
   partitionsConsumedConcurrently: number;
   deadLetter: { topic: string; producer: EventProducer };
-  handle: (event: IncomingSessionEvent) => Promise<void>;
+  handleBatch: (events: IncomingSessionEvent[]) => Promise<{ done: Promise<void> }>;
   onRestart: () => void;
 }): Promise<RunningConsumer> {
-  return runConsumer<IncomingSessionEvent>({
+  return runBatchConsumer<IncomingSessionEvent>({
     kafka: options.kafka,
     groupId: options.groupId,
     topics: [options.topic],
     logger: options.logger,
     deadLetter: options.deadLetter,
     partitionsConsumedConcurrently: options.partitionsConsumedConcurrently,
+    // A few hundred events per batch: enough to share a command, small enough that the batches of every
+    // partition together stay near the scheduler's in-memory bound (back-pressure keeps the rest in Kafka).
+    maxBytesPerPartition: 256 * 1024,
     onRestart: options.onRestart,
     parse: (raw) => {
       const result = SessionEventV1.safeParse(raw);
@@ -33,6 +36,6 @@ export function runSessionEventsConsumer(options: {
       const rawBody = (raw as { body: Record<string, unknown> }).body;
       return { ok: true, value: { envelope: result.data, rawBody } };
     },
-    handle: (event) => options.handle(event),
+    handleBatch: (messages) => options.handleBatch(messages.map((m) => m.value)),
   });
 }

@@ -1,6 +1,7 @@
 import type { Collection, Db, Filter, PushOperator, UpdateFilter } from 'mongodb';
 import { isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
+import { insertManyOnce } from './insert-many';
 import type { AttemptRecord, DeliveryDocument } from './documents';
 
 export type ClaimResult = { claimed: true; delivery: DeliveryDocument } | { claimed: false; reason: 'missing' | 'finished' | 'stale' | 'busy' };
@@ -39,6 +40,22 @@ export class DeliveriesStore {
       if (!existing) throw new Error(`delivery ${doc._id} exists under another organization or mode`);
       return { delivery: existing, created: false };
     }
+  }
+
+  /**
+   * Inserts many deliveries (of any scopes) in one command, each once: the unique _id arbitrates, so of two
+   * processes that both made a delivery's first attempt (a rebalance, a crash) one records it. Returns the ids
+   * that already existed; those writes did nothing.
+   */
+  insertDeliveries(docs: readonly DeliveryDocument[]): Promise<Set<string>> {
+    return insertManyOnce(this.collection, docs);
+  }
+
+  /** Which of these deliveries exist (one read by _id). */
+  async existingIds(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const found = await this.collection.find({ _id: { $in: [...ids] } }, { projection: { _id: 1 } }).toArray();
+    return new Set(found.map((d) => d._id));
   }
 
   listForEvent(scope: Scope, eventId: string): Promise<DeliveryDocument[]> {
@@ -91,6 +108,22 @@ export class DeliveriesStore {
    */
   recordAttempt(id: string, outcome: AttemptOutcome, now: Date): Promise<DeliveryDocument | null> {
     return this.collection.findOneAndUpdate({ _id: id, status: 'pending', attemptCount: outcome.record.attempt - 1 }, attemptUpdate(outcome, now), { returnDocument: 'after' });
+  }
+
+  /**
+   * recordAttempt for many successful attempts in one command: each update is still conditional on the attempt it
+   * follows, and they are unordered, so one that lost (already recorded elsewhere) does not hold back the rest.
+   * Returns how many were recorded.
+   */
+  async recordAttempts(items: ReadonlyArray<{ id: string; outcome: AttemptOutcome; now: Date }>): Promise<number> {
+    if (items.length === 0) return 0;
+    const result = await this.collection.bulkWrite(
+      items.map(({ id, outcome, now }) => ({
+        updateOne: { filter: { _id: id, status: 'pending', attemptCount: outcome.record.attempt - 1 } as Filter<DeliveryDocument>, update: attemptUpdate(outcome, now) },
+      })),
+      { ordered: false },
+    );
+    return result.matchedCount;
   }
 
   /** Pending deliveries that nobody holds any more: a crash, a lost retry message, a spilled queue. */

@@ -2,6 +2,7 @@ import type { Collection, Db, Filter } from 'mongodb';
 import { isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
 import type { EventType } from '@checkout/contracts';
 import { COLLECTIONS } from './indexes';
+import { insertManyOnce } from './insert-many';
 import type { EventDocument } from './documents';
 
 export interface EventListFilter {
@@ -30,6 +31,30 @@ export class EventsStore {
       if (!existing) throw new Error(`event ${doc._id} exists under another organization or mode`);
       return { event: existing, created: false };
     }
+  }
+
+  /**
+   * Records many events (of any scopes) in one command; each is recorded once, as recordEvent. For an id already
+   * stored the stored event is returned (one more read, only when there are such ids).
+   */
+  async recordEvents(docs: readonly EventDocument[]): Promise<Map<string, { event: EventDocument; created: boolean }>> {
+    const duplicates = await insertManyOnce(this.collection, docs);
+    const stored = duplicates.size === 0 ? [] : await this.collection.find({ _id: { $in: [...duplicates] } }).toArray();
+    const byId = new Map(stored.map((event) => [event._id, event]));
+    const results = new Map<string, { event: EventDocument; created: boolean }>();
+    for (const doc of docs) {
+      if (!duplicates.has(doc._id)) {
+        results.set(doc._id, { event: doc, created: true });
+        continue;
+      }
+      const existing = byId.get(doc._id);
+      // The same id in another scope would be a producer bug; nothing of the other tenant's event may leak.
+      if (!existing || existing.organizationId !== doc.organizationId || existing.mode !== doc.mode) {
+        throw new Error(`event ${doc._id} exists under another organization or mode`);
+      }
+      results.set(doc._id, { event: existing, created: false });
+    }
+    return results;
   }
 
   getEvent(scope: Scope, id: string): Promise<EventDocument | null> {

@@ -66,6 +66,7 @@ beforeAll(async () => {
     GATEWAY_URL: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`,
     WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
     WEBHOOK_CLAIM_TTL_MS: String(TIMEOUT_MS * 2),
+    WEBHOOK_STORE_QUEUED_AFTER_MS: '1000',
   });
   dispatcher = await startDispatcher(env);
   topic = sessionEventsTopic(dispatcher.config);
@@ -222,6 +223,13 @@ describe('Webhook delivery (D2, D30, D31)', () => {
     expect(lastFast).toBeLessThan(firstSlow + TIMEOUT_MS);
     // The hanging host never had more than its per-host limit in flight at once.
     expect(slowReceiver.deliveries('/hang').length).toBeLessThanOrEqual(8);
+    // What waits behind it is stored within seconds, not first attempted: visible as pending, no attempt yet (D34).
+    const waiting = slowEvents.find((e) => !slowReceiver.deliveries('/hang').some((r) => r.headers['x-service-event-id'] === e.eventId));
+    const detail = await eventually(async () => {
+      const { body } = await getEvent(waiting?.eventId ?? '');
+      return body.deliveries?.length === 1 ? body : undefined;
+    }, { deadlineMs: 5_000, description: 'the queued delivery to be stored' });
+    expect(detail.deliveries[0]).toMatchObject({ status: 'pending', attempts: [] });
   });
 
   it('When a message is not a valid session event, then it is parked on the dead-letter topic and consumption goes on', async () => {

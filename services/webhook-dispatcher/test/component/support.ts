@@ -4,7 +4,7 @@ import { createEventProducer, createKafka, readTopic, type EventProducer, type K
 import { createLogger } from '@checkout/logger';
 import { startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import { TOPICS, topicName, type EventResponse, type Mode, type SessionEventV1 } from '@checkout/contracts';
-import { buildApp, type WebhookDispatcherApp } from '../../src/app';
+import { buildApp, type BuildOptions, type WebhookDispatcherApp } from '../../src/app';
 import { parseConfig, type Config } from '../../src/config';
 
 export const INTERNAL_TOKEN = 'test-internal-token-0123456789';
@@ -52,10 +52,10 @@ export interface RunningDispatcher {
   stop(): Promise<void>;
 }
 
-export async function startDispatcher(env: Record<string, string>): Promise<RunningDispatcher> {
+export async function startDispatcher(env: Record<string, string>, options: BuildOptions = {}): Promise<RunningDispatcher> {
   const config = parseConfig(env);
   const logger = createLogger('webhook-dispatcher-test', { level: config.LOG_LEVEL });
-  const app = buildApp(config, logger);
+  const app = buildApp(config, logger, options);
   const { url } = await app.start();
   return { app, config, url, stop: () => app.stop() };
 }

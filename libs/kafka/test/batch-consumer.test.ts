@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@checkout/testing';
+import { createEventProducer, createKafka, ensureTopics, runBatchConsumer, type EventProducer, type KafkaClient, type RunningConsumer } from '../src/index';
+import { kafkajsOf } from '../src/kafkajs';
+import { engines, isolatedNames, logger } from './support';
+
+// runBatchConsumer (issue 9): a batch's offsets are committed only once the work it started is done, in order,
+// while later batches flow on; a batch whose work fails is fetched again. Deadlines are long because the
+// broker-restart tests may restart the shared broker while this file runs.
+
+const { prefix } = isolatedNames('batch');
+let kafka: KafkaClient;
+let producer: EventProducer;
+const running: RunningConsumer[] = [];
+
+async function committed(groupId: string, topic: string): Promise<number> {
+  const admin = kafkajsOf(kafka).admin();
+  await admin.connect();
+  try {
+    const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    return Number(entry?.partitions[0]?.offset ?? -1);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void; reject: (err: Error) => void } {
+  let resolve = () => {};
+  let reject: (err: Error) => void = () => {};
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+const send = (topic: string, ids: string[]) => producer.send(ids.map((id) => ({ topic, key: 'k', value: JSON.stringify({ id }) })));
+
+beforeAll(async () => {
+  kafka = createKafka({ brokers: engines().kafkaBrokers, clientId: 'batch-consumer-test', logger });
+  await ensureTopics(kafka, [
+    { topic: `${prefix}.order`, numPartitions: 1 },
+    { topic: `${prefix}.fail`, numPartitions: 1 },
+  ]);
+  producer = createEventProducer(kafka);
+  await producer.connect();
+});
+
+afterAll(async () => {
+  await Promise.all(running.map((c) => c.stop()));
+  await producer?.disconnect();
+});
+
+describe('runBatchConsumer (issue 9)', () => {
+  it('When a batch’s work is still running, then the next batch is handled, and the offsets are committed only once the earlier work is done', async () => {
+    const topic = `${prefix}.order`;
+    const groupId = `${prefix}.order-group`;
+    const seen: string[][] = [];
+    const work: Array<ReturnType<typeof deferred>> = [];
+    running.push(
+      await runBatchConsumer<{ id: string }>({
+        kafka,
+        groupId,
+        topics: [topic],
+        logger,
+        parse: (raw) => ({ ok: true, value: raw as { id: string } }),
+        handleBatch: async (messages) => {
+          seen.push(messages.map((m) => m.value.id));
+          const done = deferred();
+          work.push(done);
+          return { done: done.promise };
+        },
+      }),
+    );
+    await send(topic, ['a1', 'a2']);
+    await eventually(() => seen.flat().includes('a2'), { deadlineMs: 60_000, description: 'the first batch' });
+    await send(topic, ['b1']);
+    await eventually(() => seen.flat().includes('b1'), { deadlineMs: 60_000, description: 'the second batch while the first is still at work' });
+    expect(await committed(groupId, topic)).toBe(-1);
+
+    // The later batches finishing first commit nothing: offsets move in order (observed for a short window).
+    for (const later of work.slice(1)) later.resolve();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await committed(groupId, topic)).toBe(-1);
+    work[0]?.resolve();
+    await eventually(async () => (await committed(groupId, topic)) === 3, { deadlineMs: 30_000, description: 'both batches committed' });
+  }, 120_000);
+
+  it('When a batch’s work fails after the handler returned, then its messages are fetched again', async () => {
+    const topic = `${prefix}.fail`;
+    const seen: string[] = [];
+    let failedOnce = false;
+    running.push(
+      await runBatchConsumer<{ id: string }>({
+        kafka,
+        groupId: `${prefix}.fail-group`,
+        topics: [topic],
+        logger,
+        parse: (raw) => ({ ok: true, value: raw as { id: string } }),
+        handleBatch: async (messages) => {
+          seen.push(...messages.map((m) => m.value.id));
+          const fail = !failedOnce;
+          failedOnce = true;
+          return { done: fail ? Promise.reject(new Error('insert failed')) : Promise.resolve() };
+        },
+      }),
+    );
+    await send(topic, ['c1', 'c2']);
+    await eventually(() => seen.filter((id) => id === 'c1').length === 2, { deadlineMs: 60_000, description: 'the failed batch fetched again' });
+    expect(seen.filter((id) => id === 'c2')).toHaveLength(2);
+    await eventually(async () => (await committed(`${prefix}.fail-group`, topic)) === 2, { deadlineMs: 30_000, description: 'the batch committed once done' });
+  }, 120_000);
+});

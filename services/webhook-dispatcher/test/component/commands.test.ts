@@ -1,0 +1,105 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommandCounter } from '@checkout/mongo';
+import { eventually } from '@checkout/testing';
+import type { EventResponse, SessionEventV1 } from '@checkout/contracts';
+import { TestProducer, buildSessionEvent, dispatcherEnv, dropDatabase, internalHeaders, sessionEventsTopic, startDispatcher, testKafka, type RunningDispatcher } from './support';
+
+// Issue 9: the database round trips of a successful first attempt, counted with the driver's command monitoring
+// (counts, never times). A batch of events is recorded with one insert, whatever its size; each delivery is stored
+// once its first attempt is over, with that attempt in it, by an insert shared with the deliveries finishing
+// alongside (group commit). Nothing else is read or written: no claim, no update, no re-read of the event.
+
+const EVENTS = 200;
+
+/** Holds every request until `EVENTS` have arrived, then answers them all 200: every first attempt is in flight before any result is recorded. */
+function startGatedReceiver(): Promise<{ server: Server; url: string; arrived: () => number; release: () => void }> {
+  const held: ServerResponse[] = [];
+  let arrivedCount = 0;
+  let released = false;
+  const answer = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    req.on('end', () => {
+      arrivedCount += 1;
+      if (released) answer(res);
+      else held.push(res);
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        server,
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+        arrived: () => arrivedCount,
+        release: () => {
+          released = true;
+          for (const res of held.splice(0)) answer(res);
+        },
+      }),
+    ),
+  );
+}
+
+const counter = new CommandCounter();
+let dispatcher: RunningDispatcher;
+let producer: TestProducer;
+let receiver: Awaited<ReturnType<typeof startGatedReceiver>>;
+
+beforeAll(async () => {
+  receiver = await startGatedReceiver();
+  dispatcher = await startDispatcher(
+    dispatcherEnv('commands', {
+      // One partition, so the burst is one fetched batch; every attempt in flight at once; no sweeps in the count.
+      SESSION_EVENTS_PARTITIONS: '1',
+      WEBHOOK_MAX_CONCURRENCY_PER_HOST: String(EVENTS),
+      WEBHOOK_MAX_IN_FLIGHT: String(EVENTS),
+      SWEEPERS_ENABLED: 'false',
+    }),
+    { commandCounter: counter },
+  );
+  producer = await TestProducer.connect(testKafka());
+});
+
+afterAll(async () => {
+  await producer?.disconnect();
+  await dispatcher?.stop();
+  if (dispatcher) await dropDatabase(dispatcher.config);
+  await new Promise((resolve) => receiver?.server.close(resolve));
+});
+
+async function succeeded(): Promise<number> {
+  const text = await (await fetch(`${dispatcher.url}/metrics`)).text();
+  return Number(/webhook_deliveries_total\{[^}]*outcome="succeeded"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+}
+
+describe('Database commands per delivery (issue 9)', () => {
+  it(`When ${EVENTS} events arrive in one batch and all succeed, then the events take exactly 1 command and each delivery at most one shared insert`, async () => {
+    const events: SessionEventV1[] = Array.from({ length: EVENTS }, () => buildSessionEvent({ callbackUrl: receiver.url }));
+
+    const recording = await counter.during(async () => {
+      await producer.sendEvents(sessionEventsTopic(dispatcher.config), events);
+      await eventually(() => receiver.arrived() === EVENTS, { deadlineMs: 30_000, description: `all ${EVENTS} first attempts in flight` });
+    });
+    // One insertMany of the events; the first attempts need no claim and no delivery read.
+    expect(recording.commands).toEqual({ insert: 1 });
+
+    const results = await counter.during(async () => {
+      receiver.release();
+      await eventually(async () => (await succeeded()) === EVENTS, { deadlineMs: 30_000, description: 'every success recorded' });
+    });
+    // Only inserts of deliveries with their attempt, never more than one command per delivery (group commit shares them).
+    expect(Object.keys(results.commands), JSON.stringify({ recording: recording.commands, results: results.commands })).toEqual(['insert']);
+    expect(results.total).toBeGreaterThanOrEqual(1);
+    expect(results.total).toBeLessThanOrEqual(EVENTS);
+    const perDelivery = (recording.total + results.total) / EVENTS;
+    expect(perDelivery).toBeLessThanOrEqual(2);
+
+    // Every attempt is visible in the events API (D34) with the one delivery id the receiver saw.
+    const sample = events[EVENTS - 1] as SessionEventV1;
+    const detail = (await (await fetch(`${dispatcher.url}/internal/events/${sample.eventId}`, { headers: internalHeaders({ organizationId: sample.organizationId, mode: sample.mode }) })).json()) as EventResponse;
+    expect(detail.deliveries).toHaveLength(1);
+    expect(detail.deliveries[0]).toMatchObject({ status: 'succeeded', attempts: [{ attempt: 1, statusCode: 200, error: null }] });
+  });
+});
