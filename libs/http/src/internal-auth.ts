@@ -6,6 +6,12 @@ export const INTERNAL_HEADERS = {
   token: 'x-internal-token',
   organization: 'x-organization-id',
   mode: 'x-mode',
+  /**
+   * The request's D42 Idempotency-Key, as the gateway's opaque record id (one per API key and key). An owner
+   * derives the ids of what the request creates from it, so a retry after an unknown outcome (a 5xx, a lost
+   * answer: the gateway keeps no 5xx) meets what the first try created instead of creating it again.
+   */
+  idempotencyRecord: 'x-idempotency-record',
 } as const;
 
 export interface RequestScope {

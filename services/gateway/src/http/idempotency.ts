@@ -5,6 +5,13 @@ import { domainErrorBody, requireScope } from '@checkout/http';
 import { idempotencyKeyProblem, idempotencyRecordId, requestFingerprint } from '../domain/idempotency';
 import type { IdempotencyStore } from '../store/idempotency.store';
 
+declare module 'koa' {
+  interface DefaultState {
+    /** Set while a request with an Idempotency-Key runs; forwarded to the owner (INTERNAL_HEADERS). */
+    idempotencyRecord?: string;
+  }
+}
+
 /**
  * D42 for every public POST; runs after authentication and body parsing. A request without the header goes
  * straight on: no database round trip is added to it.
@@ -40,6 +47,7 @@ export function idempotency(
     }
 
     const { token } = begun;
+    ctx.state.idempotencyRecord = id;
     try {
       await next();
     } catch (err) {

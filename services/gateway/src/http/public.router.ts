@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { DomainError } from '@checkout/errors';
-import { jsonBody, requireScope } from '@checkout/http';
+import { INTERNAL_HEADERS, jsonBody, requireScope } from '@checkout/http';
 import { isIdOf } from '@checkout/contracts';
 import type { Middleware } from 'koa';
 import type { InternalClient } from '@checkout/http';
@@ -44,6 +44,7 @@ async function forward(ctx: Context, route: PublicRoute, deps: PublicRouterDeps)
   const body = ctx.request.jsonBody;
   if (route.body && body === undefined && route.body.required) throw new DomainError('INVALID_REQUEST', 'This endpoint needs a JSON object body.');
   const headers: Record<string, string> = {};
+  if (ctx.state.idempotencyRecord !== undefined) headers[INTERNAL_HEADERS.idempotencyRecord] = ctx.state.idempotencyRecord;
   if (route.forwardCheckoutSettings) {
     const settings = await deps.organizations.getCheckoutSettings(scope.organizationId, scope.mode);
     const organizationName = ctx.state.organization?.name ?? '';

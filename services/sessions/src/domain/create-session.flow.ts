@@ -1,7 +1,8 @@
 import type { Logger } from '@checkout/logger';
 import { DomainError, isDomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
-import { newId, type CreateSessionRequest } from '@checkout/contracts';
+import { derivedId, newId, type CreateSessionRequest } from '@checkout/contracts';
+import { isDuplicateKeyError } from '@checkout/mongo';
 import type { OrdersClient } from '../clients/orders-client';
 import type { SessionsStore } from '../store/sessions.store';
 import type { SessionDocument } from '../store/session-document';
@@ -20,7 +21,10 @@ export interface CreateSessionDeps {
  * Flow 2, creating a checkout session (style.md §12).
  *
  * 1. Pick the session id first: it is the Idempotency-Key of the order create, so a retried call to orders
- *    (a timeout, a 503) gets the same order back instead of making a second one.
+ *    (a timeout, a 503) gets the same order back instead of making a second one. When the merchant sent an
+ *    Idempotency-Key (D42, `requestKey`), the id is derived from it: a retry after an unknown outcome (this
+ *    process died, or the database went, between the order and the session) gets the same order back from orders
+ *    and finishes the session, instead of a 409 for an externalId its own first try used up.
  * 2. Refuse a total below 1 (D24) before anything exists, so a refused request leaves no order (and does not
  *    use up its externalId).
  * 3. Create the order. Orders decides references and uniqueness; its errors keep their codes, except its
@@ -28,10 +32,17 @@ export interface CreateSessionDeps {
  *    (Backstop for step 2: should orders price the order below 1 after all, cancel it and refuse.)
  * 4. Insert the session, with its URLs' placeholders substituted, the checkout settings snapshotted and its copy
  *    of the order taken from orders' answer (reads present that copy; they never call orders).
- *    Undo: if the insert fails, cancel the order just created, so no live orphan is left behind.
+ *    Undo: if the insert fails, cancel the order just created, so no live orphan is left behind; unless the
+ *    request has a key, whose retry will finish it (a session found under the derived id is the first try's).
  */
-export async function createSession(deps: CreateSessionDeps, scope: Scope, input: CreateSessionRequest, settings: CheckoutSettings): Promise<SessionWithOrder> {
-  const sessionId = newId('cs', scope.mode);
+export async function createSession(
+  deps: CreateSessionDeps,
+  scope: Scope,
+  input: CreateSessionRequest,
+  settings: CheckoutSettings,
+  requestKey?: string,
+): Promise<SessionWithOrder> {
+  const sessionId = requestKey === undefined ? newId('cs', scope.mode) : derivedId('cs', scope.mode, `session\n${scope.organizationId}\n${requestKey}`);
 
   const total = expectedTotal(input);
   if (total !== null && total < 1) throw totalTooLow();
@@ -75,6 +86,14 @@ export async function createSession(deps: CreateSessionDeps, scope: Scope, input
     const stored = await deps.store.insertSession(scope, doc);
     return { doc: stored, order };
   } catch (err) {
+    if (requestKey !== undefined) {
+      if (isDuplicateKeyError(err)) {
+        const earlier = await deps.store.getSession(scope, sessionId);
+        if (earlier) return { doc: earlier, order };
+      }
+      deps.logger.warn({ err, orderId: order.id, sessionId }, 'session not stored; a retry with the same Idempotency-Key finishes it');
+      throw err;
+    }
     await deps.orders.cancel(scope, order.id).catch((cancelErr: unknown) => {
       // Still open and unpaid; nobody knows its id, so it can never be paid. Logged for an operator.
       deps.logger.error({ err: cancelErr, orderId: order.id }, 'compensation failed: order of an unsaved session is still open');

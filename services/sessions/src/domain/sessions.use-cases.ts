@@ -34,7 +34,7 @@ export interface SessionCommandsDeps {
 
 /** A payment attempt, from a test simulator (hosted page or test helper) or a live processor notification. */
 export type PaymentAttempt =
-  | { source: 'simulator'; method: PaymentMethod; amount?: number; outcome: 'succeeded' | 'declined'; cardLast4?: string }
+  | { source: 'simulator'; paymentId?: string; method: PaymentMethod; amount?: number; outcome: 'succeeded' | 'declined'; cardLast4?: string }
   | { source: 'processor'; paymentId: string; method: PaymentMethod; amount: number; capturedAt: Date };
 
 export type PaymentResult = 'succeeded' | 'declined';
@@ -161,10 +161,15 @@ export class SessionCommands {
     const { doc, order } = await this.transition(scope, id, read, null, acceptAt, null);
 
     if (doc.status !== 'pending') {
-      // A processor's replayed notification of a payment already applied: orders recognises its id (D27) and the
-      // answer is the session as it is. Any other payment of a settled session is refused, by orders.
-      if (attempt.source !== 'processor') throw notPayable(doc.status);
-      const replay = await this.applyOrRefuse(scope, doc, { paymentId: attempt.paymentId, amount: attempt.amount, method: attempt.method });
+      // A replay of a payment already applied (a processor's repeated notification, a retried request with the
+      // same Idempotency-Key): orders recognises its id (D27) and the answer is the session as it is. Any other
+      // payment of a settled session is refused, by orders. A payment without an id of its own cannot be a replay.
+      if (attempt.paymentId === undefined || (attempt.source === 'simulator' && attempt.outcome === 'declined')) throw notPayable(doc.status);
+      const replay = await this.applyOrRefuse(scope, doc, {
+        paymentId: attempt.paymentId,
+        method: attempt.method,
+        ...(attempt.amount !== undefined && { amount: attempt.amount }),
+      });
       return { view: await this.transition(scope, id, doc, replay, null, null), result: 'succeeded' };
     }
 
@@ -177,7 +182,7 @@ export class SessionCommands {
     const payment =
       attempt.source === 'processor'
         ? { paymentId: attempt.paymentId, amount: attempt.amount, method: attempt.method }
-        : { paymentId: newId('pay', scope.mode), method: attempt.method, ...(attempt.amount !== undefined && { amount: attempt.amount }) };
+        : { paymentId: attempt.paymentId ?? newId('pay', scope.mode), method: attempt.method, ...(attempt.amount !== undefined && { amount: attempt.amount }) };
     const applied = await this.applyOrRefuse(scope, doc, payment);
     const view = await this.transition(scope, id, doc, applied, acceptAt, null);
     return { view, result: 'succeeded' };

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { parseOrThrow, requireScope } from '@checkout/http';
+import { INTERNAL_HEADERS, parseOrThrow, requireScope } from '@checkout/http';
 import { CreateSessionRequest, ORDER_FIELD_CODES, UpdateSessionRequest } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import { createSession, type CreateSessionDeps } from '../domain/create-session.flow';
@@ -14,7 +14,7 @@ export function sessionsRoutes(commands: SessionCommands, flowDeps: CreateSessio
     const scope = requireScope(ctx.state);
     const settings = parseCheckoutSettings(ctx.get(CHECKOUT_SETTINGS_HEADER) || undefined);
     const input = parseOrThrow(CreateSessionRequest, ctx.request.jsonBody ?? {}, 'SESSION_CREATION_FAILED', { codeForField: ORDER_FIELD_CODES });
-    const created = await createSession(flowDeps, scope, input, settings);
+    const created = await createSession(flowDeps, scope, input, settings, ctx.get(INTERNAL_HEADERS.idempotencyRecord) || undefined);
     ctx.status = 201;
     ctx.body = { session: commands.present(created) };
   });

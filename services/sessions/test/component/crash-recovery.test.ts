@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
-import { ORDER_CANCELLED, ORDER_UPDATED, SessionEventV1, TOPICS, orderChangedEvent, topicName } from '@checkout/contracts';
+import { ORDER_CANCELLED, ORDER_UPDATED, SessionEventV1, TOPICS, derivedId, orderChangedEvent, topicName } from '@checkout/contracts';
+import { INTERNAL_HEADERS } from '@checkout/http';
 import { createEventProducer, createKafka } from '@checkout/kafka';
-import { collectSessionEvents, newTenant, startStack, uniqueName, type Stack } from './harness';
+import { collectSessionEvents, newTenant, sessionRequest, startStack, uniqueName, type Stack } from './harness';
 
 // Issue 13, part 4 (a soak finding): a payment is stored once, in orders, and the session stores orders' answer
 // afterwards. If the sessions process dies between the two, orders' order event (written with the payment, in
@@ -97,5 +98,65 @@ describe('a payment orders applied but the session never stored', () => {
     }, { description: 'the newer snapshot arrives' });
     expect(read).toMatchObject({ status: 'pending', active: true, order: { status: 'open' } });
     expect(events.of(session.id)).toHaveLength(0);
+  });
+});
+
+// Soak findings (issue 12): the gateway keeps no 5xx answer (D42), so a merchant retries with the same
+// Idempotency-Key after an unknown outcome. The gateway passes the key on (INTERNAL_HEADERS.idempotencyRecord) and
+// the retry meets what the first try created instead of creating it again.
+describe('a retry with the same Idempotency-Key after an unknown outcome (D42)', () => {
+  it('When the first try created the order and died before the session, then the retry finishes that session instead of a 409 for its externalId (D37)', async () => {
+    const tenant = newTenant();
+    const record = uniqueName('record');
+    const externalId = uniqueName('ext');
+    const sessionId = derivedId('cs', tenant.mode, `session\n${tenant.organizationId}\n${record}`);
+    // The first try: orders created the order under the session's id, then sessions died.
+    const { items, taxes, discounts } = sessionRequest();
+    const orphan = await stack.orders('POST', '/internal/orders', tenant, { items, taxes, discounts, externalId }, { 'idempotency-key': sessionId });
+    expect(orphan.status).toBe(201);
+
+    const retried = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId }), { [INTERNAL_HEADERS.idempotencyRecord]: record });
+    expect(retried.status).toBe(201);
+    expect(retried.body.session).toMatchObject({ id: sessionId, status: 'pending', order: { id: orphan.body.order.id, externalId } });
+
+    // The session was stored by the retry; a third try finds it, and a request without the key is a new one (409).
+    const third = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId }), { [INTERNAL_HEADERS.idempotencyRecord]: record });
+    expect(third.status).toBe(201);
+    expect(third.body.session.id).toBe(sessionId);
+    const unkeyed = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId }));
+    expect(unkeyed.status).toBe(409);
+  });
+
+  it('When a partial payment was applied and its answer lost, then the retry is the same payment: applied once (D27)', async () => {
+    const tenant = newTenant();
+    const session = await stack.createSession(tenant);
+    const headers = { [INTERNAL_HEADERS.idempotencyRecord]: uniqueName('record') };
+    const first = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { amount: 500 }, headers);
+    expect(first.status).toBe(200);
+    const retried = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { amount: 500 }, headers);
+    expect(retried.status).toBe(200);
+    expect(retried.body.session).toMatchObject({ status: 'pending', order: { amounts: { paid: 500 } } });
+    const order = await stack.orders('GET', `/internal/orders/${session.order.id}`, tenant);
+    expect(order.body.order.amounts.paid).toBe(500);
+
+    // Another key is another payment.
+    const second = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { amount: 500 }, { [INTERNAL_HEADERS.idempotencyRecord]: uniqueName('record') });
+    expect(second.body.session.order.amounts.paid).toBe(1000);
+  });
+
+  it('When the paying request completed the session and its answer was lost, then the retry answers the completed session and pays nothing more (D27)', async () => {
+    const tenant = newTenant();
+    const session = await stack.createSession(tenant);
+    const headers = { [INTERNAL_HEADERS.idempotencyRecord]: uniqueName('record') };
+    expect((await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}, headers)).status).toBe(200);
+    const retried = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}, headers);
+    expect(retried.status).toBe(200);
+    expect(retried.body.session).toMatchObject({ status: 'completed', order: { amounts: { paid: session.order.amounts.total } } });
+    // A payment under another key is refused: the session is settled.
+    const other = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}, { [INTERNAL_HEADERS.idempotencyRecord]: uniqueName('record') });
+    expect(other.status).toBe(400);
+    expect(other.body.code).toBe('SESSION_NOT_PAYABLE');
+    await eventually(() => (events.of(session.id).length > 0 ? true : undefined), { description: 'completed event on Kafka' });
+    expect(events.of(session.id)).toHaveLength(1);
   });
 });

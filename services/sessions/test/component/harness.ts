@@ -60,7 +60,7 @@ export interface Stack {
   /** Call the sessions internal API as the gateway would. */
   api<T = any>(method: 'GET' | 'POST' | 'PATCH', path: string, tenant: Tenant | null, body?: unknown, extraHeaders?: Record<string, string>): Promise<ApiResponse<T>>;
   /** Call the orders internal API directly. */
-  orders<T = any>(method: 'GET' | 'POST' | 'PATCH', path: string, tenant: Tenant, body?: unknown): Promise<ApiResponse<T>>;
+  orders<T = any>(method: 'GET' | 'POST' | 'PATCH', path: string, tenant: Tenant, body?: unknown, extraHeaders?: Record<string, string>): Promise<ApiResponse<T>>;
   /** Creates a session through the internal API; fails unless it answers 201. */
   createSession(tenant: Tenant, overrides?: Record<string, unknown>): Promise<any>;
   /** Starts another sessions replica (same database and topics), e.g. a second sweeper. */
@@ -133,7 +133,7 @@ export async function startStack(label: string, sessionsEnv: Record<string, stri
     sessionEventsTopic: topicName(topicPrefix, TOPICS.sessionEvents),
     kafkaBrokers: brokers.split(','),
     api: (method, path, tenant, body, extra) => call(sessionsUrl, method, path, tenant, body, extra),
-    orders: (method, path, tenant, body) => call(ordersUrl, method, path, tenant, body),
+    orders: (method, path, tenant, body, extra) => call(ordersUrl, method, path, tenant, body, extra),
     async createSession(tenant, overrides = {}) {
       const res = await call(sessionsUrl, 'POST', '/internal/sessions', tenant, sessionRequest(overrides));
       if (res.status !== 201) throw new Error(`session create answered ${res.status}: ${JSON.stringify(res.body)}`);
