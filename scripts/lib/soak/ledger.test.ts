@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckoutSession, WebhookEvent } from '@checkout/contracts';
 import type { ReceivedRequest } from '@checkout/testing';
-import { insideOutage, planChaos, type OutageWindow } from './chaos';
+import { SERVICES } from '../process-stack';
+import { insideOutage, planChaos, shuffled, type OutageWindow } from './chaos';
 import { reconcile, type LedgerInput } from './ledger';
 import type { Journey } from './load';
 
@@ -25,7 +26,8 @@ function balanced(): LedgerInput {
     sessions: new Map([['cs_1', session('cs_1', 'completed', 'ord_1', 500)]]),
     events: [{ event: event('evt_1', 'checkout.session.completed', 'cs_1'), deliveries: [{ id: 'dlv_1', url: 'http://x', status: 'succeeded', attempts: [] }] }],
     orders: [{ id: 'ord_1', paid: 500, payments: [{ paymentId: 'pay_1', amount: 500 }] }],
-    payments: [{ id: 'pay_1', orderId: 'ord_1', amount: 500, status: 'applied' }],
+    payments: [{ id: 'pay_1', sessionId: 'cs_1', orderId: 'ord_1', amount: 500, status: 'applied' }],
+    sessionOrderIds: new Set(['ord_1']),
     received: { healthy: [received('evt_1', 'dlv_1', 'cs_1')], slow: [], flapping: [], failing: [] },
     skippedJourneys: 0,
     generatorErrors: [],
@@ -62,9 +64,51 @@ describe('the soak ledger', () => {
   it('When amounts.paid differs from the applied payments, or a payment is applied on one side only, then both are violations', () => {
     const input = balanced();
     input.orders = [{ id: 'ord_1', paid: 400, payments: [{ paymentId: 'pay_1', amount: 500 }] }];
-    input.payments = [{ id: 'pay_1', orderId: 'ord_1', amount: 500, status: 'pending' }];
+    input.payments = [{ id: 'pay_1', sessionId: 'cs_1', orderId: 'ord_1', amount: 500, status: 'declined' }];
     expect(row(input, 'orders whose amounts.paid ≠ sum of applied payments')).toBe(1);
     expect(row(input, 'payments applied on one side only (orders vs sessions)')).toBe(1);
+  });
+
+  it('When orders applied a payment that sessions still records as pending, then the ledger names the sessions payment path, also for the event it lost', () => {
+    const input = balanced();
+    input.payments = [{ id: 'pay_1', sessionId: 'cs_1', orderId: 'ord_1', amount: 500, status: 'pending' }];
+    input.events = [];
+    input.received = { healthy: [], slow: [], flapping: [], failing: [] };
+    const report = reconcile(input);
+    expect(row(input, 'sessions payment path: applied by orders, left pending in sessions')).toBe(1);
+    expect(row(input, 'payments applied on one side only (orders vs sessions)')).toBe(0);
+    expect(row(input, 'events lost')).toBe(1);
+    expect(row(input, '  of which: sessions payment path (payment pending in sessions)')).toBe(1);
+    expect(report.examples.some((e) => e.includes('sessions payment path: its payment is still pending'))).toBe(true);
+  });
+
+  it('When sessions keeps no payment records, then the comparison says so and counts nothing', () => {
+    const input = balanced();
+    input.payments = undefined;
+    expect(row(input, 'payments applied on one side only (orders vs sessions)')).toMatch(/^n\/a/);
+    expect(reconcile(input).violations).toBe(0);
+  });
+
+  it('When a 500 answers a request, inside an outage window or not, then it is a violation (an outage answers 503)', () => {
+    const input = balanced();
+    input.records = [...input.records, { route: 'POST /v0/checkout/sessions', outcome: 500, sentAt: 5_000, doneAt: 5_100 }];
+    input.windows = [{ what: 'database restart', start: 4_000, readyAt: 4_500, end: 9_500, recovered: true }];
+    expect(row(input, '5xx or no answer outside outage windows')).toBe(0);
+    expect(row(input, '500 responses (an outage must answer 503)')).toBe(1);
+  });
+
+  it('When a definite answer is contradicted (paid 200 but not completed; a retried create 409 with no session behind it), then both count', () => {
+    const input = balanced();
+    input.journeys = [
+      journey({ sessionId: 'cs_1', orderId: 'ord_1', steps: ['create-session 201', 'pay 200', 'get-session 200'] }),
+      journey({ n: 1, externalId: 'ext-orphan', created: 'duplicate-on-retry', steps: ['create-session 409 DUPLICATE_EXTERNAL_ID'] }),
+      journey({ n: 2, externalId: 'ext-fine', created: 'duplicate-on-retry', steps: ['create-session 409 DUPLICATE_EXTERNAL_ID'] }),
+    ];
+    input.orders = [...input.orders, { id: 'ord_orphan', paid: 0, payments: [], externalId: 'ext-orphan' }, { id: 'ord_fine', paid: 0, payments: [], externalId: 'ext-fine' }];
+    input.sessionOrderIds = new Set(['ord_1', 'ord_fine']);
+    expect(row(input, 'definite answers the final state contradicts')).toBe(1);
+    input.sessions = new Map([['cs_1', session('cs_1', 'pending', 'ord_1', 500)]]);
+    expect(row(input, 'definite answers the final state contradicts')).toBe(2);
   });
 
   it('When a completed session has two event ids, or none at all, then it is counted, and a missing event is lost', () => {
@@ -101,5 +145,16 @@ describe('the chaos plan', () => {
     expect(insideOutage(windows, 200, 300)).toBe(true);
     expect(insideOutage(windows, 201, 300)).toBe(false);
     expect(insideOutage(windows, 0, 99)).toBe(false);
+  });
+});
+
+describe('the chaos victims', () => {
+  it('When four services are killed in a row, then each is killed once, in an order the seed decides', () => {
+    const order = (seed: number) => {
+      let a = seed;
+      return shuffled(SERVICES, () => ((a = (a * 16807) % 2_147_483_647) / 2_147_483_647));
+    };
+    expect([...order(7)].sort()).toEqual([...SERVICES].sort());
+    expect(order(7)).toEqual(order(7));
   });
 });

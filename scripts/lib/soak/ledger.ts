@@ -13,11 +13,14 @@ export interface StoredOrder {
   id: string;
   paid: number;
   payments: { paymentId: string; amount: number }[];
+  /** The merchant's externalId, when given: ties an order to a journey whose create never returned it. */
+  externalId?: string;
 }
 
 /** A payment record as stored by the sessions service. */
 export interface StoredPayment {
   id: string;
+  sessionId: string;
   orderId: string;
   amount: number;
   status: string;
@@ -37,7 +40,13 @@ export interface LedgerInput {
   /** Every event of the soak's merchants (events API), with its deliveries. */
   events: readonly EventWithDeliveries[];
   orders: readonly StoredOrder[];
-  payments: readonly StoredPayment[];
+  /**
+   * The sessions service's payment records, or undefined where it keeps none (payments stored once, in orders):
+   * then the rows that compare the two services' records say so instead of counting.
+   */
+  payments: readonly StoredPayment[] | undefined;
+  /** The order id of every session the sessions service stored (read from its store, not the API). */
+  sessionOrderIds: ReadonlySet<string>;
   received: Readonly<Record<ReceiverKind, readonly ReceivedRequest[]>>;
   skippedJourneys: number;
   generatorErrors: readonly string[];
@@ -101,6 +110,10 @@ export function reconcile(input: LedgerInput): LedgerReport {
     rows.push({ label: `  ${outcome}`, value: failed ? `${total} (${inside} inside outage windows)` : total, check: false });
   }
   rows.push({ label: '5xx or no answer outside outage windows', value: status.failedOutside, check: true });
+  // An outage, inside a window or not, is a 503 the merchant may retry; a 500 is a defect whenever it happens.
+  const internalErrors = input.records.filter((r) => r.outcome === 500);
+  rows.push({ label: '500 responses (an outage must answer 503)', value: internalErrors.length, check: true });
+  for (const r of internalErrors) example('500 responses', `${r.route} at ${new Date(r.sentAt).toISOString()}`);
   const unrecovered = input.windows.filter((w) => !w.recovered);
   rows.push({ label: 'outages not recovered within 120 s', value: unrecovered.length, check: true });
   for (const w of unrecovered) example('outages not recovered within 120 s', w.what);
@@ -154,24 +167,35 @@ export function reconcile(input: LedgerInput): LedgerReport {
 
   // 3b. The two services' records of one payment agree: every payment applied to an order is recorded as applied
   //     by sessions, and nothing recorded as applied is missing from its order.
-  const recordById = new Map(input.payments.map((p) => [p.id, p]));
-  let disagreeing = 0;
-  for (const order of input.orders) {
-    for (const p of order.payments) {
-      const record = recordById.get(p.paymentId);
-      if (record?.status !== 'applied') {
-        disagreeing++;
-        example('payment records disagreeing', `${p.paymentId} applied to ${order.id}, sessions record ${record?.status ?? 'missing'}`);
+  //     A payment orders applied whose sessions record is still `pending` is the sessions payment path's own
+  //     failure (its process was killed between orders applying the payment and recording that): counted apart.
+  const leftPending = new Set<string>();
+  if (input.payments === undefined) {
+    rows.push({ label: 'payments applied on one side only (orders vs sessions)', value: 'n/a (sessions keeps no payment records)', check: false });
+  } else {
+    const recordById = new Map(input.payments.map((p) => [p.id, p]));
+    let disagreeing = 0;
+    for (const order of input.orders) {
+      for (const p of order.payments) {
+        const record = recordById.get(p.paymentId);
+        if (record?.status === 'pending') {
+          leftPending.add(p.paymentId);
+          example('sessions payment path', `${p.paymentId} (session ${record.sessionId}) applied to ${order.id} by orders, still pending in sessions`);
+        } else if (record?.status !== 'applied') {
+          disagreeing++;
+          example('payment records disagreeing', `${p.paymentId} applied to ${order.id}, sessions record ${record?.status ?? 'missing'}`);
+        }
       }
     }
-  }
-  for (const record of input.payments) {
-    if (record.status === 'applied' && !timesApplied.has(record.id)) {
-      disagreeing++;
-      example('payment records disagreeing', `${record.id} recorded applied, on no order`);
+    for (const record of input.payments) {
+      if (record.status === 'applied' && !timesApplied.has(record.id)) {
+        disagreeing++;
+        example('payment records disagreeing', `${record.id} recorded applied, on no order`);
+      }
     }
+    rows.push({ label: 'payments applied on one side only (orders vs sessions)', value: disagreeing, check: true });
+    rows.push({ label: 'sessions payment path: applied by orders, left pending in sessions', value: leftPending.size, check: true });
   }
-  rows.push({ label: 'payments applied on one side only (orders vs sessions)', value: disagreeing, check: true });
 
   // 4. Each completed (expired) session has exactly one completed (expired) event id, counting the ids the
   //    events API shows and the ids the receivers saw, and no event of the other kind.
@@ -242,10 +266,14 @@ export function reconcile(input: LedgerInput): LedgerReport {
   const receivedEventIds = new Set(allReceived.map((r) => header(r.headers, 'x-service-event-id')));
   const receiverOf = new Map(input.journeys.filter((j) => j.sessionId).map((j) => [j.sessionId as string, j.receiver]));
   let lost = 0;
+  let lostOnSessionsPath = 0;
   for (const session of input.sessions.values()) {
     if ((session.status === 'completed' || session.status === 'expired') && !apiEventSessions.has(`${session.id} checkout.session.${session.status}`)) {
       lost++;
-      example('events lost', `${session.id} is ${session.status}; the events API has no such event`);
+      // Its order was paid by a payment sessions never recorded as applied: the sessions payment path (above).
+      const onSessionsPath = session.status === 'completed' && (ordersById.get(session.order.id)?.payments ?? []).some((p) => leftPending.has(p.paymentId));
+      if (onSessionsPath) lostOnSessionsPath++;
+      example('events lost', `${session.id} is ${session.status}; the events API has no such event${onSessionsPath ? ' (sessions payment path: its payment is still pending in sessions)' : ''}`);
     }
   }
   for (const { event, deliveries } of input.events) {
@@ -259,6 +287,7 @@ export function reconcile(input: LedgerInput): LedgerReport {
     }
   }
   rows.push({ label: 'events lost', value: lost, check: true });
+  if (lostOnSessionsPath > 0) rows.push({ label: '  of which: sessions payment path (payment pending in sessions)', value: lostOnSessionsPath, check: false });
 
   // 7. Nothing left pending once the drain is over (failed = dead-lettered, which is final).
   const deliveries = input.events.flatMap((e) => e.deliveries);
@@ -270,6 +299,30 @@ export function reconcile(input: LedgerInput): LedgerReport {
   }
   rows.push({ label: 'webhook deliveries still pending after the drain', value: pending, check: true });
   rows.push({ label: 'webhook deliveries succeeded / failed (dead-lettered)', value: `${deliveries.filter((d) => d.status === 'succeeded').length} / ${deliveries.filter((d) => d.status === 'failed').length}`, check: false });
+
+  // 8. What the merchant was told, against what is there. A definite answer (2xx) to a step must be what the
+  //    session shows in the end, and a 409 DUPLICATE_EXTERNAL_ID to a retried create (the first attempt's
+  //    answer was lost, D37) must mean a session exists for that externalId.
+  let contradicted = 0;
+  const sessionsByExternalId = new Map(input.orders.filter((o) => o.externalId !== undefined).map((o) => [o.externalId as string, o.id]));
+  for (const journey of input.journeys) {
+    if (journey.kind === 'order') continue;
+    if (journey.created === 'duplicate-on-retry') {
+      const orderId = sessionsByExternalId.get(journey.externalId);
+      if (orderId === undefined || !input.sessionOrderIds.has(orderId)) {
+        contradicted++;
+        example('answers contradicted', `journey ${journey.n}: create answered 409 DUPLICATE_EXTERNAL_ID after a 5xx, but no session exists for ${journey.externalId} (order ${orderId ?? 'none'})`);
+      }
+      continue;
+    }
+    const session = journey.sessionId === undefined ? undefined : input.sessions.get(journey.sessionId);
+    const expected = promisedStatus(journey);
+    if (session && expected && session.status !== expected) {
+      contradicted++;
+      example('answers contradicted', `journey ${journey.n} (${journey.kind}) ${session.id}: told [${journey.steps.join(', ')}], session is ${session.status}`);
+    }
+  }
+  rows.push({ label: 'definite answers the final state contradicts', value: contradicted, check: true });
 
   // Context, and the generator's own health (a crashed journey would hide what it should have checked).
   const byKind = new Map<string, number>();
@@ -291,6 +344,27 @@ export function reconcile(input: LedgerInput): LedgerReport {
 
   const violations = rows.filter((r) => r.check && r.value !== 0).length;
   return { rows, violations, examples };
+}
+
+/** The status a session journey's definite answers promise, or undefined when they promise none. */
+function promisedStatus(journey: Journey): CheckoutSession['status'] | undefined {
+  const answered = (step: string) => journey.steps.filter((s) => s.startsWith(`${step} `)).map((s) => s.split(' ')[1]);
+  const allOk = (step: string) => answered(step).length > 0 && answered(step).every((o) => o === '200');
+  switch (journey.kind) {
+    case 'pay-full':
+    case 'pay-partial':
+    case 'decline-then-pay':
+      // Every payment the merchant made got a 200 (a declined one says nothing about the session's end).
+      return allOk('pay') && answered('pay').length === journey.paymentIntents ? 'completed' : undefined;
+    case 'live-processor':
+      return allOk('processor-notification') ? 'completed' : undefined;
+    case 'expire':
+      return allOk('expire') ? 'expired' : undefined;
+    case 'cancel':
+      return allOk('cancel-order') ? 'cancelled' : undefined;
+    default:
+      return undefined;
+  }
 }
 
 export function formatLedger(report: LedgerReport): string {

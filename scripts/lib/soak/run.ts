@@ -203,10 +203,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         events.push(...read.filter((e): e is EventWithDeliveries => e !== undefined));
       }
     }
-    const orderDocs = await db('orders').collection<{ _id: string; amounts: { paid: number }; payments: { paymentId: string; amount: number }[] }>('orders').find({}).toArray();
-    const orders: StoredOrder[] = orderDocs.map((o) => ({ id: o._id, paid: o.amounts.paid, payments: o.payments.map((p) => ({ paymentId: p.paymentId, amount: p.amount })) }));
-    const paymentDocs = await db('sessions').collection<{ _id: string; orderId: string; amount: number; status: string }>('payments').find({}).toArray();
-    const payments: StoredPayment[] = paymentDocs.map((p) => ({ id: p._id, orderId: p.orderId, amount: p.amount, status: p.status }));
+    const orderDocs = await db('orders')
+      .collection<{ _id: string; externalId?: string; amounts: { paid: number }; payments: { paymentId: string; amount: number }[] }>('orders')
+      .find({})
+      .toArray();
+    const orders: StoredOrder[] = orderDocs.map((o) => ({
+      id: o._id,
+      paid: o.amounts.paid,
+      payments: o.payments.map((p) => ({ paymentId: p.paymentId, amount: p.amount })),
+      ...(o.externalId !== undefined && { externalId: o.externalId }),
+    }));
+    // Sessions' own payment records exist only while sessions keeps them (payments are moving to orders alone).
+    const keepsPayments = (await db('sessions').listCollections({ name: 'payments' }, { nameOnly: true }).toArray()).length > 0;
+    const paymentDocs = keepsPayments ? await db('sessions').collection<{ _id: string; sessionId: string; orderId: string; amount: number; status: string }>('payments').find({}).toArray() : undefined;
+    const payments: StoredPayment[] | undefined = paymentDocs?.map((p) => ({ id: p._id, sessionId: p.sessionId, orderId: p.orderId, amount: p.amount, status: p.status }));
+    const sessionDocs = await db('sessions').collection<{ _id: string; orderId: string }>('sessions').find({}, { projection: { orderId: 1 } }).toArray();
+    const sessionOrderIds = new Set(sessionDocs.map((d) => d.orderId));
     const received = Object.fromEntries(RECEIVER_KINDS.map((kind) => [kind, (receivers[kind] as WebhookReceiver).deliveries()])) as Record<ReceiverKind, ReturnType<WebhookReceiver['deliveries']>>;
 
     const report = reconcile({
@@ -217,6 +229,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       events,
       orders,
       payments,
+      sessionOrderIds,
       received,
       skippedJourneys: loadResult.skipped,
       unreadable,
