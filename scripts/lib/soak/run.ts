@@ -16,6 +16,8 @@ export interface SoakOptions {
   /** Customer journeys started per second (each 3–6 requests). */
   rate: number;
   seed: number;
+  /** A service is SIGKILLed every this many ms (default 20 s, as the issue asks); shorter runs kill more often. */
+  killEveryMs?: number;
   log: (line: string) => void;
 }
 
@@ -103,7 +105,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     load = new RecordingClient(stack.env.gatewayUrl);
     reader = new RecordingClient(stack.env.gatewayUrl);
 
-    const plan = planChaos(durationMs);
+    const plan = planChaos(durationMs, options.killEveryMs);
     log(`load: ${options.rate} journeys/s for ${options.minutes} min (seed ${options.seed}); chaos: ${plan.map((p) => `${p.action.kind} at ${(p.atMs / 1000).toFixed(0)} s`).join(', ')}`);
     const startedAt = Date.now();
     const callbackUrls = Object.fromEntries(RECEIVER_KINDS.map((kind) => [kind, (receivers[kind] as WebhookReceiver).url(`/hooks/${kind}`)])) as Record<ReceiverKind, string>;
