@@ -125,7 +125,11 @@ export function reconcile(input: LedgerInput): LedgerReport {
   const ordersById = new Map(input.orders.map((o) => [o.id, o]));
   const timesApplied = new Map<string, number>();
   for (const order of input.orders) for (const p of order.payments) timesApplied.set(p.paymentId, (timesApplied.get(p.paymentId) ?? 0) + 1);
+  // Payments orders applied while sessions still records them pending: that attempt's process was killed
+  // between orders applying the payment and sessions recording it (the sessions payment path).
+  const pendingInSessions = new Set((input.payments ?? []).filter((p) => p.status === 'pending').map((p) => p.id));
   let appliedTwice = 0;
+  let appliedAgainAfterCrash = 0;
   for (const [paymentId, times] of timesApplied) {
     if (times > 1) {
       appliedTwice += times - 1;
@@ -135,11 +139,19 @@ export function reconcile(input: LedgerInput): LedgerReport {
   for (const journey of input.journeys) {
     const order = journey.orderId === undefined ? undefined : ordersById.get(journey.orderId);
     if (!order || journey.kind === 'order') continue;
-    const allowed = journey.mode === 'live' ? journey.processorPaymentIds.length : journey.paymentIntents;
+    // A payment refused with a definite 4xx may not have been applied at all.
+    const refused = journey.steps.filter((step) => /^pay 4\d\d/.test(step) && !step.endsWith('IDEMPOTENCY_KEY_IN_USE')).length;
+    const allowed = journey.mode === 'live' ? journey.processorPaymentIds.length : journey.paymentIntents - refused;
     const applied = new Set(order.payments.map((p) => p.paymentId)).size;
     if (applied > allowed) {
-      appliedTwice += applied - allowed;
-      example('payments applied twice', `journey ${journey.n} (${journey.kind}) asked for ${allowed} payment(s); order ${order.id} has ${applied}`);
+      const payments = order.payments.map((p) => `${p.paymentId} ${p.amount}${pendingInSessions.has(p.paymentId) ? ' (pending in sessions)' : ''}`).join(', ');
+      const detail = `journey ${journey.n} (${journey.kind}) asked for ${allowed} payment(s); order ${order.id} has ${applied}: ${payments}; merchant saw [${journey.steps.join(', ')}]`;
+      // Each extra payment matched by an attempt that sessions never saw through: a retry (same Idempotency-Key)
+      // ran the payment again under a new payment id after the first attempt's sessions process died.
+      const crashed = Math.min(applied - allowed, order.payments.filter((p) => pendingInSessions.has(p.paymentId)).length);
+      appliedAgainAfterCrash += crashed;
+      appliedTwice += applied - allowed - crashed;
+      example(crashed > 0 ? SESSIONS_PATH_APPLIED_AGAIN : 'payments applied twice', detail);
     }
     if (journey.mode === 'live') {
       for (const p of order.payments) {
@@ -151,6 +163,7 @@ export function reconcile(input: LedgerInput): LedgerReport {
     }
   }
   rows.push({ label: 'payments applied twice', value: appliedTwice, check: true });
+  if (input.payments !== undefined) rows.push({ label: SESSIONS_PATH_APPLIED_AGAIN, value: appliedAgainAfterCrash, check: true });
 
   // 3. amounts.paid (as the API shows it, and as stored) against the sum of the order's applied payments.
   let paidMismatch = 0;
@@ -194,7 +207,7 @@ export function reconcile(input: LedgerInput): LedgerReport {
       }
     }
     rows.push({ label: 'payments applied on one side only (orders vs sessions)', value: disagreeing, check: true });
-    rows.push({ label: 'sessions payment path: applied by orders, left pending in sessions', value: leftPending.size, check: true });
+    rows.push({ label: SESSIONS_PATH_LEFT_PENDING, value: leftPending.size, check: true });
   }
 
   // 4. Each completed (expired) session has exactly one completed (expired) event id, counting the ids the
@@ -213,6 +226,10 @@ export function reconcile(input: LedgerInput): LedgerReport {
     const body = JSON.parse(request.body) as WebhookEvent;
     note(body.session.id, body.event, body.id);
   }
+  // A completed session whose order carries a payment sessions never saw through has no event for the sessions
+  // payment path's reason (its stored status never caught up): counted on a row of its own, not twice.
+  const onSessionsPath = (session: CheckoutSession) => session.status === 'completed' && (ordersById.get(session.order.id)?.payments ?? []).some((p) => leftPending.has(p.paymentId));
+  let eventMissingOnSessionsPath = 0;
   const terminalCheck = (status: 'completed' | 'expired') => {
     const type = `checkout.session.${status}`;
     const other = status === 'completed' ? 'checkout.session.expired' : 'checkout.session.completed';
@@ -222,7 +239,10 @@ export function reconcile(input: LedgerInput): LedgerReport {
       const ids = eventIdsBySession.get(session.id);
       const own = ids?.get(type)?.size ?? 0;
       const contradicting = ids?.get(other)?.size ?? 0;
-      if (own !== 1 || contradicting !== 0) {
+      if (own === 0 && contradicting === 0 && onSessionsPath(session)) {
+        eventMissingOnSessionsPath++;
+        example(SESSIONS_PATH_EVENT_MISSING, `${session.id} (order ${session.order.id}) is completed with no ${type}; its payment is still pending in sessions`);
+      } else if (own !== 1 || contradicting !== 0) {
         bad++;
         example(`${status} sessions without exactly one ${type}`, `${session.id}: ${own} ${type}, ${contradicting} ${other}`);
       }
@@ -231,6 +251,7 @@ export function reconcile(input: LedgerInput): LedgerReport {
   };
   rows.push({ label: 'completed sessions without exactly one checkout.session.completed id', value: terminalCheck('completed'), check: true });
   rows.push({ label: 'expired sessions without exactly one checkout.session.expired id', value: terminalCheck('expired'), check: true });
+  if (input.payments !== undefined) rows.push({ label: SESSIONS_PATH_EVENT_MISSING, value: eventMissingOnSessionsPath, check: true });
   let eventsOfOpenSessions = 0;
   for (const [sessionId, byType] of eventIdsBySession) {
     const session = input.sessions.get(sessionId);
@@ -266,14 +287,11 @@ export function reconcile(input: LedgerInput): LedgerReport {
   const receivedEventIds = new Set(allReceived.map((r) => header(r.headers, 'x-service-event-id')));
   const receiverOf = new Map(input.journeys.filter((j) => j.sessionId).map((j) => [j.sessionId as string, j.receiver]));
   let lost = 0;
-  let lostOnSessionsPath = 0;
   for (const session of input.sessions.values()) {
-    if ((session.status === 'completed' || session.status === 'expired') && !apiEventSessions.has(`${session.id} checkout.session.${session.status}`)) {
+    // A missing event of the sessions payment path is counted above, on its own row.
+    if ((session.status === 'completed' || session.status === 'expired') && !apiEventSessions.has(`${session.id} checkout.session.${session.status}`) && !onSessionsPath(session)) {
       lost++;
-      // Its order was paid by a payment sessions never recorded as applied: the sessions payment path (above).
-      const onSessionsPath = session.status === 'completed' && (ordersById.get(session.order.id)?.payments ?? []).some((p) => leftPending.has(p.paymentId));
-      if (onSessionsPath) lostOnSessionsPath++;
-      example('events lost', `${session.id} is ${session.status}; the events API has no such event${onSessionsPath ? ' (sessions payment path: its payment is still pending in sessions)' : ''}`);
+      example('events lost', `${session.id} is ${session.status}; the events API has no such event`);
     }
   }
   for (const { event, deliveries } of input.events) {
@@ -287,7 +305,6 @@ export function reconcile(input: LedgerInput): LedgerReport {
     }
   }
   rows.push({ label: 'events lost', value: lost, check: true });
-  if (lostOnSessionsPath > 0) rows.push({ label: '  of which: sessions payment path (payment pending in sessions)', value: lostOnSessionsPath, check: false });
 
   // 7. Nothing left pending once the drain is over (failed = dead-lettered, which is final).
   const deliveries = input.events.flatMap((e) => e.deliveries);
@@ -304,14 +321,15 @@ export function reconcile(input: LedgerInput): LedgerReport {
   //    session shows in the end, and a 409 DUPLICATE_EXTERNAL_ID to a retried create (the first attempt's
   //    answer was lost, D37) must mean a session exists for that externalId.
   let contradicted = 0;
+  let orphaned = 0;
   const sessionsByExternalId = new Map(input.orders.filter((o) => o.externalId !== undefined).map((o) => [o.externalId as string, o.id]));
   for (const journey of input.journeys) {
     if (journey.kind === 'order') continue;
     if (journey.created === 'duplicate-on-retry') {
       const orderId = sessionsByExternalId.get(journey.externalId);
       if (orderId === undefined || !input.sessionOrderIds.has(orderId)) {
-        contradicted++;
-        example('answers contradicted', `journey ${journey.n}: create answered 409 DUPLICATE_EXTERNAL_ID after a 5xx, but no session exists for ${journey.externalId} (order ${orderId ?? 'none'})`);
+        orphaned++;
+        example(ORPHANED_CREATES, `journey ${journey.n}: create answered 409 DUPLICATE_EXTERNAL_ID after a 5xx, but no session exists for ${journey.externalId} (order ${orderId ?? 'none'})`);
       }
       continue;
     }
@@ -323,6 +341,7 @@ export function reconcile(input: LedgerInput): LedgerReport {
     }
   }
   rows.push({ label: 'definite answers the final state contradicts', value: contradicted, check: true });
+  rows.push({ label: ORPHANED_CREATES, value: orphaned, check: true });
 
   // Context, and the generator's own health (a crashed journey would hide what it should have checked).
   const byKind = new Map<string, number>();
@@ -345,6 +364,24 @@ export function reconcile(input: LedgerInput): LedgerReport {
   const violations = rows.filter((r) => r.check && r.value !== 0).length;
   return { rows, violations, examples };
 }
+
+/**
+ * A session create that failed after orders created its order (sessions killed, or the database gone, between
+ * the two writes) leaves an order holding the externalId and no session; the merchant's retry gets 409
+ * DUPLICATE_EXTERNAL_ID for a session that does not exist (issue 12, open: the fix is in sessions' create flow).
+ */
+/**
+ * The sessions payment path (issue 12, open; being reworked): a test-helper payment whose sessions process was
+ * killed after orders applied it is retried by the merchant with the same Idempotency-Key; the gateway keeps
+ * no 5xx (D42), sessions picks a new payment id, and orders applies the money a second time.
+ */
+export const SESSIONS_PATH_APPLIED_AGAIN = 'sessions payment path: payment applied again on a retry after a crash';
+
+/** The same path's traces: a payment orders applied that sessions records as pending, and the event it cost. */
+export const SESSIONS_PATH_LEFT_PENDING = 'sessions payment path: applied by orders, left pending in sessions';
+export const SESSIONS_PATH_EVENT_MISSING = 'sessions payment path: completed sessions with no completed event';
+
+export const ORPHANED_CREATES = 'retried creates answered 409 with no session behind them';
 
 /** The status a session journey's definite answers promise, or undefined when they promise none. */
 function promisedStatus(journey: Journey): CheckoutSession['status'] | undefined {
