@@ -3,7 +3,7 @@ import type { CheckoutSession, WebhookEvent } from '@checkout/contracts';
 import type { ReceivedRequest } from '@checkout/testing';
 import { SERVICES } from '../process-stack';
 import { insideOutage, planChaos, shuffled, type OutageWindow } from './chaos';
-import { ORPHANED_CREATES, SESSIONS_PATH_APPLIED_AGAIN, SESSIONS_PATH_EVENT_MISSING, SESSIONS_PATH_LEFT_PENDING, reconcile, type LedgerInput } from './ledger';
+import { ORPHANED_CREATES, SESSIONS_PATH_APPLIED_AGAIN, SESSIONS_PATH_EVENT_MISSING, SESSIONS_PATH_LEFT_PENDING, SESSIONS_PATH_PAID_BUT_REFUSED, reconcile, type LedgerInput } from './ledger';
 import type { Journey } from './load';
 
 const session = (id: string, status: CheckoutSession['status'], orderId: string, paid: number) => ({ id, status, order: { id: orderId, amounts: { paid } } }) as unknown as CheckoutSession;
@@ -95,6 +95,15 @@ describe('the soak ledger', () => {
     expect(row(input, 'payments applied twice')).toBe(0);
     input.payments = input.payments.map((p) => ({ ...p, status: 'applied' }));
     expect(row(input, SESSIONS_PATH_APPLIED_AGAIN)).toBe(0);
+    expect(row(input, 'payments applied twice')).toBe(1);
+  });
+
+  it('When a pay retried after a 503 is refused because the first try completed the session, then it is no double payment, only counted', () => {
+    const input = balanced();
+    input.journeys = [journey({ sessionId: 'cs_1', orderId: 'ord_1', paymentIntents: 1, steps: ['create-session 201', 'pay 400 SESSION_NOT_PAYABLE after 503'] })];
+    expect(row(input, 'payments applied twice')).toBe(0);
+    expect(row(input, SESSIONS_PATH_PAID_BUT_REFUSED)).toBe(1);
+    input.journeys = [journey({ sessionId: 'cs_1', orderId: 'ord_1', paymentIntents: 1, steps: ['create-session 201', 'pay 400 SESSION_NOT_PAYABLE'] })];
     expect(row(input, 'payments applied twice')).toBe(1);
   });
 

@@ -130,6 +130,7 @@ export function reconcile(input: LedgerInput): LedgerReport {
   const pendingInSessions = new Set((input.payments ?? []).filter((p) => p.status === 'pending').map((p) => p.id));
   let appliedTwice = 0;
   let appliedAgainAfterCrash = 0;
+  let paidButRefused = 0;
   for (const [paymentId, times] of timesApplied) {
     if (times > 1) {
       appliedTwice += times - 1;
@@ -139,8 +140,14 @@ export function reconcile(input: LedgerInput): LedgerReport {
   for (const journey of input.journeys) {
     const order = journey.orderId === undefined ? undefined : ordersById.get(journey.orderId);
     if (!order || journey.kind === 'order') continue;
-    // A payment refused with a definite 4xx may not have been applied at all.
-    const refused = journey.steps.filter((step) => /^pay 4\d\d/.test(step) && !step.endsWith('IDEMPOTENCY_KEY_IN_USE')).length;
+    // A payment refused with a 4xx on its first try was not applied. A 4xx on a retry after an unknown outcome
+    // (e.g. SESSION_NOT_PAYABLE: the first try did pay the session) says nothing about the first try.
+    const refused = journey.steps.filter((step) => /^pay 4\d\d/.test(step) && !step.includes(' after ')).length;
+    const refusedAfterUnknown = journey.steps.filter((step) => /^pay 4\d\d .* after /.test(step));
+    if (refusedAfterUnknown.length > 0) {
+      paidButRefused += refusedAfterUnknown.length;
+      example(SESSIONS_PATH_PAID_BUT_REFUSED, `journey ${journey.n} (${journey.kind}) order ${order.id}: merchant saw [${journey.steps.join(', ')}]`);
+    }
     const allowed = journey.mode === 'live' ? journey.processorPaymentIds.length : journey.paymentIntents - refused;
     const applied = new Set(order.payments.map((p) => p.paymentId)).size;
     if (applied > allowed) {
@@ -164,6 +171,7 @@ export function reconcile(input: LedgerInput): LedgerReport {
   }
   rows.push({ label: 'payments applied twice', value: appliedTwice, check: true });
   if (input.payments !== undefined) rows.push({ label: SESSIONS_PATH_APPLIED_AGAIN, value: appliedAgainAfterCrash, check: true });
+  rows.push({ label: SESSIONS_PATH_PAID_BUT_REFUSED, value: paidButRefused, check: false });
 
   // 3. amounts.paid (as the API shows it, and as stored) against the sum of the order's applied payments.
   let paidMismatch = 0;
@@ -376,6 +384,14 @@ export function reconcile(input: LedgerInput): LedgerReport {
  * no 5xx (D42), sessions picks a new payment id, and orders applies the money a second time.
  */
 export const SESSIONS_PATH_APPLIED_AGAIN = 'sessions payment path: payment applied again on a retry after a crash';
+
+/**
+ * Not a check, counted for the record: a payment retried with its Idempotency-Key after an unknown outcome whose
+ * retry was refused (4xx, typically SESSION_NOT_PAYABLE because the first try completed the session). The money
+ * is applied once, but the merchant's last answer for that key says it was not; a payment id derived from the
+ * key would let the retry answer as the first try did.
+ */
+export const SESSIONS_PATH_PAID_BUT_REFUSED = 'payments answered 4xx on a retry after an unknown outcome';
 
 /** The same path's traces: a payment orders applied that sessions records as pending, and the event it cost. */
 export const SESSIONS_PATH_LEFT_PENDING = 'sessions payment path: applied by orders, left pending in sessions';
