@@ -309,7 +309,7 @@ export function reconcile(input: LedgerInput): LedgerReport {
       example('events lost', `${event.id} (${event.event}, ${event.session.id}) never reached its ${receiverOf.get(event.session.id)} receiver; deliveries: ${deliveries.map((d) => `${d.id} ${d.status} ${d.attempts.length} attempts [${d.attempts.map((a) => a.statusCode ?? a.error).join(', ')}]`).join('; ') || 'none'}`);
     } else if (receiverOf.get(event.session.id) !== 'failing' && deliveries.some((d) => d.status === 'failed')) {
       lost++;
-      example('events lost', `${event.id} to a ${receiverOf.get(event.session.id)} receiver ended failed`);
+      example('events lost', `${event.id} to a ${receiverOf.get(event.session.id)} receiver ended failed: ${deliveries.map((d) => `${d.id} ${d.status} [${d.attempts.map((a) => a.statusCode ?? a.error).join(', ')}]`).join('; ')}`);
     }
   }
   rows.push({ label: 'events lost', value: lost, check: true });

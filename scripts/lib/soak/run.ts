@@ -26,8 +26,13 @@ export interface SoakResult {
   table: string;
 }
 
-/** Short retry delays (D31's schedule, shrunk through the dispatcher's env) so the drain ends in seconds. */
-const RETRY_DELAYS_MS = '500,1000,2000,4000';
+/**
+ * D31's schedule shrunk through the dispatcher's env so the drain ends in about a minute, yet still longer in
+ * all (~40 s) than an outage window (a broker restart or a dispatcher kill: ~20-30 s on 2 loaded cores), as the
+ * real schedule is: a delivery whose every retry falls inside one outage would be dead-lettered by the soak's
+ * clock, not by the receiver.
+ */
+const RETRY_DELAYS_MS = '1000,3000,10000,25000';
 const DRAIN_DEADLINE_MS = 150_000;
 const MERCHANTS = 3;
 
