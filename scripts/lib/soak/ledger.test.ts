@@ -51,7 +51,7 @@ describe('the soak ledger', () => {
   it('When the stack did not recover from an outage, then that is a violation of its own', () => {
     const input = balanced();
     input.windows = [{ what: 'database restart', start: 1_000, readyAt: 121_000, end: 126_000, recovered: false }];
-    expect(row(input, 'outages not recovered within 120 s')).toBe(1);
+    expect(row(input, 'outages not recovered within 60 s')).toBe(1);
     expect(reconcile(input).violations).toBe(1);
   });
 
