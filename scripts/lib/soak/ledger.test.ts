@@ -98,6 +98,15 @@ describe('the soak ledger', () => {
     expect(row(input, 'payments applied twice')).toBe(1);
   });
 
+  it('When sessions keeps no payment records, then an extra payment after a pay answered only on its retry is still put on the sessions payment path', () => {
+    const input = balanced();
+    input.payments = undefined;
+    input.journeys = [journey({ sessionId: 'cs_1', orderId: 'ord_1', paymentIntents: 1, steps: ['create-session 201', 'pay 200 after connection-error'] })];
+    input.orders = [{ id: 'ord_1', paid: 1_000, payments: [{ paymentId: 'pay_1', amount: 500 }, { paymentId: 'pay_2', amount: 500 }] }];
+    expect(row(input, SESSIONS_PATH_APPLIED_AGAIN)).toBe(1);
+    expect(row(input, 'payments applied twice')).toBe(0);
+  });
+
   it('When a pay retried after a 503 is refused because the first try completed the session, then it is no double payment, only counted', () => {
     const input = balanced();
     input.journeys = [journey({ sessionId: 'cs_1', orderId: 'ord_1', paymentIntents: 1, steps: ['create-session 201', 'pay 400 SESSION_NOT_PAYABLE after 503'] })];
