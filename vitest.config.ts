@@ -3,7 +3,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // Three tiers (style.md §13): unit tests need no engines; integration (component) and e2e tests get real
 // Kafka and MongoDB-compatible engines from libs/testing's global setup (or from scripts/test.ts, which
 // starts them once for a whole `npm test` run and passes them down in KAFKA_BROKERS / MONGODB_URL). The
-// integration tests that restart that shared broker form a fourth group, chaos, run alone.
+// integration tests that restart that shared broker form a fourth group, chaos, run alone. Last, the soak (issue
+// 12): one minute of load and chaos on engines and service processes of its own, then its money ledger.
 const CHAOS = ['libs/kafka/test/broker-restart.test.ts', 'services/webhook-dispatcher/test/component/broker-restart.test.ts'];
 /** What every engine-backed tier shares: the engines, and at most two files at once on 2 cores. */
 const ON_ENGINES = { environment: 'node', globalSetup: ['libs/testing/src/global-setup.ts'], maxWorkers: 2 };
@@ -51,6 +52,19 @@ export default defineConfig({
           ...ON_ENGINES,
           testTimeout: 120_000,
           hookTimeout: 180_000,
+        },
+      },
+      {
+        test: {
+          // Starts and stops its own engines and stack (it restarts them), so it needs no global setup; alone on
+          // the 2 cores. ~2.5 min when green; the timeout is for a stack that does not recover, so that the run
+          // still ends with its ledger (recovery, step and drain deadlines all run out first) instead of a timeout.
+          name: 'soak',
+          sequence: { groupOrder: 4 },
+          include: ['scripts/lib/soak/*.soak.ts'],
+          environment: 'node',
+          maxWorkers: 1,
+          testTimeout: 480_000,
         },
       },
     ],

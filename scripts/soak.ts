@@ -1,4 +1,4 @@
-// `npm run soak -- --minutes N [--rate R] [--seed S]`: a chaos soak with a money ledger (issue 12). Starts engines
+// `npm run soak -- --minutes N [--rate R] [--seed S] [--kill-every SECONDS]`: a chaos soak with a money ledger (issue 12). Starts engines
 // and the four services of its own, runs merchants' journeys at a steady rate while a chaos loop SIGKILLs a
 // random service every ~20 s and restarts the broker and the database once each, drains, reconciles and prints
 // the ledger. Exit status 0 only when every check is 0; 1 on a violation; 2 when the soak itself could not run.
@@ -21,12 +21,13 @@ function option(name: string, fallback: number): number {
 const minutes = option('minutes', 1);
 const rate = option('rate', 2);
 const seed = Math.floor(option('seed', Date.now() % 1_000_000_000));
+const killEverySeconds = option('kill-every', 20);
 const started = Date.now();
 const log = (line: string) => process.stderr.write(`[soak +${((Date.now() - started) / 1000).toFixed(0)}s] ${line}\n`);
 
-runSoak({ minutes, rate, seed, log }).then(
+runSoak({ minutes, rate, seed, killEveryMs: killEverySeconds * 1000, log }).then(
   ({ report, table }) => {
-    console.log(`\nsoak: ${minutes} min, ${rate} journeys/s, seed ${seed}, ${((Date.now() - started) / 1000).toFixed(0)} s in all\n${table}`);
+    console.log(`\nsoak: ${minutes} min, ${rate} journeys/s, a kill every ${killEverySeconds} s, seed ${seed}, ${((Date.now() - started) / 1000).toFixed(0)} s in all\n${table}`);
     process.exit(report.violations === 0 ? 0 : 1);
   },
   (err: unknown) => {

@@ -16,10 +16,17 @@ const UNAVAILABLE_NAMES = new Set([
   'KafkaJSLockTimeout',
 ]);
 
+/**
+ * Socket errors that mean the peer went away. The MongoDB driver lets some through unwrapped: a command written
+ * on a pooled connection the restarted server has already closed fails with a plain Error, code EPIPE ("This
+ * socket has been ended by the other party"), not a MongoNetworkError (seen in the soak, issue 12).
+ */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET']);
+
 export function isInfrastructureUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     if (UNAVAILABLE_NAMES.has(e.name) || UNAVAILABLE_NAMES.has(e.constructor.name)) return true;
-    if ('code' in e && (e.code === 'ECONNREFUSED' || e.code === 'UND_ERR_CONNECT_TIMEOUT' || e.code === 'UND_ERR_SOCKET')) return true;
+    if ('code' in e && typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
   }
   return false;
 }

@@ -83,7 +83,10 @@ export async function sendWithRetries(
   const deadline = Date.now() + options.deadlineMs;
   let delay = 250;
   let reply = await send();
-  while (isRetryable(reply.outcome) && Date.now() < deadline) {
+  // D42: a repeat while the first request with that key is still running (or its gateway died holding it) is
+  // 409 IDEMPOTENCY_KEY_IN_USE with Retry-After; the outcome is still unknown, so it is retried like a 503.
+  const inUse = (r: Reply) => r.outcome === 409 && (r.body as { code?: unknown } | undefined)?.code === 'IDEMPOTENCY_KEY_IN_USE';
+  while ((isRetryable(reply.outcome) || inUse(reply)) && Date.now() < deadline) {
     await pause(delay);
     delay = Math.min(delay * 2, 2_000);
     const settled = await options.beforeRetry?.();

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { CheckoutSession } from '@checkout/contracts';
-import { pause, sendWithRetries, type RecordingClient, type Reply } from './client';
+import { isRetryable, pause, sendWithRetries, type RecordingClient, type Reply } from './client';
 
 // The soak's load: merchants (organizations with a test and a live key) run customer journeys at a steady
 // rate. Every journey is recorded with what the merchant asked for, so the ledger can tell lost from duplicated.
@@ -188,12 +188,19 @@ async function runJourney(journey: Journey, options: LoadOptions, roll: number):
     const succeeded = body.outcome !== 'declined';
     if (succeeded) journey.paymentIntents++;
     const headers = { 'idempotency-key': `soak-pay-${randomBytes(9).toString('hex')}` };
-    return step(
-      succeeded ? 'pay' : 'pay-declined',
-      await sendWithRetries(() => client.send('POST', `/v0/test_helpers/checkout/sessions/${session.id}/pay`, 'POST /v0/test_helpers/checkout/sessions/:id/pay', { key, body, headers }), {
-        deadlineMs: stepDeadline(),
-      }),
+    // The first unknown outcome, if any: a later definite answer then speaks for a retry, not for the first try.
+    let unknown: Reply['outcome'] | undefined;
+    const reply = await sendWithRetries(
+      async () => {
+        const r = await client.send('POST', `/v0/test_helpers/checkout/sessions/${session.id}/pay`, 'POST /v0/test_helpers/checkout/sessions/:id/pay', { key, body, headers });
+        if (unknown === undefined && isRetryable(r.outcome)) unknown = r.outcome;
+        return r;
+      },
+      { deadlineMs: stepDeadline() },
     );
+    step(succeeded ? 'pay' : 'pay-declined', reply);
+    if (unknown !== undefined && reply.outcome !== unknown) journey.steps[journey.steps.length - 1] += ` after ${unknown}`;
+    return reply;
   };
   const notify = async (paymentId: string, amount: number) => {
     if (!journey.processorPaymentIds.includes(paymentId)) journey.processorPaymentIds.push(paymentId);

@@ -16,6 +16,8 @@ export interface SoakOptions {
   /** Customer journeys started per second (each 3–6 requests). */
   rate: number;
   seed: number;
+  /** A service is SIGKILLed every this many ms (default 20 s, as the issue asks); shorter runs kill more often. */
+  killEveryMs?: number;
   log: (line: string) => void;
 }
 
@@ -24,8 +26,13 @@ export interface SoakResult {
   table: string;
 }
 
-/** Short retry delays (D31's schedule, shrunk through the dispatcher's env) so the drain ends in seconds. */
-const RETRY_DELAYS_MS = '500,1000,2000,4000';
+/**
+ * D31's schedule shrunk through the dispatcher's env so the drain ends in about a minute, yet still longer in
+ * all (~40 s) than an outage window (a broker restart or a dispatcher kill: ~20-30 s on 2 loaded cores), as the
+ * real schedule is: a delivery whose every retry falls inside one outage would be dead-lettered by the soak's
+ * clock, not by the receiver.
+ */
+const RETRY_DELAYS_MS = '1000,3000,10000,25000';
 const DRAIN_DEADLINE_MS = 150_000;
 const MERCHANTS = 3;
 
@@ -103,7 +110,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     load = new RecordingClient(stack.env.gatewayUrl);
     reader = new RecordingClient(stack.env.gatewayUrl);
 
-    const plan = planChaos(durationMs);
+    const plan = planChaos(durationMs, options.killEveryMs);
     log(`load: ${options.rate} journeys/s for ${options.minutes} min (seed ${options.seed}); chaos: ${plan.map((p) => `${p.action.kind} at ${(p.atMs / 1000).toFixed(0)} s`).join(', ')}`);
     const startedAt = Date.now();
     const callbackUrls = Object.fromEntries(RECEIVER_KINDS.map((kind) => [kind, (receivers[kind] as WebhookReceiver).url(`/hooks/${kind}`)])) as Record<ReceiverKind, string>;
@@ -203,10 +210,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         events.push(...read.filter((e): e is EventWithDeliveries => e !== undefined));
       }
     }
-    const orderDocs = await db('orders').collection<{ _id: string; amounts: { paid: number }; payments: { paymentId: string; amount: number }[] }>('orders').find({}).toArray();
-    const orders: StoredOrder[] = orderDocs.map((o) => ({ id: o._id, paid: o.amounts.paid, payments: o.payments.map((p) => ({ paymentId: p.paymentId, amount: p.amount })) }));
-    const paymentDocs = await db('sessions').collection<{ _id: string; orderId: string; amount: number; status: string }>('payments').find({}).toArray();
-    const payments: StoredPayment[] = paymentDocs.map((p) => ({ id: p._id, orderId: p.orderId, amount: p.amount, status: p.status }));
+    const orderDocs = await db('orders')
+      .collection<{ _id: string; externalId?: string; amounts: { paid: number }; payments: { paymentId: string; amount: number }[] }>('orders')
+      .find({})
+      .toArray();
+    const orders: StoredOrder[] = orderDocs.map((o) => ({
+      id: o._id,
+      paid: o.amounts.paid,
+      payments: o.payments.map((p) => ({ paymentId: p.paymentId, amount: p.amount })),
+      ...(o.externalId !== undefined && { externalId: o.externalId }),
+    }));
+    // Sessions' own payment records exist only while sessions keeps them (payments are moving to orders alone).
+    const keepsPayments = (await db('sessions').listCollections({ name: 'payments' }, { nameOnly: true }).toArray()).length > 0;
+    const paymentDocs = keepsPayments ? await db('sessions').collection<{ _id: string; sessionId: string; orderId: string; amount: number; status: string }>('payments').find({}).toArray() : undefined;
+    const payments: StoredPayment[] | undefined = paymentDocs?.map((p) => ({ id: p._id, sessionId: p.sessionId, orderId: p.orderId, amount: p.amount, status: p.status }));
+    const sessionDocs = await db('sessions').collection<{ _id: string; orderId: string }>('sessions').find({}, { projection: { orderId: 1 } }).toArray();
+    const sessionOrderIds = new Set(sessionDocs.map((d) => d.orderId));
     const received = Object.fromEntries(RECEIVER_KINDS.map((kind) => [kind, (receivers[kind] as WebhookReceiver).deliveries()])) as Record<ReceiverKind, ReturnType<WebhookReceiver['deliveries']>>;
 
     const report = reconcile({
@@ -217,6 +236,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       events,
       orders,
       payments,
+      sessionOrderIds,
       received,
       skippedJourneys: loadResult.skipped,
       unreadable,
