@@ -7,7 +7,7 @@ import { isRetryable, pause, sendWithRetries, type RecordingClient, type Reply }
 //
 // Retries are what a careful merchant does: an answer that is missing, 5xx or 429 is retried for up to
 // STEP_DEADLINE_MS, and only where retrying is safe in the API: creates carry an externalId (D37: a repeat is
-// a 409, never a second order), PATCH and cancel are idempotent, a processor notification carries its payment
+// a 409, never a second order) and session creates an Idempotency-Key too (D42: a retry finishes the first try), PATCH and cancel are idempotent, a processor notification carries its payment
 // id (D27: applied at most once), a test-helper payment carries an Idempotency-Key (D42: the same key is the same
 // payment id, applied at most once).
 
@@ -167,12 +167,19 @@ async function runJourney(journey: Journey, options: LoadOptions, roll: number):
     return;
   }
 
+  // A session create spans two services; its Idempotency-Key lets a retry after an unknown outcome finish what
+  // the first try began (D42), where the externalId alone would answer 409 for the first try's order.
+  const createHeaders = { 'idempotency-key': `soak-create-${journey.externalId}` };
   const created = await createWithExternalId(journey, () =>
-    call('POST', '/v0/checkout/sessions', 'POST /v0/checkout/sessions', {
-      items,
-      externalId: journey.externalId,
-      callbackUrl: `${options.callbackUrl(journey.receiver ?? 'healthy')}?session={SESSION_ID}`,
-      metadata: { journey: journey.kind },
+    client.send('POST', '/v0/checkout/sessions', 'POST /v0/checkout/sessions', {
+      key,
+      headers: createHeaders,
+      body: {
+        items,
+        externalId: journey.externalId,
+        callbackUrl: `${options.callbackUrl(journey.receiver ?? 'healthy')}?session={SESSION_ID}`,
+        metadata: { journey: journey.kind },
+      },
     }),
   );
   step('create-session', created);

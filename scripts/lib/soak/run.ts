@@ -220,10 +220,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       payments: o.payments.map((p) => ({ paymentId: p.paymentId, amount: p.amount })),
       ...(o.externalId !== undefined && { externalId: o.externalId }),
     }));
-    // Sessions' own payment records exist only while sessions keeps them (payments are moving to orders alone).
-    const keepsPayments = (await db('sessions').listCollections({ name: 'payments' }, { nameOnly: true }).toArray()).length > 0;
-    const paymentDocs = keepsPayments ? await db('sessions').collection<{ _id: string; sessionId: string; orderId: string; amount: number; status: string }>('payments').find({}).toArray() : undefined;
-    const payments: StoredPayment[] | undefined = paymentDocs?.map((p) => ({ id: p._id, sessionId: p.sessionId, orderId: p.orderId, amount: p.amount, status: p.status }));
+    // Payments are stored once, in orders (issue 13): sessions keeps no records to compare with.
+    const payments: StoredPayment[] | undefined = undefined;
     const sessionDocs = await db('sessions').collection<{ _id: string; orderId: string }>('sessions').find({}, { projection: { orderId: 1 } }).toArray();
     const sessionOrderIds = new Set(sessionDocs.map((d) => d.orderId));
     const received = Object.fromEntries(RECEIVER_KINDS.map((kind) => [kind, (receivers[kind] as WebhookReceiver).deliveries()])) as Record<ReceiverKind, ReturnType<WebhookReceiver['deliveries']>>;
