@@ -43,7 +43,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
 
   return {
     async start() {
-      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'gateway' });
+      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'gateway', logger });
       await ensureIndexes(mongo.db, GATEWAY_INDEXES);
       const organizations = new OrganizationsStore(mongo.db);
       rateLimiter = new RateLimiter(mongo.db, config.RATE_LIMIT_PER_WINDOW, config.RATE_LIMIT_WINDOW_MS);
