@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { provisionMongoJavaServer, startLocalMongoJavaServer, type LocalMongoJavaServer } from '@checkout/engines';
+import { provisionMongoJavaServer, startLocalMongoJavaServer } from '@checkout/engines';
 import { eventually } from '@checkout/testing';
 import { connectMongo, type MongoConnection } from '../src/index';
 
@@ -17,7 +17,7 @@ const RESTARTS = 8;
 const RECOVERY_DEADLINE_MS = 30_000;
 
 let runDir: string;
-let engine: LocalMongoJavaServer;
+let engine: Awaited<ReturnType<typeof startLocalMongoJavaServer>>;
 let mongo: MongoConnection;
 const watchdogWarnings: string[] = [];
 
