@@ -8,11 +8,10 @@ import { connectMongo, type MongoConnection } from '../src/index';
 
 // D7: a database outage is a 503 that recovers by itself. The soak once saw orders fail every operation for
 // 4 minutes after a database restart ("connection 4 to … closed"): the driver's server monitor had wedged
-// (monitor-watchdog.ts). A restart under load wedges it about one time in four (a race with Node delivering
-// the monitor socket's 'close'), so 12 restarts under 40 concurrent workers: without the watchdog it failed 3
-// runs of 4; this restarts an engine of its
-// own (so no other file sees the outage) under a client made as the services make theirs, and after each
-// restart waits for operations to succeed again.
+// (monitor-watchdog.ts). It is a race with Node delivering the monitor socket's 'close', won about one restart
+// in four under load, hence 12 restarts under 40 concurrent workers (without the watchdog this failed 3 runs
+// of 4). The engine is one of its own, so no other file sees the outage; the client is made as the services
+// make theirs; after each restart the test waits for operations to succeed again.
 
 const RESTARTS = 12;
 /** Recovery takes the watchdog's bound (2 × connectTimeoutMS + grace: 11 s) plus a reconnect; a wedge never recovers. */
