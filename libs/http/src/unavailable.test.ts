@@ -46,4 +46,12 @@ describe('a dependency whose socket was closed under it', () => {
     expect(await statusFor(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
     expect(await statusFor(new TypeError('x is undefined'))).toEqual({ status: 500, code: 'INTERNAL_ERROR' });
   });
+
+  it('When a pool checkout fails because the client is reconnecting (pool closed), then 503', async () => {
+    // The driver's own class name; this package matches by name and does not depend on the driver.
+    class MongoPoolClosedError extends Error {
+      override name = 'MongoPoolClosedError';
+    }
+    expect(await statusFor(new MongoPoolClosedError('Attempted to check out a connection from closed connection pool'))).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+  });
 });

@@ -7,6 +7,8 @@ const UNAVAILABLE_NAMES = new Set([
   'MongoNotConnectedError',
   'MongoTopologyClosedError',
   'MongoPoolClearedError',
+  // A checkout waiting on a pool the client closes: @checkout/mongo's monitor watchdog closes and reconnects it.
+  'MongoPoolClosedError',
   'MongoWaitQueueTimeoutError',
   'KafkaJSConnectionError',
   'KafkaJSNumberOfRetriesExceeded',

@@ -42,7 +42,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
 
   return {
     async start() {
-      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'gateway', ...(options.commandCounter && { commandCounter: options.commandCounter }) });
+      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'gateway', logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
       await ensureIndexes(mongo.db, GATEWAY_INDEXES);
       const organizations = new OrganizationsStore(mongo.db);
       const rateLimiter = new RateLimiter({ limitPerWindow: config.RATE_LIMIT_PER_WINDOW, windowMs: config.RATE_LIMIT_WINDOW_MS, replicas: config.GATEWAY_REPLICAS });

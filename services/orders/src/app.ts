@@ -28,7 +28,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
 
   return {
     async start() {
-      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'orders', ...(options.commandCounter && { commandCounter: options.commandCounter }) });
+      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'orders', logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
       await ensureIndexes(mongo.db, ORDER_INDEXES);
       const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'orders', logger });
       const orderEventsTopic = topicName(config.TOPIC_PREFIX, TOPICS.orderEvents);

@@ -53,7 +53,7 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
 
   return {
     async start() {
-      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'sessions', ...(options.commandCounter && { commandCounter: options.commandCounter }) });
+      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'sessions', logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
       await ensureIndexes(mongo.db, SESSION_INDEXES);
       const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'sessions', logger });
       const sessionEventsTopic = topicName(config.TOPIC_PREFIX, TOPICS.sessionEvents);

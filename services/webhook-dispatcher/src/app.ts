@@ -77,7 +77,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
     sweepNow: sweepOnce,
 
     async start() {
-      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'webhook-dispatcher', ...(options.commandCounter && { commandCounter: options.commandCounter }) });
+      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'webhook-dispatcher', logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
       await ensureIndexes(mongo.db, WEBHOOK_INDEXES);
       const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'webhook-dispatcher', logger });
       const prefix = config.TOPIC_PREFIX;
