@@ -78,9 +78,12 @@ describe('runBatchConsumer (issue 9)', () => {
     await eventually(() => seen.flat().includes('b1'), { deadlineMs: 60_000, description: 'the second batch while the first is still at work' });
     expect(await committed(groupId, topic)).toBe(-1);
 
-    // The later batches finishing first commit nothing: offsets move in order (observed for a short window).
-    for (const later of work.slice(1)) later.resolve();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The later batches finishing first commit nothing: offsets move in order. The consumer's reaction to each
+    // `done` was registered before this await's, so once the awaited promises have settled it has decided; the
+    // broker's committed offset is read after that.
+    const later = work.slice(1);
+    for (const batch of later) batch.resolve();
+    await Promise.all(later.map((batch) => batch.promise));
     expect(await committed(groupId, topic)).toBe(-1);
     work[0]?.resolve();
     await eventually(async () => (await committed(groupId, topic)) === 3, { deadlineMs: 30_000, description: 'both batches committed' });
