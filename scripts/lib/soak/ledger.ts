@@ -5,8 +5,8 @@ import type { RequestRecord } from './client';
 import type { Journey, ReceiverKind } from './load';
 
 // The money and event ledger of the soak: pure functions over what the load generator sent and got back, what
-// the API and the receivers show after the drain, and (for payment ids, which no API shows) the orders' and
-// sessions' own records. Each row says what it counts; a row marked as a check must be 0.
+// the API and the receivers show after the drain, and (for payment ids, which no API shows) the orders' own
+// records: payments are stored once, in orders. Each row says what it counts; a row marked as a check must be 0.
 
 /** An order as stored by the orders service: payments are not part of the public API. */
 export interface StoredOrder {
@@ -15,15 +15,6 @@ export interface StoredOrder {
   payments: { paymentId: string; amount: number }[];
   /** The merchant's externalId, when given: ties an order to a journey whose create never returned it. */
   externalId?: string;
-}
-
-/** A payment record as stored by the sessions service. */
-export interface StoredPayment {
-  id: string;
-  sessionId: string;
-  orderId: string;
-  amount: number;
-  status: string;
 }
 
 export interface EventWithDeliveries {
@@ -40,11 +31,6 @@ export interface LedgerInput {
   /** Every event of the soak's merchants (events API), with its deliveries. */
   events: readonly EventWithDeliveries[];
   orders: readonly StoredOrder[];
-  /**
-   * The sessions service's payment records, or undefined where it keeps none (payments stored once, in orders):
-   * then the rows that compare the two services' records say so instead of counting.
-   */
-  payments: readonly StoredPayment[] | undefined;
   /** The order id of every session the sessions service stored (read from its store, not the API). */
   sessionOrderIds: ReadonlySet<string>;
   received: Readonly<Record<ReceiverKind, readonly ReceivedRequest[]>>;
@@ -127,9 +113,6 @@ export function reconcile(input: LedgerInput): LedgerReport {
   const ordersById = new Map(input.orders.map((o) => [o.id, o]));
   const timesApplied = new Map<string, number>();
   for (const order of input.orders) for (const p of order.payments) timesApplied.set(p.paymentId, (timesApplied.get(p.paymentId) ?? 0) + 1);
-  // Payments orders applied while sessions still records them pending: that attempt's process was killed
-  // between orders applying the payment and sessions recording it (the sessions payment path).
-  const pendingInSessions = new Set((input.payments ?? []).filter((p) => p.status === 'pending').map((p) => p.id));
   let appliedTwice = 0;
   let appliedAgainAfterCrash = 0;
   let paidButRefused = 0;
@@ -153,13 +136,12 @@ export function reconcile(input: LedgerInput): LedgerReport {
     const allowed = journey.mode === 'live' ? journey.processorPaymentIds.length : journey.paymentIntents - refused;
     const applied = new Set(order.payments.map((p) => p.paymentId)).size;
     if (applied > allowed) {
-      const payments = order.payments.map((p) => `${p.paymentId} ${p.amount}${pendingInSessions.has(p.paymentId) ? ' (pending in sessions)' : ''}`).join(', ');
+      const payments = order.payments.map((p) => `${p.paymentId} ${p.amount}`).join(', ');
       const detail = `journey ${journey.n} (${journey.kind}) asked for ${allowed} payment(s); order ${order.id} has ${applied}: ${payments}; merchant saw [${journey.steps.join(', ')}]`;
-      // Each extra payment matched by a first try whose outcome was lost (a pay step answered only on a retry, or
-      // a payment sessions never saw through): the retry, same Idempotency-Key, ran the payment again under a new
-      // payment id. Sessions' records tell it where they exist; the merchant's own steps tell it everywhere.
+      // Each extra payment matched by a first try whose outcome was lost (a pay step answered only on a retry):
+      // the retry, same Idempotency-Key, ran the payment again under a new payment id.
       const retriedAfterUnknown = journey.steps.filter((step) => /^pay .* after /.test(step)).length;
-      const crashed = Math.min(applied - allowed, Math.max(retriedAfterUnknown, order.payments.filter((p) => pendingInSessions.has(p.paymentId)).length));
+      const crashed = Math.min(applied - allowed, retriedAfterUnknown);
       appliedAgainAfterCrash += crashed;
       appliedTwice += applied - allowed - crashed;
       example(crashed > 0 ? SESSIONS_PATH_APPLIED_AGAIN : 'payments applied twice', detail);
@@ -190,38 +172,6 @@ export function reconcile(input: LedgerInput): LedgerReport {
   }
   rows.push({ label: 'orders whose amounts.paid ≠ sum of applied payments', value: paidMismatch, check: true });
 
-  // 3b. The two services' records of one payment agree: every payment applied to an order is recorded as applied
-  //     by sessions, and nothing recorded as applied is missing from its order.
-  //     A payment orders applied whose sessions record is still `pending` is the sessions payment path's own
-  //     failure (its process was killed between orders applying the payment and recording that): counted apart.
-  const leftPending = new Set<string>();
-  if (input.payments === undefined) {
-    rows.push({ label: 'payments applied on one side only (orders vs sessions)', value: 'n/a (sessions keeps no payment records)', check: false });
-  } else {
-    const recordById = new Map(input.payments.map((p) => [p.id, p]));
-    let disagreeing = 0;
-    for (const order of input.orders) {
-      for (const p of order.payments) {
-        const record = recordById.get(p.paymentId);
-        if (record?.status === 'pending') {
-          leftPending.add(p.paymentId);
-          example('sessions payment path', `${p.paymentId} (session ${record.sessionId}) applied to ${order.id} by orders, still pending in sessions`);
-        } else if (record?.status !== 'applied') {
-          disagreeing++;
-          example('payment records disagreeing', `${p.paymentId} applied to ${order.id}, sessions record ${record?.status ?? 'missing'}`);
-        }
-      }
-    }
-    for (const record of input.payments) {
-      if (record.status === 'applied' && !timesApplied.has(record.id)) {
-        disagreeing++;
-        example('payment records disagreeing', `${record.id} recorded applied, on no order`);
-      }
-    }
-    rows.push({ label: 'payments applied on one side only (orders vs sessions)', value: disagreeing, check: true });
-    rows.push({ label: SESSIONS_PATH_LEFT_PENDING, value: leftPending.size, check: true });
-  }
-
   // 4. Each completed (expired) session has exactly one completed (expired) event id, counting the ids the
   //    events API shows and the ids the receivers saw, and no event of the other kind.
   const eventIdsBySession = new Map<string, Map<string, Set<string>>>();
@@ -238,10 +188,6 @@ export function reconcile(input: LedgerInput): LedgerReport {
     const body = JSON.parse(request.body) as WebhookEvent;
     note(body.session.id, body.event, body.id);
   }
-  // A completed session whose order carries a payment sessions never saw through has no event for the sessions
-  // payment path's reason (its stored status never caught up): counted on a row of its own, not twice.
-  const onSessionsPath = (session: CheckoutSession) => session.status === 'completed' && (ordersById.get(session.order.id)?.payments ?? []).some((p) => leftPending.has(p.paymentId));
-  let eventMissingOnSessionsPath = 0;
   const terminalCheck = (status: 'completed' | 'expired') => {
     const type = `checkout.session.${status}`;
     const other = status === 'completed' ? 'checkout.session.expired' : 'checkout.session.completed';
@@ -251,10 +197,7 @@ export function reconcile(input: LedgerInput): LedgerReport {
       const ids = eventIdsBySession.get(session.id);
       const own = ids?.get(type)?.size ?? 0;
       const contradicting = ids?.get(other)?.size ?? 0;
-      if (own === 0 && contradicting === 0 && onSessionsPath(session)) {
-        eventMissingOnSessionsPath++;
-        example(SESSIONS_PATH_EVENT_MISSING, `${session.id} (order ${session.order.id}) is completed with no ${type}; its payment is still pending in sessions`);
-      } else if (own !== 1 || contradicting !== 0) {
+      if (own !== 1 || contradicting !== 0) {
         bad++;
         example(`${status} sessions without exactly one ${type}`, `${session.id}: ${own} ${type}, ${contradicting} ${other}`);
       }
@@ -263,7 +206,6 @@ export function reconcile(input: LedgerInput): LedgerReport {
   };
   rows.push({ label: 'completed sessions without exactly one checkout.session.completed id', value: terminalCheck('completed'), check: true });
   rows.push({ label: 'expired sessions without exactly one checkout.session.expired id', value: terminalCheck('expired'), check: true });
-  if (input.payments !== undefined) rows.push({ label: SESSIONS_PATH_EVENT_MISSING, value: eventMissingOnSessionsPath, check: true });
   let eventsOfOpenSessions = 0;
   for (const [sessionId, byType] of eventIdsBySession) {
     const session = input.sessions.get(sessionId);
@@ -300,8 +242,7 @@ export function reconcile(input: LedgerInput): LedgerReport {
   const receiverOf = new Map(input.journeys.filter((j) => j.sessionId).map((j) => [j.sessionId as string, j.receiver]));
   let lost = 0;
   for (const session of input.sessions.values()) {
-    // A missing event of the sessions payment path is counted above, on its own row.
-    if ((session.status === 'completed' || session.status === 'expired') && !apiEventSessions.has(`${session.id} checkout.session.${session.status}`) && !onSessionsPath(session)) {
+    if ((session.status === 'completed' || session.status === 'expired') && !apiEventSessions.has(`${session.id} checkout.session.${session.status}`)) {
       lost++;
       example('events lost', `${session.id} is ${session.status}; the events API has no such event`);
     }
@@ -378,30 +319,23 @@ export function reconcile(input: LedgerInput): LedgerReport {
 }
 
 /**
- * A session create that failed after orders created its order (sessions killed, or the database gone, between
- * the two writes) leaves an order holding the externalId and no session; the merchant's retry gets 409
- * DUPLICATE_EXTERNAL_ID for a session that does not exist (issue 12, open: the fix is in sessions' create flow).
- */
-/**
- * The sessions payment path (issue 12, open): a test-helper payment whose first try was applied by orders but
- * whose answer was lost (sessions killed, or orders' answer lost) is retried by the merchant with the same
- * Idempotency-Key; the gateway keeps no 5xx (D42), sessions picks a new payment id, and orders applies the money
- * a second time. A payment id derived from the Idempotency-Key would make orders see the same payment.
+ * A payment whose first try was applied but whose answer was lost, retried by the merchant with the same
+ * Idempotency-Key (the gateway keeps no 5xx, D42), applied a second time. The payment id is derived from the key
+ * (docs/decisions.md, D42), so orders sees the same payment; this row keeps that honest.
  */
 export const SESSIONS_PATH_APPLIED_AGAIN = 'sessions payment path: payment applied again on a retry after an unknown outcome';
 
 /**
  * Not a check, counted for the record: a payment retried with its Idempotency-Key after an unknown outcome whose
- * retry was refused (4xx, typically SESSION_NOT_PAYABLE because the first try completed the session). The money
- * is applied once, but the merchant's last answer for that key says it was not; a payment id derived from the
- * key would let the retry answer as the first try did.
+ * retry was refused (4xx). The money is applied once, but the merchant's last answer for that key says it was not.
  */
 export const SESSIONS_PATH_PAID_BUT_REFUSED = 'payments answered 4xx on a retry after an unknown outcome';
 
-/** The same path's traces: a payment orders applied that sessions records as pending, and the event it cost. */
-export const SESSIONS_PATH_LEFT_PENDING = 'sessions payment path: applied by orders, left pending in sessions';
-export const SESSIONS_PATH_EVENT_MISSING = 'sessions payment path: completed sessions with no completed event';
-
+/**
+ * A session create that failed after orders created its order (sessions killed, or the database gone, between
+ * the two writes) whose retry answered 409 DUPLICATE_EXTERNAL_ID with no session behind it. A keyed create
+ * derives the session id from its Idempotency-Key, so the retry finishes the first try's session (D42).
+ */
 export const ORPHANED_CREATES = 'retried creates answered 409 with no session behind them';
 
 /** The status a session journey's definite answers promise, or undefined when they promise none. */

@@ -8,7 +8,7 @@ import { ANSWER, AdminClient, eventually, startWebhookReceiver, type WebhookRece
 import { startProcessStack, type ProcessStack } from '../process-stack';
 import { planChaos, runChaos, type OutageWindow } from './chaos';
 import { RecordingClient, sendWithRetries } from './client';
-import { formatLedger, reconcile, type EventWithDeliveries, type LedgerReport, type StoredOrder, type StoredPayment } from './ledger';
+import { formatLedger, reconcile, type EventWithDeliveries, type LedgerReport, type StoredOrder } from './ledger';
 import { RECEIVER_KINDS, runLoad, type Merchant, type ReceiverKind } from './load';
 
 export interface SoakOptions {
@@ -220,8 +220,6 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       payments: o.payments.map((p) => ({ paymentId: p.paymentId, amount: p.amount })),
       ...(o.externalId !== undefined && { externalId: o.externalId }),
     }));
-    // Payments are stored once, in orders (issue 13): sessions keeps no records to compare with.
-    const payments: StoredPayment[] | undefined = undefined;
     const sessionDocs = await db('sessions').collection<{ _id: string; orderId: string }>('sessions').find({}, { projection: { orderId: 1 } }).toArray();
     const sessionOrderIds = new Set(sessionDocs.map((d) => d.orderId));
     const received = Object.fromEntries(RECEIVER_KINDS.map((kind) => [kind, (receivers[kind] as WebhookReceiver).deliveries()])) as Record<ReceiverKind, ReturnType<WebhookReceiver['deliveries']>>;
@@ -233,7 +231,6 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       sessions,
       events,
       orders,
-      payments,
       sessionOrderIds,
       received,
       skippedJourneys: loadResult.skipped,
