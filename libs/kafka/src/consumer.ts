@@ -28,6 +28,8 @@ export interface ConsumerOptions<T> {
   partitionsConsumedConcurrently?: number;
   /** Called when a crashed consumer has been replaced (see superviseConsumer). */
   onRestart?: () => void;
+  /** How long one handler call may take before it counts as failed and the message is tried again (default 60 s). */
+  handlerDeadlineMs?: number;
 }
 
 /**
@@ -133,6 +135,28 @@ export class HandlerFailedError extends Error {
 }
 
 /**
+ * A handler call that never settles stops its partition for good: kafkajs awaits it, nothing times it out, and
+ * the group member keeps its partitions while the service answers ready. The MongoDB driver has such a wait
+ * (a write on a socket Node has destroyed waits for a 'drain' that never comes, with no timeout unless the
+ * caller passes one: monitor-watchdog.ts in @checkout/mongo), and writes take no AbortSignal in driver 7. Past
+ * the deadline the call counts as failed and the message is tried again; the abandoned call may still finish,
+ * which at-least-once handlers must tolerate anyway.
+ */
+export const HANDLER_DEADLINE_MS = 60_000;
+
+async function withinDeadline(work: Promise<void>, deadlineMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the handler did not settle within ${deadlineMs} ms; trying the message again`)), deadlineMs);
+  });
+  try {
+    await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * At-least-once consumption (style.md §10): the offset moves on only after `handle` returns. A message
  * that can't be parsed is parked on the dead-letter topic and skipped; a handler that throws (database or
  * broker down) leaves the offset where it is, and kafkajs delivers the message again after a backoff.
@@ -157,7 +181,7 @@ export async function runConsumer<T>(options: ConsumerOptions<T>): Promise<Runni
             return;
           }
           try {
-            await options.handle(parsed.value, context);
+            await withinDeadline(options.handle(parsed.value, context), options.handlerDeadlineMs ?? HANDLER_DEADLINE_MS);
           } catch (err) {
             throw new HandlerFailedError(err);
           }

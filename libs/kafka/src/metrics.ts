@@ -4,6 +4,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { OutboxFields } from './outbox';
 import type { KafkaClient } from './client';
 import { kafkajsOf } from './kafkajs';
+import { groupLagWith } from './topics';
 
 // The messaging metrics an on-call engineer reads first (docs/operations.md, "What to alert on"). Gauges that
 // need a broker or database answer are computed when Prometheus scrapes, so they cost nothing between scrapes;
@@ -104,18 +105,7 @@ export function registerConsumerMetrics(
 
   brokerGauge({ name: 'kafka_consumer_group_lag', help: 'Messages on a topic that a consumer group has not committed yet, by group and topic', labelNames: ['group', 'topic'] }, async (a, set) => {
     for (const { groupId, topics } of options.groups) {
-      for (const { topic, partitions } of await a.fetchOffsets({ groupId, topics })) {
-        const ends = await highWatermarks(a, topic);
-        let lag = 0n;
-        for (const { partition, offset } of partitions) {
-          const end = ends.get(partition);
-          if (!end) continue;
-          // -1: nothing committed yet; the group starts from the beginning, so all retained messages wait.
-          const from = offset === '-1' ? end.low : BigInt(offset);
-          if (end.high > from) lag += end.high - from;
-        }
-        set({ group: groupId, topic }, lag);
-      }
+      for (const [topic, lag] of await groupLagWith(a, groupId, topics)) set({ group: groupId, topic }, lag);
     }
   });
   brokerGauge({ name: 'kafka_topic_messages', help: 'Messages retained on a topic that no consumer group reads, such as the webhook dead-letter topic', labelNames: ['topic'] }, async (a, set) => {

@@ -74,6 +74,38 @@ export async function topicOffsets(kafka: KafkaClient, topic: string): Promise<M
 }
 
 /**
+ * Messages on each topic that `groupId` has not committed yet: per partition, the high-water mark minus the
+ * committed offset (nothing committed: the group starts from the beginning, so every retained message waits).
+ * What the lag gauge shows, and what a drain waits to see reach zero.
+ */
+export async function groupLagWith(admin: Admin, groupId: string, topics: readonly string[]): Promise<Map<string, bigint>> {
+  const lag = new Map<string, bigint>();
+  for (const { topic, partitions } of await admin.fetchOffsets({ groupId, topics: [...topics] })) {
+    const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, { high: BigInt(p.high), low: BigInt(p.low) }]));
+    let waiting = 0n;
+    for (const { partition, offset } of partitions) {
+      const end = ends.get(partition);
+      if (!end) continue;
+      const from = offset === '-1' ? end.low : BigInt(offset);
+      if (end.high > from) waiting += end.high - from;
+    }
+    lag.set(topic, waiting);
+  }
+  return lag;
+}
+
+/** groupLagWith on an admin connection of its own (a drain, a test). */
+export async function consumerGroupLag(kafka: KafkaClient, groupId: string, topics: readonly string[]): Promise<Map<string, bigint>> {
+  const admin = kafkajsOf(kafka).admin();
+  await admin.connect();
+  try {
+    return await groupLagWith(admin, groupId, topics);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
  * Runs `attempt` until it resolves or `attempts` tries have failed, waiting 200 ms, 400 ms, … up to 2 s in between.
  */
 async function withBackoff<T>(attempts: number, attempt: () => Promise<T>): Promise<T> {

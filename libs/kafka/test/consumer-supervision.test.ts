@@ -23,6 +23,7 @@ beforeAll(async () => {
   await ensureTopics(kafka, [
     { topic: `${prefix}.handler`, numPartitions: 1 },
     { topic: `${prefix}.crash`, numPartitions: 1 },
+    { topic: `${prefix}.hang`, numPartitions: 1 },
   ]);
   producer = createEventProducer(kafka);
 });
@@ -57,6 +58,31 @@ describe('Consumers that outlive crashes', () => {
     await eventually(() => attempts.includes('second'), { deadlineMs: 90_000, description: 'the message after the failing one' });
     expect(attempts).toEqual(['first', 'first', 'second']);
     expect(restarts).toBe(0);
+  }, 120_000);
+
+  it('When a handler call never settles, then past the deadline the message is tried again and the partition moves on', async () => {
+    const attempts: string[] = [];
+    running.push(
+      await runConsumer<{ id: string }>({
+        kafka,
+        groupId: `${prefix}.hang-group`,
+        topics: [`${prefix}.hang`],
+        logger,
+        handlerDeadlineMs: 1_000,
+        parse: (raw) => ({ ok: true, value: raw as { id: string } }),
+        handle: (message) => {
+          attempts.push(message.id);
+          // The first call waits forever, as a write on a destroyed socket does (HANDLER_DEADLINE_MS).
+          return attempts.length === 1 ? new Promise<void>(() => {}) : Promise.resolve();
+        },
+      }),
+    );
+    await producer.send([
+      { topic: `${prefix}.hang`, key: 'k', value: JSON.stringify({ id: 'first' }) },
+      { topic: `${prefix}.hang`, key: 'k', value: JSON.stringify({ id: 'second' }) },
+    ]);
+    await eventually(() => attempts.includes('second'), { deadlineMs: 90_000, description: 'the message after the one whose handler hung' });
+    expect(attempts).toEqual(['first', 'first', 'second']);
   }, 120_000);
 
   it('When kafkajs crashes a consumer without restarting it, then the supervisor starts a new one and the uncommitted message is handled', async () => {

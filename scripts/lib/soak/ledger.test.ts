@@ -117,6 +117,32 @@ describe('the soak ledger', () => {
     expect(row(input, 'definite answers the final state contradicts')).toBe(1);
   });
 
+  it('When a cancel answered 200 leaves its session pending, then the example names what the stores hold behind it', () => {
+    const input = balanced();
+    input.journeys = [journey({ kind: 'cancel', sessionId: 'cs_1', orderId: 'ord_1', steps: ['create-session 201', 'patch-order 200', 'cancel-order 200', 'get-session 200'] })];
+    input.sessions = new Map([['cs_1', session('cs_1', 'pending', 'ord_1', 0)]]);
+    input.storedStateOf = (id) => (id === 'cs_1' ? 'its order copy open at revision 2; the order is cancelled at revision 5' : undefined);
+    const report = reconcile(input);
+    expect(report.rows.find((r) => r.label === 'definite answers the final state contradicts')?.value).toBe(1);
+    expect(report.examples.some((e) => e.includes('session is pending (its order copy open at revision 2; the order is cancelled at revision 5)'))).toBe(true);
+  });
+
+  it('When a consumer group has messages left after the drain, then that is a violation naming the group', () => {
+    const input = balanced();
+    input.consumerLag = new Map([
+      ['soak.sessions.order-events', 0],
+      ['soak.webhook-dispatcher.session-events', 0],
+    ]);
+    expect(row(input, 'messages consumer groups had not consumed after the drain')).toBe(0);
+    input.consumerLag = new Map([
+      ['soak.sessions.order-events', 12],
+      ['soak.webhook-dispatcher.session-events', 0],
+    ]);
+    const report = reconcile(input);
+    expect(report.rows.find((r) => r.label === 'messages consumer groups had not consumed after the drain')?.value).toBe(12);
+    expect(report.examples.some((e) => e.includes('soak.sessions.order-events: 12 messages not committed'))).toBe(true);
+  });
+
   it('When a completed session has two event ids, or none at all, then it is counted, and a missing event is lost', () => {
     const twice = balanced();
     twice.received = { ...twice.received, healthy: [received('evt_1', 'dlv_1', 'cs_1'), received('evt_2', 'dlv_2', 'cs_1')] };

@@ -38,6 +38,13 @@ export interface LedgerInput {
   generatorErrors: readonly string[];
   /** Ledger reads the API refused even after retries (a stack that did not recover): nothing is proven for them. */
   unreadable?: readonly string[];
+  /**
+   * Messages each consumer group had not committed when the drain ended (group → count). Anything left means a
+   * consumer stopped, and whatever it owed (a session cancelled with its order) never happened.
+   */
+  consumerLag?: ReadonlyMap<string, number>;
+  /** What the stores hold behind a session (its order copy, the order), named in a contradicted answer's example. */
+  storedStateOf?: (sessionId: string) => string | undefined;
 }
 
 export interface LedgerRow {
@@ -290,10 +297,20 @@ export function reconcile(input: LedgerInput): LedgerReport {
     const expected = promisedStatus(journey);
     if (session && expected && session.status !== expected) {
       contradicted++;
-      example('answers contradicted', `journey ${journey.n} (${journey.kind}) ${session.id}: told [${journey.steps.join(', ')}], session is ${session.status}`);
+      const stored = input.storedStateOf?.(session.id);
+      example('answers contradicted', `journey ${journey.n} (${journey.kind}) ${session.id}: told [${journey.steps.join(', ')}], session is ${session.status}${stored ? ` (${stored})` : ''}`);
     }
   }
   rows.push({ label: 'definite answers the final state contradicts', value: contradicted, check: true });
+  // 9. Every consumer caught up: what a stopped consumer owed shows up above only for the checks that look.
+  if (input.consumerLag !== undefined) {
+    let lagging = 0;
+    for (const [group, lag] of input.consumerLag) {
+      lagging += lag;
+      if (lag > 0) example('consumer lag after the drain', `${group}: ${lag} messages not committed`);
+    }
+    rows.push({ label: 'messages consumer groups had not consumed after the drain', value: lagging, check: true });
+  }
   rows.push({ label: ORPHANED_CREATES, value: orphaned, check: true });
 
   // Context, and the generator's own health (a crashed journey would hide what it should have checked).

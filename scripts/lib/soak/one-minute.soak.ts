@@ -11,7 +11,7 @@ const SEED = 12;
 
 describe('the one-minute chaos soak', () => {
   it('When every service is killed once and the broker and the database restart under load, then every cent and every event is accounted for (no ledger violation)', async () => {
-    const { report, table } = await runSoak({
+    const { report, table, serviceLogExcerpts } = await runSoak({
       minutes: 1,
       rate: 2,
       seed: SEED,
@@ -20,6 +20,8 @@ describe('the one-minute chaos soak', () => {
     });
     console.log(`soak ledger (1 min, seed ${SEED}):\n${table}`);
     const violated = report.rows.filter((r) => r.check && r.value !== 0).map((r) => r.label);
+    // CI keeps no service logs: a failing run prints their warnings and errors with the ledger.
+    if (violated.length > 0) console.log(`service logs:\n${serviceLogExcerpts}`);
     expect(violated, table).toEqual([]);
   });
 });

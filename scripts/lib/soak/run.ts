@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { MongoClient } from 'mongodb';
 import { startEngines, type Engines } from '@checkout/engines';
-import type { CheckoutSession, Delivery, WebhookEvent } from '@checkout/contracts';
+import { CONSUMER_GROUPS, TOPICS, topicName, type CheckoutSession, type Delivery, type WebhookEvent } from '@checkout/contracts';
+import { consumerGroupLag, createKafka } from '@checkout/kafka';
 import { ANSWER, AdminClient, eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
-import { startProcessStack, type ProcessStack } from '../process-stack';
+import { SERVICES, startProcessStack, type ProcessStack } from '../process-stack';
 import { planChaos, runChaos, type OutageWindow } from './chaos';
 import { RecordingClient, sendWithRetries } from './client';
 import { formatLedger, reconcile, type EventWithDeliveries, type LedgerReport, type StoredOrder } from './ledger';
@@ -24,6 +26,8 @@ export interface SoakOptions {
 export interface SoakResult {
   report: LedgerReport;
   table: string;
+  /** Each service's warnings and errors (the last few, outage noise left out), for a run that found violations. */
+  serviceLogExcerpts: string;
 }
 
 /**
@@ -59,6 +63,25 @@ async function inParallel<T, R>(items: readonly T[], concurrency: number, task: 
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
   return results;
+}
+
+/** Outage noise every run has plenty of: a request answered 503 while a dependency was down. */
+const EXPECTED_DURING_OUTAGES = /"msg":"dependency unavailable"/;
+const EXCERPT_LINES = 25;
+
+/**
+ * The last warnings and errors of each service's log (in logDir, one file per service), outage noise left out,
+ * so a violation found where the logs are gone afterwards (CI) comes with the services' side of the story.
+ */
+async function serviceLogExcerpts(logDir: string): Promise<string> {
+  const parts: string[] = [];
+  for (const service of SERVICES) {
+    const text = await readFile(join(logDir, `${service}.log`), 'utf8').catch(() => '');
+    const lines = text.split('\n').filter((line) => /"level":"(warn|error|fatal)"/.test(line) && !EXPECTED_DURING_OUTAGES.test(line));
+    parts.push(`--- ${service}: ${lines.length} warnings and errors${lines.length > EXCERPT_LINES ? `, the last ${EXCERPT_LINES}` : ''}`);
+    for (const line of lines.slice(-EXCERPT_LINES)) parts.push(line.length > 600 ? `${line.slice(0, 600)}…` : line);
+  }
+  return parts.join('\n');
 }
 
 /**
@@ -136,9 +159,20 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     ]);
     log(`load done: ${loadResult.journeys.length} journeys, ${load.records.length} requests in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
 
-    // Drain: every outbox empty, every terminal session's event recorded, no delivery pending.
+    // Drain: every outbox empty, every terminal session's event recorded, no delivery pending, and every consumer
+    // group caught up (a cancel reaches its session through sessions' consumer, and leaves no other trace).
     mongo = new MongoClient(engines.mongoUrl, { serverSelectionTimeoutMS: 10_000 });
     const db = (name: string) => (mongo as MongoClient).db(`${namePrefix}_${name}`);
+    const kafka = createKafka({ brokers: engines.kafkaBrokers, clientId: 'soak-ledger' });
+    const consumed = [
+      { groupId: topicName(namePrefix, CONSUMER_GROUPS.sessionsOrderEvents), topic: topicName(namePrefix, TOPICS.orderEvents) },
+      { groupId: topicName(namePrefix, CONSUMER_GROUPS.dispatcherSessionEvents), topic: topicName(namePrefix, TOPICS.sessionEvents) },
+    ];
+    const consumerLag = async () => {
+      const lag = new Map<string, number>();
+      for (const { groupId, topic } of consumed) lag.set(groupId, Number((await consumerGroupLag(kafka, groupId, [topic])).get(topic) ?? 0n));
+      return lag;
+    };
     const drainStarted = Date.now();
     // Settled means settled three polls in a row: an event can still be on its way through Kafka when one poll
     // happens to see every count right.
@@ -152,10 +186,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           db('webhooks').collection('events').countDocuments({}),
           db('webhooks').collection('deliveries').countDocuments({ status: 'pending' }),
         ]);
-        settledPolls = ordersOutbox === 0 && sessionsOutbox === 0 && events >= terminal && pending === 0 ? settledPolls + 1 : 0;
+        const lagging = [...(await consumerLag()).values()].some((lag) => lag > 0);
+        settledPolls = ordersOutbox === 0 && sessionsOutbox === 0 && events >= terminal && pending === 0 && !lagging ? settledPolls + 1 : 0;
         return settledPolls >= 3;
       },
-      { deadlineMs: DRAIN_DEADLINE_MS, intervalMs: 1_000, description: 'the drain (outboxes empty, events recorded, no delivery pending)' },
+      { deadlineMs: DRAIN_DEADLINE_MS, intervalMs: 1_000, description: 'the drain (outboxes empty, events recorded, no delivery pending, consumers caught up)' },
     ).then(
       () => true,
       () => false,
@@ -220,8 +255,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       payments: o.payments.map((p) => ({ paymentId: p.paymentId, amount: p.amount })),
       ...(o.externalId !== undefined && { externalId: o.externalId }),
     }));
-    const sessionDocs = await db('sessions').collection<{ _id: string; orderId: string }>('sessions').find({}, { projection: { orderId: 1 } }).toArray();
+    const sessionDocs = await db('sessions')
+      .collection<{ _id: string; orderId: string; status: string; orderRevision?: number; orderJson?: string }>('sessions')
+      .find({}, { projection: { orderId: 1, status: 1, orderRevision: 1, orderJson: 1 } })
+      .toArray();
     const sessionOrderIds = new Set(sessionDocs.map((d) => d.orderId));
+    const orderStates = new Map(
+      (await db('orders').collection<{ _id: string; status: string; revision?: number }>('orders').find({}, { projection: { status: 1, revision: 1 } }).toArray()).map((o) => [o._id, o]),
+    );
+    const storedStateOf = (sessionId: string): string | undefined => {
+      const doc = sessionDocs.find((d) => d._id === sessionId);
+      if (!doc) return undefined;
+      const copy = doc.orderJson === undefined ? 'none' : (JSON.parse(doc.orderJson) as { status?: string }).status;
+      const order = orderStates.get(doc.orderId);
+      return `stored ${doc.status}, its order copy ${copy} at revision ${doc.orderRevision ?? 'none'}; the order is ${order?.status ?? 'missing'} at revision ${order?.revision ?? 'none'}`;
+    };
     const received = Object.fromEntries(RECEIVER_KINDS.map((kind) => [kind, (receivers[kind] as WebhookReceiver).deliveries()])) as Record<ReceiverKind, ReturnType<WebhookReceiver['deliveries']>>;
 
     const report = reconcile({
@@ -236,8 +284,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       skippedJourneys: loadResult.skipped,
       unreadable,
       generatorErrors: loadResult.crashed,
+      consumerLag: await consumerLag(),
+      storedStateOf,
     });
-    return { report, table: formatLedger(report) };
+    return { report, table: formatLedger(report), serviceLogExcerpts: await serviceLogExcerpts(logDir) };
   } finally {
     await mongo?.close().catch(() => {});
     await load?.close().catch(() => {});
