@@ -63,6 +63,9 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
     namePrefix: `bench_${Date.now()}`,
     logDir: join(tmpdir(), 'checkout-bench'),
     services: ['orders', 'sessions', 'gateway'],
+    // As the image runs them (node on their esbuild bundles), like the orders and webhooks benches: CPU and RSS
+    // are the deployed ones, not tsx's.
+    runtime: 'bundle',
     logLevel: 'warn',
     extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } },
   });
