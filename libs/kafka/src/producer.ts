@@ -38,14 +38,22 @@ export interface EventProducer {
 }
 
 /**
- * An idempotent producer with acks=all: a message the broker acknowledged is on every in-sync replica, and
- * the producer's own retries never write it twice. Retries are bounded (kafkajs warns about that) so a send
- * during a broker outage fails within seconds; the outbox keeps the event and the relay tries again, and
- * consumers deduplicate by event id.
+ * acks=all: a message the broker acknowledged is on every in-sync replica. Retries are bounded so a send during
+ * a broker outage fails within seconds; the outbox keeps the event and the relay tries again. With one request
+ * in flight per broker, a caller's sends reach a partition in the order it made them, retries included.
+ *
+ * Not kafkajs' idempotent mode, on purpose: it can lose an acknowledged message. It numbers each batch per
+ * partition and, when a request fails, takes the numbers back (producer/sendMessages.js), even when only the
+ * answer was lost (a timeout, a broker that appended the batch and went down before answering). The next
+ * batch to that partition, often another caller's message sent during the retry's backoff, then carries the
+ * numbers of a batch the broker already holds, and the broker acknowledges it as a duplicate without writing
+ * it (it matches duplicates by sequence range alone). Java's client bumps its epoch there (KIP-360); kafkajs
+ * does not. Without it a retry may write a message twice, which every consumer already tolerates: the outbox
+ * publishes at least once, and consumers deduplicate by event id or by revision.
  */
 export function createEventProducer(kafka: KafkaClient, options: { sendCounter?: SendCounter } = {}): EventProducer {
   const producer: Producer = kafkajsOf(kafka).producer({
-    idempotent: true,
+    idempotent: false,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
     retry: { initialRetryTime: 100, maxRetryTime: 1_000, retries: 6 },
