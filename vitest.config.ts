@@ -5,7 +5,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // starts them once for a whole `npm test` run and passes them down in KAFKA_BROKERS / MONGODB_URL). The
 // integration tests that restart that shared broker form a fourth group, chaos, run alone. Last, the soak (issue
 // 12): one minute of load and chaos on engines and service processes of its own, then its money ledger.
-const CHAOS = ['libs/kafka/test/broker-restart.test.ts', 'services/webhook-dispatcher/test/component/broker-restart.test.ts'];
+const CHAOS = ['libs/kafka/test/broker-restart.test.ts', 'libs/kafka/test/broker-stall.test.ts', 'services/webhook-dispatcher/test/component/broker-restart.test.ts'];
 /** What every engine-backed tier shares: the engines, and at most two files at once on 2 cores. */
 const ON_ENGINES = { environment: 'node', globalSetup: ['libs/testing/src/global-setup.ts'], maxWorkers: 2 };
 /** Integration and chaos: one service (or one library) per file. */
@@ -35,12 +35,14 @@ export default defineConfig({
       },
       {
         test: {
-          // Tests that restart the broker every test file shares run on their own, after the integration tier,
-          // so that no other file sees the outage (tests that stop engines of their own stay where they are).
+          // Tests that restart or stall the broker every test file shares run on their own, after the integration
+          // tier, one file at a time, so that no other file sees the outage (tests that stop engines of their own
+          // stay where they are).
           name: 'chaos',
           sequence: { groupOrder: 2 },
           include: CHAOS,
           ...ON_ENGINES,
+          maxWorkers: 1,
           ...COMPONENT_TIMEOUTS,
         },
       },

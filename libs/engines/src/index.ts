@@ -54,6 +54,9 @@ export interface Engines {
   /** Broker outage on demand (local engines only); startKafka() brings it back on the same address. */
   stopKafka(): Promise<void>;
   startKafka(): Promise<void>;
+  /** A broker that stalls with its connections open (SIGSTOP), then wakes (SIGCONT); local engines only. */
+  pauseKafka(): Promise<void>;
+  resumeKafka(): Promise<void>;
   /** Database outage on demand (local engines only); startMongo() brings it back on the same address and data. */
   stopMongo(): Promise<void>;
   startMongo(): Promise<void>;
@@ -78,6 +81,8 @@ interface KafkaPart {
   restart(): Promise<void>;
   stop(): Promise<void>;
   start(): Promise<void>;
+  pause(): Promise<void>;
+  resume(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -152,6 +157,8 @@ export async function startEngines(options: StartEnginesOptions = {}): Promise<E
     restartKafka: () => k.restart(),
     stopKafka: () => k.stop(),
     startKafka: () => k.start(),
+    pauseKafka: () => k.pause(),
+    resumeKafka: () => k.resume(),
     stopMongo: () => m.stop(),
     startMongo: () => m.start(),
     stop() {
@@ -203,6 +210,8 @@ function externalKafka(brokers: string[]): KafkaPart {
     restart: notSupported('restartKafka', 'external'),
     stop: notSupported('stopKafka', 'external'),
     start: notSupported('startKafka', 'external'),
+    pause: notSupported('pauseKafka', 'external'),
+    resume: notSupported('resumeKafka', 'external'),
     close: async () => {},
   };
 }
@@ -229,6 +238,8 @@ async function dockerKafkaPart(): Promise<KafkaPart> {
     restart: notSupported('restartKafka', 'Docker'),
     stop: notSupported('stopKafka', 'Docker'),
     start: notSupported('startKafka', 'Docker'),
+    pause: notSupported('pauseKafka', 'Docker'),
+    resume: notSupported('resumeKafka', 'Docker'),
     close: () => container.stop(),
   };
 }
@@ -255,6 +266,8 @@ async function localKafkaPart(libs: string, runDir: string, deadlineMs: number):
     restart: () => kafka.restart(),
     stop: () => kafka.stop(),
     start: () => kafka.start(),
+    pause: () => kafka.pause(),
+    resume: () => kafka.resume(),
     close: () => kafka.stop(),
   };
 }

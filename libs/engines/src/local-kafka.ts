@@ -140,6 +140,10 @@ export interface LocalKafka {
   readonly description: string;
   /** Starts the broker again on the same ports and data, after stop(). */
   start(): Promise<void>;
+  /** SIGSTOP: the broker stops answering but keeps its connections, and what clients send waits in them. */
+  pause(): Promise<void>;
+  /** SIGCONT after pause(): the broker works through what waited, requests the clients gave up on included. */
+  resume(): Promise<void>;
   /** Graceful shutdown; data and ports stay reserved for start(). */
   stop(): Promise<void>;
   restart(): Promise<void>;
@@ -189,6 +193,8 @@ export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<
     description: `Apache Kafka ${KAFKA_VERSION} (KRaft, local JVM) at ${brokers[0]}`,
     start: engine.start,
     stop: engine.stop,
+    pause: async () => engine.signal('SIGSTOP'),
+    resume: async () => engine.signal('SIGCONT'),
     async restart() {
       await engine.stop();
       await engine.start();

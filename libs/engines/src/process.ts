@@ -223,9 +223,14 @@ export interface RestartableEngineOptions {
  * An engine process that can be stopped and started again with the same command line (same ports and data),
  * ready only once `probe` says so. A start that fails stops the process and throws with the logs' tails.
  */
-export function restartableEngine(options: RestartableEngineOptions): { start(): Promise<void>; stop(): Promise<void> } {
+export function restartableEngine(options: RestartableEngineOptions): { start(): Promise<void>; stop(): Promise<void>; signal(sig: 'SIGSTOP' | 'SIGCONT'): void } {
   let current: GuardedProcess | undefined;
   return {
+    /** SIGSTOP / SIGCONT to the engine's process group: an engine that stalls with its connections open, then wakes. */
+    signal(sig) {
+      if (!current || current.exitInfo()) throw new Error(`${options.name} is not running`);
+      signal(-current.pid, sig);
+    },
     async start() {
       if (current && !current.exitInfo()) return;
       const proc = spawnGuarded(options.spawn);

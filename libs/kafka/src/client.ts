@@ -7,6 +7,8 @@ export interface KafkaOptions {
   clientId: string;
   /** Where the client's own warnings go; none: silent (test probes, benchmarks). */
   logger?: Logger;
+  /** How long one request may wait for the broker's answer (default 10 s). */
+  requestTimeoutMs?: number;
 }
 
 /**
@@ -42,7 +44,7 @@ export function createKafka(options: KafkaOptions): KafkaClient {
     clientId: options.clientId,
     brokers: [...options.brokers],
     connectionTimeout: 3_000,
-    requestTimeout: 10_000,
+    requestTimeout: options.requestTimeoutMs ?? 10_000,
     retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: 8 },
     logLevel: options.logger ? logLevel.WARN : logLevel.NOTHING,
     ...(options.logger && { logCreator: pinoLogCreator(options.logger.child({ component: 'kafkajs' })) }),

@@ -6,24 +6,33 @@ export interface KafkaControl {
   restartKafka(): Promise<void>;
   stopKafka(): Promise<void>;
   startKafka(): Promise<void>;
+  pauseKafka(): Promise<void>;
+  resumeKafka(): Promise<void>;
 }
 
-const ACTIONS = ['restart', 'stop', 'start'] as const;
+const ACTIONS = ['restart', 'stop', 'start', 'pause', 'resume'] as const;
 type Action = (typeof ACTIONS)[number];
 
 /**
  * Test workers run in other processes than the one that owns the engines; this loopback endpoint lets a
- * test restart or stop the broker it runs against (broker-restart and outage tests). Its address travels
- * in ENGINES_CONTROL_URL.
+ * test restart, stop or stall the broker it runs against (broker-restart, broker-stall and outage tests).
+ * Its address travels in ENGINES_CONTROL_URL.
  */
 export async function serveEngineControl(engines: KafkaControl): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
-    const action = /^\/kafka\/(restart|stop|start)$/.exec(req.url ?? '')?.[1] as Action | undefined;
+    const action = /^\/kafka\/(restart|stop|start|pause|resume)$/.exec(req.url ?? '')?.[1] as Action | undefined;
     if (req.method !== 'POST' || !action) {
       res.writeHead(404).end();
       return;
     }
-    const run = action === 'restart' ? engines.restartKafka() : action === 'stop' ? engines.stopKafka() : engines.startKafka();
+    const actions: Record<Action, () => Promise<void>> = {
+      restart: () => engines.restartKafka(),
+      stop: () => engines.stopKafka(),
+      start: () => engines.startKafka(),
+      pause: () => engines.pauseKafka(),
+      resume: () => engines.resumeKafka(),
+    };
+    const run = actions[action]();
     run.then(
       () => res.writeHead(204).end(),
       (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(err instanceof Error ? err.message : String(err)),
@@ -42,5 +51,5 @@ export function kafkaControl(controlUrl = process.env.ENGINES_CONTROL_URL): Kafk
     const text = await response.body.text();
     if (response.statusCode !== 204) throw new Error(`kafka ${action} failed: ${text}`);
   };
-  return { restartKafka: () => call('restart'), stopKafka: () => call('stop'), startKafka: () => call('start') };
+  return { restartKafka: () => call('restart'), stopKafka: () => call('stop'), startKafka: () => call('start'), pauseKafka: () => call('pause'), resumeKafka: () => call('resume') };
 }
