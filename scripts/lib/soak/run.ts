@@ -246,7 +246,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       }
     }
     const orderDocs = await db('orders')
-      .collection<{ _id: string; externalId?: string; amounts: { paid: number }; payments: { paymentId: string; amount: number }[] }>('orders')
+      .collection<{ _id: string; status: string; revision?: number; externalId?: string; amounts: { paid: number }; payments: { paymentId: string; amount: number }[] }>('orders')
       .find({})
       .toArray();
     const orders: StoredOrder[] = orderDocs.map((o) => ({
@@ -260,9 +260,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       .find({}, { projection: { orderId: 1, status: 1, orderRevision: 1, orderJson: 1 } })
       .toArray();
     const sessionOrderIds = new Set(sessionDocs.map((d) => d.orderId));
-    const orderStates = new Map(
-      (await db('orders').collection<{ _id: string; status: string; revision?: number }>('orders').find({}, { projection: { status: 1, revision: 1 } }).toArray()).map((o) => [o._id, o]),
-    );
+    const orderStates = new Map(orderDocs.map((o) => [o._id, o]));
     const storedStateOf = (sessionId: string): string | undefined => {
       const doc = sessionDocs.find((d) => d._id === sessionId);
       if (!doc) return undefined;
