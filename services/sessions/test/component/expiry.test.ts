@@ -79,12 +79,17 @@ describe('exact expiry and the sweeper (D21, flow 4)', () => {
   it('When the order is cancelled, then the session is cancelled, fires nothing, and the sweeper leaves it (D25)', async () => {
     const tenant = newTenant();
     const session = await stack.createSession(tenant, { expiresInMinutes: 15 });
+    // Due at the same time and left pending: its expired event proves a sweep ran past the cancelled one.
+    const sentinel = await stack.createSession(tenant, { expiresInMinutes: 15 });
     const cancel = await stack.orders('POST', `/internal/orders/${session.order.id}/cancel`, tenant);
     expect(cancel.status).toBe(200);
-    expect((await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session.status).toBe('cancelled');
+    // Sessions learns of the cancel from orders' order.cancelled event (D25), a moment after orders answered.
+    await eventually(async () => (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session.status === 'cancelled', {
+      deadlineMs: 10_000,
+      description: 'the session cancelled with its order',
+    });
     stack.clock.advance(16 * 60_000);
-    const rounds = Date.now() + 1_500;
-    await eventually(() => Date.now() > rounds, { deadlineMs: 5_000 });
+    await eventually(() => events.of(sentinel.id).length >= 1, { deadlineMs: 10_000, description: 'a sweep expiring the sentinel' });
     expect((await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session.status).toBe('cancelled');
     expect(events.of(session.id)).toHaveLength(0);
   });

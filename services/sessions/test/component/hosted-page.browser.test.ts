@@ -148,6 +148,11 @@ describe('GET /checkout/:id (D26, D41)', () => {
 
     const cancelled = await createSession(tenant);
     await stack.orders('POST', `/internal/orders/${cancelled.order.id}/cancel`, tenant);
+    // Sessions learns of the cancel from orders' order.cancelled event (D25), a moment after orders answered.
+    await eventually(async () => (await stack.api('GET', `/internal/sessions/${cancelled.id}`, tenant)).body.session.status === 'cancelled', {
+      deadlineMs: 10_000,
+      description: 'the session cancelled with its order',
+    });
     const p2 = await open(cancelled.id);
     expect(await p2.getByTestId('status').getAttribute('data-status')).toBe('cancelled');
     await p2.screenshot({ path: `${SHOTS}/cancelled.png`, fullPage: true });
