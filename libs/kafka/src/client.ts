@@ -38,18 +38,30 @@ function pinoLogCreator(logger: Logger): logCreator {
     };
 }
 
+/**
+ * How long a consumer group member's requests may wait. A follower's SyncGroup waits at the coordinator until
+ * the group's leader sends the assignment; when the leader is a member that died (a SIGKILLed replica, or a
+ * kafkajs consumer that gave up and rejoined under a new member id), that lasts until its session expires
+ * (CONSUMER_GROUP_SETTINGS.sessionTimeout, 15 s). With 10 s, kafkajs gave up on the SyncGroup first, crashed,
+ * rejoined as yet another member, and the group could stay unassigned for minutes (seen in the soak: a
+ * "SyncGroup timed out" every 25 s while order events waited). 30 s outlasts it.
+ */
+const GROUP_REQUEST_TIMEOUT_MS = 30_000;
+
 export function createKafka(options: KafkaOptions): KafkaClient {
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
-  const kafka = new Kafka({
-    clientId: options.clientId,
-    brokers: [...options.brokers],
-    connectionTimeout: 3_000,
-    requestTimeout: options.requestTimeoutMs ?? 10_000,
-    retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: 8 },
-    logLevel: options.logger ? logLevel.WARN : logLevel.NOTHING,
-    ...(options.logger && { logCreator: pinoLogCreator(options.logger.child({ component: 'kafkajs' })) }),
-  });
-  return bindKafkajs({ clientId: options.clientId, brokers: [...options.brokers] }, kafka);
+  const settings = (requestTimeout: number) =>
+    new Kafka({
+      clientId: options.clientId,
+      brokers: [...options.brokers],
+      connectionTimeout: 3_000,
+      requestTimeout,
+      retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: 8 },
+      logLevel: options.logger ? logLevel.WARN : logLevel.NOTHING,
+      ...(options.logger && { logCreator: pinoLogCreator(options.logger.child({ component: 'kafkajs' })) }),
+    });
+  const requestTimeout = options.requestTimeoutMs ?? 10_000;
+  return bindKafkajs({ clientId: options.clientId, brokers: [...options.brokers] }, settings(requestTimeout), settings(Math.max(requestTimeout, GROUP_REQUEST_TIMEOUT_MS)));
 }
 
 /** A readiness check that the broker answers (used by /readyz). */

@@ -1,7 +1,7 @@
 import type { Consumer, IHeaders, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { KafkaClient } from './client';
-import { kafkajsOf } from './kafkajs';
+import { kafkajsGroupsOf } from './kafkajs';
 import type { EventProducer } from './producer';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -166,7 +166,7 @@ export async function runConsumer<T>(options: ConsumerOptions<T>): Promise<Runni
   return superviseConsumer({
     logger: log,
     ...(options.onRestart && { onRestart: options.onRestart }),
-    create: () => kafkajsOf(options.kafka).consumer({ groupId: options.groupId, ...CONSUMER_GROUP_SETTINGS }),
+    create: () => kafkajsGroupsOf(options.kafka).consumer({ groupId: options.groupId, ...CONSUMER_GROUP_SETTINGS }),
     begin: async (consumer) => {
       for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
       await consumer.run({
@@ -223,7 +223,7 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
     logger: log,
     ...(options.onRestart && { onRestart: options.onRestart }),
     create: () =>
-      kafkajsOf(options.kafka).consumer({
+      kafkajsGroupsOf(options.kafka).consumer({
         groupId: options.groupId,
         ...CONSUMER_GROUP_SETTINGS,
         ...(options.maxWaitTimeInMs !== undefined && { maxWaitTimeInMs: options.maxWaitTimeInMs }),
@@ -370,7 +370,7 @@ export async function runDelayedConsumer<T>(options: DelayedConsumerOptions<T>):
     logger: log,
     ...(options.onRestart && { onRestart: options.onRestart }),
     create: () =>
-      kafkajsOf(options.kafka).consumer({
+      kafkajsGroupsOf(options.kafka).consumer({
         groupId: options.groupId,
         ...CONSUMER_GROUP_SETTINGS,
         // A resumed partition is fetched on the next fetch round; a short long-poll keeps that within ~200 ms
@@ -450,7 +450,7 @@ export async function readTopic(options: {
   /** Longest wait of one fetch for new messages (default 100 ms: probes want to see messages soon). */
   maxWaitTimeInMs?: number;
 }): Promise<{ joined: Promise<void>; stop(): Promise<void> }> {
-  const consumer = kafkajsOf(options.kafka).consumer({ groupId: options.groupId, sessionTimeout: 10_000, heartbeatInterval: 500, maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100 });
+  const consumer = kafkajsGroupsOf(options.kafka).consumer({ groupId: options.groupId, sessionTimeout: 10_000, heartbeatInterval: 500, maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100 });
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
   await consumer.connect();
   await consumer.subscribe({ topic: options.topic, fromBeginning: true });
