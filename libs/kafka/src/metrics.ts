@@ -4,7 +4,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { OutboxFields } from './outbox';
 import type { KafkaClient } from './client';
 import { kafkajsOf } from './kafkajs';
-import { groupLagWith } from './topics';
+import { groupLagWith, highWatermarks } from './topics';
 
 // The messaging metrics an on-call engineer reads first (docs/operations.md, "What to alert on"). Gauges that
 // need a broker or database answer are computed when Prometheus scrapes, so they cost nothing between scrapes;
@@ -90,7 +90,6 @@ export function registerConsumerMetrics(
     await connected;
     return admin;
   };
-  const highWatermarks = async (a: Admin, topic: string) => new Map((await a.fetchTopicOffsets(topic)).map((p) => [p.partition, { high: BigInt(p.high), low: BigInt(p.low) }]));
 
   /** A gauge recomputed from the broker at each scrape; left empty when the broker does not answer in time. */
   const brokerGauge = <L extends string>(config: { name: string; help: string; labelNames: L[] }, read: (admin: Admin, set: (labels: Record<L, string>, value: bigint) => void) => Promise<void>) =>

@@ -73,6 +73,11 @@ export async function topicOffsets(kafka: KafkaClient, topic: string): Promise<M
   }
 }
 
+/** Each partition's first retained offset and high-water mark, exactly (BigInt), on an admin connection in hand. */
+export async function highWatermarks(admin: Admin, topic: string): Promise<Map<number, { high: bigint; low: bigint }>> {
+  return new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, { high: BigInt(p.high), low: BigInt(p.low) }]));
+}
+
 /**
  * Messages on each topic that `groupId` has not committed yet: per partition, the high-water mark minus the
  * committed offset (nothing committed: the group starts from the beginning, so every retained message waits).
@@ -81,7 +86,7 @@ export async function topicOffsets(kafka: KafkaClient, topic: string): Promise<M
 export async function groupLagWith(admin: Admin, groupId: string, topics: readonly string[]): Promise<Map<string, bigint>> {
   const lag = new Map<string, bigint>();
   for (const { topic, partitions } of await admin.fetchOffsets({ groupId, topics: [...topics] })) {
-    const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, { high: BigInt(p.high), low: BigInt(p.low) }]));
+    const ends = await highWatermarks(admin, topic);
     let waiting = 0n;
     for (const { partition, offset } of partitions) {
       const end = ends.get(partition);
