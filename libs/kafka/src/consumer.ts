@@ -157,6 +157,21 @@ async function withinDeadline(work: Promise<void>, deadlineMs: number): Promise<
 }
 
 /**
+ * Runs a handler call while heartbeating for the member. kafkajs heartbeats only between handler calls (or when
+ * asked), so a call that outlasts the group session (a handler waiting for room: back-pressure; a slow
+ * database) would get the member dropped and its partitions handed over mid-call. A rebalance a heartbeat
+ * reports meanwhile is left to the next heartbeat after the call, which kafkajs acts on.
+ */
+async function heartbeating<R>(heartbeat: () => Promise<void>, work: () => Promise<R>): Promise<R> {
+  const timer = setInterval(() => void heartbeat().catch(() => {}), CONSUMER_GROUP_SETTINGS.heartbeatInterval);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
  * At-least-once consumption (style.md §10): the offset moves on only after `handle` returns. A message
  * that can't be parsed is parked on the dead-letter topic and skipped; a handler that throws (database or
  * broker down) leaves the offset where it is, and kafkajs delivers the message again after a backoff.
@@ -172,7 +187,7 @@ export async function runConsumer<T>(options: ConsumerOptions<T>): Promise<Runni
       await consumer.run({
         autoCommit: true,
         partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
-        eachMessage: async ({ topic, partition, message }) => {
+        eachMessage: async ({ topic, partition, message, heartbeat }) => {
           const context: MessageContext = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers: decodeHeaders(message.headers) };
           const parsed = parseMessage(message, options.parse);
           if (!parsed.ok) {
@@ -181,7 +196,7 @@ export async function runConsumer<T>(options: ConsumerOptions<T>): Promise<Runni
             return;
           }
           try {
-            await withinDeadline(options.handle(parsed.value, context), options.handlerDeadlineMs ?? HANDLER_DEADLINE_MS);
+            await heartbeating(heartbeat, () => withinDeadline(options.handle(parsed.value, context), options.handlerDeadlineMs ?? HANDLER_DEADLINE_MS));
           } catch (err) {
             throw new HandlerFailedError(err);
           }
@@ -266,14 +281,7 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
             log.error({ topic, partition, offset: message.offset, reason: parsed.error }, 'poison message parked on the dead-letter topic');
             await parkOnDeadLetter(options.deadLetter, { topic, partition, message }, parsed.error);
           }
-          let done: Promise<void> = Promise.resolve();
-          if (parsedMessages.length > 0) {
-            try {
-              ({ done } = await options.handleBatch(parsedMessages));
-            } catch (err) {
-              throw new HandlerFailedError(err);
-            }
-          }
+          const { done } = await handOver(options.handleBatch, parsedMessages, heartbeat);
           const key = `${topic}:${partition}`;
           const queues = pending;
           const queue = queues.get(key) ?? [];
@@ -305,6 +313,24 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
       });
     },
   });
+}
+
+/**
+ * Gives a batch's messages to the handler and returns its `done`. A function of its own so that no closure
+ * left waiting on `done` shares a scope with the messages: those would otherwise stay in memory until the
+ * batch's work is over, not only until the handler has taken them.
+ */
+async function handOver<T>(
+  handleBatch: BatchConsumerOptions<T>['handleBatch'],
+  messages: Array<{ value: T; context: MessageContext }>,
+  heartbeat: () => Promise<void>,
+): Promise<{ done: Promise<void> }> {
+  if (messages.length === 0) return { done: Promise.resolve() };
+  try {
+    return await heartbeating(heartbeat, () => handleBatch(messages));
+  } catch (err) {
+    throw new HandlerFailedError(err);
+  }
 }
 
 function parseMessage<T>(message: KafkaMessage, parse: (raw: unknown) => ParseResult<T>): ParseResult<T> {
@@ -410,7 +436,7 @@ export async function runDelayedConsumer<T>(options: DelayedConsumerOptions<T>):
               return;
             }
             try {
-              await options.onDue(parsed.value);
+              await heartbeating(heartbeat, () => options.onDue(parsed.value));
             } catch (err) {
               throw new HandlerFailedError(err);
             }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
 import { createEventProducer, createKafka, ensureTopics, runBatchConsumer, type EventProducer, type KafkaClient, type RunningConsumer } from '../src/index';
+import { CONSUMER_GROUP_SETTINGS } from '../src/consumer';
 import { kafkajsOf } from '../src/kafkajs';
 import { engines, isolatedNames, logger } from './support';
 
@@ -41,6 +42,7 @@ beforeAll(async () => {
   await ensureTopics(kafka, [
     { topic: `${prefix}.order`, numPartitions: 1 },
     { topic: `${prefix}.fail`, numPartitions: 1 },
+    { topic: `${prefix}.slow`, numPartitions: 1 },
   ]);
   producer = createEventProducer(kafka);
   await producer.connect();
@@ -112,5 +114,32 @@ describe('runBatchConsumer (issue 9)', () => {
     await eventually(() => seen.filter((id) => id === 'c1').length === 2, { deadlineMs: 60_000, description: 'the failed batch fetched again' });
     expect(seen.filter((id) => id === 'c2')).toHaveLength(2);
     await eventually(async () => (await committed(`${prefix}.fail-group`, topic)) === 2, { deadlineMs: 30_000, description: 'the batch committed once done' });
+  }, 120_000);
+
+  it('When the handler itself takes longer than the group session (it waits for room), then the member stays in the group and the batch is handled once', async () => {
+    const topic = `${prefix}.slow`;
+    const groupId = `${prefix}.slow-group`;
+    const seen: string[] = [];
+    let handlerReturned = false;
+    running.push(
+      await runBatchConsumer<{ id: string }>({
+        kafka,
+        groupId,
+        topics: [topic],
+        logger,
+        parse: (raw) => ({ ok: true, value: raw as { id: string } }),
+        handleBatch: async (messages) => {
+          seen.push(...messages.map((m) => m.value.id));
+          // The wait is the condition under test: without heartbeats meanwhile, the coordinator drops the member.
+          await new Promise((resolve) => setTimeout(resolve, CONSUMER_GROUP_SETTINGS.sessionTimeout + 3_000));
+          handlerReturned = true;
+          return { done: Promise.resolve() };
+        },
+      }),
+    );
+    await send(topic, ['s1']);
+    await eventually(() => handlerReturned, { deadlineMs: 60_000, description: 'the slow handler to return' });
+    await eventually(async () => (await committed(groupId, topic)) === 1, { deadlineMs: 30_000, description: 'the slow batch committed' });
+    expect(seen).toEqual(['s1']);
   }, 120_000);
 });

@@ -27,7 +27,13 @@ interface Unstored {
 }
 
 export interface IncomingSessionEvent {
-  envelope: SessionEventV1;
+  /**
+   * The validated envelope without its parsed body: the body is kept once, as rawBody. Batches wait in memory
+   * while the scheduler is full (back-pressure), so every copy per event counts.
+   */
+  envelope: Omit<SessionEventV1, 'body'>;
+  /** The body's createdAt, validated with it. */
+  createdAt: string;
   /** The webhook body as produced, unknown fields included. */
   rawBody: Record<string, unknown>;
 }
@@ -126,7 +132,7 @@ export class Dispatcher {
     await this.deps.scheduler.waitForRoom();
     const now = this.deps.clock();
     const eventDocs = new Map<string, EventDocument>();
-    for (const { envelope, rawBody } of batch) {
+    for (const { envelope, createdAt, rawBody } of batch) {
       if (eventDocs.has(envelope.eventId)) continue;
       eventDocs.set(envelope.eventId, {
         _id: envelope.eventId,
@@ -134,7 +140,7 @@ export class Dispatcher {
         mode: envelope.mode,
         type: envelope.type,
         sessionId: envelope.sessionId,
-        createdAt: new Date(envelope.body.createdAt),
+        createdAt: new Date(createdAt),
         body: webhookBodyJson(rawBody),
         callbackUrl: envelope.callbackUrl,
         initialDeliveryId: envelope.callbackUrl === null ? null : initialDeliveryId(envelope.eventId, envelope.mode),
@@ -156,15 +162,18 @@ export class Dispatcher {
     // A replayed message whose delivery is stored has been attempted already (only the rare replay pays this read).
     const stored = await this.deps.deliveries.existingIds(replayed);
     const pending: Array<Promise<void>> = [];
-    const room = new Map<string, number>();
     for (const event of toDeliver) {
       const deliveryId = event.initialDeliveryId as string;
       if (stored.has(deliveryId)) continue;
+      // Back-pressure: once the scheduler holds its total bound, the rest of the batch waits here (its offsets
+      // uncommitted, the partition's next fetch held back) until attempts drain, rather than being stored for
+      // the recovery sweep, which would bring it back only 500 at a time every sweep interval.
+      await this.deps.scheduler.waitForRoom();
       const host = this.deps.hostKey(event.callbackUrl as string);
-      const left = room.get(host) ?? (this.deps.dispatchLocally && !this.stopped ? this.deps.scheduler.roomFor(host) : 0);
-      room.set(host, left - 1);
+      // Only a host whose own queue is full (it hangs or is slow) spills to the database and the sweep.
+      const queueHere = this.deps.dispatchLocally && !this.stopped && this.deps.scheduler.hostHasRoom(host);
       const scope = { organizationId: event.organizationId, mode: event.mode };
-      pending.push(left > 0 ? this.firstAttempt(this.newDelivery(scope, event, deliveryId, now, true), event.body) : this.storeForSweep(this.newDelivery(scope, event, deliveryId, now, false)));
+      pending.push(queueHere ? this.firstAttempt(this.newDelivery(scope, event, deliveryId, now, true), event.body) : this.storeForSweep(this.newDelivery(scope, event, deliveryId, now, false)));
     }
     return { done: Promise.all(pending).then(() => undefined) };
   }

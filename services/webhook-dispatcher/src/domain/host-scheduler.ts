@@ -54,14 +54,17 @@ export class HostScheduler {
     return this.known.has(key);
   }
 
+  /** Whether a job for `host` would be queued now rather than spilled: its own queue and the total both have room. */
   hasRoomFor(host: string): boolean {
-    return this.roomFor(host) > 0;
+    return this.hostHasRoom(host) && this.queuedTotal < this.limits.maxQueued;
   }
 
-  /** How many more jobs for `host` would be queued now rather than spilled (0 once stopped). */
-  roomFor(host: string): number {
-    if (this.stopped) return 0;
-    return Math.max(0, Math.min(this.limits.maxQueuedPerHost - (this.hosts.get(host)?.queue.length ?? 0), this.limits.maxQueued - this.queuedTotal));
+  /**
+   * Whether `host`'s own queue has room, whatever the total: a consumer that waited for room (waitForRoom) queues
+   * on, so the total can pass its bound by at most one job per consumer resumed at once.
+   */
+  hostHasRoom(host: string): boolean {
+    return !this.stopped && (this.hosts.get(host)?.queue.length ?? 0) < this.limits.maxQueuedPerHost;
   }
 
   submit(key: string, host: string, run: () => Promise<void>): SubmitResult {

@@ -34,7 +34,8 @@ export function runSessionEventsConsumer(options: {
       const result = SessionEventV1.safeParse(raw);
       if (!result.success) return { ok: false, error: result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
       const rawBody = (raw as { body: Record<string, unknown> }).body;
-      return { ok: true, value: { envelope: result.data, rawBody } };
+      const { body, ...envelope } = result.data;
+      return { ok: true, value: { envelope, createdAt: body.createdAt, rawBody } };
     },
     handleBatch: (messages) => options.handleBatch(messages.map((m) => m.value)),
   });

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommandCounter } from '@checkout/mongo';
+import { eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import type { SessionEventV1 } from '@checkout/contracts';
+import { TestProducer, buildSessionEvent, dispatcherEnv, dropDatabase, sessionEventsTopic, startDispatcher, testKafka, type RunningDispatcher } from './support';
+
+// Issue 9 (bursts, memory): when more events arrive than the scheduler may hold in memory (WEBHOOK_MAX_QUEUED),
+// the consumer waits for room with the rest of its batch, its offsets uncommitted, instead of storing the
+// overflow for the recovery sweep. With the sweep off, anything spilled would never be attempted, so every
+// delivery arriving shows that nothing was; the commands show that no delivery needed a claim.
+
+const EVENTS = 120;
+const counter = new CommandCounter();
+let dispatcher: RunningDispatcher;
+let producer: TestProducer;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  dispatcher = await startDispatcher(
+    dispatcherEnv('backpressure', {
+      SESSION_EVENTS_PARTITIONS: '1',
+      WEBHOOK_MAX_IN_FLIGHT: '4',
+      WEBHOOK_MAX_QUEUED: '10',
+      SWEEPERS_ENABLED: 'false',
+    }),
+    { commandCounter: counter },
+  );
+  producer = await TestProducer.connect(testKafka());
+});
+
+afterAll(async () => {
+  await producer?.disconnect();
+  await dispatcher?.stop();
+  if (dispatcher) await dropDatabase(dispatcher.config);
+  await receiver?.close();
+});
+
+describe('Back-pressure beyond the in-memory bound (issue 9)', () => {
+  it(`When ${EVENTS} events arrive at once and at most 10 attempts may wait in memory, then the consumer waits for room and every event is delivered once, none through the sweep`, async () => {
+    const events: SessionEventV1[] = Array.from({ length: EVENTS }, () => buildSessionEvent({ callbackUrl: receiver.url('/hook') }));
+    const recording = await counter.during(async () => {
+      await producer.sendEvents(sessionEventsTopic(dispatcher.config), events);
+      await eventually(() => receiver.deliveries('/hook').length >= EVENTS, { deadlineMs: 30_000, description: `all ${EVENTS} webhooks delivered` });
+    });
+    const ids = receiver.deliveries('/hook').map((r) => String(r.headers['x-service-event-id']));
+    expect(new Set(ids).size).toBe(EVENTS);
+    expect(new Set(ids)).toEqual(new Set(events.map((e) => e.eventId)));
+    // A spilled delivery would have been claimed (findAndModify) before its attempt; none was.
+    expect(recording.commands).not.toHaveProperty('findAndModify');
+    expect(recording.commands).not.toHaveProperty('update');
+  });
+});
