@@ -1,6 +1,7 @@
 import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
+import { Counter } from 'prom-client';
 import { PeriodicTask, connectMongo, ensureIndexes, type CommandCounter, type MongoConnection } from '@checkout/mongo';
 import {
   OutboxRelay,
@@ -94,7 +95,13 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
         relay.start();
         // Flow 4: every replica sweeps; each session's transition is a conditional update on the revision it
         // read, so each session expires, and fires its event, exactly once.
-        sweeper = new PeriodicTask(() => commands.sweepDue(), config.EXPIRY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expiry sweep failed; will retry'));
+        const sweeps = new Counter({ name: 'sessions_expiry_sweeps_total', help: 'Expiry sweeps this process has completed (D21)', registers: [registry] });
+        const expiredBySweep = new Counter({ name: 'sessions_expired_by_sweep_total', help: 'Sessions this process expired in its sweeps (D21)', registers: [registry] });
+        const sweepOnce = async () => {
+          expiredBySweep.inc(await commands.sweepDue());
+          sweeps.inc();
+        };
+        sweeper = new PeriodicTask(sweepOnce, config.EXPIRY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expiry sweep failed; will retry'));
         sweeper.start();
       }
       if (config.API_ENABLED) {

@@ -63,8 +63,8 @@ export interface Stack {
   orders<T = any>(method: 'GET' | 'POST' | 'PATCH', path: string, tenant: Tenant, body?: unknown, extraHeaders?: Record<string, string>): Promise<ApiResponse<T>>;
   /** Creates a session through the internal API; fails unless it answers 201. */
   createSession(tenant: Tenant, overrides?: Record<string, unknown>): Promise<any>;
-  /** Starts another sessions replica (same database and topics), e.g. a second sweeper. */
-  startReplica(env?: Record<string, string>): Promise<SessionsApp>;
+  /** Starts another sessions replica (same database and topics), e.g. a second sweeper; its URL serves /metrics. */
+  startReplica(env?: Record<string, string>): Promise<{ app: SessionsApp; url: string }>;
   stop(): Promise<void>;
 }
 
@@ -142,8 +142,8 @@ export async function startStack(label: string, sessionsEnv: Record<string, stri
     async startReplica(env = {}) {
       const replica = buildApp(parseConfig({ ...sessionsEnvFull, ...env }), logger, { clock: clock.now });
       apps.push(replica);
-      await replica.start();
-      return replica;
+      const { url } = await replica.start();
+      return { app: replica, url };
     },
     async stop() {
       for (const app of apps.reverse()) await app.stop().catch(() => {});
@@ -196,4 +196,12 @@ export type { PaymentMethod };
 export async function sessionEventsOnTopic(stack: Stack): Promise<number> {
   const offsets = await topicOffsets(createKafka({ clientId: uniqueName('admin'), brokers: stack.kafkaBrokers }), stack.sessionEventsTopic);
   return [...offsets.values()].reduce((sum, p) => sum + p.high, 0);
+}
+
+/** Expiry sweeps a sessions process has completed, from its /metrics (sessions_expiry_sweeps_total). */
+export async function sweepsCompleted(sessionsUrl: string): Promise<number> {
+  const text = await (await fetch(`${sessionsUrl}/metrics`)).text();
+  const match = /^sessions_expiry_sweeps_total(?:\{[^}]*\})? (\d+)$/m.exec(text);
+  if (!match) throw new Error(`${sessionsUrl}/metrics has no sessions_expiry_sweeps_total`);
+  return Number(match[1]);
 }
