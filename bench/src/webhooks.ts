@@ -78,7 +78,9 @@ class DispatcherProcess {
         },
       ],
     });
-    const child = fork(outfile, [], { env: { ...process.env, ...env }, execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // CPU_PROFILE_DIR=<dir>: a V8 CPU profile of the dispatcher, as scripts/lib/process-stack.ts writes for the services.
+    const execArgv = process.env.CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROFILE_DIR}`, `--cpu-prof-name=webhook-dispatcher.${Date.now()}.cpuprofile`] : [];
+    const child = fork(outfile, [], { env: { ...process.env, ...env }, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     await new Promise<void>((resolve, reject) => {
       child.once('exit', (code) => reject(new Error(`dispatcher exited with ${code}`)));
       child.on('message', (message: { kind: string }) => message.kind === 'ready' && resolve());
@@ -194,6 +196,17 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   await producer.connect();
   const topic = topicName(name, TOPICS.sessionEvents);
   const rows: Array<[string, string, string, string]> = [];
+  // The dispatcher's peak RSS so far, after each scenario: which one grows it.
+  const peaks: string[] = [];
+  // And its database commands per webhook delivered in each scenario (retries, claims and sweeps included).
+  const commandRates: string[] = [];
+  let commandsSoFar = 0;
+  const notePeak = async (scenario: string, deliveries: number) => {
+    const stats = await dispatcher.stats();
+    peaks.push(`${scenario} ${mib(stats.rss).toFixed(0)}`);
+    commandRates.push(`${scenario} ${((stats.commands - commandsSoFar) / Math.max(1, deliveries)).toFixed(3)}`);
+    commandsSoFar = stats.commands;
+  };
 
   try {
     // Warm-up (topic metadata, connections, JIT), not counted.
@@ -203,6 +216,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     // 1. Throughput of a burst, and the same number of plain undici POSTs to the same receivers.
     const burstEvents = Array.from({ length: burst }, (_, i) => sessionEvent(receivers[i % receivers.length]?.url('/burst') as string));
     const commandsBefore = (await dispatcher.stats()).commands;
+    commandsSoFar = commandsBefore;
     const burstStarted = Date.now();
     await produce(producer, topic, burstEvents);
     const delivered = () => receivers.reduce((n, r) => n + r.deliveries('/burst').length, 0);
@@ -234,6 +248,8 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     ]);
     rows.push([`database commands per delivery (burst, all first attempts succeed)`, commandsPerDelivery.toFixed(3), `${mark(commandsPerDelivery <= 2)} ≤ 2`, '≥ 4 (insert event, insert delivery, update)']);
 
+    await notePeak('burst', burst);
+
     // 2. First-attempt latency at a steady rate, all endpoints healthy.
     const healthyProduced = new Map<string, number>();
     const healthyEvents = await paced(producer, topic, receivers.map((r) => r.url('/steady')), rate, paceSeconds, healthyProduced);
@@ -241,6 +257,8 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const healthy = latencies(receivers, healthyProduced, '/steady');
     const [h50, h99] = [percentile(healthy, 50), percentile(healthy, 99)];
     rows.push([`first attempt after Kafka, ${rate}/s, all healthy (n=${healthy.length})`, `p50 ${h50} ms, p99 ${h99} ms`, `${mark(h50 <= 10)} p50 ≤ 10 ms, ${mark(h99 <= 50)} p99 ≤ 50 ms`, BEFORE.healthy]);
+
+    await notePeak('steady', healthyEvents.length);
 
     // 3. Half of the endpoints hang (each attempt times out after timeoutMs); healthy endpoints' latency meanwhile.
     const half = Math.floor(receivers.length / 2);
@@ -261,6 +279,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
       BEFORE.mixed,
     ]);
     for (const r of hanging) r.answer('/mixed', ANSWER.ok);
+    await notePeak('half hanging', mixedEvents.length);
 
     // 4. Sessions expiring at once, to many distinct endpoints (host:port each).
     endpoints.push(...(await Promise.all(Array.from({ length: expiryEndpoints }, () => startWebhookReceiver()))));
@@ -282,8 +301,10 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     ]);
 
     // 5. Memory through all of it.
+    await notePeak('expiry', expiring);
     const { rss, heap } = await dispatcher.stats();
-    rows.push(['dispatcher peak RSS (whole bench)', `${mib(rss).toFixed(0)} MiB (V8 heap in use at the end ${mib(heap).toFixed(0)} MiB)`, `${mark(mib(rss) <= 200)} ≤ 200 MiB`, '—']);
+    rows.push(['database commands per event, by scenario (all commands, sweeps included)', commandRates.join(', '), '', '—']);
+    rows.push(['dispatcher peak RSS (whole bench)', `${mib(rss).toFixed(0)} MiB (peak after each scenario, MiB: ${peaks.join(', ')}; V8 heap in use at the end ${mib(heap).toFixed(0)} MiB)`, `${mark(mib(rss) <= 200)} ≤ 200 MiB`, '—']);
   } finally {
     await producer.disconnect().catch(() => {});
     await dispatcher.stop();
