@@ -4,10 +4,15 @@ import type { Scope } from '@checkout/mongo';
 
 // Reads an organization's webhook signing secret (D35) from the gateway, which owns checkout settings.
 // Cached per (organization, mode) for a short time: a rotated secret is picked up within the cache period.
+// While the gateway cannot answer, the last secret read stays in use (stale if error): a gateway outage does
+// not turn webhooks of organizations already seen into failed attempts that use up their retries.
 
 const CheckoutSettings = z.object({
   webhookSigningSecret: z.string().min(1).nullable(),
 });
+
+/** How long a secret kept through a failed refresh is used before the gateway is asked again. */
+const STALE_RETRY_MS = 5_000;
 
 export interface SigningSecrets {
   secretFor(scope: Scope): Promise<string | null>;
@@ -46,7 +51,11 @@ export class GatewaySettingsClient implements SigningSecrets {
         },
         (err: unknown) => {
           this.inFlight.delete(key);
-          throw err;
+          const stale = this.cache.get(key);
+          if (!stale) throw err;
+          // Asked again only after a while, so attempts meanwhile neither wait for nor hammer a gateway that is down.
+          stale.expiresAt = (this.options.clock ?? Date.now)() + Math.min(this.options.cacheMs, STALE_RETRY_MS);
+          return stale.secret;
         },
       );
       this.inFlight.set(key, pending);

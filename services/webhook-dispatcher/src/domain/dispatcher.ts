@@ -452,13 +452,13 @@ export class Dispatcher {
       secret = await this.deps.secrets.secretFor({ organizationId: delivery.organizationId, mode: delivery.mode });
     } catch (err) {
       // Never send unsigned what the merchant expects signed: the attempt fails and is retried.
-      return { kind: 'network', ok: false, statusCode: null, durationMs: 0, error: `signing secret unavailable: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300), responseSnippet: null };
+      return { kind: 'signing_unavailable', ok: false, statusCode: null, durationMs: 0, error: `signing secret unavailable: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300), responseSnippet: null };
     }
     if (secret) {
       try {
         Object.assign(headers, signatureHeaders({ secret, id: delivery.eventId, timestamp: Math.floor(this.deps.clock().getTime() / 1000), body }));
       } catch (err) {
-        return { kind: 'network', ok: false, statusCode: null, durationMs: 0, error: `signing failed: ${err instanceof Error ? err.message : String(err)}`, responseSnippet: null };
+        return { kind: 'signing_unavailable', ok: false, statusCode: null, durationMs: 0, error: `signing failed: ${err instanceof Error ? err.message : String(err)}`, responseSnippet: null };
       }
     }
     return this.deps.sender.send({ url: delivery.url, headers, body });

@@ -19,6 +19,8 @@ import {
 } from './support';
 
 const SIGNED_ORG = 'org_signed';
+/** An organization whose settings the gateway stub cannot serve (an outage before its secret was ever read). */
+const UNREADABLE_ORG = 'org_settings_unavailable';
 const SECRET_KEY = randomBytes(32);
 const SECRET = `whsec_${SECRET_KEY.toString('base64')}`;
 // Long enough that the hanging endpoint's attempts are still open while the fast endpoint is served, even on a
@@ -40,6 +42,10 @@ async function startGatewayStub(): Promise<Server> {
     gatewayCalls += 1;
     if (req.url !== '/internal/checkout-settings' || req.headers['x-internal-token'] !== INTERNAL_TOKEN) {
       res.writeHead(401).end();
+      return;
+    }
+    if (req.headers['x-organization-id'] === UNREADABLE_ORG) {
+      res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'SERVICE_UNAVAILABLE' }));
       return;
     }
     const signed = req.headers['x-organization-id'] === SIGNED_ORG;
@@ -205,6 +211,18 @@ describe('Webhook delivery (D2, D30, D31)', () => {
     const signatures = String(request.headers['webhook-signature']).split(' ').map((s) => s.split(',')[1]);
     expect(signatures).toContain(expected);
     expect(gatewayCalls).toBeGreaterThan(0);
+  });
+
+  it('When the signing secret cannot be read and never was, then nothing is sent and the attempt is recorded as signing_unavailable (D35)', async () => {
+    const p = path('unsigned');
+    const event = buildSessionEvent({ callbackUrl: receiver.url(p), organizationId: UNREADABLE_ORG });
+    await producer.sendEvents(topic, [event]);
+    const scope = { organizationId: UNREADABLE_ORG, mode: 'test' as const };
+    const attempt = await eventually(async () => (await getEvent(event.eventId, scope)).body.deliveries?.[0]?.attempts[0], { deadlineMs: 15_000, description: 'the first attempt recorded' });
+    expect(attempt).toMatchObject({ statusCode: null, error: expect.stringMatching(/^signing secret unavailable/) });
+    expect(receiver.deliveries(p)).toHaveLength(0);
+    const metrics = await (await fetch(`${dispatcher.url}/metrics`)).text();
+    expect(metrics).toMatch(/webhook_attempts_total\{[^}]*outcome="signing_unavailable"[^}]*\} [1-9]/);
   });
 
   it('When one endpoint hangs, then another endpoint still gets its webhooks at once (no head-of-line blocking)', async () => {

@@ -1,0 +1,73 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GatewaySettingsClient } from './gateway-settings.client';
+
+// D35: the signing secret comes from the gateway, cached; through a gateway outage the last secret read stays
+// in use, so the webhooks of an organization already seen are still signed and sent. A scripted loopback
+// "gateway" answers; the clock is the test's.
+
+let server: Server;
+let baseUrl: string;
+let answer: { status: number; secret: string | null };
+let calls = 0;
+let now = 0;
+
+beforeAll(async () => {
+  server = createServer((_req, res) => {
+    calls += 1;
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.status === 200 ? { webhookSigningSecret: answer.secret } : { code: 'SERVICE_UNAVAILABLE' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  calls = 0;
+  now = 1_000_000;
+});
+
+const scope = { organizationId: 'org_1', mode: 'test' as const };
+const client = () => new GatewaySettingsClient({ baseUrl, internalToken: 'internal-token-0123456789', cacheMs: 30_000, timeoutMs: 2_000, clock: () => now });
+
+describe('GatewaySettingsClient (D35)', () => {
+  it('When the secret was read within the cache period, then the gateway is not asked again', async () => {
+    answer = { status: 200, secret: 'whsec_one' };
+    const settings = client();
+    expect(await settings.secretFor(scope)).toBe('whsec_one');
+    now += 29_000;
+    expect(await settings.secretFor(scope)).toBe('whsec_one');
+    expect(calls).toBe(1);
+    await settings.close();
+  });
+
+  it('When the gateway fails after the cache period, then the last secret read is used and the gateway is asked again only after a pause', async () => {
+    answer = { status: 200, secret: 'whsec_one' };
+    const settings = client();
+    await settings.secretFor(scope);
+    answer = { status: 503, secret: null };
+    now += 31_000;
+    expect(await settings.secretFor(scope)).toBe('whsec_one');
+    const askedDuringOutage = calls;
+    expect(askedDuringOutage).toBeGreaterThan(1);
+    now += 1_000;
+    expect(await settings.secretFor(scope)).toBe('whsec_one');
+    expect(calls).toBe(askedDuringOutage);
+    // The gateway is back with a rotated secret: picked up on the next refresh.
+    answer = { status: 200, secret: 'whsec_two' };
+    now += 5_000;
+    expect(await settings.secretFor(scope)).toBe('whsec_two');
+    await settings.close();
+  });
+
+  it('When the gateway fails and no secret was ever read, then the lookup fails (nothing is sent unsigned)', async () => {
+    answer = { status: 503, secret: null };
+    const settings = client();
+    await expect(settings.secretFor({ organizationId: 'org_never_seen', mode: 'live' })).rejects.toThrow(/503/);
+    await settings.close();
+  });
+});
