@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MongoClient } from 'mongodb';
 import { createLogger } from '@checkout/logger';
@@ -34,6 +36,9 @@ let ordersDatabase: string;
 let gatewayEnv: Record<string, string>;
 let admin: AdminClient;
 let organizationId: string;
+/** Stands in for sessions (the gateway only forwards): records the checkout settings each request carried. */
+let sessionsStub: Server;
+const forwardedSettings: Array<{ defaultCallbackUrl: string | null }> = [];
 
 interface Cost<T> {
   result: T;
@@ -75,7 +80,13 @@ beforeAll(async () => {
   ordersDb = await new MongoClient(mongoUrl).connect();
   orders = buildOrders(ordersConfig(env.orders), createLogger('orders', { level: 'silent' }), { commandCounter: commands.orders, sendCounter: kafka });
   const ordersUrl = (await orders.start()).url;
-  gatewayEnv = { ...env.gateway, ORDERS_URL: ordersUrl };
+  sessionsStub = createServer((req, res) => {
+    forwardedSettings.push(JSON.parse(Buffer.from(String(req.headers['x-checkout-settings']), 'base64url').toString()) as { defaultCallbackUrl: string | null });
+    req.resume();
+    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'SESSION_NOT_FOUND', message: 'stub' }));
+  });
+  await new Promise<void>((resolve) => sessionsStub.listen(0, '127.0.0.1', resolve));
+  gatewayEnv = { ...env.gateway, ORDERS_URL: ordersUrl, SESSIONS_URL: `http://127.0.0.1:${(sessionsStub.address() as AddressInfo).port}` };
   gateway = buildGateway(gatewayConfig(gatewayEnv), createLogger('gateway', { level: 'silent' }), { commandCounter: commands.gateway });
   const gatewayUrl = (await gateway.start()).url;
   admin = new AdminClient(gatewayUrl, env.adminToken);
@@ -89,6 +100,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await new Promise((resolve) => sessionsStub?.close(resolve));
   await gateway?.stop();
   await orders?.stop();
   await ordersDb?.close();
@@ -170,5 +182,19 @@ describe('round trips per public orders operation, gateway + orders (issue 13)',
     // The insert loses to the record, which is then read and replayed.
     expect(replay.gateway).toEqual({ insert: 1, find: 1 });
     expect(replay.orders).toEqual({});
+  });
+
+  it('a session route forwards the checkout settings (D22, D26) from the gateway\'s cache: 0 commands once warm; a PATCH through this replica applies at once', async () => {
+    const sessionPath = `/v0/checkout/sessions/${newId('cs', 'test')}`;
+    await api.get(sessionPath);
+    const warm = await costOf(() => api.get(sessionPath));
+    expect(warm.result.status).toBe(404);
+    expect(warm.gateway).toEqual({});
+
+    const callbackUrl = `https://merchant.example/rt-${suffix}`;
+    await admin.call('PATCH', `/organizations/${organizationId}/checkout-settings`, { mode: 'test', defaultCallbackUrl: callbackUrl });
+    const afterChange = await costOf(() => api.get(sessionPath));
+    expect(afterChange.gateway).toEqual({ find: 1 });
+    expect(forwardedSettings.at(-1)?.defaultCallbackUrl).toBe(callbackUrl);
   });
 });

@@ -26,7 +26,14 @@ const presentKey = (k: ApiKeyDocument) => ({ id: k.keyId, mode: k.mode, status: 
  * D38: the operators' API. Organizations, keys and checkout settings live here; locations and payment
  * destinations belong to the orders service and are forwarded to it with the target organization's scope.
  */
-export function adminRoutes(deps: { store: OrganizationsStore; adminToken: string; orders: InternalClient; clock: () => Date }): Router {
+export function adminRoutes(deps: {
+  store: OrganizationsStore;
+  adminToken: string;
+  orders: InternalClient;
+  clock: () => Date;
+  /** Called after an organization's checkout settings changed, so this replica's cached copy goes. */
+  checkoutSettingsChanged: (organizationId: string, mode: Mode) => void;
+}): Router {
   const router = new Router({ prefix: '/admin' });
   router.use(async (ctx, next) => {
     const token = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1] ?? '';
@@ -100,6 +107,7 @@ export function adminRoutes(deps: { store: OrganizationsStore; adminToken: strin
       webhookSigningSecret: patch.webhookSigning === undefined ? current.webhookSigningSecret : (newSecret ?? null),
     };
     await deps.store.putCheckoutSettings(organization._id, patch.mode, next, deps.clock());
+    deps.checkoutSettingsChanged(organization._id, patch.mode);
     ctx.body = {
       checkoutSettings: { mode: patch.mode, defaultCallbackUrl: next.defaultCallbackUrl, enabledPaymentMethods: next.enabledPaymentMethods, webhookSigning: next.webhookSigningSecret !== null },
       ...(newSecret && { webhookSigningSecret: newSecret }),

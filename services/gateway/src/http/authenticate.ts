@@ -5,6 +5,7 @@ import { keyMatches, parseAuthorization } from '../domain/api-keys';
 import type { ApiKeyDocument, OrganizationDocument, OrganizationsStore } from '../store/organizations.store';
 import type { RateLimiter } from '../domain/rate-limit';
 import type { GatewayMetrics } from '../metrics';
+import { TtlCache } from '../domain/ttl-cache';
 
 declare module 'koa' {
   interface DefaultState {
@@ -16,7 +17,6 @@ declare module 'koa' {
 interface CachedKey {
   key: ApiKeyDocument | null;
   organization: OrganizationDocument | null;
-  until: number;
 }
 
 /**
@@ -26,20 +26,11 @@ interface CachedKey {
  * warm, authenticating costs no database command.
  */
 export function authenticate(store: OrganizationsStore, rateLimiter: RateLimiter, cacheMs: number, metrics: GatewayMetrics): Middleware {
-  const cache = new Map<string, CachedKey>();
-  // One lookup per key at a time: when an entry lapses under load, the requests of that key in flight wait for
-  // the same two reads instead of each sending its own.
-  const loading = new Map<string, Promise<CachedKey>>();
-  const load = (lookupId: string): Promise<CachedKey> => {
-    let pending = loading.get(lookupId);
-    if (!pending) {
-      pending = (async () => {
-        const key = await store.findKeyByLookupId(lookupId);
-        return { key, organization: key ? await store.getOrganization(key.organizationId) : null, until: Date.now() + cacheMs };
-      })().finally(() => loading.delete(lookupId));
-      loading.set(lookupId, pending);
-    }
-    return pending;
+  // Unknown keys are not remembered: creating a key takes effect at once.
+  const cache = new TtlCache<CachedKey>({ ttlMs: cacheMs, maxEntries: 10_000, remember: (entry) => entry.key !== null });
+  const load = async (lookupId: string): Promise<CachedKey> => {
+    const key = await store.findKeyByLookupId(lookupId);
+    return { key, organization: key ? await store.getOrganization(key.organizationId) : null };
   };
   return async (ctx, next) => {
     const parsed = parseAuthorization(ctx.get('authorization') || undefined);
@@ -50,16 +41,7 @@ export function authenticate(store: OrganizationsStore, rateLimiter: RateLimiter
     if (parsed.kind === 'malformed-key') throw new DomainError('INVALID_API_KEY', 'The API key is not valid.');
 
     const now = Date.now();
-    let entry = cache.get(parsed.lookupId);
-    if (!entry || entry.until < now) {
-      entry = await load(parsed.lookupId);
-      // Unknown keys are not remembered: creating a key takes effect at once.
-      if (cacheMs > 0 && entry.key) {
-        if (cache.size > 10_000) cache.clear();
-        cache.set(parsed.lookupId, entry);
-      }
-    }
-    const { key, organization } = entry;
+    const { key, organization } = await cache.get(parsed.lookupId, () => load(parsed.lookupId));
     if (!key) throw new DomainError('INVALID_API_KEY', 'The API key is not valid.');
     if (!keyMatches(parsed.secret, key.hash) || key.status !== 'active' || key.mode !== parsed.mode) {
       throw new DomainError('INVALID_API_KEY', 'The API key is not valid or has been revoked.');

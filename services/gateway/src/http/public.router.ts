@@ -2,10 +2,10 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { DomainError } from '@checkout/errors';
 import { INTERNAL_HEADERS, jsonBody, requireScope } from '@checkout/http';
-import { isIdOf } from '@checkout/contracts';
+import { isIdOf, type Mode } from '@checkout/contracts';
 import type { Middleware } from 'koa';
 import type { InternalClient } from '@checkout/http';
-import type { OrganizationsStore } from '../store/organizations.store';
+import type { CheckoutSettings } from '../store/organizations.store';
 import { PUBLIC_ROUTES, type PublicRoute, type Upstream } from './public-routes';
 
 export interface PublicRouterDeps {
@@ -14,7 +14,8 @@ export interface PublicRouterDeps {
   idempotency: Middleware;
   bodyLimitBytes: number;
   upstreams: Record<Upstream, InternalClient>;
-  organizations: OrganizationsStore;
+  /** An organization's checkout settings for a mode, through the request-path cache (D43). */
+  checkoutSettings: (organizationId: string, mode: Mode) => Promise<CheckoutSettings>;
 }
 
 /** Builds the /v0 router from the route table: authenticate → read the body → Idempotency-Key (POST) → check ids → forward (the owner validates). */
@@ -46,7 +47,7 @@ async function forward(ctx: Context, route: PublicRoute, deps: PublicRouterDeps)
   const headers: Record<string, string> = {};
   if (ctx.state.idempotencyRecord !== undefined) headers[INTERNAL_HEADERS.idempotencyRecord] = ctx.state.idempotencyRecord;
   if (route.forwardCheckoutSettings) {
-    const settings = await deps.organizations.getCheckoutSettings(scope.organizationId, scope.mode);
+    const settings = await deps.checkoutSettings(scope.organizationId, scope.mode);
     const organizationName = ctx.state.organization?.name ?? '';
     headers['x-checkout-settings'] = Buffer.from(
       JSON.stringify({ organizationName, defaultCallbackUrl: settings.defaultCallbackUrl, enabledPaymentMethods: settings.enabledPaymentMethods }),
