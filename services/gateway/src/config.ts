@@ -17,7 +17,7 @@ export const ConfigSchema = z.object({
   BODY_LIMIT_BYTES: env.positiveInt(1024 * 1024).describe('Largest accepted JSON body (D7: 1 MiB)'),
   UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000).describe('Deadline for a call to an internal service'),
   IDEMPOTENCY_SWEEP_INTERVAL_MS: env.positiveInt(60_000).describe('How often Idempotency-Key records older than 24 hours are deleted (D42; FerretDB has no TTL indexes)'),
-  AUTH_CACHE_MS: z.coerce.number().int().min(0).default(2_000).describe('How long a verified API key is remembered; bounds how long a revoked key keeps working'),
+  AUTH_CACHE_MS: z.coerce.number().int().min(0).default(2_000).describe('How long a verified API key, and an organization\'s checkout settings, are remembered; bounds how long a revoked key keeps working and how long another replica serves settings changed elsewhere'),
 });
 
 export type Config = Readonly<z.output<typeof ConfigSchema>>;
