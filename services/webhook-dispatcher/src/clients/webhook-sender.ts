@@ -9,8 +9,8 @@ import type { AddressPolicy } from '../domain/address-policy';
 // (rebinding) cannot get around it. IP-literal hosts skip lookup, so those are checked before dispatch.
 
 
-/** signing_unavailable: nothing was sent, the organization's signing secret could not be read or used (D35). */
-export type SendOutcomeKind = 'success' | 'http_error' | 'redirect' | 'timeout' | 'refused' | 'network' | 'invalid_url' | 'signing_unavailable';
+/** signing_failed: nothing was sent, the organization's signing secret could not be used (malformed, D35). */
+export type SendOutcomeKind = 'success' | 'http_error' | 'redirect' | 'timeout' | 'refused' | 'network' | 'invalid_url' | 'signing_failed';
 
 export interface SendResult {
   kind: SendOutcomeKind;

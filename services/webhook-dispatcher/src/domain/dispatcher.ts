@@ -232,7 +232,20 @@ export class Dispatcher {
       throw err;
     }
     const started = this.deps.clock();
-    const { result, outcome, retryAt, finished } = await this.sendAndDecide(delivery, body, 1, started);
+    const sent = await this.sendAndDecide(delivery, body, 1, started);
+    if ('deferredUntil' in sent) {
+      // Nothing was sent: stored with no attempt, left to the recovery sweep once the pause is over.
+      const deferred: DeliveryDocument = { ...delivery, nextAttemptAt: sent.deferredUntil, lockedUntil: sent.deferredUntil, lockOwner: null, updatedAt: started };
+      try {
+        await this.deliveryInserts.add(deferred);
+      } catch (err) {
+        waiting?.failed(err);
+        throw err;
+      }
+      waiting?.stored();
+      return;
+    }
+    const { result, outcome, retryAt, finished } = sent;
     const attempted: DeliveryDocument = {
       ...delivery,
       attempts: [outcome.record],
@@ -384,7 +397,12 @@ export class Dispatcher {
       body = event.body;
     }
 
-    const { result, outcome, retryAt, finished } = await this.sendAndDecide(delivery, body, attempt, started);
+    const sent = await this.sendAndDecide(delivery, body, attempt, started);
+    if ('deferredUntil' in sent) {
+      await this.deps.deliveries.deferAttempt(deliveryId, attempt, sent.deferredUntil, started);
+      return;
+    }
+    const { result, outcome, retryAt, finished } = sent;
     // One conditional write, whether or not the attempt outlived its hold: it names the attempt it follows.
     // Successes share their command with whatever other successes are waiting.
     if (result.ok) {
@@ -400,13 +418,23 @@ export class Dispatcher {
   }
 
   /** One attempt and what follows from it (D31, D40): the record to store and the delivery's next state. */
-  private async sendAndDecide(delivery: DeliveryDocument, body: string, attempt: number, started: Date): Promise<{ result: SendResult; outcome: AttemptOutcome; retryAt: Date | null; finished: Date }> {
+  private async sendAndDecide(delivery: DeliveryDocument, body: string, attempt: number, started: Date): Promise<Decided | { deferredUntil: Date }> {
     const { policy, metrics } = this.deps;
+    let secret: string | null;
+    try {
+      secret = await this.deps.secrets.secretFor({ organizationId: delivery.organizationId, mode: delivery.mode });
+    } catch (err) {
+      // Never send unsigned what the merchant expects signed; and our outage is not the merchant's failed attempt:
+      // nothing is sent, the attempt is put off without using up one of the five (the sweep brings it back).
+      metrics.deferred.inc({ reason: 'signing_secret_unavailable' });
+      this.deps.logger.debug({ err, deliveryId: delivery._id, attempt }, 'attempt put off: the signing secret is unavailable');
+      return { deferredUntil: new Date(started.getTime() + (policy.delaysMs[0] ?? 10_000)) };
+    }
     metrics.inFlight.inc();
     metrics.queued.set(this.deps.scheduler.queued);
     let result: SendResult;
     try {
-      result = await this.attempt(delivery, body);
+      result = await this.attempt(delivery, body, secret);
     } finally {
       metrics.inFlight.dec();
     }
@@ -445,20 +473,14 @@ export class Dispatcher {
     }
   }
 
-  private async attempt(delivery: DeliveryDocument, body: string): Promise<SendResult> {
+  private async attempt(delivery: DeliveryDocument, body: string, secret: string | null): Promise<SendResult> {
     const headers = deliveryHeaders({ eventId: delivery.eventId, deliveryId: delivery._id, eventType: delivery.eventType });
-    let secret: string | null;
-    try {
-      secret = await this.deps.secrets.secretFor({ organizationId: delivery.organizationId, mode: delivery.mode });
-    } catch (err) {
-      // Never send unsigned what the merchant expects signed: the attempt fails and is retried.
-      return { kind: 'signing_unavailable', ok: false, statusCode: null, durationMs: 0, error: `signing secret unavailable: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300), responseSnippet: null };
-    }
     if (secret) {
       try {
         Object.assign(headers, signatureHeaders({ secret, id: delivery.eventId, timestamp: Math.floor(this.deps.clock().getTime() / 1000), body }));
       } catch (err) {
-        return { kind: 'signing_unavailable', ok: false, statusCode: null, durationMs: 0, error: `signing failed: ${err instanceof Error ? err.message : String(err)}`, responseSnippet: null };
+        // A secret that cannot be used will not heal by waiting: a failed attempt, visible in the events API.
+        return { kind: 'signing_failed', ok: false, statusCode: null, durationMs: 0, error: `signing failed: ${err instanceof Error ? err.message : String(err)}`, responseSnippet: null };
       }
     }
     return this.deps.sender.send({ url: delivery.url, headers, body });
@@ -472,6 +494,14 @@ export class Dispatcher {
       this.deps.logger.warn({ err, deliveryId: delivery._id }, 'could not publish dead letter; the recovery sweep will retry');
     }
   }
+}
+
+/** An attempt made, and what follows from it. */
+interface Decided {
+  result: SendResult;
+  outcome: AttemptOutcome;
+  retryAt: Date | null;
+  finished: Date;
 }
 
 interface Preclaimed {

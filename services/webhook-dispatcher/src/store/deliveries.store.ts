@@ -126,6 +126,15 @@ export class DeliveriesStore {
     return result.matchedCount;
   }
 
+  /**
+   * Gives attempt `attempt` back, not made (nothing was sent: D35, the signing secret could not be read): the
+   * delivery stays pending with the attempts it had, and nobody holds it from `until`, when the recovery sweep
+   * brings it back. Conditional on the attempt it would have been, like recordAttempt.
+   */
+  async deferAttempt(id: string, attempt: number, until: Date, now: Date): Promise<void> {
+    await this.collection.updateOne({ _id: id, status: 'pending', attemptCount: attempt - 1 }, { $set: { nextAttemptAt: until, lockedUntil: until, lockOwner: null, updatedAt: now } });
+  }
+
   /** Pending deliveries that nobody holds any more: a crash, a lost retry message, a spilled queue. */
   findRecoverable(now: Date, limit: number): Promise<Array<Pick<DeliveryDocument, '_id' | 'url' | 'attemptCount'>>> {
     return this.collection

@@ -19,8 +19,9 @@ import {
 } from './support';
 
 const SIGNED_ORG = 'org_signed';
-/** An organization whose settings the gateway stub cannot serve (an outage before its secret was ever read). */
+/** An organization whose settings the gateway stub cannot serve while `settingsDown` (an outage before its secret was ever read). */
 const UNREADABLE_ORG = 'org_settings_unavailable';
+let settingsDown = true;
 const SECRET_KEY = randomBytes(32);
 const SECRET = `whsec_${SECRET_KEY.toString('base64')}`;
 // Long enough that the hanging endpoint's attempts are still open while the fast endpoint is served, even on a
@@ -44,11 +45,11 @@ async function startGatewayStub(): Promise<Server> {
       res.writeHead(401).end();
       return;
     }
-    if (req.headers['x-organization-id'] === UNREADABLE_ORG) {
+    if (req.headers['x-organization-id'] === UNREADABLE_ORG && settingsDown) {
       res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'SERVICE_UNAVAILABLE' }));
       return;
     }
-    const signed = req.headers['x-organization-id'] === SIGNED_ORG;
+    const signed = req.headers['x-organization-id'] === SIGNED_ORG || req.headers['x-organization-id'] === UNREADABLE_ORG;
     res.writeHead(200, { 'content-type': 'application/json' }).end(
       JSON.stringify({ organizationName: 'Org', defaultCallbackUrl: null, enabledPaymentMethods: ['card'], webhookSigningSecret: signed ? SECRET : null }),
     );
@@ -213,16 +214,28 @@ describe('Webhook delivery (D2, D30, D31)', () => {
     expect(gatewayCalls).toBeGreaterThan(0);
   });
 
-  it('When the signing secret cannot be read and never was, then nothing is sent and the attempt is recorded as signing_unavailable (D35)', async () => {
+  it('When the signing secret cannot be read and never was, then nothing is sent and no attempt is used up; once the gateway answers, the webhook goes out signed (D35)', async () => {
     const p = path('unsigned');
     const event = buildSessionEvent({ callbackUrl: receiver.url(p), organizationId: UNREADABLE_ORG });
-    await producer.sendEvents(topic, [event]);
     const scope = { organizationId: UNREADABLE_ORG, mode: 'test' as const };
-    const attempt = await eventually(async () => (await getEvent(event.eventId, scope)).body.deliveries?.[0]?.attempts[0], { deadlineMs: 15_000, description: 'the first attempt recorded' });
-    expect(attempt).toMatchObject({ statusCode: null, error: expect.stringMatching(/^signing secret unavailable/) });
+    const deferred = async () => Number(/webhook_attempts_deferred_total\{[^}]*reason="signing_secret_unavailable"[^}]*\} (\d+)/.exec(await (await fetch(`${dispatcher.url}/metrics`)).text())?.[1] ?? 0);
+    const before = await deferred();
+    await producer.sendEvents(topic, [event]);
+    // Put off at least twice (the first attempt, then the recovery sweep's), never sent, no attempt recorded.
+    await eventually(async () => (await deferred()) >= before + 2, { deadlineMs: 15_000, description: 'the attempt put off twice' });
+    const pending = (await getEvent(event.eventId, scope)).body.deliveries[0];
+    expect(pending).toMatchObject({ status: 'pending', attempts: [] });
     expect(receiver.deliveries(p)).toHaveLength(0);
-    const metrics = await (await fetch(`${dispatcher.url}/metrics`)).text();
-    expect(metrics).toMatch(/webhook_attempts_total\{[^}]*outcome="signing_unavailable"[^}]*\} [1-9]/);
+
+    settingsDown = false;
+    const request = await receiver.nextDelivery({ path: p, timeoutMs: 15_000 });
+    expect(request.headers['webhook-signature']).toBeDefined();
+    const delivered = await eventually(async () => {
+      const delivery = (await getEvent(event.eventId, scope)).body.deliveries[0];
+      return delivery?.status === 'succeeded' ? delivery : undefined;
+    }, { deadlineMs: 15_000, description: 'the delivery recorded as succeeded' });
+    expect(delivered.attempts).toHaveLength(1);
+    expect(delivered.attempts[0]).toMatchObject({ attempt: 1, statusCode: 200, error: null });
   });
 
   it('When one endpoint hangs, then another endpoint still gets its webhooks at once (no head-of-line blocking)', async () => {
