@@ -59,30 +59,73 @@ export function createEventProducer(kafka: KafkaClient, options: { sendCounter?:
     retry: { initialRetryTime: 100, maxRetryTime: 1_000, retries: 6 },
   });
   let connected: Promise<void> | undefined;
+  const connect = () => {
+    connected ??= producer.connect().catch((err: unknown) => {
+      connected = undefined;
+      throw err;
+    });
+    return connected;
+  };
+  const sendBatch = async (messages: readonly OutgoingMessage[]) => {
+    await connect();
+    const byTopic = new Map<string, OutgoingMessage[]>();
+    for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
+    await producer.sendBatch({
+      acks: -1,
+      topicMessages: [...byTopic].map(([topic, list]) => ({
+        topic,
+        messages: list.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
+      })),
+    });
+    options.sendCounter?.record(messages.length);
+  };
+  // Sends made while one is in flight wait for it anyway (one request in flight); they go together as the next
+  // request, so under concurrency the broker handles one produce request for many callers. If that request is
+  // refused for what it holds (a non-retriable error, such as a message too large), each
+  // caller's messages are tried on their own, so one bad message fails only its own caller; if the broker could
+  // not be reached (retriable at its root), every caller fails at once, as each would have on its own.
+  let waiting: Array<{ messages: readonly OutgoingMessage[]; resolve: () => void; reject: (err: unknown) => void }> = [];
+  let flushing = false;
+  const flush = async () => {
+    flushing = true;
+    try {
+      while (waiting.length > 0) {
+        const callers = waiting;
+        waiting = [];
+        try {
+          await sendBatch(callers.flatMap((c) => c.messages));
+          for (const c of callers) c.resolve();
+        } catch (err) {
+          if (callers.length === 1 || !refusedForItsContent(err)) {
+            for (const c of callers) c.reject(err);
+            continue;
+          }
+          for (const c of callers) await sendBatch(c.messages).then(c.resolve, c.reject);
+        }
+      }
+    } finally {
+      flushing = false;
+    }
+  };
   return {
-    connect() {
-      connected ??= producer.connect().catch((err: unknown) => {
-        connected = undefined;
-        throw err;
+    connect,
+    send(messages) {
+      if (messages.length === 0) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        waiting.push({ messages, resolve, reject });
+        if (!flushing) void flush();
       });
-      return connected;
-    },
-    async send(messages) {
-      await this.connect();
-      const byTopic = new Map<string, OutgoingMessage[]>();
-      for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
-      await producer.sendBatch({
-        acks: -1,
-        topicMessages: [...byTopic].map(([topic, list]) => ({
-          topic,
-          messages: list.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
-        })),
-      });
-      options.sendCounter?.record(messages.length);
     },
     async disconnect() {
       connected = undefined;
       await producer.disconnect();
     },
   };
+}
+
+/** Whether kafkajs failed a send for what it held rather than for reaching the broker: its root cause is not retriable. */
+function refusedForItsContent(err: unknown): boolean {
+  let root = err;
+  for (let depth = 0; depth < 5 && root instanceof Error && root.cause !== undefined; depth += 1) root = root.cause;
+  return (root as { retriable?: unknown } | null)?.retriable === false;
 }
