@@ -10,7 +10,7 @@ interface FakeEvent {
   id: string;
   event: 'checkout.session.completed' | 'checkout.session.expired';
   createdAt: string;
-  session: { id: string };
+  session: { id: string; callbackUrl?: string };
 }
 
 function harness(start: Date) {
@@ -37,13 +37,13 @@ function harness(start: Date) {
   };
   let now = start;
   const lines: string[] = [];
-  const add = (id: string, secondsAfterStart: number, delivery?: string) => {
-    events.push({ id, event: 'checkout.session.completed', createdAt: new Date(start.getTime() + secondsAfterStart * 1000).toISOString(), session: { id: `cs_test_${id}` } });
+  const add = (id: string, secondsAfterStart: number, delivery?: string, callbackUrl?: string) => {
+    events.push({ id, event: 'checkout.session.completed', createdAt: new Date(start.getTime() + secondsAfterStart * 1000).toISOString(), session: { id: `cs_test_${id}`, ...(callbackUrl && { callbackUrl }) } });
     if (delivery) deliveries.set(id, delivery);
   };
   const relay = (secret?: string) =>
     new Relay({ client: new Checkout('sk_test_x', { baseUrl: 'http://api.invalid', fetch: api }), forwardTo: 'http://localhost:3000/webhooks', secret, print: (l) => lines.push(l), clock: () => now, fetch: local });
-  return { add, relay, forwarded, lines, advance: (ms: number) => (now = new Date(now.getTime() + ms)) };
+  return { add, relay, forwarded, lines, deliver: (id: string, delivery: string) => deliveries.set(id, delivery), advance: (ms: number) => (now = new Date(now.getTime() + ms)) };
 }
 
 describe('Relay (D45)', () => {
@@ -101,5 +101,32 @@ describe('Relay (D45)', () => {
     h.add('evt_test_plain', 1);
     await relay.poll();
     expect(Object.keys(h.forwarded[0]?.headers ?? {})).not.toContain('webhook-signature');
+  });
+
+  it('When an event with a callback URL is listed before its delivery is stored, then it waits for that delivery id, and what is newer waits behind it', async () => {
+    const h = harness(start);
+    const relay = h.relay();
+    await relay.prime();
+    h.add('evt_test_attempting', 1, undefined, 'https://merchant.example/hooks');
+    h.add('evt_test_newer', 2);
+    h.advance(2_000);
+    expect(await relay.poll()).toEqual([]);
+    h.deliver('evt_test_attempting', 'dlv_test_first_attempt');
+    await relay.poll();
+    expect(h.forwarded.map((f) => [JSON.parse(f.body).id, f.headers['x-service-delivery-id']])).toEqual([
+      ['evt_test_attempting', 'dlv_test_first_attempt'],
+      ['evt_test_newer', expect.stringMatching(/^dlv_test_/)],
+    ]);
+  });
+
+  it('When the delivery of an event with a callback URL is still not stored after 10 s, then the event is forwarded with an id of its own', async () => {
+    const h = harness(start);
+    const relay = h.relay();
+    await relay.prime();
+    h.add('evt_test_stuck', 1, undefined, 'https://merchant.example/hooks');
+    h.advance(5_000);
+    expect(await relay.poll()).toEqual([]);
+    h.advance(6_001);
+    expect((await relay.poll()).map((r) => r.event.id)).toEqual(['evt_test_stuck']);
   });
 });

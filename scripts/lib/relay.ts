@@ -27,6 +27,11 @@ export interface ForwardResult {
 /** Events are recorded a moment after they happen, so a poll looks back this far past the newest one seen. */
 const LOOKBACK_MS = 60_000;
 const PAGE_SIZE = 100;
+/**
+ * An event whose session has a callback URL gets its delivery stored once the first attempt is over, a moment
+ * after the event is listed: the relay waits this long for it, so it forwards that delivery's id, not its own.
+ */
+const DELIVERY_WAIT_MS = 10_000;
 
 export class Relay {
   private readonly seen = new Map<string, number>();
@@ -48,10 +53,13 @@ export class Relay {
     const fresh = (await this.recent()).filter((e) => !this.seen.has(e.id)).reverse();
     const results: ForwardResult[] = [];
     for (const event of fresh) {
+      const deliveryId = await this.deliveryIdOf(event);
+      // Its first attempt is still under way: it goes with a later poll, and what is newer waits behind it (oldest first).
+      if (deliveryId === undefined) break;
       const createdAt = Date.parse(event.createdAt);
       this.seen.set(event.id, createdAt);
       this.floor = Math.max(this.floor, createdAt - LOOKBACK_MS);
-      results.push(await this.forward(event));
+      results.push(await this.forward(event, deliveryId));
     }
     for (const [id, createdAt] of this.seen) if (createdAt < this.floor) this.seen.delete(id);
     return results;
@@ -67,10 +75,15 @@ export class Relay {
     return out;
   }
 
-  private async forward(event: WebhookEvent): Promise<ForwardResult> {
-    // The delivery's own id when the event has one (it had a callback URL), else one made up for the relay.
+  /** The delivery's own id when the event has one (it had a callback URL), else one made up; undefined while one is still to come. */
+  private async deliveryIdOf(event: WebhookEvent): Promise<string | undefined> {
     const { deliveries } = await this.options.client.events.retrieve(event.id);
-    const deliveryId = deliveries[0]?.id ?? newId('dlv', 'test');
+    if (deliveries[0]) return deliveries[0].id;
+    const deliveryToCome = Boolean(event.session.callbackUrl) && this.clock().getTime() - Date.parse(event.createdAt) < DELIVERY_WAIT_MS;
+    return deliveryToCome ? undefined : newId('dlv', 'test');
+  }
+
+  private async forward(event: WebhookEvent, deliveryId: string): Promise<ForwardResult> {
     const body = JSON.stringify(event);
     const headers = deliveryHeaders({ eventId: event.id, deliveryId, eventType: event.event });
     if (this.options.secret) {
