@@ -69,7 +69,11 @@ export function createEventProducer(kafka: KafkaClient, options: { sendCounter?:
   const sendBatch = async (messages: readonly OutgoingMessage[]) => {
     await connect();
     const byTopic = new Map<string, OutgoingMessage[]>();
-    for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
+    for (const m of messages) {
+      const list = byTopic.get(m.topic);
+      if (list) list.push(m);
+      else byTopic.set(m.topic, [m]);
+    }
     await producer.sendBatch({
       acks: -1,
       topicMessages: [...byTopic].map(([topic, list]) => ({
