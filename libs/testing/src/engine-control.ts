@@ -10,8 +10,10 @@ export interface KafkaControl {
   resumeKafka(): Promise<void>;
 }
 
-const ACTIONS = ['restart', 'stop', 'start', 'pause', 'resume'] as const;
-type Action = (typeof ACTIONS)[number];
+/** Each action the endpoint takes (`POST /kafka/<action>`) and the KafkaControl method that carries it out. */
+const METHODS = { restart: 'restartKafka', stop: 'stopKafka', start: 'startKafka', pause: 'pauseKafka', resume: 'resumeKafka' } as const satisfies Record<string, keyof KafkaControl>;
+type Action = keyof typeof METHODS;
+const isAction = (value: string | undefined): value is Action => value !== undefined && Object.hasOwn(METHODS, value);
 
 /**
  * Test workers run in other processes than the one that owns the engines; this loopback endpoint lets a
@@ -20,19 +22,12 @@ type Action = (typeof ACTIONS)[number];
  */
 export async function serveEngineControl(engines: KafkaControl): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
-    const action = /^\/kafka\/(restart|stop|start|pause|resume)$/.exec(req.url ?? '')?.[1] as Action | undefined;
-    if (req.method !== 'POST' || !action) {
+    const action = /^\/kafka\/(\w+)$/.exec(req.url ?? '')?.[1];
+    if (req.method !== 'POST' || !isAction(action)) {
       res.writeHead(404).end();
       return;
     }
-    const actions: Record<Action, () => Promise<void>> = {
-      restart: () => engines.restartKafka(),
-      stop: () => engines.stopKafka(),
-      start: () => engines.startKafka(),
-      pause: () => engines.pauseKafka(),
-      resume: () => engines.resumeKafka(),
-    };
-    const run = actions[action]();
+    const run = engines[METHODS[action]]();
     run.then(
       () => res.writeHead(204).end(),
       (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(err instanceof Error ? err.message : String(err)),
