@@ -201,11 +201,14 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   // And its database commands per webhook delivered in each scenario (retries, claims and sweeps included).
   const commandRates: string[] = [];
   let commandsSoFar = 0;
-  const notePeak = async (scenario: string, deliveries: number) => {
+  /** Notes the scenario's peak RSS and commands per delivery, and returns the latter. */
+  const notePeak = async (scenario: string, deliveries: number): Promise<number> => {
     const stats = await dispatcher.stats();
+    const perDelivery = (stats.commands - commandsSoFar) / Math.max(1, deliveries);
     peaks.push(`${scenario} ${mib(stats.rss).toFixed(0)}`);
-    commandRates.push(`${scenario} ${((stats.commands - commandsSoFar) / Math.max(1, deliveries)).toFixed(3)}`);
+    commandRates.push(`${scenario} ${perDelivery.toFixed(3)}`);
     commandsSoFar = stats.commands;
+    return perDelivery;
   };
 
   try {
@@ -215,8 +218,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
 
     // 1. Throughput of a burst, and the same number of plain undici POSTs to the same receivers.
     const burstEvents = Array.from({ length: burst }, (_, i) => sessionEvent(receivers[i % receivers.length]?.url('/burst') as string));
-    const commandsBefore = (await dispatcher.stats()).commands;
-    commandsSoFar = commandsBefore;
+    commandsSoFar = (await dispatcher.stats()).commands;
     const burstStarted = Date.now();
     await produce(producer, topic, burstEvents);
     const delivered = () => receivers.reduce((n, r) => n + r.deliveries('/burst').length, 0);
@@ -224,7 +226,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const dispatcherRate = delivered() / ((Date.now() - burstStarted) / 1000);
     // The last results are recorded just after the last arrival.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const commandsPerDelivery = ((await dispatcher.stats()).commands - commandsBefore) / burst;
+    const commandsPerDelivery = await notePeak('burst', burst);
 
     const body = JSON.stringify(burstEvents[0]?.body);
     const baselineStarted = Date.now();
@@ -247,8 +249,6 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
       BEFORE.throughput,
     ]);
     rows.push([`database commands per delivery (burst, all first attempts succeed)`, commandsPerDelivery.toFixed(3), `${mark(commandsPerDelivery <= 2)} ≤ 2`, '≥ 4 (insert event, insert delivery, update)']);
-
-    await notePeak('burst', burst);
 
     // 2. First-attempt latency at a steady rate, all endpoints healthy.
     const healthyProduced = new Map<string, number>();
