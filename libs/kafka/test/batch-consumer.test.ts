@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
-import { createEventProducer, createKafka, ensureTopics, runBatchConsumer, type EventProducer, type KafkaClient, type RunningConsumer } from '../src/index';
+import { createEventProducer, createKafka, ensureTopics, runBatchConsumer, type BatchConsumerOptions, type EventProducer, type KafkaClient, type RunningConsumer } from '../src/index';
 import { CONSUMER_GROUP_SETTINGS } from '../src/consumer';
 import { kafkajsOf } from '../src/kafkajs';
 import { engines, isolatedNames, logger } from './support';
@@ -35,6 +35,11 @@ function deferred(): { promise: Promise<void>; resolve: () => void; reject: (err
   return { promise, resolve, reject };
 }
 
+/** A batch consumer of `{id}` messages in a group of its own, stopped after the file. */
+async function consume(topic: string, groupId: string, handleBatch: BatchConsumerOptions<{ id: string }>['handleBatch']): Promise<void> {
+  running.push(await runBatchConsumer<{ id: string }>({ kafka, groupId, topics: [topic], logger, parse: (raw) => ({ ok: true, value: raw as { id: string } }), handleBatch }));
+}
+
 const send = (topic: string, ids: string[]) => producer.send(ids.map((id) => ({ topic, key: 'k', value: JSON.stringify({ id }) })));
 
 beforeAll(async () => {
@@ -59,21 +64,12 @@ describe('runBatchConsumer (issue 9)', () => {
     const groupId = `${prefix}.order-group`;
     const seen: string[][] = [];
     const work: Array<ReturnType<typeof deferred>> = [];
-    running.push(
-      await runBatchConsumer<{ id: string }>({
-        kafka,
-        groupId,
-        topics: [topic],
-        logger,
-        parse: (raw) => ({ ok: true, value: raw as { id: string } }),
-        handleBatch: async (messages) => {
-          seen.push(messages.map((m) => m.value.id));
-          const done = deferred();
-          work.push(done);
-          return { done: done.promise };
-        },
-      }),
-    );
+    await consume(topic, groupId, async (messages) => {
+      seen.push(messages.map((m) => m.value.id));
+      const done = deferred();
+      work.push(done);
+      return { done: done.promise };
+    });
     await send(topic, ['a1', 'a2']);
     await eventually(() => seen.flat().includes('a2'), { deadlineMs: 60_000, description: 'the first batch' });
     await send(topic, ['b1']);
@@ -95,21 +91,12 @@ describe('runBatchConsumer (issue 9)', () => {
     const topic = `${prefix}.fail`;
     const seen: string[] = [];
     let failedOnce = false;
-    running.push(
-      await runBatchConsumer<{ id: string }>({
-        kafka,
-        groupId: `${prefix}.fail-group`,
-        topics: [topic],
-        logger,
-        parse: (raw) => ({ ok: true, value: raw as { id: string } }),
-        handleBatch: async (messages) => {
-          seen.push(...messages.map((m) => m.value.id));
-          const fail = !failedOnce;
-          failedOnce = true;
-          return { done: fail ? Promise.reject(new Error('insert failed')) : Promise.resolve() };
-        },
-      }),
-    );
+    await consume(topic, `${prefix}.fail-group`, async (messages) => {
+      seen.push(...messages.map((m) => m.value.id));
+      const fail = !failedOnce;
+      failedOnce = true;
+      return { done: fail ? Promise.reject(new Error('insert failed')) : Promise.resolve() };
+    });
     await send(topic, ['c1', 'c2']);
     await eventually(() => seen.filter((id) => id === 'c1').length === 2, { deadlineMs: 60_000, description: 'the failed batch fetched again' });
     expect(seen.filter((id) => id === 'c2')).toHaveLength(2);
@@ -121,22 +108,13 @@ describe('runBatchConsumer (issue 9)', () => {
     const groupId = `${prefix}.slow-group`;
     const seen: string[] = [];
     let handlerReturned = false;
-    running.push(
-      await runBatchConsumer<{ id: string }>({
-        kafka,
-        groupId,
-        topics: [topic],
-        logger,
-        parse: (raw) => ({ ok: true, value: raw as { id: string } }),
-        handleBatch: async (messages) => {
-          seen.push(...messages.map((m) => m.value.id));
-          // The wait is the condition under test: without heartbeats meanwhile, the coordinator drops the member.
-          await new Promise((resolve) => setTimeout(resolve, CONSUMER_GROUP_SETTINGS.sessionTimeout + 3_000));
-          handlerReturned = true;
-          return { done: Promise.resolve() };
-        },
-      }),
-    );
+    await consume(topic, groupId, async (messages) => {
+      seen.push(...messages.map((m) => m.value.id));
+      // The wait is the condition under test: without heartbeats meanwhile, the coordinator drops the member.
+      await new Promise((resolve) => setTimeout(resolve, CONSUMER_GROUP_SETTINGS.sessionTimeout + 3_000));
+      handlerReturned = true;
+      return { done: Promise.resolve() };
+    });
     await send(topic, ['s1']);
     await eventually(() => handlerReturned, { deadlineMs: 60_000, description: 'the slow handler to return' });
     await eventually(async () => (await committed(groupId, topic)) === 1, { deadlineMs: 30_000, description: 'the slow batch committed' });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandCounter } from '@checkout/mongo';
-import { eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import { eventually } from '@checkout/testing';
 import type { SessionEventV1 } from '@checkout/contracts';
-import { TestProducer, buildSessionEvent, dispatcherEnv, dropDatabase, sessionEventsTopic, startDispatcher, testKafka, type RunningDispatcher } from './support';
+import { buildSessionEvent, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture } from './support';
 
 // Issue 9 (bursts, memory): when more events arrive than the scheduler may hold in memory (WEBHOOK_MAX_QUEUED),
 // the consumer waits for room with the rest of its batch, its offsets uncommitted, instead of storing the
@@ -11,33 +11,23 @@ import { TestProducer, buildSessionEvent, dispatcherEnv, dropDatabase, sessionEv
 
 const EVENTS = 120;
 const counter = new CommandCounter();
-let dispatcher: RunningDispatcher;
-let producer: TestProducer;
-let receiver: WebhookReceiver;
+let fixture: DispatcherFixture;
 
 beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  dispatcher = await startDispatcher(
-    dispatcherEnv('backpressure', {
-      SESSION_EVENTS_PARTITIONS: '1',
-      WEBHOOK_MAX_IN_FLIGHT: '4',
-      WEBHOOK_MAX_QUEUED: '10',
-      SWEEPERS_ENABLED: 'false',
-    }),
+  fixture = await startDispatcherFixture(
+    'backpressure',
+    { SESSION_EVENTS_PARTITIONS: '1', WEBHOOK_MAX_IN_FLIGHT: '4', WEBHOOK_MAX_QUEUED: '10', SWEEPERS_ENABLED: 'false' },
     { commandCounter: counter },
   );
-  producer = await TestProducer.connect(testKafka());
 });
 
 afterAll(async () => {
-  await producer?.disconnect();
-  await dispatcher?.stop();
-  if (dispatcher) await dropDatabase(dispatcher.config);
-  await receiver?.close();
+  await fixture?.stop();
 });
 
 describe('Back-pressure beyond the in-memory bound (issue 9)', () => {
   it(`When ${EVENTS} events arrive at once and at most 10 attempts may wait in memory, then the consumer waits for room and every event is delivered once, none through the sweep`, async () => {
+    const { receiver, producer, dispatcher } = fixture;
     const events: SessionEventV1[] = Array.from({ length: EVENTS }, () => buildSessionEvent({ callbackUrl: receiver.url('/hook') }));
     const recording = await counter.during(async () => {
       await producer.sendEvents(sessionEventsTopic(dispatcher.config), events);

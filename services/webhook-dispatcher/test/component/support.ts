@@ -134,9 +134,9 @@ export interface DispatcherFixture {
 }
 
 /** A real loopback receiver, the dispatcher in-process with its own database and topics, and a producer. */
-export async function startDispatcherFixture(label: string, overrides: Record<string, string> = {}): Promise<DispatcherFixture> {
+export async function startDispatcherFixture(label: string, overrides: Record<string, string> = {}, options: BuildOptions = {}): Promise<DispatcherFixture> {
   const receiver = await startWebhookReceiver();
-  const dispatcher = await startDispatcher(dispatcherEnv(label, overrides));
+  const dispatcher = await startDispatcher(dispatcherEnv(label, overrides), options);
   const producer = await TestProducer.connect(testKafka());
   return {
     receiver,
