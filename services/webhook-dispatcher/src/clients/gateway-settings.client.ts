@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TtlCache } from '@checkout/cache';
 import { InternalClient } from '@checkout/http';
 import type { Scope } from '@checkout/mongo';
 
@@ -27,40 +28,15 @@ export const NO_SIGNING: SigningSecrets = {
 
 export class GatewaySettingsClient implements SigningSecrets {
   private readonly client: InternalClient;
-  private readonly cache = new Map<string, { secret: string | null; expiresAt: number }>();
-  private readonly inFlight = new Map<string, Promise<string | null>>();
+  private readonly cache: TtlCache<string | null>;
 
-  constructor(
-    private readonly options: { baseUrl: string; internalToken: string; cacheMs: number; timeoutMs?: number; clock?: () => number },
-  ) {
+  constructor(options: { baseUrl: string; internalToken: string; cacheMs: number; timeoutMs?: number; clock?: () => number }) {
     this.client = new InternalClient({ service: 'gateway', baseUrl: options.baseUrl, internalToken: options.internalToken, timeoutMs: options.timeoutMs ?? 3_000, connections: 16 });
+    this.cache = new TtlCache({ ttlMs: options.cacheMs, maxEntries: 10_000, staleRetryMs: STALE_RETRY_MS, ...(options.clock && { now: options.clock }) });
   }
 
-  async secretFor(scope: Scope): Promise<string | null> {
-    const key = `${scope.organizationId}\u0000${scope.mode}`;
-    const now = (this.options.clock ?? Date.now)();
-    const cached = this.cache.get(key);
-    if (cached && cached.expiresAt > now) return cached.secret;
-    let pending = this.inFlight.get(key);
-    if (!pending) {
-      pending = this.fetchSecret(scope).then(
-        (secret) => {
-          this.cache.set(key, { secret, expiresAt: (this.options.clock ?? Date.now)() + this.options.cacheMs });
-          this.inFlight.delete(key);
-          return secret;
-        },
-        (err: unknown) => {
-          this.inFlight.delete(key);
-          const stale = this.cache.get(key);
-          if (!stale) throw err;
-          // Asked again only after a while, so attempts meanwhile neither wait for nor hammer a gateway that is down.
-          stale.expiresAt = (this.options.clock ?? Date.now)() + Math.min(this.options.cacheMs, STALE_RETRY_MS);
-          return stale.secret;
-        },
-      );
-      this.inFlight.set(key, pending);
-    }
-    return pending;
+  secretFor(scope: Scope): Promise<string | null> {
+    return this.cache.get(`${scope.organizationId}\u0000${scope.mode}`, () => this.fetchSecret(scope));
   }
 
   private async fetchSecret(scope: Scope): Promise<string | null> {

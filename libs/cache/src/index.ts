@@ -1,0 +1,1 @@
+export { TtlCache, type TtlCacheOptions } from './ttl-cache';

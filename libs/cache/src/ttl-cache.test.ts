@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { TtlCache } from './ttl-cache';
+
+// The request-path cache of the gateway (D43) and of the dispatcher's signing secrets (D35): a warm entry costs
+// no load, one load per key at a time, a key this replica changed is read again at once, and, where asked for,
+// the last value read outlives a failing owner.
+
+function counter() {
+  let loads = 0;
+  let value = 'v1';
+  return { load: async () => { loads += 1; return value; }, set: (v: string) => { value = v; }, loads: () => loads };
+}
+
+describe('TtlCache', () => {
+  it('When an entry is fresh, then it is served without a load; once it lapses, it is loaded again', async () => {
+    let now = 0;
+    const cache = new TtlCache<string>({ ttlMs: 1_000, maxEntries: 10, now: () => now });
+    const source = counter();
+    expect(await cache.get('k', source.load)).toBe('v1');
+    now = 1_000;
+    expect(await cache.get('k', source.load)).toBe('v1');
+    expect(source.loads()).toBe(1);
+    source.set('v2');
+    now = 1_001;
+    expect(await cache.get('k', source.load)).toBe('v2');
+    expect(source.loads()).toBe(2);
+  });
+
+  it('When many requests miss at once, then one load serves them all', async () => {
+    const cache = new TtlCache<string>({ ttlMs: 1_000, maxEntries: 10 });
+    const source = counter();
+    const values = await Promise.all(Array.from({ length: 20 }, () => cache.get('k', source.load)));
+    expect(values).toEqual(Array(20).fill('v1'));
+    expect(source.loads()).toBe(1);
+  });
+
+  it('When a value is not to be remembered, then every get loads it', async () => {
+    const cache = new TtlCache<string | null>({ ttlMs: 1_000, maxEntries: 10, remember: (v) => v !== null });
+    let loads = 0;
+    const unknown = async () => { loads += 1; return null; };
+    await cache.get('k', unknown);
+    await cache.get('k', unknown);
+    expect(loads).toBe(2);
+  });
+
+  it('When a key is forgotten, even while a load is in flight, then the next get reads the new value', async () => {
+    const cache = new TtlCache<string>({ ttlMs: 60_000, maxEntries: 10 });
+    let release: (v: string) => void = () => {};
+    const slowOld = cache.get('k', () => new Promise<string>((resolve) => { release = resolve; }));
+    cache.forget('k');
+    release('old');
+    expect(await slowOld).toBe('old');
+    expect(await cache.get('k', async () => 'new')).toBe('new');
+    expect(await cache.get('k', async () => 'newer')).toBe('new');
+  });
+
+  it('When a load fails and stale-if-error is off, then the error reaches the caller', async () => {
+    let now = 0;
+    const cache = new TtlCache<string>({ ttlMs: 1_000, maxEntries: 10, now: () => now });
+    await cache.get('k', async () => 'v1');
+    now = 2_000;
+    await expect(cache.get('k', async () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+  });
+
+  it('When a load fails and a value was read before, then that value is served and the owner is asked again only after the pause (stale if error)', async () => {
+    let now = 0;
+    const cache = new TtlCache<string>({ ttlMs: 30_000, maxEntries: 10, staleRetryMs: 5_000, now: () => now });
+    await cache.get('k', async () => 'v1');
+    now = 31_000;
+    let failedLoads = 0;
+    const failing = async () => {
+      failedLoads += 1;
+      throw new Error('down');
+    };
+    expect(await cache.get('k', failing)).toBe('v1');
+    now = 36_000;
+    expect(await cache.get('k', failing)).toBe('v1');
+    expect(failedLoads).toBe(1);
+    now = 36_001;
+    expect(await cache.get('k', async () => 'v2')).toBe('v2');
+  });
+
+  it('When a load fails and nothing was read before, then the error reaches the caller even with stale-if-error', async () => {
+    const cache = new TtlCache<string>({ ttlMs: 30_000, maxEntries: 10, staleRetryMs: 5_000 });
+    await expect(cache.get('never', async () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+  });
+
+  it('When a key is forgotten while its load is in flight, then a load started after it is still the one callers join', async () => {
+    const cache = new TtlCache<string>({ ttlMs: 60_000, maxEntries: 10 });
+    let releaseOld: (v: string) => void = () => {};
+    let releaseNew: (v: string) => void = () => {};
+    let loads = 0;
+    const old = cache.get('k', () => new Promise<string>((resolve) => { releaseOld = resolve; }));
+    cache.forget('k');
+    const fresh = cache.get('k', () => { loads += 1; return new Promise<string>((resolve) => { releaseNew = resolve; }); });
+    releaseOld('old');
+    await old;
+    const joined = cache.get('k', async () => { loads += 1; return 'third'; });
+    releaseNew('new');
+    expect(await fresh).toBe('new');
+    expect(await joined).toBe('new');
+    expect(loads).toBe(1);
+  });
+});
