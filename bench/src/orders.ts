@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import type { Engines } from '@checkout/engines';
-import { AdminClient } from '@checkout/testing';
+import { AdminClient, metricValue } from '@checkout/testing';
 import { startProcessStack } from '../../scripts/lib/process-stack';
 import { formatColumns, formatTable, mergeLoads, runLoad, type LoadResult } from './load';
 import { formatRoundTripTable, mark, measureRoundTrips, startCountedStack, type RoundTripRow } from './round-trips';
@@ -23,14 +23,7 @@ export async function startBaseline(kind: 'mongo' | 'none', mongoUrl: string): P
 }
 
 export async function rssMb(metricsUrl: string): Promise<number> {
-  const pool = new Pool(metricsUrl);
-  try {
-    const text = await (await pool.request({ method: 'GET', path: '/metrics' })).body.text();
-    const match = /^process_resident_memory_bytes(?:\{[^}]*\})? (\d+(?:\.\d+)?(?:e\+\d+)?)$/m.exec(text);
-    return match?.[1] ? Number(match[1]) / 1024 / 1024 : Number.NaN;
-  } finally {
-    await pool.close();
-  }
+  return (await metricValue(metricsUrl, 'process_resident_memory_bytes')) / 1024 / 1024;
 }
 
 /** The highest RSS of each service while `during` runs, sampled every 500 ms from its /metrics. */
@@ -52,14 +45,8 @@ async function peakRss<T>(urls: Record<string, string>, during: () => Promise<T>
 }
 
 /** CPU seconds a service has used, from its /metrics. */
-async function metricsCpuSeconds(url: string): Promise<number> {
-  const pool = new Pool(url);
-  try {
-    const text = await (await pool.request({ method: 'GET', path: '/metrics' })).body.text();
-    return Number(/^process_cpu_seconds_total(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1]);
-  } finally {
-    await pool.close();
-  }
+function metricsCpuSeconds(url: string): Promise<number> {
+  return metricValue(url, 'process_cpu_seconds_total');
 }
 
 /** CPU seconds of a local process (user + system), from /proc; NaN where there is no /proc. */

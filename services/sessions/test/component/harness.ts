@@ -8,6 +8,7 @@ import type { CommandCounter } from '@checkout/mongo';
 import { buildApp as buildOrdersApp } from '@checkout/orders';
 import { parseConfig as parseOrdersConfig } from '@checkout/orders/config';
 import { TOPICS, topicName, type PaymentMethod } from '@checkout/contracts';
+import { metricValue } from '@checkout/testing';
 import { buildApp, type SessionsApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
 import { encodeCheckoutSettings, type CheckoutSettings } from '../../src/domain/checkout-settings';
@@ -199,9 +200,6 @@ export async function sessionEventsOnTopic(stack: Stack): Promise<number> {
 }
 
 /** Expiry sweeps a sessions process has completed, from its /metrics (sessions_expiry_sweeps_total). */
-export async function sweepsCompleted(sessionsUrl: string): Promise<number> {
-  const text = await (await fetch(`${sessionsUrl}/metrics`)).text();
-  const match = /^sessions_expiry_sweeps_total(?:\{[^}]*\})? (\d+)$/m.exec(text);
-  if (!match) throw new Error(`${sessionsUrl}/metrics has no sessions_expiry_sweeps_total`);
-  return Number(match[1]);
+export function sweepsCompleted(sessionsUrl: string): Promise<number> {
+  return metricValue(sessionsUrl, 'sessions_expiry_sweeps_total');
 }

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandCounter } from '@checkout/mongo';
-import { eventually } from '@checkout/testing';
+import { eventually, metricValue } from '@checkout/testing';
 import type { EventResponse, SessionEventV1 } from '@checkout/contracts';
 import { TestProducer, buildSessionEvent, dispatcherEnv, dropDatabase, internalHeaders, sessionEventsTopic, startDispatcher, testKafka, type RunningDispatcher } from './support';
 
@@ -69,9 +69,8 @@ afterAll(async () => {
   await new Promise((resolve) => receiver?.server.close(resolve));
 });
 
-async function succeeded(): Promise<number> {
-  const text = await (await fetch(`${dispatcher.url}/metrics`)).text();
-  return Number(/webhook_deliveries_total\{[^}]*outcome="succeeded"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+function succeeded(): Promise<number> {
+  return metricValue(dispatcher.url, 'webhook_deliveries_total', { outcome: 'succeeded' });
 }
 
 describe('Database commands per delivery (issue 9)', () => {

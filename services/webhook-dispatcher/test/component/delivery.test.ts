@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANSWER, eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import { ANSWER, eventually, metricValue, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import { TOPICS, topicName, type EventResponse } from '@checkout/contracts';
 import {
   INTERNAL_TOKEN,
@@ -218,7 +218,7 @@ describe('Webhook delivery (D2, D30, D31)', () => {
     const p = path('unsigned');
     const event = buildSessionEvent({ callbackUrl: receiver.url(p), organizationId: UNREADABLE_ORG });
     const scope = { organizationId: UNREADABLE_ORG, mode: 'test' as const };
-    const deferred = async () => Number(/webhook_attempts_deferred_total\{[^}]*reason="signing_secret_unavailable"[^}]*\} (\d+)/.exec(await (await fetch(`${dispatcher.url}/metrics`)).text())?.[1] ?? 0);
+    const deferred = () => metricValue(dispatcher.url, 'webhook_attempts_deferred_total', { reason: 'signing_secret_unavailable' });
     const before = await deferred();
     await producer.sendEvents(topic, [event]);
     // Put off at least twice (the first attempt, then the recovery sweep's), never sent, no attempt recorded.
