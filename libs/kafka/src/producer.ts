@@ -1,4 +1,5 @@
 import type { Producer } from 'kafkajs';
+import { GroupCommit } from '@checkout/coalesce';
 import type { KafkaClient } from './client';
 import { kafkajsOf } from './kafkajs';
 
@@ -85,40 +86,20 @@ export function createEventProducer(kafka: KafkaClient, options: { sendCounter?:
   };
   // Sends made while one is in flight wait for it anyway (one request in flight); they go together as the next
   // request, so under concurrency the broker handles one produce request for many callers. If that request is
-  // refused for what it holds (a non-retriable error, such as a message too large), each
-  // caller's messages are tried on their own, so one bad message fails only its own caller; if the broker could
-  // not be reached (retriable at its root), every caller fails at once, as each would have on its own.
-  let waiting: Array<{ messages: readonly OutgoingMessage[]; resolve: () => void; reject: (err: unknown) => void }> = [];
-  let flushing = false;
-  const flush = async () => {
-    flushing = true;
-    try {
-      while (waiting.length > 0) {
-        const callers = waiting;
-        waiting = [];
-        try {
-          await sendBatch(callers.flatMap((c) => c.messages));
-          for (const c of callers) c.resolve();
-        } catch (err) {
-          if (callers.length === 1 || !refusedForItsContent(err)) {
-            for (const c of callers) c.reject(err);
-            continue;
-          }
-          for (const c of callers) await sendBatch(c.messages).then(c.resolve, c.reject);
-        }
-      }
-    } finally {
-      flushing = false;
-    }
-  };
+  // refused for what it holds (a non-retriable error, such as a message too large), each caller's messages are
+  // tried on their own, so one bad message fails only its own caller; if the broker could not be reached
+  // (retriable at its root), every caller fails at once, as each would have on its own.
+  const sends = new GroupCommit<readonly OutgoingMessage[], void>(
+    async (callers) => {
+      await sendBatch(callers.flat());
+      return callers.map((): void => undefined);
+    },
+    { retryAloneWhen: refusedForItsContent },
+  );
   return {
     connect,
     send(messages) {
-      if (messages.length === 0) return Promise.resolve();
-      return new Promise<void>((resolve, reject) => {
-        waiting.push({ messages, resolve, reject });
-        if (!flushing) void flush();
-      });
+      return messages.length === 0 ? Promise.resolve() : sends.add(messages);
     },
     async disconnect() {
       connected = undefined;

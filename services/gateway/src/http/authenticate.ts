@@ -5,7 +5,7 @@ import { keyMatches, parseAuthorization } from '../domain/api-keys';
 import type { ApiKeyDocument, OrganizationDocument, OrganizationsStore } from '../store/organizations.store';
 import type { RateLimiter } from '../domain/rate-limit';
 import type { GatewayMetrics } from '../metrics';
-import { TtlCache } from '@checkout/cache';
+import { TtlCache } from '@checkout/coalesce';
 
 declare module 'koa' {
   interface DefaultState {

@@ -5,7 +5,7 @@ import { mountRouters } from '@checkout/http';
 import type { InternalClient } from '@checkout/http';
 import type { CheckoutSettings, OrganizationsStore } from '../store/organizations.store';
 import type { Mode } from '@checkout/contracts';
-import { TtlCache } from '@checkout/cache';
+import { TtlCache } from '@checkout/coalesce';
 import type { RateLimiter } from '../domain/rate-limit';
 import type { IdempotencyStore } from '../store/idempotency.store';
 import { idempotency } from './idempotency';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TtlCache } from '@checkout/cache';
+import { TtlCache } from '@checkout/coalesce';
 import { InternalClient } from '@checkout/http';
 import type { Scope } from '@checkout/mongo';
 

@@ -1,3 +1,4 @@
+import { GroupCommit } from '@checkout/coalesce';
 import type { Logger } from '@checkout/logger';
 import { DomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
@@ -12,7 +13,6 @@ import type { RetryMessage } from '../messaging/webhook-messages';
 import { HostScheduler } from './host-scheduler';
 import { nextAttempt, parseRetryAfter } from './retry-policy';
 import { initialDeliveryId, recoveryDeliveryId } from './recovery';
-import { GroupCommit } from '../store/group-commit';
 
 /** A pre-claimed delivery is attempted without a fresh claim only while its claim outlives the attempt by this. */
 const CLAIM_SAFETY_MS = 500;
@@ -108,11 +108,11 @@ export class Dispatcher {
       deps.metrics.deliveries.inc({ outcome: 'succeeded' }, recorded);
       if (recorded < items.length) deps.logger.info({ dropped: items.length - recorded }, 'attempt results dropped: those attempts were already recorded elsewhere');
       return items.map((): void => undefined);
-    }, WRITE_BATCH_LIMIT);
+    }, { maxBatch: WRITE_BATCH_LIMIT });
     this.deliveryInserts = new GroupCommit(async (docs) => {
       const existing = await deps.deliveries.insertDeliveries(docs);
       return docs.map((doc) => !existing.has(doc._id));
-    }, WRITE_BATCH_LIMIT);
+    }, { maxBatch: WRITE_BATCH_LIMIT });
   }
 
   stop(): void {

@@ -15,7 +15,7 @@ function controlledWrite() {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('GroupCommit (issue 9)', () => {
+describe('GroupCommit (issue 9; the producer, issue 13)', () => {
   it('When idle, then a lone write goes at once, alone', async () => {
     const w = controlledWrite();
     const commit = new GroupCommit(w.write);
@@ -39,7 +39,7 @@ describe('GroupCommit (issue 9)', () => {
 
   it('When more than the batch limit wait, then they are split into writes of at most the limit', async () => {
     const w = controlledWrite();
-    const commit = new GroupCommit(w.write, 2);
+    const commit = new GroupCommit(w.write, { maxBatch: 2 });
     const all = [1, 2, 3, 4, 5].map((n) => commit.add(n));
     w.finish();
     await settle();
@@ -61,5 +61,44 @@ describe('GroupCommit (issue 9)', () => {
     expect(w.calls).toEqual([[1], [2]]);
     w.finish();
     await expect(second).resolves.toBe(20);
+  });
+
+  it('When a write of several fails with an error that asks for it, then each item is written alone and only the bad one fails', async () => {
+    const calls: number[][] = [];
+    const refused = Object.assign(new Error('message too large'), { refused: true });
+    const commit = new GroupCommit<number, number>(
+      async (items) => {
+        calls.push([...items]);
+        if (items.includes(13)) throw refused;
+        return items.map((n) => n * 10);
+      },
+      { retryAloneWhen: (err) => err === refused },
+    );
+    const first = commit.add(1);
+    const rest = [commit.add(2), commit.add(13), commit.add(4)];
+    expect(await first).toBe(10);
+    const [two, thirteen, four] = await Promise.allSettled(rest);
+    expect(two).toEqual({ status: 'fulfilled', value: 20 });
+    expect(thirteen).toMatchObject({ status: 'rejected', reason: refused });
+    expect(four).toEqual({ status: 'fulfilled', value: 40 });
+    expect(calls).toEqual([[1], [2, 13, 4], [2], [13], [4]]);
+  });
+
+  it('When a write of several fails with any other error, then every item it carried fails at once, without a retry', async () => {
+    const calls: number[][] = [];
+    const commit = new GroupCommit<number, number>(
+      async (items) => {
+        calls.push([...items]);
+        if (items.length > 1) throw new Error('broker unreachable');
+        return items;
+      },
+      { retryAloneWhen: () => false },
+    );
+    const first = commit.add(1);
+    const rest = [commit.add(2), commit.add(3)];
+    await first;
+    const settled = await Promise.allSettled(rest);
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
+    expect(calls).toEqual([[1], [2, 3]]);
   });
 });

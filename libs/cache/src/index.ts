@@ -1,1 +1,0 @@
-export { TtlCache, type TtlCacheOptions } from './ttl-cache';
