@@ -80,9 +80,32 @@ describe('TtlCache', () => {
     expect(await cache.get('k', async () => 'v2')).toBe('v2');
   });
 
-  it('When a load fails and nothing was read before, then the error reaches the caller even with stale-if-error', async () => {
-    const cache = new TtlCache<string>({ ttlMs: 30_000, maxEntries: 10, staleRetryMs: 5_000 });
-    await expect(cache.get('never', async () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+  it('When a load fails and nothing was read before, then callers get the error at once until the pause is over, and the owner is asked again then', async () => {
+    let now = 0;
+    const cache = new TtlCache<string>({ ttlMs: 30_000, maxEntries: 10, staleRetryMs: 5_000, now: () => now });
+    let loads = 0;
+    const failing = async () => {
+      loads += 1;
+      throw new Error('down');
+    };
+    await expect(cache.get('never', failing)).rejects.toThrow('down');
+    now = 5_000;
+    await expect(cache.get('never', failing)).rejects.toThrow('down');
+    expect(loads).toBe(1);
+    now = 5_001;
+    expect(await cache.get('never', async () => 'v1')).toBe('v1');
+  });
+
+  it('When stale-if-error is off, then every caller after a failure tries the load again', async () => {
+    const cache = new TtlCache<string>({ ttlMs: 30_000, maxEntries: 10 });
+    let loads = 0;
+    const failing = async () => {
+      loads += 1;
+      throw new Error('down');
+    };
+    await expect(cache.get('k', failing)).rejects.toThrow('down');
+    await expect(cache.get('k', failing)).rejects.toThrow('down');
+    expect(loads).toBe(2);
   });
 
   it('When a key is forgotten while its load is in flight, then a load started after it is still the one callers join', async () => {

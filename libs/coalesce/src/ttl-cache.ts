@@ -11,10 +11,10 @@ export interface TtlCacheOptions<V> {
   /** Which loaded values to remember (e.g. not an unknown key: creating one then takes effect at once). */
   remember?: (value: V) => boolean;
   /**
-   * Stale if error: when a load fails and a value was read before, that value is served instead of the error,
-   * and the owner is asked again only after this long (at most ttlMs), so callers meanwhile neither wait for
-   * nor hammer an owner that is down. Unset: a failed load fails its callers (the gateway's choice: a revoked
-   * key must not keep working through a database outage).
+   * Stale if error: when a load fails, the owner is asked again only after this long (at most ttlMs), so callers
+   * meanwhile neither wait for nor hammer an owner that is down. Until then they get the value read before, or,
+   * if none was ever read, the same error at once. Unset: every caller's load is tried, and a failed one fails
+   * its callers (the gateway's choice: a revoked key must not keep working through a database outage).
    */
   staleRetryMs?: number;
   now?: () => number;
@@ -23,6 +23,8 @@ export interface TtlCacheOptions<V> {
 export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; until: number }>();
   private readonly loading = new Map<string, Promise<V>>();
+  /** With staleRetryMs: a failed load with nothing stale to serve, remembered until the owner is asked again. */
+  private readonly failures = new Map<string, { err: unknown; until: number }>();
   /** Bumped by forget(): a load that started before it must not store what it read. */
   private generation = 0;
 
@@ -31,12 +33,15 @@ export class TtlCache<V> {
   get(key: string, load: () => Promise<V>): Promise<V> {
     const entry = this.entries.get(key);
     if (entry && entry.until >= this.now()) return Promise.resolve(entry.value);
+    const failure = this.failures.get(key);
+    if (failure && failure.until >= this.now()) return Promise.reject(failure.err);
     let pending: Promise<V> | undefined = this.loading.get(key);
     if (!pending) {
       const startedIn = this.generation;
       pending = load()
         .then(
           (value) => {
+            this.failures.delete(key);
             if (this.options.ttlMs > 0 && startedIn === this.generation && (this.options.remember?.(value) ?? true)) {
               if (this.entries.size >= this.options.maxEntries) this.entries.clear();
               this.entries.set(key, { value, until: this.now() + this.options.ttlMs });
@@ -44,10 +49,16 @@ export class TtlCache<V> {
             return value;
           },
           (err: unknown) => {
-            const stale = this.options.staleRetryMs === undefined ? undefined : this.entries.get(key);
-            if (!stale || startedIn !== this.generation) throw err;
-            stale.until = this.now() + Math.min(this.options.ttlMs, this.options.staleRetryMs ?? 0);
-            return stale.value;
+            if (this.options.staleRetryMs === undefined || startedIn !== this.generation) throw err;
+            const askAgainAt = this.now() + Math.min(this.options.ttlMs, this.options.staleRetryMs);
+            const stale = this.entries.get(key);
+            if (stale) {
+              stale.until = askAgainAt;
+              return stale.value;
+            }
+            if (this.failures.size >= this.options.maxEntries) this.failures.clear();
+            this.failures.set(key, { err, until: askAgainAt });
+            throw err;
           },
         )
         .finally(() => {
@@ -62,6 +73,7 @@ export class TtlCache<V> {
   /** Drops a key this replica has just changed, so that its own next read sees the change. */
   forget(key: string): void {
     this.entries.delete(key);
+    this.failures.delete(key);
     this.loading.delete(key);
     this.generation += 1;
   }

@@ -64,10 +64,18 @@ describe('GatewaySettingsClient (D35)', () => {
     await settings.close();
   });
 
-  it('When the gateway fails and no secret was ever read, then the lookup fails (nothing is sent unsigned)', async () => {
+  it('When the gateway fails and no secret was ever read, then the lookup fails (nothing is sent unsigned), and lookups during the pause fail at once without asking', async () => {
     answer = { status: 503, secret: null };
     const settings = client();
-    await expect(settings.secretFor({ organizationId: 'org_never_seen', mode: 'live' })).rejects.toThrow(/503/);
+    const unseen = { organizationId: 'org_never_seen', mode: 'live' as const };
+    await expect(settings.secretFor(unseen)).rejects.toThrow(/503/);
+    const askedOnce = calls;
+    now += 4_000;
+    await expect(settings.secretFor(unseen)).rejects.toThrow(/503/);
+    expect(calls).toBe(askedOnce);
+    answer = { status: 200, secret: 'whsec_late' };
+    now += 1_001;
+    expect(await settings.secretFor(unseen)).toBe('whsec_late');
     await settings.close();
   });
 });

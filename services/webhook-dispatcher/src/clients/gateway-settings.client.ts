@@ -6,13 +6,15 @@ import type { Scope } from '@checkout/mongo';
 // Reads an organization's webhook signing secret (D35) from the gateway, which owns checkout settings.
 // Cached per (organization, mode) for a short time: a rotated secret is picked up within the cache period.
 // While the gateway cannot answer, the last secret read stays in use (stale if error): a gateway outage does
-// not turn webhooks of organizations already seen into failed attempts that use up their retries.
+// not turn webhooks of organizations already seen into failed attempts that use up their retries. For an
+// organization never seen, lookups fail at once until the gateway is asked again, so the attempts put off
+// meanwhile (D35) do not each hold a sender's slot through the client's timeouts and retries.
 
 const CheckoutSettings = z.object({
   webhookSigningSecret: z.string().min(1).nullable(),
 });
 
-/** How long a secret kept through a failed refresh is used before the gateway is asked again. */
+/** How long after a failed read the gateway is asked again (the kept secret, or the failure, serves meanwhile). */
 const STALE_RETRY_MS = 5_000;
 
 export interface SigningSecrets {
