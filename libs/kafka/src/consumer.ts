@@ -121,6 +121,27 @@ export async function superviseConsumer(options: {
 }
 
 /**
+ * What every consumer runner here starts with: a supervised member of `groupId` with our group settings (plus
+ * the runner's own fetch settings), subscribed to `topics`; `run` starts it consuming, on every replacement too.
+ */
+function superviseGroupMember(
+  options: Pick<ConsumerOptions<unknown>, 'kafka' | 'groupId' | 'topics' | 'fromBeginning' | 'onRestart'>,
+  log: Logger,
+  fetchSettings: { maxWaitTimeInMs?: number; maxBytesPerPartition?: number },
+  run: (consumer: Consumer) => Promise<void>,
+): Promise<RunningConsumer> {
+  return superviseConsumer({
+    logger: log,
+    ...(options.onRestart && { onRestart: options.onRestart }),
+    create: () => kafkajsGroupsOf(options.kafka).consumer({ groupId: options.groupId, ...CONSUMER_GROUP_SETTINGS, ...fetchSettings }),
+    begin: async (consumer) => {
+      for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
+      await run(consumer);
+    },
+  });
+}
+
+/**
  * A handler's failure as kafkajs must see it: retriable. kafkajs retries any error by default, except that
  * it crashes the consumer on a TypeError, RangeError, ReferenceError or SyntaxError (its "unrecoverable"
  * list), which a network library or a bug in one branch can throw for one message. At least once means the
@@ -178,32 +199,26 @@ async function heartbeating<R>(heartbeat: () => Promise<void>, work: () => Promi
  */
 export async function runConsumer<T>(options: ConsumerOptions<T>): Promise<RunningConsumer> {
   const log = options.logger.child({ groupId: options.groupId });
-  return superviseConsumer({
-    logger: log,
-    ...(options.onRestart && { onRestart: options.onRestart }),
-    create: () => kafkajsGroupsOf(options.kafka).consumer({ groupId: options.groupId, ...CONSUMER_GROUP_SETTINGS }),
-    begin: async (consumer) => {
-      for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
-      await consumer.run({
-        autoCommit: true,
-        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
-        eachMessage: async ({ topic, partition, message, heartbeat }) => {
-          const context: MessageContext = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers: decodeHeaders(message.headers) };
-          const parsed = parseMessage(message, options.parse);
-          if (!parsed.ok) {
-            log.error({ topic, partition, offset: message.offset, reason: parsed.error }, 'poison message parked on the dead-letter topic');
-            await parkOnDeadLetter(options.deadLetter, { topic, partition, message }, parsed.error);
-            return;
-          }
-          try {
-            await heartbeating(heartbeat, () => withinDeadline(options.handle(parsed.value, context), options.handlerDeadlineMs ?? HANDLER_DEADLINE_MS));
-          } catch (err) {
-            throw new HandlerFailedError(err);
-          }
-        },
-      });
-    },
-  });
+  return superviseGroupMember(options, log, {}, (consumer) =>
+    consumer.run({
+      autoCommit: true,
+      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
+      eachMessage: async ({ topic, partition, message, heartbeat }) => {
+        const context: MessageContext = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers: decodeHeaders(message.headers) };
+        const parsed = parseMessage(message, options.parse);
+        if (!parsed.ok) {
+          log.error({ topic, partition, offset: message.offset, reason: parsed.error }, 'poison message parked on the dead-letter topic');
+          await parkOnDeadLetter(options.deadLetter, { topic, partition, message }, parsed.error);
+          return;
+        }
+        try {
+          await heartbeating(heartbeat, () => withinDeadline(options.handle(parsed.value, context), options.handlerDeadlineMs ?? HANDLER_DEADLINE_MS));
+        } catch (err) {
+          throw new HandlerFailedError(err);
+        }
+      },
+    }),
+  );
 }
 
 export interface BatchConsumerOptions<T> extends Omit<ConsumerOptions<T>, 'handle'> {
@@ -234,84 +249,76 @@ interface PendingCommit {
  */
 export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Promise<RunningConsumer> {
   const log = options.logger.child({ groupId: options.groupId });
-  return superviseConsumer({
-    logger: log,
-    ...(options.onRestart && { onRestart: options.onRestart }),
-    create: () =>
-      kafkajsGroupsOf(options.kafka).consumer({
-        groupId: options.groupId,
-        ...CONSUMER_GROUP_SETTINGS,
-        ...(options.maxWaitTimeInMs !== undefined && { maxWaitTimeInMs: options.maxWaitTimeInMs }),
-        ...(options.maxBytesPerPartition !== undefined && { maxBytesPerPartition: options.maxBytesPerPartition }),
-      }),
-    begin: async (consumer) => {
-      // Per partition, the batches in hand in offset order; replaced wholesale on every (re)join.
-      let pending = new Map<string, PendingCommit[]>();
-      let commits: Promise<void> = Promise.resolve();
-      consumer.on(consumer.events.GROUP_JOIN, () => {
-        pending = new Map();
-      });
-      const commitSettled = (topic: string, partition: number, queue: PendingCommit[]) => {
-        let offset: string | undefined;
-        while (queue[0]?.settled) offset = queue.shift()?.nextOffset;
-        if (offset === undefined) return;
-        const committed = offset;
-        commits = commits
-          .then(() => consumer.commitOffsets([{ topic, partition, offset: committed }]))
-          .catch((err: unknown) => log.warn({ err, topic, partition }, 'offset commit failed; the messages will be fetched again'));
-      };
-      for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
-      await consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
-        eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-          if (!isRunning() || isStale() || batch.messages.length === 0) return;
-          const { topic, partition } = batch;
-          const parsedMessages: Array<{ value: T; context: MessageContext }> = [];
-          for (const message of batch.messages) {
-            const parsed = parseMessage(message, options.parse);
-            if (parsed.ok) {
-              parsedMessages.push({
-                value: parsed.value,
-                context: { topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers: decodeHeaders(message.headers) },
-              });
-              continue;
-            }
-            log.error({ topic, partition, offset: message.offset, reason: parsed.error }, 'poison message parked on the dead-letter topic');
-            await parkOnDeadLetter(options.deadLetter, { topic, partition, message }, parsed.error);
+  const fetchSettings = {
+    ...(options.maxWaitTimeInMs !== undefined && { maxWaitTimeInMs: options.maxWaitTimeInMs }),
+    ...(options.maxBytesPerPartition !== undefined && { maxBytesPerPartition: options.maxBytesPerPartition }),
+  };
+  return superviseGroupMember(options, log, fetchSettings, async (consumer) => {
+    // Per partition, the batches in hand in offset order; replaced wholesale on every (re)join.
+    let pending = new Map<string, PendingCommit[]>();
+    let commits: Promise<void> = Promise.resolve();
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      pending = new Map();
+    });
+    const commitSettled = (topic: string, partition: number, queue: PendingCommit[]) => {
+      let offset: string | undefined;
+      while (queue[0]?.settled) offset = queue.shift()?.nextOffset;
+      if (offset === undefined) return;
+      const committed = offset;
+      commits = commits
+        .then(() => consumer.commitOffsets([{ topic, partition, offset: committed }]))
+        .catch((err: unknown) => log.warn({ err, topic, partition }, 'offset commit failed; the messages will be fetched again'));
+    };
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        if (!isRunning() || isStale() || batch.messages.length === 0) return;
+        const { topic, partition } = batch;
+        const parsedMessages: Array<{ value: T; context: MessageContext }> = [];
+        for (const message of batch.messages) {
+          const parsed = parseMessage(message, options.parse);
+          if (parsed.ok) {
+            parsedMessages.push({
+              value: parsed.value,
+              context: { topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers: decodeHeaders(message.headers) },
+            });
+            continue;
           }
-          const { done } = await handOver(options.handleBatch, parsedMessages, heartbeat);
-          const key = `${topic}:${partition}`;
-          const queues = pending;
-          const queue = queues.get(key) ?? [];
-          queues.set(key, queue);
-          const entry: PendingCommit = { nextOffset: (BigInt(batch.lastOffset()) + 1n).toString(), settled: false };
-          queue.push(entry);
-          const firstOffset = batch.firstOffset() ?? batch.messages[0]?.offset ?? '0';
-          done.then(
-            () => {
-              entry.settled = true;
-              if (pending === queues) commitSettled(topic, partition, queue);
-            },
-            (err: unknown) => {
-              // Nothing from this batch on may be committed now: fetch it all again.
-              log.warn({ err, topic, partition, offset: firstOffset }, 'batch failed after it was taken; fetching it again');
-              if (pending !== queues) return;
-              queue.length = 0;
-              try {
-                consumer.seek({ topic, partition, offset: firstOffset });
-              } catch (seekErr) {
-                // Stopped or no longer assigned: whoever reads the partition next starts at its last commit.
-                log.warn({ err: seekErr, topic, partition }, 'could not go back to the failed batch');
-              }
-            },
-          );
-          resolveOffset(batch.lastOffset());
-          await heartbeat();
-        },
-      });
-    },
+          log.error({ topic, partition, offset: message.offset, reason: parsed.error }, 'poison message parked on the dead-letter topic');
+          await parkOnDeadLetter(options.deadLetter, { topic, partition, message }, parsed.error);
+        }
+        const { done } = await handOver(options.handleBatch, parsedMessages, heartbeat);
+        const key = `${topic}:${partition}`;
+        const queues = pending;
+        const queue = queues.get(key) ?? [];
+        queues.set(key, queue);
+        const entry: PendingCommit = { nextOffset: (BigInt(batch.lastOffset()) + 1n).toString(), settled: false };
+        queue.push(entry);
+        const firstOffset = batch.firstOffset() ?? batch.messages[0]?.offset ?? '0';
+        done.then(
+          () => {
+            entry.settled = true;
+            if (pending === queues) commitSettled(topic, partition, queue);
+          },
+          (err: unknown) => {
+            // Nothing from this batch on may be committed now: fetch it all again.
+            log.warn({ err, topic, partition, offset: firstOffset }, 'batch failed after it was taken; fetching it again');
+            if (pending !== queues) return;
+            queue.length = 0;
+            try {
+              consumer.seek({ topic, partition, offset: firstOffset });
+            } catch (seekErr) {
+              // Stopped or no longer assigned: whoever reads the partition next starts at its last commit.
+              log.warn({ err: seekErr, topic, partition }, 'could not go back to the failed batch');
+            }
+          },
+        );
+        resolveOffset(batch.lastOffset());
+        await heartbeat();
+      },
+    });
   });
 }
 
@@ -392,60 +399,49 @@ export async function runDelayedConsumer<T>(options: DelayedConsumerOptions<T>):
     timers.clear();
     waiting.clear();
   };
-  const running = await superviseConsumer({
-    logger: log,
-    ...(options.onRestart && { onRestart: options.onRestart }),
-    create: () =>
-      kafkajsGroupsOf(options.kafka).consumer({
-        groupId: options.groupId,
-        ...CONSUMER_GROUP_SETTINGS,
-        // A resumed partition is fetched on the next fetch round; a short long-poll keeps that within ~200 ms
-        // instead of kafkajs' default 5 s (with every partition paused kafkajs idles for this long, too).
-        maxWaitTimeInMs: 200,
-      }),
-    begin: async (consumer) => {
-      // A replacement consumer starts with every partition resumed; the old one's timers are moot.
-      clearWaits();
-      for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: true });
-      await consumer.run({
-        autoCommit: true,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
-        eachBatch: async ({ batch, resolveOffset, heartbeat, pause, isRunning, isStale }) => {
-          const partitionKey = `${batch.topic}:${batch.partition}`;
-          if (waiting.has(partitionKey)) return;
-          for (const message of batch.messages) {
-            if (!isRunning() || isStale()) return;
-            const parsed = parseMessage(message, options.parse);
-            if (!parsed.ok) {
-              log.error({ topic: batch.topic, partition: batch.partition, offset: message.offset, reason: parsed.error }, 'poison message parked on the dead-letter topic');
-              await parkOnDeadLetter(options.deadLetter, { topic: batch.topic, partition: batch.partition, message }, parsed.error);
-              resolveOffset(message.offset);
-              continue;
-            }
-            const waitMs = options.dueAt(parsed.value).getTime() - options.clock().getTime();
-            if (waitMs > 0) {
-              const resume = pause();
-              waiting.add(partitionKey);
-              const timer = setTimeout(() => {
-                timers.delete(timer);
-                waiting.delete(partitionKey);
-                resume();
-              }, waitMs);
-              timers.add(timer);
-              return;
-            }
-            try {
-              await heartbeating(heartbeat, () => options.onDue(parsed.value));
-            } catch (err) {
-              throw new HandlerFailedError(err);
-            }
+  // A resumed partition is fetched on the next fetch round; a short long-poll keeps that within ~200 ms instead
+  // of kafkajs' default 5 s (with every partition paused kafkajs idles for this long, too).
+  const running = await superviseGroupMember({ ...options, fromBeginning: true }, log, { maxWaitTimeInMs: 200 }, async (consumer) => {
+    // A replacement consumer starts with every partition resumed; the old one's timers are moot.
+    clearWaits();
+    await consumer.run({
+      autoCommit: true,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, pause, isRunning, isStale }) => {
+        const partitionKey = `${batch.topic}:${batch.partition}`;
+        if (waiting.has(partitionKey)) return;
+        for (const message of batch.messages) {
+          if (!isRunning() || isStale()) return;
+          const parsed = parseMessage(message, options.parse);
+          if (!parsed.ok) {
+            log.error({ topic: batch.topic, partition: batch.partition, offset: message.offset, reason: parsed.error }, 'poison message parked on the dead-letter topic');
+            await parkOnDeadLetter(options.deadLetter, { topic: batch.topic, partition: batch.partition, message }, parsed.error);
             resolveOffset(message.offset);
-            await heartbeat();
+            continue;
           }
-        },
-      });
-    },
+          const waitMs = options.dueAt(parsed.value).getTime() - options.clock().getTime();
+          if (waitMs > 0) {
+            const resume = pause();
+            waiting.add(partitionKey);
+            const timer = setTimeout(() => {
+              timers.delete(timer);
+              waiting.delete(partitionKey);
+              resume();
+            }, waitMs);
+            timers.add(timer);
+            return;
+          }
+          try {
+            await heartbeating(heartbeat, () => options.onDue(parsed.value));
+          } catch (err) {
+            throw new HandlerFailedError(err);
+          }
+          resolveOffset(message.offset);
+          await heartbeat();
+        }
+      },
+    });
   });
   return {
     async stop() {
