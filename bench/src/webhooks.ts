@@ -24,7 +24,7 @@ import { percentile } from './load';
 
 export interface WebhookBenchOptions {
   /** Engines to use; otherwise KAFKA_BROKERS / MONGODB_URL, otherwise startEngines(). */
-  engines?: { kafkaBrokers: string[]; mongoUrl: string };
+  engines?: { kafkaBrokers: string[]; mongoUrl: string; description?: string };
   /** Events in the throughput burst. */
   burst?: number;
   /** Paced rate (events/s) and duration of the latency scenarios. */
@@ -174,6 +174,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   let engines = options.engines;
   if (!engines && process.env.KAFKA_BROKERS && process.env.MONGODB_URL) engines = { kafkaBrokers: process.env.KAFKA_BROKERS.split(','), mongoUrl: process.env.MONGODB_URL };
   if (!engines) engines = owned = await startEngines({ log: (line) => process.stderr.write(`[engines] ${line}\n`) });
+  const { description } = engines;
 
   const name = `bench_webhooks_${randomBytes(3).toString('hex')}`;
   const receivers = await Promise.all(Array.from({ length: receiverCount }, () => startWebhookReceiver()));
@@ -316,6 +317,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   }
 
   console.log(`\nwebhook dispatcher benchmark (${receiverCount} receivers on 127.0.0.1, timeout ${timeoutMs} ms, paced ${rate}/s for ${paceSeconds} s; shared 2-core machine: noisy)`);
+  if (description) console.log(`engines: ${description}`);
   const header: [string, string, string, string] = ['figure', 'now', 'target', 'before (issue 9)'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
   const fmt = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ');
