@@ -181,7 +181,7 @@ export class Dispatcher {
   /** Queues a first attempt; resolves once the delivery is stored with it (or was already, by another process). */
   private firstAttempt(delivery: DeliveryDocument, body: string): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const submitted = this.deps.scheduler.submit(attemptKey(delivery._id, 1), this.deps.hostKey(delivery.url), () => this.runFirstAttempt(delivery, body));
+      const submitted = this.deps.scheduler.submit(attemptKey(delivery._id, 1), this.deps.hostKey(delivery.url), (release) => this.runFirstAttempt(delivery, body, release));
       this.deps.metrics.queued.set(this.deps.scheduler.queued);
       if (submitted === 'queued') {
         this.unstored.set(delivery._id, { delivery, queuedAt: Date.now(), stored: resolve, failed: reject });
@@ -216,14 +216,15 @@ export class Dispatcher {
     await this.deliveryInserts.add(delivery);
   }
 
-  private async runFirstAttempt(delivery: DeliveryDocument, body: string): Promise<void> {
+  /** `release` frees the host's slot: called once the request is over, before the attempt is recorded. */
+  private async runFirstAttempt(delivery: DeliveryDocument, body: string, release: () => void): Promise<void> {
     const waiting = this.unstored.get(delivery._id);
     this.unstored.delete(delivery._id);
     const storedEarlier = this.storedWhileQueued.get(delivery._id);
     if (storedEarlier) {
       // Stored while it waited: from here on it is an attempt like any other (a conditional update records it).
       this.storedWhileQueued.delete(delivery._id);
-      if (await storedEarlier.created) await this.runAttempt(delivery._id, 1, { delivery: storedEarlier.held, body });
+      if (await storedEarlier.created) await this.runAttempt(delivery._id, 1, release, { delivery: storedEarlier.held, body });
       return;
     }
     if (this.stopped) {
@@ -233,6 +234,7 @@ export class Dispatcher {
     }
     const started = this.deps.clock();
     const sent = await this.sendAndDecide(delivery, body, 1, started);
+    release();
     if ('deferredUntil' in sent) {
       // Nothing was sent: stored with no attempt, left to the recovery sweep once the pause is over.
       const deferred: DeliveryDocument = { ...delivery, nextAttemptAt: sent.deferredUntil, lockedUntil: sent.deferredUntil, lockOwner: null, updatedAt: started };
@@ -370,12 +372,12 @@ export class Dispatcher {
   }
 
   private enqueue(deliveryId: string, attempt: number, url: string, preclaimed?: Preclaimed) {
-    const result = this.deps.scheduler.submit(attemptKey(deliveryId, attempt), this.deps.hostKey(url), () => this.runAttempt(deliveryId, attempt, preclaimed));
+    const result = this.deps.scheduler.submit(attemptKey(deliveryId, attempt), this.deps.hostKey(url), (release) => this.runAttempt(deliveryId, attempt, release, preclaimed));
     this.deps.metrics.queued.set(this.deps.scheduler.queued);
     return result;
   }
 
-  private async runAttempt(deliveryId: string, attempt: number, preclaimed?: Preclaimed): Promise<void> {
+  private async runAttempt(deliveryId: string, attempt: number, release: () => void, preclaimed?: Preclaimed): Promise<void> {
     if (this.stopped) return;
     const { policy, metrics } = this.deps;
     const started = this.deps.clock();
@@ -398,6 +400,7 @@ export class Dispatcher {
     }
 
     const sent = await this.sendAndDecide(delivery, body, attempt, started);
+    release();
     if ('deferredUntil' in sent) {
       await this.deps.deliveries.deferAttempt(deliveryId, attempt, sent.deferredUntil, started);
       return;

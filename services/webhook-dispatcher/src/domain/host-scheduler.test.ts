@@ -90,4 +90,40 @@ describe('HostScheduler', () => {
     expect(errors).toEqual(['boom']);
     expect(scheduler.inFlight).toBe(0);
   });
+
+  it("When a job releases its slot before it settles, then the host's next attempt starts meanwhile, and idle() waits for the first to settle", async () => {
+    const scheduler = new HostScheduler({ ...limits, maxPerHost: 1 });
+    const recorded = gate();
+    const secondStarted = gate();
+    let firstSettled = false;
+    scheduler.submit('a-0', 'a', async (release) => {
+      release(); // the request is over; recording it waits for the database
+      await recorded.promise;
+      firstSettled = true;
+    });
+    scheduler.submit('a-1', 'a', async () => secondStarted.open());
+    await secondStarted.promise;
+    let idle = false;
+    const becameIdle = scheduler.idle().then(() => (idle = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(idle).toBe(false);
+    recorded.open();
+    await becameIdle;
+    expect(firstSettled).toBe(true);
+  });
+
+  it('When released jobs have not settled, then they count against the total bound: consumers wait for room, and a replay of the same key is not run', async () => {
+    const scheduler = new HostScheduler({ ...limits, maxQueued: 2 });
+    const recorded = gate();
+    for (const key of ['a-0', 'b-0']) scheduler.submit(key, key, async (release) => { release(); await recorded.promise; });
+    expect(scheduler.inFlight).toBe(0);
+    expect(scheduler.submit('a-0', 'a-0', async () => {})).toBe('duplicate');
+    let room = false;
+    const roomMade = scheduler.waitForRoom().then(() => (room = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(room).toBe(false);
+    recorded.open();
+    await roomMade;
+    await scheduler.idle();
+  });
 });

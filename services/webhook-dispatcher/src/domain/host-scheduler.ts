@@ -4,6 +4,10 @@
 // Memory is bounded: a host's queue beyond `maxQueuedPerHost` is refused ("spilled": the delivery stays
 // pending in the database and the recovery sweep brings it back later), and when the total queued reaches
 // `maxQueued`, `waitForRoom()` makes the consumers wait (backpressure).
+// A slot is for talking to the host: a job calls `release()` once its request is over, and what it still does
+// (recording the attempt, which waits for the database) no longer keeps the host's next attempt waiting. Such a
+// finishing job still counts against `maxQueued`, so attempts sent faster than they are recorded cannot pile
+// up in memory, and `idle()` waits for it.
 
 export interface SchedulerLimits {
   maxInFlight: number;
@@ -14,9 +18,12 @@ export interface SchedulerLimits {
 
 export type SubmitResult = 'queued' | 'duplicate' | 'spilled' | 'stopped';
 
+/** `release` frees the job's slots early (idempotent); otherwise they are freed when the job settles. */
+export type JobRun = (release: () => void) => Promise<void>;
+
 interface Job {
   key: string;
-  run: () => Promise<void>;
+  run: JobRun;
 }
 
 interface HostState {
@@ -33,6 +40,8 @@ export class HostScheduler {
   private readonly known = new Set<string>();
   private running = 0;
   private queuedTotal = 0;
+  /** Jobs that released their slots and have not settled yet. */
+  private finishing = 0;
   private stopped = false;
   private roomWaiters: Array<() => void> = [];
   private idleWaiters: Array<() => void> = [];
@@ -56,7 +65,7 @@ export class HostScheduler {
 
   /** Whether a job for `host` would be queued now rather than spilled: its own queue and the total both have room. */
   hasRoomFor(host: string): boolean {
-    return this.hostHasRoom(host) && this.queuedTotal < this.limits.maxQueued;
+    return this.hostHasRoom(host) && this.hasRoom();
   }
 
   /**
@@ -67,7 +76,7 @@ export class HostScheduler {
     return !this.stopped && (this.hosts.get(host)?.queue.length ?? 0) < this.limits.maxQueuedPerHost;
   }
 
-  submit(key: string, host: string, run: () => Promise<void>): SubmitResult {
+  submit(key: string, host: string, run: JobRun): SubmitResult {
     if (this.stopped) return 'stopped';
     if (this.known.has(key)) return 'duplicate';
     let state = this.hosts.get(host);
@@ -86,7 +95,7 @@ export class HostScheduler {
 
   /** Resolves once the total queue is below its bound (immediately when it is). */
   waitForRoom(): Promise<void> {
-    if (this.queuedTotal < this.limits.maxQueued || this.stopped) return Promise.resolve();
+    if (this.hasRoom() || this.stopped) return Promise.resolve();
     return new Promise((resolve) => this.roomWaiters.push(resolve));
   }
 
@@ -105,8 +114,16 @@ export class HostScheduler {
 
   /** Resolves when nothing is running (after stop(), when in-flight attempts have finished). */
   idle(): Promise<void> {
-    if (this.running === 0 && this.queuedTotal === 0) return Promise.resolve();
+    if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private hasRoom(): boolean {
+    return this.queuedTotal + this.finishing < this.limits.maxQueued;
+  }
+
+  private isIdle(): boolean {
+    return this.running === 0 && this.queuedTotal === 0 && this.finishing === 0;
   }
 
   private markReady(host: string, state: HostState): void {
@@ -129,21 +146,31 @@ export class HostScheduler {
       this.markReady(host, state);
       void this.execute(host, state, job);
     }
-    if (this.queuedTotal < this.limits.maxQueued) for (const resolve of this.roomWaiters.splice(0)) resolve();
-    if (this.running === 0 && this.queuedTotal === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    if (this.hasRoom()) for (const resolve of this.roomWaiters.splice(0)) resolve();
+    if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   private async execute(host: string, state: HostState, job: Job): Promise<void> {
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      state.running -= 1;
+      this.running -= 1;
+      this.finishing += 1;
+      if (state.running === 0 && state.queue.length === 0 && this.hosts.get(host) === state) this.hosts.delete(host);
+      else this.markReady(host, state);
+      this.pump();
+    };
     try {
-      await job.run();
+      await job.run(release);
     } catch (err) {
       this.onError(err, job.key);
     } finally {
+      release();
+      // The key stays known until the job settles: a replay of the same attempt is not sent while it is recorded.
       this.known.delete(job.key);
-      state.running -= 1;
-      this.running -= 1;
-      if (state.running === 0 && state.queue.length === 0) this.hosts.delete(host);
-      else this.markReady(host, state);
+      this.finishing -= 1;
       this.pump();
     }
   }
