@@ -41,7 +41,7 @@ export const ConfigSchema = z
     WEBHOOK_MAX_QUEUED_PER_HOST: env
       .positiveInt(2_000)
       .describe('Attempts waiting in memory for one host; beyond this they stay in the database and the recovery sweep picks them up later'),
-    WEBHOOK_MAX_QUEUED: env.positiveInt(5_000).describe('Attempts waiting in memory in total; beyond this the consumers pause and new events wait in Kafka (backpressure; bounds the RSS)'),
+    WEBHOOK_MAX_QUEUED: env.positiveInt(5_000).describe('Attempts held in memory in total, waiting for their turn or sent and being recorded; beyond this the consumers pause and new events wait in Kafka (backpressure; bounds the RSS)'),
     WEBHOOK_STORE_QUEUED_AFTER_MS: env
       .positiveInt(10_000)
       .describe('A first attempt still waiting in memory after this long (its host is busy or hanging) gets its delivery stored, held, at once; until then a delivery is stored with its first attempt. Bounds what a crash replays from Kafka'),
