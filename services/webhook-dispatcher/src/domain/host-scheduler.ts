@@ -112,7 +112,7 @@ export class HostScheduler {
     for (const resolve of this.roomWaiters.splice(0)) resolve();
   }
 
-  /** Resolves when nothing is running (after stop(), when in-flight attempts have finished). */
+  /** Resolves when nothing is running or being recorded (after stop(), when in-flight attempts have finished). */
   idle(): Promise<void> {
     if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
