@@ -211,6 +211,22 @@ export class Dispatcher {
     }
   }
 
+  /**
+   * Stores a first attempt's delivery (with the attempt, or put off with none) and tells its batch, which commits
+   * its offsets once all its deliveries are stored. False when another process had stored it already.
+   */
+  private async storeFirst(delivery: DeliveryDocument, waiting: Unstored | undefined): Promise<boolean> {
+    let created: boolean;
+    try {
+      created = await this.deliveryInserts.add(delivery);
+    } catch (err) {
+      waiting?.failed(err);
+      throw err;
+    }
+    waiting?.stored();
+    return created;
+  }
+
   /** Stores a delivery nobody holds: the recovery sweep attempts it when there is room (back-pressure). */
   private async storeForSweep(delivery: DeliveryDocument): Promise<void> {
     await this.deliveryInserts.add(delivery);
@@ -237,14 +253,7 @@ export class Dispatcher {
     release();
     if ('deferredUntil' in sent) {
       // Nothing was sent: stored with no attempt, left to the recovery sweep once the pause is over.
-      const deferred: DeliveryDocument = { ...delivery, nextAttemptAt: sent.deferredUntil, lockedUntil: sent.deferredUntil, lockOwner: null, updatedAt: started };
-      try {
-        await this.deliveryInserts.add(deferred);
-      } catch (err) {
-        waiting?.failed(err);
-        throw err;
-      }
-      waiting?.stored();
+      await this.storeFirst({ ...delivery, nextAttemptAt: sent.deferredUntil, lockedUntil: sent.deferredUntil, lockOwner: null, updatedAt: started }, waiting);
       return;
     }
     const { result, outcome, retryAt, finished } = sent;
@@ -259,15 +268,7 @@ export class Dispatcher {
       deadLetterPending: outcome.deadLetterPending,
       updatedAt: finished,
     };
-    let created: boolean;
-    try {
-      created = await this.deliveryInserts.add(attempted);
-    } catch (err) {
-      waiting?.failed(err);
-      throw err;
-    }
-    waiting?.stored();
-    if (!created) {
+    if (!(await this.storeFirst(attempted, waiting))) {
       this.deps.logger.info({ deliveryId: delivery._id }, 'first attempt result dropped: another process recorded that delivery');
       return;
     }

@@ -83,9 +83,7 @@ export class DeliveriesStore {
    */
   async claim(input: { id: string; attempt: number; owner: string; now: Date; holdMs: number }): Promise<ClaimResult> {
     const claimable: Filter<DeliveryDocument> = {
-      _id: input.id,
-      status: 'pending',
-      attemptCount: input.attempt - 1,
+      ...awaitingAttempt(input.id, input.attempt),
       $or: [{ lockOwner: null }, { lockOwner: input.owner }, { lockedUntil: { $lte: input.now } }],
     };
     const claimed = await this.collection.findOneAndUpdate(
@@ -107,7 +105,7 @@ export class DeliveriesStore {
    * follows: null when that attempt was already recorded (by a replica that took over a lapsed hold).
    */
   recordAttempt(id: string, outcome: AttemptOutcome, now: Date): Promise<DeliveryDocument | null> {
-    return this.collection.findOneAndUpdate({ _id: id, status: 'pending', attemptCount: outcome.record.attempt - 1 }, attemptUpdate(outcome, now), { returnDocument: 'after' });
+    return this.collection.findOneAndUpdate(awaitingAttempt(id, outcome.record.attempt), attemptUpdate(outcome, now), { returnDocument: 'after' });
   }
 
   /**
@@ -119,7 +117,7 @@ export class DeliveriesStore {
     if (items.length === 0) return 0;
     const result = await this.collection.bulkWrite(
       items.map(({ id, outcome, now }) => ({
-        updateOne: { filter: { _id: id, status: 'pending', attemptCount: outcome.record.attempt - 1 } as Filter<DeliveryDocument>, update: attemptUpdate(outcome, now) },
+        updateOne: { filter: awaitingAttempt(id, outcome.record.attempt), update: attemptUpdate(outcome, now) },
       })),
       { ordered: false },
     );
@@ -132,7 +130,7 @@ export class DeliveriesStore {
    * brings it back. Conditional on the attempt it would have been, like recordAttempt.
    */
   async deferAttempt(id: string, attempt: number, until: Date, now: Date): Promise<void> {
-    await this.collection.updateOne({ _id: id, status: 'pending', attemptCount: attempt - 1 }, { $set: { nextAttemptAt: until, lockedUntil: until, lockOwner: null, updatedAt: now } });
+    await this.collection.updateOne(awaitingAttempt(id, attempt), { $set: { nextAttemptAt: until, lockedUntil: until, lockOwner: null, updatedAt: now } });
   }
 
   /** Pending deliveries that nobody holds any more: a crash, a lost retry message, a spilled queue. */
@@ -151,6 +149,14 @@ export class DeliveriesStore {
   async markDeadLettered(id: string, now: Date): Promise<void> {
     await this.collection.updateOne({ _id: id, deadLetterPending: true }, { $set: { deadLetterPending: false, updatedAt: now } });
   }
+}
+
+/**
+ * The delivery as it is just before attempt `attempt`: still pending, with the attempts before it recorded.
+ * Every write about an attempt is conditional on it, so of two processes acting on one attempt one wins.
+ */
+function awaitingAttempt(id: string, attempt: number): Filter<DeliveryDocument> {
+  return { _id: id, status: 'pending', attemptCount: attempt - 1 };
 }
 
 /** The update for one attempt: the attempt appended, the outcome's state taken, the hold released. */
