@@ -7,6 +7,14 @@ function gate() {
   return { promise, open };
 }
 
+/** Whether `promise` has settled once everything already due has run (a macrotask later). */
+async function settledYet(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  void promise.then(() => (settled = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  return settled;
+}
+
 const limits = { maxInFlight: 4, maxPerHost: 2, maxQueuedPerHost: 3, maxQueued: 6 };
 
 describe('HostScheduler', () => {
@@ -103,10 +111,8 @@ describe('HostScheduler', () => {
     });
     scheduler.submit('a-1', 'a', async () => secondStarted.open());
     await secondStarted.promise;
-    let idle = false;
-    const becameIdle = scheduler.idle().then(() => (idle = true));
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(idle).toBe(false);
+    const becameIdle = scheduler.idle();
+    expect(await settledYet(becameIdle)).toBe(false);
     recorded.open();
     await becameIdle;
     expect(firstSettled).toBe(true);
@@ -118,10 +124,8 @@ describe('HostScheduler', () => {
     for (const key of ['a-0', 'b-0']) scheduler.submit(key, key, async (release) => { release(); await recorded.promise; });
     expect(scheduler.inFlight).toBe(0);
     expect(scheduler.submit('a-0', 'a-0', async () => {})).toBe('duplicate');
-    let room = false;
-    const roomMade = scheduler.waitForRoom().then(() => (room = true));
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(room).toBe(false);
+    const roomMade = scheduler.waitForRoom();
+    expect(await settledYet(roomMade)).toBe(false);
     recorded.open();
     await roomMade;
     await scheduler.idle();
