@@ -303,9 +303,11 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
             if (pending === queues) commitSettled(topic, partition, queue);
           },
           (err: unknown) => {
-            // Nothing from this batch on may be committed now: fetch it all again.
+            // Nothing from this batch on may be committed now: fetch it all again. A batch no longer in the queue
+            // was dropped by an earlier batch's failure, whose rewind already covers it: going to its own first
+            // offset would skip that earlier batch.
+            if (pending !== queues || !queue.includes(entry)) return;
             log.warn({ err, topic, partition, offset: firstOffset }, 'batch failed after it was taken; fetching it again');
-            if (pending !== queues) return;
             queue.length = 0;
             try {
               consumer.seek({ topic, partition, offset: firstOffset });

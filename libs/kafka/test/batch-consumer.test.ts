@@ -103,6 +103,29 @@ describe('runBatchConsumer (issue 9)', () => {
     await eventually(async () => (await committed(`${prefix}.fail-group`, topic)) === 2, { deadlineMs: 30_000, description: 'the batch committed once done' });
   }, 120_000);
 
+  it('When two batches in hand fail one after the other, then both are fetched again: the failure of the later one never skips the earlier batch (at least once)', async () => {
+    const topic = `${prefix}.fail-two`;
+    const groupId = `${prefix}.fail-two-group`;
+    await ensureTopics(kafka, [{ topic, numPartitions: 1 }]);
+    const seen: string[] = [];
+    const work: Array<ReturnType<typeof deferred>> = [];
+    await consume(topic, groupId, async (messages) => {
+      seen.push(...messages.map((m) => m.value.id));
+      if (work.length >= 2) return { done: Promise.resolve() };
+      const done = deferred();
+      work.push(done);
+      return { done: done.promise };
+    });
+    await send(topic, ['d1']);
+    await eventually(() => seen.includes('d1'), { deadlineMs: 60_000, description: 'the first batch' });
+    await send(topic, ['e1']);
+    await eventually(() => seen.includes('e1'), { deadlineMs: 60_000, description: 'the second batch while the first is in hand' });
+    work[0]?.reject(new Error('insert failed'));
+    work[1]?.reject(new Error('insert failed'));
+    await eventually(() => seen.filter((id) => id === 'd1').length === 2 && seen.filter((id) => id === 'e1').length === 2, { deadlineMs: 60_000, description: 'both batches fetched again' });
+    await eventually(async () => (await committed(groupId, topic)) === 2, { deadlineMs: 30_000, description: 'both committed once done' });
+  }, 120_000);
+
   it('When the handler itself takes longer than the group session (it waits for room), then the member stays in the group and the batch is handled once', async () => {
     const topic = `${prefix}.slow`;
     const groupId = `${prefix}.slow-group`;
