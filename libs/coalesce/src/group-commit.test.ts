@@ -37,6 +37,21 @@ describe('GroupCommit (issue 9; the producer, issue 13)', () => {
     expect(await Promise.all(all)).toEqual([10, 20, 30, 40]);
   });
 
+  it('When items arrive together, then they go in one write, and items added meanwhile in the next', async () => {
+    const w = controlledWrite();
+    const commit = new GroupCommit(w.write);
+    const together = commit.addAll([1, 2, 3]);
+    const later = commit.add(4);
+    expect(w.calls).toEqual([[1, 2, 3]]);
+    w.finish();
+    expect(await together).toEqual([10, 20, 30]);
+    await settle();
+    expect(w.calls).toEqual([[1, 2, 3], [4]]);
+    w.finish();
+    expect(await later).toBe(40);
+    expect(await commit.addAll([])).toEqual([]);
+  });
+
   it('When more than the batch limit wait, then they are split into writes of at most the limit', async () => {
     const w = controlledWrite();
     const commit = new GroupCommit(w.write, { maxBatch: 2 });

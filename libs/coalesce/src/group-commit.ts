@@ -39,6 +39,13 @@ export class GroupCommit<T, R = void> {
     });
   }
 
+  /** As add, for items that arrive together: they go in one write (up to maxBatch), with whatever else waits. */
+  addAll(items: readonly T[]): Promise<R[]> {
+    const results = items.map((item) => new Promise<R>((resolve, reject) => this.waiting.push({ item, resolve, reject })));
+    if (items.length > 0 && !this.flushing) void this.flush();
+    return Promise.all(results);
+  }
+
   private async flush(): Promise<void> {
     this.flushing = true;
     try {
