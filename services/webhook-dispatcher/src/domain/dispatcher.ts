@@ -92,6 +92,8 @@ export class Dispatcher {
   private sweeps = 0;
 
   private readonly successes: GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }>;
+  /** Events as they arrive, batches of every partition together; `created` is false for one stored before. */
+  private readonly eventInserts: GroupCommit<EventDocument, { event: EventDocument; created: boolean }>;
   /** Deliveries stored after their first attempt (or unheld, for the sweep); true when this insert made it. */
   private readonly deliveryInserts: GroupCommit<DeliveryDocument, boolean>;
   /** First attempts queued here whose delivery is not stored yet. */
@@ -109,6 +111,10 @@ export class Dispatcher {
       if (recorded < items.length) deps.logger.info({ dropped: items.length - recorded }, 'attempt results dropped: those attempts were already recorded elsewhere');
       return items.map((): void => undefined);
     }, { maxBatch: WRITE_BATCH_LIMIT });
+    this.eventInserts = new GroupCommit(async (docs) => {
+      const recorded = await deps.events.recordEvents(docs);
+      return docs.map((doc) => recorded.get(doc._id) as { event: EventDocument; created: boolean });
+    }, { maxBatch: WRITE_BATCH_LIMIT });
     this.deliveryInserts = new GroupCommit(async (docs) => {
       const existing = await deps.deliveries.insertDeliveries(docs);
       return docs.map((doc) => !existing.has(doc._id));
@@ -121,15 +127,18 @@ export class Dispatcher {
   }
 
   /**
-   * Consumer handler for one fetched batch. Its events are recorded with one insert, then each new event's first
-   * attempt starts at once; the handler returns then (the consumer fetches on) with `done`, which resolves once
-   * every delivery of the batch is stored. A delivery is first stored when its first attempt is over, with that
-   * attempt in it, by one insert shared with the others finishing then: a successful first attempt costs no
-   * update at all. Until `done`, the batch's offsets stay uncommitted, so a crash brings its messages back
-   * (at least once); the unique delivery id makes a replayed message's delivery once.
+   * Consumer handler for one fetched batch. It starts recording the batch's events (one insert, shared with the
+   * batches of other partitions arriving meanwhile) and takes a place in the scheduler for each event with a
+   * callback URL: while the scheduler is full it waits here (back-pressure: the partition's next fetch waits and
+   * the rest stays in Kafka), but never for the database. kafkajs fetches again only once every batch of the
+   * last fetch is handed over, so a handler that waited for the insert would hold back every partition.
+   * Once the events are recorded, each new event's first attempt is queued in its place. `done` resolves once
+   * every delivery of the batch is stored: a delivery is first stored when its first attempt is over, with that
+   * attempt in it, by one insert shared with the others finishing then, so a successful first attempt costs no
+   * update at all. Until `done`, the batch's offsets stay uncommitted, so a crash brings its messages back (at
+   * least once); the unique delivery id makes a replayed message's delivery once.
    */
   async recordSessionEvents(batch: readonly IncomingSessionEvent[]): Promise<{ done: Promise<void> }> {
-    await this.deps.scheduler.waitForRoom();
     const now = this.deps.clock();
     const eventDocs = new Map<string, EventDocument>();
     for (const { envelope, createdAt, rawBody } of batch) {
@@ -147,51 +156,78 @@ export class Dispatcher {
         recordedAt: now,
       });
     }
-    const recorded = await this.deps.events.recordEvents([...eventDocs.values()]);
-    const toDeliver: EventDocument[] = [];
-    const replayed: string[] = [];
-    for (const { event, created } of recorded.values()) {
-      if (event.callbackUrl === null || event.initialDeliveryId === null) {
-        if (created) this.deps.metrics.deliveries.inc({ outcome: 'no_callback_url' });
-        continue;
+    const docs = [...eventDocs.values()];
+    const recording = this.eventInserts.addAll(docs);
+    // One place after another, so that the batch's first attempts are queued while it waits for the rest.
+    let lastPlace: Promise<unknown> = Promise.resolve();
+    const places = docs.map((doc) => {
+      if (doc.callbackUrl === null) return undefined;
+      const place = lastPlace.then(() => this.deps.scheduler.reserve());
+      lastPlace = place;
+      return place;
+    });
+    const done = this.queueRecorded(recording, places, now).then((stored) => Promise.all(stored).then(() => undefined));
+    // Handled by the consumer once this returns; until then a failed insert must not count as unhandled.
+    done.catch(() => {});
+    await lastPlace;
+    return { done };
+  }
+
+  /**
+   * Once a batch's events are recorded, queues the first attempt of each new one in the place taken for it, as
+   * that place comes. Returns, per attempt queued, what settles once its delivery is stored.
+   */
+  private async queueRecorded(recording: Promise<Array<{ event: EventDocument; created: boolean }>>, places: ReadonlyArray<Promise<() => void> | undefined>, now: Date): Promise<Array<Promise<void>>> {
+    try {
+      const recorded = await recording;
+      // A replayed message whose delivery is stored has been attempted already (only the rare replay pays this read).
+      const replayed = recorded.filter(({ event, created }) => !created && event.callbackUrl !== null && event.initialDeliveryId !== null);
+      const stored = await this.deps.deliveries.existingIds(replayed.map(({ event }) => event.initialDeliveryId as string));
+      const pending: Array<Promise<void>> = [];
+      for (const [i, { event, created }] of recorded.entries()) {
+        if (event.callbackUrl === null || event.initialDeliveryId === null) {
+          if (created) this.deps.metrics.deliveries.inc({ outcome: 'no_callback_url' });
+          continue;
+        }
+        // A stored event keeps the delivery id it was given then (older ones were random).
+        const deliveryId = event.initialDeliveryId;
+        if (stored.has(deliveryId)) continue;
+        const giveBack = await places[i];
+        const host = this.deps.hostKey(event.callbackUrl);
+        // Only a host whose own queue is full (it hangs or is slow) spills to the database and the sweep.
+        const queueHere = this.deps.dispatchLocally && !this.stopped && this.deps.scheduler.hostHasRoom(host);
+        const scope = { organizationId: event.organizationId, mode: event.mode };
+        pending.push(queueHere ? this.firstAttempt(this.newDelivery(scope, event, deliveryId, now, true), event.body) : this.storeForSweep(this.newDelivery(scope, event, deliveryId, now, false)));
+        // The attempt now holds the place it was given (queued, it counts against the same bound).
+        giveBack?.();
       }
-      toDeliver.push(event);
-      // A stored event keeps the delivery id it was given then (older ones were random).
-      if (!created) replayed.push(event.initialDeliveryId);
+      return pending;
+    } finally {
+      // Places not used (replays, events without a callback URL, a failed insert) go back as they come.
+      for (const place of places) void place?.then((giveBack) => giveBack());
     }
-    // A replayed message whose delivery is stored has been attempted already (only the rare replay pays this read).
-    const stored = await this.deps.deliveries.existingIds(replayed);
-    const pending: Array<Promise<void>> = [];
-    for (const event of toDeliver) {
-      const deliveryId = event.initialDeliveryId as string;
-      if (stored.has(deliveryId)) continue;
-      // Back-pressure: once the scheduler holds its total bound, the rest of the batch waits here (its offsets
-      // uncommitted, the partition's next fetch held back) until attempts drain, rather than being stored for
-      // the recovery sweep, which would bring it back only 500 at a time every sweep interval.
-      await this.deps.scheduler.waitForRoom();
-      const host = this.deps.hostKey(event.callbackUrl as string);
-      // Only a host whose own queue is full (it hangs or is slow) spills to the database and the sweep.
-      const queueHere = this.deps.dispatchLocally && !this.stopped && this.deps.scheduler.hostHasRoom(host);
-      const scope = { organizationId: event.organizationId, mode: event.mode };
-      pending.push(queueHere ? this.firstAttempt(this.newDelivery(scope, event, deliveryId, now, true), event.body) : this.storeForSweep(this.newDelivery(scope, event, deliveryId, now, false)));
-    }
-    return { done: Promise.all(pending).then(() => undefined) };
   }
 
   /** Queues a first attempt; resolves once the delivery is stored with it (or was already, by another process). */
   private firstAttempt(delivery: DeliveryDocument, body: string): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const submitted = this.deps.scheduler.submit(attemptKey(delivery._id, 1), this.deps.hostKey(delivery.url), (release) => this.runFirstAttempt(delivery, body, release));
-      this.deps.metrics.queued.set(this.deps.scheduler.queued);
-      if (submitted === 'queued') {
-        this.unstored.set(delivery._id, { delivery, queuedAt: Date.now(), stored: resolve, failed: reject });
-        this.checkpointTimer ??= setInterval(() => this.storeLongQueued(), Math.max(100, this.deps.policy.storeQueuedAfterMs / 4)).unref();
-      } else if (submitted === 'duplicate') {
+      const key = attemptKey(delivery._id, 1);
+      if (this.deps.scheduler.has(key)) {
         // The same delivery already queued here (a replayed message): that attempt stores it.
         resolve();
-      } else {
-        this.storeForSweep({ ...delivery, lockOwner: null, lockedUntil: delivery.createdAt }).then(resolve, reject);
+        return;
       }
+      // Known before it is submitted: with a slot free, the attempt starts inside submit() and takes it then.
+      this.unstored.set(delivery._id, { delivery, queuedAt: Date.now(), stored: resolve, failed: reject });
+      const submitted = this.deps.scheduler.submit(key, this.deps.hostKey(delivery.url), (release) => this.runFirstAttempt(delivery, body, release));
+      this.deps.metrics.queued.set(this.deps.scheduler.queued);
+      if (submitted === 'queued') {
+        this.checkpointTimer ??= setInterval(() => this.storeLongQueued(), Math.max(100, this.deps.policy.storeQueuedAfterMs / 4)).unref();
+        return;
+      }
+      this.unstored.delete(delivery._id);
+      if (submitted === 'duplicate') resolve();
+      else this.storeForSweep({ ...delivery, lockOwner: null, lockedUntil: delivery.createdAt }).then(resolve, reject);
     });
   }
 

@@ -130,4 +130,21 @@ describe('HostScheduler', () => {
     await roomMade;
     await scheduler.idle();
   });
+
+  it('When places are reserved for jobs not submitted yet, then they count against the total bound until given back, and idle() waits for them', async () => {
+    const scheduler = new HostScheduler({ ...limits, maxQueued: 2 });
+    const first = await scheduler.reserve();
+    const second = await scheduler.reserve();
+    const third = scheduler.reserve();
+    expect(await settledYet(third)).toBe(false);
+    const becameIdle = scheduler.idle();
+    first();
+    first(); // idempotent: one place back, not two
+    const giveBackThird = await third;
+    expect(await settledYet(scheduler.reserve().then((giveBack) => giveBack()))).toBe(false);
+    second();
+    expect(await settledYet(becameIdle)).toBe(false);
+    giveBackThird();
+    await becameIdle;
+  });
 });

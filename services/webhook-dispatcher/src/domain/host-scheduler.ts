@@ -7,7 +7,8 @@
 // A slot is for talking to the host: a job calls `release()` once its request is over, and what it still does
 // (recording the attempt, which waits for the database) no longer keeps the host's next attempt waiting. Such a
 // finishing job still counts against `maxQueued`, so attempts sent faster than they are recorded cannot pile
-// up in memory, and `idle()` waits for it.
+// up in memory, and `idle()` waits for it. So does a place reserved (`reserve()`) for an attempt that will be
+// submitted once its event is recorded: a consumer takes its places before it fetches on, not after.
 
 export interface SchedulerLimits {
   maxInFlight: number;
@@ -42,6 +43,8 @@ export class HostScheduler {
   private queuedTotal = 0;
   /** Jobs that released their slots and have not settled yet. */
   private finishing = 0;
+  /** Places reserved for jobs not submitted yet. */
+  private reserved = 0;
   private stopped = false;
   private roomWaiters: Array<() => void> = [];
   private idleWaiters: Array<() => void> = [];
@@ -99,6 +102,22 @@ export class HostScheduler {
     return new Promise((resolve) => this.roomWaiters.push(resolve));
   }
 
+  /**
+   * Waits for room (as waitForRoom) and takes a place in the total for a job the caller submits later, or finds
+   * it need not. Returns the function that gives the place back (idempotent); call it just before submitting.
+   */
+  async reserve(): Promise<() => void> {
+    await this.waitForRoom();
+    this.reserved += 1;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.reserved -= 1;
+      this.pump();
+    };
+  }
+
   /** Stops taking work; queued jobs are dropped (their deliveries stay pending in the database). */
   stop(): void {
     this.stopped = true;
@@ -112,18 +131,18 @@ export class HostScheduler {
     for (const resolve of this.roomWaiters.splice(0)) resolve();
   }
 
-  /** Resolves when nothing is running or being recorded (after stop(), when in-flight attempts have finished). */
+  /** Resolves when nothing is running, being recorded or reserved (after stop(), when in-flight attempts have finished). */
   idle(): Promise<void> {
     if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   private hasRoom(): boolean {
-    return this.queuedTotal + this.finishing < this.limits.maxQueued;
+    return this.queuedTotal + this.finishing + this.reserved < this.limits.maxQueued;
   }
 
   private isIdle(): boolean {
-    return this.running === 0 && this.queuedTotal === 0 && this.finishing === 0;
+    return this.running === 0 && this.queuedTotal === 0 && this.finishing === 0 && this.reserved === 0;
   }
 
   private markReady(host: string, state: HostState): void {
