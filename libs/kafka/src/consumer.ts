@@ -1,5 +1,6 @@
 import type { Consumer, IHeaders, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
+import { GroupCommit } from '@checkout/coalesce';
 import type { KafkaClient } from './client';
 import { kafkajsGroupsOf } from './kafkajs';
 import type { EventProducer } from './producer';
@@ -256,7 +257,14 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
   return superviseGroupMember(options, log, fetchSettings, async (consumer) => {
     // Per partition, the batches in hand in offset order; replaced wholesale on every (re)join.
     let pending = new Map<string, PendingCommit[]>();
-    let commits: Promise<void> = Promise.resolve();
+    // One commit request at a time, carrying the newest offset of every partition that moved meanwhile: batches
+    // settle far more often than a commit returns (it waits behind the parked fetch on kafkajs' one connection
+    // to the broker), and a request per batch only made the broker work.
+    const commits = new GroupCommit<{ topic: string; partition: number; offset: string }>(async (moves) => {
+      const newest = new Map(moves.map((move) => [`${move.topic}:${move.partition}`, move]));
+      await consumer.commitOffsets([...newest.values()]);
+      return moves.map((): void => undefined);
+    });
     consumer.on(consumer.events.GROUP_JOIN, () => {
       pending = new Map();
     });
@@ -264,10 +272,7 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
       let offset: string | undefined;
       while (queue[0]?.settled) offset = queue.shift()?.nextOffset;
       if (offset === undefined) return;
-      const committed = offset;
-      commits = commits
-        .then(() => consumer.commitOffsets([{ topic, partition, offset: committed }]))
-        .catch((err: unknown) => log.warn({ err, topic, partition }, 'offset commit failed; the messages will be fetched again'));
+      commits.add({ topic, partition, offset }).catch((err: unknown) => log.warn({ err, topic, partition }, 'offset commit failed; the messages will be fetched again'));
     };
     await consumer.run({
       autoCommit: false,
