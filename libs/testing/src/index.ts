@@ -5,4 +5,5 @@ export * from './factories';
 export * from './metrics';
 export type * from './provided-context';
 export * from './stack-env';
+export * from './turns';
 export * from './webhook-receiver';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@checkout/logger';
-import { buildSessionEvent } from '@checkout/testing';
+import { buildSessionEvent, gate, settledYet, withinTurns } from '@checkout/testing';
 import { NO_SIGNING } from '../clients/gateway-settings.client';
 import type { SendResult } from '../clients/webhook-sender';
 import { createDispatcherMetrics } from '../metrics';
@@ -14,20 +14,6 @@ import { HostScheduler } from './host-scheduler';
 // component tests run the same code against Kafka and the database). kafkajs fetches again only once every
 // batch of the last fetch is handed over, so the handler must return without waiting for the database, yet
 // keep waiting while the scheduler is full (back-pressure).
-
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open = () => {};
-  const promise = new Promise<void>((resolve) => (open = resolve));
-  return { promise, open };
-}
-
-/** Whether the promise settles within a few turns of the event loop (everything here answers at once). */
-async function settledYet(promise: Promise<unknown>): Promise<boolean> {
-  let settled = false;
-  void promise.then(() => (settled = true), () => (settled = true));
-  await afterFewTurns(() => settled, false);
-  return settled;
-}
 
 const OK: SendResult = { kind: 'success', ok: true, statusCode: 200, durationMs: 1, error: null, responseSnippet: null };
 
@@ -92,7 +78,7 @@ describe('Dispatcher.recordSessionEvents (issue 9)', () => {
     expect(sent).toHaveLength(0);
 
     eventsInsert.open();
-    await afterFewTurns(() => sent.length === 3);
+    expect(await withinTurns(() => sent.length === 3)).toBe(true);
     expect(await settledYet(done)).toBe(false);
     // The attempts started at once (free slots): each still tells its batch once its delivery is stored, with
     // the attempt in it, one insert each, not only when the long-queued checkpoint finds it.
@@ -106,7 +92,7 @@ describe('Dispatcher.recordSessionEvents (issue 9)', () => {
     const { dispatcher, scheduler, eventsInsert, answers, sent } = dispatcherWith({ maxInFlight: 2, maxQueued: 2 });
     eventsInsert.open();
     const handed = dispatcher.recordSessionEvents(incoming(5));
-    await afterFewTurns(() => sent.length === 2 && scheduler.queued === 2);
+    expect(await withinTurns(() => sent.length === 2 && scheduler.queued === 2)).toBe(true);
     expect(await settledYet(handed)).toBe(false);
 
     answers.open();
@@ -116,9 +102,3 @@ describe('Dispatcher.recordSessionEvents (issue 9)', () => {
     await scheduler.idle();
   });
 });
-
-/** Gives the event loop a few turns to make the condition true (the fakes answer at once); asserts it unless told not to. */
-async function afterFewTurns(condition: () => boolean, assert = true): Promise<void> {
-  for (let turn = 0; turn < 20 && !condition(); turn += 1) await new Promise((resolve) => setImmediate(resolve));
-  if (assert) expect(condition()).toBe(true);
-}

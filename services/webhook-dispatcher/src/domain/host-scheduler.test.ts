@@ -1,19 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { gate, settledYet } from '@checkout/testing';
 import { HostScheduler } from './host-scheduler';
-
-function gate() {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => (open = resolve));
-  return { promise, open };
-}
-
-/** Whether `promise` has settled once everything already due has run (a macrotask later). */
-async function settledYet(promise: Promise<unknown>): Promise<boolean> {
-  let settled = false;
-  void promise.then(() => (settled = true));
-  await new Promise((resolve) => setImmediate(resolve));
-  return settled;
-}
 
 const limits = { maxInFlight: 4, maxPerHost: 2, maxQueuedPerHost: 3, maxQueued: 6 };
 
