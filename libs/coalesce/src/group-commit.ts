@@ -33,17 +33,24 @@ export class GroupCommit<T, R = void> {
 
   /** Resolves with the item's result once it has been written (with whatever else was waiting), rejects if that write failed. */
   add(item: T): Promise<R> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ item, resolve, reject });
-      if (!this.flushing) void this.flush();
-    });
+    const result = this.enqueue(item);
+    this.startFlushing();
+    return result;
   }
 
   /** As add, for items that arrive together: they go in one write (up to maxBatch), with whatever else waits. */
   addAll(items: readonly T[]): Promise<R[]> {
-    const results = items.map((item) => new Promise<R>((resolve, reject) => this.waiting.push({ item, resolve, reject })));
-    if (items.length > 0 && !this.flushing) void this.flush();
+    const results = items.map((item) => this.enqueue(item));
+    this.startFlushing();
     return Promise.all(results);
+  }
+
+  private enqueue(item: T): Promise<R> {
+    return new Promise((resolve, reject) => this.waiting.push({ item, resolve, reject }));
+  }
+
+  private startFlushing(): void {
+    if (!this.flushing && this.waiting.length > 0) void this.flush();
   }
 
   private async flush(): Promise<void> {

@@ -225,9 +225,9 @@ export class Dispatcher {
         this.checkpointTimer ??= setInterval(() => this.storeLongQueued(), Math.max(100, this.deps.policy.storeQueuedAfterMs / 4)).unref();
         return;
       }
+      // Spilled or stopped ('duplicate' was ruled out above, synchronously): stored for the sweep, held by nobody.
       this.unstored.delete(delivery._id);
-      if (submitted === 'duplicate') resolve();
-      else this.storeForSweep({ ...delivery, lockOwner: null, lockedUntil: delivery.createdAt }).then(resolve, reject);
+      this.storeForSweep({ ...delivery, lockOwner: null, lockedUntil: delivery.createdAt }).then(resolve, reject);
     });
   }
 
