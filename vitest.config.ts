@@ -17,7 +17,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'scripts/**/*.test.ts'],
+          include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'scripts/**/*.test.ts', 'bench/src/**/*.test.ts'],
           environment: 'node',
           // Tiers run one after another (unit, integration, chaos, e2e): the engine-backed ones share 2 cores.
           sequence: { groupOrder: 0 },

@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +6,7 @@ import { Pool } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { AdminClient, metricValue } from '@checkout/testing';
 import { startProcessStack } from '../../scripts/lib/process-stack';
+import { processCpuSeconds } from './cpu';
 import { formatColumns, formatTable, mergeLoads, runLoad, type LoadResult } from './load';
 import { formatRoundTripTable, mark, measureRoundTrips, startCountedStack, type RoundTripRow } from './round-trips';
 
@@ -47,16 +47,6 @@ async function peakRss<T>(urls: Record<string, string>, during: () => Promise<T>
 /** CPU seconds a service has used, from its /metrics. */
 function metricsCpuSeconds(url: string): Promise<number> {
   return metricValue(url, 'process_cpu_seconds_total');
-}
-
-/** CPU seconds of a local process (user + system), from /proc; NaN where there is no /proc. */
-function procCpuSeconds(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ, 100 on Linux
-  } catch {
-    return Number.NaN;
-  }
 }
 
 interface LoadTarget {
@@ -188,8 +178,8 @@ export async function runOrdersBench(engines: Engines, options: { concurrency: n
     const [mongoBaseline, bareBaseline] = baselines as [{ url: string; child: ChildProcess }, { url: string; child: ChildProcess }];
     const targets: LoadTarget[] = [
       { label: 'gateway+orders', baseUrl: stack.env.gatewayUrl, key: org.testKey, cpuSeconds: async () => (await metricsCpuSeconds(stack.urls.gateway)) + (await metricsCpuSeconds(stack.urls.orders)) },
-      { label: 'bare koa + mongo', baseUrl: mongoBaseline.url, cpuSeconds: async () => procCpuSeconds(mongoBaseline.child.pid) },
-      { label: 'bare koa, no db', baseUrl: bareBaseline.url, cpuSeconds: async () => procCpuSeconds(bareBaseline.child.pid) },
+      { label: 'bare koa + mongo', baseUrl: mongoBaseline.url, cpuSeconds: async () => processCpuSeconds(mongoBaseline.child.pid) },
+      { label: 'bare koa, no db', baseUrl: bareBaseline.url, cpuSeconds: async () => processCpuSeconds(bareBaseline.child.pid) },
     ];
     const { result: figures, peakMiB } = await peakRss({ gateway: stack.urls.gateway, orders: stack.urls.orders }, () => loadInterleaved(targets, options));
     const [full, bareMongo] = figures as [TargetFigures, TargetFigures, TargetFigures];

@@ -13,6 +13,7 @@ import { parseConfig as parseSessionsConfig } from '@checkout/sessions/config';
 import { TOPICS, topicName } from '@checkout/contracts';
 import { AdminClient, eventually } from '@checkout/testing';
 import { startProcessStack } from '../../scripts/lib/process-stack';
+import { cpuDuring, cpuTable, sampleCpu, type CpuWindow } from './cpu';
 import { formatTable, percentile, runLoad, type LoadResult } from './load';
 import { rssMb, startBaseline } from './orders';
 
@@ -88,14 +89,24 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
       return response.statusCode === 201 ? body.session?.id : undefined;
     };
 
+    // CPU per operation of every process (services, engines, this one), by scenario: what the cores allow.
+    const cpuWindows: CpuWindow[] = [];
+    const sent = (load: LoadResult) => load.sent ?? load.requests;
+
     // (a) creation throughput and latency
-    const create = await runLoad('gateway+sessions+orders POST /v0/checkout/sessions', options, async () => (await createSession()) !== undefined);
+    const { result: create, window: createCpu } = await cpuDuring('session create', () => runLoad('gateway+sessions+orders POST /v0/checkout/sessions', options, async () => (await createSession()) !== undefined), sent);
     // The bare insert baseline: a Koa handler with one insertOne through the same driver, same engine, same run.
-    const bareInsert = await runLoad('bare koa + one insertOne (baseline)', options, async () => {
-      const response = await baselinePool.request({ method: 'POST', path: '/v0/orders', headers: { 'content-type': 'application/json' }, body: SESSION }).catch(() => undefined);
-      await response?.body.dump();
-      return response?.statusCode === 201;
-    });
+    const { result: bareInsert, window: bareCpu } = await cpuDuring(
+      'bare insert',
+      () =>
+        runLoad('bare koa + one insertOne (baseline)', options, async () => {
+          const response = await baselinePool.request({ method: 'POST', path: '/v0/orders', headers: { 'content-type': 'application/json' }, body: SESSION }).catch(() => undefined);
+          await response?.body.dump();
+          return response?.statusCode === 201;
+        }),
+      sent,
+    );
+    cpuWindows.push(createCpu, bareCpu);
 
     // (b) pay → completed event on the topic. Sessions first, so creation is not part of the figure.
     const sessionIds: string[] = [];
@@ -128,6 +139,7 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
     const payLatencies: number[] = [];
     let payErrors = 0;
     const payStarted = performance.now();
+    const payCpuBefore = sampleCpu();
     const sampler = setInterval(() => void sampleRss(), 500);
     await inParallel(sessionIds.length, PAY_CONCURRENCY, async (i) => {
       const id = sessionIds[i] as string;
@@ -149,6 +161,7 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
     await eventually(() => sessionIds.every((id) => seenAt.has(id)), { deadlineMs: 60_000, intervalMs: 50, description: 'every completed event on the topic' }).catch((err: Error) =>
       console.log(`warning: ${err.message}; ${sessionIds.filter((id) => !seenAt.has(id)).length} events not seen`),
     );
+    cpuWindows.push({ label: 'payment (to its event)', operations: sessionIds.length, before: payCpuBefore, after: sampleCpu() });
 
     const eventLatencies = sessionIds.filter((id) => seenAt.has(id)).map((id) => (seenAt.get(id) as number) - (sentAt.get(id) as number));
     eventLatencies.sort((a, b) => a - b);
@@ -170,6 +183,16 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
     console.log(`  pay request itself (for reference): p50 ${ms(payRow.p50)} ms, p99 ${ms(payRow.p99)} ms, ${payErrors} errors`);
     const beforeAnswer = sessionIds.filter((id) => (seenAt.get(id) ?? Infinity) <= (answeredAt.get(id) ?? -Infinity)).length;
     console.log(`  events the probe saw before the pay request's answer arrived: ${beforeAnswer} of ${eventLatencies.length}`);
+
+    // What the cores allow: the time targets are judged against these.
+    const cpu = cpuTable(cpuWindows);
+    console.log(`\nCPU per operation, by process (/proc, user + system; "ceiling": operations a second were every core serving):\n${cpu.text}`);
+    const createShare = (cpu.servingMs.get('bare insert') ?? Number.NaN) / (cpu.servingMs.get('session create') ?? Number.NaN);
+    const payCeiling = cpu.ceiling.get('payment (to its event)') ?? Number.NaN;
+    console.log(`  a session create costs the serving processes ${(1 / createShare).toFixed(1)}× the CPU of a bare insert: with the cores saturated, the create ratio can reach about ${createShare.toFixed(2)}×`);
+    console.log(
+      `  payments: at most ${payCeiling.toFixed(0)}/s on these cores, so at concurrency ${PAY_CONCURRENCY} a payment takes at least ${((PAY_CONCURRENCY / payCeiling) * 1000).toFixed(0)} ms on average (Little's law: concurrency / throughput)`,
+    );
 
     const trips = await countRoundTrips(engines);
     console.log('\ndatabase commands per operation after warm-up (in-process sessions + orders, driver command monitoring; the gateway adds 0 with D43):');

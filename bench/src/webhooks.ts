@@ -1,4 +1,5 @@
 // Webhook dispatcher benchmark (issue 9): npm run bench -- webhooks [--burst=N] [--seconds=S] [--expiry=N]
+// (environment: CPU_PROFILE_DIR=<dir>, DISPATCHER_NODE_FLAGS="<node flags for the dispatcher>")
 // The dispatcher runs in a child process of its own (webhook-dispatcher-process.ts), bundled and run by plain
 // node as the image runs it. Prints each figure next to its target (✓/✗) and next to the issue's "before"
 // figures; timing targets live here, never in tests. Scenarios:
@@ -8,7 +9,9 @@
 //   3. the same while half of the endpoints hang until the 5 s timeout: healthy endpoints' p99 vs (2);
 //   4. 10,000 checkout.session.expired events at once (produced straight onto the session-events topic, as the
 //      sessions sweeper would after expiring them, D21) to 1,000 distinct endpoints: all within 30 s, fair shares;
-//   5. the dispatcher's peak RSS through all of it.
+//   5. the dispatcher's peak RSS through all of it;
+//   6. CPU per delivery of every process (bench/src/cpu.ts) in the burst, the reference and the expiry: the
+//      burst ratio the machine's cores allow at those costs.
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { isAbsolute } from 'node:path';
@@ -20,6 +23,7 @@ import { request } from 'undici';
 import { startEngines, type Engines } from '@checkout/engines';
 import { ANSWER, buildSessionEvent, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import { TOPICS, topicName, type SessionEventV1 } from '@checkout/contracts';
+import { cpuTable, sampleCpu, type CpuWindow } from './cpu';
 import { percentile } from './load';
 
 export interface WebhookBenchOptions {
@@ -85,8 +89,10 @@ class DispatcherProcess {
       ],
     });
     // --expose-gc: only for the live heap measured once the scenarios are over. CPU_PROFILE_DIR=<dir>: a V8 CPU
-    // profile of the dispatcher, as scripts/lib/process-stack.ts writes for the services.
-    const execArgv = ['--expose-gc', ...(process.env.CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROFILE_DIR}`, `--cpu-prof-name=webhook-dispatcher.${Date.now()}.cpuprofile`] : [])];
+    // profile of the dispatcher, as scripts/lib/process-stack.ts writes for the services. DISPATCHER_NODE_FLAGS:
+    // node/V8 flags to try on the dispatcher (e.g. "--heap-growing-percent=50"), each run's memory against its CPU.
+    const nodeFlags = process.env.DISPATCHER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+    const execArgv = ['--expose-gc', ...nodeFlags, ...(process.env.CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROFILE_DIR}`, `--cpu-prof-name=webhook-dispatcher.${Date.now()}.cpuprofile`] : [])];
     const child = fork(outfile, [], { env: { ...process.env, ...env }, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     await new Promise<void>((resolve, reject) => {
       child.once('exit', (code) => reject(new Error(`dispatcher exited with ${code}`)));
@@ -205,6 +211,8 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   await producer.connect();
   const topic = topicName(name, TOPICS.sessionEvents);
   const rows: Array<[string, string, string, string]> = [];
+  // CPU per delivery of every process (dispatcher, engines, this one: producer and receivers), by scenario.
+  const cpuWindows: CpuWindow[] = [];
   // The dispatcher's peak RSS so far, after each scenario: which one grows it.
   const peaks: string[] = [];
   // And its database commands per webhook delivered in each scenario (retries, claims and sweeps included).
@@ -229,6 +237,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const burstEvents = Array.from({ length: burst }, (_, i) => sessionEvent(receivers[i % receivers.length]?.url('/burst') as string));
     commandsSoFar = (await dispatcher.stats()).commands;
     const burstStarted = Date.now();
+    const burstCpu = sampleCpu();
     await produce(producer, topic, burstEvents);
     const delivered = () => receivers.reduce((n, r) => n + r.deliveries('/burst').length, 0);
     const completed = await waitUntil(() => delivered() >= burst, 120_000);
@@ -236,9 +245,11 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     // The last results are recorded just after the last arrival.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const commandsPerDelivery = await notePeak('burst', burst);
+    cpuWindows.push({ label: 'burst delivery', operations: burst, before: burstCpu, after: sampleCpu() });
 
     const body = JSON.stringify(burstEvents[0]?.body);
     const baselineStarted = Date.now();
+    const baselineCpu = sampleCpu();
     let next = 0;
     await Promise.all(
       Array.from({ length: 64 }, async () => {
@@ -250,6 +261,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
       }),
     );
     const baselineRate = burst / ((Date.now() - baselineStarted) / 1000);
+    cpuWindows.push({ label: 'plain undici POST', operations: burst, before: baselineCpu, after: sampleCpu() });
     const ratio = dispatcherRate / baselineRate;
     rows.push([
       `burst throughput (${burst} events)`,
@@ -295,6 +307,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const expiredEvents = Array.from({ length: expiring }, (_, i) => sessionEvent(endpoints[i % endpoints.length]?.url('/expired') as string, 'checkout.session.expired'));
     const perEndpoint = expiring / expiryEndpoints;
     const expiryStarted = Date.now();
+    const expiryCpu = sampleCpu();
     await produce(producer, topic, expiredEvents);
     const arrived = () => endpoints.reduce((n, r) => n + r.deliveries('/expired').length, 0);
     // Fair share: when half of all webhooks have arrived, the worst-served endpoint has had at least a quarter of its own.
@@ -302,6 +315,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const worstShareAtHalf = Math.min(...endpoints.map((r) => r.deliveries('/expired').length)) / perEndpoint;
     const allArrived = await waitUntil(() => arrived() >= expiring, 60_000);
     const expirySeconds = (Date.now() - expiryStarted) / 1000;
+    cpuWindows.push({ label: 'expiry delivery', operations: expiring, before: expiryCpu, after: sampleCpu() });
     rows.push([
       `${expiring} checkout.session.expired to ${expiryEndpoints} endpoints (produced onto the topic)`,
       `all delivered in ${expirySeconds.toFixed(1)} s${allArrived ? '' : ' (incomplete)'}; worst endpoint at half-time ${(worstShareAtHalf * 100).toFixed(0)} % of its share`,
@@ -335,4 +349,12 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
   const fmt = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ');
   for (const line of [fmt(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.map(fmt)]) console.log(`  ${line}`);
+
+  // What the cores allow. The reference's work all happens in this process (client and receivers); a webhook's
+  // also takes the dispatcher, both engines and the producer. On a machine with every core busy, the burst
+  // ratio can reach about the reference's CPU per POST over a webhook's.
+  const cpu = cpuTable(cpuWindows);
+  console.log(`\nCPU per delivery, by process (/proc, user + system; "ceiling": deliveries a second were every core serving):\n${cpu.text}`);
+  const reachable = (cpu.allMs.get('plain undici POST') ?? Number.NaN) / (cpu.allMs.get('burst delivery') ?? Number.NaN);
+  console.log(`  a webhook in the burst costs ${(1 / reachable).toFixed(1)}× the CPU of a plain undici POST, all processes together: with the cores saturated, the burst ratio can reach about ${reachable.toFixed(2)}×`);
 }
