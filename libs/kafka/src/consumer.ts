@@ -208,8 +208,7 @@ export async function runConsumer<T>(options: ConsumerOptions<T>): Promise<Runni
         const context: MessageContext = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers: decodeHeaders(message.headers) };
         const parsed = parseMessage(message, options.parse);
         if (!parsed.ok) {
-          log.error({ topic, partition, offset: message.offset, reason: parsed.error }, 'poison message parked on the dead-letter topic');
-          await parkOnDeadLetter(options.deadLetter, { topic, partition, message }, parsed.error);
+          await parkOnDeadLetter(log, options.deadLetter, { topic, partition, message }, parsed.error);
           return;
         }
         try {
@@ -291,8 +290,7 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
             });
             continue;
           }
-          log.error({ topic, partition, offset: message.offset, reason: parsed.error }, 'poison message parked on the dead-letter topic');
-          await parkOnDeadLetter(options.deadLetter, { topic, partition, message }, parsed.error);
+          await parkOnDeadLetter(log, options.deadLetter, { topic, partition, message }, parsed.error);
         }
         const { done } = await handOver(options.handleBatch, parsedMessages, heartbeat);
         const key = `${topic}:${partition}`;
@@ -370,9 +368,10 @@ export function decodeHeaders(headers: IHeaders | undefined): Record<string, str
   return decoded;
 }
 
-async function parkOnDeadLetter(deadLetter: ConsumerOptions<unknown>['deadLetter'], from: { topic: string; partition: number; message: KafkaMessage }, reason: string): Promise<void> {
-  if (!deadLetter) return;
+async function parkOnDeadLetter(log: Logger, deadLetter: ConsumerOptions<unknown>['deadLetter'], from: { topic: string; partition: number; message: KafkaMessage }, reason: string): Promise<void> {
   const { topic, partition, message } = from;
+  log.error({ topic, partition, offset: message.offset, reason }, 'poison message parked on the dead-letter topic');
+  if (!deadLetter) return;
   await deadLetter.producer.send([
     {
       topic: deadLetter.topic,
@@ -422,8 +421,7 @@ export async function runDelayedConsumer<T>(options: DelayedConsumerOptions<T>):
           if (!isRunning() || isStale()) return;
           const parsed = parseMessage(message, options.parse);
           if (!parsed.ok) {
-            log.error({ topic: batch.topic, partition: batch.partition, offset: message.offset, reason: parsed.error }, 'poison message parked on the dead-letter topic');
-            await parkOnDeadLetter(options.deadLetter, { topic: batch.topic, partition: batch.partition, message }, parsed.error);
+            await parkOnDeadLetter(log, options.deadLetter, { topic: batch.topic, partition: batch.partition, message }, parsed.error);
             resolveOffset(message.offset);
             continue;
           }
