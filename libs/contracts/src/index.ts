@@ -6,3 +6,4 @@ export * from './events';
 export * from './topics';
 export * from './errors';
 export * from './webhooks';
+export * from './internal';

@@ -61,7 +61,7 @@ export class InternalClient {
    * last answer of a call that kept getting 503 is returned as it is.
    */
   async json(request: {
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
     path: string;
     scope?: RequestScope;
     requestId?: string;

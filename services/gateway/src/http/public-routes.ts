@@ -43,6 +43,11 @@ export interface PublicRoute {
   /** Session creation needs the organization's checkout settings (D22, D26). */
   forwardCheckoutSettings?: boolean;
   /**
+   * D46: a write of an order that a checkout session shows; its session's copy is brought up to date before the
+   * merchant is answered, so the merchant's next read of the session shows the write.
+   */
+  copyOrderToSession?: boolean;
+  /**
    * OpenAPI links from the success response to the operations that take the id it returns (stateful testing
    * and generated clients follow them): operationId → JSON pointer into the response body.
    */
@@ -87,14 +92,14 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   },
   {
     method: 'PATCH', path: '/v0/orders/:orderId', operationId: 'updateOrder', summary: 'Update an open, unpaid order', tag: 'Orders',
-    upstream: 'orders', upstreamPath: (p) => `/internal/orders/${enc(p.orderId ?? '')}`, idParam: orderId,
+    upstream: 'orders', upstreamPath: (p) => `/internal/orders/${enc(p.orderId ?? '')}`, idParam: orderId, copyOrderToSession: true,
     body: { schema: UpdateOrderRequest, required: false },
     success: { status: 200, schema: OrderResponse },
     errors: ['INVALID_ORDER_ID', 'ORDER_NOT_FOUND', 'ORDER_UPDATE_FAILED', 'ORDER_NOT_EDITABLE', 'INVALID_REQUEST'],
   },
   {
     method: 'POST', path: '/v0/orders/:orderId/cancel', operationId: 'cancelOrder', summary: 'Cancel an open, unpaid order (idempotent)', tag: 'Orders',
-    upstream: 'orders', upstreamPath: (p) => `/internal/orders/${enc(p.orderId ?? '')}/cancel`, idParam: orderId,
+    upstream: 'orders', upstreamPath: (p) => `/internal/orders/${enc(p.orderId ?? '')}/cancel`, idParam: orderId, copyOrderToSession: true,
     success: { status: 200, schema: OrderResponse },
     errors: ['INVALID_ORDER_ID', 'ORDER_NOT_FOUND', 'ORDER_CANCEL_FAILED'],
   },

@@ -1,8 +1,8 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { DomainError } from '@checkout/errors';
-import { INTERNAL_HEADERS, jsonBody, requireScope } from '@checkout/http';
-import { isIdOf, type Mode } from '@checkout/contracts';
+import { DependencyUnavailableError, DomainError } from '@checkout/errors';
+import { INTERNAL_HEADERS, jsonBody, requireScope, type InternalAnswer, type RequestScope } from '@checkout/http';
+import { INTERNAL_API_HEADERS, isIdOf, type Mode } from '@checkout/contracts';
 import type { Middleware } from 'koa';
 import type { InternalClient } from '@checkout/http';
 import type { CheckoutSettings } from '../store/organizations.store';
@@ -62,8 +62,36 @@ async function forward(ctx: Context, route: PublicRoute, deps: PublicRouterDeps)
     body: route.body ? (body ?? {}) : undefined,
     headers,
   });
+  if (route.copyOrderToSession && response.status < 300) await copyOrderToSession(deps.upstreams.sessions, scope, String(ctx.state.requestId), response);
   const retryAfter = response.headers['retry-after'];
   if (typeof retryAfter === 'string') ctx.set('Retry-After', retryAfter);
   ctx.status = response.status;
   ctx.body = response.body;
+}
+
+const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+/**
+ * D46: orders has written the merchant's change of an order; if a checkout session shows that order, the
+ * session takes orders' answer (applied only if newer) before the merchant hears of the change. If sessions
+ * cannot, the merchant gets 503 and not a success its next read would contradict: the write stays, and a retry
+ * (cancel and an identical PATCH are idempotent; D42 keeps no 5xx) finds it done and copies it again. The
+ * order event stays the at-least-once path either way.
+ */
+async function copyOrderToSession(sessions: InternalClient, scope: RequestScope, requestId: string, ordersAnswer: InternalAnswer): Promise<void> {
+  const sessionId = single(ordersAnswer.headers[INTERNAL_API_HEADERS.checkoutSessionId]);
+  if (sessionId === undefined) return;
+  const revision = Number(single(ordersAnswer.headers[INTERNAL_API_HEADERS.orderRevision]));
+  const order = (ordersAnswer.body as { order?: unknown } | null)?.order;
+  const answer = await sessions.json({
+    method: 'PUT',
+    path: `/internal/sessions/${encodeURIComponent(sessionId)}/order`,
+    scope,
+    requestId,
+    body: { order, revision },
+    idempotent: true,
+  });
+  // 404: the session was never stored (its create failed after orders made the order): nothing shows the order.
+  if (answer.status === 204 || answer.status === 404) return;
+  throw new DependencyUnavailableError('sessions', new Error(`sessions answered ${answer.status} to an order snapshot`));
 }

@@ -68,7 +68,7 @@ function priceLines(lines: LinesInput, paid: number, failureCode: ErrorCode) {
 
 export function newOrder(
   input: NewOrderInput,
-  context: { scope: Scope; now: Date; customer?: StoredCustomer; idempotencyKey?: string },
+  context: { scope: Scope; now: Date; customer?: StoredCustomer; idempotencyKey?: string; checkoutSessionId?: string },
 ): Omit<OrderDocument, 'organizationId' | 'mode'> {
   const id = newId('ord', context.scope.mode);
   const lines = priceLines({ items: input.items, taxes: input.taxes ?? [], discounts: input.discounts ?? [] }, 0, 'ORDER_CREATE_FAILED');
@@ -76,6 +76,7 @@ export function newOrder(
     _id: id,
     uniqueKey: input.externalId !== undefined ? `ext:${input.externalId}` : `id:${id}`,
     creationKey: context.idempotencyKey !== undefined ? `idem:${context.idempotencyKey}` : `id:${id}`,
+    ...(context.checkoutSessionId !== undefined && { checkoutSessionId: context.checkoutSessionId }),
     ...(input.externalId !== undefined && { externalId: input.externalId }),
     provider: 'native',
     currency: 'USD',

@@ -30,11 +30,11 @@ export interface OrderCommandsDeps {
 export class OrderCommands {
   constructor(private readonly deps: OrderCommandsDeps) {}
 
-  async create(scope: Scope, input: NewOrderInput & { customer?: CustomerInput }, idempotencyKey?: string): Promise<{ order: OrderDocument; created: boolean }> {
+  async create(scope: Scope, input: NewOrderInput & { customer?: CustomerInput }, origin: { idempotencyKey?: string; checkoutSessionId?: string } = {}): Promise<{ order: OrderDocument; created: boolean }> {
     const now = this.deps.clock();
     await this.checkReferences(scope, input);
     const customer = input.customer ? await this.resolveCustomer(scope, input.customer, undefined, now, 'ORDER_CREATE_FAILED') : undefined;
-    const doc = newOrder(input, { scope, now, ...(customer && { customer }), ...(idempotencyKey !== undefined && { idempotencyKey }) });
+    const doc = newOrder(input, { scope, now, ...(customer && { customer }), ...origin });
     return this.deps.orders.insertOrder(scope, doc);
   }
 
@@ -59,7 +59,8 @@ export class OrderCommands {
       return { next: next && this.withEvent(current, next, ORDER_UPDATED, now), result: next !== null };
     });
     if (!result) throw notFound(id);
-    // The merchant edits through the gateway; the session showing this order learns of it from the event (D25).
+    // The merchant edits through the gateway, which brings the session's copy up to date before it answers
+    // (D46); the event is the at-least-once path for the same change (D25).
     if (result.result) await this.publish(result.order);
     return result.order;
   }
@@ -69,7 +70,8 @@ export class OrderCommands {
     const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
       const cancelled = cancelOrder(current, now);
       if (!cancelled) return { next: null, result: false };
-      // Sessions learn of the cancel from this event (D25); it is written with the change itself.
+      // Sessions learn of the cancel from the gateway before it answers (D46), and from this event, written with
+      // the change itself, at least once (D25).
       return { next: this.withEvent(current, cancelled, ORDER_CANCELLED, now), result: true };
     });
     if (!result) throw notFound(id);

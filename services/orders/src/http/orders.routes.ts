@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { DomainError } from '@checkout/errors';
 import { parseOrThrow, requireScope } from '@checkout/http';
-import { CreateOrderRequest, LIST_ORDERS_FIELD_CODES, ListOrdersQuery, ORDER_FIELD_CODES, UpdateOrderRequest, isIdOf } from '@checkout/contracts';
+import { CreateOrderRequest, INTERNAL_API_HEADERS, LIST_ORDERS_FIELD_CODES, ListOrdersQuery, ORDER_FIELD_CODES, UpdateOrderRequest, isIdOf } from '@checkout/contracts';
 import type { Context } from 'koa';
 import type { OrderCommands } from '../domain/orders.use-cases';
 import type { OrderDocument } from '../store/order-document';
@@ -15,14 +15,10 @@ const ApplyPaymentRequest = z.strictObject({
   method: z.string().min(1).max(40),
 });
 
-/**
- * The stored revision of the order answered, for sessions' copy of it (newer revision wins, also against the
- * order events). A header, not a body field: the gateway forwards bodies to merchants, and this is internal.
- */
-export const ORDER_REVISION_HEADER = 'x-order-revision';
-
+/** The order with the revision its write stored and, for a session's order, the session's id (D46). */
 function answer(ctx: Context, doc: OrderDocument, extra: Record<string, unknown> = {}): void {
-  ctx.set(ORDER_REVISION_HEADER, String(doc.revision ?? 0));
+  ctx.set(INTERNAL_API_HEADERS.orderRevision, String(doc.revision ?? 0));
+  if (doc.checkoutSessionId !== undefined) ctx.set(INTERNAL_API_HEADERS.checkoutSessionId, doc.checkoutSessionId);
   ctx.body = { order: presentOrder(doc), ...extra };
 }
 
@@ -39,7 +35,8 @@ export function ordersRoutes(commands: OrderCommands): Router {
     const scope = requireScope(ctx.state);
     const input = parseOrThrow(CreateOrderRequest, ctx.request.jsonBody ?? {}, 'ORDER_CREATE_FAILED', { codeForField: ORDER_FIELD_CODES });
     const idempotencyKey = ctx.get('idempotency-key') || undefined;
-    const { order, created } = await commands.create(scope, input, idempotencyKey);
+    const checkoutSessionId = ctx.get(INTERNAL_API_HEADERS.checkoutSessionId) || undefined;
+    const { order, created } = await commands.create(scope, input, { ...(idempotencyKey !== undefined && { idempotencyKey }), ...(checkoutSessionId !== undefined && { checkoutSessionId }) });
     ctx.status = created ? 201 : 200;
     answer(ctx, order);
   });

@@ -64,6 +64,8 @@ export interface OrderDocument extends ScopedDocument, OutboxFields {
   _id: string;
   uniqueKey: string;
   creationKey: string;
+  /** The checkout session this order was created for (D46: orders names it on its answers). Internal. */
+  checkoutSessionId?: string;
   externalId?: string;
   provider: 'native' | 'square' | 'clover';
   currency: string;

@@ -1,18 +1,10 @@
 import { z } from 'zod';
 import { DependencyUnavailableError, DomainError, isErrorCode, type ErrorDetail } from '@checkout/errors';
 import { InternalClient, type RequestScope } from '@checkout/http';
-import { Order, type PaymentMethod, type ShippingAddress } from '@checkout/contracts';
+import { INTERNAL_API_HEADERS, Order, type OrderSnapshot, type PaymentMethod, type ShippingAddress } from '@checkout/contracts';
 
 export type OrderView = z.infer<typeof Order>;
-
-/** An order as orders answered it, with the revision that orders it among other answers and order events. */
-export interface OrderSnapshot {
-  order: OrderView;
-  revision: number;
-}
-
-/** Orders sends the stored revision in this header (not in the body, which the gateway shows merchants). */
-const ORDER_REVISION_HEADER = 'x-order-revision';
+export type { OrderSnapshot };
 
 const OrderEnvelope = z.object({ order: Order });
 const PaymentEnvelope = z.object({ outcome: z.enum(['applied', 'already_applied']) });
@@ -51,7 +43,9 @@ export class OrdersClient {
   }
 
   async create(scope: RequestScope, input: unknown, idempotencyKey: string): Promise<OrderSnapshot & { created: boolean }> {
-    const answer = await this.call(scope, 'POST', '/internal/orders', input, { 'idempotency-key': idempotencyKey });
+    // The session id is the Idempotency-Key of the create (a retry meets the order it made) and names the
+    // session on orders' later answers about the order (D46).
+    const answer = await this.call(scope, 'POST', '/internal/orders', input, { 'idempotency-key': idempotencyKey, [INTERNAL_API_HEADERS.checkoutSessionId]: idempotencyKey });
     return { ...snapshotOf(answer), created: answer.status === 201 };
   }
 
@@ -120,9 +114,9 @@ interface Answer {
 }
 
 function snapshotOf(answer: Answer): OrderSnapshot {
-  const header = answer.headers[ORDER_REVISION_HEADER];
+  const header = answer.headers[INTERNAL_API_HEADERS.orderRevision];
   const revision = Number(Array.isArray(header) ? header[0] : header);
-  if (!Number.isSafeInteger(revision) || revision < 0) throw new DependencyUnavailableError('orders', new Error(`orders answered without a valid ${ORDER_REVISION_HEADER}`));
+  if (!Number.isSafeInteger(revision) || revision < 0) throw new DependencyUnavailableError('orders', new Error(`orders answered without a valid ${INTERNAL_API_HEADERS.orderRevision}`));
   return { order: OrderEnvelope.parse(answer.body).order, revision };
 }
 

@@ -199,8 +199,29 @@ export class SessionCommands {
     const found = await this.deps.store.findByOrderId(scope, change.orderId);
     if (!found) return;
     const snapshot = change.snapshot ?? (await this.deps.orders.get(scope, change.orderId));
+    await this.catchUpWithOrder(scope, found, snapshot);
+  }
+
+  /**
+   * D46: a merchant's cancel or edit of a session's order is in the session before the merchant is answered: the
+   * gateway hands the session orders' answer (the order and its revision) here, and waits. The same catch-up as
+   * an order event, which stays the at-least-once path for the same change; whichever comes second finds
+   * nothing newer (one read, no write).
+   */
+  async takeOrderSnapshot(scope: Scope, sessionId: string, snapshot: OrderSnapshot): Promise<void> {
+    const found = await this.deps.store.getSession(scope, sessionId);
+    if (!found || found.orderId !== snapshot.order.id) throw notFound(sessionId);
+    await this.catchUpWithOrder(scope, found, snapshot);
+  }
+
+  /**
+   * Stores a newer snapshot, and what the status owes once it is known (cancelled, completed), in one write. A
+   * higher revision that shows the same order (orders' outbox relay bumps the revision when it marks an event
+   * sent) is not worth a write: the copy already shows it.
+   */
+  private async catchUpWithOrder(scope: Scope, found: SessionDocument, snapshot: OrderSnapshot): Promise<void> {
     const stored = storedSnapshot(found);
-    const newer = stored === null || snapshot.revision > stored.revision;
+    const newer = stored === null || (snapshot.revision > stored.revision && JSON.stringify(snapshot.order) !== found.orderJson);
     const owed = stored !== null && found.status === 'pending' && stored.order.status !== 'open';
     if (!newer && !owed) return;
     await this.transition(scope, found._id, found, snapshot, null, null);

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { INTERNAL_HEADERS, parseOrThrow, requireScope } from '@checkout/http';
-import { CreateSessionRequest, ORDER_FIELD_CODES, UpdateSessionRequest } from '@checkout/contracts';
+import { CreateSessionRequest, ORDER_FIELD_CODES, OrderSnapshot, UpdateSessionRequest } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import { createSession, type CreateSessionDeps } from '../domain/create-session.flow';
 import { CHECKOUT_SETTINGS_HEADER, parseCheckoutSettings } from '../domain/checkout-settings';
@@ -29,6 +29,16 @@ export function sessionsRoutes(commands: SessionCommands, flowDeps: CreateSessio
     const id = sessionIdParam(ctx.params.sessionId);
     const patch = parseOrThrow(UpdateSessionRequest, ctx.request.jsonBody ?? {}, 'SESSION_UPDATE_FAILED');
     ctx.body = { session: commands.present(await commands.update(scope, id, patch)) };
+  });
+
+  // D46: the gateway, after orders answered a merchant's cancel or edit of this session's order, and before it
+  // answers the merchant.
+  router.put('/:sessionId/order', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const id = sessionIdParam(ctx.params.sessionId);
+    const snapshot = parseOrThrow(OrderSnapshot, ctx.request.jsonBody ?? {}, 'INVALID_REQUEST');
+    await commands.takeOrderSnapshot(scope, id, snapshot);
+    ctx.status = 204;
   });
 
   return router;

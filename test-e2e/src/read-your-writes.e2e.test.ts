@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '@checkout/logger';
+import { CommandCounter } from '@checkout/mongo';
+import { AdminClient, stackEnvironment } from '@checkout/testing';
+import { buildApp as buildGateway, type GatewayApp } from '@checkout/gateway';
+import { parseConfig as gatewayConfig } from '@checkout/gateway/config';
+import { buildApp as buildOrders, type OrdersApp } from '@checkout/orders';
+import { parseConfig as ordersConfig } from '@checkout/orders/config';
+import { buildApp as buildSessions, type SessionsApp } from '@checkout/sessions';
+import { parseConfig as sessionsConfig } from '@checkout/sessions/config';
+import { Api } from './support/api';
+import { buildOrderInput, buildSessionInput } from './support/factories';
+
+// D46 (issue 23): a merchant's write that succeeded is visible in that merchant's next read of any resource it
+// changed. Cancelling or editing a session's order changes the session (D25), which keeps a copy of its order.
+// Sessions' order-events consumer does NOT run in this file: the at-least-once path is switched off, so every
+// read below shows only what the synchronous path carried before the write was answered.
+
+const suffix = randomBytes(4).toString('hex');
+const ROUNDS = 200;
+const CONCURRENCY = 8;
+const counters = { gateway: new CommandCounter(), orders: new CommandCounter(), sessions: new CommandCounter() };
+let gateway: GatewayApp | undefined;
+let orders: OrdersApp | undefined;
+let sessions: SessionsApp | undefined;
+let api: Api;
+let gatewayEnv: Record<string, string>;
+
+async function inParallel(count: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await task(next++);
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+}
+
+async function newSession(): Promise<{ id: string; orderId: string }> {
+  const created = await api.post('/v0/checkout/sessions', buildSessionInput());
+  expect(created.status).toBe(201);
+  return { id: created.body.session.id as string, orderId: created.body.session.order.id as string };
+}
+
+/** Database commands of each service while `fn` runs (driver command monitoring). */
+async function commandsDuring<T>(fn: () => Promise<T>): Promise<{ result: T; gateway: Record<string, number>; orders: Record<string, number>; sessions: Record<string, number> }> {
+  const g = await counters.gateway.during(() => counters.orders.during(() => counters.sessions.during(fn)));
+  return { result: g.result.result.result, gateway: g.commands, orders: g.result.commands, sessions: g.result.result.commands };
+}
+
+beforeAll(async () => {
+  const mongoUrl = process.env.MONGODB_URL;
+  const brokers = process.env.KAFKA_BROKERS;
+  if (!mongoUrl || !brokers) throw new Error('KAFKA_BROKERS and MONGODB_URL must be set (the e2e global setup provides them)');
+  const env = stackEnvironment({
+    ports: { gateway: 0, orders: 0, sessions: 0, dispatcher: 0 },
+    mongoUrl,
+    kafkaBrokers: brokers.split(','),
+    namePrefix: `e2e_ryw_${suffix}`,
+    logLevel: 'silent',
+    extraEnv: {
+      // The key stays cached for the whole file, so the gateway's counts hold no key reads (as round-trips.e2e);
+      // 2,000 requests in a few seconds are this file's load, not what the per-key limit (D43) is about.
+      gateway: { AUTH_CACHE_MS: '3600000', IDEMPOTENCY_SWEEP_INTERVAL_MS: '3600000', RATE_LIMIT_PER_WINDOW: '1000000' },
+      orders: { OUTBOX_SWEEP_INTERVAL_MS: '3600000' },
+      sessions: { CONSUMERS_ENABLED: 'false', OUTBOX_SWEEP_INTERVAL_MS: '3600000', EXPIRY_SWEEP_INTERVAL_MS: '3600000' },
+    },
+  });
+  const silent = (name: string) => createLogger(name, { level: 'silent' });
+  orders = buildOrders(ordersConfig(env.orders), silent('orders'), { commandCounter: counters.orders });
+  const ordersUrl = (await orders.start()).url;
+  sessions = buildSessions(sessionsConfig({ ...env.sessions, ORDERS_URL: ordersUrl }), silent('sessions'), { commandCounter: counters.sessions });
+  const sessionsUrl = (await sessions.start()).url;
+  gatewayEnv = { ...env.gateway, ORDERS_URL: ordersUrl, SESSIONS_URL: sessionsUrl };
+  gateway = buildGateway(gatewayConfig(gatewayEnv), silent('gateway'), { commandCounter: counters.gateway });
+  const gatewayUrl = (await gateway.start()).url;
+  const org = await new AdminClient(gatewayUrl, env.adminToken).createOrganizationWithKeys(`Read Your Writes ${suffix}`);
+  api = new Api(gatewayUrl, org.testKey);
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await sessions?.stop();
+  await orders?.stop();
+});
+
+describe('read your writes across orders and sessions (D46, D25), with sessions\' order-event consumer not running', () => {
+  it(`When a session's order is cancelled, then the next read of the session shows it cancelled, ${ROUNDS} times in ${ROUNDS}`, async () => {
+    const stale: string[] = [];
+    await inParallel(ROUNDS, async () => {
+      const session = await newSession();
+      const cancelled = await api.post(`/v0/orders/${session.orderId}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body.order.status).toBe('cancelled');
+      const read = await api.get(`/v0/checkout/sessions/${session.id}`);
+      expect(read.status).toBe(200);
+      if (read.body.session.status !== 'cancelled' || read.body.session.active !== false || read.body.session.order.status !== 'cancelled') stale.push(session.id);
+    });
+    expect(stale).toEqual([]);
+  });
+
+  it(`When a session's order is edited, then the next read of the session shows the edited order, ${ROUNDS} times in ${ROUNDS}`, async () => {
+    const stale: string[] = [];
+    await inParallel(ROUNDS, async (i) => {
+      const session = await newSession();
+      const edited = await api.patch(`/v0/orders/${session.orderId}`, { items: [{ name: `Edited ${i}`, quantity: 2, unitPrice: 700 + i }] });
+      expect(edited.status).toBe(200);
+      const read = await api.get(`/v0/checkout/sessions/${session.id}`);
+      expect(read.status).toBe(200);
+      if (JSON.stringify(read.body.session.order) !== JSON.stringify(edited.body.order)) stale.push(session.id);
+    });
+    expect(stale).toEqual([]);
+  });
+
+  it('When a session\'s order is cancelled, then it costs one internal call to sessions: one read and one write there, nothing more in orders or the gateway than a plain order\'s cancel', async () => {
+    const plain = (await api.post('/v0/orders', buildOrderInput())).body.order.id as string;
+    const plainCancel = await commandsDuring(() => api.post(`/v0/orders/${plain}/cancel`));
+    expect(plainCancel.result.status).toBe(200);
+    expect(plainCancel.sessions).toEqual({});
+
+    const session = await newSession();
+    const cancel = await commandsDuring(() => api.post(`/v0/orders/${session.orderId}/cancel`));
+    expect(cancel.result.status).toBe(200);
+    expect(cancel.gateway).toEqual(plainCancel.gateway);
+    expect(cancel.orders).toEqual(plainCancel.orders);
+    // The session by id, then its conditional replace (no event: D25 sends no webhook for a cancel).
+    expect(cancel.sessions).toEqual({ find: 1, update: 1 });
+
+    // A repeated cancel changes nothing: orders answers the same revision, and sessions finds nothing newer.
+    const again = await commandsDuring(() => api.post(`/v0/orders/${session.orderId}/cancel`));
+    expect(again.result.status).toBe(200);
+    expect(again.sessions).toEqual({ find: 1 });
+  });
+
+  it('When a session\'s order is edited, then it costs one internal call to sessions: one read and one write there', async () => {
+    const session = await newSession();
+    const edit = await commandsDuring(() => api.patch(`/v0/orders/${session.orderId}`, { metadata: { note: 'edited' } }));
+    expect(edit.result.status).toBe(200);
+    expect(edit.sessions).toEqual({ find: 1, update: 1 });
+  });
+
+  it('When sessions cannot take the change, then the merchant gets 503 SERVICE_UNAVAILABLE, not a success its next read contradicts; a retry completes it', async () => {
+    const session = await newSession();
+    // A gateway replica whose sessions are unreachable: orders writes the cancel, the copy cannot be made.
+    const cut = buildGateway(gatewayConfig({ ...gatewayEnv, SESSIONS_URL: 'http://127.0.0.1:9' }), createLogger('gateway', { level: 'silent' }));
+    try {
+      const cutApi = new Api((await cut.start()).url, api.key);
+      const refused = await cutApi.post(`/v0/orders/${session.orderId}/cancel`);
+      expect(refused.status).toBe(503);
+      expect(refused.body.code).toBe('SERVICE_UNAVAILABLE');
+    } finally {
+      await cut.stop();
+    }
+    const retried = await api.post(`/v0/orders/${session.orderId}/cancel`);
+    expect(retried.status).toBe(200);
+    const read = await api.get(`/v0/checkout/sessions/${session.id}`);
+    expect(read.body.session.status).toBe('cancelled');
+  });
+});
