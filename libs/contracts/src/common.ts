@@ -94,6 +94,15 @@ export function rejectProtoKey<T extends z.ZodType>(schema: T) {
   }, schema);
 }
 
+/**
+ * Schemas the API document describes as free-form JSON (any value), not as zod derives them. A recursive union
+ * (JsonValue) is exact, but client generators cannot parse it: openapi-python-client dropped every model that
+ * reaches it (CheckoutSession, SessionResponse) and the session PATCH (issue 23). Generators understand "any
+ * value" (an empty schema) and an object of those (`additionalProperties`). Validation is unchanged: the zod
+ * schema decides what is accepted; the document only describes it more loosely.
+ */
+export const DOCUMENTED_AS_ANY_JSON = new WeakSet<z.ZodType>();
+
 /** A key of a user-chosen map (metadata, sessionData): anything but `__proto__`, said in the document too. */
 export function userKey() {
   return z.string().meta({ not: { const: '__proto__' } });

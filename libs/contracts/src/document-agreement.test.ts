@@ -73,12 +73,14 @@ describe('page and limit (D20): typed as bounded integers in the document', () =
 });
 
 describe('percentage discounts (D9): exactly one of amount and rate, in the document too', () => {
-  const percentage = () => {
-    const json = JSON.stringify(inputJson(DiscountInput));
-    return (JSON.parse(json) as { $defs: { DiscountInput: { oneOf: Array<{ properties: { type: { const: string } }; oneOf?: unknown }> } } }).$defs.DiscountInput;
+  type Variant = { properties: { type: { const: string } }; oneOf?: unknown };
+  const variants = (): Variant[] => {
+    const json = JSON.parse(JSON.stringify(inputJson(DiscountInput))) as { $defs: Record<string, { oneOf?: Array<{ $ref: string }> } & Variant> };
+    // The variants are named (FixedDiscountInput, PercentageDiscountInput), so the union refers to them.
+    return (json.$defs.DiscountInput?.oneOf ?? []).map(({ $ref }) => json.$defs[$ref.replace('#/$defs/', '')] as Variant);
   };
   it('When the document form is generated, then the percentage variant requires one of amount or rate', () => {
-    const variant = percentage().oneOf.find((v) => v.properties.type.const === 'percentage');
+    const variant = variants().find((v) => v.properties.type.const === 'percentage');
     expect(variant?.oneOf).toEqual([{ required: ['amount'] }, { required: ['rate'] }]);
   });
   it.each([

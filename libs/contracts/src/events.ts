@@ -22,8 +22,8 @@ const webhookEventShape = {
 
 const webhookEventOf = <T extends EventType>(type: T) => z.object({ ...webhookEventShape, event: z.literal(type) });
 
-export const SessionCompletedWebhook = webhookEventOf(SESSION_COMPLETED);
-export const SessionExpiredWebhook = webhookEventOf(SESSION_EXPIRED);
+export const SessionCompletedWebhook = webhookEventOf(SESSION_COMPLETED).meta({ id: 'SessionCompletedEvent', description: '`checkout.session.completed`: the session\'s order was paid in full (D28).' });
+export const SessionExpiredWebhook = webhookEventOf(SESSION_EXPIRED).meta({ id: 'SessionExpiredEvent', description: '`checkout.session.expired`: the session reached expiresAt unpaid (D21).' });
 
 /** Exactly `{id, event, createdAt, session}`; the same object is an Event in the events API. */
 export const WebhookEvent = z
@@ -83,10 +83,14 @@ export const RecoverEventsRequest = z
   .meta({ id: 'RecoverEventsRequest' });
 export type RecoverEventsRequest = z.infer<typeof RecoverEventsRequest>;
 
-/** `POST /v0/events/recover` → 202: how many failed deliveries got a new delivery (D44). */
+/**
+ * `POST /v0/events/recover` → 202: how many failed deliveries got a new delivery (D44). Named
+ * `RecoverEventsResult` in the document: generators name an operation's response wrapper `<operationId>Response`
+ * (oapi-codegen's `RecoverEventsResponse` collided with it and the Go client did not compile; issue 23).
+ */
 export const RecoverEventsResponse = z
   .object({ recovering: z.int().min(0).describe('Failed deliveries redelivered by this call (each once, with a new delivery id).') })
-  .meta({ id: 'RecoverEventsResponse' });
+  .meta({ id: 'RecoverEventsResult' });
 export type RecoverEventsResponse = z.infer<typeof RecoverEventsResponse>;
 
 export const ListEventsQuery = z

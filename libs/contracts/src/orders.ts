@@ -95,11 +95,13 @@ const PERCENT_MAX = 100;
 const percent = () => z.int().min(PERCENT_MIN).max(PERCENT_MAX);
 const discountName = () => nonBlankString(LINE_NAME_MAX).describe(`Discount name, 1 to ${LINE_NAME_MAX} characters.`);
 
-const FixedDiscountInput = z.strictObject({
-  name: discountName(),
-  type: z.literal('fixed'),
-  amount: minorUnits(1).describe('Amount subtracted, in minor units (at least 1).'),
-});
+const FixedDiscountInput = z
+  .strictObject({
+    name: discountName(),
+    type: z.literal('fixed'),
+    amount: minorUnits(1).describe('Amount subtracted, in minor units (at least 1).'),
+  })
+  .meta({ id: 'FixedDiscountInput' });
 
 // The spec's guide sends `rate` on a percentage discount; accepting it as an alias keeps that example working,
 // while exactly-one-of keeps a request from meaning two different things. Responses only ever carry `amount`.
@@ -121,7 +123,7 @@ const PercentageDiscountInput = z
   })
   .transform(({ name, type, amount, rate }) => ({ name, type, amount: (amount ?? rate) as number }))
   // The same exactly-one-of rule for the OpenAPI document: a client generating requests from it sends one.
-  .meta({ oneOf: [{ required: ['amount'] }, { required: ['rate'] }] });
+  .meta({ id: 'PercentageDiscountInput', oneOf: [{ required: ['amount'] }, { required: ['rate'] }] });
 
 export const DiscountInput = z
   .discriminatedUnion('type', [FixedDiscountInput, PercentageDiscountInput])

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpUrl, JSON_DEPTH_MAX, Timestamp, boundedDepth, rejectProtoKey, userKey } from './common';
+import { DOCUMENTED_AS_ANY_JSON, HttpUrl, JSON_DEPTH_MAX, Timestamp, boundedDepth, rejectProtoKey, userKey } from './common';
 import { CustomerId, SessionId } from './ids';
 import { Order, orderCreateShape } from './orders';
 
@@ -38,6 +38,7 @@ const JsonTree: z.ZodType<JsonValue> = z.lazy(() =>
     rejectProtoKey(z.record(userKey(), JsonTree)),
   ]),
 ).meta({ id: 'JsonValue', description: 'Any JSON value; objects never have the key "__proto__".' });
+DOCUMENTED_AS_ANY_JSON.add(JsonTree);
 
 /** Any JSON value nesting at most JSON_DEPTH_MAX levels. */
 export const JsonValue = boundedDepth(JsonTree);

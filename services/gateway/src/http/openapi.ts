@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '@checkout/errors';
-import { ErrorBody, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey } from '@checkout/contracts';
+import { DOCUMENTED_AS_ANY_JSON, ErrorBody, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey } from '@checkout/contracts';
 import { COMMON_ERRORS, IDEMPOTENCY_ERRORS, PUBLIC_ROUTES, type PublicRoute } from './public-routes';
 
 type JsonSchema = Record<string, unknown>;
@@ -10,17 +10,20 @@ type JsonSchema = Record<string, unknown>;
  * request and response forms differ (defaults, transforms) gets an `_input`/`_output` suffix.
  */
 function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Record<string, JsonSchema>): JsonSchema {
-  const { $schema: _schema, $defs, ...root } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+  const { $schema: _schema, $defs, ...root } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: forGenerators }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
   const defs = $defs ?? {};
   const rename = new Map(Object.keys(defs).map((name) => [name, name]));
+  const toComponent = (ref: string) => `#/components/schemas/${rename.get(ref.slice(8)) ?? ref.slice(8)}`;
   const rewrite = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(rewrite);
     if (value === null || typeof value !== 'object') return value;
     return Object.fromEntries(
       Object.entries(value).map(([key, inner]) =>
         key === '$ref' && typeof inner === 'string' && inner.startsWith('#/$defs/')
-          ? [key, `#/components/schemas/${rename.get(inner.slice(8)) ?? inner.slice(8)}`]
-          : [key, rewrite(inner)],
+          ? [key, toComponent(inner)]
+          : key === 'discriminator' && isDiscriminator(inner)
+            ? [key, { ...inner, mapping: Object.fromEntries(Object.entries(inner.mapping).map(([value, ref]) => [value, toComponent(ref)])) }]
+            : [key, rewrite(inner)],
       ),
     );
   };
@@ -30,6 +33,37 @@ function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Record<
   }
   for (const [name, def] of Object.entries(defs)) components[rename.get(name) ?? name] = rewrite(def) as JsonSchema;
   return rewrite(root) as JsonSchema;
+}
+
+/**
+ * What zod's conversion leaves out that client generators need (issue 23): free-form JSON
+ * (DOCUMENTED_AS_ANY_JSON) as "any value" with its description, and the `discriminator` of a discriminated
+ * union whose options are named, so generated clients tell the options apart by that property.
+ */
+function forGenerators(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  const schema = ctx.zodSchema as z.ZodType;
+  if (DOCUMENTED_AS_ANY_JSON.has(schema)) {
+    const { description } = ctx.jsonSchema;
+    for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+    if (description !== undefined) ctx.jsonSchema.description = description;
+    return;
+  }
+  if (schema instanceof z.ZodDiscriminatedUnion) {
+    const propertyName = schema.def.discriminator;
+    const mapping: Record<string, string> = {};
+    for (const option of schema.options as readonly z.ZodType[]) {
+      const id = z.globalRegistry.get(option)?.id;
+      // The discriminator's values of each option, as zod itself collects them for the union's parser.
+      const values = option._zod.propValues?.[propertyName];
+      if (id === undefined || values?.size !== 1) return;
+      mapping[String([...values][0])] = `#/$defs/${id}`;
+    }
+    ctx.jsonSchema.discriminator = { propertyName, mapping };
+  }
+}
+
+function isDiscriminator(value: unknown): value is { propertyName: string; mapping: Record<string, string> } {
+  return typeof value === 'object' && value !== null && 'mapping' in value && typeof value.mapping === 'object';
 }
 
 /** Query parameters are listed one by one, so a named query schema is looked up rather than referenced. */

@@ -1,0 +1,123 @@
+// A merchant's first hour, written against the client oapi-codegen generates from GET /v0/openapi.json
+// (issue 23): create a checkout session, PATCH its sessionData, pay it with the test helper, read the completed
+// session and its checkout.session.completed event, list orders two pages at a time.
+//
+// Run by `npm run clients`, which generates client.gen.go (package checkout) beside this file in a working copy.
+// Environment: CHECKOUT_API_URL (the gateway), CHECKOUT_API_KEY (an sk_test_ key).
+package checkout
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func newClient(t *testing.T) *ClientWithResponses {
+	t.Helper()
+	key := os.Getenv("CHECKOUT_API_KEY")
+	bearer := func(_ context.Context, req *http.Request) error {
+		req.Header.Set("Authorization", "Bearer "+key)
+		return nil
+	}
+	client, err := NewClientWithResponses(os.Getenv("CHECKOUT_API_URL"), WithRequestEditorFn(bearer))
+	if err != nil {
+		t.Fatalf("client: %v", err)
+	}
+	return client
+}
+
+func step(t *testing.T, name string, ok bool, detail string) {
+	t.Helper()
+	if !ok {
+		t.Fatalf("go journey: %s: FAILED (%s)", name, detail)
+	}
+	fmt.Printf("go journey: %s: ok %s\n", name, detail)
+}
+
+func TestMerchantJourney(t *testing.T) {
+	ctx := context.Background()
+	client := newClient(t)
+
+	created, err := client.CreateCheckoutSessionWithResponse(ctx, nil, CreateSessionRequest{Items: []ItemInput{{Name: "Latte", Quantity: 2, UnitPrice: 450}}})
+	if err != nil || created.JSON201 == nil {
+		t.Fatalf("create session: %v %s", err, created.Body)
+	}
+	session := created.JSON201.Session
+	step(t, "create session", session.Status == CheckoutSessionStatusPending && session.Order.Amounts.Total == 900, session.Id)
+
+	data := SessionData{"cart": map[string]any{"note": "no sugar", "lines": []any{1, 2}}, "source": "go"}
+	updated, err := client.UpdateCheckoutSessionWithResponse(ctx, session.Id, UpdateSessionRequest{SessionData: &data})
+	if err != nil || updated.JSON200 == nil {
+		t.Fatalf("patch session: %v %s", err, updated.Body)
+	}
+	want := map[string]any{"cart": map[string]any{"note": "no sugar", "lines": []any{float64(1), float64(2)}}, "source": "go"}
+	got := map[string]any{}
+	for k, v := range updated.JSON200.Session.SessionData {
+		got[k] = v
+	}
+	step(t, "patch sessionData", reflect.DeepEqual(got, want), fmt.Sprint(got))
+
+	paid, err := client.TestHelperPayWithResponse(ctx, session.Id, nil, PayRequest{})
+	if err != nil || paid.JSON200 == nil {
+		t.Fatalf("pay: %v %s", err, paid.Body)
+	}
+	step(t, "pay with the test helper", paid.JSON200.Session.Status == CheckoutSessionStatusCompleted, "")
+
+	read, err := client.GetCheckoutSessionWithResponse(ctx, session.Id)
+	if err != nil || read.JSON200 == nil {
+		t.Fatalf("get session: %v", err)
+	}
+	done := read.JSON200.Session
+	step(t, "read the completed session", done.Status == CheckoutSessionStatusCompleted && !done.Active && done.Order.Amounts.Paid == 900, "")
+
+	// The event is recorded by the webhook dispatcher from Kafka, moments after the payment: wait for it.
+	completedType := ListEventsParamsTypeCheckoutSessionCompleted
+	var events []WebhookEvent
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		listed, err := client.ListEventsWithResponse(ctx, &ListEventsParams{SessionId: &session.Id, Type: &completedType})
+		if err != nil || listed.JSON200 == nil {
+			t.Fatalf("list events: %v", err)
+		}
+		if events = listed.JSON200.Events; len(events) > 0 {
+			break
+		}
+	}
+	step(t, "find its checkout.session.completed event", len(events) == 1, fmt.Sprintf("%d found", len(events)))
+	listedEvent, err := events[0].AsSessionCompletedEvent()
+	if err != nil {
+		t.Fatalf("event: %v", err)
+	}
+	got1, err := client.GetEventWithResponse(ctx, listedEvent.Id)
+	if err != nil || got1.JSON200 == nil {
+		t.Fatalf("get event: %v", err)
+	}
+	kind, _ := got1.JSON200.Event.Discriminator()
+	event, err := got1.JSON200.Event.AsSessionCompletedEvent()
+	step(t, "read the event", err == nil && kind == "checkout.session.completed" && event.Session.Id == session.Id && event.Session.Status == CheckoutSessionStatusCompleted, event.Id)
+
+	for i := 0; i < 3; i++ {
+		made, err := client.CreateOrderWithResponse(ctx, nil, CreateOrderRequest{Items: []ItemInput{{Name: fmt.Sprintf("Order %d", i), Quantity: 1, UnitPrice: 100 + i}}})
+		step(t, fmt.Sprintf("create order %d", i+1), err == nil && made.JSON201 != nil, "")
+	}
+	page, limit := 1, 2
+	first, err := client.ListOrdersWithResponse(ctx, &ListOrdersParams{Page: &page, Limit: &limit})
+	if err != nil || first.JSON200 == nil {
+		t.Fatalf("list orders: %v", err)
+	}
+	page = 2
+	second, err := client.ListOrdersWithResponse(ctx, &ListOrdersParams{Page: &page, Limit: &limit})
+	if err != nil || second.JSON200 == nil {
+		t.Fatalf("list orders page 2: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, o := range append(first.JSON200.Orders, second.JSON200.Orders...) {
+		seen[o.Id] = true
+	}
+	step(t, "list orders, page 1 of limit 2", len(first.JSON200.Orders) == 2 && first.JSON200.Pagination.HasMore && first.JSON200.Pagination.Total >= 4, "")
+	step(t, "list orders, page 2", second.JSON200.Pagination.Page == 2 && len(seen) == len(first.JSON200.Orders)+len(second.JSON200.Orders), fmt.Sprintf("total %d", second.JSON200.Pagination.Total))
+	fmt.Println("go journey: passed")
+}

@@ -1,0 +1,79 @@
+"""A merchant's first hour, written against the client openapi-python-client generates from GET /v0/openapi.json
+(issue 23): create a checkout session, PATCH its sessionData, pay it with the test helper, read the completed
+session and its checkout.session.completed event, list orders two pages at a time.
+
+Run by `npm run clients`, which generates the `checkout_client` package and puts it on PYTHONPATH.
+Environment: CHECKOUT_API_URL (the gateway), CHECKOUT_API_KEY (an sk_test_ key).
+"""
+
+import os
+import sys
+import time
+
+from checkout_client import AuthenticatedClient
+from checkout_client.api.checkout_sessions import create_checkout_session, get_checkout_session, update_checkout_session
+from checkout_client.api.events import get_event, list_events
+from checkout_client.api.orders import create_order, list_orders
+from checkout_client.api.test_helpers import test_helper_pay
+from checkout_client.models import (
+    CheckoutSessionStatus,
+    CreateOrderRequest,
+    CreateSessionRequest,
+    ItemInput,
+    ListEventsType,
+    PayRequest,
+    SessionData,
+    UpdateSessionRequest,
+)
+
+
+def step(name: str, ok: bool, detail: str = "") -> None:
+    print(f"python journey: {name}: {'ok' if ok else 'FAILED'}{(' (' + detail + ')') if detail else ''}", flush=True)
+    if not ok:
+        sys.exit(1)
+
+
+def main() -> None:
+    client = AuthenticatedClient(base_url=os.environ["CHECKOUT_API_URL"], token=os.environ["CHECKOUT_API_KEY"], raise_on_unexpected_status=True)
+
+    created = create_checkout_session.sync_detailed(client=client, body=CreateSessionRequest(items=[ItemInput(name="Latte", quantity=2, unit_price=450)]))
+    session = created.parsed.session
+    step("create session", created.status_code == 201 and session.status == CheckoutSessionStatus.PENDING and session.order.amounts.total == 900, session.id)
+
+    patch = SessionData.from_dict({"cart": {"note": "no sugar", "lines": [1, 2]}, "source": "python"})
+    updated = update_checkout_session.sync_detailed(session.id, client=client, body=UpdateSessionRequest(session_data=patch))
+    data = updated.parsed.session.session_data.to_dict()
+    step("patch sessionData", updated.status_code == 200 and data == {"cart": {"note": "no sugar", "lines": [1, 2]}, "source": "python"}, str(data))
+
+    paid = test_helper_pay.sync_detailed(session.id, client=client, body=PayRequest())
+    step("pay with the test helper", paid.status_code == 200 and paid.parsed.session.status == CheckoutSessionStatus.COMPLETED)
+
+    read = get_checkout_session.sync_detailed(session.id, client=client)
+    completed = read.parsed.session
+    step("read the completed session", completed.status == CheckoutSessionStatus.COMPLETED and not completed.active and completed.order.amounts.paid == 900)
+
+    # The event is recorded by the webhook dispatcher from Kafka, moments after the payment: wait for it.
+    deadline = time.monotonic() + 30
+    events = []
+    while time.monotonic() < deadline:
+        events = list_events.sync_detailed(client=client, session_id=session.id, type_=ListEventsType.CHECKOUT_SESSION_COMPLETED).parsed.events
+        if events:
+            break
+        time.sleep(0.2)
+    step("find its checkout.session.completed event", len(events) == 1, f"{len(events)} found")
+    event = get_event.sync_detailed(events[0].id, client=client).parsed.event
+    step("read the event", event.event == "checkout.session.completed" and event.session.id == session.id and event.session.status == CheckoutSessionStatus.COMPLETED, event.id)
+
+    for i in range(3):
+        made = create_order.sync_detailed(client=client, body=CreateOrderRequest(items=[ItemInput(name=f"Order {i}", quantity=1, unit_price=100 + i)]))
+        step(f"create order {i + 1}", made.status_code == 201)
+    first = list_orders.sync_detailed(client=client, page=1, limit=2).parsed
+    second = list_orders.sync_detailed(client=client, page=2, limit=2).parsed
+    ids = [o.id for o in first.orders] + [o.id for o in second.orders]
+    step("list orders, page 1 of limit 2", len(first.orders) == 2 and first.pagination.has_more and first.pagination.total >= 4)
+    step("list orders, page 2", second.pagination.page == 2 and len(ids) == len(set(ids)), f"{len(second.orders)} on page 2, total {second.pagination.total}")
+    print("python journey: passed", flush=True)
+
+
+if __name__ == "__main__":
+    main()
