@@ -40,7 +40,53 @@ export const REDACT_PATHS = [
   'token',
   '*.token',
   'password',
+  '*.password',
+  // Issue 22: what the list above missed. Checkout settings carry signing secrets; config objects carry tokens.
+  'webhookSigningSecret',
+  '*.webhookSigningSecret',
+  'webhookSigningSecrets',
+  '*.webhookSigningSecrets',
+  'previousWebhookSigningSecret',
+  '*.previousWebhookSigningSecret',
+  'adminToken',
+  '*.adminToken',
+  'internalToken',
+  '*.internalToken',
+  'ADMIN_TOKEN',
+  '*.ADMIN_TOKEN',
+  'INTERNAL_TOKEN',
+  '*.INTERNAL_TOKEN',
+  'PROCESSOR_WEBHOOK_SECRET',
+  '*.PROCESSOR_WEBHOOK_SECRET',
+  'CSRF_SECRET',
+  '*.CSRF_SECRET',
+  'ID_DERIVATION_SECRET',
+  '*.ID_DERIVATION_SECRET',
+  'KAFKA_SASL_PASSWORD',
+  '*.KAFKA_SASL_PASSWORD',
+  'req.headers["x-processor-signature"]',
 ];
+
+/** `scheme://user:password@host` → `scheme://user:[redacted]@host`, wherever a URL with credentials appears in a value. */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*):[^\s@/]+@/gi;
+
+export function redactUrlCredentials(text: string): string {
+  return text.includes('@') ? text.replace(URL_CREDENTIALS, '$1:[redacted]@') : text;
+}
+
+/** Redacts URL credentials in every string of a logged object (a few levels deep: config and error objects). */
+function withoutUrlCredentials(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redactUrlCredentials(value);
+  if (depth >= 4 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => withoutUrlCredentials(item, depth + 1));
+  if (value instanceof Error) return value;
+  let changed: Record<string, unknown> | undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const clean = withoutUrlCredentials(inner, depth + 1);
+    if (clean !== inner) (changed ??= { ...(value as Record<string, unknown>) })[key] = clean;
+  }
+  return changed ?? value;
+}
 
 export function createLogger(service: string, options: { level?: string; destination?: pino.DestinationStream } = {}): Logger {
   const loggerOptions: LoggerOptions = {
@@ -49,7 +95,13 @@ export function createLogger(service: string, options: { level?: string; destina
     base: { service },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
+    formatters: { level: (label) => ({ level: label }), log: (object) => withoutUrlCredentials(object) as Record<string, unknown> },
+    hooks: {
+      // The message itself, and any string argument interpolated into it.
+      logMethod(args, method) {
+        method.apply(this, args.map((arg) => (typeof arg === 'string' ? redactUrlCredentials(arg) : arg)) as Parameters<typeof method>);
+      },
+    },
     mixin: () => {
       const requestId = currentRequestId();
       return requestId === undefined ? {} : { requestId };

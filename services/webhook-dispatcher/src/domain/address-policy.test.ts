@@ -25,6 +25,16 @@ describe('AddressPolicy (D33)', () => {
     ['::ffff:127.0.0.1', 'loopback'],
     ['::ffff:10.1.2.3', 'private'],
     ['64:ff9b::a00:1', 'NAT64'],
+    // Issue 22 (low): IPv4-compatible IPv6 (::/96, deprecated) reaches the IPv4 address on many stacks. A URL's
+    // [::169.254.169.254] is connected to as ::a9fe:a9fe (the WHATWG URL parser's form, and the socket's).
+    ['::a9fe:a9fe', 'global unicast'],
+    ['::7f00:1', 'global unicast'],
+    ['::a00:1', 'global unicast'],
+    // The dotted spelling, as ipaddr.js reads it (as IPv4-mapped), is refused by its IPv4 address.
+    ['::169.254.169.254', 'cloud metadata'],
+    ['::127.0.0.1', 'loopback'],
+    // Anything else outside 2000::/3 (global unicast) that ipaddr.js does not name.
+    ['4000::1', 'global unicast'],
   ])('When the target is %s, then it is refused as %s', (ip, label) => {
     const verdict = strict.check(ip);
     expect(verdict.allowed).toBe(false);

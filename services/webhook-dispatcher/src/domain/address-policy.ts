@@ -30,6 +30,9 @@ const RANGE_LABELS: Record<string, string> = {
 
 const CLOUD_METADATA = new Set(['169.254.169.254', '169.254.170.2', 'fd00:ec2::254', '100.100.100.200']);
 
+/** 2000::/3: the only IPv6 addresses that are globally routed unicast (RFC 4291 §2.4, IANA's allocation). */
+const GLOBAL_UNICAST_V6: Network = [ipaddr.parse('2000::'), 3];
+
 /** Parses WEBHOOK_ALLOWED_NETWORKS; throws with the offending entry when one is not a CIDR. */
 export function parseAllowedNetworks(cidrs: readonly string[]): Network[] {
   return cidrs.map((cidr) => {
@@ -72,6 +75,11 @@ export class AddressPolicy {
     const range = address.range();
     if (range === 'unicast') {
       if (CLOUD_METADATA.has(text)) return { allowed: false, reason: `${text} is a cloud metadata address` };
+      // ipaddr.js calls every IPv6 address it has no name for "unicast", IPv4-compatible ones (::/96, e.g.
+      // ::169.254.169.254) included; only global unicast may be reached (issue 22).
+      if (address.kind() === 'ipv6' && !address.match(GLOBAL_UNICAST_V6[0], GLOBAL_UNICAST_V6[1])) {
+        return { allowed: false, reason: `${text} is not a global unicast address` };
+      }
       return { allowed: true };
     }
     const label = RANGE_LABELS[range] ?? 'an internal';
