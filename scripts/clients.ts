@@ -26,7 +26,7 @@ async function main(): Promise<number> {
       logLevel: 'warn',
       logDir: join(workDir, 'logs'),
     });
-    const organization = await new AdminClient(stack.env.gatewayUrl, stack.env.adminToken).createOrganizationWithKeys('Generated Clients');
+    const organization = await new AdminClient(stack.env.adminUrl, stack.env.adminToken).createOrganizationWithKeys('Generated Clients');
     log(`stack ready at ${stack.env.gatewayUrl}; generated code and logs in ${workDir}`);
     const { documentOperations, results } = await generateAndRunClients({ gatewayUrl: stack.env.gatewayUrl, testKey: organization.testKey, workDir, log });
     let failed = false;

@@ -95,7 +95,7 @@ async function main(): Promise<number> {
       // The fuzzer is one client sending as fast as the stack answers; the rate limit has its own tests.
       extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '100000' } },
     });
-    const admin = new AdminClient(stack.env.gatewayUrl, stack.env.adminToken);
+    const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
     const organization = await admin.createOrganizationWithKeys('Fuzz Org');
     log(`stack ready at ${stack.env.gatewayUrl}; service logs in ${join(workDir, 'logs')}`);
 

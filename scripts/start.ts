@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     await engines.stop();
     throw err;
   });
-  const admin = new AdminClient(stack.env.gatewayUrl, stack.env.adminToken);
+  const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
   const demo = await admin.createOrganizationWithKeys('Demo Coffee Co');
   // Read by `npm run admin` and `npm run cli` (D45) so that they work against this stack without flags; it
   // holds local secrets only and is git-ignored.

@@ -173,7 +173,7 @@ export async function runOrdersBench(engines: Engines, options: { concurrency: n
   const stack = await startProcessStack({ mongoUrl: engines.mongoUrl, kafkaBrokers: engines.kafkaBrokers, namePrefix: `bench_${Date.now()}`, logDir: join(tmpdir(), 'checkout-bench'), services: ['orders', 'gateway'], runtime: 'bundle', logLevel: 'warn', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } } });
   const baselines = [await startBaseline('mongo', engines.mongoUrl), await startBaseline('none', engines.mongoUrl)];
   try {
-    const admin = new AdminClient(stack.env.gatewayUrl, stack.env.adminToken);
+    const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
     const org = await admin.createOrganizationWithKeys('Bench Org');
     const [mongoBaseline, bareBaseline] = baselines as [{ url: string; child: ChildProcess }, { url: string; child: ChildProcess }];
     const targets: LoadTarget[] = [

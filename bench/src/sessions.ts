@@ -70,7 +70,7 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
     logLevel: 'warn',
     extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } },
   });
-  const admin = new AdminClient(stack.env.gatewayUrl, stack.env.adminToken);
+  const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
   const org = await admin.createOrganizationWithKeys('Bench Sessions Org');
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${org.testKey}` };
   const pool = new Pool(stack.env.gatewayUrl, { connections: Math.max(options.concurrency, PAY_CONCURRENCY), pipelining: 1 });

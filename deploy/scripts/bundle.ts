@@ -15,7 +15,7 @@ export const SERVICES = ['gateway', 'orders', 'sessions', 'webhook-dispatcher'] 
 export type ServiceName = (typeof SERVICES)[number];
 
 /** Operational one-shot scripts shipped in the same image (Kubernetes Jobs, SRE tasks). */
-export const SCRIPTS = ['create-topics', 'create-indexes', 'replay-dead-letter'] as const;
+export const SCRIPTS = ['create-topics', 'create-indexes', 'replay-dead-letter', 'generate-secrets'] as const;
 
 export function entryPoints(): Record<string, string> {
   const entries: Record<string, string> = {};

@@ -9,7 +9,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { env, kafkaConfigShape, loadConfig } from '@checkout/config';
+import { checkKafkaSecurity, env, kafkaConfigShape, kafkaConnection, loadConfig } from '@checkout/config';
 import { ALL_TOPICS, TOPICS, WEBHOOK_RETRY_TIERS, topicName } from '@checkout/contracts';
 import { createKafka, ensureTopics, type TopicSpec } from '@checkout/kafka';
 import { createLogger } from '@checkout/logger';
@@ -22,7 +22,7 @@ export const TopicsJobConfigSchema = z.object({
   WEBHOOK_RETRY_PARTITIONS: env.positiveInt(6).describe('Partitions of each webhooks.retry.N tier and of webhooks.dead-letter'),
   KAFKA_REPLICATION_FACTOR: env.positiveInt(1).describe('Replication factor of created topics (3 in production)'),
   DEAD_LETTER_RETENTION_MS: env.positiveInt(30 * 24 * 3_600_000).describe('retention.ms of the dead-letter topic (default 30 days: time to replay)'),
-});
+}).superRefine(checkKafkaSecurity);
 export type TopicsJobConfig = z.output<typeof TopicsJobConfigSchema>;
 
 /** The plan: one spec per topic in ALL_TOPICS, under the optional prefix. Throws if ALL_TOPICS grows a topic this job does not know. */
@@ -43,7 +43,7 @@ export function topicPlan(config: Pick<TopicsJobConfig, 'TOPIC_PREFIX' | 'SESSIO
 export async function createTopics(environment: Record<string, string | undefined>): Promise<{ topic: string; partitions: number; planned: number }[]> {
   const config = loadConfig('create-topics', TopicsJobConfigSchema, environment);
   const logger = createLogger('create-topics', { level: config.LOG_LEVEL });
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'create-topics', logger });
+  const kafka = createKafka({ ...kafkaConnection(config), clientId: config.KAFKA_CLIENT_ID ?? 'create-topics', logger });
   const plan = topicPlan(config);
   // ensureTopics retries the retriable metadata errors a fresh broker answers with.
   const partitions = await ensureTopics(kafka, plan, config.KAFKA_REPLICATION_FACTOR);

@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { z } from 'zod';
-import { env, kafkaConfigShape, loadConfig } from '@checkout/config';
+import { checkKafkaSecurity, env, kafkaConfigShape, kafkaConnection, loadConfig, secret } from '@checkout/config';
 import { TOPICS, topicName } from '@checkout/contracts';
 import { createKafka, drainTopic } from '@checkout/kafka';
 import { createLogger } from '@checkout/logger';
@@ -21,9 +21,9 @@ const ReplayConfigSchema = z.object({
   ...kafkaConfigShape,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
   DISPATCHER_URL: env.url().describe('Internal base URL of the webhook-dispatcher events API'),
-  INTERNAL_TOKEN: z.string().min(16),
+  INTERNAL_TOKEN: secret(32).describe('The replay job\'s own internal credential; the dispatcher lists it in INTERNAL_CALLERS as dead-letter-replay'),
   REPLAY_TIMEOUT_MS: env.positiveInt(120_000),
-});
+}).superRefine(checkKafkaSecurity);
 
 /** The fields of a dispatcher DeadLetterMessage this tool needs (services/webhook-dispatcher/src/messaging/webhook-messages.ts). */
 export const DeadLetterEntry = z.object({
@@ -59,7 +59,7 @@ export function parseArgs(argv: readonly string[]): ReplayOptions {
 export async function replayDeadLetter(environment: Record<string, string | undefined>, options: ReplayOptions): Promise<{ replayed: number; skipped: number; invalid: number }> {
   const config = loadConfig('replay-dead-letter', ReplayConfigSchema, environment);
   const logger = createLogger('replay-dead-letter', { level: config.LOG_LEVEL });
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'replay-dead-letter', logger });
+  const kafka = createKafka({ ...kafkaConnection(config), clientId: config.KAFKA_CLIENT_ID ?? 'replay-dead-letter', logger });
   const topic = topicName(config.TOPIC_PREFIX, TOPICS.webhookDeadLetter);
   const groupId = options.group ?? topicName(config.TOPIC_PREFIX, 'webhook-dispatcher.dead-letter-replay');
 

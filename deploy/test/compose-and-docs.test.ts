@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { generateLocalSecrets, type LocalSecretsOwner } from '@checkout/config';
 import { stackEnvironment } from '@checkout/testing';
 import { REFERENCE_PATH, renderConfigReference } from '../../scripts/config-reference';
 import { REPO, SCHEMAS, requiredKeys } from './helpers';
@@ -20,12 +21,20 @@ const compose = parse(readFileSync(join(REPO, 'deploy', 'compose.yaml'), 'utf8')
 /** `${NAME:-default}` as compose resolves it with NAME unset. */
 const resolveDefault = (value: string | number) => String(value).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
 
+/** A service's environment as its entrypoint builds it: compose's, then its generated secrets file (CHECKOUT_ENV_FILE). */
+function serviceEnv(service: string): Record<string, string> {
+  const spec = compose.services[service];
+  const { CHECKOUT_ENV_FILE: file, ...env } = Object.fromEntries(Object.entries(spec?.environment ?? {}).map(([k, v]) => [k, resolveDefault(v)]));
+  expect(file, `${service} reads its generated secrets`).toBe(`/secrets/${service}.env`);
+  return { ...generateLocalSecrets().env[service as LocalSecretsOwner], ...env };
+}
+
 describe('deploy/compose.yaml', () => {
   it.each(Object.keys(SCHEMAS))('%s: only settings it reads, every required one, values that parse', (service) => {
     const spec = compose.services[service];
     expect(spec?.command).toEqual([service]);
     expect(spec?.build).toEqual({ context: '..', dockerfile: 'deploy/Dockerfile' });
-    const env = Object.fromEntries(Object.entries(spec?.environment ?? {}).map(([k, v]) => [k, resolveDefault(v)]));
+    const env = serviceEnv(service);
     const schema = SCHEMAS[service]!;
     expect(Object.keys(env).filter((k) => !(k in schema.shape))).toEqual([]);
     expect(requiredKeys(schema).filter((k) => !(k in env))).toEqual([]);
@@ -37,10 +46,21 @@ describe('deploy/compose.yaml', () => {
     const recipe = stackEnvironment({ ports: { gateway: 8080, orders: 4002, sessions: 4003, dispatcher: 4004 }, mongoUrl: 'mongodb://mongo:27017', kafkaBrokers: ['kafka:9092'], namePrefix: 'x' });
     const pairs = { gateway: recipe.gateway, orders: recipe.orders, sessions: recipe.sessions, 'webhook-dispatcher': recipe.dispatcher };
     for (const [service, env] of Object.entries(pairs)) {
-      const keys = Object.keys(compose.services[service]?.environment ?? {});
+      const keys = Object.keys(serviceEnv(service));
       expect(Object.keys(env).filter((k) => !keys.includes(k)), service).toEqual([]);
     }
-    expect(compose.services.gateway?.ports).toEqual(['8080:8080']);
+  });
+
+  it('publishes every port on loopback only, and gives no secret a default (issue 22, item 7)', () => {
+    const text = readFileSync(join(REPO, 'deploy', 'compose.yaml'), 'utf8');
+    const published = Object.entries(compose.services).flatMap(([name, spec]) => (spec.ports ?? []).map((port) => `${name} ${port}`));
+    expect(published.length).toBeGreaterThan(0);
+    for (const port of published) expect(port).toMatch(/ 127\.0\.0\.1:\d+:\d+$/);
+    expect(compose.services.gateway?.ports).toEqual(['127.0.0.1:8080:8080', '127.0.0.1:8081:8081']);
+    for (const key of ['ADMIN_TOKEN', 'INTERNAL_TOKEN', 'INTERNAL_CALLERS', 'PROCESSOR_WEBHOOK_SECRET', 'CSRF_SECRET', 'ID_DERIVATION_SECRET']) {
+      expect(text, `${key} is generated on the first run, never written in the compose file`).not.toMatch(new RegExp(`\\b${key}:`));
+    }
+    expect(compose.services.secrets?.command).toEqual(['generate-secrets']);
   });
 
   it('allows private webhook targets on the laptop only (D33), and says so', () => {

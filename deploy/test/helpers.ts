@@ -1,13 +1,15 @@
 // Shared by the deploy checks: kustomize from the project's tool cache, rendering, and resolving the
 // environment a rendered container really gets (env + envFrom through ConfigMaps and Secrets).
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, copyFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, copyFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
+import { generateLocalSecrets } from '@checkout/config';
 import { settingsOf } from '../../scripts/config-reference';
 import { ConfigSchema as gateway } from '@checkout/gateway/config';
 import { ConfigSchema as orders } from '@checkout/orders/config';
@@ -61,17 +63,41 @@ export async function render(dir: string): Promise<K8sObject[]> {
 }
 
 /**
- * A copy of deploy/k8s whose overlays have their secret env files, made from the committed *.env.example
- * (the real files are never in git, so the overlays cannot render from the checkout by design).
+ * The value an operator would put where an example has a placeholder: generated secrets, with each service's
+ * INTERNAL_TOKEN and INTERNAL_CALLERS consistent across the overlay (generateLocalSecrets), and a real password in
+ * MONGODB_URL.
  */
-export function k8sTreeWithExampleSecrets(): string {
+function filledLine(line: string, owner: string, generated: ReturnType<typeof generateLocalSecrets>['env']): string {
+  const match = /^([A-Z_]+)=(.*)$/.exec(line);
+  if (!match) return line;
+  const [, key = '', value = ''] = match;
+  const mine = (generated as Record<string, Record<string, string>>)[owner] ?? {};
+  if (mine[key] !== undefined) return `${key}=${mine[key]}`;
+  if (key === 'MONGODB_URL') return `${key}=${value.replace('REPLACE-PASSWORD', randomBytes(18).toString('base64url'))}`;
+  return `${key}=${randomBytes(24).toString('base64url')}`;
+}
+
+/**
+ * A copy of deploy/k8s whose overlays have their secret env files (the real files are never in git, so the
+ * overlays cannot render from the checkout by design): the committed *.env.example as they are (`examples`: what a
+ * careless operator deploys, which every service must refuse, issue 22), or with every value an operator would
+ * generate (`generated`).
+ */
+export function k8sTreeWithSecrets(fill: 'examples' | 'generated'): string {
   const root = mkdtempSync(join(tmpdir(), 'checkout-k8s-'));
   cpSync(K8S, root, { recursive: true });
   for (const overlay of readdirSync(join(root, 'overlays'))) {
     const secrets = join(root, 'overlays', overlay, 'secrets');
     if (!existsSync(secrets)) continue;
+    const generated = generateLocalSecrets().env;
     for (const file of readdirSync(secrets)) {
-      if (file.endsWith('.env.example')) copyFileSync(join(secrets, file), join(secrets, file.replace(/\.example$/, '')));
+      if (!file.endsWith('.env.example')) continue;
+      const target = join(secrets, file.replace(/\.example$/, ''));
+      if (fill === 'examples') copyFileSync(join(secrets, file), target);
+      else {
+        const owner = file.replace(/\.env\.example$/, '');
+        writeFileSync(target, readFileSync(join(secrets, file), 'utf8').split('\n').map((line) => filledLine(line, owner, generated)).join('\n'));
+      }
     }
   }
   return root;

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createEventProducer, createKafka } from '@checkout/kafka';
-import { AdminClient, eventually, stackEnvironment } from '@checkout/testing';
+import { AdminClient, eventually, newSecret, stackEnvironment } from '@checkout/testing';
 import { ALL_TOPICS } from '@checkout/contracts';
 import { SCRIPTS, SERVICES, bundle, type BundleResult } from '../scripts/bundle';
 import { topicPlan } from '../scripts/create-topics';
@@ -143,14 +143,14 @@ describe('the bundles the image runs', () => {
 
     // Nothing dead-lettered under this prefix: the replay finds nothing and says so.
     const replay = await run(process.execPath, [join(outdir, 'replay-dead-letter.mjs'), '--dry-run'], {
-      env: { ...env, DISPATCHER_URL: 'http://127.0.0.1:9', INTERNAL_TOKEN: 'x'.repeat(32) },
+      env: { ...env, DISPATCHER_URL: 'http://127.0.0.1:9', INTERNAL_TOKEN: newSecret() },
       timeout: 90_000,
     });
     expect(replay.stdout).toContain('replayed=0 skipped=0 invalid=0');
   }, 180_000);
 
   it('the four services start from their bundles on this Node, become ready, a dead-lettered webhook is replayed, and they stop cleanly on SIGTERM', async () => {
-    const ports = { gateway: await freePort(), orders: await freePort(), sessions: await freePort(), dispatcher: await freePort() };
+    const ports = { gateway: await freePort(), gatewayAdmin: await freePort(), orders: await freePort(), sessions: await freePort(), dispatcher: await freePort() };
     const namePrefix = `deploy${randomBytes(4).toString('hex')}`;
     const stack = stackEnvironment({
       ports,
@@ -174,7 +174,9 @@ describe('the bundles the image runs', () => {
       const url = `http://127.0.0.1:${portOf[service]}`;
       await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 90_000, () => `${service} not ready:\n${logs[service]}`);
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
-      expect(await (await fetch(`${url}/metrics`)).text()).toContain('http_requests_total');
+      // The gateway serves /metrics on its operators' listener only (issue 22).
+      const metricsUrl = service === 'gateway' ? stack.adminUrl : url;
+      expect(await (await fetch(`${metricsUrl}/metrics`)).text()).toContain('http_requests_total');
     }
     // Through the gateway to orders: the internal wiring (ORDERS_URL, INTERNAL_TOKEN) works in the bundles.
     const unauthorized = await fetch(`http://127.0.0.1:${ports.gateway}/v0/orders`);
@@ -183,7 +185,7 @@ describe('the bundles the image runs', () => {
     // A session paid with a callback URL nobody listens on: 5 failed attempts, then the dead-letter topic.
     const hookPort = await freePort();
     const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
-    const org = await new AdminClient(gatewayUrl, stack.adminToken).createOrganizationWithKeys('Deploy Test Co');
+    const org = await new AdminClient(stack.adminUrl, stack.adminToken).createOrganizationWithKeys('Deploy Test Co');
     const auth = { authorization: `Bearer ${org.testKey}`, 'content-type': 'application/json' };
     const created = await fetch(`${gatewayUrl}/v0/checkout/sessions`, {
       method: 'POST',
@@ -207,7 +209,7 @@ describe('the bundles the image runs', () => {
     await producer.send([{ topic: `${namePrefix}.webhooks.dead-letter`, key: 'poison', value: 'not json' }]);
     await producer.disconnect();
 
-    const replayEnv = { PATH: process.env.PATH ?? '', KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '', TOPIC_PREFIX: namePrefix, DISPATCHER_URL: `http://127.0.0.1:${ports.dispatcher}`, INTERNAL_TOKEN: stack.internalToken, LOG_LEVEL: 'warn' };
+    const replayEnv = { PATH: process.env.PATH ?? '', KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '', TOPIC_PREFIX: namePrefix, DISPATCHER_URL: `http://127.0.0.1:${ports.dispatcher}`, INTERNAL_TOKEN: stack.internalTokens.deadLetterReplay, LOG_LEVEL: 'warn' };
     const dry = await run(process.execPath, [join(outdir, 'replay-dead-letter.mjs'), '--dry-run'], { env: replayEnv, timeout: 90_000 });
     expect(dry.stdout).toContain(`would redeliver ${eventId}`);
     // The merchant's endpoint is back: the redelivery succeeds (and so cannot be dead-lettered a second time

@@ -8,22 +8,28 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TopicsJobConfigSchema } from '../scripts/create-topics';
 import { SERVICES, SCRIPTS } from '../scripts/bundle';
-import { K8S, SCHEMAS, containersOf, effectiveEnv, k8sTreeWithExampleSecrets, kustomize, portNumber, render, requiredKeys, run, type K8sObject } from './helpers';
+import { K8S, SCHEMAS, containersOf, effectiveEnv, k8sTreeWithSecrets, kustomize, portNumber, render, requiredKeys, run, type K8sObject } from './helpers';
 
-const SECRET_KEYS = ['INTERNAL_TOKEN', 'ADMIN_TOKEN', 'PROCESSOR_WEBHOOK_SECRET', 'CSRF_SECRET', 'MONGODB_URL'];
+const SECRET_KEYS = ['INTERNAL_TOKEN', 'INTERNAL_CALLERS', 'ADMIN_TOKEN', 'PROCESSOR_WEBHOOK_SECRET', 'CSRF_SECRET', 'ID_DERIVATION_SECRET', 'KAFKA_SASL_PASSWORD', 'MONGODB_URL'];
 
 let tree: string;
+let examplesTree: string;
 const rendered: Record<'base' | 'staging' | 'production', K8sObject[]> = { base: [], staging: [], production: [] };
+/** The overlays rendered with the committed *.env.example as they are: what a careless operator would deploy. */
+const withExamples: Record<'staging' | 'production', K8sObject[]> = { staging: [], production: [] };
 
 beforeAll(async () => {
-  tree = k8sTreeWithExampleSecrets();
+  tree = k8sTreeWithSecrets('generated');
+  examplesTree = k8sTreeWithSecrets('examples');
   rendered.base = await render(join(K8S, 'base'));
   rendered.staging = await render(join(tree, 'overlays', 'staging'));
   rendered.production = await render(join(tree, 'overlays', 'production'));
+  withExamples.staging = await render(join(examplesTree, 'overlays', 'staging'));
+  withExamples.production = await render(join(examplesTree, 'overlays', 'production'));
 }, 600_000);
 
 afterAll(() => {
-  if (tree) rmSync(tree, { recursive: true, force: true });
+  for (const dir of [tree, examplesTree]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const variants = ['base', 'staging', 'production'] as const;
@@ -68,9 +74,7 @@ describe('kustomize build (a, b)', () => {
   it('base secrets are placeholders the services refuse; overlays replace every one of them', () => {
     for (const secret of rendered.base.filter((o) => o.kind === 'Secret')) {
       for (const [key, value] of Object.entries(secret.data ?? {})) {
-        // Set only during a token rotation; empty is the one safe default, and not a secret.
-        const placeholder = key === 'INTERNAL_TOKENS_ACCEPTED' ? /^$/ : /^CHANGE-ME/;
-        expect(Buffer.from(value, 'base64').toString(), `${secret.metadata.name}.${key}`).toMatch(placeholder);
+        expect(Buffer.from(value, 'base64').toString(), `${secret.metadata.name}.${key}`).toMatch(/^CHANGE-ME/);
       }
     }
     for (const variant of ['staging', 'production'] as const) {
@@ -78,6 +82,24 @@ describe('kustomize build (a, b)', () => {
         for (const [key, value] of Object.entries(secret.data ?? {})) expect(Buffer.from(value, 'base64').toString(), `${variant} ${secret.metadata.name}.${key}`).not.toMatch(/CHANGE-ME/);
       }
     }
+  });
+});
+
+describe('the committed secret examples (issue 22, item 1)', () => {
+  it.each(['staging', 'production'] as const)('%s: copied unchanged, every secret in them is refused, so no pod starts on a placeholder', (variant) => {
+    const objects = withExamples[variant];
+    for (const deployment of workloads(objects)) {
+      for (const container of containersOf(deployment)) {
+        const env = effectiveEnv(objects, container);
+        const result = SCHEMAS[serviceOf(container.args)]!.safeParse(env);
+        const refused = result.success ? [] : result.error.issues.map((i) => String(i.path[0]));
+        const secretsGiven = SECRET_KEYS.filter((k) => k in env);
+        expect(secretsGiven.length, `${variant} ${deployment.metadata.name} has secrets`).toBeGreaterThan(0);
+        expect(secretsGiven.filter((k) => !refused.includes(k)), `${variant} ${deployment.metadata.name}: example secrets that would be accepted`).toEqual([]);
+      }
+    }
+    const topics = effectiveEnv(objects, containersOf(find(objects, 'Job', 'create-topics'))[0]!);
+    expect(TopicsJobConfigSchema.safeParse(topics).success, 'create-topics with the example password').toBe(false);
   });
 });
 
@@ -116,7 +138,10 @@ describe('environment of every container (c)', () => {
     expect(topics.args).toEqual(['create-topics']);
     const topicsEnv = effectiveEnv(objects, topics);
     expect(Object.keys(topicsEnv).filter((k) => !(k in TopicsJobConfigSchema.shape))).toEqual([]);
-    expect(TopicsJobConfigSchema.safeParse(topicsEnv).success).toBe(true);
+    const topicsParsed = TopicsJobConfigSchema.safeParse(topicsEnv);
+    const topicsProblems = topicsParsed.success ? [] : topicsParsed.error.issues.map((i) => String(i.path[0]));
+    // Base holds a placeholder password, which must be refused; the overlays' generated one parses.
+    expect(topicsProblems).toEqual(variant === 'base' ? ['KAFKA_SASL_PASSWORD'] : []);
     if (variant === 'production') expect(topicsEnv.KAFKA_REPLICATION_FACTOR).toBe('3');
 
     const indexes = containersOf(find(objects, 'Job', 'create-indexes'))[0]!;
@@ -133,8 +158,10 @@ describe('probes, ports and pod hardening (d)', () => {
     for (const deployment of workloads(objects)) {
       const where = `${variant} ${deployment.metadata.name}`;
       for (const container of containersOf(deployment)) {
-        const port = Number(effectiveEnv(objects, container).PORT);
-        expect(container.ports?.map((p) => p.containerPort), where).toEqual([port]);
+        const env = effectiveEnv(objects, container);
+        const port = Number(env.PORT);
+        // The gateway has a second, operators' listener (issue 22); every other service one port.
+        expect(container.ports?.map((p) => p.containerPort), where).toEqual(env.ADMIN_PORT === undefined ? [port] : [port, Number(env.ADMIN_PORT)]);
         expect(container.livenessProbe?.httpGet?.path, where).toBe('/healthz');
         expect(container.readinessProbe?.httpGet?.path, where).toBe('/readyz');
         expect(container.startupProbe?.httpGet?.path ?? '/healthz', where).toBe('/healthz');
@@ -146,14 +173,21 @@ describe('probes, ports and pod hardening (d)', () => {
         expect(container.resources?.requests?.cpu && container.resources.requests.memory && container.resources.limits?.memory, where).toBeTruthy();
       }
       expect(deployment.spec.template.spec.securityContext.runAsNonRoot, where).toBe(true);
-      // The Service in front of it (if any) targets that same port.
-      const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === deployment.metadata.name);
-      if (service) {
-        const container = containersOf(deployment)[0]!;
+      // The Service in front of it (if any) targets that same port; the gateway's internal Service, its admin port.
+      const container = containersOf(deployment)[0]!;
+      const env = effectiveEnv(objects, container);
+      for (const [name, port] of [[deployment.metadata.name, env.PORT], [`${deployment.metadata.name}-internal`, env.ADMIN_PORT]] as const) {
+        const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === name);
+        if (!service || port === undefined) continue;
         for (const p of service.spec.ports as { port: number; targetPort: string | number }[]) {
-          expect(portNumber(container, p.targetPort), `${where} Service targetPort`).toBe(Number(effectiveEnv(objects, container).PORT));
+          expect(portNumber(container, p.targetPort), `${where} Service ${name} targetPort`).toBe(Number(port));
         }
         expect(service.spec.selector).toEqual(deployment.spec.selector.matchLabels);
+      }
+      if (env.ADMIN_PORT !== undefined) {
+        // The public Service never exposes the operators' listener.
+        const publicPorts = (find(objects, 'Service', deployment.metadata.name).spec.ports as { targetPort: string | number }[]).map((p) => portNumber(container, p.targetPort));
+        expect(publicPorts, `${where}: public Service ports`).toEqual([Number(env.PORT)]);
       }
       const hpa = find(objects, 'HorizontalPodAutoscaler', deployment.metadata.name);
       expect(hpa.apiVersion).toBe('autoscaling/v2');
@@ -202,16 +236,20 @@ const MONITORING = (port: number) => `ns:monitoring -> TCP/${port}`;
 const INTERNET = 'ip:0.0.0.0/0!10.0.0.0/8,100.64.0.0/10,127.0.0.0/8,169.254.0.0/16,172.16.0.0/12,192.168.0.0/16+ip:::/0!::1/128,fc00::/7,fe80::/10 -> all ports';
 
 const BASE_POLICIES: Record<string, { selects: string; ingress: string[]; egress: string[] }> = {
-  gateway: { selects: 'gateway', ingress: ['any -> TCP/8080'], egress: ['pod:orders -> TCP/4002', 'pod:sessions -> TCP/4003', 'pod:webhook-dispatcher -> TCP/4004', MONGO, DNS] },
+  gateway: {
+    selects: 'gateway',
+    ingress: ['any -> TCP/8080', 'pod:webhook-dispatcher+pod:webhook-dispatcher-consumer+ns:monitoring -> TCP/8081'],
+    egress: ['pod:orders -> TCP/4002', 'pod:sessions -> TCP/4003', 'pod:webhook-dispatcher -> TCP/4004', MONGO, DNS],
+  },
   orders: { selects: 'orders', ingress: ['pod:gateway+pod:sessions -> TCP/4002', MONITORING(4002)], egress: [MONGO, KAFKA, DNS] },
   sessions: { selects: 'sessions', ingress: ['pod:gateway -> TCP/4003', MONITORING(4003)], egress: ['pod:orders -> TCP/4002', MONGO, KAFKA, DNS] },
-  'webhook-dispatcher': { selects: 'webhook-dispatcher', ingress: ['pod:gateway -> TCP/4004', MONITORING(4004)], egress: ['pod:gateway -> TCP/8080', MONGO, KAFKA, DNS, INTERNET] },
+  'webhook-dispatcher': { selects: 'webhook-dispatcher', ingress: ['pod:gateway -> TCP/4004', MONITORING(4004)], egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS, INTERNET] },
   'checkout-jobs': { selects: 'checkout-job', ingress: [], egress: ['pod:webhook-dispatcher -> TCP/4004', MONGO, KAFKA, DNS] },
 };
 const PRODUCTION_POLICIES: Record<string, { selects: string; ingress: string[]; egress: string[] }> = {
   ...BASE_POLICIES,
-  'webhook-dispatcher': { ...BASE_POLICIES['webhook-dispatcher']!, egress: ['pod:gateway -> TCP/8080', MONGO, KAFKA, DNS] },
-  'webhook-dispatcher-consumer': { selects: 'webhook-dispatcher-consumer', ingress: [MONITORING(4004)], egress: ['pod:gateway -> TCP/8080', MONGO, KAFKA, DNS, INTERNET] },
+  'webhook-dispatcher': { ...BASE_POLICIES['webhook-dispatcher']!, egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS] },
+  'webhook-dispatcher-consumer': { selects: 'webhook-dispatcher-consumer', ingress: [MONITORING(4004)], egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS, INTERNET] },
 };
 
 interface Peer {

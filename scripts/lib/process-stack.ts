@@ -64,7 +64,7 @@ export async function startProcessStack(
   const services = options.services ?? SERVICES;
   const bundleDir = options.runtime === 'bundle' ? join(process.cwd(), 'dist', 'process-stack') : undefined;
   if (bundleDir) await (await import('../../deploy/scripts/bundle')).bundle(bundleDir);
-  const ports = { gateway: options.gatewayPort ?? (await freePort()), orders: await freePort(), sessions: await freePort(), dispatcher: await freePort() };
+  const ports = { gateway: options.gatewayPort ?? (await freePort()), gatewayAdmin: await freePort(), orders: await freePort(), sessions: await freePort(), dispatcher: await freePort() };
   const env = stackEnvironment({ ...options, ports });
   mkdirSync(options.logDir, { recursive: true });
   const processes: Partial<Record<ServiceName, GuardedProcess>> = {};

@@ -42,7 +42,8 @@ const scraped: Record<string, string> = {};
 
 beforeAll(async () => {
   stack = await startStack();
-  const ports = { gateway: stack.env.gateway.PORT, orders: stack.env.orders.PORT, sessions: stack.env.sessions.PORT, dispatcher: stack.env.dispatcher.PORT };
+  // The gateway serves /metrics on its operators' listener (ADMIN_PORT, issue 22).
+  const ports = { gateway: stack.env.gateway.ADMIN_PORT, orders: stack.env.orders.PORT, sessions: stack.env.sessions.PORT, dispatcher: stack.env.dispatcher.PORT };
   for (const [service, port] of Object.entries(ports)) {
     const response = await request(`http://127.0.0.1:${port}/metrics`);
     expect(response.statusCode).toBe(200);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '@checkout/testing';
+import { eventually, internalCallers, newSecret } from '@checkout/testing';
 import { startStack, type InProcessStack } from './support/stack';
 import { Api } from './support/api';
 import { buildOrderInput, uniqueId } from './support/factories';
@@ -425,7 +425,8 @@ describe('Dependency outages (D7)', () => {
   it('When an internal service refuses the internal token, then the merchant sees 503, not an API-key error', async () => {
     const mismatched = await startStack({}, ['gateway']);
     try {
-      await mismatched.startService('orders', { INTERNAL_TOKEN: 'a-different-internal-token' });
+      // Orders admits a gateway whose token is another than the one this gateway sends.
+      await mismatched.startService('orders', { INTERNAL_CALLERS: internalCallers({ gateway: newSecret(), sessions: newSecret() }) });
       const org = await mismatched.admin.createOrganizationWithKeys('Rotation Org');
       const response = await new Api(mismatched.gatewayUrl, org.testKey).get('/v0/orders');
       expect(response).toMatchObject({ status: 503, body: { code: 'SERVICE_UNAVAILABLE' } });

@@ -56,9 +56,14 @@ describe('A database outage (D7)', () => {
       expectUnavailable(await merchant.post('/v0/checkout/sessions', buildSessionInput({ externalId: 'outage-session' })), 'create session');
       // A key must not look invalid because the store that knows it is down.
       expectUnavailable(await unusedKey.get('/v0/orders'), 'first use of a key');
-      const ready = await readiness(stack.env.gateway.PORT as string);
+      // The operators' listener says why; the public one only that it is not ready (issue 22: no dependency errors
+      // for the internet to read).
+      const ready = await readiness(stack.env.gateway.ADMIN_PORT as string);
       expect(ready.status).toBe(503);
       expect(ready.body).toContain('mongodb');
+      const publicReady = await readiness(stack.env.gateway.PORT as string);
+      expect(publicReady.status).toBe(503);
+      expect(JSON.parse(publicReady.body)).toEqual({ status: 'not_ready' });
     } finally {
       await engines.startMongo();
     }

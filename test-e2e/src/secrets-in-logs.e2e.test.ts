@@ -72,7 +72,9 @@ describe('Secrets in logs', () => {
     const org = await stack.admin.createOrganizationWithKeys('Secret Keeping Org');
     const extra = await stack.admin.createKey(org.organizationId, 'test');
     secrets.set('test key', org.testKey).set('live key', org.liveKey).set('second test key', extra.secret);
-    secrets.set('admin token', stack.env.adminToken).set('internal token', stack.env.internalToken);
+    secrets.set('admin token', stack.env.adminToken);
+    for (const [caller, token] of Object.entries(stack.env.internalTokens)) secrets.set(`${caller} internal token`, token);
+    secrets.set('ID derivation secret', stack.env.sessions.ID_DERIVATION_SECRET ?? '');
     secrets.set('processor HMAC secret', stack.env.processorWebhookSecret).set('CSRF secret', stack.env.sessions.CSRF_SECRET ?? '');
     for (const mode of ['test', 'live'] as const) {
       const { webhookSigningSecret } = await stack.admin.call<{ webhookSigningSecret: string }>('PATCH', `/organizations/${org.organizationId}/checkout-settings`, { mode, webhookSigning: true });
@@ -116,10 +118,10 @@ describe('Secrets in logs', () => {
     expect((await test.withKey(`sk_test_${'9'.repeat(16)}`).get('/v0/orders')).status).toBe(401);
     await stack.admin.call('POST', `/organizations/${org.organizationId}/keys/${extra.id}/revoke`);
     await eventually(async () => (await test.withKey(extra.secret).get('/v0/orders')).status === 401, { deadlineMs: 15_000, description: 'revoked key refused' });
-    const wrongAdmin = await request(`${stack.gatewayUrl}/admin/organizations`, { headers: { authorization: `Bearer ${stack.env.adminToken}x` } });
+    const wrongAdmin = await request(`${stack.adminUrl}/admin/organizations`, { headers: { authorization: `Bearer ${stack.env.adminToken}x` } });
     await wrongAdmin.body.text();
     expect(wrongAdmin.statusCode).toBe(401);
-    const wrongInternal = await request(`http://127.0.0.1:${stack.env.orders.PORT}/internal/orders`, { headers: { 'x-internal-token': `${stack.env.internalToken}x` } });
+    const wrongInternal = await request(`http://127.0.0.1:${stack.env.orders.PORT}/internal/orders`, { headers: { 'x-internal-token': `${stack.env.internalTokens.gateway}x` } });
     await wrongInternal.body.text();
     expect(wrongInternal.statusCode).toBe(401);
 

@@ -1,19 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import { internalCallers, newSecret, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import { startStack, type InProcessStack } from './support/stack';
 import { Api } from './support/api';
 import { buildOrderInput, buildSessionInput } from './support/factories';
 
-// Rotating INTERNAL_TOKEN without errors (docs/operations.md): while pods with the old and the new token
-// coexist, each sends its own INTERNAL_TOKEN and also accepts the other through INTERNAL_TOKENS_ACCEPTED.
-// Every internal path is crossed here by a sender of one token and a receiver of the other: gateway → orders,
-// sessions and dispatcher; sessions → orders; dispatcher → gateway (checkout settings, before each delivery).
+// Rotating a service's internal credential without errors (docs/operations.md, issue 22): each caller has a token
+// of its own, and each callee lists the SHA-256 of every token it accepts per caller (INTERNAL_CALLERS). While a
+// caller's old and new pods coexist, its callees list both. Every internal path is crossed here by a caller in
+// the middle of its rotation: gateway → orders, sessions and dispatcher; sessions → orders; dispatcher → gateway
+// (checkout settings, before each delivery).
 
-const OLD = `old-${randomBytes(16).toString('hex')}`;
-const NEW = `new-${randomBytes(16).toString('hex')}`;
-const sendsNew = { INTERNAL_TOKEN: NEW, INTERNAL_TOKENS_ACCEPTED: OLD };
-const sendsOld = { INTERNAL_TOKEN: OLD, INTERNAL_TOKENS_ACCEPTED: NEW };
+const OLD = { gateway: newSecret(), sessions: newSecret(), dispatcher: newSecret() };
+const NEW = { gateway: newSecret(), sessions: newSecret(), dispatcher: newSecret() };
+const both = (caller: keyof typeof OLD) => [OLD[caller], NEW[caller]];
 
 const stacks: InProcessStack[] = [];
 let receiver: WebhookReceiver | undefined;
@@ -23,12 +22,22 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-describe('INTERNAL_TOKEN rotation', () => {
-  it('When half the services send the new token and half the old, each accepting both, then orders, sessions, payments, webhooks and the events API all work', async () => {
+describe('internal credential rotation (issue 22)', () => {
+  it('When every caller is mid-rotation (some send the new token, some the old) and every callee accepts both, then orders, sessions, payments, webhooks and the events API all work', async () => {
     receiver = await startWebhookReceiver();
-    const stack = await startStack({ extraEnv: { gateway: sendsNew, orders: sendsOld, sessions: sendsNew, dispatcher: sendsOld } });
+    const stack = await startStack({
+      extraEnv: {
+        gateway: { INTERNAL_TOKEN: NEW.gateway, INTERNAL_CALLERS: internalCallers({ 'webhook-dispatcher': both('dispatcher') }) },
+        orders: { INTERNAL_CALLERS: internalCallers({ gateway: both('gateway'), sessions: both('sessions') }) },
+        sessions: { INTERNAL_TOKEN: OLD.sessions, INTERNAL_CALLERS: internalCallers({ gateway: both('gateway') }) },
+        dispatcher: { INTERNAL_TOKEN: NEW.dispatcher, INTERNAL_CALLERS: internalCallers({ gateway: both('gateway') }) },
+      },
+    });
     stacks.push(stack);
-    const merchant = new Api(stack.gatewayUrl, (await stack.admin.createOrganizationWithKeys('Rotation Org')).testKey);
+    const org = await stack.admin.createOrganizationWithKeys('Rotation Org');
+    const merchant = new Api(stack.gatewayUrl, org.testKey);
+    // Signing on: the dispatcher reads the secret from the gateway's internal API before the delivery.
+    await stack.admin.call('PATCH', `/organizations/${org.organizationId}/checkout-settings`, { mode: 'test', webhookSigning: true });
 
     const order = await merchant.post('/v0/orders', buildOrderInput());
     expect(order.status, JSON.stringify(order.body)).toBe(201);
@@ -37,14 +46,15 @@ describe('INTERNAL_TOKEN rotation', () => {
     const paid = await merchant.post(`/v0/test_helpers/checkout/sessions/${session.body.session.id}/pay`, {});
     expect(paid.status, JSON.stringify(paid.body)).toBe(200);
     const delivery = await receiver.nextDelivery({ path: '/rotation', timeoutMs: 30_000 });
+    expect(delivery.headers['webhook-signature']).toBeDefined();
     const eventId = String(delivery.headers['x-service-event-id']);
     const event = await merchant.get(`/v0/events/${eventId}`);
     expect(event.status, JSON.stringify(event.body)).toBe(200);
     expect(event.body.deliveries[0].attempts[0]).toMatchObject({ attempt: 1, statusCode: 200 });
   }, 120_000);
 
-  it('When a service does not accept the token the gateway sends, then merchants get 503 SERVICE_UNAVAILABLE, not a 401 that blames their key', async () => {
-    const stack = await startStack({ extraEnv: { gateway: { INTERNAL_TOKEN: NEW }, orders: { INTERNAL_TOKEN: OLD } } }, ['orders', 'gateway']);
+  it('When a callee does not accept the token the gateway sends, then merchants get 503 SERVICE_UNAVAILABLE, not a 401 that blames their key', async () => {
+    const stack = await startStack({ extraEnv: { orders: { INTERNAL_CALLERS: internalCallers({ gateway: OLD.gateway, sessions: OLD.sessions }) } } }, ['orders', 'gateway']);
     stacks.push(stack);
     const merchant = new Api(stack.gatewayUrl, (await stack.admin.createOrganizationWithKeys('Mismatch Org')).testKey);
     const response = await merchant.post('/v0/orders', buildOrderInput());

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
 // Config is parsed once, at start, into a frozen typed object. Only a service's main.ts hands process.env in.
@@ -30,7 +31,9 @@ export function loadConfig<S extends z.ZodType<Record<string, unknown>>>(
 }
 
 function redactValue(key: string, value: string): string {
-  return /SECRET|TOKEN|PASSWORD|KEY/i.test(key) ? '<redacted>' : value;
+  if (/SECRET|TOKEN|PASSWORD|KEY/i.test(key)) return '<redacted>';
+  // Credentials inside a URL (mongodb://user:password@host, https://user:token@host).
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*):[^@/]*@/i, '$1:<redacted>@');
 }
 
 // Building blocks shared by every service's schema. Each carries .describe() so the config reference
@@ -51,18 +54,89 @@ export const env = {
       .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
 };
 
+/**
+ * Values that are obviously not a secret: what example files, tutorials and people typing in a hurry put where a
+ * secret belongs. Matched case-insensitively anywhere in the value (issue 22: the `*.env.example` placeholders
+ * passed every check and would have handed out the admin API and the processor's signature).
+ */
+const PLACEHOLDER = /replace|change[-_ ]?me|example|placeholder|your[-_ ]|insert[-_ ]|fill[-_ ]?in|todo|dummy|sample|secret[-_ ]?here|password|passw0rd|letmein|default|<[^>]*>|\$\{|xxxx|0123456789|abcdef|qwerty/i;
+
+/** Why `value` cannot be a secret, or null when it can. */
+export function weakSecretReason(value: string, minLength: number): string | null {
+  if (value.length < minLength) return `must be at least ${minLength} characters`;
+  if (PLACEHOLDER.test(value)) return 'is a placeholder, not a secret: generate one (e.g. openssl rand -base64 32)';
+  // Generated secrets (base64, hex) use many distinct characters and more than lowercase words; typed ones do not.
+  if (new Set(value).size < 10 || /^[a-z\s._-]+$/.test(value) || /^[0-9]+$/.test(value)) {
+    return 'is too predictable for a secret: generate one (e.g. openssl rand -base64 32)';
+  }
+  return null;
+}
+
+/** A secret setting: long, not a placeholder, not guessable (issue 22). Its value never appears in errors. */
+export function secret(minLength = 24) {
+  return z.string().superRefine((value, ctx) => {
+    const reason = weakSecretReason(value, minLength);
+    if (reason) ctx.addIssue({ code: 'custom', message: reason });
+  });
+}
+
+/** A MongoDB connection string; a password in it is held to the rules of a secret, but for its length. */
+export function mongoUrl() {
+  return z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URL')
+    .superRefine((value, ctx) => {
+      const password = /^mongodb(?:\+srv)?:\/\/[^:@/]*:([^@/]*)@/.exec(value)?.[1];
+      if (password === undefined) return;
+      const decoded = (() => {
+        try {
+          return decodeURIComponent(password);
+        } catch {
+          return password;
+        }
+      })();
+      const reason = weakSecretReason(decoded, 12);
+      if (reason) ctx.addIssue({ code: 'custom', message: `its password ${reason}` });
+    });
+}
+
+/**
+ * The services and jobs that call internal APIs, each with a credential of its own (issue 22: one shared token
+ * let a compromised pod act as any service). Each internal route says which of them may call it.
+ */
+export const INTERNAL_CALLERS = ['gateway', 'orders', 'sessions', 'webhook-dispatcher', 'dead-letter-replay'] as const;
+export type InternalCaller = (typeof INTERNAL_CALLERS)[number];
+
+export interface AcceptedCaller {
+  caller: InternalCaller;
+  /** SHA-256 of the caller's INTERNAL_TOKEN, hex: a callee never holds another service's secret. */
+  tokenSha256: string;
+}
+
 /** Settings of every service. */
 export const baseConfigShape = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
   HTTP_HOST: z.string().default('0.0.0.0').describe('Address the HTTP server binds to'),
-  MONGODB_URL: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URL').describe('MongoDB connection string'),
+  MONGODB_URL: mongoUrl().describe('MongoDB connection string (a password in it must be a real secret)'),
   MONGODB_DATABASE: z.string().min(1).describe("Database holding this service's collections"),
-  INTERNAL_TOKEN: z.string().min(16, 'must be at least 16 characters').describe('Shared secret that authenticates calls between services: sent with every internal call, and accepted'),
-  INTERNAL_TOKENS_ACCEPTED: env
+  INTERNAL_CALLERS: env
     .list()
-    .pipe(z.array(z.string().min(16, 'each token must be at least 16 characters')))
-    .default([])
-    .describe('Comma-separated further internal tokens accepted but never sent: the next or the previous INTERNAL_TOKEN during a rotation (docs/operations.md)'),
+    .pipe(
+      z
+        .array(
+          z
+            .string()
+            .regex(new RegExp(`^(${INTERNAL_CALLERS.join('|')}):[0-9a-f]{64}$`), `each entry must be <caller>:<sha256 hex of its INTERNAL_TOKEN>, caller one of ${INTERNAL_CALLERS.join(', ')}`)
+            .transform((entry): AcceptedCaller => {
+              const at = entry.lastIndexOf(':');
+              return { caller: entry.slice(0, at) as InternalCaller, tokenSha256: entry.slice(at + 1) };
+            }),
+        )
+        .min(1),
+    )
+    .describe(
+      'Who may call this service\'s internal API: comma-separated <caller>:<sha256 hex of that caller\'s INTERNAL_TOKEN>; two entries for one caller while it rotates its token (docs/operations.md). Each internal route admits only the callers it names.',
+    ),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000).describe('Time allowed for in-flight work on shutdown'),
   HTTP_HEADERS_TIMEOUT_MS: env
     .positiveInt(10_000)
@@ -72,14 +146,14 @@ export const baseConfigShape = {
     .describe('A client must send the whole request, body included, within this time (at least HTTP_HEADERS_TIMEOUT_MS), or gets 408'),
 };
 
+/** Settings of a service that calls other services' internal APIs. */
+export const internalClientConfigShape = {
+  INTERNAL_TOKEN: secret(32).describe('This service\'s own credential, sent with every internal call it makes; the services it calls list its SHA-256 in their INTERNAL_CALLERS'),
+};
+
 /** The listen options every service takes from its config (libs/http listen). */
 export function httpTimeouts(config: { HTTP_HEADERS_TIMEOUT_MS: number; HTTP_REQUEST_TIMEOUT_MS: number }): { headersTimeoutMs: number; requestTimeoutMs: number } {
   return { headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS };
-}
-
-/** Every internal token a service accepts: the one it sends, then those of a rotation in progress. */
-export function acceptedInternalTokens(config: { INTERNAL_TOKEN: string; INTERNAL_TOKENS_ACCEPTED: readonly string[] }): readonly string[] {
-  return [config.INTERNAL_TOKEN, ...config.INTERNAL_TOKENS_ACCEPTED];
 }
 
 /** Settings of the services that use Kafka. */
@@ -87,7 +161,41 @@ export const kafkaConfigShape = {
   KAFKA_BROKERS: env.list().pipe(z.array(z.string().regex(/^[^:]+:\d+$/, 'each broker must be host:port')).min(1)).describe('Comma-separated Kafka bootstrap brokers (host:port)'),
   KAFKA_CLIENT_ID: z.string().min(1).optional().describe('Kafka client id; defaults to the service name'),
   TOPIC_PREFIX: z.string().default('').describe('Prefix for every Kafka topic and consumer group (isolation of tests and environments)'),
+  KAFKA_SASL_MECHANISM: z
+    .enum(['none', 'scram-sha-256', 'scram-sha-512'])
+    .default('none')
+    .describe('How this service authenticates to the brokers (issue 22): none, or SASL SCRAM with KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD. Production uses scram-sha-512 with a user per service, whose ACLs allow only its topics and groups (docs/operations.md)'),
+  KAFKA_SASL_USERNAME: z.string().min(1).optional().describe('SASL user of this service (required with SCRAM)'),
+  KAFKA_SASL_PASSWORD: secret(16).optional().describe('SASL password of this service (required with SCRAM)'),
+  KAFKA_TLS: env.boolean(false).describe('Connect to the brokers over TLS (SASL_SSL / SSL listeners)'),
+  KAFKA_TLS_CA_FILE: z.string().default('').describe('PEM file of the CA that signed the brokers\' certificates, when it is not one the system trusts; empty: the system\'s CAs'),
 };
+
+/** SCRAM needs both its user and its password; without SCRAM neither may be set (a likely misconfiguration). */
+export function checkKafkaSecurity(config: { KAFKA_SASL_MECHANISM: string; KAFKA_SASL_USERNAME?: string | undefined; KAFKA_SASL_PASSWORD?: string | undefined }, ctx: z.RefinementCtx): void {
+  const scram = config.KAFKA_SASL_MECHANISM !== 'none';
+  for (const key of ['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'] as const) {
+    if (scram && config[key] === undefined) ctx.addIssue({ code: 'custom', path: [key], message: `is required with KAFKA_SASL_MECHANISM=${config.KAFKA_SASL_MECHANISM}` });
+    if (!scram && config[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'is set but KAFKA_SASL_MECHANISM is none' });
+  }
+}
+
+/** What libs/kafka's createKafka needs to reach and authenticate to the brokers, from a service's config. */
+export function kafkaConnection(config: {
+  KAFKA_BROKERS: string[];
+  KAFKA_SASL_MECHANISM: 'none' | 'scram-sha-256' | 'scram-sha-512';
+  KAFKA_SASL_USERNAME?: string | undefined;
+  KAFKA_SASL_PASSWORD?: string | undefined;
+  KAFKA_TLS: boolean;
+  KAFKA_TLS_CA_FILE: string;
+}): { brokers: string[]; sasl?: { mechanism: 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }; tls?: { caFile?: string } } {
+  const { KAFKA_SASL_MECHANISM: mechanism, KAFKA_SASL_USERNAME: username, KAFKA_SASL_PASSWORD: password } = config;
+  return {
+    brokers: config.KAFKA_BROKERS,
+    ...(mechanism !== 'none' && username !== undefined && password !== undefined && { sasl: { mechanism, username, password } }),
+    ...(config.KAFKA_TLS && { tls: config.KAFKA_TLS_CA_FILE === '' ? {} : { caFile: config.KAFKA_TLS_CA_FILE } }),
+  };
+}
 
 export const commonConfigShape = { ...baseConfigShape, ...kafkaConfigShape };
 
@@ -114,3 +222,47 @@ export const retentionConfigShape = {
 export const outboxConfigShape = {
   OUTBOX_SWEEP_INTERVAL_MS: env.positiveInt(1_000).describe('How often the outbox relay looks for events a crash left unpublished (the fast path publishes right after each write)'),
 };
+
+/** The services and jobs whose secrets a local stack generates (generateLocalSecrets). */
+export type LocalSecretsOwner = 'gateway' | 'orders' | 'sessions' | 'webhook-dispatcher' | 'dead-letter-replay';
+
+/** The internal credential of each caller: the services that call others, and the operators' replay job. */
+export interface LocalInternalTokens {
+  gateway: string;
+  sessions: string;
+  dispatcher: string;
+  deadLetterReplay: string;
+}
+
+/** An INTERNAL_CALLERS value: each caller by the SHA-256 of its token(s); several tokens while one rotates. */
+export function internalCallersValue(entries: Partial<Record<InternalCaller, string | readonly string[]>>): string {
+  return Object.entries(entries)
+    .flatMap(([caller, tokens]) => (typeof tokens === 'string' ? [tokens] : (tokens ?? [])).map((token) => `${caller}:${createHash('sha256').update(token).digest('hex')}`))
+    .join(',');
+}
+
+/**
+ * Every secret setting of a stack, freshly generated, with each INTERNAL_CALLERS naming exactly the callers that
+ * service's routes admit (issue 22): what `npm start`, the tests and the laptop compose stack (its first run)
+ * use, so that no stack anywhere runs on a known token. Production generates its own (docs/operations.md).
+ */
+export function generateLocalSecrets(options: { tokens?: Partial<LocalInternalTokens>; random?: () => string } = {}): { tokens: LocalInternalTokens; env: Record<LocalSecretsOwner, Record<string, string>> } {
+  const random = options.random ?? (() => randomBytes(24).toString('base64url'));
+  const tokens: LocalInternalTokens = { gateway: random(), sessions: random(), dispatcher: random(), deadLetterReplay: random(), ...options.tokens };
+  return {
+    tokens,
+    env: {
+      gateway: { ADMIN_TOKEN: random(), INTERNAL_TOKEN: tokens.gateway, INTERNAL_CALLERS: internalCallersValue({ 'webhook-dispatcher': tokens.dispatcher }) },
+      orders: { INTERNAL_CALLERS: internalCallersValue({ gateway: tokens.gateway, sessions: tokens.sessions }) },
+      sessions: {
+        INTERNAL_TOKEN: tokens.sessions,
+        INTERNAL_CALLERS: internalCallersValue({ gateway: tokens.gateway }),
+        PROCESSOR_WEBHOOK_SECRET: random(),
+        CSRF_SECRET: random(),
+        ID_DERIVATION_SECRET: random(),
+      },
+      'webhook-dispatcher': { INTERNAL_TOKEN: tokens.dispatcher, INTERNAL_CALLERS: internalCallersValue({ gateway: tokens.gateway, 'dead-letter-replay': tokens.deadLetterReplay }) },
+      'dead-letter-replay': { INTERNAL_TOKEN: tokens.deadLetterReplay },
+    },
+  };
+}

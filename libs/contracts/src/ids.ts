@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { createHash, createHmac, randomInt } from 'node:crypto';
 import { z } from 'zod';
 
 export const MODES = ['test', 'live'] as const;
@@ -49,7 +49,19 @@ export function newId(prefix: IdPrefix, mode: Mode): string {
  * that insert it meet on the unique _id. Its suffix is a SHA-256 of the seed, as unguessable as the seed.
  */
 export function derivedId(prefix: IdPrefix, mode: Mode, seed: string): string {
-  const digest = createHash('sha256').update(seed).digest();
+  return idFromDigest(prefix, mode, createHash('sha256').update(seed).digest());
+}
+
+/**
+ * derivedId under a server secret (HMAC-SHA256): the same seed still gives the same id, but only a holder of
+ * the secret can compute it. For ids that are capabilities, such as a checkout session's (its hosted page URL):
+ * a seed made of an organization and an Idempotency-Key is no secret (issue 22).
+ */
+export function secretlyDerivedId(prefix: IdPrefix, mode: Mode, secret: string, seed: string): string {
+  return idFromDigest(prefix, mode, createHmac('sha256', secret).update(seed).digest());
+}
+
+function idFromDigest(prefix: IdPrefix, mode: Mode, digest: Buffer): string {
   let out = '';
   for (let i = 0; i < ID_SUFFIX_LENGTH; i += 1) out += ALPHABET[(digest[i] as number) % ALPHABET.length];
   return `${prefix}_${mode}_${out}`;

@@ -37,8 +37,14 @@ export function signWebhook(input: { secret: string; id: string; timestamp: numb
   return `v1,${mac}`;
 }
 
-export function signatureHeaders(input: { secret: string; id: string; timestamp: number; body: string }): Record<string, string> {
-  return { 'webhook-id': input.id, 'webhook-timestamp': String(input.timestamp), 'webhook-signature': signWebhook(input) };
+/**
+ * The Standard Webhooks headers. With several secrets (a rotation's overlap: the new one and the one it
+ * replaces), one signature per secret, space-separated, so a receiver still holding the old secret verifies too.
+ */
+export function signatureHeaders(input: { secret: string | readonly string[]; id: string; timestamp: number; body: string }): Record<string, string> {
+  const secrets = typeof input.secret === 'string' ? [input.secret] : input.secret;
+  const signature = secrets.map((secret) => signWebhook({ ...input, secret })).join(' ');
+  return { 'webhook-id': input.id, 'webhook-timestamp': String(input.timestamp), 'webhook-signature': signature };
 }
 
 export type SignatureCheck = { ok: true } | { ok: false; reason: 'missing headers' | 'timestamp outside tolerance' | 'invalid signature' };

@@ -8,7 +8,7 @@ import { kafkaCached, provisionKafka, startLocalKafka } from './local-kafka';
 import { mongoJavaServerCached, provisionMongoJavaServer, startLocalMongoJavaServer } from './local-mongo-java-server';
 import { isAlive, run, which } from './process';
 
-export { KAFKA_VERSION } from './local-kafka';
+export { KAFKA_VERSION, provisionKafka, startLocalKafka, type LocalKafka, type ScramUser } from './local-kafka';
 export { FERRETDB_VERSION, pingMongo } from './local-ferretdb';
 export { MONGO_JAVA_SERVER_VERSION, provisionMongoJavaServer, startLocalMongoJavaServer, type MongoJavaServerBackend } from './local-mongo-java-server';
 export { provisionFerretDb, startLocalFerretDb } from './local-ferretdb';

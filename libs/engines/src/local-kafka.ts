@@ -73,23 +73,48 @@ export async function provisionKafka(options: { log?: (line: string) => void } =
   return libs;
 }
 
+/** A SCRAM-SHA-512 user the broker knows from its first start (issue 22: a broker that refuses strangers). */
+export interface ScramUser {
+  username: string;
+  password: string;
+}
+
 export interface ServerPropertiesInput {
   port: number;
   controllerPort: number;
   dataDir: string;
+  /** The client listener requires SASL SCRAM-SHA-512 as this user (also the brokers' own inter-broker user). */
+  scram?: ScramUser;
+}
+
+const jaasQuoted = (value: string) => `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+/** The client listener: plain, or SASL_PLAINTEXT with SCRAM-SHA-512 when `scram` is given. */
+function listenerProperties(port: number, controllerPort: number, scram: ScramUser | undefined): string[] {
+  const protocol = scram ? 'SASL_PLAINTEXT' : 'PLAINTEXT';
+  const common = [
+    `listeners=${protocol}://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    `advertised.listeners=${protocol}://127.0.0.1:${port}`,
+    `listener.security.protocol.map=${protocol}:${protocol},CONTROLLER:PLAINTEXT`,
+    `inter.broker.listener.name=${protocol}`,
+  ];
+  if (!scram) return common;
+  return [
+    ...common,
+    'sasl.enabled.mechanisms=SCRAM-SHA-512',
+    'sasl.mechanism.inter.broker.protocol=SCRAM-SHA-512',
+    `listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=${jaasQuoted(scram.username)} password=${jaasQuoted(scram.password)};`,
+  ];
 }
 
 /** Single-node KRaft (broker and controller in one JVM) on loopback only. */
-export function renderServerProperties({ port, controllerPort, dataDir }: ServerPropertiesInput): string {
+export function renderServerProperties({ port, controllerPort, dataDir, scram }: ServerPropertiesInput): string {
   return [
     'process.roles=broker,controller',
     'node.id=1',
     `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
-    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
     'controller.listener.names=CONTROLLER',
-    'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
-    'inter.broker.listener.name=PLAINTEXT',
+    ...listenerProperties(port, controllerPort, scram),
     `log.dirs=${dataDir}`,
     // One broker: internal topics cannot have more replicas than that.
     'offsets.topic.replication.factor=1',
@@ -154,6 +179,8 @@ export interface StartLocalKafkaOptions {
   /** Per-run directory; config, data and logs go below it. */
   runDir: string;
   deadlineMs: number;
+  /** Require SASL SCRAM-SHA-512 as this user from every client (issue 22); default: no authentication. */
+  scram?: ScramUser;
 }
 
 export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<LocalKafka> {
@@ -165,12 +192,14 @@ export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<
   const log4jFile = join(dir, 'log4j2.properties');
   const kafkaLog = join(options.runDir, 'kafka.log');
   const stdoutLog = join(options.runDir, 'kafka.out');
-  await writeFile(propsFile, renderServerProperties({ port, controllerPort, dataDir }));
+  await writeFile(propsFile, renderServerProperties({ port, controllerPort, dataDir, ...(options.scram && { scram: options.scram }) }));
   await writeFile(log4jFile, renderLog4j2Config(kafkaLog));
 
   const classpath = ['-cp', join(options.libs, '*')];
   const log4j = `-Dlog4j2.configurationFile=${log4jFile}`;
-  await run('java', ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', log4j, ...classpath, 'kafka.tools.StorageTool', 'format', `--cluster-id=${newClusterId()}`, '-c', propsFile], {
+  // KIP-900: a KRaft cluster learns its first SCRAM users when its storage is formatted.
+  const scramUser = options.scram ? ['--add-scram', `SCRAM-SHA-512=[name=${options.scram.username},password=${options.scram.password}]`] : [];
+  await run('java', ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', log4j, ...classpath, 'kafka.tools.StorageTool', 'format', `--cluster-id=${newClusterId()}`, '-c', propsFile, ...scramUser], {
     cwd: dir,
     timeoutMs: 120_000,
   });
@@ -181,7 +210,7 @@ export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<
     name: 'Kafka',
     label: `Apache Kafka ${KAFKA_VERSION} at ${brokers[0]}`,
     readiness: 'Kafka readiness (describeCluster + create/delete a probe topic)',
-    probe: () => probeKafka(brokers),
+    probe: () => probeKafka(brokers, options.scram),
     deadlineMs: options.deadlineMs,
     intervalMs: 250,
     logFiles: [kafkaLog, stdoutLog],
@@ -206,10 +235,11 @@ export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<
  * Ready means usable, not merely listening: the broker answers metadata requests and its controller can create
  * and delete a topic. Each attempt uses a fresh client with no retries so a slow start never stalls the poll.
  */
-export async function probeKafka(brokers: string[]): Promise<true> {
+export async function probeKafka(brokers: string[], scram?: ScramUser): Promise<true> {
   const kafka = new Kafka({
     clientId: 'checkout-engines-probe',
     brokers,
+    ...(scram && { sasl: { mechanism: 'scram-sha-512', username: scram.username, password: scram.password } }),
     logLevel: logLevel.NOTHING,
     connectionTimeout: 1_000,
     requestTimeout: 5_000,

@@ -5,8 +5,8 @@ import type { Logger } from '@checkout/logger';
 import { DomainError } from '@checkout/errors';
 import { requestId } from './request-id';
 import { errorHandler } from './error-handler';
-import { createMetrics } from './metrics';
-import { operationalEndpoints, type ReadinessCheck } from './health';
+import { createMetrics, type HttpMetrics } from './metrics';
+import { operationalEndpoints, type OperationalExposure, type ReadinessCheck } from './health';
 
 export interface BaseAppOptions {
   service: string;
@@ -15,6 +15,10 @@ export interface BaseAppOptions {
   isShuttingDown?: () => boolean;
   /** A registry holding the service's own metrics, served on /metrics with the HTTP and process ones. */
   registry?: Registry;
+  /** The HTTP metrics of another app of this service (a second listener), so both count into one registry. */
+  metrics?: HttpMetrics;
+  /** What /readyz and /metrics show on this listener (default `full`). */
+  exposure?: OperationalExposure;
 }
 
 /**
@@ -22,9 +26,9 @@ export interface BaseAppOptions {
  * metrics → /healthz /readyz /metrics. Each service then mounts its routers; an unmatched request ends as the
  * NOT_FOUND envelope, a known path with another method as METHOD_NOT_ALLOWED.
  */
-export function createBaseApp(options: BaseAppOptions): { app: Koa; registry: Registry } {
+export function createBaseApp(options: BaseAppOptions): { app: Koa; registry: Registry; metrics: HttpMetrics } {
   const app = new Koa({ proxy: false });
-  const metrics = createMetrics(options.service, options.registry);
+  const metrics = options.metrics ?? createMetrics(options.service, options.registry);
   app.silent = true;
   app.use(requestId());
   app.use(errorHandler(options.logger));
@@ -35,8 +39,8 @@ export function createBaseApp(options: BaseAppOptions): { app: Koa; registry: Re
   });
   app.use(metrics.middleware);
   app.use(accessLog(options.logger));
-  app.use(operationalEndpoints({ checks: options.readiness, registry: metrics.registry, isShuttingDown: options.isShuttingDown }));
-  return { app, registry: metrics.registry };
+  app.use(operationalEndpoints({ checks: options.readiness, registry: metrics.registry, isShuttingDown: options.isShuttingDown, exposure: options.exposure ?? 'full' }));
+  return { app, registry: metrics.registry, metrics };
 }
 
 function accessLog(logger: Logger): Koa.Middleware {

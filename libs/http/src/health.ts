@@ -12,7 +12,15 @@ const CHECK_TIMEOUT_MS = 2_000;
  * /healthz says the process is alive (liveness: restart me if this fails); /readyz says its database and
  * broker answer (readiness: send me traffic). /metrics is Prometheus text.
  */
-export function operationalEndpoints(options: { checks: ReadinessCheck[]; registry: Registry; isShuttingDown?: () => boolean }): Middleware {
+/**
+ * `full`: the detailed /readyz (each check's error) and /metrics, for probes and Prometheus inside the cluster.
+ * `public`: on a listener the internet reaches (the gateway's public one, issue 22), /readyz says ready or not
+ * and nothing about why (dependency errors name hosts and versions), and /metrics is not served.
+ */
+export type OperationalExposure = 'full' | 'public';
+
+export function operationalEndpoints(options: { checks: ReadinessCheck[]; registry: Registry; isShuttingDown?: () => boolean; exposure?: OperationalExposure }): Middleware {
+  const exposure = options.exposure ?? 'full';
   return async (ctx, next) => {
     if (ctx.method !== 'GET') return next();
     if (ctx.path === '/healthz') {
@@ -30,11 +38,11 @@ export function operationalEndpoints(options: { checks: ReadinessCheck[]; regist
       ctx.status = failed.length === 0 ? 200 : 503;
       ctx.body = {
         status: failed.length === 0 ? 'ready' : 'not_ready',
-        checks: Object.fromEntries(results.map((r) => [r.name, r.error === null ? 'ok' : r.error])),
+        ...(exposure === 'full' && { checks: Object.fromEntries(results.map((r) => [r.name, r.error === null ? 'ok' : r.error])) }),
       };
       return;
     }
-    if (ctx.path === '/metrics') {
+    if (ctx.path === '/metrics' && exposure === 'full') {
       ctx.type = options.registry.contentType;
       ctx.body = await options.registry.metrics();
       return;

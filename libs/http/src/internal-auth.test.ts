@@ -1,12 +1,13 @@
 import type { Context } from 'koa';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '@checkout/errors';
-import { internalAuth } from './internal-auth';
+import { internalAuth, internalTokenSha256, isInternalPath, type InternalRouteRule } from './internal-auth';
 
-// Internal calls carry one of the accepted internal tokens; two are accepted only during a rotation.
+// Issue 22: every caller has a credential of its own, the callee holds only its SHA-256, and each internal
+// route admits only the callers it names. Two hashes for one caller are accepted while it rotates its token.
 
-function call(middleware: ReturnType<typeof internalAuth>, headers: Record<string, string>) {
-  const ctx = { get: (name: string) => headers[name] ?? '', state: {} as Record<string, unknown> };
+function call(middleware: ReturnType<typeof internalAuth>, request: { method?: string; path?: string; headers: Record<string, string> }) {
+  const ctx = { method: request.method ?? 'GET', path: request.path ?? '/internal/orders', get: (name: string) => request.headers[name] ?? '', state: {} as Record<string, unknown> };
   let reached = false;
   const run = middleware(ctx as unknown as Context, async () => {
     reached = true;
@@ -15,25 +16,70 @@ function call(middleware: ReturnType<typeof internalAuth>, headers: Record<strin
 }
 
 const scopeHeaders = { 'x-organization-id': 'org_1', 'x-mode': 'test' };
+const TOKENS = { gatewayOld: 'gw-old-3b9T8xQ2mLp7Vz4KwR1n', gatewayNew: 'gw-new-9fJ2kL8pQw3Zx7Vb5Nm1', sessions: 'se-7Hq2Lm9Xc4Vb8Nz1Kp6W', dispatcher: 'di-5Gt8Yh2Jk9Lm4Nb7Vc1X' };
+const rules: InternalRouteRule[] = [
+  { methods: ['POST'], path: /^\/internal\/orders\/[^/]+\/payments$/, callers: ['sessions'] },
+  { path: /^\/internal\/orders(\/.*)?$/, callers: ['gateway', 'sessions'] },
+];
+const auth = internalAuth(
+  [
+    { caller: 'gateway', tokenSha256: internalTokenSha256(TOKENS.gatewayOld) },
+    { caller: 'gateway', tokenSha256: internalTokenSha256(TOKENS.gatewayNew) },
+    { caller: 'sessions', tokenSha256: internalTokenSha256(TOKENS.sessions) },
+    { caller: 'webhook-dispatcher', tokenSha256: internalTokenSha256(TOKENS.dispatcher) },
+  ],
+  rules,
+);
+const isCode = (code: string) => (err: unknown) => err instanceof DomainError && err.code === code;
 
 describe('internalAuth', () => {
-  const rotating = internalAuth(['old-internal-token-0123456789', 'new-internal-token-0123456789']);
-
-  it('When either token of a rotation is given, then the call goes on with its scope', async () => {
-    for (const token of ['old-internal-token-0123456789', 'new-internal-token-0123456789']) {
-      const { run, ctx, reached } = call(rotating, { 'x-internal-token': token, ...scopeHeaders });
+  it('When either token of a caller\'s rotation is given, then the call goes on with its scope and its caller', async () => {
+    for (const token of [TOKENS.gatewayOld, TOKENS.gatewayNew]) {
+      const { run, ctx, reached } = call(auth, { headers: { 'x-internal-token': token, ...scopeHeaders } });
       await run;
       expect(reached()).toBe(true);
       expect(ctx.state.scope).toEqual({ organizationId: 'org_1', mode: 'test' });
+      expect(ctx.state.internalCaller).toBe('gateway');
     }
   });
 
   it.each([
-    ['a wrong token', { 'x-internal-token': 'new-internal-token-012345678' }],
+    ['a wrong token', { 'x-internal-token': `${TOKENS.gatewayNew}x` }],
     ['no token', {}],
   ])('When %s is given, then 401 UNAUTHORIZED and the call stops', async (_label, headers) => {
-    const { run, reached } = call(rotating, { ...headers, ...scopeHeaders });
-    await expect(run).rejects.toSatisfy((err: unknown) => err instanceof DomainError && err.code === 'UNAUTHORIZED');
+    const { run, reached } = call(auth, { headers: { ...headers, ...scopeHeaders } });
+    await expect(run).rejects.toSatisfy(isCode('UNAUTHORIZED'));
     expect(reached()).toBe(false);
+  });
+
+  it('When a known caller calls a route its rule does not name, then 403 FORBIDDEN: the gateway may not apply a payment', async () => {
+    const { run, reached } = call(auth, { method: 'POST', path: '/internal/orders/ord_test_1/payments', headers: { 'x-internal-token': TOKENS.gatewayNew, ...scopeHeaders } });
+    await expect(run).rejects.toSatisfy(isCode('FORBIDDEN'));
+    expect(reached()).toBe(false);
+    const bySessions = call(auth, { method: 'POST', path: '/internal/orders/ord_test_1/payments', headers: { 'x-internal-token': TOKENS.sessions, ...scopeHeaders } });
+    await bySessions.run;
+    expect(bySessions.reached()).toBe(true);
+  });
+
+  it('When a caller that no rule names (the dispatcher) calls orders, then 403 FORBIDDEN', async () => {
+    const { run } = call(auth, { headers: { 'x-internal-token': TOKENS.dispatcher, ...scopeHeaders } });
+    await expect(run).rejects.toSatisfy(isCode('FORBIDDEN'));
+  });
+
+  it('When the path differs only in case, then the same rule decides (routing ignores case)', async () => {
+    const { run, reached } = call(auth, { method: 'POST', path: '/INTERNAL/Orders/ord_test_1/PAYMENTS', headers: { 'x-internal-token': TOKENS.gatewayNew, ...scopeHeaders } });
+    await expect(run).rejects.toSatisfy(isCode('FORBIDDEN'));
+    expect(reached()).toBe(false);
+  });
+
+  it('When an /internal path matches no rule, then it is refused (fail closed)', async () => {
+    const { run } = call(auth, { path: '/internal/unlisted', headers: { 'x-internal-token': TOKENS.gatewayNew, ...scopeHeaders } });
+    await expect(run).rejects.toSatisfy(isCode('FORBIDDEN'));
+  });
+
+  it('isInternalPath ignores case, as routing does', () => {
+    expect(isInternalPath('/INTERNAL/sessions/x')).toBe(true);
+    expect(isInternalPath('/Internal/processor/notifications', '/internal/processor/')).toBe(true);
+    expect(isInternalPath('/checkout/cs_test_1')).toBe(false);
   });
 });

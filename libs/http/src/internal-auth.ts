@@ -32,25 +32,65 @@ export function secretsEqual(a: string, b: string): boolean {
   return timingSafeEqual(sha256(a), sha256(b));
 }
 
+/** The SHA-256 of an internal token, hex: what a callee's INTERNAL_CALLERS lists for that caller. */
+export function internalTokenSha256(token: string): string {
+  return sha256(token).toString('hex');
+}
+
+/** The callers a service accepts (its INTERNAL_CALLERS): each caller's name and the SHA-256 of its token. */
+export interface AcceptedInternalCaller {
+  caller: string;
+  tokenSha256: string;
+}
+
+/** Which callers may call which internal routes of a service; the first rule whose method and path match decides. */
+export interface InternalRouteRule {
+  /** Upper-case methods; absent: any. */
+  methods?: readonly string[];
+  /** Matched against the lower-cased path: routing ignores case, so the check must too. */
+  path: RegExp;
+  callers: readonly string[];
+}
+
+declare module 'koa' {
+  interface DefaultState {
+    /** Which service or job made this internal call (its credential said so). */
+    internalCaller?: string;
+  }
+}
+
 /**
- * Internal services trust the organization and mode only from a caller holding an internal token (the
- * gateway), so no internal handler can run without a scope and none can choose its own. More than one token is
- * accepted only while a rotation is in progress; every one is compared, so timing says nothing about which.
+ * Internal services trust the organization and mode only from a caller they know, and each caller only on the
+ * routes it needs (issue 22: one shared token let any compromised pod act as any service, for any organization).
+ * Every caller has a credential of its own; the callee holds only its SHA-256. A token is compared with every
+ * accepted hash, so timing says nothing about which matched; two hashes for one caller are accepted while it
+ * rotates its token. A path under /internal/ that no rule names is refused (fail closed), whatever its case.
  */
-export function internalAuth(acceptedTokens: readonly string[]): Middleware {
-  if (acceptedTokens.length === 0) throw new Error('internalAuth needs at least one accepted token');
-  // Hashed once here: every internal request then hashes only the token it brings.
-  const acceptedHashes = acceptedTokens.map(sha256);
+export function internalAuth(accepted: readonly AcceptedInternalCaller[], rules: readonly InternalRouteRule[]): Middleware {
+  if (accepted.length === 0) throw new Error('internalAuth needs at least one accepted caller');
+  const hashes = accepted.map((a) => ({ caller: a.caller, hash: Buffer.from(a.tokenSha256, 'hex') }));
   return async (ctx, next) => {
     const given = ctx.get(INTERNAL_HEADERS.token);
     const givenHash = sha256(given);
-    const matches = acceptedHashes.map((accepted) => timingSafeEqual(givenHash, accepted));
-    if (!given || !matches.includes(true)) throw new DomainError('UNAUTHORIZED', 'Missing or invalid internal token.');
+    let caller: string | undefined;
+    for (const candidate of hashes) {
+      if (candidate.hash.length === givenHash.length && timingSafeEqual(givenHash, candidate.hash)) caller = candidate.caller;
+    }
+    if (!given || caller === undefined) throw new DomainError('UNAUTHORIZED', 'Missing or invalid internal token.');
+    const path = ctx.path.toLowerCase();
+    const rule = rules.find((r) => (r.methods === undefined || r.methods.includes(ctx.method)) && r.path.test(path));
+    if (!rule?.callers.includes(caller)) throw new DomainError('FORBIDDEN', `${caller} may not call ${ctx.method} ${ctx.path}.`);
+    ctx.state.internalCaller = caller;
     const organizationId = ctx.get(INTERNAL_HEADERS.organization);
     const mode = ctx.get(INTERNAL_HEADERS.mode);
     if (organizationId && (mode === 'test' || mode === 'live')) ctx.state.scope = { organizationId, mode };
     await next();
   };
+}
+
+/** Whether a request path is an internal one, as routing sees it (case-insensitively). */
+export function isInternalPath(path: string, prefix = '/internal/'): boolean {
+  return path.toLowerCase().startsWith(prefix);
 }
 
 export function requireScope(state: { scope?: RequestScope }): RequestScope {

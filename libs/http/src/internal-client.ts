@@ -29,7 +29,8 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'tra
 /**
  * The one client of every internal API (architecture.md: undici keep-alive pools, timeouts, retries only where
  * idempotent). It sends the internal token, the caller's organization and mode when given, and the request id.
- * A transport failure, and an internal 401 (the services disagree on the internal token during a rotation:
+ * A transport failure, and an internal 401 or 403 (the services disagree on a credential, or on who may call
+ * what (issue 22), during a rotation or a misconfigured deploy:
  * our outage, never the merchant's fault), become DependencyUnavailableError, which every service answers as
  * 503. Any other answer, error envelopes included, comes back as it is for the caller to interpret.
  */
@@ -86,7 +87,7 @@ export class InternalClient {
         }
         throw new DependencyUnavailableError(this.options.service, err);
       }
-      if (answer.status === 401) throw new DependencyUnavailableError(this.options.service, new Error(`${this.options.service} refused the internal token`));
+      if (answer.status === 401 || answer.status === 403) throw new DependencyUnavailableError(this.options.service, new Error(`${this.options.service} refused this caller (${answer.status})`));
       if (answer.status === 503 && attempt < attempts) {
         await backoff(attempt);
         continue;

@@ -1,10 +1,15 @@
-import { Kafka, logLevel, type LogEntry, type logCreator } from 'kafkajs';
+import { readFileSync } from 'node:fs';
+import { Kafka, logLevel, type LogEntry, type SASLOptions, type logCreator } from 'kafkajs';
 import type { Logger } from 'pino';
 import { bindKafkajs, kafkajsOf } from './kafkajs';
 
 export interface KafkaOptions {
   brokers: readonly string[];
   clientId: string;
+  /** SASL SCRAM credentials (issue 22): brokers that require them refuse a client without. */
+  sasl?: { mechanism: 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
+  /** TLS to the brokers; `caFile`: a PEM of the CA that signed their certificates, if not a system one. */
+  tls?: { caFile?: string };
   /** Where the client's own warnings go; none: silent (test probes, benchmarks). */
   logger?: Logger;
   /** How long one request may wait for the broker's answer (default 10 s). */
@@ -48,12 +53,19 @@ function pinoLogCreator(logger: Logger): logCreator {
  */
 const GROUP_REQUEST_TIMEOUT_MS = 30_000;
 
+function saslOf({ mechanism, username, password }: NonNullable<KafkaOptions['sasl']>): SASLOptions {
+  return mechanism === 'scram-sha-256' ? { mechanism, username, password } : { mechanism, username, password };
+}
+
 export function createKafka(options: KafkaOptions): KafkaClient {
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
+  const ssl = options.tls && (options.tls.caFile === undefined ? true : { ca: [readFileSync(options.tls.caFile, 'utf8')] });
   const settings = (requestTimeout: number) =>
     new Kafka({
       clientId: options.clientId,
       brokers: [...options.brokers],
+      ...(ssl && { ssl }),
+      ...(options.sasl && { sasl: saslOf(options.sasl) }),
       connectionTimeout: 3_000,
       requestTimeout,
       retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: 8 },

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { generateLocalSecrets, internalCallersValue, type LocalInternalTokens } from '@checkout/config';
 
 export interface StackPorts {
   gateway: number;
+  /** The gateway's operators' listener (admin API, internal API, /metrics); 0: any free port (read it from start()). */
+  gatewayAdmin?: number;
   orders: number;
   sessions: number;
   dispatcher: number;
@@ -18,11 +21,15 @@ export interface StackEnvironmentOptions {
   webhookAllowedNetworks?: string;
   webhookRetryDelaysMs?: string;
   adminToken?: string;
-  internalToken?: string;
+  /** Each calling service's own internal credential (issue 22); generated when not given. */
+  internalTokens?: Partial<InternalTokens>;
   host?: string;
   /** Extra settings per service, e.g. a lower rate limit for one test file. */
   extraEnv?: Partial<Record<'gateway' | 'orders' | 'sessions' | 'dispatcher', Record<string, string>>>;
 }
+
+/** The internal credential of each caller (orders calls nobody; the operators' replay job redelivers events). */
+export type InternalTokens = LocalInternalTokens;
 
 export interface StackEnvironment {
   gateway: Record<string, string>;
@@ -30,13 +37,18 @@ export interface StackEnvironment {
   sessions: Record<string, string>;
   dispatcher: Record<string, string>;
   gatewayUrl: string;
+  /** The gateway's operators' listener; empty when its port is chosen at start (gatewayAdmin 0). */
+  adminUrl: string;
   checkoutBaseUrl: string;
   adminToken: string;
-  internalToken: string;
+  internalTokens: InternalTokens;
   processorWebhookSecret: string;
 }
 
-const secret = () => randomBytes(24).toString('base64url');
+/** A random secret that every service's secret settings accept (32 characters of base64url). */
+export const newSecret = (): string => randomBytes(24).toString('base64url');
+/** An INTERNAL_CALLERS value: who may call a service, each by the SHA-256 of its token. */
+export const internalCallers = internalCallersValue;
 
 /**
  * The environment each service reads in the local stack, the end-to-end tests and the benchmarks: one
@@ -46,17 +58,20 @@ const secret = () => randomBytes(24).toString('base64url');
 export function stackEnvironment(options: StackEnvironmentOptions): StackEnvironment {
   const host = options.host ?? '127.0.0.1';
   const url = (port: number) => `http://${host}:${port}`;
-  const adminToken = options.adminToken ?? secret();
-  const internalToken = options.internalToken ?? secret();
-  const processorWebhookSecret = secret();
+  const generated = generateLocalSecrets({ ...(options.internalTokens && { tokens: options.internalTokens }) });
+  const secrets = generated.env;
+  const internalTokens = generated.tokens;
+  const adminToken = options.adminToken ?? secrets.gateway.ADMIN_TOKEN ?? '';
+  const processorWebhookSecret = secrets.sessions.PROCESSOR_WEBHOOK_SECRET ?? '';
   const gatewayUrl = url(options.ports.gateway);
+  const adminPort = options.ports.gatewayAdmin ?? 0;
+  const adminUrl = adminPort === 0 ? '' : url(adminPort);
   const checkoutBaseUrl = `${gatewayUrl}/checkout`;
   const prefix = options.namePrefix;
   const common = {
     LOG_LEVEL: options.logLevel ?? 'warn',
     HTTP_HOST: host,
     MONGODB_URL: options.mongoUrl,
-    INTERNAL_TOKEN: internalToken,
     SHUTDOWN_GRACE_MS: '3000',
   };
   const kafka = { KAFKA_BROKERS: options.kafkaBrokers.join(','), TOPIC_PREFIX: prefix };
@@ -67,12 +82,16 @@ export function stackEnvironment(options: StackEnvironmentOptions): StackEnviron
   return {
     gatewayUrl,
     checkoutBaseUrl,
+    adminUrl,
     adminToken,
-    internalToken,
+    internalTokens,
     processorWebhookSecret,
     gateway: {
       ...common,
       PORT: String(options.ports.gateway),
+      ADMIN_PORT: String(adminPort),
+      PUBLIC_BASE_URL: gatewayUrl,
+      ...secrets.gateway,
       MONGODB_DATABASE: `${prefix}_gateway`,
       ORDERS_URL: url(options.ports.orders),
       SESSIONS_URL: url(options.ports.sessions),
@@ -80,7 +99,15 @@ export function stackEnvironment(options: StackEnvironmentOptions): StackEnviron
       ADMIN_TOKEN: adminToken,
       ...options.extraEnv?.gateway,
     },
-    orders: { ...common, ...kafka, ...sweeps, PORT: String(options.ports.orders), MONGODB_DATABASE: `${prefix}_orders`, ...options.extraEnv?.orders },
+    orders: {
+      ...common,
+      ...kafka,
+      ...sweeps,
+      PORT: String(options.ports.orders),
+      MONGODB_DATABASE: `${prefix}_orders`,
+      ...secrets.orders,
+      ...options.extraEnv?.orders,
+    },
     sessions: {
       ...common,
       ...kafka,
@@ -90,8 +117,7 @@ export function stackEnvironment(options: StackEnvironmentOptions): StackEnviron
       MONGODB_DATABASE: `${prefix}_sessions`,
       ORDERS_URL: url(options.ports.orders),
       CHECKOUT_BASE_URL: checkoutBaseUrl,
-      PROCESSOR_WEBHOOK_SECRET: processorWebhookSecret,
-      CSRF_SECRET: secret(),
+      ...secrets.sessions,
       ...options.extraEnv?.sessions,
     },
     dispatcher: {
@@ -99,7 +125,9 @@ export function stackEnvironment(options: StackEnvironmentOptions): StackEnviron
       ...kafka,
       PORT: String(options.ports.dispatcher),
       MONGODB_DATABASE: `${prefix}_webhooks`,
-      GATEWAY_URL: gatewayUrl,
+      // Signing secrets come from the gateway's internal API, on its operators' listener.
+      ...(adminUrl && { GATEWAY_URL: adminUrl }),
+      ...secrets['webhook-dispatcher'],
       WEBHOOK_ALLOWED_NETWORKS: options.webhookAllowedNetworks ?? '127.0.0.0/8,::1/128',
       ...(options.webhookRetryDelaysMs !== undefined && { WEBHOOK_RETRY_DELAYS_MS: options.webhookRetryDelaysMs }),
       ...options.extraEnv?.dispatcher,

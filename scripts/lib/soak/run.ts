@@ -124,7 +124,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       },
     });
     log(`stack ready; service logs in ${logDir}`);
-    const admin = new AdminClient(stack.env.gatewayUrl, stack.env.adminToken);
+    const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
     const merchants: Merchant[] = [];
     for (let i = 0; i < MERCHANTS; i++) {
       const org = await admin.createOrganizationWithKeys(`Soak Merchant ${i + 1}`);

@@ -1,4 +1,4 @@
-import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
+import { httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { InternalClient, createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { IDEMPOTENCY_KEY_RETENTION_MS } from '@checkout/contracts';
@@ -6,25 +6,27 @@ import { PeriodicTask, connectMongo, ensureIndexes, type CommandCounter, type Mo
 import type { Config } from './config';
 import { GATEWAY_INDEXES } from './store/indexes';
 import { OrganizationsStore } from './store/organizations.store';
-import { RateLimiter } from './domain/rate-limit';
+import { parseTrustedProxies } from './domain/client-address';
 import { IdempotencyStore } from './store/idempotency.store';
 import { mountRoutes } from './http/router';
 import { createGatewayMetrics } from './metrics';
 
 export interface GatewayApp {
-  start(): Promise<{ url: string }>;
+  /** `url`: the public listener (merchants, customers); `adminUrl`: the operators' one (admin, internal, metrics). */
+  start(): Promise<{ url: string; adminUrl: string }>;
   stop(): Promise<void>;
 }
 
 /**
  * The gateway owns organizations, API keys and checkout settings; it authenticates merchants, validates
  * their requests and forwards them to the service that owns the data. It talks to Kafka through nobody:
- * its readiness is its database and the services behind it.
+ * its readiness is its database and the services behind it. Two listeners (issue 22): PORT for the public,
+ * ADMIN_PORT for operators and other services, which no Ingress exposes.
  */
 export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date; commandCounter?: CommandCounter } = {}): GatewayApp {
   const clock = options.clock ?? (() => new Date());
   let mongo: MongoConnection | undefined;
-  let server: RunningServer | undefined;
+  let servers: RunningServer[] = [];
   let shuttingDown = false;
   let idempotencyKeys: IdempotencyStore | undefined;
   // D42 records past their 24 hours are ignored by every read; this sweep only reclaims their space (one
@@ -34,10 +36,11 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
     config.IDEMPOTENCY_SWEEP_INTERVAL_MS,
     (err) => logger.warn({ err }, 'idempotency key sweep failed; will retry'),
   );
+  const upstream = (service: string, baseUrl: string) => new InternalClient({ service, baseUrl, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.UPSTREAM_TIMEOUT_MS, connections: 128 });
   const upstreams = {
-    orders: new InternalClient({ service: 'orders', baseUrl: config.ORDERS_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.UPSTREAM_TIMEOUT_MS, connections: 128 }),
-    sessions: new InternalClient({ service: 'sessions', baseUrl: config.SESSIONS_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.UPSTREAM_TIMEOUT_MS, connections: 128 }),
-    dispatcher: new InternalClient({ service: 'webhook-dispatcher', baseUrl: config.DISPATCHER_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.UPSTREAM_TIMEOUT_MS, connections: 128 }),
+    orders: upstream('orders', config.ORDERS_URL),
+    sessions: upstream('sessions', config.SESSIONS_URL),
+    dispatcher: upstream('webhook-dispatcher', config.DISPATCHER_URL),
   };
 
   return {
@@ -45,37 +48,47 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'gateway', logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
       await ensureIndexes(mongo.db, GATEWAY_INDEXES);
       const organizations = new OrganizationsStore(mongo.db);
-      const rateLimiter = new RateLimiter({ limitPerWindow: config.RATE_LIMIT_PER_WINDOW, windowMs: config.RATE_LIMIT_WINDOW_MS, replicas: config.GATEWAY_REPLICAS });
       // A request still running after its upstream deadline (plus a margin) is taken to have died with its process.
       idempotencyKeys = new IdempotencyStore(mongo.db, { retentionMs: IDEMPOTENCY_KEY_RETENTION_MS, lockMs: config.UPSTREAM_TIMEOUT_MS + 5_000 });
       idempotencySweep.start();
       const db = mongo;
-      const { app, registry } = createBaseApp({
-        service: 'gateway',
-        logger,
-        isShuttingDown: () => shuttingDown,
-        readiness: [{ name: 'mongodb', check: () => db.ping() }],
-      });
-      mountRoutes(app, {
+      const base = { service: 'gateway', logger, isShuttingDown: () => shuttingDown, readiness: [{ name: 'mongodb', check: () => db.ping() }] };
+      const operator = createBaseApp({ ...base, exposure: 'full' });
+      const publicSide = createBaseApp({ ...base, exposure: 'public', metrics: operator.metrics });
+      mountRoutes(publicSide.app, operator.app, {
         organizations,
-        rateLimiter,
         idempotencyKeys,
-        metrics: createGatewayMetrics(registry),
+        metrics: createGatewayMetrics(operator.registry),
         upstreams,
-        acceptedInternalTokens: acceptedInternalTokens(config),
+        internalCallers: config.INTERNAL_CALLERS,
         adminToken: config.ADMIN_TOKEN,
+        limits: {
+          perKey: config.RATE_LIMIT_PER_WINDOW,
+          perClient: config.CLIENT_RATE_LIMIT_PER_WINDOW,
+          checkoutPerClient: config.CHECKOUT_RATE_LIMIT_PER_WINDOW,
+          windowMs: config.RATE_LIMIT_WINDOW_MS,
+          replicas: config.GATEWAY_REPLICAS,
+          adminAuthFailuresPerMinute: config.ADMIN_AUTH_FAILURES_PER_MINUTE,
+        },
+        trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
         authCacheMs: config.AUTH_CACHE_MS,
+        unknownKeyCacheMs: config.UNKNOWN_KEY_CACHE_MS,
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
+        publicBaseUrl: config.PUBLIC_BASE_URL,
         clock,
         logger,
       });
-      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT, ...httpTimeouts(config) });
-      return { url: server.url };
+      const publicServer = await listen(publicSide.app, { host: config.HTTP_HOST, port: config.PORT, ...httpTimeouts(config) });
+      servers.push(publicServer);
+      const operatorServer = await listen(operator.app, { host: config.HTTP_HOST, port: config.ADMIN_PORT, ...httpTimeouts(config) });
+      servers.push(operatorServer);
+      return { url: publicServer.url, adminUrl: operatorServer.url };
     },
 
     async stop() {
       shuttingDown = true;
-      await server?.close(config.SHUTDOWN_GRACE_MS);
+      await Promise.all(servers.map((server) => server.close(config.SHUTDOWN_GRACE_MS)));
+      servers = [];
       await idempotencySweep.stop();
       await Promise.all(Object.values(upstreams).map((u) => u.close().catch(() => {})));
       await mongo?.close();

@@ -9,7 +9,7 @@ const logger = createLogger('gateway', { level: config.LOG_LEVEL });
 const app = buildApp(config, logger);
 stopOnSignals(app, logger, config.SHUTDOWN_GRACE_MS);
 app.start().then(
-  ({ url }) => logger.info({ url }, 'gateway listening'),
+  ({ url, adminUrl }) => logger.info({ url, adminUrl }, 'gateway listening'),
   (err: unknown) => {
     logger.fatal({ err }, 'gateway failed to start');
     process.exit(1);

@@ -3,6 +3,7 @@ import { Counter, type Registry } from 'prom-client';
 // The gateway's own metrics, next to the HTTP and process ones on /metrics.
 export interface GatewayMetrics {
   rateLimited: Counter;
+  clientRateLimited: Counter;
 }
 
 export function createGatewayMetrics(registry: Registry): GatewayMetrics {
@@ -10,6 +11,11 @@ export function createGatewayMetrics(registry: Registry): GatewayMetrics {
     rateLimited: new Counter({
       name: 'gateway_rate_limit_rejections_total',
       help: 'Requests refused with 429 RATE_LIMITED because their API key was over its per-second limit',
+      registers: [registry],
+    }),
+    clientRateLimited: new Counter({
+      name: 'gateway_client_rate_limit_rejections_total',
+      help: 'Requests refused with 429 RATE_LIMITED before authentication because their client address was over its limit (issue 22)',
       registers: [registry],
     }),
   };

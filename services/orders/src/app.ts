@@ -1,4 +1,4 @@
-import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
+import { httpTimeouts, kafkaConnection } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { connectMongo, ensureIndexes, type CommandCounter, type MongoConnection } from '@checkout/mongo';
@@ -30,7 +30,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
     async start() {
       mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'orders', logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
       await ensureIndexes(mongo.db, ORDER_INDEXES);
-      const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'orders', logger });
+      const kafka = createKafka({ ...kafkaConnection(config), clientId: config.KAFKA_CLIENT_ID ?? 'orders', logger });
       const orderEventsTopic = topicName(config.TOPIC_PREFIX, TOPICS.orderEvents);
       await ensureTopics(kafka, [{ topic: orderEventsTopic, numPartitions: config.ORDER_EVENTS_PARTITIONS }]);
       producer = createEventProducer(kafka, { ...(options.sendCounter && { sendCounter: options.sendCounter }) });
@@ -56,7 +56,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         metrics: registerOutboxMetrics(registry, orders.collection),
       });
       const commands = new OrderCommands({ orders, referenceData, relay, orderEventsTopic, clock });
-      if (config.API_ENABLED) mountRoutes(app, { acceptedInternalTokens: acceptedInternalTokens(config), commands, referenceData, clock });
+      if (config.API_ENABLED) mountRoutes(app, { internalCallers: config.INTERNAL_CALLERS, commands, referenceData, clock });
       if (config.SWEEPERS_ENABLED) relay.start();
       server = await listen(app, { host: config.HTTP_HOST, port: config.PORT, ...httpTimeouts(config) });
       return { url: server.url };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonConfigShape, env, loadConfig, outboxConfigShape, roleSettings } from '@checkout/config';
+import { checkKafkaSecurity, commonConfigShape, env, loadConfig, outboxConfigShape, roleSettings } from '@checkout/config';
 
 export const ConfigSchema = z.object({
   ...commonConfigShape,
@@ -9,7 +9,7 @@ export const ConfigSchema = z.object({
   ORDER_EVENTS_PARTITIONS: env.positiveInt(6).describe('Partitions of the orders.events topic when this service creates it'),
   API_ENABLED: roleSettings.api('the internal orders API'),
   SWEEPERS_ENABLED: roleSettings.sweepers('the outbox sweep, which publishes events a crash left unpublished'),
-});
+}).superRefine(checkKafkaSecurity);
 
 export type Config = Readonly<z.output<typeof ConfigSchema>>;
 

@@ -1,4 +1,4 @@
-import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
+import { httpTimeouts, kafkaConnection } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { Counter } from 'prom-client';
@@ -56,7 +56,7 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
     async start() {
       mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'sessions', logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
       await ensureIndexes(mongo.db, SESSION_INDEXES);
-      const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'sessions', logger });
+      const kafka = createKafka({ ...kafkaConnection(config), clientId: config.KAFKA_CLIENT_ID ?? 'sessions', logger });
       const sessionEventsTopic = topicName(config.TOPIC_PREFIX, TOPICS.sessionEvents);
       await ensureTopics(kafka, [{ topic: sessionEventsTopic, numPartitions: config.SESSION_EVENTS_PARTITIONS }]);
       producer = createEventProducer(kafka);
@@ -106,11 +106,11 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
       }
       if (config.API_ENABLED) {
         mountRoutes(app, {
-          acceptedInternalTokens: acceptedInternalTokens(config),
+          internalCallers: config.INTERNAL_CALLERS,
           processorSecret: config.PROCESSOR_WEBHOOK_SECRET,
           csrfSecret: config.CSRF_SECRET,
           commands,
-          flowDeps: { store, orders, clock, logger },
+          flowDeps: { store, orders, clock, logger, idSecret: config.ID_DERIVATION_SECRET },
           clock,
           secureCookies: config.CHECKOUT_BASE_URL.startsWith('https:'),
         });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { lookup as dnsLookup } from 'node:dns';
 import { hostname } from 'node:os';
-import { acceptedInternalTokens, httpTimeouts } from '@checkout/config';
+import { httpTimeouts, kafkaConnection } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { Leases, PeriodicTask, connectMongo, type CommandCounter, ensureIndexes, retentionSweep, type MongoConnection } from '@checkout/mongo';
@@ -79,7 +79,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
     async start() {
       mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'webhook-dispatcher', logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
       await ensureIndexes(mongo.db, WEBHOOK_INDEXES);
-      const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'webhook-dispatcher', logger });
+      const kafka = createKafka({ ...kafkaConnection(config), clientId: config.KAFKA_CLIENT_ID ?? 'webhook-dispatcher', logger });
       const prefix = config.TOPIC_PREFIX;
       const sessionEventsTopic = topicName(prefix, TOPICS.sessionEvents);
       const tiers = retryTopics(prefix);
@@ -155,7 +155,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
           { name: 'kafka', check: kafkaReadinessCheck(kafka) },
         ],
       });
-      if (config.API_ENABLED) mountRoutes(app, { acceptedInternalTokens: acceptedInternalTokens(config), events, deliveries, dispatcher });
+      if (config.API_ENABLED) mountRoutes(app, { internalCallers: config.INTERNAL_CALLERS, events, deliveries, dispatcher });
 
       const sessionEventsGroup = topicName(prefix, CONSUMER_GROUPS.dispatcherSessionEvents);
       const retriesGroup = topicName(prefix, CONSUMER_GROUPS.dispatcherRetries);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@checkout/config';
 import { parseConfig } from './config';
 
-const base = { MONGODB_URL: 'mongodb://127.0.0.1:27017/', KAFKA_BROKERS: '127.0.0.1:9092', INTERNAL_TOKEN: 'x'.repeat(20) };
+const base = { MONGODB_URL: 'mongodb://127.0.0.1:27017/', KAFKA_BROKERS: '127.0.0.1:9092', INTERNAL_TOKEN: 'Zq3vN8kL2pX7mR4tW9yB6cF1hJ5dG0sA', INTERNAL_CALLERS: `gateway:${'ab12'.repeat(16)}` };
 
 describe('webhook-dispatcher config', () => {
   it('When only the required keys are set, then the defaults follow the spec (D31, D33)', () => {

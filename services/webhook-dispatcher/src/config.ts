@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonConfigShape, env, loadConfig, retentionConfigShape, roleSettings } from '@checkout/config';
+import { checkKafkaSecurity, commonConfigShape, env, internalClientConfigShape, loadConfig, retentionConfigShape, roleSettings } from '@checkout/config';
 import { parseAllowedNetworks } from './domain/address-policy';
 
 const delayList = env
@@ -18,6 +18,7 @@ const cidrList = env.list().superRefine((cidrs, ctx) => {
 export const ConfigSchema = z
   .object({
     ...commonConfigShape,
+    ...internalClientConfigShape,
     ...retentionConfigShape,
     PORT: env.port(4004).describe('HTTP port of the internal events API (and /healthz, /readyz, /metrics)'),
     MONGODB_DATABASE: commonConfigShape.MONGODB_DATABASE.default('webhooks'),
@@ -62,7 +63,8 @@ export const ConfigSchema = z
       .describe('How long events and their finished deliveries (with every attempt) are kept for the events API (D34); pending deliveries are never deleted'),
     SIGNING_SECRET_CACHE_MS: env.positiveInt(30_000).describe('How long a signing secret read from the gateway is cached per organization and mode'),
   })
-  .refine((c) => c.WEBHOOK_CLAIM_TTL_MS > c.WEBHOOK_TIMEOUT_MS, { path: ['WEBHOOK_CLAIM_TTL_MS'], message: 'must be greater than WEBHOOK_TIMEOUT_MS' });
+  .refine((c) => c.WEBHOOK_CLAIM_TTL_MS > c.WEBHOOK_TIMEOUT_MS, { path: ['WEBHOOK_CLAIM_TTL_MS'], message: 'must be greater than WEBHOOK_TIMEOUT_MS' })
+  .superRefine(checkKafkaSecurity);
 
 export type Config = Readonly<z.output<typeof ConfigSchema>>;
 

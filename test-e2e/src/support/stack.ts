@@ -21,6 +21,8 @@ const builders: Record<ServiceName, (env: Record<string, string>, logger: Logger
 
 export interface InProcessStack {
   gatewayUrl: string;
+  /** The gateway's operators' listener: the admin API, /internal, /metrics. */
+  adminUrl: string;
   /** Starts one more gateway replica on the same databases and services (e.g. shared rate limits). */
   addGatewayReplica(): Promise<string>;
   /** Starts a service that was left out at first, on its planned port (an outage that ends). */
@@ -60,9 +62,9 @@ export async function startStack(
   const mongoUrl = process.env.MONGODB_URL;
   const brokers = process.env.KAFKA_BROKERS;
   if (!mongoUrl || !brokers) throw new Error('KAFKA_BROKERS and MONGODB_URL must be set (the e2e global setup provides them)');
-  const [gateway, orders, sessions, dispatcher] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const [gateway, gatewayAdmin, orders, sessions, dispatcher] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
   const env = stackEnvironment({
-    ports: { gateway, orders, sessions, dispatcher },
+    ports: { gateway, gatewayAdmin, orders, sessions, dispatcher },
     mongoUrl,
     kafkaBrokers: brokers.split(','),
     namePrefix: `e2e_${randomBytes(4).toString('hex')}`,
@@ -87,6 +89,7 @@ export async function startStack(
   }
   return {
     gatewayUrl: env.gatewayUrl,
+    adminUrl: env.adminUrl,
     async startService(name, extraEnv = {}) {
       const app = await builders[name]({ ...envOf[name], ...extraEnv }, logger(name));
       await app.start();
@@ -94,13 +97,13 @@ export async function startStack(
     },
     async addGatewayReplica() {
       const port = await freePort();
-      const replica = await builders.gateway({ ...env.gateway, PORT: String(port) }, logger('gateway'));
+      const replica = await builders.gateway({ ...env.gateway, PORT: String(port), ADMIN_PORT: '0' }, logger('gateway'));
       await replica.start();
       started.push(replica);
       return `http://127.0.0.1:${port}`;
     },
     checkoutBaseUrl: env.checkoutBaseUrl,
-    admin: new AdminClient(env.gatewayUrl, env.adminToken),
+    admin: new AdminClient(env.adminUrl, env.adminToken),
     env,
     async stop() {
       for (const app of [...started].reverse()) await app.stop().catch(() => {});

@@ -6,7 +6,8 @@ import { DomainError } from '@checkout/errors';
 import { jsonBody, parseOrThrow, secretsEqual } from '@checkout/http';
 import { HttpUrl, ModeSchema, PaymentMethod, type Mode } from '@checkout/contracts';
 import { generateApiKey } from '../domain/api-keys';
-import type { ApiKeyDocument, OrganizationsStore } from '../store/organizations.store';
+import type { AdminTokenGuesses } from '../domain/admin-token-guesses';
+import type { ApiKeyDocument, CheckoutSettings, OrganizationsStore, PreviousSigningSecret } from '../store/organizations.store';
 import type { InternalClient } from '@checkout/http';
 
 const CreateOrganization = z.strictObject({ name: z.string().trim().min(1).max(200) });
@@ -19,6 +20,31 @@ const CheckoutSettingsPatch = z.strictObject({
   /** true generates a new whsec_ secret (shown once); false removes signing. */
   webhookSigning: z.boolean().optional(),
 });
+
+/**
+ * How long deliveries stay signed with a secret after a rotation replaced it (D35, issue 22): receivers that still
+ * hold the old secret keep verifying (Standard Webhooks: one signature per secret) while the merchant deploys
+ * the new one. Turning signing off ends it at once.
+ */
+export const SIGNING_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+function nextPreviousSecret(current: CheckoutSettings, webhookSigning: boolean | undefined, now: Date): PreviousSigningSecret | null {
+  if (webhookSigning === false) return null;
+  if (webhookSigning === true && current.webhookSigningSecret !== null) return { secret: current.webhookSigningSecret, until: new Date(now.getTime() + SIGNING_SECRET_OVERLAP_MS) };
+  const kept = current.previousWebhookSigningSecret;
+  return kept && kept.until > now ? kept : null;
+}
+
+const presentSettings = (mode: Mode, settings: CheckoutSettings, now: Date) => {
+  const previous = settings.previousWebhookSigningSecret;
+  return {
+    mode,
+    defaultCallbackUrl: settings.defaultCallbackUrl,
+    enabledPaymentMethods: settings.enabledPaymentMethods,
+    webhookSigning: settings.webhookSigningSecret !== null,
+    ...(previous && previous.until > now && { previousSecretSignsUntil: previous.until.toISOString() }),
+  };
+};
 
 const presentKey = (k: ApiKeyDocument) => ({ id: k.keyId, mode: k.mode, status: k.status, last4: k.last4, createdAt: k.createdAt.toISOString(), ...(k.revokedAt && { revokedAt: k.revokedAt.toISOString() }) });
 
@@ -33,11 +59,24 @@ export function adminRoutes(deps: {
   clock: () => Date;
   /** Called after an organization's checkout settings changed, so this replica's cached copy goes. */
   checkoutSettingsChanged: (organizationId: string, mode: Mode) => void;
+  /** Called after a key was revoked, so that it stops working on this replica at once. */
+  keyRevoked: (lookupId: string) => void;
+  /** Counts wrong operator tokens per client address (issue 22); refuses an address that guesses too often. */
+  guesses: AdminTokenGuesses;
+  /** The client address of a request (its peer, or the nearest untrusted X-Forwarded-For hop). */
+  clientOf: (ctx: Context) => string;
 }): Router {
   const router = new Router({ prefix: '/admin' });
   router.use(async (ctx, next) => {
+    const client = deps.clientOf(ctx);
+    const now = deps.clock().getTime();
+    const blockedFor = deps.guesses.blockedFor(client, now);
+    if (blockedFor > 0) throw new DomainError('RATE_LIMITED', 'Too many wrong operator tokens from this address; retry after the indicated delay.', { retryAfterSeconds: blockedFor });
     const token = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1] ?? '';
-    if (!token || !secretsEqual(token, deps.adminToken)) throw new DomainError('UNAUTHORIZED', 'The admin API needs the operator token.');
+    if (!token || !secretsEqual(token, deps.adminToken)) {
+      deps.guesses.failed(client, now);
+      throw new DomainError('UNAUTHORIZED', 'The admin API needs the operator token.');
+    }
     await next();
   });
   router.use(jsonBody());
@@ -86,6 +125,7 @@ export function adminRoutes(deps: {
     const organization = await organizationOf(ctx);
     const revoked = await deps.store.revokeKey(organization._id, String(ctx.params.keyId), deps.clock());
     if (!revoked) throw new DomainError('ADMIN_NOT_FOUND', `No key ${ctx.params.keyId ?? ''}.`);
+    deps.keyRevoked(revoked._id);
     ctx.body = { key: presentKey(revoked) };
   });
 
@@ -93,23 +133,25 @@ export function adminRoutes(deps: {
     const organization = await organizationOf(ctx);
     const { mode } = parseOrThrow(ModeOnly, ctx.query, 'ADMIN_REQUEST_FAILED');
     const settings = await deps.store.getCheckoutSettings(organization._id, mode);
-    ctx.body = { checkoutSettings: { mode, defaultCallbackUrl: settings.defaultCallbackUrl, enabledPaymentMethods: settings.enabledPaymentMethods, webhookSigning: settings.webhookSigningSecret !== null } };
+    ctx.body = { checkoutSettings: presentSettings(mode, settings, deps.clock()) };
   });
 
   router.patch('/organizations/:organizationId/checkout-settings', async (ctx) => {
     const organization = await organizationOf(ctx);
     const patch = parseOrThrow(CheckoutSettingsPatch, body(ctx), 'ADMIN_REQUEST_FAILED');
     const current = await deps.store.getCheckoutSettings(organization._id, patch.mode);
+    const now = deps.clock();
     const newSecret = patch.webhookSigning === true ? `whsec_${randomBytes(24).toString('base64')}` : undefined;
-    const next = {
+    const next: CheckoutSettings = {
       defaultCallbackUrl: patch.defaultCallbackUrl === undefined ? current.defaultCallbackUrl : patch.defaultCallbackUrl,
       enabledPaymentMethods: patch.enabledPaymentMethods ?? current.enabledPaymentMethods,
       webhookSigningSecret: patch.webhookSigning === undefined ? current.webhookSigningSecret : (newSecret ?? null),
+      previousWebhookSigningSecret: nextPreviousSecret(current, patch.webhookSigning, now),
     };
-    await deps.store.putCheckoutSettings(organization._id, patch.mode, next, deps.clock());
+    await deps.store.putCheckoutSettings(organization._id, patch.mode, next, now);
     deps.checkoutSettingsChanged(organization._id, patch.mode);
     ctx.body = {
-      checkoutSettings: { mode: patch.mode, defaultCallbackUrl: next.defaultCallbackUrl, enabledPaymentMethods: next.enabledPaymentMethods, webhookSigning: next.webhookSigningSecret !== null },
+      checkoutSettings: { ...presentSettings(patch.mode, next, now) },
       ...(newSecret && { webhookSigningSecret: newSecret }),
     };
   });

@@ -1,11 +1,11 @@
 import type { Middleware } from 'koa';
+import { LRUCache } from 'lru-cache';
 import { DomainError } from '@checkout/errors';
 import type { RequestScope } from '@checkout/http';
 import { keyMatches, parseAuthorization } from '../domain/api-keys';
 import type { ApiKeyDocument, OrganizationDocument, OrganizationsStore } from '../store/organizations.store';
 import type { RateLimiter } from '../domain/rate-limit';
 import type { GatewayMetrics } from '../metrics';
-import { TtlCache } from '@checkout/coalesce';
 
 declare module 'koa' {
   interface DefaultState {
@@ -19,33 +19,59 @@ interface CachedKey {
   organization: OrganizationDocument | null;
 }
 
+/** D5, and issue 22: one message for every key that does not work, so an answer never tells whether a key id exists. */
+const INVALID_KEY_MESSAGE = 'The API key is not valid.';
+
+export interface KeyCache {
+  /** A key this replica has just revoked: it stops working here at once (on other replicas within AUTH_CACHE_MS). */
+  revoked(lookupId: string): void;
+}
+
 /**
  * D5: resolves the organization and mode from the secret key and puts them on ctx.state.scope, the only
- * place handlers read them from. A short cache keeps the database off the hot path; it also bounds how long
- * a revoked key keeps working (AUTH_CACHE_MS). The rate limit is counted in memory (D43): after the cache is
- * warm, authenticating costs no database command.
+ * place handlers read them from. A short cache keeps the database off the hot path (lru-cache: one load per key
+ * id at a time, however many requests wait for it); it also bounds how long a key revoked on another replica
+ * keeps working (AUTH_CACHE_MS, capped). A key id that matches no key is remembered too, for
+ * UNKNOWN_KEY_CACHE_MS, so that guessing keys costs no database read per guess (issue 22); a key created
+ * meanwhile has an id never looked up before, so it works at once. The rate limit is counted in memory (D43):
+ * after the cache is warm, authenticating costs no database command.
  */
-export function authenticate(store: OrganizationsStore, rateLimiter: RateLimiter, cacheMs: number, metrics: GatewayMetrics): Middleware {
-  // Unknown keys are not remembered: creating a key takes effect at once.
-  const cache = new TtlCache<CachedKey>({ ttlMs: cacheMs, maxEntries: 10_000, remember: (entry) => entry.key !== null });
-  const load = async (lookupId: string): Promise<CachedKey> => {
-    const key = await store.findKeyByLookupId(lookupId);
-    return { key, organization: key ? await store.getOrganization(key.organizationId) : null };
-  };
-  return async (ctx, next) => {
+export function authenticate(
+  store: OrganizationsStore,
+  rateLimiter: RateLimiter,
+  options: { cacheMs: number; unknownKeyCacheMs: number },
+  metrics: GatewayMetrics,
+): { middleware: Middleware; keys: KeyCache } {
+  const cache = new LRUCache<string, CachedKey>({
+    max: 10_000,
+    ttl: Math.max(options.cacheMs, options.unknownKeyCacheMs, 1),
+    // A failed read fails its requests (503): a revoked key must not keep working through a database outage.
+    fetchMethod: async (lookupId, _stale, { options: entry }) => {
+      const key = await store.findKeyByLookupId(lookupId);
+      entry.ttl = key ? options.cacheMs : options.unknownKeyCacheMs;
+      // AUTH_CACHE_MS=0: nothing known is remembered, every request reads its key.
+      if (entry.ttl === 0) entry.ttl = 1;
+      return { key, organization: key ? await store.getOrganization(key.organizationId) : null };
+    },
+  });
+  // Keys this replica revoked while they may still be cached: refused at once (deleting the cached entry instead
+  // would abort a read of that key in flight and fail its waiting requests).
+  const revokedHere = new LRUCache<string, true>({ max: 10_000, ttl: Math.max(options.cacheMs, 1) });
+  const middleware: Middleware = async (ctx, next) => {
     const parsed = parseAuthorization(ctx.get('authorization') || undefined);
     if (parsed.kind === 'missing') {
       ctx.set('WWW-Authenticate', 'Bearer');
       throw new DomainError('UNAUTHORIZED', 'Send your secret API key as "Authorization: Bearer sk_test_..." or "sk_live_...".');
     }
-    if (parsed.kind === 'malformed-key') throw new DomainError('INVALID_API_KEY', 'The API key is not valid.');
+    if (parsed.kind === 'malformed-key') throw new DomainError('INVALID_API_KEY', INVALID_KEY_MESSAGE);
 
     const now = Date.now();
-    const { key, organization } = await cache.get(parsed.lookupId, () => load(parsed.lookupId));
-    if (!key) throw new DomainError('INVALID_API_KEY', 'The API key is not valid.');
-    if (!keyMatches(parsed.secret, key.hash) || key.status !== 'active' || key.mode !== parsed.mode) {
-      throw new DomainError('INVALID_API_KEY', 'The API key is not valid or has been revoked.');
+    const cached = await cache.fetch(parsed.lookupId);
+    const key = cached?.key ?? null;
+    if (!key || !keyMatches(parsed.secret, key.hash) || key.status !== 'active' || key.mode !== parsed.mode || revokedHere.has(parsed.lookupId)) {
+      throw new DomainError('INVALID_API_KEY', INVALID_KEY_MESSAGE);
     }
+    const organization = cached?.organization ?? null;
     if (!organization) throw new DomainError('ORGANIZATION_NOT_FOUND', 'The API key is not linked to an organization.');
 
     const retryAfter = rateLimiter.admit(key.keyId, now);
@@ -60,4 +86,5 @@ export function authenticate(store: OrganizationsStore, rateLimiter: RateLimiter
     ctx.state.organization = organization;
     await next();
   };
+  return { middleware, keys: { revoked: (lookupId) => void revokedHere.set(lookupId, true) } };
 }

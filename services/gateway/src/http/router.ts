@@ -1,18 +1,23 @@
 import type Koa from 'koa';
+import type { Context } from 'koa';
+import type { BlockList } from 'node:net';
 import type { Logger } from '@checkout/logger';
 import Router from '@koa/router';
+import { LRUCache } from 'lru-cache';
 import { mountRouters } from '@checkout/http';
-import type { InternalClient } from '@checkout/http';
+import { fetchLatest } from '@checkout/coalesce';
+import type { AcceptedInternalCaller, InternalClient } from '@checkout/http';
 import type { CheckoutSettings, OrganizationsStore } from '../store/organizations.store';
 import type { Mode } from '@checkout/contracts';
-import { TtlCache } from '@checkout/coalesce';
-import type { RateLimiter } from '../domain/rate-limit';
+import { RateLimiter } from '../domain/rate-limit';
+import { AdminTokenGuesses } from '../domain/admin-token-guesses';
 import type { IdempotencyStore } from '../store/idempotency.store';
 import { idempotency } from './idempotency';
 import type { GatewayMetrics } from '../metrics';
 import { adminRoutes } from './admin.routes';
 import { authenticate } from './authenticate';
 import { passThroughRoutes } from './checkout-page.routes';
+import { perClientLimits, requestClient } from './client-limits';
 import { internalRoutes } from './internal.routes';
 import { buildOpenApiDocument } from './openapi';
 import { publicRouter } from './public.router';
@@ -20,36 +25,93 @@ import type { Upstream } from './public-routes';
 
 export interface GatewayRouteDeps {
   organizations: OrganizationsStore;
-  rateLimiter: RateLimiter;
   idempotencyKeys: IdempotencyStore;
   metrics: GatewayMetrics;
   upstreams: Record<Upstream, InternalClient>;
-  acceptedInternalTokens: readonly string[];
+  internalCallers: readonly AcceptedInternalCaller[];
   adminToken: string;
+  limits: {
+    perKey: number;
+    perClient: number;
+    checkoutPerClient: number;
+    windowMs: number;
+    replicas: number;
+    adminAuthFailuresPerMinute: number;
+  };
+  trustedProxies: BlockList;
   authCacheMs: number;
+  unknownKeyCacheMs: number;
   bodyLimitBytes: number;
+  publicBaseUrl: string;
   clock: () => Date;
   logger: Logger;
 }
 
-export function mountRoutes(app: Koa, deps: GatewayRouteDeps): void {
+/**
+ * The gateway's two listeners (issue 22): the public one, which a Service or Ingress exposes (the /v0 API, the
+ * OpenAPI document, the hosted checkout page, the processor's notifications), and the operators' one, reached
+ * only from inside the cluster (the admin API, the internal API other services call, /metrics and the detailed
+ * /readyz, which createBaseApp serves there). What the two share lives here: the key cache, whose entries the
+ * admin API invalidates when it revokes a key, and the settings cache, likewise.
+ */
+export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRouteDeps): void {
   // Session routes forward the organization's checkout settings (D22, D26): read through the same short cache as
   // API keys, so a warm gateway reads no database per request (D43). A PATCH through this replica's admin API
   // takes effect here at once; on other replicas within AUTH_CACHE_MS.
-  const settingsCache = new TtlCache<CheckoutSettings>({ ttlMs: deps.authCacheMs, maxEntries: 10_000 });
+  const settingsCache = new LRUCache<string, CheckoutSettings>({
+    max: 10_000,
+    ttl: Math.max(deps.authCacheMs, 1),
+    fetchMethod: async (key) => {
+      const [organizationId = '', mode] = key.split(':');
+      return deps.organizations.getCheckoutSettings(organizationId, mode as Mode);
+    },
+  });
   const settingsKey = (organizationId: string, mode: Mode) => `${organizationId}:${mode}`;
-  const checkoutSettings = (organizationId: string, mode: Mode) => settingsCache.get(settingsKey(organizationId, mode), () => deps.organizations.getCheckoutSettings(organizationId, mode));
+  const checkoutSettings = async (organizationId: string, mode: Mode): Promise<CheckoutSettings> => {
+    const settings = await fetchLatest(settingsCache, settingsKey(organizationId, mode));
+    if (!settings) throw new Error(`no checkout settings for ${organizationId}/${mode}`);
+    return settings;
+  };
+  const perKey = new RateLimiter({ limitPerWindow: deps.limits.perKey, windowMs: deps.limits.windowMs, replicas: deps.limits.replicas });
+  const { middleware: authenticated, keys } = authenticate(deps.organizations, perKey, { cacheMs: deps.authCacheMs, unknownKeyCacheMs: deps.unknownKeyCacheMs }, deps.metrics);
+  const clientOf = (ctx: Context) => requestClient(ctx, deps.trustedProxies);
+
+  // The document names the configured public URL only: a Host header is the caller's to choose (issue 22).
+  const openApi = buildOpenApiDocument(deps.publicBaseUrl);
   const docs = new Router();
-  let openApi: Record<string, unknown> | undefined;
   docs.get('/v0/openapi.json', (ctx) => {
-    openApi ??= buildOpenApiDocument(`${ctx.protocol}://${ctx.host}`);
     ctx.body = openApi;
   });
-  mountRouters(app, [
+  publicApp.use(
+    perClientLimits({
+      all: new RateLimiter({ limitPerWindow: deps.limits.perClient, windowMs: deps.limits.windowMs, replicas: deps.limits.replicas }),
+      checkout: new RateLimiter({ limitPerWindow: deps.limits.checkoutPerClient, windowMs: deps.limits.windowMs, replicas: deps.limits.replicas }),
+      trusted: deps.trustedProxies,
+      refused: () => deps.metrics.clientRateLimited.inc(),
+    }),
+  );
+  mountRouters(publicApp, [
     docs,
-    publicRouter({ authenticate: authenticate(deps.organizations, deps.rateLimiter, deps.authCacheMs, deps.metrics), idempotency: idempotency(deps.idempotencyKeys, deps.clock, (err) => deps.logger.warn({ err }, 'could not keep an Idempotency-Key response; the key stays in use until its lock lapses')), upstreams: deps.upstreams, checkoutSettings, bodyLimitBytes: deps.bodyLimitBytes }),
+    publicRouter({
+      authenticate: authenticated,
+      idempotency: idempotency(deps.idempotencyKeys, deps.clock, (err) => deps.logger.warn({ err }, 'could not keep an Idempotency-Key response; the key stays in use until its lock lapses')),
+      upstreams: deps.upstreams,
+      checkoutSettings,
+      bodyLimitBytes: deps.bodyLimitBytes,
+    }),
     passThroughRoutes(deps.upstreams.sessions),
-    adminRoutes({ store: deps.organizations, adminToken: deps.adminToken, orders: deps.upstreams.orders, clock: deps.clock, checkoutSettingsChanged: (organizationId, mode) => settingsCache.forget(settingsKey(organizationId, mode)) }),
-    internalRoutes(deps.organizations, deps.acceptedInternalTokens),
+  ]);
+  mountRouters(operatorApp, [
+    adminRoutes({
+      store: deps.organizations,
+      adminToken: deps.adminToken,
+      orders: deps.upstreams.orders,
+      clock: deps.clock,
+      checkoutSettingsChanged: (organizationId, mode) => void settingsCache.delete(settingsKey(organizationId, mode)),
+      keyRevoked: keys.revoked,
+      guesses: new AdminTokenGuesses(deps.limits.adminAuthFailuresPerMinute),
+      clientOf,
+    }),
+    internalRoutes(deps.organizations, deps.internalCallers),
   ]);
 }

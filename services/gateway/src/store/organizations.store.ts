@@ -30,18 +30,26 @@ export interface CheckoutSettingsDocument {
   defaultCallbackUrl: string | null;
   enabledPaymentMethods: PaymentMethod[];
   webhookSigningSecret: string | null;
+  previousWebhookSigningSecret?: PreviousSigningSecret | null;
   updatedAt: Date;
+}
+
+/** The secret a rotation replaced, still signed with until `until` (D35; issue 22). */
+export interface PreviousSigningSecret {
+  secret: string;
+  until: Date;
 }
 
 export interface CheckoutSettings {
   defaultCallbackUrl: string | null;
   enabledPaymentMethods: PaymentMethod[];
   webhookSigningSecret: string | null;
+  previousWebhookSigningSecret: PreviousSigningSecret | null;
 }
 
 /** D26: all three methods enabled by default in test mode; live mode starts with card only. */
 export function defaultCheckoutSettings(mode: Mode): CheckoutSettings {
-  return { defaultCallbackUrl: null, enabledPaymentMethods: mode === 'test' ? [...PAYMENT_METHODS] : ['card'], webhookSigningSecret: null };
+  return { defaultCallbackUrl: null, enabledPaymentMethods: mode === 'test' ? [...PAYMENT_METHODS] : ['card'], webhookSigningSecret: null, previousWebhookSigningSecret: null };
 }
 
 /** Organizations, their API keys and checkout settings: the gateway's own collections. */
@@ -94,7 +102,12 @@ export class OrganizationsStore {
   async getCheckoutSettings(organizationId: string, mode: Mode): Promise<CheckoutSettings> {
     const doc = await this.settings.findOne({ _id: `${organizationId}:${mode}` });
     if (!doc) return defaultCheckoutSettings(mode);
-    return { defaultCallbackUrl: doc.defaultCallbackUrl, enabledPaymentMethods: doc.enabledPaymentMethods, webhookSigningSecret: doc.webhookSigningSecret };
+    return {
+      defaultCallbackUrl: doc.defaultCallbackUrl,
+      enabledPaymentMethods: doc.enabledPaymentMethods,
+      webhookSigningSecret: doc.webhookSigningSecret,
+      previousWebhookSigningSecret: doc.previousWebhookSigningSecret ?? null,
+    };
   }
 
   async putCheckoutSettings(organizationId: string, mode: Mode, settings: CheckoutSettings, now: Date): Promise<CheckoutSettings> {

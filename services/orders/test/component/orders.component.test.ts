@@ -8,20 +8,19 @@ import { TOPICS, topicName } from '@checkout/contracts';
 import { eventually } from '@checkout/testing';
 import { buildApp, type OrdersApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
-import { internalCaller } from './support';
+import { INTERNAL_CALLERS, internalCaller } from './support';
 
 // The orders service alone, in-process on port 0, on the real engines: its internal API, its outbox event,
 // and the at-most-once and race rules that sessions rely on (D25, D27, D28).
 
 const suffix = randomBytes(4).toString('hex');
-const TOKEN = 'component-internal-token';
 const scope = { 'x-organization-id': `org_${suffix}`, 'x-mode': 'test' };
 let app: OrdersApp;
 let baseUrl: string;
 let probe: Awaited<ReturnType<typeof readTopic>>;
 const cancelledEvents: string[] = [];
 
-const call = internalCaller(() => baseUrl, { 'x-internal-token': TOKEN, ...scope });
+const call = internalCaller(() => baseUrl, scope);
 
 async function newOrder(total = 1000): Promise<string> {
   const { status, body } = await call('POST', '/internal/orders', { items: [{ name: 'Item', quantity: 1, unitPrice: total }] });
@@ -32,7 +31,7 @@ async function newOrder(total = 1000): Promise<string> {
 beforeAll(async () => {
   const { kafkaBrokers, mongoUrl } = inject('engines');
   const prefix = `orders-component-${suffix}`;
-  const config = parseConfig({ MONGODB_URL: mongoUrl, MONGODB_DATABASE: `orders_component_${suffix}`, KAFKA_BROKERS: kafkaBrokers.join(','), TOPIC_PREFIX: prefix, INTERNAL_TOKEN: TOKEN, PORT: '0', HTTP_HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+  const config = parseConfig({ MONGODB_URL: mongoUrl, MONGODB_DATABASE: `orders_component_${suffix}`, KAFKA_BROKERS: kafkaBrokers.join(','), TOPIC_PREFIX: prefix, INTERNAL_CALLERS, PORT: '0', HTTP_HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
   app = buildApp(config, createLogger('orders', { level: 'silent' }));
   baseUrl = (await app.start()).url;
   probe = await readTopic({

@@ -4,20 +4,19 @@ import { createLogger } from '@checkout/logger';
 import { CommandCounter } from '@checkout/mongo';
 import { buildApp, type OrdersApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
-import { internalCaller } from './support';
+import { INTERNAL_CALLERS, internalCaller } from './support';
 
 // Issue 13, part 3: the database round trips of each orders operation, counted with the driver's command
 // monitoring. Counts are deterministic, so they are asserted exactly; a change that adds a round trip has to
 // change this file and say why.
 
 const suffix = randomBytes(4).toString('hex');
-const TOKEN = 'round-trips-internal-token';
 const scope = { 'x-organization-id': `org_${suffix}`, 'x-mode': 'test' };
 const commands = new CommandCounter();
 let app: OrdersApp;
 let baseUrl: string;
 
-const call = internalCaller(() => baseUrl, { 'x-internal-token': TOKEN, ...scope });
+const call = internalCaller(() => baseUrl, scope);
 
 const newOrderBody = (extra: Record<string, unknown> = {}) => ({ items: [{ name: 'Item', quantity: 1, unitPrice: 1000 }], ...extra });
 
@@ -28,7 +27,7 @@ beforeAll(async () => {
     MONGODB_DATABASE: `orders_round_trips_${suffix}`,
     KAFKA_BROKERS: kafkaBrokers.join(','),
     TOPIC_PREFIX: `orders-round-trips-${suffix}`,
-    INTERNAL_TOKEN: TOKEN,
+    INTERNAL_CALLERS,
     PORT: '0',
     HTTP_HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',

@@ -1,11 +1,23 @@
 import { request } from 'undici';
+import { internalCallers, newSecret } from '@checkout/testing';
 
-/** Calls the orders service's internal API as another service would: the internal token and scope headers. */
-export function internalCaller(baseUrl: () => string, headers: Record<string, string>) {
+/** The credentials of orders' two callers (issue 22), and the INTERNAL_CALLERS that admits them. */
+export const CALLER_TOKENS = { gateway: newSecret(), sessions: newSecret() };
+export const INTERNAL_CALLERS = internalCallers(CALLER_TOKENS);
+
+/** Routes only sessions may call (ORDERS_INTERNAL_ROUTES): applying a payment, closing an order to payments. */
+const SESSIONS_ONLY = /^\/internal\/orders\/[^/]+\/(payments|close-payments)$/;
+
+/**
+ * Calls the orders service's internal API as the service that calls it in production would: sessions for the
+ * payment routes, the gateway for the rest, each with its own credential, and the scope headers.
+ */
+export function internalCaller(baseUrl: () => string, scopeHeaders: Record<string, string>) {
   return async (method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown) => {
+    const token = SESSIONS_ONLY.test(path) ? CALLER_TOKENS.sessions : CALLER_TOKENS.gateway;
     const response = await request(`${baseUrl()}${path}`, {
       method,
-      headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      headers: { ...scopeHeaders, 'x-internal-token': token, ...(body !== undefined && { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.statusCode, body: (await response.body.json()) as any };

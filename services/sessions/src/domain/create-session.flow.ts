@@ -1,7 +1,7 @@
 import type { Logger } from '@checkout/logger';
 import { DomainError, isDomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
-import { derivedId, newId, type CreateSessionRequest } from '@checkout/contracts';
+import { newId, secretlyDerivedId, type CreateSessionRequest } from '@checkout/contracts';
 import { isDuplicateKeyError } from '@checkout/mongo';
 import type { OrdersClient } from '../clients/orders-client';
 import type { SessionsStore } from '../store/sessions.store';
@@ -15,6 +15,8 @@ export interface CreateSessionDeps {
   orders: OrdersClient;
   clock: () => Date;
   logger: Logger;
+  /** ID_DERIVATION_SECRET: ids derived from an Idempotency-Key are computable only with it (issue 22). */
+  idSecret: string;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function createSession(
   settings: CheckoutSettings,
   requestKey?: string,
 ): Promise<SessionWithOrder> {
-  const sessionId = requestKey === undefined ? newId('cs', scope.mode) : derivedId('cs', scope.mode, `session\n${scope.organizationId}\n${requestKey}`);
+  const sessionId = requestKey === undefined ? newId('cs', scope.mode) : secretlyDerivedId('cs', scope.mode, deps.idSecret, `session\n${scope.organizationId}\n${requestKey}`);
 
   const total = expectedTotal(input);
   if (total !== null && total < 1) throw totalTooLow();

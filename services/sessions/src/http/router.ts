@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { internalAuth, jsonBody, mountRouters } from '@checkout/http';
+import { internalAuth, isInternalPath, jsonBody, mountRouters, type AcceptedInternalCaller, type InternalRouteRule } from '@checkout/http';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import type { CreateSessionDeps } from '../domain/create-session.flow';
 import { sessionsRoutes } from './sessions.routes';
@@ -8,7 +8,7 @@ import { processorRoutes } from './processor.routes';
 import { hostedPageRoutes } from './hosted-page.routes';
 
 export interface RouteDeps {
-  acceptedInternalTokens: readonly string[];
+  internalCallers: readonly AcceptedInternalCaller[];
   processorSecret: string;
   csrfSecret: string;
   commands: SessionCommands;
@@ -17,9 +17,15 @@ export interface RouteDeps {
   secureCookies: boolean;
 }
 
-/** Tenant-called internal paths: authenticated by the internal token, JSON bodies only. */
+/** Who may call what (issue 22): the merchants' session API and test helpers, through the gateway. */
+export const SESSIONS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [{ path: /^\/internal\/(sessions|test-helpers)(\/.*)?$/, callers: ['gateway'] }];
+
+/**
+ * Tenant-called internal paths: authenticated by a caller's credential, JSON bodies only. Case-insensitive, as
+ * routing is: `/INTERNAL/sessions` must not slip past the check and still reach the route.
+ */
 function isTenantInternalPath(path: string): boolean {
-  return path.startsWith('/internal/') && !path.startsWith('/internal/processor/');
+  return isInternalPath(path) && !isInternalPath(path, '/internal/processor/');
 }
 
 /**
@@ -28,13 +34,13 @@ function isTenantInternalPath(path: string): boolean {
  * (public; CSRF-protected forms).
  */
 export function mountRoutes(app: Koa, deps: RouteDeps): void {
-  const auth = internalAuth(deps.acceptedInternalTokens);
+  const auth = internalAuth(deps.internalCallers, SESSIONS_INTERNAL_ROUTES);
   const json = jsonBody();
   app.use((ctx, next) => (isTenantInternalPath(ctx.path) ? auth(ctx, next) : next()));
   app.use((ctx, next) => (isTenantInternalPath(ctx.path) ? json(ctx, next) : next()));
   mountRouters(app, [
     sessionsRoutes(deps.commands, deps.flowDeps),
-    testHelpersRoutes(deps.commands),
+    testHelpersRoutes(deps.commands, deps.flowDeps.idSecret),
     processorRoutes(deps.commands, deps.processorSecret, deps.clock),
     hostedPageRoutes({ commands: deps.commands, csrfSecret: deps.csrfSecret, secureCookies: deps.secureCookies, orders: deps.flowDeps.orders }),
   ]);

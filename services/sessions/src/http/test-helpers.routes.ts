@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { DomainError } from '@checkout/errors';
 import { INTERNAL_HEADERS, parseOrThrow, requireScope, type RequestScope } from '@checkout/http';
-import { PayRequest, derivedId } from '@checkout/contracts';
+import { PayRequest, secretlyDerivedId } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import { sessionIdParam } from './session-id';
 
@@ -12,7 +12,7 @@ function testScope(state: { scope?: RequestScope }): RequestScope {
   return scope;
 }
 
-export function testHelpersRoutes(commands: SessionCommands): Router {
+export function testHelpersRoutes(commands: SessionCommands, idSecret: string): Router {
   const router = new Router({ prefix: '/internal/test-helpers/sessions' });
 
   router.post('/:sessionId/pay', async (ctx) => {
@@ -24,7 +24,7 @@ export function testHelpersRoutes(commands: SessionCommands): Router {
     const requestKey = ctx.get(INTERNAL_HEADERS.idempotencyRecord) || undefined;
     const { view } = await commands.pay(scope, id, {
       source: 'simulator',
-      ...(requestKey !== undefined && { paymentId: derivedId('pay', scope.mode, `payment\n${scope.organizationId}\n${requestKey}`) }),
+      ...(requestKey !== undefined && { paymentId: secretlyDerivedId('pay', scope.mode, idSecret, `payment\n${scope.organizationId}\n${requestKey}`) }),
       method: body.method,
       outcome: body.outcome,
       ...(body.amount !== undefined && { amount: body.amount }),

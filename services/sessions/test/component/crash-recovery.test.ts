@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
-import { ORDER_CANCELLED, ORDER_UPDATED, SessionEventV1, TOPICS, derivedId, orderChangedEvent, topicName } from '@checkout/contracts';
+import { ORDER_CANCELLED, ORDER_UPDATED, SessionEventV1, TOPICS, derivedId, orderChangedEvent, secretlyDerivedId, topicName } from '@checkout/contracts';
 import { INTERNAL_HEADERS } from '@checkout/http';
 import { createEventProducer, createKafka } from '@checkout/kafka';
-import { collectSessionEvents, newTenant, sessionRequest, startStack, uniqueName, type Stack } from './harness';
+import { ID_DERIVATION_SECRET, collectSessionEvents, newTenant, sessionRequest, startStack, uniqueName, type Stack } from './harness';
 
 // Issue 13, part 4 (a soak finding): a payment is stored once, in orders, and the session stores orders' answer
 // afterwards. If the sessions process dies between the two, orders' order event (written with the payment, in
@@ -109,7 +109,7 @@ describe('a retry with the same Idempotency-Key after an unknown outcome (D42)',
     const tenant = newTenant();
     const record = uniqueName('record');
     const externalId = uniqueName('ext');
-    const sessionId = derivedId('cs', tenant.mode, `session\n${tenant.organizationId}\n${record}`);
+    const sessionId = secretlyDerivedId('cs', tenant.mode, ID_DERIVATION_SECRET, `session\n${tenant.organizationId}\n${record}`);
     // The first try: orders created the order under the session's id, then sessions died.
     const { items, taxes, discounts } = sessionRequest();
     const orphan = await stack.orders('POST', '/internal/orders', tenant, { items, taxes, discounts, externalId }, { 'idempotency-key': sessionId });
@@ -118,6 +118,8 @@ describe('a retry with the same Idempotency-Key after an unknown outcome (D42)',
     const retried = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId }), { [INTERNAL_HEADERS.idempotencyRecord]: record });
     expect(retried.status).toBe(201);
     expect(retried.body.session).toMatchObject({ id: sessionId, status: 'pending', order: { id: orphan.body.order.id, externalId } });
+    // Issue 22: the id is not what anyone who knows the organization and the key could compute without the secret.
+    expect(retried.body.session.id).not.toBe(derivedId('cs', tenant.mode, `session\n${tenant.organizationId}\n${record}`));
 
     // The session was stored by the retry; a third try finds it, and a request without the key is a new one (409).
     const third = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId }), { [INTERNAL_HEADERS.idempotencyRecord]: record });

@@ -8,14 +8,21 @@ import type { CommandCounter } from '@checkout/mongo';
 import { buildApp as buildOrdersApp } from '@checkout/orders';
 import { parseConfig as parseOrdersConfig } from '@checkout/orders/config';
 import { TOPICS, topicName, type PaymentMethod } from '@checkout/contracts';
-import { metricValue } from '@checkout/testing';
+import { internalCallers, metricValue, newSecret } from '@checkout/testing';
 import { buildApp, type SessionsApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
 import { encodeCheckoutSettings, type CheckoutSettings } from '../../src/domain/checkout-settings';
 
-export const INTERNAL_TOKEN = 'internal-token-for-tests-0123456789';
-export const PROCESSOR_SECRET = 'processor-secret-for-tests-0123';
-export const CSRF_SECRET = 'csrf-secret-for-tests-0123456789';
+/** The gateway's credential, with which tests call sessions (and orders, for reference data) as the gateway does. */
+export const GATEWAY_TOKEN = newSecret();
+/** Sessions' own credential, with which it calls orders (issue 22: each service its own). */
+const SESSIONS_TOKEN = newSecret();
+/** ID_DERIVATION_SECRET of every sessions app the harness starts: tests derive the ids a keyed request gets. */
+export const ID_DERIVATION_SECRET = newSecret();
+/** Orders' routes only sessions may call (ORDERS_INTERNAL_ROUTES); tests calling them stand in for sessions. */
+const SESSIONS_ONLY = /^\/internal\/orders\/[^/]+\/(payments|close-payments)$/;
+export const PROCESSOR_SECRET = newSecret();
+export const CSRF_SECRET = newSecret();
 
 export interface Tenant {
   organizationId: string;
@@ -85,8 +92,8 @@ export async function startStack(label: string, sessionsEnv: Record<string, stri
   const logger = createLogger('test', { level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const clock = new TestClock();
 
-  const common = { MONGODB_URL: mongoUrl, KAFKA_BROKERS: brokers, INTERNAL_TOKEN, TOPIC_PREFIX: topicPrefix, HTTP_HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', SHUTDOWN_GRACE_MS: '1000' };
-  const ordersConfig = parseOrdersConfig({ ...common, MONGODB_DATABASE: `orders_${id}`, ...options.ordersEnv });
+  const common = { MONGODB_URL: mongoUrl, KAFKA_BROKERS: brokers, TOPIC_PREFIX: topicPrefix, HTTP_HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', SHUTDOWN_GRACE_MS: '1000' };
+  const ordersConfig = parseOrdersConfig({ ...common, MONGODB_DATABASE: `orders_${id}`, INTERNAL_CALLERS: internalCallers({ gateway: GATEWAY_TOKEN, sessions: SESSIONS_TOKEN }), ...options.ordersEnv });
   const ordersApp = buildOrdersApp(ordersConfig, logger, options.counters?.orders ? { commandCounter: options.counters.orders } : {});
   const ordersUrl = (await ordersApp.start()).url;
 
@@ -97,6 +104,9 @@ export async function startStack(label: string, sessionsEnv: Record<string, stri
     CHECKOUT_BASE_URL: 'http://127.0.0.1:8080/checkout',
     PROCESSOR_WEBHOOK_SECRET: PROCESSOR_SECRET,
     CSRF_SECRET,
+    ID_DERIVATION_SECRET,
+    INTERNAL_TOKEN: SESSIONS_TOKEN,
+    INTERNAL_CALLERS: internalCallers({ gateway: GATEWAY_TOKEN }),
     EXPIRY_SWEEP_INTERVAL_MS: '250',
     SESSION_EVENTS_PARTITIONS: '3',
     ...sessionsEnv,
@@ -109,7 +119,7 @@ export async function startStack(label: string, sessionsEnv: Record<string, stri
   const call = async (base: string, method: string, path: string, tenant: Tenant | null, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<ApiResponse> => {
     const headers: Record<string, string> = { 'x-request-id': `req_${randomBytes(6).toString('hex')}`, ...extraHeaders };
     if (tenant) {
-      headers['x-internal-token'] = INTERNAL_TOKEN;
+      headers['x-internal-token'] = base === ordersUrl && SESSIONS_ONLY.test(path) ? SESSIONS_TOKEN : GATEWAY_TOKEN;
       headers['x-organization-id'] = tenant.organizationId;
       headers['x-mode'] = tenant.mode;
       if (tenant.settings) headers['x-checkout-settings'] = encodeCheckoutSettings(tenant.settings);

@@ -38,9 +38,9 @@ describe('GatewaySettingsClient (D35)', () => {
   it('When the secret was read within the cache period, then the gateway is not asked again', async () => {
     answer = { status: 200, secret: 'whsec_one' };
     const settings = client();
-    expect(await settings.secretFor(scope)).toBe('whsec_one');
+    expect(await settings.secretsFor(scope)).toEqual(['whsec_one']);
     now += 29_000;
-    expect(await settings.secretFor(scope)).toBe('whsec_one');
+    expect(await settings.secretsFor(scope)).toEqual(['whsec_one']);
     expect(calls).toBe(1);
     await settings.close();
   });
@@ -48,19 +48,19 @@ describe('GatewaySettingsClient (D35)', () => {
   it('When the gateway fails after the cache period, then the last secret read is used and the gateway is asked again only after a pause', async () => {
     answer = { status: 200, secret: 'whsec_one' };
     const settings = client();
-    await settings.secretFor(scope);
+    await settings.secretsFor(scope);
     answer = { status: 503, secret: null };
     now += 31_000;
-    expect(await settings.secretFor(scope)).toBe('whsec_one');
+    expect(await settings.secretsFor(scope)).toEqual(['whsec_one']);
     const askedDuringOutage = calls;
     expect(askedDuringOutage).toBeGreaterThan(1);
     now += 1_000;
-    expect(await settings.secretFor(scope)).toBe('whsec_one');
+    expect(await settings.secretsFor(scope)).toEqual(['whsec_one']);
     expect(calls).toBe(askedDuringOutage);
     // The gateway is back with a rotated secret: picked up on the next refresh.
     answer = { status: 200, secret: 'whsec_two' };
     now += 5_000;
-    expect(await settings.secretFor(scope)).toBe('whsec_two');
+    expect(await settings.secretsFor(scope)).toEqual(['whsec_two']);
     await settings.close();
   });
 
@@ -68,14 +68,28 @@ describe('GatewaySettingsClient (D35)', () => {
     answer = { status: 503, secret: null };
     const settings = client();
     const unseen = { organizationId: 'org_never_seen', mode: 'live' as const };
-    await expect(settings.secretFor(unseen)).rejects.toThrow(/503/);
+    await expect(settings.secretsFor(unseen)).rejects.toThrow(/503/);
     const askedOnce = calls;
     now += 4_000;
-    await expect(settings.secretFor(unseen)).rejects.toThrow(/503/);
+    await expect(settings.secretsFor(unseen)).rejects.toThrow(/503/);
     expect(calls).toBe(askedOnce);
     answer = { status: 200, secret: 'whsec_late' };
     now += 1_001;
-    expect(await settings.secretFor(unseen)).toBe('whsec_late');
+    expect(await settings.secretsFor(unseen)).toEqual(['whsec_late']);
     await settings.close();
+  });
+
+  it('When a rotation is in its overlap, then every secret the gateway lists signs (issue 22), current first', async () => {
+    const rotating = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ webhookSigningSecret: 'whsec_new', webhookSigningSecrets: ['whsec_new', 'whsec_old'] }));
+    });
+    await new Promise<void>((resolve) => rotating.listen(0, '127.0.0.1', resolve));
+    try {
+      const settings = new GatewaySettingsClient({ baseUrl: `http://127.0.0.1:${(rotating.address() as AddressInfo).port}`, internalToken: 'internal-token-0123456789', cacheMs: 30_000, timeoutMs: 2_000 });
+      expect(await settings.secretsFor(scope)).toEqual(['whsec_new', 'whsec_old']);
+      await settings.close();
+    } finally {
+      await new Promise((resolve) => rotating.close(resolve));
+    }
   });
 });

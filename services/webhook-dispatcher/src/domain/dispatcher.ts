@@ -460,9 +460,9 @@ export class Dispatcher {
   /** One attempt and what follows from it (D31, D40): the record to store and the delivery's next state. */
   private async sendAndDecide(delivery: DeliveryDocument, body: string, attempt: number, started: Date): Promise<Decided | { deferredUntil: Date }> {
     const { policy, metrics } = this.deps;
-    let secret: string | null;
+    let secrets: readonly string[];
     try {
-      secret = await this.deps.secrets.secretFor({ organizationId: delivery.organizationId, mode: delivery.mode });
+      secrets = await this.deps.secrets.secretsFor({ organizationId: delivery.organizationId, mode: delivery.mode });
     } catch (err) {
       // Never send unsigned what the merchant expects signed; and our outage is not the merchant's failed attempt:
       // nothing is sent, the attempt is put off without using up one of the five (the sweep brings it back).
@@ -474,7 +474,7 @@ export class Dispatcher {
     metrics.queued.set(this.deps.scheduler.queued);
     let result: SendResult;
     try {
-      result = await this.attempt(delivery, body, secret);
+      result = await this.attempt(delivery, body, secrets);
     } finally {
       metrics.inFlight.dec();
     }
@@ -513,11 +513,11 @@ export class Dispatcher {
     }
   }
 
-  private async attempt(delivery: DeliveryDocument, body: string, secret: string | null): Promise<SendResult> {
+  private async attempt(delivery: DeliveryDocument, body: string, secrets: readonly string[]): Promise<SendResult> {
     const headers = deliveryHeaders({ eventId: delivery.eventId, deliveryId: delivery._id, eventType: delivery.eventType });
-    if (secret) {
+    if (secrets.length > 0) {
       try {
-        Object.assign(headers, signatureHeaders({ secret, id: delivery.eventId, timestamp: Math.floor(this.deps.clock().getTime() / 1000), body }));
+        Object.assign(headers, signatureHeaders({ secret: secrets, id: delivery.eventId, timestamp: Math.floor(this.deps.clock().getTime() / 1000), body }));
       } catch (err) {
         // A secret that cannot be used will not heal by waiting: a failed attempt, visible in the events API.
         return { kind: 'signing_failed', ok: false, statusCode: null, durationMs: 0, error: `signing failed: ${err instanceof Error ? err.message : String(err)}`, responseSnippet: null };

@@ -1,11 +1,17 @@
 import type Koa from 'koa';
-import { internalAuth, mountRouters } from '@checkout/http';
+import { internalAuth, mountRouters, type AcceptedInternalCaller, type InternalRouteRule } from '@checkout/http';
 import type { EventsStore } from '../store/events.store';
 import type { DeliveriesStore } from '../store/deliveries.store';
 import type { Dispatcher } from '../domain/dispatcher';
 import { eventsRoutes } from './events.routes';
 
-export function mountRoutes(app: Koa, deps: { acceptedInternalTokens: readonly string[]; events: EventsStore; deliveries: DeliveriesStore; dispatcher: Dispatcher }): void {
-  app.use(internalAuth(deps.acceptedInternalTokens));
+/** Who may call what (issue 22): the merchants' events API through the gateway; the operators' replay job redelivers. */
+export const DISPATCHER_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
+  { methods: ['POST'], path: /^\/internal\/events\/[^/]+\/redeliver\/?$/, callers: ['gateway', 'dead-letter-replay'] },
+  { path: /^\/internal\/events(\/.*)?$/, callers: ['gateway'] },
+];
+
+export function mountRoutes(app: Koa, deps: { internalCallers: readonly AcceptedInternalCaller[]; events: EventsStore; deliveries: DeliveriesStore; dispatcher: Dispatcher }): void {
+  app.use(internalAuth(deps.internalCallers, DISPATCHER_INTERNAL_ROUTES));
   mountRouters(app, [eventsRoutes(deps)]);
 }

@@ -2,12 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { createEventProducer, createKafka, readTopic, type EventProducer, type KafkaClient } from '@checkout/kafka';
 import { createLogger } from '@checkout/logger';
-import { startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import { internalCallers, newSecret, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import { TOPICS, topicName, type EventResponse, type Mode, type SessionEventV1 } from '@checkout/contracts';
 import { buildApp, type BuildOptions, type WebhookDispatcherApp } from '../../src/app';
 import { parseConfig, type Config } from '../../src/config';
 
-export const INTERNAL_TOKEN = 'test-internal-token-0123456789';
+/** The dispatcher's own credential (it calls the gateway for signing secrets, D35). */
+export const INTERNAL_TOKEN = newSecret();
+/** The gateway's credential, with which tests call the events API as the gateway does (issue 22). */
+export const GATEWAY_TOKEN = newSecret();
 
 export function engines(): { brokers: string; mongoUrl: string } {
   const brokers = process.env.KAFKA_BROKERS;
@@ -30,6 +33,7 @@ export function dispatcherEnv(label: string, overrides: Record<string, string> =
     KAFKA_BROKERS: brokers,
     TOPIC_PREFIX: name,
     INTERNAL_TOKEN,
+    INTERNAL_CALLERS: internalCallers({ gateway: GATEWAY_TOKEN }),
     HTTP_HOST: '127.0.0.1',
     PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -106,7 +110,7 @@ export async function collectTopic(kafka: KafkaClient, topic: string): Promise<{
 // Internal API helpers
 
 export function internalHeaders(scope: { organizationId: string; mode: Mode }): Record<string, string> {
-  return { 'x-internal-token': INTERNAL_TOKEN, 'x-organization-id': scope.organizationId, 'x-mode': scope.mode, 'x-request-id': `req_${randomBytes(4).toString('hex')}` };
+  return { 'x-internal-token': GATEWAY_TOKEN, 'x-organization-id': scope.organizationId, 'x-mode': scope.mode, 'x-request-id': `req_${randomBytes(4).toString('hex')}` };
 }
 
 /** The first delivery of an event of the default test organization, as the internal events API shows it. */

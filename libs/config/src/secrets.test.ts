@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ConfigError, loadConfig, mongoUrl, secret, weakSecretReason } from './index';
+
+// Issue 22, item 1: the *.env.example placeholders passed every config check, so a copied example started a
+// production service whose admin API and processor signature anyone could use. Every secret setting now refuses
+// placeholders and values too predictable to be generated; deploy/test checks the examples themselves.
+
+describe('secret settings (issue 22)', () => {
+  it.each([
+    'replace-with-32+-random-characters-for-operators-only',
+    'replace-with-the-secret-shared-with-the-payment-processor',
+    'CHANGE-ME-internal-token-0000000000000',
+    'changeme-changeme-changeme-changeme',
+    'your-secret-here-your-secret-here-123',
+    'example-example-example-example-ex',
+    'local-internal-token-0123456789-abc',
+    'x'.repeat(40),
+    'abababababababababababababababababab',
+    'a-different-internal-token-for-orders',
+    '12345678901234567890123456789012345',
+    '<generate with openssl rand -base64 32>',
+  ])('When a secret is %j, then it is refused', (value) => {
+    expect(weakSecretReason(value, 32)).not.toBeNull();
+  });
+
+  it('When a secret is generated (openssl rand -base64 32, -hex 32, base64url), then it is accepted', () => {
+    for (let i = 0; i < 200; i += 1) {
+      for (const value of [randomBytes(32).toString('base64'), randomBytes(32).toString('hex'), randomBytes(24).toString('base64url')]) {
+        expect(weakSecretReason(value, 32), value).toBeNull();
+      }
+    }
+  });
+
+  it('When a secret is too short, then the message says how long it must be, and never shows the value', () => {
+    const schema = z.object({ ADMIN_TOKEN: secret(32) });
+    let error: unknown;
+    try {
+      loadConfig('gateway', schema, { ADMIN_TOKEN: 'replace-with-32+-random-characters-for-operators-only' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain('ADMIN_TOKEN');
+    expect((error as Error).message).toContain('placeholder');
+    expect((error as Error).message).not.toContain('operators-only');
+  });
+
+  it('When a MongoDB URL carries a placeholder password, then it is refused, and the password is not shown', () => {
+    const schema = z.object({ MONGODB_URL: mongoUrl() });
+    const example = 'mongodb://gateway:REPLACE-PASSWORD@mongodb-0.mongodb.mongodb.svc:27017/?replicaSet=rs0';
+    expect(() => loadConfig('gateway', schema, { MONGODB_URL: example })).toThrow(/MONGODB_URL="mongodb:\/\/gateway:<redacted>@.*password/);
+    expect(() => loadConfig('gateway', schema, { MONGODB_URL: `mongodb://gateway:${randomBytes(18).toString('base64url')}@db:27017/` })).not.toThrow();
+    expect(() => loadConfig('gateway', schema, { MONGODB_URL: 'mongodb://127.0.0.1:27017/' })).not.toThrow();
+  });
+});
