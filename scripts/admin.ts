@@ -17,14 +17,15 @@ const USAGE = `usage: npm run admin -- <command> [arguments]
   destination:list <orgId> <test|live>
   settings:get <orgId> <test|live>
   settings:set <orgId> <test|live> [--callback-url=<url>|--callback-url=none] [--methods=card,stablecoin,stored_value] [--signing=on|off]
-environment: ADMIN_URL (gateway base URL) and ADMIN_TOKEN, or a running \`npm start\` (.stack.json)`;
+environment: ADMIN_URL (the gateway's operators' listener, ADMIN_PORT: e.g. http://127.0.0.1:8081 through
+kubectl port-forward svc/gateway-internal 8081) and ADMIN_TOKEN, or a running \`npm start\` (.stack.json)`;
 
 function connection(): AdminClient {
   let url = process.env.ADMIN_URL;
   let token = process.env.ADMIN_TOKEN;
   if ((!url || !token) && existsSync('.stack.json')) {
-    const stack = JSON.parse(readFileSync('.stack.json', 'utf8')) as { gatewayUrl: string; adminToken: string };
-    url ??= stack.gatewayUrl;
+    const stack = JSON.parse(readFileSync('.stack.json', 'utf8')) as { adminUrl: string; adminToken: string };
+    url ??= stack.adminUrl;
     token ??= stack.adminToken;
   }
   if (!url || !token) throw new Error('Set ADMIN_URL and ADMIN_TOKEN, or start the local stack with `npm start`.');

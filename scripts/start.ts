@@ -33,13 +33,14 @@ async function main(): Promise<void> {
   const demo = await admin.createOrganizationWithKeys('Demo Coffee Co');
   // Read by `npm run admin` and `npm run cli` (D45) so that they work against this stack without flags; it
   // holds local secrets only and is git-ignored.
-  writeFileSync(STACK_FILE, JSON.stringify({ gatewayUrl: stack.env.gatewayUrl, adminToken: stack.env.adminToken, organizationId: demo.organizationId, testKey: demo.testKey }, null, 2), { mode: 0o600 });
+  writeFileSync(STACK_FILE, JSON.stringify({ gatewayUrl: stack.env.gatewayUrl, adminUrl: stack.env.adminUrl, adminToken: stack.env.adminToken, organizationId: demo.organizationId, testKey: demo.testKey }, null, 2), { mode: 0o600 });
 
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`
 Orders and hosted checkout — local stack ready in ${seconds} s
   engines       ${engines.description}
   gateway       ${stack.env.gatewayUrl}            (try: curl ${stack.env.gatewayUrl}/readyz)
+  admin         ${stack.env.adminUrl}            (operators' listener: admin API, /internal, /metrics; never exposed)
   checkout      ${stack.env.checkoutBaseUrl}/<session id>
   OpenAPI       ${stack.env.gatewayUrl}/v0/openapi.json
   organization  ${demo.organizationId} (Demo Coffee Co)

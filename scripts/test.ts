@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { startEngines, type Engines } from '@checkout/engines';
 import { serveEngineControl } from '@checkout/testing';
+import { runAudit } from './lib/audit';
 
 const args = process.argv.slice(2);
 const log = (line: string) => process.stderr.write(`[test] ${line}\n`);
@@ -26,6 +27,9 @@ async function main(): Promise<number> {
     log('typecheck (npm run typecheck)');
     const typecheck = await run('npm', ['run', '--silent', 'typecheck']);
     if (typecheck !== 0) return typecheck;
+    // Issue 22: known vulnerabilities in what the images run, against the documented allow-list.
+    const audit = await runAudit(process.cwd(), log);
+    if (audit !== 0) return audit;
   }
   if (existsSync('scripts/ensure-chromium.sh')) {
     const browser = await run('bash', ['scripts/ensure-chromium.sh']);

@@ -54,6 +54,12 @@ describe('Dockerfile (e)', () => {
     expect(() => new Function('require', 'fetch', argv[2] as string)).not.toThrow();
   });
 
+  it('no workspace lists test tooling among its production dependencies (issue 22: testcontainers was one)', async () => {
+    const { stdout } = await run('npm', ['ls', '--omit=dev', '--all', '--json', 'testcontainers', '@testcontainers/kafka', '@testcontainers/mongodb'], { cwd: REPO }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+    const tree = JSON.parse(stdout || '{}') as { dependencies?: Record<string, unknown> };
+    expect(tree.dependencies ?? {}).toEqual({});
+  });
+
   it('no dependency of a bundled workspace is installed nested under it (the runtime image only has /app/node_modules)', () => {
     const lock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
     const nested = Object.keys(lock.packages).filter((k) => /^(libs|services|deploy)\/([^/]+\/)?node_modules\//.test(k));

@@ -77,11 +77,18 @@ export function mountRouters(app: Koa, routers: readonly Router[]): void {
   });
 }
 
-/** The methods the routes matching this path answer (HEAD with GET, OPTIONS always), in a stable order. */
+/**
+ * The methods the routes matching this path answer (HEAD with GET, OPTIONS always), in a stable order. Of the
+ * routes whose pattern matches, only those with the fewest parameters count: `/v0/events/recover` is the
+ * recover route's path, not an event id for `/v0/events/:eventId` (whose GET would answer 400 for it), so its
+ * `Allow` is `POST, OPTIONS` (issue 22: the fuzzer found `GET` listed there).
+ */
 export function allowedMethods(routers: readonly Router[], path: string): string[] {
+  const layers = routers.flatMap((router) => router.match(path, 'GET').path);
+  const fewest = Math.min(...layers.map((layer) => layer.paramNames.length));
   const methods = new Set<string>();
-  for (const router of routers) {
-    for (const layer of router.match(path, 'GET').path) for (const method of layer.methods) methods.add(method);
+  for (const layer of layers) {
+    if (layer.paramNames.length === fewest) for (const method of layer.methods) methods.add(method);
   }
   if (methods.size === 0) return [];
   methods.add('OPTIONS');
