@@ -7,6 +7,8 @@
 //      and the dispatcher's database commands per delivery (driver command monitoring);
 //   2. first-attempt latency at a steady 200 events/s, from produce-ack to arrival, all endpoints healthy;
 //   3. the same while half of the endpoints hang until the 5 s timeout: healthy endpoints' p99 vs (2);
+//   3b. the same rate, half of it from one test-mode organization whose 32 endpoints all hang, half from another
+//      organization's live mode to healthy endpoints: that live p99 vs (2) (issue 22 item 6, fairness);
 //   4. 10,000 checkout.session.expired events at once (produced straight onto the session-events topic, as the
 //      sessions sweeper would after expiring them, D21) to 1,000 distinct endpoints: all within 30 s, fair shares;
 //   5. the dispatcher's peak RSS through all of it;
@@ -40,6 +42,9 @@ export interface WebhookBenchOptions {
   expiring?: number;
   expiryEndpoints?: number;
 }
+
+/** Ports of the one organization whose endpoints all hang (scenario 3b): enough to hold every in-flight slot without fairness. */
+const TARPIT_PORTS = 32;
 
 /** Issue 9's table, measured on a clean clone before this work (2 cores). */
 const BEFORE = {
@@ -152,7 +157,7 @@ async function produce(producer: EventProducer, topic: string, events: readonly 
 }
 
 /** Produces `rate` events/s for `seconds` to the given URLs (round robin, every 10 ms), recording produce-ack times. */
-async function paced(producer: EventProducer, topic: string, urls: readonly string[], rate: number, seconds: number, producedAt: Map<string, number>): Promise<SessionEventV1[]> {
+async function paced(producer: EventProducer, topic: string, urls: readonly string[], rate: number, seconds: number, producedAt: Map<string, number>, make: (url: string) => SessionEventV1 = sessionEvent): Promise<SessionEventV1[]> {
   const all: SessionEventV1[] = [];
   const tick = 10;
   const started = Date.now();
@@ -161,7 +166,7 @@ async function paced(producer: EventProducer, topic: string, urls: readonly stri
   while (Date.now() < end) {
     const due = Math.floor(((Date.now() - started) / 1000) * rate) - all.length;
     if (due > 0) {
-      const batch = Array.from({ length: due }, () => sessionEvent(urls[i++ % urls.length] as string));
+      const batch = Array.from({ length: due }, () => make(urls[i++ % urls.length] as string));
       await producer.send(batch.map((e) => ({ topic, key: e.sessionId, value: JSON.stringify(e) })));
       const acked = Date.now();
       for (const e of batch) producedAt.set(e.eventId, acked);
@@ -301,6 +306,41 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     ]);
     for (const r of hanging) r.answer('/mixed', ANSWER.ok);
     await notePeak('half hanging', mixedEvents.length);
+
+    // 3b. One merchant's endpoints all hang (a test-mode organization with tarpits on many ports, half the events)
+    // while another organization's live webhooks go to healthy endpoints: the live p99 vs (2) (issue 22 item 6).
+    const tarpits = await Promise.all(Array.from({ length: TARPIT_PORTS }, () => startWebhookReceiver()));
+    endpoints.push(...tarpits);
+    for (const t of tarpits) t.answer('/tarpit', ANSWER.hang);
+    const tarpitUrls = tarpits.map((t) => t.url('/tarpit'));
+    const hostileUrls = new Set(tarpitUrls);
+    const liveUrls = receivers.map((r) => r.url('/fair'));
+    const fairProduced = new Map<string, number>();
+    const fairEvents = await paced(
+      producer,
+      topic,
+      liveUrls.flatMap((url, i) => [url, tarpitUrls[i % tarpitUrls.length] as string]),
+      rate,
+      paceSeconds,
+      fairProduced,
+      (url) => buildSessionEvent({ callbackUrl: url, ...(hostileUrls.has(url) ? { organizationId: 'org_hostile', mode: 'test' } : { organizationId: 'org_live', mode: 'live' }) }),
+    );
+    const liveExpected = fairEvents.filter((e) => !hostileUrls.has(e.callbackUrl ?? '')).length;
+    await waitUntil(() => receivers.reduce((n, r) => n + r.deliveries('/fair').length, 0) >= liveExpected, 60_000);
+    const fair = latencies(receivers, fairProduced, '/fair');
+    const [f50, f99] = [percentile(fair, 50), percentile(fair, 99)];
+    const tarpitsHeld = tarpits.reduce((n, t) => n + t.deliveries('/tarpit').length, 0);
+    rows.push([
+      `another organization's live webhooks while one test-mode organization's ${TARPIT_PORTS} endpoints all hang, n=${fair.length}`,
+      `p50 ${f50} ms, p99 ${f99} ms = ${(f99 / h99).toFixed(1)}× all-healthy p99 (2); the hanging organization had ${tarpitsHeld} attempts open at once`,
+      `${mark(f99 <= 2 * h99)} p99 ≤ 2× all-healthy`,
+      '—',
+    ]);
+    // Let the tarpits' backlog drain (answered from now on) so that it does not weigh on the next scenario.
+    for (const t of tarpits) t.answer('/tarpit', ANSWER.ok);
+    const hostileCount = fairEvents.length - liveExpected;
+    await waitUntil(() => tarpits.reduce((n, t) => n + t.deliveries('/tarpit').length, 0) >= hostileCount, 60_000);
+    await notePeak('one organization hanging', fairEvents.length);
 
     // 4. Sessions expiring at once, to many distinct endpoints (host:port each).
     endpoints.push(...(await Promise.all(Array.from({ length: expiryEndpoints }, () => startWebhookReceiver()))));

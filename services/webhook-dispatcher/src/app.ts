@@ -7,7 +7,7 @@ import { createBaseApp, listen, type RunningServer } from '@checkout/http';
 import { Leases, PeriodicTask, connectMongo, type CommandCounter, ensureIndexes, retentionSweep, type MongoConnection } from '@checkout/mongo';
 import { createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, registerConsumerMetrics, type EventProducer, type RunningConsumer } from '@checkout/kafka';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
-import type { Config } from './config';
+import { schedulerLimits, type Config } from './config';
 import { COLLECTIONS, WEBHOOK_INDEXES } from './store/indexes';
 import { EventsStore } from './store/events.store';
 import { DeliveriesStore } from './store/deliveries.store';
@@ -96,12 +96,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
       const events = new EventsStore(mongo.db);
       const deliveries = new DeliveriesStore(mongo.db);
       scheduler = new HostScheduler(
-        {
-          maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
-          maxPerHost: config.WEBHOOK_MAX_CONCURRENCY_PER_HOST,
-          maxQueuedPerHost: config.WEBHOOK_MAX_QUEUED_PER_HOST,
-          maxQueued: config.WEBHOOK_MAX_QUEUED,
-        },
+        schedulerLimits(config),
         (err, key) => logger.warn({ err, key }, 'webhook attempt failed to complete; the recovery sweep will pick it up'),
       );
       sender = new WebhookSender({
@@ -123,6 +118,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
       dispatcher = new Dispatcher({
         events,
         deliveries,
+        recoveries: leases,
         scheduler,
         sender,
         hostKey: WebhookSender.hostKey,
@@ -235,3 +231,4 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
 }
 
 export { parseConfig, type Config } from './config';
+

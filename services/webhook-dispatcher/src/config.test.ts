@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@checkout/config';
-import { parseConfig } from './config';
+import { parseConfig, schedulerLimits } from './config';
 
 const base = { MONGODB_URL: 'mongodb://127.0.0.1:27017/', KAFKA_BROKERS: '127.0.0.1:9092', INTERNAL_TOKEN: 'Zq3vN8kL2pX7mR4tW9yB6cF1hJ5dG0sA', INTERNAL_CALLERS: `gateway:${'ab12'.repeat(16)}` };
 
@@ -41,5 +41,23 @@ describe('webhook-dispatcher config', () => {
   ])('When %s=%s, then startup stops naming the key', (key, value) => {
     expect(() => parseConfig({ ...base, [key]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ ...base, [key]: value })).toThrow(key);
+  });
+
+  it('When the totals and shares are the defaults, then one merchant holds half of each and test mode never takes the live quarter (issue 22)', () => {
+    expect(schedulerLimits(parseConfig(base))).toEqual({
+      maxInFlight: 256,
+      maxPerHost: 8,
+      maxQueuedPerHost: 2_000,
+      maxQueued: 5_000,
+      maxInFlightPerLane: 128,
+      maxQueuedPerLane: 2_500,
+      liveReservedInFlight: 64,
+      liveReservedQueued: 1_250,
+    });
+  });
+
+  it('When the totals are tiny, then every share is at least one and test mode keeps a slot', () => {
+    const limits = schedulerLimits(parseConfig({ ...base, WEBHOOK_MAX_IN_FLIGHT: '1', WEBHOOK_MAX_QUEUED: '2', WEBHOOK_LIVE_RESERVED_SHARE: '0.9' }));
+    expect(limits).toMatchObject({ maxInFlightPerLane: 1, maxQueuedPerLane: 1, liveReservedInFlight: 0, liveReservedQueued: 1 });
   });
 });

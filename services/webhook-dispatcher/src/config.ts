@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkKafkaSecurity, commonConfigShape, env, internalClientConfigShape, loadConfig, retentionConfigShape, roleSettings } from '@checkout/config';
 import { parseAllowedNetworks } from './domain/address-policy';
+import type { SchedulerLimits } from './domain/host-scheduler';
 
 const delayList = env
   .list()
@@ -42,6 +43,20 @@ export const ConfigSchema = z
     WEBHOOK_MAX_QUEUED_PER_HOST: env
       .positiveInt(2_000)
       .describe('Attempts waiting in memory for one host; beyond this they stay in the database and the recovery sweep picks them up later'),
+    WEBHOOK_ORGANIZATION_SHARE: z.coerce
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.5)
+      .describe(
+        "Share of WEBHOOK_MAX_IN_FLIGHT and of WEBHOOK_MAX_QUEUED that one organization and mode may hold (issue 22, fairness): one merchant whose endpoints all hang ties up at most this share of the attempts in flight, and its attempts beyond its share of the queue are stored pending and taken back once its queue has drained to half, so its backlog never pauses the consumers every merchant shares. 1 turns fairness off (one merchant's burst then waits in Kafka instead)",
+      ),
+    WEBHOOK_LIVE_RESERVED_SHARE: z.coerce
+      .number()
+      .min(0)
+      .lt(1)
+      .default(0.25)
+      .describe('Share of WEBHOOK_MAX_IN_FLIGHT and of WEBHOOK_MAX_QUEUED that test-mode attempts can never take, all test-mode merchants together: test traffic never delays live'),
     WEBHOOK_MAX_QUEUED: env.positiveInt(5_000).describe('Attempts held in memory in total, waiting for their turn or sent and being recorded; beyond this the consumers pause and new events wait in Kafka (backpressure; bounds the RSS)'),
     WEBHOOK_STORE_QUEUED_AFTER_MS: env
       .positiveInt(10_000)
@@ -70,4 +85,20 @@ export type Config = Readonly<z.output<typeof ConfigSchema>>;
 
 export function parseConfig(environment: Record<string, string | undefined>): Config {
   return loadConfig('webhook-dispatcher', ConfigSchema, environment);
+}
+
+/** The scheduler's bounds from the configured totals and shares (a share is never less than one, and test mode keeps one). */
+export function schedulerLimits(config: Config): SchedulerLimits {
+  const share = (total: number, fraction: number) => Math.max(1, Math.floor(total * fraction));
+  const reserved = (total: number) => Math.min(total - 1, Math.floor(total * config.WEBHOOK_LIVE_RESERVED_SHARE));
+  return {
+    maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
+    maxPerHost: config.WEBHOOK_MAX_CONCURRENCY_PER_HOST,
+    maxQueuedPerHost: config.WEBHOOK_MAX_QUEUED_PER_HOST,
+    maxQueued: config.WEBHOOK_MAX_QUEUED,
+    maxInFlightPerLane: share(config.WEBHOOK_MAX_IN_FLIGHT, config.WEBHOOK_ORGANIZATION_SHARE),
+    maxQueuedPerLane: share(config.WEBHOOK_MAX_QUEUED, config.WEBHOOK_ORGANIZATION_SHARE),
+    liveReservedInFlight: reserved(config.WEBHOOK_MAX_IN_FLIGHT),
+    liveReservedQueued: reserved(config.WEBHOOK_MAX_QUEUED),
+  };
 }

@@ -162,7 +162,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     upstream: 'dispatcher', upstreamPath: () => '/internal/events/recover',
     body: { schema: RecoverEventsRequest, required: true },
     success: { status: 202, schema: RecoverEventsResponse },
-    errors: ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE'],
+    errors: ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'RECOVERY_IN_PROGRESS'],
   },
 ];
 

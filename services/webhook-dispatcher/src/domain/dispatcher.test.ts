@@ -56,6 +56,7 @@ function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
       },
     },
     hostKey: () => '127.0.0.1:9',
+    recoveries: { tryAcquire: async () => ({ release: async () => {} }) },
     secrets: NO_SIGNING,
     publisher: { publishRetry: async () => {}, publishDeadLetter: async () => {} },
     metrics: createDispatcherMetrics(),

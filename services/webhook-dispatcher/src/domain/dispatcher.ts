@@ -10,12 +10,18 @@ import type { SendResult } from '../clients/webhook-sender';
 import type { SigningSecrets } from '../clients/gateway-settings.client';
 import type { DispatcherMetrics } from '../metrics';
 import type { RetryMessage } from '../messaging/webhook-messages';
-import { HostScheduler } from './host-scheduler';
+import type { HostScheduler, Target } from './host-scheduler';
 import { nextAttempt, parseRetryAfter } from './retry-policy';
 import { initialDeliveryId, recoveryDeliveryId } from './recovery';
 
 /** A pre-claimed delivery is attempted without a fresh claim only while its claim outlives the attempt by this. */
 const CLAIM_SAFETY_MS = 500;
+/** Failed deliveries a recovery reads at once (D44). */
+const RECOVER_PAGE = 200;
+/** How long a recovery's claim on its organization and mode outlives a replica that died running it. */
+const RECOVERY_LEASE_MS = 120_000;
+/** Most spilled deliveries one lane takes back from the database at once. */
+const LANE_REFILL_BATCH = 500;
 /** Most documents written by one batched command. */
 const WRITE_BATCH_LIMIT = 200;
 
@@ -47,8 +53,15 @@ export interface WebhookPublisherPort {
   publishDeadLetter(delivery: DeliveryDocument, failedAt: Date): Promise<void>;
 }
 
+/** One holder at a time per key, across replicas (libs/mongo Leases). */
+export interface ExclusiveWork {
+  tryAcquire(key: string, ttlMs: number): Promise<{ release(): Promise<void> } | null>;
+}
+
 export interface DispatcherDeps {
   events: EventsStore;
+  /** Keeps recoveries (D44) to one at a time per organization and mode. */
+  recoveries: ExclusiveWork;
   deliveries: DeliveriesStore;
   scheduler: HostScheduler;
   sender: WebhookSenderPort;
@@ -101,8 +114,11 @@ export class Dispatcher {
   /** First attempts stored while queued (storeQueuedAfterMs): the held document, and whether this process made it. */
   private readonly storedWhileQueued = new Map<string, { held: DeliveryDocument; created: Promise<boolean> }>();
   private checkpointTimer: NodeJS.Timeout | undefined;
+  /** Lanes being refilled from the database now (refillLane), so that one refill at a time runs per lane. */
+  private readonly refilling = new Set<string>();
 
   constructor(private readonly deps: DispatcherDeps) {
+    deps.scheduler.onLaneRoom((lane) => void this.refillLane(lane));
     // Both bounded, so one command never holds the engine's single writer for long (the inserts, claims and
     // health checks of everything else queue behind it).
     this.successes = new GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }, void>(async (items) => {
@@ -193,11 +209,11 @@ export class Dispatcher {
         const deliveryId = event.initialDeliveryId;
         if (stored.has(deliveryId)) continue;
         const giveBack = await places[i];
-        const host = this.deps.hostKey(event.callbackUrl);
-        // Only a host whose own queue is full (it hangs or is slow) spills to the database and the sweep.
-        const queueHere = this.deps.dispatchLocally && !this.stopped && this.deps.scheduler.hostHasRoom(host);
         const scope = { organizationId: event.organizationId, mode: event.mode };
-        pending.push(queueHere ? this.firstAttempt(this.newDelivery(scope, event, deliveryId, now, true), event.body) : this.storeForSweep(this.newDelivery(scope, event, deliveryId, now, false)));
+        // Only a host or a merchant whose own queue is full (it hangs or is slow) spills to the database and the sweep.
+        const target = this.target(event.callbackUrl, scope);
+        const queueHere = this.deps.dispatchLocally && !this.stopped && this.deps.scheduler.hasQueueRoom(target);
+        pending.push(queueHere ? this.firstAttempt(this.newDelivery(scope, event, deliveryId, now, true), event.body) : this.spill(this.newDelivery(scope, event, deliveryId, now, false)));
         // The attempt now holds the place it was given (queued, it counts against the same bound).
         giveBack?.();
       }
@@ -219,7 +235,7 @@ export class Dispatcher {
       }
       // Known before it is submitted: with a slot free, the attempt starts inside submit() and takes it then.
       this.unstored.set(delivery._id, { delivery, queuedAt: Date.now(), stored: resolve, failed: reject });
-      const submitted = this.deps.scheduler.submit(key, this.deps.hostKey(delivery.url), (release) => this.runFirstAttempt(delivery, body, release));
+      const submitted = this.deps.scheduler.submit(key, this.target(delivery.url, delivery), (release) => this.runFirstAttempt(delivery, body, release));
       this.deps.metrics.queued.set(this.deps.scheduler.queued);
       if (submitted === 'queued') {
         this.checkpointTimer ??= setInterval(() => this.storeLongQueued(), Math.max(100, this.deps.policy.storeQueuedAfterMs / 4)).unref();
@@ -227,7 +243,7 @@ export class Dispatcher {
       }
       // Spilled or stopped ('duplicate' was ruled out above, synchronously): stored for the sweep, held by nobody.
       this.unstored.delete(delivery._id);
-      this.storeForSweep({ ...delivery, lockOwner: null, lockedUntil: delivery.createdAt }).then(resolve, reject);
+      this.spill({ ...delivery, lockOwner: null, lockedUntil: delivery.createdAt }).then(resolve, reject);
     });
   }
 
@@ -263,9 +279,15 @@ export class Dispatcher {
     return created;
   }
 
-  /** Stores a delivery nobody holds: the recovery sweep attempts it when there is room (back-pressure). */
-  private async storeForSweep(delivery: DeliveryDocument): Promise<void> {
+  /**
+   * Stores a delivery nobody holds, which did not fit in memory here: the recovery sweep attempts it when there is
+   * room, or, when its merchant's lane was full, the lane takes it back as soon as it has drained (refillLane).
+   */
+  private async spill(delivery: DeliveryDocument): Promise<void> {
+    const lane = { organizationId: delivery.organizationId, mode: delivery.mode };
+    const laneWasFull = this.deps.scheduler.laneIsFull(lane);
     await this.deliveryInserts.add(delivery);
+    if (laneWasFull && this.deps.dispatchLocally) this.deps.scheduler.whenLaneHasRoom(lane);
   }
 
   /** `release` frees the host's slot: called once the request is over, before the attempt is recorded. */
@@ -323,8 +345,10 @@ export class Dispatcher {
 
   /**
    * D44: every delivery of this organization and mode whose last attempt failed at or after `since` gets one new
-   * delivery (as redeliver). The new id is derived from the failed one, so two recoveries running at once create
-   * it once; the failed delivery is then marked, so a later recovery leaves it alone. Returns how many this call
+   * delivery (as redeliver). The new id is derived from the failed one, so two recoveries running at once would
+   * create it once; the failed delivery is then marked, so a later recovery leaves it alone. The failed ones are
+   * read a page at a time, those recovered before left out by the query, and one recovery per organization and
+   * mode runs at a time (issue 22): a second one meanwhile is 409 RECOVERY_IN_PROGRESS. Returns how many this call
    * created.
    */
   async recover(scope: Scope, since: Date): Promise<number> {
@@ -332,27 +356,42 @@ export class Dispatcher {
     if (since.getTime() < now.getTime() - RECOVER_MAX_AGE_MS) {
       throw new DomainError('INVALID_REQUEST', `since may be at most ${RECOVER_MAX_AGE_DAYS} days ago.`, { details: [{ path: 'since', message: `must be within the last ${RECOVER_MAX_AGE_DAYS} days` }] });
     }
-    let recovering = 0;
-    for (const failed of await this.deps.deliveries.listFailedSince(scope, since, 10_000)) {
-      const lastAttempt = failed.attempts.at(-1);
-      if (failed.recoveredBy !== undefined || !lastAttempt || lastAttempt.at < since) continue;
-      const event = await this.deps.events.getEvent(scope, failed.eventId);
-      if (!event || event.callbackUrl === null) continue;
-      const replacementId = recoveryDeliveryId(failed._id, scope.mode);
-      const { created } = await this.createDelivery(scope, event, replacementId, now);
-      await this.deps.deliveries.markRecovered(failed._id, replacementId, now);
-      if (created) recovering += 1;
+    const lease = await this.deps.recoveries.tryAcquire(`recover:${scope.mode}:${scope.organizationId}`, RECOVERY_LEASE_MS);
+    if (!lease) {
+      throw new DomainError('RECOVERY_IN_PROGRESS', 'A recovery of failed deliveries is already running for this account and mode; try again once it has answered.', { retryAfterSeconds: 5 });
     }
-    return recovering;
+    try {
+      let recovering = 0;
+      let after: DeliveryDocument | undefined;
+      for (;;) {
+        const page = await this.deps.deliveries.listUnrecoveredFailedSince(scope, since, after, RECOVER_PAGE);
+        const events = await this.deps.events.getEvents(scope, [...new Set(page.map((failed) => failed.eventId))]);
+        for (const failed of page) {
+          const lastAttempt = failed.attempts.at(-1);
+          const event = events.get(failed.eventId);
+          if (!lastAttempt || lastAttempt.at < since || !event || event.callbackUrl === null) continue;
+          const replacementId = recoveryDeliveryId(failed._id, scope.mode);
+          const { created } = await this.createDelivery(scope, event, replacementId, now);
+          await this.deps.deliveries.markRecovered(failed._id, replacementId, now);
+          if (created) recovering += 1;
+        }
+        if (page.length < RECOVER_PAGE) return recovering;
+        after = page.at(-1);
+      }
+    } finally {
+      await lease.release();
+    }
   }
 
   private async createDelivery(scope: Scope, event: EventDocument, deliveryId: string, now: Date): Promise<{ delivery: DeliveryDocument; created: boolean }> {
     const url = event.callbackUrl as string;
     // Held by this process while it is queued here; otherwise free for the recovery sweep straight away.
-    const holdHere = this.deps.dispatchLocally && !this.stopped && this.deps.scheduler.hasRoomFor(this.deps.hostKey(url));
+    const holdHere = this.deps.dispatchLocally && !this.stopped && this.deps.scheduler.hasRoomFor(this.target(url, scope));
+    const laneWasFull = this.deps.scheduler.laneIsFull(scope);
     const doc = this.newDelivery(scope, event, deliveryId, now, holdHere);
     const { delivery, created } = await this.deps.deliveries.insertDelivery(scope, doc);
-    if (created && holdHere) this.enqueue(delivery._id, 1, url, { delivery, body: event.body });
+    if (created && holdHere) this.enqueue(delivery, 1, { delivery, body: event.body });
+    else if (created && laneWasFull && this.deps.dispatchLocally) this.deps.scheduler.whenLaneHasRoom(scope);
     return { delivery, created };
   }
 
@@ -381,7 +420,7 @@ export class Dispatcher {
     await this.deps.scheduler.waitForRoom();
     const delivery = await this.deps.deliveries.getForDispatch(message.deliveryId);
     if (!delivery || delivery.status !== 'pending' || delivery.attemptCount + 1 !== message.attempt) return;
-    this.enqueue(delivery._id, message.attempt, delivery.url);
+    this.enqueue(delivery, message.attempt);
   }
 
   /**
@@ -392,11 +431,12 @@ export class Dispatcher {
     if (this.stopped) return 0;
     const now = this.deps.clock();
     let queued = 0;
-    for (const delivery of await this.deps.deliveries.findRecoverable(now, batchSize)) {
+    const skip = { lanes: this.deps.scheduler.fullLanes(), modes: this.deps.scheduler.fullModes() };
+    for (const delivery of await this.deps.deliveries.findRecoverable(now, batchSize, skip)) {
       const attempt = delivery.attemptCount + 1;
       if (this.deps.scheduler.has(attemptKey(delivery._id, attempt))) continue;
-      if (!this.deps.scheduler.hasRoomFor(this.deps.hostKey(delivery.url))) continue;
-      if (this.enqueue(delivery._id, attempt, delivery.url) === 'queued') queued += 1;
+      if (!this.deps.scheduler.hasRoomFor(this.target(delivery.url, delivery))) continue;
+      if (this.enqueue(delivery, attempt) === 'queued') queued += 1;
     }
     // Dead letters left unsent are rare (a crash or broker outage right after the last attempt): look every
     // fifth sweep: the query is cheap on an index, but there is rarely anything to find.
@@ -408,8 +448,38 @@ export class Dispatcher {
     return queued;
   }
 
-  private enqueue(deliveryId: string, attempt: number, url: string, preclaimed?: Preclaimed) {
-    const result = this.deps.scheduler.submit(attemptKey(deliveryId, attempt), this.deps.hostKey(url), (release) => this.runAttempt(deliveryId, attempt, release, preclaimed));
+  /** Where an attempt queues: its host, in its organization and mode's lane (fair between merchants, issue 22). */
+  private target(url: string, scope: Scope): Target {
+    return { host: this.deps.hostKey(url), lane: { organizationId: scope.organizationId, mode: scope.mode } };
+  }
+
+  /**
+   * A merchant whose attempts spilled (its lane was full) has room again: its pending deliveries nobody holds are
+   * queued now, oldest first, instead of at the next recovery sweep (which runs on one replica, every few seconds).
+   * Each attempt is claimed when it runs, so a sweep or another replica taking the same delivery runs it once.
+   */
+  private async refillLane(lane: Scope): Promise<void> {
+    const id = `${lane.mode}:${lane.organizationId}`;
+    if (this.stopped || this.refilling.has(id)) return;
+    this.refilling.add(id);
+    try {
+      const found = await this.deps.deliveries.findRecoverableOf(lane, this.deps.clock(), LANE_REFILL_BATCH);
+      for (const delivery of found) {
+        if (this.deps.scheduler.has(attemptKey(delivery._id, delivery.attemptCount + 1))) continue;
+        // Full again (or this host's queue is): the rest waits for the next time it has room.
+        if (this.enqueue(delivery, delivery.attemptCount + 1) === 'spilled') return;
+      }
+      if (found.length === LANE_REFILL_BATCH) this.deps.scheduler.whenLaneHasRoom(lane);
+    } catch (err) {
+      this.deps.logger.warn({ err, organizationId: lane.organizationId, mode: lane.mode }, 'could not take back spilled deliveries; the recovery sweep will');
+    } finally {
+      this.refilling.delete(id);
+    }
+  }
+
+  private enqueue(delivery: Pick<DeliveryDocument, '_id' | 'url' | 'organizationId' | 'mode'>, attempt: number, preclaimed?: Preclaimed) {
+    const deliveryId = delivery._id;
+    const result = this.deps.scheduler.submit(attemptKey(deliveryId, attempt), this.target(delivery.url, delivery), (release) => this.runAttempt(deliveryId, attempt, release, preclaimed));
     this.deps.metrics.queued.set(this.deps.scheduler.queued);
     return result;
   }

@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { gate, settledYet } from '@checkout/testing';
-import { HostScheduler } from './host-scheduler';
+import { HostScheduler, type Lane, type Target } from './host-scheduler';
 
 const limits = { maxInFlight: 4, maxPerHost: 2, maxQueuedPerHost: 3, maxQueued: 6 };
+const LIVE: Lane = { organizationId: 'org_a', mode: 'live' };
+/** A host of one merchant's live lane (the tests that are not about lanes). */
+const at = (host: string, lane: Lane = LIVE): Target => ({ host, lane });
 
 describe('HostScheduler', () => {
   it('When one host hangs, then another host still gets its attempts run', async () => {
     const scheduler = new HostScheduler(limits);
     const hang = gate();
     const started: string[] = [];
-    for (let i = 0; i < 3; i += 1) scheduler.submit(`slow-${i}`, 'slow:443', async () => { started.push(`slow-${i}`); await hang.promise; });
+    for (let i = 0; i < 3; i += 1) scheduler.submit(`slow-${i}`, at('slow:443'), async () => { started.push(`slow-${i}`); await hang.promise; });
     const fastDone = gate();
-    scheduler.submit('fast-0', 'fast:443', async () => { started.push('fast-0'); fastDone.open(); });
+    scheduler.submit('fast-0', at('fast:443'), async () => { started.push('fast-0'); fastDone.open(); });
     await fastDone.promise;
     expect(started).toEqual(['slow-0', 'slow-1', 'fast-0']);
     expect(scheduler.inFlight).toBe(2);
@@ -23,7 +26,7 @@ describe('HostScheduler', () => {
   it('When a host already runs maxPerHost attempts, then further ones wait in its queue', () => {
     const scheduler = new HostScheduler(limits);
     const hang = gate();
-    for (let i = 0; i < 3; i += 1) scheduler.submit(`a-${i}`, 'a', () => hang.promise);
+    for (let i = 0; i < 3; i += 1) scheduler.submit(`a-${i}`, at('a'), () => hang.promise);
     expect(scheduler.inFlight).toBe(2);
     expect(scheduler.queued).toBe(1);
     hang.open();
@@ -33,10 +36,10 @@ describe('HostScheduler', () => {
     const scheduler = new HostScheduler({ ...limits, maxInFlight: 1, maxQueuedPerHost: 10, maxQueued: 100 });
     const order: string[] = [];
     const first = gate();
-    scheduler.submit('a-0', 'a', async () => { order.push('a-0'); await first.promise; });
-    scheduler.submit('a-1', 'a', async () => { order.push('a-1'); });
-    scheduler.submit('a-2', 'a', async () => { order.push('a-2'); });
-    scheduler.submit('b-0', 'b', async () => { order.push('b-0'); });
+    scheduler.submit('a-0', at('a'), async () => { order.push('a-0'); await first.promise; });
+    scheduler.submit('a-1', at('a'), async () => { order.push('a-1'); });
+    scheduler.submit('a-2', at('a'), async () => { order.push('a-2'); });
+    scheduler.submit('b-0', at('b'), async () => { order.push('b-0'); });
     first.open();
     await scheduler.idle();
     expect(order).toEqual(['a-0', 'a-1', 'b-0', 'a-2']);
@@ -46,8 +49,8 @@ describe('HostScheduler', () => {
     const scheduler = new HostScheduler(limits);
     let runs = 0;
     const hang = gate();
-    expect(scheduler.submit('k', 'h', async () => { runs += 1; await hang.promise; })).toBe('queued');
-    expect(scheduler.submit('k', 'h', async () => { runs += 1; })).toBe('duplicate');
+    expect(scheduler.submit('k', at('h'), async () => { runs += 1; await hang.promise; })).toBe('queued');
+    expect(scheduler.submit('k', at('h'), async () => { runs += 1; })).toBe('duplicate');
     hang.open();
     await scheduler.idle();
     expect(runs).toBe(1);
@@ -56,18 +59,18 @@ describe('HostScheduler', () => {
   it("When a host's queue is full, then further submissions spill and other hosts are unaffected", () => {
     const scheduler = new HostScheduler(limits);
     const hang = gate();
-    const results = Array.from({ length: 6 }, (_, i) => scheduler.submit(`s-${i}`, 's', () => hang.promise));
+    const results = Array.from({ length: 6 }, (_, i) => scheduler.submit(`s-${i}`, at('s'), () => hang.promise));
     expect(results).toEqual(['queued', 'queued', 'queued', 'queued', 'queued', 'spilled']);
-    expect(scheduler.hasRoomFor('s')).toBe(false);
-    expect(scheduler.hasRoomFor('t')).toBe(true);
-    expect(scheduler.submit('t-0', 't', () => hang.promise)).toBe('queued');
+    expect(scheduler.hasRoomFor(at('s'))).toBe(false);
+    expect(scheduler.hasRoomFor(at('t'))).toBe(true);
+    expect(scheduler.submit('t-0', at('t'), () => hang.promise)).toBe('queued');
     hang.open();
   });
 
   it('When the total queue is full, then waitForRoom resolves only after work drains', async () => {
     const scheduler = new HostScheduler({ maxInFlight: 1, maxPerHost: 1, maxQueuedPerHost: 10, maxQueued: 2 });
     const hang = gate();
-    for (let i = 0; i < 3; i += 1) scheduler.submit(`k-${i}`, 'h', () => hang.promise);
+    for (let i = 0; i < 3; i += 1) scheduler.submit(`k-${i}`, at('h'), () => hang.promise);
     let roomy = false;
     const waiting = scheduler.waitForRoom().then(() => (roomy = true));
     await Promise.resolve();
@@ -80,7 +83,7 @@ describe('HostScheduler', () => {
   it('When a job throws, then the error is reported and the slot is freed', async () => {
     const errors: string[] = [];
     const scheduler = new HostScheduler(limits, (_err, key) => errors.push(key));
-    scheduler.submit('boom', 'h', async () => { throw new Error('boom'); });
+    scheduler.submit('boom', at('h'), async () => { throw new Error('boom'); });
     await scheduler.idle();
     expect(errors).toEqual(['boom']);
     expect(scheduler.inFlight).toBe(0);
@@ -91,12 +94,12 @@ describe('HostScheduler', () => {
     const recorded = gate();
     const secondStarted = gate();
     let firstSettled = false;
-    scheduler.submit('a-0', 'a', async (release) => {
+    scheduler.submit('a-0', at('a'), async (release) => {
       release(); // the request is over; recording it waits for the database
       await recorded.promise;
       firstSettled = true;
     });
-    scheduler.submit('a-1', 'a', async () => secondStarted.open());
+    scheduler.submit('a-1', at('a'), async () => secondStarted.open());
     await secondStarted.promise;
     const becameIdle = scheduler.idle();
     expect(await settledYet(becameIdle)).toBe(false);
@@ -108,9 +111,9 @@ describe('HostScheduler', () => {
   it('When released jobs have not settled, then they count against the total bound: consumers wait for room, and a replay of the same key is not run', async () => {
     const scheduler = new HostScheduler({ ...limits, maxQueued: 2 });
     const recorded = gate();
-    for (const key of ['a-0', 'b-0']) scheduler.submit(key, key, async (release) => { release(); await recorded.promise; });
+    for (const key of ['a-0', 'b-0']) scheduler.submit(key, at(key), async (release) => { release(); await recorded.promise; });
     expect(scheduler.inFlight).toBe(0);
-    expect(scheduler.submit('a-0', 'a-0', async () => {})).toBe('duplicate');
+    expect(scheduler.submit('a-0', at('a-0'), async () => {})).toBe('duplicate');
     const roomMade = scheduler.waitForRoom();
     expect(await settledYet(roomMade)).toBe(false);
     recorded.open();
@@ -134,4 +137,114 @@ describe('HostScheduler', () => {
     giveBackThird();
     await becameIdle;
   });
+
+  describe('lanes: one per organization and mode (issue 22 item 6)', () => {
+    const hostile: Lane = { organizationId: 'org_hostile', mode: 'test' };
+    const other: Lane = { organizationId: 'org_other', mode: 'live' };
+    const fair = { maxInFlight: 8, maxPerHost: 2, maxQueuedPerHost: 100, maxQueued: 100, maxInFlightPerLane: 4, maxQueuedPerLane: 10, liveReservedInFlight: 2, liveReservedQueued: 20 };
+
+    it("When one merchant's endpoints on many ports all hang, then it holds at most its lane's slots and another merchant's attempt starts at once", async () => {
+      const scheduler = new HostScheduler(fair);
+      const hang = gate();
+      for (let port = 0; port < 20; port += 1) scheduler.submit(`h-${port}`, at(`tarpit:${port}`, hostile), () => hang.promise);
+      expect(scheduler.inFlight).toBe(4);
+      let started = false;
+      expect(scheduler.submit('o-0', at('shop:443', other), async () => { started = true; })).toBe('queued');
+      expect(started).toBe(true);
+      hang.open();
+      await scheduler.idle();
+    });
+
+    it("When a merchant's queue is full, then its attempts spill while another merchant's still queue, and the total never pauses the consumers for it", async () => {
+      const scheduler = new HostScheduler(fair);
+      const hang = gate();
+      const results = Array.from({ length: 16 }, (_, i) => scheduler.submit(`h-${i}`, at(`tarpit:${i}`, hostile), () => hang.promise));
+      // 4 run, 10 wait, the rest spill.
+      expect(results.filter((r) => r === 'queued')).toHaveLength(14);
+      expect(results.slice(14)).toEqual(['spilled', 'spilled']);
+      expect(scheduler.hasRoomFor(at('tarpit:99', hostile))).toBe(false);
+      expect(scheduler.hasRoomFor(at('shop:443', other))).toBe(true);
+      expect(scheduler.fullLanes()).toEqual([hostile]);
+      expect(await settledYet(scheduler.waitForRoom())).toBe(true);
+      hang.open();
+      await scheduler.idle();
+    });
+
+    it('When test-mode merchants together want every slot, then live keeps its reserved slots', async () => {
+      const scheduler = new HostScheduler(fair);
+      const hang = gate();
+      for (const org of ['t1', 't2', 't3']) {
+        for (let i = 0; i < 4; i += 1) scheduler.submit(`${org}-${i}`, at(`${org}:${i}`, { organizationId: org, mode: 'test' }), () => hang.promise);
+      }
+      // 8 slots, 2 reserved for live: test mode holds 6 however many test lanes want more.
+      expect(scheduler.inFlight).toBe(6);
+      const liveStarted: string[] = [];
+      for (let i = 0; i < 2; i += 1) scheduler.submit(`live-${i}`, at(`live:${i}`, other), async () => { liveStarted.push(`live-${i}`); await hang.promise; });
+      expect(liveStarted).toEqual(['live-0', 'live-1']);
+      expect(scheduler.inFlight).toBe(8);
+      hang.open();
+      await scheduler.idle();
+    });
+
+    it('When test-mode queues reach their share, then test attempts spill and live ones still queue', () => {
+      const scheduler = new HostScheduler({ ...fair, maxInFlight: 1, liveReservedInFlight: 0, maxQueuedPerLane: 100, maxQueued: 30, liveReservedQueued: 20 });
+      const hang = gate();
+      const test = Array.from({ length: 12 }, (_, i) => scheduler.submit(`t-${i}`, at(`t:${i % 3}`, hostile), () => hang.promise));
+      // One runs, ten wait (30 − 20 reserved for live), the last spills.
+      expect(test.at(-1)).toBe('spilled');
+      expect(scheduler.fullModes()).toEqual(['test']);
+      expect(scheduler.submit('l-0', at('shop:443', other), () => hang.promise)).toBe('queued');
+      hang.open();
+    });
+
+    it('When lanes wait for slots, then they take turns, one attempt each', async () => {
+      const scheduler = new HostScheduler({ ...fair, maxInFlight: 1, liveReservedInFlight: 0 });
+      const order: string[] = [];
+      const first = gate();
+      const a: Lane = { organizationId: 'a', mode: 'live' };
+      const b: Lane = { organizationId: 'b', mode: 'live' };
+      scheduler.submit('a-0', at('a1', a), async () => { order.push('a-0'); await first.promise; });
+      scheduler.submit('a-1', at('a2', a), async () => { order.push('a-1'); });
+      scheduler.submit('a-2', at('a3', a), async () => { order.push('a-2'); });
+      scheduler.submit('b-0', at('b1', b), async () => { order.push('b-0'); });
+      scheduler.submit('b-1', at('b1', b), async () => { order.push('b-1'); });
+      first.open();
+      await scheduler.idle();
+      expect(order).toEqual(['a-0', 'a-1', 'b-0', 'a-2', 'b-1']);
+    });
+
+    it('When two merchants use one host, then the host gets maxPerHost attempts at once, all lanes together', async () => {
+      const scheduler = new HostScheduler(fair);
+      const hang = gate();
+      for (let i = 0; i < 3; i += 1) scheduler.submit(`a-${i}`, at('shared:443', hostile), () => hang.promise);
+      for (let i = 0; i < 3; i += 1) scheduler.submit(`b-${i}`, at('shared:443', other), () => hang.promise);
+      expect(scheduler.inFlight).toBe(2);
+      hang.open();
+      await scheduler.idle();
+    });
+
+    it("When a lane that spilled because it was full drains to half its queue bound, then the listener is told once", async () => {
+      const scheduler = new HostScheduler({ ...fair, maxInFlightPerLane: 1, maxQueuedPerLane: 4 });
+      const told: Lane[] = [];
+      scheduler.onLaneRoom((lane) => told.push(lane));
+      const gates = Array.from({ length: 6 }, () => gate());
+      const results = gates.map((g, i) => scheduler.submit(`h-${i}`, at(`h:${i}`, hostile), () => g.promise));
+      expect(results.slice(5)).toEqual(['spilled']);
+      gates[0]?.open();
+      await eventuallyTrue(() => scheduler.inFlight === 1 && scheduler.queued === 3);
+      expect(told).toEqual([]);
+      gates[1]?.open();
+      await eventuallyTrue(() => scheduler.queued === 2);
+      expect(told).toEqual([hostile]);
+      for (const g of gates) g.open();
+      await scheduler.idle();
+      expect(told).toEqual([hostile]);
+    });
+  });
 });
+
+/** Lets the scheduler's promise chains run until `condition` holds (a bounded number of turns of the microtask queue). */
+async function eventuallyTrue(condition: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 100 && !condition(); turn += 1) await Promise.resolve();
+  expect(condition()).toBe(true);
+}

@@ -1,20 +1,51 @@
-// In-process scheduling of webhook attempts (no head-of-line blocking, architecture.md Messaging rules).
-// Each destination host has its own FIFO queue and its own concurrency limit; hosts take turns for the global
-// in-flight slots, so a host that hangs holds at most `maxPerHost` slots and never delays any other host.
-// Memory is bounded: a host's queue beyond `maxQueuedPerHost` is refused ("spilled": the delivery stays
-// pending in the database and the recovery sweep brings it back later), and when the total queued reaches
-// `maxQueued`, `waitForRoom()` makes the consumers wait (backpressure).
+// In-process scheduling of webhook attempts (no head-of-line blocking, architecture.md Messaging rules), fair
+// between tenants (issue 22 item 6).
+// Attempts are grouped into lanes, one per organization and mode, and inside a lane into one FIFO queue per
+// destination host. Lanes take turns for the global in-flight slots, and inside a lane its hosts take turns, so:
+// - a lane holds at most `maxInFlightPerLane` slots: one merchant whose endpoints all hang (tarpits on many
+//   ports) ties up that many, never all of them, and every other lane keeps its turns;
+// - test-mode lanes together hold at most `maxInFlight - liveReservedInFlight` slots, and queue at most
+//   `maxQueued - liveReservedQueued` attempts: test traffic never takes the room live traffic needs;
+// - a host holds at most `maxPerHost` slots whichever lanes its attempts come from (the sender's connection
+//   pool is per host, so this is what the host really gets).
+// Memory is bounded: a lane's queue beyond `maxQueuedPerLane`, or a host's queue in a lane beyond
+// `maxQueuedPerHost`, is refused ("spilled": the delivery stays pending in the database and the recovery sweep
+// brings it back when that lane has room again), and when the total queued reaches `maxQueued`, `waitForRoom()`
+// makes the consumers wait (backpressure). One lane cannot reach that total alone, so its backlog spills instead
+// of pausing the consumers that every merchant shares.
 // A slot is for talking to the host: a job calls `release()` once its request is over, and what it still does
 // (recording the attempt, which waits for the database) no longer keeps the host's next attempt waiting. Such a
 // finishing job still counts against `maxQueued`, so attempts sent faster than they are recorded cannot pile
 // up in memory, and `idle()` waits for it. So does a place reserved (`reserve()`) for an attempt that will be
 // submitted once its event is recorded: a consumer takes its places before it fetches on, not after.
+// All of this is per process: with several dispatcher replicas each enforces these limits on what it holds
+// (docs/operations.md, "What each replica keeps in memory").
 
 export interface SchedulerLimits {
   maxInFlight: number;
   maxPerHost: number;
   maxQueuedPerHost: number;
   maxQueued: number;
+  /** Slots one organization and mode may hold at once. Defaults to maxInFlight (no lane limit). */
+  maxInFlightPerLane?: number;
+  /** Attempts one organization and mode may have queued. Defaults to maxQueued. */
+  maxQueuedPerLane?: number;
+  /** Slots test-mode lanes together can never take. Defaults to 0. */
+  liveReservedInFlight?: number;
+  /** Queue places test-mode lanes together can never take. Defaults to 0. */
+  liveReservedQueued?: number;
+}
+
+/** Whose attempt it is: its organization and mode. */
+export interface Lane {
+  organizationId: string;
+  mode: 'test' | 'live';
+}
+
+/** Where an attempt goes (`host:port`) and whose it is. */
+export interface Target {
+  host: string;
+  lane: Lane;
 }
 
 export type SubmitResult = 'queued' | 'duplicate' | 'spilled' | 'stopped';
@@ -24,21 +55,37 @@ export type JobRun = (release: () => void) => Promise<void>;
 
 interface Job {
   key: string;
+  host: string;
   run: JobRun;
 }
 
-interface HostState {
-  queue: Job[];
+interface LaneState {
+  lane: Lane;
   running: number;
+  queued: number;
+  /** Each host's FIFO queue in this lane; a host is here only while its queue is not empty. */
+  queues: Map<string, Job[]>;
+  /** Hosts of `queues` in turn order. */
+  turns: string[];
+}
+
+type Mode = Lane['mode'];
+
+function laneKey(lane: Lane): string {
+  return `${lane.mode}:${lane.organizationId}`;
 }
 
 export class HostScheduler {
-  private readonly hosts = new Map<string, HostState>();
-  /** Hosts with queued work and a free per-host slot, in turn order. */
+  private readonly lanes = new Map<string, LaneState>();
+  /** Lanes with queued work, in turn order. */
   private readonly ready: string[] = [];
   private readonly readySet = new Set<string>();
+  /** Running attempts per host, all lanes together. */
+  private readonly hostRunning = new Map<string, number>();
   /** Keys queued or running, so the same attempt is never scheduled twice in this process. */
   private readonly known = new Set<string>();
+  private readonly runningByMode: Record<Mode, number> = { test: 0, live: 0 };
+  private readonly queuedByMode: Record<Mode, number> = { test: 0, live: 0 };
   private running = 0;
   private queuedTotal = 0;
   /** Jobs that released their slots and have not settled yet. */
@@ -46,13 +93,25 @@ export class HostScheduler {
   /** Places reserved for jobs not submitted yet. */
   private reserved = 0;
   private stopped = false;
+  /** Lanes that spilled because the lane or its mode was full; told when they have room again (onLaneRoom). */
+  private readonly spilledLanes = new Map<string, Lane>();
+  private laneRoomListener: (lane: Lane) => void = () => {};
   private roomWaiters: Array<() => void> = [];
   private idleWaiters: Array<() => void> = [];
+  private readonly caps: Required<SchedulerLimits>;
 
   constructor(
-    private readonly limits: SchedulerLimits,
+    limits: SchedulerLimits,
     private readonly onError: (err: unknown, key: string) => void = () => {},
-  ) {}
+  ) {
+    this.caps = {
+      maxInFlightPerLane: limits.maxInFlight,
+      maxQueuedPerLane: limits.maxQueued,
+      liveReservedInFlight: 0,
+      liveReservedQueued: 0,
+      ...limits,
+    };
+  }
 
   get inFlight(): number {
     return this.running;
@@ -66,32 +125,83 @@ export class HostScheduler {
     return this.known.has(key);
   }
 
-  /** Whether a job for `host` would be queued now rather than spilled: its own queue and the total both have room. */
-  hasRoomFor(host: string): boolean {
-    return this.hostHasRoom(host) && this.hasRoom();
+  /** Whether a job for `target` would be queued now rather than spilled: its queues and the total all have room. */
+  hasRoomFor(target: Target): boolean {
+    return this.hasQueueRoom(target) && this.hasRoom();
   }
 
   /**
-   * Whether `host`'s own queue has room, whatever the total: a consumer that waited for room (waitForRoom) queues
-   * on, so the total can pass its bound by at most one job per consumer resumed at once.
+   * Whether `target`'s own queues (its host's in its lane, its lane's, its mode's) have room, whatever the total:
+   * a consumer that waited for room (waitForRoom) queues on, so the total can pass its bound by at most one job per
+   * consumer resumed at once.
    */
-  hostHasRoom(host: string): boolean {
-    return !this.stopped && (this.hosts.get(host)?.queue.length ?? 0) < this.limits.maxQueuedPerHost;
+  hasQueueRoom(target: Target): boolean {
+    if (this.stopped) return false;
+    const state = this.lanes.get(laneKey(target.lane));
+    const hostQueued = state?.queues.get(target.host)?.length ?? 0;
+    return hostQueued < this.caps.maxQueuedPerHost && (state?.queued ?? 0) < this.caps.maxQueuedPerLane && this.queuedByMode[target.lane.mode] < this.queueCap(target.lane.mode);
   }
 
-  submit(key: string, host: string, run: JobRun): SubmitResult {
+  /** Lanes that would spill whatever host they named: the recovery sweep looks past their deliveries. */
+  fullLanes(): Lane[] {
+    const full: Lane[] = [];
+    for (const state of this.lanes.values()) if (state.queued >= this.caps.maxQueuedPerLane) full.push(state.lane);
+    return full;
+  }
+
+  /** Modes whose lanes would all spill (test mode at its share). */
+  fullModes(): Mode[] {
+    return (['test', 'live'] as const).filter((mode) => this.queuedByMode[mode] >= this.queueCap(mode));
+  }
+
+  /** Told when a lane armed with `whenLaneHasRoom` has room again. */
+  onLaneRoom(listener: (lane: Lane) => void): void {
+    this.laneRoomListener = listener;
+  }
+
+  /** Whether `lane` (or its mode) is at its queue bound: what it sends now spills whatever the host. */
+  laneIsFull(lane: Lane): boolean {
+    return (this.lanes.get(laneKey(lane))?.queued ?? 0) >= this.caps.maxQueuedPerLane || this.queuedByMode[lane.mode] >= this.queueCap(lane.mode);
+  }
+
+  /**
+   * Arms the lane-room listener for `lane`, once: it is told as soon as the lane (and its mode) has drained to half
+   * its bound, at once if it has already. What a full lane spilled is in the database by then, and the lane takes
+   * it back rather than wait for the recovery sweep. (What spills because one host's queue is full is left to the
+   * sweep: that host is slow.)
+   */
+  whenLaneHasRoom(lane: Lane): void {
+    if (this.stopped) return;
+    this.spilledLanes.set(laneKey(lane), { organizationId: lane.organizationId, mode: lane.mode });
+    queueMicrotask(() => this.tellLanesWithRoom());
+  }
+
+  submit(key: string, target: Target, run: JobRun): SubmitResult {
     if (this.stopped) return 'stopped';
     if (this.known.has(key)) return 'duplicate';
-    let state = this.hosts.get(host);
-    if (!state) {
-      state = { queue: [], running: 0 };
-      this.hosts.set(host, state);
+    if (!this.hasQueueRoom(target)) {
+      // Only work that is stored already is submitted here (retries, the sweep): the lane can take it back later.
+      if (this.laneIsFull(target.lane)) this.whenLaneHasRoom(target.lane);
+      return 'spilled';
     }
-    if (state.queue.length >= this.limits.maxQueuedPerHost) return 'spilled';
+    const id = laneKey(target.lane);
+    let state = this.lanes.get(id);
+    if (!state) {
+      state = { lane: { organizationId: target.lane.organizationId, mode: target.lane.mode }, running: 0, queued: 0, queues: new Map(), turns: [] };
+      this.lanes.set(id, state);
+    }
+    let queue = state.queues.get(target.host);
+    if (!queue) {
+      queue = [];
+      state.queues.set(target.host, queue);
+      state.turns.push(target.host);
+    }
     this.known.add(key);
-    state.queue.push({ key, run });
+    queue.push({ key, host: target.host, run });
+    state.queued += 1;
+    this.queuedByMode[state.lane.mode] += 1;
     this.queuedTotal += 1;
-    this.markReady(host, state);
+    this.markReady(id);
     this.pump();
     return 'queued';
   }
@@ -121,13 +231,18 @@ export class HostScheduler {
   /** Stops taking work; queued jobs are dropped (their deliveries stay pending in the database). */
   stop(): void {
     this.stopped = true;
-    for (const state of this.hosts.values()) {
-      for (const job of state.queue) this.known.delete(job.key);
-      this.queuedTotal -= state.queue.length;
-      state.queue = [];
+    for (const [id, state] of this.lanes) {
+      for (const queue of state.queues.values()) for (const job of queue) this.known.delete(job.key);
+      this.queuedTotal -= state.queued;
+      this.queuedByMode[state.lane.mode] -= state.queued;
+      state.queued = 0;
+      state.queues.clear();
+      state.turns.length = 0;
+      if (state.running === 0) this.lanes.delete(id);
     }
     this.ready.length = 0;
     this.readySet.clear();
+    this.spilledLanes.clear();
     for (const resolve of this.roomWaiters.splice(0)) resolve();
   }
 
@@ -137,48 +252,107 @@ export class HostScheduler {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  private queueCap(mode: Mode): number {
+    return mode === 'test' ? this.caps.maxQueued - this.caps.liveReservedQueued : this.caps.maxQueued;
+  }
+
+  private inFlightCap(mode: Mode): number {
+    return mode === 'test' ? this.caps.maxInFlight - this.caps.liveReservedInFlight : this.caps.maxInFlight;
+  }
+
   private hasRoom(): boolean {
-    return this.queuedTotal + this.finishing + this.reserved < this.limits.maxQueued;
+    return this.queuedTotal + this.finishing + this.reserved < this.caps.maxQueued;
   }
 
   private isIdle(): boolean {
     return this.running === 0 && this.queuedTotal === 0 && this.finishing === 0 && this.reserved === 0;
   }
 
-  private markReady(host: string, state: HostState): void {
-    if (state.queue.length > 0 && state.running < this.limits.maxPerHost && !this.readySet.has(host)) {
-      this.readySet.add(host);
-      this.ready.push(host);
+  private markReady(id: string): void {
+    if (!this.readySet.has(id)) {
+      this.readySet.add(id);
+      this.ready.push(id);
     }
   }
 
+  /**
+   * Starts what may start: lanes in turn, one job per turn, each from the next of the lane's hosts that has a free
+   * slot. A lane at its own or its mode's cap, or whose every queued host is at its cap, sits its turn out and is
+   * looked at again when a slot comes free.
+   */
   private pump(): void {
-    while (this.running < this.limits.maxInFlight && this.ready.length > 0) {
-      const host = this.ready.shift() as string;
-      this.readySet.delete(host);
-      const state = this.hosts.get(host);
-      const job = state?.queue.shift();
-      if (!state || !job) continue;
-      this.queuedTotal -= 1;
-      state.running += 1;
-      this.running += 1;
-      this.markReady(host, state);
-      void this.execute(host, state, job);
+    let started = true;
+    while (started && this.running < this.caps.maxInFlight && this.ready.length > 0) {
+      started = false;
+      for (let turns = this.ready.length; turns > 0 && this.running < this.caps.maxInFlight; turns -= 1) {
+        const id = this.ready.shift() as string;
+        const state = this.lanes.get(id);
+        const job = state && this.takeFrom(state);
+        if (state && state.queued > 0) this.ready.push(id);
+        else this.readySet.delete(id);
+        if (!state || !job) continue;
+        started = true;
+        this.start(id, state, job);
+      }
     }
     if (this.hasRoom()) for (const resolve of this.roomWaiters.splice(0)) resolve();
     if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
-  private async execute(host: string, state: HostState, job: Job): Promise<void> {
+  private takeFrom(state: LaneState): Job | undefined {
+    const mode = state.lane.mode;
+    if (state.running >= this.caps.maxInFlightPerLane || this.runningByMode[mode] >= this.inFlightCap(mode)) return undefined;
+    for (let turns = state.turns.length; turns > 0; turns -= 1) {
+      const host = state.turns.shift() as string;
+      const queue = state.queues.get(host) as Job[];
+      if ((this.hostRunning.get(host) ?? 0) >= this.caps.maxPerHost) {
+        state.turns.push(host);
+        continue;
+      }
+      const job = queue.shift() as Job;
+      if (queue.length > 0) state.turns.push(host);
+      else state.queues.delete(host);
+      return job;
+    }
+    return undefined;
+  }
+
+  private start(id: string, state: LaneState, job: Job): void {
+    const mode = state.lane.mode;
+    state.queued -= 1;
+    state.running += 1;
+    this.queuedByMode[mode] -= 1;
+    this.queuedTotal -= 1;
+    this.runningByMode[mode] += 1;
+    this.running += 1;
+    this.hostRunning.set(job.host, (this.hostRunning.get(job.host) ?? 0) + 1);
+    if (this.spilledLanes.size > 0) this.tellLanesWithRoom();
+    void this.execute(id, state, job);
+  }
+
+  private tellLanesWithRoom(): void {
+    for (const [id, lane] of this.spilledLanes) {
+      const queued = this.lanes.get(id)?.queued ?? 0;
+      if (queued * 2 > this.caps.maxQueuedPerLane || this.queuedByMode[lane.mode] * 2 > this.queueCap(lane.mode)) continue;
+      this.spilledLanes.delete(id);
+      this.laneRoomListener(lane);
+    }
+  }
+
+  private async execute(id: string, state: LaneState, job: Job): Promise<void> {
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
       state.running -= 1;
+      this.runningByMode[state.lane.mode] -= 1;
       this.running -= 1;
+      const onHost = (this.hostRunning.get(job.host) ?? 1) - 1;
+      if (onHost === 0) this.hostRunning.delete(job.host);
+      else this.hostRunning.set(job.host, onHost);
       this.finishing += 1;
-      if (state.running === 0 && state.queue.length === 0 && this.hosts.get(host) === state) this.hosts.delete(host);
-      else this.markReady(host, state);
+      if (state.running === 0 && state.queued === 0 && this.lanes.get(id) === state) this.lanes.delete(id);
+      // Any lane may have been waiting for this slot (the global cap, its mode's, or this host's).
       this.pump();
     };
     try {

@@ -63,8 +63,14 @@ export class DeliveriesStore {
   }
 
   /** Failed deliveries whose last write is at or after `since` (D44); the caller checks the last attempt's time. */
-  listFailedSince(scope: Scope, since: Date, limit: number): Promise<DeliveryDocument[]> {
-    return scoped(this.collection, scope).find({ status: 'failed', updatedAt: { $gte: since } }).sort({ updatedAt: 1, _id: 1 }).limit(limit).toArray();
+  /**
+   * One page of the failed deliveries not recovered yet whose last change is at or after `since`, in (updatedAt,
+   * _id) order from just after `after` (POST /events/recover, D44: read a page at a time, never all at once).
+   */
+  listUnrecoveredFailedSince(scope: Scope, since: Date, after: Pick<DeliveryDocument, '_id' | 'updatedAt'> | undefined, limit: number): Promise<DeliveryDocument[]> {
+    const filter: Filter<DeliveryDocument> = { status: 'failed', recoveredBy: { $exists: false }, updatedAt: { $gte: since } };
+    if (after) filter.$or = [{ updatedAt: { $gt: after.updatedAt } }, { updatedAt: after.updatedAt, _id: { $gt: after._id } }];
+    return scoped(this.collection, scope).find(filter).sort({ updatedAt: 1, _id: 1 }).limit(limit).toArray();
   }
 
   /** Records which delivery recovered a failed one, so that a later recovery skips it. */
@@ -133,10 +139,29 @@ export class DeliveriesStore {
     await this.collection.updateOne(awaitingAttempt(id, attempt), { $set: { nextAttemptAt: until, lockedUntil: until, lockOwner: null, updatedAt: now } });
   }
 
-  /** Pending deliveries that nobody holds any more: a crash, a lost retry message, a spilled queue. */
-  findRecoverable(now: Date, limit: number): Promise<Array<Pick<DeliveryDocument, '_id' | 'url' | 'attemptCount'>>> {
+  /**
+   * Pending deliveries that nobody holds any more: a crash, a lost retry message, a spilled queue. Those of the
+   * organizations and modes in `skip` (whose queues are full here) are left out, so that one merchant's spilled
+   * backlog never takes every place of a sweep and keeps the others' deliveries waiting (issue 22).
+   */
+  findRecoverable(now: Date, limit: number, skip: { lanes: readonly Scope[]; modes: readonly Scope['mode'][] } = { lanes: [], modes: [] }): Promise<Array<Pick<DeliveryDocument, '_id' | 'url' | 'attemptCount' | 'organizationId' | 'mode'>>> {
+    const filter: Filter<DeliveryDocument> = { status: 'pending', lockedUntil: { $lt: now } };
+    const excluded: Array<Filter<DeliveryDocument>> = [
+      ...skip.lanes.map(({ organizationId, mode }) => ({ organizationId, mode })),
+      ...(skip.modes.length > 0 ? [{ mode: { $in: [...skip.modes] } }] : []),
+    ];
+    if (excluded.length > 0) filter.$nor = excluded;
     return this.collection
-      .find({ status: 'pending', lockedUntil: { $lt: now } }, { projection: { _id: 1, url: 1, attemptCount: 1 } })
+      .find(filter, { projection: { _id: 1, url: 1, attemptCount: 1, organizationId: 1, mode: 1 } })
+      .sort({ lockedUntil: 1 })
+      .limit(limit)
+      .toArray();
+  }
+
+  /** findRecoverable for one organization and mode: a lane taking back what it spilled (Dispatcher.refillLane). */
+  findRecoverableOf(scope: Scope, now: Date, limit: number): Promise<Array<Pick<DeliveryDocument, '_id' | 'url' | 'attemptCount' | 'organizationId' | 'mode'>>> {
+    return scoped(this.collection, scope)
+      .find({ status: 'pending', lockedUntil: { $lt: now } }, { projection: { _id: 1, url: 1, attemptCount: 1, organizationId: 1, mode: 1 } })
       .sort({ lockedUntil: 1 })
       .limit(limit)
       .toArray();

@@ -61,6 +61,13 @@ export class EventsStore {
     return scoped(this.collection, scope).findOne({ _id: id });
   }
 
+  /** The events of these ids in this scope, in one read (ids of other scopes simply match nothing). */
+  async getEvents(scope: Scope, ids: readonly string[]): Promise<Map<string, EventDocument>> {
+    if (ids.length === 0) return new Map();
+    const found = await scoped(this.collection, scope).find({ _id: { $in: [...ids] } }).toArray();
+    return new Map(found.map((event) => [event._id, event]));
+  }
+
   async listEvents(scope: Scope, filter: EventListFilter, page: number, limit: number): Promise<{ events: EventDocument[]; total: number }> {
     const events = scoped(this.collection, scope);
     const query: Filter<EventDocument> = {};

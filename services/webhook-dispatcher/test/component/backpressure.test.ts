@@ -7,7 +7,9 @@ import { buildSessionEvent, sessionEventsTopic, startDispatcherFixture, type Dis
 // Issue 9 (bursts, memory): when more events arrive than the scheduler may hold in memory (WEBHOOK_MAX_QUEUED),
 // the consumer waits for room with the rest of its batch, its offsets uncommitted, instead of storing the
 // overflow for the recovery sweep. With the sweep off, anything spilled would never be attempted, so every
-// delivery arriving shows that nothing was; the commands show that no delivery needed a claim.
+// delivery arriving shows that nothing was; the commands show that no delivery needed a claim. Fairness between
+// merchants (issue 22) is off here (one merchant may use the whole queue): with it on, a merchant's attempts beyond
+// its share are stored pending instead (fairness.test.ts), so that its backlog cannot pause the shared consumers.
 
 const EVENTS = 120;
 const counter = new CommandCounter();
@@ -16,7 +18,7 @@ let fixture: DispatcherFixture;
 beforeAll(async () => {
   fixture = await startDispatcherFixture(
     'backpressure',
-    { SESSION_EVENTS_PARTITIONS: '1', WEBHOOK_MAX_IN_FLIGHT: '4', WEBHOOK_MAX_QUEUED: '10', SWEEPERS_ENABLED: 'false' },
+    { SESSION_EVENTS_PARTITIONS: '1', WEBHOOK_MAX_IN_FLIGHT: '4', WEBHOOK_MAX_QUEUED: '10', SWEEPERS_ENABLED: 'false', WEBHOOK_ORGANIZATION_SHARE: '1', WEBHOOK_LIVE_RESERVED_SHARE: '0' },
     { commandCounter: counter },
   );
 });

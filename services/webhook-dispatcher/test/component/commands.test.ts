@@ -51,10 +51,13 @@ beforeAll(async () => {
   receiver = await startGatedReceiver();
   dispatcher = await startDispatcher(
     dispatcherEnv('commands', {
-      // One partition, so the burst is one fetched batch; every attempt in flight at once; no sweeps in the count.
+      // One partition, so the burst is one fetched batch; every attempt in flight at once (this one merchant may take
+      // every slot: no share held back for others, issue 22); no sweeps in the count.
       SESSION_EVENTS_PARTITIONS: '1',
       WEBHOOK_MAX_CONCURRENCY_PER_HOST: String(EVENTS),
       WEBHOOK_MAX_IN_FLIGHT: String(EVENTS),
+      WEBHOOK_ORGANIZATION_SHARE: '1',
+      WEBHOOK_LIVE_RESERVED_SHARE: '0',
       SWEEPERS_ENABLED: 'false',
     }),
     { commandCounter: counter },
