@@ -23,7 +23,7 @@ import { createEventProducer, createKafka, type EventProducer } from '@checkout/
 import { MongoClient } from 'mongodb';
 import { request } from 'undici';
 import { startEngines, type Engines } from '@checkout/engines';
-import { ANSWER, buildSessionEvent, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import { ANSWER, buildSessionEvent, internalCallers, newSecret, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import { TOPICS, topicName, type SessionEventV1 } from '@checkout/contracts';
 import { cpuTable, sampleCpu, type CpuWindow } from './cpu';
 import { percentile } from './load';
@@ -203,7 +203,8 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     MONGODB_DATABASE: name,
     KAFKA_BROKERS: engines.kafkaBrokers.join(','),
     TOPIC_PREFIX: name,
-    INTERNAL_TOKEN: 'bench-internal-token-0123456789',
+    INTERNAL_TOKEN: newSecret(),
+    INTERNAL_CALLERS: internalCallers({ gateway: newSecret() }),
     HTTP_HOST: '127.0.0.1',
     PORT: '0',
     LOG_LEVEL: 'error',
