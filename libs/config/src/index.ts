@@ -96,20 +96,32 @@ function isSequence(token: string): boolean {
 function placeholderShape(value: string): string | null {
   // Template syntax: none of these characters is in the base64, base64url or hex alphabets.
   if (/<[^>]*>|\$\{|\{\{/.test(value)) return 'a template';
-  const words = tokens(value).map(wordOf);
+  const parts = tokens(value);
+  const words = parts.map(wordOf);
   for (const word of words) if (word !== null && PLACEHOLDER_WORDS.has(word)) return 'a placeholder word';
   for (const phrase of PLACEHOLDER_PHRASES) {
     for (let i = 0; i + phrase.length <= words.length; i += 1) if (phrase.every((part, j) => words[i + j] === part)) return 'a placeholder phrase';
   }
-  for (const token of tokens(value)) {
+  for (const token of parts) {
     // "xxxxxx", "000000": one character repeated as a whole token; a sequence as a whole token.
     if (token.length >= 6 && new Set(token).size === 1) return 'a repeated character';
     if (isSequence(token)) return 'a sequence';
   }
   // Long runs anywhere: 12 equal characters, or 10 consecutive ones, are below 10⁻⁹ even in 64 random hex digits.
-  if (/(.)\1{11}/.test(value)) return 'a repeated character';
-  for (let i = 0; i + 10 <= value.length; i += 1) if (isSequence(value.slice(i, i + 10))) return 'a sequence';
+  if (longestRun(value, 0) >= 12) return 'a repeated character';
+  if (longestRun(value, 1) >= 10 || longestRun(value, -1) >= 10) return 'a sequence';
   return null;
+}
+
+/** The longest run of characters each `step` code points after the one before (0: the same character repeated). */
+function longestRun(value: string, step: number): number {
+  let longest = value.length > 0 ? 1 : 0;
+  let current = longest;
+  for (let i = 1; i < value.length; i += 1) {
+    current = value.charCodeAt(i) - value.charCodeAt(i - 1) === step ? current + 1 : 1;
+    if (current > longest) longest = current;
+  }
+  return longest;
 }
 
 /** Why `value` cannot be a secret, or null when it can. */
