@@ -81,10 +81,12 @@ export function mountRouters(app: Koa, routers: readonly Router[]): void {
  * The methods the routes matching this path answer (HEAD with GET, OPTIONS always), in a stable order. Of the
  * routes whose pattern matches, only those with the fewest parameters count: `/v0/events/recover` is the
  * recover route's path, not an event id for `/v0/events/:eventId` (whose GET would answer 400 for it), so its
- * `Allow` is `POST, OPTIONS` (issue 22: the fuzzer found `GET` listed there).
+ * `Allow` is `POST, OPTIONS` (issue 22: the fuzzer found `GET` listed there). Only routes count, never
+ * `router.use()` middleware: its layers match every path under the prefix with no parameters and no methods, and
+ * as "the fewest parameters" they left nothing allowed (issue 22: the admin API answered 404 for 405).
  */
 export function allowedMethods(routers: readonly Router[], path: string): string[] {
-  const layers = routers.flatMap((router) => router.match(path, 'GET').path);
+  const layers = routers.flatMap((router) => router.match(path, 'GET').path).filter((layer) => layer.methods.length > 0);
   const fewest = Math.min(...layers.map((layer) => layer.paramNames.length));
   const methods = new Set<string>();
   for (const layer of layers) {

@@ -88,6 +88,15 @@ function withoutUrlCredentials(value: unknown, depth = 0): unknown {
   return changed ?? value;
 }
 
+/**
+ * pino's error serializer, then URL credentials redacted in every string it produced: message, stack, causes and
+ * the error's own fields. Errors are serialized after the `log` formatter runs, which leaves them as they are, so a
+ * driver's "connect failed for mongodb://user:password@host" reached the line whole (issue 22).
+ */
+function serializeError(err: unknown): unknown {
+  return withoutUrlCredentials(err instanceof Error ? pino.stdSerializers.err(err) : err);
+}
+
 export function createLogger(service: string, options: { level?: string; destination?: pino.DestinationStream } = {}): Logger {
   const loggerOptions: LoggerOptions = {
     name: service,
@@ -96,10 +105,14 @@ export function createLogger(service: string, options: { level?: string; destina
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }), log: (object) => withoutUrlCredentials(object) as Record<string, unknown> },
+    serializers: { err: serializeError, error: serializeError },
     hooks: {
-      // The message itself, and any string argument interpolated into it.
+      // The message itself, and any string argument interpolated into it. `logger.error(err)` with no message takes
+      // the error's message as its own: it is passed here explicitly so that it is redacted too.
       logMethod(args, method) {
-        method.apply(this, args.map((arg) => (typeof arg === 'string' ? redactUrlCredentials(arg) : arg)) as Parameters<typeof method>);
+        const [first, second] = args as unknown[];
+        const withMessage = first instanceof Error && typeof second !== 'string' ? [first, first.message, ...args.slice(1)] : args;
+        method.apply(this, withMessage.map((arg) => (typeof arg === 'string' ? redactUrlCredentials(arg) : arg)) as Parameters<typeof method>);
       },
     },
     mixin: () => {

@@ -29,4 +29,30 @@ describe('log redaction (issue 22)', () => {
     expect(written).toContain('mongodb://orders:[redacted]@db:27017');
     expect(written.split('\n').filter(Boolean)).toHaveLength(4);
   });
+
+  // Errors are serialized by pino after the object-level redaction, which left them as they were: a driver's
+  // "connect failed for mongodb://user:password@host" reached the line in err.message and err.stack.
+  it('When an Error whose message, stack, cause or fields carry a URL with credentials is logged, then the credentials are redacted', () => {
+    const { logger, text } = capture();
+    const secrets = ['dbpass-Gq7Lm2Xc9Vb4', 'hookpass-Tz5Nw8Ks3Rd6', 'causepass-Jf2Hy7Pe4Ua9', 'fieldpass-Mb6Qv1Wn8Ls3', 'barepass-Ck4Ej9Ro2Xt7'];
+    logger.error({ err: new Error(`connect ECONNREFUSED mongodb://orders:${secrets[0]}@db-0.mongodb.svc:27017/?authSource=orders`) }, 'mongo down');
+    const withStackOnly = new Error('request failed');
+    withStackOnly.stack = `Error: request failed\n    at post (https://hooks:${secrets[1]}@internal.example/cb)\n    at run (file:///app/x.js:1:1)`;
+    logger.warn({ err: withStackOnly }, 'webhook');
+    logger.error({ err: new Error('outer', { cause: new Error(`inner https://svc:${secrets[2]}@kafka.example:9093`) }) }, 'with cause');
+    logger.error({ err: Object.assign(new Error('with a field'), { url: `amqp://u:${secrets[3]}@mq:5672` }) }, 'with a field');
+    logger.error(new Error(`bare error for redis://default:${secrets[4]}@cache:6379`));
+    logger.error({ error: new Error(`under another key mongodb://x:${secrets[0]}@db:27017`) }, 'other key');
+    const written = text();
+    for (const secret of secrets) expect(written).not.toContain(secret);
+    expect(written).toContain('mongodb://orders:[redacted]@db-0.mongodb.svc:27017');
+    expect(written).toContain('https://hooks:[redacted]@internal.example/cb');
+    // The error is still there to read: its type, message and stack.
+    const lines = written.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { msg: string; err?: { type: string; message: string; stack: string } });
+    expect(lines).toHaveLength(6);
+    expect(lines[0]?.err).toMatchObject({ type: 'Error', message: expect.stringContaining('connect ECONNREFUSED') });
+    expect(lines[0]?.err?.stack).toContain('at ');
+    expect(lines[4]?.msg).toBe('bare error for redis://default:[redacted]@cache:6379');
+    expect(lines[4]?.err?.type).toBe('Error');
+  });
 });

@@ -105,6 +105,9 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
         snippetBytes: config.WEBHOOK_RESPONSE_SNIPPET_BYTES,
         maxConnectionsPerHost: config.WEBHOOK_MAX_CONCURRENCY_PER_HOST,
         ...(options.resolve && { resolve: options.resolve }),
+        // The attempt shows the merchant a coarse reason; what exactly failed (the address a name resolved to, the
+        // error's text) is for operators, at debug level (issue 22).
+        debug: (detail) => logger.debug(detail, 'webhook attempt failed'),
       });
       if (config.GATEWAY_URL) {
         secrets = new GatewaySettingsClient({ baseUrl: config.GATEWAY_URL, internalToken: config.INTERNAL_TOKEN, cacheMs: config.SIGNING_SECRET_CACHE_MS });

@@ -13,6 +13,8 @@ const CreateDestination = z.strictObject({
   verified: z.boolean().default(false),
 });
 const UpdateDestination = z.strictObject({ status: DestinationStatus.optional(), verified: z.boolean().optional() });
+/** `destination`: the one destination an order names (its id or address), whatever its state; the hosted page asks. */
+const ListDestinationsQuery = z.object({ destination: z.string().min(1).max(100).optional() });
 
 const presentLocation = (l: LocationDocument) => ({ id: l._id, name: l.name, createdAt: l.createdAt.toISOString() });
 const presentDestination = (d: PaymentDestinationDocument) => ({
@@ -38,7 +40,15 @@ export function referenceDataRoutes(store: ReferenceDataStore, clock: () => Date
     ctx.body = { location: presentLocation(await store.createLocation(requireScope(ctx.state), input.name, clock())) };
   });
   router.get('/payment-destinations', async (ctx) => {
-    ctx.body = { paymentDestinations: (await store.listDestinations(requireScope(ctx.state))).map(presentDestination) };
+    const scope = requireScope(ctx.state);
+    const { destination } = parseOrThrow(ListDestinationsQuery, ctx.query, 'ADMIN_REQUEST_FAILED');
+    if (destination !== undefined) {
+      // One read by id or address (as an order names it), not the organization's whole list (issue 22).
+      const found = await store.findDestination(scope, destination);
+      ctx.body = { paymentDestinations: found ? [presentDestination(found)] : [] };
+      return;
+    }
+    ctx.body = { paymentDestinations: (await store.listDestinations(scope)).map(presentDestination) };
   });
   router.post('/payment-destinations', async (ctx) => {
     const input = parseOrThrow(CreateDestination, ctx.request.jsonBody ?? {}, 'ADMIN_REQUEST_FAILED');

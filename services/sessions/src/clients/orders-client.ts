@@ -10,6 +10,7 @@ const OrderEnvelope = z.object({ order: Order });
 const PaymentEnvelope = z.object({ outcome: z.enum(['applied', 'already_applied']) });
 const LocationsEnvelope = z.object({ locations: z.array(z.object({ id: z.string(), name: z.string() })) });
 const DestinationsEnvelope = z.object({ paymentDestinations: z.array(z.object({ id: z.string(), address: z.string(), status: z.string(), verified: z.boolean() })) });
+export type PaymentDestination = z.infer<typeof DestinationsEnvelope>['paymentDestinations'][number];
 const ErrorEnvelope = z.object({ code: z.string(), message: z.string(), details: z.array(z.object({ path: z.string(), message: z.string() })).optional() });
 
 export interface OrdersClientOptions {
@@ -82,10 +83,13 @@ export class OrdersClient {
     return LocationsEnvelope.parse(body).locations;
   }
 
-  /** The organization's payment destinations; the hosted page resolves a `pd_` id to its address with it. */
-  async listPaymentDestinations(scope: RequestScope): Promise<{ id: string; address: string; status: string; verified: boolean }[]> {
-    const { body } = await this.call(scope, 'GET', '/internal/admin/payment-destinations');
-    return DestinationsEnvelope.parse(body).paymentDestinations;
+  /**
+   * The payment destination an order names (its `pd_` id or its address), whatever its state, or null when orders
+   * has none: the hosted page decides with it whether stablecoin payments may be taken (issue 22).
+   */
+  async findPaymentDestination(scope: RequestScope, destination: string): Promise<PaymentDestination | null> {
+    const { body } = await this.call(scope, 'GET', `/internal/admin/payment-destinations?destination=${encodeURIComponent(destination)}`);
+    return DestinationsEnvelope.parse(body).paymentDestinations[0] ?? null;
   }
 
   async close(): Promise<void> {

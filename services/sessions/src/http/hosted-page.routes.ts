@@ -8,6 +8,7 @@ import type { OrdersClient } from '../clients/orders-client';
 import type { CollectedInputs } from '../store/session-document';
 import { CSRF_COOKIE, csrfToken, newCsrfCookieValue, verifyCsrfToken } from '../domain/csrf';
 import { classifyTestCard, last4 } from '../domain/test-processor';
+import { acceptsPayments } from '../domain/payment-destination';
 import { parseUsdToCents } from './hosted-page/html';
 import { NOTICES, renderMessagePage, renderPendingPage, renderTerminalPage, type NoticeCode } from './hosted-page/render';
 import { paymentQrSvg } from './hosted-page/payment-qr';
@@ -83,13 +84,15 @@ export function hostedPageRoutes(deps: HostedPageDeps): Router {
     }
     const notice = typeof ctx.query.m === 'string' && Object.hasOwn(NOTICES, ctx.query.m) ? (ctx.query.m as NoticeCode) : undefined;
     const locations = session.status === 'pending' && session.requireFromCustomer.location ? await deps.orders.listLocations(scopeOf(view.doc)) : [];
-    const destination = session.order.paymentDestination;
-    const address = session.status === 'pending' && destination && view.doc.enabledPaymentMethods.includes('stablecoin') ? await paymentAddress(deps.orders, scopeOf(view.doc), destination) : undefined;
+    const destination = session.status === 'pending' && view.doc.enabledPaymentMethods.includes('stablecoin') ? await stablecoinDestination(deps.orders, scopeOf(view.doc), session.order.paymentDestination) : undefined;
+    const address = destination && destination !== 'unavailable' ? destination.address : undefined;
     const pageCtx = {
       nonce,
       csrfToken: csrfToken(deps.csrfSecret, session.id, cookie),
       organizationName: view.doc.organizationName,
-      enabledPaymentMethods: view.doc.enabledPaymentMethods,
+      // A destination that no longer takes payments: no address, no stablecoin form, and a notice saying so.
+      enabledPaymentMethods: destination === 'unavailable' ? view.doc.enabledPaymentMethods.filter((m) => m !== 'stablecoin') : view.doc.enabledPaymentMethods,
+      destinationUnavailable: destination === 'unavailable',
       collected: view.doc.collected,
       locations,
       notice,
@@ -137,6 +140,10 @@ export function hostedPageRoutes(deps: HostedPageDeps): Router {
 
     const method = form.get('method') as PaymentMethod | null;
     if (!method || !view.doc.enabledPaymentMethods.includes(method)) return back('method');
+    // A page rendered before the destination was deactivated (or a forged form) may still post stablecoin.
+    if (method === 'stablecoin' && (await stablecoinDestination(deps.orders, scopeOf(view.doc), session.order.paymentDestination)) === 'unavailable') {
+      return back('destination_unavailable');
+    }
 
     // requireFromCustomer: collected and stored before any payment is attempted (D26).
     const collected = collectInputs(form, session.requireFromCustomer);
@@ -188,10 +195,15 @@ export function hostedPageRoutes(deps: HostedPageDeps): Router {
   return router;
 }
 
-/** A destination is an address or the id of a registered one (D15); the page shows the address either way. */
-async function paymentAddress(orders: OrdersClient, scope: ReturnType<typeof scopeOf>, destination: string): Promise<string | undefined> {
-  if (!destination.startsWith('pd_')) return destination;
-  return (await orders.listPaymentDestinations(scope)).find((d) => d.id === destination)?.address;
+/**
+ * Where the order's stablecoin payments go: the destination it names (an address or the id of a registered one,
+ * D15) while orders' rule still holds, 'unavailable' once it does not (deactivated, deleted, unverified; issue 22:
+ * the page used to show it regardless), or undefined when the order names none. Only that one destination is read.
+ */
+async function stablecoinDestination(orders: OrdersClient, scope: ReturnType<typeof scopeOf>, named: string | null | undefined): Promise<{ address: string } | 'unavailable' | undefined> {
+  if (!named) return undefined;
+  const destination = await orders.findPaymentDestination(scope, named);
+  return destination && acceptsPayments(destination) ? { address: destination.address } : 'unavailable';
 }
 
 async function readForm(ctx: Context): Promise<URLSearchParams> {

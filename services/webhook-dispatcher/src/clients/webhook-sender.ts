@@ -7,7 +7,14 @@ import type { AddressPolicy } from '../domain/address-policy';
 // resolves the host itself and refuses the connection when any address it would use is internal (D33): the
 // check sits on the address actually dialled, so a DNS answer that changes between check and connect
 // (rebinding) cannot get around it. IP-literal hosts skip lookup, so those are checked before dispatch.
+//
+// An attempt's `error` is shown to the merchant (events API), so it says only what the merchant can act on, in a
+// few fixed phrases (issue 22: it used to carry the address a name resolved to, raw network error texts naming
+// hosts, and a redirect's Location, which told anyone with a test key what the cluster's DNS answers). What
+// happened exactly goes to the debug log (`debug`), never to the attempt.
 
+/** What the merchant sees when the address its URL leads to may not be reached (D33). */
+export const REFUSED_TARGET = 'the destination address is not allowed (private, loopback or reserved network)';
 
 /** signing_failed: nothing was sent, the organization's signing secret could not be used (malformed, D35). */
 export type SendOutcomeKind = 'success' | 'http_error' | 'redirect' | 'timeout' | 'refused' | 'network' | 'invalid_url' | 'signing_failed';
@@ -30,13 +37,28 @@ export interface SenderOptions {
   maxConnectionsPerHost: number;
   /** Replaceable for tests; node:dns lookup otherwise. */
   resolve?: typeof dnsLookup;
+  /** Where the detail of a failed attempt goes (the resolved address, the error's own text): the debug log. */
+  debug?: SenderDebugLog;
 }
+
+/** The detail of a failed attempt, for operators only: it may name internal addresses and hosts. */
+export type SenderDebugLog = (detail: { kind: SendOutcomeKind; host: string; detail: string }) => void;
 
 class RefusedTargetError extends Error {
   readonly code = 'EWEBHOOKREFUSED';
   constructor(reason: string) {
     super(`refused: ${reason}`);
     this.name = 'RefusedTargetError';
+  }
+}
+
+/** A failed name lookup, told apart from connection errors whatever code the resolver used. */
+class LookupFailedError extends Error {
+  readonly code: string;
+  constructor(cause: NodeJS.ErrnoException) {
+    super(`DNS lookup failed: ${cause.message}`, { cause });
+    this.name = 'LookupFailedError';
+    this.code = cause.code ?? 'EDNS';
   }
 }
 
@@ -48,8 +70,8 @@ export class WebhookSender {
     const policy = options.policy;
     const guardedLookup = ((hostname: string, lookupOptions: { family?: number; hints?: number; all?: boolean }, callback: (...args: unknown[]) => void) => {
       resolve(hostname, { all: true, family: lookupOptions.family ?? 0, hints: lookupOptions.hints ?? 0 }, (err, addresses: LookupAddress[]) => {
-        if (err) return callback(err);
-        if (addresses.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }));
+        if (err) return callback(new LookupFailedError(err));
+        if (addresses.length === 0) return callback(new LookupFailedError(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' })));
         for (const candidate of addresses) {
           const verdict = policy.check(candidate.address);
           if (!verdict.allowed) return callback(new RefusedTargetError(verdict.reason));
@@ -89,12 +111,16 @@ export class WebhookSender {
       url = new URL(input.url);
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
     } catch {
-      return { kind: 'invalid_url', ok: false, statusCode: null, durationMs: elapsed(), error: `invalid callback URL: ${input.url.slice(0, 200)}`, responseSnippet: null };
+      return { kind: 'invalid_url', ok: false, statusCode: null, durationMs: elapsed(), error: 'the callback URL is not a valid http(s) URL', responseSnippet: null };
     }
+    const failed = (kind: SendOutcomeKind, detail: string): void => this.options.debug?.({ kind, host: url.host, detail: detail.slice(0, 500) });
     const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
     if (isIP(literal)) {
       const verdict = this.options.policy.check(literal);
-      if (!verdict.allowed) return { kind: 'refused', ok: false, statusCode: null, durationMs: elapsed(), error: `refused: ${verdict.reason}`, responseSnippet: null };
+      if (!verdict.allowed) {
+        failed('refused', verdict.reason);
+        return { kind: 'refused', ok: false, statusCode: null, durationMs: elapsed(), error: REFUSED_TARGET, responseSnippet: null };
+      }
     }
 
     const controller = new AbortController();
@@ -119,9 +145,10 @@ export class WebhookSender {
       const durationMs = elapsed();
       if (statusCode >= 200 && statusCode < 300) return { kind: 'success', ok: true, statusCode, durationMs, error: null, responseSnippet: snippet };
       if (statusCode >= 300 && statusCode < 400) {
+        // The Location may name an internal host (a receiver behind a proxy): the debug log has it, not the attempt.
         const location = response.headers.location;
-        const where = typeof location === 'string' ? ` to ${location.slice(0, 200)}` : '';
-        return { kind: 'redirect', ok: false, statusCode, durationMs, error: `redirect${where} not followed (HTTP ${statusCode})`, responseSnippet: snippet };
+        failed('redirect', `HTTP ${statusCode} to ${typeof location === 'string' ? location : '(no Location)'}`);
+        return { kind: 'redirect', ok: false, statusCode, durationMs, error: `redirect not followed (HTTP ${statusCode})`, responseSnippet: snippet };
       }
       const retryAfter = statusCode === 429 || statusCode === 503 ? response.headers['retry-after'] : undefined;
       if (typeof retryAfter === 'string') {
@@ -131,9 +158,13 @@ export class WebhookSender {
     } catch (err) {
       const durationMs = elapsed();
       const refused = findRefusal(err);
-      if (refused) return { kind: 'refused', ok: false, statusCode: null, durationMs, error: refused, responseSnippet: null };
-      if (timedOut) return { kind: 'timeout', ok: false, statusCode: null, durationMs, error: `timeout: no complete response within ${this.options.timeoutMs} ms`, responseSnippet: null };
-      return { kind: 'network', ok: false, statusCode: null, durationMs, error: `network error: ${describeError(err)}`, responseSnippet: null };
+      if (refused) {
+        failed('refused', refused);
+        return { kind: 'refused', ok: false, statusCode: null, durationMs, error: REFUSED_TARGET, responseSnippet: null };
+      }
+      const { kind, error } = timedOut ? { kind: 'timeout' as const, error: timedOutAfter(this.options.timeoutMs) } : coarseFailure(err, this.options.timeoutMs);
+      failed(kind, describeError(err));
+      return { kind, ok: false, statusCode: null, durationMs, error, responseSnippet: null };
     } finally {
       clearTimeout(timer);
     }
@@ -161,19 +192,58 @@ async function readSnippet(body: AsyncIterable<Buffer> & { destroy(err?: Error):
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The error and its causes, outermost first (undici wraps socket and lookup errors). */
+function chainOf(err: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let current = err, depth = 0; depth < 5 && current; depth += 1) {
+    chain.push(current);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return chain;
+}
+
 function findRefusal(err: unknown): string | null {
-  let current: unknown = err;
-  for (let depth = 0; depth < 5 && current; depth += 1) {
+  for (const current of chainOf(err)) {
     if (current instanceof RefusedTargetError) return current.message;
     if (current instanceof Error && current.message.startsWith('refused: ')) return current.message;
-    current = (current as { cause?: unknown }).cause;
   }
   return null;
 }
 
+function timedOutAfter(timeoutMs: number): string {
+  return timeoutMs % 1000 === 0 ? `timed out after ${timeoutMs / 1000} s` : `timed out after ${timeoutMs} ms`;
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ECONNABORTED']);
+const UNREACHABLE_CODES = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN']);
+/** Node's TLS and OpenSSL's certificate verification codes. */
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$|HOSTNAME_MISMATCH$)/;
+
+/**
+ * One of a few fixed phrases for a failed connection or exchange: what the merchant can act on, and a bounded set
+ * (the attempt is stored and shown; the error's own text may name internal hosts and addresses).
+ */
+function coarseFailure(err: unknown, timeoutMs: number): { kind: 'timeout' | 'network'; error: string } {
+  const chain = chainOf(err);
+  if (chain.some((e) => e instanceof LookupFailedError)) return { kind: 'network', error: 'DNS lookup failed' };
+  const codes = chain.map((e) => (e as { code?: unknown }).code).filter((code): code is string => typeof code === 'string');
+  if (codes.some((code) => TIMEOUT_CODES.has(code))) return { kind: 'timeout', error: timedOutAfter(timeoutMs) };
+  if (codes.some((code) => TLS_CODE.test(code))) return { kind: 'network', error: 'TLS error' };
+  if (codes.includes('ECONNREFUSED')) return { kind: 'network', error: 'connection refused' };
+  if (codes.some((code) => RESET_CODES.has(code))) return { kind: 'network', error: 'connection reset' };
+  if (codes.some((code) => UNREACHABLE_CODES.has(code))) return { kind: 'network', error: 'host unreachable' };
+  return { kind: 'network', error: 'connection failed' };
+}
+
+/** The error's own text, for the debug log only. */
 function describeError(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const code = (err as { code?: unknown }).code;
-  const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
-  return `${typeof code === 'string' ? `${code} ` : ''}${err.message}${cause}`.slice(0, 300);
+  return chainOf(err)
+    .map((e) => {
+      if (!(e instanceof Error)) return String(e);
+      const code = (e as { code?: unknown }).code;
+      return `${typeof code === 'string' ? `${code} ` : ''}${e.message}`;
+    })
+    .join(' <- ')
+    .slice(0, 500);
 }

@@ -5,6 +5,8 @@ import { TestProducer, buildSessionEvent, internalHeaders, sessionEventsTopic, s
 
 // D33 with the production default: WEBHOOK_ALLOWED_NETWORKS empty. Nothing here may leave the machine: every
 // target is refused before a connection is made (loopback receiver, a name resolving to loopback, metadata IP).
+/** An IPv4 or IPv6 address literal anywhere in a text. */
+const IP_LITERAL = /\b\d{1,3}(?:\.\d{1,3}){3}\b|[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}/i;
 let fixture: DispatcherFixture;
 let receiver: WebhookReceiver;
 let dispatcher: RunningDispatcher;
@@ -28,20 +30,23 @@ async function failedDeliveryOf(eventId: string) {
 }
 
 describe('Internal targets are refused (D33)', () => {
+  // Issue 22: the attempt is shown to the merchant, so it gives a coarse reason and never the address the URL led
+  // to (a name's DNS answer would map the cluster's network for anyone with a test key).
   it.each([
-    ['a loopback receiver', () => receiver.url('/hook'), /^refused: 127\.0\.0\.1 is a loopback address$/],
-    ['a host name that resolves to loopback', () => `http://localhost:${receiver.port}/hook`, /^refused: (127\.0\.0\.1|::1) is a loopback address$/],
-    ['the cloud metadata address', () => 'http://169.254.169.254/latest/meta-data/', /^refused: 169\.254\.169\.254 is a link-local address \(cloud metadata\)$/],
-    ['a private address', () => 'http://10.0.0.5/hook', /^refused: 10\.0\.0\.5 is a private address$/],
-    ['an IPv6 loopback literal', () => `http://[::1]:${receiver.port}/hook`, /^refused: ::1 is a loopback address$/],
-  ])('When the callback URL is %s, then every attempt fails with the reason and nothing is sent', async (_label, url, reason) => {
+    ['a loopback receiver', () => receiver.url('/hook')],
+    ['a host name that resolves to loopback', () => `http://localhost:${receiver.port}/hook`],
+    ['the cloud metadata address', () => 'http://169.254.169.254/latest/meta-data/'],
+    ['a private address', () => 'http://10.0.0.5/hook'],
+    ['an IPv6 loopback literal', () => `http://[::1]:${receiver.port}/hook`],
+  ])('When the callback URL is %s, then every attempt fails with a coarse reason, no address in it, and nothing is sent', async (_label, url) => {
     const event = buildSessionEvent({ callbackUrl: url() });
     await producer.sendEvents(sessionEventsTopic(dispatcher.config), [event]);
     const delivery = await failedDeliveryOf(event.eventId);
     expect(delivery.attempts).toHaveLength(2);
     for (const attempt of delivery.attempts) {
       expect(attempt.statusCode).toBeNull();
-      expect(attempt.error).toMatch(reason);
+      expect(attempt.error).toBe('the destination address is not allowed (private, loopback or reserved network)');
+      expect(attempt.error).not.toMatch(IP_LITERAL);
     }
     expect(receiver.deliveries()).toHaveLength(0);
   });

@@ -12,6 +12,7 @@ export const NOTICES = {
   method: 'That payment method is not available for this checkout.',
   paid_partial: 'Payment received. The rest is still due.',
   not_payable: 'This checkout can no longer take payment.',
+  destination_unavailable: 'Stablecoin payments to this merchant are unavailable. No money was taken. Choose another method or contact the merchant.',
 } as const;
 export type NoticeCode = keyof typeof NOTICES;
 
@@ -31,6 +32,8 @@ export interface PageContext {
   now: Date;
   /** Where a stablecoin payment goes, with its QR code (an inline SVG), when the order has a destination. */
   payment?: { address: string; qrSvg: string } | undefined;
+  /** The order's destination no longer takes payments (issue 22): the page says so; stablecoin is not offered. */
+  destinationUnavailable?: boolean;
 }
 
 const STYLE = `
@@ -216,6 +219,10 @@ export function renderPendingPage(session: CheckoutSession, ctx: PageContext): s
   const due = Math.max(0, session.order.amounts.total - session.order.amounts.paid);
   const methods = ctx.enabledPaymentMethods;
   const notice = ctx.notice ? `<div class="notice ${ctx.notice === 'paid_partial' ? 'info' : 'error'}" role="alert" data-testid="notice">${e(NOTICES[ctx.notice])}</div>` : '';
+  const unavailable =
+    ctx.destinationUnavailable && ctx.notice !== 'destination_unavailable'
+      ? `<div class="notice error" role="status" data-testid="destination-unavailable">${e('Stablecoin payments to this merchant are unavailable. Choose another method or contact the merchant.')}</div>`
+      : '';
   const attempts =
     session.failedAttempts > 0
       ? `<p class="muted" data-testid="failed-attempts">${session.failedAttempts} declined payment attempt${session.failedAttempts === 1 ? '' : 's'} so far.</p>`
@@ -238,7 +245,7 @@ ${methods.includes('stored_value') ? `<div data-method="stored_value"><p class="
     ? `${methods.includes('stablecoin') ? paymentQr(ctx) : ''}<p class="muted">Payments are processed by our payment processor; this page updates when your payment is confirmed.</p>`
     : '';
   const body = `${header(session, ctx)}
-${notice}
+${notice}${unavailable}
 ${summary(session)}
 <section class="card" aria-labelledby="pay-h">
 <h2 id="pay-h">Pay ${formatUsd(due)}</h2>
