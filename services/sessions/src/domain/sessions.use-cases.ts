@@ -3,9 +3,6 @@ import { DependencyUnavailableError, DomainError, isDomainError } from '@checkou
 import type { Scope } from '@checkout/mongo';
 import { appendToOutbox, type OutboxRelay } from '@checkout/kafka';
 import {
-  SESSION_COMPLETED,
-  SESSION_EXPIRED,
-  SessionEventV1,
   newId,
   type CheckoutSession,
   type OrderStatus,
@@ -17,6 +14,7 @@ import type { OrdersClient, OrderSnapshot, OrderView } from '../clients/orders-c
 import type { SessionsStore } from '../store/sessions.store';
 import type { CollectedInputs, SessionDocument } from '../store/session-document';
 import { presentSession } from './present-session';
+import { sessionEventMessage } from './session-event';
 import { effectiveStatus, extendedExpiry, isDue, mergeSessionData, settle } from './session';
 
 /** Each lost race means another writer succeeded, so the loop ends; the bound only guards against a bug. */
@@ -348,22 +346,8 @@ export class SessionCommands {
 
   /** Appends the session event (a SessionEventV1 envelope, parsed before it is stored) to the document's outbox. */
   private withEvent(doc: SessionDocument, order: OrderView, kind: 'completed' | 'expired', now: Date): SessionDocument {
-    const eventId = newId('evt', doc.mode);
-    const createdAt = now.toISOString();
-    const session = presentSession(doc, order, now, this.deps.checkoutBaseUrl);
-    const type = kind === 'completed' ? SESSION_COMPLETED : SESSION_EXPIRED;
-    const envelope = SessionEventV1.parse({
-      version: 1,
-      eventId,
-      occurredAt: createdAt,
-      organizationId: doc.organizationId,
-      mode: doc.mode,
-      sessionId: doc._id,
-      callbackUrl: doc.callbackUrl,
-      type,
-      body: { id: eventId, event: type, createdAt, session },
-    });
-    return appendToOutbox(doc, { eventId, topic: this.deps.sessionEventsTopic, key: doc._id, value: JSON.stringify(envelope), createdAt: now });
+    const envelope = sessionEventMessage(doc, order, kind, now, this.deps.checkoutBaseUrl);
+    return appendToOutbox(doc, { eventId: envelope.eventId, topic: this.deps.sessionEventsTopic, key: doc._id, value: JSON.stringify(envelope), createdAt: now });
   }
 
   /**
