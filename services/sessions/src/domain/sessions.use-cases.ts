@@ -247,16 +247,20 @@ export class SessionCommands {
   /**
    * Asks orders to apply a payment. A refusal (the order was cancelled, completed or closed by an expiry
    * meanwhile: D25, D21) is passed on after the session caught up with the order as orders has it now: the
-   * one place a payment path asks orders for the order, since a refusal carries none.
+   * one place a payment path asks orders for the order, since a refusal carries none. Orders refuses with its
+   * own ORDER_NOT_PAYABLE; the session's callers get SESSION_NOT_PAYABLE (D29), whatever orders' reason.
    */
   private async applyOrRefuse(scope: Scope, doc: SessionDocument, payment: { paymentId: string; amount?: number; method: PaymentMethod }): Promise<OrderSnapshot & { outcome: 'applied' | 'already_applied' }> {
     try {
       return await this.deps.orders.applyPayment(scope, doc.orderId, payment);
     } catch (err) {
-      if (isDomainError(err) && err.code === 'SESSION_NOT_PAYABLE') {
+      // SESSION_NOT_PAYABLE is what orders answered before issue 25.4: an older orders may still answer it
+      // during a rolling deploy (deploy sessions first: an older sessions does not know ORDER_NOT_PAYABLE).
+      if (isDomainError(err) && (err.code === 'ORDER_NOT_PAYABLE' || err.code === 'SESSION_NOT_PAYABLE')) {
         const latest = await this.deps.orders.get(scope, doc.orderId);
         const { doc: settled } = await this.transition(scope, doc._id, null, latest, null, null);
         if (settled.status !== 'pending') throw notPayable(settled.status);
+        throw new DomainError('SESSION_NOT_PAYABLE', err.message, { cause: err });
       }
       throw err;
     }
