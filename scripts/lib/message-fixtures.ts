@@ -141,25 +141,25 @@ async function orderEvents(): Promise<ProducedMessage[]> {
   const produced: ProducedMessage[] = [];
   let id = place(minimal);
   await commands.update(SCOPE, id, { metadata: { note: 'gift' } });
-  produced.push(lastEvent(id, 'order.updated.minimal', 'orders: OrderCommands.update, an order with no optional field'));
+  produced.push(lastEvent(id, 'order.updated.minimal.v1', 'orders: OrderCommands.update, an order with no optional field'));
 
   id = place(everything, customer);
   await commands.update(SCOPE, id, { items: [{ name: 'Coffee', quantity: 3, unitPrice: 450 }] });
-  produced.push(lastEvent(id, 'order.updated.all-fields', 'orders: OrderCommands.update, an order with every optional field'));
+  produced.push(lastEvent(id, 'order.updated.all-fields.v1', 'orders: OrderCommands.update, an order with every optional field'));
 
   id = place(minimal);
   await commands.cancel(SCOPE, id);
-  produced.push(lastEvent(id, 'order.cancelled', 'orders: OrderCommands.cancel'));
+  produced.push(lastEvent(id, 'order.cancelled.v1', 'orders: OrderCommands.cancel'));
 
   id = place(everything, customer);
   await commands.applyPayment(SCOPE, id, { paymentId: newId('pay', MODE), amount: 500, method: 'card' });
-  produced.push(lastEvent(id, 'order.payment_applied.partial', 'orders: OrderCommands.applyPayment, part of the total (order stays open)'));
+  produced.push(lastEvent(id, 'order.payment_applied.partial.v1', 'orders: OrderCommands.applyPayment, part of the total (order stays open)'));
   await commands.applyPayment(SCOPE, id, { paymentId: newId('pay', MODE), method: 'stablecoin' });
-  produced.push(lastEvent(id, 'order.payment_applied.completed', 'orders: OrderCommands.applyPayment, the rest (order completed, paidAt set)'));
+  produced.push(lastEvent(id, 'order.payment_applied.completed.v1', 'orders: OrderCommands.applyPayment, the rest (order completed, paidAt set)'));
 
   id = place(minimal);
   await commands.closePayments(SCOPE, id);
-  produced.push(lastEvent(id, 'order.payments_closed', 'orders: OrderCommands.closePayments (its session expired)'));
+  produced.push(lastEvent(id, 'order.payments_closed.v1', 'orders: OrderCommands.closePayments (its session expired)'));
   return produced;
 }
 
