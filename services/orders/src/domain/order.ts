@@ -1,8 +1,7 @@
 import { DomainError, type ErrorCode } from '@checkout/errors';
-import { newId, newLineId } from '@checkout/contracts';
+import { computeAmounts, newId, newLineId, paymentStatusFor } from '@checkout/contracts';
 import type { Scope } from '@checkout/mongo';
 import { toEntries } from '@checkout/mongo';
-import { computeAmounts, paymentStatusFor } from './amounts';
 import type { AppliedPayment, OrderDocument, StoredAddress, StoredCustomer, StoredDiscount, StoredItem, StoredTax } from '../store/order-document';
 
 // Pure order rules: building a new order, updating, cancelling and applying payments. No I/O here; the
