@@ -121,7 +121,13 @@ describe('OrderEventMessage (orders.events, issue 13)', () => {
 
   it('When an order change is published, then it carries the presented order and its revision', () => {
     const event = orderChangedEvent({ type: ORDER_PAYMENT_APPLIED, organizationId: 'org_1', mode: 'test', occurredAt: new Date('2026-11-21T10:05:00.000Z'), revision: 3, order });
-    expect(event).toEqual({ type: ORDER_PAYMENT_APPLIED, orderId: order.id, organizationId: 'org_1', mode: 'test', occurredAt: '2026-11-21T10:05:00.000Z', revision: 3, order });
+    expect(event).toEqual({ version: 1, type: ORDER_PAYMENT_APPLIED, orderId: order.id, organizationId: 'org_1', mode: 'test', occurredAt: '2026-11-21T10:05:00.000Z', revision: 3, order });
+  });
+
+  it('When an event without a version arrives (published before issue 25.4), then it still parses; an unknown version does not', () => {
+    const { version: _version, ...unversioned } = orderChangedEvent({ type: ORDER_PAYMENT_APPLIED, organizationId: 'org_1', mode: 'test', occurredAt: new Date('2026-11-21T10:05:00.000Z'), revision: 3, order });
+    expect(OrderEventMessage.parse(unversioned)).toEqual(unversioned);
+    expect(OrderEventMessage.safeParse({ ...unversioned, version: 2 }).success).toBe(false);
   });
 
   it('When an order.cancelled of the earlier shape arrives (no revision, no order), then it still parses', () => {

@@ -175,6 +175,12 @@ export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
  * event published now carries both (a consumer given an event without them looks the order up).
  */
 export const OrderEventMessage = z.object({
+  /**
+   * The message's shape, as on session events: a new shape gets a new version, and consumers keep reading the
+   * old ones until nothing produces them (libs/contracts/fixtures/messages holds one of each). Absent on events
+   * published before issue 25.4 added it: those are version 1 too.
+   */
+  version: z.literal(1).optional(),
   type: z.string(),
   orderId: OrderId,
   organizationId: z.string().min(1),
@@ -193,6 +199,7 @@ export type OrderEventMessage = z.infer<typeof OrderEventMessage>;
  */
 export function orderChangedEvent(input: { type: OrderEventType; organizationId: string; mode: z.infer<typeof ModeSchema>; occurredAt: Date; revision: number; order: { id: string } }): OrderEventMessage {
   return OrderEventMessage.parse({
+    version: 1,
     type: input.type,
     orderId: input.order.id,
     organizationId: input.organizationId,

@@ -5,6 +5,15 @@ export const MODES = ['test', 'live'] as const;
 export type Mode = (typeof MODES)[number];
 export const ModeSchema = z.enum(MODES).describe('API mode: decided by the API key, never by the caller.');
 
+/**
+ * The tenant every request, document and message belongs to (D3: test and live fully isolated). The one
+ * declaration: libs/mongo's `Scope` and libs/http's `RequestScope` are this type (issue 25.4).
+ */
+export interface Scope {
+  organizationId: string;
+  mode: Mode;
+}
+
 // D3: records that belong to a mode carry the mode word in their id, so a test id can never be mistaken for a
 // live one, even in logs.
 export const ID_PREFIXES = {

@@ -1,6 +1,7 @@
 export * from './ids';
 export * from './common';
 export * from './orders';
+export * from './pricing';
 export * from './sessions';
 export * from './events';
 export * from './topics';

@@ -21,6 +21,17 @@ export const INTERNAL_API_HEADERS = {
 } as const;
 
 /**
+ * The revision in an answer's INTERNAL_API_HEADERS.orderRevision (orders writes it with `String(revision)`), or
+ * null when it is missing or not a non-negative integer: the one reader of the header (gateway, sessions).
+ */
+export function orderRevisionOf(headers: Readonly<Record<string, string | string[] | undefined>>): number | null {
+  const header = headers[INTERNAL_API_HEADERS.orderRevision];
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !/^\d{1,15}$/.test(value)) return null;
+  return Number(value);
+}
+
+/**
  * An order as orders answered it, with the revision that orders it among other answers and order events:
  * the body of sessions' `PUT /internal/sessions/:sessionId/order` (D46).
  */

@@ -22,6 +22,11 @@ export const ERROR_STATUS = {
   ORDER_UPDATE_FAILED: 400,
   ORDER_NOT_EDITABLE: 400,
   ORDER_CANCEL_FAILED: 400,
+  /**
+   * Internal: orders refuses a payment (the order is not open, its checkout expired, or nothing is due). Only
+   * sessions calls orders' payments, and it answers its callers with its own SESSION_NOT_PAYABLE (D29).
+   */
+  ORDER_NOT_PAYABLE: 400,
   ORDERS_FETCH_FAILED: 400,
   ORDER_FETCH_FAILED: 400,
   DUPLICATE_EXTERNAL_ID: 409,

@@ -1,5 +1,6 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
+import type { Scope } from '@checkout/contracts';
 import { DomainError } from '@checkout/errors';
 
 export const INTERNAL_HEADERS = {
@@ -14,10 +15,8 @@ export const INTERNAL_HEADERS = {
   idempotencyRecord: 'x-idempotency-record',
 } as const;
 
-export interface RequestScope {
-  organizationId: string;
-  mode: 'test' | 'live';
-}
+/** The tenant of an internal request (its x-organization-id and x-mode): libs/contracts' one Scope type. */
+export type RequestScope = Scope;
 
 declare module 'koa' {
   interface DefaultState {

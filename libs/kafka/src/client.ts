@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Kafka, logLevel, type LogEntry, type SASLOptions, type logCreator } from 'kafkajs';
 import type { Logger } from 'pino';
 import { bindKafkajs, kafkajsOf } from './kafkajs';
+import { GROUP_REQUEST_TIMEOUT_MS } from './kafkajs-accommodations';
 
 export interface KafkaOptions {
   brokers: readonly string[];
@@ -43,16 +44,6 @@ function pinoLogCreator(logger: Logger): logCreator {
     };
 }
 
-/**
- * How long a consumer group member's requests may wait. A follower's SyncGroup waits at the coordinator until
- * the group's leader sends the assignment; when the leader is a member that died (a SIGKILLed replica, or a
- * kafkajs consumer that gave up and rejoined under a new member id), that lasts until its session expires
- * (CONSUMER_GROUP_SETTINGS.sessionTimeout, 15 s). With 10 s, kafkajs gave up on the SyncGroup first, crashed,
- * rejoined as yet another member, and the group could stay unassigned for minutes (seen in the soak: a
- * "SyncGroup timed out" every 25 s while order events waited). 30 s outlasts it.
- */
-const GROUP_REQUEST_TIMEOUT_MS = 30_000;
-
 function saslOf({ mechanism, username, password }: NonNullable<KafkaOptions['sasl']>): SASLOptions {
   return mechanism === 'scram-sha-256' ? { mechanism, username, password } : { mechanism, username, password };
 }
@@ -73,6 +64,7 @@ export function createKafka(options: KafkaOptions): KafkaClient {
       ...(options.logger && { logCreator: pinoLogCreator(options.logger.child({ component: 'kafkajs' })) }),
     });
   const requestTimeout = options.requestTimeoutMs ?? 10_000;
+  // Group members get a longer request timeout (GROUP_REQUEST_TIMEOUT_MS: a kafkajs accommodation).
   return bindKafkajs({ clientId: options.clientId, brokers: [...options.brokers] }, settings(requestTimeout), settings(Math.max(requestTimeout, GROUP_REQUEST_TIMEOUT_MS)));
 }
 

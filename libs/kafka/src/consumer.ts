@@ -4,6 +4,10 @@ import { GroupCommit } from '@checkout/coalesce';
 import type { KafkaClient } from './client';
 import { kafkajsGroupsOf } from './kafkajs';
 import type { EventProducer } from './producer';
+import { HANDLER_DEADLINE_MS, HandlerFailedError, heartbeating, superviseConsumer, withinDeadline } from './kafkajs-accommodations';
+
+// Moved to kafkajs-accommodations.ts (issue 25.3); still importable from here, as the lib's tests do.
+export { HANDLER_DEADLINE_MS, HandlerFailedError, superviseConsumer } from './kafkajs-accommodations';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -49,79 +53,6 @@ export interface RunningConsumer {
 }
 
 /**
- * Internal to libs/kafka (services use runConsumer, runDelayedConsumer or readTopic). Keeps a consumer group
- * member alive for the life of the service. kafkajs restarts a crashed consumer only when the crash is retriable; after any other crash it leaves the consumer disconnected for good while the
- * service goes on answering ready. We have seen it after "Failed to find group coordinator" on a busy
- * single-broker cluster (kafkajs wraps that in a non-retriable error: tulios/kafkajs#1630); a TypeError or
- * RangeError out of a handler does the same. The supervisor starts a fresh consumer after such a crash,
- * backing off from 500 ms to 5 s (the cap of its group retries), until stop(). Messages whose offsets were
- * not committed are fetched again.
- *
- * `begin` subscribes and runs the consumer it is given; it is called again for every replacement.
- */
-export async function superviseConsumer(options: {
-  create: () => Consumer;
-  begin: (consumer: Consumer) => Promise<void>;
-  logger: Logger;
-  /** Called after a replacement consumer is running (tests, metrics). */
-  onRestart?: () => void;
-}): Promise<RunningConsumer> {
-  const { logger: log } = options;
-  let stopped = false;
-  let current: Consumer | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let failures = 0;
-
-  const launch = async (): Promise<void> => {
-    const consumer = options.create();
-    consumer.on(consumer.events.CRASH, ({ payload }) => {
-      if (payload.restart || stopped || consumer !== current) return;
-      log.error({ err: payload.error }, 'consumer crashed and kafkajs will not restart it; starting a new one');
-      schedule();
-    });
-    current = consumer;
-    try {
-      await consumer.connect();
-      await options.begin(consumer);
-      // stop() came while this replacement was starting: it must not outlive the service.
-      if (stopped) await consumer.disconnect();
-    } catch (err) {
-      await consumer.disconnect().catch(() => {});
-      throw err;
-    }
-  };
-
-  const schedule = () => {
-    const delayMs = Math.min(5_000, 500 * 2 ** failures);
-    timer = setTimeout(() => {
-      timer = undefined;
-      if (stopped) return;
-      launch().then(
-        () => {
-          failures = 0;
-          log.warn('replacement consumer running');
-          options.onRestart?.();
-        },
-        (err: unknown) => {
-          failures++;
-          log.warn({ err, retryInMs: Math.min(5_000, 500 * 2 ** failures) }, 'replacement consumer failed to start; will retry');
-          if (!stopped) schedule();
-        },
-      );
-    }, delayMs);
-  };
-
-  await launch();
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await current?.disconnect();
-    },
-  };
-}
-
-/**
  * What every consumer runner here starts with: a supervised member of `groupId` with our group settings (plus
  * the runner's own fetch settings), subscribed to `topics`; `run` starts it consuming, on every replacement too.
  */
@@ -143,57 +74,6 @@ function superviseGroupMember(
 }
 
 /**
- * A handler's failure as kafkajs must see it: retriable. kafkajs retries any error by default, except that
- * it crashes the consumer on a TypeError, RangeError, ReferenceError or SyntaxError (its "unrecoverable"
- * list), which a network library or a bug in one branch can throw for one message. At least once means the
- * message is tried again after a backoff, whatever the handler threw.
- */
-export class HandlerFailedError extends Error {
-  readonly retriable = true;
-  constructor(cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
-    this.name = 'HandlerFailedError';
-  }
-}
-
-/**
- * A handler call that never settles stops its partition for good: kafkajs awaits it, nothing times it out, and
- * the group member keeps its partitions while the service answers ready. The MongoDB driver has such a wait
- * (a write on a socket Node has destroyed waits for a 'drain' that never comes, with no timeout unless the
- * caller passes one: monitor-watchdog.ts in @checkout/mongo), and writes take no AbortSignal in driver 7. Past
- * the deadline the call counts as failed and the message is tried again; the abandoned call may still finish,
- * which at-least-once handlers must tolerate anyway.
- */
-export const HANDLER_DEADLINE_MS = 60_000;
-
-async function withinDeadline(work: Promise<void>, deadlineMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the handler did not settle within ${deadlineMs} ms; trying the message again`)), deadlineMs);
-  });
-  try {
-    await Promise.race([work, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * Runs a handler call while heartbeating for the member. kafkajs heartbeats only between handler calls (or when
- * asked), so a call that outlasts the group session (a handler waiting for room: back-pressure; a slow
- * database) would get the member dropped and its partitions handed over mid-call. A rebalance a heartbeat
- * reports meanwhile is left to the next heartbeat after the call, which kafkajs acts on.
- */
-async function heartbeating<R>(heartbeat: () => Promise<void>, work: () => Promise<R>): Promise<R> {
-  const timer = setInterval(() => void heartbeat().catch(() => {}), CONSUMER_GROUP_SETTINGS.heartbeatInterval);
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
-  }
-}
-
-/**
  * At-least-once consumption (style.md §10): the offset moves on only after `handle` returns. A message
  * that can't be parsed is parked on the dead-letter topic and skipped; a handler that throws (database or
  * broker down) leaves the offset where it is, and kafkajs delivers the message again after a backoff.
@@ -212,7 +92,7 @@ export async function runConsumer<T>(options: ConsumerOptions<T>): Promise<Runni
           return;
         }
         try {
-          await heartbeating(heartbeat, () => withinDeadline(options.handle(parsed.value, context), options.handlerDeadlineMs ?? HANDLER_DEADLINE_MS));
+          await heartbeating(heartbeat, CONSUMER_GROUP_SETTINGS.heartbeatInterval, () => withinDeadline(options.handle(parsed.value, context), options.handlerDeadlineMs ?? HANDLER_DEADLINE_MS));
         } catch (err) {
           throw new HandlerFailedError(err);
         }
@@ -339,7 +219,7 @@ async function handOver<T>(
 ): Promise<{ done: Promise<void> }> {
   if (messages.length === 0) return { done: Promise.resolve() };
   try {
-    return await heartbeating(heartbeat, () => handleBatch(messages));
+    return await heartbeating(heartbeat, CONSUMER_GROUP_SETTINGS.heartbeatInterval, () => handleBatch(messages));
   } catch (err) {
     throw new HandlerFailedError(err);
   }
@@ -438,7 +318,7 @@ export async function runDelayedConsumer<T>(options: DelayedConsumerOptions<T>):
             return;
           }
           try {
-            await heartbeating(heartbeat, () => options.onDue(parsed.value));
+            await heartbeating(heartbeat, CONSUMER_GROUP_SETTINGS.heartbeatInterval, () => options.onDue(parsed.value));
           } catch (err) {
             throw new HandlerFailedError(err);
           }

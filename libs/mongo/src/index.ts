@@ -1,5 +1,6 @@
 export * from './command-counter';
 export * from './connection';
+export * from './engine';
 export * from './errors';
 export * from './indexes';
 export * from './key-value';

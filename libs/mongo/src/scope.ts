@@ -1,12 +1,9 @@
+import type { Mode, Scope } from '@checkout/contracts';
 import { DependencyUnavailableError } from '@checkout/errors';
 import type { Collection, Document, Filter, FindOptions, OptionalUnlessRequiredId, UpdateFilter, WithId } from 'mongodb';
 
-export type Mode = 'test' | 'live';
-
-export interface Scope {
-  organizationId: string;
-  mode: Mode;
-}
+// The tenant types are libs/contracts' (one declaration for every service); re-exported for the stores.
+export type { Mode, Scope };
 
 /** The fields every tenant-owned document carries. */
 export interface ScopedDocument extends Document {

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { DependencyUnavailableError, DomainError } from '@checkout/errors';
 import { INTERNAL_HEADERS, jsonBody, requireScope, type InternalAnswer, type RequestScope } from '@checkout/http';
-import { INTERNAL_API_HEADERS, isIdOf, type Mode } from '@checkout/contracts';
+import { INTERNAL_API_HEADERS, isIdOf, orderRevisionOf, type Mode } from '@checkout/contracts';
 import type { Middleware } from 'koa';
 import type { InternalClient } from '@checkout/http';
 import type { CheckoutSettings } from '../store/organizations.store';
@@ -81,7 +81,8 @@ const single = (value: string | string[] | undefined): string | undefined => (Ar
 async function copyOrderToSession(sessions: InternalClient, scope: RequestScope, requestId: string, ordersAnswer: InternalAnswer): Promise<void> {
   const sessionId = single(ordersAnswer.headers[INTERNAL_API_HEADERS.checkoutSessionId]);
   if (sessionId === undefined) return;
-  const revision = Number(single(ordersAnswer.headers[INTERNAL_API_HEADERS.orderRevision]));
+  const revision = orderRevisionOf(ordersAnswer.headers);
+  if (revision === null) throw new DependencyUnavailableError('orders', new Error(`orders answered without a valid ${INTERNAL_API_HEADERS.orderRevision}`));
   const order = (ordersAnswer.body as { order?: unknown } | null)?.order;
   const answer = await sessions.json({
     method: 'PUT',

@@ -1,8 +1,7 @@
 import { DomainError, type ErrorCode } from '@checkout/errors';
-import { newId, newLineId } from '@checkout/contracts';
+import { computeAmounts, newId, newLineId, paymentStatusFor } from '@checkout/contracts';
 import type { Scope } from '@checkout/mongo';
 import { toEntries } from '@checkout/mongo';
-import { computeAmounts, paymentStatusFor } from './amounts';
 import type { AppliedPayment, OrderDocument, StoredAddress, StoredCustomer, StoredDiscount, StoredItem, StoredTax } from '../store/order-document';
 
 // Pure order rules: building a new order, updating, cancelling and applying payments. No I/O here; the
@@ -154,12 +153,12 @@ export type PaymentOutcome = 'applied' | 'already_applied';
 export function applyPayment(order: OrderDocument, payment: { paymentId: string; amount: number; method: string }, now: Date): { next: OrderDocument | null; outcome: PaymentOutcome } {
   if (order.payments.some((p) => p.paymentId === payment.paymentId)) return { next: null, outcome: 'already_applied' };
   if (order.status !== 'open') {
-    throw new DomainError('SESSION_NOT_PAYABLE', `Order ${order._id} is ${order.status}; it accepts no payment.`);
+    throw new DomainError('ORDER_NOT_PAYABLE', `Order ${order._id} is ${order.status}; it accepts no payment.`);
   }
   if (order.paymentsClosed === true) {
-    throw new DomainError('SESSION_NOT_PAYABLE', `The checkout of order ${order._id} has expired; it accepts no payment.`);
+    throw new DomainError('ORDER_NOT_PAYABLE', `The checkout of order ${order._id} has expired; it accepts no payment.`);
   }
-  if (payment.amount < 1) throw new DomainError('SESSION_NOT_PAYABLE', `Nothing is due on order ${order._id}.`);
+  if (payment.amount < 1) throw new DomainError('ORDER_NOT_PAYABLE', `Nothing is due on order ${order._id}.`);
   const applied: AppliedPayment = { ...payment, appliedAt: now };
   const paid = order.amounts.paid + payment.amount;
   const paymentStatus = paymentStatusFor(paid, order.amounts.total);

@@ -93,7 +93,7 @@ describe('Internal orders API', () => {
       } else {
         expect(order).toMatchObject({ status: 'cancelled', paymentStatus: 'unpaid', amounts: { paid: 0 } });
         expect(cancel.status).toBe(200);
-        expect(pay.body.code).toBe('SESSION_NOT_PAYABLE');
+        expect(pay.body.code).toBe('ORDER_NOT_PAYABLE');
       }
     }
   });

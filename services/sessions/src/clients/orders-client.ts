@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DependencyUnavailableError, DomainError, isErrorCode, type ErrorDetail } from '@checkout/errors';
 import { InternalClient, type RequestScope } from '@checkout/http';
-import { INTERNAL_API_HEADERS, Order, type OrderSnapshot, type PaymentMethod, type ShippingAddress } from '@checkout/contracts';
+import { INTERNAL_API_HEADERS, Order, orderRevisionOf, type OrderSnapshot, type PaymentMethod, type ShippingAddress } from '@checkout/contracts';
 
 export type OrderView = z.infer<typeof Order>;
 export type { OrderSnapshot };
@@ -118,9 +118,8 @@ interface Answer {
 }
 
 function snapshotOf(answer: Answer): OrderSnapshot {
-  const header = answer.headers[INTERNAL_API_HEADERS.orderRevision];
-  const revision = Number(Array.isArray(header) ? header[0] : header);
-  if (!Number.isSafeInteger(revision) || revision < 0) throw new DependencyUnavailableError('orders', new Error(`orders answered without a valid ${INTERNAL_API_HEADERS.orderRevision}`));
+  const revision = orderRevisionOf(answer.headers);
+  if (revision === null) throw new DependencyUnavailableError('orders', new Error(`orders answered without a valid ${INTERNAL_API_HEADERS.orderRevision}`));
   return { order: OrderEnvelope.parse(answer.body).order, revision };
 }
 

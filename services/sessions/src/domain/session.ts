@@ -3,6 +3,7 @@ import {
   SESSION_DATA_MAX_BYTES,
   SESSION_DATA_MAX_KEYS,
   SESSION_MAX_LIFETIME_MS,
+  computeAmounts,
   serializedSize,
   type JsonValue,
   type OrderStatus,
@@ -102,24 +103,18 @@ export function mergeSessionData(currentJson: string, patch: SessionDataRecord):
 }
 
 /**
- * D17 total of a create request, computed the same way orders does, so a session whose total would be 0 is
- * refused (D24) before an order (and its externalId) is created. null when orders would reject the amounts
- * anyway (discount above subtotal): then orders' own error is the answer.
+ * D17 total of a create request, priced by orders' own rule (computeAmounts, libs/contracts), so a session
+ * whose total would be 0 is refused (D24) before an order (and its externalId) is created. null when orders
+ * would reject the amounts anyway (a discount above the subtotal, an amount past D10's ceiling): then orders'
+ * own error is the answer.
  */
 export function expectedTotal(input: {
   items: readonly { quantity: number; unitPrice: number }[];
   taxes?: readonly { amount: number }[] | undefined;
   discounts?: readonly { type: 'fixed' | 'percentage'; amount: number }[] | undefined;
 }): number | null {
-  const subtotal = input.items.reduce((sum, i) => sum + BigInt(i.quantity) * BigInt(i.unitPrice), 0n);
-  const tax = (input.taxes ?? []).reduce((sum, t) => sum + BigInt(t.amount), 0n);
-  let discount = 0n;
-  for (const d of input.discounts ?? []) {
-    // round half up: floor((subtotal * percent * 2 + 100) / 200)
-    discount += d.type === 'fixed' ? BigInt(d.amount) : (subtotal * BigInt(d.amount) * 2n + 100n) / 200n;
-  }
-  if (discount > subtotal) return null;
-  return Number(subtotal + tax - discount);
+  const priced = computeAmounts({ items: input.items, taxes: input.taxes ?? [], discounts: input.discounts ?? [], paid: 0 });
+  return priced.ok ? priced.amounts.total : null;
 }
 
 /** What is still owed on an order; never negative. */

@@ -3,9 +3,6 @@ import { DependencyUnavailableError, DomainError, isDomainError } from '@checkou
 import type { Scope } from '@checkout/mongo';
 import { appendToOutbox, type OutboxRelay } from '@checkout/kafka';
 import {
-  SESSION_COMPLETED,
-  SESSION_EXPIRED,
-  SessionEventV1,
   newId,
   type CheckoutSession,
   type OrderStatus,
@@ -17,6 +14,7 @@ import type { OrdersClient, OrderSnapshot, OrderView } from '../clients/orders-c
 import type { SessionsStore } from '../store/sessions.store';
 import type { CollectedInputs, SessionDocument } from '../store/session-document';
 import { presentSession } from './present-session';
+import { sessionEventMessage } from './session-event';
 import { effectiveStatus, extendedExpiry, isDue, mergeSessionData, settle } from './session';
 
 /** Each lost race means another writer succeeded, so the loop ends; the bound only guards against a bug. */
@@ -249,16 +247,20 @@ export class SessionCommands {
   /**
    * Asks orders to apply a payment. A refusal (the order was cancelled, completed or closed by an expiry
    * meanwhile: D25, D21) is passed on after the session caught up with the order as orders has it now: the
-   * one place a payment path asks orders for the order, since a refusal carries none.
+   * one place a payment path asks orders for the order, since a refusal carries none. Orders refuses with its
+   * own ORDER_NOT_PAYABLE; the session's callers get SESSION_NOT_PAYABLE (D29), whatever orders' reason.
    */
   private async applyOrRefuse(scope: Scope, doc: SessionDocument, payment: { paymentId: string; amount?: number; method: PaymentMethod }): Promise<OrderSnapshot & { outcome: 'applied' | 'already_applied' }> {
     try {
       return await this.deps.orders.applyPayment(scope, doc.orderId, payment);
     } catch (err) {
-      if (isDomainError(err) && err.code === 'SESSION_NOT_PAYABLE') {
+      // SESSION_NOT_PAYABLE is what orders answered before issue 25.4: an older orders may still answer it
+      // during a rolling deploy (deploy sessions first: an older sessions does not know ORDER_NOT_PAYABLE).
+      if (isDomainError(err) && (err.code === 'ORDER_NOT_PAYABLE' || err.code === 'SESSION_NOT_PAYABLE')) {
         const latest = await this.deps.orders.get(scope, doc.orderId);
         const { doc: settled } = await this.transition(scope, doc._id, null, latest, null, null);
         if (settled.status !== 'pending') throw notPayable(settled.status);
+        throw new DomainError('SESSION_NOT_PAYABLE', err.message, { cause: err });
       }
       throw err;
     }
@@ -348,22 +350,8 @@ export class SessionCommands {
 
   /** Appends the session event (a SessionEventV1 envelope, parsed before it is stored) to the document's outbox. */
   private withEvent(doc: SessionDocument, order: OrderView, kind: 'completed' | 'expired', now: Date): SessionDocument {
-    const eventId = newId('evt', doc.mode);
-    const createdAt = now.toISOString();
-    const session = presentSession(doc, order, now, this.deps.checkoutBaseUrl);
-    const type = kind === 'completed' ? SESSION_COMPLETED : SESSION_EXPIRED;
-    const envelope = SessionEventV1.parse({
-      version: 1,
-      eventId,
-      occurredAt: createdAt,
-      organizationId: doc.organizationId,
-      mode: doc.mode,
-      sessionId: doc._id,
-      callbackUrl: doc.callbackUrl,
-      type,
-      body: { id: eventId, event: type, createdAt, session },
-    });
-    return appendToOutbox(doc, { eventId, topic: this.deps.sessionEventsTopic, key: doc._id, value: JSON.stringify(envelope), createdAt: now });
+    const envelope = sessionEventMessage(doc, order, kind, now, this.deps.checkoutBaseUrl);
+    return appendToOutbox(doc, { eventId: envelope.eventId, topic: this.deps.sessionEventsTopic, key: doc._id, value: JSON.stringify(envelope), createdAt: now });
   }
 
   /**

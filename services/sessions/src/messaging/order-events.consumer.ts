@@ -3,6 +3,12 @@ import { runConsumer, type KafkaClient, type ParseResult, type RunningConsumer }
 import { OrderEventMessage } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 
+/** What the consumer does with a received message's JSON; exported for the message fixtures test (issue 21.5). */
+export function parseOrderEvent(raw: unknown): ParseResult<OrderEventMessage> {
+  const parsed = OrderEventMessage.safeParse(raw);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: parsed.error.message };
+}
+
 /**
  * Flow 5: orders' events keep each session's copy of its order current, and let the session catch up with what
  * happened to the order (completed: the session completes with its event; cancelled: D25, no webhook). At
@@ -23,10 +29,7 @@ export async function startOrderEventsConsumer(deps: {
     topics: [deps.topic],
     onRestart: deps.onRestart,
     logger: deps.logger,
-    parse: (raw): ParseResult<OrderEventMessage> => {
-      const parsed = OrderEventMessage.safeParse(raw);
-      return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: parsed.error.message };
-    },
+    parse: parseOrderEvent,
     handle: async (message) => {
       const snapshot = message.order !== undefined && message.revision !== undefined ? { order: message.order, revision: message.revision } : null;
       await deps.commands.onOrderChanged({ organizationId: message.organizationId, mode: message.mode }, { orderId: message.orderId, snapshot });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
-import { ORDER_CANCELLED, ORDER_UPDATED, SessionEventV1, TOPICS, derivedId, orderChangedEvent, secretlyDerivedId, topicName } from '@checkout/contracts';
+import { INTERNAL_API_HEADERS, ORDER_CANCELLED, ORDER_UPDATED, SessionEventV1, TOPICS, derivedId, orderChangedEvent, secretlyDerivedId, topicName } from '@checkout/contracts';
 import { INTERNAL_HEADERS } from '@checkout/http';
 import { createEventProducer, createKafka } from '@checkout/kafka';
 import { ID_DERIVATION_SECRET, collectSessionEvents, newTenant, sessionRequest, startStack, uniqueName, type Stack } from './harness';
@@ -70,7 +70,7 @@ describe('a payment orders applied but the session never stored', () => {
     const session = await stack.createSession(tenant);
     const edited = await stack.orders('PATCH', `/internal/orders/${session.order.id}`, tenant, { metadata: { step: 'edited' } });
     expect(edited.status).toBe(200);
-    const revision = Number(edited.headers['x-order-revision']);
+    const revision = Number(edited.headers[INTERNAL_API_HEADERS.orderRevision]);
     await eventually(async () => (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session.order.metadata.step === 'edited', { description: 'the edit arrives' });
 
     // Same key, so one partition and this order: a stale snapshot saying `cancelled` (it would cancel the session

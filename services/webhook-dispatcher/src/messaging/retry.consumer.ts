@@ -1,5 +1,5 @@
 import type { Logger } from '@checkout/logger';
-import { runDelayedConsumer, type EventProducer, type KafkaClient, type RunningConsumer } from '@checkout/kafka';
+import { runDelayedConsumer, type EventProducer, type KafkaClient, type ParseResult, type RunningConsumer } from '@checkout/kafka';
 import { RetryMessage } from './webhook-messages';
 
 export interface RetryConsumerOptions {
@@ -16,6 +16,12 @@ export interface RetryConsumerOptions {
   onRestart: () => void;
 }
 
+/** What the consumer does with a received message's JSON; exported for the message fixtures test (issue 21.5). */
+export function parseRetryMessage(raw: unknown): ParseResult<RetryMessage> {
+  const parsed = RetryMessage.safeParse(raw);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: 'invalid retry message' };
+}
+
 /**
  * Reads the retry tiers: each message waits on its partition until notBefore (libs/kafka pauses only that
  * partition), then goes to the scheduler. An invalid message goes to the dead-letter topic.
@@ -24,10 +30,7 @@ export function runRetryConsumer(options: RetryConsumerOptions): Promise<Running
   const { onDue, ...rest } = options;
   return runDelayedConsumer<RetryMessage>({
     ...rest,
-    parse: (raw) => {
-      const parsed = RetryMessage.safeParse(raw);
-      return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: 'invalid retry message' };
-    },
+    parse: parseRetryMessage,
     dueAt: (message) => new Date(message.notBefore),
     onDue,
   });

@@ -1,7 +1,16 @@
 import type { Logger } from '@checkout/logger';
 import { SessionEventV1 } from '@checkout/contracts';
-import { runBatchConsumer, type EventProducer, type KafkaClient, type RunningConsumer } from '@checkout/kafka';
+import { runBatchConsumer, type EventProducer, type KafkaClient, type ParseResult, type RunningConsumer } from '@checkout/kafka';
 import type { IncomingSessionEvent } from '../domain/dispatcher';
+
+/** What the consumer does with a received message's JSON; exported for the message fixtures test (issue 21.5). */
+export function parseSessionEvent(raw: unknown): ParseResult<IncomingSessionEvent> {
+  const result = SessionEventV1.safeParse(raw);
+  if (!result.success) return { ok: false, error: result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+  const rawBody = (raw as { body: Record<string, unknown> }).body;
+  const { body, ...envelope } = result.data;
+  return { ok: true, value: { envelope, createdAt: body.createdAt, rawBody } };
+}
 
 /**
  * Reads session events. The envelope is validated with SessionEventV1 (poison → dead-letter topic); the
@@ -30,13 +39,7 @@ export function runSessionEventsConsumer(options: {
     // partition together stay near the scheduler's in-memory bound (back-pressure keeps the rest in Kafka).
     maxBytesPerPartition: 256 * 1024,
     onRestart: options.onRestart,
-    parse: (raw) => {
-      const result = SessionEventV1.safeParse(raw);
-      if (!result.success) return { ok: false, error: result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
-      const rawBody = (raw as { body: Record<string, unknown> }).body;
-      const { body, ...envelope } = result.data;
-      return { ok: true, value: { envelope, createdAt: body.createdAt, rawBody } };
-    },
+    parse: parseSessionEvent,
     handleBatch: (messages) => options.handleBatch(messages.map((m) => m.value)),
   });
 }

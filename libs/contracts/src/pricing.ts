@@ -1,5 +1,8 @@
-import { MAX_AMOUNT, type Amounts, type DiscountType, type PaymentStatus } from '@checkout/contracts';
+import { MAX_AMOUNT, type Amounts, type DiscountType, type PaymentStatus } from './orders';
 
+// Order pricing, one rule for every service (issue 25.4): orders prices its orders with it, and sessions
+// checks a create request's total (D24) with it before asking orders for the order.
+//
 // D17 in exact integer arithmetic. Everything is BigInt inside, so intermediate products such as
 // quantity × unitPrice or subtotal × percent never lose precision, even past 2^53; results are converted back
 // to numbers only once they are known to be within D10's ceiling (far below 2^53).

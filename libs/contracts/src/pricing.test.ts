@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_AMOUNT } from '@checkout/contracts';
-import { computeAmounts, paymentStatusFor, percentageOf, type AmountsInput } from './amounts';
+import { MAX_AMOUNT } from './orders';
+import { computeAmounts, paymentStatusFor, percentageOf, type AmountsInput } from './pricing';
 
 const item = (quantity: number, unitPrice: number) => ({ quantity, unitPrice });
 const tax = (amount: number) => ({ amount });

@@ -1,0 +1,281 @@
+// Issue 21.5 (mixed versions): during a rolling deploy old and new code run side by side, so every consumer must
+// read every message an older producer still sends. libs/contracts/fixtures/messages/<topic>/<name>.json holds
+// one committed example of every message shape produced on every topic; message-fixtures.test.ts runs each
+// through the parse function its consumer uses on receipt, and fails when a producer can make a shape that has
+// no fixture. This module builds today's messages with the producers' own code (OrderCommands, sessions'
+// sessionEventMessage, the dispatcher's WebhookPublisher) and reads and writes the fixture files;
+// `npm run fixtures` (scripts/fixtures.ts) adds the fixtures of shapes that have none.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Order, TOPICS, WEBHOOK_RETRY_TIERS, newId, type Mode } from '@checkout/contracts';
+import type { EventProducer, OutgoingMessage, OutboxRelay } from '@checkout/kafka';
+import { nextRevision, type Scope } from '@checkout/mongo';
+import { OrderCommands } from '../../services/orders/src/domain/orders.use-cases';
+import { newOrder, type NewOrderInput } from '../../services/orders/src/domain/order';
+import { presentOrder } from '../../services/orders/src/http/order.presenter';
+import type { OrderDocument } from '../../services/orders/src/store/order-document';
+import type { OrdersStore } from '../../services/orders/src/store/orders.store';
+import type { ReferenceDataStore } from '../../services/orders/src/store/reference-data.store';
+import { sessionEventMessage } from '../../services/sessions/src/domain/session-event';
+import type { SessionDocument } from '../../services/sessions/src/store/session-document';
+import { WebhookPublisher } from '../../services/webhook-dispatcher/src/messaging/webhook-messages';
+import type { DeliveryDocument } from '../../services/webhook-dispatcher/src/store/documents';
+
+export const FIXTURES_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../libs/contracts/fixtures/messages');
+
+/** One committed message: its key, headers and value (the JSON the producer sent, parsed) and who makes it. */
+export interface MessageFixture {
+  producedBy: string;
+  key: string;
+  headers?: Record<string, string>;
+  value: unknown;
+}
+
+export interface ProducedMessage {
+  topic: string;
+  /** The fixture file's name without `.json`; a new version of a shape gets a new name (`….v2`). */
+  name: string;
+  fixture: MessageFixture;
+}
+
+/** Every fixture committed under FIXTURES_DIR, by topic (the directory's name). */
+export function readFixtures(): Array<{ topic: string; name: string; fixture: MessageFixture }> {
+  const found: Array<{ topic: string; name: string; fixture: MessageFixture }> = [];
+  for (const topic of readdirSync(FIXTURES_DIR).sort()) {
+    for (const file of readdirSync(join(FIXTURES_DIR, topic)).filter((f) => f.endsWith('.json')).sort()) {
+      found.push({ topic, name: file.replace(/\.json$/, ''), fixture: JSON.parse(readFileSync(join(FIXTURES_DIR, topic, file), 'utf8')) as MessageFixture });
+    }
+  }
+  return found;
+}
+
+/** Fields whose value, not only its type, tells shapes apart: the discriminators of the message unions. */
+const DISCRIMINATORS = new Set(['type', 'event', 'version']);
+
+/**
+ * The shape of a JSON value: its field names and the JSON types of their values, recursively (the values of
+ * discriminators too); arrays by the distinct shapes of their elements. Two messages with the same shape
+ * exercise a consumer's schema the same way (ids, amounts and times differ between runs; their types do not).
+ */
+export function shapeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `[${[...new Set(value.map(shapeOf))].sort().join('|')}]`;
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${k}:${DISCRIMINATORS.has(k) && typeof v !== 'object' ? JSON.stringify(v) : shapeOf(v)}`).join(',')}}`;
+  }
+  return typeof value;
+}
+
+/** The shape of a whole fixture: key, header names and value. */
+export function fixtureShape(fixture: MessageFixture): string {
+  return `${typeof fixture.key}|${Object.keys(fixture.headers ?? {}).sort().join(',')}|${shapeOf(fixture.value)}`;
+}
+
+const NOW = new Date('2026-01-15T12:00:00.000Z');
+const MODE: Mode = 'test';
+const SCOPE: Scope = { organizationId: 'org_fixtures', mode: MODE };
+
+function toFixture(message: OutgoingMessage, producedBy: string): MessageFixture {
+  return { producedBy, key: message.key, ...(message.headers && { headers: message.headers }), value: JSON.parse(message.value) as unknown };
+}
+
+// ---- orders.events: OrderCommands with an in-memory store in place of MongoDB ---------------------------
+
+/** The part of OrdersStore that OrderCommands' writes use, kept in memory; a write bumps revision as scoped().mutate does. */
+class MemoryOrders {
+  readonly docs = new Map<string, OrderDocument>();
+
+  getOrder(_scope: Scope, id: string): Promise<OrderDocument | null> {
+    return Promise.resolve(this.docs.get(id) ?? null);
+  }
+
+  mutateOrder<R>(_scope: Scope, id: string, change: (current: OrderDocument) => { next: OrderDocument | null; result: R }): Promise<{ order: OrderDocument; result: R } | null> {
+    const current = this.docs.get(id);
+    if (!current) return Promise.resolve(null);
+    const { next, result } = change(current);
+    if (next === null) return Promise.resolve({ order: current, result });
+    const stored = { ...next, revision: nextRevision(current.revision) };
+    this.docs.set(id, stored);
+    return Promise.resolve({ order: stored, result });
+  }
+}
+
+async function orderEvents(): Promise<ProducedMessage[]> {
+  const store = new MemoryOrders();
+  const topic = TOPICS.orderEvents;
+  const commands = new OrderCommands({
+    // Only getOrder and mutateOrder are reached by update, cancel, applyPayment and closePayments.
+    orders: store as unknown as OrdersStore,
+    referenceData: {} as ReferenceDataStore,
+    relay: { publishWritten: () => Promise.resolve(0) } as unknown as OutboxRelay<OrderDocument>,
+    orderEventsTopic: topic,
+    clock: () => NOW,
+  });
+  const place = (input: NewOrderInput, extra: Partial<OrderDocument> = {}): string => {
+    const doc = { ...newOrder(input, { scope: SCOPE, now: NOW }), ...SCOPE, revision: 1, ...extra } as OrderDocument;
+    store.docs.set(doc._id, doc);
+    return doc._id;
+  };
+  const minimal: NewOrderInput = { items: [{ name: 'Coffee', quantity: 2, unitPrice: 450 }] };
+  const everything: NewOrderInput = {
+    items: [{ name: 'Coffee', quantity: 2, unitPrice: 450 }, { name: 'Cake', quantity: 1, unitPrice: 600 }],
+    taxes: [{ name: 'VAT', type: 'additive', amount: 150 }],
+    discounts: [{ name: 'Regulars', type: 'fixed', amount: 100 }],
+    externalId: 'pos-1234',
+    shippingAddress: { name: 'Ada Lovelace', line1: '1 Main St', line2: 'Flat 2', city: 'London', state: 'LDN', postalCode: 'N1 9GU', country: 'GB' },
+    locationId: newId('loc', MODE),
+    paymentDestination: newId('pd', MODE),
+    metadata: { till: '3', 'odd.key$': 'kept' },
+  };
+  const customer = { customer: { id: newId('cust', MODE), email: 'ada@example.com', name: 'Ada Lovelace', phone: '+442079460000' } };
+
+  /** The event the last write appended to the order's outbox, as the relay would send it. */
+  const lastEvent = (id: string, name: string, producedBy: string): ProducedMessage => {
+    const entry = store.docs.get(id)?.outbox.at(-1);
+    if (!entry) throw new Error(`fixtures: ${producedBy} wrote no event`);
+    return { topic, name, fixture: toFixture({ topic: entry.topic, key: entry.key, value: entry.value }, producedBy) };
+  };
+
+  const produced: ProducedMessage[] = [];
+  let id = place(minimal);
+  await commands.update(SCOPE, id, { metadata: { note: 'gift' } });
+  produced.push(lastEvent(id, 'order.updated.minimal.v1', 'orders: OrderCommands.update, an order with no optional field'));
+
+  id = place(everything, customer);
+  await commands.update(SCOPE, id, { items: [{ name: 'Coffee', quantity: 3, unitPrice: 450 }] });
+  produced.push(lastEvent(id, 'order.updated.all-fields.v1', 'orders: OrderCommands.update, an order with every optional field'));
+
+  id = place(minimal);
+  await commands.cancel(SCOPE, id);
+  produced.push(lastEvent(id, 'order.cancelled.v1', 'orders: OrderCommands.cancel'));
+
+  id = place(everything, customer);
+  await commands.applyPayment(SCOPE, id, { paymentId: newId('pay', MODE), amount: 500, method: 'card' });
+  produced.push(lastEvent(id, 'order.payment_applied.partial.v1', 'orders: OrderCommands.applyPayment, part of the total (order stays open)'));
+  await commands.applyPayment(SCOPE, id, { paymentId: newId('pay', MODE), method: 'stablecoin' });
+  produced.push(lastEvent(id, 'order.payment_applied.completed.v1', 'orders: OrderCommands.applyPayment, the rest (order completed, paidAt set)'));
+
+  id = place(minimal);
+  await commands.closePayments(SCOPE, id);
+  produced.push(lastEvent(id, 'order.payments_closed.v1', 'orders: OrderCommands.closePayments (its session expired)'));
+  return produced;
+}
+
+// ---- checkout.session.events: sessions' sessionEventMessage -------------------------------------------------
+
+function sessionEvents(): ProducedMessage[] {
+  const topic = TOPICS.sessionEvents;
+  const baseUrl = 'https://checkout.example.com/checkout';
+  const orderDoc = (input: NewOrderInput, extra: Partial<OrderDocument>): OrderDocument => ({ ...newOrder(input, { scope: SCOPE, now: NOW }), ...SCOPE, revision: 1, ...extra }) as OrderDocument;
+  const session = (orderId: string, status: SessionDocument['status'], extra: Partial<SessionDocument>): SessionDocument => ({
+    _id: newId('cs', MODE),
+    ...SCOPE,
+    orderId,
+    status,
+    successUrl: null,
+    callbackUrl: null,
+    expiresAt: new Date(NOW.getTime() + 3_600_000),
+    failedAttempts: 0,
+    requireFromCustomer: { phone: false, shippingAddress: false, location: false },
+    sessionDataJson: '{}',
+    organizationName: 'Fixture Coffee',
+    enabledPaymentMethods: ['card'],
+    collected: {},
+    outbox: [],
+    outboxPending: false,
+    createdAt: NOW,
+    updatedAt: NOW,
+    ...extra,
+  });
+  const rich: Partial<SessionDocument> = {
+    successUrl: 'https://merchant.example.com/thanks?session={CHECKOUT_SESSION_ID}',
+    callbackUrl: 'https://merchant.example.com/webhooks',
+    failedAttempts: 1,
+    requireFromCustomer: { phone: true, shippingAddress: true, location: true },
+    sessionDataJson: JSON.stringify({ cart: { id: 'c-1', lines: [1, 2] }, 'a.b': null, flag: true }),
+    enabledPaymentMethods: ['card', 'stablecoin', 'stored_value'],
+  };
+  const items = { items: [{ name: 'Coffee', quantity: 2, unitPrice: 450 }] };
+  const paid = { status: 'completed', paymentStatus: 'paid', amounts: { subtotal: 900, tax: 0, discount: 0, tip: 0, total: 900, paid: 900 }, paidAt: NOW } as const;
+  const withCustomer = { customer: { id: newId('cust', MODE), email: 'ada@example.com' } };
+
+  const make = (name: string, producedBy: string, doc: SessionDocument, order: OrderDocument, kind: 'completed' | 'expired'): ProducedMessage => {
+    // Sessions keeps the order as orders' answer presents it, parsed against Order (its orders client).
+    const envelope = sessionEventMessage(doc, Order.parse(presentOrder(order)), kind, NOW, baseUrl);
+    return { topic, name, fixture: toFixture({ topic, key: doc._id, value: JSON.stringify(envelope) }, producedBy) };
+  };
+  const completedOrder = orderDoc(items, paid);
+  const completedRich = orderDoc(items, { ...paid, ...withCustomer });
+  const openOrder = orderDoc(items, { paymentsClosed: true });
+  const openRich = orderDoc(items, { paymentsClosed: true, ...withCustomer });
+  return [
+    make('checkout.session.completed.minimal', 'sessions: sessionEventMessage, completed, no callback URL, no customer, empty sessionData', session(completedOrder._id, 'completed', {}), completedOrder, 'completed'),
+    make('checkout.session.completed.all-fields', 'sessions: sessionEventMessage, completed, with callback and success URLs, customer, sessionData', session(completedRich._id, 'completed', rich), completedRich, 'completed'),
+    make('checkout.session.expired.minimal', 'sessions: sessionEventMessage, expired, no callback URL, no customer', session(openOrder._id, 'expired', { expiresAt: NOW }), openOrder, 'expired'),
+    make('checkout.session.expired.all-fields', 'sessions: sessionEventMessage, expired, with callback and success URLs, customer, sessionData', session(openRich._id, 'expired', { ...rich, expiresAt: NOW }), openRich, 'expired'),
+  ];
+}
+
+// ---- webhooks.retry.N and webhooks.dead-letter: the dispatcher's WebhookPublisher ------------------------
+
+async function webhookMessages(): Promise<ProducedMessage[]> {
+  const sent: OutgoingMessage[] = [];
+  const producer: EventProducer = { connect: () => Promise.resolve(), disconnect: () => Promise.resolve(), send: (messages) => Promise.resolve(void sent.push(...messages)) };
+  const publisher = new WebhookPublisher(producer, '');
+  const produced: ProducedMessage[] = [];
+  const take = (name: string, producedBy: string): void => {
+    const message = sent.shift();
+    if (!message) throw new Error(`fixtures: ${producedBy} sent nothing`);
+    produced.push({ topic: message.topic, name, fixture: toFixture(message, producedBy) });
+  };
+  for (const tier of WEBHOOK_RETRY_TIERS) {
+    await publisher.publishRetry({ deliveryId: newId('dlv', MODE), attempt: tier + 1, notBefore: new Date(NOW.getTime() + tier * 60_000).toISOString() });
+    take(`retry.attempt-${tier + 1}`, `webhook-dispatcher: WebhookPublisher.publishRetry after failed attempt ${tier}`);
+  }
+  const delivery = (error: string | null): DeliveryDocument => ({
+    _id: newId('dlv', MODE),
+    ...SCOPE,
+    eventId: newId('evt', MODE),
+    eventType: 'checkout.session.completed',
+    url: 'https://merchant.example.com/webhooks',
+    status: 'failed',
+    attempts: [{ attempt: 5, at: NOW, statusCode: error === null ? 500 : null, durationMs: 120, error, responseSnippet: null }],
+    attemptCount: 5,
+    nextAttemptAt: null,
+    lockedUntil: NOW,
+    lockOwner: null,
+    deadLetterPending: true,
+    createdAt: NOW,
+    updatedAt: NOW,
+  });
+  await publisher.publishDeadLetter(delivery('connect ECONNREFUSED'), NOW);
+  take('delivery-failed.with-error', 'webhook-dispatcher: WebhookPublisher.publishDeadLetter, last attempt had no response');
+  await publisher.publishDeadLetter(delivery(null), NOW);
+  take('delivery-failed.without-error', 'webhook-dispatcher: WebhookPublisher.publishDeadLetter, last attempt answered without an error text');
+  return produced;
+}
+
+/**
+ * A message a consumer could not parse, parked on the dead-letter topic by libs/kafka (parkOnDeadLetter in
+ * consumer.ts, internal to the lib): the original key and value with these two headers. Built here as that
+ * function builds it; the value is a session event whose body id differs from its eventId.
+ */
+function parkedPoison(): ProducedMessage {
+  const sessionId = newId('cs', MODE);
+  const value = { version: 1, eventId: newId('evt', MODE), type: 'checkout.session.completed', sessionId, body: { id: newId('evt', MODE) } };
+  return {
+    topic: TOPICS.webhookDeadLetter,
+    name: 'parked-poison',
+    fixture: toFixture(
+      { topic: TOPICS.webhookDeadLetter, key: sessionId, value: JSON.stringify(value), headers: { 'x-original-topic': TOPICS.sessionEvents, 'x-failure-reason': 'body.id: must equal eventId' } },
+      'libs/kafka: parkOnDeadLetter, a message its consumer could not parse',
+    ),
+  };
+}
+
+/** Every message shape the producers of today make, built by their own code. */
+export async function produceAll(): Promise<ProducedMessage[]> {
+  return [...(await orderEvents()), ...sessionEvents(), ...(await webhookMessages()), parkedPoison()];
+}
