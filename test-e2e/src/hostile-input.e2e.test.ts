@@ -231,6 +231,10 @@ describe('Headers and methods', () => {
     const propfind = await test.send('PROPFIND', '/v0/orders');
     expect(propfind.status).toBe(405);
     expect(propfind.headers.allow).toBeDefined();
+    // Issue 22, the full fuzz run (ST204): the recover route's path is not an event id for GET /v0/events/:eventId.
+    const recover = await test.send('GET', '/v0/events/recover');
+    expect(recover.status).toBe(405);
+    expect(recover.headers.allow).toBe('POST, OPTIONS');
   });
 });
 

@@ -41,8 +41,8 @@ describe('secret settings (issue 22)', () => {
 
   // The generators' output must essentially never look like a placeholder (issue 22: matching short substrings
   // such as "todo" or "abcdef" refused about 1 random secret in 10⁴, so this test flaked). The rules match
-  // whole tokens and shapes; by their construction a random value trips one with a probability far below 10⁻⁹
-  // per value (see weakSecretReason), so 300,000 values here fail well under once in a thousand runs.
+  // whole tokens and shapes; by their construction a random value trips one with a probability of about 10⁻⁹ per
+  // value or less (see PLACEHOLDER_WORDS; none in 6,000,000 tried), so this fails under once in a thousand runs.
   it('When 100,000 secrets of each generator are checked (the local stack’s 24 random bytes as base64url, openssl rand -base64 32, -hex 32), then every one is accepted', () => {
     // Drawn in bulk (one randomBytes call per generator) so that the run takes a second or two, not the timeout.
     const count = 100_000;

@@ -66,15 +66,24 @@ export function mountRouters(app: Koa, routers: readonly Router[]): void {
   app.use(async (ctx, next) => {
     await next();
     if (ctx.status !== 404 || ctx.body != null) return;
-    const allowed = allowedMethods(routers, ctx.path);
-    if (allowed.length === 0) return;
-    ctx.set('Allow', allowed.join(', '));
-    if (ctx.method === 'OPTIONS') {
-      ctx.status = 204;
-      return;
-    }
-    throw new DomainError('METHOD_NOT_ALLOWED', 'Method not allowed on this path.');
+    answerOtherMethod(ctx, routers);
   });
+}
+
+/**
+ * For a path the routers know but not with this method: sets `Allow`, then answers OPTIONS with 204 or throws
+ * METHOD_NOT_ALLOWED (405). Returns false, answering nothing, when no route has this path. Also for a route that
+ * must decline a path it matches (the gateway's parameter routes on a literal route's path).
+ */
+export function answerOtherMethod(ctx: Koa.Context, routers: readonly Router[]): boolean {
+  const allowed = allowedMethods(routers, ctx.path);
+  if (allowed.length === 0) return false;
+  ctx.set('Allow', allowed.join(', '));
+  if (ctx.method === 'OPTIONS') {
+    ctx.status = 204;
+    return true;
+  }
+  throw new DomainError('METHOD_NOT_ALLOWED', 'Method not allowed on this path.');
 }
 
 /**

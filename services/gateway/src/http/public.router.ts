@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { DependencyUnavailableError, DomainError } from '@checkout/errors';
-import { INTERNAL_HEADERS, jsonBody, requireScope, type InternalAnswer, type RequestScope } from '@checkout/http';
+import { INTERNAL_HEADERS, answerOtherMethod, jsonBody, requireScope, type InternalAnswer, type RequestScope } from '@checkout/http';
 import { INTERNAL_API_HEADERS, isIdOf, orderRevisionOf, type Mode } from '@checkout/contracts';
 import type { Middleware } from 'koa';
 import type { InternalClient } from '@checkout/http';
@@ -18,6 +18,25 @@ export interface PublicRouterDeps {
   checkoutSettings: (organizationId: string, mode: Mode) => Promise<CheckoutSettings>;
 }
 
+/** A path as the router compares it: case-insensitive, trailing slashes ignored. */
+const normalisedPath = (path: string): string => path.toLowerCase().replace(/\/+$/, '');
+
+/** The paths of the routes without parameters, e.g. `/v0/events/recover`. */
+const LITERAL_PATHS = new Set(PUBLIC_ROUTES.filter((route) => !route.path.includes(':')).map((route) => normalisedPath(route.path)));
+
+/**
+ * A parameter route never answers a literal route's path: `GET /v0/events/recover` is the recover route's path with
+ * the wrong method (405, `Allow: POST, OPTIONS`), not event "recover" (issue 22: the full fuzz run, Schemathesis
+ * ST204, found `GET /v0/events/:eventId` answering it 400 INVALID_EVENT_ID). Runs before authentication, as the 405
+ * of any other known path does.
+ */
+function notALiteralPath(router: Router): Middleware {
+  return async (ctx, next) => {
+    if (!LITERAL_PATHS.has(normalisedPath(ctx.path))) return next();
+    if (!answerOtherMethod(ctx, [router])) throw new DomainError('NOT_FOUND', 'No such route.');
+  };
+}
+
 /** Builds the /v0 router from the route table: authenticate → read the body → Idempotency-Key (POST) → check ids → forward (the owner validates). */
 export function publicRouter(deps: PublicRouterDeps): Router {
   const router = new Router();
@@ -27,8 +46,9 @@ export function publicRouter(deps: PublicRouterDeps): Router {
     const handler = async (ctx: Context) => {
       await forward(ctx, route, deps);
     };
-    if (route.method === 'POST') router.post(route.path, deps.authenticate, body, deps.idempotency, handler);
-    else router[method](route.path, deps.authenticate, body, handler);
+    const guard: Middleware[] = route.path.includes(':') ? [notALiteralPath(router)] : [];
+    if (route.method === 'POST') router.post(route.path, ...guard, deps.authenticate, body, deps.idempotency, handler);
+    else router[method](route.path, ...guard, deps.authenticate, body, handler);
   }
   return router;
 }
