@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MongoClient } from 'mongodb';
 import { createLogger } from '@checkout/logger';
 import { CommandCounter } from '@checkout/mongo';
-import { newId } from '@checkout/contracts';
+import { INTERNAL_API_HEADERS, newId } from '@checkout/contracts';
 import { SendCounter } from '@checkout/kafka';
 import { AdminClient, stackEnvironment } from '@checkout/testing';
 import { buildApp as buildGateway, type GatewayApp } from '@checkout/gateway';
@@ -83,7 +83,8 @@ beforeAll(async () => {
   orders = buildOrders(ordersConfig(env.orders), createLogger('orders', { level: 'silent' }), { commandCounter: commands.orders, sendCounter: kafka });
   const ordersUrl = (await orders.start()).url;
   sessionsStub = createServer((req, res) => {
-    forwardedSettings.push(JSON.parse(Buffer.from(String(req.headers['x-checkout-settings']), 'base64url').toString()) as { defaultCallbackUrl: string | null });
+    const header = req.headers[INTERNAL_API_HEADERS.checkoutSettings];
+    if (typeof header === 'string') forwardedSettings.push(JSON.parse(Buffer.from(header, 'base64url').toString()) as { defaultCallbackUrl: string | null });
     req.resume();
     res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'SESSION_NOT_FOUND', message: 'stub' }));
   });
@@ -197,17 +198,23 @@ describe('round trips per public orders operation, gateway + orders (issue 13)',
     expect(replay.orders).toEqual({});
   });
 
-  it('a session route forwards the checkout settings (D22, D26) from the gateway\'s cache: 0 commands once warm; a PATCH through this replica applies at once', async () => {
-    const sessionPath = `/v0/checkout/sessions/${newId('cs', 'test')}`;
-    await api.get(sessionPath);
-    const warm = await costOf(() => api.get(sessionPath));
+  it('creating a session forwards the checkout settings (D22, D26) from the gateway\'s cache: 0 commands once warm; a PATCH through this replica applies at once; other session routes send none', async () => {
+    // No Idempotency-Key: the gateway's D42 store is not touched, so the cost is the settings' alone.
+    const create = () => api.post('/v0/checkout/sessions', {});
+    await create();
+    const warm = await costOf(create);
     expect(warm.result.status).toBe(404);
     expect(warm.gateway).toEqual({});
 
     const callbackUrl = `https://merchant.example/rt-${suffix}`;
     await admin.call('PATCH', `/organizations/${organizationId}/checkout-settings`, { mode: 'test', defaultCallbackUrl: callbackUrl });
-    const afterChange = await costOf(() => api.get(sessionPath));
+    const afterChange = await costOf(create);
     expect(afterChange.gateway).toEqual({ find: 1 });
     expect(forwardedSettings.at(-1)?.defaultCallbackUrl).toBe(callbackUrl);
+
+    // Sessions reads the settings only when it creates a session (it snapshots them): a read does not send them.
+    const forwarded = forwardedSettings.length;
+    expect((await api.get(`/v0/checkout/sessions/${newId('cs', 'test')}`)).status).toBe(404);
+    expect(forwardedSettings).toHaveLength(forwarded);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INTERNAL_API_HEADERS, orderRevisionOf } from './internal';
+import { INTERNAL_API_HEADERS, decodeCheckoutSettingsHeader, encodeCheckoutSettingsHeader, orderRevisionOf } from './internal';
 
 describe('the order revision header (issue 25.4: one name, one reader)', () => {
   const header = INTERNAL_API_HEADERS.orderRevision;
@@ -15,5 +15,20 @@ describe('the order revision header (issue 25.4: one name, one reader)', () => {
       expect(orderRevisionOf({ [header]: value }), String(value)).toBeNull();
     }
     expect(orderRevisionOf({})).toBeNull();
+  });
+});
+
+describe('the checkout settings header (issue 25.4: one codec for the gateway and sessions)', () => {
+  const settings = { organizationName: 'Café "Ünïcode" & Co', defaultCallbackUrl: 'https://merchant.example/hooks', enabledPaymentMethods: ['card' as const, 'stablecoin' as const] };
+
+  it('decodes what it encodes, as a header-safe value', () => {
+    const header = encodeCheckoutSettingsHeader(settings);
+    expect(header).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeCheckoutSettingsHeader(header)).toEqual({ ok: true, value: settings });
+  });
+
+  it('says why a value cannot be read', () => {
+    expect(decodeCheckoutSettingsHeader('not json')).toEqual({ ok: false, error: 'not base64url JSON' });
+    expect(decodeCheckoutSettingsHeader(Buffer.from(JSON.stringify({ organizationName: 'x' })).toString('base64url'))).toEqual({ ok: false, error: 'malformed' });
   });
 });

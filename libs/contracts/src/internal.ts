@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { HttpUrl } from './common';
 import { Order } from './orders';
+import { PAYMENT_METHODS, PaymentMethod } from './sessions';
 
 /**
  * Headers of the internal HTTP API that more than one service writes or reads: each is named here once, so a
@@ -18,7 +20,38 @@ export const INTERNAL_API_HEADERS = {
    * merchant's write of the order (D46).
    */
   checkoutSessionId: 'x-checkout-session-id',
+  /**
+   * From the gateway to sessions: the organization's checkout settings (D22, D26), base64url JSON of
+   * CheckoutSettingsHeader (encodeCheckoutSettingsHeader / decodeCheckoutSettingsHeader). Sessions snapshots
+   * them when it creates a session.
+   */
+  checkoutSettings: 'x-checkout-settings',
 } as const;
+
+/** What INTERNAL_API_HEADERS.checkoutSettings carries. */
+export const CheckoutSettingsHeader = z.object({
+  organizationName: z.string().max(200),
+  defaultCallbackUrl: HttpUrl.nullable(),
+  enabledPaymentMethods: z.array(PaymentMethod).max(PAYMENT_METHODS.length),
+});
+export type CheckoutSettingsHeader = z.infer<typeof CheckoutSettingsHeader>;
+
+/** The header's value: base64url of the settings' JSON (a header value cannot carry arbitrary JSON text). */
+export function encodeCheckoutSettingsHeader(settings: CheckoutSettingsHeader): string {
+  return Buffer.from(JSON.stringify(settings), 'utf8').toString('base64url');
+}
+
+/** The settings in a header value, or why it cannot be read: not base64url JSON, or JSON of another shape. */
+export function decodeCheckoutSettingsHeader(header: string): { ok: true; value: CheckoutSettingsHeader } | { ok: false; error: 'not base64url JSON' | 'malformed' } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
+  } catch {
+    return { ok: false, error: 'not base64url JSON' };
+  }
+  const parsed = CheckoutSettingsHeader.safeParse(raw);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: 'malformed' };
+}
 
 /**
  * The revision in an answer's INTERNAL_API_HEADERS.orderRevision (orders writes it with `String(revision)`), or

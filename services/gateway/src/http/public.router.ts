@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { DependencyUnavailableError, DomainError } from '@checkout/errors';
 import { INTERNAL_HEADERS, answerOtherMethod, jsonBody, requireScope, type InternalAnswer, type RequestScope } from '@checkout/http';
-import { INTERNAL_API_HEADERS, isIdOf, orderRevisionOf, type Mode } from '@checkout/contracts';
+import { INTERNAL_API_HEADERS, encodeCheckoutSettingsHeader, isIdOf, orderRevisionOf, type Mode } from '@checkout/contracts';
 import type { Middleware } from 'koa';
 import type { InternalClient } from '@checkout/http';
 import type { CheckoutSettings } from '../store/organizations.store';
@@ -69,9 +69,7 @@ async function forward(ctx: Context, route: PublicRoute, deps: PublicRouterDeps)
   if (route.forwardCheckoutSettings) {
     const settings = await deps.checkoutSettings(scope.organizationId, scope.mode);
     const organizationName = ctx.state.organization?.name ?? '';
-    headers['x-checkout-settings'] = Buffer.from(
-      JSON.stringify({ organizationName, defaultCallbackUrl: settings.defaultCallbackUrl, enabledPaymentMethods: settings.enabledPaymentMethods }),
-    ).toString('base64url');
+    headers[INTERNAL_API_HEADERS.checkoutSettings] = encodeCheckoutSettingsHeader({ organizationName, defaultCallbackUrl: settings.defaultCallbackUrl, enabledPaymentMethods: settings.enabledPaymentMethods });
   }
   const querystring = ctx.querystring ? `?${ctx.querystring}` : '';
   const response = await deps.upstreams[route.upstream].json({

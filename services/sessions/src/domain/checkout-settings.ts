@@ -1,16 +1,12 @@
-import { z } from 'zod';
 import { DomainError } from '@checkout/errors';
-import { HttpUrl, PAYMENT_METHODS, PaymentMethod } from '@checkout/contracts';
+import { INTERNAL_API_HEADERS, PAYMENT_METHODS, decodeCheckoutSettingsHeader, encodeCheckoutSettingsHeader, type CheckoutSettingsHeader } from '@checkout/contracts';
+
+// The header and its codec are libs/contracts' (the gateway writes it, sessions reads it: issue 25.4).
 
 /** The header in which the gateway forwards the organization's checkout settings (base64url JSON). */
-export const CHECKOUT_SETTINGS_HEADER = 'x-checkout-settings';
+export const CHECKOUT_SETTINGS_HEADER = INTERNAL_API_HEADERS.checkoutSettings;
 
-const CheckoutSettingsSchema = z.object({
-  organizationName: z.string().max(200),
-  defaultCallbackUrl: HttpUrl.nullable(),
-  enabledPaymentMethods: z.array(PaymentMethod).max(PAYMENT_METHODS.length),
-});
-export type CheckoutSettings = z.infer<typeof CheckoutSettingsSchema>;
+export type CheckoutSettings = CheckoutSettingsHeader;
 
 /** Used when a caller sends no settings (e.g. an operator calling the internal API directly). */
 export const DEFAULT_CHECKOUT_SETTINGS: CheckoutSettings = {
@@ -19,20 +15,12 @@ export const DEFAULT_CHECKOUT_SETTINGS: CheckoutSettings = {
   enabledPaymentMethods: [...PAYMENT_METHODS],
 };
 
-export function encodeCheckoutSettings(settings: CheckoutSettings): string {
-  return Buffer.from(JSON.stringify(settings), 'utf8').toString('base64url');
-}
+export const encodeCheckoutSettings = encodeCheckoutSettingsHeader;
 
 /** Parses the header; absent → defaults; present but malformed → INVALID_REQUEST (a gateway bug, said loudly). */
 export function parseCheckoutSettings(header: string | undefined): CheckoutSettings {
   if (!header) return DEFAULT_CHECKOUT_SETTINGS;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
-  } catch {
-    throw new DomainError('INVALID_REQUEST', `${CHECKOUT_SETTINGS_HEADER} is not base64url JSON.`);
-  }
-  const parsed = CheckoutSettingsSchema.safeParse(raw);
-  if (!parsed.success) throw new DomainError('INVALID_REQUEST', `${CHECKOUT_SETTINGS_HEADER} is malformed.`);
-  return { ...parsed.data, enabledPaymentMethods: [...new Set(parsed.data.enabledPaymentMethods)] };
+  const decoded = decodeCheckoutSettingsHeader(header);
+  if (!decoded.ok) throw new DomainError('INVALID_REQUEST', `${CHECKOUT_SETTINGS_HEADER} is ${decoded.error === 'malformed' ? 'malformed' : 'not base64url JSON'}.`);
+  return { ...decoded.value, enabledPaymentMethods: [...new Set(decoded.value.enabledPaymentMethods)] };
 }
