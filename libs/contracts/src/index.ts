@@ -7,3 +7,4 @@ export * from './topics';
 export * from './errors';
 export * from './webhooks';
 export * from './internal';
+export * from './dashboard';

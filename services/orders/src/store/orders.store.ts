@@ -2,13 +2,14 @@ import type { Collection, Db, Filter } from 'mongodb';
 import { DomainError } from '@checkout/errors';
 import { isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
-import type { OrderDocument, OrderStatus, PaymentStatus } from './order-document';
+import type { AppliedPayment, OrderDocument, OrderStatus, PaymentStatus } from './order-document';
 
 export interface OrderListFilter {
   status?: OrderStatus;
   paymentStatus?: PaymentStatus;
   provider?: OrderDocument['provider'];
   locationId?: string;
+  externalId?: string;
 }
 
 /** The only code that touches the orders collection; every call is scoped to one organization and mode. */
@@ -36,6 +37,17 @@ export class OrdersStore {
     }
   }
 
+  /**
+   * D47's payments chart: the orders with a payment applied since `from`, their payments only. Served by
+   * org_mode_payments_appliedAt (a multikey index); the hourly buckets are counted by the caller.
+   */
+  async paymentsSince(scope: Scope, from: Date): Promise<AppliedPayment[]> {
+    const docs = await scoped(this.collection, scope)
+      .find({ 'payments.appliedAt': { $gte: from } }, { projection: { payments: 1 } })
+      .toArray();
+    return docs.flatMap((doc) => doc.payments.filter((p) => p.appliedAt >= from));
+  }
+
   getOrder(scope: Scope, id: string): Promise<OrderDocument | null> {
     return scoped(this.collection, scope).findOne({ _id: id });
   }
@@ -47,6 +59,8 @@ export class OrdersStore {
     if (filter.paymentStatus) query.paymentStatus = filter.paymentStatus;
     if (filter.provider) query.provider = filter.provider;
     if (filter.locationId) query.locationId = filter.locationId;
+    // The uniqueKey of an order with an externalId is "ext:<externalId>" (D37): served by org_mode_uniqueKey.
+    if (filter.externalId !== undefined) query.uniqueKey = `ext:${filter.externalId}`;
     const [list, total] = await Promise.all([
       orders
         .find(query)

@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import { DomainError } from '@checkout/errors';
 import { jsonBody, parseOrThrow, requireScope } from '@checkout/http';
-import { ListEventsQuery, RecoverEventsRequest, isIdOf } from '@checkout/contracts';
+import { ListEventsQuery, RecoverEventsRequest, isIdOf, type DeliveryStatsResponse } from '@checkout/contracts';
+import { DELIVERY_STATS_WINDOW_MS, deliveryStats } from '../domain/delivery-stats';
 import type { EventsStore } from '../store/events.store';
 import type { DeliveriesStore } from '../store/deliveries.store';
 import type { Dispatcher } from '../domain/dispatcher';
@@ -13,7 +14,7 @@ function eventIdParam(value: string | undefined): string {
 }
 
 /** Internal events API (D34); the gateway has authenticated the merchant and passes its scope in headers. */
-export function eventsRoutes(deps: { events: EventsStore; deliveries: DeliveriesStore; dispatcher: Dispatcher }): Router {
+export function eventsRoutes(deps: { events: EventsStore; deliveries: DeliveriesStore; dispatcher: Dispatcher; clock: () => Date }): Router {
   const router = new Router({ prefix: '/internal/events' });
 
   router.get('/', async (ctx) => {
@@ -29,6 +30,14 @@ export function eventsRoutes(deps: { events: EventsStore; deliveries: Deliveries
     const recovering = await deps.dispatcher.recover(scope, new Date(since));
     ctx.status = 202;
     ctx.body = { recovering };
+  });
+
+  // D47 (the dashboard): registered before /:eventId, which would otherwise take the name for an id.
+  router.get('/delivery-stats', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const from = new Date(deps.clock().getTime() - DELIVERY_STATS_WINDOW_MS);
+    const body: DeliveryStatsResponse = { from: from.toISOString(), hosts: deliveryStats(await deps.deliveries.listTouchedSince(scope, from), from) };
+    ctx.body = body;
   });
 
   router.get('/:eventId', async (ctx) => {

@@ -62,6 +62,14 @@ export class DeliveriesStore {
     return scoped(this.collection, scope).find({ eventId }).sort({ createdAt: 1, _id: 1 }).toArray();
   }
 
+  /**
+   * D47's delivery chart: deliveries written since `from` (an attempt moves updatedAt), their url and attempts
+   * only; served by org_mode_updatedAt. The caller keeps the attempts made since `from`.
+   */
+  listTouchedSince(scope: Scope, from: Date): Promise<Array<Pick<DeliveryDocument, 'url' | 'attempts'>>> {
+    return scoped(this.collection, scope).find({ updatedAt: { $gte: from } }, { projection: { url: 1, attempts: 1 } }).toArray();
+  }
+
   /** Failed deliveries whose last write is at or after `since` (D44); the caller checks the last attempt's time. */
   listFailedSince(scope: Scope, since: Date, limit: number): Promise<DeliveryDocument[]> {
     return scoped(this.collection, scope).find({ status: 'failed', updatedAt: { $gte: since } }).sort({ updatedAt: 1, _id: 1 }).limit(limit).toArray();
