@@ -23,9 +23,9 @@ export function deliveryHostsChart(stats: DeliveryStatsResponse): string {
       return `<text x="0" y="${y + 17}" class="c-label">${e(label)}</text><rect x="${labelWidth}" y="${y + 4}" width="${barWidth}" height="16" class="c-track"/><rect x="${labelWidth}" y="${y + 4}" width="${width}" height="16" class="${rate >= 99 ? 'c-ok' : rate >= 90 ? 'c-warn' : 'c-bad'}"/><text x="${labelWidth + barWidth + 8}" y="${y + 17}" class="c-label">${rate}% · p95 ${h.p95DurationMs} ms</text>`;
     })
     .join('');
-  const table = `<table><caption>Webhook attempts per callback host, last 24 hours</caption><thead><tr><th scope="col">Host</th><th scope="col" class="num">Attempts</th><th scope="col" class="num">Succeeded</th><th scope="col" class="num">Success rate</th><th scope="col" class="num">p95 duration</th></tr></thead><tbody>${stats.hosts
+  const table = `<div class="scroll" role="region" tabindex="0" aria-label="Webhook attempts per callback host, last 24 hours"><table><caption>Webhook attempts per callback host, last 24 hours</caption><thead><tr><th scope="col">Host</th><th scope="col" class="num">Attempts</th><th scope="col" class="num">Succeeded</th><th scope="col" class="num">Success rate</th><th scope="col" class="num">p95 duration</th></tr></thead><tbody>${stats.hosts
     .map((h) => `<tr><th scope="row">${e(h.host)}</th><td class="num">${h.attempts}</td><td class="num">${h.succeeded}</td><td class="num">${percent(h.succeeded, h.attempts)}%</td><td class="num">${h.p95DurationMs} ms</td></tr>`)
-    .join('')}</tbody></table>`;
+    .join('')}</tbody></table></div>`;
   return `<figure><svg role="img" aria-labelledby="hosts-title hosts-desc" viewBox="0 0 ${labelWidth + barWidth + 190} ${height}" class="chart"><title id="hosts-title">Success rate and p95 duration per callback host, last 24 hours</title><desc id="hosts-desc">${e(summary)}</desc>${bars}</svg></figure>${table}`;
 }
 

@@ -4,7 +4,8 @@ import { e, money, query, timeTag, when } from './html';
 
 // D47's pages. Server-rendered HTML with no script at all; the CSP allows only this response's nonce for the
 // one <style>. Landmarks (header, nav, main), one h1 per page, captions on tables and labels on inputs, a skip
-// link and visible focus make it keyboard- and screen-reader-usable; the layout reflows down to 320 px.
+// link and visible focus make it keyboard- and screen-reader-usable; the layout reflows down to 320 px, and a
+// table wider than the screen scrolls inside its own labelled, focusable region (so keys can scroll it too).
 
 export interface PageContext {
   nonce: string;
@@ -19,7 +20,7 @@ const STYLE = `
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#f4f5f7}
 a{color:#1d4ed8}
-a:focus,button:focus,input:focus,select:focus,summary:focus{outline:3px solid #2563eb;outline-offset:2px}
+a:focus,button:focus,input:focus,select:focus,summary:focus,.scroll:focus{outline:3px solid #2563eb;outline-offset:2px}
 .skip{position:absolute;left:-999px;top:0;background:#fff;padding:.5rem}
 .skip:focus{left:.5rem}
 .mode{margin:0;padding:.4rem 1rem;font-weight:700;letter-spacing:.04em;text-align:center}
@@ -137,7 +138,7 @@ export function overviewPage(ctx: PageContext, charts: { hosts: string; payments
     'Overview',
     `<h1>Overview</h1>
 <section class="card" aria-labelledby="h-hosts"><h2 id="h-hosts">Webhook endpoints, last 24 hours</h2>${charts.hosts}</section>
-<section class="card" aria-labelledby="h-payments"><h2 id="h-payments">Payments per hour, last 7 days</h2><div class="scroll">${charts.payments}</div></section>
+<section class="card" aria-labelledby="h-payments"><h2 id="h-payments">Payments per hour, last 7 days</h2>${charts.payments}</section>
 <section class="card" aria-labelledby="h-recover"><h2 id="h-recover">Recover failed webhook deliveries</h2>
 <p>Sends again, once each, every delivery that failed since a time (at most 14 days back). You confirm on the next page.</p>
 <form method="get" action="/dashboard/recover" class="filters"><div><label for="since">Failed since (UTC)</label><input id="since" name="since" type="datetime-local" value="${e(recoverSince)}" step="1" required></div><div><button type="submit">Review recovery</button></div></form></section>`,
@@ -165,7 +166,7 @@ export function ordersPage(ctx: PageContext, list: OrderListResponse, filters: O
 <section class="card" aria-labelledby="h-filter"><h2 id="h-filter">Filter</h2><form method="get" action="/dashboard/orders" class="filters">
 ${select('status', 'Status', ORDER_STATUSES, filters.status)}${select('paymentStatus', 'Payment status', PAYMENT_STATUSES, filters.paymentStatus)}${text('locationId', 'Location id', filters.locationId, 'loc_test_…')}${text('externalId', 'External id', filters.externalId)}
 <div><button type="submit">Apply filters</button></div></form></section>
-<div class="card scroll"><table><caption>Orders, newest first</caption><thead><tr><th scope="col">Order</th><th scope="col">Status</th><th scope="col">Payment</th><th scope="col" class="num">Total</th><th scope="col" class="hide-narrow">External id</th><th scope="col" class="hide-narrow">Created</th></tr></thead><tbody>${rows || '<tr><td colspan="6">No orders match.</td></tr>'}</tbody></table>
+<div class="card scroll" role="region" tabindex="0" aria-label="Orders, newest first"><table><caption>Orders, newest first</caption><thead><tr><th scope="col">Order</th><th scope="col">Status</th><th scope="col">Payment</th><th scope="col" class="num">Total</th><th scope="col" class="hide-narrow">External id</th><th scope="col" class="hide-narrow">Created</th></tr></thead><tbody>${rows || '<tr><td colspan="6">No orders match.</td></tr>'}</tbody></table>
 ${pager(list.pagination, '/dashboard/orders', { ...filters })}</div>`,
   );
 }
@@ -184,12 +185,12 @@ export function orderPage(ctx: PageContext, order: Order, payments: readonly Ord
 <dt>Customer</dt><dd>${e(order.customer ? `${order.customer.name ?? ''} ${order.customer.email}`.trim() : '—')}</dd>
 <dt>Created</dt><dd>${timeTag(order.createdAt)}</dd><dt>Updated</dt><dd>${timeTag(order.updatedAt)}</dd>${order.paidAt ? `<dt>Paid</dt><dd>${timeTag(order.paidAt)}</dd>` : ''}
 </dl></section>
-<div class="card scroll"><table><caption>Items</caption><thead><tr><th scope="col">Item</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Total</th></tr></thead><tbody>${items}</tbody></table></div>
-<div class="card scroll"><table><caption>Amounts</caption><tbody>
+<div class="card scroll" role="region" tabindex="0" aria-label="Items"><table><caption>Items</caption><thead><tr><th scope="col">Item</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Total</th></tr></thead><tbody>${items}</tbody></table></div>
+<div class="card scroll" role="region" tabindex="0" aria-label="Amounts"><table><caption>Amounts</caption><tbody>
 <tr><th scope="row">Subtotal</th><td class="num">${e(money(a.subtotal, order.currency))}</td></tr><tr><th scope="row">Tax</th><td class="num">${e(money(a.tax, order.currency))}</td></tr>
 <tr><th scope="row">Discount</th><td class="num">−${e(money(a.discount, order.currency))}</td></tr><tr><th scope="row">Total</th><td class="num">${e(money(a.total, order.currency))}</td></tr>
 <tr><th scope="row">Paid</th><td class="num">${e(money(a.paid, order.currency))}</td></tr><tr><th scope="row">Due</th><td class="num">${e(money(Math.max(0, a.total - a.paid), order.currency))}</td></tr></tbody></table></div>
-<div class="card scroll"><table><caption>Payments</caption><thead><tr><th scope="col">Payment</th><th scope="col">Method</th><th scope="col" class="num">Amount</th><th scope="col">Applied</th></tr></thead><tbody>${paymentRows || '<tr><td colspan="4">No payments yet.</td></tr>'}</tbody></table></div>`,
+<div class="card scroll" role="region" tabindex="0" aria-label="Payments"><table><caption>Payments</caption><thead><tr><th scope="col">Payment</th><th scope="col">Method</th><th scope="col" class="num">Amount</th><th scope="col">Applied</th></tr></thead><tbody>${paymentRows || '<tr><td colspan="4">No payments yet.</td></tr>'}</tbody></table></div>`,
   );
 }
 
@@ -200,7 +201,7 @@ export function sessionsPage(ctx: PageContext, list: SessionListResponse): strin
   return layout(
     ctx,
     'Checkout sessions',
-    `<h1>Checkout sessions</h1><div class="card scroll"><table><caption>Checkout sessions, newest first</caption><thead><tr><th scope="col">Session</th><th scope="col">Status</th><th scope="col" class="num">Total</th><th scope="col" class="hide-narrow">Created</th></tr></thead><tbody>${rows || '<tr><td colspan="4">No checkout sessions yet.</td></tr>'}</tbody></table>${pager(list.pagination, '/dashboard/sessions', {})}</div>`,
+    `<h1>Checkout sessions</h1><div class="card scroll" role="region" tabindex="0" aria-label="Checkout sessions, newest first"><table><caption>Checkout sessions, newest first</caption><thead><tr><th scope="col">Session</th><th scope="col">Status</th><th scope="col" class="num">Total</th><th scope="col" class="hide-narrow">Created</th></tr></thead><tbody>${rows || '<tr><td colspan="4">No checkout sessions yet.</td></tr>'}</tbody></table>${pager(list.pagination, '/dashboard/sessions', {})}</div>`,
   );
 }
 
@@ -234,7 +235,7 @@ export function eventsPage(ctx: PageContext, list: EventListResponse, filters: {
     `<h1>Events</h1>${notice(message)}
 <section class="card" aria-labelledby="h-filter"><h2 id="h-filter">Filter</h2><form method="get" action="/dashboard/events" class="filters">${select('type', 'Event type', EVENT_TYPES, filters.type)}<div><button type="submit">Apply filter</button></div></form>
 <p><a href="/dashboard/recover">Recover failed deliveries…</a></p></section>
-<div class="card scroll"><table><caption>Events, newest first</caption><thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col" class="hide-narrow">Session</th><th scope="col">Created</th></tr></thead><tbody>${rows || '<tr><td colspan="4">No events yet.</td></tr>'}</tbody></table>${pager(list.pagination, '/dashboard/events', { ...filters })}</div>`,
+<div class="card scroll" role="region" tabindex="0" aria-label="Events, newest first"><table><caption>Events, newest first</caption><thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col" class="hide-narrow">Session</th><th scope="col">Created</th></tr></thead><tbody>${rows || '<tr><td colspan="4">No events yet.</td></tr>'}</tbody></table>${pager(list.pagination, '/dashboard/events', { ...filters })}</div>`,
   );
 }
 
