@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -214,6 +216,23 @@ describe('the merchant dashboard in a browser (D47)', () => {
     expect((await page.goto(`${stack.gatewayUrl}/dashboard/events/${eventId}`))?.status()).toBe(404);
     await page.goto(`${stack.gatewayUrl}/dashboard/sessions`);
     await checkPage(page, 'live-sessions');
+    await context.close();
+  });
+
+  it('When `npm run cli -- dashboard` runs with a test key, then it prints a link that logs the browser in', async () => {
+    const merchant = await newMerchant('CLI Org');
+    // Run from the repository root, as `npm run cli` does; explicit flags instead of the running stack's .stack.json.
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', 'dashboard', '--key', merchant.testKey, '--base-url', stack.gatewayUrl], {
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    });
+    const url = stdout.trim();
+    expect(url).toMatch(new RegExp(`^${stack.gatewayUrl}/dashboard/login/[A-Za-z0-9_-]{43}$`));
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForURL(`${stack.gatewayUrl}/dashboard`);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Overview');
     await context.close();
   });
 });
