@@ -29,4 +29,12 @@ describe('log redaction (issue 22)', () => {
     expect(written).toContain('mongodb://orders:[redacted]@db:27017');
     expect(written.split('\n').filter(Boolean)).toHaveLength(4);
   });
+
+  it('When a dashboard token, cookie or login URL is logged, then none appears in the line (D47)', () => {
+    const { logger, text } = capture();
+    const token = 'Qm9vbGVhbkRhc2hib2FyZFRva2VuVmFsdWUxMjM0NTY3';
+    logger.info({ req: { headers: { cookie: `checkout_dashboard=${token}` } }, res: { headers: { 'set-cookie': `checkout_dashboard=${token}` } } }, 'request');
+    logger.info({ link: { loginUrl: `https://api.example/dashboard/login/${token}` }, sessionToken: token, csrfToken: token }, 'dashboard');
+    expect(text()).not.toContain(token);
+  });
 });
