@@ -3,11 +3,12 @@ import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { DependencyUnavailableError, DomainError, isDomainError } from '@checkout/errors';
 import { isInfrastructureUnavailable, type RequestScope } from '@checkout/http';
-import { isIdOf, type CheckoutSession, type LoginLinkResponse, type Mode } from '@checkout/contracts';
+import { isIdOf, type LoginLinkResponse, type Mode } from '@checkout/contracts';
 import type { Logger } from '@checkout/logger';
 import type { DashboardStore } from '../store/dashboard.store';
 import type { DashboardReader } from '../clients/dashboard-reader';
 import type { KeyCache } from './authenticate';
+import { sessionHistory, sinceFromForm } from '../domain/dashboard-views';
 import { csrfTokenFor, csrfTokenMatches, hashToken, isTokenShaped, newToken } from '../domain/dashboard-tokens';
 import { deliveryHostsChart, paymentsPerHourChart } from './dashboard/charts';
 import {
@@ -21,7 +22,6 @@ import {
   overviewPage,
   sessionPage,
   sessionsPage,
-  type HistoryEntry,
   type PageContext,
 } from './dashboard/render';
 
@@ -136,15 +136,6 @@ async function readForm(ctx: Context): Promise<URLSearchParams> {
 }
 
 const one = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
-
-/** `2026-11-24T10:00` or `…:05` (a datetime-local field, read as UTC) or a full ISO time → ISO; else undefined. */
-export function sinceFromForm(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const local = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})(:\d{2})?$/.exec(value);
-  if (local) return `${local[1]}${local[2] ?? ':00'}.000Z`;
-  const parsed = new Date(value);
-  return Number.isNaN(parsed.getTime()) || !/^\d{4}-\d{2}-\d{2}T/.test(value) ? undefined : parsed.toISOString();
-}
 
 /**
  * D47: the merchant dashboard on the gateway's public listener. `POST /v0/dashboard/login_links` (an API-key
@@ -331,18 +322,4 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
 
   router.use(pages.routes(), pages.allowedMethods());
   return router;
-}
-
-/**
- * A session's status history, from what its owners keep: created (sessions), payments applied and paid
- * (orders, through the session's order copy), and the events that announced completion or expiry (the
- * dispatcher). Sessions store no transition log, so the time of a cancel is the session's last update.
- */
-export function sessionHistory(session: CheckoutSession, events: readonly { id: string; event: string; createdAt: string }[]): HistoryEntry[] {
-  const entries: HistoryEntry[] = [{ at: session.createdAt, label: 'Created (pending)' }];
-  if (session.order.paidAt) entries.push({ at: session.order.paidAt, label: 'Order paid in full' });
-  for (const ev of events) entries.push({ at: ev.createdAt, label: `Event ${ev.event}`, href: `/dashboard/events/${ev.id}` });
-  if (session.status === 'cancelled') entries.push({ at: session.updatedAt, label: 'Cancelled (its order was cancelled)' });
-  if (session.status === 'expired' && !events.some((ev) => ev.event === 'checkout.session.expired')) entries.push({ at: session.expiresAt, label: 'Expired' });
-  return entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }

@@ -1,6 +1,7 @@
 import type { CheckoutSession, Delivery, EventListResponse, EventResponse, Mode, Order, OrderListResponse, OrderPayment, Pagination, SessionListResponse, WebhookEvent } from '@checkout/contracts';
 import { ORDER_STATUSES, PAYMENT_STATUSES, EVENT_TYPES } from '@checkout/contracts';
 import { e, money, query, timeTag, when } from './html';
+import type { HistoryEntry } from '../../domain/dashboard-views';
 
 // D47's pages. Server-rendered HTML with no script at all; the CSP allows only this response's nonce for the
 // one <style>. Landmarks (header, nav, main), one h1 per page, captions on tables and labels on inputs, a skip
@@ -203,12 +204,6 @@ export function sessionsPage(ctx: PageContext, list: SessionListResponse): strin
     'Checkout sessions',
     `<h1>Checkout sessions</h1><div class="card scroll" role="region" tabindex="0" aria-label="Checkout sessions, newest first"><table><caption>Checkout sessions, newest first</caption><thead><tr><th scope="col">Session</th><th scope="col">Status</th><th scope="col" class="num">Total</th><th scope="col" class="hide-narrow">Created</th></tr></thead><tbody>${rows || '<tr><td colspan="4">No checkout sessions yet.</td></tr>'}</tbody></table>${pager(list.pagination, '/dashboard/sessions', {})}</div>`,
   );
-}
-
-export interface HistoryEntry {
-  at: string;
-  label: string;
-  href?: string;
 }
 
 export function sessionPage(ctx: PageContext, session: CheckoutSession, history: readonly HistoryEntry[]): string {
