@@ -117,6 +117,7 @@ export async function runDashboardBench(engines: Engines, options: { orders: num
       latencies.sort((a, b) => a - b);
       const p50 = percentile(latencies, 50);
       const p95 = percentile(latencies, 95);
+      process.stderr.write(`[bench] ${label}: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms\n`);
       rows.push(`  ${label.padEnd(30)} ${p50.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}   ${p95 <= TARGET_P95_MS ? '✓' : '✗'}`);
     }
     console.log(`\nDashboard pages (D47), ${options.orders} orders and ${options.events} events in one organization; ${options.samples} sequential requests per page after 5 warm-up; engines: ${engines.description}`);

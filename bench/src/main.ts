@@ -21,7 +21,7 @@ const option = (name: string, fallback: number) => Number(rest.find((a) => a.sta
 const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>) => Promise<void>> = {
   orders: (engines) => runOrdersBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000, rounds: option('rounds', 4) }),
   sessions: (engines) => runSessionsBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000, payments: option('payments', 500) }),
-  dashboard: (engines) => runDashboardBench(engines, { orders: option('orders', 10_000), events: option('events', 10_000), samples: option('samples', 100) }),
+  dashboard: (engines) => runDashboardBench(engines, { orders: option('orders', 10_000), events: option('events', 10_000), samples: option('samples', 40) }),
   webhooks: (engines) => runWebhookBench({ engines, burst: option('burst', 2_000), paceSeconds: option('seconds', 5), expiring: option('expiry', 10_000) }),
 };
 

@@ -185,11 +185,7 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
     await deps.store.insertSession(scope, { _id: hashToken(sessionToken), apiKeyId: link.apiKeyId, keyLookupId: link.keyLookupId, createdAt: now, expiresAt: new Date(now.getTime() + deps.sessionTtlMs) });
     ctx.append('Set-Cookie', cookieHeader(sessionToken, Math.floor(deps.sessionTtlMs / 1000), secureCookie));
     ctx.type = 'html';
-    ctx.body = layout(
-      { nonce: String(ctx.state.nonce) },
-      'Logging in',
-      '<h1>Logging in…</h1><div class="card"><p>You are logged in. <a href="/dashboard">Continue to the dashboard</a>.</p></div>',
-    ).replace('<meta name="robots" content="noindex">', '<meta name="robots" content="noindex">\n<meta http-equiv="refresh" content="0;url=/dashboard">');
+    ctx.body = layout({ nonce: String(ctx.state.nonce) }, 'Logging in', '<h1>Logging in…</h1><div class="card"><p>You are logged in. <a href="/dashboard">Continue to the dashboard</a>.</p></div>', '/dashboard');
   });
 
   // Every other page needs a live session whose API key is still active: revoking the key ends the session.

@@ -84,7 +84,8 @@ function modeBanner(mode: Mode): string {
     : '<p class="mode live" role="note">LIVE MODE — real customers and real payments</p>';
 }
 
-export function layout(ctx: PageContext | { nonce: string }, title: string, body: string): string {
+/** `refreshTo`: a same-origin page to move on to at once (meta refresh: no script needed). */
+export function layout(ctx: PageContext | { nonce: string }, title: string, body: string, refreshTo?: string): string {
   const session = 'mode' in ctx ? ctx : undefined;
   const header = session
     ? `${modeBanner(session.mode)}<header class="top"><p>${e(session.organizationName)} <span class="sr-only">dashboard,</span> <span class="status">${session.mode === 'test' ? 'Test' : 'Live'}</span></p><nav aria-label="Dashboard"><ul>${NAV.map(([key, href, label]) => `<li><a href="${href}"${key === session.section ? ' aria-current="page"' : ''}>${label}</a></li>`).join('')}</ul></nav><form method="post" action="/dashboard/logout"><input type="hidden" name="csrf" value="${e(session.csrfToken)}"><button type="submit" class="secondary">Log out</button></form></header>`
@@ -94,7 +95,7 @@ export function layout(ctx: PageContext | { nonce: string }, title: string, body
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
+<meta name="robots" content="noindex">${refreshTo ? `\n<meta http-equiv="refresh" content="0;url=${e(refreshTo)}">` : ''}
 <title>${e(title)}${session ? ` · ${session.mode === 'test' ? 'Test' : 'Live'} · Dashboard` : ''}</title>
 <style nonce="${e(ctx.nonce)}">${STYLE}</style>
 </head>
