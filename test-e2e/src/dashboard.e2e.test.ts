@@ -115,7 +115,10 @@ describe('the merchant dashboard in a browser (D47)', () => {
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Events' }).click();
     await page.waitForURL(/\/dashboard\/events$/);
     await checkPage(page, 'events');
-    await page.getByRole('link', { name: eventId }).click();
+    // The failed delivery is listed at the top, with the endpoint's last answer.
+    const failedTable = page.getByRole('table', { name: 'Most recent failed deliveries' });
+    expect(await failedTable.getByRole('row').filter({ hasText: eventId }).textContent()).toContain('HTTP 500');
+    await failedTable.getByRole('link', { name: eventId }).click();
     await page.waitForURL(new RegExp(`/dashboard/events/${eventId}$`));
     const failed = page.locator('section.delivery[data-delivery-status="failed"]');
     await expect(failed.count()).resolves.toBe(1);
@@ -211,7 +214,8 @@ describe('the merchant dashboard in a browser (D47)', () => {
     await page.goto(`${stack.gatewayUrl}/dashboard/orders`);
     expect(await page.locator('table tbody').textContent()).toContain('No orders match.');
     await page.goto(`${stack.gatewayUrl}/dashboard/events`);
-    expect(await page.locator('table tbody').textContent()).toContain('No events yet.');
+    expect(await page.getByRole('table', { name: 'Events, newest first' }).textContent()).toContain('No events yet.');
+    expect(await page.getByRole('region', { name: 'Failed deliveries' }).textContent()).toContain('No failed deliveries.');
     expect((await page.goto(`${stack.gatewayUrl}/dashboard/orders/${session.order.id}`))?.status()).toBe(404);
     expect((await page.goto(`${stack.gatewayUrl}/dashboard/events/${eventId}`))?.status()).toBe(404);
     await page.goto(`${stack.gatewayUrl}/dashboard/sessions`);

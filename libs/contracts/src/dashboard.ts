@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { Timestamp, paginationQueryShape, Pagination } from './common';
 import { CheckoutSession } from './sessions';
+import { Delivery } from './events';
+import { EventId } from './ids';
 
 // D47: the merchant dashboard. The login link is the only public API of it; the rest are the owners' internal
 // read routes the gateway's dashboard pages call (sessions list, an order's payments, the charts' aggregates).
@@ -55,3 +57,10 @@ export const DeliveryStatsResponse = z.object({
   ),
 });
 export type DeliveryStatsResponse = z.infer<typeof DeliveryStatsResponse>;
+
+/** The dispatcher's internal `GET /internal/events/failed-deliveries`: the most recent deliveries that ended failed. */
+export const FailedDeliveriesResponse = z.object({
+  deliveries: z.array(Delivery.extend({ eventId: EventId, updatedAt: Timestamp })),
+});
+export type FailedDeliveriesResponse = z.infer<typeof FailedDeliveriesResponse>;
+export const FAILED_DELIVERIES_SHOWN = 10;

@@ -5,6 +5,7 @@ import {
   DeliveryStatsResponse,
   EventListResponse,
   EventResponse,
+  FailedDeliveriesResponse,
   OrderListResponse,
   OrderPaymentsResponse,
   OrderResponse,
@@ -63,6 +64,9 @@ export class DashboardReader {
   }
   getEvent(scope: RequestScope, requestId: string, id: string) {
     return this.call('dispatcher', EventResponse, { method: 'GET', path: `/internal/events/${encodeURIComponent(id)}`, scope, requestId });
+  }
+  failedDeliveries(scope: RequestScope, requestId: string) {
+    return this.call('dispatcher', FailedDeliveriesResponse, { method: 'GET', path: '/internal/events/failed-deliveries', scope, requestId });
   }
   deliveryStats(scope: RequestScope, requestId: string) {
     return this.call('dispatcher', DeliveryStatsResponse, { method: 'GET', path: '/internal/events/delivery-stats', scope, requestId });

@@ -262,9 +262,9 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
 
   pages.get('/events', session, async (ctx) => {
     const type = one(ctx.query.type);
-    const list = await deps.reader.listEvents(scopeOf(ctx), requestId(ctx), { type, page: one(ctx.query.page), limit: '25' });
+    const [list, failed] = await Promise.all([deps.reader.listEvents(scopeOf(ctx), requestId(ctx), { type, page: one(ctx.query.page), limit: '25' }), deps.reader.failedDeliveries(scopeOf(ctx), requestId(ctx))]);
     const recovering = one(ctx.query.recovering);
-    html(ctx, eventsPage(pageCtx(ctx, 'events'), list, { type }, recovering !== undefined && /^\d+$/.test(recovering) ? `Recovery started: ${recovering} failed deliveries will be sent again.` : undefined));
+    html(ctx, eventsPage(pageCtx(ctx, 'events'), list, failed, { type }, recovering !== undefined && /^\d+$/.test(recovering) ? `Recovery started: ${recovering} failed deliveries will be sent again.` : undefined));
   });
 
   pages.get('/events/:eventId', session, async (ctx) => {

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { DomainError } from '@checkout/errors';
 import { jsonBody, parseOrThrow, requireScope } from '@checkout/http';
-import { ListEventsQuery, RecoverEventsRequest, isIdOf, type DeliveryStatsResponse } from '@checkout/contracts';
+import { FAILED_DELIVERIES_SHOWN, ListEventsQuery, RecoverEventsRequest, isIdOf, type DeliveryStatsResponse, type FailedDeliveriesResponse } from '@checkout/contracts';
 import { DELIVERY_STATS_WINDOW_MS, deliveryStats } from '../domain/delivery-stats';
 import type { EventsStore } from '../store/events.store';
 import type { DeliveriesStore } from '../store/deliveries.store';
@@ -37,6 +37,12 @@ export function eventsRoutes(deps: { events: EventsStore; deliveries: Deliveries
     const scope = requireScope(ctx.state);
     const from = new Date(deps.clock().getTime() - DELIVERY_STATS_WINDOW_MS);
     const body: DeliveryStatsResponse = { from: from.toISOString(), hosts: deliveryStats(await deps.deliveries.listTouchedSince(scope, from), from) };
+    ctx.body = body;
+  });
+
+  router.get('/failed-deliveries', async (ctx) => {
+    const failed = await deps.deliveries.listRecentlyFailed(requireScope(ctx.state), FAILED_DELIVERIES_SHOWN);
+    const body: FailedDeliveriesResponse = { deliveries: failed.map((d) => ({ ...presentDelivery(d), eventId: d.eventId, updatedAt: d.updatedAt.toISOString() })) };
     ctx.body = body;
   });
 

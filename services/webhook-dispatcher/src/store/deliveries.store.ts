@@ -70,6 +70,11 @@ export class DeliveriesStore {
     return scoped(this.collection, scope).find({ updatedAt: { $gte: from } }, { projection: { url: 1, attempts: 1 } }).toArray();
   }
 
+  /** D47: the most recently failed deliveries, newest first (org_mode_status_updatedAt, read backwards). */
+  listRecentlyFailed(scope: Scope, limit: number): Promise<DeliveryDocument[]> {
+    return scoped(this.collection, scope).find({ status: 'failed' }).sort({ updatedAt: -1, _id: -1 }).limit(limit).toArray();
+  }
+
   /** Failed deliveries whose last write is at or after `since` (D44); the caller checks the last attempt's time. */
   listFailedSince(scope: Scope, since: Date, limit: number): Promise<DeliveryDocument[]> {
     return scoped(this.collection, scope).find({ status: 'failed', updatedAt: { $gte: since } }).sort({ updatedAt: 1, _id: 1 }).limit(limit).toArray();

@@ -11,7 +11,7 @@ export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.events, name: 'org_mode_type_createdAt', key: { organizationId: 1, mode: 1, type: 1, createdAt: -1 }, servedBy: 'events.store listEvents ?type=' },
   { collection: COLLECTIONS.events, name: 'org_mode_sessionId_createdAt', key: { organizationId: 1, mode: 1, sessionId: 1, createdAt: -1 }, servedBy: 'events.store listEvents ?sessionId=' },
   { collection: COLLECTIONS.deliveries, name: 'org_mode_eventId_createdAt', key: { organizationId: 1, mode: 1, eventId: 1, createdAt: 1 }, servedBy: 'deliveries.store listForEvent' },
-  { collection: COLLECTIONS.deliveries, name: 'org_mode_status_updatedAt', key: { organizationId: 1, mode: 1, status: 1, updatedAt: 1 }, servedBy: 'deliveries.store listFailedSince (POST /events/recover, D44)' },
+  { collection: COLLECTIONS.deliveries, name: 'org_mode_status_updatedAt', key: { organizationId: 1, mode: 1, status: 1, updatedAt: 1 }, servedBy: 'deliveries.store listFailedSince (POST /events/recover, D44); listRecentlyFailed (dashboard, D47)' },
   { collection: COLLECTIONS.deliveries, name: 'org_mode_updatedAt', key: { organizationId: 1, mode: 1, updatedAt: 1 }, servedBy: 'deliveries.store listTouchedSince (dashboard delivery chart, D47)' },
   { collection: COLLECTIONS.deliveries, name: 'status_lockedUntil', key: { status: 1, lockedUntil: 1 }, servedBy: 'deliveries.store findRecoverable (recovery sweep)' },
   { collection: COLLECTIONS.events, name: 'createdAt', key: { createdAt: 1 }, servedBy: 'retention sweep (app.ts)' },

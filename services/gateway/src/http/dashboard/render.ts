@@ -1,4 +1,4 @@
-import type { CheckoutSession, Delivery, EventListResponse, EventResponse, Mode, Order, OrderListResponse, OrderPayment, Pagination, SessionListResponse, WebhookEvent } from '@checkout/contracts';
+import type { CheckoutSession, Delivery, EventListResponse, EventResponse, FailedDeliveriesResponse, Mode, Order, OrderListResponse, OrderPayment, Pagination, SessionListResponse, WebhookEvent } from '@checkout/contracts';
 import { ORDER_STATUSES, PAYMENT_STATUSES, EVENT_TYPES } from '@checkout/contracts';
 import { e, money, query, timeTag, when } from './html';
 import type { HistoryEntry } from '../../domain/dashboard-views';
@@ -223,14 +223,26 @@ export function sessionPage(ctx: PageContext, session: CheckoutSession, history:
   );
 }
 
-export function eventsPage(ctx: PageContext, list: EventListResponse, filters: { type?: string | undefined }, message?: string): string {
+function failedDeliveriesTable(failed: FailedDeliveriesResponse): string {
+  if (failed.deliveries.length === 0) return '<p>No failed deliveries. Every webhook that ended has landed.</p>';
+  const rows = failed.deliveries
+    .map((d) => {
+      const last = d.attempts.at(-1);
+      const answer = last ? (last.statusCode === null ? 'no response' : `HTTP ${last.statusCode}`) : '—';
+      return `<tr><th scope="row"><a href="/dashboard/events/${e(d.eventId)}"><code>${e(d.eventId)}</code></a></th><td class="hide-narrow"><code>${e(d.url)}</code></td><td>${e(answer)}${last?.error ? ` — ${e(last.error)}` : ''}</td><td class="hide-narrow">${timeTag(d.updatedAt)}</td></tr>`;
+    })
+    .join('');
+  return `<div class="scroll" role="region" tabindex="0" aria-label="Most recent failed deliveries"><table><caption>Most recent failed deliveries</caption><thead><tr><th scope="col">Event</th><th scope="col" class="hide-narrow">Callback URL</th><th scope="col">Last answer</th><th scope="col" class="hide-narrow">Failed at</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+export function eventsPage(ctx: PageContext, list: EventListResponse, failed: FailedDeliveriesResponse, filters: { type?: string | undefined }, message?: string): string {
   const rows = list.events.map((ev) => `<tr><th scope="row"><a href="/dashboard/events/${e(ev.id)}"><code>${e(ev.id)}</code></a></th><td>${e(ev.event)}</td><td class="hide-narrow"><code>${e(ev.session.id)}</code></td><td>${timeTag(ev.createdAt)}</td></tr>`).join('');
   return layout(
     ctx,
     'Events',
     `<h1>Events</h1>${notice(message)}
-<section class="card" aria-labelledby="h-filter"><h2 id="h-filter">Filter</h2><form method="get" action="/dashboard/events" class="filters">${select('type', 'Event type', EVENT_TYPES, filters.type)}<div><button type="submit">Apply filter</button></div></form>
-<p><a href="/dashboard/recover">Recover failed deliveries…</a></p></section>
+<section class="card" aria-labelledby="h-failed"><h2 id="h-failed">Failed deliveries</h2>${failedDeliveriesTable(failed)}<p><a href="/dashboard/recover">Recover failed deliveries…</a></p></section>
+<section class="card" aria-labelledby="h-filter"><h2 id="h-filter">Filter</h2><form method="get" action="/dashboard/events" class="filters">${select('type', 'Event type', EVENT_TYPES, filters.type)}<div><button type="submit">Apply filter</button></div></form></section>
 <div class="card scroll" role="region" tabindex="0" aria-label="Events, newest first"><table><caption>Events, newest first</caption><thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col" class="hide-narrow">Session</th><th scope="col">Created</th></tr></thead><tbody>${rows || '<tr><td colspan="4">No events yet.</td></tr>'}</tbody></table>${pager(list.pagination, '/dashboard/events', { ...filters })}</div>`,
   );
 }
