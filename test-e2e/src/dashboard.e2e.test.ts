@@ -124,7 +124,7 @@ describe('the merchant dashboard in a browser (D47)', () => {
     await expect(failed.count()).resolves.toBe(1);
     const attempts = failed.locator('ol.timeline li');
     await expect(attempts.count()).resolves.toBe(2);
-    expect(await attempts.first().textContent()).toMatch(/Attempt 1 at .* UTC: HTTP 500, \d+ ms — /);
+    expect(await attempts.first().textContent()).toMatch(/^Attempt 1 at .* UTC: HTTP 500, \d+ ms$/);
     await checkPage(page, 'event-failed');
 
     // Fix the endpoint, then redeliver through the confirm step.

@@ -223,27 +223,32 @@ export function sessionPage(ctx: PageContext, session: CheckoutSession, history:
   );
 }
 
+/** The attempt's error when it says more than its status code does ("HTTP 500" after "HTTP 500" says nothing). */
+function extraError(attempt: { statusCode: number | null; error: string | null }): string | null {
+  return attempt.error !== null && attempt.error !== `HTTP ${attempt.statusCode}` ? attempt.error : null;
+}
+
 function failedDeliveriesTable(failed: FailedDeliveriesResponse): string {
   if (failed.deliveries.length === 0) return '<p>No failed deliveries. Every webhook that ended has landed.</p>';
   const rows = failed.deliveries
     .map((d) => {
       const last = d.attempts.at(-1);
       const answer = last ? (last.statusCode === null ? 'no response' : `HTTP ${last.statusCode}`) : '—';
-      return `<tr><th scope="row"><a href="/dashboard/events/${e(d.eventId)}"><code>${e(d.eventId)}</code></a></th><td class="hide-narrow"><code>${e(d.url)}</code></td><td>${e(answer)}${last?.error ? ` — ${e(last.error)}` : ''}</td><td class="hide-narrow">${timeTag(d.updatedAt)}</td></tr>`;
+      return `<tr><th scope="row"><a href="/dashboard/events/${e(d.eventId)}"><code>${e(d.eventId)}</code></a></th><td class="hide-narrow"><code>${e(d.url)}</code></td><td>${e(answer)}${last && extraError(last) ? ` — ${e(extraError(last))}` : ''}</td><td class="hide-narrow">${timeTag(d.updatedAt)}</td></tr>`;
     })
     .join('');
   return `<div class="scroll" role="region" tabindex="0" aria-label="Most recent failed deliveries"><table><caption>Most recent failed deliveries</caption><thead><tr><th scope="col">Event</th><th scope="col" class="hide-narrow">Callback URL</th><th scope="col">Last answer</th><th scope="col" class="hide-narrow">Failed at</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 export function eventsPage(ctx: PageContext, list: EventListResponse, failed: FailedDeliveriesResponse, filters: { type?: string | undefined }, message?: string): string {
-  const rows = list.events.map((ev) => `<tr><th scope="row"><a href="/dashboard/events/${e(ev.id)}"><code>${e(ev.id)}</code></a></th><td>${e(ev.event)}</td><td class="hide-narrow"><code>${e(ev.session.id)}</code></td><td>${timeTag(ev.createdAt)}</td></tr>`).join('');
+  const rows = list.events.map((ev) => `<tr><th scope="row"><a href="/dashboard/events/${e(ev.id)}"><code>${e(ev.id)}</code></a></th><td>${e(ev.event)}</td><td class="hide-narrow"><code>${e(ev.session.id)}</code></td><td class="hide-narrow">${timeTag(ev.createdAt)}</td></tr>`).join('');
   return layout(
     ctx,
     'Events',
     `<h1>Events</h1>${notice(message)}
 <section class="card" aria-labelledby="h-failed"><h2 id="h-failed">Failed deliveries</h2>${failedDeliveriesTable(failed)}<p><a href="/dashboard/recover">Recover failed deliveries…</a></p></section>
 <section class="card" aria-labelledby="h-filter"><h2 id="h-filter">Filter</h2><form method="get" action="/dashboard/events" class="filters">${select('type', 'Event type', EVENT_TYPES, filters.type)}<div><button type="submit">Apply filter</button></div></form></section>
-<div class="card scroll" role="region" tabindex="0" aria-label="Events, newest first"><table><caption>Events, newest first</caption><thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col" class="hide-narrow">Session</th><th scope="col">Created</th></tr></thead><tbody>${rows || '<tr><td colspan="4">No events yet.</td></tr>'}</tbody></table>${pager(list.pagination, '/dashboard/events', { ...filters })}</div>`,
+<div class="card scroll" role="region" tabindex="0" aria-label="Events, newest first"><table><caption>Events, newest first</caption><thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col" class="hide-narrow">Session</th><th scope="col" class="hide-narrow">Created</th></tr></thead><tbody>${rows || '<tr><td colspan="4">No events yet.</td></tr>'}</tbody></table>${pager(list.pagination, '/dashboard/events', { ...filters })}</div>`,
   );
 }
 
@@ -251,7 +256,7 @@ function deliverySection(delivery: Delivery, index: number): string {
   const attempts = delivery.attempts
     .map(
       (a) =>
-        `<li data-attempt="${a.attempt}"><strong>Attempt ${a.attempt}</strong> at ${timeTag(a.at)}: ${a.statusCode === null ? 'no response' : `HTTP ${a.statusCode}`}, ${a.durationMs} ms${a.error ? ` — <span class="error">${e(a.error)}</span>` : ''}</li>`,
+        `<li data-attempt="${a.attempt}"><strong>Attempt ${a.attempt}</strong> at ${timeTag(a.at)}: ${a.statusCode === null ? 'no response' : `HTTP ${a.statusCode}`}, ${a.durationMs} ms${extraError(a) ? ` — ${e(extraError(a))}` : ''}</li>`,
     )
     .join('');
   return `<section class="card delivery" aria-labelledby="h-d${index}" data-delivery-status="${e(delivery.status)}"><h2 id="h-d${index}">Delivery <code>${e(delivery.id)}</code> ${status(delivery.status)}</h2>
