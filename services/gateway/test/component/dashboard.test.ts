@@ -16,6 +16,8 @@ const clock = () => now;
 const apps: GatewayApp[] = [];
 let gateway: string;
 let replica: string;
+/** A replica whose PUBLIC_BASE_URL is https (behind a TLS-terminating proxy): its cookies are Secure. */
+let httpsReplica: string;
 let admin: AdminClient;
 
 interface Answer {
@@ -32,14 +34,15 @@ async function call(method: 'GET' | 'POST', url: string, options: { headers?: Re
 beforeAll(async () => {
   const { mongoUrl, kafkaBrokers } = inject('engines');
   const env = stackEnvironment({ ports: { gateway: 0, gatewayAdmin: 0, orders: 1, sessions: 1, dispatcher: 1 }, mongoUrl, kafkaBrokers, namePrefix: `gwdash_${randomBytes(4).toString('hex')}`, logLevel: 'silent' });
-  for (let i = 0; i < 2; i++) {
-    const app = buildApp(parseConfig({ ...env.gateway, PORT: '0', ADMIN_PORT: '0' }), createLogger('gateway', { level: 'silent' }), { clock });
+  for (let i = 0; i < 3; i++) {
+    const app = buildApp(parseConfig({ ...env.gateway, PORT: '0', ADMIN_PORT: '0', ...(i === 2 && { PUBLIC_BASE_URL: 'https://pay.example' }) }), createLogger('gateway', { level: 'silent' }), { clock });
     const { url, adminUrl } = await app.start();
     apps.push(app);
     if (i === 0) {
       gateway = url;
       admin = new AdminClient(adminUrl, env.adminToken);
-    } else replica = url;
+    } else if (i === 1) replica = url;
+    else httpsReplica = url;
   }
 });
 
@@ -101,6 +104,15 @@ describe('GET /dashboard/login/:token (D47)', () => {
     expect(opened.text).toContain('<meta http-equiv="refresh" content="0;url=/dashboard">');
     expect(String(opened.headers['content-security-policy'])).toContain("default-src 'none'");
     expect(opened.headers['referrer-policy']).toBe('no-referrer');
+  });
+
+  it('When the public base URL is https, then the link is on it and the session cookie is Secure', async () => {
+    const { key } = await merchant();
+    const answer = await call('POST', `${httpsReplica}/v0/dashboard/login_links`, { headers: { authorization: `Bearer ${key.secret}` } });
+    const { url } = JSON.parse(answer.text) as { url: string };
+    expect(url).toMatch(/^https:\/\/pay\.example\/dashboard\/login\//);
+    const opened = await call('GET', `${httpsReplica}${new URL(url).pathname}`);
+    expect(String(opened.headers['set-cookie'])).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
   });
 
   it('When a link is opened a second time, even on another replica, then it is refused with a clear page', async () => {
