@@ -1,6 +1,6 @@
 import type { CheckoutSession, Delivery, EventListResponse, EventResponse, FailedDeliveriesResponse, Mode, Order, OrderListResponse, OrderPayment, Pagination, SessionListResponse, WebhookEvent } from '@checkout/contracts';
 import { ORDER_STATUSES, PAYMENT_STATUSES, EVENT_TYPES } from '@checkout/contracts';
-import { e, money, query, timeTag, when } from './html';
+import { e, money, query, timeTag } from './html';
 import type { HistoryEntry } from '../../domain/dashboard-views';
 
 // D47's pages. Server-rendered HTML with no script at all; the CSP allows only this response's nonce for the
@@ -289,4 +289,3 @@ export function confirmPage(ctx: PageContext, title: string, explanation: string
   );
 }
 
-export { when };
