@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { Timestamp, paginationQueryShape, Pagination } from './common';
 import { CheckoutSession } from './sessions';
+import { Order } from './orders';
+import { WebhookEvent } from './events';
 import { Delivery } from './events';
 import { EventId } from './ids';
 
@@ -64,3 +66,11 @@ export const FailedDeliveriesResponse = z.object({
 });
 export type FailedDeliveriesResponse = z.infer<typeof FailedDeliveriesResponse>;
 export const FAILED_DELIVERIES_SHOWN = 10;
+
+/** A page of a list answered without its total (INTERNAL_API_HEADERS.withoutTotal). */
+export const PaginationWithoutTotal = Pagination.omit({ total: true });
+export type PaginationWithoutTotal = z.infer<typeof PaginationWithoutTotal>;
+export const OrderPageResponse = z.object({ orders: z.array(Order), pagination: PaginationWithoutTotal });
+export type OrderPageResponse = z.infer<typeof OrderPageResponse>;
+export const EventPageResponse = z.object({ events: z.array(WebhookEvent), pagination: PaginationWithoutTotal });
+export type EventPageResponse = z.infer<typeof EventPageResponse>;

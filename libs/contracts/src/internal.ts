@@ -18,6 +18,13 @@ export const INTERNAL_API_HEADERS = {
    * merchant's write of the order (D46).
    */
   checkoutSessionId: 'x-checkout-session-id',
+  /**
+   * On a list call from the dashboard (D47): the caller shows "next page" links, not a total, so the owner skips
+   * the count (a second pass over the matches; on the local engine a second scan of the collection) and fetches
+   * one more than the page to tell whether another follows. The answer's pagination then has no `total`. Never
+   * sent for merchants' API calls, whose pagination always carries it (D20).
+   */
+  withoutTotal: 'x-list-without-total',
 } as const;
 
 /**

@@ -3,10 +3,11 @@ import { DependencyUnavailableError, DomainError, isErrorCode } from '@checkout/
 import type { InternalClient, RequestScope } from '@checkout/http';
 import {
   DeliveryStatsResponse,
-  EventListResponse,
+  EventPageResponse,
   EventResponse,
   FailedDeliveriesResponse,
-  OrderListResponse,
+  INTERNAL_API_HEADERS,
+  OrderPageResponse,
   OrderPaymentsResponse,
   OrderResponse,
   PaymentsPerHourResponse,
@@ -17,6 +18,8 @@ import {
 } from '@checkout/contracts';
 import type { Upstream } from '../http/public-routes';
 
+const WITHOUT_TOTAL = { [INTERNAL_API_HEADERS.withoutTotal]: '1' };
+
 /**
  * D47: everything the dashboard shows or does goes through the owners' internal APIs, with the dashboard
  * session's scope in the same headers an API-key request sends, so tenancy is enforced by the owners exactly as
@@ -26,11 +29,11 @@ import type { Upstream } from '../http/public-routes';
 export class DashboardReader {
   constructor(private readonly upstreams: Record<Upstream, InternalClient>) {}
 
-  private async call<S extends z.ZodType>(upstream: Upstream, schema: S, request: { method: 'GET' | 'POST'; path: string; scope: RequestScope; requestId: string; query?: Record<string, string | undefined>; body?: unknown }): Promise<z.output<S>> {
+  private async call<S extends z.ZodType>(upstream: Upstream, schema: S, request: { method: 'GET' | 'POST'; path: string; scope: RequestScope; requestId: string; query?: Record<string, string | undefined>; body?: unknown; headers?: Record<string, string> }): Promise<z.output<S>> {
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(request.query ?? {})) if (value !== undefined && value !== '') search.set(name, value);
     const qs = search.size > 0 ? `?${search.toString()}` : '';
-    const answer = await this.upstreams[upstream].json({ method: request.method, path: `${request.path}${qs}`, scope: request.scope, requestId: request.requestId, body: request.body });
+    const answer = await this.upstreams[upstream].json({ method: request.method, path: `${request.path}${qs}`, scope: request.scope, requestId: request.requestId, body: request.body, ...(request.headers && { headers: request.headers }) });
     if (answer.status >= 400 && answer.status < 500) {
       const body = answer.body as { code?: unknown; message?: unknown } | null;
       const code = isErrorCode(body?.code) ? body.code : 'INVALID_REQUEST';
@@ -41,8 +44,9 @@ export class DashboardReader {
     return parsed.data;
   }
 
+  /** A page with "next" and "previous" but no total: the owner skips the count (INTERNAL_API_HEADERS.withoutTotal). */
   listOrders(scope: RequestScope, requestId: string, query: Record<string, string | undefined>) {
-    return this.call('orders', OrderListResponse, { method: 'GET', path: '/internal/orders', scope, requestId, query });
+    return this.call('orders', OrderPageResponse, { method: 'GET', path: '/internal/orders', scope, requestId, query, headers: WITHOUT_TOTAL });
   }
   getOrder(scope: RequestScope, requestId: string, id: string) {
     return this.call('orders', OrderResponse, { method: 'GET', path: `/internal/orders/${encodeURIComponent(id)}`, scope, requestId });
@@ -60,7 +64,7 @@ export class DashboardReader {
     return this.call('sessions', SessionResponse, { method: 'GET', path: `/internal/sessions/${encodeURIComponent(id)}`, scope, requestId });
   }
   listEvents(scope: RequestScope, requestId: string, query: Record<string, string | undefined>) {
-    return this.call('dispatcher', EventListResponse, { method: 'GET', path: '/internal/events', scope, requestId, query });
+    return this.call('dispatcher', EventPageResponse, { method: 'GET', path: '/internal/events', scope, requestId, query, headers: WITHOUT_TOTAL });
   }
   getEvent(scope: RequestScope, requestId: string, id: string) {
     return this.call('dispatcher', EventResponse, { method: 'GET', path: `/internal/events/${encodeURIComponent(id)}`, scope, requestId });

@@ -237,7 +237,7 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
     } catch (err) {
       // A filter orders refused (a malformed location id): the list page says so beside the filters.
       if (!isDomainError(err) || !['ORDERS_FETCH_FAILED', 'INVALID_LOCATION_ID'].includes(err.code)) throw err;
-      const empty = { orders: [], pagination: { page: 1, limit: 25, total: 0, hasMore: false } };
+      const empty = { orders: [], pagination: { page: 1, limit: 25, hasMore: false } };
       html(ctx, ordersPage(pageCtx(ctx, 'orders'), empty, filters, `Those filters are not valid: ${err.message}`));
     }
   });

@@ -56,6 +56,11 @@ export class OrderCommands {
     return this.deps.orders.listOrders(scope, filter, page, limit);
   }
 
+  /** D47: a page without its total, for the dashboard's pager (no count). */
+  listPage(scope: Scope, filter: OrderListFilter, page: number, limit: number) {
+    return this.deps.orders.listOrdersPage(scope, filter, page, limit);
+  }
+
   async update(scope: Scope, id: string, patch: OrderUpdateInput & { customer?: CustomerInput }): Promise<OrderDocument> {
     const existing = await this.get(scope, id);
     const now = this.deps.clock();

@@ -45,6 +45,12 @@ export function ordersRoutes(commands: OrderCommands): Router {
     const scope = requireScope(ctx.state);
     const query = parseOrThrow(ListOrdersQuery, ctx.query, 'ORDERS_FETCH_FAILED', { codeForField: LIST_ORDERS_FIELD_CODES });
     const { page, limit, ...filter } = query;
+    if (ctx.get(INTERNAL_API_HEADERS.withoutTotal)) {
+      const { orders, hasMore } = await commands.listPage(scope, filter, page, limit);
+      // OrderPageResponse (libs/contracts): the list's shape without pagination.total.
+      ctx.body = { orders: orders.map(presentOrder), pagination: { page, limit, hasMore } };
+      return;
+    }
     const { orders, total } = await commands.list(scope, filter, page, limit);
     ctx.body = { orders: orders.map(presentOrder), pagination: { page, limit, total, hasMore: page * limit < total } };
   });

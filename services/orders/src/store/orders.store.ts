@@ -12,6 +12,18 @@ export interface OrderListFilter {
   externalId?: string;
 }
 
+/** The list filter of D20 (and D47's externalId), shared by the page with and without its total. */
+function listFilter(filter: OrderListFilter): Filter<OrderDocument> {
+  const query: Filter<OrderDocument> = {};
+  if (filter.status) query.status = filter.status;
+  if (filter.paymentStatus) query.paymentStatus = filter.paymentStatus;
+  if (filter.provider) query.provider = filter.provider;
+  if (filter.locationId) query.locationId = filter.locationId;
+  // The uniqueKey of an order with an externalId is "ext:<externalId>" (D37): served by org_mode_uniqueKey.
+  if (filter.externalId !== undefined) query.uniqueKey = `ext:${filter.externalId}`;
+  return query;
+}
+
 /** The only code that touches the orders collection; every call is scoped to one organization and mode. */
 export class OrdersStore {
   readonly collection: Collection<OrderDocument>;
@@ -54,13 +66,7 @@ export class OrdersStore {
 
   async listOrders(scope: Scope, filter: OrderListFilter, page: number, limit: number): Promise<{ orders: OrderDocument[]; total: number }> {
     const orders = scoped(this.collection, scope);
-    const query: Filter<OrderDocument> = {};
-    if (filter.status) query.status = filter.status;
-    if (filter.paymentStatus) query.paymentStatus = filter.paymentStatus;
-    if (filter.provider) query.provider = filter.provider;
-    if (filter.locationId) query.locationId = filter.locationId;
-    // The uniqueKey of an order with an externalId is "ext:<externalId>" (D37): served by org_mode_uniqueKey.
-    if (filter.externalId !== undefined) query.uniqueKey = `ext:${filter.externalId}`;
+    const query = listFilter(filter);
     const [list, total] = await Promise.all([
       orders
         .find(query)
@@ -71,6 +77,17 @@ export class OrdersStore {
       orders.countDocuments(query),
     ]);
     return { orders: list, total };
+  }
+
+  /** The same page without the count (D47's dashboard): one more is fetched to tell whether another page follows. */
+  async listOrdersPage(scope: Scope, filter: OrderListFilter, page: number, limit: number): Promise<{ orders: OrderDocument[]; hasMore: boolean }> {
+    const list = await scoped(this.collection, scope)
+      .find(listFilter(filter))
+      .sort({ createdAt: -1, _id: -1 })
+      .skip((page - 1) * limit)
+      .limit(limit + 1)
+      .toArray();
+    return { orders: list.slice(0, limit), hasMore: list.length > limit };
   }
 
   /**

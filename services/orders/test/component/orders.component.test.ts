@@ -149,4 +149,19 @@ describe("The dashboard's reads (D47)", () => {
     expect(found.body.pagination.total).toBe(1);
     expect((await asGateway(`/internal/orders?externalId=${externalId}`, otherScope)).body.orders).toEqual([]);
   });
+
+  it('When the dashboard lists without a total, then the page has hasMore from one more order and no total; the API list still counts', async () => {
+    const externalScope = { 'x-organization-id': `org_pages_${suffix}`, 'x-mode': 'test' };
+    const make = async () => {
+      const response = await request(`${baseUrl}/internal/orders`, { method: 'POST', headers: { ...externalScope, 'x-internal-token': CALLER_TOKENS.gateway, 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ name: 'Item', quantity: 1, unitPrice: 100 }] }) });
+      return ((await response.body.json()) as { order: { id: string } }).order.id;
+    };
+    const ids = [await make(), await make(), await make()];
+    const page = async (n: number) => (await asGateway(`/internal/orders?limit=2&page=${n}`, { ...externalScope, 'x-list-without-total': '1' })).body;
+    const first = await page(1);
+    expect(first.orders.map((o: { id: string }) => o.id)).toEqual([ids[2], ids[1]]);
+    expect(first.pagination).toEqual({ page: 1, limit: 2, hasMore: true });
+    expect((await page(2)).pagination).toEqual({ page: 2, limit: 2, hasMore: false });
+    expect((await asGateway('/internal/orders?limit=2', externalScope)).body.pagination).toEqual({ page: 1, limit: 2, total: 3, hasMore: true });
+  });
 });

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { DomainError } from '@checkout/errors';
 import { jsonBody, parseOrThrow, requireScope } from '@checkout/http';
-import { FAILED_DELIVERIES_SHOWN, ListEventsQuery, RecoverEventsRequest, isIdOf, type DeliveryStatsResponse, type FailedDeliveriesResponse } from '@checkout/contracts';
+import { FAILED_DELIVERIES_SHOWN, INTERNAL_API_HEADERS, ListEventsQuery, type EventPageResponse, RecoverEventsRequest, isIdOf, type DeliveryStatsResponse, type FailedDeliveriesResponse } from '@checkout/contracts';
 import { DELIVERY_STATS_WINDOW_MS, deliveryStats } from '../domain/delivery-stats';
 import type { EventsStore } from '../store/events.store';
 import type { DeliveriesStore } from '../store/deliveries.store';
@@ -20,6 +20,12 @@ export function eventsRoutes(deps: { events: EventsStore; deliveries: Deliveries
   router.get('/', async (ctx) => {
     const scope = requireScope(ctx.state);
     const { page, limit, ...filter } = parseOrThrow(ListEventsQuery, ctx.query, 'INVALID_REQUEST');
+    if (ctx.get(INTERNAL_API_HEADERS.withoutTotal)) {
+      const { events, hasMore } = await deps.events.listEventsPage(scope, filter, page, limit);
+      const body: EventPageResponse = { events: events.map(presentEvent), pagination: { page, limit, hasMore } };
+      ctx.body = body;
+      return;
+    }
     const { events, total } = await deps.events.listEvents(scope, filter, page, limit);
     ctx.body = { events: events.map(presentEvent), pagination: { page, limit, total, hasMore: page * limit < total } };
   });

@@ -183,3 +183,14 @@ describe('GET /internal/events/delivery-stats (D47: the dashboard chart)', () =>
     expect(liveEntry?.attempts ?? 0).toBeLessThanOrEqual(1);
   });
 });
+
+describe('GET /internal/events without a total (D47: the dashboard pager)', () => {
+  it('When asked without a total, then the page has hasMore and no total, and the same events as the counted list', async () => {
+    const response = await fetch(`${dispatcher.url}/internal/events?limit=3`, { headers: { ...internalHeaders(A_TEST), 'x-list-without-total': '1' } });
+    const body = (await response.json()) as { events: { id: string }[]; pagination: Record<string, unknown> };
+    expect(body.pagination).toEqual({ page: 1, limit: 3, hasMore: true });
+    const counted = (await api('GET', '/internal/events?limit=3', A_TEST)).body as unknown as EventListResponse;
+    expect(body.events.map((e) => e.id)).toEqual(counted.events.map((e) => e.id));
+    expect(counted.pagination).toEqual({ page: 1, limit: 3, total: 4, hasMore: true });
+  });
+});

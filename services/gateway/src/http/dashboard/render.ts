@@ -1,4 +1,4 @@
-import type { CheckoutSession, Delivery, EventListResponse, EventResponse, FailedDeliveriesResponse, Mode, Order, OrderListResponse, OrderPayment, Pagination, SessionListResponse, WebhookEvent } from '@checkout/contracts';
+import type { CheckoutSession, Delivery, EventPageResponse, EventResponse, FailedDeliveriesResponse, Mode, Order, OrderPageResponse, OrderPayment, Pagination, PaginationWithoutTotal, SessionListResponse, WebhookEvent } from '@checkout/contracts';
 import { ORDER_STATUSES, PAYMENT_STATUSES, EVENT_TYPES } from '@checkout/contracts';
 import { e, money, query, timeTag } from './html';
 import type { HistoryEntry } from '../../domain/dashboard-views';
@@ -115,11 +115,12 @@ export function messagePage(nonce: string, title: string, message: string, link?
 
 const status = (value: string) => `<span class="status ${e(value)}">${e(value.replace(/_/g, ' '))}</span>`;
 
-function pager(pagination: Pagination, base: string, filters: Record<string, string | undefined>): string {
-  const pages = Math.max(1, Math.ceil(pagination.total / pagination.limit));
+/** Lists of orders and events come without a total (their owners skip the count); sessions' come with one. */
+function pager(pagination: Pagination | PaginationWithoutTotal, base: string, filters: Record<string, string | undefined>): string {
+  const where = 'total' in pagination ? `Page ${pagination.page} of ${Math.max(1, Math.ceil(pagination.total / pagination.limit))} (${pagination.total} in all)` : `Page ${pagination.page}`;
   const prev = pagination.page > 1 ? `<a href="${e(base + query({ ...filters, page: pagination.page - 1 }))}" rel="prev">Previous page</a>` : '';
   const next = pagination.hasMore ? `<a href="${e(base + query({ ...filters, page: pagination.page + 1 }))}" rel="next">Next page</a>` : '';
-  return `<nav class="pager" aria-label="Pagination">${prev}<span>Page ${pagination.page} of ${pages} (${pagination.total} in all)</span>${next}</nav>`;
+  return `<nav class="pager" aria-label="Pagination">${prev}<span>${where}</span>${next}</nav>`;
 }
 
 function select(name: string, label: string, options: readonly string[], current: string | undefined): string {
@@ -154,7 +155,7 @@ export interface OrderFilters {
   externalId?: string | undefined;
 }
 
-export function ordersPage(ctx: PageContext, list: OrderListResponse, filters: OrderFilters, error?: string): string {
+export function ordersPage(ctx: PageContext, list: OrderPageResponse, filters: OrderFilters, error?: string): string {
   const rows = list.orders
     .map(
       (o) =>
@@ -240,7 +241,7 @@ function failedDeliveriesTable(failed: FailedDeliveriesResponse): string {
   return `<div class="scroll" role="region" tabindex="0" aria-label="Most recent failed deliveries"><table><caption>Most recent failed deliveries</caption><thead><tr><th scope="col">Event</th><th scope="col" class="hide-narrow">Callback URL</th><th scope="col">Last answer</th><th scope="col" class="hide-narrow">Failed at</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
-export function eventsPage(ctx: PageContext, list: EventListResponse, failed: FailedDeliveriesResponse, filters: { type?: string | undefined }, message?: string): string {
+export function eventsPage(ctx: PageContext, list: EventPageResponse, failed: FailedDeliveriesResponse, filters: { type?: string | undefined }, message?: string): string {
   const rows = list.events.map((ev) => `<tr><th scope="row"><a href="/dashboard/events/${e(ev.id)}"><code>${e(ev.id)}</code></a></th><td>${e(ev.event)}</td><td class="hide-narrow"><code>${e(ev.session.id)}</code></td><td class="hide-narrow">${timeTag(ev.createdAt)}</td></tr>`).join('');
   return layout(
     ctx,
