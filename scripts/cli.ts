@@ -1,6 +1,7 @@
 // Developer CLI (D45):
 //   npm run cli -- listen --forward-to http://localhost:3000/webhooks   relay new events to a local URL
 //   npm run cli -- trigger checkout.session.completed                   create and pay a test session
+//   npm run cli -- dashboard                                             print a fresh dashboard login link (D47)
 import { existsSync, readFileSync } from 'node:fs';
 import { Checkout } from '@checkout/sdk';
 import { EVENT_TYPES, type EventType } from '@checkout/contracts';
@@ -12,7 +13,9 @@ const USAGE = `usage: npm run cli -- <command> [options]
       (signed with --secret / CHECKOUT_WEBHOOK_SECRET when given); prints time, type, id and the local status
   trigger <${EVENT_TYPES.join('|')}> [--callback-url <url>]
       creates a test checkout session and pays it (completed) or expires it (expired)
-options for both: --key sk_test_… (or CHECKOUT_API_KEY, or the running \`npm start\` stack's .stack.json)
+  dashboard
+      prints a fresh merchant dashboard login link (single use, valid 5 minutes; D47). Also takes a live key
+options for all: --key sk_test_… (or CHECKOUT_API_KEY, or the running \`npm start\` stack's .stack.json)
                   --base-url <gateway> (or CHECKOUT_BASE_URL, or .stack.json, else http://127.0.0.1:8080)`;
 
 interface StackFile {
@@ -42,12 +45,12 @@ function stackFile(): StackFile {
   return existsSync('.stack.json') ? (JSON.parse(readFileSync('.stack.json', 'utf8')) as StackFile) : {};
 }
 
-function client(options: Map<string, string>): Checkout {
+function client(options: Map<string, string>, allowLive = false): Checkout {
   const stack = stackFile();
   const key = options.get('key') ?? process.env.CHECKOUT_API_KEY ?? stack.testKey;
   if (!key) throw new Error('No API key: pass --key sk_test_…, set CHECKOUT_API_KEY, or run `npm start`.');
   // The relay and trigger are for development: they never touch live data.
-  if (!key.startsWith('sk_test_')) throw new Error('The CLI works with test keys (sk_test_…) only.');
+  if (!key.startsWith('sk_test_') && !(allowLive && key.startsWith('sk_live_'))) throw new Error('The CLI works with test keys (sk_test_…) only.');
   const baseUrl = options.get('base-url') ?? process.env.CHECKOUT_BASE_URL ?? stack.gatewayUrl ?? 'http://127.0.0.1:8080';
   return new Checkout(key, { baseUrl });
 }
@@ -87,11 +90,20 @@ async function trigger(type: string | undefined, options: Map<string, string>): 
   console.log(`${type}: session ${after.id} is ${after.status} (order ${after.order.id})`);
 }
 
+/** D47: one line, the link, on stdout (so `open "$(npm run -s cli -- dashboard)"` works); the expiry on stderr. */
+async function dashboard(options: Map<string, string>): Promise<void> {
+  // Looking is not changing test data, so a live key may open its dashboard too.
+  const { url, expiresAt } = await client(options, true).dashboard.loginLinks.create();
+  console.log(url);
+  console.error(`single use, valid until ${expiresAt}`);
+}
+
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   const { positional, options } = parse(rest);
   if (command === 'listen') return listen(options);
   if (command === 'trigger') return trigger(positional[0], options);
+  if (command === 'dashboard') return dashboard(options);
   console.log(USAGE);
   if (command && command !== 'help' && command !== '--help') process.exitCode = 1;
 }

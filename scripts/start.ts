@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { startEngines } from '@checkout/engines';
 import { AdminClient } from '@checkout/testing';
+import { Checkout } from '@checkout/sdk';
 import { portIsFree, startProcessStack } from './lib/process-stack';
 
 export const STACK_FILE = '.stack.json';
@@ -35,6 +36,8 @@ async function main(): Promise<void> {
   // holds local secrets only and is git-ignored.
   writeFileSync(STACK_FILE, JSON.stringify({ gatewayUrl: stack.env.gatewayUrl, adminUrl: stack.env.adminUrl, adminToken: stack.env.adminToken, organizationId: demo.organizationId, testKey: demo.testKey }, null, 2), { mode: 0o600 });
 
+  // D47: a ready login link to the demo organization's test-mode dashboard (single use, 5 minutes).
+  const dashboardLink = await new Checkout(demo.testKey, { baseUrl: stack.env.gatewayUrl }).dashboard.loginLinks.create();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`
 Orders and hosted checkout — local stack ready in ${seconds} s
@@ -43,6 +46,8 @@ Orders and hosted checkout — local stack ready in ${seconds} s
   admin         ${stack.env.adminUrl}            (operators' listener: admin API, /internal, /metrics; never exposed)
   checkout      ${stack.env.checkoutBaseUrl}/<session id>
   OpenAPI       ${stack.env.gatewayUrl}/v0/openapi.json
+  dashboard     ${dashboardLink.url}
+                (test mode; single use, valid 5 minutes; a new one: npm run cli -- dashboard)
   organization  ${demo.organizationId} (Demo Coffee Co)
   test key      ${demo.testKey}
   live key      ${demo.liveKey}

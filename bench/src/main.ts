@@ -1,4 +1,4 @@
-// npm run bench -- orders|sessions|webhooks|engine [--concurrency=N] [--seconds=S] [--rounds=R (orders: interleaved slices)]
+// npm run bench -- orders|sessions|webhooks|dashboard|engine [--concurrency=N] [--seconds=S] [--rounds=R (orders: interleaved slices)]
 //   [webhooks --mongo=memory]
 // Starts its own engines (or uses KAFKA_BROKERS / MONGODB_URL) and prints a table; no assertions.
 // webhooks --mongo=memory runs the webhook bench on mongo-java-server's in-memory backend instead of the default
@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provisionMongoJavaServer, startEngines, startLocalMongoJavaServer, type Engines } from '@checkout/engines';
+import { runDashboardBench } from './dashboard';
 import { runEngineBench } from './engine';
 import { runOrdersBench } from './orders';
 import { runSessionsBench } from './sessions';
@@ -20,6 +21,7 @@ const option = (name: string, fallback: number) => Number(rest.find((a) => a.sta
 const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>) => Promise<void>> = {
   orders: (engines) => runOrdersBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000, rounds: option('rounds', 4) }),
   sessions: (engines) => runSessionsBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000, payments: option('payments', 500) }),
+  dashboard: (engines) => runDashboardBench(engines, { orders: option('orders', 10_000), events: option('events', 10_000), samples: option('samples', 40) }),
   webhooks: (engines) => runWebhookBench({ engines, burst: option('burst', 2_000), paceSeconds: option('seconds', 5), expiring: option('expiry', 10_000) }),
 };
 

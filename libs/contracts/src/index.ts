@@ -8,3 +8,4 @@ export * from './topics';
 export * from './errors';
 export * from './webhooks';
 export * from './internal';
+export * from './dashboard';

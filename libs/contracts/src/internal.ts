@@ -26,6 +26,13 @@ export const INTERNAL_API_HEADERS = {
    * them when it creates a session.
    */
   checkoutSettings: 'x-checkout-settings',
+  /**
+   * On a list call from the dashboard (D47): the caller shows "next page" links, not a total, so the owner skips
+   * the count (a second pass over the matches; on the local engine a second scan of the collection) and fetches
+   * one more than the page to tell whether another follows. The answer's pagination then has no `total`. Never
+   * sent for merchants' API calls, whose pagination always carries it (D20).
+   */
+  withoutTotal: 'x-list-without-total',
 } as const;
 
 /** What INTERNAL_API_HEADERS.checkoutSettings carries. */

@@ -189,6 +189,7 @@ export const ListOrdersQuery = z
     paymentStatus: PaymentStatus.optional(),
     provider: Provider.optional(),
     locationId: LocationId.optional(),
+    externalId: ExternalId.optional().describe('Only the order created with this externalId (D47: the dashboard\'s lookup).'),
   })
   .meta({ id: 'ListOrdersQuery' });
 export type ListOrdersQuery = z.infer<typeof ListOrdersQuery>;

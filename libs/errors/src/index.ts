@@ -49,6 +49,11 @@ export const ERROR_STATUS = {
   INVALID_EVENT_ID: 400,
   EVENT_NOT_FOUND: 404,
   RECOVERY_IN_PROGRESS: 409,
+  // dashboard (D47): a login link used, expired or unknown (one code: nothing says which); a page without a
+  // live dashboard session; a dashboard form without its session's CSRF token
+  LOGIN_LINK_INVALID: 410,
+  DASHBOARD_LOGIN_REQUIRED: 401,
+  CSRF_TOKEN_INVALID: 403,
   // operators (D38)
   ADMIN_REQUEST_FAILED: 400,
   ADMIN_NOT_FOUND: 404,

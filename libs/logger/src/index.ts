@@ -65,6 +65,17 @@ export const REDACT_PATHS = [
   'KAFKA_SASL_PASSWORD',
   '*.KAFKA_SASL_PASSWORD',
   'req.headers["x-processor-signature"]',
+  // D47: the dashboard's bearer tokens (login link, session cookie, CSRF token) and where they travel.
+  'headers.cookie',
+  'req.headers.cookie',
+  'headers["set-cookie"]',
+  'res.headers["set-cookie"]',
+  'loginUrl',
+  '*.loginUrl',
+  'sessionToken',
+  '*.sessionToken',
+  'csrfToken',
+  '*.csrfToken',
 ];
 
 /** `scheme://user:password@host` → `scheme://user:[redacted]@host`, wherever a URL with credentials appears in a value. */

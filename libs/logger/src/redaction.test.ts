@@ -55,4 +55,12 @@ describe('log redaction (issue 22)', () => {
     expect(lines[4]?.msg).toBe('bare error for redis://default:[redacted]@cache:6379');
     expect(lines[4]?.err?.type).toBe('Error');
   });
+
+  it('When a dashboard token, cookie or login URL is logged, then none appears in the line (D47)', () => {
+    const { logger, text } = capture();
+    const token = 'Qm9vbGVhbkRhc2hib2FyZFRva2VuVmFsdWUxMjM0NTY3';
+    logger.info({ req: { headers: { cookie: `checkout_dashboard=${token}` } }, res: { headers: { 'set-cookie': `checkout_dashboard=${token}` } } }, 'request');
+    logger.info({ link: { loginUrl: `https://api.example/dashboard/login/${token}` }, sessionToken: token, csrfToken: token }, 'dashboard');
+    expect(text()).not.toContain(token);
+  });
 });

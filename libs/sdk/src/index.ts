@@ -1,5 +1,6 @@
 import { HttpClient, type CheckoutOptions } from './http';
 import { CheckoutSessions, TestHelpers } from './resources/checkout-sessions';
+import { Dashboard } from './resources/dashboard';
 import { Events } from './resources/events';
 import { Orders } from './resources/orders';
 import { webhooks, type Webhooks } from './webhooks';
@@ -12,6 +13,8 @@ export class Checkout {
   readonly orders: Orders;
   readonly checkoutSessions: CheckoutSessions;
   readonly events: Events;
+  /** D47: login links to the merchant dashboard. */
+  readonly dashboard: Dashboard;
   /** sk_test keys only (D29). */
   readonly testHelpers: TestHelpers;
   readonly webhooks: Webhooks = webhooks;
@@ -21,6 +24,7 @@ export class Checkout {
     this.orders = new Orders(http);
     this.checkoutSessions = new CheckoutSessions(http);
     this.events = new Events(http);
+    this.dashboard = new Dashboard(http);
     this.testHelpers = new TestHelpers(http);
   }
 }

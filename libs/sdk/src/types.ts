@@ -20,6 +20,7 @@ export type {
   EventListResponse,
   EventResponse,
   EventType,
+  LoginLinkResponse,
   Order,
   OrderListResponse,
   OrderStatus,

@@ -8,6 +8,7 @@ import { GATEWAY_INDEXES } from './store/indexes';
 import { OrganizationsStore } from './store/organizations.store';
 import { parseTrustedProxies } from './domain/client-address';
 import { IdempotencyStore } from './store/idempotency.store';
+import { DashboardStore } from './store/dashboard.store';
 import { mountRoutes } from './http/router';
 import { createGatewayMetrics } from './metrics';
 
@@ -29,10 +30,15 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
   let servers: RunningServer[] = [];
   let shuttingDown = false;
   let idempotencyKeys: IdempotencyStore | undefined;
+  let dashboard: DashboardStore | undefined;
   // D42 records past their 24 hours are ignored by every read; this sweep only reclaims their space (one
   // deleteMany, harmless on several replicas at once).
   const idempotencySweep = new PeriodicTask(
-    async () => idempotencyKeys?.deleteExpired(clock()),
+    async () => {
+      await idempotencyKeys?.deleteExpired(clock());
+      // D47's login links and dashboard sessions past their expiry: ignored by every read already.
+      await dashboard?.deleteExpired(clock());
+    },
     config.IDEMPOTENCY_SWEEP_INTERVAL_MS,
     (err) => logger.warn({ err }, 'idempotency key sweep failed; will retry'),
   );
@@ -50,6 +56,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       const organizations = new OrganizationsStore(mongo.db);
       // A request still running after its upstream deadline (plus a margin) is taken to have died with its process.
       idempotencyKeys = new IdempotencyStore(mongo.db, { retentionMs: IDEMPOTENCY_KEY_RETENTION_MS, lockMs: config.UPSTREAM_TIMEOUT_MS + 5_000 });
+      dashboard = new DashboardStore(mongo.db);
       idempotencySweep.start();
       const db = mongo;
       const base = { service: 'gateway', logger, isShuttingDown: () => shuttingDown, readiness: [{ name: 'mongodb', check: () => db.ping() }] };
@@ -77,6 +84,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         publicBaseUrl: config.PUBLIC_BASE_URL,
         clock,
         logger,
+        dashboard: { store: dashboard, linkTtlMs: config.DASHBOARD_LINK_TTL_MS, sessionTtlMs: config.DASHBOARD_SESSION_TTL_MS },
       });
       const publicServer = await listen(publicSide.app, { host: config.HTTP_HOST, port: config.PORT, ...httpTimeouts(config) });
       servers.push(publicServer);

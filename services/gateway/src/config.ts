@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { baseConfigShape, env, internalClientConfigShape, loadConfig, secret } from '@checkout/config';
+import { DASHBOARD_SESSION_TTL_MS, LOGIN_LINK_TTL_MS } from '@checkout/contracts';
 import { parseTrustedProxies } from './domain/client-address';
 
 /** AUTH_CACHE_MS may not exceed this: it is how long a key revoked on another replica may keep working. */
@@ -48,6 +49,12 @@ export const ConfigSchema = z.object({
   ADMIN_AUTH_FAILURES_PER_MINUTE: env
     .positiveInt(10)
     .describe('Admin API requests with a wrong or missing operator token allowed per client address per minute on each replica; beyond it every admin request from that address is 429 until the minute passes'),
+  DASHBOARD_LINK_TTL_MS: env
+    .positiveInt(LOGIN_LINK_TTL_MS)
+    .describe('How long a dashboard login link may be opened (D47: 5 minutes). Configurable so tests can expire one without waiting'),
+  DASHBOARD_SESSION_TTL_MS: env
+    .positiveInt(DASHBOARD_SESSION_TTL_MS)
+    .describe('How long a dashboard browser session lasts after its login link is opened (D47: 12 hours); revoking its API key ends it sooner'),
   TRUSTED_PROXIES: env
     .list()
     .superRefine((entries, ctx) => {

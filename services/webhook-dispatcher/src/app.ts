@@ -154,7 +154,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
           { name: 'kafka', check: kafkaReadinessCheck(kafka) },
         ],
       });
-      if (config.API_ENABLED) mountRoutes(app, { internalCallers: config.INTERNAL_CALLERS, events, deliveries, dispatcher });
+      if (config.API_ENABLED) mountRoutes(app, { internalCallers: config.INTERNAL_CALLERS, events, deliveries, dispatcher, clock });
 
       const sessionEventsGroup = topicName(prefix, CONSUMER_GROUPS.dispatcherSessionEvents);
       const retriesGroup = topicName(prefix, CONSUMER_GROUPS.dispatcherRetries);

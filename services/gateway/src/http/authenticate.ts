@@ -10,6 +10,8 @@ import type { GatewayMetrics } from '../metrics';
 declare module 'koa' {
   interface DefaultState {
     apiKeyId?: string;
+    /** The key's lookup id: what the key cache is keyed by (D47: a dashboard session re-checks its key by it). */
+    apiKeyLookupId?: string;
     organization?: OrganizationDocument;
   }
 }
@@ -25,6 +27,11 @@ const INVALID_KEY_MESSAGE = 'The API key is not valid.';
 export interface KeyCache {
   /** A key this replica has just revoked: it stops working here at once (on other replicas within AUTH_CACHE_MS). */
   revoked(lookupId: string): void;
+  /**
+   * D47: the organization of the key with this lookup id while the key is active, else null; through the same
+   * cache (and the same AUTH_CACHE_MS bound on revocation elsewhere) as API requests.
+   */
+  activeOrganization(lookupId: string): Promise<OrganizationDocument | null>;
 }
 
 /**
@@ -83,8 +90,14 @@ export function authenticate(
     const scope: RequestScope = { organizationId: organization._id, mode: key.mode };
     ctx.state.scope = scope;
     ctx.state.apiKeyId = key.keyId;
+    ctx.state.apiKeyLookupId = parsed.lookupId;
     ctx.state.organization = organization;
     await next();
   };
-  return { middleware, keys: { revoked: (lookupId) => void revokedHere.set(lookupId, true) } };
+  const activeOrganization = async (lookupId: string): Promise<OrganizationDocument | null> => {
+    const cached = await cache.fetch(lookupId);
+    if (!cached?.key || cached.key.status !== 'active' || revokedHere.has(lookupId)) return null;
+    return cached.organization;
+  };
+  return { middleware, keys: { revoked: (lookupId) => void revokedHere.set(lookupId, true), activeOrganization } };
 }

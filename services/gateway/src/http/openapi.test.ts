@@ -5,10 +5,19 @@ type Doc = { paths: Record<string, Record<string, any>>; components: { schemas: 
 const doc = buildOpenApiDocument('http://127.0.0.1:8080') as unknown as Doc;
 
 describe('OpenAPI document', () => {
+  it('When the dashboard login link operation is described, then it answers 201 with url and expiresAt and takes no Idempotency-Key (D47)', () => {
+    const post = doc.paths['/v0/dashboard/login_links']?.post;
+    expect(post.operationId).toBe('createDashboardLoginLink');
+    expect(post.parameters).toBeUndefined();
+    expect(JSON.stringify(post.responses['201'])).toContain('LoginLinkResponse');
+    expect(doc.components.schemas.LoginLinkResponse.required).toEqual(['url', 'expiresAt']);
+  });
+
   it('When a POST is described, then it documents the Idempotency-Key header, its 409 codes and Idempotent-Replayed (D42)', () => {
     for (const [path, methods] of Object.entries(doc.paths)) {
       const post = methods.post;
-      if (!post) continue;
+      // D47: a login link is a secret the D42 store would keep in clear; each call makes a new one instead.
+      if (!post || path === '/v0/dashboard/login_links') continue;
       const header = post.parameters.find((p: { in: string; name: string }) => p.in === 'header' && p.name === 'Idempotency-Key');
       expect(header, path).toMatchObject({ required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } });
       expect(post.responses['409'].description, path).toContain('IDEMPOTENCY_KEY_REUSED');

@@ -80,7 +80,7 @@ function errorResponses(route: PublicRoute): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>();
   // Every POST and PATCH reads its body through the same reader, whether or not the operation defines one (D7).
   const bodyErrors: ErrorCode[] = route.method === 'GET' ? [] : ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_CONTENT_ENCODING'];
-  for (const code of [...route.errors, ...bodyErrors, ...(route.method === 'POST' ? IDEMPOTENCY_ERRORS : []), ...COMMON_ERRORS]) {
+  for (const code of [...route.errors, ...bodyErrors, ...(route.method === 'POST' && !route.noIdempotencyKey ? IDEMPOTENCY_ERRORS : []), ...COMMON_ERRORS]) {
     const status = ERROR_STATUS[code];
     byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
   }
@@ -95,7 +95,7 @@ function operation(route: PublicRoute, components: Record<string, JsonSchema>): 
   if (route.idParam) {
     parameters.push({ name: route.idParam.name, in: 'path', required: true, description: route.idParam.description, schema: { type: 'string', pattern: `^${route.idParam.prefix}_(live|test)_[0-9A-Za-z]{1,64}$` } });
   }
-  if (route.method === 'POST') {
+  if (route.method === 'POST' && !route.noIdempotencyKey) {
     const { description, ...schema } = schemaOf(IdempotencyKey, 'input', components) as { description?: string };
     parameters.push({ name: IDEMPOTENCY_KEY_HEADER, in: 'header', required: false, description, schema });
   }
@@ -119,7 +119,7 @@ function operation(route: PublicRoute, components: Record<string, JsonSchema>): 
     responses: {
       [String(route.success.status)]: {
         description: 'Success',
-        ...(route.method === 'POST' && {
+        ...(route.method === 'POST' && !route.noIdempotencyKey && {
           headers: { [IDEMPOTENT_REPLAYED_HEADER]: { description: '`true` when this is the stored first response to an earlier request with the same Idempotency-Key (D42).', schema: { type: 'string', enum: ['true'] } } },
         }),
         content: { 'application/json': { schema: schemaOf(route.success.schema, 'output', components) } },

@@ -7,6 +7,7 @@ import {
   EventResponse,
   ListEventsQuery,
   ListOrdersQuery,
+  LoginLinkResponse,
   OrderListResponse,
   OrderResponse,
   PayRequest,
@@ -20,6 +21,8 @@ import {
 } from '@checkout/contracts';
 
 export type Upstream = 'orders' | 'sessions' | 'dispatcher';
+/** 'gateway': answered by the gateway itself (D47's login links), with a router of its own; not forwarded. */
+export type RouteOwner = Upstream | 'gateway';
 
 export interface PublicRoute {
   method: 'GET' | 'POST' | 'PATCH';
@@ -27,8 +30,8 @@ export interface PublicRoute {
   path: string;
   operationId: string;
   summary: string;
-  tag: 'Orders' | 'Checkout sessions' | 'Test helpers' | 'Events';
-  upstream: Upstream;
+  tag: 'Orders' | 'Checkout sessions' | 'Test helpers' | 'Events' | 'Dashboard';
+  upstream: RouteOwner;
   upstreamPath: (params: Record<string, string>) => string;
   idParam?: { name: string; prefix: IdPrefix; code: ErrorCode; description: string };
   /** The request body's schema, for the OpenAPI document: the owning service validates it (one place, with its codes). */
@@ -52,6 +55,11 @@ export interface PublicRoute {
    * and generated clients follow them): operationId → JSON pointer into the response body.
    */
   links?: Record<string, { parameter: string; pointer: string }>;
+  /**
+   * No Idempotency-Key (D42) on this POST: its answer is a secret that must not be stored in clear, and
+   * repeating it is harmless (D47: each call makes a new single-use login link).
+   */
+  noIdempotencyKey?: boolean;
 }
 
 const orderLinks = ['getOrder', 'updateOrder', 'cancelOrder'];
@@ -163,6 +171,12 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     body: { schema: RecoverEventsRequest, required: true },
     success: { status: 202, schema: RecoverEventsResponse },
     errors: ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'RECOVERY_IN_PROGRESS'],
+  },
+  {
+    method: 'POST', path: '/v0/dashboard/login_links', operationId: 'createDashboardLoginLink', summary: 'Create a single-use dashboard login link (valid 5 minutes) for this key\'s organization and mode', tag: 'Dashboard',
+    upstream: 'gateway', upstreamPath: () => '', noIdempotencyKey: true,
+    success: { status: 201, schema: LoginLinkResponse },
+    errors: [],
   },
 ];
 

@@ -42,9 +42,11 @@ export function publicRouter(deps: PublicRouterDeps): Router {
   const router = new Router();
   const body = jsonBody({ limitBytes: deps.bodyLimitBytes });
   for (const route of PUBLIC_ROUTES) {
+    const upstream = route.upstream;
+    if (upstream === 'gateway') continue;
     const method = route.method.toLowerCase() as 'get' | 'post' | 'patch';
     const handler = async (ctx: Context) => {
-      await forward(ctx, route, deps);
+      await forward(ctx, { ...route, upstream }, deps);
     };
     const guard: Middleware[] = route.path.includes(':') ? [notALiteralPath(router)] : [];
     if (route.method === 'POST') router.post(route.path, ...guard, deps.authenticate, body, deps.idempotency, handler);
@@ -53,7 +55,7 @@ export function publicRouter(deps: PublicRouterDeps): Router {
   return router;
 }
 
-async function forward(ctx: Context, route: PublicRoute, deps: PublicRouterDeps): Promise<void> {
+async function forward(ctx: Context, route: PublicRoute & { upstream: Upstream }, deps: PublicRouterDeps): Promise<void> {
   const scope = requireScope(ctx.state);
   if (route.testModeOnly && scope.mode !== 'test') throw new DomainError('NOT_FOUND', 'No such route.');
   const params = ctx.params as Record<string, string>;

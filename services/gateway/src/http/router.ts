@@ -4,7 +4,7 @@ import type { BlockList } from 'node:net';
 import type { Logger } from '@checkout/logger';
 import Router from '@koa/router';
 import { LRUCache } from 'lru-cache';
-import { mountRouters } from '@checkout/http';
+import { jsonBody, mountRouters } from '@checkout/http';
 import { fetchLatest } from '@checkout/coalesce';
 import type { AcceptedInternalCaller, InternalClient } from '@checkout/http';
 import type { CheckoutSettings, OrganizationsStore } from '../store/organizations.store';
@@ -20,6 +20,9 @@ import { passThroughRoutes } from './checkout-page.routes';
 import { perClientLimits, requestClient } from './client-limits';
 import { internalRoutes } from './internal.routes';
 import { buildOpenApiDocument } from './openapi';
+import { dashboardRoutes } from './dashboard.routes';
+import { DashboardReader } from '../clients/dashboard-reader';
+import type { DashboardStore } from '../store/dashboard.store';
 import { publicRouter } from './public.router';
 import type { Upstream } from './public-routes';
 
@@ -45,6 +48,8 @@ export interface GatewayRouteDeps {
   publicBaseUrl: string;
   clock: () => Date;
   logger: Logger;
+  /** D47: the dashboard's store and its link and session lifetimes. */
+  dashboard: { store: DashboardStore; linkTtlMs: number; sessionTtlMs: number };
 }
 
 /**
@@ -100,6 +105,19 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
       bodyLimitBytes: deps.bodyLimitBytes,
     }),
     passThroughRoutes(deps.upstreams.sessions),
+    dashboardRoutes(
+      {
+        store: deps.dashboard.store,
+        reader: new DashboardReader(deps.upstreams),
+        keys,
+        publicBaseUrl: deps.publicBaseUrl,
+        linkTtlMs: deps.dashboard.linkTtlMs,
+        sessionTtlMs: deps.dashboard.sessionTtlMs,
+        clock: deps.clock,
+        logger: deps.logger,
+      },
+      { authenticate: authenticated, body: jsonBody({ limitBytes: deps.bodyLimitBytes }) },
+    ),
   ]);
   mountRouters(operatorApp, [
     adminRoutes({

@@ -8,6 +8,7 @@ import type { OrdersStore, OrderListFilter } from '../store/orders.store';
 import type { ReferenceDataStore } from '../store/reference-data.store';
 import type { OrderDocument, StoredCustomer } from '../store/order-document';
 import { applyPayment, cancelOrder, closePayments, newOrder, updateOrder, type NewOrderInput, type OrderUpdateInput, type PaymentOutcome } from './order';
+import { paymentsPerHour } from './payments-per-hour';
 
 export interface CustomerInput {
   email?: string;
@@ -44,8 +45,20 @@ export class OrderCommands {
     return order;
   }
 
+  /** D47: the dashboard's payments-per-hour chart over the last 7 days. */
+  async paymentsPerHour(scope: Scope) {
+    const now = this.deps.clock();
+    const window = paymentsPerHour([], now);
+    return paymentsPerHour(await this.deps.orders.paymentsSince(scope, window.from), now);
+  }
+
   list(scope: Scope, filter: OrderListFilter, page: number, limit: number) {
     return this.deps.orders.listOrders(scope, filter, page, limit);
+  }
+
+  /** D47: a page without its total, for the dashboard's pager (no count). */
+  listPage(scope: Scope, filter: OrderListFilter, page: number, limit: number) {
+    return this.deps.orders.listOrdersPage(scope, filter, page, limit);
   }
 
   async update(scope: Scope, id: string, patch: OrderUpdateInput & { customer?: CustomerInput }): Promise<OrderDocument> {

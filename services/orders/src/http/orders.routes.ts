@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { DomainError } from '@checkout/errors';
 import { parseOrThrow, requireScope } from '@checkout/http';
-import { CreateOrderRequest, INTERNAL_API_HEADERS, LIST_ORDERS_FIELD_CODES, ListOrdersQuery, ORDER_FIELD_CODES, UpdateOrderRequest, isIdOf } from '@checkout/contracts';
+import { CreateOrderRequest, INTERNAL_API_HEADERS, type OrderPaymentsResponse, type PaymentsPerHourResponse, LIST_ORDERS_FIELD_CODES, ListOrdersQuery, ORDER_FIELD_CODES, UpdateOrderRequest, isIdOf } from '@checkout/contracts';
 import type { Context } from 'koa';
 import type { OrderCommands } from '../domain/orders.use-cases';
 import type { OrderDocument } from '../store/order-document';
@@ -45,8 +45,27 @@ export function ordersRoutes(commands: OrderCommands): Router {
     const scope = requireScope(ctx.state);
     const query = parseOrThrow(ListOrdersQuery, ctx.query, 'ORDERS_FETCH_FAILED', { codeForField: LIST_ORDERS_FIELD_CODES });
     const { page, limit, ...filter } = query;
+    if (ctx.get(INTERNAL_API_HEADERS.withoutTotal)) {
+      const { orders, hasMore } = await commands.listPage(scope, filter, page, limit);
+      // OrderPageResponse (libs/contracts): the list's shape without pagination.total.
+      ctx.body = { orders: orders.map(presentOrder), pagination: { page, limit, hasMore } };
+      return;
+    }
     const { orders, total } = await commands.list(scope, filter, page, limit);
     ctx.body = { orders: orders.map(presentOrder), pagination: { page, limit, total, hasMore: page * limit < total } };
+  });
+
+  // D47 (the dashboard): registered before /:orderId, which would otherwise take the name for an id.
+  router.get('/payments-per-hour', async (ctx) => {
+    const { from, hours } = await commands.paymentsPerHour(requireScope(ctx.state));
+    const body: PaymentsPerHourResponse = { from: from.toISOString(), hours: hours.map((h) => ({ hour: h.hour.toISOString(), count: h.count, amount: h.amount })) };
+    ctx.body = body;
+  });
+
+  router.get('/:orderId/payments', async (ctx) => {
+    const order = await commands.get(requireScope(ctx.state), orderIdParam(ctx.params.orderId));
+    const body: OrderPaymentsResponse = { payments: order.payments.map((p) => ({ id: p.paymentId, amount: p.amount, method: p.method, appliedAt: p.appliedAt.toISOString() })) };
+    ctx.body = body;
   });
 
   router.get('/:orderId', async (ctx) => {

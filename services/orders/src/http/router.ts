@@ -9,6 +9,8 @@ import { referenceDataRoutes } from './reference-data.routes';
 export const ORDERS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   // Only sessions applies a payment (flow 3) or closes an order to payments when its session expires (flow 4).
   { methods: ['POST'], path: /^\/internal\/orders\/[^/]+\/(payments|close-payments)\/?$/, callers: ['sessions'] },
+  // D47: the dashboard (on the gateway) reads an order's payments and the payments-per-hour chart.
+  { methods: ['GET'], path: /^\/internal\/orders\/([^/]+\/payments|payments-per-hour)\/?$/, callers: ['gateway'] },
   // Merchants' order API through the gateway; sessions creates, reads, edits and cancels its sessions' orders.
   { path: /^\/internal\/orders(\/[^/]+(\/cancel)?)?\/?$/, callers: ['gateway', 'sessions'] },
   // Reference data: operators manage it through the gateway's admin API; the hosted page reads it.

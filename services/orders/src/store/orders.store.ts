@@ -2,13 +2,26 @@ import type { Collection, Db, Filter } from 'mongodb';
 import { DomainError } from '@checkout/errors';
 import { isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
-import type { OrderDocument, OrderStatus, PaymentStatus } from './order-document';
+import type { AppliedPayment, OrderDocument, OrderStatus, PaymentStatus } from './order-document';
 
 export interface OrderListFilter {
   status?: OrderStatus;
   paymentStatus?: PaymentStatus;
   provider?: OrderDocument['provider'];
   locationId?: string;
+  externalId?: string;
+}
+
+/** The list filter of D20 (and D47's externalId), shared by the page with and without its total. */
+function listFilter(filter: OrderListFilter): Filter<OrderDocument> {
+  const query: Filter<OrderDocument> = {};
+  if (filter.status) query.status = filter.status;
+  if (filter.paymentStatus) query.paymentStatus = filter.paymentStatus;
+  if (filter.provider) query.provider = filter.provider;
+  if (filter.locationId) query.locationId = filter.locationId;
+  // The uniqueKey of an order with an externalId is "ext:<externalId>" (D37): served by org_mode_uniqueKey.
+  if (filter.externalId !== undefined) query.uniqueKey = `ext:${filter.externalId}`;
+  return query;
 }
 
 /** The only code that touches the orders collection; every call is scoped to one organization and mode. */
@@ -36,17 +49,24 @@ export class OrdersStore {
     }
   }
 
+  /**
+   * D47's payments chart: the orders with a payment applied since `from`, their payments only. Served by
+   * org_mode_payments_appliedAt (a multikey index); the hourly buckets are counted by the caller.
+   */
+  async paymentsSince(scope: Scope, from: Date): Promise<AppliedPayment[]> {
+    const docs = await scoped(this.collection, scope)
+      .find({ 'payments.appliedAt': { $gte: from } }, { projection: { payments: 1 } })
+      .toArray();
+    return docs.flatMap((doc) => doc.payments.filter((p) => p.appliedAt >= from));
+  }
+
   getOrder(scope: Scope, id: string): Promise<OrderDocument | null> {
     return scoped(this.collection, scope).findOne({ _id: id });
   }
 
   async listOrders(scope: Scope, filter: OrderListFilter, page: number, limit: number): Promise<{ orders: OrderDocument[]; total: number }> {
     const orders = scoped(this.collection, scope);
-    const query: Filter<OrderDocument> = {};
-    if (filter.status) query.status = filter.status;
-    if (filter.paymentStatus) query.paymentStatus = filter.paymentStatus;
-    if (filter.provider) query.provider = filter.provider;
-    if (filter.locationId) query.locationId = filter.locationId;
+    const query = listFilter(filter);
     const [list, total] = await Promise.all([
       orders
         .find(query)
@@ -57,6 +77,17 @@ export class OrdersStore {
       orders.countDocuments(query),
     ]);
     return { orders: list, total };
+  }
+
+  /** The same page without the count (D47's dashboard): one more is fetched to tell whether another page follows. */
+  async listOrdersPage(scope: Scope, filter: OrderListFilter, page: number, limit: number): Promise<{ orders: OrderDocument[]; hasMore: boolean }> {
+    const list = await scoped(this.collection, scope)
+      .find(listFilter(filter))
+      .sort({ createdAt: -1, _id: -1 })
+      .skip((page - 1) * limit)
+      .limit(limit + 1)
+      .toArray();
+    return { orders: list.slice(0, limit), hasMore: list.length > limit };
   }
 
   /**

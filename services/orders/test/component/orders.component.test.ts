@@ -8,7 +8,7 @@ import { TOPICS, topicName } from '@checkout/contracts';
 import { eventually } from '@checkout/testing';
 import { buildApp, type OrdersApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
-import { INTERNAL_CALLERS, internalCaller } from './support';
+import { CALLER_TOKENS, INTERNAL_CALLERS, internalCaller } from './support';
 
 // The orders service alone, in-process on port 0, on the real engines: its internal API, its outbox event,
 // and the at-most-once and race rules that sessions rely on (D25, D27, D28).
@@ -102,5 +102,66 @@ describe('Internal orders API', () => {
     const email = `race-${suffix}@example.com`;
     const responses = await Promise.all(Array.from({ length: 20 }, () => call('POST', '/internal/orders', { items: [{ name: 'X', quantity: 1, unitPrice: 1 }], customer: { email } })));
     expect(new Set(responses.map((r) => r.body.order.customer.id)).size).toBe(1);
+  });
+});
+
+describe("The dashboard's reads (D47)", () => {
+  const otherScope = { 'x-organization-id': `org_other_${suffix}`, 'x-mode': 'test' };
+  const asGateway = async (path: string, headers: Record<string, string> = scope, token = CALLER_TOKENS.gateway) => {
+    const response = await request(`${baseUrl}${path}`, { headers: { ...headers, 'x-internal-token': token } });
+    return { status: response.statusCode, body: (await response.body.json()) as any };
+  };
+
+  it("When an order has payments, then the gateway reads them, oldest first; another organization's scope gets 404 and sessions may not read them", async () => {
+    const id = await newOrder(1000);
+    await call('POST', `/internal/orders/${id}/payments`, { paymentId: `pay_test_${suffix}d1`, amount: 300, method: 'stablecoin' });
+    await call('POST', `/internal/orders/${id}/payments`, { paymentId: `pay_test_${suffix}d2`, amount: 700, method: 'card' });
+    const read = await asGateway(`/internal/orders/${id}/payments`);
+    expect(read.status).toBe(200);
+    expect(read.body.payments.map((p: { id: string; amount: number; method: string }) => [p.id, p.amount, p.method])).toEqual([
+      [`pay_test_${suffix}d1`, 300, 'stablecoin'],
+      [`pay_test_${suffix}d2`, 700, 'card'],
+    ]);
+    expect(read.body.payments[0].appliedAt).toMatch(/Z$/);
+    expect((await asGateway(`/internal/orders/${id}/payments`, otherScope)).body.code).toBe('ORDER_NOT_FOUND');
+    expect((await asGateway(`/internal/orders/${id}/payments`, scope, CALLER_TOKENS.sessions)).status).toBe(403);
+  });
+
+  it('When payments were applied this hour, then payments per hour counts them in the last of 168 buckets, for this organization only', async () => {
+    const before = await asGateway('/internal/orders/payments-per-hour');
+    expect(before.status).toBe(200);
+    expect(before.body.hours).toHaveLength(168);
+    const id = await newOrder(500);
+    await call('POST', `/internal/orders/${id}/payments`, { paymentId: `pay_test_${suffix}h1`, amount: 500, method: 'card' });
+    const after = await asGateway('/internal/orders/payments-per-hour');
+    const total = (body: { hours: { count: number }[] }) => body.hours.reduce((n, h) => n + h.count, 0);
+    expect(total(after.body)).toBe(total(before.body) + 1);
+    expect(after.body.hours.at(-1).count).toBeGreaterThanOrEqual(1);
+    expect(total((await asGateway('/internal/orders/payments-per-hour', otherScope)).body)).toBe(0);
+  });
+
+  it('When orders are listed by externalId, then only that order is found, and not from another organization', async () => {
+    const externalId = `dash-${suffix}`;
+    const { body } = await call('POST', '/internal/orders', { externalId, items: [{ name: 'Item', quantity: 1, unitPrice: 100 }] });
+    await newOrder();
+    const found = await asGateway(`/internal/orders?externalId=${externalId}`);
+    expect(found.body.orders.map((o: { id: string }) => o.id)).toEqual([body.order.id]);
+    expect(found.body.pagination.total).toBe(1);
+    expect((await asGateway(`/internal/orders?externalId=${externalId}`, otherScope)).body.orders).toEqual([]);
+  });
+
+  it('When the dashboard lists without a total, then the page has hasMore from one more order and no total; the API list still counts', async () => {
+    const externalScope = { 'x-organization-id': `org_pages_${suffix}`, 'x-mode': 'test' };
+    const make = async () => {
+      const response = await request(`${baseUrl}/internal/orders`, { method: 'POST', headers: { ...externalScope, 'x-internal-token': CALLER_TOKENS.gateway, 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ name: 'Item', quantity: 1, unitPrice: 100 }] }) });
+      return ((await response.body.json()) as { order: { id: string } }).order.id;
+    };
+    const ids = [await make(), await make(), await make()];
+    const page = async (n: number) => (await asGateway(`/internal/orders?limit=2&page=${n}`, { ...externalScope, 'x-list-without-total': '1' })).body;
+    const first = await page(1);
+    expect(first.orders.map((o: { id: string }) => o.id)).toEqual([ids[2], ids[1]]);
+    expect(first.pagination).toEqual({ page: 1, limit: 2, hasMore: true });
+    expect((await page(2)).pagination).toEqual({ page: 2, limit: 2, hasMore: false });
+    expect((await asGateway('/internal/orders?limit=2', externalScope)).body.pagination).toEqual({ page: 1, limit: 2, total: 3, hasMore: true });
   });
 });

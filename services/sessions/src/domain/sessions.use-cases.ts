@@ -72,6 +72,12 @@ export class SessionCommands {
     return this.withOrder(scope, doc);
   }
 
+  /** D47: a page of sessions, newest first, each with its order copy (the dashboard's list). */
+  async list(scope: Scope, page: number, limit: number): Promise<{ views: SessionWithOrder[]; total: number }> {
+    const { sessions, total } = await this.deps.store.listSessions(scope, page, limit);
+    return { views: await Promise.all(sessions.map((doc) => this.withOrder(scope, doc))), total };
+  }
+
   /** The hosted page and processor notifications know only the session id; the tenant comes from the session. */
   async findPublic(id: string): Promise<SessionWithOrder | null> {
     const doc = await this.deps.store.findByIdAcrossTenants(id);

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { INTERNAL_HEADERS, parseOrThrow, requireScope } from '@checkout/http';
-import { CreateSessionRequest, ORDER_FIELD_CODES, OrderSnapshot, UpdateSessionRequest } from '@checkout/contracts';
+import { CreateSessionRequest, ListSessionsQuery, ORDER_FIELD_CODES, type SessionListResponse, OrderSnapshot, UpdateSessionRequest } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import { createSession, type CreateSessionDeps } from '../domain/create-session.flow';
 import { CHECKOUT_SETTINGS_HEADER, parseCheckoutSettings } from '../domain/checkout-settings';
@@ -17,6 +17,15 @@ export function sessionsRoutes(commands: SessionCommands, flowDeps: CreateSessio
     const created = await createSession(flowDeps, scope, input, settings, ctx.get(INTERNAL_HEADERS.idempotencyRecord) || undefined);
     ctx.status = 201;
     ctx.body = { session: commands.present(created) };
+  });
+
+  // D47: the dashboard's sessions list (through the gateway, which passes the dashboard session's scope).
+  router.get('/', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const { page, limit } = parseOrThrow(ListSessionsQuery, ctx.query, 'INVALID_REQUEST');
+    const { views, total } = await commands.list(scope, page, limit);
+    const body: SessionListResponse = { sessions: views.map((view) => commands.present(view)), pagination: { page, limit, total, hasMore: page * limit < total } };
+    ctx.body = body;
   });
 
   router.get('/:sessionId', async (ctx) => {

@@ -20,6 +20,21 @@ export class SessionsStore {
     return scoped(this.collection, scope).findOne({ _id: id });
   }
 
+  /** D47: the dashboard's sessions list, newest first (D20's order), served by org_mode_createdAt_id. */
+  async listSessions(scope: Scope, page: number, limit: number): Promise<{ sessions: SessionDocument[]; total: number }> {
+    const sessions = scoped(this.collection, scope);
+    const [list, total] = await Promise.all([
+      sessions
+        .find({})
+        .sort({ createdAt: -1, _id: -1 })
+        .skip((page - 1) * limit)
+        .limit(limit)
+        .toArray(),
+      sessions.countDocuments({}),
+    ]);
+    return { sessions: list, total };
+  }
+
   findByOrderId(scope: Scope, orderId: string): Promise<SessionDocument | null> {
     return scoped(this.collection, scope).findOne({ orderId });
   }

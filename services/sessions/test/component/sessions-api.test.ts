@@ -177,3 +177,26 @@ describe('PATCH /internal/sessions/:id', () => {
     expect(data.body.session.sessionData).toEqual({ after: 1 });
   });
 });
+
+describe('GET /internal/sessions (D47: the dashboard\'s list)', () => {
+  it('When a tenant lists its sessions, then newest first, paginated, with their orders; another tenant and the other mode see none of them', async () => {
+    const tenant = newTenant();
+    const created = [];
+    for (let i = 0; i < 3; i++) created.push(await stack.createSession(tenant));
+    const first = await stack.api('GET', '/internal/sessions?limit=2', tenant);
+    expect(first.status).toBe(200);
+    expect(first.body.sessions.map((s: { id: string }) => s.id)).toEqual([created[2].id, created[1].id]);
+    expect(first.body.pagination).toEqual({ page: 1, limit: 2, total: 3, hasMore: true });
+    expect(CheckoutSession.strict().safeParse(first.body.sessions[0]).success).toBe(true);
+    const second = await stack.api('GET', '/internal/sessions?limit=2&page=2', tenant);
+    expect(second.body.sessions.map((s: { id: string }) => s.id)).toEqual([created[0].id]);
+    expect((await stack.api('GET', '/internal/sessions', newTenant())).body.sessions).toEqual([]);
+    expect((await stack.api('GET', '/internal/sessions', { ...tenant, mode: 'live' })).body.sessions).toEqual([]);
+  });
+
+  it('When the query is malformed, then 400 INVALID_REQUEST', async () => {
+    const res = await stack.api('GET', '/internal/sessions?limit=0', newTenant());
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('INVALID_REQUEST');
+  });
+});

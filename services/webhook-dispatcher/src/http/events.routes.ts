@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import { DomainError } from '@checkout/errors';
 import { jsonBody, parseOrThrow, requireScope } from '@checkout/http';
-import { ListEventsQuery, RecoverEventsRequest, isIdOf } from '@checkout/contracts';
+import { FAILED_DELIVERIES_SHOWN, INTERNAL_API_HEADERS, ListEventsQuery, type EventPageResponse, RecoverEventsRequest, isIdOf, type DeliveryStatsResponse, type FailedDeliveriesResponse } from '@checkout/contracts';
+import { DELIVERY_STATS_WINDOW_MS, deliveryStats } from '../domain/delivery-stats';
 import type { EventsStore } from '../store/events.store';
 import type { DeliveriesStore } from '../store/deliveries.store';
 import type { Dispatcher } from '../domain/dispatcher';
@@ -13,12 +14,18 @@ function eventIdParam(value: string | undefined): string {
 }
 
 /** Internal events API (D34); the gateway has authenticated the merchant and passes its scope in headers. */
-export function eventsRoutes(deps: { events: EventsStore; deliveries: DeliveriesStore; dispatcher: Dispatcher }): Router {
+export function eventsRoutes(deps: { events: EventsStore; deliveries: DeliveriesStore; dispatcher: Dispatcher; clock: () => Date }): Router {
   const router = new Router({ prefix: '/internal/events' });
 
   router.get('/', async (ctx) => {
     const scope = requireScope(ctx.state);
     const { page, limit, ...filter } = parseOrThrow(ListEventsQuery, ctx.query, 'INVALID_REQUEST');
+    if (ctx.get(INTERNAL_API_HEADERS.withoutTotal)) {
+      const { events, hasMore } = await deps.events.listEventsPage(scope, filter, page, limit);
+      const body: EventPageResponse = { events: events.map(presentEvent), pagination: { page, limit, hasMore } };
+      ctx.body = body;
+      return;
+    }
     const { events, total } = await deps.events.listEvents(scope, filter, page, limit);
     ctx.body = { events: events.map(presentEvent), pagination: { page, limit, total, hasMore: page * limit < total } };
   });
@@ -29,6 +36,20 @@ export function eventsRoutes(deps: { events: EventsStore; deliveries: Deliveries
     const recovering = await deps.dispatcher.recover(scope, new Date(since));
     ctx.status = 202;
     ctx.body = { recovering };
+  });
+
+  // D47 (the dashboard): registered before /:eventId, which would otherwise take the name for an id.
+  router.get('/delivery-stats', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const from = new Date(deps.clock().getTime() - DELIVERY_STATS_WINDOW_MS);
+    const body: DeliveryStatsResponse = { from: from.toISOString(), hosts: deliveryStats(await deps.deliveries.listTouchedSince(scope, from), from) };
+    ctx.body = body;
+  });
+
+  router.get('/failed-deliveries', async (ctx) => {
+    const failed = await deps.deliveries.listRecentlyFailed(requireScope(ctx.state), FAILED_DELIVERIES_SHOWN);
+    const body: FailedDeliveriesResponse = { deliveries: failed.map((d) => ({ ...presentDelivery(d), eventId: d.eventId, updatedAt: d.updatedAt.toISOString() })) };
+    ctx.body = body;
   });
 
   router.get('/:eventId', async (ctx) => {

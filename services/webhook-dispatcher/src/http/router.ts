@@ -11,7 +11,7 @@ export const DISPATCHER_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   { path: /^\/internal\/events(\/.*)?$/, callers: ['gateway'] },
 ];
 
-export function mountRoutes(app: Koa, deps: { internalCallers: readonly AcceptedInternalCaller[]; events: EventsStore; deliveries: DeliveriesStore; dispatcher: Dispatcher }): void {
+export function mountRoutes(app: Koa, deps: { internalCallers: readonly AcceptedInternalCaller[]; events: EventsStore; deliveries: DeliveriesStore; dispatcher: Dispatcher; clock: () => Date }): void {
   app.use(internalAuth(deps.internalCallers, DISPATCHER_INTERNAL_ROUTES));
   mountRouters(app, [eventsRoutes(deps)]);
 }

@@ -62,6 +62,19 @@ export class DeliveriesStore {
     return scoped(this.collection, scope).find({ eventId }).sort({ createdAt: 1, _id: 1 }).toArray();
   }
 
+  /**
+   * D47's delivery chart: deliveries written since `from` (an attempt moves updatedAt), their url and attempts
+   * only; served by org_mode_updatedAt. The caller keeps the attempts made since `from`.
+   */
+  listTouchedSince(scope: Scope, from: Date): Promise<Array<Pick<DeliveryDocument, 'url' | 'attempts'>>> {
+    return scoped(this.collection, scope).find({ updatedAt: { $gte: from } }, { projection: { url: 1, attempts: 1 } }).toArray();
+  }
+
+  /** D47: the most recently failed deliveries, newest first (org_mode_status_updatedAt, read backwards). */
+  listRecentlyFailed(scope: Scope, limit: number): Promise<DeliveryDocument[]> {
+    return scoped(this.collection, scope).find({ status: 'failed' }).sort({ updatedAt: -1, _id: -1 }).limit(limit).toArray();
+  }
+
   /** Failed deliveries whose last write is at or after `since` (D44); the caller checks the last attempt's time. */
   /**
    * One page of the failed deliveries not recovered yet whose last change is at or after `since`, in (updatedAt,

@@ -84,4 +84,18 @@ export class EventsStore {
     ]);
     return { events: list, total };
   }
+
+  /** The same page without the count (D47's dashboard): one more is fetched to tell whether another page follows. */
+  async listEventsPage(scope: Scope, filter: EventListFilter, page: number, limit: number): Promise<{ events: EventDocument[]; hasMore: boolean }> {
+    const query: Filter<EventDocument> = {};
+    if (filter.type) query.type = filter.type;
+    if (filter.sessionId) query.sessionId = filter.sessionId;
+    const list = await scoped(this.collection, scope)
+      .find(query)
+      .sort({ createdAt: -1, _id: -1 })
+      .skip((page - 1) * limit)
+      .limit(limit + 1)
+      .toArray();
+    return { events: list.slice(0, limit), hasMore: list.length > limit };
+  }
 }

@@ -160,3 +160,37 @@ describe('POST /internal/events/:id/redeliver (D34)', () => {
     expect(receiver.deliveries('/b').length).toBe(before);
   });
 });
+
+describe('GET /internal/events/delivery-stats (D47: the dashboard chart)', () => {
+  it("When the caller's deliveries have been attempted, then its host shows their attempts and successes; another organization's and the other mode's are apart", async () => {
+    const host = new URL(receiver.url('/a')).host;
+    const stats = await eventually(
+      async () => {
+        const { status, body } = await api('GET', '/internal/events/delivery-stats', A_TEST);
+        expect(status).toBe(200);
+        const entry = (body.hosts as { host: string; attempts: number; succeeded: number; p95DurationMs: number }[]).find((h) => h.host === host);
+        return entry && entry.succeeded >= 3 ? { body, entry } : undefined;
+      },
+      { deadlineMs: 20_000, description: "A's three deliveries to succeed" },
+    );
+    expect(stats.entry.attempts).toBeGreaterThanOrEqual(stats.entry.succeeded);
+    expect(stats.entry.p95DurationMs).toBeGreaterThanOrEqual(0);
+    expect(new Date(String(stats.body.from)).getTime()).toBeLessThan(Date.now() - 23 * 3_600_000);
+    const other = await api('GET', '/internal/events/delivery-stats', B_TEST);
+    const otherEntry = (other.body.hosts as { host: string; attempts: number }[]).find((h) => h.host === host);
+    expect(otherEntry?.attempts ?? 0).toBeLessThanOrEqual(1);
+    const liveEntry = ((await api('GET', '/internal/events/delivery-stats', A_LIVE)).body.hosts as { host: string; attempts: number }[]).find((h) => h.host === host);
+    expect(liveEntry?.attempts ?? 0).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('GET /internal/events without a total (D47: the dashboard pager)', () => {
+  it('When asked without a total, then the page has hasMore and no total, and the same events as the counted list', async () => {
+    const response = await fetch(`${dispatcher.url}/internal/events?limit=3`, { headers: { ...internalHeaders(A_TEST), 'x-list-without-total': '1' } });
+    const body = (await response.json()) as { events: { id: string }[]; pagination: Record<string, unknown> };
+    expect(body.pagination).toEqual({ page: 1, limit: 3, hasMore: true });
+    const counted = (await api('GET', '/internal/events?limit=3', A_TEST)).body as unknown as EventListResponse;
+    expect(body.events.map((e) => e.id)).toEqual(counted.events.map((e) => e.id));
+    expect(counted.pagination).toEqual({ page: 1, limit: 3, total: 4, hasMore: true });
+  });
+});

@@ -1,0 +1,133 @@
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { MongoClient } from 'mongodb';
+import { Pool, request } from 'undici';
+import type { Engines } from '@checkout/engines';
+import { AdminClient, eventually, startWebhookReceiver } from '@checkout/testing';
+import { newId } from '@checkout/contracts';
+import { startProcessStack } from '../../scripts/lib/process-stack';
+
+// npm run bench -- dashboard: D47's target, a dashboard page answers in ≤ 200 ms p95 with 10,000 orders and
+// 10,000 events in the organization. The services run from their bundles as processes (as deployed). Orders
+// are made through the API; events (and a failed-then-succeeded delivery each) are copies of one real event
+// written straight into the dispatcher's collections, because making 10,000 paid sessions would take the
+// bench minutes of the shared machine for no difference in what the pages read. Prints p50/p95 per page.
+
+const TARGET_P95_MS = 200;
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+async function inParallel(total: number, concurrency: number, work: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < total) await work(next++);
+  }));
+}
+
+export async function runDashboardBench(engines: Engines, options: { orders: number; events: number; samples: number }): Promise<void> {
+  const receiver = await startWebhookReceiver();
+  const stack = await startProcessStack({
+    mongoUrl: engines.mongoUrl,
+    kafkaBrokers: engines.kafkaBrokers,
+    namePrefix: `bench_dash_${Date.now()}`,
+    logDir: join(tmpdir(), 'checkout-bench'),
+    runtime: 'bundle',
+    logLevel: 'warn',
+    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } },
+  });
+  const mongo = await MongoClient.connect(engines.mongoUrl);
+  try {
+    const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
+    const org = await admin.createOrganizationWithKeys('Dashboard Bench Org');
+    const api = new Pool(stack.env.gatewayUrl, { connections: 16 });
+    const headers = { authorization: `Bearer ${org.testKey}`, 'content-type': 'application/json' };
+
+    // 10,000 orders through the API (every 10th with an externalId, so the filter has something to find).
+    const seedStarted = Date.now();
+    let firstOrderId = '';
+    await inParallel(options.orders, 16, async (i) => {
+      const body = JSON.stringify({ items: [{ name: `Item ${i}`, quantity: 1 + (i % 3), unitPrice: 100 + i }], ...(i % 10 === 0 && { externalId: `bench-${i}` }) });
+      const response = await api.request({ method: 'POST', path: '/v0/orders', headers, body });
+      const answer = (await response.body.json()) as { order?: { id: string } };
+      if (response.statusCode !== 201) throw new Error(`order ${i}: ${response.statusCode}`);
+      if (i === 0) firstOrderId = answer.order?.id ?? '';
+    });
+    process.stderr.write(`[bench] ${options.orders} orders in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s\n`);
+
+    // One real event with a delivery (a paid session calling the receiver), then copies of it.
+    const created = await request(`${stack.env.gatewayUrl}/v0/checkout/sessions`, { method: 'POST', headers, body: JSON.stringify({ items: [{ name: 'Seed', quantity: 1, unitPrice: 500 }], callbackUrl: receiver.url('/bench') }) });
+    const session = ((await created.body.json()) as { session: { id: string } }).session;
+    await (await request(`${stack.env.gatewayUrl}/v0/test_helpers/checkout/sessions/${session.id}/pay`, { method: 'POST', headers, body: '{}' })).body.text();
+    const db = mongo.db(`${stack.env.dispatcher.MONGODB_DATABASE}`);
+    const template = await eventually(async () => (await db.collection('events').findOne({ sessionId: session.id })) ?? undefined, { deadlineMs: 30_000, description: 'the seed event' });
+    const delivery = await eventually(async () => (await db.collection('deliveries').findOne({ eventId: template._id, status: 'succeeded' })) ?? undefined, { deadlineMs: 30_000, description: 'the seed delivery' });
+    const now = Date.now();
+    const events = [];
+    const deliveries = [];
+    for (let i = 0; i < options.events; i++) {
+      const id = newId('evt', 'test');
+      const createdAt = new Date(now - i * 60_000);
+      const body = JSON.parse(String(template.body)) as Record<string, unknown>;
+      body.id = id;
+      body.createdAt = createdAt.toISOString();
+      const deliveryId = newId('dlv', 'test');
+      events.push({ ...template, _id: id, createdAt, recordedAt: createdAt, body: JSON.stringify(body), initialDeliveryId: deliveryId });
+      const failedAttempt = { attempt: 1, at: createdAt, statusCode: 500, durationMs: 20 + (i % 50), error: 'HTTP 500', responseSnippet: null };
+      const okAttempt = { attempt: 2, at: new Date(createdAt.getTime() + 10_000), statusCode: 200, durationMs: 10 + (i % 30), error: null, responseSnippet: null };
+      deliveries.push({ ...delivery, _id: deliveryId, eventId: id, attempts: [failedAttempt, okAttempt], attemptCount: 2, createdAt, updatedAt: okAttempt.at });
+    }
+    for (let i = 0; i < events.length; i += 1_000) {
+      await db.collection('events').insertMany(events.slice(i, i + 1_000) as never[]);
+      await db.collection('deliveries').insertMany(deliveries.slice(i, i + 1_000) as never[]);
+    }
+    process.stderr.write(`[bench] ${options.events} events and deliveries written\n`);
+
+    // Log in as a browser would, then measure each page with one request at a time.
+    const link = (await (await request(`${stack.env.gatewayUrl}/v0/dashboard/login_links`, { method: 'POST', headers: { authorization: headers.authorization } })).body.json()) as { url: string };
+    const opened = await request(link.url);
+    await opened.body.text();
+    const cookie = String(opened.headers['set-cookie']).split(';')[0] ?? '';
+    const eventId = events[Math.floor(events.length / 2)]?._id ?? '';
+    const pages: [string, string][] = [
+      ['overview (charts)', '/dashboard'],
+      ['orders, page 1', '/dashboard/orders'],
+      ['orders, page 200', '/dashboard/orders?page=200'],
+      ['orders ?paymentStatus=unpaid', '/dashboard/orders?paymentStatus=unpaid'],
+      ['orders ?externalId=', '/dashboard/orders?externalId=bench-5000'],
+      ['order', `/dashboard/orders/${firstOrderId}`],
+      ['sessions', '/dashboard/sessions'],
+      ['session', `/dashboard/sessions/${session.id}`],
+      ['events, page 1', '/dashboard/events'],
+      ['events, page 200', '/dashboard/events?page=200'],
+      ['event with attempts', `/dashboard/events/${eventId}`],
+    ];
+    const client = new Pool(stack.env.gatewayUrl, { connections: 1 });
+    const rows: string[] = [];
+    for (const [label, path] of pages) {
+      const latencies: number[] = [];
+      for (let i = 0; i < options.samples + 5; i++) {
+        const started = performance.now();
+        const response = await client.request({ method: 'GET', path, headers: { cookie } });
+        await response.body.text();
+        if (response.statusCode !== 200) throw new Error(`${path}: ${response.statusCode}`);
+        if (i >= 5) latencies.push(performance.now() - started);
+      }
+      latencies.sort((a, b) => a - b);
+      const p50 = percentile(latencies, 50);
+      const p95 = percentile(latencies, 95);
+      process.stderr.write(`[bench] ${label}: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms\n`);
+      rows.push(`  ${label.padEnd(30)} ${p50.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}   ${p95 <= TARGET_P95_MS ? '✓' : '✗'}`);
+    }
+    console.log(`\nDashboard pages (D47), ${options.orders} orders and ${options.events} events in one organization; ${options.samples} sequential requests per page after 5 warm-up; engines: ${engines.description}`);
+    console.log(`  ${'page'.padEnd(30)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)}   target p95 ≤ ${TARGET_P95_MS} ms`);
+    for (const row of rows) console.log(row);
+    await api.close();
+    await client.close();
+  } finally {
+    await mongo.close();
+    await stack.stop();
+    await receiver.close();
+  }
+}

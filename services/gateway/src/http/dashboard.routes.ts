@@ -1,0 +1,321 @@
+import { randomBytes } from 'node:crypto';
+import Router from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
+import { DependencyUnavailableError, DomainError, isDomainError } from '@checkout/errors';
+import { isInfrastructureUnavailable, type RequestScope } from '@checkout/http';
+import { isIdOf, type LoginLinkResponse, type Mode } from '@checkout/contracts';
+import type { Logger } from '@checkout/logger';
+import type { DashboardStore } from '../store/dashboard.store';
+import type { DashboardReader } from '../clients/dashboard-reader';
+import type { KeyCache } from './authenticate';
+import { sessionHistory, sinceFromForm } from '../domain/dashboard-views';
+import { csrfTokenFor, csrfTokenMatches, hashToken, isTokenShaped, newToken } from '../domain/dashboard-tokens';
+import { deliveryHostsChart, paymentsPerHourChart } from './dashboard/charts';
+import {
+  confirmPage,
+  eventPage,
+  eventsPage,
+  layout,
+  messagePage,
+  orderPage,
+  ordersPage,
+  overviewPage,
+  sessionPage,
+  sessionsPage,
+  type PageContext,
+} from './dashboard/render';
+
+export const DASHBOARD_COOKIE = 'checkout_dashboard';
+const MAX_FORM_BYTES = 4 * 1024;
+
+export interface DashboardDeps {
+  store: DashboardStore;
+  reader: DashboardReader;
+  keys: KeyCache;
+  publicBaseUrl: string;
+  linkTtlMs: number;
+  sessionTtlMs: number;
+  clock: () => Date;
+  logger: Logger;
+}
+
+interface DashboardState {
+  scope: RequestScope;
+  organizationName: string;
+  token: string;
+  tokenHash: string;
+}
+
+declare module 'koa' {
+  interface DefaultState {
+    dashboard?: DashboardState;
+    nonce?: string;
+  }
+}
+
+/** The headers of every dashboard response: a CSP that allows no script at all and only this response's <style>. */
+function secure(ctx: Context): string {
+  const nonce = randomBytes(16).toString('base64');
+  ctx.state.nonce = nonce;
+  ctx.set(
+    'Content-Security-Policy',
+    ["default-src 'none'", `style-src 'nonce-${nonce}'`, "img-src 'self' data:", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'"].join('; '),
+  );
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Cache-Control', 'no-store');
+  return nonce;
+}
+
+const NOT_FOUND_CODES = new Set(['ORDER_NOT_FOUND', 'SESSION_NOT_FOUND', 'EVENT_NOT_FOUND', 'INVALID_ORDER_ID', 'INVALID_SESSION_ID', 'INVALID_EVENT_ID', 'NOT_FOUND']);
+
+/**
+ * Errors on dashboard pages are pages, not JSON. The status is still the one libs/errors maps the code to (so
+ * no route here sets a 4xx); only the body differs. A used, expired or unknown link says so plainly; another
+ * organization's id is the same "not found" as an unknown one (D4).
+ */
+function htmlErrors(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const nonce = ctx.state.nonce ?? secure(ctx);
+      let title: string;
+      let message: string;
+      let link: { href: string; label: string } | undefined = { href: '/dashboard', label: 'Back to the dashboard' };
+      if (isDomainError(err)) {
+        ctx.status = err.status;
+        if (err.code === 'LOGIN_LINK_INVALID') {
+          title = 'This login link cannot be used';
+          message = 'Login links work once, for 5 minutes. This one has been used already, has expired, or does not exist. Create a new one with your secret key (npm run cli -- dashboard, or POST /v0/dashboard/login_links).';
+          link = undefined;
+        } else if (err.code === 'DASHBOARD_LOGIN_REQUIRED') {
+          title = 'Please log in';
+          message = 'Your dashboard session has ended (it lasts 12 hours, and ends when its API key is revoked or you log out). Open a new login link to continue.';
+          link = undefined;
+        } else if (err.code === 'CSRF_TOKEN_INVALID') {
+          title = 'Please try again';
+          message = 'This form could not be verified. Go back, reload the page and submit it again.';
+        } else if (NOT_FOUND_CODES.has(err.code)) {
+          title = 'Not found';
+          message = 'There is nothing with this id in this organization and mode.';
+        } else {
+          title = 'That did not work';
+          message = err.message;
+        }
+      } else if (err instanceof DependencyUnavailableError || isInfrastructureUnavailable(err)) {
+        ctx.status = 503;
+        ctx.set('Retry-After', '1');
+        logger.warn({ err: err instanceof Error ? { name: err.name, message: err.message } : String(err) }, 'dashboard dependency unavailable');
+        title = 'Temporarily unavailable';
+        message = 'A service behind the dashboard did not answer. Reload the page in a moment.';
+      } else {
+        throw err;
+      }
+      ctx.type = 'html';
+      ctx.body = messagePage(nonce, title, message, link);
+    }
+  };
+}
+
+function cookieHeader(token: string, maxAgeSeconds: number, secureCookie: boolean): string {
+  return `${DASHBOARD_COOKIE}=${token}; Path=/dashboard; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secureCookie ? '; Secure' : ''}`;
+}
+
+async function readForm(ctx: Context): Promise<URLSearchParams> {
+  if (!ctx.is('application/x-www-form-urlencoded')) return new URLSearchParams();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_FORM_BYTES) throw new DomainError('PAYLOAD_TOO_LARGE', 'Form too large.');
+    chunks.push(chunk as Buffer);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+const one = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+/**
+ * D47: the merchant dashboard on the gateway's public listener. `POST /v0/dashboard/login_links` (an API-key
+ * route) makes a link; opening it makes a session (a cookie whose token is stored hashed, with the key's
+ * organization, mode and key id); every page re-checks that key through the key cache and reads through the
+ * owners' internal APIs with the session's scope. Forms that change something carry the session's CSRF token
+ * and are reached through a confirm page.
+ */
+export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middleware; body: Middleware }): Router {
+  const router = new Router();
+  const secureCookie = deps.publicBaseUrl.startsWith('https:');
+  const requestId = (ctx: Context) => String(ctx.state.requestId);
+
+  router.post('/v0/dashboard/login_links', api.authenticate, api.body, async (ctx) => {
+    const scope = ctx.state.scope;
+    const apiKeyId = ctx.state.apiKeyId;
+    const keyLookupId = ctx.state.apiKeyLookupId;
+    if (!scope || apiKeyId === undefined || keyLookupId === undefined) throw new DomainError('UNAUTHORIZED', 'Send your secret API key.');
+    const token = newToken();
+    const now = deps.clock();
+    const expiresAt = new Date(now.getTime() + deps.linkTtlMs);
+    await deps.store.insertLink(scope, { _id: hashToken(token), apiKeyId, keyLookupId, createdAt: now, expiresAt, usedAt: null });
+    const body: LoginLinkResponse = { url: `${deps.publicBaseUrl}/dashboard/login/${token}`, expiresAt: expiresAt.toISOString() };
+    ctx.status = 201;
+    ctx.body = body;
+  });
+
+  const pages = new Router({ prefix: '/dashboard' });
+  pages.use(async (ctx, next) => {
+    secure(ctx);
+    await next();
+  });
+  pages.use(htmlErrors(deps.logger));
+
+  // Opening the link consumes it (one conditional update) and starts the session. The answer is a page that
+  // moves on to /dashboard by itself (meta refresh, no script): a SameSite=Strict cookie set in the answer to a
+  // link followed from another site (a mail, a chat) would not be sent on a redirect of that same navigation,
+  // but is on this page's own same-site navigation; and the token leaves the address bar.
+  pages.get('/login/:token', async (ctx) => {
+    const token = ctx.params.token;
+    const now = deps.clock();
+    const link = isTokenShaped(token) ? await deps.store.consumeLinkAcrossTenants(hashToken(token), now) : null;
+    if (!link) throw new DomainError('LOGIN_LINK_INVALID', 'This login link was used, has expired, or does not exist.');
+    const scope: RequestScope = { organizationId: link.organizationId, mode: link.mode };
+    if (!(await deps.keys.activeOrganization(link.keyLookupId))) throw new DomainError('LOGIN_LINK_INVALID', 'The API key of this login link is no longer active.');
+    const sessionToken = newToken();
+    await deps.store.insertSession(scope, { _id: hashToken(sessionToken), apiKeyId: link.apiKeyId, keyLookupId: link.keyLookupId, createdAt: now, expiresAt: new Date(now.getTime() + deps.sessionTtlMs) });
+    ctx.append('Set-Cookie', cookieHeader(sessionToken, Math.floor(deps.sessionTtlMs / 1000), secureCookie));
+    ctx.type = 'html';
+    ctx.body = layout({ nonce: String(ctx.state.nonce) }, 'Logging in', '<h1>Logging in…</h1><div class="card"><p>You are logged in. <a href="/dashboard">Continue to the dashboard</a>.</p></div>', '/dashboard');
+  });
+
+  // Every other page needs a live session whose API key is still active: revoking the key ends the session.
+  const session: Middleware = async (ctx: Context, next: Next) => {
+    const token = ctx.cookies.get(DASHBOARD_COOKIE);
+    if (!isTokenShaped(token)) throw new DomainError('DASHBOARD_LOGIN_REQUIRED', 'Log in with a login link.');
+    const tokenHash = hashToken(token);
+    const found = await deps.store.findSessionAcrossTenants(tokenHash, deps.clock());
+    const organization = found ? await deps.keys.activeOrganization(found.keyLookupId) : null;
+    if (!found || !organization) throw new DomainError('DASHBOARD_LOGIN_REQUIRED', 'Log in with a login link.');
+    ctx.state.dashboard = { scope: { organizationId: found.organizationId, mode: found.mode }, organizationName: organization.name, token, tokenHash };
+    await next();
+  };
+
+  const pageCtx = (ctx: Context, section: PageContext['section']): PageContext => {
+    const state = ctx.state.dashboard as DashboardState;
+    return { nonce: String(ctx.state.nonce), mode: state.scope.mode as Mode, organizationName: state.organizationName, csrfToken: csrfTokenFor(state.token), section };
+  };
+  const scopeOf = (ctx: Context) => (ctx.state.dashboard as DashboardState).scope;
+  const html = (ctx: Context, body: string) => {
+    ctx.type = 'html';
+    ctx.body = body;
+  };
+  /** The CSRF token tied to this session must come with every POST (D47), read before anything is done. */
+  const verifiedForm = async (ctx: Context): Promise<URLSearchParams> => {
+    const form = await readForm(ctx);
+    if (!csrfTokenMatches((ctx.state.dashboard as DashboardState).token, form.get('csrf') ?? undefined)) throw new DomainError('CSRF_TOKEN_INVALID', 'Missing or wrong CSRF token.');
+    return form;
+  };
+  const idParam = (prefix: 'ord' | 'cs' | 'evt', value: string | undefined, code: 'ORDER_NOT_FOUND' | 'SESSION_NOT_FOUND' | 'EVENT_NOT_FOUND'): string => {
+    // A malformed id is "not found" here too: a page has no field to blame (the API says 400 for it, D4).
+    if (!isIdOf(prefix, value)) throw new DomainError(code, 'No such id.');
+    return value;
+  };
+
+  pages.get('/', session, async (ctx) => {
+    const scope = scopeOf(ctx);
+    const [stats, payments] = await Promise.all([deps.reader.deliveryStats(scope, requestId(ctx)), deps.reader.paymentsPerHour(scope, requestId(ctx))]);
+    const since = new Date(deps.clock().getTime() - 24 * 3_600_000).toISOString().slice(0, 19);
+    html(ctx, overviewPage(pageCtx(ctx, 'overview'), { hosts: deliveryHostsChart(stats), payments: paymentsPerHourChart(payments) }, since));
+  });
+
+  pages.get('/orders', session, async (ctx) => {
+    const filters = { status: one(ctx.query.status), paymentStatus: one(ctx.query.paymentStatus), locationId: one(ctx.query.locationId)?.trim(), externalId: one(ctx.query.externalId)?.trim() };
+    const page = one(ctx.query.page);
+    try {
+      const list = await deps.reader.listOrders(scopeOf(ctx), requestId(ctx), { ...filters, page, limit: '25' });
+      html(ctx, ordersPage(pageCtx(ctx, 'orders'), list, filters));
+    } catch (err) {
+      // A filter orders refused (a malformed location id): the list page says so beside the filters.
+      if (!isDomainError(err) || !['ORDERS_FETCH_FAILED', 'INVALID_LOCATION_ID'].includes(err.code)) throw err;
+      const empty = { orders: [], pagination: { page: 1, limit: 25, hasMore: false } };
+      html(ctx, ordersPage(pageCtx(ctx, 'orders'), empty, filters, `Those filters are not valid: ${err.message}`));
+    }
+  });
+
+  pages.get('/orders/:orderId', session, async (ctx) => {
+    const id = idParam('ord', ctx.params.orderId, 'ORDER_NOT_FOUND');
+    const [{ order }, { payments }] = await Promise.all([deps.reader.getOrder(scopeOf(ctx), requestId(ctx), id), deps.reader.orderPayments(scopeOf(ctx), requestId(ctx), id)]);
+    html(ctx, orderPage(pageCtx(ctx, 'orders'), order, payments));
+  });
+
+  pages.get('/sessions', session, async (ctx) => {
+    const list = await deps.reader.listSessions(scopeOf(ctx), requestId(ctx), { page: one(ctx.query.page), limit: '25' });
+    html(ctx, sessionsPage(pageCtx(ctx, 'sessions'), list));
+  });
+
+  pages.get('/sessions/:sessionId', session, async (ctx) => {
+    const id = idParam('cs', ctx.params.sessionId, 'SESSION_NOT_FOUND');
+    const { session: found } = await deps.reader.getSession(scopeOf(ctx), requestId(ctx), id);
+    const events = await deps.reader.listEvents(scopeOf(ctx), requestId(ctx), { sessionId: id, limit: '100' });
+    html(ctx, sessionPage(pageCtx(ctx, 'sessions'), found, sessionHistory(found, events.events)));
+  });
+
+  pages.get('/events', session, async (ctx) => {
+    const type = one(ctx.query.type);
+    const [list, failed] = await Promise.all([deps.reader.listEvents(scopeOf(ctx), requestId(ctx), { type, page: one(ctx.query.page), limit: '25' }), deps.reader.failedDeliveries(scopeOf(ctx), requestId(ctx))]);
+    const recovering = one(ctx.query.recovering);
+    html(ctx, eventsPage(pageCtx(ctx, 'events'), list, failed, { type }, recovering !== undefined && /^\d+$/.test(recovering) ? `Recovery started: ${recovering} failed deliveries will be sent again.` : undefined));
+  });
+
+  pages.get('/events/:eventId', session, async (ctx) => {
+    const id = idParam('evt', ctx.params.eventId, 'EVENT_NOT_FOUND');
+    const found = await deps.reader.getEvent(scopeOf(ctx), requestId(ctx), id);
+    html(ctx, eventPage(pageCtx(ctx, 'events'), found, one(ctx.query.m) === 'redelivered' ? 'A new delivery of this event has started; this page shows its attempts as they happen when you reload it.' : undefined));
+  });
+
+  pages.get('/events/:eventId/redeliver', session, async (ctx) => {
+    const id = idParam('evt', ctx.params.eventId, 'EVENT_NOT_FOUND');
+    // Read first, so another organization's id is "not found" here already, not only after confirming.
+    await deps.reader.getEvent(scopeOf(ctx), requestId(ctx), id);
+    html(ctx, confirmPage(pageCtx(ctx, 'events'), 'Redeliver this event?', `A new delivery of ${id} (same event id, new delivery id) will be sent to its callback URL (D34).`, `/dashboard/events/${id}/redeliver`, {}, `/dashboard/events/${id}`, 'Yes, redeliver'));
+  });
+
+  pages.post('/events/:eventId/redeliver', session, async (ctx) => {
+    await verifiedForm(ctx);
+    const id = idParam('evt', ctx.params.eventId, 'EVENT_NOT_FOUND');
+    await deps.reader.redeliver(scopeOf(ctx), requestId(ctx), id);
+    ctx.redirect(`/dashboard/events/${id}?m=redelivered`);
+    ctx.status = 303;
+  });
+
+  pages.get('/recover', session, async (ctx) => {
+    const since = sinceFromForm(one(ctx.query.since));
+    if (since === undefined) {
+      const defaultSince = new Date(deps.clock().getTime() - 24 * 3_600_000).toISOString().slice(0, 19);
+      html(ctx, overviewPage(pageCtx(ctx, 'overview'), { hosts: '<p><a href="/dashboard">See the charts on the overview.</a></p>', payments: '' }, defaultSince).replace('<h1>Overview</h1>', '<h1>Recover failed deliveries</h1>'));
+      return;
+    }
+    html(ctx, confirmPage(pageCtx(ctx, 'events'), 'Recover failed deliveries?', `Every delivery of this organization and mode that ended failed since ${since} will be sent again, once, as a new delivery (D44).`, '/dashboard/recover', { since }, '/dashboard/events', 'Yes, send them again'));
+  });
+
+  pages.post('/recover', session, async (ctx) => {
+    const form = await verifiedForm(ctx);
+    const since = sinceFromForm(form.get('since') ?? undefined);
+    if (since === undefined) throw new DomainError('INVALID_REQUEST', 'Give the time to recover from, e.g. 2026-11-24T10:00.');
+    const { recovering } = await deps.reader.recover(scopeOf(ctx), requestId(ctx), since);
+    ctx.redirect(`/dashboard/events?recovering=${recovering}`);
+    ctx.status = 303;
+  });
+
+  pages.post('/logout', session, async (ctx) => {
+    await verifiedForm(ctx);
+    const state = ctx.state.dashboard as DashboardState;
+    await deps.store.deleteSession(state.scope, state.tokenHash);
+    ctx.append('Set-Cookie', cookieHeader('', 0, secureCookie));
+    ctx.type = 'html';
+    ctx.body = messagePage(String(ctx.state.nonce), 'Logged out', 'Your dashboard session has ended. Open a new login link to come back.');
+  });
+
+  router.use(pages.routes(), pages.allowedMethods());
+  return router;
+}

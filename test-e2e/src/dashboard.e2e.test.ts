@@ -1,0 +1,242 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { Checkout } from '@checkout/sdk';
+import { ANSWER, eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import { startStack, type InProcessStack } from './support/stack';
+import { buildSessionInput, uniqueId } from './support/factories';
+
+// D47 through a real browser (Chromium via playwright-core, as for the hosted page) against the full stack: a
+// merchant logs in with a link made through the API, finds a failed webhook delivery and its attempts,
+// redelivers it once the endpoint is fixed and watches it succeed. Every page passes axe-core with no serious
+// or critical violation, works at 375 px, and is saved as a screenshot at 1280 and 375 px when
+// DASHBOARD_SCREENSHOTS_DIR is set. Tenancy: another organization's ids are "not found", a live session sees
+// no test data.
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = process.env.DASHBOARD_SCREENSHOTS_DIR;
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const DEADLINE = { deadlineMs: 30_000, intervalMs: 200 };
+
+let stack: InProcessStack;
+let receiver: WebhookReceiver;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+  receiver = await startWebhookReceiver();
+  stack = await startStack({ webhookRetryDelaysMs: '100,200,400,800', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' }, dispatcher: { WEBHOOK_MAX_ATTEMPTS: '2' } } });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await receiver?.close();
+});
+
+async function newMerchant(name: string) {
+  const org = await stack.admin.createOrganizationWithKeys(uniqueId(name));
+  return { ...org, test: new Checkout(org.testKey, { baseUrl: stack.gatewayUrl }), live: new Checkout(org.liveKey, { baseUrl: stack.gatewayUrl }) };
+}
+
+/** A paid session whose webhook goes to `path`, answered with a failure; resolves once its delivery has failed. */
+async function failedDelivery(client: Checkout, path: string) {
+  receiver.answer(path, ANSWER.error);
+  const session = await client.checkoutSessions.create({ ...buildSessionInput({ externalId: uniqueId('ext') }), callbackUrl: receiver.url(path) } as Parameters<Checkout['checkoutSessions']['create']>[0]);
+  await client.testHelpers.checkoutSessions.pay(session.id);
+  const eventId = await eventually(
+    async () => {
+      const [event] = await client.events.list({ sessionId: session.id }).toArray();
+      if (!event) return undefined;
+      const { deliveries } = await client.events.retrieve(event.id);
+      return deliveries.length === 1 && deliveries[0]?.status === 'failed' ? event.id : undefined;
+    },
+    { ...DEADLINE, description: 'the delivery to end failed' },
+  );
+  return { session, eventId };
+}
+
+/** Opens a fresh browser context logged in through a link made with `client`'s key. */
+async function loggedIn(client: Checkout): Promise<{ context: BrowserContext; page: Page }> {
+  const { url, expiresAt } = await client.dashboard.loginLinks.create();
+  expect(new Date(expiresAt).getTime()).toBeGreaterThan(Date.now());
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.waitForURL(`${stack.gatewayUrl}/dashboard`);
+  return { context, page };
+}
+
+/** axe-core in the page (evaluated through the DevTools protocol, which the page's CSP does not govern). */
+async function expectAccessible(page: Page, name: string): Promise<void> {
+  const violations = (await page.evaluate(
+    `${AXE_SOURCE};\naxe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) })))`,
+  )) as { id: string; impact: string | null; help: string; nodes: string[] }[];
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious, `${name}: ${JSON.stringify(serious, null, 1)}`).toEqual([]);
+}
+
+/** Accessible, fits 375 px without sideways scrolling, and saved at both widths when asked for. */
+async function checkPage(page: Page, name: string): Promise<void> {
+  await expectAccessible(page, name);
+  if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}-1280.png`, fullPage: true });
+  await page.setViewportSize({ width: 375, height: 812 });
+  // A string: the test package has no DOM types (it runs in the browser).
+  const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+  expect(overflow, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(0);
+  await expectAccessible(page, `${name} at 375 px`);
+  if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}-375.png`, fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+describe('the merchant dashboard in a browser (D47)', () => {
+  it('When a merchant logs in with a link, finds a failed delivery and its attempts, fixes the endpoint and redelivers, then the new delivery succeeds; every page is accessible', async () => {
+    const merchant = await newMerchant('Dashboard Org');
+    const path = `/hooks/${uniqueId('dash')}`;
+    const { session, eventId } = await failedDelivery(merchant.test, path);
+    const { context, page } = await loggedIn(merchant.test);
+
+    // Overview: the banner says which mode, the charts have text alternatives.
+    await expect(page.getByRole('note').textContent()).resolves.toContain('TEST MODE');
+    await expect(page.getByRole('heading', { level: 1, name: 'Overview' }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('img', { name: /Success rate and p95 duration per callback host/ }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('img', { name: /Payments per hour/ }).isVisible()).resolves.toBe(true);
+    expect(await page.locator('table').first().textContent()).toContain('127.0.0.1');
+    // Keyboard: the first Tab reaches the skip link.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement && document.activeElement.textContent')).toBe('Skip to content');
+    await checkPage(page, 'overview');
+
+    // Events list → the event → its failed delivery with each attempt's status code, duration and error.
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Events' }).click();
+    await page.waitForURL(/\/dashboard\/events$/);
+    await checkPage(page, 'events');
+    // The failed delivery is listed at the top, with the endpoint's last answer.
+    const failedTable = page.getByRole('table', { name: 'Most recent failed deliveries' });
+    expect(await failedTable.getByRole('row').filter({ hasText: eventId }).textContent()).toContain('HTTP 500');
+    await failedTable.getByRole('link', { name: eventId }).click();
+    await page.waitForURL(new RegExp(`/dashboard/events/${eventId}$`));
+    const failed = page.locator('section.delivery[data-delivery-status="failed"]');
+    await expect(failed.count()).resolves.toBe(1);
+    const attempts = failed.locator('ol.timeline li');
+    await expect(attempts.count()).resolves.toBe(2);
+    expect(await attempts.first().textContent()).toMatch(/^Attempt 1 at .* UTC: HTTP 500, \d+ ms$/);
+    await checkPage(page, 'event-failed');
+
+    // Fix the endpoint, then redeliver through the confirm step.
+    receiver.answer(path, ANSWER.ok);
+    await page.getByRole('link', { name: 'Redeliver this event…' }).click();
+    await page.waitForURL(new RegExp(`/dashboard/events/${eventId}/redeliver$`));
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Redeliver this event?');
+    await checkPage(page, 'redeliver-confirm');
+    await page.getByRole('button', { name: 'Yes, redeliver' }).click();
+    await page.waitForURL(new RegExp(`/dashboard/events/${eventId}\\?m=redelivered$`));
+    await eventually(
+      async () => {
+        await page.reload();
+        return (await page.locator('section.delivery[data-delivery-status="succeeded"]').count()) === 1;
+      },
+      { ...DEADLINE, description: 'the redelivery to show as succeeded' },
+    );
+    expect(await page.locator('section.delivery[data-delivery-status="succeeded"] ol.timeline li').first().textContent()).toMatch(/HTTP 200, \d+ ms$/);
+    expect(receiver.deliveries(path).filter((r) => r.headers['x-service-event-id'] === eventId).at(-1)?.headers['x-service-event-id']).toBe(eventId);
+    await checkPage(page, 'event-redelivered');
+
+    // Orders (with a filter), the order, sessions, the session with its history.
+    await page.goto(`${stack.gatewayUrl}/dashboard/orders`);
+    await page.getByLabel('Payment status').selectOption('paid');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/paymentStatus=paid/);
+    await expect(page.getByRole('link', { name: session.order.id }).isVisible()).resolves.toBe(true);
+    await checkPage(page, 'orders');
+    await page.getByLabel('External id').fill('no-such-external-id');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/externalId=no-such-external-id/);
+    expect(await page.locator('table tbody').textContent()).toContain('No orders match.');
+    await page.goto(`${stack.gatewayUrl}/dashboard/orders/${session.order.id}`);
+    expect(await page.getByRole('table', { name: 'Payments' }).textContent()).toMatch(/pay_test_\w+card\$\d/);
+    await checkPage(page, 'order');
+    await page.goto(`${stack.gatewayUrl}/dashboard/sessions`);
+    await checkPage(page, 'sessions');
+    await page.getByRole('link', { name: session.id }).click();
+    await page.waitForURL(new RegExp(`/dashboard/sessions/${session.id}$`));
+    const history = await page.locator('ol.timeline').textContent();
+    expect(history).toContain('Created (pending)');
+    expect(history).toContain('Event checkout.session.completed');
+    await checkPage(page, 'session');
+
+    // Recover: the form, the confirm step, and the answer on the events page.
+    await page.goto(`${stack.gatewayUrl}/dashboard/recover?since=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString().slice(0, 16))}`);
+    await checkPage(page, 'recover-confirm');
+    await page.getByRole('button', { name: 'Yes, send them again' }).click();
+    await page.waitForURL(/\/dashboard\/events\?recovering=\d+$/);
+    expect(await page.getByRole('status').textContent()).toMatch(/Recovery started: \d+ failed deliveries/);
+    await context.close();
+  });
+
+  it('When a used link is opened again, then the browser gets the clear refusal page', async () => {
+    const merchant = await newMerchant('Used Link Org');
+    const { url } = await merchant.test.dashboard.loginLinks.create();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForURL(`${stack.gatewayUrl}/dashboard`);
+    const again = await page.goto(url);
+    expect(again?.status()).toBe(410);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('This login link cannot be used');
+    await checkPage(page, 'link-refused');
+    await context.close();
+  });
+
+  it("When another organization's order, session or event id is opened, then a not-found page (404), as for unknown ids (D4)", async () => {
+    const owner = await newMerchant('Owner Org');
+    const { session, eventId } = await failedDelivery(owner.test, `/hooks/${uniqueId('own')}`);
+    const other = await newMerchant('Other Org');
+    const { context, page } = await loggedIn(other.test);
+    for (const target of [`orders/${session.order.id}`, `sessions/${session.id}`, `events/${eventId}`, `events/${eventId}/redeliver`, 'orders/ord_test_unknown']) {
+      const answer = await page.goto(`${stack.gatewayUrl}/dashboard/${target}`);
+      expect(answer?.status(), target).toBe(404);
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Not found');
+    }
+    await checkPage(page, 'not-found');
+    await context.close();
+  });
+
+  it('When a live key logs in, then the banner says LIVE MODE and none of the test data shows', async () => {
+    const merchant = await newMerchant('Live Org');
+    const { session, eventId } = await failedDelivery(merchant.test, `/hooks/${uniqueId('live')}`);
+    const { context, page } = await loggedIn(merchant.live);
+    await expect(page.getByRole('note').textContent()).resolves.toContain('LIVE MODE');
+    await page.goto(`${stack.gatewayUrl}/dashboard/orders`);
+    expect(await page.locator('table tbody').textContent()).toContain('No orders match.');
+    await page.goto(`${stack.gatewayUrl}/dashboard/events`);
+    expect(await page.getByRole('table', { name: 'Events, newest first' }).textContent()).toContain('No events yet.');
+    expect(await page.getByRole('region', { name: 'Failed deliveries' }).textContent()).toContain('No failed deliveries.');
+    expect((await page.goto(`${stack.gatewayUrl}/dashboard/orders/${session.order.id}`))?.status()).toBe(404);
+    expect((await page.goto(`${stack.gatewayUrl}/dashboard/events/${eventId}`))?.status()).toBe(404);
+    await page.goto(`${stack.gatewayUrl}/dashboard/sessions`);
+    await checkPage(page, 'live-sessions');
+    await context.close();
+  });
+
+  it('When `npm run cli -- dashboard` runs with a test key, then it prints a link that logs the browser in', async () => {
+    const merchant = await newMerchant('CLI Org');
+    // Run from the repository root, as `npm run cli` does; explicit flags instead of the running stack's .stack.json.
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', 'dashboard', '--key', merchant.testKey, '--base-url', stack.gatewayUrl], {
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    });
+    const url = stdout.trim();
+    expect(url).toMatch(new RegExp(`^${stack.gatewayUrl}/dashboard/login/[A-Za-z0-9_-]{43}$`));
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForURL(`${stack.gatewayUrl}/dashboard`);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Overview');
+    await context.close();
+  });
+});
