@@ -1,5 +1,5 @@
 import getRawBody from 'raw-body';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { DomainError } from '@checkout/errors';
 import { BODY_DEPTH_MAX, jsonDepthExceeds } from '@checkout/contracts';
 
@@ -81,3 +81,20 @@ export function jsonBody(options: { limitBytes?: number } = {}): Middleware {
 
 // fatal: invalid bytes throw instead of turning into U+FFFD; ignoreBOM false: a leading BOM is dropped.
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * An `application/x-www-form-urlencoded` body of at most `maxBytes` (the hosted page's and the dashboard's forms),
+ * read as it streams so a larger one is refused (413 PAYLOAD_TOO_LARGE) without being held; any other content
+ * type reads as an empty form.
+ */
+export async function readUrlEncodedForm(ctx: Context, maxBytes: number): Promise<URLSearchParams> {
+  if (!ctx.is('application/x-www-form-urlencoded')) return new URLSearchParams();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) throw new DomainError('PAYLOAD_TOO_LARGE', 'Form too large.');
+    chunks.push(chunk as Buffer);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { DependencyUnavailableError, DomainError, isDomainError } from '@checkout/errors';
-import { isInfrastructureUnavailable, type RequestScope } from '@checkout/http';
+import { isInfrastructureUnavailable, readUrlEncodedForm, type RequestScope } from '@checkout/http';
 import { isIdOf, type LoginLinkResponse, type Mode } from '@checkout/contracts';
 import type { Logger } from '@checkout/logger';
 import type { DashboardStore } from '../store/dashboard.store';
@@ -123,17 +123,6 @@ function cookieHeader(token: string, maxAgeSeconds: number, secureCookie: boolea
   return `${DASHBOARD_COOKIE}=${token}; Path=/dashboard; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secureCookie ? '; Secure' : ''}`;
 }
 
-async function readForm(ctx: Context): Promise<URLSearchParams> {
-  if (!ctx.is('application/x-www-form-urlencoded')) return new URLSearchParams();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_FORM_BYTES) throw new DomainError('PAYLOAD_TOO_LARGE', 'Form too large.');
-    chunks.push(chunk as Buffer);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-}
 
 const one = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
@@ -211,7 +200,7 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
   };
   /** The CSRF token tied to this session must come with every POST (D47), read before anything is done. */
   const verifiedForm = async (ctx: Context): Promise<URLSearchParams> => {
-    const form = await readForm(ctx);
+    const form = await readUrlEncodedForm(ctx, MAX_FORM_BYTES);
     if (!csrfTokenMatches((ctx.state.dashboard as DashboardState).token, form.get('csrf') ?? undefined)) throw new DomainError('CSRF_TOKEN_INVALID', 'Missing or wrong CSRF token.');
     return form;
   };

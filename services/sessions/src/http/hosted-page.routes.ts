@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { DomainError, isDomainError } from '@checkout/errors';
 import { isIdOf, Phone, ShippingAddress, type PaymentMethod } from '@checkout/contracts';
+import { readUrlEncodedForm } from '@checkout/http';
 import { scopeOf, type SessionCommands, type SessionWithOrder } from '../domain/sessions.use-cases';
 import type { OrdersClient } from '../clients/orders-client';
 import type { CollectedInputs } from '../store/session-document';
@@ -120,7 +121,7 @@ export function hostedPageRoutes(deps: HostedPageDeps): Router {
     const nonce = randomBytes(16).toString('base64');
     const id = ctx.params.sessionId;
     if (!isIdOf('cs', id)) return notFoundPage(ctx, nonce);
-    const form = await readForm(ctx);
+    const form = await readUrlEncodedForm(ctx, MAX_FORM_BYTES);
     if (!verifyCsrfToken(deps.csrfSecret, id, ctx.cookies.get(CSRF_COOKIE), form.get('csrf') ?? undefined)) {
       secure(ctx, nonce);
       ctx.status = 403;
@@ -206,17 +207,6 @@ async function stablecoinDestination(orders: OrdersClient, scope: ReturnType<typ
   return destination && acceptsPayments(destination) ? { address: destination.address } : 'unavailable';
 }
 
-async function readForm(ctx: Context): Promise<URLSearchParams> {
-  if (!ctx.is('application/x-www-form-urlencoded')) return new URLSearchParams();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_FORM_BYTES) throw new DomainError('PAYLOAD_TOO_LARGE', 'Form too large.');
-    chunks.push(chunk as Buffer);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-}
 
 /** The inputs requireFromCustomer asks for, validated; null when one is missing or invalid. */
 function collectInputs(form: URLSearchParams, req: { phone: boolean; shippingAddress: boolean; location: boolean }): CollectedInputs | null {
