@@ -67,6 +67,8 @@ export interface ClusterStackOptions extends Omit<StackEnvironmentOptions, 'port
   minInsyncReplicas: number;
   /** The gateway's public frontend port (e.g. 8080 for `npm start`); any free one when not given. */
   gatewayPort?: number;
+  /** 'bundle': node on each service's esbuild bundle, as the image runs it (faster starts in a rollout); default tsx. */
+  runtime?: 'tsx' | 'bundle';
   log: (line: string) => void;
 }
 
@@ -77,6 +79,8 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
   const n = options.replicas;
   if (!Number.isInteger(n) || n < 1 || n > 20) throw new Error(`--replicas must be 1 to 20, not ${n}`);
   const binary = await ensureHaproxy(options.log);
+  const bundleDir = options.runtime === 'bundle' ? join(process.cwd(), 'dist', 'cluster-stack') : undefined;
+  if (bundleDir) await (await import('../../deploy/scripts/bundle')).bundle(bundleDir);
   const ports = {
     gateway: options.gatewayPort ?? (await freePort()),
     gatewayAdmin: await freePort(),
@@ -138,7 +142,7 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
       // D43: each gateway replica enforces its share of the per-key limit.
       ...(service === 'gateway' && { GATEWAY_REPLICAS: String(n) }),
     };
-    const proc = spawnService({ service, env: serviceEnv, logFile: join(options.logDir, `${service}-${generation}.log`), name: `${service}-${generation}` });
+    const proc = spawnService({ service, env: serviceEnv, logFile: join(options.logDir, `${service}-${generation}.log`), name: `${service}-${generation}`, ...(bundleDir && { bundleDir }) });
     const replica: Replica = { service, generation, slot, port, ...(adminPort !== undefined && { adminPort }), proc };
     try {
       await waitFor(`${service}#${generation} /readyz`, () => ready(port), {

@@ -64,7 +64,7 @@ export function insideOutage(windows: readonly OutageWindow[], from: number, to:
 }
 
 export interface ChaosOptions {
-  stack: ProcessStack;
+  stack: Pick<ProcessStack, 'kill' | 'restart' | 'notReady'>;
   engines: Engines;
   plan: readonly PlannedAction[];
   startedAt: number;
