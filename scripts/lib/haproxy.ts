@@ -51,12 +51,13 @@ export function renderHaproxyConfig(options: { socket: string; backends: readonl
     '  timeout http-request 15s',
     '  timeout queue 15s',
     '  timeout check 2s',
-    // A connection a backend refused or closed before answering (a replica that just stopped, an idle pooled
-    // connection closed as a request went out) is tried again on another replica: no request reached a service,
-    // so this is safe for a POST too. A request a backend did receive is never replayed.
+    // A connection a backend refused (a replica that just stopped listening) is tried again on another replica:
+    // the request never reached a service, so this is safe for a POST too. Not empty-response: a replica that
+    // died mid-request may have done the work, and replaying a payment is for the caller (with its idempotency
+    // key) to decide, not the load balancer. A graceful stop needs no replay: HAProxy stops sending first.
     '  retries 3',
     '  option redispatch 1',
-    '  retry-on conn-failure empty-response',
+    '  retry-on conn-failure',
     '  balance roundrobin',
     '  option httpchk GET /readyz',
     '  http-check expect status 200',
@@ -97,6 +98,8 @@ export interface Haproxy {
   setState(backend: string, slot: number, state: ServerAdminState): Promise<void>;
   /** Each server's status as HAProxy's stats show it, e.g. "UP", "DOWN", "MAINT", "DRAIN", by "backend/sN". */
   statuses(): Promise<Map<string, string>>;
+  /** Requests each server holds right now (its current sessions, `scur`), by "backend/sN". */
+  inFlight(): Promise<Map<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -132,19 +135,10 @@ export async function startHaproxy(options: { binary: string; runDir: string; ba
       await expectEmpty(`set server ${backend}/s${slot} state ${state}`);
     },
     async statuses() {
-      const csv = await command('show stat');
-      const [header, ...rows] = csv.trim().split('\n');
-      const columns = (header ?? '').replace(/^# /, '').split(',');
-      const px = columns.indexOf('pxname');
-      const sv = columns.indexOf('svname');
-      const status = columns.indexOf('status');
-      const result = new Map<string, string>();
-      for (const row of rows) {
-        const cells = row.split(',');
-        if (cells[sv] === 'FRONTEND' || cells[sv] === 'BACKEND') continue;
-        result.set(`${cells[px]}/${cells[sv]}`, cells[status] ?? '');
-      }
-      return result;
+      return new Map([...(await serverStats(command)).entries()].map(([k, v]) => [k, v.status]));
+    },
+    async inFlight() {
+      return new Map([...(await serverStats(command)).entries()].map(([k, v]) => [k, v.scur]));
     },
     stop: () => proc.stop(5_000),
   };
@@ -171,4 +165,22 @@ function runtimeCommand(socket: string, line: string): Promise<string> {
     });
     client.end(`${line}\n`);
   });
+}
+
+/** The server rows of `show stat` (CSV): status and current sessions by "backend/sN". */
+async function serverStats(command: (line: string) => Promise<string>): Promise<Map<string, { status: string; scur: number }>> {
+  const csv = await command('show stat');
+  const [header, ...rows] = csv.trim().split('\n');
+  const columns = (header ?? '').replace(/^# /, '').split(',');
+  const px = columns.indexOf('pxname');
+  const sv = columns.indexOf('svname');
+  const status = columns.indexOf('status');
+  const scur = columns.indexOf('scur');
+  const result = new Map<string, { status: string; scur: number }>();
+  for (const row of rows) {
+    const cells = row.split(',');
+    if (cells[sv] === 'FRONTEND' || cells[sv] === 'BACKEND') continue;
+    result.set(`${cells[px]}/${cells[sv]}`, { status: cells[status] ?? '', scur: Number(cells[scur] ?? 0) || 0 });
+  }
+  return result;
 }
