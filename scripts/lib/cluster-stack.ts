@@ -49,8 +49,11 @@ export interface ClusterStack {
   live(service: ServiceName): readonly Replica[];
   /** Replaces every replica of `service`, one at a time (maxSurge 1, maxUnavailable 0). */
   rollOut(service: ServiceName, onStep?: (step: ReplacementStep) => void): Promise<ReplacementStep[]>;
-  /** SIGKILL of the oldest replica of `service` (a crash; HAProxy's health checks take it out). */
-  kill(service: ServiceName): Promise<void>;
+  /**
+   * SIGKILL of the oldest replica of `service` (a crash; HAProxy's health checks take it out). Resolves with the
+   * requests HAProxy had in flight to it just before: what the crash may cost (issue 21).
+   */
+  kill(service: ServiceName): Promise<number>;
   /** Starts replicas of `service` until it has its N again; resolves when they are ready and in rotation. */
   restart(service: ServiceName, deadlineMs?: number): Promise<void>;
   /** The services with a replica that does not answer /readyz with 200 right now (or fewer than N replicas). */
@@ -244,7 +247,11 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
     },
     async kill(service) {
       const oldest = live[service][0];
-      if (oldest) await retire(oldest, 'kill');
+      if (!oldest) return 0;
+      const inFlight = await haproxy.inFlight();
+      const held = backendsOf(service).reduce((sum, b) => sum + (inFlight.get(`${b}/s${oldest.slot}`) ?? 0), 0);
+      await retire(oldest, 'kill');
+      return held;
     },
     async restart(service, deadlineMs = 120_000) {
       for (let i = live[service].length; i < n; i++) await startReplica(service, deadlineMs);
