@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { provisionKafka, startLocalKafkaCluster, waitFor, type LocalKafkaCluster } from '@checkout/engines';
 import { TOPICS, topicName } from '@checkout/contracts';
 import { createTopics } from '../../../deploy/scripts/create-topics';
-import { createEventProducer, createKafka } from '../src/index';
+import { consumerGroupLag, createEventProducer, createKafka, runBatchConsumer } from '../src/index';
 import { kafkajsOf } from '../src/kafkajs';
 import { isolatedNames, logger } from './support';
 
@@ -139,6 +139,57 @@ describe('a three-broker KRaft cluster', () => {
       await victim?.start();
       await waitFor('every partition back in sync', async () => (await c.underReplicatedPartitions()) === 0, { deadlineMs: 90_000, intervalMs: 500 });
     } finally {
+      await producer.disconnect().catch(() => {});
+    }
+  });
+});
+
+describe('a batch consumer on a three-broker cluster', () => {
+  it('When each broker restarts in turn (the group coordinator moves), then its commits reach the new coordinator and nothing stays uncommitted', { timeout: 240_000 }, async () => {
+    const c = theCluster();
+    const { prefix } = isolatedNames('three-brokers-commit');
+    await createTopics({ KAFKA_BROKERS: c.brokers.join(','), TOPIC_PREFIX: prefix, KAFKA_REPLICATION_FACTOR: '3', KAFKA_MIN_INSYNC_REPLICAS: '2', LOG_LEVEL: 'silent' });
+    const topic = topicName(prefix, TOPICS.sessionEvents);
+    const groupId = `${prefix}-batch`;
+    const kafka = createKafka({ brokers: c.brokers, clientId: 'three-brokers-commit', logger });
+    const producer = createEventProducer(kafka);
+    const seen = new Set<string>();
+    const consumer = await runBatchConsumer<{ id: string }>({
+      kafka,
+      groupId,
+      topics: [topic],
+      logger,
+      parse: (raw) => ({ ok: true, value: raw as { id: string } }),
+      handleBatch: async (messages) => {
+        for (const m of messages) seen.add(m.value.id);
+        return { done: Promise.resolve() };
+      },
+    });
+    let n = 0;
+    const sendSome = async (count: number) => {
+      for (let i = 0; i < count; i++) {
+        const id = `m-${n++}`;
+        await producer.send([{ topic, key: `k-${n % 12}`, value: JSON.stringify({ id }) }]);
+      }
+    };
+    const caughtUp = async () => {
+      const lag = await consumerGroupLag(kafka, groupId, [topic]);
+      return (lag.get(topic) ?? 1n) === 0n;
+    };
+    try {
+      await sendSome(20);
+      await waitFor('the group caught up before any restart', caughtUp, { deadlineMs: 60_000, intervalMs: 250 });
+      for (const node of c.nodes) {
+        await node.stop();
+        await node.start();
+        await waitFor('every partition back in sync', async () => (await c.underReplicatedPartitions()) === 0, { deadlineMs: 60_000, intervalMs: 500 });
+        // Sends that the consumer commits after the move: they must reach the group's new coordinator.
+        await sendSome(20);
+        await waitFor(`the group caught up after broker ${node.nodeId} restarted`, caughtUp, { deadlineMs: 60_000, intervalMs: 250 });
+      }
+      expect(seen.size).toBe(n);
+    } finally {
+      await consumer.stop().catch(() => {});
       await producer.disconnect().catch(() => {});
     }
   });
