@@ -69,7 +69,9 @@ describe('a three-broker KRaft cluster', () => {
     let failedSends = 0;
     await producer.connect();
     await consumer.connect();
-    await consumer.subscribe({ topic, fromBeginning: true });
+    // A broker other than the one that created the topic may not serve its metadata yet (kafkajs does not retry
+    // that answer in subscribe(): libs/kafka/src/topics.ts).
+    await waitFor('subscribed', () => consumer.subscribe({ topic, fromBeginning: true }).then(() => true), { deadlineMs: 30_000, intervalMs: 250 });
     await consumer.run({
       eachMessage: async ({ message }) => {
         consumed.add(message.value?.toString() ?? '');
@@ -79,7 +81,10 @@ describe('a three-broker KRaft cluster', () => {
     // The leader of partition 0 goes: the one broker whose loss the producer and consumer must ride through.
     const admin = kajsAdmin(c.brokers);
     await admin.connect();
-    const leaderId = (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]?.partitions.find((p) => p.partitionId === 0)?.leader;
+    const leaderId = await waitFor('a leader for partition 0', async () => (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]?.partitions.find((p) => p.partitionId === 0)?.leader, {
+      deadlineMs: 30_000,
+      intervalMs: 250,
+    });
     await admin.disconnect();
     const victim = c.nodes.find((n) => n.nodeId === leaderId);
     expect(victim).toBeDefined();
