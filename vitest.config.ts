@@ -72,7 +72,7 @@ export default defineConfig({
       {
         test: {
           // Issue 21: a two-minute rolling deploy (2 replicas behind HAProxy, 3 brokers) on engines and a cluster of
-          // its own, alone on the 2 cores after the soak. ~5 min when green (the rollout itself outlasts the load's
+          // its own, alone on the 2 cores after the soak. 3.5-4.5 min when green (the rollout itself outlasts the load's
           // two minutes: each new replica must be ready before an old one goes).
           name: 'rollout',
           sequence: { groupOrder: 5 },
