@@ -5,7 +5,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // starts them once for a whole `npm test` run and passes them down in KAFKA_BROKERS / MONGODB_URL). The
 // integration tests that restart that shared broker form a fourth group, chaos, run alone. Last, the soak (issue
 // 12): one minute of load and chaos on engines and service processes of its own, then its money ledger.
-const CHAOS = ['libs/kafka/test/broker-restart.test.ts', 'libs/kafka/test/broker-stall.test.ts', 'services/webhook-dispatcher/test/component/broker-restart.test.ts'];
+const CHAOS = ['libs/kafka/test/broker-restart.test.ts', 'libs/kafka/test/three-brokers.test.ts', 'libs/kafka/test/broker-stall.test.ts', 'services/webhook-dispatcher/test/component/broker-restart.test.ts'];
 /** What every engine-backed tier shares: the engines, and at most two files at once on 2 cores. */
 const ON_ENGINES = { environment: 'node', globalSetup: ['libs/testing/src/global-setup.ts'], maxWorkers: 2 };
 /** Integration and chaos: one service (or one library) per file. */
@@ -67,6 +67,19 @@ export default defineConfig({
           environment: 'node',
           maxWorkers: 1,
           testTimeout: 480_000,
+        },
+      },
+      {
+        test: {
+          // Issue 21: a two-minute rolling deploy (2 replicas behind HAProxy, 3 brokers) on engines and a cluster of
+          // its own, alone on the 2 cores after the soak. 3.5-4.5 min when green (the rollout itself outlasts the load's
+          // two minutes: each new replica must be ready before an old one goes).
+          name: 'rollout',
+          sequence: { groupOrder: 5 },
+          include: ['scripts/lib/soak/*.rollout.ts'],
+          environment: 'node',
+          maxWorkers: 1,
+          testTimeout: 600_000,
         },
       },
     ],

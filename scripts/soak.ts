@@ -1,4 +1,4 @@
-// `npm run soak -- --minutes N [--rate R] [--seed S] [--kill-every SECONDS]`: a chaos soak with a money ledger (issue 12). Starts engines
+// `npm run soak -- --minutes N [--rate R] [--seed S] [--kill-every SECONDS] [--replicas N] [--rollout]`: a chaos soak with a money ledger (issue 12). Starts engines
 // and the four services of its own, runs merchants' journeys at a steady rate while a chaos loop SIGKILLs a
 // random service every ~20 s and restarts the broker and the database once each, drains, reconciles and prints
 // the ledger. Exit status 0 only when every check is 0; 1 on a violation; 2 when the soak itself could not run.
@@ -22,12 +22,17 @@ const minutes = option('minutes', 1);
 const rate = option('rate', 2);
 const seed = Math.floor(option('seed', Date.now() % 1_000_000_000));
 const killEverySeconds = option('kill-every', 20);
+// Issue 21: `--rollout` replaces every replica of every service under load, then restarts the three brokers one at
+// a time, instead of the chaos; `--replicas N` runs N processes of each service behind HAProxy (2 with --rollout).
+const rollout = args.includes('--rollout');
+const replicas = Math.floor(option('replicas', rollout ? 2 : 1));
 const started = Date.now();
 const log = (line: string) => process.stderr.write(`[soak +${((Date.now() - started) / 1000).toFixed(0)}s] ${line}\n`);
 
-runSoak({ minutes, rate, seed, killEveryMs: killEverySeconds * 1000, log }).then(
+runSoak({ minutes, rate, seed, killEveryMs: killEverySeconds * 1000, replicas, rollout, log }).then(
   ({ report, table }) => {
-    console.log(`\nsoak: ${minutes} min, ${rate} journeys/s, a kill every ${killEverySeconds} s, seed ${seed}, ${((Date.now() - started) / 1000).toFixed(0)} s in all\n${table}`);
+    const mode = rollout ? `a rolling deploy of ${replicas} replicas of each service and of 3 brokers` : `${replicas > 1 ? `${replicas} replicas, ` : ''}a kill every ${killEverySeconds} s`;
+    console.log(`\nsoak: ${minutes} min, ${rate} journeys/s, ${mode}, seed ${seed}, ${((Date.now() - started) / 1000).toFixed(0)} s in all\n${table}`);
     process.exit(report.violations === 0 ? 0 : 1);
   },
   (err: unknown) => {

@@ -6,19 +6,35 @@ import { tmpdir } from 'node:os';
 import { startEngines } from '@checkout/engines';
 import { AdminClient } from '@checkout/testing';
 import { Checkout } from '@checkout/sdk';
-import { portIsFree, startProcessStack } from './lib/process-stack';
+import { startClusterStack } from './lib/cluster-stack';
+import { portIsFree, startProcessStack, type ProcessStack } from './lib/process-stack';
 
 export const STACK_FILE = '.stack.json';
 const log = (line: string) => process.stderr.write(`[start] ${line}\n`);
 
+/** `--name N` or `--name=N`: a whole number from 1 to max, or the fallback when absent. */
+function countFlag(args: readonly string[], name: string, fallback: number, max: number): number {
+  const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (i < 0) return fallback;
+  const raw = args[i]?.includes('=') ? args[i]?.split('=')[1] : args[i + 1];
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`--${name} needs a whole number from 1 to ${max} (got ${raw ?? 'nothing'})`);
+  return value;
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
-  const engines = await startEngines({ log: (line) => log(`engines: ${line}`) });
+  const args = process.argv.slice(2);
+  // Issue 21: `--replicas N` runs N processes of each service behind HAProxy, `--brokers 3` a three-broker Kafka.
+  const replicas = countFlag(args, 'replicas', 1, 20);
+  const brokers = countFlag(args, 'brokers', 1, 5);
+  const cluster = replicas > 1 || brokers > 1;
+  const engines = await startEngines({ log: (line) => log(`engines: ${line}`), ...(brokers > 1 && { kafkaBrokers: brokers }) });
   log(`engines ready: ${engines.description}`);
   let stopping = false;
   const logDir = join(tmpdir(), `checkout-stack-${process.pid}`);
   const preferred = Number(process.env.PORT ?? 8080);
-  const stack = await startProcessStack({
+  const stackOptions = {
     mongoUrl: engines.mongoUrl,
     kafkaBrokers: engines.kafkaBrokers,
     namePrefix: 'local',
@@ -26,10 +42,32 @@ async function main(): Promise<void> {
     logDir,
     gatewayPort: (await portIsFree(preferred)) ? preferred : undefined,
     webhookRetryDelaysMs: process.env.WEBHOOK_RETRY_DELAYS_MS,
-  }).catch(async (err: unknown) => {
-    await engines.stop();
-    throw err;
-  });
+  };
+  const clusterStack = cluster
+    ? await startClusterStack({
+        ...stackOptions,
+        replicas,
+        replicationFactor: engines.kafkaReplicationFactor,
+        minInsyncReplicas: engines.kafkaCluster?.minInsyncReplicas ?? 1,
+        log,
+      }).catch(async (err: unknown) => {
+        await engines.stop();
+        throw err;
+      })
+    : undefined;
+  const stack: Pick<ProcessStack, 'env' | 'stop'> =
+    clusterStack ??
+    (await startProcessStack(stackOptions).catch(async (err: unknown) => {
+      await engines.stop();
+      throw err;
+    }));
+  const loadBalancer = clusterStack
+    ? `
+  load balancer ${clusterStack.haproxy.version}: ${replicas} replica${replicas === 1 ? '' : 's'} of each service behind it (health checks on /readyz)
+    gateway     ${clusterStack.frontends.gateway}   admin ${clusterStack.frontends.admin}
+    orders      ${clusterStack.frontends.orders}   sessions ${clusterStack.frontends.sessions}   webhook-dispatcher ${clusterStack.frontends.dispatcher}
+    replicas    ${(['gateway', 'orders', 'sessions', 'webhook-dispatcher'] as const).map((s) => `${s} ${clusterStack.live(s).map((r) => `:${r.port}`).join(' ')}`).join(';  ')}`
+    : '';
   const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
   const demo = await admin.createOrganizationWithKeys('Demo Coffee Co');
   // Read by `npm run admin` and `npm run cli` (D45) so that they work against this stack without flags; it
@@ -41,7 +79,7 @@ async function main(): Promise<void> {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`
 Orders and hosted checkout — local stack ready in ${seconds} s
-  engines       ${engines.description}
+  engines       ${engines.description}${loadBalancer}
   gateway       ${stack.env.gatewayUrl}            (try: curl ${stack.env.gatewayUrl}/readyz)
   admin         ${stack.env.adminUrl}            (operators' listener: admin API, /internal, /metrics; never exposed)
   checkout      ${stack.env.checkoutBaseUrl}/<session id>

@@ -21,12 +21,17 @@ export const TopicsJobConfigSchema = z.object({
   ORDER_EVENTS_PARTITIONS: env.positiveInt(6).describe('Partitions of orders.events (bounds the sessions order-events consumer parallelism)'),
   WEBHOOK_RETRY_PARTITIONS: env.positiveInt(6).describe('Partitions of each webhooks.retry.N tier and of webhooks.dead-letter'),
   KAFKA_REPLICATION_FACTOR: env.positiveInt(1).describe('Replication factor of created topics (3 in production)'),
+  KAFKA_MIN_INSYNC_REPLICAS: env.positiveInt(1).describe('min.insync.replicas of created topics: with acks=all a write is acknowledged once this many replicas hold it (2 in production, with replication factor 3: one broker may be down or restarting and none of its acknowledged writes is lost)'),
   DEAD_LETTER_RETENTION_MS: env.positiveInt(30 * 24 * 3_600_000).describe('retention.ms of the dead-letter topic (default 30 days: time to replay)'),
 }).superRefine(checkKafkaSecurity);
 export type TopicsJobConfig = z.output<typeof TopicsJobConfigSchema>;
 
 /** The plan: one spec per topic in ALL_TOPICS, under the optional prefix. Throws if ALL_TOPICS grows a topic this job does not know. */
-export function topicPlan(config: Pick<TopicsJobConfig, 'TOPIC_PREFIX' | 'SESSION_EVENTS_PARTITIONS' | 'ORDER_EVENTS_PARTITIONS' | 'WEBHOOK_RETRY_PARTITIONS' | 'DEAD_LETTER_RETENTION_MS'>): TopicSpec[] {
+export function topicPlan(
+  config: Pick<TopicsJobConfig, 'TOPIC_PREFIX' | 'SESSION_EVENTS_PARTITIONS' | 'ORDER_EVENTS_PARTITIONS' | 'WEBHOOK_RETRY_PARTITIONS' | 'DEAD_LETTER_RETENTION_MS'> & Partial<Pick<TopicsJobConfig, 'KAFKA_MIN_INSYNC_REPLICAS'>>,
+): TopicSpec[] {
+  // Only when asked for: a topic created with the broker's default keeps following the broker's setting.
+  const minIsr: Record<string, string> = (config.KAFKA_MIN_INSYNC_REPLICAS ?? 1) > 1 ? { 'min.insync.replicas': String(config.KAFKA_MIN_INSYNC_REPLICAS) } : {};
   const known = new Map<string, Omit<TopicSpec, 'topic'>>([
     [TOPICS.sessionEvents, { numPartitions: config.SESSION_EVENTS_PARTITIONS }],
     [TOPICS.orderEvents, { numPartitions: config.ORDER_EVENTS_PARTITIONS }],
@@ -36,7 +41,8 @@ export function topicPlan(config: Pick<TopicsJobConfig, 'TOPIC_PREFIX' | 'SESSIO
   return ALL_TOPICS.map((name) => {
     const spec = known.get(name);
     if (!spec) throw new Error(`create-topics: no partition plan for topic ${name}; add it to deploy/scripts/create-topics.ts`);
-    return { topic: topicName(config.TOPIC_PREFIX, name), ...spec };
+    const configs = { ...spec.configs, ...minIsr };
+    return { topic: topicName(config.TOPIC_PREFIX, name), ...spec, ...(Object.keys(configs).length > 0 && { configs }) };
   });
 }
 

@@ -143,6 +143,7 @@ describe('environment of every container (c)', () => {
     // Base holds a placeholder password, which must be refused; the overlays' generated one parses.
     expect(topicsProblems).toEqual(variant === 'base' ? ['KAFKA_SASL_PASSWORD'] : []);
     if (variant === 'production') expect(topicsEnv.KAFKA_REPLICATION_FACTOR).toBe('3');
+    if (variant === 'production') expect(topicsEnv.KAFKA_MIN_INSYNC_REPLICAS).toBe('2');
 
     const indexes = containersOf(find(objects, 'Job', 'create-indexes'))[0]!;
     expect(indexes.args).toEqual(['create-indexes']);

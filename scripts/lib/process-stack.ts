@@ -43,7 +43,24 @@ export async function freePort(): Promise<number> {
   });
 }
 
-const envKey = (service: ServiceName): keyof Pick<StackEnvironment, 'orders' | 'sessions' | 'dispatcher' | 'gateway'> => (service === 'webhook-dispatcher' ? 'dispatcher' : service);
+/** One service process, configured only through `env` as in a deployment, killed if this process dies. */
+export function spawnService(options: { service: ServiceName; env: Record<string, string>; logFile: string; bundleDir?: string; name?: string }): GuardedProcess {
+  const { service, bundleDir } = options;
+  return spawnGuarded({
+    name: options.name ?? service,
+    command: process.execPath,
+    args: [
+      // CPU_PROFILE_DIR=<dir>: a V8 CPU profile of each service, written when it stops (open in Chrome DevTools).
+      ...(process.env.CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROFILE_DIR}`, `--cpu-prof-name=${options.name ?? service}.${Date.now()}.cpuprofile`] : []),
+      ...(bundleDir ? ['--enable-source-maps', join(bundleDir, `${service}.mjs`)] : ['--import', 'tsx', join('services', service, 'src', 'main.ts')]),
+    ],
+    cwd: process.cwd(),
+    logFile: options.logFile,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', ...options.env },
+  });
+}
+
+export const envKey = (service: ServiceName): keyof Pick<StackEnvironment, 'orders' | 'sessions' | 'dispatcher' | 'gateway'> => (service === 'webhook-dispatcher' ? 'dispatcher' : service);
 
 /**
  * The four services as separate Node processes, each configured through its environment exactly as in a
@@ -78,18 +95,7 @@ export async function startProcessStack(
     for (const service of [...services].reverse()) await processes[service]?.stop(8_000);
   };
   const spawn = (service: ServiceName) => {
-    processes[service] = spawnGuarded({
-      name: service,
-      command: process.execPath,
-      args: [
-        // CPU_PROFILE_DIR=<dir>: a V8 CPU profile of each service, written when it stops (open in Chrome DevTools).
-        ...(process.env.CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROFILE_DIR}`, `--cpu-prof-name=${service}.${Date.now()}.cpuprofile`] : []),
-        ...(bundleDir ? ['--enable-source-maps', join(bundleDir, `${service}.mjs`)] : ['--import', 'tsx', join('services', service, 'src', 'main.ts')]),
-      ],
-      cwd: process.cwd(),
-      logFile: join(options.logDir, `${service}.log`),
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', ...env[envKey(service)] },
-    });
+    processes[service] = spawnService({ service, env: env[envKey(service)], logFile: join(options.logDir, `${service}.log`), ...(bundleDir && { bundleDir }) });
   };
   const ready = async (service: ServiceName): Promise<boolean> => {
     const response = await request(`${urls[service]}/readyz`, { headersTimeout: 5_000, bodyTimeout: 5_000 });

@@ -47,6 +47,7 @@ export const env = {
   port: (def: number) => z.coerce.number().int().min(0).max(65535).default(def),
   boolean: (def: boolean) => booleanFromEnv.default(def),
   positiveInt: (def: number) => z.coerce.number().int().positive().default(def),
+  nonNegativeInt: (def: number) => z.coerce.number().int().min(0).default(def),
   url: () => z.url({ protocol: /^https?$/ }),
   list: () =>
     z
@@ -202,6 +203,11 @@ export const baseConfigShape = {
       'Who may call this service\'s internal API: comma-separated <caller>:<sha256 hex of that caller\'s INTERNAL_TOKEN>; two entries for one caller while it rotates its token (docs/operations.md). Each internal route admits only the callers it names.',
     ),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000).describe('Time allowed for in-flight work on shutdown'),
+  SHUTDOWN_DRAIN_MS: env
+    .nonNegativeInt(0)
+    .describe(
+      'On SIGTERM, how long /readyz answers 503 (and every answer says Connection: close) while the service still serves, before it stops listening: time for the load balancer or Kubernetes endpoints to take it out of rotation, like a preStop sleep (issue 21). Set it above the load balancer\'s health-check interval × fall count; 0 stops at once',
+    ),
   HTTP_HEADERS_TIMEOUT_MS: env
     .positiveInt(10_000)
     .describe('A client must send all request headers within this time, or gets 408 and a closed connection (slow-client guard)'),

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { dockerAvailable, startDockerKafka, startDockerMongo } from './docker';
 import { ferretDbCached, provisionFerretDb, startLocalFerretDb } from './local-ferretdb';
-import { kafkaCached, provisionKafka, startLocalKafka } from './local-kafka';
+import { kafkaCached, provisionKafka, startLocalKafka, startLocalKafkaCluster, type LocalKafkaCluster } from './local-kafka';
 import { mongoJavaServerCached, provisionMongoJavaServer, startLocalMongoJavaServer } from './local-mongo-java-server';
 import { isAlive, run, which } from './process';
 
-export { KAFKA_VERSION, provisionKafka, startLocalKafka, type LocalKafka, type ScramUser } from './local-kafka';
+export { KAFKA_VERSION, countUnderReplicated, provisionKafka, startLocalKafka, startLocalKafkaCluster, type LocalKafka, type LocalKafkaCluster, type LocalKafkaNode, type ScramUser } from './local-kafka';
 export { FERRETDB_VERSION, pingMongo } from './local-ferretdb';
 export { MONGO_JAVA_SERVER_VERSION, provisionMongoJavaServer, startLocalMongoJavaServer, type MongoJavaServerBackend } from './local-mongo-java-server';
 export { provisionFerretDb, startLocalFerretDb } from './local-ferretdb';
@@ -62,6 +62,10 @@ export interface Engines {
   startMongo(): Promise<void>;
   /** Stops what was started here (never external engines) and deletes the run directory. Idempotent. */
   stop(): Promise<void>;
+  /** The local multi-broker Kafka (`kafkaBrokers` > 1): each broker on its own, and its ISR state. */
+  kafkaCluster?: Pick<LocalKafkaCluster, 'nodes' | 'replicationFactor' | 'minInsyncReplicas' | 'underReplicatedPartitions'>;
+  /** The replication factor topics should get here (3 on a three-broker cluster, else 1). */
+  kafkaReplicationFactor: number;
 }
 
 export interface StartEnginesOptions {
@@ -72,6 +76,11 @@ export interface StartEnginesOptions {
   deadlineMs?: number;
   /** false skips the Docker probe and goes straight to local engines. */
   docker?: boolean;
+  /**
+   * Local Kafka brokers to run (issue 21): 1 by default; 3 for a cluster whose topics can have replication factor
+   * 3 and min.insync.replicas 2, as in production. More than one needs local engines (no KAFKA_BROKERS, no Docker).
+   */
+  kafkaBrokers?: number;
 }
 
 interface KafkaPart {
@@ -84,6 +93,7 @@ interface KafkaPart {
   pause(): Promise<void>;
   resume(): Promise<void>;
   close(): Promise<void>;
+  cluster?: LocalKafkaCluster;
 }
 
 interface MongoPart {
@@ -113,13 +123,15 @@ export async function startEngines(options: StartEnginesOptions = {}): Promise<E
   const needKafka = externalBrokers === undefined;
   const needMongo = externalMongo === undefined;
   const mongoEngine = localMongoEngine(env);
+  const brokerCount = options.kafkaBrokers ?? 1;
+  if (brokerCount > 1 && !needKafka) throw new Error(`kafkaBrokers: ${brokerCount} starts a local cluster; unset KAFKA_BROKERS to use it`);
 
   let kafka: KafkaPart | undefined = externalBrokers && externalKafka(externalBrokers);
   let mongo: MongoPart | undefined = externalMongo === undefined ? undefined : await externalMongoPart(externalMongo);
   let runDir: string | undefined;
 
   try {
-    if ((needKafka || needMongo) && options.docker !== false && (await dockerAvailable(env))) {
+    if ((needKafka || needMongo) && options.docker !== false && brokerCount === 1 && (await dockerAvailable(env))) {
       log('starting engines in Docker (testcontainers)');
       const [k, m] = await settleAll([needKafka ? dockerKafkaPart() : undefined, needMongo ? dockerMongoPart() : undefined]);
       kafka ??= k;
@@ -131,7 +143,7 @@ export async function startEngines(options: StartEnginesOptions = {}): Promise<E
       runDir = await mkdtemp(join(tmpdir(), `checkout-engines-${process.pid}-`));
       const dir = runDir;
       const [k, m] = await settleAll([
-        kafkaLibs === undefined ? undefined : localKafkaPart(kafkaLibs, dir, deadlineMs),
+        kafkaLibs === undefined ? undefined : localKafkaPart(kafkaLibs, dir, deadlineMs, brokerCount),
         mongoBuild === undefined ? undefined : localMongoPart(mongoEngine, mongoBuild, dir, deadlineMs),
       ]);
       kafka ??= k;
@@ -154,6 +166,8 @@ export async function startEngines(options: StartEnginesOptions = {}): Promise<E
     mongoUrl: m.url,
     description: `${k.description}; ${m.description}`,
     ...(runDir === undefined ? {} : { runDir }),
+    ...(k.cluster && { kafkaCluster: k.cluster }),
+    kafkaReplicationFactor: k.cluster?.replicationFactor ?? 1,
     restartKafka: () => k.restart(),
     stopKafka: () => k.stop(),
     startKafka: () => k.start(),
@@ -257,9 +271,11 @@ async function dockerMongoPart(): Promise<MongoPart> {
   };
 }
 
-async function localKafkaPart(libs: string, runDir: string, deadlineMs: number): Promise<KafkaPart> {
-  const kafka = await startLocalKafka({ libs, runDir, deadlineMs });
+async function localKafkaPart(libs: string, runDir: string, deadlineMs: number, count: number): Promise<KafkaPart> {
+  const cluster = count > 1 ? await startLocalKafkaCluster({ libs, runDir, deadlineMs, count }) : undefined;
+  const kafka = cluster ?? (await startLocalKafka({ libs, runDir, deadlineMs }));
   return {
+    ...(cluster && { cluster }),
     kind: 'local',
     brokers: kafka.brokers,
     description: kafka.description,

@@ -32,6 +32,25 @@ describe('renderServerProperties', () => {
   });
 });
 
+describe('renderServerProperties for a three-node cluster (issue 21)', () => {
+  it('describes node 2 of a static three-voter quorum with replicated internal topics and min ISR 2', () => {
+    const props = parseProperties(
+      renderServerProperties({ port: 41002, controllerPort: 41012, dataDir: '/tmp/run/kafka-2/data', cluster: { nodeId: 2, controllerPorts: [41011, 41012, 41013] } }),
+    );
+    expect(props).toMatchObject({
+      'process.roles': 'broker,controller',
+      'node.id': '2',
+      'controller.quorum.voters': '1@127.0.0.1:41011,2@127.0.0.1:41012,3@127.0.0.1:41013',
+      listeners: 'PLAINTEXT://127.0.0.1:41002,CONTROLLER://127.0.0.1:41012',
+      'offsets.topic.replication.factor': '3',
+      'transaction.state.log.replication.factor': '3',
+      'transaction.state.log.min.isr': '2',
+      'default.replication.factor': '3',
+      'min.insync.replicas': '2',
+    });
+  });
+});
+
 describe('renderLog4j2Config', () => {
   it('sends WARN and above to the given file', () => {
     const config = parseProperties(renderLog4j2Config('/tmp/run/kafka.log').replace(/ = /g, '='));

@@ -85,6 +85,11 @@ export interface ServerPropertiesInput {
   dataDir: string;
   /** The client listener requires SASL SCRAM-SHA-512 as this user (also the brokers' own inter-broker user). */
   scram?: ScramUser;
+  /**
+   * A node of a multi-broker cluster (issue 21): its id and every node's controller port (the static voter set).
+   * Without it, the single node 1 votes for itself alone.
+   */
+  cluster?: { nodeId: number; controllerPorts: readonly number[] };
 }
 
 const jaasQuoted = (value: string) => `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
@@ -107,22 +112,41 @@ function listenerProperties(port: number, controllerPort: number, scram: ScramUs
   ];
 }
 
-/** Single-node KRaft (broker and controller in one JVM) on loopback only. */
-export function renderServerProperties({ port, controllerPort, dataDir, scram }: ServerPropertiesInput): string {
+/**
+ * KRaft on loopback only, each node broker and controller in one JVM (combined mode): a single node by default,
+ * or one node of a cluster whose controller quorum is every node (three nodes: a majority survives one down).
+ */
+export function renderServerProperties({ port, controllerPort, dataDir, scram, cluster }: ServerPropertiesInput): string {
+  const nodeId = cluster?.nodeId ?? 1;
+  const voters = cluster ? cluster.controllerPorts.map((p, i) => `${i + 1}@127.0.0.1:${p}`).join(',') : `1@127.0.0.1:${controllerPort}`;
+  const nodes = cluster?.controllerPorts.length ?? 1;
+  // With three nodes, production's durability (issue 21): every internal topic on all three, and a write
+  // acknowledged (acks=all) only once two hold it, so losing any one broker loses no acknowledged message.
+  const replicas = Math.min(nodes, 3);
+  const minIsr = replicas >= 3 ? 2 : 1;
   return [
     'process.roles=broker,controller',
-    'node.id=1',
-    `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
+    `node.id=${nodeId}`,
+    `controller.quorum.voters=${voters}`,
     'controller.listener.names=CONTROLLER',
     ...listenerProperties(port, controllerPort, scram),
     `log.dirs=${dataDir}`,
-    // One broker: internal topics cannot have more replicas than that.
-    'offsets.topic.replication.factor=1',
+    // Internal topics cannot have more replicas than there are brokers.
+    `offsets.topic.replication.factor=${replicas}`,
     // The first consumer group otherwise waits for 50 __consumer_offsets partitions to be created and loaded
     // (measured: first join 0.5 s instead of 0.9-1.7 s).
     'offsets.topic.num.partitions=1',
-    'transaction.state.log.replication.factor=1',
-    'transaction.state.log.min.isr=1',
+    `transaction.state.log.replication.factor=${replicas}`,
+    `transaction.state.log.min.isr=${minIsr}`,
+    ...(nodes > 1
+      ? [
+          `default.replication.factor=${replicas}`,
+          `min.insync.replicas=${minIsr}`,
+          // A broker that restarts takes its partitions' leadership back soon, so a rolling restart of all three
+          // does not leave every leader on one node (the check runs every 300 s by default).
+          'leader.imbalance.check.interval.seconds=10',
+        ]
+      : []),
     // Consumer groups in tests should start consuming at once, not after the default 3 s grace period.
     'group.initial.rebalance.delay.ms=0',
     'num.partitions=1',
@@ -235,7 +259,7 @@ export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<
  * Ready means usable, not merely listening: the broker answers metadata requests and its controller can create
  * and delete a topic. Each attempt uses a fresh client with no retries so a slow start never stalls the poll.
  */
-export async function probeKafka(brokers: string[], scram?: ScramUser): Promise<true> {
+export async function probeKafka(brokers: string[], scram?: ScramUser, replicationFactor = 1): Promise<true> {
   const kafka = new Kafka({
     clientId: 'checkout-engines-probe',
     brokers,
@@ -249,11 +273,11 @@ export async function probeKafka(brokers: string[], scram?: ScramUser): Promise<
   try {
     await admin.connect();
     const cluster = await admin.describeCluster();
-    if (cluster.brokers.length === 0) throw new Error('describeCluster returned no brokers');
+    if (cluster.brokers.length < replicationFactor) throw new Error(`describeCluster returned ${cluster.brokers.length} brokers, ${replicationFactor} expected`);
     const topic = `checkout-engines-probe-${randomBytes(4).toString('hex')}`;
     // Not `waitForLeaders: true`: kafkajs gives up on the first UNKNOWN_TOPIC_OR_PARTITION, which a KRaft
     // broker answers while its metadata cache still lags the controller (seen on a busy machine).
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], timeout: 5_000 });
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor }], timeout: 5_000 });
     try {
       await waitFor('probe topic leader', async () => (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]?.partitions.every((p) => p.leader >= 0), {
         deadlineMs: 10_000,
@@ -265,6 +289,147 @@ export async function probeKafka(brokers: string[], scram?: ScramUser): Promise<
     }
     await admin.deleteTopics({ topics: [topic], timeout: 5_000 });
     return true;
+  } finally {
+    await admin.disconnect().catch(() => {});
+  }
+}
+
+/** One broker of a local cluster: stop, start or kill it on its own (a rolling restart, chaos). */
+export interface LocalKafkaNode {
+  readonly nodeId: number;
+  readonly address: string;
+  /** Controlled shutdown (SIGTERM): leadership moves away first; data and ports stay for start(). */
+  stop(): Promise<void>;
+  /** Starts it again on the same ports and data; resolves once the cluster again has every broker. */
+  start(): Promise<void>;
+  /** SIGKILL: a crash, no controlled shutdown. */
+  kill(): Promise<void>;
+}
+
+export interface LocalKafkaCluster extends LocalKafka {
+  readonly nodes: readonly LocalKafkaNode[];
+  /** Replication factor topics get on this cluster (3 with three brokers), and the min ISR that goes with it. */
+  readonly replicationFactor: number;
+  readonly minInsyncReplicas: number;
+  /** Partitions whose in-sync replicas are fewer than their replicas right now (0: every follower has caught up). */
+  underReplicatedPartitions(): Promise<number>;
+}
+
+/** A smaller heap than a single broker's: three JVMs share the test machine's memory with everything else. */
+const CLUSTER_JVM_OPTIONS = ['-Xms128m', '-Xmx512m', ...JVM_OPTIONS.filter((o) => !o.startsWith('-Xm'))];
+
+/**
+ * `count` KRaft nodes (issue 21), each broker and controller, formatted with one cluster id and voting in one
+ * static quorum: topics can have replication factor 3 with min.insync.replicas 2, as production's do, and any
+ * one node can be stopped, started or killed while the other two keep the cluster (and its quorum) up.
+ */
+export async function startLocalKafkaCluster(options: StartLocalKafkaOptions & { count: number }): Promise<LocalKafkaCluster> {
+  if (!Number.isInteger(options.count) || options.count < 1 || options.count > 5) throw new Error(`a local Kafka cluster has 1 to 5 brokers, not ${options.count}`);
+  const count = options.count;
+  const ports = await freePorts(2 * count);
+  const clientPorts = ports.slice(0, count);
+  const controllerPorts = ports.slice(count);
+  const brokers = clientPorts.map((p) => `127.0.0.1:${p}`);
+  const replicationFactor = Math.min(count, 3);
+  const minInsyncReplicas = replicationFactor >= 3 ? 2 : 1;
+  const clusterId = newClusterId();
+  const classpath = ['-cp', join(options.libs, '*')];
+  const scramUser = options.scram ? ['--add-scram', `SCRAM-SHA-512=[name=${options.scram.username},password=${options.scram.password}]`] : [];
+
+  const nodeSetups = await Promise.all(
+    clientPorts.map(async (port, i) => {
+      const nodeId = i + 1;
+      const dir = join(options.runDir, `kafka-${nodeId}`);
+      const dataDir = join(dir, 'data');
+      await mkdir(dataDir, { recursive: true });
+      const propsFile = join(dir, 'server.properties');
+      const log4jFile = join(dir, 'log4j2.properties');
+      const kafkaLog = join(options.runDir, `kafka-${nodeId}.log`);
+      const stdoutLog = join(options.runDir, `kafka-${nodeId}.out`);
+      await writeFile(
+        propsFile,
+        renderServerProperties({ port, controllerPort: controllerPorts[i] as number, dataDir, cluster: { nodeId, controllerPorts }, ...(options.scram && { scram: options.scram }) }),
+      );
+      await writeFile(log4jFile, renderLog4j2Config(kafkaLog));
+      const log4j = `-Dlog4j2.configurationFile=${log4jFile}`;
+      await run('java', ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', log4j, ...classpath, 'kafka.tools.StorageTool', 'format', `--cluster-id=${clusterId}`, '-c', propsFile, ...scramUser], {
+        cwd: dir,
+        timeoutMs: 120_000,
+      });
+      const address = `127.0.0.1:${port}`;
+      const engine = restartableEngine({
+        spawn: { name: `kafka-${nodeId}`, command: 'java', args: [...CLUSTER_JVM_OPTIONS, log4j, ...classpath, 'kafka.Kafka', propsFile], cwd: dir, logFile: stdoutLog },
+        name: `Kafka node ${nodeId}`,
+        label: `Apache Kafka ${KAFKA_VERSION} node ${nodeId} at ${address}`,
+        // Ready through this node itself, and with every broker registered: a probe topic with the cluster's
+        // replication factor can be created only then.
+        readiness: `Kafka node ${nodeId} readiness (describeCluster lists ${count} brokers + create/delete a probe topic with ${replicationFactor} replicas)`,
+        probe: () => probeKafka([address], options.scram, replicationFactor),
+        deadlineMs: options.deadlineMs,
+        intervalMs: 500,
+        logFiles: [kafkaLog, stdoutLog],
+      });
+      return { nodeId, address, engine };
+    }),
+  );
+  // All at once: a node's controller cannot elect a leader, nor its broker register, before a majority is up.
+  const started = await Promise.allSettled(nodeSetups.map((n) => n.engine.start()));
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    await Promise.allSettled(nodeSetups.map((n) => n.engine.stop()));
+    throw failed.reason;
+  }
+  const nodes: LocalKafkaNode[] = nodeSetups.map(({ nodeId, address, engine }) => ({ nodeId, address, stop: engine.stop, start: engine.start, kill: engine.kill }));
+  const description = `Apache Kafka ${KAFKA_VERSION} (KRaft, ${count} local JVMs, replication factor ${replicationFactor}, min.insync.replicas ${minInsyncReplicas}) at ${brokers.join(',')}`;
+  const all = async (action: (n: LocalKafkaNode) => Promise<void>) => {
+    const results = await Promise.allSettled(nodes.map(action));
+    const error = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (error) throw error.reason;
+  };
+  return {
+    brokers,
+    description,
+    nodes,
+    replicationFactor,
+    minInsyncReplicas,
+    start: () => all((n) => n.start()),
+    stop: () => all((n) => n.stop()),
+    pause: async () => {
+      for (const n of nodeSetups) n.engine.signal('SIGSTOP');
+    },
+    resume: async () => {
+      for (const n of nodeSetups) n.engine.signal('SIGCONT');
+    },
+    async restart() {
+      // One node at a time, as an operator would: the cluster stays available throughout.
+      for (const node of nodes) {
+        await node.stop();
+        await node.start();
+      }
+    },
+    underReplicatedPartitions: () => countUnderReplicated(brokers, options.scram),
+  };
+}
+
+/** Partitions (internal topics included) with fewer in-sync replicas than replicas, asked of whichever broker answers. */
+export async function countUnderReplicated(brokers: string[], scram?: ScramUser): Promise<number> {
+  const kafka = new Kafka({
+    clientId: 'checkout-engines-isr',
+    brokers,
+    ...(scram && { sasl: { mechanism: 'scram-sha-512', username: scram.username, password: scram.password } }),
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 1_000,
+    requestTimeout: 5_000,
+    retry: { retries: 1 },
+  });
+  const admin = kafka.admin();
+  try {
+    await admin.connect();
+    const topics = await admin.listTopics();
+    const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
+    let under = 0;
+    for (const topic of metadata) for (const p of topic.partitions) if (p.isr.length < p.replicas.length || p.leader < 0) under++;
+    return under;
   } finally {
     await admin.disconnect().catch(() => {});
   }

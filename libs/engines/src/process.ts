@@ -223,9 +223,16 @@ export interface RestartableEngineOptions {
  * An engine process that can be stopped and started again with the same command line (same ports and data),
  * ready only once `probe` says so. A start that fails stops the process and throws with the logs' tails.
  */
-export function restartableEngine(options: RestartableEngineOptions): { start(): Promise<void>; stop(): Promise<void>; signal(sig: 'SIGSTOP' | 'SIGCONT'): void } {
+export function restartableEngine(options: RestartableEngineOptions): { start(): Promise<void>; stop(): Promise<void>; kill(): Promise<void>; signal(sig: 'SIGSTOP' | 'SIGCONT'): void } {
   let current: GuardedProcess | undefined;
   return {
+    /** SIGKILL to the whole group (a crash: no shutdown hook, no controlled shutdown); start() brings it back. */
+    async kill() {
+      const proc = current;
+      if (!proc || proc.exitInfo()) return;
+      signal(-proc.pid, 'SIGKILL');
+      if (!(await proc.waitForExit(10_000))) throw new Error(`${options.name} (pid ${proc.pid}) did not exit after SIGKILL`);
+    },
     /** SIGSTOP / SIGCONT to the engine's process group: an engine that stalls with its connections open, then wakes. */
     signal(sig) {
       if (!current || current.exitInfo()) throw new Error(`${options.name} is not running`);

@@ -31,6 +31,7 @@ export function createBaseApp(options: BaseAppOptions): { app: Koa; registry: Re
   const metrics = options.metrics ?? createMetrics(options.service, options.registry);
   app.silent = true;
   app.use(requestId());
+  if (options.isShuttingDown) app.use(closeWhileDraining(options.isShuttingDown));
   app.use(errorHandler(options.logger));
   // Runs after the routers unwind, so their allowedMethods can answer 405 first (D7).
   app.use(async (ctx, next) => {
@@ -41,6 +42,21 @@ export function createBaseApp(options: BaseAppOptions): { app: Koa; registry: Re
   app.use(accessLog(options.logger));
   app.use(operationalEndpoints({ checks: options.readiness, registry: metrics.registry, isShuttingDown: options.isShuttingDown, exposure: options.exposure ?? 'full' }));
   return { app, registry: metrics.registry, metrics };
+}
+
+/**
+ * While the service drains (issue 21), every answer says Connection: close, so a keep-alive client (a load
+ * balancer's pooled connection, undici) opens its next request elsewhere instead of reusing a socket that is
+ * about to close under it: a reset on a reused connection is a failed request that nobody can safely retry.
+ */
+function closeWhileDraining(isShuttingDown: () => boolean): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } finally {
+      if (isShuttingDown()) ctx.set('Connection', 'close');
+    }
+  };
 }
 
 function accessLog(logger: Logger): Koa.Middleware {

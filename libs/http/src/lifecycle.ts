@@ -33,3 +33,15 @@ export function stopOnSignals(service: Stoppable, logger: Logger, graceMs: numbe
   process.on('SIGTERM', handler);
   process.on('SIGINT', handler);
 }
+
+/**
+ * The first step of a graceful stop (issue 21), after the service has begun answering /readyz 503: keep serving
+ * for `drainMs` so the load balancer (its health checks) or Kubernetes (endpoint removal) stops sending new
+ * requests before the listener closes, like a preStop sleep. Without it, requests routed in that gap meet a
+ * closed port.
+ */
+export async function drainBeforeStop(drainMs: number, logger: Logger): Promise<void> {
+  if (drainMs <= 0) return;
+  logger.info({ drainMs }, 'draining: /readyz answers 503 until the load balancer has noticed');
+  await new Promise((resolve) => setTimeout(resolve, drainMs));
+}

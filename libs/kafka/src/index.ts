@@ -19,4 +19,4 @@ export * from './idempotent';
 export * from './metrics';
 export * from './outbox';
 export * from './producer';
-export { consumerGroupLag, ensureTopics, topicOffsets, type TopicSpec } from './topics';
+export { consumerGroupLag, consumerGroupStates, ensureTopics, topicOffsets, type TopicSpec } from './topics';

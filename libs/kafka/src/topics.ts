@@ -123,3 +123,19 @@ async function withBackoff<T>(attempts: number, attempt: () => Promise<T>): Prom
     }
   }
 }
+
+/**
+ * Each consumer group's state right now ("Stable", "PreparingRebalance", "CompletingRebalance", "Empty", "Dead")
+ * and its member count. Outside "Stable" a group's partitions have no owner: nothing is consumed until the
+ * rebalance ends (kafkajs' eager protocol revokes every partition). The rollout soak samples it (issue 21).
+ */
+export async function consumerGroupStates(kafka: KafkaClient, groupIds: readonly string[]): Promise<Map<string, { state: string; members: number }>> {
+  const admin = kafkajsOf(kafka).admin();
+  await admin.connect();
+  try {
+    const { groups } = await admin.describeGroups([...groupIds]);
+    return new Map(groups.map((g) => [g.groupId, { state: g.state, members: g.members.length }]));
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -63,9 +63,22 @@ export function insideOutage(windows: readonly OutageWindow[], from: number, to:
   return windows.some((w) => from <= w.end && to >= w.start);
 }
 
+/** A SIGKILL in a cluster (issue 21): no outage window, only the requests the dead process held may fail. */
+export interface ClusterKill {
+  what: string;
+  at: number;
+  /** Requests the load balancer had in flight to the killed replica (0 for a broker: acks=all, min ISR 2). */
+  held: number;
+}
+
 export interface ChaosOptions {
-  stack: ProcessStack;
+  stack: Pick<ProcessStack, 'restart' | 'notReady'> & { kill(service: ServiceName): Promise<unknown> };
   engines: Engines;
+  /**
+   * Replicas behind a load balancer and three brokers (issue 21): a replica's SIGKILL and a broker's SIGKILL
+   * (instead of its restart) open no outage window; each is reported here with what it held.
+   */
+  cluster?: { onKill(kill: ClusterKill): void };
   plan: readonly PlannedAction[];
   startedAt: number;
   random: () => number;
@@ -92,8 +105,20 @@ export async function runChaos(options: ChaosOptions): Promise<OutageWindow[]> {
       const service = victims[kills++ % victims.length] as ServiceName;
       what = `SIGKILL ${service}`;
       log(`chaos: ${what}`);
-      await stack.kill(service);
+      const held = await stack.kill(service);
+      if (options.cluster) options.cluster.onKill({ what, at: start, held: typeof held === 'number' ? held : 0 });
       await stack.restart(service, 120_000);
+    } else if (action.kind === 'restart-broker' && options.cluster && engines.kafkaCluster) {
+      const cluster = engines.kafkaCluster;
+      const node = cluster.nodes[kills % cluster.nodes.length] as (typeof cluster.nodes)[number];
+      what = `SIGKILL broker ${node.nodeId}`;
+      log(`chaos: ${what}`);
+      await node.kill();
+      options.cluster.onKill({ what, at: start, held: 0 });
+      await node.start();
+      await eventually(async () => (await cluster.underReplicatedPartitions()) === 0, { deadlineMs: 90_000, intervalMs: 500, description: `every ISR whole after ${what}` }).catch(() => {
+        log(`chaos: ${what}: ISR not whole within 90 s`);
+      });
     } else if (action.kind === 'restart-broker') {
       what = 'broker restart';
       log(`chaos: ${what}`);
@@ -116,7 +141,8 @@ export async function runChaos(options: ChaosOptions): Promise<OutageWindow[]> {
       return false;
     });
     const readyAt = Date.now();
-    windows.push({ what, start, readyAt, end: readyAt + OUTAGE_GRACE_MS, recovered });
+    // In a cluster only the database (one instance) is an outage; a replica's or a broker's SIGKILL is not.
+    if (!options.cluster || action.kind === 'restart-database' || !recovered) windows.push({ what, start, readyAt, end: readyAt + OUTAGE_GRACE_MS, recovered });
     if (!recovered) break;
     log(`chaos: ${what}: ready again after ${((readyAt - start) / 1000).toFixed(1)} s`);
   }

@@ -1,6 +1,6 @@
 import { httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
-import { InternalClient, createBaseApp, listen, type RunningServer } from '@checkout/http';
+import { InternalClient, createBaseApp, listen, type RunningServer, drainBeforeStop } from '@checkout/http';
 import { IDEMPOTENCY_KEY_RETENTION_MS } from '@checkout/contracts';
 import { PeriodicTask, connectMongo, ensureIndexes, type CommandCounter, type MongoConnection } from '@checkout/mongo';
 import type { Config } from './config';
@@ -95,6 +95,8 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
 
     async stop() {
       shuttingDown = true;
+      // /readyz now answers 503: keep serving until the load balancer has taken this replica out (issue 21).
+      await drainBeforeStop(config.SHUTDOWN_DRAIN_MS, logger);
       await Promise.all(servers.map((server) => server.close(config.SHUTDOWN_GRACE_MS)));
       servers = [];
       await idempotencySweep.stop();

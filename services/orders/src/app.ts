@@ -1,6 +1,6 @@
 import { httpTimeouts, kafkaConnection } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
-import { createBaseApp, listen, type RunningServer } from '@checkout/http';
+import { createBaseApp, listen, type RunningServer, drainBeforeStop } from '@checkout/http';
 import { connectMongo, ensureIndexes, type CommandCounter, type MongoConnection } from '@checkout/mongo';
 import { OutboxRelay, createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, registerOutboxMetrics, type EventProducer, type SendCounter } from '@checkout/kafka';
 import { TOPICS, topicName } from '@checkout/contracts';
@@ -64,6 +64,8 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
 
     async stop() {
       shuttingDown = true;
+      // /readyz now answers 503: keep serving until the load balancer has taken this replica out (issue 21).
+      await drainBeforeStop(config.SHUTDOWN_DRAIN_MS, logger);
       await server?.close(config.SHUTDOWN_GRACE_MS);
       await relay?.stop();
       await producer?.disconnect().catch(() => {});

@@ -1,6 +1,6 @@
 import { httpTimeouts, kafkaConnection } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
-import { createBaseApp, listen, type RunningServer } from '@checkout/http';
+import { createBaseApp, listen, type RunningServer, drainBeforeStop } from '@checkout/http';
 import { Counter } from 'prom-client';
 import { PeriodicTask, connectMongo, ensureIndexes, type CommandCounter, type MongoConnection } from '@checkout/mongo';
 import {
@@ -121,6 +121,8 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
 
     async stop() {
       shuttingDown = true;
+      // /readyz now answers 503: keep serving until the load balancer has taken this replica out (issue 21).
+      await drainBeforeStop(config.SHUTDOWN_DRAIN_MS, logger);
       await server?.close(config.SHUTDOWN_GRACE_MS);
       await sweeper?.stop();
       await consumer?.stop().catch(() => {});

@@ -3,7 +3,7 @@ import type { lookup as dnsLookup } from 'node:dns';
 import { hostname } from 'node:os';
 import { httpTimeouts, kafkaConnection } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
-import { createBaseApp, listen, type RunningServer } from '@checkout/http';
+import { createBaseApp, listen, type RunningServer, drainBeforeStop } from '@checkout/http';
 import { Leases, PeriodicTask, connectMongo, type CommandCounter, ensureIndexes, retentionSweep, type MongoConnection } from '@checkout/mongo';
 import { createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, registerConsumerMetrics, type EventProducer, type RunningConsumer } from '@checkout/kafka';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
@@ -212,6 +212,8 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
 
     async stop() {
       shuttingDown = true;
+      // /readyz now answers 503: keep serving until the load balancer has taken this replica out (issue 21).
+      await drainBeforeStop(config.SHUTDOWN_DRAIN_MS, logger);
       await server?.close(config.SHUTDOWN_GRACE_MS);
       // Stop taking work, let attempts in flight finish (their results are recorded), then close.
       await Promise.all(consumers.splice(0).map((c) => c.stop().catch((err: unknown) => logger.warn({ err }, 'consumer stop failed'))));

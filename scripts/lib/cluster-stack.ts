@@ -1,0 +1,269 @@
+// The local cluster (issue 21): N processes of each service, each on ports of its own, behind HAProxy, with the
+// services' own calls to each other (gateway → orders/sessions/dispatcher, sessions → orders, dispatcher →
+// gateway admin) going through HAProxy's frontends as they would through a Kubernetes Service. A rolling deploy
+// replaces replicas the way a Deployment with maxSurge 1, maxUnavailable 0 does.
+import { mkdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, waitFor, type GuardedProcess } from '@checkout/engines';
+import { stackEnvironment, type StackEnvironment, type StackEnvironmentOptions } from '@checkout/testing';
+import { request } from 'undici';
+import { createTopics } from '../../deploy/scripts/create-topics';
+import { ensureHaproxy, HEALTH_DRAIN_MS, startHaproxy, type Backend, type Haproxy } from './haproxy';
+import { envKey, SERVICES, spawnService, type ServiceName } from './process-stack';
+
+export interface Replica {
+  service: ServiceName;
+  /** Unique per service over the stack's life: gateway#3 is the third gateway process started. */
+  generation: number;
+  /** HAProxy server slot (1-based) it occupies in its service's backend(s). */
+  slot: number;
+  port: number;
+  /** The gateway's operators' listener. */
+  adminPort?: number;
+  proc: GuardedProcess;
+}
+
+export interface ReplacementStep {
+  service: ServiceName;
+  replaced: string;
+  by: string;
+  startedAt: number;
+  /** New process started → ready and in rotation. */
+  readyMs: number;
+  /** SIGTERM → the old process exited (its drain delay, in-flight requests, consumers leaving their groups). */
+  stopMs: number;
+  finishedAt: number;
+  /** The old process's exit code (0: a clean graceful stop). */
+  exitCode: number | null;
+}
+
+export interface ClusterStack {
+  env: StackEnvironment;
+  replicas: number;
+  logDir: string;
+  haproxy: Haproxy;
+  /** The load balancer's frontends. */
+  frontends: { gateway: string; admin: string; orders: string; sessions: string; dispatcher: string };
+  live(service: ServiceName): readonly Replica[];
+  /** Replaces every replica of `service`, one at a time (maxSurge 1, maxUnavailable 0). */
+  rollOut(service: ServiceName, onStep?: (step: ReplacementStep) => void): Promise<ReplacementStep[]>;
+  /**
+   * SIGKILL of the oldest replica of `service` (a crash; HAProxy's health checks take it out). Resolves with the
+   * requests HAProxy had in flight to it just before: what the crash may cost (issue 21).
+   */
+  kill(service: ServiceName): Promise<number>;
+  /** Starts replicas of `service` until it has its N again; resolves when they are ready and in rotation. */
+  restart(service: ServiceName, deadlineMs?: number): Promise<void>;
+  /** The services with a replica that does not answer /readyz with 200 right now (or fewer than N replicas). */
+  notReady(): Promise<ServiceName[]>;
+  allReady(): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+export interface ClusterStackOptions extends Omit<StackEnvironmentOptions, 'ports'> {
+  replicas: number;
+  logDir: string;
+  /** Replication factor and min ISR for the topics, created before any service starts (deploy/scripts/create-topics.ts). */
+  replicationFactor: number;
+  minInsyncReplicas: number;
+  /** The gateway's public frontend port (e.g. 8080 for `npm start`); any free one when not given. */
+  gatewayPort?: number;
+  /** 'bundle': node on each service's esbuild bundle, as the image runs it (faster starts in a rollout); default tsx. */
+  runtime?: 'tsx' | 'bundle';
+  log: (line: string) => void;
+}
+
+/** Backends of a service: the gateway has two listeners, hence two. */
+const backendsOf = (service: ServiceName): string[] => (service === 'gateway' ? ['gateway', 'gateway-admin'] : [service]);
+
+export async function startClusterStack(options: ClusterStackOptions): Promise<ClusterStack> {
+  const n = options.replicas;
+  if (!Number.isInteger(n) || n < 1 || n > 20) throw new Error(`--replicas must be 1 to 20, not ${n}`);
+  const binary = await ensureHaproxy(options.log);
+  const bundleDir = options.runtime === 'bundle' ? join(process.cwd(), 'dist', 'cluster-stack') : undefined;
+  if (bundleDir) await (await import('../../deploy/scripts/bundle')).bundle(bundleDir);
+  const ports = {
+    gateway: options.gatewayPort ?? (await freePort()),
+    gatewayAdmin: await freePort(),
+    orders: await freePort(),
+    sessions: await freePort(),
+    dispatcher: await freePort(),
+  };
+  // Every URL a service is given points at a frontend: the stack environment is computed for the frontends' ports.
+  const env = stackEnvironment({ ...options, ports });
+  mkdirSync(options.logDir, { recursive: true });
+  const runDir = await mkdtemp(join(tmpdir(), 'checkout-haproxy-'));
+  // One more slot than replicas: the surge replica of a rolling deploy.
+  const slotCount = n + 1;
+  const frontendPort: Record<string, number> = { gateway: ports.gateway, 'gateway-admin': ports.gatewayAdmin, orders: ports.orders, sessions: ports.sessions, 'webhook-dispatcher': ports.dispatcher };
+  const backends: Backend[] = Object.entries(frontendPort).map(([name, port]) => ({ name, port, slots: Array.from({ length: slotCount }, () => undefined) }));
+  const haproxy = await startHaproxy({ binary, runDir, backends, log: options.log });
+  options.log(`load balancer: ${haproxy.version}, config ${join(runDir, 'haproxy.cfg')}`);
+
+  if (options.replicationFactor > 1) {
+    // The production topic plan, with the cluster's replication: services find their topics already there.
+    await createTopics({
+      KAFKA_BROKERS: options.kafkaBrokers.join(','),
+      TOPIC_PREFIX: options.namePrefix,
+      KAFKA_REPLICATION_FACTOR: String(options.replicationFactor),
+      KAFKA_MIN_INSYNC_REPLICAS: String(options.minInsyncReplicas),
+      LOG_LEVEL: 'warn',
+    });
+  }
+
+  const live: Record<ServiceName, Replica[]> = { orders: [], sessions: [], 'webhook-dispatcher': [], gateway: [] };
+  const generations: Record<ServiceName, number> = { orders: 0, sessions: 0, 'webhook-dispatcher': 0, gateway: 0 };
+  const takenSlots: Record<ServiceName, Set<number>> = { orders: new Set(), sessions: new Set(), 'webhook-dispatcher': new Set(), gateway: new Set() };
+  const name = (r: Replica) => `${r.service}#${r.generation}(:${r.port})`;
+
+  const ready = async (port: number): Promise<boolean> => {
+    const response = await request(`http://127.0.0.1:${port}/readyz`, { headersTimeout: 5_000, bodyTimeout: 5_000 });
+    await response.body.text();
+    return response.statusCode === 200;
+  };
+  const inRotation = async (replica: Replica): Promise<boolean> => {
+    const statuses = await haproxy.statuses();
+    return backendsOf(replica.service).every((b) => statuses.get(`${b}/s${replica.slot}`) === 'UP');
+  };
+
+  /** A new replica on new ports in a free slot; resolves once it answers /readyz 200 and HAProxy has it UP. */
+  const startReplica = async (service: ServiceName, deadlineMs: number): Promise<Replica> => {
+    const slot = Array.from({ length: slotCount }, (_, i) => i + 1).find((s) => !takenSlots[service].has(s));
+    if (slot === undefined) throw new Error(`no free load balancer slot for ${service}`);
+    takenSlots[service].add(slot);
+    const generation = ++generations[service];
+    const port = await freePort();
+    const adminPort = service === 'gateway' ? await freePort() : undefined;
+    const serviceEnv: Record<string, string> = {
+      ...env[envKey(service)],
+      PORT: String(port),
+      ...(adminPort !== undefined && { ADMIN_PORT: String(adminPort) }),
+      // Readiness turns 503 first; the listener stays open until HAProxy's checks have taken it out.
+      SHUTDOWN_DRAIN_MS: String(HEALTH_DRAIN_MS),
+      // D43: each gateway replica enforces its share of the per-key limit.
+      ...(service === 'gateway' && { GATEWAY_REPLICAS: String(n) }),
+    };
+    const proc = spawnService({ service, env: serviceEnv, logFile: join(options.logDir, `${service}-${generation}.log`), name: `${service}-${generation}`, ...(bundleDir && { bundleDir }) });
+    const replica: Replica = { service, generation, slot, port, ...(adminPort !== undefined && { adminPort }), proc };
+    try {
+      await waitFor(`${service}#${generation} /readyz`, () => ready(port), {
+        deadlineMs,
+        intervalMs: 200,
+        abortIf: () => {
+          if (proc.exitInfo()) throw new Error(`${service}#${generation} exited; see ${join(options.logDir, `${service}-${generation}.log`)}`);
+        },
+      });
+      for (const backend of backendsOf(service)) await haproxy.assign(backend, slot, backend === 'gateway-admin' ? (adminPort as number) : port);
+      await waitFor(`${service}#${generation} in the load balancer's rotation`, () => inRotation(replica), { deadlineMs: 15_000, intervalMs: 100 });
+    } catch (err) {
+      await proc.stop(5_000).catch(() => {});
+      for (const backend of backendsOf(service)) await haproxy.setState(backend, slot, 'maint').catch(() => {});
+      takenSlots[service].delete(slot);
+      throw err;
+    }
+    live[service].push(replica);
+    return replica;
+  };
+
+  /** Out of rotation, then SIGTERM and wait: what Kubernetes does to a pod it removes (endpoints, then the signal). */
+  const retire = async (replica: Replica, how: 'graceful' | 'kill'): Promise<number | null> => {
+    live[replica.service] = live[replica.service].filter((r) => r !== replica);
+    if (how === 'graceful') {
+      for (const backend of backendsOf(replica.service)) await haproxy.setState(backend, replica.slot, 'drain');
+      // The service's own grace (SHUTDOWN_GRACE_MS) plus its drain delay bound the stop; stop() SIGKILLs after.
+      await replica.proc.stop(30_000);
+    } else {
+      try {
+        process.kill(-replica.proc.pid, 'SIGKILL');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+      await replica.proc.waitForExit(10_000);
+      // A crash: HAProxy's health checks must find out on their own; the slot is freed when a replacement is up.
+      dead.push(replica);
+      return replica.proc.exitInfo()?.code ?? null;
+    }
+    await release(replica);
+    return replica.proc.exitInfo()?.code ?? null;
+  };
+  const dead: Replica[] = [];
+  const release = async (replica: Replica) => {
+    for (const backend of backendsOf(replica.service)) await haproxy.setState(backend, replica.slot, 'maint');
+    takenSlots[replica.service].delete(replica.slot);
+  };
+
+  const stopAll = async () => {
+    for (const service of [...SERVICES].reverse()) await Promise.all(live[service].splice(0).map((r) => r.proc.stop(8_000).catch(() => {})));
+    await haproxy.stop().catch(() => {});
+    await rm(runDir, { recursive: true, force: true });
+  };
+
+  try {
+    // Orders first (sessions calls it at start), then the rest, each service's replicas together.
+    for (const service of SERVICES) await Promise.all(Array.from({ length: n }, () => startReplica(service, 120_000)));
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+
+  const notReady = async (): Promise<ServiceName[]> => {
+    const result: ServiceName[] = [];
+    for (const service of SERVICES) {
+      const states = await Promise.all(live[service].map((r) => ready(r.port).catch(() => false)));
+      if (states.length < n || states.some((s) => !s)) result.push(service);
+    }
+    return result;
+  };
+
+  return {
+    env,
+    replicas: n,
+    logDir: options.logDir,
+    haproxy,
+    frontends: {
+      gateway: env.gatewayUrl,
+      admin: `http://127.0.0.1:${ports.gatewayAdmin}`,
+      orders: `http://127.0.0.1:${ports.orders}`,
+      sessions: `http://127.0.0.1:${ports.sessions}`,
+      dispatcher: `http://127.0.0.1:${ports.dispatcher}`,
+    },
+    live: (service) => live[service],
+    async rollOut(service, onStep) {
+      const steps: ReplacementStep[] = [];
+      // Bounded: exactly the replicas that were live when the rollout began.
+      for (const old of [...live[service]]) {
+        const startedAt = Date.now();
+        const fresh = await startReplica(service, 120_000);
+        const readyAt = Date.now();
+        const exitCode = await retire(old, 'graceful');
+        const finishedAt = Date.now();
+        const step = { service, replaced: name(old), by: name(fresh), startedAt, readyMs: readyAt - startedAt, stopMs: finishedAt - readyAt, finishedAt, exitCode };
+        steps.push(step);
+        onStep?.(step);
+      }
+      return steps;
+    },
+    async kill(service) {
+      const oldest = live[service][0];
+      if (!oldest) return 0;
+      const inFlight = await haproxy.inFlight();
+      const held = backendsOf(service).reduce((sum, b) => sum + (inFlight.get(`${b}/s${oldest.slot}`) ?? 0), 0);
+      await retire(oldest, 'kill');
+      return held;
+    },
+    async restart(service, deadlineMs = 120_000) {
+      for (let i = live[service].length; i < n; i++) await startReplica(service, deadlineMs);
+      for (const gone of dead.filter((r) => r.service === service)) {
+        dead.splice(dead.indexOf(gone), 1);
+        await release(gone);
+      }
+    },
+    notReady,
+    async allReady() {
+      return (await notReady()).length === 0;
+    },
+    stop: stopAll,
+  };
+}

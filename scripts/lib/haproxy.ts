@@ -1,0 +1,186 @@
+// HAProxy in front of each service's replicas (issue 21): the local stand-in for a Kubernetes Service. The
+// config is generated here into a run directory; replicas come and go through the runtime API (a unix socket in
+// that directory), so a rolling deploy never reloads HAProxy. Every listener is on 127.0.0.1.
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { spawnGuarded, waitFor, type GuardedProcess } from '@checkout/engines';
+
+const execFileAsync = promisify(execFile);
+const ENSURE_SCRIPT = fileURLToPath(new URL('../ensure-haproxy.sh', import.meta.url));
+
+/**
+ * Health checks: every second, and every 250 ms once a check has changed its mind; two failures take a server
+ * out, one success puts it back. A replica that starts answering /readyz 503 leaves rotation within ~1.5 s, so
+ * its SHUTDOWN_DRAIN_MS (HEALTH_DRAIN_MS below) must exceed that.
+ */
+const CHECK = { interMs: 1_000, fastInterMs: 250, downInterMs: 1_000, fall: 2, rise: 1 };
+/** What a replica behind this load balancer should wait after its /readyz turns 503 before it stops listening. */
+export const HEALTH_DRAIN_MS = CHECK.interMs + CHECK.fastInterMs * CHECK.fall + 1_000;
+
+export interface Backend {
+  /** Frontend and backend name, e.g. "orders", "gateway-admin". */
+  name: string;
+  /** The frontend's port on 127.0.0.1 (what callers are configured with). */
+  port: number;
+  /** Server slots s1…sN; those with a port start in rotation, the others in maintenance until assigned. */
+  slots: (number | undefined)[];
+}
+
+/** haproxy.cfg for these backends; `socket` is the runtime API's unix socket (admin level). */
+export function renderHaproxyConfig(options: { socket: string; backends: readonly Backend[] }): string {
+  const lines = [
+    'global',
+    '  maxconn 4096',
+    `  stats socket ${options.socket} mode 600 level admin`,
+    // A stop() must not wait for idle keep-alive clients.
+    '  hard-stop-after 3s',
+    '',
+    'defaults',
+    '  mode http',
+    '  option http-keep-alive',
+    '  timeout connect 2s',
+    '  timeout client 90s',
+    '  timeout server 60s',
+    // Longer than undici's 30 s keep-alive (the services' internal clients, the load generator): the client, not
+    // HAProxy, closes an idle connection, so a client never sends a request down a socket HAProxy just closed.
+    '  timeout http-keep-alive 75s',
+    '  timeout http-request 15s',
+    '  timeout queue 15s',
+    '  timeout check 2s',
+    // A connection a backend refused (a replica that just stopped listening) is tried again on another replica:
+    // the request never reached a service, so this is safe for a POST too. Not empty-response: a replica that
+    // died mid-request may have done the work, and replaying a payment is for the caller (with its idempotency
+    // key) to decide, not the load balancer. A graceful stop needs no replay: HAProxy stops sending first.
+    '  retries 3',
+    '  option redispatch 1',
+    '  retry-on conn-failure',
+    '  balance roundrobin',
+    '  option httpchk GET /readyz',
+    '  http-check expect status 200',
+    `  default-server inter ${CHECK.interMs} fastinter ${CHECK.fastInterMs} downinter ${CHECK.downInterMs} fall ${CHECK.fall} rise ${CHECK.rise}`,
+    '',
+  ];
+  for (const backend of options.backends) {
+    lines.push(`frontend ${backend.name}`, `  bind 127.0.0.1:${backend.port}`, `  default_backend ${backend.name}`, '');
+    lines.push(`backend ${backend.name}`);
+    backend.slots.forEach((port, i) => {
+      // Port 1 is a placeholder: a slot in maintenance is never connected to, and gets a real port before use.
+      lines.push(`  server s${i + 1} 127.0.0.1:${port ?? 1} check${port === undefined ? ' disabled' : ''}`);
+    });
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+/** Installs HAProxy from Debian when it is missing (scripts/ensure-haproxy.sh); returns the binary's path. */
+export async function ensureHaproxy(log: (line: string) => void): Promise<string> {
+  const { stdout, stderr } = await execFileAsync('bash', [ENSURE_SCRIPT], { timeout: 20 * 60_000, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' });
+  const last = `${stdout}\n${stderr}`.trim().split('\n').filter((l) => l.startsWith('haproxy:')).pop();
+  if (last) log(last);
+  const path = /haproxy: (?:present|installed) at (\S+)/.exec(last ?? '')?.[1];
+  if (!path) throw new Error(`scripts/ensure-haproxy.sh did not name an haproxy binary:\n${stdout}\n${stderr}`);
+  return path;
+}
+
+export type ServerAdminState = 'ready' | 'drain' | 'maint';
+
+export interface Haproxy {
+  readonly version: string;
+  /** One runtime API command; its answer. */
+  command(line: string): Promise<string>;
+  /** Points slot `slot` (1-based) of `backend` at a port and puts it in rotation (health checks decide when). */
+  assign(backend: string, slot: number, port: number): Promise<void>;
+  /** drain: no new requests, those in flight finish; maint: out entirely. */
+  setState(backend: string, slot: number, state: ServerAdminState): Promise<void>;
+  /** Each server's status as HAProxy's stats show it, e.g. "UP", "DOWN", "MAINT", "DRAIN", by "backend/sN". */
+  statuses(): Promise<Map<string, string>>;
+  /** Requests each server holds right now (its current sessions, `scur`), by "backend/sN". */
+  inFlight(): Promise<Map<string, number>>;
+  stop(): Promise<void>;
+}
+
+export async function startHaproxy(options: { binary: string; runDir: string; backends: readonly Backend[]; log: (line: string) => void }): Promise<Haproxy> {
+  const socket = join(options.runDir, 'haproxy.sock');
+  const configFile = join(options.runDir, 'haproxy.cfg');
+  await writeFile(configFile, renderHaproxyConfig({ socket, backends: options.backends }));
+  await execFileAsync(options.binary, ['-c', '-q', '-f', configFile], { timeout: 30_000 });
+  const version = (await execFileAsync(options.binary, ['-v'], { encoding: 'utf8' })).stdout.split('\n')[0] ?? 'HAProxy';
+  // -db: foreground, so the guard sees it exit and can kill it with this process.
+  const proc: GuardedProcess = spawnGuarded({ name: 'haproxy', command: options.binary, args: ['-db', '-f', configFile], cwd: options.runDir, logFile: join(options.runDir, 'haproxy.log') });
+  const command = (line: string) => runtimeCommand(socket, line);
+  await waitFor('HAProxy runtime API', async () => (await command('show info')).includes('Name: HAProxy'), {
+    deadlineMs: 15_000,
+    intervalMs: 100,
+    abortIf: () => {
+      if (proc.exitInfo()) throw new Error(`haproxy exited at start; see ${join(options.runDir, 'haproxy.log')}`);
+    },
+  });
+  const expectEmpty = async (line: string) => {
+    const answer = (await command(line)).trim();
+    if (answer !== '' && !/^(IP changed|no need to change|port changed)/i.test(answer)) throw new Error(`haproxy: "${line}" answered: ${answer}`);
+  };
+  return {
+    version,
+    command,
+    async assign(backend, slot, port) {
+      await expectEmpty(`set server ${backend}/s${slot} addr 127.0.0.1 port ${port}`);
+      await expectEmpty(`set server ${backend}/s${slot} state ready`);
+      await expectEmpty(`enable health ${backend}/s${slot}`);
+    },
+    async setState(backend, slot, state) {
+      await expectEmpty(`set server ${backend}/s${slot} state ${state}`);
+    },
+    async statuses() {
+      return new Map([...(await serverStats(command)).entries()].map(([k, v]) => [k, v.status]));
+    },
+    async inFlight() {
+      return new Map([...(await serverStats(command)).entries()].map(([k, v]) => [k, v.scur]));
+    },
+    stop: () => proc.stop(5_000),
+  };
+}
+
+/** Sends one line to HAProxy's admin socket and reads the answer to its end (the socket closes after it). */
+function runtimeCommand(socket: string, line: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const client = connect(socket);
+    let answer = '';
+    const timer = setTimeout(() => {
+      client.destroy();
+      reject(new Error(`haproxy runtime API: no answer to "${line}" within 5 s`));
+    }, 5_000);
+    client.setEncoding('utf8');
+    client.on('data', (chunk: string) => (answer += chunk));
+    client.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    client.once('close', () => {
+      clearTimeout(timer);
+      resolve(answer);
+    });
+    client.end(`${line}\n`);
+  });
+}
+
+/** The server rows of `show stat` (CSV): status and current sessions by "backend/sN". */
+async function serverStats(command: (line: string) => Promise<string>): Promise<Map<string, { status: string; scur: number }>> {
+  const csv = await command('show stat');
+  const [header, ...rows] = csv.trim().split('\n');
+  const columns = (header ?? '').replace(/^# /, '').split(',');
+  const px = columns.indexOf('pxname');
+  const sv = columns.indexOf('svname');
+  const status = columns.indexOf('status');
+  const scur = columns.indexOf('scur');
+  const result = new Map<string, { status: string; scur: number }>();
+  for (const row of rows) {
+    const cells = row.split(',');
+    if (cells[sv] === 'FRONTEND' || cells[sv] === 'BACKEND') continue;
+    result.set(`${cells[px]}/${cells[sv]}`, { status: cells[status] ?? '', scur: Number(cells[scur] ?? 0) || 0 });
+  }
+  return result;
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { percentile, rolloutRows, timeWithoutOwner, type GroupSample } from './rollout';
+
+const sample = (at: number, state: string | undefined): GroupSample => ({ at, states: new Map([['g', state]]) });
+
+describe('timeWithoutOwner', () => {
+  it('When a group is seen rebalancing between samples, then that time inside the step counts, and unanswered samples count as neither', () => {
+    const samples = [sample(0, 'Stable'), sample(1_000, 'PreparingRebalance'), sample(1_500, 'CompletingRebalance'), sample(2_000, 'Stable'), sample(3_000, undefined), sample(4_000, 'Stable')];
+    expect(timeWithoutOwner(samples, 'g', 0, 5_000)).toBe(1_000);
+    expect(timeWithoutOwner(samples, 'g', 1_250, 5_000)).toBe(750);
+    expect(timeWithoutOwner(samples, 'other', 0, 5_000)).toBe(0);
+  });
+});
+
+describe('percentile', () => {
+  it('When asked for p50 and p99, then it answers by nearest rank', () => {
+    const values = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(percentile(values, 50)).toBe(50);
+    expect(percentile(values, 99)).toBe(99);
+    expect(percentile([], 99)).toBeUndefined();
+  });
+});
+
+describe('rolloutRows', () => {
+  const steps = [{ what: 'orders#1 → orders#3', start: 10_000, end: 20_000, detail: 'd', failed: false }];
+  it('When the first-attempt p99 during the rollout is above 3× the steady one, then that row is a violation', () => {
+    const firstAttempts = [
+      ...Array.from({ length: 50 }, () => ({ createdAt: 1_000, latencyMs: 100 })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 15_000, latencyMs: 400 })),
+    ];
+    const rows = rolloutRows({ steps, samples: [], groups: [{ id: 'g', label: 'g' }], firstAttempts });
+    expect(rows.find((r) => r.label.startsWith('first-attempt p99 during the rollout above'))?.value).toBe(1);
+    expect(rows.find((r) => r.label.startsWith('rollout steps that failed'))?.value).toBe(0);
+  });
+
+  it('When it stays within 3×, then no violation', () => {
+    const firstAttempts = [
+      ...Array.from({ length: 50 }, () => ({ createdAt: 1_000, latencyMs: 100 })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 15_000, latencyMs: 300 })),
+    ];
+    const rows = rolloutRows({ steps, samples: [], groups: [{ id: 'g', label: 'g' }], firstAttempts });
+    expect(rows.filter((r) => r.check && r.value !== 0)).toEqual([]);
+  });
+});
