@@ -13,7 +13,7 @@ let otherOrg: Api; // sk_test key of organization B
 let organizationId: string;
 
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: { gateway: { AUTH_CACHE_MS: '0' } } }, ['orders', 'gateway']);
+  stack = await startStack({ extraEnv: { gateway: { AUTH_CACHE_MS: '0', RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } } }, ['orders', 'gateway']);
   const a = await stack.admin.createOrganizationWithKeys('Blue Bottle Test Org');
   const b = await stack.admin.createOrganizationWithKeys('Other Org');
   organizationId = a.organizationId;

@@ -144,6 +144,6 @@ export function rolloutRows(input: { steps: readonly RolloutStep[]; samples: rea
   rows.push({ label: 'first-attempt webhook p50 / p99, steady state', value: `${fmt(percentile(steady, 50))} / ${fmt(p99Steady)} (${steady.length} events)`, check: false });
   rows.push({ label: 'first-attempt webhook p50 / p99, during the rollout', value: `${fmt(percentile(during, 50))} / ${fmt(p99During)} (${during.length} events)`, check: false });
   const ratio = p99Steady !== undefined && p99During !== undefined && p99Steady > 0 ? p99During / p99Steady : undefined;
-  rows.push({ label: `first-attempt p99 during the rollout above ${ROLLOUT_P99_FACTOR}× steady (ratio ${ratio === undefined ? 'n/a' : ratio.toFixed(2)})`, value: ratio !== undefined && ratio > ROLLOUT_P99_FACTOR ? 1 : 0, check: true });
+  rows.push({ label: `first-attempt p99 during the rollout above ${ROLLOUT_P99_FACTOR}× steady (ratio ${ratio === undefined ? 'n/a' : ratio.toFixed(2)})`, value: ratio !== undefined && ratio > ROLLOUT_P99_FACTOR ? 1 : 0, check: true, timing: true });
   return rows;
 }

@@ -5,8 +5,9 @@ import { runSoak } from './run';
 // unit tier does not pick it up). Two replicas of each service behind HAProxy on three brokers; after a steady
 // first third, every replica of every service is replaced one at a time (maxSurge 1, maxUnavailable 0), then each
 // broker restarts in turn. Nothing is down at any moment, so the ledger has no outage windows: a single 5xx or
-// unanswered request is a violation, as is a lost event, a payment applied twice, a delivery id used twice, or a
-// first-attempt webhook p99 during the rollout above 3× the steady state's. The ten-minute run:
+// unanswered request is a violation, as is a lost event, a payment applied twice or a delivery id used twice. The
+// first-attempt webhook p99 during the rollout against the steady state's (target ≤ 3×) is printed, not asserted:
+// it is a time. The ten-minute run, which exits non-zero above 3×:
 // `npm run soak -- --rollout --replicas 2 --minutes 10` (docs/operations.md).
 
 const SEED = 21;
@@ -22,7 +23,9 @@ describe('the two-minute rolling deploy', () => {
       log: (line) => process.stderr.write(`[rollout] ${line}\n`),
     });
     console.log(`rollout ledger (2 min, 2 replicas, 3 brokers, seed ${SEED}):\n${table}`);
-    const violated = report.rows.filter((r) => r.check && r.value !== 0).map((r) => r.label);
+    // The p99 ratio is printed with the ledger and fails `npm run soak -- --rollout`, but is no assertion here: a
+    // test asserts what must hold, never a time (the ten-minute command is where the ≤ 3× target is measured).
+    const violated = report.rows.filter((r) => r.check && !r.timing && r.value !== 0).map((r) => r.label);
     if (violated.length > 0) console.log(`service logs:\n${serviceLogExcerpts}`);
     expect(violated, table).toEqual([]);
   });
