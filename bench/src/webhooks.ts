@@ -6,9 +6,10 @@
 //   1. burst throughput to fast local receivers, next to plain undici POSTs to the same receivers (same run),
 //      and the dispatcher's database commands per delivery (driver command monitoring);
 //   2. first-attempt latency at a steady 200 events/s, from produce-ack to arrival, all endpoints healthy;
+//   2b. the same rate, half of it from one test-mode organization whose 32 endpoints all hang, half from another
+//      organization's live mode to healthy endpoints: that live p99 vs (2) (issue 22 item 6, fairness); run right
+//      after (2), before anything else hangs, and drained before (3);
 //   3. the same while half of the endpoints hang until the 5 s timeout: healthy endpoints' p99 vs (2);
-//   3b. the same rate, half of it from one test-mode organization whose 32 endpoints all hang, half from another
-//      organization's live mode to healthy endpoints: that live p99 vs (2) (issue 22 item 6, fairness);
 //   4. 10,000 checkout.session.expired events at once (produced straight onto the session-events topic, as the
 //      sessions sweeper would after expiring them, D21) to 1,000 distinct endpoints: all within 30 s, fair shares;
 //   5. the dispatcher's peak RSS through all of it;
@@ -43,7 +44,7 @@ export interface WebhookBenchOptions {
   expiryEndpoints?: number;
 }
 
-/** Ports of the one organization whose endpoints all hang (scenario 3b): enough to hold every in-flight slot without fairness. */
+/** Ports of the one organization whose endpoints all hang (scenario 2b): enough to hold every in-flight slot without fairness. */
 const TARPIT_PORTS = 32;
 
 /** Issue 9's table, measured on a clean clone before this work (2 cores). */
@@ -287,28 +288,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
 
     await notePeak('steady', healthyEvents.length);
 
-    // 3. Half of the endpoints hang (each attempt times out after timeoutMs); healthy endpoints' latency meanwhile.
-    const half = Math.floor(receivers.length / 2);
-    const hanging = receivers.slice(0, half);
-    const fine = receivers.slice(half);
-    for (const r of hanging) r.answer('/mixed', ANSWER.hang);
-    const mixedProduced = new Map<string, number>();
-    const mixedEvents = await paced(producer, topic, receivers.map((r) => r.url('/mixed')), rate, paceSeconds, mixedProduced);
-    const fineUrls = new Set(fine.map((r) => r.url('/mixed')));
-    const expectedHealthy = mixedEvents.filter((e) => fineUrls.has(e.callbackUrl ?? '')).length;
-    await waitUntil(() => fine.reduce((n, r) => n + r.deliveries('/mixed').length, 0) >= expectedHealthy, 60_000);
-    const mixed = latencies(fine, mixedProduced, '/mixed');
-    const [m50, m99] = [percentile(mixed, 50), percentile(mixed, 99)];
-    rows.push([
-      `healthy half while half time out (${timeoutMs} ms), n=${mixed.length}`,
-      `p50 ${m50} ms, p99 ${m99} ms = ${(m99 / h99).toFixed(1)}× all-healthy p99`,
-      `${mark(m99 <= 2 * h99)} p99 ≤ 2× all-healthy`,
-      BEFORE.mixed,
-    ]);
-    for (const r of hanging) r.answer('/mixed', ANSWER.ok);
-    await notePeak('half hanging', mixedEvents.length);
-
-    // 3b. One merchant's endpoints all hang (a test-mode organization with tarpits on many ports, half the events)
+    // 2b. One merchant's endpoints all hang (a test-mode organization with tarpits on many ports, half the events)
     // while another organization's live webhooks go to healthy endpoints: the live p99 vs (2) (issue 22 item 6).
     const tarpits = await Promise.all(Array.from({ length: TARPIT_PORTS }, () => startWebhookReceiver()));
     endpoints.push(...tarpits);
@@ -320,7 +300,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const fairEvents = await paced(
       producer,
       topic,
-      liveUrls.flatMap((url, i) => [url, tarpitUrls[i % tarpitUrls.length] as string]),
+      tarpitUrls.flatMap((tarpit, i) => [liveUrls[i % liveUrls.length] as string, tarpit]),
       rate,
       paceSeconds,
       fairProduced,
@@ -342,6 +322,28 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const hostileCount = fairEvents.length - liveExpected;
     await waitUntil(() => tarpits.reduce((n, t) => n + t.deliveries('/tarpit').length, 0) >= hostileCount, 60_000);
     await notePeak('one organization hanging', fairEvents.length);
+
+    // 3. Half of the endpoints hang (each attempt times out after timeoutMs); healthy endpoints' latency meanwhile.
+    const half = Math.floor(receivers.length / 2);
+    const hanging = receivers.slice(0, half);
+    const fine = receivers.slice(half);
+    for (const r of hanging) r.answer('/mixed', ANSWER.hang);
+    const mixedProduced = new Map<string, number>();
+    const mixedEvents = await paced(producer, topic, receivers.map((r) => r.url('/mixed')), rate, paceSeconds, mixedProduced);
+    const fineUrls = new Set(fine.map((r) => r.url('/mixed')));
+    const expectedHealthy = mixedEvents.filter((e) => fineUrls.has(e.callbackUrl ?? '')).length;
+    await waitUntil(() => fine.reduce((n, r) => n + r.deliveries('/mixed').length, 0) >= expectedHealthy, 60_000);
+    const mixed = latencies(fine, mixedProduced, '/mixed');
+    const [m50, m99] = [percentile(mixed, 50), percentile(mixed, 99)];
+    rows.push([
+      `healthy half while half time out (${timeoutMs} ms), n=${mixed.length}`,
+      `p50 ${m50} ms, p99 ${m99} ms = ${(m99 / h99).toFixed(1)}× all-healthy p99`,
+      `${mark(m99 <= 2 * h99)} p99 ≤ 2× all-healthy`,
+      BEFORE.mixed,
+    ]);
+    for (const r of hanging) r.answer('/mixed', ANSWER.ok);
+    await notePeak('half hanging', mixedEvents.length);
+
 
     // 4. Sessions expiring at once, to many distinct endpoints (host:port each).
     endpoints.push(...(await Promise.all(Array.from({ length: expiryEndpoints }, () => startWebhookReceiver()))));
