@@ -7,7 +7,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { Checkout } from '@checkout/sdk';
 import { ANSWER, eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import { startStack, type InProcessStack } from './support/stack';
-import { buildSessionInput, uniqueId } from './support/factories';
+import { uniqueId } from './support/factories';
+import { paidSessionWithFailedDelivery } from './support/webhooks';
 
 // D47 through a real browser (Chromium via playwright-core, as for the hosted page) against the full stack: a
 // merchant logs in with a link made through the API, finds a failed webhook delivery and its attempts,
@@ -43,21 +44,9 @@ async function newMerchant(name: string) {
   return { ...org, test: new Checkout(org.testKey, { baseUrl: stack.gatewayUrl }), live: new Checkout(org.liveKey, { baseUrl: stack.gatewayUrl }) };
 }
 
-/** A paid session whose webhook goes to `path`, answered with a failure; resolves once its delivery has failed. */
-async function failedDelivery(client: Checkout, path: string) {
-  receiver.answer(path, ANSWER.error);
-  const session = await client.checkoutSessions.create({ ...buildSessionInput({ externalId: uniqueId('ext') }), callbackUrl: receiver.url(path) } as Parameters<Checkout['checkoutSessions']['create']>[0]);
-  await client.testHelpers.checkoutSessions.pay(session.id);
-  const eventId = await eventually(
-    async () => {
-      const [event] = await client.events.list({ sessionId: session.id }).toArray();
-      if (!event) return undefined;
-      const { deliveries } = await client.events.retrieve(event.id);
-      return deliveries.length === 1 && deliveries[0]?.status === 'failed' ? event.id : undefined;
-    },
-    { ...DEADLINE, description: 'the delivery to end failed' },
-  );
-  return { session, eventId };
+/** A paid session whose webhook to `path` has failed (every attempt used). */
+function failedDelivery(client: Checkout, path: string) {
+  return paidSessionWithFailedDelivery(client, receiver, path);
 }
 
 /** Opens a fresh browser context logged in through a link made with `client`'s key. */

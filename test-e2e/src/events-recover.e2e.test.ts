@@ -3,7 +3,8 @@ import { Checkout, isCheckoutApiError } from '@checkout/sdk';
 import { eventually, startWebhookReceiver, ANSWER, type WebhookReceiver } from '@checkout/testing';
 import { startStack, type InProcessStack } from './support/stack';
 import { Api } from './support/api';
-import { buildSessionInput, uniqueId } from './support/factories';
+import { uniqueId } from './support/factories';
+import { paidSessionWithFailedDelivery } from './support/webhooks';
 
 // D44 through the gateway: deliveries that ended failed are delivered again, once each, with new delivery ids;
 // other organizations and the other mode are untouched. Driven with the SDK, as a merchant would.
@@ -27,20 +28,9 @@ async function newMerchant() {
   return { test: new Checkout(org.testKey, { baseUrl: stack.gatewayUrl }), live: new Checkout(org.liveKey, { baseUrl: stack.gatewayUrl }), raw: new Api(stack.gatewayUrl, org.testKey) };
 }
 
-/** A paid session whose webhook goes to `path` on the receiver; returns its event id once the delivery has ended. */
+/** A paid session whose webhook to `path` has failed (every attempt used); its event id. */
 async function failedDelivery(client: Checkout, path: string): Promise<string> {
-  receiver.answer(path, ANSWER.error);
-  const session = await client.checkoutSessions.create({ ...buildSessionInput(), callbackUrl: receiver.url(path) } as Parameters<Checkout['checkoutSessions']['create']>[0]);
-  await client.testHelpers.checkoutSessions.pay(session.id);
-  return eventually(
-    async () => {
-      const [event] = await client.events.list({ sessionId: session.id }).toArray();
-      if (!event) return undefined;
-      const { deliveries } = await client.events.retrieve(event.id);
-      return deliveries.length === 1 && deliveries[0]?.status === 'failed' ? event.id : undefined;
-    },
-    { ...DEADLINE, description: 'the delivery to end failed' },
-  );
+  return (await paidSessionWithFailedDelivery(client, receiver, path)).eventId;
 }
 
 describe('POST /v0/events/recover', () => {
