@@ -10,7 +10,7 @@ import type { SendResult } from '../clients/webhook-sender';
 import type { SigningSecrets } from '../clients/gateway-settings.client';
 import type { DispatcherMetrics } from '../metrics';
 import type { RetryMessage } from '../messaging/webhook-messages';
-import type { HostScheduler, Target } from './host-scheduler';
+import { laneKey, type HostScheduler, type Target } from './host-scheduler';
 import { nextAttempt, parseRetryAfter } from './retry-policy';
 import { initialDeliveryId, recoveryDeliveryId } from './recovery';
 
@@ -459,7 +459,7 @@ export class Dispatcher {
    * Each attempt is claimed when it runs, so a sweep or another replica taking the same delivery runs it once.
    */
   private async refillLane(lane: Scope): Promise<void> {
-    const id = `${lane.mode}:${lane.organizationId}`;
+    const id = laneKey(lane);
     if (this.stopped || this.refilling.has(id)) return;
     this.refilling.add(id);
     try {

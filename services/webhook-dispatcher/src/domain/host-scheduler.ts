@@ -71,7 +71,8 @@ interface LaneState {
 
 type Mode = Lane['mode'];
 
-function laneKey(lane: Lane): string {
+/** One key per lane, the scheduler's and its callers' alike. */
+export function laneKey(lane: Lane): string {
   return `${lane.mode}:${lane.organizationId}`;
 }
 
