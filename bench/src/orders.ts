@@ -170,18 +170,18 @@ export async function runOrdersBench(engines: Engines, options: { concurrency: n
   console.log(`\ndatabase commands (driver command monitoring) and Kafka sends per operation, after warm-up, mean of ${roundTripRows[0]?.runs ?? 0} runs:`);
   console.log(formatRoundTripTable(roundTripRows));
 
-  const stack = await startProcessStack({ mongoUrl: engines.mongoUrl, kafkaBrokers: engines.kafkaBrokers, namePrefix: `bench_${Date.now()}`, logDir: join(tmpdir(), 'checkout-bench'), services: ['orders', 'gateway'], runtime: 'bundle', logLevel: 'warn', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } } });
+  const stack = await startProcessStack({ mongoUrl: engines.mongoUrl, kafkaBrokers: engines.kafkaBrokers, namePrefix: `bench_${Date.now()}`, logDir: join(tmpdir(), 'checkout-bench'), services: ['orders', 'gateway'], runtime: 'bundle', logLevel: 'warn', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } } });
   const baselines = [await startBaseline('mongo', engines.mongoUrl), await startBaseline('none', engines.mongoUrl)];
   try {
     const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
     const org = await admin.createOrganizationWithKeys('Bench Org');
     const [mongoBaseline, bareBaseline] = baselines as [{ url: string; child: ChildProcess }, { url: string; child: ChildProcess }];
     const targets: LoadTarget[] = [
-      { label: 'gateway+orders', baseUrl: stack.env.gatewayUrl, key: org.testKey, cpuSeconds: async () => (await metricsCpuSeconds(stack.urls.gateway)) + (await metricsCpuSeconds(stack.urls.orders)) },
+      { label: 'gateway+orders', baseUrl: stack.env.gatewayUrl, key: org.testKey, cpuSeconds: async () => (await metricsCpuSeconds(stack.env.adminUrl)) + (await metricsCpuSeconds(stack.urls.orders)) },
       { label: 'bare koa + mongo', baseUrl: mongoBaseline.url, cpuSeconds: async () => processCpuSeconds(mongoBaseline.child.pid) },
       { label: 'bare koa, no db', baseUrl: bareBaseline.url, cpuSeconds: async () => processCpuSeconds(bareBaseline.child.pid) },
     ];
-    const { result: figures, peakMiB } = await peakRss({ gateway: stack.urls.gateway, orders: stack.urls.orders }, () => loadInterleaved(targets, options));
+    const { result: figures, peakMiB } = await peakRss({ gateway: stack.env.adminUrl, orders: stack.urls.orders }, () => loadInterleaved(targets, options));
     const [full, bareMongo] = figures as [TargetFigures, TargetFigures, TargetFigures];
     const rows = figures.flatMap((f) => [f.post, f.get]);
     console.log(`\nload, ${options.rounds} interleaved slices per scenario (the machine is shared: every target sees the same load):`);

@@ -11,7 +11,7 @@ import { parseConfig as parseOrdersConfig } from '@checkout/orders/config';
 import { buildApp as buildSessionsApp } from '@checkout/sessions';
 import { parseConfig as parseSessionsConfig } from '@checkout/sessions/config';
 import { TOPICS, topicName } from '@checkout/contracts';
-import { AdminClient, eventually } from '@checkout/testing';
+import { AdminClient, eventually, internalCallers, newSecret } from '@checkout/testing';
 import { startProcessStack } from '../../scripts/lib/process-stack';
 import { cpuDuring, cpuTable, sampleCpu, type CpuWindow } from './cpu';
 import { formatTable, percentile, runLoad, type LoadResult } from './load';
@@ -68,7 +68,7 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
     // are the deployed ones, not tsx's.
     runtime: 'bundle',
     logLevel: 'warn',
-    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } },
+    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } },
   });
   const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
   const org = await admin.createOrganizationWithKeys('Bench Sessions Org');
@@ -78,7 +78,7 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
   const baselinePool = new Pool(baseline.url, { connections: options.concurrency, pipelining: 1 });
   const rss = { gateway: 0, orders: 0, sessions: 0 };
   const sampleRss = async () => {
-    for (const service of ['gateway', 'orders', 'sessions'] as const) rss[service] = Math.max(rss[service], await rssMb(stack.urls[service]).catch(() => Number.NaN));
+    for (const service of ['gateway', 'orders', 'sessions'] as const) rss[service] = Math.max(rss[service], await rssMb(service === 'gateway' ? stack.env.adminUrl : stack.urls[service]).catch(() => Number.NaN));
   };
   const kafka = createKafka({ clientId: `bench-sessions-${Date.now()}`, brokers: engines.kafkaBrokers });
   let probe: Awaited<ReturnType<typeof readTopic>> | undefined;
@@ -239,20 +239,25 @@ interface RoundTrips {
 async function countRoundTrips(engines: Engines): Promise<RoundTrips[]> {
   const id = `bench_trips_${randomBytes(4).toString('hex')}`;
   const quiet = '3600000';
-  const token = 'bench-internal-token-0123456789';
-  const common = { MONGODB_URL: engines.mongoUrl, KAFKA_BROKERS: engines.kafkaBrokers.join(','), INTERNAL_TOKEN: token, TOPIC_PREFIX: id, HTTP_HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', OUTBOX_SWEEP_INTERVAL_MS: quiet };
+  // One credential per caller (issue 22): this bench calls sessions as the gateway, sessions calls orders as itself.
+  const token = newSecret();
+  const sessionsToken = newSecret();
+  const common = { MONGODB_URL: engines.mongoUrl, KAFKA_BROKERS: engines.kafkaBrokers.join(','), TOPIC_PREFIX: id, HTTP_HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', OUTBOX_SWEEP_INTERVAL_MS: quiet };
   const logger = createLogger('bench', { level: 'silent' });
   const counters = { orders: new CommandCounter(), sessions: new CommandCounter() };
-  const orders = buildOrdersApp(parseOrdersConfig({ ...common, MONGODB_DATABASE: `orders_${id}` }), logger, { commandCounter: counters.orders });
+  const orders = buildOrdersApp(parseOrdersConfig({ ...common, MONGODB_DATABASE: `orders_${id}`, INTERNAL_CALLERS: internalCallers({ gateway: token, sessions: sessionsToken }) }), logger, { commandCounter: counters.orders });
   const ordersUrl = (await orders.start()).url;
   const sessions = buildSessionsApp(
     parseSessionsConfig({
       ...common,
       MONGODB_DATABASE: `sessions_${id}`,
+      INTERNAL_TOKEN: sessionsToken,
+      ID_DERIVATION_SECRET: newSecret(),
+      INTERNAL_CALLERS: internalCallers({ gateway: token }),
       ORDERS_URL: ordersUrl,
       CHECKOUT_BASE_URL: 'http://127.0.0.1:8080/checkout',
-      PROCESSOR_WEBHOOK_SECRET: 'bench-processor-secret-0123',
-      CSRF_SECRET: 'bench-csrf-secret-0123456789',
+      PROCESSOR_WEBHOOK_SECRET: newSecret(),
+      CSRF_SECRET: newSecret(),
       EXPIRY_SWEEP_INTERVAL_MS: quiet,
     }),
     logger,
