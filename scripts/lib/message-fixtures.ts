@@ -9,11 +9,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Order, TOPICS, WEBHOOK_RETRY_TIERS, newId, type Mode } from '@checkout/contracts';
-import type { EventProducer, OutgoingMessage, OutboxRelay } from '@checkout/kafka';
+import type { EventProducer, OutgoingMessage } from '@checkout/kafka';
 import { nextRevision, type Scope } from '@checkout/mongo';
 import { OrderCommands } from '../../services/orders/src/domain/orders.use-cases';
+import { OrderEventsProducer } from '../../services/orders/src/messaging/order-events.producer';
 import { newOrder, type NewOrderInput } from '../../services/orders/src/domain/order';
-import { presentOrder } from '../../services/orders/src/http/order.presenter';
+import { presentOrder } from '../../services/orders/src/domain/order.presenter';
 import type { OrderDocument } from '../../services/orders/src/store/order-document';
 import type { OrdersStore } from '../../services/orders/src/store/orders.store';
 import type { ReferenceDataStore } from '../../services/orders/src/store/reference-data.store';
@@ -109,8 +110,7 @@ async function orderEvents(): Promise<ProducedMessage[]> {
     // Only getOrder and mutateOrder are reached by update, cancel, applyPayment and closePayments.
     orders: store as unknown as OrdersStore,
     referenceData: {} as ReferenceDataStore,
-    relay: { publishWritten: () => Promise.resolve(0) } as unknown as OutboxRelay<OrderDocument>,
-    orderEventsTopic: topic,
+    events: new OrderEventsProducer({ publishWritten: () => Promise.resolve(0) }, topic),
     clock: () => NOW,
   });
   const place = (input: NewOrderInput, extra: Partial<OrderDocument> = {}): string => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { TtlCache } from './ttl-cache';
 
-// The request-path cache of the gateway (D43) and of the dispatcher's signing secrets (D35): a warm entry costs
-// no load, one load per key at a time, a key this replica changed is read again at once, and, where asked for,
-// the last value read outlives a failing owner.
+// The dispatcher's cache of signing secrets (D35), on lru-cache: a warm entry costs no load, one load per key at a
+// time, at most maxEntries kept, and, where asked for, the last value read (or the failure) outlives a failing
+// owner for a pause.
 
 function counter() {
   let loads = 0;
@@ -41,17 +41,6 @@ describe('TtlCache', () => {
     await cache.get('k', unknown);
     await cache.get('k', unknown);
     expect(loads).toBe(2);
-  });
-
-  it('When a key is forgotten, even while a load is in flight, then the next get reads the new value', async () => {
-    const cache = new TtlCache<string>({ ttlMs: 60_000, maxEntries: 10 });
-    let release: (v: string) => void = () => {};
-    const slowOld = cache.get('k', () => new Promise<string>((resolve) => { release = resolve; }));
-    cache.forget('k');
-    release('old');
-    expect(await slowOld).toBe('old');
-    expect(await cache.get('k', async () => 'new')).toBe('new');
-    expect(await cache.get('k', async () => 'newer')).toBe('new');
   });
 
   it('When a load fails and stale-if-error is off, then the error reaches the caller', async () => {
@@ -108,20 +97,37 @@ describe('TtlCache', () => {
     expect(loads).toBe(2);
   });
 
-  it('When a key is forgotten while its load is in flight, then a load started after it is still the one callers join', async () => {
-    const cache = new TtlCache<string>({ ttlMs: 60_000, maxEntries: 10 });
-    let releaseOld: (v: string) => void = () => {};
-    let releaseNew: (v: string) => void = () => {};
-    let loads = 0;
-    const old = cache.get('k', () => new Promise<string>((resolve) => { releaseOld = resolve; }));
-    cache.forget('k');
-    const fresh = cache.get('k', () => { loads += 1; return new Promise<string>((resolve) => { releaseNew = resolve; }); });
-    releaseOld('old');
-    await old;
-    const joined = cache.get('k', async () => { loads += 1; return 'third'; });
-    releaseNew('new');
-    expect(await fresh).toBe('new');
-    expect(await joined).toBe('new');
-    expect(loads).toBe(1);
+  it('When more keys are read than maxEntries, then the least recently used is loaded again and the others are not', async () => {
+    const cache = new TtlCache<string>({ ttlMs: 60_000, maxEntries: 2 });
+    const loads: string[] = [];
+    const load = (key: string) => async () => {
+      loads.push(key);
+      return key;
+    };
+    await cache.get('a', load('a'));
+    await cache.get('b', load('b'));
+    await cache.get('a', load('a'));
+    await cache.get('c', load('c'));
+    await cache.get('a', load('a'));
+    await cache.get('b', load('b'));
+    expect(loads).toEqual(['a', 'b', 'c', 'b']);
+  });
+
+  it('When a key is pushed out while its load is in flight, then its callers still get the value', async () => {
+    const cache = new TtlCache<string>({ ttlMs: 60_000, maxEntries: 1 });
+    let release: (v: string) => void = () => {};
+    const slow = cache.get('a', () => new Promise<string>((resolve) => { release = resolve; }));
+    expect(await cache.get('b', async () => 'b')).toBe('b');
+    release('a');
+    expect(await slow).toBe('a');
+  });
+
+  it('When ttlMs is 0, then nothing is remembered, yet concurrent callers share one load', async () => {
+    const cache = new TtlCache<string>({ ttlMs: 0, maxEntries: 10 });
+    const source = counter();
+    expect(await Promise.all([cache.get('k', source.load), cache.get('k', source.load)])).toEqual(['v1', 'v1']);
+    expect(source.loads()).toBe(1);
+    await cache.get('k', source.load);
+    expect(source.loads()).toBe(2);
   });
 });

@@ -1,6 +1,7 @@
 import type { Mode, Scope } from '@checkout/contracts';
 import { DependencyUnavailableError } from '@checkout/errors';
 import type { Collection, Document, Filter, FindOptions, OptionalUnlessRequiredId, UpdateFilter, WithId } from 'mongodb';
+import { isDuplicateKeyError } from './errors';
 
 // The tenant types are libs/contracts' (one declaration for every service); re-exported for the stores.
 export type { Mode, Scope };
@@ -15,6 +16,9 @@ export interface ScopedDocument extends Document {
    */
   revision?: number;
 }
+
+/** What insertOnce() did: stored `doc`, or found the document holding its key (null: none `holder` finds). */
+export type InsertOnceResult<T> = { created: true; doc: WithId<T> } | { created: false; doc: WithId<T> | null };
 
 /**
  * A collection that can only be read and written inside one organization and mode: the scope is merged into
@@ -48,6 +52,23 @@ export class ScopedCollection<T extends ScopedDocument> {
 
   async insertOne(doc: Omit<T, 'organizationId' | 'mode'>): Promise<void> {
     await this.collection.insertOne({ ...doc, organizationId: this.scope.organizationId, mode: this.scope.mode } as OptionalUnlessRequiredId<T>);
+  }
+
+  /**
+   * Inserts `doc` unless a unique index already holds one of its keys: the insert arbitrates, never a read
+   * before it (concurrent inserters meet on the index). When refused as a duplicate, the document that holds the
+   * key is read by `holder` (default: the same _id), one more round trip only then. `doc: null` with
+   * `created: false`: the key is held by a document `holder` does not find (another unique key, or the same
+   * _id in another organization or mode); what that means is the caller's to say.
+   */
+  async insertOnce(doc: Omit<T, 'organizationId' | 'mode'>, holder: Filter<T> = { _id: doc._id } as Filter<T>): Promise<InsertOnceResult<T>> {
+    try {
+      await this.insertOne(doc);
+      return { created: true, doc: { ...doc, organizationId: this.scope.organizationId, mode: this.scope.mode } as unknown as WithId<T> };
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+    return { created: false, doc: await this.findOne(holder) };
   }
 
   /** One conditional update inside this scope (the expected state goes in `filter`); null when nothing matched. */

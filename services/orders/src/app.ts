@@ -9,6 +9,7 @@ import { OrdersStore } from './store/orders.store';
 import { ReferenceDataStore } from './store/reference-data.store';
 import { ORDER_INDEXES } from './store/indexes';
 import { OrderCommands } from './domain/orders.use-cases';
+import { OrderEventsProducer } from './messaging/order-events.producer';
 import { mountRoutes } from './http/router';
 import type { OrderDocument } from './store/order-document';
 
@@ -55,7 +56,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
         metrics: registerOutboxMetrics(registry, orders.collection),
       });
-      const commands = new OrderCommands({ orders, referenceData, relay, orderEventsTopic, clock });
+      const commands = new OrderCommands({ orders, referenceData, events: new OrderEventsProducer(relay, orderEventsTopic), clock });
       if (config.API_ENABLED) mountRoutes(app, { internalCallers: config.INTERNAL_CALLERS, commands, referenceData, clock });
       if (config.SWEEPERS_ENABLED) relay.start();
       server = await listen(app, { host: config.HTTP_HOST, port: config.PORT, ...httpTimeouts(config) });

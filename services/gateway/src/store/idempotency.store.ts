@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError, scoped, type Scope, type ScopedDocument } from '@checkout/mongo';
+import { scoped, type Scope, type ScopedDocument } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 
 export interface StoredResponse {
@@ -54,23 +54,18 @@ export class IdempotencyStore {
     // rounds only happen under heavy contention on one key, which then answers "in use" (the client retries).
     for (let round = 0; round < 3; round += 1) {
       const token = randomBytes(12).toString('base64url');
-      try {
-        await records.insertOne({
-          _id: input.id,
-          apiKeyId: input.apiKeyId,
-          fingerprint: input.fingerprint,
-          state: 'in_progress',
-          token,
-          lockedUntil: new Date(now.getTime() + this.options.lockMs),
-          response: null,
-          createdAt: now,
-          expiresAt: new Date(now.getTime() + this.options.retentionMs),
-        });
-        return { kind: 'started', token };
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-      }
-      const existing = await records.findOne({ _id: input.id });
+      const { created, doc: existing } = await records.insertOnce({
+        _id: input.id,
+        apiKeyId: input.apiKeyId,
+        fingerprint: input.fingerprint,
+        state: 'in_progress',
+        token,
+        lockedUntil: new Date(now.getTime() + this.options.lockMs),
+        response: null,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + this.options.retentionMs),
+      });
+      if (created) return { kind: 'started', token };
       if (!existing) continue;
       const abandoned = existing.state === 'in_progress' && existing.lockedUntil <= now;
       if (existing.expiresAt <= now || abandoned) {

@@ -1,9 +1,6 @@
 import { DomainError } from '@checkout/errors';
-import { nextRevision, type Scope } from '@checkout/mongo';
-import { appendToOutbox, type OutboxRelay } from '@checkout/kafka';
-import { ORDER_CANCELLED, ORDER_PAYMENT_APPLIED, ORDER_PAYMENTS_CLOSED, ORDER_UPDATED, newId, orderChangedEvent, type OrderEventType } from '@checkout/contracts';
-// The event carries the order exactly as every answer presents it, so a session's copy equals GET's.
-import { presentOrder } from '../http/order.presenter';
+import type { Scope } from '@checkout/mongo';
+import { ORDER_CANCELLED, ORDER_PAYMENT_APPLIED, ORDER_PAYMENTS_CLOSED, ORDER_UPDATED, type OrderEventType } from '@checkout/contracts';
 import type { OrdersStore, OrderListFilter } from '../store/orders.store';
 import type { ReferenceDataStore } from '../store/reference-data.store';
 import type { OrderDocument, StoredCustomer } from '../store/order-document';
@@ -16,11 +13,18 @@ export interface CustomerInput {
   phone?: string;
 }
 
+/** Where a change's order event goes: written with the change (outbox), published after (messaging/). */
+export interface OrderEventsOutbox {
+  /** `next` (the change of `current`) with its event of `type` appended: the one write that stores both. */
+  withEvent(current: OrderDocument, next: OrderDocument, type: OrderEventType, now: Date): OrderDocument;
+  /** Publishes the events of a document just written; never fails (the relay's sweep is the fallback). */
+  publishWritten(doc: OrderDocument): Promise<void>;
+}
+
 export interface OrderCommandsDeps {
   orders: OrdersStore;
   referenceData: ReferenceDataStore;
-  relay: OutboxRelay<OrderDocument>;
-  orderEventsTopic: string;
+  events: OrderEventsOutbox;
   clock: () => Date;
 }
 
@@ -69,12 +73,12 @@ export class OrderCommands {
     const customer = patch.customer ? await this.resolveCustomer(scope, patch.customer, existing.customer, now, 'ORDER_UPDATE_FAILED') : undefined;
     const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
       const next = updateOrder(current, patch, customer, now);
-      return { next: next && this.withEvent(current, next, ORDER_UPDATED, now), result: next !== null };
+      return { next: next && this.deps.events.withEvent(current, next, ORDER_UPDATED, now), result: next !== null };
     });
     if (!result) throw notFound(id);
     // The merchant edits through the gateway, which brings the session's copy up to date before it answers
     // (D46); the event is the at-least-once path for the same change (D25).
-    if (result.result) await this.publish(result.order);
+    if (result.result) await this.deps.events.publishWritten(result.order);
     return result.order;
   }
 
@@ -85,10 +89,10 @@ export class OrderCommands {
       if (!cancelled) return { next: null, result: false };
       // Sessions learn of the cancel from the gateway before it answers (D46), and from this event, written with
       // the change itself, at least once (D25).
-      return { next: this.withEvent(current, cancelled, ORDER_CANCELLED, now), result: true };
+      return { next: this.deps.events.withEvent(current, cancelled, ORDER_CANCELLED, now), result: true };
     });
     if (!result) throw notFound(id);
-    if (result.result) await this.publish(result.order);
+    if (result.result) await this.deps.events.publishWritten(result.order);
     return result.order;
   }
 
@@ -103,7 +107,7 @@ export class OrderCommands {
     const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
       const amount = payment.amount ?? current.amounts.total - current.amounts.paid;
       const { next, outcome } = applyPayment(current, { paymentId: payment.paymentId, method: payment.method, amount }, now);
-      return { next: next && this.withEvent(current, next, ORDER_PAYMENT_APPLIED, now), result: outcome };
+      return { next: next && this.deps.events.withEvent(current, next, ORDER_PAYMENT_APPLIED, now), result: outcome };
     });
     if (!result) throw notFound(id);
     return { order: result.order, outcome: result.result };
@@ -117,27 +121,10 @@ export class OrderCommands {
     const now = this.deps.clock();
     const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
       const closed = closePayments(current);
-      return { next: closed && this.withEvent(current, closed, ORDER_PAYMENTS_CLOSED, now), result: null };
+      return { next: closed && this.deps.events.withEvent(current, closed, ORDER_PAYMENTS_CLOSED, now), result: null };
     });
     if (!result) throw notFound(id);
     return result.order;
-  }
-
-  /**
-   * `next` (the change of `current`) with its order event appended to the outbox: one write stores both. The
-   * event carries the revision the write will store, so consumers can tell a newer snapshot from an older one.
-   */
-  private withEvent(current: OrderDocument, next: OrderDocument, type: OrderEventType, now: Date): OrderDocument {
-    const revision = nextRevision(current.revision);
-    const event = orderChangedEvent({ type, organizationId: current.organizationId, mode: current.mode, occurredAt: now, revision, order: presentOrder(next) });
-    return appendToOutbox(next, { eventId: newId('evt', current.mode), topic: this.deps.orderEventsTopic, key: current._id, value: JSON.stringify(event), createdAt: now });
-  }
-
-  /** Publishes the events of a document just written; if Kafka is down the relay's sweep publishes them later. */
-  private async publish(doc: OrderDocument): Promise<void> {
-    await this.deps.relay.publishWritten(doc).catch(() => {
-      // The change itself has happened; the outbox keeps its event until the sweep gets it out.
-    });
   }
 
   private async checkReferences(scope: Scope, input: { locationId?: string; paymentDestination?: string }): Promise<void> {

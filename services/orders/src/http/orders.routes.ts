@@ -6,7 +6,7 @@ import { CreateOrderRequest, INTERNAL_API_HEADERS, type OrderPaymentsResponse, t
 import type { Context } from 'koa';
 import type { OrderCommands } from '../domain/orders.use-cases';
 import type { OrderDocument } from '../store/order-document';
-import { presentOrder } from './order.presenter';
+import { presentOrder } from '../domain/order.presenter';
 
 const ApplyPaymentRequest = z.strictObject({
   paymentId: z.string().min(1).max(100),

@@ -1,6 +1,6 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { DomainError } from '@checkout/errors';
-import { isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
+import { scoped, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 import type { AppliedPayment, OrderDocument, OrderStatus, PaymentStatus } from './order-document';
 
@@ -37,16 +37,10 @@ export class OrdersStore {
    * DUPLICATE_EXTERNAL_ID (D37); a repeated creation key (a session retrying) returns the order it made.
    */
   async insertOrder(scope: Scope, doc: Omit<OrderDocument, 'organizationId' | 'mode'>): Promise<{ order: OrderDocument; created: boolean }> {
-    const orders = scoped(this.collection, scope);
-    try {
-      await orders.insertOne(doc);
-      return { order: { ...doc, organizationId: scope.organizationId, mode: scope.mode } as OrderDocument, created: true };
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-      const previous = await orders.findOne({ creationKey: doc.creationKey });
-      if (previous && doc.creationKey !== `id:${doc._id}`) return { order: previous, created: false };
-      throw new DomainError('DUPLICATE_EXTERNAL_ID', `An order with externalId "${doc.externalId ?? ''}" already exists.`);
-    }
+    const { created, doc: stored } = await scoped(this.collection, scope).insertOnce(doc, { creationKey: doc.creationKey });
+    // Refused: a retry of the same creation (its creation key found: that order), or another order's externalId.
+    if (stored && (created || doc.creationKey !== `id:${doc._id}`)) return { order: stored, created };
+    throw new DomainError('DUPLICATE_EXTERNAL_ID', `An order with externalId "${doc.externalId ?? ''}" already exists.`);
   }
 
   /**

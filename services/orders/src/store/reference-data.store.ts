@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError, scoped, type Scope, type ScopedDocument } from '@checkout/mongo';
+import { scoped, type Scope, type ScopedDocument } from '@checkout/mongo';
 import { newId } from '@checkout/contracts';
 import { COLLECTIONS } from './indexes';
 import type { StoredCustomer } from './order-document';
@@ -49,15 +49,9 @@ export class ReferenceDataStore {
     const existing = await customers.findOne({ email: input.email });
     if (existing) return snapshot(existing);
     const doc = { _id: newId('cust', scope.mode), email: input.email, ...pick(input), createdAt: now, updatedAt: now };
-    try {
-      await customers.insertOne(doc);
-      return snapshot(doc);
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-      const winner = await customers.findOne({ email: input.email });
-      if (!winner) throw err;
-      return snapshot(winner);
-    }
+    const { doc: stored } = await customers.insertOnce(doc, { email: input.email });
+    if (!stored) throw new Error(`customer ${doc._id}: its insert was refused as a duplicate, yet no customer has its email`);
+    return snapshot(stored);
   }
 
   getLocation(scope: Scope, id: string): Promise<LocationDocument | null> {

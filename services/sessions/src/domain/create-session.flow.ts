@@ -2,7 +2,6 @@ import type { Logger } from '@checkout/logger';
 import { DomainError, isDomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
 import { newId, secretlyDerivedId, type CreateSessionRequest } from '@checkout/contracts';
-import { isDuplicateKeyError } from '@checkout/mongo';
 import type { OrdersClient } from '../clients/orders-client';
 import type { SessionsStore } from '../store/sessions.store';
 import type { SessionDocument } from '../store/session-document';
@@ -85,14 +84,12 @@ export async function createSession(
     updatedAt: now,
   };
   try {
-    const stored = await deps.store.insertSession(scope, doc);
-    return { doc: stored, order };
+    const { created, doc: stored } = await deps.store.insertSession(scope, doc);
+    // Its id taken: with a key, by the first try, whose session is the answer (a random id is never taken).
+    if (stored && (created || requestKey !== undefined)) return { doc: stored, order };
+    throw new Error(`session ${sessionId}: its id is taken`);
   } catch (err) {
     if (requestKey !== undefined) {
-      if (isDuplicateKeyError(err)) {
-        const earlier = await deps.store.getSession(scope, sessionId);
-        if (earlier) return { doc: earlier, order };
-      }
       deps.logger.warn({ err, orderId: order.id, sessionId }, 'session not stored; a retry with the same Idempotency-Key finishes it');
       throw err;
     }

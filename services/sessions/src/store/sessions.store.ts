@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { scoped, type Scope } from '@checkout/mongo';
+import { scoped, type InsertOnceResult, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 import type { SessionDocument } from './session-document';
 
@@ -11,9 +11,9 @@ export class SessionsStore {
     this.collection = db.collection<SessionDocument>(COLLECTIONS.sessions);
   }
 
-  async insertSession(scope: Scope, doc: Omit<SessionDocument, 'organizationId' | 'mode'>): Promise<SessionDocument> {
-    await scoped(this.collection, scope).insertOne(doc);
-    return { ...doc, organizationId: scope.organizationId, mode: scope.mode } as SessionDocument;
+  /** Inserts a session once; a session already under its id (derived from an Idempotency-Key) is returned as stored. */
+  insertSession(scope: Scope, doc: Omit<SessionDocument, 'organizationId' | 'mode'>): Promise<InsertOnceResult<SessionDocument>> {
+    return scoped(this.collection, scope).insertOnce(doc);
   }
 
   getSession(scope: Scope, id: string): Promise<SessionDocument | null> {

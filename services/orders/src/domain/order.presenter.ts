@@ -1,7 +1,12 @@
 import { fromEntries } from '@checkout/mongo';
 import type { OrderDocument } from '../store/order-document';
 
-/** The public Order shape (spec; D18, D39: optional fields are omitted while unset). */
+/**
+ * The order as every reader outside orders sees it: the public Order of libs/contracts (spec; D18, D39: optional
+ * fields are omitted while unset). One presentation for the HTTP answers and the order events (whose schema checks
+ * it on the way out), so a session's copy of its order, taken from either, equals what GET answers; it lives in
+ * domain because both use it.
+ */
 export function presentOrder(doc: OrderDocument) {
   return {
     id: doc._id,
@@ -24,5 +29,3 @@ export function presentOrder(doc: OrderDocument) {
     updatedAt: doc.updatedAt.toISOString(),
   };
 }
-
-export type PresentedOrder = ReturnType<typeof presentOrder>;
