@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { isDomainError } from '@checkout/errors';
 import { createLogger } from '@checkout/logger';
-import { newId, SESSION_COMPLETED } from '@checkout/contracts';
+import { CreateSessionRequest, SESSION_COMPLETED } from '@checkout/contracts';
 import type { OutboxRelay } from '@checkout/kafka';
 import { buildSessionEvent } from '@checkout/testing';
 import type { OrdersClient, OrderSnapshot, OrderView } from '../clients/orders-client';
 import type { SessionsStore } from '../store/sessions.store';
 import type { SessionDocument } from '../store/session-document';
 import { paySession, type PaymentAttempt } from './pay-session.flow';
-import { snapshotFields, type SessionDeps } from './session-transition';
+import { createSession } from './create-session.flow';
+import type { SessionDeps } from './session-transition';
 
 // The pay flow's answers (flow 3) on in-memory stand-ins for sessions' store, orders and the relay: what it
 // stores, what it publishes, and whether it names a replay as one. The real round trips are in
@@ -20,38 +21,22 @@ const PAID_ORDER = buildSessionEvent({ type: 'checkout.session.completed' }).bod
 const { paidAt: _paidAt, ...unpaid } = PAID_ORDER;
 const OPEN_ORDER: OrderView = { ...unpaid, status: 'open', paymentStatus: 'unpaid', amounts: { ...PAID_ORDER.amounts, paid: 0 } };
 
-/** Sessions' store, orders (applies a payment id once) and the relay, in memory. */
-function world() {
+/** Sessions' store, orders (applies a payment id once) and the relay, in memory; the session made by createSession. */
+async function world() {
   const applied = new Set<string>();
   let order: OrderSnapshot = { order: OPEN_ORDER, revision: 1 };
-  let session: SessionDocument = {
-    _id: newId('cs', 'test'),
-    ...SCOPE,
-    orderId: OPEN_ORDER.id,
-    status: 'pending',
-    successUrl: null,
-    callbackUrl: null,
-    expiresAt: new Date(NOW.getTime() + 3_600_000),
-    failedAttempts: 0,
-    requireFromCustomer: { phone: false, shippingAddress: false, location: false },
-    sessionDataJson: '{}',
-    organizationName: 'Unit Coffee',
-    enabledPaymentMethods: ['card'],
-    collected: {},
-    ...snapshotFields(order),
-    outbox: [],
-    outboxPending: false,
-    createdAt: NOW,
-    updatedAt: NOW,
-    revision: 1,
+  let stored: SessionDocument | undefined;
+  const session = (): SessionDocument => {
+    if (!stored) throw new Error('no session stored');
+    return stored;
   };
   const published: string[] = [];
-  const store: Pick<SessionsStore, 'getSession' | 'replaceSession' | 'countDeclined'> = {
-    getSession: () => Promise.resolve(session),
+  const store: Pick<SessionsStore, 'insertSession' | 'getSession' | 'replaceSession' | 'countDeclined'> = {
+    insertSession: (scope, doc) => Promise.resolve((stored = { ...doc, ...scope } as SessionDocument)),
+    getSession: () => Promise.resolve(session()),
     replaceSession: (_scope, current, next) => {
-      if (current.revision !== session.revision) return Promise.resolve(null);
-      session = { ...next, revision: (session.revision ?? 0) + 1 };
-      return Promise.resolve(session);
+      if (current.revision !== session().revision) return Promise.resolve(null);
+      return Promise.resolve((stored = { ...next, revision: (current.revision ?? 0) + 1 }));
     },
     countDeclined: () => Promise.resolve(null),
   };
@@ -63,7 +48,8 @@ function world() {
     order = { order: PAID_ORDER, revision: order.revision + 1 };
     return Promise.resolve({ ...order, outcome: 'applied' });
   };
-  const orders: Pick<OrdersClient, 'applyPayment' | 'closePayments' | 'get'> = {
+  const orders: Pick<OrdersClient, 'create' | 'applyPayment' | 'closePayments' | 'get'> = {
+    create: () => Promise.resolve({ ...order, created: true }),
     applyPayment,
     closePayments: () => Promise.resolve(order),
     get: () => Promise.resolve(order),
@@ -72,7 +58,7 @@ function world() {
     publishWritten: (doc) => {
       published.push(...doc.outbox.map((entry) => (JSON.parse(entry.value) as { type: string }).type));
       // As markSent does: the outbox emptied, the revision bumped.
-      session = { ...session, outbox: [], outboxPending: false, revision: (session.revision ?? 0) + 1 };
+      stored = { ...session(), outbox: [], outboxPending: false, revision: (session().revision ?? 0) + 1 };
       return Promise.resolve(doc.outbox.length);
     },
   };
@@ -85,14 +71,16 @@ function world() {
     clock: () => NOW,
     logger: createLogger('sessions', { level: 'silent' }),
   };
-  return { deps, published, applyPayment, session: () => session, ordersAsked: () => asked };
+  const request = CreateSessionRequest.parse({ items: [{ name: 'Widget', quantity: 1, unitPrice: PAID_ORDER.amounts.total }] });
+  await createSession({ ...deps, idSecret: 'unit' }, SCOPE, request, { organizationName: 'Unit Coffee', defaultCallbackUrl: null, enabledPaymentMethods: ['card'] });
+  return { deps, published, applyPayment, session, ordersAsked: () => asked };
 }
 
 const capture = (paymentId: string): PaymentAttempt => ({ source: 'processor', paymentId, method: 'card', amount: PAID_ORDER.amounts.total, capturedAt: NOW });
 
 describe('paySession (flow 3)', () => {
   it('When orders applies the payment, then succeeded: the session is completed and its completed event published once', async () => {
-    const w = world();
+    const w = await world();
     const { result, view } = await paySession(w.deps, SCOPE, w.session()._id, capture('pay_test_first'));
     expect(result).toBe('succeeded');
     expect(view.doc.status).toBe('completed');
@@ -101,7 +89,7 @@ describe('paySession (flow 3)', () => {
   });
 
   it('When the same payment id comes again (D27), then replayed: nothing is stored or published again', async () => {
-    const w = world();
+    const w = await world();
     await paySession(w.deps, SCOPE, w.session()._id, capture('pay_test_twice'));
     const revision = w.session().revision;
     const { result, view } = await paySession(w.deps, SCOPE, w.session()._id, capture('pay_test_twice'));
@@ -112,7 +100,7 @@ describe('paySession (flow 3)', () => {
   });
 
   it('When orders applied it before this process died (a retry), then replayed, and the session completes with its event', async () => {
-    const w = world();
+    const w = await world();
     await w.applyPayment(SCOPE, OPEN_ORDER.id, { paymentId: 'pay_test_crashed', method: 'card' });
     const { result, view } = await paySession(w.deps, SCOPE, w.session()._id, capture('pay_test_crashed'));
     expect(result).toBe('replayed');
@@ -121,7 +109,7 @@ describe('paySession (flow 3)', () => {
   });
 
   it('When a settled session gets a payment without an id of its own, then SESSION_NOT_PAYABLE and orders is not asked', async () => {
-    const w = world();
+    const w = await world();
     await paySession(w.deps, SCOPE, w.session()._id, capture('pay_test_once'));
     const attempt: PaymentAttempt = { source: 'simulator', method: 'card', outcome: 'succeeded' };
     const asked = w.ordersAsked();
