@@ -169,10 +169,13 @@ function sessionEvents(): ProducedMessage[] {
   const topic = TOPICS.sessionEvents;
   const baseUrl = 'https://checkout.example.com/checkout';
   const orderDoc = (input: NewOrderInput, extra: Partial<OrderDocument>): OrderDocument => ({ ...newOrder(input, { scope: SCOPE, now: NOW }), ...SCOPE, revision: 1, ...extra }) as OrderDocument;
-  const session = (orderId: string, status: SessionDocument['status'], extra: Partial<SessionDocument>): SessionDocument => ({
+  const session = (order: OrderDocument, status: SessionDocument['status'], extra: Partial<SessionDocument>): SessionDocument => ({
     _id: newId('cs', MODE),
     ...SCOPE,
-    orderId,
+    orderId: order._id,
+    // The session's copy of its order, as its orders client keeps it.
+    orderJson: JSON.stringify(Order.parse(presentOrder(order))),
+    orderRevision: order.revision ?? 1,
     status,
     successUrl: null,
     callbackUrl: null,
@@ -211,10 +214,10 @@ function sessionEvents(): ProducedMessage[] {
   const openOrder = orderDoc(items, { paymentsClosed: true });
   const openRich = orderDoc(items, { paymentsClosed: true, ...withCustomer });
   return [
-    make('checkout.session.completed.minimal', 'sessions: sessionEventMessage, completed, no callback URL, no customer, empty sessionData', session(completedOrder._id, 'completed', {}), completedOrder, 'completed'),
-    make('checkout.session.completed.all-fields', 'sessions: sessionEventMessage, completed, with callback and success URLs, customer, sessionData', session(completedRich._id, 'completed', rich), completedRich, 'completed'),
-    make('checkout.session.expired.minimal', 'sessions: sessionEventMessage, expired, no callback URL, no customer', session(openOrder._id, 'expired', { expiresAt: NOW }), openOrder, 'expired'),
-    make('checkout.session.expired.all-fields', 'sessions: sessionEventMessage, expired, with callback and success URLs, customer, sessionData', session(openRich._id, 'expired', { ...rich, expiresAt: NOW }), openRich, 'expired'),
+    make('checkout.session.completed.minimal', 'sessions: sessionEventMessage, completed, no callback URL, no customer, empty sessionData', session(completedOrder, 'completed', {}), completedOrder, 'completed'),
+    make('checkout.session.completed.all-fields', 'sessions: sessionEventMessage, completed, with callback and success URLs, customer, sessionData', session(completedRich, 'completed', rich), completedRich, 'completed'),
+    make('checkout.session.expired.minimal', 'sessions: sessionEventMessage, expired, no callback URL, no customer', session(openOrder, 'expired', { expiresAt: NOW }), openOrder, 'expired'),
+    make('checkout.session.expired.all-fields', 'sessions: sessionEventMessage, expired, with callback and success URLs, customer, sessionData', session(openRich, 'expired', { ...rich, expiresAt: NOW }), openRich, 'expired'),
   ];
 }
 

@@ -130,9 +130,12 @@ describe('OrderEventMessage (orders.events, issue 13)', () => {
     expect(OrderEventMessage.safeParse({ ...unversioned, version: 2 }).success).toBe(false);
   });
 
-  it('When an order.cancelled of the earlier shape arrives (no revision, no order), then it still parses', () => {
-    const legacy = { type: ORDER_CANCELLED, orderId: order.id, organizationId: 'org_1', mode: 'test', occurredAt: '2026-11-21T10:05:00.000Z' };
-    expect(OrderEventMessage.parse(legacy)).toEqual(legacy);
+  it('When an event arrives without the order or its revision, then it does not parse: no producer ever sent one', () => {
+    const event = orderChangedEvent({ type: ORDER_CANCELLED, organizationId: 'org_1', mode: 'test', occurredAt: new Date('2026-11-21T10:05:00.000Z'), revision: 3, order });
+    const { order: _order, ...withoutOrder } = event;
+    const { revision: _revision, ...withoutRevision } = event;
+    expect(OrderEventMessage.safeParse(withoutOrder).success).toBe(false);
+    expect(OrderEventMessage.safeParse(withoutRevision).success).toBe(false);
   });
 
   it('When the snapshot is not an Order or the revision is negative, then the producer fails at the source', () => {

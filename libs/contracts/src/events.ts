@@ -171,8 +171,7 @@ export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 
 /**
  * One message on the order events topic. `type` stays a string: consumers acknowledge types they don't know.
- * `revision` and `order` are optional only because `order.cancelled` was once published without them; every
- * event published now carries both (a consumer given an event without them looks the order up).
+ * Every event carries the order and its revision: a consumer keeps its copy from the event alone.
  */
 export const OrderEventMessage = z.object({
   /**
@@ -187,9 +186,9 @@ export const OrderEventMessage = z.object({
   mode: ModeSchema,
   occurredAt: z.string(),
   /** Increases with every stored change of the order: of two snapshots, the higher revision is the newer. */
-  revision: z.int().min(0).optional(),
+  revision: z.int().min(0),
   /** The order after the change, exactly as orders presents it (GET /v0/orders/:id). */
-  order: Order.optional(),
+  order: Order,
 });
 export type OrderEventMessage = z.infer<typeof OrderEventMessage>;
 

@@ -31,8 +31,8 @@ export interface OutboxRelayOptions<D extends Document & OutboxFields & { _id: s
   logger: Logger;
   sweepIntervalMs?: number;
   /**
-   * The sweep leaves entries younger than this to the fast path (publishNow right after the write), so the
-   * two rarely publish the same event. A crash leaves entries that soon become old enough.
+   * The sweep leaves entries younger than this to the fast path (publishWritten right after the write), so
+   * the two rarely publish the same event. A crash leaves entries that soon become old enough.
    */
   sweepGraceMs?: number;
   batchSize?: number;
@@ -44,7 +44,7 @@ export interface OutboxRelayOptions<D extends Document & OutboxFields & { _id: s
 
 /**
  * Publishes what aggregates wrote into their outbox, then marks it sent. The fast path publishes right after
- * a write (publishNow); a sweep at start and on a timer republishes whatever a crash left behind. Events may
+ * a write (publishWritten); a sweep at start and on a timer republishes whatever a crash left behind. Events may
  * therefore be published twice (crash between publish and mark); consumers deduplicate on the event id.
  */
 export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
@@ -70,22 +70,11 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     return this.sweeper.stop();
   }
 
-  /** Publishes the pending events of one document and marks them sent; returns how many were published. */
-  async publishNow(id: string): Promise<number> {
-    try {
-      const doc = await this.options.collection.findOne({ _id: id } as Filter<D>);
-      if (!doc || doc.outbox.length === 0) return 0;
-      return await this.publishAndMark(doc as D);
-    } catch (err) {
-      this.options.metrics?.publishFailures.inc({ path: 'fast' });
-      throw err;
-    }
-  }
-
   /**
-   * publishNow for a document this process has just written and holds: its outbox is published without
-   * reading it back (one database command fewer on the request path). Entries another writer appended
-   * meanwhile are not in `doc`; they stay in the outbox (markSent removes only what was sent) for the sweep.
+   * The fast path: publishes the outbox of a document this process has just written and holds, without reading
+   * it back (no database command before the send), then marks it sent; returns how many were published.
+   * Entries another writer appended meanwhile are not in `doc`; they stay in the outbox (markSent removes only
+   * what was sent) for the sweep.
    */
   async publishWritten(doc: D): Promise<number> {
     if (doc.outbox.length === 0) return 0;

@@ -62,11 +62,10 @@ describe('A broker restart in the middle of a stream', () => {
     for (let n = 0; n < TOTAL; n++) {
       const id = `agg-${n}`;
       const eventId = `evt_test_stream${String(n).padStart(5, '0')}`;
-      await collection.insertOne(
-        appendToOutbox<Aggregate>({ _id: id, n, outbox: [], outboxPending: false }, { eventId, topic, key: id, value: JSON.stringify({ eventId }), createdAt: new Date() }),
-      );
+      const doc = appendToOutbox<Aggregate>({ _id: id, n, outbox: [], outboxPending: false }, { eventId, topic, key: id, value: JSON.stringify({ eventId }), createdAt: new Date() });
+      await collection.insertOne(doc);
       // The fast path, as services do after a write; failures are left to the relay's sweep.
-      void relay.publishNow(id).catch(() => {});
+      void relay.publishWritten(doc).catch(() => {});
       if (n === TOTAL / 4) {
         await eventually(() => handled.size > 0, { deadlineMs: 30_000, description: 'the stream to be flowing' });
         restarted = kafkaControl().restartKafka();

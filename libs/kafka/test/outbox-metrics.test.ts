@@ -61,20 +61,21 @@ afterAll(async () => {
 describe('Outbox metrics (issue 11)', () => {
   it('When a fast-path publish fails, then it is counted and the waiting event shows as lag; once published, both clear', async () => {
     const writtenAt = new Date(Date.now() - 30_000);
-    await collection.insertOne({
+    const written: Aggregate = {
       _id: 'agg_1',
       outbox: [{ eventId: 'evt_1', topic, key: 'agg_1', value: '{}', createdAt: writtenAt }],
       outboxPending: true,
-    });
+    };
+    await collection.insertOne(written);
 
     const failing = new Registry();
-    await expect(relayWith(failing, refusingProducer).publishNow('agg_1')).rejects.toThrow('broker unavailable');
+    await expect(relayWith(failing, refusingProducer).publishWritten(written)).rejects.toThrow('broker unavailable');
     expect(await sample(failing, 'outbox_publish_failures_total', { path: 'fast' })).toBe(1);
     expect(await sample(failing, 'outbox_unpublished_events')).toBe(1);
     expect(await sample(failing, 'outbox_oldest_unpublished_age_seconds')).toBeGreaterThanOrEqual(30);
 
     const working = new Registry();
-    expect(await relayWith(working, producer).publishNow('agg_1')).toBe(1);
+    expect(await relayWith(working, producer).publishWritten(written)).toBe(1);
     expect(await sample(working, 'outbox_publish_failures_total', { path: 'fast' })).toBeUndefined();
     expect(await sample(working, 'outbox_unpublished_events')).toBe(0);
     expect(await sample(working, 'outbox_oldest_unpublished_age_seconds')).toBe(0);

@@ -7,7 +7,7 @@ import type { SessionsStore } from '../store/sessions.store';
 import type { SessionDocument } from '../store/session-document';
 import type { CheckoutSettings } from './checkout-settings';
 import { expectedTotal, expiresAtFor, resolveCallbackUrl, substitutePlaceholders } from './session';
-import { snapshotFields, type SessionWithOrder } from './sessions.use-cases';
+import { snapshotFields, type SessionWithOrder } from './session-transition';
 
 export interface CreateSessionDeps {
   store: SessionsStore;

@@ -5,7 +5,7 @@ import { DomainError } from '@checkout/errors';
 import { parseOrThrow } from '@checkout/http';
 import { PaymentMethod, SessionId } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
-import { scopeOf } from '../domain/sessions.use-cases';
+import { scopeOf } from '../domain/session-transition';
 import { PROCESSOR_SIGNATURE_HEADER, verifyProcessorSignature } from '../domain/processor-signature';
 
 const MAX_NOTIFICATION_BYTES = 64 * 1024;

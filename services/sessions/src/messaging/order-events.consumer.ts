@@ -31,8 +31,8 @@ export async function startOrderEventsConsumer(deps: {
     logger: deps.logger,
     parse: parseOrderEvent,
     handle: async (message) => {
-      const snapshot = message.order !== undefined && message.revision !== undefined ? { order: message.order, revision: message.revision } : null;
-      await deps.commands.onOrderChanged({ organizationId: message.organizationId, mode: message.mode }, { orderId: message.orderId, snapshot });
+      const scope = { organizationId: message.organizationId, mode: message.mode };
+      await deps.commands.onOrderChanged(scope, { orderId: message.orderId, snapshot: { order: message.order, revision: message.revision } });
     },
   });
 }

@@ -29,10 +29,10 @@ export interface SessionDocument extends ScopedDocument, OutboxFields {
    * The session's copy of its order, as orders presented it (JSON text: metadata keys are the merchant's and
    * may contain "." or "$"), and that answer's or event's revision. Set at creation from orders' answer,
    * replaced by any newer answer of a call sessions makes and by newer order events; reads present it and
-   * never call orders. Absent only on sessions stored before the copy existed (filled on first use).
+   * never call orders.
    */
-  orderJson?: string;
-  orderRevision?: number;
+  orderJson: string;
+  orderRevision: number;
   createdAt: Date;
   updatedAt: Date;
 }

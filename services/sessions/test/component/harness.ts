@@ -193,7 +193,7 @@ export async function collectSessionEvents(stack: Stack): Promise<{ messages: Co
   });
   return {
     messages,
-    // Distinct events of one session. The outbox relay publishes at least once (a publishNow and a replica's
+    // Distinct events of one session. The outbox relay publishes at least once (a publishWritten and a replica's
     // sweep may both send one outbox entry), so the topic can hold a duplicate message of one event; consumers
     // dedupe on the event id, and "fired once" means one event id.
     of: (sessionId) => [...new Map(messages.filter((m) => m.key === sessionId).map((m) => [m.eventId, m])).values()],

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { isDomainError } from '@checkout/errors';
+import { createLogger } from '@checkout/logger';
+import { CreateSessionRequest, SESSION_COMPLETED } from '@checkout/contracts';
+import type { OutboxRelay } from '@checkout/kafka';
+import { buildSessionEvent } from '@checkout/testing';
+import type { OrdersClient, OrderSnapshot, OrderView } from '../clients/orders-client';
+import type { SessionsStore } from '../store/sessions.store';
+import type { SessionDocument } from '../store/session-document';
+import { paySession, type PaymentAttempt } from './pay-session.flow';
+import { createSession } from './create-session.flow';
+import type { SessionDeps } from './session-transition';
+
+// The pay flow's answers (flow 3) on in-memory stand-ins for sessions' store, orders and the relay: what it
+// stores, what it publishes, and whether it names a replay as one. The real round trips are in
+// test/component/payments.test.ts and round-trips.test.ts.
+
+const NOW = new Date('2026-11-25T10:00:00.000Z');
+const SCOPE = { organizationId: 'org_unit', mode: 'test' as const };
+const PAID_ORDER = buildSessionEvent({ type: 'checkout.session.completed' }).body.session.order as OrderView;
+const { paidAt: _paidAt, ...unpaid } = PAID_ORDER;
+const OPEN_ORDER: OrderView = { ...unpaid, status: 'open', paymentStatus: 'unpaid', amounts: { ...PAID_ORDER.amounts, paid: 0 } };
+
+/** Sessions' store, orders (applies a payment id once) and the relay, in memory; the session made by createSession. */
+async function world() {
+  const applied = new Set<string>();
+  let order: OrderSnapshot = { order: OPEN_ORDER, revision: 1 };
+  let stored: SessionDocument | undefined;
+  const session = (): SessionDocument => {
+    if (!stored) throw new Error('no session stored');
+    return stored;
+  };
+  const published: string[] = [];
+  const store: Pick<SessionsStore, 'insertSession' | 'getSession' | 'replaceSession' | 'countDeclined'> = {
+    insertSession: (scope, doc) => Promise.resolve((stored = { ...doc, ...scope } as SessionDocument)),
+    getSession: () => Promise.resolve(session()),
+    replaceSession: (_scope, current, next) => {
+      if (current.revision !== session().revision) return Promise.resolve(null);
+      return Promise.resolve((stored = { ...next, revision: (current.revision ?? 0) + 1 }));
+    },
+    countDeclined: () => Promise.resolve(null),
+  };
+  let asked = 0;
+  const applyPayment: OrdersClient['applyPayment'] = (_scope, _orderId, payment) => {
+    asked += 1;
+    if (applied.has(payment.paymentId)) return Promise.resolve({ ...order, outcome: 'already_applied' });
+    applied.add(payment.paymentId);
+    order = { order: PAID_ORDER, revision: order.revision + 1 };
+    return Promise.resolve({ ...order, outcome: 'applied' });
+  };
+  const orders: Pick<OrdersClient, 'create' | 'applyPayment' | 'closePayments' | 'get'> = {
+    create: () => Promise.resolve({ ...order, created: true }),
+    applyPayment,
+    closePayments: () => Promise.resolve(order),
+    get: () => Promise.resolve(order),
+  };
+  const relay: Pick<OutboxRelay<SessionDocument>, 'publishWritten'> = {
+    publishWritten: (doc) => {
+      published.push(...doc.outbox.map((entry) => (JSON.parse(entry.value) as { type: string }).type));
+      // As markSent does: the outbox emptied, the revision bumped.
+      stored = { ...session(), outbox: [], outboxPending: false, revision: (session().revision ?? 0) + 1 };
+      return Promise.resolve(doc.outbox.length);
+    },
+  };
+  const deps: SessionDeps = {
+    store: store as SessionsStore,
+    orders: orders as OrdersClient,
+    relay: relay as OutboxRelay<SessionDocument>,
+    sessionEventsTopic: 'unit.checkout.session.events',
+    checkoutBaseUrl: 'https://checkout.example/checkout',
+    clock: () => NOW,
+    logger: createLogger('sessions', { level: 'silent' }),
+  };
+  const request = CreateSessionRequest.parse({ items: [{ name: 'Widget', quantity: 1, unitPrice: PAID_ORDER.amounts.total }] });
+  await createSession({ ...deps, idSecret: 'unit' }, SCOPE, request, { organizationName: 'Unit Coffee', defaultCallbackUrl: null, enabledPaymentMethods: ['card'] });
+  return { deps, published, applyPayment, session, ordersAsked: () => asked };
+}
+
+const capture = (paymentId: string): PaymentAttempt => ({ source: 'processor', paymentId, method: 'card', amount: PAID_ORDER.amounts.total, capturedAt: NOW });
+
+describe('paySession (flow 3)', () => {
+  it('When orders applies the payment, then succeeded: the session is completed and its completed event published once', async () => {
+    const w = await world();
+    const { result, view } = await paySession(w.deps, SCOPE, w.session()._id, capture('pay_test_first'));
+    expect(result).toBe('succeeded');
+    expect(view.doc.status).toBe('completed');
+    expect(view.order.status).toBe('completed');
+    expect(w.published).toEqual([SESSION_COMPLETED]);
+  });
+
+  it('When the same payment id comes again (D27), then replayed: nothing is stored or published again', async () => {
+    const w = await world();
+    await paySession(w.deps, SCOPE, w.session()._id, capture('pay_test_twice'));
+    const revision = w.session().revision;
+    const { result, view } = await paySession(w.deps, SCOPE, w.session()._id, capture('pay_test_twice'));
+    expect(result).toBe('replayed');
+    expect(view.doc.status).toBe('completed');
+    expect(w.session().revision).toBe(revision);
+    expect(w.published).toEqual([SESSION_COMPLETED]);
+  });
+
+  it('When orders applied it before this process died (a retry), then replayed, and the session completes with its event', async () => {
+    const w = await world();
+    await w.applyPayment(SCOPE, OPEN_ORDER.id, { paymentId: 'pay_test_crashed', method: 'card' });
+    const { result, view } = await paySession(w.deps, SCOPE, w.session()._id, capture('pay_test_crashed'));
+    expect(result).toBe('replayed');
+    expect(view.doc.status).toBe('completed');
+    expect(w.published).toEqual([SESSION_COMPLETED]);
+  });
+
+  it('When a settled session gets a payment without an id of its own, then SESSION_NOT_PAYABLE and orders is not asked', async () => {
+    const w = await world();
+    await paySession(w.deps, SCOPE, w.session()._id, capture('pay_test_once'));
+    const attempt: PaymentAttempt = { source: 'simulator', method: 'card', outcome: 'succeeded' };
+    const asked = w.ordersAsked();
+    const refused = await paySession(w.deps, SCOPE, w.session()._id, attempt).catch((err: unknown) => err);
+    expect(isDomainError(refused) && refused.code).toBe('SESSION_NOT_PAYABLE');
+    expect(w.ordersAsked()).toBe(asked);
+    expect(w.published).toEqual([SESSION_COMPLETED]);
+  });
+});
