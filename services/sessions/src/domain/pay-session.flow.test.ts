@@ -32,7 +32,7 @@ async function world() {
   };
   const published: string[] = [];
   const store: Pick<SessionsStore, 'insertSession' | 'getSession' | 'replaceSession' | 'countDeclined'> = {
-    insertSession: (scope, doc) => Promise.resolve((stored = { ...doc, ...scope } as SessionDocument)),
+    insertSession: (scope, doc) => Promise.resolve({ created: true as const, doc: (stored = { ...doc, ...scope } as SessionDocument) }),
     getSession: () => Promise.resolve(session()),
     replaceSession: (_scope, current, next) => {
       if (current.revision !== session().revision) return Promise.resolve(null);
