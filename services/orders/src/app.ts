@@ -10,7 +10,7 @@ import { ReferenceDataStore } from './store/reference-data.store';
 import { ORDER_INDEXES } from './store/indexes';
 import { OrderCommands } from './domain/orders.use-cases';
 import { mountRoutes } from './http/router';
-import type { OrderDocument } from './store/order-document';
+import type { OrderDocument } from './store/order.document';
 
 export interface OrdersApp {
   start(): Promise<{ url: string }>;

@@ -7,7 +7,8 @@ import { jsonBody, parseOrThrow, secretsEqual } from '@checkout/http';
 import { HttpUrl, ModeSchema, PaymentMethod, type Mode } from '@checkout/contracts';
 import { generateApiKey } from '../domain/api-keys';
 import type { AdminTokenGuesses } from '../domain/admin-token-guesses';
-import type { ApiKeyDocument, CheckoutSettings, OrganizationsStore, PreviousSigningSecret } from '../store/organizations.store';
+import type { CheckoutSettings, OrganizationsStore } from '../store/organizations.store';
+import type { ApiKeyDocument, PreviousSigningSecret } from '../store/organization.document';
 import type { InternalClient } from '@checkout/http';
 
 const CreateOrganization = z.strictObject({ name: z.string().trim().min(1).max(200) });

@@ -6,7 +6,7 @@ import { ORDER_CANCELLED, ORDER_PAYMENT_APPLIED, ORDER_PAYMENTS_CLOSED, ORDER_UP
 import { presentOrder } from '../http/order.presenter';
 import type { OrdersStore, OrderListFilter } from '../store/orders.store';
 import type { ReferenceDataStore } from '../store/reference-data.store';
-import type { OrderDocument, StoredCustomer } from '../store/order-document';
+import type { OrderDocument, StoredCustomer } from '../store/order.document';
 import { applyPayment, cancelOrder, closePayments, newOrder, updateOrder, type NewOrderInput, type OrderUpdateInput, type PaymentOutcome } from './order';
 import { paymentsPerHour } from './payments-per-hour';
 

@@ -1,5 +1,5 @@
 import { fromEntries } from '@checkout/mongo';
-import type { OrderDocument } from '../store/order-document';
+import type { OrderDocument } from '../store/order.document';
 
 /** The public Order shape (spec; D18, D39: optional fields are omitted while unset). */
 export function presentOrder(doc: OrderDocument) {

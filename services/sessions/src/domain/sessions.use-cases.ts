@@ -10,10 +10,10 @@ import {
   type ShippingAddress,
   type UpdateSessionRequest,
 } from '@checkout/contracts';
-import type { OrdersClient, OrderSnapshot, OrderView } from '../clients/orders-client';
+import type { OrdersClient, OrderSnapshot, OrderView } from '../clients/orders.client';
 import type { SessionsStore } from '../store/sessions.store';
-import type { CollectedInputs, SessionDocument } from '../store/session-document';
-import { presentSession } from './present-session';
+import type { CollectedInputs, SessionDocument } from '../store/session.document';
+import { presentSession } from './session.presenter';
 import { sessionEventMessage } from './session-event';
 import { effectiveStatus, extendedExpiry, isDue, mergeSessionData, settle } from './session';
 
