@@ -1,6 +1,6 @@
 import { httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
-import { InternalClient, createBaseApp, listen, type RunningServer, drainBeforeStop } from '@checkout/http';
+import { createBaseApp, listen, type RunningServer, drainBeforeStop } from '@checkout/http';
 import { IDEMPOTENCY_KEY_RETENTION_MS } from '@checkout/contracts';
 import { PeriodicTask, connectMongo, ensureIndexes, type CommandCounter, type MongoConnection } from '@checkout/mongo';
 import type { Config } from './config';
@@ -9,6 +9,7 @@ import { OrganizationsStore } from './store/organizations.store';
 import { parseTrustedProxies } from './domain/client-address';
 import { IdempotencyStore } from './store/idempotency.store';
 import { DashboardStore } from './store/dashboard.store';
+import { closeUpstreams, createUpstreams } from './clients/upstreams';
 import { mountRoutes } from './http/router';
 import { createGatewayMetrics } from './metrics';
 
@@ -42,12 +43,13 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
     config.IDEMPOTENCY_SWEEP_INTERVAL_MS,
     (err) => logger.warn({ err }, 'idempotency key sweep failed; will retry'),
   );
-  const upstream = (service: string, baseUrl: string) => new InternalClient({ service, baseUrl, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.UPSTREAM_TIMEOUT_MS, connections: 128 });
-  const upstreams = {
-    orders: upstream('orders', config.ORDERS_URL),
-    sessions: upstream('sessions', config.SESSIONS_URL),
-    dispatcher: upstream('webhook-dispatcher', config.DISPATCHER_URL),
-  };
+  const upstreams = createUpstreams({
+    internalToken: config.INTERNAL_TOKEN,
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    ordersUrl: config.ORDERS_URL,
+    sessionsUrl: config.SESSIONS_URL,
+    dispatcherUrl: config.DISPATCHER_URL,
+  });
 
   return {
     async start() {
@@ -100,7 +102,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       await Promise.all(servers.map((server) => server.close(config.SHUTDOWN_GRACE_MS)));
       servers = [];
       await idempotencySweep.stop();
-      await Promise.all(Object.values(upstreams).map((u) => u.close().catch(() => {})));
+      await closeUpstreams(upstreams);
       await mongo?.close();
     },
   };

@@ -9,7 +9,7 @@ import { generateApiKey } from '../domain/api-keys';
 import type { AdminTokenGuesses } from '../domain/admin-token-guesses';
 import type { CheckoutSettings, OrganizationsStore } from '../store/organizations.store';
 import type { ApiKeyDocument, PreviousSigningSecret } from '../store/organization.document';
-import type { InternalClient } from '@checkout/http';
+import type { OrdersClient } from '../clients/orders.client';
 
 const CreateOrganization = z.strictObject({ name: z.string().trim().min(1).max(200) });
 const CreateKey = z.strictObject({ mode: ModeSchema });
@@ -56,7 +56,7 @@ const presentKey = (k: ApiKeyDocument) => ({ id: k.keyId, mode: k.mode, status: 
 export function adminRoutes(deps: {
   store: OrganizationsStore;
   adminToken: string;
-  orders: InternalClient;
+  orders: OrdersClient;
   clock: () => Date;
   /** Called after an organization's checkout settings changed, so this replica's cached copy goes. */
   checkoutSettingsChanged: (organizationId: string, mode: Mode) => void;
@@ -163,7 +163,7 @@ export function adminRoutes(deps: {
     const source = method === 'GET' ? ctx.query : body(ctx);
     const { mode } = parseOrThrow(z.looseObject({ mode: ModeSchema }), source, 'ADMIN_REQUEST_FAILED');
     const { mode: _mode, ...rest } = source as { mode: Mode } & Record<string, unknown>;
-    const response = await deps.orders.json({
+    const response = await deps.orders.forward({
       method,
       path: upstreamPath(ctx),
       scope: { organizationId: organization._id, mode },
