@@ -99,7 +99,7 @@ export class ServiceRuntime<C extends RuntimeConfig> {
   /** Connects, creates the indexes (each declared with its query in the service's store/indexes.ts), is checked by /readyz. */
   async connectMongo(indexes: readonly IndexDefinition[]): Promise<MongoConnection> {
     const { config, service, logger, commandCounter } = this.options;
-    const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: service, logger, ...(commandCounter && { commandCounter }) });
+    const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: service, logger, commandCounter });
     this.onStop('mongodb', () => mongo.close());
     this.readiness.push({ name: 'mongodb', check: () => mongo.ping() });
     await ensureIndexes(mongo.db, indexes);

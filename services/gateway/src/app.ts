@@ -26,7 +26,7 @@ export interface GatewayApp {
  */
 export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date; commandCounter?: CommandCounter } = {}): GatewayApp {
   const clock = options.clock ?? (() => new Date());
-  const runtime = new ServiceRuntime({ service: 'gateway', config, logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
+  const runtime = new ServiceRuntime({ service: 'gateway', config, logger, commandCounter: options.commandCounter });
   const upstreams = createUpstreams({
     internalToken: config.INTERNAL_TOKEN,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,

@@ -19,14 +19,14 @@ export interface OrdersApp {
 /** Wires the orders service; nothing connects until start(). */
 export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date; commandCounter?: CommandCounter; sendCounter?: SendCounter } = {}): OrdersApp {
   const clock = options.clock ?? (() => new Date());
-  const runtime = new ServiceRuntime({ service: 'orders', config, logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
+  const runtime = new ServiceRuntime({ service: 'orders', config, logger, commandCounter: options.commandCounter });
 
   return {
     async start() {
       const mongo = await runtime.connectMongo(ORDER_INDEXES);
       const orderEventsTopic = topicName(config.TOPIC_PREFIX, TOPICS.orderEvents);
       const kafka = await runtime.connectKafka([{ topic: orderEventsTopic, numPartitions: config.ORDER_EVENTS_PARTITIONS }]);
-      const producer = await runtime.connectProducer(kafka, { ...(options.sendCounter && { sendCounter: options.sendCounter }) });
+      const producer = await runtime.connectProducer(kafka, { sendCounter: options.sendCounter });
 
       const orders = new OrdersStore(mongo.db);
       const referenceData = new ReferenceDataStore(mongo.db);

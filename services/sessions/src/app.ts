@@ -31,7 +31,7 @@ export interface SessionsAppOptions {
  */
 export function buildApp(config: Config, logger: Logger, options: SessionsAppOptions = {}): SessionsApp {
   const clock = options.clock ?? (() => new Date());
-  const runtime = new ServiceRuntime({ service: 'sessions', config, logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
+  const runtime = new ServiceRuntime({ service: 'sessions', config, logger, commandCounter: options.commandCounter });
 
   return {
     async start() {
