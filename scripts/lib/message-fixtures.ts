@@ -15,11 +15,11 @@ import { OrderCommands } from '../../services/orders/src/domain/orders.use-cases
 import { OrderEventsProducer } from '../../services/orders/src/messaging/order-events.producer';
 import { newOrder, type NewOrderInput } from '../../services/orders/src/domain/order';
 import { presentOrder } from '../../services/orders/src/domain/order.presenter';
-import type { OrderDocument } from '../../services/orders/src/store/order-document';
+import type { OrderDocument } from '../../services/orders/src/store/order.document';
 import type { OrdersStore } from '../../services/orders/src/store/orders.store';
 import type { ReferenceDataStore } from '../../services/orders/src/store/reference-data.store';
 import { sessionEventMessage } from '../../services/sessions/src/domain/session-event';
-import type { SessionDocument } from '../../services/sessions/src/store/session-document';
+import type { SessionDocument } from '../../services/sessions/src/store/session.document';
 import { WebhookPublisher } from '../../services/webhook-dispatcher/src/messaging/webhook-messages';
 import type { DeliveryDocument } from '../../services/webhook-dispatcher/src/store/documents';
 

@@ -1,14 +1,14 @@
-import { httpTimeouts } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
-import { InternalClient, createBaseApp, listen, type RunningServer, drainBeforeStop } from '@checkout/http';
 import { IDEMPOTENCY_KEY_RETENTION_MS } from '@checkout/contracts';
-import { PeriodicTask, connectMongo, ensureIndexes, type CommandCounter, type MongoConnection } from '@checkout/mongo';
+import { PeriodicTask, type CommandCounter } from '@checkout/mongo';
+import { ServiceRuntime } from '@checkout/service';
 import type { Config } from './config';
 import { GATEWAY_INDEXES } from './store/indexes';
 import { OrganizationsStore } from './store/organizations.store';
 import { parseTrustedProxies } from './domain/client-address';
 import { IdempotencyStore } from './store/idempotency.store';
 import { DashboardStore } from './store/dashboard.store';
+import { closeUpstreams, createUpstreams } from './clients/upstreams';
 import { mountRoutes } from './http/router';
 import { createGatewayMetrics } from './metrics';
 
@@ -26,42 +26,33 @@ export interface GatewayApp {
  */
 export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date; commandCounter?: CommandCounter } = {}): GatewayApp {
   const clock = options.clock ?? (() => new Date());
-  let mongo: MongoConnection | undefined;
-  let servers: RunningServer[] = [];
-  let shuttingDown = false;
-  let idempotencyKeys: IdempotencyStore | undefined;
-  let dashboard: DashboardStore | undefined;
-  // D42 records past their 24 hours are ignored by every read; this sweep only reclaims their space (one
-  // deleteMany, harmless on several replicas at once).
-  const idempotencySweep = new PeriodicTask(
-    async () => {
-      await idempotencyKeys?.deleteExpired(clock());
-      // D47's login links and dashboard sessions past their expiry: ignored by every read already.
-      await dashboard?.deleteExpired(clock());
-    },
-    config.IDEMPOTENCY_SWEEP_INTERVAL_MS,
-    (err) => logger.warn({ err }, 'idempotency key sweep failed; will retry'),
-  );
-  const upstream = (service: string, baseUrl: string) => new InternalClient({ service, baseUrl, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.UPSTREAM_TIMEOUT_MS, connections: 128 });
-  const upstreams = {
-    orders: upstream('orders', config.ORDERS_URL),
-    sessions: upstream('sessions', config.SESSIONS_URL),
-    dispatcher: upstream('webhook-dispatcher', config.DISPATCHER_URL),
-  };
+  const runtime = new ServiceRuntime({ service: 'gateway', config, logger, commandCounter: options.commandCounter });
+  const upstreams = createUpstreams({
+    internalToken: config.INTERNAL_TOKEN,
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    ordersUrl: config.ORDERS_URL,
+    sessionsUrl: config.SESSIONS_URL,
+    dispatcherUrl: config.DISPATCHER_URL,
+  });
+  runtime.onStop('upstream clients', () => closeUpstreams(upstreams));
 
   return {
     async start() {
-      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'gateway', logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
-      await ensureIndexes(mongo.db, GATEWAY_INDEXES);
+      const mongo = await runtime.connectMongo(GATEWAY_INDEXES);
       const organizations = new OrganizationsStore(mongo.db);
       // A request still running after its upstream deadline (plus a margin) is taken to have died with its process.
-      idempotencyKeys = new IdempotencyStore(mongo.db, { retentionMs: IDEMPOTENCY_KEY_RETENTION_MS, lockMs: config.UPSTREAM_TIMEOUT_MS + 5_000 });
-      dashboard = new DashboardStore(mongo.db);
-      idempotencySweep.start();
-      const db = mongo;
-      const base = { service: 'gateway', logger, isShuttingDown: () => shuttingDown, readiness: [{ name: 'mongodb', check: () => db.ping() }] };
-      const operator = createBaseApp({ ...base, exposure: 'full' });
-      const publicSide = createBaseApp({ ...base, exposure: 'public', metrics: operator.metrics });
+      const idempotencyKeys = new IdempotencyStore(mongo.db, { retentionMs: IDEMPOTENCY_KEY_RETENTION_MS, lockMs: config.UPSTREAM_TIMEOUT_MS + 5_000 });
+      const dashboard = new DashboardStore(mongo.db);
+      // D42 records past their 24 hours are ignored by every read; this sweep only reclaims their space (one
+      // deleteMany, harmless on several replicas at once).
+      const sweepExpired = async () => {
+        await idempotencyKeys.deleteExpired(clock());
+        // D47's login links and dashboard sessions past their expiry: ignored by every read already.
+        await dashboard.deleteExpired(clock());
+      };
+      runtime.runInBackground('idempotency key sweep', new PeriodicTask(sweepExpired, config.IDEMPOTENCY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'idempotency key sweep failed; will retry')));
+      const operator = runtime.httpApp({ exposure: 'full' });
+      const publicSide = runtime.httpApp({ exposure: 'public', metrics: operator.metrics });
       mountRoutes(publicSide.app, operator.app, {
         organizations,
         idempotencyKeys,
@@ -86,22 +77,11 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         logger,
         dashboard: { store: dashboard, linkTtlMs: config.DASHBOARD_LINK_TTL_MS, sessionTtlMs: config.DASHBOARD_SESSION_TTL_MS },
       });
-      const publicServer = await listen(publicSide.app, { host: config.HTTP_HOST, port: config.PORT, ...httpTimeouts(config) });
-      servers.push(publicServer);
-      const operatorServer = await listen(operator.app, { host: config.HTTP_HOST, port: config.ADMIN_PORT, ...httpTimeouts(config) });
-      servers.push(operatorServer);
+      const publicServer = await runtime.listen(publicSide.app, config.PORT);
+      const operatorServer = await runtime.listen(operator.app, config.ADMIN_PORT);
       return { url: publicServer.url, adminUrl: operatorServer.url };
     },
 
-    async stop() {
-      shuttingDown = true;
-      // /readyz now answers 503: keep serving until the load balancer has taken this replica out (issue 21).
-      await drainBeforeStop(config.SHUTDOWN_DRAIN_MS, logger);
-      await Promise.all(servers.map((server) => server.close(config.SHUTDOWN_GRACE_MS)));
-      servers = [];
-      await idempotencySweep.stop();
-      await Promise.all(Object.values(upstreams).map((u) => u.close().catch(() => {})));
-      await mongo?.close();
-    },
+    stop: () => runtime.stop(),
   };
 }

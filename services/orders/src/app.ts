@@ -1,8 +1,7 @@
-import { httpTimeouts, kafkaConnection } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
-import { createBaseApp, listen, type RunningServer, drainBeforeStop } from '@checkout/http';
-import { connectMongo, ensureIndexes, type CommandCounter, type MongoConnection } from '@checkout/mongo';
-import { OutboxRelay, createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, registerOutboxMetrics, type EventProducer, type SendCounter } from '@checkout/kafka';
+import type { CommandCounter } from '@checkout/mongo';
+import type { SendCounter } from '@checkout/kafka';
+import { ServiceRuntime } from '@checkout/service';
 import { TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
 import { OrdersStore } from './store/orders.store';
@@ -11,7 +10,7 @@ import { ORDER_INDEXES } from './store/indexes';
 import { OrderCommands } from './domain/orders.use-cases';
 import { OrderEventsProducer } from './messaging/order-events.producer';
 import { mountRoutes } from './http/router';
-import type { OrderDocument } from './store/order-document';
+import type { OrderDocument } from './store/order.document';
 
 export interface OrdersApp {
   start(): Promise<{ url: string }>;
@@ -21,56 +20,26 @@ export interface OrdersApp {
 /** Wires the orders service; nothing connects until start(). */
 export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date; commandCounter?: CommandCounter; sendCounter?: SendCounter } = {}): OrdersApp {
   const clock = options.clock ?? (() => new Date());
-  let mongo: MongoConnection | undefined;
-  let producer: EventProducer | undefined;
-  let relay: OutboxRelay<OrderDocument> | undefined;
-  let server: RunningServer | undefined;
-  let shuttingDown = false;
+  const runtime = new ServiceRuntime({ service: 'orders', config, logger, commandCounter: options.commandCounter });
 
   return {
     async start() {
-      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'orders', logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
-      await ensureIndexes(mongo.db, ORDER_INDEXES);
-      const kafka = createKafka({ ...kafkaConnection(config), clientId: config.KAFKA_CLIENT_ID ?? 'orders', logger });
+      const mongo = await runtime.connectMongo(ORDER_INDEXES);
       const orderEventsTopic = topicName(config.TOPIC_PREFIX, TOPICS.orderEvents);
-      await ensureTopics(kafka, [{ topic: orderEventsTopic, numPartitions: config.ORDER_EVENTS_PARTITIONS }]);
-      producer = createEventProducer(kafka, { ...(options.sendCounter && { sendCounter: options.sendCounter }) });
-      await producer.connect();
+      const kafka = await runtime.connectKafka([{ topic: orderEventsTopic, numPartitions: config.ORDER_EVENTS_PARTITIONS }]);
+      const producer = await runtime.connectProducer(kafka, { sendCounter: options.sendCounter });
 
       const orders = new OrdersStore(mongo.db);
       const referenceData = new ReferenceDataStore(mongo.db);
-      const db = mongo;
-      const { app, registry } = createBaseApp({
-        service: 'orders',
-        logger,
-        isShuttingDown: () => shuttingDown,
-        readiness: [
-          { name: 'mongodb', check: () => db.ping() },
-          { name: 'kafka', check: kafkaReadinessCheck(kafka) },
-        ],
-      });
-      relay = new OutboxRelay<OrderDocument>({
-        collection: orders.collection,
-        producer,
-        logger,
-        sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
-        metrics: registerOutboxMetrics(registry, orders.collection),
-      });
+      const { app, registry } = runtime.httpApp();
+      const relay = runtime.outboxRelay<OrderDocument>({ collection: orders.collection, producer, registry, sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS });
       const commands = new OrderCommands({ orders, referenceData, events: new OrderEventsProducer(relay, orderEventsTopic), clock });
       if (config.API_ENABLED) mountRoutes(app, { internalCallers: config.INTERNAL_CALLERS, commands, referenceData, clock });
       if (config.SWEEPERS_ENABLED) relay.start();
-      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT, ...httpTimeouts(config) });
+      const server = await runtime.listen(app);
       return { url: server.url };
     },
 
-    async stop() {
-      shuttingDown = true;
-      // /readyz now answers 503: keep serving until the load balancer has taken this replica out (issue 21).
-      await drainBeforeStop(config.SHUTDOWN_DRAIN_MS, logger);
-      await server?.close(config.SHUTDOWN_GRACE_MS);
-      await relay?.stop();
-      await producer?.disconnect().catch(() => {});
-      await mongo?.close();
-    },
+    stop: () => runtime.stop(),
   };
 }

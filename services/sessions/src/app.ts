@@ -1,25 +1,14 @@
-import { httpTimeouts, kafkaConnection } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
-import { createBaseApp, listen, type RunningServer, drainBeforeStop } from '@checkout/http';
 import { Counter } from 'prom-client';
-import { PeriodicTask, connectMongo, ensureIndexes, type CommandCounter, type MongoConnection } from '@checkout/mongo';
-import {
-  OutboxRelay,
-  createEventProducer,
-  createKafka,
-  ensureTopics,
-  kafkaReadinessCheck,
-  registerConsumerMetrics,
-  registerOutboxMetrics,
-  type EventProducer,
-  type RunningConsumer,
-} from '@checkout/kafka';
+import { PeriodicTask, type CommandCounter } from '@checkout/mongo';
+import { ensureTopics, registerConsumerMetrics } from '@checkout/kafka';
+import { ServiceRuntime } from '@checkout/service';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
 import { SessionsStore } from './store/sessions.store';
 import { SESSION_INDEXES } from './store/indexes';
-import type { SessionDocument } from './store/session-document';
-import { OrdersClient } from './clients/orders-client';
+import type { SessionDocument } from './store/session.document';
+import { OrdersClient } from './clients/orders.client';
 import { SessionCommands } from './domain/sessions.use-cases';
 import { startOrderEventsConsumer } from './messaging/order-events.consumer';
 import { mountRoutes } from './http/router';
@@ -42,45 +31,20 @@ export interface SessionsAppOptions {
  */
 export function buildApp(config: Config, logger: Logger, options: SessionsAppOptions = {}): SessionsApp {
   const clock = options.clock ?? (() => new Date());
-  let mongo: MongoConnection | undefined;
-  let producer: EventProducer | undefined;
-  let relay: OutboxRelay<SessionDocument> | undefined;
-  let server: RunningServer | undefined;
-  let sweeper: PeriodicTask | undefined;
-  let consumer: RunningConsumer | undefined;
-  let consumerMetrics: ReturnType<typeof registerConsumerMetrics> | undefined;
-  let orders: OrdersClient | undefined;
-  let shuttingDown = false;
+  const runtime = new ServiceRuntime({ service: 'sessions', config, logger, commandCounter: options.commandCounter });
 
   return {
     async start() {
-      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'sessions', logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
-      await ensureIndexes(mongo.db, SESSION_INDEXES);
-      const kafka = createKafka({ ...kafkaConnection(config), clientId: config.KAFKA_CLIENT_ID ?? 'sessions', logger });
+      const mongo = await runtime.connectMongo(SESSION_INDEXES);
       const sessionEventsTopic = topicName(config.TOPIC_PREFIX, TOPICS.sessionEvents);
-      await ensureTopics(kafka, [{ topic: sessionEventsTopic, numPartitions: config.SESSION_EVENTS_PARTITIONS }]);
-      producer = createEventProducer(kafka);
-      await producer.connect();
+      const kafka = await runtime.connectKafka([{ topic: sessionEventsTopic, numPartitions: config.SESSION_EVENTS_PARTITIONS }]);
+      const producer = await runtime.connectProducer(kafka);
 
       const store = new SessionsStore(mongo.db);
-      orders = new OrdersClient({ baseUrl: config.ORDERS_URL, internalToken: config.INTERNAL_TOKEN });
-      const db = mongo;
-      const { app, registry } = createBaseApp({
-        service: 'sessions',
-        logger,
-        isShuttingDown: () => shuttingDown,
-        readiness: [
-          { name: 'mongodb', check: () => db.ping() },
-          { name: 'kafka', check: kafkaReadinessCheck(kafka) },
-        ],
-      });
-      relay = new OutboxRelay<SessionDocument>({
-        collection: store.collection,
-        producer,
-        logger,
-        sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
-        metrics: registerOutboxMetrics(registry, store.collection),
-      });
+      const orders = new OrdersClient({ baseUrl: config.ORDERS_URL, internalToken: config.INTERNAL_TOKEN });
+      runtime.onStop('orders client', () => orders.close().catch(() => {}));
+      const { app, registry } = runtime.httpApp();
+      const relay = runtime.outboxRelay<SessionDocument>({ collection: store.collection, producer, registry, sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS });
       const commands = new SessionCommands({ store, orders, relay, sessionEventsTopic, checkoutBaseUrl: config.CHECKOUT_BASE_URL, clock, logger });
       if (config.CONSUMERS_ENABLED) {
         const topic = topicName(config.TOPIC_PREFIX, TOPICS.orderEvents);
@@ -88,8 +52,9 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
         // orders creates its own topic; make sure it exists so subscribing never races orders' first start.
         await ensureTopics(kafka, [{ topic, numPartitions: 6 }]);
         const metrics = registerConsumerMetrics(registry, kafka, { groups: [{ groupId, topics: [topic] }] });
-        consumerMetrics = metrics;
-        consumer = await startOrderEventsConsumer({ kafka, groupId, topic, commands, logger, onRestart: () => metrics.restarted(groupId) });
+        runtime.onStop('consumer metrics', () => metrics.close());
+        const consumer = await startOrderEventsConsumer({ kafka, groupId, topic, commands, logger, onRestart: () => metrics.restarted(groupId) });
+        runtime.onStop('order events consumer', () => consumer.stop().catch(() => {}));
       }
       if (config.SWEEPERS_ENABLED) {
         relay.start();
@@ -101,8 +66,7 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
           expiredBySweep.inc(await commands.sweepDue());
           sweeps.inc();
         };
-        sweeper = new PeriodicTask(sweepOnce, config.EXPIRY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expiry sweep failed; will retry'));
-        sweeper.start();
+        runtime.runInBackground('expiry sweep', new PeriodicTask(sweepOnce, config.EXPIRY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expiry sweep failed; will retry')));
       }
       if (config.API_ENABLED) {
         mountRoutes(app, {
@@ -115,22 +79,10 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
           secureCookies: config.CHECKOUT_BASE_URL.startsWith('https:'),
         });
       }
-      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT, ...httpTimeouts(config) });
+      const server = await runtime.listen(app);
       return { url: server.url };
     },
 
-    async stop() {
-      shuttingDown = true;
-      // /readyz now answers 503: keep serving until the load balancer has taken this replica out (issue 21).
-      await drainBeforeStop(config.SHUTDOWN_DRAIN_MS, logger);
-      await server?.close(config.SHUTDOWN_GRACE_MS);
-      await sweeper?.stop();
-      await consumer?.stop().catch(() => {});
-      await consumerMetrics?.close();
-      await relay?.stop();
-      await producer?.disconnect().catch(() => {});
-      await orders?.close().catch(() => {});
-      await mongo?.close();
-    },
+    stop: () => runtime.stop(),
   };
 }

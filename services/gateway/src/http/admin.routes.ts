@@ -7,8 +7,9 @@ import { jsonBody, parseOrThrow, secretsEqual } from '@checkout/http';
 import { HttpUrl, ModeSchema, PaymentMethod, type Mode } from '@checkout/contracts';
 import { generateApiKey } from '../domain/api-keys';
 import type { AdminTokenGuesses } from '../domain/admin-token-guesses';
-import type { ApiKeyDocument, CheckoutSettings, OrganizationsStore, PreviousSigningSecret } from '../store/organizations.store';
-import type { InternalClient } from '@checkout/http';
+import type { CheckoutSettings, OrganizationsStore } from '../store/organizations.store';
+import type { ApiKeyDocument, PreviousSigningSecret } from '../store/organization.document';
+import type { OrdersClient } from '../clients/orders.client';
 
 const CreateOrganization = z.strictObject({ name: z.string().trim().min(1).max(200) });
 const CreateKey = z.strictObject({ mode: ModeSchema });
@@ -55,7 +56,7 @@ const presentKey = (k: ApiKeyDocument) => ({ id: k.keyId, mode: k.mode, status: 
 export function adminRoutes(deps: {
   store: OrganizationsStore;
   adminToken: string;
-  orders: InternalClient;
+  orders: OrdersClient;
   clock: () => Date;
   /** Called after an organization's checkout settings changed, so this replica's cached copy goes. */
   checkoutSettingsChanged: (organizationId: string, mode: Mode) => void;
@@ -162,7 +163,7 @@ export function adminRoutes(deps: {
     const source = method === 'GET' ? ctx.query : body(ctx);
     const { mode } = parseOrThrow(z.looseObject({ mode: ModeSchema }), source, 'ADMIN_REQUEST_FAILED');
     const { mode: _mode, ...rest } = source as { mode: Mode } & Record<string, unknown>;
-    const response = await deps.orders.json({
+    const response = await deps.orders.forward({
       method,
       path: upstreamPath(ctx),
       scope: { organizationId: organization._id, mode },

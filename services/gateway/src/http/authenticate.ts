@@ -3,7 +3,8 @@ import { LRUCache } from 'lru-cache';
 import { DomainError } from '@checkout/errors';
 import type { RequestScope } from '@checkout/http';
 import { keyMatches, parseAuthorization } from '../domain/api-keys';
-import type { ApiKeyDocument, OrganizationDocument, OrganizationsStore } from '../store/organizations.store';
+import type { OrganizationsStore } from '../store/organizations.store';
+import type { ApiKeyDocument, OrganizationDocument } from '../store/organization.document';
 import type { RateLimiter } from '../domain/rate-limit';
 import type { GatewayMetrics } from '../metrics';
 

@@ -1,16 +1,16 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { InternalClient } from '@checkout/http';
+import type { SessionsClient } from '../clients/sessions.client';
 
 /**
  * D41: in this deployment the hosted page is served through the gateway; the sessions service renders it.
  * Requests pass through unchanged (forms, cookies, redirects), as does the processor's signed notification,
  * whose HMAC covers the raw body.
  */
-export function passThroughRoutes(sessions: InternalClient): Router {
+export function passThroughRoutes(sessions: SessionsClient): Router {
   const router = new Router();
   const pass = (upstreamPath: (ctx: Context) => string) => async (ctx: Context) => {
-    const response = await sessions.raw({
+    const response = await sessions.passThrough({
       method: ctx.method,
       path: upstreamPath(ctx),
       requestId: String(ctx.state.requestId),

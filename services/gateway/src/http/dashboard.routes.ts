@@ -6,7 +6,7 @@ import { isInfrastructureUnavailable, readUrlEncodedForm, type RequestScope } fr
 import { isIdOf, type LoginLinkResponse, type Mode } from '@checkout/contracts';
 import type { Logger } from '@checkout/logger';
 import type { DashboardStore } from '../store/dashboard.store';
-import type { DashboardReader } from '../clients/dashboard-reader';
+import type { Upstreams } from '../clients/upstreams';
 import type { KeyCache } from './authenticate';
 import { sessionHistory, sinceFromForm } from '../domain/dashboard-views';
 import { csrfTokenFor, csrfTokenMatches, hashToken, isTokenShaped, newToken } from '../domain/dashboard-tokens';
@@ -30,7 +30,7 @@ const MAX_FORM_BYTES = 4 * 1024;
 
 export interface DashboardDeps {
   store: DashboardStore;
-  reader: DashboardReader;
+  upstreams: Upstreams;
   keys: KeyCache;
   publicBaseUrl: string;
   linkTtlMs: number;
@@ -212,7 +212,7 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
 
   pages.get('/', session, async (ctx) => {
     const scope = scopeOf(ctx);
-    const [stats, payments] = await Promise.all([deps.reader.deliveryStats(scope, requestId(ctx)), deps.reader.paymentsPerHour(scope, requestId(ctx))]);
+    const [stats, payments] = await Promise.all([deps.upstreams.dispatcher.deliveryStats(scope, requestId(ctx)), deps.upstreams.orders.paymentsPerHour(scope, requestId(ctx))]);
     const since = new Date(deps.clock().getTime() - 24 * 3_600_000).toISOString().slice(0, 19);
     html(ctx, overviewPage(pageCtx(ctx, 'overview'), { hosts: deliveryHostsChart(stats), payments: paymentsPerHourChart(payments) }, since));
   });
@@ -221,7 +221,7 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
     const filters = { status: one(ctx.query.status), paymentStatus: one(ctx.query.paymentStatus), locationId: one(ctx.query.locationId)?.trim(), externalId: one(ctx.query.externalId)?.trim() };
     const page = one(ctx.query.page);
     try {
-      const list = await deps.reader.listOrders(scopeOf(ctx), requestId(ctx), { ...filters, page, limit: '25' });
+      const list = await deps.upstreams.orders.listOrders(scopeOf(ctx), requestId(ctx), { ...filters, page, limit: '25' });
       html(ctx, ordersPage(pageCtx(ctx, 'orders'), list, filters));
     } catch (err) {
       // A filter orders refused (a malformed location id): the list page says so beside the filters.
@@ -233,46 +233,46 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
 
   pages.get('/orders/:orderId', session, async (ctx) => {
     const id = idParam('ord', ctx.params.orderId, 'ORDER_NOT_FOUND');
-    const [{ order }, { payments }] = await Promise.all([deps.reader.getOrder(scopeOf(ctx), requestId(ctx), id), deps.reader.orderPayments(scopeOf(ctx), requestId(ctx), id)]);
+    const [{ order }, { payments }] = await Promise.all([deps.upstreams.orders.getOrder(scopeOf(ctx), requestId(ctx), id), deps.upstreams.orders.orderPayments(scopeOf(ctx), requestId(ctx), id)]);
     html(ctx, orderPage(pageCtx(ctx, 'orders'), order, payments));
   });
 
   pages.get('/sessions', session, async (ctx) => {
-    const list = await deps.reader.listSessions(scopeOf(ctx), requestId(ctx), { page: one(ctx.query.page), limit: '25' });
+    const list = await deps.upstreams.sessions.listSessions(scopeOf(ctx), requestId(ctx), { page: one(ctx.query.page), limit: '25' });
     html(ctx, sessionsPage(pageCtx(ctx, 'sessions'), list));
   });
 
   pages.get('/sessions/:sessionId', session, async (ctx) => {
     const id = idParam('cs', ctx.params.sessionId, 'SESSION_NOT_FOUND');
-    const { session: found } = await deps.reader.getSession(scopeOf(ctx), requestId(ctx), id);
-    const events = await deps.reader.listEvents(scopeOf(ctx), requestId(ctx), { sessionId: id, limit: '100' });
+    const { session: found } = await deps.upstreams.sessions.getSession(scopeOf(ctx), requestId(ctx), id);
+    const events = await deps.upstreams.dispatcher.listEvents(scopeOf(ctx), requestId(ctx), { sessionId: id, limit: '100' });
     html(ctx, sessionPage(pageCtx(ctx, 'sessions'), found, sessionHistory(found, events.events)));
   });
 
   pages.get('/events', session, async (ctx) => {
     const type = one(ctx.query.type);
-    const [list, failed] = await Promise.all([deps.reader.listEvents(scopeOf(ctx), requestId(ctx), { type, page: one(ctx.query.page), limit: '25' }), deps.reader.failedDeliveries(scopeOf(ctx), requestId(ctx))]);
+    const [list, failed] = await Promise.all([deps.upstreams.dispatcher.listEvents(scopeOf(ctx), requestId(ctx), { type, page: one(ctx.query.page), limit: '25' }), deps.upstreams.dispatcher.failedDeliveries(scopeOf(ctx), requestId(ctx))]);
     const recovering = one(ctx.query.recovering);
     html(ctx, eventsPage(pageCtx(ctx, 'events'), list, failed, { type }, recovering !== undefined && /^\d+$/.test(recovering) ? `Recovery started: ${recovering} failed deliveries will be sent again.` : undefined));
   });
 
   pages.get('/events/:eventId', session, async (ctx) => {
     const id = idParam('evt', ctx.params.eventId, 'EVENT_NOT_FOUND');
-    const found = await deps.reader.getEvent(scopeOf(ctx), requestId(ctx), id);
+    const found = await deps.upstreams.dispatcher.getEvent(scopeOf(ctx), requestId(ctx), id);
     html(ctx, eventPage(pageCtx(ctx, 'events'), found, one(ctx.query.m) === 'redelivered' ? 'A new delivery of this event has started; this page shows its attempts as they happen when you reload it.' : undefined));
   });
 
   pages.get('/events/:eventId/redeliver', session, async (ctx) => {
     const id = idParam('evt', ctx.params.eventId, 'EVENT_NOT_FOUND');
     // Read first, so another organization's id is "not found" here already, not only after confirming.
-    await deps.reader.getEvent(scopeOf(ctx), requestId(ctx), id);
+    await deps.upstreams.dispatcher.getEvent(scopeOf(ctx), requestId(ctx), id);
     html(ctx, confirmPage(pageCtx(ctx, 'events'), 'Redeliver this event?', `A new delivery of ${id} (same event id, new delivery id) will be sent to its callback URL (D34).`, `/dashboard/events/${id}/redeliver`, {}, `/dashboard/events/${id}`, 'Yes, redeliver'));
   });
 
   pages.post('/events/:eventId/redeliver', session, async (ctx) => {
     await verifiedForm(ctx);
     const id = idParam('evt', ctx.params.eventId, 'EVENT_NOT_FOUND');
-    await deps.reader.redeliver(scopeOf(ctx), requestId(ctx), id);
+    await deps.upstreams.dispatcher.redeliver(scopeOf(ctx), requestId(ctx), id);
     ctx.redirect(`/dashboard/events/${id}?m=redelivered`);
     ctx.status = 303;
   });
@@ -291,7 +291,7 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
     const form = await verifiedForm(ctx);
     const since = sinceFromForm(form.get('since') ?? undefined);
     if (since === undefined) throw new DomainError('INVALID_REQUEST', 'Give the time to recover from, e.g. 2026-11-24T10:00.');
-    const { recovering } = await deps.reader.recover(scopeOf(ctx), requestId(ctx), since);
+    const { recovering } = await deps.upstreams.dispatcher.recover(scopeOf(ctx), requestId(ctx), since);
     ctx.redirect(`/dashboard/events?recovering=${recovering}`);
     ctx.status = 303;
   });

@@ -5,6 +5,9 @@ import type { Middleware } from 'koa';
 import { createLogger } from '@checkout/logger';
 import { createBaseApp, mountRouters, type InternalAnswer, type InternalClient } from '@checkout/http';
 import { defaultCheckoutSettings } from '../store/organizations.store';
+import { OrdersClient } from '../clients/orders.client';
+import { SessionsClient } from '../clients/sessions.client';
+import { WebhookDispatcherClient } from '../clients/webhook-dispatcher.client';
 import { publicRouter } from './public.router';
 
 // Issue 22: the full `npm run fuzz` (Schemathesis ST204) found `GET /v0/events/recover` answered by
@@ -12,7 +15,7 @@ import { publicRouter } from './public.router';
 // route's and takes POST only: 405 with `Allow: POST, OPTIONS`. A parameter route never answers a literal route's path.
 
 const forwarded: string[] = [];
-const upstream = {
+const http = {
   async json(request: { method: string; path: string }): Promise<InternalAnswer> {
     forwarded.push(`${request.method} ${request.path}`);
     return { status: 200, headers: {}, body: { ok: true } };
@@ -32,7 +35,7 @@ beforeAll(async () => {
     authenticate,
     idempotency: async (_ctx, next) => next(),
     bodyLimitBytes: 4096,
-    upstreams: { orders: upstream, sessions: upstream, dispatcher: upstream },
+    upstreams: { orders: new OrdersClient(http), sessions: new SessionsClient(http), dispatcher: new WebhookDispatcherClient(http) },
     checkoutSettings: async (_organizationId, mode) => defaultCheckoutSettings(mode),
   });
   mountRouters(app, [router]);

@@ -2,10 +2,11 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { DependencyUnavailableError, DomainError } from '@checkout/errors';
 import { INTERNAL_HEADERS, answerOtherMethod, jsonBody, requireScope, type InternalAnswer, type RequestScope } from '@checkout/http';
-import { INTERNAL_API_HEADERS, encodeCheckoutSettingsHeader, isIdOf, orderRevisionOf, type Mode } from '@checkout/contracts';
+import { INTERNAL_API_HEADERS, encodeCheckoutSettingsHeader, isIdOf, orderRevisionOf, type Mode, type OrderResponse } from '@checkout/contracts';
 import type { Middleware } from 'koa';
-import type { InternalClient } from '@checkout/http';
 import type { CheckoutSettings } from '../store/organizations.store';
+import type { SessionsClient } from '../clients/sessions.client';
+import type { Upstreams } from '../clients/upstreams';
 import { PUBLIC_ROUTES, type PublicRoute, type Upstream } from './public-routes';
 
 export interface PublicRouterDeps {
@@ -13,7 +14,7 @@ export interface PublicRouterDeps {
   /** D42, on every POST. */
   idempotency: Middleware;
   bodyLimitBytes: number;
-  upstreams: Record<Upstream, InternalClient>;
+  upstreams: Upstreams;
   /** An organization's checkout settings for a mode, through the request-path cache (D43). */
   checkoutSettings: (organizationId: string, mode: Mode) => Promise<CheckoutSettings>;
 }
@@ -74,7 +75,7 @@ async function forward(ctx: Context, route: PublicRoute & { upstream: Upstream }
     headers[INTERNAL_API_HEADERS.checkoutSettings] = encodeCheckoutSettingsHeader({ organizationName, defaultCallbackUrl: settings.defaultCallbackUrl, enabledPaymentMethods: settings.enabledPaymentMethods });
   }
   const querystring = ctx.querystring ? `?${ctx.querystring}` : '';
-  const response = await deps.upstreams[route.upstream].json({
+  const response = await deps.upstreams[route.upstream].forward({
     method: route.method,
     path: `${route.upstreamPath(params)}${querystring}`,
     scope,
@@ -98,21 +99,12 @@ const single = (value: string | string[] | undefined): string | undefined => (Ar
  * (cancel and an identical PATCH are idempotent; D42 keeps no 5xx) finds it done and copies it again. The
  * order event stays the at-least-once path either way.
  */
-async function copyOrderToSession(sessions: InternalClient, scope: RequestScope, requestId: string, ordersAnswer: InternalAnswer): Promise<void> {
+async function copyOrderToSession(sessions: SessionsClient, scope: RequestScope, requestId: string, ordersAnswer: InternalAnswer): Promise<void> {
   const sessionId = single(ordersAnswer.headers[INTERNAL_API_HEADERS.checkoutSessionId]);
   if (sessionId === undefined) return;
   const revision = orderRevisionOf(ordersAnswer.headers);
   if (revision === null) throw new DependencyUnavailableError('orders', new Error(`orders answered without a valid ${INTERNAL_API_HEADERS.orderRevision}`));
-  const order = (ordersAnswer.body as { order?: unknown } | null)?.order;
-  const answer = await sessions.json({
-    method: 'PUT',
-    path: `/internal/sessions/${encodeURIComponent(sessionId)}/order`,
-    scope,
-    requestId,
-    body: { order, revision },
-    idempotent: true,
-  });
-  // 404: the session was never stored (its create failed after orders made the order): nothing shows the order.
-  if (answer.status === 204 || answer.status === 404) return;
-  throw new DependencyUnavailableError('sessions', new Error(`sessions answered ${answer.status} to an order snapshot`));
+  // Orders' answer to an order write is its OrderResponse; sessions validates the copy it is given.
+  const { order } = (ordersAnswer.body ?? {}) as OrderResponse;
+  await sessions.copyOrder(scope, requestId, sessionId, { order, revision });
 }

@@ -6,7 +6,7 @@ import Router from '@koa/router';
 import { LRUCache } from 'lru-cache';
 import { jsonBody, mountRouters } from '@checkout/http';
 import { fetchLatest } from '@checkout/coalesce';
-import type { AcceptedInternalCaller, InternalClient } from '@checkout/http';
+import type { AcceptedInternalCaller } from '@checkout/http';
 import type { CheckoutSettings, OrganizationsStore } from '../store/organizations.store';
 import type { Mode } from '@checkout/contracts';
 import { RateLimiter } from '../domain/rate-limit';
@@ -21,16 +21,15 @@ import { perClientLimits, requestClient } from './client-limits';
 import { internalRoutes } from './internal.routes';
 import { buildOpenApiDocument } from './openapi';
 import { dashboardRoutes } from './dashboard.routes';
-import { DashboardReader } from '../clients/dashboard-reader';
 import type { DashboardStore } from '../store/dashboard.store';
 import { publicRouter } from './public.router';
-import type { Upstream } from './public-routes';
+import type { Upstreams } from '../clients/upstreams';
 
 export interface GatewayRouteDeps {
   organizations: OrganizationsStore;
   idempotencyKeys: IdempotencyStore;
   metrics: GatewayMetrics;
-  upstreams: Record<Upstream, InternalClient>;
+  upstreams: Upstreams;
   internalCallers: readonly AcceptedInternalCaller[];
   adminToken: string;
   limits: {
@@ -108,7 +107,7 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
     dashboardRoutes(
       {
         store: deps.dashboard.store,
-        reader: new DashboardReader(deps.upstreams),
+        upstreams: deps.upstreams,
         keys,
         publicBaseUrl: deps.publicBaseUrl,
         linkTtlMs: deps.dashboard.linkTtlMs,

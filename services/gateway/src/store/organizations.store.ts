@@ -2,43 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import type { Mode, PaymentMethod } from '@checkout/contracts';
 import { PAYMENT_METHODS } from '@checkout/contracts';
 import { COLLECTIONS } from './indexes';
-
-export interface OrganizationDocument {
-  _id: string;
-  name: string;
-  createdAt: Date;
-}
-
-export interface ApiKeyDocument {
-  /** The key's lookup id: every authenticated request finds its key by _id. */
-  _id: string;
-  /** The id operators see and revoke by. */
-  keyId: string;
-  hash: string;
-  last4: string;
-  organizationId: string;
-  mode: Mode;
-  status: 'active' | 'revoked';
-  createdAt: Date;
-  revokedAt?: Date;
-}
-
-export interface CheckoutSettingsDocument {
-  _id: string; // `${organizationId}:${mode}`
-  organizationId: string;
-  mode: Mode;
-  defaultCallbackUrl: string | null;
-  enabledPaymentMethods: PaymentMethod[];
-  webhookSigningSecret: string | null;
-  previousWebhookSigningSecret?: PreviousSigningSecret | null;
-  updatedAt: Date;
-}
-
-/** The secret a rotation replaced, still signed with until `until` (D35; issue 22). */
-export interface PreviousSigningSecret {
-  secret: string;
-  until: Date;
-}
+import type { ApiKeyDocument, CheckoutSettingsDocument, OrganizationDocument, PreviousSigningSecret } from './organization.document';
 
 export interface CheckoutSettings {
   defaultCallbackUrl: string | null;

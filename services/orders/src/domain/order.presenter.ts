@@ -1,5 +1,5 @@
 import { fromEntries } from '@checkout/mongo';
-import type { OrderDocument } from '../store/order-document';
+import type { OrderDocument } from '../store/order.document';
 
 /**
  * The order as every reader outside orders sees it: the public Order of libs/contracts (spec; D18, D39: optional

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isDomainError, type ErrorCode } from '@checkout/errors';
 import { computeAmounts, isIdOf, paymentStatusFor } from '@checkout/contracts';
 import { fromEntries, type Scope } from '@checkout/mongo';
-import type { OrderDocument } from '../store/order-document';
+import type { OrderDocument } from '../store/order.document';
 import { applyPayment, assertEditable, cancelOrder, closePayments, newOrder, updateOrder, type ItemInput, type NewOrderInput } from './order';
 
 // The pure order rules (order.ts): what a new order looks like, which orders may change, and how a patch, a

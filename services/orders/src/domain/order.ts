@@ -2,7 +2,7 @@ import { DomainError, type ErrorCode } from '@checkout/errors';
 import { computeAmounts, newId, newLineId, paymentStatusFor } from '@checkout/contracts';
 import type { Scope } from '@checkout/mongo';
 import { toEntries } from '@checkout/mongo';
-import type { AppliedPayment, OrderDocument, StoredAddress, StoredCustomer, StoredDiscount, StoredItem, StoredTax } from '../store/order-document';
+import type { AppliedPayment, OrderDocument, StoredAddress, StoredCustomer, StoredDiscount, StoredItem, StoredTax } from '../store/order.document';
 
 // Pure order rules: building a new order, updating, cancelling and applying payments. No I/O here; the
 // routes resolve customers, locations and destinations first and hand the results in.

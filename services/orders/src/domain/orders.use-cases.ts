@@ -3,7 +3,7 @@ import type { Scope } from '@checkout/mongo';
 import { ORDER_CANCELLED, ORDER_PAYMENT_APPLIED, ORDER_PAYMENTS_CLOSED, ORDER_UPDATED, type OrderEventType } from '@checkout/contracts';
 import type { OrdersStore, OrderListFilter } from '../store/orders.store';
 import type { ReferenceDataStore } from '../store/reference-data.store';
-import type { OrderDocument, StoredCustomer } from '../store/order-document';
+import type { OrderDocument, StoredCustomer } from '../store/order.document';
 import { applyPayment, cancelOrder, closePayments, newOrder, updateOrder, type NewOrderInput, type OrderUpdateInput, type PaymentOutcome } from './order';
 import { paymentsPerHour } from './payments-per-hour';
 

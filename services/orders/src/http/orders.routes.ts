@@ -5,7 +5,7 @@ import { parseOrThrow, requireScope } from '@checkout/http';
 import { CreateOrderRequest, INTERNAL_API_HEADERS, type OrderPaymentsResponse, type PaymentsPerHourResponse, LIST_ORDERS_FIELD_CODES, ListOrdersQuery, ORDER_FIELD_CODES, UpdateOrderRequest, isIdOf } from '@checkout/contracts';
 import type { Context } from 'koa';
 import type { OrderCommands } from '../domain/orders.use-cases';
-import type { OrderDocument } from '../store/order-document';
+import type { OrderDocument } from '../store/order.document';
 import { presentOrder } from '../domain/order.presenter';
 
 const ApplyPaymentRequest = z.strictObject({

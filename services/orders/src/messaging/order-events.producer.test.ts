@@ -3,7 +3,7 @@ import { ORDER_CANCELLED, OrderEventMessage, isIdOf } from '@checkout/contracts'
 import type { Scope } from '@checkout/mongo';
 import { cancelOrder, newOrder } from '../domain/order';
 import { presentOrder } from '../domain/order.presenter';
-import type { OrderDocument } from '../store/order-document';
+import type { OrderDocument } from '../store/order.document';
 import { OrderEventsProducer } from './order-events.producer';
 
 // What orders writes to its outbox with a change, and what becomes of a publish that fails. No engines: the

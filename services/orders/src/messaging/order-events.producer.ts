@@ -3,7 +3,7 @@ import { nextRevision } from '@checkout/mongo';
 import { newId, orderChangedEvent, type OrderEventType } from '@checkout/contracts';
 import type { OrderEventsOutbox } from '../domain/orders.use-cases';
 import { presentOrder } from '../domain/order.presenter';
-import type { OrderDocument } from '../store/order-document';
+import type { OrderDocument } from '../store/order.document';
 
 /**
  * What orders produces on `orders.events`: every change of an order carries its event in the same document write

@@ -2,7 +2,7 @@ import type { Collection, Db, Filter } from 'mongodb';
 import { DomainError } from '@checkout/errors';
 import { scoped, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
-import type { AppliedPayment, OrderDocument, OrderStatus, PaymentStatus } from './order-document';
+import type { AppliedPayment, OrderDocument, OrderStatus, PaymentStatus } from './order.document';
 
 export interface OrderListFilter {
   status?: OrderStatus;

@@ -2,7 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import { scoped, type Scope, type ScopedDocument } from '@checkout/mongo';
 import { newId } from '@checkout/contracts';
 import { COLLECTIONS } from './indexes';
-import type { StoredCustomer } from './order-document';
+import type { StoredCustomer } from './order.document';
 
 export interface CustomerDocument extends ScopedDocument {
   _id: string;

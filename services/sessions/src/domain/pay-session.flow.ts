@@ -1,8 +1,8 @@
 import { DomainError, isDomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
 import { newId, type PaymentMethod } from '@checkout/contracts';
-import type { OrderSnapshot } from '../clients/orders-client';
-import type { SessionDocument } from '../store/session-document';
+import type { OrderSnapshot } from '../clients/orders.client';
+import type { SessionDocument } from '../store/session.document';
 import { sessionNotFound, sessionNotPayable, transitionSession, type SessionDeps, type SessionWithOrder } from './session-transition';
 
 /** A payment attempt, from a test simulator (hosted page or test helper) or a live processor notification. */

@@ -1,7 +1,7 @@
 import { SESSION_COMPLETED, SESSION_EXPIRED, SessionEventV1, newId } from '@checkout/contracts';
-import type { OrderView } from '../clients/orders-client';
-import type { SessionDocument } from '../store/session-document';
-import { presentSession } from './present-session';
+import type { OrderView } from '../clients/orders.client';
+import type { SessionDocument } from '../store/session.document';
+import { presentSession } from './session.presenter';
 
 /**
  * The message sessions produces on the session events topic for a transition of `doc` (a SessionEventV1

@@ -3,9 +3,9 @@ import { DependencyUnavailableError, DomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
 import { appendToOutbox, type OutboxRelay } from '@checkout/kafka';
 import type { OrderStatus, SessionStatus } from '@checkout/contracts';
-import type { OrdersClient, OrderSnapshot, OrderView } from '../clients/orders-client';
+import type { OrdersClient, OrderSnapshot, OrderView } from '../clients/orders.client';
 import type { SessionsStore } from '../store/sessions.store';
-import type { SessionDocument } from '../store/session-document';
+import type { SessionDocument } from '../store/session.document';
 import { sessionEventMessage } from './session-event';
 import { settle } from './session';
 

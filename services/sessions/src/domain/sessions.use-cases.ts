@@ -1,9 +1,9 @@
 import { DomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
 import type { CheckoutSession, ShippingAddress, UpdateSessionRequest } from '@checkout/contracts';
-import type { OrderSnapshot } from '../clients/orders-client';
-import type { CollectedInputs, SessionDocument } from '../store/session-document';
-import { presentSession } from './present-session';
+import type { OrderSnapshot } from '../clients/orders.client';
+import type { CollectedInputs, SessionDocument } from '../store/session.document';
+import { presentSession } from './session.presenter';
 import { effectiveStatus, extendedExpiry, isDue, mergeSessionData } from './session';
 import { paySession, type PaidSession, type PaymentAttempt } from './pay-session.flow';
 import {

@@ -6,8 +6,8 @@ import { isIdOf, Phone, ShippingAddress, type PaymentMethod } from '@checkout/co
 import { readUrlEncodedForm } from '@checkout/http';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import { scopeOf, type SessionWithOrder } from '../domain/session-transition';
-import type { OrdersClient } from '../clients/orders-client';
-import type { CollectedInputs } from '../store/session-document';
+import type { OrdersClient } from '../clients/orders.client';
+import type { CollectedInputs } from '../store/session.document';
 import { CSRF_COOKIE, csrfToken, newCsrfCookieValue, verifyCsrfToken } from '../domain/csrf';
 import { classifyTestCard, last4 } from '../domain/test-processor';
 import { acceptsPayments } from '../domain/payment-destination';

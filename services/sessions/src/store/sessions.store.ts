@@ -1,7 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { scoped, type InsertOnceResult, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
-import type { SessionDocument } from './session-document';
+import type { SessionDocument } from './session.document';
 
 /** The only code that touches the sessions collection. Payments are stored once, in orders (issue 13). */
 export class SessionsStore {

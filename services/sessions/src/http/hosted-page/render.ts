@@ -1,7 +1,7 @@
 import type { CheckoutSession, PaymentMethod } from '@checkout/contracts';
 import { escapeHtml as e, formatUsd } from './html';
 import { formatTimeLeft } from './countdown';
-import type { CollectedInputs } from '../../store/session-document';
+import type { CollectedInputs } from '../../store/session.document';
 
 export const NOTICES = {
   declined: 'Your card was declined. No money was taken. Try another card.',

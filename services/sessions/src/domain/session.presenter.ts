@@ -1,6 +1,6 @@
 import type { CheckoutSession } from '@checkout/contracts';
-import type { OrderView } from '../clients/orders-client';
-import type { SessionDocument } from '../store/session-document';
+import type { OrderView } from '../clients/orders.client';
+import type { SessionDocument } from '../store/session.document';
 import { effectiveStatus, readSessionData } from './session';
 
 /**

@@ -1,0 +1,2 @@
+export * from './run-service';
+export * from './service-runtime';

@@ -1,0 +1,71 @@
+import type { z } from 'zod';
+import { DependencyUnavailableError, DomainError, isErrorCode } from '@checkout/errors';
+import type { InternalAnswer, InternalClient, RequestScope } from '@checkout/http';
+import { INTERNAL_API_HEADERS } from '@checkout/contracts';
+
+/** A list page with "next" and "previous" but no total: the owner skips the count. */
+export const WITHOUT_TOTAL = { [INTERNAL_API_HEADERS.withoutTotal]: '1' };
+
+/** A call the gateway forwards for a merchant or an operator: the owner validates it and its answer goes back as it is. */
+export interface ForwardedCall {
+  method: 'GET' | 'POST' | 'PATCH';
+  /** The owner's internal path, query string included. */
+  path: string;
+  scope: RequestScope;
+  requestId: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A call whose answer the gateway itself reads (the dashboard, D47), parsed with the owner's contract schema. */
+export interface ReadCall {
+  method: 'GET' | 'POST';
+  path: string;
+  scope: RequestScope;
+  requestId: string;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * What the gateway's client of each service it calls (orders, sessions, the webhook dispatcher) shares, on
+ * libs/http's InternalClient (token, scope and request id headers, timeouts, retries of idempotent calls).
+ */
+export abstract class InternalApi {
+  constructor(protected readonly http: InternalClient) {}
+
+  get service(): string {
+    return this.http.service;
+  }
+
+  /** The public and admin APIs' forwarding: the gateway checks ids, the owner validates bodies and queries. */
+  forward(call: ForwardedCall): Promise<InternalAnswer> {
+    return this.http.json(call);
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+
+  /**
+   * D47: everything the dashboard shows or does goes through the owners' internal APIs, with the dashboard
+   * session's scope in the same headers an API-key request sends, so tenancy is enforced by the owners exactly as
+   * for the API. An owner's 4xx becomes the DomainError it named (its status comes from the one table); an answer
+   * that does not parse is the owner misbehaving, a 503 rather than a page built on a guess.
+   */
+  protected async read<S extends z.ZodType>(schema: S, call: ReadCall): Promise<z.output<S>> {
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined && value !== '') search.set(name, value);
+    const qs = search.size > 0 ? `?${search.toString()}` : '';
+    const answer = await this.http.json({ method: call.method, path: `${call.path}${qs}`, scope: call.scope, requestId: call.requestId, body: call.body, ...(call.headers && { headers: call.headers }) });
+    if (answer.status >= 400 && answer.status < 500) {
+      const body = answer.body as { code?: unknown; message?: unknown } | null;
+      const code = isErrorCode(body?.code) ? body.code : 'INVALID_REQUEST';
+      throw new DomainError(code, typeof body?.message === 'string' ? body.message : 'The request was refused.');
+    }
+    const parsed = answer.status < 300 ? schema.safeParse(answer.body) : undefined;
+    if (!parsed?.success) throw new DependencyUnavailableError(this.service, new Error(`unexpected answer ${answer.status} to ${call.method} ${call.path}`));
+    return parsed.data;
+  }
+}
