@@ -233,7 +233,7 @@ describe('three replicas of every service (issue 21.3)', () => {
       const sentAgain = [...held.requestsByEvent.values()].filter((n) => n > 1).length;
       expect(sentAgain, 'attempts the killed replica held, made again by a survivor').toBeGreaterThanOrEqual(PER_HOST);
       expect(sum(await perReplica('webhook-dispatcher', 'webhook_recovery_sweeps_total', { lease: 'taken' }))).toBeGreaterThan(survivorsTakenBefore);
-      log(`killed dispatcher held ${inFlightOfVictim} request(s) in HAProxy; ${sentAgain} event(s) sent again after the kill`);
+      log(`the killed dispatcher held ${inFlightOfVictim} API request(s) in HAProxy and ${PER_HOST} attempts; ${sentAgain} event(s) sent again after the kill`);
 
       // Expired exactly once: the 3 sweepers' counts add up to 30, and each session has one expired event.
       expect((await sessions.find({ _id: { $in: sessionIds } }).toArray()).map((s) => s.status)).toEqual(sessionIds.map(() => 'expired'));
