@@ -6,21 +6,11 @@ import { tmpdir } from 'node:os';
 import { startEngines } from '@checkout/engines';
 import { AdminClient } from '@checkout/testing';
 import { Checkout } from '@checkout/sdk';
-import { startClusterStack } from './lib/cluster-stack';
+import { countFlag, startClusterStack } from './lib/cluster-stack';
 import { portIsFree, startProcessStack, type ProcessStack } from './lib/process-stack';
 
 export const STACK_FILE = '.stack.json';
 const log = (line: string) => process.stderr.write(`[start] ${line}\n`);
-
-/** `--name N` or `--name=N`: a whole number from 1 to max, or the fallback when absent. */
-function countFlag(args: readonly string[], name: string, fallback: number, max: number): number {
-  const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  if (i < 0) return fallback;
-  const raw = args[i]?.includes('=') ? args[i]?.split('=')[1] : args[i + 1];
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`--${name} needs a whole number from 1 to ${max} (got ${raw ?? 'nothing'})`);
-  return value;
-}
 
 async function main(): Promise<void> {
   const started = Date.now();

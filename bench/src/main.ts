@@ -1,4 +1,5 @@
 // npm run bench -- orders|sessions|webhooks|dashboard|engine [--concurrency=N] [--seconds=S] [--rounds=R (orders: interleaved slices)]
+//   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of issue 21]
 //   [webhooks --mongo=memory]
 // Starts its own engines (or uses KAFKA_BROKERS / MONGODB_URL) and prints a table; no assertions.
 // webhooks --mongo=memory runs the webhook bench on mongo-java-server's in-memory backend instead of the default
@@ -15,12 +16,14 @@ import { runEngineBench } from './engine';
 import { runOrdersBench } from './orders';
 import { runSessionsBench } from './sessions';
 import { runWebhookBench } from './webhooks';
+import { countFlag } from '../../scripts/lib/cluster-stack';
 
 const [scenario = 'orders', ...rest] = process.argv.slice(2);
+const replicas = countFlag(rest, 'replicas', 1, 20);
 const option = (name: string, fallback: number) => Number(rest.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>) => Promise<void>> = {
-  orders: (engines) => runOrdersBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000, rounds: option('rounds', 4) }),
-  sessions: (engines) => runSessionsBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000, payments: option('payments', 500) }),
+  orders: (engines) => runOrdersBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000, rounds: option('rounds', 4), replicas }),
+  sessions: (engines) => runSessionsBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000, payments: option('payments', 500), replicas }),
   dashboard: (engines) => runDashboardBench(engines, { orders: option('orders', 10_000), events: option('events', 10_000), samples: option('samples', 40) }),
   webhooks: (engines) => runWebhookBench({ engines, burst: option('burst', 2_000), paceSeconds: option('seconds', 5), expiring: option('expiry', 10_000) }),
 };
@@ -33,6 +36,10 @@ if (scenario === 'engine') {
 }
 
 const bench = benches[scenario];
+if (replicas > 1 && scenario !== 'orders' && scenario !== 'sessions') {
+  console.error(`--replicas: for the orders and sessions benches only`);
+  process.exit(64);
+}
 if (!bench) {
   console.error(`unknown benchmark "${scenario}"; one of: ${[...Object.keys(benches), 'engine'].join(', ')}`);
   process.exit(64);

@@ -1,14 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { AdminClient, metricValue } from '@checkout/testing';
-import { startProcessStack } from '../../scripts/lib/process-stack';
 import { processCpuSeconds } from './cpu';
 import { formatColumns, formatTable, mergeLoads, runLoad, type LoadResult } from './load';
 import { formatRoundTripTable, mark, measureRoundTrips, startCountedStack, type RoundTripRow } from './round-trips';
+import { startBenchStack } from './stack';
 
 const BASELINE_SERVER = fileURLToPath(new URL('./baseline-server.ts', import.meta.url));
 const ORDER = JSON.stringify({ items: [{ name: 'Espresso', quantity: 2, unitPrice: 350 }, { name: 'Croissant', quantity: 1, unitPrice: 425 }], taxes: [{ type: 'additive', amount: 90 }] });
@@ -163,25 +161,29 @@ interface TargetLine {
   before: string;
 }
 
-export async function runOrdersBench(engines: Engines, options: { concurrency: number; durationMs: number; rounds: number }): Promise<void> {
-  console.log(`orders benchmark: concurrency ${options.concurrency}, ${options.durationMs / 1000} s per scenario, engines: ${engines.description}`);
+export async function runOrdersBench(engines: Engines, options: { concurrency: number; durationMs: number; rounds: number; replicas: number }): Promise<void> {
+  const replicated = options.replicas > 1 ? `, ${options.replicas} replicas of each service behind HAProxy` : '';
+  console.log(`orders benchmark: concurrency ${options.concurrency}, ${options.durationMs / 1000} s per scenario${replicated}, engines: ${engines.description}`);
   // The load runs the services as the image does (node on their esbuild bundles), so CPU and RSS are the deployed ones.
   const roundTripRows = await roundTrips(engines);
   console.log(`\ndatabase commands (driver command monitoring) and Kafka sends per operation, after warm-up, mean of ${roundTripRows[0]?.runs ?? 0} runs:`);
   console.log(formatRoundTripTable(roundTripRows));
 
-  const stack = await startProcessStack({ mongoUrl: engines.mongoUrl, kafkaBrokers: engines.kafkaBrokers, namePrefix: `bench_${Date.now()}`, logDir: join(tmpdir(), 'checkout-bench'), services: ['orders', 'gateway'], runtime: 'bundle', logLevel: 'warn', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } } });
+  const stack = await startBenchStack(engines, { services: ['orders', 'gateway'], replicas: options.replicas, extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } } });
+  // With replicas: every replica's CPU is summed, and each replica's RSS is a figure of its own.
+  const servingMetrics = [...stack.metricsUrls('gateway'), ...stack.metricsUrls('orders')];
+  const rssUrls = Object.fromEntries((['gateway', 'orders'] as const).flatMap((service) => stack.metricsUrls(service).map((url, i) => [stack.replicas > 1 ? `${service}#${i + 1}` : service, url])));
   const baselines = [await startBaseline('mongo', engines.mongoUrl), await startBaseline('none', engines.mongoUrl)];
   try {
     const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
     const org = await admin.createOrganizationWithKeys('Bench Org');
     const [mongoBaseline, bareBaseline] = baselines as [{ url: string; child: ChildProcess }, { url: string; child: ChildProcess }];
     const targets: LoadTarget[] = [
-      { label: 'gateway+orders', baseUrl: stack.env.gatewayUrl, key: org.testKey, cpuSeconds: async () => (await metricsCpuSeconds(stack.env.adminUrl)) + (await metricsCpuSeconds(stack.urls.orders)) },
+      { label: 'gateway+orders', baseUrl: stack.env.gatewayUrl, key: org.testKey, cpuSeconds: async () => (await Promise.all(servingMetrics.map(metricsCpuSeconds))).reduce((a, b) => a + b, 0) },
       { label: 'bare koa + mongo', baseUrl: mongoBaseline.url, cpuSeconds: async () => processCpuSeconds(mongoBaseline.child.pid) },
       { label: 'bare koa, no db', baseUrl: bareBaseline.url, cpuSeconds: async () => processCpuSeconds(bareBaseline.child.pid) },
     ];
-    const { result: figures, peakMiB } = await peakRss({ gateway: stack.env.adminUrl, orders: stack.urls.orders }, () => loadInterleaved(targets, options));
+    const { result: figures, peakMiB } = await peakRss(rssUrls, () => loadInterleaved(targets, options));
     const [full, bareMongo] = figures as [TargetFigures, TargetFigures, TargetFigures];
     const rows = figures.flatMap((f) => [f.post, f.get]);
     console.log(`\nload, ${options.rounds} interleaved slices per scenario (the machine is shared: every target sees the same load):`);

@@ -1,5 +1,3 @@
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { createKafka, readTopic } from '@checkout/kafka';
 import { Pool } from 'undici';
@@ -11,8 +9,8 @@ import { parseConfig as parseOrdersConfig } from '@checkout/orders/config';
 import { buildApp as buildSessionsApp } from '@checkout/sessions';
 import { parseConfig as parseSessionsConfig } from '@checkout/sessions/config';
 import { TOPICS, topicName } from '@checkout/contracts';
-import { AdminClient, eventually, internalCallers, newSecret } from '@checkout/testing';
-import { startProcessStack } from '../../scripts/lib/process-stack';
+import { AdminClient, eventually, stackEnvironment } from '@checkout/testing';
+import { startBenchStack } from './stack';
 import { cpuDuring, cpuTable, sampleCpu, type CpuWindow } from './cpu';
 import { formatTable, percentile, runLoad, type LoadResult } from './load';
 import { rssMb, startBaseline } from './orders';
@@ -54,22 +52,11 @@ const ms = (value: number) => value.toFixed(2);
  * (a) `POST /v0/checkout/sessions` through the gateway at fixed concurrency; (b) time from a test-helper payment
  * request being sent to its `checkout.session.completed` event being seen on the topic, over `payments` sessions.
  */
-export async function runSessionsBench(engines: Engines, options: { concurrency: number; durationMs: number; payments: number }): Promise<void> {
+export async function runSessionsBench(engines: Engines, options: { concurrency: number; durationMs: number; payments: number; replicas: number }): Promise<void> {
   console.log(
-    `sessions benchmark: concurrency ${options.concurrency}, ${options.durationMs / 1000} s for create, ${options.payments} payments at concurrency ${PAY_CONCURRENCY}, engines: ${engines.description}`,
+    `sessions benchmark: concurrency ${options.concurrency}, ${options.durationMs / 1000} s for create, ${options.payments} payments at concurrency ${PAY_CONCURRENCY}${options.replicas > 1 ? `, ${options.replicas} replicas of each service behind HAProxy` : ''}, engines: ${engines.description}`,
   );
-  const stack = await startProcessStack({
-    mongoUrl: engines.mongoUrl,
-    kafkaBrokers: engines.kafkaBrokers,
-    namePrefix: `bench_${Date.now()}`,
-    logDir: join(tmpdir(), 'checkout-bench'),
-    services: ['orders', 'sessions', 'gateway'],
-    // As the image runs them (node on their esbuild bundles), like the orders and webhooks benches: CPU and RSS
-    // are the deployed ones, not tsx's.
-    runtime: 'bundle',
-    logLevel: 'warn',
-    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } },
-  });
+  const stack = await startBenchStack(engines, { services: ['orders', 'sessions', 'gateway'], replicas: options.replicas, extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } } });
   const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
   const org = await admin.createOrganizationWithKeys('Bench Sessions Org');
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${org.testKey}` };
@@ -78,7 +65,10 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
   const baselinePool = new Pool(baseline.url, { connections: options.concurrency, pipelining: 1 });
   const rss = { gateway: 0, orders: 0, sessions: 0 };
   const sampleRss = async () => {
-    for (const service of ['gateway', 'orders', 'sessions'] as const) rss[service] = Math.max(rss[service], await rssMb(service === 'gateway' ? stack.env.adminUrl : stack.urls[service]).catch(() => Number.NaN));
+    // With replicas, the highest of them.
+    for (const service of ['gateway', 'orders', 'sessions'] as const) {
+      for (const url of stack.metricsUrls(service)) rss[service] = Math.max(rss[service], await rssMb(url).catch(() => Number.NaN));
+    }
   };
   const kafka = createKafka({ clientId: `bench-sessions-${Date.now()}`, brokers: engines.kafkaBrokers });
   let probe: Awaited<ReturnType<typeof readTopic>> | undefined;
@@ -207,7 +197,7 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
     console.log(`  ${mark(eventP50 <= TARGETS.eventP50Ms)} pay → completed on Kafka p50 ≤ ${TARGETS.eventP50Ms} ms: ${ms(eventP50)} ms`);
     console.log(`  ${mark(eventP99 <= TARGETS.eventP99Ms)} pay → completed on Kafka p99 ≤ ${TARGETS.eventP99Ms} ms: ${ms(eventP99)} ms`);
     for (const service of ['gateway', 'orders', 'sessions'] as const) {
-      console.log(`  ${mark(rss[service] <= TARGETS.rssMiB)} RSS of ${service} under the payment load ≤ ${TARGETS.rssMiB} MiB: ${rss[service].toFixed(0)} MiB`);
+      console.log(`  ${mark(rss[service] <= TARGETS.rssMiB)} RSS of ${service}${stack.replicas > 1 ? ' (highest replica)' : ''} under the payment load ≤ ${TARGETS.rssMiB} MiB: ${rss[service].toFixed(0)} MiB`);
     }
     console.log(`  ${mark(tripsOf('test-helper pay (full)') <= TARGETS.payCommands)} test-helper payment ≤ ${TARGETS.payCommands} database commands: ${tripsOf('test-helper pay (full)')}`);
     console.log(`  ${mark(tripsOf('POST /internal/sessions') <= TARGETS.createCommands)} POST /v0/checkout/sessions ≤ ${TARGETS.createCommands} database commands: ${tripsOf('POST /internal/sessions')}`);
@@ -239,25 +229,21 @@ interface RoundTrips {
 async function countRoundTrips(engines: Engines): Promise<RoundTrips[]> {
   const id = `bench_trips_${randomBytes(4).toString('hex')}`;
   const quiet = '3600000';
-  // One credential per caller (issue 22): this bench calls sessions as the gateway, sessions calls orders as itself.
-  const token = newSecret();
-  const sessionsToken = newSecret();
+  // Each service's own credentials and callers (issue 22), as the stack gets them; this bench calls sessions as the gateway does.
+  const stackEnv = stackEnvironment({ ports: { gateway: 0, orders: 0, sessions: 0, dispatcher: 0 }, mongoUrl: engines.mongoUrl, kafkaBrokers: engines.kafkaBrokers, namePrefix: id });
+  const token = stackEnv.internalTokens.gateway;
   const common = { MONGODB_URL: engines.mongoUrl, KAFKA_BROKERS: engines.kafkaBrokers.join(','), TOPIC_PREFIX: id, HTTP_HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', OUTBOX_SWEEP_INTERVAL_MS: quiet };
   const logger = createLogger('bench', { level: 'silent' });
   const counters = { orders: new CommandCounter(), sessions: new CommandCounter() };
-  const orders = buildOrdersApp(parseOrdersConfig({ ...common, MONGODB_DATABASE: `orders_${id}`, INTERNAL_CALLERS: internalCallers({ gateway: token, sessions: sessionsToken }) }), logger, { commandCounter: counters.orders });
+  const orders = buildOrdersApp(parseOrdersConfig({ ...stackEnv.orders, ...common, MONGODB_DATABASE: `orders_${id}` }), logger, { commandCounter: counters.orders });
   const ordersUrl = (await orders.start()).url;
   const sessions = buildSessionsApp(
     parseSessionsConfig({
+      ...stackEnv.sessions,
       ...common,
       MONGODB_DATABASE: `sessions_${id}`,
-      INTERNAL_TOKEN: sessionsToken,
-      ID_DERIVATION_SECRET: newSecret(),
-      INTERNAL_CALLERS: internalCallers({ gateway: token }),
       ORDERS_URL: ordersUrl,
       CHECKOUT_BASE_URL: 'http://127.0.0.1:8080/checkout',
-      PROCESSOR_WEBHOOK_SECRET: newSecret(),
-      CSRF_SECRET: newSecret(),
       EXPIRY_SWEEP_INTERVAL_MS: quiet,
     }),
     logger,

@@ -78,6 +78,16 @@ export interface ClusterStackOptions extends Omit<StackEnvironmentOptions, 'port
 /** Backends of a service: the gateway has two listeners, hence two. */
 const backendsOf = (service: ServiceName): string[] => (service === 'gateway' ? ['gateway', 'gateway-admin'] : [service]);
 
+/** `--name N` or `--name=N`: a whole number from 1 to max, or the fallback when absent. */
+export function countFlag(args: readonly string[], name: string, fallback: number, max: number): number {
+  const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (i < 0) return fallback;
+  const raw = args[i]?.includes('=') ? args[i]?.split('=')[1] : args[i + 1];
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`--${name} needs a whole number from 1 to ${max} (got ${raw ?? 'nothing'})`);
+  return value;
+}
+
 export async function startClusterStack(options: ClusterStackOptions): Promise<ClusterStack> {
   const n = options.replicas;
   if (!Number.isInteger(n) || n < 1 || n > 20) throw new Error(`--replicas must be 1 to 20, not ${n}`);

@@ -63,6 +63,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
   async function sweepOnce(): Promise<number> {
     if (!dispatcher || !leases) return 0;
     const lease = await leases.tryAcquire(SWEEP_LEASE, Math.max(2 * config.WEBHOOK_RECOVERY_INTERVAL_MS, 5_000));
+    metrics.recoverySweeps.inc({ lease: lease ? 'taken' : 'held_elsewhere' });
     if (!lease) return 0;
     try {
       return await dispatcher.recoverySweep();

@@ -9,6 +9,7 @@ export interface DispatcherMetrics {
   inFlight: Gauge;
   queued: Gauge;
   deferred: Counter<'reason'>;
+  recoverySweeps: Counter<'lease'>;
 }
 
 export function createDispatcherMetrics(): DispatcherMetrics {
@@ -40,6 +41,13 @@ export function createDispatcherMetrics(): DispatcherMetrics {
       name: 'webhook_attempts_deferred_total',
       help: 'Attempts not made and put off, without using up one of the delivery\'s attempts, by reason (signing_secret_unavailable: the gateway could not give the organization\'s signing secret, D35)',
       labelNames: ['reason'],
+      registers: [registry],
+    }),
+    // The recovery sweep is a singleton (a lease per round): each replica's rounds show who swept and who deferred.
+    recoverySweeps: new Counter({
+      name: 'webhook_recovery_sweeps_total',
+      help: 'Recovery sweep rounds of this process by lease: taken (this process swept) or held_elsewhere (another process held the lease: sweeping, or dead before its lease expired)',
+      labelNames: ['lease'],
       registers: [registry],
     }),
   };

@@ -1,0 +1,61 @@
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import type { Engines } from '@checkout/engines';
+import type { StackEnvironment, StackEnvironmentOptions } from '@checkout/testing';
+import { startClusterStack } from '../../scripts/lib/cluster-stack';
+import { startProcessStack, type ServiceName } from '../../scripts/lib/process-stack';
+
+/** The services a bench loads, as one process each or as replicas behind HAProxy (`--replicas N`, issue 21). */
+export interface BenchStack {
+  env: StackEnvironment;
+  replicas: number;
+  /** Where each running process of `service` serves /metrics (the gateway: its operators' listener), for CPU and RSS. */
+  metricsUrls(service: ServiceName): string[];
+  stop(): Promise<void>;
+}
+
+export interface BenchStackOptions {
+  /** The services one process each needs (replicas > 1 runs all four: the cluster is the whole stack). */
+  services: readonly ServiceName[];
+  replicas: number;
+  extraEnv?: StackEnvironmentOptions['extraEnv'];
+}
+
+/**
+ * Runs the services from their esbuild bundles, as the image does, so CPU and RSS are the deployed ones. With
+ * replicas > 1 it is the local cluster of `npm start -- --replicas N` (scripts/lib/cluster-stack.ts): the load
+ * goes through HAProxy, one more hop than with one replica, as it would through a Kubernetes Service.
+ */
+export async function startBenchStack(engines: Engines, options: BenchStackOptions): Promise<BenchStack> {
+  const common = {
+    mongoUrl: engines.mongoUrl,
+    kafkaBrokers: engines.kafkaBrokers,
+    namePrefix: `bench_${Date.now()}`,
+    logDir: join(tmpdir(), 'checkout-bench'),
+    runtime: 'bundle' as const,
+    logLevel: 'warn',
+    ...(options.extraEnv && { extraEnv: options.extraEnv }),
+  };
+  if (options.replicas <= 1) {
+    const stack = await startProcessStack({ ...common, services: options.services });
+    return {
+      env: stack.env,
+      replicas: 1,
+      metricsUrls: (service) => [service === 'gateway' ? stack.env.adminUrl : stack.urls[service]],
+      stop: () => stack.stop(),
+    };
+  }
+  const cluster = await startClusterStack({
+    ...common,
+    replicas: options.replicas,
+    replicationFactor: engines.kafkaReplicationFactor,
+    minInsyncReplicas: engines.kafkaCluster?.minInsyncReplicas ?? 1,
+    log: (line) => process.stderr.write(`[cluster] ${line}\n`),
+  });
+  return {
+    env: cluster.env,
+    replicas: options.replicas,
+    metricsUrls: (service) => cluster.live(service).map((r) => `http://127.0.0.1:${r.service === 'gateway' ? r.adminPort : r.port}`),
+    stop: () => cluster.stop(),
+  };
+}
