@@ -23,16 +23,10 @@ export function webhookBodyJson(rawBody: Record<string, unknown>): string {
   return JSON.stringify({ id, event, createdAt, session, ...rest });
 }
 
-/** An event as it is stored, and its first delivery (none without a callback URL, D32). */
-interface EventWithDelivery {
-  event: EventDocument;
-  delivery: DeliveryDocument | null;
-}
-
-/** What storing it did: whether the event is new here, and whether this insert made its delivery. */
-interface Stored {
-  eventCreated: boolean;
-  deliveryCreated: boolean;
+/** A consumed batch as it is stored: its events, and the first delivery of each that has a callback URL (D32). */
+interface BatchDocuments {
+  events: EventDocument[];
+  deliveries: Array<{ delivery: DeliveryDocument; body: string }>;
 }
 
 /**
@@ -41,8 +35,10 @@ interface Stored {
  * this process, so what is stored is what a crash leaves to the recovery sweep; then it is queued for its attempt.
  */
 export class Recorder {
-  /** Events and their deliveries as they arrive, the batches of every partition together. */
-  private readonly inserts: GroupCommit<EventWithDelivery, Stored>;
+  /** Events as they arrive, the batches of every partition together; true for each this insert made. */
+  private readonly eventInserts: GroupCommit<EventDocument, boolean>;
+  /** First deliveries likewise, in a command of their own: their attempts wait for it, not for the events'. */
+  private readonly deliveryInserts: GroupCommit<DeliveryDocument, boolean>;
   /** Holds given back on deliveries that did not fit in memory here. */
   private readonly releases: GroupCommit<string>;
 
@@ -50,10 +46,13 @@ export class Recorder {
     private readonly deps: DispatcherDeps,
     private readonly attempts: Attempts,
   ) {
-    this.inserts = new GroupCommit(async (items) => {
-      const deliveries = items.flatMap(({ delivery }) => (delivery ? [delivery] : []));
-      const [events, existing] = await Promise.all([deps.events.recordEvents(items.map(({ event }) => event)), deps.deliveries.insertDeliveries(deliveries)]);
-      return items.map(({ event, delivery }) => ({ eventCreated: events.get(event._id)?.created === true, deliveryCreated: delivery !== null && !existing.has(delivery._id) }));
+    this.eventInserts = new GroupCommit(async (docs) => {
+      const recorded = await deps.events.recordEvents(docs);
+      return docs.map((doc) => recorded.get(doc._id)?.created === true);
+    }, { maxBatch: WRITE_BATCH_LIMIT });
+    this.deliveryInserts = new GroupCommit(async (docs) => {
+      const existing = await deps.deliveries.insertDeliveries(docs);
+      return docs.map((doc) => !existing.has(doc._id));
     }, { maxBatch: WRITE_BATCH_LIMIT });
     this.releases = new GroupCommit(async (ids) => {
       await deps.deliveries.releaseHolds(ids, deps.owner, deps.clock());
@@ -62,28 +61,36 @@ export class Recorder {
   }
 
   /**
-   * Consumer handler for one fetched batch: stores its events each with its first delivery (one insert per
+   * Consumer handler for one fetched batch: stores its events and their first deliveries (one insert per
    * collection, shared with the batches of other partitions arriving meanwhile), and queues each new delivery's
-   * first attempt once stored. It takes a place in the scheduler for each event with a callback URL: while the
+   * first attempt once that delivery is stored. It takes a place in the scheduler for each delivery: while the
    * scheduler is full it waits here (back-pressure: the partition's next fetch waits and the rest stays in
    * Kafka), but never for the database: kafkajs fetches again only once every batch of the last fetch is handed
-   * over, so a handler that waited for the insert would hold back every partition. `done` resolves once the batch
-   * is stored; the consumer commits its offsets then. A replayed message finds its delivery stored and leaves it
-   * to whoever holds it (or, once that hold lapses, to the recovery sweep).
+   * over, so a handler that waited for the inserts would hold back every partition. `done` resolves once the
+   * events and the deliveries are stored; the consumer commits the batch's offsets then. A replayed message finds
+   * its delivery stored and leaves it to whoever holds it (or, once that hold lapses, to the recovery sweep).
    */
   async recordEventsAndQueueFirstAttempts(batch: readonly IncomingSessionEvent[]): Promise<{ done: Promise<void> }> {
-    const items = this.documentsOf(batch, this.deps.clock());
-    const storing = this.inserts.addAll(items);
+    const { events, deliveries } = this.documentsOf(batch, this.deps.clock());
+    // The deliveries' command goes first: their attempts wait for it only.
+    const storingDeliveries = this.deliveryInserts.addAll(deliveries.map(({ delivery }) => delivery));
+    const storingEvents = this.eventInserts.addAll(events);
+    storingEvents.then(
+      (created) => {
+        const undeliverable = events.filter((event, i) => created[i] && event.callbackUrl === null).length;
+        if (undeliverable > 0) this.deps.metrics.deliveries.inc({ outcome: 'no_callback_url' }, undeliverable);
+      },
+      () => {},
+    );
     // One place after another, so that the batch's first attempts are queued while it waits for the rest.
     let lastPlace: Promise<unknown> = Promise.resolve();
-    const places = items.map(({ delivery }) => {
-      if (delivery === null) return undefined;
+    const places = deliveries.map(() => {
       const place = lastPlace.then(() => this.deps.scheduler.reserve());
       lastPlace = place;
       return place;
     });
-    void this.queueOnceStored(items, storing, places);
-    const done = storing.then(() => undefined);
+    void this.queueOnceStored(deliveries, storingDeliveries, places);
+    const done = Promise.all([storingEvents, storingDeliveries]).then(() => undefined);
     // Handled by the consumer once this returns; until then a failed insert must not count as unhandled.
     done.catch(() => {});
     await lastPlace;
@@ -115,12 +122,13 @@ export class Recorder {
     return { delivery, created };
   }
 
-  private documentsOf(batch: readonly IncomingSessionEvent[], now: Date): EventWithDelivery[] {
-    const items = new Map<string, EventWithDelivery>();
+  private documentsOf(batch: readonly IncomingSessionEvent[], now: Date): BatchDocuments {
+    const events = new Map<string, EventDocument>();
+    const deliveries: BatchDocuments['deliveries'] = [];
     // Held by this process from the start: given back at once if it does not fit in memory here after all.
     const holdHere = this.deps.dispatchLocally && !this.attempts.isStopped;
     for (const { envelope, createdAt, rawBody } of batch) {
-      if (items.has(envelope.eventId)) continue;
+      if (events.has(envelope.eventId)) continue;
       const scope = { organizationId: envelope.organizationId, mode: envelope.mode };
       const deliveryId = envelope.callbackUrl === null ? null : initialDeliveryId(envelope.eventId, envelope.mode);
       const event: EventDocument = {
@@ -134,29 +142,28 @@ export class Recorder {
         initialDeliveryId: deliveryId,
         recordedAt: now,
       };
-      items.set(envelope.eventId, { event, delivery: deliveryId === null ? null : this.newDelivery(scope, event, deliveryId, now, holdHere) });
+      events.set(event._id, event);
+      if (deliveryId !== null) deliveries.push({ delivery: this.newDelivery(scope, event, deliveryId, now, holdHere), body: event.body });
     }
-    return [...items.values()];
+    return { events: [...events.values()], deliveries };
   }
 
-  /** Once the batch is stored, queues the first attempt of each delivery it made, in the place taken for it. */
-  private async queueOnceStored(items: readonly EventWithDelivery[], storing: Promise<Stored[]>, places: ReadonlyArray<Promise<() => void> | undefined>): Promise<void> {
+  /** Once the deliveries are stored, queues the first attempt of each this insert made, in the place taken for it. */
+  private async queueOnceStored(deliveries: BatchDocuments['deliveries'], storing: Promise<boolean[]>, places: ReadonlyArray<Promise<() => void>>): Promise<void> {
     try {
-      const stored = await storing;
-      for (const [i, { event, delivery }] of items.entries()) {
-        const { eventCreated, deliveryCreated } = stored[i] as Stored;
-        if (delivery === null && eventCreated) this.deps.metrics.deliveries.inc({ outcome: 'no_callback_url' });
-        if (delivery === null || !deliveryCreated) continue;
+      const created = await storing;
+      for (const [i, { delivery, body }] of deliveries.entries()) {
+        if (!created[i]) continue;
         const giveBack = await places[i];
-        this.queueHeld(delivery, event.body);
+        this.queueHeld(delivery, body);
         // The attempt now holds the place it was given (queued, it counts against the same bound).
         giveBack?.();
       }
     } catch {
       // The consumer sees the failed insert through `done` and the batch comes back.
     } finally {
-      // Places not used (replays, events without a callback URL, a failed insert) go back as they come.
-      for (const place of places) void place?.then((giveBack) => giveBack());
+      // Places not used (replays, a failed insert) go back as they come.
+      for (const place of places) void place.then((giveBack) => giveBack());
     }
   }
 
