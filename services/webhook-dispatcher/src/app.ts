@@ -75,26 +75,20 @@ async function startConsumers(input: { config: Config; kafka: KafkaClient; produ
   const { record, attempts } = input.dispatcher;
   const topics = dispatcherTopics(config.TOPIC_PREFIX);
   const deadLetter = { topic: topics.deadLetter, producer };
-  const sessionEventsGroup = topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherSessionEvents);
-  const retriesGroup = topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherRetries);
+  const inGroup = (group: string) => {
+    const groupId = topicName(config.TOPIC_PREFIX, group);
+    return { kafka, groupId, onRestart: () => brokerMetrics.restarted(groupId), logger, deadLetter };
+  };
   const sessionEvents = await runSessionEventsConsumer({
-    kafka,
-    groupId: sessionEventsGroup,
-    onRestart: () => brokerMetrics.restarted(sessionEventsGroup),
+    ...inGroup(CONSUMER_GROUPS.dispatcherSessionEvents),
     topic: topics.sessionEvents,
-    logger,
-    deadLetter,
     partitionsConsumedConcurrently: Math.min(config.SESSION_EVENTS_PARTITIONS, 32),
     handleBatch: (events) => record.recordEventsAndQueueFirstAttempts(events),
   });
   const retries = await runRetryConsumer({
-    kafka,
-    groupId: retriesGroup,
-    onRestart: () => brokerMetrics.restarted(retriesGroup),
+    ...inGroup(CONSUMER_GROUPS.dispatcherRetries),
     topics: topics.tiers,
-    logger,
     clock: input.clock,
-    deadLetter,
     partitionsConsumedConcurrently: Math.min(topics.tiers.length * config.WEBHOOK_RETRY_PARTITIONS, 64),
     onDue: (message) => attempts.onRetryDue(message),
   });
