@@ -4,16 +4,17 @@ import { hostname } from 'node:os';
 import { httpTimeouts, kafkaConnection } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import { createBaseApp, listen, type RunningServer, drainBeforeStop } from '@checkout/http';
-import { Leases, PeriodicTask, connectMongo, type CommandCounter, ensureIndexes, retentionSweep, type MongoConnection } from '@checkout/mongo';
-import { createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, registerConsumerMetrics, type EventProducer, type RunningConsumer } from '@checkout/kafka';
+import { Leases, connectMongo, type CommandCounter, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, registerConsumerMetrics, type EventProducer, type KafkaClient, type RunningConsumer } from '@checkout/kafka';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import { schedulerLimits, type Config } from './config';
-import { COLLECTIONS, WEBHOOK_INDEXES } from './store/indexes';
+import { WEBHOOK_INDEXES } from './store/indexes';
 import { EventsStore } from './store/events.store';
 import { DeliveriesStore } from './store/deliveries.store';
 import { AddressPolicy } from './domain/address-policy';
 import { HostScheduler } from './domain/host-scheduler';
-import { Dispatcher } from './domain/dispatcher';
+import { createDispatcher, type Dispatcher } from './domain/dispatcher';
+import { BackgroundWork } from './domain/background-work';
 import { WebhookSender } from './clients/webhook-sender';
 import { GatewaySettingsClient, NO_SIGNING, type SigningSecrets } from './clients/gateway-settings.client';
 import { WebhookPublisher, retryTopics } from './messaging/webhook-messages';
@@ -21,6 +22,8 @@ import { runSessionEventsConsumer } from './messaging/session-events.consumer';
 import { runRetryConsumer } from './messaging/retry.consumer';
 import { createDispatcherMetrics, type DispatcherMetrics } from './metrics';
 import { mountRoutes } from './http/router';
+
+type ConsumerMetrics = ReturnType<typeof registerConsumerMetrics>;
 
 export interface WebhookDispatcherApp {
   start(): Promise<{ url: string }>;
@@ -39,199 +42,185 @@ export interface BuildOptions {
   commandCounter?: CommandCounter;
 }
 
-const SWEEP_LEASE = 'webhook-dispatcher:recovery-sweep';
+/** The dispatcher's topics: the session events it reads, its retry tiers and its dead letters. */
+function dispatcherTopics(prefix: string): { sessionEvents: string; tiers: string[]; deadLetter: string } {
+  return { sessionEvents: topicName(prefix, TOPICS.sessionEvents), tiers: retryTopics(prefix), deadLetter: topicName(prefix, TOPICS.webhookDeadLetter) };
+}
+
+function createSender(config: Config, options: BuildOptions, logger: Logger): WebhookSender {
+  if (config.WEBHOOK_ALLOWED_NETWORKS.length > 0) {
+    logger.warn({ allowed: config.WEBHOOK_ALLOWED_NETWORKS }, 'WEBHOOK_ALLOWED_NETWORKS lets webhooks reach internal addresses; never use this in production');
+  }
+  return new WebhookSender({
+    policy: new AddressPolicy(config.WEBHOOK_ALLOWED_NETWORKS),
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    snippetBytes: config.WEBHOOK_RESPONSE_SNIPPET_BYTES,
+    maxConnectionsPerHost: config.WEBHOOK_MAX_CONCURRENCY_PER_HOST,
+    ...(options.resolve && { resolve: options.resolve }),
+    // The attempt shows the merchant a coarse reason; what exactly failed (the address a name resolved to, the
+    // error's text) is for operators, at debug level (issue 22).
+    debug: (detail) => logger.debug(detail, 'webhook attempt failed'),
+  });
+}
+
+function createSigningSecrets(config: Config, logger: Logger): SigningSecrets {
+  if (config.GATEWAY_URL) return new GatewaySettingsClient({ baseUrl: config.GATEWAY_URL, internalToken: config.INTERNAL_TOKEN, cacheMs: config.SIGNING_SECRET_CACHE_MS });
+  logger.warn('GATEWAY_URL is not set: webhooks will not be signed (D35)');
+  return NO_SIGNING;
+}
+
+/** The session-events and retry-tier consumers, handing batches to the recorder and due retries to the attempts. */
+async function startConsumers(input: { config: Config; kafka: KafkaClient; producer: EventProducer; dispatcher: Dispatcher; brokerMetrics: ConsumerMetrics; logger: Logger; clock: () => Date }): Promise<RunningConsumer[]> {
+  const { config, kafka, producer, brokerMetrics, logger } = input;
+  const { record, attempts } = input.dispatcher;
+  const topics = dispatcherTopics(config.TOPIC_PREFIX);
+  const deadLetter = { topic: topics.deadLetter, producer };
+  const inGroup = (group: string) => {
+    const groupId = topicName(config.TOPIC_PREFIX, group);
+    return { kafka, groupId, onRestart: () => brokerMetrics.restarted(groupId), logger, deadLetter };
+  };
+  const sessionEvents = await runSessionEventsConsumer({
+    ...inGroup(CONSUMER_GROUPS.dispatcherSessionEvents),
+    topic: topics.sessionEvents,
+    partitionsConsumedConcurrently: Math.min(config.SESSION_EVENTS_PARTITIONS, 32),
+    handleBatch: (events) => record.recordEventsAndQueueFirstAttempts(events),
+  });
+  const retries = await runRetryConsumer({
+    ...inGroup(CONSUMER_GROUPS.dispatcherRetries),
+    topics: topics.tiers,
+    clock: input.clock,
+    partitionsConsumedConcurrently: Math.min(topics.tiers.length * config.WEBHOOK_RETRY_PARTITIONS, 64),
+    onDue: (message) => attempts.onRetryDue(message),
+  });
+  return [sessionEvents, retries];
+}
+
+/** What a started dispatcher holds; filled as start() goes, so that stop() closes whatever a failed start opened. */
+interface Parts {
+  mongo?: MongoConnection;
+  producer?: EventProducer;
+  server?: RunningServer;
+  sender?: WebhookSender;
+  secrets: SigningSecrets;
+  scheduler?: HostScheduler;
+  dispatcher?: Dispatcher;
+  background?: BackgroundWork;
+  consumers: RunningConsumer[];
+  kafkaMetrics?: ConsumerMetrics;
+}
+
+interface Wiring {
+  config: Config;
+  logger: Logger;
+  options: BuildOptions;
+  metrics: DispatcherMetrics;
+  clock: () => Date;
+  isShuttingDown: () => boolean;
+}
+
+async function startParts(parts: Parts, { config, logger, options, metrics, clock, isShuttingDown }: Wiring): Promise<{ url: string }> {
+  const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'webhook-dispatcher', logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
+  parts.mongo = mongo;
+  await ensureIndexes(mongo.db, WEBHOOK_INDEXES);
+  const kafka = createKafka({ ...kafkaConnection(config), clientId: config.KAFKA_CLIENT_ID ?? 'webhook-dispatcher', logger });
+  const topics = dispatcherTopics(config.TOPIC_PREFIX);
+  await ensureTopics(kafka, [
+    { topic: topics.sessionEvents, numPartitions: config.SESSION_EVENTS_PARTITIONS },
+    ...topics.tiers.map((topic) => ({ topic, numPartitions: config.WEBHOOK_RETRY_PARTITIONS })),
+    { topic: topics.deadLetter, numPartitions: config.WEBHOOK_RETRY_PARTITIONS },
+  ]);
+  const producer = createEventProducer(kafka);
+  parts.producer = producer;
+  await producer.connect();
+
+  const leases = new Leases(mongo.db);
+  const events = new EventsStore(mongo.db);
+  const deliveries = new DeliveriesStore(mongo.db);
+  const scheduler = new HostScheduler(schedulerLimits(config), (err, key) => logger.warn({ err, key }, 'webhook attempt failed to complete; the recovery sweep will pick it up'));
+  const sender = createSender(config, options, logger);
+  const secrets = createSigningSecrets(config, logger);
+  Object.assign(parts, { scheduler, sender, secrets });
+  const dispatcher = createDispatcher({
+    events,
+    deliveries,
+    recoveries: leases,
+    scheduler,
+    sender,
+    hostKey: WebhookSender.hostKey,
+    secrets,
+    publisher: new WebhookPublisher(producer, config.TOPIC_PREFIX),
+    metrics,
+    logger,
+    clock,
+    rng: options.rng ?? Math.random,
+    owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    // Consumer and sweeper pods deliver; an API-only pod leaves new deliveries to them (and to the sweep).
+    dispatchLocally: config.CONSUMERS_ENABLED || config.SWEEPERS_ENABLED,
+    policy: { delaysMs: config.WEBHOOK_RETRY_DELAYS_MS, maxAttempts: config.WEBHOOK_MAX_ATTEMPTS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, claimTtlMs: config.WEBHOOK_CLAIM_TTL_MS },
+  });
+  parts.dispatcher = dispatcher;
+  const background = new BackgroundWork(mongo.db, leases, dispatcher.recovery, { recoveryIntervalMs: config.WEBHOOK_RECOVERY_INTERVAL_MS, retentionMs: config.WEBHOOK_EVENTS_RETENTION_MS, retentionIntervalMs: config.RETENTION_SWEEP_INTERVAL_MS, onRecoveryRound: (taken) => metrics.recoverySweeps.inc({ lease: taken ? 'taken' : 'held_elsewhere' }) }, logger);
+  parts.background = background;
+
+  const { app } = createBaseApp({
+    service: 'webhook-dispatcher',
+    logger,
+    registry: metrics.registry,
+    isShuttingDown,
+    readiness: [
+      { name: 'mongodb', check: () => mongo.ping() },
+      { name: 'kafka', check: kafkaReadinessCheck(kafka) },
+    ],
+  });
+  if (config.API_ENABLED) mountRoutes(app, { internalCallers: config.INTERNAL_CALLERS, events, deliveries, record: dispatcher.record, recovery: dispatcher.recovery, clock });
+
+  // Every pod reports the dead-letter depth; lag and restarts concern the pods that consume.
+  const consumedGroups = [
+    { groupId: topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherSessionEvents), topics: [topics.sessionEvents] },
+    { groupId: topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherRetries), topics: topics.tiers },
+  ];
+  const kafkaMetrics = registerConsumerMetrics(metrics.registry, kafka, { groups: config.CONSUMERS_ENABLED ? consumedGroups : [], depthTopics: [topics.deadLetter] });
+  parts.kafkaMetrics = kafkaMetrics;
+  if (config.CONSUMERS_ENABLED) parts.consumers.push(...(await startConsumers({ config, kafka, producer, dispatcher, brokerMetrics: kafkaMetrics, logger, clock })));
+  if (config.SWEEPERS_ENABLED) background.start();
+  parts.server = await listen(app, { host: config.HTTP_HOST, port: config.PORT, ...httpTimeouts(config) });
+  return { url: parts.server.url };
+}
+
+async function stopParts(parts: Parts, config: Config, logger: Logger): Promise<void> {
+  // /readyz now answers 503: keep serving until the load balancer has taken this replica out (issue 21).
+  await drainBeforeStop(config.SHUTDOWN_DRAIN_MS, logger);
+  await parts.server?.close(config.SHUTDOWN_GRACE_MS);
+  // Stop taking work, let attempts in flight finish (their results are recorded), then close.
+  await Promise.all(parts.consumers.splice(0).map((c) => c.stop().catch((err: unknown) => logger.warn({ err }, 'consumer stop failed'))));
+  await parts.background?.stop();
+  const scheduler = parts.scheduler;
+  if (scheduler) {
+    scheduler.stop();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([scheduler.idle(), new Promise((resolve) => (timer = setTimeout(resolve, config.SHUTDOWN_GRACE_MS)))]);
+    clearTimeout(timer);
+  }
+  parts.dispatcher?.stop();
+  await parts.sender?.close();
+  await parts.secrets.close();
+  await parts.kafkaMetrics?.close();
+  await parts.producer?.disconnect().catch(() => {});
+  await parts.mongo?.close();
+}
 
 /** Wires the webhook dispatcher; nothing connects until start(). */
 export function buildApp(config: Config, logger: Logger, options: BuildOptions = {}): WebhookDispatcherApp {
-  const clock = options.clock ?? (() => new Date());
   const metrics = createDispatcherMetrics();
-  const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  let mongo: MongoConnection | undefined;
-  let producer: EventProducer | undefined;
-  let server: RunningServer | undefined;
-  let sender: WebhookSender | undefined;
-  let secrets: SigningSecrets = NO_SIGNING;
-  let scheduler: HostScheduler | undefined;
-  let dispatcher: Dispatcher | undefined;
-  let leases: Leases | undefined;
-  const consumers: RunningConsumer[] = [];
-  let kafkaMetrics: ReturnType<typeof registerConsumerMetrics> | undefined;
-  const recovery = new PeriodicTask(sweepOnce, config.WEBHOOK_RECOVERY_INTERVAL_MS, (err) => logger.warn({ err }, 'recovery sweep failed; will retry'));
-  let retention: PeriodicTask | undefined;
+  const parts: Parts = { secrets: NO_SIGNING, consumers: [] };
   let shuttingDown = false;
-
-  async function sweepOnce(): Promise<number> {
-    if (!dispatcher || !leases) return 0;
-    const lease = await leases.tryAcquire(SWEEP_LEASE, Math.max(2 * config.WEBHOOK_RECOVERY_INTERVAL_MS, 5_000));
-    metrics.recoverySweeps.inc({ lease: lease ? 'taken' : 'held_elsewhere' });
-    if (!lease) return 0;
-    try {
-      return await dispatcher.recoverySweep();
-    } finally {
-      await lease.release().catch(() => {});
-    }
-  }
-
-
   return {
     metrics,
-    sweepNow: sweepOnce,
-
-    async start() {
-      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'webhook-dispatcher', logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
-      await ensureIndexes(mongo.db, WEBHOOK_INDEXES);
-      const kafka = createKafka({ ...kafkaConnection(config), clientId: config.KAFKA_CLIENT_ID ?? 'webhook-dispatcher', logger });
-      const prefix = config.TOPIC_PREFIX;
-      const sessionEventsTopic = topicName(prefix, TOPICS.sessionEvents);
-      const tiers = retryTopics(prefix);
-      const deadLetterTopic = topicName(prefix, TOPICS.webhookDeadLetter);
-      await ensureTopics(kafka, [
-        { topic: sessionEventsTopic, numPartitions: config.SESSION_EVENTS_PARTITIONS },
-        ...tiers.map((topic) => ({ topic, numPartitions: config.WEBHOOK_RETRY_PARTITIONS })),
-        { topic: deadLetterTopic, numPartitions: config.WEBHOOK_RETRY_PARTITIONS },
-      ]);
-      producer = createEventProducer(kafka);
-      await producer.connect();
-
-      leases = new Leases(mongo.db);
-      const events = new EventsStore(mongo.db);
-      const deliveries = new DeliveriesStore(mongo.db);
-      scheduler = new HostScheduler(
-        schedulerLimits(config),
-        (err, key) => logger.warn({ err, key }, 'webhook attempt failed to complete; the recovery sweep will pick it up'),
-      );
-      sender = new WebhookSender({
-        policy: new AddressPolicy(config.WEBHOOK_ALLOWED_NETWORKS),
-        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-        snippetBytes: config.WEBHOOK_RESPONSE_SNIPPET_BYTES,
-        maxConnectionsPerHost: config.WEBHOOK_MAX_CONCURRENCY_PER_HOST,
-        ...(options.resolve && { resolve: options.resolve }),
-        // The attempt shows the merchant a coarse reason; what exactly failed (the address a name resolved to, the
-        // error's text) is for operators, at debug level (issue 22).
-        debug: (detail) => logger.debug(detail, 'webhook attempt failed'),
-      });
-      if (config.GATEWAY_URL) {
-        secrets = new GatewaySettingsClient({ baseUrl: config.GATEWAY_URL, internalToken: config.INTERNAL_TOKEN, cacheMs: config.SIGNING_SECRET_CACHE_MS });
-      } else {
-        logger.warn('GATEWAY_URL is not set: webhooks will not be signed (D35)');
-      }
-      if (config.WEBHOOK_ALLOWED_NETWORKS.length > 0) {
-        logger.warn({ allowed: config.WEBHOOK_ALLOWED_NETWORKS }, 'WEBHOOK_ALLOWED_NETWORKS lets webhooks reach internal addresses; never use this in production');
-      }
-      const publisher = new WebhookPublisher(producer, prefix);
-      dispatcher = new Dispatcher({
-        events,
-        deliveries,
-        recoveries: leases,
-        scheduler,
-        sender,
-        hostKey: WebhookSender.hostKey,
-        secrets,
-        publisher,
-        metrics,
-        logger,
-        clock,
-        rng: options.rng ?? Math.random,
-        owner,
-        // Consumer and sweeper pods deliver; an API-only pod leaves new deliveries to them (and to the sweep).
-        dispatchLocally: config.CONSUMERS_ENABLED || config.SWEEPERS_ENABLED,
-        policy: {
-          delaysMs: config.WEBHOOK_RETRY_DELAYS_MS,
-          maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
-          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-          claimTtlMs: config.WEBHOOK_CLAIM_TTL_MS,
-          storeQueuedAfterMs: config.WEBHOOK_STORE_QUEUED_AFTER_MS,
-        },
-      });
-
-      const db = mongo;
-      const { app } = createBaseApp({
-        service: 'webhook-dispatcher',
-        logger,
-        registry: metrics.registry,
-        isShuttingDown: () => shuttingDown,
-        readiness: [
-          { name: 'mongodb', check: () => db.ping() },
-          { name: 'kafka', check: kafkaReadinessCheck(kafka) },
-        ],
-      });
-      if (config.API_ENABLED) mountRoutes(app, { internalCallers: config.INTERNAL_CALLERS, events, deliveries, dispatcher, clock });
-
-      const sessionEventsGroup = topicName(prefix, CONSUMER_GROUPS.dispatcherSessionEvents);
-      const retriesGroup = topicName(prefix, CONSUMER_GROUPS.dispatcherRetries);
-      // Every pod reports the dead-letter depth; lag and restarts concern the pods that consume.
-      const brokerMetrics = registerConsumerMetrics(metrics.registry, kafka, {
-        groups: config.CONSUMERS_ENABLED ? [{ groupId: sessionEventsGroup, topics: [sessionEventsTopic] }, { groupId: retriesGroup, topics: tiers }] : [],
-        depthTopics: [deadLetterTopic],
-      });
-      kafkaMetrics = brokerMetrics;
-      if (config.CONSUMERS_ENABLED) {
-        const deadLetter = { topic: deadLetterTopic, producer };
-        const active = dispatcher;
-        consumers.push(
-          await runSessionEventsConsumer({
-            kafka,
-            groupId: sessionEventsGroup,
-            onRestart: () => brokerMetrics.restarted(sessionEventsGroup),
-            topic: sessionEventsTopic,
-            logger,
-            deadLetter,
-            partitionsConsumedConcurrently: Math.min(config.SESSION_EVENTS_PARTITIONS, 32),
-            handleBatch: (events) => active.recordSessionEvents(events),
-          }),
-        );
-        consumers.push(
-          await runRetryConsumer({
-            kafka,
-            groupId: retriesGroup,
-            onRestart: () => brokerMetrics.restarted(retriesGroup),
-            topics: tiers,
-            logger,
-            clock,
-            deadLetter,
-            partitionsConsumedConcurrently: Math.min(tiers.length * config.WEBHOOK_RETRY_PARTITIONS, 64),
-            onDue: (message) => active.onRetryDue(message),
-          }),
-        );
-      }
-      if (config.SWEEPERS_ENABLED) {
-        recovery.start();
-        retention = retentionSweep(
-          mongo.db,
-          [
-            { collection: COLLECTIONS.events, field: 'createdAt', keepMs: config.WEBHOOK_EVENTS_RETENTION_MS },
-            { collection: COLLECTIONS.deliveries, field: 'createdAt', keepMs: config.WEBHOOK_EVENTS_RETENTION_MS, where: { status: { $ne: 'pending' } } },
-          ],
-          config.RETENTION_SWEEP_INTERVAL_MS,
-          (err) => logger.warn({ err }, 'retention sweep failed; will retry'),
-        );
-        retention.start();
-      }
-      server = await listen(app, { host: config.HTTP_HOST, port: config.PORT, ...httpTimeouts(config) });
-      return { url: server.url };
-    },
-
+    sweepNow: () => parts.background?.sweepOnce() ?? Promise.resolve(0),
+    start: () => startParts(parts, { config, logger, options, metrics, clock: options.clock ?? (() => new Date()), isShuttingDown: () => shuttingDown }),
     async stop() {
       shuttingDown = true;
-      // /readyz now answers 503: keep serving until the load balancer has taken this replica out (issue 21).
-      await drainBeforeStop(config.SHUTDOWN_DRAIN_MS, logger);
-      await server?.close(config.SHUTDOWN_GRACE_MS);
-      // Stop taking work, let attempts in flight finish (their results are recorded), then close.
-      await Promise.all(consumers.splice(0).map((c) => c.stop().catch((err: unknown) => logger.warn({ err }, 'consumer stop failed'))));
-      await recovery.stop();
-      await retention?.stop();
-      scheduler?.stop();
-      if (scheduler) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([scheduler.idle(), new Promise((resolve) => (timer = setTimeout(resolve, config.SHUTDOWN_GRACE_MS)))]);
-        clearTimeout(timer);
-      }
-      dispatcher?.stop();
-      await sender?.close();
-      await secrets.close();
-      await kafkaMetrics?.close();
-      await producer?.disconnect().catch(() => {});
-      await mongo?.close();
+      await stopParts(parts, config, logger);
     },
   };
 }

@@ -1,4 +1,18 @@
-import { derivedId, type Mode } from '@checkout/contracts';
+import { DomainError } from '@checkout/errors';
+import type { Scope } from '@checkout/mongo';
+import { RECOVER_MAX_AGE_DAYS, RECOVER_MAX_AGE_MS, derivedId, type Mode } from '@checkout/contracts';
+import type { DeliveryDocument } from '../store/documents';
+import type { Attempts } from './attempts';
+import type { DispatcherDeps } from './dispatcher';
+import { laneKey } from './host-scheduler';
+import type { Recorder } from './record';
+
+/** Failed deliveries a recovery reads at once (D44). */
+const RECOVER_PAGE = 200;
+/** How long a recovery's claim on its organization and mode outlives a replica that died running it. */
+const RECOVERY_LEASE_MS = 120_000;
+/** Most spilled deliveries one lane takes back from the database at once. */
+const LANE_REFILL_BATCH = 500;
 
 /**
  * The id of the delivery that recovers a failed one (D44), derived from the failed delivery's id: concurrent
@@ -9,9 +23,125 @@ export function recoveryDeliveryId(failedDeliveryId: string, mode: Mode): string
 }
 
 /**
- * The id of an event's first delivery, derived from the event id: the event and its delivery can then be inserted
- * at the same time (neither needs the other's result), and a redelivered message re-creates the same delivery.
+ * Bringing back what nobody is attempting: the merchant's recovery of failed deliveries (D44), the sweep of
+ * pending deliveries nobody holds (a crash, a lost retry message, a spilled queue) and of unsent dead letters,
+ * and a lane taking back what it spilled once it has room.
  */
-export function initialDeliveryId(eventId: string, mode: Mode): string {
-  return derivedId('dlv', mode, `initial:${eventId}`);
+export class Recovery {
+  private sweeps = 0;
+  /** Lanes being refilled now, and whether they were told of room again meanwhile (one refill at a time per lane). */
+  private readonly refilling = new Map<string, { again: boolean }>();
+
+  constructor(
+    private readonly deps: DispatcherDeps,
+    private readonly recorder: Recorder,
+    private readonly attempts: Attempts,
+  ) {
+    deps.scheduler.onLaneRoom((lane) => void this.refillLane(lane));
+  }
+
+  /**
+   * D44: every delivery of this organization and mode whose last attempt failed at or after `since` gets one new
+   * delivery (as redeliver). The new id is derived from the failed one, so two recoveries running at once would
+   * create it once; the failed delivery is then marked, so a later recovery leaves it alone. The failed ones are
+   * read a page at a time, those recovered before left out by the query, and one recovery per organization and
+   * mode runs at a time (issue 22): a second one meanwhile is 409 RECOVERY_IN_PROGRESS. Returns how many this call
+   * created.
+   */
+  async recover(scope: Scope, since: Date): Promise<number> {
+    const now = this.deps.clock();
+    if (since.getTime() < now.getTime() - RECOVER_MAX_AGE_MS) {
+      throw new DomainError('INVALID_REQUEST', `since may be at most ${RECOVER_MAX_AGE_DAYS} days ago.`, { details: [{ path: 'since', message: `must be within the last ${RECOVER_MAX_AGE_DAYS} days` }] });
+    }
+    const lease = await this.deps.recoveries.tryAcquire(`recover:${scope.mode}:${scope.organizationId}`, RECOVERY_LEASE_MS);
+    if (!lease) {
+      throw new DomainError('RECOVERY_IN_PROGRESS', 'A recovery of failed deliveries is already running for this account and mode; try again once it has answered.', { retryAfterSeconds: 5 });
+    }
+    try {
+      let recovering = 0;
+      let after: DeliveryDocument | undefined;
+      for (;;) {
+        const page = await this.deps.deliveries.listUnrecoveredFailedSince(scope, since, after, RECOVER_PAGE);
+        const events = await this.deps.events.getEvents(scope, [...new Set(page.map((failed) => failed.eventId))]);
+        for (const failed of page) {
+          const lastAttempt = failed.attempts.at(-1);
+          const event = events.get(failed.eventId);
+          if (!lastAttempt || lastAttempt.at < since || !event || event.callbackUrl === null) continue;
+          const replacementId = recoveryDeliveryId(failed._id, scope.mode);
+          const { created } = await this.recorder.recordDelivery(scope, event, replacementId);
+          await this.deps.deliveries.markRecovered(failed._id, replacementId, now);
+          if (created) recovering += 1;
+        }
+        if (page.length < RECOVER_PAGE) return recovering;
+        after = page.at(-1);
+      }
+    } finally {
+      await lease.release();
+    }
+  }
+
+  /**
+   * Queues pending deliveries that nobody holds (crash, lost retry message, spilled queue) and publishes dead
+   * letters a crash left unsent. Returns how many deliveries it queued. One process at a time runs it (a lease,
+   * background-work.ts).
+   */
+  async sweep(batchSize = 500): Promise<number> {
+    if (this.attempts.isStopped) return 0;
+    const { scheduler, deliveries } = this.deps;
+    const now = this.deps.clock();
+    let queued = 0;
+    const skip = { lanes: scheduler.fullLanes(), modes: scheduler.fullModes() };
+    for (const delivery of await deliveries.findRecoverable(now, batchSize, skip)) {
+      const attempt = delivery.attemptCount + 1;
+      if (this.attempts.isQueued(delivery._id, attempt)) continue;
+      if (!scheduler.hasRoomFor(this.attempts.target(delivery.url, delivery))) continue;
+      if (this.attempts.queue(delivery, attempt) === 'queued') queued += 1;
+    }
+    // Dead letters left unsent are rare (a crash or broker outage right after the last attempt): look every
+    // fifth sweep: the query is cheap on an index, but there is rarely anything to find.
+    if (this.sweeps++ % 5 === 0) {
+      for (const delivery of await deliveries.findDeadLetterPending(100)) await this.attempts.publishDeadLetter(delivery, now);
+    }
+    return queued;
+  }
+
+  /**
+   * A merchant whose attempts spilled (its lane was full) has room again: its pending deliveries nobody holds are
+   * queued now, oldest first, instead of at the next recovery sweep (which runs on one replica, every few seconds).
+   * Each attempt is claimed when it runs, so a sweep or another replica taking the same delivery runs it once.
+   */
+  private async refillLane(lane: Scope): Promise<void> {
+    const id = laneKey(lane);
+    const running = this.refilling.get(id);
+    if (running) {
+      // What was given back after this refill's read is taken on the next pass.
+      running.again = true;
+      return;
+    }
+    if (this.attempts.isStopped) return;
+    const state = { again: true };
+    this.refilling.set(id, state);
+    try {
+      while (state.again && !this.attempts.isStopped) {
+        state.again = false;
+        if (!(await this.refillOnce(lane))) break;
+      }
+    } catch (err) {
+      this.deps.logger.warn({ err, organizationId: lane.organizationId, mode: lane.mode }, 'could not take back spilled deliveries; the recovery sweep will');
+    } finally {
+      this.refilling.delete(id);
+    }
+  }
+
+  /** One read of the lane's unheld deliveries, queued in order; false once the lane is full again. */
+  private async refillOnce(lane: Scope): Promise<boolean> {
+    const found = await this.deps.deliveries.findRecoverableOf(lane, this.deps.clock(), LANE_REFILL_BATCH);
+    for (const delivery of found) {
+      if (this.attempts.isQueued(delivery._id, delivery.attemptCount + 1)) continue;
+      // Full again (or this host's queue is): the rest waits for the next time it has room.
+      if (this.attempts.queue(delivery, delivery.attemptCount + 1) === 'spilled') return false;
+    }
+    if (found.length === LANE_REFILL_BATCH) this.deps.scheduler.whenLaneHasRoom(lane);
+    return true;
+  }
 }

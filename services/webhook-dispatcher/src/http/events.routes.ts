@@ -5,7 +5,8 @@ import { FAILED_DELIVERIES_SHOWN, INTERNAL_API_HEADERS, ListEventsQuery, type Ev
 import { DELIVERY_STATS_WINDOW_MS, deliveryStats } from '../domain/delivery-stats';
 import type { EventsStore } from '../store/events.store';
 import type { DeliveriesStore } from '../store/deliveries.store';
-import type { Dispatcher } from '../domain/dispatcher';
+import type { Recorder } from '../domain/record';
+import type { Recovery } from '../domain/recovery';
 import { presentDelivery, presentEvent } from './event.presenter';
 
 function eventIdParam(value: string | undefined): string {
@@ -14,7 +15,7 @@ function eventIdParam(value: string | undefined): string {
 }
 
 /** Internal events API (D34); the gateway has authenticated the merchant and passes its scope in headers. */
-export function eventsRoutes(deps: { events: EventsStore; deliveries: DeliveriesStore; dispatcher: Dispatcher; clock: () => Date }): Router {
+export function eventsRoutes(deps: { events: EventsStore; deliveries: DeliveriesStore; record: Pick<Recorder, 'redeliver'>; recovery: Pick<Recovery, 'recover'>; clock: () => Date }): Router {
   const router = new Router({ prefix: '/internal/events' });
 
   router.get('/', async (ctx) => {
@@ -33,7 +34,7 @@ export function eventsRoutes(deps: { events: EventsStore; deliveries: Deliveries
   router.post('/recover', jsonBody(), async (ctx) => {
     const scope = requireScope(ctx.state);
     const { since } = parseOrThrow(RecoverEventsRequest, ctx.request.jsonBody ?? {}, 'INVALID_REQUEST');
-    const recovering = await deps.dispatcher.recover(scope, new Date(since));
+    const recovering = await deps.recovery.recover(scope, new Date(since));
     ctx.status = 202;
     ctx.body = { recovering };
   });
@@ -63,7 +64,7 @@ export function eventsRoutes(deps: { events: EventsStore; deliveries: Deliveries
 
   router.post('/:eventId/redeliver', async (ctx) => {
     const scope = requireScope(ctx.state);
-    const delivery = await deps.dispatcher.redeliver(scope, eventIdParam(ctx.params.eventId));
+    const delivery = await deps.record.redeliver(scope, eventIdParam(ctx.params.eventId));
     ctx.status = 202;
     ctx.body = { delivery: presentDelivery(delivery) };
   });

@@ -16,7 +16,7 @@ export function parseSessionEvent(raw: unknown): ParseResult<IncomingSessionEven
  * Reads session events. The envelope is validated with SessionEventV1 (poison → dead-letter topic); the
  * webhook body is kept as the producer wrote it, so fields this version of the schema does not know still
  * reach the merchant. A fetched batch is handled at once; its offsets are committed only once its events and
- * their deliveries are stored (the deliveries with their first attempt), while the next batches flow on.
+ * their deliveries are stored (pending, before their first attempt), while the next batches flow on.
  */
 export function runSessionEventsConsumer(options: {
   kafka: KafkaClient;

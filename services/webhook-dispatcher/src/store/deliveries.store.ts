@@ -51,11 +51,13 @@ export class DeliveriesStore {
     return insertManyOnce(this.collection, docs);
   }
 
-  /** Which of these deliveries exist (one read by _id). */
-  async existingIds(ids: readonly string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const found = await this.collection.find({ _id: { $in: [...ids] } }, { projection: { _id: 1 } }).toArray();
-    return new Set(found.map((d) => d._id));
+  /**
+   * Gives back this owner's hold on new deliveries it could not keep in memory, in one command: nobody holds them
+   * from `now`, so a lane's refill or the recovery sweep takes them. Only those still before their first attempt.
+   */
+  async releaseHolds(ids: readonly string[], owner: string, now: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await this.collection.updateMany({ _id: { $in: [...ids] }, status: 'pending', attemptCount: 0, lockOwner: owner }, { $set: { lockOwner: null, lockedUntil: now, updatedAt: now } });
   }
 
   listForEvent(scope: Scope, eventId: string): Promise<DeliveryDocument[]> {
@@ -171,7 +173,7 @@ export class DeliveriesStore {
       .toArray();
   }
 
-  /** findRecoverable for one organization and mode: a lane taking back what it spilled (Dispatcher.refillLane). */
+  /** findRecoverable for one organization and mode: a lane taking back what it spilled (Recovery.refillLane). */
   findRecoverableOf(scope: Scope, now: Date, limit: number): Promise<Array<Pick<DeliveryDocument, '_id' | 'url' | 'attemptCount' | 'organizationId' | 'mode'>>> {
     return scoped(this.collection, scope)
       .find({ status: 'pending', lockedUntil: { $lt: now } }, { projection: { _id: 1, url: 1, attemptCount: 1, organizationId: 1, mode: 1 } })

@@ -15,7 +15,7 @@ export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.deliveries, name: 'org_mode_status_lockedUntil', key: { organizationId: 1, mode: 1, status: 1, lockedUntil: 1 }, servedBy: 'deliveries.store findRecoverableOf (a lane taking back what it spilled)' },
   { collection: COLLECTIONS.deliveries, name: 'org_mode_updatedAt', key: { organizationId: 1, mode: 1, updatedAt: 1 }, servedBy: 'deliveries.store listTouchedSince (dashboard delivery chart, D47)' },
   { collection: COLLECTIONS.deliveries, name: 'status_lockedUntil', key: { status: 1, lockedUntil: 1 }, servedBy: 'deliveries.store findRecoverable (recovery sweep)' },
-  { collection: COLLECTIONS.events, name: 'createdAt', key: { createdAt: 1 }, servedBy: 'retention sweep (app.ts)' },
-  { collection: COLLECTIONS.deliveries, name: 'createdAt', key: { createdAt: 1 }, servedBy: 'retention sweep (app.ts)' },
+  { collection: COLLECTIONS.events, name: 'createdAt', key: { createdAt: 1 }, servedBy: 'retention sweep (domain/background-work.ts)' },
+  { collection: COLLECTIONS.deliveries, name: 'createdAt', key: { createdAt: 1 }, servedBy: 'retention sweep (domain/background-work.ts)' },
   { collection: COLLECTIONS.deliveries, name: 'deadLetterPending', key: { deadLetterPending: 1 }, servedBy: 'deliveries.store findDeadLetterPending (recovery sweep)' },
 ];

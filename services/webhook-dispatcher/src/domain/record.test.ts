@@ -4,16 +4,17 @@ import { buildSessionEvent, gate, settledYet, withinTurns } from '@checkout/test
 import { NO_SIGNING } from '../clients/gateway-settings.client';
 import type { SendResult } from '../clients/webhook-sender';
 import { createDispatcherMetrics } from '../metrics';
-import type { DeliveriesStore } from '../store/deliveries.store';
+import type { AttemptOutcome, DeliveriesStore } from '../store/deliveries.store';
 import type { DeliveryDocument, EventDocument } from '../store/documents';
 import type { EventsStore } from '../store/events.store';
-import { Dispatcher, type IncomingSessionEvent } from './dispatcher';
+import { createDispatcher, type IncomingSessionEvent } from './dispatcher';
 import { HostScheduler } from './host-scheduler';
 
-// The session-events handler (issue 9) with the stores replaced by ports the test controls (pure logic; the
-// component tests run the same code against Kafka and the database). kafkajs fetches again only once every
+// The session-events handler (issues 9 and 25) with the stores replaced by ports the test controls (pure logic;
+// the component tests run the same code against Kafka and the database). kafkajs fetches again only once every
 // batch of the last fetch is handed over, so the handler must return without waiting for the database, yet
-// keep waiting while the scheduler is full (back-pressure).
+// keep waiting while the scheduler is full (back-pressure). Each delivery is stored, pending and held, with its
+// event before its first attempt; the batch is done once stored, whatever its attempts still do.
 
 const OK: SendResult = { kind: 'success', ok: true, statusCode: 200, durationMs: 1, error: null, responseSnippet: null };
 
@@ -24,27 +25,32 @@ function incoming(count: number): IncomingSessionEvent[] {
   });
 }
 
-/** A dispatcher whose events insert waits for `eventsInsert`, and whose every attempt waits for `answers`. */
+/** A dispatcher whose inserts wait for `inserts`, and whose every attempt waits for `answers`. */
 function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
-  const eventsInsert = gate();
+  const inserts = gate();
   const answers = gate();
   const sent: string[] = [];
   const storedDeliveries: DeliveryDocument[] = [];
+  const recordedOutcomes: AttemptOutcome[] = [];
   const events = {
     recordEvents: async (docs: readonly EventDocument[]) => {
-      await eventsInsert.promise;
+      await inserts.promise;
       return new Map(docs.map((event) => [event._id, { event, created: true }]));
     },
   };
   const deliveries = {
-    existingIds: async () => new Set<string>(),
     insertDeliveries: async (docs: readonly DeliveryDocument[]) => {
+      await inserts.promise;
       storedDeliveries.push(...docs);
       return new Set<string>();
     },
+    recordAttempts: async (items: ReadonlyArray<{ outcome: AttemptOutcome }>) => {
+      recordedOutcomes.push(...items.map(({ outcome }) => outcome));
+      return items.length;
+    },
   };
   const scheduler = new HostScheduler({ maxPerHost: limits.maxInFlight, maxQueuedPerHost: 100, ...limits });
-  const dispatcher = new Dispatcher({
+  const dispatcher = createDispatcher({
     events: events as unknown as EventsStore,
     deliveries: deliveries as unknown as DeliveriesStore,
     scheduler,
@@ -65,41 +71,44 @@ function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
     rng: () => 0.5,
     owner: 'test-process',
     dispatchLocally: true,
-    policy: { delaysMs: [10_000, 60_000, 600_000, 3_600_000], maxAttempts: 5, timeoutMs: 5_000, claimTtlMs: 30_000, storeQueuedAfterMs: 60_000 },
+    policy: { delaysMs: [10_000, 60_000, 600_000, 3_600_000], maxAttempts: 5, timeoutMs: 5_000, claimTtlMs: 30_000 },
   });
-  return { dispatcher, scheduler, eventsInsert, answers, sent, storedDeliveries };
+  return { record: dispatcher.record, scheduler, inserts, answers, sent, storedDeliveries, recordedOutcomes };
 }
 
-describe('Dispatcher.recordSessionEvents (issue 9)', () => {
-  it('When the events insert is slow, then the handler returns before it (the consumer fetches on), the attempts go once it is done, and done waits for the deliveries', async () => {
-    const { dispatcher, eventsInsert, answers, sent, storedDeliveries } = dispatcherWith({ maxInFlight: 10, maxQueued: 100 });
-    const handed = dispatcher.recordSessionEvents(incoming(3));
+describe('Recorder.recordEventsAndQueueFirstAttempts (issues 9, 25)', () => {
+  it('When the inserts are slow, then the handler returns before them, done waits for them only, the attempts go once they are done, and the outcomes are recorded afterwards', async () => {
+    const { record, inserts, answers, sent, storedDeliveries, recordedOutcomes } = dispatcherWith({ maxInFlight: 10, maxQueued: 100 });
+    const handed = record.recordEventsAndQueueFirstAttempts(incoming(3));
     expect(await settledYet(handed)).toBe(true);
     const { done } = await handed;
+    expect(await settledYet(done)).toBe(false);
     expect(sent).toHaveLength(0);
 
-    eventsInsert.open();
+    inserts.open();
     expect(await withinTurns(() => sent.length === 3)).toBe(true);
-    expect(await settledYet(done)).toBe(false);
-    // The attempts started at once (free slots): each still tells its batch once its delivery is stored, with
-    // the attempt in it, one insert each, not only when the long-queued checkpoint finds it.
-    answers.open();
+    // Stored before any attempt, pending and held by this process: the batch is done while the attempts still wait.
     expect(await settledYet(done)).toBe(true);
-    expect(storedDeliveries.map((d) => d.attempts.length)).toEqual([1, 1, 1]);
+    expect(storedDeliveries.map((d) => [d.status, d.attempts.length, d.lockOwner])).toEqual(Array.from({ length: 3 }, () => ['pending', 0, 'test-process']));
+    expect(recordedOutcomes).toHaveLength(0);
+
+    answers.open();
+    expect(await withinTurns(() => recordedOutcomes.length === 3)).toBe(true);
+    expect(recordedOutcomes.map((o) => [o.status, o.record.attempt])).toEqual(Array.from({ length: 3 }, () => ['succeeded', 1]));
   });
 
   it('When the scheduler is full, then the handler waits for room (back-pressure) and returns once the batch has its places', async () => {
     // Two attempts in flight (they wait for their answers) and two queued fill it; the fifth event has no place.
-    const { dispatcher, scheduler, eventsInsert, answers, sent } = dispatcherWith({ maxInFlight: 2, maxQueued: 2 });
-    eventsInsert.open();
-    const handed = dispatcher.recordSessionEvents(incoming(5));
+    const { record, scheduler, inserts, answers, sent } = dispatcherWith({ maxInFlight: 2, maxQueued: 2 });
+    inserts.open();
+    const handed = record.recordEventsAndQueueFirstAttempts(incoming(5));
     expect(await withinTurns(() => sent.length === 2 && scheduler.queued === 2)).toBe(true);
     expect(await settledYet(handed)).toBe(false);
 
     answers.open();
     const { done } = await handed;
     await done;
-    expect(new Set(sent).size).toBe(5);
+    expect(await withinTurns(() => new Set(sent).size === 5)).toBe(true);
     await scheduler.idle();
   });
 });

@@ -1,0 +1,67 @@
+import type { Db } from 'mongodb';
+import type { Logger } from '@checkout/logger';
+import { PeriodicTask, retentionSweep } from '@checkout/mongo';
+import { COLLECTIONS } from '../store/indexes';
+import type { ExclusiveWork } from './dispatcher';
+import type { Recovery } from './recovery';
+
+const SWEEP_LEASE = 'webhook-dispatcher:recovery-sweep';
+
+export interface BackgroundWorkSettings {
+  recoveryIntervalMs: number;
+  retentionMs: number;
+  retentionIntervalMs: number;
+  /** Each recovery round, whether this process took the lease (webhook_recovery_sweeps_total, issue 21.3). */
+  onRecoveryRound?: (leaseTaken: boolean) => void;
+}
+
+/**
+ * The dispatcher's periodic work, run by sweeper pods: the recovery sweep, one replica at a time (a lease), and
+ * the retention sweep of events and finished deliveries (D34).
+ */
+export class BackgroundWork {
+  private readonly recoveryTask: PeriodicTask;
+  private readonly retention: PeriodicTask;
+
+  constructor(
+    db: Db,
+    private readonly leases: ExclusiveWork,
+    private readonly recovery: Recovery,
+    private readonly settings: BackgroundWorkSettings,
+    logger: Logger,
+  ) {
+    this.recoveryTask = new PeriodicTask(() => this.sweepOnce(), settings.recoveryIntervalMs, (err) => logger.warn({ err }, 'recovery sweep failed; will retry'));
+    this.retention = retentionSweep(
+      db,
+      [
+        { collection: COLLECTIONS.events, field: 'createdAt', keepMs: settings.retentionMs },
+        // Pending deliveries are never deleted: they are still to be attempted.
+        { collection: COLLECTIONS.deliveries, field: 'createdAt', keepMs: settings.retentionMs, where: { status: { $ne: 'pending' } } },
+      ],
+      settings.retentionIntervalMs,
+      (err) => logger.warn({ err }, 'retention sweep failed; will retry'),
+    );
+  }
+
+  start(): void {
+    this.recoveryTask.start();
+    this.retention.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.recoveryTask.stop();
+    await this.retention.stop();
+  }
+
+  /** One recovery sweep, if no other replica is running one; returns how many deliveries it queued. */
+  async sweepOnce(): Promise<number> {
+    const lease = await this.leases.tryAcquire(SWEEP_LEASE, Math.max(2 * this.settings.recoveryIntervalMs, 5_000));
+    this.settings.onRecoveryRound?.(lease !== null);
+    if (!lease) return 0;
+    try {
+      return await this.recovery.sweep();
+    } finally {
+      await lease.release().catch(() => {});
+    }
+  }
+}
