@@ -21,7 +21,7 @@ import type { ReferenceDataStore } from '../../services/orders/src/store/referen
 import { sessionEventMessage } from '../../services/sessions/src/domain/session-event';
 import type { SessionDocument } from '../../services/sessions/src/store/session.document';
 import { WebhookPublisher } from '../../services/webhook-dispatcher/src/messaging/webhook-messages';
-import type { DeliveryDocument } from '../../services/webhook-dispatcher/src/store/documents';
+import type { DeliveryDocument } from '../../services/webhook-dispatcher/src/store/delivery.document';
 
 export const FIXTURES_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../libs/contracts/fixtures/messages');
 

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { lookup as dnsLookup } from 'node:dns';
 import { hostname } from 'node:os';
-import { httpTimeouts, kafkaConnection } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
-import { createBaseApp, listen, type RunningServer, drainBeforeStop } from '@checkout/http';
-import { Leases, connectMongo, type CommandCounter, ensureIndexes, type MongoConnection } from '@checkout/mongo';
-import { createEventProducer, createKafka, ensureTopics, kafkaReadinessCheck, registerConsumerMetrics, type EventProducer, type KafkaClient, type RunningConsumer } from '@checkout/kafka';
+import { Leases, type CommandCounter } from '@checkout/mongo';
+import { registerConsumerMetrics, type EventProducer, type KafkaClient, type RunningConsumer } from '@checkout/kafka';
+import { ServiceRuntime } from '@checkout/service';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import { schedulerLimits, type Config } from './config';
 import { WEBHOOK_INDEXES } from './store/indexes';
@@ -15,8 +14,8 @@ import { AddressPolicy } from './domain/address-policy';
 import { HostScheduler } from './domain/host-scheduler';
 import { createDispatcher, type Dispatcher } from './domain/dispatcher';
 import { BackgroundWork } from './domain/background-work';
-import { WebhookSender } from './clients/webhook-sender';
-import { GatewaySettingsClient, NO_SIGNING, type SigningSecrets } from './clients/gateway-settings.client';
+import { WebhookSender } from './clients/webhook-endpoints.client';
+import { GatewaySettingsClient, NO_SIGNING, type SigningSecrets } from './clients/gateway.client';
 import { WebhookPublisher, retryTopics } from './messaging/webhook-messages';
 import { runSessionEventsConsumer } from './messaging/session-events.consumer';
 import { runRetryConsumer } from './messaging/retry.consumer';
@@ -95,134 +94,90 @@ async function startConsumers(input: { config: Config; kafka: KafkaClient; produ
   return [sessionEvents, retries];
 }
 
-/** What a started dispatcher holds; filled as start() goes, so that stop() closes whatever a failed start opened. */
-interface Parts {
-  mongo?: MongoConnection;
-  producer?: EventProducer;
-  server?: RunningServer;
-  sender?: WebhookSender;
-  secrets: SigningSecrets;
-  scheduler?: HostScheduler;
-  dispatcher?: Dispatcher;
-  background?: BackgroundWork;
-  consumers: RunningConsumer[];
-  kafkaMetrics?: ConsumerMetrics;
-}
-
-interface Wiring {
-  config: Config;
-  logger: Logger;
-  options: BuildOptions;
-  metrics: DispatcherMetrics;
-  clock: () => Date;
-  isShuttingDown: () => boolean;
-}
-
-async function startParts(parts: Parts, { config, logger, options, metrics, clock, isShuttingDown }: Wiring): Promise<{ url: string }> {
-  const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: 'webhook-dispatcher', logger, ...(options.commandCounter && { commandCounter: options.commandCounter }) });
-  parts.mongo = mongo;
-  await ensureIndexes(mongo.db, WEBHOOK_INDEXES);
-  const kafka = createKafka({ ...kafkaConnection(config), clientId: config.KAFKA_CLIENT_ID ?? 'webhook-dispatcher', logger });
-  const topics = dispatcherTopics(config.TOPIC_PREFIX);
-  await ensureTopics(kafka, [
-    { topic: topics.sessionEvents, numPartitions: config.SESSION_EVENTS_PARTITIONS },
-    ...topics.tiers.map((topic) => ({ topic, numPartitions: config.WEBHOOK_RETRY_PARTITIONS })),
-    { topic: topics.deadLetter, numPartitions: config.WEBHOOK_RETRY_PARTITIONS },
-  ]);
-  const producer = createEventProducer(kafka);
-  parts.producer = producer;
-  await producer.connect();
-
-  const leases = new Leases(mongo.db);
-  const events = new EventsStore(mongo.db);
-  const deliveries = new DeliveriesStore(mongo.db);
-  const scheduler = new HostScheduler(schedulerLimits(config), (err, key) => logger.warn({ err, key }, 'webhook attempt failed to complete; the recovery sweep will pick it up'));
-  const sender = createSender(config, options, logger);
-  const secrets = createSigningSecrets(config, logger);
-  Object.assign(parts, { scheduler, sender, secrets });
-  const dispatcher = createDispatcher({
-    events,
-    deliveries,
-    recoveries: leases,
-    scheduler,
-    sender,
-    hostKey: WebhookSender.hostKey,
-    secrets,
-    publisher: new WebhookPublisher(producer, config.TOPIC_PREFIX),
-    metrics,
-    logger,
-    clock,
-    rng: options.rng ?? Math.random,
-    owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
-    // Consumer and sweeper pods deliver; an API-only pod leaves new deliveries to them (and to the sweep).
-    dispatchLocally: config.CONSUMERS_ENABLED || config.SWEEPERS_ENABLED,
-    policy: { delaysMs: config.WEBHOOK_RETRY_DELAYS_MS, maxAttempts: config.WEBHOOK_MAX_ATTEMPTS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, claimTtlMs: config.WEBHOOK_CLAIM_TTL_MS },
-  });
-  parts.dispatcher = dispatcher;
-  const background = new BackgroundWork(mongo.db, leases, dispatcher.recovery, { recoveryIntervalMs: config.WEBHOOK_RECOVERY_INTERVAL_MS, retentionMs: config.WEBHOOK_EVENTS_RETENTION_MS, retentionIntervalMs: config.RETENTION_SWEEP_INTERVAL_MS, onRecoveryRound: (taken) => metrics.recoverySweeps.inc({ lease: taken ? 'taken' : 'held_elsewhere' }) }, logger);
-  parts.background = background;
-
-  const { app } = createBaseApp({
-    service: 'webhook-dispatcher',
-    logger,
-    registry: metrics.registry,
-    isShuttingDown,
-    readiness: [
-      { name: 'mongodb', check: () => mongo.ping() },
-      { name: 'kafka', check: kafkaReadinessCheck(kafka) },
-    ],
-  });
-  if (config.API_ENABLED) mountRoutes(app, { internalCallers: config.INTERNAL_CALLERS, events, deliveries, record: dispatcher.record, recovery: dispatcher.recovery, clock });
-
-  // Every pod reports the dead-letter depth; lag and restarts concern the pods that consume.
-  const consumedGroups = [
-    { groupId: topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherSessionEvents), topics: [topics.sessionEvents] },
-    { groupId: topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherRetries), topics: topics.tiers },
-  ];
-  const kafkaMetrics = registerConsumerMetrics(metrics.registry, kafka, { groups: config.CONSUMERS_ENABLED ? consumedGroups : [], depthTopics: [topics.deadLetter] });
-  parts.kafkaMetrics = kafkaMetrics;
-  if (config.CONSUMERS_ENABLED) parts.consumers.push(...(await startConsumers({ config, kafka, producer, dispatcher, brokerMetrics: kafkaMetrics, logger, clock })));
-  if (config.SWEEPERS_ENABLED) background.start();
-  parts.server = await listen(app, { host: config.HTTP_HOST, port: config.PORT, ...httpTimeouts(config) });
-  return { url: parts.server.url };
-}
-
-async function stopParts(parts: Parts, config: Config, logger: Logger): Promise<void> {
-  // /readyz now answers 503: keep serving until the load balancer has taken this replica out (issue 21).
-  await drainBeforeStop(config.SHUTDOWN_DRAIN_MS, logger);
-  await parts.server?.close(config.SHUTDOWN_GRACE_MS);
-  // Stop taking work, let attempts in flight finish (their results are recorded), then close.
-  await Promise.all(parts.consumers.splice(0).map((c) => c.stop().catch((err: unknown) => logger.warn({ err }, 'consumer stop failed'))));
-  await parts.background?.stop();
-  const scheduler = parts.scheduler;
-  if (scheduler) {
-    scheduler.stop();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([scheduler.idle(), new Promise((resolve) => (timer = setTimeout(resolve, config.SHUTDOWN_GRACE_MS)))]);
-    clearTimeout(timer);
-  }
-  parts.dispatcher?.stop();
-  await parts.sender?.close();
-  await parts.secrets.close();
-  await parts.kafkaMetrics?.close();
-  await parts.producer?.disconnect().catch(() => {});
-  await parts.mongo?.close();
-}
-
-/** Wires the webhook dispatcher; nothing connects until start(). */
+/**
+ * Wires the webhook dispatcher; nothing connects until start(). Parts are registered with the runtime in the order
+ * they start, so on stop they go newest first: consumers stop taking work, the sweeps stop, attempts in flight
+ * finish (their results recorded, at most SHUTDOWN_GRACE_MS), then the sender, the producer and MongoDB close.
+ */
 export function buildApp(config: Config, logger: Logger, options: BuildOptions = {}): WebhookDispatcherApp {
   const metrics = createDispatcherMetrics();
-  const parts: Parts = { secrets: NO_SIGNING, consumers: [] };
-  let shuttingDown = false;
+  const clock = options.clock ?? (() => new Date());
+  const runtime = new ServiceRuntime({ service: 'webhook-dispatcher', config, logger, commandCounter: options.commandCounter });
+  let background: BackgroundWork | undefined;
+
+  async function start(): Promise<{ url: string }> {
+    const mongo = await runtime.connectMongo(WEBHOOK_INDEXES);
+    const topics = dispatcherTopics(config.TOPIC_PREFIX);
+    const kafka = await runtime.connectKafka([
+      { topic: topics.sessionEvents, numPartitions: config.SESSION_EVENTS_PARTITIONS },
+      ...topics.tiers.map((topic) => ({ topic, numPartitions: config.WEBHOOK_RETRY_PARTITIONS })),
+      { topic: topics.deadLetter, numPartitions: config.WEBHOOK_RETRY_PARTITIONS },
+    ]);
+    const producer = await runtime.connectProducer(kafka);
+    // Every pod reports the dead-letter depth; lag and restarts concern the pods that consume.
+    const consumedGroups = [
+      { groupId: topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherSessionEvents), topics: [topics.sessionEvents] },
+      { groupId: topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherRetries), topics: topics.tiers },
+    ];
+    const kafkaMetrics = registerConsumerMetrics(metrics.registry, kafka, { groups: config.CONSUMERS_ENABLED ? consumedGroups : [], depthTopics: [topics.deadLetter] });
+    runtime.onStop('consumer metrics', () => kafkaMetrics.close());
+
+    const leases = new Leases(mongo.db);
+    const events = new EventsStore(mongo.db);
+    const deliveries = new DeliveriesStore(mongo.db);
+    const secrets = createSigningSecrets(config, logger);
+    runtime.onStop('signing secrets', () => secrets.close());
+    const sender = createSender(config, options, logger);
+    runtime.onStop('webhook sender', () => sender.close());
+    const scheduler = new HostScheduler(schedulerLimits(config), (err, key) => logger.warn({ err, key }, 'webhook attempt failed to complete; the recovery sweep will pick it up'));
+    const dispatcher = createDispatcher({
+      events,
+      deliveries,
+      recoveries: leases,
+      scheduler,
+      sender,
+      hostKey: WebhookSender.hostKey,
+      secrets,
+      publisher: new WebhookPublisher(producer, config.TOPIC_PREFIX),
+      metrics,
+      logger,
+      clock,
+      rng: options.rng ?? Math.random,
+      owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+      // Consumer and sweeper pods deliver; an API-only pod leaves new deliveries to them (and to the sweep).
+      dispatchLocally: config.CONSUMERS_ENABLED || config.SWEEPERS_ENABLED,
+      policy: { delaysMs: config.WEBHOOK_RETRY_DELAYS_MS, maxAttempts: config.WEBHOOK_MAX_ATTEMPTS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, claimTtlMs: config.WEBHOOK_CLAIM_TTL_MS },
+    });
+    runtime.onStop('dispatcher', () => dispatcher.stop());
+    runtime.onStop('attempts in flight', () => finishAttempts(scheduler, config.SHUTDOWN_GRACE_MS));
+    background = new BackgroundWork(mongo.db, leases, dispatcher.recovery, { recoveryIntervalMs: config.WEBHOOK_RECOVERY_INTERVAL_MS, retentionMs: config.WEBHOOK_EVENTS_RETENTION_MS, retentionIntervalMs: config.RETENTION_SWEEP_INTERVAL_MS, onRecoveryRound: (taken) => metrics.recoverySweeps.inc({ lease: taken ? 'taken' : 'held_elsewhere' }) }, logger);
+
+    const { app } = runtime.httpApp({ registry: metrics.registry });
+    if (config.API_ENABLED) mountRoutes(app, { internalCallers: config.INTERNAL_CALLERS, events, deliveries, record: dispatcher.record, recovery: dispatcher.recovery, clock });
+    if (config.CONSUMERS_ENABLED) {
+      for (const consumer of await startConsumers({ config, kafka, producer, dispatcher, brokerMetrics: kafkaMetrics, logger, clock })) {
+        runtime.onStop('consumer', () => consumer.stop().catch((err: unknown) => logger.warn({ err }, 'consumer stop failed')));
+      }
+    }
+    if (config.SWEEPERS_ENABLED) runtime.runInBackground('sweeps', background);
+    const server = await runtime.listen(app);
+    return { url: server.url };
+  }
+
   return {
     metrics,
-    sweepNow: () => parts.background?.sweepOnce() ?? Promise.resolve(0),
-    start: () => startParts(parts, { config, logger, options, metrics, clock: options.clock ?? (() => new Date()), isShuttingDown: () => shuttingDown }),
-    async stop() {
-      shuttingDown = true;
-      await stopParts(parts, config, logger);
-    },
+    sweepNow: () => background?.sweepOnce() ?? Promise.resolve(0),
+    start,
+    stop: () => runtime.stop(),
   };
+}
+
+/** Takes no new attempts and waits for those in flight, at most `graceMs`: their outcomes are recorded before MongoDB closes. */
+async function finishAttempts(scheduler: HostScheduler, graceMs: number): Promise<void> {
+  scheduler.stop();
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([scheduler.idle(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+  clearTimeout(timer);
 }
 
 export { parseConfig, type Config } from './config';

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@checkout/logger';
 import { buildSessionEvent, gate, settledYet, withinTurns } from '@checkout/testing';
-import { NO_SIGNING } from '../clients/gateway-settings.client';
-import type { SendResult } from '../clients/webhook-sender';
+import { NO_SIGNING } from '../clients/gateway.client';
+import type { SendResult } from '../clients/webhook-endpoints.client';
 import { createDispatcherMetrics } from '../metrics';
 import type { AttemptOutcome, DeliveriesStore } from '../store/deliveries.store';
-import type { DeliveryDocument, EventDocument } from '../store/documents';
+import type { DeliveryDocument } from '../store/delivery.document';
+import type { EventDocument } from '../store/event.document';
 import type { EventsStore } from '../store/events.store';
 import { createDispatcher, type IncomingSessionEvent } from './dispatcher';
 import { HostScheduler } from './host-scheduler';

@@ -2,7 +2,8 @@ import { GroupCommit } from '@checkout/coalesce';
 import { DomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
 import { derivedId, newId, type Mode } from '@checkout/contracts';
-import type { DeliveryDocument, EventDocument } from '../store/documents';
+import type { DeliveryDocument } from '../store/delivery.document';
+import type { EventDocument } from '../store/event.document';
 import type { Attempts } from './attempts';
 import type { DispatcherDeps, IncomingSessionEvent } from './dispatcher';
 

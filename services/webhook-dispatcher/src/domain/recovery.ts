@@ -1,7 +1,7 @@
 import { DomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
 import { RECOVER_MAX_AGE_DAYS, RECOVER_MAX_AGE_MS, derivedId, type Mode } from '@checkout/contracts';
-import type { DeliveryDocument } from '../store/documents';
+import type { DeliveryDocument } from '../store/delivery.document';
 import type { Attempts } from './attempts';
 import type { DispatcherDeps } from './dispatcher';
 import { laneKey } from './host-scheduler';

@@ -1,5 +1,6 @@
 import type { Delivery, WebhookEvent } from '@checkout/contracts';
-import type { DeliveryDocument, EventDocument } from '../store/documents';
+import type { DeliveryDocument } from '../store/delivery.document';
+import type { EventDocument } from '../store/event.document';
 
 /** An Event is the webhook body (D34). */
 export function presentEvent(doc: EventDocument): WebhookEvent {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DeliveryId, EventId, ModeSchema, Timestamp, TOPICS, topicName, WEBHOOK_RETRY_TIERS, type WebhookRetryTier } from '@checkout/contracts';
 import type { EventProducer } from '@checkout/kafka';
-import type { DeliveryDocument } from '../store/documents';
+import type { DeliveryDocument } from '../store/delivery.document';
 
 // Messages on the dispatcher's own topics. They carry ids and counters; the delivery document holds the truth
 // (style.md §8). Tier N holds deliveries whose attempt N failed, so every message in a tier waited the same

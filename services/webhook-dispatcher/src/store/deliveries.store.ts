@@ -1,8 +1,8 @@
 import type { Collection, Db, Filter, PushOperator, UpdateFilter } from 'mongodb';
-import { isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
+import { scoped, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 import { insertManyOnce } from './insert-many';
-import type { AttemptRecord, DeliveryDocument } from './documents';
+import type { AttemptRecord, DeliveryDocument } from './delivery.document';
 
 export type ClaimResult = { claimed: true; delivery: DeliveryDocument } | { claimed: false; reason: 'missing' | 'finished' | 'stale' | 'busy' };
 
@@ -30,16 +30,9 @@ export class DeliveriesStore {
 
   /** Inserts a delivery; inserting the same id again returns the stored one (a redelivered Kafka message). */
   async insertDelivery(scope: Scope, doc: Omit<DeliveryDocument, 'organizationId' | 'mode'>): Promise<{ delivery: DeliveryDocument; created: boolean }> {
-    const deliveries = scoped(this.collection, scope);
-    try {
-      await deliveries.insertOne(doc);
-      return { delivery: { ...doc, organizationId: scope.organizationId, mode: scope.mode } as DeliveryDocument, created: true };
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-      const existing = await deliveries.findOne({ _id: doc._id });
-      if (!existing) throw new Error(`delivery ${doc._id} exists under another organization or mode`);
-      return { delivery: existing, created: false };
-    }
+    const { created, doc: delivery } = await scoped(this.collection, scope).insertOnce(doc);
+    if (!delivery) throw new Error(`delivery ${doc._id} exists under another organization or mode`);
+    return { delivery, created };
   }
 
   /**

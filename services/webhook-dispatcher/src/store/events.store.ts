@@ -1,9 +1,9 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import { isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
+import { scoped, type Scope } from '@checkout/mongo';
 import type { EventType } from '@checkout/contracts';
 import { COLLECTIONS } from './indexes';
 import { insertManyOnce } from './insert-many';
-import type { EventDocument } from './documents';
+import type { EventDocument } from './event.document';
 
 export interface EventListFilter {
   type?: EventType;
@@ -18,23 +18,8 @@ export class EventsStore {
     this.collection = db.collection<EventDocument>(COLLECTIONS.events);
   }
 
-  /** Records an event once: the insert decides; on a duplicate the stored event is returned unchanged. */
-  async recordEvent(scope: Scope, doc: Omit<EventDocument, 'organizationId' | 'mode'>): Promise<{ event: EventDocument; created: boolean }> {
-    const events = scoped(this.collection, scope);
-    try {
-      await events.insertOne(doc);
-      return { event: { ...doc, organizationId: scope.organizationId, mode: scope.mode } as EventDocument, created: true };
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-      // The same id in another scope would be a producer bug; treat it as unknown here so nothing leaks.
-      const existing = await events.findOne({ _id: doc._id });
-      if (!existing) throw new Error(`event ${doc._id} exists under another organization or mode`);
-      return { event: existing, created: false };
-    }
-  }
-
   /**
-   * Records many events (of any scopes) in one command; each is recorded once, as recordEvent. For an id already
+   * Records many events (of any scopes) in one command; each is recorded once: the insert decides, and a duplicate leaves the stored event unchanged. For an id already
    * stored the stored event is returned (one more read, only when there are such ids).
    */
   async recordEvents(docs: readonly EventDocument[]): Promise<Map<string, { event: EventDocument; created: boolean }>> {

@@ -5,7 +5,8 @@ import { CommandCounter } from '@checkout/mongo';
 import { eventually } from '@checkout/testing';
 import { newId, type Mode } from '@checkout/contracts';
 import { COLLECTIONS } from '../../src/store/indexes';
-import type { DeliveryDocument, EventDocument } from '../../src/store/documents';
+import type { DeliveryDocument } from '../../src/store/delivery.document';
+import type { EventDocument } from '../../src/store/event.document';
 import { internalHeaders, startDispatcherFixture, type DispatcherFixture } from './support';
 
 // POST /events/recover (D44) with many failed deliveries (issue 22): they are read a page at a time (never the

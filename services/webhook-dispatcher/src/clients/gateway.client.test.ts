@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GatewaySettingsClient } from './gateway-settings.client';
+import { GatewaySettingsClient } from './gateway.client';
 
 // D35: the signing secret comes from the gateway, cached; through a gateway outage the last secret read stays
 // in use, so the webhooks of an organization already seen are still signed and sent. A scripted loopback
