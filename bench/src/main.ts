@@ -1,5 +1,6 @@
 // npm run bench -- orders|sessions|webhooks|dashboard|engine [--concurrency=N] [--seconds=S] [--rounds=R (orders: interleaved slices)]
-//   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of issue 21]
+//   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of issue 21;
+//    webhooks --replicas N: N dispatcher processes in one consumer group]
 //   [webhooks --mongo=memory]
 // Starts its own engines (or uses KAFKA_BROKERS / MONGODB_URL) and prints a table; no assertions.
 // webhooks --mongo=memory runs the webhook bench on mongo-java-server's in-memory backend instead of the default
@@ -25,7 +26,7 @@ const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>
   orders: (engines) => runOrdersBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000, rounds: option('rounds', 4), replicas }),
   sessions: (engines) => runSessionsBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000, payments: option('payments', 500), replicas }),
   dashboard: (engines) => runDashboardBench(engines, { orders: option('orders', 10_000), events: option('events', 10_000), samples: option('samples', 40) }),
-  webhooks: (engines) => runWebhookBench({ engines, burst: option('burst', 2_000), paceSeconds: option('seconds', 5), expiring: option('expiry', 10_000) }),
+  webhooks: (engines) => runWebhookBench({ engines, burst: option('burst', 2_000), paceSeconds: option('seconds', 5), expiring: option('expiry', 10_000), replicas }),
 };
 
 if (scenario === 'engine') {
@@ -36,8 +37,8 @@ if (scenario === 'engine') {
 }
 
 const bench = benches[scenario];
-if (replicas > 1 && scenario !== 'orders' && scenario !== 'sessions') {
-  console.error(`--replicas: for the orders and sessions benches only`);
+if (replicas > 1 && !['orders', 'sessions', 'webhooks'].includes(scenario)) {
+  console.error(`--replicas: for the orders, sessions and webhooks benches only`);
   process.exit(64);
 }
 if (!bench) {

@@ -42,6 +42,8 @@ export interface WebhookBenchOptions {
   /** Sessions expiring at once, and the distinct endpoints they go to. */
   expiring?: number;
   expiryEndpoints?: number;
+  /** Dispatcher processes in one consumer group (issue 21): Kafka spreads the partitions, no load balancer needed. */
+  replicas?: number;
 }
 
 /** Ports of the one organization whose endpoints all hang (scenario 2b): enough to hold every in-flight slot without fairness. */
@@ -123,6 +125,35 @@ class DispatcherProcess {
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
     await exited;
     clearTimeout(timer);
+  }
+}
+
+/**
+ * Several dispatchers as one (issue 21's --replicas): their database commands summed, the largest one's memory
+ * (each replica's RSS is a figure of its own, as a pod's limit is).
+ */
+class DispatcherGroup {
+  private constructor(private readonly members: DispatcherProcess[]) {}
+
+  static async start(env: Record<string, string>, replicas: number): Promise<DispatcherGroup> {
+    const members: DispatcherProcess[] = [];
+    try {
+      for (let i = 0; i < replicas; i++) members.push(await DispatcherProcess.start(env));
+    } catch (err) {
+      await Promise.all(members.map((member) => member.stop()));
+      throw err;
+    }
+    return new DispatcherGroup(members);
+  }
+
+  async stats(afterGc = false): Promise<Stats> {
+    const all = await Promise.all(this.members.map((member) => member.stats(afterGc)));
+    const largest = all.reduce((a, b) => (b.rss > a.rss ? b : a));
+    return { ...largest, commands: all.reduce((n, member) => n + member.commands, 0) };
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.members.map((member) => member.stop()));
   }
 }
 
@@ -213,7 +244,8 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     WEBHOOK_TIMEOUT_MS: String(timeoutMs),
     WEBHOOK_RETRY_DELAYS_MS: '60000,120000,180000,240000',
   };
-  const dispatcher = await DispatcherProcess.start(env);
+  const replicas = options.replicas ?? 1;
+  const dispatcher = await DispatcherGroup.start(env, replicas);
   const producer = createEventProducer(createKafka({ clientId: 'bench', brokers: engines.kafkaBrokers }));
   await producer.connect();
   const topic = topicName(name, TOPICS.sessionEvents);
@@ -371,7 +403,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const { rss, peakHeapTotal, peakHeapUsed, peakExternal, heap } = await dispatcher.stats(true);
     rows.push(['database commands per event, by scenario (all commands, sweeps included)', commandRates.join(', '), '', '—']);
     rows.push([
-      'dispatcher peak RSS (whole bench)',
+      replicas > 1 ? `peak RSS of the largest of ${replicas} dispatcher replicas (whole bench)` : 'dispatcher peak RSS (whole bench)',
       `${mib(rss).toFixed(0)} MiB (peak after each scenario, MiB: ${peaks.join(', ')}; at the peak V8 heap ${mib(peakHeapTotal).toFixed(0)} MiB reserved, ${mib(peakHeapUsed).toFixed(0)} in use, external ${mib(peakExternal).toFixed(0)}; live heap after a full GC at the end ${mib(heap).toFixed(0)})`,
       `${mark(mib(rss) <= 200)} ≤ 200 MiB`,
       '—',
@@ -386,7 +418,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     await owned?.stop();
   }
 
-  console.log(`\nwebhook dispatcher benchmark (${receiverCount} receivers on 127.0.0.1, timeout ${timeoutMs} ms, paced ${rate}/s for ${paceSeconds} s; shared 2-core machine: noisy)`);
+  console.log(`\nwebhook dispatcher benchmark (${replicas > 1 ? `${replicas} dispatcher replicas in one consumer group, ` : ''}${receiverCount} receivers on 127.0.0.1, timeout ${timeoutMs} ms, paced ${rate}/s for ${paceSeconds} s; shared 2-core machine: noisy)`);
   if (description) console.log(`engines: ${description}`);
   const header: [string, string, string, string] = ['figure', 'now', 'target', 'before (issue 9)'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
