@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { dockerAvailable, startDockerKafka, startDockerMongo } from './docker';
 import { ferretDbCached, provisionFerretDb, startLocalFerretDb } from './local-ferretdb';
-import { kafkaCached, provisionKafka, startLocalKafka, startLocalKafkaCluster, type LocalKafkaCluster } from './local-kafka';
+import { kafkaCached, provisionKafka, startLocalKafka } from './local-kafka';
+import { startLocalKafkaCluster, type LocalKafkaCluster } from './local-kafka-cluster';
 import { mongoJavaServerCached, provisionMongoJavaServer, startLocalMongoJavaServer } from './local-mongo-java-server';
 import { isAlive, run, which } from './process';
 
-export { KAFKA_VERSION, countUnderReplicated, provisionKafka, startLocalKafka, startLocalKafkaCluster, type LocalKafka, type LocalKafkaCluster, type LocalKafkaNode, type ScramUser } from './local-kafka';
+export { KAFKA_VERSION, provisionKafka, startLocalKafka, type LocalKafka, type ScramUser } from './local-kafka';
+export { countUnderReplicated, startLocalKafkaCluster, type LocalKafkaCluster, type LocalKafkaNode } from './local-kafka-cluster';
 export { FERRETDB_VERSION, pingMongo } from './local-ferretdb';
 export { MONGO_JAVA_SERVER_VERSION, provisionMongoJavaServer, startLocalMongoJavaServer, type MongoJavaServerBackend } from './local-mongo-java-server';
 export { provisionFerretDb, startLocalFerretDb } from './local-ferretdb';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { cacheRoot, ensureCached, exists } from './cache';
 import { freePorts, restartableEngine, run } from './process';
 import { waitFor } from './wait';
@@ -182,7 +182,7 @@ export function newClusterId(): string {
 // A test broker spends its life starting up and idling. C1-only JIT and the serial collector keep the JVM
 // from competing for CPU with everything else a test run starts: measured on 2 busy cores, ready in 7-14 s
 // instead of 16-19 s. Peak throughput is lower than with C2, which matters only for benchmarks.
-const JVM_OPTIONS = ['-Xms256m', '-Xmx768m', '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-XX:+ExitOnOutOfMemoryError', '-Djava.awt.headless=true'];
+export const JVM_OPTIONS = ['-Xms256m', '-Xmx768m', '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-XX:+ExitOnOutOfMemoryError', '-Djava.awt.headless=true'];
 
 export interface LocalKafka {
   readonly brokers: string[];
@@ -207,6 +207,16 @@ export interface StartLocalKafkaOptions {
   scram?: ScramUser;
 }
 
+/** Formats a node's KRaft storage; KIP-900: the cluster learns its first SCRAM users only here. */
+export async function formatStorage(input: { dir: string; log4j: string; classpath: string[]; clusterId: string; propsFile: string; scram: ScramUser | undefined }): Promise<void> {
+  const { dir, log4j, classpath, clusterId, propsFile, scram } = input;
+  const scramUser = scram ? ['--add-scram', `SCRAM-SHA-512=[name=${scram.username},password=${scram.password}]`] : [];
+  await run('java', ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', log4j, ...classpath, 'kafka.tools.StorageTool', 'format', `--cluster-id=${clusterId}`, '-c', propsFile, ...scramUser], {
+    cwd: dir,
+    timeoutMs: 120_000,
+  });
+}
+
 export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<LocalKafka> {
   const dir = join(options.runDir, 'kafka');
   const dataDir = join(dir, 'data');
@@ -221,12 +231,7 @@ export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<
 
   const classpath = ['-cp', join(options.libs, '*')];
   const log4j = `-Dlog4j2.configurationFile=${log4jFile}`;
-  // KIP-900: a KRaft cluster learns its first SCRAM users when its storage is formatted.
-  const scramUser = options.scram ? ['--add-scram', `SCRAM-SHA-512=[name=${options.scram.username},password=${options.scram.password}]`] : [];
-  await run('java', ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', log4j, ...classpath, 'kafka.tools.StorageTool', 'format', `--cluster-id=${newClusterId()}`, '-c', propsFile, ...scramUser], {
-    cwd: dir,
-    timeoutMs: 120_000,
-  });
+  await formatStorage({ dir, log4j, classpath, clusterId: newClusterId(), propsFile, scram: options.scram });
 
   const brokers = [`127.0.0.1:${port}`];
   const engine = restartableEngine({
@@ -255,21 +260,26 @@ export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<
   };
 }
 
-/**
- * Ready means usable, not merely listening: the broker answers metadata requests and its controller can create
- * and delete a topic. Each attempt uses a fresh client with no retries so a slow start never stalls the poll.
- */
-export async function probeKafka(brokers: string[], scram?: ScramUser, replicationFactor = 1): Promise<true> {
+/** An admin client of the engines' own checks: silent, quick to give up, so a poll never stalls on it. */
+export function quietAdmin(clientId: string, brokers: string[], scram: ScramUser | undefined, retries: number): Admin {
   const kafka = new Kafka({
-    clientId: 'checkout-engines-probe',
+    clientId,
     brokers,
     ...(scram && { sasl: { mechanism: 'scram-sha-512', username: scram.username, password: scram.password } }),
     logLevel: logLevel.NOTHING,
     connectionTimeout: 1_000,
     requestTimeout: 5_000,
-    retry: { retries: 0 },
+    retry: { retries },
   });
-  const admin = kafka.admin();
+  return kafka.admin();
+}
+
+/**
+ * Ready means usable, not merely listening: the broker answers metadata requests and its controller can create
+ * and delete a topic. Each attempt uses a fresh client with no retries so a slow start never stalls the poll.
+ */
+export async function probeKafka(brokers: string[], scram?: ScramUser, replicationFactor = 1): Promise<true> {
+  const admin = quietAdmin('checkout-engines-probe', brokers, scram, 0);
   try {
     await admin.connect();
     const cluster = await admin.describeCluster();
@@ -289,147 +299,6 @@ export async function probeKafka(brokers: string[], scram?: ScramUser, replicati
     }
     await admin.deleteTopics({ topics: [topic], timeout: 5_000 });
     return true;
-  } finally {
-    await admin.disconnect().catch(() => {});
-  }
-}
-
-/** One broker of a local cluster: stop, start or kill it on its own (a rolling restart, chaos). */
-export interface LocalKafkaNode {
-  readonly nodeId: number;
-  readonly address: string;
-  /** Controlled shutdown (SIGTERM): leadership moves away first; data and ports stay for start(). */
-  stop(): Promise<void>;
-  /** Starts it again on the same ports and data; resolves once the cluster again has every broker. */
-  start(): Promise<void>;
-  /** SIGKILL: a crash, no controlled shutdown. */
-  kill(): Promise<void>;
-}
-
-export interface LocalKafkaCluster extends LocalKafka {
-  readonly nodes: readonly LocalKafkaNode[];
-  /** Replication factor topics get on this cluster (3 with three brokers), and the min ISR that goes with it. */
-  readonly replicationFactor: number;
-  readonly minInsyncReplicas: number;
-  /** Partitions whose in-sync replicas are fewer than their replicas right now (0: every follower has caught up). */
-  underReplicatedPartitions(): Promise<number>;
-}
-
-/** A smaller heap than a single broker's: three JVMs share the test machine's memory with everything else. */
-const CLUSTER_JVM_OPTIONS = ['-Xms128m', '-Xmx512m', ...JVM_OPTIONS.filter((o) => !o.startsWith('-Xm'))];
-
-/**
- * `count` KRaft nodes (issue 21), each broker and controller, formatted with one cluster id and voting in one
- * static quorum: topics can have replication factor 3 with min.insync.replicas 2, as production's do, and any
- * one node can be stopped, started or killed while the other two keep the cluster (and its quorum) up.
- */
-export async function startLocalKafkaCluster(options: StartLocalKafkaOptions & { count: number }): Promise<LocalKafkaCluster> {
-  if (!Number.isInteger(options.count) || options.count < 1 || options.count > 5) throw new Error(`a local Kafka cluster has 1 to 5 brokers, not ${options.count}`);
-  const count = options.count;
-  const ports = await freePorts(2 * count);
-  const clientPorts = ports.slice(0, count);
-  const controllerPorts = ports.slice(count);
-  const brokers = clientPorts.map((p) => `127.0.0.1:${p}`);
-  const replicationFactor = Math.min(count, 3);
-  const minInsyncReplicas = replicationFactor >= 3 ? 2 : 1;
-  const clusterId = newClusterId();
-  const classpath = ['-cp', join(options.libs, '*')];
-  const scramUser = options.scram ? ['--add-scram', `SCRAM-SHA-512=[name=${options.scram.username},password=${options.scram.password}]`] : [];
-
-  const nodeSetups = await Promise.all(
-    clientPorts.map(async (port, i) => {
-      const nodeId = i + 1;
-      const dir = join(options.runDir, `kafka-${nodeId}`);
-      const dataDir = join(dir, 'data');
-      await mkdir(dataDir, { recursive: true });
-      const propsFile = join(dir, 'server.properties');
-      const log4jFile = join(dir, 'log4j2.properties');
-      const kafkaLog = join(options.runDir, `kafka-${nodeId}.log`);
-      const stdoutLog = join(options.runDir, `kafka-${nodeId}.out`);
-      await writeFile(
-        propsFile,
-        renderServerProperties({ port, controllerPort: controllerPorts[i] as number, dataDir, cluster: { nodeId, controllerPorts }, ...(options.scram && { scram: options.scram }) }),
-      );
-      await writeFile(log4jFile, renderLog4j2Config(kafkaLog));
-      const log4j = `-Dlog4j2.configurationFile=${log4jFile}`;
-      await run('java', ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', log4j, ...classpath, 'kafka.tools.StorageTool', 'format', `--cluster-id=${clusterId}`, '-c', propsFile, ...scramUser], {
-        cwd: dir,
-        timeoutMs: 120_000,
-      });
-      const address = `127.0.0.1:${port}`;
-      const engine = restartableEngine({
-        spawn: { name: `kafka-${nodeId}`, command: 'java', args: [...CLUSTER_JVM_OPTIONS, log4j, ...classpath, 'kafka.Kafka', propsFile], cwd: dir, logFile: stdoutLog },
-        name: `Kafka node ${nodeId}`,
-        label: `Apache Kafka ${KAFKA_VERSION} node ${nodeId} at ${address}`,
-        // Ready through this node itself, and with every broker registered: a probe topic with the cluster's
-        // replication factor can be created only then.
-        readiness: `Kafka node ${nodeId} readiness (describeCluster lists ${count} brokers + create/delete a probe topic with ${replicationFactor} replicas)`,
-        probe: () => probeKafka([address], options.scram, replicationFactor),
-        deadlineMs: options.deadlineMs,
-        intervalMs: 500,
-        logFiles: [kafkaLog, stdoutLog],
-      });
-      return { nodeId, address, engine };
-    }),
-  );
-  // All at once: a node's controller cannot elect a leader, nor its broker register, before a majority is up.
-  const started = await Promise.allSettled(nodeSetups.map((n) => n.engine.start()));
-  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) {
-    await Promise.allSettled(nodeSetups.map((n) => n.engine.stop()));
-    throw failed.reason;
-  }
-  const nodes: LocalKafkaNode[] = nodeSetups.map(({ nodeId, address, engine }) => ({ nodeId, address, stop: engine.stop, start: engine.start, kill: engine.kill }));
-  const description = `Apache Kafka ${KAFKA_VERSION} (KRaft, ${count} local JVMs, replication factor ${replicationFactor}, min.insync.replicas ${minInsyncReplicas}) at ${brokers.join(',')}`;
-  const all = async (action: (n: LocalKafkaNode) => Promise<void>) => {
-    const results = await Promise.allSettled(nodes.map(action));
-    const error = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (error) throw error.reason;
-  };
-  return {
-    brokers,
-    description,
-    nodes,
-    replicationFactor,
-    minInsyncReplicas,
-    start: () => all((n) => n.start()),
-    stop: () => all((n) => n.stop()),
-    pause: async () => {
-      for (const n of nodeSetups) n.engine.signal('SIGSTOP');
-    },
-    resume: async () => {
-      for (const n of nodeSetups) n.engine.signal('SIGCONT');
-    },
-    async restart() {
-      // One node at a time, as an operator would: the cluster stays available throughout.
-      for (const node of nodes) {
-        await node.stop();
-        await node.start();
-      }
-    },
-    underReplicatedPartitions: () => countUnderReplicated(brokers, options.scram),
-  };
-}
-
-/** Partitions (internal topics included) with fewer in-sync replicas than replicas, asked of whichever broker answers. */
-export async function countUnderReplicated(brokers: string[], scram?: ScramUser): Promise<number> {
-  const kafka = new Kafka({
-    clientId: 'checkout-engines-isr',
-    brokers,
-    ...(scram && { sasl: { mechanism: 'scram-sha-512', username: scram.username, password: scram.password } }),
-    logLevel: logLevel.NOTHING,
-    connectionTimeout: 1_000,
-    requestTimeout: 5_000,
-    retry: { retries: 1 },
-  });
-  const admin = kafka.admin();
-  try {
-    await admin.connect();
-    const topics = await admin.listTopics();
-    const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
-    let under = 0;
-    for (const topic of metadata) for (const p of topic.partitions) if (p.isr.length < p.replicas.length || p.leader < 0) under++;
-    return under;
   } finally {
     await admin.disconnect().catch(() => {});
   }

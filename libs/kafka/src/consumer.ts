@@ -1,7 +1,7 @@
-import type { Consumer, IHeaders, KafkaMessage } from 'kafkajs';
+import type { Batch, Consumer, IHeaders, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
-import { GroupCommit } from '@checkout/coalesce';
 import type { KafkaClient } from './client';
+import { batchCommits } from './batch-commits';
 import { kafkajsGroupsOf } from './kafkajs';
 import type { EventProducer } from './producer';
 import { HANDLER_DEADLINE_MS, HandlerFailedError, heartbeating, superviseConsumer, withinDeadline } from './kafkajs-accommodations';
@@ -127,21 +127,10 @@ export interface BatchConsumerOptions<T> extends Omit<ConsumerOptions<T>, 'handl
   maxBytesPerPartition?: number;
 }
 
-/** kafkajs' answer to a request sent to a broker that is no longer the group's coordinator. */
-function isNotCoordinator(err: unknown): err is Error {
-  return err instanceof Error && (err as { type?: unknown }).type === 'NOT_COORDINATOR_FOR_GROUP';
-}
-
-interface PendingCommit {
-  nextOffset: string;
-  settled: boolean;
-}
-
 /**
  * At-least-once consumption a batch at a time, for consumers whose work is cheaper in bulk and finishes after
- * the handler returns (the webhook dispatcher records a delivery once its first attempt is over). Commits are
- * per partition, in order, and coalesced: one commit covers every consecutive batch whose work is done. A
- * rebalance forgets what was not committed; the partition's new owner fetches it again.
+ * the handler returns (the webhook dispatcher records a delivery once its first attempt is over). Offsets are
+ * committed as batchCommits says: per partition, in order, once the work is durable.
  */
 export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Promise<RunningConsumer> {
   const log = options.logger.child({ groupId: options.groupId });
@@ -150,92 +139,42 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
     ...(options.maxBytesPerPartition !== undefined && { maxBytesPerPartition: options.maxBytesPerPartition }),
   };
   return superviseGroupMember(options, log, fetchSettings, async (consumer) => {
-    // Per partition, the batches in hand in offset order; replaced wholesale on every (re)join.
-    let pending = new Map<string, PendingCommit[]>();
-    // One commit request at a time, carrying the newest offset of every partition that moved meanwhile: batches
-    // settle far more often than a commit returns (it waits behind the parked fetch on kafkajs' one connection
-    // to the broker), and a request per batch only made the broker work.
-    const commits = new GroupCommit<{ topic: string; partition: number; offset: string }>(async (moves) => {
-      const newest = new Map(moves.map((move) => [`${move.topic}:${move.partition}`, move]));
-      await consumer.commitOffsets([...newest.values()]);
-      return moves.map((): void => undefined);
-    });
-    // A commit the old coordinator refused after the group's coordinator moved (a broker restart in a cluster).
-    // kafkajs keeps sending our commits to the broker it found at the last join, so every later commit fails the
-    // same way until the member rejoins (measured in the rollout soak, issue 21: 515 messages left uncommitted
-    // for the rest of a run). Rethrown from the next batch, it makes kafkajs' runner rejoin (isRebalancing), which
-    // finds the new coordinator; the batches in hand are fetched again (at least once).
-    let coordinatorMoved: Error | undefined;
-    consumer.on(consumer.events.GROUP_JOIN, () => {
-      pending = new Map();
-      coordinatorMoved = undefined;
-    });
-    const commitSettled = (topic: string, partition: number, queue: PendingCommit[]) => {
-      let offset: string | undefined;
-      while (queue[0]?.settled) offset = queue.shift()?.nextOffset;
-      if (offset === undefined) return;
-      commits.add({ topic, partition, offset }).catch((err: unknown) => {
-        if (isNotCoordinator(err)) coordinatorMoved = err;
-        log.warn({ err, topic, partition }, 'offset commit failed; the messages will be fetched again');
-      });
-    };
+    const commits = batchCommits(consumer, log);
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-        if (coordinatorMoved) {
-          const moved = coordinatorMoved;
-          coordinatorMoved = undefined;
-          throw moved;
-        }
+        commits.rethrowCoordinatorMove();
         if (!isRunning() || isStale() || batch.messages.length === 0) return;
         const { topic, partition } = batch;
-        const parsedMessages: Array<{ value: T; context: MessageContext }> = [];
-        for (const message of batch.messages) {
-          const parsed = parseMessage(message, options.parse);
-          if (parsed.ok) {
-            parsedMessages.push({
-              value: parsed.value,
-              context: { topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers: decodeHeaders(message.headers) },
-            });
-            continue;
-          }
-          await parkOnDeadLetter(log, options.deadLetter, { topic, partition, message }, parsed.error);
-        }
+        const parsedMessages = await parseBatch(batch, options, log);
         const { done } = await handOver(options.handleBatch, parsedMessages, heartbeat);
-        const key = `${topic}:${partition}`;
-        const queues = pending;
-        const queue = queues.get(key) ?? [];
-        queues.set(key, queue);
-        const entry: PendingCommit = { nextOffset: (BigInt(batch.lastOffset()) + 1n).toString(), settled: false };
-        queue.push(entry);
         const firstOffset = batch.firstOffset() ?? batch.messages[0]?.offset ?? '0';
-        done.then(
-          () => {
-            entry.settled = true;
-            if (pending === queues) commitSettled(topic, partition, queue);
-          },
-          (err: unknown) => {
-            // Nothing from this batch on may be committed now: fetch it all again. A batch no longer in the queue
-            // was dropped by an earlier batch's failure, whose rewind already covers it: going to its own first
-            // offset would skip that earlier batch.
-            if (pending !== queues || !queue.includes(entry)) return;
-            log.warn({ err, topic, partition, offset: firstOffset }, 'batch failed after it was taken; fetching it again');
-            queue.length = 0;
-            try {
-              consumer.seek({ topic, partition, offset: firstOffset });
-            } catch (seekErr) {
-              // Stopped or no longer assigned: whoever reads the partition next starts at its last commit.
-              log.warn({ err: seekErr, topic, partition }, 'could not go back to the failed batch');
-            }
-          },
-        );
+        commits.track({ topic, partition, firstOffset, lastOffset: batch.lastOffset() }, done);
         resolveOffset(batch.lastOffset());
         await heartbeat();
       },
     });
   });
+}
+
+/** The batch's messages that parse, in offset order; the others are parked on the dead-letter topic. */
+async function parseBatch<T>(batch: Batch, options: Pick<BatchConsumerOptions<T>, 'parse' | 'deadLetter'>, log: Logger): Promise<Array<{ value: T; context: MessageContext }>> {
+  const { topic, partition } = batch;
+  const parsedMessages: Array<{ value: T; context: MessageContext }> = [];
+  for (const message of batch.messages) {
+    const parsed = parseMessage(message, options.parse);
+    if (parsed.ok) {
+      parsedMessages.push({
+        value: parsed.value,
+        context: { topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers: decodeHeaders(message.headers) },
+      });
+      continue;
+    }
+    await parkOnDeadLetter(log, options.deadLetter, { topic, partition, message }, parsed.error);
+  }
+  return parsedMessages;
 }
 
 /**

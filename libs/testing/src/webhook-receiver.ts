@@ -49,71 +49,103 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-export async function startWebhookReceiver(options: { host?: string } = {}): Promise<WebhookReceiver> {
-  const host = options.host ?? '127.0.0.1';
-  const received: ReceivedRequest[] = [];
-  const behaviours = new Map<string, ReceiverBehaviour>();
-  const consumed = new Set<ReceivedRequest>();
-  const waiters = new Set<() => void>();
-  const hanging = new Set<() => void>();
+interface ReceiverState {
+  received: ReceivedRequest[];
+  behaviours: Map<string, ReceiverBehaviour>;
+  /** Requests already returned by nextDelivery. */
+  consumed: Set<ReceivedRequest>;
+  waiters: Set<() => void>;
+  /** Releases of requests held open ('slow', 'hang'), all called on close. */
+  hanging: Set<() => void>;
   /** Requests seen per delivery id, for 'flapping'. */
-  const attemptsPerDelivery = new Map<string, number>();
-  let closed = false;
+  attemptsPerDelivery: Map<string, number>;
+}
 
-  const app = new Koa();
-  app.silent = true;
-  app.use(async (ctx) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
-    const request: ReceivedRequest = {
-      method: ctx.method,
-      path: ctx.path,
-      headers: { ...ctx.req.headers },
-      body: Buffer.concat(chunks).toString('utf8'),
-      receivedAt: new Date(),
-    };
-    received.push(request);
-    for (const wake of [...waiters]) wake();
+async function record(ctx: Koa.Context, state: ReceiverState): Promise<ReceivedRequest> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+  const request: ReceivedRequest = {
+    method: ctx.method,
+    path: ctx.path,
+    headers: { ...ctx.req.headers },
+    body: Buffer.concat(chunks).toString('utf8'),
+    receivedAt: new Date(),
+  };
+  state.received.push(request);
+  for (const wake of [...state.waiters]) wake();
+  return request;
+}
 
-    const behaviour: ReceiverBehaviour = behaviours.get(ctx.path) ?? ANSWER.ok;
-    switch (behaviour.kind) {
-      case 'status':
-        ctx.status = behaviour.status;
-        for (const [name, value] of Object.entries(behaviour.headers ?? {})) ctx.set(name, value);
-        ctx.body = behaviour.body ?? '';
-        return;
-      case 'redirect':
-        ctx.status = behaviour.status ?? 302;
-        ctx.set('location', behaviour.location);
-        ctx.body = '';
-        return;
-      case 'slow':
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, behaviour.delayMs);
-          hanging.add(() => {
-            clearTimeout(timer);
-            resolve();
-          });
+async function behave(ctx: Koa.Context, request: ReceivedRequest, state: ReceiverState): Promise<void> {
+  const behaviour: ReceiverBehaviour = state.behaviours.get(ctx.path) ?? ANSWER.ok;
+  switch (behaviour.kind) {
+    case 'status':
+      ctx.status = behaviour.status;
+      for (const [name, value] of Object.entries(behaviour.headers ?? {})) ctx.set(name, value);
+      ctx.body = behaviour.body ?? '';
+      return;
+    case 'redirect':
+      ctx.status = behaviour.status ?? 302;
+      ctx.set('location', behaviour.location);
+      ctx.body = '';
+      return;
+    case 'slow':
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, behaviour.delayMs);
+        state.hanging.add(() => {
+          clearTimeout(timer);
+          resolve();
         });
-        ctx.status = behaviour.status ?? 200;
-        ctx.body = 'slow';
-        return;
-      case 'flapping': {
-        const deliveryId = request.headers['x-service-delivery-id'];
-        const key = `${ctx.path} ${typeof deliveryId === 'string' ? deliveryId : ''}`;
-        const seen = (attemptsPerDelivery.get(key) ?? 0) + 1;
-        attemptsPerDelivery.set(key, seen);
-        ctx.status = seen <= behaviour.failures ? (behaviour.status ?? 503) : 200;
-        ctx.body = seen <= behaviour.failures ? 'flapping: down' : 'flapping: up';
-        return;
-      }
-      case 'hang':
-        // Never answers; released only when the receiver closes (its sockets are destroyed then).
-        await new Promise<void>((resolve) => hanging.add(resolve));
-        return;
+      });
+      ctx.status = behaviour.status ?? 200;
+      ctx.body = 'slow';
+      return;
+    case 'flapping': {
+      const deliveryId = request.headers['x-service-delivery-id'];
+      const key = `${ctx.path} ${typeof deliveryId === 'string' ? deliveryId : ''}`;
+      const seen = (state.attemptsPerDelivery.get(key) ?? 0) + 1;
+      state.attemptsPerDelivery.set(key, seen);
+      ctx.status = seen <= behaviour.failures ? (behaviour.status ?? 503) : 200;
+      ctx.body = seen <= behaviour.failures ? 'flapping: down' : 'flapping: up';
+      return;
     }
-  });
+    case 'hang':
+      // Never answers; released only when the receiver closes (its sockets are destroyed then).
+      await new Promise<void>((resolve) => state.hanging.add(resolve));
+      return;
+  }
+}
 
+function nextDelivery(state: ReceiverState, { timeoutMs = 10_000, path }: { timeoutMs?: number; path?: string } = {}): Promise<ReceivedRequest> {
+  const { received, consumed, waiters } = state;
+  return new Promise<ReceivedRequest>((resolve, reject) => {
+    const take = () => received.find((r) => !consumed.has(r) && (path === undefined || r.path === path));
+    const ready = take();
+    if (ready) {
+      consumed.add(ready);
+      resolve(ready);
+      return;
+    }
+    const wake = () => {
+      const next = take();
+      if (!next) return;
+      consumed.add(next);
+      cleanup();
+      resolve(next);
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`no webhook delivery${path ? ` to ${path}` : ''} within ${timeoutMs} ms (received ${received.length} in total)`));
+    }, timeoutMs);
+    const cleanup = () => {
+      clearTimeout(timer);
+      waiters.delete(wake);
+    };
+    waiters.add(wake);
+  });
+}
+
+async function listen(app: Koa, host: string): Promise<Server> {
   const server: Server = createServer(app.callback());
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
@@ -123,6 +155,21 @@ export async function startWebhookReceiver(options: { host?: string } = {}): Pro
       resolve();
     });
   });
+  return server;
+}
+
+export async function startWebhookReceiver(options: { host?: string } = {}): Promise<WebhookReceiver> {
+  const host = options.host ?? '127.0.0.1';
+  const state: ReceiverState = { received: [], behaviours: new Map(), consumed: new Set(), waiters: new Set(), hanging: new Set(), attemptsPerDelivery: new Map() };
+  let closed = false;
+
+  const app = new Koa();
+  app.silent = true;
+  app.use(async (ctx) => {
+    const request = await record(ctx, state);
+    await behave(ctx, request, state);
+  });
+  const server = await listen(app, host);
   const { port } = server.address() as AddressInfo;
   const base = `http://${host}:${port}`;
 
@@ -130,44 +177,19 @@ export async function startWebhookReceiver(options: { host?: string } = {}): Pro
     port,
     url: (path = '/') => `${base}${path.startsWith('/') ? path : `/${path}`}`,
     answer: (path, behaviour) => {
-      behaviours.set(path, behaviour);
+      state.behaviours.set(path, behaviour);
     },
-    deliveries: (path) => received.filter((r) => path === undefined || r.path === path),
+    deliveries: (path) => state.received.filter((r) => path === undefined || r.path === path),
     clear: () => {
-      received.length = 0;
-      consumed.clear();
+      state.received.length = 0;
+      state.consumed.clear();
     },
-    nextDelivery: ({ timeoutMs = 10_000, path } = {}) =>
-      new Promise<ReceivedRequest>((resolve, reject) => {
-        const take = () => received.find((r) => !consumed.has(r) && (path === undefined || r.path === path));
-        const ready = take();
-        if (ready) {
-          consumed.add(ready);
-          resolve(ready);
-          return;
-        }
-        const wake = () => {
-          const next = take();
-          if (!next) return;
-          consumed.add(next);
-          cleanup();
-          resolve(next);
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`no webhook delivery${path ? ` to ${path}` : ''} within ${timeoutMs} ms (received ${received.length} in total)`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          waiters.delete(wake);
-        };
-        waiters.add(wake);
-      }),
+    nextDelivery: (options) => nextDelivery(state, options),
     close: async () => {
       if (closed) return;
       closed = true;
-      for (const release of hanging) release();
-      hanging.clear();
+      for (const release of state.hanging) release();
+      state.hanging.clear();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { DomainError } from '@checkout/errors';
@@ -8,7 +8,7 @@ import { HttpUrl, ModeSchema, PaymentMethod, type Mode } from '@checkout/contrac
 import { generateApiKey } from '../domain/api-keys';
 import type { AdminTokenGuesses } from '../domain/admin-token-guesses';
 import type { CheckoutSettings, OrganizationsStore } from '../store/organizations.store';
-import type { ApiKeyDocument, PreviousSigningSecret } from '../store/organization.document';
+import type { ApiKeyDocument, OrganizationDocument, PreviousSigningSecret } from '../store/organization.document';
 import type { OrdersClient } from '../clients/orders.client';
 
 const CreateOrganization = z.strictObject({ name: z.string().trim().min(1).max(200) });
@@ -49,11 +49,7 @@ const presentSettings = (mode: Mode, settings: CheckoutSettings, now: Date) => {
 
 const presentKey = (k: ApiKeyDocument) => ({ id: k.keyId, mode: k.mode, status: k.status, last4: k.last4, createdAt: k.createdAt.toISOString(), ...(k.revokedAt && { revokedAt: k.revokedAt.toISOString() }) });
 
-/**
- * D38: the operators' API. Organizations, keys and checkout settings live here; locations and payment
- * destinations belong to the orders service and are forwarded to it with the target organization's scope.
- */
-export function adminRoutes(deps: {
+export interface AdminDeps {
   store: OrganizationsStore;
   adminToken: string;
   orders: OrdersClient;
@@ -66,9 +62,15 @@ export function adminRoutes(deps: {
   guesses: AdminTokenGuesses;
   /** The client address of a request (its peer, or the nearest untrusted X-Forwarded-For hop). */
   clientOf: (ctx: Context) => string;
-}): Router {
-  const router = new Router({ prefix: '/admin' });
-  router.use(async (ctx, next) => {
+}
+
+type OrganizationOf = (ctx: Context) => Promise<OrganizationDocument>;
+
+const body = (ctx: Context) => ctx.request.jsonBody ?? {};
+
+/** The address is checked before the token, so a blocked guesser learns nothing more from further tries. */
+function operatorTokenGuard(deps: AdminDeps): Middleware {
+  return async (ctx, next) => {
     const client = deps.clientOf(ctx);
     const now = deps.clock().getTime();
     const blockedFor = deps.guesses.blockedFor(client, now);
@@ -79,33 +81,38 @@ export function adminRoutes(deps: {
       throw new DomainError('UNAUTHORIZED', 'The admin API needs the operator token.');
     }
     await next();
-  });
-  router.use(jsonBody());
+  };
+}
 
-  const organizationOf = async (ctx: Context) => {
+function organizationLookup(store: OrganizationsStore): OrganizationOf {
+  return async (ctx) => {
     const id = String(ctx.params.organizationId ?? '');
-    const organization = await deps.store.getOrganization(id);
+    const organization = await store.getOrganization(id);
     if (!organization) throw new DomainError('ADMIN_NOT_FOUND', `No organization ${id}.`);
     return organization;
   };
-  const body = (ctx: Context) => ctx.request.jsonBody ?? {};
+}
 
+const presentOrganization = (o: OrganizationDocument) => ({ id: o._id, name: o.name, createdAt: o.createdAt.toISOString() });
+
+function mountOrganizationRoutes(router: Router, deps: AdminDeps, organizationOf: OrganizationOf): void {
   router.post('/organizations', async (ctx) => {
     const input = parseOrThrow(CreateOrganization, body(ctx), 'ADMIN_REQUEST_FAILED');
     const organization = await deps.store.createOrganization({ _id: `org_${randomBytes(12).toString('hex')}`, name: input.name, createdAt: deps.clock() });
     ctx.status = 201;
-    ctx.body = { organization: { id: organization._id, name: organization.name, createdAt: organization.createdAt.toISOString() } };
+    ctx.body = { organization: presentOrganization(organization) };
   });
 
   router.get('/organizations', async (ctx) => {
-    ctx.body = { organizations: (await deps.store.listOrganizations()).map((o) => ({ id: o._id, name: o.name, createdAt: o.createdAt.toISOString() })) };
+    ctx.body = { organizations: (await deps.store.listOrganizations()).map(presentOrganization) };
   });
 
   router.get('/organizations/:organizationId', async (ctx) => {
-    const o = await organizationOf(ctx);
-    ctx.body = { organization: { id: o._id, name: o.name, createdAt: o.createdAt.toISOString() } };
+    ctx.body = { organization: presentOrganization(await organizationOf(ctx)) };
   });
+}
 
+function mountKeyRoutes(router: Router, deps: AdminDeps, organizationOf: OrganizationOf): void {
   router.post('/organizations/:organizationId/keys', async (ctx) => {
     const organization = await organizationOf(ctx);
     const { mode } = parseOrThrow(CreateKey, body(ctx), 'ADMIN_REQUEST_FAILED');
@@ -129,7 +136,9 @@ export function adminRoutes(deps: {
     deps.keyRevoked(revoked._id);
     ctx.body = { key: presentKey(revoked) };
   });
+}
 
+function mountCheckoutSettingsRoutes(router: Router, deps: AdminDeps, organizationOf: OrganizationOf): void {
   router.get('/organizations/:organizationId/checkout-settings', async (ctx) => {
     const organization = await organizationOf(ctx);
     const { mode } = parseOrThrow(ModeOnly, ctx.query, 'ADMIN_REQUEST_FAILED');
@@ -156,8 +165,10 @@ export function adminRoutes(deps: {
       ...(newSecret && { webhookSigningSecret: newSecret }),
     };
   });
+}
 
-  // Locations and payment destinations: owned by orders, reached with the organization's scope.
+/** Locations and payment destinations: owned by orders, reached with the organization's scope. */
+function mountOrdersForwardRoutes(router: Router, deps: AdminDeps, organizationOf: OrganizationOf): void {
   const forwardToOrders = (method: 'GET' | 'POST' | 'PATCH', upstreamPath: (ctx: Context) => string) => async (ctx: Context) => {
     const organization = await organizationOf(ctx);
     const source = method === 'GET' ? ctx.query : body(ctx);
@@ -181,5 +192,20 @@ export function adminRoutes(deps: {
     '/organizations/:organizationId/payment-destinations/:destinationId',
     forwardToOrders('PATCH', (ctx) => `/internal/admin/payment-destinations/${encodeURIComponent(String(ctx.params.destinationId))}`),
   );
+}
+
+/**
+ * D38: the operators' API. Organizations, keys and checkout settings live here; locations and payment
+ * destinations belong to the orders service and are forwarded to it with the target organization's scope.
+ */
+export function adminRoutes(deps: AdminDeps): Router {
+  const router = new Router({ prefix: '/admin' });
+  router.use(operatorTokenGuard(deps));
+  router.use(jsonBody());
+  const organizationOf = organizationLookup(deps.store);
+  mountOrganizationRoutes(router, deps, organizationOf);
+  mountKeyRoutes(router, deps, organizationOf);
+  mountCheckoutSettingsRoutes(router, deps, organizationOf);
+  mountOrdersForwardRoutes(router, deps, organizationOf);
   return router;
 }

@@ -123,22 +123,37 @@ function cookieHeader(token: string, maxAgeSeconds: number, secureCookie: boolea
   return `${DASHBOARD_COOKIE}=${token}; Path=/dashboard; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secureCookie ? '; Secure' : ''}`;
 }
 
-
 const one = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
-/**
- * D47: the merchant dashboard on the gateway's public listener. `POST /v0/dashboard/login_links` (an API-key
- * route) makes a link; opening it makes a session (a cookie whose token is stored hashed, with the key's
- * organization, mode and key id); every page re-checks that key through the key cache and reads through the
- * owners' internal APIs with the session's scope. Forms that change something carry the session's CSRF token
- * and are reached through a confirm page.
- */
-export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middleware; body: Middleware }): Router {
-  const router = new Router();
-  const secureCookie = deps.publicBaseUrl.startsWith('https:');
-  const requestId = (ctx: Context) => String(ctx.state.requestId);
+const requestId = (ctx: Context) => String(ctx.state.requestId);
+const scopeOf = (ctx: Context) => (ctx.state.dashboard as DashboardState).scope;
+const twentyFourHoursBefore = (now: Date) => new Date(now.getTime() - 24 * 3_600_000).toISOString().slice(0, 19);
 
-  router.post('/v0/dashboard/login_links', api.authenticate, api.body, async (ctx) => {
+function pageCtx(ctx: Context, section: PageContext['section']): PageContext {
+  const state = ctx.state.dashboard as DashboardState;
+  return { nonce: String(ctx.state.nonce), mode: state.scope.mode as Mode, organizationName: state.organizationName, csrfToken: csrfTokenFor(state.token), section };
+}
+
+function html(ctx: Context, body: string): void {
+  ctx.type = 'html';
+  ctx.body = body;
+}
+
+/** The CSRF token tied to this session must come with every POST (D47), read before anything is done. */
+async function verifiedForm(ctx: Context): Promise<URLSearchParams> {
+  const form = await readUrlEncodedForm(ctx, MAX_FORM_BYTES);
+  if (!csrfTokenMatches((ctx.state.dashboard as DashboardState).token, form.get('csrf') ?? undefined)) throw new DomainError('CSRF_TOKEN_INVALID', 'Missing or wrong CSRF token.');
+  return form;
+}
+
+function idParam(prefix: 'ord' | 'cs' | 'evt', value: string | undefined, code: 'ORDER_NOT_FOUND' | 'SESSION_NOT_FOUND' | 'EVENT_NOT_FOUND'): string {
+  // A malformed id is "not found" here too: a page has no field to blame (the API says 400 for it, D4).
+  if (!isIdOf(prefix, value)) throw new DomainError(code, 'No such id.');
+  return value;
+}
+
+function createLoginLink(deps: DashboardDeps): Middleware {
+  return async (ctx) => {
     const scope = ctx.state.scope;
     const apiKeyId = ctx.state.apiKeyId;
     const keyLookupId = ctx.state.apiKeyLookupId;
@@ -150,20 +165,15 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
     const body: LoginLinkResponse = { url: `${deps.publicBaseUrl}/dashboard/login/${token}`, expiresAt: expiresAt.toISOString() };
     ctx.status = 201;
     ctx.body = body;
-  });
+  };
+}
 
-  const pages = new Router({ prefix: '/dashboard' });
-  pages.use(async (ctx, next) => {
-    secure(ctx);
-    await next();
-  });
-  pages.use(htmlErrors(deps.logger));
-
-  // Opening the link consumes it (one conditional update) and starts the session. The answer is a page that
-  // moves on to /dashboard by itself (meta refresh, no script): a SameSite=Strict cookie set in the answer to a
-  // link followed from another site (a mail, a chat) would not be sent on a redirect of that same navigation,
-  // but is on this page's own same-site navigation; and the token leaves the address bar.
-  pages.get('/login/:token', async (ctx) => {
+// Opening the link consumes it (one conditional update) and starts the session. The answer is a page that
+// moves on to /dashboard by itself (meta refresh, no script): a SameSite=Strict cookie set in the answer to a
+// link followed from another site (a mail, a chat) would not be sent on a redirect of that same navigation,
+// but is on this page's own same-site navigation; and the token leaves the address bar.
+function openLoginLink(deps: DashboardDeps, secureCookie: boolean): Middleware {
+  return async (ctx) => {
     const token = ctx.params.token;
     const now = deps.clock();
     const link = isTokenShaped(token) ? await deps.store.consumeLinkAcrossTenants(hashToken(token), now) : null;
@@ -175,10 +185,12 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
     ctx.append('Set-Cookie', cookieHeader(sessionToken, Math.floor(deps.sessionTtlMs / 1000), secureCookie));
     ctx.type = 'html';
     ctx.body = layout({ nonce: String(ctx.state.nonce) }, 'Logging in', '<h1>Logging in…</h1><div class="card"><p>You are logged in. <a href="/dashboard">Continue to the dashboard</a>.</p></div>', '/dashboard');
-  });
+  };
+}
 
-  // Every other page needs a live session whose API key is still active: revoking the key ends the session.
-  const session: Middleware = async (ctx: Context, next: Next) => {
+/** Every page but the login link needs a live session whose API key is still active: revoking the key ends the session. */
+function requireSession(deps: DashboardDeps): Middleware {
+  return async (ctx: Context, next: Next) => {
     const token = ctx.cookies.get(DASHBOARD_COOKIE);
     if (!isTokenShaped(token)) throw new DomainError('DASHBOARD_LOGIN_REQUIRED', 'Log in with a login link.');
     const tokenHash = hashToken(token);
@@ -188,33 +200,13 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
     ctx.state.dashboard = { scope: { organizationId: found.organizationId, mode: found.mode }, organizationName: organization.name, token, tokenHash };
     await next();
   };
+}
 
-  const pageCtx = (ctx: Context, section: PageContext['section']): PageContext => {
-    const state = ctx.state.dashboard as DashboardState;
-    return { nonce: String(ctx.state.nonce), mode: state.scope.mode as Mode, organizationName: state.organizationName, csrfToken: csrfTokenFor(state.token), section };
-  };
-  const scopeOf = (ctx: Context) => (ctx.state.dashboard as DashboardState).scope;
-  const html = (ctx: Context, body: string) => {
-    ctx.type = 'html';
-    ctx.body = body;
-  };
-  /** The CSRF token tied to this session must come with every POST (D47), read before anything is done. */
-  const verifiedForm = async (ctx: Context): Promise<URLSearchParams> => {
-    const form = await readUrlEncodedForm(ctx, MAX_FORM_BYTES);
-    if (!csrfTokenMatches((ctx.state.dashboard as DashboardState).token, form.get('csrf') ?? undefined)) throw new DomainError('CSRF_TOKEN_INVALID', 'Missing or wrong CSRF token.');
-    return form;
-  };
-  const idParam = (prefix: 'ord' | 'cs' | 'evt', value: string | undefined, code: 'ORDER_NOT_FOUND' | 'SESSION_NOT_FOUND' | 'EVENT_NOT_FOUND'): string => {
-    // A malformed id is "not found" here too: a page has no field to blame (the API says 400 for it, D4).
-    if (!isIdOf(prefix, value)) throw new DomainError(code, 'No such id.');
-    return value;
-  };
-
+function mountOverviewAndOrderPages(pages: Router, deps: DashboardDeps, session: Middleware): void {
   pages.get('/', session, async (ctx) => {
     const scope = scopeOf(ctx);
     const [stats, payments] = await Promise.all([deps.upstreams.dispatcher.deliveryStats(scope, requestId(ctx)), deps.upstreams.orders.paymentsPerHour(scope, requestId(ctx))]);
-    const since = new Date(deps.clock().getTime() - 24 * 3_600_000).toISOString().slice(0, 19);
-    html(ctx, overviewPage(pageCtx(ctx, 'overview'), { hosts: deliveryHostsChart(stats), payments: paymentsPerHourChart(payments) }, since));
+    html(ctx, overviewPage(pageCtx(ctx, 'overview'), { hosts: deliveryHostsChart(stats), payments: paymentsPerHourChart(payments) }, twentyFourHoursBefore(deps.clock())));
   });
 
   pages.get('/orders', session, async (ctx) => {
@@ -236,7 +228,9 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
     const [{ order }, { payments }] = await Promise.all([deps.upstreams.orders.getOrder(scopeOf(ctx), requestId(ctx), id), deps.upstreams.orders.orderPayments(scopeOf(ctx), requestId(ctx), id)]);
     html(ctx, orderPage(pageCtx(ctx, 'orders'), order, payments));
   });
+}
 
+function mountSessionPages(pages: Router, deps: DashboardDeps, session: Middleware): void {
   pages.get('/sessions', session, async (ctx) => {
     const list = await deps.upstreams.sessions.listSessions(scopeOf(ctx), requestId(ctx), { page: one(ctx.query.page), limit: '25' });
     html(ctx, sessionsPage(pageCtx(ctx, 'sessions'), list));
@@ -248,7 +242,9 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
     const events = await deps.upstreams.dispatcher.listEvents(scopeOf(ctx), requestId(ctx), { sessionId: id, limit: '100' });
     html(ctx, sessionPage(pageCtx(ctx, 'sessions'), found, sessionHistory(found, events.events)));
   });
+}
 
+function mountEventPages(pages: Router, deps: DashboardDeps, session: Middleware): void {
   pages.get('/events', session, async (ctx) => {
     const type = one(ctx.query.type);
     const [list, failed] = await Promise.all([deps.upstreams.dispatcher.listEvents(scopeOf(ctx), requestId(ctx), { type, page: one(ctx.query.page), limit: '25' }), deps.upstreams.dispatcher.failedDeliveries(scopeOf(ctx), requestId(ctx))]);
@@ -276,12 +272,13 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
     ctx.redirect(`/dashboard/events/${id}?m=redelivered`);
     ctx.status = 303;
   });
+}
 
+function mountRecoveryPages(pages: Router, deps: DashboardDeps, session: Middleware): void {
   pages.get('/recover', session, async (ctx) => {
     const since = sinceFromForm(one(ctx.query.since));
     if (since === undefined) {
-      const defaultSince = new Date(deps.clock().getTime() - 24 * 3_600_000).toISOString().slice(0, 19);
-      html(ctx, overviewPage(pageCtx(ctx, 'overview'), { hosts: '<p><a href="/dashboard">See the charts on the overview.</a></p>', payments: '' }, defaultSince).replace('<h1>Overview</h1>', '<h1>Recover failed deliveries</h1>'));
+      html(ctx, overviewPage(pageCtx(ctx, 'overview'), { hosts: '<p><a href="/dashboard">See the charts on the overview.</a></p>', payments: '' }, twentyFourHoursBefore(deps.clock())).replace('<h1>Overview</h1>', '<h1>Recover failed deliveries</h1>'));
       return;
     }
     html(ctx, confirmPage(pageCtx(ctx, 'events'), 'Recover failed deliveries?', `Every delivery of this organization and mode that ended failed since ${since} will be sent again, once, as a new delivery (D44).`, '/dashboard/recover', { since }, '/dashboard/events', 'Yes, send them again'));
@@ -295,15 +292,45 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
     ctx.redirect(`/dashboard/events?recovering=${recovering}`);
     ctx.status = 303;
   });
+}
 
-  pages.post('/logout', session, async (ctx) => {
+function logOut(deps: DashboardDeps, secureCookie: boolean): Middleware {
+  return async (ctx) => {
     await verifiedForm(ctx);
     const state = ctx.state.dashboard as DashboardState;
     await deps.store.deleteSession(state.scope, state.tokenHash);
     ctx.append('Set-Cookie', cookieHeader('', 0, secureCookie));
     ctx.type = 'html';
     ctx.body = messagePage(String(ctx.state.nonce), 'Logged out', 'Your dashboard session has ended. Open a new login link to come back.');
+  };
+}
+
+/**
+ * D47: the merchant dashboard on the gateway's public listener. `POST /v0/dashboard/login_links` (an API-key
+ * route) makes a link; opening it makes a session (a cookie whose token is stored hashed, with the key's
+ * organization, mode and key id); every page re-checks that key through the key cache and reads through the
+ * owners' internal APIs with the session's scope. Forms that change something carry the session's CSRF token
+ * and are reached through a confirm page.
+ */
+export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middleware; body: Middleware }): Router {
+  const router = new Router();
+  const secureCookie = deps.publicBaseUrl.startsWith('https:');
+  router.post('/v0/dashboard/login_links', api.authenticate, api.body, createLoginLink(deps));
+
+  const pages = new Router({ prefix: '/dashboard' });
+  pages.use(async (ctx, next) => {
+    secure(ctx);
+    await next();
   });
+  pages.use(htmlErrors(deps.logger));
+  pages.get('/login/:token', openLoginLink(deps, secureCookie));
+
+  const session = requireSession(deps);
+  mountOverviewAndOrderPages(pages, deps, session);
+  mountSessionPages(pages, deps, session);
+  mountEventPages(pages, deps, session);
+  mountRecoveryPages(pages, deps, session);
+  pages.post('/logout', session, logOut(deps, secureCookie));
 
   router.use(pages.routes(), pages.allowedMethods());
   return router;

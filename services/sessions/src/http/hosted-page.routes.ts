@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import Router from '@koa/router';
+import Router, { type RouterMiddleware } from '@koa/router';
 import type { Context } from 'koa';
 import { DomainError, isDomainError } from '@checkout/errors';
 import { isIdOf, Phone, ShippingAddress, type PaymentMethod } from '@checkout/contracts';
@@ -58,32 +58,31 @@ function originOf(url: string | null): string[] {
   }
 }
 
-/**
- * The hosted payment page (D26, D41): public, server-rendered, one page per session id (the unguessable id is
- * the capability). Forms carry a double-submit CSRF token; the page polls /state and swaps in its new content on change, without a reload.
- */
-export function hostedPageRoutes(deps: HostedPageDeps): Router {
-  const router = new Router({ prefix: '/checkout' });
+function notFoundPage(ctx: Context, nonce: string): void {
+  secure(ctx, nonce);
+  ctx.status = 404;
+  ctx.type = 'html';
+  ctx.body = renderMessagePage(nonce, 'Checkout not found', 'We could not find this checkout. Check the link, or return to the merchant to start again.');
+}
 
-  const notFoundPage = (ctx: Context, nonce: string) => {
-    secure(ctx, nonce);
-    ctx.status = 404;
-    ctx.type = 'html';
-    ctx.body = renderMessagePage(nonce, 'Checkout not found', 'We could not find this checkout. Check the link, or return to the merchant to start again.');
-  };
+const loadPublic = async (commands: SessionCommands, id: string | undefined): Promise<SessionWithOrder | null> => (isIdOf('cs', id) ? commands.findPublic(id) : null);
 
-  const load = async (id: string | undefined): Promise<SessionWithOrder | null> => (isIdOf('cs', id) ? deps.commands.findPublic(id) : null);
+/** The double-submit cookie the page's CSRF token is bound to; a fresh one when the browser has none (or a forged one). */
+function csrfCookieOf(ctx: Context, secureCookies: boolean): string {
+  const cookie = ctx.cookies.get(CSRF_COOKIE);
+  if (cookie && /^[A-Za-z0-9_-]{16,64}$/.test(cookie)) return cookie;
+  const fresh = newCsrfCookieValue();
+  ctx.append('Set-Cookie', `${CSRF_COOKIE}=${fresh}; Path=/checkout; HttpOnly; SameSite=Lax${secureCookies ? '; Secure' : ''}`);
+  return fresh;
+}
 
-  router.get('/:sessionId', async (ctx) => {
+function showPage(deps: HostedPageDeps): RouterMiddleware {
+  return async (ctx) => {
     const nonce = randomBytes(16).toString('base64');
-    const view = await load(ctx.params.sessionId);
+    const view = await loadPublic(deps.commands, ctx.params.sessionId);
     if (!view) return notFoundPage(ctx, nonce);
     const session = deps.commands.present(view);
-    let cookie = ctx.cookies.get(CSRF_COOKIE);
-    if (!cookie || !/^[A-Za-z0-9_-]{16,64}$/.test(cookie)) {
-      cookie = newCsrfCookieValue();
-      ctx.append('Set-Cookie', `${CSRF_COOKIE}=${cookie}; Path=/checkout; HttpOnly; SameSite=Lax${deps.secureCookies ? '; Secure' : ''}`);
-    }
+    const cookie = csrfCookieOf(ctx, deps.secureCookies);
     const notice = typeof ctx.query.m === 'string' && Object.hasOwn(NOTICES, ctx.query.m) ? (ctx.query.m as NoticeCode) : undefined;
     const locations = session.status === 'pending' && session.requireFromCustomer.location ? await deps.orders.listLocations(scopeOf(view.doc)) : [];
     const destination = session.status === 'pending' && view.doc.enabledPaymentMethods.includes('stablecoin') ? await stablecoinDestination(deps.orders, scopeOf(view.doc), session.order.paymentDestination) : undefined;
@@ -107,18 +106,42 @@ export function hostedPageRoutes(deps: HostedPageDeps): Router {
     secure(ctx, nonce, originOf(session.successUrl));
     ctx.type = 'html';
     ctx.body = session.status === 'pending' ? renderPendingPage(session, pageCtx) : renderTerminalPage(session, pageCtx);
-  });
+  };
+}
 
-  router.get('/:sessionId/state', async (ctx) => {
-    const view = await load(ctx.params.sessionId);
+function pageState(deps: HostedPageDeps): RouterMiddleware {
+  return async (ctx) => {
+    const view = await loadPublic(deps.commands, ctx.params.sessionId);
     secure(ctx, randomBytes(8).toString('base64'));
     if (!view) throw new DomainError('SESSION_NOT_FOUND', 'No such checkout session.');
     const session = deps.commands.present(view);
     const { total, paid } = session.order.amounts;
     ctx.body = { status: session.status, amounts: { total, paid, due: Math.max(0, total - paid) }, failedAttempts: session.failedAttempts, version: stateVersion(session) };
-  });
+  };
+}
 
-  router.post('/:sessionId/pay', async (ctx) => {
+type SimulatedAttempt = Parameters<SessionCommands['pay']>[2];
+
+/** The test processor's attempt the form asks for, or the notice that sends the customer back to fix the form. */
+function simulatedAttempt(method: PaymentMethod, form: URLSearchParams): SimulatedAttempt | NoticeCode {
+  if (method === 'card') {
+    const number = form.get('cardNumber') ?? '';
+    if (number.trim() === '') return 'card_required';
+    const outcome = classifyTestCard(number);
+    // The full number is never stored or logged: only its last four digits go further.
+    if (outcome === 'not_test_card') return 'not_test_card';
+    return { source: 'simulator', method, outcome, cardLast4: last4(number) };
+  }
+  if (method === 'stablecoin') {
+    const cents = parseUsdToCents(form.get('amount') ?? '');
+    if (cents === null || cents < 1) return 'amount';
+    return { source: 'simulator', method, outcome: 'succeeded', amount: cents };
+  }
+  return { source: 'simulator', method, outcome: 'succeeded' };
+}
+
+function pay(deps: HostedPageDeps): RouterMiddleware {
+  return async (ctx) => {
     const nonce = randomBytes(16).toString('base64');
     const id = ctx.params.sessionId;
     if (!isIdOf('cs', id)) return notFoundPage(ctx, nonce);
@@ -155,21 +178,8 @@ export function hostedPageRoutes(deps: HostedPageDeps): Router {
       if (!locations.some((l) => l.id === collected.locationId)) return back('required');
     }
 
-    let attempt: Parameters<SessionCommands['pay']>[2];
-    if (method === 'card') {
-      const number = form.get('cardNumber') ?? '';
-      if (number.trim() === '') return back('card_required');
-      const outcome = classifyTestCard(number);
-      // The full number is never stored or logged: only its last four digits go further.
-      if (outcome === 'not_test_card') return back('not_test_card');
-      attempt = { source: 'simulator', method, outcome, cardLast4: last4(number) };
-    } else if (method === 'stablecoin') {
-      const cents = parseUsdToCents(form.get('amount') ?? '');
-      if (cents === null || cents < 1) return back('amount');
-      attempt = { source: 'simulator', method, outcome: 'succeeded', amount: cents };
-    } else {
-      attempt = { source: 'simulator', method, outcome: 'succeeded' };
-    }
+    const attempt = simulatedAttempt(method, form);
+    if (typeof attempt === 'string') return back(attempt);
 
     try {
       // The session as last read or written here goes into pay(), which then reads it no more.
@@ -192,8 +202,18 @@ export function hostedPageRoutes(deps: HostedPageDeps): Router {
       if (isDomainError(err) && (err.code === 'SESSION_NOT_PAYABLE' || err.code === 'ORDER_NOT_EDITABLE')) return back('not_payable');
       throw err;
     }
-  });
+  };
+}
 
+/**
+ * The hosted payment page (D26, D41): public, server-rendered, one page per session id (the unguessable id is
+ * the capability). Forms carry a double-submit CSRF token; the page polls /state and swaps in its new content on change, without a reload.
+ */
+export function hostedPageRoutes(deps: HostedPageDeps): Router {
+  const router = new Router({ prefix: '/checkout' });
+  router.get('/:sessionId', showPage(deps));
+  router.get('/:sessionId/state', pageState(deps));
+  router.post('/:sessionId/pay', pay(deps));
   return router;
 }
 
@@ -207,7 +227,6 @@ async function stablecoinDestination(orders: OrdersClient, scope: ReturnType<typ
   const destination = await orders.findPaymentDestination(scope, named);
   return destination && acceptsPayments(destination) ? { address: destination.address } : 'unavailable';
 }
-
 
 /** The inputs requireFromCustomer asks for, validated; null when one is missing or invalid. */
 function collectInputs(form: URLSearchParams, req: { phone: boolean; shippingAddress: boolean; location: boolean }): CollectedInputs | null {
