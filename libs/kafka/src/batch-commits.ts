@@ -7,6 +7,14 @@ function isNotCoordinator(err: unknown): err is Error {
   return err instanceof Error && (err as { type?: unknown }).type === 'NOT_COORDINATOR_FOR_GROUP';
 }
 
+/**
+ * How long after a failed commit it is sent again. A partition that gets no new batch would otherwise keep its
+ * committed offset behind what was handled until the next rebalance: its lag never reaches 0, and the next owner
+ * handles those messages again (seen in the three-broker test: a commit refused while a broker restarted, then
+ * nothing more on that partition).
+ */
+const COMMIT_RETRY_MS = 1_000;
+
 interface PendingCommit {
   nextOffset: string;
   settled: boolean;
@@ -31,9 +39,26 @@ export function batchCommits(consumer: Consumer, log: Logger): BatchCommits {
   // settle far more often than a commit returns (it waits behind the parked fetch on kafkajs' one connection
   // to the broker), and a request per batch only made the broker work.
   const commits = new GroupCommit<{ topic: string; partition: number; offset: string }>(async (moves) => {
-    const newest = new Map(moves.map((move) => [`${move.topic}:${move.partition}`, move]));
+    // The highest offset of each partition, whatever the order of arrival: a retried commit must never take a
+    // partition's committed offset back.
+    const newest = new Map<string, { topic: string; partition: number; offset: string }>();
+    for (const move of moves) {
+      const key = `${move.topic}:${move.partition}`;
+      const known = newest.get(key);
+      if (!known || BigInt(move.offset) > BigInt(known.offset)) newest.set(key, move);
+    }
     await consumer.commitOffsets([...newest.values()]);
     return moves.map((): void => undefined);
+  });
+  // Per partition, the highest offset committed in this membership: a retry that a later commit covered is dropped.
+  let committed = new Map<string, bigint>();
+  const retries = new Set<NodeJS.Timeout>();
+  // Stopped: by its owner, or by kafkajs before it restarts the same consumer after a crash (then it joins again).
+  let stopped = false;
+  consumer.on(consumer.events.STOP, () => {
+    stopped = true;
+    for (const timer of retries) clearTimeout(timer);
+    retries.clear();
   });
   // A commit the old coordinator refused after the group's coordinator moved (a broker restart in a cluster).
   // kafkajs keeps sending our commits to the broker it found at the last join, so every later commit fails the
@@ -42,17 +67,36 @@ export function batchCommits(consumer: Consumer, log: Logger): BatchCommits {
   // finds the new coordinator; the batches in hand are fetched again (at least once).
   let coordinatorMoved: Error | undefined;
   consumer.on(consumer.events.GROUP_JOIN, () => {
+    stopped = false;
     pending = new Map();
+    committed = new Map();
     coordinatorMoved = undefined;
   });
-  const commitSettled = (topic: string, partition: number, queue: PendingCommit[]) => {
+  const commit = (topic: string, partition: number, offset: string, queues: typeof pending) => {
+    const key = `${topic}:${partition}`;
+    const covered = () => (committed.get(key) ?? -1n) >= BigInt(offset);
+    commits.add({ topic, partition, offset }).then(
+      () => {
+        if (pending === queues && !covered()) committed.set(key, BigInt(offset));
+      },
+      (err: unknown) => {
+        if (isNotCoordinator(err)) coordinatorMoved = err;
+        log.warn({ err, topic, partition }, 'offset commit failed; it is sent again shortly');
+        const timer = setTimeout(() => {
+          retries.delete(timer);
+          // After a rejoin the partition's owner starts from its last commit anyway; a later commit covers this one.
+          if (stopped || pending !== queues || covered()) return;
+          commit(topic, partition, offset, queues);
+        }, COMMIT_RETRY_MS);
+        timer.unref();
+        retries.add(timer);
+      },
+    );
+  };
+  const commitSettled = (topic: string, partition: number, queue: PendingCommit[], queues: typeof pending) => {
     let offset: string | undefined;
     while (queue[0]?.settled) offset = queue.shift()?.nextOffset;
-    if (offset === undefined) return;
-    commits.add({ topic, partition, offset }).catch((err: unknown) => {
-      if (isNotCoordinator(err)) coordinatorMoved = err;
-      log.warn({ err, topic, partition }, 'offset commit failed; the messages will be fetched again');
-    });
+    if (offset !== undefined) commit(topic, partition, offset, queues);
   };
   return {
     rethrowCoordinatorMove() {
@@ -71,7 +115,7 @@ export function batchCommits(consumer: Consumer, log: Logger): BatchCommits {
       done.then(
         () => {
           entry.settled = true;
-          if (pending === queues) commitSettled(topic, partition, queue);
+          if (pending === queues) commitSettled(topic, partition, queue, queues);
         },
         (err: unknown) => {
           // Nothing from this batch on may be committed now: fetch it all again. A batch no longer in the queue

@@ -1,0 +1,83 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import pino from 'pino';
+import type { Consumer } from 'kafkajs';
+import { batchCommits } from './batch-commits';
+
+type Commit = { topic: string; partition: number; offset: string };
+
+/** The part of a kafkajs consumer batchCommits uses; its commits fail while `refuse` says so. */
+function fakeConsumer(refuse: (commit: Commit[]) => Error | undefined) {
+  const listeners = new Map<string, Array<() => void>>();
+  const committed: Commit[][] = [];
+  const consumer = {
+    events: { GROUP_JOIN: 'consumer.group_join', STOP: 'consumer.stop' },
+    on(event: string, listener: () => void) {
+      listeners.set(event, [...(listeners.get(event) ?? []), listener]);
+      return () => {};
+    },
+    commitOffsets(offsets: Commit[]) {
+      const refusal = refuse(offsets);
+      if (refusal) return Promise.reject(refusal);
+      committed.push(offsets);
+      return Promise.resolve();
+    },
+    seek() {},
+  };
+  const emit = (event: string) => listeners.get(event)?.forEach((listener) => listener());
+  return { consumer: consumer as unknown as Consumer, committed, emit };
+}
+
+const log = pino({ level: 'silent' });
+const batch = (first: number, last: number) => ({ topic: 't', partition: 0, firstOffset: String(first), lastOffset: String(last) });
+const notCoordinator = () => Object.assign(new Error('This is not the correct coordinator for this group'), { type: 'NOT_COORDINATOR_FOR_GROUP' });
+
+// The retry delay runs on vitest's fake clock: "not sent again" is then checked at an exact instant, not after a sleep.
+describe('batchCommits', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('When a commit is refused and no batch follows on that partition, then it is sent again until it lands', async () => {
+    let refusals = 2;
+    const { consumer, committed } = fakeConsumer(() => (refusals-- > 0 ? new Error('Connection closed') : undefined));
+    const commits = batchCommits(consumer, log);
+    commits.track(batch(0, 9), Promise.resolve());
+    await vi.advanceTimersByTimeAsync(0);
+    expect(committed).toEqual([]);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(committed).toEqual([[{ topic: 't', partition: 0, offset: '10' }]]);
+  });
+
+  it('When a refused commit is covered by a later one, then it is not sent again and the offset never goes back', async () => {
+    let refuseFirst = true;
+    const { consumer, committed, emit } = fakeConsumer(() => {
+      if (!refuseFirst) return undefined;
+      refuseFirst = false;
+      return notCoordinator();
+    });
+    const commits = batchCommits(consumer, log);
+    emit('consumer.group_join');
+    commits.track(batch(0, 9), Promise.resolve());
+    await vi.advanceTimersByTimeAsync(0);
+    // The coordinator move is thrown once, from the next batch, so that kafkajs' runner rejoins.
+    expect(() => commits.rethrowCoordinatorMove()).toThrow('not the correct coordinator');
+    expect(() => commits.rethrowCoordinatorMove()).not.toThrow();
+    commits.track(batch(10, 19), Promise.resolve());
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(committed).toEqual([[{ topic: 't', partition: 0, offset: '20' }]]);
+  });
+
+  it('When the consumer stops, then a refused commit is not sent again', async () => {
+    let sent = 0;
+    const { consumer, emit } = fakeConsumer(() => {
+      sent += 1;
+      return new Error('Connection closed');
+    });
+    const commits = batchCommits(consumer, log);
+    commits.track(batch(0, 9), Promise.resolve());
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent).toBe(1);
+    emit('consumer.stop');
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(sent).toBe(1);
+  });
+});
