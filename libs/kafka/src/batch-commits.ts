@@ -27,6 +27,84 @@ export interface BatchCommits {
   track(batch: { topic: string; partition: number; firstOffset: string; lastOffset: string }, done: Promise<void>): void;
 }
 
+type Move = { topic: string; partition: number; offset: string };
+
+/** The highest offset of each partition among `moves`, whatever their order: a retried commit must never take a partition's committed offset back. */
+function highestPerPartition(moves: readonly Move[]): Move[] {
+  const highest = new Map<string, Move>();
+  for (const move of moves) {
+    const key = `${move.topic}:${move.partition}`;
+    const known = highest.get(key);
+    if (!known || BigInt(move.offset) > BigInt(known.offset)) highest.set(key, move);
+  }
+  return [...highest.values()];
+}
+
+/**
+ * Sends batchCommits' commits. One request at a time, carrying the newest offset of every partition that moved
+ * meanwhile: batches settle far more often than a commit returns (it waits behind the parked fetch on kafkajs'
+ * one connection to the broker), and a request per batch only made the broker work. A refused commit is sent
+ * again every COMMIT_RETRY_MS until it lands, a later commit covers it, the member joins again or stops.
+ */
+function offsetCommitter(consumer: Consumer, log: Logger) {
+  const requests = new GroupCommit<Move>(async (moves) => {
+    await consumer.commitOffsets(highestPerPartition(moves));
+    return moves.map((): void => undefined);
+  });
+  // Per partition, the highest offset committed in this membership.
+  let committed = new Map<string, bigint>();
+  let membership = 0;
+  const retries = new Set<NodeJS.Timeout>();
+  // Stopped: by its owner, or by kafkajs before it restarts the same consumer after a crash (then it joins again).
+  let stopped = false;
+  // A commit the old coordinator refused after the group's coordinator moved (a broker restart in a cluster).
+  // kafkajs keeps sending our commits to the broker it found at the last join, so every later commit fails the
+  // same way until the member rejoins (measured in the rollout soak, issue 21: 515 messages left uncommitted
+  // for the rest of a run). Rethrown from the next batch, it makes kafkajs' runner rejoin (isRebalancing), which
+  // finds the new coordinator; the batches in hand are fetched again (at least once).
+  let coordinatorMoved: Error | undefined;
+  consumer.on(consumer.events.STOP, () => {
+    stopped = true;
+    for (const timer of retries) clearTimeout(timer);
+    retries.clear();
+  });
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    stopped = false;
+    membership += 1;
+    committed = new Map();
+    coordinatorMoved = undefined;
+  });
+  const send = (move: Move, sentIn: number): void => {
+    const key = `${move.topic}:${move.partition}`;
+    const covered = () => (committed.get(key) ?? -1n) >= BigInt(move.offset);
+    requests.add(move).then(
+      () => {
+        if (sentIn === membership && !covered()) committed.set(key, BigInt(move.offset));
+      },
+      (err: unknown) => {
+        if (isNotCoordinator(err)) coordinatorMoved = err;
+        log.warn({ err, topic: move.topic, partition: move.partition }, 'offset commit failed; it is sent again shortly');
+        const timer = setTimeout(() => {
+          retries.delete(timer);
+          // After a rejoin the partition's owner starts from its last commit anyway.
+          if (!stopped && sentIn === membership && !covered()) send(move, sentIn);
+        }, COMMIT_RETRY_MS);
+        timer.unref();
+        retries.add(timer);
+      },
+    );
+  };
+  return {
+    commit: (move: Move) => send(move, membership),
+    /** The refusal of a commit whose coordinator moved, once. */
+    takeCoordinatorMove(): Error | undefined {
+      const moved = coordinatorMoved;
+      coordinatorMoved = undefined;
+      return moved;
+    },
+  };
+}
+
 /**
  * The offsets of runBatchConsumer's batches in hand. Commits are per partition, in order, and coalesced: one
  * commit covers every consecutive batch whose work is done. A rebalance forgets what was not committed; the
@@ -35,75 +113,19 @@ export interface BatchCommits {
 export function batchCommits(consumer: Consumer, log: Logger): BatchCommits {
   // Per partition, the batches in hand in offset order; replaced wholesale on every (re)join.
   let pending = new Map<string, PendingCommit[]>();
-  // One commit request at a time, carrying the newest offset of every partition that moved meanwhile: batches
-  // settle far more often than a commit returns (it waits behind the parked fetch on kafkajs' one connection
-  // to the broker), and a request per batch only made the broker work.
-  const commits = new GroupCommit<{ topic: string; partition: number; offset: string }>(async (moves) => {
-    // The highest offset of each partition, whatever the order of arrival: a retried commit must never take a
-    // partition's committed offset back.
-    const newest = new Map<string, { topic: string; partition: number; offset: string }>();
-    for (const move of moves) {
-      const key = `${move.topic}:${move.partition}`;
-      const known = newest.get(key);
-      if (!known || BigInt(move.offset) > BigInt(known.offset)) newest.set(key, move);
-    }
-    await consumer.commitOffsets([...newest.values()]);
-    return moves.map((): void => undefined);
-  });
-  // Per partition, the highest offset committed in this membership: a retry that a later commit covered is dropped.
-  let committed = new Map<string, bigint>();
-  const retries = new Set<NodeJS.Timeout>();
-  // Stopped: by its owner, or by kafkajs before it restarts the same consumer after a crash (then it joins again).
-  let stopped = false;
-  consumer.on(consumer.events.STOP, () => {
-    stopped = true;
-    for (const timer of retries) clearTimeout(timer);
-    retries.clear();
-  });
-  // A commit the old coordinator refused after the group's coordinator moved (a broker restart in a cluster).
-  // kafkajs keeps sending our commits to the broker it found at the last join, so every later commit fails the
-  // same way until the member rejoins (measured in the rollout soak, issue 21: 515 messages left uncommitted
-  // for the rest of a run). Rethrown from the next batch, it makes kafkajs' runner rejoin (isRebalancing), which
-  // finds the new coordinator; the batches in hand are fetched again (at least once).
-  let coordinatorMoved: Error | undefined;
   consumer.on(consumer.events.GROUP_JOIN, () => {
-    stopped = false;
     pending = new Map();
-    committed = new Map();
-    coordinatorMoved = undefined;
   });
-  const commit = (topic: string, partition: number, offset: string, queues: typeof pending) => {
-    const key = `${topic}:${partition}`;
-    const covered = () => (committed.get(key) ?? -1n) >= BigInt(offset);
-    commits.add({ topic, partition, offset }).then(
-      () => {
-        if (pending === queues && !covered()) committed.set(key, BigInt(offset));
-      },
-      (err: unknown) => {
-        if (isNotCoordinator(err)) coordinatorMoved = err;
-        log.warn({ err, topic, partition }, 'offset commit failed; it is sent again shortly');
-        const timer = setTimeout(() => {
-          retries.delete(timer);
-          // After a rejoin the partition's owner starts from its last commit anyway; a later commit covers this one.
-          if (stopped || pending !== queues || covered()) return;
-          commit(topic, partition, offset, queues);
-        }, COMMIT_RETRY_MS);
-        timer.unref();
-        retries.add(timer);
-      },
-    );
-  };
-  const commitSettled = (topic: string, partition: number, queue: PendingCommit[], queues: typeof pending) => {
+  const committer = offsetCommitter(consumer, log);
+  const commitSettled = (topic: string, partition: number, queue: PendingCommit[]) => {
     let offset: string | undefined;
     while (queue[0]?.settled) offset = queue.shift()?.nextOffset;
-    if (offset !== undefined) commit(topic, partition, offset, queues);
+    if (offset !== undefined) committer.commit({ topic, partition, offset });
   };
   return {
     rethrowCoordinatorMove() {
-      if (!coordinatorMoved) return;
-      const moved = coordinatorMoved;
-      coordinatorMoved = undefined;
-      throw moved;
+      const moved = committer.takeCoordinatorMove();
+      if (moved) throw moved;
     },
     track({ topic, partition, firstOffset, lastOffset }, done) {
       const key = `${topic}:${partition}`;
@@ -115,7 +137,7 @@ export function batchCommits(consumer: Consumer, log: Logger): BatchCommits {
       done.then(
         () => {
           entry.settled = true;
-          if (pending === queues) commitSettled(topic, partition, queue, queues);
+          if (pending === queues) commitSettled(topic, partition, queue);
         },
         (err: unknown) => {
           // Nothing from this batch on may be committed now: fetch it all again. A batch no longer in the queue
