@@ -96,7 +96,7 @@ async function startConsumers(input: { config: Config; kafka: KafkaClient; produ
 
 /**
  * Wires the webhook dispatcher; nothing connects until start(). Parts are registered with the runtime in the order
- * they start, so on stop they go newest first: consumers stop taking work, the sweeps stop, attempts in flight
+ * they start, so on stop they go newest first: the sweeps and the consumers stop taking work, attempts in flight
  * finish (their results recorded, at most SHUTDOWN_GRACE_MS), then the sender, the producer and MongoDB close.
  */
 export function buildApp(config: Config, logger: Logger, options: BuildOptions = {}): WebhookDispatcherApp {
