@@ -72,12 +72,10 @@ async function record(ctx: Koa.Context, state: ReceiverState): Promise<ReceivedR
     receivedAt: new Date(),
   };
   state.received.push(request);
-  for (const wake of [...state.waiters]) wake();
   return request;
 }
 
-async function behave(ctx: Koa.Context, request: ReceivedRequest, state: ReceiverState): Promise<void> {
-  const behaviour: ReceiverBehaviour = state.behaviours.get(ctx.path) ?? ANSWER.ok;
+async function behave(ctx: Koa.Context, request: ReceivedRequest, behaviour: ReceiverBehaviour, state: ReceiverState): Promise<void> {
   switch (behaviour.kind) {
     case 'status':
       ctx.status = behaviour.status;
@@ -167,7 +165,11 @@ export async function startWebhookReceiver(options: { host?: string } = {}): Pro
   app.silent = true;
   app.use(async (ctx) => {
     const request = await record(ctx, state);
-    await behave(ctx, request, state);
+    // The answer is the one set when the request arrived: a test woken by nextDelivery may set the next answer
+    // at once, and that must not change the answer to the request it was woken by.
+    const behaviour: ReceiverBehaviour = state.behaviours.get(ctx.path) ?? ANSWER.ok;
+    for (const wake of [...state.waiters]) wake();
+    await behave(ctx, request, behaviour, state);
   });
   const server = await listen(app, host);
   const { port } = server.address() as AddressInfo;
