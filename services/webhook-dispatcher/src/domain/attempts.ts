@@ -6,7 +6,7 @@ import type { AttemptRecord, DeliveryDocument } from '../store/delivery.document
 import type { SendResult } from '../clients/webhook-endpoints.client';
 import type { RetryMessage } from '../messaging/webhook-messages';
 import type { DispatcherDeps } from './dispatcher';
-import type { FirstDeliveries, UnstoredDelivery } from './first-deliveries';
+import type { FirstDeliveries } from './first-deliveries';
 import type { SubmitResult, Target } from './host-scheduler';
 import { nextAttempt, parseRetryAfter } from './retry-policy';
 
@@ -23,11 +23,11 @@ export interface HeldDelivery {
   firstNotStoredYet?: true;
 }
 
-/** The delivery an attempt is made of; `unstored` when it is a first delivery its outcome will store. */
+/** The delivery an attempt is made of; `notStoredYet` when it is a first delivery its outcome will store. */
 interface Taken {
   delivery: DeliveryDocument;
   body: string;
-  unstored?: UnstoredDelivery;
+  notStoredYet?: true;
 }
 
 /** An attempt made, and what follows from it. */
@@ -117,10 +117,14 @@ export class Attempts {
     const started = this.deps.clock();
     const taken = await this.take(deliveryId, attempt, started, held);
     if (!taken) return;
-    const sent = await this.sendAndDecide(taken.delivery, taken.body, attempt, started);
+    const sent = await this.sendAndDecide(taken.delivery, taken.body, attempt, started).catch((err: unknown) => {
+      // Its batch must not wait forever for a store that will not come: it fails, and Kafka brings it back.
+      if (taken.notStoredYet) this.firstDeliveries.abandon(deliveryId, err);
+      throw err;
+    });
     release();
-    if (taken.unstored) {
-      await this.storeFirst(taken.delivery, taken.unstored, sent, started);
+    if (taken.notStoredYet) {
+      await this.storeFirst(taken.delivery, sent, started);
       return;
     }
     if ('deferredUntil' in sent) {
@@ -138,7 +142,7 @@ export class Attempts {
     let held = holding;
     if (held?.firstNotStoredYet) {
       const first = this.firstDeliveries.begin(deliveryId);
-      if (first.kind === 'unstored') return { delivery: held.delivery, body: held.body, unstored: first.waiting };
+      if (first.kind === 'unstored') return { delivery: held.delivery, body: held.body, notStoredYet: true };
       // Stored while it waited: from here on an attempt like any other. Unknown (this process stopped meanwhile):
       // a claim finds whether anybody stored it.
       if (first.kind === 'stored' && !(await first.created)) return null;
@@ -181,13 +185,13 @@ export class Attempts {
    * no attempt when nothing was sent. Then, as after any recorded outcome, a failure goes on to its retry or dead
    * letter. When another process stored the delivery first (a replayed batch), its record stands.
    */
-  private async storeFirst(delivery: DeliveryDocument, waiting: UnstoredDelivery, sent: Decided | { deferredUntil: Date }, started: Date): Promise<void> {
+  private async storeFirst(delivery: DeliveryDocument, sent: Decided | { deferredUntil: Date }, started: Date): Promise<void> {
     if ('deferredUntil' in sent) {
-      await this.firstDeliveries.store({ ...delivery, nextAttemptAt: sent.deferredUntil, lockedUntil: sent.deferredUntil, lockOwner: null, updatedAt: started }, waiting);
+      await this.firstDeliveries.store({ ...delivery, nextAttemptAt: sent.deferredUntil, lockedUntil: sent.deferredUntil, lockOwner: null, updatedAt: started });
       return;
     }
     const attempted = withAttempt(delivery, sent.outcome, sent.finished);
-    if (!(await this.firstDeliveries.store(attempted, waiting))) {
+    if (!(await this.firstDeliveries.store(attempted))) {
       this.deps.logger.info({ deliveryId: delivery._id }, 'first attempt result dropped: another process stored that delivery');
       return;
     }

@@ -9,6 +9,8 @@ const WRITE_BATCH_LIMIT = 200;
 export interface UnstoredDelivery {
   delivery: DeliveryDocument;
   queuedAt: number;
+  /** Its attempt has begun: the attempt stores it, not the checkpoint. */
+  attempting: boolean;
   stored: () => void;
   failed: (err: unknown) => void;
 }
@@ -16,7 +18,7 @@ export interface UnstoredDelivery {
 /** What an attempt about to start finds of its first delivery. */
 export type FirstDeliveryState =
   /** Still only in memory: the attempt is made first, and the delivery is stored once, with it (store()). */
-  | { kind: 'unstored'; waiting: UnstoredDelivery }
+  | { kind: 'unstored' }
   /** Stored while it waited (held by this process); `created` is false when another process had stored it. */
   | { kind: 'stored'; held: DeliveryDocument; created: Promise<boolean> }
   | { kind: 'unknown' };
@@ -51,7 +53,10 @@ export class FirstDeliveries {
     return this.inserts.add(delivery);
   }
 
-  /** Settles once this first delivery, queued here now, is stored; undefined when none by that id waits here. */
+  /**
+   * Settles once this first delivery, queued or being attempted here now, is stored; undefined when none by that
+   * id waits here. A replayed message's batch waits for it, so that it cannot be committed before the original.
+   */
   whenStored(deliveryId: string): Promise<void> | undefined {
     const waiting = this.unstored.get(deliveryId);
     if (waiting) return new Promise((resolve, reject) => this.unstored.set(deliveryId, chain(waiting, resolve, reject)));
@@ -62,7 +67,7 @@ export class FirstDeliveries {
   /** Keeps a first delivery about to be queued; the promise settles once it is stored (or cannot be). */
   track(delivery: DeliveryDocument): Promise<void> {
     return new Promise<void>((stored, failed) => {
-      this.unstored.set(delivery._id, { delivery, queuedAt: Date.now(), stored, failed });
+      this.unstored.set(delivery._id, { delivery, queuedAt: Date.now(), attempting: false, stored, failed });
       this.checkpointTimer ??= setInterval(() => this.storeLongQueued(), Math.max(100, this.deps.policy.storeQueuedAfterMs / 4)).unref();
     });
   }
@@ -76,8 +81,11 @@ export class FirstDeliveries {
 
   /** Its attempt starts: from now on the checkpoint leaves it alone; the attempt stores it. */
   begin(deliveryId: string): FirstDeliveryState {
-    const waiting = this.untrack(deliveryId);
-    if (waiting) return { kind: 'unstored', waiting };
+    const waiting = this.unstored.get(deliveryId);
+    if (waiting && !waiting.attempting) {
+      waiting.attempting = true;
+      return { kind: 'unstored' };
+    }
     const storedEarlier = this.storedWhileQueued.get(deliveryId);
     if (!storedEarlier) return { kind: 'unknown' };
     this.storedWhileQueued.delete(deliveryId);
@@ -88,33 +96,51 @@ export class FirstDeliveries {
    * Stores a first delivery as its attempt left it (or put off with none) and tells its batch. False when another
    * process had stored it already: its record stands and this one is dropped.
    */
-  async store(delivery: DeliveryDocument, waiting: UnstoredDelivery): Promise<boolean> {
+  async store(delivery: DeliveryDocument): Promise<boolean> {
     let created: boolean;
     try {
       created = await this.inserts.add(delivery);
     } catch (err) {
-      waiting.failed(err);
+      this.settle(delivery._id).failed(err);
       throw err;
     }
-    waiting.stored();
+    this.settle(delivery._id).stored();
     return created;
   }
 
-  /** What is still unstored stays in Kafka: its batch fails, so its offsets are not committed and it comes back. */
+  /** Its attempt failed before any outcome (a bug, not a merchant's answer): its batch fails and comes back. */
+  abandon(deliveryId: string, err: unknown): void {
+    this.settle(deliveryId).failed(err);
+  }
+
+  /**
+   * What is still queued unstored stays in Kafka: its batch fails, so its offsets are not committed and it comes
+   * back. An attempt already begun stores its delivery as usual.
+   */
   stop(): void {
     clearInterval(this.checkpointTimer);
     this.checkpointTimer = undefined;
     const err = new Error('dispatcher stopped before the first attempt');
-    for (const waiting of this.unstored.values()) waiting.failed(err);
-    this.unstored.clear();
+    for (const waiting of [...this.unstored.values()]) {
+      if (waiting.attempting) continue;
+      this.unstored.delete(waiting.delivery._id);
+      waiting.failed(err);
+    }
     this.storedWhileQueued.clear();
+  }
+
+  /** The waiting entry as it is now (listeners may have been chained to it since), no longer waiting. */
+  private settle(deliveryId: string): Pick<UnstoredDelivery, 'stored' | 'failed'> {
+    const waiting = this.unstored.get(deliveryId);
+    this.unstored.delete(deliveryId);
+    return waiting ?? { stored: () => {}, failed: () => {} };
   }
 
   /** Stores, held by this process, the first deliveries whose attempt has waited in a queue for storeQueuedAfterMs. */
   private storeLongQueued(): void {
     const cutoff = Date.now() - this.deps.policy.storeQueuedAfterMs;
     for (const waiting of this.unstored.values()) {
-      if (waiting.queuedAt > cutoff) continue;
+      if (waiting.attempting || waiting.queuedAt > cutoff) continue;
       const id = waiting.delivery._id;
       this.unstored.delete(id);
       const now = this.deps.clock();
@@ -124,7 +150,7 @@ export class FirstDeliveries {
       created.then(waiting.stored, waiting.failed);
       this.storedWhileQueued.set(id, { held, created });
     }
-    if (this.unstored.size === 0) {
+    if ([...this.unstored.values()].every((waiting) => waiting.attempting)) {
       clearInterval(this.checkpointTimer);
       this.checkpointTimer = undefined;
     }

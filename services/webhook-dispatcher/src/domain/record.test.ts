@@ -121,6 +121,23 @@ describe('Recorder.recordEventsAndQueueFirstAttempts (issues 9, 25)', () => {
     await done;
   });
 
+  it('When a message is replayed while its first attempt is in flight here, then it is not sent again and the replayed batch is done only once the delivery is stored', async () => {
+    const { record, inserts, answers, sent, storedDeliveries } = dispatcherWith({ maxInFlight: 10, maxQueued: 100 });
+    inserts.open();
+    const batch = incoming(1);
+    const original = await record.recordEventsAndQueueFirstAttempts(batch);
+    expect(await withinTurns(() => sent.length === 1)).toBe(true);
+
+    const replayed = await record.recordEventsAndQueueFirstAttempts(batch);
+    // Committing the replay now would leave the in-flight attempt's delivery to a crash.
+    expect(await settledYet(replayed.done)).toBe(false);
+
+    answers.open();
+    await Promise.all([original.done, replayed.done]);
+    expect(sent).toHaveLength(1);
+    expect(storedDeliveries).toHaveLength(1);
+  });
+
   it('When the scheduler is full, then the handler waits for room (back-pressure) and returns once the batch has its places', async () => {
     // Two attempts in flight (they wait for their answers) and two queued fill it; the fifth event has no place.
     const { record, scheduler, inserts, answers, sent } = dispatcherWith({ maxInFlight: 2, maxQueued: 2 });
