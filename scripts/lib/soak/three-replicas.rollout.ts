@@ -221,9 +221,7 @@ describe('three replicas of every service (issue 21.3)', () => {
       await eventually(() => held.open === PER_HOST * REPLICAS, { deadlineMs: 30_000, intervalMs: 100, description: `${PER_HOST * REPLICAS} attempts held open at the receiver` });
       expect(await perReplica('webhook-dispatcher', 'webhook_attempts_in_flight')).toEqual([PER_HOST, PER_HOST, PER_HOST]);
 
-      // SIGKILL of a dispatcher holding 2 attempts: the survivors redo its work. Its first deliveries not stored yet
-      // come back from Kafka (their batches were not committed) once the group has moved its partitions; any stored
-      // while they waited come back to the survivors' recovery sweep once its holds expire.
+      // SIGKILL of a dispatcher holding 2 attempts: the survivors' recovery sweep redoes its work once its claims expire.
       const survivorsTakenBefore = sum((await perReplica('webhook-dispatcher', 'webhook_recovery_sweeps_total', { lease: 'taken' })).slice(1));
       const inFlightOfVictim = await running().kill('webhook-dispatcher');
       held.release();

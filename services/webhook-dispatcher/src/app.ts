@@ -146,7 +146,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
       owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
       // Consumer and sweeper pods deliver; an API-only pod leaves new deliveries to them (and to the sweep).
       dispatchLocally: config.CONSUMERS_ENABLED || config.SWEEPERS_ENABLED,
-      policy: { delaysMs: config.WEBHOOK_RETRY_DELAYS_MS, maxAttempts: config.WEBHOOK_MAX_ATTEMPTS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, claimTtlMs: config.WEBHOOK_CLAIM_TTL_MS, storeQueuedAfterMs: config.WEBHOOK_STORE_QUEUED_AFTER_MS },
+      policy: { delaysMs: config.WEBHOOK_RETRY_DELAYS_MS, maxAttempts: config.WEBHOOK_MAX_ATTEMPTS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, claimTtlMs: config.WEBHOOK_CLAIM_TTL_MS },
     });
     runtime.onStop('dispatcher', () => dispatcher.stop());
     runtime.onStop('attempts in flight', () => finishAttempts(scheduler, config.SHUTDOWN_GRACE_MS));

@@ -58,13 +58,10 @@ export const ConfigSchema = z
       .default(0.25)
       .describe('Share of WEBHOOK_MAX_IN_FLIGHT and of WEBHOOK_MAX_QUEUED that test-mode attempts can never take, all test-mode merchants together: test traffic never delays live'),
     WEBHOOK_MAX_QUEUED: env.positiveInt(5_000).describe('Attempts held in memory in total, waiting for their turn or sent and being recorded; beyond this the consumers pause and new events wait in Kafka (backpressure; bounds the RSS)'),
-    WEBHOOK_STORE_QUEUED_AFTER_MS: env
-      .positiveInt(10_000)
-      .describe('A first attempt still waiting in memory after this long (its host is busy or hanging) gets its delivery stored, held, at once; until then a delivery is stored with its first attempt. Bounds what a crash replays from Kafka'),
     WEBHOOK_RESPONSE_SNIPPET_BYTES: z.coerce.number().int().min(0).default(1024).describe('Bytes of each response body that are read and stored with the attempt'),
     WEBHOOK_CLAIM_TTL_MS: env
       .positiveInt(30_000)
-      .describe('How long a delivery held by a process (queued or in flight) is protected from the recovery sweep; after a crash its work is redone once this passes. Must exceed WEBHOOK_TIMEOUT_MS.'),
+      .describe('How long a delivery held by a process (stored for its first attempt, queued or in flight) is protected from the recovery sweep; after a crash its work is redone once this passes. Must exceed WEBHOOK_TIMEOUT_MS.'),
     WEBHOOK_RECOVERY_INTERVAL_MS: env.positiveInt(5_000).describe('Interval of the recovery sweep that re-dispatches pending deliveries nobody holds (crash safety)'),
     GATEWAY_URL: env
       .url()

@@ -1,12 +1,11 @@
 import { GroupCommit } from '@checkout/coalesce';
 import { deliveryHeaders, signatureHeaders } from '@checkout/contracts';
 import type { Scope } from '@checkout/mongo';
-import { withAttempt, type AttemptOutcome } from '../store/deliveries.store';
+import type { AttemptOutcome } from '../store/deliveries.store';
 import type { AttemptRecord, DeliveryDocument } from '../store/delivery.document';
 import type { SendResult } from '../clients/webhook-endpoints.client';
 import type { RetryMessage } from '../messaging/webhook-messages';
 import type { DispatcherDeps } from './dispatcher';
-import type { FirstDeliveries } from './first-deliveries';
 import type { SubmitResult, Target } from './host-scheduler';
 import { nextAttempt, parseRetryAfter } from './retry-policy';
 
@@ -19,15 +18,6 @@ const WRITE_BATCH_LIMIT = 200;
 export interface HeldDelivery {
   delivery: DeliveryDocument;
   body: string;
-  /** An event's first delivery, not stored yet (first-deliveries.ts): its attempt stores it. */
-  firstNotStoredYet?: true;
-}
-
-/** The delivery an attempt is made of; `notStoredYet` when it is a first delivery its outcome will store. */
-interface Taken {
-  delivery: DeliveryDocument;
-  body: string;
-  notStoredYet?: true;
 }
 
 /** An attempt made, and what follows from it. */
@@ -45,19 +35,14 @@ export function attemptKey(deliveryId: string, attempt: number): string {
 /**
  * The one attempt path, whoever brings the attempt (a recorded event, a redelivery, a retry tier, the recovery
  * sweep, a lane taking back what it spilled): queue it in the scheduler, take the delivery (held already, or
- * claimed with one conditional update), POST it, then record the outcome, and hand a failure to its retry tier or
- * the dead letters. The outcome is written one of two ways: an event's first delivery not stored yet is inserted
- * with its first attempt in it (first-deliveries.ts); any other with one conditional update that names the
- * attempt it follows. Either way, successes share one command with the others finishing then.
+ * claimed with one conditional update), POST it, then record the outcome with one conditional update that names
+ * the attempt it follows (successes share one command), and hand a failure to its retry tier or the dead letters.
  */
 export class Attempts {
   private stopped = false;
   private readonly successes: GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }>;
 
-  constructor(
-    private readonly deps: DispatcherDeps,
-    private readonly firstDeliveries: FirstDeliveries,
-  ) {
+  constructor(private readonly deps: DispatcherDeps) {
     this.successes = new GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }, void>(async (items) => {
       const recorded = await deps.deliveries.recordAttempts(items);
       deps.metrics.deliveries.inc({ outcome: 'succeeded' }, recorded);
@@ -72,7 +57,6 @@ export class Attempts {
 
   stop(): void {
     this.stopped = true;
-    this.firstDeliveries.stop();
   }
 
   /** Where an attempt queues: its host, in its organization and mode's lane (fair between merchants, issue 22). */
@@ -117,16 +101,8 @@ export class Attempts {
     const started = this.deps.clock();
     const taken = await this.take(deliveryId, attempt, started, held);
     if (!taken) return;
-    const sent = await this.sendAndDecide(taken.delivery, taken.body, attempt, started).catch((err: unknown) => {
-      // Its batch must not wait forever for a store that will not come: it fails, and Kafka brings it back.
-      if (taken.notStoredYet) this.firstDeliveries.abandon(deliveryId, err);
-      throw err;
-    });
+    const sent = await this.sendAndDecide(taken.delivery, taken.body, attempt, started);
     release();
-    if (taken.notStoredYet) {
-      await this.storeFirst(taken.delivery, sent, started);
-      return;
-    }
     if ('deferredUntil' in sent) {
       await this.deps.deliveries.deferAttempt(deliveryId, attempt, sent.deferredUntil, started);
       return;
@@ -134,22 +110,10 @@ export class Attempts {
     await this.recordOutcome(taken.delivery, sent);
   }
 
-  /**
-   * The delivery and its body: a first delivery as it is in memory, while not stored; as held, while the hold
-   * outlives the attempt; otherwise claimed for this attempt.
-   */
-  private async take(deliveryId: string, attempt: number, started: Date, holding: HeldDelivery | undefined): Promise<Taken | null> {
-    let held = holding;
-    if (held?.firstNotStoredYet) {
-      const first = this.firstDeliveries.begin(deliveryId);
-      if (first.kind === 'unstored') return { delivery: held.delivery, body: held.body, notStoredYet: true };
-      // Stored while it waited: from here on an attempt like any other. Unknown (this process stopped meanwhile):
-      // a claim finds whether anybody stored it.
-      if (first.kind === 'stored' && !(await first.created)) return null;
-      held = first.kind === 'stored' ? { delivery: first.held, body: held.body } : undefined;
-    }
+  /** The delivery and its body: as held, while the hold outlives the attempt; otherwise claimed for this attempt. */
+  private async take(deliveryId: string, attempt: number, started: Date, held: HeldDelivery | undefined): Promise<HeldDelivery | null> {
     const { policy, owner } = this.deps;
-    if (held && held.delivery.lockOwner === owner && held.delivery.lockedUntil.getTime() - started.getTime() > policy.timeoutMs + CLAIM_SAFETY_MS) return { delivery: held.delivery, body: held.body };
+    if (held && held.delivery.lockOwner === owner && held.delivery.lockedUntil.getTime() - started.getTime() > policy.timeoutMs + CLAIM_SAFETY_MS) return held;
     const claim = await this.deps.deliveries.claim({ id: deliveryId, attempt, owner, now: started, holdMs: policy.claimTtlMs });
     if (!claim.claimed) {
       this.deps.logger.debug({ deliveryId, attempt, reason: claim.reason }, 'attempt skipped');
@@ -177,30 +141,6 @@ export class Attempts {
       this.deps.logger.info({ deliveryId: delivery._id, attempt: outcome.record.attempt }, 'attempt result dropped: that attempt was already recorded elsewhere');
       return;
     }
-    await this.afterFailureRecorded(updated, retryAt, finished);
-  }
-
-  /**
-   * Stores a first delivery as its attempt left it, one insert shared with the others finishing then; put off with
-   * no attempt when nothing was sent. Then, as after any recorded outcome, a failure goes on to its retry or dead
-   * letter. When another process stored the delivery first (a replayed batch), its record stands.
-   */
-  private async storeFirst(delivery: DeliveryDocument, sent: Decided | { deferredUntil: Date }, started: Date): Promise<void> {
-    if ('deferredUntil' in sent) {
-      await this.firstDeliveries.store({ ...delivery, nextAttemptAt: sent.deferredUntil, lockedUntil: sent.deferredUntil, lockOwner: null, updatedAt: started });
-      return;
-    }
-    const attempted = withAttempt(delivery, sent.outcome, sent.finished);
-    if (!(await this.firstDeliveries.store(attempted))) {
-      this.deps.logger.info({ deliveryId: delivery._id }, 'first attempt result dropped: another process stored that delivery');
-      return;
-    }
-    if (sent.result.ok) this.deps.metrics.deliveries.inc({ outcome: 'succeeded' });
-    else await this.afterFailureRecorded(attempted, sent.retryAt, sent.finished);
-  }
-
-  /** A failed attempt is recorded: its retry goes to its tier, or the delivery, failed for good, to the dead letters. */
-  private async afterFailureRecorded(updated: DeliveryDocument, retryAt: Date | null, finished: Date): Promise<void> {
     if (retryAt) {
       await this.deps.publisher.publishRetry({ deliveryId: updated._id, attempt: updated.attemptCount + 1, notBefore: retryAt.toISOString() }).catch((err: unknown) => {
         // The delivery is stored as pending; the recovery sweep retries it once its hold lapses.

@@ -8,16 +8,14 @@ import type { SigningSecrets } from '../clients/gateway.client';
 import type { DispatcherMetrics } from '../metrics';
 import type { RetryMessage } from '../messaging/webhook-messages';
 import { Attempts } from './attempts';
-import { FirstDeliveries } from './first-deliveries';
 import type { HostScheduler } from './host-scheduler';
 import { Recorder } from './record';
 import { Recovery } from './recovery';
 
-// The dispatcher's use cases, in parts that share these ports: record.ts takes in what is to be delivered (an
-// event with its first delivery, a redelivery), attempts.ts makes attempts and records their outcomes (the one
-// attempt path), first-deliveries.ts keeps an event's first delivery in memory until its first attempt stores it
-// (issue 9: one write per successful delivery), recovery.ts brings back what nobody is attempting (D44's recover,
-// the sweep, lane refills). Kafka and HTTP are behind ports; the retry decisions are in retry-policy.ts.
+// The dispatcher's use cases, in three parts that share these ports: record.ts stores what is to be delivered
+// (an event with its first delivery, a redelivery), attempts.ts makes attempts and records their outcomes (the
+// one attempt path), recovery.ts brings back what nobody is attempting (D44's recover, the sweep, lane refills).
+// Kafka and HTTP are behind ports; the retry decisions are in retry-policy.ts.
 
 export interface IncomingSessionEvent {
   /**
@@ -69,12 +67,6 @@ export interface DispatcherDeps {
     timeoutMs: number;
     /** How long a delivery held by this process (stored, queued or in flight) is left alone by the others. */
     claimTtlMs: number;
-    /**
-     * A first attempt still queued after this long (its host is busy or hanging) gets its delivery stored at once,
-     * held by this process: its batch's offsets can then be committed, so what a crash replays stays bounded, and
-     * the events API shows the delivery as pending (first-deliveries.ts).
-     */
-    storeQueuedAfterMs: number;
   };
 }
 
@@ -82,17 +74,13 @@ export interface Dispatcher {
   record: Recorder;
   attempts: Attempts;
   recovery: Recovery;
-  /**
-   * Stops making attempts: what is queued and stored stays pending in the database for the recovery sweep; a first
-   * delivery not stored yet stays in Kafka (its batch is not committed).
-   */
+  /** Stops making attempts; what is queued stays pending in the database for the recovery sweep. */
   stop(): void;
 }
 
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
-  const firstDeliveries = new FirstDeliveries(deps);
-  const attempts = new Attempts(deps, firstDeliveries);
-  const record = new Recorder(deps, attempts, firstDeliveries);
+  const attempts = new Attempts(deps);
+  const record = new Recorder(deps, attempts);
   const recovery = new Recovery(deps, record, attempts);
   return { record, attempts, recovery, stop: () => attempts.stop() };
 }

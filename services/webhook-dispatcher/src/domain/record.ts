@@ -6,9 +6,8 @@ import type { DeliveryDocument } from '../store/delivery.document';
 import type { EventDocument } from '../store/event.document';
 import type { Attempts } from './attempts';
 import type { DispatcherDeps, IncomingSessionEvent } from './dispatcher';
-import type { FirstDeliveries } from './first-deliveries';
 
-/** Most events written by one batched command. */
+/** Most events (with their deliveries) written by one batched command. */
 const WRITE_BATCH_LIMIT = 200;
 
 /**
@@ -25,27 +24,36 @@ export function webhookBodyJson(rawBody: Record<string, unknown>): string {
   return JSON.stringify({ id, event, createdAt, session, ...rest });
 }
 
+/** A consumed batch as it is stored: its events, and the first delivery of each that has a callback URL (D32). */
+interface BatchDocuments {
+  events: EventDocument[];
+  deliveries: Array<{ delivery: DeliveryDocument; body: string }>;
+}
+
 /**
- * Takes in what is to be delivered: the events of a consumed batch each with its first delivery, and the new
- * deliveries of a redelivery or a recovery. An event's first delivery is queued for its attempt before it is
- * stored, and stored once that attempt is over, with it (first-deliveries.ts: one write per successful delivery,
- * issue 9); one that does not fit in memory here is stored at once, held by nobody, for a lane refill or the
- * recovery sweep. Any other new delivery is stored pending, held by this process, before it is queued.
+ * Records what is to be delivered: the events of a consumed batch each with its first delivery, and the new
+ * deliveries of a redelivery or a recovery. A delivery is stored before it is attempted, pending and held by
+ * this process, so what is stored is what a crash leaves to the recovery sweep; then it is queued for its attempt.
  */
 export class Recorder {
   /** Events as they arrive, the batches of every partition together; true for each this insert made. */
   private readonly eventInserts: GroupCommit<EventDocument, boolean>;
+  /** First deliveries likewise, in a command of their own: their attempts wait for it, not for the events'. */
+  private readonly deliveryInserts: GroupCommit<DeliveryDocument, boolean>;
   /** Holds given back on deliveries that did not fit in memory here. */
   private readonly releases: GroupCommit<string>;
 
   constructor(
     private readonly deps: DispatcherDeps,
     private readonly attempts: Attempts,
-    private readonly firstDeliveries: FirstDeliveries,
   ) {
     this.eventInserts = new GroupCommit(async (docs) => {
       const recorded = await deps.events.recordEvents(docs);
       return docs.map((doc) => recorded.get(doc._id)?.created === true);
+    }, { maxBatch: WRITE_BATCH_LIMIT });
+    this.deliveryInserts = new GroupCommit(async (docs) => {
+      const existing = await deps.deliveries.insertDeliveries(docs);
+      return docs.map((doc) => !existing.has(doc._id));
     }, { maxBatch: WRITE_BATCH_LIMIT });
     this.releases = new GroupCommit(async (ids) => {
       await deps.deliveries.releaseHolds(ids, deps.owner, deps.clock());
@@ -54,28 +62,36 @@ export class Recorder {
   }
 
   /**
-   * Consumer handler for one fetched batch. It starts recording the batch's events (one insert, shared with the
-   * batches of other partitions arriving meanwhile) and takes a place in the scheduler for each event with a
-   * callback URL: while the scheduler is full it waits here (back-pressure: the partition's next fetch waits and
-   * the rest stays in Kafka), but never for the database: kafkajs fetches again only once every batch of the last
-   * fetch is handed over, so a handler that waited for the insert would hold back every partition. Once the events
-   * are recorded, each new event's first attempt is queued in its place. `done` resolves once every delivery of
-   * the batch is stored (first-deliveries.ts); until then the batch's offsets stay uncommitted, so a crash brings
-   * its messages back (at least once) and the unique delivery id makes a replayed message's delivery once.
+   * Consumer handler for one fetched batch: stores its events and their first deliveries (one insert per
+   * collection, shared with the batches of other partitions arriving meanwhile), and queues each new delivery's
+   * first attempt once that delivery is stored. It takes a place in the scheduler for each delivery: while the
+   * scheduler is full it waits here (back-pressure: the partition's next fetch waits and the rest stays in
+   * Kafka), but never for the database: kafkajs fetches again only once every batch of the last fetch is handed
+   * over, so a handler that waited for the inserts would hold back every partition. `done` resolves once the
+   * events and the deliveries are stored; the consumer commits the batch's offsets then. A replayed message finds
+   * its delivery stored and leaves it to whoever holds it (or, once that hold lapses, to the recovery sweep).
    */
   async recordEventsAndQueueFirstAttempts(batch: readonly IncomingSessionEvent[]): Promise<{ done: Promise<void> }> {
-    const now = this.deps.clock();
-    const events = this.eventsOf(batch, now);
-    const recording = this.eventInserts.addAll(events);
+    const { events, deliveries } = this.documentsOf(batch, this.deps.clock());
+    // The deliveries' command goes first: their attempts wait for it only.
+    const storingDeliveries = this.deliveryInserts.addAll(deliveries.map(({ delivery }) => delivery));
+    const storingEvents = this.eventInserts.addAll(events);
+    storingEvents.then(
+      (created) => {
+        const undeliverable = events.filter((event, i) => created[i] && event.callbackUrl === null).length;
+        if (undeliverable > 0) this.deps.metrics.deliveries.inc({ outcome: 'no_callback_url' }, undeliverable);
+      },
+      () => {},
+    );
     // One place after another, so that the batch's first attempts are queued while it waits for the rest.
     let lastPlace: Promise<unknown> = Promise.resolve();
-    const places = events.map((event) => {
-      if (event.initialDeliveryId === null) return undefined;
+    const places = deliveries.map(() => {
       const place = lastPlace.then(() => this.deps.scheduler.reserve());
       lastPlace = place;
       return place;
     });
-    const done = this.queueOnceRecorded(events, recording, places, now).then((storing) => Promise.all(storing).then(() => undefined));
+    void this.queueOnceStored(deliveries, storingDeliveries, places);
+    const done = Promise.all([storingEvents, storingDeliveries]).then(() => undefined);
     // Handled by the consumer once this returns; until then a failed insert must not count as unhandled.
     done.catch(() => {});
     await lastPlace;
@@ -107,82 +123,49 @@ export class Recorder {
     return { delivery, created };
   }
 
-  private eventsOf(batch: readonly IncomingSessionEvent[], now: Date): EventDocument[] {
+  private documentsOf(batch: readonly IncomingSessionEvent[], now: Date): BatchDocuments {
     const events = new Map<string, EventDocument>();
+    const deliveries: BatchDocuments['deliveries'] = [];
+    // Held by this process from the start: given back at once if it does not fit in memory here after all.
+    const holdHere = this.deps.dispatchLocally && !this.attempts.isStopped;
     for (const { envelope, createdAt, rawBody } of batch) {
       if (events.has(envelope.eventId)) continue;
-      events.set(envelope.eventId, {
+      const scope = { organizationId: envelope.organizationId, mode: envelope.mode };
+      const deliveryId = envelope.callbackUrl === null ? null : initialDeliveryId(envelope.eventId, envelope.mode);
+      const event: EventDocument = {
         _id: envelope.eventId,
-        organizationId: envelope.organizationId,
-        mode: envelope.mode,
+        ...scope,
         type: envelope.type,
         sessionId: envelope.sessionId,
         createdAt: new Date(createdAt),
         body: webhookBodyJson(rawBody),
         callbackUrl: envelope.callbackUrl,
-        initialDeliveryId: envelope.callbackUrl === null ? null : initialDeliveryId(envelope.eventId, envelope.mode),
+        initialDeliveryId: deliveryId,
         recordedAt: now,
-      });
+      };
+      events.set(event._id, event);
+      if (deliveryId !== null) deliveries.push({ delivery: this.newDelivery(scope, event, deliveryId, now, holdHere), body: event.body });
     }
-    return [...events.values()];
+    return { events: [...events.values()], deliveries };
   }
 
-  /**
-   * Once a batch's events are recorded, queues the first attempt of each new one in the place taken for it, as
-   * that place comes. Returns, per first delivery, what settles once it is stored.
-   */
-  private async queueOnceRecorded(events: readonly EventDocument[], recording: Promise<boolean[]>, places: ReadonlyArray<Promise<() => void> | undefined>, now: Date): Promise<Array<Promise<void>>> {
+  /** Once the deliveries are stored, queues the first attempt of each this insert made, in the place taken for it. */
+  private async queueOnceStored(deliveries: BatchDocuments['deliveries'], storing: Promise<boolean[]>, places: ReadonlyArray<Promise<() => void>>): Promise<void> {
     try {
-      const created = await recording;
-      const undeliverable = events.filter((event, i) => created[i] && event.callbackUrl === null).length;
-      if (undeliverable > 0) this.deps.metrics.deliveries.inc({ outcome: 'no_callback_url' }, undeliverable);
-      // A replayed message whose delivery is stored has been attempted already (only a replay pays this read).
-      const replayed = events.filter((event, i) => !created[i] && event.initialDeliveryId !== null).map((event) => event.initialDeliveryId as string);
-      const stored = await this.deps.deliveries.existingIds(replayed);
-      const storing: Array<Promise<void>> = [];
-      for (const [i, event] of events.entries()) {
-        if (event.initialDeliveryId === null || stored.has(event.initialDeliveryId)) continue;
+      const created = await storing;
+      for (const [i, { delivery, body }] of deliveries.entries()) {
+        if (!created[i]) continue;
         const giveBack = await places[i];
-        storing.push(this.queueFirst(this.newDelivery(event, event, event.initialDeliveryId, now, true), event.body));
+        this.queueHeld(delivery, body);
         // The attempt now holds the place it was given (queued, it counts against the same bound).
         giveBack?.();
       }
-      return storing;
+    } catch {
+      // The consumer sees the failed insert through `done` and the batch comes back.
     } finally {
-      // Places not used (replays, events without a callback URL, a failed insert) go back as they come.
-      for (const place of places) void place?.then((giveBack) => giveBack());
+      // Places not used (replays, a failed insert) go back as they come.
+      for (const place of places) void place.then((giveBack) => giveBack());
     }
-  }
-
-  /**
-   * Queues an event's first attempt, its delivery not stored yet; resolves once the delivery is stored. Only a
-   * host or a merchant whose own queue is full (it hangs or is slow) spills it to the database at once, unheld.
-   */
-  private queueFirst(delivery: DeliveryDocument, body: string): Promise<void> {
-    // The same delivery queued here already (a replayed message): that attempt stores it.
-    const waitingHere = this.firstDeliveries.whenStored(delivery._id);
-    if (waitingHere) return waitingHere;
-    if (this.attempts.isQueued(delivery._id, 1)) return Promise.resolve();
-    const queueHere = this.deps.dispatchLocally && !this.attempts.isStopped && this.deps.scheduler.hasQueueRoom(this.attempts.target(delivery.url, delivery));
-    if (!queueHere) return this.spill(delivery);
-    // Known before it is submitted: with a slot free, the attempt starts inside submit() and takes it then.
-    const stored = this.firstDeliveries.track(delivery);
-    if (this.attempts.queue(delivery, 1, { delivery, body, firstNotStoredYet: true }) === 'queued') return stored;
-    // Spilled or stopped after all ('duplicate' was ruled out above): stored now, held by nobody.
-    const waiting = this.firstDeliveries.untrack(delivery._id);
-    this.spill(delivery).then(waiting?.stored, waiting?.failed);
-    return stored;
-  }
-
-  /**
-   * Stores a first delivery nobody holds, which did not fit in memory here: the recovery sweep attempts it when
-   * there is room, or, when its merchant's lane was full, the lane takes it back once it has drained (refillLane).
-   */
-  private async spill(delivery: DeliveryDocument): Promise<void> {
-    const lane = { organizationId: delivery.organizationId, mode: delivery.mode };
-    const laneWasFull = this.deps.scheduler.laneIsFull(lane);
-    await this.firstDeliveries.insert({ ...delivery, lockOwner: null, lockedUntil: delivery.createdAt });
-    if (laneWasFull && this.deps.dispatchLocally && !this.attempts.isStopped) this.deps.scheduler.whenLaneHasRoom(lane);
   }
 
   /**

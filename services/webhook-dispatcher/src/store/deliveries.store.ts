@@ -44,13 +44,6 @@ export class DeliveriesStore {
     return insertManyOnce(this.collection, docs);
   }
 
-  /** Which of these deliveries exist (one read by _id; only a replayed batch pays it). */
-  async existingIds(ids: readonly string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const found = await this.collection.find({ _id: { $in: [...ids] } }, { projection: { _id: 1 } }).toArray();
-    return new Set(found.map((d) => d._id));
-  }
-
   /**
    * Gives back this owner's hold on new deliveries it could not keep in memory, in one command: nobody holds them
    * from `now`, so a lane's refill or the recovery sweep takes them. Only those still before their first attempt.
@@ -197,21 +190,6 @@ export class DeliveriesStore {
  */
 function awaitingAttempt(id: string, attempt: number): Filter<DeliveryDocument> {
   return { _id: id, status: 'pending', attemptCount: attempt - 1 };
-}
-
-/** The delivery as attemptUpdate leaves it: how a first delivery is stored with its first attempt (first-deliveries.ts). */
-export function withAttempt(delivery: DeliveryDocument, outcome: AttemptOutcome, now: Date): DeliveryDocument {
-  return {
-    ...delivery,
-    attempts: [...delivery.attempts, outcome.record],
-    attemptCount: outcome.record.attempt,
-    status: outcome.status,
-    nextAttemptAt: outcome.nextAttemptAt,
-    lockedUntil: outcome.lockedUntil,
-    lockOwner: null,
-    deadLetterPending: outcome.deadLetterPending,
-    updatedAt: now,
-  };
 }
 
 /** The update for one attempt: the attempt appended, the outcome's state taken, the hold released. */

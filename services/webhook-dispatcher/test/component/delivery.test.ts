@@ -73,7 +73,6 @@ beforeAll(async () => {
     GATEWAY_URL: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`,
     WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
     WEBHOOK_CLAIM_TTL_MS: String(TIMEOUT_MS * 2),
-    WEBHOOK_STORE_QUEUED_AFTER_MS: '1000',
   });
   dispatcher = await startDispatcher(env);
   topic = sessionEventsTopic(dispatcher.config);
