@@ -96,8 +96,9 @@ async function startConsumers(input: { config: Config; kafka: KafkaClient; produ
 
 /**
  * Wires the webhook dispatcher; nothing connects until start(). Parts are registered with the runtime in the order
- * they start, so on stop they go newest first: the sweeps and the consumers stop taking work, attempts in flight
- * finish (their results recorded, at most SHUTDOWN_GRACE_MS), then the sender, the producer and MongoDB close.
+ * they start, so on stop they go newest first: the sweeps and the consumers stop taking work, queued attempts are
+ * dropped with their holds given back (the other replicas' sweep takes them), attempts in flight finish (their
+ * results recorded, at most SHUTDOWN_GRACE_MS), then the sender, the producer and MongoDB close.
  */
 export function buildApp(config: Config, logger: Logger, options: BuildOptions = {}): WebhookDispatcherApp {
   const metrics = createDispatcherMetrics();
@@ -148,8 +149,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
       dispatchLocally: config.CONSUMERS_ENABLED || config.SWEEPERS_ENABLED,
       policy: { delaysMs: config.WEBHOOK_RETRY_DELAYS_MS, maxAttempts: config.WEBHOOK_MAX_ATTEMPTS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, claimTtlMs: config.WEBHOOK_CLAIM_TTL_MS },
     });
-    runtime.onStop('dispatcher', () => dispatcher.stop());
-    runtime.onStop('attempts in flight', () => finishAttempts(scheduler, config.SHUTDOWN_GRACE_MS));
+    runtime.onStop('attempts', () => dispatcher.stop(config.SHUTDOWN_GRACE_MS));
     background = new BackgroundWork(mongo.db, leases, dispatcher.recovery, { recoveryIntervalMs: config.WEBHOOK_RECOVERY_INTERVAL_MS, retentionMs: config.WEBHOOK_EVENTS_RETENTION_MS, retentionIntervalMs: config.RETENTION_SWEEP_INTERVAL_MS, onRecoveryRound: (taken) => metrics.recoverySweeps.inc({ lease: taken ? 'taken' : 'held_elsewhere' }) }, logger);
 
     const { app } = runtime.httpApp({ registry: metrics.registry });
@@ -170,14 +170,6 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
     start,
     stop: () => runtime.stop(),
   };
-}
-
-/** Takes no new attempts and waits for those in flight, at most `graceMs`: their outcomes are recorded before MongoDB closes. */
-async function finishAttempts(scheduler: HostScheduler, graceMs: number): Promise<void> {
-  scheduler.stop();
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([scheduler.idle(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-  clearTimeout(timer);
 }
 
 export { parseConfig, type Config } from './config';

@@ -32,6 +32,10 @@ export function attemptKey(deliveryId: string, attempt: number): string {
   return `${deliveryId}#${attempt}`;
 }
 
+function deliveryIdOf(key: string): string {
+  return key.slice(0, key.lastIndexOf('#'));
+}
+
 /**
  * The one attempt path, whoever brings the attempt (a recorded event, a redelivery, a retry tier, the recovery
  * sweep, a lane taking back what it spilled): queue it in the scheduler, take the delivery (held already, or
@@ -55,8 +59,27 @@ export class Attempts {
     return this.stopped;
   }
 
-  stop(): void {
+  /**
+   * Makes no attempt from now on: the queued ones are dropped, and their deliveries' holds given back in one
+   * command, so that the other replicas' recovery sweep takes them at its next round instead of once the holds
+   * lapse (WEBHOOK_CLAIM_TTL_MS). Attempts in flight go on; `finish` waits for them.
+   */
+  async stop(): Promise<void> {
     this.stopped = true;
+    const dropped = this.deps.scheduler.stop().map(deliveryIdOf);
+    if (dropped.length === 0) return;
+    try {
+      await this.deps.deliveries.releaseHolds(dropped, this.deps.owner, this.deps.clock());
+    } catch (err) {
+      this.deps.logger.warn({ err, deliveries: dropped.length }, 'could not give back the holds of the attempts queued at stop; they wait for WEBHOOK_CLAIM_TTL_MS');
+    }
+  }
+
+  /** Resolves once the attempts in flight are over and their outcomes recorded, or after `graceMs`. */
+  async finish(graceMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.deps.scheduler.idle(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
   }
 
   /** Where an attempt queues: its host, in its organization and mode's lane (fair between merchants, issue 22). */

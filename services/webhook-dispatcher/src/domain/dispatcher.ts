@@ -74,13 +74,24 @@ export interface Dispatcher {
   record: Recorder;
   attempts: Attempts;
   recovery: Recovery;
-  /** Stops making attempts; what is queued stays pending in the database for the recovery sweep. */
-  stop(): void;
+  /**
+   * Stops making attempts: what is queued stays pending in the database, its holds given back for the other
+   * replicas' recovery sweep; the attempts in flight are waited for, at most `graceMs`.
+   */
+  stop(graceMs: number): Promise<void>;
 }
 
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const attempts = new Attempts(deps);
   const record = new Recorder(deps, attempts);
   const recovery = new Recovery(deps, record, attempts);
-  return { record, attempts, recovery, stop: () => attempts.stop() };
+  return {
+    record,
+    attempts,
+    recovery,
+    stop: async (graceMs) => {
+      await attempts.stop();
+      await attempts.finish(graceMs);
+    },
+  };
 }

@@ -229,11 +229,17 @@ export class HostScheduler {
     };
   }
 
-  /** Stops taking work; queued jobs are dropped (their deliveries stay pending in the database). */
-  stop(): void {
+  /** Stops taking work; queued jobs are dropped (their deliveries stay pending in the database). Returns their keys. */
+  stop(): string[] {
     this.stopped = true;
+    const dropped: string[] = [];
     for (const [id, state] of this.lanes) {
-      for (const queue of state.queues.values()) for (const job of queue) this.known.delete(job.key);
+      for (const queue of state.queues.values()) {
+        for (const job of queue) {
+          this.known.delete(job.key);
+          dropped.push(job.key);
+        }
+      }
       this.queuedTotal -= state.queued;
       this.queuedByMode[state.lane.mode] -= state.queued;
       state.queued = 0;
@@ -245,6 +251,7 @@ export class HostScheduler {
     this.readySet.clear();
     this.spilledLanes.clear();
     for (const resolve of this.roomWaiters.splice(0)) resolve();
+    return dropped;
   }
 
   /** Resolves when nothing is running, being recorded or reserved (after stop(), when in-flight attempts have finished). */

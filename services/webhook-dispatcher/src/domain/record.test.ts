@@ -33,6 +33,7 @@ function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
   const sent: string[] = [];
   const storedDeliveries: DeliveryDocument[] = [];
   const recordedOutcomes: AttemptOutcome[] = [];
+  const givenBack: string[] = [];
   const events = {
     recordEvents: async (docs: readonly EventDocument[]) => {
       await inserts.promise;
@@ -44,6 +45,9 @@ function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
       await inserts.promise;
       storedDeliveries.push(...docs);
       return new Set<string>();
+    },
+    releaseHolds: async (ids: readonly string[], owner: string) => {
+      if (owner === 'test-process') givenBack.push(...ids);
     },
     recordAttempts: async (items: ReadonlyArray<{ outcome: AttemptOutcome }>) => {
       recordedOutcomes.push(...items.map(({ outcome }) => outcome));
@@ -74,7 +78,7 @@ function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
     dispatchLocally: true,
     policy: { delaysMs: [10_000, 60_000, 600_000, 3_600_000], maxAttempts: 5, timeoutMs: 5_000, claimTtlMs: 30_000 },
   });
-  return { record: dispatcher.record, scheduler, inserts, answers, sent, storedDeliveries, recordedOutcomes };
+  return { dispatcher, record: dispatcher.record, scheduler, inserts, answers, sent, storedDeliveries, recordedOutcomes, givenBack };
 }
 
 describe('Recorder.recordEventsAndQueueFirstAttempts (issues 9, 25)', () => {
@@ -111,5 +115,28 @@ describe('Recorder.recordEventsAndQueueFirstAttempts (issues 9, 25)', () => {
     await done;
     expect(await withinTurns(() => new Set(sent).size === 5)).toBe(true);
     await scheduler.idle();
+  });
+});
+
+describe('Dispatcher.stop (issue 25)', () => {
+  it('When it stops with attempts queued and one in flight, then the queued ones are dropped with their holds given back in one command, and the one in flight is finished and recorded', async () => {
+    // One attempt at a time: the first is in flight (waiting for its answer), the other two are queued, held here.
+    const { dispatcher, record, inserts, answers, sent, storedDeliveries, recordedOutcomes, givenBack } = dispatcherWith({ maxInFlight: 1, maxQueued: 100 });
+    inserts.open();
+    const { done } = await record.recordEventsAndQueueFirstAttempts(incoming(3));
+    await done;
+    expect(await withinTurns(() => sent.length === 1)).toBe(true);
+
+    const stopping = dispatcher.stop(60_000);
+    // Without the holds given back, the other replicas' sweep would leave these two alone for WEBHOOK_CLAIM_TTL_MS.
+    expect(await withinTurns(() => givenBack.length === 2)).toBe(true);
+    const inFlight = storedDeliveries.find((d) => String(d.eventId) === sent[0]);
+    expect(new Set(givenBack)).toEqual(new Set(storedDeliveries.filter((d) => d !== inFlight).map((d) => d._id)));
+    expect(await settledYet(stopping)).toBe(false);
+
+    answers.open();
+    await stopping;
+    expect(recordedOutcomes.map((o) => [o.status, o.record.attempt])).toEqual([['succeeded', 1]]);
+    expect(sent).toHaveLength(1);
   });
 });
