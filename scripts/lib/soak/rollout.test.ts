@@ -41,4 +41,17 @@ describe('rolloutRows', () => {
     const rows = rolloutRows({ steps, samples: [], groups: [{ id: 'g', label: 'g' }], firstAttempts });
     expect(rows.filter((r) => r.check && r.value !== 0)).toEqual([]);
   });
+
+  it('When events are slow during a step, then the slowest three are named with the step their event came in', () => {
+    const twoSteps = [...steps, { what: 'broker 1 restart', start: 30_000, end: 40_000, detail: 'd', failed: false }];
+    const firstAttempts = [
+      { createdAt: 12_000, latencyMs: 2_000 },
+      { createdAt: 25_000, latencyMs: 900 },
+      { createdAt: 35_000, latencyMs: 1_500 },
+      { createdAt: 36_000, latencyMs: 10 },
+      { createdAt: 1_000, latencyMs: 5_000 },
+    ];
+    const rows = rolloutRows({ steps: twoSteps, samples: [], groups: [{ id: 'g', label: 'g' }], firstAttempts });
+    expect(rows.find((r) => r.label.startsWith('slowest first attempts'))?.value).toBe('2000 ms (during orders#1 → orders#3); 1500 ms (during broker 1 restart); 900 ms (after orders#1 → orders#3)');
+  });
 });

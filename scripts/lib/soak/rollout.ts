@@ -117,6 +117,24 @@ export function percentile(values: readonly number[], p: number): number | undef
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
+/**
+ * The three slowest first attempts of events created during the rollout, each with the step under way when its
+ * event was created (or the one it followed): with ~100 events the p99 is the second slowest, so these say which
+ * step a miss of the target came from.
+ */
+function slowestWithSteps(firstAttempts: ReadonlyArray<{ createdAt: number; latencyMs: number }>, steps: readonly RolloutStep[], from: number, to: number): string {
+  const slowest = firstAttempts.filter((a) => a.createdAt >= from && a.createdAt <= to).sort((a, b) => b.latencyMs - a.latencyMs).slice(0, 3);
+  if (slowest.length === 0) return 'none';
+  return slowest
+    .map(({ createdAt, latencyMs }) => {
+      const step = steps.find((s) => createdAt >= s.start && createdAt <= s.end);
+      const before = [...steps].reverse().find((s) => s.end < createdAt);
+      const where = step ? `during ${step.what}` : before ? `after ${before.what}` : 'before the first step';
+      return `${Math.round(latencyMs)} ms (${where})`;
+    })
+    .join('; ');
+}
+
 /** The target of issue 21: first-attempt webhook p99 during the rollout at most 3× the steady state's. */
 export const ROLLOUT_P99_FACTOR = 3;
 
@@ -143,6 +161,7 @@ export function rolloutRows(input: { steps: readonly RolloutStep[]; samples: rea
   const fmt = (v: number | undefined) => (v === undefined ? 'n/a' : `${Math.round(v)} ms`);
   rows.push({ label: 'first-attempt webhook p50 / p99, steady state', value: `${fmt(percentile(steady, 50))} / ${fmt(p99Steady)} (${steady.length} events)`, check: false });
   rows.push({ label: 'first-attempt webhook p50 / p99, during the rollout', value: `${fmt(percentile(during, 50))} / ${fmt(p99During)} (${during.length} events)`, check: false });
+  rows.push({ label: 'slowest first attempts during the rollout, and the step each event came in', value: slowestWithSteps(input.firstAttempts, steps, from, to), check: false });
   const ratio = p99Steady !== undefined && p99During !== undefined && p99Steady > 0 ? p99During / p99Steady : undefined;
   rows.push({ label: `first-attempt p99 during the rollout above ${ROLLOUT_P99_FACTOR}× steady (ratio ${ratio === undefined ? 'n/a' : ratio.toFixed(2)})`, value: ratio !== undefined && ratio > ROLLOUT_P99_FACTOR ? 1 : 0, check: true, timing: true });
   return rows;
