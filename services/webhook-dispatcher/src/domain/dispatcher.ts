@@ -89,9 +89,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     record,
     attempts,
     recovery,
-    stop: async (graceMs) => {
-      await attempts.stop();
-      await attempts.finish(graceMs);
+    stop: (graceMs) => {
+      attempts.stop();
+      return attempts.finish(graceMs);
     },
   };
 }
