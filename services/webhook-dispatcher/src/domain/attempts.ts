@@ -44,8 +44,6 @@ function deliveryIdOf(key: string): string {
  */
 export class Attempts {
   private stopped = false;
-  /** The holds of the attempts dropped at stop, being given back. */
-  private givingBack: Promise<void> = Promise.resolve();
   private readonly successes: GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }>;
 
   constructor(private readonly deps: DispatcherDeps) {
@@ -64,24 +62,17 @@ export class Attempts {
   /**
    * Makes no attempt from now on: the queued ones are dropped, and their deliveries' holds given back in one
    * command, so that the other replicas' recovery sweep takes them at its next round instead of once the holds
-   * lapse (WEBHOOK_CLAIM_TTL_MS). Attempts in flight go on; `finish` waits for them and for the give-back.
+   * lapse (WEBHOOK_CLAIM_TTL_MS). Resolves once the attempts in flight are over with their outcomes recorded and
+   * the holds given back, or after `graceMs` (a database that does not answer must not hold the stop).
    */
-  stop(): void {
+  async stop(graceMs: number): Promise<void> {
     this.stopped = true;
     const dropped = this.deps.scheduler.stop().map(deliveryIdOf);
-    if (dropped.length === 0) return;
-    this.givingBack = this.deps.deliveries.releaseHolds(dropped, this.deps.owner, this.deps.clock()).catch((err: unknown) => {
+    const givingBack = dropped.length === 0 ? undefined : this.deps.deliveries.releaseHolds(dropped, this.deps.owner, this.deps.clock()).catch((err: unknown) => {
       this.deps.logger.warn({ err, deliveries: dropped.length }, 'could not give back the holds of the attempts queued at stop; they wait for WEBHOOK_CLAIM_TTL_MS');
     });
-  }
-
-  /**
-   * Resolves once the attempts in flight are over with their outcomes recorded, and the holds given back, or
-   * after `graceMs` (a database that does not answer must not hold the stop).
-   */
-  async finish(graceMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all([this.deps.scheduler.idle(), this.givingBack]), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    await Promise.race([Promise.all([this.deps.scheduler.idle(), givingBack]), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
   }
 

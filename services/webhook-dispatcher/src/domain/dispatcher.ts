@@ -85,13 +85,5 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const attempts = new Attempts(deps);
   const record = new Recorder(deps, attempts);
   const recovery = new Recovery(deps, record, attempts);
-  return {
-    record,
-    attempts,
-    recovery,
-    stop: (graceMs) => {
-      attempts.stop();
-      return attempts.finish(graceMs);
-    },
-  };
+  return { record, attempts, recovery, stop: (graceMs) => attempts.stop(graceMs) };
 }
