@@ -39,7 +39,7 @@ describe('batchCommits', () => {
   it('When a commit is refused and no batch follows on that partition, then it is sent again until it lands', async () => {
     let refusals = 2;
     const { consumer, committed } = fakeConsumer(() => (refusals-- > 0 ? new Error('Connection closed') : undefined));
-    const commits = batchCommits(consumer, log);
+    const commits = batchCommits(consumer, log, () => {});
     commits.track(batch(0, 9), Promise.resolve());
     await vi.advanceTimersByTimeAsync(0);
     expect(committed).toEqual([]);
@@ -54,7 +54,7 @@ describe('batchCommits', () => {
       refuseFirst = false;
       return notCoordinator();
     });
-    const commits = batchCommits(consumer, log);
+    const commits = batchCommits(consumer, log, () => {});
     emit('consumer.group_join');
     commits.track(batch(0, 9), Promise.resolve());
     await vi.advanceTimersByTimeAsync(0);
@@ -72,12 +72,46 @@ describe('batchCommits', () => {
       sent += 1;
       return new Error('Connection closed');
     });
-    const commits = batchCommits(consumer, log);
+    const commits = batchCommits(consumer, log, () => {});
     commits.track(batch(0, 9), Promise.resolve());
     await vi.advanceTimersByTimeAsync(0);
     expect(sent).toBe(1);
     emit('consumer.stop');
     await vi.advanceTimersByTimeAsync(10_000);
     expect(sent).toBe(1);
+  });
+
+  it('When the coordinator moved and no batch comes to rethrow it, then the member is replaced once, after a few seconds', async () => {
+    const { consumer, emit } = fakeConsumer(() => notCoordinator());
+    let rejoins = 0;
+    const commits = batchCommits(consumer, log, () => (rejoins += 1));
+    emit('consumer.group_join');
+    commits.track(batch(0, 9), Promise.resolve());
+    await vi.advanceTimersByTimeAsync(2_500);
+    expect(rejoins).toBe(0);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(rejoins).toBe(1);
+    // Still refused until the replacement joins: not replaced again meanwhile by this membership's retries.
+    emit('consumer.stop');
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(rejoins).toBe(1);
+  });
+
+  it('When a batch rethrows the coordinator move in time, then the member is not replaced', async () => {
+    let refuseFirst = true;
+    const { consumer, emit } = fakeConsumer(() => {
+      if (!refuseFirst) return undefined;
+      refuseFirst = false;
+      return notCoordinator();
+    });
+    let rejoins = 0;
+    const commits = batchCommits(consumer, log, () => (rejoins += 1));
+    emit('consumer.group_join');
+    commits.track(batch(0, 9), Promise.resolve());
+    await vi.advanceTimersByTimeAsync(0);
+    expect(() => commits.rethrowCoordinatorMove()).toThrow('not the correct coordinator');
+    emit('consumer.group_join');
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(rejoins).toBe(0);
   });
 });

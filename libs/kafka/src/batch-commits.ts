@@ -14,6 +14,13 @@ function isNotCoordinator(err: unknown): err is Error {
  * nothing more on that partition).
  */
 const COMMIT_RETRY_MS = 1_000;
+/**
+ * How long a coordinator move may wait for a batch to rethrow it. With no new message on any of the member's
+ * partitions no batch comes, and kafkajs would send every commit to the old coordinator until the next rebalance
+ * (seen in the two-minute rollout: 31 messages left uncommitted after the drain, the last broker restarted as the
+ * load ended). Then the member is replaced, which joins again and finds the new coordinator.
+ */
+const COORDINATOR_MOVE_REJOIN_MS = 3_000;
 
 interface PendingCommit {
   nextOffset: string;
@@ -46,7 +53,7 @@ function highestPerPartition(moves: readonly Move[]): Move[] {
  * one connection to the broker), and a request per batch only made the broker work. A refused commit is sent
  * again every COMMIT_RETRY_MS until it lands, a later commit covers it, the member joins again or stops.
  */
-function offsetCommitter(consumer: Consumer, log: Logger) {
+function offsetCommitter(consumer: Consumer, log: Logger, rejoin: () => void) {
   const requests = new GroupCommit<Move>(async (moves) => {
     await consumer.commitOffsets(highestPerPartition(moves));
     return moves.map((): void => undefined);
@@ -63,16 +70,34 @@ function offsetCommitter(consumer: Consumer, log: Logger) {
   // for the rest of a run). Rethrown from the next batch, it makes kafkajs' runner rejoin (isRebalancing), which
   // finds the new coordinator; the batches in hand are fetched again (at least once).
   let coordinatorMoved: Error | undefined;
+  // No batch came to rethrow the move in time: the member is replaced (COORDINATOR_MOVE_REJOIN_MS).
+  let rejoinTimer: NodeJS.Timeout | undefined;
+  const disarmRejoin = () => {
+    clearTimeout(rejoinTimer);
+    rejoinTimer = undefined;
+  };
+  const armRejoin = () => {
+    rejoinTimer ??= setTimeout(() => {
+      rejoinTimer = undefined;
+      if (stopped || !coordinatorMoved) return;
+      coordinatorMoved = undefined;
+      log.warn('the group coordinator moved and no batch came to rejoin with; replacing the member so that its commits reach the new one');
+      rejoin();
+    }, COORDINATOR_MOVE_REJOIN_MS);
+    rejoinTimer.unref();
+  };
   consumer.on(consumer.events.STOP, () => {
     stopped = true;
     for (const timer of retries) clearTimeout(timer);
     retries.clear();
+    disarmRejoin();
   });
   consumer.on(consumer.events.GROUP_JOIN, () => {
     stopped = false;
     membership += 1;
     committed = new Map();
     coordinatorMoved = undefined;
+    disarmRejoin();
   });
   const send = (move: Move, sentIn: number): void => {
     const key = `${move.topic}:${move.partition}`;
@@ -82,7 +107,10 @@ function offsetCommitter(consumer: Consumer, log: Logger) {
         if (sentIn === membership && !covered()) committed.set(key, BigInt(move.offset));
       },
       (err: unknown) => {
-        if (isNotCoordinator(err)) coordinatorMoved = err;
+        if (isNotCoordinator(err)) {
+          coordinatorMoved = err;
+          armRejoin();
+        }
         log.warn({ err, topic: move.topic, partition: move.partition }, 'offset commit failed; it is sent again shortly');
         const timer = setTimeout(() => {
           retries.delete(timer);
@@ -110,13 +138,13 @@ function offsetCommitter(consumer: Consumer, log: Logger) {
  * commit covers every consecutive batch whose work is done. A rebalance forgets what was not committed; the
  * partition's new owner fetches it again.
  */
-export function batchCommits(consumer: Consumer, log: Logger): BatchCommits {
+export function batchCommits(consumer: Consumer, log: Logger, rejoin: () => void): BatchCommits {
   // Per partition, the batches in hand in offset order; replaced wholesale on every (re)join.
   let pending = new Map<string, PendingCommit[]>();
   consumer.on(consumer.events.GROUP_JOIN, () => {
     pending = new Map();
   });
-  const committer = offsetCommitter(consumer, log);
+  const committer = offsetCommitter(consumer, log, rejoin);
   const commitSettled = (topic: string, partition: number, queue: PendingCommit[]) => {
     let offset: string | undefined;
     while (queue[0]?.settled) offset = queue.shift()?.nextOffset;

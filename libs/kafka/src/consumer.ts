@@ -71,15 +71,15 @@ function superviseGroupMember(
   options: Pick<ConsumerOptions<unknown>, 'kafka' | 'groupId' | 'topics' | 'fromBeginning' | 'onRestart'>,
   log: Logger,
   fetchSettings: { maxWaitTimeInMs?: number; maxBytesPerPartition?: number },
-  run: (consumer: Consumer) => Promise<void>,
+  run: (consumer: Consumer, replace: () => void) => Promise<void>,
 ): Promise<RunningConsumer> {
   return superviseConsumer({
     logger: log,
     ...(options.onRestart && { onRestart: options.onRestart }),
     create: () => kafkajsGroupsOf(options.kafka).consumer({ groupId: options.groupId, ...CONSUMER_GROUP_SETTINGS, maxWaitTimeInMs: GROUP_FETCH_MAX_WAIT_MS, ...fetchSettings }),
-    begin: async (consumer) => {
+    begin: async (consumer, replace) => {
       for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
-      await run(consumer);
+      await run(consumer, replace);
     },
   });
 }
@@ -138,8 +138,8 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
     ...(options.maxWaitTimeInMs !== undefined && { maxWaitTimeInMs: options.maxWaitTimeInMs }),
     ...(options.maxBytesPerPartition !== undefined && { maxBytesPerPartition: options.maxBytesPerPartition }),
   };
-  return superviseGroupMember(options, log, fetchSettings, async (consumer) => {
-    const commits = batchCommits(consumer, log);
+  return superviseGroupMember(options, log, fetchSettings, async (consumer, replace) => {
+    const commits = batchCommits(consumer, log, replace);
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,

@@ -16,11 +16,13 @@ import type { RunningConsumer } from './consumer';
  * backing off from 500 ms to 5 s (the cap of its group retries), until stop(). Messages whose offsets were
  * not committed are fetched again.
  *
- * `begin` subscribes and runs the consumer it is given; it is called again for every replacement.
+ * `begin` subscribes and runs the consumer it is given; it is called again for every replacement. Its `replace`
+ * asks for a replacement of that consumer now (a member whose commits go to a coordinator that moved, see
+ * batch-commits.ts): it leaves the group, and a fresh one joins and finds the group's coordinator again.
  */
 export async function superviseConsumer(options: {
   create: () => Consumer;
-  begin: (consumer: Consumer) => Promise<void>;
+  begin: (consumer: Consumer, replace: () => void) => Promise<void>;
   logger: Logger;
   /** Called after a replacement consumer is running (tests, metrics). */
   onRestart?: () => void;
@@ -41,7 +43,12 @@ export async function superviseConsumer(options: {
     current = consumer;
     try {
       await consumer.connect();
-      await options.begin(consumer);
+      await options.begin(consumer, () => {
+        if (stopped || consumer !== current || timer) return;
+        current = undefined;
+        void consumer.disconnect().catch((err: unknown) => log.warn({ err }, 'could not disconnect the consumer being replaced'));
+        schedule();
+      });
       // stop() came while this replacement was starting: it must not outlive the service.
       if (stopped) await consumer.disconnect();
     } catch (err) {
