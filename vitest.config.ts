@@ -5,7 +5,12 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // starts them once for a whole `npm test` run and passes them down in KAFKA_BROKERS / MONGODB_URL). The
 // integration tests that restart that shared broker form a fourth group, chaos, run alone. Last, the soak (issue
 // 12): one minute of load and chaos on engines and service processes of its own, then its money ledger.
-const CHAOS = ['libs/kafka/test/broker-restart.test.ts', 'libs/kafka/test/three-brokers.test.ts', 'libs/kafka/test/broker-stall.test.ts', 'services/webhook-dispatcher/test/component/broker-restart.test.ts'];
+const CHAOS = [
+  'libs/kafka/test/broker-restart.test.ts',
+  'libs/kafka/test/three-brokers.test.ts',
+  'libs/kafka/test/broker-stall.test.ts',
+  'services/webhook-dispatcher/test/component/broker-restart.test.ts',
+];
 /** What every engine-backed tier shares: the engines, and at most two files at once on 2 cores. */
 const ON_ENGINES = { environment: 'node', globalSetup: ['libs/testing/src/global-setup.ts'], maxWorkers: 2 };
 /** Integration and chaos: one service (or one library) per file. */
@@ -17,7 +22,12 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'scripts/**/*.test.ts', 'bench/src/**/*.test.ts'],
+          include: [
+            'libs/*/src/**/*.test.ts',
+            'services/*/src/**/*.test.ts',
+            'scripts/**/*.test.ts',
+            'bench/src/**/*.test.ts',
+          ],
           environment: 'node',
           // Tiers run one after another (unit, integration, chaos, e2e): the engine-backed ones share 2 cores.
           sequence: { groupOrder: 0 },

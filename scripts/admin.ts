@@ -88,7 +88,14 @@ async function main(): Promise<void> {
     }
     case 'destination:create': {
       const [org, mode, address] = need(p, 3);
-      return print(await admin.call('POST', `/organizations/${org}/payment-destinations`, { mode, address, status: options.get('status') ?? 'active', verified: options.has('verified') }));
+      return print(
+        await admin.call('POST', `/organizations/${org}/payment-destinations`, {
+          mode,
+          address,
+          status: options.get('status') ?? 'active',
+          verified: options.has('verified'),
+        }),
+      );
     }
     case 'destination:update': {
       const [org, mode, id] = need(p, 3);

@@ -50,8 +50,10 @@ function client(options: Map<string, string>, allowLive = false): Checkout {
   const key = options.get('key') ?? process.env.CHECKOUT_API_KEY ?? stack.testKey;
   if (!key) throw new Error('No API key: pass --key sk_test_…, set CHECKOUT_API_KEY, or run `npm start`.');
   // The relay and trigger are for development: they never touch live data.
-  if (!key.startsWith('sk_test_') && !(allowLive && key.startsWith('sk_live_'))) throw new Error('The CLI works with test keys (sk_test_…) only.');
-  const baseUrl = options.get('base-url') ?? process.env.CHECKOUT_BASE_URL ?? stack.gatewayUrl ?? 'http://127.0.0.1:8080';
+  if (!key.startsWith('sk_test_') && !(allowLive && key.startsWith('sk_live_')))
+    throw new Error('The CLI works with test keys (sk_test_…) only.');
+  const baseUrl =
+    options.get('base-url') ?? process.env.CHECKOUT_BASE_URL ?? stack.gatewayUrl ?? 'http://127.0.0.1:8080';
   return new Checkout(key, { baseUrl });
 }
 
@@ -59,7 +61,12 @@ async function listen(options: Map<string, string>): Promise<void> {
   const forwardTo = options.get('forward-to');
   if (!forwardTo) throw new Error(`listen needs --forward-to <url>\n${USAGE}`);
   const intervalMs = Number(options.get('interval-ms') ?? 1000);
-  const relay = new Relay({ client: client(options), forwardTo, secret: options.get('secret') ?? process.env.CHECKOUT_WEBHOOK_SECRET, print: (line) => console.log(line) });
+  const relay = new Relay({
+    client: client(options),
+    forwardTo,
+    secret: options.get('secret') ?? process.env.CHECKOUT_WEBHOOK_SECRET,
+    print: (line) => console.log(line),
+  });
   await relay.prime();
   console.error(`Ready: forwarding new events to ${forwardTo} (Ctrl-C to stop)`);
   let stopped = false;
@@ -82,11 +89,19 @@ async function listen(options: Map<string, string>): Promise<void> {
 }
 
 async function trigger(type: string | undefined, options: Map<string, string>): Promise<void> {
-  if (!type || !(EVENT_TYPES as readonly string[]).includes(type)) throw new Error(`trigger needs an event type: ${EVENT_TYPES.join(', ')}\n${USAGE}`);
+  if (!type || !(EVENT_TYPES as readonly string[]).includes(type))
+    throw new Error(`trigger needs an event type: ${EVENT_TYPES.join(', ')}\n${USAGE}`);
   const checkout = client(options);
   const callbackUrl = options.get('callback-url');
-  const session = await checkout.checkoutSessions.create({ items: [{ name: 'Triggered test item', quantity: 1, unitPrice: 1000 }], metadata: { source: 'cli trigger' }, ...(callbackUrl && { callbackUrl }) });
-  const after = (type as EventType) === 'checkout.session.completed' ? await checkout.testHelpers.checkoutSessions.pay(session.id) : await checkout.testHelpers.checkoutSessions.expire(session.id);
+  const session = await checkout.checkoutSessions.create({
+    items: [{ name: 'Triggered test item', quantity: 1, unitPrice: 1000 }],
+    metadata: { source: 'cli trigger' },
+    ...(callbackUrl && { callbackUrl }),
+  });
+  const after =
+    (type as EventType) === 'checkout.session.completed'
+      ? await checkout.testHelpers.checkoutSessions.pay(session.id)
+      : await checkout.testHelpers.checkoutSessions.expire(session.id);
   console.log(`${type}: session ${after.id} is ${after.status} (order ${after.order.id})`);
 }
 

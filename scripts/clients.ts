@@ -26,15 +26,28 @@ async function main(): Promise<number> {
       logLevel: 'warn',
       logDir: join(workDir, 'logs'),
     });
-    const organization = await new AdminClient(stack.env.adminUrl, stack.env.adminToken).createOrganizationWithKeys('Generated Clients');
+    const organization = await new AdminClient(stack.env.adminUrl, stack.env.adminToken).createOrganizationWithKeys(
+      'Generated Clients',
+    );
     log(`stack ready at ${stack.env.gatewayUrl}; generated code and logs in ${workDir}`);
-    const { documentOperations, results } = await generateAndRunClients({ gatewayUrl: stack.env.gatewayUrl, testKey: organization.testKey, workDir, log });
+    const { documentOperations, results } = await generateAndRunClients({
+      gatewayUrl: stack.env.gatewayUrl,
+      testKey: organization.testKey,
+      workDir,
+      log,
+    });
     let failed = false;
     console.log(`\nGenerated clients from GET /v0/openapi.json (${documentOperations} operations)`);
     for (const result of results) {
       console.log(`  ${formatClientResult(result, documentOperations)}`);
       for (const warning of result.warnings) console.log(`    warning: ${warning}`);
-      if (!result.journeyPassed) console.log(result.journeyOutput.split('\n').map((line) => `    ${line}`).join('\n'));
+      if (!result.journeyPassed)
+        console.log(
+          result.journeyOutput
+            .split('\n')
+            .map((line) => `    ${line}`)
+            .join('\n'),
+        );
       failed ||= result.warnings.length > 0 || result.operations !== documentOperations || !result.journeyPassed;
     }
     console.log(`CLIENTS RESULT: ${failed ? 'FAILED' : 'passed'}`);

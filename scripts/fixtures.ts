@@ -15,7 +15,9 @@ for (const message of await produceAll()) {
   const sameName = committed.find((c) => c.topic === message.topic && c.name === message.name);
   if (sameName) {
     if (fixtureShape(sameName.fixture) !== shape) {
-      console.error(`${message.topic}/${message.name}.json: the producer's message has a new shape; add it under a new name (e.g. ${message.name}.v2) and keep the old fixture`);
+      console.error(
+        `${message.topic}/${message.name}.json: the producer's message has a new shape; add it under a new name (e.g. ${message.name}.v2) and keep the old fixture`,
+      );
       refused += 1;
     }
     continue;

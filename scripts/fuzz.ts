@@ -53,7 +53,11 @@ function runSchemathesis(python: string, args: string[], cwd: string): Promise<{
     // Our hooks (scripts/fuzz/checkout_hooks.py) register positive_data_acceptance_beyond_schema.
     const env = { ...process.env, NO_COLOR: '1', PYTHONPATH: HOOKS_DIR, SCHEMATHESIS_HOOKS: 'checkout_hooks' };
     // cwd: Schemathesis keeps a .schemathesis/ directory where it runs; not in the checkout.
-    const child = spawn(python, ['-m', 'schemathesis.cli', 'run', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env });
+    const child = spawn(python, ['-m', 'schemathesis.cli', 'run', ...args], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+    });
     let output = '';
     const collect = (chunk: Buffer) => {
       output += chunk.toString();
@@ -100,30 +104,49 @@ async function main(): Promise<number> {
     log(`stack ready at ${stack.env.gatewayUrl}; service logs in ${join(workDir, 'logs')}`);
 
     const summaries: FuzzSummary[] = [];
-    for (const [key, secret] of [['test', organization.testKey], ['live', organization.liveKey]] as const) {
+    for (const [key, secret] of [
+      ['test', organization.testKey],
+      ['live', organization.liveKey],
+    ] as const) {
       const reportDir = join(workDir, key);
       const args = [
         `${stack.env.gatewayUrl}/v0/openapi.json`,
         // Every check; positive_data_acceptance as our variant that lets through only the 400s of rules JSON
         // Schema cannot state (cross-field amounts, state, references: each listed in the hooks file).
-        '--checks', 'all',
-        '--exclude-checks', 'positive_data_acceptance',
-        '--phases', options.phases,
-        '--max-examples', options['max-examples'],
-        '--seed', options.seed,
-        '--workers', options.workers,
-        '--request-timeout', options['request-timeout'],
-        '--header', `Authorization: Bearer ${secret}`,
-        '--report', 'junit',
-        '--report-dir', reportDir,
-        '--generation-database', 'none',
+        '--checks',
+        'all',
+        '--exclude-checks',
+        'positive_data_acceptance',
+        '--phases',
+        options.phases,
+        '--max-examples',
+        options['max-examples'],
+        '--seed',
+        options.seed,
+        '--workers',
+        options.workers,
+        '--request-timeout',
+        options['request-timeout'],
+        '--header',
+        `Authorization: Bearer ${secret}`,
+        '--report',
+        'junit',
+        '--report-dir',
+        reportDir,
+        '--generation-database',
+        'none',
         '--no-color',
-        '--output-sanitize', 'true',
+        '--output-sanitize',
+        'true',
       ];
-      log(`schemathesis ${SCHEMATHESIS_VERSION}, ${key} key: st run ${args.filter((a) => !a.startsWith('Authorization')).join(' ')}`);
+      log(
+        `schemathesis ${SCHEMATHESIS_VERSION}, ${key} key: st run ${args.filter((a) => !a.startsWith('Authorization')).join(' ')}`,
+      );
       const { code, output } = await runSchemathesis(python, args, workDir);
       const junitFile = readdirSync(reportDir).find((name) => name.endsWith('.xml'));
-      const junit = junitFile ? summarizeJunit(readFileSync(join(reportDir, junitFile), 'utf8')) : { operations: 0, failures: 0, errors: 0 };
+      const junit = junitFile
+        ? summarizeJunit(readFileSync(join(reportDir, junitFile), 'utf8'))
+        : { operations: 0, failures: 0, errors: 0 };
       const operations = operationsFrom(output);
       summaries.push({
         key,
@@ -137,11 +160,18 @@ async function main(): Promise<number> {
     }
 
     const failed = summaries.some((s) => s.exitCode !== 0 || s.failures > 0 || s.errors > 0 || s.cases === 0);
-    console.log(`\nFuzz summary (schemathesis ${SCHEMATHESIS_VERSION}, seed ${options.seed}, ${options['max-examples']} examples per operation, phases ${options.phases})`);
+    console.log(
+      `\nFuzz summary (schemathesis ${SCHEMATHESIS_VERSION}, seed ${options.seed}, ${options['max-examples']} examples per operation, phases ${options.phases})`,
+    );
     for (const s of summaries) {
-      console.log(`  ${s.key} key: operations covered ${s.operations}/${s.operationsTotal}, cases run ${s.cases}, failures ${s.failures}, errors ${s.errors}, exit ${s.exitCode}`);
+      console.log(
+        `  ${s.key} key: operations covered ${s.operations}/${s.operationsTotal}, cases run ${s.cases}, failures ${s.failures}, errors ${s.errors}, exit ${s.exitCode}`,
+      );
     }
-    const total = summaries.reduce((sum, s) => ({ cases: sum.cases + s.cases, failures: sum.failures + s.failures + s.errors }), { cases: 0, failures: 0 });
+    const total = summaries.reduce(
+      (sum, s) => ({ cases: sum.cases + s.cases, failures: sum.failures + s.failures + s.errors }),
+      { cases: 0, failures: 0 },
+    );
     console.log(`FUZZ RESULT: cases ${total.cases}, failures ${total.failures}, ${failed ? 'FAILED' : 'passed'}`);
     return failed ? 1 : 0;
   } finally {
@@ -153,7 +183,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    console.error(err instanceof Error ? err.stack ?? err.message : err);
+    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
     process.exit(1);
   },
 );

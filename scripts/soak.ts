@@ -31,8 +31,12 @@ const log = (line: string) => process.stderr.write(`[soak +${((Date.now() - star
 
 runSoak({ minutes, rate, seed, killEveryMs: killEverySeconds * 1000, replicas, rollout, log }).then(
   ({ report, table }) => {
-    const mode = rollout ? `a rolling deploy of ${replicas} replicas of each service and of 3 brokers` : `${replicas > 1 ? `${replicas} replicas, ` : ''}a kill every ${killEverySeconds} s`;
-    console.log(`\nsoak: ${minutes} min, ${rate} journeys/s, ${mode}, seed ${seed}, ${((Date.now() - started) / 1000).toFixed(0)} s in all\n${table}`);
+    const mode = rollout
+      ? `a rolling deploy of ${replicas} replicas of each service and of 3 brokers`
+      : `${replicas > 1 ? `${replicas} replicas, ` : ''}a kill every ${killEverySeconds} s`;
+    console.log(
+      `\nsoak: ${minutes} min, ${rate} journeys/s, ${mode}, seed ${seed}, ${((Date.now() - started) / 1000).toFixed(0)} s in all\n${table}`,
+    );
     process.exit(report.violations === 0 ? 0 : 1);
   },
   (err: unknown) => {

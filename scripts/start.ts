@@ -19,7 +19,10 @@ async function main(): Promise<void> {
   const replicas = countFlag(args, 'replicas', 1, 20);
   const brokers = countFlag(args, 'brokers', 1, 5);
   const cluster = replicas > 1 || brokers > 1;
-  const engines = await startEngines({ log: (line) => log(`engines: ${line}`), ...(brokers > 1 && { kafkaBrokers: brokers }) });
+  const engines = await startEngines({
+    log: (line) => log(`engines: ${line}`),
+    ...(brokers > 1 && { kafkaBrokers: brokers }),
+  });
   log(`engines ready: ${engines.description}`);
   let stopping = false;
   const logDir = join(tmpdir(), `checkout-stack-${process.pid}`);
@@ -56,16 +59,40 @@ async function main(): Promise<void> {
   load balancer ${clusterStack.haproxy.version}: ${replicas} replica${replicas === 1 ? '' : 's'} of each service behind it (health checks on /readyz)
     gateway     ${clusterStack.frontends.gateway}   admin ${clusterStack.frontends.admin}
     orders      ${clusterStack.frontends.orders}   sessions ${clusterStack.frontends.sessions}   webhook-dispatcher ${clusterStack.frontends.dispatcher}
-    replicas    ${(['gateway', 'orders', 'sessions', 'webhook-dispatcher'] as const).map((s) => `${s} ${clusterStack.live(s).map((r) => `:${r.port}`).join(' ')}`).join(';  ')}`
+    replicas    ${(['gateway', 'orders', 'sessions', 'webhook-dispatcher'] as const)
+      .map(
+        (s) =>
+          `${s} ${clusterStack
+            .live(s)
+            .map((r) => `:${r.port}`)
+            .join(' ')}`,
+      )
+      .join(';  ')}`
     : '';
   const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
   const demo = await admin.createOrganizationWithKeys('Demo Coffee Co');
   // Read by `npm run admin` and `npm run cli` (D45) so that they work against this stack without flags; it
   // holds local secrets only and is git-ignored.
-  writeFileSync(STACK_FILE, JSON.stringify({ gatewayUrl: stack.env.gatewayUrl, adminUrl: stack.env.adminUrl, adminToken: stack.env.adminToken, organizationId: demo.organizationId, testKey: demo.testKey }, null, 2), { mode: 0o600 });
+  writeFileSync(
+    STACK_FILE,
+    JSON.stringify(
+      {
+        gatewayUrl: stack.env.gatewayUrl,
+        adminUrl: stack.env.adminUrl,
+        adminToken: stack.env.adminToken,
+        organizationId: demo.organizationId,
+        testKey: demo.testKey,
+      },
+      null,
+      2,
+    ),
+    { mode: 0o600 },
+  );
 
   // D47: a ready login link to the demo organization's test-mode dashboard (single use, 5 minutes).
-  const dashboardLink = await new Checkout(demo.testKey, { baseUrl: stack.env.gatewayUrl }).dashboard.loginLinks.create();
+  const dashboardLink = await new Checkout(demo.testKey, {
+    baseUrl: stack.env.gatewayUrl,
+  }).dashboard.loginLinks.create();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`
 Orders and hosted checkout — local stack ready in ${seconds} s

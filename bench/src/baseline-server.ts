@@ -5,13 +5,22 @@ import { MongoClient } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 
 const { PORT = '0', BASELINE = 'none', MONGODB_URL = '', MONGODB_DATABASE = 'bench_baseline' } = process.env;
-const collection = BASELINE === 'mongo' ? (await new MongoClient(MONGODB_URL, { maxPoolSize: 50 }).connect()).db(MONGODB_DATABASE).collection<{ _id: string }>('orders') : undefined;
+const collection =
+  BASELINE === 'mongo'
+    ? (await new MongoClient(MONGODB_URL, { maxPoolSize: 50 }).connect())
+        .db(MONGODB_DATABASE)
+        .collection<{ _id: string }>('orders')
+    : undefined;
 const app = new Koa();
 app.use(async (ctx) => {
   if (ctx.method === 'POST') {
     const chunks: Buffer[] = [];
     for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
-    const doc = { _id: `ord_test_${randomBytes(12).toString('hex')}`, ...(JSON.parse(Buffer.concat(chunks).toString()) as object), createdAt: new Date() };
+    const doc = {
+      _id: `ord_test_${randomBytes(12).toString('hex')}`,
+      ...(JSON.parse(Buffer.concat(chunks).toString()) as object),
+      createdAt: new Date(),
+    };
     await collection?.insertOne(doc);
     ctx.status = 201;
     ctx.body = { order: doc };

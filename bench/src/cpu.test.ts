@@ -5,13 +5,27 @@ const sample = (entries: Record<string, number>) => new Map(Object.entries(entri
 
 describe('CPU per operation', () => {
   const windows: CpuWindow[] = [
-    { label: 'webhook', operations: 1_000, before: sample({ [BENCH_PROCESS]: 1, dispatcher: 10, 'mongo engine': 5 }), after: sample({ [BENCH_PROCESS]: 2, dispatcher: 11.5, 'mongo engine': 6 }) },
+    {
+      label: 'webhook',
+      operations: 1_000,
+      before: sample({ [BENCH_PROCESS]: 1, dispatcher: 10, 'mongo engine': 5 }),
+      after: sample({ [BENCH_PROCESS]: 2, dispatcher: 11.5, 'mongo engine': 6 }),
+    },
     // A process that exited meanwhile (esbuild) is missing from `after`; one started meanwhile counts from 0.
-    { label: 'reference', operations: 500, before: sample({ [BENCH_PROCESS]: 2, esbuild: 3 }), after: sample({ [BENCH_PROCESS]: 2.5, kafka: 0.25 }) },
+    {
+      label: 'reference',
+      operations: 500,
+      before: sample({ [BENCH_PROCESS]: 2, esbuild: 3 }),
+      after: sample({ [BENCH_PROCESS]: 2.5, kafka: 0.25 }),
+    },
   ];
 
   it('divides each process CPU by the operations of its window, in milliseconds', () => {
-    expect(Object.fromEntries(perOperationMs(windows[0] as CpuWindow))).toEqual({ [BENCH_PROCESS]: 1, dispatcher: 1.5, 'mongo engine': 1 });
+    expect(Object.fromEntries(perOperationMs(windows[0] as CpuWindow))).toEqual({
+      [BENCH_PROCESS]: 1,
+      dispatcher: 1.5,
+      'mongo engine': 1,
+    });
     expect(Object.fromEntries(perOperationMs(windows[1] as CpuWindow))).toEqual({ [BENCH_PROCESS]: 1, kafka: 0.5 });
   });
 
@@ -31,7 +45,8 @@ describe('CPU per operation', () => {
     const ownBefore = processCpuSeconds(process.pid);
     const started = process.cpuUsage();
     let spin = 0;
-    for (let used = process.cpuUsage(started); used.user + used.system < 300_000; used = process.cpuUsage(started)) spin += 1;
+    for (let used = process.cpuUsage(started); used.user + used.system < 300_000; used = process.cpuUsage(started))
+      spin += 1;
     expect(spin).toBeGreaterThan(0);
     const spent = (sampleCpu().get(BENCH_PROCESS) ?? 0) - (before.get(BENCH_PROCESS) ?? 0);
     // /proc counts in 10 ms ticks; 300 ms of CPU is well above that.

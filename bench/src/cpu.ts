@@ -42,10 +42,15 @@ function nameOf(pid: number): string {
     return 'other';
   }
   const line = args.join(' ');
-  if (/\bjava\b/.test(args[0] ?? '')) return /kafka/i.test(line) ? 'kafka' : /mongo/i.test(line) ? 'mongo engine' : 'java';
+  if (/\bjava\b/.test(args[0] ?? ''))
+    return /kafka/i.test(line) ? 'kafka' : /mongo/i.test(line) ? 'mongo engine' : 'java';
   if (/\bnode\b/.test(args[0] ?? '')) {
     const script = args.slice(1).find((arg) => /\.(m?js|ts)$/.test(arg));
-    const base = script?.split('/').pop()?.replace(/\.(m?js|ts)$/, '').replace(/-process$/, '');
+    const base = script
+      ?.split('/')
+      .pop()
+      ?.replace(/\.(m?js|ts)$/, '')
+      .replace(/-process$/, '');
     return base ?? 'node';
   }
   return 'other';
@@ -55,7 +60,9 @@ function nameOf(pid: number): string {
 export function sampleCpu(): CpuSample {
   let pids: number[];
   try {
-    pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number);
+    pids = readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(Number);
   } catch {
     return new Map();
   }
@@ -83,7 +90,11 @@ export interface CpuWindow {
 }
 
 /** Measures the CPU `during` uses, per operation; `operations` is read once it is over. */
-export async function cpuDuring<T>(label: string, during: () => Promise<T>, operations: (result: T) => number): Promise<{ result: T; window: CpuWindow }> {
+export async function cpuDuring<T>(
+  label: string,
+  during: () => Promise<T>,
+  operations: (result: T) => number,
+): Promise<{ result: T; window: CpuWindow }> {
   const before = sampleCpu();
   const result = await during();
   return { result, window: { label, operations: operations(result), before, after: sampleCpu() } };
@@ -117,7 +128,9 @@ export interface CpuTable {
 /** A table of CPU milliseconds per operation: a row per window, a column per process, the sums and the ceiling. */
 export function cpuTable(windows: readonly CpuWindow[], cores = availableParallelism()): CpuTable {
   const perOp = windows.map(perOperationMs);
-  const names = [...new Set(perOp.flatMap((m) => [...m.keys()]))].filter((name) => perOp.some((m) => (m.get(name) ?? 0) >= 0.005)).sort();
+  const names = [...new Set(perOp.flatMap((m) => [...m.keys()]))]
+    .filter((name) => perOp.some((m) => (m.get(name) ?? 0) >= 0.005))
+    .sort();
   const allMs = new Map<string, number>();
   const servingMs = new Map<string, number>();
   const ceiling = new Map<string, number>();
@@ -128,9 +141,20 @@ export function cpuTable(windows: readonly CpuWindow[], cores = availableParalle
     allMs.set(window.label, all);
     servingMs.set(window.label, serving);
     ceiling.set(window.label, (cores * 1000) / serving);
-    return [window.label, String(window.operations), ...names.map((name) => (row.get(name) ?? 0).toFixed(2)), all.toFixed(2), serving.toFixed(2), `${((cores * 1000) / serving).toFixed(0)}/s`];
+    return [
+      window.label,
+      String(window.operations),
+      ...names.map((name) => (row.get(name) ?? 0).toFixed(2)),
+      all.toFixed(2),
+      serving.toFixed(2),
+      `${((cores * 1000) / serving).toFixed(0)}/s`,
+    ];
   });
-  if (names.length === 0) return { text: 'CPU per operation: not measured (no /proc on this machine)', allMs, servingMs, ceiling };
-  const text = formatColumns(['CPU ms per operation', 'ops', ...names, 'all', 'all but the bench', `ceiling on ${cores} cores`], lines);
+  if (names.length === 0)
+    return { text: 'CPU per operation: not measured (no /proc on this machine)', allMs, servingMs, ceiling };
+  const text = formatColumns(
+    ['CPU ms per operation', 'ops', ...names, 'all', 'all but the bench', `ceiling on ${cores} cores`],
+    lines,
+  );
   return { text, allMs, servingMs, ceiling };
 }

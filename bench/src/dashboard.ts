@@ -21,12 +21,17 @@ function percentile(sorted: readonly number[], p: number): number {
 
 async function inParallel(total: number, concurrency: number, work: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < total) await work(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) await work(next++);
+    }),
+  );
 }
 
-export async function runDashboardBench(engines: Engines, options: { orders: number; events: number; samples: number }): Promise<void> {
+export async function runDashboardBench(
+  engines: Engines,
+  options: { orders: number; events: number; samples: number },
+): Promise<void> {
   const receiver = await startWebhookReceiver();
   const stack = await startProcessStack({
     mongoUrl: engines.mongoUrl,
@@ -48,7 +53,10 @@ export async function runDashboardBench(engines: Engines, options: { orders: num
     const seedStarted = Date.now();
     let firstOrderId = '';
     await inParallel(options.orders, 16, async (i) => {
-      const body = JSON.stringify({ items: [{ name: `Item ${i}`, quantity: 1 + (i % 3), unitPrice: 100 + i }], ...(i % 10 === 0 && { externalId: `bench-${i}` }) });
+      const body = JSON.stringify({
+        items: [{ name: `Item ${i}`, quantity: 1 + (i % 3), unitPrice: 100 + i }],
+        ...(i % 10 === 0 && { externalId: `bench-${i}` }),
+      });
       const response = await api.request({ method: 'POST', path: '/v0/orders', headers, body });
       const answer = (await response.body.json()) as { order?: { id: string } };
       if (response.statusCode !== 201) throw new Error(`order ${i}: ${response.statusCode}`);
@@ -57,12 +65,32 @@ export async function runDashboardBench(engines: Engines, options: { orders: num
     process.stderr.write(`[bench] ${options.orders} orders in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s\n`);
 
     // One real event with a delivery (a paid session calling the receiver), then copies of it.
-    const created = await request(`${stack.env.gatewayUrl}/v0/checkout/sessions`, { method: 'POST', headers, body: JSON.stringify({ items: [{ name: 'Seed', quantity: 1, unitPrice: 500 }], callbackUrl: receiver.url('/bench') }) });
+    const created = await request(`${stack.env.gatewayUrl}/v0/checkout/sessions`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        items: [{ name: 'Seed', quantity: 1, unitPrice: 500 }],
+        callbackUrl: receiver.url('/bench'),
+      }),
+    });
     const session = ((await created.body.json()) as { session: { id: string } }).session;
-    await (await request(`${stack.env.gatewayUrl}/v0/test_helpers/checkout/sessions/${session.id}/pay`, { method: 'POST', headers, body: '{}' })).body.text();
+    await (
+      await request(`${stack.env.gatewayUrl}/v0/test_helpers/checkout/sessions/${session.id}/pay`, {
+        method: 'POST',
+        headers,
+        body: '{}',
+      })
+    ).body.text();
     const db = mongo.db(`${stack.env.dispatcher.MONGODB_DATABASE}`);
-    const template = await eventually(async () => (await db.collection('events').findOne({ sessionId: session.id })) ?? undefined, { deadlineMs: 30_000, description: 'the seed event' });
-    const delivery = await eventually(async () => (await db.collection('deliveries').findOne({ eventId: template._id, status: 'succeeded' })) ?? undefined, { deadlineMs: 30_000, description: 'the seed delivery' });
+    const template = await eventually(
+      async () => (await db.collection('events').findOne({ sessionId: session.id })) ?? undefined,
+      { deadlineMs: 30_000, description: 'the seed event' },
+    );
+    const delivery = await eventually(
+      async () =>
+        (await db.collection('deliveries').findOne({ eventId: template._id, status: 'succeeded' })) ?? undefined,
+      { deadlineMs: 30_000, description: 'the seed delivery' },
+    );
     const now = Date.now();
     const events = [];
     const deliveries = [];
@@ -73,10 +101,39 @@ export async function runDashboardBench(engines: Engines, options: { orders: num
       body.id = id;
       body.createdAt = createdAt.toISOString();
       const deliveryId = newId('dlv', 'test');
-      events.push({ ...template, _id: id, createdAt, recordedAt: createdAt, body: JSON.stringify(body), initialDeliveryId: deliveryId });
-      const failedAttempt = { attempt: 1, at: createdAt, statusCode: 500, durationMs: 20 + (i % 50), error: 'HTTP 500', responseSnippet: null };
-      const okAttempt = { attempt: 2, at: new Date(createdAt.getTime() + 10_000), statusCode: 200, durationMs: 10 + (i % 30), error: null, responseSnippet: null };
-      deliveries.push({ ...delivery, _id: deliveryId, eventId: id, attempts: [failedAttempt, okAttempt], attemptCount: 2, createdAt, updatedAt: okAttempt.at });
+      events.push({
+        ...template,
+        _id: id,
+        createdAt,
+        recordedAt: createdAt,
+        body: JSON.stringify(body),
+        initialDeliveryId: deliveryId,
+      });
+      const failedAttempt = {
+        attempt: 1,
+        at: createdAt,
+        statusCode: 500,
+        durationMs: 20 + (i % 50),
+        error: 'HTTP 500',
+        responseSnippet: null,
+      };
+      const okAttempt = {
+        attempt: 2,
+        at: new Date(createdAt.getTime() + 10_000),
+        statusCode: 200,
+        durationMs: 10 + (i % 30),
+        error: null,
+        responseSnippet: null,
+      };
+      deliveries.push({
+        ...delivery,
+        _id: deliveryId,
+        eventId: id,
+        attempts: [failedAttempt, okAttempt],
+        attemptCount: 2,
+        createdAt,
+        updatedAt: okAttempt.at,
+      });
     }
     for (let i = 0; i < events.length; i += 1_000) {
       await db.collection('events').insertMany(events.slice(i, i + 1_000) as never[]);
@@ -85,7 +142,12 @@ export async function runDashboardBench(engines: Engines, options: { orders: num
     process.stderr.write(`[bench] ${options.events} events and deliveries written\n`);
 
     // Log in as a browser would, then measure each page with one request at a time.
-    const link = (await (await request(`${stack.env.gatewayUrl}/v0/dashboard/login_links`, { method: 'POST', headers: { authorization: headers.authorization } })).body.json()) as { url: string };
+    const link = (await (
+      await request(`${stack.env.gatewayUrl}/v0/dashboard/login_links`, {
+        method: 'POST',
+        headers: { authorization: headers.authorization },
+      })
+    ).body.json()) as { url: string };
     const opened = await request(link.url);
     await opened.body.text();
     const cookie = String(opened.headers['set-cookie']).split(';')[0] ?? '';
@@ -118,10 +180,16 @@ export async function runDashboardBench(engines: Engines, options: { orders: num
       const p50 = percentile(latencies, 50);
       const p95 = percentile(latencies, 95);
       process.stderr.write(`[bench] ${label}: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms\n`);
-      rows.push(`  ${label.padEnd(30)} ${p50.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}   ${p95 <= TARGET_P95_MS ? '✓' : '✗'}`);
+      rows.push(
+        `  ${label.padEnd(30)} ${p50.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}   ${p95 <= TARGET_P95_MS ? '✓' : '✗'}`,
+      );
     }
-    console.log(`\nDashboard pages (D47), ${options.orders} orders and ${options.events} events in one organization; ${options.samples} sequential requests per page after 5 warm-up; engines: ${engines.description}`);
-    console.log(`  ${'page'.padEnd(30)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)}   target p95 ≤ ${TARGET_P95_MS} ms`);
+    console.log(
+      `\nDashboard pages (D47), ${options.orders} orders and ${options.events} events in one organization; ${options.samples} sequential requests per page after 5 warm-up; engines: ${engines.description}`,
+    );
+    console.log(
+      `  ${'page'.padEnd(30)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)}   target p95 ≤ ${TARGET_P95_MS} ms`,
+    );
     for (const row of rows) console.log(row);
     await api.close();
     await client.close();

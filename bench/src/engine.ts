@@ -74,20 +74,35 @@ interface Doc {
   pad: string;
 }
 
-export async function runEngineBench(options: { concurrency: number; seconds: number; large: number; coldAll: boolean; only?: string }): Promise<void> {
+export async function runEngineBench(options: {
+  concurrency: number;
+  seconds: number;
+  large: number;
+  coldAll: boolean;
+  only?: string;
+}): Promise<void> {
   const rows: Row[] = [];
   for (const candidate of CANDIDATES) {
     if (options.only && !candidate.name.toLowerCase().includes(options.only.toLowerCase())) continue;
     process.stderr.write(`[bench] ${candidate.name}\n`);
     rows.push(await measure(candidate, options));
   }
-  console.log(`\nMongoDB-compatible engines, c=${options.concurrency}, ${options.seconds} s per figure (ops/s; find by _id at 1 k and ${options.large / 1000} k documents)`);
+  console.log(
+    `\nMongoDB-compatible engines, c=${options.concurrency}, ${options.seconds} s per figure (ops/s; find by _id at 1 k and ${options.large / 1000} k documents)`,
+  );
   console.log(formatRows(rows));
-  console.log('atomicity: 20 concurrent findOneAndUpdate({_id, status:"pending"}) → winners (MongoDB: 1); 20 concurrent $inc → final count (MongoDB: 20)');
-  console.log("provisioning: cold = into an empty engines cache (Maven's and Go's own download caches as they are on this machine)");
+  console.log(
+    'atomicity: 20 concurrent findOneAndUpdate({_id, status:"pending"}) → winners (MongoDB: 1); 20 concurrent $inc → final count (MongoDB: 20)',
+  );
+  console.log(
+    "provisioning: cold = into an empty engines cache (Maven's and Go's own download caches as they are on this machine)",
+  );
 }
 
-async function measure(candidate: Candidate, options: { concurrency: number; seconds: number; large: number; coldAll: boolean }): Promise<Row> {
+async function measure(
+  candidate: Candidate,
+  options: { concurrency: number; seconds: number; large: number; coldAll: boolean },
+): Promise<Row> {
   const provision = await provisionTime(candidate, options.coldAll || candidate.coldByDefault);
   const build = await candidate.provision();
   const runDir = await mkdtemp(join(tmpdir(), `checkout-engines-${process.pid}-bench-`));
@@ -101,7 +116,16 @@ async function measure(candidate: Candidate, options: { concurrency: number; sec
     const pad = 'x'.repeat(400);
     const seed = async (from: number, to: number) => {
       for (let i = from; i < to; i += 1000) {
-        await docs.insertMany(Array.from({ length: Math.min(1000, to - i) }, (_, j) => ({ _id: `d${i + j}`, key: `k${i + j}`, tenant: 't1', status: 'pending', n: 0, pad })));
+        await docs.insertMany(
+          Array.from({ length: Math.min(1000, to - i) }, (_, j) => ({
+            _id: `d${i + j}`,
+            key: `k${i + j}`,
+            tenant: 't1',
+            status: 'pending',
+            n: 0,
+            pad,
+          })),
+        );
       }
     };
     await seed(0, 1000);
@@ -110,19 +134,51 @@ async function measure(candidate: Candidate, options: { concurrency: number; sec
     let inserted = 0;
     const insert = await runLoad('insert', load, async () => {
       inserted += 1;
-      await docs.insertOne({ _id: `i${inserted}-${Math.random()}`, key: `ik${inserted}-${Math.random()}`, tenant: 't1', status: 'pending', n: 0, pad });
+      await docs.insertOne({
+        _id: `i${inserted}-${Math.random()}`,
+        key: `ik${inserted}-${Math.random()}`,
+        tenant: 't1',
+        status: 'pending',
+        n: 0,
+        pad,
+      });
       return true;
     });
     await seed(1000, options.large);
-    const findLarge = await runLoad('find', load, async () => (await docs.findOne({ _id: `d${pick(options.large)}` })) !== null);
-    const findByKey = await runLoad('find by key', load, async () => (await docs.findOne({ key: `k${pick(options.large)}` })) !== null);
+    const findLarge = await runLoad(
+      'find',
+      load,
+      async () => (await docs.findOne({ _id: `d${pick(options.large)}` })) !== null,
+    );
+    const findByKey = await runLoad(
+      'find by key',
+      load,
+      async () => (await docs.findOne({ key: `k${pick(options.large)}` })) !== null,
+    );
     // A tenant-scoped read and a conditional write name _id and more: MongoDB answers both through the _id index.
-    const findScoped = await runLoad('find scoped', load, async () => (await docs.findOne({ _id: `d${pick(options.large)}`, tenant: 't1' })) !== null);
-    const conditionalUpdate = await runLoad('conditional update', load, async () => (await docs.updateOne({ _id: `d${pick(options.large)}`, tenant: 't1' }, { $inc: { n: 1 } })).matchedCount === 1);
-    const update = await runLoad('update', load, async () => (await docs.updateOne({ _id: `d${pick(options.large)}` }, { $set: { status: 'seen' } })).matchedCount === 1);
+    const findScoped = await runLoad(
+      'find scoped',
+      load,
+      async () => (await docs.findOne({ _id: `d${pick(options.large)}`, tenant: 't1' })) !== null,
+    );
+    const conditionalUpdate = await runLoad(
+      'conditional update',
+      load,
+      async () =>
+        (await docs.updateOne({ _id: `d${pick(options.large)}`, tenant: 't1' }, { $inc: { n: 1 } })).matchedCount === 1,
+    );
+    const update = await runLoad(
+      'update',
+      load,
+      async () =>
+        (await docs.updateOne({ _id: `d${pick(options.large)}` }, { $set: { status: 'seen' } })).matchedCount === 1,
+    );
     const { winners, incs } = await atomicity(client.db('engine_bench').collection('atomic'));
 
-    await client.db('engine_bench').collection('persist').insertOne({ _id: 'p' as never, at: new Date() });
+    await client
+      .db('engine_bench')
+      .collection('persist')
+      .insertOne({ _id: 'p' as never, at: new Date() });
     await client.close();
     await engine.stop();
     await engine.start();
@@ -130,7 +186,12 @@ async function measure(candidate: Candidate, options: { concurrency: number; sec
     let persists: string;
     try {
       await again.connect();
-      persists = (await again.db('engine_bench').collection('persist').findOne({ _id: 'p' as never })) ? 'yes' : 'no';
+      persists = (await again
+        .db('engine_bench')
+        .collection('persist')
+        .findOne({ _id: 'p' as never }))
+        ? 'yes'
+        : 'no';
     } finally {
       await again.close();
     }
@@ -157,7 +218,11 @@ async function measure(candidate: Candidate, options: { concurrency: number; sec
 
 async function atomicity(collection: Collection): Promise<{ winners: number; incs: number }> {
   await collection.insertOne({ _id: 'a' as never, status: 'pending', n: 0 });
-  const results = await Promise.all(Array.from({ length: 20 }, (_, i) => collection.findOneAndUpdate({ _id: 'a' as never, status: 'pending' }, { $set: { status: 'done', by: i } })));
+  const results = await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      collection.findOneAndUpdate({ _id: 'a' as never, status: 'pending' }, { $set: { status: 'done', by: i } }),
+    ),
+  );
   await Promise.all(Array.from({ length: 20 }, () => collection.updateOne({ _id: 'a' as never }, { $inc: { n: 1 } })));
   const after = await collection.findOne({ _id: 'a' as never });
   return { winners: results.filter((r) => r !== null).length, incs: Number(after?.n) };
@@ -185,7 +250,20 @@ async function provisionTime(candidate: Candidate, cold: boolean): Promise<strin
 }
 
 function formatRows(rows: Row[]): string {
-  const header = ['engine', 'insert', 'find@1k', 'find@large', 'find by unique key', 'find {_id, tenant}', 'update', 'update {_id, tenant}', 'winners of 20', '$inc of 20', 'survives restart', 'provisioning'];
+  const header = [
+    'engine',
+    'insert',
+    'find@1k',
+    'find@large',
+    'find by unique key',
+    'find {_id, tenant}',
+    'update',
+    'update {_id, tenant}',
+    'winners of 20',
+    '$inc of 20',
+    'survives restart',
+    'provisioning',
+  ];
   const lines = rows.map((r) => [
     r.engine,
     r.insert.toFixed(0),

@@ -21,7 +21,11 @@ export function percentile(sorted: readonly number[], p: number): number {
  * Closed-loop load: `concurrency` workers each send a request, wait for its answer and send the next, for
  * `durationMs`, after a short warm-up whose requests are not counted. Latency in milliseconds.
  */
-export async function runLoad(label: string, options: { concurrency: number; durationMs: number; warmupMs?: number }, send: (i: number) => Promise<boolean>): Promise<LoadResult> {
+export async function runLoad(
+  label: string,
+  options: { concurrency: number; durationMs: number; warmupMs?: number },
+  send: (i: number) => Promise<boolean>,
+): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
   let counter = 0;
@@ -42,7 +46,17 @@ export async function runLoad(label: string, options: { concurrency: number; dur
   await Promise.all(Array.from({ length: options.concurrency }, worker));
   const seconds = (Date.now() - (measuredFrom || warmupUntil)) / 1000;
   latencies.sort((a, b) => a - b);
-  return { label, requests: latencies.length, errors, seconds, throughput: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), sent: counter, latencies };
+  return {
+    label,
+    requests: latencies.length,
+    errors,
+    seconds,
+    throughput: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    sent: counter,
+    latencies,
+  };
 }
 
 /** One scenario measured in several slices (interleaved with others, so a loaded machine hurts all alike). */
@@ -62,11 +76,17 @@ export function mergeLoads(label: string, slices: readonly LoadResult[]): LoadRe
   };
 }
 
-export function formatTable(rows: readonly LoadResult[], baseline?: (row: LoadResult) => LoadResult | undefined): string {
+export function formatTable(
+  rows: readonly LoadResult[],
+  baseline?: (row: LoadResult) => LoadResult | undefined,
+): string {
   const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs baseline (throughput, p50)'];
   const lines = rows.map((r) => {
     const base = baseline?.(r);
-    const ratio = base && base !== r ? `${(r.throughput / base.throughput).toFixed(2)}× , ${(r.p50 / base.p50).toFixed(1)}× (vs ${base.label})` : '';
+    const ratio =
+      base && base !== r
+        ? `${(r.throughput / base.throughput).toFixed(2)}× , ${(r.p50 / base.p50).toFixed(1)}× (vs ${base.label})`
+        : '';
     return [r.label, r.throughput.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(r.errors), ratio];
   });
   return formatColumns(header, lines);
@@ -75,6 +95,10 @@ export function formatTable(rows: readonly LoadResult[], baseline?: (row: LoadRe
 /** Left-aligned columns with a rule under the header. */
 export function formatColumns(header: readonly string[], lines: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
-  const fmt = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const fmt = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [fmt(header), fmt(widths.map((w) => '-'.repeat(w))), ...lines.map(fmt)].join('\n');
 }

@@ -21,18 +21,49 @@ import { countFlag } from '../../scripts/lib/cluster-stack';
 
 const [scenario = 'orders', ...rest] = process.argv.slice(2);
 const replicas = countFlag(rest, 'replicas', 1, 20);
-const option = (name: string, fallback: number) => Number(rest.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+const option = (name: string, fallback: number) =>
+  Number(rest.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>) => Promise<void>> = {
-  orders: (engines) => runOrdersBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000, rounds: option('rounds', 4), replicas }),
-  sessions: (engines) => runSessionsBench(engines, { concurrency: option('concurrency', 32), durationMs: option('seconds', 10) * 1000, payments: option('payments', 500), replicas }),
-  dashboard: (engines) => runDashboardBench(engines, { orders: option('orders', 10_000), events: option('events', 10_000), samples: option('samples', 40) }),
-  webhooks: (engines) => runWebhookBench({ engines, burst: option('burst', 2_000), paceSeconds: option('seconds', 5), expiring: option('expiry', 10_000), replicas }),
+  orders: (engines) =>
+    runOrdersBench(engines, {
+      concurrency: option('concurrency', 32),
+      durationMs: option('seconds', 10) * 1000,
+      rounds: option('rounds', 4),
+      replicas,
+    }),
+  sessions: (engines) =>
+    runSessionsBench(engines, {
+      concurrency: option('concurrency', 32),
+      durationMs: option('seconds', 10) * 1000,
+      payments: option('payments', 500),
+      replicas,
+    }),
+  dashboard: (engines) =>
+    runDashboardBench(engines, {
+      orders: option('orders', 10_000),
+      events: option('events', 10_000),
+      samples: option('samples', 40),
+    }),
+  webhooks: (engines) =>
+    runWebhookBench({
+      engines,
+      burst: option('burst', 2_000),
+      paceSeconds: option('seconds', 5),
+      expiring: option('expiry', 10_000),
+      replicas,
+    }),
 };
 
 if (scenario === 'engine') {
   // Starts each candidate engine itself, one after another; needs no Kafka.
   const only = rest.find((a) => a.startsWith('--only='))?.split('=')[1];
-  await runEngineBench({ concurrency: option('concurrency', 32), seconds: option('seconds', 3), large: option('large', 20_000), coldAll: rest.includes('--cold-all'), ...(only !== undefined && { only }) });
+  await runEngineBench({
+    concurrency: option('concurrency', 32),
+    seconds: option('seconds', 3),
+    large: option('large', 20_000),
+    coldAll: rest.includes('--cold-all'),
+    ...(only !== undefined && { only }),
+  });
   process.exit(0);
 }
 
@@ -52,9 +83,19 @@ if (mongoOption !== undefined && (mongoOption !== 'memory' || scenario !== 'webh
   process.exit(64);
 }
 const memoryDir = mongoOption === 'memory' ? await mkdtemp(join(tmpdir(), 'bench-mongo-memory-')) : undefined;
-const memory = memoryDir === undefined ? undefined : await startLocalMongoJavaServer({ dir: await provisionMongoJavaServer({ log }), runDir: memoryDir, deadlineMs: 90_000, backend: 'memory' });
+const memory =
+  memoryDir === undefined
+    ? undefined
+    : await startLocalMongoJavaServer({
+        dir: await provisionMongoJavaServer({ log }),
+        runDir: memoryDir,
+        deadlineMs: 90_000,
+        backend: 'memory',
+      });
 const started = await startEngines({ log, ...(memory && { env: { ...process.env, MONGODB_URL: memory.url } }) });
-const engines: Engines = memory ? { ...started, description: `${started.description.split('; ')[0]}; ${memory.description}` } : started;
+const engines: Engines = memory
+  ? { ...started, description: `${started.description.split('; ')[0]}; ${memory.description}` }
+  : started;
 try {
   await bench(engines);
 } finally {

@@ -9,10 +9,22 @@ import { formatRoundTripTable, mark, measureRoundTrips, startCountedStack, type 
 import { startBenchStack } from './stack';
 
 const BASELINE_SERVER = fileURLToPath(new URL('./baseline-server.ts', import.meta.url));
-const ORDER = JSON.stringify({ items: [{ name: 'Espresso', quantity: 2, unitPrice: 350 }, { name: 'Croissant', quantity: 1, unitPrice: 425 }], taxes: [{ type: 'additive', amount: 90 }] });
+const ORDER = JSON.stringify({
+  items: [
+    { name: 'Espresso', quantity: 2, unitPrice: 350 },
+    { name: 'Croissant', quantity: 1, unitPrice: 425 },
+  ],
+  taxes: [{ type: 'additive', amount: 90 }],
+});
 
-export async function startBaseline(kind: 'mongo' | 'none', mongoUrl: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', BASELINE_SERVER], { env: { ...process.env, BASELINE: kind, MONGODB_URL: mongoUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startBaseline(
+  kind: 'mongo' | 'none',
+  mongoUrl: string,
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', BASELINE_SERVER], {
+    env: { ...process.env, BASELINE: kind, MONGODB_URL: mongoUrl },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<string>((resolve, reject) => {
     child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
     child.once('exit', (code) => reject(new Error(`baseline exited with ${code}`)));
@@ -25,12 +37,16 @@ export async function rssMb(metricsUrl: string): Promise<number> {
 }
 
 /** The highest RSS of each service while `during` runs, sampled every 500 ms from its /metrics. */
-async function peakRss<T>(urls: Record<string, string>, during: () => Promise<T>): Promise<{ result: T; peakMiB: Record<string, number> }> {
+async function peakRss<T>(
+  urls: Record<string, string>,
+  during: () => Promise<T>,
+): Promise<{ result: T; peakMiB: Record<string, number> }> {
   const peakMiB: Record<string, number> = Object.fromEntries(Object.keys(urls).map((s) => [s, 0]));
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
-      for (const [service, url] of Object.entries(urls)) peakMiB[service] = Math.max(peakMiB[service] ?? 0, await rssMb(url).catch(() => 0));
+      for (const [service, url] of Object.entries(urls))
+        peakMiB[service] = Math.max(peakMiB[service] ?? 0, await rssMb(url).catch(() => 0));
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   })();
@@ -66,7 +82,10 @@ interface TargetFigures {
  * POST then GET on every target, each in `rounds` slices taken in turn (A, B, C, A, B, C, …), so a change in
  * the machine's load (it is shared) reaches every target alike and the ratios stay meaningful.
  */
-async function loadInterleaved(targets: readonly LoadTarget[], options: { concurrency: number; durationMs: number; rounds: number }): Promise<TargetFigures[]> {
+async function loadInterleaved(
+  targets: readonly LoadTarget[],
+  options: { concurrency: number; durationMs: number; rounds: number },
+): Promise<TargetFigures[]> {
   const state = targets.map((t) => ({
     pool: new Pool(t.baseUrl, { connections: options.concurrency, pipelining: 1 }),
     headers: { 'content-type': 'application/json', ...(t.key && { authorization: `Bearer ${t.key}` }) },
@@ -83,7 +102,11 @@ async function loadInterleaved(targets: readonly LoadTarget[], options: { concur
     },
     GET: (i: number) => async (n: number) => {
       const { pool, headers, ids } = state[i] as (typeof state)[number];
-      const response = await pool.request({ method: 'GET', path: `/v0/orders/${ids[n % ids.length] ?? 'none'}`, headers });
+      const response = await pool.request({
+        method: 'GET',
+        path: `/v0/orders/${ids[n % ids.length] ?? 'none'}`,
+        headers,
+      });
       await response.body.dump();
       return response.statusCode === 200;
     },
@@ -96,13 +119,24 @@ async function loadInterleaved(targets: readonly LoadTarget[], options: { concur
       for (let round = 0; round < options.rounds; round++) {
         for (const [i, target] of targets.entries()) {
           const before = await target.cpuSeconds();
-          const slice = await runLoad(`${target.label} ${operation}`, { concurrency: options.concurrency, durationMs: options.durationMs / options.rounds, warmupMs: round === 0 ? 1_000 : 200 }, senders[operation](i));
+          const slice = await runLoad(
+            `${target.label} ${operation}`,
+            {
+              concurrency: options.concurrency,
+              durationMs: options.durationMs / options.rounds,
+              warmupMs: round === 0 ? 1_000 : 200,
+            },
+            senders[operation](i),
+          );
           cpu[i] = (cpu[i] ?? 0) + (await target.cpuSeconds()) - before;
           slices[i]?.push(slice);
         }
       }
       for (const [i, target] of targets.entries()) {
-        const merged = mergeLoads(`${target.label} ${operation} /v0/orders${operation === 'GET' ? '/:id' : ''}`, slices[i] ?? []);
+        const merged = mergeLoads(
+          `${target.label} ${operation} /v0/orders${operation === 'GET' ? '/:id' : ''}`,
+          slices[i] ?? [],
+        );
         const figure = figures[i] as Partial<TargetFigures> & { cpuMs: TargetFigures['cpuMs'] };
         figure[operation === 'POST' ? 'post' : 'get'] = merged;
         figure.cpuMs[operation === 'POST' ? 'post' : 'get'] = ((cpu[i] ?? 0) * 1000) / Math.max(1, merged.sent ?? 0);
@@ -129,7 +163,12 @@ async function roundTrips(engines: Engines): Promise<RoundTripRow[]> {
     const pool = new Pool(stack.urls.gateway ?? '', { connections: 1 });
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${org.testKey}` };
     const post = async (body: string, extra: Record<string, string> = {}) => {
-      const response = await pool.request({ method: 'POST', path: '/v0/orders', headers: { ...headers, ...extra }, body });
+      const response = await pool.request({
+        method: 'POST',
+        path: '/v0/orders',
+        headers: { ...headers, ...extra },
+        body,
+      });
       const json = (await response.body.json()) as { order?: { id?: string } };
       if (response.statusCode !== 201) throw new Error(`POST /v0/orders answered ${response.statusCode}`);
       return json.order?.id ?? '';
@@ -138,14 +177,37 @@ async function roundTrips(engines: Engines): Promise<RoundTripRow[]> {
     const id = await post(ORDER);
     const tag = Date.now().toString(36);
     const rows = [
-      await measureRoundTrips(stack, 'GET /v0/orders/:id', async () => {
-        const response = await pool.request({ method: 'GET', path: `/v0/orders/${id}`, headers });
-        await response.body.dump();
-      }, { budget: { commands: 1, source: '≤ 1' }, before: '2 (rate-limit slot insert + find)' }),
-      await measureRoundTrips(stack, 'POST /v0/orders', () => post(ORDER), { budget: { commands: 2, source: '≤ 2 incl. relay' }, before: '2 (slot insert + insert)' }),
-      await measureRoundTrips(stack, 'POST /v0/orders, new customer', (i) => post(withCustomer(`bench-${tag}-${i}@example.com`)), { budget: { commands: 3, source: '≤ 2 + 1' }, before: '4' }),
-      await measureRoundTrips(stack, 'POST /v0/orders, known customer', () => post(withCustomer(`bench-${tag}-known@example.com`)), { budget: { commands: 2, source: '≤ 2' }, before: '3' }),
-      await measureRoundTrips(stack, 'POST /v0/orders, Idempotency-Key (D42)', (i) => post(ORDER, { 'idempotency-key': `bench-${tag}-${i}` }), { before: '4' }),
+      await measureRoundTrips(
+        stack,
+        'GET /v0/orders/:id',
+        async () => {
+          const response = await pool.request({ method: 'GET', path: `/v0/orders/${id}`, headers });
+          await response.body.dump();
+        },
+        { budget: { commands: 1, source: '≤ 1' }, before: '2 (rate-limit slot insert + find)' },
+      ),
+      await measureRoundTrips(stack, 'POST /v0/orders', () => post(ORDER), {
+        budget: { commands: 2, source: '≤ 2 incl. relay' },
+        before: '2 (slot insert + insert)',
+      }),
+      await measureRoundTrips(
+        stack,
+        'POST /v0/orders, new customer',
+        (i) => post(withCustomer(`bench-${tag}-${i}@example.com`)),
+        { budget: { commands: 3, source: '≤ 2 + 1' }, before: '4' },
+      ),
+      await measureRoundTrips(
+        stack,
+        'POST /v0/orders, known customer',
+        () => post(withCustomer(`bench-${tag}-known@example.com`)),
+        { budget: { commands: 2, source: '≤ 2' }, before: '3' },
+      ),
+      await measureRoundTrips(
+        stack,
+        'POST /v0/orders, Idempotency-Key (D42)',
+        (i) => post(ORDER, { 'idempotency-key': `bench-${tag}-${i}` }),
+        { before: '4' },
+      ),
     ];
     await pool.close();
     return rows;
@@ -161,35 +223,83 @@ interface TargetLine {
   before: string;
 }
 
-export async function runOrdersBench(engines: Engines, options: { concurrency: number; durationMs: number; rounds: number; replicas: number }): Promise<void> {
+export async function runOrdersBench(
+  engines: Engines,
+  options: { concurrency: number; durationMs: number; rounds: number; replicas: number },
+): Promise<void> {
   const replicated = options.replicas > 1 ? `, ${options.replicas} replicas of each service behind HAProxy` : '';
-  console.log(`orders benchmark: concurrency ${options.concurrency}, ${options.durationMs / 1000} s per scenario${replicated}, engines: ${engines.description}`);
+  console.log(
+    `orders benchmark: concurrency ${options.concurrency}, ${options.durationMs / 1000} s per scenario${replicated}, engines: ${engines.description}`,
+  );
   // The load runs the services as the image does (node on their esbuild bundles), so CPU and RSS are the deployed ones.
   const roundTripRows = await roundTrips(engines);
-  console.log(`\ndatabase commands (driver command monitoring) and Kafka sends per operation, after warm-up, mean of ${roundTripRows[0]?.runs ?? 0} runs:`);
+  console.log(
+    `\ndatabase commands (driver command monitoring) and Kafka sends per operation, after warm-up, mean of ${roundTripRows[0]?.runs ?? 0} runs:`,
+  );
   console.log(formatRoundTripTable(roundTripRows));
 
-  const stack = await startBenchStack(engines, { services: ['orders', 'gateway'], replicas: options.replicas, extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } } });
+  const stack = await startBenchStack(engines, {
+    services: ['orders', 'gateway'],
+    replicas: options.replicas,
+    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } },
+  });
   // With replicas: every replica's CPU is summed, and each replica's RSS is a figure of its own.
   const servingMetrics = [...stack.metricsUrls('gateway'), ...stack.metricsUrls('orders')];
-  const rssUrls = Object.fromEntries((['gateway', 'orders'] as const).flatMap((service) => stack.metricsUrls(service).map((url, i) => [stack.replicas > 1 ? `${service}#${i + 1}` : service, url])));
+  const rssUrls = Object.fromEntries(
+    (['gateway', 'orders'] as const).flatMap((service) =>
+      stack.metricsUrls(service).map((url, i) => [stack.replicas > 1 ? `${service}#${i + 1}` : service, url]),
+    ),
+  );
   const baselines = [await startBaseline('mongo', engines.mongoUrl), await startBaseline('none', engines.mongoUrl)];
   try {
     const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
     const org = await admin.createOrganizationWithKeys('Bench Org');
-    const [mongoBaseline, bareBaseline] = baselines as [{ url: string; child: ChildProcess }, { url: string; child: ChildProcess }];
+    const [mongoBaseline, bareBaseline] = baselines as [
+      { url: string; child: ChildProcess },
+      { url: string; child: ChildProcess },
+    ];
     const targets: LoadTarget[] = [
-      { label: 'gateway+orders', baseUrl: stack.env.gatewayUrl, key: org.testKey, cpuSeconds: async () => (await Promise.all(servingMetrics.map(metricsCpuSeconds))).reduce((a, b) => a + b, 0) },
-      { label: 'bare koa + mongo', baseUrl: mongoBaseline.url, cpuSeconds: async () => processCpuSeconds(mongoBaseline.child.pid) },
-      { label: 'bare koa, no db', baseUrl: bareBaseline.url, cpuSeconds: async () => processCpuSeconds(bareBaseline.child.pid) },
+      {
+        label: 'gateway+orders',
+        baseUrl: stack.env.gatewayUrl,
+        key: org.testKey,
+        cpuSeconds: async () => (await Promise.all(servingMetrics.map(metricsCpuSeconds))).reduce((a, b) => a + b, 0),
+      },
+      {
+        label: 'bare koa + mongo',
+        baseUrl: mongoBaseline.url,
+        cpuSeconds: async () => processCpuSeconds(mongoBaseline.child.pid),
+      },
+      {
+        label: 'bare koa, no db',
+        baseUrl: bareBaseline.url,
+        cpuSeconds: async () => processCpuSeconds(bareBaseline.child.pid),
+      },
     ];
     const { result: figures, peakMiB } = await peakRss(rssUrls, () => loadInterleaved(targets, options));
     const [full, bareMongo] = figures as [TargetFigures, TargetFigures, TargetFigures];
     const rows = figures.flatMap((f) => [f.post, f.get]);
-    console.log(`\nload, ${options.rounds} interleaved slices per scenario (the machine is shared: every target sees the same load):`);
-    console.log(formatTable(rows, (row) => (row.label.startsWith('gateway') ? rows.find((r) => r.label === row.label.replace('gateway+orders', 'bare koa + mongo')) : undefined)));
+    console.log(
+      `\nload, ${options.rounds} interleaved slices per scenario (the machine is shared: every target sees the same load):`,
+    );
+    console.log(
+      formatTable(rows, (row) =>
+        row.label.startsWith('gateway')
+          ? rows.find((r) => r.label === row.label.replace('gateway+orders', 'bare koa + mongo'))
+          : undefined,
+      ),
+    );
     console.log('\nCPU per request of the serving Node processes (engines excluded), ms:');
-    console.log(formatColumns(['target', 'POST', 'GET'], targets.map((t, i) => [t.label, (figures[i] as TargetFigures).cpuMs.post.toFixed(2), (figures[i] as TargetFigures).cpuMs.get.toFixed(2)])));
+    console.log(
+      formatColumns(
+        ['target', 'POST', 'GET'],
+        targets.map((t, i) => [
+          t.label,
+          (figures[i] as TargetFigures).cpuMs.post.toFixed(2),
+          (figures[i] as TargetFigures).cpuMs.get.toFixed(2),
+        ]),
+      ),
+    );
 
     const targetLines: TargetLine[] = [];
     for (const [operation, row, base, before] of [
@@ -197,14 +307,34 @@ export async function runOrdersBench(engines: Engines, options: { concurrency: n
       ['GET /v0/orders/:id', full.get, bareMongo.get, ISSUE_BEFORE.get],
     ] as const) {
       const ratio = row.throughput / base.throughput;
-      targetLines.push({ target: `${operation} ≥ ${TARGETS.throughputRatio}× bare Koa + driver`, figure: `${ratio.toFixed(2)}× (${row.throughput.toFixed(0)} vs ${base.throughput.toFixed(0)} req/s)`, ok: ratio >= TARGETS.throughputRatio, before });
-      targetLines.push({ target: `${operation} p99 ≤ ${TARGETS.p99Ms} ms at c=${options.concurrency}`, figure: `${row.p99.toFixed(1)} ms`, ok: row.p99 <= TARGETS.p99Ms, before });
+      targetLines.push({
+        target: `${operation} ≥ ${TARGETS.throughputRatio}× bare Koa + driver`,
+        figure: `${ratio.toFixed(2)}× (${row.throughput.toFixed(0)} vs ${base.throughput.toFixed(0)} req/s)`,
+        ok: ratio >= TARGETS.throughputRatio,
+        before,
+      });
+      targetLines.push({
+        target: `${operation} p99 ≤ ${TARGETS.p99Ms} ms at c=${options.concurrency}`,
+        figure: `${row.p99.toFixed(1)} ms`,
+        ok: row.p99 <= TARGETS.p99Ms,
+        before,
+      });
     }
     for (const [service, mib] of Object.entries(peakMiB)) {
-      targetLines.push({ target: `RSS of ${service} under load ≤ ${TARGETS.rssMiB} MiB`, figure: `${mib.toFixed(0)} MiB (peak)`, ok: mib <= TARGETS.rssMiB, before: '' });
+      targetLines.push({
+        target: `RSS of ${service} under load ≤ ${TARGETS.rssMiB} MiB`,
+        figure: `${mib.toFixed(0)} MiB (peak)`,
+        ok: mib <= TARGETS.rssMiB,
+        before: '',
+      });
     }
     console.log('\ntargets (issue 13, part 5; same run, same engines):');
-    console.log(formatColumns(['target', 'figure', '', 'before'], targetLines.map((t) => [t.target, t.figure, mark(t.ok), t.before])));
+    console.log(
+      formatColumns(
+        ['target', 'figure', '', 'before'],
+        targetLines.map((t) => [t.target, t.figure, mark(t.ok), t.before]),
+      ),
+    );
   } finally {
     for (const b of baselines) b.child.kill('SIGTERM');
     await stack.stop();

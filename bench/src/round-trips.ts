@@ -20,17 +20,29 @@ interface StartableApp {
   start(): Promise<{ url: string; adminUrl?: string }>;
   stop(): Promise<void>;
 }
-type Builder = (env: StackEnvironment, urls: Partial<Record<CountedService, string>>, counters: { commandCounter: CommandCounter; sendCounter: SendCounter }) => Promise<StartableApp>;
+type Builder = (
+  env: StackEnvironment,
+  urls: Partial<Record<CountedService, string>>,
+  counters: { commandCounter: CommandCounter; sendCounter: SendCounter },
+) => Promise<StartableApp>;
 
 const silent = (name: string) => createLogger(name, { level: 'silent' });
 
 // In start order (a service's upstreams first). A service whose buildApp takes a commandCounter (and, with a
 // producer, a sendCounter) joins by adding its builder here.
 const BUILDERS: Record<CountedService, Builder> = {
-  orders: async (env, _urls, counters) => (await import('@checkout/orders')).buildApp((await import('@checkout/orders/config')).parseConfig(env.orders), silent('orders'), counters),
+  orders: async (env, _urls, counters) =>
+    (await import('@checkout/orders')).buildApp(
+      (await import('@checkout/orders/config')).parseConfig(env.orders),
+      silent('orders'),
+      counters,
+    ),
   gateway: async (env, urls, { commandCounter }) =>
     (await import('@checkout/gateway')).buildApp(
-      (await import('@checkout/gateway/config')).parseConfig({ ...env.gateway, ...(urls.orders && { ORDERS_URL: urls.orders }) }),
+      (await import('@checkout/gateway/config')).parseConfig({
+        ...env.gateway,
+        ...(urls.orders && { ORDERS_URL: urls.orders }),
+      }),
       silent('gateway'),
       { commandCounter },
     ),
@@ -58,7 +70,11 @@ export async function startCountedStack(engines: Engines, services: readonly Cou
     logLevel: 'silent',
     extraEnv: {
       // The longest key cache the gateway accepts (30 s, issue 22): a measurement that outlasts it reads the key once more.
-      gateway: { AUTH_CACHE_MS: String(AUTH_CACHE_MS_MAX), IDEMPOTENCY_SWEEP_INTERVAL_MS: '3600000', RATE_LIMIT_PER_WINDOW: '1000000' },
+      gateway: {
+        AUTH_CACHE_MS: String(AUTH_CACHE_MS_MAX),
+        IDEMPOTENCY_SWEEP_INTERVAL_MS: '3600000',
+        RATE_LIMIT_PER_WINDOW: '1000000',
+      },
       orders: { OUTBOX_SWEEP_INTERVAL_MS: '3600000' },
     },
   });
@@ -125,7 +141,13 @@ export async function measureRoundTrips(
   stack: Pick<CountedStack, 'commands' | 'kafka'>,
   operation: string,
   run: (i: number) => Promise<unknown>,
-  options: { runs?: number; warmup?: number; budget?: RoundTripBudget; before?: string; settle?: () => Promise<unknown> } = {},
+  options: {
+    runs?: number;
+    warmup?: number;
+    budget?: RoundTripBudget;
+    before?: string;
+    settle?: () => Promise<unknown>;
+  } = {},
 ): Promise<RoundTripRow> {
   const runs = options.runs ?? 20;
   for (let i = 0; i < (options.warmup ?? 1); i++) await run(-1 - i);
@@ -163,16 +185,29 @@ export async function measureRoundTrips(
 
 const count = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 const commandsText = (byName: Record<string, number>) =>
-  Object.keys(byName).length === 0 ? '0' : Object.entries(byName).map(([name, n]) => `${count(n)} ${name}`).join(' + ');
+  Object.keys(byName).length === 0
+    ? '0'
+    : Object.entries(byName)
+        .map(([name, n]) => `${count(n)} ${name}`)
+        .join(' + ');
 
 export const mark = (ok: boolean) => (ok ? '✓' : '✗');
 
 /** The round-trip table: one row per operation, commands per service, total, Kafka sends, budget with ✓/✗. */
 export function formatRoundTripTable(rows: readonly RoundTripRow[]): string {
   const services = [...new Set(rows.flatMap((r) => Object.keys(r.byService)))];
-  const header = ['operation', ...services.map((s) => `${s} commands`), 'total', 'Kafka sends', 'budget (issue 13)', 'before'];
+  const header = [
+    'operation',
+    ...services.map((s) => `${s} commands`),
+    'total',
+    'Kafka sends',
+    'budget (issue 13)',
+    'before',
+  ];
   const lines = rows.map((r) => {
-    const within = r.budget ? r.commands <= r.budget.commands && (r.budget.kafkaSends === undefined || r.kafkaSends <= r.budget.kafkaSends) : undefined;
+    const within = r.budget
+      ? r.commands <= r.budget.commands && (r.budget.kafkaSends === undefined || r.kafkaSends <= r.budget.kafkaSends)
+      : undefined;
     return [
       r.operation,
       ...services.map((s) => commandsText(r.byService[s] ?? {})),
@@ -184,4 +219,3 @@ export function formatRoundTripTable(rows: readonly RoundTripRow[]): string {
   });
   return formatColumns(header, lines);
 }
-

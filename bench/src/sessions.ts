@@ -16,7 +16,14 @@ import { formatTable, percentile, runLoad, type LoadResult } from './load';
 import { rssMb, startBaseline } from './orders';
 
 // Issue 13's targets for sessions (part 5), checked against figures of this run, same engines.
-const TARGETS = { createVsBareInsert: 0.35, eventP50Ms: 20, eventP99Ms: 100, rssMiB: 150, payCommands: 5, createCommands: 4 };
+const TARGETS = {
+  createVsBareInsert: 0.35,
+  eventP50Ms: 20,
+  eventP99Ms: 100,
+  rssMiB: 150,
+  payCommands: 5,
+  createCommands: 4,
+};
 // Issue 13's "before" figures (clean clone, FerretDB 1.24, 2 cores), for comparison only.
 const BEFORE = [
   'POST /v0/checkout/sessions, c=32: 68 req/s, p99 1,938 ms',
@@ -52,22 +59,33 @@ const ms = (value: number) => value.toFixed(2);
  * (a) `POST /v0/checkout/sessions` through the gateway at fixed concurrency; (b) time from a test-helper payment
  * request being sent to its `checkout.session.completed` event being seen on the topic, over `payments` sessions.
  */
-export async function runSessionsBench(engines: Engines, options: { concurrency: number; durationMs: number; payments: number; replicas: number }): Promise<void> {
+export async function runSessionsBench(
+  engines: Engines,
+  options: { concurrency: number; durationMs: number; payments: number; replicas: number },
+): Promise<void> {
   console.log(
     `sessions benchmark: concurrency ${options.concurrency}, ${options.durationMs / 1000} s for create, ${options.payments} payments at concurrency ${PAY_CONCURRENCY}${options.replicas > 1 ? `, ${options.replicas} replicas of each service behind HAProxy` : ''}, engines: ${engines.description}`,
   );
-  const stack = await startBenchStack(engines, { services: ['orders', 'sessions', 'gateway'], replicas: options.replicas, extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } } });
+  const stack = await startBenchStack(engines, {
+    services: ['orders', 'sessions', 'gateway'],
+    replicas: options.replicas,
+    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } },
+  });
   const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
   const org = await admin.createOrganizationWithKeys('Bench Sessions Org');
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${org.testKey}` };
-  const pool = new Pool(stack.env.gatewayUrl, { connections: Math.max(options.concurrency, PAY_CONCURRENCY), pipelining: 1 });
+  const pool = new Pool(stack.env.gatewayUrl, {
+    connections: Math.max(options.concurrency, PAY_CONCURRENCY),
+    pipelining: 1,
+  });
   const baseline = await startBaseline('mongo', engines.mongoUrl);
   const baselinePool = new Pool(baseline.url, { connections: options.concurrency, pipelining: 1 });
   const rss = { gateway: 0, orders: 0, sessions: 0 };
   const sampleRss = async () => {
     // With replicas, the highest of them.
     for (const service of ['gateway', 'orders', 'sessions'] as const) {
-      for (const url of stack.metricsUrls(service)) rss[service] = Math.max(rss[service], await rssMb(url).catch(() => Number.NaN));
+      for (const url of stack.metricsUrls(service))
+        rss[service] = Math.max(rss[service], await rssMb(url).catch(() => Number.NaN));
     }
   };
   const kafka = createKafka({ clientId: `bench-sessions-${Date.now()}`, brokers: engines.kafkaBrokers });
@@ -84,13 +102,29 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
     const sent = (load: LoadResult) => load.sent ?? load.requests;
 
     // (a) creation throughput and latency
-    const { result: create, window: createCpu } = await cpuDuring('session create', () => runLoad('gateway+sessions+orders POST /v0/checkout/sessions', options, async () => (await createSession()) !== undefined), sent);
+    const { result: create, window: createCpu } = await cpuDuring(
+      'session create',
+      () =>
+        runLoad(
+          'gateway+sessions+orders POST /v0/checkout/sessions',
+          options,
+          async () => (await createSession()) !== undefined,
+        ),
+      sent,
+    );
     // The bare insert baseline: a Koa handler with one insertOne through the same driver, same engine, same run.
     const { result: bareInsert, window: bareCpu } = await cpuDuring(
       'bare insert',
       () =>
         runLoad('bare koa + one insertOne (baseline)', options, async () => {
-          const response = await baselinePool.request({ method: 'POST', path: '/v0/orders', headers: { 'content-type': 'application/json' }, body: SESSION }).catch(() => undefined);
+          const response = await baselinePool
+            .request({
+              method: 'POST',
+              path: '/v0/orders',
+              headers: { 'content-type': 'application/json' },
+              body: SESSION,
+            })
+            .catch(() => undefined);
           await response?.body.dump();
           return response?.statusCode === 201;
         }),
@@ -136,10 +170,16 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
       const started = performance.now();
       sentAt.set(id, started);
       try {
-        const response = await pool.request({ method: 'POST', path: `/v0/test_helpers/checkout/sessions/${id}/pay`, headers, body: '{}' });
+        const response = await pool.request({
+          method: 'POST',
+          path: `/v0/test_helpers/checkout/sessions/${id}/pay`,
+          headers,
+          body: '{}',
+        });
         const body = (await response.body.json()) as { session?: { status?: string } };
         answeredAt.set(id, performance.now());
-        if (response.statusCode === 200 && body.session?.status === 'completed') payLatencies.push(performance.now() - started);
+        if (response.statusCode === 200 && body.session?.status === 'completed')
+          payLatencies.push(performance.now() - started);
         else payErrors += 1;
       } catch {
         payErrors += 1;
@@ -148,12 +188,23 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
     const paySeconds = (performance.now() - payStarted) / 1000;
     clearInterval(sampler);
     await sampleRss();
-    await eventually(() => sessionIds.every((id) => seenAt.has(id)), { deadlineMs: 60_000, intervalMs: 50, description: 'every completed event on the topic' }).catch((err: Error) =>
+    await eventually(() => sessionIds.every((id) => seenAt.has(id)), {
+      deadlineMs: 60_000,
+      intervalMs: 50,
+      description: 'every completed event on the topic',
+    }).catch((err: Error) =>
       console.log(`warning: ${err.message}; ${sessionIds.filter((id) => !seenAt.has(id)).length} events not seen`),
     );
-    cpuWindows.push({ label: 'payment (to its event)', operations: sessionIds.length, before: payCpuBefore, after: sampleCpu() });
+    cpuWindows.push({
+      label: 'payment (to its event)',
+      operations: sessionIds.length,
+      before: payCpuBefore,
+      after: sampleCpu(),
+    });
 
-    const eventLatencies = sessionIds.filter((id) => seenAt.has(id)).map((id) => (seenAt.get(id) as number) - (sentAt.get(id) as number));
+    const eventLatencies = sessionIds
+      .filter((id) => seenAt.has(id))
+      .map((id) => (seenAt.get(id) as number) - (sentAt.get(id) as number));
     eventLatencies.sort((a, b) => a - b);
     payLatencies.sort((a, b) => a - b);
     const payRow: LoadResult = {
@@ -170,38 +221,70 @@ export async function runSessionsBench(engines: Engines, options: { concurrency:
     console.log(
       `  ${eventLatencies.length} of ${sessionIds.length} payments: p50 ${ms(percentile(eventLatencies, 50))} ms, p99 ${ms(percentile(eventLatencies, 99))} ms, max ${ms(eventLatencies.at(-1) ?? Number.NaN)} ms`,
     );
-    console.log(`  pay request itself (for reference): p50 ${ms(payRow.p50)} ms, p99 ${ms(payRow.p99)} ms, ${payErrors} errors`);
-    const beforeAnswer = sessionIds.filter((id) => (seenAt.get(id) ?? Infinity) <= (answeredAt.get(id) ?? -Infinity)).length;
-    console.log(`  events the probe saw before the pay request's answer arrived: ${beforeAnswer} of ${eventLatencies.length}`);
+    console.log(
+      `  pay request itself (for reference): p50 ${ms(payRow.p50)} ms, p99 ${ms(payRow.p99)} ms, ${payErrors} errors`,
+    );
+    const beforeAnswer = sessionIds.filter(
+      (id) => (seenAt.get(id) ?? Infinity) <= (answeredAt.get(id) ?? -Infinity),
+    ).length;
+    console.log(
+      `  events the probe saw before the pay request's answer arrived: ${beforeAnswer} of ${eventLatencies.length}`,
+    );
 
     // What the cores allow: the time targets are judged against these.
     const cpu = cpuTable(cpuWindows);
-    console.log(`\nCPU per operation, by process (/proc, user + system; "ceiling": operations a second were every core serving):\n${cpu.text}`);
-    const createShare = (cpu.servingMs.get('bare insert') ?? Number.NaN) / (cpu.servingMs.get('session create') ?? Number.NaN);
+    console.log(
+      `\nCPU per operation, by process (/proc, user + system; "ceiling": operations a second were every core serving):\n${cpu.text}`,
+    );
+    const createShare =
+      (cpu.servingMs.get('bare insert') ?? Number.NaN) / (cpu.servingMs.get('session create') ?? Number.NaN);
     const payCeiling = cpu.ceiling.get('payment (to its event)') ?? Number.NaN;
-    console.log(`  a session create costs the serving processes ${(1 / createShare).toFixed(1)}× the CPU of a bare insert: with the cores saturated, the create ratio can reach about ${createShare.toFixed(2)}×`);
+    console.log(
+      `  a session create costs the serving processes ${(1 / createShare).toFixed(1)}× the CPU of a bare insert: with the cores saturated, the create ratio can reach about ${createShare.toFixed(2)}×`,
+    );
     console.log(
       `  payments: at most ${payCeiling.toFixed(0)}/s on these cores, so at concurrency ${PAY_CONCURRENCY} a payment takes at least ${((PAY_CONCURRENCY / payCeiling) * 1000).toFixed(0)} ms on average (Little's law: concurrency / throughput)`,
     );
 
     const trips = await countRoundTrips(engines);
-    console.log('\ndatabase commands per operation after warm-up (in-process sessions + orders, driver command monitoring; the gateway adds 0 with D43):');
-    for (const row of trips) console.log(`  ${row.operation.padEnd(34)} sessions ${JSON.stringify(row.sessions)}, orders ${JSON.stringify(row.orders)}: ${row.total}`);
+    console.log(
+      '\ndatabase commands per operation after warm-up (in-process sessions + orders, driver command monitoring; the gateway adds 0 with D43):',
+    );
+    for (const row of trips)
+      console.log(
+        `  ${row.operation.padEnd(34)} sessions ${JSON.stringify(row.sessions)}, orders ${JSON.stringify(row.orders)}: ${row.total}`,
+      );
 
     const ratio = create.throughput / bareInsert.throughput;
     const eventP50 = percentile(eventLatencies, 50);
     const eventP99 = percentile(eventLatencies, 99);
     const tripsOf = (operation: string) => trips.find((t) => t.operation === operation)?.total ?? Number.NaN;
-    console.log(`\ntargets (issue 13), this run${options.payments < 1000 ? ` (only ${options.payments} payments: use --payments=1000 for the target's sample)` : ''}:`);
-    console.log(`  ${mark(ratio >= TARGETS.createVsBareInsert)} POST /v0/checkout/sessions ≥ ${TARGETS.createVsBareInsert}× bare insert: ${ratio.toFixed(2)}× (${create.throughput.toFixed(0)} vs ${bareInsert.throughput.toFixed(0)} req/s)`);
-    console.log(`  ${mark(eventP50 <= TARGETS.eventP50Ms)} pay → completed on Kafka p50 ≤ ${TARGETS.eventP50Ms} ms: ${ms(eventP50)} ms`);
-    console.log(`  ${mark(eventP99 <= TARGETS.eventP99Ms)} pay → completed on Kafka p99 ≤ ${TARGETS.eventP99Ms} ms: ${ms(eventP99)} ms`);
+    console.log(
+      `\ntargets (issue 13), this run${options.payments < 1000 ? ` (only ${options.payments} payments: use --payments=1000 for the target's sample)` : ''}:`,
+    );
+    console.log(
+      `  ${mark(ratio >= TARGETS.createVsBareInsert)} POST /v0/checkout/sessions ≥ ${TARGETS.createVsBareInsert}× bare insert: ${ratio.toFixed(2)}× (${create.throughput.toFixed(0)} vs ${bareInsert.throughput.toFixed(0)} req/s)`,
+    );
+    console.log(
+      `  ${mark(eventP50 <= TARGETS.eventP50Ms)} pay → completed on Kafka p50 ≤ ${TARGETS.eventP50Ms} ms: ${ms(eventP50)} ms`,
+    );
+    console.log(
+      `  ${mark(eventP99 <= TARGETS.eventP99Ms)} pay → completed on Kafka p99 ≤ ${TARGETS.eventP99Ms} ms: ${ms(eventP99)} ms`,
+    );
     for (const service of ['gateway', 'orders', 'sessions'] as const) {
-      console.log(`  ${mark(rss[service] <= TARGETS.rssMiB)} RSS of ${service}${stack.replicas > 1 ? ' (highest replica)' : ''} under the payment load ≤ ${TARGETS.rssMiB} MiB: ${rss[service].toFixed(0)} MiB`);
+      console.log(
+        `  ${mark(rss[service] <= TARGETS.rssMiB)} RSS of ${service}${stack.replicas > 1 ? ' (highest replica)' : ''} under the payment load ≤ ${TARGETS.rssMiB} MiB: ${rss[service].toFixed(0)} MiB`,
+      );
     }
-    console.log(`  ${mark(tripsOf('test-helper pay (full)') <= TARGETS.payCommands)} test-helper payment ≤ ${TARGETS.payCommands} database commands: ${tripsOf('test-helper pay (full)')}`);
-    console.log(`  ${mark(tripsOf('POST /internal/sessions') <= TARGETS.createCommands)} POST /v0/checkout/sessions ≤ ${TARGETS.createCommands} database commands: ${tripsOf('POST /internal/sessions')}`);
-    console.log(`  ${mark(tripsOf('GET /internal/sessions/:id') <= 1)} GET session: 1 in sessions, 0 in orders: ${tripsOf('GET /internal/sessions/:id')}`);
+    console.log(
+      `  ${mark(tripsOf('test-helper pay (full)') <= TARGETS.payCommands)} test-helper payment ≤ ${TARGETS.payCommands} database commands: ${tripsOf('test-helper pay (full)')}`,
+    );
+    console.log(
+      `  ${mark(tripsOf('POST /internal/sessions') <= TARGETS.createCommands)} POST /v0/checkout/sessions ≤ ${TARGETS.createCommands} database commands: ${tripsOf('POST /internal/sessions')}`,
+    );
+    console.log(
+      `  ${mark(tripsOf('GET /internal/sessions/:id') <= 1)} GET session: 1 in sessions, 0 in orders: ${tripsOf('GET /internal/sessions/:id')}`,
+    );
     console.log('\nbefore (issue 13, for comparison; not this run):');
     for (const line of BEFORE) console.log(`  ${line}`);
   } finally {
@@ -230,12 +313,29 @@ async function countRoundTrips(engines: Engines): Promise<RoundTrips[]> {
   const id = `bench_trips_${randomBytes(4).toString('hex')}`;
   const quiet = '3600000';
   // Each service's own credentials and callers (issue 22), as the stack gets them; this bench calls sessions as the gateway does.
-  const stackEnv = stackEnvironment({ ports: { gateway: 0, orders: 0, sessions: 0, dispatcher: 0 }, mongoUrl: engines.mongoUrl, kafkaBrokers: engines.kafkaBrokers, namePrefix: id });
+  const stackEnv = stackEnvironment({
+    ports: { gateway: 0, orders: 0, sessions: 0, dispatcher: 0 },
+    mongoUrl: engines.mongoUrl,
+    kafkaBrokers: engines.kafkaBrokers,
+    namePrefix: id,
+  });
   const token = stackEnv.internalTokens.gateway;
-  const common = { MONGODB_URL: engines.mongoUrl, KAFKA_BROKERS: engines.kafkaBrokers.join(','), TOPIC_PREFIX: id, HTTP_HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', OUTBOX_SWEEP_INTERVAL_MS: quiet };
+  const common = {
+    MONGODB_URL: engines.mongoUrl,
+    KAFKA_BROKERS: engines.kafkaBrokers.join(','),
+    TOPIC_PREFIX: id,
+    HTTP_HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    OUTBOX_SWEEP_INTERVAL_MS: quiet,
+  };
   const logger = createLogger('bench', { level: 'silent' });
   const counters = { orders: new CommandCounter(), sessions: new CommandCounter() };
-  const orders = buildOrdersApp(parseOrdersConfig({ ...stackEnv.orders, ...common, MONGODB_DATABASE: `orders_${id}` }), logger, { commandCounter: counters.orders });
+  const orders = buildOrdersApp(
+    parseOrdersConfig({ ...stackEnv.orders, ...common, MONGODB_DATABASE: `orders_${id}` }),
+    logger,
+    { commandCounter: counters.orders },
+  );
   const ordersUrl = (await orders.start()).url;
   const sessions = buildSessionsApp(
     parseSessionsConfig({
@@ -250,9 +350,19 @@ async function countRoundTrips(engines: Engines): Promise<RoundTrips[]> {
     { commandCounter: counters.sessions },
   );
   const pool = new Pool((await sessions.start()).url);
-  const headers = { 'content-type': 'application/json', 'x-internal-token': token, 'x-organization-id': `org_${id}`, 'x-mode': 'test' };
+  const headers = {
+    'content-type': 'application/json',
+    'x-internal-token': token,
+    'x-organization-id': `org_${id}`,
+    'x-mode': 'test',
+  };
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ session?: { id: string } }> => {
-    const response = await pool.request({ method, path, headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
+    const response = await pool.request({
+      method,
+      path,
+      headers,
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
     return (await response.body.json()) as { session?: { id: string } };
   };
   const create = async () => (await call('POST', '/internal/sessions', JSON.parse(SESSION))).session?.id ?? '';
@@ -262,7 +372,12 @@ async function countRoundTrips(engines: Engines): Promise<RoundTrips[]> {
     const inSessions = await counters.sessions.during(async () => {
       inOrders = await counters.orders.during(fn);
     });
-    rows.push({ operation, sessions: inSessions.commands, orders: inOrders?.commands ?? {}, total: inSessions.total + (inOrders?.total ?? 0) });
+    rows.push({
+      operation,
+      sessions: inSessions.commands,
+      orders: inOrders?.commands ?? {},
+      total: inSessions.total + (inOrders?.total ?? 0),
+    });
   };
   try {
     const warm = await create();
@@ -271,8 +386,12 @@ async function countRoundTrips(engines: Engines): Promise<RoundTrips[]> {
     await measure('POST /internal/sessions', create);
     const session = await create();
     await measure('GET /internal/sessions/:id', () => call('GET', `/internal/sessions/${session}`));
-    await measure('test-helper pay (declined)', () => call('POST', `/internal/test-helpers/sessions/${session}/pay`, { outcome: 'declined' }));
-    await measure('test-helper pay (partial)', () => call('POST', `/internal/test-helpers/sessions/${session}/pay`, { method: 'stablecoin', amount: 100 }));
+    await measure('test-helper pay (declined)', () =>
+      call('POST', `/internal/test-helpers/sessions/${session}/pay`, { outcome: 'declined' }),
+    );
+    await measure('test-helper pay (partial)', () =>
+      call('POST', `/internal/test-helpers/sessions/${session}/pay`, { method: 'stablecoin', amount: 100 }),
+    );
     await measure('test-helper pay (full)', () => call('POST', `/internal/test-helpers/sessions/${session}/pay`, {}));
     return rows;
   } finally {

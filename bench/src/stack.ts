@@ -55,7 +55,8 @@ export async function startBenchStack(engines: Engines, options: BenchStackOptio
   return {
     env: cluster.env,
     replicas: options.replicas,
-    metricsUrls: (service) => cluster.live(service).map((r) => `http://127.0.0.1:${r.service === 'gateway' ? r.adminPort : r.port}`),
+    metricsUrls: (service) =>
+      cluster.live(service).map((r) => `http://127.0.0.1:${r.service === 'gateway' ? r.adminPort : r.port}`),
     stop: () => cluster.stop(),
   };
 }

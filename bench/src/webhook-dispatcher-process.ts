@@ -8,7 +8,9 @@ import { buildApp, parseConfig } from '@checkout/webhook-dispatcher';
 
 const counter = new CommandCounter();
 const config = parseConfig(process.env);
-const app = buildApp(config, createLogger('webhook-dispatcher', { level: config.LOG_LEVEL }), { commandCounter: counter });
+const app = buildApp(config, createLogger('webhook-dispatcher', { level: config.LOG_LEVEL }), {
+  commandCounter: counter,
+});
 await app.start();
 // The peak RSS, and what made it up then (V8's heap, reserved and in use; memory outside it: Buffers, BSON).
 let peak = process.memoryUsage();
@@ -24,7 +26,15 @@ process.on('message', (message) => {
     // Only at the end: what is still live once garbage is gone (run with --expose-gc).
     if (message === 'stats after gc') (globalThis as { gc?: () => void }).gc?.();
     const { rss, heapTotal, heapUsed, external } = peak;
-    send({ kind: 'stats', rss, peakHeapTotal: heapTotal, peakHeapUsed: heapUsed, peakExternal: external, heap: process.memoryUsage().heapUsed, commands: counter.total() });
+    send({
+      kind: 'stats',
+      rss,
+      peakHeapTotal: heapTotal,
+      peakHeapUsed: heapUsed,
+      peakExternal: external,
+      heap: process.memoryUsage().heapUsed,
+      commands: counter.total(),
+    });
   } else if (message === 'stop') {
     clearInterval(sampler);
     void app.stop().finally(() => process.exit(0));

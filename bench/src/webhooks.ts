@@ -24,7 +24,14 @@ import { createEventProducer, createKafka, type EventProducer } from '@checkout/
 import { MongoClient } from 'mongodb';
 import { request } from 'undici';
 import { startEngines, type Engines } from '@checkout/engines';
-import { ANSWER, buildSessionEvent, internalCallers, newSecret, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import {
+  ANSWER,
+  buildSessionEvent,
+  internalCallers,
+  newSecret,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '@checkout/testing';
 import { TOPICS, topicName, type SessionEventV1 } from '@checkout/contracts';
 import { cpuTable, sampleCpu, type CpuWindow } from './cpu';
 import { percentile } from './load';
@@ -84,7 +91,12 @@ async function bundleDispatcher(): Promise<string> {
     plugins: [
       {
         name: 'external-third-party',
-        setup: (b) => b.onResolve({ filter: /^[^./]/ }, (args) => (isAbsolute(args.path) || args.path.startsWith('@checkout/') ? undefined : { path: args.path, external: true })),
+        setup: (b) =>
+          b.onResolve({ filter: /^[^./]/ }, (args) =>
+            isAbsolute(args.path) || args.path.startsWith('@checkout/')
+              ? undefined
+              : { path: args.path, external: true },
+          ),
       },
     ],
   });
@@ -109,8 +121,22 @@ class DispatcherProcess {
     // profile of the dispatcher, as scripts/lib/process-stack.ts writes for the services. DISPATCHER_NODE_FLAGS:
     // node/V8 flags to try on the dispatcher (e.g. "--heap-growing-percent=50"), each run's memory against its CPU.
     const nodeFlags = process.env.DISPATCHER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-    const execArgv = ['--expose-gc', ...nodeFlags, ...(process.env.CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROFILE_DIR}`, `--cpu-prof-name=webhook-dispatcher.${Date.now()}.cpuprofile`] : [])];
-    const child = fork(outfile, [], { env: { ...process.env, ...env }, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const execArgv = [
+      '--expose-gc',
+      ...nodeFlags,
+      ...(process.env.CPU_PROFILE_DIR
+        ? [
+            '--cpu-prof',
+            `--cpu-prof-dir=${process.env.CPU_PROFILE_DIR}`,
+            `--cpu-prof-name=webhook-dispatcher.${Date.now()}.cpuprofile`,
+          ]
+        : []),
+    ];
+    const child = fork(outfile, [], {
+      env: { ...process.env, ...env },
+      execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     await new Promise<void>((resolve, reject) => {
       child.once('exit', (code) => reject(new Error(`dispatcher exited with ${code}`)));
       child.on('message', (message: { kind: string }) => message.kind === 'ready' && resolve());
@@ -166,7 +192,10 @@ class DispatcherGroup {
   }
 }
 
-function sessionEvent(callbackUrl: string, type: SessionEventV1['type'] = 'checkout.session.completed'): SessionEventV1 {
+function sessionEvent(
+  callbackUrl: string,
+  type: SessionEventV1['type'] = 'checkout.session.completed',
+): SessionEventV1 {
   return buildSessionEvent({ callbackUrl, organizationId: 'org_bench', type });
 }
 
@@ -198,7 +227,15 @@ async function produce(producer: EventProducer, topic: string, events: readonly 
 }
 
 /** Produces `rate` events/s for `seconds` to the given URLs (round robin, every 10 ms), recording produce-ack times. */
-async function paced(producer: EventProducer, topic: string, urls: readonly string[], rate: number, seconds: number, producedAt: Map<string, number>, make: (url: string) => SessionEventV1 = sessionEvent): Promise<SessionEventV1[]> {
+async function paced(
+  producer: EventProducer,
+  topic: string,
+  urls: readonly string[],
+  rate: number,
+  seconds: number,
+  producedAt: Map<string, number>,
+  make: (url: string) => SessionEventV1 = sessionEvent,
+): Promise<SessionEventV1[]> {
   const all: SessionEventV1[] = [];
   const tick = 10;
   const started = Date.now();
@@ -232,7 +269,8 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
 
   let owned: Engines | undefined;
   let engines = options.engines;
-  if (!engines && process.env.KAFKA_BROKERS && process.env.MONGODB_URL) engines = { kafkaBrokers: process.env.KAFKA_BROKERS.split(','), mongoUrl: process.env.MONGODB_URL };
+  if (!engines && process.env.KAFKA_BROKERS && process.env.MONGODB_URL)
+    engines = { kafkaBrokers: process.env.KAFKA_BROKERS.split(','), mongoUrl: process.env.MONGODB_URL };
   if (!engines) engines = owned = await startEngines({ log: (line) => process.stderr.write(`[engines] ${line}\n`) });
   const { description } = engines;
 
@@ -278,11 +316,17 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
 
   try {
     // Warm-up (topic metadata, connections, JIT), not counted.
-    await produce(producer, topic, receivers.map((r) => sessionEvent(r.url('/warmup'))));
+    await produce(
+      producer,
+      topic,
+      receivers.map((r) => sessionEvent(r.url('/warmup'))),
+    );
     await waitUntil(() => receivers.every((r) => r.deliveries('/warmup').length > 0), 30_000);
 
     // 1. Throughput of a burst, and the same number of plain undici POSTs to the same receivers.
-    const burstEvents = Array.from({ length: burst }, (_, i) => sessionEvent(receivers[i % receivers.length]?.url('/burst') as string));
+    const burstEvents = Array.from({ length: burst }, (_, i) =>
+      sessionEvent(receivers[i % receivers.length]?.url('/burst') as string),
+    );
     commandsSoFar = (await dispatcher.stats()).commands;
     const burstStarted = Date.now();
     const burstCpu = sampleCpu();
@@ -303,7 +347,11 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
       Array.from({ length: 64 }, async () => {
         while (next < burst) {
           const i = next++;
-          const response = await request(receivers[i % receivers.length]?.url('/baseline') as string, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+          const response = await request(receivers[i % receivers.length]?.url('/baseline') as string, {
+            method: 'POST',
+            body,
+            headers: { 'content-type': 'application/json' },
+          });
           await response.body.dump();
         }
       }),
@@ -317,15 +365,35 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
       `${mark(ratio >= 0.7)} ≥ 0.7× undici`,
       BEFORE.throughput,
     ]);
-    rows.push([`database commands per delivery (burst, all first attempts succeed)`, commandsPerDelivery.toFixed(3), `${mark(commandsPerDelivery <= 2)} ≤ 2`, '≥ 4 (insert event, insert delivery, update)']);
+    rows.push([
+      `database commands per delivery (burst, all first attempts succeed)`,
+      commandsPerDelivery.toFixed(3),
+      `${mark(commandsPerDelivery <= 2)} ≤ 2`,
+      '≥ 4 (insert event, insert delivery, update)',
+    ]);
 
     // 2. First-attempt latency at a steady rate, all endpoints healthy.
     const healthyProduced = new Map<string, number>();
-    const healthyEvents = await paced(producer, topic, receivers.map((r) => r.url('/steady')), rate, paceSeconds, healthyProduced);
-    await waitUntil(() => receivers.reduce((n, r) => n + r.deliveries('/steady').length, 0) >= healthyEvents.length, 60_000);
+    const healthyEvents = await paced(
+      producer,
+      topic,
+      receivers.map((r) => r.url('/steady')),
+      rate,
+      paceSeconds,
+      healthyProduced,
+    );
+    await waitUntil(
+      () => receivers.reduce((n, r) => n + r.deliveries('/steady').length, 0) >= healthyEvents.length,
+      60_000,
+    );
     const healthy = latencies(receivers, healthyProduced, '/steady');
     const [h50, h99] = [percentile(healthy, 50), percentile(healthy, 99)];
-    rows.push([`first attempt after Kafka, ${rate}/s, all healthy (n=${healthy.length})`, `p50 ${h50} ms, p99 ${h99} ms`, `${mark(h50 <= 10)} p50 ≤ 10 ms, ${mark(h99 <= 50)} p99 ≤ 50 ms`, BEFORE.healthy]);
+    rows.push([
+      `first attempt after Kafka, ${rate}/s, all healthy (n=${healthy.length})`,
+      `p50 ${h50} ms, p99 ${h99} ms`,
+      `${mark(h50 <= 10)} p50 ≤ 10 ms, ${mark(h99 <= 50)} p99 ≤ 50 ms`,
+      BEFORE.healthy,
+    ]);
 
     await notePeak('steady', healthyEvents.length);
 
@@ -345,7 +413,13 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
       rate,
       paceSeconds,
       fairProduced,
-      (url) => buildSessionEvent({ callbackUrl: url, ...(hostileUrls.has(url) ? { organizationId: 'org_hostile', mode: 'test' } : { organizationId: 'org_live', mode: 'live' }) }),
+      (url) =>
+        buildSessionEvent({
+          callbackUrl: url,
+          ...(hostileUrls.has(url)
+            ? { organizationId: 'org_hostile', mode: 'test' }
+            : { organizationId: 'org_live', mode: 'live' }),
+        }),
     );
     const liveExpected = fairEvents.filter((e) => !hostileUrls.has(e.callbackUrl ?? '')).length;
     await waitUntil(() => receivers.reduce((n, r) => n + r.deliveries('/fair').length, 0) >= liveExpected, 60_000);
@@ -370,7 +444,14 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const fine = receivers.slice(half);
     for (const r of hanging) r.answer('/mixed', ANSWER.hang);
     const mixedProduced = new Map<string, number>();
-    const mixedEvents = await paced(producer, topic, receivers.map((r) => r.url('/mixed')), rate, paceSeconds, mixedProduced);
+    const mixedEvents = await paced(
+      producer,
+      topic,
+      receivers.map((r) => r.url('/mixed')),
+      rate,
+      paceSeconds,
+      mixedProduced,
+    );
     const fineUrls = new Set(fine.map((r) => r.url('/mixed')));
     const expectedHealthy = mixedEvents.filter((e) => fineUrls.has(e.callbackUrl ?? '')).length;
     await waitUntil(() => fine.reduce((n, r) => n + r.deliveries('/mixed').length, 0) >= expectedHealthy, 60_000);
@@ -385,10 +466,11 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     for (const r of hanging) r.answer('/mixed', ANSWER.ok);
     await notePeak('half hanging', mixedEvents.length);
 
-
     // 4. Sessions expiring at once, to many distinct endpoints (host:port each).
     endpoints.push(...(await Promise.all(Array.from({ length: expiryEndpoints }, () => startWebhookReceiver()))));
-    const expiredEvents = Array.from({ length: expiring }, (_, i) => sessionEvent(endpoints[i % endpoints.length]?.url('/expired') as string, 'checkout.session.expired'));
+    const expiredEvents = Array.from({ length: expiring }, (_, i) =>
+      sessionEvent(endpoints[i % endpoints.length]?.url('/expired') as string, 'checkout.session.expired'),
+    );
     const perEndpoint = expiring / expiryEndpoints;
     const expiryStarted = Date.now();
     const expiryCpu = sampleCpu();
@@ -410,9 +492,16 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     // 5. Memory through all of it.
     await notePeak('expiry', expiring);
     const { rss, peakHeapTotal, peakHeapUsed, peakExternal, heap } = await dispatcher.stats(true);
-    rows.push(['database commands per event, by scenario (all commands, sweeps included)', commandRates.join(', '), '', '—']);
     rows.push([
-      replicas > 1 ? `peak RSS of the largest of ${replicas} dispatcher replicas (whole bench)` : 'dispatcher peak RSS (whole bench)',
+      'database commands per event, by scenario (all commands, sweeps included)',
+      commandRates.join(', '),
+      '',
+      '—',
+    ]);
+    rows.push([
+      replicas > 1
+        ? `peak RSS of the largest of ${replicas} dispatcher replicas (whole bench)`
+        : 'dispatcher peak RSS (whole bench)',
       `${mib(rss).toFixed(0)} MiB (peak after each scenario, MiB: ${peaks.join(', ')}; at the peak V8 heap ${mib(peakHeapTotal).toFixed(0)} MiB reserved, ${mib(peakHeapUsed).toFixed(0)} in use, external ${mib(peakExternal).toFixed(0)}; live heap after a full GC at the end ${mib(heap).toFixed(0)})`,
       `${mark(mib(rss) <= 200)} ≤ 200 MiB`,
       '—',
@@ -422,23 +511,34 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     await dispatcher.stop();
     for (const r of [...receivers, ...endpoints]) await r.close();
     const client = new MongoClient(engines.mongoUrl);
-    await client.connect().then(() => client.db(name).dropDatabase()).catch(() => {});
+    await client
+      .connect()
+      .then(() => client.db(name).dropDatabase())
+      .catch(() => {});
     await client.close();
     await owned?.stop();
   }
 
-  console.log(`\nwebhook dispatcher benchmark (${replicas > 1 ? `${replicas} dispatcher replicas in one consumer group, ` : ''}${receiverCount} receivers on 127.0.0.1, timeout ${timeoutMs} ms, paced ${rate}/s for ${paceSeconds} s; shared 2-core machine: noisy)`);
+  console.log(
+    `\nwebhook dispatcher benchmark (${replicas > 1 ? `${replicas} dispatcher replicas in one consumer group, ` : ''}${receiverCount} receivers on 127.0.0.1, timeout ${timeoutMs} ms, paced ${rate}/s for ${paceSeconds} s; shared 2-core machine: noisy)`,
+  );
   if (description) console.log(`engines: ${description}`);
   const header: [string, string, string, string] = ['figure', 'now', 'target', 'before (issue 9)'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
   const fmt = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ');
-  for (const line of [fmt(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.map(fmt)]) console.log(`  ${line}`);
+  for (const line of [fmt(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.map(fmt)])
+    console.log(`  ${line}`);
 
   // What the cores allow. The reference's work all happens in this process (client and receivers); a webhook's
   // also takes the dispatcher, both engines and the producer. On a machine with every core busy, the burst
   // ratio can reach about the reference's CPU per POST over a webhook's.
   const cpu = cpuTable(cpuWindows);
-  console.log(`\nCPU per delivery, by process (/proc, user + system; "ceiling": deliveries a second were every core serving):\n${cpu.text}`);
-  const reachable = (cpu.allMs.get('plain undici POST') ?? Number.NaN) / (cpu.allMs.get('burst delivery') ?? Number.NaN);
-  console.log(`  a webhook in the burst costs ${(1 / reachable).toFixed(1)}× the CPU of a plain undici POST, all processes together: with the cores saturated, the burst ratio can reach about ${reachable.toFixed(2)}×`);
+  console.log(
+    `\nCPU per delivery, by process (/proc, user + system; "ceiling": deliveries a second were every core serving):\n${cpu.text}`,
+  );
+  const reachable =
+    (cpu.allMs.get('plain undici POST') ?? Number.NaN) / (cpu.allMs.get('burst delivery') ?? Number.NaN);
+  console.log(
+    `  a webhook in the burst costs ${(1 / reachable).toFixed(1)}× the CPU of a plain undici POST, all processes together: with the cores saturated, the burst ratio can reach about ${reachable.toFixed(2)}×`,
+  );
 }

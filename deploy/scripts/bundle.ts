@@ -66,7 +66,9 @@ export async function bundle(outdir = join(REPO_ROOT, 'dist')): Promise<BundleRe
     absWorkingDir: REPO_ROOT,
     plugins: [externalThirdParty],
     // Bundled ESM has no `require`; give CommonJS code that esbuild inlines one (none today, but cheap insurance).
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
   });
   return { outdir, externals: externalsOf(result.metafile) };
 }
@@ -95,5 +97,6 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const arg = process.argv.find((a) => a.startsWith('--outdir='));
   const outdir = arg ? resolve(arg.slice('--outdir='.length)) : undefined;
   const { outdir: dir, externals } = await bundle(outdir);
-  for (const [file, names] of Object.entries(externals)) console.log(`${join(dir, file)}  externals: ${names.join(', ')}`);
+  for (const [file, names] of Object.entries(externals))
+    console.log(`${join(dir, file)}  externals: ${names.join(', ')}`);
 }

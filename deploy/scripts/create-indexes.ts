@@ -29,14 +29,21 @@ export const SERVICE_INDEXES: readonly ServiceIndexes[] = [
 
 const suffix = (service: string) => service.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 
-export async function createIndexes(environment: Record<string, string | undefined>, only: readonly string[] = []): Promise<{ service: string; database: string; indexes: number }[]> {
+export async function createIndexes(
+  environment: Record<string, string | undefined>,
+  only: readonly string[] = [],
+): Promise<{ service: string; database: string; indexes: number }[]> {
   const unknown = only.filter((s) => !SERVICE_INDEXES.some((x) => x.service === s));
-  if (unknown.length > 0) throw new Error(`create-indexes: unknown service(s) ${unknown.join(', ')}; expected ${SERVICE_INDEXES.map((x) => x.service).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(
+      `create-indexes: unknown service(s) ${unknown.join(', ')}; expected ${SERVICE_INDEXES.map((x) => x.service).join(', ')}`,
+    );
   const report: { service: string; database: string; indexes: number }[] = [];
   for (const entry of SERVICE_INDEXES) {
     if (only.length > 0 && !only.includes(entry.service)) continue;
     const url = environment[`MONGODB_URL_${suffix(entry.service)}`] ?? environment.MONGODB_URL;
-    if (!url || !/^mongodb(\+srv)?:\/\//.test(url)) throw new Error(`create-indexes: set MONGODB_URL (or MONGODB_URL_${suffix(entry.service)}) to a mongodb:// URL`);
+    if (!url || !/^mongodb(\+srv)?:\/\//.test(url))
+      throw new Error(`create-indexes: set MONGODB_URL (or MONGODB_URL_${suffix(entry.service)}) to a mongodb:// URL`);
     const database = environment[`MONGODB_DATABASE_${suffix(entry.service)}`] || entry.defaultDatabase;
     const mongo = await connectMongo(url, database, { appName: 'create-indexes', maxPoolSize: 2 });
     try {

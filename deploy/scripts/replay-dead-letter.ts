@@ -17,13 +17,17 @@ import { TOPICS, topicName } from '@checkout/contracts';
 import { createKafka, drainTopic } from '@checkout/kafka';
 import { createLogger } from '@checkout/logger';
 
-const ReplayConfigSchema = z.object({
-  ...kafkaConfigShape,
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
-  DISPATCHER_URL: env.url().describe('Internal base URL of the webhook-dispatcher events API'),
-  INTERNAL_TOKEN: secret(32).describe('The replay job\'s own internal credential; the dispatcher lists it in INTERNAL_CALLERS as dead-letter-replay'),
-  REPLAY_TIMEOUT_MS: env.positiveInt(120_000),
-}).superRefine(checkKafkaSecurity);
+const ReplayConfigSchema = z
+  .object({
+    ...kafkaConfigShape,
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
+    DISPATCHER_URL: env.url().describe('Internal base URL of the webhook-dispatcher events API'),
+    INTERNAL_TOKEN: secret(32).describe(
+      "The replay job's own internal credential; the dispatcher lists it in INTERNAL_CALLERS as dead-letter-replay",
+    ),
+    REPLAY_TIMEOUT_MS: env.positiveInt(120_000),
+  })
+  .superRefine(checkKafkaSecurity);
 
 /** The fields of a dispatcher DeadLetterMessage this tool needs (services/webhook-dispatcher/src/messaging/webhook-messages.ts). */
 export const DeadLetterEntry = z.object({
@@ -56,16 +60,30 @@ export function parseArgs(argv: readonly string[]): ReplayOptions {
   return options;
 }
 
-export async function replayDeadLetter(environment: Record<string, string | undefined>, options: ReplayOptions): Promise<{ replayed: number; skipped: number; invalid: number }> {
+export async function replayDeadLetter(
+  environment: Record<string, string | undefined>,
+  options: ReplayOptions,
+): Promise<{ replayed: number; skipped: number; invalid: number }> {
   const config = loadConfig('replay-dead-letter', ReplayConfigSchema, environment);
   const logger = createLogger('replay-dead-letter', { level: config.LOG_LEVEL });
-  const kafka = createKafka({ ...kafkaConnection(config), clientId: config.KAFKA_CLIENT_ID ?? 'replay-dead-letter', logger });
+  const kafka = createKafka({
+    ...kafkaConnection(config),
+    clientId: config.KAFKA_CLIENT_ID ?? 'replay-dead-letter',
+    logger,
+  });
   const topic = topicName(config.TOPIC_PREFIX, TOPICS.webhookDeadLetter);
   const groupId = options.group ?? topicName(config.TOPIC_PREFIX, 'webhook-dispatcher.dead-letter-replay');
 
   const counts = { replayed: 0, skipped: 0, invalid: 0 };
   const seen = new Set<string>();
-  await drainTopic({ kafka, topic, groupId, commit: !options.dryRun, timeoutMs: config.REPLAY_TIMEOUT_MS, handle: (message) => handle(message.value) });
+  await drainTopic({
+    kafka,
+    topic,
+    groupId,
+    commit: !options.dryRun,
+    timeoutMs: config.REPLAY_TIMEOUT_MS,
+    handle: (message) => handle(message.value),
+  });
   return counts;
 
   async function handle(raw: string): Promise<void> {
@@ -77,22 +95,36 @@ export async function replayDeadLetter(environment: Record<string, string | unde
       console.error(`skipped: not a dead-lettered delivery: ${raw.slice(0, 200)}`);
       return;
     }
-    if ((options.organization && entry.organizationId !== options.organization) || (options.since && Date.parse(entry.failedAt) < options.since.getTime()) || seen.has(entry.eventId)) {
+    if (
+      (options.organization && entry.organizationId !== options.organization) ||
+      (options.since && Date.parse(entry.failedAt) < options.since.getTime()) ||
+      seen.has(entry.eventId)
+    ) {
       counts.skipped += 1;
       return;
     }
     seen.add(entry.eventId);
     if (options.dryRun) {
-      console.log(`would redeliver ${entry.eventId} (${entry.organizationId}/${entry.mode}, dead delivery ${entry.deliveryId} to ${entry.url})`);
+      console.log(
+        `would redeliver ${entry.eventId} (${entry.organizationId}/${entry.mode}, dead delivery ${entry.deliveryId} to ${entry.url})`,
+      );
       counts.replayed += 1;
       return;
     }
-    const response = await request(`${config.DISPATCHER_URL.replace(/\/+$/, '')}/internal/events/${encodeURIComponent(entry.eventId)}/redeliver`, {
-      method: 'POST',
-      headers: { 'x-internal-token': config.INTERNAL_TOKEN, 'x-organization-id': entry.organizationId, 'x-mode': entry.mode, 'x-request-id': `replay-${entry.deliveryId}` },
-      headersTimeout: 10_000,
-      bodyTimeout: 10_000,
-    });
+    const response = await request(
+      `${config.DISPATCHER_URL.replace(/\/+$/, '')}/internal/events/${encodeURIComponent(entry.eventId)}/redeliver`,
+      {
+        method: 'POST',
+        headers: {
+          'x-internal-token': config.INTERNAL_TOKEN,
+          'x-organization-id': entry.organizationId,
+          'x-mode': entry.mode,
+          'x-request-id': `replay-${entry.deliveryId}`,
+        },
+        headersTimeout: 10_000,
+        bodyTimeout: 10_000,
+      },
+    );
     const text = await response.body.text();
     if (response.statusCode === 202) {
       const delivery = (JSON.parse(text) as { delivery?: { id?: string } }).delivery;
@@ -102,7 +134,9 @@ export async function replayDeadLetter(environment: Record<string, string | unde
       console.error(`skipped ${entry.eventId}: the dispatcher does not know it (${text.slice(0, 200)})`);
       counts.skipped += 1;
     } else {
-      throw new Error(`replay-dead-letter: redeliver ${entry.eventId} answered ${response.statusCode}: ${text.slice(0, 300)}`);
+      throw new Error(
+        `replay-dead-letter: redeliver ${entry.eventId} answered ${response.statusCode}: ${text.slice(0, 300)}`,
+      );
     }
   }
 }

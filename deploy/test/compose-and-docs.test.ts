@@ -16,7 +16,9 @@ interface ComposeService {
   ports?: string[];
   build?: { context: string; dockerfile: string };
 }
-const compose = parse(readFileSync(join(REPO, 'deploy', 'compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService> };
+const compose = parse(readFileSync(join(REPO, 'deploy', 'compose.yaml'), 'utf8'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+};
 
 /** `${NAME:-default}` as compose resolves it with NAME unset. */
 const resolveDefault = (value: string | number) => String(value).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
@@ -24,7 +26,9 @@ const resolveDefault = (value: string | number) => String(value).replace(/\$\{[A
 /** A service's environment as its entrypoint builds it: compose's, then its generated secrets file (CHECKOUT_ENV_FILE). */
 function serviceEnv(service: string): Record<string, string> {
   const spec = compose.services[service];
-  const { CHECKOUT_ENV_FILE: file, ...env } = Object.fromEntries(Object.entries(spec?.environment ?? {}).map(([k, v]) => [k, resolveDefault(v)]));
+  const { CHECKOUT_ENV_FILE: file, ...env } = Object.fromEntries(
+    Object.entries(spec?.environment ?? {}).map(([k, v]) => [k, resolveDefault(v)]),
+  );
   expect(file, `${service} reads its generated secrets`).toBe(`/secrets/${service}.env`);
   return { ...generateLocalSecrets().env[service as LocalSecretsOwner], ...env };
 }
@@ -43,22 +47,46 @@ describe('deploy/compose.yaml', () => {
   });
 
   it('sets what the dev stack recipe sets (libs/testing stack-env), with container hostnames', () => {
-    const recipe = stackEnvironment({ ports: { gateway: 8080, orders: 4002, sessions: 4003, dispatcher: 4004 }, mongoUrl: 'mongodb://mongo:27017', kafkaBrokers: ['kafka:9092'], namePrefix: 'x' });
-    const pairs = { gateway: recipe.gateway, orders: recipe.orders, sessions: recipe.sessions, 'webhook-dispatcher': recipe.dispatcher };
+    const recipe = stackEnvironment({
+      ports: { gateway: 8080, orders: 4002, sessions: 4003, dispatcher: 4004 },
+      mongoUrl: 'mongodb://mongo:27017',
+      kafkaBrokers: ['kafka:9092'],
+      namePrefix: 'x',
+    });
+    const pairs = {
+      gateway: recipe.gateway,
+      orders: recipe.orders,
+      sessions: recipe.sessions,
+      'webhook-dispatcher': recipe.dispatcher,
+    };
     for (const [service, env] of Object.entries(pairs)) {
       const keys = Object.keys(serviceEnv(service));
-      expect(Object.keys(env).filter((k) => !keys.includes(k)), service).toEqual([]);
+      expect(
+        Object.keys(env).filter((k) => !keys.includes(k)),
+        service,
+      ).toEqual([]);
     }
   });
 
   it('publishes every port on loopback only, and gives no secret a default (issue 22, item 7)', () => {
     const text = readFileSync(join(REPO, 'deploy', 'compose.yaml'), 'utf8');
-    const published = Object.entries(compose.services).flatMap(([name, spec]) => (spec.ports ?? []).map((port) => `${name} ${port}`));
+    const published = Object.entries(compose.services).flatMap(([name, spec]) =>
+      (spec.ports ?? []).map((port) => `${name} ${port}`),
+    );
     expect(published.length).toBeGreaterThan(0);
     for (const port of published) expect(port).toMatch(/ 127\.0\.0\.1:\d+:\d+$/);
     expect(compose.services.gateway?.ports).toEqual(['127.0.0.1:8080:8080', '127.0.0.1:8081:8081']);
-    for (const key of ['ADMIN_TOKEN', 'INTERNAL_TOKEN', 'INTERNAL_CALLERS', 'PROCESSOR_WEBHOOK_SECRET', 'CSRF_SECRET', 'ID_DERIVATION_SECRET']) {
-      expect(text, `${key} is generated on the first run, never written in the compose file`).not.toMatch(new RegExp(`\\b${key}:`));
+    for (const key of [
+      'ADMIN_TOKEN',
+      'INTERNAL_TOKEN',
+      'INTERNAL_CALLERS',
+      'PROCESSOR_WEBHOOK_SECRET',
+      'CSRF_SECRET',
+      'ID_DERIVATION_SECRET',
+    ]) {
+      expect(text, `${key} is generated on the first run, never written in the compose file`).not.toMatch(
+        new RegExp(`\\b${key}:`),
+      );
     }
     expect(compose.services.secrets?.command).toEqual(['generate-secrets']);
   });
@@ -73,7 +101,8 @@ describe('deploy/compose.yaml', () => {
     expect(compose.services['create-topics']?.command).toEqual(['create-topics']);
     expect(compose.services.kafka?.image).toMatch(/^apache\/kafka:/);
     expect(compose.services.mongo?.image).toBe('mongo:7');
-    for (const service of Object.keys(SCHEMAS)) expect(compose.services[service]?.image).toBe(compose.services['create-topics']?.image);
+    for (const service of Object.keys(SCHEMAS))
+      expect(compose.services[service]?.image).toBe(compose.services['create-topics']?.image);
   });
 });
 
@@ -84,6 +113,7 @@ describe('docs/config-reference.md (h)', () => {
 
   it('lists every variable of every service', () => {
     const doc = readFileSync(REFERENCE_PATH, 'utf8');
-    for (const schema of Object.values(SCHEMAS)) for (const key of Object.keys(schema.shape)) expect(doc).toContain(`| \`${key}\` |`);
+    for (const schema of Object.values(SCHEMAS))
+      for (const key of Object.keys(schema.shape)) expect(doc).toContain(`| \`${key}\` |`);
   });
 });

@@ -30,13 +30,18 @@ export const SCHEMAS: Record<string, AnySchema> = {
 
 /** Keys an operator must set: no default and not optional (zod 4: optionality on input). */
 export function requiredKeys(schema: AnySchema): string[] {
-  return settingsOf(schema).filter((s) => s.required).map((s) => s.name);
+  return settingsOf(schema)
+    .filter((s) => s.required)
+    .map((s) => s.name);
 }
 
 let kustomizePath: Promise<string> | undefined;
 /** scripts/ensure-kustomize.sh: installs kustomize into the tool cache on first use and prints its path. */
 export function kustomize(): Promise<string> {
-  kustomizePath ??= run('bash', [join(REPO, 'scripts', 'ensure-kustomize.sh')], { timeout: 600_000, maxBuffer: 10 * 1024 * 1024 }).then(({ stdout }) => {
+  kustomizePath ??= run('bash', [join(REPO, 'scripts', 'ensure-kustomize.sh')], {
+    timeout: 600_000,
+    maxBuffer: 10 * 1024 * 1024,
+  }).then(({ stdout }) => {
     const path = stdout.trim().split('\n').pop() ?? '';
     if (!existsSync(path)) throw new Error(`ensure-kustomize.sh printed ${JSON.stringify(stdout)}`);
     return path;
@@ -73,7 +78,8 @@ function filledLine(line: string, owner: string, generated: ReturnType<typeof ge
   const [, key = '', value = ''] = match;
   const mine = (generated as Record<string, Record<string, string>>)[owner] ?? {};
   if (mine[key] !== undefined) return `${key}=${mine[key]}`;
-  if (key === 'MONGODB_URL') return `${key}=${value.replace('REPLACE-PASSWORD', randomBytes(18).toString('base64url'))}`;
+  if (key === 'MONGODB_URL')
+    return `${key}=${value.replace('REPLACE-PASSWORD', randomBytes(18).toString('base64url'))}`;
   return `${key}=${randomBytes(24).toString('base64url')}`;
 }
 
@@ -96,7 +102,13 @@ export function k8sTreeWithSecrets(fill: 'examples' | 'generated'): string {
       if (fill === 'examples') copyFileSync(join(secrets, file), target);
       else {
         const owner = file.replace(/\.env\.example$/, '');
-        writeFileSync(target, readFileSync(join(secrets, file), 'utf8').split('\n').map((line) => filledLine(line, owner, generated)).join('\n'));
+        writeFileSync(
+          target,
+          readFileSync(join(secrets, file), 'utf8')
+            .split('\n')
+            .map((line) => filledLine(line, owner, generated))
+            .join('\n'),
+        );
       }
     }
   }
@@ -106,7 +118,11 @@ export function k8sTreeWithSecrets(fill: 'examples' | 'generated'): string {
 export interface ContainerSpec {
   name: string;
   args?: string[];
-  env?: { name: string; value?: string; valueFrom?: { configMapKeyRef?: { name: string; key: string }; secretKeyRef?: { name: string; key: string } } }[];
+  env?: {
+    name: string;
+    value?: string;
+    valueFrom?: { configMapKeyRef?: { name: string; key: string }; secretKeyRef?: { name: string; key: string } };
+  }[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   ports?: { name?: string; containerPort: number }[];
   livenessProbe?: { httpGet?: { path: string; port: string | number } };
@@ -124,7 +140,9 @@ function dataOf(objects: readonly K8sObject[], kind: 'ConfigMap' | 'Secret', nam
   const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
   if (!found) throw new Error(`${kind} ${name} is referenced but not rendered`);
   const data = found.data ?? {};
-  return kind === 'Secret' ? Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])) : { ...data };
+  return kind === 'Secret'
+    ? Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]))
+    : { ...data };
 }
 
 /** The environment the container gets, as Kubernetes builds it: envFrom in order, then env (which wins). */

@@ -8,9 +8,30 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TopicsJobConfigSchema } from '../scripts/create-topics';
 import { SERVICES, SCRIPTS } from '../scripts/bundle';
-import { K8S, SCHEMAS, containersOf, effectiveEnv, k8sTreeWithSecrets, kustomize, portNumber, render, requiredKeys, run, type K8sObject } from './helpers';
+import {
+  K8S,
+  SCHEMAS,
+  containersOf,
+  effectiveEnv,
+  k8sTreeWithSecrets,
+  kustomize,
+  portNumber,
+  render,
+  requiredKeys,
+  run,
+  type K8sObject,
+} from './helpers';
 
-const SECRET_KEYS = ['INTERNAL_TOKEN', 'INTERNAL_CALLERS', 'ADMIN_TOKEN', 'PROCESSOR_WEBHOOK_SECRET', 'CSRF_SECRET', 'ID_DERIVATION_SECRET', 'KAFKA_SASL_PASSWORD', 'MONGODB_URL'];
+const SECRET_KEYS = [
+  'INTERNAL_TOKEN',
+  'INTERNAL_CALLERS',
+  'ADMIN_TOKEN',
+  'PROCESSOR_WEBHOOK_SECRET',
+  'CSRF_SECRET',
+  'ID_DERIVATION_SECRET',
+  'KAFKA_SASL_PASSWORD',
+  'MONGODB_URL',
+];
 
 let tree: string;
 let examplesTree: string;
@@ -43,7 +64,8 @@ const find = (objects: readonly K8sObject[], kind: string, name: string) => {
 /** The service a container runs: the image's entry point takes it as the first argument. */
 const serviceOf = (args: string[] | undefined) => {
   const service = args?.[0];
-  if (!service || !(service in SCHEMAS)) throw new Error(`container args ${JSON.stringify(args)} do not name a service`);
+  if (!service || !(service in SCHEMAS))
+    throw new Error(`container args ${JSON.stringify(args)} do not name a service`);
   return service;
 };
 
@@ -54,9 +76,20 @@ describe('kustomize build (a, b)', () => {
     expect(stdout).toMatch(/v5\./);
     for (const variant of variants) {
       const kinds = new Set(rendered[variant].map((o) => o.kind));
-      for (const kind of ['Deployment', 'Service', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'NetworkPolicy', 'ConfigMap', 'Secret', 'Job']) expect(kinds, `${variant} renders a ${kind}`).toContain(kind);
+      for (const kind of [
+        'Deployment',
+        'Service',
+        'HorizontalPodAutoscaler',
+        'PodDisruptionBudget',
+        'NetworkPolicy',
+        'ConfigMap',
+        'Secret',
+        'Job',
+      ])
+        expect(kinds, `${variant} renders a ${kind}`).toContain(kind);
       for (const service of SERVICES) {
-        for (const kind of ['Deployment', 'Service', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'NetworkPolicy']) find(rendered[variant], kind, service);
+        for (const kind of ['Deployment', 'Service', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'NetworkPolicy'])
+          find(rendered[variant], kind, service);
       }
       find(rendered[variant], 'Job', 'create-topics');
       find(rendered[variant], 'Job', 'create-indexes');
@@ -79,58 +112,93 @@ describe('kustomize build (a, b)', () => {
     }
     for (const variant of ['staging', 'production'] as const) {
       for (const secret of rendered[variant].filter((o) => o.kind === 'Secret')) {
-        for (const [key, value] of Object.entries(secret.data ?? {})) expect(Buffer.from(value, 'base64').toString(), `${variant} ${secret.metadata.name}.${key}`).not.toMatch(/CHANGE-ME/);
+        for (const [key, value] of Object.entries(secret.data ?? {}))
+          expect(Buffer.from(value, 'base64').toString(), `${variant} ${secret.metadata.name}.${key}`).not.toMatch(
+            /CHANGE-ME/,
+          );
       }
     }
   });
 });
 
 describe('the committed secret examples (issue 22, item 1)', () => {
-  it.each(['staging', 'production'] as const)('%s: copied unchanged, every secret in them is refused, so no pod starts on a placeholder', (variant) => {
-    const objects = withExamples[variant];
-    for (const deployment of workloads(objects)) {
-      for (const container of containersOf(deployment)) {
-        const env = effectiveEnv(objects, container);
-        const result = SCHEMAS[serviceOf(container.args)]!.safeParse(env);
-        const refused = result.success ? [] : result.error.issues.map((i) => String(i.path[0]));
-        const secretsGiven = SECRET_KEYS.filter((k) => k in env);
-        expect(secretsGiven.length, `${variant} ${deployment.metadata.name} has secrets`).toBeGreaterThan(0);
-        expect(secretsGiven.filter((k) => !refused.includes(k)), `${variant} ${deployment.metadata.name}: example secrets that would be accepted`).toEqual([]);
+  it.each(['staging', 'production'] as const)(
+    '%s: copied unchanged, every secret in them is refused, so no pod starts on a placeholder',
+    (variant) => {
+      const objects = withExamples[variant];
+      for (const deployment of workloads(objects)) {
+        for (const container of containersOf(deployment)) {
+          const env = effectiveEnv(objects, container);
+          const result = SCHEMAS[serviceOf(container.args)]!.safeParse(env);
+          const refused = result.success ? [] : result.error.issues.map((i) => String(i.path[0]));
+          const secretsGiven = SECRET_KEYS.filter((k) => k in env);
+          expect(secretsGiven.length, `${variant} ${deployment.metadata.name} has secrets`).toBeGreaterThan(0);
+          expect(
+            secretsGiven.filter((k) => !refused.includes(k)),
+            `${variant} ${deployment.metadata.name}: example secrets that would be accepted`,
+          ).toEqual([]);
+        }
       }
-    }
-    const topics = effectiveEnv(objects, containersOf(find(objects, 'Job', 'create-topics'))[0]!);
-    expect(TopicsJobConfigSchema.safeParse(topics).success, 'create-topics with the example password').toBe(false);
-  });
+      const topics = effectiveEnv(objects, containersOf(find(objects, 'Job', 'create-topics'))[0]!);
+      expect(TopicsJobConfigSchema.safeParse(topics).success, 'create-topics with the example password').toBe(false);
+    },
+  );
 });
 
 describe('environment of every container (c)', () => {
-  it.each(variants)('%s: every variable is read by the service, every setting is set, and the values parse', (variant) => {
-    const objects = rendered[variant];
-    for (const deployment of workloads(objects)) {
-      for (const container of containersOf(deployment)) {
-        const service = serviceOf(container.args);
-        const schema = SCHEMAS[service]!;
-        const env = effectiveEnv(objects, container);
-        const known = Object.keys(schema.shape);
-        const where = `${variant} Deployment ${deployment.metadata.name}`;
-        expect(Object.keys(env).filter((k) => !known.includes(k)), `${where}: variables ${service} does not read`).toEqual([]);
-        expect(requiredKeys(schema).filter((k) => !(k in env)), `${where}: required settings missing`).toEqual([]);
-        // "ConfigMaps/Secrets for EVERY setting": defaults are written out too, so the manifest is the whole truth.
-        expect(known.filter((k) => !(k in env)), `${where}: settings left to defaults`).toEqual([]);
-        // Secrets come from Secrets, never from ConfigMaps.
-        const fromConfigMaps = (container.envFrom ?? []).filter((s) => s.configMapRef).flatMap((s) => Object.keys(find(objects, 'ConfigMap', s.configMapRef!.name).data ?? {}));
-        expect(fromConfigMaps.filter((k) => SECRET_KEYS.includes(k)), `${where}: secrets in a ConfigMap`).toEqual([]);
-        const result = schema.safeParse(env);
-        const problems = result.success ? [] : result.error.issues.map((i) => String(i.path[0]));
-        if (variant === 'base') {
-          expect(problems.filter((k) => !SECRET_KEYS.includes(k)), `${where}: invalid non-secret values`).toEqual([]);
-          // …and every placeholder secret is one the service refuses, so a forgotten secret cannot start a pod.
-          expect(SECRET_KEYS.filter((k) => k in env && !problems.includes(k)), `${where}: placeholder secrets that would be accepted`).toEqual([]);
+  it.each(variants)(
+    '%s: every variable is read by the service, every setting is set, and the values parse',
+    (variant) => {
+      const objects = rendered[variant];
+      for (const deployment of workloads(objects)) {
+        for (const container of containersOf(deployment)) {
+          const service = serviceOf(container.args);
+          const schema = SCHEMAS[service]!;
+          const env = effectiveEnv(objects, container);
+          const known = Object.keys(schema.shape);
+          const where = `${variant} Deployment ${deployment.metadata.name}`;
+          expect(
+            Object.keys(env).filter((k) => !known.includes(k)),
+            `${where}: variables ${service} does not read`,
+          ).toEqual([]);
+          expect(
+            requiredKeys(schema).filter((k) => !(k in env)),
+            `${where}: required settings missing`,
+          ).toEqual([]);
+          // "ConfigMaps/Secrets for EVERY setting": defaults are written out too, so the manifest is the whole truth.
+          expect(
+            known.filter((k) => !(k in env)),
+            `${where}: settings left to defaults`,
+          ).toEqual([]);
+          // Secrets come from Secrets, never from ConfigMaps.
+          const fromConfigMaps = (container.envFrom ?? [])
+            .filter((s) => s.configMapRef)
+            .flatMap((s) => Object.keys(find(objects, 'ConfigMap', s.configMapRef!.name).data ?? {}));
+          expect(
+            fromConfigMaps.filter((k) => SECRET_KEYS.includes(k)),
+            `${where}: secrets in a ConfigMap`,
+          ).toEqual([]);
+          const result = schema.safeParse(env);
+          const problems = result.success ? [] : result.error.issues.map((i) => String(i.path[0]));
+          if (variant === 'base') {
+            expect(
+              problems.filter((k) => !SECRET_KEYS.includes(k)),
+              `${where}: invalid non-secret values`,
+            ).toEqual([]);
+            // …and every placeholder secret is one the service refuses, so a forgotten secret cannot start a pod.
+            expect(
+              SECRET_KEYS.filter((k) => k in env && !problems.includes(k)),
+              `${where}: placeholder secrets that would be accepted`,
+            ).toEqual([]);
+          } else
+            expect(
+              result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+              `${where}: config does not parse`,
+            ).toEqual([]);
         }
-        else expect(result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`), `${where}: config does not parse`).toEqual([]);
       }
-    }
-  });
+    },
+  );
 
   it.each(variants)('%s: the jobs get exactly the settings their scripts read', (variant) => {
     const objects = rendered[variant];
@@ -148,7 +216,9 @@ describe('environment of every container (c)', () => {
     const indexes = containersOf(find(objects, 'Job', 'create-indexes'))[0]!;
     expect(indexes.args).toEqual(['create-indexes']);
     const suffixes = SERVICES.map((s) => s.toUpperCase().replace(/-/g, '_'));
-    expect(Object.keys(effectiveEnv(objects, indexes)).sort()).toEqual(suffixes.flatMap((s) => [`MONGODB_URL_${s}`, `MONGODB_DATABASE_${s}`]).sort());
+    expect(Object.keys(effectiveEnv(objects, indexes)).sort()).toEqual(
+      suffixes.flatMap((s) => [`MONGODB_URL_${s}`, `MONGODB_DATABASE_${s}`]).sort(),
+    );
     for (const job of jobs(objects)) expect(SCRIPTS as readonly string[]).toContain(containersOf(job)[0]?.args?.[0]);
   });
 });
@@ -162,7 +232,10 @@ describe('probes, ports and pod hardening (d)', () => {
         const env = effectiveEnv(objects, container);
         const port = Number(env.PORT);
         // The gateway has a second, operators' listener (issue 22); every other service one port.
-        expect(container.ports?.map((p) => p.containerPort), where).toEqual(env.ADMIN_PORT === undefined ? [port] : [port, Number(env.ADMIN_PORT)]);
+        expect(
+          container.ports?.map((p) => p.containerPort),
+          where,
+        ).toEqual(env.ADMIN_PORT === undefined ? [port] : [port, Number(env.ADMIN_PORT)]);
         expect(container.livenessProbe?.httpGet?.path, where).toBe('/healthz');
         expect(container.readinessProbe?.httpGet?.path, where).toBe('/readyz');
         expect(container.startupProbe?.httpGet?.path ?? '/healthz', where).toBe('/healthz');
@@ -171,13 +244,21 @@ describe('probes, ports and pod hardening (d)', () => {
         }
         expect(container.securityContext?.readOnlyRootFilesystem, where).toBe(true);
         expect(container.securityContext?.allowPrivilegeEscalation, where).toBe(false);
-        expect(container.resources?.requests?.cpu && container.resources.requests.memory && container.resources.limits?.memory, where).toBeTruthy();
+        expect(
+          container.resources?.requests?.cpu &&
+            container.resources.requests.memory &&
+            container.resources.limits?.memory,
+          where,
+        ).toBeTruthy();
       }
       expect(deployment.spec.template.spec.securityContext.runAsNonRoot, where).toBe(true);
       // The Service in front of it (if any) targets that same port; the gateway's internal Service, its admin port.
       const container = containersOf(deployment)[0]!;
       const env = effectiveEnv(objects, container);
-      for (const [name, port] of [[deployment.metadata.name, env.PORT], [`${deployment.metadata.name}-internal`, env.ADMIN_PORT]] as const) {
+      for (const [name, port] of [
+        [deployment.metadata.name, env.PORT],
+        [`${deployment.metadata.name}-internal`, env.ADMIN_PORT],
+      ] as const) {
         const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === name);
         if (!service || port === undefined) continue;
         for (const p of service.spec.ports as { port: number; targetPort: string | number }[]) {
@@ -187,14 +268,18 @@ describe('probes, ports and pod hardening (d)', () => {
       }
       if (env.ADMIN_PORT !== undefined) {
         // The public Service never exposes the operators' listener.
-        const publicPorts = (find(objects, 'Service', deployment.metadata.name).spec.ports as { targetPort: string | number }[]).map((p) => portNumber(container, p.targetPort));
+        const publicPorts = (
+          find(objects, 'Service', deployment.metadata.name).spec.ports as { targetPort: string | number }[]
+        ).map((p) => portNumber(container, p.targetPort));
         expect(publicPorts, `${where}: public Service ports`).toEqual([Number(env.PORT)]);
       }
       const hpa = find(objects, 'HorizontalPodAutoscaler', deployment.metadata.name);
       expect(hpa.apiVersion).toBe('autoscaling/v2');
       expect(hpa.spec.scaleTargetRef).toMatchObject({ kind: 'Deployment', name: deployment.metadata.name });
       expect(hpa.spec.metrics[0].resource.name).toBe('cpu');
-      expect(find(objects, 'PodDisruptionBudget', deployment.metadata.name).spec.selector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
+      expect(find(objects, 'PodDisruptionBudget', deployment.metadata.name).spec.selector.matchLabels).toEqual(
+        deployment.spec.selector.matchLabels,
+      );
     }
   });
 });
@@ -202,27 +287,46 @@ describe('probes, ports and pod hardening (d)', () => {
 describe('D33 and the dispatcher split (f)', () => {
   it.each(variants)('%s: WEBHOOK_ALLOWED_NETWORKS is empty or absent for every dispatcher container', (variant) => {
     const objects = rendered[variant];
-    const dispatchers = workloads(objects).flatMap((d) => containersOf(d).filter((c) => serviceOf(c.args) === 'webhook-dispatcher'));
+    const dispatchers = workloads(objects).flatMap((d) =>
+      containersOf(d).filter((c) => serviceOf(c.args) === 'webhook-dispatcher'),
+    );
     expect(dispatchers.length).toBeGreaterThan(0);
-    for (const container of dispatchers) expect(effectiveEnv(objects, container).WEBHOOK_ALLOWED_NETWORKS ?? '').toBe('');
+    for (const container of dispatchers)
+      expect(effectiveEnv(objects, container).WEBHOOK_ALLOWED_NETWORKS ?? '').toBe('');
   });
 
   it('production runs consumer pods and events-API pods apart', () => {
     const objects = rendered.production;
     const api = effectiveEnv(objects, containersOf(find(objects, 'Deployment', 'webhook-dispatcher'))[0]!);
-    const consumer = effectiveEnv(objects, containersOf(find(objects, 'Deployment', 'webhook-dispatcher-consumer'))[0]!);
+    const consumer = effectiveEnv(
+      objects,
+      containersOf(find(objects, 'Deployment', 'webhook-dispatcher-consumer'))[0]!,
+    );
     expect([api.API_ENABLED, api.CONSUMERS_ENABLED, api.SWEEPERS_ENABLED]).toEqual(['true', 'false', 'false']);
-    expect([consumer.API_ENABLED, consumer.CONSUMERS_ENABLED, consumer.SWEEPERS_ENABLED]).toEqual(['false', 'true', 'true']);
+    expect([consumer.API_ENABLED, consumer.CONSUMERS_ENABLED, consumer.SWEEPERS_ENABLED]).toEqual([
+      'false',
+      'true',
+      'true',
+    ]);
     // The Service (events API, called by the gateway) selects only the API pods.
-    expect(find(objects, 'Service', 'webhook-dispatcher').spec.selector).toEqual({ 'app.kubernetes.io/name': 'webhook-dispatcher' });
-    expect(find(objects, 'Deployment', 'webhook-dispatcher-consumer').spec.template.metadata.labels['app.kubernetes.io/name']).toBe('webhook-dispatcher-consumer');
-    expect(find(objects, 'HorizontalPodAutoscaler', 'webhook-dispatcher-consumer').spec.maxReplicas).toBeLessThanOrEqual(12); // = session-events partitions
-    for (const name of ['gateway', 'orders', 'sessions']) expect(find(objects, 'HorizontalPodAutoscaler', name).spec.minReplicas).toBeGreaterThanOrEqual(3);
+    expect(find(objects, 'Service', 'webhook-dispatcher').spec.selector).toEqual({
+      'app.kubernetes.io/name': 'webhook-dispatcher',
+    });
+    expect(
+      find(objects, 'Deployment', 'webhook-dispatcher-consumer').spec.template.metadata.labels[
+        'app.kubernetes.io/name'
+      ],
+    ).toBe('webhook-dispatcher-consumer');
+    expect(
+      find(objects, 'HorizontalPodAutoscaler', 'webhook-dispatcher-consumer').spec.maxReplicas,
+    ).toBeLessThanOrEqual(12); // = session-events partitions
+    for (const name of ['gateway', 'orders', 'sessions'])
+      expect(find(objects, 'HorizontalPodAutoscaler', name).spec.minReplicas).toBeGreaterThanOrEqual(3);
   });
 });
 
-describe('D43: the rate limit\'s replica share', () => {
-  it.each(variants)('%s: GATEWAY_REPLICAS equals the gateway HPA\'s minReplicas', (variant) => {
+describe("D43: the rate limit's replica share", () => {
+  it.each(variants)("%s: GATEWAY_REPLICAS equals the gateway HPA's minReplicas", (variant) => {
     const objects = rendered[variant];
     const env = effectiveEnv(objects, containersOf(find(objects, 'Deployment', 'gateway'))[0]!);
     expect(Number(env.GATEWAY_REPLICAS)).toBe(find(objects, 'HorizontalPodAutoscaler', 'gateway').spec.minReplicas);
@@ -234,7 +338,8 @@ const DNS = 'ns:kube-system/pod:k8s-app=kube-dns -> UDP/53,TCP/53';
 const MONGO = 'ns:mongodb -> TCP/27017';
 const KAFKA = 'ns:kafka -> TCP/9092';
 const MONITORING = (port: number) => `ns:monitoring -> TCP/${port}`;
-const INTERNET = 'ip:0.0.0.0/0!10.0.0.0/8,100.64.0.0/10,127.0.0.0/8,169.254.0.0/16,172.16.0.0/12,192.168.0.0/16+ip:::/0!::1/128,fc00::/7,fe80::/10 -> all ports';
+const INTERNET =
+  'ip:0.0.0.0/0!10.0.0.0/8,100.64.0.0/10,127.0.0.0/8,169.254.0.0/16,172.16.0.0/12,192.168.0.0/16+ip:::/0!::1/128,fc00::/7,fe80::/10 -> all ports';
 
 const BASE_POLICIES: Record<string, { selects: string; ingress: string[]; egress: string[] }> = {
   gateway: {
@@ -242,15 +347,38 @@ const BASE_POLICIES: Record<string, { selects: string; ingress: string[]; egress
     ingress: ['any -> TCP/8080', 'pod:webhook-dispatcher+pod:webhook-dispatcher-consumer+ns:monitoring -> TCP/8081'],
     egress: ['pod:orders -> TCP/4002', 'pod:sessions -> TCP/4003', 'pod:webhook-dispatcher -> TCP/4004', MONGO, DNS],
   },
-  orders: { selects: 'orders', ingress: ['pod:gateway+pod:sessions -> TCP/4002', MONITORING(4002)], egress: [MONGO, KAFKA, DNS] },
-  sessions: { selects: 'sessions', ingress: ['pod:gateway -> TCP/4003', MONITORING(4003)], egress: ['pod:orders -> TCP/4002', MONGO, KAFKA, DNS] },
-  'webhook-dispatcher': { selects: 'webhook-dispatcher', ingress: ['pod:gateway -> TCP/4004', MONITORING(4004)], egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS, INTERNET] },
-  'checkout-jobs': { selects: 'checkout-job', ingress: [], egress: ['pod:webhook-dispatcher -> TCP/4004', MONGO, KAFKA, DNS] },
+  orders: {
+    selects: 'orders',
+    ingress: ['pod:gateway+pod:sessions -> TCP/4002', MONITORING(4002)],
+    egress: [MONGO, KAFKA, DNS],
+  },
+  sessions: {
+    selects: 'sessions',
+    ingress: ['pod:gateway -> TCP/4003', MONITORING(4003)],
+    egress: ['pod:orders -> TCP/4002', MONGO, KAFKA, DNS],
+  },
+  'webhook-dispatcher': {
+    selects: 'webhook-dispatcher',
+    ingress: ['pod:gateway -> TCP/4004', MONITORING(4004)],
+    egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS, INTERNET],
+  },
+  'checkout-jobs': {
+    selects: 'checkout-job',
+    ingress: [],
+    egress: ['pod:webhook-dispatcher -> TCP/4004', MONGO, KAFKA, DNS],
+  },
 };
 const PRODUCTION_POLICIES: Record<string, { selects: string; ingress: string[]; egress: string[] }> = {
   ...BASE_POLICIES,
-  'webhook-dispatcher': { ...BASE_POLICIES['webhook-dispatcher']!, egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS] },
-  'webhook-dispatcher-consumer': { selects: 'webhook-dispatcher-consumer', ingress: [MONITORING(4004)], egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS, INTERNET] },
+  'webhook-dispatcher': {
+    ...BASE_POLICIES['webhook-dispatcher']!,
+    egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS],
+  },
+  'webhook-dispatcher-consumer': {
+    selects: 'webhook-dispatcher-consumer',
+    ingress: [MONITORING(4004)],
+    egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS, INTERNET],
+  },
 };
 
 interface Peer {
@@ -265,12 +393,17 @@ interface Rule {
 }
 
 function peerString(peer: Peer): string {
-  if (peer.ipBlock) return `ip:${peer.ipBlock.cidr}${peer.ipBlock.except ? `!${[...peer.ipBlock.except].sort().join(',')}` : ''}`;
+  if (peer.ipBlock)
+    return `ip:${peer.ipBlock.cidr}${peer.ipBlock.except ? `!${[...peer.ipBlock.except].sort().join(',')}` : ''}`;
   const labels = (sel: { matchLabels?: Record<string, string> } | undefined) => Object.entries(sel?.matchLabels ?? {});
   const pods = labels(peer.podSelector).map(([k, v]) => (k === 'app.kubernetes.io/name' ? v : `${k}=${v}`));
-  const namespaces = labels(peer.namespaceSelector).map(([k, v]) => (k === 'kubernetes.io/metadata.name' ? v : `${k}=${v}`));
+  const namespaces = labels(peer.namespaceSelector).map(([k, v]) =>
+    k === 'kubernetes.io/metadata.name' ? v : `${k}=${v}`,
+  );
   if (peer.namespaceSelector && namespaces.length === 0) return 'ns:*'; // every namespace: must never appear
-  return [namespaces.length ? `ns:${namespaces.join(',')}` : '', pods.length ? `pod:${pods.join(',')}` : ''].filter(Boolean).join('/');
+  return [namespaces.length ? `ns:${namespaces.join(',')}` : '', pods.length ? `pod:${pods.join(',')}` : '']
+    .filter(Boolean)
+    .join('/');
 }
 
 function ruleString(rule: Rule, direction: 'from' | 'to'): string {
@@ -286,19 +419,32 @@ describe('NetworkPolicies admit only what the architecture lists (g)', () => {
     const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
     const deny = find(objects, 'NetworkPolicy', 'default-deny');
     expect(deny.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
-    expect(policies.map((p) => p.metadata.name).filter((n) => n !== 'default-deny').sort()).toEqual(Object.keys(expected).sort());
+    expect(
+      policies
+        .map((p) => p.metadata.name)
+        .filter((n) => n !== 'default-deny')
+        .sort(),
+    ).toEqual(Object.keys(expected).sort());
     for (const policy of policies.filter((p) => p.metadata.name !== 'default-deny')) {
       const want = expected[policy.metadata.name]!;
       const where = `${variant} NetworkPolicy ${policy.metadata.name}`;
       expect(policy.spec.podSelector, where).toEqual({ matchLabels: { 'app.kubernetes.io/name': want.selects } });
       expect(policy.spec.policyTypes, where).toEqual(['Ingress', 'Egress']);
-      expect(((policy.spec.ingress ?? []) as Rule[]).map((r) => ruleString(r, 'from')).sort(), `${where} ingress`).toEqual([...want.ingress].sort());
-      expect(((policy.spec.egress ?? []) as Rule[]).map((r) => ruleString(r, 'to')).sort(), `${where} egress`).toEqual([...want.egress].sort());
+      expect(
+        ((policy.spec.ingress ?? []) as Rule[]).map((r) => ruleString(r, 'from')).sort(),
+        `${where} ingress`,
+      ).toEqual([...want.ingress].sort());
+      expect(((policy.spec.egress ?? []) as Rule[]).map((r) => ruleString(r, 'to')).sort(), `${where} egress`).toEqual(
+        [...want.egress].sort(),
+      );
     }
     // Every pod is covered by its own policy (beyond default-deny), and only the gateway takes traffic from anywhere.
     for (const workload of [...workloads(objects), ...jobs(objects)]) {
       const name = workload.spec.template.metadata.labels['app.kubernetes.io/name'];
-      expect(Object.values(expected).some((p) => p.selects === name), `policy for ${name}`).toBe(true);
+      expect(
+        Object.values(expected).some((p) => p.selects === name),
+        `policy for ${name}`,
+      ).toBe(true);
     }
     const open = Object.entries(expected).filter(([, p]) => p.ingress.some((r) => r.startsWith('any ')));
     expect(open.map(([n]) => n)).toEqual(['gateway']);
@@ -306,5 +452,9 @@ describe('NetworkPolicies admit only what the architecture lists (g)', () => {
 });
 
 it('every overlay directory is checked here', () => {
-  expect(readdirSync(join(K8S, 'overlays')).filter((d) => existsSync(join(K8S, 'overlays', d, 'kustomization.yaml'))).sort()).toEqual(['production', 'staging']);
+  expect(
+    readdirSync(join(K8S, 'overlays'))
+      .filter((d) => existsSync(join(K8S, 'overlays', d, 'kustomization.yaml')))
+      .sort(),
+  ).toEqual(['production', 'staging']);
 });

@@ -26,7 +26,17 @@ const AuditReport = z.object({
     z.object({
       name: z.string(),
       severity: z.string(),
-      via: z.array(z.union([z.string(), z.object({ url: z.string().optional(), source: z.union([z.number(), z.string()]).optional(), title: z.string().optional(), severity: z.string().optional() })])),
+      via: z.array(
+        z.union([
+          z.string(),
+          z.object({
+            url: z.string().optional(),
+            source: z.union([z.number(), z.string()]).optional(),
+            title: z.string().optional(),
+            severity: z.string().optional(),
+          }),
+        ]),
+      ),
     }),
   ),
 });
@@ -47,7 +57,10 @@ export function judgeAudit(output: string, allowlist: Allowlist, today: string):
   const failure = parsed as { error?: { summary?: string; code?: string }; message?: string; statusCode?: number };
   if (failure.error) {
     const what = failure.message ?? failure.error.summary ?? 'the advisory endpoint failed';
-    return { kind: 'unavailable', reason: failure.statusCode !== undefined ? what : `${failure.error.code ?? 'error'}: ${what}` };
+    return {
+      kind: 'unavailable',
+      reason: failure.statusCode !== undefined ? what : `${failure.error.code ?? 'error'}: ${what}`,
+    };
   }
   const report = AuditReport.safeParse(parsed);
   if (!report.success) return { kind: 'unavailable', reason: 'npm audit printed a report of an unknown shape' };
@@ -57,8 +70,11 @@ export function judgeAudit(output: string, allowlist: Allowlist, today: string):
     for (const via of vulnerability.via) {
       if (typeof via === 'string') continue; // a dependency of a vulnerable package: reported under its own name
       const advisory = via.url ?? String(via.source ?? '?');
-      const entry = allowlist.allowed.find((a) => (advisory === a.advisory || advisory.endsWith(`/${a.advisory}`)) && a.package === vulnerability.name);
-      const line = `${vulnerability.name} (${via.severity ?? vulnerability.severity}): ${via.title ?? ''} ${advisory}`.trim();
+      const entry = allowlist.allowed.find(
+        (a) => (advisory === a.advisory || advisory.endsWith(`/${a.advisory}`)) && a.package === vulnerability.name,
+      );
+      const line =
+        `${vulnerability.name} (${via.severity ?? vulnerability.severity}): ${via.title ?? ''} ${advisory}`.trim();
       if (entry && entry.until >= today) allowed.push(`${line} (allowed until ${entry.until}: ${entry.reason})`);
       else findings.push(entry ? `${line} (its allowance ended ${entry.until})` : line);
     }
@@ -77,19 +93,29 @@ function npmAudit(cwd: string): Promise<string> {
 }
 
 /** Runs the audit; resolves with the exit code (1 only for a finding the allow-list does not cover). */
-export async function runAudit(root: string, log: (line: string) => void, today = new Date().toISOString().slice(0, 10)): Promise<number> {
+export async function runAudit(
+  root: string,
+  log: (line: string) => void,
+  today = new Date().toISOString().slice(0, 10),
+): Promise<number> {
   const allowlist = Allowlist.parse(JSON.parse(readFileSync(join(root, ALLOWLIST_FILE), 'utf8')));
   const verdict = judgeAudit(await npmAudit(root), allowlist, today);
   if (verdict.kind === 'unavailable') {
-    log(`npm audit --omit=dev: NOT CHECKED, the registry's advisory endpoint cannot be reached from here (${verdict.reason}); see docs/security.md`);
+    log(
+      `npm audit --omit=dev: NOT CHECKED, the registry's advisory endpoint cannot be reached from here (${verdict.reason}); see docs/security.md`,
+    );
     return 0;
   }
   for (const line of verdict.allowed) log(`npm audit --omit=dev: allowed ${line}`);
   if (verdict.kind === 'clean') {
-    log(`npm audit --omit=dev: no known vulnerability in production dependencies${verdict.allowed.length > 0 ? ` beyond ${verdict.allowed.length} allowed` : ''}`);
+    log(
+      `npm audit --omit=dev: no known vulnerability in production dependencies${verdict.allowed.length > 0 ? ` beyond ${verdict.allowed.length} allowed` : ''}`,
+    );
     return 0;
   }
   for (const line of verdict.findings) log(`npm audit --omit=dev: VULNERABLE ${line}`);
-  log(`npm audit --omit=dev: ${verdict.findings.length} finding(s) not in ${ALLOWLIST_FILE}: upgrade, or allow each with a reason and a date (docs/security.md)`);
+  log(
+    `npm audit --omit=dev: ${verdict.findings.length} finding(s) not in ${ALLOWLIST_FILE}: upgrade, or allow each with a reason and a date (docs/security.md)`,
+  );
   return 1;
 }

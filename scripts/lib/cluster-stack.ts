@@ -76,7 +76,8 @@ export interface ClusterStackOptions extends Omit<StackEnvironmentOptions, 'port
 }
 
 /** Backends of a service: the gateway has two listeners, hence two. */
-const backendsOf = (service: ServiceName): string[] => (service === 'gateway' ? ['gateway', 'gateway-admin'] : [service]);
+const backendsOf = (service: ServiceName): string[] =>
+  service === 'gateway' ? ['gateway', 'gateway-admin'] : [service];
 
 /** `--name N` or `--name=N`: a whole number from 1 to max, or the fallback when absent. */
 export function countFlag(args: readonly string[], name: string, fallback: number, max: number): number {
@@ -84,7 +85,8 @@ export function countFlag(args: readonly string[], name: string, fallback: numbe
   if (i < 0) return fallback;
   const raw = args[i]?.includes('=') ? args[i]?.split('=')[1] : args[i + 1];
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`--${name} needs a whole number from 1 to ${max} (got ${raw ?? 'nothing'})`);
+  if (!Number.isInteger(value) || value < 1 || value > max)
+    throw new Error(`--${name} needs a whole number from 1 to ${max} (got ${raw ?? 'nothing'})`);
   return value;
 }
 
@@ -107,8 +109,18 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
   const runDir = await mkdtemp(join(tmpdir(), 'checkout-haproxy-'));
   // One more slot than replicas: the surge replica of a rolling deploy.
   const slotCount = n + 1;
-  const frontendPort: Record<string, number> = { gateway: ports.gateway, 'gateway-admin': ports.gatewayAdmin, orders: ports.orders, sessions: ports.sessions, 'webhook-dispatcher': ports.dispatcher };
-  const backends: Backend[] = Object.entries(frontendPort).map(([name, port]) => ({ name, port, slots: Array.from({ length: slotCount }, () => undefined) }));
+  const frontendPort: Record<string, number> = {
+    gateway: ports.gateway,
+    'gateway-admin': ports.gatewayAdmin,
+    orders: ports.orders,
+    sessions: ports.sessions,
+    'webhook-dispatcher': ports.dispatcher,
+  };
+  const backends: Backend[] = Object.entries(frontendPort).map(([name, port]) => ({
+    name,
+    port,
+    slots: Array.from({ length: slotCount }, () => undefined),
+  }));
   const haproxy = await startHaproxy({ binary, runDir, backends, log: options.log });
   options.log(`load balancer: ${haproxy.version}, config ${join(runDir, 'haproxy.cfg')}`);
 
@@ -125,7 +137,12 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
 
   const live: Record<ServiceName, Replica[]> = { orders: [], sessions: [], 'webhook-dispatcher': [], gateway: [] };
   const generations: Record<ServiceName, number> = { orders: 0, sessions: 0, 'webhook-dispatcher': 0, gateway: 0 };
-  const takenSlots: Record<ServiceName, Set<number>> = { orders: new Set(), sessions: new Set(), 'webhook-dispatcher': new Set(), gateway: new Set() };
+  const takenSlots: Record<ServiceName, Set<number>> = {
+    orders: new Set(),
+    sessions: new Set(),
+    'webhook-dispatcher': new Set(),
+    gateway: new Set(),
+  };
   const name = (r: Replica) => `${r.service}#${r.generation}(:${r.port})`;
 
   const ready = async (port: number): Promise<boolean> => {
@@ -155,18 +172,31 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
       // D43: each gateway replica enforces its share of the per-key limit.
       ...(service === 'gateway' && { GATEWAY_REPLICAS: String(n) }),
     };
-    const proc = spawnService({ service, env: serviceEnv, logFile: join(options.logDir, `${service}-${generation}.log`), name: `${service}-${generation}`, ...(bundleDir && { bundleDir }) });
+    const proc = spawnService({
+      service,
+      env: serviceEnv,
+      logFile: join(options.logDir, `${service}-${generation}.log`),
+      name: `${service}-${generation}`,
+      ...(bundleDir && { bundleDir }),
+    });
     const replica: Replica = { service, generation, slot, port, ...(adminPort !== undefined && { adminPort }), proc };
     try {
       await waitFor(`${service}#${generation} /readyz`, () => ready(port), {
         deadlineMs,
         intervalMs: 200,
         abortIf: () => {
-          if (proc.exitInfo()) throw new Error(`${service}#${generation} exited; see ${join(options.logDir, `${service}-${generation}.log`)}`);
+          if (proc.exitInfo())
+            throw new Error(
+              `${service}#${generation} exited; see ${join(options.logDir, `${service}-${generation}.log`)}`,
+            );
         },
       });
-      for (const backend of backendsOf(service)) await haproxy.assign(backend, slot, backend === 'gateway-admin' ? (adminPort as number) : port);
-      await waitFor(`${service}#${generation} in the load balancer's rotation`, () => inRotation(replica), { deadlineMs: 15_000, intervalMs: 100 });
+      for (const backend of backendsOf(service))
+        await haproxy.assign(backend, slot, backend === 'gateway-admin' ? (adminPort as number) : port);
+      await waitFor(`${service}#${generation} in the load balancer's rotation`, () => inRotation(replica), {
+        deadlineMs: 15_000,
+        intervalMs: 100,
+      });
     } catch (err) {
       await proc.stop(5_000).catch(() => {});
       for (const backend of backendsOf(service)) await haproxy.setState(backend, slot, 'maint').catch(() => {});
@@ -205,7 +235,8 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
   };
 
   const stopAll = async () => {
-    for (const service of [...SERVICES].reverse()) await Promise.all(live[service].splice(0).map((r) => r.proc.stop(8_000).catch(() => {})));
+    for (const service of [...SERVICES].reverse())
+      await Promise.all(live[service].splice(0).map((r) => r.proc.stop(8_000).catch(() => {})));
     await haproxy.stop().catch(() => {});
     await rm(runDir, { recursive: true, force: true });
   };
@@ -249,7 +280,16 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
         const readyAt = Date.now();
         const exitCode = await retire(old, 'graceful');
         const finishedAt = Date.now();
-        const step = { service, replaced: name(old), by: name(fresh), startedAt, readyMs: readyAt - startedAt, stopMs: finishedAt - readyAt, finishedAt, exitCode };
+        const step = {
+          service,
+          replaced: name(old),
+          by: name(fresh),
+          startedAt,
+          readyMs: readyAt - startedAt,
+          stopMs: finishedAt - readyAt,
+          finishedAt,
+          exitCode,
+        };
         steps.push(step);
         onStep?.(step);
       }

@@ -12,7 +12,9 @@ describe('renderHaproxyConfig', () => {
 
   it('When rendered, then every frontend binds loopback only and each replica slot is a checked server, spare slots disabled', () => {
     expect(config).toContain('frontend orders\n  bind 127.0.0.1:41000\n  default_backend orders');
-    expect(config).toContain('  server s1 127.0.0.1:41001 check\n  server s2 127.0.0.1:41002 check\n  server s3 127.0.0.1:1 check disabled');
+    expect(config).toContain(
+      '  server s1 127.0.0.1:41001 check\n  server s2 127.0.0.1:41002 check\n  server s3 127.0.0.1:1 check disabled',
+    );
     expect(config).toContain('frontend gateway-admin\n  bind 127.0.0.1:42000');
     expect(config.match(/bind (\S+)/g)?.every((b) => b.startsWith('bind 127.0.0.1:'))).toBe(true);
     expect(config).toContain('stats socket /tmp/run/haproxy.sock mode 600 level admin');

@@ -78,8 +78,16 @@ export function renderHaproxyConfig(options: { socket: string; backends: readonl
 
 /** Installs HAProxy from Debian when it is missing (scripts/ensure-haproxy.sh); returns the binary's path. */
 export async function ensureHaproxy(log: (line: string) => void): Promise<string> {
-  const { stdout, stderr } = await execFileAsync('bash', [ENSURE_SCRIPT], { timeout: 20 * 60_000, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' });
-  const last = `${stdout}\n${stderr}`.trim().split('\n').filter((l) => l.startsWith('haproxy:')).pop();
+  const { stdout, stderr } = await execFileAsync('bash', [ENSURE_SCRIPT], {
+    timeout: 20 * 60_000,
+    maxBuffer: 16 * 1024 * 1024,
+    encoding: 'utf8',
+  });
+  const last = `${stdout}\n${stderr}`
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('haproxy:'))
+    .pop();
   if (last) log(last);
   const path = /haproxy: (?:present|installed) at (\S+)/.exec(last ?? '')?.[1];
   if (!path) throw new Error(`scripts/ensure-haproxy.sh did not name an haproxy binary:\n${stdout}\n${stderr}`);
@@ -103,14 +111,26 @@ export interface Haproxy {
   stop(): Promise<void>;
 }
 
-export async function startHaproxy(options: { binary: string; runDir: string; backends: readonly Backend[]; log: (line: string) => void }): Promise<Haproxy> {
+export async function startHaproxy(options: {
+  binary: string;
+  runDir: string;
+  backends: readonly Backend[];
+  log: (line: string) => void;
+}): Promise<Haproxy> {
   const socket = join(options.runDir, 'haproxy.sock');
   const configFile = join(options.runDir, 'haproxy.cfg');
   await writeFile(configFile, renderHaproxyConfig({ socket, backends: options.backends }));
   await execFileAsync(options.binary, ['-c', '-q', '-f', configFile], { timeout: 30_000 });
-  const version = (await execFileAsync(options.binary, ['-v'], { encoding: 'utf8' })).stdout.split('\n')[0] ?? 'HAProxy';
+  const version =
+    (await execFileAsync(options.binary, ['-v'], { encoding: 'utf8' })).stdout.split('\n')[0] ?? 'HAProxy';
   // -db: foreground, so the guard sees it exit and can kill it with this process.
-  const proc: GuardedProcess = spawnGuarded({ name: 'haproxy', command: options.binary, args: ['-db', '-f', configFile], cwd: options.runDir, logFile: join(options.runDir, 'haproxy.log') });
+  const proc: GuardedProcess = spawnGuarded({
+    name: 'haproxy',
+    command: options.binary,
+    args: ['-db', '-f', configFile],
+    cwd: options.runDir,
+    logFile: join(options.runDir, 'haproxy.log'),
+  });
   const command = (line: string) => runtimeCommand(socket, line);
   await waitFor('HAProxy runtime API', async () => (await command('show info')).includes('Name: HAProxy'), {
     deadlineMs: 15_000,
@@ -121,7 +141,8 @@ export async function startHaproxy(options: { binary: string; runDir: string; ba
   });
   const expectEmpty = async (line: string) => {
     const answer = (await command(line)).trim();
-    if (answer !== '' && !/^(IP changed|no need to change|port changed)/i.test(answer)) throw new Error(`haproxy: "${line}" answered: ${answer}`);
+    if (answer !== '' && !/^(IP changed|no need to change|port changed)/i.test(answer))
+      throw new Error(`haproxy: "${line}" answered: ${answer}`);
   };
   return {
     version,
@@ -168,7 +189,9 @@ function runtimeCommand(socket: string, line: string): Promise<string> {
 }
 
 /** The server rows of `show stat` (CSV): status and current sessions by "backend/sN". */
-async function serverStats(command: (line: string) => Promise<string>): Promise<Map<string, { status: string; scur: number }>> {
+async function serverStats(
+  command: (line: string) => Promise<string>,
+): Promise<Map<string, { status: string; scur: number }>> {
   const csv = await command('show stat');
   const [header, ...rows] = csv.trim().split('\n');
   const columns = (header ?? '').replace(/^# /, '').split(',');

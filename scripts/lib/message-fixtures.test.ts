@@ -23,27 +23,37 @@ describe('message fixtures: every committed shape parses in its consumer', () =>
     for (const topic of KNOWN_TOPICS) expect(ofTopic(topic).length, topic).toBeGreaterThan(0);
   });
 
-  it.each(ofTopic(TOPICS.orderEvents).map((f) => [f.name, f.fixture] as const))('orders.events/%s → sessions\' order-events consumer', (_name, fixture) => {
-    const parsed = parseOrderEvent(received(fixture));
-    if (!parsed.ok) throw new Error(parsed.error);
-    const value = fixture.value as { type: string; orderId: string };
-    expect(parsed.value.type).toBe(value.type);
-    expect(ORDER_EVENT_TYPES).toContain(parsed.value.type);
-    expect(parsed.value.orderId).toBe(fixture.key);
-  });
+  it.each(ofTopic(TOPICS.orderEvents).map((f) => [f.name, f.fixture] as const))(
+    "orders.events/%s → sessions' order-events consumer",
+    (_name, fixture) => {
+      const parsed = parseOrderEvent(received(fixture));
+      if (!parsed.ok) throw new Error(parsed.error);
+      const value = fixture.value as { type: string; orderId: string };
+      expect(parsed.value.type).toBe(value.type);
+      expect(ORDER_EVENT_TYPES).toContain(parsed.value.type);
+      expect(parsed.value.orderId).toBe(fixture.key);
+    },
+  );
 
-  it.each(ofTopic(TOPICS.sessionEvents).map((f) => [f.name, f.fixture] as const))('checkout.session.events/%s → the dispatcher\'s session-events consumer', (_name, fixture) => {
-    const parsed = parseSessionEvent(received(fixture));
-    if (!parsed.ok) throw new Error(parsed.error);
-    const value = fixture.value as { type: string; body: unknown };
-    expect(parsed.value.envelope.type).toBe(value.type);
-    expect(EVENT_TYPES).toContain(parsed.value.envelope.type);
-    expect(parsed.value.envelope.sessionId).toBe(fixture.key);
-    // The webhook body reaches the merchant as the producer wrote it.
-    expect(parsed.value.rawBody).toEqual(value.body);
-  });
+  it.each(ofTopic(TOPICS.sessionEvents).map((f) => [f.name, f.fixture] as const))(
+    "checkout.session.events/%s → the dispatcher's session-events consumer",
+    (_name, fixture) => {
+      const parsed = parseSessionEvent(received(fixture));
+      if (!parsed.ok) throw new Error(parsed.error);
+      const value = fixture.value as { type: string; body: unknown };
+      expect(parsed.value.envelope.type).toBe(value.type);
+      expect(EVENT_TYPES).toContain(parsed.value.envelope.type);
+      expect(parsed.value.envelope.sessionId).toBe(fixture.key);
+      // The webhook body reaches the merchant as the producer wrote it.
+      expect(parsed.value.rawBody).toEqual(value.body);
+    },
+  );
 
-  it.each(fixtures.filter((f) => retryTopics.includes(f.topic)).map((f) => [`${f.topic}/${f.name}`, f.topic, f.fixture] as const))('%s → the dispatcher\'s retry consumer', (_name, topic, fixture) => {
+  it.each(
+    fixtures
+      .filter((f) => retryTopics.includes(f.topic))
+      .map((f) => [`${f.topic}/${f.name}`, f.topic, f.fixture] as const),
+  )("%s → the dispatcher's retry consumer", (_name, topic, fixture) => {
     const parsed = parseRetryMessage(received(fixture));
     if (!parsed.ok) throw new Error(parsed.error);
     // Tier N holds the retry for attempt N + 1.
@@ -51,16 +61,19 @@ describe('message fixtures: every committed shape parses in its consumer', () =>
     expect(parsed.value.deliveryId).toBe(fixture.key);
   });
 
-  it.each(ofTopic(TOPICS.webhookDeadLetter).map((f) => [f.name, f.fixture] as const))('webhooks.dead-letter/%s → the dead-letter replay', (_name, fixture) => {
-    const entry = DeadLetterEntry.safeParse(received(fixture));
-    // A message a consumer parked (x-original-topic) is reported and skipped by the replay; a failed delivery is redelivered.
-    if (fixture.headers?.['x-original-topic'] !== undefined) {
-      expect(entry.success).toBe(false);
-    } else {
-      if (!entry.success) throw new Error(entry.error.message);
-      expect(entry.data.deliveryId).toBe(fixture.key);
-    }
-  });
+  it.each(ofTopic(TOPICS.webhookDeadLetter).map((f) => [f.name, f.fixture] as const))(
+    'webhooks.dead-letter/%s → the dead-letter replay',
+    (_name, fixture) => {
+      const entry = DeadLetterEntry.safeParse(received(fixture));
+      // A message a consumer parked (x-original-topic) is reported and skipped by the replay; a failed delivery is redelivered.
+      if (fixture.headers?.['x-original-topic'] !== undefined) {
+        expect(entry.success).toBe(false);
+      } else {
+        if (!entry.success) throw new Error(entry.error.message);
+        expect(entry.data.deliveryId).toBe(fixture.key);
+      }
+    },
+  );
 });
 
 describe('message fixtures: every shape a producer can make has one', () => {
@@ -68,14 +81,16 @@ describe('message fixtures: every shape a producer can make has one', () => {
     const orderTypes = new Set(ofTopic(TOPICS.orderEvents).map((f) => (f.fixture.value as { type: string }).type));
     for (const type of ORDER_EVENT_TYPES) expect(orderTypes, `orders.events has no ${type} fixture`).toContain(type);
     const sessionTypes = new Set(ofTopic(TOPICS.sessionEvents).map((f) => (f.fixture.value as { type: string }).type));
-    for (const type of EVENT_TYPES) expect(sessionTypes, `checkout.session.events has no ${type} fixture`).toContain(type);
+    for (const type of EVENT_TYPES)
+      expect(sessionTypes, `checkout.session.events has no ${type} fixture`).toContain(type);
   });
 
-  it('has a committed fixture of the shape of every message today\'s producers make (npm run fixtures adds missing ones)', async () => {
+  it("has a committed fixture of the shape of every message today's producers make (npm run fixtures adds missing ones)", async () => {
     const missing: string[] = [];
     for (const message of await produceAll()) {
       const shape = fixtureShape(message.fixture);
-      if (!ofTopic(message.topic).some((f) => fixtureShape(f.fixture) === shape)) missing.push(`${message.topic}/${message.name} (${message.fixture.producedBy})`);
+      if (!ofTopic(message.topic).some((f) => fixtureShape(f.fixture) === shape))
+        missing.push(`${message.topic}/${message.name} (${message.fixture.producedBy})`);
     }
     expect(missing, 'shapes without a fixture: run `npm run fixtures` and commit what it writes').toEqual([]);
   });

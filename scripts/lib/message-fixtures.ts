@@ -44,8 +44,14 @@ export interface ProducedMessage {
 export function readFixtures(): Array<{ topic: string; name: string; fixture: MessageFixture }> {
   const found: Array<{ topic: string; name: string; fixture: MessageFixture }> = [];
   for (const topic of readdirSync(FIXTURES_DIR).sort()) {
-    for (const file of readdirSync(join(FIXTURES_DIR, topic)).filter((f) => f.endsWith('.json')).sort()) {
-      found.push({ topic, name: file.replace(/\.json$/, ''), fixture: JSON.parse(readFileSync(join(FIXTURES_DIR, topic, file), 'utf8')) as MessageFixture });
+    for (const file of readdirSync(join(FIXTURES_DIR, topic))
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
+      found.push({
+        topic,
+        name: file.replace(/\.json$/, ''),
+        fixture: JSON.parse(readFileSync(join(FIXTURES_DIR, topic, file), 'utf8')) as MessageFixture,
+      });
     }
   }
   return found;
@@ -71,7 +77,9 @@ export function shapeOf(value: unknown): string {
 
 /** The shape of a whole fixture: key, header names and value. */
 export function fixtureShape(fixture: MessageFixture): string {
-  return `${typeof fixture.key}|${Object.keys(fixture.headers ?? {}).sort().join(',')}|${shapeOf(fixture.value)}`;
+  return `${typeof fixture.key}|${Object.keys(fixture.headers ?? {})
+    .sort()
+    .join(',')}|${shapeOf(fixture.value)}`;
 }
 
 const NOW = new Date('2026-01-15T12:00:00.000Z');
@@ -79,7 +87,12 @@ const MODE: Mode = 'test';
 const SCOPE: Scope = { organizationId: 'org_fixtures', mode: MODE };
 
 function toFixture(message: OutgoingMessage, producedBy: string): MessageFixture {
-  return { producedBy, key: message.key, ...(message.headers && { headers: message.headers }), value: JSON.parse(message.value) as unknown };
+  return {
+    producedBy,
+    key: message.key,
+    ...(message.headers && { headers: message.headers }),
+    value: JSON.parse(message.value) as unknown,
+  };
 }
 
 // ---- orders.events: OrderCommands with an in-memory store in place of MongoDB ---------------------------
@@ -92,7 +105,11 @@ class MemoryOrders {
     return Promise.resolve(this.docs.get(id) ?? null);
   }
 
-  mutateOrder<R>(_scope: Scope, id: string, change: (current: OrderDocument) => { next: OrderDocument | null; result: R }): Promise<{ order: OrderDocument; result: R } | null> {
+  mutateOrder<R>(
+    _scope: Scope,
+    id: string,
+    change: (current: OrderDocument) => { next: OrderDocument | null; result: R },
+  ): Promise<{ order: OrderDocument; result: R } | null> {
     const current = this.docs.get(id);
     if (!current) return Promise.resolve(null);
     const { next, result } = change(current);
@@ -120,16 +137,29 @@ async function orderEvents(): Promise<ProducedMessage[]> {
   };
   const minimal: NewOrderInput = { items: [{ name: 'Coffee', quantity: 2, unitPrice: 450 }] };
   const everything: NewOrderInput = {
-    items: [{ name: 'Coffee', quantity: 2, unitPrice: 450 }, { name: 'Cake', quantity: 1, unitPrice: 600 }],
+    items: [
+      { name: 'Coffee', quantity: 2, unitPrice: 450 },
+      { name: 'Cake', quantity: 1, unitPrice: 600 },
+    ],
     taxes: [{ name: 'VAT', type: 'additive', amount: 150 }],
     discounts: [{ name: 'Regulars', type: 'fixed', amount: 100 }],
     externalId: 'pos-1234',
-    shippingAddress: { name: 'Ada Lovelace', line1: '1 Main St', line2: 'Flat 2', city: 'London', state: 'LDN', postalCode: 'N1 9GU', country: 'GB' },
+    shippingAddress: {
+      name: 'Ada Lovelace',
+      line1: '1 Main St',
+      line2: 'Flat 2',
+      city: 'London',
+      state: 'LDN',
+      postalCode: 'N1 9GU',
+      country: 'GB',
+    },
     locationId: newId('loc', MODE),
     paymentDestination: newId('pd', MODE),
     metadata: { till: '3', 'odd.key$': 'kept' },
   };
-  const customer = { customer: { id: newId('cust', MODE), email: 'ada@example.com', name: 'Ada Lovelace', phone: '+442079460000' } };
+  const customer = {
+    customer: { id: newId('cust', MODE), email: 'ada@example.com', name: 'Ada Lovelace', phone: '+442079460000' },
+  };
 
   /** The event the last write appended to the order's outbox, as the relay would send it. */
   const lastEvent = (id: string, name: string, producedBy: string): ProducedMessage => {
@@ -141,11 +171,15 @@ async function orderEvents(): Promise<ProducedMessage[]> {
   const produced: ProducedMessage[] = [];
   let id = place(minimal);
   await commands.update(SCOPE, id, { metadata: { note: 'gift' } });
-  produced.push(lastEvent(id, 'order.updated.minimal.v1', 'orders: OrderCommands.update, an order with no optional field'));
+  produced.push(
+    lastEvent(id, 'order.updated.minimal.v1', 'orders: OrderCommands.update, an order with no optional field'),
+  );
 
   id = place(everything, customer);
   await commands.update(SCOPE, id, { items: [{ name: 'Coffee', quantity: 3, unitPrice: 450 }] });
-  produced.push(lastEvent(id, 'order.updated.all-fields.v1', 'orders: OrderCommands.update, an order with every optional field'));
+  produced.push(
+    lastEvent(id, 'order.updated.all-fields.v1', 'orders: OrderCommands.update, an order with every optional field'),
+  );
 
   id = place(minimal);
   await commands.cancel(SCOPE, id);
@@ -153,9 +187,21 @@ async function orderEvents(): Promise<ProducedMessage[]> {
 
   id = place(everything, customer);
   await commands.applyPayment(SCOPE, id, { paymentId: newId('pay', MODE), amount: 500, method: 'card' });
-  produced.push(lastEvent(id, 'order.payment_applied.partial.v1', 'orders: OrderCommands.applyPayment, part of the total (order stays open)'));
+  produced.push(
+    lastEvent(
+      id,
+      'order.payment_applied.partial.v1',
+      'orders: OrderCommands.applyPayment, part of the total (order stays open)',
+    ),
+  );
   await commands.applyPayment(SCOPE, id, { paymentId: newId('pay', MODE), method: 'stablecoin' });
-  produced.push(lastEvent(id, 'order.payment_applied.completed.v1', 'orders: OrderCommands.applyPayment, the rest (order completed, paidAt set)'));
+  produced.push(
+    lastEvent(
+      id,
+      'order.payment_applied.completed.v1',
+      'orders: OrderCommands.applyPayment, the rest (order completed, paidAt set)',
+    ),
+  );
 
   id = place(minimal);
   await commands.closePayments(SCOPE, id);
@@ -168,8 +214,13 @@ async function orderEvents(): Promise<ProducedMessage[]> {
 function sessionEvents(): ProducedMessage[] {
   const topic = TOPICS.sessionEvents;
   const baseUrl = 'https://checkout.example.com/checkout';
-  const orderDoc = (input: NewOrderInput, extra: Partial<OrderDocument>): OrderDocument => ({ ...newOrder(input, { scope: SCOPE, now: NOW }), ...SCOPE, revision: 1, ...extra }) as OrderDocument;
-  const session = (order: OrderDocument, status: SessionDocument['status'], extra: Partial<SessionDocument>): SessionDocument => ({
+  const orderDoc = (input: NewOrderInput, extra: Partial<OrderDocument>): OrderDocument =>
+    ({ ...newOrder(input, { scope: SCOPE, now: NOW }), ...SCOPE, revision: 1, ...extra }) as OrderDocument;
+  const session = (
+    order: OrderDocument,
+    status: SessionDocument['status'],
+    extra: Partial<SessionDocument>,
+  ): SessionDocument => ({
     _id: newId('cs', MODE),
     ...SCOPE,
     orderId: order._id,
@@ -201,10 +252,21 @@ function sessionEvents(): ProducedMessage[] {
     enabledPaymentMethods: ['card', 'stablecoin', 'stored_value'],
   };
   const items = { items: [{ name: 'Coffee', quantity: 2, unitPrice: 450 }] };
-  const paid = { status: 'completed', paymentStatus: 'paid', amounts: { subtotal: 900, tax: 0, discount: 0, tip: 0, total: 900, paid: 900 }, paidAt: NOW } as const;
+  const paid = {
+    status: 'completed',
+    paymentStatus: 'paid',
+    amounts: { subtotal: 900, tax: 0, discount: 0, tip: 0, total: 900, paid: 900 },
+    paidAt: NOW,
+  } as const;
   const withCustomer = { customer: { id: newId('cust', MODE), email: 'ada@example.com' } };
 
-  const make = (name: string, producedBy: string, doc: SessionDocument, order: OrderDocument, kind: 'completed' | 'expired'): ProducedMessage => {
+  const make = (
+    name: string,
+    producedBy: string,
+    doc: SessionDocument,
+    order: OrderDocument,
+    kind: 'completed' | 'expired',
+  ): ProducedMessage => {
     // Sessions keeps the order as orders' answer presents it, parsed against Order (its orders client).
     const envelope = sessionEventMessage(doc, Order.parse(presentOrder(order)), kind, NOW, baseUrl);
     return { topic, name, fixture: toFixture({ topic, key: doc._id, value: JSON.stringify(envelope) }, producedBy) };
@@ -214,10 +276,34 @@ function sessionEvents(): ProducedMessage[] {
   const openOrder = orderDoc(items, { paymentsClosed: true });
   const openRich = orderDoc(items, { paymentsClosed: true, ...withCustomer });
   return [
-    make('checkout.session.completed.minimal', 'sessions: sessionEventMessage, completed, no callback URL, no customer, empty sessionData', session(completedOrder, 'completed', {}), completedOrder, 'completed'),
-    make('checkout.session.completed.all-fields', 'sessions: sessionEventMessage, completed, with callback and success URLs, customer, sessionData', session(completedRich, 'completed', rich), completedRich, 'completed'),
-    make('checkout.session.expired.minimal', 'sessions: sessionEventMessage, expired, no callback URL, no customer', session(openOrder, 'expired', { expiresAt: NOW }), openOrder, 'expired'),
-    make('checkout.session.expired.all-fields', 'sessions: sessionEventMessage, expired, with callback and success URLs, customer, sessionData', session(openRich, 'expired', { ...rich, expiresAt: NOW }), openRich, 'expired'),
+    make(
+      'checkout.session.completed.minimal',
+      'sessions: sessionEventMessage, completed, no callback URL, no customer, empty sessionData',
+      session(completedOrder, 'completed', {}),
+      completedOrder,
+      'completed',
+    ),
+    make(
+      'checkout.session.completed.all-fields',
+      'sessions: sessionEventMessage, completed, with callback and success URLs, customer, sessionData',
+      session(completedRich, 'completed', rich),
+      completedRich,
+      'completed',
+    ),
+    make(
+      'checkout.session.expired.minimal',
+      'sessions: sessionEventMessage, expired, no callback URL, no customer',
+      session(openOrder, 'expired', { expiresAt: NOW }),
+      openOrder,
+      'expired',
+    ),
+    make(
+      'checkout.session.expired.all-fields',
+      'sessions: sessionEventMessage, expired, with callback and success URLs, customer, sessionData',
+      session(openRich, 'expired', { ...rich, expiresAt: NOW }),
+      openRich,
+      'expired',
+    ),
   ];
 }
 
@@ -225,7 +311,11 @@ function sessionEvents(): ProducedMessage[] {
 
 async function webhookMessages(): Promise<ProducedMessage[]> {
   const sent: OutgoingMessage[] = [];
-  const producer: EventProducer = { connect: () => Promise.resolve(), disconnect: () => Promise.resolve(), send: (messages) => Promise.resolve(void sent.push(...messages)) };
+  const producer: EventProducer = {
+    connect: () => Promise.resolve(),
+    disconnect: () => Promise.resolve(),
+    send: (messages) => Promise.resolve(void sent.push(...messages)),
+  };
   const publisher = new WebhookPublisher(producer, '');
   const produced: ProducedMessage[] = [];
   const take = (name: string, producedBy: string): void => {
@@ -234,7 +324,11 @@ async function webhookMessages(): Promise<ProducedMessage[]> {
     produced.push({ topic: message.topic, name, fixture: toFixture(message, producedBy) });
   };
   for (const tier of WEBHOOK_RETRY_TIERS) {
-    await publisher.publishRetry({ deliveryId: newId('dlv', MODE), attempt: tier + 1, notBefore: new Date(NOW.getTime() + tier * 60_000).toISOString() });
+    await publisher.publishRetry({
+      deliveryId: newId('dlv', MODE),
+      attempt: tier + 1,
+      notBefore: new Date(NOW.getTime() + tier * 60_000).toISOString(),
+    });
     take(`retry.attempt-${tier + 1}`, `webhook-dispatcher: WebhookPublisher.publishRetry after failed attempt ${tier}`);
   }
   const delivery = (error: string | null): DeliveryDocument => ({
@@ -244,7 +338,9 @@ async function webhookMessages(): Promise<ProducedMessage[]> {
     eventType: 'checkout.session.completed',
     url: 'https://merchant.example.com/webhooks',
     status: 'failed',
-    attempts: [{ attempt: 5, at: NOW, statusCode: error === null ? 500 : null, durationMs: 120, error, responseSnippet: null }],
+    attempts: [
+      { attempt: 5, at: NOW, statusCode: error === null ? 500 : null, durationMs: 120, error, responseSnippet: null },
+    ],
     attemptCount: 5,
     nextAttemptAt: null,
     lockedUntil: NOW,
@@ -254,9 +350,15 @@ async function webhookMessages(): Promise<ProducedMessage[]> {
     updatedAt: NOW,
   });
   await publisher.publishDeadLetter(delivery('connect ECONNREFUSED'), NOW);
-  take('delivery-failed.with-error', 'webhook-dispatcher: WebhookPublisher.publishDeadLetter, last attempt had no response');
+  take(
+    'delivery-failed.with-error',
+    'webhook-dispatcher: WebhookPublisher.publishDeadLetter, last attempt had no response',
+  );
   await publisher.publishDeadLetter(delivery(null), NOW);
-  take('delivery-failed.without-error', 'webhook-dispatcher: WebhookPublisher.publishDeadLetter, last attempt answered without an error text');
+  take(
+    'delivery-failed.without-error',
+    'webhook-dispatcher: WebhookPublisher.publishDeadLetter, last attempt answered without an error text',
+  );
   return produced;
 }
 
@@ -267,12 +369,23 @@ async function webhookMessages(): Promise<ProducedMessage[]> {
  */
 function parkedPoison(): ProducedMessage {
   const sessionId = newId('cs', MODE);
-  const value = { version: 1, eventId: newId('evt', MODE), type: 'checkout.session.completed', sessionId, body: { id: newId('evt', MODE) } };
+  const value = {
+    version: 1,
+    eventId: newId('evt', MODE),
+    type: 'checkout.session.completed',
+    sessionId,
+    body: { id: newId('evt', MODE) },
+  };
   return {
     topic: TOPICS.webhookDeadLetter,
     name: 'parked-poison',
     fixture: toFixture(
-      { topic: TOPICS.webhookDeadLetter, key: sessionId, value: JSON.stringify(value), headers: { 'x-original-topic': TOPICS.sessionEvents, 'x-failure-reason': 'body.id: must equal eventId' } },
+      {
+        topic: TOPICS.webhookDeadLetter,
+        key: sessionId,
+        value: JSON.stringify(value),
+        headers: { 'x-original-topic': TOPICS.sessionEvents, 'x-failure-reason': 'body.id: must equal eventId' },
+      },
       'libs/kafka: parkOnDeadLetter, a message its consumer could not parse',
     ),
   };

@@ -38,21 +38,37 @@ export async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
 
 /** One service process, configured only through `env` as in a deployment, killed if this process dies. */
-export function spawnService(options: { service: ServiceName; env: Record<string, string>; logFile: string; bundleDir?: string; name?: string }): GuardedProcess {
+export function spawnService(options: {
+  service: ServiceName;
+  env: Record<string, string>;
+  logFile: string;
+  bundleDir?: string;
+  name?: string;
+}): GuardedProcess {
   const { service, bundleDir } = options;
   return spawnGuarded({
     name: options.name ?? service,
     command: process.execPath,
     args: [
       // CPU_PROFILE_DIR=<dir>: a V8 CPU profile of each service, written when it stops (open in Chrome DevTools).
-      ...(process.env.CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROFILE_DIR}`, `--cpu-prof-name=${options.name ?? service}.${Date.now()}.cpuprofile`] : []),
-      ...(bundleDir ? ['--enable-source-maps', join(bundleDir, `${service}.mjs`)] : ['--import', 'tsx', join('services', service, 'src', 'main.ts')]),
+      ...(process.env.CPU_PROFILE_DIR
+        ? [
+            '--cpu-prof',
+            `--cpu-prof-dir=${process.env.CPU_PROFILE_DIR}`,
+            `--cpu-prof-name=${options.name ?? service}.${Date.now()}.cpuprofile`,
+          ]
+        : []),
+      ...(bundleDir
+        ? ['--enable-source-maps', join(bundleDir, `${service}.mjs`)]
+        : ['--import', 'tsx', join('services', service, 'src', 'main.ts')]),
     ],
     cwd: process.cwd(),
     logFile: options.logFile,
@@ -60,7 +76,10 @@ export function spawnService(options: { service: ServiceName; env: Record<string
   });
 }
 
-export const envKey = (service: ServiceName): keyof Pick<StackEnvironment, 'orders' | 'sessions' | 'dispatcher' | 'gateway'> => (service === 'webhook-dispatcher' ? 'dispatcher' : service);
+export const envKey = (
+  service: ServiceName,
+): keyof Pick<StackEnvironment, 'orders' | 'sessions' | 'dispatcher' | 'gateway'> =>
+  service === 'webhook-dispatcher' ? 'dispatcher' : service;
 
 /**
  * The four services as separate Node processes, each configured through its environment exactly as in a
@@ -81,7 +100,13 @@ export async function startProcessStack(
   const services = options.services ?? SERVICES;
   const bundleDir = options.runtime === 'bundle' ? join(process.cwd(), 'dist', 'process-stack') : undefined;
   if (bundleDir) await (await import('../../deploy/scripts/bundle')).bundle(bundleDir);
-  const ports = { gateway: options.gatewayPort ?? (await freePort()), gatewayAdmin: await freePort(), orders: await freePort(), sessions: await freePort(), dispatcher: await freePort() };
+  const ports = {
+    gateway: options.gatewayPort ?? (await freePort()),
+    gatewayAdmin: await freePort(),
+    orders: await freePort(),
+    sessions: await freePort(),
+    dispatcher: await freePort(),
+  };
   const env = stackEnvironment({ ...options, ports });
   mkdirSync(options.logDir, { recursive: true });
   const processes: Partial<Record<ServiceName, GuardedProcess>> = {};
@@ -95,7 +120,12 @@ export async function startProcessStack(
     for (const service of [...services].reverse()) await processes[service]?.stop(8_000);
   };
   const spawn = (service: ServiceName) => {
-    processes[service] = spawnService({ service, env: env[envKey(service)], logFile: join(options.logDir, `${service}.log`), ...(bundleDir && { bundleDir }) });
+    processes[service] = spawnService({
+      service,
+      env: env[envKey(service)],
+      logFile: join(options.logDir, `${service}.log`),
+      ...(bundleDir && { bundleDir }),
+    });
   };
   const ready = async (service: ServiceName): Promise<boolean> => {
     const response = await request(`${urls[service]}/readyz`, { headersTimeout: 5_000, bodyTimeout: 5_000 });
@@ -105,7 +135,8 @@ export async function startProcessStack(
   const awaitReady = (service: ServiceName, deadlineMs: number) =>
     eventually(
       async () => {
-        if (processes[service]?.exitInfo()) throw new Error(`${service} exited; see ${join(options.logDir, `${service}.log`)}`);
+        if (processes[service]?.exitInfo())
+          throw new Error(`${service} exited; see ${join(options.logDir, `${service}.log`)}`);
         return ready(service);
       },
       { deadlineMs, intervalMs: 200, description: `${service} /readyz` },

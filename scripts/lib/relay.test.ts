@@ -23,12 +23,20 @@ function harness(start: Date) {
       const limit = Number(url.searchParams.get('limit') ?? '20');
       const newestFirst = [...events].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
       const slice = newestFirst.slice((page - 1) * limit, page * limit);
-      return Response.json({ events: slice, pagination: { page, limit, total: events.length, hasMore: page * limit < events.length } });
+      return Response.json({
+        events: slice,
+        pagination: { page, limit, total: events.length, hasMore: page * limit < events.length },
+      });
     }
     const id = decodeURIComponent(url.pathname.split('/').pop() ?? '');
     const event = events.find((e) => e.id === id);
     const delivery = deliveries.get(id);
-    return Response.json({ event, deliveries: delivery ? [{ id: delivery, url: 'https://merchant.example/hooks', status: 'succeeded', attempts: [] }] : [] });
+    return Response.json({
+      event,
+      deliveries: delivery
+        ? [{ id: delivery, url: 'https://merchant.example/hooks', status: 'succeeded', attempts: [] }]
+        : [],
+    });
   };
   const forwarded: { headers: Record<string, string>; body: string }[] = [];
   const local: typeof fetch = async (_input, init) => {
@@ -38,12 +46,31 @@ function harness(start: Date) {
   let now = start;
   const lines: string[] = [];
   const add = (id: string, secondsAfterStart: number, delivery?: string, callbackUrl?: string) => {
-    events.push({ id, event: 'checkout.session.completed', createdAt: new Date(start.getTime() + secondsAfterStart * 1000).toISOString(), session: { id: `cs_test_${id}`, ...(callbackUrl && { callbackUrl }) } });
+    events.push({
+      id,
+      event: 'checkout.session.completed',
+      createdAt: new Date(start.getTime() + secondsAfterStart * 1000).toISOString(),
+      session: { id: `cs_test_${id}`, ...(callbackUrl && { callbackUrl }) },
+    });
     if (delivery) deliveries.set(id, delivery);
   };
   const relay = (secret?: string) =>
-    new Relay({ client: new Checkout('sk_test_x', { baseUrl: 'http://api.invalid', fetch: api }), forwardTo: 'http://localhost:3000/webhooks', secret, print: (l) => lines.push(l), clock: () => now, fetch: local });
-  return { add, relay, forwarded, lines, deliver: (id: string, delivery: string) => deliveries.set(id, delivery), advance: (ms: number) => (now = new Date(now.getTime() + ms)) };
+    new Relay({
+      client: new Checkout('sk_test_x', { baseUrl: 'http://api.invalid', fetch: api }),
+      forwardTo: 'http://localhost:3000/webhooks',
+      secret,
+      print: (l) => lines.push(l),
+      clock: () => now,
+      fetch: local,
+    });
+  return {
+    add,
+    relay,
+    forwarded,
+    lines,
+    deliver: (id: string, delivery: string) => deliveries.set(id, delivery),
+    advance: (ms: number) => (now = new Date(now.getTime() + ms)),
+  };
 }
 
 describe('Relay (D45)', () => {
@@ -89,7 +116,14 @@ describe('Relay (D45)', () => {
       'x-service-event-type': 'checkout.session.completed',
       'user-agent': 'Service-Webhooks/1.0',
     });
-    const check = checkWebhookSignature({ secret, body: signed?.body ?? '', id: signed?.headers['webhook-id'], timestamp: signed?.headers['webhook-timestamp'], signature: signed?.headers['webhook-signature'], nowSeconds: start.getTime() / 1000 });
+    const check = checkWebhookSignature({
+      secret,
+      body: signed?.body ?? '',
+      id: signed?.headers['webhook-id'],
+      timestamp: signed?.headers['webhook-timestamp'],
+      signature: signed?.headers['webhook-signature'],
+      nowSeconds: start.getTime() / 1000,
+    });
     expect(check).toEqual({ ok: true });
     expect(unsigned?.headers['x-service-delivery-id']).toMatch(/^dlv_test_[0-9A-Za-z]{24}$/);
   });

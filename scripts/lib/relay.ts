@@ -79,7 +79,8 @@ export class Relay {
   private async deliveryIdOf(event: WebhookEvent): Promise<string | undefined> {
     const { deliveries } = await this.options.client.events.retrieve(event.id);
     if (deliveries[0]) return deliveries[0].id;
-    const deliveryToCome = Boolean(event.session.callbackUrl) && this.clock().getTime() - Date.parse(event.createdAt) < DELIVERY_WAIT_MS;
+    const deliveryToCome =
+      Boolean(event.session.callbackUrl) && this.clock().getTime() - Date.parse(event.createdAt) < DELIVERY_WAIT_MS;
     return deliveryToCome ? undefined : newId('dlv', 'test');
   }
 
@@ -87,11 +88,25 @@ export class Relay {
     const body = JSON.stringify(event);
     const headers = deliveryHeaders({ eventId: event.id, deliveryId, eventType: event.event });
     if (this.options.secret) {
-      Object.assign(headers, signatureHeaders({ secret: this.options.secret, id: event.id, timestamp: Math.floor(this.clock().getTime() / 1000), body }));
+      Object.assign(
+        headers,
+        signatureHeaders({
+          secret: this.options.secret,
+          id: event.id,
+          timestamp: Math.floor(this.clock().getTime() / 1000),
+          body,
+        }),
+      );
     }
     let status: number | string;
     try {
-      const response = await (this.options.fetch ?? fetch)(this.options.forwardTo, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000) });
+      const response = await (this.options.fetch ?? fetch)(this.options.forwardTo, {
+        method: 'POST',
+        headers,
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+      });
       await response.arrayBuffer().catch(() => undefined);
       status = response.status;
     } catch (err) {

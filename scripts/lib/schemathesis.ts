@@ -5,7 +5,10 @@ import { ensureVenv } from './tool-cache';
 export const SCHEMATHESIS_VERSION = '4.32.5';
 
 /** Returns the venv's python; run Schemathesis as `<python> -m schemathesis.cli`. */
-export async function ensureSchemathesis(log: (line: string) => void, python = process.env.PYTHON ?? 'python3'): Promise<string> {
+export async function ensureSchemathesis(
+  log: (line: string) => void,
+  python = process.env.PYTHON ?? 'python3',
+): Promise<string> {
   return ensureVenv({
     name: `schemathesis-${SCHEMATHESIS_VERSION}`,
     packages: [`schemathesis==${SCHEMATHESIS_VERSION}`],

@@ -24,7 +24,11 @@ export function runTool(
   options: { log: (line: string) => void; quiet?: boolean; cwd?: string; env?: NodeJS.ProcessEnv } = { log: () => {} },
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd, env: options.env ?? process.env });
+    const child = spawn(command, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -58,7 +62,11 @@ export async function ensureVenv(options: {
   const python = options.python ?? process.env.PYTHON ?? 'python3';
   const isComplete = async (venv: string) => {
     if (!existsSync(pythonIn(venv))) return false;
-    const { code, stdout, stderr } = await runTool(pythonIn(venv), ['-m', options.check.module, ...options.check.args], { log: () => {}, quiet: true });
+    const { code, stdout, stderr } = await runTool(
+      pythonIn(venv),
+      ['-m', options.check.module, ...options.check.args],
+      { log: () => {}, quiet: true },
+    );
     return code === 0 && `${stdout}${stderr}`.includes(options.check.expect);
   };
   const { built } = await ensureCached({
@@ -69,7 +77,11 @@ export async function ensureVenv(options: {
       options.log(`installing ${options.packages.join(' ')} into ${dir} (first run only)`);
       const venv = await runTool(python, ['-m', 'venv', tmp], { log: options.log });
       if (venv.code !== 0) throw new Error(`${python} -m venv failed; install Python 3.9+ with the venv module`);
-      const pip = await runTool(pythonIn(tmp), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', ...options.packages], { log: options.log });
+      const pip = await runTool(
+        pythonIn(tmp),
+        ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', ...options.packages],
+        { log: options.log },
+      );
       if (pip.code !== 0) throw new Error(`pip install ${options.packages.join(' ')} failed`);
     },
   });
@@ -78,7 +90,13 @@ export async function ensureVenv(options: {
 }
 
 /** A Go command (`go install <module>@<version>` through the Go module proxy) in a bin directory of its own. */
-export async function ensureGoTool(options: { name: string; module: string; version: string; binary: string; log: (line: string) => void }): Promise<string> {
+export async function ensureGoTool(options: {
+  name: string;
+  module: string;
+  version: string;
+  binary: string;
+  log: (line: string) => void;
+}): Promise<string> {
   const dir = join(toolsCacheRoot(), `${options.name}-${options.version}`);
   const binaryIn = (root: string) => join(root, 'bin', options.binary);
   await ensureCached({
@@ -87,8 +105,12 @@ export async function ensureGoTool(options: { name: string; module: string; vers
     log: options.log,
     build: async (tmp) => {
       options.log(`installing ${options.module}@${options.version} into ${dir} (first run only)`);
-      const install = await runTool('go', ['install', `${options.module}@${options.version}`], { log: options.log, env: { ...process.env, GOBIN: join(tmp, 'bin'), GOFLAGS: '-mod=mod' } });
-      if (install.code !== 0) throw new Error(`go install ${options.module}@${options.version} failed (is Go 1.22+ on the PATH?)`);
+      const install = await runTool('go', ['install', `${options.module}@${options.version}`], {
+        log: options.log,
+        env: { ...process.env, GOBIN: join(tmp, 'bin'), GOFLAGS: '-mod=mod' },
+      });
+      if (install.code !== 0)
+        throw new Error(`go install ${options.module}@${options.version} failed (is Go 1.22+ on the PATH?)`);
     },
   });
   return binaryIn(dir);

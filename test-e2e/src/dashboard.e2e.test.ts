@@ -29,8 +29,23 @@ let browser: Browser;
 beforeAll(async () => {
   if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   receiver = await startWebhookReceiver();
-  stack = await startStack({ webhookRetryDelaysMs: '100,200,400,800', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' }, dispatcher: { WEBHOOK_MAX_ATTEMPTS: '2' } } });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  stack = await startStack({
+    webhookRetryDelaysMs: '100,200,400,800',
+    extraEnv: {
+      gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' },
+      dispatcher: { WEBHOOK_MAX_ATTEMPTS: '2' },
+    },
+  });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
 });
 
 afterAll(async () => {
@@ -41,7 +56,11 @@ afterAll(async () => {
 
 async function newMerchant(name: string) {
   const org = await stack.admin.createOrganizationWithKeys(uniqueId(name));
-  return { ...org, test: new Checkout(org.testKey, { baseUrl: stack.gatewayUrl }), live: new Checkout(org.liveKey, { baseUrl: stack.gatewayUrl }) };
+  return {
+    ...org,
+    test: new Checkout(org.testKey, { baseUrl: stack.gatewayUrl }),
+    live: new Checkout(org.liveKey, { baseUrl: stack.gatewayUrl }),
+  };
 }
 
 /** A paid session whose webhook to `path` has failed (every attempt used). */
@@ -75,7 +94,9 @@ async function checkPage(page: Page, name: string): Promise<void> {
   if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}-1280.png`, fullPage: true });
   await page.setViewportSize({ width: 375, height: 812 });
   // A string: the test package has no DOM types (it runs in the browser).
-  const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+  const overflow = (await page.evaluate(
+    'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+  )) as number;
   expect(overflow, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(0);
   await expectAccessible(page, `${name} at 375 px`);
   if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}-375.png`, fullPage: true });
@@ -92,7 +113,9 @@ describe('the merchant dashboard in a browser (D47)', () => {
     // Overview: the banner says which mode, the charts have text alternatives.
     await expect(page.getByRole('note').textContent()).resolves.toContain('TEST MODE');
     await expect(page.getByRole('heading', { level: 1, name: 'Overview' }).isVisible()).resolves.toBe(true);
-    await expect(page.getByRole('img', { name: /Success rate and p95 duration per callback host/ }).isVisible()).resolves.toBe(true);
+    await expect(
+      page.getByRole('img', { name: /Success rate and p95 duration per callback host/ }).isVisible(),
+    ).resolves.toBe(true);
     await expect(page.getByRole('img', { name: /Payments per hour/ }).isVisible()).resolves.toBe(true);
     expect(await page.locator('table').first().textContent()).toContain('127.0.0.1');
     // Keyboard: the first Tab reaches the skip link.
@@ -131,8 +154,15 @@ describe('the merchant dashboard in a browser (D47)', () => {
       },
       { ...DEADLINE, description: 'the redelivery to show as succeeded' },
     );
-    expect(await page.locator('section.delivery[data-delivery-status="succeeded"] ol.timeline li').first().textContent()).toMatch(/HTTP 200, \d+ ms$/);
-    expect(receiver.deliveries(path).filter((r) => r.headers['x-service-event-id'] === eventId).at(-1)?.headers['x-service-event-id']).toBe(eventId);
+    expect(
+      await page.locator('section.delivery[data-delivery-status="succeeded"] ol.timeline li').first().textContent(),
+    ).toMatch(/HTTP 200, \d+ ms$/);
+    expect(
+      receiver
+        .deliveries(path)
+        .filter((r) => r.headers['x-service-event-id'] === eventId)
+        .at(-1)?.headers['x-service-event-id'],
+    ).toBe(eventId);
     await checkPage(page, 'event-redelivered');
 
     // Orders (with a filter), the order, sessions, the session with its history.
@@ -159,7 +189,9 @@ describe('the merchant dashboard in a browser (D47)', () => {
     await checkPage(page, 'session');
 
     // Recover: the form, the confirm step, and the answer on the events page.
-    await page.goto(`${stack.gatewayUrl}/dashboard/recover?since=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString().slice(0, 16))}`);
+    await page.goto(
+      `${stack.gatewayUrl}/dashboard/recover?since=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString().slice(0, 16))}`,
+    );
     await checkPage(page, 'recover-confirm');
     await page.getByRole('button', { name: 'Yes, send them again' }).click();
     await page.waitForURL(/\/dashboard\/events\?recovering=\d+$/);
@@ -186,7 +218,13 @@ describe('the merchant dashboard in a browser (D47)', () => {
     const { session, eventId } = await failedDelivery(owner.test, `/hooks/${uniqueId('own')}`);
     const other = await newMerchant('Other Org');
     const { context, page } = await loggedIn(other.test);
-    for (const target of [`orders/${session.order.id}`, `sessions/${session.id}`, `events/${eventId}`, `events/${eventId}/redeliver`, 'orders/ord_test_unknown']) {
+    for (const target of [
+      `orders/${session.order.id}`,
+      `sessions/${session.id}`,
+      `events/${eventId}`,
+      `events/${eventId}/redeliver`,
+      'orders/ord_test_unknown',
+    ]) {
       const answer = await page.goto(`${stack.gatewayUrl}/dashboard/${target}`);
       expect(answer?.status(), target).toBe(404);
       await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Not found');
@@ -204,7 +242,9 @@ describe('the merchant dashboard in a browser (D47)', () => {
     expect(await page.locator('table tbody').textContent()).toContain('No orders match.');
     await page.goto(`${stack.gatewayUrl}/dashboard/events`);
     expect(await page.getByRole('table', { name: 'Events, newest first' }).textContent()).toContain('No events yet.');
-    expect(await page.getByRole('region', { name: 'Failed deliveries' }).textContent()).toContain('No failed deliveries.');
+    expect(await page.getByRole('region', { name: 'Failed deliveries' }).textContent()).toContain(
+      'No failed deliveries.',
+    );
     expect((await page.goto(`${stack.gatewayUrl}/dashboard/orders/${session.order.id}`))?.status()).toBe(404);
     expect((await page.goto(`${stack.gatewayUrl}/dashboard/events/${eventId}`))?.status()).toBe(404);
     await page.goto(`${stack.gatewayUrl}/dashboard/sessions`);
@@ -215,10 +255,14 @@ describe('the merchant dashboard in a browser (D47)', () => {
   it('When `npm run cli -- dashboard` runs with a test key, then it prints a link that logs the browser in', async () => {
     const merchant = await newMerchant('CLI Org');
     // Run from the repository root, as `npm run cli` does; explicit flags instead of the running stack's .stack.json.
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', 'dashboard', '--key', merchant.testKey, '--base-url', stack.gatewayUrl], {
-      cwd: process.cwd(),
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/cli.ts', 'dashboard', '--key', merchant.testKey, '--base-url', stack.gatewayUrl],
+      {
+        cwd: process.cwd(),
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      },
+    );
     const url = stdout.trim();
     expect(url).toMatch(new RegExp(`^${stack.gatewayUrl}/dashboard/login/[A-Za-z0-9_-]{43}$`));
     const context = await browser.newContext();

@@ -4,7 +4,14 @@ import { request } from 'undici';
 import { createLogger } from '@checkout/logger';
 import { CommandCounter } from '@checkout/mongo';
 import { checkWebhookSignature } from '@checkout/contracts';
-import { AdminClient, eventually, stackEnvironment, startWebhookReceiver, type StackEnvironment, type WebhookReceiver } from '@checkout/testing';
+import {
+  AdminClient,
+  eventually,
+  stackEnvironment,
+  startWebhookReceiver,
+  type StackEnvironment,
+  type WebhookReceiver,
+} from '@checkout/testing';
 import { buildApp as buildGateway, type GatewayApp } from '@checkout/gateway';
 import { parseConfig as gatewayConfig } from '@checkout/gateway/config';
 import { buildApp as buildOrders, type OrdersApp } from '@checkout/orders';
@@ -19,7 +26,10 @@ import { startStack, type InProcessStack } from './support/stack';
 const suffix = randomBytes(4).toString('hex');
 const silent = (name: string) => createLogger(name, { level: 'silent' });
 
-async function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+async function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
   const response = await request(url, { headers });
   const text = await response.body.text();
   let body: unknown = text;
@@ -41,15 +51,28 @@ describe('the gateway alone, with its database commands counted', () => {
   let organizationId: string;
 
   /** A gateway replica on this file's databases, with settings of its own. */
-  async function gateway(extra: Record<string, string> = {}, counted = false): Promise<{ url: string; adminUrl: string }> {
-    const app = buildGateway(gatewayConfig({ ...env.gateway, ORDERS_URL: ordersUrl, ADMIN_PORT: '0', ...extra }), silent('gateway'), counted ? { commandCounter: counter } : {});
+  async function gateway(
+    extra: Record<string, string> = {},
+    counted = false,
+  ): Promise<{ url: string; adminUrl: string }> {
+    const app = buildGateway(
+      gatewayConfig({ ...env.gateway, ORDERS_URL: ordersUrl, ADMIN_PORT: '0', ...extra }),
+      silent('gateway'),
+      counted ? { commandCounter: counter } : {},
+    );
     gateways.push(app);
     return app.start();
   }
 
   beforeAll(async () => {
     const mongoUrl = process.env.MONGODB_URL ?? '';
-    env = stackEnvironment({ ports: { gateway: 0, orders: 0, sessions: 0, dispatcher: 0 }, mongoUrl, kafkaBrokers: (process.env.KAFKA_BROKERS ?? '').split(','), namePrefix: `e2e_edge_${suffix}`, logLevel: 'silent' });
+    env = stackEnvironment({
+      ports: { gateway: 0, orders: 0, sessions: 0, dispatcher: 0 },
+      mongoUrl,
+      kafkaBrokers: (process.env.KAFKA_BROKERS ?? '').split(','),
+      namePrefix: `e2e_edge_${suffix}`,
+      logLevel: 'silent',
+    });
     orders = buildOrders(ordersConfig(env.orders), silent('orders'));
     ordersUrl = (await orders.start()).url;
     const main = await gateway({ AUTH_CACHE_MS: '30000' });
@@ -63,7 +86,7 @@ describe('the gateway alone, with its database commands counted', () => {
     await orders?.stop();
   });
 
-  it('item 2: the public port serves neither the admin API, nor /internal, nor /metrics, and its /readyz says only ready or not; the operators\' port serves them', async () => {
+  it("item 2: the public port serves neither the admin API, nor /internal, nor /metrics, and its /readyz says only ready or not; the operators' port serves them", async () => {
     const { url, adminUrl } = await gateway();
     const auth = { authorization: `Bearer ${env.adminToken}` };
     expect((await get(`${url}/admin/organizations`, auth)).status).toBe(404);
@@ -89,9 +112,14 @@ describe('the gateway alone, with its database commands counted', () => {
     const { url } = await gateway({}, true);
     // Its start-up sweep is not what is measured here: one delete of expired Idempotency-Key records, then two of
     // expired dashboard login links and sessions (D47). Waiting for the first alone let the other two land in the window.
-    await eventually(async () => (counter.snapshot().delete ?? 0) >= 3, { deadlineMs: 10_000, description: 'the start-up sweep' });
+    await eventually(async () => (counter.snapshot().delete ?? 0) >= 3, {
+      deadlineMs: 10_000,
+      description: 'the start-up sweep',
+    });
     const unknown = `sk_test_${'Z'.repeat(12)}${randomBytes(16).toString('hex')}`;
-    const guesses = await counter.during(() => Promise.all(Array.from({ length: 20 }, () => new Api(url, unknown).get('/v0/orders'))));
+    const guesses = await counter.during(() =>
+      Promise.all(Array.from({ length: 20 }, () => new Api(url, unknown).get('/v0/orders'))),
+    );
     expect(guesses.result.map((r) => r.status)).toEqual(Array.from({ length: 20 }, () => 401));
     expect(guesses.commands).toEqual({ find: 1 });
     const again = await counter.during(() => new Api(url, unknown).get('/v0/orders'));
@@ -101,7 +129,10 @@ describe('the gateway alone, with its database commands counted', () => {
     await admin.call('POST', `/organizations/${organizationId}/keys/${key.id}/revoke`);
     const revoked = await new Api(url, key.secret).get('/v0/orders');
     expect(revoked.status).toBe(401);
-    expect({ code: revoked.body.code, message: revoked.body.message }).toEqual({ code: guesses.result[0]?.body.code, message: guesses.result[0]?.body.message });
+    expect({ code: revoked.body.code, message: revoked.body.message }).toEqual({
+      code: guesses.result[0]?.body.code,
+      message: guesses.result[0]?.body.message,
+    });
   });
 
   it('low: a key revoked through a replica stops working on that replica at once, with AUTH_CACHE_MS at its 30 s cap', async () => {
@@ -119,7 +150,8 @@ describe('the gateway alone, with its database commands counted', () => {
     const strict = await gateway({ CLIENT_RATE_LIMIT_PER_WINDOW: '5', RATE_LIMIT_WINDOW_MS: '60000' });
     const guess = new Api(strict.url, `sk_test_${'Q'.repeat(44)}`);
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i += 1) statuses.push((await guess.get('/v0/orders', { 'x-forwarded-for': `198.51.100.${i}` })).status);
+    for (let i = 0; i < 6; i += 1)
+      statuses.push((await guess.get('/v0/orders', { 'x-forwarded-for': `198.51.100.${i}` })).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
     const refused = await guess.get('/v0/orders');
     expect(refused.status).toBe(429);
@@ -127,15 +159,24 @@ describe('the gateway alone, with its database commands counted', () => {
     expect(refused.headers['retry-after']).toBeDefined();
 
     // Behind a trusted proxy (the loopback peer here), each forwarded client has a bucket of its own.
-    const proxied = await gateway({ CLIENT_RATE_LIMIT_PER_WINDOW: '5', RATE_LIMIT_WINDOW_MS: '60000', TRUSTED_PROXIES: '127.0.0.1/32,::1/128' });
+    const proxied = await gateway({
+      CLIENT_RATE_LIMIT_PER_WINDOW: '5',
+      RATE_LIMIT_WINDOW_MS: '60000',
+      TRUSTED_PROXIES: '127.0.0.1/32,::1/128',
+    });
     const behind = new Api(proxied.url, `sk_test_${'Q'.repeat(44)}`);
-    for (let i = 0; i < 5; i += 1) expect((await behind.get('/v0/orders', { 'x-forwarded-for': '198.51.100.1' })).status).toBe(401);
+    for (let i = 0; i < 5; i += 1)
+      expect((await behind.get('/v0/orders', { 'x-forwarded-for': '198.51.100.1' })).status).toBe(401);
     expect((await behind.get('/v0/orders', { 'x-forwarded-for': '198.51.100.1' })).status).toBe(429);
     expect((await behind.get('/v0/orders', { 'x-forwarded-for': '198.51.100.2' })).status).toBe(401);
   });
 
   it('item 4: the hosted page has a tighter budget per client address', async () => {
-    const { url } = await gateway({ CHECKOUT_RATE_LIMIT_PER_WINDOW: '3', RATE_LIMIT_WINDOW_MS: '60000', SESSIONS_URL: 'http://127.0.0.1:9' });
+    const { url } = await gateway({
+      CHECKOUT_RATE_LIMIT_PER_WINDOW: '3',
+      RATE_LIMIT_WINDOW_MS: '60000',
+      SESSIONS_URL: 'http://127.0.0.1:9',
+    });
     const statuses: number[] = [];
     for (let i = 0; i < 4; i += 1) statuses.push((await get(`${url}/checkout/cs_test_${'a'.repeat(24)}`)).status);
     expect(statuses.slice(0, 3).every((s) => s !== 429)).toBe(true);
@@ -144,7 +185,8 @@ describe('the gateway alone, with its database commands counted', () => {
 
   it('item 4: wrong operator tokens are limited per client address; past the limit even the right one waits', async () => {
     const { adminUrl } = await gateway({ ADMIN_AUTH_FAILURES_PER_MINUTE: '3' });
-    for (let i = 0; i < 3; i += 1) expect((await get(`${adminUrl}/admin/organizations`, { authorization: `Bearer wrong-${i}` })).status).toBe(401);
+    for (let i = 0; i < 3; i += 1)
+      expect((await get(`${adminUrl}/admin/organizations`, { authorization: `Bearer wrong-${i}` })).status).toBe(401);
     const blocked = await get(`${adminUrl}/admin/organizations`, { authorization: `Bearer ${env.adminToken}` });
     expect(blocked.status).toBe(429);
     expect(blocked.headers['retry-after']).toBeDefined();
@@ -166,22 +208,35 @@ describe('the whole stack: internal routes admit only their callers, and a rotat
   });
 
   const call = async (url: string, method: 'GET' | 'POST', token: string) => {
-    const response = await request(url, { method, headers: { 'x-internal-token': token, 'x-organization-id': 'org_edge', 'x-mode': 'test', 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+    const response = await request(url, {
+      method,
+      headers: {
+        'x-internal-token': token,
+        'x-organization-id': 'org_edge',
+        'x-mode': 'test',
+        'content-type': 'application/json',
+      },
+      body: method === 'POST' ? '{}' : undefined,
+    });
     return { status: response.statusCode, body: (await response.body.json()) as { code?: string } };
   };
 
-  it('item 3: a service\'s credential opens only the routes its flows need (a compromised pod cannot act as another service)', async () => {
+  it("item 3: a service's credential opens only the routes its flows need (a compromised pod cannot act as another service)", async () => {
     const { internalTokens: tokens } = stack.env;
     const orders = `http://127.0.0.1:${stack.env.orders.PORT}`;
     const sessions = `http://127.0.0.1:${stack.env.sessions.PORT}`;
     const dispatcher = `http://127.0.0.1:${stack.env.dispatcher.PORT}`;
     // The gateway cannot apply a payment: only sessions may.
-    expect(await call(`${orders}/internal/orders/ord_test_${'a'.repeat(24)}/payments`, 'POST', tokens.gateway)).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
+    expect(
+      await call(`${orders}/internal/orders/ord_test_${'a'.repeat(24)}/payments`, 'POST', tokens.gateway),
+    ).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
     // Sessions (customer-facing: the hosted page) cannot read signing secrets, nor the events API, nor call its own
     // API as the gateway does: where it is no caller at all its credential is unknown (401).
     expect((await call(`${stack.adminUrl}/internal/checkout-settings`, 'GET', tokens.sessions)).status).toBe(401);
     expect((await call(`${dispatcher}/internal/events`, 'GET', tokens.sessions)).status).toBe(401);
-    expect((await call(`${sessions}/internal/sessions/cs_test_${'a'.repeat(24)}`, 'GET', tokens.sessions)).status).toBe(401);
+    expect((await call(`${sessions}/internal/sessions/cs_test_${'a'.repeat(24)}`, 'GET', tokens.sessions)).status).toBe(
+      401,
+    );
     // The dispatcher reads signing secrets, and nothing from orders.
     expect((await call(`${stack.adminUrl}/internal/checkout-settings`, 'GET', tokens.dispatcher)).status).toBe(200);
     expect((await call(`${orders}/internal/orders`, 'GET', tokens.dispatcher)).status).toBe(401);
@@ -193,31 +248,70 @@ describe('the whole stack: internal routes admit only their callers, and a rotat
 
   it('low: rotating a signing secret signs each delivery with the new and the old secret for the overlap, so a receiver holding either verifies it (D35)', async () => {
     const org = await stack.admin.createOrganizationWithKeys(`Rotation ${suffix}`);
-    const first = await stack.admin.call<{ webhookSigningSecret: string }>('PATCH', `/organizations/${org.organizationId}/checkout-settings`, { mode: 'test', webhookSigning: true });
-    const rotated = await stack.admin.call<{ webhookSigningSecret: string; checkoutSettings: { previousSecretSignsUntil?: string } }>('PATCH', `/organizations/${org.organizationId}/checkout-settings`, { mode: 'test', webhookSigning: true });
+    const first = await stack.admin.call<{ webhookSigningSecret: string }>(
+      'PATCH',
+      `/organizations/${org.organizationId}/checkout-settings`,
+      { mode: 'test', webhookSigning: true },
+    );
+    const rotated = await stack.admin.call<{
+      webhookSigningSecret: string;
+      checkoutSettings: { previousSecretSignsUntil?: string };
+    }>('PATCH', `/organizations/${org.organizationId}/checkout-settings`, { mode: 'test', webhookSigning: true });
     expect(rotated.webhookSigningSecret).not.toBe(first.webhookSigningSecret);
-    expect(Date.parse(rotated.checkoutSettings.previousSecretSignsUntil ?? '') - Date.now()).toBeGreaterThan(23 * 3_600_000);
+    expect(Date.parse(rotated.checkoutSettings.previousSecretSignsUntil ?? '') - Date.now()).toBeGreaterThan(
+      23 * 3_600_000,
+    );
 
     const merchant = new Api(stack.gatewayUrl, org.testKey);
-    const session = await merchant.post('/v0/checkout/sessions', buildSessionInput({ callbackUrl: receiver.url('/rotated') }));
-    expect((await merchant.post(`/v0/test_helpers/checkout/sessions/${session.body.session.id}/pay`, {})).status).toBe(200);
+    const session = await merchant.post(
+      '/v0/checkout/sessions',
+      buildSessionInput({ callbackUrl: receiver.url('/rotated') }),
+    );
+    expect((await merchant.post(`/v0/test_helpers/checkout/sessions/${session.body.session.id}/pay`, {})).status).toBe(
+      200,
+    );
     const delivery = await receiver.nextDelivery({ path: '/rotated', timeoutMs: 30_000 });
     const signature = String(delivery.headers['webhook-signature']);
     expect(signature.split(' ')).toHaveLength(2);
     for (const secret of [rotated.webhookSigningSecret, first.webhookSigningSecret]) {
-      const check = checkWebhookSignature({ secret, body: delivery.body, id: String(delivery.headers['webhook-id']), timestamp: String(delivery.headers['webhook-timestamp']), signature, nowSeconds: Math.floor(Date.now() / 1000) });
+      const check = checkWebhookSignature({
+        secret,
+        body: delivery.body,
+        id: String(delivery.headers['webhook-id']),
+        timestamp: String(delivery.headers['webhook-timestamp']),
+        signature,
+        nowSeconds: Math.floor(Date.now() / 1000),
+      });
       expect(check).toEqual({ ok: true });
     }
 
     // Turning signing off ends the overlap at once; on again, a new secret signs alone.
-    await stack.admin.call('PATCH', `/organizations/${org.organizationId}/checkout-settings`, { mode: 'test', webhookSigning: false });
-    const fresh = await stack.admin.call<{ webhookSigningSecret: string }>('PATCH', `/organizations/${org.organizationId}/checkout-settings`, { mode: 'test', webhookSigning: true });
-    const second = await merchant.post('/v0/checkout/sessions', buildSessionInput({ callbackUrl: receiver.url('/fresh') }));
-    expect((await merchant.post(`/v0/test_helpers/checkout/sessions/${second.body.session.id}/pay`, {})).status).toBe(200);
+    await stack.admin.call('PATCH', `/organizations/${org.organizationId}/checkout-settings`, {
+      mode: 'test',
+      webhookSigning: false,
+    });
+    const fresh = await stack.admin.call<{ webhookSigningSecret: string }>(
+      'PATCH',
+      `/organizations/${org.organizationId}/checkout-settings`,
+      { mode: 'test', webhookSigning: true },
+    );
+    const second = await merchant.post(
+      '/v0/checkout/sessions',
+      buildSessionInput({ callbackUrl: receiver.url('/fresh') }),
+    );
+    expect((await merchant.post(`/v0/test_helpers/checkout/sessions/${second.body.session.id}/pay`, {})).status).toBe(
+      200,
+    );
     const next = await receiver.nextDelivery({ path: '/fresh', timeoutMs: 30_000 });
     expect(String(next.headers['webhook-signature']).split(' ')).toHaveLength(1);
-    const ok = checkWebhookSignature({ secret: fresh.webhookSigningSecret, body: next.body, id: String(next.headers['webhook-id']), timestamp: String(next.headers['webhook-timestamp']), signature: String(next.headers['webhook-signature']), nowSeconds: Math.floor(Date.now() / 1000) });
+    const ok = checkWebhookSignature({
+      secret: fresh.webhookSigningSecret,
+      body: next.body,
+      id: String(next.headers['webhook-id']),
+      timestamp: String(next.headers['webhook-timestamp']),
+      signature: String(next.headers['webhook-signature']),
+      nowSeconds: Math.floor(Date.now() / 1000),
+    });
     expect(ok).toEqual({ ok: true });
   }, 90_000);
 });
-

@@ -15,7 +15,10 @@ let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  stack = await startStack({ webhookRetryDelaysMs: '100,200,400,800', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' }, dispatcher: { WEBHOOK_MAX_ATTEMPTS: '2' } } });
+  stack = await startStack({
+    webhookRetryDelaysMs: '100,200,400,800',
+    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' }, dispatcher: { WEBHOOK_MAX_ATTEMPTS: '2' } },
+  });
 });
 
 afterAll(async () => {
@@ -25,7 +28,11 @@ afterAll(async () => {
 
 async function newMerchant() {
   const org = await stack.admin.createOrganizationWithKeys(uniqueId('Recover Org'));
-  return { test: new Checkout(org.testKey, { baseUrl: stack.gatewayUrl }), live: new Checkout(org.liveKey, { baseUrl: stack.gatewayUrl }), raw: new Api(stack.gatewayUrl, org.testKey) };
+  return {
+    test: new Checkout(org.testKey, { baseUrl: stack.gatewayUrl }),
+    live: new Checkout(org.liveKey, { baseUrl: stack.gatewayUrl }),
+    raw: new Api(stack.gatewayUrl, org.testKey),
+  };
 }
 
 /** A paid session whose webhook to `path` has failed (every attempt used); its event id. */
@@ -61,7 +68,7 @@ describe('POST /v0/events/recover', () => {
     expect(await merchant.test.events.recover({ since })).toEqual({ recovering: 0 });
   });
 
-  it('When another organization or the live key recovers, then this organization\'s failed test deliveries stay as they are (D44)', async () => {
+  it("When another organization or the live key recovers, then this organization's failed test deliveries stay as they are (D44)", async () => {
     const since = new Date(Date.now() - 60_000);
     const owner = await newMerchant();
     const other = await newMerchant();
@@ -74,8 +81,13 @@ describe('POST /v0/events/recover', () => {
   it('When since is missing, malformed or more than 14 days back, then 400 INVALID_REQUEST (D44)', async () => {
     const { test, raw } = await newMerchant();
     expect(await raw.post('/v0/events/recover', {})).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST' } });
-    expect(await raw.post('/v0/events/recover', { since: 'yesterday' })).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST' } });
-    const tooOld = await test.events.recover({ since: new Date(Date.now() - 15 * 24 * 3_600_000) }).catch((err: unknown) => err);
+    expect(await raw.post('/v0/events/recover', { since: 'yesterday' })).toMatchObject({
+      status: 400,
+      body: { code: 'INVALID_REQUEST' },
+    });
+    const tooOld = await test.events
+      .recover({ since: new Date(Date.now() - 15 * 24 * 3_600_000) })
+      .catch((err: unknown) => err);
     expect(isCheckoutApiError(tooOld, 'INVALID_REQUEST')).toBe(true);
     expect(await test.events.recover({ since: new Date(Date.now() - 13 * 24 * 3_600_000) })).toEqual({ recovering: 0 });
   });

@@ -13,7 +13,11 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 
 function runClients(): Promise<{ code: number; output: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'clients.ts')], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'clients.ts')], {
+      cwd: ROOT,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -25,8 +29,15 @@ function runClients(): Promise<{ code: number; output: string }> {
 describe('npm run clients: generated Python and Go clients (issue 23)', () => {
   it('When both generators read the OpenAPI document, then neither warns, each can call every operation, and each runs the merchant journey', async () => {
     const { code, output } = await runClients();
-    const lines = [...output.matchAll(/(python|go): (.+?), warnings (\d+), operations (\d+)\/(\d+), models (\d+), journey (passed|FAILED)/g)];
-    expect(lines.map((m) => m[1]), output.slice(-4000)).toEqual(['python', 'go']);
+    const lines = [
+      ...output.matchAll(
+        /(python|go): (.+?), warnings (\d+), operations (\d+)\/(\d+), models (\d+), journey (passed|FAILED)/g,
+      ),
+    ];
+    expect(
+      lines.map((m) => m[1]),
+      output.slice(-4000),
+    ).toEqual(['python', 'go']);
     for (const [, language, , warnings, operations, total, models, journey] of lines) {
       expect(Number(warnings), `${language} warnings\n${output.slice(-4000)}`).toBe(0);
       expect(Number(operations), `${language} operations`).toBe(Number(total));

@@ -17,7 +17,10 @@ import { buildOrderInput, buildSessionInput, uniqueId } from './support/factorie
 // requestTimeout until the body has been read, which a handler does only after authenticating.
 const HEADERS_TIMEOUT_MS = 4_000;
 const REQUEST_TIMEOUT_MS = 8_000;
-const TIMEOUTS = { HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) };
+const TIMEOUTS = {
+  HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+  HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+};
 
 let stack: InProcessStack;
 let test: Api;
@@ -70,7 +73,10 @@ async function sendRaw(method: string, path: string, body: Buffer | string, head
 }
 
 async function createSession(overrides: Record<string, unknown> = {}): Promise<{ id: string }> {
-  const created = await test.post('/v0/checkout/sessions', buildSessionInput({ externalId: uniqueId('hostile'), ...overrides }));
+  const created = await test.post(
+    '/v0/checkout/sessions',
+    buildSessionInput({ externalId: uniqueId('hostile'), ...overrides }),
+  );
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.session as { id: string };
 }
@@ -83,9 +89,11 @@ describe('Large and deep bodies', () => {
     expect(declared.body.code).toBe('PAYLOAD_TOO_LARGE');
     // The unread rest must not stay on a connection the client would reuse (it once got a stray 408 later).
     expect(declared.headers.connection).toBe('close');
-    const chunks = Readable.from((function* () {
-      for (let sent = 0; sent < big.length; sent += 64 * 1024) yield Buffer.from(big.slice(sent, sent + 64 * 1024));
-    })());
+    const chunks = Readable.from(
+      (function* () {
+        for (let sent = 0; sent < big.length; sent += 64 * 1024) yield Buffer.from(big.slice(sent, sent + 64 * 1024));
+      })(),
+    );
     const response = await request(`${stack.gatewayUrl}/v0/orders`, {
       method: 'POST',
       headers: { authorization: `Bearer ${test.key}`, 'content-type': 'application/json' },
@@ -95,7 +103,8 @@ describe('Large and deep bodies', () => {
     // is accept the body or fail with a 5xx.
     expect([0, 413]).toContain(response.statusCode);
     await response.body.text();
-    if (response.statusCode === 413) expect((response as { headers: Record<string, unknown> }).headers.connection).toBe('close');
+    if (response.statusCode === 413)
+      expect((response as { headers: Record<string, unknown> }).headers.connection).toBe('close');
   });
 
   it('When JSON is nested 10,000 deep anywhere in a body, then it is 400 INVALID_REQUEST, not a stack overflow', async () => {
@@ -116,7 +125,9 @@ describe('Large and deep bodies', () => {
   it(`When sessionData nests one level more than ${JSON_DEPTH_MAX}, then it is 400 SESSION_UPDATE_FAILED at sessionData (issue 12)`, async () => {
     const session = await createSession();
     // sessionData itself is level 1: {deep: nested(31)} is 32 levels, {deep: nested(32)} is 33.
-    const tooDeep = await test.patch(`/v0/checkout/sessions/${session.id}`, { sessionData: { deep: nested(JSON_DEPTH_MAX) } });
+    const tooDeep = await test.patch(`/v0/checkout/sessions/${session.id}`, {
+      sessionData: { deep: nested(JSON_DEPTH_MAX) },
+    });
     expect(tooDeep.status).toBe(400);
     expect(tooDeep.body.code).toBe('SESSION_UPDATE_FAILED');
     expect(tooDeep.body.details).toEqual([expect.objectContaining({ path: 'sessionData' })]);
@@ -158,11 +169,19 @@ describe('Keys, bytes and numbers', () => {
   });
 
   it('When metadata or sessionData uses the key __proto__, then it is 400 with the key named', async () => {
-    const order = await sendRaw('POST', '/v0/orders', `{"items":[{"name":"a","quantity":1,"unitPrice":1}],"metadata":{"__proto__":"x"}}`);
+    const order = await sendRaw(
+      'POST',
+      '/v0/orders',
+      `{"items":[{"name":"a","quantity":1,"unitPrice":1}],"metadata":{"__proto__":"x"}}`,
+    );
     expect(order.status).toBe(400);
     expect(order.body.code).toBe('ORDER_CREATE_FAILED');
     const session = await createSession();
-    const patched = await sendRaw('PATCH', `/v0/checkout/sessions/${session.id}`, '{"sessionData":{"a":{"__proto__":{"polluted":true}}}}');
+    const patched = await sendRaw(
+      'PATCH',
+      `/v0/checkout/sessions/${session.id}`,
+      '{"sessionData":{"a":{"__proto__":{"polluted":true}}}}',
+    );
     expect(patched.status).toBe(400);
     expect(patched.body.code).toBe('SESSION_UPDATE_FAILED');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -171,7 +190,10 @@ describe('Keys, bytes and numbers', () => {
   it('When strings carry NUL bytes, then they are stored and read back exactly', async () => {
     const name = 'Latte\u0000with NUL';
     const metadata = { 'k\u0000ey': 'v\u0000alue' };
-    const created = await test.post('/v0/orders', buildOrderInput({ items: [{ name, quantity: 1, unitPrice: 100 }], metadata }));
+    const created = await test.post(
+      '/v0/orders',
+      buildOrderInput({ items: [{ name, quantity: 1, unitPrice: 100 }], metadata }),
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const read = await test.get(`/v0/orders/${created.body.order.id}`);
     expect(read.body.order.items[0].name).toBe(name);
@@ -181,7 +203,11 @@ describe('Keys, bytes and numbers', () => {
   it('When the body is not valid UTF-8, then it is 400 INVALID_REQUEST, not stored with U+FFFD (issue 12)', async () => {
     const prefix = Buffer.from('{"items":[{"name":"caf');
     const suffix = Buffer.from('","quantity":1,"unitPrice":100}]}');
-    const response = await sendRaw('POST', '/v0/orders', Buffer.concat([prefix, Buffer.from([0xc3, 0x28, 0xff]), suffix]));
+    const response = await sendRaw(
+      'POST',
+      '/v0/orders',
+      Buffer.concat([prefix, Buffer.from([0xc3, 0x28, 0xff]), suffix]),
+    );
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('INVALID_REQUEST');
     expect(response.body.message).toMatch(/UTF-8/);
@@ -189,7 +215,9 @@ describe('Keys, bytes and numbers', () => {
 
   it('When the body has a Content-Encoding the server does not decode, then it is 415 UNSUPPORTED_CONTENT_ENCODING (issue 12)', async () => {
     for (const coding of ['gzip', 'br', 'x-unknown']) {
-      const response = await sendRaw('POST', '/v0/orders', JSON.stringify(buildOrderInput()), { 'content-encoding': coding });
+      const response = await sendRaw('POST', '/v0/orders', JSON.stringify(buildOrderInput()), {
+        'content-encoding': coding,
+      });
       expect(response.status, coding).toBe(415);
       expect(response.body.code).toBe('UNSUPPORTED_CONTENT_ENCODING');
       expect(response.headers['accept-encoding']).toBe('identity');
@@ -197,7 +225,8 @@ describe('Keys, bytes and numbers', () => {
   });
 
   it('When numbers are 1e308, -0 or 9007199254740993, then out-of-range ones are 400 and -0 is plain 0', async () => {
-    const item = (unitPrice: string, quantity = '1') => `{"items":[{"name":"n","quantity":${quantity},"unitPrice":${unitPrice}}]}`;
+    const item = (unitPrice: string, quantity = '1') =>
+      `{"items":[{"name":"n","quantity":${quantity},"unitPrice":${unitPrice}}]}`;
     for (const raw of [item('1e308'), item('9007199254740993'), item('1', '1e308'), item('1', '-0')]) {
       const response = await sendRaw('POST', '/v0/orders', raw);
       expect(response.status, raw).toBe(400);
@@ -213,7 +242,9 @@ describe('Keys, bytes and numbers', () => {
 
 describe('Headers and methods', () => {
   it('When a request carries 100 KB of headers, then it is 431 and the gateway keeps serving', async () => {
-    const response = await request(`${stack.gatewayUrl}/v0/orders`, { headers: { authorization: `Bearer ${test.key}`, 'x-padding': 'p'.repeat(100 * 1024) } });
+    const response = await request(`${stack.gatewayUrl}/v0/orders`, {
+      headers: { authorization: `Bearer ${test.key}`, 'x-padding': 'p'.repeat(100 * 1024) },
+    });
     await response.body.text();
     expect(response.statusCode).toBe(431);
     expect((await test.get('/v0/orders')).status).toBe(200);
@@ -273,7 +304,11 @@ describe('Slow clients (a byte at a time)', () => {
   it('When a client sends its headers a byte at a time, then every service answers 408 and closes the connection', async () => {
     // Far more header bytes than the timeout lets through at this pace: only the server can end this.
     const drip = `X-Slow: ${'a'.repeat(1_200)}\r\n\r\n`;
-    const results = await Promise.all(Object.entries(services()).map(async ([name, port]) => [name, await dribble(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n', drip)] as const));
+    const results = await Promise.all(
+      Object.entries(services()).map(
+        async ([name, port]) => [name, await dribble(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n', drip)] as const,
+      ),
+    );
     for (const [name, result] of results) {
       expect(result.closedBeforeDone, name).toBe(true);
       expect(result.response, name).toMatch(/^HTTP\/1\.1 408 /);
@@ -282,8 +317,14 @@ describe('Slow clients (a byte at a time)', () => {
 
   it('When a client sends its body a byte at a time, then every service ends the request before the body is complete', async () => {
     const body = JSON.stringify(buildOrderInput({ metadata: { pad: 'x'.repeat(400) } }));
-    const head = (path: string) => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
-    const results = await Promise.all(Object.entries(services()).map(async ([name, port]) => [name, await dribble(port, head(name === 'gateway' ? '/v0/orders' : '/internal/orders'), body)] as const));
+    const head = (path: string) =>
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    const results = await Promise.all(
+      Object.entries(services()).map(
+        async ([name, port]) =>
+          [name, await dribble(port, head(name === 'gateway' ? '/v0/orders' : '/internal/orders'), body)] as const,
+      ),
+    );
     for (const [name, result] of results) {
       expect(result.closedBeforeDone, name).toBe(true);
       // Node answers 408 when it can; a connection closed without an answer is the other acceptable end.
@@ -312,7 +353,10 @@ describe('Callback URLs that reach internal addresses (D33)', () => {
     ];
     const sessions: Array<{ id: string; url: string }> = [];
     for (const url of spellings) {
-      const created = await test.post('/v0/checkout/sessions', buildSessionInput({ externalId: uniqueId('ssrf'), callbackUrl: url }));
+      const created = await test.post(
+        '/v0/checkout/sessions',
+        buildSessionInput({ externalId: uniqueId('ssrf'), callbackUrl: url }),
+      );
       // Refusing such a URL up front would be fine too; accepting it must end in a refused delivery.
       expect([201, 400], url).toContain(created.status);
       if (created.status === 201) sessions.push({ id: created.body.session.id, url });
@@ -331,19 +375,24 @@ describe('Callback URLs that reach internal addresses (D33)', () => {
           const event = listed.body.events?.[0];
           if (!event) return undefined;
           const detail = await test.get(`/v0/events/${event.id}`);
-          const found = detail.body.deliveries?.[0]?.attempts as Array<{ statusCode: number | null; error: string | null }> | undefined;
+          const found = detail.body.deliveries?.[0]?.attempts as
+            Array<{ statusCode: number | null; error: string | null }> | undefined;
           return found && found.length > 0 ? found : undefined;
         },
         { deadlineMs: 30_000, description: `a delivery attempt for ${session.url}` },
       );
       // Issue 22: attempts are shown to the merchant, so they never carry the address a URL led to (a DNS answer, a
       // redirect's Location), only a coarse reason.
-      expect(attempts[0]?.error, session.url).not.toMatch(/\b\d{1,3}(?:\.\d{1,3}){3}\b|[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}/i);
+      expect(attempts[0]?.error, session.url).not.toMatch(
+        /\b\d{1,3}(?:\.\d{1,3}){3}\b|[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}/i,
+      );
       if (session.url.endsWith('/bounce')) {
         expect(attempts[0]?.error, session.url).toMatch(/^redirect not followed \(HTTP 3\d\d\)$/);
       } else {
         expect(attempts[0]?.statusCode, session.url).toBeNull();
-        expect(attempts[0]?.error, session.url).toBe('the destination address is not allowed (private, loopback or reserved network)');
+        expect(attempts[0]?.error, session.url).toBe(
+          'the destination address is not allowed (private, loopback or reserved network)',
+        );
       }
     }
     expect(redirector.deliveries('/bounce').length).toBeGreaterThan(0);

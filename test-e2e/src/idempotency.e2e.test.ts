@@ -8,7 +8,11 @@ import { buildOrderInput, buildSessionInput, uniqueId } from './support/factorie
 let stack: InProcessStack;
 
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } } }, ['orders', 'sessions', 'gateway']);
+  stack = await startStack({ extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } } }, [
+    'orders',
+    'sessions',
+    'gateway',
+  ]);
 });
 
 afterAll(async () => {
@@ -94,7 +98,9 @@ describe('POST /v0/checkout/sessions with Idempotency-Key under concurrency', ()
     const { test } = await newMerchant();
     const key = uniqueId('key');
     const body = buildSessionInput();
-    const responses = await Promise.all(Array.from({ length: 10 }, () => test.post('/v0/checkout/sessions', body, withKey(key))));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => test.post('/v0/checkout/sessions', body, withKey(key))),
+    );
     const created = responses.filter((r) => r.status === 201);
     const inUse = responses.filter((r) => r.status === 409);
     expect(created.length + inUse.length).toBe(10);
@@ -121,7 +127,10 @@ describe('POST /v0/checkout/sessions with Idempotency-Key under concurrency', ()
 
 describe('Idempotency-Key and 5xx answers', () => {
   it('When the first request ends in 503, then the key is not kept and a retry with it creates the session (D42)', async () => {
-    const partial = await startStack({ extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', UPSTREAM_TIMEOUT_MS: '2000' } } }, ['orders', 'gateway']);
+    const partial = await startStack(
+      { extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', UPSTREAM_TIMEOUT_MS: '2000' } } },
+      ['orders', 'gateway'],
+    );
     try {
       const org = await partial.admin.createOrganizationWithKeys(uniqueId('Outage Org'));
       const test = new Api(partial.gatewayUrl, org.testKey);

@@ -7,10 +7,14 @@ import { startStack, type InProcessStack } from './support/stack';
 // Issue 11: the dashboard and the alert rules that ship in deploy/observability name only metrics that the
 // services really serve. A renamed metric would otherwise leave an alert that can never fire.
 
-const dashboard = JSON.parse(readFileSync(new URL('../../deploy/observability/grafana-dashboard.json', import.meta.url), 'utf8')) as {
+const dashboard = JSON.parse(
+  readFileSync(new URL('../../deploy/observability/grafana-dashboard.json', import.meta.url), 'utf8'),
+) as {
   panels: { title: string; targets: { expr: string }[] }[];
 };
-const rules = parseYaml(readFileSync(new URL('../../deploy/observability/prometheus-rules.yaml', import.meta.url), 'utf8')) as {
+const rules = parseYaml(
+  readFileSync(new URL('../../deploy/observability/prometheus-rules.yaml', import.meta.url), 'utf8'),
+) as {
   groups: { name: string; rules: { alert: string; expr: string }[] }[];
 };
 
@@ -32,7 +36,9 @@ function metricNamesIn(expr: string): string[] {
   return names;
 }
 
-const dashboardNames = new Set(dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => metricNamesIn(target.expr))));
+const dashboardNames = new Set(
+  dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => metricNamesIn(target.expr))),
+);
 const alertNames = new Set(rules.groups.flatMap((group) => group.rules.flatMap((rule) => metricNamesIn(rule.expr))));
 
 let stack: InProcessStack;
@@ -43,7 +49,12 @@ const scraped: Record<string, string> = {};
 beforeAll(async () => {
   stack = await startStack();
   // The gateway serves /metrics on its operators' listener (ADMIN_PORT, issue 22).
-  const ports = { gateway: stack.env.gateway.ADMIN_PORT, orders: stack.env.orders.PORT, sessions: stack.env.sessions.PORT, dispatcher: stack.env.dispatcher.PORT };
+  const ports = {
+    gateway: stack.env.gateway.ADMIN_PORT,
+    orders: stack.env.orders.PORT,
+    sessions: stack.env.sessions.PORT,
+    dispatcher: stack.env.dispatcher.PORT,
+  };
   for (const [service, port] of Object.entries(ports)) {
     const response = await request(`http://127.0.0.1:${port}/metrics`);
     expect(response.statusCode).toBe(200);
@@ -64,10 +75,16 @@ function familyOf(name: string): string {
 
 describe('Dashboard and alert rules (issue 11)', () => {
   it('the PromQL reader finds metric names and skips functions, labels and ranges', () => {
-    expect(metricNamesIn('histogram_quantile(0.99, sum by (le, service) (rate(http_request_duration_seconds_bucket{route!="unmatched"}[5m]))) > 1')).toEqual([
-      'http_request_duration_seconds_bucket',
+    expect(
+      metricNamesIn(
+        'histogram_quantile(0.99, sum by (le, service) (rate(http_request_duration_seconds_bucket{route!="unmatched"}[5m]))) > 1',
+      ),
+    ).toEqual(['http_request_duration_seconds_bucket']);
+    expect(metricNamesIn('sum(rate(a_total{x=~"5.."}[5m])) / sum(rate(b_total[5m])) and c')).toEqual([
+      'a_total',
+      'b_total',
+      'c',
     ]);
-    expect(metricNamesIn('sum(rate(a_total{x=~"5.."}[5m])) / sum(rate(b_total[5m])) and c')).toEqual(['a_total', 'b_total', 'c']);
   });
 
   it('every metric the Grafana dashboard plots is served by a service', () => {
@@ -101,7 +118,9 @@ describe('Dashboard and alert rules (issue 11)', () => {
 
   it('the gauges computed at scrape time carry values from the real broker and database', () => {
     const prefix = stack.env.dispatcher.TOPIC_PREFIX;
-    expect(scraped.dispatcher).toMatch(new RegExp(`^kafka_consumer_group_lag\\{[^}]*group="${prefix}[^"]*"[^}]*\\} \\d+$`, 'm'));
+    expect(scraped.dispatcher).toMatch(
+      new RegExp(`^kafka_consumer_group_lag\\{[^}]*group="${prefix}[^"]*"[^}]*\\} \\d+$`, 'm'),
+    );
     expect(scraped.dispatcher).toMatch(/^kafka_topic_messages\{[^}]*topic="[^"]*webhooks\.dead-letter"[^}]*\} \d+$/m);
     expect(scraped.sessions).toMatch(/^kafka_consumer_group_lag\{[^}]*\} \d+$/m);
     for (const service of ['orders', 'sessions']) {

@@ -13,7 +13,14 @@ let otherOrg: Api; // sk_test key of organization B
 let organizationId: string;
 
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: { gateway: { AUTH_CACHE_MS: '0', RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } } }, ['orders', 'gateway']);
+  stack = await startStack(
+    {
+      extraEnv: {
+        gateway: { AUTH_CACHE_MS: '0', RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' },
+      },
+    },
+    ['orders', 'gateway'],
+  );
   const a = await stack.admin.createOrganizationWithKeys('Blue Bottle Test Org');
   const b = await stack.admin.createOrganizationWithKeys('Other Org');
   organizationId = a.organizationId;
@@ -49,10 +56,22 @@ describe('POST /v0/orders', () => {
     expect(response.headers['x-request-id']).toBeTruthy();
     const { order } = response.body;
     expect(order.id).toMatch(/^ord_test_[0-9A-Za-z]{24}$/);
-    expect(order).toMatchObject({ provider: 'native', currency: 'USD', status: 'open', paymentStatus: 'unpaid', metadata: {} });
+    expect(order).toMatchObject({
+      provider: 'native',
+      currency: 'USD',
+      status: 'open',
+      paymentStatus: 'unpaid',
+      metadata: {},
+    });
     // subtotal 1125; 10% of 1125 = 112.5 → 113 (half up, D17); discount 163; total 1125 + 100 − 163
     expect(order.amounts).toEqual({ subtotal: 1125, tax: 100, discount: 163, tip: 0, total: 1062, paid: 0 });
-    expect(order.items[0]).toMatchObject({ name: 'Espresso', quantity: 2, unitPrice: 350, totalPrice: 700, itemType: 'product' });
+    expect(order.items[0]).toMatchObject({
+      name: 'Espresso',
+      quantity: 2,
+      unitPrice: 350,
+      totalPrice: 700,
+      itemType: 'product',
+    });
     expect(order.items[0].id).toMatch(/^item_[0-9A-Za-z]{24}$/);
     expect(order.taxes[0]).toMatchObject({ name: 'Tax', type: 'additive', amount: 100, rate: null, scope: 'order' });
     expect(order.taxes[0].id).toMatch(/^tax_/);
@@ -60,13 +79,23 @@ describe('POST /v0/orders', () => {
     expect(order.discounts[0].id).toMatch(/^disc_/);
     expect(order.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(order.updatedAt).toBe(order.createdAt);
-    for (const absent of ['paidAt', 'customer', 'locationId', 'shippingAddress', 'paymentDestination', 'externalId']) expect(order).not.toHaveProperty(absent);
+    for (const absent of ['paidAt', 'customer', 'locationId', 'shippingAddress', 'paymentDestination', 'externalId'])
+      expect(order).not.toHaveProperty(absent);
   });
 
   it("When the spec's example discount applies, then 10% of 3097 is 310", async () => {
-    const order = await createOrder(test, { items: [{ name: 'Tea set', quantity: 1, unitPrice: 3097 }], discounts: [{ name: 'Promo', type: 'percentage', rate: 10 }] });
+    const order = await createOrder(test, {
+      items: [{ name: 'Tea set', quantity: 1, unitPrice: 3097 }],
+      discounts: [{ name: 'Promo', type: 'percentage', rate: 10 }],
+    });
     expect(order.amounts).toMatchObject({ subtotal: 3097, discount: 310, total: 2787 });
-    expect(order.discounts[0]).toEqual({ id: expect.any(String), name: 'Promo', type: 'percentage', amount: 10, scope: 'order' }); // D9: rate in, amount out
+    expect(order.discounts[0]).toEqual({
+      id: expect.any(String),
+      name: 'Promo',
+      type: 'percentage',
+      amount: 10,
+      scope: 'order',
+    }); // D9: rate in, amount out
   });
 
   it('When externalId is given, then it is returned and a second create with it is 409 DUPLICATE_EXTERNAL_ID', async () => {
@@ -87,7 +116,9 @@ describe('POST /v0/orders', () => {
 
   it('When 20 creates with one externalId race, then exactly one is 201 and 19 are 409 (D37)', async () => {
     const externalId = uniqueId('race');
-    const responses = await Promise.all(Array.from({ length: 20 }, () => test.post('/v0/orders', buildOrderInput({ externalId }))));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => test.post('/v0/orders', buildOrderInput({ externalId }))),
+    );
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
@@ -99,7 +130,11 @@ describe('POST /v0/orders', () => {
     const email = `${uniqueId('buyer')}@Example.com`;
     const first = await createOrder(test, { customer: { email, name: 'Ada' } });
     const second = await createOrder(test, { customer: { email: email.toUpperCase() } });
-    expect(first.customer).toEqual({ id: expect.stringMatching(/^cust_test_/), email: email.toLowerCase(), name: 'Ada' });
+    expect(first.customer).toEqual({
+      id: expect.stringMatching(/^cust_test_/),
+      email: email.toLowerCase(),
+      name: 'Ada',
+    });
     expect(second.customer.id).toBe(first.customer.id);
     const liveOrder = await createOrder(live, { customer: { email } });
     expect(liveOrder.customer.id).toMatch(/^cust_live_/);
@@ -120,9 +155,21 @@ describe('POST /v0/orders', () => {
     ['a fractional price', { items: [{ name: 'X', quantity: 1, unitPrice: 1.5 }] }, 'items.0.unitPrice'],
     ['an empty externalId', { ...buildOrderInput(), externalId: '' }, 'externalId'],
     ['a 256-character externalId', { ...buildOrderInput(), externalId: 'x'.repeat(256) }, 'externalId'],
-    ['both rate and amount', { ...buildOrderInput(), discounts: [{ name: 'd', type: 'percentage', rate: 5, amount: 5 }] }, 'discounts.0'],
-    ['a discount above the subtotal', { items: [{ name: 'X', quantity: 1, unitPrice: 100 }], discounts: [{ name: 'd', type: 'fixed', amount: 101 }] }, 'discounts'],
-    ['an amount over 999,999,999,999', { items: [{ name: 'X', quantity: 1_000_000, unitPrice: 1_000_000_000 }] }, 'items'],
+    [
+      'both rate and amount',
+      { ...buildOrderInput(), discounts: [{ name: 'd', type: 'percentage', rate: 5, amount: 5 }] },
+      'discounts.0',
+    ],
+    [
+      'a discount above the subtotal',
+      { items: [{ name: 'X', quantity: 1, unitPrice: 100 }], discounts: [{ name: 'd', type: 'fixed', amount: 101 }] },
+      'discounts',
+    ],
+    [
+      'an amount over 999,999,999,999',
+      { items: [{ name: 'X', quantity: 1_000_000, unitPrice: 1_000_000_000 }] },
+      'items',
+    ],
   ])('When the body has %s, then 400 ORDER_CREATE_FAILED with details (D7, D9, D10)', async (_, body, path) => {
     const response = await test.post('/v0/orders', body);
     expect(response.status).toBe(400);
@@ -143,7 +190,13 @@ describe('POST /v0/orders', () => {
   });
 
   it('When the body is over 1 MiB, then 413 PAYLOAD_TOO_LARGE (D7)', async () => {
-    const response = await test.send('POST', '/v0/orders', undefined, {}, JSON.stringify({ items: [{ name: 'x'.repeat(1024 * 1024 + 10), quantity: 1, unitPrice: 1 }] }));
+    const response = await test.send(
+      'POST',
+      '/v0/orders',
+      undefined,
+      {},
+      JSON.stringify({ items: [{ name: 'x'.repeat(1024 * 1024 + 10), quantity: 1, unitPrice: 1 }] }),
+    );
     expect(response.status).toBe(413);
     expect(response.body.code).toBe('PAYLOAD_TOO_LARGE');
   });
@@ -156,12 +209,26 @@ describe('POST /v0/orders', () => {
     });
 
     it('When locationId is unknown or of the other mode, then 400 LOCATION_NOT_FOUND; an existing one is stored and filterable', async () => {
-      const unknown = await test.post('/v0/orders', buildOrderInput({ locationId: 'loc_test_AAAAAAAAAAAAAAAAAAAAAAAA' }));
+      const unknown = await test.post(
+        '/v0/orders',
+        buildOrderInput({ locationId: 'loc_test_AAAAAAAAAAAAAAAAAAAAAAAA' }),
+      );
       expect(unknown).toMatchObject({ status: 400, body: { code: 'LOCATION_NOT_FOUND' } });
-      const { location: liveLocation } = await stack.admin.call<{ location: { id: string } }>('POST', `/organizations/${organizationId}/locations`, { mode: 'live', name: 'Live shop' });
-      const otherMode = await test.post('/v0/orders', buildOrderInput({ locationId: liveLocation.id.replace('_live_', '_test_') }));
+      const { location: liveLocation } = await stack.admin.call<{ location: { id: string } }>(
+        'POST',
+        `/organizations/${organizationId}/locations`,
+        { mode: 'live', name: 'Live shop' },
+      );
+      const otherMode = await test.post(
+        '/v0/orders',
+        buildOrderInput({ locationId: liveLocation.id.replace('_live_', '_test_') }),
+      );
       expect(otherMode.body.code).toBe('LOCATION_NOT_FOUND');
-      const { location } = await stack.admin.call<{ location: { id: string } }>('POST', `/organizations/${organizationId}/locations`, { mode: 'test', name: 'Test shop' });
+      const { location } = await stack.admin.call<{ location: { id: string } }>(
+        'POST',
+        `/organizations/${organizationId}/locations`,
+        { mode: 'test', name: 'Test shop' },
+      );
       const order = await createOrder(test, { locationId: location.id });
       expect(order.locationId).toBe(location.id);
       const filtered = await test.get(`/v0/orders?locationId=${location.id}`);
@@ -178,20 +245,41 @@ describe('POST /v0/orders', () => {
     });
 
     it('When no destination matches, then PAYMENT_DESTINATION_NOT_FOUND; inactive or unverified ones are NOT_ACTIVE; an active verified one is accepted by id and by address', async () => {
-      expect((await test.post('/v0/orders', buildOrderInput({ paymentDestination: evm(1) }))).body.code).toBe('PAYMENT_DESTINATION_NOT_FOUND');
-      expect((await test.post('/v0/orders', buildOrderInput({ paymentDestination: 'pd_test_AAAAAAAAAAAAAAAAAAAAAAAA' }))).body.code).toBe('PAYMENT_DESTINATION_NOT_FOUND');
+      expect((await test.post('/v0/orders', buildOrderInput({ paymentDestination: evm(1) }))).body.code).toBe(
+        'PAYMENT_DESTINATION_NOT_FOUND',
+      );
+      expect(
+        (await test.post('/v0/orders', buildOrderInput({ paymentDestination: 'pd_test_AAAAAAAAAAAAAAAAAAAAAAAA' })))
+          .body.code,
+      ).toBe('PAYMENT_DESTINATION_NOT_FOUND');
       const create = (address: string, status: string, verified: boolean) =>
-        stack.admin.call<{ paymentDestination: { id: string } }>('POST', `/organizations/${organizationId}/payment-destinations`, { mode: 'test', address, status, verified });
+        stack.admin.call<{ paymentDestination: { id: string } }>(
+          'POST',
+          `/organizations/${organizationId}/payment-destinations`,
+          { mode: 'test', address, status, verified },
+        );
       const inactive = (await create(evm(2), 'inactive', true)).paymentDestination;
       const unverified = (await create(evm(3), 'active', false)).paymentDestination;
       const good = (await create(evm(4), 'active', true)).paymentDestination;
-      expect((await test.post('/v0/orders', buildOrderInput({ paymentDestination: inactive.id }))).body.code).toBe('PAYMENT_DESTINATION_NOT_ACTIVE');
-      expect((await test.post('/v0/orders', buildOrderInput({ paymentDestination: evm(3) }))).body.code).toBe('PAYMENT_DESTINATION_NOT_ACTIVE');
+      expect((await test.post('/v0/orders', buildOrderInput({ paymentDestination: inactive.id }))).body.code).toBe(
+        'PAYMENT_DESTINATION_NOT_ACTIVE',
+      );
+      expect((await test.post('/v0/orders', buildOrderInput({ paymentDestination: evm(3) }))).body.code).toBe(
+        'PAYMENT_DESTINATION_NOT_ACTIVE',
+      );
       expect((await createOrder(test, { paymentDestination: good.id })).paymentDestination).toBe(good.id);
       expect((await createOrder(test, { paymentDestination: evm(4) })).paymentDestination).toBe(evm(4));
-      expect((await live.post('/v0/orders', buildOrderInput({ paymentDestination: good.id.replace('_test_', '_live_') }))).body.code).toBe('PAYMENT_DESTINATION_NOT_FOUND');
-      await stack.admin.call('PATCH', `/organizations/${organizationId}/payment-destinations/${good.id}`, { mode: 'test', status: 'deleted' });
-      expect((await test.post('/v0/orders', buildOrderInput({ paymentDestination: good.id }))).body.code).toBe('PAYMENT_DESTINATION_NOT_ACTIVE');
+      expect(
+        (await live.post('/v0/orders', buildOrderInput({ paymentDestination: good.id.replace('_test_', '_live_') })))
+          .body.code,
+      ).toBe('PAYMENT_DESTINATION_NOT_FOUND');
+      await stack.admin.call('PATCH', `/organizations/${organizationId}/payment-destinations/${good.id}`, {
+        mode: 'test',
+        status: 'deleted',
+      });
+      expect((await test.post('/v0/orders', buildOrderInput({ paymentDestination: good.id }))).body.code).toBe(
+        'PAYMENT_DESTINATION_NOT_ACTIVE',
+      );
       expect(unverified.id).toMatch(/^pd_test_/);
     });
   });
@@ -249,15 +337,23 @@ describe('GET /v0/orders', () => {
     expect(cancelled.body.orders.map((o: { id: string }) => o.id)).toEqual([created[0].id]);
   });
 
-  it.each(['limit=0', 'limit=101', 'limit=abc', 'limit=', 'limit=1.5', 'page=0', 'page=-1', 'status=paid', 'provider=shopify', 'colour=red'])(
-    'When the query is ?%s, then 400 ORDERS_FETCH_FAILED (D7, D20)',
-    async (query) => {
-      const response = await test.get(`/v0/orders?${query}`);
-      expect(response.status).toBe(400);
-      expect(response.body.code).toBe('ORDERS_FETCH_FAILED');
-      expect(response.body.details.length).toBeGreaterThan(0);
-    },
-  );
+  it.each([
+    'limit=0',
+    'limit=101',
+    'limit=abc',
+    'limit=',
+    'limit=1.5',
+    'page=0',
+    'page=-1',
+    'status=paid',
+    'provider=shopify',
+    'colour=red',
+  ])('When the query is ?%s, then 400 ORDERS_FETCH_FAILED (D7, D20)', async (query) => {
+    const response = await test.get(`/v0/orders?${query}`);
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('ORDERS_FETCH_FAILED');
+    expect(response.body.details.length).toBeGreaterThan(0);
+  });
 
   it('When the locationId filter is malformed, then 400 INVALID_LOCATION_ID (D7)', async () => {
     expect((await test.get('/v0/orders?locationId=nope')).body.code).toBe('INVALID_LOCATION_ID');
@@ -266,8 +362,16 @@ describe('GET /v0/orders', () => {
 
 describe('PATCH /v0/orders/:orderId', () => {
   it('When items, taxes or discounts are replaced, then amounts are recalculated and updatedAt moves', async () => {
-    const order = await createOrder(test, { taxes: [{ name: 'VAT', type: 'additive', amount: 50 }], metadata: { keep: 'no' } });
-    const response = await test.patch(`/v0/orders/${order.id}`, { items: [{ name: 'Cake', quantity: 3, unitPrice: 500 }], taxes: [], discounts: [{ name: 'Fixed', type: 'fixed', amount: 100 }], metadata: { new: 'yes' } });
+    const order = await createOrder(test, {
+      taxes: [{ name: 'VAT', type: 'additive', amount: 50 }],
+      metadata: { keep: 'no' },
+    });
+    const response = await test.patch(`/v0/orders/${order.id}`, {
+      items: [{ name: 'Cake', quantity: 3, unitPrice: 500 }],
+      taxes: [],
+      discounts: [{ name: 'Fixed', type: 'fixed', amount: 100 }],
+      metadata: { new: 'yes' },
+    });
     expect(response.status).toBe(200);
     const updated = response.body.order;
     expect(updated.amounts).toEqual({ subtotal: 1500, tax: 0, discount: 100, tip: 0, total: 1400, paid: 0 });
@@ -290,7 +394,9 @@ describe('PATCH /v0/orders/:orderId', () => {
   it('When the body is empty or changes nothing, then updatedAt stays (D36); metadata {} stores an empty object', async () => {
     const order = await createOrder(test, { metadata: { a: '1' } });
     expect((await test.patch(`/v0/orders/${order.id}`, {})).body.order.updatedAt).toBe(order.updatedAt);
-    expect((await test.patch(`/v0/orders/${order.id}`, { metadata: { a: '1' } })).body.order.updatedAt).toBe(order.updatedAt);
+    expect((await test.patch(`/v0/orders/${order.id}`, { metadata: { a: '1' } })).body.order.updatedAt).toBe(
+      order.updatedAt,
+    );
     expect((await test.patch(`/v0/orders/${order.id}`, { metadata: {} })).body.order.metadata).toEqual({});
   });
 
@@ -342,7 +448,10 @@ describe('Authentication and errors (D5, D6, D7)', () => {
     ['another scheme', 'Basic dXNlcjpwYXNz'],
     ['a publishable-looking key', 'Bearer pk_test_abc'],
   ])('When the request has %s, then 401 UNAUTHORIZED', async (_, authorization) => {
-    const response = await new Api(stack.gatewayUrl, undefined).get('/v0/orders', authorization ? { authorization } : {});
+    const response = await new Api(stack.gatewayUrl, undefined).get(
+      '/v0/orders',
+      authorization ? { authorization } : {},
+    );
     expect(response.status).toBe(401);
     expect(response.body.code).toBe('UNAUTHORIZED');
   });
@@ -365,7 +474,16 @@ describe('Authentication and errors (D5, D6, D7)', () => {
       await client
         .db(stack.env.gateway.MONGODB_DATABASE)
         .collection('api_keys')
-        .insertOne({ _id: key.lookupId as never, keyId: `key_orphan_${key.lookupId}`, hash: key.hash, last4: key.last4, organizationId: 'org_gone', mode: 'test', status: 'active', createdAt: new Date() });
+        .insertOne({
+          _id: key.lookupId as never,
+          keyId: `key_orphan_${key.lookupId}`,
+          hash: key.hash,
+          last4: key.last4,
+          organizationId: 'org_gone',
+          mode: 'test',
+          status: 'active',
+          createdAt: new Date(),
+        });
     } finally {
       await client.close();
     }
@@ -398,7 +516,14 @@ describe('GET /v0/openapi.json', () => {
     expect(schema.required).toContain('items');
     expect(schema.additionalProperties).toBe(false);
     expect(Object.keys(response.body.paths)).toEqual(
-      expect.arrayContaining(['/v0/orders', '/v0/orders/{orderId}', '/v0/orders/{orderId}/cancel', '/v0/checkout/sessions', '/v0/checkout/sessions/{sessionId}', '/v0/events']),
+      expect.arrayContaining([
+        '/v0/orders',
+        '/v0/orders/{orderId}',
+        '/v0/orders/{orderId}/cancel',
+        '/v0/checkout/sessions',
+        '/v0/checkout/sessions/{sessionId}',
+        '/v0/events',
+      ]),
     );
     expect(create.responses['409'].description).toContain('DUPLICATE_EXTERNAL_ID');
   });
@@ -416,7 +541,10 @@ describe('Dependency outages (D7)', () => {
       expect(response.body.code).toBe('SERVICE_UNAVAILABLE');
       expect(response.headers['retry-after']).toBeDefined();
       await outage.startService('orders');
-      await eventually(async () => (await api.post('/v0/orders', buildOrderInput())).status === 201, { deadlineMs: 30_000, description: 'orders to answer again' });
+      await eventually(async () => (await api.post('/v0/orders', buildOrderInput())).status === 201, {
+        deadlineMs: 30_000,
+        description: 'orders to answer again',
+      });
     } finally {
       await outage.stop();
     }
@@ -426,7 +554,9 @@ describe('Dependency outages (D7)', () => {
     const mismatched = await startStack({}, ['gateway']);
     try {
       // Orders admits a gateway whose token is another than the one this gateway sends.
-      await mismatched.startService('orders', { INTERNAL_CALLERS: internalCallers({ gateway: newSecret(), sessions: newSecret() }) });
+      await mismatched.startService('orders', {
+        INTERNAL_CALLERS: internalCallers({ gateway: newSecret(), sessions: newSecret() }),
+      });
       const org = await mismatched.admin.createOrganizationWithKeys('Rotation Org');
       const response = await new Api(mismatched.gatewayUrl, org.testKey).get('/v0/orders');
       expect(response).toMatchObject({ status: 503, body: { code: 'SERVICE_UNAVAILABLE' } });

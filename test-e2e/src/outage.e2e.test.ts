@@ -51,9 +51,15 @@ describe('A database outage (D7)', () => {
     await engines.stopMongo();
     try {
       // Each call returns within the driver's server-selection timeout (3 s); a hang would hit the test timeout.
-      expectUnavailable(await merchant.post('/v0/orders', buildOrderInput({ externalId: 'outage-during' })), 'create order');
+      expectUnavailable(
+        await merchant.post('/v0/orders', buildOrderInput({ externalId: 'outage-during' })),
+        'create order',
+      );
       expectUnavailable(await merchant.get(`/v0/orders/${before.body.order.id}`), 'read order');
-      expectUnavailable(await merchant.post('/v0/checkout/sessions', buildSessionInput({ externalId: 'outage-session' })), 'create session');
+      expectUnavailable(
+        await merchant.post('/v0/checkout/sessions', buildSessionInput({ externalId: 'outage-session' })),
+        'create session',
+      );
       // A key must not look invalid because the store that knows it is down.
       expectUnavailable(await unusedKey.get('/v0/orders'), 'first use of a key');
       // The operators' listener says why; the public one only that it is not ready (issue 22: no dependency errors
@@ -81,8 +87,14 @@ describe('A database outage (D7)', () => {
     expect((await merchant.get(`/v0/orders/${before.body.order.id}`)).body.order).toEqual(before.body.order);
     expect((await unusedKey.get('/v0/orders')).status).toBe(200);
     const list = await merchant.get('/v0/orders?limit=100');
-    expect(list.body.orders.map((o: { externalId?: string }) => o.externalId).sort()).toEqual(['outage-before', 'outage-during']);
-    await eventually(async () => (await readiness(stack.env.gateway.PORT as string)).status === 200, { deadlineMs: 30_000, intervalMs: 250 });
+    expect(list.body.orders.map((o: { externalId?: string }) => o.externalId).sort()).toEqual([
+      'outage-before',
+      'outage-during',
+    ]);
+    await eventually(async () => (await readiness(stack.env.gateway.PORT as string)).status === 200, {
+      deadlineMs: 30_000,
+      intervalMs: 250,
+    });
   }, 120_000);
 });
 
@@ -91,7 +103,10 @@ describe('A broker outage (D7)', () => {
     await engines.stopKafka();
     let sessionId: string;
     try {
-      const created = await merchant.post('/v0/checkout/sessions', buildSessionInput({ callbackUrl: receiver.url('/hooks/outage/{SESSION_ID}') }));
+      const created = await merchant.post(
+        '/v0/checkout/sessions',
+        buildSessionInput({ callbackUrl: receiver.url('/hooks/outage/{SESSION_ID}') }),
+      );
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       sessionId = created.body.session.id;
       const paid = await merchant.post(`/v0/test_helpers/checkout/sessions/${sessionId}/pay`, {});
@@ -111,7 +126,13 @@ describe('A broker outage (D7)', () => {
     }
 
     const delivery = await receiver.nextDelivery({ path: `/hooks/outage/${sessionId}`, timeoutMs: 90_000 });
-    expect(JSON.parse(delivery.body)).toMatchObject({ event: 'checkout.session.completed', session: { id: sessionId, status: 'completed' } });
-    await eventually(async () => (await readiness(stack.env.sessions.PORT as string)).status === 200, { deadlineMs: 30_000, intervalMs: 250 });
+    expect(JSON.parse(delivery.body)).toMatchObject({
+      event: 'checkout.session.completed',
+      session: { id: sessionId, status: 'completed' },
+    });
+    await eventually(async () => (await readiness(stack.env.sessions.PORT as string)).status === 200, {
+      deadlineMs: 30_000,
+      intervalMs: 250,
+    });
   }, 180_000);
 });

@@ -18,12 +18,26 @@ let otherKey: Api;
 let singleReplicaClient: Api;
 
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: String(LIMIT), RATE_LIMIT_WINDOW_MS: String(WINDOW_MS), GATEWAY_REPLICAS: String(REPLICAS) } } }, ['orders', 'gateway']);
+  stack = await startStack(
+    {
+      extraEnv: {
+        gateway: {
+          RATE_LIMIT_PER_WINDOW: String(LIMIT),
+          RATE_LIMIT_WINDOW_MS: String(WINDOW_MS),
+          GATEWAY_REPLICAS: String(REPLICAS),
+        },
+      },
+    },
+    ['orders', 'gateway'],
+  );
   const org = await stack.admin.createOrganizationWithKeys('Throttled Org');
   const secondUrl = await stack.addGatewayReplica();
   replicas = [new Api(stack.gatewayUrl, org.testKey), new Api(secondUrl, org.testKey)];
   otherKey = new Api(stack.gatewayUrl, org.liveKey);
-  singleReplicaClient = new Api(secondUrl, (await stack.admin.createOrganizationWithKeys('Single Replica Org')).testKey);
+  singleReplicaClient = new Api(
+    secondUrl,
+    (await stack.admin.createOrganizationWithKeys('Single Replica Org')).testKey,
+  );
 });
 
 afterAll(async () => {
@@ -31,12 +45,15 @@ afterAll(async () => {
 });
 
 /** Waits for the beginning of a window, so a burst cannot straddle two. */
-const windowStart = () => eventually(() => Date.now() % WINDOW_MS < 100, { deadlineMs: WINDOW_MS + 1_000, intervalMs: 5 });
+const windowStart = () =>
+  eventually(() => Date.now() % WINDOW_MS < 100, { deadlineMs: WINDOW_MS + 1_000, intervalMs: 5 });
 
 describe('Rate limiting (D7, D43)', () => {
   it(`When ${LIMIT * 3} requests of one key are spread over ${REPLICAS} gateway replicas within one window, then exactly ${LIMIT} pass and the rest are 429 with Retry-After`, async () => {
     await windowStart();
-    const responses = await Promise.all(Array.from({ length: LIMIT * 3 }, (_, i) => (replicas[i % 2] as Api).get('/v0/orders?limit=1')));
+    const responses = await Promise.all(
+      Array.from({ length: LIMIT * 3 }, (_, i) => (replicas[i % 2] as Api).get('/v0/orders?limit=1')),
+    );
     const ok = responses.filter((r) => r.status === 200);
     const limited = responses.filter((r) => r.status === 429);
     expect(ok).toHaveLength(LIMIT);
@@ -51,12 +68,19 @@ describe('Rate limiting (D7, D43)', () => {
 
   it(`When one client reaches a single replica, then that replica admits its share, ${SHARE} per window`, async () => {
     await windowStart();
-    const responses = await Promise.all(Array.from({ length: LIMIT }, () => singleReplicaClient.get('/v0/orders?limit=1')));
+    const responses = await Promise.all(
+      Array.from({ length: LIMIT }, () => singleReplicaClient.get('/v0/orders?limit=1')),
+    );
     expect(responses.filter((r) => r.status === 200)).toHaveLength(SHARE);
-    expect(responses.filter((r) => r.status === 429).map((r) => r.body.code)).toEqual(Array.from({ length: LIMIT - SHARE }, () => 'RATE_LIMITED'));
+    expect(responses.filter((r) => r.status === 429).map((r) => r.body.code)).toEqual(
+      Array.from({ length: LIMIT - SHARE }, () => 'RATE_LIMITED'),
+    );
   });
 
   it('When the window has passed, then the key is admitted again', async () => {
-    await eventually(async () => (await (replicas[0] as Api).get('/v0/orders?limit=1')).status === 200, { deadlineMs: WINDOW_MS + 2_000, intervalMs: 200 });
+    await eventually(async () => (await (replicas[0] as Api).get('/v0/orders?limit=1')).status === 200, {
+      deadlineMs: WINDOW_MS + 2_000,
+      intervalMs: 200,
+    });
   });
 });

@@ -42,15 +42,26 @@ async function newSession(): Promise<{ id: string; orderId: string }> {
 }
 
 /** Database commands of each service while `fn` runs (driver command monitoring). */
-async function commandsDuring<T>(fn: () => Promise<T>): Promise<{ result: T; gateway: Record<string, number>; orders: Record<string, number>; sessions: Record<string, number> }> {
+async function commandsDuring<T>(fn: () => Promise<T>): Promise<{
+  result: T;
+  gateway: Record<string, number>;
+  orders: Record<string, number>;
+  sessions: Record<string, number>;
+}> {
   const g = await counters.gateway.during(() => counters.orders.during(() => counters.sessions.during(fn)));
-  return { result: g.result.result.result, gateway: g.commands, orders: g.result.commands, sessions: g.result.result.commands };
+  return {
+    result: g.result.result.result,
+    gateway: g.commands,
+    orders: g.result.commands,
+    sessions: g.result.result.commands,
+  };
 }
 
 beforeAll(async () => {
   const mongoUrl = process.env.MONGODB_URL;
   const brokers = process.env.KAFKA_BROKERS;
-  if (!mongoUrl || !brokers) throw new Error('KAFKA_BROKERS and MONGODB_URL must be set (the e2e global setup provides them)');
+  if (!mongoUrl || !brokers)
+    throw new Error('KAFKA_BROKERS and MONGODB_URL must be set (the e2e global setup provides them)');
   const env = stackEnvironment({
     ports: { gateway: 0, orders: 0, sessions: 0, dispatcher: 0 },
     mongoUrl,
@@ -61,15 +72,26 @@ beforeAll(async () => {
       // The counted tests compare a session's order with a plain order measured moments before, key cached for both
       // (AUTH_CACHE_MS at its cap); 2,000 requests in a few seconds are this file's load, not what the per-key and
       // per-client limits (D43, issue 22) are about.
-      gateway: { AUTH_CACHE_MS: '30000', IDEMPOTENCY_SWEEP_INTERVAL_MS: '3600000', RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' },
+      gateway: {
+        AUTH_CACHE_MS: '30000',
+        IDEMPOTENCY_SWEEP_INTERVAL_MS: '3600000',
+        RATE_LIMIT_PER_WINDOW: '1000000',
+        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+      },
       orders: { OUTBOX_SWEEP_INTERVAL_MS: '3600000' },
-      sessions: { CONSUMERS_ENABLED: 'false', OUTBOX_SWEEP_INTERVAL_MS: '3600000', EXPIRY_SWEEP_INTERVAL_MS: '3600000' },
+      sessions: {
+        CONSUMERS_ENABLED: 'false',
+        OUTBOX_SWEEP_INTERVAL_MS: '3600000',
+        EXPIRY_SWEEP_INTERVAL_MS: '3600000',
+      },
     },
   });
   const silent = (name: string) => createLogger(name, { level: 'silent' });
   orders = buildOrders(ordersConfig(env.orders), silent('orders'), { commandCounter: counters.orders });
   const ordersUrl = (await orders.start()).url;
-  sessions = buildSessions(sessionsConfig({ ...env.sessions, ORDERS_URL: ordersUrl }), silent('sessions'), { commandCounter: counters.sessions });
+  sessions = buildSessions(sessionsConfig({ ...env.sessions, ORDERS_URL: ordersUrl }), silent('sessions'), {
+    commandCounter: counters.sessions,
+  });
   const sessionsUrl = (await sessions.start()).url;
   gatewayEnv = { ...env.gateway, ORDERS_URL: ordersUrl, SESSIONS_URL: sessionsUrl };
   gateway = buildGateway(gatewayConfig(gatewayEnv), silent('gateway'), { commandCounter: counters.gateway });
@@ -84,7 +106,7 @@ afterAll(async () => {
   await orders?.stop();
 });
 
-describe('read your writes across orders and sessions (D46, D25), with sessions\' order-event consumer not running', () => {
+describe("read your writes across orders and sessions (D46, D25), with sessions' order-event consumer not running", () => {
   it(`When a session's order is cancelled, then the next read of the session shows it cancelled, ${ROUNDS} times in ${ROUNDS}`, async () => {
     const stale: string[] = [];
     await inParallel(ROUNDS, async () => {
@@ -94,7 +116,12 @@ describe('read your writes across orders and sessions (D46, D25), with sessions\
       expect(cancelled.body.order.status).toBe('cancelled');
       const read = await api.get(`/v0/checkout/sessions/${session.id}`);
       expect(read.status).toBe(200);
-      if (read.body.session.status !== 'cancelled' || read.body.session.active !== false || read.body.session.order.status !== 'cancelled') stale.push(session.id);
+      if (
+        read.body.session.status !== 'cancelled' ||
+        read.body.session.active !== false ||
+        read.body.session.order.status !== 'cancelled'
+      )
+        stale.push(session.id);
     });
     expect(stale).toEqual([]);
   });
@@ -103,7 +130,9 @@ describe('read your writes across orders and sessions (D46, D25), with sessions\
     const stale: string[] = [];
     await inParallel(ROUNDS, async (i) => {
       const session = await newSession();
-      const edited = await api.patch(`/v0/orders/${session.orderId}`, { items: [{ name: `Edited ${i}`, quantity: 2, unitPrice: 700 + i }] });
+      const edited = await api.patch(`/v0/orders/${session.orderId}`, {
+        items: [{ name: `Edited ${i}`, quantity: 2, unitPrice: 700 + i }],
+      });
       expect(edited.status).toBe(200);
       const read = await api.get(`/v0/checkout/sessions/${session.id}`);
       expect(read.status).toBe(200);
@@ -112,7 +141,7 @@ describe('read your writes across orders and sessions (D46, D25), with sessions\
     expect(stale).toEqual([]);
   });
 
-  it('When a session\'s order is cancelled, then it costs one internal call to sessions: one read and one write there, nothing more in orders or the gateway than a plain order\'s cancel', async () => {
+  it("When a session's order is cancelled, then it costs one internal call to sessions: one read and one write there, nothing more in orders or the gateway than a plain order's cancel", async () => {
     const plain = (await api.post('/v0/orders', buildOrderInput())).body.order.id as string;
     const plainCancel = await commandsDuring(() => api.post(`/v0/orders/${plain}/cancel`));
     expect(plainCancel.result.status).toBe(200);
@@ -132,9 +161,11 @@ describe('read your writes across orders and sessions (D46, D25), with sessions\
     expect(again.sessions).toEqual({ find: 1 });
   });
 
-  it('When a session\'s order is edited, then it costs one internal call to sessions: one read and one write there', async () => {
+  it("When a session's order is edited, then it costs one internal call to sessions: one read and one write there", async () => {
     const session = await newSession();
-    const edit = await commandsDuring(() => api.patch(`/v0/orders/${session.orderId}`, { metadata: { note: 'edited' } }));
+    const edit = await commandsDuring(() =>
+      api.patch(`/v0/orders/${session.orderId}`, { metadata: { note: 'edited' } }),
+    );
     expect(edit.result.status).toBe(200);
     expect(edit.sessions).toEqual({ find: 1, update: 1 });
   });
@@ -142,7 +173,10 @@ describe('read your writes across orders and sessions (D46, D25), with sessions\
   it('When sessions cannot take the change, then the merchant gets 503 SERVICE_UNAVAILABLE, not a success its next read contradicts; a retry completes it', async () => {
     const session = await newSession();
     // A gateway replica whose sessions are unreachable: orders writes the cancel, the copy cannot be made.
-    const cut = buildGateway(gatewayConfig({ ...gatewayEnv, SESSIONS_URL: 'http://127.0.0.1:9' }), createLogger('gateway', { level: 'silent' }));
+    const cut = buildGateway(
+      gatewayConfig({ ...gatewayEnv, SESSIONS_URL: 'http://127.0.0.1:9' }),
+      createLogger('gateway', { level: 'silent' }),
+    );
     try {
       const cutApi = new Api((await cut.start()).url, api.key);
       const refused = await cutApi.post(`/v0/orders/${session.orderId}/cancel`);

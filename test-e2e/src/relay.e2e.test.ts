@@ -23,7 +23,11 @@ interface Cli {
 
 function cli(args: string[]): Cli {
   // Run from the repository root, where `npm run cli` runs it; no .stack.json is involved (explicit flags).
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args], { cwd: process.cwd(), env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args], {
+    cwd: process.cwd(),
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.push(child);
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -36,7 +40,9 @@ function cli(args: string[]): Cli {
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  stack = await startStack({ extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' }, dispatcher: { SIGNING_SECRET_CACHE_MS: '1' } } });
+  stack = await startStack({
+    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' }, dispatcher: { SIGNING_SECRET_CACHE_MS: '1' } },
+  });
 });
 
 afterAll(async () => {
@@ -46,21 +52,37 @@ afterAll(async () => {
 });
 
 describe('npm run cli -- listen / trigger', () => {
-  it('When a session is triggered while listen runs, then the local URL gets the delivery\'s headers, body and a valid signature, and one line per event is printed (D45)', async () => {
+  it("When a session is triggered while listen runs, then the local URL gets the delivery's headers, body and a valid signature, and one line per event is printed (D45)", async () => {
     const org = await stack.admin.createOrganizationWithKeys(uniqueId('Relay Org'));
     const real = `/real/${uniqueId('r')}`;
     const local = `/local/${uniqueId('l')}`;
     receiver.answer(real, ANSWER.ok);
     receiver.answer(local, ANSWER.ok);
-    const { webhookSigningSecret: secret } = await stack.admin.call<{ webhookSigningSecret: string }>('PATCH', `/organizations/${org.organizationId}/checkout-settings`, {
-      mode: 'test',
-      defaultCallbackUrl: receiver.url(real),
-      webhookSigning: true,
-    });
+    const { webhookSigningSecret: secret } = await stack.admin.call<{ webhookSigningSecret: string }>(
+      'PATCH',
+      `/organizations/${org.organizationId}/checkout-settings`,
+      {
+        mode: 'test',
+        defaultCallbackUrl: receiver.url(real),
+        webhookSigning: true,
+      },
+    );
     const common = ['--key', org.testKey, '--base-url', stack.gatewayUrl];
 
-    const listen = cli(['listen', '--forward-to', receiver.url(local), '--secret', secret, '--interval-ms', '200', ...common]);
-    await eventually(() => listen.stderr.some((l) => l.startsWith('Ready')), { ...DEADLINE, description: `listen to be ready (stderr: ${listen.stderr.join(' | ')})` });
+    const listen = cli([
+      'listen',
+      '--forward-to',
+      receiver.url(local),
+      '--secret',
+      secret,
+      '--interval-ms',
+      '200',
+      ...common,
+    ]);
+    await eventually(() => listen.stderr.some((l) => l.startsWith('Ready')), {
+      ...DEADLINE,
+      description: `listen to be ready (stderr: ${listen.stderr.join(' | ')})`,
+    });
 
     const trigger = cli(['trigger', 'checkout.session.completed', ...common]);
     expect(await trigger.exit).toBe(0);
@@ -69,20 +91,36 @@ describe('npm run cli -- listen / trigger', () => {
     const relayed = await receiver.nextDelivery({ path: local, timeoutMs: 30_000 });
     const delivered = await receiver.nextDelivery({ path: real, timeoutMs: 30_000 });
     expect(relayed.body).toBe(delivered.body);
-    for (const name of ['content-type', 'idempotency-key', 'x-service-event-id', 'x-service-delivery-id', 'x-service-event-type', 'user-agent', 'webhook-id']) {
+    for (const name of [
+      'content-type',
+      'idempotency-key',
+      'x-service-event-id',
+      'x-service-delivery-id',
+      'x-service-event-type',
+      'user-agent',
+      'webhook-id',
+    ]) {
       expect(relayed.headers[name], name).toBe(delivered.headers[name]);
     }
     const event = webhooks.verify(relayed.body, relayed.headers, secret);
     expect(event.event).toBe('checkout.session.completed');
 
-    const line = await eventually(() => listen.stdout.find((l) => l.includes(event.id)), { ...DEADLINE, description: 'the event line' });
-    expect(line).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\S+Z\\s+checkout\\.session\\.completed\\s+${event.id}\\s+→ 200$`));
+    const line = await eventually(() => listen.stdout.find((l) => l.includes(event.id)), {
+      ...DEADLINE,
+      description: 'the event line',
+    });
+    expect(line).toMatch(
+      new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\S+Z\\s+checkout\\.session\\.completed\\s+${event.id}\\s+→ 200$`),
+    );
 
     // The local endpoint's own answer is what the line reports.
     receiver.answer(local, ANSWER.error);
     const expired = cli(['trigger', 'checkout.session.expired', ...common]);
     expect(await expired.exit).toBe(0);
-    const failedLine = await eventually(() => listen.stdout.find((l) => l.includes('checkout.session.expired')), { ...DEADLINE, description: 'the expired line' });
+    const failedLine = await eventually(() => listen.stdout.find((l) => l.includes('checkout.session.expired')), {
+      ...DEADLINE,
+      description: 'the expired line',
+    });
     expect(failedLine).toMatch(/→ 500$/);
     expect(listen.stdout).toHaveLength(2);
 

@@ -10,7 +10,11 @@ let stack: InProcessStack;
 
 beforeAll(async () => {
   // Orders has no consumers; a service's schema drops settings it does not declare, so one recipe serves all.
-  stack = await startStack({ extraEnv: { orders: NO_ROLES, sessions: NO_ROLES, dispatcher: NO_ROLES } }, ['orders', 'sessions', 'webhook-dispatcher']);
+  stack = await startStack({ extraEnv: { orders: NO_ROLES, sessions: NO_ROLES, dispatcher: NO_ROLES } }, [
+    'orders',
+    'sessions',
+    'webhook-dispatcher',
+  ]);
 });
 
 afterAll(async () => {
@@ -27,7 +31,13 @@ describe('A pod with every role switched off (issue 11)', () => {
   it.each(services)('$name serves /healthz, /readyz and /metrics, and not its API', async ({ port, apiPath }) => {
     const base = `http://127.0.0.1:${port()}`;
     const get = async (path: string) => {
-      const response = await request(`${base}${path}`, { headers: { 'x-internal-token': stack.env.internalTokens.gateway, 'x-organization-id': 'org_roles', 'x-mode': 'test' } });
+      const response = await request(`${base}${path}`, {
+        headers: {
+          'x-internal-token': stack.env.internalTokens.gateway,
+          'x-organization-id': 'org_roles',
+          'x-mode': 'test',
+        },
+      });
       return { status: response.statusCode, text: await response.body.text() };
     };
     expect((await get('/healthz')).status).toBe(200);

@@ -60,13 +60,17 @@ async function costOf<T>(fn: () => Promise<T>): Promise<Cost<T>> {
 
 /** The order as stored, read with a client of its own (uncounted): is anything left for the relay to do? */
 async function storedOutbox(id: string): Promise<{ outbox: unknown[]; outboxPending: boolean } | null> {
-  return ordersDb.db(ordersDatabase).collection<{ _id: string; outbox: unknown[]; outboxPending: boolean }>('orders').findOne({ _id: id }, { projection: { outbox: 1, outboxPending: 1 } });
+  return ordersDb
+    .db(ordersDatabase)
+    .collection<{ _id: string; outbox: unknown[]; outboxPending: boolean }>('orders')
+    .findOne({ _id: id }, { projection: { outbox: 1, outboxPending: 1 } });
 }
 
 beforeAll(async () => {
   const mongoUrl = process.env.MONGODB_URL;
   const brokers = process.env.KAFKA_BROKERS;
-  if (!mongoUrl || !brokers) throw new Error('KAFKA_BROKERS and MONGODB_URL must be set (the e2e global setup provides them)');
+  if (!mongoUrl || !brokers)
+    throw new Error('KAFKA_BROKERS and MONGODB_URL must be set (the e2e global setup provides them)');
   const env = stackEnvironment({
     ports: { gateway: 0, orders: 0, sessions: 0, dispatcher: 0 },
     mongoUrl,
@@ -80,17 +84,31 @@ beforeAll(async () => {
   });
   ordersDatabase = env.orders.MONGODB_DATABASE as string;
   ordersDb = await new MongoClient(mongoUrl).connect();
-  orders = buildOrders(ordersConfig(env.orders), createLogger('orders', { level: 'silent' }), { commandCounter: commands.orders, sendCounter: kafka });
+  orders = buildOrders(ordersConfig(env.orders), createLogger('orders', { level: 'silent' }), {
+    commandCounter: commands.orders,
+    sendCounter: kafka,
+  });
   const ordersUrl = (await orders.start()).url;
   sessionsStub = createServer((req, res) => {
     const header = req.headers[INTERNAL_API_HEADERS.checkoutSettings];
-    if (typeof header === 'string') forwardedSettings.push(JSON.parse(Buffer.from(header, 'base64url').toString()) as { defaultCallbackUrl: string | null });
+    if (typeof header === 'string')
+      forwardedSettings.push(
+        JSON.parse(Buffer.from(header, 'base64url').toString()) as { defaultCallbackUrl: string | null },
+      );
     req.resume();
-    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'SESSION_NOT_FOUND', message: 'stub' }));
+    res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ code: 'SESSION_NOT_FOUND', message: 'stub' }));
   });
   await new Promise<void>((resolve) => sessionsStub.listen(0, '127.0.0.1', resolve));
-  gatewayEnv = { ...env.gateway, ORDERS_URL: ordersUrl, SESSIONS_URL: `http://127.0.0.1:${(sessionsStub.address() as AddressInfo).port}` };
-  gateway = buildGateway(gatewayConfig(gatewayEnv), createLogger('gateway', { level: 'silent' }), { commandCounter: commands.gateway });
+  gatewayEnv = {
+    ...env.gateway,
+    ORDERS_URL: ordersUrl,
+    SESSIONS_URL: `http://127.0.0.1:${(sessionsStub.address() as AddressInfo).port}`,
+  };
+  gateway = buildGateway(gatewayConfig(gatewayEnv), createLogger('gateway', { level: 'silent' }), {
+    commandCounter: commands.gateway,
+  });
   const { url: gatewayUrl, adminUrl } = await gateway.start();
   admin = new AdminClient(adminUrl, env.adminToken);
   baseUrl = gatewayUrl;
@@ -121,7 +139,7 @@ afterAll(async () => {
 });
 
 describe('round trips per public orders operation, gateway + orders (issue 13)', () => {
-  it('GET /v0/orders/:id: 1 command in all (orders\' find); authentication and the rate limit cost 0 (D43)', async () => {
+  it("GET /v0/orders/:id: 1 command in all (orders' find); authentication and the rate limit cost 0 (D43)", async () => {
     const id = (await api.post('/v0/orders', buildOrderInput())).body.order.id as string;
     const cost = await costOf(() => api.get(`/v0/orders/${id}`));
     expect(cost.result.status).toBe(200);
@@ -134,7 +152,11 @@ describe('round trips per public orders operation, gateway + orders (issue 13)',
   it('a refused request (429 RATE_LIMITED) costs 0 commands too: the limit is counted in memory (D43)', async () => {
     // A second replica on the same database whose limit is 1 request per key and hour: its second request is refused.
     const counted = new CommandCounter();
-    const limited = buildGateway(gatewayConfig({ ...gatewayEnv, RATE_LIMIT_PER_WINDOW: '1', RATE_LIMIT_WINDOW_MS: '3600000' }), createLogger('gateway', { level: 'silent' }), { commandCounter: counted });
+    const limited = buildGateway(
+      gatewayConfig({ ...gatewayEnv, RATE_LIMIT_PER_WINDOW: '1', RATE_LIMIT_WINDOW_MS: '3600000' }),
+      createLogger('gateway', { level: 'silent' }),
+      { commandCounter: counted },
+    );
     try {
       const replica = new Api((await limited.start()).url, api.key);
       const unknownOrder = `/v0/orders/${newId('ord', 'test')}`;
@@ -166,7 +188,9 @@ describe('round trips per public orders operation, gateway + orders (issue 13)',
     expect(plain.orders).toEqual({ insert: 1 });
     expect(plain.kafkaSends).toBe(0);
     // The relay's work is part of the budget: a created order carries no event today, so there is none.
-    expect(await storedOutbox(plain.result.body.order.id as string)).toEqual(expect.objectContaining({ outbox: [], outboxPending: false }));
+    expect(await storedOutbox(plain.result.body.order.id as string)).toEqual(
+      expect.objectContaining({ outbox: [], outboxPending: false }),
+    );
 
     const email = `rt-${suffix}@example.com`;
     const newCustomer = await costOf(() => api.post('/v0/orders', buildOrderInput({ customer: { email } })));
@@ -198,7 +222,7 @@ describe('round trips per public orders operation, gateway + orders (issue 13)',
     expect(replay.orders).toEqual({});
   });
 
-  it('creating a session forwards the checkout settings (D22, D26) from the gateway\'s cache: 0 commands once warm; a PATCH through this replica applies at once; other session routes send none', async () => {
+  it("creating a session forwards the checkout settings (D22, D26) from the gateway's cache: 0 commands once warm; a PATCH through this replica applies at once; other session routes send none", async () => {
     // No Idempotency-Key: the gateway's D42 store is not touched, so the cost is the settings' alone.
     const create = () => api.post('/v0/checkout/sessions', {});
     await create();
@@ -207,7 +231,10 @@ describe('round trips per public orders operation, gateway + orders (issue 13)',
     expect(warm.gateway).toEqual({});
 
     const callbackUrl = `https://merchant.example/rt-${suffix}`;
-    await admin.call('PATCH', `/organizations/${organizationId}/checkout-settings`, { mode: 'test', defaultCallbackUrl: callbackUrl });
+    await admin.call('PATCH', `/organizations/${organizationId}/checkout-settings`, {
+      mode: 'test',
+      defaultCallbackUrl: callbackUrl,
+    });
     const afterChange = await costOf(create);
     expect(afterChange.gateway).toEqual({ find: 1 });
     expect(forwardedSettings.at(-1)?.defaultCallbackUrl).toBe(callbackUrl);

@@ -11,7 +11,9 @@ let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  stack = await startStack({ extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' }, dispatcher: { SIGNING_SECRET_CACHE_MS: '1' } } });
+  stack = await startStack({
+    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' }, dispatcher: { SIGNING_SECRET_CACHE_MS: '1' } },
+  });
 });
 
 afterAll(async () => {
@@ -21,7 +23,11 @@ afterAll(async () => {
 
 async function newClient(options: ConstructorParameters<typeof Checkout>[1] = {}) {
   const org = await stack.admin.createOrganizationWithKeys(uniqueId('SDK Org'));
-  return { organizationId: org.organizationId, client: new Checkout(org.testKey, { baseUrl: stack.gatewayUrl, ...options }), testKey: org.testKey };
+  return {
+    organizationId: org.organizationId,
+    client: new Checkout(org.testKey, { baseUrl: stack.gatewayUrl, ...options }),
+    testKey: org.testKey,
+  };
 }
 
 const latte = { items: [{ name: 'Latte', quantity: 2, unitPrice: 450 }] };
@@ -30,7 +36,12 @@ describe('@checkout/sdk orders', () => {
   it('When an order is created, retrieved, updated and cancelled, then each call returns the typed order', async () => {
     const { client } = await newClient();
     const created = await client.orders.create({ ...latte, metadata: { cart: 'c1' } });
-    expect(created).toMatchObject({ status: 'open', paymentStatus: 'unpaid', amounts: { total: 900 }, metadata: { cart: 'c1' } });
+    expect(created).toMatchObject({
+      status: 'open',
+      paymentStatus: 'unpaid',
+      amounts: { total: 900 },
+      metadata: { cart: 'c1' },
+    });
     expect((await client.orders.retrieve(created.id)).id).toBe(created.id);
     const updated = await client.orders.update(created.id, { items: [{ name: 'Mocha', quantity: 1, unitPrice: 500 }] });
     expect(updated.amounts.total).toBe(500);
@@ -40,11 +51,17 @@ describe('@checkout/sdk orders', () => {
   it('When orders span several pages, then for await visits each once, newest first, with the filter applied', async () => {
     const { client } = await newClient();
     const made: Order[] = [];
-    for (let i = 0; i < 5; i += 1) made.push(await client.orders.create({ items: [{ name: `Item ${i}`, quantity: 1, unitPrice: 100 + i }] }));
+    for (let i = 0; i < 5; i += 1)
+      made.push(await client.orders.create({ items: [{ name: `Item ${i}`, quantity: 1, unitPrice: 100 + i }] }));
     await client.orders.cancel(made[0]?.id ?? '');
     const seen: string[] = [];
     for await (const order of client.orders.list({ status: 'open', limit: 2 })) seen.push(order.id);
-    expect(seen).toEqual(made.slice(1).reverse().map((o) => o.id));
+    expect(seen).toEqual(
+      made
+        .slice(1)
+        .reverse()
+        .map((o) => o.id),
+    );
     const firstPage = await client.orders.list({ limit: 2 });
     expect(firstPage.pagination).toEqual({ page: 1, limit: 2, total: 5, hasMore: true });
   });
@@ -69,7 +86,11 @@ describe('@checkout/sdk orders', () => {
     const { client } = await newClient();
     const invalid = await client.orders.create({ items: [] }).catch((err: unknown) => err);
     expect(invalid).toBeInstanceOf(CheckoutApiError);
-    expect(invalid).toMatchObject({ status: 400, code: 'ORDER_CREATE_FAILED', details: [expect.objectContaining({ path: 'items' })] });
+    expect(invalid).toMatchObject({
+      status: 400,
+      code: 'ORDER_CREATE_FAILED',
+      details: [expect.objectContaining({ path: 'items' })],
+    });
     expect((invalid as CheckoutApiError).requestId).toMatch(/.+/);
     const missing = await client.orders.retrieve('ord_test_000000000000000000000000').catch((err: unknown) => err);
     expect(isCheckoutApiError(missing, 'ORDER_NOT_FOUND')).toBe(true);
@@ -79,13 +100,24 @@ describe('@checkout/sdk orders', () => {
 describe('@checkout/sdk checkout sessions, test helpers, events and webhooks', () => {
   it('When a session is created, extended, paid with a test helper, then its signed webhook verifies with webhooks.verify and the event is listed (D29, D35)', async () => {
     const { client, organizationId } = await newClient();
-    const { webhookSigningSecret } = await stack.admin.call<{ webhookSigningSecret: string }>('PATCH', `/organizations/${organizationId}/checkout-settings`, { mode: 'test', webhookSigning: true });
+    const { webhookSigningSecret } = await stack.admin.call<{ webhookSigningSecret: string }>(
+      'PATCH',
+      `/organizations/${organizationId}/checkout-settings`,
+      { mode: 'test', webhookSigning: true },
+    );
     const path = `/hooks/${uniqueId('sdk')}`;
     receiver.answer(path, ANSWER.ok);
 
-    const session = await client.checkoutSessions.create({ ...latte, callbackUrl: receiver.url(path), expiresInMinutes: 30 });
+    const session = await client.checkoutSessions.create({
+      ...latte,
+      callbackUrl: receiver.url(path),
+      expiresInMinutes: 30,
+    });
     expect(session).toMatchObject({ status: 'pending', active: true, order: { amounts: { total: 900 } } });
-    const extended = await client.checkoutSessions.update(session.id, { extendExpiry: 10, sessionData: { step: 'review' } });
+    const extended = await client.checkoutSessions.update(session.id, {
+      extendExpiry: 10,
+      sessionData: { step: 'review' },
+    });
     expect(Date.parse(extended.expiresAt) - Date.parse(session.expiresAt)).toBe(10 * 60_000);
     expect((await client.checkoutSessions.retrieve(session.id)).sessionData).toEqual({ step: 'review' });
 
@@ -94,15 +126,27 @@ describe('@checkout/sdk checkout sessions, test helpers, events and webhooks', (
 
     const delivery = await receiver.nextDelivery({ path, timeoutMs: 20_000 });
     const event = client.webhooks.verify(delivery.body, delivery.headers, webhookSigningSecret);
-    expect(event).toMatchObject({ event: 'checkout.session.completed', session: { id: session.id, status: 'completed' } });
-    expect(() => client.webhooks.verify(delivery.body.replace('completed', 'expired'), delivery.headers, webhookSigningSecret)).toThrow(WebhookVerificationError);
+    expect(event).toMatchObject({
+      event: 'checkout.session.completed',
+      session: { id: session.id, status: 'completed' },
+    });
+    expect(() =>
+      client.webhooks.verify(delivery.body.replace('completed', 'expired'), delivery.headers, webhookSigningSecret),
+    ).toThrow(WebhookVerificationError);
 
-    const listed = await eventually(async () => (await client.events.list({ type: 'checkout.session.completed' }).toArray()).find((e) => e.id === event.id), { deadlineMs: 20_000 });
+    const listed = await eventually(
+      async () =>
+        (await client.events.list({ type: 'checkout.session.completed' }).toArray()).find((e) => e.id === event.id),
+      { deadlineMs: 20_000 },
+    );
     expect(listed.session.id).toBe(session.id);
-    const detail = await eventually(async () => {
-      const found = await client.events.retrieve(event.id);
-      return found.deliveries[0]?.status === 'succeeded' ? found : undefined;
-    }, { deadlineMs: 20_000 });
+    const detail = await eventually(
+      async () => {
+        const found = await client.events.retrieve(event.id);
+        return found.deliveries[0]?.status === 'succeeded' ? found : undefined;
+      },
+      { deadlineMs: 20_000 },
+    );
     const redelivery = await client.events.redeliver(event.id);
     expect(redelivery.id).not.toBe(detail.deliveries[0]?.id);
   });

@@ -57,9 +57,13 @@ async function payOnHostedPage(sessionId: string, cardNumber: string): Promise<n
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  stack = await startStack({ logLevel: 'trace', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '100000' } } }, undefined, {
-    logSink: (line) => lines.push(line),
-  });
+  stack = await startStack(
+    { logLevel: 'trace', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '100000' } } },
+    undefined,
+    {
+      logSink: (line) => lines.push(line),
+    },
+  );
 });
 
 afterAll(async () => {
@@ -73,11 +77,18 @@ describe('Secrets in logs', () => {
     const extra = await stack.admin.createKey(org.organizationId, 'test');
     secrets.set('test key', org.testKey).set('live key', org.liveKey).set('second test key', extra.secret);
     secrets.set('admin token', stack.env.adminToken);
-    for (const [caller, token] of Object.entries(stack.env.internalTokens)) secrets.set(`${caller} internal token`, token);
+    for (const [caller, token] of Object.entries(stack.env.internalTokens))
+      secrets.set(`${caller} internal token`, token);
     secrets.set('ID derivation secret', stack.env.sessions.ID_DERIVATION_SECRET ?? '');
-    secrets.set('processor HMAC secret', stack.env.processorWebhookSecret).set('CSRF secret', stack.env.sessions.CSRF_SECRET ?? '');
+    secrets
+      .set('processor HMAC secret', stack.env.processorWebhookSecret)
+      .set('CSRF secret', stack.env.sessions.CSRF_SECRET ?? '');
     for (const mode of ['test', 'live'] as const) {
-      const { webhookSigningSecret } = await stack.admin.call<{ webhookSigningSecret: string }>('PATCH', `/organizations/${org.organizationId}/checkout-settings`, { mode, webhookSigning: true });
+      const { webhookSigningSecret } = await stack.admin.call<{ webhookSigningSecret: string }>(
+        'PATCH',
+        `/organizations/${org.organizationId}/checkout-settings`,
+        { mode, webhookSigning: true },
+      );
       secrets.set(`${mode} signing secret`, webhookSigningSecret);
     }
     const test = new Api(stack.gatewayUrl, org.testKey);
@@ -86,15 +97,30 @@ describe('Secrets in logs', () => {
     // Test mode: hosted page with a good, a declined and a non-test card; the test helper; signed webhooks.
     const cards = ['4242 4242 4242 4242', '4000000000000002', '5555555555554444'];
     for (const card of cards) {
-      const created = await test.post('/v0/checkout/sessions', buildSessionInput({ externalId: uniqueId('secret'), callbackUrl: receiver.url('/hooks/secret'), customer: { email: 'payer@example.com', phone: '+1 415 555 0123' } }));
+      const created = await test.post(
+        '/v0/checkout/sessions',
+        buildSessionInput({
+          externalId: uniqueId('secret'),
+          callbackUrl: receiver.url('/hooks/secret'),
+          customer: { email: 'payer@example.com', phone: '+1 415 555 0123' },
+        }),
+      );
       expect(created.status).toBe(201);
       expect(await payOnHostedPage(created.body.session.id, card)).toBe(303);
     }
-    const helperPaid = await test.post('/v0/checkout/sessions', buildSessionInput({ externalId: uniqueId('secret'), callbackUrl: receiver.url('/hooks/secret') }));
-    expect((await test.post(`/v0/test_helpers/checkout/sessions/${helperPaid.body.session.id}/pay`, {})).status).toBe(200);
+    const helperPaid = await test.post(
+      '/v0/checkout/sessions',
+      buildSessionInput({ externalId: uniqueId('secret'), callbackUrl: receiver.url('/hooks/secret') }),
+    );
+    expect((await test.post(`/v0/test_helpers/checkout/sessions/${helperPaid.body.session.id}/pay`, {})).status).toBe(
+      200,
+    );
 
     // Live mode: the processor reports a captured payment, signed with the HMAC secret (D27).
-    const liveSession = await live.post('/v0/checkout/sessions', buildSessionInput({ externalId: uniqueId('secret'), callbackUrl: receiver.url('/hooks/secret') }));
+    const liveSession = await live.post(
+      '/v0/checkout/sessions',
+      buildSessionInput({ externalId: uniqueId('secret'), callbackUrl: receiver.url('/hooks/secret') }),
+    );
     expect(liveSession.status).toBe(201);
     const note = JSON.stringify({
       paymentId: `pay_live_${uniqueId('p').replace(/[^0-9A-Za-z]/g, '')}`,
@@ -117,20 +143,33 @@ describe('Secrets in logs', () => {
     expect((await test.withKey(`${org.testKey.slice(0, -4)}abcd`).get('/v0/orders')).status).toBe(401);
     expect((await test.withKey(`sk_test_${'9'.repeat(16)}`).get('/v0/orders')).status).toBe(401);
     await stack.admin.call('POST', `/organizations/${org.organizationId}/keys/${extra.id}/revoke`);
-    await eventually(async () => (await test.withKey(extra.secret).get('/v0/orders')).status === 401, { deadlineMs: 15_000, description: 'revoked key refused' });
-    const wrongAdmin = await request(`${stack.adminUrl}/admin/organizations`, { headers: { authorization: `Bearer ${stack.env.adminToken}x` } });
+    await eventually(async () => (await test.withKey(extra.secret).get('/v0/orders')).status === 401, {
+      deadlineMs: 15_000,
+      description: 'revoked key refused',
+    });
+    const wrongAdmin = await request(`${stack.adminUrl}/admin/organizations`, {
+      headers: { authorization: `Bearer ${stack.env.adminToken}x` },
+    });
     await wrongAdmin.body.text();
     expect(wrongAdmin.statusCode).toBe(401);
-    const wrongInternal = await request(`http://127.0.0.1:${stack.env.orders.PORT}/internal/orders`, { headers: { 'x-internal-token': `${stack.env.internalTokens.gateway}x` } });
+    const wrongInternal = await request(`http://127.0.0.1:${stack.env.orders.PORT}/internal/orders`, {
+      headers: { 'x-internal-token': `${stack.env.internalTokens.gateway}x` },
+    });
     await wrongInternal.body.text();
     expect(wrongInternal.statusCode).toBe(401);
 
     // Let the webhooks land (signed), then redeliver one so the retry path logs too.
-    await eventually(() => receiver.deliveries('/hooks/secret').length >= 3, { deadlineMs: 30_000, description: 'signed webhooks delivered' });
+    await eventually(() => receiver.deliveries('/hooks/secret').length >= 3, {
+      deadlineMs: 30_000,
+      description: 'signed webhooks delivered',
+    });
     expect(receiver.deliveries('/hooks/secret')[0]?.headers['webhook-signature']).toBeDefined();
     const events = await test.get('/v0/events');
     expect((await test.post(`/v0/events/${events.body.events[0].id}/redeliver`)).status).toBe(202);
-    await eventually(() => receiver.deliveries('/hooks/secret').length >= 4, { deadlineMs: 30_000, description: 'redelivery' });
+    await eventually(() => receiver.deliveries('/hooks/secret').length >= 4, {
+      deadlineMs: 30_000,
+      description: 'redelivery',
+    });
 
     // The scan: the run must have logged something from every service, and nothing secret.
     const services = new Set(lines.map((line) => (JSON.parse(line) as { service?: string }).service));

@@ -20,8 +20,15 @@ let stack: InProcessStack;
 let topic: TopicProbe;
 
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } } }, ['orders', 'sessions', 'gateway']);
-  topic = await TopicProbe.start(stack.env.sessions.KAFKA_BROKERS!.split(','), topicName(stack.env.sessions.TOPIC_PREFIX, TOPICS.sessionEvents));
+  stack = await startStack({ extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } } }, [
+    'orders',
+    'sessions',
+    'gateway',
+  ]);
+  topic = await TopicProbe.start(
+    stack.env.sessions.KAFKA_BROKERS!.split(','),
+    topicName(stack.env.sessions.TOPIC_PREFIX, TOPICS.sessionEvents),
+  );
 });
 
 afterAll(async () => {
@@ -41,7 +48,11 @@ interface Merchant {
 /** Every test gets an organization of its own (own keys, own records). */
 async function newMerchant(): Promise<Merchant> {
   const org = await stack.admin.createOrganizationWithKeys(uniqueId('Sessions Org'));
-  return { organizationId: org.organizationId, test: new Api(stack.gatewayUrl, org.testKey), live: new Api(stack.gatewayUrl, org.liveKey) };
+  return {
+    organizationId: org.organizationId,
+    test: new Api(stack.gatewayUrl, org.testKey),
+    live: new Api(stack.gatewayUrl, org.liveKey),
+  };
 }
 
 async function createSession(api: Api, overrides: Record<string, unknown> = {}) {
@@ -56,11 +67,14 @@ async function getSession(api: Api, id: string) {
   return response.body.session;
 }
 
-const pay = (api: Api, id: string, body: Record<string, unknown> = {}) => api.post(`/v0/test_helpers/checkout/sessions/${id}/pay`, body);
+const pay = (api: Api, id: string, body: Record<string, unknown> = {}) =>
+  api.post(`/v0/test_helpers/checkout/sessions/${id}/pay`, body);
 const expire = (api: Api, id: string) => api.post(`/v0/test_helpers/checkout/sessions/${id}/expire`);
-const lifetimeMs = (session: { createdAt: string; expiresAt: string }) => Date.parse(session.expiresAt) - Date.parse(session.createdAt);
+const lifetimeMs = (session: { createdAt: string; expiresAt: string }) =>
+  Date.parse(session.expiresAt) - Date.parse(session.createdAt);
 /** Shifts one side of a race (not a wait for a condition: nothing is awaited but the call itself). */
-const delayed = <T>(ms: number, call: () => Promise<T>): Promise<T> => new Promise((resolve, reject) => setTimeout(() => call().then(resolve, reject), ms));
+const delayed = <T>(ms: number, call: () => Promise<T>): Promise<T> =>
+  new Promise((resolve, reject) => setTimeout(() => call().then(resolve, reject), ms));
 const detailPaths = (body: { details?: { path: string }[] }) => (body.details ?? []).map((d) => d.path);
 
 interface TopicMessage {
@@ -94,7 +108,13 @@ class TopicProbe {
       topic: name,
       groupId: `${name}.${uniqueId('e2e-probe')}`,
       onMessage: ({ partition, offset, key, headers, value }) => {
-        probe.messages.push({ partition, offset: Number(offset), key: key ?? '', eventIdHeader: headers['event-id'] ?? '', value: JSON.parse(value || 'null') });
+        probe.messages.push({
+          partition,
+          offset: Number(offset),
+          key: key ?? '',
+          eventIdHeader: headers['event-id'] ?? '',
+          value: JSON.parse(value || 'null'),
+        });
         probe.consumedUpTo.set(partition, Math.max(probe.consumedUpTo.get(partition) ?? -1, Number(offset)));
       },
     });
@@ -110,10 +130,13 @@ class TopicProbe {
   /** Resolves when everything on the topic at the time of the call has been consumed. */
   async barrier(): Promise<void> {
     const marks = await this.highWaterMarks();
-    await eventually(() => [...marks].every(([partition, high]) => high === 0 || (this.consumedUpTo.get(partition) ?? -1) >= high - 1), {
-      ...DEADLINE,
-      description: 'the probe to consume the whole topic',
-    });
+    await eventually(
+      () => [...marks].every(([partition, high]) => high === 0 || (this.consumedUpTo.get(partition) ?? -1) >= high - 1),
+      {
+        ...DEADLINE,
+        description: 'the probe to consume the whole topic',
+      },
+    );
   }
 
   /**
@@ -121,7 +144,9 @@ class TopicProbe {
    * event id, and consumers dedupe on it).
    */
   eventsOf(sessionId: string): TopicMessage[] {
-    return [...new Map(this.messages.filter((m) => m.key === sessionId).map((m) => [m.value?.eventId as string, m])).values()];
+    return [
+      ...new Map(this.messages.filter((m) => m.key === sessionId).map((m) => [m.value?.eventId as string, m])).values(),
+    ];
   }
 
   async stop(): Promise<void> {
@@ -141,7 +166,13 @@ describe('POST /v0/checkout/sessions', () => {
     const { session } = response.body;
     expect(session.id).toMatch(/^cs_test_[0-9A-Za-z]{24}$/);
     expect(session.url).toBe(`${stack.checkoutBaseUrl}/${session.id}`);
-    expect(session).toMatchObject({ status: 'pending', active: true, failedAttempts: 0, callbackUrl: null, sessionData: {} });
+    expect(session).toMatchObject({
+      status: 'pending',
+      active: true,
+      failedAttempts: 0,
+      callbackUrl: null,
+      sessionData: {},
+    });
     expect(session.requireFromCustomer).toEqual({ phone: false, shippingAddress: false, location: false });
     expect(session.successUrl).toBe(`https://merchant.example/thanks?session=${session.id}`);
     expect(session).not.toHaveProperty('customerId');
@@ -149,9 +180,18 @@ describe('POST /v0/checkout/sessions', () => {
     expect(lifetimeMs(session)).toBe(60 * MINUTE);
     const { order } = session;
     expect(order.id).toMatch(/^ord_test_[0-9A-Za-z]{24}$/);
-    expect(order).toMatchObject({ provider: 'native', currency: 'USD', status: 'open', paymentStatus: 'unpaid', metadata: {} });
+    expect(order).toMatchObject({
+      provider: 'native',
+      currency: 'USD',
+      status: 'open',
+      paymentStatus: 'unpaid',
+      metadata: {},
+    });
     expect(order.amounts).toEqual({ subtotal: TOTAL, tax: 0, discount: 0, tip: 0, total: TOTAL, paid: 0 });
-    expect(order.items.map((i: { name: string; totalPrice: number }) => [i.name, i.totalPrice])).toEqual([['Espresso', 700], ['Croissant', 425]]);
+    expect(order.items.map((i: { name: string; totalPrice: number }) => [i.name, i.totalPrice])).toEqual([
+      ['Espresso', 700],
+      ['Croissant', 425],
+    ]);
     expect(order).not.toHaveProperty('paidAt');
     // The embedded order is the order the orders API shows.
     expect((await test.get(`/v0/orders/${order.id}`)).body.order).toEqual(order);
@@ -187,13 +227,22 @@ describe('POST /v0/checkout/sessions', () => {
     const [s, o] = [session.id, session.order.id];
     expect(session.successUrl).toBe(`https://merchant.example/${s}/done?s=${s}&o=${o}&x={OTHER}&y={session_id}`);
     expect(session.callbackUrl).toBe(`https://hooks.example/${o}/${o}?also=${s}&{}`);
-    const plain = await createSession(test, { successUrl: 'https://merchant.example/thanks', callbackUrl: 'http://hooks.example/plain' });
-    expect(plain).toMatchObject({ successUrl: 'https://merchant.example/thanks', callbackUrl: 'http://hooks.example/plain' });
+    const plain = await createSession(test, {
+      successUrl: 'https://merchant.example/thanks',
+      callbackUrl: 'http://hooks.example/plain',
+    });
+    expect(plain).toMatchObject({
+      successUrl: 'https://merchant.example/thanks',
+      callbackUrl: 'http://hooks.example/plain',
+    });
   });
 
   it("When the organization has a default callback URL, then it is used with placeholders when the request has none, and a request's own URL overrides it (D22)", async () => {
     const { organizationId, test, live } = await newMerchant();
-    await stack.admin.call('PATCH', `/organizations/${organizationId}/checkout-settings`, { mode: 'test', defaultCallbackUrl: 'https://merchant.example/hooks/{SESSION_ID}' });
+    await stack.admin.call('PATCH', `/organizations/${organizationId}/checkout-settings`, {
+      mode: 'test',
+      defaultCallbackUrl: 'https://merchant.example/hooks/{SESSION_ID}',
+    });
     const byDefault = await createSession(test);
     expect(byDefault.callbackUrl).toBe(`https://merchant.example/hooks/${byDefault.id}`);
     const overridden = await createSession(test, { callbackUrl: 'https://other.example/cb?o={ORDER_ID}' });
@@ -208,17 +257,24 @@ describe('POST /v0/checkout/sessions', () => {
     ['1.5', 1.5],
     ['a string', '60'],
     ['null', null],
-  ])('When expiresInMinutes is %s, then 400 SESSION_CREATION_FAILED with details (D16)', async (_, expiresInMinutes) => {
-    const { test } = await newMerchant();
-    const response = await test.post('/v0/checkout/sessions', buildSessionInput({ expiresInMinutes }));
-    expect(response.status).toBe(400);
-    expect(response.body.code).toBe('SESSION_CREATION_FAILED');
-    expect(detailPaths(response.body)).toContain('expiresInMinutes');
-    expect((await test.get('/v0/orders')).body.pagination.total).toBe(0);
-  });
+  ])(
+    'When expiresInMinutes is %s, then 400 SESSION_CREATION_FAILED with details (D16)',
+    async (_, expiresInMinutes) => {
+      const { test } = await newMerchant();
+      const response = await test.post('/v0/checkout/sessions', buildSessionInput({ expiresInMinutes }));
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('SESSION_CREATION_FAILED');
+      expect(detailPaths(response.body)).toContain('expiresInMinutes');
+      expect((await test.get('/v0/orders')).body.pagination.total).toBe(0);
+    },
+  );
 
   it.each([
-    ['requireFromCustomer with a non-boolean flag', { requireFromCustomer: { phone: 'yes' } }, 'requireFromCustomer.phone'],
+    [
+      'requireFromCustomer with a non-boolean flag',
+      { requireFromCustomer: { phone: 'yes' } },
+      'requireFromCustomer.phone',
+    ],
     ['requireFromCustomer with an unknown input', { requireFromCustomer: { email: true } }, 'requireFromCustomer'],
     ['an unknown field', { colour: 'red' }, 'colour'],
     ['no items', { items: [] }, 'items'],
@@ -269,16 +325,29 @@ describe('POST /v0/checkout/sessions', () => {
     await createSession(test);
     const before = (await test.get('/v0/orders')).body;
     const externalId = uniqueId('free');
-    const response = await test.post('/v0/checkout/sessions', buildSessionInput({ externalId, discounts: [{ name: 'All free', type: 'percentage', amount: 100 }] }));
+    const response = await test.post(
+      '/v0/checkout/sessions',
+      buildSessionInput({ externalId, discounts: [{ name: 'All free', type: 'percentage', amount: 100 }] }),
+    );
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('SESSION_CREATION_FAILED');
-    const free = await test.post('/v0/checkout/sessions', buildSessionInput({ items: [{ name: 'Sample', quantity: 1, unitPrice: 0 }] }));
+    const free = await test.post(
+      '/v0/checkout/sessions',
+      buildSessionInput({ items: [{ name: 'Sample', quantity: 1, unitPrice: 0 }] }),
+    );
     expect(free.body.code).toBe('SESSION_CREATION_FAILED');
     const after = (await test.get('/v0/orders')).body;
     expect(after.pagination.total).toBe(before.pagination.total);
     expect(after.orders).toEqual(before.orders);
     // An order may have a total of 0 (D36); only sessions may not.
-    expect((await test.post('/v0/orders', buildOrderInput({ discounts: [{ name: 'All free', type: 'percentage', amount: 100 }] }))).status).toBe(201);
+    expect(
+      (
+        await test.post(
+          '/v0/orders',
+          buildOrderInput({ discounts: [{ name: 'All free', type: 'percentage', amount: 100 }] }),
+        )
+      ).status,
+    ).toBe(201);
     expect((await createSession(test, { externalId })).order.externalId).toBe(externalId);
   });
 
@@ -316,7 +385,9 @@ describe('POST /v0/checkout/sessions', () => {
     it('When 20 session creates with one externalId race, then exactly one is 201 and 19 are 409', async () => {
       const { test } = await newMerchant();
       const externalId = uniqueId('race');
-      const responses = await Promise.all(Array.from({ length: 20 }, () => test.post('/v0/checkout/sessions', buildSessionInput({ externalId }))));
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () => test.post('/v0/checkout/sessions', buildSessionInput({ externalId }))),
+      );
       const statuses = responses.map((r) => r.status);
       expect(statuses.filter((s) => s === 201)).toHaveLength(1);
       expect(statuses.filter((s) => s === 409)).toHaveLength(19);
@@ -330,7 +401,11 @@ describe('POST /v0/checkout/sessions', () => {
       const { test } = await newMerchant();
       const externalId = uniqueId('mixed');
       const responses = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? test.post('/v0/orders', buildOrderInput({ externalId })) : test.post('/v0/checkout/sessions', buildSessionInput({ externalId })))),
+        Array.from({ length: 20 }, (_, i) =>
+          i % 2 === 0
+            ? test.post('/v0/orders', buildOrderInput({ externalId }))
+            : test.post('/v0/checkout/sessions', buildSessionInput({ externalId })),
+        ),
       );
       const statuses = responses.map((r) => r.status);
       expect(statuses.filter((s) => s === 201)).toHaveLength(1);
@@ -346,28 +421,52 @@ describe('POST /v0/checkout/sessions', () => {
       const { organizationId, test } = await newMerchant();
       const malformed = await test.post('/v0/checkout/sessions', buildSessionInput({ locationId: 'store-7' }));
       expect(malformed).toMatchObject({ status: 400, body: { code: 'INVALID_LOCATION_ID' } });
-      const unknown = await test.post('/v0/checkout/sessions', buildSessionInput({ locationId: 'loc_test_AAAAAAAAAAAAAAAAAAAAAAAA' }));
+      const unknown = await test.post(
+        '/v0/checkout/sessions',
+        buildSessionInput({ locationId: 'loc_test_AAAAAAAAAAAAAAAAAAAAAAAA' }),
+      );
       expect(unknown).toMatchObject({ status: 400, body: { code: 'LOCATION_NOT_FOUND' } });
-      const { location: liveLocation } = await stack.admin.call<{ location: { id: string } }>('POST', `/organizations/${organizationId}/locations`, { mode: 'live', name: 'Live shop' });
-      const otherMode = await test.post('/v0/checkout/sessions', buildSessionInput({ locationId: liveLocation.id.replace('_live_', '_test_') }));
+      const { location: liveLocation } = await stack.admin.call<{ location: { id: string } }>(
+        'POST',
+        `/organizations/${organizationId}/locations`,
+        { mode: 'live', name: 'Live shop' },
+      );
+      const otherMode = await test.post(
+        '/v0/checkout/sessions',
+        buildSessionInput({ locationId: liveLocation.id.replace('_live_', '_test_') }),
+      );
       expect(otherMode.body.code).toBe('LOCATION_NOT_FOUND');
-      const { location } = await stack.admin.call<{ location: { id: string } }>('POST', `/organizations/${organizationId}/locations`, { mode: 'test', name: 'Test shop' });
+      const { location } = await stack.admin.call<{ location: { id: string } }>(
+        'POST',
+        `/organizations/${organizationId}/locations`,
+        { mode: 'test', name: 'Test shop' },
+      );
       expect((await createSession(test, { locationId: location.id })).order.locationId).toBe(location.id);
       expect((await test.get('/v0/orders')).body.pagination.total).toBe(1);
     });
 
     it('When paymentDestination is malformed, unknown, inactive or active and verified, then INVALID_…, …_NOT_FOUND, …_NOT_ACTIVE, stored', async () => {
       const { organizationId, test } = await newMerchant();
-      expect((await test.post('/v0/checkout/sessions', buildSessionInput({ paymentDestination: 'my wallet' }))).body).toMatchObject({ code: 'INVALID_PAYMENT_DESTINATION' });
+      expect(
+        (await test.post('/v0/checkout/sessions', buildSessionInput({ paymentDestination: 'my wallet' }))).body,
+      ).toMatchObject({ code: 'INVALID_PAYMENT_DESTINATION' });
       const unknown = await test.post('/v0/checkout/sessions', buildSessionInput({ paymentDestination: evm(1) }));
       expect(unknown).toMatchObject({ status: 400, body: { code: 'PAYMENT_DESTINATION_NOT_FOUND' } });
       const create = (address: string, status: string, verified: boolean) =>
-        stack.admin.call<{ paymentDestination: { id: string } }>('POST', `/organizations/${organizationId}/payment-destinations`, { mode: 'test', address, status, verified });
+        stack.admin.call<{ paymentDestination: { id: string } }>(
+          'POST',
+          `/organizations/${organizationId}/payment-destinations`,
+          { mode: 'test', address, status, verified },
+        );
       const inactive = (await create(evm(2), 'inactive', true)).paymentDestination;
       await create(evm(3), 'active', false);
       const good = (await create(evm(4), 'active', true)).paymentDestination;
-      expect((await test.post('/v0/checkout/sessions', buildSessionInput({ paymentDestination: inactive.id }))).body.code).toBe('PAYMENT_DESTINATION_NOT_ACTIVE');
-      expect((await test.post('/v0/checkout/sessions', buildSessionInput({ paymentDestination: evm(3) }))).body.code).toBe('PAYMENT_DESTINATION_NOT_ACTIVE');
+      expect(
+        (await test.post('/v0/checkout/sessions', buildSessionInput({ paymentDestination: inactive.id }))).body.code,
+      ).toBe('PAYMENT_DESTINATION_NOT_ACTIVE');
+      expect(
+        (await test.post('/v0/checkout/sessions', buildSessionInput({ paymentDestination: evm(3) }))).body.code,
+      ).toBe('PAYMENT_DESTINATION_NOT_ACTIVE');
       expect((await createSession(test, { paymentDestination: good.id })).order.paymentDestination).toBe(good.id);
       expect((await createSession(test, { paymentDestination: evm(4) })).order.paymentDestination).toBe(evm(4));
       expect((await test.get('/v0/orders')).body.pagination.total).toBe(2);
@@ -387,7 +486,14 @@ describe('GET /v0/checkout/sessions/:sessionId', () => {
 
   it('When the id is malformed, then 400 INVALID_SESSION_ID (D4)', async () => {
     const { test } = await newMerchant();
-    for (const id of ['123', 'cs_prod_abc', 'ord_test_abc', 'cs_test_', `cs_test_${'a'.repeat(65)}`, 'cs_test_abc-def']) {
+    for (const id of [
+      '123',
+      'cs_prod_abc',
+      'ord_test_abc',
+      'cs_test_',
+      `cs_test_${'a'.repeat(65)}`,
+      'cs_test_abc-def',
+    ]) {
       const response = await test.get(`/v0/checkout/sessions/${id}`);
       expect(response.status, id).toBe(400);
       expect(response.body.code, id).toBe('INVALID_SESSION_ID');
@@ -417,14 +523,20 @@ describe('GET /v0/checkout/sessions/:sessionId', () => {
   it('When its order is edited with PATCH /v0/orders/:id, then the session shows the order as it is now (D25)', async () => {
     const { test } = await newMerchant();
     const session = await createSession(test);
-    const edited = await test.patch(`/v0/orders/${session.order.id}`, { items: [{ name: 'Tea', quantity: 3, unitPrice: 300 }], taxes: [{ type: 'additive', amount: 50 }] });
+    const edited = await test.patch(`/v0/orders/${session.order.id}`, {
+      items: [{ name: 'Tea', quantity: 3, unitPrice: 300 }],
+      taxes: [{ type: 'additive', amount: 50 }],
+    });
     expect(edited.status).toBe(200);
     // The session presents its own copy of the order (a read never calls orders); orders' order.updated event
     // brings the edit, so the session shows it as soon as the event is consumed (issue 13, part 4).
-    const read = await eventually(async () => {
-      const current = await getSession(test, session.id);
-      return current.order.updatedAt === edited.body.order.updatedAt ? current : undefined;
-    }, { ...DEADLINE, description: 'the edit reaches the session' });
+    const read = await eventually(
+      async () => {
+        const current = await getSession(test, session.id);
+        return current.order.updatedAt === edited.body.order.updatedAt ? current : undefined;
+      },
+      { ...DEADLINE, description: 'the edit reaches the session' },
+    );
     expect(read.order).toEqual(edited.body.order);
     expect(read.order.items.map((i: { name: string }) => i.name)).toEqual(['Tea']);
     expect(read.order.amounts).toMatchObject({ subtotal: 900, tax: 50, total: 950, paid: 0 });
@@ -453,15 +565,18 @@ describe('PATCH /v0/checkout/sessions/:sessionId', () => {
     ['1.5', 1.5],
     ['negative', -5],
     ['a string', '5'],
-  ])('When extendExpiry is %s, then 400 SESSION_UPDATE_FAILED with details and nothing changes (D23)', async (_, extendExpiry) => {
-    const { test } = await newMerchant();
-    const session = await createSession(test);
-    const response = await test.patch(`/v0/checkout/sessions/${session.id}`, { extendExpiry });
-    expect(response.status).toBe(400);
-    expect(response.body.code).toBe('SESSION_UPDATE_FAILED');
-    expect(detailPaths(response.body)).toContain('extendExpiry');
-    expect(await getSession(test, session.id)).toEqual(session);
-  });
+  ])(
+    'When extendExpiry is %s, then 400 SESSION_UPDATE_FAILED with details and nothing changes (D23)',
+    async (_, extendExpiry) => {
+      const { test } = await newMerchant();
+      const session = await createSession(test);
+      const response = await test.patch(`/v0/checkout/sessions/${session.id}`, { extendExpiry });
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('SESSION_UPDATE_FAILED');
+      expect(detailPaths(response.body)).toContain('extendExpiry');
+      expect(await getSession(test, session.id)).toEqual(session);
+    },
+  );
 
   it.each([
     ['an unknown field', { colour: 'red' }],
@@ -494,9 +609,13 @@ describe('PATCH /v0/checkout/sessions/:sessionId', () => {
   it('When sessionData is sent twice, then it is merged shallowly, keys with "." and "$" survive, and an empty PATCH changes nothing (D23, D36)', async () => {
     const { test } = await newMerchant();
     const session = await createSession(test);
-    const first = await test.patch(`/v0/checkout/sessions/${session.id}`, { sessionData: { 'a.b': 1, $c: { 'd.e': [1, 2], $f: null }, keep: 'x', nested: { x: 1, y: 2 } } });
+    const first = await test.patch(`/v0/checkout/sessions/${session.id}`, {
+      sessionData: { 'a.b': 1, $c: { 'd.e': [1, 2], $f: null }, keep: 'x', nested: { x: 1, y: 2 } },
+    });
     expect(first.status).toBe(200);
-    const second = await test.patch(`/v0/checkout/sessions/${session.id}`, { sessionData: { keep: 'y', nested: { x: 3 }, more: true } });
+    const second = await test.patch(`/v0/checkout/sessions/${session.id}`, {
+      sessionData: { keep: 'y', nested: { x: 3 }, more: true },
+    });
     const merged = { 'a.b': 1, $c: { 'd.e': [1, 2], $f: null }, keep: 'y', nested: { x: 3 }, more: true };
     expect(second.body.session.sessionData).toEqual(merged);
     expect(second.body.session.expiresAt).toBe(session.expiresAt);
@@ -504,7 +623,9 @@ describe('PATCH /v0/checkout/sessions/:sessionId', () => {
     const empty = await test.patch(`/v0/checkout/sessions/${session.id}`, {});
     expect(empty.status).toBe(200);
     expect(empty.body.session.updatedAt).toBe(second.body.session.updatedAt);
-    const tooMany = await test.patch(`/v0/checkout/sessions/${session.id}`, { sessionData: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) });
+    const tooMany = await test.patch(`/v0/checkout/sessions/${session.id}`, {
+      sessionData: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])),
+    });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.code).toBe('SESSION_UPDATE_FAILED');
   });
@@ -530,16 +651,29 @@ describe('POST /v0/orders/:orderId/cancel of a session’s order (D25)', () => {
     const cancel = await test.post(`/v0/orders/${session.order.id}/cancel`);
     expect(cancel.status).toBe(200);
     // Orders' order.cancelled event carries the cancel to the session (issue 13: reads never call orders).
-    const read = await eventually(async () => {
-      const current = await getSession(test, session.id);
-      return current.status === 'cancelled' ? current : undefined;
-    }, { ...DEADLINE, description: 'the cancel reaches the session' });
-    expect(read).toMatchObject({ status: 'cancelled', active: false, order: { status: 'cancelled', paymentStatus: 'unpaid' } });
+    const read = await eventually(
+      async () => {
+        const current = await getSession(test, session.id);
+        return current.status === 'cancelled' ? current : undefined;
+      },
+      { ...DEADLINE, description: 'the cancel reaches the session' },
+    );
+    expect(read).toMatchObject({
+      status: 'cancelled',
+      active: false,
+      order: { status: 'cancelled', paymentStatus: 'unpaid' },
+    });
     const paid = await pay(test, session.id);
     expect(paid).toMatchObject({ status: 400, body: { code: 'SESSION_NOT_PAYABLE' } });
-    expect((await test.patch(`/v0/checkout/sessions/${session.id}`, { extendExpiry: 5 })).body.code).toBe('SESSION_UPDATE_FAILED');
+    expect((await test.patch(`/v0/checkout/sessions/${session.id}`, { extendExpiry: 5 })).body.code).toBe(
+      'SESSION_UPDATE_FAILED',
+    );
     expect((await expire(test, session.id)).body.code).toBe('SESSION_UPDATE_FAILED');
-    expect(await getSession(test, session.id)).toMatchObject({ status: 'cancelled', active: false, order: { amounts: { paid: 0 } } });
+    expect(await getSession(test, session.id)).toMatchObject({
+      status: 'cancelled',
+      active: false,
+      order: { amounts: { paid: 0 } },
+    });
   });
 });
 
@@ -565,7 +699,12 @@ describe('POST /v0/test_helpers/checkout/sessions/:sessionId/pay (D29)', () => {
     const session = await createSession(test);
     const first = await pay(test, session.id, { outcome: 'declined' });
     expect(first.status).toBe(200);
-    expect(first.body.session).toMatchObject({ status: 'pending', active: true, failedAttempts: 1, order: { status: 'open', paymentStatus: 'unpaid', amounts: { paid: 0 } } });
+    expect(first.body.session).toMatchObject({
+      status: 'pending',
+      active: true,
+      failedAttempts: 1,
+      order: { status: 'open', paymentStatus: 'unpaid', amounts: { paid: 0 } },
+    });
     const second = await pay(test, session.id, { outcome: 'declined', method: 'card' });
     expect(second.body.session.failedAttempts).toBe(2);
     expect((await getSession(test, session.id)).failedAttempts).toBe(2);
@@ -576,13 +715,21 @@ describe('POST /v0/test_helpers/checkout/sessions/:sessionId/pay (D29)', () => {
     const session = await createSession(test);
     const part = await pay(test, session.id, { method: 'stablecoin', amount: 400 });
     expect(part.status).toBe(200);
-    expect(part.body.session).toMatchObject({ status: 'pending', active: true, order: { status: 'open', paymentStatus: 'partially_paid', amounts: { paid: 400, total: TOTAL } } });
+    expect(part.body.session).toMatchObject({
+      status: 'pending',
+      active: true,
+      order: { status: 'open', paymentStatus: 'partially_paid', amounts: { paid: 400, total: TOTAL } },
+    });
     expect(part.body.session.order).not.toHaveProperty('paidAt');
     // A partially paid order is no longer editable or cancellable.
     expect((await test.post(`/v0/orders/${session.order.id}/cancel`)).status).toBe(400);
     const rest = await pay(test, session.id, { method: 'stablecoin' });
     expect(rest.status).toBe(200);
-    expect(rest.body.session).toMatchObject({ status: 'completed', active: false, order: { status: 'completed', paymentStatus: 'paid', amounts: { paid: TOTAL } } });
+    expect(rest.body.session).toMatchObject({
+      status: 'completed',
+      active: false,
+      order: { status: 'completed', paymentStatus: 'paid', amounts: { paid: TOTAL } },
+    });
     const again = await pay(test, session.id);
     expect(again.status).toBe(400);
     expect(again.body.code).toBe('SESSION_NOT_PAYABLE');
@@ -644,7 +791,11 @@ describe('POST /v0/test_helpers/checkout/sessions/:sessionId/expire (D21, D29)',
     const receivedAt = Date.now();
     expect(response.status).toBe(200);
     const expired = response.body.session;
-    expect(expired).toMatchObject({ status: 'expired', active: false, order: { status: 'open', paymentStatus: 'unpaid' } });
+    expect(expired).toMatchObject({
+      status: 'expired',
+      active: false,
+      order: { status: 'open', paymentStatus: 'unpaid' },
+    });
     expect(Date.parse(expired.expiresAt)).toBeGreaterThanOrEqual(sentAt);
     expect(Date.parse(expired.expiresAt)).toBeLessThanOrEqual(receivedAt);
     const read = await getSession(test, session.id);
@@ -660,8 +811,14 @@ describe('POST /v0/test_helpers/checkout/sessions/:sessionId/expire (D21, D29)',
     expect(again).toMatchObject({ status: 400, body: { code: 'SESSION_UPDATE_FAILED' } });
     const paid = await pay(test, session.id);
     expect(paid).toMatchObject({ status: 400, body: { code: 'SESSION_NOT_PAYABLE' } });
-    expect((await test.patch(`/v0/checkout/sessions/${session.id}`, { extendExpiry: 30 })).body.code).toBe('SESSION_UPDATE_FAILED');
-    expect((await getSession(test, session.id)).order).toMatchObject({ status: 'open', paymentStatus: 'unpaid', amounts: { paid: 0 } });
+    expect((await test.patch(`/v0/checkout/sessions/${session.id}`, { extendExpiry: 30 })).body.code).toBe(
+      'SESSION_UPDATE_FAILED',
+    );
+    expect((await getSession(test, session.id)).order).toMatchObject({
+      status: 'open',
+      paymentStatus: 'unpaid',
+      amounts: { paid: 0 },
+    });
   });
 
   it('When a completed session is expired, then 400 SESSION_UPDATE_FAILED and it stays completed', async () => {
@@ -677,16 +834,30 @@ describe('checkout.session events on Kafka (D28, D30)', () => {
   it('When a test-helper payment answers 200, then checkout.session.completed is already on the topic, keyed by session id, with body {id, event, createdAt, session}', async () => {
     const { test } = await newMerchant();
     const externalId = uniqueId('evt');
-    const session = await createSession(test, { externalId, callbackUrl: 'https://hooks.example/{SESSION_ID}', customer: { email: 'events@example.com' } });
+    const session = await createSession(test, {
+      externalId,
+      callbackUrl: 'https://hooks.example/{SESSION_ID}',
+      customer: { email: 'events@example.com' },
+    });
     const response = await pay(test, session.id);
     expect(response.status).toBe(200);
     // Taken the moment the answer is in: the event must already be below these marks.
     const marks = await topic.highWaterMarks();
-    const [message] = await eventually(() => (topic.eventsOf(session.id).length > 0 ? topic.eventsOf(session.id) : undefined), { ...DEADLINE, description: 'the completed event' });
-    expect(message!.offset, 'the event was on the topic before the pay request answered').toBeLessThan(marks.get(message!.partition) ?? 0);
+    const [message] = await eventually(
+      () => (topic.eventsOf(session.id).length > 0 ? topic.eventsOf(session.id) : undefined),
+      { ...DEADLINE, description: 'the completed event' },
+    );
+    expect(message!.offset, 'the event was on the topic before the pay request answered').toBeLessThan(
+      marks.get(message!.partition) ?? 0,
+    );
     expect(message!.key).toBe(session.id);
     const envelope = SessionEventV1.parse(message!.value);
-    expect(envelope).toMatchObject({ type: 'checkout.session.completed', sessionId: session.id, mode: 'test', callbackUrl: `https://hooks.example/${session.id}` });
+    expect(envelope).toMatchObject({
+      type: 'checkout.session.completed',
+      sessionId: session.id,
+      mode: 'test',
+      callbackUrl: `https://hooks.example/${session.id}`,
+    });
     expect(message!.eventIdHeader).toBe(envelope.eventId);
     const body = message!.value.body;
     expect(Object.keys(body).sort()).toEqual(['createdAt', 'event', 'id', 'session']);
@@ -694,7 +865,13 @@ describe('checkout.session events on Kafka (D28, D30)', () => {
     expect(body.event).toBe('checkout.session.completed');
     expect(body.createdAt).toMatch(ISO_MS);
     expect(body.session).toMatchObject({ id: session.id, status: 'completed', active: false });
-    expect(body.session.order).toMatchObject({ status: 'completed', paymentStatus: 'paid', externalId, amounts: { paid: TOTAL }, customer: { email: 'events@example.com' } });
+    expect(body.session.order).toMatchObject({
+      status: 'completed',
+      paymentStatus: 'paid',
+      externalId,
+      amounts: { paid: TOTAL },
+      customer: { email: 'events@example.com' },
+    });
     expect(body.session.order.paidAt).toMatch(ISO_MS);
     // The spec: GET is identical to the session embedded in the completed event.
     expect(await getSession(test, session.id)).toEqual(body.session);
@@ -723,7 +900,12 @@ describe('checkout.session events on Kafka (D28, D30)', () => {
     const cancelled = await createSession(test);
     expect((await test.post(`/v0/orders/${cancelled.order.id}/cancel`)).status).toBe(200);
     // The order.cancelled event settles the stored status (no event is owed for a cancel, D25).
-    await eventually(async () => (await test.patch(`/v0/checkout/sessions/${cancelled.id}`, { sessionData: { settled: true } })).body.session.status === 'cancelled', { ...DEADLINE, description: 'the cancel reaches the session' });
+    await eventually(
+      async () =>
+        (await test.patch(`/v0/checkout/sessions/${cancelled.id}`, { sessionData: { settled: true } })).body.session
+          .status === 'cancelled',
+      { ...DEADLINE, description: 'the cancel reaches the session' },
+    );
     const declined = await createSession(test);
     await pay(test, declined.id, { outcome: 'declined' });
     const partial = await createSession(test);
@@ -746,7 +928,10 @@ describe('pay and cancel racing through the gateway (D21, D25)', () => {
       const session = await createSession(test);
       // The cancel path (gateway → orders) is shorter than the payment's (gateway → sessions → orders), so the
       // cancel is sent with a head start for the payment that grows over the runs: both outcomes get exercised.
-      const [paid, cancel] = await Promise.all([pay(test, session.id), delayed(run * 4, () => test.post(`/v0/orders/${session.order.id}/cancel`))]);
+      const [paid, cancel] = await Promise.all([
+        pay(test, session.id),
+        delayed(run * 4, () => test.post(`/v0/orders/${session.order.id}/cancel`)),
+      ]);
       const read = await getSession(test, session.id);
       const order = (await test.get(`/v0/orders/${session.order.id}`)).body.order;
       const context = `run ${run}: pay ${paid.status} ${JSON.stringify(paid.body?.code ?? paid.body?.session?.status)}, cancel ${cancel.status} ${cancel.body?.code ?? ''}, session ${read.status}, order ${order.status}/${order.paymentStatus}`;
@@ -780,9 +965,16 @@ describe('pay and cancel racing through the gateway (D21, D25)', () => {
       const context = `run ${run}: ${responses.map((r) => `${r.status} ${r.body?.code ?? r.body?.session?.status}`).join(', ')}`;
       expect(responses.map((r) => r.status).sort(), context).toEqual([200, 400]);
       expect(responses.find((r) => r.status === 400)!.body.code, context).toBe('SESSION_NOT_PAYABLE');
-      expect((await getSession(test, session.id)).order, context).toMatchObject({ status: 'completed', paymentStatus: 'paid', amounts: { paid: TOTAL } });
+      expect((await getSession(test, session.id)).order, context).toMatchObject({
+        status: 'completed',
+        paymentStatus: 'paid',
+        amounts: { paid: TOTAL },
+      });
     }
-    await eventually(() => sessions.every((s) => topic.eventsOf(s.id).length > 0), { ...DEADLINE, description: 'one completed event per session' });
+    await eventually(() => sessions.every((s) => topic.eventsOf(s.id).length > 0), {
+      ...DEADLINE,
+      description: 'one completed event per session',
+    });
     await topic.barrier();
     for (const s of sessions) expect(topic.eventsOf(s.id), s.id).toHaveLength(1);
   });

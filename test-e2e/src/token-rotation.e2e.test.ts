@@ -27,7 +27,10 @@ describe('internal credential rotation (issue 22)', () => {
     receiver = await startWebhookReceiver();
     const stack = await startStack({
       extraEnv: {
-        gateway: { INTERNAL_TOKEN: NEW.gateway, INTERNAL_CALLERS: internalCallers({ 'webhook-dispatcher': both('dispatcher') }) },
+        gateway: {
+          INTERNAL_TOKEN: NEW.gateway,
+          INTERNAL_CALLERS: internalCallers({ 'webhook-dispatcher': both('dispatcher') }),
+        },
         orders: { INTERNAL_CALLERS: internalCallers({ gateway: both('gateway'), sessions: both('sessions') }) },
         sessions: { INTERNAL_TOKEN: OLD.sessions, INTERNAL_CALLERS: internalCallers({ gateway: both('gateway') }) },
         dispatcher: { INTERNAL_TOKEN: NEW.dispatcher, INTERNAL_CALLERS: internalCallers({ gateway: both('gateway') }) },
@@ -37,11 +40,17 @@ describe('internal credential rotation (issue 22)', () => {
     const org = await stack.admin.createOrganizationWithKeys('Rotation Org');
     const merchant = new Api(stack.gatewayUrl, org.testKey);
     // Signing on: the dispatcher reads the secret from the gateway's internal API before the delivery.
-    await stack.admin.call('PATCH', `/organizations/${org.organizationId}/checkout-settings`, { mode: 'test', webhookSigning: true });
+    await stack.admin.call('PATCH', `/organizations/${org.organizationId}/checkout-settings`, {
+      mode: 'test',
+      webhookSigning: true,
+    });
 
     const order = await merchant.post('/v0/orders', buildOrderInput());
     expect(order.status, JSON.stringify(order.body)).toBe(201);
-    const session = await merchant.post('/v0/checkout/sessions', buildSessionInput({ callbackUrl: receiver.url('/rotation') }));
+    const session = await merchant.post(
+      '/v0/checkout/sessions',
+      buildSessionInput({ callbackUrl: receiver.url('/rotation') }),
+    );
     expect(session.status, JSON.stringify(session.body)).toBe(201);
     const paid = await merchant.post(`/v0/test_helpers/checkout/sessions/${session.body.session.id}/pay`, {});
     expect(paid.status, JSON.stringify(paid.body)).toBe(200);
@@ -54,7 +63,10 @@ describe('internal credential rotation (issue 22)', () => {
   }, 120_000);
 
   it('When a callee does not accept the token the gateway sends, then merchants get 503 SERVICE_UNAVAILABLE, not a 401 that blames their key', async () => {
-    const stack = await startStack({ extraEnv: { orders: { INTERNAL_CALLERS: internalCallers({ gateway: OLD.gateway, sessions: OLD.sessions }) } } }, ['orders', 'gateway']);
+    const stack = await startStack(
+      { extraEnv: { orders: { INTERNAL_CALLERS: internalCallers({ gateway: OLD.gateway, sessions: OLD.sessions }) } } },
+      ['orders', 'gateway'],
+    );
     stacks.push(stack);
     const merchant = new Api(stack.gatewayUrl, (await stack.admin.createOrganizationWithKeys('Mismatch Org')).testKey);
     const response = await merchant.post('/v0/orders', buildOrderInput());

@@ -15,7 +15,10 @@ let otherOrg: Api;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  stack = await startStack({ webhookRetryDelaysMs: '200,400,800,1600', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '100000' } } });
+  stack = await startStack({
+    webhookRetryDelaysMs: '200,400,800,1600',
+    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '100000' } },
+  });
   const a = await stack.admin.createOrganizationWithKeys('Webhook Org');
   const b = await stack.admin.createOrganizationWithKeys('Another Org');
   test = new Api(stack.gatewayUrl, a.testKey);
@@ -29,7 +32,10 @@ afterAll(async () => {
 });
 
 async function paidSession(path: string) {
-  const created = await test.post('/v0/checkout/sessions', buildSessionInput({ callbackUrl: receiver.url(`${path}/{SESSION_ID}`), externalId: `ext-${path}-${Date.now()}` }));
+  const created = await test.post(
+    '/v0/checkout/sessions',
+    buildSessionInput({ callbackUrl: receiver.url(`${path}/{SESSION_ID}`), externalId: `ext-${path}-${Date.now()}` }),
+  );
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const session = created.body.session;
   const paid = await test.post(`/v0/test_helpers/checkout/sessions/${session.id}/pay`, {});
@@ -43,7 +49,10 @@ describe('Webhook delivery through the whole stack', () => {
     const delivery = await receiver.nextDelivery({ path: `/hooks/ok/${session.id}`, timeoutMs: 20_000 });
     const body = JSON.parse(delivery.body);
     expect(Object.keys(body)).toEqual(['id', 'event', 'createdAt', 'session']);
-    expect(body).toMatchObject({ event: 'checkout.session.completed', session: { id: session.id, status: 'completed', order: { status: 'completed', paymentStatus: 'paid' } } });
+    expect(body).toMatchObject({
+      event: 'checkout.session.completed',
+      session: { id: session.id, status: 'completed', order: { status: 'completed', paymentStatus: 'paid' } },
+    });
     expect(body.id).toMatch(/^evt_test_/);
     expect(delivery.headers).toMatchObject({
       'content-type': 'application/json',
@@ -58,12 +67,21 @@ describe('Webhook delivery through the whole stack', () => {
 
   it('When the endpoint fails twice, then the same delivery id is retried until it succeeds, and the events API shows every attempt (D31, D34)', async () => {
     receiver.answer('/hooks/flaky', ANSWER.error);
-    const created = await test.post('/v0/checkout/sessions', buildSessionInput({ callbackUrl: receiver.url('/hooks/flaky') }));
+    const created = await test.post(
+      '/v0/checkout/sessions',
+      buildSessionInput({ callbackUrl: receiver.url('/hooks/flaky') }),
+    );
     const sessionId: string = created.body.session.id;
     await test.post(`/v0/test_helpers/checkout/sessions/${sessionId}/pay`, {});
-    await eventually(() => receiver.deliveries('/hooks/flaky').length >= 2, { deadlineMs: 20_000, description: 'two failed attempts' });
+    await eventually(() => receiver.deliveries('/hooks/flaky').length >= 2, {
+      deadlineMs: 20_000,
+      description: 'two failed attempts',
+    });
     receiver.answer('/hooks/flaky', ANSWER.ok);
-    await eventually(() => receiver.deliveries('/hooks/flaky').length >= 3, { deadlineMs: 20_000, description: 'the succeeding attempt' });
+    await eventually(() => receiver.deliveries('/hooks/flaky').length >= 3, {
+      deadlineMs: 20_000,
+      description: 'the succeeding attempt',
+    });
     const attempts = receiver.deliveries('/hooks/flaky');
     expect(new Set(attempts.map((a) => a.headers['x-service-delivery-id'])).size).toBe(1);
     const eventId = String(attempts[0]?.headers['x-service-event-id']);
@@ -80,7 +98,11 @@ describe('Webhook delivery through the whole stack', () => {
       },
       { deadlineMs: 10_000, description: 'the delivery to be recorded as succeeded' },
     );
-    expect(detail.body.event).toMatchObject({ id: eventId, event: 'checkout.session.completed', session: { id: sessionId } });
+    expect(detail.body.event).toMatchObject({
+      id: eventId,
+      event: 'checkout.session.completed',
+      session: { id: sessionId },
+    });
     const [delivery] = detail.body.deliveries;
     expect(delivery.url).toBe(receiver.url('/hooks/flaky'));
     expect(delivery.attempts.map((a: { statusCode: number | null }) => a.statusCode)).toEqual([500, 500, 200]);
@@ -116,12 +138,19 @@ describe('Webhook delivery through the whole stack', () => {
   });
 
   it('When a session expires, then checkout.session.expired is delivered; a cancelled one sends nothing (D25, D30)', async () => {
-    const expiring = (await test.post('/v0/checkout/sessions', buildSessionInput({ callbackUrl: receiver.url('/hooks/expired') }))).body.session;
-    const cancelled = (await test.post('/v0/checkout/sessions', buildSessionInput({ callbackUrl: receiver.url('/hooks/expired') }))).body.session;
+    const expiring = (
+      await test.post('/v0/checkout/sessions', buildSessionInput({ callbackUrl: receiver.url('/hooks/expired') }))
+    ).body.session;
+    const cancelled = (
+      await test.post('/v0/checkout/sessions', buildSessionInput({ callbackUrl: receiver.url('/hooks/expired') }))
+    ).body.session;
     await test.post(`/v0/orders/${cancelled.order.id}/cancel`);
     await test.post(`/v0/test_helpers/checkout/sessions/${expiring.id}/expire`);
     const delivery = await receiver.nextDelivery({ path: '/hooks/expired', timeoutMs: 20_000 });
-    expect(JSON.parse(delivery.body)).toMatchObject({ event: 'checkout.session.expired', session: { id: expiring.id, status: 'expired', active: false } });
+    expect(JSON.parse(delivery.body)).toMatchObject({
+      event: 'checkout.session.expired',
+      session: { id: expiring.id, status: 'expired', active: false },
+    });
     const events = await test.get(`/v0/events?sessionId=${cancelled.id}`);
     expect(events.body.events).toEqual([]);
   });

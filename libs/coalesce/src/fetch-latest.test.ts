@@ -28,7 +28,10 @@ describe('fetchLatest', () => {
   });
 
   it('When the load itself fails, then the error reaches the caller', async () => {
-    const cache = new LRUCache<string, string>({ max: 10, fetchMethod: async () => Promise.reject(new Error('database down')) });
+    const cache = new LRUCache<string, string>({
+      max: 10,
+      fetchMethod: async () => Promise.reject(new Error('database down')),
+    });
     await expect(fetchLatest(cache, 'k')).rejects.toThrow('database down');
   });
 });

@@ -9,7 +9,10 @@ const OVERTAKEN = new Set(['deleted', 'replaced']);
  * the change is not stored, and rejects the callers waiting for it; they want the value after the change
  * instead of an error (e.g. a request reading an organization's settings while an operator changes them).
  */
-export async function fetchLatest<K extends {}, V extends {}>(cache: LRUCache<K, V, unknown>, key: K): Promise<V | undefined> {
+export async function fetchLatest<K extends {}, V extends {}>(
+  cache: LRUCache<K, V, unknown>,
+  key: K,
+): Promise<V | undefined> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await cache.fetch(key);

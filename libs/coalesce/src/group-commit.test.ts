@@ -10,7 +10,15 @@ function controlledWrite() {
       calls.push([...items]);
       pending.push({ resolve: () => resolve(items.map((n) => n * 10)), reject });
     });
-  return { calls, write, finish: (err?: unknown) => { const next = pending.shift(); if (err === undefined) next?.resolve(); else next?.reject(err); } };
+  return {
+    calls,
+    write,
+    finish: (err?: unknown) => {
+      const next = pending.shift();
+      if (err === undefined) next?.resolve();
+      else next?.reject(err);
+    },
+  };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));

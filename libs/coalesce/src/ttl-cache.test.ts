@@ -8,7 +8,16 @@ import { TtlCache } from './ttl-cache';
 function counter() {
   let loads = 0;
   let value = 'v1';
-  return { load: async () => { loads += 1; return value; }, set: (v: string) => { value = v; }, loads: () => loads };
+  return {
+    load: async () => {
+      loads += 1;
+      return value;
+    },
+    set: (v: string) => {
+      value = v;
+    },
+    loads: () => loads,
+  };
 }
 
 describe('TtlCache', () => {
@@ -37,7 +46,10 @@ describe('TtlCache', () => {
   it('When a value is not to be remembered, then every get loads it', async () => {
     const cache = new TtlCache<string | null>({ ttlMs: 1_000, maxEntries: 10, remember: (v) => v !== null });
     let loads = 0;
-    const unknown = async () => { loads += 1; return null; };
+    const unknown = async () => {
+      loads += 1;
+      return null;
+    };
     await cache.get('k', unknown);
     await cache.get('k', unknown);
     expect(loads).toBe(2);
@@ -116,7 +128,13 @@ describe('TtlCache', () => {
   it('When a key is pushed out while its load is in flight, then its callers still get the value', async () => {
     const cache = new TtlCache<string>({ ttlMs: 60_000, maxEntries: 1 });
     let release: (v: string) => void = () => {};
-    const slow = cache.get('a', () => new Promise<string>((resolve) => { release = resolve; }));
+    const slow = cache.get(
+      'a',
+      () =>
+        new Promise<string>((resolve) => {
+          release = resolve;
+        }),
+    );
     expect(await cache.get('b', async () => 'b')).toBe('b');
     release('a');
     expect(await slow).toBe('a');

@@ -23,7 +23,9 @@ export function loadConfig<S extends z.ZodType<Record<string, unknown>>>(
     const problems = result.error.issues.map((issue) => {
       const key = issue.path.join('.') || '(root)';
       const given = issue.path.length === 1 ? env[String(issue.path[0])] : undefined;
-      return given === undefined ? `${key}: ${issue.message}` : `${key}=${JSON.stringify(redactValue(key, given))}: ${issue.message}`;
+      return given === undefined
+        ? `${key}: ${issue.message}`
+        : `${key}=${JSON.stringify(redactValue(key, given))}: ${issue.message}`;
     });
     throw new ConfigError(service, problems);
   }
@@ -39,9 +41,7 @@ function redactValue(key: string, value: string): string {
 // Building blocks shared by every service's schema. Each carries .describe() so the config reference
 // (docs/config-reference.md) can be generated from the schemas themselves.
 
-const booleanFromEnv = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
+const booleanFromEnv = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 export const env = {
   port: (def: number) => z.coerce.number().int().min(0).max(65535).default(def),
@@ -50,9 +50,12 @@ export const env = {
   nonNegativeInt: (def: number) => z.coerce.number().int().min(0).default(def),
   url: () => z.url({ protocol: /^https?$/ }),
   list: () =>
-    z
-      .string()
-      .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
+    z.string().transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    ),
 };
 
 /**
@@ -64,11 +67,36 @@ export const env = {
  * of these with a probability below 10⁻⁸ per value, and needs separators on both sides on top of that.
  */
 const PLACEHOLDER_WORDS = new Set([
-  'replace', 'changeme', 'example', 'placeholder', 'dummy', 'sample', 'secret', 'password', 'passw0rd', 'letmein',
-  'default', 'qwerty', 'asdfgh', 'generate', 'insert', 'fillin', 'redacted', 'token', 'internal', 'xxxxx',
+  'replace',
+  'changeme',
+  'example',
+  'placeholder',
+  'dummy',
+  'sample',
+  'secret',
+  'password',
+  'passw0rd',
+  'letmein',
+  'default',
+  'qwerty',
+  'asdfgh',
+  'generate',
+  'insert',
+  'fillin',
+  'redacted',
+  'token',
+  'internal',
+  'xxxxx',
 ]);
 /** Placeholder phrases of short words, as consecutive tokens ("change-me", "CHANGE_ME", "fill in", "your-key"). */
-const PLACEHOLDER_PHRASES: readonly (readonly string[])[] = [['change', 'me'], ['fill', 'in'], ['your', 'key'], ['your', 'token'], ['put', 'here'], ['goes', 'here']];
+const PLACEHOLDER_PHRASES: readonly (readonly string[])[] = [
+  ['change', 'me'],
+  ['fill', 'in'],
+  ['your', 'key'],
+  ['your', 'token'],
+  ['put', 'here'],
+  ['goes', 'here'],
+];
 
 /**
  * The alphanumeric runs of a value, the words of a typed placeholder. Generated secrets (base64, base64url, hex)
@@ -101,7 +129,8 @@ function placeholderShape(value: string): string | null {
   const words = parts.map(wordOf);
   for (const word of words) if (word !== null && PLACEHOLDER_WORDS.has(word)) return 'a placeholder word';
   for (const phrase of PLACEHOLDER_PHRASES) {
-    for (let i = 0; i + phrase.length <= words.length; i += 1) if (phrase.every((part, j) => words[i + j] === part)) return 'a placeholder phrase';
+    for (let i = 0; i + phrase.length <= words.length; i += 1)
+      if (phrase.every((part, j) => words[i + j] === part)) return 'a placeholder phrase';
   }
   for (const token of parts) {
     // "xxxxxx", "000000": one character repeated as a whole token; a sequence as a whole token.
@@ -128,10 +157,16 @@ function longestRun(value: string, step: number): number {
 /** Why `value` cannot be a secret, or null when it can. */
 export function weakSecretReason(value: string, minLength: number): string | null {
   if (value.length < minLength) return `must be at least ${minLength} characters`;
-  if (placeholderShape(value) !== null) return 'is a placeholder, not a secret: generate one (e.g. openssl rand -base64 32)';
+  if (placeholderShape(value) !== null)
+    return 'is a placeholder, not a secret: generate one (e.g. openssl rand -base64 32)';
   // Low entropy: generated secrets (base64, hex) use many distinct characters and more than words of one case
   // or digits alone; typed ones do not.
-  if (new Set(value).size < 10 || /^[a-z\s._-]+$/.test(value) || /^[A-Z\s._-]+$/.test(value) || /^[0-9]+$/.test(value)) {
+  if (
+    new Set(value).size < 10 ||
+    /^[a-z\s._-]+$/.test(value) ||
+    /^[A-Z\s._-]+$/.test(value) ||
+    /^[0-9]+$/.test(value)
+  ) {
     return 'is too predictable for a secret: generate one (e.g. openssl rand -base64 32)';
   }
   return null;
@@ -180,7 +215,10 @@ export interface AcceptedCaller {
 
 /** Settings of every service. */
 export const baseConfigShape = {
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('pino log level'),
   HTTP_HOST: z.string().default('0.0.0.0').describe('Address the HTTP server binds to'),
   MONGODB_URL: mongoUrl().describe('MongoDB connection string (a password in it must be a real secret)'),
   MONGODB_DATABASE: z.string().min(1).describe("Database holding this service's collections"),
@@ -191,7 +229,10 @@ export const baseConfigShape = {
         .array(
           z
             .string()
-            .regex(new RegExp(`^(${INTERNAL_CALLERS.join('|')}):[0-9a-f]{64}$`), `each entry must be <caller>:<sha256 hex of its INTERNAL_TOKEN>, caller one of ${INTERNAL_CALLERS.join(', ')}`)
+            .regex(
+              new RegExp(`^(${INTERNAL_CALLERS.join('|')}):[0-9a-f]{64}$`),
+              `each entry must be <caller>:<sha256 hex of its INTERNAL_TOKEN>, caller one of ${INTERNAL_CALLERS.join(', ')}`,
+            )
             .transform((entry): AcceptedCaller => {
               const at = entry.lastIndexOf(':');
               return { caller: entry.slice(0, at) as InternalCaller, tokenSha256: entry.slice(at + 1) };
@@ -200,53 +241,88 @@ export const baseConfigShape = {
         .min(1),
     )
     .describe(
-      'Who may call this service\'s internal API: comma-separated <caller>:<sha256 hex of that caller\'s INTERNAL_TOKEN>; two entries for one caller while it rotates its token (docs/operations.md). Each internal route admits only the callers it names.',
+      "Who may call this service's internal API: comma-separated <caller>:<sha256 hex of that caller's INTERNAL_TOKEN>; two entries for one caller while it rotates its token (docs/operations.md). Each internal route admits only the callers it names.",
     ),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000).describe('Time allowed for in-flight work on shutdown'),
   SHUTDOWN_DRAIN_MS: env
     .nonNegativeInt(0)
     .describe(
-      'On SIGTERM, how long /readyz answers 503 (and every answer says Connection: close) while the service still serves, before it stops listening: time for the load balancer or Kubernetes endpoints to take it out of rotation, like a preStop sleep (issue 21). Set it above the load balancer\'s health-check interval × fall count; 0 stops at once',
+      "On SIGTERM, how long /readyz answers 503 (and every answer says Connection: close) while the service still serves, before it stops listening: time for the load balancer or Kubernetes endpoints to take it out of rotation, like a preStop sleep (issue 21). Set it above the load balancer's health-check interval × fall count; 0 stops at once",
     ),
   HTTP_HEADERS_TIMEOUT_MS: env
     .positiveInt(10_000)
-    .describe('A client must send all request headers within this time, or gets 408 and a closed connection (slow-client guard)'),
+    .describe(
+      'A client must send all request headers within this time, or gets 408 and a closed connection (slow-client guard)',
+    ),
   HTTP_REQUEST_TIMEOUT_MS: env
     .positiveInt(30_000)
-    .describe('A client must send the whole request, body included, within this time (at least HTTP_HEADERS_TIMEOUT_MS), or gets 408'),
+    .describe(
+      'A client must send the whole request, body included, within this time (at least HTTP_HEADERS_TIMEOUT_MS), or gets 408',
+    ),
 };
 
 /** Settings of a service that calls other services' internal APIs. */
 export const internalClientConfigShape = {
-  INTERNAL_TOKEN: secret(32).describe('This service\'s own credential, sent with every internal call it makes; the services it calls list its SHA-256 in their INTERNAL_CALLERS'),
+  INTERNAL_TOKEN: secret(32).describe(
+    "This service's own credential, sent with every internal call it makes; the services it calls list its SHA-256 in their INTERNAL_CALLERS",
+  ),
 };
 
 /** The listen options every service takes from its config (libs/http listen). */
-export function httpTimeouts(config: { HTTP_HEADERS_TIMEOUT_MS: number; HTTP_REQUEST_TIMEOUT_MS: number }): { headersTimeoutMs: number; requestTimeoutMs: number } {
+export function httpTimeouts(config: { HTTP_HEADERS_TIMEOUT_MS: number; HTTP_REQUEST_TIMEOUT_MS: number }): {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+} {
   return { headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS };
 }
 
 /** Settings of the services that use Kafka. */
 export const kafkaConfigShape = {
-  KAFKA_BROKERS: env.list().pipe(z.array(z.string().regex(/^[^:]+:\d+$/, 'each broker must be host:port')).min(1)).describe('Comma-separated Kafka bootstrap brokers (host:port)'),
+  KAFKA_BROKERS: env
+    .list()
+    .pipe(z.array(z.string().regex(/^[^:]+:\d+$/, 'each broker must be host:port')).min(1))
+    .describe('Comma-separated Kafka bootstrap brokers (host:port)'),
   KAFKA_CLIENT_ID: z.string().min(1).optional().describe('Kafka client id; defaults to the service name'),
-  TOPIC_PREFIX: z.string().default('').describe('Prefix for every Kafka topic and consumer group (isolation of tests and environments)'),
+  TOPIC_PREFIX: z
+    .string()
+    .default('')
+    .describe('Prefix for every Kafka topic and consumer group (isolation of tests and environments)'),
   KAFKA_SASL_MECHANISM: z
     .enum(['none', 'scram-sha-256', 'scram-sha-512'])
     .default('none')
-    .describe('How this service authenticates to the brokers (issue 22): none, or SASL SCRAM with KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD. Production uses scram-sha-512 with a user per service, whose ACLs allow only its topics and groups (docs/operations.md)'),
+    .describe(
+      'How this service authenticates to the brokers (issue 22): none, or SASL SCRAM with KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD. Production uses scram-sha-512 with a user per service, whose ACLs allow only its topics and groups (docs/operations.md)',
+    ),
   KAFKA_SASL_USERNAME: z.string().min(1).optional().describe('SASL user of this service (required with SCRAM)'),
   KAFKA_SASL_PASSWORD: secret(16).optional().describe('SASL password of this service (required with SCRAM)'),
   KAFKA_TLS: env.boolean(false).describe('Connect to the brokers over TLS (SASL_SSL / SSL listeners)'),
-  KAFKA_TLS_CA_FILE: z.string().default('').describe('PEM file of the CA that signed the brokers\' certificates, when it is not one the system trusts; empty: the system\'s CAs'),
+  KAFKA_TLS_CA_FILE: z
+    .string()
+    .default('')
+    .describe(
+      "PEM file of the CA that signed the brokers' certificates, when it is not one the system trusts; empty: the system's CAs",
+    ),
 };
 
 /** SCRAM needs both its user and its password; without SCRAM neither may be set (a likely misconfiguration). */
-export function checkKafkaSecurity(config: { KAFKA_SASL_MECHANISM: string; KAFKA_SASL_USERNAME?: string | undefined; KAFKA_SASL_PASSWORD?: string | undefined }, ctx: z.RefinementCtx): void {
+export function checkKafkaSecurity(
+  config: {
+    KAFKA_SASL_MECHANISM: string;
+    KAFKA_SASL_USERNAME?: string | undefined;
+    KAFKA_SASL_PASSWORD?: string | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
   const scram = config.KAFKA_SASL_MECHANISM !== 'none';
   for (const key of ['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'] as const) {
-    if (scram && config[key] === undefined) ctx.addIssue({ code: 'custom', path: [key], message: `is required with KAFKA_SASL_MECHANISM=${config.KAFKA_SASL_MECHANISM}` });
-    if (!scram && config[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'is set but KAFKA_SASL_MECHANISM is none' });
+    if (scram && config[key] === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `is required with KAFKA_SASL_MECHANISM=${config.KAFKA_SASL_MECHANISM}`,
+      });
+    if (!scram && config[key] !== undefined)
+      ctx.addIssue({ code: 'custom', path: [key], message: 'is set but KAFKA_SASL_MECHANISM is none' });
   }
 }
 
@@ -258,11 +334,17 @@ export function kafkaConnection(config: {
   KAFKA_SASL_PASSWORD?: string | undefined;
   KAFKA_TLS: boolean;
   KAFKA_TLS_CA_FILE: string;
-}): { brokers: string[]; sasl?: { mechanism: 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }; tls?: { caFile?: string } } {
+}): {
+  brokers: string[];
+  sasl?: { mechanism: 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
+  tls?: { caFile?: string };
+} {
   const { KAFKA_SASL_MECHANISM: mechanism, KAFKA_SASL_USERNAME: username, KAFKA_SASL_PASSWORD: password } = config;
   return {
     brokers: config.KAFKA_BROKERS,
-    ...(mechanism !== 'none' && username !== undefined && password !== undefined && { sasl: { mechanism, username, password } }),
+    ...(mechanism !== 'none' &&
+      username !== undefined &&
+      password !== undefined && { sasl: { mechanism, username, password } }),
     ...(config.KAFKA_TLS && { tls: config.KAFKA_TLS_CA_FILE === '' ? {} : { caFile: config.KAFKA_TLS_CA_FILE } }),
   };
 }
@@ -276,7 +358,9 @@ export const commonConfigShape = { ...baseConfigShape, ...kafkaConfigShape };
  */
 export const roleSettings = {
   api: (what: string) =>
-    env.boolean(true).describe(`Role: serve ${what} from this process. /healthz, /readyz and /metrics are served whatever the roles.`),
+    env
+      .boolean(true)
+      .describe(`Role: serve ${what} from this process. /healthz, /readyz and /metrics are served whatever the roles.`),
   consumers: (what: string) => env.boolean(true).describe(`Role: run ${what} in this process`),
   sweepers: (what: string) => env.boolean(true).describe(`Role: run ${what} in this process`),
 };
@@ -285,12 +369,18 @@ export const roleSettings = {
 export const retentionConfigShape = {
   RETENTION_SWEEP_INTERVAL_MS: env
     .positiveInt(3_600_000)
-    .describe('How often the retention sweep deletes records past their retention (sweepers role); docs/operations.md lists what is kept how long'),
+    .describe(
+      'How often the retention sweep deletes records past their retention (sweepers role); docs/operations.md lists what is kept how long',
+    ),
 };
 
 /** Settings of the services that publish through a transactional outbox. */
 export const outboxConfigShape = {
-  OUTBOX_SWEEP_INTERVAL_MS: env.positiveInt(1_000).describe('How often the outbox relay looks for events a crash left unpublished (the fast path publishes right after each write)'),
+  OUTBOX_SWEEP_INTERVAL_MS: env
+    .positiveInt(1_000)
+    .describe(
+      'How often the outbox relay looks for events a crash left unpublished (the fast path publishes right after each write)',
+    ),
 };
 
 /** The services and jobs whose secrets a local stack generates (generateLocalSecrets). */
@@ -307,7 +397,11 @@ export interface LocalInternalTokens {
 /** An INTERNAL_CALLERS value: each caller by the SHA-256 of its token(s); several tokens while one rotates. */
 export function internalCallersValue(entries: Partial<Record<InternalCaller, string | readonly string[]>>): string {
   return Object.entries(entries)
-    .flatMap(([caller, tokens]) => (typeof tokens === 'string' ? [tokens] : (tokens ?? [])).map((token) => `${caller}:${createHash('sha256').update(token).digest('hex')}`))
+    .flatMap(([caller, tokens]) =>
+      (typeof tokens === 'string' ? [tokens] : (tokens ?? [])).map(
+        (token) => `${caller}:${createHash('sha256').update(token).digest('hex')}`,
+      ),
+    )
     .join(',');
 }
 
@@ -316,13 +410,26 @@ export function internalCallersValue(entries: Partial<Record<InternalCaller, str
  * service's routes admit (issue 22): what `npm start`, the tests and the laptop compose stack (its first run)
  * use, so that no stack anywhere runs on a known token. Production generates its own (docs/operations.md).
  */
-export function generateLocalSecrets(options: { tokens?: Partial<LocalInternalTokens>; random?: () => string } = {}): { tokens: LocalInternalTokens; env: Record<LocalSecretsOwner, Record<string, string>> } {
+export function generateLocalSecrets(options: { tokens?: Partial<LocalInternalTokens>; random?: () => string } = {}): {
+  tokens: LocalInternalTokens;
+  env: Record<LocalSecretsOwner, Record<string, string>>;
+} {
   const random = options.random ?? (() => randomBytes(24).toString('base64url'));
-  const tokens: LocalInternalTokens = { gateway: random(), sessions: random(), dispatcher: random(), deadLetterReplay: random(), ...options.tokens };
+  const tokens: LocalInternalTokens = {
+    gateway: random(),
+    sessions: random(),
+    dispatcher: random(),
+    deadLetterReplay: random(),
+    ...options.tokens,
+  };
   return {
     tokens,
     env: {
-      gateway: { ADMIN_TOKEN: random(), INTERNAL_TOKEN: tokens.gateway, INTERNAL_CALLERS: internalCallersValue({ 'webhook-dispatcher': tokens.dispatcher }) },
+      gateway: {
+        ADMIN_TOKEN: random(),
+        INTERNAL_TOKEN: tokens.gateway,
+        INTERNAL_CALLERS: internalCallersValue({ 'webhook-dispatcher': tokens.dispatcher }),
+      },
       orders: { INTERNAL_CALLERS: internalCallersValue({ gateway: tokens.gateway, sessions: tokens.sessions }) },
       sessions: {
         INTERNAL_TOKEN: tokens.sessions,
@@ -331,7 +438,13 @@ export function generateLocalSecrets(options: { tokens?: Partial<LocalInternalTo
         CSRF_SECRET: random(),
         ID_DERIVATION_SECRET: random(),
       },
-      'webhook-dispatcher': { INTERNAL_TOKEN: tokens.dispatcher, INTERNAL_CALLERS: internalCallersValue({ gateway: tokens.gateway, 'dead-letter-replay': tokens.deadLetterReplay }) },
+      'webhook-dispatcher': {
+        INTERNAL_TOKEN: tokens.dispatcher,
+        INTERNAL_CALLERS: internalCallersValue({
+          gateway: tokens.gateway,
+          'dead-letter-replay': tokens.deadLetterReplay,
+        }),
+      },
       'dead-letter-replay': { INTERNAL_TOKEN: tokens.deadLetterReplay },
     },
   };

@@ -35,9 +35,12 @@ describe('secret settings (issue 22)', () => {
     'prod-abcdef-Q7x2Lp9Rt4Vb8Nm1Kj6Hg3Fd5Sw',
     'Q7x2Lp9Rt4Vb8Nm1-0123456789-Kj6Hg3Fd5Sw',
     'DEFAULT_Q7x2Lp9Rt4Vb8Nm1Kj6Hg3Fd5Sw2Ae',
-  ])('When a secret has a placeholder word or shape among random-looking characters (%j), then it is refused', (value) => {
-    expect(weakSecretReason(value, 32)).not.toBeNull();
-  });
+  ])(
+    'When a secret has a placeholder word or shape among random-looking characters (%j), then it is refused',
+    (value) => {
+      expect(weakSecretReason(value, 32)).not.toBeNull();
+    },
+  );
 
   // The generators' output must essentially never look like a placeholder (issue 22: matching short substrings
   // such as "todo" or "abcdef" refused about 1 random secret in 10⁴, so this test flaked). The rules match
@@ -77,8 +80,14 @@ describe('secret settings (issue 22)', () => {
   it('When a MongoDB URL carries a placeholder password, then it is refused, and the password is not shown', () => {
     const schema = z.object({ MONGODB_URL: mongoUrl() });
     const example = 'mongodb://gateway:REPLACE-PASSWORD@mongodb-0.mongodb.mongodb.svc:27017/?replicaSet=rs0';
-    expect(() => loadConfig('gateway', schema, { MONGODB_URL: example })).toThrow(/MONGODB_URL="mongodb:\/\/gateway:<redacted>@.*password/);
-    expect(() => loadConfig('gateway', schema, { MONGODB_URL: `mongodb://gateway:${randomBytes(18).toString('base64url')}@db:27017/` })).not.toThrow();
+    expect(() => loadConfig('gateway', schema, { MONGODB_URL: example })).toThrow(
+      /MONGODB_URL="mongodb:\/\/gateway:<redacted>@.*password/,
+    );
+    expect(() =>
+      loadConfig('gateway', schema, {
+        MONGODB_URL: `mongodb://gateway:${randomBytes(18).toString('base64url')}@db:27017/`,
+      }),
+    ).not.toThrow();
     expect(() => loadConfig('gateway', schema, { MONGODB_URL: 'mongodb://127.0.0.1:27017/' })).not.toThrow();
   });
 });

@@ -15,7 +15,11 @@ export const DASHBOARD_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
 export const LoginLinkResponse = z
   .object({
-    url: z.string().describe('Open it in a browser, once, within 5 minutes: it starts a dashboard session for this key\'s organization and mode (D47).'),
+    url: z
+      .string()
+      .describe(
+        "Open it in a browser, once, within 5 minutes: it starts a dashboard session for this key's organization and mode (D47).",
+      ),
     expiresAt: Timestamp.describe('After this the link is refused.'),
   })
   .meta({ id: 'LoginLinkResponse', description: 'A single-use dashboard login link (D47).' });
@@ -25,7 +29,9 @@ export type LoginLinkResponse = z.infer<typeof LoginLinkResponse>;
 export const ListSessionsQuery = z.strictObject({ ...paginationQueryShape }).meta({ id: 'ListSessionsQuery' });
 export type ListSessionsQuery = z.infer<typeof ListSessionsQuery>;
 
-export const SessionListResponse = z.object({ sessions: z.array(CheckoutSession), pagination: Pagination }).meta({ id: 'SessionListResponse' });
+export const SessionListResponse = z
+  .object({ sessions: z.array(CheckoutSession), pagination: Pagination })
+  .meta({ id: 'SessionListResponse' });
 export type SessionListResponse = z.infer<typeof SessionListResponse>;
 
 /** Orders' internal `GET /internal/orders/:orderId/payments`: the payments applied to the order, oldest first. */

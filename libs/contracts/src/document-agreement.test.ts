@@ -20,8 +20,10 @@ import {
 // sessionData overflowing the stack. The zod schemas are the single source of both, so each rule is checked
 // here twice: what the schema accepts, and what its JSON Schema (the document's form) says.
 
-const inputJson = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-const outputJson = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+const inputJson = (schema: z.ZodType) =>
+  z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+const outputJson = (schema: z.ZodType) =>
+  z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
 
 function nested(depth: number, leaf: unknown = 1): unknown {
   let value: unknown = leaf;
@@ -75,9 +77,13 @@ describe('page and limit (D20): typed as bounded integers in the document', () =
 describe('percentage discounts (D9): exactly one of amount and rate, in the document too', () => {
   type Variant = { properties: { type: { const: string } }; oneOf?: unknown };
   const variants = (): Variant[] => {
-    const json = JSON.parse(JSON.stringify(inputJson(DiscountInput))) as { $defs: Record<string, { oneOf?: Array<{ $ref: string }> } & Variant> };
+    const json = JSON.parse(JSON.stringify(inputJson(DiscountInput))) as {
+      $defs: Record<string, { oneOf?: Array<{ $ref: string }> } & Variant>;
+    };
     // The variants are named (FixedDiscountInput, PercentageDiscountInput), so the union refers to them.
-    return (json.$defs.DiscountInput?.oneOf ?? []).map(({ $ref }) => json.$defs[$ref.replace('#/$defs/', '')] as Variant);
+    return (json.$defs.DiscountInput?.oneOf ?? []).map(
+      ({ $ref }) => json.$defs[$ref.replace('#/$defs/', '')] as Variant,
+    );
   };
   it('When the document form is generated, then the percentage variant requires one of amount or rate', () => {
     const variant = variants().find((v) => v.properties.type.const === 'percentage');
@@ -141,18 +147,43 @@ describe(`nesting depth: at most ${JSON_DEPTH_MAX} levels in sessionData, ${BODY
 function completedEvent(sessionData: Record<string, unknown>) {
   const at = '2026-11-23T08:00:00.000Z';
   const order = {
-    id: 'ord_test_abc', provider: 'native', currency: 'USD', status: 'completed', paymentStatus: 'paid',
+    id: 'ord_test_abc',
+    provider: 'native',
+    currency: 'USD',
+    status: 'completed',
+    paymentStatus: 'paid',
     amounts: { subtotal: 100, tax: 0, discount: 0, tip: 0, total: 100, paid: 100 },
     items: [{ id: 'item_1', name: 'n', quantity: 1, unitPrice: 100, totalPrice: 100, itemType: 'product' }],
-    taxes: [], discounts: [], metadata: {}, paidAt: at, createdAt: at, updatedAt: at,
+    taxes: [],
+    discounts: [],
+    metadata: {},
+    paidAt: at,
+    createdAt: at,
+    updatedAt: at,
   };
   const session = {
-    id: 'cs_test_abc', url: 'http://127.0.0.1/checkout/cs_test_abc', status: 'completed', active: false, failedAttempts: 0,
-    successUrl: null, callbackUrl: null, expiresAt: at, createdAt: at, updatedAt: at,
-    requireFromCustomer: { phone: false, shippingAddress: false, location: false }, sessionData, order,
+    id: 'cs_test_abc',
+    url: 'http://127.0.0.1/checkout/cs_test_abc',
+    status: 'completed',
+    active: false,
+    failedAttempts: 0,
+    successUrl: null,
+    callbackUrl: null,
+    expiresAt: at,
+    createdAt: at,
+    updatedAt: at,
+    requireFromCustomer: { phone: false, shippingAddress: false, location: false },
+    sessionData,
+    order,
   };
   return {
-    version: 1, eventId: 'evt_test_abc', occurredAt: at, organizationId: 'org_1', mode: 'test', sessionId: 'cs_test_abc', callbackUrl: null,
+    version: 1,
+    eventId: 'evt_test_abc',
+    occurredAt: at,
+    organizationId: 'org_1',
+    mode: 'test',
+    sessionId: 'cs_test_abc',
+    callbackUrl: null,
     type: 'checkout.session.completed',
     body: { id: 'evt_test_abc', event: 'checkout.session.completed', createdAt: at, session },
   };

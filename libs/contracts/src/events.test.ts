@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ErrorBody, zodIssuesToDetails } from './errors';
-import { EventListResponse, EventResponse, ListEventsQuery, ORDER_CANCELLED, ORDER_PAYMENT_APPLIED, OrderEventMessage, SessionEventMessage, SessionEventV1, WebhookEvent, orderChangedEvent } from './events';
+import {
+  EventListResponse,
+  EventResponse,
+  ListEventsQuery,
+  ORDER_CANCELLED,
+  ORDER_PAYMENT_APPLIED,
+  OrderEventMessage,
+  SessionEventMessage,
+  SessionEventV1,
+  WebhookEvent,
+  orderChangedEvent,
+} from './events';
 import { ALL_TOPICS, CONSUMER_GROUPS, TOPICS, topicName } from './topics';
 
 const session = {
@@ -100,7 +111,9 @@ describe('events API (D34)', () => {
       ],
     };
     expect(EventResponse.parse(response)).toEqual(response);
-    expect(EventListResponse.parse({ events: [body], pagination: { page: 1, limit: 20, total: 1, hasMore: false } }).events).toHaveLength(1);
+    expect(
+      EventListResponse.parse({ events: [body], pagination: { page: 1, limit: 20, total: 1, hasMore: false } }).events,
+    ).toHaveLength(1);
   });
 
   it('When events are listed, then type and sessionId filters parse and bad values fail (D34, D20)', () => {
@@ -120,18 +133,48 @@ describe('OrderEventMessage (orders.events, issue 13)', () => {
   const order = session.order;
 
   it('When an order change is published, then it carries the presented order and its revision', () => {
-    const event = orderChangedEvent({ type: ORDER_PAYMENT_APPLIED, organizationId: 'org_1', mode: 'test', occurredAt: new Date('2026-11-21T10:05:00.000Z'), revision: 3, order });
-    expect(event).toEqual({ version: 1, type: ORDER_PAYMENT_APPLIED, orderId: order.id, organizationId: 'org_1', mode: 'test', occurredAt: '2026-11-21T10:05:00.000Z', revision: 3, order });
+    const event = orderChangedEvent({
+      type: ORDER_PAYMENT_APPLIED,
+      organizationId: 'org_1',
+      mode: 'test',
+      occurredAt: new Date('2026-11-21T10:05:00.000Z'),
+      revision: 3,
+      order,
+    });
+    expect(event).toEqual({
+      version: 1,
+      type: ORDER_PAYMENT_APPLIED,
+      orderId: order.id,
+      organizationId: 'org_1',
+      mode: 'test',
+      occurredAt: '2026-11-21T10:05:00.000Z',
+      revision: 3,
+      order,
+    });
   });
 
   it('When an event without a version arrives (published before issue 25.4), then it still parses; an unknown version does not', () => {
-    const { version: _version, ...unversioned } = orderChangedEvent({ type: ORDER_PAYMENT_APPLIED, organizationId: 'org_1', mode: 'test', occurredAt: new Date('2026-11-21T10:05:00.000Z'), revision: 3, order });
+    const { version: _version, ...unversioned } = orderChangedEvent({
+      type: ORDER_PAYMENT_APPLIED,
+      organizationId: 'org_1',
+      mode: 'test',
+      occurredAt: new Date('2026-11-21T10:05:00.000Z'),
+      revision: 3,
+      order,
+    });
     expect(OrderEventMessage.parse(unversioned)).toEqual(unversioned);
     expect(OrderEventMessage.safeParse({ ...unversioned, version: 2 }).success).toBe(false);
   });
 
   it('When an event arrives without the order or its revision, then it does not parse: no producer ever sent one', () => {
-    const event = orderChangedEvent({ type: ORDER_CANCELLED, organizationId: 'org_1', mode: 'test', occurredAt: new Date('2026-11-21T10:05:00.000Z'), revision: 3, order });
+    const event = orderChangedEvent({
+      type: ORDER_CANCELLED,
+      organizationId: 'org_1',
+      mode: 'test',
+      occurredAt: new Date('2026-11-21T10:05:00.000Z'),
+      revision: 3,
+      order,
+    });
     const { order: _order, ...withoutOrder } = event;
     const { revision: _revision, ...withoutRevision } = event;
     expect(OrderEventMessage.safeParse(withoutOrder).success).toBe(false);
@@ -140,8 +183,26 @@ describe('OrderEventMessage (orders.events, issue 13)', () => {
 
   it('When the snapshot is not an Order or the revision is negative, then the producer fails at the source', () => {
     const at = new Date();
-    expect(() => orderChangedEvent({ type: ORDER_PAYMENT_APPLIED, organizationId: 'org_1', mode: 'test', occurredAt: at, revision: -1, order })).toThrow();
-    expect(() => orderChangedEvent({ type: ORDER_PAYMENT_APPLIED, organizationId: 'org_1', mode: 'test', occurredAt: at, revision: 1, order: { id: order.id } })).toThrow();
+    expect(() =>
+      orderChangedEvent({
+        type: ORDER_PAYMENT_APPLIED,
+        organizationId: 'org_1',
+        mode: 'test',
+        occurredAt: at,
+        revision: -1,
+        order,
+      }),
+    ).toThrow();
+    expect(() =>
+      orderChangedEvent({
+        type: ORDER_PAYMENT_APPLIED,
+        organizationId: 'org_1',
+        mode: 'test',
+        occurredAt: at,
+        revision: 1,
+        order: { id: order.id },
+      }),
+    ).toThrow();
   });
 });
 
@@ -172,7 +233,12 @@ describe('topics', () => {
 
 describe('error body (D6)', () => {
   it('When an error body has details, then it parses; requestId is required (D6)', () => {
-    const error = { code: 'ORDER_CREATE_FAILED', message: 'bad', details: [{ path: 'items.0.quantity', message: 'x' }], requestId: 'r1' };
+    const error = {
+      code: 'ORDER_CREATE_FAILED',
+      message: 'bad',
+      details: [{ path: 'items.0.quantity', message: 'x' }],
+      requestId: 'r1',
+    };
     expect(ErrorBody.parse(error)).toEqual(error);
     expect(ErrorBody.safeParse({ code: 'X', message: 'y' }).success).toBe(false);
   });

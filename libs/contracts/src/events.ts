@@ -22,8 +22,14 @@ const webhookEventShape = {
 
 const webhookEventOf = <T extends EventType>(type: T) => z.object({ ...webhookEventShape, event: z.literal(type) });
 
-export const SessionCompletedWebhook = webhookEventOf(SESSION_COMPLETED).meta({ id: 'SessionCompletedEvent', description: '`checkout.session.completed`: the session\'s order was paid in full (D28).' });
-export const SessionExpiredWebhook = webhookEventOf(SESSION_EXPIRED).meta({ id: 'SessionExpiredEvent', description: '`checkout.session.expired`: the session reached expiresAt unpaid (D21).' });
+export const SessionCompletedWebhook = webhookEventOf(SESSION_COMPLETED).meta({
+  id: 'SessionCompletedEvent',
+  description: "`checkout.session.completed`: the session's order was paid in full (D28).",
+});
+export const SessionExpiredWebhook = webhookEventOf(SESSION_EXPIRED).meta({
+  id: 'SessionExpiredEvent',
+  description: '`checkout.session.expired`: the session reached expiresAt unpaid (D21).',
+});
 
 /** Exactly `{id, event, createdAt, session}`; the same object is an Event in the events API. */
 export const WebhookEvent = z
@@ -78,7 +84,9 @@ export const RecoverEventsRequest = z
   .strictObject({
     since: z.iso
       .datetime({ offset: true })
-      .describe(`ISO-8601 time, at most ${RECOVER_MAX_AGE_DAYS} days ago: every delivery that ended failed since then is delivered again.`),
+      .describe(
+        `ISO-8601 time, at most ${RECOVER_MAX_AGE_DAYS} days ago: every delivery that ended failed since then is delivered again.`,
+      ),
   })
   .meta({ id: 'RecoverEventsRequest' });
 export type RecoverEventsRequest = z.infer<typeof RecoverEventsRequest>;
@@ -89,7 +97,12 @@ export type RecoverEventsRequest = z.infer<typeof RecoverEventsRequest>;
  * (oapi-codegen's `RecoverEventsResponse` collided with it and the Go client did not compile; issue 23).
  */
 export const RecoverEventsResponse = z
-  .object({ recovering: z.int().min(0).describe('Failed deliveries redelivered by this call (each once, with a new delivery id).') })
+  .object({
+    recovering: z
+      .int()
+      .min(0)
+      .describe('Failed deliveries redelivered by this call (each once, with a new delivery id).'),
+  })
   .meta({ id: 'RecoverEventsResult' });
 export type RecoverEventsResponse = z.infer<typeof RecoverEventsResponse>;
 
@@ -116,7 +129,11 @@ const envelopeShape = {
   organizationId: z.string().min(1),
   mode: ModeSchema,
   sessionId: SessionId,
-  callbackUrl: z.string().min(1).nullable().describe('Substituted target URL; null means record, do not deliver (D32).'),
+  callbackUrl: z
+    .string()
+    .min(1)
+    .nullable()
+    .describe('Substituted target URL; null means record, do not deliver (D32).'),
 };
 
 export const SessionCompletedEventV1 = z.object({
@@ -166,7 +183,12 @@ export const ORDER_UPDATED = 'order.updated';
 export const ORDER_PAYMENT_APPLIED = 'order.payment_applied';
 /** Its checkout expired: the order takes no more payments (D21). Nothing presented changes but the revision. */
 export const ORDER_PAYMENTS_CLOSED = 'order.payments_closed';
-export const ORDER_EVENT_TYPES = [ORDER_CANCELLED, ORDER_UPDATED, ORDER_PAYMENT_APPLIED, ORDER_PAYMENTS_CLOSED] as const;
+export const ORDER_EVENT_TYPES = [
+  ORDER_CANCELLED,
+  ORDER_UPDATED,
+  ORDER_PAYMENT_APPLIED,
+  ORDER_PAYMENTS_CLOSED,
+] as const;
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 
 /**
@@ -196,7 +218,14 @@ export type OrderEventMessage = z.infer<typeof OrderEventMessage>;
  * The event of one order change, with the snapshot sessions keeps. `order` is the producer's presentation of
  * the order, parsed here against Order, so a producer bug fails at the source rather than in a consumer.
  */
-export function orderChangedEvent(input: { type: OrderEventType; organizationId: string; mode: z.infer<typeof ModeSchema>; occurredAt: Date; revision: number; order: { id: string } }): OrderEventMessage {
+export function orderChangedEvent(input: {
+  type: OrderEventType;
+  organizationId: string;
+  mode: z.infer<typeof ModeSchema>;
+  occurredAt: Date;
+  revision: number;
+  order: { id: string };
+}): OrderEventMessage {
   return OrderEventMessage.parse({
     version: 1,
     type: input.type,

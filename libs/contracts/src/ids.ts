@@ -104,9 +104,7 @@ export function isLineIdOf(prefix: LineIdPrefix, value: unknown): value is strin
   return typeof value === 'string' && LINE_ID_PATTERNS[prefix].test(value);
 }
 
-const ANY_MODED_ID = new RegExp(
-  `^(?:${Object.values(ID_PREFIXES).join('|')})_(live|test)_${SUFFIX_PATTERN}$`,
-);
+const ANY_MODED_ID = new RegExp(`^(?:${Object.values(ID_PREFIXES).join('|')})_(live|test)_${SUFFIX_PATTERN}$`);
 
 /** The mode a well-formed id belongs to, or undefined for anything that is not one of our moded ids. */
 export function modeOfId(id: string): Mode | undefined {

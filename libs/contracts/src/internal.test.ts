@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { INTERNAL_API_HEADERS, decodeCheckoutSettingsHeader, encodeCheckoutSettingsHeader, orderRevisionOf } from './internal';
+import {
+  INTERNAL_API_HEADERS,
+  decodeCheckoutSettingsHeader,
+  encodeCheckoutSettingsHeader,
+  orderRevisionOf,
+} from './internal';
 
 describe('the order revision header (issue 25.4: one name, one reader)', () => {
   const header = INTERNAL_API_HEADERS.orderRevision;
@@ -19,7 +24,11 @@ describe('the order revision header (issue 25.4: one name, one reader)', () => {
 });
 
 describe('the checkout settings header (issue 25.4: one codec for the gateway and sessions)', () => {
-  const settings = { organizationName: 'Café "Ünïcode" & Co', defaultCallbackUrl: 'https://merchant.example/hooks', enabledPaymentMethods: ['card' as const, 'stablecoin' as const] };
+  const settings = {
+    organizationName: 'Café "Ünïcode" & Co',
+    defaultCallbackUrl: 'https://merchant.example/hooks',
+    enabledPaymentMethods: ['card' as const, 'stablecoin' as const],
+  };
 
   it('decodes what it encodes, as a header-safe value', () => {
     const header = encodeCheckoutSettingsHeader(settings);
@@ -29,6 +38,8 @@ describe('the checkout settings header (issue 25.4: one codec for the gateway an
 
   it('says why a value cannot be read', () => {
     expect(decodeCheckoutSettingsHeader('not json')).toEqual({ ok: false, error: 'not base64url JSON' });
-    expect(decodeCheckoutSettingsHeader(Buffer.from(JSON.stringify({ organizationName: 'x' })).toString('base64url'))).toEqual({ ok: false, error: 'malformed' });
+    expect(
+      decodeCheckoutSettingsHeader(Buffer.from(JSON.stringify({ organizationName: 'x' })).toString('base64url')),
+    ).toEqual({ ok: false, error: 'malformed' });
   });
 });

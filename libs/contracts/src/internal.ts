@@ -49,7 +49,9 @@ export function encodeCheckoutSettingsHeader(settings: CheckoutSettingsHeader): 
 }
 
 /** The settings in a header value, or why it cannot be read: not base64url JSON, or JSON of another shape. */
-export function decodeCheckoutSettingsHeader(header: string): { ok: true; value: CheckoutSettingsHeader } | { ok: false; error: 'not base64url JSON' | 'malformed' } {
+export function decodeCheckoutSettingsHeader(
+  header: string,
+): { ok: true; value: CheckoutSettingsHeader } | { ok: false; error: 'not base64url JSON' | 'malformed' } {
   let raw: unknown;
   try {
     raw = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));

@@ -41,7 +41,7 @@ describe('CreateOrderRequest', () => {
     expect(CreateOrderRequest.parse(body)).toEqual(body);
   });
 
-  it('When a body has an unknown field, then it is rejected at that field\'s path (D7)', () => {
+  it("When a body has an unknown field, then it is rejected at that field's path (D7)", () => {
     expect(detailsOf(CreateOrderRequest.safeParse({ ...minimal, colour: 'red' }))).toEqual([
       { path: 'colour', message: 'unknown field' },
     ]);
@@ -216,12 +216,13 @@ describe('UpdateOrderRequest', () => {
     expect(UpdateOrderRequest.parse({ metadata: {} })).toEqual({ metadata: {} });
   });
 
-  it.each([['locationId', 'loc_test_abc'], ['paymentDestination', 'pd_test_abc'], ['provider', 'native']])(
-    'When %s is sent, then it is rejected: PATCH accepts only the spec fields (D7)',
-    (key, value) => {
-      expect(UpdateOrderRequest.safeParse({ [key]: value }).success).toBe(false);
-    },
-  );
+  it.each([
+    ['locationId', 'loc_test_abc'],
+    ['paymentDestination', 'pd_test_abc'],
+    ['provider', 'native'],
+  ])('When %s is sent, then it is rejected: PATCH accepts only the spec fields (D7)', (key, value) => {
+    expect(UpdateOrderRequest.safeParse({ [key]: value }).success).toBe(false);
+  });
 
   it('When a field is null, then it is rejected (D7)', () => {
     expect(UpdateOrderRequest.safeParse({ shippingAddress: null }).success).toBe(false);
@@ -244,7 +245,14 @@ describe('ListOrdersQuery (D20)', () => {
         provider: 'native',
         locationId: 'loc_test_abc',
       }),
-    ).toEqual({ page: 2, limit: 50, status: 'open', paymentStatus: 'unpaid', provider: 'native', locationId: 'loc_test_abc' });
+    ).toEqual({
+      page: 2,
+      limit: 50,
+      status: 'open',
+      paymentStatus: 'unpaid',
+      provider: 'native',
+      locationId: 'loc_test_abc',
+    });
   });
 
   it('When limit is empty (?limit=), then it is a bad value, not an absent one (D7, D20)', () => {

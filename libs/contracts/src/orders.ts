@@ -158,7 +158,10 @@ export const orderCreateShape = {
  * Fields whose malformed values have error codes of their own (D7, D14, D15), for every body that carries an
  * order (orders' create and update, sessions' create). The owner that validates applies them; nobody else.
  */
-export const ORDER_FIELD_CODES = { locationId: 'INVALID_LOCATION_ID', paymentDestination: 'INVALID_PAYMENT_DESTINATION' } as const;
+export const ORDER_FIELD_CODES = {
+  locationId: 'INVALID_LOCATION_ID',
+  paymentDestination: 'INVALID_PAYMENT_DESTINATION',
+} as const;
 /** The same for the list query (D20): a malformed locationId filter. */
 export const LIST_ORDERS_FIELD_CODES = { locationId: 'INVALID_LOCATION_ID' } as const;
 
@@ -189,7 +192,9 @@ export const ListOrdersQuery = z
     paymentStatus: PaymentStatus.optional(),
     provider: Provider.optional(),
     locationId: LocationId.optional(),
-    externalId: ExternalId.optional().describe('Only the order created with this externalId (D47: the dashboard\'s lookup).'),
+    externalId: ExternalId.optional().describe(
+      "Only the order created with this externalId (D47: the dashboard's lookup).",
+    ),
   })
   .meta({ id: 'ListOrdersQuery' });
 export type ListOrdersQuery = z.infer<typeof ListOrdersQuery>;
@@ -266,7 +271,10 @@ export const Order = z
     id: OrderId,
     externalId: z.string().optional().describe('Present when supplied at creation.'),
     provider: Provider,
-    currency: z.string().regex(/^[A-Z]{3}$/).describe('ISO 4217 code; orders created through the API carry USD.'),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/)
+      .describe('ISO 4217 code; orders created through the API carry USD.'),
     status: OrderStatus,
     paymentStatus: PaymentStatus,
     amounts: Amounts,

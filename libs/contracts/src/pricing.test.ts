@@ -153,7 +153,10 @@ describe('paymentStatusFor (D19)', () => {
 // ---------------------------------------------------------------------------------------------------------
 // Properties
 
-const arbItem = fc.record({ quantity: fc.integer({ min: 1, max: 1_000_000 }), unitPrice: fc.integer({ min: 0, max: 10_000_000 }) });
+const arbItem = fc.record({
+  quantity: fc.integer({ min: 1, max: 1_000_000 }),
+  unitPrice: fc.integer({ min: 0, max: 10_000_000 }),
+});
 const arbTax = fc.record({ amount: fc.integer({ min: 0, max: 10_000_000 }) });
 const arbDiscount = fc.oneof(
   fc.record({ type: fc.constant('fixed' as const), amount: fc.integer({ min: 1, max: 10_000_000 }) }),
@@ -201,7 +204,11 @@ describe('computeAmounts properties (D17, D10)', () => {
         );
         const max = BigInt(MAX_AMOUNT);
         const shouldReject =
-          lines.some((l) => l > max) || subtotal > max || tax > max || discount > max || discount > subtotal ||
+          lines.some((l) => l > max) ||
+          subtotal > max ||
+          tax > max ||
+          discount > max ||
+          discount > subtotal ||
           subtotal + tax - discount > max;
         const result = computeAmounts(input);
         expect(result.ok).toBe(!shouldReject);
@@ -242,7 +249,12 @@ describe('computeAmounts properties (D17, D10)', () => {
         fc.integer({ min: 1, max: 100 }),
         (quantity, unitPrice, pct) => {
           const exact = BigInt(quantity) * BigInt(unitPrice);
-          const result = computeAmounts({ items: [item(quantity, unitPrice)], taxes: [], discounts: [percent(pct)], paid: 0 });
+          const result = computeAmounts({
+            items: [item(quantity, unitPrice)],
+            taxes: [],
+            discounts: [percent(pct)],
+            paid: 0,
+          });
           expect(result.ok).toBe(exact <= BigInt(MAX_AMOUNT));
           if (result.ok) {
             expect(BigInt(result.amounts.subtotal)).toBe(exact);

@@ -1,12 +1,22 @@
 import { z } from 'zod';
-import { DOCUMENTED_AS_ANY_JSON, HttpUrl, JSON_DEPTH_MAX, Timestamp, boundedDepth, rejectProtoKey, userKey } from './common';
+import {
+  DOCUMENTED_AS_ANY_JSON,
+  HttpUrl,
+  JSON_DEPTH_MAX,
+  Timestamp,
+  boundedDepth,
+  rejectProtoKey,
+  userKey,
+} from './common';
 import { CustomerId, SessionId } from './ids';
 import { Order, orderCreateShape } from './orders';
 
 export const SESSION_STATUSES = ['pending', 'completed', 'expired', 'cancelled'] as const;
 export const SessionStatus = z
   .enum(SESSION_STATUSES)
-  .describe('`pending` until its order is paid (`completed`), it reaches expiresAt (`expired`) or its order is cancelled (`cancelled`).');
+  .describe(
+    '`pending` until its order is paid (`completed`), it reaches expiresAt (`expired`) or its order is cancelled (`cancelled`).',
+  );
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
 // D16, D23
@@ -28,16 +38,18 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 // Own recursive schema rather than z.json(), so a nested "__proto__" key is an error instead of silently
 // vanishing (see rejectProtoKey). Recursive checks overflow the stack near a thousand levels, so every schema
 // that lets a merchant's JSON in wraps this one in boundedDepth (JSON_DEPTH_MAX).
-const JsonTree: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([
-    z.string(),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z.array(JsonTree),
-    rejectProtoKey(z.record(userKey(), JsonTree)),
-  ]),
-).meta({ id: 'JsonValue', description: 'Any JSON value; objects never have the key "__proto__".' });
+const JsonTree: z.ZodType<JsonValue> = z
+  .lazy(() =>
+    z.union([
+      z.string(),
+      z.number(),
+      z.boolean(),
+      z.null(),
+      z.array(JsonTree),
+      rejectProtoKey(z.record(userKey(), JsonTree)),
+    ]),
+  )
+  .meta({ id: 'JsonValue', description: 'Any JSON value; objects never have the key "__proto__".' });
 DOCUMENTED_AS_ANY_JSON.add(JsonTree);
 
 /** Any JSON value nesting at most JSON_DEPTH_MAX levels. */
@@ -48,16 +60,18 @@ export function serializedSize(value: unknown): number {
   return new TextEncoder().encode(JSON.stringify(value)).length;
 }
 
-export const SessionData = boundedDepth(rejectProtoKey(
-  z.record(userKey(), JsonTree).superRefine((value, ctx) => {
-    if (Object.keys(value).length > SESSION_DATA_MAX_KEYS) {
-      ctx.addIssue({ code: 'custom', message: `sessionData may have at most ${SESSION_DATA_MAX_KEYS} keys` });
-    }
-    if (serializedSize(value) > SESSION_DATA_MAX_BYTES) {
-      ctx.addIssue({ code: 'custom', message: `sessionData may be at most ${SESSION_DATA_MAX_BYTES} bytes as JSON` });
-    }
-  }),
-)).meta({
+export const SessionData = boundedDepth(
+  rejectProtoKey(
+    z.record(userKey(), JsonTree).superRefine((value, ctx) => {
+      if (Object.keys(value).length > SESSION_DATA_MAX_KEYS) {
+        ctx.addIssue({ code: 'custom', message: `sessionData may have at most ${SESSION_DATA_MAX_KEYS} keys` });
+      }
+      if (serializedSize(value) > SESSION_DATA_MAX_BYTES) {
+        ctx.addIssue({ code: 'custom', message: `sessionData may be at most ${SESSION_DATA_MAX_BYTES} bytes as JSON` });
+      }
+    }),
+  ),
+).meta({
   id: 'SessionData',
   maxProperties: SESSION_DATA_MAX_KEYS,
   description:
@@ -101,7 +115,9 @@ export const CreateSessionRequest = z
       .min(EXPIRES_IN_MINUTES_MIN)
       .max(EXPIRES_IN_MINUTES_MAX)
       .default(EXPIRES_IN_MINUTES_DEFAULT)
-      .describe(`Minutes until the session expires, ${EXPIRES_IN_MINUTES_MIN} to ${EXPIRES_IN_MINUTES_MAX}. Default ${EXPIRES_IN_MINUTES_DEFAULT}.`),
+      .describe(
+        `Minutes until the session expires, ${EXPIRES_IN_MINUTES_MIN} to ${EXPIRES_IN_MINUTES_MAX}. Default ${EXPIRES_IN_MINUTES_DEFAULT}.`,
+      ),
     successUrl: HttpUrl.optional().describe(`Where the customer is sent after payment. ${placeholderNote}`),
     callbackUrl: HttpUrl.optional().describe(
       `Receives this session's webhooks, overriding the organization's default. ${placeholderNote}`,
@@ -170,7 +186,9 @@ export const CheckoutSession = z
     createdAt: Timestamp,
     updatedAt: Timestamp,
     requireFromCustomer: RequireFromCustomer,
-    sessionData: boundedDepth(z.record(z.string(), JsonTree)).describe(`\`{}\` until set; nests at most ${JSON_DEPTH_MAX} levels.`),
+    sessionData: boundedDepth(z.record(z.string(), JsonTree)).describe(
+      `\`{}\` until set; nests at most ${JSON_DEPTH_MAX} levels.`,
+    ),
     order: Order,
   })
   .meta({ id: 'CheckoutSession' });

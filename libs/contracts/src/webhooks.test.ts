@@ -16,10 +16,17 @@ describe('signWebhook (D35, Standard Webhooks)', () => {
 
   it('When headers are built, then they carry id, timestamp and a verifiable signature', () => {
     const key = Buffer.from('c2VjcmV0LWtleS1ieXRlcw==', 'base64');
-    const headers = signatureHeaders({ secret: 'whsec_c2VjcmV0LWtleS1ieXRlcw==', id: 'evt_test_1', timestamp: 1700000000, body: '{}' });
+    const headers = signatureHeaders({
+      secret: 'whsec_c2VjcmV0LWtleS1ieXRlcw==',
+      id: 'evt_test_1',
+      timestamp: 1700000000,
+      body: '{}',
+    });
     expect(headers['webhook-id']).toBe('evt_test_1');
     expect(headers['webhook-timestamp']).toBe('1700000000');
-    expect(headers['webhook-signature']).toBe(`v1,${createHmac('sha256', key).update('evt_test_1.1700000000.{}').digest('base64')}`);
+    expect(headers['webhook-signature']).toBe(
+      `v1,${createHmac('sha256', key).update('evt_test_1.1700000000.{}').digest('base64')}`,
+    );
   });
 });
 
@@ -28,7 +35,15 @@ describe('checkWebhookSignature (D35)', () => {
   const body = '{"id":"evt_test_1"}';
   const signed = signatureHeaders({ secret, id: 'evt_test_1', timestamp: 1700000000, body });
   const check = (overrides: Partial<Parameters<typeof checkWebhookSignature>[0]> = {}) =>
-    checkWebhookSignature({ secret, body, id: signed['webhook-id'], timestamp: signed['webhook-timestamp'], signature: signed['webhook-signature'], nowSeconds: 1700000010, ...overrides });
+    checkWebhookSignature({
+      secret,
+      body,
+      id: signed['webhook-id'],
+      timestamp: signed['webhook-timestamp'],
+      signature: signed['webhook-signature'],
+      nowSeconds: 1700000010,
+      ...overrides,
+    });
 
   it('When the body and headers are as signed, then the check passes', () => {
     expect(check()).toEqual({ ok: true });

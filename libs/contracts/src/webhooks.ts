@@ -7,7 +7,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export const WEBHOOK_USER_AGENT = 'Service-Webhooks/1.0';
 
 /** D2: the headers of every delivery attempt, signature aside. */
-export function deliveryHeaders(input: { eventId: string; deliveryId: string; eventType: string }): Record<string, string> {
+export function deliveryHeaders(input: {
+  eventId: string;
+  deliveryId: string;
+  eventType: string;
+}): Record<string, string> {
   return {
     'content-type': 'application/json',
     'idempotency-key': input.eventId,
@@ -33,7 +37,9 @@ export function signingKey(secret: string): Buffer {
 
 /** `v1,<base64 HMAC-SHA256>` of `<id>.<timestamp>.<body>`. */
 export function signWebhook(input: { secret: string; id: string; timestamp: number; body: string }): string {
-  const mac = createHmac('sha256', signingKey(input.secret)).update(`${input.id}.${input.timestamp}.${input.body}`).digest('base64');
+  const mac = createHmac('sha256', signingKey(input.secret))
+    .update(`${input.id}.${input.timestamp}.${input.body}`)
+    .digest('base64');
   return `v1,${mac}`;
 }
 
@@ -41,13 +47,19 @@ export function signWebhook(input: { secret: string; id: string; timestamp: numb
  * The Standard Webhooks headers. With several secrets (a rotation's overlap: the new one and the one it
  * replaces), one signature per secret, space-separated, so a receiver still holding the old secret verifies too.
  */
-export function signatureHeaders(input: { secret: string | readonly string[]; id: string; timestamp: number; body: string }): Record<string, string> {
+export function signatureHeaders(input: {
+  secret: string | readonly string[];
+  id: string;
+  timestamp: number;
+  body: string;
+}): Record<string, string> {
   const secrets = typeof input.secret === 'string' ? [input.secret] : input.secret;
   const signature = secrets.map((secret) => signWebhook({ ...input, secret })).join(' ');
   return { 'webhook-id': input.id, 'webhook-timestamp': String(input.timestamp), 'webhook-signature': signature };
 }
 
-export type SignatureCheck = { ok: true } | { ok: false; reason: 'missing headers' | 'timestamp outside tolerance' | 'invalid signature' };
+export type SignatureCheck =
+  { ok: true } | { ok: false; reason: 'missing headers' | 'timestamp outside tolerance' | 'invalid signature' };
 
 /**
  * Checks a delivery's signature headers against the raw body. The header may carry several space-separated
@@ -66,10 +78,16 @@ export function checkWebhookSignature(input: {
   const { id, timestamp, signature } = input;
   if (!id || !timestamp || !signature) return { ok: false, reason: 'missing headers' };
   const seconds = Number(timestamp);
-  if (!/^[0-9]+$/.test(timestamp) || Math.abs(input.nowSeconds - seconds) > (input.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS)) {
+  if (
+    !/^[0-9]+$/.test(timestamp) ||
+    Math.abs(input.nowSeconds - seconds) > (input.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS)
+  ) {
     return { ok: false, reason: 'timestamp outside tolerance' };
   }
-  const expected = Buffer.from(signWebhook({ secret: input.secret, id, timestamp: seconds, body: input.body }).slice(3), 'base64');
+  const expected = Buffer.from(
+    signWebhook({ secret: input.secret, id, timestamp: seconds, body: input.body }).slice(3),
+    'base64',
+  );
   const matches = signature.split(' ').some((entry) => {
     const [version, value] = entry.split(',');
     const given = Buffer.from(value ?? '', 'base64');

@@ -49,7 +49,9 @@ describe('ensureCached', () => {
     };
     const callers = [1, 2, 3].map(() => ensureCached({ dir, isComplete, build }));
     // The other callers must be waiting on the lock, not building, before the first build may finish.
-    await expect.poll(async () => (await readdir(root)).some((n) => n.endsWith('.lock')), { timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(async () => (await readdir(root)).some((n) => n.endsWith('.lock')), { timeout: 5_000 })
+      .toBe(true);
     release();
     const results = await Promise.all(callers);
     expect(builds).toBe(1);

@@ -60,18 +60,17 @@ interface LockOwner {
   host: string;
 }
 
-async function acquireLock(
-  lock: string,
-  log: (line: string) => void,
-  deadlineMs: number,
-): Promise<void> {
+async function acquireLock(lock: string, log: (line: string) => void, deadlineMs: number): Promise<void> {
   let announced = false;
   await waitFor(
     `lock ${lock}`,
     async () => {
       try {
         await mkdir(lock);
-        await writeFile(join(lock, 'owner.json'), JSON.stringify({ pid: process.pid, host: hostname() } satisfies LockOwner));
+        await writeFile(
+          join(lock, 'owner.json'),
+          JSON.stringify({ pid: process.pid, host: hostname() } satisfies LockOwner),
+        );
         return true;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -89,7 +88,9 @@ async function acquireLock(
     },
     { deadlineMs, intervalMs: 500 },
   ).catch((error: unknown) => {
-    throw new Error(`could not lock the engines cache: ${errorMessage(error)}; if no other build is running, delete ${lock}`);
+    throw new Error(
+      `could not lock the engines cache: ${errorMessage(error)}; if no other build is running, delete ${lock}`,
+    );
   });
 }
 

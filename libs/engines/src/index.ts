@@ -10,9 +10,19 @@ import { mongoJavaServerCached, provisionMongoJavaServer, startLocalMongoJavaSer
 import { isAlive, run, which } from './process';
 
 export { KAFKA_VERSION, provisionKafka, startLocalKafka, type LocalKafka, type ScramUser } from './local-kafka';
-export { countUnderReplicated, startLocalKafkaCluster, type LocalKafkaCluster, type LocalKafkaNode } from './local-kafka-cluster';
+export {
+  countUnderReplicated,
+  startLocalKafkaCluster,
+  type LocalKafkaCluster,
+  type LocalKafkaNode,
+} from './local-kafka-cluster';
 export { FERRETDB_VERSION, pingMongo } from './local-ferretdb';
-export { MONGO_JAVA_SERVER_VERSION, provisionMongoJavaServer, startLocalMongoJavaServer, type MongoJavaServerBackend } from './local-mongo-java-server';
+export {
+  MONGO_JAVA_SERVER_VERSION,
+  provisionMongoJavaServer,
+  startLocalMongoJavaServer,
+  type MongoJavaServerBackend,
+} from './local-mongo-java-server';
 export { provisionFerretDb, startLocalFerretDb } from './local-ferretdb';
 export { freePort, spawnGuarded, type GuardedProcess, type ExitInfo, type SpawnGuardedOptions } from './process';
 export { cacheRoot, ensureCached } from './cache';
@@ -37,7 +47,9 @@ export type LocalMongoEngine = 'mongo-java-server' | 'ferretdb';
 export function localMongoEngine(env: Record<string, string | undefined> = process.env): LocalMongoEngine {
   const value = env.LOCAL_MONGO_ENGINE?.trim() || 'mongo-java-server';
   if (value !== 'mongo-java-server' && value !== 'ferretdb') {
-    throw new Error(`LOCAL_MONGO_ENGINE must be "mongo-java-server" (the default) or "ferretdb", not ${JSON.stringify(value)}`);
+    throw new Error(
+      `LOCAL_MONGO_ENGINE must be "mongo-java-server" (the default) or "ferretdb", not ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
@@ -65,7 +77,10 @@ export interface Engines {
   /** Stops what was started here (never external engines) and deletes the run directory. Idempotent. */
   stop(): Promise<void>;
   /** The local multi-broker Kafka (`kafkaBrokers` > 1): each broker on its own, and its ISR state. */
-  kafkaCluster?: Pick<LocalKafkaCluster, 'nodes' | 'replicationFactor' | 'minInsyncReplicas' | 'underReplicatedPartitions'>;
+  kafkaCluster?: Pick<
+    LocalKafkaCluster,
+    'nodes' | 'replicationFactor' | 'minInsyncReplicas' | 'underReplicatedPartitions'
+  >;
   /** The replication factor topics should get here (3 on a three-broker cluster, else 1). */
   kafkaReplicationFactor: number;
 }
@@ -126,7 +141,8 @@ export async function startEngines(options: StartEnginesOptions = {}): Promise<E
   const needMongo = externalMongo === undefined;
   const mongoEngine = localMongoEngine(env);
   const brokerCount = options.kafkaBrokers ?? 1;
-  if (brokerCount > 1 && !needKafka) throw new Error(`kafkaBrokers: ${brokerCount} starts a local cluster; unset KAFKA_BROKERS to use it`);
+  if (brokerCount > 1 && !needKafka)
+    throw new Error(`kafkaBrokers: ${brokerCount} starts a local cluster; unset KAFKA_BROKERS to use it`);
 
   let kafka: KafkaPart | undefined = externalBrokers && externalKafka(externalBrokers);
   let mongo: MongoPart | undefined = externalMongo === undefined ? undefined : await externalMongoPart(externalMongo);
@@ -135,12 +151,22 @@ export async function startEngines(options: StartEnginesOptions = {}): Promise<E
   try {
     if ((needKafka || needMongo) && options.docker !== false && brokerCount === 1 && (await dockerAvailable(env))) {
       log('starting engines in Docker (testcontainers)');
-      const [k, m] = await settleAll([needKafka ? dockerKafkaPart() : undefined, needMongo ? dockerMongoPart() : undefined]);
+      const [k, m] = await settleAll([
+        needKafka ? dockerKafkaPart() : undefined,
+        needMongo ? dockerMongoPart() : undefined,
+      ]);
       kafka ??= k;
       mongo ??= m;
     } else if (needKafka || needMongo) {
-      await assertLocalPrerequisites({ kafka: needKafka, mongo: needMongo ? mongoEngine : undefined, dockerSkipped: options.docker === false });
-      const [kafkaLibs, mongoBuild] = await settleAll([needKafka ? provisionKafka({ log }) : undefined, needMongo ? provisionLocalMongo(mongoEngine, log) : undefined]);
+      await assertLocalPrerequisites({
+        kafka: needKafka,
+        mongo: needMongo ? mongoEngine : undefined,
+        dockerSkipped: options.docker === false,
+      });
+      const [kafkaLibs, mongoBuild] = await settleAll([
+        needKafka ? provisionKafka({ log }) : undefined,
+        needMongo ? provisionLocalMongo(mongoEngine, log) : undefined,
+      ]);
       await sweepStaleRunDirs();
       runDir = await mkdtemp(join(tmpdir(), `checkout-engines-${process.pid}-`));
       const dir = runDir;
@@ -193,7 +219,9 @@ export async function startEngines(options: StartEnginesOptions = {}): Promise<E
  * Awaits every promise; if any fails, closes the parts that did start (so a half-started pair never leaks)
  * and rethrows the first failure.
  */
-async function settleAll<A, B>(promises: [Promise<A> | undefined, Promise<B> | undefined]): Promise<[A | undefined, B | undefined]> {
+async function settleAll<A, B>(
+  promises: [Promise<A> | undefined, Promise<B> | undefined],
+): Promise<[A | undefined, B | undefined]> {
   const results = await Promise.allSettled(promises.map((p) => p ?? Promise.resolve(undefined)));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {
@@ -216,7 +244,8 @@ export function parseBrokers(value: string | undefined): string[] | undefined {
   return brokers.length > 0 ? brokers : undefined;
 }
 
-const notSupported = (what: string, kind: string) => () => Promise.reject(new Error(`${what} is not supported for ${kind} engines (only for local ones)`));
+const notSupported = (what: string, kind: string) => () =>
+  Promise.reject(new Error(`${what} is not supported for ${kind} engines (only for local ones)`));
 
 function externalKafka(brokers: string[]): KafkaPart {
   return {
@@ -295,10 +324,24 @@ function provisionLocalMongo(engine: LocalMongoEngine, log: (line: string) => vo
 }
 
 /** `build` is FerretDB's binary, or mongo-java-server's cache directory. */
-async function localMongoPart(engine: LocalMongoEngine, build: string, runDir: string, deadlineMs: number): Promise<MongoPart> {
+async function localMongoPart(
+  engine: LocalMongoEngine,
+  build: string,
+  runDir: string,
+  deadlineMs: number,
+): Promise<MongoPart> {
   const local =
-    engine === 'ferretdb' ? await startLocalFerretDb({ bin: build, runDir, deadlineMs }) : await startLocalMongoJavaServer({ dir: build, runDir, deadlineMs, backend: 'h2' });
-  return { kind: 'local', url: local.url, description: local.description, stop: () => local.stop(), start: () => local.start(), close: () => local.stop() };
+    engine === 'ferretdb'
+      ? await startLocalFerretDb({ bin: build, runDir, deadlineMs })
+      : await startLocalMongoJavaServer({ dir: build, runDir, deadlineMs, backend: 'h2' });
+  return {
+    kind: 'local',
+    url: local.url,
+    description: local.description,
+    stop: () => local.stop(),
+    start: () => local.start(),
+    close: () => local.stop(),
+  };
 }
 
 function mongoHost(url: string): string {
@@ -324,7 +367,11 @@ export async function provisionLocalEngines(
  * Checks all tools up front so a machine missing several gets one message naming all of them, rather than
  * one failure per attempt. Build tools are only required while the cache lacks the engine.
  */
-async function assertLocalPrerequisites(need: { kafka: boolean; mongo: LocalMongoEngine | undefined; dockerSkipped?: boolean }): Promise<void> {
+async function assertLocalPrerequisites(need: {
+  kafka: boolean;
+  mongo: LocalMongoEngine | undefined;
+  dockerSkipped?: boolean;
+}): Promise<void> {
   const missing: string[] = [];
   const javaMongo = need.mongo === 'mongo-java-server';
   if (need.kafka || javaMongo) {
@@ -332,8 +379,10 @@ async function assertLocalPrerequisites(need: { kafka: boolean; mongo: LocalMong
     if (java === undefined) missing.push('a JDK 17+ (`java` not found on PATH)');
     else if (java < 17) missing.push(`a JDK 17+ (found Java ${java})`);
     const needMaven = (need.kafka && !(await kafkaCached())) || (javaMongo && !(await mongoJavaServerCached()));
-    if (needMaven && !(await which('mvn'))) missing.push('Maven (`mvn`, to fetch the Kafka and mongo-java-server jars once)');
-    if (javaMongo && !(await mongoJavaServerCached()) && !(await which('javac'))) missing.push('`javac` (a JDK, to compile the mongo-java-server launcher once)');
+    if (needMaven && !(await which('mvn')))
+      missing.push('Maven (`mvn`, to fetch the Kafka and mongo-java-server jars once)');
+    if (javaMongo && !(await mongoJavaServerCached()) && !(await which('javac')))
+      missing.push('`javac` (a JDK, to compile the mongo-java-server launcher once)');
   }
   if (need.mongo === 'ferretdb' && !(await ferretDbCached())) {
     const go = await toolMajorVersion('go', ['version'], /go1\.(\d+)/);

@@ -47,11 +47,15 @@ export async function provisionFerretDb(options: { log?: (line: string) => void 
       await cp(moduleDir, src, { recursive: true });
       await run('chmod', ['-R', 'u+w', src]);
       await writeFile(join(src, 'build', 'version', 'version.txt'), `${FERRETDB_VERSION}\n`);
-      await run('go', ['build', '-trimpath', '-tags', 'ferretdb_no_postgresql', '-o', join(tmp, 'ferretdb'), './cmd/ferretdb'], {
-        cwd: src,
-        env: goEnv(),
-        timeoutMs: 20 * 60_000,
-      });
+      await run(
+        'go',
+        ['build', '-trimpath', '-tags', 'ferretdb_no_postgresql', '-o', join(tmp, 'ferretdb'), './cmd/ferretdb'],
+        {
+          cwd: src,
+          env: goEnv(),
+          timeoutMs: 20 * 60_000,
+        },
+      );
       await chmod(join(tmp, 'ferretdb'), 0o755);
       await rm(src, { recursive: true, force: true });
     },
@@ -110,7 +114,12 @@ export async function startLocalFerretDb(options: {
   });
 
   await engine.start();
-  return { url, description: `FerretDB ${FERRETDB_VERSION} (SQLite) at 127.0.0.1:${port}`, start: engine.start, stop: engine.stop };
+  return {
+    url,
+    description: `FerretDB ${FERRETDB_VERSION} (SQLite) at 127.0.0.1:${port}`,
+    start: engine.start,
+    stop: engine.stop,
+  };
 }
 
 export async function pingMongo(url: string): Promise<true> {

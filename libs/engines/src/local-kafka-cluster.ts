@@ -1,7 +1,19 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePorts, restartableEngine } from './process';
-import { formatStorage, JVM_OPTIONS, KAFKA_VERSION, newClusterId, probeKafka, quietAdmin, renderLog4j2Config, renderServerProperties, type LocalKafka, type ScramUser, type StartLocalKafkaOptions } from './local-kafka';
+import {
+  formatStorage,
+  JVM_OPTIONS,
+  KAFKA_VERSION,
+  newClusterId,
+  probeKafka,
+  quietAdmin,
+  renderLog4j2Config,
+  renderServerProperties,
+  type LocalKafka,
+  type ScramUser,
+  type StartLocalKafkaOptions,
+} from './local-kafka';
 
 /** One broker of a local cluster: stop, start or kill it on its own (a rolling restart, chaos). */
 export interface LocalKafkaNode {
@@ -38,7 +50,12 @@ interface ClusterLayout {
 type NodeEngine = ReturnType<typeof restartableEngine>;
 
 /** Formats one node's storage with the cluster's id (and SCRAM user) and prepares, without starting, its JVM. */
-async function setUpNode(options: StartLocalKafkaOptions, layout: ClusterLayout, port: number, i: number): Promise<{ nodeId: number; address: string; engine: NodeEngine }> {
+async function setUpNode(
+  options: StartLocalKafkaOptions,
+  layout: ClusterLayout,
+  port: number,
+  i: number,
+): Promise<{ nodeId: number; address: string; engine: NodeEngine }> {
   const { count, clusterId, controllerPorts, replicationFactor } = layout;
   const classpath = ['-cp', join(options.libs, '*')];
   const nodeId = i + 1;
@@ -51,14 +68,26 @@ async function setUpNode(options: StartLocalKafkaOptions, layout: ClusterLayout,
   const stdoutLog = join(options.runDir, `kafka-${nodeId}.out`);
   await writeFile(
     propsFile,
-    renderServerProperties({ port, controllerPort: controllerPorts[i] as number, dataDir, cluster: { nodeId, controllerPorts }, ...(options.scram && { scram: options.scram }) }),
+    renderServerProperties({
+      port,
+      controllerPort: controllerPorts[i] as number,
+      dataDir,
+      cluster: { nodeId, controllerPorts },
+      ...(options.scram && { scram: options.scram }),
+    }),
   );
   await writeFile(log4jFile, renderLog4j2Config(kafkaLog));
   const log4j = `-Dlog4j2.configurationFile=${log4jFile}`;
   await formatStorage({ dir, log4j, classpath, clusterId, propsFile, scram: options.scram });
   const address = `127.0.0.1:${port}`;
   const engine = restartableEngine({
-    spawn: { name: `kafka-${nodeId}`, command: 'java', args: [...CLUSTER_JVM_OPTIONS, log4j, ...classpath, 'kafka.Kafka', propsFile], cwd: dir, logFile: stdoutLog },
+    spawn: {
+      name: `kafka-${nodeId}`,
+      command: 'java',
+      args: [...CLUSTER_JVM_OPTIONS, log4j, ...classpath, 'kafka.Kafka', propsFile],
+      cwd: dir,
+      logFile: stdoutLog,
+    },
     name: `Kafka node ${nodeId}`,
     label: `Apache Kafka ${KAFKA_VERSION} node ${nodeId} at ${address}`,
     // Ready through this node itself, and with every broker registered: a probe topic with the cluster's
@@ -77,15 +106,23 @@ async function setUpNode(options: StartLocalKafkaOptions, layout: ClusterLayout,
  * static quorum: topics can have replication factor 3 with min.insync.replicas 2, as production's do, and any
  * one node can be stopped, started or killed while the other two keep the cluster (and its quorum) up.
  */
-export async function startLocalKafkaCluster(options: StartLocalKafkaOptions & { count: number }): Promise<LocalKafkaCluster> {
-  if (!Number.isInteger(options.count) || options.count < 1 || options.count > 5) throw new Error(`a local Kafka cluster has 1 to 5 brokers, not ${options.count}`);
+export async function startLocalKafkaCluster(
+  options: StartLocalKafkaOptions & { count: number },
+): Promise<LocalKafkaCluster> {
+  if (!Number.isInteger(options.count) || options.count < 1 || options.count > 5)
+    throw new Error(`a local Kafka cluster has 1 to 5 brokers, not ${options.count}`);
   const count = options.count;
   const ports = await freePorts(2 * count);
   const clientPorts = ports.slice(0, count);
   const brokers = clientPorts.map((p) => `127.0.0.1:${p}`);
   const replicationFactor = Math.min(count, 3);
   const minInsyncReplicas = replicationFactor >= 3 ? 2 : 1;
-  const layout: ClusterLayout = { count, clusterId: newClusterId(), controllerPorts: ports.slice(count), replicationFactor };
+  const layout: ClusterLayout = {
+    count,
+    clusterId: newClusterId(),
+    controllerPorts: ports.slice(count),
+    replicationFactor,
+  };
 
   const nodeSetups = await Promise.all(clientPorts.map((port, i) => setUpNode(options, layout, port, i)));
   // All at once: a node's controller cannot elect a leader, nor its broker register, before a majority is up.
@@ -95,7 +132,13 @@ export async function startLocalKafkaCluster(options: StartLocalKafkaOptions & {
     await Promise.allSettled(nodeSetups.map((n) => n.engine.stop()));
     throw failed.reason;
   }
-  const nodes: LocalKafkaNode[] = nodeSetups.map(({ nodeId, address, engine }) => ({ nodeId, address, stop: engine.stop, start: engine.start, kill: engine.kill }));
+  const nodes: LocalKafkaNode[] = nodeSetups.map(({ nodeId, address, engine }) => ({
+    nodeId,
+    address,
+    stop: engine.stop,
+    start: engine.start,
+    kill: engine.kill,
+  }));
   const description = `Apache Kafka ${KAFKA_VERSION} (KRaft, ${count} local JVMs, replication factor ${replicationFactor}, min.insync.replicas ${minInsyncReplicas}) at ${brokers.join(',')}`;
   const all = async (action: (n: LocalKafkaNode) => Promise<void>) => {
     const results = await Promise.allSettled(nodes.map(action));
@@ -135,7 +178,8 @@ export async function countUnderReplicated(brokers: string[], scram?: ScramUser)
     const topics = await admin.listTopics();
     const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
     let under = 0;
-    for (const topic of metadata) for (const p of topic.partitions) if (p.isr.length < p.replicas.length || p.leader < 0) under++;
+    for (const topic of metadata)
+      for (const p of topic.partitions) if (p.isr.length < p.replicas.length || p.leader < 0) under++;
     return under;
   } finally {
     await admin.disconnect().catch(() => {});

@@ -12,7 +12,9 @@ const parseProperties = (text: string) =>
 
 describe('renderServerProperties', () => {
   it('describes a single-node KRaft broker+controller on loopback', () => {
-    const props = parseProperties(renderServerProperties({ port: 41000, controllerPort: 41001, dataDir: '/tmp/run/kafka/data' }));
+    const props = parseProperties(
+      renderServerProperties({ port: 41000, controllerPort: 41001, dataDir: '/tmp/run/kafka/data' }),
+    );
     expect(props).toMatchObject({
       'process.roles': 'broker,controller',
       'node.id': '1',
@@ -35,7 +37,12 @@ describe('renderServerProperties', () => {
 describe('renderServerProperties for a three-node cluster (issue 21)', () => {
   it('describes node 2 of a static three-voter quorum with replicated internal topics and min ISR 2', () => {
     const props = parseProperties(
-      renderServerProperties({ port: 41002, controllerPort: 41012, dataDir: '/tmp/run/kafka-2/data', cluster: { nodeId: 2, controllerPorts: [41011, 41012, 41013] } }),
+      renderServerProperties({
+        port: 41002,
+        controllerPort: 41012,
+        dataDir: '/tmp/run/kafka-2/data',
+        cluster: { nodeId: 2, controllerPorts: [41011, 41012, 41013] },
+      }),
     );
     expect(props).toMatchObject({
       'process.roles': 'broker,controller',

@@ -58,11 +58,21 @@ export async function provisionKafka(options: { log?: (line: string) => void } =
       await writeFile(join(tmp, 'pom.xml'), renderPom());
       await run(
         'mvn',
-        ['-B', '-q', '-f', join(tmp, 'pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${join(tmp, 'libs')}`, '-DincludeScope=runtime'],
+        [
+          '-B',
+          '-q',
+          '-f',
+          join(tmp, 'pom.xml'),
+          'dependency:copy-dependencies',
+          `-DoutputDirectory=${join(tmp, 'libs')}`,
+          '-DincludeScope=runtime',
+        ],
         { cwd: tmp, timeoutMs: 20 * 60_000 },
       );
       if (!(await exists(brokerJar(join(tmp, 'libs'))))) {
-        throw new Error(`mvn finished but ${brokerJar('libs')} is missing; the Kafka ${KAFKA_VERSION} dependency tree did not resolve`);
+        throw new Error(
+          `mvn finished but ${brokerJar('libs')} is missing; the Kafka ${KAFKA_VERSION} dependency tree did not resolve`,
+        );
       }
     },
   });
@@ -116,9 +126,17 @@ function listenerProperties(port: number, controllerPort: number, scram: ScramUs
  * KRaft on loopback only, each node broker and controller in one JVM (combined mode): a single node by default,
  * or one node of a cluster whose controller quorum is every node (three nodes: a majority survives one down).
  */
-export function renderServerProperties({ port, controllerPort, dataDir, scram, cluster }: ServerPropertiesInput): string {
+export function renderServerProperties({
+  port,
+  controllerPort,
+  dataDir,
+  scram,
+  cluster,
+}: ServerPropertiesInput): string {
   const nodeId = cluster?.nodeId ?? 1;
-  const voters = cluster ? cluster.controllerPorts.map((p, i) => `${i + 1}@127.0.0.1:${p}`).join(',') : `1@127.0.0.1:${controllerPort}`;
+  const voters = cluster
+    ? cluster.controllerPorts.map((p, i) => `${i + 1}@127.0.0.1:${p}`).join(',')
+    : `1@127.0.0.1:${controllerPort}`;
   const nodes = cluster?.controllerPorts.length ?? 1;
   // With three nodes, production's durability (issue 21): every internal topic on all three, and a write
   // acknowledged (acks=all) only once two hold it, so losing any one broker loses no acknowledged message.
@@ -182,7 +200,14 @@ export function newClusterId(): string {
 // A test broker spends its life starting up and idling. C1-only JIT and the serial collector keep the JVM
 // from competing for CPU with everything else a test run starts: measured on 2 busy cores, ready in 7-14 s
 // instead of 16-19 s. Peak throughput is lower than with C2, which matters only for benchmarks.
-export const JVM_OPTIONS = ['-Xms256m', '-Xmx768m', '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-XX:+ExitOnOutOfMemoryError', '-Djava.awt.headless=true'];
+export const JVM_OPTIONS = [
+  '-Xms256m',
+  '-Xmx768m',
+  '-XX:TieredStopAtLevel=1',
+  '-XX:+UseSerialGC',
+  '-XX:+ExitOnOutOfMemoryError',
+  '-Djava.awt.headless=true',
+];
 
 export interface LocalKafka {
   readonly brokers: string[];
@@ -208,13 +233,35 @@ export interface StartLocalKafkaOptions {
 }
 
 /** Formats a node's KRaft storage; KIP-900: the cluster learns its first SCRAM users only here. */
-export async function formatStorage(input: { dir: string; log4j: string; classpath: string[]; clusterId: string; propsFile: string; scram: ScramUser | undefined }): Promise<void> {
+export async function formatStorage(input: {
+  dir: string;
+  log4j: string;
+  classpath: string[];
+  clusterId: string;
+  propsFile: string;
+  scram: ScramUser | undefined;
+}): Promise<void> {
   const { dir, log4j, classpath, clusterId, propsFile, scram } = input;
   const scramUser = scram ? ['--add-scram', `SCRAM-SHA-512=[name=${scram.username},password=${scram.password}]`] : [];
-  await run('java', ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', log4j, ...classpath, 'kafka.tools.StorageTool', 'format', `--cluster-id=${clusterId}`, '-c', propsFile, ...scramUser], {
-    cwd: dir,
-    timeoutMs: 120_000,
-  });
+  await run(
+    'java',
+    [
+      '-XX:TieredStopAtLevel=1',
+      '-XX:+UseSerialGC',
+      log4j,
+      ...classpath,
+      'kafka.tools.StorageTool',
+      'format',
+      `--cluster-id=${clusterId}`,
+      '-c',
+      propsFile,
+      ...scramUser,
+    ],
+    {
+      cwd: dir,
+      timeoutMs: 120_000,
+    },
+  );
 }
 
 export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<LocalKafka> {
@@ -226,7 +273,10 @@ export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<
   const log4jFile = join(dir, 'log4j2.properties');
   const kafkaLog = join(options.runDir, 'kafka.log');
   const stdoutLog = join(options.runDir, 'kafka.out');
-  await writeFile(propsFile, renderServerProperties({ port, controllerPort, dataDir, ...(options.scram && { scram: options.scram }) }));
+  await writeFile(
+    propsFile,
+    renderServerProperties({ port, controllerPort, dataDir, ...(options.scram && { scram: options.scram }) }),
+  );
   await writeFile(log4jFile, renderLog4j2Config(kafkaLog));
 
   const classpath = ['-cp', join(options.libs, '*')];
@@ -235,7 +285,13 @@ export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<
 
   const brokers = [`127.0.0.1:${port}`];
   const engine = restartableEngine({
-    spawn: { name: 'kafka', command: 'java', args: [...JVM_OPTIONS, log4j, ...classpath, 'kafka.Kafka', propsFile], cwd: dir, logFile: stdoutLog },
+    spawn: {
+      name: 'kafka',
+      command: 'java',
+      args: [...JVM_OPTIONS, log4j, ...classpath, 'kafka.Kafka', propsFile],
+      cwd: dir,
+      logFile: stdoutLog,
+    },
     name: 'Kafka',
     label: `Apache Kafka ${KAFKA_VERSION} at ${brokers[0]}`,
     readiness: 'Kafka readiness (describeCluster + create/delete a probe topic)',
@@ -283,16 +339,22 @@ export async function probeKafka(brokers: string[], scram?: ScramUser, replicati
   try {
     await admin.connect();
     const cluster = await admin.describeCluster();
-    if (cluster.brokers.length < replicationFactor) throw new Error(`describeCluster returned ${cluster.brokers.length} brokers, ${replicationFactor} expected`);
+    if (cluster.brokers.length < replicationFactor)
+      throw new Error(`describeCluster returned ${cluster.brokers.length} brokers, ${replicationFactor} expected`);
     const topic = `checkout-engines-probe-${randomBytes(4).toString('hex')}`;
     // Not `waitForLeaders: true`: kafkajs gives up on the first UNKNOWN_TOPIC_OR_PARTITION, which a KRaft
     // broker answers while its metadata cache still lags the controller (seen on a busy machine).
     await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor }], timeout: 5_000 });
     try {
-      await waitFor('probe topic leader', async () => (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]?.partitions.every((p) => p.leader >= 0), {
-        deadlineMs: 10_000,
-        intervalMs: 100,
-      });
+      await waitFor(
+        'probe topic leader',
+        async () =>
+          (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]?.partitions.every((p) => p.leader >= 0),
+        {
+          deadlineMs: 10_000,
+          intervalMs: 100,
+        },
+      );
     } catch (error) {
       await admin.deleteTopics({ topics: [topic], timeout: 5_000 }).catch(() => {});
       throw error;

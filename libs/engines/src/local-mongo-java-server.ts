@@ -16,7 +16,8 @@ export const MONGO_JAVA_SERVER_VERSION = '1.47.0';
 const LAUNCHER_SOURCE = fileURLToPath(new URL('../java/CheckoutMongoServer.java', import.meta.url));
 const LAUNCHER_CLASS = 'CheckoutMongoServer';
 let launcherHash: string | undefined;
-const launcherRevision = () => (launcherHash ??= createHash('sha256').update(readFileSync(LAUNCHER_SOURCE)).digest('hex').slice(0, 10));
+const launcherRevision = () =>
+  (launcherHash ??= createHash('sha256').update(readFileSync(LAUNCHER_SOURCE)).digest('hex').slice(0, 10));
 
 export type MongoJavaServerBackend = 'h2' | 'memory';
 
@@ -69,26 +70,59 @@ export async function provisionMongoJavaServer(options: { log?: (line: string) =
       await writeFile(join(tmp, 'pom.xml'), renderMongoJavaServerPom());
       await run(
         'mvn',
-        ['-B', '-q', '-f', join(tmp, 'pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${join(tmp, 'libs')}`, '-DincludeScope=runtime'],
+        [
+          '-B',
+          '-q',
+          '-f',
+          join(tmp, 'pom.xml'),
+          'dependency:copy-dependencies',
+          `-DoutputDirectory=${join(tmp, 'libs')}`,
+          '-DincludeScope=runtime',
+        ],
         { cwd: tmp, timeoutMs: 20 * 60_000 },
       );
-      if (!(await exists(coreJar(tmp)))) throw new Error(`mvn finished but ${coreJar('.')} is missing; mongo-java-server ${MONGO_JAVA_SERVER_VERSION} did not resolve`);
+      if (!(await exists(coreJar(tmp))))
+        throw new Error(
+          `mvn finished but ${coreJar('.')} is missing; mongo-java-server ${MONGO_JAVA_SERVER_VERSION} did not resolve`,
+        );
       await mkdir(join(tmp, 'src'), { recursive: true });
       await copyFile(LAUNCHER_SOURCE, join(tmp, 'src', `${LAUNCHER_CLASS}.java`));
-      await run('javac', ['--release', '17', '-d', join(tmp, 'classes'), '-cp', join(tmp, 'libs', '*'), join(tmp, 'src', `${LAUNCHER_CLASS}.java`)], {
-        cwd: tmp,
-        timeoutMs: 5 * 60_000,
-      });
+      await run(
+        'javac',
+        [
+          '--release',
+          '17',
+          '-d',
+          join(tmp, 'classes'),
+          '-cp',
+          join(tmp, 'libs', '*'),
+          join(tmp, 'src', `${LAUNCHER_CLASS}.java`),
+        ],
+        {
+          cwd: tmp,
+          timeoutMs: 5 * 60_000,
+        },
+      );
     },
   });
   const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
-  if (built) log(`cached mongo-java-server ${MONGO_JAVA_SERVER_VERSION} (${(await readdir(join(dir, 'libs'))).length} jars + launcher) in ${dir} in ${took}`);
+  if (built)
+    log(
+      `cached mongo-java-server ${MONGO_JAVA_SERVER_VERSION} (${(await readdir(join(dir, 'libs'))).length} jars + launcher) in ${dir} in ${took}`,
+    );
   return dir;
 }
 
 // Small heap and C1 only, as for Kafka: a test engine competes for 2 cores with everything else a run
 // starts. The H2 backend keeps its pages off-heap in the file's cache; 512 MiB covers the bench's 100 k orders.
-const JVM_OPTIONS = ['-Xms64m', '-Xmx512m', '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-XX:+ExitOnOutOfMemoryError', '-Djava.awt.headless=true'];
+const JVM_OPTIONS = [
+  '-Xms64m',
+  '-Xmx512m',
+  '-XX:TieredStopAtLevel=1',
+  '-XX:+UseSerialGC',
+  '-XX:+ExitOnOutOfMemoryError',
+  '-Djava.awt.headless=true',
+];
 
 export interface LocalMongoJavaServer {
   readonly url: string;
@@ -131,5 +165,10 @@ export async function startLocalMongoJavaServer(options: {
   });
   await engine.start();
   const what = backend === 'h2' ? 'H2 file' : 'in memory';
-  return { url, description: `mongo-java-server ${MONGO_JAVA_SERVER_VERSION} (${what}, MongoDB emulator) at 127.0.0.1:${port}`, start: engine.start, stop: engine.stop };
+  return {
+    url,
+    description: `mongo-java-server ${MONGO_JAVA_SERVER_VERSION} (${what}, MongoDB emulator) at 127.0.0.1:${port}`,
+    start: engine.start,
+    stop: engine.stop,
+  };
 }

@@ -15,14 +15,26 @@ describe('spawnGuarded', () => {
 
   it('passes the exit status through and writes output to the log file', async () => {
     const logFile = join(dir, 'out.log');
-    const proc = spawnGuarded({ name: 'echo', command: 'bash', args: ['-c', 'echo hello; echo oops >&2; exit 7'], cwd: dir, logFile });
+    const proc = spawnGuarded({
+      name: 'echo',
+      command: 'bash',
+      args: ['-c', 'echo hello; echo oops >&2; exit 7'],
+      cwd: dir,
+      logFile,
+    });
     expect(await proc.waitForExit(10_000)).toEqual({ code: 7, signal: null });
     expect(await readFile(logFile, 'utf8')).toBe('hello\noops\n');
   });
 
   it('stop() forwards TERM through the guard', async () => {
     const logFile = join(dir, 'log');
-    const proc = spawnGuarded({ name: 'sleep', command: 'bash', args: ['-c', 'echo started; exec sleep 300'], cwd: dir, logFile });
+    const proc = spawnGuarded({
+      name: 'sleep',
+      command: 'bash',
+      args: ['-c', 'echo started; exec sleep 300'],
+      cwd: dir,
+      logFile,
+    });
     await expect.poll(() => readFile(logFile, 'utf8'), { timeout: 5_000 }).toBe('started\n');
     await proc.stop(10_000);
     expect(proc.exitInfo()).toEqual({ code: 143, signal: null });
@@ -31,7 +43,13 @@ describe('spawnGuarded', () => {
   it('stop() right after spawn leaves nothing running, whatever moment the TERM lands', async () => {
     for (let i = 0; i < 5; i++) {
       const pidFile = join(dir, `pid-${i}`);
-      const proc = spawnGuarded({ name: 'sleep', command: 'bash', args: ['-c', `echo $$ > ${pidFile}; exec sleep 300`], cwd: dir, logFile: join(dir, 'log') });
+      const proc = spawnGuarded({
+        name: 'sleep',
+        command: 'bash',
+        args: ['-c', `echo $$ > ${pidFile}; exec sleep 300`],
+        cwd: dir,
+        logFile: join(dir, 'log'),
+      });
       await proc.stop(10_000);
       const pid = Number(await readFile(pidFile, 'utf8').catch(() => '0'));
       if (pid > 0) await expect.poll(() => isAlive(pid), { timeout: 5_000 }).toBe(false);
@@ -46,7 +64,9 @@ describe('spawnGuarded', () => {
       cwd: dir,
       logFile: join(dir, 'log'),
     });
-    await expect.poll(async () => (await readFile(join(dir, 'log'), 'utf8')).trim(), { timeout: 5_000 }).toMatch(/^\d+$/);
+    await expect
+      .poll(async () => (await readFile(join(dir, 'log'), 'utf8')).trim(), { timeout: 5_000 })
+      .toMatch(/^\d+$/);
     const innerPid = Number((await readFile(join(dir, 'log'), 'utf8')).trim());
     await proc.stop(500);
     expect(proc.exitInfo()?.signal).toBe('SIGKILL');

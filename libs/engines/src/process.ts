@@ -131,7 +131,11 @@ export interface RunOptions {
 }
 
 /** Runs a program to completion; on failure the error carries the tail of its output, which is the useful part. */
-export async function run(command: string, args: string[], options: RunOptions = {}): Promise<{ stdout: string; stderr: string }> {
+export async function run(
+  command: string,
+  args: string[],
+  options: RunOptions = {},
+): Promise<{ stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await execFileAsync(command, args, {
       cwd: options.cwd,
@@ -145,7 +149,9 @@ export async function run(command: string, args: string[], options: RunOptions =
     const e = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string; killed?: boolean };
     const output = `${e.stdout ?? ''}\n${e.stderr ?? ''}`.trim();
     const what = e.killed ? `timed out after ${options.timeoutMs} ms` : e.message.split('\n')[0];
-    throw new Error(`${command} ${args.join(' ')} failed: ${what}${output ? `\n${lastLines(output, 30)}` : ''}`, { cause: error });
+    throw new Error(`${command} ${args.join(' ')} failed: ${what}${output ? `\n${lastLines(output, 30)}` : ''}`, {
+      cause: error,
+    });
   }
 }
 
@@ -223,7 +229,12 @@ export interface RestartableEngineOptions {
  * An engine process that can be stopped and started again with the same command line (same ports and data),
  * ready only once `probe` says so. A start that fails stops the process and throws with the logs' tails.
  */
-export function restartableEngine(options: RestartableEngineOptions): { start(): Promise<void>; stop(): Promise<void>; kill(): Promise<void>; signal(sig: 'SIGSTOP' | 'SIGCONT'): void } {
+export function restartableEngine(options: RestartableEngineOptions): {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  kill(): Promise<void>;
+  signal(sig: 'SIGSTOP' | 'SIGCONT'): void;
+} {
   let current: GuardedProcess | undefined;
   return {
     /** SIGKILL to the whole group (a crash: no shutdown hook, no controlled shutdown); start() brings it back. */
@@ -231,7 +242,8 @@ export function restartableEngine(options: RestartableEngineOptions): { start():
       const proc = current;
       if (!proc || proc.exitInfo()) return;
       signal(-proc.pid, 'SIGKILL');
-      if (!(await proc.waitForExit(10_000))) throw new Error(`${options.name} (pid ${proc.pid}) did not exit after SIGKILL`);
+      if (!(await proc.waitForExit(10_000)))
+        throw new Error(`${options.name} (pid ${proc.pid}) did not exit after SIGKILL`);
     },
     /** SIGSTOP / SIGCONT to the engine's process group: an engine that stalls with its connections open, then wakes. */
     signal(sig) {
@@ -248,13 +260,17 @@ export function restartableEngine(options: RestartableEngineOptions): { start():
           intervalMs: options.intervalMs,
           abortIf: () => {
             const exit = proc.exitInfo();
-            if (exit) throw new Error(`${options.name} exited during startup (code ${exit.code}, signal ${exit.signal})`);
+            if (exit)
+              throw new Error(`${options.name} exited during startup (code ${exit.code}, signal ${exit.signal})`);
           },
         });
       } catch (error) {
         await proc.stop();
         const logs = (await Promise.all(options.logFiles.map((file) => tailFile(file)))).filter(Boolean).join('\n');
-        throw new Error(`${options.label} did not become ready: ${(error as Error).message}${logs ? `\n${logs}` : ''}`, { cause: error });
+        throw new Error(
+          `${options.label} did not become ready: ${(error as Error).message}${logs ? `\n${logs}` : ''}`,
+          { cause: error },
+        );
       }
     },
     async stop() {

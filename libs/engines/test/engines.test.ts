@@ -126,9 +126,12 @@ describe('engines from the global setup', () => {
     }
 
     const engine = await describeMongo(engines.mongoUrl);
-    expect(engine).toMatch(/^(FerretDB v\d+\.\d+\.\d+ \(MongoDB \d+\.\d+\.\d+ wire\)|mongo-java-server \(MongoDB \d+\.\d+\.\d+ wire\)|MongoDB \d+\.\d+\.\d+)$/);
+    expect(engine).toMatch(
+      /^(FerretDB v\d+\.\d+\.\d+ \(MongoDB \d+\.\d+\.\d+ wire\)|mongo-java-server \(MongoDB \d+\.\d+\.\d+ wire\)|MongoDB \d+\.\d+\.\d+)$/,
+    );
     if (engines.description.includes('FerretDB')) expect(engine).toContain(`FerretDB ${FERRETDB_VERSION}`);
-    if (engines.description.includes('mongo-java-server')) expect(engine).toBe('mongo-java-server (MongoDB 4.4.0 wire)');
+    if (engines.description.includes('mongo-java-server'))
+      expect(engine).toBe('mongo-java-server (MongoDB 4.4.0 wire)');
   });
 });
 
@@ -138,53 +141,61 @@ describe('local engines lifecycle', () => {
     await own?.stop();
   });
 
-  it('restartKafka keeps the broker address and producers carry on; stopKafka/startKafka make an outage', { timeout: 180_000 }, async () => {
-    own = await startEngines({ env: {}, docker: false, log: () => {} });
-    expect(own.kind).toBe('local');
-    const brokers = [...own.kafkaBrokers];
-    const broker = brokers[0] as string;
-    const kafka = kafkaClient(brokers);
-    const topic = `engines-restart-${unique()}`;
-    await createTopic(kafka, topic, 3);
+  it(
+    'restartKafka keeps the broker address and producers carry on; stopKafka/startKafka make an outage',
+    { timeout: 180_000 },
+    async () => {
+      own = await startEngines({ env: {}, docker: false, log: () => {} });
+      expect(own.kind).toBe('local');
+      const brokers = [...own.kafkaBrokers];
+      const broker = brokers[0] as string;
+      const kafka = kafkaClient(brokers);
+      const topic = `engines-restart-${unique()}`;
+      await createTopic(kafka, topic, 3);
 
-    const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
-    await producer.connect();
-    try {
-      await producer.send({ topic, messages: [{ value: 'before' }] });
-      await own.restartKafka();
-      expect(own.kafkaBrokers).toEqual(brokers);
-      // Same producer instance: it has to reconnect on its own, as a service's would.
-      await producer.send({ topic, messages: [{ value: 'after' }] });
-    } finally {
-      await producer.disconnect();
-    }
+      const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+      await producer.connect();
+      try {
+        await producer.send({ topic, messages: [{ value: 'before' }] });
+        await own.restartKafka();
+        expect(own.kafkaBrokers).toEqual(brokers);
+        // Same producer instance: it has to reconnect on its own, as a service's would.
+        await producer.send({ topic, messages: [{ value: 'after' }] });
+      } finally {
+        await producer.disconnect();
+      }
 
-    await own.stopKafka();
-    expect(await portClosed(broker)).toBe(true);
-    await own.startKafka();
-    expect(await portClosed(broker)).toBe(false);
+      await own.stopKafka();
+      expect(await portClosed(broker)).toBe(true);
+      await own.startKafka();
+      expect(await portClosed(broker)).toBe(false);
 
-    // The topic and both messages survived: restart keeps the data dir.
-    const offsetsAdmin = kafka.admin();
-    await offsetsAdmin.connect();
-    const offsets = await offsetsAdmin.fetchTopicOffsets(topic);
-    await offsetsAdmin.disconnect();
-    expect(offsets.reduce((sum, p) => sum + Number(p.high), 0)).toBe(2);
+      // The topic and both messages survived: restart keeps the data dir.
+      const offsetsAdmin = kafka.admin();
+      await offsetsAdmin.connect();
+      const offsets = await offsetsAdmin.fetchTopicOffsets(topic);
+      await offsetsAdmin.disconnect();
+      expect(offsets.reduce((sum, p) => sum + Number(p.high), 0)).toBe(2);
 
-    const runDir = own.runDir as string;
-    await own.stop();
-    await own.stop(); // idempotent
-    expect(await portClosed(broker)).toBe(true);
-    expect(await portClosed(hostPort(own.mongoUrl))).toBe(true);
-    expect(await processesMentioning(runDir)).toEqual([]);
-    await expect(readdir(runDir)).rejects.toThrow(/ENOENT/);
-  });
+      const runDir = own.runDir as string;
+      await own.stop();
+      await own.stop(); // idempotent
+      expect(await portClosed(broker)).toBe(true);
+      expect(await portClosed(hostPort(own.mongoUrl))).toBe(true);
+      expect(await processesMentioning(runDir)).toEqual([]);
+      await expect(readdir(runDir)).rejects.toThrow(/ENOENT/);
+    },
+  );
 
   it('engines die with their parent process even when it is SIGKILLed', { timeout: 180_000 }, async () => {
     const env = { ...process.env };
     delete env.KAFKA_BROKERS;
     delete env.MONGODB_URL;
-    const child = spawn(process.execPath, ['--import', 'tsx', childScript], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', childScript], {
+      cwd: repoRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -194,24 +205,35 @@ describe('local engines lifecycle', () => {
 
     let runDir: string | undefined;
     try {
-      const started = await waitFor('child reports its engines', () => stdout.includes('\n') && (JSON.parse(stdout.split('\n')[0] as string) as EnginesInfo & { runDir: string }), {
-        deadlineMs: 150_000,
-        intervalMs: 100,
-        abortIf: () => {
-          if (exited) throw new Error(`child exited before its engines were ready:\n${stderr}`);
+      const started = await waitFor(
+        'child reports its engines',
+        () =>
+          stdout.includes('\n') && (JSON.parse(stdout.split('\n')[0] as string) as EnginesInfo & { runDir: string }),
+        {
+          deadlineMs: 150_000,
+          intervalMs: 100,
+          abortIf: () => {
+            if (exited) throw new Error(`child exited before its engines were ready:\n${stderr}`);
+          },
         },
-      });
+      );
       runDir = started.runDir;
       const addresses = [...started.kafkaBrokers, hostPort(started.mongoUrl)];
       for (const address of addresses) expect(await portClosed(address)).toBe(false);
       expect((await processesMentioning(runDir)).length).toBeGreaterThanOrEqual(4); // 2 guards + 2 engines
 
       child.kill('SIGKILL');
-      await waitFor('engine ports closed after parent SIGKILL', async () => (await Promise.all(addresses.map(portClosed))).every(Boolean), {
-        deadlineMs: 30_000,
-      });
+      await waitFor(
+        'engine ports closed after parent SIGKILL',
+        async () => (await Promise.all(addresses.map(portClosed))).every(Boolean),
+        {
+          deadlineMs: 30_000,
+        },
+      );
       const dir = runDir;
-      await waitFor('no engine or guard process left', async () => (await processesMentioning(dir)).length === 0, { deadlineMs: 15_000 });
+      await waitFor('no engine or guard process left', async () => (await processesMentioning(dir)).length === 0, {
+        deadlineMs: 15_000,
+      });
     } finally {
       if (!exited) child.kill('SIGKILL');
       if (runDir) await rm(runDir, { recursive: true, force: true });

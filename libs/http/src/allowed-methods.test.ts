@@ -15,7 +15,7 @@ describe('allowedMethods', () => {
   router.post('/v0/events/:eventId/redeliver', () => {});
   router.post('/v0/events/recover', () => {});
 
-  it('When a literal route and a parameter route both match, then only the literal one\'s methods are allowed', () => {
+  it("When a literal route and a parameter route both match, then only the literal one's methods are allowed", () => {
     expect(allowedMethods([router], '/v0/events/recover')).toEqual(['POST', 'OPTIONS']);
   });
 
@@ -52,7 +52,10 @@ describe('allowedMethods with router.use() middleware (issue 22)', () => {
   it('When a parameterised route of a router with middleware matches, then its methods are allowed', () => {
     expect(allowedMethods([admin], '/admin/organizations/org_1/keys')).toEqual(['GET', 'HEAD', 'POST', 'OPTIONS']);
     expect(allowedMethods([admin], '/admin/organizations/org_1/keys/key_1/revoke')).toEqual(['POST', 'OPTIONS']);
-    expect(allowedMethods([admin], '/admin/organizations/org_1/payment-destinations/pd_1')).toEqual(['PATCH', 'OPTIONS']);
+    expect(allowedMethods([admin], '/admin/organizations/org_1/payment-destinations/pd_1')).toEqual([
+      'PATCH',
+      'OPTIONS',
+    ]);
     expect(allowedMethods([admin], '/admin/organizations')).toEqual(['GET', 'HEAD', 'POST', 'OPTIONS']);
   });
 
@@ -69,7 +72,11 @@ describe('allowedMethods with router.use() middleware (issue 22)', () => {
     let server: Server;
     let base: string;
     beforeAll(async () => {
-      const { app } = createBaseApp({ service: 'test', logger: createLogger('test', { level: 'silent' }), readiness: [] });
+      const { app } = createBaseApp({
+        service: 'test',
+        logger: createLogger('test', { level: 'silent' }),
+        readiness: [],
+      });
       mountRouters(app, [admin, events]);
       server = createServer(app.callback());
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -79,7 +86,7 @@ describe('allowedMethods with router.use() middleware (issue 22)', () => {
       await new Promise((resolve) => server.close(resolve));
     });
 
-    it('When a wrong method hits a parameterised admin route, then 405 METHOD_NOT_ALLOWED with the route\'s Allow', async () => {
+    it("When a wrong method hits a parameterised admin route, then 405 METHOD_NOT_ALLOWED with the route's Allow", async () => {
       const wrong = await fetch(`${base}/admin/organizations/org_1/keys`, { method: 'DELETE' });
       expect(wrong.status).toBe(405);
       expect(wrong.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS');

@@ -40,7 +40,14 @@ export function createBaseApp(options: BaseAppOptions): { app: Koa; registry: Re
   });
   app.use(metrics.middleware);
   app.use(accessLog(options.logger));
-  app.use(operationalEndpoints({ checks: options.readiness, registry: metrics.registry, isShuttingDown: options.isShuttingDown, exposure: options.exposure ?? 'full' }));
+  app.use(
+    operationalEndpoints({
+      checks: options.readiness,
+      registry: metrics.registry,
+      isShuttingDown: options.isShuttingDown,
+      exposure: options.exposure ?? 'full',
+    }),
+  );
   return { app, registry: metrics.registry, metrics };
 }
 
@@ -66,7 +73,15 @@ function accessLog(logger: Logger): Koa.Middleware {
       await next();
     } finally {
       if (ctx.path !== '/healthz' && ctx.path !== '/readyz' && ctx.path !== '/metrics') {
-        logger.debug({ method: ctx.method, route: ctx._matchedRoute, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
+        logger.debug(
+          {
+            method: ctx.method,
+            route: ctx._matchedRoute,
+            status: ctx.status,
+            ms: Math.round(performance.now() - started),
+          },
+          'request',
+        );
       }
     }
   };
@@ -111,7 +126,9 @@ export function answerOtherMethod(ctx: Koa.Context, routers: readonly Router[]):
  * as "the fewest parameters" they left nothing allowed (issue 22: the admin API answered 404 for 405).
  */
 export function allowedMethods(routers: readonly Router[], path: string): string[] {
-  const layers = routers.flatMap((router) => router.match(path, 'GET').path).filter((layer) => layer.methods.length > 0);
+  const layers = routers
+    .flatMap((router) => router.match(path, 'GET').path)
+    .filter((layer) => layer.methods.length > 0);
   const fewest = Math.min(...layers.map((layer) => layer.paramNames.length));
   const methods = new Set<string>();
   for (const layer of layers) {

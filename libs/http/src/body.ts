@@ -27,7 +27,8 @@ export function jsonBody(options: { limitBytes?: number } = {}): Middleware {
   return async (ctx, next) => {
     if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)) return next();
     const declaredLength = ctx.request.length;
-    const hasBody = ctx.req.headers['transfer-encoding'] !== undefined || (declaredLength !== undefined && declaredLength > 0);
+    const hasBody =
+      ctx.req.headers['transfer-encoding'] !== undefined || (declaredLength !== undefined && declaredLength > 0);
     if (!hasBody) return next();
     // A body refused before it was read to the end also ends the connection (Connection: close): otherwise the
     // rest of it keeps the connection busy until Node's request timeout answers 408 on it, and a client that
@@ -42,7 +43,12 @@ export function jsonBody(options: { limitBytes?: number } = {}): Middleware {
     const coding = (ctx.get('content-encoding') || '').trim().toLowerCase();
     if (!ACCEPTED_CODINGS.has(coding)) {
       ctx.set('Accept-Encoding', 'identity');
-      refuse(new DomainError('UNSUPPORTED_CONTENT_ENCODING', 'Request bodies are accepted without Content-Encoding (identity) only.'));
+      refuse(
+        new DomainError(
+          'UNSUPPORTED_CONTENT_ENCODING',
+          'Request bodies are accepted without Content-Encoding (identity) only.',
+        ),
+      );
     }
     if (!ctx.is('application/json')) {
       refuse(new DomainError('INVALID_REQUEST', 'Request body must be JSON sent with Content-Type: application/json.'));
@@ -72,7 +78,10 @@ export function jsonBody(options: { limitBytes?: number } = {}): Middleware {
       throw new DomainError('INVALID_REQUEST', 'Request body must be a JSON object.');
     }
     if (jsonDepthExceeds(parsed, BODY_DEPTH_MAX)) {
-      throw new DomainError('INVALID_REQUEST', `Request body nests objects and arrays more than ${BODY_DEPTH_MAX} levels deep.`);
+      throw new DomainError(
+        'INVALID_REQUEST',
+        `Request body nests objects and arrays more than ${BODY_DEPTH_MAX} levels deep.`,
+      );
     }
     ctx.request.jsonBody = parsed as Record<string, unknown>;
     return next();

@@ -10,7 +10,12 @@ import { listen } from './server';
 describe('a service that is draining', () => {
   it('When shutting down, then /readyz answers 503, routes still answer, and every answer says Connection: close', async () => {
     let shuttingDown = false;
-    const { app } = createBaseApp({ service: 'draining-test', logger: createLogger('draining-test', { level: 'silent' }), readiness: [], isShuttingDown: () => shuttingDown });
+    const { app } = createBaseApp({
+      service: 'draining-test',
+      logger: createLogger('draining-test', { level: 'silent' }),
+      readiness: [],
+      isShuttingDown: () => shuttingDown,
+    });
     app.use(async (ctx, next) => {
       if (ctx.path === '/work') {
         ctx.body = { ok: true };

@@ -30,7 +30,11 @@ export function errorHandler(logger: Logger): Middleware {
       } else if (isKoaHttpError(err) && err.status < 500) {
         // Errors Koa raises itself (e.g. a malformed URL) before our code runs.
         status = err.status;
-        body = envelope(err.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'INVALID_REQUEST', err.expose ? err.message : 'Invalid request', requestId);
+        body = envelope(
+          err.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'INVALID_REQUEST',
+          err.expose ? err.message : 'Invalid request',
+          requestId,
+        );
       } else {
         const errorId = `err_${randomBytes(8).toString('hex')}`;
         logger.error({ err, errorId }, 'unhandled error');
@@ -53,7 +57,12 @@ function envelope(code: ErrorCode, message: string, requestId: string, details?:
 }
 
 function isKoaHttpError(err: unknown): err is { status: number; expose: boolean; message: string } {
-  return typeof err === 'object' && err !== null && typeof (err as { status?: unknown }).status === 'number' && 'expose' in err;
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    typeof (err as { status?: unknown }).status === 'number' &&
+    'expose' in err
+  );
 }
 
 function summarize(err: unknown): { name: string; message: string } {

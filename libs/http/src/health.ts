@@ -19,7 +19,12 @@ const CHECK_TIMEOUT_MS = 2_000;
  */
 export type OperationalExposure = 'full' | 'public';
 
-export function operationalEndpoints(options: { checks: ReadinessCheck[]; registry: Registry; isShuttingDown?: () => boolean; exposure?: OperationalExposure }): Middleware {
+export function operationalEndpoints(options: {
+  checks: ReadinessCheck[];
+  registry: Registry;
+  isShuttingDown?: () => boolean;
+  exposure?: OperationalExposure;
+}): Middleware {
   const exposure = options.exposure ?? 'full';
   return async (ctx, next) => {
     if (ctx.method !== 'GET') return next();
@@ -38,7 +43,9 @@ export function operationalEndpoints(options: { checks: ReadinessCheck[]; regist
       ctx.status = failed.length === 0 ? 200 : 503;
       ctx.body = {
         status: failed.length === 0 ? 'ready' : 'not_ready',
-        ...(exposure === 'full' && { checks: Object.fromEntries(results.map((r) => [r.name, r.error === null ? 'ok' : r.error])) }),
+        ...(exposure === 'full' && {
+          checks: Object.fromEntries(results.map((r) => [r.name, r.error === null ? 'ok' : r.error])),
+        }),
       };
       return;
     }

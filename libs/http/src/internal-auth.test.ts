@@ -6,8 +6,16 @@ import { internalAuth, internalTokenSha256, isInternalPath, type InternalRouteRu
 // Issue 22: every caller has a credential of its own, the callee holds only its SHA-256, and each internal
 // route admits only the callers it names. Two hashes for one caller are accepted while it rotates its token.
 
-function call(middleware: ReturnType<typeof internalAuth>, request: { method?: string; path?: string; headers: Record<string, string> }) {
-  const ctx = { method: request.method ?? 'GET', path: request.path ?? '/internal/orders', get: (name: string) => request.headers[name] ?? '', state: {} as Record<string, unknown> };
+function call(
+  middleware: ReturnType<typeof internalAuth>,
+  request: { method?: string; path?: string; headers: Record<string, string> },
+) {
+  const ctx = {
+    method: request.method ?? 'GET',
+    path: request.path ?? '/internal/orders',
+    get: (name: string) => request.headers[name] ?? '',
+    state: {} as Record<string, unknown>,
+  };
   let reached = false;
   const run = middleware(ctx as unknown as Context, async () => {
     reached = true;
@@ -16,7 +24,12 @@ function call(middleware: ReturnType<typeof internalAuth>, request: { method?: s
 }
 
 const scopeHeaders = { 'x-organization-id': 'org_1', 'x-mode': 'test' };
-const TOKENS = { gatewayOld: 'gw-old-3b9T8xQ2mLp7Vz4KwR1n', gatewayNew: 'gw-new-9fJ2kL8pQw3Zx7Vb5Nm1', sessions: 'se-7Hq2Lm9Xc4Vb8Nz1Kp6W', dispatcher: 'di-5Gt8Yh2Jk9Lm4Nb7Vc1X' };
+const TOKENS = {
+  gatewayOld: 'gw-old-3b9T8xQ2mLp7Vz4KwR1n',
+  gatewayNew: 'gw-new-9fJ2kL8pQw3Zx7Vb5Nm1',
+  sessions: 'se-7Hq2Lm9Xc4Vb8Nz1Kp6W',
+  dispatcher: 'di-5Gt8Yh2Jk9Lm4Nb7Vc1X',
+};
 const rules: InternalRouteRule[] = [
   { methods: ['POST'], path: /^\/internal\/orders\/[^/]+\/payments$/, callers: ['sessions'] },
   { path: /^\/internal\/orders(\/.*)?$/, callers: ['gateway', 'sessions'] },
@@ -33,7 +46,7 @@ const auth = internalAuth(
 const isCode = (code: string) => (err: unknown) => err instanceof DomainError && err.code === code;
 
 describe('internalAuth', () => {
-  it('When either token of a caller\'s rotation is given, then the call goes on with its scope and its caller', async () => {
+  it("When either token of a caller's rotation is given, then the call goes on with its scope and its caller", async () => {
     for (const token of [TOKENS.gatewayOld, TOKENS.gatewayNew]) {
       const { run, ctx, reached } = call(auth, { headers: { 'x-internal-token': token, ...scopeHeaders } });
       await run;
@@ -53,10 +66,18 @@ describe('internalAuth', () => {
   });
 
   it('When a known caller calls a route its rule does not name, then 403 FORBIDDEN: the gateway may not apply a payment', async () => {
-    const { run, reached } = call(auth, { method: 'POST', path: '/internal/orders/ord_test_1/payments', headers: { 'x-internal-token': TOKENS.gatewayNew, ...scopeHeaders } });
+    const { run, reached } = call(auth, {
+      method: 'POST',
+      path: '/internal/orders/ord_test_1/payments',
+      headers: { 'x-internal-token': TOKENS.gatewayNew, ...scopeHeaders },
+    });
     await expect(run).rejects.toSatisfy(isCode('FORBIDDEN'));
     expect(reached()).toBe(false);
-    const bySessions = call(auth, { method: 'POST', path: '/internal/orders/ord_test_1/payments', headers: { 'x-internal-token': TOKENS.sessions, ...scopeHeaders } });
+    const bySessions = call(auth, {
+      method: 'POST',
+      path: '/internal/orders/ord_test_1/payments',
+      headers: { 'x-internal-token': TOKENS.sessions, ...scopeHeaders },
+    });
     await bySessions.run;
     expect(bySessions.reached()).toBe(true);
   });
@@ -67,13 +88,20 @@ describe('internalAuth', () => {
   });
 
   it('When the path differs only in case, then the same rule decides (routing ignores case)', async () => {
-    const { run, reached } = call(auth, { method: 'POST', path: '/INTERNAL/Orders/ord_test_1/PAYMENTS', headers: { 'x-internal-token': TOKENS.gatewayNew, ...scopeHeaders } });
+    const { run, reached } = call(auth, {
+      method: 'POST',
+      path: '/INTERNAL/Orders/ord_test_1/PAYMENTS',
+      headers: { 'x-internal-token': TOKENS.gatewayNew, ...scopeHeaders },
+    });
     await expect(run).rejects.toSatisfy(isCode('FORBIDDEN'));
     expect(reached()).toBe(false);
   });
 
   it('When an /internal path matches no rule, then it is refused (fail closed)', async () => {
-    const { run } = call(auth, { path: '/internal/unlisted', headers: { 'x-internal-token': TOKENS.gatewayNew, ...scopeHeaders } });
+    const { run } = call(auth, {
+      path: '/internal/unlisted',
+      headers: { 'x-internal-token': TOKENS.gatewayNew, ...scopeHeaders },
+    });
     await expect(run).rejects.toSatisfy(isCode('FORBIDDEN'));
   });
 

@@ -65,7 +65,10 @@ declare module 'koa' {
  * accepted hash, so timing says nothing about which matched; two hashes for one caller are accepted while it
  * rotates its token. A path under /internal/ that no rule names is refused (fail closed), whatever its case.
  */
-export function internalAuth(accepted: readonly AcceptedInternalCaller[], rules: readonly InternalRouteRule[]): Middleware {
+export function internalAuth(
+  accepted: readonly AcceptedInternalCaller[],
+  rules: readonly InternalRouteRule[],
+): Middleware {
   if (accepted.length === 0) throw new Error('internalAuth needs at least one accepted caller');
   const hashes = accepted.map((a) => ({ caller: a.caller, hash: Buffer.from(a.tokenSha256, 'hex') }));
   return async (ctx, next) => {
@@ -73,12 +76,14 @@ export function internalAuth(accepted: readonly AcceptedInternalCaller[], rules:
     const givenHash = sha256(given);
     let caller: string | undefined;
     for (const candidate of hashes) {
-      if (candidate.hash.length === givenHash.length && timingSafeEqual(givenHash, candidate.hash)) caller = candidate.caller;
+      if (candidate.hash.length === givenHash.length && timingSafeEqual(givenHash, candidate.hash))
+        caller = candidate.caller;
     }
     if (!given || caller === undefined) throw new DomainError('UNAUTHORIZED', 'Missing or invalid internal token.');
     const path = ctx.path.toLowerCase();
     const rule = rules.find((r) => (r.methods === undefined || r.methods.includes(ctx.method)) && r.path.test(path));
-    if (!rule?.callers.includes(caller)) throw new DomainError('FORBIDDEN', `${caller} may not call ${ctx.method} ${ctx.path}.`);
+    if (!rule?.callers.includes(caller))
+      throw new DomainError('FORBIDDEN', `${caller} may not call ${ctx.method} ${ctx.path}.`);
     ctx.state.internalCaller = caller;
     const organizationId = ctx.get(INTERNAL_HEADERS.organization);
     const mode = ctx.get(INTERNAL_HEADERS.mode);

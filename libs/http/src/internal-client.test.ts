@@ -30,14 +30,31 @@ beforeEach(() => {
   seen.length = 0;
 });
 
-const client = () => new InternalClient({ service: 'orders', baseUrl, internalToken: 'internal-token-0123456789', timeoutMs: 2_000, retries: 2 });
+const client = () =>
+  new InternalClient({
+    service: 'orders',
+    baseUrl,
+    internalToken: 'internal-token-0123456789',
+    timeoutMs: 2_000,
+    retries: 2,
+  });
 
 describe('InternalClient (issue 11)', () => {
   it('sends the internal token, the scope and the request id under the base path', async () => {
-    const answer = await client().json({ method: 'GET', path: '/internal/orders/ord_test_1', scope: { organizationId: 'org_1', mode: 'test' }, requestId: 'req_1' });
+    const answer = await client().json({
+      method: 'GET',
+      path: '/internal/orders/ord_test_1',
+      scope: { organizationId: 'org_1', mode: 'test' },
+      requestId: 'req_1',
+    });
     expect(answer).toMatchObject({ status: 200, body: { status: 200 } });
     expect(seen[0]).toMatchObject({ method: 'GET', url: '/base/internal/orders/ord_test_1' });
-    expect(seen[0]?.headers).toMatchObject({ 'x-internal-token': 'internal-token-0123456789', 'x-organization-id': 'org_1', 'x-mode': 'test', 'x-request-id': 'req_1' });
+    expect(seen[0]?.headers).toMatchObject({
+      'x-internal-token': 'internal-token-0123456789',
+      'x-organization-id': 'org_1',
+      'x-mode': 'test',
+      'x-request-id': 'req_1',
+    });
   });
 
   it('retries an idempotent call after a 503, and not a call that is not idempotent', async () => {
@@ -59,7 +76,13 @@ describe('InternalClient (issue 11)', () => {
   it('turns an internal 401 and an unreachable service into DependencyUnavailableError (answered 503)', async () => {
     script = [401];
     await expect(client().json({ method: 'GET', path: '/x' })).rejects.toBeInstanceOf(DependencyUnavailableError);
-    const unreachable = new InternalClient({ service: 'orders', baseUrl: 'http://127.0.0.1:1', internalToken: 'internal-token-0123456789', timeoutMs: 500, retries: 1 });
+    const unreachable = new InternalClient({
+      service: 'orders',
+      baseUrl: 'http://127.0.0.1:1',
+      internalToken: 'internal-token-0123456789',
+      timeoutMs: 500,
+      retries: 1,
+    });
     await expect(unreachable.json({ method: 'GET', path: '/x' })).rejects.toBeInstanceOf(DependencyUnavailableError);
   });
 });

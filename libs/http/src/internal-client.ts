@@ -24,7 +24,16 @@ export interface InternalAnswer {
 }
 
 // Hop-by-hop headers never cross a proxy (RFC 9110 §7.6.1).
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'content-length']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'content-length',
+]);
 
 /**
  * The one client of every internal API (architecture.md: undici keep-alive pools, timeouts, retries only where
@@ -70,14 +79,23 @@ export class InternalClient {
     headers?: Record<string, string>;
     idempotent?: boolean;
   }): Promise<InternalAnswer> {
-    const headers: Record<string, string> = { accept: 'application/json', ...this.internalHeaders(request.scope, request.requestId), ...request.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...this.internalHeaders(request.scope, request.requestId),
+      ...request.headers,
+    };
     const body = request.body === undefined ? undefined : JSON.stringify(request.body);
     if (body !== undefined) headers['content-type'] = 'application/json';
     const attempts = (request.idempotent ?? request.method === 'GET') ? this.retries + 1 : 1;
     for (let attempt = 1; ; attempt += 1) {
       let answer: InternalAnswer;
       try {
-        const response = await this.pool.request({ method: request.method, path: this.basePath + request.path, headers, body });
+        const response = await this.pool.request({
+          method: request.method,
+          path: this.basePath + request.path,
+          headers,
+          body,
+        });
         const text = await response.body.text();
         answer = { status: response.statusCode, headers: response.headers, body: parseJson(text) };
       } catch (err) {
@@ -87,7 +105,11 @@ export class InternalClient {
         }
         throw new DependencyUnavailableError(this.options.service, err);
       }
-      if (answer.status === 401 || answer.status === 403) throw new DependencyUnavailableError(this.options.service, new Error(`${this.options.service} refused this caller (${answer.status})`));
+      if (answer.status === 401 || answer.status === 403)
+        throw new DependencyUnavailableError(
+          this.options.service,
+          new Error(`${this.options.service} refused this caller (${answer.status})`),
+        );
       if (answer.status === 503 && attempt < attempts) {
         await backoff(attempt);
         continue;
@@ -97,20 +119,40 @@ export class InternalClient {
   }
 
   /** Streams a request through unchanged (the hosted page's forms, processor notifications with their HMAC). */
-  async raw(request: { method: string; path: string; requestId: string; headers: Record<string, string | string[] | undefined>; body?: Readable }): Promise<{
+  async raw(request: {
+    method: string;
+    path: string;
+    requestId: string;
+    headers: Record<string, string | string[] | undefined>;
+    body?: Readable;
+  }): Promise<{
     status: number;
     headers: Record<string, string | string[]>;
     body: Readable;
   }> {
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(request.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name) && name !== 'host' && !name.startsWith('x-internal') && name !== INTERNAL_HEADERS.organization && name !== INTERNAL_HEADERS.mode) headers[name] = value;
+      if (
+        value !== undefined &&
+        !HOP_BY_HOP.has(name) &&
+        name !== 'host' &&
+        !name.startsWith('x-internal') &&
+        name !== INTERNAL_HEADERS.organization &&
+        name !== INTERNAL_HEADERS.mode
+      )
+        headers[name] = value;
     }
     Object.assign(headers, this.internalHeaders(undefined, request.requestId));
     try {
-      const response = await this.pool.request({ method: request.method as 'GET', path: this.basePath + request.path, headers, body: request.body });
+      const response = await this.pool.request({
+        method: request.method as 'GET',
+        path: this.basePath + request.path,
+        headers,
+        body: request.body,
+      });
       const out: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(response.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+      for (const [name, value] of Object.entries(response.headers))
+        if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
       return { status: response.statusCode, headers: out, body: response.body };
     } catch (err) {
       throw new DependencyUnavailableError(this.options.service, err);
@@ -136,7 +178,10 @@ export class InternalClient {
 function isTransportError(err: unknown): boolean {
   return (
     err instanceof undiciErrors.UndiciError ||
-    (typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' && /^E[A-Z]+$/.test((err as { code: string }).code))
+    (typeof err === 'object' &&
+      err !== null &&
+      typeof (err as { code?: unknown }).code === 'string' &&
+      /^E[A-Z]+$/.test((err as { code: string }).code))
   );
 }
 

@@ -19,7 +19,11 @@ async function writeAfterPeerEnded(): Promise<Error> {
     return await new Promise<Error>((resolve, reject) => {
       socket.on('error', () => {});
       // After 'end' Node has shut the writable side (allowHalfOpen is off), as on the driver's pooled socket.
-      socket.once('end', () => setImmediate(() => socket.write('ping', (err) => (err ? resolve(err) : reject(new Error('the write succeeded'))))));
+      socket.once('end', () =>
+        setImmediate(() =>
+          socket.write('ping', (err) => (err ? resolve(err) : reject(new Error('the write succeeded')))),
+        ),
+      );
     });
   } finally {
     await new Promise((resolve) => server.close(resolve));
@@ -43,7 +47,10 @@ describe('a dependency whose socket was closed under it', () => {
   });
 
   it('When the connection is reset, then 503; when the error is a plain bug, then still 500', async () => {
-    expect(await statusFor(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    expect(await statusFor(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toEqual({
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
+    });
     expect(await statusFor(new TypeError('x is undefined'))).toEqual({ status: 500, code: 'INTERNAL_ERROR' });
   });
 
@@ -52,6 +59,8 @@ describe('a dependency whose socket was closed under it', () => {
     class MongoPoolClosedError extends Error {
       override name = 'MongoPoolClosedError';
     }
-    expect(await statusFor(new MongoPoolClosedError('Attempted to check out a connection from closed connection pool'))).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    expect(
+      await statusFor(new MongoPoolClosedError('Attempted to check out a connection from closed connection pool')),
+    ).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
   });
 });

@@ -28,8 +28,14 @@ function fakeConsumer(refuse: (commit: Commit[]) => Error | undefined) {
 }
 
 const log = pino({ level: 'silent' });
-const batch = (first: number, last: number) => ({ topic: 't', partition: 0, firstOffset: String(first), lastOffset: String(last) });
-const notCoordinator = () => Object.assign(new Error('This is not the correct coordinator for this group'), { type: 'NOT_COORDINATOR_FOR_GROUP' });
+const batch = (first: number, last: number) => ({
+  topic: 't',
+  partition: 0,
+  firstOffset: String(first),
+  lastOffset: String(last),
+});
+const notCoordinator = () =>
+  Object.assign(new Error('This is not the correct coordinator for this group'), { type: 'NOT_COORDINATOR_FOR_GROUP' });
 
 // The retry delay runs on vitest's fake clock: "not sent again" is then checked at an exact instant, not after a sleep.
 describe('batchCommits', () => {

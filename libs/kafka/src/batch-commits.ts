@@ -31,7 +31,10 @@ export interface BatchCommits {
   /** Throws the refusal of a commit whose coordinator moved, once, so that kafkajs' runner rejoins. */
   rethrowCoordinatorMove(): void;
   /** Commits past the batch once `done` resolves and every earlier batch of its partition is settled too. */
-  track(batch: { topic: string; partition: number; firstOffset: string; lastOffset: string }, done: Promise<void>): void;
+  track(
+    batch: { topic: string; partition: number; firstOffset: string; lastOffset: string },
+    done: Promise<void>,
+  ): void;
 }
 
 type Move = { topic: string; partition: number; offset: string };
@@ -81,7 +84,9 @@ function offsetCommitter(consumer: Consumer, log: Logger, rejoin: () => void) {
       rejoinTimer = undefined;
       if (stopped || !coordinatorMoved) return;
       coordinatorMoved = undefined;
-      log.warn('the group coordinator moved and no batch came to rejoin with; replacing the member so that its commits reach the new one');
+      log.warn(
+        'the group coordinator moved and no batch came to rejoin with; replacing the member so that its commits reach the new one',
+      );
       rejoin();
     }, COORDINATOR_MOVE_REJOIN_MS);
     rejoinTimer.unref();
@@ -111,7 +116,10 @@ function offsetCommitter(consumer: Consumer, log: Logger, rejoin: () => void) {
           coordinatorMoved = err;
           armRejoin();
         }
-        log.warn({ err, topic: move.topic, partition: move.partition }, 'offset commit failed; it is sent again shortly');
+        log.warn(
+          { err, topic: move.topic, partition: move.partition },
+          'offset commit failed; it is sent again shortly',
+        );
         const timer = setTimeout(() => {
           retries.delete(timer);
           // After a rejoin the partition's owner starts from its last commit anyway.
@@ -172,7 +180,10 @@ export function batchCommits(consumer: Consumer, log: Logger, rejoin: () => void
           // was dropped by an earlier batch's failure, whose rewind already covers it: going to its own first
           // offset would skip that earlier batch.
           if (pending !== queues || !queue.includes(entry)) return;
-          log.warn({ err, topic, partition, offset: firstOffset }, 'batch failed after it was taken; fetching it again');
+          log.warn(
+            { err, topic, partition, offset: firstOffset },
+            'batch failed after it was taken; fetching it again',
+          );
           queue.length = 0;
           try {
             consumer.seek({ topic, partition, offset: firstOffset });

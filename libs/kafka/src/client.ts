@@ -28,7 +28,8 @@ export interface KafkaClient {
 
 // kafkajs logs retriable protocol errors (a coordinator still loading, a leader moving) at ERROR while it
 // retries them itself; they are demoted so that the log's errors stay actionable.
-const RETRIABLE_NOISE = /coordinator is (loading|not available)|not the leader|leadership election|There is no leader|Connection error|Response (GroupCoordinator|FindCoordinator|InitProducerId)/i;
+const RETRIABLE_NOISE =
+  /coordinator is (loading|not available)|not the leader|leadership election|There is no leader|Connection error|Response (GroupCoordinator|FindCoordinator|InitProducerId)/i;
 
 function pinoLogCreator(logger: Logger): logCreator {
   return () =>
@@ -50,7 +51,8 @@ function saslOf({ mechanism, username, password }: NonNullable<KafkaOptions['sas
 
 export function createKafka(options: KafkaOptions): KafkaClient {
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
-  const ssl = options.tls && (options.tls.caFile === undefined ? true : { ca: [readFileSync(options.tls.caFile, 'utf8')] });
+  const ssl =
+    options.tls && (options.tls.caFile === undefined ? true : { ca: [readFileSync(options.tls.caFile, 'utf8')] });
   const settings = (requestTimeout: number) =>
     new Kafka({
       clientId: options.clientId,
@@ -65,7 +67,11 @@ export function createKafka(options: KafkaOptions): KafkaClient {
     });
   const requestTimeout = options.requestTimeoutMs ?? 10_000;
   // Group members get a longer request timeout (GROUP_REQUEST_TIMEOUT_MS: a kafkajs accommodation).
-  return bindKafkajs({ clientId: options.clientId, brokers: [...options.brokers] }, settings(requestTimeout), settings(Math.max(requestTimeout, GROUP_REQUEST_TIMEOUT_MS)));
+  return bindKafkajs(
+    { clientId: options.clientId, brokers: [...options.brokers] },
+    settings(requestTimeout),
+    settings(Math.max(requestTimeout, GROUP_REQUEST_TIMEOUT_MS)),
+  );
 }
 
 /** A readiness check that the broker answers (used by /readyz). */

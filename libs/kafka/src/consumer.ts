@@ -4,7 +4,13 @@ import type { KafkaClient } from './client';
 import { batchCommits } from './batch-commits';
 import { kafkajsGroupsOf } from './kafkajs';
 import type { EventProducer } from './producer';
-import { HANDLER_DEADLINE_MS, HandlerFailedError, heartbeating, superviseConsumer, withinDeadline } from './kafkajs-accommodations';
+import {
+  HANDLER_DEADLINE_MS,
+  HandlerFailedError,
+  heartbeating,
+  superviseConsumer,
+  withinDeadline,
+} from './kafkajs-accommodations';
 
 // Moved to kafkajs-accommodations.ts (issue 25.3); still importable from here, as the lib's tests do.
 export { HANDLER_DEADLINE_MS, HandlerFailedError, superviseConsumer } from './kafkajs-accommodations';
@@ -76,9 +82,16 @@ function superviseGroupMember(
   return superviseConsumer({
     logger: log,
     ...(options.onRestart && { onRestart: options.onRestart }),
-    create: () => kafkajsGroupsOf(options.kafka).consumer({ groupId: options.groupId, ...CONSUMER_GROUP_SETTINGS, maxWaitTimeInMs: GROUP_FETCH_MAX_WAIT_MS, ...fetchSettings }),
+    create: () =>
+      kafkajsGroupsOf(options.kafka).consumer({
+        groupId: options.groupId,
+        ...CONSUMER_GROUP_SETTINGS,
+        maxWaitTimeInMs: GROUP_FETCH_MAX_WAIT_MS,
+        ...fetchSettings,
+      }),
     begin: async (consumer, replace) => {
-      for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
+      for (const topic of options.topics)
+        await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
       await run(consumer, replace);
     },
   });
@@ -96,14 +109,22 @@ export async function runConsumer<T>(options: ConsumerOptions<T>): Promise<Runni
       autoCommit: true,
       partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
       eachMessage: async ({ topic, partition, message, heartbeat }) => {
-        const context: MessageContext = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers: decodeHeaders(message.headers) };
+        const context: MessageContext = {
+          topic,
+          partition,
+          offset: message.offset,
+          key: message.key?.toString() ?? null,
+          headers: decodeHeaders(message.headers),
+        };
         const parsed = parseMessage(message, options.parse);
         if (!parsed.ok) {
           await parkOnDeadLetter(log, options.deadLetter, { topic, partition, message }, parsed.error);
           return;
         }
         try {
-          await heartbeating(heartbeat, CONSUMER_GROUP_SETTINGS.heartbeatInterval, () => withinDeadline(options.handle(parsed.value, context), options.handlerDeadlineMs ?? HANDLER_DEADLINE_MS));
+          await heartbeating(heartbeat, CONSUMER_GROUP_SETTINGS.heartbeatInterval, () =>
+            withinDeadline(options.handle(parsed.value, context), options.handlerDeadlineMs ?? HANDLER_DEADLINE_MS),
+          );
         } catch (err) {
           throw new HandlerFailedError(err);
         }
@@ -160,7 +181,11 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
 }
 
 /** The batch's messages that parse, in offset order; the others are parked on the dead-letter topic. */
-async function parseBatch<T>(batch: Batch, options: Pick<BatchConsumerOptions<T>, 'parse' | 'deadLetter'>, log: Logger): Promise<Array<{ value: T; context: MessageContext }>> {
+async function parseBatch<T>(
+  batch: Batch,
+  options: Pick<BatchConsumerOptions<T>, 'parse' | 'deadLetter'>,
+  log: Logger,
+): Promise<Array<{ value: T; context: MessageContext }>> {
   const { topic, partition } = batch;
   const parsedMessages: Array<{ value: T; context: MessageContext }> = [];
   for (const message of batch.messages) {
@@ -168,7 +193,13 @@ async function parseBatch<T>(batch: Batch, options: Pick<BatchConsumerOptions<T>
     if (parsed.ok) {
       parsedMessages.push({
         value: parsed.value,
-        context: { topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers: decodeHeaders(message.headers) },
+        context: {
+          topic,
+          partition,
+          offset: message.offset,
+          key: message.key?.toString() ?? null,
+          headers: decodeHeaders(message.headers),
+        },
       });
       continue;
     }
@@ -218,7 +249,12 @@ export function decodeHeaders(headers: IHeaders | undefined): Record<string, str
   return decoded;
 }
 
-async function parkOnDeadLetter(log: Logger, deadLetter: ConsumerOptions<unknown>['deadLetter'], from: { topic: string; partition: number; message: KafkaMessage }, reason: string): Promise<void> {
+async function parkOnDeadLetter(
+  log: Logger,
+  deadLetter: ConsumerOptions<unknown>['deadLetter'],
+  from: { topic: string; partition: number; message: KafkaMessage },
+  reason: string,
+): Promise<void> {
   const { topic, partition, message } = from;
   log.error({ topic, partition, offset: message.offset, reason }, 'poison message parked on the dead-letter topic');
   if (!deadLetter) return;
@@ -257,47 +293,59 @@ export async function runDelayedConsumer<T>(options: DelayedConsumerOptions<T>):
   };
   // A resumed partition is fetched on the next fetch round; a short long-poll keeps that within ~200 ms instead
   // of kafkajs' default 5 s (with every partition paused kafkajs idles for this long, too).
-  const running = await superviseGroupMember({ ...options, fromBeginning: true }, log, { maxWaitTimeInMs: 200 }, async (consumer) => {
-    // A replacement consumer starts with every partition resumed; the old one's timers are moot.
-    clearWaits();
-    await consumer.run({
-      autoCommit: true,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, pause, isRunning, isStale }) => {
-        const partitionKey = `${batch.topic}:${batch.partition}`;
-        if (waiting.has(partitionKey)) return;
-        for (const message of batch.messages) {
-          if (!isRunning() || isStale()) return;
-          const parsed = parseMessage(message, options.parse);
-          if (!parsed.ok) {
-            await parkOnDeadLetter(log, options.deadLetter, { topic: batch.topic, partition: batch.partition, message }, parsed.error);
+  const running = await superviseGroupMember(
+    { ...options, fromBeginning: true },
+    log,
+    { maxWaitTimeInMs: 200 },
+    async (consumer) => {
+      // A replacement consumer starts with every partition resumed; the old one's timers are moot.
+      clearWaits();
+      await consumer.run({
+        autoCommit: true,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
+        eachBatch: async ({ batch, resolveOffset, heartbeat, pause, isRunning, isStale }) => {
+          const partitionKey = `${batch.topic}:${batch.partition}`;
+          if (waiting.has(partitionKey)) return;
+          for (const message of batch.messages) {
+            if (!isRunning() || isStale()) return;
+            const parsed = parseMessage(message, options.parse);
+            if (!parsed.ok) {
+              await parkOnDeadLetter(
+                log,
+                options.deadLetter,
+                { topic: batch.topic, partition: batch.partition, message },
+                parsed.error,
+              );
+              resolveOffset(message.offset);
+              continue;
+            }
+            const waitMs = options.dueAt(parsed.value).getTime() - options.clock().getTime();
+            if (waitMs > 0) {
+              const resume = pause();
+              waiting.add(partitionKey);
+              const timer = setTimeout(() => {
+                timers.delete(timer);
+                waiting.delete(partitionKey);
+                resume();
+              }, waitMs);
+              timers.add(timer);
+              return;
+            }
+            try {
+              await heartbeating(heartbeat, CONSUMER_GROUP_SETTINGS.heartbeatInterval, () =>
+                options.onDue(parsed.value),
+              );
+            } catch (err) {
+              throw new HandlerFailedError(err);
+            }
             resolveOffset(message.offset);
-            continue;
+            await heartbeat();
           }
-          const waitMs = options.dueAt(parsed.value).getTime() - options.clock().getTime();
-          if (waitMs > 0) {
-            const resume = pause();
-            waiting.add(partitionKey);
-            const timer = setTimeout(() => {
-              timers.delete(timer);
-              waiting.delete(partitionKey);
-              resume();
-            }, waitMs);
-            timers.add(timer);
-            return;
-          }
-          try {
-            await heartbeating(heartbeat, CONSUMER_GROUP_SETTINGS.heartbeatInterval, () => options.onDue(parsed.value));
-          } catch (err) {
-            throw new HandlerFailedError(err);
-          }
-          resolveOffset(message.offset);
-          await heartbeat();
-        }
-      },
-    });
-  });
+        },
+      });
+    },
+  );
   return {
     async stop() {
       clearWaits();
@@ -327,13 +375,25 @@ export async function readTopic(options: {
   /** Longest wait of one fetch for new messages (default 100 ms: probes want to see messages soon). */
   maxWaitTimeInMs?: number;
 }): Promise<{ joined: Promise<void>; stop(): Promise<void> }> {
-  const consumer = kafkajsGroupsOf(options.kafka).consumer({ groupId: options.groupId, sessionTimeout: 10_000, heartbeatInterval: 500, maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100 });
+  const consumer = kafkajsGroupsOf(options.kafka).consumer({
+    groupId: options.groupId,
+    sessionTimeout: 10_000,
+    heartbeatInterval: 500,
+    maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
+  });
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
   await consumer.connect();
   await consumer.subscribe({ topic: options.topic, fromBeginning: true });
   await consumer.run({
     eachMessage: async ({ topic, partition, message }) => {
-      options.onMessage({ topic, partition, offset: message.offset, key: message.key?.toString() ?? null, value: message.value?.toString() ?? '', headers: decodeHeaders(message.headers) });
+      options.onMessage({
+        topic,
+        partition,
+        offset: message.offset,
+        key: message.key?.toString() ?? null,
+        value: message.value?.toString() ?? '',
+        headers: decodeHeaders(message.headers),
+      });
     },
   });
   return { joined, stop: () => consumer.disconnect() };

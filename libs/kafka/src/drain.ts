@@ -43,7 +43,10 @@ export async function drainTopic(options: {
     finish = res;
     fail = rej;
   });
-  const timer = setTimeout(() => fail(new Error(`${topic}: not drained after ${options.timeoutMs} ms`)), options.timeoutMs);
+  const timer = setTimeout(
+    () => fail(new Error(`${topic}: not drained after ${options.timeoutMs} ms`)),
+    options.timeoutMs,
+  );
   try {
     await consumer.subscribe({ topic, fromBeginning: true });
     await consumer.run({
@@ -52,12 +55,20 @@ export async function drainTopic(options: {
         const end = remaining.get(partition);
         if (end === undefined || BigInt(message.offset) >= end) return;
         try {
-          await options.handle({ topic, partition, offset: message.offset, key: message.key?.toString() ?? null, value: message.value?.toString() ?? '', headers: decodeHeaders(message.headers) });
+          await options.handle({
+            topic,
+            partition,
+            offset: message.offset,
+            key: message.key?.toString() ?? null,
+            value: message.value?.toString() ?? '',
+            headers: decodeHeaders(message.headers),
+          });
         } catch (err) {
           fail(err);
           throw err;
         }
-        if (options.commit) await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+        if (options.commit)
+          await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
         if (BigInt(message.offset) + 1n >= end) remaining.delete(partition);
         if (remaining.size === 0) finish();
       },

@@ -46,7 +46,9 @@ export async function superviseConsumer(options: {
       await options.begin(consumer, () => {
         if (stopped || consumer !== current || timer) return;
         current = undefined;
-        void consumer.disconnect().catch((err: unknown) => log.warn({ err }, 'could not disconnect the consumer being replaced'));
+        void consumer
+          .disconnect()
+          .catch((err: unknown) => log.warn({ err }, 'could not disconnect the consumer being replaced'));
         schedule();
       });
       // stop() came while this replacement was starting: it must not outlive the service.
@@ -70,7 +72,10 @@ export async function superviseConsumer(options: {
         },
         (err: unknown) => {
           failures++;
-          log.warn({ err, retryInMs: Math.min(5_000, 500 * 2 ** failures) }, 'replacement consumer failed to start; will retry');
+          log.warn(
+            { err, retryInMs: Math.min(5_000, 500 * 2 ** failures) },
+            'replacement consumer failed to start; will retry',
+          );
           if (!stopped) schedule();
         },
       );
@@ -116,7 +121,10 @@ export const HANDLER_DEADLINE_MS = 60_000;
 export async function withinDeadline(work: Promise<void>, deadlineMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the handler did not settle within ${deadlineMs} ms; trying the message again`)), deadlineMs);
+    timer = setTimeout(
+      () => reject(new Error(`the handler did not settle within ${deadlineMs} ms; trying the message again`)),
+      deadlineMs,
+    );
   });
   try {
     await Promise.race([work, expired]);
@@ -132,7 +140,11 @@ export async function withinDeadline(work: Promise<void>, deadlineMs: number): P
  * reports meanwhile is left to the next heartbeat after the call, which kafkajs acts on. Upstream: heartbeating
  * while a message is processed is an open request (tulios/kafkajs#1396; #447, #1083).
  */
-export async function heartbeating<R>(heartbeat: () => Promise<void>, intervalMs: number, work: () => Promise<R>): Promise<R> {
+export async function heartbeating<R>(
+  heartbeat: () => Promise<void>,
+  intervalMs: number,
+  work: () => Promise<R>,
+): Promise<R> {
   const timer = setInterval(() => void heartbeat().catch(() => {}), intervalMs);
   try {
     return await work();

@@ -29,7 +29,10 @@ export interface OutboxMetrics {
 }
 
 /** Outbox lag (oldest unpublished event) and unpublished count of one aggregate collection. */
-export function registerOutboxMetrics<D extends Document & OutboxFields>(registry: Registry, collection: Collection<D>): OutboxMetrics {
+export function registerOutboxMetrics<D extends Document & OutboxFields>(
+  registry: Registry,
+  collection: Collection<D>,
+): OutboxMetrics {
   const pending = { outboxPending: true } as Filter<D>;
   new Gauge({
     name: 'outbox_unpublished_events',
@@ -46,9 +49,16 @@ export function registerOutboxMetrics<D extends Document & OutboxFields>(registr
     registers: [registry],
     async collect() {
       // Pending documents are few (the fast path publishes right after each write); 1,000 bounds a backlog.
-      const docs = await withinBudget(collection.find(pending, { projection: { outbox: 1 } }).limit(1_000).toArray());
+      const docs = await withinBudget(
+        collection
+          .find(pending, { projection: { outbox: 1 } })
+          .limit(1_000)
+          .toArray(),
+      );
       if (docs === undefined) return;
-      const oldest = Math.min(...docs.flatMap((doc) => (doc.outbox as OutboxFields['outbox']).map((entry) => entry.createdAt.getTime())));
+      const oldest = Math.min(
+        ...docs.flatMap((doc) => (doc.outbox as OutboxFields['outbox']).map((entry) => entry.createdAt.getTime())),
+      );
       this.set(Number.isFinite(oldest) ? Math.max(0, (Date.now() - oldest) / 1000) : 0);
     },
   });
@@ -92,28 +102,50 @@ export function registerConsumerMetrics(
   };
 
   /** A gauge recomputed from the broker at each scrape; left empty when the broker does not answer in time. */
-  const brokerGauge = <L extends string>(config: { name: string; help: string; labelNames: L[] }, read: (admin: Admin, set: (labels: Record<L, string>, value: bigint) => void) => Promise<void>) =>
+  const brokerGauge = <L extends string>(
+    config: { name: string; help: string; labelNames: L[] },
+    read: (admin: Admin, set: (labels: Record<L, string>, value: bigint) => void) => Promise<void>,
+  ) =>
     new Gauge<L>({
       ...config,
       registers: [registry],
       async collect() {
         this.reset();
-        await withinBudget((async () => read(await connectedAdmin(), (labels, value) => this.set(labels as Partial<Record<L, string>>, Number(value))))());
+        await withinBudget(
+          (async () =>
+            read(await connectedAdmin(), (labels, value) =>
+              this.set(labels as Partial<Record<L, string>>, Number(value)),
+            ))(),
+        );
       },
     });
 
-  brokerGauge({ name: 'kafka_consumer_group_lag', help: 'Messages on a topic that a consumer group has not committed yet, by group and topic', labelNames: ['group', 'topic'] }, async (a, set) => {
-    for (const { groupId, topics } of options.groups) {
-      for (const [topic, lag] of await groupLagWith(a, groupId, topics)) set({ group: groupId, topic }, lag);
-    }
-  });
-  brokerGauge({ name: 'kafka_topic_messages', help: 'Messages retained on a topic that no consumer group reads, such as the webhook dead-letter topic', labelNames: ['topic'] }, async (a, set) => {
-    for (const topic of options.depthTopics ?? []) {
-      let depth = 0n;
-      for (const { high, low } of (await highWatermarks(a, topic)).values()) depth += high - low;
-      set({ topic }, depth);
-    }
-  });
+  brokerGauge(
+    {
+      name: 'kafka_consumer_group_lag',
+      help: 'Messages on a topic that a consumer group has not committed yet, by group and topic',
+      labelNames: ['group', 'topic'],
+    },
+    async (a, set) => {
+      for (const { groupId, topics } of options.groups) {
+        for (const [topic, lag] of await groupLagWith(a, groupId, topics)) set({ group: groupId, topic }, lag);
+      }
+    },
+  );
+  brokerGauge(
+    {
+      name: 'kafka_topic_messages',
+      help: 'Messages retained on a topic that no consumer group reads, such as the webhook dead-letter topic',
+      labelNames: ['topic'],
+    },
+    async (a, set) => {
+      for (const topic of options.depthTopics ?? []) {
+        let depth = 0n;
+        for (const { high, low } of (await highWatermarks(a, topic)).values()) depth += high - low;
+        set({ topic }, depth);
+      }
+    },
+  );
   return {
     restarted: (group) => restarts.inc({ group }),
     async close() {

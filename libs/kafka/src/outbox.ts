@@ -59,7 +59,11 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     this.sweepIntervalMs = options.sweepIntervalMs ?? 1_000;
     this.sweepGraceMs = options.sweepGraceMs ?? 2_000;
     this.batchSize = options.batchSize ?? 100;
-    this.sweeper = new PeriodicTask(() => this.sweep(), this.sweepIntervalMs, (err) => options.logger.warn({ err }, 'outbox sweep failed; will retry'));
+    this.sweeper = new PeriodicTask(
+      () => this.sweep(),
+      this.sweepIntervalMs,
+      (err) => options.logger.warn({ err }, 'outbox sweep failed; will retry'),
+    );
   }
 
   start(): void {
@@ -122,10 +126,18 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
 
   private async publishAndMarkEntries(doc: D): Promise<number> {
     const entries = doc.outbox;
-    const messages: OutgoingMessage[] = entries.map((e) => ({ topic: e.topic, key: e.key, value: e.value, headers: { 'event-id': e.eventId } }));
+    const messages: OutgoingMessage[] = entries.map((e) => ({
+      topic: e.topic,
+      key: e.key,
+      value: e.value,
+      headers: { 'event-id': e.eventId },
+    }));
     await this.options.producer.send(messages);
     this.options.afterPublishHook?.();
-    await this.markSent(doc._id, entries.map((e) => e.eventId));
+    await this.markSent(
+      doc._id,
+      entries.map((e) => e.eventId),
+    );
     return entries.length;
   }
 
@@ -144,11 +156,17 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
       { $set: { outbox: [], outboxPending: false }, $inc: { revision: 1 } } as unknown as UpdateFilter<D>,
     );
     if (exactly.matchedCount === 1) return;
-    await collection.updateOne({ _id: id } as Filter<D>, { $pull: { outbox: { eventId: { $in: eventIds } } }, $inc: { revision: 1 } } as unknown as UpdateFilter<D>);
+    await collection.updateOne(
+      { _id: id } as Filter<D>,
+      { $pull: { outbox: { eventId: { $in: eventIds } } }, $inc: { revision: 1 } } as unknown as UpdateFilter<D>,
+    );
     await this.clearPendingIfEmpty(id);
   }
 
   private async clearPendingIfEmpty(id: string): Promise<void> {
-    await this.options.collection.updateOne({ _id: id, outbox: { $size: 0 }, outboxPending: true } as Filter<D>, { $set: { outboxPending: false }, $inc: { revision: 1 } } as unknown as UpdateFilter<D>);
+    await this.options.collection.updateOne(
+      { _id: id, outbox: { $size: 0 }, outboxPending: true } as Filter<D>,
+      { $set: { outboxPending: false }, $inc: { revision: 1 } } as unknown as UpdateFilter<D>,
+    );
   }
 }

@@ -18,7 +18,12 @@ export interface TopicSpec {
  * (20 tries): right after a broker starts, or on a busy machine, the controller answers that way for a while,
  * and a service that gave up would only be restarted to try again. Returns each topic's partition count.
  */
-export async function ensureTopics(kafka: KafkaClient, specs: readonly TopicSpec[], replicationFactor = 1, attempts = 20): Promise<Map<string, number>> {
+export async function ensureTopics(
+  kafka: KafkaClient,
+  specs: readonly TopicSpec[],
+  replicationFactor = 1,
+  attempts = 20,
+): Promise<Map<string, number>> {
   return withBackoff(attempts, async () => {
     const admin = kafkajsOf(kafka).admin();
     await admin.connect();
@@ -55,7 +60,9 @@ async function assertServed(admin: Admin, specs: readonly TopicSpec[]): Promise<
     const partitions = topics.find((t) => t.name === spec.topic)?.partitions ?? [];
     const unled = partitions.filter((p) => p.partitionErrorCode !== 0 || p.leader < 0);
     if (partitions.length === 0 || unled.length > 0) {
-      throw new Error(`topic ${spec.topic} is not served yet (${partitions.length} partitions, ${unled.length} without a leader)`);
+      throw new Error(
+        `topic ${spec.topic} is not served yet (${partitions.length} partitions, ${unled.length} without a leader)`,
+      );
     }
     counts.set(spec.topic, partitions.length);
   }
@@ -63,11 +70,16 @@ async function assertServed(admin: Admin, specs: readonly TopicSpec[]): Promise<
 }
 
 /** Each partition's first retained offset and high-water mark (the offset the next message will get), right now. */
-export async function topicOffsets(kafka: KafkaClient, topic: string): Promise<Map<number, { low: number; high: number }>> {
+export async function topicOffsets(
+  kafka: KafkaClient,
+  topic: string,
+): Promise<Map<number, { low: number; high: number }>> {
   const admin = kafkajsOf(kafka).admin();
   await admin.connect();
   try {
-    return new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, { low: Number(p.low), high: Number(p.high) }]));
+    return new Map(
+      (await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, { low: Number(p.low), high: Number(p.high) }]),
+    );
   } finally {
     await admin.disconnect();
   }
@@ -75,7 +87,9 @@ export async function topicOffsets(kafka: KafkaClient, topic: string): Promise<M
 
 /** Each partition's first retained offset and high-water mark, exactly (BigInt), on an admin connection in hand. */
 export async function highWatermarks(admin: Admin, topic: string): Promise<Map<number, { high: bigint; low: bigint }>> {
-  return new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, { high: BigInt(p.high), low: BigInt(p.low) }]));
+  return new Map(
+    (await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, { high: BigInt(p.high), low: BigInt(p.low) }]),
+  );
 }
 
 /**
@@ -83,7 +97,11 @@ export async function highWatermarks(admin: Admin, topic: string): Promise<Map<n
  * committed offset (nothing committed: the group starts from the beginning, so every retained message waits).
  * What the lag gauge shows, and what a drain waits to see reach zero.
  */
-export async function groupLagWith(admin: Admin, groupId: string, topics: readonly string[]): Promise<Map<string, bigint>> {
+export async function groupLagWith(
+  admin: Admin,
+  groupId: string,
+  topics: readonly string[],
+): Promise<Map<string, bigint>> {
   const lag = new Map<string, bigint>();
   for (const { topic, partitions } of await admin.fetchOffsets({ groupId, topics: [...topics] })) {
     const ends = await highWatermarks(admin, topic);
@@ -100,7 +118,11 @@ export async function groupLagWith(admin: Admin, groupId: string, topics: readon
 }
 
 /** groupLagWith on an admin connection of its own (a drain, a test). */
-export async function consumerGroupLag(kafka: KafkaClient, groupId: string, topics: readonly string[]): Promise<Map<string, bigint>> {
+export async function consumerGroupLag(
+  kafka: KafkaClient,
+  groupId: string,
+  topics: readonly string[],
+): Promise<Map<string, bigint>> {
   const admin = kafkajsOf(kafka).admin();
   await admin.connect();
   try {
@@ -129,7 +151,10 @@ async function withBackoff<T>(attempts: number, attempt: () => Promise<T>): Prom
  * and its member count. Outside "Stable" a group's partitions have no owner: nothing is consumed until the
  * rebalance ends (kafkajs' eager protocol revokes every partition). The rollout soak samples it (issue 21).
  */
-export async function consumerGroupStates(kafka: KafkaClient, groupIds: readonly string[]): Promise<Map<string, { state: string; members: number }>> {
+export async function consumerGroupStates(
+  kafka: KafkaClient,
+  groupIds: readonly string[],
+): Promise<Map<string, { state: string; members: number }>> {
   const admin = kafkajsOf(kafka).admin();
   await admin.connect();
   try {

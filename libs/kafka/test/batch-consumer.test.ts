@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
-import { createEventProducer, createKafka, ensureTopics, runBatchConsumer, type BatchConsumerOptions, type EventProducer, type KafkaClient, type RunningConsumer } from '../src/index';
+import {
+  createEventProducer,
+  createKafka,
+  ensureTopics,
+  runBatchConsumer,
+  type BatchConsumerOptions,
+  type EventProducer,
+  type KafkaClient,
+  type RunningConsumer,
+} from '../src/index';
 import { CONSUMER_GROUP_SETTINGS } from '../src/consumer';
 import { kafkajsOf } from '../src/kafkajs';
 import { engines, isolatedNames, logger } from './support';
@@ -36,11 +45,25 @@ function deferred(): { promise: Promise<void>; resolve: () => void; reject: (err
 }
 
 /** A batch consumer of `{id}` messages in a group of its own, stopped after the file. */
-async function consume(topic: string, groupId: string, handleBatch: BatchConsumerOptions<{ id: string }>['handleBatch']): Promise<void> {
-  running.push(await runBatchConsumer<{ id: string }>({ kafka, groupId, topics: [topic], logger, parse: (raw) => ({ ok: true, value: raw as { id: string } }), handleBatch }));
+async function consume(
+  topic: string,
+  groupId: string,
+  handleBatch: BatchConsumerOptions<{ id: string }>['handleBatch'],
+): Promise<void> {
+  running.push(
+    await runBatchConsumer<{ id: string }>({
+      kafka,
+      groupId,
+      topics: [topic],
+      logger,
+      parse: (raw) => ({ ok: true, value: raw as { id: string } }),
+      handleBatch,
+    }),
+  );
 }
 
-const send = (topic: string, ids: string[]) => producer.send(ids.map((id) => ({ topic, key: 'k', value: JSON.stringify({ id }) })));
+const send = (topic: string, ids: string[]) =>
+  producer.send(ids.map((id) => ({ topic, key: 'k', value: JSON.stringify({ id }) })));
 
 beforeAll(async () => {
   kafka = createKafka({ brokers: engines().kafkaBrokers, clientId: 'batch-consumer-test', logger });
@@ -73,7 +96,10 @@ describe('runBatchConsumer (issue 9)', () => {
     await send(topic, ['a1', 'a2']);
     await eventually(() => seen.flat().includes('a2'), { deadlineMs: 60_000, description: 'the first batch' });
     await send(topic, ['b1']);
-    await eventually(() => seen.flat().includes('b1'), { deadlineMs: 60_000, description: 'the second batch while the first is still at work' });
+    await eventually(() => seen.flat().includes('b1'), {
+      deadlineMs: 60_000,
+      description: 'the second batch while the first is still at work',
+    });
     expect(await committed(groupId, topic)).toBe(-1);
 
     // The later batches finishing first commit nothing: offsets move in order. The consumer's reaction to each
@@ -84,7 +110,10 @@ describe('runBatchConsumer (issue 9)', () => {
     await Promise.all(later.map((batch) => batch.promise));
     expect(await committed(groupId, topic)).toBe(-1);
     work[0]?.resolve();
-    await eventually(async () => (await committed(groupId, topic)) === 3, { deadlineMs: 30_000, description: 'both batches committed' });
+    await eventually(async () => (await committed(groupId, topic)) === 3, {
+      deadlineMs: 30_000,
+      description: 'both batches committed',
+    });
   }, 120_000);
 
   it('When a batch’s work fails after the handler returned, then its messages are fetched again', async () => {
@@ -98,9 +127,15 @@ describe('runBatchConsumer (issue 9)', () => {
       return { done: fail ? Promise.reject(new Error('insert failed')) : Promise.resolve() };
     });
     await send(topic, ['c1', 'c2']);
-    await eventually(() => seen.filter((id) => id === 'c1').length === 2, { deadlineMs: 60_000, description: 'the failed batch fetched again' });
+    await eventually(() => seen.filter((id) => id === 'c1').length === 2, {
+      deadlineMs: 60_000,
+      description: 'the failed batch fetched again',
+    });
     expect(seen.filter((id) => id === 'c2')).toHaveLength(2);
-    await eventually(async () => (await committed(`${prefix}.fail-group`, topic)) === 2, { deadlineMs: 30_000, description: 'the batch committed once done' });
+    await eventually(async () => (await committed(`${prefix}.fail-group`, topic)) === 2, {
+      deadlineMs: 30_000,
+      description: 'the batch committed once done',
+    });
   }, 120_000);
 
   it('When two batches in hand fail one after the other, then both are fetched again: the failure of the later one never skips the earlier batch (at least once)', async () => {
@@ -119,11 +154,20 @@ describe('runBatchConsumer (issue 9)', () => {
     await send(topic, ['d1']);
     await eventually(() => seen.includes('d1'), { deadlineMs: 60_000, description: 'the first batch' });
     await send(topic, ['e1']);
-    await eventually(() => seen.includes('e1'), { deadlineMs: 60_000, description: 'the second batch while the first is in hand' });
+    await eventually(() => seen.includes('e1'), {
+      deadlineMs: 60_000,
+      description: 'the second batch while the first is in hand',
+    });
     work[0]?.reject(new Error('insert failed'));
     work[1]?.reject(new Error('insert failed'));
-    await eventually(() => seen.filter((id) => id === 'd1').length === 2 && seen.filter((id) => id === 'e1').length === 2, { deadlineMs: 60_000, description: 'both batches fetched again' });
-    await eventually(async () => (await committed(groupId, topic)) === 2, { deadlineMs: 30_000, description: 'both committed once done' });
+    await eventually(
+      () => seen.filter((id) => id === 'd1').length === 2 && seen.filter((id) => id === 'e1').length === 2,
+      { deadlineMs: 60_000, description: 'both batches fetched again' },
+    );
+    await eventually(async () => (await committed(groupId, topic)) === 2, {
+      deadlineMs: 30_000,
+      description: 'both committed once done',
+    });
   }, 120_000);
 
   it('When the handler itself takes longer than the group session (it waits for room), then the member stays in the group and the batch is handled once', async () => {
@@ -140,7 +184,10 @@ describe('runBatchConsumer (issue 9)', () => {
     });
     await send(topic, ['s1']);
     await eventually(() => handlerReturned, { deadlineMs: 60_000, description: 'the slow handler to return' });
-    await eventually(async () => (await committed(groupId, topic)) === 1, { deadlineMs: 30_000, description: 'the slow batch committed' });
+    await eventually(async () => (await committed(groupId, topic)) === 1, {
+      deadlineMs: 30_000,
+      description: 'the slow batch committed',
+    });
     expect(seen).toEqual(['s1']);
   }, 120_000);
 });

@@ -1,7 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMongo, type MongoConnection } from '@checkout/mongo';
 import { eventually, kafkaControl } from '@checkout/testing';
-import { OutboxRelay, appendToOutbox, createEventProducer, createKafka, ensureTopics, idempotentOnEventId, runConsumer, type EventProducer, type OutboxFields, type RunningConsumer, type KafkaClient } from '../src/index';
+import {
+  OutboxRelay,
+  appendToOutbox,
+  createEventProducer,
+  createKafka,
+  ensureTopics,
+  idempotentOnEventId,
+  runConsumer,
+  type EventProducer,
+  type OutboxFields,
+  type RunningConsumer,
+  type KafkaClient,
+} from '../src/index';
 import { engines, isolatedNames, logger } from './support';
 
 // Issue 2: a broker restart in the middle of a stream of 1,000 events loses none.
@@ -31,9 +43,14 @@ beforeAll(async () => {
   await ensureTopics(kafka, [{ topic, numPartitions: 6 }]);
   producer = createEventProducer(kafka);
   relay = new OutboxRelay<Aggregate>({ collection, producer, logger, sweepIntervalMs: 250, batchSize: 200 });
-  const handle = idempotentOnEventId<{ eventId: string }>(mongo.db, 'restart_test', (m) => m.eventId, async (m) => {
-    handled.add(m.eventId);
-  });
+  const handle = idempotentOnEventId<{ eventId: string }>(
+    mongo.db,
+    'restart_test',
+    (m) => m.eventId,
+    async (m) => {
+      handled.add(m.eventId);
+    },
+  );
   consumer = await runConsumer<{ eventId: string }>({
     kafka,
     groupId: `${prefix}.consumer`,
@@ -62,7 +79,10 @@ describe('A broker restart in the middle of a stream', () => {
     for (let n = 0; n < TOTAL; n++) {
       const id = `agg-${n}`;
       const eventId = `evt_test_stream${String(n).padStart(5, '0')}`;
-      const doc = appendToOutbox<Aggregate>({ _id: id, n, outbox: [], outboxPending: false }, { eventId, topic, key: id, value: JSON.stringify({ eventId }), createdAt: new Date() });
+      const doc = appendToOutbox<Aggregate>(
+        { _id: id, n, outbox: [], outboxPending: false },
+        { eventId, topic, key: id, value: JSON.stringify({ eventId }), createdAt: new Date() },
+      );
       await collection.insertOne(doc);
       // The fast path, as services do after a write; failures are left to the relay's sweep.
       void relay.publishWritten(doc).catch(() => {});
@@ -73,8 +93,15 @@ describe('A broker restart in the middle of a stream', () => {
     }
     await restarted;
     // Generous: another test file may restart the same broker meanwhile, and recovery runs on 2 shared cores.
-    await eventually(() => handled.size === TOTAL, { deadlineMs: 180_000, intervalMs: 250, description: `all ${TOTAL} events (have ${handled.size})` });
+    await eventually(() => handled.size === TOTAL, {
+      deadlineMs: 180_000,
+      intervalMs: 250,
+      description: `all ${TOTAL} events (have ${handled.size})`,
+    });
     expect(handled.size).toBe(TOTAL);
-    await eventually(async () => (await collection.countDocuments({ outboxPending: true })) === 0, { deadlineMs: 30_000, description: 'every outbox entry marked sent' });
+    await eventually(async () => (await collection.countDocuments({ outboxPending: true })) === 0, {
+      deadlineMs: 30_000,
+      description: 'every outbox entry marked sent',
+    });
   }, 260_000);
 });

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, kafkaControl } from '@checkout/testing';
-import { createEventProducer, createKafka, ensureTopics, readTopic, type EventProducer, type KafkaClient } from '../src/index';
+import {
+  createEventProducer,
+  createKafka,
+  ensureTopics,
+  readTopic,
+  type EventProducer,
+  type KafkaClient,
+} from '../src/index';
 import { engines, isolatedNames, logger } from './support';
 
 // A broker that stalls while a send is in flight keeps the request in the connection; the producer gives up
@@ -64,7 +71,10 @@ describe('A broker that stalls during a send, then appends it', () => {
     const probe = await readTopic({ kafka, topic, groupId: `${prefix}.probe`, onMessage: (m) => seen.push(m.value) });
     try {
       // On a timeout the assertion below names what never arrived.
-      await eventually(() => acknowledged.every((v) => seen.includes(v)), { deadlineMs: 60_000, description: 'every acknowledged message read back' }).catch(() => undefined);
+      await eventually(() => acknowledged.every((v) => seen.includes(v)), {
+        deadlineMs: 60_000,
+        description: 'every acknowledged message read back',
+      }).catch(() => undefined);
     } finally {
       await probe.stop();
     }

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
-import { createEventProducer, createKafka, ensureTopics, runConsumer, type EventProducer, type KafkaClient, type RunningConsumer } from '../src/index';
+import {
+  createEventProducer,
+  createKafka,
+  ensureTopics,
+  runConsumer,
+  type EventProducer,
+  type KafkaClient,
+  type RunningConsumer,
+} from '../src/index';
 import { CONSUMER_GROUP_SETTINGS, superviseConsumer } from '../src/consumer';
 import { kafkajsOf } from '../src/kafkajs';
 import { engines, isolatedNames, logger } from './support';
@@ -55,7 +63,10 @@ describe('Consumers that outlive crashes', () => {
       { topic: `${prefix}.handler`, key: 'k', value: JSON.stringify({ id: 'first' }) },
       { topic: `${prefix}.handler`, key: 'k', value: JSON.stringify({ id: 'second' }) },
     ]);
-    await eventually(() => attempts.includes('second'), { deadlineMs: 90_000, description: 'the message after the failing one' });
+    await eventually(() => attempts.includes('second'), {
+      deadlineMs: 90_000,
+      description: 'the message after the failing one',
+    });
     expect(attempts).toEqual(['first', 'first', 'second']);
     expect(restarts).toBe(0);
   }, 120_000);
@@ -81,7 +92,10 @@ describe('Consumers that outlive crashes', () => {
       { topic: `${prefix}.hang`, key: 'k', value: JSON.stringify({ id: 'first' }) },
       { topic: `${prefix}.hang`, key: 'k', value: JSON.stringify({ id: 'second' }) },
     ]);
-    await eventually(() => attempts.includes('second'), { deadlineMs: 90_000, description: 'the message after the one whose handler hung' });
+    await eventually(() => attempts.includes('second'), {
+      deadlineMs: 90_000,
+      description: 'the message after the one whose handler hung',
+    });
     expect(attempts).toEqual(['first', 'first', 'second']);
   }, 120_000);
 
@@ -114,7 +128,10 @@ describe('Consumers that outlive crashes', () => {
       }),
     );
     await producer.send([{ topic: `${prefix}.crash`, key: 'k', value: 'only' }]);
-    await eventually(() => attempts.length >= 2, { deadlineMs: 90_000, description: 'the message handled by the replacement consumer' });
+    await eventually(() => attempts.length >= 2, {
+      deadlineMs: 90_000,
+      description: 'the message handled by the replacement consumer',
+    });
     expect(crashes).toBe(1);
     expect(restarts).toBe(1);
     expect(attempts).toEqual(['only', 'only']);

@@ -3,7 +3,18 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMongo, type MongoConnection } from '@checkout/mongo';
 import { eventually } from '@checkout/testing';
-import { OutboxRelay, createEventProducer, createKafka, ensureTopics, idempotentOnEventId, runConsumer, type EventProducer, type OutboxFields, type RunningConsumer, type KafkaClient } from '../src/index';
+import {
+  OutboxRelay,
+  createEventProducer,
+  createKafka,
+  ensureTopics,
+  idempotentOnEventId,
+  runConsumer,
+  type EventProducer,
+  type OutboxFields,
+  type RunningConsumer,
+  type KafkaClient,
+} from '../src/index';
 import { engines, isolatedNames, logger } from './support';
 
 // Issue 2: kill the producing process between the write and the publish (and between the publish and the
@@ -24,16 +35,29 @@ let consumer: RunningConsumer;
 const handled: string[] = [];
 const received: string[] = [];
 
-function runWriter(aggregateId: string, eventId: string, crashPoint: 'after-write' | 'after-publish'): Promise<NodeJS.Signals | null> {
+function runWriter(
+  aggregateId: string,
+  eventId: string,
+  crashPoint: 'after-write' | 'after-publish',
+): Promise<NodeJS.Signals | null> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', WRITER], {
-      env: { ...process.env, MONGODB_DATABASE: database, TOPIC: topic, AGGREGATE_ID: aggregateId, EVENT_ID: eventId, CRASH_POINT: crashPoint },
+      env: {
+        ...process.env,
+        MONGODB_DATABASE: database,
+        TOPIC: topic,
+        AGGREGATE_ID: aggregateId,
+        EVENT_ID: eventId,
+        CRASH_POINT: crashPoint,
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve(signal) : reject(new Error(`writer exited with ${code}: ${stderr}`))));
+    child.on('exit', (code, signal) =>
+      signal === 'SIGKILL' ? resolve(signal) : reject(new Error(`writer exited with ${code}: ${stderr}`)),
+    );
   });
 }
 
@@ -54,9 +78,14 @@ beforeAll(async () => {
   kafka = createKafka({ brokers: kafkaBrokers, clientId: 'outbox-crash-test', logger });
   await ensureTopics(kafka, [{ topic, numPartitions: 3 }]);
   producer = createEventProducer(kafka);
-  const handle = idempotentOnEventId<{ eventId: string }>(mongo.db, 'crash_test', (m) => m.eventId, async (m) => {
-    handled.push(m.eventId);
-  });
+  const handle = idempotentOnEventId<{ eventId: string }>(
+    mongo.db,
+    'crash_test',
+    (m) => m.eventId,
+    async (m) => {
+      handled.push(m.eventId);
+    },
+  );
   consumer = await runConsumer<{ eventId: string }>({
     kafka,
     groupId: `${prefix}.consumer`,
@@ -91,7 +120,11 @@ describe('Transactional outbox under a crash', () => {
     relay.start(); // its first sweep runs at once, as it does when a service starts
     try {
       await eventually(() => handled.includes(eventId), { deadlineMs: 30_000, description: 'the event to be handled' });
-      await eventually(async () => (await mongo.db.collection<Aggregate>('aggregates').findOne({ _id: 'agg-1' }))?.outboxPending === false, { description: 'the outbox to be marked sent' });
+      await eventually(
+        async () =>
+          (await mongo.db.collection<Aggregate>('aggregates').findOne({ _id: 'agg-1' }))?.outboxPending === false,
+        { description: 'the outbox to be marked sent' },
+      );
     } finally {
       await relay.stop();
     }
@@ -105,7 +138,10 @@ describe('Transactional outbox under a crash', () => {
 
     const relay = restartedRelay();
     expect(await relay.sweep()).toBeGreaterThanOrEqual(1);
-    await eventually(() => received.filter((id) => id === eventId).length === 2, { deadlineMs: 30_000, description: 'both copies to arrive' });
+    await eventually(() => received.filter((id) => id === eventId).length === 2, {
+      deadlineMs: 30_000,
+      description: 'both copies to arrive',
+    });
     expect(handled.filter((id) => id === eventId)).toHaveLength(1);
     expect((await mongo.db.collection<Aggregate>('aggregates').findOne({ _id: 'agg-2' }))?.outboxPending).toBe(false);
   });

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import type { Collection } from 'mongodb';
 import { connectMongo, type MongoConnection } from '@checkout/mongo';
-import { OutboxRelay, createEventProducer, createKafka, ensureTopics, registerOutboxMetrics, type EventProducer, type OutboxFields } from '../src/index';
+import {
+  OutboxRelay,
+  createEventProducer,
+  createKafka,
+  ensureTopics,
+  registerOutboxMetrics,
+  type EventProducer,
+  type OutboxFields,
+} from '../src/index';
 import { engines, isolatedNames, logger } from './support';
 
 // Issue 11: outbox lag, the unpublished count and failed publishes are visible on /metrics. A publish that
@@ -36,7 +44,11 @@ function relayWith(registry: Registry, eventProducer: EventProducer) {
   });
 }
 
-async function sample(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
+async function sample(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number | undefined> {
   const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
   const value = metric?.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l));
   return value?.value;

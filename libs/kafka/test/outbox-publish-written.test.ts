@@ -27,7 +27,13 @@ const recordingProducer: EventProducer = {
     sent.push(...messages);
   },
 };
-const entry = (eventId: string) => ({ eventId, topic, key: 'agg_1', value: JSON.stringify({ eventId }), createdAt: new Date() });
+const entry = (eventId: string) => ({
+  eventId,
+  topic,
+  key: 'agg_1',
+  value: JSON.stringify({ eventId }),
+  createdAt: new Date(),
+});
 
 beforeAll(async () => {
   mongo = await connectMongo(engines().mongoUrl, database, { commandCounter: commands });
@@ -52,7 +58,10 @@ describe('OutboxRelay.publishWritten (issue 13)', () => {
 
     // Another writer appends evt_3 after evt_2 was written; publishing the copy holding evt_2 leaves evt_3.
     const second = appendToOutbox<Aggregate>({ _id: 'agg_1', outbox: [], outboxPending: false }, entry('evt_2'));
-    await collection.updateOne({ _id: 'agg_1' }, { $set: { outbox: [...second.outbox, entry('evt_3')], outboxPending: true } });
+    await collection.updateOne(
+      { _id: 'agg_1' },
+      { $set: { outbox: [...second.outbox, entry('evt_3')], outboxPending: true } },
+    );
     expect(await relay.publishWritten(second)).toBe(1);
     expect(sent.map((m) => m.headers?.['event-id'])).toEqual(['evt_1', 'evt_2']);
     const left = await collection.findOne({ _id: 'agg_1' });

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
-import { SendCounter, createEventProducer, createKafka, ensureTopics, readTopic, type EventProducer, type KafkaClient } from '../src/index';
+import {
+  SendCounter,
+  createEventProducer,
+  createKafka,
+  ensureTopics,
+  readTopic,
+  type EventProducer,
+  type KafkaClient,
+} from '../src/index';
 import { engines, isolatedNames, logger } from './support';
 
 // createEventProducer: sends made while one is in flight go to the broker together as the next request (fewer
@@ -25,9 +33,17 @@ afterAll(async () => {
 
 async function topicValues(expected: number): Promise<string[]> {
   const seen: string[] = [];
-  const probe = await readTopic({ kafka, topic, groupId: `${prefix}.probe-${expected}-${Date.now()}`, onMessage: (m) => seen.push(m.value) });
+  const probe = await readTopic({
+    kafka,
+    topic,
+    groupId: `${prefix}.probe-${expected}-${Date.now()}`,
+    onMessage: (m) => seen.push(m.value),
+  });
   try {
-    await eventually(() => seen.length >= expected, { deadlineMs: 30_000, description: `${expected} messages on the topic` });
+    await eventually(() => seen.length >= expected, {
+      deadlineMs: 30_000,
+      description: `${expected} messages on the topic`,
+    });
     return seen;
   } finally {
     await probe.stop();
@@ -37,7 +53,9 @@ async function topicValues(expected: number): Promise<string[]> {
 describe('createEventProducer', () => {
   it('When 30 callers send at once, then every send resolves with its message on the topic, in fewer produce requests than sends', async () => {
     const values = Array.from({ length: 30 }, (_, i) => `together-${i}`);
-    const { sends, messages } = await counter.during(() => Promise.all(values.map((value, i) => producer.send([{ topic, key: `k${i}`, value }]))));
+    const { sends, messages } = await counter.during(() =>
+      Promise.all(values.map((value, i) => producer.send([{ topic, key: `k${i}`, value }]))),
+    );
     expect(messages).toBe(30);
     expect(sends).toBeLessThan(30);
     expect(new Set(await topicValues(30))).toEqual(new Set(values));
@@ -53,7 +71,15 @@ describe('createEventProducer', () => {
       producer.send([{ topic, key: 'huge', value: huge }]),
       ...small.slice(2).map((value) => producer.send([{ topic, key: value, value }])),
     ]);
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+    ]);
     const landed = await topicValues(30 + 6);
     expect(landed).toEqual(expect.arrayContaining(['first-alone', ...small]));
     expect(landed.some((v) => v.length > 1_000)).toBe(false);

@@ -27,15 +27,27 @@ afterAll(async () => {
 
 describe('Kafka with SASL SCRAM-SHA-512 (issue 22)', () => {
   it('When a client has the credentials, then it creates a topic, produces and consumes', async () => {
-    const kafka = createKafka({ brokers: broker.brokers, clientId: 'sasl-ok', sasl: { mechanism: 'scram-sha-512', ...user } });
+    const kafka = createKafka({
+      brokers: broker.brokers,
+      clientId: 'sasl-ok',
+      sasl: { mechanism: 'scram-sha-512', ...user },
+    });
     const topic = `sasl-${randomBytes(4).toString('hex')}`;
     await ensureTopics(kafka, [{ topic, numPartitions: 1 }]);
     const received: string[] = [];
-    const probe = await readTopic({ kafka, topic, groupId: `${topic}.probe`, onMessage: (message) => void received.push(message.value ?? '') });
+    const probe = await readTopic({
+      kafka,
+      topic,
+      groupId: `${topic}.probe`,
+      onMessage: (message) => void received.push(message.value ?? ''),
+    });
     const producer = createEventProducer(kafka);
     try {
       await producer.send([{ topic, key: 'k', value: 'authenticated' }]);
-      await eventually(async () => received.includes('authenticated'), { deadlineMs: 30_000, description: 'message consumed' });
+      await eventually(async () => received.includes('authenticated'), {
+        deadlineMs: 30_000,
+        description: 'message consumed',
+      });
     } finally {
       await producer.disconnect();
       await probe.stop();
@@ -44,16 +56,32 @@ describe('Kafka with SASL SCRAM-SHA-512 (issue 22)', () => {
 
   it.each([
     ['no credentials', undefined],
-    ['a wrong password', { mechanism: 'scram-sha-512' as const, username: user.username, password: `${user.password}x` }],
-  ])('When a client has %s, then the broker refuses it and nothing is written', async (_label, sasl) => {
-    const trusted = createKafka({ brokers: broker.brokers, clientId: 'sasl-ok', sasl: { mechanism: 'scram-sha-512', ...user } });
-    const topic = `forged-${randomBytes(4).toString('hex')}`;
-    await ensureTopics(trusted, [{ topic, numPartitions: 1 }]);
-    const kafka = createKafka({ brokers: broker.brokers, clientId: 'sasl-refused', requestTimeoutMs: 3_000, ...(sasl && { sasl }) });
-    const producer = createEventProducer(kafka);
-    await expect(producer.send([{ topic, key: 'k', value: 'forged' }])).rejects.toThrow();
-    await producer.disconnect().catch(() => {});
-    // The topic exists and the trusted client reads it: it holds nothing.
-    expect([...(await topicOffsets(trusted, topic)).values()]).toEqual([{ low: 0, high: 0 }]);
-  }, 60_000);
+    [
+      'a wrong password',
+      { mechanism: 'scram-sha-512' as const, username: user.username, password: `${user.password}x` },
+    ],
+  ])(
+    'When a client has %s, then the broker refuses it and nothing is written',
+    async (_label, sasl) => {
+      const trusted = createKafka({
+        brokers: broker.brokers,
+        clientId: 'sasl-ok',
+        sasl: { mechanism: 'scram-sha-512', ...user },
+      });
+      const topic = `forged-${randomBytes(4).toString('hex')}`;
+      await ensureTopics(trusted, [{ topic, numPartitions: 1 }]);
+      const kafka = createKafka({
+        brokers: broker.brokers,
+        clientId: 'sasl-refused',
+        requestTimeoutMs: 3_000,
+        ...(sasl && { sasl }),
+      });
+      const producer = createEventProducer(kafka);
+      await expect(producer.send([{ topic, key: 'k', value: 'forged' }])).rejects.toThrow();
+      await producer.disconnect().catch(() => {});
+      // The topic exists and the trusted client reads it: it holds nothing.
+      expect([...(await topicOffsets(trusted, topic)).values()]).toEqual([{ low: 0, high: 0 }]);
+    },
+    60_000,
+  );
 });

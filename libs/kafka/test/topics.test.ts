@@ -1,6 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
-import { createEventProducer, createKafka, ensureTopics, runConsumer, type RunningConsumer, type KafkaClient } from '../src/index';
+import {
+  createEventProducer,
+  createKafka,
+  ensureTopics,
+  runConsumer,
+  type RunningConsumer,
+  type KafkaClient,
+} from '../src/index';
 import { kafkajsOf } from '../src/kafkajs';
 import { engines, isolatedNames, logger } from './support';
 
@@ -29,7 +36,11 @@ describe('ensureTopics', () => {
     // dispatcher (session events and its retry tiers): the loser of the shared topic's creation fails its whole
     // CreateTopics call after the broker has accepted its own topic, and must still wait for that one.
     const shared = { topic: `${prefix}.shared`, numPartitions: 6 };
-    const own = clients.map((_, n) => ({ topic: `${prefix}.own-${n}`, numPartitions: 6, configs: { 'retention.ms': '3600000' } }));
+    const own = clients.map((_, n) => ({
+      topic: `${prefix}.own-${n}`,
+      numPartitions: 6,
+      configs: { 'retention.ms': '3600000' },
+    }));
     await Promise.all(
       clients.map(async (kafka, n) => {
         const specs = [shared, own[n]!];
@@ -39,7 +50,9 @@ describe('ensureTopics', () => {
         await admin.connect();
         const { topics } = await admin.fetchTopicMetadata({ topics: specs.map((s) => s.topic) });
         await admin.disconnect();
-        expect(topics.flatMap((t) => t.partitions.map((p) => p.leader >= 0 && p.partitionErrorCode === 0))).toEqual(Array(12).fill(true));
+        expect(topics.flatMap((t) => t.partitions.map((p) => p.leader >= 0 && p.partitionErrorCode === 0))).toEqual(
+          Array(12).fill(true),
+        );
         const received = new Set<string>();
         consumers.push(
           await runConsumer<{ n: number }>({
@@ -63,10 +76,14 @@ describe('ensureTopics', () => {
     await admin.connect();
     const all = [shared, ...own];
     const { topics } = await admin.fetchTopicMetadata({ topics: all.map((s) => s.topic) });
-    const retention = await admin.describeConfigs({ resources: [{ type: 2, name: own[0]!.topic, configNames: ['retention.ms'] }], includeSynonyms: false });
+    const retention = await admin.describeConfigs({
+      resources: [{ type: 2, name: own[0]!.topic, configNames: ['retention.ms'] }],
+      includeSynonyms: false,
+    });
     await admin.disconnect();
     expect(topics.map((t) => t.partitions.length)).toEqual(all.map(() => 6));
-    for (const t of topics) for (const p of t.partitions) expect(p.leader, `${t.name}/${p.partitionId}`).toBeGreaterThanOrEqual(0);
+    for (const t of topics)
+      for (const p of t.partitions) expect(p.leader, `${t.name}/${p.partitionId}`).toBeGreaterThanOrEqual(0);
     expect(retention.resources[0]?.configEntries[0]?.configValue).toBe('3600000');
   }, 120_000);
 

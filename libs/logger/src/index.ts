@@ -108,22 +108,34 @@ function serializeError(err: unknown): unknown {
   return withoutUrlCredentials(err instanceof Error ? pino.stdSerializers.err(err) : err);
 }
 
-export function createLogger(service: string, options: { level?: string; destination?: pino.DestinationStream } = {}): Logger {
+export function createLogger(
+  service: string,
+  options: { level?: string; destination?: pino.DestinationStream } = {},
+): Logger {
   const loggerOptions: LoggerOptions = {
     name: service,
     level: options.level ?? 'info',
     base: { service },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }), log: (object) => withoutUrlCredentials(object) as Record<string, unknown> },
+    formatters: {
+      level: (label) => ({ level: label }),
+      log: (object) => withoutUrlCredentials(object) as Record<string, unknown>,
+    },
     serializers: { err: serializeError, error: serializeError },
     hooks: {
       // The message itself, and any string argument interpolated into it. `logger.error(err)` with no message takes
       // the error's message as its own: it is passed here explicitly so that it is redacted too.
       logMethod(args, method) {
         const [first, second] = args as unknown[];
-        const withMessage = first instanceof Error && typeof second !== 'string' ? [first, first.message, ...args.slice(1)] : args;
-        method.apply(this, withMessage.map((arg) => (typeof arg === 'string' ? redactUrlCredentials(arg) : arg)) as Parameters<typeof method>);
+        const withMessage =
+          first instanceof Error && typeof second !== 'string' ? [first, first.message, ...args.slice(1)] : args;
+        method.apply(
+          this,
+          withMessage.map((arg) => (typeof arg === 'string' ? redactUrlCredentials(arg) : arg)) as Parameters<
+            typeof method
+          >,
+        );
       },
     },
     mixin: () => {

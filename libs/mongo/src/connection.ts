@@ -32,7 +32,13 @@ const HEARTBEAT_FREQUENCY_MS = 10_000;
 export async function connectMongo(
   url: string,
   database: string,
-  options: { appName?: string; maxPoolSize?: number; commandCounter?: CommandCounter; logger?: MongoConnectionLogger; engine?: MongoEngine } = {},
+  options: {
+    appName?: string;
+    maxPoolSize?: number;
+    commandCounter?: CommandCounter;
+    logger?: MongoConnectionLogger;
+    engine?: MongoEngine;
+  } = {},
 ): Promise<MongoConnection> {
   let opened = await openClient(url, options, settingsFor(options.engine ?? 'mongodb'));
   // No heartbeat means no server monitor (a load balancer in front of MongoDB): nothing for the watchdog to
@@ -51,8 +57,10 @@ export async function connectMongo(
     ? watchServerMonitors(client, {
         connectTimeoutMS: CONNECT_TIMEOUT_MS,
         heartbeatFrequencyMS: HEARTBEAT_FREQUENCY_MS,
-        onStalled: ({ address, stalledMs }) => logger?.warn({ address, stalledMs }, 'mongodb server monitor stalled; reconnecting the client'),
-        onRecovered: ({ attempts }) => logger?.warn({ attempts }, 'mongodb client reconnected after a stalled server monitor'),
+        onStalled: ({ address, stalledMs }) =>
+          logger?.warn({ address, stalledMs }, 'mongodb server monitor stalled; reconnecting the client'),
+        onRecovered: ({ attempts }) =>
+          logger?.warn({ attempts }, 'mongodb client reconnected after a stalled server monitor'),
       })
     : null;
   const db = client.db(database);

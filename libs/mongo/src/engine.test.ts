@@ -6,7 +6,17 @@ import { engineOfHello, settingsFor } from './engine';
 // driver reports them (serverHeartbeatSucceeded's `reply`).
 
 /** mongo-java-server 1.47 with our launcher (4.4 / wire 9), recorded from the local engine on 2026-11-24. */
-const MONGO_JAVA_SERVER = { ismaster: true, maxBsonObjectSize: 16777216, maxWriteBatchSize: 1000, maxMessageSizeBytes: 48000000, maxWireVersion: 9, minWireVersion: 0, localTime: '2026-11-24T21:52:28.939Z', ok: 1, isWritablePrimary: true };
+const MONGO_JAVA_SERVER = {
+  ismaster: true,
+  maxBsonObjectSize: 16777216,
+  maxWriteBatchSize: 1000,
+  maxMessageSizeBytes: 48000000,
+  maxWireVersion: 9,
+  minWireVersion: 0,
+  localTime: '2026-11-24T21:52:28.939Z',
+  ok: 1,
+  isWritablePrimary: true,
+};
 
 // MongoDB 7.0 answers, in the shape of the hello command's reference (no MongoDB server binary is served by a
 // registry here: docs/engines.md); the ObjectId of topologyVersion.processId is shown as the driver's object.
@@ -21,7 +31,12 @@ const REPLICA_SET_PRIMARY = {
   primary: 'db-0.db:27017',
   me: 'db-0.db:27017',
   electionId: { $oid: '7fffffff0000000000000003' },
-  lastWrite: { opTime: { ts: { t: 1732485000, i: 1 }, t: 3 }, lastWriteDate: '2026-11-24T21:50:00Z', majorityOpTime: { ts: { t: 1732485000, i: 1 }, t: 3 }, majorityWriteDate: '2026-11-24T21:50:00Z' },
+  lastWrite: {
+    opTime: { ts: { t: 1732485000, i: 1 }, t: 3 },
+    lastWriteDate: '2026-11-24T21:50:00Z',
+    majorityOpTime: { ts: { t: 1732485000, i: 1 }, t: 3 },
+    majorityWriteDate: '2026-11-24T21:50:00Z',
+  },
   maxBsonObjectSize: 16777216,
   maxMessageSizeBytes: 48000000,
   maxWriteBatchSize: 100000,
@@ -33,8 +48,27 @@ const REPLICA_SET_PRIMARY = {
   readOnly: false,
   ok: 1,
 };
-const REPLICA_SET_SECONDARY = { ...REPLICA_SET_PRIMARY, topologyVersion: { processId: { $oid: '6565f3b7c0a4e2b5d1e0a002' }, counter: 4 }, isWritablePrimary: false, secondary: true, me: 'db-1.db:27017' };
-const STANDALONE = { topologyVersion: { processId, counter: 0 }, isWritablePrimary: true, maxBsonObjectSize: 16777216, maxMessageSizeBytes: 48000000, maxWriteBatchSize: 100000, localTime: '2026-11-24T21:52:28.939Z', logicalSessionTimeoutMinutes: 30, connectionId: 7, minWireVersion: 0, maxWireVersion: 21, readOnly: false, ok: 1 };
+const REPLICA_SET_SECONDARY = {
+  ...REPLICA_SET_PRIMARY,
+  topologyVersion: { processId: { $oid: '6565f3b7c0a4e2b5d1e0a002' }, counter: 4 },
+  isWritablePrimary: false,
+  secondary: true,
+  me: 'db-1.db:27017',
+};
+const STANDALONE = {
+  topologyVersion: { processId, counter: 0 },
+  isWritablePrimary: true,
+  maxBsonObjectSize: 16777216,
+  maxMessageSizeBytes: 48000000,
+  maxWriteBatchSize: 100000,
+  localTime: '2026-11-24T21:52:28.939Z',
+  logicalSessionTimeoutMinutes: 30,
+  connectionId: 7,
+  minWireVersion: 0,
+  maxWireVersion: 21,
+  readOnly: false,
+  ok: 1,
+};
 const MONGOS = { ...STANDALONE, msg: 'isdbgrid' };
 
 describe('engineOfHello: which server gets the emulator workarounds (issue 25.3)', () => {

@@ -33,5 +33,7 @@ export interface EngineSettings {
 }
 
 export function settingsFor(engine: MongoEngine): EngineSettings {
-  return engine === 'mongodb' ? { retryWrites: true, monitorWatchdog: false } : { retryWrites: false, monitorWatchdog: true };
+  return engine === 'mongodb'
+    ? { retryWrites: true, monitorWatchdog: false }
+    : { retryWrites: false, monitorWatchdog: true };
 }

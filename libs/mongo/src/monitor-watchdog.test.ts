@@ -23,7 +23,12 @@ class FakeClient extends EventEmitter {
   }
 }
 
-const OPTIONS = { connectTimeoutMS: 3_000, heartbeatFrequencyMS: 10_000, graceMs: 5_000, checkEveryMs: 1_000 } satisfies MonitorWatchdogOptions;
+const OPTIONS = {
+  connectTimeoutMS: 3_000,
+  heartbeatFrequencyMS: 10_000,
+  graceMs: 5_000,
+  checkEveryMs: 1_000,
+} satisfies MonitorWatchdogOptions;
 const POLLED_LIMIT_MS = heartbeatBoundMs(OPTIONS, false) + OPTIONS.graceMs;
 const AWAITED_LIMIT_MS = heartbeatBoundMs(OPTIONS, true) + OPTIONS.graceMs;
 
@@ -42,7 +47,10 @@ afterEach(() => {
 describe('Server monitor watchdog', () => {
   it('When a polled heartbeat has not ended past the driver bound plus grace, then it reports the stall and closes and reconnects the client once', async () => {
     const stalls: { address: string; stalledMs: number }[] = [];
-    const watchdog = watchServerMonitors(asMongoClient(client), { ...OPTIONS, onStalled: (stall) => stalls.push(stall) });
+    const watchdog = watchServerMonitors(asMongoClient(client), {
+      ...OPTIONS,
+      onStalled: (stall) => stalls.push(stall),
+    });
     client.emit('serverHeartbeatStarted', { connectionId: '127.0.0.1:27017', awaited: false });
 
     await vi.advanceTimersByTimeAsync(POLLED_LIMIT_MS);
@@ -93,7 +101,10 @@ describe('Server monitor watchdog', () => {
 
   it('When reconnecting fails (the server is down again), then it retries every second until it connects', async () => {
     const recoveries: number[] = [];
-    const watchdog = watchServerMonitors(asMongoClient(client), { ...OPTIONS, onRecovered: ({ attempts }) => recoveries.push(attempts) });
+    const watchdog = watchServerMonitors(asMongoClient(client), {
+      ...OPTIONS,
+      onRecovered: ({ attempts }) => recoveries.push(attempts),
+    });
     client.failConnects = 2;
     client.emit('serverHeartbeatStarted', { connectionId: 'a:1', awaited: false });
     await vi.advanceTimersByTimeAsync(POLLED_LIMIT_MS + OPTIONS.checkEveryMs);

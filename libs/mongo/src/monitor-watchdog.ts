@@ -40,7 +40,10 @@ export interface MonitorWatchdog {
  * timeout) and handshakes on it (the handshake's socket timeout is connectTimeoutMS too); a streamed
  * (awaited) check also waits up to maxAwaitTimeMS, which is heartbeatFrequencyMS.
  */
-export function heartbeatBoundMs(options: Pick<MonitorWatchdogOptions, 'connectTimeoutMS' | 'heartbeatFrequencyMS'>, awaited: boolean): number {
+export function heartbeatBoundMs(
+  options: Pick<MonitorWatchdogOptions, 'connectTimeoutMS' | 'heartbeatFrequencyMS'>,
+  awaited: boolean,
+): number {
   return 2 * options.connectTimeoutMS + (awaited ? options.heartbeatFrequencyMS : 0);
 }
 
@@ -50,7 +53,8 @@ export function watchServerMonitors(client: MongoClient, options: MonitorWatchdo
   let stopped = false;
   let recovering: Promise<void> | undefined;
 
-  const onStarted = (event: ServerHeartbeatStartedEvent) => started.set(event.connectionId, { at: Date.now(), awaited: event.awaited });
+  const onStarted = (event: ServerHeartbeatStartedEvent) =>
+    started.set(event.connectionId, { at: Date.now(), awaited: event.awaited });
   const onEnded = (event: { connectionId: string }) => started.delete(event.connectionId);
   // A server leaving the topology (a replica set member removed) closes its monitor without ending its heartbeat.
   const onServerClosed = (event: { address: string }) => started.delete(event.address);

@@ -14,7 +14,11 @@ export interface RetentionRule {
 }
 
 /** Deletes what the rules no longer keep; returns the count per collection. Safe on many replicas at once. */
-export async function applyRetention(db: Db, rules: readonly RetentionRule[], now = Date.now()): Promise<Record<string, number>> {
+export async function applyRetention(
+  db: Db,
+  rules: readonly RetentionRule[],
+  now = Date.now(),
+): Promise<Record<string, number>> {
   const deleted: Record<string, number> = {};
   for (const rule of rules) {
     const filter: Filter<Document> = { ...rule.where, [rule.field]: { $lt: new Date(now - rule.keepMs) } };
@@ -29,6 +33,11 @@ export async function applyRetention(db: Db, rules: readonly RetentionRule[], no
  * it is one mechanism for every collection whatever the engine (the local engines apply no TTL), it can
  * keep documents a TTL index could not tell apart (a delivery still pending), and it runs in the sweeper role.
  */
-export function retentionSweep(db: Db, rules: readonly RetentionRule[], intervalMs: number, onError: (err: unknown) => void): PeriodicTask {
+export function retentionSweep(
+  db: Db,
+  rules: readonly RetentionRule[],
+  intervalMs: number,
+  onError: (err: unknown) => void,
+): PeriodicTask {
   return new PeriodicTask(() => applyRetention(db, rules), intervalMs, onError);
 }

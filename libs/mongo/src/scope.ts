@@ -1,6 +1,14 @@
 import type { Mode, Scope } from '@checkout/contracts';
 import { DependencyUnavailableError } from '@checkout/errors';
-import type { Collection, Document, Filter, FindOptions, OptionalUnlessRequiredId, UpdateFilter, WithId } from 'mongodb';
+import type {
+  Collection,
+  Document,
+  Filter,
+  FindOptions,
+  OptionalUnlessRequiredId,
+  UpdateFilter,
+  WithId,
+} from 'mongodb';
 import { isDuplicateKeyError } from './errors';
 
 // The tenant types are libs/contracts' (one declaration for every service); re-exported for the stores.
@@ -51,7 +59,11 @@ export class ScopedCollection<T extends ScopedDocument> {
   }
 
   async insertOne(doc: Omit<T, 'organizationId' | 'mode'>): Promise<void> {
-    await this.collection.insertOne({ ...doc, organizationId: this.scope.organizationId, mode: this.scope.mode } as OptionalUnlessRequiredId<T>);
+    await this.collection.insertOne({
+      ...doc,
+      organizationId: this.scope.organizationId,
+      mode: this.scope.mode,
+    } as OptionalUnlessRequiredId<T>);
   }
 
   /**
@@ -61,10 +73,16 @@ export class ScopedCollection<T extends ScopedDocument> {
    * `created: false`: the key is held by a document `holder` does not find (another unique key, or the same
    * _id in another organization or mode); what that means is the caller's to say.
    */
-  async insertOnce(doc: Omit<T, 'organizationId' | 'mode'>, holder: Filter<T> = { _id: doc._id } as Filter<T>): Promise<InsertOnceResult<T>> {
+  async insertOnce(
+    doc: Omit<T, 'organizationId' | 'mode'>,
+    holder: Filter<T> = { _id: doc._id } as Filter<T>,
+  ): Promise<InsertOnceResult<T>> {
     try {
       await this.insertOne(doc);
-      return { created: true, doc: { ...doc, organizationId: this.scope.organizationId, mode: this.scope.mode } as unknown as WithId<T> };
+      return {
+        created: true,
+        doc: { ...doc, organizationId: this.scope.organizationId, mode: this.scope.mode } as unknown as WithId<T>,
+      };
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
     }
@@ -89,7 +107,13 @@ export class ScopedCollection<T extends ScopedDocument> {
    */
   async replaceIfUnchanged(current: WithId<T>, next: T): Promise<WithId<T> | null> {
     const revision = nextRevision(current.revision);
-    const stored = { ...next, _id: current._id, organizationId: this.scope.organizationId, mode: this.scope.mode, revision } as unknown as WithId<T>;
+    const stored = {
+      ...next,
+      _id: current._id,
+      organizationId: this.scope.organizationId,
+      mode: this.scope.mode,
+      revision,
+    } as unknown as WithId<T>;
     const filter = this.filter({ _id: current._id, revision: current.revision ?? null } as Filter<T>);
     const result = await this.collection.replaceOne(filter, stored as unknown as T);
     return result.matchedCount === 1 ? stored : null;
@@ -100,7 +124,10 @@ export class ScopedCollection<T extends ScopedDocument> {
    * `change` returns the new document, or null to leave it as it is (no write), and may throw a DomainError,
    * which ends the attempt. null when the document does not exist in this scope.
    */
-  async mutate<R>(id: T['_id'], change: (current: WithId<T>) => { next: T | null; result: R }): Promise<{ doc: WithId<T>; result: R } | null> {
+  async mutate<R>(
+    id: T['_id'],
+    change: (current: WithId<T>) => { next: T | null; result: R },
+  ): Promise<{ doc: WithId<T>; result: R } | null> {
     for (let attempt = 1; ; attempt++) {
       const current = await this.findOne({ _id: id } as Filter<T>);
       if (!current) return null;
@@ -109,7 +136,8 @@ export class ScopedCollection<T extends ScopedDocument> {
       const stored = await this.replaceIfUnchanged(current, next);
       if (stored) return { doc: stored, result };
       // Each lost race means another writer succeeded, so this ends; the bound only guards against a bug.
-      if (attempt >= MAX_MUTATE_ATTEMPTS) throw new DependencyUnavailableError(`document ${String(id)}: ${attempt} concurrent writes in a row`);
+      if (attempt >= MAX_MUTATE_ATTEMPTS)
+        throw new DependencyUnavailableError(`document ${String(id)}: ${attempt} concurrent writes in a row`);
     }
   }
 }

@@ -32,7 +32,9 @@ describe('connectMongo on the running engine (issue 25.3)', () => {
   });
 
   it('takes an explicit engine without asking the server', async () => {
-    const explicit = await connectMongo(inject('engines').mongoUrl, `engine_${randomBytes(4).toString('hex')}`, { engine: 'emulator' });
+    const explicit = await connectMongo(inject('engines').mongoUrl, `engine_${randomBytes(4).toString('hex')}`, {
+      engine: 'emulator',
+    });
     try {
       expect(explicit.engine).toBe('emulator');
       expect(explicit.client.options.retryWrites).toBe(false);

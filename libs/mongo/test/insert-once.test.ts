@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type {} from '@checkout/testing';
-import { CommandCounter, connectMongo, scoped, type MongoConnection, type Scope, type ScopedDocument } from '../src/index';
+import {
+  CommandCounter,
+  connectMongo,
+  scoped,
+  type MongoConnection,
+  type Scope,
+  type ScopedDocument,
+} from '../src/index';
 
 // insertOnce() on the real engine: the unique index decides which of several inserts stores its document, and
 // the others get the stored one back (the orders, customers, sessions and idempotency-record stores use it).
@@ -18,8 +25,12 @@ const counter = new CommandCounter();
 let mongo: MongoConnection;
 
 beforeAll(async () => {
-  mongo = await connectMongo(inject('engines').mongoUrl, `insert_once_${randomBytes(4).toString('hex')}`, { commandCounter: counter });
-  await mongo.db.collection('customers').createIndex({ organizationId: 1, mode: 1, email: 1 }, { unique: true, name: 'org_mode_email' });
+  mongo = await connectMongo(inject('engines').mongoUrl, `insert_once_${randomBytes(4).toString('hex')}`, {
+    commandCounter: counter,
+  });
+  await mongo.db
+    .collection('customers')
+    .createIndex({ organizationId: 1, mode: 1, email: 1 }, { unique: true, name: 'org_mode_email' });
 });
 
 afterAll(async () => {
@@ -32,7 +43,9 @@ const uniqueId = (name: string) => `${name}_${randomBytes(6).toString('hex')}`;
 describe('ScopedCollection.insertOnce', () => {
   it('When nothing holds the keys, then the document is stored with its scope in one command', async () => {
     const id = uniqueId('cust');
-    const { result, commands } = await counter.during(() => customers(acme).insertOnce({ _id: id, email: `${id}@example.com`, name: 'Ada' }));
+    const { result, commands } = await counter.during(() =>
+      customers(acme).insertOnce({ _id: id, email: `${id}@example.com`, name: 'Ada' }),
+    );
     expect(result).toEqual({ created: true, doc: { _id: id, email: `${id}@example.com`, name: 'Ada', ...acme } });
     expect(commands).toEqual({ insert: 1 });
     expect(await customers(acme).findOne({ _id: id })).toEqual(result.doc);
@@ -41,7 +54,9 @@ describe('ScopedCollection.insertOnce', () => {
   it('When the _id is taken, then the stored document comes back unchanged, read in one more command', async () => {
     const id = uniqueId('cust');
     await customers(acme).insertOnce({ _id: id, email: `${id}@example.com`, name: 'first' });
-    const { result, commands } = await counter.during(() => customers(acme).insertOnce({ _id: id, email: `${id}@example.com`, name: 'second' }));
+    const { result, commands } = await counter.during(() =>
+      customers(acme).insertOnce({ _id: id, email: `${id}@example.com`, name: 'second' }),
+    );
     expect(result).toEqual({ created: false, doc: { _id: id, email: `${id}@example.com`, name: 'first', ...acme } });
     expect(commands).toEqual({ insert: 1, find: 1 });
   });
@@ -55,7 +70,11 @@ describe('ScopedCollection.insertOnce', () => {
 
   it('When many insert one key at once, then exactly one stores its document and every other gets that one', async () => {
     const email = `${uniqueId('race')}@example.com`;
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => customers(acme).insertOnce({ _id: uniqueId('cust'), email, name: `racer ${i}` }, { email })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        customers(acme).insertOnce({ _id: uniqueId('cust'), email, name: `racer ${i}` }, { email }),
+      ),
+    );
     const winners = results.filter((r) => r.created);
     expect(winners).toHaveLength(1);
     expect(new Set(results.map((r) => r.doc?._id))).toEqual(new Set([winners[0]?.doc._id]));
@@ -65,14 +84,23 @@ describe('ScopedCollection.insertOnce', () => {
   it('When the key is held in another organization, then nothing of it is returned (doc null)', async () => {
     const id = uniqueId('cust');
     await customers(other).insertOnce({ _id: id, email: `${id}@example.com`, name: 'theirs' });
-    expect(await customers(acme).insertOnce({ _id: id, email: `${id}@example.com`, name: 'mine' })).toEqual({ created: false, doc: null });
+    expect(await customers(acme).insertOnce({ _id: id, email: `${id}@example.com`, name: 'mine' })).toEqual({
+      created: false,
+      doc: null,
+    });
   });
 
   it('When the insert fails for another reason than a duplicate key, then that error reaches the caller', async () => {
     const closed = await connectMongo(inject('engines').mongoUrl, mongo.db.databaseName);
     await closed.close();
     const id = uniqueId('cust');
-    await expect(scoped(closed.db.collection<Customer>('customers'), acme).insertOnce({ _id: id, email: `${id}@example.com`, name: 'n' })).rejects.toThrow();
+    await expect(
+      scoped(closed.db.collection<Customer>('customers'), acme).insertOnce({
+        _id: id,
+        email: `${id}@example.com`,
+        name: 'n',
+      }),
+    ).rejects.toThrow();
     expect(await customers(acme).findOne({ _id: id })).toBeNull();
   });
 });

@@ -25,12 +25,17 @@ const watchdogWarnings: string[] = [];
 beforeAll(async () => {
   runDir = await mkdtemp(join(tmpdir(), 'checkout-monitor-recovery-'));
   engine = await startLocalMongoJavaServer({ dir: await provisionMongoJavaServer(), runDir, deadlineMs: 90_000 });
-  mongo = await connectMongo(engine.url, 'monitor_recovery', { appName: 'orders', logger: { warn: (_details, message) => watchdogWarnings.push(message) } });
+  mongo = await connectMongo(engine.url, 'monitor_recovery', {
+    appName: 'orders',
+    logger: { warn: (_details, message) => watchdogWarnings.push(message) },
+  });
 }, 180_000);
 
 afterAll(async () => {
   // How often the wedge happened in this run (it varies with timing): evidence in the output, not an assertion.
-  process.stderr.write(`monitor-recovery: ${watchdogWarnings.filter((m) => m.includes('stalled')).length} stalled monitor(s) in ${RESTARTS} restarts\n`);
+  process.stderr.write(
+    `monitor-recovery: ${watchdogWarnings.filter((m) => m.includes('stalled')).length} stalled monitor(s) in ${RESTARTS} restarts\n`,
+  );
   await mongo?.close();
   await engine?.stop();
   if (runDir) await rm(runDir, { recursive: true, force: true });
@@ -62,7 +67,10 @@ describe('A database restart under load (D7)', () => {
       try {
         for (let restart = 0; restart < RESTARTS; restart++) {
           const before = succeeded;
-          await eventually(() => succeeded >= before + 100, { deadlineMs: 30_000, description: `load running before restart ${restart}` });
+          await eventually(() => succeeded >= before + 100, {
+            deadlineMs: 30_000,
+            description: `load running before restart ${restart}`,
+          });
           await engine.stop();
           await engine.start();
           const readyAt = Date.now();

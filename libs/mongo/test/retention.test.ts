@@ -43,6 +43,9 @@ describe('Retention sweep (issue 11)', () => {
 
     expect(deleted).toEqual({ processed_events_test: 1, deliveries: 1 });
     expect((await processed.find().toArray()).map((d) => d._id)).toEqual(['evt_recent']);
-    expect((await deliveries.find().sort({ _id: 1 }).toArray()).map((d) => d._id)).toEqual(['dlv_old_pending', 'dlv_recent']);
+    expect((await deliveries.find().sort({ _id: 1 }).toArray()).map((d) => d._id)).toEqual([
+      'dlv_old_pending',
+      'dlv_recent',
+    ]);
   });
 });

@@ -2,7 +2,14 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signatureHeaders } from '@checkout/contracts';
-import { Checkout, CheckoutApiError, CheckoutConnectionError, WebhookVerificationError, isCheckoutApiError, webhooks } from './index';
+import {
+  Checkout,
+  CheckoutApiError,
+  CheckoutConnectionError,
+  WebhookVerificationError,
+  isCheckoutApiError,
+  webhooks,
+} from './index';
 
 // The client against a scripted local HTTP server: no engines, only what the SDK does with answers.
 
@@ -26,7 +33,12 @@ async function scripted(answers: Answer[] | ((seen: Seen) => Answer)): Promise<{
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
+      const request = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+      };
       seen.push(request);
       const answer = typeof answers === 'function' ? answers(request) : (answers[seen.length - 1] ?? { status: 500 });
       if (answer === 'drop') return req.socket.destroy();
@@ -39,11 +51,20 @@ async function scripted(answers: Answer[] | ((seen: Seen) => Answer)): Promise<{
 }
 
 const order = (id: string) => ({ id, status: 'open' });
-const client = (baseUrl: string, maxRetries = 2) => new Checkout('sk_test_abc', { baseUrl, maxRetries, retryDelayMs: 1, maxRetryDelayMs: 5 });
+const client = (baseUrl: string, maxRetries = 2) =>
+  new Checkout('sk_test_abc', { baseUrl, maxRetries, retryDelayMs: 1, maxRetryDelayMs: 5 });
 
 describe('Checkout SDK requests', () => {
   it('When a POST meets a 503 and then a dropped connection, then it retries with one Idempotency-Key and returns the result (D42)', async () => {
-    const { baseUrl, seen } = await scripted([{ status: 503, body: { code: 'SERVICE_UNAVAILABLE', message: 'later', requestId: 'r1' }, headers: { 'retry-after': '0' } }, 'drop', { status: 201, body: { order: order('ord_test_1') } }]);
+    const { baseUrl, seen } = await scripted([
+      {
+        status: 503,
+        body: { code: 'SERVICE_UNAVAILABLE', message: 'later', requestId: 'r1' },
+        headers: { 'retry-after': '0' },
+      },
+      'drop',
+      { status: 201, body: { order: order('ord_test_1') } },
+    ]);
     const created = await client(baseUrl).orders.create({ items: [{ name: 'A', quantity: 1, unitPrice: 1 }] });
     expect(created.id).toBe('ord_test_1');
     expect(seen).toHaveLength(3);
@@ -55,29 +76,62 @@ describe('Checkout SDK requests', () => {
 
   it('When the caller gives an Idempotency-Key, then that key is sent', async () => {
     const { baseUrl, seen } = await scripted([{ status: 201, body: { session: { id: 'cs_test_1' } } }]);
-    await client(baseUrl).checkoutSessions.create({ items: [{ name: 'A', quantity: 1, unitPrice: 1 }] }, { idempotencyKey: 'mine-1' });
+    await client(baseUrl).checkoutSessions.create(
+      { items: [{ name: 'A', quantity: 1, unitPrice: 1 }] },
+      { idempotencyKey: 'mine-1' },
+    );
     expect(seen[0]?.headers['idempotency-key']).toBe('mine-1');
   });
 
   it('When the first request with the key is still running (409 IN_USE), then the POST is retried', async () => {
-    const { baseUrl, seen } = await scripted([{ status: 409, body: { code: 'IDEMPOTENCY_KEY_IN_USE', message: 'busy', requestId: 'r' }, headers: { 'retry-after': '0' } }, { status: 200, body: { session: { id: 'cs_test_2' } } }]);
+    const { baseUrl, seen } = await scripted([
+      {
+        status: 409,
+        body: { code: 'IDEMPOTENCY_KEY_IN_USE', message: 'busy', requestId: 'r' },
+        headers: { 'retry-after': '0' },
+      },
+      { status: 200, body: { session: { id: 'cs_test_2' } } },
+    ]);
     const session = await client(baseUrl).testHelpers.checkoutSessions.pay('cs_test_2');
     expect(session.id).toBe('cs_test_2');
     expect(seen).toHaveLength(2);
   });
 
   it('When the API answers a 4xx, then a typed error carries code, details and requestId, and nothing is retried', async () => {
-    const { baseUrl, seen } = await scripted([{ status: 400, body: { code: 'ORDER_CREATE_FAILED', message: 'bad', details: [{ path: 'items', message: 'required' }], requestId: 'req_9' } }]);
-    const error = await client(baseUrl).orders.create({ items: [] }).catch((err: unknown) => err);
+    const { baseUrl, seen } = await scripted([
+      {
+        status: 400,
+        body: {
+          code: 'ORDER_CREATE_FAILED',
+          message: 'bad',
+          details: [{ path: 'items', message: 'required' }],
+          requestId: 'req_9',
+        },
+      },
+    ]);
+    const error = await client(baseUrl)
+      .orders.create({ items: [] })
+      .catch((err: unknown) => err);
     expect(error).toBeInstanceOf(CheckoutApiError);
     expect(isCheckoutApiError(error, 'ORDER_CREATE_FAILED')).toBe(true);
-    expect(error).toMatchObject({ status: 400, code: 'ORDER_CREATE_FAILED', details: [{ path: 'items', message: 'required' }], requestId: 'req_9' });
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'ORDER_CREATE_FAILED',
+      details: [{ path: 'items', message: 'required' }],
+      requestId: 'req_9',
+    });
     expect(seen).toHaveLength(1);
   });
 
   it('When 429s outlast the retries, then the last error is thrown after 1 + maxRetries attempts', async () => {
-    const { baseUrl, seen } = await scripted(() => ({ status: 429, body: { code: 'RATE_LIMITED', message: 'slow', requestId: 'r' }, headers: { 'retry-after': '0' } }));
-    const error = await client(baseUrl, 3).orders.retrieve('ord_test_1').catch((err: unknown) => err);
+    const { baseUrl, seen } = await scripted(() => ({
+      status: 429,
+      body: { code: 'RATE_LIMITED', message: 'slow', requestId: 'r' },
+      headers: { 'retry-after': '0' },
+    }));
+    const error = await client(baseUrl, 3)
+      .orders.retrieve('ord_test_1')
+      .catch((err: unknown) => err);
     expect(isCheckoutApiError(error, 'RATE_LIMITED')).toBe(true);
     expect(seen).toHaveLength(4);
   });
@@ -89,14 +143,26 @@ describe('Checkout SDK requests', () => {
 
   it('When a list is iterated, then every page is fetched in turn and an item shifted onto the next page is yielded once', async () => {
     const pages: Record<string, unknown> = {
-      '1': { orders: [order('ord_test_c'), order('ord_test_b')], pagination: { page: 1, limit: 2, total: 4, hasMore: true } },
-      '2': { orders: [order('ord_test_b'), order('ord_test_a')], pagination: { page: 2, limit: 2, total: 4, hasMore: false } },
+      '1': {
+        orders: [order('ord_test_c'), order('ord_test_b')],
+        pagination: { page: 1, limit: 2, total: 4, hasMore: true },
+      },
+      '2': {
+        orders: [order('ord_test_b'), order('ord_test_a')],
+        pagination: { page: 2, limit: 2, total: 4, hasMore: false },
+      },
     };
-    const { baseUrl, seen } = await scripted((s) => ({ status: 200, body: pages[new URL(s.url, 'http://x').searchParams.get('page') ?? ''] }));
+    const { baseUrl, seen } = await scripted((s) => ({
+      status: 200,
+      body: pages[new URL(s.url, 'http://x').searchParams.get('page') ?? ''],
+    }));
     const ids: string[] = [];
     for await (const o of client(baseUrl).orders.list({ status: 'open', limit: 2 })) ids.push(o.id);
     expect(ids).toEqual(['ord_test_c', 'ord_test_b', 'ord_test_a']);
-    expect(seen.map((s) => s.url)).toEqual(['/v0/orders?status=open&limit=2&page=1', '/v0/orders?status=open&limit=2&page=2']);
+    expect(seen.map((s) => s.url)).toEqual([
+      '/v0/orders?status=open&limit=2&page=1',
+      '/v0/orders?status=open&limit=2&page=2',
+    ]);
     const first = await client(baseUrl).orders.list({ limit: 2 });
     expect(first.pagination.hasMore).toBe(true);
   });
@@ -118,7 +184,9 @@ describe('webhooks.verify (D35)', () => {
   });
 
   it('When the body was altered or the secret is another, then verification fails', () => {
-    expect(() => webhooks.verify(body.replace('evt_test_1', 'evt_test_2'), headers, secret, { now })).toThrow(WebhookVerificationError);
+    expect(() => webhooks.verify(body.replace('evt_test_1', 'evt_test_2'), headers, secret, { now })).toThrow(
+      WebhookVerificationError,
+    );
     expect(() => webhooks.verify(body, headers, 'whsec_b3RoZXI=', { now })).toThrow(/invalid signature/);
   });
 });

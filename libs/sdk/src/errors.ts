@@ -19,7 +19,14 @@ export class CheckoutApiError extends CheckoutError {
   /** Seconds the server asked to wait (429, 503, 409 IDEMPOTENCY_KEY_IN_USE). */
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(input: { status: number; code: ApiErrorCode; message: string; details?: ErrorDetail[]; requestId?: string | undefined; retryAfterSeconds?: number | undefined }) {
+  constructor(input: {
+    status: number;
+    code: ApiErrorCode;
+    message: string;
+    details?: ErrorDetail[];
+    requestId?: string | undefined;
+    retryAfterSeconds?: number | undefined;
+  }) {
     super(input.message);
     this.status = input.status;
     this.code = input.code;

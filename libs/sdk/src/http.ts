@@ -38,7 +38,8 @@ export class HttpClient {
     private readonly apiKey: string,
     options: CheckoutOptions,
   ) {
-    if (!/^sk_(test|live)_/.test(apiKey)) throw new TypeError('The API key must be a secret key: sk_test_... or sk_live_...');
+    if (!/^sk_(test|live)_/.test(apiKey))
+      throw new TypeError('The API key must be a secret key: sk_test_... or sk_live_...');
     this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
     this.maxRetries = options.maxRetries ?? 2;
     this.timeoutMs = options.timeoutMs ?? 30_000;
@@ -51,7 +52,11 @@ export class HttpClient {
    * One API call with retries. A POST always carries an Idempotency-Key, the same on every retry, so a retry
    * after a lost answer returns the first result instead of creating twice (D42).
    */
-  async request<T>(method: 'GET' | 'POST' | 'PATCH', path: string, input: { body?: unknown; query?: Query; options?: RequestOptions } = {}): Promise<T> {
+  async request<T>(
+    method: 'GET' | 'POST' | 'PATCH',
+    path: string,
+    input: { body?: unknown; query?: Query; options?: RequestOptions } = {},
+  ): Promise<T> {
     const url = new URL(`${this.baseUrl}${path}`);
     for (const [name, value] of Object.entries(input.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
@@ -64,13 +69,21 @@ export class HttpClient {
     for (let attempt = 0; ; attempt += 1) {
       let response: Response;
       try {
-        response = await this.fetchImpl(url, { method, headers, ...(body !== undefined && { body }), signal: AbortSignal.timeout(this.timeoutMs) });
+        response = await this.fetchImpl(url, {
+          method,
+          headers,
+          ...(body !== undefined && { body }),
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
       } catch (err) {
         if (attempt < this.maxRetries) {
           await this.pause(attempt, undefined);
           continue;
         }
-        throw new CheckoutConnectionError(`${method} ${url.pathname} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        throw new CheckoutConnectionError(
+          `${method} ${url.pathname} failed: ${err instanceof Error ? err.message : String(err)}`,
+          { cause: err },
+        );
       }
       const text = await response.text();
       const parsed = parseJson(text);
@@ -107,14 +120,21 @@ function parseJson(text: string): unknown {
 }
 
 function apiError(response: Response, body: unknown, text: string): CheckoutApiError {
-  const envelope = (typeof body === 'object' && body !== null ? body : {}) as { code?: unknown; message?: unknown; details?: unknown; requestId?: unknown };
+  const envelope = (typeof body === 'object' && body !== null ? body : {}) as {
+    code?: unknown;
+    message?: unknown;
+    details?: unknown;
+    requestId?: unknown;
+  };
   const retryAfter = Number(response.headers.get('retry-after'));
   return new CheckoutApiError({
     status: response.status,
     code: typeof envelope.code === 'string' ? envelope.code : `HTTP_${response.status}`,
     message: typeof envelope.message === 'string' ? envelope.message : text.slice(0, 200) || `HTTP ${response.status}`,
     details: Array.isArray(envelope.details) ? (envelope.details as ErrorDetail[]) : [],
-    requestId: typeof envelope.requestId === 'string' ? envelope.requestId : (response.headers.get('x-request-id') ?? undefined),
-    retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 && response.headers.has('retry-after') ? retryAfter : undefined,
+    requestId:
+      typeof envelope.requestId === 'string' ? envelope.requestId : (response.headers.get('x-request-id') ?? undefined),
+    retryAfterSeconds:
+      Number.isFinite(retryAfter) && retryAfter >= 0 && response.headers.has('retry-after') ? retryAfter : undefined,
   });
 }

@@ -31,6 +31,13 @@ export class Checkout {
 
 export type { CheckoutOptions, RequestOptions } from './http';
 export { ListResult } from './pagination';
-export { CheckoutApiError, CheckoutConnectionError, CheckoutError, WebhookVerificationError, isCheckoutApiError, type ApiErrorCode } from './errors';
+export {
+  CheckoutApiError,
+  CheckoutConnectionError,
+  CheckoutError,
+  WebhookVerificationError,
+  isCheckoutApiError,
+  type ApiErrorCode,
+} from './errors';
 export { webhooks, type HeadersLike, type Webhooks } from './webhooks';
 export type * from './types';

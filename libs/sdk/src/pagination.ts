@@ -5,14 +5,19 @@ import type { Pagination } from '@checkout/contracts';
  * numbered and newest first, so an item created while iterating can shift older ones onto the next page;
  * items already yielded are skipped rather than yielded twice.
  */
-export class ListResult<Item extends { id: string }, Page extends { pagination: Pagination }> implements PromiseLike<Page>, AsyncIterable<Item> {
+export class ListResult<Item extends { id: string }, Page extends { pagination: Pagination }>
+  implements PromiseLike<Page>, AsyncIterable<Item>
+{
   constructor(
     private readonly fetchPage: (page: number) => Promise<Page>,
     private readonly itemsOf: (page: Page) => Item[],
     private readonly firstPage: number,
   ) {}
 
-  then<A = Page, B = never>(onFulfilled?: ((page: Page) => A | PromiseLike<A>) | null, onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {
+  then<A = Page, B = never>(
+    onFulfilled?: ((page: Page) => A | PromiseLike<A>) | null,
+    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): PromiseLike<A | B> {
     return this.fetchPage(this.firstPage).then(onFulfilled, onRejected);
   }
 

@@ -16,7 +16,12 @@ export const webhooks = {
    * Checks a signed delivery (D35, Standard Webhooks) and returns its event. `body` must be the raw request
    * body exactly as received, before any JSON parsing. Throws WebhookVerificationError otherwise.
    */
-  verify(body: string | Uint8Array, headers: HeadersLike, secret: string, options: { toleranceSeconds?: number; now?: Date } = {}): WebhookEvent {
+  verify(
+    body: string | Uint8Array,
+    headers: HeadersLike,
+    secret: string,
+    options: { toleranceSeconds?: number; now?: Date } = {},
+  ): WebhookEvent {
     const raw = typeof body === 'string' ? body : new TextDecoder().decode(body);
     const check = checkWebhookSignature({
       secret,

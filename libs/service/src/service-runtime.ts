@@ -3,8 +3,22 @@ import type { Registry } from 'prom-client';
 import type { Collection, Document } from 'mongodb';
 import { httpTimeouts, kafkaConnection } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
-import { createBaseApp, drainBeforeStop, listen, type BaseAppOptions, type HttpMetrics, type ReadinessCheck, type RunningServer } from '@checkout/http';
-import { connectMongo, ensureIndexes, type CommandCounter, type IndexDefinition, type MongoConnection } from '@checkout/mongo';
+import {
+  createBaseApp,
+  drainBeforeStop,
+  listen,
+  type BaseAppOptions,
+  type HttpMetrics,
+  type ReadinessCheck,
+  type RunningServer,
+} from '@checkout/http';
+import {
+  connectMongo,
+  ensureIndexes,
+  type CommandCounter,
+  type IndexDefinition,
+  type MongoConnection,
+} from '@checkout/mongo';
 import {
   OutboxRelay,
   createEventProducer,
@@ -99,7 +113,11 @@ export class ServiceRuntime<C extends RuntimeConfig> {
   /** Connects, creates the indexes (each declared with its query in the service's store/indexes.ts), is checked by /readyz. */
   async connectMongo(indexes: readonly IndexDefinition[]): Promise<MongoConnection> {
     const { config, service, logger, commandCounter } = this.options;
-    const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: service, logger, commandCounter });
+    const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, {
+      appName: service,
+      logger,
+      commandCounter,
+    });
     this.onStop('mongodb', () => mongo.close());
     this.readiness.push({ name: 'mongodb', check: () => mongo.ping() });
     await ensureIndexes(mongo.db, indexes);
@@ -127,12 +145,27 @@ export class ServiceRuntime<C extends RuntimeConfig> {
    * libs/http's base app (request id, error mapping, metrics, /healthz /readyz /metrics), whose /readyz checks
    * what this runtime connected, before and after this call, and answers 503 once the service stops.
    */
-  httpApp(options: Pick<BaseAppOptions, 'registry' | 'metrics' | 'exposure'> = {}): { app: Koa; registry: Registry; metrics: HttpMetrics } {
-    return createBaseApp({ ...options, service: this.options.service, logger: this.options.logger, readiness: this.readiness, isShuttingDown: () => this.shuttingDown });
+  httpApp(options: Pick<BaseAppOptions, 'registry' | 'metrics' | 'exposure'> = {}): {
+    app: Koa;
+    registry: Registry;
+    metrics: HttpMetrics;
+  } {
+    return createBaseApp({
+      ...options,
+      service: this.options.service,
+      logger: this.options.logger,
+      readiness: this.readiness,
+      isShuttingDown: () => this.shuttingDown,
+    });
   }
 
   /** The relay of a collection with an outbox (docs/engineering.md, Outbox), its metrics on `registry`; stopped with the service, started by the caller's sweepers role. */
-  outboxRelay<D extends Document & OutboxFields & { _id: string }>(options: { collection: Collection<D>; producer: EventProducer; registry: Registry; sweepIntervalMs: number }): OutboxRelay<D> {
+  outboxRelay<D extends Document & OutboxFields & { _id: string }>(options: {
+    collection: Collection<D>;
+    producer: EventProducer;
+    registry: Registry;
+    sweepIntervalMs: number;
+  }): OutboxRelay<D> {
     const relay = new OutboxRelay<D>({
       collection: options.collection,
       producer: options.producer,

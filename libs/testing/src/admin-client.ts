@@ -16,7 +16,10 @@ export class AdminClient {
   async call<T = Record<string, unknown>>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown): Promise<T> {
     const response = await request(`${this.gatewayUrl}/admin${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.adminToken}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${this.adminToken}`,
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.body.text();
@@ -31,14 +34,21 @@ export class AdminClient {
   }
 
   async createKey(organizationId: string, mode: 'test' | 'live'): Promise<{ id: string; secret: string }> {
-    const { key } = await this.call<{ key: { id: string; secret: string } }>('POST', `/organizations/${organizationId}/keys`, { mode });
+    const { key } = await this.call<{ key: { id: string; secret: string } }>(
+      'POST',
+      `/organizations/${organizationId}/keys`,
+      { mode },
+    );
     return key;
   }
 
   /** An organization with one test and one live key. */
   async createOrganizationWithKeys(name: string): Promise<DemoOrganization> {
     const organizationId = await this.createOrganization(name);
-    const [test, live] = await Promise.all([this.createKey(organizationId, 'test'), this.createKey(organizationId, 'live')]);
+    const [test, live] = await Promise.all([
+      this.createKey(organizationId, 'test'),
+      this.createKey(organizationId, 'live'),
+    ]);
     return { organizationId, testKey: test.secret, liveKey: live.secret };
   }
 }

@@ -11,7 +11,13 @@ export interface KafkaControl {
 }
 
 /** Each action the endpoint takes (`POST /kafka/<action>`) and the KafkaControl method that carries it out. */
-const METHODS = { restart: 'restartKafka', stop: 'stopKafka', start: 'startKafka', pause: 'pauseKafka', resume: 'resumeKafka' } as const satisfies Record<string, keyof KafkaControl>;
+const METHODS = {
+  restart: 'restartKafka',
+  stop: 'stopKafka',
+  start: 'startKafka',
+  pause: 'pauseKafka',
+  resume: 'resumeKafka',
+} as const satisfies Record<string, keyof KafkaControl>;
 type Action = keyof typeof METHODS;
 const isAction = (value: string | undefined): value is Action => value !== undefined && Object.hasOwn(METHODS, value);
 
@@ -30,7 +36,8 @@ export async function serveEngineControl(engines: KafkaControl): Promise<{ url: 
     const run = engines[METHODS[action]]();
     run.then(
       () => res.writeHead(204).end(),
-      (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(err instanceof Error ? err.message : String(err)),
+      (err: unknown) =>
+        res.writeHead(500, { 'content-type': 'text/plain' }).end(err instanceof Error ? err.message : String(err)),
     );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -42,9 +49,19 @@ export async function serveEngineControl(engines: KafkaControl): Promise<{ url: 
 export function kafkaControl(controlUrl = process.env.ENGINES_CONTROL_URL): KafkaControl {
   const call = async (action: Action) => {
     if (!controlUrl) throw new Error('ENGINES_CONTROL_URL is not set: the broker cannot be controlled from this test');
-    const response = await request(`${controlUrl}/kafka/${action}`, { method: 'POST', headersTimeout: 180_000, bodyTimeout: 180_000 });
+    const response = await request(`${controlUrl}/kafka/${action}`, {
+      method: 'POST',
+      headersTimeout: 180_000,
+      bodyTimeout: 180_000,
+    });
     const text = await response.body.text();
     if (response.statusCode !== 204) throw new Error(`kafka ${action} failed: ${text}`);
   };
-  return { restartKafka: () => call('restart'), stopKafka: () => call('stop'), startKafka: () => call('start'), pauseKafka: () => call('pause'), resumeKafka: () => call('resume') };
+  return {
+    restartKafka: () => call('restart'),
+    stopKafka: () => call('stop'),
+    startKafka: () => call('start'),
+    pauseKafka: () => call('pause'),
+    resumeKafka: () => call('resume'),
+  };
 }

@@ -9,5 +9,8 @@ export function eventually<T>(
   probe: () => Promise<T | undefined | false> | T | undefined | false,
   options: { deadlineMs?: number; intervalMs?: number; description?: string } = {},
 ): Promise<T> {
-  return waitFor(options.description ?? 'condition', probe, { deadlineMs: options.deadlineMs ?? 10_000, intervalMs: options.intervalMs ?? 25 });
+  return waitFor(options.description ?? 'condition', probe, {
+    deadlineMs: options.deadlineMs ?? 10_000,
+    intervalMs: options.intervalMs ?? 25,
+  });
 }

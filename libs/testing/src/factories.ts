@@ -44,7 +44,9 @@ export function buildSessionEvent(overrides: SessionEventOverrides = {}): Sessio
       status: completed ? 'completed' : 'open',
       paymentStatus: completed ? 'paid' : 'unpaid',
       amounts: { subtotal: 3097, tax: 0, discount: 0, tip: 0, total: 3097, paid: completed ? 3097 : 0 },
-      items: [{ id: newLineId('item'), name: 'Widget', quantity: 1, unitPrice: 3097, totalPrice: 3097, itemType: 'product' }],
+      items: [
+        { id: newLineId('item'), name: 'Widget', quantity: 1, unitPrice: 3097, totalPrice: 3097, itemType: 'product' },
+      ],
       taxes: [],
       discounts: [],
       metadata: { 'a.b': 'c' },

@@ -28,7 +28,11 @@ export async function setup(project: TestProject): Promise<(() => Promise<void>)
   process.env.MONGODB_URL = engines.mongoUrl;
   process.env.ENGINES_DESCRIPTION = engines.description;
   process.env.ENGINES_CONTROL_URL = control.url;
-  project.provide('engines', { kafkaBrokers: engines.kafkaBrokers, mongoUrl: engines.mongoUrl, description: engines.description });
+  project.provide('engines', {
+    kafkaBrokers: engines.kafkaBrokers,
+    mongoUrl: engines.mongoUrl,
+    description: engines.description,
+  });
   process.stderr.write(`engines: ${engines.description}\n`);
 
   return async () => {

@@ -26,8 +26,12 @@ describe('valueInExposition', () => {
   });
 
   it('When the family is declared without a matching sample, then it reads 0; when it is not declared, then it is an error', () => {
-    expect(valueInExposition(TEXT, 'webhook_attempts_deferred_total', { reason: 'signing_secret_unavailable' })).toBe(0);
+    expect(valueInExposition(TEXT, 'webhook_attempts_deferred_total', { reason: 'signing_secret_unavailable' })).toBe(
+      0,
+    );
     expect(valueInExposition(TEXT, 'webhook_deliveries_total', { outcome: 'unknown' })).toBe(0);
-    expect(() => valueInExposition(TEXT, 'webhook_delivery_total')).toThrow(/declares no metric webhook_delivery_total/);
+    expect(() => valueInExposition(TEXT, 'webhook_delivery_total')).toThrow(
+      /declares no metric webhook_delivery_total/,
+    );
   });
 });

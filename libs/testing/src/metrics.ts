@@ -13,7 +13,12 @@ export async function metricValue(baseUrl: string, name: string, labels: Record<
   return valueInExposition(text, name, labels, baseUrl);
 }
 
-export function valueInExposition(text: string, name: string, labels: Record<string, string> = {}, source = 'the exposition'): number {
+export function valueInExposition(
+  text: string,
+  name: string,
+  labels: Record<string, string> = {},
+  source = 'the exposition',
+): number {
   if (!new RegExp(`^# TYPE ${name} `, 'm').test(text)) throw new Error(`${source} declares no metric ${name}`);
   let sum = 0;
   for (const line of text.split('\n')) {

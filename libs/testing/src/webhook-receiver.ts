@@ -21,7 +21,12 @@ export const ANSWER = {
   redirect: (location: string): ReceiverBehaviour => ({ kind: 'redirect', location, status: 302 }),
   slow: (delayMs: number, status = 200): ReceiverBehaviour => ({ kind: 'slow', delayMs, status }),
   flapping: (failures: number, status = 503): ReceiverBehaviour => ({ kind: 'flapping', failures, status }),
-  throttled: (retryAfter: string, status: 429 | 503 = 429): ReceiverBehaviour => ({ kind: 'status', status, body: 'slow down', headers: { 'retry-after': retryAfter } }),
+  throttled: (retryAfter: string, status: 429 | 503 = 429): ReceiverBehaviour => ({
+    kind: 'status',
+    status,
+    body: 'slow down',
+    headers: { 'retry-after': retryAfter },
+  }),
 } as const satisfies Record<string, ReceiverBehaviour | ((...args: never[]) => ReceiverBehaviour)>;
 
 export interface ReceivedRequest {
@@ -75,7 +80,12 @@ async function record(ctx: Koa.Context, state: ReceiverState): Promise<ReceivedR
   return request;
 }
 
-async function behave(ctx: Koa.Context, request: ReceivedRequest, behaviour: ReceiverBehaviour, state: ReceiverState): Promise<void> {
+async function behave(
+  ctx: Koa.Context,
+  request: ReceivedRequest,
+  behaviour: ReceiverBehaviour,
+  state: ReceiverState,
+): Promise<void> {
   switch (behaviour.kind) {
     case 'status':
       ctx.status = behaviour.status;
@@ -114,7 +124,10 @@ async function behave(ctx: Koa.Context, request: ReceivedRequest, behaviour: Rec
   }
 }
 
-function nextDelivery(state: ReceiverState, { timeoutMs = 10_000, path }: { timeoutMs?: number; path?: string } = {}): Promise<ReceivedRequest> {
+function nextDelivery(
+  state: ReceiverState,
+  { timeoutMs = 10_000, path }: { timeoutMs?: number; path?: string } = {},
+): Promise<ReceivedRequest> {
   const { received, consumed, waiters } = state;
   return new Promise<ReceivedRequest>((resolve, reject) => {
     const take = () => received.find((r) => !consumed.has(r) && (path === undefined || r.path === path));
@@ -133,7 +146,11 @@ function nextDelivery(state: ReceiverState, { timeoutMs = 10_000, path }: { time
     };
     const timer = setTimeout(() => {
       cleanup();
-      reject(new Error(`no webhook delivery${path ? ` to ${path}` : ''} within ${timeoutMs} ms (received ${received.length} in total)`));
+      reject(
+        new Error(
+          `no webhook delivery${path ? ` to ${path}` : ''} within ${timeoutMs} ms (received ${received.length} in total)`,
+        ),
+      );
     }, timeoutMs);
     const cleanup = () => {
       clearTimeout(timer);
@@ -158,7 +175,14 @@ async function listen(app: Koa, host: string): Promise<Server> {
 
 export async function startWebhookReceiver(options: { host?: string } = {}): Promise<WebhookReceiver> {
   const host = options.host ?? '127.0.0.1';
-  const state: ReceiverState = { received: [], behaviours: new Map(), consumed: new Set(), waiters: new Set(), hanging: new Set(), attemptsPerDelivery: new Map() };
+  const state: ReceiverState = {
+    received: [],
+    behaviours: new Map(),
+    consumed: new Set(),
+    waiters: new Set(),
+    hanging: new Set(),
+    attemptsPerDelivery: new Map(),
+  };
   let closed = false;
 
   const app = new Koa();

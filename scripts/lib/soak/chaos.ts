@@ -42,7 +42,8 @@ export const RECOVERY_DEADLINE_MS = 60_000;
  */
 export function planChaos(durationMs: number, periodMs = 20_000): PlannedAction[] {
   const plan: PlannedAction[] = [];
-  for (let at = periodMs / 2; at <= durationMs - 5_000; at += periodMs) plan.push({ atMs: at, action: { kind: 'kill-service' } });
+  for (let at = periodMs / 2; at <= durationMs - 5_000; at += periodMs)
+    plan.push({ atMs: at, action: { kind: 'kill-service' } });
   plan.push({ atMs: Math.round(durationMs * 0.4), action: { kind: 'restart-broker' } });
   plan.push({ atMs: Math.round(durationMs * 0.75), action: { kind: 'restart-database' } });
   return plan.sort((a, b) => a.atMs - b.atMs);
@@ -116,7 +117,11 @@ export async function runChaos(options: ChaosOptions): Promise<OutageWindow[]> {
       await node.kill();
       options.cluster.onKill({ what, at: start, held: 0 });
       await node.start();
-      await eventually(async () => (await cluster.underReplicatedPartitions()) === 0, { deadlineMs: 90_000, intervalMs: 500, description: `every ISR whole after ${what}` }).catch(() => {
+      await eventually(async () => (await cluster.underReplicatedPartitions()) === 0, {
+        deadlineMs: 90_000,
+        intervalMs: 500,
+        description: `every ISR whole after ${what}`,
+      }).catch(() => {
         log(`chaos: ${what}: ISR not whole within 90 s`);
       });
     } else if (action.kind === 'restart-broker') {
@@ -142,7 +147,8 @@ export async function runChaos(options: ChaosOptions): Promise<OutageWindow[]> {
     });
     const readyAt = Date.now();
     // In a cluster only the database (one instance) is an outage; a replica's or a broker's SIGKILL is not.
-    if (!options.cluster || action.kind === 'restart-database' || !recovered) windows.push({ what, start, readyAt, end: readyAt + OUTAGE_GRACE_MS, recovered });
+    if (!options.cluster || action.kind === 'restart-database' || !recovered)
+      windows.push({ what, start, readyAt, end: readyAt + OUTAGE_GRACE_MS, recovered });
     if (!recovered) break;
     log(`chaos: ${what}: ready again after ${((readyAt - start) / 1000).toFixed(1)} s`);
   }

@@ -26,11 +26,21 @@ export const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  */
 export class RecordingClient {
   readonly records: RequestRecord[] = [];
-  private readonly agent = new Agent({ connections: 64, headersTimeout: 25_000, bodyTimeout: 25_000, connectTimeout: 5_000 });
+  private readonly agent = new Agent({
+    connections: 64,
+    headersTimeout: 25_000,
+    bodyTimeout: 25_000,
+    connectTimeout: 5_000,
+  });
 
   constructor(private readonly baseUrl: string) {}
 
-  async send(method: 'GET' | 'POST' | 'PATCH', path: string, route: string, options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+  async send(
+    method: 'GET' | 'POST' | 'PATCH',
+    path: string,
+    route: string,
+    options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  ): Promise<Reply> {
     const sentAt = Date.now();
     let reply: Reply;
     try {
@@ -85,7 +95,8 @@ export async function sendWithRetries(
   let reply = await send();
   // D42: a repeat while the first request with that key is still running (or its gateway died holding it) is
   // 409 IDEMPOTENCY_KEY_IN_USE with Retry-After; the outcome is still unknown, so it is retried like a 503.
-  const inUse = (r: Reply) => r.outcome === 409 && (r.body as { code?: unknown } | undefined)?.code === 'IDEMPOTENCY_KEY_IN_USE';
+  const inUse = (r: Reply) =>
+    r.outcome === 409 && (r.body as { code?: unknown } | undefined)?.code === 'IDEMPOTENCY_KEY_IN_USE';
   while ((isRetryable(reply.outcome) || inUse(reply)) && Date.now() < deadline) {
     await pause(delay);
     delay = Math.min(delay * 2, 2_000);

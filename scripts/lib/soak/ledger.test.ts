@@ -3,19 +3,44 @@ import type { CheckoutSession, WebhookEvent } from '@checkout/contracts';
 import type { ReceivedRequest } from '@checkout/testing';
 import { SERVICES } from '../process-stack';
 import { insideOutage, planChaos, shuffled, type OutageWindow } from './chaos';
-import { ORPHANED_CREATES, SESSIONS_PATH_APPLIED_AGAIN, SESSIONS_PATH_PAID_BUT_REFUSED, reconcile, type LedgerInput } from './ledger';
+import {
+  ORPHANED_CREATES,
+  SESSIONS_PATH_APPLIED_AGAIN,
+  SESSIONS_PATH_PAID_BUT_REFUSED,
+  reconcile,
+  type LedgerInput,
+} from './ledger';
 import type { Journey } from './load';
 
-const session = (id: string, status: CheckoutSession['status'], orderId: string, paid: number) => ({ id, status, order: { id: orderId, amounts: { paid } } }) as unknown as CheckoutSession;
-const event = (id: string, type: string, sessionId: string) => ({ id, event: type, createdAt: '2026-11-23T00:00:00.000Z', session: { id: sessionId } }) as unknown as WebhookEvent;
-const received = (eventId: string, deliveryId: string, sessionId: string, type = 'checkout.session.completed'): ReceivedRequest => ({
+const session = (id: string, status: CheckoutSession['status'], orderId: string, paid: number) =>
+  ({ id, status, order: { id: orderId, amounts: { paid } } }) as unknown as CheckoutSession;
+const event = (id: string, type: string, sessionId: string) =>
+  ({ id, event: type, createdAt: '2026-11-23T00:00:00.000Z', session: { id: sessionId } }) as unknown as WebhookEvent;
+const received = (
+  eventId: string,
+  deliveryId: string,
+  sessionId: string,
+  type = 'checkout.session.completed',
+): ReceivedRequest => ({
   method: 'POST',
   path: '/hooks/healthy',
   headers: { 'x-service-event-id': eventId, 'x-service-delivery-id': deliveryId },
   body: JSON.stringify({ id: eventId, event: type, session: { id: sessionId } }),
   receivedAt: new Date(0),
 });
-const journey = (overrides: Partial<Journey>): Journey => ({ n: 0, kind: 'pay-full', merchant: 0, mode: 'test', externalId: 'x', receiver: 'healthy', created: 'created', paymentIntents: 1, processorPaymentIds: [], steps: [], ...overrides });
+const journey = (overrides: Partial<Journey>): Journey => ({
+  n: 0,
+  kind: 'pay-full',
+  merchant: 0,
+  mode: 'test',
+  externalId: 'x',
+  receiver: 'healthy',
+  created: 'created',
+  paymentIntents: 1,
+  processorPaymentIds: [],
+  steps: [],
+  ...overrides,
+});
 
 /** One completed session paid once, its event delivered once: a ledger that balances. */
 function balanced(): LedgerInput {
@@ -24,7 +49,12 @@ function balanced(): LedgerInput {
     windows: [],
     journeys: [journey({ sessionId: 'cs_1', orderId: 'ord_1' })],
     sessions: new Map([['cs_1', session('cs_1', 'completed', 'ord_1', 500)]]),
-    events: [{ event: event('evt_1', 'checkout.session.completed', 'cs_1'), deliveries: [{ id: 'dlv_1', url: 'http://x', status: 'succeeded', attempts: [] }] }],
+    events: [
+      {
+        event: event('evt_1', 'checkout.session.completed', 'cs_1'),
+        deliveries: [{ id: 'dlv_1', url: 'http://x', status: 'succeeded', attempts: [] }],
+      },
+    ],
     orders: [{ id: 'ord_1', paid: 500, payments: [{ paymentId: 'pay_1', amount: 500 }] }],
     sessionOrderIds: new Set(['ord_1']),
     received: { healthy: [received('evt_1', 'dlv_1', 'cs_1')], slow: [], flapping: [], failing: [] },
@@ -56,7 +86,17 @@ describe('the soak ledger', () => {
 
   it('When an order carries one payment twice or more payments than the merchant asked for, then payments applied twice counts them', () => {
     const input = balanced();
-    input.orders = [{ id: 'ord_1', paid: 1_500, payments: [{ paymentId: 'pay_1', amount: 500 }, { paymentId: 'pay_1', amount: 500 }, { paymentId: 'pay_2', amount: 500 }] }];
+    input.orders = [
+      {
+        id: 'ord_1',
+        paid: 1_500,
+        payments: [
+          { paymentId: 'pay_1', amount: 500 },
+          { paymentId: 'pay_1', amount: 500 },
+          { paymentId: 'pay_2', amount: 500 },
+        ],
+      },
+    ];
     expect(row(input, 'payments applied twice')).toBe(2);
   });
 
@@ -68,35 +108,86 @@ describe('the soak ledger', () => {
 
   it('When a retry after an unknown outcome applied a payment again, then the ledger names that path, not a plain double payment', () => {
     const input = balanced();
-    input.journeys = [journey({ sessionId: 'cs_1', orderId: 'ord_1', paymentIntents: 1, steps: ['create-session 201', 'pay 200 after 503'] })];
-    input.orders = [{ id: 'ord_1', paid: 1_000, payments: [{ paymentId: 'pay_1', amount: 500 }, { paymentId: 'pay_2', amount: 500 }] }];
+    input.journeys = [
+      journey({
+        sessionId: 'cs_1',
+        orderId: 'ord_1',
+        paymentIntents: 1,
+        steps: ['create-session 201', 'pay 200 after 503'],
+      }),
+    ];
+    input.orders = [
+      {
+        id: 'ord_1',
+        paid: 1_000,
+        payments: [
+          { paymentId: 'pay_1', amount: 500 },
+          { paymentId: 'pay_2', amount: 500 },
+        ],
+      },
+    ];
     expect(row(input, SESSIONS_PATH_APPLIED_AGAIN)).toBe(1);
     expect(row(input, 'payments applied twice')).toBe(0);
-    input.journeys = [journey({ sessionId: 'cs_1', orderId: 'ord_1', paymentIntents: 1, steps: ['create-session 201', 'pay 200'] })];
+    input.journeys = [
+      journey({ sessionId: 'cs_1', orderId: 'ord_1', paymentIntents: 1, steps: ['create-session 201', 'pay 200'] }),
+    ];
     expect(row(input, SESSIONS_PATH_APPLIED_AGAIN)).toBe(0);
     expect(row(input, 'payments applied twice')).toBe(1);
   });
 
   it('When a pay was answered only on its retry after a connection error, then an extra payment is put on that path too', () => {
     const input = balanced();
-    input.journeys = [journey({ sessionId: 'cs_1', orderId: 'ord_1', paymentIntents: 1, steps: ['create-session 201', 'pay 200 after connection-error'] })];
-    input.orders = [{ id: 'ord_1', paid: 1_000, payments: [{ paymentId: 'pay_1', amount: 500 }, { paymentId: 'pay_2', amount: 500 }] }];
+    input.journeys = [
+      journey({
+        sessionId: 'cs_1',
+        orderId: 'ord_1',
+        paymentIntents: 1,
+        steps: ['create-session 201', 'pay 200 after connection-error'],
+      }),
+    ];
+    input.orders = [
+      {
+        id: 'ord_1',
+        paid: 1_000,
+        payments: [
+          { paymentId: 'pay_1', amount: 500 },
+          { paymentId: 'pay_2', amount: 500 },
+        ],
+      },
+    ];
     expect(row(input, SESSIONS_PATH_APPLIED_AGAIN)).toBe(1);
     expect(row(input, 'payments applied twice')).toBe(0);
   });
 
   it('When a pay retried after a 503 is refused because the first try completed the session, then it is no double payment, only counted', () => {
     const input = balanced();
-    input.journeys = [journey({ sessionId: 'cs_1', orderId: 'ord_1', paymentIntents: 1, steps: ['create-session 201', 'pay 400 SESSION_NOT_PAYABLE after 503'] })];
+    input.journeys = [
+      journey({
+        sessionId: 'cs_1',
+        orderId: 'ord_1',
+        paymentIntents: 1,
+        steps: ['create-session 201', 'pay 400 SESSION_NOT_PAYABLE after 503'],
+      }),
+    ];
     expect(row(input, 'payments applied twice')).toBe(0);
     expect(row(input, SESSIONS_PATH_PAID_BUT_REFUSED)).toBe(1);
-    input.journeys = [journey({ sessionId: 'cs_1', orderId: 'ord_1', paymentIntents: 1, steps: ['create-session 201', 'pay 400 SESSION_NOT_PAYABLE'] })];
+    input.journeys = [
+      journey({
+        sessionId: 'cs_1',
+        orderId: 'ord_1',
+        paymentIntents: 1,
+        steps: ['create-session 201', 'pay 400 SESSION_NOT_PAYABLE'],
+      }),
+    ];
     expect(row(input, 'payments applied twice')).toBe(1);
   });
 
   it('When a 500 answers a request, inside an outage window or not, then it is a violation (an outage answers 503)', () => {
     const input = balanced();
-    input.records = [...input.records, { route: 'POST /v0/checkout/sessions', outcome: 500, sentAt: 5_000, doneAt: 5_100 }];
+    input.records = [
+      ...input.records,
+      { route: 'POST /v0/checkout/sessions', outcome: 500, sentAt: 5_000, doneAt: 5_100 },
+    ];
     input.windows = [{ what: 'database restart', start: 4_000, readyAt: 4_500, end: 9_500, recovered: true }];
     expect(row(input, '5xx or no answer outside outage windows')).toBe(0);
     expect(row(input, '500 responses (an outage must answer 503)')).toBe(1);
@@ -106,10 +197,24 @@ describe('the soak ledger', () => {
     const input = balanced();
     input.journeys = [
       journey({ sessionId: 'cs_1', orderId: 'ord_1', steps: ['create-session 201', 'pay 200', 'get-session 200'] }),
-      journey({ n: 1, externalId: 'ext-orphan', created: 'duplicate-on-retry', steps: ['create-session 409 DUPLICATE_EXTERNAL_ID'] }),
-      journey({ n: 2, externalId: 'ext-fine', created: 'duplicate-on-retry', steps: ['create-session 409 DUPLICATE_EXTERNAL_ID'] }),
+      journey({
+        n: 1,
+        externalId: 'ext-orphan',
+        created: 'duplicate-on-retry',
+        steps: ['create-session 409 DUPLICATE_EXTERNAL_ID'],
+      }),
+      journey({
+        n: 2,
+        externalId: 'ext-fine',
+        created: 'duplicate-on-retry',
+        steps: ['create-session 409 DUPLICATE_EXTERNAL_ID'],
+      }),
     ];
-    input.orders = [...input.orders, { id: 'ord_orphan', paid: 0, payments: [], externalId: 'ext-orphan' }, { id: 'ord_fine', paid: 0, payments: [], externalId: 'ext-fine' }];
+    input.orders = [
+      ...input.orders,
+      { id: 'ord_orphan', paid: 0, payments: [], externalId: 'ext-orphan' },
+      { id: 'ord_fine', paid: 0, payments: [], externalId: 'ext-fine' },
+    ];
     input.sessionOrderIds = new Set(['ord_1', 'ord_fine']);
     expect(row(input, ORPHANED_CREATES)).toBe(1);
     expect(row(input, 'definite answers the final state contradicts')).toBe(0);
@@ -119,12 +224,24 @@ describe('the soak ledger', () => {
 
   it('When a cancel answered 200 leaves its session pending, then the example names what the stores hold behind it', () => {
     const input = balanced();
-    input.journeys = [journey({ kind: 'cancel', sessionId: 'cs_1', orderId: 'ord_1', steps: ['create-session 201', 'patch-order 200', 'cancel-order 200', 'get-session 200'] })];
+    input.journeys = [
+      journey({
+        kind: 'cancel',
+        sessionId: 'cs_1',
+        orderId: 'ord_1',
+        steps: ['create-session 201', 'patch-order 200', 'cancel-order 200', 'get-session 200'],
+      }),
+    ];
     input.sessions = new Map([['cs_1', session('cs_1', 'pending', 'ord_1', 0)]]);
-    input.storedStateOf = (id) => (id === 'cs_1' ? 'its order copy open at revision 2; the order is cancelled at revision 5' : undefined);
+    input.storedStateOf = (id) =>
+      id === 'cs_1' ? 'its order copy open at revision 2; the order is cancelled at revision 5' : undefined;
     const report = reconcile(input);
     expect(report.rows.find((r) => r.label === 'definite answers the final state contradicts')?.value).toBe(1);
-    expect(report.examples.some((e) => e.includes('session is pending (its order copy open at revision 2; the order is cancelled at revision 5)'))).toBe(true);
+    expect(
+      report.examples.some((e) =>
+        e.includes('session is pending (its order copy open at revision 2; the order is cancelled at revision 5)'),
+      ),
+    ).toBe(true);
   });
 
   it('When a consumer group has messages left after the drain, then that is a violation naming the group', () => {
@@ -139,13 +256,18 @@ describe('the soak ledger', () => {
       ['soak.webhook-dispatcher.session-events', 0],
     ]);
     const report = reconcile(input);
-    expect(report.rows.find((r) => r.label === 'messages consumer groups had not consumed after the drain')?.value).toBe(12);
+    expect(
+      report.rows.find((r) => r.label === 'messages consumer groups had not consumed after the drain')?.value,
+    ).toBe(12);
     expect(report.examples.some((e) => e.includes('soak.sessions.order-events: 12 messages not committed'))).toBe(true);
   });
 
   it('When a completed session has two event ids, or none at all, then it is counted, and a missing event is lost', () => {
     const twice = balanced();
-    twice.received = { ...twice.received, healthy: [received('evt_1', 'dlv_1', 'cs_1'), received('evt_2', 'dlv_2', 'cs_1')] };
+    twice.received = {
+      ...twice.received,
+      healthy: [received('evt_1', 'dlv_1', 'cs_1'), received('evt_2', 'dlv_2', 'cs_1')],
+    };
     expect(row(twice, 'completed sessions without exactly one checkout.session.completed id')).toBe(1);
     const none = balanced();
     none.events = [];
@@ -156,8 +278,16 @@ describe('the soak ledger', () => {
 
   it('When attempts of one event carry two delivery ids, or a delivery stays pending, then both are violations', () => {
     const input = balanced();
-    input.received = { ...input.received, healthy: [received('evt_1', 'dlv_1', 'cs_1'), received('evt_1', 'dlv_9', 'cs_1')] };
-    input.events = [{ event: event('evt_1', 'checkout.session.completed', 'cs_1'), deliveries: [{ id: 'dlv_1', url: 'http://x', status: 'pending', attempts: [] }] }];
+    input.received = {
+      ...input.received,
+      healthy: [received('evt_1', 'dlv_1', 'cs_1'), received('evt_1', 'dlv_9', 'cs_1')],
+    };
+    input.events = [
+      {
+        event: event('evt_1', 'checkout.session.completed', 'cs_1'),
+        deliveries: [{ id: 'dlv_1', url: 'http://x', status: 'pending', attempts: [] }],
+      },
+    ];
     expect(row(input, 'events whose deliveries used more than one delivery id')).toBe(1);
     expect(row(input, 'webhook deliveries still pending after the drain')).toBe(1);
   });
@@ -166,7 +296,13 @@ describe('the soak ledger', () => {
 describe('the chaos plan', () => {
   it('When planned for one minute, then it kills a service every 20 s and restarts the broker and the database once each, all before the last 5 s', () => {
     const plan = planChaos(60_000);
-    expect(plan.map((p) => p.action.kind)).toEqual(['kill-service', 'restart-broker', 'kill-service', 'restart-database', 'kill-service']);
+    expect(plan.map((p) => p.action.kind)).toEqual([
+      'kill-service',
+      'restart-broker',
+      'kill-service',
+      'restart-database',
+      'kill-service',
+    ]);
     expect(plan.every((p) => p.atMs <= 55_000)).toBe(true);
     expect(planChaos(600_000).filter((p) => p.action.kind === 'kill-service')).toHaveLength(30);
   });
@@ -184,7 +320,7 @@ describe('the chaos victims', () => {
   it('When four services are killed in a row, then each is killed once, in an order the seed decides', () => {
     const order = (seed: number) => {
       let a = seed;
-      return shuffled(SERVICES, () => ((a = (a * 16807) % 2_147_483_647) / 2_147_483_647));
+      return shuffled(SERVICES, () => (a = (a * 16807) % 2_147_483_647) / 2_147_483_647);
     };
     expect([...order(7)].sort()).toEqual([...SERVICES].sort());
     expect(order(7)).toEqual(order(7));

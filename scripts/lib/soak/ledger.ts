@@ -86,7 +86,8 @@ function statusTable(records: readonly RequestRecord[], windows: readonly Outage
     const failed = typeof r.outcome !== 'number' || r.outcome >= 500;
     if (failed && !inside) {
       failedOutside++;
-      if (failedOutsideExamples.length < 5) failedOutsideExamples.push(`${r.route} → ${r.outcome} at ${new Date(r.sentAt).toISOString()}`);
+      if (failedOutsideExamples.length < 5)
+        failedOutsideExamples.push(`${r.route} → ${r.outcome} at ${new Date(r.sentAt).toISOString()}`);
     }
   }
   return { byOutcome, failedOutside, failedOutsideExamples };
@@ -107,7 +108,11 @@ export function reconcile(input: LedgerInput): LedgerReport {
   rows.push({ label: 'requests sent', value: input.records.length, check: false });
   for (const [outcome, { total, inside }] of outcomes) {
     const failed = outcome === 'connection-error' || outcome === 'timeout' || Number(outcome) >= 500;
-    rows.push({ label: `  ${outcome}`, value: failed ? `${total} (${inside} inside outage windows)` : total, check: false });
+    rows.push({
+      label: `  ${outcome}`,
+      value: failed ? `${total} (${inside} inside outage windows)` : total,
+      check: false,
+    });
   }
   rows.push({ label: '5xx or no answer outside outage windows', value: status.failedOutside, check: true });
   // An outage, inside a window or not, is a 503 the merchant may retry; a 500 is a defect whenever it happens.
@@ -116,7 +121,8 @@ export function reconcile(input: LedgerInput): LedgerReport {
   for (const r of internalErrors) example('500 responses', `${r.route} at ${new Date(r.sentAt).toISOString()}`);
   const unrecovered = input.windows.filter((w) => !w.recovered);
   rows.push({ label: UNRECOVERED, value: unrecovered.length, check: true });
-  for (const w of unrecovered) example(UNRECOVERED, `${w.what}: not ready ${((w.readyAt - w.start) / 1000).toFixed(0)} s later`);
+  for (const w of unrecovered)
+    example(UNRECOVERED, `${w.what}: not ready ${((w.readyAt - w.start) / 1000).toFixed(0)} s later`);
   for (const e of status.failedOutsideExamples) example('5xx or no answer outside outage windows', e);
 
   // 2. Payments applied twice: one payment id applied more than once (on any orders), or more payments applied
@@ -124,7 +130,8 @@ export function reconcile(input: LedgerInput): LedgerReport {
   const journeysByOrder = new Map(input.journeys.filter((j) => j.orderId).map((j) => [j.orderId as string, j]));
   const ordersById = new Map(input.orders.map((o) => [o.id, o]));
   const timesApplied = new Map<string, number>();
-  for (const order of input.orders) for (const p of order.payments) timesApplied.set(p.paymentId, (timesApplied.get(p.paymentId) ?? 0) + 1);
+  for (const order of input.orders)
+    for (const p of order.payments) timesApplied.set(p.paymentId, (timesApplied.get(p.paymentId) ?? 0) + 1);
   let appliedTwice = 0;
   let appliedAgainAfterCrash = 0;
   let paidButRefused = 0;
@@ -143,7 +150,10 @@ export function reconcile(input: LedgerInput): LedgerReport {
     const refusedAfterUnknown = journey.steps.filter((step) => /^pay 4\d\d .* after /.test(step));
     if (refusedAfterUnknown.length > 0) {
       paidButRefused += refusedAfterUnknown.length;
-      example(SESSIONS_PATH_PAID_BUT_REFUSED, `journey ${journey.n} (${journey.kind}) order ${order.id}: merchant saw [${journey.steps.join(', ')}]`);
+      example(
+        SESSIONS_PATH_PAID_BUT_REFUSED,
+        `journey ${journey.n} (${journey.kind}) order ${order.id}: merchant saw [${journey.steps.join(', ')}]`,
+      );
     }
     const allowed = journey.mode === 'live' ? journey.processorPaymentIds.length : journey.paymentIntents - refused;
     const applied = new Set(order.payments.map((p) => p.paymentId)).size;
@@ -176,10 +186,14 @@ export function reconcile(input: LedgerInput): LedgerReport {
   for (const order of input.orders) {
     const sum = order.payments.reduce((s, p) => s + p.amount, 0);
     const journey = journeysByOrder.get(order.id);
-    const shown = journey?.sessionId === undefined ? undefined : input.sessions.get(journey.sessionId)?.order.amounts.paid;
+    const shown =
+      journey?.sessionId === undefined ? undefined : input.sessions.get(journey.sessionId)?.order.amounts.paid;
     if (order.paid !== sum || (shown !== undefined && shown !== sum)) {
       paidMismatch++;
-      example('orders whose amounts.paid differs', `${order.id}: stored paid ${order.paid}, API paid ${shown ?? '-'}, applied payments sum ${sum}`);
+      example(
+        'orders whose amounts.paid differs',
+        `${order.id}: stored paid ${order.paid}, API paid ${shown ?? '-'}, applied payments sum ${sum}`,
+      );
     }
   }
   rows.push({ label: 'orders whose amounts.paid ≠ sum of applied payments', value: paidMismatch, check: true });
@@ -211,13 +225,24 @@ export function reconcile(input: LedgerInput): LedgerReport {
       const contradicting = ids?.get(other)?.size ?? 0;
       if (own !== 1 || contradicting !== 0) {
         bad++;
-        example(`${status} sessions without exactly one ${type}`, `${session.id}: ${own} ${type}, ${contradicting} ${other}`);
+        example(
+          `${status} sessions without exactly one ${type}`,
+          `${session.id}: ${own} ${type}, ${contradicting} ${other}`,
+        );
       }
     }
     return bad;
   };
-  rows.push({ label: 'completed sessions without exactly one checkout.session.completed id', value: terminalCheck('completed'), check: true });
-  rows.push({ label: 'expired sessions without exactly one checkout.session.expired id', value: terminalCheck('expired'), check: true });
+  rows.push({
+    label: 'completed sessions without exactly one checkout.session.completed id',
+    value: terminalCheck('completed'),
+    check: true,
+  });
+  rows.push({
+    label: 'expired sessions without exactly one checkout.session.expired id',
+    value: terminalCheck('expired'),
+    check: true,
+  });
   let eventsOfOpenSessions = 0;
   for (const [sessionId, byType] of eventIdsBySession) {
     const session = input.sessions.get(sessionId);
@@ -231,7 +256,8 @@ export function reconcile(input: LedgerInput): LedgerReport {
   // 5. One delivery id per delivery: each event has one delivery (one callback URL, no redelivery in the soak),
   //    so every request a receiver saw for it, and the events API, must name the same delivery id.
   const deliveryIdsByEvent = new Map<string, Set<string>>();
-  const noteDelivery = (eventId: string, deliveryId: string) => deliveryIdsByEvent.set(eventId, (deliveryIdsByEvent.get(eventId) ?? new Set()).add(deliveryId));
+  const noteDelivery = (eventId: string, deliveryId: string) =>
+    deliveryIdsByEvent.set(eventId, (deliveryIdsByEvent.get(eventId) ?? new Set()).add(deliveryId));
   for (const { event, deliveries } of input.events) for (const d of deliveries) noteDelivery(event.id, d.id);
   for (const request of allReceived) {
     const eventId = header(request.headers, 'x-service-event-id');
@@ -254,7 +280,10 @@ export function reconcile(input: LedgerInput): LedgerReport {
   const receiverOf = new Map(input.journeys.filter((j) => j.sessionId).map((j) => [j.sessionId as string, j.receiver]));
   let lost = 0;
   for (const session of input.sessions.values()) {
-    if ((session.status === 'completed' || session.status === 'expired') && !apiEventSessions.has(`${session.id} checkout.session.${session.status}`)) {
+    if (
+      (session.status === 'completed' || session.status === 'expired') &&
+      !apiEventSessions.has(`${session.id} checkout.session.${session.status}`)
+    ) {
       lost++;
       example('events lost', `${session.id} is ${session.status}; the events API has no such event`);
     }
@@ -263,10 +292,16 @@ export function reconcile(input: LedgerInput): LedgerReport {
     if (!receiverOf.has(event.session.id)) continue;
     if (!receivedEventIds.has(event.id)) {
       lost++;
-      example('events lost', `${event.id} (${event.event}, ${event.session.id}) never reached its ${receiverOf.get(event.session.id)} receiver; deliveries: ${deliveries.map((d) => `${d.id} ${d.status} ${d.attempts.length} attempts [${d.attempts.map((a) => a.statusCode ?? a.error).join(', ')}]`).join('; ') || 'none'}`);
+      example(
+        'events lost',
+        `${event.id} (${event.event}, ${event.session.id}) never reached its ${receiverOf.get(event.session.id)} receiver; deliveries: ${deliveries.map((d) => `${d.id} ${d.status} ${d.attempts.length} attempts [${d.attempts.map((a) => a.statusCode ?? a.error).join(', ')}]`).join('; ') || 'none'}`,
+      );
     } else if (receiverOf.get(event.session.id) !== 'failing' && deliveries.some((d) => d.status === 'failed')) {
       lost++;
-      example('events lost', `${event.id} to a ${receiverOf.get(event.session.id)} receiver ended failed: ${deliveries.map((d) => `${d.id} ${d.status} [${d.attempts.map((a) => a.statusCode ?? a.error).join(', ')}]`).join('; ')}`);
+      example(
+        'events lost',
+        `${event.id} to a ${receiverOf.get(event.session.id)} receiver ended failed: ${deliveries.map((d) => `${d.id} ${d.status} [${d.attempts.map((a) => a.statusCode ?? a.error).join(', ')}]`).join('; ')}`,
+      );
     }
   }
   rows.push({ label: 'events lost', value: lost, check: true });
@@ -276,25 +311,37 @@ export function reconcile(input: LedgerInput): LedgerReport {
   const pending = deliveries.filter((d) => d.status === 'pending').length;
   for (const { event, deliveries: ds } of input.events) {
     for (const d of ds.filter((x) => x.status === 'pending')) {
-      example('deliveries still pending', `${d.id} of ${event.id} (${event.session.id}, ${receiverOf.get(event.session.id) ?? 'unknown'} receiver): ${d.attempts.length} attempts, last ${d.attempts.at(-1)?.error ?? d.attempts.at(-1)?.statusCode ?? 'none'}`);
+      example(
+        'deliveries still pending',
+        `${d.id} of ${event.id} (${event.session.id}, ${receiverOf.get(event.session.id) ?? 'unknown'} receiver): ${d.attempts.length} attempts, last ${d.attempts.at(-1)?.error ?? d.attempts.at(-1)?.statusCode ?? 'none'}`,
+      );
     }
   }
   rows.push({ label: 'webhook deliveries still pending after the drain', value: pending, check: true });
-  rows.push({ label: 'webhook deliveries succeeded / failed (dead-lettered)', value: `${deliveries.filter((d) => d.status === 'succeeded').length} / ${deliveries.filter((d) => d.status === 'failed').length}`, check: false });
+  rows.push({
+    label: 'webhook deliveries succeeded / failed (dead-lettered)',
+    value: `${deliveries.filter((d) => d.status === 'succeeded').length} / ${deliveries.filter((d) => d.status === 'failed').length}`,
+    check: false,
+  });
 
   // 8. What the merchant was told, against what is there. A definite answer (2xx) to a step must be what the
   //    session shows in the end, and a 409 DUPLICATE_EXTERNAL_ID to a retried create (the first attempt's
   //    answer was lost, D37) must mean a session exists for that externalId.
   let contradicted = 0;
   let orphaned = 0;
-  const sessionsByExternalId = new Map(input.orders.filter((o) => o.externalId !== undefined).map((o) => [o.externalId as string, o.id]));
+  const sessionsByExternalId = new Map(
+    input.orders.filter((o) => o.externalId !== undefined).map((o) => [o.externalId as string, o.id]),
+  );
   for (const journey of input.journeys) {
     if (journey.kind === 'order') continue;
     if (journey.created === 'duplicate-on-retry') {
       const orderId = sessionsByExternalId.get(journey.externalId);
       if (orderId === undefined || !input.sessionOrderIds.has(orderId)) {
         orphaned++;
-        example(ORPHANED_CREATES, `journey ${journey.n}: create answered 409 DUPLICATE_EXTERNAL_ID after a 5xx, but no session exists for ${journey.externalId} (order ${orderId ?? 'none'})`);
+        example(
+          ORPHANED_CREATES,
+          `journey ${journey.n}: create answered 409 DUPLICATE_EXTERNAL_ID after a 5xx, but no session exists for ${journey.externalId} (order ${orderId ?? 'none'})`,
+        );
       }
       continue;
     }
@@ -303,7 +350,10 @@ export function reconcile(input: LedgerInput): LedgerReport {
     if (session && expected && session.status !== expected) {
       contradicted++;
       const stored = input.storedStateOf?.(session.id);
-      example('answers contradicted', `journey ${journey.n} (${journey.kind}) ${session.id}: told [${journey.steps.join(', ')}], session is ${session.status}${stored ? ` (${stored})` : ''}`);
+      example(
+        'answers contradicted',
+        `journey ${journey.n} (${journey.kind}) ${session.id}: told [${journey.steps.join(', ')}], session is ${session.status}${stored ? ` (${stored})` : ''}`,
+      );
     }
   }
   rows.push({ label: 'definite answers the final state contradicts', value: contradicted, check: true });
@@ -321,15 +371,24 @@ export function reconcile(input: LedgerInput): LedgerReport {
   // Context, and the generator's own health (a crashed journey would hide what it should have checked).
   const byKind = new Map<string, number>();
   for (const j of input.journeys) byKind.set(j.kind, (byKind.get(j.kind) ?? 0) + 1);
-  rows.push({ label: 'journeys', value: `${input.journeys.length} (${[...byKind].map(([k, n]) => `${k} ${n}`).join(', ')})`, check: false });
+  rows.push({
+    label: 'journeys',
+    value: `${input.journeys.length} (${[...byKind].map(([k, n]) => `${k} ${n}`).join(', ')})`,
+    check: false,
+  });
   const creates = new Map<string, number>();
-  for (const j of input.journeys) creates.set(j.created ?? 'not tried', (creates.get(j.created ?? 'not tried') ?? 0) + 1);
+  for (const j of input.journeys)
+    creates.set(j.created ?? 'not tried', (creates.get(j.created ?? 'not tried') ?? 0) + 1);
   rows.push({ label: 'creates', value: [...creates].map(([k, n]) => `${k} ${n}`).join(', '), check: false });
   const states = new Map<string, number>();
   for (const s of input.sessions.values()) states.set(s.status, (states.get(s.status) ?? 0) + 1);
   rows.push({ label: 'sessions by status', value: [...states].map(([k, n]) => `${k} ${n}`).join(', '), check: false });
   rows.push({ label: 'events recorded', value: input.events.length, check: false });
-  rows.push({ label: 'outage windows', value: input.windows.map((w) => `${w.what} ${((w.end - w.start) / 1000).toFixed(1)} s`).join('; ') || 'none', check: false });
+  rows.push({
+    label: 'outage windows',
+    value: input.windows.map((w) => `${w.what} ${((w.end - w.start) / 1000).toFixed(1)} s`).join('; ') || 'none',
+    check: false,
+  });
   rows.push({ label: 'journeys skipped (generator saturated)', value: input.skippedJourneys, check: false });
   rows.push({ label: 'load generator errors', value: input.generatorErrors.length, check: true });
   rows.push({ label: 'ledger reads refused after the drain', value: input.unreadable?.length ?? 0, check: true });
@@ -345,7 +404,8 @@ export function reconcile(input: LedgerInput): LedgerReport {
  * Idempotency-Key (the gateway keeps no 5xx, D42), applied a second time. The payment id is derived from the key
  * (docs/decisions.md, D42), so orders sees the same payment; this row keeps that honest.
  */
-export const SESSIONS_PATH_APPLIED_AGAIN = 'sessions payment path: payment applied again on a retry after an unknown outcome';
+export const SESSIONS_PATH_APPLIED_AGAIN =
+  'sessions payment path: payment applied again on a retry after an unknown outcome';
 
 /**
  * Not a check, counted for the record: a payment retried with its Idempotency-Key after an unknown outcome whose
@@ -383,7 +443,10 @@ function promisedStatus(journey: Journey): CheckoutSession['status'] | undefined
 
 export function formatLedger(report: LedgerReport): string {
   const width = Math.max(...report.rows.map((r) => r.label.length));
-  const lines = report.rows.map((r) => `${r.label.padEnd(width)}  ${String(r.value).padStart(6)}${r.check ? (r.value === 0 ? '  ok' : '  VIOLATION') : ''}`);
+  const lines = report.rows.map(
+    (r) =>
+      `${r.label.padEnd(width)}  ${String(r.value).padStart(6)}${r.check ? (r.value === 0 ? '  ok' : '  VIOLATION') : ''}`,
+  );
   return [
     `${'ledger'.padEnd(width)}  ${'value'.padStart(6)}`,
     '-'.repeat(width + 12),

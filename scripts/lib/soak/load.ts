@@ -14,9 +14,25 @@ import { isRetryable, pause, sendWithRetries, type RecordingClient, type Reply }
 export const RECEIVER_KINDS = ['healthy', 'slow', 'flapping', 'failing'] as const;
 export type ReceiverKind = (typeof RECEIVER_KINDS)[number];
 
-export const JOURNEY_KINDS = ['pay-full', 'pay-partial', 'decline-then-pay', 'expire', 'cancel', 'order', 'live-processor'] as const;
+export const JOURNEY_KINDS = [
+  'pay-full',
+  'pay-partial',
+  'decline-then-pay',
+  'expire',
+  'cancel',
+  'order',
+  'live-processor',
+] as const;
 export type JourneyKind = (typeof JOURNEY_KINDS)[number];
-const WEIGHTS: Record<JourneyKind, number> = { 'pay-full': 25, 'pay-partial': 15, 'decline-then-pay': 10, expire: 15, cancel: 10, order: 10, 'live-processor': 15 };
+const WEIGHTS: Record<JourneyKind, number> = {
+  'pay-full': 25,
+  'pay-partial': 15,
+  'decline-then-pay': 10,
+  expire: 15,
+  cancel: 10,
+  order: 10,
+  'live-processor': 15,
+};
 const RECEIVER_WEIGHTS: Record<ReceiverKind, number> = { healthy: 40, slow: 20, flapping: 25, failing: 15 };
 
 /** Long enough to outlast a broker or database restart on a loaded machine. */
@@ -128,7 +144,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     void task.finally(() => running.delete(task));
   }
   windDownAt = Date.now() + WIND_DOWN_MS;
-  options.log(`load: ${n - skipped} journeys started in ${((Date.now() - start) / 1000).toFixed(0)} s; waiting for ${running.size} still running`);
+  options.log(
+    `load: ${n - skipped} journeys started in ${((Date.now() - start) / 1000).toFixed(0)} s; waiting for ${running.size} still running`,
+  );
   await Promise.all(running);
   return { journeys, skipped, crashed };
 }
@@ -148,22 +166,48 @@ async function runJourney(journey: Journey, options: LoadOptions, roll: number):
   const merchant = options.merchants[journey.merchant] as Merchant;
   const key = journey.mode === 'test' ? merchant.testKey : merchant.liveKey;
   const { client } = options;
-  const call = (method: 'GET' | 'POST' | 'PATCH', path: string, route: string, body?: unknown) => client.send(method, path, route, { key, ...(body !== undefined && { body }) });
+  const call = (method: 'GET' | 'POST' | 'PATCH', path: string, route: string, body?: unknown) =>
+    client.send(method, path, route, { key, ...(body !== undefined && { body }) });
   const step = (name: string, reply: Reply) => {
     journey.steps.push(`${name} ${reply.outcome}${codeOf(reply) ? ` ${codeOf(reply)}` : ''}`);
     return reply;
   };
-  const items = [{ name: `Soak item ${journey.n}`, quantity: 1 + (journey.n % 3), unitPrice: 150 + Math.floor(roll * 4_850) }];
+  const items = [
+    { name: `Soak item ${journey.n}`, quantity: 1 + (journey.n % 3), unitPrice: 150 + Math.floor(roll * 4_850) },
+  ];
 
   if (journey.kind === 'order') {
-    const created = await createWithExternalId(journey, () => call('POST', '/v0/orders', 'POST /v0/orders', { items, externalId: journey.externalId }));
+    const created = await createWithExternalId(journey, () =>
+      call('POST', '/v0/orders', 'POST /v0/orders', { items, externalId: journey.externalId }),
+    );
     step('create-order', created);
     const order = (created.body as { order?: { id: string } } | undefined)?.order;
     if (!order) return;
     journey.orderId = order.id;
-    step('patch-order', await sendWithRetries(() => call('PATCH', `/v0/orders/${order.id}`, 'PATCH /v0/orders/:id', { metadata: { soak: 'yes', n: String(journey.n) }, items: [...items, { name: 'Extra', quantity: 1, unitPrice: 99 }] }), { deadlineMs: stepDeadline() }));
-    if (roll < 0.5) step('cancel-order', await sendWithRetries(() => call('POST', `/v0/orders/${order.id}/cancel`, 'POST /v0/orders/:id/cancel'), { deadlineMs: stepDeadline() }));
-    step('get-order', await sendWithRetries(() => call('GET', `/v0/orders/${order.id}`, 'GET /v0/orders/:id'), { deadlineMs: stepDeadline() }));
+    step(
+      'patch-order',
+      await sendWithRetries(
+        () =>
+          call('PATCH', `/v0/orders/${order.id}`, 'PATCH /v0/orders/:id', {
+            metadata: { soak: 'yes', n: String(journey.n) },
+            items: [...items, { name: 'Extra', quantity: 1, unitPrice: 99 }],
+          }),
+        { deadlineMs: stepDeadline() },
+      ),
+    );
+    if (roll < 0.5)
+      step(
+        'cancel-order',
+        await sendWithRetries(() => call('POST', `/v0/orders/${order.id}/cancel`, 'POST /v0/orders/:id/cancel'), {
+          deadlineMs: stepDeadline(),
+        }),
+      );
+    step(
+      'get-order',
+      await sendWithRetries(() => call('GET', `/v0/orders/${order.id}`, 'GET /v0/orders/:id'), {
+        deadlineMs: stepDeadline(),
+      }),
+    );
     return;
   }
 
@@ -188,7 +232,8 @@ async function runJourney(journey: Journey, options: LoadOptions, roll: number):
   journey.sessionId = session.id;
   journey.orderId = session.order.id;
   const sessionPath = `/v0/checkout/sessions/${session.id}`;
-  const getSession = () => sendWithRetries(() => call('GET', sessionPath, 'GET /v0/checkout/sessions/:id'), { deadlineMs: stepDeadline() });
+  const getSession = () =>
+    sendWithRetries(() => call('GET', sessionPath, 'GET /v0/checkout/sessions/:id'), { deadlineMs: stepDeadline() });
 
   /** A test-helper payment, retried with its Idempotency-Key until it gets a definite answer. */
   const pay = async (body: { method: 'card' | 'stablecoin'; amount?: number; outcome?: 'declined' }) => {
@@ -199,28 +244,47 @@ async function runJourney(journey: Journey, options: LoadOptions, roll: number):
     let unknown: Reply['outcome'] | undefined;
     const reply = await sendWithRetries(
       async () => {
-        const r = await client.send('POST', `/v0/test_helpers/checkout/sessions/${session.id}/pay`, 'POST /v0/test_helpers/checkout/sessions/:id/pay', { key, body, headers });
+        const r = await client.send(
+          'POST',
+          `/v0/test_helpers/checkout/sessions/${session.id}/pay`,
+          'POST /v0/test_helpers/checkout/sessions/:id/pay',
+          { key, body, headers },
+        );
         if (unknown === undefined && isRetryable(r.outcome)) unknown = r.outcome;
         return r;
       },
       { deadlineMs: stepDeadline() },
     );
     step(succeeded ? 'pay' : 'pay-declined', reply);
-    if (unknown !== undefined && reply.outcome !== unknown) journey.steps[journey.steps.length - 1] += ` after ${unknown}`;
+    if (unknown !== undefined && reply.outcome !== unknown)
+      journey.steps[journey.steps.length - 1] += ` after ${unknown}`;
     return reply;
   };
   const notify = async (paymentId: string, amount: number) => {
     if (!journey.processorPaymentIds.includes(paymentId)) journey.processorPaymentIds.push(paymentId);
-    const rawBody = JSON.stringify({ paymentId, sessionId: session.id, amount, method: 'card', capturedAt: new Date().toISOString() });
+    const rawBody = JSON.stringify({
+      paymentId,
+      sessionId: session.id,
+      amount,
+      method: 'card',
+      capturedAt: new Date().toISOString(),
+    });
     const signature = (body: string) => {
       const t = Math.floor(Date.now() / 1000);
       return `t=${t},v1=${createHmac('sha256', options.processorSecret).update(`${t}.${body}`).digest('hex')}`;
     };
     return step(
       'processor-notification',
-      await sendWithRetries(() => client.send('POST', '/v0/processor/notifications', 'POST /v0/processor/notifications', { rawBody, headers: { 'content-type': 'application/json', 'x-processor-signature': signature(rawBody) } }), {
-        deadlineMs: stepDeadline(),
-      }),
+      await sendWithRetries(
+        () =>
+          client.send('POST', '/v0/processor/notifications', 'POST /v0/processor/notifications', {
+            rawBody,
+            headers: { 'content-type': 'application/json', 'x-processor-signature': signature(rawBody) },
+          }),
+        {
+          deadlineMs: stepDeadline(),
+        },
+      ),
     );
   };
   const total = session.order.amounts.total;
@@ -232,7 +296,14 @@ async function runJourney(journey: Journey, options: LoadOptions, roll: number):
     case 'pay-partial': {
       const first = Math.max(1, Math.floor(total / 3));
       await pay({ method: 'stablecoin', amount: first });
-      step('patch-session', await sendWithRetries(() => call('PATCH', sessionPath, 'PATCH /v0/checkout/sessions/:id', { sessionData: { step: 'partially-paid' } }), { deadlineMs: stepDeadline() }));
+      step(
+        'patch-session',
+        await sendWithRetries(
+          () =>
+            call('PATCH', sessionPath, 'PATCH /v0/checkout/sessions/:id', { sessionData: { step: 'partially-paid' } }),
+          { deadlineMs: stepDeadline() },
+        ),
+      );
       await pay({ method: 'stablecoin', amount: total - first });
       break;
     }
@@ -241,12 +312,48 @@ async function runJourney(journey: Journey, options: LoadOptions, roll: number):
       await pay({ method: 'card' });
       break;
     case 'expire':
-      step('patch-session', await sendWithRetries(() => call('PATCH', sessionPath, 'PATCH /v0/checkout/sessions/:id', { extendExpiry: 5, sessionData: { note: 'extended' } }), { deadlineMs: stepDeadline() }));
-      step('expire', await sendWithRetries(() => call('POST', `/v0/test_helpers/checkout/sessions/${session.id}/expire`, 'POST /v0/test_helpers/checkout/sessions/:id/expire'), { deadlineMs: stepDeadline() }));
+      step(
+        'patch-session',
+        await sendWithRetries(
+          () =>
+            call('PATCH', sessionPath, 'PATCH /v0/checkout/sessions/:id', {
+              extendExpiry: 5,
+              sessionData: { note: 'extended' },
+            }),
+          { deadlineMs: stepDeadline() },
+        ),
+      );
+      step(
+        'expire',
+        await sendWithRetries(
+          () =>
+            call(
+              'POST',
+              `/v0/test_helpers/checkout/sessions/${session.id}/expire`,
+              'POST /v0/test_helpers/checkout/sessions/:id/expire',
+            ),
+          { deadlineMs: stepDeadline() },
+        ),
+      );
       break;
     case 'cancel':
-      step('patch-order', await sendWithRetries(() => call('PATCH', `/v0/orders/${session.order.id}`, 'PATCH /v0/orders/:id', { metadata: { cancelling: 'yes' } }), { deadlineMs: stepDeadline() }));
-      step('cancel-order', await sendWithRetries(() => call('POST', `/v0/orders/${session.order.id}/cancel`, 'POST /v0/orders/:id/cancel'), { deadlineMs: stepDeadline() }));
+      step(
+        'patch-order',
+        await sendWithRetries(
+          () =>
+            call('PATCH', `/v0/orders/${session.order.id}`, 'PATCH /v0/orders/:id', {
+              metadata: { cancelling: 'yes' },
+            }),
+          { deadlineMs: stepDeadline() },
+        ),
+      );
+      step(
+        'cancel-order',
+        await sendWithRetries(
+          () => call('POST', `/v0/orders/${session.order.id}/cancel`, 'POST /v0/orders/:id/cancel'),
+          { deadlineMs: stepDeadline() },
+        ),
+      );
       break;
     case 'live-processor': {
       // A processor that captures in two parts and, as processors do, sends one notification twice.
@@ -276,7 +383,8 @@ async function createWithExternalId(journey: Journey, send: () => Promise<Reply>
     { deadlineMs: stepDeadline() },
   );
   if (reply.outcome === 201) journey.created = 'created';
-  else if (reply.outcome === 409 && unknownBefore && codeOf(reply) === 'DUPLICATE_EXTERNAL_ID') journey.created = 'duplicate-on-retry';
+  else if (reply.outcome === 409 && unknownBefore && codeOf(reply) === 'DUPLICATE_EXTERNAL_ID')
+    journey.created = 'duplicate-on-retry';
   else if (typeof reply.outcome !== 'number' || reply.outcome >= 500) journey.created = 'no-answer';
   else journey.created = 'refused';
   return reply;

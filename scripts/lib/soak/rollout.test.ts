@@ -5,7 +5,14 @@ const sample = (at: number, state: string | undefined): GroupSample => ({ at, st
 
 describe('timeWithoutOwner', () => {
   it('When a group is seen rebalancing between samples, then that time inside the step counts, and unanswered samples count as neither', () => {
-    const samples = [sample(0, 'Stable'), sample(1_000, 'PreparingRebalance'), sample(1_500, 'CompletingRebalance'), sample(2_000, 'Stable'), sample(3_000, undefined), sample(4_000, 'Stable')];
+    const samples = [
+      sample(0, 'Stable'),
+      sample(1_000, 'PreparingRebalance'),
+      sample(1_500, 'CompletingRebalance'),
+      sample(2_000, 'Stable'),
+      sample(3_000, undefined),
+      sample(4_000, 'Stable'),
+    ];
     expect(timeWithoutOwner(samples, 'g', 0, 5_000)).toBe(1_000);
     expect(timeWithoutOwner(samples, 'g', 1_250, 5_000)).toBe(750);
     expect(timeWithoutOwner(samples, 'other', 0, 5_000)).toBe(0);
@@ -52,6 +59,8 @@ describe('rolloutRows', () => {
       { createdAt: 1_000, latencyMs: 5_000 },
     ];
     const rows = rolloutRows({ steps: twoSteps, samples: [], groups: [{ id: 'g', label: 'g' }], firstAttempts });
-    expect(rows.find((r) => r.label.startsWith('slowest first attempts'))?.value).toBe('2000 ms (during orders#1 → orders#3); 1500 ms (during broker 1 restart); 900 ms (after orders#1 → orders#3)');
+    expect(rows.find((r) => r.label.startsWith('slowest first attempts'))?.value).toBe(
+      '2000 ms (during orders#1 → orders#3); 1500 ms (during broker 1 restart); 900 ms (after orders#1 → orders#3)',
+    );
   });
 });

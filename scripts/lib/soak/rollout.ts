@@ -26,7 +26,11 @@ export interface GroupSample {
 }
 
 /** Samples every group's state every `intervalMs` until stop(); bounded by the run it watches. */
-export function watchGroups(kafka: KafkaClient, groupIds: readonly string[], intervalMs = 250): { stop(): Promise<GroupSample[]> } {
+export function watchGroups(
+  kafka: KafkaClient,
+  groupIds: readonly string[],
+  intervalMs = 250,
+): { stop(): Promise<GroupSample[]> } {
   const samples: GroupSample[] = [];
   let running = true;
   const loop = (async () => {
@@ -87,7 +91,13 @@ export async function runRollout(options: RolloutOptions): Promise<RolloutStep[]
     await stack.rollOut(service, (step) => {
       const detail = `new ready in ${(step.readyMs / 1000).toFixed(1)} s, old drained and exited in ${(step.stopMs / 1000).toFixed(1)} s (code ${step.exitCode})`;
       log(`rollout: ${step.replaced} → ${step.by}: ${detail}`);
-      steps.push({ what: `${step.replaced} → ${step.by}`, start: step.startedAt, end: step.finishedAt, detail, failed: step.exitCode !== 0 });
+      steps.push({
+        what: `${step.replaced} → ${step.by}`,
+        start: step.startedAt,
+        end: step.finishedAt,
+        detail,
+        failed: step.exitCode !== 0,
+      });
     });
   }
   const cluster = engines.kafkaCluster;
@@ -97,7 +107,11 @@ export async function runRollout(options: RolloutOptions): Promise<RolloutStep[]
       log(`rollout: broker ${node.nodeId} (controlled shutdown, start, wait for every ISR)`);
       await node.stop();
       await node.start();
-      const recovered = await eventually(async () => (await cluster.underReplicatedPartitions()) === 0, { deadlineMs: 90_000, intervalMs: 500, description: `ISR recovered after broker ${node.nodeId}` }).then(
+      const recovered = await eventually(async () => (await cluster.underReplicatedPartitions()) === 0, {
+        deadlineMs: 90_000,
+        intervalMs: 500,
+        description: `ISR recovered after broker ${node.nodeId}`,
+      }).then(
         () => true,
         () => false,
       );
@@ -122,8 +136,16 @@ export function percentile(values: readonly number[], p: number): number | undef
  * event was created (or the one it followed): with ~100 events the p99 is the second slowest, so these say which
  * step a miss of the target came from.
  */
-function slowestWithSteps(firstAttempts: ReadonlyArray<{ createdAt: number; latencyMs: number }>, steps: readonly RolloutStep[], from: number, to: number): string {
-  const slowest = firstAttempts.filter((a) => a.createdAt >= from && a.createdAt <= to).sort((a, b) => b.latencyMs - a.latencyMs).slice(0, 3);
+function slowestWithSteps(
+  firstAttempts: ReadonlyArray<{ createdAt: number; latencyMs: number }>,
+  steps: readonly RolloutStep[],
+  from: number,
+  to: number,
+): string {
+  const slowest = firstAttempts
+    .filter((a) => a.createdAt >= from && a.createdAt <= to)
+    .sort((a, b) => b.latencyMs - a.latencyMs)
+    .slice(0, 3);
   if (slowest.length === 0) return 'none';
   return slowest
     .map(({ createdAt, latencyMs }) => {
@@ -143,15 +165,26 @@ export const ROLLOUT_P99_FACTOR = 3;
  * latencies (steady state against rollout), and the checks: every old replica stopped cleanly, every ISR
  * recovered, the p99 within the factor.
  */
-export function rolloutRows(input: { steps: readonly RolloutStep[]; samples: readonly GroupSample[]; groups: readonly { id: string; label: string }[]; firstAttempts: readonly { createdAt: number; latencyMs: number }[] }): LedgerRow[] {
+export function rolloutRows(input: {
+  steps: readonly RolloutStep[];
+  samples: readonly GroupSample[];
+  groups: readonly { id: string; label: string }[];
+  firstAttempts: readonly { createdAt: number; latencyMs: number }[];
+}): LedgerRow[] {
   const rows: LedgerRow[] = [];
   const { steps, samples, groups } = input;
   rows.push({ label: 'rollout steps (replicas replaced, brokers restarted)', value: steps.length, check: false });
   for (const step of steps) {
-    const unowned = groups.map((g) => `${g.label} ${(timeWithoutOwner(samples, g.id, step.start, step.end) / 1000).toFixed(1)} s`).join(', ');
+    const unowned = groups
+      .map((g) => `${g.label} ${(timeWithoutOwner(samples, g.id, step.start, step.end) / 1000).toFixed(1)} s`)
+      .join(', ');
     rows.push({ label: `  ${step.what}`, value: `${step.detail}; without an owner: ${unowned}`, check: false });
   }
-  rows.push({ label: 'rollout steps that failed (old replica exit ≠ 0, ISR not recovered)', value: steps.filter((s) => s.failed).length, check: true });
+  rows.push({
+    label: 'rollout steps that failed (old replica exit ≠ 0, ISR not recovered)',
+    value: steps.filter((s) => s.failed).length,
+    check: true,
+  });
   const from = steps[0]?.start ?? Number.POSITIVE_INFINITY;
   const to = steps[steps.length - 1]?.end ?? Number.NEGATIVE_INFINITY;
   const during = input.firstAttempts.filter((a) => a.createdAt >= from && a.createdAt <= to).map((a) => a.latencyMs);
@@ -159,10 +192,27 @@ export function rolloutRows(input: { steps: readonly RolloutStep[]; samples: rea
   const p99Steady = percentile(steady, 99);
   const p99During = percentile(during, 99);
   const fmt = (v: number | undefined) => (v === undefined ? 'n/a' : `${Math.round(v)} ms`);
-  rows.push({ label: 'first-attempt webhook p50 / p99, steady state', value: `${fmt(percentile(steady, 50))} / ${fmt(p99Steady)} (${steady.length} events)`, check: false });
-  rows.push({ label: 'first-attempt webhook p50 / p99, during the rollout', value: `${fmt(percentile(during, 50))} / ${fmt(p99During)} (${during.length} events)`, check: false });
-  rows.push({ label: 'slowest first attempts during the rollout, and the step each event came in', value: slowestWithSteps(input.firstAttempts, steps, from, to), check: false });
+  rows.push({
+    label: 'first-attempt webhook p50 / p99, steady state',
+    value: `${fmt(percentile(steady, 50))} / ${fmt(p99Steady)} (${steady.length} events)`,
+    check: false,
+  });
+  rows.push({
+    label: 'first-attempt webhook p50 / p99, during the rollout',
+    value: `${fmt(percentile(during, 50))} / ${fmt(p99During)} (${during.length} events)`,
+    check: false,
+  });
+  rows.push({
+    label: 'slowest first attempts during the rollout, and the step each event came in',
+    value: slowestWithSteps(input.firstAttempts, steps, from, to),
+    check: false,
+  });
   const ratio = p99Steady !== undefined && p99During !== undefined && p99Steady > 0 ? p99During / p99Steady : undefined;
-  rows.push({ label: `first-attempt p99 during the rollout above ${ROLLOUT_P99_FACTOR}× steady (ratio ${ratio === undefined ? 'n/a' : ratio.toFixed(2)})`, value: ratio !== undefined && ratio > ROLLOUT_P99_FACTOR ? 1 : 0, check: true, timing: true });
+  rows.push({
+    label: `first-attempt p99 during the rollout above ${ROLLOUT_P99_FACTOR}× steady (ratio ${ratio === undefined ? 'n/a' : ratio.toFixed(2)})`,
+    value: ratio !== undefined && ratio > ROLLOUT_P99_FACTOR ? 1 : 0,
+    check: true,
+    timing: true,
+  });
   return rows;
 }

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { readdir, readFile } from 'node:fs/promises';
 import { MongoClient } from 'mongodb';
 import { startEngines, type Engines } from '@checkout/engines';
-import { CONSUMER_GROUPS, TOPICS, topicName, type CheckoutSession, type Delivery, type WebhookEvent } from '@checkout/contracts';
+import {
+  CONSUMER_GROUPS,
+  TOPICS,
+  topicName,
+  type CheckoutSession,
+  type Delivery,
+  type WebhookEvent,
+} from '@checkout/contracts';
 import { consumerGroupLag, createKafka } from '@checkout/kafka';
 import { ANSWER, AdminClient, eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import { startClusterStack } from '../cluster-stack';
@@ -90,8 +97,12 @@ async function serviceLogExcerpts(logDir: string): Promise<string> {
     const service = file.replace(/\.log$/, '');
     if (!SERVICES.some((s) => service === s || new RegExp(`^${s}-\\d+$`).test(service))) continue;
     const text = await readFile(join(logDir, file), 'utf8').catch(() => '');
-    const lines = text.split('\n').filter((line) => /"level":"(warn|error|fatal)"/.test(line) && !EXPECTED_DURING_OUTAGES.test(line));
-    parts.push(`--- ${service}: ${lines.length} warnings and errors${lines.length > EXCERPT_LINES ? `, the last ${EXCERPT_LINES}` : ''}`);
+    const lines = text
+      .split('\n')
+      .filter((line) => /"level":"(warn|error|fatal)"/.test(line) && !EXPECTED_DURING_OUTAGES.test(line));
+    parts.push(
+      `--- ${service}: ${lines.length} warnings and errors${lines.length > EXCERPT_LINES ? `, the last ${EXCERPT_LINES}` : ''}`,
+    );
     for (const line of lines.slice(-EXCERPT_LINES)) parts.push(line.length > 600 ? `${line.slice(0, 600)}…` : line);
   }
   return parts.join('\n');
@@ -108,7 +119,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const durationMs = Math.round(options.minutes * 60_000);
   const namePrefix = `soak_${runId}`;
   let engines: Engines | undefined;
-  let stack: (Pick<ProcessStack, 'env' | 'restart' | 'notReady' | 'stop'> & { kill(service: ServiceName): Promise<unknown> }) | undefined;
+  let stack:
+    | (Pick<ProcessStack, 'env' | 'restart' | 'notReady' | 'stop'> & { kill(service: ServiceName): Promise<unknown> })
+    | undefined;
   const receivers: Partial<Record<ReceiverKind, WebhookReceiver>> = {};
   let load: RecordingClient | undefined;
   let reader: RecordingClient | undefined;
@@ -118,11 +131,25 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const replicas = options.replicas ?? 1;
     // The rollout restarts brokers one at a time: that needs the three-broker cluster (RF 3, min ISR 2).
     // A cluster (replicas or a rollout) runs on three brokers, so that one of them can go (issue 21).
-    engines = await startEngines({ env: {}, docker: false, log: (line) => log(`engines: ${line}`), ...((options.rollout || replicas > 1) && { kafkaBrokers: 3 }) });
+    engines = await startEngines({
+      env: {},
+      docker: false,
+      log: (line) => log(`engines: ${line}`),
+      ...((options.rollout || replicas > 1) && { kafkaBrokers: 3 }),
+    });
     log(`engines: ${engines.description}`);
     for (const kind of RECEIVER_KINDS) {
       const receiver = await startWebhookReceiver();
-      receiver.answer(`/hooks/${kind}`, kind === 'healthy' ? ANSWER.ok : kind === 'slow' ? ANSWER.slow(1_500) : kind === 'flapping' ? ANSWER.flapping(2) : ANSWER.error);
+      receiver.answer(
+        `/hooks/${kind}`,
+        kind === 'healthy'
+          ? ANSWER.ok
+          : kind === 'slow'
+            ? ANSWER.slow(1_500)
+            : kind === 'flapping'
+              ? ANSWER.flapping(2)
+              : ANSWER.error,
+      );
       receivers[kind] = receiver;
     }
     const logDir = join(tmpdir(), `checkout-soak-${runId}`);
@@ -167,11 +194,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const plan = options.rollout ? [] : planChaos(durationMs, options.killEveryMs);
     log(
       `load: ${options.rate} journeys/s for ${options.minutes} min (seed ${options.seed}); ${
-        options.rollout ? `rolling deploy of ${replicas} replicas of each service, then of the 3 brokers` : `chaos: ${plan.map((p) => `${p.action.kind} at ${(p.atMs / 1000).toFixed(0)} s`).join(', ')}`
+        options.rollout
+          ? `rolling deploy of ${replicas} replicas of each service, then of the 3 brokers`
+          : `chaos: ${plan.map((p) => `${p.action.kind} at ${(p.atMs / 1000).toFixed(0)} s`).join(', ')}`
       }`,
     );
     const startedAt = Date.now();
-    const callbackUrls = Object.fromEntries(RECEIVER_KINDS.map((kind) => [kind, (receivers[kind] as WebhookReceiver).url(`/hooks/${kind}`)])) as Record<ReceiverKind, string>;
+    const callbackUrls = Object.fromEntries(
+      RECEIVER_KINDS.map((kind) => [kind, (receivers[kind] as WebhookReceiver).url(`/hooks/${kind}`)]),
+    ) as Record<ReceiverKind, string>;
     const chaosRandom = seeded(options.seed ^ 0x5eed);
     let chaosRunning = true;
     // In a rollout, each group's state is sampled throughout: the time its partitions had no owner, per step.
@@ -180,16 +211,31 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       { id: topicName(namePrefix, CONSUMER_GROUPS.dispatcherSessionEvents), label: 'dispatcher.session-events' },
       { id: topicName(namePrefix, CONSUMER_GROUPS.dispatcherRetries), label: 'dispatcher.retries' },
     ];
-    watcher = options.rollout ? watchGroups(createKafka({ brokers: engines.kafkaBrokers, clientId: 'soak-groups' }), groupIds.map((g) => g.id)) : undefined;
+    watcher = options.rollout
+      ? watchGroups(
+          createKafka({ brokers: engines.kafkaBrokers, clientId: 'soak-groups' }),
+          groupIds.map((g) => g.id),
+        )
+      : undefined;
     let rolloutSteps: RolloutStep[] = [];
     const clusterKills: ClusterKill[] = [];
     const chaos = (
       cluster && options.rollout
-        ? runRollout({ stack: cluster, engines, steadyMs: Math.round(durationMs * 0.3), startedAt, log }).then((steps) => {
-            rolloutSteps = steps;
-            return [] as OutageWindow[];
+        ? runRollout({ stack: cluster, engines, steadyMs: Math.round(durationMs * 0.3), startedAt, log }).then(
+            (steps) => {
+              rolloutSteps = steps;
+              return [] as OutageWindow[];
+            },
+          )
+        : runChaos({
+            stack: running,
+            engines,
+            plan,
+            startedAt,
+            random: chaosRandom,
+            log,
+            ...(cluster && { cluster: { onKill: (k: ClusterKill) => clusterKills.push(k) } }),
           })
-        : runChaos({ stack: running, engines, plan, startedAt, random: chaosRandom, log, ...(cluster && { cluster: { onKill: (k: ClusterKill) => clusterKills.push(k) } }) })
     ).finally(() => {
       chaosRunning = false;
     });
@@ -208,7 +254,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       }),
       chaos,
     ]);
-    log(`load done: ${loadResult.journeys.length} journeys, ${load.records.length} requests in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
+    log(
+      `load done: ${loadResult.journeys.length} journeys, ${load.records.length} requests in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`,
+    );
     const groupSamples: GroupSample[] = (await watcher?.stop()) ?? [];
 
     // Drain: every outbox empty, every terminal session's event recorded, no delivery pending, and every consumer
@@ -217,12 +265,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const db = (name: string) => (mongo as MongoClient).db(`${namePrefix}_${name}`);
     const kafka = createKafka({ brokers: engines.kafkaBrokers, clientId: 'soak-ledger' });
     const consumed = [
-      { groupId: topicName(namePrefix, CONSUMER_GROUPS.sessionsOrderEvents), topic: topicName(namePrefix, TOPICS.orderEvents) },
-      { groupId: topicName(namePrefix, CONSUMER_GROUPS.dispatcherSessionEvents), topic: topicName(namePrefix, TOPICS.sessionEvents) },
+      {
+        groupId: topicName(namePrefix, CONSUMER_GROUPS.sessionsOrderEvents),
+        topic: topicName(namePrefix, TOPICS.orderEvents),
+      },
+      {
+        groupId: topicName(namePrefix, CONSUMER_GROUPS.dispatcherSessionEvents),
+        topic: topicName(namePrefix, TOPICS.sessionEvents),
+      },
     ];
     const consumerLag = async () => {
       const lag = new Map<string, number>();
-      for (const { groupId, topic } of consumed) lag.set(groupId, Number((await consumerGroupLag(kafka, groupId, [topic])).get(topic) ?? 0n));
+      for (const { groupId, topic } of consumed)
+        lag.set(groupId, Number((await consumerGroupLag(kafka, groupId, [topic])).get(topic) ?? 0n));
       return lag;
     };
     const drainStarted = Date.now();
@@ -234,15 +289,24 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         const [ordersOutbox, sessionsOutbox, terminal, events, pending] = await Promise.all([
           db('orders').collection('orders').countDocuments({ outboxPending: true }),
           db('sessions').collection('sessions').countDocuments({ outboxPending: true }),
-          db('sessions').collection('sessions').countDocuments({ status: { $in: ['completed', 'expired'] } }),
+          db('sessions')
+            .collection('sessions')
+            .countDocuments({ status: { $in: ['completed', 'expired'] } }),
           db('webhooks').collection('events').countDocuments({}),
           db('webhooks').collection('deliveries').countDocuments({ status: 'pending' }),
         ]);
         const lagging = [...(await consumerLag()).values()].some((lag) => lag > 0);
-        settledPolls = ordersOutbox === 0 && sessionsOutbox === 0 && events >= terminal && pending === 0 && !lagging ? settledPolls + 1 : 0;
+        settledPolls =
+          ordersOutbox === 0 && sessionsOutbox === 0 && events >= terminal && pending === 0 && !lagging
+            ? settledPolls + 1
+            : 0;
         return settledPolls >= 3;
       },
-      { deadlineMs: DRAIN_DEADLINE_MS, intervalMs: 1_000, description: 'the drain (outboxes empty, events recorded, no delivery pending, consumers caught up)' },
+      {
+        deadlineMs: DRAIN_DEADLINE_MS,
+        intervalMs: 1_000,
+        description: 'the drain (outboxes empty, events recorded, no delivery pending, consumers caught up)',
+      },
     ).then(
       () => true,
       () => false,
@@ -254,21 +318,27 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     // Each read retries for 30 s; once one has failed that way the stack is not answering, and the rest try once.
     let readDeadlineMs = 30_000;
     const getJson = async <T>(path: string, key: string): Promise<T> => {
-      const reply = await sendWithRetries(() => api.send('GET', path, 'ledger', { key }), { deadlineMs: readDeadlineMs });
+      const reply = await sendWithRetries(() => api.send('GET', path, 'ledger', { key }), {
+        deadlineMs: readDeadlineMs,
+      });
       if (reply.outcome !== 200) {
         readDeadlineMs = 0;
         throw new Error(`ledger read ${path} → ${reply.outcome}: ${JSON.stringify(reply.body)}`);
       }
       return reply.body as T;
     };
-    const keyOf = (merchant: number, mode: 'test' | 'live') => (mode === 'test' ? (merchants[merchant] as Merchant).testKey : (merchants[merchant] as Merchant).liveKey);
+    const keyOf = (merchant: number, mode: 'test' | 'live') =>
+      mode === 'test' ? (merchants[merchant] as Merchant).testKey : (merchants[merchant] as Merchant).liveKey;
     const withSessions = loadResult.journeys.filter((j) => j.sessionId !== undefined);
     const sessions = new Map<string, CheckoutSession>();
     // A stack that has not recovered cannot answer every read: the ledger still prints, with what it could not read.
     const unreadable: string[] = [];
     await inParallel(withSessions, 8, async (j) => {
       try {
-        const { session } = await getJson<{ session: CheckoutSession }>(`/v0/checkout/sessions/${j.sessionId}`, keyOf(j.merchant, j.mode));
+        const { session } = await getJson<{ session: CheckoutSession }>(
+          `/v0/checkout/sessions/${j.sessionId}`,
+          keyOf(j.merchant, j.mode),
+        );
         sessions.set(session.id, session);
       } catch (err) {
         unreadable.push(err instanceof Error ? err.message : String(err));
@@ -281,7 +351,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         const listed: WebhookEvent[] = [];
         try {
           for (let page = 1; page <= 10_000; page++) {
-            const body = await getJson<{ events: WebhookEvent[]; pagination: { hasMore: boolean } }>(`/v0/events?limit=100&page=${page}`, key);
+            const body = await getJson<{ events: WebhookEvent[]; pagination: { hasMore: boolean } }>(
+              `/v0/events?limit=100&page=${page}`,
+              key,
+            );
             listed.push(...body.events);
             if (!body.pagination.hasMore) break;
           }
@@ -298,7 +371,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       }
     }
     const orderDocs = await db('orders')
-      .collection<{ _id: string; status: string; revision?: number; externalId?: string; amounts: { paid: number }; payments: { paymentId: string; amount: number }[] }>('orders')
+      .collection<{
+        _id: string;
+        status: string;
+        revision?: number;
+        externalId?: string;
+        amounts: { paid: number };
+        payments: { paymentId: string; amount: number }[];
+      }>('orders')
       .find({})
       .toArray();
     const orders: StoredOrder[] = orderDocs.map((o) => ({
@@ -308,7 +388,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       ...(o.externalId !== undefined && { externalId: o.externalId }),
     }));
     const sessionDocs = await db('sessions')
-      .collection<{ _id: string; orderId: string; status: string; orderRevision?: number; orderJson?: string }>('sessions')
+      .collection<{ _id: string; orderId: string; status: string; orderRevision?: number; orderJson?: string }>(
+        'sessions',
+      )
       .find({}, { projection: { orderId: 1, status: 1, orderRevision: 1, orderJson: 1 } })
       .toArray();
     const sessionOrderIds = new Set(sessionDocs.map((d) => d.orderId));
@@ -320,7 +402,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       const order = orderStates.get(doc.orderId);
       return `stored ${doc.status}, its order copy ${copy} at revision ${doc.orderRevision ?? 'none'}; the order is ${order?.status ?? 'missing'} at revision ${order?.revision ?? 'none'}`;
     };
-    const received = Object.fromEntries(RECEIVER_KINDS.map((kind) => [kind, (receivers[kind] as WebhookReceiver).deliveries()])) as Record<ReceiverKind, ReturnType<WebhookReceiver['deliveries']>>;
+    const received = Object.fromEntries(
+      RECEIVER_KINDS.map((kind) => [kind, (receivers[kind] as WebhookReceiver).deliveries()]),
+    ) as Record<ReceiverKind, ReturnType<WebhookReceiver['deliveries']>>;
 
     const report = reconcile({
       records: load.records,
@@ -347,14 +431,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         report.violations -= 1;
       }
       const rows = [
-        { label: 'SIGKILLs in the cluster (requests each killed replica held)', value: clusterKills.map((k) => `${k.what} ${k.held}`).join('; ') || 'none', check: false },
+        {
+          label: 'SIGKILLs in the cluster (requests each killed replica held)',
+          value: clusterKills.map((k) => `${k.what} ${k.held}`).join('; ') || 'none',
+          check: false,
+        },
         { label: 'requests failed beyond what killed replicas held', value: Math.max(0, failed - held), check: true },
       ];
       report.rows.push(...rows);
       report.violations += rows.filter((r) => r.check && r.value !== 0).length;
     }
     if (options.rollout) {
-      const rows = rolloutRows({ steps: rolloutSteps, samples: groupSamples, groups: groupIds, firstAttempts: firstAttempts(received) });
+      const rows = rolloutRows({
+        steps: rolloutSteps,
+        samples: groupSamples,
+        groups: groupIds,
+        firstAttempts: firstAttempts(received),
+      });
       report.rows.push(...rows);
       report.violations += rows.filter((r) => r.check && r.value !== 0).length;
     }
@@ -374,7 +467,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
  * Each event's first attempt as its receiver saw it: the earliest request carrying its event id, against the
  * event's createdAt (in the signed body). Its latency is what issue 21 compares between steady state and rollout.
  */
-function firstAttempts(received: Record<ReceiverKind, ReturnType<WebhookReceiver['deliveries']>>): { createdAt: number; latencyMs: number }[] {
+function firstAttempts(
+  received: Record<ReceiverKind, ReturnType<WebhookReceiver['deliveries']>>,
+): { createdAt: number; latencyMs: number }[] {
   const first = new Map<string, { createdAt: number; receivedAt: number }>();
   for (const requests of Object.values(received)) {
     for (const request of requests) {

@@ -24,7 +24,11 @@ export interface GatewayApp {
  * its readiness is its database and the services behind it. Two listeners (issue 22): PORT for the public,
  * ADMIN_PORT for operators and other services, which no Ingress exposes.
  */
-export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date; commandCounter?: CommandCounter } = {}): GatewayApp {
+export function buildApp(
+  config: Config,
+  logger: Logger,
+  options: { clock?: () => Date; commandCounter?: CommandCounter } = {},
+): GatewayApp {
   const clock = options.clock ?? (() => new Date());
   const runtime = new ServiceRuntime({ service: 'gateway', config, logger, commandCounter: options.commandCounter });
   const upstreams = createUpstreams({
@@ -41,7 +45,10 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       const mongo = await runtime.connectMongo(GATEWAY_INDEXES);
       const organizations = new OrganizationsStore(mongo.db);
       // A request still running after its upstream deadline (plus a margin) is taken to have died with its process.
-      const idempotencyKeys = new IdempotencyStore(mongo.db, { retentionMs: IDEMPOTENCY_KEY_RETENTION_MS, lockMs: config.UPSTREAM_TIMEOUT_MS + 5_000 });
+      const idempotencyKeys = new IdempotencyStore(mongo.db, {
+        retentionMs: IDEMPOTENCY_KEY_RETENTION_MS,
+        lockMs: config.UPSTREAM_TIMEOUT_MS + 5_000,
+      });
       const dashboard = new DashboardStore(mongo.db);
       // D42 records past their 24 hours are ignored by every read; this sweep only reclaims their space (one
       // deleteMany, harmless on several replicas at once).
@@ -50,7 +57,12 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         // D47's login links and dashboard sessions past their expiry: ignored by every read already.
         await dashboard.deleteExpired(clock());
       };
-      runtime.runInBackground('idempotency key sweep', new PeriodicTask(sweepExpired, config.IDEMPOTENCY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'idempotency key sweep failed; will retry')));
+      runtime.runInBackground(
+        'idempotency key sweep',
+        new PeriodicTask(sweepExpired, config.IDEMPOTENCY_SWEEP_INTERVAL_MS, (err) =>
+          logger.warn({ err }, 'idempotency key sweep failed; will retry'),
+        ),
+      );
       const operator = runtime.httpApp({ exposure: 'full' });
       const publicSide = runtime.httpApp({ exposure: 'public', metrics: operator.metrics });
       mountRoutes(publicSide.app, operator.app, {
@@ -75,7 +87,11 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         publicBaseUrl: config.PUBLIC_BASE_URL,
         clock,
         logger,
-        dashboard: { store: dashboard, linkTtlMs: config.DASHBOARD_LINK_TTL_MS, sessionTtlMs: config.DASHBOARD_SESSION_TTL_MS },
+        dashboard: {
+          store: dashboard,
+          linkTtlMs: config.DASHBOARD_LINK_TTL_MS,
+          sessionTtlMs: config.DASHBOARD_SESSION_TTL_MS,
+        },
       });
       const publicServer = await runtime.listen(publicSide.app, config.PORT);
       const operatorServer = await runtime.listen(operator.app, config.ADMIN_PORT);

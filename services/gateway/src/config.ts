@@ -9,52 +9,83 @@ export const AUTH_CACHE_MS_MAX = 30_000;
 export const ConfigSchema = z.object({
   ...baseConfigShape,
   ...internalClientConfigShape,
-  PORT: env.port(8080).describe('HTTP port of the public listener: the /v0 API, the hosted checkout page, /healthz and a bare /readyz. The only port a Service or Ingress exposes'),
+  PORT: env
+    .port(8080)
+    .describe(
+      'HTTP port of the public listener: the /v0 API, the hosted checkout page, /healthz and a bare /readyz. The only port a Service or Ingress exposes',
+    ),
   ADMIN_PORT: env
     .port(8081)
-    .describe('HTTP port of the operators\' listener: the admin API (/admin/*), the internal API (/internal/*), /metrics and the detailed /readyz. Reached only from inside the cluster (NetworkPolicy), never exposed by an Ingress'),
+    .describe(
+      "HTTP port of the operators' listener: the admin API (/admin/*), the internal API (/internal/*), /metrics and the detailed /readyz. Reached only from inside the cluster (NetworkPolicy), never exposed by an Ingress",
+    ),
   PUBLIC_BASE_URL: env
     .url()
     .transform((u) => u.replace(/\/+$/, ''))
-    .describe('The API\'s public base URL as merchants reach it, e.g. https://api.example.com: the OpenAPI document\'s servers. Never taken from a request\'s Host header'),
+    .describe(
+      "The API's public base URL as merchants reach it, e.g. https://api.example.com: the OpenAPI document's servers. Never taken from a request's Host header",
+    ),
   MONGODB_DATABASE: baseConfigShape.MONGODB_DATABASE.default('gateway'),
   ORDERS_URL: env.url().describe('Internal base URL of the orders service'),
   SESSIONS_URL: env.url().describe('Internal base URL of the sessions service'),
   DISPATCHER_URL: env.url().describe('Internal base URL of the webhook-dispatcher events API'),
   ADMIN_TOKEN: secret(32).describe('Operator token for the admin API (D38); never a merchant key'),
-  RATE_LIMIT_PER_WINDOW: env.positiveInt(100).describe('Requests allowed per API key per window across GATEWAY_REPLICAS replicas (D43)'),
+  RATE_LIMIT_PER_WINDOW: env
+    .positiveInt(100)
+    .describe('Requests allowed per API key per window across GATEWAY_REPLICAS replicas (D43)'),
   RATE_LIMIT_WINDOW_MS: env.positiveInt(1_000).describe('Length of the rate-limit window'),
   GATEWAY_REPLICAS: env
     .positiveInt(1)
-    .describe('Gateway replicas that share each key\'s rate limit: each admits ceil(RATE_LIMIT_PER_WINDOW / GATEWAY_REPLICAS) per key and window from memory (D43)'),
+    .describe(
+      "Gateway replicas that share each key's rate limit: each admits ceil(RATE_LIMIT_PER_WINDOW / GATEWAY_REPLICAS) per key and window from memory (D43)",
+    ),
   BODY_LIMIT_BYTES: env.positiveInt(1024 * 1024).describe('Largest accepted JSON body (D7: 1 MiB)'),
   UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000).describe('Deadline for a call to an internal service'),
-  IDEMPOTENCY_SWEEP_INTERVAL_MS: env.positiveInt(60_000).describe('How often Idempotency-Key records older than 24 hours are deleted (D42; FerretDB has no TTL indexes)'),
+  IDEMPOTENCY_SWEEP_INTERVAL_MS: env
+    .positiveInt(60_000)
+    .describe('How often Idempotency-Key records older than 24 hours are deleted (D42; FerretDB has no TTL indexes)'),
   AUTH_CACHE_MS: z.coerce
     .number()
     .int()
     .min(0)
-    .max(AUTH_CACHE_MS_MAX, `must be at most ${AUTH_CACHE_MS_MAX} ms: it bounds how long a revoked key keeps working on other replicas`)
+    .max(
+      AUTH_CACHE_MS_MAX,
+      `must be at most ${AUTH_CACHE_MS_MAX} ms: it bounds how long a revoked key keeps working on other replicas`,
+    )
     .default(2_000)
-    .describe(`How long a verified API key, and an organization's checkout settings, are remembered (at most ${AUTH_CACHE_MS_MAX} ms); bounds how long a key revoked on another replica keeps working there (on the replica that revoked it: not at all) and how long another replica serves settings changed elsewhere`),
+    .describe(
+      `How long a verified API key, and an organization's checkout settings, are remembered (at most ${AUTH_CACHE_MS_MAX} ms); bounds how long a key revoked on another replica keeps working there (on the replica that revoked it: not at all) and how long another replica serves settings changed elsewhere`,
+    ),
   UNKNOWN_KEY_CACHE_MS: env
     .positiveInt(60_000)
-    .describe('How long a key id that matches no key is remembered as unknown, so that guessing keys costs no database read per guess (issue 22). A key created meanwhile is never refused by it: keys get new random ids'),
+    .describe(
+      'How long a key id that matches no key is remembered as unknown, so that guessing keys costs no database read per guess (issue 22). A key created meanwhile is never refused by it: keys get new random ids',
+    ),
   CLIENT_RATE_LIMIT_PER_WINDOW: env
     .positiveInt(1_000)
-    .describe('Requests allowed per client address per RATE_LIMIT_WINDOW_MS across GATEWAY_REPLICAS replicas, checked before authentication (unknown keys, the hosted page, the admin API). The address is the peer\'s, or X-Forwarded-For\'s nearest untrusted hop when the peer is in TRUSTED_PROXIES'),
+    .describe(
+      "Requests allowed per client address per RATE_LIMIT_WINDOW_MS across GATEWAY_REPLICAS replicas, checked before authentication (unknown keys, the hosted page, the admin API). The address is the peer's, or X-Forwarded-For's nearest untrusted hop when the peer is in TRUSTED_PROXIES",
+    ),
   CHECKOUT_RATE_LIMIT_PER_WINDOW: env
     .positiveInt(50)
-    .describe('Requests to the hosted checkout page (/checkout/*) allowed per client address per RATE_LIMIT_WINDOW_MS across GATEWAY_REPLICAS replicas'),
+    .describe(
+      'Requests to the hosted checkout page (/checkout/*) allowed per client address per RATE_LIMIT_WINDOW_MS across GATEWAY_REPLICAS replicas',
+    ),
   ADMIN_AUTH_FAILURES_PER_MINUTE: env
     .positiveInt(10)
-    .describe('Admin API requests with a wrong or missing operator token allowed per client address per minute on each replica; beyond it every admin request from that address is 429 until the minute passes'),
+    .describe(
+      'Admin API requests with a wrong or missing operator token allowed per client address per minute on each replica; beyond it every admin request from that address is 429 until the minute passes',
+    ),
   DASHBOARD_LINK_TTL_MS: env
     .positiveInt(LOGIN_LINK_TTL_MS)
-    .describe('How long a dashboard login link may be opened (D47: 5 minutes). Configurable so tests can expire one without waiting'),
+    .describe(
+      'How long a dashboard login link may be opened (D47: 5 minutes). Configurable so tests can expire one without waiting',
+    ),
   DASHBOARD_SESSION_TTL_MS: env
     .positiveInt(DASHBOARD_SESSION_TTL_MS)
-    .describe('How long a dashboard browser session lasts after its login link is opened (D47: 12 hours); revoking its API key ends it sooner'),
+    .describe(
+      'How long a dashboard browser session lasts after its login link is opened (D47: 12 hours); revoking its API key ends it sooner',
+    ),
   TRUSTED_PROXIES: env
     .list()
     .superRefine((entries, ctx) => {
@@ -65,7 +96,9 @@ export const ConfigSchema = z.object({
       }
     })
     .default([])
-    .describe('Comma-separated CIDRs of the proxies in front of the gateway (the ingress controller, the load balancer) whose X-Forwarded-For is believed. Empty: the peer address is the client'),
+    .describe(
+      'Comma-separated CIDRs of the proxies in front of the gateway (the ingress controller, the load balancer) whose X-Forwarded-For is believed. Empty: the peer address is the client',
+    ),
 });
 
 export type Config = Readonly<z.output<typeof ConfigSchema>>;

@@ -18,7 +18,11 @@ export interface OrdersApp {
 }
 
 /** Wires the orders service; nothing connects until start(). */
-export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date; commandCounter?: CommandCounter; sendCounter?: SendCounter } = {}): OrdersApp {
+export function buildApp(
+  config: Config,
+  logger: Logger,
+  options: { clock?: () => Date; commandCounter?: CommandCounter; sendCounter?: SendCounter } = {},
+): OrdersApp {
   const clock = options.clock ?? (() => new Date());
   const runtime = new ServiceRuntime({ service: 'orders', config, logger, commandCounter: options.commandCounter });
 
@@ -26,15 +30,28 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
     async start() {
       const mongo = await runtime.connectMongo(ORDER_INDEXES);
       const orderEventsTopic = topicName(config.TOPIC_PREFIX, TOPICS.orderEvents);
-      const kafka = await runtime.connectKafka([{ topic: orderEventsTopic, numPartitions: config.ORDER_EVENTS_PARTITIONS }]);
+      const kafka = await runtime.connectKafka([
+        { topic: orderEventsTopic, numPartitions: config.ORDER_EVENTS_PARTITIONS },
+      ]);
       const producer = await runtime.connectProducer(kafka, { sendCounter: options.sendCounter });
 
       const orders = new OrdersStore(mongo.db);
       const referenceData = new ReferenceDataStore(mongo.db);
       const { app, registry } = runtime.httpApp();
-      const relay = runtime.outboxRelay<OrderDocument>({ collection: orders.collection, producer, registry, sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS });
-      const commands = new OrderCommands({ orders, referenceData, events: new OrderEventsProducer(relay, orderEventsTopic), clock });
-      if (config.API_ENABLED) mountRoutes(app, { internalCallers: config.INTERNAL_CALLERS, commands, referenceData, clock });
+      const relay = runtime.outboxRelay<OrderDocument>({
+        collection: orders.collection,
+        producer,
+        registry,
+        sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
+      });
+      const commands = new OrderCommands({
+        orders,
+        referenceData,
+        events: new OrderEventsProducer(relay, orderEventsTopic),
+        clock,
+      });
+      if (config.API_ENABLED)
+        mountRoutes(app, { internalCallers: config.INTERNAL_CALLERS, commands, referenceData, clock });
       if (config.SWEEPERS_ENABLED) relay.start();
       const server = await runtime.listen(app);
       return { url: server.url };

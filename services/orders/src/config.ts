@@ -1,15 +1,26 @@
 import { z } from 'zod';
-import { checkKafkaSecurity, commonConfigShape, env, loadConfig, outboxConfigShape, roleSettings } from '@checkout/config';
+import {
+  checkKafkaSecurity,
+  commonConfigShape,
+  env,
+  loadConfig,
+  outboxConfigShape,
+  roleSettings,
+} from '@checkout/config';
 
-export const ConfigSchema = z.object({
-  ...commonConfigShape,
-  ...outboxConfigShape,
-  PORT: env.port(4002).describe('HTTP port of the internal orders API'),
-  MONGODB_DATABASE: commonConfigShape.MONGODB_DATABASE.default('orders'),
-  ORDER_EVENTS_PARTITIONS: env.positiveInt(6).describe('Partitions of the orders.events topic when this service creates it'),
-  API_ENABLED: roleSettings.api('the internal orders API'),
-  SWEEPERS_ENABLED: roleSettings.sweepers('the outbox sweep, which publishes events a crash left unpublished'),
-}).superRefine(checkKafkaSecurity);
+export const ConfigSchema = z
+  .object({
+    ...commonConfigShape,
+    ...outboxConfigShape,
+    PORT: env.port(4002).describe('HTTP port of the internal orders API'),
+    MONGODB_DATABASE: commonConfigShape.MONGODB_DATABASE.default('orders'),
+    ORDER_EVENTS_PARTITIONS: env
+      .positiveInt(6)
+      .describe('Partitions of the orders.events topic when this service creates it'),
+    API_ENABLED: roleSettings.api('the internal orders API'),
+    SWEEPERS_ENABLED: roleSettings.sweepers('the outbox sweep, which publishes events a crash left unpublished'),
+  })
+  .superRefine(checkKafkaSecurity);
 
 export type Config = Readonly<z.output<typeof ConfigSchema>>;
 

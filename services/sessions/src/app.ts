@@ -37,15 +37,30 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
     async start() {
       const mongo = await runtime.connectMongo(SESSION_INDEXES);
       const sessionEventsTopic = topicName(config.TOPIC_PREFIX, TOPICS.sessionEvents);
-      const kafka = await runtime.connectKafka([{ topic: sessionEventsTopic, numPartitions: config.SESSION_EVENTS_PARTITIONS }]);
+      const kafka = await runtime.connectKafka([
+        { topic: sessionEventsTopic, numPartitions: config.SESSION_EVENTS_PARTITIONS },
+      ]);
       const producer = await runtime.connectProducer(kafka);
 
       const store = new SessionsStore(mongo.db);
       const orders = new OrdersClient({ baseUrl: config.ORDERS_URL, internalToken: config.INTERNAL_TOKEN });
       runtime.onStop('orders client', () => orders.close().catch(() => {}));
       const { app, registry } = runtime.httpApp();
-      const relay = runtime.outboxRelay<SessionDocument>({ collection: store.collection, producer, registry, sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS });
-      const commands = new SessionCommands({ store, orders, relay, sessionEventsTopic, checkoutBaseUrl: config.CHECKOUT_BASE_URL, clock, logger });
+      const relay = runtime.outboxRelay<SessionDocument>({
+        collection: store.collection,
+        producer,
+        registry,
+        sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
+      });
+      const commands = new SessionCommands({
+        store,
+        orders,
+        relay,
+        sessionEventsTopic,
+        checkoutBaseUrl: config.CHECKOUT_BASE_URL,
+        clock,
+        logger,
+      });
       if (config.CONSUMERS_ENABLED) {
         const topic = topicName(config.TOPIC_PREFIX, TOPICS.orderEvents);
         const groupId = topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.sessionsOrderEvents);
@@ -53,20 +68,40 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
         await ensureTopics(kafka, [{ topic, numPartitions: 6 }]);
         const metrics = registerConsumerMetrics(registry, kafka, { groups: [{ groupId, topics: [topic] }] });
         runtime.onStop('consumer metrics', () => metrics.close());
-        const consumer = await startOrderEventsConsumer({ kafka, groupId, topic, commands, logger, onRestart: () => metrics.restarted(groupId) });
+        const consumer = await startOrderEventsConsumer({
+          kafka,
+          groupId,
+          topic,
+          commands,
+          logger,
+          onRestart: () => metrics.restarted(groupId),
+        });
         runtime.onStop('order events consumer', () => consumer.stop().catch(() => {}));
       }
       if (config.SWEEPERS_ENABLED) {
         relay.start();
         // Flow 4: every replica sweeps; each session's transition is a conditional update on the revision it
         // read, so each session expires, and fires its event, exactly once.
-        const sweeps = new Counter({ name: 'sessions_expiry_sweeps_total', help: 'Expiry sweeps this process has completed (D21)', registers: [registry] });
-        const expiredBySweep = new Counter({ name: 'sessions_expired_by_sweep_total', help: 'Sessions this process expired in its sweeps (D21)', registers: [registry] });
+        const sweeps = new Counter({
+          name: 'sessions_expiry_sweeps_total',
+          help: 'Expiry sweeps this process has completed (D21)',
+          registers: [registry],
+        });
+        const expiredBySweep = new Counter({
+          name: 'sessions_expired_by_sweep_total',
+          help: 'Sessions this process expired in its sweeps (D21)',
+          registers: [registry],
+        });
         const sweepOnce = async () => {
           expiredBySweep.inc(await commands.sweepDue());
           sweeps.inc();
         };
-        runtime.runInBackground('expiry sweep', new PeriodicTask(sweepOnce, config.EXPIRY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expiry sweep failed; will retry')));
+        runtime.runInBackground(
+          'expiry sweep',
+          new PeriodicTask(sweepOnce, config.EXPIRY_SWEEP_INTERVAL_MS, (err) =>
+            logger.warn({ err }, 'expiry sweep failed; will retry'),
+          ),
+        );
       }
       if (config.API_ENABLED) {
         mountRoutes(app, {

@@ -43,12 +43,19 @@ export interface BuildOptions {
 
 /** The dispatcher's topics: the session events it reads, its retry tiers and its dead letters. */
 function dispatcherTopics(prefix: string): { sessionEvents: string; tiers: string[]; deadLetter: string } {
-  return { sessionEvents: topicName(prefix, TOPICS.sessionEvents), tiers: retryTopics(prefix), deadLetter: topicName(prefix, TOPICS.webhookDeadLetter) };
+  return {
+    sessionEvents: topicName(prefix, TOPICS.sessionEvents),
+    tiers: retryTopics(prefix),
+    deadLetter: topicName(prefix, TOPICS.webhookDeadLetter),
+  };
 }
 
 function createSender(config: Config, options: BuildOptions, logger: Logger): WebhookSender {
   if (config.WEBHOOK_ALLOWED_NETWORKS.length > 0) {
-    logger.warn({ allowed: config.WEBHOOK_ALLOWED_NETWORKS }, 'WEBHOOK_ALLOWED_NETWORKS lets webhooks reach internal addresses; never use this in production');
+    logger.warn(
+      { allowed: config.WEBHOOK_ALLOWED_NETWORKS },
+      'WEBHOOK_ALLOWED_NETWORKS lets webhooks reach internal addresses; never use this in production',
+    );
   }
   return new WebhookSender({
     policy: new AddressPolicy(config.WEBHOOK_ALLOWED_NETWORKS),
@@ -63,13 +70,26 @@ function createSender(config: Config, options: BuildOptions, logger: Logger): We
 }
 
 function createSigningSecrets(config: Config, logger: Logger): SigningSecrets {
-  if (config.GATEWAY_URL) return new GatewaySettingsClient({ baseUrl: config.GATEWAY_URL, internalToken: config.INTERNAL_TOKEN, cacheMs: config.SIGNING_SECRET_CACHE_MS });
+  if (config.GATEWAY_URL)
+    return new GatewaySettingsClient({
+      baseUrl: config.GATEWAY_URL,
+      internalToken: config.INTERNAL_TOKEN,
+      cacheMs: config.SIGNING_SECRET_CACHE_MS,
+    });
   logger.warn('GATEWAY_URL is not set: webhooks will not be signed (D35)');
   return NO_SIGNING;
 }
 
 /** The session-events and retry-tier consumers, handing batches to the recorder and due retries to the attempts. */
-async function startConsumers(input: { config: Config; kafka: KafkaClient; producer: EventProducer; dispatcher: Dispatcher; brokerMetrics: ConsumerMetrics; logger: Logger; clock: () => Date }): Promise<RunningConsumer[]> {
+async function startConsumers(input: {
+  config: Config;
+  kafka: KafkaClient;
+  producer: EventProducer;
+  dispatcher: Dispatcher;
+  brokerMetrics: ConsumerMetrics;
+  logger: Logger;
+  clock: () => Date;
+}): Promise<RunningConsumer[]> {
   const { config, kafka, producer, brokerMetrics, logger } = input;
   const { record, attempts } = input.dispatcher;
   const topics = dispatcherTopics(config.TOPIC_PREFIX);
@@ -103,7 +123,12 @@ async function startConsumers(input: { config: Config; kafka: KafkaClient; produ
 export function buildApp(config: Config, logger: Logger, options: BuildOptions = {}): WebhookDispatcherApp {
   const metrics = createDispatcherMetrics();
   const clock = options.clock ?? (() => new Date());
-  const runtime = new ServiceRuntime({ service: 'webhook-dispatcher', config, logger, commandCounter: options.commandCounter });
+  const runtime = new ServiceRuntime({
+    service: 'webhook-dispatcher',
+    config,
+    logger,
+    commandCounter: options.commandCounter,
+  });
   let background: BackgroundWork | undefined;
 
   async function start(): Promise<{ url: string }> {
@@ -117,10 +142,16 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
     const producer = await runtime.connectProducer(kafka);
     // Every pod reports the dead-letter depth; lag and restarts concern the pods that consume.
     const consumedGroups = [
-      { groupId: topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherSessionEvents), topics: [topics.sessionEvents] },
+      {
+        groupId: topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherSessionEvents),
+        topics: [topics.sessionEvents],
+      },
       { groupId: topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherRetries), topics: topics.tiers },
     ];
-    const kafkaMetrics = registerConsumerMetrics(metrics.registry, kafka, { groups: config.CONSUMERS_ENABLED ? consumedGroups : [], depthTopics: [topics.deadLetter] });
+    const kafkaMetrics = registerConsumerMetrics(metrics.registry, kafka, {
+      groups: config.CONSUMERS_ENABLED ? consumedGroups : [],
+      depthTopics: [topics.deadLetter],
+    });
     runtime.onStop('consumer metrics', () => kafkaMetrics.close());
 
     const leases = new Leases(mongo.db);
@@ -130,7 +161,9 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
     runtime.onStop('signing secrets', () => secrets.close());
     const sender = createSender(config, options, logger);
     runtime.onStop('webhook sender', () => sender.close());
-    const scheduler = new HostScheduler(schedulerLimits(config), (err, key) => logger.warn({ err, key }, 'webhook attempt failed to complete; the recovery sweep will pick it up'));
+    const scheduler = new HostScheduler(schedulerLimits(config), (err, key) =>
+      logger.warn({ err, key }, 'webhook attempt failed to complete; the recovery sweep will pick it up'),
+    );
     const dispatcher = createDispatcher({
       events,
       deliveries,
@@ -147,16 +180,50 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
       owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
       // Consumer and sweeper pods deliver; an API-only pod leaves new deliveries to them (and to the sweep).
       dispatchLocally: config.CONSUMERS_ENABLED || config.SWEEPERS_ENABLED,
-      policy: { delaysMs: config.WEBHOOK_RETRY_DELAYS_MS, maxAttempts: config.WEBHOOK_MAX_ATTEMPTS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, claimTtlMs: config.WEBHOOK_CLAIM_TTL_MS },
+      policy: {
+        delaysMs: config.WEBHOOK_RETRY_DELAYS_MS,
+        maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        claimTtlMs: config.WEBHOOK_CLAIM_TTL_MS,
+      },
     });
     runtime.onStop('attempts', () => dispatcher.stop(config.SHUTDOWN_GRACE_MS));
-    background = new BackgroundWork(mongo.db, leases, dispatcher.recovery, { recoveryIntervalMs: config.WEBHOOK_RECOVERY_INTERVAL_MS, retentionMs: config.WEBHOOK_EVENTS_RETENTION_MS, retentionIntervalMs: config.RETENTION_SWEEP_INTERVAL_MS, onRecoveryRound: (taken) => metrics.recoverySweeps.inc({ lease: taken ? 'taken' : 'held_elsewhere' }) }, logger);
+    background = new BackgroundWork(
+      mongo.db,
+      leases,
+      dispatcher.recovery,
+      {
+        recoveryIntervalMs: config.WEBHOOK_RECOVERY_INTERVAL_MS,
+        retentionMs: config.WEBHOOK_EVENTS_RETENTION_MS,
+        retentionIntervalMs: config.RETENTION_SWEEP_INTERVAL_MS,
+        onRecoveryRound: (taken) => metrics.recoverySweeps.inc({ lease: taken ? 'taken' : 'held_elsewhere' }),
+      },
+      logger,
+    );
 
     const { app } = runtime.httpApp({ registry: metrics.registry });
-    if (config.API_ENABLED) mountRoutes(app, { internalCallers: config.INTERNAL_CALLERS, events, deliveries, record: dispatcher.record, recovery: dispatcher.recovery, clock });
+    if (config.API_ENABLED)
+      mountRoutes(app, {
+        internalCallers: config.INTERNAL_CALLERS,
+        events,
+        deliveries,
+        record: dispatcher.record,
+        recovery: dispatcher.recovery,
+        clock,
+      });
     if (config.CONSUMERS_ENABLED) {
-      for (const consumer of await startConsumers({ config, kafka, producer, dispatcher, brokerMetrics: kafkaMetrics, logger, clock })) {
-        runtime.onStop('consumer', () => consumer.stop().catch((err: unknown) => logger.warn({ err }, 'consumer stop failed')));
+      for (const consumer of await startConsumers({
+        config,
+        kafka,
+        producer,
+        dispatcher,
+        brokerMetrics: kafkaMetrics,
+        logger,
+        clock,
+      })) {
+        runtime.onStop('consumer', () =>
+          consumer.stop().catch((err: unknown) => logger.warn({ err }, 'consumer stop failed')),
+        );
       }
     }
     if (config.SWEEPERS_ENABLED) runtime.runInBackground('sweeps', background);
@@ -173,4 +240,3 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
 }
 
 export { parseConfig, type Config } from './config';
-

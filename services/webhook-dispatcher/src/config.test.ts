@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@checkout/config';
 import { parseConfig, schedulerLimits } from './config';
 
-const base = { MONGODB_URL: 'mongodb://127.0.0.1:27017/', KAFKA_BROKERS: '127.0.0.1:9092', INTERNAL_TOKEN: 'Zq3vN8kL2pX7mR4tW9yB6cF1hJ5dG0sA', INTERNAL_CALLERS: `gateway:${'ab12'.repeat(16)}` };
+const base = {
+  MONGODB_URL: 'mongodb://127.0.0.1:27017/',
+  KAFKA_BROKERS: '127.0.0.1:9092',
+  INTERNAL_TOKEN: 'Zq3vN8kL2pX7mR4tW9yB6cF1hJ5dG0sA',
+  INTERNAL_CALLERS: `gateway:${'ab12'.repeat(16)}`,
+};
 
 describe('webhook-dispatcher config', () => {
   it('When only the required keys are set, then the defaults follow the spec (D31, D33)', () => {
@@ -24,7 +29,12 @@ describe('webhook-dispatcher config', () => {
   });
 
   it('When values are given, then they are parsed', () => {
-    const config = parseConfig({ ...base, WEBHOOK_RETRY_DELAYS_MS: '50,100,150,200', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32, fd00::/8', CONSUMERS_ENABLED: 'false' });
+    const config = parseConfig({
+      ...base,
+      WEBHOOK_RETRY_DELAYS_MS: '50,100,150,200',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32, fd00::/8',
+      CONSUMERS_ENABLED: 'false',
+    });
     expect(config.WEBHOOK_RETRY_DELAYS_MS).toEqual([50, 100, 150, 200]);
     expect(config.WEBHOOK_ALLOWED_NETWORKS).toEqual(['127.0.0.1/32', 'fd00::/8']);
     expect(config.CONSUMERS_ENABLED).toBe(false);
@@ -57,7 +67,14 @@ describe('webhook-dispatcher config', () => {
   });
 
   it('When the totals are tiny, then every share is at least one and test mode keeps a slot', () => {
-    const limits = schedulerLimits(parseConfig({ ...base, WEBHOOK_MAX_IN_FLIGHT: '1', WEBHOOK_MAX_QUEUED: '2', WEBHOOK_LIVE_RESERVED_SHARE: '0.9' }));
-    expect(limits).toMatchObject({ maxInFlightPerLane: 1, maxQueuedPerLane: 1, liveReservedInFlight: 0, liveReservedQueued: 1 });
+    const limits = schedulerLimits(
+      parseConfig({ ...base, WEBHOOK_MAX_IN_FLIGHT: '1', WEBHOOK_MAX_QUEUED: '2', WEBHOOK_LIVE_RESERVED_SHARE: '0.9' }),
+    );
+    expect(limits).toMatchObject({
+      maxInFlightPerLane: 1,
+      maxQueuedPerLane: 1,
+      liveReservedInFlight: 0,
+      liveReservedQueued: 1,
+    });
   });
 });

@@ -1,12 +1,33 @@
 import { z } from 'zod';
-import { checkKafkaSecurity, commonConfigShape, env, internalClientConfigShape, loadConfig, retentionConfigShape, roleSettings } from '@checkout/config';
+import {
+  checkKafkaSecurity,
+  commonConfigShape,
+  env,
+  internalClientConfigShape,
+  loadConfig,
+  retentionConfigShape,
+  roleSettings,
+} from '@checkout/config';
 import { parseAllowedNetworks } from './domain/address-policy';
 import type { SchedulerLimits } from './domain/host-scheduler';
 
 const delayList = env
   .list()
-  .pipe(z.array(z.string().regex(/^\d+$/, 'must be a whole number of milliseconds').transform(Number).pipe(z.number().int().positive())).length(4, 'must list exactly 4 delays (one per retry tier, D31)'))
-  .refine((delays: number[]) => delays.every((d, i) => i === 0 || d > (delays[i - 1] ?? 0)), 'delays must strictly increase (D40)');
+  .pipe(
+    z
+      .array(
+        z
+          .string()
+          .regex(/^\d+$/, 'must be a whole number of milliseconds')
+          .transform(Number)
+          .pipe(z.number().int().positive()),
+      )
+      .length(4, 'must list exactly 4 delays (one per retry tier, D31)'),
+  )
+  .refine(
+    (delays: number[]) => delays.every((d, i) => i === 0 || d > (delays[i - 1] ?? 0)),
+    'delays must strictly increase (D40)',
+  );
 
 const cidrList = env.list().superRefine((cidrs, ctx) => {
   try {
@@ -25,24 +46,48 @@ export const ConfigSchema = z
     MONGODB_DATABASE: commonConfigShape.MONGODB_DATABASE.default('webhooks'),
     API_ENABLED: roleSettings.api('the internal events API (/internal/events)'),
     CONSUMERS_ENABLED: roleSettings.consumers('the session-events and retry-tier consumers, which deliver webhooks'),
-    SWEEPERS_ENABLED: roleSettings.sweepers('the recovery sweep, which delivers what a crashed process held and publishes unsent dead letters'),
-    SESSION_EVENTS_PARTITIONS: env.positiveInt(12).describe('Partitions of the session events topic, used only if this service must create it'),
-    WEBHOOK_RETRY_PARTITIONS: env.positiveInt(6).describe('Partitions of each retry tier topic and the dead-letter topic, used only if this service must create them'),
+    SWEEPERS_ENABLED: roleSettings.sweepers(
+      'the recovery sweep, which delivers what a crashed process held and publishes unsent dead letters',
+    ),
+    SESSION_EVENTS_PARTITIONS: env
+      .positiveInt(12)
+      .describe('Partitions of the session events topic, used only if this service must create it'),
+    WEBHOOK_RETRY_PARTITIONS: env
+      .positiveInt(6)
+      .describe(
+        'Partitions of each retry tier topic and the dead-letter topic, used only if this service must create them',
+      ),
     WEBHOOK_RETRY_DELAYS_MS: delayList
       .default([10_000, 60_000, 600_000, 3_600_000])
-      .describe('Delays before attempts 2..5, comma-separated, strictly increasing (D31: 10 s, 1 min, 10 min, 1 h); each gets up to ±10 % jitter (D40)'),
-    WEBHOOK_TIMEOUT_MS: env.positiveInt(5_000).describe('Time allowed for one whole attempt: connect, headers and the response snippet (spec: 5 s)'),
-    WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(5).default(5).describe('Attempts per delivery before it fails and goes to the dead-letter topic (spec: at most 5)'),
+      .describe(
+        'Delays before attempts 2..5, comma-separated, strictly increasing (D31: 10 s, 1 min, 10 min, 1 h); each gets up to ±10 % jitter (D40)',
+      ),
+    WEBHOOK_TIMEOUT_MS: env
+      .positiveInt(5_000)
+      .describe('Time allowed for one whole attempt: connect, headers and the response snippet (spec: 5 s)'),
+    WEBHOOK_MAX_ATTEMPTS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(5)
+      .default(5)
+      .describe('Attempts per delivery before it fails and goes to the dead-letter topic (spec: at most 5)'),
     WEBHOOK_ALLOWED_NETWORKS: cidrList
       .default([])
       .describe(
         'DANGEROUS — loosens SSRF protection (D33). Comma-separated CIDRs (e.g. 127.0.0.1/32,10.1.0.0/16) that webhooks MAY reach even though they are loopback, private, link-local, unique-local, CGNAT or otherwise internal. Empty (the default, and the only safe production value) refuses every internal address, cloud metadata included. Only for local development and tests.',
       ),
-    WEBHOOK_MAX_CONCURRENCY_PER_HOST: env.positiveInt(8).describe('Attempts in flight at once to one destination host:port'),
-    WEBHOOK_MAX_IN_FLIGHT: env.positiveInt(256).describe('Attempts in flight at once in this process, all hosts together'),
+    WEBHOOK_MAX_CONCURRENCY_PER_HOST: env
+      .positiveInt(8)
+      .describe('Attempts in flight at once to one destination host:port'),
+    WEBHOOK_MAX_IN_FLIGHT: env
+      .positiveInt(256)
+      .describe('Attempts in flight at once in this process, all hosts together'),
     WEBHOOK_MAX_QUEUED_PER_HOST: env
       .positiveInt(2_000)
-      .describe('Attempts waiting in memory for one host; beyond this they stay in the database and the recovery sweep picks them up later'),
+      .describe(
+        'Attempts waiting in memory for one host; beyond this they stay in the database and the recovery sweep picks them up later',
+      ),
     WEBHOOK_ORGANIZATION_SHARE: z.coerce
       .number()
       .gt(0)
@@ -56,26 +101,50 @@ export const ConfigSchema = z
       .min(0)
       .lt(1)
       .default(0.25)
-      .describe('Share of WEBHOOK_MAX_IN_FLIGHT and of WEBHOOK_MAX_QUEUED that test-mode attempts can never take, all test-mode merchants together: test traffic never delays live'),
-    WEBHOOK_MAX_QUEUED: env.positiveInt(5_000).describe('Attempts held in memory in total, waiting for their turn or sent and being recorded; beyond this the consumers pause and new events wait in Kafka (backpressure; bounds the RSS)'),
-    WEBHOOK_RESPONSE_SNIPPET_BYTES: z.coerce.number().int().min(0).default(1024).describe('Bytes of each response body that are read and stored with the attempt'),
+      .describe(
+        'Share of WEBHOOK_MAX_IN_FLIGHT and of WEBHOOK_MAX_QUEUED that test-mode attempts can never take, all test-mode merchants together: test traffic never delays live',
+      ),
+    WEBHOOK_MAX_QUEUED: env
+      .positiveInt(5_000)
+      .describe(
+        'Attempts held in memory in total, waiting for their turn or sent and being recorded; beyond this the consumers pause and new events wait in Kafka (backpressure; bounds the RSS)',
+      ),
+    WEBHOOK_RESPONSE_SNIPPET_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(1024)
+      .describe('Bytes of each response body that are read and stored with the attempt'),
     WEBHOOK_CLAIM_TTL_MS: env
       .positiveInt(30_000)
-      .describe('How long a delivery held by a process (stored for its first attempt, queued or in flight) is protected from the recovery sweep; after a crash its work is redone once this passes. Must exceed WEBHOOK_TIMEOUT_MS.'),
-    WEBHOOK_RECOVERY_INTERVAL_MS: env.positiveInt(5_000).describe('Interval of the recovery sweep that re-dispatches pending deliveries nobody holds (crash safety)'),
+      .describe(
+        'How long a delivery held by a process (stored for its first attempt, queued or in flight) is protected from the recovery sweep; after a crash its work is redone once this passes. Must exceed WEBHOOK_TIMEOUT_MS.',
+      ),
+    WEBHOOK_RECOVERY_INTERVAL_MS: env
+      .positiveInt(5_000)
+      .describe('Interval of the recovery sweep that re-dispatches pending deliveries nobody holds (crash safety)'),
     GATEWAY_URL: env
       .url()
       .optional()
-      .describe('Internal base URL of the gateway, read for organizations\' webhook signing secrets (D35). Unset: webhooks are never signed.'),
+      .describe(
+        "Internal base URL of the gateway, read for organizations' webhook signing secrets (D35). Unset: webhooks are never signed.",
+      ),
     WEBHOOK_EVENTS_RETENTION_MS: z.coerce
       .number()
       .int()
       .min(15 * 24 * 3_600_000, 'must keep events longer than the 14 days POST /v0/events/recover reaches back (D44)')
       .default(30 * 24 * 3_600_000)
-      .describe('How long events and their finished deliveries (with every attempt) are kept for the events API (D34); pending deliveries are never deleted'),
-    SIGNING_SECRET_CACHE_MS: env.positiveInt(30_000).describe('How long a signing secret read from the gateway is cached per organization and mode'),
+      .describe(
+        'How long events and their finished deliveries (with every attempt) are kept for the events API (D34); pending deliveries are never deleted',
+      ),
+    SIGNING_SECRET_CACHE_MS: env
+      .positiveInt(30_000)
+      .describe('How long a signing secret read from the gateway is cached per organization and mode'),
   })
-  .refine((c) => c.WEBHOOK_CLAIM_TTL_MS > c.WEBHOOK_TIMEOUT_MS, { path: ['WEBHOOK_CLAIM_TTL_MS'], message: 'must be greater than WEBHOOK_TIMEOUT_MS' })
+  .refine((c) => c.WEBHOOK_CLAIM_TTL_MS > c.WEBHOOK_TIMEOUT_MS, {
+    path: ['WEBHOOK_CLAIM_TTL_MS'],
+    message: 'must be greater than WEBHOOK_TIMEOUT_MS',
+  })
   .superRefine(checkKafkaSecurity);
 
 export type Config = Readonly<z.output<typeof ConfigSchema>>;

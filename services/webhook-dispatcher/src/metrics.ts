@@ -24,7 +24,7 @@ export function createDispatcherMetrics(): DispatcherMetrics {
     }),
     attempts: new Counter({
       name: 'webhook_attempts_total',
-      help: 'Webhook attempts by outcome (success, http_error, redirect, timeout, refused, network, invalid_url, signing_failed), attempt number (1-5) and the answer\'s status class (2xx, 3xx, 4xx, 5xx, none)',
+      help: "Webhook attempts by outcome (success, http_error, redirect, timeout, refused, network, invalid_url, signing_failed), attempt number (1-5) and the answer's status class (2xx, 3xx, 4xx, 5xx, none)",
       labelNames: ['outcome', 'attempt', 'status_class'],
       registers: [registry],
     }),
@@ -35,11 +35,19 @@ export function createDispatcherMetrics(): DispatcherMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
-    inFlight: new Gauge({ name: 'webhook_attempts_in_flight', help: 'Webhook attempts currently in flight in this process', registers: [registry] }),
-    queued: new Gauge({ name: 'webhook_attempts_queued', help: 'Webhook attempts waiting in memory for a per-host or global slot', registers: [registry] }),
+    inFlight: new Gauge({
+      name: 'webhook_attempts_in_flight',
+      help: 'Webhook attempts currently in flight in this process',
+      registers: [registry],
+    }),
+    queued: new Gauge({
+      name: 'webhook_attempts_queued',
+      help: 'Webhook attempts waiting in memory for a per-host or global slot',
+      registers: [registry],
+    }),
     deferred: new Counter({
       name: 'webhook_attempts_deferred_total',
-      help: 'Attempts not made and put off, without using up one of the delivery\'s attempts, by reason (signing_secret_unavailable: the gateway could not give the organization\'s signing secret, D35)',
+      help: "Attempts not made and put off, without using up one of the delivery's attempts, by reason (signing_secret_unavailable: the gateway could not give the organization's signing secret, D35)",
       labelNames: ['reason'],
       registers: [registry],
     }),

@@ -27,7 +27,13 @@ export class Api {
     return this.send<T>('PATCH', path, body, headers);
   }
 
-  async send<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, rawBody?: string): Promise<ApiResponse<T>> {
+  async send<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    rawBody?: string,
+  ): Promise<ApiResponse<T>> {
     const response = await request(`${this.baseUrl}${path}`, {
       method: method as 'GET',
       headers: {

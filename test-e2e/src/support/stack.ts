@@ -12,11 +12,17 @@ interface StartableApp {
 
 // Imported on demand so a suite can run with the services it needs (e.g. orders + gateway).
 const builders: Record<ServiceName, (env: Record<string, string>, logger: Logger) => Promise<StartableApp>> = {
-  orders: async (env, logger) => (await import('@checkout/orders')).buildApp((await import('@checkout/orders/config')).parseConfig(env), logger),
-  sessions: async (env, logger) => (await import('@checkout/sessions')).buildApp((await import('@checkout/sessions/config')).parseConfig(env), logger),
+  orders: async (env, logger) =>
+    (await import('@checkout/orders')).buildApp((await import('@checkout/orders/config')).parseConfig(env), logger),
+  sessions: async (env, logger) =>
+    (await import('@checkout/sessions')).buildApp((await import('@checkout/sessions/config')).parseConfig(env), logger),
   'webhook-dispatcher': async (env, logger) =>
-    (await import('@checkout/webhook-dispatcher')).buildApp((await import('@checkout/webhook-dispatcher/config')).parseConfig(env), logger),
-  gateway: async (env, logger) => (await import('@checkout/gateway')).buildApp((await import('@checkout/gateway/config')).parseConfig(env), logger),
+    (await import('@checkout/webhook-dispatcher')).buildApp(
+      (await import('@checkout/webhook-dispatcher/config')).parseConfig(env),
+      logger,
+    ),
+  gateway: async (env, logger) =>
+    (await import('@checkout/gateway')).buildApp((await import('@checkout/gateway/config')).parseConfig(env), logger),
 };
 
 export interface InProcessStack {
@@ -40,7 +46,9 @@ async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -61,8 +69,15 @@ export async function startStack(
 ): Promise<InProcessStack> {
   const mongoUrl = process.env.MONGODB_URL;
   const brokers = process.env.KAFKA_BROKERS;
-  if (!mongoUrl || !brokers) throw new Error('KAFKA_BROKERS and MONGODB_URL must be set (the e2e global setup provides them)');
-  const [gateway, gatewayAdmin, orders, sessions, dispatcher] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  if (!mongoUrl || !brokers)
+    throw new Error('KAFKA_BROKERS and MONGODB_URL must be set (the e2e global setup provides them)');
+  const [gateway, gatewayAdmin, orders, sessions, dispatcher] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   const env = stackEnvironment({
     ports: { gateway, gatewayAdmin, orders, sessions, dispatcher },
     mongoUrl,
@@ -74,8 +89,14 @@ export async function startStack(
   });
   const sink = options.logSink;
   const destination = sink && { write: (line: string) => sink(line) };
-  const logger = (name: string) => createLogger(name, { level: env.gateway.LOG_LEVEL, ...(destination && { destination }) });
-  const envOf = { orders: env.orders, sessions: env.sessions, 'webhook-dispatcher': env.dispatcher, gateway: env.gateway };
+  const logger = (name: string) =>
+    createLogger(name, { level: env.gateway.LOG_LEVEL, ...(destination && { destination }) });
+  const envOf = {
+    orders: env.orders,
+    sessions: env.sessions,
+    'webhook-dispatcher': env.dispatcher,
+    gateway: env.gateway,
+  };
   const apps = await Promise.all(services.map((name) => builders[name](envOf[name], logger(name))));
   const started: StartableApp[] = [];
   try {
@@ -97,7 +118,10 @@ export async function startStack(
     },
     async addGatewayReplica() {
       const port = await freePort();
-      const replica = await builders.gateway({ ...env.gateway, PORT: String(port), ADMIN_PORT: '0' }, logger('gateway'));
+      const replica = await builders.gateway(
+        { ...env.gateway, PORT: String(port), ADMIN_PORT: '0' },
+        logger('gateway'),
+      );
       await replica.start();
       started.push(replica);
       return `http://127.0.0.1:${port}`;

@@ -9,9 +9,16 @@ type SessionInput = Parameters<Checkout['checkoutSessions']['create']>[0];
  * that one delivery has ended failed (every attempt used), with the session and its event id. For the tests of
  * what a merchant does about failed deliveries: recover (D44), the dashboard's redeliver (D47).
  */
-export async function paidSessionWithFailedDelivery(client: Checkout, receiver: WebhookReceiver, path: string): Promise<{ session: Awaited<ReturnType<Checkout['checkoutSessions']['create']>>; eventId: string }> {
+export async function paidSessionWithFailedDelivery(
+  client: Checkout,
+  receiver: WebhookReceiver,
+  path: string,
+): Promise<{ session: Awaited<ReturnType<Checkout['checkoutSessions']['create']>>; eventId: string }> {
   receiver.answer(path, ANSWER.error);
-  const session = await client.checkoutSessions.create({ ...buildSessionInput({ externalId: uniqueId('ext') }), callbackUrl: receiver.url(path) } as SessionInput);
+  const session = await client.checkoutSessions.create({
+    ...buildSessionInput({ externalId: uniqueId('ext') }),
+    callbackUrl: receiver.url(path),
+  } as SessionInput);
   await client.testHelpers.checkoutSessions.pay(session.id);
   const eventId = await eventually(
     async () => {

@@ -9,7 +9,12 @@ export class CheckoutSessions {
 
   /** Creates the order and its hosted checkout session; send the customer to `session.url`. */
   async create(params: CheckoutSessionCreateParams, options?: RequestOptions): Promise<CheckoutSession> {
-    return (await this.http.request<SessionResponse>('POST', '/v0/checkout/sessions', { body: params, ...(options && { options }) })).session;
+    return (
+      await this.http.request<SessionResponse>('POST', '/v0/checkout/sessions', {
+        body: params,
+        ...(options && { options }),
+      })
+    ).session;
   }
 
   async retrieve(id: string): Promise<CheckoutSession> {
@@ -28,12 +33,24 @@ export class TestHelperCheckoutSessions {
 
   /** Pays through the simulated processors; default: card, the amount still due, succeeded. */
   async pay(id: string, params: TestPaymentParams = {}, options?: RequestOptions): Promise<CheckoutSession> {
-    return (await this.http.request<SessionResponse>('POST', `/v0/test_helpers/checkout/sessions/${encodeURIComponent(id)}/pay`, { body: params, ...(options && { options }) })).session;
+    return (
+      await this.http.request<SessionResponse>(
+        'POST',
+        `/v0/test_helpers/checkout/sessions/${encodeURIComponent(id)}/pay`,
+        { body: params, ...(options && { options }) },
+      )
+    ).session;
   }
 
   /** Expires a pending session now, firing checkout.session.expired. */
   async expire(id: string, options?: RequestOptions): Promise<CheckoutSession> {
-    return (await this.http.request<SessionResponse>('POST', `/v0/test_helpers/checkout/sessions/${encodeURIComponent(id)}/expire`, options && { options })).session;
+    return (
+      await this.http.request<SessionResponse>(
+        'POST',
+        `/v0/test_helpers/checkout/sessions/${encodeURIComponent(id)}/expire`,
+        options && { options },
+      )
+    ).session;
   }
 }
 

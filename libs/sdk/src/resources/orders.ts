@@ -9,7 +9,8 @@ export class Orders {
   constructor(private readonly http: HttpClient) {}
 
   async create(params: OrderCreateParams, options?: RequestOptions): Promise<Order> {
-    return (await this.http.request<OrderResponse>('POST', '/v0/orders', { body: params, ...(options && { options }) })).order;
+    return (await this.http.request<OrderResponse>('POST', '/v0/orders', { body: params, ...(options && { options }) }))
+      .order;
   }
 
   async retrieve(id: string): Promise<Order> {
@@ -28,6 +29,10 @@ export class Orders {
   /** `await` for one page, `for await` for every order (newest first). */
   list(params: OrderListParams = {}): ListResult<Order, OrderListResponse> {
     const { page = 1, ...filters } = params;
-    return new ListResult((number) => this.http.request<OrderListResponse>('GET', '/v0/orders', { query: { ...filters, page: number } }), (p) => p.orders, page);
+    return new ListResult(
+      (number) => this.http.request<OrderListResponse>('GET', '/v0/orders', { query: { ...filters, page: number } }),
+      (p) => p.orders,
+      page,
+    );
   }
 }

@@ -56,16 +56,28 @@ export abstract class InternalApi {
    */
   protected async read<S extends z.ZodType>(schema: S, call: ReadCall): Promise<z.output<S>> {
     const search = new URLSearchParams();
-    for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined && value !== '') search.set(name, value);
+    for (const [name, value] of Object.entries(call.query ?? {}))
+      if (value !== undefined && value !== '') search.set(name, value);
     const qs = search.size > 0 ? `?${search.toString()}` : '';
-    const answer = await this.http.json({ method: call.method, path: `${call.path}${qs}`, scope: call.scope, requestId: call.requestId, body: call.body, ...(call.headers && { headers: call.headers }) });
+    const answer = await this.http.json({
+      method: call.method,
+      path: `${call.path}${qs}`,
+      scope: call.scope,
+      requestId: call.requestId,
+      body: call.body,
+      ...(call.headers && { headers: call.headers }),
+    });
     if (answer.status >= 400 && answer.status < 500) {
       const body = answer.body as { code?: unknown; message?: unknown } | null;
       const code = isErrorCode(body?.code) ? body.code : 'INVALID_REQUEST';
       throw new DomainError(code, typeof body?.message === 'string' ? body.message : 'The request was refused.');
     }
     const parsed = answer.status < 300 ? schema.safeParse(answer.body) : undefined;
-    if (!parsed?.success) throw new DependencyUnavailableError(this.service, new Error(`unexpected answer ${answer.status} to ${call.method} ${call.path}`));
+    if (!parsed?.success)
+      throw new DependencyUnavailableError(
+        this.service,
+        new Error(`unexpected answer ${answer.status} to ${call.method} ${call.path}`),
+      );
     return parsed.data;
   }
 }

@@ -11,7 +11,12 @@ export class SessionsClient extends InternalApi {
   }
 
   getSession(scope: RequestScope, requestId: string, id: string) {
-    return this.read(SessionResponse, { method: 'GET', path: `/internal/sessions/${encodeURIComponent(id)}`, scope, requestId });
+    return this.read(SessionResponse, {
+      method: 'GET',
+      path: `/internal/sessions/${encodeURIComponent(id)}`,
+      scope,
+      requestId,
+    });
   }
 
   /**
@@ -20,13 +25,29 @@ export class SessionsClient extends InternalApi {
    * not be told of a success its next read would contradict.
    */
   async copyOrder(scope: RequestScope, requestId: string, sessionId: string, snapshot: OrderSnapshot): Promise<void> {
-    const answer = await this.http.json({ method: 'PUT', path: `/internal/sessions/${encodeURIComponent(sessionId)}/order`, scope, requestId, body: snapshot, idempotent: true });
+    const answer = await this.http.json({
+      method: 'PUT',
+      path: `/internal/sessions/${encodeURIComponent(sessionId)}/order`,
+      scope,
+      requestId,
+      body: snapshot,
+      idempotent: true,
+    });
     if (answer.status === 204 || answer.status === 404) return;
-    throw new DependencyUnavailableError(this.service, new Error(`sessions answered ${answer.status} to an order snapshot`));
+    throw new DependencyUnavailableError(
+      this.service,
+      new Error(`sessions answered ${answer.status} to an order snapshot`),
+    );
   }
 
   /** D41: the hosted page's requests and the processor's signed notifications, streamed through unchanged. */
-  passThrough(request: { method: string; path: string; requestId: string; headers: Record<string, string | string[] | undefined>; body?: Readable }) {
+  passThrough(request: {
+    method: string;
+    path: string;
+    requestId: string;
+    headers: Record<string, string | string[] | undefined>;
+    body?: Readable;
+  }) {
     return this.http.raw(request);
   }
 }

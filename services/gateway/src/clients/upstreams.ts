@@ -10,8 +10,21 @@ export interface Upstreams {
   dispatcher: WebhookDispatcherClient;
 }
 
-export function createUpstreams(settings: { internalToken: string; timeoutMs: number; ordersUrl: string; sessionsUrl: string; dispatcherUrl: string }): Upstreams {
-  const http = (service: string, baseUrl: string) => new InternalClient({ service, baseUrl, internalToken: settings.internalToken, timeoutMs: settings.timeoutMs, connections: 128 });
+export function createUpstreams(settings: {
+  internalToken: string;
+  timeoutMs: number;
+  ordersUrl: string;
+  sessionsUrl: string;
+  dispatcherUrl: string;
+}): Upstreams {
+  const http = (service: string, baseUrl: string) =>
+    new InternalClient({
+      service,
+      baseUrl,
+      internalToken: settings.internalToken,
+      timeoutMs: settings.timeoutMs,
+      connections: 128,
+    });
   return {
     orders: new OrdersClient(http('orders', settings.ordersUrl)),
     sessions: new SessionsClient(http('sessions', settings.sessionsUrl)),
@@ -20,5 +33,7 @@ export function createUpstreams(settings: { internalToken: string; timeoutMs: nu
 }
 
 export async function closeUpstreams(upstreams: Upstreams): Promise<void> {
-  await Promise.all(Object.values(upstreams).map((client: { close(): Promise<void> }) => client.close().catch(() => {})));
+  await Promise.all(
+    Object.values(upstreams).map((client: { close(): Promise<void> }) => client.close().catch(() => {})),
+  );
 }

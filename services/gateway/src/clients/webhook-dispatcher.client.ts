@@ -1,30 +1,70 @@
 import type { RequestScope } from '@checkout/http';
-import { DeliveryStatsResponse, EventPageResponse, EventResponse, FailedDeliveriesResponse, RecoverEventsResponse, RedeliverResponse } from '@checkout/contracts';
+import {
+  DeliveryStatsResponse,
+  EventPageResponse,
+  EventResponse,
+  FailedDeliveriesResponse,
+  RecoverEventsResponse,
+  RedeliverResponse,
+} from '@checkout/contracts';
 import { InternalApi, WITHOUT_TOTAL } from './internal-api';
 
 /** The webhook dispatcher's internal API (events and their deliveries), as the gateway calls it. */
 export class WebhookDispatcherClient extends InternalApi {
   listEvents(scope: RequestScope, requestId: string, query: Record<string, string | undefined>) {
-    return this.read(EventPageResponse, { method: 'GET', path: '/internal/events', scope, requestId, query, headers: WITHOUT_TOTAL });
+    return this.read(EventPageResponse, {
+      method: 'GET',
+      path: '/internal/events',
+      scope,
+      requestId,
+      query,
+      headers: WITHOUT_TOTAL,
+    });
   }
 
   getEvent(scope: RequestScope, requestId: string, id: string) {
-    return this.read(EventResponse, { method: 'GET', path: `/internal/events/${encodeURIComponent(id)}`, scope, requestId });
+    return this.read(EventResponse, {
+      method: 'GET',
+      path: `/internal/events/${encodeURIComponent(id)}`,
+      scope,
+      requestId,
+    });
   }
 
   failedDeliveries(scope: RequestScope, requestId: string) {
-    return this.read(FailedDeliveriesResponse, { method: 'GET', path: '/internal/events/failed-deliveries', scope, requestId });
+    return this.read(FailedDeliveriesResponse, {
+      method: 'GET',
+      path: '/internal/events/failed-deliveries',
+      scope,
+      requestId,
+    });
   }
 
   deliveryStats(scope: RequestScope, requestId: string) {
-    return this.read(DeliveryStatsResponse, { method: 'GET', path: '/internal/events/delivery-stats', scope, requestId });
+    return this.read(DeliveryStatsResponse, {
+      method: 'GET',
+      path: '/internal/events/delivery-stats',
+      scope,
+      requestId,
+    });
   }
 
   redeliver(scope: RequestScope, requestId: string, id: string) {
-    return this.read(RedeliverResponse, { method: 'POST', path: `/internal/events/${encodeURIComponent(id)}/redeliver`, scope, requestId });
+    return this.read(RedeliverResponse, {
+      method: 'POST',
+      path: `/internal/events/${encodeURIComponent(id)}/redeliver`,
+      scope,
+      requestId,
+    });
   }
 
   recover(scope: RequestScope, requestId: string, since: string) {
-    return this.read(RecoverEventsResponse, { method: 'POST', path: '/internal/events/recover', scope, requestId, body: { since } });
+    return this.read(RecoverEventsResponse, {
+      method: 'POST',
+      path: '/internal/events/recover',
+      scope,
+      requestId,
+      body: { since },
+    });
   }
 }

@@ -34,9 +34,7 @@ export function hashKey(secret: string): string {
 }
 
 export type ParsedAuthorization =
-  | { kind: 'key'; mode: Mode; lookupId: string; secret: string }
-  | { kind: 'malformed-key' }
-  | { kind: 'missing' };
+  { kind: 'key'; mode: Mode; lookupId: string; secret: string } | { kind: 'malformed-key' } | { kind: 'missing' };
 
 /**
  * D5: a missing header, another scheme or a value that is not an sk_test_/sk_live_ key is "missing"

@@ -16,7 +16,8 @@ export function parseTrustedProxies(entries: readonly string[]): BlockList {
       continue;
     }
     const bits = Number(prefix);
-    if (!/^\d+$/.test(prefix) || bits > (family === 6 ? 128 : 32)) throw new Error(`"${entry}" has an invalid prefix length`);
+    if (!/^\d+$/.test(prefix) || bits > (family === 6 ? 128 : 32))
+      throw new Error(`"${entry}" has an invalid prefix length`);
     list.addSubnet(address, bits, type);
   }
   return list;

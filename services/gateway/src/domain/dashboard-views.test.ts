@@ -7,7 +7,8 @@ describe('sinceFromForm (D47 recover form)', () => {
     expect(sinceFromForm('2026-11-24T10:00')).toBe('2026-11-24T10:00:00.000Z');
     expect(sinceFromForm('2026-11-24T10:00:05')).toBe('2026-11-24T10:00:05.000Z');
     expect(sinceFromForm('2026-11-24T10:00:05.000+01:00')).toBe('2026-11-24T09:00:05.000Z');
-    for (const bad of [undefined, '', 'yesterday', '1700000000000', '2026-13-40T99:99']) expect(sinceFromForm(bad)).toBeUndefined();
+    for (const bad of [undefined, '', 'yesterday', '1700000000000', '2026-13-40T99:99'])
+      expect(sinceFromForm(bad)).toBeUndefined();
   });
 });
 
@@ -23,8 +24,14 @@ describe('sessionHistory (D47 session page)', () => {
     }) as unknown as CheckoutSession;
 
   it('When a session was paid and its event fired, then created, paid and the event in time order', () => {
-    const history = sessionHistory(session({ status: 'completed', paidAt: '2026-11-24T10:03:00.000Z' }), [{ id: 'evt_test_1', event: 'checkout.session.completed', createdAt: '2026-11-24T10:03:00.001Z' }]);
-    expect(history.map((h) => h.label)).toEqual(['Created (pending)', 'Order paid in full', 'Event checkout.session.completed']);
+    const history = sessionHistory(session({ status: 'completed', paidAt: '2026-11-24T10:03:00.000Z' }), [
+      { id: 'evt_test_1', event: 'checkout.session.completed', createdAt: '2026-11-24T10:03:00.001Z' },
+    ]);
+    expect(history.map((h) => h.label)).toEqual([
+      'Created (pending)',
+      'Order paid in full',
+      'Event checkout.session.completed',
+    ]);
     expect(history[2]?.href).toBe('/dashboard/events/evt_test_1');
   });
 
@@ -33,6 +40,9 @@ describe('sessionHistory (D47 session page)', () => {
       ['2026-11-24T10:00:00.000Z', 'Created (pending)'],
       ['2026-11-24T11:00:00.000Z', 'Expired'],
     ]);
-    expect(sessionHistory(session({ status: 'cancelled' }), []).at(-1)).toEqual({ at: '2026-11-24T10:05:00.000Z', label: 'Cancelled (its order was cancelled)' });
+    expect(sessionHistory(session({ status: 'cancelled' }), []).at(-1)).toEqual({
+      at: '2026-11-24T10:05:00.000Z',
+      label: 'Cancelled (its order was cancelled)',
+    });
   });
 });

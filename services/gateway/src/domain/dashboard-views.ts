@@ -27,11 +27,17 @@ export function sinceFromForm(value: string | undefined): string | undefined {
  * (orders, through the session's order copy), and the events that announced completion or expiry (the
  * dispatcher). Sessions store no transition log, so the time of a cancel is the session's last update.
  */
-export function sessionHistory(session: CheckoutSession, events: readonly { id: string; event: string; createdAt: string }[]): HistoryEntry[] {
+export function sessionHistory(
+  session: CheckoutSession,
+  events: readonly { id: string; event: string; createdAt: string }[],
+): HistoryEntry[] {
   const entries: HistoryEntry[] = [{ at: session.createdAt, label: 'Created (pending)' }];
   if (session.order.paidAt) entries.push({ at: session.order.paidAt, label: 'Order paid in full' });
-  for (const ev of events) entries.push({ at: ev.createdAt, label: `Event ${ev.event}`, href: `/dashboard/events/${ev.id}` });
-  if (session.status === 'cancelled') entries.push({ at: session.updatedAt, label: 'Cancelled (its order was cancelled)' });
-  if (session.status === 'expired' && !events.some((ev) => ev.event === 'checkout.session.expired')) entries.push({ at: session.expiresAt, label: 'Expired' });
+  for (const ev of events)
+    entries.push({ at: ev.createdAt, label: `Event ${ev.event}`, href: `/dashboard/events/${ev.id}` });
+  if (session.status === 'cancelled')
+    entries.push({ at: session.updatedAt, label: 'Cancelled (its order was cancelled)' });
+  if (session.status === 'expired' && !events.some((ev) => ev.event === 'checkout.session.expired'))
+    entries.push({ at: session.expiresAt, label: 'Expired' });
   return entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }

@@ -3,8 +3,14 @@ import { canonicalJson, idempotencyKeyProblem, idempotencyRecordId, requestFinge
 
 describe('Idempotency-Key request identity (D42)', () => {
   it('When two bodies differ only in key order, then their fingerprints are equal', () => {
-    const a = requestFingerprint('POST', '/v0/orders', { items: [{ name: 'A', quantity: 1 }], metadata: { x: '1', y: '2' } });
-    const b = requestFingerprint('POST', '/v0/orders', { metadata: { y: '2', x: '1' }, items: [{ quantity: 1, name: 'A' }] });
+    const a = requestFingerprint('POST', '/v0/orders', {
+      items: [{ name: 'A', quantity: 1 }],
+      metadata: { x: '1', y: '2' },
+    });
+    const b = requestFingerprint('POST', '/v0/orders', {
+      metadata: { y: '2', x: '1' },
+      items: [{ quantity: 1, name: 'A' }],
+    });
     expect(a).toBe(b);
   });
 

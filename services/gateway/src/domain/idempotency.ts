@@ -20,7 +20,9 @@ export function canonicalJson(value: unknown): string {
  * with a different request, like a different body.
  */
 export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${path}\n${body === undefined ? '' : canonicalJson(body)}`).digest('base64url');
+  return createHash('sha256')
+    .update(`${method} ${path}\n${body === undefined ? '' : canonicalJson(body)}`)
+    .digest('base64url');
 }
 
 /** Keys are per API key; the stored id is a hash, so a caller's key (any characters) never becomes a field name. */

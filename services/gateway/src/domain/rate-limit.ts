@@ -14,7 +14,8 @@ export class RateLimiter {
   private readonly counts = new Map<string, number>();
 
   constructor(options: { limitPerWindow: number; windowMs: number; replicas: number }) {
-    if (!(options.limitPerWindow >= 1 && options.windowMs >= 1 && options.replicas >= 1)) throw new RangeError('rate limit, window and replicas must be at least 1');
+    if (!(options.limitPerWindow >= 1 && options.windowMs >= 1 && options.replicas >= 1))
+      throw new RangeError('rate limit, window and replicas must be at least 1');
     this.share = Math.ceil(options.limitPerWindow / options.replicas);
     this.windowMs = options.windowMs;
   }

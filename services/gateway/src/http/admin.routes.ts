@@ -29,9 +29,14 @@ const CheckoutSettingsPatch = z.strictObject({
  */
 export const SIGNING_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
-function nextPreviousSecret(current: CheckoutSettings, webhookSigning: boolean | undefined, now: Date): PreviousSigningSecret | null {
+function nextPreviousSecret(
+  current: CheckoutSettings,
+  webhookSigning: boolean | undefined,
+  now: Date,
+): PreviousSigningSecret | null {
   if (webhookSigning === false) return null;
-  if (webhookSigning === true && current.webhookSigningSecret !== null) return { secret: current.webhookSigningSecret, until: new Date(now.getTime() + SIGNING_SECRET_OVERLAP_MS) };
+  if (webhookSigning === true && current.webhookSigningSecret !== null)
+    return { secret: current.webhookSigningSecret, until: new Date(now.getTime() + SIGNING_SECRET_OVERLAP_MS) };
   const kept = current.previousWebhookSigningSecret;
   return kept && kept.until > now ? kept : null;
 }
@@ -47,7 +52,14 @@ const presentSettings = (mode: Mode, settings: CheckoutSettings, now: Date) => {
   };
 };
 
-const presentKey = (k: ApiKeyDocument) => ({ id: k.keyId, mode: k.mode, status: k.status, last4: k.last4, createdAt: k.createdAt.toISOString(), ...(k.revokedAt && { revokedAt: k.revokedAt.toISOString() }) });
+const presentKey = (k: ApiKeyDocument) => ({
+  id: k.keyId,
+  mode: k.mode,
+  status: k.status,
+  last4: k.last4,
+  createdAt: k.createdAt.toISOString(),
+  ...(k.revokedAt && { revokedAt: k.revokedAt.toISOString() }),
+});
 
 export interface AdminDeps {
   store: OrganizationsStore;
@@ -74,7 +86,12 @@ function operatorTokenGuard(deps: AdminDeps): Middleware {
     const client = deps.clientOf(ctx);
     const now = deps.clock().getTime();
     const blockedFor = deps.guesses.blockedFor(client, now);
-    if (blockedFor > 0) throw new DomainError('RATE_LIMITED', 'Too many wrong operator tokens from this address; retry after the indicated delay.', { retryAfterSeconds: blockedFor });
+    if (blockedFor > 0)
+      throw new DomainError(
+        'RATE_LIMITED',
+        'Too many wrong operator tokens from this address; retry after the indicated delay.',
+        { retryAfterSeconds: blockedFor },
+      );
     const token = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1] ?? '';
     if (!token || !secretsEqual(token, deps.adminToken)) {
       deps.guesses.failed(client, now);
@@ -93,12 +110,20 @@ function organizationLookup(store: OrganizationsStore): OrganizationOf {
   };
 }
 
-const presentOrganization = (o: OrganizationDocument) => ({ id: o._id, name: o.name, createdAt: o.createdAt.toISOString() });
+const presentOrganization = (o: OrganizationDocument) => ({
+  id: o._id,
+  name: o.name,
+  createdAt: o.createdAt.toISOString(),
+});
 
 function mountOrganizationRoutes(router: Router, deps: AdminDeps, organizationOf: OrganizationOf): void {
   router.post('/organizations', async (ctx) => {
     const input = parseOrThrow(CreateOrganization, body(ctx), 'ADMIN_REQUEST_FAILED');
-    const organization = await deps.store.createOrganization({ _id: `org_${randomBytes(12).toString('hex')}`, name: input.name, createdAt: deps.clock() });
+    const organization = await deps.store.createOrganization({
+      _id: `org_${randomBytes(12).toString('hex')}`,
+      name: input.name,
+      createdAt: deps.clock(),
+    });
     ctx.status = 201;
     ctx.body = { organization: presentOrganization(organization) };
   });
@@ -117,7 +142,16 @@ function mountKeyRoutes(router: Router, deps: AdminDeps, organizationOf: Organiz
     const organization = await organizationOf(ctx);
     const { mode } = parseOrThrow(CreateKey, body(ctx), 'ADMIN_REQUEST_FAILED');
     const key = generateApiKey(mode);
-    const doc: ApiKeyDocument = { _id: key.lookupId, keyId: `key_${randomBytes(12).toString('hex')}`, hash: key.hash, last4: key.last4, organizationId: organization._id, mode, status: 'active', createdAt: deps.clock() };
+    const doc: ApiKeyDocument = {
+      _id: key.lookupId,
+      keyId: `key_${randomBytes(12).toString('hex')}`,
+      hash: key.hash,
+      last4: key.last4,
+      organizationId: organization._id,
+      mode,
+      status: 'active',
+      createdAt: deps.clock(),
+    };
     await deps.store.insertKey(doc);
     ctx.status = 201;
     // The only time the secret leaves the service (D5).
@@ -153,7 +187,8 @@ function mountCheckoutSettingsRoutes(router: Router, deps: AdminDeps, organizati
     const now = deps.clock();
     const newSecret = patch.webhookSigning === true ? `whsec_${randomBytes(24).toString('base64')}` : undefined;
     const next: CheckoutSettings = {
-      defaultCallbackUrl: patch.defaultCallbackUrl === undefined ? current.defaultCallbackUrl : patch.defaultCallbackUrl,
+      defaultCallbackUrl:
+        patch.defaultCallbackUrl === undefined ? current.defaultCallbackUrl : patch.defaultCallbackUrl,
       enabledPaymentMethods: patch.enabledPaymentMethods ?? current.enabledPaymentMethods,
       webhookSigningSecret: patch.webhookSigning === undefined ? current.webhookSigningSecret : (newSecret ?? null),
       previousWebhookSigningSecret: nextPreviousSecret(current, patch.webhookSigning, now),
@@ -169,28 +204,44 @@ function mountCheckoutSettingsRoutes(router: Router, deps: AdminDeps, organizati
 
 /** Locations and payment destinations: owned by orders, reached with the organization's scope. */
 function mountOrdersForwardRoutes(router: Router, deps: AdminDeps, organizationOf: OrganizationOf): void {
-  const forwardToOrders = (method: 'GET' | 'POST' | 'PATCH', upstreamPath: (ctx: Context) => string) => async (ctx: Context) => {
-    const organization = await organizationOf(ctx);
-    const source = method === 'GET' ? ctx.query : body(ctx);
-    const { mode } = parseOrThrow(z.looseObject({ mode: ModeSchema }), source, 'ADMIN_REQUEST_FAILED');
-    const { mode: _mode, ...rest } = source as { mode: Mode } & Record<string, unknown>;
-    const response = await deps.orders.forward({
-      method,
-      path: upstreamPath(ctx),
-      scope: { organizationId: organization._id, mode },
-      requestId: String(ctx.state.requestId),
-      body: method === 'GET' ? undefined : rest,
-    });
-    ctx.status = response.status;
-    ctx.body = response.body;
-  };
-  router.get('/organizations/:organizationId/locations', forwardToOrders('GET', () => '/internal/admin/locations'));
-  router.post('/organizations/:organizationId/locations', forwardToOrders('POST', () => '/internal/admin/locations'));
-  router.get('/organizations/:organizationId/payment-destinations', forwardToOrders('GET', () => '/internal/admin/payment-destinations'));
-  router.post('/organizations/:organizationId/payment-destinations', forwardToOrders('POST', () => '/internal/admin/payment-destinations'));
+  const forwardToOrders =
+    (method: 'GET' | 'POST' | 'PATCH', upstreamPath: (ctx: Context) => string) => async (ctx: Context) => {
+      const organization = await organizationOf(ctx);
+      const source = method === 'GET' ? ctx.query : body(ctx);
+      const { mode } = parseOrThrow(z.looseObject({ mode: ModeSchema }), source, 'ADMIN_REQUEST_FAILED');
+      const { mode: _mode, ...rest } = source as { mode: Mode } & Record<string, unknown>;
+      const response = await deps.orders.forward({
+        method,
+        path: upstreamPath(ctx),
+        scope: { organizationId: organization._id, mode },
+        requestId: String(ctx.state.requestId),
+        body: method === 'GET' ? undefined : rest,
+      });
+      ctx.status = response.status;
+      ctx.body = response.body;
+    };
+  router.get(
+    '/organizations/:organizationId/locations',
+    forwardToOrders('GET', () => '/internal/admin/locations'),
+  );
+  router.post(
+    '/organizations/:organizationId/locations',
+    forwardToOrders('POST', () => '/internal/admin/locations'),
+  );
+  router.get(
+    '/organizations/:organizationId/payment-destinations',
+    forwardToOrders('GET', () => '/internal/admin/payment-destinations'),
+  );
+  router.post(
+    '/organizations/:organizationId/payment-destinations',
+    forwardToOrders('POST', () => '/internal/admin/payment-destinations'),
+  );
   router.patch(
     '/organizations/:organizationId/payment-destinations/:destinationId',
-    forwardToOrders('PATCH', (ctx) => `/internal/admin/payment-destinations/${encodeURIComponent(String(ctx.params.destinationId))}`),
+    forwardToOrders(
+      'PATCH',
+      (ctx) => `/internal/admin/payment-destinations/${encodeURIComponent(String(ctx.params.destinationId))}`,
+    ),
   );
 }
 

@@ -69,14 +69,23 @@ export function authenticate(
     const parsed = parseAuthorization(ctx.get('authorization') || undefined);
     if (parsed.kind === 'missing') {
       ctx.set('WWW-Authenticate', 'Bearer');
-      throw new DomainError('UNAUTHORIZED', 'Send your secret API key as "Authorization: Bearer sk_test_..." or "sk_live_...".');
+      throw new DomainError(
+        'UNAUTHORIZED',
+        'Send your secret API key as "Authorization: Bearer sk_test_..." or "sk_live_...".',
+      );
     }
     if (parsed.kind === 'malformed-key') throw new DomainError('INVALID_API_KEY', INVALID_KEY_MESSAGE);
 
     const now = Date.now();
     const cached = await cache.fetch(parsed.lookupId);
     const key = cached?.key ?? null;
-    if (!key || !keyMatches(parsed.secret, key.hash) || key.status !== 'active' || key.mode !== parsed.mode || revokedHere.has(parsed.lookupId)) {
+    if (
+      !key ||
+      !keyMatches(parsed.secret, key.hash) ||
+      key.status !== 'active' ||
+      key.mode !== parsed.mode ||
+      revokedHere.has(parsed.lookupId)
+    ) {
       throw new DomainError('INVALID_API_KEY', INVALID_KEY_MESSAGE);
     }
     const organization = cached?.organization ?? null;
@@ -85,7 +94,9 @@ export function authenticate(
     const retryAfter = rateLimiter.admit(key.keyId, now);
     if (retryAfter > 0) {
       metrics.rateLimited.inc();
-      throw new DomainError('RATE_LIMITED', 'Too many requests for this API key; retry after the indicated delay.', { retryAfterSeconds: retryAfter });
+      throw new DomainError('RATE_LIMITED', 'Too many requests for this API key; retry after the indicated delay.', {
+        retryAfterSeconds: retryAfter,
+      });
     }
 
     const scope: RequestScope = { organizationId: organization._id, mode: key.mode };

@@ -21,8 +21,17 @@ export function passThroughRoutes(sessions: SessionsClient): Router {
     for (const [name, value] of Object.entries(response.headers)) if (name !== 'x-request-id') ctx.set(name, value);
     ctx.body = response.body;
   };
-  router.get('/checkout/*path', pass((ctx) => ctx.url));
-  router.post('/checkout/*path', pass((ctx) => ctx.url));
-  router.post('/v0/processor/notifications', pass(() => '/internal/processor/notifications'));
+  router.get(
+    '/checkout/*path',
+    pass((ctx) => ctx.url),
+  );
+  router.post(
+    '/checkout/*path',
+    pass((ctx) => ctx.url),
+  );
+  router.post(
+    '/v0/processor/notifications',
+    pass(() => '/internal/processor/notifications'),
+  );
   return router;
 }

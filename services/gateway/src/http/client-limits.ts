@@ -12,7 +12,11 @@ declare module 'koa' {
 }
 
 export function requestClient(ctx: Context, trusted: BlockList): string {
-  ctx.state.clientAddress ??= clientAddress(ctx.req.socket.remoteAddress, ctx.get('x-forwarded-for') || undefined, trusted);
+  ctx.state.clientAddress ??= clientAddress(
+    ctx.req.socket.remoteAddress,
+    ctx.get('x-forwarded-for') || undefined,
+    trusted,
+  );
   return ctx.state.clientAddress;
 }
 
@@ -22,15 +26,23 @@ export function requestClient(ctx: Context, trusted: BlockList): string {
  * hosted checkout page on a tighter budget (each GET reads a session). In this replica's memory, as the per-key
  * limit (D43): each replica admits its share.
  */
-export function perClientLimits(options: { all: RateLimiter; checkout: RateLimiter; trusted: BlockList; refused: () => void }): Middleware {
+export function perClientLimits(options: {
+  all: RateLimiter;
+  checkout: RateLimiter;
+  trusted: BlockList;
+  refused: () => void;
+}): Middleware {
   return async (ctx, next) => {
     const client = requestClient(ctx, options.trusted);
     const now = Date.now();
     let retryAfter = options.all.admit(client, now);
-    if (retryAfter === 0 && ctx.path.toLowerCase().startsWith('/checkout/')) retryAfter = options.checkout.admit(client, now);
+    if (retryAfter === 0 && ctx.path.toLowerCase().startsWith('/checkout/'))
+      retryAfter = options.checkout.admit(client, now);
     if (retryAfter > 0) {
       options.refused();
-      throw new DomainError('RATE_LIMITED', 'Too many requests from this address; retry after the indicated delay.', { retryAfterSeconds: retryAfter });
+      throw new DomainError('RATE_LIMITED', 'Too many requests from this address; retry after the indicated delay.', {
+        retryAfterSeconds: retryAfter,
+      });
     }
     await next();
   };

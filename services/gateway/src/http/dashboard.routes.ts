@@ -59,7 +59,14 @@ function secure(ctx: Context): string {
   ctx.state.nonce = nonce;
   ctx.set(
     'Content-Security-Policy',
-    ["default-src 'none'", `style-src 'nonce-${nonce}'`, "img-src 'self' data:", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'"].join('; '),
+    [
+      "default-src 'none'",
+      `style-src 'nonce-${nonce}'`,
+      "img-src 'self' data:",
+      "form-action 'self'",
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ].join('; '),
   );
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('X-Content-Type-Options', 'nosniff');
@@ -68,7 +75,15 @@ function secure(ctx: Context): string {
   return nonce;
 }
 
-const NOT_FOUND_CODES = new Set(['ORDER_NOT_FOUND', 'SESSION_NOT_FOUND', 'EVENT_NOT_FOUND', 'INVALID_ORDER_ID', 'INVALID_SESSION_ID', 'INVALID_EVENT_ID', 'NOT_FOUND']);
+const NOT_FOUND_CODES = new Set([
+  'ORDER_NOT_FOUND',
+  'SESSION_NOT_FOUND',
+  'EVENT_NOT_FOUND',
+  'INVALID_ORDER_ID',
+  'INVALID_SESSION_ID',
+  'INVALID_EVENT_ID',
+  'NOT_FOUND',
+]);
 
 /**
  * Errors on dashboard pages are pages, not JSON. The status is still the one libs/errors maps the code to (so
@@ -88,11 +103,13 @@ function htmlErrors(logger: Logger): Middleware {
         ctx.status = err.status;
         if (err.code === 'LOGIN_LINK_INVALID') {
           title = 'This login link cannot be used';
-          message = 'Login links work once, for 5 minutes. This one has been used already, has expired, or does not exist. Create a new one with your secret key (npm run cli -- dashboard, or POST /v0/dashboard/login_links).';
+          message =
+            'Login links work once, for 5 minutes. This one has been used already, has expired, or does not exist. Create a new one with your secret key (npm run cli -- dashboard, or POST /v0/dashboard/login_links).';
           link = undefined;
         } else if (err.code === 'DASHBOARD_LOGIN_REQUIRED') {
           title = 'Please log in';
-          message = 'Your dashboard session has ended (it lasts 12 hours, and ends when its API key is revoked or you log out). Open a new login link to continue.';
+          message =
+            'Your dashboard session has ended (it lasts 12 hours, and ends when its API key is revoked or you log out). Open a new login link to continue.';
           link = undefined;
         } else if (err.code === 'CSRF_TOKEN_INVALID') {
           title = 'Please try again';
@@ -107,7 +124,10 @@ function htmlErrors(logger: Logger): Middleware {
       } else if (err instanceof DependencyUnavailableError || isInfrastructureUnavailable(err)) {
         ctx.status = 503;
         ctx.set('Retry-After', '1');
-        logger.warn({ err: err instanceof Error ? { name: err.name, message: err.message } : String(err) }, 'dashboard dependency unavailable');
+        logger.warn(
+          { err: err instanceof Error ? { name: err.name, message: err.message } : String(err) },
+          'dashboard dependency unavailable',
+        );
         title = 'Temporarily unavailable';
         message = 'A service behind the dashboard did not answer. Reload the page in a moment.';
       } else {
@@ -131,7 +151,13 @@ const twentyFourHoursBefore = (now: Date) => new Date(now.getTime() - 24 * 3_600
 
 function pageCtx(ctx: Context, section: PageContext['section']): PageContext {
   const state = ctx.state.dashboard as DashboardState;
-  return { nonce: String(ctx.state.nonce), mode: state.scope.mode as Mode, organizationName: state.organizationName, csrfToken: csrfTokenFor(state.token), section };
+  return {
+    nonce: String(ctx.state.nonce),
+    mode: state.scope.mode as Mode,
+    organizationName: state.organizationName,
+    csrfToken: csrfTokenFor(state.token),
+    section,
+  };
 }
 
 function html(ctx: Context, body: string): void {
@@ -142,11 +168,16 @@ function html(ctx: Context, body: string): void {
 /** The CSRF token tied to this session must come with every POST (D47), read before anything is done. */
 async function verifiedForm(ctx: Context): Promise<URLSearchParams> {
   const form = await readUrlEncodedForm(ctx, MAX_FORM_BYTES);
-  if (!csrfTokenMatches((ctx.state.dashboard as DashboardState).token, form.get('csrf') ?? undefined)) throw new DomainError('CSRF_TOKEN_INVALID', 'Missing or wrong CSRF token.');
+  if (!csrfTokenMatches((ctx.state.dashboard as DashboardState).token, form.get('csrf') ?? undefined))
+    throw new DomainError('CSRF_TOKEN_INVALID', 'Missing or wrong CSRF token.');
   return form;
 }
 
-function idParam(prefix: 'ord' | 'cs' | 'evt', value: string | undefined, code: 'ORDER_NOT_FOUND' | 'SESSION_NOT_FOUND' | 'EVENT_NOT_FOUND'): string {
+function idParam(
+  prefix: 'ord' | 'cs' | 'evt',
+  value: string | undefined,
+  code: 'ORDER_NOT_FOUND' | 'SESSION_NOT_FOUND' | 'EVENT_NOT_FOUND',
+): string {
   // A malformed id is "not found" here too: a page has no field to blame (the API says 400 for it, D4).
   if (!isIdOf(prefix, value)) throw new DomainError(code, 'No such id.');
   return value;
@@ -157,12 +188,23 @@ function createLoginLink(deps: DashboardDeps): Middleware {
     const scope = ctx.state.scope;
     const apiKeyId = ctx.state.apiKeyId;
     const keyLookupId = ctx.state.apiKeyLookupId;
-    if (!scope || apiKeyId === undefined || keyLookupId === undefined) throw new DomainError('UNAUTHORIZED', 'Send your secret API key.');
+    if (!scope || apiKeyId === undefined || keyLookupId === undefined)
+      throw new DomainError('UNAUTHORIZED', 'Send your secret API key.');
     const token = newToken();
     const now = deps.clock();
     const expiresAt = new Date(now.getTime() + deps.linkTtlMs);
-    await deps.store.insertLink(scope, { _id: hashToken(token), apiKeyId, keyLookupId, createdAt: now, expiresAt, usedAt: null });
-    const body: LoginLinkResponse = { url: `${deps.publicBaseUrl}/dashboard/login/${token}`, expiresAt: expiresAt.toISOString() };
+    await deps.store.insertLink(scope, {
+      _id: hashToken(token),
+      apiKeyId,
+      keyLookupId,
+      createdAt: now,
+      expiresAt,
+      usedAt: null,
+    });
+    const body: LoginLinkResponse = {
+      url: `${deps.publicBaseUrl}/dashboard/login/${token}`,
+      expiresAt: expiresAt.toISOString(),
+    };
     ctx.status = 201;
     ctx.body = body;
   };
@@ -179,12 +221,24 @@ function openLoginLink(deps: DashboardDeps, secureCookie: boolean): Middleware {
     const link = isTokenShaped(token) ? await deps.store.consumeLinkAcrossTenants(hashToken(token), now) : null;
     if (!link) throw new DomainError('LOGIN_LINK_INVALID', 'This login link was used, has expired, or does not exist.');
     const scope: RequestScope = { organizationId: link.organizationId, mode: link.mode };
-    if (!(await deps.keys.activeOrganization(link.keyLookupId))) throw new DomainError('LOGIN_LINK_INVALID', 'The API key of this login link is no longer active.');
+    if (!(await deps.keys.activeOrganization(link.keyLookupId)))
+      throw new DomainError('LOGIN_LINK_INVALID', 'The API key of this login link is no longer active.');
     const sessionToken = newToken();
-    await deps.store.insertSession(scope, { _id: hashToken(sessionToken), apiKeyId: link.apiKeyId, keyLookupId: link.keyLookupId, createdAt: now, expiresAt: new Date(now.getTime() + deps.sessionTtlMs) });
+    await deps.store.insertSession(scope, {
+      _id: hashToken(sessionToken),
+      apiKeyId: link.apiKeyId,
+      keyLookupId: link.keyLookupId,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + deps.sessionTtlMs),
+    });
     ctx.append('Set-Cookie', cookieHeader(sessionToken, Math.floor(deps.sessionTtlMs / 1000), secureCookie));
     ctx.type = 'html';
-    ctx.body = layout({ nonce: String(ctx.state.nonce) }, 'Logging in', '<h1>Logging in…</h1><div class="card"><p>You are logged in. <a href="/dashboard">Continue to the dashboard</a>.</p></div>', '/dashboard');
+    ctx.body = layout(
+      { nonce: String(ctx.state.nonce) },
+      'Logging in',
+      '<h1>Logging in…</h1><div class="card"><p>You are logged in. <a href="/dashboard">Continue to the dashboard</a>.</p></div>',
+      '/dashboard',
+    );
   };
 }
 
@@ -197,7 +251,12 @@ function requireSession(deps: DashboardDeps): Middleware {
     const found = await deps.store.findSessionAcrossTenants(tokenHash, deps.clock());
     const organization = found ? await deps.keys.activeOrganization(found.keyLookupId) : null;
     if (!found || !organization) throw new DomainError('DASHBOARD_LOGIN_REQUIRED', 'Log in with a login link.');
-    ctx.state.dashboard = { scope: { organizationId: found.organizationId, mode: found.mode }, organizationName: organization.name, token, tokenHash };
+    ctx.state.dashboard = {
+      scope: { organizationId: found.organizationId, mode: found.mode },
+      organizationName: organization.name,
+      token,
+      tokenHash,
+    };
     await next();
   };
 }
@@ -205,15 +264,34 @@ function requireSession(deps: DashboardDeps): Middleware {
 function mountOverviewAndOrderPages(pages: Router, deps: DashboardDeps, session: Middleware): void {
   pages.get('/', session, async (ctx) => {
     const scope = scopeOf(ctx);
-    const [stats, payments] = await Promise.all([deps.upstreams.dispatcher.deliveryStats(scope, requestId(ctx)), deps.upstreams.orders.paymentsPerHour(scope, requestId(ctx))]);
-    html(ctx, overviewPage(pageCtx(ctx, 'overview'), { hosts: deliveryHostsChart(stats), payments: paymentsPerHourChart(payments) }, twentyFourHoursBefore(deps.clock())));
+    const [stats, payments] = await Promise.all([
+      deps.upstreams.dispatcher.deliveryStats(scope, requestId(ctx)),
+      deps.upstreams.orders.paymentsPerHour(scope, requestId(ctx)),
+    ]);
+    html(
+      ctx,
+      overviewPage(
+        pageCtx(ctx, 'overview'),
+        { hosts: deliveryHostsChart(stats), payments: paymentsPerHourChart(payments) },
+        twentyFourHoursBefore(deps.clock()),
+      ),
+    );
   });
 
   pages.get('/orders', session, async (ctx) => {
-    const filters = { status: one(ctx.query.status), paymentStatus: one(ctx.query.paymentStatus), locationId: one(ctx.query.locationId)?.trim(), externalId: one(ctx.query.externalId)?.trim() };
+    const filters = {
+      status: one(ctx.query.status),
+      paymentStatus: one(ctx.query.paymentStatus),
+      locationId: one(ctx.query.locationId)?.trim(),
+      externalId: one(ctx.query.externalId)?.trim(),
+    };
     const page = one(ctx.query.page);
     try {
-      const list = await deps.upstreams.orders.listOrders(scopeOf(ctx), requestId(ctx), { ...filters, page, limit: '25' });
+      const list = await deps.upstreams.orders.listOrders(scopeOf(ctx), requestId(ctx), {
+        ...filters,
+        page,
+        limit: '25',
+      });
       html(ctx, ordersPage(pageCtx(ctx, 'orders'), list, filters));
     } catch (err) {
       // A filter orders refused (a malformed location id): the list page says so beside the filters.
@@ -225,21 +303,30 @@ function mountOverviewAndOrderPages(pages: Router, deps: DashboardDeps, session:
 
   pages.get('/orders/:orderId', session, async (ctx) => {
     const id = idParam('ord', ctx.params.orderId, 'ORDER_NOT_FOUND');
-    const [{ order }, { payments }] = await Promise.all([deps.upstreams.orders.getOrder(scopeOf(ctx), requestId(ctx), id), deps.upstreams.orders.orderPayments(scopeOf(ctx), requestId(ctx), id)]);
+    const [{ order }, { payments }] = await Promise.all([
+      deps.upstreams.orders.getOrder(scopeOf(ctx), requestId(ctx), id),
+      deps.upstreams.orders.orderPayments(scopeOf(ctx), requestId(ctx), id),
+    ]);
     html(ctx, orderPage(pageCtx(ctx, 'orders'), order, payments));
   });
 }
 
 function mountSessionPages(pages: Router, deps: DashboardDeps, session: Middleware): void {
   pages.get('/sessions', session, async (ctx) => {
-    const list = await deps.upstreams.sessions.listSessions(scopeOf(ctx), requestId(ctx), { page: one(ctx.query.page), limit: '25' });
+    const list = await deps.upstreams.sessions.listSessions(scopeOf(ctx), requestId(ctx), {
+      page: one(ctx.query.page),
+      limit: '25',
+    });
     html(ctx, sessionsPage(pageCtx(ctx, 'sessions'), list));
   });
 
   pages.get('/sessions/:sessionId', session, async (ctx) => {
     const id = idParam('cs', ctx.params.sessionId, 'SESSION_NOT_FOUND');
     const { session: found } = await deps.upstreams.sessions.getSession(scopeOf(ctx), requestId(ctx), id);
-    const events = await deps.upstreams.dispatcher.listEvents(scopeOf(ctx), requestId(ctx), { sessionId: id, limit: '100' });
+    const events = await deps.upstreams.dispatcher.listEvents(scopeOf(ctx), requestId(ctx), {
+      sessionId: id,
+      limit: '100',
+    });
     html(ctx, sessionPage(pageCtx(ctx, 'sessions'), found, sessionHistory(found, events.events)));
   });
 }
@@ -247,22 +334,60 @@ function mountSessionPages(pages: Router, deps: DashboardDeps, session: Middlewa
 function mountEventPages(pages: Router, deps: DashboardDeps, session: Middleware): void {
   pages.get('/events', session, async (ctx) => {
     const type = one(ctx.query.type);
-    const [list, failed] = await Promise.all([deps.upstreams.dispatcher.listEvents(scopeOf(ctx), requestId(ctx), { type, page: one(ctx.query.page), limit: '25' }), deps.upstreams.dispatcher.failedDeliveries(scopeOf(ctx), requestId(ctx))]);
+    const [list, failed] = await Promise.all([
+      deps.upstreams.dispatcher.listEvents(scopeOf(ctx), requestId(ctx), {
+        type,
+        page: one(ctx.query.page),
+        limit: '25',
+      }),
+      deps.upstreams.dispatcher.failedDeliveries(scopeOf(ctx), requestId(ctx)),
+    ]);
     const recovering = one(ctx.query.recovering);
-    html(ctx, eventsPage(pageCtx(ctx, 'events'), list, failed, { type }, recovering !== undefined && /^\d+$/.test(recovering) ? `Recovery started: ${recovering} failed deliveries will be sent again.` : undefined));
+    html(
+      ctx,
+      eventsPage(
+        pageCtx(ctx, 'events'),
+        list,
+        failed,
+        { type },
+        recovering !== undefined && /^\d+$/.test(recovering)
+          ? `Recovery started: ${recovering} failed deliveries will be sent again.`
+          : undefined,
+      ),
+    );
   });
 
   pages.get('/events/:eventId', session, async (ctx) => {
     const id = idParam('evt', ctx.params.eventId, 'EVENT_NOT_FOUND');
     const found = await deps.upstreams.dispatcher.getEvent(scopeOf(ctx), requestId(ctx), id);
-    html(ctx, eventPage(pageCtx(ctx, 'events'), found, one(ctx.query.m) === 'redelivered' ? 'A new delivery of this event has started; this page shows its attempts as they happen when you reload it.' : undefined));
+    html(
+      ctx,
+      eventPage(
+        pageCtx(ctx, 'events'),
+        found,
+        one(ctx.query.m) === 'redelivered'
+          ? 'A new delivery of this event has started; this page shows its attempts as they happen when you reload it.'
+          : undefined,
+      ),
+    );
   });
 
   pages.get('/events/:eventId/redeliver', session, async (ctx) => {
     const id = idParam('evt', ctx.params.eventId, 'EVENT_NOT_FOUND');
     // Read first, so another organization's id is "not found" here already, not only after confirming.
     await deps.upstreams.dispatcher.getEvent(scopeOf(ctx), requestId(ctx), id);
-    html(ctx, confirmPage(pageCtx(ctx, 'events'), 'Redeliver this event?', `A new delivery of ${id} (same event id, new delivery id) will be sent to its callback URL (D34).`, `/dashboard/events/${id}/redeliver`, {}, `/dashboard/events/${id}`, 'Yes, redeliver'));
+    html(
+      ctx,
+      confirmPage(
+        pageCtx(ctx, 'events'),
+        'Redeliver this event?',
+        `A new delivery of ${id} (same event id, new delivery id) will be sent to its callback URL (D34).`,
+        `/dashboard/events/${id}/redeliver`,
+        {},
+        `/dashboard/events/${id}`,
+        'Yes, redeliver',
+      ),
+    );
   });
 
   pages.post('/events/:eventId/redeliver', session, async (ctx) => {
@@ -278,16 +403,35 @@ function mountRecoveryPages(pages: Router, deps: DashboardDeps, session: Middlew
   pages.get('/recover', session, async (ctx) => {
     const since = sinceFromForm(one(ctx.query.since));
     if (since === undefined) {
-      html(ctx, overviewPage(pageCtx(ctx, 'overview'), { hosts: '<p><a href="/dashboard">See the charts on the overview.</a></p>', payments: '' }, twentyFourHoursBefore(deps.clock())).replace('<h1>Overview</h1>', '<h1>Recover failed deliveries</h1>'));
+      html(
+        ctx,
+        overviewPage(
+          pageCtx(ctx, 'overview'),
+          { hosts: '<p><a href="/dashboard">See the charts on the overview.</a></p>', payments: '' },
+          twentyFourHoursBefore(deps.clock()),
+        ).replace('<h1>Overview</h1>', '<h1>Recover failed deliveries</h1>'),
+      );
       return;
     }
-    html(ctx, confirmPage(pageCtx(ctx, 'events'), 'Recover failed deliveries?', `Every delivery of this organization and mode that ended failed since ${since} will be sent again, once, as a new delivery (D44).`, '/dashboard/recover', { since }, '/dashboard/events', 'Yes, send them again'));
+    html(
+      ctx,
+      confirmPage(
+        pageCtx(ctx, 'events'),
+        'Recover failed deliveries?',
+        `Every delivery of this organization and mode that ended failed since ${since} will be sent again, once, as a new delivery (D44).`,
+        '/dashboard/recover',
+        { since },
+        '/dashboard/events',
+        'Yes, send them again',
+      ),
+    );
   });
 
   pages.post('/recover', session, async (ctx) => {
     const form = await verifiedForm(ctx);
     const since = sinceFromForm(form.get('since') ?? undefined);
-    if (since === undefined) throw new DomainError('INVALID_REQUEST', 'Give the time to recover from, e.g. 2026-11-24T10:00.');
+    if (since === undefined)
+      throw new DomainError('INVALID_REQUEST', 'Give the time to recover from, e.g. 2026-11-24T10:00.');
     const { recovering } = await deps.upstreams.dispatcher.recover(scopeOf(ctx), requestId(ctx), since);
     ctx.redirect(`/dashboard/events?recovering=${recovering}`);
     ctx.status = 303;
@@ -301,7 +445,11 @@ function logOut(deps: DashboardDeps, secureCookie: boolean): Middleware {
     await deps.store.deleteSession(state.scope, state.tokenHash);
     ctx.append('Set-Cookie', cookieHeader('', 0, secureCookie));
     ctx.type = 'html';
-    ctx.body = messagePage(String(ctx.state.nonce), 'Logged out', 'Your dashboard session has ended. Open a new login link to come back.');
+    ctx.body = messagePage(
+      String(ctx.state.nonce),
+      'Logged out',
+      'Your dashboard session has ended. Open a new login link to come back.',
+    );
   };
 }
 

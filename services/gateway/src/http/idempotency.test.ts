@@ -46,7 +46,12 @@ function context(headers: Record<string, string>, body?: Record<string, unknown>
 }
 
 const keepFailures: unknown[] = [];
-const run = (store: Store, ctx: unknown, next: Next) => idempotency(store, () => new Date(0), (err) => keepFailures.push(err))(ctx as Context, next);
+const run = (store: Store, ctx: unknown, next: Next) =>
+  idempotency(
+    store,
+    () => new Date(0),
+    (err) => keepFailures.push(err),
+  )(ctx as Context, next);
 
 describe('Idempotency-Key middleware (D42)', () => {
   it('When a POST has no Idempotency-Key, then the store is not touched at all (no added round trip)', async () => {
@@ -81,9 +86,15 @@ describe('Idempotency-Key middleware (D42)', () => {
   it('When the handler throws a 4xx domain error, then its error body is stored and the error still reaches the client', async () => {
     const { store, completed } = recordingStore({ kind: 'started', token: 't' });
     const { ctx } = context({ 'idempotency-key': 'k1' });
-    await expect(run(store, ctx, async () => Promise.reject(new DomainError('ORDER_CREATE_FAILED', 'bad')))).rejects.toMatchObject({ code: 'ORDER_CREATE_FAILED' });
+    await expect(
+      run(store, ctx, async () => Promise.reject(new DomainError('ORDER_CREATE_FAILED', 'bad'))),
+    ).rejects.toMatchObject({ code: 'ORDER_CREATE_FAILED' });
     expect(completed[0]?.status).toBe(400);
-    expect(JSON.parse(completed[0]?.body ?? '{}')).toEqual({ code: 'ORDER_CREATE_FAILED', message: 'bad', requestId: 'req_1' });
+    expect(JSON.parse(completed[0]?.body ?? '{}')).toEqual({
+      code: 'ORDER_CREATE_FAILED',
+      message: 'bad',
+      requestId: 'req_1',
+    });
   });
 
   it('When keeping a 201 fails, then the client still gets its 201 and the failure is reported', async () => {
@@ -107,12 +118,17 @@ describe('Idempotency-Key middleware (D42)', () => {
     expect(answered.calls).toEqual(['begin', 'release']);
 
     const crashed = recordingStore({ kind: 'started', token: 't' });
-    await expect(run(crashed.store, context({ 'idempotency-key': 'k1' }).ctx, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(
+      run(crashed.store, context({ 'idempotency-key': 'k1' }).ctx, async () => Promise.reject(new Error('boom'))),
+    ).rejects.toThrow('boom');
     expect(crashed.calls).toEqual(['begin', 'release']);
   });
 
   it('When the key was answered before, then the stored response is replayed with Idempotent-Replayed and the handler does not run', async () => {
-    const { store } = recordingStore({ kind: 'replay', response: { status: 201, body: '{"order":{"id":"ord_test_1"}}' } });
+    const { store } = recordingStore({
+      kind: 'replay',
+      response: { status: 201, body: '{"order":{"id":"ord_test_1"}}' },
+    });
     const { ctx, set } = context({ 'idempotency-key': 'k1' });
     let ran = false;
     await run(store, ctx, async () => {
@@ -125,7 +141,11 @@ describe('Idempotency-Key middleware (D42)', () => {
   });
 
   it('When the key is in use or reused with another body, then 409 with the matching code (IN_USE with Retry-After 1)', async () => {
-    await expect(run(recordingStore({ kind: 'in_use' }).store, context({ 'idempotency-key': 'k' }).ctx, async () => {})).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE', status: 409, retryAfterSeconds: 1 });
-    await expect(run(recordingStore({ kind: 'reused' }).store, context({ 'idempotency-key': 'k' }).ctx, async () => {})).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', status: 409 });
+    await expect(
+      run(recordingStore({ kind: 'in_use' }).store, context({ 'idempotency-key': 'k' }).ctx, async () => {}),
+    ).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE', status: 409, retryAfterSeconds: 1 });
+    await expect(
+      run(recordingStore({ kind: 'reused' }).store, context({ 'idempotency-key': 'k' }).ctx, async () => {}),
+    ).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', status: 409 });
   });
 });

@@ -26,17 +26,30 @@ export function idempotency(
     if (header === undefined) return next();
     const key = Array.isArray(header) ? header.join(',') : header;
     const problem = idempotencyKeyProblem(key);
-    if (problem) throw new DomainError('INVALID_REQUEST', problem, { details: [{ path: 'Idempotency-Key', message: problem }] });
+    if (problem)
+      throw new DomainError('INVALID_REQUEST', problem, { details: [{ path: 'Idempotency-Key', message: problem }] });
 
     const scope = requireScope(ctx.state);
     const apiKeyId = String(ctx.state.apiKeyId);
     const id = idempotencyRecordId(apiKeyId, key);
-    const begun = await store.begin(scope, { id, apiKeyId, fingerprint: requestFingerprint(ctx.method, ctx.path, ctx.request.jsonBody), now: clock() });
+    const begun = await store.begin(scope, {
+      id,
+      apiKeyId,
+      fingerprint: requestFingerprint(ctx.method, ctx.path, ctx.request.jsonBody),
+      now: clock(),
+    });
     if (begun.kind === 'reused') {
-      throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
+      throw new DomainError(
+        'IDEMPOTENCY_KEY_REUSED',
+        'This Idempotency-Key was already used with a different request; use a new key for a new request.',
+      );
     }
     if (begun.kind === 'in_use') {
-      throw new DomainError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly.', { retryAfterSeconds: 1 });
+      throw new DomainError(
+        'IDEMPOTENCY_KEY_IN_USE',
+        'A request with this Idempotency-Key is still being processed; retry shortly.',
+        { retryAfterSeconds: 1 },
+      );
     }
     if (begun.kind === 'replay') {
       ctx.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
@@ -53,7 +66,15 @@ export function idempotency(
     } catch (err) {
       // A 4xx is an answer like any other and is kept; a 5xx or a crash frees the key for a retry.
       if (isDomainError(err) && err.status < 500) {
-        await store.complete(scope, id, token, { status: err.status, body: JSON.stringify(domainErrorBody(err, String(ctx.state.requestId ?? ''))) }, clock()).catch(onKeepFailed);
+        await store
+          .complete(
+            scope,
+            id,
+            token,
+            { status: err.status, body: JSON.stringify(domainErrorBody(err, String(ctx.state.requestId ?? ''))) },
+            clock(),
+          )
+          .catch(onKeepFailed);
       } else {
         await store.release(id, token).catch(() => {
           // It expires on its own once its lock lapses (lockMs).
@@ -64,7 +85,9 @@ export function idempotency(
     if (ctx.status < 500) {
       // The work is done and the client gets its answer even if keeping it fails: turning a 201 into a 503 would
       // invite a retry that creates again. The key stays "in use" until its lock lapses.
-      await store.complete(scope, id, token, { status: ctx.status, body: JSON.stringify(ctx.body ?? null) }, clock()).catch(onKeepFailed);
+      await store
+        .complete(scope, id, token, { status: ctx.status, body: JSON.stringify(ctx.body ?? null) }, clock())
+        .catch(onKeepFailed);
     } else {
       await store.release(id, token);
     }

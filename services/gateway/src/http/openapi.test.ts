@@ -18,11 +18,15 @@ describe('OpenAPI document', () => {
       const post = methods.post;
       // D47: a login link is a secret the D42 store would keep in clear; each call makes a new one instead.
       if (!post || path === '/v0/dashboard/login_links') continue;
-      const header = post.parameters.find((p: { in: string; name: string }) => p.in === 'header' && p.name === 'Idempotency-Key');
+      const header = post.parameters.find(
+        (p: { in: string; name: string }) => p.in === 'header' && p.name === 'Idempotency-Key',
+      );
       expect(header, path).toMatchObject({ required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } });
       expect(post.responses['409'].description, path).toContain('IDEMPOTENCY_KEY_REUSED');
       expect(post.responses['409'].description, path).toContain('IDEMPOTENCY_KEY_IN_USE');
-      const success = Object.entries(post.responses).find(([status]) => status.startsWith('2'))?.[1] as { headers?: Record<string, unknown> };
+      const success = Object.entries(post.responses).find(([status]) => status.startsWith('2'))?.[1] as {
+        headers?: Record<string, unknown>;
+      };
       expect(success.headers, path).toHaveProperty('Idempotent-Replayed');
     }
   });
@@ -36,7 +40,8 @@ describe('OpenAPI document', () => {
     expect(recover.operationId).toBe('recoverEvents');
     const body = doc.components.schemas[recover.requestBody.content['application/json'].schema.$ref.split('/').pop()];
     expect(body.required).toEqual(['since']);
-    const answer = doc.components.schemas[recover.responses['202'].content['application/json'].schema.$ref.split('/').pop()];
+    const answer =
+      doc.components.schemas[recover.responses['202'].content['application/json'].schema.$ref.split('/').pop()];
     expect(answer.properties).toHaveProperty('recovering');
   });
 });

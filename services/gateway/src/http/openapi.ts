@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '@checkout/errors';
-import { DOCUMENTED_AS_ANY_JSON, ErrorBody, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey } from '@checkout/contracts';
+import {
+  DOCUMENTED_AS_ANY_JSON,
+  ErrorBody,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  IdempotencyKey,
+} from '@checkout/contracts';
 import { COMMON_ERRORS, IDEMPOTENCY_ERRORS, PUBLIC_ROUTES, type PublicRoute } from './public-routes';
 
 type JsonSchema = Record<string, unknown>;
@@ -10,7 +16,16 @@ type JsonSchema = Record<string, unknown>;
  * request and response forms differ (defaults, transforms) gets an `_input`/`_output` suffix.
  */
 function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Record<string, JsonSchema>): JsonSchema {
-  const { $schema: _schema, $defs, ...root } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: forGenerators }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+  const {
+    $schema: _schema,
+    $defs,
+    ...root
+  } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    override: forGenerators,
+  }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
   const defs = $defs ?? {};
   const rename = new Map(Object.keys(defs).map((name) => [name, name]));
   const toComponent = (ref: string) => `#/components/schemas/${rename.get(ref.slice(8)) ?? ref.slice(8)}`;
@@ -22,7 +37,15 @@ function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Record<
         key === '$ref' && typeof inner === 'string' && inner.startsWith('#/$defs/')
           ? [key, toComponent(inner)]
           : key === 'discriminator' && isDiscriminator(inner)
-            ? [key, { ...inner, mapping: Object.fromEntries(Object.entries(inner.mapping).map(([value, ref]) => [value, toComponent(ref)])) }]
+            ? [
+                key,
+                {
+                  ...inner,
+                  mapping: Object.fromEntries(
+                    Object.entries(inner.mapping).map(([value, ref]) => [value, toComponent(ref)]),
+                  ),
+                },
+              ]
             : [key, rewrite(inner)],
       ),
     );
@@ -79,21 +102,39 @@ function openApiPath(path: string): string {
 function errorResponses(route: PublicRoute): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>();
   // Every POST and PATCH reads its body through the same reader, whether or not the operation defines one (D7).
-  const bodyErrors: ErrorCode[] = route.method === 'GET' ? [] : ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_CONTENT_ENCODING'];
-  for (const code of [...route.errors, ...bodyErrors, ...(route.method === 'POST' && !route.noIdempotencyKey ? IDEMPOTENCY_ERRORS : []), ...COMMON_ERRORS]) {
+  const bodyErrors: ErrorCode[] =
+    route.method === 'GET' ? [] : ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_CONTENT_ENCODING'];
+  for (const code of [
+    ...route.errors,
+    ...bodyErrors,
+    ...(route.method === 'POST' && !route.noIdempotencyKey ? IDEMPOTENCY_ERRORS : []),
+    ...COMMON_ERRORS,
+  ]) {
     const status = ERROR_STATUS[code];
     byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
   }
   const errorSchema = { $ref: '#/components/schemas/Error' };
   return Object.fromEntries(
-    [...byStatus].map(([status, codes]) => [String(status), { description: `Error codes: ${codes.map((c) => `\`${c}\``).join(', ')}`, content: { 'application/json': { schema: errorSchema } } }]),
+    [...byStatus].map(([status, codes]) => [
+      String(status),
+      {
+        description: `Error codes: ${codes.map((c) => `\`${c}\``).join(', ')}`,
+        content: { 'application/json': { schema: errorSchema } },
+      },
+    ]),
   );
 }
 
 function operation(route: PublicRoute, components: Record<string, JsonSchema>): Record<string, unknown> {
   const parameters: unknown[] = [];
   if (route.idParam) {
-    parameters.push({ name: route.idParam.name, in: 'path', required: true, description: route.idParam.description, schema: { type: 'string', pattern: `^${route.idParam.prefix}_(live|test)_[0-9A-Za-z]{1,64}$` } });
+    parameters.push({
+      name: route.idParam.name,
+      in: 'path',
+      required: true,
+      description: route.idParam.description,
+      schema: { type: 'string', pattern: `^${route.idParam.prefix}_(live|test)_[0-9A-Za-z]{1,64}$` },
+    });
   }
   if (route.method === 'POST' && !route.noIdempotencyKey) {
     const { description, ...schema } = schemaOf(IdempotencyKey, 'input', components) as { description?: string };
@@ -107,7 +148,13 @@ function operation(route: PublicRoute, components: Record<string, JsonSchema>): 
     const values = inlineRef(schemaOf(route.query.schema, 'output', components), components) as ObjectSchema;
     for (const [name, schema] of Object.entries(values.properties ?? {})) {
       const { description, ...rest } = schema as { description?: string };
-      parameters.push({ name, in: 'query', required: sent.required?.includes(name) ?? false, ...(description && { description }), schema: rest });
+      parameters.push({
+        name,
+        in: 'query',
+        required: sent.required?.includes(name) ?? false,
+        ...(description && { description }),
+        schema: rest,
+      });
     }
   }
   return {
@@ -115,13 +162,25 @@ function operation(route: PublicRoute, components: Record<string, JsonSchema>): 
     summary: route.summary,
     tags: [route.tag],
     ...(parameters.length > 0 && { parameters }),
-    ...(route.body && { requestBody: { required: route.body.required, content: { 'application/json': { schema: schemaOf(route.body.schema, 'input', components) } } } }),
+    ...(route.body && {
+      requestBody: {
+        required: route.body.required,
+        content: { 'application/json': { schema: schemaOf(route.body.schema, 'input', components) } },
+      },
+    }),
     responses: {
       [String(route.success.status)]: {
         description: 'Success',
-        ...(route.method === 'POST' && !route.noIdempotencyKey && {
-          headers: { [IDEMPOTENT_REPLAYED_HEADER]: { description: '`true` when this is the stored first response to an earlier request with the same Idempotency-Key (D42).', schema: { type: 'string', enum: ['true'] } } },
-        }),
+        ...(route.method === 'POST' &&
+          !route.noIdempotencyKey && {
+            headers: {
+              [IDEMPOTENT_REPLAYED_HEADER]: {
+                description:
+                  '`true` when this is the stored first response to an earlier request with the same Idempotency-Key (D42).',
+                schema: { type: 'string', enum: ['true'] },
+              },
+            },
+          }),
         content: { 'application/json': { schema: schemaOf(route.success.schema, 'output', components) } },
         ...(route.links && {
           links: Object.fromEntries(
@@ -152,13 +211,16 @@ export function buildOpenApiDocument(serverUrl: string): Record<string, unknown>
     info: {
       title: 'Orders and Hosted Checkout API',
       version: 'v0',
-      description: 'Orders, hosted checkout sessions and their webhook events. Amounts are integers in minor units (cents). Test and live data are isolated by the API key used.',
+      description:
+        'Orders, hosted checkout sessions and their webhook events. Amounts are integers in minor units (cents). Test and live data are isolated by the API key used.',
     },
     servers: [{ url: serverUrl }],
     security: [{ secretKey: [] }],
     paths,
     components: {
-      securitySchemes: { secretKey: { type: 'http', scheme: 'bearer', description: 'A secret API key: `sk_test_...` or `sk_live_...`.' } },
+      securitySchemes: {
+        secretKey: { type: 'http', scheme: 'bearer', description: 'A secret API key: `sk_test_...` or `sk_live_...`.' },
+      },
       schemas: components,
     },
   };

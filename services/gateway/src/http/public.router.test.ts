@@ -30,12 +30,20 @@ let server: Server;
 let base: string;
 
 beforeAll(async () => {
-  const { app } = createBaseApp({ service: 'gateway', logger: createLogger('gateway', { level: 'silent' }), readiness: [] });
+  const { app } = createBaseApp({
+    service: 'gateway',
+    logger: createLogger('gateway', { level: 'silent' }),
+    readiness: [],
+  });
   const router = publicRouter({
     authenticate,
     idempotency: async (_ctx, next) => next(),
     bodyLimitBytes: 4096,
-    upstreams: { orders: new OrdersClient(http), sessions: new SessionsClient(http), dispatcher: new WebhookDispatcherClient(http) },
+    upstreams: {
+      orders: new OrdersClient(http),
+      sessions: new SessionsClient(http),
+      dispatcher: new WebhookDispatcherClient(http),
+    },
     checkoutSettings: async (_organizationId, mode) => defaultCheckoutSettings(mode),
   });
   mountRouters(app, [router]);
@@ -47,15 +55,18 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-describe('A literal route\'s path is never a parameter route\'s id (issue 22, fuzz ST204)', () => {
-  it.each(['/v0/events/recover', '/v0/events/recover/', '/v0/EVENTS/Recover'])('When GET %s, then 405 METHOD_NOT_ALLOWED with Allow: POST, OPTIONS, and nothing is forwarded', async (path) => {
-    forwarded.length = 0;
-    const response = await fetch(`${base}${path}`);
-    expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('POST, OPTIONS');
-    expect(((await response.json()) as { code: string }).code).toBe('METHOD_NOT_ALLOWED');
-    expect(forwarded).toEqual([]);
-  });
+describe("A literal route's path is never a parameter route's id (issue 22, fuzz ST204)", () => {
+  it.each(['/v0/events/recover', '/v0/events/recover/', '/v0/EVENTS/Recover'])(
+    'When GET %s, then 405 METHOD_NOT_ALLOWED with Allow: POST, OPTIONS, and nothing is forwarded',
+    async (path) => {
+      forwarded.length = 0;
+      const response = await fetch(`${base}${path}`);
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST, OPTIONS');
+      expect(((await response.json()) as { code: string }).code).toBe('METHOD_NOT_ALLOWED');
+      expect(forwarded).toEqual([]);
+    },
+  );
 
   it('When OPTIONS /v0/events/recover, then 204 with Allow: POST, OPTIONS', async () => {
     const response = await fetch(`${base}/v0/events/recover`, { method: 'OPTIONS' });
@@ -66,7 +77,11 @@ describe('A literal route\'s path is never a parameter route\'s id (issue 22, fu
   it('When GET an event id or POST recover, then each is forwarded to its own route', async () => {
     forwarded.length = 0;
     expect((await fetch(`${base}/v0/events/evt_test_abc123`)).status).toBe(200);
-    const recover = await fetch(`${base}/v0/events/recover`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ since: '2026-11-20T00:00:00Z' }) });
+    const recover = await fetch(`${base}/v0/events/recover`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ since: '2026-11-20T00:00:00Z' }),
+    });
     expect(recover.status).toBe(200);
     expect(forwarded).toEqual(['GET /internal/events/evt_test_abc123', 'POST /internal/events/recover']);
   });

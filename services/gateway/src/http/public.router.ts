@@ -1,8 +1,22 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { DependencyUnavailableError, DomainError } from '@checkout/errors';
-import { INTERNAL_HEADERS, answerOtherMethod, jsonBody, requireScope, type InternalAnswer, type RequestScope } from '@checkout/http';
-import { INTERNAL_API_HEADERS, encodeCheckoutSettingsHeader, isIdOf, orderRevisionOf, type Mode, type OrderResponse } from '@checkout/contracts';
+import {
+  INTERNAL_HEADERS,
+  answerOtherMethod,
+  jsonBody,
+  requireScope,
+  type InternalAnswer,
+  type RequestScope,
+} from '@checkout/http';
+import {
+  INTERNAL_API_HEADERS,
+  encodeCheckoutSettingsHeader,
+  isIdOf,
+  orderRevisionOf,
+  type Mode,
+  type OrderResponse,
+} from '@checkout/contracts';
 import type { Middleware } from 'koa';
 import type { CheckoutSettings } from '../store/organizations.store';
 import type { SessionsClient } from '../clients/sessions.client';
@@ -23,7 +37,9 @@ export interface PublicRouterDeps {
 const normalisedPath = (path: string): string => path.toLowerCase().replace(/\/+$/, '');
 
 /** The paths of the routes without parameters, e.g. `/v0/events/recover`. */
-const LITERAL_PATHS = new Set(PUBLIC_ROUTES.filter((route) => !route.path.includes(':')).map((route) => normalisedPath(route.path)));
+const LITERAL_PATHS = new Set(
+  PUBLIC_ROUTES.filter((route) => !route.path.includes(':')).map((route) => normalisedPath(route.path)),
+);
 
 /**
  * A parameter route never answers a literal route's path: `GET /v0/events/recover` is the recover route's path with
@@ -56,23 +72,34 @@ export function publicRouter(deps: PublicRouterDeps): Router {
   return router;
 }
 
-async function forward(ctx: Context, route: PublicRoute & { upstream: Upstream }, deps: PublicRouterDeps): Promise<void> {
+async function forward(
+  ctx: Context,
+  route: PublicRoute & { upstream: Upstream },
+  deps: PublicRouterDeps,
+): Promise<void> {
   const scope = requireScope(ctx.state);
   if (route.testModeOnly && scope.mode !== 'test') throw new DomainError('NOT_FOUND', 'No such route.');
   const params = ctx.params as Record<string, string>;
   if (route.idParam) {
     const value = params[route.idParam.name];
-    if (!isIdOf(route.idParam.prefix, value)) throw new DomainError(route.idParam.code, `"${value ?? ''}" is not a valid ${route.idParam.name}.`);
+    if (!isIdOf(route.idParam.prefix, value))
+      throw new DomainError(route.idParam.code, `"${value ?? ''}" is not a valid ${route.idParam.name}.`);
   }
   // Bodies and queries are validated once, by the service that owns them (same zod schemas, same codes).
   const body = ctx.request.jsonBody;
-  if (route.body && body === undefined && route.body.required) throw new DomainError('INVALID_REQUEST', 'This endpoint needs a JSON object body.');
+  if (route.body && body === undefined && route.body.required)
+    throw new DomainError('INVALID_REQUEST', 'This endpoint needs a JSON object body.');
   const headers: Record<string, string> = {};
-  if (ctx.state.idempotencyRecord !== undefined) headers[INTERNAL_HEADERS.idempotencyRecord] = ctx.state.idempotencyRecord;
+  if (ctx.state.idempotencyRecord !== undefined)
+    headers[INTERNAL_HEADERS.idempotencyRecord] = ctx.state.idempotencyRecord;
   if (route.forwardCheckoutSettings) {
     const settings = await deps.checkoutSettings(scope.organizationId, scope.mode);
     const organizationName = ctx.state.organization?.name ?? '';
-    headers[INTERNAL_API_HEADERS.checkoutSettings] = encodeCheckoutSettingsHeader({ organizationName, defaultCallbackUrl: settings.defaultCallbackUrl, enabledPaymentMethods: settings.enabledPaymentMethods });
+    headers[INTERNAL_API_HEADERS.checkoutSettings] = encodeCheckoutSettingsHeader({
+      organizationName,
+      defaultCallbackUrl: settings.defaultCallbackUrl,
+      enabledPaymentMethods: settings.enabledPaymentMethods,
+    });
   }
   const querystring = ctx.querystring ? `?${ctx.querystring}` : '';
   const response = await deps.upstreams[route.upstream].forward({
@@ -83,7 +110,8 @@ async function forward(ctx: Context, route: PublicRoute & { upstream: Upstream }
     body: route.body ? (body ?? {}) : undefined,
     headers,
   });
-  if (route.copyOrderToSession && response.status < 300) await copyOrderToSession(deps.upstreams.sessions, scope, String(ctx.state.requestId), response);
+  if (route.copyOrderToSession && response.status < 300)
+    await copyOrderToSession(deps.upstreams.sessions, scope, String(ctx.state.requestId), response);
   const retryAfter = response.headers['retry-after'];
   if (typeof retryAfter === 'string') ctx.set('Retry-After', retryAfter);
   ctx.status = response.status;
@@ -99,11 +127,20 @@ const single = (value: string | string[] | undefined): string | undefined => (Ar
  * (cancel and an identical PATCH are idempotent; D42 keeps no 5xx) finds it done and copies it again. The
  * order event stays the at-least-once path either way.
  */
-async function copyOrderToSession(sessions: SessionsClient, scope: RequestScope, requestId: string, ordersAnswer: InternalAnswer): Promise<void> {
+async function copyOrderToSession(
+  sessions: SessionsClient,
+  scope: RequestScope,
+  requestId: string,
+  ordersAnswer: InternalAnswer,
+): Promise<void> {
   const sessionId = single(ordersAnswer.headers[INTERNAL_API_HEADERS.checkoutSessionId]);
   if (sessionId === undefined) return;
   const revision = orderRevisionOf(ordersAnswer.headers);
-  if (revision === null) throw new DependencyUnavailableError('orders', new Error(`orders answered without a valid ${INTERNAL_API_HEADERS.orderRevision}`));
+  if (revision === null)
+    throw new DependencyUnavailableError(
+      'orders',
+      new Error(`orders answered without a valid ${INTERNAL_API_HEADERS.orderRevision}`),
+    );
   // Orders' answer to an order write is its OrderResponse; sessions validates the copy it is given.
   const { order } = (ordersAnswer.body ?? {}) as OrderResponse;
   await sessions.copyOrder(scope, requestId, sessionId, { order, revision });

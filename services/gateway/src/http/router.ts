@@ -76,8 +76,17 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
     if (!settings) throw new Error(`no checkout settings for ${organizationId}/${mode}`);
     return settings;
   };
-  const perKey = new RateLimiter({ limitPerWindow: deps.limits.perKey, windowMs: deps.limits.windowMs, replicas: deps.limits.replicas });
-  const { middleware: authenticated, keys } = authenticate(deps.organizations, perKey, { cacheMs: deps.authCacheMs, unknownKeyCacheMs: deps.unknownKeyCacheMs }, deps.metrics);
+  const perKey = new RateLimiter({
+    limitPerWindow: deps.limits.perKey,
+    windowMs: deps.limits.windowMs,
+    replicas: deps.limits.replicas,
+  });
+  const { middleware: authenticated, keys } = authenticate(
+    deps.organizations,
+    perKey,
+    { cacheMs: deps.authCacheMs, unknownKeyCacheMs: deps.unknownKeyCacheMs },
+    deps.metrics,
+  );
   const clientOf = (ctx: Context) => requestClient(ctx, deps.trustedProxies);
 
   // The document names the configured public URL only: a Host header is the caller's to choose (issue 22).
@@ -88,8 +97,16 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
   });
   publicApp.use(
     perClientLimits({
-      all: new RateLimiter({ limitPerWindow: deps.limits.perClient, windowMs: deps.limits.windowMs, replicas: deps.limits.replicas }),
-      checkout: new RateLimiter({ limitPerWindow: deps.limits.checkoutPerClient, windowMs: deps.limits.windowMs, replicas: deps.limits.replicas }),
+      all: new RateLimiter({
+        limitPerWindow: deps.limits.perClient,
+        windowMs: deps.limits.windowMs,
+        replicas: deps.limits.replicas,
+      }),
+      checkout: new RateLimiter({
+        limitPerWindow: deps.limits.checkoutPerClient,
+        windowMs: deps.limits.windowMs,
+        replicas: deps.limits.replicas,
+      }),
       trusted: deps.trustedProxies,
       refused: () => deps.metrics.clientRateLimited.inc(),
     }),
@@ -98,7 +115,12 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
     docs,
     publicRouter({
       authenticate: authenticated,
-      idempotency: idempotency(deps.idempotencyKeys, deps.clock, (err) => deps.logger.warn({ err }, 'could not keep an Idempotency-Key response; the key stays in use until its lock lapses')),
+      idempotency: idempotency(deps.idempotencyKeys, deps.clock, (err) =>
+        deps.logger.warn(
+          { err },
+          'could not keep an Idempotency-Key response; the key stays in use until its lock lapses',
+        ),
+      ),
       upstreams: deps.upstreams,
       checkoutSettings,
       bodyLimitBytes: deps.bodyLimitBytes,

@@ -48,7 +48,11 @@ export class DashboardStore {
    * tenant-scoped: the token is the capability (see the class comment).
    */
   consumeLinkAcrossTenants(hash: string, now: Date): Promise<LoginLinkDocument | null> {
-    return this.links.findOneAndUpdate({ _id: hash, usedAt: null, expiresAt: { $gt: now } }, { $set: { usedAt: now } }, { returnDocument: 'after' });
+    return this.links.findOneAndUpdate(
+      { _id: hash, usedAt: null, expiresAt: { $gt: now } },
+      { $set: { usedAt: now } },
+      { returnDocument: 'after' },
+    );
   }
 
   async insertSession(scope: Scope, doc: Omit<DashboardSessionDocument, 'organizationId' | 'mode'>): Promise<void> {
@@ -67,7 +71,10 @@ export class DashboardStore {
 
   /** Reclaims expired links and sessions; reads ignore them already (the local engine applies no TTL index). */
   async deleteExpired(now: Date): Promise<number> {
-    const [links, sessions] = await Promise.all([this.links.deleteMany({ expiresAt: { $lt: now } }), this.sessions.deleteMany({ expiresAt: { $lt: now } })]);
+    const [links, sessions] = await Promise.all([
+      this.links.deleteMany({ expiresAt: { $lt: now } }),
+      this.sessions.deleteMany({ expiresAt: { $lt: now } }),
+    ]);
     return links.deletedCount + sessions.deletedCount;
   }
 }

@@ -47,7 +47,10 @@ export class IdempotencyStore {
     this.collection = db.collection<IdempotencyDocument>(COLLECTIONS.idempotencyKeys);
   }
 
-  async begin(scope: Scope, input: { id: string; apiKeyId: string; fingerprint: string; now: Date }): Promise<BeginResult> {
+  async begin(
+    scope: Scope,
+    input: { id: string; apiKeyId: string; fingerprint: string; now: Date },
+  ): Promise<BeginResult> {
     const records = scoped(this.collection, scope);
     const { now } = input;
     // A record that disappears or is reclaimed between our insert and our read sends us round again; a few
@@ -81,7 +84,10 @@ export class IdempotencyStore {
 
   /** Keeps the first response (status below 500) for replays. */
   async complete(scope: Scope, id: string, token: string, response: StoredResponse, now: Date): Promise<void> {
-    await scoped(this.collection, scope).findOneAndUpdate({ _id: id, token }, { $set: { state: 'completed', response, lockedUntil: now } });
+    await scoped(this.collection, scope).findOneAndUpdate(
+      { _id: id, token },
+      { $set: { state: 'completed', response, lockedUntil: now } },
+    );
   }
 
   /** Frees the key after a 5xx or a crash of the handler, so the client may retry with it. */

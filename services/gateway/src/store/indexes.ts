@@ -10,12 +10,38 @@ export const COLLECTIONS = {
 } as const;
 
 export const GATEWAY_INDEXES: readonly IndexDefinition[] = [
-  { collection: COLLECTIONS.apiKeys, name: 'keyId', key: { keyId: 1 }, unique: true, servedBy: 'OrganizationsStore.revokeKey' },
-  { collection: COLLECTIONS.apiKeys, name: 'organizationId_createdAt', key: { organizationId: 1, createdAt: -1 }, servedBy: 'OrganizationsStore.listKeys' },
+  {
+    collection: COLLECTIONS.apiKeys,
+    name: 'keyId',
+    key: { keyId: 1 },
+    unique: true,
+    servedBy: 'OrganizationsStore.revokeKey',
+  },
+  {
+    collection: COLLECTIONS.apiKeys,
+    name: 'organizationId_createdAt',
+    key: { organizationId: 1, createdAt: -1 },
+    servedBy: 'OrganizationsStore.listKeys',
+  },
   // Uniqueness of an Idempotency-Key per API key is the _id (a hash of both): the insert decides (D42).
-  { collection: COLLECTIONS.idempotencyKeys, name: 'expiresAt', key: { expiresAt: 1 }, servedBy: 'IdempotencyStore.deleteExpired (the local engine applies no TTL index)' },
+  {
+    collection: COLLECTIONS.idempotencyKeys,
+    name: 'expiresAt',
+    key: { expiresAt: 1 },
+    servedBy: 'IdempotencyStore.deleteExpired (the local engine applies no TTL index)',
+  },
   // D47: a login link is consumed and a dashboard session found by _id (the hash of their token), tenant from
   // the document; these only serve the sweep that reclaims expired ones.
-  { collection: COLLECTIONS.dashboardLoginLinks, name: 'expiresAt', key: { expiresAt: 1 }, servedBy: 'DashboardStore.deleteExpired (links)' },
-  { collection: COLLECTIONS.dashboardSessions, name: 'expiresAt', key: { expiresAt: 1 }, servedBy: 'DashboardStore.deleteExpired (sessions)' },
+  {
+    collection: COLLECTIONS.dashboardLoginLinks,
+    name: 'expiresAt',
+    key: { expiresAt: 1 },
+    servedBy: 'DashboardStore.deleteExpired (links)',
+  },
+  {
+    collection: COLLECTIONS.dashboardSessions,
+    name: 'expiresAt',
+    key: { expiresAt: 1 },
+    servedBy: 'DashboardStore.deleteExpired (sessions)',
+  },
 ];

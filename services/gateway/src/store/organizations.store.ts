@@ -2,7 +2,12 @@ import type { Collection, Db } from 'mongodb';
 import type { Mode, PaymentMethod } from '@checkout/contracts';
 import { PAYMENT_METHODS } from '@checkout/contracts';
 import { COLLECTIONS } from './indexes';
-import type { ApiKeyDocument, CheckoutSettingsDocument, OrganizationDocument, PreviousSigningSecret } from './organization.document';
+import type {
+  ApiKeyDocument,
+  CheckoutSettingsDocument,
+  OrganizationDocument,
+  PreviousSigningSecret,
+} from './organization.document';
 
 export interface CheckoutSettings {
   defaultCallbackUrl: string | null;
@@ -13,7 +18,12 @@ export interface CheckoutSettings {
 
 /** D26: all three methods enabled by default in test mode; live mode starts with card only. */
 export function defaultCheckoutSettings(mode: Mode): CheckoutSettings {
-  return { defaultCallbackUrl: null, enabledPaymentMethods: mode === 'test' ? [...PAYMENT_METHODS] : ['card'], webhookSigningSecret: null, previousWebhookSigningSecret: null };
+  return {
+    defaultCallbackUrl: null,
+    enabledPaymentMethods: mode === 'test' ? [...PAYMENT_METHODS] : ['card'],
+    webhookSigningSecret: null,
+    previousWebhookSigningSecret: null,
+  };
 }
 
 /** Organizations, their API keys and checkout settings: the gateway's own collections. */
@@ -74,8 +84,19 @@ export class OrganizationsStore {
     };
   }
 
-  async putCheckoutSettings(organizationId: string, mode: Mode, settings: CheckoutSettings, now: Date): Promise<CheckoutSettings> {
-    const doc: CheckoutSettingsDocument = { _id: `${organizationId}:${mode}`, organizationId, mode, ...settings, updatedAt: now };
+  async putCheckoutSettings(
+    organizationId: string,
+    mode: Mode,
+    settings: CheckoutSettings,
+    now: Date,
+  ): Promise<CheckoutSettings> {
+    const doc: CheckoutSettingsDocument = {
+      _id: `${organizationId}:${mode}`,
+      organizationId,
+      mode,
+      ...settings,
+      updatedAt: now,
+    };
     await this.settings.replaceOne({ _id: doc._id }, doc, { upsert: true });
     return settings;
   }

@@ -26,16 +26,39 @@ interface Answer {
   text: string;
 }
 
-async function call(method: 'GET' | 'POST', url: string, options: { headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
-  const response = await request(url, { method, headers: options.headers ?? {}, ...(options.body !== undefined && { body: options.body }) });
+async function call(
+  method: 'GET' | 'POST',
+  url: string,
+  options: { headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
+  const response = await request(url, {
+    method,
+    headers: options.headers ?? {},
+    ...(options.body !== undefined && { body: options.body }),
+  });
   return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
 }
 
 beforeAll(async () => {
   const { mongoUrl, kafkaBrokers } = inject('engines');
-  const env = stackEnvironment({ ports: { gateway: 0, gatewayAdmin: 0, orders: 1, sessions: 1, dispatcher: 1 }, mongoUrl, kafkaBrokers, namePrefix: `gwdash_${randomBytes(4).toString('hex')}`, logLevel: 'silent' });
+  const env = stackEnvironment({
+    ports: { gateway: 0, gatewayAdmin: 0, orders: 1, sessions: 1, dispatcher: 1 },
+    mongoUrl,
+    kafkaBrokers,
+    namePrefix: `gwdash_${randomBytes(4).toString('hex')}`,
+    logLevel: 'silent',
+  });
   for (let i = 0; i < 3; i++) {
-    const app = buildApp(parseConfig({ ...env.gateway, PORT: '0', ADMIN_PORT: '0', ...(i === 2 && { PUBLIC_BASE_URL: 'https://pay.example' }) }), createLogger('gateway', { level: 'silent' }), { clock });
+    const app = buildApp(
+      parseConfig({
+        ...env.gateway,
+        PORT: '0',
+        ADMIN_PORT: '0',
+        ...(i === 2 && { PUBLIC_BASE_URL: 'https://pay.example' }),
+      }),
+      createLogger('gateway', { level: 'silent' }),
+      { clock },
+    );
     const { url, adminUrl } = await app.start();
     apps.push(app);
     if (i === 0) {
@@ -57,7 +80,9 @@ async function merchant() {
 }
 
 async function loginLink(secret: string, base = gateway): Promise<{ path: string; expiresAt: string }> {
-  const answer = await call('POST', `${base}/v0/dashboard/login_links`, { headers: { authorization: `Bearer ${secret}` } });
+  const answer = await call('POST', `${base}/v0/dashboard/login_links`, {
+    headers: { authorization: `Bearer ${secret}` },
+  });
   expect(answer.status).toBe(201);
   const body = JSON.parse(answer.text) as { url: string; expiresAt: string };
   return { path: new URL(body.url).pathname, expiresAt: body.expiresAt };
@@ -65,7 +90,9 @@ async function loginLink(secret: string, base = gateway): Promise<{ path: string
 
 function cookieOf(answer: Answer): string {
   const setCookie = answer.headers['set-cookie'];
-  const line = (Array.isArray(setCookie) ? setCookie : [setCookie ?? '']).find((c) => c.startsWith('checkout_dashboard='));
+  const line = (Array.isArray(setCookie) ? setCookie : [setCookie ?? '']).find((c) =>
+    c.startsWith('checkout_dashboard='),
+  );
   expect(line).toBeDefined();
   return (line ?? '').split(';')[0] ?? '';
 }
@@ -80,7 +107,9 @@ async function login(secret: string): Promise<string> {
 describe('POST /v0/dashboard/login_links (D47)', () => {
   it('When a key asks for a link, then it gets a URL on the public base and an expiry 5 minutes ahead', async () => {
     const { key } = await merchant();
-    const answer = await call('POST', `${gateway}/v0/dashboard/login_links`, { headers: { authorization: `Bearer ${key.secret}` } });
+    const answer = await call('POST', `${gateway}/v0/dashboard/login_links`, {
+      headers: { authorization: `Bearer ${key.secret}` },
+    });
     expect(answer.status).toBe(201);
     const body = JSON.parse(answer.text) as { url: string; expiresAt: string };
     expect(body.url).toMatch(/\/dashboard\/login\/[A-Za-z0-9_-]{43}$/);
@@ -89,7 +118,13 @@ describe('POST /v0/dashboard/login_links (D47)', () => {
 
   it('When no key or a wrong key is sent, then 401 as for every /v0 route (D5)', async () => {
     expect((await call('POST', `${gateway}/v0/dashboard/login_links`)).status).toBe(401);
-    expect((await call('POST', `${gateway}/v0/dashboard/login_links`, { headers: { authorization: `Bearer sk_test_${'x'.repeat(44)}` } })).status).toBe(401);
+    expect(
+      (
+        await call('POST', `${gateway}/v0/dashboard/login_links`, {
+          headers: { authorization: `Bearer sk_test_${'x'.repeat(44)}` },
+        })
+      ).status,
+    ).toBe(401);
   });
 });
 
@@ -100,7 +135,9 @@ describe('GET /dashboard/login/:token (D47)', () => {
     const opened = await call('GET', `${gateway}${path}`);
     expect(opened.status).toBe(200);
     const setCookie = String(opened.headers['set-cookie']);
-    expect(setCookie).toMatch(/^checkout_dashboard=[A-Za-z0-9_-]{43}; Path=\/dashboard; Max-Age=43200; HttpOnly; SameSite=Strict$/);
+    expect(setCookie).toMatch(
+      /^checkout_dashboard=[A-Za-z0-9_-]{43}; Path=\/dashboard; Max-Age=43200; HttpOnly; SameSite=Strict$/,
+    );
     expect(opened.text).toContain('<meta http-equiv="refresh" content="0;url=/dashboard">');
     expect(String(opened.headers['content-security-policy'])).toContain("default-src 'none'");
     expect(opened.headers['referrer-policy']).toBe('no-referrer');
@@ -108,7 +145,9 @@ describe('GET /dashboard/login/:token (D47)', () => {
 
   it('When the public base URL is https, then the link is on it and the session cookie is Secure', async () => {
     const { key } = await merchant();
-    const answer = await call('POST', `${httpsReplica}/v0/dashboard/login_links`, { headers: { authorization: `Bearer ${key.secret}` } });
+    const answer = await call('POST', `${httpsReplica}/v0/dashboard/login_links`, {
+      headers: { authorization: `Bearer ${key.secret}` },
+    });
     const { url } = JSON.parse(answer.text) as { url: string };
     expect(url).toMatch(/^https:\/\/pay\.example\/dashboard\/login\//);
     const opened = await call('GET', `${httpsReplica}${new URL(url).pathname}`);
@@ -128,7 +167,9 @@ describe('GET /dashboard/login/:token (D47)', () => {
   it('When ten openings of one link race, then exactly one gets a session', async () => {
     const { key } = await merchant();
     const { path } = await loginLink(key.secret);
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => call('GET', `${i % 2 ? replica : gateway}${path}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => call('GET', `${i % 2 ? replica : gateway}${path}`)),
+    );
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 410)).toHaveLength(9);
   });
@@ -166,11 +207,15 @@ describe('dashboard sessions (D47)', () => {
     expect(before.status).toBe(200);
     expect(before.text).toContain('Recover failed deliveries?');
     await admin.call('POST', `/organizations/${organizationId}/keys/${key.id}/revoke`);
-    expect((await call('GET', `${gateway}/dashboard/recover?since=2026-11-24T09:00`, { headers: { cookie } })).status).toBe(401);
+    expect(
+      (await call('GET', `${gateway}/dashboard/recover?since=2026-11-24T09:00`, { headers: { cookie } })).status,
+    ).toBe(401);
     // The other replica's key cache remembers the key for at most AUTH_CACHE_MS (2 s by default).
     const other = await eventually(
       async () => {
-        const answer = await call('GET', `${replica}/dashboard/recover?since=2026-11-24T09:00`, { headers: { cookie } });
+        const answer = await call('GET', `${replica}/dashboard/recover?since=2026-11-24T09:00`, {
+          headers: { cookie },
+        });
         return answer.status === 401 ? answer : undefined;
       },
       { deadlineMs: 10_000, description: 'the other replica to end the session' },
@@ -178,18 +223,26 @@ describe('dashboard sessions (D47)', () => {
     expect(other.text).toContain('Please log in');
   });
 
-  it('When a form is posted without the CSRF token, or with another session\'s, then 403 and nothing is done', async () => {
+  it("When a form is posted without the CSRF token, or with another session's, then 403 and nothing is done", async () => {
     const { key } = await merchant();
     const cookie = await login(key.secret);
     const otherCookie = await login(key.secret);
-    const page = await call('GET', `${gateway}/dashboard/recover?since=2026-11-24T09:00`, { headers: { cookie: otherCookie } });
+    const page = await call('GET', `${gateway}/dashboard/recover?since=2026-11-24T09:00`, {
+      headers: { cookie: otherCookie },
+    });
     const otherCsrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
     expect(otherCsrf).not.toBe('');
     const form = { 'content-type': 'application/x-www-form-urlencoded', cookie };
-    const missing = await call('POST', `${gateway}/dashboard/recover`, { headers: form, body: 'since=2026-11-24T09%3A00' });
+    const missing = await call('POST', `${gateway}/dashboard/recover`, {
+      headers: form,
+      body: 'since=2026-11-24T09%3A00',
+    });
     expect(missing.status).toBe(403);
     expect(missing.text).toContain('Please try again');
-    const wrong = await call('POST', `${gateway}/dashboard/recover`, { headers: form, body: `since=2026-11-24T09%3A00&csrf=${encodeURIComponent(otherCsrf)}` });
+    const wrong = await call('POST', `${gateway}/dashboard/recover`, {
+      headers: form,
+      body: `since=2026-11-24T09%3A00&csrf=${encodeURIComponent(otherCsrf)}`,
+    });
     expect(wrong.status).toBe(403);
     const logout = await call('POST', `${gateway}/dashboard/logout`, { headers: form, body: '' });
     expect(logout.status).toBe(403);
@@ -200,7 +253,10 @@ describe('dashboard sessions (D47)', () => {
     const cookie = await login(key.secret);
     const page = await call('GET', `${replica}/dashboard/recover?since=2026-11-24T09:00`, { headers: { cookie } });
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
-    const out = await call('POST', `${replica}/dashboard/logout`, { headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: `csrf=${encodeURIComponent(csrf)}` });
+    const out = await call('POST', `${replica}/dashboard/logout`, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      body: `csrf=${encodeURIComponent(csrf)}`,
+    });
     expect(out.status).toBe(200);
     expect((await call('GET', `${gateway}/dashboard/recover`, { headers: { cookie } })).status).toBe(401);
   });

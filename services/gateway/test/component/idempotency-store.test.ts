@@ -33,7 +33,9 @@ afterAll(async () => {
 describe('IdempotencyStore (D42)', () => {
   it('When 10 requests begin one key at once, then exactly one starts and the others are told it is in use', async () => {
     const id = newId();
-    const results = await Promise.all(Array.from({ length: 10 }, () => store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'f', now: t0 })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'f', now: t0 })),
+    );
     expect(results.filter((r) => r.kind === 'started')).toHaveLength(1);
     expect(results.filter((r) => r.kind === 'in_use')).toHaveLength(9);
   });
@@ -43,8 +45,13 @@ describe('IdempotencyStore (D42)', () => {
     const first = await store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'f', now: t0 });
     if (first.kind !== 'started') throw new Error(`expected started, got ${first.kind}`);
     await store.complete(scope, id, first.token, { status: 201, body: '{"order":{"id":"ord_test_1"}}' }, t0);
-    expect(await store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'f', now: at(HOUR) })).toEqual({ kind: 'replay', response: { status: 201, body: '{"order":{"id":"ord_test_1"}}' } });
-    expect(await store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'other', now: at(HOUR) })).toEqual({ kind: 'reused' });
+    expect(await store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'f', now: at(HOUR) })).toEqual({
+      kind: 'replay',
+      response: { status: 201, body: '{"order":{"id":"ord_test_1"}}' },
+    });
+    expect(await store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'other', now: at(HOUR) })).toEqual({
+      kind: 'reused',
+    });
   });
 
   it('When a record is past its 24 hours, then it is ignored: the key starts afresh, even with another body', async () => {
@@ -52,7 +59,9 @@ describe('IdempotencyStore (D42)', () => {
     const first = await store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'f', now: t0 });
     if (first.kind !== 'started') throw new Error('expected started');
     await store.complete(scope, id, first.token, { status: 201, body: '{}' }, t0);
-    expect((await store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'other', now: at(RETENTION + 1) })).kind).toBe('started');
+    expect((await store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'other', now: at(RETENTION + 1) })).kind).toBe(
+      'started',
+    );
   });
 
   it('When the request holding a key died (lock lapsed), then a retry starts instead of waiting 24 hours', async () => {
@@ -76,7 +85,10 @@ describe('IdempotencyStore (D42)', () => {
     await store.begin(scope, { id: old, apiKeyId: 'k', fingerprint: 'f', now: t0 });
     await store.begin(scope, { id: young, apiKeyId: 'k', fingerprint: 'f', now: at(2 * HOUR) });
     await store.deleteExpired(at(RETENTION + HOUR));
-    const left = await mongo.db.collection('idempotency_keys').find({ _id: { $in: [old, young] } as never }).toArray();
+    const left = await mongo.db
+      .collection('idempotency_keys')
+      .find({ _id: { $in: [old, young] } as never })
+      .toArray();
     expect(left.map((d) => d._id)).toEqual([young]);
   });
 });

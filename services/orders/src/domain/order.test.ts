@@ -4,7 +4,16 @@ import { isDomainError, type ErrorCode } from '@checkout/errors';
 import { computeAmounts, isIdOf, paymentStatusFor } from '@checkout/contracts';
 import { fromEntries, type Scope } from '@checkout/mongo';
 import type { OrderDocument } from '../store/order.document';
-import { applyPayment, assertEditable, cancelOrder, closePayments, newOrder, updateOrder, type ItemInput, type NewOrderInput } from './order';
+import {
+  applyPayment,
+  assertEditable,
+  cancelOrder,
+  closePayments,
+  newOrder,
+  updateOrder,
+  type ItemInput,
+  type NewOrderInput,
+} from './order';
 
 // The pure order rules (order.ts): what a new order looks like, which orders may change, and how a patch, a
 // cancel, a payment and an expiry change one. No engines; the use cases that store the results are covered by
@@ -18,13 +27,23 @@ const COFFEE: ItemInput = { name: 'Coffee', quantity: 2, unitPrice: 450 };
 /** A stored order: newOrder's document with the fields the store adds. */
 function order(input: Partial<NewOrderInput> = {}, stored: Partial<OrderDocument> = {}): OrderDocument {
   // newOrder's type is loose (an Omit of a document with an index signature); this is the stored shape.
-  return { ...newOrder({ items: [COFFEE], ...input }, { scope: SCOPE, now: CREATED }), ...SCOPE, revision: 1, ...stored } as OrderDocument;
+  return {
+    ...newOrder({ items: [COFFEE], ...input }, { scope: SCOPE, now: CREATED }),
+    ...SCOPE,
+    revision: 1,
+    ...stored,
+  } as OrderDocument;
 }
 
 /** An order that has received `paid` (partially_paid or more), as applyPayment leaves it. */
 function paidOrder(paid: number, stored: Partial<OrderDocument> = {}): OrderDocument {
   const open = order();
-  return { ...open, amounts: { ...open.amounts, paid }, paymentStatus: paymentStatusFor(paid, open.amounts.total), ...stored };
+  return {
+    ...open,
+    amounts: { ...open.amounts, paid },
+    paymentStatus: paymentStatusFor(paid, open.amounts.total),
+    ...stored,
+  };
 }
 
 function codeOf(run: () => unknown): ErrorCode | undefined {
@@ -50,20 +69,44 @@ describe('newOrder (spec, States; D3, D9, D17, D18, D39)', () => {
   it('When an order is created, then it is open, unpaid, native, in USD, with an ord_ id of its mode and its dates set (D3, D18)', () => {
     const doc = newOrder({ items: [COFFEE] }, { scope: SCOPE, now: CREATED });
     expect(isIdOf('ord', doc._id, 'test')).toBe(true);
-    expect(doc).toMatchObject({ status: 'open', paymentStatus: 'unpaid', provider: 'native', currency: 'USD', payments: [], createdAt: CREATED, updatedAt: CREATED });
+    expect(doc).toMatchObject({
+      status: 'open',
+      paymentStatus: 'unpaid',
+      provider: 'native',
+      currency: 'USD',
+      payments: [],
+      createdAt: CREATED,
+      updatedAt: CREATED,
+    });
     expect(doc.amounts).toEqual({ subtotal: 900, tax: 0, discount: 0, tip: 0, total: 900, paid: 0 });
   });
 
   it('When optional fields are not given, then they are absent and metadata is empty (D39)', () => {
     const doc = newOrder({ items: [COFFEE] }, { scope: SCOPE, now: CREATED });
-    for (const field of ['externalId', 'customer', 'shippingAddress', 'locationId', 'paymentDestination', 'checkoutSessionId', 'paidAt', 'cancelledAt', 'paymentsClosed']) {
+    for (const field of [
+      'externalId',
+      'customer',
+      'shippingAddress',
+      'locationId',
+      'paymentDestination',
+      'checkoutSessionId',
+      'paidAt',
+      'cancelledAt',
+      'paymentsClosed',
+    ]) {
       expect(doc, field).not.toHaveProperty(field);
     }
     expect(fromEntries(doc.metadata)).toEqual({});
   });
 
   it('When a tax has no name, then it is labelled "Tax"; lines get item_/tax_/disc_ ids without a mode word (D3, D9)', () => {
-    const doc = order({ taxes: [{ type: 'additive', amount: 50 }, { name: 'VAT', type: 'additive', amount: 10 }], discounts: [{ name: 'Regulars', type: 'fixed', amount: 100 }] });
+    const doc = order({
+      taxes: [
+        { type: 'additive', amount: 50 },
+        { name: 'VAT', type: 'additive', amount: 10 },
+      ],
+      discounts: [{ name: 'Regulars', type: 'fixed', amount: 100 }],
+    });
     expect(doc.taxes.map((t) => t.name)).toEqual(['Tax', 'VAT']);
     expect(doc.items[0]?.id).toMatch(/^item_[0-9A-Za-z]{24}$/);
     expect(doc.taxes[0]?.id).toMatch(/^tax_[0-9A-Za-z]{24}$/);
@@ -79,7 +122,10 @@ describe('newOrder (spec, States; D3, D9, D17, D18, D39)', () => {
   });
 
   it('When it is created with an Idempotency-Key (a session), then that is its creation key; otherwise its own id is', () => {
-    const keyed = newOrder({ items: [COFFEE] }, { scope: SCOPE, now: CREATED, idempotencyKey: 'cs_test_1', checkoutSessionId: 'cs_test_1' });
+    const keyed = newOrder(
+      { items: [COFFEE] },
+      { scope: SCOPE, now: CREATED, idempotencyKey: 'cs_test_1', checkoutSessionId: 'cs_test_1' },
+    );
     const plain = newOrder({ items: [COFFEE] }, { scope: SCOPE, now: CREATED });
     expect(keyed.creationKey).toBe('idem:cs_test_1');
     expect(keyed.checkoutSessionId).toBe('cs_test_1');
@@ -88,7 +134,10 @@ describe('newOrder (spec, States; D3, D9, D17, D18, D39)', () => {
 
   it('When the discounts exceed the subtotal, then creation fails with ORDER_CREATE_FAILED and the offending path (D10)', () => {
     try {
-      newOrder({ items: [COFFEE], discounts: [{ name: 'Too much', type: 'fixed', amount: 901 }] }, { scope: SCOPE, now: CREATED });
+      newOrder(
+        { items: [COFFEE], discounts: [{ name: 'Too much', type: 'fixed', amount: 901 }] },
+        { scope: SCOPE, now: CREATED },
+      );
       expect.unreachable('the order should have been refused');
     } catch (err) {
       expect(isDomainError(err) && err.code).toBe('ORDER_CREATE_FAILED');
@@ -97,7 +146,14 @@ describe('newOrder (spec, States; D3, D9, D17, D18, D39)', () => {
   });
 
   it('When an amount exceeds 999,999,999,999, then creation fails with ORDER_CREATE_FAILED (D10)', () => {
-    expect(codeOf(() => newOrder({ items: [{ name: 'Yacht', quantity: 1_000_000, unitPrice: 1_000_000 }] }, { scope: SCOPE, now: CREATED }))).toBe('ORDER_CREATE_FAILED');
+    expect(
+      codeOf(() =>
+        newOrder(
+          { items: [{ name: 'Yacht', quantity: 1_000_000, unitPrice: 1_000_000 }] },
+          { scope: SCOPE, now: CREATED },
+        ),
+      ),
+    ).toBe('ORDER_CREATE_FAILED');
   });
 
   it('Property: for any valid lines, each item total is quantity × unitPrice and the amounts are computeAmounts of the lines, nothing paid (D17)', () => {
@@ -134,14 +190,28 @@ describe('updateOrder (PATCH; D8, D10, D36)', () => {
   it('When the patch is empty or repeats what is stored, then nothing changes and updatedAt stays (D36)', () => {
     const doc = order({ metadata: { till: '3' }, taxes: [{ type: 'additive', amount: 5 }] });
     expect(updateOrder(doc, {}, undefined, LATER)).toBeNull();
-    expect(updateOrder(doc, { metadata: { till: '3' }, items: [COFFEE], taxes: [{ name: 'Tax', type: 'additive', amount: 5 }] }, undefined, LATER)).toBeNull();
+    expect(
+      updateOrder(
+        doc,
+        { metadata: { till: '3' }, items: [COFFEE], taxes: [{ name: 'Tax', type: 'additive', amount: 5 }] },
+        undefined,
+        LATER,
+      ),
+    ).toBeNull();
   });
 
-  it('Property: re-sending any order\'s own lines changes nothing, although re-priced lines get new ids (D36)', () => {
+  it("Property: re-sending any order's own lines changes nothing, although re-priced lines get new ids (D36)", () => {
     fc.assert(
       fc.property(itemsArb, (items) => {
         const doc = order({ items });
-        expect(updateOrder(doc, { items: doc.items.map(({ name, quantity, unitPrice }) => ({ name, quantity, unitPrice })) }, undefined, LATER)).toBeNull();
+        expect(
+          updateOrder(
+            doc,
+            { items: doc.items.map(({ name, quantity, unitPrice }) => ({ name, quantity, unitPrice })) },
+            undefined,
+            LATER,
+          ),
+        ).toBeNull();
       }),
     );
   });
@@ -157,8 +227,16 @@ describe('updateOrder (PATCH; D8, D10, D36)', () => {
   });
 
   it('When metadata is patched with {}, then an empty object is stored (D36); shippingAddress is replaced as a whole (D12)', () => {
-    const doc = order({ metadata: { till: '3' }, shippingAddress: { line1: '1 Main St', line2: 'Flat 2', city: 'London', country: 'GB' } });
-    const next = updateOrder(doc, { metadata: {}, shippingAddress: { line1: '2 High St', city: 'Leeds', country: 'GB' } }, undefined, LATER);
+    const doc = order({
+      metadata: { till: '3' },
+      shippingAddress: { line1: '1 Main St', line2: 'Flat 2', city: 'London', country: 'GB' },
+    });
+    const next = updateOrder(
+      doc,
+      { metadata: {}, shippingAddress: { line1: '2 High St', city: 'Leeds', country: 'GB' } },
+      undefined,
+      LATER,
+    );
     expect(next && fromEntries(next.metadata)).toEqual({});
     expect(next?.shippingAddress).toEqual({ line1: '2 High St', city: 'Leeds', country: 'GB' });
   });
@@ -170,12 +248,18 @@ describe('updateOrder (PATCH; D8, D10, D36)', () => {
   });
 
   it('When the order is not editable, then the patch is refused with ORDER_NOT_EDITABLE, even an empty one', () => {
-    expect(codeOf(() => updateOrder(order({}, { status: 'cancelled' }), {}, undefined, LATER))).toBe('ORDER_NOT_EDITABLE');
+    expect(codeOf(() => updateOrder(order({}, { status: 'cancelled' }), {}, undefined, LATER))).toBe(
+      'ORDER_NOT_EDITABLE',
+    );
     expect(codeOf(() => updateOrder(paidOrder(1), { metadata: {} }, undefined, LATER))).toBe('ORDER_NOT_EDITABLE');
   });
 
   it('When the new lines price out of bounds, then the patch fails with ORDER_UPDATE_FAILED (D10)', () => {
-    expect(codeOf(() => updateOrder(order(), { discounts: [{ name: 'All and more', type: 'fixed', amount: 901 }] }, undefined, LATER))).toBe('ORDER_UPDATE_FAILED');
+    expect(
+      codeOf(() =>
+        updateOrder(order(), { discounts: [{ name: 'All and more', type: 'fixed', amount: 901 }] }, undefined, LATER),
+      ),
+    ).toBe('ORDER_UPDATE_FAILED');
   });
 });
 
@@ -200,7 +284,12 @@ describe('applyPayment (D19, D21, D27, D28)', () => {
   it('When part of the total is paid, then the order stays open, partially_paid, with no paidAt (D28)', () => {
     const { next, outcome } = applyPayment(order(), card('pay_1', 400), LATER);
     expect(outcome).toBe('applied');
-    expect(next).toMatchObject({ status: 'open', paymentStatus: 'partially_paid', amounts: { paid: 400, total: 900 }, updatedAt: LATER });
+    expect(next).toMatchObject({
+      status: 'open',
+      paymentStatus: 'partially_paid',
+      amounts: { paid: 400, total: 900 },
+      updatedAt: LATER,
+    });
     expect(next).not.toHaveProperty('paidAt');
     expect(next?.payments).toEqual([{ paymentId: 'pay_1', amount: 400, method: 'card', appliedAt: LATER }]);
   });
@@ -235,28 +324,32 @@ describe('applyPayment (D19, D21, D27, D28)', () => {
 
   it('Property: any run of distinct payments keeps paid = Σ applied, paymentStatus follows paid vs total, and the order completes exactly when paid reaches the total (D19, D27, D28)', () => {
     fc.assert(
-      fc.property(itemsArb, fc.array(fc.integer({ min: 1, max: 50_000 }), { minLength: 1, maxLength: 8 }), (items, amounts) => {
-        let doc = order({ items });
-        let applied = 0;
-        for (const [i, amount] of amounts.entries()) {
-          if (doc.status !== 'open') {
-            expect(codeOf(() => applyPayment(doc, card(`pay_${i}`, amount), LATER))).toBe('ORDER_NOT_PAYABLE');
-            continue;
+      fc.property(
+        itemsArb,
+        fc.array(fc.integer({ min: 1, max: 50_000 }), { minLength: 1, maxLength: 8 }),
+        (items, amounts) => {
+          let doc = order({ items });
+          let applied = 0;
+          for (const [i, amount] of amounts.entries()) {
+            if (doc.status !== 'open') {
+              expect(codeOf(() => applyPayment(doc, card(`pay_${i}`, amount), LATER))).toBe('ORDER_NOT_PAYABLE');
+              continue;
+            }
+            const { next, outcome } = applyPayment(doc, card(`pay_${i}`, amount), LATER);
+            expect(outcome).toBe('applied');
+            if (!next) throw new Error('an applied payment changes the order');
+            doc = next;
+            applied += amount;
+            expect(doc.amounts.paid).toBe(applied);
+            expect(doc.paymentStatus).toBe(paymentStatusFor(applied, doc.amounts.total));
+            expect(doc.status).toBe(applied >= doc.amounts.total ? 'completed' : 'open');
+            expect(doc.paidAt !== undefined).toBe(applied >= doc.amounts.total);
+            // A retry of any payment already applied changes nothing (D27).
+            expect(applyPayment(doc, card(`pay_${i}`, amount), LATER).outcome).toBe('already_applied');
           }
-          const { next, outcome } = applyPayment(doc, card(`pay_${i}`, amount), LATER);
-          expect(outcome).toBe('applied');
-          if (!next) throw new Error('an applied payment changes the order');
-          doc = next;
-          applied += amount;
-          expect(doc.amounts.paid).toBe(applied);
-          expect(doc.paymentStatus).toBe(paymentStatusFor(applied, doc.amounts.total));
-          expect(doc.status).toBe(applied >= doc.amounts.total ? 'completed' : 'open');
-          expect(doc.paidAt !== undefined).toBe(applied >= doc.amounts.total);
-          // A retry of any payment already applied changes nothing (D27).
-          expect(applyPayment(doc, card(`pay_${i}`, amount), LATER).outcome).toBe('already_applied');
-        }
-        expect(doc.payments.reduce((sum, p) => sum + p.amount, 0)).toBe(applied);
-      }),
+          expect(doc.payments.reduce((sum, p) => sum + p.amount, 0)).toBe(applied);
+        },
+      ),
     );
   });
 });

@@ -2,7 +2,15 @@ import { DomainError, type ErrorCode } from '@checkout/errors';
 import { computeAmounts, newId, newLineId, paymentStatusFor } from '@checkout/contracts';
 import type { Scope } from '@checkout/mongo';
 import { toEntries } from '@checkout/mongo';
-import type { AppliedPayment, OrderDocument, StoredAddress, StoredCustomer, StoredDiscount, StoredItem, StoredTax } from '../store/order.document';
+import type {
+  AppliedPayment,
+  OrderDocument,
+  StoredAddress,
+  StoredCustomer,
+  StoredDiscount,
+  StoredItem,
+  StoredTax,
+} from '../store/order.document';
 
 // Pure order rules: building a new order, updating, cancelling and applying payments. No I/O here; the
 // routes resolve customers, locations and destinations first and hand the results in.
@@ -60,8 +68,18 @@ function priceLines(lines: LinesInput, paid: number, failureCode: ErrorCode) {
     totalPrice: priced.itemTotals[i] ?? 0,
     itemType: 'product',
   }));
-  const taxes: StoredTax[] = lines.taxes.map((t) => ({ id: newLineId('tax'), name: t.name ?? DEFAULT_TAX_NAME, type: 'additive', amount: t.amount }));
-  const discounts: StoredDiscount[] = lines.discounts.map((d) => ({ id: newLineId('disc'), name: d.name, type: d.type, amount: d.amount }));
+  const taxes: StoredTax[] = lines.taxes.map((t) => ({
+    id: newLineId('tax'),
+    name: t.name ?? DEFAULT_TAX_NAME,
+    type: 'additive',
+    amount: t.amount,
+  }));
+  const discounts: StoredDiscount[] = lines.discounts.map((d) => ({
+    id: newLineId('disc'),
+    name: d.name,
+    type: d.type,
+    amount: d.amount,
+  }));
   return { items, taxes, discounts, amounts: priced.amounts };
 }
 
@@ -70,7 +88,11 @@ export function newOrder(
   context: { scope: Scope; now: Date; customer?: StoredCustomer; idempotencyKey?: string; checkoutSessionId?: string },
 ): Omit<OrderDocument, 'organizationId' | 'mode'> {
   const id = newId('ord', context.scope.mode);
-  const lines = priceLines({ items: input.items, taxes: input.taxes ?? [], discounts: input.discounts ?? [] }, 0, 'ORDER_CREATE_FAILED');
+  const lines = priceLines(
+    { items: input.items, taxes: input.taxes ?? [], discounts: input.discounts ?? [] },
+    0,
+    'ORDER_CREATE_FAILED',
+  );
   return {
     _id: id,
     uniqueKey: input.externalId !== undefined ? `ext:${input.externalId}` : `id:${id}`,
@@ -98,7 +120,10 @@ export function newOrder(
 /** Only an open order that has received nothing can change (spec, States; D8). */
 export function assertEditable(order: OrderDocument): void {
   if (order.status !== 'open' || order.amounts.paid > 0) {
-    throw new DomainError('ORDER_NOT_EDITABLE', `Order ${order._id} is ${order.status}${order.amounts.paid > 0 ? ' and has received payment' : ''}; it can no longer be edited.`);
+    throw new DomainError(
+      'ORDER_NOT_EDITABLE',
+      `Order ${order._id} is ${order.status}${order.amounts.paid > 0 ? ' and has received payment' : ''}; it can no longer be edited.`,
+    );
   }
 }
 
@@ -106,7 +131,12 @@ export function assertEditable(order: OrderDocument): void {
  * PATCH semantics: omitted fields stay, given ones replace (customer merges, resolved by the caller).
  * Returns null when nothing would change, so updatedAt only moves on a real change (D36).
  */
-export function updateOrder(order: OrderDocument, patch: OrderUpdateInput, customer: StoredCustomer | undefined, now: Date): OrderDocument | null {
+export function updateOrder(
+  order: OrderDocument,
+  patch: OrderUpdateInput,
+  customer: StoredCustomer | undefined,
+  now: Date,
+): OrderDocument | null {
   assertEditable(order);
   let next: OrderDocument = { ...order };
   if (patch.items !== undefined || patch.taxes !== undefined || patch.discounts !== undefined) {
@@ -139,7 +169,10 @@ export function updateOrder(order: OrderDocument, patch: OrderUpdateInput, custo
 export function cancelOrder(order: OrderDocument, now: Date): OrderDocument | null {
   if (order.status === 'cancelled') return null;
   if (order.status !== 'open' || order.amounts.paid > 0) {
-    throw new DomainError('ORDER_CANCEL_FAILED', `Order ${order._id} is ${order.status}${order.amounts.paid > 0 ? ' and has received payment' : ''}; it cannot be cancelled.`);
+    throw new DomainError(
+      'ORDER_CANCEL_FAILED',
+      `Order ${order._id} is ${order.status}${order.amounts.paid > 0 ? ' and has received payment' : ''}; it cannot be cancelled.`,
+    );
   }
   return { ...order, status: 'cancelled', cancelledAt: now, updatedAt: now };
 }
@@ -150,13 +183,20 @@ export type PaymentOutcome = 'applied' | 'already_applied';
  * Applies a captured payment at most once by its id (D27). Partial payments leave the order open (D28);
  * reaching the total completes it with paidAt (D19). A cancelled or completed order refuses new money.
  */
-export function applyPayment(order: OrderDocument, payment: { paymentId: string; amount: number; method: string }, now: Date): { next: OrderDocument | null; outcome: PaymentOutcome } {
+export function applyPayment(
+  order: OrderDocument,
+  payment: { paymentId: string; amount: number; method: string },
+  now: Date,
+): { next: OrderDocument | null; outcome: PaymentOutcome } {
   if (order.payments.some((p) => p.paymentId === payment.paymentId)) return { next: null, outcome: 'already_applied' };
   if (order.status !== 'open') {
     throw new DomainError('ORDER_NOT_PAYABLE', `Order ${order._id} is ${order.status}; it accepts no payment.`);
   }
   if (order.paymentsClosed === true) {
-    throw new DomainError('ORDER_NOT_PAYABLE', `The checkout of order ${order._id} has expired; it accepts no payment.`);
+    throw new DomainError(
+      'ORDER_NOT_PAYABLE',
+      `The checkout of order ${order._id} has expired; it accepts no payment.`,
+    );
   }
   if (payment.amount < 1) throw new DomainError('ORDER_NOT_PAYABLE', `Nothing is due on order ${order._id}.`);
   const applied: AppliedPayment = { ...payment, appliedAt: now };

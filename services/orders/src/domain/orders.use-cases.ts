@@ -1,10 +1,25 @@
 import { DomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
-import { ORDER_CANCELLED, ORDER_PAYMENT_APPLIED, ORDER_PAYMENTS_CLOSED, ORDER_UPDATED, type OrderEventType } from '@checkout/contracts';
+import {
+  ORDER_CANCELLED,
+  ORDER_PAYMENT_APPLIED,
+  ORDER_PAYMENTS_CLOSED,
+  ORDER_UPDATED,
+  type OrderEventType,
+} from '@checkout/contracts';
 import type { OrdersStore, OrderListFilter } from '../store/orders.store';
 import type { ReferenceDataStore } from '../store/reference-data.store';
 import type { OrderDocument, StoredCustomer } from '../store/order.document';
-import { applyPayment, cancelOrder, closePayments, newOrder, updateOrder, type NewOrderInput, type OrderUpdateInput, type PaymentOutcome } from './order';
+import {
+  applyPayment,
+  cancelOrder,
+  closePayments,
+  newOrder,
+  updateOrder,
+  type NewOrderInput,
+  type OrderUpdateInput,
+  type PaymentOutcome,
+} from './order';
 import { paymentsPerHour } from './payments-per-hour';
 
 export interface CustomerInput {
@@ -35,10 +50,16 @@ export interface OrderCommandsDeps {
 export class OrderCommands {
   constructor(private readonly deps: OrderCommandsDeps) {}
 
-  async create(scope: Scope, input: NewOrderInput & { customer?: CustomerInput }, origin: { idempotencyKey?: string; checkoutSessionId?: string } = {}): Promise<{ order: OrderDocument; created: boolean }> {
+  async create(
+    scope: Scope,
+    input: NewOrderInput & { customer?: CustomerInput },
+    origin: { idempotencyKey?: string; checkoutSessionId?: string } = {},
+  ): Promise<{ order: OrderDocument; created: boolean }> {
     const now = this.deps.clock();
     await this.checkReferences(scope, input);
-    const customer = input.customer ? await this.resolveCustomer(scope, input.customer, undefined, now, 'ORDER_CREATE_FAILED') : undefined;
+    const customer = input.customer
+      ? await this.resolveCustomer(scope, input.customer, undefined, now, 'ORDER_CREATE_FAILED')
+      : undefined;
     const doc = newOrder(input, { scope, now, ...(customer && { customer }), ...origin });
     return this.deps.orders.insertOrder(scope, doc);
   }
@@ -65,12 +86,18 @@ export class OrderCommands {
     return this.deps.orders.listOrdersPage(scope, filter, page, limit);
   }
 
-  async update(scope: Scope, id: string, patch: OrderUpdateInput & { customer?: CustomerInput }): Promise<OrderDocument> {
+  async update(
+    scope: Scope,
+    id: string,
+    patch: OrderUpdateInput & { customer?: CustomerInput },
+  ): Promise<OrderDocument> {
     const existing = await this.get(scope, id);
     const now = this.deps.clock();
     // Resolving a customer writes to customers, so it happens first; the order is then re-read and
     // re-checked by mutateOrder's conditional write.
-    const customer = patch.customer ? await this.resolveCustomer(scope, patch.customer, existing.customer, now, 'ORDER_UPDATE_FAILED') : undefined;
+    const customer = patch.customer
+      ? await this.resolveCustomer(scope, patch.customer, existing.customer, now, 'ORDER_UPDATE_FAILED')
+      : undefined;
     const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
       const next = updateOrder(current, patch, customer, now);
       return { next: next && this.deps.events.withEvent(current, next, ORDER_UPDATED, now), result: next !== null };
@@ -102,11 +129,19 @@ export class OrderCommands {
    * The event is written with the payment but not published on this path: the caller (sessions) keeps the
    * answer; the event is for a caller that died before storing it, and the relay's sweep publishes it.
    */
-  async applyPayment(scope: Scope, id: string, payment: { paymentId: string; amount?: number | undefined; method: string }): Promise<{ order: OrderDocument; outcome: PaymentOutcome }> {
+  async applyPayment(
+    scope: Scope,
+    id: string,
+    payment: { paymentId: string; amount?: number | undefined; method: string },
+  ): Promise<{ order: OrderDocument; outcome: PaymentOutcome }> {
     const now = this.deps.clock();
     const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
       const amount = payment.amount ?? current.amounts.total - current.amounts.paid;
-      const { next, outcome } = applyPayment(current, { paymentId: payment.paymentId, method: payment.method, amount }, now);
+      const { next, outcome } = applyPayment(
+        current,
+        { paymentId: payment.paymentId, method: payment.method, amount },
+        now,
+      );
       return { next: next && this.deps.events.withEvent(current, next, ORDER_PAYMENT_APPLIED, now), result: outcome };
     });
     if (!result) throw notFound(id);
@@ -127,27 +162,63 @@ export class OrderCommands {
     return result.order;
   }
 
-  private async checkReferences(scope: Scope, input: { locationId?: string; paymentDestination?: string }): Promise<void> {
+  private async checkReferences(
+    scope: Scope,
+    input: { locationId?: string; paymentDestination?: string },
+  ): Promise<void> {
     if (input.locationId !== undefined && !(await this.deps.referenceData.getLocation(scope, input.locationId))) {
-      throw new DomainError('LOCATION_NOT_FOUND', `No location ${input.locationId} exists for this organization and mode.`);
+      throw new DomainError(
+        'LOCATION_NOT_FOUND',
+        `No location ${input.locationId} exists for this organization and mode.`,
+      );
     }
     if (input.paymentDestination !== undefined) {
       const destination = await this.deps.referenceData.findDestination(scope, input.paymentDestination);
-      if (!destination) throw new DomainError('PAYMENT_DESTINATION_NOT_FOUND', 'No matching payment destination exists for this organization and mode.');
+      if (!destination)
+        throw new DomainError(
+          'PAYMENT_DESTINATION_NOT_FOUND',
+          'No matching payment destination exists for this organization and mode.',
+        );
       if (destination.status !== 'active' || !destination.verified) {
-        throw new DomainError('PAYMENT_DESTINATION_NOT_ACTIVE', `Payment destination ${destination._id} is ${destination.status === 'active' ? 'not verified' : destination.status}.`);
+        throw new DomainError(
+          'PAYMENT_DESTINATION_NOT_ACTIVE',
+          `Payment destination ${destination._id} is ${destination.status === 'active' ? 'not verified' : destination.status}.`,
+        );
       }
     }
   }
 
   /** D11: a different email switches to that customer; given fields merge into the snapshot. */
-  private async resolveCustomer(scope: Scope, input: CustomerInput, current: StoredCustomer | undefined, now: Date, failureCode: 'ORDER_CREATE_FAILED' | 'ORDER_UPDATE_FAILED'): Promise<StoredCustomer> {
+  private async resolveCustomer(
+    scope: Scope,
+    input: CustomerInput,
+    current: StoredCustomer | undefined,
+    now: Date,
+    failureCode: 'ORDER_CREATE_FAILED' | 'ORDER_UPDATE_FAILED',
+  ): Promise<StoredCustomer> {
     const email = input.email ?? current?.email;
     if (email === undefined) {
-      throw new DomainError(failureCode, 'customer.email is required when the order has no customer yet.', { details: [{ path: 'customer.email', message: 'Required' }] });
+      throw new DomainError(failureCode, 'customer.email is required when the order has no customer yet.', {
+        details: [{ path: 'customer.email', message: 'Required' }],
+      });
     }
-    const base = current && current.email === email ? current : await this.deps.referenceData.findOrCreateCustomer(scope, { email, ...(input.name !== undefined && { name: input.name }), ...(input.phone !== undefined && { phone: input.phone }) }, now);
-    return { ...base, ...(input.name !== undefined && { name: input.name }), ...(input.phone !== undefined && { phone: input.phone }) };
+    const base =
+      current && current.email === email
+        ? current
+        : await this.deps.referenceData.findOrCreateCustomer(
+            scope,
+            {
+              email,
+              ...(input.name !== undefined && { name: input.name }),
+              ...(input.phone !== undefined && { phone: input.phone }),
+            },
+            now,
+          );
+    return {
+      ...base,
+      ...(input.name !== undefined && { name: input.name }),
+      ...(input.phone !== undefined && { phone: input.phone }),
+    };
   }
 }
 

@@ -2,7 +2,17 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { DomainError } from '@checkout/errors';
 import { parseOrThrow, requireScope } from '@checkout/http';
-import { CreateOrderRequest, INTERNAL_API_HEADERS, type OrderPaymentsResponse, type PaymentsPerHourResponse, LIST_ORDERS_FIELD_CODES, ListOrdersQuery, ORDER_FIELD_CODES, UpdateOrderRequest, isIdOf } from '@checkout/contracts';
+import {
+  CreateOrderRequest,
+  INTERNAL_API_HEADERS,
+  type OrderPaymentsResponse,
+  type PaymentsPerHourResponse,
+  LIST_ORDERS_FIELD_CODES,
+  ListOrdersQuery,
+  ORDER_FIELD_CODES,
+  UpdateOrderRequest,
+  isIdOf,
+} from '@checkout/contracts';
 import type { Context } from 'koa';
 import type { OrderCommands } from '../domain/orders.use-cases';
 import type { OrderDocument } from '../store/order.document';
@@ -33,17 +43,24 @@ export function ordersRoutes(commands: OrderCommands): Router {
 
   router.post('/', async (ctx) => {
     const scope = requireScope(ctx.state);
-    const input = parseOrThrow(CreateOrderRequest, ctx.request.jsonBody ?? {}, 'ORDER_CREATE_FAILED', { codeForField: ORDER_FIELD_CODES });
+    const input = parseOrThrow(CreateOrderRequest, ctx.request.jsonBody ?? {}, 'ORDER_CREATE_FAILED', {
+      codeForField: ORDER_FIELD_CODES,
+    });
     const idempotencyKey = ctx.get('idempotency-key') || undefined;
     const checkoutSessionId = ctx.get(INTERNAL_API_HEADERS.checkoutSessionId) || undefined;
-    const { order, created } = await commands.create(scope, input, { ...(idempotencyKey !== undefined && { idempotencyKey }), ...(checkoutSessionId !== undefined && { checkoutSessionId }) });
+    const { order, created } = await commands.create(scope, input, {
+      ...(idempotencyKey !== undefined && { idempotencyKey }),
+      ...(checkoutSessionId !== undefined && { checkoutSessionId }),
+    });
     ctx.status = created ? 201 : 200;
     answer(ctx, order);
   });
 
   router.get('/', async (ctx) => {
     const scope = requireScope(ctx.state);
-    const query = parseOrThrow(ListOrdersQuery, ctx.query, 'ORDERS_FETCH_FAILED', { codeForField: LIST_ORDERS_FIELD_CODES });
+    const query = parseOrThrow(ListOrdersQuery, ctx.query, 'ORDERS_FETCH_FAILED', {
+      codeForField: LIST_ORDERS_FIELD_CODES,
+    });
     const { page, limit, ...filter } = query;
     if (ctx.get(INTERNAL_API_HEADERS.withoutTotal)) {
       const { orders, hasMore } = await commands.listPage(scope, filter, page, limit);
@@ -58,13 +75,23 @@ export function ordersRoutes(commands: OrderCommands): Router {
   // D47 (the dashboard): registered before /:orderId, which would otherwise take the name for an id.
   router.get('/payments-per-hour', async (ctx) => {
     const { from, hours } = await commands.paymentsPerHour(requireScope(ctx.state));
-    const body: PaymentsPerHourResponse = { from: from.toISOString(), hours: hours.map((h) => ({ hour: h.hour.toISOString(), count: h.count, amount: h.amount })) };
+    const body: PaymentsPerHourResponse = {
+      from: from.toISOString(),
+      hours: hours.map((h) => ({ hour: h.hour.toISOString(), count: h.count, amount: h.amount })),
+    };
     ctx.body = body;
   });
 
   router.get('/:orderId/payments', async (ctx) => {
     const order = await commands.get(requireScope(ctx.state), orderIdParam(ctx.params.orderId));
-    const body: OrderPaymentsResponse = { payments: order.payments.map((p) => ({ id: p.paymentId, amount: p.amount, method: p.method, appliedAt: p.appliedAt.toISOString() })) };
+    const body: OrderPaymentsResponse = {
+      payments: order.payments.map((p) => ({
+        id: p.paymentId,
+        amount: p.amount,
+        method: p.method,
+        appliedAt: p.appliedAt.toISOString(),
+      })),
+    };
     ctx.body = body;
   });
 
@@ -75,7 +102,9 @@ export function ordersRoutes(commands: OrderCommands): Router {
   router.patch('/:orderId', async (ctx) => {
     const scope = requireScope(ctx.state);
     const id = orderIdParam(ctx.params.orderId);
-    const patch = parseOrThrow(UpdateOrderRequest, ctx.request.jsonBody ?? {}, 'ORDER_UPDATE_FAILED', { codeForField: ORDER_FIELD_CODES });
+    const patch = parseOrThrow(UpdateOrderRequest, ctx.request.jsonBody ?? {}, 'ORDER_UPDATE_FAILED', {
+      codeForField: ORDER_FIELD_CODES,
+    });
     answer(ctx, await commands.update(scope, id, patch));
   });
 

@@ -8,7 +8,12 @@ import type { ReferenceDataStore, LocationDocument, PaymentDestinationDocument }
 const CreateLocation = z.strictObject({ name: z.string().trim().min(1).max(200) });
 const DestinationStatus = z.enum(['active', 'inactive', 'deleted']);
 const CreateDestination = z.strictObject({
-  address: z.string().regex(/^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/, 'must be an EVM (0x + 40 hex) or Solana (base58) address'),
+  address: z
+    .string()
+    .regex(
+      /^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/,
+      'must be an EVM (0x + 40 hex) or Solana (base58) address',
+    ),
   status: DestinationStatus.default('active'),
   verified: z.boolean().default(false),
 });
@@ -54,11 +59,16 @@ export function referenceDataRoutes(store: ReferenceDataStore, clock: () => Date
     const input = parseOrThrow(CreateDestination, ctx.request.jsonBody ?? {}, 'ADMIN_REQUEST_FAILED');
     const network = input.address.startsWith('0x') ? 'evm' : 'solana';
     ctx.status = 201;
-    ctx.body = { paymentDestination: presentDestination(await store.createDestination(requireScope(ctx.state), { ...input, network }, clock())) };
+    ctx.body = {
+      paymentDestination: presentDestination(
+        await store.createDestination(requireScope(ctx.state), { ...input, network }, clock()),
+      ),
+    };
   });
   router.patch('/payment-destinations/:id', async (ctx) => {
     const id = ctx.params.id;
-    if (!isIdOf('pd', id)) throw new DomainError('ADMIN_REQUEST_FAILED', `"${id ?? ''}" is not a payment destination id.`);
+    if (!isIdOf('pd', id))
+      throw new DomainError('ADMIN_REQUEST_FAILED', `"${id ?? ''}" is not a payment destination id.`);
     const patch = parseOrThrow(UpdateDestination, ctx.request.jsonBody ?? {}, 'ADMIN_REQUEST_FAILED');
     const updated = await store.updateDestination(requireScope(ctx.state), id, patch, clock());
     if (!updated) throw new DomainError('ADMIN_NOT_FOUND', `No payment destination ${id}.`);

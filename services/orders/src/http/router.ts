@@ -1,5 +1,11 @@
 import type Koa from 'koa';
-import { internalAuth, jsonBody, mountRouters, type AcceptedInternalCaller, type InternalRouteRule } from '@checkout/http';
+import {
+  internalAuth,
+  jsonBody,
+  mountRouters,
+  type AcceptedInternalCaller,
+  type InternalRouteRule,
+} from '@checkout/http';
 import type { OrderCommands } from '../domain/orders.use-cases';
 import type { ReferenceDataStore } from '../store/reference-data.store';
 import { ordersRoutes } from './orders.routes';
@@ -14,11 +20,23 @@ export const ORDERS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   // Merchants' order API through the gateway; sessions creates, reads, edits and cancels its sessions' orders.
   { path: /^\/internal\/orders(\/[^/]+(\/cancel)?)?\/?$/, callers: ['gateway', 'sessions'] },
   // Reference data: operators manage it through the gateway's admin API; the hosted page reads it.
-  { methods: ['GET'], path: /^\/internal\/admin\/(locations|payment-destinations)\/?$/, callers: ['gateway', 'sessions'] },
+  {
+    methods: ['GET'],
+    path: /^\/internal\/admin\/(locations|payment-destinations)\/?$/,
+    callers: ['gateway', 'sessions'],
+  },
   { path: /^\/internal\/admin\//, callers: ['gateway'] },
 ];
 
-export function mountRoutes(app: Koa, deps: { internalCallers: readonly AcceptedInternalCaller[]; commands: OrderCommands; referenceData: ReferenceDataStore; clock: () => Date }): void {
+export function mountRoutes(
+  app: Koa,
+  deps: {
+    internalCallers: readonly AcceptedInternalCaller[];
+    commands: OrderCommands;
+    referenceData: ReferenceDataStore;
+    clock: () => Date;
+  },
+): void {
   app.use(internalAuth(deps.internalCallers, ORDERS_INTERNAL_ROUTES));
   app.use(jsonBody());
   mountRouters(app, [ordersRoutes(deps.commands), referenceDataRoutes(deps.referenceData, deps.clock)]);

@@ -14,7 +14,10 @@ const NOW = new Date('2026-01-15T12:00:00.000Z');
 const LATER = new Date('2026-01-15T12:05:00.000Z');
 
 function storedOrder(revision: number | undefined): OrderDocument {
-  const doc = { ...newOrder({ items: [{ name: 'Coffee', quantity: 2, unitPrice: 450 }] }, { scope: SCOPE, now: NOW }), ...SCOPE } as OrderDocument;
+  const doc = {
+    ...newOrder({ items: [{ name: 'Coffee', quantity: 2, unitPrice: 450 }] }, { scope: SCOPE, now: NOW }),
+    ...SCOPE,
+  } as OrderDocument;
   return revision === undefined ? doc : { ...doc, revision };
 }
 
@@ -25,7 +28,12 @@ describe('OrderEventsProducer', () => {
     const current = storedOrder(4);
     const cancelled = cancelOrder(current, LATER);
     if (!cancelled) throw new Error('an open order cancels');
-    const next = new OrderEventsProducer(noRelay, 'orders.events').withEvent(current, cancelled, ORDER_CANCELLED, LATER);
+    const next = new OrderEventsProducer(noRelay, 'orders.events').withEvent(
+      current,
+      cancelled,
+      ORDER_CANCELLED,
+      LATER,
+    );
 
     expect(next).toMatchObject({ status: 'cancelled', outboxPending: true });
     expect(next.outbox).toHaveLength(1);
@@ -33,13 +41,25 @@ describe('OrderEventsProducer', () => {
     expect(entry).toMatchObject({ topic: 'orders.events', key: current._id, createdAt: LATER });
     expect(isIdOf('evt', entry?.eventId, 'test')).toBe(true);
     const event = OrderEventMessage.parse(JSON.parse(entry?.value ?? 'null'));
-    expect(event).toMatchObject({ version: 1, type: ORDER_CANCELLED, orderId: current._id, ...SCOPE, occurredAt: LATER.toISOString(), revision: 5 });
+    expect(event).toMatchObject({
+      version: 1,
+      type: ORDER_CANCELLED,
+      orderId: current._id,
+      ...SCOPE,
+      occurredAt: LATER.toISOString(),
+      revision: 5,
+    });
     expect(event.order).toEqual(JSON.parse(JSON.stringify(presentOrder(cancelled))));
   });
 
   it('When the order was never written with a revision, then its first event carries revision 1', () => {
     const current = storedOrder(undefined);
-    const next = new OrderEventsProducer(noRelay, 'orders.events').withEvent(current, { ...current, updatedAt: LATER }, ORDER_CANCELLED, LATER);
+    const next = new OrderEventsProducer(noRelay, 'orders.events').withEvent(
+      current,
+      { ...current, updatedAt: LATER },
+      ORDER_CANCELLED,
+      LATER,
+    );
     expect(OrderEventMessage.parse(JSON.parse(next.outbox[0]?.value ?? 'null')).revision).toBe(1);
   });
 

@@ -23,8 +23,21 @@ export class OrderEventsProducer implements OrderEventsOutbox {
    */
   withEvent(current: OrderDocument, next: OrderDocument, type: OrderEventType, now: Date): OrderDocument {
     const revision = nextRevision(current.revision);
-    const event = orderChangedEvent({ type, organizationId: current.organizationId, mode: current.mode, occurredAt: now, revision, order: presentOrder(next) });
-    return appendToOutbox(next, { eventId: newId('evt', current.mode), topic: this.topic, key: current._id, value: JSON.stringify(event), createdAt: now });
+    const event = orderChangedEvent({
+      type,
+      organizationId: current.organizationId,
+      mode: current.mode,
+      occurredAt: now,
+      revision,
+      order: presentOrder(next),
+    });
+    return appendToOutbox(next, {
+      eventId: newId('evt', current.mode),
+      topic: this.topic,
+      key: current._id,
+      value: JSON.stringify(event),
+      createdAt: now,
+    });
   }
 
   /** Publishes the events of a document just written; if Kafka is down the relay's sweep publishes them later. */

@@ -36,11 +36,19 @@ export class OrdersStore {
    * Inserts a new order. The unique indexes decide races: a second order with the same externalId is
    * DUPLICATE_EXTERNAL_ID (D37); a repeated creation key (a session retrying) returns the order it made.
    */
-  async insertOrder(scope: Scope, doc: Omit<OrderDocument, 'organizationId' | 'mode'>): Promise<{ order: OrderDocument; created: boolean }> {
-    const { created, doc: stored } = await scoped(this.collection, scope).insertOnce(doc, { creationKey: doc.creationKey });
+  async insertOrder(
+    scope: Scope,
+    doc: Omit<OrderDocument, 'organizationId' | 'mode'>,
+  ): Promise<{ order: OrderDocument; created: boolean }> {
+    const { created, doc: stored } = await scoped(this.collection, scope).insertOnce(doc, {
+      creationKey: doc.creationKey,
+    });
     // Refused: a retry of the same creation (its creation key found: that order), or another order's externalId.
     if (stored && (created || doc.creationKey !== `id:${doc._id}`)) return { order: stored, created };
-    throw new DomainError('DUPLICATE_EXTERNAL_ID', `An order with externalId "${doc.externalId ?? ''}" already exists.`);
+    throw new DomainError(
+      'DUPLICATE_EXTERNAL_ID',
+      `An order with externalId "${doc.externalId ?? ''}" already exists.`,
+    );
   }
 
   /**
@@ -58,7 +66,12 @@ export class OrdersStore {
     return scoped(this.collection, scope).findOne({ _id: id });
   }
 
-  async listOrders(scope: Scope, filter: OrderListFilter, page: number, limit: number): Promise<{ orders: OrderDocument[]; total: number }> {
+  async listOrders(
+    scope: Scope,
+    filter: OrderListFilter,
+    page: number,
+    limit: number,
+  ): Promise<{ orders: OrderDocument[]; total: number }> {
     const orders = scoped(this.collection, scope);
     const query = listFilter(filter);
     const [list, total] = await Promise.all([
@@ -74,7 +87,12 @@ export class OrdersStore {
   }
 
   /** The same page without the count (D47's dashboard): one more is fetched to tell whether another page follows. */
-  async listOrdersPage(scope: Scope, filter: OrderListFilter, page: number, limit: number): Promise<{ orders: OrderDocument[]; hasMore: boolean }> {
+  async listOrdersPage(
+    scope: Scope,
+    filter: OrderListFilter,
+    page: number,
+    limit: number,
+  ): Promise<{ orders: OrderDocument[]; hasMore: boolean }> {
     const list = await scoped(this.collection, scope)
       .find(listFilter(filter))
       .sort({ createdAt: -1, _id: -1 })

@@ -23,7 +23,9 @@ const cancelledEvents: string[] = [];
 const call = internalCaller(() => baseUrl, scope);
 
 async function newOrder(total = 1000): Promise<string> {
-  const { status, body } = await call('POST', '/internal/orders', { items: [{ name: 'Item', quantity: 1, unitPrice: total }] });
+  const { status, body } = await call('POST', '/internal/orders', {
+    items: [{ name: 'Item', quantity: 1, unitPrice: total }],
+  });
   expect(status).toBe(201);
   return body.order.id as string;
 }
@@ -31,7 +33,16 @@ async function newOrder(total = 1000): Promise<string> {
 beforeAll(async () => {
   const { kafkaBrokers, mongoUrl } = inject('engines');
   const prefix = `orders-component-${suffix}`;
-  const config = parseConfig({ MONGODB_URL: mongoUrl, MONGODB_DATABASE: `orders_component_${suffix}`, KAFKA_BROKERS: kafkaBrokers.join(','), TOPIC_PREFIX: prefix, INTERNAL_CALLERS, PORT: '0', HTTP_HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+  const config = parseConfig({
+    MONGODB_URL: mongoUrl,
+    MONGODB_DATABASE: `orders_component_${suffix}`,
+    KAFKA_BROKERS: kafkaBrokers.join(','),
+    TOPIC_PREFIX: prefix,
+    INTERNAL_CALLERS,
+    PORT: '0',
+    HTTP_HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+  });
   app = buildApp(config, createLogger('orders', { level: 'silent' }));
   baseUrl = (await app.start()).url;
   probe = await readTopic({
@@ -61,28 +72,52 @@ describe('Internal orders API', () => {
     const id = await newOrder();
     expect((await call('POST', `/internal/orders/${id}/cancel`)).body.order.status).toBe('cancelled');
     await call('POST', `/internal/orders/${id}/cancel`);
-    await eventually(() => cancelledEvents.includes(id), { deadlineMs: 20_000, description: 'the order.cancelled event' });
+    await eventually(() => cancelledEvents.includes(id), {
+      deadlineMs: 20_000,
+      description: 'the order.cancelled event',
+    });
     expect(cancelledEvents.filter((x) => x === id)).toHaveLength(1);
   });
 
   it('When the same payment id is applied twice, then it counts once; reaching the total completes the order with paidAt (D19, D27)', async () => {
     const id = await newOrder(1000);
-    const partial = await call('POST', `/internal/orders/${id}/payments`, { paymentId: `pay_test_${suffix}a`, amount: 400, method: 'stablecoin' });
-    expect(partial.body).toMatchObject({ outcome: 'applied', order: { status: 'open', paymentStatus: 'partially_paid', amounts: { paid: 400 } } });
-    const again = await call('POST', `/internal/orders/${id}/payments`, { paymentId: `pay_test_${suffix}a`, amount: 400, method: 'stablecoin' });
+    const partial = await call('POST', `/internal/orders/${id}/payments`, {
+      paymentId: `pay_test_${suffix}a`,
+      amount: 400,
+      method: 'stablecoin',
+    });
+    expect(partial.body).toMatchObject({
+      outcome: 'applied',
+      order: { status: 'open', paymentStatus: 'partially_paid', amounts: { paid: 400 } },
+    });
+    const again = await call('POST', `/internal/orders/${id}/payments`, {
+      paymentId: `pay_test_${suffix}a`,
+      amount: 400,
+      method: 'stablecoin',
+    });
     expect(again.body).toMatchObject({ outcome: 'already_applied', order: { amounts: { paid: 400 } } });
-    const rest = await call('POST', `/internal/orders/${id}/payments`, { paymentId: `pay_test_${suffix}b`, amount: 700, method: 'stablecoin' });
+    const rest = await call('POST', `/internal/orders/${id}/payments`, {
+      paymentId: `pay_test_${suffix}b`,
+      amount: 700,
+      method: 'stablecoin',
+    });
     expect(rest.body.order).toMatchObject({ status: 'completed', paymentStatus: 'overpaid', amounts: { paid: 1100 } });
     expect(rest.body.order.paidAt).toMatch(/Z$/);
     expect((await call('POST', `/internal/orders/${id}/cancel`)).body.code).toBe('ORDER_CANCEL_FAILED');
-    expect((await call('PATCH', `/internal/orders/${id}`, { metadata: { a: 'b' } })).body.code).toBe('ORDER_NOT_EDITABLE');
+    expect((await call('PATCH', `/internal/orders/${id}`, { metadata: { a: 'b' } })).body.code).toBe(
+      'ORDER_NOT_EDITABLE',
+    );
   });
 
   it('When a payment races a cancel 25 times, then each order ends either completed and paid or cancelled and unpaid', async () => {
     for (let run = 0; run < 25; run++) {
       const id = await newOrder(500);
       const [pay, cancel] = await Promise.all([
-        call('POST', `/internal/orders/${id}/payments`, { paymentId: `pay_test_race${suffix}${run}`, amount: 500, method: 'card' }),
+        call('POST', `/internal/orders/${id}/payments`, {
+          paymentId: `pay_test_race${suffix}${run}`,
+          amount: 500,
+          method: 'card',
+        }),
         call('POST', `/internal/orders/${id}/cancel`),
       ]);
       const order = (await call('GET', `/internal/orders/${id}`)).body.order;
@@ -100,7 +135,11 @@ describe('Internal orders API', () => {
 
   it('When 20 concurrent first orders use one new customer email, then all share one customer (D11)', async () => {
     const email = `race-${suffix}@example.com`;
-    const responses = await Promise.all(Array.from({ length: 20 }, () => call('POST', '/internal/orders', { items: [{ name: 'X', quantity: 1, unitPrice: 1 }], customer: { email } })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        call('POST', '/internal/orders', { items: [{ name: 'X', quantity: 1, unitPrice: 1 }], customer: { email } }),
+      ),
+    );
     expect(new Set(responses.map((r) => r.body.order.customer.id)).size).toBe(1);
   });
 });
@@ -114,11 +153,21 @@ describe("The dashboard's reads (D47)", () => {
 
   it("When an order has payments, then the gateway reads them, oldest first; another organization's scope gets 404 and sessions may not read them", async () => {
     const id = await newOrder(1000);
-    await call('POST', `/internal/orders/${id}/payments`, { paymentId: `pay_test_${suffix}d1`, amount: 300, method: 'stablecoin' });
-    await call('POST', `/internal/orders/${id}/payments`, { paymentId: `pay_test_${suffix}d2`, amount: 700, method: 'card' });
+    await call('POST', `/internal/orders/${id}/payments`, {
+      paymentId: `pay_test_${suffix}d1`,
+      amount: 300,
+      method: 'stablecoin',
+    });
+    await call('POST', `/internal/orders/${id}/payments`, {
+      paymentId: `pay_test_${suffix}d2`,
+      amount: 700,
+      method: 'card',
+    });
     const read = await asGateway(`/internal/orders/${id}/payments`);
     expect(read.status).toBe(200);
-    expect(read.body.payments.map((p: { id: string; amount: number; method: string }) => [p.id, p.amount, p.method])).toEqual([
+    expect(
+      read.body.payments.map((p: { id: string; amount: number; method: string }) => [p.id, p.amount, p.method]),
+    ).toEqual([
       [`pay_test_${suffix}d1`, 300, 'stablecoin'],
       [`pay_test_${suffix}d2`, 700, 'card'],
     ]);
@@ -132,7 +181,11 @@ describe("The dashboard's reads (D47)", () => {
     expect(before.status).toBe(200);
     expect(before.body.hours).toHaveLength(168);
     const id = await newOrder(500);
-    await call('POST', `/internal/orders/${id}/payments`, { paymentId: `pay_test_${suffix}h1`, amount: 500, method: 'card' });
+    await call('POST', `/internal/orders/${id}/payments`, {
+      paymentId: `pay_test_${suffix}h1`,
+      amount: 500,
+      method: 'card',
+    });
     const after = await asGateway('/internal/orders/payments-per-hour');
     const total = (body: { hours: { count: number }[] }) => body.hours.reduce((n, h) => n + h.count, 0);
     expect(total(after.body)).toBe(total(before.body) + 1);
@@ -142,7 +195,10 @@ describe("The dashboard's reads (D47)", () => {
 
   it('When orders are listed by externalId, then only that order is found, and not from another organization', async () => {
     const externalId = `dash-${suffix}`;
-    const { body } = await call('POST', '/internal/orders', { externalId, items: [{ name: 'Item', quantity: 1, unitPrice: 100 }] });
+    const { body } = await call('POST', '/internal/orders', {
+      externalId,
+      items: [{ name: 'Item', quantity: 1, unitPrice: 100 }],
+    });
     await newOrder();
     const found = await asGateway(`/internal/orders?externalId=${externalId}`);
     expect(found.body.orders.map((o: { id: string }) => o.id)).toEqual([body.order.id]);
@@ -153,15 +209,25 @@ describe("The dashboard's reads (D47)", () => {
   it('When the dashboard lists without a total, then the page has hasMore from one more order and no total; the API list still counts', async () => {
     const externalScope = { 'x-organization-id': `org_pages_${suffix}`, 'x-mode': 'test' };
     const make = async () => {
-      const response = await request(`${baseUrl}/internal/orders`, { method: 'POST', headers: { ...externalScope, 'x-internal-token': CALLER_TOKENS.gateway, 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ name: 'Item', quantity: 1, unitPrice: 100 }] }) });
+      const response = await request(`${baseUrl}/internal/orders`, {
+        method: 'POST',
+        headers: { ...externalScope, 'x-internal-token': CALLER_TOKENS.gateway, 'content-type': 'application/json' },
+        body: JSON.stringify({ items: [{ name: 'Item', quantity: 1, unitPrice: 100 }] }),
+      });
       return ((await response.body.json()) as { order: { id: string } }).order.id;
     };
     const ids = [await make(), await make(), await make()];
-    const page = async (n: number) => (await asGateway(`/internal/orders?limit=2&page=${n}`, { ...externalScope, 'x-list-without-total': '1' })).body;
+    const page = async (n: number) =>
+      (await asGateway(`/internal/orders?limit=2&page=${n}`, { ...externalScope, 'x-list-without-total': '1' })).body;
     const first = await page(1);
     expect(first.orders.map((o: { id: string }) => o.id)).toEqual([ids[2], ids[1]]);
     expect(first.pagination).toEqual({ page: 1, limit: 2, hasMore: true });
     expect((await page(2)).pagination).toEqual({ page: 2, limit: 2, hasMore: false });
-    expect((await asGateway('/internal/orders?limit=2', externalScope)).body.pagination).toEqual({ page: 1, limit: 2, total: 3, hasMore: true });
+    expect((await asGateway('/internal/orders?limit=2', externalScope)).body.pagination).toEqual({
+      page: 1,
+      limit: 2,
+      total: 3,
+      hasMore: true,
+    });
   });
 });

@@ -18,7 +18,10 @@ let baseUrl: string;
 
 const call = internalCaller(() => baseUrl, scope);
 
-const newOrderBody = (extra: Record<string, unknown> = {}) => ({ items: [{ name: 'Item', quantity: 1, unitPrice: 1000 }], ...extra });
+const newOrderBody = (extra: Record<string, unknown> = {}) => ({
+  items: [{ name: 'Item', quantity: 1, unitPrice: 1000 }],
+  ...extra,
+});
 
 beforeAll(async () => {
   const { kafkaBrokers, mongoUrl } = inject('engines');
@@ -54,24 +57,32 @@ describe('database round trips per orders operation', () => {
   });
 
   it('POST /internal/orders: 1 (the insert, whose unique indexes arbitrate externalId); +2 with a new customer, +1 with a known one', async () => {
-    const plain = await commands.during(() => call('POST', '/internal/orders', newOrderBody({ externalId: `ext-${suffix}-1` })));
+    const plain = await commands.during(() =>
+      call('POST', '/internal/orders', newOrderBody({ externalId: `ext-${suffix}-1` })),
+    );
     expect(plain.result.status).toBe(201);
     expect(plain.commands).toEqual({ insert: 1 });
 
     const email = `c-${suffix}@example.com`;
-    const newCustomer = await commands.during(() => call('POST', '/internal/orders', newOrderBody({ customer: { email } })));
+    const newCustomer = await commands.during(() =>
+      call('POST', '/internal/orders', newOrderBody({ customer: { email } })),
+    );
     expect(newCustomer.result.status).toBe(201);
     // Looks the email up, inserts the customer, inserts the order.
     expect(newCustomer.commands).toEqual({ find: 1, insert: 2 });
 
-    const knownCustomer = await commands.during(() => call('POST', '/internal/orders', newOrderBody({ customer: { email } })));
+    const knownCustomer = await commands.during(() =>
+      call('POST', '/internal/orders', newOrderBody({ customer: { email } })),
+    );
     expect(knownCustomer.result.status).toBe(201);
     expect(knownCustomer.commands).toEqual({ find: 1, insert: 1 });
   });
 
   it('POST /internal/orders/:id/payments: 2 (read, conditional replace with its order event; the sweep publishes it); cancel: 3 (read, conditional replace with its event, relay marks the written event sent)', async () => {
     const paid = (await call('POST', '/internal/orders', newOrderBody())).body.order.id as string;
-    const payment = await commands.during(() => call('POST', `/internal/orders/${paid}/payments`, { paymentId: `pay-${suffix}`, amount: 1000, method: 'card' }));
+    const payment = await commands.during(() =>
+      call('POST', `/internal/orders/${paid}/payments`, { paymentId: `pay-${suffix}`, amount: 1000, method: 'card' }),
+    );
     expect(payment.result.status).toBe(200);
     expect(payment.commands).toEqual({ find: 1, update: 1 });
 

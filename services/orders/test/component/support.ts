@@ -17,7 +17,11 @@ export function internalCaller(baseUrl: () => string, scopeHeaders: Record<strin
     const token = SESSIONS_ONLY.test(path) ? CALLER_TOKENS.sessions : CALLER_TOKENS.gateway;
     const response = await request(`${baseUrl()}${path}`, {
       method,
-      headers: { ...scopeHeaders, 'x-internal-token': token, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      headers: {
+        ...scopeHeaders,
+        'x-internal-token': token,
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.statusCode, body: (await response.body.json()) as any };

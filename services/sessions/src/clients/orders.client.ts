@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { DependencyUnavailableError, DomainError, isErrorCode, type ErrorDetail } from '@checkout/errors';
 import { InternalClient, type RequestScope } from '@checkout/http';
-import { INTERNAL_API_HEADERS, Order, orderRevisionOf, type OrderSnapshot, type PaymentMethod, type ShippingAddress } from '@checkout/contracts';
+import {
+  INTERNAL_API_HEADERS,
+  Order,
+  orderRevisionOf,
+  type OrderSnapshot,
+  type PaymentMethod,
+  type ShippingAddress,
+} from '@checkout/contracts';
 
 export type OrderView = z.infer<typeof Order>;
 export type { OrderSnapshot };
@@ -9,9 +16,17 @@ export type { OrderSnapshot };
 const OrderEnvelope = z.object({ order: Order });
 const PaymentEnvelope = z.object({ outcome: z.enum(['applied', 'already_applied']) });
 const LocationsEnvelope = z.object({ locations: z.array(z.object({ id: z.string(), name: z.string() })) });
-const DestinationsEnvelope = z.object({ paymentDestinations: z.array(z.object({ id: z.string(), address: z.string(), status: z.string(), verified: z.boolean() })) });
+const DestinationsEnvelope = z.object({
+  paymentDestinations: z.array(
+    z.object({ id: z.string(), address: z.string(), status: z.string(), verified: z.boolean() }),
+  ),
+});
 export type PaymentDestination = z.infer<typeof DestinationsEnvelope>['paymentDestinations'][number];
-const ErrorEnvelope = z.object({ code: z.string(), message: z.string(), details: z.array(z.object({ path: z.string(), message: z.string() })).optional() });
+const ErrorEnvelope = z.object({
+  code: z.string(),
+  message: z.string(),
+  details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
 
 export interface OrdersClientOptions {
   baseUrl: string;
@@ -43,10 +58,17 @@ export class OrdersClient {
     });
   }
 
-  async create(scope: RequestScope, input: unknown, idempotencyKey: string): Promise<OrderSnapshot & { created: boolean }> {
+  async create(
+    scope: RequestScope,
+    input: unknown,
+    idempotencyKey: string,
+  ): Promise<OrderSnapshot & { created: boolean }> {
     // The session id is the Idempotency-Key of the create (a retry meets the order it made) and names the
     // session on orders' later answers about the order (D46).
-    const answer = await this.call(scope, 'POST', '/internal/orders', input, { 'idempotency-key': idempotencyKey, [INTERNAL_API_HEADERS.checkoutSessionId]: idempotencyKey });
+    const answer = await this.call(scope, 'POST', '/internal/orders', input, {
+      'idempotency-key': idempotencyKey,
+      [INTERNAL_API_HEADERS.checkoutSessionId]: idempotencyKey,
+    });
     return { ...snapshotOf(answer), created: answer.status === 201 };
   }
 
@@ -55,9 +77,15 @@ export class OrdersClient {
     return snapshotOf(await this.call(scope, 'GET', `/internal/orders/${encodeURIComponent(orderId)}`));
   }
 
-  async update(scope: RequestScope, orderId: string, patch: { shippingAddress?: ShippingAddress; customer?: { phone: string } }): Promise<OrderSnapshot> {
+  async update(
+    scope: RequestScope,
+    orderId: string,
+    patch: { shippingAddress?: ShippingAddress; customer?: { phone: string } },
+  ): Promise<OrderSnapshot> {
     // Not retried: a PATCH replaces fields, but we keep to the rule of retrying only what is idempotent by contract.
-    return snapshotOf(await this.call(scope, 'PATCH', `/internal/orders/${encodeURIComponent(orderId)}`, patch, {}, false));
+    return snapshotOf(
+      await this.call(scope, 'PATCH', `/internal/orders/${encodeURIComponent(orderId)}`, patch, {}, false),
+    );
   }
 
   async cancel(scope: RequestScope, orderId: string): Promise<OrderSnapshot> {
@@ -73,7 +101,11 @@ export class OrdersClient {
    * Orders applies a payment at most once by its id (D27) and is the only store of payments: `already_applied`
    * is how a replayed notification is recognised. `amount` omitted: what is still due when orders applies it.
    */
-  async applyPayment(scope: RequestScope, orderId: string, payment: { paymentId: string; amount?: number; method: PaymentMethod }): Promise<OrderSnapshot & { outcome: 'applied' | 'already_applied' }> {
+  async applyPayment(
+    scope: RequestScope,
+    orderId: string,
+    payment: { paymentId: string; amount?: number; method: PaymentMethod },
+  ): Promise<OrderSnapshot & { outcome: 'applied' | 'already_applied' }> {
     const answer = await this.call(scope, 'POST', `/internal/orders/${encodeURIComponent(orderId)}/payments`, payment);
     return { ...snapshotOf(answer), outcome: PaymentEnvelope.parse(answer.body).outcome };
   }
@@ -88,7 +120,11 @@ export class OrdersClient {
    * has none: the hosted page decides with it whether stablecoin payments may be taken (issue 22).
    */
   async findPaymentDestination(scope: RequestScope, destination: string): Promise<PaymentDestination | null> {
-    const { body } = await this.call(scope, 'GET', `/internal/admin/payment-destinations?destination=${encodeURIComponent(destination)}`);
+    const { body } = await this.call(
+      scope,
+      'GET',
+      `/internal/admin/payment-destinations?destination=${encodeURIComponent(destination)}`,
+    );
     return DestinationsEnvelope.parse(body).paymentDestinations[0] ?? null;
   }
 
@@ -104,7 +140,14 @@ export class OrdersClient {
     extraHeaders: Record<string, string> = {},
     idempotent = true,
   ): Promise<Answer> {
-    const { status, body, headers } = await this.client.json({ method, path, scope, body: payload, headers: extraHeaders, idempotent });
+    const { status, body, headers } = await this.client.json({
+      method,
+      path,
+      scope,
+      body: payload,
+      headers: extraHeaders,
+      idempotent,
+    });
     if (status >= 500) throw new DependencyUnavailableError('orders', new Error(`orders answered ${status}`));
     if (status >= 400) throw toDomainError(status, body);
     return { status, body, headers };
@@ -119,14 +162,19 @@ interface Answer {
 
 function snapshotOf(answer: Answer): OrderSnapshot {
   const revision = orderRevisionOf(answer.headers);
-  if (revision === null) throw new DependencyUnavailableError('orders', new Error(`orders answered without a valid ${INTERNAL_API_HEADERS.orderRevision}`));
+  if (revision === null)
+    throw new DependencyUnavailableError(
+      'orders',
+      new Error(`orders answered without a valid ${INTERNAL_API_HEADERS.orderRevision}`),
+    );
   return { order: OrderEnvelope.parse(answer.body).order, revision };
 }
 
 /** Orders' D6 envelope as a DomainError with orders' own code and details; callers re-map codes. */
 function toDomainError(status: number, body: unknown): Error {
   const envelope = ErrorEnvelope.safeParse(body);
-  if (!envelope.success || !isErrorCode(envelope.data.code)) return new Error(`orders answered ${status} without an error envelope`);
+  if (!envelope.success || !isErrorCode(envelope.data.code))
+    return new Error(`orders answered ${status} without an error envelope`);
   const details: ErrorDetail[] | undefined = envelope.data.details;
   return new DomainError(envelope.data.code, envelope.data.message, details ? { details } : {});
 }

@@ -1,5 +1,11 @@
 import { DomainError } from '@checkout/errors';
-import { INTERNAL_API_HEADERS, PAYMENT_METHODS, decodeCheckoutSettingsHeader, encodeCheckoutSettingsHeader, type CheckoutSettingsHeader } from '@checkout/contracts';
+import {
+  INTERNAL_API_HEADERS,
+  PAYMENT_METHODS,
+  decodeCheckoutSettingsHeader,
+  encodeCheckoutSettingsHeader,
+  type CheckoutSettingsHeader,
+} from '@checkout/contracts';
 
 // The header and its codec are libs/contracts' (the gateway writes it, sessions reads it: issue 25.4).
 
@@ -21,6 +27,10 @@ export const encodeCheckoutSettings = encodeCheckoutSettingsHeader;
 export function parseCheckoutSettings(header: string | undefined): CheckoutSettings {
   if (!header) return DEFAULT_CHECKOUT_SETTINGS;
   const decoded = decodeCheckoutSettingsHeader(header);
-  if (!decoded.ok) throw new DomainError('INVALID_REQUEST', `${CHECKOUT_SETTINGS_HEADER} is ${decoded.error === 'malformed' ? 'malformed' : 'not base64url JSON'}.`);
+  if (!decoded.ok)
+    throw new DomainError(
+      'INVALID_REQUEST',
+      `${CHECKOUT_SETTINGS_HEADER} is ${decoded.error === 'malformed' ? 'malformed' : 'not base64url JSON'}.`,
+    );
   return { ...decoded.value, enabledPaymentMethods: [...new Set(decoded.value.enabledPaymentMethods)] };
 }

@@ -43,7 +43,10 @@ export async function createSession(
   settings: CheckoutSettings,
   requestKey?: string,
 ): Promise<SessionWithOrder> {
-  const sessionId = requestKey === undefined ? newId('cs', scope.mode) : secretlyDerivedId('cs', scope.mode, deps.idSecret, `session\n${scope.organizationId}\n${requestKey}`);
+  const sessionId =
+    requestKey === undefined
+      ? newId('cs', scope.mode)
+      : secretlyDerivedId('cs', scope.mode, deps.idSecret, `session\n${scope.organizationId}\n${requestKey}`);
 
   const total = expectedTotal(input);
   if (total !== null && total < 1) throw totalTooLow();
@@ -58,7 +61,11 @@ export async function createSession(
   const { order } = created;
 
   if (order.amounts.total < 1) {
-    await deps.orders.cancel(scope, order.id).catch((err: unknown) => deps.logger.error({ err, orderId: order.id }, 'could not cancel the order of a refused session'));
+    await deps.orders
+      .cancel(scope, order.id)
+      .catch((err: unknown) =>
+        deps.logger.error({ err, orderId: order.id }, 'could not cancel the order of a refused session'),
+      );
     throw totalTooLow();
   }
 
@@ -90,12 +97,18 @@ export async function createSession(
     throw new Error(`session ${sessionId}: its id is taken`);
   } catch (err) {
     if (requestKey !== undefined) {
-      deps.logger.warn({ err, orderId: order.id, sessionId }, 'session not stored; a retry with the same Idempotency-Key finishes it');
+      deps.logger.warn(
+        { err, orderId: order.id, sessionId },
+        'session not stored; a retry with the same Idempotency-Key finishes it',
+      );
       throw err;
     }
     await deps.orders.cancel(scope, order.id).catch((cancelErr: unknown) => {
       // Still open and unpaid; nobody knows its id, so it can never be paid. Logged for an operator.
-      deps.logger.error({ err: cancelErr, orderId: order.id }, 'compensation failed: order of an unsaved session is still open');
+      deps.logger.error(
+        { err: cancelErr, orderId: order.id },
+        'compensation failed: order of an unsaved session is still open',
+      );
     });
     throw err;
   }

@@ -13,7 +13,12 @@ export function csrfToken(secret: string, sessionId: string, cookieValue: string
   return createHmac('sha256', secret).update(`${sessionId}.${cookieValue}`).digest('base64url');
 }
 
-export function verifyCsrfToken(secret: string, sessionId: string, cookieValue: string | undefined, token: string | undefined): boolean {
+export function verifyCsrfToken(
+  secret: string,
+  sessionId: string,
+  cookieValue: string | undefined,
+  token: string | undefined,
+): boolean {
   if (!cookieValue || !token) return false;
   const expected = Buffer.from(csrfToken(secret, sessionId, cookieValue));
   const given = Buffer.from(token);

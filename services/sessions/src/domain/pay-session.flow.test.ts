@@ -19,7 +19,12 @@ const NOW = new Date('2026-11-25T10:00:00.000Z');
 const SCOPE = { organizationId: 'org_unit', mode: 'test' as const };
 const PAID_ORDER = buildSessionEvent({ type: 'checkout.session.completed' }).body.session.order as OrderView;
 const { paidAt: _paidAt, ...unpaid } = PAID_ORDER;
-const OPEN_ORDER: OrderView = { ...unpaid, status: 'open', paymentStatus: 'unpaid', amounts: { ...PAID_ORDER.amounts, paid: 0 } };
+const OPEN_ORDER: OrderView = {
+  ...unpaid,
+  status: 'open',
+  paymentStatus: 'unpaid',
+  amounts: { ...PAID_ORDER.amounts, paid: 0 },
+};
 
 /** Sessions' store, orders (applies a payment id once) and the relay, in memory; the session made by createSession. */
 async function world() {
@@ -32,7 +37,8 @@ async function world() {
   };
   const published: string[] = [];
   const store: Pick<SessionsStore, 'insertSession' | 'getSession' | 'replaceSession' | 'countDeclined'> = {
-    insertSession: (scope, doc) => Promise.resolve({ created: true as const, doc: (stored = { ...doc, ...scope } as SessionDocument) }),
+    insertSession: (scope, doc) =>
+      Promise.resolve({ created: true as const, doc: (stored = { ...doc, ...scope } as SessionDocument) }),
     getSession: () => Promise.resolve(session()),
     replaceSession: (_scope, current, next) => {
       if (current.revision !== session().revision) return Promise.resolve(null);
@@ -71,12 +77,24 @@ async function world() {
     clock: () => NOW,
     logger: createLogger('sessions', { level: 'silent' }),
   };
-  const request = CreateSessionRequest.parse({ items: [{ name: 'Widget', quantity: 1, unitPrice: PAID_ORDER.amounts.total }] });
-  await createSession({ ...deps, idSecret: 'unit' }, SCOPE, request, { organizationName: 'Unit Coffee', defaultCallbackUrl: null, enabledPaymentMethods: ['card'] });
+  const request = CreateSessionRequest.parse({
+    items: [{ name: 'Widget', quantity: 1, unitPrice: PAID_ORDER.amounts.total }],
+  });
+  await createSession({ ...deps, idSecret: 'unit' }, SCOPE, request, {
+    organizationName: 'Unit Coffee',
+    defaultCallbackUrl: null,
+    enabledPaymentMethods: ['card'],
+  });
   return { deps, published, applyPayment, session, ordersAsked: () => asked };
 }
 
-const capture = (paymentId: string): PaymentAttempt => ({ source: 'processor', paymentId, method: 'card', amount: PAID_ORDER.amounts.total, capturedAt: NOW });
+const capture = (paymentId: string): PaymentAttempt => ({
+  source: 'processor',
+  paymentId,
+  method: 'card',
+  amount: PAID_ORDER.amounts.total,
+  capturedAt: NOW,
+});
 
 describe('paySession (flow 3)', () => {
   it('When orders applies the payment, then succeeded: the session is completed and its completed event published once', async () => {

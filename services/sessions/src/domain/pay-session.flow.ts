@@ -3,11 +3,24 @@ import type { Scope } from '@checkout/mongo';
 import { newId, type PaymentMethod } from '@checkout/contracts';
 import type { OrderSnapshot } from '../clients/orders.client';
 import type { SessionDocument } from '../store/session.document';
-import { sessionNotFound, sessionNotPayable, transitionSession, type SessionDeps, type SessionWithOrder } from './session-transition';
+import {
+  sessionNotFound,
+  sessionNotPayable,
+  transitionSession,
+  type SessionDeps,
+  type SessionWithOrder,
+} from './session-transition';
 
 /** A payment attempt, from a test simulator (hosted page or test helper) or a live processor notification. */
 export type PaymentAttempt =
-  | { source: 'simulator'; paymentId?: string; method: PaymentMethod; amount?: number; outcome: 'succeeded' | 'declined'; cardLast4?: string }
+  | {
+      source: 'simulator';
+      paymentId?: string;
+      method: PaymentMethod;
+      amount?: number;
+      outcome: 'succeeded' | 'declined';
+      cardLast4?: string;
+    }
   | { source: 'processor'; paymentId: string; method: PaymentMethod; amount: number; capturedAt: Date };
 
 /**
@@ -45,7 +58,13 @@ type OrdersAnswer = OrderSnapshot & { outcome: 'applied' | 'already_applied' };
  *
  * `found`: the session as the caller just read it (the hosted page, a processor notification), saving a read.
  */
-export async function paySession(deps: SessionDeps, scope: Scope, sessionId: string, attempt: PaymentAttempt, found?: SessionDocument): Promise<PaidSession> {
+export async function paySession(
+  deps: SessionDeps,
+  scope: Scope,
+  sessionId: string,
+  attempt: PaymentAttempt,
+  found?: SessionDocument,
+): Promise<PaidSession> {
   const read = found ?? (await deps.store.getSession(scope, sessionId));
   if (!read) throw sessionNotFound(sessionId);
   const now = deps.clock();
@@ -61,7 +80,13 @@ export async function paySession(deps: SessionDeps, scope: Scope, sessionId: str
   }
 
   const answer = await applyOrRefuse(deps, scope, caughtUp.doc, paymentFor(scope, attempt));
-  const completed = await transitionSession(deps, { scope, sessionId, read: caughtUp.doc, newerOrder: answer, judgedAt });
+  const completed = await transitionSession(deps, {
+    scope,
+    sessionId,
+    read: caughtUp.doc,
+    newerOrder: answer,
+    judgedAt,
+  });
   return { view: completed, result: resultOf(answer) };
 }
 
@@ -69,8 +94,14 @@ export async function paySession(deps: SessionDeps, scope: Scope, sessionId: str
  * Step 2: a settled session. Orders recognises a payment id it applied (D27), so asking it again is how a
  * replay is told apart; its answer is stored if newer. A payment without an id of its own cannot be a replay.
  */
-async function answerReplayOrRefuse(deps: SessionDeps, scope: Scope, settled: SessionDocument, attempt: PaymentAttempt): Promise<PaidSession> {
-  if (attempt.paymentId === undefined || (attempt.source === 'simulator' && attempt.outcome === 'declined')) throw sessionNotPayable(settled.status);
+async function answerReplayOrRefuse(
+  deps: SessionDeps,
+  scope: Scope,
+  settled: SessionDocument,
+  attempt: PaymentAttempt,
+): Promise<PaidSession> {
+  if (attempt.paymentId === undefined || (attempt.source === 'simulator' && attempt.outcome === 'declined'))
+    throw sessionNotPayable(settled.status);
   const answer = await applyOrRefuse(deps, scope, settled, {
     paymentId: attempt.paymentId,
     method: attempt.method,
@@ -82,8 +113,13 @@ async function answerReplayOrRefuse(deps: SessionDeps, scope: Scope, settled: Se
 
 /** What orders is asked to apply: the processor's capture, or a simulated payment with an id of its own. */
 function paymentFor(scope: Scope, attempt: PaymentAttempt): OrdersPayment {
-  if (attempt.source === 'processor') return { paymentId: attempt.paymentId, amount: attempt.amount, method: attempt.method };
-  return { paymentId: attempt.paymentId ?? newId('pay', scope.mode), method: attempt.method, ...(attempt.amount !== undefined && { amount: attempt.amount }) };
+  if (attempt.source === 'processor')
+    return { paymentId: attempt.paymentId, amount: attempt.amount, method: attempt.method };
+  return {
+    paymentId: attempt.paymentId ?? newId('pay', scope.mode),
+    method: attempt.method,
+    ...(attempt.amount !== undefined && { amount: attempt.amount }),
+  };
 }
 
 function resultOf(answer: OrdersAnswer): PaymentResult {
@@ -96,7 +132,12 @@ function resultOf(answer: OrdersAnswer): PaymentResult {
  * one place a payment path asks orders for the order, since a refusal carries none. Orders refuses with its
  * own ORDER_NOT_PAYABLE; the session's callers get SESSION_NOT_PAYABLE (D29), whatever orders' reason.
  */
-async function applyOrRefuse(deps: SessionDeps, scope: Scope, doc: SessionDocument, payment: OrdersPayment): Promise<OrdersAnswer> {
+async function applyOrRefuse(
+  deps: SessionDeps,
+  scope: Scope,
+  doc: SessionDocument,
+  payment: OrdersPayment,
+): Promise<OrdersAnswer> {
   try {
     return await deps.orders.applyPayment(scope, doc.orderId, payment);
   } catch (err) {

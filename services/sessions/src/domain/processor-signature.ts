@@ -14,7 +14,12 @@ export function signProcessorPayload(secret: string, rawBody: string, timestampS
 
 export type SignatureCheck = { ok: true } | { ok: false; reason: 'missing' | 'malformed' | 'stale' | 'mismatch' };
 
-export function verifyProcessorSignature(secret: string, rawBody: string, header: string | undefined, now: Date): SignatureCheck {
+export function verifyProcessorSignature(
+  secret: string,
+  rawBody: string,
+  header: string | undefined,
+  now: Date,
+): SignatureCheck {
   if (!header) return { ok: false, reason: 'missing' };
   let t: number | undefined;
   const candidates: string[] = [];

@@ -26,12 +26,22 @@ describe('processor signature (D27)', () => {
   const now = new Date('2030-01-01T00:00:00.000Z');
   const t = Math.floor(now.getTime() / 1000);
   it('When signed with the secret within 5 minutes, then it verifies', () => {
-    expect(verifyProcessorSignature(SECRET, body, signProcessorPayload(SECRET, body, t - 299), now)).toEqual({ ok: true });
+    expect(verifyProcessorSignature(SECRET, body, signProcessorPayload(SECRET, body, t - 299), now)).toEqual({
+      ok: true,
+    });
   });
   it('When old, tampered, wrongly keyed or malformed, then it is refused with a reason', () => {
-    expect(verifyProcessorSignature(SECRET, body, signProcessorPayload(SECRET, body, t - 301), now)).toEqual({ ok: false, reason: 'stale' });
-    expect(verifyProcessorSignature(SECRET, `${body} `, signProcessorPayload(SECRET, body, t), now)).toEqual({ ok: false, reason: 'mismatch' });
-    expect(verifyProcessorSignature(SECRET, body, signProcessorPayload('wrong-secret-16-chars', body, t), now)).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verifyProcessorSignature(SECRET, body, signProcessorPayload(SECRET, body, t - 301), now)).toEqual({
+      ok: false,
+      reason: 'stale',
+    });
+    expect(verifyProcessorSignature(SECRET, `${body} `, signProcessorPayload(SECRET, body, t), now)).toEqual({
+      ok: false,
+      reason: 'mismatch',
+    });
+    expect(verifyProcessorSignature(SECRET, body, signProcessorPayload('wrong-secret-16-chars', body, t), now)).toEqual(
+      { ok: false, reason: 'mismatch' },
+    );
     expect(verifyProcessorSignature(SECRET, body, 'garbage', now)).toEqual({ ok: false, reason: 'malformed' });
     expect(verifyProcessorSignature(SECRET, body, undefined, now)).toEqual({ ok: false, reason: 'missing' });
   });
@@ -48,7 +58,11 @@ describe('test card simulator (D27)', () => {
 
 describe('checkout settings header', () => {
   it('round-trips, defaults when absent, and refuses garbage', () => {
-    const settings = { organizationName: 'Acme', defaultCallbackUrl: 'https://a.example/hook', enabledPaymentMethods: ['card' as const] };
+    const settings = {
+      organizationName: 'Acme',
+      defaultCallbackUrl: 'https://a.example/hook',
+      enabledPaymentMethods: ['card' as const],
+    };
     expect(parseCheckoutSettings(encodeCheckoutSettings(settings))).toEqual(settings);
     expect(parseCheckoutSettings(undefined)).toEqual(DEFAULT_CHECKOUT_SETTINGS);
     expect(() => parseCheckoutSettings('not-json')).toThrow(expect.objectContaining({ code: 'INVALID_REQUEST' }));

@@ -8,7 +8,13 @@ import { presentSession } from './session.presenter';
  * envelope, parsed here so a producer bug fails at the source). Its own function so the message fixtures
  * (libs/contracts/fixtures/messages, issue 21.5) are built by the code that produces the real ones.
  */
-export function sessionEventMessage(doc: SessionDocument, order: OrderView, kind: 'completed' | 'expired', now: Date, checkoutBaseUrl: string): SessionEventV1 {
+export function sessionEventMessage(
+  doc: SessionDocument,
+  order: OrderView,
+  kind: 'completed' | 'expired',
+  now: Date,
+  checkoutBaseUrl: string,
+): SessionEventV1 {
   const eventId = newId('evt', doc.mode);
   const createdAt = now.toISOString();
   const session = presentSession(doc, order, now, checkoutBaseUrl);

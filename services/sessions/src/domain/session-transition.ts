@@ -32,7 +32,12 @@ export interface SessionWithOrder {
  * A caller's own change of a session, given the session after the catch-up (`caughtUpTo`: the status the
  * catch-up just stored, if any). Returns the next version, or null for no change; may throw to refuse.
  */
-export type SessionChange = (current: { doc: SessionDocument; order: OrderView; now: Date; caughtUpTo: SessionStatus | null }) => SessionDocument | null;
+export type SessionChange = (current: {
+  doc: SessionDocument;
+  order: OrderView;
+  now: Date;
+  caughtUpTo: SessionStatus | null;
+}) => SessionDocument | null;
 
 /** One write of a session, as its callers name it. */
 export interface SessionTransition {
@@ -55,7 +60,10 @@ export interface SessionTransition {
  * re-reads the session and decides again, so nothing is ever locked. If `change` throws, the catch-up alone is
  * still written (it owes its event) before the error is passed on.
  */
-export async function transitionSession(deps: SessionDeps, request: SessionTransition): Promise<SessionWithOrder & { written: boolean }> {
+export async function transitionSession(
+  deps: SessionDeps,
+  request: SessionTransition,
+): Promise<SessionWithOrder & { written: boolean }> {
   const { scope, sessionId, change } = request;
   let current = request.read ?? null;
   let newerOrder = request.newerOrder ?? null;
@@ -86,9 +94,14 @@ export async function transitionSession(deps: SessionDeps, request: SessionTrans
     if (stored) {
       if (stored.outboxPending) await publishStored(deps, stored);
       if (refused) throw refusal;
-      return { doc: stored, order: stored.orderJson === base.orderJson ? caughtUp.order : orderOf(stored), written: true };
+      return {
+        doc: stored,
+        order: stored.orderJson === base.orderJson ? caughtUp.order : orderOf(stored),
+        written: true,
+      };
     }
-    if (attempt >= MAX_TRANSITION_ATTEMPTS) throw new DependencyUnavailableError(`session ${sessionId}: ${attempt} concurrent writes in a row`);
+    if (attempt >= MAX_TRANSITION_ATTEMPTS)
+      throw new DependencyUnavailableError(`session ${sessionId}: ${attempt} concurrent writes in a row`);
     // The order copy in hand stays: the re-read session keeps whichever of the two is newer.
     if (base !== viewed) newerOrder = newerOf(newerOrder, { order: caughtUp.order, revision: base.orderRevision });
     current = null;
@@ -118,13 +131,29 @@ async function catchUpClosingPaymentsOnExpiry(
   }
   if (!owed) return { doc: latest, order, settledTo: null };
   const next: SessionDocument = { ...latest, status: owed.status, updatedAt: now };
-  return { doc: owed.event === null ? next : withSessionEvent(deps, next, order, owed.event, now), order, settledTo: owed.status };
+  return {
+    doc: owed.event === null ? next : withSessionEvent(deps, next, order, owed.event, now),
+    order,
+    settledTo: owed.status,
+  };
 }
 
 /** Appends the session event (a SessionEventV1 envelope, parsed before it is stored) to the document's outbox. */
-export function withSessionEvent(deps: SessionDeps, doc: SessionDocument, order: OrderView, kind: 'completed' | 'expired', now: Date): SessionDocument {
+export function withSessionEvent(
+  deps: SessionDeps,
+  doc: SessionDocument,
+  order: OrderView,
+  kind: 'completed' | 'expired',
+  now: Date,
+): SessionDocument {
   const envelope = sessionEventMessage(doc, order, kind, now, deps.checkoutBaseUrl);
-  return appendToOutbox(doc, { eventId: envelope.eventId, topic: deps.sessionEventsTopic, key: doc._id, value: JSON.stringify(envelope), createdAt: now });
+  return appendToOutbox(doc, {
+    eventId: envelope.eventId,
+    topic: deps.sessionEventsTopic,
+    key: doc._id,
+    value: JSON.stringify(envelope),
+    createdAt: now,
+  });
 }
 
 /**

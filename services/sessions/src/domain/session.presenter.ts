@@ -8,7 +8,12 @@ import { effectiveStatus, readSessionData } from './session';
  * orders answered or published; see SessionCommands). Used for API responses and for event snapshots alike, so a
  * webhook's session is identical to what GET returns.
  */
-export function presentSession(doc: SessionDocument, order: OrderView, now: Date, checkoutBaseUrl: string): CheckoutSession {
+export function presentSession(
+  doc: SessionDocument,
+  order: OrderView,
+  now: Date,
+  checkoutBaseUrl: string,
+): CheckoutSession {
   const status = effectiveStatus(doc.status, order.status, doc.expiresAt, now);
   return {
     id: doc._id,

@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { amountDue, effectiveStatus, expectedTotal, expiresAtFor, extendedExpiry, isDue, mergeSessionData, readSessionData, resolveCallbackUrl, settle, substitutePlaceholders } from './session';
+import {
+  amountDue,
+  effectiveStatus,
+  expectedTotal,
+  expiresAtFor,
+  extendedExpiry,
+  isDue,
+  mergeSessionData,
+  readSessionData,
+  resolveCallbackUrl,
+  settle,
+  substitutePlaceholders,
+} from './session';
 
 const ids = { sessionId: 'cs_test_abc', orderId: 'ord_test_xyz' };
 
@@ -10,11 +22,15 @@ describe('placeholders (D22)', () => {
     );
   });
   it('When a placeholder is unknown or lowercase, then it stays as written', () => {
-    expect(substitutePlaceholders('https://m.example/{CUSTOMER_ID}/{session_id}', ids)).toBe('https://m.example/{CUSTOMER_ID}/{session_id}');
+    expect(substitutePlaceholders('https://m.example/{CUSTOMER_ID}/{session_id}', ids)).toBe(
+      'https://m.example/{CUSTOMER_ID}/{session_id}',
+    );
   });
   it('When no callbackUrl is given, then the default is used with placeholders; with neither it is null', () => {
     expect(resolveCallbackUrl(undefined, 'https://d.example/{ORDER_ID}', ids)).toBe('https://d.example/ord_test_xyz');
-    expect(resolveCallbackUrl('https://r.example/{SESSION_ID}', 'https://d.example', ids)).toBe('https://r.example/cs_test_abc');
+    expect(resolveCallbackUrl('https://r.example/{SESSION_ID}', 'https://d.example', ids)).toBe(
+      'https://r.example/cs_test_abc',
+    );
     expect(resolveCallbackUrl(undefined, null, ids)).toBeNull();
   });
 });
@@ -55,11 +71,17 @@ describe('expiry math (D16, D23)', () => {
   });
   it('When the lifetime would pass 7 days, then SESSION_UPDATE_FAILED; exactly 7 days is allowed', () => {
     const sevenDaysMinus = new Date(createdAt.getTime() + 7 * 24 * 3600_000 - 60_000);
-    expect(extendedExpiry({ status: 'pending', createdAt, expiresAt: sevenDaysMinus }, 1).getTime() - createdAt.getTime()).toBe(7 * 24 * 3600_000);
-    expect(() => extendedExpiry({ status: 'pending', createdAt, expiresAt: sevenDaysMinus }, 2)).toThrow(expect.objectContaining({ code: 'SESSION_UPDATE_FAILED' }));
+    expect(
+      extendedExpiry({ status: 'pending', createdAt, expiresAt: sevenDaysMinus }, 1).getTime() - createdAt.getTime(),
+    ).toBe(7 * 24 * 3600_000);
+    expect(() => extendedExpiry({ status: 'pending', createdAt, expiresAt: sevenDaysMinus }, 2)).toThrow(
+      expect.objectContaining({ code: 'SESSION_UPDATE_FAILED' }),
+    );
   });
   it('When the session is not pending, then it cannot be extended', () => {
-    expect(() => extendedExpiry({ status: 'expired', createdAt, expiresAt: createdAt }, 5)).toThrow(expect.objectContaining({ code: 'SESSION_UPDATE_FAILED' }));
+    expect(() => extendedExpiry({ status: 'expired', createdAt, expiresAt: createdAt }, 5)).toThrow(
+      expect.objectContaining({ code: 'SESSION_UPDATE_FAILED' }),
+    );
   });
 });
 
@@ -67,22 +89,36 @@ describe('sessionData (D23)', () => {
   it('merges shallowly and keeps keys with "." and "$" and "__proto__" as data', () => {
     const merged = mergeSessionData(JSON.stringify({ a: 1, 'x.y': { deep: true } }), { b: 2, $k: 'v', a: 'replaced' });
     expect(readSessionData(merged)).toEqual({ a: 'replaced', 'x.y': { deep: true }, b: 2, $k: 'v' });
-    const proto = readSessionData(mergeSessionData('{}', JSON.parse('{"__proto__": {"polluted": 1}}') as Record<string, number>));
+    const proto = readSessionData(
+      mergeSessionData('{}', JSON.parse('{"__proto__": {"polluted": 1}}') as Record<string, number>),
+    );
     expect(Object.keys(proto)).toEqual(['__proto__']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
   it('When the merge exceeds 50 keys, then SESSION_UPDATE_FAILED', () => {
     const current = JSON.stringify(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i])));
-    expect(() => mergeSessionData(current, { extra: 1 })).toThrow(expect.objectContaining({ code: 'SESSION_UPDATE_FAILED' }));
+    expect(() => mergeSessionData(current, { extra: 1 })).toThrow(
+      expect.objectContaining({ code: 'SESSION_UPDATE_FAILED' }),
+    );
   });
 });
 
 describe('expected total (D17, D24)', () => {
   it('computes like orders: percentage discounts round half up', () => {
-    expect(expectedTotal({ items: [{ quantity: 1, unitPrice: 3097 }], discounts: [{ type: 'percentage', amount: 10 }] })).toBe(3097 - 310);
-    expect(expectedTotal({ items: [{ quantity: 1, unitPrice: 1000 }], taxes: [{ amount: 80 }], discounts: [{ type: 'fixed', amount: 1000 }] })).toBe(80);
+    expect(
+      expectedTotal({ items: [{ quantity: 1, unitPrice: 3097 }], discounts: [{ type: 'percentage', amount: 10 }] }),
+    ).toBe(3097 - 310);
+    expect(
+      expectedTotal({
+        items: [{ quantity: 1, unitPrice: 1000 }],
+        taxes: [{ amount: 80 }],
+        discounts: [{ type: 'fixed', amount: 1000 }],
+      }),
+    ).toBe(80);
     expect(expectedTotal({ items: [{ quantity: 2, unitPrice: 0 }] })).toBe(0);
-    expect(expectedTotal({ items: [{ quantity: 1, unitPrice: 100 }], discounts: [{ type: 'fixed', amount: 101 }] })).toBeNull();
+    expect(
+      expectedTotal({ items: [{ quantity: 1, unitPrice: 100 }], discounts: [{ type: 'fixed', amount: 101 }] }),
+    ).toBeNull();
   });
   it('amountDue is never negative', () => {
     expect(amountDue({ total: 100, paid: 30 })).toBe(70);

@@ -20,7 +20,11 @@ export function substitutePlaceholders(url: string, ids: { sessionId: string; or
 }
 
 /** D22: the request's callbackUrl, else the organization's default, else null; placeholders substituted. */
-export function resolveCallbackUrl(requested: string | undefined, orgDefault: string | null, ids: { sessionId: string; orderId: string }): string | null {
+export function resolveCallbackUrl(
+  requested: string | undefined,
+  orgDefault: string | null,
+  ids: { sessionId: string; orderId: string },
+): string | null {
   const chosen = requested ?? orgDefault;
   return chosen === null || chosen === undefined ? null : substitutePlaceholders(chosen, ids);
 }
@@ -39,7 +43,12 @@ export function isDue(expiresAt: Date, now: Date): boolean {
  * its order and the clock say: the order's completion or cancellation wins (those are facts in orders), then
  * exact expiry. So no read at or after expiresAt shows `pending`, even before the sweeper has written it.
  */
-export function effectiveStatus(stored: SessionStatus, orderStatus: OrderStatus, expiresAt: Date, now: Date): SessionStatus {
+export function effectiveStatus(
+  stored: SessionStatus,
+  orderStatus: OrderStatus,
+  expiresAt: Date,
+  now: Date,
+): SessionStatus {
   if (stored !== 'pending') return stored;
   if (orderStatus === 'completed') return 'completed';
   if (orderStatus === 'cancelled') return 'cancelled';
@@ -51,7 +60,12 @@ export function effectiveStatus(stored: SessionStatus, orderStatus: OrderStatus,
  * What a writer should store (in its one conditional update) to make the stored status catch up with the effective
  * one, and which event that transition fires (D25: a cancellation fires none). null: nothing to write.
  */
-export function settle(stored: SessionStatus, orderStatus: OrderStatus, expiresAt: Date, now: Date): { status: Exclude<SessionStatus, 'pending'>; event: 'completed' | 'expired' | null } | null {
+export function settle(
+  stored: SessionStatus,
+  orderStatus: OrderStatus,
+  expiresAt: Date,
+  now: Date,
+): { status: Exclude<SessionStatus, 'pending'>; event: 'completed' | 'expired' | null } | null {
   const next = effectiveStatus(stored, orderStatus, expiresAt, now);
   if (stored !== 'pending' || next === 'pending') return null;
   if (next === 'completed') return { status: 'completed', event: 'completed' };
@@ -60,11 +74,18 @@ export function settle(stored: SessionStatus, orderStatus: OrderStatus, expiresA
 }
 
 /** D23: extendExpiry adds minutes while pending; the whole lifetime may not exceed 7 days. */
-export function extendedExpiry(current: { status: SessionStatus; createdAt: Date; expiresAt: Date }, minutes: number): Date {
+export function extendedExpiry(
+  current: { status: SessionStatus; createdAt: Date; expiresAt: Date },
+  minutes: number,
+): Date {
   if (current.status !== 'pending') {
-    throw new DomainError('SESSION_UPDATE_FAILED', `The session is ${current.status}; only a pending session can be extended.`, {
-      details: [{ path: 'extendExpiry', message: `session is ${current.status}` }],
-    });
+    throw new DomainError(
+      'SESSION_UPDATE_FAILED',
+      `The session is ${current.status}; only a pending session can be extended.`,
+      {
+        details: [{ path: 'extendExpiry', message: `session is ${current.status}` }],
+      },
+    );
   }
   const next = new Date(current.expiresAt.getTime() + minutes * MINUTE_MS);
   if (next.getTime() - current.createdAt.getTime() > SESSION_MAX_LIFETIME_MS) {
@@ -81,23 +102,33 @@ export type SessionDataRecord = Record<string, JsonValue>;
 export function readSessionData(json: string): SessionDataRecord {
   const parsed = JSON.parse(json) as SessionDataRecord;
   const out: SessionDataRecord = {};
-  for (const [k, v] of Object.entries(parsed)) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(parsed))
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   return out;
 }
 
 /** D23: shallow merge; the merged object obeys the same limits as a request (50 keys, 8 KiB). */
 export function mergeSessionData(currentJson: string, patch: SessionDataRecord): string {
   const merged = readSessionData(currentJson);
-  for (const [k, v] of Object.entries(patch)) Object.defineProperty(merged, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(patch))
+    Object.defineProperty(merged, k, { value: v, enumerable: true, writable: true, configurable: true });
   if (Object.keys(merged).length > SESSION_DATA_MAX_KEYS) {
-    throw new DomainError('SESSION_UPDATE_FAILED', `sessionData may hold at most ${SESSION_DATA_MAX_KEYS} keys after merging.`, {
-      details: [{ path: 'sessionData', message: `more than ${SESSION_DATA_MAX_KEYS} keys after merge` }],
-    });
+    throw new DomainError(
+      'SESSION_UPDATE_FAILED',
+      `sessionData may hold at most ${SESSION_DATA_MAX_KEYS} keys after merging.`,
+      {
+        details: [{ path: 'sessionData', message: `more than ${SESSION_DATA_MAX_KEYS} keys after merge` }],
+      },
+    );
   }
   if (serializedSize(merged) > SESSION_DATA_MAX_BYTES) {
-    throw new DomainError('SESSION_UPDATE_FAILED', `sessionData may be at most ${SESSION_DATA_MAX_BYTES} bytes after merging.`, {
-      details: [{ path: 'sessionData', message: `larger than ${SESSION_DATA_MAX_BYTES} bytes after merge` }],
-    });
+    throw new DomainError(
+      'SESSION_UPDATE_FAILED',
+      `sessionData may be at most ${SESSION_DATA_MAX_BYTES} bytes after merging.`,
+      {
+        details: [{ path: 'sessionData', message: `larger than ${SESSION_DATA_MAX_BYTES} bytes after merge` }],
+      },
+    );
   }
   return JSON.stringify(merged);
 }
@@ -113,7 +144,12 @@ export function expectedTotal(input: {
   taxes?: readonly { amount: number }[] | undefined;
   discounts?: readonly { type: 'fixed' | 'percentage'; amount: number }[] | undefined;
 }): number | null {
-  const priced = computeAmounts({ items: input.items, taxes: input.taxes ?? [], discounts: input.discounts ?? [], paid: 0 });
+  const priced = computeAmounts({
+    items: input.items,
+    taxes: input.taxes ?? [],
+    discounts: input.discounts ?? [],
+    paid: 0,
+  });
   return priced.ok ? priced.amounts.total : null;
 }
 

@@ -94,10 +94,19 @@ export class SessionCommands {
         // Due but not yet swept: catching up just expired it, with its event; that is what was asked.
         if (caughtUpTo === 'expired') return null;
         if (current.status !== 'pending') {
-          throw new DomainError('SESSION_UPDATE_FAILED', `The session is ${current.status}; only a pending session can be expired.`);
+          throw new DomainError(
+            'SESSION_UPDATE_FAILED',
+            `The session is ${current.status}; only a pending session can be expired.`,
+          );
         }
         const expiresAt = isDue(current.expiresAt, now) ? current.expiresAt : now;
-        return withSessionEvent(this.deps, { ...current, status: 'expired', expiresAt, updatedAt: now }, order, 'expired', now);
+        return withSessionEvent(
+          this.deps,
+          { ...current, status: 'expired', expiresAt, updatedAt: now },
+          order,
+          'expired',
+          now,
+        );
       },
     });
   }
@@ -119,7 +128,8 @@ export class SessionCommands {
     if (inputs.phone && order.customer) patch.customer = { phone: inputs.phone };
     // The order is updated first (no session state is held across the call); the session then records the
     // inputs, and orders' answer, if it is still pending.
-    const updated = Object.keys(patch).length > 0 ? await this.deps.orders.update(scope, found.orderId, patch) : undefined;
+    const updated =
+      Object.keys(patch).length > 0 ? await this.deps.orders.update(scope, found.orderId, patch) : undefined;
     return transitionSession(this.deps, {
       scope,
       sessionId: id,
@@ -183,10 +193,17 @@ export class SessionCommands {
     let changed = 0;
     for (const candidate of due) {
       try {
-        const { written } = await transitionSession(this.deps, { scope: scopeOf(candidate), sessionId: candidate._id, read: candidate });
+        const { written } = await transitionSession(this.deps, {
+          scope: scopeOf(candidate),
+          sessionId: candidate._id,
+          read: candidate,
+        });
         if (written) changed += 1;
       } catch (err) {
-        this.deps.logger.warn({ err, sessionId: candidate._id }, 'expiry sweep of a session failed; next sweep retries');
+        this.deps.logger.warn(
+          { err, sessionId: candidate._id },
+          'expiry sweep of a session failed; next sweep retries',
+        );
       }
     }
     return changed;

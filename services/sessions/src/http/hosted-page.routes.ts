@@ -12,7 +12,13 @@ import { CSRF_COOKIE, csrfToken, newCsrfCookieValue, verifyCsrfToken } from '../
 import { classifyTestCard, last4 } from '../domain/test-processor';
 import { acceptsPayments } from '../domain/payment-destination';
 import { parseUsdToCents } from './hosted-page/html';
-import { NOTICES, renderMessagePage, renderPendingPage, renderTerminalPage, type NoticeCode } from './hosted-page/render';
+import {
+  NOTICES,
+  renderMessagePage,
+  renderPendingPage,
+  renderTerminalPage,
+  type NoticeCode,
+} from './hosted-page/render';
 import { paymentQrSvg } from './hosted-page/payment-qr';
 
 const MAX_FORM_BYTES = 16 * 1024;
@@ -45,7 +51,11 @@ function secure(ctx: Context, nonce: string, formTargets: string[] = []): void {
   ctx.set('Cache-Control', 'no-store');
 }
 
-function stateVersion(view: { status: string; order: { amounts: { paid: number }; updatedAt: string }; failedAttempts: number }): string {
+function stateVersion(view: {
+  status: string;
+  order: { amounts: { paid: number }; updatedAt: string };
+  failedAttempts: number;
+}): string {
   return `${view.status}|${view.order.amounts.paid}|${view.failedAttempts}|${view.order.updatedAt}`;
 }
 
@@ -62,17 +72,25 @@ function notFoundPage(ctx: Context, nonce: string): void {
   secure(ctx, nonce);
   ctx.status = 404;
   ctx.type = 'html';
-  ctx.body = renderMessagePage(nonce, 'Checkout not found', 'We could not find this checkout. Check the link, or return to the merchant to start again.');
+  ctx.body = renderMessagePage(
+    nonce,
+    'Checkout not found',
+    'We could not find this checkout. Check the link, or return to the merchant to start again.',
+  );
 }
 
-const loadPublic = async (commands: SessionCommands, id: string | undefined): Promise<SessionWithOrder | null> => (isIdOf('cs', id) ? commands.findPublic(id) : null);
+const loadPublic = async (commands: SessionCommands, id: string | undefined): Promise<SessionWithOrder | null> =>
+  isIdOf('cs', id) ? commands.findPublic(id) : null;
 
 /** The double-submit cookie the page's CSRF token is bound to; a fresh one when the browser has none (or a forged one). */
 function csrfCookieOf(ctx: Context, secureCookies: boolean): string {
   const cookie = ctx.cookies.get(CSRF_COOKIE);
   if (cookie && /^[A-Za-z0-9_-]{16,64}$/.test(cookie)) return cookie;
   const fresh = newCsrfCookieValue();
-  ctx.append('Set-Cookie', `${CSRF_COOKIE}=${fresh}; Path=/checkout; HttpOnly; SameSite=Lax${secureCookies ? '; Secure' : ''}`);
+  ctx.append(
+    'Set-Cookie',
+    `${CSRF_COOKIE}=${fresh}; Path=/checkout; HttpOnly; SameSite=Lax${secureCookies ? '; Secure' : ''}`,
+  );
   return fresh;
 }
 
@@ -83,16 +101,26 @@ function showPage(deps: HostedPageDeps): RouterMiddleware {
     if (!view) return notFoundPage(ctx, nonce);
     const session = deps.commands.present(view);
     const cookie = csrfCookieOf(ctx, deps.secureCookies);
-    const notice = typeof ctx.query.m === 'string' && Object.hasOwn(NOTICES, ctx.query.m) ? (ctx.query.m as NoticeCode) : undefined;
-    const locations = session.status === 'pending' && session.requireFromCustomer.location ? await deps.orders.listLocations(scopeOf(view.doc)) : [];
-    const destination = session.status === 'pending' && view.doc.enabledPaymentMethods.includes('stablecoin') ? await stablecoinDestination(deps.orders, scopeOf(view.doc), session.order.paymentDestination) : undefined;
+    const notice =
+      typeof ctx.query.m === 'string' && Object.hasOwn(NOTICES, ctx.query.m) ? (ctx.query.m as NoticeCode) : undefined;
+    const locations =
+      session.status === 'pending' && session.requireFromCustomer.location
+        ? await deps.orders.listLocations(scopeOf(view.doc))
+        : [];
+    const destination =
+      session.status === 'pending' && view.doc.enabledPaymentMethods.includes('stablecoin')
+        ? await stablecoinDestination(deps.orders, scopeOf(view.doc), session.order.paymentDestination)
+        : undefined;
     const address = destination && destination !== 'unavailable' ? destination.address : undefined;
     const pageCtx = {
       nonce,
       csrfToken: csrfToken(deps.csrfSecret, session.id, cookie),
       organizationName: view.doc.organizationName,
       // A destination that no longer takes payments: no address, no stablecoin form, and a notice saying so.
-      enabledPaymentMethods: destination === 'unavailable' ? view.doc.enabledPaymentMethods.filter((m) => m !== 'stablecoin') : view.doc.enabledPaymentMethods,
+      enabledPaymentMethods:
+        destination === 'unavailable'
+          ? view.doc.enabledPaymentMethods.filter((m) => m !== 'stablecoin')
+          : view.doc.enabledPaymentMethods,
       destinationUnavailable: destination === 'unavailable',
       collected: view.doc.collected,
       locations,
@@ -105,7 +133,8 @@ function showPage(deps: HostedPageDeps): RouterMiddleware {
     // successUrl's origin is allowed here.
     secure(ctx, nonce, originOf(session.successUrl));
     ctx.type = 'html';
-    ctx.body = session.status === 'pending' ? renderPendingPage(session, pageCtx) : renderTerminalPage(session, pageCtx);
+    ctx.body =
+      session.status === 'pending' ? renderPendingPage(session, pageCtx) : renderTerminalPage(session, pageCtx);
   };
 }
 
@@ -116,7 +145,12 @@ function pageState(deps: HostedPageDeps): RouterMiddleware {
     if (!view) throw new DomainError('SESSION_NOT_FOUND', 'No such checkout session.');
     const session = deps.commands.present(view);
     const { total, paid } = session.order.amounts;
-    ctx.body = { status: session.status, amounts: { total, paid, due: Math.max(0, total - paid) }, failedAttempts: session.failedAttempts, version: stateVersion(session) };
+    ctx.body = {
+      status: session.status,
+      amounts: { total, paid, due: Math.max(0, total - paid) },
+      failedAttempts: session.failedAttempts,
+      version: stateVersion(session),
+    };
   };
 }
 
@@ -150,7 +184,11 @@ function pay(deps: HostedPageDeps): RouterMiddleware {
       secure(ctx, nonce);
       ctx.status = 403;
       ctx.type = 'html';
-      ctx.body = renderMessagePage(nonce, 'Please try again', 'This form has expired. Reload the page and submit it again.');
+      ctx.body = renderMessagePage(
+        nonce,
+        'Please try again',
+        'This form has expired. Reload the page and submit it again.',
+      );
       return;
     }
     const view = await deps.commands.findPublic(id);
@@ -166,7 +204,10 @@ function pay(deps: HostedPageDeps): RouterMiddleware {
     const method = form.get('method') as PaymentMethod | null;
     if (!method || !view.doc.enabledPaymentMethods.includes(method)) return back('method');
     // A page rendered before the destination was deactivated (or a forged form) may still post stablecoin.
-    if (method === 'stablecoin' && (await stablecoinDestination(deps.orders, scopeOf(view.doc), session.order.paymentDestination)) === 'unavailable') {
+    if (
+      method === 'stablecoin' &&
+      (await stablecoinDestination(deps.orders, scopeOf(view.doc), session.order.paymentDestination)) === 'unavailable'
+    ) {
       return back('destination_unavailable');
     }
 
@@ -183,7 +224,8 @@ function pay(deps: HostedPageDeps): RouterMiddleware {
 
     try {
       // The session as last read or written here goes into pay(), which then reads it no more.
-      const current = Object.keys(collected).length > 0 ? (await deps.commands.collectInputs(id, collected)).doc : view.doc;
+      const current =
+        Object.keys(collected).length > 0 ? (await deps.commands.collectInputs(id, collected)).doc : view.doc;
       const { view: after, result } = await deps.commands.pay(scopeOf(view.doc), id, attempt, current);
       if (result === 'declined') return back('declined');
       const now = deps.commands.present(after);
@@ -199,7 +241,8 @@ function pay(deps: HostedPageDeps): RouterMiddleware {
       }
       return back('paid_partial');
     } catch (err) {
-      if (isDomainError(err) && (err.code === 'SESSION_NOT_PAYABLE' || err.code === 'ORDER_NOT_EDITABLE')) return back('not_payable');
+      if (isDomainError(err) && (err.code === 'SESSION_NOT_PAYABLE' || err.code === 'ORDER_NOT_EDITABLE'))
+        return back('not_payable');
       throw err;
     }
   };
@@ -222,14 +265,21 @@ export function hostedPageRoutes(deps: HostedPageDeps): Router {
  * D15) while orders' rule still holds, 'unavailable' once it does not (deactivated, deleted, unverified; issue 22:
  * the page used to show it regardless), or undefined when the order names none. Only that one destination is read.
  */
-async function stablecoinDestination(orders: OrdersClient, scope: ReturnType<typeof scopeOf>, named: string | null | undefined): Promise<{ address: string } | 'unavailable' | undefined> {
+async function stablecoinDestination(
+  orders: OrdersClient,
+  scope: ReturnType<typeof scopeOf>,
+  named: string | null | undefined,
+): Promise<{ address: string } | 'unavailable' | undefined> {
   if (!named) return undefined;
   const destination = await orders.findPaymentDestination(scope, named);
   return destination && acceptsPayments(destination) ? { address: destination.address } : 'unavailable';
 }
 
 /** The inputs requireFromCustomer asks for, validated; null when one is missing or invalid. */
-function collectInputs(form: URLSearchParams, req: { phone: boolean; shippingAddress: boolean; location: boolean }): CollectedInputs | null {
+function collectInputs(
+  form: URLSearchParams,
+  req: { phone: boolean; shippingAddress: boolean; location: boolean },
+): CollectedInputs | null {
   const out: CollectedInputs = {};
   const text = (name: string) => {
     const v = (form.get(name) ?? '').trim();
@@ -250,7 +300,9 @@ function collectInputs(form: URLSearchParams, req: { phone: boolean; shippingAdd
       postalCode: text('postalCode'),
       country: text('country')?.toUpperCase(),
     };
-    const address = ShippingAddress.safeParse(Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined)));
+    const address = ShippingAddress.safeParse(
+      Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined)),
+    );
     if (!address.success) return null;
     out.shippingAddress = address.data;
   }

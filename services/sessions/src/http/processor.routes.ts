@@ -39,13 +39,18 @@ export function processorRoutes(commands: SessionCommands, secret: string, clock
     const note = parseOrThrow(ProcessorNotification, json, 'INVALID_REQUEST');
     const found = await commands.findPublic(note.sessionId);
     if (!found) throw new DomainError('SESSION_NOT_FOUND', `No checkout session ${note.sessionId} exists.`);
-    const { view } = await commands.pay(scopeOf(found.doc), note.sessionId, {
-      source: 'processor',
-      paymentId: note.paymentId,
-      method: note.method,
-      amount: note.amount,
-      capturedAt: new Date(note.capturedAt),
-    }, found.doc);
+    const { view } = await commands.pay(
+      scopeOf(found.doc),
+      note.sessionId,
+      {
+        source: 'processor',
+        paymentId: note.paymentId,
+        method: note.method,
+        amount: note.amount,
+        capturedAt: new Date(note.capturedAt),
+      },
+      found.doc,
+    );
     ctx.body = { session: commands.present(view) };
   });
 
@@ -57,7 +62,8 @@ async function readRawBody(ctx: Context): Promise<string> {
   let size = 0;
   for await (const chunk of ctx.req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_NOTIFICATION_BYTES) throw new DomainError('PAYLOAD_TOO_LARGE', `Notification exceeds ${MAX_NOTIFICATION_BYTES} bytes.`);
+    if (size > MAX_NOTIFICATION_BYTES)
+      throw new DomainError('PAYLOAD_TOO_LARGE', `Notification exceeds ${MAX_NOTIFICATION_BYTES} bytes.`);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');

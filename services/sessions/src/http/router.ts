@@ -1,5 +1,12 @@
 import type Koa from 'koa';
-import { internalAuth, isInternalPath, jsonBody, mountRouters, type AcceptedInternalCaller, type InternalRouteRule } from '@checkout/http';
+import {
+  internalAuth,
+  isInternalPath,
+  jsonBody,
+  mountRouters,
+  type AcceptedInternalCaller,
+  type InternalRouteRule,
+} from '@checkout/http';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import type { CreateSessionDeps } from '../domain/create-session.flow';
 import { sessionsRoutes } from './sessions.routes';
@@ -18,7 +25,9 @@ export interface RouteDeps {
 }
 
 /** Who may call what (issue 22): the merchants' session API and test helpers, through the gateway. */
-export const SESSIONS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [{ path: /^\/internal\/(sessions|test-helpers)(\/.*)?$/, callers: ['gateway'] }];
+export const SESSIONS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
+  { path: /^\/internal\/(sessions|test-helpers)(\/.*)?$/, callers: ['gateway'] },
+];
 
 /**
  * Tenant-called internal paths: authenticated by a caller's credential, JSON bodies only. Case-insensitive, as
@@ -42,6 +51,11 @@ export function mountRoutes(app: Koa, deps: RouteDeps): void {
     sessionsRoutes(deps.commands, deps.flowDeps),
     testHelpersRoutes(deps.commands, deps.flowDeps.idSecret),
     processorRoutes(deps.commands, deps.processorSecret, deps.clock),
-    hostedPageRoutes({ commands: deps.commands, csrfSecret: deps.csrfSecret, secureCookies: deps.secureCookies, orders: deps.flowDeps.orders }),
+    hostedPageRoutes({
+      commands: deps.commands,
+      csrfSecret: deps.csrfSecret,
+      secureCookies: deps.secureCookies,
+      orders: deps.flowDeps.orders,
+    }),
   ]);
 }

@@ -1,6 +1,13 @@
 import Router from '@koa/router';
 import { INTERNAL_HEADERS, parseOrThrow, requireScope } from '@checkout/http';
-import { CreateSessionRequest, ListSessionsQuery, ORDER_FIELD_CODES, type SessionListResponse, OrderSnapshot, UpdateSessionRequest } from '@checkout/contracts';
+import {
+  CreateSessionRequest,
+  ListSessionsQuery,
+  ORDER_FIELD_CODES,
+  type SessionListResponse,
+  OrderSnapshot,
+  UpdateSessionRequest,
+} from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import { createSession, type CreateSessionDeps } from '../domain/create-session.flow';
 import { CHECKOUT_SETTINGS_HEADER, parseCheckoutSettings } from '../domain/checkout-settings';
@@ -13,8 +20,16 @@ export function sessionsRoutes(commands: SessionCommands, flowDeps: CreateSessio
   router.post('/', async (ctx) => {
     const scope = requireScope(ctx.state);
     const settings = parseCheckoutSettings(ctx.get(CHECKOUT_SETTINGS_HEADER) || undefined);
-    const input = parseOrThrow(CreateSessionRequest, ctx.request.jsonBody ?? {}, 'SESSION_CREATION_FAILED', { codeForField: ORDER_FIELD_CODES });
-    const created = await createSession(flowDeps, scope, input, settings, ctx.get(INTERNAL_HEADERS.idempotencyRecord) || undefined);
+    const input = parseOrThrow(CreateSessionRequest, ctx.request.jsonBody ?? {}, 'SESSION_CREATION_FAILED', {
+      codeForField: ORDER_FIELD_CODES,
+    });
+    const created = await createSession(
+      flowDeps,
+      scope,
+      input,
+      settings,
+      ctx.get(INTERNAL_HEADERS.idempotencyRecord) || undefined,
+    );
     ctx.status = 201;
     ctx.body = { session: commands.present(created) };
   });
@@ -24,7 +39,10 @@ export function sessionsRoutes(commands: SessionCommands, flowDeps: CreateSessio
     const scope = requireScope(ctx.state);
     const { page, limit } = parseOrThrow(ListSessionsQuery, ctx.query, 'INVALID_REQUEST');
     const { views, total } = await commands.list(scope, page, limit);
-    const body: SessionListResponse = { sessions: views.map((view) => commands.present(view)), pagination: { page, limit, total, hasMore: page * limit < total } };
+    const body: SessionListResponse = {
+      sessions: views.map((view) => commands.present(view)),
+      pagination: { page, limit, total, hasMore: page * limit < total },
+    };
     ctx.body = body;
   });
 

@@ -24,7 +24,9 @@ export function testHelpersRoutes(commands: SessionCommands, idSecret: string): 
     const requestKey = ctx.get(INTERNAL_HEADERS.idempotencyRecord) || undefined;
     const { view } = await commands.pay(scope, id, {
       source: 'simulator',
-      ...(requestKey !== undefined && { paymentId: secretlyDerivedId('pay', scope.mode, idSecret, `payment\n${scope.organizationId}\n${requestKey}`) }),
+      ...(requestKey !== undefined && {
+        paymentId: secretlyDerivedId('pay', scope.mode, idSecret, `payment\n${scope.organizationId}\n${requestKey}`),
+      }),
       method: body.method,
       outcome: body.outcome,
       ...(body.amount !== undefined && { amount: body.amount }),

@@ -32,7 +32,10 @@ export async function startOrderEventsConsumer(deps: {
     parse: parseOrderEvent,
     handle: async (message) => {
       const scope = { organizationId: message.organizationId, mode: message.mode };
-      await deps.commands.onOrderChanged(scope, { orderId: message.orderId, snapshot: { order: message.order, revision: message.revision } });
+      await deps.commands.onOrderChanged(scope, {
+        orderId: message.orderId,
+        snapshot: { order: message.order, revision: message.revision },
+      });
     },
   });
 }

@@ -9,10 +9,25 @@ export const COLLECTIONS = {
 
 export const SESSION_INDEXES: readonly IndexDefinition[] = [
   // Flow 4: the expiry sweeper's query, pending sessions whose expiresAt has passed (across tenants).
-  { collection: COLLECTIONS.sessions, name: 'status_expiresAt', key: { status: 1, expiresAt: 1 }, servedBy: 'sessions.store findDuePendingAcrossTenants' },
+  {
+    collection: COLLECTIONS.sessions,
+    name: 'status_expiresAt',
+    key: { status: 1, expiresAt: 1 },
+    servedBy: 'sessions.store findDuePendingAcrossTenants',
+  },
   { collection: COLLECTIONS.sessions, name: 'outboxPending', key: { outboxPending: 1 }, servedBy: 'OutboxRelay sweep' },
   // D47: the dashboard's sessions list, newest first.
-  { collection: COLLECTIONS.sessions, name: 'org_mode_createdAt_id', key: { organizationId: 1, mode: 1, createdAt: -1, _id: -1 }, servedBy: 'sessions.store listSessions' },
+  {
+    collection: COLLECTIONS.sessions,
+    name: 'org_mode_createdAt_id',
+    key: { organizationId: 1, mode: 1, createdAt: -1, _id: -1 },
+    servedBy: 'sessions.store listSessions',
+  },
   // Order events name the order; its session is found by it.
-  { collection: COLLECTIONS.sessions, name: 'org_mode_orderId', key: { organizationId: 1, mode: 1, orderId: 1 }, servedBy: 'sessions.store findByOrderId' },
+  {
+    collection: COLLECTIONS.sessions,
+    name: 'org_mode_orderId',
+    key: { organizationId: 1, mode: 1, orderId: 1 },
+    servedBy: 'sessions.store findByOrderId',
+  },
 ];

@@ -12,7 +12,10 @@ export class SessionsStore {
   }
 
   /** Inserts a session once; a session already under its id (derived from an Idempotency-Key) is returned as stored. */
-  insertSession(scope: Scope, doc: Omit<SessionDocument, 'organizationId' | 'mode'>): Promise<InsertOnceResult<SessionDocument>> {
+  insertSession(
+    scope: Scope,
+    doc: Omit<SessionDocument, 'organizationId' | 'mode'>,
+  ): Promise<InsertOnceResult<SessionDocument>> {
     return scoped(this.collection, scope).insertOnce(doc);
   }
 
@@ -21,7 +24,11 @@ export class SessionsStore {
   }
 
   /** D47: the dashboard's sessions list, newest first (D20's order), served by org_mode_createdAt_id. */
-  async listSessions(scope: Scope, page: number, limit: number): Promise<{ sessions: SessionDocument[]; total: number }> {
+  async listSessions(
+    scope: Scope,
+    page: number,
+    limit: number,
+  ): Promise<{ sessions: SessionDocument[]; total: number }> {
     const sessions = scoped(this.collection, scope);
     const [list, total] = await Promise.all([
       sessions
@@ -67,6 +74,9 @@ export class SessionsStore {
 
   /** A declined attempt on a pending session: one $inc, null if the session is no longer pending. */
   countDeclined(scope: Scope, id: string, now: Date): Promise<SessionDocument | null> {
-    return scoped(this.collection, scope).findOneAndUpdate({ _id: id, status: 'pending' }, { $inc: { failedAttempts: 1, revision: 1 }, $set: { updatedAt: now } });
+    return scoped(this.collection, scope).findOneAndUpdate(
+      { _id: id, status: 'pending' },
+      { $inc: { failedAttempts: 1, revision: 1 }, $set: { updatedAt: now } },
+    );
   }
 }

@@ -1,9 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
-import { INTERNAL_API_HEADERS, ORDER_CANCELLED, ORDER_UPDATED, SessionEventV1, TOPICS, derivedId, orderChangedEvent, secretlyDerivedId, topicName } from '@checkout/contracts';
+import {
+  INTERNAL_API_HEADERS,
+  ORDER_CANCELLED,
+  ORDER_UPDATED,
+  SessionEventV1,
+  TOPICS,
+  derivedId,
+  orderChangedEvent,
+  secretlyDerivedId,
+  topicName,
+} from '@checkout/contracts';
 import { INTERNAL_HEADERS } from '@checkout/http';
 import { createEventProducer, createKafka } from '@checkout/kafka';
-import { ID_DERIVATION_SECRET, collectSessionEvents, newTenant, sessionRequest, startStack, uniqueName, type Stack } from './harness';
+import {
+  ID_DERIVATION_SECRET,
+  collectSessionEvents,
+  newTenant,
+  sessionRequest,
+  startStack,
+  uniqueName,
+  type Stack,
+} from './harness';
 
 // Issue 13, part 4 (a soak finding): a payment is stored once, in orders, and the session stores orders' answer
 // afterwards. If the sessions process dies between the two, orders' order event (written with the payment, in
@@ -25,9 +43,15 @@ describe('a payment orders applied but the session never stored', () => {
     const tenant = newTenant();
     const session = await stack.createSession(tenant, { callbackUrl: 'https://hooks.example/{SESSION_ID}' });
     // What sessions' pay() sends to orders, without sessions ever storing the answer: the crash.
-    const applied = await stack.orders('POST', `/internal/orders/${session.order.id}/payments`, tenant, { paymentId: uniqueName('pay'), method: 'card' });
+    const applied = await stack.orders('POST', `/internal/orders/${session.order.id}/payments`, tenant, {
+      paymentId: uniqueName('pay'),
+      method: 'card',
+    });
     expect(applied.status).toBe(200);
-    expect(applied.body).toMatchObject({ outcome: 'applied', order: { status: 'completed', paymentStatus: 'paid', amounts: { paid: 1223 } } });
+    expect(applied.body).toMatchObject({
+      outcome: 'applied',
+      order: { status: 'completed', paymentStatus: 'paid', amounts: { paid: 1223 } },
+    });
 
     const completed = await eventually(
       async () => {
@@ -38,7 +62,9 @@ describe('a payment orders applied but the session never stored', () => {
     );
     expect(completed).toMatchObject({ active: false, order: applied.body.order });
 
-    const [message] = await eventually(() => (events.of(session.id).length > 0 ? events.of(session.id) : undefined), { description: 'completed event on Kafka' });
+    const [message] = await eventually(() => (events.of(session.id).length > 0 ? events.of(session.id) : undefined), {
+      description: 'completed event on Kafka',
+    });
     const envelope = SessionEventV1.parse(message!.value);
     expect(envelope.type).toBe('checkout.session.completed');
     expect(envelope.body.session).toEqual(completed);
@@ -68,19 +94,39 @@ describe('a payment orders applied but the session never stored', () => {
   it('When order events arrive twice or out of order, then only a newer revision changes the session (at least once, any order)', async () => {
     const tenant = newTenant();
     const session = await stack.createSession(tenant);
-    const edited = await stack.orders('PATCH', `/internal/orders/${session.order.id}`, tenant, { metadata: { step: 'edited' } });
+    const edited = await stack.orders('PATCH', `/internal/orders/${session.order.id}`, tenant, {
+      metadata: { step: 'edited' },
+    });
     expect(edited.status).toBe(200);
     const revision = Number(edited.headers[INTERNAL_API_HEADERS.orderRevision]);
-    await eventually(async () => (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session.order.metadata.step === 'edited', { description: 'the edit arrives' });
+    await eventually(
+      async () =>
+        (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session.order.metadata.step ===
+        'edited',
+      { description: 'the edit arrives' },
+    );
 
     // Same key, so one partition and this order: a stale snapshot saying `cancelled` (it would cancel the session
     // for good if applied), a repeat of the current revision, then a newer one to know when the others were read.
     const producer = createEventProducer(createKafka({ clientId: uniqueName('stale'), brokers: stack.kafkaBrokers }));
     await producer.connect();
-    const event = (type: typeof ORDER_UPDATED | typeof ORDER_CANCELLED, rev: number, order: Record<string, unknown>) => ({
+    const event = (
+      type: typeof ORDER_UPDATED | typeof ORDER_CANCELLED,
+      rev: number,
+      order: Record<string, unknown>,
+    ) => ({
       topic: topicName(stack.topicPrefix, TOPICS.orderEvents),
       key: session.order.id as string,
-      value: JSON.stringify(orderChangedEvent({ type, organizationId: tenant.organizationId, mode: tenant.mode, occurredAt: new Date(), revision: rev, order: order as { id: string } })),
+      value: JSON.stringify(
+        orderChangedEvent({
+          type,
+          organizationId: tenant.organizationId,
+          mode: tenant.mode,
+          occurredAt: new Date(),
+          revision: rev,
+          order: order as { id: string },
+        }),
+      ),
       headers: { 'event-id': uniqueName('evt') },
     });
     try {
@@ -92,10 +138,13 @@ describe('a payment orders applied but the session never stored', () => {
     } finally {
       await producer.disconnect();
     }
-    const read = await eventually(async () => {
-      const current = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
-      return current.order.metadata.step === 'newer' ? current : undefined;
-    }, { description: 'the newer snapshot arrives' });
+    const read = await eventually(
+      async () => {
+        const current = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+        return current.order.metadata.step === 'newer' ? current : undefined;
+      },
+      { description: 'the newer snapshot arrives' },
+    );
     expect(read).toMatchObject({ status: 'pending', active: true, order: { status: 'open' } });
     expect(events.of(session.id)).toHaveLength(0);
   });
@@ -109,20 +158,41 @@ describe('a retry with the same Idempotency-Key after an unknown outcome (D42)',
     const tenant = newTenant();
     const record = uniqueName('record');
     const externalId = uniqueName('ext');
-    const sessionId = secretlyDerivedId('cs', tenant.mode, ID_DERIVATION_SECRET, `session\n${tenant.organizationId}\n${record}`);
+    const sessionId = secretlyDerivedId(
+      'cs',
+      tenant.mode,
+      ID_DERIVATION_SECRET,
+      `session\n${tenant.organizationId}\n${record}`,
+    );
     // The first try: orders created the order under the session's id, then sessions died.
     const { items, taxes, discounts } = sessionRequest();
-    const orphan = await stack.orders('POST', '/internal/orders', tenant, { items, taxes, discounts, externalId }, { 'idempotency-key': sessionId });
+    const orphan = await stack.orders(
+      'POST',
+      '/internal/orders',
+      tenant,
+      { items, taxes, discounts, externalId },
+      { 'idempotency-key': sessionId },
+    );
     expect(orphan.status).toBe(201);
 
-    const retried = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId }), { [INTERNAL_HEADERS.idempotencyRecord]: record });
+    const retried = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId }), {
+      [INTERNAL_HEADERS.idempotencyRecord]: record,
+    });
     expect(retried.status).toBe(201);
-    expect(retried.body.session).toMatchObject({ id: sessionId, status: 'pending', order: { id: orphan.body.order.id, externalId } });
+    expect(retried.body.session).toMatchObject({
+      id: sessionId,
+      status: 'pending',
+      order: { id: orphan.body.order.id, externalId },
+    });
     // Issue 22: the id is not what anyone who knows the organization and the key could compute without the secret.
-    expect(retried.body.session.id).not.toBe(derivedId('cs', tenant.mode, `session\n${tenant.organizationId}\n${record}`));
+    expect(retried.body.session.id).not.toBe(
+      derivedId('cs', tenant.mode, `session\n${tenant.organizationId}\n${record}`),
+    );
 
     // The session was stored by the retry; a third try finds it, and a request without the key is a new one (409).
-    const third = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId }), { [INTERNAL_HEADERS.idempotencyRecord]: record });
+    const third = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId }), {
+      [INTERNAL_HEADERS.idempotencyRecord]: record,
+    });
     expect(third.status).toBe(201);
     expect(third.body.session.id).toBe(sessionId);
     const unkeyed = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId }));
@@ -133,16 +203,34 @@ describe('a retry with the same Idempotency-Key after an unknown outcome (D42)',
     const tenant = newTenant();
     const session = await stack.createSession(tenant);
     const headers = { [INTERNAL_HEADERS.idempotencyRecord]: uniqueName('record') };
-    const first = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { amount: 500 }, headers);
+    const first = await stack.api(
+      'POST',
+      `/internal/test-helpers/sessions/${session.id}/pay`,
+      tenant,
+      { amount: 500 },
+      headers,
+    );
     expect(first.status).toBe(200);
-    const retried = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { amount: 500 }, headers);
+    const retried = await stack.api(
+      'POST',
+      `/internal/test-helpers/sessions/${session.id}/pay`,
+      tenant,
+      { amount: 500 },
+      headers,
+    );
     expect(retried.status).toBe(200);
     expect(retried.body.session).toMatchObject({ status: 'pending', order: { amounts: { paid: 500 } } });
     const order = await stack.orders('GET', `/internal/orders/${session.order.id}`, tenant);
     expect(order.body.order.amounts.paid).toBe(500);
 
     // Another key is another payment.
-    const second = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { amount: 500 }, { [INTERNAL_HEADERS.idempotencyRecord]: uniqueName('record') });
+    const second = await stack.api(
+      'POST',
+      `/internal/test-helpers/sessions/${session.id}/pay`,
+      tenant,
+      { amount: 500 },
+      { [INTERNAL_HEADERS.idempotencyRecord]: uniqueName('record') },
+    );
     expect(second.body.session.order.amounts.paid).toBe(1000);
   });
 
@@ -150,15 +238,28 @@ describe('a retry with the same Idempotency-Key after an unknown outcome (D42)',
     const tenant = newTenant();
     const session = await stack.createSession(tenant);
     const headers = { [INTERNAL_HEADERS.idempotencyRecord]: uniqueName('record') };
-    expect((await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}, headers)).status).toBe(200);
+    expect(
+      (await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}, headers)).status,
+    ).toBe(200);
     const retried = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}, headers);
     expect(retried.status).toBe(200);
-    expect(retried.body.session).toMatchObject({ status: 'completed', order: { amounts: { paid: session.order.amounts.total } } });
+    expect(retried.body.session).toMatchObject({
+      status: 'completed',
+      order: { amounts: { paid: session.order.amounts.total } },
+    });
     // A payment under another key is refused: the session is settled.
-    const other = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}, { [INTERNAL_HEADERS.idempotencyRecord]: uniqueName('record') });
+    const other = await stack.api(
+      'POST',
+      `/internal/test-helpers/sessions/${session.id}/pay`,
+      tenant,
+      {},
+      { [INTERNAL_HEADERS.idempotencyRecord]: uniqueName('record') },
+    );
     expect(other.status).toBe(400);
     expect(other.body.code).toBe('SESSION_NOT_PAYABLE');
-    await eventually(() => (events.of(session.id).length > 0 ? true : undefined), { description: 'completed event on Kafka' });
+    await eventually(() => (events.of(session.id).length > 0 ? true : undefined), {
+      description: 'completed event on Kafka',
+    });
     expect(events.of(session.id)).toHaveLength(1);
   });
 });

@@ -17,16 +17,18 @@ beforeAll(async () => {
 /** Resolves once each of the two sweepers has completed `rounds` more sweeps than it had when called. */
 async function moreSweeps(rounds: number): Promise<void> {
   const before = await Promise.all(sweeperUrls.map(sweepsCompleted));
-  await eventually(async () => (await Promise.all(sweeperUrls.map(sweepsCompleted))).every((n, i) => n >= (before[i] ?? 0) + rounds), {
-    deadlineMs: 15_000,
-    description: `${rounds} more sweeps by each sweeper`,
-  });
+  await eventually(
+    async () => (await Promise.all(sweeperUrls.map(sweepsCompleted))).every((n, i) => n >= (before[i] ?? 0) + rounds),
+    {
+      deadlineMs: 15_000,
+      description: `${rounds} more sweeps by each sweeper`,
+    },
+  );
 }
 afterAll(async () => {
   await events?.stop();
   await stack?.stop();
 });
-
 
 describe('POST /internal/test-helpers/sessions/:id/expire (D29)', () => {
   it('When expired by the helper, then expired now with one checkout.session.expired event; payment refused; a second expire fails', async () => {
@@ -34,7 +36,11 @@ describe('POST /internal/test-helpers/sessions/:id/expire (D29)', () => {
     const session = await stack.createSession(tenant);
     const res = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/expire`, tenant);
     expect(res.status).toBe(200);
-    expect(res.body.session).toMatchObject({ status: 'expired', active: false, order: { status: 'open', paymentStatus: 'unpaid' } });
+    expect(res.body.session).toMatchObject({
+      status: 'expired',
+      active: false,
+      order: { status: 'open', paymentStatus: 'unpaid' },
+    });
     expect(new Date(res.body.session.expiresAt).getTime()).toBeLessThanOrEqual(stack.clock.now().getTime());
     const [event] = await eventually(() => (events.of(session.id).length ? events.of(session.id) : undefined));
     const envelope = SessionEventV1.parse(event!.value);
@@ -67,8 +73,13 @@ describe('exact expiry and the sweeper (D21, flow 4)', () => {
       { deadlineMs: 10_000, description: 'expired read' },
     );
     expect(seen.active).toBe(false);
-    expect((await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {})).body.code).toBe('SESSION_NOT_PAYABLE');
-    await eventually(() => events.of(session.id).length >= 1, { deadlineMs: 10_000, description: 'expired event from a sweeper' });
+    expect((await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {})).body.code).toBe(
+      'SESSION_NOT_PAYABLE',
+    );
+    await eventually(() => events.of(session.id).length >= 1, {
+      deadlineMs: 10_000,
+      description: 'expired event from a sweeper',
+    });
     // Both sweepers have swept again since; still exactly one event.
     await moreSweeps(2);
     expect(events.of(session.id)).toHaveLength(1);
@@ -77,10 +88,15 @@ describe('exact expiry and the sweeper (D21, flow 4)', () => {
 
   it('When many sessions come due at once, then two sweepers still fire exactly one event per session', async () => {
     const tenant = newTenant();
-    const sessions = await Promise.all(Array.from({ length: 8 }, () => stack.createSession(tenant, { expiresInMinutes: 15 })));
+    const sessions = await Promise.all(
+      Array.from({ length: 8 }, () => stack.createSession(tenant, { expiresInMinutes: 15 })),
+    );
     const latest = Math.max(...sessions.map((s) => new Date(s.expiresAt).getTime()));
     stack.clock.advance(latest - stack.clock.now().getTime() + 10);
-    await eventually(() => sessions.every((s) => events.of(s.id).length >= 1), { deadlineMs: 10_000, description: 'expired events' });
+    await eventually(() => sessions.every((s) => events.of(s.id).length >= 1), {
+      deadlineMs: 10_000,
+      description: 'expired events',
+    });
     await moreSweeps(2);
     for (const s of sessions) expect(events.of(s.id), s.id).toHaveLength(1);
   });
@@ -93,12 +109,19 @@ describe('exact expiry and the sweeper (D21, flow 4)', () => {
     const cancel = await stack.orders('POST', `/internal/orders/${session.order.id}/cancel`, tenant);
     expect(cancel.status).toBe(200);
     // Sessions learns of the cancel from orders' order.cancelled event (D25), a moment after orders answered.
-    await eventually(async () => (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session.status === 'cancelled', {
-      deadlineMs: 10_000,
-      description: 'the session cancelled with its order',
-    });
+    await eventually(
+      async () =>
+        (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session.status === 'cancelled',
+      {
+        deadlineMs: 10_000,
+        description: 'the session cancelled with its order',
+      },
+    );
     stack.clock.advance(16 * 60_000);
-    await eventually(() => events.of(sentinel.id).length >= 1, { deadlineMs: 10_000, description: 'a sweep expiring the sentinel' });
+    await eventually(() => events.of(sentinel.id).length >= 1, {
+      deadlineMs: 10_000,
+      description: 'a sweep expiring the sentinel',
+    });
     expect((await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session.status).toBe('cancelled');
     expect(events.of(session.id)).toHaveLength(0);
   });

@@ -53,7 +53,11 @@ export function newTenant(overrides: Partial<Tenant> = {}): Tenant {
   return {
     organizationId: uniqueName('org'),
     mode: 'test',
-    settings: { organizationName: 'Acme Coffee', defaultCallbackUrl: null, enabledPaymentMethods: ['card', 'stablecoin', 'stored_value'] },
+    settings: {
+      organizationName: 'Acme Coffee',
+      defaultCallbackUrl: null,
+      enabledPaymentMethods: ['card', 'stablecoin', 'stored_value'],
+    },
     ...overrides,
   };
 }
@@ -66,9 +70,21 @@ export interface Stack {
   sessionEventsTopic: string;
   kafkaBrokers: string[];
   /** Call the sessions internal API as the gateway would. */
-  api<T = any>(method: 'GET' | 'POST' | 'PATCH', path: string, tenant: Tenant | null, body?: unknown, extraHeaders?: Record<string, string>): Promise<ApiResponse<T>>;
+  api<T = any>(
+    method: 'GET' | 'POST' | 'PATCH',
+    path: string,
+    tenant: Tenant | null,
+    body?: unknown,
+    extraHeaders?: Record<string, string>,
+  ): Promise<ApiResponse<T>>;
   /** Call the orders internal API directly. */
-  orders<T = any>(method: 'GET' | 'POST' | 'PATCH', path: string, tenant: Tenant, body?: unknown, extraHeaders?: Record<string, string>): Promise<ApiResponse<T>>;
+  orders<T = any>(
+    method: 'GET' | 'POST' | 'PATCH',
+    path: string,
+    tenant: Tenant,
+    body?: unknown,
+    extraHeaders?: Record<string, string>,
+  ): Promise<ApiResponse<T>>;
   /** Creates a session through the internal API; fails unless it answers 201. */
   createSession(tenant: Tenant, overrides?: Record<string, unknown>): Promise<any>;
   /** Starts another sessions replica (same database and topics), e.g. a second sweeper; its URL serves /metrics. */
@@ -83,7 +99,11 @@ export interface StackOptions {
   counters?: { orders?: CommandCounter; sessions?: CommandCounter };
 }
 
-export async function startStack(label: string, sessionsEnv: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
+export async function startStack(
+  label: string,
+  sessionsEnv: Record<string, string> = {},
+  options: StackOptions = {},
+): Promise<Stack> {
   const mongoUrl = process.env.MONGODB_URL;
   const brokers = process.env.KAFKA_BROKERS;
   if (!mongoUrl || !brokers) throw new Error('MONGODB_URL and KAFKA_BROKERS must be set (integration global setup)');
@@ -92,9 +112,26 @@ export async function startStack(label: string, sessionsEnv: Record<string, stri
   const logger = createLogger('test', { level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const clock = new TestClock();
 
-  const common = { MONGODB_URL: mongoUrl, KAFKA_BROKERS: brokers, TOPIC_PREFIX: topicPrefix, HTTP_HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', SHUTDOWN_GRACE_MS: '1000' };
-  const ordersConfig = parseOrdersConfig({ ...common, MONGODB_DATABASE: `orders_${id}`, INTERNAL_CALLERS: internalCallers({ gateway: GATEWAY_TOKEN, sessions: SESSIONS_TOKEN }), ...options.ordersEnv });
-  const ordersApp = buildOrdersApp(ordersConfig, logger, options.counters?.orders ? { commandCounter: options.counters.orders } : {});
+  const common = {
+    MONGODB_URL: mongoUrl,
+    KAFKA_BROKERS: brokers,
+    TOPIC_PREFIX: topicPrefix,
+    HTTP_HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    SHUTDOWN_GRACE_MS: '1000',
+  };
+  const ordersConfig = parseOrdersConfig({
+    ...common,
+    MONGODB_DATABASE: `orders_${id}`,
+    INTERNAL_CALLERS: internalCallers({ gateway: GATEWAY_TOKEN, sessions: SESSIONS_TOKEN }),
+    ...options.ordersEnv,
+  });
+  const ordersApp = buildOrdersApp(
+    ordersConfig,
+    logger,
+    options.counters?.orders ? { commandCounter: options.counters.orders } : {},
+  );
   const ordersUrl = (await ordersApp.start()).url;
 
   const sessionsEnvFull = {
@@ -112,12 +149,25 @@ export async function startStack(label: string, sessionsEnv: Record<string, stri
     ...sessionsEnv,
   };
   const apps: SessionsApp[] = [];
-  const sessionsApp = buildApp(parseConfig(sessionsEnvFull), logger, { clock: clock.now, ...(options.counters?.sessions && { commandCounter: options.counters.sessions }) });
+  const sessionsApp = buildApp(parseConfig(sessionsEnvFull), logger, {
+    clock: clock.now,
+    ...(options.counters?.sessions && { commandCounter: options.counters.sessions }),
+  });
   apps.push(sessionsApp);
   const { url: sessionsUrl } = await sessionsApp.start();
 
-  const call = async (base: string, method: string, path: string, tenant: Tenant | null, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<ApiResponse> => {
-    const headers: Record<string, string> = { 'x-request-id': `req_${randomBytes(6).toString('hex')}`, ...extraHeaders };
+  const call = async (
+    base: string,
+    method: string,
+    path: string,
+    tenant: Tenant | null,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<ApiResponse> => {
+    const headers: Record<string, string> = {
+      'x-request-id': `req_${randomBytes(6).toString('hex')}`,
+      ...extraHeaders,
+    };
     if (tenant) {
       headers['x-internal-token'] = base === ordersUrl && SESSIONS_ONLY.test(path) ? SESSIONS_TOKEN : GATEWAY_TOKEN;
       headers['x-organization-id'] = tenant.organizationId;
@@ -125,7 +175,11 @@ export async function startStack(label: string, sessionsEnv: Record<string, stri
       if (tenant.settings) headers['x-checkout-settings'] = encodeCheckoutSettings(tenant.settings);
     }
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await request(`${base}${path}`, { method: method as 'GET', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await request(`${base}${path}`, {
+      method: method as 'GET',
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.body.text();
     let parsed: unknown = text;
     try {
@@ -183,13 +237,20 @@ interface CollectedEvent {
 }
 
 /** Collects every message of the sessions events topic from the beginning. */
-export async function collectSessionEvents(stack: Stack): Promise<{ messages: CollectedEvent[]; of(sessionId: string): CollectedEvent[]; stop(): Promise<void> }> {
+export async function collectSessionEvents(
+  stack: Stack,
+): Promise<{ messages: CollectedEvent[]; of(sessionId: string): CollectedEvent[]; stop(): Promise<void> }> {
   const messages: CollectedEvent[] = [];
   const probe = await readTopic({
     kafka: createKafka({ clientId: uniqueName('probe'), brokers: stack.kafkaBrokers }),
     topic: stack.sessionEventsTopic,
     groupId: uniqueName(`${stack.topicPrefix}.probe`),
-    onMessage: (message) => messages.push({ key: message.key ?? '', eventId: message.headers['event-id'] ?? '', value: JSON.parse(message.value || 'null') }),
+    onMessage: (message) =>
+      messages.push({
+        key: message.key ?? '',
+        eventId: message.headers['event-id'] ?? '',
+        value: JSON.parse(message.value || 'null'),
+      }),
   });
   return {
     messages,
@@ -205,7 +266,10 @@ export type { PaymentMethod };
 
 /** Messages on the sessions events topic right now (sum of high-water marks): no waiting, no consumer. */
 export async function sessionEventsOnTopic(stack: Stack): Promise<number> {
-  const offsets = await topicOffsets(createKafka({ clientId: uniqueName('admin'), brokers: stack.kafkaBrokers }), stack.sessionEventsTopic);
+  const offsets = await topicOffsets(
+    createKafka({ clientId: uniqueName('admin'), brokers: stack.kafkaBrokers }),
+    stack.sessionEventsTopic,
+  );
   return [...offsets.values()].reduce((sum, p) => sum + p.high, 0);
 }
 

@@ -28,7 +28,9 @@ async function visit(sessionId: string, cookie?: string): Promise<PageVisit> {
   expect(res.statusCode).toBe(200);
   const html = await res.body.text();
   const setCookie = res.headers['set-cookie'];
-  const fresh = (Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []).map((c) => c.split(';')[0] ?? '').find((c) => c.startsWith('checkout_csrf='));
+  const fresh = (Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [])
+    .map((c) => c.split(';')[0] ?? '')
+    .find((c) => c.startsWith('checkout_csrf='));
   return { html, cookie: fresh ?? cookie ?? '', csrf: /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '' };
 }
 
@@ -44,47 +46,54 @@ async function payStablecoin(sessionId: string, page: PageVisit): Promise<string
 }
 
 async function destinationOf(tenant: Tenant, address: string): Promise<string> {
-  const created = await stack.orders('POST', '/internal/admin/payment-destinations', tenant, { address, status: 'active', verified: true });
+  const created = await stack.orders('POST', '/internal/admin/payment-destinations', tenant, {
+    address,
+    status: 'active',
+    verified: true,
+  });
   expect(created.status).toBe(201);
   return created.body.paymentDestination.id as string;
 }
 
-describe('The hosted page and the order\'s payment destination (issue 22)', () => {
+describe("The hosted page and the order's payment destination (issue 22)", () => {
   it.each([
     ['deactivated', { status: 'inactive' }],
     ['deleted', { status: 'deleted' }],
     ['no longer verified', { verified: false }],
-  ])('When the destination is %s after the session was created, then the page offers no address and no stablecoin form, says payments are unavailable, and a stablecoin POST pays nothing', async (_label, patch) => {
-    const tenant = newTenant();
-    const address = `0x${'cd34'.repeat(10)}`;
-    const id = await destinationOf(tenant, address);
-    const session = await stack.createSession(tenant, { paymentDestination: id });
+  ])(
+    'When the destination is %s after the session was created, then the page offers no address and no stablecoin form, says payments are unavailable, and a stablecoin POST pays nothing',
+    async (_label, patch) => {
+      const tenant = newTenant();
+      const address = `0x${'cd34'.repeat(10)}`;
+      const id = await destinationOf(tenant, address);
+      const session = await stack.createSession(tenant, { paymentDestination: id });
 
-    const before = await visit(session.id);
-    expect(before.html).toContain(`data-testid="payment-address">${address}<`);
-    expect(before.html).toContain('data-method="stablecoin"');
+      const before = await visit(session.id);
+      expect(before.html).toContain(`data-testid="payment-address">${address}<`);
+      expect(before.html).toContain('data-method="stablecoin"');
 
-    const changed = await stack.orders('PATCH', `/internal/admin/payment-destinations/${id}`, tenant, patch);
-    expect(changed.status).toBe(200);
+      const changed = await stack.orders('PATCH', `/internal/admin/payment-destinations/${id}`, tenant, patch);
+      expect(changed.status).toBe(200);
 
-    const after = await visit(session.id, before.cookie);
-    expect(after.html).not.toContain(address);
-    expect(after.html).not.toContain('data-testid="payment-qr"');
-    expect(after.html).not.toContain('data-method="stablecoin"');
-    expect(after.html).not.toContain('value="stablecoin"');
-    expect(after.html).toMatch(/payments to this merchant are unavailable/i);
-    // The other methods stay: they do not pay into the destination.
-    expect(after.html).toContain('data-method="card"');
+      const after = await visit(session.id, before.cookie);
+      expect(after.html).not.toContain(address);
+      expect(after.html).not.toContain('data-testid="payment-qr"');
+      expect(after.html).not.toContain('data-method="stablecoin"');
+      expect(after.html).not.toContain('value="stablecoin"');
+      expect(after.html).toMatch(/payments to this merchant are unavailable/i);
+      // The other methods stay: they do not pay into the destination.
+      expect(after.html).toContain('data-method="card"');
 
-    // A form rendered before the change (or forged) is refused too.
-    const location = await payStablecoin(session.id, after);
-    expect(location).toBe(`/checkout/${session.id}?m=destination_unavailable`);
-    const shown = await visit(session.id, after.cookie);
-    expect(shown.html).toMatch(/payments to this merchant are unavailable/i);
-    const stored = await stack.api('GET', `/internal/sessions/${session.id}`, tenant);
-    expect(stored.body.session.order.amounts.paid).toBe(0);
-    expect(stored.body.session.status).toBe('pending');
-  });
+      // A form rendered before the change (or forged) is refused too.
+      const location = await payStablecoin(session.id, after);
+      expect(location).toBe(`/checkout/${session.id}?m=destination_unavailable`);
+      const shown = await visit(session.id, after.cookie);
+      expect(shown.html).toMatch(/payments to this merchant are unavailable/i);
+      const stored = await stack.api('GET', `/internal/sessions/${session.id}`, tenant);
+      expect(stored.body.session.order.amounts.paid).toBe(0);
+      expect(stored.body.session.status).toBe('pending');
+    },
+  );
 
   it('When the destination stays active and verified, then the page shows its address and a stablecoin payment is taken', async () => {
     const tenant = newTenant();

@@ -26,7 +26,16 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));
   merchantUrl = `http://127.0.0.1:${(merchant.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
 });
 afterAll(async () => {
   await browser?.close();
@@ -92,7 +101,10 @@ describe('GET /checkout/:id (D26, D41)', () => {
 
   it('When requireFromCustomer asks for phone and address, then they are required and stored before payment', async () => {
     const tenant = newTenant();
-    const session = await createSession(tenant, { requireFromCustomer: { phone: true, shippingAddress: true }, customer: { email: 'ann@example.com' } });
+    const session = await createSession(tenant, {
+      requireFromCustomer: { phone: true, shippingAddress: true },
+      customer: { email: 'ann@example.com' },
+    });
     const page = await open(session.id);
     await page.getByLabel('Card number').fill('4242424242424242');
     await page.getByRole('button', { name: /Pay/ }).click();
@@ -125,11 +137,28 @@ describe('GET /checkout/:id (D26, D41)', () => {
     await page.screenshot({ path: `${SHOTS}/partial.png`, fullPage: true });
     // More is paid through the API; the page's poller shows it in place, without a reload (the marker survives).
     await page.evaluate(() => Object.assign(globalThis, { sameDocument: true }));
-    await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { method: 'stablecoin', amount: 200 });
-    await eventually(async () => (await page.getByTestId('paid').textContent().catch(() => null)) === '$7.00', { deadlineMs: 10_000, description: 'paid amount to update' });
+    await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {
+      method: 'stablecoin',
+      amount: 200,
+    });
+    await eventually(
+      async () =>
+        (await page
+          .getByTestId('paid')
+          .textContent()
+          .catch(() => null)) === '$7.00',
+      { deadlineMs: 10_000, description: 'paid amount to update' },
+    );
     expect(await page.getByTestId('remaining').textContent()).toBe('$5.23');
     await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { method: 'stablecoin' });
-    await eventually(async () => (await page.getByTestId('status').getAttribute('data-status').catch(() => null)) === 'completed', { deadlineMs: 10_000, description: 'page to show completed' });
+    await eventually(
+      async () =>
+        (await page
+          .getByTestId('status')
+          .getAttribute('data-status')
+          .catch(() => null)) === 'completed',
+      { deadlineMs: 10_000, description: 'page to show completed' },
+    );
     expect(await page.evaluate(() => (globalThis as { sameDocument?: boolean }).sameDocument)).toBe(true);
     expect(await page.locator('#live-status').textContent()).toBe('Payment received');
     expect(page.url()).toBe(`${stack.sessionsUrl}/checkout/${session.id}`);
@@ -149,10 +178,14 @@ describe('GET /checkout/:id (D26, D41)', () => {
     const cancelled = await createSession(tenant);
     await stack.orders('POST', `/internal/orders/${cancelled.order.id}/cancel`, tenant);
     // Sessions learns of the cancel from orders' order.cancelled event (D25), a moment after orders answered.
-    await eventually(async () => (await stack.api('GET', `/internal/sessions/${cancelled.id}`, tenant)).body.session.status === 'cancelled', {
-      deadlineMs: 10_000,
-      description: 'the session cancelled with its order',
-    });
+    await eventually(
+      async () =>
+        (await stack.api('GET', `/internal/sessions/${cancelled.id}`, tenant)).body.session.status === 'cancelled',
+      {
+        deadlineMs: 10_000,
+        description: 'the session cancelled with its order',
+      },
+    );
     const p2 = await open(cancelled.id);
     expect(await p2.getByTestId('status').getAttribute('data-status')).toBe('cancelled');
     await p2.screenshot({ path: `${SHOTS}/cancelled.png`, fullPage: true });
@@ -176,10 +209,20 @@ describe('GET /checkout/:id (D26, D41)', () => {
     const first = (await countdown.textContent()) ?? '';
     expect(first).toMatch(/^1[45]:[0-5]\d$/);
     // It ticks: the text changes by itself (a one-second interval, so within a few seconds).
-    await eventually(async () => ((await countdown.textContent()) ?? first) !== first, { deadlineMs: 5_000, description: 'the countdown to tick' });
+    await eventually(async () => ((await countdown.textContent()) ?? first) !== first, {
+      deadlineMs: 5_000,
+      description: 'the countdown to tick',
+    });
     await page.evaluate(() => Object.assign(globalThis, { sameDocument: true }));
     await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/expire`, tenant);
-    await eventually(async () => (await page.getByTestId('status').getAttribute('data-status').catch(() => null)) === 'expired', { deadlineMs: 10_000, description: 'page to show expired' });
+    await eventually(
+      async () =>
+        (await page
+          .getByTestId('status')
+          .getAttribute('data-status')
+          .catch(() => null)) === 'expired',
+      { deadlineMs: 10_000, description: 'page to show expired' },
+    );
     expect(await page.evaluate(() => (globalThis as { sameDocument?: boolean }).sameDocument)).toBe(true);
     expect(await page.getByRole('button', { name: /Pay/ }).count()).toBe(0);
     expect(await page.getByTestId('countdown').count()).toBe(0);
@@ -189,7 +232,11 @@ describe('GET /checkout/:id (D26, D41)', () => {
   it('When the method is stablecoin and the order has a destination, then a QR code of its address is shown (scanned back here)', async () => {
     const tenant = newTenant();
     const address = `0x${'ab12'.repeat(10)}`;
-    const created = await stack.orders('POST', '/internal/admin/payment-destinations', tenant, { address, status: 'active', verified: true });
+    const created = await stack.orders('POST', '/internal/admin/payment-destinations', tenant, {
+      address,
+      status: 'active',
+      verified: true,
+    });
     expect(created.status).toBe(201);
     const session = await createSession(tenant, { paymentDestination: created.body.paymentDestination.id });
     const page = await open(session.id);

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
 import { SessionEventV1 } from '@checkout/contracts';
 import { signProcessorPayload } from '../../src/domain/processor-signature';
-import { PROCESSOR_SECRET, collectSessionEvents, newTenant, sessionEventsOnTopic, startStack, uniqueName, type Stack } from './harness';
+import {
+  PROCESSOR_SECRET,
+  collectSessionEvents,
+  newTenant,
+  sessionEventsOnTopic,
+  startStack,
+  uniqueName,
+  type Stack,
+} from './harness';
 
 let stack: Stack;
 let events: Awaited<ReturnType<typeof collectSessionEvents>>;
@@ -15,21 +23,28 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-
-
 describe('POST /internal/test-helpers/sessions/:id/pay', () => {
   it('When paid in full, then order completed and checkout.session.completed is on Kafka before the response (flow 3, D28)', async () => {
     const tenant = newTenant();
-    const session = await stack.createSession(tenant, { externalId: uniqueName('ext'), callbackUrl: 'https://hooks.example/{SESSION_ID}' });
+    const session = await stack.createSession(tenant, {
+      externalId: uniqueName('ext'),
+      callbackUrl: 'https://hooks.example/{SESSION_ID}',
+    });
     const before = await sessionEventsOnTopic(stack);
     const paid = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {});
     // Measured the moment the response is in: no waiting.
     expect(await sessionEventsOnTopic(stack)).toBeGreaterThan(before);
     expect(paid.status).toBe(200);
-    expect(paid.body.session).toMatchObject({ status: 'completed', active: false, order: { status: 'completed', paymentStatus: 'paid', amounts: { paid: 1223 } } });
+    expect(paid.body.session).toMatchObject({
+      status: 'completed',
+      active: false,
+      order: { status: 'completed', paymentStatus: 'paid', amounts: { paid: 1223 } },
+    });
     expect(paid.body.session.order.paidAt).toBeDefined();
 
-    const [message] = await eventually(() => (events.of(session.id).length === 1 ? events.of(session.id) : undefined), { description: 'completed event' });
+    const [message] = await eventually(() => (events.of(session.id).length === 1 ? events.of(session.id) : undefined), {
+      description: 'completed event',
+    });
     const envelope = SessionEventV1.parse(message!.value);
     expect(envelope.type).toBe('checkout.session.completed');
     expect(message!.eventId).toBe(envelope.eventId);
@@ -47,10 +62,19 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
   it('When declined, then failedAttempts + 1, still pending, no event (D27)', async () => {
     const tenant = newTenant();
     const session = await stack.createSession(tenant);
-    const res = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { outcome: 'declined' });
+    const res = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {
+      outcome: 'declined',
+    });
     expect(res.status).toBe(200);
-    expect(res.body.session).toMatchObject({ status: 'pending', failedAttempts: 1, order: { paymentStatus: 'unpaid' } });
-    const twice = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { outcome: 'declined', method: 'card' });
+    expect(res.body.session).toMatchObject({
+      status: 'pending',
+      failedAttempts: 1,
+      order: { paymentStatus: 'unpaid' },
+    });
+    const twice = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {
+      outcome: 'declined',
+      method: 'card',
+    });
     expect(twice.body.session.failedAttempts).toBe(2);
     expect(events.of(session.id)).toHaveLength(0);
   });
@@ -58,11 +82,24 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
   it('When a stablecoin pays part, then partially_paid, pending and no event; the rest completes it, overpaid allowed (D28)', async () => {
     const tenant = newTenant();
     const session = await stack.createSession(tenant);
-    const part = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { method: 'stablecoin', amount: 200 });
-    expect(part.body.session).toMatchObject({ status: 'pending', active: true, order: { status: 'open', paymentStatus: 'partially_paid', amounts: { paid: 200 } } });
+    const part = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {
+      method: 'stablecoin',
+      amount: 200,
+    });
+    expect(part.body.session).toMatchObject({
+      status: 'pending',
+      active: true,
+      order: { status: 'open', paymentStatus: 'partially_paid', amounts: { paid: 200 } },
+    });
     expect(await sessionEventsOnTopic(stack).then(() => events.of(session.id).length)).toBe(0);
-    const rest = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { method: 'stablecoin', amount: 2000 });
-    expect(rest.body.session).toMatchObject({ status: 'completed', order: { status: 'completed', paymentStatus: 'overpaid', amounts: { paid: 2200 } } });
+    const rest = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {
+      method: 'stablecoin',
+      amount: 2000,
+    });
+    expect(rest.body.session).toMatchObject({
+      status: 'completed',
+      order: { status: 'completed', paymentStatus: 'overpaid', amounts: { paid: 2200 } },
+    });
     await eventually(() => events.of(session.id).length === 1, { description: 'one completed event' });
   });
 
@@ -126,10 +163,19 @@ describe('POST /internal/processor/notifications (D27)', () => {
   it('When a signed notification arrives twice, then the payment is applied once and the session completes once', async () => {
     const tenant = newTenant({ mode: 'live' });
     const session = await stack.createSession(tenant);
-    const note = { paymentId: uniqueName('pi'), sessionId: session.id, amount: 1223, method: 'card', capturedAt: new Date().toISOString() };
+    const note = {
+      paymentId: uniqueName('pi'),
+      sessionId: session.id,
+      amount: 1223,
+      method: 'card',
+      capturedAt: new Date().toISOString(),
+    };
     const first = await notify(note);
     expect(first.status).toBe(200);
-    expect(first.body.session).toMatchObject({ status: 'completed', order: { amounts: { paid: 1223 }, paymentStatus: 'paid' } });
+    expect(first.body.session).toMatchObject({
+      status: 'completed',
+      order: { amounts: { paid: 1223 }, paymentStatus: 'paid' },
+    });
     const second = await notify(note);
     expect(second.status).toBe(200);
     expect(second.body.session.order.amounts.paid).toBe(1223);
@@ -140,7 +186,13 @@ describe('POST /internal/processor/notifications (D27)', () => {
   it('When a partial notification id repeats, then it counts once', async () => {
     const tenant = newTenant({ mode: 'live' });
     const session = await stack.createSession(tenant);
-    const note = { paymentId: uniqueName('pi'), sessionId: session.id, amount: 100, method: 'stablecoin', capturedAt: new Date().toISOString() };
+    const note = {
+      paymentId: uniqueName('pi'),
+      sessionId: session.id,
+      amount: 100,
+      method: 'stablecoin',
+      capturedAt: new Date().toISOString(),
+    };
     await notify(note);
     const again = await notify(note);
     expect(again.body.session.order.amounts.paid).toBe(100);
@@ -150,19 +202,35 @@ describe('POST /internal/processor/notifications (D27)', () => {
   it('When the signature is wrong, stale or missing, then 401 UNAUTHORIZED and nothing is applied', async () => {
     const tenant = newTenant({ mode: 'live' });
     const session = await stack.createSession(tenant);
-    const note = { paymentId: uniqueName('pi'), sessionId: session.id, amount: 1223, method: 'card', capturedAt: new Date().toISOString() };
+    const note = {
+      paymentId: uniqueName('pi'),
+      sessionId: session.id,
+      amount: 1223,
+      method: 'card',
+      capturedAt: new Date().toISOString(),
+    };
     const wrong = await notify(note, { secret: 'not-the-processor-secret' });
     expect(wrong.status).toBe(401);
     expect(wrong.body.code).toBe('UNAUTHORIZED');
     expect((await notify(note, { at: Math.floor(Date.now() / 1000) - 301 })).status).toBe(401);
-    const missing = await fetch(`${stack.sessionsUrl}/internal/processor/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(note) });
+    const missing = await fetch(`${stack.sessionsUrl}/internal/processor/notifications`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(note),
+    });
     expect(missing.status).toBe(401);
     const read = await stack.api('GET', `/internal/sessions/${session.id}`, tenant);
     expect(read.body.session.order.amounts.paid).toBe(0);
   });
 
   it('When the session is unknown, then 404 SESSION_NOT_FOUND', async () => {
-    const res = await notify({ paymentId: uniqueName('pi'), sessionId: 'cs_live_unknown000000000000000000', amount: 1, method: 'card', capturedAt: new Date().toISOString() });
+    const res = await notify({
+      paymentId: uniqueName('pi'),
+      sessionId: 'cs_live_unknown000000000000000000',
+      amount: 1,
+      method: 'card',
+      capturedAt: new Date().toISOString(),
+    });
     expect(res.status).toBe(404);
   });
 });

@@ -13,17 +13,28 @@ let stack: Stack;
 const tenant = newTenant();
 
 /** The commands `fn` cost in each service. */
-async function measure<T>(fn: () => Promise<T>): Promise<{ result: T; sessions: Record<string, number>; orders: Record<string, number>; total: number }> {
+async function measure<T>(
+  fn: () => Promise<T>,
+): Promise<{ result: T; sessions: Record<string, number>; orders: Record<string, number>; total: number }> {
   let inOrders: Awaited<ReturnType<CommandCounter['during']>> | undefined;
   const inSessions = await counters.sessions.during(async () => {
     inOrders = await counters.orders.during(fn);
     return inOrders.result as T;
   });
-  return { result: inSessions.result, sessions: inSessions.commands, orders: inOrders!.commands, total: inSessions.total + inOrders!.total };
+  return {
+    result: inSessions.result,
+    sessions: inSessions.commands,
+    orders: inOrders!.commands,
+    total: inSessions.total + inOrders!.total,
+  };
 }
 
 beforeAll(async () => {
-  stack = await startStack('trips', { OUTBOX_SWEEP_INTERVAL_MS: QUIET, EXPIRY_SWEEP_INTERVAL_MS: QUIET }, { ordersEnv: { OUTBOX_SWEEP_INTERVAL_MS: QUIET }, counters });
+  stack = await startStack(
+    'trips',
+    { OUTBOX_SWEEP_INTERVAL_MS: QUIET, EXPIRY_SWEEP_INTERVAL_MS: QUIET },
+    { ordersEnv: { OUTBOX_SWEEP_INTERVAL_MS: QUIET }, counters },
+  );
   // Warm-up: the first request of each kind may pay for things a running service has already done.
   const warm = await stack.createSession(tenant);
   await stack.api('GET', `/internal/sessions/${warm.id}`, tenant);
@@ -36,7 +47,9 @@ afterAll(async () => {
 
 describe('database round trips per session operation (sessions + orders)', () => {
   it('POST /internal/sessions: 2 (orders inserts the order, sessions the session with its copy of the order); budget ≤ 4', async () => {
-    const created = await measure(() => stack.api('POST', '/internal/sessions', tenant, { items: [{ name: 'Tea', quantity: 1, unitPrice: 300 }] }));
+    const created = await measure(() =>
+      stack.api('POST', '/internal/sessions', tenant, { items: [{ name: 'Tea', quantity: 1, unitPrice: 300 }] }),
+    );
     expect(created.result.status).toBe(201);
     expect(created.orders).toEqual({ insert: 1 });
     expect(created.sessions).toEqual({ insert: 1 });
@@ -53,7 +66,9 @@ describe('database round trips per session operation (sessions + orders)', () =>
 
   it('test-helper pay in full: 5 (session read; orders read + conditional replace with its event; session conditional replace with its event, relay marks it sent); budget ≤ 5', async () => {
     const session = await stack.createSession(tenant);
-    const paid = await measure(() => stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}));
+    const paid = await measure(() =>
+      stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}),
+    );
     expect(paid.result.status).toBe(200);
     expect(paid.result.body.session.status).toBe('completed');
     expect(paid.sessions).toEqual({ find: 1, update: 2 });
@@ -63,12 +78,22 @@ describe('database round trips per session operation (sessions + orders)', () =>
 
   it('test-helper pay, partial: 4 (no event); declined: 2 in sessions (one $inc), 0 in orders', async () => {
     const session = await stack.createSession(tenant);
-    const partial = await measure(() => stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { method: 'stablecoin', amount: 100 }));
-    expect(partial.result.body.session).toMatchObject({ status: 'pending', order: { paymentStatus: 'partially_paid' } });
+    const partial = await measure(() =>
+      stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {
+        method: 'stablecoin',
+        amount: 100,
+      }),
+    );
+    expect(partial.result.body.session).toMatchObject({
+      status: 'pending',
+      order: { paymentStatus: 'partially_paid' },
+    });
     expect(partial.sessions).toEqual({ find: 1, update: 1 });
     expect(partial.orders).toEqual({ find: 1, update: 1 });
 
-    const declined = await measure(() => stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { outcome: 'declined' }));
+    const declined = await measure(() =>
+      stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { outcome: 'declined' }),
+    );
     expect(declined.result.body.session.failedAttempts).toBe(1);
     expect(declined.sessions).toEqual({ find: 1, findAndModify: 1 });
     expect(declined.orders).toEqual({});

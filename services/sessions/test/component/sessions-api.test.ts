@@ -14,7 +14,12 @@ afterAll(async () => {
 describe('POST /internal/sessions', () => {
   it('When created, then 201 with the exact CheckoutSession shape, placeholders substituted and the order embedded (D1, D22, D39)', async () => {
     const tenant = newTenant();
-    const res = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ callbackUrl: 'https://hooks.example/{SESSION_ID}/{SESSION_ID}?o={ORDER_ID}&x={OTHER}' }));
+    const res = await stack.api(
+      'POST',
+      '/internal/sessions',
+      tenant,
+      sessionRequest({ callbackUrl: 'https://hooks.example/{SESSION_ID}/{SESSION_ID}?o={ORDER_ID}&x={OTHER}' }),
+    );
     expect(res.status).toBe(201);
     const session = res.body.session;
     expect(CheckoutSession.strict().safeParse(session).success).toBe(true);
@@ -24,16 +29,28 @@ describe('POST /internal/sessions', () => {
     expect(session.active).toBe(true);
     expect(session.failedAttempts).toBe(0);
     expect(session.successUrl).toBe(`https://merchant.example/thanks?session=${session.id}&order=${session.order.id}`);
-    expect(session.callbackUrl).toBe(`https://hooks.example/${session.id}/${session.id}?o=${session.order.id}&x={OTHER}`);
+    expect(session.callbackUrl).toBe(
+      `https://hooks.example/${session.id}/${session.id}?o=${session.order.id}&x={OTHER}`,
+    );
     expect(session.sessionData).toEqual({});
     expect(session).not.toHaveProperty('customerId');
     expect(session.requireFromCustomer).toEqual({ phone: false, shippingAddress: false, location: false });
-    expect(session.order).toMatchObject({ status: 'open', paymentStatus: 'unpaid', amounts: { subtotal: 1225, tax: 98, discount: 100, total: 1223, paid: 0 } });
+    expect(session.order).toMatchObject({
+      status: 'open',
+      paymentStatus: 'unpaid',
+      amounts: { subtotal: 1225, tax: 98, discount: 100, total: 1223, paid: 0 },
+    });
     expect(new Date(session.expiresAt).getTime() - new Date(session.createdAt).getTime()).toBe(60 * 60_000);
   });
 
   it('When no callbackUrl is sent, then the organization default is used with placeholders; with neither it is null (D22)', async () => {
-    const withDefault = newTenant({ settings: { organizationName: 'Acme', defaultCallbackUrl: 'https://default.example/hook/{ORDER_ID}', enabledPaymentMethods: ['card'] } });
+    const withDefault = newTenant({
+      settings: {
+        organizationName: 'Acme',
+        defaultCallbackUrl: 'https://default.example/hook/{ORDER_ID}',
+        enabledPaymentMethods: ['card'],
+      },
+    });
     const a = await stack.api('POST', '/internal/sessions', withDefault, sessionRequest({ successUrl: undefined }));
     expect(a.status).toBe(201);
     expect(a.body.session.callbackUrl).toBe(`https://default.example/hook/${a.body.session.order.id}`);
@@ -43,14 +60,29 @@ describe('POST /internal/sessions', () => {
   });
 
   it('When a customer is given, then customerId is the order customer id', async () => {
-    const res = await stack.api('POST', '/internal/sessions', newTenant(), sessionRequest({ customer: { email: 'Ann@Example.com' } }));
+    const res = await stack.api(
+      'POST',
+      '/internal/sessions',
+      newTenant(),
+      sessionRequest({ customer: { email: 'Ann@Example.com' } }),
+    );
     expect(res.status).toBe(201);
     expect(res.body.session.customerId).toBe(res.body.session.order.customer.id);
   });
 
   it('When the total is 0, then 400 SESSION_CREATION_FAILED and no order is left (D24)', async () => {
     const tenant = newTenant();
-    const res = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ items: [{ name: 'Free', quantity: 1, unitPrice: 0 }], taxes: [], discounts: [], externalId: 'free-1' }));
+    const res = await stack.api(
+      'POST',
+      '/internal/sessions',
+      tenant,
+      sessionRequest({
+        items: [{ name: 'Free', quantity: 1, unitPrice: 0 }],
+        taxes: [],
+        discounts: [],
+        externalId: 'free-1',
+      }),
+    );
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('SESSION_CREATION_FAILED');
     const list = await stack.orders('GET', '/internal/orders', tenant);
@@ -66,12 +98,28 @@ describe('POST /internal/sessions', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('SESSION_CREATION_FAILED');
     expect(bad.body.details[0].path).toBe('expiresInMinutes');
-    expect((await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ locationId: 'nope' }))).body.code).toBe('INVALID_LOCATION_ID');
-    expect((await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ paymentDestination: 'nope' }))).body.code).toBe('INVALID_PAYMENT_DESTINATION');
-    expect((await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ locationId: 'loc_test_abc' }))).body.code).toBe('LOCATION_NOT_FOUND');
-    const pd = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ paymentDestination: '0x' + 'a'.repeat(40) }));
+    expect(
+      (await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ locationId: 'nope' }))).body.code,
+    ).toBe('INVALID_LOCATION_ID');
+    expect(
+      (await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ paymentDestination: 'nope' }))).body.code,
+    ).toBe('INVALID_PAYMENT_DESTINATION');
+    expect(
+      (await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ locationId: 'loc_test_abc' }))).body.code,
+    ).toBe('LOCATION_NOT_FOUND');
+    const pd = await stack.api(
+      'POST',
+      '/internal/sessions',
+      tenant,
+      sessionRequest({ paymentDestination: '0x' + 'a'.repeat(40) }),
+    );
     expect(pd.body.code).toBe('PAYMENT_DESTINATION_NOT_FOUND');
-    const discount = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ discounts: [{ name: 'x', type: 'fixed', amount: 999_999 }] }));
+    const discount = await stack.api(
+      'POST',
+      '/internal/sessions',
+      tenant,
+      sessionRequest({ discounts: [{ name: 'x', type: 'fixed', amount: 999_999 }] }),
+    );
     expect(discount.status).toBe(400);
     expect(discount.body.code).toBe('SESSION_CREATION_FAILED');
     expect(discount.body.details.length).toBeGreaterThan(0);
@@ -85,7 +133,12 @@ describe('POST /internal/sessions', () => {
     const dup = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId: 'ext-1' }));
     expect(dup.status).toBe(409);
     expect(dup.body.code).toBe('DUPLICATE_EXTERNAL_ID');
-    const live = await stack.api('POST', '/internal/sessions', { ...tenant, mode: 'live' }, sessionRequest({ externalId: 'ext-1' }));
+    const live = await stack.api(
+      'POST',
+      '/internal/sessions',
+      { ...tenant, mode: 'live' },
+      sessionRequest({ externalId: 'ext-1' }),
+    );
     expect(live.status).toBe(201);
     expect(live.body.session.id).toMatch(/^cs_live_/);
   });
@@ -93,7 +146,9 @@ describe('POST /internal/sessions', () => {
   it('When 20 creates with one externalId run at once, then exactly one 201 and 19 × 409 (D37)', async () => {
     const tenant = newTenant();
     const externalId = uniqueName('race');
-    const results = await Promise.all(Array.from({ length: 20 }, () => stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId }))));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId }))),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
@@ -109,7 +164,9 @@ describe('GET /internal/sessions/:id', () => {
     const read = await stack.api('GET', `/internal/sessions/${created.id}`, tenant);
     expect(read.status).toBe(200);
     expect(read.body.session).toEqual(created);
-    expect((await stack.api('GET', `/internal/sessions/${created.id}`, newTenant())).body.code).toBe('SESSION_NOT_FOUND');
+    expect((await stack.api('GET', `/internal/sessions/${created.id}`, newTenant())).body.code).toBe(
+      'SESSION_NOT_FOUND',
+    );
     expect((await stack.api('GET', `/internal/sessions/${created.id}`, { ...tenant, mode: 'live' })).status).toBe(404);
     const bad = await stack.api('GET', '/internal/sessions/nope', tenant);
     expect(bad.status).toBe(400);
@@ -119,13 +176,18 @@ describe('GET /internal/sessions/:id', () => {
   it('When the order is edited, then the session shows the order as it is now, from the order.updated event (D25, issue 13)', async () => {
     const tenant = newTenant();
     const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest())).body.session;
-    const edited = await stack.orders('PATCH', `/internal/orders/${created.order.id}`, tenant, { items: [{ name: 'Tea', quantity: 1, unitPrice: 300 }] });
+    const edited = await stack.orders('PATCH', `/internal/orders/${created.order.id}`, tenant, {
+      items: [{ name: 'Tea', quantity: 1, unitPrice: 300 }],
+    });
     expect(edited.status).toBe(200);
     // Reads present the session's copy of the order (no call to orders); orders' event brings the edit.
-    const read = await eventually(async () => {
-      const session = (await stack.api('GET', `/internal/sessions/${created.id}`, tenant)).body.session;
-      return session.order.updatedAt === edited.body.order.updatedAt ? session : undefined;
-    }, { description: 'the edit reaches the session' });
+    const read = await eventually(
+      async () => {
+        const session = (await stack.api('GET', `/internal/sessions/${created.id}`, tenant)).body.session;
+        return session.order.updatedAt === edited.body.order.updatedAt ? session : undefined;
+      },
+      { description: 'the edit reaches the session' },
+    );
     expect(read.order).toEqual(edited.body.order);
     expect(read.order.items.map((i: { name: string }) => i.name)).toEqual(['Tea']);
   });
@@ -139,13 +201,19 @@ describe('GET /internal/sessions/:id', () => {
 describe('PATCH /internal/sessions/:id', () => {
   it('When extendExpiry is given, then minutes are added; past 7 days it fails (D23)', async () => {
     const tenant = newTenant();
-    const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ expiresInMinutes: 1440 }))).body.session;
+    const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ expiresInMinutes: 1440 })))
+      .body.session;
     const extended = await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { extendExpiry: 30 });
     expect(extended.status).toBe(200);
-    expect(new Date(extended.body.session.expiresAt).getTime() - new Date(created.expiresAt).getTime()).toBe(30 * 60_000);
+    expect(new Date(extended.body.session.expiresAt).getTime() - new Date(created.expiresAt).getTime()).toBe(
+      30 * 60_000,
+    );
     expect(extended.body.session.updatedAt >= created.updatedAt).toBe(true);
     // 1440 + 30 minutes so far; 5 × 1440 more stays within 7 days (8670 < 10080), a sixth does not.
-    for (let i = 0; i < 5; i += 1) expect((await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { extendExpiry: 1440 })).status).toBe(200);
+    for (let i = 0; i < 5; i += 1)
+      expect(
+        (await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { extendExpiry: 1440 })).status,
+      ).toBe(200);
     const tooLong = await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { extendExpiry: 1440 });
     expect(tooLong.status).toBe(400);
     expect(tooLong.body.code).toBe('SESSION_UPDATE_FAILED');
@@ -157,12 +225,18 @@ describe('PATCH /internal/sessions/:id', () => {
   it('When sessionData is sent twice, then it merges shallowly and keeps odd keys; an empty PATCH changes nothing (D23, D36)', async () => {
     const tenant = newTenant();
     const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest())).body.session;
-    await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { sessionData: { 'a.b': 1, $c: { d: [1, 2] }, keep: 'x' } });
-    const second = await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { sessionData: { keep: 'y', more: true } });
+    await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, {
+      sessionData: { 'a.b': 1, $c: { d: [1, 2] }, keep: 'x' },
+    });
+    const second = await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, {
+      sessionData: { keep: 'y', more: true },
+    });
     expect(second.body.session.sessionData).toEqual({ 'a.b': 1, $c: { d: [1, 2] }, keep: 'y', more: true });
     const empty = await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, {});
     expect(empty.body.session.updatedAt).toBe(second.body.session.updatedAt);
-    const tooMany = await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { sessionData: Object.fromEntries(Array.from({ length: 48 }, (_, i) => [`k${i}`, i])) });
+    const tooMany = await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, {
+      sessionData: Object.fromEntries(Array.from({ length: 48 }, (_, i) => [`k${i}`, i])),
+    });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.code).toBe('SESSION_UPDATE_FAILED');
   });
@@ -171,14 +245,16 @@ describe('PATCH /internal/sessions/:id', () => {
     const tenant = newTenant();
     const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest())).body.session;
     expect((await stack.api('POST', `/internal/test-helpers/sessions/${created.id}/expire`, tenant)).status).toBe(200);
-    expect((await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { extendExpiry: 5 })).body.code).toBe('SESSION_UPDATE_FAILED');
+    expect((await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { extendExpiry: 5 })).body.code).toBe(
+      'SESSION_UPDATE_FAILED',
+    );
     const data = await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { sessionData: { after: 1 } });
     expect(data.status).toBe(200);
     expect(data.body.session.sessionData).toEqual({ after: 1 });
   });
 });
 
-describe('GET /internal/sessions (D47: the dashboard\'s list)', () => {
+describe("GET /internal/sessions (D47: the dashboard's list)", () => {
   it('When a tenant lists its sessions, then newest first, paginated, with their orders; another tenant and the other mode see none of them', async () => {
     const tenant = newTenant();
     const created = [];

@@ -16,7 +16,13 @@ let now = 0;
 beforeAll(async () => {
   server = createServer((_req, res) => {
     calls += 1;
-    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.status === 200 ? { webhookSigningSecret: answer.secret } : { code: 'SERVICE_UNAVAILABLE' }));
+    res
+      .writeHead(answer.status, { 'content-type': 'application/json' })
+      .end(
+        JSON.stringify(
+          answer.status === 200 ? { webhookSigningSecret: answer.secret } : { code: 'SERVICE_UNAVAILABLE' },
+        ),
+      );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -32,7 +38,14 @@ beforeEach(() => {
 });
 
 const scope = { organizationId: 'org_1', mode: 'test' as const };
-const client = () => new GatewaySettingsClient({ baseUrl, internalToken: 'internal-token-0123456789', cacheMs: 30_000, timeoutMs: 2_000, clock: () => now });
+const client = () =>
+  new GatewaySettingsClient({
+    baseUrl,
+    internalToken: 'internal-token-0123456789',
+    cacheMs: 30_000,
+    timeoutMs: 2_000,
+    clock: () => now,
+  });
 
 describe('GatewaySettingsClient (D35)', () => {
   it('When the secret was read within the cache period, then the gateway is not asked again', async () => {
@@ -81,11 +94,18 @@ describe('GatewaySettingsClient (D35)', () => {
 
   it('When a rotation is in its overlap, then every secret the gateway lists signs (issue 22), current first', async () => {
     const rotating = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ webhookSigningSecret: 'whsec_new', webhookSigningSecrets: ['whsec_new', 'whsec_old'] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ webhookSigningSecret: 'whsec_new', webhookSigningSecrets: ['whsec_new', 'whsec_old'] }));
     });
     await new Promise<void>((resolve) => rotating.listen(0, '127.0.0.1', resolve));
     try {
-      const settings = new GatewaySettingsClient({ baseUrl: `http://127.0.0.1:${(rotating.address() as AddressInfo).port}`, internalToken: 'internal-token-0123456789', cacheMs: 30_000, timeoutMs: 2_000 });
+      const settings = new GatewaySettingsClient({
+        baseUrl: `http://127.0.0.1:${(rotating.address() as AddressInfo).port}`,
+        internalToken: 'internal-token-0123456789',
+        cacheMs: 30_000,
+        timeoutMs: 2_000,
+      });
       expect(await settings.secretsFor(scope)).toEqual(['whsec_new', 'whsec_old']);
       await settings.close();
     } finally {

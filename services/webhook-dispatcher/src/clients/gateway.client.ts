@@ -36,9 +36,26 @@ export class GatewaySettingsClient implements SigningSecrets {
   private readonly client: InternalClient;
   private readonly cache: TtlCache<readonly string[]>;
 
-  constructor(options: { baseUrl: string; internalToken: string; cacheMs: number; timeoutMs?: number; clock?: () => number }) {
-    this.client = new InternalClient({ service: 'gateway', baseUrl: options.baseUrl, internalToken: options.internalToken, timeoutMs: options.timeoutMs ?? 3_000, connections: 16 });
-    this.cache = new TtlCache({ ttlMs: options.cacheMs, maxEntries: 10_000, staleRetryMs: STALE_RETRY_MS, ...(options.clock && { now: options.clock }) });
+  constructor(options: {
+    baseUrl: string;
+    internalToken: string;
+    cacheMs: number;
+    timeoutMs?: number;
+    clock?: () => number;
+  }) {
+    this.client = new InternalClient({
+      service: 'gateway',
+      baseUrl: options.baseUrl,
+      internalToken: options.internalToken,
+      timeoutMs: options.timeoutMs ?? 3_000,
+      connections: 16,
+    });
+    this.cache = new TtlCache({
+      ttlMs: options.cacheMs,
+      maxEntries: 10_000,
+      staleRetryMs: STALE_RETRY_MS,
+      ...(options.clock && { now: options.clock }),
+    });
   }
 
   secretsFor(scope: Scope): Promise<readonly string[]> {
@@ -49,7 +66,9 @@ export class GatewaySettingsClient implements SigningSecrets {
     const { status, body } = await this.client.json({ method: 'GET', path: '/internal/checkout-settings', scope });
     if (status !== 200) throw new Error(`gateway answered ${status} for checkout settings`);
     const settings = CheckoutSettings.parse(body);
-    return settings.webhookSigningSecrets ?? (settings.webhookSigningSecret === null ? [] : [settings.webhookSigningSecret]);
+    return (
+      settings.webhookSigningSecrets ?? (settings.webhookSigningSecret === null ? [] : [settings.webhookSigningSecret])
+    );
   }
 
   async close(): Promise<void> {

@@ -15,14 +15,29 @@ const BODY = { headers: { 'content-type': 'application/json' }, body: '{}' };
 
 /** A resolver answering from a table, as the cluster's DNS would answer for names the merchant chose. */
 function resolverOf(answers: Record<string, string | NodeJS.ErrnoException>): typeof dnsLookup {
-  const resolve = (hostname: string, _options: unknown, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void): void => {
-    const answer = answers[hostname] ?? Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
-    queueMicrotask(() => (typeof answer === 'string' ? callback(null, [{ address: answer, family: answer.includes(':') ? 6 : 4 }]) : callback(answer, [])));
+  const resolve = (
+    hostname: string,
+    _options: unknown,
+    callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+  ): void => {
+    const answer =
+      answers[hostname] ??
+      Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
+    queueMicrotask(() =>
+      typeof answer === 'string'
+        ? callback(null, [{ address: answer, family: answer.includes(':') ? 6 : 4 }])
+        : callback(answer, []),
+    );
   };
   return resolve as unknown as typeof dnsLookup;
 }
 
-function senderWith(options: { allowed?: string[]; answers?: Record<string, string | NodeJS.ErrnoException>; timeoutMs?: number; debug?: SenderDebugLog }): WebhookSender {
+function senderWith(options: {
+  allowed?: string[];
+  answers?: Record<string, string | NodeJS.ErrnoException>;
+  timeoutMs?: number;
+  debug?: SenderDebugLog;
+}): WebhookSender {
   return new WebhookSender({
     policy: new AddressPolicy(options.allowed ?? []),
     timeoutMs: options.timeoutMs ?? 5_000,
@@ -59,7 +74,10 @@ beforeAll(async () => {
     openSockets.add(socket);
     socket.on('close', () => openSockets.delete(socket));
   });
-  const listen = (server: Server | NetServer) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+  const listen = (server: Server | NetServer) =>
+    new Promise<number>((resolve) =>
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+    );
   [httpPort, resetterPort, silentPort] = await Promise.all([listen(http), listen(resetter), listen(silent)]);
 });
 
@@ -74,18 +92,24 @@ describe('What an attempt says about a failure (issue 22)', () => {
     ['the cloud metadata address', 'http://169.254.169.254/latest/meta-data/'],
     ['an IPv6 loopback literal', 'http://[::1]:8080/hook'],
     ['an IPv4-compatible IPv6 literal', 'http://[::a9fe:a9fe]/hook'],
-  ])('When the callback URL is %s, then the attempt is refused with a coarse reason and no address', async (_label, url) => {
-    const sender = senderWith({});
-    const result = await sender.send({ url, ...BODY });
-    await sender.close();
-    expect(result.kind).toBe('refused');
-    expect(result.error).toBe(REFUSED);
-    expectNothingInternal(result);
-  });
+  ])(
+    'When the callback URL is %s, then the attempt is refused with a coarse reason and no address',
+    async (_label, url) => {
+      const sender = senderWith({});
+      const result = await sender.send({ url, ...BODY });
+      await sender.close();
+      expect(result.kind).toBe('refused');
+      expect(result.error).toBe(REFUSED);
+      expectNothingInternal(result);
+    },
+  );
 
   it('When a name resolves to a private address, then the attempt shows neither the address nor the name it resolved, and the debug log has both', async () => {
     const logged: Array<Record<string, unknown>> = [];
-    const sender = senderWith({ answers: { 'hooks.merchant.example': '10.9.8.7' }, debug: (detail) => logged.push(detail) });
+    const sender = senderWith({
+      answers: { 'hooks.merchant.example': '10.9.8.7' },
+      debug: (detail) => logged.push(detail),
+    });
     const result = await sender.send({ url: 'https://hooks.merchant.example/hook', ...BODY });
     await sender.close();
     expect(result.kind).toBe('refused');
@@ -94,8 +118,14 @@ describe('What an attempt says about a failure (issue 22)', () => {
     expect(JSON.stringify(logged)).toContain('10.9.8.7');
   });
 
-  it('When the name does not resolve, then the attempt says the DNS lookup failed, without the resolver\'s text', async () => {
-    const sender = senderWith({ answers: { 'svc.internal': Object.assign(new Error('getaddrinfo EAI_AGAIN svc.internal via 10.96.0.10'), { code: 'EAI_AGAIN' }) } });
+  it("When the name does not resolve, then the attempt says the DNS lookup failed, without the resolver's text", async () => {
+    const sender = senderWith({
+      answers: {
+        'svc.internal': Object.assign(new Error('getaddrinfo EAI_AGAIN svc.internal via 10.96.0.10'), {
+          code: 'EAI_AGAIN',
+        }),
+      },
+    });
     const missing = await sender.send({ url: 'http://nowhere.merchant.example/hook', ...BODY });
     const failing = await sender.send({ url: 'http://svc.internal/hook', ...BODY });
     await sender.close();
@@ -122,7 +152,8 @@ describe('What an attempt says about a failure (issue 22)', () => {
     expect(refused).toMatchObject({ kind: 'network', error: 'connection refused' });
     expect(reset).toMatchObject({ kind: 'network', error: 'connection reset' });
     expect(hung).toMatchObject({ kind: 'timeout', error: 'timed out after 300 ms' });
-    for (const result of [refused, reset, hung]) expectNothingInternal(result, String(closedPort), String(resetterPort), String(silentPort));
+    for (const result of [refused, reset, hung])
+      expectNothingInternal(result, String(closedPort), String(resetterPort), String(silentPort));
   });
 
   it('When the timeout is whole seconds, then the attempt says it in seconds', async () => {

@@ -17,7 +17,8 @@ import type { AddressPolicy } from '../domain/address-policy';
 export const REFUSED_TARGET = 'the destination address is not allowed (private, loopback or reserved network)';
 
 /** signing_failed: nothing was sent, the organization's signing secret could not be used (malformed, D35). */
-export type SendOutcomeKind = 'success' | 'http_error' | 'redirect' | 'timeout' | 'refused' | 'network' | 'invalid_url' | 'signing_failed';
+export type SendOutcomeKind =
+  'success' | 'http_error' | 'redirect' | 'timeout' | 'refused' | 'network' | 'invalid_url' | 'signing_failed';
 
 export interface SendResult {
   kind: SendOutcomeKind;
@@ -68,18 +69,29 @@ export class WebhookSender {
   constructor(private readonly options: SenderOptions) {
     const resolve = options.resolve ?? dnsLookup;
     const policy = options.policy;
-    const guardedLookup = ((hostname: string, lookupOptions: { family?: number; hints?: number; all?: boolean }, callback: (...args: unknown[]) => void) => {
-      resolve(hostname, { all: true, family: lookupOptions.family ?? 0, hints: lookupOptions.hints ?? 0 }, (err, addresses: LookupAddress[]) => {
-        if (err) return callback(new LookupFailedError(err));
-        if (addresses.length === 0) return callback(new LookupFailedError(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' })));
-        for (const candidate of addresses) {
-          const verdict = policy.check(candidate.address);
-          if (!verdict.allowed) return callback(new RefusedTargetError(verdict.reason));
-        }
-        if (lookupOptions.all) return callback(null, addresses);
-        const first = addresses[0] as LookupAddress;
-        return callback(null, first.address, first.family);
-      });
+    const guardedLookup = ((
+      hostname: string,
+      lookupOptions: { family?: number; hints?: number; all?: boolean },
+      callback: (...args: unknown[]) => void,
+    ) => {
+      resolve(
+        hostname,
+        { all: true, family: lookupOptions.family ?? 0, hints: lookupOptions.hints ?? 0 },
+        (err, addresses: LookupAddress[]) => {
+          if (err) return callback(new LookupFailedError(err));
+          if (addresses.length === 0)
+            return callback(
+              new LookupFailedError(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' })),
+            );
+          for (const candidate of addresses) {
+            const verdict = policy.check(candidate.address);
+            if (!verdict.allowed) return callback(new RefusedTargetError(verdict.reason));
+          }
+          if (lookupOptions.all) return callback(null, addresses);
+          const first = addresses[0] as LookupAddress;
+          return callback(null, first.address, first.family);
+        },
+      );
     }) as unknown as LookupFunction;
 
     this.agent = new Agent({
@@ -111,15 +123,30 @@ export class WebhookSender {
       url = new URL(input.url);
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
     } catch {
-      return { kind: 'invalid_url', ok: false, statusCode: null, durationMs: elapsed(), error: 'the callback URL is not a valid http(s) URL', responseSnippet: null };
+      return {
+        kind: 'invalid_url',
+        ok: false,
+        statusCode: null,
+        durationMs: elapsed(),
+        error: 'the callback URL is not a valid http(s) URL',
+        responseSnippet: null,
+      };
     }
-    const failed = (kind: SendOutcomeKind, detail: string): void => this.options.debug?.({ kind, host: url.host, detail: detail.slice(0, 500) });
+    const failed = (kind: SendOutcomeKind, detail: string): void =>
+      this.options.debug?.({ kind, host: url.host, detail: detail.slice(0, 500) });
     const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
     if (isIP(literal)) {
       const verdict = this.options.policy.check(literal);
       if (!verdict.allowed) {
         failed('refused', verdict.reason);
-        return { kind: 'refused', ok: false, statusCode: null, durationMs: elapsed(), error: REFUSED_TARGET, responseSnippet: null };
+        return {
+          kind: 'refused',
+          ok: false,
+          statusCode: null,
+          durationMs: elapsed(),
+          error: REFUSED_TARGET,
+          responseSnippet: null,
+        };
       }
     }
 
@@ -143,26 +170,58 @@ export class WebhookSender {
       const snippet = await readSnippet(response.body, this.options.snippetBytes);
       const statusCode = response.statusCode;
       const durationMs = elapsed();
-      if (statusCode >= 200 && statusCode < 300) return { kind: 'success', ok: true, statusCode, durationMs, error: null, responseSnippet: snippet };
+      if (statusCode >= 200 && statusCode < 300)
+        return { kind: 'success', ok: true, statusCode, durationMs, error: null, responseSnippet: snippet };
       if (statusCode >= 300 && statusCode < 400) {
         // The Location may name an internal host (a receiver behind a proxy): the debug log has it, not the attempt.
         const location = response.headers.location;
         failed('redirect', `HTTP ${statusCode} to ${typeof location === 'string' ? location : '(no Location)'}`);
-        return { kind: 'redirect', ok: false, statusCode, durationMs, error: `redirect not followed (HTTP ${statusCode})`, responseSnippet: snippet };
+        return {
+          kind: 'redirect',
+          ok: false,
+          statusCode,
+          durationMs,
+          error: `redirect not followed (HTTP ${statusCode})`,
+          responseSnippet: snippet,
+        };
       }
       const retryAfter = statusCode === 429 || statusCode === 503 ? response.headers['retry-after'] : undefined;
       if (typeof retryAfter === 'string') {
-        return { kind: 'http_error', ok: false, statusCode, durationMs, error: `HTTP ${statusCode} (Retry-After: ${retryAfter.slice(0, 40)})`, responseSnippet: snippet, retryAfter };
+        return {
+          kind: 'http_error',
+          ok: false,
+          statusCode,
+          durationMs,
+          error: `HTTP ${statusCode} (Retry-After: ${retryAfter.slice(0, 40)})`,
+          responseSnippet: snippet,
+          retryAfter,
+        };
       }
-      return { kind: 'http_error', ok: false, statusCode, durationMs, error: `HTTP ${statusCode}`, responseSnippet: snippet };
+      return {
+        kind: 'http_error',
+        ok: false,
+        statusCode,
+        durationMs,
+        error: `HTTP ${statusCode}`,
+        responseSnippet: snippet,
+      };
     } catch (err) {
       const durationMs = elapsed();
       const refused = findRefusal(err);
       if (refused) {
         failed('refused', refused);
-        return { kind: 'refused', ok: false, statusCode: null, durationMs, error: REFUSED_TARGET, responseSnippet: null };
+        return {
+          kind: 'refused',
+          ok: false,
+          statusCode: null,
+          durationMs,
+          error: REFUSED_TARGET,
+          responseSnippet: null,
+        };
       }
-      const { kind, error } = timedOut ? { kind: 'timeout' as const, error: timedOutAfter(this.options.timeoutMs) } : coarseFailure(err, this.options.timeoutMs);
+      const { kind, error } = timedOut
+        ? { kind: 'timeout' as const, error: timedOutAfter(this.options.timeoutMs) }
+        : coarseFailure(err, this.options.timeoutMs);
       failed(kind, describeError(err));
       return { kind, ok: false, statusCode: null, durationMs, error, responseSnippet: null };
     } finally {
@@ -175,7 +234,10 @@ export class WebhookSender {
   }
 }
 
-async function readSnippet(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, limit: number): Promise<string | null> {
+async function readSnippet(
+  body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
+  limit: number,
+): Promise<string | null> {
   if (limit <= 0) {
     body.destroy();
     return null;
@@ -214,7 +276,12 @@ function timedOutAfter(timeoutMs: number): string {
   return timeoutMs % 1000 === 0 ? `timed out after ${timeoutMs / 1000} s` : `timed out after ${timeoutMs} ms`;
 }
 
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ECONNABORTED']);
 const UNREACHABLE_CODES = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN']);
 /** Node's TLS and OpenSSL's certificate verification codes. */
@@ -227,7 +294,9 @@ const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|
 function coarseFailure(err: unknown, timeoutMs: number): { kind: 'timeout' | 'network'; error: string } {
   const chain = chainOf(err);
   if (chain.some((e) => e instanceof LookupFailedError)) return { kind: 'network', error: 'DNS lookup failed' };
-  const codes = chain.map((e) => (e as { code?: unknown }).code).filter((code): code is string => typeof code === 'string');
+  const codes = chain
+    .map((e) => (e as { code?: unknown }).code)
+    .filter((code): code is string => typeof code === 'string');
   if (codes.some((code) => TIMEOUT_CODES.has(code))) return { kind: 'timeout', error: timedOutAfter(timeoutMs) };
   if (codes.some((code) => TLS_CODE.test(code))) return { kind: 'network', error: 'TLS error' };
   if (codes.includes('ECONNREFUSED')) return { kind: 'network', error: 'connection refused' };

@@ -41,9 +41,12 @@ describe('AddressPolicy (D33)', () => {
     if (!verdict.allowed) expect(verdict.reason).toContain(label);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111'])('When the target %s is public, then it is allowed', (ip) => {
-    expect(strict.check(ip)).toEqual({ allowed: true });
-  });
+  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111'])(
+    'When the target %s is public, then it is allowed',
+    (ip) => {
+      expect(strict.check(ip)).toEqual({ allowed: true });
+    },
+  );
 
   it('When an internal network is allow-listed, then only addresses inside it are allowed', () => {
     const policy = new AddressPolicy(['127.0.0.1/32', '10.1.0.0/16', 'fd12::/16']);

@@ -38,7 +38,10 @@ export function parseAllowedNetworks(cidrs: readonly string[]): Network[] {
   return cidrs.map((cidr) => {
     try {
       const [address, bits] = ipaddr.parseCIDR(cidr);
-      return [normalise(address), address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? bits - 96 : bits] as Network;
+      return [
+        normalise(address),
+        address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? bits - 96 : bits,
+      ] as Network;
     } catch {
       throw new Error(`"${cidr}" is not a CIDR such as 127.0.0.1/32 or fd00::/8`);
     }
@@ -47,7 +50,8 @@ export function parseAllowedNetworks(cidrs: readonly string[]): Network[] {
 
 function normalise(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
   // ::ffff:10.0.0.1 is 10.0.0.1 as far as the kernel is concerned.
-  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) return (address as ipaddr.IPv6).toIPv4Address();
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress())
+    return (address as ipaddr.IPv6).toIPv4Address();
   return address;
 }
 
@@ -83,6 +87,9 @@ export class AddressPolicy {
       return { allowed: true };
     }
     const label = RANGE_LABELS[range] ?? 'an internal';
-    return { allowed: false, reason: `${text} is ${label} address${CLOUD_METADATA.has(text) ? ' (cloud metadata)' : ''}` };
+    return {
+      allowed: false,
+      reason: `${text} is ${label} address${CLOUD_METADATA.has(text) ? ' (cloud metadata)' : ''}`,
+    };
   }
 }

@@ -47,12 +47,19 @@ export class Attempts {
   private readonly successes: GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }>;
 
   constructor(private readonly deps: DispatcherDeps) {
-    this.successes = new GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }, void>(async (items) => {
-      const recorded = await deps.deliveries.recordAttempts(items);
-      deps.metrics.deliveries.inc({ outcome: 'succeeded' }, recorded);
-      if (recorded < items.length) deps.logger.info({ dropped: items.length - recorded }, 'attempt results dropped: those attempts were already recorded elsewhere');
-      return items.map((): void => undefined);
-    }, { maxBatch: WRITE_BATCH_LIMIT });
+    this.successes = new GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }, void>(
+      async (items) => {
+        const recorded = await deps.deliveries.recordAttempts(items);
+        deps.metrics.deliveries.inc({ outcome: 'succeeded' }, recorded);
+        if (recorded < items.length)
+          deps.logger.info(
+            { dropped: items.length - recorded },
+            'attempt results dropped: those attempts were already recorded elsewhere',
+          );
+        return items.map((): void => undefined);
+      },
+      { maxBatch: WRITE_BATCH_LIMIT },
+    );
   }
 
   get isStopped(): boolean {
@@ -68,11 +75,20 @@ export class Attempts {
   async stop(graceMs: number): Promise<void> {
     this.stopped = true;
     const dropped = this.deps.scheduler.stop().map(deliveryIdOf);
-    const givingBack = dropped.length === 0 ? undefined : this.deps.deliveries.releaseHolds(dropped, this.deps.owner, this.deps.clock()).catch((err: unknown) => {
-      this.deps.logger.warn({ err, deliveries: dropped.length }, 'could not give back the holds of the attempts queued at stop; they wait for WEBHOOK_CLAIM_TTL_MS');
-    });
+    const givingBack =
+      dropped.length === 0
+        ? undefined
+        : this.deps.deliveries.releaseHolds(dropped, this.deps.owner, this.deps.clock()).catch((err: unknown) => {
+            this.deps.logger.warn(
+              { err, deliveries: dropped.length },
+              'could not give back the holds of the attempts queued at stop; they wait for WEBHOOK_CLAIM_TTL_MS',
+            );
+          });
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all([this.deps.scheduler.idle(), givingBack]), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    await Promise.race([
+      Promise.all([this.deps.scheduler.idle(), givingBack]),
+      new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
+    ]);
     clearTimeout(timer);
   }
 
@@ -87,9 +103,17 @@ export class Attempts {
   }
 
   /** Queues attempt `attempt`; `held` when this process stored the delivery held for it (no claim needed). */
-  queue(delivery: Pick<DeliveryDocument, '_id' | 'url' | 'organizationId' | 'mode'>, attempt: number, held?: HeldDelivery): SubmitResult {
+  queue(
+    delivery: Pick<DeliveryDocument, '_id' | 'url' | 'organizationId' | 'mode'>,
+    attempt: number,
+    held?: HeldDelivery,
+  ): SubmitResult {
     const deliveryId = delivery._id;
-    const result = this.deps.scheduler.submit(attemptKey(deliveryId, attempt), this.target(delivery.url, delivery), (release) => this.run(deliveryId, attempt, release, held));
+    const result = this.deps.scheduler.submit(
+      attemptKey(deliveryId, attempt),
+      this.target(delivery.url, delivery),
+      (release) => this.run(deliveryId, attempt, release, held),
+    );
     this.deps.metrics.queued.set(this.deps.scheduler.queued);
     return result;
   }
@@ -108,7 +132,10 @@ export class Attempts {
       await this.deps.publisher.publishDeadLetter(delivery, now);
       await this.deps.deliveries.markDeadLettered(delivery._id, now);
     } catch (err) {
-      this.deps.logger.warn({ err, deliveryId: delivery._id }, 'could not publish dead letter; the recovery sweep will retry');
+      this.deps.logger.warn(
+        { err, deliveryId: delivery._id },
+        'could not publish dead letter; the recovery sweep will retry',
+      );
     }
   }
 
@@ -128,17 +155,36 @@ export class Attempts {
   }
 
   /** The delivery and its body: as held, while the hold outlives the attempt; otherwise claimed for this attempt. */
-  private async take(deliveryId: string, attempt: number, started: Date, held: HeldDelivery | undefined): Promise<HeldDelivery | null> {
+  private async take(
+    deliveryId: string,
+    attempt: number,
+    started: Date,
+    held: HeldDelivery | undefined,
+  ): Promise<HeldDelivery | null> {
     const { policy, owner } = this.deps;
-    if (held && held.delivery.lockOwner === owner && held.delivery.lockedUntil.getTime() - started.getTime() > policy.timeoutMs + CLAIM_SAFETY_MS) return held;
-    const claim = await this.deps.deliveries.claim({ id: deliveryId, attempt, owner, now: started, holdMs: policy.claimTtlMs });
+    if (
+      held &&
+      held.delivery.lockOwner === owner &&
+      held.delivery.lockedUntil.getTime() - started.getTime() > policy.timeoutMs + CLAIM_SAFETY_MS
+    )
+      return held;
+    const claim = await this.deps.deliveries.claim({
+      id: deliveryId,
+      attempt,
+      owner,
+      now: started,
+      holdMs: policy.claimTtlMs,
+    });
     if (!claim.claimed) {
       this.deps.logger.debug({ deliveryId, attempt, reason: claim.reason }, 'attempt skipped');
       return null;
     }
     const delivery = claim.delivery;
     if (held) return { delivery, body: held.body };
-    const event = await this.deps.events.getEvent({ organizationId: delivery.organizationId, mode: delivery.mode }, delivery.eventId);
+    const event = await this.deps.events.getEvent(
+      { organizationId: delivery.organizationId, mode: delivery.mode },
+      delivery.eventId,
+    );
     if (!event) throw new Error(`delivery ${deliveryId} has no event ${delivery.eventId}`);
     return { delivery, body: event.body };
   }
@@ -148,21 +194,32 @@ export class Attempts {
    * Successes share their command with whatever other successes are waiting; a failure is written alone, since
    * only the writer that won may publish its retry or dead letter.
    */
-  private async recordOutcome(delivery: DeliveryDocument, { result, outcome, retryAt, finished }: Decided): Promise<void> {
+  private async recordOutcome(
+    delivery: DeliveryDocument,
+    { result, outcome, retryAt, finished }: Decided,
+  ): Promise<void> {
     if (result.ok) {
       await this.successes.add({ id: delivery._id, outcome, now: finished });
       return;
     }
     const updated = await this.deps.deliveries.recordAttempt(delivery._id, outcome, finished);
     if (!updated) {
-      this.deps.logger.info({ deliveryId: delivery._id, attempt: outcome.record.attempt }, 'attempt result dropped: that attempt was already recorded elsewhere');
+      this.deps.logger.info(
+        { deliveryId: delivery._id, attempt: outcome.record.attempt },
+        'attempt result dropped: that attempt was already recorded elsewhere',
+      );
       return;
     }
     if (retryAt) {
-      await this.deps.publisher.publishRetry({ deliveryId: updated._id, attempt: updated.attemptCount + 1, notBefore: retryAt.toISOString() }).catch((err: unknown) => {
-        // The delivery is stored as pending; the recovery sweep retries it once its hold lapses.
-        this.deps.logger.warn({ err, deliveryId: updated._id }, 'could not publish retry message; the recovery sweep will pick it up');
-      });
+      await this.deps.publisher
+        .publishRetry({ deliveryId: updated._id, attempt: updated.attemptCount + 1, notBefore: retryAt.toISOString() })
+        .catch((err: unknown) => {
+          // The delivery is stored as pending; the recovery sweep retries it once its hold lapses.
+          this.deps.logger.warn(
+            { err, deliveryId: updated._id },
+            'could not publish retry message; the recovery sweep will pick it up',
+          );
+        });
       return;
     }
     this.deps.metrics.deliveries.inc({ outcome: 'failed' });
@@ -170,7 +227,12 @@ export class Attempts {
   }
 
   /** One attempt and what follows from it (D31, D40): the record to store and the delivery's next state. */
-  private async sendAndDecide(delivery: DeliveryDocument, body: string, attempt: number, started: Date): Promise<Decided | { deferredUntil: Date }> {
+  private async sendAndDecide(
+    delivery: DeliveryDocument,
+    body: string,
+    attempt: number,
+    started: Date,
+  ): Promise<Decided | { deferredUntil: Date }> {
     const { policy, metrics } = this.deps;
     let secrets: readonly string[];
     try {
@@ -179,7 +241,10 @@ export class Attempts {
       // Never send unsigned what the merchant expects signed; and our outage is not the merchant's failed attempt:
       // nothing is sent, the attempt is put off without using up one of the five (the sweep brings it back).
       metrics.deferred.inc({ reason: 'signing_secret_unavailable' });
-      this.deps.logger.debug({ err, deliveryId: delivery._id, attempt }, 'attempt put off: the signing secret is unavailable');
+      this.deps.logger.debug(
+        { err, deliveryId: delivery._id, attempt },
+        'attempt put off: the signing secret is unavailable',
+      );
       return { deferredUntil: new Date(started.getTime() + (policy.delaysMs[0] ?? 10_000)) };
     }
     metrics.inFlight.inc();
@@ -190,14 +255,32 @@ export class Attempts {
     } finally {
       metrics.inFlight.dec();
     }
-    metrics.attempts.inc({ outcome: result.kind, attempt: String(attempt), status_class: result.statusCode === null ? 'none' : `${Math.floor(result.statusCode / 100)}xx` });
+    metrics.attempts.inc({
+      outcome: result.kind,
+      attempt: String(attempt),
+      status_class: result.statusCode === null ? 'none' : `${Math.floor(result.statusCode / 100)}xx`,
+    });
     metrics.attemptDuration.observe({ outcome: result.kind }, result.durationMs / 1000);
 
     const finished = this.deps.clock();
-    const record: AttemptRecord = { attempt, at: started, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error, responseSnippet: result.responseSnippet };
+    const record: AttemptRecord = {
+      attempt,
+      at: started,
+      statusCode: result.statusCode,
+      durationMs: result.durationMs,
+      error: result.error,
+      responseSnippet: result.responseSnippet,
+    };
     const decision = result.ok
       ? null
-      : nextAttempt({ attempt, now: finished, delaysMs: policy.delaysMs, maxAttempts: policy.maxAttempts, rng: this.deps.rng, retryAfterMs: parseRetryAfter(result.retryAfter, finished) });
+      : nextAttempt({
+          attempt,
+          now: finished,
+          delaysMs: policy.delaysMs,
+          maxAttempts: policy.maxAttempts,
+          rng: this.deps.rng,
+          retryAfterMs: parseRetryAfter(result.retryAfter, finished),
+        });
     const retryAt = decision && 'at' in decision ? decision.at : null;
     const outcome: AttemptOutcome = {
       record,
@@ -211,13 +294,32 @@ export class Attempts {
   }
 
   private async send(delivery: DeliveryDocument, body: string, secrets: readonly string[]): Promise<SendResult> {
-    const headers = deliveryHeaders({ eventId: delivery.eventId, deliveryId: delivery._id, eventType: delivery.eventType });
+    const headers = deliveryHeaders({
+      eventId: delivery.eventId,
+      deliveryId: delivery._id,
+      eventType: delivery.eventType,
+    });
     if (secrets.length > 0) {
       try {
-        Object.assign(headers, signatureHeaders({ secret: secrets, id: delivery.eventId, timestamp: Math.floor(this.deps.clock().getTime() / 1000), body }));
+        Object.assign(
+          headers,
+          signatureHeaders({
+            secret: secrets,
+            id: delivery.eventId,
+            timestamp: Math.floor(this.deps.clock().getTime() / 1000),
+            body,
+          }),
+        );
       } catch (err) {
         // A secret that cannot be used will not heal by waiting: a failed attempt, visible in the events API.
-        return { kind: 'signing_failed', ok: false, statusCode: null, durationMs: 0, error: `signing failed: ${err instanceof Error ? err.message : String(err)}`, responseSnippet: null };
+        return {
+          kind: 'signing_failed',
+          ok: false,
+          statusCode: null,
+          durationMs: 0,
+          error: `signing failed: ${err instanceof Error ? err.message : String(err)}`,
+          responseSnippet: null,
+        };
       }
     }
     return this.deps.sender.send({ url: delivery.url, headers, body });

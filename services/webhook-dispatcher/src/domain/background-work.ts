@@ -30,13 +30,22 @@ export class BackgroundWork {
     private readonly settings: BackgroundWorkSettings,
     logger: Logger,
   ) {
-    this.recoveryTask = new PeriodicTask(() => this.sweepOnce(), settings.recoveryIntervalMs, (err) => logger.warn({ err }, 'recovery sweep failed; will retry'));
+    this.recoveryTask = new PeriodicTask(
+      () => this.sweepOnce(),
+      settings.recoveryIntervalMs,
+      (err) => logger.warn({ err }, 'recovery sweep failed; will retry'),
+    );
     this.retention = retentionSweep(
       db,
       [
         { collection: COLLECTIONS.events, field: 'createdAt', keepMs: settings.retentionMs },
         // Pending deliveries are never deleted: they are still to be attempted.
-        { collection: COLLECTIONS.deliveries, field: 'createdAt', keepMs: settings.retentionMs, where: { status: { $ne: 'pending' } } },
+        {
+          collection: COLLECTIONS.deliveries,
+          field: 'createdAt',
+          keepMs: settings.retentionMs,
+          where: { status: { $ne: 'pending' } },
+        },
       ],
       settings.retentionIntervalMs,
       (err) => logger.warn({ err }, 'retention sweep failed; will retry'),

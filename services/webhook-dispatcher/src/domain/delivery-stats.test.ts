@@ -15,7 +15,13 @@ describe('deliveryStats (D47 chart)', () => {
             { at: at('2026-11-24T09:01:00.000Z'), statusCode: 200, durationMs: 10, error: null },
           ],
         },
-        { url: 'https://a.example:8443/x', attempts: [{ at: at('2026-11-22T09:00:00.000Z'), statusCode: 200, durationMs: 5, error: null }, { at: at('2026-11-24T09:00:00.000Z'), statusCode: null, durationMs: 5000, error: 'timeout' }] },
+        {
+          url: 'https://a.example:8443/x',
+          attempts: [
+            { at: at('2026-11-22T09:00:00.000Z'), statusCode: 200, durationMs: 5, error: null },
+            { at: at('2026-11-24T09:00:00.000Z'), statusCode: null, durationMs: 5000, error: 'timeout' },
+          ],
+        },
       ],
       from,
     );

@@ -27,7 +27,13 @@ export function p95(values: readonly number[]): number {
  * Per callback host, the attempts made since `from`: how many, how many succeeded (a 2xx: D31) and the p95 of
  * their durations. Pure, so the arithmetic is unit-tested without a database; hosts sorted by name.
  */
-export function deliveryStats(deliveries: readonly { url: string; attempts: readonly { at: Date; statusCode: number | null; durationMs: number; error: string | null }[] }[], from: Date): HostStats[] {
+export function deliveryStats(
+  deliveries: readonly {
+    url: string;
+    attempts: readonly { at: Date; statusCode: number | null; durationMs: number; error: string | null }[];
+  }[],
+  from: Date,
+): HostStats[] {
   const byHost = new Map<string, { durations: number[]; succeeded: number }>();
   for (const delivery of deliveries) {
     const host = hostOf(delivery.url);
@@ -35,11 +41,22 @@ export function deliveryStats(deliveries: readonly { url: string; attempts: read
       if (attempt.at < from) continue;
       const entry = byHost.get(host) ?? { durations: [], succeeded: 0 };
       entry.durations.push(attempt.durationMs);
-      if (attempt.error === null && attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300) entry.succeeded += 1;
+      if (
+        attempt.error === null &&
+        attempt.statusCode !== null &&
+        attempt.statusCode >= 200 &&
+        attempt.statusCode < 300
+      )
+        entry.succeeded += 1;
       byHost.set(host, entry);
     }
   }
   return [...byHost]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([host, { durations, succeeded }]) => ({ host, attempts: durations.length, succeeded, p95DurationMs: p95(durations) }));
+    .map(([host, { durations, succeeded }]) => ({
+      host,
+      attempts: durations.length,
+      succeeded,
+      p95DurationMs: p95(durations),
+    }));
 }

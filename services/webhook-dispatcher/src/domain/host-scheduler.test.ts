@@ -12,9 +12,16 @@ describe('HostScheduler', () => {
     const scheduler = new HostScheduler(limits);
     const hang = gate();
     const started: string[] = [];
-    for (let i = 0; i < 3; i += 1) scheduler.submit(`slow-${i}`, at('slow:443'), async () => { started.push(`slow-${i}`); await hang.promise; });
+    for (let i = 0; i < 3; i += 1)
+      scheduler.submit(`slow-${i}`, at('slow:443'), async () => {
+        started.push(`slow-${i}`);
+        await hang.promise;
+      });
     const fastDone = gate();
-    scheduler.submit('fast-0', at('fast:443'), async () => { started.push('fast-0'); fastDone.open(); });
+    scheduler.submit('fast-0', at('fast:443'), async () => {
+      started.push('fast-0');
+      fastDone.open();
+    });
     await fastDone.promise;
     expect(started).toEqual(['slow-0', 'slow-1', 'fast-0']);
     expect(scheduler.inFlight).toBe(2);
@@ -36,10 +43,19 @@ describe('HostScheduler', () => {
     const scheduler = new HostScheduler({ ...limits, maxInFlight: 1, maxQueuedPerHost: 10, maxQueued: 100 });
     const order: string[] = [];
     const first = gate();
-    scheduler.submit('a-0', at('a'), async () => { order.push('a-0'); await first.promise; });
-    scheduler.submit('a-1', at('a'), async () => { order.push('a-1'); });
-    scheduler.submit('a-2', at('a'), async () => { order.push('a-2'); });
-    scheduler.submit('b-0', at('b'), async () => { order.push('b-0'); });
+    scheduler.submit('a-0', at('a'), async () => {
+      order.push('a-0');
+      await first.promise;
+    });
+    scheduler.submit('a-1', at('a'), async () => {
+      order.push('a-1');
+    });
+    scheduler.submit('a-2', at('a'), async () => {
+      order.push('a-2');
+    });
+    scheduler.submit('b-0', at('b'), async () => {
+      order.push('b-0');
+    });
     first.open();
     await scheduler.idle();
     expect(order).toEqual(['a-0', 'a-1', 'b-0', 'a-2']);
@@ -49,8 +65,17 @@ describe('HostScheduler', () => {
     const scheduler = new HostScheduler(limits);
     let runs = 0;
     const hang = gate();
-    expect(scheduler.submit('k', at('h'), async () => { runs += 1; await hang.promise; })).toBe('queued');
-    expect(scheduler.submit('k', at('h'), async () => { runs += 1; })).toBe('duplicate');
+    expect(
+      scheduler.submit('k', at('h'), async () => {
+        runs += 1;
+        await hang.promise;
+      }),
+    ).toBe('queued');
+    expect(
+      scheduler.submit('k', at('h'), async () => {
+        runs += 1;
+      }),
+    ).toBe('duplicate');
     hang.open();
     await scheduler.idle();
     expect(runs).toBe(1);
@@ -83,7 +108,9 @@ describe('HostScheduler', () => {
   it('When a job throws, then the error is reported and the slot is freed', async () => {
     const errors: string[] = [];
     const scheduler = new HostScheduler(limits, (_err, key) => errors.push(key));
-    scheduler.submit('boom', at('h'), async () => { throw new Error('boom'); });
+    scheduler.submit('boom', at('h'), async () => {
+      throw new Error('boom');
+    });
     await scheduler.idle();
     expect(errors).toEqual(['boom']);
     expect(scheduler.inFlight).toBe(0);
@@ -111,7 +138,11 @@ describe('HostScheduler', () => {
   it('When released jobs have not settled, then they count against the total bound: consumers wait for room, and a replay of the same key is not run', async () => {
     const scheduler = new HostScheduler({ ...limits, maxQueued: 2 });
     const recorded = gate();
-    for (const key of ['a-0', 'b-0']) scheduler.submit(key, at(key), async (release) => { release(); await recorded.promise; });
+    for (const key of ['a-0', 'b-0'])
+      scheduler.submit(key, at(key), async (release) => {
+        release();
+        await recorded.promise;
+      });
     expect(scheduler.inFlight).toBe(0);
     expect(scheduler.submit('a-0', at('a-0'), async () => {})).toBe('duplicate');
     const roomMade = scheduler.waitForRoom();
@@ -141,15 +172,29 @@ describe('HostScheduler', () => {
   describe('lanes: one per organization and mode (issue 22 item 6)', () => {
     const hostile: Lane = { organizationId: 'org_hostile', mode: 'test' };
     const other: Lane = { organizationId: 'org_other', mode: 'live' };
-    const fair = { maxInFlight: 8, maxPerHost: 2, maxQueuedPerHost: 100, maxQueued: 100, maxInFlightPerLane: 4, maxQueuedPerLane: 10, liveReservedInFlight: 2, liveReservedQueued: 20 };
+    const fair = {
+      maxInFlight: 8,
+      maxPerHost: 2,
+      maxQueuedPerHost: 100,
+      maxQueued: 100,
+      maxInFlightPerLane: 4,
+      maxQueuedPerLane: 10,
+      liveReservedInFlight: 2,
+      liveReservedQueued: 20,
+    };
 
     it("When one merchant's endpoints on many ports all hang, then it holds at most its lane's slots and another merchant's attempt starts at once", async () => {
       const scheduler = new HostScheduler(fair);
       const hang = gate();
-      for (let port = 0; port < 20; port += 1) scheduler.submit(`h-${port}`, at(`tarpit:${port}`, hostile), () => hang.promise);
+      for (let port = 0; port < 20; port += 1)
+        scheduler.submit(`h-${port}`, at(`tarpit:${port}`, hostile), () => hang.promise);
       expect(scheduler.inFlight).toBe(4);
       let started = false;
-      expect(scheduler.submit('o-0', at('shop:443', other), async () => { started = true; })).toBe('queued');
+      expect(
+        scheduler.submit('o-0', at('shop:443', other), async () => {
+          started = true;
+        }),
+      ).toBe('queued');
       expect(started).toBe(true);
       hang.open();
       await scheduler.idle();
@@ -158,7 +203,9 @@ describe('HostScheduler', () => {
     it("When a merchant's queue is full, then its attempts spill while another merchant's still queue, and the total never pauses the consumers for it", async () => {
       const scheduler = new HostScheduler(fair);
       const hang = gate();
-      const results = Array.from({ length: 16 }, (_, i) => scheduler.submit(`h-${i}`, at(`tarpit:${i}`, hostile), () => hang.promise));
+      const results = Array.from({ length: 16 }, (_, i) =>
+        scheduler.submit(`h-${i}`, at(`tarpit:${i}`, hostile), () => hang.promise),
+      );
       // 4 run, 10 wait, the rest spill.
       expect(results.filter((r) => r === 'queued')).toHaveLength(14);
       expect(results.slice(14)).toEqual(['spilled', 'spilled']);
@@ -174,12 +221,17 @@ describe('HostScheduler', () => {
       const scheduler = new HostScheduler(fair);
       const hang = gate();
       for (const org of ['t1', 't2', 't3']) {
-        for (let i = 0; i < 4; i += 1) scheduler.submit(`${org}-${i}`, at(`${org}:${i}`, { organizationId: org, mode: 'test' }), () => hang.promise);
+        for (let i = 0; i < 4; i += 1)
+          scheduler.submit(`${org}-${i}`, at(`${org}:${i}`, { organizationId: org, mode: 'test' }), () => hang.promise);
       }
       // 8 slots, 2 reserved for live: test mode holds 6 however many test lanes want more.
       expect(scheduler.inFlight).toBe(6);
       const liveStarted: string[] = [];
-      for (let i = 0; i < 2; i += 1) scheduler.submit(`live-${i}`, at(`live:${i}`, other), async () => { liveStarted.push(`live-${i}`); await hang.promise; });
+      for (let i = 0; i < 2; i += 1)
+        scheduler.submit(`live-${i}`, at(`live:${i}`, other), async () => {
+          liveStarted.push(`live-${i}`);
+          await hang.promise;
+        });
       expect(liveStarted).toEqual(['live-0', 'live-1']);
       expect(scheduler.inFlight).toBe(8);
       hang.open();
@@ -187,9 +239,18 @@ describe('HostScheduler', () => {
     });
 
     it('When test-mode queues reach their share, then test attempts spill and live ones still queue', () => {
-      const scheduler = new HostScheduler({ ...fair, maxInFlight: 1, liveReservedInFlight: 0, maxQueuedPerLane: 100, maxQueued: 30, liveReservedQueued: 20 });
+      const scheduler = new HostScheduler({
+        ...fair,
+        maxInFlight: 1,
+        liveReservedInFlight: 0,
+        maxQueuedPerLane: 100,
+        maxQueued: 30,
+        liveReservedQueued: 20,
+      });
       const hang = gate();
-      const test = Array.from({ length: 12 }, (_, i) => scheduler.submit(`t-${i}`, at(`t:${i % 3}`, hostile), () => hang.promise));
+      const test = Array.from({ length: 12 }, (_, i) =>
+        scheduler.submit(`t-${i}`, at(`t:${i % 3}`, hostile), () => hang.promise),
+      );
       // One runs, ten wait (30 − 20 reserved for live), the last spills.
       expect(test.at(-1)).toBe('spilled');
       expect(scheduler.fullModes()).toEqual(['test']);
@@ -203,11 +264,22 @@ describe('HostScheduler', () => {
       const first = gate();
       const a: Lane = { organizationId: 'a', mode: 'live' };
       const b: Lane = { organizationId: 'b', mode: 'live' };
-      scheduler.submit('a-0', at('a1', a), async () => { order.push('a-0'); await first.promise; });
-      scheduler.submit('a-1', at('a2', a), async () => { order.push('a-1'); });
-      scheduler.submit('a-2', at('a3', a), async () => { order.push('a-2'); });
-      scheduler.submit('b-0', at('b1', b), async () => { order.push('b-0'); });
-      scheduler.submit('b-1', at('b1', b), async () => { order.push('b-1'); });
+      scheduler.submit('a-0', at('a1', a), async () => {
+        order.push('a-0');
+        await first.promise;
+      });
+      scheduler.submit('a-1', at('a2', a), async () => {
+        order.push('a-1');
+      });
+      scheduler.submit('a-2', at('a3', a), async () => {
+        order.push('a-2');
+      });
+      scheduler.submit('b-0', at('b1', b), async () => {
+        order.push('b-0');
+      });
+      scheduler.submit('b-1', at('b1', b), async () => {
+        order.push('b-1');
+      });
       first.open();
       await scheduler.idle();
       expect(order).toEqual(['a-0', 'a-1', 'b-0', 'a-2', 'b-1']);
@@ -223,7 +295,7 @@ describe('HostScheduler', () => {
       await scheduler.idle();
     });
 
-    it("When a lane that spilled because it was full drains to half its queue bound, then the listener is told once", async () => {
+    it('When a lane that spilled because it was full drains to half its queue bound, then the listener is told once', async () => {
       const scheduler = new HostScheduler({ ...fair, maxInFlightPerLane: 1, maxQueuedPerLane: 4 });
       const told: Lane[] = [];
       scheduler.onLaneRoom((lane) => told.push(lane));

@@ -140,7 +140,11 @@ export class HostScheduler {
     if (this.stopped) return false;
     const state = this.lanes.get(laneKey(target.lane));
     const hostQueued = state?.queues.get(target.host)?.length ?? 0;
-    return hostQueued < this.caps.maxQueuedPerHost && (state?.queued ?? 0) < this.caps.maxQueuedPerLane && this.queuedByMode[target.lane.mode] < this.queueCap(target.lane.mode);
+    return (
+      hostQueued < this.caps.maxQueuedPerHost &&
+      (state?.queued ?? 0) < this.caps.maxQueuedPerLane &&
+      this.queuedByMode[target.lane.mode] < this.queueCap(target.lane.mode)
+    );
   }
 
   /** Lanes that would spill whatever host they named: the recovery sweep looks past their deliveries. */
@@ -162,7 +166,10 @@ export class HostScheduler {
 
   /** Whether `lane` (or its mode) is at its queue bound: what it sends now spills whatever the host. */
   laneIsFull(lane: Lane): boolean {
-    return (this.lanes.get(laneKey(lane))?.queued ?? 0) >= this.caps.maxQueuedPerLane || this.queuedByMode[lane.mode] >= this.queueCap(lane.mode);
+    return (
+      (this.lanes.get(laneKey(lane))?.queued ?? 0) >= this.caps.maxQueuedPerLane ||
+      this.queuedByMode[lane.mode] >= this.queueCap(lane.mode)
+    );
   }
 
   /**
@@ -188,7 +195,13 @@ export class HostScheduler {
     const id = laneKey(target.lane);
     let state = this.lanes.get(id);
     if (!state) {
-      state = { lane: { organizationId: target.lane.organizationId, mode: target.lane.mode }, running: 0, queued: 0, queues: new Map(), turns: [] };
+      state = {
+        lane: { organizationId: target.lane.organizationId, mode: target.lane.mode },
+        running: 0,
+        queued: 0,
+        queues: new Map(),
+        turns: [],
+      };
       this.lanes.set(id, state);
     }
     let queue = state.queues.get(target.host);
@@ -309,7 +322,8 @@ export class HostScheduler {
 
   private takeFrom(state: LaneState): Job | undefined {
     const mode = state.lane.mode;
-    if (state.running >= this.caps.maxInFlightPerLane || this.runningByMode[mode] >= this.inFlightCap(mode)) return undefined;
+    if (state.running >= this.caps.maxInFlightPerLane || this.runningByMode[mode] >= this.inFlightCap(mode))
+      return undefined;
     for (let turns = state.turns.length; turns > 0; turns -= 1) {
       const host = state.turns.shift() as string;
       const queue = state.queues.get(host) as Job[];
@@ -341,7 +355,8 @@ export class HostScheduler {
   private tellLanesWithRoom(): void {
     for (const [id, lane] of this.spilledLanes) {
       const queued = this.lanes.get(id)?.queued ?? 0;
-      if (queued * 2 > this.caps.maxQueuedPerLane || this.queuedByMode[lane.mode] * 2 > this.queueCap(lane.mode)) continue;
+      if (queued * 2 > this.caps.maxQueuedPerLane || this.queuedByMode[lane.mode] * 2 > this.queueCap(lane.mode))
+        continue;
       this.spilledLanes.delete(id);
       this.laneRoomListener(lane);
     }

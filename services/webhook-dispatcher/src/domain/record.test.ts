@@ -17,7 +17,14 @@ import { HostScheduler } from './host-scheduler';
 // keep waiting while the scheduler is full (back-pressure). Each delivery is stored, pending and held, with its
 // event before its first attempt; the batch is done once stored, whatever its attempts still do.
 
-const OK: SendResult = { kind: 'success', ok: true, statusCode: 200, durationMs: 1, error: null, responseSnippet: null };
+const OK: SendResult = {
+  kind: 'success',
+  ok: true,
+  statusCode: 200,
+  durationMs: 1,
+  error: null,
+  responseSnippet: null,
+};
 
 function incoming(count: number): IncomingSessionEvent[] {
   return Array.from({ length: count }, () => {
@@ -78,12 +85,25 @@ function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
     dispatchLocally: true,
     policy: { delaysMs: [10_000, 60_000, 600_000, 3_600_000], maxAttempts: 5, timeoutMs: 5_000, claimTtlMs: 30_000 },
   });
-  return { dispatcher, record: dispatcher.record, scheduler, inserts, answers, sent, storedDeliveries, recordedOutcomes, givenBack };
+  return {
+    dispatcher,
+    record: dispatcher.record,
+    scheduler,
+    inserts,
+    answers,
+    sent,
+    storedDeliveries,
+    recordedOutcomes,
+    givenBack,
+  };
 }
 
 describe('Recorder.recordEventsAndQueueFirstAttempts (issues 9, 25)', () => {
   it('When the inserts are slow, then the handler returns before them, done waits for them only, the attempts go once they are done, and the outcomes are recorded afterwards', async () => {
-    const { record, inserts, answers, sent, storedDeliveries, recordedOutcomes } = dispatcherWith({ maxInFlight: 10, maxQueued: 100 });
+    const { record, inserts, answers, sent, storedDeliveries, recordedOutcomes } = dispatcherWith({
+      maxInFlight: 10,
+      maxQueued: 100,
+    });
     const handed = record.recordEventsAndQueueFirstAttempts(incoming(3));
     expect(await settledYet(handed)).toBe(true);
     const { done } = await handed;
@@ -94,12 +114,16 @@ describe('Recorder.recordEventsAndQueueFirstAttempts (issues 9, 25)', () => {
     expect(await withinTurns(() => sent.length === 3)).toBe(true);
     // Stored before any attempt, pending and held by this process: the batch is done while the attempts still wait.
     expect(await settledYet(done)).toBe(true);
-    expect(storedDeliveries.map((d) => [d.status, d.attempts.length, d.lockOwner])).toEqual(Array.from({ length: 3 }, () => ['pending', 0, 'test-process']));
+    expect(storedDeliveries.map((d) => [d.status, d.attempts.length, d.lockOwner])).toEqual(
+      Array.from({ length: 3 }, () => ['pending', 0, 'test-process']),
+    );
     expect(recordedOutcomes).toHaveLength(0);
 
     answers.open();
     expect(await withinTurns(() => recordedOutcomes.length === 3)).toBe(true);
-    expect(recordedOutcomes.map((o) => [o.status, o.record.attempt])).toEqual(Array.from({ length: 3 }, () => ['succeeded', 1]));
+    expect(recordedOutcomes.map((o) => [o.status, o.record.attempt])).toEqual(
+      Array.from({ length: 3 }, () => ['succeeded', 1]),
+    );
   });
 
   it('When the scheduler is full, then the handler waits for room (back-pressure) and returns once the batch has its places', async () => {
@@ -121,7 +145,8 @@ describe('Recorder.recordEventsAndQueueFirstAttempts (issues 9, 25)', () => {
 describe('Dispatcher.stop (issue 25)', () => {
   it('When it stops with attempts queued and one in flight, then the queued ones are dropped with their holds given back in one command, and the one in flight is finished and recorded', async () => {
     // One attempt at a time: the first is in flight (waiting for its answer), the other two are queued, held here.
-    const { dispatcher, record, inserts, answers, sent, storedDeliveries, recordedOutcomes, givenBack } = dispatcherWith({ maxInFlight: 1, maxQueued: 100 });
+    const { dispatcher, record, inserts, answers, sent, storedDeliveries, recordedOutcomes, givenBack } =
+      dispatcherWith({ maxInFlight: 1, maxQueued: 100 });
     inserts.open();
     const { done } = await record.recordEventsAndQueueFirstAttempts(incoming(3));
     await done;

@@ -47,18 +47,27 @@ export class Recorder {
     private readonly deps: DispatcherDeps,
     private readonly attempts: Attempts,
   ) {
-    this.eventInserts = new GroupCommit(async (docs) => {
-      const recorded = await deps.events.recordEvents(docs);
-      return docs.map((doc) => recorded.get(doc._id)?.created === true);
-    }, { maxBatch: WRITE_BATCH_LIMIT });
-    this.deliveryInserts = new GroupCommit(async (docs) => {
-      const existing = await deps.deliveries.insertDeliveries(docs);
-      return docs.map((doc) => !existing.has(doc._id));
-    }, { maxBatch: WRITE_BATCH_LIMIT });
-    this.releases = new GroupCommit(async (ids) => {
-      await deps.deliveries.releaseHolds(ids, deps.owner, deps.clock());
-      return ids.map((): void => undefined);
-    }, { maxBatch: WRITE_BATCH_LIMIT });
+    this.eventInserts = new GroupCommit(
+      async (docs) => {
+        const recorded = await deps.events.recordEvents(docs);
+        return docs.map((doc) => recorded.get(doc._id)?.created === true);
+      },
+      { maxBatch: WRITE_BATCH_LIMIT },
+    );
+    this.deliveryInserts = new GroupCommit(
+      async (docs) => {
+        const existing = await deps.deliveries.insertDeliveries(docs);
+        return docs.map((doc) => !existing.has(doc._id));
+      },
+      { maxBatch: WRITE_BATCH_LIMIT },
+    );
+    this.releases = new GroupCommit(
+      async (ids) => {
+        await deps.deliveries.releaseHolds(ids, deps.owner, deps.clock());
+        return ids.map((): void => undefined);
+      },
+      { maxBatch: WRITE_BATCH_LIMIT },
+    );
   }
 
   /**
@@ -113,13 +122,21 @@ export class Recorder {
    * room for it now, otherwise left, unheld, to its lane's refill or the recovery sweep. Inserting an id that
    * exists returns the stored delivery (`created` false) and attempts nothing.
    */
-  async recordDelivery(scope: Scope, event: EventDocument, deliveryId: string): Promise<{ delivery: DeliveryDocument; created: boolean }> {
+  async recordDelivery(
+    scope: Scope,
+    event: EventDocument,
+    deliveryId: string,
+  ): Promise<{ delivery: DeliveryDocument; created: boolean }> {
     const url = event.callbackUrl as string;
-    const holdHere = this.deps.dispatchLocally && !this.attempts.isStopped && this.deps.scheduler.hasRoomFor(this.attempts.target(url, scope));
+    const holdHere =
+      this.deps.dispatchLocally &&
+      !this.attempts.isStopped &&
+      this.deps.scheduler.hasRoomFor(this.attempts.target(url, scope));
     const doc = this.newDelivery(scope, event, deliveryId, this.deps.clock(), holdHere);
     const { delivery, created } = await this.deps.deliveries.insertDelivery(scope, doc);
     if (created && holdHere) this.queueHeld(delivery, event.body);
-    else if (created && this.deps.dispatchLocally && this.deps.scheduler.laneIsFull(scope)) this.deps.scheduler.whenLaneHasRoom(scope);
+    else if (created && this.deps.dispatchLocally && this.deps.scheduler.laneIsFull(scope))
+      this.deps.scheduler.whenLaneHasRoom(scope);
     return { delivery, created };
   }
 
@@ -144,13 +161,18 @@ export class Recorder {
         recordedAt: now,
       };
       events.set(event._id, event);
-      if (deliveryId !== null) deliveries.push({ delivery: this.newDelivery(scope, event, deliveryId, now, holdHere), body: event.body });
+      if (deliveryId !== null)
+        deliveries.push({ delivery: this.newDelivery(scope, event, deliveryId, now, holdHere), body: event.body });
     }
     return { events: [...events.values()], deliveries };
   }
 
   /** Once the deliveries are stored, queues the first attempt of each this insert made, in the place taken for it. */
-  private async queueOnceStored(deliveries: BatchDocuments['deliveries'], storing: Promise<boolean[]>, places: ReadonlyArray<Promise<() => void>>): Promise<void> {
+  private async queueOnceStored(
+    deliveries: BatchDocuments['deliveries'],
+    storing: Promise<boolean[]>,
+    places: ReadonlyArray<Promise<() => void>>,
+  ): Promise<void> {
     try {
       const created = await storing;
       for (const [i, { delivery, body }] of deliveries.entries()) {
@@ -184,11 +206,21 @@ export class Recorder {
         // Armed again now that it is unheld: a refill that ran meanwhile could not have seen it.
         if (laneWasFull && !this.attempts.isStopped) this.deps.scheduler.whenLaneHasRoom(lane);
       },
-      (err: unknown) => this.deps.logger.warn({ err, deliveryId: delivery._id }, 'could not give back a delivery that did not fit in memory; the recovery sweep takes it once its hold lapses'),
+      (err: unknown) =>
+        this.deps.logger.warn(
+          { err, deliveryId: delivery._id },
+          'could not give back a delivery that did not fit in memory; the recovery sweep takes it once its hold lapses',
+        ),
     );
   }
 
-  private newDelivery(scope: Scope, event: EventDocument, deliveryId: string, now: Date, holdHere: boolean): DeliveryDocument {
+  private newDelivery(
+    scope: Scope,
+    event: EventDocument,
+    deliveryId: string,
+    now: Date,
+    holdHere: boolean,
+  ): DeliveryDocument {
     return {
       _id: deliveryId,
       organizationId: scope.organizationId,

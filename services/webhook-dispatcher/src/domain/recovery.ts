@@ -51,11 +51,20 @@ export class Recovery {
   async recover(scope: Scope, since: Date): Promise<number> {
     const now = this.deps.clock();
     if (since.getTime() < now.getTime() - RECOVER_MAX_AGE_MS) {
-      throw new DomainError('INVALID_REQUEST', `since may be at most ${RECOVER_MAX_AGE_DAYS} days ago.`, { details: [{ path: 'since', message: `must be within the last ${RECOVER_MAX_AGE_DAYS} days` }] });
+      throw new DomainError('INVALID_REQUEST', `since may be at most ${RECOVER_MAX_AGE_DAYS} days ago.`, {
+        details: [{ path: 'since', message: `must be within the last ${RECOVER_MAX_AGE_DAYS} days` }],
+      });
     }
-    const lease = await this.deps.recoveries.tryAcquire(`recover:${scope.mode}:${scope.organizationId}`, RECOVERY_LEASE_MS);
+    const lease = await this.deps.recoveries.tryAcquire(
+      `recover:${scope.mode}:${scope.organizationId}`,
+      RECOVERY_LEASE_MS,
+    );
     if (!lease) {
-      throw new DomainError('RECOVERY_IN_PROGRESS', 'A recovery of failed deliveries is already running for this account and mode; try again once it has answered.', { retryAfterSeconds: 5 });
+      throw new DomainError(
+        'RECOVERY_IN_PROGRESS',
+        'A recovery of failed deliveries is already running for this account and mode; try again once it has answered.',
+        { retryAfterSeconds: 5 },
+      );
     }
     try {
       let recovering = 0;
@@ -100,7 +109,8 @@ export class Recovery {
     // Dead letters left unsent are rare (a crash or broker outage right after the last attempt): look every
     // fifth sweep: the query is cheap on an index, but there is rarely anything to find.
     if (this.sweeps++ % 5 === 0) {
-      for (const delivery of await deliveries.findDeadLetterPending(100)) await this.attempts.publishDeadLetter(delivery, now);
+      for (const delivery of await deliveries.findDeadLetterPending(100))
+        await this.attempts.publishDeadLetter(delivery, now);
     }
     return queued;
   }
@@ -127,7 +137,10 @@ export class Recovery {
         if (!(await this.refillOnce(lane))) break;
       }
     } catch (err) {
-      this.deps.logger.warn({ err, organizationId: lane.organizationId, mode: lane.mode }, 'could not take back spilled deliveries; the recovery sweep will');
+      this.deps.logger.warn(
+        { err, organizationId: lane.organizationId, mode: lane.mode },
+        'could not take back spilled deliveries; the recovery sweep will',
+      );
     } finally {
       this.refilling.delete(id);
     }

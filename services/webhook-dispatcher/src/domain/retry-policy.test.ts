@@ -17,7 +17,10 @@ describe('nextAttempt (D31, D40)', () => {
     [2, 0, 54_000],
     [4, 0.99999999, 3_960_000],
   ])('When attempt %i fails and rng gives %f, then the next is %i ms later', (attempt, r, delay) => {
-    expect(nextAttempt({ attempt, now, delaysMs: D31, maxAttempts: 5, rng: fixed(r) })).toEqual({ at: new Date(now.getTime() + delay), delayMs: delay });
+    expect(nextAttempt({ attempt, now, delaysMs: D31, maxAttempts: 5, rng: fixed(r) })).toEqual({
+      at: new Date(now.getTime() + delay),
+      delayMs: delay,
+    });
   });
 
   it.each([
@@ -39,7 +42,13 @@ describe('nextAttempt (D31, D40)', () => {
       for (let trial = 0; trial < 2_000; trial += 1) {
         const seen: number[] = [];
         for (let attempt = 1; attempt <= 4; attempt += 1) {
-          const result = nextAttempt({ attempt, now, delaysMs: delays, maxAttempts: 5, rng: trial % 2 ? Math.random : fixed(attempt % 2 ? 0.999999 : 0) });
+          const result = nextAttempt({
+            attempt,
+            now,
+            delaysMs: delays,
+            maxAttempts: 5,
+            rng: trial % 2 ? Math.random : fixed(attempt % 2 ? 0.999999 : 0),
+          });
           if (!('at' in result)) throw new Error('unexpected exhaustion');
           const base = delays[attempt - 1] ?? 0;
           expect(Math.abs(result.delayMs - base)).toBeLessThanOrEqual(base * 0.1);
@@ -86,7 +95,9 @@ describe('Retry-After (RFC 9110) as a floor under the schedule (D31, D40)', () =
   });
 
   it('When the last attempt fails, then Retry-After does not buy another one', () => {
-    expect(nextAttempt({ attempt: 5, now, delaysMs: D31, maxAttempts: 5, rng: Math.random, retryAfterMs: 1_000 })).toEqual({ exhausted: true });
+    expect(
+      nextAttempt({ attempt: 5, now, delaysMs: D31, maxAttempts: 5, rng: Math.random, retryAfterMs: 1_000 }),
+    ).toEqual({ exhausted: true });
   });
 
   it.each([

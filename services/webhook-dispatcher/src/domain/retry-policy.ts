@@ -32,7 +32,8 @@ export function jitterBoundMs(delaysMs: readonly number[], index: number): numbe
 
 export function nextAttempt(input: NextAttemptInput): NextAttempt {
   const { attempt, now, delaysMs, maxAttempts, rng } = input;
-  if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be a positive integer, got ${attempt}`);
+  if (!Number.isInteger(attempt) || attempt < 1)
+    throw new RangeError(`attempt must be a positive integer, got ${attempt}`);
   if (attempt >= maxAttempts || delaysMs.length === 0) return { exhausted: true };
   const index = Math.min(attempt - 1, delaysMs.length - 1);
   const base = delaysMs[index] ?? 0;
@@ -41,7 +42,8 @@ export function nextAttempt(input: NextAttemptInput): NextAttempt {
   let delayMs = Math.max(0, base + jitter);
   // Retry-After only ever lengthens the wait, and never past the point where the next delay could be shorter
   // than this one (D40 keeps successive delays increasing); the last delay is not stretched past its jitter.
-  if (input.retryAfterMs != null) delayMs = Math.max(delayMs, Math.min(input.retryAfterMs, retryAfterCeilingMs(delaysMs, index)));
+  if (input.retryAfterMs != null)
+    delayMs = Math.max(delayMs, Math.min(input.retryAfterMs, retryAfterCeilingMs(delaysMs, index)));
   return { at: new Date(now.getTime() + delayMs), delayMs };
 }
 

@@ -13,6 +13,12 @@ export function presentDelivery(doc: DeliveryDocument): Delivery {
     id: doc._id,
     url: doc.url,
     status: doc.status,
-    attempts: doc.attempts.map((a) => ({ attempt: a.attempt, at: a.at.toISOString(), statusCode: a.statusCode, durationMs: a.durationMs, error: a.error })),
+    attempts: doc.attempts.map((a) => ({
+      attempt: a.attempt,
+      at: a.at.toISOString(),
+      statusCode: a.statusCode,
+      durationMs: a.durationMs,
+      error: a.error,
+    })),
   };
 }

@@ -1,7 +1,16 @@
 import Router from '@koa/router';
 import { DomainError } from '@checkout/errors';
 import { jsonBody, parseOrThrow, requireScope } from '@checkout/http';
-import { FAILED_DELIVERIES_SHOWN, INTERNAL_API_HEADERS, ListEventsQuery, type EventPageResponse, RecoverEventsRequest, isIdOf, type DeliveryStatsResponse, type FailedDeliveriesResponse } from '@checkout/contracts';
+import {
+  FAILED_DELIVERIES_SHOWN,
+  INTERNAL_API_HEADERS,
+  ListEventsQuery,
+  type EventPageResponse,
+  RecoverEventsRequest,
+  isIdOf,
+  type DeliveryStatsResponse,
+  type FailedDeliveriesResponse,
+} from '@checkout/contracts';
 import { DELIVERY_STATS_WINDOW_MS, deliveryStats } from '../domain/delivery-stats';
 import type { EventsStore } from '../store/events.store';
 import type { DeliveriesStore } from '../store/deliveries.store';
@@ -15,7 +24,13 @@ function eventIdParam(value: string | undefined): string {
 }
 
 /** Internal events API (D34); the gateway has authenticated the merchant and passes its scope in headers. */
-export function eventsRoutes(deps: { events: EventsStore; deliveries: DeliveriesStore; record: Pick<Recorder, 'redeliver'>; recovery: Pick<Recovery, 'recover'>; clock: () => Date }): Router {
+export function eventsRoutes(deps: {
+  events: EventsStore;
+  deliveries: DeliveriesStore;
+  record: Pick<Recorder, 'redeliver'>;
+  recovery: Pick<Recovery, 'recover'>;
+  clock: () => Date;
+}): Router {
   const router = new Router({ prefix: '/internal/events' });
 
   router.get('/', async (ctx) => {
@@ -43,13 +58,22 @@ export function eventsRoutes(deps: { events: EventsStore; deliveries: Deliveries
   router.get('/delivery-stats', async (ctx) => {
     const scope = requireScope(ctx.state);
     const from = new Date(deps.clock().getTime() - DELIVERY_STATS_WINDOW_MS);
-    const body: DeliveryStatsResponse = { from: from.toISOString(), hosts: deliveryStats(await deps.deliveries.listTouchedSince(scope, from), from) };
+    const body: DeliveryStatsResponse = {
+      from: from.toISOString(),
+      hosts: deliveryStats(await deps.deliveries.listTouchedSince(scope, from), from),
+    };
     ctx.body = body;
   });
 
   router.get('/failed-deliveries', async (ctx) => {
     const failed = await deps.deliveries.listRecentlyFailed(requireScope(ctx.state), FAILED_DELIVERIES_SHOWN);
-    const body: FailedDeliveriesResponse = { deliveries: failed.map((d) => ({ ...presentDelivery(d), eventId: d.eventId, updatedAt: d.updatedAt.toISOString() })) };
+    const body: FailedDeliveriesResponse = {
+      deliveries: failed.map((d) => ({
+        ...presentDelivery(d),
+        eventId: d.eventId,
+        updatedAt: d.updatedAt.toISOString(),
+      })),
+    };
     ctx.body = body;
   });
 

@@ -12,7 +12,17 @@ export const DISPATCHER_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   { path: /^\/internal\/events(\/.*)?$/, callers: ['gateway'] },
 ];
 
-export function mountRoutes(app: Koa, deps: { internalCallers: readonly AcceptedInternalCaller[]; events: EventsStore; deliveries: DeliveriesStore; record: Pick<Recorder, 'redeliver'>; recovery: Pick<Recovery, 'recover'>; clock: () => Date }): void {
+export function mountRoutes(
+  app: Koa,
+  deps: {
+    internalCallers: readonly AcceptedInternalCaller[];
+    events: EventsStore;
+    deliveries: DeliveriesStore;
+    record: Pick<Recorder, 'redeliver'>;
+    recovery: Pick<Recovery, 'recover'>;
+    clock: () => Date;
+  },
+): void {
   app.use(internalAuth(deps.internalCallers, DISPATCHER_INTERNAL_ROUTES));
   mountRouters(app, [eventsRoutes(deps)]);
 }

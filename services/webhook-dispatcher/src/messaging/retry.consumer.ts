@@ -1,5 +1,11 @@
 import type { Logger } from '@checkout/logger';
-import { runDelayedConsumer, type EventProducer, type KafkaClient, type ParseResult, type RunningConsumer } from '@checkout/kafka';
+import {
+  runDelayedConsumer,
+  type EventProducer,
+  type KafkaClient,
+  type ParseResult,
+  type RunningConsumer,
+} from '@checkout/kafka';
 import { RetryMessage } from './webhook-messages';
 
 export interface RetryConsumerOptions {

@@ -1,12 +1,19 @@
 import type { Logger } from '@checkout/logger';
 import { SessionEventV1 } from '@checkout/contracts';
-import { runBatchConsumer, type EventProducer, type KafkaClient, type ParseResult, type RunningConsumer } from '@checkout/kafka';
+import {
+  runBatchConsumer,
+  type EventProducer,
+  type KafkaClient,
+  type ParseResult,
+  type RunningConsumer,
+} from '@checkout/kafka';
 import type { IncomingSessionEvent } from '../domain/dispatcher';
 
 /** What the consumer does with a received message's JSON; exported for the message fixtures test (issue 21.5). */
 export function parseSessionEvent(raw: unknown): ParseResult<IncomingSessionEvent> {
   const result = SessionEventV1.safeParse(raw);
-  if (!result.success) return { ok: false, error: result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+  if (!result.success)
+    return { ok: false, error: result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
   const rawBody = (raw as { body: Record<string, unknown> }).body;
   const { body, ...envelope } = result.data;
   return { ok: true, value: { envelope, createdAt: body.createdAt, rawBody } };

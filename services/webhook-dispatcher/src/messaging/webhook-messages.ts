@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { DeliveryId, EventId, ModeSchema, Timestamp, TOPICS, topicName, WEBHOOK_RETRY_TIERS, type WebhookRetryTier } from '@checkout/contracts';
+import {
+  DeliveryId,
+  EventId,
+  ModeSchema,
+  Timestamp,
+  TOPICS,
+  topicName,
+  WEBHOOK_RETRY_TIERS,
+  type WebhookRetryTier,
+} from '@checkout/contracts';
 import type { EventProducer } from '@checkout/kafka';
 import type { DeliveryDocument } from '../store/delivery.document';
 
@@ -9,7 +18,10 @@ import type { DeliveryDocument } from '../store/delivery.document';
 
 export const RetryMessage = z.object({
   deliveryId: DeliveryId,
-  attempt: z.int().min(2).max(WEBHOOK_RETRY_TIERS.length + 1),
+  attempt: z
+    .int()
+    .min(2)
+    .max(WEBHOOK_RETRY_TIERS.length + 1),
   notBefore: Timestamp,
 });
 export type RetryMessage = z.infer<typeof RetryMessage>;
@@ -49,7 +61,13 @@ export class WebhookPublisher {
   async publishRetry(message: RetryMessage): Promise<void> {
     const tier = message.attempt - 1;
     if (!isRetryTier(tier)) throw new RangeError(`no retry tier for attempt ${message.attempt}`);
-    await this.producer.send([{ topic: topicName(this.prefix, TOPICS.webhookRetry(tier)), key: message.deliveryId, value: JSON.stringify(RetryMessage.parse(message)) }]);
+    await this.producer.send([
+      {
+        topic: topicName(this.prefix, TOPICS.webhookRetry(tier)),
+        key: message.deliveryId,
+        value: JSON.stringify(RetryMessage.parse(message)),
+      },
+    ]);
   }
 
   async publishDeadLetter(delivery: DeliveryDocument, failedAt: Date): Promise<void> {
@@ -65,7 +83,12 @@ export class WebhookPublisher {
       failedAt: failedAt.toISOString(),
     };
     await this.producer.send([
-      { topic: this.deadLetterTopic, key: delivery._id, value: JSON.stringify(message), headers: { 'x-failure-reason': 'webhook attempts exhausted', 'x-delivery-id': delivery._id } },
+      {
+        topic: this.deadLetterTopic,
+        key: delivery._id,
+        value: JSON.stringify(message),
+        headers: { 'x-failure-reason': 'webhook attempts exhausted', 'x-delivery-id': delivery._id },
+      },
     ]);
   }
 }

@@ -4,7 +4,8 @@ import { COLLECTIONS } from './indexes';
 import { insertManyOnce } from './insert-many';
 import type { AttemptRecord, DeliveryDocument } from './delivery.document';
 
-export type ClaimResult = { claimed: true; delivery: DeliveryDocument } | { claimed: false; reason: 'missing' | 'finished' | 'stale' | 'busy' };
+export type ClaimResult =
+  { claimed: true; delivery: DeliveryDocument } | { claimed: false; reason: 'missing' | 'finished' | 'stale' | 'busy' };
 
 export interface AttemptOutcome {
   record: AttemptRecord;
@@ -29,7 +30,10 @@ export class DeliveriesStore {
   }
 
   /** Inserts a delivery; inserting the same id again returns the stored one (a redelivered Kafka message). */
-  async insertDelivery(scope: Scope, doc: Omit<DeliveryDocument, 'organizationId' | 'mode'>): Promise<{ delivery: DeliveryDocument; created: boolean }> {
+  async insertDelivery(
+    scope: Scope,
+    doc: Omit<DeliveryDocument, 'organizationId' | 'mode'>,
+  ): Promise<{ delivery: DeliveryDocument; created: boolean }> {
     const { created, doc: delivery } = await scoped(this.collection, scope).insertOnce(doc);
     if (!delivery) throw new Error(`delivery ${doc._id} exists under another organization or mode`);
     return { delivery, created };
@@ -50,7 +54,10 @@ export class DeliveriesStore {
    */
   async releaseHolds(ids: readonly string[], owner: string, now: Date): Promise<void> {
     if (ids.length === 0) return;
-    await this.collection.updateMany({ _id: { $in: [...ids] }, status: 'pending', attemptCount: 0, lockOwner: owner }, { $set: { lockOwner: null, lockedUntil: now, updatedAt: now } });
+    await this.collection.updateMany(
+      { _id: { $in: [...ids] }, status: 'pending', attemptCount: 0, lockOwner: owner },
+      { $set: { lockOwner: null, lockedUntil: now, updatedAt: now } },
+    );
   }
 
   listForEvent(scope: Scope, eventId: string): Promise<DeliveryDocument[]> {
@@ -62,12 +69,18 @@ export class DeliveriesStore {
    * only; served by org_mode_updatedAt. The caller keeps the attempts made since `from`.
    */
   listTouchedSince(scope: Scope, from: Date): Promise<Array<Pick<DeliveryDocument, 'url' | 'attempts'>>> {
-    return scoped(this.collection, scope).find({ updatedAt: { $gte: from } }, { projection: { url: 1, attempts: 1 } }).toArray();
+    return scoped(this.collection, scope)
+      .find({ updatedAt: { $gte: from } }, { projection: { url: 1, attempts: 1 } })
+      .toArray();
   }
 
   /** D47: the most recently failed deliveries, newest first (org_mode_status_updatedAt, read backwards). */
   listRecentlyFailed(scope: Scope, limit: number): Promise<DeliveryDocument[]> {
-    return scoped(this.collection, scope).find({ status: 'failed' }).sort({ updatedAt: -1, _id: -1 }).limit(limit).toArray();
+    return scoped(this.collection, scope)
+      .find({ status: 'failed' })
+      .sort({ updatedAt: -1, _id: -1 })
+      .limit(limit)
+      .toArray();
   }
 
   /** Failed deliveries whose last write is at or after `since` (D44); the caller checks the last attempt's time. */
@@ -75,16 +88,29 @@ export class DeliveriesStore {
    * One page of the failed deliveries not recovered yet whose last change is at or after `since`, in (updatedAt,
    * _id) order from just after `after` (POST /events/recover, D44: read a page at a time, never all at once).
    */
-  listUnrecoveredFailedSince(scope: Scope, since: Date, after: Pick<DeliveryDocument, '_id' | 'updatedAt'> | undefined, limit: number): Promise<DeliveryDocument[]> {
-    const filter: Filter<DeliveryDocument> = { status: 'failed', recoveredBy: { $exists: false }, updatedAt: { $gte: since } };
-    if (after) filter.$or = [{ updatedAt: { $gt: after.updatedAt } }, { updatedAt: after.updatedAt, _id: { $gt: after._id } }];
+  listUnrecoveredFailedSince(
+    scope: Scope,
+    since: Date,
+    after: Pick<DeliveryDocument, '_id' | 'updatedAt'> | undefined,
+    limit: number,
+  ): Promise<DeliveryDocument[]> {
+    const filter: Filter<DeliveryDocument> = {
+      status: 'failed',
+      recoveredBy: { $exists: false },
+      updatedAt: { $gte: since },
+    };
+    if (after)
+      filter.$or = [{ updatedAt: { $gt: after.updatedAt } }, { updatedAt: after.updatedAt, _id: { $gt: after._id } }];
     return scoped(this.collection, scope).find(filter).sort({ updatedAt: 1, _id: 1 }).limit(limit).toArray();
   }
 
   /** Records which delivery recovered a failed one, so that a later recovery skips it. */
   async markRecovered(id: string, recoveredBy: string, now: Date): Promise<void> {
     // Only the first recovery marks it: the condition is the mark's absence, in one update.
-    await this.collection.updateOne({ _id: id, recoveredBy: { $exists: false } }, { $set: { recoveredBy, updatedAt: now } });
+    await this.collection.updateOne(
+      { _id: id, recoveredBy: { $exists: false } },
+      { $set: { recoveredBy, updatedAt: now } },
+    );
   }
 
   getForDispatch(id: string): Promise<DeliveryDocument | null> {
@@ -102,7 +128,13 @@ export class DeliveriesStore {
     };
     const claimed = await this.collection.findOneAndUpdate(
       claimable,
-      { $set: { lockOwner: input.owner, lockedUntil: new Date(input.now.getTime() + input.holdMs), updatedAt: input.now } },
+      {
+        $set: {
+          lockOwner: input.owner,
+          lockedUntil: new Date(input.now.getTime() + input.holdMs),
+          updatedAt: input.now,
+        },
+      },
       { returnDocument: 'after' },
     );
     if (claimed) return { claimed: true, delivery: claimed };
@@ -119,7 +151,9 @@ export class DeliveriesStore {
    * follows: null when that attempt was already recorded (by a replica that took over a lapsed hold).
    */
   recordAttempt(id: string, outcome: AttemptOutcome, now: Date): Promise<DeliveryDocument | null> {
-    return this.collection.findOneAndUpdate(awaitingAttempt(id, outcome.record.attempt), attemptUpdate(outcome, now), { returnDocument: 'after' });
+    return this.collection.findOneAndUpdate(awaitingAttempt(id, outcome.record.attempt), attemptUpdate(outcome, now), {
+      returnDocument: 'after',
+    });
   }
 
   /**
@@ -144,7 +178,9 @@ export class DeliveriesStore {
    * brings it back. Conditional on the attempt it would have been, like recordAttempt.
    */
   async deferAttempt(id: string, attempt: number, until: Date, now: Date): Promise<void> {
-    await this.collection.updateOne(awaitingAttempt(id, attempt), { $set: { nextAttemptAt: until, lockedUntil: until, lockOwner: null, updatedAt: now } });
+    await this.collection.updateOne(awaitingAttempt(id, attempt), {
+      $set: { nextAttemptAt: until, lockedUntil: until, lockOwner: null, updatedAt: now },
+    });
   }
 
   /**
@@ -152,7 +188,11 @@ export class DeliveriesStore {
    * organizations and modes in `skip` (whose queues are full here) are left out, so that one merchant's spilled
    * backlog never takes every place of a sweep and keeps the others' deliveries waiting (issue 22).
    */
-  findRecoverable(now: Date, limit: number, skip: { lanes: readonly Scope[]; modes: readonly Scope['mode'][] } = { lanes: [], modes: [] }): Promise<Array<Pick<DeliveryDocument, '_id' | 'url' | 'attemptCount' | 'organizationId' | 'mode'>>> {
+  findRecoverable(
+    now: Date,
+    limit: number,
+    skip: { lanes: readonly Scope[]; modes: readonly Scope['mode'][] } = { lanes: [], modes: [] },
+  ): Promise<Array<Pick<DeliveryDocument, '_id' | 'url' | 'attemptCount' | 'organizationId' | 'mode'>>> {
     const filter: Filter<DeliveryDocument> = { status: 'pending', lockedUntil: { $lt: now } };
     const excluded: Array<Filter<DeliveryDocument>> = [
       ...skip.lanes.map(({ organizationId, mode }) => ({ organizationId, mode })),
@@ -167,9 +207,16 @@ export class DeliveriesStore {
   }
 
   /** findRecoverable for one organization and mode: a lane taking back what it spilled (Recovery.refillLane). */
-  findRecoverableOf(scope: Scope, now: Date, limit: number): Promise<Array<Pick<DeliveryDocument, '_id' | 'url' | 'attemptCount' | 'organizationId' | 'mode'>>> {
+  findRecoverableOf(
+    scope: Scope,
+    now: Date,
+    limit: number,
+  ): Promise<Array<Pick<DeliveryDocument, '_id' | 'url' | 'attemptCount' | 'organizationId' | 'mode'>>> {
     return scoped(this.collection, scope)
-      .find({ status: 'pending', lockedUntil: { $lt: now } }, { projection: { _id: 1, url: 1, attemptCount: 1, organizationId: 1, mode: 1 } })
+      .find(
+        { status: 'pending', lockedUntil: { $lt: now } },
+        { projection: { _id: 1, url: 1, attemptCount: 1, organizationId: 1, mode: 1 } },
+      )
       .sort({ lockedUntil: 1 })
       .limit(limit)
       .toArray();
@@ -180,7 +227,10 @@ export class DeliveriesStore {
   }
 
   async markDeadLettered(id: string, now: Date): Promise<void> {
-    await this.collection.updateOne({ _id: id, deadLetterPending: true }, { $set: { deadLetterPending: false, updatedAt: now } });
+    await this.collection.updateOne(
+      { _id: id, deadLetterPending: true },
+      { $set: { deadLetterPending: false, updatedAt: now } },
+    );
   }
 }
 
@@ -197,7 +247,9 @@ function attemptUpdate(outcome: AttemptOutcome, now: Date): UpdateFilter<Deliver
   return {
     // The driver's PushOperator cannot resolve array fields of a document type with an index signature
     // (ScopedDocument extends Document); the shape is checked by `satisfies` instead.
-    $push: { attempts: outcome.record } satisfies { attempts: AttemptRecord } as unknown as PushOperator<DeliveryDocument>,
+    $push: { attempts: outcome.record } satisfies {
+      attempts: AttemptRecord;
+    } as unknown as PushOperator<DeliveryDocument>,
     $set: {
       attemptCount: outcome.record.attempt,
       status: outcome.status,

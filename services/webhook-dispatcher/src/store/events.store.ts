@@ -49,11 +49,18 @@ export class EventsStore {
   /** The events of these ids in this scope, in one read (ids of other scopes simply match nothing). */
   async getEvents(scope: Scope, ids: readonly string[]): Promise<Map<string, EventDocument>> {
     if (ids.length === 0) return new Map();
-    const found = await scoped(this.collection, scope).find({ _id: { $in: [...ids] } }).toArray();
+    const found = await scoped(this.collection, scope)
+      .find({ _id: { $in: [...ids] } })
+      .toArray();
     return new Map(found.map((event) => [event._id, event]));
   }
 
-  async listEvents(scope: Scope, filter: EventListFilter, page: number, limit: number): Promise<{ events: EventDocument[]; total: number }> {
+  async listEvents(
+    scope: Scope,
+    filter: EventListFilter,
+    page: number,
+    limit: number,
+  ): Promise<{ events: EventDocument[]; total: number }> {
     const events = scoped(this.collection, scope);
     const query: Filter<EventDocument> = {};
     if (filter.type) query.type = filter.type;
@@ -71,7 +78,12 @@ export class EventsStore {
   }
 
   /** The same page without the count (D47's dashboard): one more is fetched to tell whether another page follows. */
-  async listEventsPage(scope: Scope, filter: EventListFilter, page: number, limit: number): Promise<{ events: EventDocument[]; hasMore: boolean }> {
+  async listEventsPage(
+    scope: Scope,
+    filter: EventListFilter,
+    page: number,
+    limit: number,
+  ): Promise<{ events: EventDocument[]; hasMore: boolean }> {
     const query: Filter<EventDocument> = {};
     if (filter.type) query.type = filter.type;
     if (filter.sessionId) query.sessionId = filter.sessionId;

@@ -4,7 +4,10 @@ import { MongoBulkWriteError, type Collection, type Document, type OptionalUnles
  * Inserts many documents in one command, unordered: each insert stands alone and the unique _id arbitrates, as
  * for insertOne. Returns the ids that were already there (duplicate key); any other failure is thrown.
  */
-export async function insertManyOnce<T extends Document & { _id: string }>(collection: Collection<T>, docs: readonly T[]): Promise<Set<string>> {
+export async function insertManyOnce<T extends Document & { _id: string }>(
+  collection: Collection<T>,
+  docs: readonly T[],
+): Promise<Set<string>> {
   const duplicates = new Set<string>();
   if (docs.length === 0) return duplicates;
   try {

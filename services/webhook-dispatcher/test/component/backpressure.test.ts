@@ -18,7 +18,14 @@ let fixture: DispatcherFixture;
 beforeAll(async () => {
   fixture = await startDispatcherFixture(
     'backpressure',
-    { SESSION_EVENTS_PARTITIONS: '1', WEBHOOK_MAX_IN_FLIGHT: '4', WEBHOOK_MAX_QUEUED: '10', SWEEPERS_ENABLED: 'false', WEBHOOK_ORGANIZATION_SHARE: '1', WEBHOOK_LIVE_RESERVED_SHARE: '0' },
+    {
+      SESSION_EVENTS_PARTITIONS: '1',
+      WEBHOOK_MAX_IN_FLIGHT: '4',
+      WEBHOOK_MAX_QUEUED: '10',
+      SWEEPERS_ENABLED: 'false',
+      WEBHOOK_ORGANIZATION_SHARE: '1',
+      WEBHOOK_LIVE_RESERVED_SHARE: '0',
+    },
     { commandCounter: counter },
   );
 });
@@ -30,10 +37,15 @@ afterAll(async () => {
 describe('Back-pressure beyond the in-memory bound (issue 9)', () => {
   it(`When ${EVENTS} events arrive at once and at most 10 attempts may wait in memory, then the consumer waits for room and every event is delivered once, none through the sweep`, async () => {
     const { receiver, producer, dispatcher } = fixture;
-    const events: SessionEventV1[] = Array.from({ length: EVENTS }, () => buildSessionEvent({ callbackUrl: receiver.url('/hook') }));
+    const events: SessionEventV1[] = Array.from({ length: EVENTS }, () =>
+      buildSessionEvent({ callbackUrl: receiver.url('/hook') }),
+    );
     const recording = await counter.during(async () => {
       await producer.sendEvents(sessionEventsTopic(dispatcher.config), events);
-      await eventually(() => receiver.deliveries('/hook').length >= EVENTS, { deadlineMs: 30_000, description: `all ${EVENTS} webhooks delivered` });
+      await eventually(() => receiver.deliveries('/hook').length >= EVENTS, {
+        deadlineMs: 30_000,
+        description: `all ${EVENTS} webhooks delivered`,
+      });
     });
     const ids = receiver.deliveries('/hook').map((r) => String(r.headers['x-service-event-id']));
     expect(new Set(ids).size).toBe(EVENTS);

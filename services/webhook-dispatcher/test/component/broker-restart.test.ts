@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, kafkaControl, type WebhookReceiver } from '@checkout/testing';
 import type { SessionEventV1 } from '@checkout/contracts';
-import { TestProducer, buildSessionEvent, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture, type RunningDispatcher } from './support';
+import {
+  TestProducer,
+  buildSessionEvent,
+  sessionEventsTopic,
+  startDispatcherFixture,
+  type DispatcherFixture,
+  type RunningDispatcher,
+} from './support';
 
 // At least once across a broker restart: the dispatcher keeps consuming once the broker is back, and nothing
 // produced before, during or after the restart is lost. The broker is restarted through the engines' control
@@ -14,7 +21,10 @@ let dispatcher: RunningDispatcher;
 let producer: TestProducer;
 
 beforeAll(async () => {
-  fixture = await startDispatcherFixture('broker_restart', { WEBHOOK_CLAIM_TTL_MS: '4000', WEBHOOK_RECOVERY_INTERVAL_MS: '1000' });
+  fixture = await startDispatcherFixture('broker_restart', {
+    WEBHOOK_CLAIM_TTL_MS: '4000',
+    WEBHOOK_RECOVERY_INTERVAL_MS: '1000',
+  });
   ({ receiver, dispatcher, producer } = fixture);
 });
 
@@ -25,23 +35,32 @@ afterAll(async () => {
 describe('Broker restart (at least once, none lost)', () => {
   it(`When the broker restarts in the middle of ${EVENTS} events, then every event reaches the receiver`, async () => {
     const topic = sessionEventsTopic(dispatcher.config);
-    const events: SessionEventV1[] = Array.from({ length: EVENTS }, () => buildSessionEvent({ callbackUrl: receiver.url('/restart') }));
+    const events: SessionEventV1[] = Array.from({ length: EVENTS }, () =>
+      buildSessionEvent({ callbackUrl: receiver.url('/restart') }),
+    );
     const received = () => new Set(receiver.deliveries('/restart').map((r) => String(r.headers['x-service-event-id'])));
     let restarted: Promise<void> | undefined;
     for (let i = 0; i < events.length; i += 50) {
       const batch = events.slice(i, i + 50);
       // The test's own producer simply tries again until the broker is back.
-      await eventually(async () => {
-        await producer.sendEvents(topic, batch);
-        return true;
-      }, { deadlineMs: 120_000, intervalMs: 500, description: 'the batch to be produced' });
+      await eventually(
+        async () => {
+          await producer.sendEvents(topic, batch);
+          return true;
+        },
+        { deadlineMs: 120_000, intervalMs: 500, description: 'the batch to be produced' },
+      );
       if (i === 250) {
         await eventually(() => received().size > 0, { deadlineMs: 30_000, description: 'deliveries to be flowing' });
         restarted = kafkaControl().restartKafka();
       }
     }
     await restarted;
-    await eventually(() => received().size === EVENTS, { deadlineMs: 120_000, intervalMs: 250, description: `all ${EVENTS} events (have ${received().size})` });
+    await eventually(() => received().size === EVENTS, {
+      deadlineMs: 120_000,
+      intervalMs: 250,
+      description: `all ${EVENTS} events (have ${received().size})`,
+    });
     for (const event of events) expect(received().has(event.eventId)).toBe(true);
   }, 240_000);
 });

@@ -4,7 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandCounter } from '@checkout/mongo';
 import { eventually, metricValue } from '@checkout/testing';
 import type { EventResponse, SessionEventV1 } from '@checkout/contracts';
-import { TestProducer, buildSessionEvent, dispatcherEnv, dropDatabase, internalHeaders, sessionEventsTopic, startDispatcher, testKafka, type RunningDispatcher } from './support';
+import {
+  TestProducer,
+  buildSessionEvent,
+  dispatcherEnv,
+  dropDatabase,
+  internalHeaders,
+  sessionEventsTopic,
+  startDispatcher,
+  testKafka,
+  type RunningDispatcher,
+} from './support';
 
 // Issues 9 and 25: the database round trips of a successful first attempt, counted with the driver's command
 // monitoring (counts, never times). A batch of events is recorded with one insert of the events and one of their
@@ -80,21 +90,32 @@ function succeeded(): Promise<number> {
 
 describe('Database commands per delivery (issue 9)', () => {
   it(`When ${EVENTS} events arrive in one batch and all succeed, then the events and their deliveries take exactly 2 commands and each outcome at most one shared update`, async () => {
-    const events: SessionEventV1[] = Array.from({ length: EVENTS }, () => buildSessionEvent({ callbackUrl: receiver.url }));
+    const events: SessionEventV1[] = Array.from({ length: EVENTS }, () =>
+      buildSessionEvent({ callbackUrl: receiver.url }),
+    );
 
     const recording = await counter.during(async () => {
       await producer.sendEvents(sessionEventsTopic(dispatcher.config), events);
-      await eventually(() => receiver.arrived() === EVENTS, { deadlineMs: 30_000, description: `all ${EVENTS} first attempts in flight` });
+      await eventually(() => receiver.arrived() === EVENTS, {
+        deadlineMs: 30_000,
+        description: `all ${EVENTS} first attempts in flight`,
+      });
     });
     // One insertMany of the events, one of their deliveries; the first attempts need no claim and no delivery read.
     expect(recording.commands).toEqual({ insert: 2 });
 
     const results = await counter.during(async () => {
       receiver.release();
-      await eventually(async () => (await succeeded()) === EVENTS, { deadlineMs: 30_000, description: 'every success recorded' });
+      await eventually(async () => (await succeeded()) === EVENTS, {
+        deadlineMs: 30_000,
+        description: 'every success recorded',
+      });
     });
     // Only updates recording the outcomes, never more than one command per delivery (group commit shares them).
-    expect(Object.keys(results.commands), JSON.stringify({ recording: recording.commands, results: results.commands })).toEqual(['update']);
+    expect(
+      Object.keys(results.commands),
+      JSON.stringify({ recording: recording.commands, results: results.commands }),
+    ).toEqual(['update']);
     expect(results.total).toBeGreaterThanOrEqual(1);
     expect(results.total).toBeLessThanOrEqual(EVENTS);
     const perDelivery = (recording.total + results.total) / EVENTS;
@@ -102,8 +123,15 @@ describe('Database commands per delivery (issue 9)', () => {
 
     // Every attempt is visible in the events API (D34) with the one delivery id the receiver saw.
     const sample = events[EVENTS - 1] as SessionEventV1;
-    const detail = (await (await fetch(`${dispatcher.url}/internal/events/${sample.eventId}`, { headers: internalHeaders({ organizationId: sample.organizationId, mode: sample.mode }) })).json()) as EventResponse;
+    const detail = (await (
+      await fetch(`${dispatcher.url}/internal/events/${sample.eventId}`, {
+        headers: internalHeaders({ organizationId: sample.organizationId, mode: sample.mode }),
+      })
+    ).json()) as EventResponse;
     expect(detail.deliveries).toHaveLength(1);
-    expect(detail.deliveries[0]).toMatchObject({ status: 'succeeded', attempts: [{ attempt: 1, statusCode: 200, error: null }] });
+    expect(detail.deliveries[0]).toMatchObject({
+      status: 'succeeded',
+      attempts: [{ attempt: 1, statusCode: 200, error: null }],
+    });
   });
 });

@@ -37,11 +37,14 @@ async function startChild(): Promise<ChildProcess> {
   child.stderr?.on('data', keep);
   children.add(child);
   child.once('exit', () => children.delete(child));
-  await eventually(async () => {
-    if (child.exitCode !== null) throw new Error(`dispatcher exited with ${child.exitCode}:\n${output}`);
-    const response = await fetch(`http://127.0.0.1:${env.PORT}/readyz`);
-    return response.status === 200;
-  }, { deadlineMs: 60_000, intervalMs: 100, description: 'the dispatcher child to be ready' });
+  await eventually(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`dispatcher exited with ${child.exitCode}:\n${output}`);
+      const response = await fetch(`http://127.0.0.1:${env.PORT}/readyz`);
+      return response.status === 200;
+    },
+    { deadlineMs: 60_000, intervalMs: 100, description: 'the dispatcher child to be ready' },
+  );
   return child;
 }
 
@@ -77,19 +80,39 @@ describe('Crash safety (at least once, none lost)', () => {
   it('When the dispatcher is killed with SIGKILL mid-burst and restarted, then every one of 1,000 events reaches the receiver', async () => {
     const first = await startChild();
     const topic = topicName(config.TOPIC_PREFIX, TOPICS.sessionEvents);
-    const events: SessionEventV1[] = Array.from({ length: EVENTS }, () => buildSessionEvent({ callbackUrl: receiver.url('/crash') }));
+    const events: SessionEventV1[] = Array.from({ length: EVENTS }, () =>
+      buildSessionEvent({ callbackUrl: receiver.url('/crash') }),
+    );
     for (let i = 0; i < events.length; i += 100) await producer.sendEvents(topic, events.slice(i, i + 100));
 
     const received = () => new Set(receiver.deliveries('/crash').map((r) => String(r.headers['x-service-event-id'])));
-    await eventually(() => received().size >= 150, { deadlineMs: 60_000, intervalMs: 5, description: 'some deliveries before the kill' });
+    await eventually(() => received().size >= 150, {
+      deadlineMs: 60_000,
+      intervalMs: 5,
+      description: 'some deliveries before the kill',
+    });
     await kill9(first);
     const seenAtKill = received().size;
     expect(seenAtKill).toBeLessThan(EVENTS);
 
     await startChild();
-    const progress = process.env.CRASH_DEBUG ? setInterval(() => process.stderr.write(`received ${received().size} (requests ${receiver.deliveries('/crash').length}); at kill ${seenAtKill}\n`), 2_000) : undefined;
-    await eventually(() => received().size === EVENTS, { deadlineMs: 150_000, intervalMs: 200, description: `all ${EVENTS} events after the restart` }).catch((err: unknown) => {
-      throw new Error(`${err instanceof Error ? err.message : String(err)}: ${received().size} arrived, ${seenAtKill} before the kill`);
+    const progress = process.env.CRASH_DEBUG
+      ? setInterval(
+          () =>
+            process.stderr.write(
+              `received ${received().size} (requests ${receiver.deliveries('/crash').length}); at kill ${seenAtKill}\n`,
+            ),
+          2_000,
+        )
+      : undefined;
+    await eventually(() => received().size === EVENTS, {
+      deadlineMs: 150_000,
+      intervalMs: 200,
+      description: `all ${EVENTS} events after the restart`,
+    }).catch((err: unknown) => {
+      throw new Error(
+        `${err instanceof Error ? err.message : String(err)}: ${received().size} arrived, ${seenAtKill} before the kill`,
+      );
     });
     clearInterval(progress);
     const ids = received();

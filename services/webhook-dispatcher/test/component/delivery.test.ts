@@ -49,16 +49,25 @@ async function startGatewayStub(): Promise<Server> {
       res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'SERVICE_UNAVAILABLE' }));
       return;
     }
-    const signed = req.headers['x-organization-id'] === SIGNED_ORG || req.headers['x-organization-id'] === UNREADABLE_ORG;
+    const signed =
+      req.headers['x-organization-id'] === SIGNED_ORG || req.headers['x-organization-id'] === UNREADABLE_ORG;
     res.writeHead(200, { 'content-type': 'application/json' }).end(
-      JSON.stringify({ organizationName: 'Org', defaultCallbackUrl: null, enabledPaymentMethods: ['card'], webhookSigningSecret: signed ? SECRET : null }),
+      JSON.stringify({
+        organizationName: 'Org',
+        defaultCallbackUrl: null,
+        enabledPaymentMethods: ['card'],
+        webhookSigningSecret: signed ? SECRET : null,
+      }),
     );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return server;
 }
 
-async function getEvent(eventId: string, scope = { organizationId: 'org_test_dispatcher', mode: 'test' as const }): Promise<{ status: number; body: EventResponse }> {
+async function getEvent(
+  eventId: string,
+  scope = { organizationId: 'org_test_dispatcher', mode: 'test' as const },
+): Promise<{ status: number; body: EventResponse }> {
   const response = await fetch(`${dispatcher.url}/internal/events/${eventId}`, { headers: internalHeaders(scope) });
   return { status: response.status, body: (await response.json()) as EventResponse };
 }
@@ -116,8 +125,14 @@ describe('Webhook delivery (D2, D30, D31)', () => {
     });
     expect(stored.event).toEqual(event.body);
     expect(stored.deliveries).toHaveLength(1);
-    expect(stored.deliveries[0]).toMatchObject({ id: request.headers['x-service-delivery-id'], url: receiver.url(p), status: 'succeeded' });
-    expect(stored.deliveries[0]?.attempts).toEqual([{ attempt: 1, at: expect.any(String), statusCode: 200, durationMs: expect.any(Number), error: null }]);
+    expect(stored.deliveries[0]).toMatchObject({
+      id: request.headers['x-service-delivery-id'],
+      url: receiver.url(p),
+      status: 'succeeded',
+    });
+    expect(stored.deliveries[0]?.attempts).toEqual([
+      { attempt: 1, at: expect.any(String), statusCode: 200, durationMs: expect.any(Number), error: null },
+    ]);
   });
 
   it('When the endpoint keeps answering 500, then there are exactly 5 attempts with one delivery id, increasing delays, and a dead letter (D31, D40)', async () => {
@@ -126,10 +141,13 @@ describe('Webhook delivery (D2, D30, D31)', () => {
     const event = buildSessionEvent({ callbackUrl: receiver.url(p) });
     await producer.sendEvents(topic, [event]);
 
-    const detail = await eventually(async () => {
-      const { body } = await getEvent(event.eventId);
-      return body.deliveries[0]?.status === 'failed' ? body : undefined;
-    }, { deadlineMs: 20_000, description: 'the delivery to fail' });
+    const detail = await eventually(
+      async () => {
+        const { body } = await getEvent(event.eventId);
+        return body.deliveries[0]?.status === 'failed' ? body : undefined;
+      },
+      { deadlineMs: 20_000, description: 'the delivery to fail' },
+    );
     const delivery = detail.deliveries[0];
     expect(delivery?.attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5]);
     expect(delivery?.attempts.every((a) => a.statusCode === 500 && a.error === 'HTTP 500')).toBe(true);
@@ -140,10 +158,20 @@ describe('Webhook delivery (D2, D30, D31)', () => {
 
     const delays = [50, 100, 150, 200];
     const times = (delivery?.attempts ?? []).map((a) => Date.parse(a.at));
-    for (let i = 1; i < times.length; i += 1) expect((times[i] ?? 0) - (times[i - 1] ?? 0)).toBeGreaterThanOrEqual((delays[i - 1] ?? 0) * 0.9);
+    for (let i = 1; i < times.length; i += 1)
+      expect((times[i] ?? 0) - (times[i - 1] ?? 0)).toBeGreaterThanOrEqual((delays[i - 1] ?? 0) * 0.9);
 
-    const letter = await eventually(() => deadLetters.messages.find((m) => m.key === delivery?.id), { deadlineMs: 10_000, description: 'the dead letter' });
-    expect(JSON.parse(letter.value)).toMatchObject({ deliveryId: delivery?.id, eventId: event.eventId, attempts: 5, lastError: 'HTTP 500', url: receiver.url(p) });
+    const letter = await eventually(() => deadLetters.messages.find((m) => m.key === delivery?.id), {
+      deadlineMs: 10_000,
+      description: 'the dead letter',
+    });
+    expect(JSON.parse(letter.value)).toMatchObject({
+      deliveryId: delivery?.id,
+      eventId: event.eventId,
+      attempts: 5,
+      lastError: 'HTTP 500',
+      url: receiver.url(p),
+    });
   });
 
   it('When the endpoint answers 410, then that is a failed attempt and it is retried (D31)', async () => {
@@ -162,7 +190,9 @@ describe('Webhook delivery (D2, D30, D31)', () => {
     receiver.answer(p, ANSWER.redirect(receiver.url(target)));
     const event = buildSessionEvent({ callbackUrl: receiver.url(p) });
     await producer.sendEvents(topic, [event]);
-    const attempt = await eventually(async () => (await getEvent(event.eventId)).body.deliveries[0]?.attempts[0], { deadlineMs: 15_000 });
+    const attempt = await eventually(async () => (await getEvent(event.eventId)).body.deliveries[0]?.attempts[0], {
+      deadlineMs: 15_000,
+    });
     expect(attempt.statusCode).toBe(302);
     expect(attempt.error).toMatch(/redirect .*not followed/);
     expect(receiver.deliveries(target)).toHaveLength(0);
@@ -171,10 +201,13 @@ describe('Webhook delivery (D2, D30, D31)', () => {
   it('When a session has no callback URL, then the event is recorded and no delivery exists (D32)', async () => {
     const event = buildSessionEvent({ callbackUrl: null });
     await producer.sendEvents(topic, [event]);
-    const detail = await eventually(async () => {
-      const { status, body } = await getEvent(event.eventId);
-      return status === 200 ? body : undefined;
-    }, { deadlineMs: 15_000 });
+    const detail = await eventually(
+      async () => {
+        const { status, body } = await getEvent(event.eventId);
+        return status === 200 ? body : undefined;
+      },
+      { deadlineMs: 15_000 },
+    );
     expect(detail.event).toEqual(event.body);
     expect(detail.deliveries).toEqual([]);
   });
@@ -187,12 +220,16 @@ describe('Webhook delivery (D2, D30, D31)', () => {
     await producer.sendEvents(topic, [event, event]);
     await receiver.nextDelivery({ path: p, timeoutMs: 15_000 });
     await producer.sendEvents(topic, [event, sentinel]);
-    await eventually(() => receiver.deliveries(p).some((r) => r.headers['x-service-event-id'] === sentinel.eventId), { deadlineMs: 15_000 });
+    await eventually(() => receiver.deliveries(p).some((r) => r.headers['x-service-event-id'] === sentinel.eventId), {
+      deadlineMs: 15_000,
+    });
 
     expect(receiver.deliveries(p).filter((r) => r.headers['x-service-event-id'] === event.eventId)).toHaveLength(1);
     const { body } = await getEvent(event.eventId);
     expect(body.deliveries).toHaveLength(1);
-    const list = await fetch(`${dispatcher.url}/internal/events?sessionId=${event.sessionId}`, { headers: internalHeaders({ organizationId: 'org_test_dispatcher', mode: 'test' }) });
+    const list = await fetch(`${dispatcher.url}/internal/events?sessionId=${event.sessionId}`, {
+      headers: internalHeaders({ organizationId: 'org_test_dispatcher', mode: 'test' }),
+    });
     expect(((await list.json()) as { pagination: { total: number } }).pagination.total).toBe(2);
   });
 
@@ -208,7 +245,9 @@ describe('Webhook delivery (D2, D30, D31)', () => {
     expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(60);
     // The README's verification recipe.
     const expected = createHmac('sha256', SECRET_KEY).update(`${id}.${timestamp}.${request.body}`).digest('base64');
-    const signatures = String(request.headers['webhook-signature']).split(' ').map((s) => s.split(',')[1]);
+    const signatures = String(request.headers['webhook-signature'])
+      .split(' ')
+      .map((s) => s.split(',')[1]);
     expect(signatures).toContain(expected);
     expect(gatewayCalls).toBeGreaterThan(0);
   });
@@ -217,11 +256,15 @@ describe('Webhook delivery (D2, D30, D31)', () => {
     const p = path('unsigned');
     const event = buildSessionEvent({ callbackUrl: receiver.url(p), organizationId: UNREADABLE_ORG });
     const scope = { organizationId: UNREADABLE_ORG, mode: 'test' as const };
-    const deferred = () => metricValue(dispatcher.url, 'webhook_attempts_deferred_total', { reason: 'signing_secret_unavailable' });
+    const deferred = () =>
+      metricValue(dispatcher.url, 'webhook_attempts_deferred_total', { reason: 'signing_secret_unavailable' });
     const before = await deferred();
     await producer.sendEvents(topic, [event]);
     // Put off at least twice (the first attempt, then the recovery sweep's), never sent, no attempt recorded.
-    await eventually(async () => (await deferred()) >= before + 2, { deadlineMs: 15_000, description: 'the attempt put off twice' });
+    await eventually(async () => (await deferred()) >= before + 2, {
+      deadlineMs: 15_000,
+      description: 'the attempt put off twice',
+    });
     const pending = (await getEvent(event.eventId, scope)).body.deliveries[0];
     expect(pending).toMatchObject({ status: 'pending', attempts: [] });
     expect(receiver.deliveries(p)).toHaveLength(0);
@@ -229,10 +272,13 @@ describe('Webhook delivery (D2, D30, D31)', () => {
     settingsDown = false;
     const request = await receiver.nextDelivery({ path: p, timeoutMs: 15_000 });
     expect(request.headers['webhook-signature']).toBeDefined();
-    const delivered = await eventually(async () => {
-      const delivery = (await getEvent(event.eventId, scope)).body.deliveries[0];
-      return delivery?.status === 'succeeded' ? delivery : undefined;
-    }, { deadlineMs: 15_000, description: 'the delivery recorded as succeeded' });
+    const delivered = await eventually(
+      async () => {
+        const delivery = (await getEvent(event.eventId, scope)).body.deliveries[0];
+        return delivery?.status === 'succeeded' ? delivery : undefined;
+      },
+      { deadlineMs: 15_000, description: 'the delivery recorded as succeeded' },
+    );
     expect(delivered.attempts).toHaveLength(1);
     expect(delivered.attempts[0]).toMatchObject({ attempt: 1, statusCode: 200, error: null });
   });
@@ -246,7 +292,10 @@ describe('Webhook delivery (D2, D30, D31)', () => {
     await eventually(() => slowReceiver.deliveries('/hang').length > 0, { deadlineMs: 15_000 });
     await producer.sendEvents(topic, fastEvents);
 
-    await eventually(() => receiver.deliveries(fastPath).length === fastEvents.length, { deadlineMs: 15_000, description: 'all fast deliveries' });
+    await eventually(() => receiver.deliveries(fastPath).length === fastEvents.length, {
+      deadlineMs: 15_000,
+      description: 'all fast deliveries',
+    });
     const firstSlow = Math.min(...slowReceiver.deliveries('/hang').map((r) => r.receivedAt.getTime()));
     const lastFast = Math.max(...receiver.deliveries(fastPath).map((r) => r.receivedAt.getTime()));
     // Every fast webhook arrived before the first hanging attempt could even time out.
@@ -254,11 +303,16 @@ describe('Webhook delivery (D2, D30, D31)', () => {
     // The hanging host never had more than its per-host limit in flight at once.
     expect(slowReceiver.deliveries('/hang').length).toBeLessThanOrEqual(8);
     // What waits behind it is stored within seconds, not first attempted: visible as pending, no attempt yet (D34).
-    const waiting = slowEvents.find((e) => !slowReceiver.deliveries('/hang').some((r) => r.headers['x-service-event-id'] === e.eventId));
-    const detail = await eventually(async () => {
-      const { body } = await getEvent(waiting?.eventId ?? '');
-      return body.deliveries?.length === 1 ? body : undefined;
-    }, { deadlineMs: 5_000, description: 'the queued delivery to be stored' });
+    const waiting = slowEvents.find(
+      (e) => !slowReceiver.deliveries('/hang').some((r) => r.headers['x-service-event-id'] === e.eventId),
+    );
+    const detail = await eventually(
+      async () => {
+        const { body } = await getEvent(waiting?.eventId ?? '');
+        return body.deliveries?.length === 1 ? body : undefined;
+      },
+      { deadlineMs: 5_000, description: 'the queued delivery to be stored' },
+    );
     expect(detail.deliveries[0]).toMatchObject({ status: 'pending', attempts: [] });
   });
 

@@ -1,8 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, type WebhookReceiver } from '@checkout/testing';
-import { newId, type EventListResponse, type EventResponse, type Mode, type RedeliverResponse, type SessionEventV1 } from '@checkout/contracts';
-import { TestProducer, buildSessionEvent, internalHeaders, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture, type RunningDispatcher } from './support';
+import {
+  newId,
+  type EventListResponse,
+  type EventResponse,
+  type Mode,
+  type RedeliverResponse,
+  type SessionEventV1,
+} from '@checkout/contracts';
+import {
+  TestProducer,
+  buildSessionEvent,
+  internalHeaders,
+  sessionEventsTopic,
+  startDispatcherFixture,
+  type DispatcherFixture,
+  type RunningDispatcher,
+} from './support';
 
 let fixture: DispatcherFixture;
 let receiver: WebhookReceiver;
@@ -33,7 +48,12 @@ beforeAll(async () => {
   const at = (minutes: number) => new Date(Date.UTC(2026, 10, 21, 10, minutes)).toISOString();
   older = buildSessionEvent({ ...A_TEST, callbackUrl: receiver.url('/a'), createdAt: at(1) });
   newer = buildSessionEvent({ ...A_TEST, callbackUrl: receiver.url('/a'), createdAt: at(3) });
-  expired = buildSessionEvent({ ...A_TEST, callbackUrl: receiver.url('/a'), createdAt: at(2), type: 'checkout.session.expired' });
+  expired = buildSessionEvent({
+    ...A_TEST,
+    callbackUrl: receiver.url('/a'),
+    createdAt: at(2),
+    type: 'checkout.session.expired',
+  });
   noCallback = buildSessionEvent({ ...A_TEST, callbackUrl: null, createdAt: at(0) });
   live = buildSessionEvent({ ...A_LIVE, callbackUrl: receiver.url('/live'), createdAt: at(4) });
   otherOrg = buildSessionEvent({ ...B_TEST, callbackUrl: receiver.url('/b'), createdAt: at(5) });
@@ -42,11 +62,19 @@ beforeAll(async () => {
     deadlineMs: 20_000,
     description: 'events recorded',
   }).then(() =>
-    eventually(async () => {
-      const [a, l, b] = await Promise.all([api('GET', '/internal/events', A_TEST), api('GET', '/internal/events', A_LIVE), api('GET', '/internal/events', B_TEST)]);
-      const total = (r: { body: Record<string, unknown> }) => (r.body as unknown as EventListResponse).pagination.total;
-      return total(a) === 4 && total(l) === 1 && total(b) === 1;
-    }, { deadlineMs: 20_000, description: 'all six events recorded' }),
+    eventually(
+      async () => {
+        const [a, l, b] = await Promise.all([
+          api('GET', '/internal/events', A_TEST),
+          api('GET', '/internal/events', A_LIVE),
+          api('GET', '/internal/events', B_TEST),
+        ]);
+        const total = (r: { body: Record<string, unknown> }) =>
+          (r.body as unknown as EventListResponse).pagination.total;
+        return total(a) === 4 && total(l) === 1 && total(b) === 1;
+      },
+      { deadlineMs: 20_000, description: 'all six events recorded' },
+    ),
   );
 });
 
@@ -65,11 +93,14 @@ describe('GET /internal/events (D34)', () => {
   });
 
   it('When filtering by type or session, then only matching events come back', async () => {
-    const byType = (await api('GET', '/internal/events?type=checkout.session.expired', A_TEST)).body as unknown as EventListResponse;
+    const byType = (await api('GET', '/internal/events?type=checkout.session.expired', A_TEST))
+      .body as unknown as EventListResponse;
     expect(byType.events.map((e) => e.id)).toEqual([expired.eventId]);
-    const bySession = (await api('GET', `/internal/events?sessionId=${older.sessionId}`, A_TEST)).body as unknown as EventListResponse;
+    const bySession = (await api('GET', `/internal/events?sessionId=${older.sessionId}`, A_TEST))
+      .body as unknown as EventListResponse;
     expect(bySession.events.map((e) => e.id)).toEqual([older.eventId]);
-    const foreignSession = (await api('GET', `/internal/events?sessionId=${otherOrg.sessionId}`, A_TEST)).body as unknown as EventListResponse;
+    const foreignSession = (await api('GET', `/internal/events?sessionId=${otherOrg.sessionId}`, A_TEST))
+      .body as unknown as EventListResponse;
     expect(foreignSession.pagination.total).toBe(0);
   });
 
@@ -81,12 +112,15 @@ describe('GET /internal/events (D34)', () => {
     expect(page1.pagination.hasMore).toBe(true);
   });
 
-  it.each(['limit=0', 'limit=', 'limit=101', 'page=0', 'type=order.created', 'sessionId=nope', 'colour=red'])('When the query has %s, then it is 400 INVALID_REQUEST with details', async (query) => {
-    const { status, body } = await api('GET', `/internal/events?${query}`, A_TEST);
-    expect(status).toBe(400);
-    expect(body.code).toBe('INVALID_REQUEST');
-    expect((body.details as unknown[]).length).toBeGreaterThan(0);
-  });
+  it.each(['limit=0', 'limit=', 'limit=101', 'page=0', 'type=order.created', 'sessionId=nope', 'colour=red'])(
+    'When the query has %s, then it is 400 INVALID_REQUEST with details',
+    async (query) => {
+      const { status, body } = await api('GET', `/internal/events?${query}`, A_TEST);
+      expect(status).toBe(400);
+      expect(body.code).toBe('INVALID_REQUEST');
+      expect((body.details as unknown[]).length).toBeGreaterThan(0);
+    },
+  );
 
   it('When the internal token is missing, then it is 401', async () => {
     const response = await fetch(`${dispatcher.url}/internal/events`);
@@ -102,15 +136,25 @@ describe('GET /internal/events/:id (D34)', () => {
     });
     expect(detail.event).toEqual(older.body);
     expect(detail.deliveries).toEqual([
-      { id: expect.stringMatching(/^dlv_test_/), url: receiver.url('/a'), status: 'succeeded', attempts: [{ attempt: 1, at: expect.any(String), statusCode: 200, durationMs: expect.any(Number), error: null }] },
+      {
+        id: expect.stringMatching(/^dlv_test_/),
+        url: receiver.url('/a'),
+        status: 'succeeded',
+        attempts: [
+          { attempt: 1, at: expect.any(String), statusCode: 200, durationMs: expect.any(Number), error: null },
+        ],
+      },
     ]);
   });
 
-  it.each(['evt_nope', 'ord_test_abc', 'evt_prod_abc'])('When the id %s is malformed, then it is 400 INVALID_EVENT_ID', async (id) => {
-    const { status, body } = await api('GET', `/internal/events/${id}`, A_TEST);
-    expect(status).toBe(400);
-    expect(body.code).toBe('INVALID_EVENT_ID');
-  });
+  it.each(['evt_nope', 'ord_test_abc', 'evt_prod_abc'])(
+    'When the id %s is malformed, then it is 400 INVALID_EVENT_ID',
+    async (id) => {
+      const { status, body } = await api('GET', `/internal/events/${id}`, A_TEST);
+      expect(status).toBe(400);
+      expect(body.code).toBe('INVALID_EVENT_ID');
+    },
+  );
 
   it('When the event belongs to another mode, another organization or nobody, then it is 404 EVENT_NOT_FOUND', async () => {
     for (const [id, scope] of [
@@ -132,9 +176,16 @@ describe('POST /internal/events/:id/redeliver (D34)', () => {
     const { status, body } = await api('POST', `/internal/events/${newer.eventId}/redeliver`, A_TEST);
     expect(status).toBe(202);
     const { delivery } = body as unknown as RedeliverResponse;
-    expect(delivery).toEqual({ id: expect.stringMatching(/^dlv_test_/), url: receiver.url('/a'), status: 'pending', attempts: [] });
+    expect(delivery).toEqual({
+      id: expect.stringMatching(/^dlv_test_/),
+      url: receiver.url('/a'),
+      status: 'pending',
+      attempts: [],
+    });
 
-    const redelivered = await eventually(() => receiver.deliveries('/a').find((r) => r.headers['x-service-delivery-id'] === delivery.id));
+    const redelivered = await eventually(() =>
+      receiver.deliveries('/a').find((r) => r.headers['x-service-delivery-id'] === delivery.id),
+    );
     expect(redelivered.headers['x-service-event-id']).toBe(newer.eventId);
     expect(redelivered.headers['idempotency-key']).toBe(newer.eventId);
     expect(JSON.parse(redelivered.body)).toEqual(newer.body);
@@ -168,7 +219,9 @@ describe('GET /internal/events/delivery-stats (D47: the dashboard chart)', () =>
       async () => {
         const { status, body } = await api('GET', '/internal/events/delivery-stats', A_TEST);
         expect(status).toBe(200);
-        const entry = (body.hosts as { host: string; attempts: number; succeeded: number; p95DurationMs: number }[]).find((h) => h.host === host);
+        const entry = (
+          body.hosts as { host: string; attempts: number; succeeded: number; p95DurationMs: number }[]
+        ).find((h) => h.host === host);
         return entry && entry.succeeded >= 3 ? { body, entry } : undefined;
       },
       { deadlineMs: 20_000, description: "A's three deliveries to succeed" },
@@ -179,14 +232,18 @@ describe('GET /internal/events/delivery-stats (D47: the dashboard chart)', () =>
     const other = await api('GET', '/internal/events/delivery-stats', B_TEST);
     const otherEntry = (other.body.hosts as { host: string; attempts: number }[]).find((h) => h.host === host);
     expect(otherEntry?.attempts ?? 0).toBeLessThanOrEqual(1);
-    const liveEntry = ((await api('GET', '/internal/events/delivery-stats', A_LIVE)).body.hosts as { host: string; attempts: number }[]).find((h) => h.host === host);
+    const liveEntry = (
+      (await api('GET', '/internal/events/delivery-stats', A_LIVE)).body.hosts as { host: string; attempts: number }[]
+    ).find((h) => h.host === host);
     expect(liveEntry?.attempts ?? 0).toBeLessThanOrEqual(1);
   });
 });
 
 describe('GET /internal/events without a total (D47: the dashboard pager)', () => {
   it('When asked without a total, then the page has hasMore and no total, and the same events as the counted list', async () => {
-    const response = await fetch(`${dispatcher.url}/internal/events?limit=3`, { headers: { ...internalHeaders(A_TEST), 'x-list-without-total': '1' } });
+    const response = await fetch(`${dispatcher.url}/internal/events?limit=3`, {
+      headers: { ...internalHeaders(A_TEST), 'x-list-without-total': '1' },
+    });
     const body = (await response.json()) as { events: { id: string }[]; pagination: Record<string, unknown> };
     expect(body.pagination).toEqual({ page: 1, limit: 3, hasMore: true });
     const counted = (await api('GET', '/internal/events?limit=3', A_TEST)).body as unknown as EventListResponse;

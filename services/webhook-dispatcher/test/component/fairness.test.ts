@@ -43,11 +43,18 @@ describe('Fair delivery between merchants and modes (issue 22 item 6)', () => {
     const { receiver, producer, dispatcher } = fixture;
     const topic = sessionEventsTopic(dispatcher.config);
     const hostile: SessionEventV1[] = Array.from({ length: HOSTILE_EVENTS }, (_, i) =>
-      buildSessionEvent({ organizationId: 'org_hostile', mode: 'test', callbackUrl: tarpits[i % HANGING_PORTS]?.url('/hook') ?? null }),
+      buildSessionEvent({
+        organizationId: 'org_hostile',
+        mode: 'test',
+        callbackUrl: tarpits[i % HANGING_PORTS]?.url('/hook') ?? null,
+      }),
     );
     await producer.sendEvents(topic, hostile);
     // Its share of the 8 slots: 4 attempts hang, however many ports it has.
-    await eventually(() => tarpitRequests() >= 4, { deadlineMs: 20_000, description: "the hostile merchant's attempts reach its tarpits" });
+    await eventually(() => tarpitRequests() >= 4, {
+      deadlineMs: 20_000,
+      description: "the hostile merchant's attempts reach its tarpits",
+    });
 
     const live = buildSessionEvent({ organizationId: 'org_other', mode: 'live', callbackUrl: receiver.url('/live') });
     const test = buildSessionEvent({ organizationId: 'org_third', mode: 'test', callbackUrl: receiver.url('/test') });
@@ -72,9 +79,14 @@ describe('A merchant burst beyond its share (issue 22 item 6)', () => {
       SWEEPERS_ENABLED: 'false',
     });
     try {
-      const events = Array.from({ length: 150 }, () => buildSessionEvent({ organizationId: 'org_burst', mode: 'live', callbackUrl: burst.receiver.url('/hook') }));
+      const events = Array.from({ length: 150 }, () =>
+        buildSessionEvent({ organizationId: 'org_burst', mode: 'live', callbackUrl: burst.receiver.url('/hook') }),
+      );
       await burst.producer.sendEvents(sessionEventsTopic(burst.dispatcher.config), events);
-      await eventually(() => burst.receiver.deliveries('/hook').length >= events.length, { deadlineMs: 45_000, description: 'every webhook of the burst delivered' });
+      await eventually(() => burst.receiver.deliveries('/hook').length >= events.length, {
+        deadlineMs: 45_000,
+        description: 'every webhook of the burst delivered',
+      });
       const ids = burst.receiver.deliveries('/hook').map((r) => String(r.headers['x-service-event-id']));
       expect(ids).toHaveLength(events.length);
       expect(new Set(ids)).toEqual(new Set(events.map((e) => e.eventId)));

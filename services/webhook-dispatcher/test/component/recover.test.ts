@@ -28,7 +28,17 @@ async function seedFailed(count: number): Promise<string[]> {
   for (let i = 0; i < count; i += 1) {
     const eventId = newId('evt', scope.mode);
     const callbackUrl = fixture.receiver.url('/recovered');
-    events.push({ _id: eventId, ...scope, type: 'checkout.session.completed', sessionId: newId('cs', scope.mode), createdAt: failedAt, body: JSON.stringify({ id: eventId }), callbackUrl, initialDeliveryId: null, recordedAt: failedAt });
+    events.push({
+      _id: eventId,
+      ...scope,
+      type: 'checkout.session.completed',
+      sessionId: newId('cs', scope.mode),
+      createdAt: failedAt,
+      body: JSON.stringify({ id: eventId }),
+      callbackUrl,
+      initialDeliveryId: null,
+      recordedAt: failedAt,
+    });
     deliveries.push({
       _id: newId('dlv', scope.mode),
       ...scope,
@@ -36,7 +46,9 @@ async function seedFailed(count: number): Promise<string[]> {
       eventType: 'checkout.session.completed',
       url: callbackUrl,
       status: 'failed',
-      attempts: [{ attempt: 1, at: failedAt, statusCode: 500, durationMs: 3, error: 'HTTP 500', responseSnippet: null }],
+      attempts: [
+        { attempt: 1, at: failedAt, statusCode: 500, durationMs: 3, error: 'HTTP 500', responseSnippet: null },
+      ],
       attemptCount: 1,
       nextAttemptAt: null,
       lockedUntil: failedAt,
@@ -51,13 +63,19 @@ async function seedFailed(count: number): Promise<string[]> {
   return events.map((e) => e._id);
 }
 
-async function recover(since: Date): Promise<{ status: number; body: Record<string, unknown>; retryAfter: string | null }> {
+async function recover(
+  since: Date,
+): Promise<{ status: number; body: Record<string, unknown>; retryAfter: string | null }> {
   const response = await fetch(`${fixture.dispatcher.url}/internal/events/recover`, {
     method: 'POST',
     headers: { ...internalHeaders(scope), 'content-type': 'application/json' },
     body: JSON.stringify({ since: since.toISOString() }),
   });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown>, retryAfter: response.headers.get('retry-after') };
+  return {
+    status: response.status,
+    body: (await response.json()) as Record<string, unknown>,
+    retryAfter: response.headers.get('retry-after'),
+  };
 }
 
 beforeAll(async () => {
@@ -82,11 +100,18 @@ describe('POST /internal/events/recover with many failed deliveries (D44, issue 
     const finds = first.commands.find ?? 0;
     expect(finds).toBeLessThanOrEqual(2 * Math.ceil(FAILED / 200) + 2);
 
-    await eventually(() => new Set(fixture.receiver.deliveries('/recovered').map((r) => String(r.headers['x-service-event-id']))).size === FAILED, {
-      deadlineMs: 60_000,
-      description: 'every recovered delivery attempted',
-    });
-    expect(new Set(fixture.receiver.deliveries('/recovered').map((r) => String(r.headers['x-service-event-id'])))).toEqual(new Set(eventIds));
+    await eventually(
+      () =>
+        new Set(fixture.receiver.deliveries('/recovered').map((r) => String(r.headers['x-service-event-id']))).size ===
+        FAILED,
+      {
+        deadlineMs: 60_000,
+        description: 'every recovered delivery attempted',
+      },
+    );
+    expect(
+      new Set(fixture.receiver.deliveries('/recovered').map((r) => String(r.headers['x-service-event-id']))),
+    ).toEqual(new Set(eventIds));
 
     const second = await counter.during(() => recover(since));
     expect(second.result).toMatchObject({ status: 202, body: { recovering: 0 } });
@@ -104,7 +129,10 @@ describe('POST /internal/events/recover with many failed deliveries (D44, issue 
     // Another organization is not held up by it.
     const other = await fetch(`${fixture.dispatcher.url}/internal/events/recover`, {
       method: 'POST',
-      headers: { ...internalHeaders({ organizationId: `${scope.organizationId}_other`, mode: scope.mode }), 'content-type': 'application/json' },
+      headers: {
+        ...internalHeaders({ organizationId: `${scope.organizationId}_other`, mode: scope.mode }),
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ since: new Date(Date.now() - 60_000).toISOString() }),
     });
     expect(other.status).toBe(202);

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, type WebhookReceiver } from '@checkout/testing';
 import type { EventResponse } from '@checkout/contracts';
-import { TestProducer, buildSessionEvent, internalHeaders, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture, type RunningDispatcher } from './support';
+import {
+  TestProducer,
+  buildSessionEvent,
+  internalHeaders,
+  sessionEventsTopic,
+  startDispatcherFixture,
+  type DispatcherFixture,
+  type RunningDispatcher,
+} from './support';
 
 // D33 with the production default: WEBHOOK_ALLOWED_NETWORKS empty. Nothing here may leave the machine: every
 // target is refused before a connection is made (loopback receiver, a name resolving to loopback, metadata IP).
@@ -22,11 +30,16 @@ afterAll(async () => {
 });
 
 async function failedDeliveryOf(eventId: string) {
-  return eventually(async () => {
-    const response = await fetch(`${dispatcher.url}/internal/events/${eventId}`, { headers: internalHeaders({ organizationId: 'org_test_dispatcher', mode: 'test' }) });
-    const delivery = ((await response.json()) as EventResponse).deliveries[0];
-    return delivery?.status === 'failed' ? delivery : undefined;
-  }, { deadlineMs: 15_000, description: 'the refused delivery to fail' });
+  return eventually(
+    async () => {
+      const response = await fetch(`${dispatcher.url}/internal/events/${eventId}`, {
+        headers: internalHeaders({ organizationId: 'org_test_dispatcher', mode: 'test' }),
+      });
+      const delivery = ((await response.json()) as EventResponse).deliveries[0];
+      return delivery?.status === 'failed' ? delivery : undefined;
+    },
+    { deadlineMs: 15_000, description: 'the refused delivery to fail' },
+  );
 }
 
 describe('Internal targets are refused (D33)', () => {
@@ -38,16 +51,19 @@ describe('Internal targets are refused (D33)', () => {
     ['the cloud metadata address', () => 'http://169.254.169.254/latest/meta-data/'],
     ['a private address', () => 'http://10.0.0.5/hook'],
     ['an IPv6 loopback literal', () => `http://[::1]:${receiver.port}/hook`],
-  ])('When the callback URL is %s, then every attempt fails with a coarse reason, no address in it, and nothing is sent', async (_label, url) => {
-    const event = buildSessionEvent({ callbackUrl: url() });
-    await producer.sendEvents(sessionEventsTopic(dispatcher.config), [event]);
-    const delivery = await failedDeliveryOf(event.eventId);
-    expect(delivery.attempts).toHaveLength(2);
-    for (const attempt of delivery.attempts) {
-      expect(attempt.statusCode).toBeNull();
-      expect(attempt.error).toBe('the destination address is not allowed (private, loopback or reserved network)');
-      expect(attempt.error).not.toMatch(IP_LITERAL);
-    }
-    expect(receiver.deliveries()).toHaveLength(0);
-  });
+  ])(
+    'When the callback URL is %s, then every attempt fails with a coarse reason, no address in it, and nothing is sent',
+    async (_label, url) => {
+      const event = buildSessionEvent({ callbackUrl: url() });
+      await producer.sendEvents(sessionEventsTopic(dispatcher.config), [event]);
+      const delivery = await failedDeliveryOf(event.eventId);
+      expect(delivery.attempts).toHaveLength(2);
+      for (const attempt of delivery.attempts) {
+        expect(attempt.statusCode).toBeNull();
+        expect(attempt.error).toBe('the destination address is not allowed (private, loopback or reserved network)');
+        expect(attempt.error).not.toMatch(IP_LITERAL);
+      }
+      expect(receiver.deliveries()).toHaveLength(0);
+    },
+  );
 });

@@ -15,7 +15,8 @@ export const GATEWAY_TOKEN = newSecret();
 export function engines(): { brokers: string; mongoUrl: string } {
   const brokers = process.env.KAFKA_BROKERS;
   const mongoUrl = process.env.MONGODB_URL;
-  if (!brokers || !mongoUrl) throw new Error('KAFKA_BROKERS and MONGODB_URL must be set (vitest globalSetup provides them)');
+  if (!brokers || !mongoUrl)
+    throw new Error('KAFKA_BROKERS and MONGODB_URL must be set (vitest globalSetup provides them)');
   return { brokers, mongoUrl };
 }
 
@@ -56,7 +57,10 @@ export interface RunningDispatcher {
   stop(): Promise<void>;
 }
 
-export async function startDispatcher(env: Record<string, string>, options: BuildOptions = {}): Promise<RunningDispatcher> {
+export async function startDispatcher(
+  env: Record<string, string>,
+  options: BuildOptions = {},
+): Promise<RunningDispatcher> {
   const config = parseConfig(env);
   const logger = createLogger('webhook-dispatcher-test', { level: config.LOG_LEVEL });
   const app = buildApp(config, logger, options);
@@ -100,9 +104,20 @@ export class TestProducer {
 }
 
 /** Collects every message of a topic from the beginning (e.g. the dead-letter topic). */
-export async function collectTopic(kafka: KafkaClient, topic: string): Promise<{ messages: Array<{ key: string | null; value: string; headers: Record<string, string> }>; stop(): Promise<void> }> {
+export async function collectTopic(
+  kafka: KafkaClient,
+  topic: string,
+): Promise<{
+  messages: Array<{ key: string | null; value: string; headers: Record<string, string> }>;
+  stop(): Promise<void>;
+}> {
   const messages: Array<{ key: string | null; value: string; headers: Record<string, string> }> = [];
-  const probe = await readTopic({ kafka, topic, groupId: uniqueName('collector'), onMessage: ({ key, value, headers }) => messages.push({ key, value, headers }) });
+  const probe = await readTopic({
+    kafka,
+    topic,
+    groupId: uniqueName('collector'),
+    onMessage: ({ key, value, headers }) => messages.push({ key, value, headers }),
+  });
   return { messages, stop: () => probe.stop() };
 }
 
@@ -110,12 +125,22 @@ export async function collectTopic(kafka: KafkaClient, topic: string): Promise<{
 // Internal API helpers
 
 export function internalHeaders(scope: { organizationId: string; mode: Mode }): Record<string, string> {
-  return { 'x-internal-token': GATEWAY_TOKEN, 'x-organization-id': scope.organizationId, 'x-mode': scope.mode, 'x-request-id': `req_${randomBytes(4).toString('hex')}` };
+  return {
+    'x-internal-token': GATEWAY_TOKEN,
+    'x-organization-id': scope.organizationId,
+    'x-mode': scope.mode,
+    'x-request-id': `req_${randomBytes(4).toString('hex')}`,
+  };
 }
 
 /** The first delivery of an event of the default test organization, as the internal events API shows it. */
-export async function firstDelivery(dispatcher: RunningDispatcher, eventId: string): Promise<EventResponse['deliveries'][number] | undefined> {
-  const response = await fetch(`${dispatcher.url}/internal/events/${eventId}`, { headers: internalHeaders({ organizationId: 'org_test_dispatcher', mode: 'test' }) });
+export async function firstDelivery(
+  dispatcher: RunningDispatcher,
+  eventId: string,
+): Promise<EventResponse['deliveries'][number] | undefined> {
+  const response = await fetch(`${dispatcher.url}/internal/events/${eventId}`, {
+    headers: internalHeaders({ organizationId: 'org_test_dispatcher', mode: 'test' }),
+  });
   return ((await response.json()) as EventResponse).deliveries[0];
 }
 
@@ -138,7 +163,11 @@ export interface DispatcherFixture {
 }
 
 /** A real loopback receiver, the dispatcher in-process with its own database and topics, and a producer. */
-export async function startDispatcherFixture(label: string, overrides: Record<string, string> = {}, options: BuildOptions = {}): Promise<DispatcherFixture> {
+export async function startDispatcherFixture(
+  label: string,
+  overrides: Record<string, string> = {},
+  options: BuildOptions = {},
+): Promise<DispatcherFixture> {
   const receiver = await startWebhookReceiver();
   const dispatcher = await startDispatcher(dispatcherEnv(label, overrides), options);
   const producer = await TestProducer.connect(testKafka());

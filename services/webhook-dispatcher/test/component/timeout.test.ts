@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER, eventually, type WebhookReceiver } from '@checkout/testing';
-import { TestProducer, buildSessionEvent, firstDelivery, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture, type RunningDispatcher } from './support';
+import {
+  TestProducer,
+  buildSessionEvent,
+  firstDelivery,
+  sessionEventsTopic,
+  startDispatcherFixture,
+  type DispatcherFixture,
+  type RunningDispatcher,
+} from './support';
 
 const TIMEOUT_MS = 300;
 let fixture: DispatcherFixture;
@@ -9,7 +17,11 @@ let dispatcher: RunningDispatcher;
 let producer: TestProducer;
 
 beforeAll(async () => {
-  fixture = await startDispatcherFixture('timeout', { WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_MAX_ATTEMPTS: '2', WEBHOOK_RESPONSE_SNIPPET_BYTES: '16' });
+  fixture = await startDispatcherFixture('timeout', {
+    WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+    WEBHOOK_MAX_ATTEMPTS: '2',
+    WEBHOOK_RESPONSE_SNIPPET_BYTES: '16',
+  });
   ({ receiver, dispatcher, producer } = fixture);
 });
 
@@ -22,10 +34,13 @@ describe('Attempt limits (D31)', () => {
     receiver.answer('/hang', ANSWER.hang);
     const event = buildSessionEvent({ callbackUrl: receiver.url('/hang') });
     await producer.sendEvents(sessionEventsTopic(dispatcher.config), [event]);
-    const delivery = await eventually(async () => {
-      const d = await firstDelivery(dispatcher, event.eventId);
-      return d?.status === 'failed' ? d : undefined;
-    }, { deadlineMs: 20_000 });
+    const delivery = await eventually(
+      async () => {
+        const d = await firstDelivery(dispatcher, event.eventId);
+        return d?.status === 'failed' ? d : undefined;
+      },
+      { deadlineMs: 20_000 },
+    );
     expect(delivery.attempts).toHaveLength(2);
     for (const attempt of delivery.attempts) {
       expect(attempt.statusCode).toBeNull();
@@ -40,7 +55,9 @@ describe('Attempt limits (D31)', () => {
     receiver.answer('/slow', ANSWER.slow(TIMEOUT_MS * 4));
     const event = buildSessionEvent({ callbackUrl: receiver.url('/slow') });
     await producer.sendEvents(sessionEventsTopic(dispatcher.config), [event]);
-    const attempt = await eventually(async () => (await firstDelivery(dispatcher, event.eventId))?.attempts[0], { deadlineMs: 15_000 });
+    const attempt = await eventually(async () => (await firstDelivery(dispatcher, event.eventId))?.attempts[0], {
+      deadlineMs: 15_000,
+    });
     expect(attempt.error).toBe(`timed out after ${TIMEOUT_MS} ms`);
   });
 });

@@ -13,7 +13,12 @@ export function deliveryHostsChart(stats: DeliveryStatsResponse): string {
   const labelWidth = 180;
   const barWidth = 300;
   const height = stats.hosts.length * rowHeight + 10;
-  const summary = stats.hosts.map((h) => `${h.host}: ${percent(h.succeeded, h.attempts)}% of ${h.attempts} attempts succeeded, p95 ${h.p95DurationMs} ms`).join('; ');
+  const summary = stats.hosts
+    .map(
+      (h) =>
+        `${h.host}: ${percent(h.succeeded, h.attempts)}% of ${h.attempts} attempts succeeded, p95 ${h.p95DurationMs} ms`,
+    )
+    .join('; ');
   const bars = stats.hosts
     .map((h, i) => {
       const y = i * rowHeight + 5;
@@ -24,7 +29,10 @@ export function deliveryHostsChart(stats: DeliveryStatsResponse): string {
     })
     .join('');
   const table = `<div class="scroll" role="region" tabindex="0" aria-label="Webhook attempts per callback host, last 24 hours"><table><caption>Webhook attempts per callback host, last 24 hours</caption><thead><tr><th scope="col">Host</th><th scope="col" class="num">Attempts</th><th scope="col" class="num">Succeeded</th><th scope="col" class="num">Success rate</th><th scope="col" class="num">p95 duration</th></tr></thead><tbody>${stats.hosts
-    .map((h) => `<tr><th scope="row">${e(h.host)}</th><td class="num">${h.attempts}</td><td class="num">${h.succeeded}</td><td class="num">${percent(h.succeeded, h.attempts)}%</td><td class="num">${h.p95DurationMs} ms</td></tr>`)
+    .map(
+      (h) =>
+        `<tr><th scope="row">${e(h.host)}</th><td class="num">${h.attempts}</td><td class="num">${h.succeeded}</td><td class="num">${percent(h.succeeded, h.attempts)}%</td><td class="num">${h.p95DurationMs} ms</td></tr>`,
+    )
     .join('')}</tbody></table></div>`;
   return `<figure><svg role="img" aria-labelledby="hosts-title hosts-desc" viewBox="0 0 ${labelWidth + barWidth + 190} ${height}" class="chart"><title id="hosts-title">Success rate and p95 duration per callback host, last 24 hours</title><desc id="hosts-desc">${e(summary)}</desc>${bars}</svg></figure>${table}`;
 }
@@ -34,7 +42,10 @@ export function paymentsPerHourChart(data: PaymentsPerHourResponse): string {
   const height = 120;
   const max = Math.max(1, ...data.hours.map((h) => h.count));
   const total = data.hours.reduce((n, h) => n + h.count, 0);
-  const peak = data.hours.reduce((best, h) => (h.count > best.count ? h : best), data.hours[0] ?? { hour: data.from, count: 0, amount: 0 });
+  const peak = data.hours.reduce(
+    (best, h) => (h.count > best.count ? h : best),
+    data.hours[0] ?? { hour: data.from, count: 0, amount: 0 },
+  );
   const barWidth = width / Math.max(1, data.hours.length);
   const bars = data.hours
     .map((h, i) => {
@@ -51,8 +62,13 @@ export function paymentsPerHourChart(data: PaymentsPerHourResponse): string {
     entry.amount += h.amount;
     days.set(day, entry);
   }
-  const desc = total === 0 ? 'No payments in the last 7 days.' : `${total} payments in the last 7 days; the busiest hour, ${peak.hour.slice(0, 13)}:00 UTC, had ${peak.count}.`;
-  const table = `<table><caption>Payments per day, last 7 days (UTC)</caption><thead><tr><th scope="col">Day</th><th scope="col" class="num">Payments</th></tr></thead><tbody>${[...days]
+  const desc =
+    total === 0
+      ? 'No payments in the last 7 days.'
+      : `${total} payments in the last 7 days; the busiest hour, ${peak.hour.slice(0, 13)}:00 UTC, had ${peak.count}.`;
+  const table = `<table><caption>Payments per day, last 7 days (UTC)</caption><thead><tr><th scope="col">Day</th><th scope="col" class="num">Payments</th></tr></thead><tbody>${[
+    ...days,
+  ]
     .map(([day, v]) => `<tr><th scope="row">${e(day)}</th><td class="num">${v.count}</td></tr>`)
     .join('')}</tbody></table>`;
   return `<figure><svg role="img" aria-labelledby="pay-title pay-desc" viewBox="0 0 ${width} ${height}" class="chart"><title id="pay-title">Payments per hour, last 7 days</title><desc id="pay-desc">${e(desc)}</desc><line x1="0" y1="${height - 14}" x2="${width}" y2="${height - 14}" class="c-axis"/>${bars}<text x="0" y="${height - 2}" class="c-label">${e(data.from.slice(0, 10))}</text><text x="${width}" y="${height - 2}" text-anchor="end" class="c-label">now</text></svg></figure>${table}`;

@@ -1,6 +1,13 @@
 // The dashboard's templating kit (D47): everything that is not our own markup is escaped.
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '`': '&#96;',
+};
 
 export function e(value: unknown): string {
   return String(value ?? '').replace(/[&<>"'`]/g, (c) => ESCAPES[c] ?? c);
@@ -34,6 +41,7 @@ export function timeTag(iso: string): string {
 /** A query string from the non-empty values, for links that keep the current filters. */
 export function query(values: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(values)) if (value !== undefined && value !== '') params.set(name, String(value));
+  for (const [name, value] of Object.entries(values))
+    if (value !== undefined && value !== '') params.set(name, String(value));
   return params.size > 0 ? `?${params.toString()}` : '';
 }

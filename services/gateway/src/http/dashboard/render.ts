@@ -1,4 +1,18 @@
-import type { CheckoutSession, Delivery, EventPageResponse, EventResponse, FailedDeliveriesResponse, Mode, Order, OrderPageResponse, OrderPayment, Pagination, PaginationWithoutTotal, SessionListResponse, WebhookEvent } from '@checkout/contracts';
+import type {
+  CheckoutSession,
+  Delivery,
+  EventPageResponse,
+  EventResponse,
+  FailedDeliveriesResponse,
+  Mode,
+  Order,
+  OrderPageResponse,
+  OrderPayment,
+  Pagination,
+  PaginationWithoutTotal,
+  SessionListResponse,
+  WebhookEvent,
+} from '@checkout/contracts';
 import { ORDER_STATUSES, PAYMENT_STATUSES, EVENT_TYPES } from '@checkout/contracts';
 import { e, money, query, timeTag } from './html';
 import type { HistoryEntry } from '../../domain/dashboard-views';
@@ -109,17 +123,38 @@ ${body}
 </html>`;
 }
 
-export function messagePage(nonce: string, title: string, message: string, link?: { href: string; label: string }): string {
-  return layout({ nonce }, title, `<h1>${e(title)}</h1><div class="card"><p>${e(message)}</p>${link ? `<p><a href="${e(link.href)}">${e(link.label)}</a></p>` : ''}</div>`);
+export function messagePage(
+  nonce: string,
+  title: string,
+  message: string,
+  link?: { href: string; label: string },
+): string {
+  return layout(
+    { nonce },
+    title,
+    `<h1>${e(title)}</h1><div class="card"><p>${e(message)}</p>${link ? `<p><a href="${e(link.href)}">${e(link.label)}</a></p>` : ''}</div>`,
+  );
 }
 
 const status = (value: string) => `<span class="status ${e(value)}">${e(value.replace(/_/g, ' '))}</span>`;
 
 /** Lists of orders and events come without a total (their owners skip the count); sessions' come with one. */
-function pager(pagination: Pagination | PaginationWithoutTotal, base: string, filters: Record<string, string | undefined>): string {
-  const where = 'total' in pagination ? `Page ${pagination.page} of ${Math.max(1, Math.ceil(pagination.total / pagination.limit))} (${pagination.total} in all)` : `Page ${pagination.page}`;
-  const prev = pagination.page > 1 ? `<a href="${e(base + query({ ...filters, page: pagination.page - 1 }))}" rel="prev">Previous page</a>` : '';
-  const next = pagination.hasMore ? `<a href="${e(base + query({ ...filters, page: pagination.page + 1 }))}" rel="next">Next page</a>` : '';
+function pager(
+  pagination: Pagination | PaginationWithoutTotal,
+  base: string,
+  filters: Record<string, string | undefined>,
+): string {
+  const where =
+    'total' in pagination
+      ? `Page ${pagination.page} of ${Math.max(1, Math.ceil(pagination.total / pagination.limit))} (${pagination.total} in all)`
+      : `Page ${pagination.page}`;
+  const prev =
+    pagination.page > 1
+      ? `<a href="${e(base + query({ ...filters, page: pagination.page - 1 }))}" rel="prev">Previous page</a>`
+      : '';
+  const next = pagination.hasMore
+    ? `<a href="${e(base + query({ ...filters, page: pagination.page + 1 }))}" rel="next">Next page</a>`
+    : '';
   return `<nav class="pager" aria-label="Pagination">${prev}<span>${where}</span>${next}</nav>`;
 }
 
@@ -135,7 +170,11 @@ export function notice(message: string | undefined, kind: 'info' | 'error' = 'in
   return message ? `<p class="notice${kind === 'error' ? ' error' : ''}" role="status">${e(message)}</p>` : '';
 }
 
-export function overviewPage(ctx: PageContext, charts: { hosts: string; payments: string }, recoverSince: string): string {
+export function overviewPage(
+  ctx: PageContext,
+  charts: { hosts: string; payments: string },
+  recoverSince: string,
+): string {
   return layout(
     ctx,
     'Overview',
@@ -176,8 +215,18 @@ ${pager(list.pagination, '/dashboard/orders', { ...filters })}</div>`,
 
 export function orderPage(ctx: PageContext, order: Order, payments: readonly OrderPayment[]): string {
   const a = order.amounts;
-  const items = order.items.map((i) => `<tr><th scope="row">${e(i.name)}</th><td class="num">${i.quantity}</td><td class="num">${e(money(i.unitPrice, order.currency))}</td><td class="num">${e(money(i.totalPrice, order.currency))}</td></tr>`).join('');
-  const paymentRows = payments.map((p) => `<tr><th scope="row"><code>${e(p.id)}</code></th><td>${e(p.method)}</td><td class="num">${e(money(p.amount, order.currency))}</td><td>${timeTag(p.appliedAt)}</td></tr>`).join('');
+  const items = order.items
+    .map(
+      (i) =>
+        `<tr><th scope="row">${e(i.name)}</th><td class="num">${i.quantity}</td><td class="num">${e(money(i.unitPrice, order.currency))}</td><td class="num">${e(money(i.totalPrice, order.currency))}</td></tr>`,
+    )
+    .join('');
+  const paymentRows = payments
+    .map(
+      (p) =>
+        `<tr><th scope="row"><code>${e(p.id)}</code></th><td>${e(p.method)}</td><td class="num">${e(money(p.amount, order.currency))}</td><td>${timeTag(p.appliedAt)}</td></tr>`,
+    )
+    .join('');
   return layout(
     ctx,
     `Order ${order.id}`,
@@ -199,7 +248,10 @@ export function orderPage(ctx: PageContext, order: Order, payments: readonly Ord
 
 export function sessionsPage(ctx: PageContext, list: SessionListResponse): string {
   const rows = list.sessions
-    .map((s) => `<tr><th scope="row"><a href="/dashboard/sessions/${e(s.id)}"><code>${e(s.id)}</code></a></th><td>${status(s.status)}</td><td class="num">${e(money(s.order.amounts.total, s.order.currency))}</td><td class="hide-narrow">${timeTag(s.createdAt)}</td></tr>`)
+    .map(
+      (s) =>
+        `<tr><th scope="row"><a href="/dashboard/sessions/${e(s.id)}"><code>${e(s.id)}</code></a></th><td>${status(s.status)}</td><td class="num">${e(money(s.order.amounts.total, s.order.currency))}</td><td class="hide-narrow">${timeTag(s.createdAt)}</td></tr>`,
+    )
     .join('');
   return layout(
     ctx,
@@ -241,8 +293,19 @@ function failedDeliveriesTable(failed: FailedDeliveriesResponse): string {
   return `<div class="scroll" role="region" tabindex="0" aria-label="Most recent failed deliveries"><table><caption>Most recent failed deliveries</caption><thead><tr><th scope="col">Event</th><th scope="col" class="hide-narrow">Callback URL</th><th scope="col">Last answer</th><th scope="col" class="hide-narrow">Failed at</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
-export function eventsPage(ctx: PageContext, list: EventPageResponse, failed: FailedDeliveriesResponse, filters: { type?: string | undefined }, message?: string): string {
-  const rows = list.events.map((ev) => `<tr><th scope="row"><a href="/dashboard/events/${e(ev.id)}"><code>${e(ev.id)}</code></a></th><td>${e(ev.event)}</td><td class="hide-narrow"><code>${e(ev.session.id)}</code></td><td class="hide-narrow">${timeTag(ev.createdAt)}</td></tr>`).join('');
+export function eventsPage(
+  ctx: PageContext,
+  list: EventPageResponse,
+  failed: FailedDeliveriesResponse,
+  filters: { type?: string | undefined },
+  message?: string,
+): string {
+  const rows = list.events
+    .map(
+      (ev) =>
+        `<tr><th scope="row"><a href="/dashboard/events/${e(ev.id)}"><code>${e(ev.id)}</code></a></th><td>${e(ev.event)}</td><td class="hide-narrow"><code>${e(ev.session.id)}</code></td><td class="hide-narrow">${timeTag(ev.createdAt)}</td></tr>`,
+    )
+    .join('');
   return layout(
     ctx,
     'Events',
@@ -279,14 +342,25 @@ ${found.deliveries.length === 0 ? '<div class="card"><p>This event has no delive
 }
 
 /** A confirm step (D47: actions are confirmed on a page of their own, not by a script dialog). */
-export function confirmPage(ctx: PageContext, title: string, explanation: string, action: string, fields: Record<string, string>, cancelHref: string, submitLabel: string): string {
+export function confirmPage(
+  ctx: PageContext,
+  title: string,
+  explanation: string,
+  action: string,
+  fields: Record<string, string>,
+  cancelHref: string,
+  submitLabel: string,
+): string {
   return layout(
     ctx,
     title,
     `<h1>${e(title)}</h1><div class="card"><p>${e(explanation)}</p>
-<form method="post" action="${e(action)}"><input type="hidden" name="csrf" value="${e(ctx.csrfToken)}">${Object.entries(fields)
+<form method="post" action="${e(action)}"><input type="hidden" name="csrf" value="${e(ctx.csrfToken)}">${Object.entries(
+      fields,
+    )
       .map(([name, value]) => `<input type="hidden" name="${e(name)}" value="${e(value)}">`)
-      .join('')}<p><button type="submit">${e(submitLabel)}</button> <a href="${e(cancelHref)}">Cancel</a></p></form></div>`,
+      .join(
+        '',
+      )}<p><button type="submit">${e(submitLabel)}</button> <a href="${e(cancelHref)}">Cancel</a></p></form></div>`,
   );
 }
-

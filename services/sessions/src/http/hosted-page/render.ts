@@ -5,18 +5,24 @@ import type { CollectedInputs } from '../../store/session.document';
 
 export const NOTICES = {
   declined: 'Your card was declined. No money was taken. Try another card.',
-  not_test_card: 'That is not a test card. In test mode, use 4242 4242 4242 4242 (succeeds) or 4000 0000 0000 0002 (declined).',
+  not_test_card:
+    'That is not a test card. In test mode, use 4242 4242 4242 4242 (succeeds) or 4000 0000 0000 0002 (declined).',
   card_required: 'Enter a card number.',
   required: 'Please fill in the required details below.',
   amount: 'Enter an amount to pay, at least $0.01.',
   method: 'That payment method is not available for this checkout.',
   paid_partial: 'Payment received. The rest is still due.',
   not_payable: 'This checkout can no longer take payment.',
-  destination_unavailable: 'Stablecoin payments to this merchant are unavailable. No money was taken. Choose another method or contact the merchant.',
+  destination_unavailable:
+    'Stablecoin payments to this merchant are unavailable. No money was taken. Choose another method or contact the merchant.',
 } as const;
 export type NoticeCode = keyof typeof NOTICES;
 
-const METHOD_LABELS: Record<PaymentMethod, string> = { card: 'Card', stablecoin: 'Stablecoin', stored_value: 'Stored value' };
+const METHOD_LABELS: Record<PaymentMethod, string> = {
+  card: 'Card',
+  stablecoin: 'Stablecoin',
+  stored_value: 'Stored value',
+};
 
 export interface PageContext {
   nonce: string;
@@ -95,12 +101,20 @@ ${script}
 function summary(session: CheckoutSession): string {
   const { order } = session;
   const rows = order.items
-    .map((i) => `<tr><td>${e(i.name)}${i.quantity > 1 ? ` <span class="muted">× ${e(i.quantity)}</span>` : ''}</td><td class="num">${formatUsd(i.totalPrice)}</td></tr>`)
+    .map(
+      (i) =>
+        `<tr><td>${e(i.name)}${i.quantity > 1 ? ` <span class="muted">× ${e(i.quantity)}</span>` : ''}</td><td class="num">${formatUsd(i.totalPrice)}</td></tr>`,
+    )
     .join('');
   const discounts = order.discounts
-    .map((d) => `<tr><td>${e(d.name)}${d.type === 'percentage' ? ` <span class="muted">(${e(d.amount)}%)</span>` : ''}</td><td class="num">−${formatUsd(discountAmount(d, order.amounts.subtotal))}</td></tr>`)
+    .map(
+      (d) =>
+        `<tr><td>${e(d.name)}${d.type === 'percentage' ? ` <span class="muted">(${e(d.amount)}%)</span>` : ''}</td><td class="num">−${formatUsd(discountAmount(d, order.amounts.subtotal))}</td></tr>`,
+    )
     .join('');
-  const taxes = order.taxes.map((t) => `<tr><td>${e(t.name)}</td><td class="num">${formatUsd(t.amount)}</td></tr>`).join('');
+  const taxes = order.taxes
+    .map((t) => `<tr><td>${e(t.name)}</td><td class="num">${formatUsd(t.amount)}</td></tr>`)
+    .join('');
   const paid = order.amounts.paid;
   const due = Math.max(0, order.amounts.total - paid);
   return `<section class="card" aria-labelledby="summary-h">
@@ -190,7 +204,9 @@ function requiredInputs(session: CheckoutSession, ctx: PageContext): string {
   const a = c.shippingAddress;
   const parts: string[] = ['<fieldset><legend>Your details</legend>'];
   if (req.phone) {
-    parts.push(`<label for="phone">Phone number</label><input type="tel" id="phone" name="phone" autocomplete="tel" required value="${e(c.phone)}">`);
+    parts.push(
+      `<label for="phone">Phone number</label><input type="tel" id="phone" name="phone" autocomplete="tel" required value="${e(c.phone)}">`,
+    );
   }
   if (req.shippingAddress) {
     const field = (id: string, label: string, value: string | undefined, required: boolean, autocomplete: string) =>
@@ -208,8 +224,12 @@ function requiredInputs(session: CheckoutSession, ctx: PageContext): string {
     );
   }
   if (req.location) {
-    const options = ctx.locations.map((l) => `<option value="${e(l.id)}"${c.locationId === l.id ? ' selected' : ''}>${e(l.name)}</option>`).join('');
-    parts.push(`<label for="locationId">Location</label><select id="locationId" name="locationId" required><option value="">Choose a location</option>${options}</select>`);
+    const options = ctx.locations
+      .map((l) => `<option value="${e(l.id)}"${c.locationId === l.id ? ' selected' : ''}>${e(l.name)}</option>`)
+      .join('');
+    parts.push(
+      `<label for="locationId">Location</label><select id="locationId" name="locationId" required><option value="">Choose a location</option>${options}</select>`,
+    );
   }
   parts.push('</fieldset>');
   return parts.join('\n');
@@ -218,7 +238,9 @@ function requiredInputs(session: CheckoutSession, ctx: PageContext): string {
 export function renderPendingPage(session: CheckoutSession, ctx: PageContext): string {
   const due = Math.max(0, session.order.amounts.total - session.order.amounts.paid);
   const methods = ctx.enabledPaymentMethods;
-  const notice = ctx.notice ? `<div class="notice ${ctx.notice === 'paid_partial' ? 'info' : 'error'}" role="alert" data-testid="notice">${e(NOTICES[ctx.notice])}</div>` : '';
+  const notice = ctx.notice
+    ? `<div class="notice ${ctx.notice === 'paid_partial' ? 'info' : 'error'}" role="alert" data-testid="notice">${e(NOTICES[ctx.notice])}</div>`
+    : '';
   const unavailable =
     ctx.destinationUnavailable && ctx.notice !== 'destination_unavailable'
       ? `<div class="notice error" role="status" data-testid="destination-unavailable">${e('Stablecoin payments to this merchant are unavailable. Choose another method or contact the merchant.')}</div>`
@@ -255,7 +277,12 @@ ${liveNote || form}
 <p class="expiry">Time left to pay: <strong data-testid="countdown" role="timer" data-expires-at="${e(session.expiresAt)}">${formatTimeLeft(Date.parse(session.expiresAt) - ctx.now.getTime())}</strong>
 <span class="hint">(expires at <time datetime="${e(session.expiresAt)}">${e(session.expiresAt.replace('T', ' ').slice(0, 16))} UTC</time>)</span></p>
 </section>`;
-  return layout(`Pay ${ctx.organizationName}`, ctx.nonce, body, pollScript(ctx.nonce, session.id, ctx.version, ctx.now));
+  return layout(
+    `Pay ${ctx.organizationName}`,
+    ctx.nonce,
+    body,
+    pollScript(ctx.nonce, session.id, ctx.version, ctx.now),
+  );
 }
 
 function paymentQr(ctx: PageContext): string {
@@ -266,12 +293,18 @@ function paymentQr(ctx: PageContext): string {
 export function renderTerminalPage(session: CheckoutSession, ctx: PageContext): string {
   const titles = {
     completed: ['Payment received', 'Thank you! Your payment was received.'],
-    expired: ['Checkout expired', 'This checkout has expired. No payment was taken for the remaining amount. Please return to the merchant to start again.'],
+    expired: [
+      'Checkout expired',
+      'This checkout has expired. No payment was taken for the remaining amount. Please return to the merchant to start again.',
+    ],
     cancelled: ['Checkout cancelled', 'This checkout was cancelled by the merchant. No further payment can be made.'],
     pending: ['Checkout', ''],
   } as const;
   const [title, text] = titles[session.status];
-  const back = session.status === 'completed' && session.successUrl ? `<p><a href="${e(session.successUrl)}">Return to ${e(ctx.organizationName)}</a></p>` : '';
+  const back =
+    session.status === 'completed' && session.successUrl
+      ? `<p><a href="${e(session.successUrl)}">Return to ${e(ctx.organizationName)}</a></p>`
+      : '';
   const body = `${header(session, ctx)}
 <section class="card" aria-live="polite">
 <h2 class="state" data-testid="status" data-status="${e(session.status)}">${e(title)}</h2>
