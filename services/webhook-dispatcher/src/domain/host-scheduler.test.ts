@@ -169,7 +169,7 @@ describe('HostScheduler', () => {
     await becameIdle;
   });
 
-  describe('lanes: one per organization and mode (issue 22 item 6)', () => {
+  describe('lanes: one per organization, both modes together (issue 22 item 6)', () => {
     const hostile: Lane = { organizationId: 'org_hostile', mode: 'test' };
     const other: Lane = { organizationId: 'org_other', mode: 'live' };
     const fair = {
@@ -200,6 +200,45 @@ describe('HostScheduler', () => {
       await scheduler.idle();
     });
 
+    it("When one merchant's test and live endpoints all hang, then both modes together hold at most its lane's slots and queue, and another merchant's attempt starts at once", async () => {
+      const scheduler = new HostScheduler(fair);
+      const hang = gate();
+      const hostileLive: Lane = { organizationId: hostile.organizationId, mode: 'live' };
+      const results: string[] = [];
+      for (let port = 0; port < 10; port += 1) {
+        results.push(scheduler.submit(`t-${port}`, at(`tarpit:${port}`, hostile), () => hang.promise));
+        results.push(scheduler.submit(`l-${port}`, at(`tarpit:${port + 100}`, hostileLive), () => hang.promise));
+      }
+      // Before, each mode was a lane of its own: 4 + 4 = every one of the 8 slots, and 10 + 10 queued.
+      expect(scheduler.inFlight).toBe(4);
+      expect(scheduler.queued).toBe(10);
+      expect(results.filter((r) => r === 'spilled')).toHaveLength(6);
+      expect(scheduler.laneIsFull(hostileLive)).toBe(true);
+      let started = false;
+      expect(
+        scheduler.submit('o-0', at('shop:443', other), async () => {
+          started = true;
+        }),
+      ).toBe('queued');
+      expect(started).toBe(true);
+      hang.open();
+      await scheduler.idle();
+    });
+
+    it("When a merchant's test mode is at test mode's cap, then its live attempts still take the lane's turns", async () => {
+      const scheduler = new HostScheduler({ ...fair, maxInFlight: 4, maxInFlightPerLane: 4, liveReservedInFlight: 2 });
+      const hang = gate();
+      for (let i = 0; i < 4; i += 1) scheduler.submit(`t-${i}`, at(`t:${i}`, hostile), () => hang.promise);
+      expect(scheduler.inFlight).toBe(2);
+      let liveStarted = false;
+      scheduler.submit('l-0', at('shop:443', { organizationId: hostile.organizationId, mode: 'live' }), async () => {
+        liveStarted = true;
+      });
+      expect(liveStarted).toBe(true);
+      hang.open();
+      await scheduler.idle();
+    });
+
     it("When a merchant's queue is full, then its attempts spill while another merchant's still queue, and the total never pauses the consumers for it", async () => {
       const scheduler = new HostScheduler(fair);
       const hang = gate();
@@ -211,7 +250,7 @@ describe('HostScheduler', () => {
       expect(results.slice(14)).toEqual(['spilled', 'spilled']);
       expect(scheduler.hasRoomFor(at('tarpit:99', hostile))).toBe(false);
       expect(scheduler.hasRoomFor(at('shop:443', other))).toBe(true);
-      expect(scheduler.fullLanes()).toEqual([hostile]);
+      expect(scheduler.fullLanes()).toEqual([hostile, { ...hostile, mode: 'live' }]);
       expect(await settledYet(scheduler.waitForRoom())).toBe(true);
       hang.open();
       await scheduler.idle();

@@ -1,9 +1,12 @@
 // In-process scheduling of webhook attempts (no head-of-line blocking, architecture.md Messaging rules), fair
 // between tenants (issue 22 item 6).
-// Attempts are grouped into lanes, one per organization and mode, and inside a lane into one FIFO queue per
-// destination host. Lanes take turns for the global in-flight slots, and inside a lane its hosts take turns, so:
-// - a lane holds at most `maxInFlightPerLane` slots: one merchant whose endpoints all hang (tarpits on many
-//   ports) ties up that many, never all of them, and every other lane keeps its turns;
+// Attempts are grouped into lanes, one per organization (both its modes together), and inside a lane into one
+// FIFO queue per mode and destination host. Lanes take turns for the global in-flight slots, and inside a lane
+// its queues take turns, so:
+// - a lane holds at most `maxInFlightPerLane` slots, and queues at most `maxQueuedPerLane` attempts, its test and
+//   live ones together: one merchant whose endpoints all hang (tarpits on many ports, in test mode, in live mode
+//   through redeliver, or both) ties up that many, never all of them, and every other lane keeps its turns (a
+//   lane per organization and mode gave a merchant using both its keys two shares: every slot);
 // - test-mode lanes together hold at most `maxInFlight - liveReservedInFlight` slots, and queue at most
 //   `maxQueued - liveReservedQueued` attempts: test traffic never takes the room live traffic needs;
 // - a host holds at most `maxPerHost` slots whichever lanes its attempts come from (the sender's connection
@@ -26,9 +29,9 @@ export interface SchedulerLimits {
   maxPerHost: number;
   maxQueuedPerHost: number;
   maxQueued: number;
-  /** Slots one organization and mode may hold at once. Defaults to maxInFlight (no lane limit). */
+  /** Slots one organization may hold at once, both modes together. Defaults to maxInFlight (no lane limit). */
   maxInFlightPerLane?: number;
-  /** Attempts one organization and mode may have queued. Defaults to maxQueued. */
+  /** Attempts one organization may have queued, both modes together. Defaults to maxQueued. */
   maxQueuedPerLane?: number;
   /** Slots test-mode lanes together can never take. Defaults to 0. */
   liveReservedInFlight?: number;
@@ -36,7 +39,7 @@ export interface SchedulerLimits {
   liveReservedQueued?: number;
 }
 
-/** Whose attempt it is: its organization and mode. */
+/** Whose attempt it is: its organization and mode (the scheduler's lane is the organization, both modes together). */
 export interface Lane {
   organizationId: string;
   mode: 'test' | 'live';
@@ -53,28 +56,31 @@ export type SubmitResult = 'queued' | 'duplicate' | 'spilled' | 'stopped';
 /** `release` frees the job's slots early (idempotent); otherwise they are freed when the job settles. */
 export type JobRun = (release: () => void) => Promise<void>;
 
+type Mode = Lane['mode'];
+
 interface Job {
   key: string;
   host: string;
+  mode: Mode;
   run: JobRun;
 }
 
+/** One organization's attempts, both modes. */
 interface LaneState {
-  lane: Lane;
   running: number;
   queued: number;
-  /** Each host's FIFO queue in this lane; a host is here only while its queue is not empty. */
+  /** Each mode and host's FIFO queue in this lane (keyed by queueKey); here only while not empty. */
   queues: Map<string, Job[]>;
-  /** Hosts of `queues` in turn order. */
+  /** Keys of `queues` in turn order. */
   turns: string[];
 }
 
-type Mode = Lane['mode'];
-
-/** One key per lane, the scheduler's and its callers' alike. */
+/** One key per organization and mode, for callers that keep something per mode (the refills of spilled work). */
 export function laneKey(lane: Lane): string {
   return `${lane.mode}:${lane.organizationId}`;
 }
+
+const queueKey = (target: Target): string => `${target.lane.mode} ${target.host}`;
 
 export class HostScheduler {
   private readonly lanes = new Map<string, LaneState>();
@@ -138,8 +144,8 @@ export class HostScheduler {
    */
   hasQueueRoom(target: Target): boolean {
     if (this.stopped) return false;
-    const state = this.lanes.get(laneKey(target.lane));
-    const hostQueued = state?.queues.get(target.host)?.length ?? 0;
+    const state = this.lanes.get(target.lane.organizationId);
+    const hostQueued = state?.queues.get(queueKey(target))?.length ?? 0;
     return (
       hostQueued < this.caps.maxQueuedPerHost &&
       (state?.queued ?? 0) < this.caps.maxQueuedPerLane &&
@@ -147,10 +153,16 @@ export class HostScheduler {
     );
   }
 
-  /** Lanes that would spill whatever host they named: the recovery sweep looks past their deliveries. */
+  /**
+   * Organizations and modes that would spill whatever host they named (a full lane: both modes of its
+   * organization): the recovery sweep looks past their deliveries.
+   */
   fullLanes(): Lane[] {
     const full: Lane[] = [];
-    for (const state of this.lanes.values()) if (state.queued >= this.caps.maxQueuedPerLane) full.push(state.lane);
+    for (const [organizationId, state] of this.lanes) {
+      if (state.queued < this.caps.maxQueuedPerLane) continue;
+      full.push({ organizationId, mode: 'test' }, { organizationId, mode: 'live' });
+    }
     return full;
   }
 
@@ -164,10 +176,10 @@ export class HostScheduler {
     this.laneRoomListener = listener;
   }
 
-  /** Whether `lane` (or its mode) is at its queue bound: what it sends now spills whatever the host. */
+  /** Whether `lane`'s organization (or its mode) is at its queue bound: what it sends now spills whatever the host. */
   laneIsFull(lane: Lane): boolean {
     return (
-      (this.lanes.get(laneKey(lane))?.queued ?? 0) >= this.caps.maxQueuedPerLane ||
+      (this.lanes.get(lane.organizationId)?.queued ?? 0) >= this.caps.maxQueuedPerLane ||
       this.queuedByMode[lane.mode] >= this.queueCap(lane.mode)
     );
   }
@@ -192,28 +204,23 @@ export class HostScheduler {
       if (this.laneIsFull(target.lane)) this.whenLaneHasRoom(target.lane);
       return 'spilled';
     }
-    const id = laneKey(target.lane);
+    const id = target.lane.organizationId;
     let state = this.lanes.get(id);
     if (!state) {
-      state = {
-        lane: { organizationId: target.lane.organizationId, mode: target.lane.mode },
-        running: 0,
-        queued: 0,
-        queues: new Map(),
-        turns: [],
-      };
+      state = { running: 0, queued: 0, queues: new Map(), turns: [] };
       this.lanes.set(id, state);
     }
-    let queue = state.queues.get(target.host);
+    const inLane = queueKey(target);
+    let queue = state.queues.get(inLane);
     if (!queue) {
       queue = [];
-      state.queues.set(target.host, queue);
-      state.turns.push(target.host);
+      state.queues.set(inLane, queue);
+      state.turns.push(inLane);
     }
     this.known.add(key);
-    queue.push({ key, host: target.host, run });
+    queue.push({ key, host: target.host, mode: target.lane.mode, run });
     state.queued += 1;
-    this.queuedByMode[state.lane.mode] += 1;
+    this.queuedByMode[target.lane.mode] += 1;
     this.queuedTotal += 1;
     this.markReady(id);
     this.pump();
@@ -250,11 +257,11 @@ export class HostScheduler {
       for (const queue of state.queues.values()) {
         for (const job of queue) {
           this.known.delete(job.key);
+          this.queuedByMode[job.mode] -= 1;
           dropped.push(job.key);
         }
       }
       this.queuedTotal -= state.queued;
-      this.queuedByMode[state.lane.mode] -= state.queued;
       state.queued = 0;
       state.queues.clear();
       state.turns.length = 0;
@@ -297,9 +304,9 @@ export class HostScheduler {
   }
 
   /**
-   * Starts what may start: lanes in turn, one job per turn, each from the next of the lane's hosts that has a free
-   * slot. A lane at its own or its mode's cap, or whose every queued host is at its cap, sits its turn out and is
-   * looked at again when a slot comes free.
+   * Starts what may start: lanes in turn, one job per turn, each from the next of the lane's queues whose mode and
+   * host have a free slot. A lane at its cap, or whose every queue waits for its mode's or host's cap, sits its
+   * turn out and is looked at again when a slot comes free.
    */
   private pump(): void {
     let started = true;
@@ -321,26 +328,28 @@ export class HostScheduler {
   }
 
   private takeFrom(state: LaneState): Job | undefined {
-    const mode = state.lane.mode;
-    if (state.running >= this.caps.maxInFlightPerLane || this.runningByMode[mode] >= this.inFlightCap(mode))
-      return undefined;
+    if (state.running >= this.caps.maxInFlightPerLane) return undefined;
     for (let turns = state.turns.length; turns > 0; turns -= 1) {
-      const host = state.turns.shift() as string;
-      const queue = state.queues.get(host) as Job[];
-      if ((this.hostRunning.get(host) ?? 0) >= this.caps.maxPerHost) {
-        state.turns.push(host);
+      const inLane = state.turns.shift() as string;
+      const queue = state.queues.get(inLane) as Job[];
+      const next = queue[0] as Job;
+      if (
+        (this.hostRunning.get(next.host) ?? 0) >= this.caps.maxPerHost ||
+        this.runningByMode[next.mode] >= this.inFlightCap(next.mode)
+      ) {
+        state.turns.push(inLane);
         continue;
       }
-      const job = queue.shift() as Job;
-      if (queue.length > 0) state.turns.push(host);
-      else state.queues.delete(host);
-      return job;
+      queue.shift();
+      if (queue.length > 0) state.turns.push(inLane);
+      else state.queues.delete(inLane);
+      return next;
     }
     return undefined;
   }
 
   private start(id: string, state: LaneState, job: Job): void {
-    const mode = state.lane.mode;
+    const mode = job.mode;
     state.queued -= 1;
     state.running += 1;
     this.queuedByMode[mode] -= 1;
@@ -354,7 +363,7 @@ export class HostScheduler {
 
   private tellLanesWithRoom(): void {
     for (const [id, lane] of this.spilledLanes) {
-      const queued = this.lanes.get(id)?.queued ?? 0;
+      const queued = this.lanes.get(lane.organizationId)?.queued ?? 0;
       if (queued * 2 > this.caps.maxQueuedPerLane || this.queuedByMode[lane.mode] * 2 > this.queueCap(lane.mode))
         continue;
       this.spilledLanes.delete(id);
@@ -368,7 +377,7 @@ export class HostScheduler {
       if (released) return;
       released = true;
       state.running -= 1;
-      this.runningByMode[state.lane.mode] -= 1;
+      this.runningByMode[job.mode] -= 1;
       this.running -= 1;
       const onHost = (this.hostRunning.get(job.host) ?? 1) - 1;
       if (onHost === 0) this.hostRunning.delete(job.host);

@@ -9,6 +9,8 @@ import { buildSessionEvent, sessionEventsTopic, startDispatcherFixture, type Dis
 // the consumers every merchant shares waited: another merchant's webhook waited 30 s for a slot. Now it holds
 // its share (half of the 8 slots, half of the 40 places), test mode as a whole leaves live a quarter, and its
 // overflow is stored pending: another merchant's webhook, live or test, goes out while every tarpit still hangs.
+// The share is the organization's, both modes together: when a lane was an organization and mode, the same
+// merchant hanging in test mode and in live mode (live events through redeliver) held both halves, every slot.
 
 const HANGING_PORTS = 12;
 const HOSTILE_EVENTS = 60;
@@ -39,18 +41,18 @@ afterAll(async () => {
 const tarpitRequests = () => tarpits.reduce((n, t) => n + t.deliveries('/hook').length, 0);
 
 describe('Fair delivery between merchants and modes (issue 22 item 6)', () => {
-  it("When one test-mode merchant's endpoints on many ports all hang and its backlog passes its share, then another merchant's live and test webhooks are delivered while they still hang", async () => {
+  it("When one merchant's test-mode and live-mode endpoints on many ports all hang and its backlog passes its share, then another merchant's live and test webhooks are delivered while they still hang", async () => {
     const { receiver, producer, dispatcher } = fixture;
     const topic = sessionEventsTopic(dispatcher.config);
     const hostile: SessionEventV1[] = Array.from({ length: HOSTILE_EVENTS }, (_, i) =>
       buildSessionEvent({
         organizationId: 'org_hostile',
-        mode: 'test',
+        mode: i % 2 === 0 ? 'test' : 'live',
         callbackUrl: tarpits[i % HANGING_PORTS]?.url('/hook') ?? null,
       }),
     );
     await producer.sendEvents(topic, hostile);
-    // Its share of the 8 slots: 4 attempts hang, however many ports it has.
+    // Its share of the 8 slots: 4 attempts hang, both modes together, however many ports it has.
     await eventually(() => tarpitRequests() >= 4, {
       deadlineMs: 20_000,
       description: "the hostile merchant's attempts reach its tarpits",
