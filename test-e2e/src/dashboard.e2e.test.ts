@@ -54,10 +54,12 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function newMerchant(name: string) {
-  const org = await stack.admin.createOrganizationWithKeys(uniqueId(name));
+async function newMerchant(prefix: string) {
+  const name = uniqueId(prefix);
+  const org = await stack.admin.createOrganizationWithKeys(name);
   return {
     ...org,
+    name,
     test: new Checkout(org.testKey, { baseUrl: stack.gatewayUrl }),
     live: new Checkout(org.liveKey, { baseUrl: stack.gatewayUrl }),
   };
@@ -68,15 +70,21 @@ function failedDelivery(client: Checkout, path: string) {
   return paidSessionWithFailedDelivery(client, receiver, path);
 }
 
-/** Opens a fresh browser context logged in through a link made with `client`'s key. */
-async function loggedIn(client: Checkout): Promise<{ context: BrowserContext; page: Page }> {
+/** Opens a fresh browser context logged in through a link made with `client`'s key: its page, then its button. */
+async function loggedIn(client: Checkout, screenshot?: string): Promise<{ context: BrowserContext; page: Page }> {
   const { url, expiresAt } = await client.dashboard.loginLinks.create();
   expect(new Date(expiresAt).getTime()).toBeGreaterThan(Date.now());
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   await page.goto(url);
-  await page.waitForURL(`${stack.gatewayUrl}/dashboard`);
+  if (screenshot) await checkPage(page, screenshot);
+  await logIn(page);
   return { context, page };
+}
+
+async function logIn(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL(`${stack.gatewayUrl}/dashboard`);
 }
 
 /** axe-core in the page (evaluated through the DevTools protocol, which the page's CSP does not govern). */
@@ -108,7 +116,7 @@ describe('the merchant dashboard in a browser (D47)', () => {
     const merchant = await newMerchant('Dashboard Org');
     const path = `/hooks/${uniqueId('dash')}`;
     const { session, eventId } = await failedDelivery(merchant.test, path);
-    const { context, page } = await loggedIn(merchant.test);
+    const { context, page } = await loggedIn(merchant.test, 'login');
 
     // Overview: the banner says which mode, the charts have text alternatives.
     await expect(page.getByRole('note').textContent()).resolves.toContain('TEST MODE');
@@ -199,13 +207,21 @@ describe('the merchant dashboard in a browser (D47)', () => {
     await context.close();
   });
 
-  it('When a used link is opened again, then the browser gets the clear refusal page', async () => {
+  it('When a link is opened, then its page names the organization and nothing is used until the button; once used, the browser gets the clear refusal page', async () => {
     const merchant = await newMerchant('Used Link Org');
     const { url } = await merchant.test.dashboard.loginLinks.create();
+    // A link scanner (another browser, or a HEAD) opens it first: nothing happens.
+    const scanner = await browser.newContext();
+    const scanned = await (await scanner.newPage()).goto(url);
+    expect(scanned?.status()).toBe(200);
+    expect((await scanner.cookies()).map((c) => c.name)).toEqual(['checkout_dashboard_login']);
+    await scanner.close();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     await page.goto(url);
-    await page.waitForURL(`${stack.gatewayUrl}/dashboard`);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Log in to the dashboard');
+    expect(await page.locator('main').textContent()).toContain(merchant.name);
+    await logIn(page);
     const again = await page.goto(url);
     expect(again?.status()).toBe(410);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('This login link cannot be used');
@@ -268,8 +284,41 @@ describe('the merchant dashboard in a browser (D47)', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(url);
-    await page.waitForURL(`${stack.gatewayUrl}/dashboard`);
+    await logIn(page);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Overview');
+    await context.close();
+  });
+
+  it("When another site makes a victim's browser post an attacker's login link (login CSRF), then no session starts", async () => {
+    const attacker = await newMerchant('Attacker Org');
+    const { url } = await attacker.test.dashboard.loginLinks.create();
+    // The attacker opens its own link's page for the form's proof; the victim's browser has even opened the
+    // page too (the nonce cookie is in its jar), then lands on the attacker's page, which submits the form.
+    const attackerPage = await fetch(url);
+    const proof = /name="proof" value="([^"]+)"/.exec(await attackerPage.text())?.[1] ?? '';
+    expect(proof).not.toBe('');
+    const context = await browser.newContext();
+    // The attacker's site, on an origin of its own (served by the browser's request routing).
+    await context.route('http://attacker.example/**', (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        body: `<!doctype html><title>Prize</title><form method="post" action="${url}"><input type="hidden" name="proof" value="${proof}"><button>Win a prize</button></form>`,
+      }),
+    );
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.goto('http://attacker.example/');
+    await page.getByRole('button', { name: 'Win a prize' }).click();
+    await page.waitForURL(url);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Please try again');
+    expect((await context.cookies()).map((c) => c.name)).not.toContain('checkout_dashboard');
+    expect((await page.goto(`${stack.gatewayUrl}/dashboard`))?.status()).toBe(401);
+    // The link was not used: its owner can still log in with it.
+    const owner = await browser.newContext();
+    const ownerPage = await owner.newPage();
+    await ownerPage.goto(url);
+    await logIn(ownerPage);
+    await owner.close();
     await context.close();
   });
 });

@@ -29,8 +29,26 @@ export function csrfTokenFor(sessionToken: string): string {
 }
 
 export function csrfTokenMatches(sessionToken: string, given: string | undefined): boolean {
+  return sameText(csrfTokenFor(sessionToken), given);
+}
+
+/**
+ * What binds a login link's POST to the browser that opened its page (login CSRF, D47): the page sets a cookie
+ * holding a random nonce and its form carries this HMAC of the link, keyed by that nonce. A page of another site
+ * can neither read the HttpOnly nonce nor make the browser send the SameSite=Strict cookie with its own POST.
+ */
+export function loginProofFor(nonce: string, linkHash: string): string {
+  return createHmac('sha256', nonce).update(`dashboard-login-v1:${linkHash}`).digest('base64url');
+}
+
+export function loginProofMatches(nonce: string, linkHash: string, given: string | undefined): boolean {
+  return sameText(loginProofFor(nonce, linkHash), given);
+}
+
+/** Constant-time comparison of an expected value with what a form sent. */
+function sameText(expected: string, given: string | undefined): boolean {
   if (given === undefined) return false;
-  const expected = Buffer.from(csrfTokenFor(sessionToken));
-  const actual = Buffer.from(given);
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -9,13 +9,21 @@ import type { DashboardStore } from '../store/dashboard.store';
 import type { Upstreams } from '../clients/upstreams';
 import type { KeyCache } from './authenticate';
 import { sessionHistory, sinceFromForm } from '../domain/dashboard-views';
-import { csrfTokenFor, csrfTokenMatches, hashToken, isTokenShaped, newToken } from '../domain/dashboard-tokens';
+import {
+  csrfTokenFor,
+  csrfTokenMatches,
+  hashToken,
+  isTokenShaped,
+  loginProofFor,
+  loginProofMatches,
+  newToken,
+} from '../domain/dashboard-tokens';
 import { deliveryHostsChart, paymentsPerHourChart } from './dashboard/charts';
 import {
   confirmPage,
   eventPage,
   eventsPage,
-  layout,
+  loginPage,
   messagePage,
   orderPage,
   ordersPage,
@@ -139,9 +147,16 @@ function htmlErrors(logger: Logger): Middleware {
   };
 }
 
-function cookieHeader(token: string, maxAgeSeconds: number, secureCookie: boolean): string {
-  return `${DASHBOARD_COOKIE}=${token}; Path=/dashboard; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secureCookie ? '; Secure' : ''}`;
+function cookieLine(
+  name: string,
+  value: string,
+  options: { path: string; maxAgeSeconds: number; secure: boolean },
+): string {
+  return `${name}=${value}; Path=${options.path}; Max-Age=${options.maxAgeSeconds}; HttpOnly; SameSite=Strict${options.secure ? '; Secure' : ''}`;
 }
+
+const sessionCookie = (token: string, maxAgeSeconds: number, secure: boolean): string =>
+  cookieLine(DASHBOARD_COOKIE, token, { path: '/dashboard', maxAgeSeconds, secure });
 
 const one = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
@@ -210,16 +225,74 @@ function createLoginLink(deps: DashboardDeps): Middleware {
   };
 }
 
-// Opening the link consumes it (one conditional update) and starts the session. The answer is a page that
-// moves on to /dashboard by itself (meta refresh, no script): a SameSite=Strict cookie set in the answer to a
-// link followed from another site (a mail, a chat) would not be sent on a redirect of that same navigation,
-// but is on this page's own same-site navigation; and the token leaves the address bar.
-function openLoginLink(deps: DashboardDeps, secureCookie: boolean): Middleware {
+/**
+ * The browser that opened a login link's page holds this cookie (a random nonce, 5 minutes, sent only to the
+ * login route); the page's form carries loginProofFor(nonce, link). It opens nothing by itself.
+ */
+export const LOGIN_NONCE_COOKIE = 'checkout_dashboard_login';
+
+// D47: opening a link (GET, or HEAD) only shows a page naming the organization and mode, with a button; nothing
+// is used and no session starts, so a mail or chat scanner that fetches the link neither burns it nor gets a
+// session. The button's POST uses the link (one conditional update) and starts the session.
+// Login CSRF (an attacker's own link, or a form on the attacker's site posting to it, logging a victim into the
+// attacker's organization): the POST must come from the browser that opened the page. The GET sets a nonce
+// cookie, SameSite=Strict and HttpOnly, and the form carries an HMAC of the link keyed by it; a page on another
+// site can make the browser POST but neither read the nonce nor have the Strict cookie sent with it. Sec-Fetch-Site,
+// where the browser sends it, must also say same-origin (a sibling subdomain is "same-site" for SameSite).
+// The page itself names the organization, so a victim sent an attacker's link sees whose dashboard it opens.
+function showLoginLink(deps: DashboardDeps, secureCookie: boolean): Middleware {
   return async (ctx) => {
     const token = ctx.params.token;
+    const hash = isTokenShaped(token) ? hashToken(token) : undefined;
+    const link = hash ? await deps.store.findUsableLinkAcrossTenants(hash, deps.clock()) : null;
+    const organization = link ? await deps.keys.activeOrganization(link.keyLookupId) : null;
+    if (!link || !hash || !organization) throw linkInvalid();
+    const nonce = newToken();
+    // A HEAD gets the page's status and headers, but no nonce: nothing can be submitted from it.
+    if (ctx.method === 'GET')
+      ctx.append(
+        'Set-Cookie',
+        cookieLine(LOGIN_NONCE_COOKIE, nonce, {
+          path: '/dashboard/login',
+          maxAgeSeconds: Math.ceil(deps.linkTtlMs / 1000),
+          secure: secureCookie,
+        }),
+      );
+    html(
+      ctx,
+      loginPage(String(ctx.state.nonce), {
+        organizationName: organization.name,
+        mode: link.mode,
+        action: `/dashboard/login/${token}`,
+        proof: loginProofFor(nonce, hash),
+      }),
+    );
+  };
+}
+
+const linkInvalid = () =>
+  new DomainError('LOGIN_LINK_INVALID', 'This login link was used, has expired, or does not exist.');
+
+// The button: checks that this browser opened the page (before the link is used, so a forged POST burns
+// nothing), uses the link with one conditional update, starts the session and moves on to /dashboard with a
+// 303 (the POST came from our own page, so the new SameSite=Strict cookie goes with that navigation).
+function useLoginLink(deps: DashboardDeps, secureCookie: boolean): Middleware {
+  return async (ctx) => {
+    const token = ctx.params.token;
+    if (!isTokenShaped(token)) throw linkInvalid();
+    const hash = hashToken(token);
+    const fetchSite = ctx.get('sec-fetch-site');
+    const form = await readUrlEncodedForm(ctx, MAX_FORM_BYTES);
+    const nonce = ctx.cookies.get(LOGIN_NONCE_COOKIE);
+    if (
+      (fetchSite !== '' && fetchSite !== 'same-origin') ||
+      !isTokenShaped(nonce) ||
+      !loginProofMatches(nonce, hash, form.get('proof') ?? undefined)
+    )
+      throw new DomainError('CSRF_TOKEN_INVALID', 'This login form was not sent from the page that opened the link.');
     const now = deps.clock();
-    const link = isTokenShaped(token) ? await deps.store.consumeLinkAcrossTenants(hashToken(token), now) : null;
-    if (!link) throw new DomainError('LOGIN_LINK_INVALID', 'This login link was used, has expired, or does not exist.');
+    const link = await deps.store.consumeLinkAcrossTenants(hash, now);
+    if (!link) throw linkInvalid();
     const scope: RequestScope = { organizationId: link.organizationId, mode: link.mode };
     if (!(await deps.keys.activeOrganization(link.keyLookupId)))
       throw new DomainError('LOGIN_LINK_INVALID', 'The API key of this login link is no longer active.');
@@ -231,14 +304,13 @@ function openLoginLink(deps: DashboardDeps, secureCookie: boolean): Middleware {
       createdAt: now,
       expiresAt: new Date(now.getTime() + deps.sessionTtlMs),
     });
-    ctx.append('Set-Cookie', cookieHeader(sessionToken, Math.floor(deps.sessionTtlMs / 1000), secureCookie));
-    ctx.type = 'html';
-    ctx.body = layout(
-      { nonce: String(ctx.state.nonce) },
-      'Logging in',
-      '<h1>Logging in…</h1><div class="card"><p>You are logged in. <a href="/dashboard">Continue to the dashboard</a>.</p></div>',
-      '/dashboard',
+    ctx.append('Set-Cookie', sessionCookie(sessionToken, Math.floor(deps.sessionTtlMs / 1000), secureCookie));
+    ctx.append(
+      'Set-Cookie',
+      cookieLine(LOGIN_NONCE_COOKIE, '', { path: '/dashboard/login', maxAgeSeconds: 0, secure: secureCookie }),
     );
+    ctx.redirect('/dashboard');
+    ctx.status = 303;
   };
 }
 
@@ -443,7 +515,7 @@ function logOut(deps: DashboardDeps, secureCookie: boolean): Middleware {
     await verifiedForm(ctx);
     const state = ctx.state.dashboard as DashboardState;
     await deps.store.deleteSession(state.scope, state.tokenHash);
-    ctx.append('Set-Cookie', cookieHeader('', 0, secureCookie));
+    ctx.append('Set-Cookie', sessionCookie('', 0, secureCookie));
     ctx.type = 'html';
     ctx.body = messagePage(
       String(ctx.state.nonce),
@@ -471,7 +543,8 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
     await next();
   });
   pages.use(htmlErrors(deps.logger));
-  pages.get('/login/:token', openLoginLink(deps, secureCookie));
+  pages.get('/login/:token', showLoginLink(deps, secureCookie));
+  pages.post('/login/:token', useLoginLink(deps, secureCookie));
 
   const session = requireSession(deps);
   mountOverviewAndOrderPages(pages, deps, session);

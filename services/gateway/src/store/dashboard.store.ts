@@ -43,6 +43,14 @@ export class DashboardStore {
   }
 
   /**
+   * The link with this hash while it may still be used (unused, not expired), read without using it: what its
+   * page shows before the button is pressed. NOT tenant-scoped: the token is the capability (see the class comment).
+   */
+  findUsableLinkAcrossTenants(hash: string, now: Date): Promise<LoginLinkDocument | null> {
+    return this.links.findOne({ _id: hash, usedAt: null, expiresAt: { $gt: now } });
+  }
+
+  /**
    * Single use (D47): one conditional update marks the link used only if it is unused and not expired, so of
    * any number of concurrent openings (on any replica) exactly one gets the link; the rest get null. NOT
    * tenant-scoped: the token is the capability (see the class comment).

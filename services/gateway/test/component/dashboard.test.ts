@@ -74,9 +74,10 @@ afterAll(async () => {
 });
 
 async function merchant() {
-  const organizationId = await admin.createOrganization(`Dash ${randomBytes(3).toString('hex')}`);
+  const name = `Dash ${randomBytes(3).toString('hex')}`;
+  const organizationId = await admin.createOrganization(name);
   const key = await admin.createKey(organizationId, 'test');
-  return { organizationId, key };
+  return { name, organizationId, key };
 }
 
 async function loginLink(secret: string, base = gateway): Promise<{ path: string; expiresAt: string }> {
@@ -88,20 +89,51 @@ async function loginLink(secret: string, base = gateway): Promise<{ path: string
   return { path: new URL(body.url).pathname, expiresAt: body.expiresAt };
 }
 
-function cookieOf(answer: Answer): string {
-  const setCookie = answer.headers['set-cookie'];
-  const line = (Array.isArray(setCookie) ? setCookie : [setCookie ?? '']).find((c) =>
-    c.startsWith('checkout_dashboard='),
-  );
-  expect(line).toBeDefined();
+function cookieOf(answer: Answer, name = 'checkout_dashboard'): string {
+  const line = setCookies(answer).find((c) => c.startsWith(`${name}=`));
+  expect(line, `${name} cookie`).toBeDefined();
   return (line ?? '').split(';')[0] ?? '';
+}
+
+function setCookies(answer: Answer): string[] {
+  const setCookie = answer.headers['set-cookie'];
+  return setCookie === undefined ? [] : Array.isArray(setCookie) ? setCookie : [setCookie];
+}
+
+/** What a browser does with a login link: opens its page, then presses its button with the page's cookie and form. */
+async function openAndPress(
+  path: string,
+  options: { base?: string; pressOn?: string; headers?: Record<string, string> } = {},
+): Promise<{ page: Answer; pressed: Answer }> {
+  const page = await call('GET', `${options.base ?? gateway}${path}`);
+  expect(page.status).toBe(200);
+  const pressed = await press(path, page, options);
+  return { page, pressed };
+}
+
+function press(
+  path: string,
+  page: Answer,
+  options: { base?: string; pressOn?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const proof = /name="proof" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+  expect(proof).not.toBe('');
+  return call('POST', `${options.pressOn ?? options.base ?? gateway}${path}`, {
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: cookieOf(page, 'checkout_dashboard_login'),
+      'sec-fetch-site': 'same-origin',
+      ...options.headers,
+    },
+    body: `proof=${encodeURIComponent(proof)}`,
+  });
 }
 
 async function login(secret: string): Promise<string> {
   const { path } = await loginLink(secret);
-  const opened = await call('GET', `${gateway}${path}`);
-  expect(opened.status).toBe(200);
-  return cookieOf(opened);
+  const { pressed } = await openAndPress(path);
+  expect(pressed.status).toBe(303);
+  return cookieOf(pressed);
 }
 
 describe('POST /v0/dashboard/login_links (D47)', () => {
@@ -128,66 +160,147 @@ describe('POST /v0/dashboard/login_links (D47)', () => {
   });
 });
 
-describe('GET /dashboard/login/:token (D47)', () => {
-  it('When a link is opened, then the session cookie is HttpOnly, SameSite=Strict, Path=/dashboard, 12 hours, not Secure on http; the page moves on to /dashboard', async () => {
-    const { key } = await merchant();
+describe('GET and HEAD /dashboard/login/:token (D47)', () => {
+  it('When a link is opened, then its page names the organization and mode and has a button; no session cookie is set and the link stays usable', async () => {
+    const { name, key } = await merchant();
     const { path } = await loginLink(key.secret);
-    const opened = await call('GET', `${gateway}${path}`);
-    expect(opened.status).toBe(200);
-    const setCookie = String(opened.headers['set-cookie']);
-    expect(setCookie).toMatch(
-      /^checkout_dashboard=[A-Za-z0-9_-]{43}; Path=\/dashboard; Max-Age=43200; HttpOnly; SameSite=Strict$/,
+    const page = await call('GET', `${gateway}${path}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Log in to the dashboard');
+    expect(page.text).toContain('TEST MODE');
+    expect(page.text).toContain(`<strong>${name}</strong>`);
+    expect(page.text).toContain(`<form method="post" action="${path}">`);
+    expect(page.text).not.toContain('http-equiv="refresh"');
+    // Only the nonce that binds the button to this browser: no session, 5 minutes, sent only to the login route.
+    expect(setCookies(page)).toHaveLength(1);
+    expect(setCookies(page)[0]).toMatch(
+      /^checkout_dashboard_login=[A-Za-z0-9_-]{43}; Path=\/dashboard\/login; Max-Age=300; HttpOnly; SameSite=Strict$/,
     );
-    expect(opened.text).toContain('<meta http-equiv="refresh" content="0;url=/dashboard">');
-    expect(String(opened.headers['content-security-policy'])).toContain("default-src 'none'");
-    expect(opened.headers['referrer-policy']).toBe('no-referrer');
+    expect(String(page.headers['content-security-policy'])).toContain("default-src 'none'");
+    expect(page.headers['cache-control']).toBe('no-store');
+    // Opened again (a scanner, then the merchant), it still works.
+    expect((await call('GET', `${replica}${path}`)).status).toBe(200);
+    expect((await openAndPress(path)).pressed.status).toBe(303);
   });
 
-  it('When the public base URL is https, then the link is on it and the session cookie is Secure', async () => {
+  it('When a link is fetched with HEAD, then nothing is set and nothing is used', async () => {
+    const { key } = await merchant();
+    const { path } = await loginLink(key.secret);
+    const head = await request(`${gateway}${path}`, { method: 'HEAD' });
+    await head.body.dump();
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['set-cookie']).toBeUndefined();
+    expect((await openAndPress(path)).pressed.status).toBe(303);
+  });
+
+  it('When the button is pressed, then the session cookie is HttpOnly, SameSite=Strict, Path=/dashboard, 12 hours, not Secure on http, the nonce is cleared and the browser goes on to /dashboard', async () => {
+    const { key } = await merchant();
+    const { path } = await loginLink(key.secret);
+    const { pressed } = await openAndPress(path);
+    expect(pressed.status).toBe(303);
+    expect(pressed.headers.location).toBe('/dashboard');
+    const cookies = setCookies(pressed);
+    expect(cookies.find((c) => c.startsWith('checkout_dashboard='))).toMatch(
+      /^checkout_dashboard=[A-Za-z0-9_-]{43}; Path=\/dashboard; Max-Age=43200; HttpOnly; SameSite=Strict$/,
+    );
+    expect(cookies.find((c) => c.startsWith('checkout_dashboard_login='))).toMatch(
+      /^checkout_dashboard_login=; Path=\/dashboard\/login; Max-Age=0;/,
+    );
+    const overview = await call('GET', `${gateway}/dashboard/recover`, { headers: { cookie: cookieOf(pressed) } });
+    expect(overview.status).toBe(200);
+  });
+
+  it('When the public base URL is https, then the link is on it and both cookies are Secure', async () => {
     const { key } = await merchant();
     const answer = await call('POST', `${httpsReplica}/v0/dashboard/login_links`, {
       headers: { authorization: `Bearer ${key.secret}` },
     });
     const { url } = JSON.parse(answer.text) as { url: string };
     expect(url).toMatch(/^https:\/\/pay\.example\/dashboard\/login\//);
-    const opened = await call('GET', `${httpsReplica}${new URL(url).pathname}`);
-    expect(String(opened.headers['set-cookie'])).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
+    const { page, pressed } = await openAndPress(new URL(url).pathname, { base: httpsReplica });
+    expect(setCookies(page)[0]).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
+    expect(setCookies(pressed).find((c) => c.startsWith('checkout_dashboard='))).toMatch(
+      /; HttpOnly; SameSite=Strict; Secure$/,
+    );
   });
+});
 
-  it('When a link is opened a second time, even on another replica, then it is refused with a clear page', async () => {
+describe('POST /dashboard/login/:token (D47: the button)', () => {
+  it("When another site's form posts to a link (login CSRF: no nonce cookie, another browser's, or Sec-Fetch-Site not same-origin), then 403 and the link is not used", async () => {
     const { key } = await merchant();
     const { path } = await loginLink(key.secret);
-    expect((await call('GET', `${gateway}${path}`)).status).toBe(200);
-    const again = await call('GET', `${replica}${path}`);
+    const page = await call('GET', `${gateway}${path}`);
+    const proof = /name="proof" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const body = `proof=${encodeURIComponent(proof)}`;
+    // The attacker's page has the form (it made the link), but the victim's browser sends no Strict cookie with it.
+    const noCookie = await call('POST', `${gateway}${path}`, { headers: form, body });
+    expect(noCookie.status).toBe(403);
+    expect(noCookie.text).toContain('Please try again');
+    expect(setCookies(noCookie)).toEqual([]);
+    const otherPage = await call('GET', `${gateway}${path}`);
+    const otherBrowser = await call('POST', `${gateway}${path}`, {
+      headers: { ...form, cookie: cookieOf(otherPage, 'checkout_dashboard_login') },
+      body,
+    });
+    expect(otherBrowser.status).toBe(403);
+    const crossSite = await press(path, page, { headers: { 'sec-fetch-site': 'same-site' } });
+    expect(crossSite.status).toBe(403);
+    const noProof = await call('POST', `${gateway}${path}`, {
+      headers: { ...form, cookie: cookieOf(page, 'checkout_dashboard_login') },
+      body: '',
+    });
+    expect(noProof.status).toBe(403);
+    // None of them used the link.
+    expect((await press(path, page)).status).toBe(303);
+  });
+
+  it('When a link is used a second time, even on another replica, then it is refused with a clear page', async () => {
+    const { key } = await merchant();
+    const { path } = await loginLink(key.secret);
+    const { page, pressed } = await openAndPress(path);
+    expect(pressed.status).toBe(303);
+    const again = await press(path, page, { pressOn: replica });
     expect(again.status).toBe(410);
     expect(again.text).toContain('This login link cannot be used');
     expect(again.headers['set-cookie']).toBeUndefined();
+    const reopened = await call('GET', `${replica}${path}`);
+    expect(reopened.status).toBe(410);
+    expect(reopened.headers['set-cookie']).toBeUndefined();
   });
 
-  it('When ten openings of one link race, then exactly one gets a session', async () => {
+  it('When ten presses of one link race, then exactly one gets a session', async () => {
     const { key } = await merchant();
     const { path } = await loginLink(key.secret);
+    const pages = await Promise.all(Array.from({ length: 10 }, () => call('GET', `${gateway}${path}`)));
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => call('GET', `${i % 2 ? replica : gateway}${path}`)),
+      pages.map((page, i) => press(path, page, { pressOn: i % 2 ? replica : gateway })),
     );
-    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 303)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 410)).toHaveLength(9);
   });
 
-  it('When a link is opened after its 5 minutes, then it is refused', async () => {
+  it('When a link is opened or pressed after its 5 minutes, then it is refused', async () => {
     const { key } = await merchant();
     const { path } = await loginLink(key.secret);
+    const page = await call('GET', `${gateway}${path}`);
     now = new Date(now.getTime() + 5 * MINUTE + 1);
     const late = await call('GET', `${gateway}${path}`);
     expect(late.status).toBe(410);
     expect(late.text).toContain('has expired');
+    expect((await press(path, page)).status).toBe(410);
   });
 
-  it('When an unknown or malformed token is opened, then the same refusal', async () => {
+  it('When an unknown or malformed token is opened or pressed, then the same refusal', async () => {
     for (const token of ['x'.repeat(43), 'short', '%00']) {
       const answer = await call('GET', `${gateway}/dashboard/login/${token}`);
       expect(answer.status).toBe(410);
       expect(answer.text).toContain('This login link cannot be used');
+      const pressed = await call('POST', `${gateway}/dashboard/login/${token}`, {
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'proof=x',
+      });
+      expect([403, 410]).toContain(pressed.status);
     }
   });
 });

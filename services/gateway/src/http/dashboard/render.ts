@@ -98,8 +98,7 @@ function modeBanner(mode: Mode): string {
     : '<p class="mode live" role="note">LIVE MODE — real customers and real payments</p>';
 }
 
-/** `refreshTo`: a same-origin page to move on to at once (meta refresh: no script needed). */
-export function layout(ctx: PageContext | { nonce: string }, title: string, body: string, refreshTo?: string): string {
+export function layout(ctx: PageContext | { nonce: string }, title: string, body: string): string {
   const session = 'mode' in ctx ? ctx : undefined;
   const header = session
     ? `${modeBanner(session.mode)}<header class="top"><p>${e(session.organizationName)} <span class="sr-only">dashboard,</span> <span class="status">${session.mode === 'test' ? 'Test' : 'Live'}</span></p><nav aria-label="Dashboard"><ul>${NAV.map(([key, href, label]) => `<li><a href="${href}"${key === session.section ? ' aria-current="page"' : ''}>${label}</a></li>`).join('')}</ul></nav><form method="post" action="/dashboard/logout"><input type="hidden" name="csrf" value="${e(session.csrfToken)}"><button type="submit" class="secondary">Log out</button></form></header>`
@@ -109,7 +108,7 @@ export function layout(ctx: PageContext | { nonce: string }, title: string, body
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">${refreshTo ? `\n<meta http-equiv="refresh" content="0;url=${e(refreshTo)}">` : ''}
+<meta name="robots" content="noindex">
 <title>${e(title)}${session ? ` · ${session.mode === 'test' ? 'Test' : 'Live'} · Dashboard` : ''}</title>
 <style nonce="${e(ctx.nonce)}">${STYLE}</style>
 </head>
@@ -121,6 +120,24 @@ ${body}
 </main>
 </body>
 </html>`;
+}
+
+/**
+ * D47: what opening a login link shows. Nothing is used until the button is pressed (a POST): a link scanner's
+ * GET leaves the link as it was. It names the organization and mode, so a link someone else sent (to log you into
+ * their organization) says so before anything happens.
+ */
+export function loginPage(
+  nonce: string,
+  login: { organizationName: string; mode: Mode; action: string; proof: string },
+): string {
+  return layout(
+    { nonce },
+    'Log in to the dashboard',
+    `${modeBanner(login.mode)}<h1>Log in to the dashboard</h1><div class="card"><p>This link logs you in to the dashboard of <strong>${e(login.organizationName)}</strong> in <strong>${login.mode === 'test' ? 'test' : 'live'} mode</strong>, for 12 hours. It works once.</p>
+<form method="post" action="${e(login.action)}"><input type="hidden" name="proof" value="${e(login.proof)}"><p><button type="submit">Log in</button></p></form>
+<p>If you did not ask for this link, close this page: nothing has happened yet.</p></div>`,
+  );
 }
 
 export function messagePage(
