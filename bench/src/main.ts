@@ -1,4 +1,4 @@
-// npm run bench -- orders|sessions|webhooks|dashboard|engine [--concurrency=N] [--seconds=S] [--rounds=R (orders: interleaved slices)]
+// npm run bench -- orders|sessions|webhooks|dashboard|dashboard-overview|engine [--concurrency=N] [--seconds=S] [--rounds=R (orders: interleaved slices)]
 //   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of issue 21;
 //    webhooks --replicas N: N dispatcher processes in one consumer group]
 //   [webhooks --mongo=memory]
@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provisionMongoJavaServer, startEngines, startLocalMongoJavaServer, type Engines } from '@checkout/engines';
 import { runDashboardBench } from './dashboard';
+import { runDashboardOverviewBench } from './dashboard-overview';
 import { runEngineBench } from './engine';
 import { runOrdersBench } from './orders';
 import { runSessionsBench } from './sessions';
@@ -43,6 +44,11 @@ const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>
       orders: option('orders', 10_000),
       events: option('events', 10_000),
       samples: option('samples', 40),
+    }),
+  'dashboard-overview': (engines) =>
+    runDashboardOverviewBench(engines, {
+      records: option('records', 100_000),
+      concurrency: option('concurrency', 8),
     }),
   webhooks: (engines) =>
     runWebhookBench({
@@ -82,7 +88,11 @@ if (mongoOption !== undefined && (mongoOption !== 'memory' || scenario !== 'webh
   console.error(`--mongo=${mongoOption}: the one choice is --mongo=memory, for the webhooks bench only`);
   process.exit(64);
 }
-const memoryDir = mongoOption === 'memory' ? await mkdtemp(join(tmpdir(), 'bench-mongo-memory-')) : undefined;
+// The overview bench aggregates 10⁵ documents at once: on the emulator, only its memory backend with a larger
+// heap does that in minutes (bench/src/dashboard-overview.ts); given MONGODB_URL, that server is used.
+const overviewEngine = scenario === 'dashboard-overview' && !process.env.MONGODB_URL;
+const memoryDir =
+  mongoOption === 'memory' || overviewEngine ? await mkdtemp(join(tmpdir(), 'bench-mongo-memory-')) : undefined;
 const memory =
   memoryDir === undefined
     ? undefined
@@ -91,6 +101,7 @@ const memory =
         runDir: memoryDir,
         deadlineMs: 90_000,
         backend: 'memory',
+        ...(overviewEngine && { maxHeapMiB: 4_096 }),
       });
 const started = await startEngines({ log, ...(memory && { env: { ...process.env, MONGODB_URL: memory.url } }) });
 const engines: Engines = memory

@@ -36,10 +36,11 @@ export async function rssMb(metricsUrl: string): Promise<number> {
   return (await metricValue(metricsUrl, 'process_resident_memory_bytes')) / 1024 / 1024;
 }
 
-/** The highest RSS of each service while `during` runs, sampled every 500 ms from its /metrics. */
-async function peakRss<T>(
+/** The highest RSS of each service while `during` runs, sampled every `intervalMs` from its /metrics. */
+export async function peakRss<T>(
   urls: Record<string, string>,
   during: () => Promise<T>,
+  intervalMs = 500,
 ): Promise<{ result: T; peakMiB: Record<string, number> }> {
   const peakMiB: Record<string, number> = Object.fromEntries(Object.keys(urls).map((s) => [s, 0]));
   let sampling = true;
@@ -47,7 +48,7 @@ async function peakRss<T>(
     while (sampling) {
       for (const [service, url] of Object.entries(urls))
         peakMiB[service] = Math.max(peakMiB[service] ?? 0, await rssMb(url).catch(() => 0));
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
     }
   })();
   try {

@@ -138,6 +138,8 @@ export async function startLocalMongoJavaServer(options: {
   runDir: string;
   deadlineMs: number;
   backend?: MongoJavaServerBackend;
+  /** The JVM's heap (-Xmx) in MiB; 512 unless a bench needs more (its aggregation holds what it matched). */
+  maxHeapMiB?: number;
 }): Promise<LocalMongoJavaServer> {
   const backend = options.backend ?? 'h2';
   const dataDir = join(options.runDir, 'mongo-java-server-data');
@@ -151,7 +153,15 @@ export async function startLocalMongoJavaServer(options: {
     spawn: {
       name: 'mongo-java-server',
       command: 'java',
-      args: [...JVM_OPTIONS, '-cp', classpath, LAUNCHER_CLASS, '127.0.0.1', String(port), ...backendArgs],
+      args: [
+        ...JVM_OPTIONS.map((o) => (o === '-Xmx512m' && options.maxHeapMiB ? `-Xmx${options.maxHeapMiB}m` : o)),
+        '-cp',
+        classpath,
+        LAUNCHER_CLASS,
+        '127.0.0.1',
+        String(port),
+        ...backendArgs,
+      ],
       cwd: options.runDir,
       logFile,
     },

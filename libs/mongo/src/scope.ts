@@ -58,6 +58,15 @@ export class ScopedCollection<T extends ScopedDocument> {
     return this.collection.countDocuments(this.filter(filter));
   }
 
+  /**
+   * An aggregation over this tenant's documents matching `match` (its first stage, so an index on the tenant and
+   * `match`'s fields serves it); `stages` follow. What the database sums stays in the database: the caller gets
+   * only the pipeline's output.
+   */
+  aggregate<R extends Document>(match: Filter<T>, stages: readonly Document[]): Promise<R[]> {
+    return this.collection.aggregate<R>([{ $match: this.filter(match) }, ...stages]).toArray();
+  }
+
   async insertOne(doc: Omit<T, 'organizationId' | 'mode'>): Promise<void> {
     await this.collection.insertOne({
       ...doc,

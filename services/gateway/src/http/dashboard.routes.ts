@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
+import { LRUCache } from 'lru-cache';
 import type { Context, Middleware, Next } from 'koa';
 import { DependencyUnavailableError, DomainError, isDomainError } from '@checkout/errors';
 import { isInfrastructureUnavailable, readUrlEncodedForm, type RequestScope } from '@checkout/http';
@@ -8,6 +9,7 @@ import type { Logger } from '@checkout/logger';
 import type { DashboardStore } from '../store/dashboard.store';
 import type { Upstreams } from '../clients/upstreams';
 import type { KeyCache } from './authenticate';
+import type { RateLimiter } from '../domain/rate-limit';
 import { sessionHistory, sinceFromForm } from '../domain/dashboard-views';
 import {
   csrfTokenFor,
@@ -40,6 +42,10 @@ export interface DashboardDeps {
   store: DashboardStore;
   upstreams: Upstreams;
   keys: KeyCache;
+  /** The per-key limit API requests count against (D43): a session's pages count against its key's. */
+  perKey: RateLimiter;
+  /** How long a cookie that matches no session is remembered as unknown (UNKNOWN_KEY_CACHE_MS). */
+  unknownSessionCacheMs: number;
   publicBaseUrl: string;
   linkTtlMs: number;
   sessionTtlMs: number;
@@ -119,6 +125,10 @@ function htmlErrors(logger: Logger): Middleware {
           message =
             'Your dashboard session has ended (it lasts 12 hours, and ends when its API key is revoked or you log out). Open a new login link to continue.';
           link = undefined;
+        } else if (err.code === 'RATE_LIMITED') {
+          if (err.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(err.retryAfterSeconds));
+          title = 'Too many requests';
+          message = `This API key's requests, the dashboard's included, are over its rate limit. Reload the page in ${err.retryAfterSeconds ?? 1} s.`;
         } else if (err.code === 'CSRF_TOKEN_INVALID') {
           title = 'Please try again';
           message = 'This form could not be verified. Go back, reload the page and submit it again.';
@@ -314,15 +324,33 @@ function useLoginLink(deps: DashboardDeps, secureCookie: boolean): Middleware {
   };
 }
 
-/** Every page but the login link needs a live session whose API key is still active: revoking the key ends the session. */
+/**
+ * Every page but the login link needs a live session whose API key is still active: revoking the key ends the
+ * session. Each page counts against that key's rate limit (D43), as an API request does: the dashboard is no
+ * way around it (its overview asks two owners to sum a week of payments and a day of attempts). A cookie that
+ * matches no session is remembered as unknown for a while (a bounded cache in this replica), so repeating one
+ * costs no database read; a session started meanwhile has a new random token, never looked up before, so the
+ * cache cannot refuse it, on this replica or any other.
+ */
 function requireSession(deps: DashboardDeps): Middleware {
+  const unknown = new LRUCache<string, true>({ max: 10_000, ttl: Math.max(deps.unknownSessionCacheMs, 1) });
   return async (ctx: Context, next: Next) => {
     const token = ctx.cookies.get(DASHBOARD_COOKIE);
-    if (!isTokenShaped(token)) throw new DomainError('DASHBOARD_LOGIN_REQUIRED', 'Log in with a login link.');
+    if (!isTokenShaped(token)) throw loginRequired();
     const tokenHash = hashToken(token);
+    if (unknown.has(tokenHash)) throw loginRequired();
     const found = await deps.store.findSessionAcrossTenants(tokenHash, deps.clock());
-    const organization = found ? await deps.keys.activeOrganization(found.keyLookupId) : null;
-    if (!found || !organization) throw new DomainError('DASHBOARD_LOGIN_REQUIRED', 'Log in with a login link.');
+    if (!found) {
+      unknown.set(tokenHash, true);
+      throw loginRequired();
+    }
+    const organization = await deps.keys.activeOrganization(found.keyLookupId);
+    if (!organization) throw loginRequired();
+    const retryAfter = deps.perKey.admit(found.apiKeyId, Date.now());
+    if (retryAfter > 0)
+      throw new DomainError('RATE_LIMITED', 'Too many requests for this API key; retry after the indicated delay.', {
+        retryAfterSeconds: retryAfter,
+      });
     ctx.state.dashboard = {
       scope: { organizationId: found.organizationId, mode: found.mode },
       organizationName: organization.name,
@@ -332,6 +360,8 @@ function requireSession(deps: DashboardDeps): Middleware {
     await next();
   };
 }
+
+const loginRequired = () => new DomainError('DASHBOARD_LOGIN_REQUIRED', 'Log in with a login link.');
 
 function mountOverviewAndOrderPages(pages: Router, deps: DashboardDeps, session: Middleware): void {
   pages.get('/', session, async (ctx) => {

@@ -131,6 +131,8 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
         store: deps.dashboard.store,
         upstreams: deps.upstreams,
         keys,
+        perKey,
+        unknownSessionCacheMs: deps.unknownKeyCacheMs,
         publicBaseUrl: deps.publicBaseUrl,
         linkTtlMs: deps.dashboard.linkTtlMs,
         sessionTtlMs: deps.dashboard.sessionTtlMs,

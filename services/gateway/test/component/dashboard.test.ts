@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { request } from 'undici';
 import { AdminClient, eventually, stackEnvironment } from '@checkout/testing';
 import { createLogger } from '@checkout/logger';
+import { CommandCounter } from '@checkout/mongo';
 import { buildApp, type GatewayApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
 
@@ -18,6 +19,9 @@ let gateway: string;
 let replica: string;
 /** A replica whose PUBLIC_BASE_URL is https (behind a TLS-terminating proxy): its cookies are Secure. */
 let httpsReplica: string;
+/** A replica with a small per-key limit (4 an hour) and its database commands counted. */
+let limitedReplica: string;
+const limitedCommands = new CommandCounter();
 let admin: AdminClient;
 
 interface Answer {
@@ -48,16 +52,17 @@ beforeAll(async () => {
     namePrefix: `gwdash_${randomBytes(4).toString('hex')}`,
     logLevel: 'silent',
   });
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 4; i++) {
     const app = buildApp(
       parseConfig({
         ...env.gateway,
         PORT: '0',
         ADMIN_PORT: '0',
         ...(i === 2 && { PUBLIC_BASE_URL: 'https://pay.example' }),
+        ...(i === 3 && { RATE_LIMIT_PER_WINDOW: '4', RATE_LIMIT_WINDOW_MS: '3600000' }),
       }),
       createLogger('gateway', { level: 'silent' }),
-      { clock },
+      { clock, ...(i === 3 && { commandCounter: limitedCommands }) },
     );
     const { url, adminUrl } = await app.start();
     apps.push(app);
@@ -65,7 +70,8 @@ beforeAll(async () => {
       gateway = url;
       admin = new AdminClient(adminUrl, env.adminToken);
     } else if (i === 1) replica = url;
-    else httpsReplica = url;
+    else if (i === 2) httpsReplica = url;
+    else limitedReplica = url;
   }
 });
 
@@ -379,5 +385,37 @@ describe('dashboard sessions (D47)', () => {
     const cookie = await login(key.secret);
     now = new Date(now.getTime() + 12 * 60 * MINUTE + 1);
     expect((await call('GET', `${gateway}/dashboard/recover`, { headers: { cookie } })).status).toBe(401);
+  });
+
+  it("When a session's pages pass its key's rate limit, then 429 with Retry-After, API requests and pages sharing the key's budget (D43)", async () => {
+    const { key } = await merchant();
+    // One budget for the key: the link (an API request) and three pages; opening and using the link count nothing.
+    const { path } = await loginLink(key.secret, limitedReplica);
+    const { pressed } = await openAndPress(path, { base: limitedReplica });
+    const cookie = cookieOf(pressed);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i += 1)
+      statuses.push((await call('GET', `${limitedReplica}/dashboard/recover`, { headers: { cookie } })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const refused = await call('GET', `${limitedReplica}/dashboard/recover`, { headers: { cookie } });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(refused.text).toContain('Too many requests');
+    const api = await call('POST', `${limitedReplica}/v0/dashboard/login_links`, {
+      headers: { authorization: `Bearer ${key.secret}` },
+    });
+    expect(api.status).toBe(429);
+  });
+
+  it('When one unknown session cookie is sent 20 times, then it costs one database read', async () => {
+    const cookie = `checkout_dashboard=${'u'.repeat(43)}`;
+    const { result, commands } = await limitedCommands.during(async () => {
+      const answers: number[] = [];
+      for (let i = 0; i < 20; i += 1)
+        answers.push((await call('GET', `${limitedReplica}/dashboard/recover`, { headers: { cookie } })).status);
+      return answers;
+    });
+    expect(new Set(result)).toEqual(new Set([401]));
+    expect(commands.find ?? 0).toBe(1);
   });
 });

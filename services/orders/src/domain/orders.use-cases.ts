@@ -20,7 +20,7 @@ import {
   type OrderUpdateInput,
   type PaymentOutcome,
 } from './order';
-import { paymentsPerHour } from './payments-per-hour';
+import { paymentsChartStart, paymentsPerHour } from './payments-per-hour';
 
 export interface CustomerInput {
   email?: string;
@@ -73,8 +73,7 @@ export class OrderCommands {
   /** D47: the dashboard's payments-per-hour chart over the last 7 days. */
   async paymentsPerHour(scope: Scope) {
     const now = this.deps.clock();
-    const window = paymentsPerHour([], now);
-    return paymentsPerHour(await this.deps.orders.paymentsSince(scope, window.from), now);
+    return paymentsPerHour(await this.deps.orders.paymentsPerHourSince(scope, paymentsChartStart(now)), now);
   }
 
   list(scope: Scope, filter: OrderListFilter, page: number, limit: number) {

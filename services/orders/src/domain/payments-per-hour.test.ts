@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { paymentsPerHour } from './payments-per-hour';
+import { paymentsChartStart, paymentsPerHour } from './payments-per-hour';
 
 describe('paymentsPerHour (D47 chart)', () => {
-  it('When payments fall in different hours, then each hour counts its own and the window ends with the current hour', () => {
+  it('When the database counted payments in some hours, then each hour shows its own, the others 0, and the window ends with the current hour', () => {
     const now = new Date('2026-11-24T10:30:00.000Z');
+    expect(paymentsChartStart(now).toISOString()).toBe('2026-11-17T11:00:00.000Z');
     const result = paymentsPerHour(
       [
-        { amount: 100, appliedAt: new Date('2026-11-24T10:05:00.000Z') },
-        { amount: 250, appliedAt: new Date('2026-11-24T10:59:59.999Z') },
-        { amount: 40, appliedAt: new Date('2026-11-24T08:00:00.000Z') },
-        { amount: 999, appliedAt: new Date('2026-11-17T10:59:00.000Z') },
+        { hour: 167, count: 2, amount: 350 },
+        { hour: 165, count: 1, amount: 40 },
+        // Outside the window (a clock that moved between the query and now): left out.
+        { hour: 168, count: 9, amount: 999 },
+        { hour: -1, count: 9, amount: 999 },
       ],
       now,
     );

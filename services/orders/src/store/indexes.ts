@@ -37,7 +37,7 @@ export const ORDER_INDEXES: readonly IndexDefinition[] = [
     collection: COLLECTIONS.orders,
     name: 'org_mode_payments_appliedAt',
     key: { organizationId: 1, mode: 1, 'payments.appliedAt': 1 },
-    servedBy: 'orders.store paymentsSince (dashboard chart)',
+    servedBy: 'orders.store paymentsPerHourSince (dashboard chart, its $match)',
   },
   { collection: COLLECTIONS.orders, name: 'outboxPending', key: { outboxPending: 1 }, servedBy: 'OutboxRelay sweep' },
   {

@@ -2,7 +2,16 @@ import type { Collection, Db, Filter } from 'mongodb';
 import { DomainError } from '@checkout/errors';
 import { scoped, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
-import type { AppliedPayment, OrderDocument, OrderStatus, PaymentStatus } from './order.document';
+import type { OrderDocument, OrderStatus, PaymentStatus } from './order.document';
+
+const HOUR_MS = 3_600_000;
+
+/** Payments applied in one hour of the dashboard's chart; `hour` counts whole hours from the chart's start. */
+export interface HourTotals {
+  hour: number;
+  count: number;
+  amount: number;
+}
 
 export interface OrderListFilter {
   status?: OrderStatus;
@@ -52,14 +61,29 @@ export class OrdersStore {
   }
 
   /**
-   * D47's payments chart: the orders with a payment applied since `from`, their payments only. Served by
-   * org_mode_payments_appliedAt (a multikey index); the hourly buckets are counted by the caller.
+   * D47's payments chart, summed in the database: payments applied since `from`, counted and summed per whole
+   * hour from `from` (at most the window's hours come back, whatever the number of payments). Served by
+   * org_mode_payments_appliedAt (a multikey index); `$unwind` and `$group` run in the database, so this process
+   * holds the totals only (a merchant's 10⁶ one-cent payments used to be read into memory here).
    */
-  async paymentsSince(scope: Scope, from: Date): Promise<AppliedPayment[]> {
-    const docs = await scoped(this.collection, scope)
-      .find({ 'payments.appliedAt': { $gte: from } }, { projection: { payments: 1 } })
-      .toArray();
-    return docs.flatMap((doc) => doc.payments.filter((p) => p.appliedAt >= from));
+  paymentsPerHourSince(scope: Scope, from: Date): Promise<HourTotals[]> {
+    return scoped(this.collection, scope).aggregate<HourTotals>({ 'payments.appliedAt': { $gte: from } }, [
+      {
+        $project: {
+          _id: 0,
+          payments: { $filter: { input: '$payments', as: 'p', cond: { $gte: ['$$p.appliedAt', from] } } },
+        },
+      },
+      { $unwind: '$payments' },
+      {
+        $group: {
+          _id: { $floor: { $divide: [{ $subtract: ['$payments.appliedAt', from] }, HOUR_MS] } },
+          count: { $sum: 1 },
+          amount: { $sum: '$payments.amount' },
+        },
+      },
+      { $project: { _id: 0, hour: '$_id', count: 1, amount: 1 } },
+    ]);
   }
 
   getOrder(scope: Scope, id: string): Promise<OrderDocument | null> {

@@ -1,5 +1,13 @@
+import type { HostAttemptTotals } from '../store/deliveries.store';
+
 /** D47's chart window: the last 24 hours of attempts. */
 export const DELIVERY_STATS_WINDOW_MS = 24 * 3_600_000;
+
+/**
+ * The callback hosts the chart shows: those with the most attempts in the window. A merchant can make any number
+ * of hosts (a subdomain per session); the answer, and what this process holds to make it, stays this size.
+ */
+export const DELIVERY_STATS_HOSTS = 20;
 
 export interface HostStats {
   host: string;
@@ -8,55 +16,22 @@ export interface HostStats {
   p95DurationMs: number;
 }
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
+/** Nearest-rank p95 of a histogram (0 for none): the smallest duration at least 95 % of attempts took no longer than. */
+export function p95(durations: readonly { ms: number; n: number }[]): number {
+  const total = durations.reduce((sum, d) => sum + d.n, 0);
+  if (total === 0) return 0;
+  const rank = Math.max(1, Math.ceil(0.95 * total));
+  let seen = 0;
+  for (const d of [...durations].sort((a, b) => a.ms - b.ms)) {
+    seen += d.n;
+    if (seen >= rank) return d.ms;
   }
+  return 0;
 }
 
-/** Nearest-rank p95 of integers (0 for none): the value at least 95 % of attempts took no longer than. */
-export function p95(values: readonly number[]): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(0.95 * sorted.length) - 1)] ?? 0;
-}
-
-/**
- * Per callback host, the attempts made since `from`: how many, how many succeeded (a 2xx: D31) and the p95 of
- * their durations. Pure, so the arithmetic is unit-tested without a database; hosts sorted by name.
- */
-export function deliveryStats(
-  deliveries: readonly {
-    url: string;
-    attempts: readonly { at: Date; statusCode: number | null; durationMs: number; error: string | null }[];
-  }[],
-  from: Date,
-): HostStats[] {
-  const byHost = new Map<string, { durations: number[]; succeeded: number }>();
-  for (const delivery of deliveries) {
-    const host = hostOf(delivery.url);
-    for (const attempt of delivery.attempts) {
-      if (attempt.at < from) continue;
-      const entry = byHost.get(host) ?? { durations: [], succeeded: 0 };
-      entry.durations.push(attempt.durationMs);
-      if (
-        attempt.error === null &&
-        attempt.statusCode !== null &&
-        attempt.statusCode >= 200 &&
-        attempt.statusCode < 300
-      )
-        entry.succeeded += 1;
-      byHost.set(host, entry);
-    }
-  }
-  return [...byHost]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([host, { durations, succeeded }]) => ({
-      host,
-      attempts: durations.length,
-      succeeded,
-      p95DurationMs: p95(durations),
-    }));
+/** Per callback host, the attempts of the window with their p95 duration; hosts sorted by name. Pure. */
+export function deliveryStats(totals: readonly HostAttemptTotals[]): HostStats[] {
+  return [...totals]
+    .sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : 0))
+    .map(({ host, attempts, succeeded, durations }) => ({ host, attempts, succeeded, p95DurationMs: p95(durations) }));
 }

@@ -11,7 +11,7 @@ import {
   type DeliveryStatsResponse,
   type FailedDeliveriesResponse,
 } from '@checkout/contracts';
-import { DELIVERY_STATS_WINDOW_MS, deliveryStats } from '../domain/delivery-stats';
+import { DELIVERY_STATS_HOSTS, DELIVERY_STATS_WINDOW_MS, deliveryStats } from '../domain/delivery-stats';
 import type { EventsStore } from '../store/events.store';
 import type { DeliveriesStore } from '../store/deliveries.store';
 import type { Recorder } from '../domain/record';
@@ -60,7 +60,7 @@ export function eventsRoutes(deps: {
     const from = new Date(deps.clock().getTime() - DELIVERY_STATS_WINDOW_MS);
     const body: DeliveryStatsResponse = {
       from: from.toISOString(),
-      hosts: deliveryStats(await deps.deliveries.listTouchedSince(scope, from), from),
+      hosts: deliveryStats(await deps.deliveries.deliveryStatsSince(scope, from, DELIVERY_STATS_HOSTS)),
     };
     ctx.body = body;
   });

@@ -48,7 +48,7 @@ export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
     collection: COLLECTIONS.deliveries,
     name: 'org_mode_updatedAt',
     key: { organizationId: 1, mode: 1, updatedAt: 1 },
-    servedBy: 'deliveries.store listTouchedSince (dashboard delivery chart, D47)',
+    servedBy: 'deliveries.store deliveryStatsSince (dashboard delivery chart, D47: its $match)',
   },
   {
     collection: COLLECTIONS.deliveries,
