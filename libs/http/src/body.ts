@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
 import type { Context, Middleware } from 'koa';
 import { DomainError } from '@checkout/errors';
@@ -37,8 +38,15 @@ export function jsonBody(options: { limitBytes?: number } = {}): Middleware {
       ctx.set('Connection', 'close');
       throw error;
     };
+    const tooLarge = () => new DomainError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes.`);
+    // Too large, but not absurdly: the rest is read and dropped before the 413 goes out, so the answer follows the
+    // whole request as every client expects. Answered early and closed, the unread rest makes the socket reset
+    // under the answer: a load balancer (HAProxy) then passed the reset on, and undici's fetch (the SDK's
+    // transport) failed with "other side closed" where curl, and a direct connection, got the 413.
+    const drainLimit = limit * BODY_DRAIN_FACTOR;
     if (declaredLength !== undefined && declaredLength > limit) {
-      refuse(new DomainError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes.`));
+      if (declaredLength <= drainLimit && (await drained(ctx.req, drainLimit))) throw tooLarge();
+      refuse(tooLarge());
     }
     const coding = (ctx.get('content-encoding') || '').trim().toLowerCase();
     if (!ACCEPTED_CODINGS.has(coding)) {
@@ -58,7 +66,9 @@ export function jsonBody(options: { limitBytes?: number } = {}): Middleware {
       bytes = await getRawBody(ctx.req, { limit, length: declaredLength });
     } catch (err) {
       if ((err as { type?: string }).type === 'entity.too.large') {
-        refuse(new DomainError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes.`));
+        // A chunked body passed the limit: the rest is dropped as above, up to the same bound.
+        if (await drained(ctx.req, drainLimit - limit)) throw tooLarge();
+        refuse(tooLarge());
       }
       return refuse(new DomainError('INVALID_REQUEST', 'Request body could not be read.'));
     }
@@ -86,6 +96,43 @@ export function jsonBody(options: { limitBytes?: number } = {}): Middleware {
     ctx.request.jsonBody = parsed as Record<string, unknown>;
     return next();
   };
+}
+
+/**
+ * A body over the limit is read to its end and dropped, up to this many times the limit, before 413 is answered
+ * (jsonBody); a larger one is answered at once and the connection closed (it is not worth reading).
+ */
+export const BODY_DRAIN_FACTOR = 8;
+
+/**
+ * Reads and drops what is left of a request, resolving true once it has ended, false (and leaves the stream
+ * paused) when more than `maxBytes` would have to be read or it fails. The stream is never destroyed here: the
+ * answer still has to go out on its socket.
+ */
+function drained(req: IncomingMessage, maxBytes: number): Promise<boolean> {
+  if (req.readableEnded || req.complete) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = (ended: boolean) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onError);
+      if (!ended) req.pause();
+      resolve(ended);
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > maxBytes) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onError = () => finish(false);
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onError);
+    req.once('close', onError);
+    req.resume();
+  });
 }
 
 // fatal: invalid bytes throw instead of turning into U+FFFD; ignoreBOM false: a leading BOM is dropped.
