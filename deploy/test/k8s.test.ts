@@ -284,6 +284,31 @@ describe('probes, ports and pod hardening (d)', () => {
   });
 });
 
+describe('whose X-Forwarded-For the gateway believes (the second audit)', () => {
+  it.each(variants)(
+    '%s: TRUSTED_PROXIES names only what the deployment names: nothing in base, no range wider than a /24 (IPv4) or /64 (IPv6) in an overlay',
+    (variant) => {
+      const objects = rendered[variant];
+      const gateways = workloads(objects).flatMap((d) =>
+        containersOf(d).filter((c) => serviceOf(c.args) === 'gateway'),
+      );
+      expect(gateways.length).toBeGreaterThan(0);
+      for (const container of gateways) {
+        const entries = (effectiveEnv(objects, container).TRUSTED_PROXIES ?? '')
+          .split(',')
+          .map((e) => e.trim())
+          .filter((e) => e !== '');
+        if (variant === 'base') expect(entries).toEqual([]);
+        for (const entry of entries) {
+          const [address = '', prefix] = entry.split('/');
+          const bits = prefix === undefined ? (address.includes(':') ? 128 : 32) : Number(prefix);
+          expect(bits, `${variant}: ${entry}`).toBeGreaterThanOrEqual(address.includes(':') ? 64 : 24);
+        }
+      }
+    },
+  );
+});
+
 describe('D33 and the dispatcher split (f)', () => {
   it.each(variants)('%s: WEBHOOK_ALLOWED_NETWORKS is empty or absent for every dispatcher container', (variant) => {
     const objects = rendered[variant];

@@ -5,7 +5,7 @@ import { ServiceRuntime } from '@checkout/service';
 import type { Config } from './config';
 import { GATEWAY_INDEXES } from './store/indexes';
 import { OrganizationsStore } from './store/organizations.store';
-import { parseTrustedProxies } from './domain/client-address';
+import { parseNetworks } from './domain/client-address';
 import { IdempotencyStore } from './store/idempotency.store';
 import { DashboardStore } from './store/dashboard.store';
 import { closeUpstreams, createUpstreams } from './clients/upstreams';
@@ -80,7 +80,8 @@ export function buildApp(
           replicas: config.GATEWAY_REPLICAS,
           adminAuthFailuresPerMinute: config.ADMIN_AUTH_FAILURES_PER_MINUTE,
         },
-        trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
+        trustedProxies: parseNetworks(config.TRUSTED_PROXIES),
+        adminAuthExempt: parseNetworks(config.ADMIN_AUTH_FAILURES_EXEMPT),
         authCacheMs: config.AUTH_CACHE_MS,
         unknownKeyCacheMs: config.UNKNOWN_KEY_CACHE_MS,
         bodyLimitBytes: config.BODY_LIMIT_BYTES,

@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import { baseConfigShape, env, internalClientConfigShape, loadConfig, secret } from '@checkout/config';
 import { DASHBOARD_SESSION_TTL_MS, LOGIN_LINK_TTL_MS } from '@checkout/contracts';
-import { parseTrustedProxies } from './domain/client-address';
+import { parseNetworks } from './domain/client-address';
+
+/** A comma-separated list of addresses and CIDRs; a typo stops start-up with the key's name. */
+const networks = () =>
+  env.list().superRefine((entries, ctx) => {
+    try {
+      parseNetworks(entries);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+    }
+  });
 
 /** AUTH_CACHE_MS may not exceed this: it is how long a key revoked on another replica may keep working. */
 export const AUTH_CACHE_MS_MAX = 30_000;
@@ -76,6 +86,11 @@ export const ConfigSchema = z.object({
     .describe(
       'Admin API requests with a wrong or missing operator token allowed per client address per minute on each replica; beyond it every admin request from that address is 429 until the minute passes',
     ),
+  ADMIN_AUTH_FAILURES_EXEMPT: networks()
+    .default(['127.0.0.0/8', '::1/128'])
+    .describe(
+      "Comma-separated CIDRs of peers whose wrong operator tokens are not limited (ADMIN_AUTH_FAILURES_PER_MINUTE). Default loopback: kubectl port-forward reaches the operators' listener from inside the pod, and behind the local load balancer every caller shares its address, so counting them would let one caller lock every operator out. Every other peer is limited by its own TCP address: X-Forwarded-For is never read on the operators' listener. Empty: every peer is limited",
+    ),
   DASHBOARD_LINK_TTL_MS: env
     .positiveInt(LOGIN_LINK_TTL_MS)
     .describe(
@@ -86,15 +101,7 @@ export const ConfigSchema = z.object({
     .describe(
       'How long a dashboard browser session lasts after its login link is opened (D47: 12 hours); revoking its API key ends it sooner',
     ),
-  TRUSTED_PROXIES: env
-    .list()
-    .superRefine((entries, ctx) => {
-      try {
-        parseTrustedProxies(entries);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
-      }
-    })
+  TRUSTED_PROXIES: networks()
     .default([])
     .describe(
       'Comma-separated CIDRs of the proxies in front of the gateway (the ingress controller, the load balancer) whose X-Forwarded-For is believed. Empty: the peer address is the client',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AdminTokenGuesses } from './admin-token-guesses';
+import { parseNetworks, peerAddress } from './client-address';
 
 describe('AdminTokenGuesses (issue 22: operator-token guesses are limited per address)', () => {
   it('When an address sends the limit of wrong tokens in a minute, then it is refused until the minute ends, and others are not', () => {
@@ -13,5 +14,16 @@ describe('AdminTokenGuesses (issue 22: operator-token guesses are limited per ad
     expect(guesses.blockedFor('198.51.100.7', start + 59_500)).toBe(1);
     expect(guesses.blockedFor('203.0.113.1', start + 10)).toBe(0);
     expect(guesses.blockedFor('198.51.100.7', start + 60_000)).toBe(0);
+  });
+
+  it('When wrong tokens come from an exempt peer (loopback: kubectl port-forward, the local load balancer), then they are not counted; other peers still are', () => {
+    const guesses = new AdminTokenGuesses(3, parseNetworks(['127.0.0.0/8', '::1/128']));
+    const start = 60_000 * 100;
+    for (const client of ['127.0.0.1', '::1', peerAddress('::ffff:127.0.0.1')])
+      for (let i = 0; i < 10; i += 1) guesses.failed(client, start + i);
+    expect(guesses.blockedFor('127.0.0.1', start + 20)).toBe(0);
+    expect(guesses.blockedFor('::1', start + 20)).toBe(0);
+    for (let i = 0; i < 3; i += 1) guesses.failed('10.1.2.3', start + i);
+    expect(guesses.blockedFor('10.1.2.3', start + 20)).toBe(60);
   });
 });

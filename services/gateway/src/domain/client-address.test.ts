@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { clientAddress, parseTrustedProxies } from './client-address';
+import { clientAddress, parseNetworks } from './client-address';
 
 describe('clientAddress (issue 22: limits before authentication, behind an ingress)', () => {
-  const behindIngress = parseTrustedProxies(['10.0.0.0/8', '::1/128']);
-  const none = parseTrustedProxies([]);
+  const behindIngress = parseNetworks(['10.0.0.0/8', '::1/128']);
+  const none = parseNetworks([]);
 
   it('When no proxy is trusted, then the peer is the client, whatever X-Forwarded-For claims', () => {
     expect(clientAddress('203.0.113.9', '198.51.100.1', none)).toBe('203.0.113.9');
@@ -30,6 +30,6 @@ describe('clientAddress (issue 22: limits before authentication, behind an ingre
   });
 
   it.each(['10.0.0.0/33', 'bogus', '10.0.0.1/x'])('When TRUSTED_PROXIES holds %s, then it is refused', (entry) => {
-    expect(() => parseTrustedProxies([entry])).toThrow();
+    expect(() => parseNetworks([entry])).toThrow();
   });
 });

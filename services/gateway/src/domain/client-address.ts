@@ -1,10 +1,11 @@
 import { BlockList, isIP } from 'node:net';
 
 /**
- * The proxies in front of the gateway (TRUSTED_PROXIES: the ingress controller, the load balancer), whose
- * X-Forwarded-For is believed. Throws on an entry that is not an address or CIDR, so a typo stops start-up.
+ * A list of addresses and CIDRs from a setting: the proxies in front of the gateway whose X-Forwarded-For is
+ * believed (TRUSTED_PROXIES), the peers exempt from the operator-token limit (ADMIN_AUTH_FAILURES_EXEMPT). Throws
+ * on an entry that is not an address or CIDR, so a typo stops start-up.
  */
-export function parseTrustedProxies(entries: readonly string[]): BlockList {
+export function parseNetworks(entries: readonly string[]): BlockList {
   const list = new BlockList();
   for (const entry of entries) {
     const [address = '', prefix] = entry.split('/');
@@ -23,13 +24,24 @@ export function parseTrustedProxies(entries: readonly string[]): BlockList {
   return list;
 }
 
-const isTrusted = (trusted: BlockList, address: string): boolean => {
+/** Whether `address` is in `networks` (a list from parseNetworks). */
+export const isInNetworks = (networks: BlockList, address: string): boolean => {
   const family = isIP(address);
-  return family !== 0 && trusted.check(address, family === 6 ? 'ipv6' : 'ipv4');
+  return family !== 0 && networks.check(address, family === 6 ? 'ipv6' : 'ipv4');
 };
+const isTrusted = isInNetworks;
 
 /** `::ffff:10.0.0.1` as the IPv4 address it is, so one client is one key whichever stack accepted it. */
 const normalize = (address: string): string => address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, '$1');
+
+/**
+ * The TCP peer, and nothing a request says about itself: the client on the operators' listener, where no ingress
+ * stands in front and every X-Forwarded-For is the caller's to write (a pod rotating it would get unlimited
+ * operator-token guesses, or name 127.0.0.1 to lock out operators on kubectl port-forward).
+ */
+export function peerAddress(peer: string | undefined): string {
+  return normalize(peer ?? 'unknown');
+}
 
 /**
  * The client a request comes from, for limits counted before authentication (issue 22). The peer address,

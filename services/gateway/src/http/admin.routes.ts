@@ -72,7 +72,7 @@ export interface AdminDeps {
   keyRevoked: (lookupId: string) => void;
   /** Counts wrong operator tokens per client address (issue 22); refuses an address that guesses too often. */
   guesses: AdminTokenGuesses;
-  /** The client address of a request (its peer, or the nearest untrusted X-Forwarded-For hop). */
+  /** The client address of a request on the operators' listener: its TCP peer, never X-Forwarded-For. */
   clientOf: (ctx: Context) => string;
 }
 

@@ -1,5 +1,4 @@
 import type Koa from 'koa';
-import type { Context } from 'koa';
 import type { BlockList } from 'node:net';
 import type { Logger } from '@checkout/logger';
 import Router from '@koa/router';
@@ -17,7 +16,8 @@ import type { GatewayMetrics } from '../metrics';
 import { adminRoutes } from './admin.routes';
 import { authenticate } from './authenticate';
 import { passThroughRoutes } from './checkout-page.routes';
-import { perClientLimits, requestClient } from './client-limits';
+import { perClientLimits } from './client-limits';
+import { peerAddress } from '../domain/client-address';
 import { internalRoutes } from './internal.routes';
 import { buildOpenApiDocument } from './openapi';
 import { dashboardRoutes } from './dashboard.routes';
@@ -41,6 +41,8 @@ export interface GatewayRouteDeps {
     adminAuthFailuresPerMinute: number;
   };
   trustedProxies: BlockList;
+  /** Peers whose wrong operator tokens are not counted (ADMIN_AUTH_FAILURES_EXEMPT). */
+  adminAuthExempt: BlockList;
   authCacheMs: number;
   unknownKeyCacheMs: number;
   bodyLimitBytes: number;
@@ -87,7 +89,6 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
     { cacheMs: deps.authCacheMs, unknownKeyCacheMs: deps.unknownKeyCacheMs },
     deps.metrics,
   );
-  const clientOf = (ctx: Context) => requestClient(ctx, deps.trustedProxies);
 
   // The document names the configured public URL only: a Host header is the caller's to choose (issue 22).
   const openApi = buildOpenApiDocument(deps.publicBaseUrl);
@@ -150,8 +151,9 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
       clock: deps.clock,
       checkoutSettingsChanged: (organizationId, mode) => void settingsCache.delete(settingsKey(organizationId, mode)),
       keyRevoked: keys.revoked,
-      guesses: new AdminTokenGuesses(deps.limits.adminAuthFailuresPerMinute),
-      clientOf,
+      guesses: new AdminTokenGuesses(deps.limits.adminAuthFailuresPerMinute, deps.adminAuthExempt),
+      // The operators' listener has no ingress in front: the TCP peer is the client, whatever X-Forwarded-For says.
+      clientOf: (ctx) => peerAddress(ctx.req.socket.remoteAddress),
     }),
     internalRoutes(deps.organizations, deps.internalCallers),
   ]);
