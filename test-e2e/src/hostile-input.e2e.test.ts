@@ -402,7 +402,7 @@ describe('Callback URLs that reach internal addresses (D33)', () => {
       } else {
         expect(attempts[0]?.statusCode, session.url).toBeNull();
         expect(attempts[0]?.error, session.url).toBe(
-          'the destination address is not allowed (private, loopback or reserved network)',
+          'the destination is not reachable: its name does not resolve, or its address is private, loopback or reserved',
         );
       }
     }

@@ -10,7 +10,8 @@ import { WebhookSender, type SenderDebugLog, type SendResult } from './webhook-e
 // Location of a redirect. Attempts now say only what a merchant can act on; the detail goes to the debug log.
 
 const IP_LITERAL = /\b\d{1,3}(?:\.\d{1,3}){3}\b|\[?[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}\]?/i;
-const REFUSED = 'the destination address is not allowed (private, loopback or reserved network)';
+const REFUSED =
+  'the destination is not reachable: its name does not resolve, or its address is private, loopback or reserved';
 const BODY = { headers: { 'content-type': 'application/json' }, body: '{}' };
 
 /** A resolver answering from a table, as the cluster's DNS would answer for names the merchant chose. */
@@ -118,20 +119,23 @@ describe('What an attempt says about a failure (issue 22)', () => {
     expect(JSON.stringify(logged)).toContain('10.9.8.7');
   });
 
-  it("When the name does not resolve, then the attempt says the DNS lookup failed, without the resolver's text", async () => {
+  it("When the name does not resolve, then the attempt says what it says for a name that resolves to a private address (no telling which names the cluster's DNS knows), without the resolver's text", async () => {
     const sender = senderWith({
       answers: {
         'svc.internal': Object.assign(new Error('getaddrinfo EAI_AGAIN svc.internal via 10.96.0.10'), {
           code: 'EAI_AGAIN',
         }),
+        'svc.cluster.local': '10.96.4.2',
       },
     });
     const missing = await sender.send({ url: 'http://nowhere.merchant.example/hook', ...BODY });
     const failing = await sender.send({ url: 'http://svc.internal/hook', ...BODY });
+    const internal = await sender.send({ url: 'http://svc.cluster.local/hook', ...BODY });
     await sender.close();
+    expect(internal.error).toBe(REFUSED);
     for (const result of [missing, failing]) {
       expect(result.kind).toBe('network');
-      expect(result.error).toBe('DNS lookup failed');
+      expect(result.error).toBe(internal.error);
       expectNothingInternal(result, 'getaddrinfo', 'svc.internal');
     }
   });

@@ -13,8 +13,13 @@ import type { AddressPolicy } from '../domain/address-policy';
 // hosts, and a redirect's Location, which told anyone with a test key what the cluster's DNS answers). What
 // happened exactly goes to the debug log (`debug`), never to the attempt.
 
-/** What the merchant sees when the address its URL leads to may not be reached (D33). */
-export const REFUSED_TARGET = 'the destination address is not allowed (private, loopback or reserved network)';
+/**
+ * What the merchant sees when its URL leads to no address that may be reached (D33): whether the name does not
+ * resolve, or resolves to a private, loopback or reserved address, gets this one phrase. Two phrases told a test
+ * key which names exist in the cluster's DNS (a name that resolves is a service there), one URL at a time.
+ */
+export const REFUSED_TARGET =
+  'the destination is not reachable: its name does not resolve, or its address is private, loopback or reserved';
 
 /** signing_failed: nothing was sent, the organization's signing secret could not be used (malformed, D35). */
 export type SendOutcomeKind =
@@ -293,7 +298,7 @@ const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|
  */
 function coarseFailure(err: unknown, timeoutMs: number): { kind: 'timeout' | 'network'; error: string } {
   const chain = chainOf(err);
-  if (chain.some((e) => e instanceof LookupFailedError)) return { kind: 'network', error: 'DNS lookup failed' };
+  if (chain.some((e) => e instanceof LookupFailedError)) return { kind: 'network', error: REFUSED_TARGET };
   const codes = chain
     .map((e) => (e as { code?: unknown }).code)
     .filter((code): code is string => typeof code === 'string');

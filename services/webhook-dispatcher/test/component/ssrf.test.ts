@@ -60,7 +60,9 @@ describe('Internal targets are refused (D33)', () => {
       expect(delivery.attempts).toHaveLength(2);
       for (const attempt of delivery.attempts) {
         expect(attempt.statusCode).toBeNull();
-        expect(attempt.error).toBe('the destination address is not allowed (private, loopback or reserved network)');
+        expect(attempt.error).toBe(
+          'the destination is not reachable: its name does not resolve, or its address is private, loopback or reserved',
+        );
         expect(attempt.error).not.toMatch(IP_LITERAL);
       }
       expect(receiver.deliveries()).toHaveLength(0);
