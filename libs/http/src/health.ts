@@ -9,6 +9,17 @@ export interface ReadinessCheck {
 const CHECK_TIMEOUT_MS = 2_000;
 
 /**
+ * How long a readiness answer is reused. /healthz and /readyz answer before every limit (a probe must never be
+ * rate limited), so each /readyz running its checks (a database ping, a broker metadata call) let anyone who
+ * reaches the port make one database command per request. Now the checks run at most once a second per
+ * listener, and requests meanwhile share that answer (one running check, however many requests wait for it).
+ * The promise: /readyz tells the dependencies' state as of at most READINESS_CACHE_MS before, and a stopping
+ * service answers 503 at once (the shutdown flag is never cached). Load balancers and kubelets probe every
+ * second or more, so they see no difference.
+ */
+export const READINESS_CACHE_MS = 1_000;
+
+/**
  * /healthz says the process is alive (liveness: restart me if this fails); /readyz says its database and
  * broker answer (readiness: send me traffic). /metrics is Prometheus text.
  */
@@ -24,8 +35,21 @@ export function operationalEndpoints(options: {
   registry: Registry;
   isShuttingDown?: () => boolean;
   exposure?: OperationalExposure;
+  /** For tests: the clock the readiness cache reads. */
+  now?: () => number;
 }): Middleware {
   const exposure = options.exposure ?? 'full';
+  const now = options.now ?? (() => performance.now());
+  let cached: { at: number; results: Promise<{ name: string; error: string | null }[]> } | undefined;
+  const readiness = () => {
+    const at = now();
+    if (!cached || at - cached.at >= READINESS_CACHE_MS)
+      cached = {
+        at,
+        results: Promise.all(options.checks.map(async (c) => ({ name: c.name, error: await runCheck(c) }))),
+      };
+    return cached.results;
+  };
   return async (ctx, next) => {
     if (ctx.method !== 'GET') return next();
     if (ctx.path === '/healthz') {
@@ -38,7 +62,7 @@ export function operationalEndpoints(options: {
         ctx.body = { status: 'shutting_down' };
         return;
       }
-      const results = await Promise.all(options.checks.map(async (c) => ({ name: c.name, error: await runCheck(c) })));
+      const results = await readiness();
       const failed = results.filter((r) => r.error !== null);
       ctx.status = failed.length === 0 ? 200 : 503;
       ctx.body = {
