@@ -44,6 +44,18 @@ export interface OrderCommandsDeps {
 }
 
 /**
+ * Which orders a caller may read or change: the merchant's (through the gateway) any order of its scope; the
+ * sessions service only those it created for a checkout session (the ones that name one): it never needs
+ * another, and a compromised sessions pod should not reach the rest of a merchant's orders.
+ */
+export type OrderAccess = 'any' | 'session-orders';
+
+/** An order outside the caller's access is "not found", as another organization's is (D4). */
+function visible(order: OrderDocument, access: OrderAccess): boolean {
+  return access === 'any' || order.checkoutSessionId !== undefined;
+}
+
+/**
  * The orders use cases: each resolves references (customer, location, destination), then hands the pure
  * rules in ./order.ts the facts, then stores the result. One class so the routes stay thin.
  */
@@ -64,9 +76,9 @@ export class OrderCommands {
     return this.deps.orders.insertOrder(scope, doc);
   }
 
-  async get(scope: Scope, id: string): Promise<OrderDocument> {
+  async get(scope: Scope, id: string, access: OrderAccess = 'any'): Promise<OrderDocument> {
     const order = await this.deps.orders.getOrder(scope, id);
-    if (!order) throw notFound(id);
+    if (!order || !visible(order, access)) throw notFound(id);
     return order;
   }
 
@@ -89,8 +101,9 @@ export class OrderCommands {
     scope: Scope,
     id: string,
     patch: OrderUpdateInput & { customer?: CustomerInput },
+    access: OrderAccess = 'any',
   ): Promise<OrderDocument> {
-    const existing = await this.get(scope, id);
+    const existing = await this.get(scope, id, access);
     const now = this.deps.clock();
     // Resolving a customer writes to customers, so it happens first; the order is then re-read and
     // re-checked by mutateOrder's conditional write.
@@ -108,9 +121,10 @@ export class OrderCommands {
     return result.order;
   }
 
-  async cancel(scope: Scope, id: string): Promise<OrderDocument> {
+  async cancel(scope: Scope, id: string, access: OrderAccess = 'any'): Promise<OrderDocument> {
     const now = this.deps.clock();
     const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
+      if (!visible(current, access)) throw notFound(id);
       const cancelled = cancelOrder(current, now);
       if (!cancelled) return { next: null, result: false };
       // Sessions learn of the cancel from the gateway before it answers (D46), and from this event, written with
@@ -132,9 +146,11 @@ export class OrderCommands {
     scope: Scope,
     id: string,
     payment: { paymentId: string; amount?: number | undefined; method: string },
+    access: OrderAccess = 'any',
   ): Promise<{ order: OrderDocument; outcome: PaymentOutcome }> {
     const now = this.deps.clock();
     const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
+      if (!visible(current, access)) throw notFound(id);
       const amount = payment.amount ?? current.amounts.total - current.amounts.paid;
       const { next, outcome } = applyPayment(
         current,
@@ -151,9 +167,10 @@ export class OrderCommands {
    * Its checkout session expired (D21): the order takes no more payments, unless one got there first. Like a
    * payment, only sessions calls this and keeps the answer; the relay's sweep publishes the event.
    */
-  async closePayments(scope: Scope, id: string): Promise<OrderDocument> {
+  async closePayments(scope: Scope, id: string, access: OrderAccess = 'any'): Promise<OrderDocument> {
     const now = this.deps.clock();
     const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
+      if (!visible(current, access)) throw notFound(id);
       const closed = closePayments(current);
       return { next: closed && this.deps.events.withEvent(current, closed, ORDER_PAYMENTS_CLOSED, now), result: null };
     });

@@ -14,7 +14,7 @@ import {
   isIdOf,
 } from '@checkout/contracts';
 import type { Context } from 'koa';
-import type { OrderCommands } from '../domain/orders.use-cases';
+import type { OrderAccess, OrderCommands } from '../domain/orders.use-cases';
 import type { OrderDocument } from '../store/order.document';
 import { presentOrder } from '../domain/order.presenter';
 
@@ -31,6 +31,9 @@ function answer(ctx: Context, doc: OrderDocument, extra: Record<string, unknown>
   if (doc.checkoutSessionId !== undefined) ctx.set(INTERNAL_API_HEADERS.checkoutSessionId, doc.checkoutSessionId);
   ctx.body = { order: presentOrder(doc), ...extra };
 }
+
+/** The sessions service reaches only the orders it created for its sessions (OrderAccess). */
+const accessOf = (ctx: Context): OrderAccess => (ctx.state.internalCaller === 'sessions' ? 'session-orders' : 'any');
 
 function orderIdParam(value: string | undefined): string {
   if (!isIdOf('ord', value)) throw new DomainError('INVALID_ORDER_ID', `"${value ?? ''}" is not an order id.`);
@@ -96,7 +99,7 @@ export function ordersRoutes(commands: OrderCommands): Router {
   });
 
   router.get('/:orderId', async (ctx) => {
-    answer(ctx, await commands.get(requireScope(ctx.state), orderIdParam(ctx.params.orderId)));
+    answer(ctx, await commands.get(requireScope(ctx.state), orderIdParam(ctx.params.orderId), accessOf(ctx)));
   });
 
   router.patch('/:orderId', async (ctx) => {
@@ -105,22 +108,22 @@ export function ordersRoutes(commands: OrderCommands): Router {
     const patch = parseOrThrow(UpdateOrderRequest, ctx.request.jsonBody ?? {}, 'ORDER_UPDATE_FAILED', {
       codeForField: ORDER_FIELD_CODES,
     });
-    answer(ctx, await commands.update(scope, id, patch));
+    answer(ctx, await commands.update(scope, id, patch, accessOf(ctx)));
   });
 
   router.post('/:orderId/cancel', async (ctx) => {
-    answer(ctx, await commands.cancel(requireScope(ctx.state), orderIdParam(ctx.params.orderId)));
+    answer(ctx, await commands.cancel(requireScope(ctx.state), orderIdParam(ctx.params.orderId), accessOf(ctx)));
   });
 
   router.post('/:orderId/close-payments', async (ctx) => {
-    answer(ctx, await commands.closePayments(requireScope(ctx.state), orderIdParam(ctx.params.orderId)));
+    answer(ctx, await commands.closePayments(requireScope(ctx.state), orderIdParam(ctx.params.orderId), accessOf(ctx)));
   });
 
   router.post('/:orderId/payments', async (ctx) => {
     const scope = requireScope(ctx.state);
     const id = orderIdParam(ctx.params.orderId);
     const payment = parseOrThrow(ApplyPaymentRequest, ctx.request.jsonBody ?? {}, 'INVALID_REQUEST');
-    const { order, outcome } = await commands.applyPayment(scope, id, payment);
+    const { order, outcome } = await commands.applyPayment(scope, id, payment, accessOf(ctx));
     answer(ctx, order, { outcome });
   });
 

@@ -17,7 +17,10 @@ export const ORDERS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   { methods: ['POST'], path: /^\/internal\/orders\/[^/]+\/(payments|close-payments)\/?$/, callers: ['sessions'] },
   // D47: the dashboard (on the gateway) reads an order's payments and the payments-per-hour chart.
   { methods: ['GET'], path: /^\/internal\/orders\/([^/]+\/payments|payments-per-hour)\/?$/, callers: ['gateway'] },
-  // Merchants' order API through the gateway; sessions creates, reads, edits and cancels its sessions' orders.
+  // Listing is the merchant's (through the gateway): sessions never lists orders.
+  { methods: ['GET'], path: /^\/internal\/orders\/?$/, callers: ['gateway'] },
+  // Merchants' order API through the gateway; sessions creates, reads, edits and cancels its sessions' orders (only
+  // those: OrderAccess in domain/orders.use-cases.ts).
   { path: /^\/internal\/orders(\/[^/]+(\/cancel)?)?\/?$/, callers: ['gateway', 'sessions'] },
   // Reference data: operators manage it through the gateway's admin API; the hosted page reads it.
   {

@@ -22,10 +22,14 @@ const cancelledEvents: string[] = [];
 
 const call = internalCaller(() => baseUrl, scope);
 
+/** A checkout session's order, made as sessions makes it: sessions pays and expires only such orders. */
 async function newOrder(total = 1000): Promise<string> {
-  const { status, body } = await call('POST', '/internal/orders', {
-    items: [{ name: 'Item', quantity: 1, unitPrice: total }],
-  });
+  const { status, body } = await call(
+    'POST',
+    '/internal/orders',
+    { items: [{ name: 'Item', quantity: 1, unitPrice: total }] },
+    { session: `cs_test_${randomBytes(12).toString('hex')}` },
+  );
   expect(status).toBe(201);
   return body.order.id as string;
 }
@@ -62,6 +66,30 @@ afterAll(async () => {
 });
 
 describe('Internal orders API', () => {
+  it("When sessions asks for a merchant's own order (not a checkout session's), then it is not found, and sessions may not list orders", async () => {
+    const { body } = await call('POST', '/internal/orders', { items: [{ name: 'Item', quantity: 1, unitPrice: 100 }] });
+    const merchants = body.order.id as string;
+    const asSessions = { as: 'sessions' as const };
+    expect((await call('GET', '/internal/orders', undefined, asSessions)).status).toBe(403);
+    const refused = [
+      await call('GET', `/internal/orders/${merchants}`, undefined, asSessions),
+      await call('PATCH', `/internal/orders/${merchants}`, { metadata: { a: 'b' } }, asSessions),
+      await call('POST', `/internal/orders/${merchants}/cancel`, undefined, asSessions),
+      await call('POST', `/internal/orders/${merchants}/payments`, { paymentId: `pay_${suffix}m`, method: 'card' }),
+      await call('POST', `/internal/orders/${merchants}/close-payments`),
+    ];
+    expect(refused.map((r) => [r.status, r.body.code])).toEqual(Array(5).fill([404, 'ORDER_NOT_FOUND']));
+    const untouched = await call('GET', `/internal/orders/${merchants}`);
+    expect(untouched.body.order).toMatchObject({ status: 'open', amounts: { paid: 0 }, metadata: {} });
+    // Its own sessions' orders, sessions reads, edits and cancels as before; the gateway lists them all.
+    const own = await newOrder(100);
+    expect((await call('GET', `/internal/orders/${own}`, undefined, asSessions)).status).toBe(200);
+    expect((await call('POST', `/internal/orders/${own}/cancel`, undefined, asSessions)).body.order.status).toBe(
+      'cancelled',
+    );
+    expect((await call('GET', '/internal/orders')).status).toBe(200);
+  });
+
   it('When a call lacks the internal token, then 401 UNAUTHORIZED', async () => {
     const response = await request(`${baseUrl}/internal/orders`, { headers: scope });
     expect(response.statusCode).toBe(401);

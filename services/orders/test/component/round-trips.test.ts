@@ -79,7 +79,8 @@ describe('database round trips per orders operation', () => {
   });
 
   it('POST /internal/orders/:id/payments: 2 (read, conditional replace with its order event; the sweep publishes it); cancel: 3 (read, conditional replace with its event, relay marks the written event sent)', async () => {
-    const paid = (await call('POST', '/internal/orders', newOrderBody())).body.order.id as string;
+    const paid = (await call('POST', '/internal/orders', newOrderBody(), { session: `cs_test_${suffix}paid` })).body
+      .order.id as string;
     const payment = await commands.during(() =>
       call('POST', `/internal/orders/${paid}/payments`, { paymentId: `pay-${suffix}`, amount: 1000, method: 'card' }),
     );

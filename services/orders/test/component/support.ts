@@ -10,16 +10,24 @@ const SESSIONS_ONLY = /^\/internal\/orders\/[^/]+\/(payments|close-payments)$/;
 
 /**
  * Calls the orders service's internal API as the service that calls it in production would: sessions for the
- * payment routes, the gateway for the rest, each with its own credential, and the scope headers.
+ * payment routes, the gateway for the rest, each with its own credential, and the scope headers. `session`: as
+ * sessions does for a checkout session's order (its id in x-checkout-session-id, sessions' credential): sessions
+ * reaches only such orders.
  */
 export function internalCaller(baseUrl: () => string, scopeHeaders: Record<string, string>) {
-  return async (method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown) => {
-    const token = SESSIONS_ONLY.test(path) ? CALLER_TOKENS.sessions : CALLER_TOKENS.gateway;
+  return async (
+    method: 'GET' | 'POST' | 'PATCH',
+    path: string,
+    body?: unknown,
+    options: { as?: keyof typeof CALLER_TOKENS; session?: string } = {},
+  ) => {
+    const caller = options.as ?? (SESSIONS_ONLY.test(path) || options.session ? 'sessions' : 'gateway');
     const response = await request(`${baseUrl()}${path}`, {
       method,
       headers: {
         ...scopeHeaders,
-        'x-internal-token': token,
+        'x-internal-token': CALLER_TOKENS[caller],
+        ...(options.session !== undefined && { 'x-checkout-session-id': options.session }),
         ...(body !== undefined && { 'content-type': 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
