@@ -8,6 +8,12 @@ interface LeaseDocument {
   expiresAt: Date;
 }
 
+/** A lease held: give it back, or keep it for longer. */
+export interface LeaseHandle {
+  release(): Promise<void>;
+  renew(): Promise<boolean>;
+}
+
 export interface LeaseOptions {
   /** A holder that crashed blocks its key for at most this long. */
   ttlMs?: number;
@@ -27,8 +33,12 @@ export class Leases {
     this.ttlMs = options.ttlMs ?? 15_000;
   }
 
-  /** Takes the lease if it is free right now; false if someone else holds it. For singleton work (sweepers). */
-  async tryAcquire(key: string, ttlMs = this.ttlMs): Promise<{ release(): Promise<void> } | null> {
+  /**
+   * Takes the lease if it is free right now; null if someone else holds it. For singleton work (sweepers).
+   * `renew()` moves its expiry `ttlMs` ahead for work that may outlast it, and says whether this holder still had
+   * it (false: it expired and another took it).
+   */
+  async tryAcquire(key: string, ttlMs = this.ttlMs): Promise<LeaseHandle | null> {
     const owner = randomBytes(9).toString('base64url');
     if (!(await this.tryInsert(key, owner, ttlMs))) {
       await this.clearIfExpired(key);
@@ -37,6 +47,13 @@ export class Leases {
     return {
       release: async () => {
         await this.collection.deleteOne({ _id: key, owner });
+      },
+      renew: async () => {
+        const renewed = await this.collection.updateOne(
+          { _id: key, owner },
+          { $set: { expiresAt: new Date(Date.now() + ttlMs) } },
+        );
+        return renewed.matchedCount === 1;
       },
     };
   }

@@ -39,6 +39,8 @@ export interface BuildOptions {
   resolve?: typeof dnsLookup;
   /** Counts the database commands the dispatcher sends (component tests, the bench). */
   commandCounter?: CommandCounter;
+  /** A recovery's lease (D44) unless renewed; 120 s otherwise. Tests shorten it to outlast it. */
+  recoveryLeaseMs?: number;
 }
 
 /** The dispatcher's topics: the session events it reads, its retry tiers and its dead letters. */
@@ -168,6 +170,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
       events,
       deliveries,
       recoveries: leases,
+      ...(options.recoveryLeaseMs !== undefined && { recoveryLeaseMs: options.recoveryLeaseMs }),
       scheduler,
       sender,
       hostKey: WebhookSender.hostKey,

@@ -40,13 +40,15 @@ export interface WebhookPublisherPort {
 
 /** One holder at a time per key, across replicas (libs/mongo Leases). */
 export interface ExclusiveWork {
-  tryAcquire(key: string, ttlMs: number): Promise<{ release(): Promise<void> } | null>;
+  tryAcquire(key: string, ttlMs: number): Promise<{ release(): Promise<void>; renew(): Promise<boolean> } | null>;
 }
 
 export interface DispatcherDeps {
   events: EventsStore;
   /** Keeps recoveries (D44) to one at a time per organization and mode. */
   recoveries: ExclusiveWork;
+  /** How long a recovery's lease lasts unless renewed (RECOVERY_LEASE_MS; shorter in tests). */
+  recoveryLeaseMs?: number;
   deliveries: DeliveriesStore;
   scheduler: HostScheduler;
   sender: WebhookSenderPort;

@@ -74,7 +74,7 @@ function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
       },
     },
     hostKey: () => '127.0.0.1:9',
-    recoveries: { tryAcquire: async () => ({ release: async () => {} }) },
+    recoveries: { tryAcquire: async () => ({ release: async () => {}, renew: async () => true }) },
     secrets: NO_SIGNING,
     publisher: { publishRetry: async () => {}, publishDeadLetter: async () => {} },
     metrics: createDispatcherMetrics(),

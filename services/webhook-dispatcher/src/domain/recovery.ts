@@ -9,8 +9,11 @@ import type { Recorder } from './record';
 
 /** Failed deliveries a recovery reads at once (D44). */
 const RECOVER_PAGE = 200;
-/** How long a recovery's claim on its organization and mode outlives a replica that died running it. */
-const RECOVERY_LEASE_MS = 120_000;
+/**
+ * How long a recovery's claim on its organization and mode outlives a replica that died running it. A recovery
+ * that runs longer renews it every third of this, so it is never taken over while it runs.
+ */
+export const RECOVERY_LEASE_MS = 120_000;
 /** Most spilled deliveries one lane takes back from the database at once. */
 const LANE_REFILL_BATCH = 500;
 
@@ -55,10 +58,8 @@ export class Recovery {
         details: [{ path: 'since', message: `must be within the last ${RECOVER_MAX_AGE_DAYS} days` }],
       });
     }
-    const lease = await this.deps.recoveries.tryAcquire(
-      `recover:${scope.mode}:${scope.organizationId}`,
-      RECOVERY_LEASE_MS,
-    );
+    const leaseMs = this.deps.recoveryLeaseMs ?? RECOVERY_LEASE_MS;
+    const lease = await this.deps.recoveries.tryAcquire(`recover:${scope.mode}:${scope.organizationId}`, leaseMs);
     if (!lease) {
       throw new DomainError(
         'RECOVERY_IN_PROGRESS',
@@ -66,10 +67,30 @@ export class Recovery {
         { retryAfterSeconds: 5 },
       );
     }
+    // Renewed while it runs, whatever each page takes: a recovery of months of failures (or a slow database) once
+    // outlived its 120 s and let a second one start beside it. Lost anyway (the database did not answer a renewal
+    // for a whole lease): it stops after the page it is on, and what it made stays made.
+    let lost = false;
+    const renewal = setInterval(() => {
+      lease.renew().then(
+        (held) => {
+          if (!held) lost = true;
+        },
+        (err: unknown) => this.deps.logger.warn({ err }, 'could not renew a recovery lease; will try again'),
+      );
+    }, leaseMs / 3);
+    renewal.unref();
     try {
       let recovering = 0;
       let after: DeliveryDocument | undefined;
       for (;;) {
+        if (lost) {
+          this.deps.logger.warn(
+            { organizationId: scope.organizationId, mode: scope.mode, recovering },
+            'a recovery lost its lease to another; stopping after what it has done',
+          );
+          return recovering;
+        }
         const page = await this.deps.deliveries.listUnrecoveredFailedSince(scope, since, after, RECOVER_PAGE);
         const events = await this.deps.events.getEvents(scope, [...new Set(page.map((failed) => failed.eventId))]);
         for (const failed of page) {
@@ -85,6 +106,7 @@ export class Recovery {
         after = page.at(-1);
       }
     } finally {
+      clearInterval(renewal);
       await lease.release();
     }
   }

@@ -21,13 +21,13 @@ let db: Db;
 const scope = { organizationId: `org_recover_${randomBytes(3).toString('hex')}`, mode: 'test' as Mode };
 
 /** Seeds `count` events of `scope`, each with one delivery that failed a minute ago, to the fixture's receiver. */
-async function seedFailed(count: number): Promise<string[]> {
+async function seedFailed(count: number, target: Db = db, into: DispatcherFixture = fixture): Promise<string[]> {
   const failedAt = new Date(Date.now() - 60_000);
   const events: EventDocument[] = [];
   const deliveries: DeliveryDocument[] = [];
   for (let i = 0; i < count; i += 1) {
     const eventId = newId('evt', scope.mode);
-    const callbackUrl = fixture.receiver.url('/recovered');
+    const callbackUrl = into.receiver.url('/recovered');
     events.push({
       _id: eventId,
       ...scope,
@@ -58,15 +58,18 @@ async function seedFailed(count: number): Promise<string[]> {
       updatedAt: failedAt,
     });
   }
-  await db.collection<EventDocument>(COLLECTIONS.events).insertMany(events);
-  await db.collection<DeliveryDocument>(COLLECTIONS.deliveries).insertMany(deliveries);
+  for (let i = 0; i < count; i += 1_000) {
+    await target.collection<EventDocument>(COLLECTIONS.events).insertMany(events.slice(i, i + 1_000));
+    await target.collection<DeliveryDocument>(COLLECTIONS.deliveries).insertMany(deliveries.slice(i, i + 1_000));
+  }
   return events.map((e) => e._id);
 }
 
 async function recover(
   since: Date,
+  on: DispatcherFixture = fixture,
 ): Promise<{ status: number; body: Record<string, unknown>; retryAfter: string | null }> {
-  const response = await fetch(`${fixture.dispatcher.url}/internal/events/recover`, {
+  const response = await fetch(`${on.dispatcher.url}/internal/events/recover`, {
     method: 'POST',
     headers: { ...internalHeaders(scope), 'content-type': 'application/json' },
     body: JSON.stringify({ since: since.toISOString() }),
@@ -139,4 +142,40 @@ describe('POST /internal/events/recover with many failed deliveries (D44, issue 
     await leases.deleteOne({ _id: key });
     expect((await recover(new Date(Date.now() - 60_000))).status).toBe(202);
   });
+
+  it('When a recovery runs longer than its lease, then the lease is renewed while it runs: a second recovery meanwhile is still 409', async () => {
+    // A lease of 1.5 s (120 s in production) and more failed deliveries than a recovery makes in that time.
+    const LEASE_MS = 1_500;
+    const long = await startDispatcherFixture(
+      'recover_lease',
+      { SWEEPERS_ENABLED: 'false' },
+      { recoveryLeaseMs: LEASE_MS },
+    );
+    const longClient = new MongoClient(long.dispatcher.config.MONGODB_URL);
+    try {
+      await longClient.connect();
+      const longDb = longClient.db(long.dispatcher.config.MONGODB_DATABASE);
+      await seedFailed(400, longDb, long);
+      const since = new Date(Date.now() - 5 * 60_000);
+      const started = Date.now();
+      let finished = false;
+      const first = recover(since, long).finally(() => {
+        finished = true;
+      });
+      await eventually(() => Date.now() - started > 2 * LEASE_MS, {
+        deadlineMs: 10_000,
+        description: 'two lease lengths since the recovery started',
+      });
+      expect(finished, 'the recovery ended within two lease lengths: seed more failed deliveries').toBe(false);
+      // Before, the lease had expired by now and this second recovery ran beside the first.
+      const second = await recover(since, long);
+      expect(second).toMatchObject({ status: 409, body: { code: 'RECOVERY_IN_PROGRESS' } });
+      expect((await first).body).toEqual({ recovering: 400 });
+      // Given back when done.
+      expect((await recover(since, long)).body).toEqual({ recovering: 0 });
+    } finally {
+      await longClient.close();
+      await long.stop();
+    }
+  }, 180_000);
 });
