@@ -19,6 +19,10 @@ export function loadConfig<S extends z.ZodType<Record<string, unknown>>>(
   env: Record<string, string | undefined>,
 ): Readonly<z.output<S>> {
   const result = schema.safeParse(env);
+  if (result.success) {
+    const reused = reusedSecrets(service, result.data);
+    if (reused.length > 0) throw new ConfigError(service, reused);
+  }
   if (!result.success) {
     const problems = result.error.issues.map((issue) => {
       const key = issue.path.join('.') || '(root)';
@@ -30,6 +34,59 @@ export function loadConfig<S extends z.ZodType<Record<string, unknown>>>(
     throw new ConfigError(service, problems);
   }
   return Object.freeze(result.data);
+}
+
+/** Settings whose value is a secret, by name: what every service calls its secrets. */
+const SECRET_KEY = /(?:_TOKEN|_SECRET|_PASSWORD)$/;
+
+/**
+ * One value in two places (issue 35's audit: it passed every check): two secret settings of this service with
+ * the same value (the MongoDB password counts), two callers in INTERNAL_CALLERS with one credential, or this
+ * service's own INTERNAL_TOKEN listed as another caller's. A leak of one would then be a leak of both, and a
+ * credential shared by two services lets each act as the other. What one process cannot see (a value reused by
+ * two services that never meet) is for the deployment: the local stack and compose generate each on its own.
+ * Messages name the settings, never the values.
+ */
+function reusedSecrets(service: string, config: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const byValue = new Map<string, string>();
+  const note = (key: string, value: unknown) => {
+    if (typeof value !== 'string' || value === '') return;
+    const first = byValue.get(value);
+    if (first !== undefined) problems.push(`${key}: holds the same value as ${first}; generate each secret on its own`);
+    else byValue.set(value, key);
+  };
+  for (const [key, value] of Object.entries(config)) if (SECRET_KEY.test(key)) note(key, value);
+  if (typeof config.MONGODB_URL === 'string') {
+    const password = /^mongodb(?:\+srv)?:\/\/[^:@/]*:([^@/]*)@/.exec(config.MONGODB_URL)?.[1];
+    if (password !== undefined) note('MONGODB_URL (its password)', safeDecode(password));
+  }
+  const callers = Array.isArray(config.INTERNAL_CALLERS) ? (config.INTERNAL_CALLERS as AcceptedCaller[]) : [];
+  const callerOf = new Map<string, string>();
+  for (const { caller, tokenSha256 } of callers) {
+    const other = callerOf.get(tokenSha256);
+    if (other !== undefined && other !== caller)
+      problems.push(
+        `INTERNAL_CALLERS: ${other} and ${caller} have one credential; each caller needs a token of its own`,
+      );
+    callerOf.set(tokenSha256, caller);
+  }
+  if (typeof config.INTERNAL_TOKEN === 'string') {
+    const owner = callerOf.get(createHash('sha256').update(config.INTERNAL_TOKEN).digest('hex'));
+    if (owner !== undefined && owner !== service)
+      problems.push(
+        `INTERNAL_TOKEN: is also ${owner}'s credential (INTERNAL_CALLERS); each service needs a token of its own`,
+      );
+  }
+  return problems;
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 function redactValue(key: string, value: string): string {
@@ -121,10 +178,30 @@ function isSequence(token: string): boolean {
   return true;
 }
 
+/**
+ * Whether `value` is placeholder words glued together or camel-cased ("ReplaceWithThirtyTwoRandomCharactersHere",
+ * "changeme1changeme2changeme3changeme4"), which `tokens` sees as one token: its letter runs, cut at digits,
+ * separators and at a lower to upper case change, include a placeholder word, and are each a word of three letters
+ * or more in one case (lower, UPPER or Capitalized), eight letters at least in all. Both conditions: random
+ * base64 is all such runs about once in 10⁵ values, and has a run equal to a placeholder word below once in 10⁶,
+ * so together below 10⁻¹¹ per value.
+ */
+function gluedPlaceholder(value: string): boolean {
+  const runs = value
+    .split(/[^A-Za-z]+/)
+    .filter(Boolean)
+    .flatMap((run) => run.split(/(?<=[a-z])(?=[A-Z])/));
+  if (!runs.some((run) => PLACEHOLDER_WORDS.has(run.toLowerCase()))) return false;
+  const letters = runs.reduce((n, run) => n + run.length, 0);
+  return letters >= 8 && runs.every((run) => /^(?:[a-z]{3,}|[A-Z]{3,}|[A-Z][a-z]{2,})$/.test(run));
+}
+
 /** Why `value` is a placeholder's shape, or null. Every rule is about whole tokens or the whole value. */
 function placeholderShape(value: string): string | null {
-  // Template syntax: none of these characters is in the base64, base64url or hex alphabets.
-  if (/<[^>]*>|\$\{|\{\{/.test(value)) return 'a template';
+  // Template syntax and unexpanded shell substitutions ("$(openssl rand -base64 32)", backquotes): none of these
+  // characters is in the base64, base64url or hex alphabets.
+  if (/<[^>]*>|\$\{|\{\{|\$\(|`/.test(value)) return 'a template';
+  if (gluedPlaceholder(value)) return 'placeholder words glued together';
   const parts = tokens(value);
   const words = parts.map(wordOf);
   for (const word of words) if (word !== null && PLACEHOLDER_WORDS.has(word)) return 'a placeholder word';
@@ -188,14 +265,7 @@ export function mongoUrl() {
     .superRefine((value, ctx) => {
       const password = /^mongodb(?:\+srv)?:\/\/[^:@/]*:([^@/]*)@/.exec(value)?.[1];
       if (password === undefined) return;
-      const decoded = (() => {
-        try {
-          return decodeURIComponent(password);
-        } catch {
-          return password;
-        }
-      })();
-      const reason = weakSecretReason(decoded, 12);
+      const reason = weakSecretReason(safeDecode(password), 12);
       if (reason) ctx.addIssue({ code: 'custom', message: `its password ${reason}` });
     });
 }

@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, loadConfig, mongoUrl, secret, weakSecretReason } from './index';
+import {
+  baseConfigShape,
+  ConfigError,
+  internalCallersValue,
+  loadConfig,
+  mongoUrl,
+  secret,
+  weakSecretReason,
+} from './index';
 
 // Issue 22, item 1: the *.env.example placeholders passed every config check, so a copied example started a
 // production service whose admin API and processor signature anyone could use. Every secret setting now refuses
@@ -35,6 +43,11 @@ describe('secret settings (issue 22)', () => {
     'prod-abcdef-Q7x2Lp9Rt4Vb8Nm1Kj6Hg3Fd5Sw',
     'Q7x2Lp9Rt4Vb8Nm1-0123456789-Kj6Hg3Fd5Sw',
     'DEFAULT_Q7x2Lp9Rt4Vb8Nm1Kj6Hg3Fd5Sw2Ae',
+    // Glued or camel-cased words, and shell substitutions nobody expanded (the second audit).
+    'ReplaceWithThirtyTwoRandomCharactersHere',
+    'changeme1changeme2changeme3changeme4',
+    '$(openssl rand -base64 32)',
+    '`openssl rand -hex 32`',
   ])(
     'When a secret has a placeholder word or shape among random-looking characters (%j), then it is refused',
     (value) => {
@@ -89,5 +102,38 @@ describe('secret settings (issue 22)', () => {
       }),
     ).not.toThrow();
     expect(() => loadConfig('gateway', schema, { MONGODB_URL: 'mongodb://127.0.0.1:27017/' })).not.toThrow();
+  });
+
+  it('When one value is set for two secret settings (the MongoDB password too), then the service refuses to start, naming both and showing neither', () => {
+    const shared = randomBytes(32).toString('base64');
+    const schema = z.object({ ADMIN_TOKEN: secret(32), INTERNAL_TOKEN: secret(32), MONGODB_URL: mongoUrl() });
+    const fresh = () => randomBytes(32).toString('base64');
+    const load = (env: Record<string, string>) => () => loadConfig('gateway', schema, env);
+    expect(
+      load({ ADMIN_TOKEN: fresh(), INTERNAL_TOKEN: fresh(), MONGODB_URL: `mongodb://g:${fresh()}@db/` }),
+    ).not.toThrow();
+    expect(load({ ADMIN_TOKEN: shared, INTERNAL_TOKEN: shared, MONGODB_URL: 'mongodb://db/' })).toThrow(
+      /INTERNAL_TOKEN: holds the same value as ADMIN_TOKEN/,
+    );
+    const password = randomBytes(24).toString('base64url');
+    let error: unknown;
+    try {
+      load({ ADMIN_TOKEN: password, INTERNAL_TOKEN: fresh(), MONGODB_URL: `mongodb://g:${password}@db/` })();
+    } catch (err) {
+      error = err;
+    }
+    expect((error as Error).message).toMatch(/MONGODB_URL \(its password\): holds the same value as ADMIN_TOKEN/);
+    expect((error as Error).message).not.toContain(password);
+  });
+
+  it("When two callers share a credential, or a service holds another caller's, then the service refuses to start", () => {
+    const schema = z.object({ INTERNAL_TOKEN: secret(32), INTERNAL_CALLERS: baseConfigShape.INTERNAL_CALLERS });
+    const token = () => randomBytes(32).toString('base64');
+    const [mine, gateway, sessions] = [token(), token(), token()];
+    const load = (own: string, callers: Parameters<typeof internalCallersValue>[0]) => () =>
+      loadConfig('orders', schema, { INTERNAL_TOKEN: own, INTERNAL_CALLERS: internalCallersValue(callers) });
+    expect(load(mine, { gateway, sessions })).not.toThrow();
+    expect(load(mine, { gateway, sessions: gateway })).toThrow(/gateway and sessions have one credential/);
+    expect(load(gateway, { gateway, sessions })).toThrow(/INTERNAL_TOKEN: is also gateway's credential/);
   });
 });
