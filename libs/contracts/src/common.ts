@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idMaxLength } from './ids';
 
 // Request schemas are strict (D7): unknown keys and nulls fail. Response schemas elsewhere are plain objects
 // on purpose: services are deployed separately, and a reader must not break when a newer writer adds a field.
@@ -6,6 +7,7 @@ import { z } from 'zod';
 /** D36: ISO-8601 UTC with exactly three fraction digits, e.g. `2026-11-21T10:00:00.000Z`. */
 export const Timestamp = z.iso
   .datetime({ precision: 3 })
+  .max('2026-11-21T10:00:00.000Z'.length)
   .describe('ISO-8601 UTC timestamp with millisecond precision, e.g. `2026-11-21T10:00:00.000Z`.');
 
 // JSON Schema has no "not blank"; a pattern keeps the rule visible in the OpenAPI document as well.
@@ -548,6 +550,8 @@ const PAYMENT_DESTINATION_PATTERN =
   /^(?:pd_(?:live|test)_[0-9A-Za-z]{1,64}|0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/;
 export const PaymentDestination = z
   .string()
+  // The pattern's own bound: the longest alternative is a pd_ id (an EVM address is 42, a Solana one at most 44).
+  .max(idMaxLength('pd'))
   .regex(PAYMENT_DESTINATION_PATTERN, {
     error: 'must be a payment destination id (pd_<mode>_<suffix>), an EVM address or a Solana address',
   })

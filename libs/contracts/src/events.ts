@@ -84,6 +84,8 @@ export const RecoverEventsRequest = z
   .strictObject({
     since: z.iso
       .datetime({ offset: true })
+      // Room for nanoseconds and an offset ("2026-11-21T10:00:00.123456789+05:30" is 35): no time needs more.
+      .max(40)
       .describe(
         `ISO-8601 time, at most ${RECOVER_MAX_AGE_DAYS} days ago: every delivery that ended failed since then is delivered again.`,
       ),

@@ -39,7 +39,14 @@ export type LineIdPrefix = (typeof LINE_ID_PREFIXES)[keyof typeof LINE_ID_PREFIX
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const ID_SUFFIX_LENGTH = 24;
 // D4 accepts longer suffixes than we generate, so ids minted by an earlier scheme keep resolving.
-const SUFFIX_PATTERN = `[0-9A-Za-z]{1,64}`;
+/** The longest suffix an id may have (what the pattern accepts; ours are 24 characters). */
+export const ID_SUFFIX_MAX = 64;
+const SUFFIX_PATTERN = `[0-9A-Za-z]{1,${ID_SUFFIX_MAX}}`;
+
+/** The longest id of a prefix, in either mode: the pattern's own bound, stated as maxLength in the document. */
+export function idMaxLength(prefix: string): number {
+  return `${prefix}_live_`.length + ID_SUFFIX_MAX;
+}
 
 // randomInt rejects out-of-range draws internally, so every character is uniform (no modulo bias); 24 draws
 // from 62 symbols give ~143 bits, which makes ids unguessable as well as unique.
@@ -119,6 +126,7 @@ export function modeOfId(id: string): Mode | undefined {
 export function idSchema(prefix: IdPrefix, description: string) {
   return z
     .string()
+    .max(idMaxLength(prefix))
     .regex(idPattern(prefix), { error: `must be an id of the form ${prefix}_<live|test>_<suffix>` })
     .describe(description);
 }

@@ -62,7 +62,8 @@ export function serializedSize(value: unknown): number {
 
 export const SessionData = boundedDepth(
   rejectProtoKey(
-    z.record(userKey(), JsonTree).superRefine((value, ctx) => {
+    // A key is bounded by the whole value's size; saying so gives the document a maxLength for keys too.
+    z.record(userKey().max(SESSION_DATA_MAX_BYTES), JsonTree).superRefine((value, ctx) => {
       if (Object.keys(value).length > SESSION_DATA_MAX_KEYS) {
         ctx.addIssue({ code: 'custom', message: `sessionData may have at most ${SESSION_DATA_MAX_KEYS} keys` });
       }

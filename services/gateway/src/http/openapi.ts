@@ -5,7 +5,9 @@ import {
   ErrorBody,
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
+  ID_SUFFIX_MAX,
   IdempotencyKey,
+  idMaxLength,
 } from '@checkout/contracts';
 import { COMMON_ERRORS, IDEMPOTENCY_ERRORS, PUBLIC_ROUTES, type PublicRoute } from './public-routes';
 
@@ -99,6 +101,19 @@ function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z]+)/g, '{$1}');
 }
 
+/** The answers that say when to try again (D42, D43, outages): `Retry-After`, in whole seconds. */
+const RETRY_AFTER_CODES = new Set<ErrorCode>([
+  'RATE_LIMITED',
+  'SERVICE_UNAVAILABLE',
+  'IDEMPOTENCY_KEY_IN_USE',
+  'RECOVERY_IN_PROGRESS',
+]);
+const RETRY_AFTER = {
+  description:
+    'Whole seconds to wait before trying again: with 429 `RATE_LIMITED` (until the rate-limit window ends, D43), 503 `SERVICE_UNAVAILABLE`, 409 `IDEMPOTENCY_KEY_IN_USE` and `RECOVERY_IN_PROGRESS`.',
+  schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600 },
+};
+
 function errorResponses(route: PublicRoute): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>();
   // Every POST and PATCH reads its body through the same reader, whether or not the operation defines one (D7).
@@ -119,6 +134,7 @@ function errorResponses(route: PublicRoute): Record<string, unknown> {
       String(status),
       {
         description: `Error codes: ${codes.map((c) => `\`${c}\``).join(', ')}`,
+        ...(codes.some((code) => RETRY_AFTER_CODES.has(code)) && { headers: { 'Retry-After': RETRY_AFTER } }),
         content: { 'application/json': { schema: errorSchema } },
       },
     ]),
@@ -133,7 +149,11 @@ function operation(route: PublicRoute, components: Record<string, JsonSchema>): 
       in: 'path',
       required: true,
       description: route.idParam.description,
-      schema: { type: 'string', pattern: `^${route.idParam.prefix}_(live|test)_[0-9A-Za-z]{1,64}$` },
+      schema: {
+        type: 'string',
+        maxLength: idMaxLength(route.idParam.prefix),
+        pattern: `^${route.idParam.prefix}_(live|test)_[0-9A-Za-z]{1,${ID_SUFFIX_MAX}}$`,
+      },
     });
   }
   if (route.method === 'POST' && !route.noIdempotencyKey) {
@@ -144,8 +164,16 @@ function operation(route: PublicRoute, components: Record<string, JsonSchema>): 
     // Each parameter is described by its value (io "output": `limit` is an integer 1..100, not "digits"), which a
     // client sends as decimal text; whether it is required is a property of what the client sends (io "input").
     type ObjectSchema = { properties?: Record<string, JsonSchema>; required?: string[] };
-    const sent = inlineRef(schemaOf(route.query.schema, 'input', components), components) as ObjectSchema;
-    const values = inlineRef(schemaOf(route.query.schema, 'output', components), components) as ObjectSchema;
+    // Converted aside: the query object itself is not a component (nothing refers to it); what it names is.
+    const aside = { ...components };
+    const sentRoot = schemaOf(route.query.schema, 'input', aside);
+    const valuesRoot = schemaOf(route.query.schema, 'output', aside);
+    const sent = inlineRef(sentRoot, aside) as ObjectSchema;
+    const values = inlineRef(valuesRoot, aside) as ObjectSchema;
+    const roots = new Set(
+      [sentRoot.$ref, valuesRoot.$ref].map((ref) => String(ref).replace('#/components/schemas/', '')),
+    );
+    for (const [name, schema] of Object.entries(aside)) if (!roots.has(name)) components[name] = schema;
     for (const [name, schema] of Object.entries(values.properties ?? {})) {
       const { description, ...rest } = schema as { description?: string };
       parameters.push({
@@ -160,6 +188,7 @@ function operation(route: PublicRoute, components: Record<string, JsonSchema>): 
   return {
     operationId: route.operationId,
     summary: route.summary,
+    description: route.description,
     tags: [route.tag],
     ...(parameters.length > 0 && { parameters }),
     ...(route.body && {
@@ -205,17 +234,20 @@ export function buildOpenApiDocument(serverUrl: string): Record<string, unknown>
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route, components) };
   }
   components.Error = schemaOf(ErrorBody, 'output', components);
-  return {
+  return withIntegerFormats({
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: {
       title: 'Orders and Hosted Checkout API',
       version: 'v0',
       description:
-        'Orders, hosted checkout sessions and their webhook events. Amounts are integers in minor units (cents). Test and live data are isolated by the API key used.',
+        'Orders, hosted checkout sessions and their webhook events. Amounts are integers in minor units (cents). Test and live data are isolated by the API key used. Requests are limited per API key (D43: `RATE_LIMIT_PER_WINDOW` a second, spread over the gateway replicas) and per client address; beyond it 429 `RATE_LIMITED` with `Retry-After`. Bodies are JSON of at most 1 MiB (D7).',
+      contact: { name: 'The operators of this API', url: serverUrl },
     },
-    servers: [{ url: serverUrl }],
+    // x-internal (OWASP API9, inventory): the one server is the public API, not an internal one.
+    servers: [{ url: serverUrl, 'x-internal': false }],
     security: [{ secretKey: [] }],
+    tags: TAGS,
     paths,
     components: {
       securitySchemes: {
@@ -223,5 +255,33 @@ export function buildOpenApiDocument(serverUrl: string): Record<string, unknown>
       },
       schemas: components,
     },
-  };
+  });
+}
+
+const TAGS: readonly { name: PublicRoute['tag']; description: string }[] = [
+  { name: 'Orders', description: 'Orders with their items, computed amounts and payments (D9–D19).' },
+  { name: 'Checkout sessions', description: 'Hosted checkout pages for an order, and their lifecycle (D21–D26).' },
+  { name: 'Test helpers', description: 'Test mode only (D29): drive a session as a customer or the clock would.' },
+  {
+    name: 'Events',
+    description: 'Webhook events and their deliveries: list, inspect, redeliver, recover (D30–D35, D44).',
+  },
+  { name: 'Dashboard', description: 'Login links to the merchant dashboard (D47).' },
+];
+
+/**
+ * An integer's `format`, from the bounds zod gives it: int32 when they fit in 32 bits, int64 otherwise (zod's
+ * `z.int()` is a safe integer, ±2⁵³−1). Generators pick the wire type from it (OWASP API4: integer-format).
+ */
+function withIntegerFormats<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withIntegerFormats) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const node = Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [key, withIntegerFormats(inner)]),
+  ) as Record<string, unknown>;
+  if (node.type === 'integer' && node.format === undefined) {
+    const fits = (bound: unknown) => typeof bound === 'number' && Math.abs(bound) <= 2 ** 31 - 1;
+    node.format = fits(node.minimum) && fits(node.maximum) ? 'int32' : 'int64';
+  }
+  return node as T;
 }

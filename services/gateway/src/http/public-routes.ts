@@ -30,6 +30,8 @@ export interface PublicRoute {
   path: string;
   operationId: string;
   summary: string;
+  /** What the operation does and the rules a caller meets, for the document (every operation has one). */
+  description: string;
   tag: 'Orders' | 'Checkout sessions' | 'Test helpers' | 'Events' | 'Dashboard';
   upstream: RouteOwner;
   upstreamPath: (params: Record<string, string>) => string;
@@ -97,6 +99,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     path: '/v0/orders',
     operationId: 'listOrders',
     summary: 'List orders',
+    description:
+      "Orders of this key's organization and mode, newest first (D20: `createdAt` descending, then id), paginated with `page` and `limit`. Filters: `status`, `paymentStatus`, `locationId`, `externalId`; a malformed `locationId` is 400 `INVALID_LOCATION_ID`.",
     tag: 'Orders',
     upstream: 'orders',
     upstreamPath: () => '/internal/orders',
@@ -109,6 +113,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     path: '/v0/orders',
     operationId: 'createOrder',
     summary: 'Create an order',
+    description:
+      'Creates an order from items, taxes, discounts and an optional tip; the server computes every amount (D17). `externalId` is unique per organization and mode, also under concurrency (D37: 409 `DUPLICATE_EXTERNAL_ID`). A customer given by email is found or created (D11). Send an `Idempotency-Key` to retry safely (D42).',
     tag: 'Orders',
     upstream: 'orders',
     upstreamPath: () => '/internal/orders',
@@ -132,6 +138,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     path: '/v0/orders/:orderId',
     operationId: 'getOrder',
     summary: 'Retrieve an order',
+    description:
+      "The order with its computed amounts and payment status. Another organization's or the other mode's id is 404, as an unknown one (D4).",
     tag: 'Orders',
     upstream: 'orders',
     upstreamPath: (p) => `/internal/orders/${enc(p.orderId ?? '')}`,
@@ -144,6 +152,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     path: '/v0/orders/:orderId',
     operationId: 'updateOrder',
     summary: 'Update an open, unpaid order',
+    description:
+      "Replaces the order's items, taxes or discounts, or changes its customer, shipping address or metadata, while it is open and nothing has been paid; amounts are computed again (D17). An omitted field is unchanged; `externalId` cannot change. A checkout session showing this order shows the change on the merchant's next read (D46).",
     tag: 'Orders',
     upstream: 'orders',
     upstreamPath: (p) => `/internal/orders/${enc(p.orderId ?? '')}`,
@@ -158,6 +168,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     path: '/v0/orders/:orderId/cancel',
     operationId: 'cancelOrder',
     summary: 'Cancel an open, unpaid order (idempotent)',
+    description:
+      'Cancels an open order with nothing paid; cancelling a cancelled order answers it again unchanged (D25). A checkout session of the order becomes `cancelled` before the answer (D46).',
     tag: 'Orders',
     upstream: 'orders',
     upstreamPath: (p) => `/internal/orders/${enc(p.orderId ?? '')}/cancel`,
@@ -171,6 +183,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     path: '/v0/checkout/sessions',
     operationId: 'createCheckoutSession',
     summary: 'Create an order and its hosted checkout session',
+    description:
+      "Creates an order (as `POST /v0/orders`) and a checkout session for it in one call: the answer carries the hosted page's `url` (D21, D22). The session expires after `expiresInMinutes`; its events go to `callbackUrl` or the organization's default (D30, D31).",
     tag: 'Checkout sessions',
     upstream: 'sessions',
     upstreamPath: () => '/internal/sessions',
@@ -198,6 +212,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     path: '/v0/checkout/sessions/:sessionId',
     operationId: 'getCheckoutSession',
     summary: 'Retrieve a checkout session with its current order',
+    description: 'The session with its order as it is now (D46: a write the merchant was answered for is shown).',
     tag: 'Checkout sessions',
     upstream: 'sessions',
     upstreamPath: (p) => `/internal/sessions/${enc(p.sessionId ?? '')}`,
@@ -210,6 +225,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     path: '/v0/checkout/sessions/:sessionId',
     operationId: 'updateCheckoutSession',
     summary: 'Extend a pending session or merge sessionData',
+    description:
+      "`extendExpiry` adds minutes to the expiry of a pending session (the whole lifetime at most 7 days, D23); `sessionData` is merged into the session's data key by key (shallow), in any status, within its key and size limits. Otherwise 400 `SESSION_UPDATE_FAILED`.",
     tag: 'Checkout sessions',
     upstream: 'sessions',
     upstreamPath: (p) => `/internal/sessions/${enc(p.sessionId ?? '')}`,
@@ -223,6 +240,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     path: '/v0/test_helpers/checkout/sessions/:sessionId/pay',
     operationId: 'testHelperPay',
     summary: 'Test mode: pay a session through the simulated processors',
+    description:
+      "Test keys only (a live key gets 404, D29): pays the session through the hosted page's own code path with `method` and `outcome` (declined, or succeeded in full or with `amount`); a payment that pays the order completes the session and fires `checkout.session.completed`.",
     tag: 'Test helpers',
     upstream: 'sessions',
     upstreamPath: (p) => `/internal/test-helpers/sessions/${enc(p.sessionId ?? '')}/pay`,
@@ -237,6 +256,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     path: '/v0/test_helpers/checkout/sessions/:sessionId/expire',
     operationId: 'testHelperExpire',
     summary: 'Test mode: expire a pending session now',
+    description:
+      'Test keys only (D29): expires a pending session at once, as its expiry time would, firing `checkout.session.expired`.',
     tag: 'Test helpers',
     upstream: 'sessions',
     upstreamPath: (p) => `/internal/test-helpers/sessions/${enc(p.sessionId ?? '')}/expire`,
@@ -250,6 +271,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     path: '/v0/events',
     operationId: 'listEvents',
     summary: 'List events, newest first',
+    description:
+      "Webhook events of this key's organization and mode, newest first, paginated; filters `type` and `sessionId` (D45's relay polls this).",
     tag: 'Events',
     upstream: 'dispatcher',
     upstreamPath: () => '/internal/events',
@@ -263,6 +286,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     path: '/v0/events/:eventId',
     operationId: 'getEvent',
     summary: 'Retrieve an event with its deliveries and attempts',
+    description:
+      "The event's body as delivered and every delivery of it with each attempt: time, HTTP status or a coarse reason, duration (D31, D34).",
     tag: 'Events',
     upstream: 'dispatcher',
     upstreamPath: (p) => `/internal/events/${enc(p.eventId ?? '')}`,
@@ -275,6 +300,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     path: '/v0/events/:eventId/redeliver',
     operationId: 'redeliverEvent',
     summary: 'Deliver an event again (new delivery id, same event id)',
+    description:
+      'Starts a new delivery of the event to its callback URL (D34): the same event id and body, a new delivery id, retried as any delivery (D31).',
     tag: 'Events',
     upstream: 'dispatcher',
     upstreamPath: (p) => `/internal/events/${enc(p.eventId ?? '')}/redeliver`,
@@ -287,6 +314,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     path: '/v0/events/recover',
     operationId: 'recoverEvents',
     summary: 'Deliver again, once each, every delivery that failed since a time (at most 14 days back)',
+    description:
+      'Every delivery of this organization and mode that ended failed at or after `since` gets one new delivery, as redeliver (D44); deliveries recovered before are left out. One recovery per organization and mode runs at a time: another meanwhile is 409 `RECOVERY_IN_PROGRESS` with `Retry-After`.',
     tag: 'Events',
     upstream: 'dispatcher',
     upstreamPath: () => '/internal/events/recover',
@@ -299,6 +328,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     path: '/v0/dashboard/login_links',
     operationId: 'createDashboardLoginLink',
     summary: "Create a single-use dashboard login link (valid 5 minutes) for this key's organization and mode",
+    description:
+      "A link to the merchant dashboard (D47) for this key's organization and mode. Opening it shows a page naming them, with a Log in button: only the button uses the link, once, within 5 minutes, and starts a 12-hour browser session, so a mail or chat scanner that fetches the link neither uses it nor gets a session. Revoking the key ends the session. Takes no `Idempotency-Key`: the answer is a secret, and each call simply makes a new link.",
     tag: 'Dashboard',
     upstream: 'gateway',
     upstreamPath: () => '',
