@@ -365,7 +365,16 @@ export const kafkaConfigShape = {
     ),
   KAFKA_SASL_USERNAME: z.string().min(1).optional().describe('SASL user of this service (required with SCRAM)'),
   KAFKA_SASL_PASSWORD: secret(16).optional().describe('SASL password of this service (required with SCRAM)'),
-  KAFKA_TLS: env.boolean(false).describe('Connect to the brokers over TLS (SASL_SSL / SSL listeners)'),
+  KAFKA_TLS: env
+    .boolean(false)
+    .describe(
+      'Connect to the brokers over TLS (SASL_SSL / SSL listeners). Required with SASL SCRAM unless KAFKA_SASL_WITHOUT_TLS_DANGEROUSLY',
+    ),
+  KAFKA_SASL_WITHOUT_TLS_DANGEROUSLY: env
+    .boolean(false)
+    .describe(
+      'Allows SASL SCRAM over a plaintext connection: only where the network below already encrypts and authenticates every connection (a service mesh with mutual TLS to the brokers). SCRAM proves the password without sending it, but leaves every message readable and an authenticated connection open to takeover by anyone on the path',
+    ),
   KAFKA_TLS_CA_FILE: z
     .string()
     .default('')
@@ -374,16 +383,28 @@ export const kafkaConfigShape = {
     ),
 };
 
-/** SCRAM needs both its user and its password; without SCRAM neither may be set (a likely misconfiguration). */
+/**
+ * SCRAM needs both its user and its password; without SCRAM neither may be set (a likely misconfiguration). And
+ * SCRAM goes over TLS (the second audit: it was allowed without): it proves the password, but a plaintext session
+ * carries every message (customers' data in session events) in clear and can be taken over once authenticated.
+ */
 export function checkKafkaSecurity(
   config: {
     KAFKA_SASL_MECHANISM: string;
     KAFKA_SASL_USERNAME?: string | undefined;
     KAFKA_SASL_PASSWORD?: string | undefined;
+    KAFKA_TLS: boolean;
+    KAFKA_SASL_WITHOUT_TLS_DANGEROUSLY: boolean;
   },
   ctx: z.RefinementCtx,
 ): void {
   const scram = config.KAFKA_SASL_MECHANISM !== 'none';
+  if (scram && !config.KAFKA_TLS && !config.KAFKA_SASL_WITHOUT_TLS_DANGEROUSLY)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['KAFKA_TLS'],
+      message: `must be true with KAFKA_SASL_MECHANISM=${config.KAFKA_SASL_MECHANISM} (or KAFKA_SASL_WITHOUT_TLS_DANGEROUSLY=true where the network below encrypts)`,
+    });
   for (const key of ['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'] as const) {
     if (scram && config[key] === undefined)
       ctx.addIssue({

@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   baseConfigShape,
+  checkKafkaSecurity,
   ConfigError,
   internalCallersValue,
+  kafkaConfigShape,
   loadConfig,
   mongoUrl,
   secret,
@@ -135,5 +137,22 @@ describe('secret settings (issue 22)', () => {
     expect(load(mine, { gateway, sessions })).not.toThrow();
     expect(load(mine, { gateway, sessions: gateway })).toThrow(/gateway and sessions have one credential/);
     expect(load(gateway, { gateway, sessions })).toThrow(/INTERNAL_TOKEN: is also gateway's credential/);
+  });
+});
+
+describe('Kafka credentials (the second audit)', () => {
+  const schema = z.object(kafkaConfigShape).superRefine(checkKafkaSecurity);
+  const scram = {
+    KAFKA_BROKERS: 'kafka:9092',
+    KAFKA_SASL_MECHANISM: 'scram-sha-512',
+    KAFKA_SASL_USERNAME: 'orders',
+    KAFKA_SASL_PASSWORD: randomBytes(24).toString('base64url'),
+  };
+
+  it('When SASL SCRAM is on without TLS, then the service refuses to start, unless the loud setting says the network below encrypts', () => {
+    expect(() => loadConfig('orders', schema, scram)).toThrow(/KAFKA_TLS: must be true with KAFKA_SASL_MECHANISM/);
+    expect(() => loadConfig('orders', schema, { ...scram, KAFKA_TLS: 'true' })).not.toThrow();
+    expect(() => loadConfig('orders', schema, { ...scram, KAFKA_SASL_WITHOUT_TLS_DANGEROUSLY: 'true' })).not.toThrow();
+    expect(() => loadConfig('orders', schema, { KAFKA_BROKERS: 'kafka:9092' })).not.toThrow();
   });
 });
