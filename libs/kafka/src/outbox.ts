@@ -1,6 +1,7 @@
 import type { Collection, Document, Filter, UpdateFilter } from 'mongodb';
 import type { Logger } from 'pino';
 import { PeriodicTask } from '@checkout/mongo';
+import { currentTraceCarrier, type TraceCarrier } from '@checkout/telemetry';
 import type { EventProducer, OutgoingMessage } from './producer';
 import type { OutboxMetrics } from './metrics';
 
@@ -11,6 +12,11 @@ export interface OutboxEntry {
   key: string;
   value: string;
   createdAt: Date;
+  /**
+   * The trace of the request that wrote the event (W3C trace context), set by appendToOutbox while tracing is
+   * on: the relay's publish continues it, from the fast path or from a sweep after a crash.
+   */
+  trace?: TraceCarrier;
 }
 
 /** Fields an aggregate document carries to hold its unpublished events. */
@@ -20,9 +26,13 @@ export interface OutboxFields {
   outboxPending: boolean;
 }
 
-/** Adds an event to a document that is about to be written; the state change and the event land together. */
+/**
+ * Adds an event to a document that is about to be written; the state change and the event land together, and
+ * with them the active trace context, so that whoever publishes the event continues the trace that caused it.
+ */
 export function appendToOutbox<D extends OutboxFields>(doc: D, entry: OutboxEntry): D {
-  return { ...doc, outbox: [...doc.outbox, entry], outboxPending: true };
+  const trace = entry.trace ?? currentTraceCarrier();
+  return { ...doc, outbox: [...doc.outbox, trace ? { ...entry, trace } : entry], outboxPending: true };
 }
 
 export interface OutboxRelayOptions<D extends Document & OutboxFields & { _id: string }> {
@@ -131,6 +141,7 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
       key: e.key,
       value: e.value,
       headers: { 'event-id': e.eventId },
+      trace: e.trace,
     }));
     await this.options.producer.send(messages);
     this.options.afterPublishHook?.();
