@@ -27,6 +27,7 @@ export default defineConfig({
             'services/*/src/**/*.test.ts',
             'scripts/**/*.test.ts',
             'bench/src/**/*.test.ts',
+            'deploy/observability/**/*.test.ts',
           ],
           environment: 'node',
           // Tiers run one after another (unit, integration, chaos, e2e): the engine-backed ones share 2 cores.
