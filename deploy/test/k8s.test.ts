@@ -338,6 +338,8 @@ const DNS = 'ns:kube-system/pod:k8s-app=kube-dns -> UDP/53,TCP/53';
 const MONGO = 'ns:mongodb -> TCP/27017';
 const KAFKA = 'ns:kafka -> TCP/9092';
 const MONITORING = (port: number) => `ns:monitoring -> TCP/${port}`;
+/** Traces to the OpenTelemetry Collector (deploy/k8s/observability): every service exports OTLP/HTTP there. */
+const OTLP = 'ns:observability/pod:otel-collector -> TCP/4318';
 const INTERNET =
   'ip:0.0.0.0/0!10.0.0.0/8,100.64.0.0/10,127.0.0.0/8,169.254.0.0/16,172.16.0.0/12,192.168.0.0/16+ip:::/0!::1/128,fc00::/7,fe80::/10 -> all ports';
 
@@ -345,22 +347,29 @@ const BASE_POLICIES: Record<string, { selects: string; ingress: string[]; egress
   gateway: {
     selects: 'gateway',
     ingress: ['any -> TCP/8080', 'pod:webhook-dispatcher+pod:webhook-dispatcher-consumer+ns:monitoring -> TCP/8081'],
-    egress: ['pod:orders -> TCP/4002', 'pod:sessions -> TCP/4003', 'pod:webhook-dispatcher -> TCP/4004', MONGO, DNS],
+    egress: [
+      'pod:orders -> TCP/4002',
+      'pod:sessions -> TCP/4003',
+      'pod:webhook-dispatcher -> TCP/4004',
+      MONGO,
+      DNS,
+      OTLP,
+    ],
   },
   orders: {
     selects: 'orders',
     ingress: ['pod:gateway+pod:sessions -> TCP/4002', MONITORING(4002)],
-    egress: [MONGO, KAFKA, DNS],
+    egress: [MONGO, KAFKA, DNS, OTLP],
   },
   sessions: {
     selects: 'sessions',
     ingress: ['pod:gateway -> TCP/4003', MONITORING(4003)],
-    egress: ['pod:orders -> TCP/4002', MONGO, KAFKA, DNS],
+    egress: ['pod:orders -> TCP/4002', MONGO, KAFKA, DNS, OTLP],
   },
   'webhook-dispatcher': {
     selects: 'webhook-dispatcher',
     ingress: ['pod:gateway -> TCP/4004', MONITORING(4004)],
-    egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS, INTERNET],
+    egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS, INTERNET, OTLP],
   },
   'checkout-jobs': {
     selects: 'checkout-job',
@@ -372,12 +381,12 @@ const PRODUCTION_POLICIES: Record<string, { selects: string; ingress: string[]; 
   ...BASE_POLICIES,
   'webhook-dispatcher': {
     ...BASE_POLICIES['webhook-dispatcher']!,
-    egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS],
+    egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS, OTLP],
   },
   'webhook-dispatcher-consumer': {
     selects: 'webhook-dispatcher-consumer',
     ingress: [MONITORING(4004)],
-    egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS, INTERNET],
+    egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS, INTERNET, OTLP],
   },
 };
 

@@ -93,7 +93,7 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
   async publishWritten(doc: D): Promise<number> {
     if (doc.outbox.length === 0) return 0;
     try {
-      return await this.publishAndMark(doc);
+      return await this.publishAndMark(doc, 'fast');
     } catch (err) {
       this.options.metrics?.publishFailures.inc({ path: 'fast' });
       throw err;
@@ -115,7 +115,7 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
       }
       if (!doc.outbox.some((e) => e.createdAt.getTime() <= due)) continue;
       try {
-        published += await this.publishAndMark(doc);
+        published += await this.publishAndMark(doc, 'sweep');
       } catch (err) {
         this.options.metrics?.publishFailures.inc({ path: 'sweep' });
         throw err;
@@ -124,17 +124,17 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     return published;
   }
 
-  private async publishAndMark(doc: D): Promise<number> {
+  private async publishAndMark(doc: D, path: 'fast' | 'sweep'): Promise<number> {
     if (this.inFlight.has(doc._id)) return 0;
     this.inFlight.add(doc._id);
     try {
-      return await this.publishAndMarkEntries(doc);
+      return await this.publishAndMarkEntries(doc, path);
     } finally {
       this.inFlight.delete(doc._id);
     }
   }
 
-  private async publishAndMarkEntries(doc: D): Promise<number> {
+  private async publishAndMarkEntries(doc: D, path: 'fast' | 'sweep'): Promise<number> {
     const entries = doc.outbox;
     const messages: OutgoingMessage[] = entries.map((e) => ({
       topic: e.topic,
@@ -144,6 +144,9 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
       trace: e.trace,
     }));
     await this.options.producer.send(messages);
+    const acknowledged = Date.now();
+    for (const e of entries)
+      this.options.metrics?.publishDelay.observe({ path }, Math.max(0, acknowledged - e.createdAt.getTime()) / 1000);
     this.options.afterPublishHook?.();
     await this.markSent(
       doc._id,

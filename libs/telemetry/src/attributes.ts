@@ -29,7 +29,6 @@ const NAMES = [
   'checkout.delivery_id',
   'checkout.attempt',
   'checkout.outcome',
-  'checkout.outbox.path',
 ] as const;
 
 export type SpanAttributeName = (typeof NAMES)[number];

@@ -159,6 +159,10 @@ export class Attempts {
     const started = this.deps.clock();
     const taken = await this.take(deliveryId, attempt, started, held);
     if (!taken) return;
+    if (attempt === 1)
+      this.deps.metrics.firstAttemptDelay.observe(
+        Math.max(0, (started.getTime() - taken.delivery.createdAt.getTime()) / 1000),
+      );
     // A span in the trace that caused the delivery, from the POST to its recorded outcome (and its retry message).
     await inSpan(
       'webhook attempt',
