@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const replicas = countFlag(args, 'replicas', 1, 20);
   const brokers = countFlag(args, 'brokers', 1, 5);
   const cluster = replicas > 1 || brokers > 1;
-  // Issue 32: a trace store with a UI (Zipkin, behind an OpenTelemetry Collector) and Prometheus with the rules.
+  // A trace store with a UI (Zipkin, behind an OpenTelemetry Collector) and Prometheus with the rules.
   const observability = args.includes('--observability');
   const engines = await startEngines({
     log: (line) => log(`engines: ${line}`),

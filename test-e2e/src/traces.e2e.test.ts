@@ -11,7 +11,7 @@ import { Api } from './support/api';
 import { buildSessionInput, uniqueId } from './support/factories';
 import { secretsIn } from './support/secrets';
 
-// Issue 32: one payment, followed across the four services and Kafka in a real trace store. The services run as
+// One payment, followed across the four services and Kafka in a real trace store. The services run as
 // processes (each its own service.name, configured only by OTEL_* variables as in a deployment) and export OTLP
 // to an OpenTelemetry Collector, which writes to Zipkin (scripts/lib/observability.ts, the backend of
 // `npm start -- --observability`). A customer pays on the hosted page through the gateway; the test then asks
@@ -103,7 +103,7 @@ afterAll(async () => {
   await backend?.stop();
 });
 
-describe('One payment, one trace (issue 32)', () => {
+describe('One payment, one trace', () => {
   let sessionId = '';
   let trace: ZipkinSpan[] = [];
 
