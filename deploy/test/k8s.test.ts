@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { TopicsJobConfigSchema } from '../scripts/create-topics';
 import { SERVICES, SCRIPTS } from '../scripts/bundle';
 import {
@@ -466,4 +467,36 @@ it('every overlay directory is checked here', () => {
       .filter((d) => existsSync(join(K8S, 'overlays', d, 'kustomization.yaml')))
       .sort(),
   ).toEqual(['production', 'staging']);
+});
+
+// ---- (h) Where the collector goes: deploy/k8s/observability -----------------------------------------------------
+describe('the OpenTelemetry Collector the services send traces to', () => {
+  it('renders a collector Service at the address every service is given, receiving OTLP/HTTP on that port', async () => {
+    const objects = await render(join(K8S, 'observability'));
+    const service = find(objects, 'Service', 'otel-collector');
+    expect((service.metadata as { namespace?: string }).namespace).toBe('observability');
+    expect(service.spec.ports).toEqual([{ name: 'otlp-http', port: 4318, targetPort: 'otlp-http' }]);
+    const endpoint = new URL(
+      effectiveEnv(rendered.production, containersOf(find(rendered.production, 'Deployment', 'orders'))[0]!)
+        .OTEL_EXPORTER_OTLP_ENDPOINT!,
+    );
+    expect(`${endpoint.hostname}:${endpoint.port}`).toBe('otel-collector.observability.svc:4318');
+    const deployment = find(objects, 'Deployment', 'otel-collector');
+    const [container] = containersOf(deployment);
+    expect(container!.ports).toContainEqual({ name: 'otlp-http', containerPort: 4318 });
+    const configMap = objects.find(
+      (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('otel-collector-config'),
+    );
+    const config = parseYaml(configMap?.data?.['collector.yaml'] ?? '') as {
+      receivers: { otlp: { protocols: { http: { endpoint: string } } } };
+      service: { pipelines: { traces: { receivers: string[] } } };
+    };
+    expect(config.receivers.otlp.protocols.http.endpoint).toBe('0.0.0.0:4318');
+    expect(config.service.pipelines.traces.receivers).toEqual(['otlp']);
+    // Its policy admits the checkout namespace on that port only.
+    const policy = find(objects, 'NetworkPolicy', 'otel-collector');
+    expect(((policy.spec.ingress ?? []) as Rule[]).map((r) => ruleString(r, 'from'))).toEqual([
+      'ns:checkout -> TCP/4318',
+    ]);
+  });
 });

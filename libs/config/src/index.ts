@@ -220,23 +220,21 @@ export interface AcceptedCaller {
  * difference from the specification's default of localhost:4318, so that a deployment without a collector pays
  * nothing). docs/operations.md, "Traces".
  */
+/** OpenTelemetry's rule for its variables: an empty value is unset (a manifest can write each one out). */
+const unsetWhenEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
 export const telemetryConfigShape = {
   OTEL_SDK_DISABLED: env.boolean(false).describe('true: no tracing at all, whatever else is set'),
-  OTEL_SERVICE_NAME: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("The service's name in traces (`service.name`); defaults to the service (gateway, orders…)"),
-  OTEL_EXPORTER_OTLP_ENDPOINT: env
-    .url()
-    .optional()
-    .describe(
-      'Base URL of an OTLP/HTTP receiver (an OpenTelemetry Collector: http://otel-collector.observability:4318); traces go to <url>/v1/traces as protobuf. Unset (and no OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): tracing is off',
-    ),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: env
-    .url()
-    .optional()
-    .describe('Full URL traces are sent to, when it is not OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces'),
+  OTEL_SERVICE_NAME: unsetWhenEmpty(z.string().min(1)).describe(
+    "The service's name in traces (`service.name`); defaults to the service (gateway, orders…)",
+  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: unsetWhenEmpty(env.url()).describe(
+    'Base URL of an OTLP/HTTP receiver (an OpenTelemetry Collector: http://otel-collector.observability:4318); traces go to <url>/v1/traces as protobuf. Unset (and no OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): tracing is off',
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: unsetWhenEmpty(env.url()).describe(
+    'Full URL traces are sent to, when it is not OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces',
+  ),
   OTEL_TRACES_SAMPLER: z
     .enum(SAMPLERS)
     .default('parentbased_traceidratio')
@@ -249,10 +247,9 @@ export const telemetryConfigShape = {
     .max(1)
     .default(1)
     .describe('The ratio of the *traceidratio samplers, 0–1 (1: every trace)'),
-  OTEL_RESOURCE_ATTRIBUTES: z
-    .string()
-    .optional()
-    .describe('Extra resource attributes, key=value,key=value (e.g. deployment.environment.name=production)'),
+  OTEL_RESOURCE_ATTRIBUTES: unsetWhenEmpty(z.string()).describe(
+    'Extra resource attributes, key=value,key=value (e.g. deployment.environment.name=production)',
+  ),
 };
 
 /** What libs/telemetry's startTelemetry takes, from the OTEL_* settings of a service's config. */
