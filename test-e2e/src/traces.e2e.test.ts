@@ -266,7 +266,15 @@ describe('One payment, one trace', () => {
     });
     try {
       const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-      await page.goto(`${backend.zipkinUrl}/zipkin/traces/${trace[0]!.traceId}`);
+      // Loopback only: whatever the UI would fetch from elsewhere (web fonts) is refused at once, not waited for.
+      await page.route(
+        (url) => url.hostname !== '127.0.0.1',
+        (route) => route.abort(),
+      );
+      await page.goto(`${backend.zipkinUrl}/zipkin/traces/${trace[0]!.traceId}`, {
+        waitUntil: 'domcontentloaded',
+        timeout: 90_000,
+      });
       await page.getByText('webhook attempt').first().waitFor({ timeout: 60_000 });
       const text = await page.locator('body').innerText();
       for (const service of SERVICES) expect(text.toLowerCase()).toContain(service);
