@@ -136,7 +136,9 @@ export async function startTraceBackend(options: {
         ],
         cwd: options.logDir,
         logFile: join(options.logDir, 'zipkin.log'),
-        env: { ...process.env, STORAGE_TYPE: 'mem', MEM_MAX_SPANS: '500000' },
+        // A slow, shared machine: the UI's 1 MB script must not be cut off by the 11 s default request timeout
+        // (seen as ERR_INCOMPLETE_CHUNKED_ENCODING in the browser under load).
+        env: { ...process.env, STORAGE_TYPE: 'mem', MEM_MAX_SPANS: '500000', QUERY_TIMEOUT: '120s' },
       }),
     );
     processes.push(
