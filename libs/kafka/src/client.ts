@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Kafka, logLevel, type LogEntry, type SASLOptions, type logCreator } from 'kafkajs';
 import type { Logger } from 'pino';
-import { bindKafkajs, kafkajsOf } from './kafkajs';
+import { bindKafkajs, kafkajsOf, type KafkaClient } from './kafkajs';
+
+export type { KafkaClient } from './kafkajs';
 import { GROUP_REQUEST_TIMEOUT_MS } from './kafkajs-accommodations';
 
 export interface KafkaOptions {
@@ -17,14 +19,6 @@ export interface KafkaOptions {
   requestTimeoutMs?: number;
 }
 
-/**
- * A connection to the brokers, handed to every other function of this lib. Opaque on purpose: no type of the
- * client library behind it (kafkajs today) leaves libs/kafka, so replacing that library is this lib's change.
- */
-export interface KafkaClient {
-  readonly clientId: string;
-  readonly brokers: readonly string[];
-}
 
 // kafkajs logs retriable protocol errors (a coordinator still loading, a leader moving) at ERROR while it
 // retries them itself; they are demoted so that the log's errors stay actionable.

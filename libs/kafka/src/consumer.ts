@@ -10,10 +10,10 @@ import {
   heartbeating,
   superviseConsumer,
   withinDeadline,
+  type RunningConsumer,
 } from './kafkajs-accommodations';
 
-// Moved to kafkajs-accommodations.ts (issue 25.3); still importable from here, as the lib's tests do.
-export { HANDLER_DEADLINE_MS, HandlerFailedError, superviseConsumer } from './kafkajs-accommodations';
+export { HandlerFailedError, type RunningConsumer } from './kafkajs-accommodations';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -64,10 +64,6 @@ export const CONSUMER_GROUP_SETTINGS = {
  * fetch still returns at once when messages are there, so it costs only idle fetches (two a second per member).
  */
 export const GROUP_FETCH_MAX_WAIT_MS = 500;
-
-export interface RunningConsumer {
-  stop(): Promise<void>;
-}
 
 /**
  * What every consumer runner here starts with: a supervised member of `groupId` with our group settings (plus

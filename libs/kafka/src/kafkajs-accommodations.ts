@@ -4,7 +4,11 @@
 // topics.ts). Replacing kafkajs is the moment to re-check each: a client that does the right thing makes it go.
 import type { Consumer } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { RunningConsumer } from './consumer';
+
+/** A consumer kept running until stop() (superviseConsumer); what every consumer runner of this lib returns. */
+export interface RunningConsumer {
+  stop(): Promise<void>;
+}
 
 /**
  * Internal to libs/kafka (services use runConsumer, runDelayedConsumer or readTopic). Keeps a consumer group

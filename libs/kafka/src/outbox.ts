@@ -2,7 +2,7 @@ import type { Collection, Document, Filter, UpdateFilter } from 'mongodb';
 import type { Logger } from 'pino';
 import { PeriodicTask } from '@checkout/mongo';
 import type { EventProducer, OutgoingMessage } from './producer';
-import type { OutboxMetrics } from './metrics';
+import type { Counter } from 'prom-client';
 
 /** One event waiting in its aggregate's document to be published (architecture.md, Messaging rules). */
 export interface OutboxEntry {
@@ -23,6 +23,12 @@ export interface OutboxFields {
 /** Adds an event to a document that is about to be written; the state change and the event land together. */
 export function appendToOutbox<D extends OutboxFields>(doc: D, entry: OutboxEntry): D {
   return { ...doc, outbox: [...doc.outbox, entry], outboxPending: true };
+}
+
+/** What the relay reports (registerOutboxMetrics, metrics.ts, makes it). */
+export interface OutboxMetrics {
+  /** Fast-path or sweep publishes that failed; the sweep publishes the event later, so it is late, not lost. */
+  publishFailures: Counter<'path'>;
 }
 
 export interface OutboxRelayOptions<D extends Document & OutboxFields & { _id: string }> {

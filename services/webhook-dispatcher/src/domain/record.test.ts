@@ -8,7 +8,8 @@ import type { AttemptOutcome, DeliveriesStore } from '../store/deliveries.store'
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { EventDocument } from '../store/event.document';
 import type { EventsStore } from '../store/events.store';
-import { createDispatcher, type IncomingSessionEvent } from './dispatcher';
+import { createDispatcher } from './dispatcher';
+import type { IncomingSessionEvent } from './ports';
 import { HostScheduler } from './host-scheduler';
 
 // The session-events handler (issues 9 and 25) with the stores replaced by ports the test controls (pure logic;

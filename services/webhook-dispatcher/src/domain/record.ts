@@ -5,7 +5,7 @@ import { derivedId, newId, type Mode } from '@checkout/contracts';
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { EventDocument } from '../store/event.document';
 import type { Attempts } from './attempts';
-import type { DispatcherDeps, IncomingSessionEvent } from './dispatcher';
+import type { DispatcherDeps, IncomingSessionEvent } from './ports';
 
 /** Most events (with their deliveries) written by one batched command. */
 const WRITE_BATCH_LIMIT = 200;
