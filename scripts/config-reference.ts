@@ -130,7 +130,7 @@ export function renderConfigReference(): string {
     'Every service reads its settings from the environment only, validates them with zod when it starts, and',
     'refuses to start with a message naming each bad variable (secrets are redacted). Booleans accept',
     '`true`/`false`/`1`/`0`; lists are comma-separated. In Kubernetes, non-secret settings come from ConfigMaps',
-    'and secrets from Secrets (`deploy/k8s`); locally from `libs/testing/src/stack-env.ts` or `deploy/compose.yaml`.',
+    'and secrets from Secrets (`deploy/k8s`); locally from `testkit/testing/src/stack-env.ts` or `deploy/compose.yaml`.',
     '',
     'Secrets: `INTERNAL_TOKEN`, `ADMIN_TOKEN`, `PROCESSOR_WEBHOOK_SECRET`, `CSRF_SECRET`, `ID_DERIVATION_SECRET`, `KAFKA_SASL_PASSWORD`, and',
     '`MONGODB_URL` (it carries credentials); `INTERNAL_CALLERS` holds only hashes but is kept with them. A secret must be generated',

@@ -46,7 +46,7 @@ describe('deploy/compose.yaml', () => {
     expect(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([]);
   });
 
-  it('sets what the dev stack recipe sets (libs/testing stack-env), with container hostnames', () => {
+  it('sets what the dev stack recipe sets (testkit/testing stack-env), with container hostnames', () => {
     const recipe = stackEnvironment({
       ports: { gateway: 8080, orders: 4002, sessions: 4003, dispatcher: 4004 },
       mongoUrl: 'mongodb://mongo:27017',
