@@ -1,6 +1,5 @@
-import type { Collection, Document, Filter, UpdateFilter } from 'mongodb';
+import { PeriodicTask, type Collection, type Document, type Filter, type UpdateFilter } from '@checkout/mongo';
 import type { Logger } from 'pino';
-import { PeriodicTask } from '@checkout/mongo';
 import type { EventProducer, OutgoingMessage } from './producer';
 import type { Counter } from 'prom-client';
 
@@ -44,8 +43,6 @@ export interface OutboxRelayOptions<D extends Document & OutboxFields & { _id: s
   batchSize?: number;
   /** Counts failed publishes (registerOutboxMetrics); a failure after the answer was sent is otherwise silent. */
   metrics?: OutboxMetrics;
-  /** Fault injection for the crash test: called after the events are on Kafka, before they are marked sent. */
-  afterPublishHook?: () => void;
 }
 
 /**
@@ -139,7 +136,6 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
       headers: { 'event-id': e.eventId },
     }));
     await this.options.producer.send(messages);
-    this.options.afterPublishHook?.();
     await this.markSent(
       doc._id,
       entries.map((e) => e.eventId),

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readdir, readFile } from 'node:fs/promises';
-import { MongoClient } from 'mongodb';
+import { MongoClient } from '@checkout/mongo';
 import { startEngines, type Engines } from '@checkout/engines';
 import {
   CONSUMER_GROUPS,

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandCounter } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { eventually, metricValue } from '@checkout/testing';
 import type { EventResponse, SessionEventV1 } from '@checkout/contracts';
 import {
@@ -25,7 +25,10 @@ import {
 
 const EVENTS = 200;
 
-/** Holds every request until `EVENTS` have arrived, then answers them all 200: every first attempt is in flight before any result is recorded. */
+/**
+ * Holds every request until `EVENTS` have arrived, then answers them all 200: every first attempt is in flight before
+ * any result is recorded.
+ */
 function startGatedReceiver(): Promise<{ server: Server; url: string; arrived: () => number; release: () => void }> {
   const held: ServerResponse[] = [];
   let arrivedCount = 0;
