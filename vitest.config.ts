@@ -88,10 +88,10 @@ export default defineConfig({
       {
         test: {
           // Issue 21: a two-minute rolling deploy (2 replicas behind HAProxy, 3 brokers) on engines and a cluster of
-          // its own, alone on the 2 cores after the soak. 3.5-4.5 min when green (the rollout itself outlasts the load's
-          // two minutes: each new replica must be ready before an old one goes).
-          // Then three-replicas.rollout.ts: what must happen once, and what each replica keeps to itself, on 3
-          // replicas of every service (issue 21.3; the shared engines, a cluster of its own), ~65 s.
+          // its own, alone on the 2 cores after the soak. 3.5-4.5 min when green (the rollout itself outlasts the
+          // load's two minutes: each new replica must be ready before an old one goes). Then three-replicas.rollout.ts:
+          // what must happen once, and what each replica keeps to itself, on 3 replicas of every service (issue 21.3;
+          // the shared engines, a cluster of its own), ~65 s.
           name: 'rollout',
           sequence: { groupOrder: 5 },
           include: ['scripts/lib/soak/*.rollout.ts'],

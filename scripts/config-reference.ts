@@ -17,10 +17,10 @@ export const REFERENCE_PATH = resolve(fileURLToPath(new URL('..', import.meta.ur
 type ObjectSchema = z.ZodObject<z.ZodRawShape>;
 
 export const SERVICE_SCHEMAS: ReadonlyArray<{ service: string; schema: ObjectSchema }> = [
-  { service: 'gateway', schema: gateway as unknown as ObjectSchema },
-  { service: 'orders', schema: orders as unknown as ObjectSchema },
-  { service: 'sessions', schema: sessions as unknown as ObjectSchema },
-  { service: 'webhook-dispatcher', schema: dispatcher as unknown as ObjectSchema },
+  { service: 'gateway', schema: gateway },
+  { service: 'orders', schema: orders },
+  { service: 'sessions', schema: sessions },
+  { service: 'webhook-dispatcher', schema: dispatcher },
 ];
 
 export interface Setting {
@@ -157,7 +157,7 @@ export function renderConfigReference(): string {
     '',
     '`deploy/scripts/create-topics.ts` (the Kubernetes Job `create-topics`, compose service `create-topics`).',
     '',
-    ...table(settingsOf(TopicsJobConfigSchema as unknown as ObjectSchema)),
+    ...table(settingsOf(TopicsJobConfigSchema)),
     '',
   );
   return lines.join('\n');

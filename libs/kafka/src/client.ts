@@ -19,7 +19,6 @@ export interface KafkaOptions {
   requestTimeoutMs?: number;
 }
 
-
 // kafkajs logs retriable protocol errors (a coordinator still loading, a leader moving) at ERROR while it
 // retries them itself; they are demoted so that the log's errors stay actionable.
 const RETRIABLE_NOISE =
@@ -44,7 +43,6 @@ function saslOf({ mechanism, username, password }: NonNullable<KafkaOptions['sas
 }
 
 export function createKafka(options: KafkaOptions): KafkaClient {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
   const ssl =
     options.tls && (options.tls.caFile === undefined ? true : { ca: [readFileSync(options.tls.caFile, 'utf8')] });
   const settings = (requestTimeout: number) =>

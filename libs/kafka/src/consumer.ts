@@ -362,3 +362,15 @@ export interface ReceivedMessage {
   value: string;
   headers: Record<string, string>;
 }
+
+/** A fetched message as a ReceivedMessage. */
+export function receivedMessage(topic: string, partition: number, message: KafkaMessage): ReceivedMessage {
+  return {
+    topic,
+    partition,
+    offset: message.offset,
+    key: message.key?.toString() ?? null,
+    value: message.value?.toString() ?? '',
+    headers: decodeHeaders(message.headers),
+  };
+}

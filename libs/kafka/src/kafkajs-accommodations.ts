@@ -11,7 +11,7 @@ export interface RunningConsumer {
 }
 
 /**
- * Internal to libs/kafka (services use runConsumer, runDelayedConsumer or readTopic). Keeps a consumer group
+ * Internal to libs/kafka (services use runConsumer, runBatchConsumer or runDelayedConsumer). Keeps a consumer group
  * member alive for the life of the service. kafkajs restarts a crashed consumer only when the crash is
  * retriable; after any other crash it leaves the consumer disconnected for good while the service goes on
  * answering ready (tulios/kafkajs#1445, open). We have seen it after "Failed to find group coordinator" on a busy

@@ -1,5 +1,5 @@
 import type { Admin } from 'kafkajs';
-import type { Collection, Document, Filter } from 'mongodb';
+import type { Collection, Document, Filter } from '@checkout/mongo';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { OutboxFields, OutboxMetrics } from './outbox';
 import type { KafkaClient } from './client';

@@ -1,7 +1,7 @@
 // The lib's test helpers (`@checkout/kafka/testing`): production code never imports this entry point (a lint rule).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { KafkaClient } from './client';
-import { decodeHeaders, type ReceivedMessage } from './consumer';
+import { receivedMessage, type ReceivedMessage } from './consumer';
 import { kafkajsGroupsOf } from './kafkajs';
 import { createdProducers, sentBatches } from './observed';
 import type { EventProducer } from './producer';
@@ -69,14 +69,7 @@ export async function readTopic(options: {
   await consumer.subscribe({ topic: options.topic, fromBeginning: true });
   await consumer.run({
     eachMessage: async ({ topic, partition, message }) => {
-      options.onMessage({
-        topic,
-        partition,
-        offset: message.offset,
-        key: message.key?.toString() ?? null,
-        value: message.value?.toString() ?? '',
-        headers: decodeHeaders(message.headers),
-      });
+      options.onMessage(receivedMessage(topic, partition, message));
     },
   });
   return { joined, stop: () => consumer.disconnect() };

@@ -30,7 +30,7 @@ const OK: SendResult = {
 function incoming(count: number): IncomingSessionEvent[] {
   return Array.from({ length: count }, () => {
     const { body, ...envelope } = buildSessionEvent({ callbackUrl: 'http://127.0.0.1:9/hook' });
-    return { envelope, createdAt: body.createdAt, rawBody: body as unknown as Record<string, unknown> };
+    return { envelope, createdAt: body.createdAt, rawBody: body };
   });
 }
 

@@ -18,7 +18,10 @@ export function initialDeliveryId(eventId: string, mode: Mode): string {
   return derivedId('dlv', mode, `initial:${eventId}`);
 }
 
-/** The webhook body exactly as D30 orders it: `{id, event, createdAt, session}` (plus anything newer the producer added). */
+/**
+ * The webhook body exactly as D30 orders it: `{id, event, createdAt, session}` (plus anything newer the producer
+ * added).
+ */
 export function webhookBodyJson(rawBody: Record<string, unknown>): string {
   const { id, event, createdAt, session, ...rest } = rawBody;
   return JSON.stringify({ id, event, createdAt, session, ...rest });
