@@ -33,7 +33,7 @@ async function main(): Promise<number> {
     log('lint (npm run lint: import cycles, then ESLint with the layering rules of docs/engineering.md)');
     const lint = await run('npm', ['run', '--silent', 'lint']);
     if (lint !== 0) return lint;
-    // Issue 22: known vulnerabilities in what the images run, against the documented allow-list.
+    // Known vulnerabilities in what the images run, against the documented allow-list.
     const audit = await runAudit(process.cwd(), log);
     if (audit !== 0) return audit;
   }

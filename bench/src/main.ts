@@ -1,12 +1,14 @@
-// npm run bench -- orders|sessions|webhooks|dashboard|engine [--concurrency=N] [--seconds=S] [--rounds=R (orders:
-// interleaved slices)] [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of
-// issue 21; webhooks --replicas N: N dispatcher processes in one consumer group] [webhooks --mongo=memory] Starts its
-// own engines (or uses KAFKA_BROKERS / MONGODB_URL) and prints a table; no assertions. webhooks --mongo=memory runs the
-// webhook bench on mongo-java-server's in-memory backend instead of the default H2 file one: not an engine to run on
-// (nothing survives its restart), but the dispatcher's hot path is inserts and updates by _id, so the difference
-// between the two runs is what the default engine's writes cost: a figure that misses on H2 and meets on memory is the
-// engine's, not the code's. Only for that bench: the memory backend lacks our H2 query planner, so the other services'
-// sweeps (by status and time) scan whole collections there.
+// npm run bench -- orders|sessions|webhooks|dashboard|engine [--concurrency=N] [--seconds=S]
+//   [--rounds=R (orders: interleaved slices)]
+//   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of
+//    `npm start -- --replicas N`; webhooks --replicas N: N dispatcher processes in one consumer group]
+//   [webhooks --mongo=memory]
+// Starts its own engines (or uses KAFKA_BROKERS / MONGODB_URL) and prints a table; no assertions.
+// webhooks --mongo=memory runs the webhook bench on mongo-java-server's in-memory backend instead of the default
+// H2 file one: not an engine to run on (nothing survives its restart), but the dispatcher's hot path is inserts
+// and updates by _id, so the difference between the two runs is what the default engine's writes cost: a figure
+// that misses on H2 and meets on memory is the engine's, not the code's. Only for that bench: the memory backend
+// lacks our H2 query planner, so the other services' sweeps (by status and time) scan whole collections there.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

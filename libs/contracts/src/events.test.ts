@@ -129,7 +129,7 @@ describe('events API (D34)', () => {
   });
 });
 
-describe('OrderEventMessage (orders.events, issue 13)', () => {
+describe('OrderEventMessage (orders.events)', () => {
   const order = session.order;
 
   it('When an order change is published, then it carries the presented order and its revision', () => {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { EventProducer, OutgoingMessage } from './producer';
 import type { Counter } from 'prom-client';
 
-/** One event waiting in its aggregate's document to be published (architecture.md, Messaging rules). */
+/** One event waiting in its aggregate's document to be published (docs/engineering.md, messaging rules). */
 export interface OutboxEntry {
   eventId: string;
   topic: string;
