@@ -20,8 +20,9 @@ import {
 // monitoring (counts, never times). A batch of events is recorded with one insert of the events and one of their
 // deliveries (pending, held by this process), whatever its size; each attempt's outcome is then recorded by an
 // update shared with the outcomes finishing alongside (group commit). Nothing else is read or written: no claim,
-// no re-read of the delivery or the event. (The one attempt path traded the one write per batch that storing a delivery only
-// with its first attempt saved for one attempt path: the delivery is now stored before it is attempted.)
+// no re-read of the delivery or the event. (The one attempt path traded the one write per batch that storing a
+// delivery only with its first attempt saved for one attempt path: the delivery is now stored before it is
+// attempted.)
 
 const EVENTS = 200;
 
