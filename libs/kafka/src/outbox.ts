@@ -1,9 +1,8 @@
-import type { Collection, Document, Filter, UpdateFilter } from 'mongodb';
+import { PeriodicTask, type Collection, type Document, type Filter, type UpdateFilter } from '@checkout/mongo';
 import type { Logger } from 'pino';
-import { PeriodicTask } from '@checkout/mongo';
 import { currentTraceCarrier, type TraceCarrier } from '@checkout/telemetry';
 import type { EventProducer, OutgoingMessage } from './producer';
-import type { OutboxMetrics } from './metrics';
+import type { Counter, Histogram } from 'prom-client';
 
 /** One event waiting in its aggregate's document to be published (docs/engineering.md, messaging rules). */
 export interface OutboxEntry {
@@ -35,6 +34,14 @@ export function appendToOutbox<D extends OutboxFields>(doc: D, entry: OutboxEntr
   return { ...doc, outbox: [...doc.outbox, trace ? { ...entry, trace } : entry], outboxPending: true };
 }
 
+/** What the relay reports (registerOutboxMetrics, metrics.ts, makes it). */
+export interface OutboxMetrics {
+  /** Fast-path or sweep publishes that failed; the sweep publishes the event later, so it is late, not lost. */
+  publishFailures: Counter<'path'>;
+  /** From an event's write to Kafka's acknowledgement of it: the pay → completed-event SLO's indicator. */
+  publishDelay: Histogram<'path'>;
+}
+
 export interface OutboxRelayOptions<D extends Document & OutboxFields & { _id: string }> {
   collection: Collection<D>;
   producer: EventProducer;
@@ -48,8 +55,6 @@ export interface OutboxRelayOptions<D extends Document & OutboxFields & { _id: s
   batchSize?: number;
   /** Counts failed publishes (registerOutboxMetrics); a failure after the answer was sent is otherwise silent. */
   metrics?: OutboxMetrics;
-  /** Fault injection for the crash test: called after the events are on Kafka, before they are marked sent. */
-  afterPublishHook?: () => void;
 }
 
 /**
@@ -147,7 +152,6 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     const acknowledged = Date.now();
     for (const e of entries)
       this.options.metrics?.publishDelay.observe({ path }, Math.max(0, acknowledged - e.createdAt.getTime()) / 1000);
-    this.options.afterPublishHook?.();
     await this.markSent(
       doc._id,
       entries.map((e) => e.eventId),
