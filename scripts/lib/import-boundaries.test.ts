@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 // One library owns each third-party client it wraps, so replacing it (or moving its versions, which go together)
 // is that library's change alone, and none of its types crosses a package (docs/engineering.md, libraries):
-// kafkajs belongs to libs/kafka (and libs/engines, which starts brokers), OpenTelemetry to libs/telemetry.
+// kafkajs belongs to libs/kafka (and testkit/engines, which starts brokers), OpenTelemetry to libs/telemetry.
 
 const root = join(import.meta.dirname, '..', '..');
 const SKIP = new Set(['node_modules', '.git', 'dist', 'test-results', '.turbo']);
@@ -12,7 +12,7 @@ const OWNERS: { imports: RegExp; name: string; allowed: string[] }[] = [
   {
     name: 'kafkajs',
     imports: /(from\s+|import\(|require\()\s*['"]kafkajs['"]/,
-    allowed: ['libs/kafka/', 'libs/engines/'],
+    allowed: ['libs/kafka/', 'testkit/engines/'],
   },
   {
     name: '@opentelemetry/*',
