@@ -25,7 +25,7 @@ export const READINESS_CACHE_MS = 1_000;
  */
 /**
  * `full`: the detailed /readyz (each check's error) and /metrics, for probes and Prometheus inside the cluster.
- * `public`: on a listener the internet reaches (the gateway's public one, issue 22), /readyz says ready or not
+ * `public`: on a listener the internet reaches (the gateway's public one), /readyz says ready or not
  * and nothing about why (dependency errors name hosts and versions), and /metrics is not served.
  */
 export type OperationalExposure = 'full' | 'public';
@@ -51,7 +51,10 @@ export function operationalEndpoints(options: {
     return cached.results;
   };
   return async (ctx, next) => {
-    if (ctx.method !== 'GET') return next();
+    if (ctx.method !== 'GET') {
+      await next();
+      return;
+    }
     if (ctx.path === '/healthz') {
       ctx.body = { status: 'ok' };
       return;
@@ -78,7 +81,7 @@ export function operationalEndpoints(options: {
       ctx.body = await options.registry.metrics();
       return;
     }
-    return next();
+    await next();
   };
 }
 

@@ -2,7 +2,7 @@ import type { BlockList } from 'node:net';
 import { isInNetworks } from './client-address';
 
 /**
- * Wrong operator tokens per peer address, in minute-long windows aligned to the epoch (issue 22: admin-token
+ * Wrong operator tokens per peer address, in minute-long windows aligned to the epoch (admin-token
  * guesses were unlimited). An address that reaches the limit is refused, whatever token it sends, until its
  * window ends. The address is the TCP peer (peerAddress), never X-Forwarded-For. Peers in `exempt` (by default
  * loopback: kubectl port-forward, which reaches the pod from inside its network namespace, and the local load

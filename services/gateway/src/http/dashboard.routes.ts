@@ -3,8 +3,8 @@ import Router from '@koa/router';
 import { LRUCache } from 'lru-cache';
 import type { Context, Middleware, Next } from 'koa';
 import { DependencyUnavailableError, DomainError, isDomainError } from '@checkout/errors';
-import { isInfrastructureUnavailable, readUrlEncodedForm, type RequestScope } from '@checkout/http';
-import { isIdOf, type LoginLinkResponse, type Mode } from '@checkout/contracts';
+import { isInfrastructureUnavailable, readUrlEncodedForm } from '@checkout/http';
+import { isIdOf, type LoginLinkResponse, type Scope } from '@checkout/contracts';
 import type { Logger } from '@checkout/logger';
 import type { DashboardStore } from '../store/dashboard.store';
 import type { Upstreams } from '../clients/upstreams';
@@ -54,7 +54,7 @@ export interface DashboardDeps {
 }
 
 interface DashboardState {
-  scope: RequestScope;
+  scope: Scope;
   organizationName: string;
   token: string;
   tokenHash: string;
@@ -178,7 +178,7 @@ function pageCtx(ctx: Context, section: PageContext['section']): PageContext {
   const state = ctx.state.dashboard as DashboardState;
   return {
     nonce: String(ctx.state.nonce),
-    mode: state.scope.mode as Mode,
+    mode: state.scope.mode,
     organizationName: state.organizationName,
     csrfToken: csrfTokenFor(state.token),
     section,
@@ -252,7 +252,7 @@ export const LOGIN_NONCE_COOKIE = 'checkout_dashboard_login';
 // The page itself names the organization, so a victim sent an attacker's link sees whose dashboard it opens.
 function showLoginLink(deps: DashboardDeps, secureCookie: boolean): Middleware {
   return async (ctx) => {
-    const token = ctx.params.token;
+    const { token } = ctx.params as { token?: string };
     const hash = isTokenShaped(token) ? hashToken(token) : undefined;
     const link = hash ? await deps.store.findUsableLinkAcrossTenants(hash, deps.clock()) : null;
     const organization = link ? await deps.keys.activeOrganization(link.keyLookupId) : null;
@@ -288,7 +288,7 @@ const linkInvalid = () =>
 // 303 (the POST came from our own page, so the new SameSite=Strict cookie goes with that navigation).
 function useLoginLink(deps: DashboardDeps, secureCookie: boolean): Middleware {
   return async (ctx) => {
-    const token = ctx.params.token;
+    const { token } = ctx.params as { token?: string };
     if (!isTokenShaped(token)) throw linkInvalid();
     const hash = hashToken(token);
     const fetchSite = ctx.get('sec-fetch-site');
@@ -303,7 +303,7 @@ function useLoginLink(deps: DashboardDeps, secureCookie: boolean): Middleware {
     const now = deps.clock();
     const link = await deps.store.consumeLinkAcrossTenants(hash, now);
     if (!link) throw linkInvalid();
-    const scope: RequestScope = { organizationId: link.organizationId, mode: link.mode };
+    const scope: Scope = { organizationId: link.organizationId, mode: link.mode };
     if (!(await deps.keys.activeOrganization(link.keyLookupId)))
       throw new DomainError('LOGIN_LINK_INVALID', 'The API key of this login link is no longer active.');
     const sessionToken = newToken();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { request } from 'undici';
 import { AdminClient, eventually, stackEnvironment } from '@checkout/testing';
 import { createLogger } from '@checkout/logger';
-import { CommandCounter } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { buildApp, type GatewayApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
 
