@@ -4,7 +4,7 @@
 // in 7 days read into memory, then summed in the process). Prints one JSON line: its RSS before and at its peak,
 // its heap's peak, the time, and a digest of the sums (both variants must agree).
 import { createHash } from 'node:crypto';
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type Db } from '@checkout/mongo';
 import type { Mode } from '@checkout/contracts';
 import { OrdersStore } from '../../services/orders/src/store/orders.store';
 import { paymentsChartStart, paymentsPerHour } from '../../services/orders/src/domain/payments-per-hour';

@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { MongoClient } from 'mongodb';
 import type { Engines } from '@checkout/engines';
-import { ensureIndexes } from '@checkout/mongo';
+import { ensureIndexes, MongoClient } from '@checkout/mongo';
 import { newId } from '@checkout/contracts';
 import { ORDER_INDEXES } from '../../services/orders/src/store/indexes';
 import { WEBHOOK_INDEXES } from '../../services/webhook-dispatcher/src/store/indexes';

@@ -108,11 +108,11 @@ describe('Large and deep bodies', () => {
 
   it('When a body is over 8 times the limit, then it is refused at once (413, Connection: close) without being read', async () => {
     const huge = Buffer.alloc(9 * 1024 * 1024, 0x20);
-    const answer = await sendRaw('POST', '/v0/orders', huge).catch((err: unknown) => ({
-      status: 0,
-      headers: {} as Record<string, unknown>,
-      body: { code: String(err) },
-    }));
+    const answer: { status: number; headers: Record<string, unknown> } = await sendRaw(
+      'POST',
+      '/v0/orders',
+      huge,
+    ).catch(() => ({ status: 0, headers: {} }));
     // The server closes while the upload is still in flight: the client may see the 413 or a reset, never a 2xx or 5xx.
     expect([0, 413]).toContain(answer.status);
     if (answer.status === 413) expect(answer.headers.connection).toBe('close');

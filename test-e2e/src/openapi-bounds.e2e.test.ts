@@ -95,7 +95,7 @@ function reachedBounds(schema: Schema, value: Json, where: string, path: Path, o
   if (option) return reachedBounds(option, value, where, path, out);
   for (const keyword of KEYS)
     if (typeof schema[keyword] === 'number')
-      out.push({ id: `${where}:${keyword}`, path, keyword, limit: schema[keyword] as number, schema });
+      out.push({ id: `${where}:${keyword}`, path, keyword, limit: schema[keyword], schema });
   if (Array.isArray(value) && schema.items)
     value.forEach((item, i) => reachedBounds(schema.items as Schema, item, `${where}[]`, [...path, i], out));
   if (value && typeof value === 'object' && !Array.isArray(value)) {
@@ -261,7 +261,7 @@ describe('the limits the OpenAPI document states (the second audit)', () => {
           if (typeof schema[keyword] !== 'number') continue;
           const bound = `${id} ${parameter.in} ${parameter.name}:${keyword}`;
           declared.add(bound);
-          const limit = schema[keyword] as number;
+          const limit = schema[keyword];
           const past =
             keyword === 'maximum'
               ? String(limit + 1)

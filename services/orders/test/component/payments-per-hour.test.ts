@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type Db } from '@checkout/mongo';
 import type { Mode } from '@checkout/contracts';
 import { OrdersStore } from '../../src/store/orders.store';
 import type { OrderDocument } from '../../src/store/order.document';

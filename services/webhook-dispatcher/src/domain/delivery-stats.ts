@@ -16,7 +16,7 @@ export interface HostStats {
   p95DurationMs: number;
 }
 
-/** Nearest-rank p95 of a histogram (0 for none): the smallest duration at least 95 % of attempts took no longer than. */
+/** Nearest-rank p95 of a histogram (0 for none): the smallest duration that 95 % of attempts took no longer than. */
 export function p95(durations: readonly { ms: number; n: number }[]): number {
   const total = durations.reduce((sum, d) => sum + d.n, 0);
   if (total === 0) return 0;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type Db } from '@checkout/mongo';
 import type { Mode } from '@checkout/contracts';
 import { DeliveriesStore } from '../../src/store/deliveries.store';
 import { COLLECTIONS } from '../../src/store/indexes';
