@@ -41,7 +41,7 @@ export function loadConfig<S extends z.ZodType<Record<string, unknown>>>(
 const SECRET_KEY = /(?:_TOKEN|_SECRET|_PASSWORD)$/;
 
 /**
- * One value in two places (issue 35's audit: it passed every check): two secret settings of this service with
+ * One value in two places (it used to pass every check): two secret settings of this service with
  * the same value (the MongoDB password counts), two callers in INTERNAL_CALLERS with one credential, or this
  * service's own INTERNAL_TOKEN listed as another caller's. A leak of one would then be a leak of both, and a
  * credential shared by two services lets each act as the other. What one process cannot see (a value reused by
