@@ -62,9 +62,9 @@ beforeAll(async () => {
         ...(i === 3 && { RATE_LIMIT_PER_WINDOW: '4', RATE_LIMIT_WINDOW_MS: '3600000' }),
       }),
       createLogger('gateway', { level: 'silent' }),
-      { clock, ...(i === 3 && { commandCounter: limitedCommands }) },
+      { clock },
     );
-    const { url, adminUrl } = await app.start();
+    const { url, adminUrl } = await (i === 3 ? limitedCommands.watch(() => app.start()) : app.start());
     apps.push(app);
     if (i === 0) {
       gateway = url;
