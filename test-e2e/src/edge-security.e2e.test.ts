@@ -103,8 +103,10 @@ describe('the gateway alone, with its database commands counted', () => {
   it('item 5: the OpenAPI document names the configured public URL, whatever Host the first caller sends', async () => {
     const { url } = await gateway({ PUBLIC_BASE_URL: 'https://api.checkout.example' });
     const first = await get(`${url}/v0/openapi.json`, { host: 'attacker.example' });
-    expect(first.body.servers).toEqual([{ url: 'https://api.checkout.example' }]);
-    expect((await get(`${url}/v0/openapi.json`)).body.servers).toEqual([{ url: 'https://api.checkout.example' }]);
+    // `x-internal: false`: the public API, as the OWASP ruleset asks every server to say (docs/security.md).
+    const servers = [{ url: 'https://api.checkout.example', 'x-internal': false }];
+    expect(first.body.servers).toEqual(servers);
+    expect((await get(`${url}/v0/openapi.json`)).body.servers).toEqual(servers);
   });
 
   it('item 4: guessing keys costs one database read per unknown key id, not one per guess, and an unknown key and a revoked one get the same answer', async () => {
