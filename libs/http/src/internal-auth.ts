@@ -13,6 +13,13 @@ export const INTERNAL_HEADERS = {
    * answer: the gateway keeps no 5xx) meets what the first try created instead of creating it again.
    */
   idempotencyRecord: 'x-idempotency-record',
+  /**
+   * The build version of the caller on every internal request, and of the callee on every answer to one
+   * (libs/config's buildInfo): while a rolling deploy runs two versions side by side, each side can tell which
+   * one it talks to (`internal_requests_total`, the mixed-version rollout soak). Never leaves the platform: the
+   * gateway's pass-through drops every x-internal-* header both ways.
+   */
+  version: 'x-internal-version',
 } as const;
 
 /** The tenant of an internal request (its x-organization-id and x-mode): libs/contracts' one Scope type. */

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors } from 'undici';
+import { buildInfo } from '@checkout/config';
 import { DependencyUnavailableError } from '@checkout/errors';
 import { currentRequestId } from '@checkout/logger';
 import { INTERNAL_HEADERS, type RequestScope } from './internal-auth';
@@ -151,8 +152,9 @@ export class InternalClient {
         body: request.body,
       });
       const out: Record<string, string | string[]> = {};
+      // What the callee says to its internal caller (its x-internal-version) is not for whoever this is passed to.
       for (const [name, value] of Object.entries(response.headers))
-        if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+        if (value !== undefined && !HOP_BY_HOP.has(name) && !name.startsWith('x-internal')) out[name] = value;
       return { status: response.statusCode, headers: out, body: response.body };
     } catch (err) {
       throw new DependencyUnavailableError(this.options.service, err);
@@ -164,7 +166,10 @@ export class InternalClient {
   }
 
   private internalHeaders(scope: RequestScope | undefined, requestId: string | undefined): Record<string, string> {
-    const headers: Record<string, string> = { [INTERNAL_HEADERS.token]: this.options.internalToken };
+    const headers: Record<string, string> = {
+      [INTERNAL_HEADERS.token]: this.options.internalToken,
+      [INTERNAL_HEADERS.version]: buildInfo().version,
+    };
     const id = requestId ?? currentRequestId();
     if (id) headers['x-request-id'] = id;
     if (scope) {
