@@ -8,6 +8,7 @@ import { AdminClient } from '@checkout/testing';
 import { Checkout } from '@checkout/sdk';
 import { countFlag, startClusterStack } from './lib/cluster-stack';
 import { portIsFree, startProcessStack, type ProcessStack } from './lib/process-stack';
+import { ensureReleaseBundles, fromFlag, resolveRelease } from './lib/releases';
 
 export const STACK_FILE = '.stack.json';
 const log = (line: string) => process.stderr.write(`[start] ${line}\n`);
@@ -19,6 +20,15 @@ async function main(): Promise<void> {
   const replicas = countFlag(args, 'replicas', 1, 20);
   const brokers = countFlag(args, 'brokers', 1, 5);
   const cluster = replicas > 1 || brokers > 1;
+  // Issue 37: `--from <release>` runs a recorded release (`previous`: the latest one) from its own bundles, built
+  // once per commit under ~/.cache/checkout-releases/ (scripts/lib/releases.ts).
+  const fromSpec = fromFlag(args);
+  const release = fromSpec === undefined ? undefined : resolveRelease(fromSpec);
+  const from = release ? await ensureReleaseBundles(release, log) : undefined;
+  if (release && from)
+    log(
+      `services from ${release.recorded ? `release ${release.version}` : 'commit'} ${release.commit.slice(0, 12)}: ${from.bundleDir}${from.built ? ` (built in ${from.seconds.toFixed(1)} s)` : ' (cached)'}`,
+    );
   const engines = await startEngines({
     log: (line) => log(`engines: ${line}`),
     ...(brokers > 1 && { kafkaBrokers: brokers }),
@@ -42,6 +52,7 @@ async function main(): Promise<void> {
         replicas,
         replicationFactor: engines.kafkaReplicationFactor,
         minInsyncReplicas: engines.kafkaCluster?.minInsyncReplicas ?? 1,
+        ...(from && { from }),
         log,
       }).catch(async (err: unknown) => {
         await engines.stop();
@@ -50,10 +61,12 @@ async function main(): Promise<void> {
     : undefined;
   const stack: Pick<ProcessStack, 'env' | 'stop'> =
     clusterStack ??
-    (await startProcessStack(stackOptions).catch(async (err: unknown) => {
-      await engines.stop();
-      throw err;
-    }));
+    (await startProcessStack({ ...stackOptions, ...(from && { bundleDir: from.bundleDir }) }).catch(
+      async (err: unknown) => {
+        await engines.stop();
+        throw err;
+      },
+    ));
   const loadBalancer = clusterStack
     ? `
   load balancer ${clusterStack.haproxy.version}: ${replicas} replica${replicas === 1 ? '' : 's'} of each service behind it (health checks on /readyz)
@@ -94,9 +107,12 @@ async function main(): Promise<void> {
     baseUrl: stack.env.gatewayUrl,
   }).dashboard.loginLinks.create();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const running = release
+    ? `\n  release       ${release.version}${release.recorded ? '' : ' (not a recorded release)'}, commit ${release.commit}`
+    : '';
   console.log(`
 Orders and hosted checkout — local stack ready in ${seconds} s
-  engines       ${engines.description}${loadBalancer}
+  engines       ${engines.description}${running}${loadBalancer}
   gateway       ${stack.env.gatewayUrl}            (try: curl ${stack.env.gatewayUrl}/readyz)
   admin         ${stack.env.adminUrl}            (operators' listener: admin API, /internal, /metrics; never exposed)
   checkout      ${stack.env.checkoutBaseUrl}/<session id>

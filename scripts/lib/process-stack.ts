@@ -95,11 +95,16 @@ export async function startProcessStack(
      * figures that should be the deployed ones (the bench's CPU and RSS); default 'tsx' on the sources.
      */
     runtime?: 'tsx' | 'bundle';
+    /** Bundles built elsewhere to run instead (a release's: `npm start -- --from`, scripts/lib/releases.ts). */
+    bundleDir?: string;
   },
 ): Promise<ProcessStack> {
   const services = options.services ?? SERVICES;
-  const bundleDir = options.runtime === 'bundle' ? join(process.cwd(), 'dist', 'process-stack') : undefined;
-  if (bundleDir) await (await import('../../deploy/scripts/bundle')).bundle(bundleDir);
+  let bundleDir = options.bundleDir;
+  if (bundleDir === undefined && options.runtime === 'bundle') {
+    bundleDir = join(process.cwd(), 'dist', 'process-stack');
+    await (await import('../../deploy/scripts/bundle')).bundle(bundleDir);
+  }
   const ports = {
     gateway: options.gatewayPort ?? (await freePort()),
     gatewayAdmin: await freePort(),
