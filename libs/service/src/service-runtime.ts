@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { Registry } from 'prom-client';
-import type { Collection, Document } from 'mongodb';
-import { httpTimeouts, kafkaConnection } from '@checkout/config';
+import type { Collection, Db, Document } from 'mongodb';
+import { buildInfo, httpTimeouts, kafkaConnection } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import {
   createBaseApp,
@@ -13,10 +13,13 @@ import {
   type RunningServer,
 } from '@checkout/http';
 import {
+  MigrationRunner,
   connectMongo,
   ensureIndexes,
+  migrationsInBackground,
   type CommandCounter,
   type IndexDefinition,
+  type Migration,
   type MongoConnection,
 } from '@checkout/mongo';
 import {
@@ -157,6 +160,18 @@ export class ServiceRuntime<C extends RuntimeConfig> {
       readiness: this.readiness,
       isShuttingDown: () => this.shuttingDown,
     });
+  }
+
+  /**
+   * The service's rolling migrations (libs/mongo migrations.ts; docs/engineering.md, "Migrations that roll"), run
+   * in the background on the replica that holds each step's lease, every `intervalMs` until all are done; the
+   * service serves meanwhile, as the previous release's replicas still do.
+   */
+  runMigrations(db: Db, migrations: readonly Migration[], intervalMs = 5_000): MigrationRunner {
+    const { logger } = this.options;
+    const runner = new MigrationRunner({ db, migrations, logger, version: buildInfo().version });
+    this.runInBackground('migrations', migrationsInBackground(runner, intervalMs, logger));
+    return runner;
   }
 
   /** The relay of a collection with an outbox (docs/engineering.md, Outbox), its metrics on `registry`; stopped with the service, started by the caller's sweepers role. */
