@@ -38,6 +38,11 @@ export interface ReplacementStep {
   startedAt: number;
   /** New process started → ready and in rotation. */
   readyMs: number;
+  /** When the new replica joined the rotation (both builds serve from then until finishedAt). */
+  readyAt: number;
+  /** The build the old replica ran and the one the new runs. */
+  fromVersion: string;
+  toVersion: string;
   /** SIGTERM → the old process exited (its drain delay, in-flight requests, consumers leaving their groups). */
   stopMs: number;
   finishedAt: number;
@@ -370,6 +375,9 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
           by: name(fresh),
           startedAt,
           readyMs: readyAt - startedAt,
+          readyAt,
+          fromVersion: old.build.version,
+          toVersion: fresh.build.version,
           stopMs: finishedAt - readyAt,
           finishedAt,
           exitCode,
