@@ -97,6 +97,8 @@ export async function startProcessStack(
     runtime?: 'tsx' | 'bundle';
     /** Bundles built elsewhere to run instead (a release's: `npm start -- --from`, scripts/lib/releases.ts). */
     bundleDir?: string;
+    /** Told each service's address before any starts (a recording proxy in front of one: contract fixtures). */
+    onUrls?: (urls: Record<ServiceName, string> & { admin: string }) => void;
   },
 ): Promise<ProcessStack> {
   const services = options.services ?? SERVICES;
@@ -121,6 +123,7 @@ export async function startProcessStack(
     'webhook-dispatcher': `http://127.0.0.1:${ports.dispatcher}`,
     gateway: env.gatewayUrl,
   };
+  options.onUrls?.({ ...urls, admin: env.adminUrl });
   const stop = async () => {
     for (const service of [...services].reverse()) await processes[service]?.stop(8_000);
   };

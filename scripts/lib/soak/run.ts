@@ -288,6 +288,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         ratePerSecond: options.rate,
         durationMs,
         extendWhile: () => chaosRunning,
+        // A mixed-version rollout replaces 24 replicas (each ready in 5-30 s on 2 busy cores): the load must last
+        // as long, or the last phase (new callers meeting old callees) runs with nobody calling.
+        ...(from && { maxExtraMs: 30 * 60_000 }),
         log,
       }),
       chaos,

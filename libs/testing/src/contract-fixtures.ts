@@ -1,0 +1,212 @@
+// Consumer-driven contract fixtures between services (issue 37): what a release's callers sent each internal HTTP
+// route and what its callees answered, and the documents its writers stored, committed under
+// libs/contracts/fixtures/{http,documents}/ the way message fixtures are (fixtures/messages). They are recorded by
+// running a release (`npm run fixtures -- --contracts --from <release>`, scripts/lib/contract-recording.ts) and
+// checked without running two versions: today's callees answer the recorded requests with a superset of the
+// recorded answers (test-e2e/src/contracts.e2e.test.ts), today's callers parse the recorded answers
+// (scripts/lib/http-contracts.test.ts), and today's readers read the recorded documents (the e2e test again).
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BSON } from 'mongodb';
+
+export const CONTRACT_FIXTURES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'contracts', 'fixtures');
+export const HTTP_FIXTURES_DIR = join(CONTRACT_FIXTURES_DIR, 'http');
+export const DOCUMENT_FIXTURES_DIR = join(CONTRACT_FIXTURES_DIR, 'documents');
+
+export type CallerName = 'gateway' | 'sessions' | 'webhook-dispatcher';
+export type CalleeName = 'orders' | 'sessions' | 'webhook-dispatcher' | 'gateway';
+
+/** One internal call as a release made it: the caller's request and the callee's answer. */
+export interface HttpFixture {
+  /** The release (version and commit) whose services made and answered it. */
+  recordedFrom: string;
+  caller: CallerName;
+  callee: CalleeName;
+  /** `METHOD /route/:id`: the route, ids replaced. */
+  route: string;
+  /** Its place in the recording: a replay runs a callee's fixtures in this order (creates before reads). */
+  seq: number;
+  request: {
+    method: string;
+    /** Path and query as sent, ids included (a replay maps them to what today's callee made). */
+    path: string;
+    /** The headers the contract is about (scope, idempotency, internal API headers); never the token. */
+    headers: Record<string, string>;
+    body?: unknown;
+  };
+  response: {
+    status: number;
+    headers: Record<string, string>;
+    body?: unknown;
+  };
+}
+
+/** One stored document as a release's writer left it (relaxed Extended JSON: dates stay dates). */
+export interface DocumentFixture {
+  recordedFrom: string;
+  service: CalleeName;
+  collection: string;
+  /** Secrets in it (signing secrets, key hashes) are replaced by placeholders of the same form. */
+  document: Record<string, unknown>;
+}
+
+/** Fields whose value, not only its type, tells message shapes apart: the discriminators of the message unions. */
+export const MESSAGE_DISCRIMINATORS: ReadonlySet<string> = new Set(['type', 'event', 'version']);
+/** For answers and documents, states and outcomes too: a cancelled order reads differently from an open one. */
+const DISCRIMINATORS: ReadonlySet<string> = new Set([
+  ...MESSAGE_DISCRIMINATORS,
+  'code',
+  'outcome',
+  'status',
+  'paymentStatus',
+]);
+
+/**
+ * The shape of a JSON value: its field names and the JSON types of their values, recursively (the values of
+ * discriminators too); arrays by the distinct shapes of their elements. Two values with the same shape exercise
+ * a reader the same way (ids, amounts and times differ between runs; their types do not).
+ */
+export function shapeOf(value: unknown, discriminators: ReadonlySet<string> = MESSAGE_DISCRIMINATORS): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `[${[...new Set(value.map((v) => shapeOf(v, discriminators)))].sort().join('|')}]`;
+  if (value instanceof Date) return 'date';
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${k}:${discriminators.has(k) && typeof v !== 'object' ? JSON.stringify(v) : shapeOf(v, discriminators)}`).join(',')}}`;
+  }
+  return typeof value;
+}
+const contractShape = (value: unknown) => shapeOf(value, DISCRIMINATORS);
+
+/** The shape of an HTTP fixture: route, header names and bodies both ways, status. */
+export function httpFixtureShape(f: Pick<HttpFixture, 'caller' | 'callee' | 'route' | 'request' | 'response'>): string {
+  const names = (h: Record<string, string>) => Object.keys(h).sort().join(',');
+  return [
+    f.caller,
+    f.callee,
+    f.route,
+    names(f.request.headers),
+    contractShape(f.request.body),
+    f.response.status,
+    names(f.response.headers),
+    contractShape(f.response.body),
+  ].join('|');
+}
+
+export function documentShape(f: Pick<DocumentFixture, 'service' | 'collection' | 'document'>): string {
+  return `${f.service}|${f.collection}|${contractShape(f.document)}`;
+}
+
+function readJsonDir<T>(root: string, parse: (text: string) => T): Array<{ dir: string; name: string; fixture: T }> {
+  if (!existsSync(root)) return [];
+  const found: Array<{ dir: string; name: string; fixture: T }> = [];
+  for (const dir of readdirSync(root).sort())
+    for (const file of readdirSync(join(root, dir))
+      .filter((f) => f.endsWith('.json'))
+      .sort())
+      found.push({
+        dir,
+        name: file.replace(/\.json$/, ''),
+        fixture: parse(readFileSync(join(root, dir, file), 'utf8')),
+      });
+  return found;
+}
+
+/** Every committed HTTP fixture, in recording order; `dir` is `<caller>.<callee>`. */
+export function readHttpFixtures(): Array<{ dir: string; name: string; fixture: HttpFixture }> {
+  return readJsonDir(HTTP_FIXTURES_DIR, (t) => JSON.parse(t) as HttpFixture).sort(
+    (a, b) => a.fixture.seq - b.fixture.seq,
+  );
+}
+
+/** Every committed document fixture; `dir` is `<service>.<collection>`; dates come back as Dates. */
+export function readDocumentFixtures(): Array<{ dir: string; name: string; fixture: DocumentFixture }> {
+  return readJsonDir(DOCUMENT_FIXTURES_DIR, (t) => {
+    const raw = JSON.parse(t) as Omit<DocumentFixture, 'document'> & { document: unknown };
+    return { ...raw, document: BSON.EJSON.deserialize(raw.document as BSON.Document, { relaxed: true }) };
+  });
+}
+
+export function documentFixtureJson(fixture: DocumentFixture): string {
+  return `${JSON.stringify({ ...fixture, document: BSON.EJSON.serialize(fixture.document, { relaxed: true }) }, null, 2)}\n`;
+}
+
+// ---- replaying a recording against today's code -----------------------------------------------------------
+
+/** Ids as the platform makes them (`ord_test_…`, `cs_live_…`, `org_…` hex, `k_…` tokens are not ids here). */
+const ID = /^(?:[a-z]+_(?:test|live)_[0-9A-Za-z]{1,64}|org_[0-9a-f]{24})$/;
+
+/**
+ * What a replay learned: each id the recording had, and the one today's callee made in its place (found where a
+ * recorded answer and today's have the same field), so that later requests name what today's callee made.
+ */
+export class IdMap {
+  private readonly map = new Map<string, string>();
+
+  set(recorded: string, actual: string): void {
+    if (recorded !== actual) this.map.set(recorded, actual);
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  /** Walks a recorded value and today's side by side and maps every id that differs. */
+  learn(recorded: unknown, actual: unknown): void {
+    if (typeof recorded === 'string' && typeof actual === 'string') {
+      if (ID.test(recorded) && ID.test(actual)) this.set(recorded, actual);
+      return;
+    }
+    if (Array.isArray(recorded) && Array.isArray(actual)) {
+      recorded.forEach((r, i) => this.learn(r, actual[i]));
+      return;
+    }
+    if (recorded && actual && typeof recorded === 'object' && typeof actual === 'object')
+      for (const [k, v] of Object.entries(recorded)) this.learn(v, (actual as Record<string, unknown>)[k]);
+  }
+
+  /** `value` with every mapped id replaced, in strings anywhere (paths, bodies, header values). */
+  apply<T>(value: T): T {
+    if (this.map.size === 0) return value;
+    const replace = (s: string) =>
+      s.replace(/[a-z]+_(?:test|live)_[0-9A-Za-z]+|org_[0-9a-f]{24}/g, (id) => this.map.get(id) ?? id);
+    const walk = (v: unknown): unknown => {
+      if (typeof v === 'string') return replace(v);
+      if (Array.isArray(v)) return v.map(walk);
+      if (v && typeof v === 'object' && !(v instanceof Date))
+        return Object.fromEntries(Object.entries(v).map(([k, x]) => [replace(k), walk(x)]));
+      return v;
+    };
+    return walk(value) as T;
+  }
+}
+
+/**
+ * Where today's answer fails what the recorded one promised its caller: every field the recording had is
+ * still there with the same JSON type (an added field is fine: readers are tolerant; a renamed, removed or
+ * retyped one is not), and the values of discriminators and states are the same. Empty: compatible.
+ */
+export function missingFromAnswer(recorded: unknown, actual: unknown, path = 'body'): string[] {
+  if (recorded === null) return actual === null ? [] : [`${path}: was null, now ${contractShape(actual)}`];
+  if (Array.isArray(recorded)) {
+    if (!Array.isArray(actual)) return [`${path}: was an array, now ${contractShape(actual)}`];
+    // The first element stands for the rest (a list page); an empty recorded list promises nothing more.
+    if (recorded.length === 0 || actual.length === 0) return [];
+    return missingFromAnswer(recorded[0], actual[0], `${path}[0]`);
+  }
+  if (typeof recorded === 'object') {
+    if (!actual || typeof actual !== 'object' || Array.isArray(actual))
+      return [`${path}: was an object, now ${contractShape(actual)}`];
+    const problems: string[] = [];
+    for (const [key, value] of Object.entries(recorded as Record<string, unknown>)) {
+      const now = (actual as Record<string, unknown>)[key];
+      if (now === undefined) problems.push(`${path}.${key}: gone`);
+      else if (DISCRIMINATORS.has(key) && typeof value !== 'object' && value !== now)
+        problems.push(`${path}.${key}: was ${JSON.stringify(value)}, now ${JSON.stringify(now)}`);
+      else problems.push(...missingFromAnswer(value, now, `${path}.${key}`));
+    }
+    return problems;
+  }
+  return typeof recorded === typeof actual ? [] : [`${path}: was ${typeof recorded}, now ${contractShape(actual)}`];
+}
