@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
 import { BSON } from 'mongodb';
 
 export const CONTRACT_FIXTURES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'contracts', 'fixtures');
@@ -53,7 +54,10 @@ export interface DocumentFixture {
 
 /** Fields whose value, not only its type, tells message shapes apart: the discriminators of the message unions. */
 export const MESSAGE_DISCRIMINATORS: ReadonlySet<string> = new Set(['type', 'event', 'version']);
-/** For answers and documents, states and outcomes too: a cancelled order reads differently from an open one. */
+/**
+ * For answers and documents, states and outcomes too (a cancelled order reads differently from an open one), when
+ * they are words: a stored HTTP status (an idempotency record's answer) is a number like any other.
+ */
 const DISCRIMINATORS: ReadonlySet<string> = new Set([
   ...MESSAGE_DISCRIMINATORS,
   'code',
@@ -67,17 +71,24 @@ const DISCRIMINATORS: ReadonlySet<string> = new Set([
  * discriminators too); arrays by the distinct shapes of their elements. Two values with the same shape exercise
  * a reader the same way (ids, amounts and times differ between runs; their types do not).
  */
-export function shapeOf(value: unknown, discriminators: ReadonlySet<string> = MESSAGE_DISCRIMINATORS): string {
+export function shapeOf(
+  value: unknown,
+  discriminators: ReadonlySet<string> = MESSAGE_DISCRIMINATORS,
+  wordsOnly = false,
+): string {
+  const of = (v: unknown) => shapeOf(v, discriminators, wordsOnly);
   if (value === null) return 'null';
-  if (Array.isArray(value)) return `[${[...new Set(value.map((v) => shapeOf(v, discriminators)))].sort().join('|')}]`;
+  if (Array.isArray(value)) return `[${[...new Set(value.map(of))].sort().join('|')}]`;
   if (value instanceof Date) return 'date';
   if (typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${k}:${discriminators.has(k) && typeof v !== 'object' ? JSON.stringify(v) : shapeOf(v, discriminators)}`).join(',')}}`;
+    const discriminates = (k: string, v: unknown) =>
+      discriminators.has(k) && (wordsOnly ? typeof v === 'string' : typeof v !== 'object');
+    return `{${entries.map(([k, v]) => `${k}:${discriminates(k, v) ? JSON.stringify(v) : of(v)}`).join(',')}}`;
   }
   return typeof value;
 }
-const contractShape = (value: unknown) => shapeOf(value, DISCRIMINATORS);
+const contractShape = (value: unknown) => shapeOf(value, DISCRIMINATORS, true);
 
 /** The shape of an HTTP fixture: route, header names and bodies both ways, status. */
 export function httpFixtureShape(f: Pick<HttpFixture, 'caller' | 'callee' | 'route' | 'request' | 'response'>): string {
@@ -134,8 +145,17 @@ export function documentFixtureJson(fixture: DocumentFixture): string {
 
 // ---- replaying a recording against today's code -----------------------------------------------------------
 
-/** Ids as the platform makes them (`ord_test_…`, `cs_live_…`, `org_…` hex, `k_…` tokens are not ids here). */
-const ID = /^(?:[a-z]+_(?:test|live)_[0-9A-Za-z]{1,64}|org_[0-9a-f]{24})$/;
+/** Ids as the platform makes them: `ord_test_…`, `cs_live_…`, and the gateway's `org_…` and `key_…` (hex). */
+const ID_SOURCE = '[a-z]+_(?:test|live)_[0-9A-Za-z]+|(?:org|key)_[0-9a-f]{24}';
+const ID = new RegExp(`^(?:${ID_SOURCE})$`);
+/** Every id in a text. */
+export const IDS_IN_TEXT = new RegExp(ID_SOURCE, 'g');
+
+/** Every id a value names (paths, bodies, header values, documents), the organization's included. */
+export function idsIn(value: unknown): Set<string> {
+  const text = JSON.stringify(value, (_k, v: unknown) => (v instanceof Date ? v.toISOString() : v)) ?? '';
+  return new Set([...text.matchAll(IDS_IN_TEXT)].map((m) => m[0]));
+}
 
 /**
  * What a replay learned: each id the recording had, and the one today's callee made in its place (found where a
@@ -148,29 +168,43 @@ export class IdMap {
     if (recorded !== actual) this.map.set(recorded, actual);
   }
 
+  /** Maps every id in `value` not mapped yet to a new one of its kind: a recording's documents stored afresh. */
+  freshen(value: unknown): void {
+    for (const id of idsIn(value)) {
+      if (this.map.has(id)) continue;
+      const hex = /^(org|key)_[0-9a-f]{24}$/.exec(id);
+      const suffix = randomBytes(18).toString('base64url').replace(/[-_]/g, 'x');
+      this.set(id, hex ? `${hex[1]}_${randomBytes(12).toString('hex')}` : id.replace(/[0-9A-Za-z]+$/, suffix));
+    }
+  }
+
   get size(): number {
     return this.map.size;
   }
 
-  /** Walks a recorded value and today's side by side and maps every id that differs. */
+  /**
+   * Walks a recorded value and today's side by side and maps every id that differs. Lists are skipped: a list's
+   * n-th element need not be the same resource in both (what is listed, and in which order, is state).
+   */
   learn(recorded: unknown, actual: unknown): void {
     if (typeof recorded === 'string' && typeof actual === 'string') {
-      if (ID.test(recorded) && ID.test(actual)) this.set(recorded, actual);
+      if (ID.test(recorded) && ID.test(actual) && !this.map.has(recorded)) this.set(recorded, actual);
       return;
     }
-    if (Array.isArray(recorded) && Array.isArray(actual)) {
-      recorded.forEach((r, i) => this.learn(r, actual[i]));
-      return;
-    }
+    if (Array.isArray(recorded)) return;
     if (recorded && actual && typeof recorded === 'object' && typeof actual === 'object')
       for (const [k, v] of Object.entries(recorded)) this.learn(v, (actual as Record<string, unknown>)[k]);
+  }
+
+  /** The id today's callee made for a recorded one (or the recorded one, where it made none). */
+  get(recorded: string): string {
+    return this.map.get(recorded) ?? recorded;
   }
 
   /** `value` with every mapped id replaced, in strings anywhere (paths, bodies, header values). */
   apply<T>(value: T): T {
     if (this.map.size === 0) return value;
-    const replace = (s: string) =>
-      s.replace(/[a-z]+_(?:test|live)_[0-9A-Za-z]+|org_[0-9a-f]{24}/g, (id) => this.map.get(id) ?? id);
+    const replace = (s: string) => s.replace(IDS_IN_TEXT, (id) => this.map.get(id) ?? id);
     const walk = (v: unknown): unknown => {
       if (typeof v === 'string') return replace(v);
       if (Array.isArray(v)) return v.map(walk);
@@ -187,13 +221,20 @@ export class IdMap {
  * still there with the same JSON type (an added field is fine: readers are tolerant; a renamed, removed or
  * retyped one is not), and the values of discriminators and states are the same. Empty: compatible.
  */
-export function missingFromAnswer(recorded: unknown, actual: unknown, path = 'body'): string[] {
+export function missingFromAnswer(recorded: unknown, actual: unknown, path = 'body', ids?: IdMap): string[] {
   if (recorded === null) return actual === null ? [] : [`${path}: was null, now ${contractShape(actual)}`];
   if (Array.isArray(recorded)) {
     if (!Array.isArray(actual)) return [`${path}: was an array, now ${contractShape(actual)}`];
-    // The first element stands for the rest (a list page); an empty recorded list promises nothing more.
+    // The first element stands for the rest (a list page); an empty recorded list promises nothing more. It is
+    // compared with the same resource where today's list has it; else only its fields and their types count.
     if (recorded.length === 0 || actual.length === 0) return [];
-    return missingFromAnswer(recorded[0], actual[0], `${path}[0]`);
+    const first = recorded[0] as { id?: unknown } | undefined;
+    const same =
+      typeof first?.id === 'string' && ids
+        ? actual.find((a) => (a as { id?: unknown } | null)?.id === ids.get(first.id as string))
+        : undefined;
+    if (same !== undefined) return missingFromAnswer(first, same, `${path}[0]`, ids);
+    return missingFromAnswer(first, actual[0], `${path}[0]`, ids).filter((p) => !p.includes(': was "'));
   }
   if (typeof recorded === 'object') {
     if (!actual || typeof actual !== 'object' || Array.isArray(actual))
@@ -204,7 +245,7 @@ export function missingFromAnswer(recorded: unknown, actual: unknown, path = 'bo
       if (now === undefined) problems.push(`${path}.${key}: gone`);
       else if (DISCRIMINATORS.has(key) && typeof value !== 'object' && value !== now)
         problems.push(`${path}.${key}: was ${JSON.stringify(value)}, now ${JSON.stringify(now)}`);
-      else problems.push(...missingFromAnswer(value, now, `${path}.${key}`));
+      else problems.push(...missingFromAnswer(value, now, `${path}.${key}`, ids));
     }
     return problems;
   }
