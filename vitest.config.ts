@@ -85,7 +85,9 @@ export default defineConfig({
           // its own, alone on the 2 cores after the soak. 3.5-4.5 min when green (the rollout itself outlasts the load's
           // two minutes: each new replica must be ready before an old one goes).
           // Then three-replicas.rollout.ts: what must happen once, and what each replica keeps to itself, on 3
-          // replicas of every service (issue 21.3; the shared engines, a cluster of its own), ~65 s.
+          // replicas of every service (issue 21.3; the shared engines, a cluster of its own), ~65 s. And
+          // mixed-versions.rollout.ts (issue 37): the cluster started on the latest recorded release, upgraded to this
+          // code under two minutes of load in both orders (24 replicas replaced); it sets a longer timeout of its own.
           name: 'rollout',
           sequence: { groupOrder: 5 },
           include: ['scripts/lib/soak/*.rollout.ts'],
