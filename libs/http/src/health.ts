@@ -15,9 +15,9 @@ const CHECK_TIMEOUT_MS = 2_000;
  */
 /**
  * `full`: the detailed /readyz (each check's error, and the build: version and commit) and /metrics, for probes
- * and Prometheus inside the cluster. `public`: on a listener the internet reaches (the gateway's public one,
- * issue 22), /readyz says ready or not and nothing about why (dependency errors name hosts and versions; the
- * build names ours), and /metrics is not served.
+ * and Prometheus inside the cluster. `public`: on a listener the internet reaches (the gateway's public one),
+ * /readyz says ready or not and nothing about why (dependency errors name hosts and versions; the build names
+ * ours), and /metrics is not served.
  */
 export type OperationalExposure = 'full' | 'public';
 
