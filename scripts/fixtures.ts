@@ -4,7 +4,7 @@
 // under an existing name is refused: give the new shape a new name (and, for events, a new version) and keep
 // the old file (docs/engineering.md, "Message fixtures").
 //
-// `npm run fixtures -- --contracts [--from <release>]` (issue 37): runs that release (default: this checkout) on
+// `npm run fixtures -- --contracts [--from <release>]`: runs that release (default: this checkout) on
 // engines of its own, records every internal HTTP call and every stored document of a merchant's journey
 // (scripts/lib/contract-recording.ts), and writes a fixture under libs/contracts/fixtures/{http,documents}/ for
 // every shape no committed fixture has, with what those need to replay. Also never rewrites a committed one.

@@ -29,7 +29,7 @@ const killEverySeconds = option('kill-every', 20);
 // a time, instead of the chaos; `--replicas N` runs N processes of each service behind HAProxy (2 with --rollout).
 const rollout = args.includes('--rollout');
 const replicas = Math.floor(option('replicas', rollout ? 2 : 1));
-// Issue 37: `--rollout --from <release>` starts the cluster on that release (`previous`: the latest recorded one)
+// `--rollout --from <release>` starts the cluster on that release (`previous`: the latest recorded one)
 // and upgrades it to this code service by service under load, in `--order` (default both: orders first, a
 // rollback, then gateway first).
 let from: string | undefined;

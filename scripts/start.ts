@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const replicas = countFlag(args, 'replicas', 1, 20);
   const brokers = countFlag(args, 'brokers', 1, 5);
   const cluster = replicas > 1 || brokers > 1;
-  // Issue 37: `--from <release>` runs a recorded release (`previous`: the latest one) from its own bundles, built
+  // `--from <release>` runs a recorded release (`previous`: the latest one) from its own bundles, built
   // once per commit under ~/.cache/checkout-releases/ (scripts/lib/releases.ts).
   const fromSpec = fromFlag(args);
   const release = fromSpec === undefined ? undefined : resolveRelease(fromSpec);

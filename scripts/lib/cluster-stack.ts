@@ -2,7 +2,7 @@
 // services' own calls to each other (gateway → orders/sessions/dispatcher, sessions → orders, dispatcher →
 // gateway admin) going through HAProxy's frontends as they would through a Kubernetes Service. A rolling deploy
 // replaces replicas the way a Deployment with maxSurge 1, maxUnavailable 0 does, with the same code or another
-// build (a release's bundles: issue 37's mixed-version rollout).
+// build (a release's bundles: the mixed-version rollout).
 import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

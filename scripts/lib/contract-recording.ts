@@ -1,4 +1,4 @@
-// Records the contracts between services by running a release (issue 37): engines and the four services as
+// Records the contracts between services by running a release: engines and the four services as
 // processes (a release's bundles, scripts/lib/releases.ts, or this checkout), a recording proxy in front of every
 // internal call (INTERNAL_CALLS), and a merchant's and an operator's journey through the public API, the admin API,
 // the hosted page and the dashboard that reaches every internal route; then the documents each service stored.

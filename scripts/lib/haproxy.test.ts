@@ -35,7 +35,7 @@ describe('renderHaproxyConfig', () => {
   });
 });
 
-describe('the request log (issue 37: which version called which)', () => {
+describe('the request log (which version called which)', () => {
   it('When on, then every frontend captures x-internal-version both ways and logs one parsable line per request', () => {
     const logged = renderHaproxyConfig({
       socket: '/tmp/run/haproxy.sock',

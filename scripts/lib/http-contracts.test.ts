@@ -1,4 +1,4 @@
-// Issue 37 (contracts between services, checked without running both): today's callers against what a release's
+// Contracts between services, checked without running both: today's callers against what a release's
 // callees answered. Each committed HTTP fixture (libs/contracts/fixtures/http, recorded by running the release:
 // `npm run fixtures -- --contracts --from <release>`) is served by a stub of its callee, and the caller's own
 // client code makes the call: the request it sends must be the recorded route with every recorded header, and it

@@ -1,4 +1,4 @@
-// Issue 37 (contracts between services, checked without running both): today's callees and readers against what a
+// Contracts between services, checked without running both: today's callees and readers against what a
 // release's callers sent and its writers stored, recorded by running that release
 // (`npm run fixtures -- --contracts --from <release>`; libs/contracts/fixtures/{http,documents}). The four services
 // run in this process (as their component tests start them), and each is the provider here:

@@ -10,7 +10,7 @@ import { internalAuth, internalTokenSha256 } from './internal-auth';
 import { InternalClient } from './internal-client';
 import { listen, type RunningServer } from './server';
 
-// Issue 37: every service says which build it runs (/readyz, the checkout_build_info metric), and on internal
+// every service says which build it runs (/readyz, the checkout_build_info metric), and on internal
 // calls each side tells the other its version (x-internal-version), so that old and new replicas running side by
 // side in a rolling deploy can be told apart, and a provider counts which caller versions still call each route.
 

@@ -11,7 +11,7 @@ import {
   type MongoConnection,
 } from '../src/index';
 
-// Issue 37: a migration that rolls. One step runs on one replica at a time (a lease), in batches, resumes where a
+// a migration that rolls. One step runs on one replica at a time (a lease), in batches, resumes where a
 // stopped replica left it (the stored cursor), changes each document once however many replicas try, and is
 // recorded done in the database; documents a writer of the old shape adds while it runs are taken by another pass,
 // and a step recorded done runs again when a rollback wrote the old shape since.

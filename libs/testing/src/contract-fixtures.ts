@@ -1,4 +1,4 @@
-// Consumer-driven contract fixtures between services (issue 37): what a release's callers sent each internal HTTP
+// Consumer-driven contract fixtures between services: what a release's callers sent each internal HTTP
 // route and what its callees answered, and the documents its writers stored, committed under
 // libs/contracts/fixtures/{http,documents}/ the way message fixtures are (fixtures/messages). They are recorded by
 // running a release (`npm run fixtures -- --contracts --from <release>`, scripts/lib/contract-recording.ts) and

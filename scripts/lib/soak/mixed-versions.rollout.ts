@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runSoak } from './run';
 
-// Issue 37, in the rollout tier of `npm test` (vitest project "rollout"): a cluster of two replicas of each service
+// In the rollout tier of `npm test` (vitest project "rollout"): a cluster of two replicas of each service
 // starts on the latest recorded release (releases.json; its bundles are built once per commit under
 // ~/.cache/checkout-releases/), then, under two minutes of load, is upgraded to this code orders first, rolled back
 // gateway first and upgraded again gateway first, one replica at a time: every contract between services sees an

@@ -23,7 +23,7 @@ export interface RolloutStep {
 }
 
 /**
- * The order services are upgraded in, from a release to the current code (issue 37), each service's replicas
+ * The order services are upgraded in, from a release to the current code, each service's replicas
  * one at a time. `orders-first`: every callee before its callers (orders, sessions, the dispatcher, then the
  * gateway), so old callers meet new callees. `gateway-first`: the callers first, so new callers meet old callees.
  * `both`: orders first, a rollback to the release in the reverse order (what a team does when a deploy goes
@@ -113,7 +113,7 @@ export interface RolloutOptions {
   steadyMs: number;
   startedAt: number;
   /**
-   * A mixed-version rollout (issue 37): the release the cluster started on and the phases to run; without it,
+   * A mixed-version rollout: the release the cluster started on and the phases to run; without it,
    * every replica is replaced by one of the same build, in SERVICES order.
    */
   mixed?: { from: ServiceBuild; phases: readonly RolloutPhase[] };

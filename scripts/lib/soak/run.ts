@@ -49,7 +49,7 @@ export interface SoakOptions {
    */
   rollout?: boolean;
   /**
-   * Issue 37: with `rollout`, the cluster starts on this release (a version, `previous` or a commit: releases.ts)
+   * With `rollout`, the cluster starts on this release (a version, `previous` or a commit: releases.ts)
    * and is upgraded to the current code in `order`, under load; the ledger gains a row per contract.
    */
   from?: string;
@@ -566,7 +566,7 @@ function firstAttempts(
 const UNMIGRATED_ORDER = { revision: { $exists: false } };
 
 /**
- * Issue 37's rows: per contract, how much talk crossed versions (internal HTTP from the load balancer's log; Kafka
+ * The mixed-version rows: per contract, how much talk crossed versions (internal HTTP from the load balancer's log; Kafka
  * topics and stored documents from when each side acted), and the migration that ran under load.
  */
 async function mixedVersionRows(input: {

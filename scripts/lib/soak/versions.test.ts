@@ -3,7 +3,7 @@ import { rolloutPhases } from './rollout';
 import { VersionTimeline, handoffRow, httpContractRows, routeOf } from './versions';
 import type { LoggedRequest } from '../haproxy';
 
-// Issue 37: the mixed-version soak's rows say, per contract, how much talk crossed versions; they are computed
+// the mixed-version soak's rows say, per contract, how much talk crossed versions; they are computed
 // from when each replica served on which build, and (internal HTTP) from the load balancer's request log.
 
 const OLD = '1.0.0';

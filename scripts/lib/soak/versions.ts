@@ -1,4 +1,4 @@
-// The mixed-version rollout soak's own ledger rows (issue 37): for every contract between services, how much of
+// The mixed-version rollout soak's own ledger rows: for every contract between services, how much of
 // the run an old and a new party talked across it, and whether any of that talk failed. What each side ran at
 // each moment comes from the rollout's steps (VersionTimeline); who called whom at which version, for internal
 // HTTP, from the load balancer's request log, where each caller has a frontend of its own and both sides name
