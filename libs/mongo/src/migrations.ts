@@ -99,6 +99,40 @@ export class MigrationRunner {
     return this.options.migrations.every((m) => this.settled.has(m.id));
   }
 
+  /**
+   * Before the service serves (a few commands per step): a step recorded done with nothing left in the old shape,
+   * or with no document in the old shape at all (a new database, or one already migrated), is settled (recorded
+   * done if it was not); what is left is for the background rounds. So a service whose data needs nothing sends
+   * nothing more, and one whose data does is not held back from serving by it.
+   */
+  async settle(): Promise<void> {
+    for (const migration of this.options.migrations) {
+      if (this.settled.has(migration.id)) continue;
+      const collection = this.options.db.collection<MigratedDocument>(migration.collection);
+      if (await collection.findOne(migration.pending, { projection: { _id: 1 } })) continue;
+      const record = await this.records.findOne({ _id: migration.id });
+      if (record?.state !== 'done') {
+        const now = new Date();
+        await this.records.updateOne(
+          { _id: migration.id },
+          {
+            $set: {
+              description: migration.description,
+              state: 'done',
+              cursor: null,
+              doneAt: now,
+              updatedAt: now,
+              by: this.options.version,
+            },
+            $setOnInsert: { migrated: 0, passes: 1, startedAt: now },
+          },
+          { upsert: true },
+        );
+      }
+      this.settled.add(migration.id);
+    }
+  }
+
   /** One round: each step not settled here, in order, if its lease is free. */
   async runOnce(): Promise<void> {
     for (const migration of this.options.migrations) {

@@ -124,6 +124,20 @@ describe('MigrationRunner', () => {
     expect(await record('behind')).toMatchObject({ state: 'done', migrated: 35, by: '1.1.1' });
   });
 
+  it('When a process starts on data with nothing in the old shape, then the step is recorded done before it serves, and nothing runs in the background', async () => {
+    await mongo.db.collection<Doc>('settled').insertMany([{ _id: 'doc_1', n: 1, revision: 3 }]);
+    const starting = runner('settled');
+    await starting.settle();
+    expect(starting.idle).toBe(true);
+    expect(await record('settled')).toMatchObject({ state: 'done', migrated: 0 });
+    // With documents in the old shape, settle() leaves the step to the background rounds.
+    await seed('unsettled', 0, 2);
+    const another = runner('unsettled');
+    await another.settle();
+    expect(another.idle).toBe(false);
+    expect(await record('unsettled')).toBeNull();
+  });
+
   it('When a document is written to the new shape meanwhile, then the step leaves it as its writer made it', async () => {
     await seed('written', 0, 3);
     await mongo.db.collection<Doc>('written').updateOne({ _id: 'doc_00001' }, { $set: { revision: 4 } });

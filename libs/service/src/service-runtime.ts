@@ -163,14 +163,16 @@ export class ServiceRuntime<C extends RuntimeConfig> {
   }
 
   /**
-   * The service's rolling migrations (libs/mongo migrations.ts; docs/engineering.md, "Migrations that roll"), run
-   * in the background on the replica that holds each step's lease, every `intervalMs` until all are done; the
-   * service serves meanwhile, as the previous release's replicas still do.
+   * The service's rolling migrations (libs/mongo migrations.ts; docs/engineering.md, "Migrations that roll"): the
+   * steps with nothing to do are settled now (a few commands each), the others run in the background on the
+   * replica that holds each step's lease, every `intervalMs` until all are done; the service serves meanwhile, as
+   * the previous release's replicas still do.
    */
-  runMigrations(db: Db, migrations: readonly Migration[], intervalMs = 5_000): MigrationRunner {
+  async runMigrations(db: Db, migrations: readonly Migration[], intervalMs = 5_000): Promise<MigrationRunner> {
     const { logger } = this.options;
     const runner = new MigrationRunner({ db, migrations, logger, version: buildInfo().version });
-    this.runInBackground('migrations', migrationsInBackground(runner, intervalMs, logger));
+    await runner.settle();
+    if (!runner.idle) this.runInBackground('migrations', migrationsInBackground(runner, intervalMs, logger));
     return runner;
   }
 

@@ -55,7 +55,7 @@ export function buildApp(
         mountRoutes(app, { internalCallers: config.INTERNAL_CALLERS, commands, referenceData, clock });
       if (config.SWEEPERS_ENABLED) {
         relay.start();
-        runtime.runMigrations(mongo.db, ORDER_MIGRATIONS);
+        await runtime.runMigrations(mongo.db, ORDER_MIGRATIONS);
       }
       const server = await runtime.listen(app);
       return { url: server.url };
