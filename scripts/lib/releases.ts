@@ -14,11 +14,10 @@ import { join } from 'node:path';
 import { readReleases, type BuildInfo, type Release } from '@checkout/config';
 import { ensureCached } from '@checkout/engines';
 import { REPO_ROOT, SERVICES, bundle } from '../../deploy/scripts/bundle';
-import { runTool } from './tool-cache';
+import { runTool, userCacheDir } from './tool-cache';
 
 export function releasesCacheRoot(env: Record<string, string | undefined> = process.env): string {
-  const base = env.XDG_CACHE_HOME?.trim() || join(env.HOME?.trim() || '/tmp', '.cache');
-  return join(base, 'checkout-releases');
+  return userCacheDir('checkout-releases', env);
 }
 
 /** What a stack runs for a service: a release's bundles, or this checkout (its sources, or its own bundles). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runSoak } from './run';
+import { soakTier } from './run';
 
 // In the rollout tier of `npm test` (vitest project "rollout"): a cluster of two replicas of each service
 // starts on the latest recorded release (releases.json; its bundles are built once per commit under
@@ -13,20 +13,12 @@ const SEED = 37;
 
 describe('the two-minute mixed-version rollout', () => {
   it('When every service is upgraded from the previous release in both orders (and rolled back in between) under load, then no request fails, every cent and event is accounted for, and the migration finishes', async () => {
-    const { report, table, serviceLogExcerpts } = await runSoak({
-      minutes: 2,
-      rate: 2,
-      seed: SEED,
-      replicas: 2,
-      rollout: true,
-      from: 'previous',
-      order: 'both',
-      log: (line) => process.stderr.write(`[mixed] ${line}\n`),
-    });
-    console.log(`mixed-version rollout ledger (2 min, 2 replicas, from the previous release, seed ${SEED}):\n${table}`);
     // As in the same-version rollout, the first-attempt p99 ratio is printed, not asserted (a time).
-    const violated = report.rows.filter((r) => r.check && !r.timing && r.value !== 0).map((r) => r.label);
-    if (violated.length > 0) console.log(`service logs:\n${serviceLogExcerpts}`);
+    const { report, table, violated } = await soakTier(
+      `mixed-version rollout ledger (2 min, 2 replicas, from the previous release, seed ${SEED})`,
+      'mixed',
+      { minutes: 2, rate: 2, seed: SEED, replicas: 2, rollout: true, from: 'previous', order: 'both' },
+    );
     expect(violated, table).toEqual([]);
     // Every internal contract saw an old and a new party talk, each way round.
     const http = report.rows.filter((r) => r.label.endsWith('(internal HTTP)'));

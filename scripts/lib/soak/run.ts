@@ -127,6 +127,26 @@ async function serviceLogExcerpts(logDir: string): Promise<string> {
 }
 
 /**
+ * A soak run as a test tier: runs it, prints its ledger under `title` (and, when a check failed, the services'
+ * warnings and errors, which CI does not keep), and returns the failed checks. A time (the first-attempt p99
+ * ratio) is printed with the ledger but never a failed check here: a test asserts what must hold, never a time.
+ */
+export async function soakTier(
+  title: string,
+  tag: string,
+  options: Omit<SoakOptions, 'log'>,
+): Promise<{ report: LedgerReport; table: string; violated: string[] }> {
+  const { report, table, serviceLogExcerpts } = await runSoak({
+    ...options,
+    log: (line) => process.stderr.write(`[${tag}] ${line}\n`),
+  });
+  console.log(`${title}:\n${table}`);
+  const violated = report.rows.filter((r) => r.check && !r.timing && r.value !== 0).map((r) => r.label);
+  if (violated.length > 0) console.log(`service logs:\n${serviceLogExcerpts}`);
+  return { report, table, violated };
+}
+
+/**
  * `npm run soak`: engines and a process stack of its own, four loopback receivers, load and chaos at once, then
  * drain and reconcile. Everything started here is stopped here, whatever happens.
  */
