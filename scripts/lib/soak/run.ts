@@ -314,6 +314,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         log,
       }),
       chaos,
+      // The merchants' journeys read the events API only in the ledger, after the rollout: from a release, a
+      // merchant also reads its latest events every 2 s meanwhile (the gateway's calls to the dispatcher cross
+      // versions too). Its requests are the load's: each must be answered.
+      from ? readEventsMeanwhile(load, merchants, () => chaosRunning) : Promise.resolve(),
     ]);
     log(
       `load done: ${loadResult.journeys.length} journeys, ${load.records.length} requests in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`,
@@ -580,6 +584,18 @@ function firstAttempts(
     }
   }
   return [...first.values()].map((f) => ({ createdAt: f.createdAt, latencyMs: f.receivedAt - f.createdAt }));
+}
+
+/** GET /v0/events and the newest event, as a merchant's dashboard or integration does, every 2 s while `going`. */
+async function readEventsMeanwhile(client: RecordingClient, merchants: readonly Merchant[], going: () => boolean) {
+  for (let n = 0; going(); n++) {
+    const merchant = merchants[n % merchants.length] as Merchant;
+    const listed = await client.send('GET', '/v0/events?limit=3', 'GET /v0/events', { key: merchant.testKey });
+    const newest = (listed.body as { events?: { id: string }[] } | undefined)?.events?.[0];
+    if (newest)
+      await client.send('GET', `/v0/events/${newest.id}`, 'GET /v0/events/:eventId', { key: merchant.testKey });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
 }
 
 /** Orders the orders.0001 migration has not reached (libs/mongo migrations; services/orders/src/store/migrations.ts). */
