@@ -91,7 +91,13 @@ export async function ensureReleaseBundles(
       const started = Date.now();
       log(`release ${release.version}: building its service bundles into ${dir} (once per commit)`);
       const tar = join(tmp, 'source.tar');
-      git('archive', '--format=tar', `--output=${tar}`, release.commit);
+      try {
+        git('archive', '--format=tar', `--output=${tar}`, release.commit);
+      } catch (err) {
+        throw new Error(
+          `git archive ${release.commit} failed (a shallow clone lacks old commits: git fetch --unshallow): ${String(err)}`,
+        );
+      }
       const untar = await runTool('tar', ['-xf', tar, '-C', tmp], { log, quiet: true });
       if (untar.code !== 0) throw new Error(`tar -xf of ${release.commit}: ${untar.stderr}`);
       rmSync(tar);
