@@ -3,12 +3,12 @@
 // internal call (INTERNAL_CALLS), and a merchant's and an operator's journey through the public API, the admin API,
 // the hosted page and the dashboard that reaches every internal route; then the documents each service stored.
 // `npm run fixtures -- --contracts [--from <release>]` writes what it recorded under libs/contracts/fixtures/
-// (libs/testing contract-fixtures.ts says how they are checked).
+// (testkit/testing contract-fixtures.ts says how they are checked).
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MongoClient } from 'mongodb';
+import { MongoClient } from '@checkout/mongo';
 import { request } from 'undici';
 import { startEngines, type Engines } from '@checkout/engines';
 import {

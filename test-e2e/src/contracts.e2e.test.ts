@@ -10,7 +10,7 @@
 // The callers' side (today's callers parse what a release's callees answered) is scripts/lib/http-contracts.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MongoClient } from 'mongodb';
+import { MongoClient } from '@checkout/mongo';
 import { request } from 'undici';
 import { EventResponse, OrderResponse, SessionResponse } from '@checkout/contracts';
 import {

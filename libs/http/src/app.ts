@@ -5,7 +5,7 @@ import type { Logger } from '@checkout/logger';
 import { buildInfo, type BuildInfo } from '@checkout/config';
 import { DomainError } from '@checkout/errors';
 import { requestId } from './request-id';
-import { INTERNAL_HEADERS } from './internal-auth';
+import { INTERNAL_API_HEADERS } from '@checkout/contracts';
 import { errorHandler } from './error-handler';
 import { createMetrics, type HttpMetrics } from './metrics';
 import { operationalEndpoints, type OperationalExposure, type ReadinessCheck } from './health';
@@ -67,7 +67,7 @@ function answerWithVersion(version: string): Koa.Middleware {
     try {
       await next();
     } finally {
-      if (ctx.get(INTERNAL_HEADERS.token)) ctx.set(INTERNAL_HEADERS.version, version);
+      if (ctx.get(INTERNAL_API_HEADERS.token)) ctx.set(INTERNAL_API_HEADERS.version, version);
     }
   };
 }

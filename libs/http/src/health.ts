@@ -33,7 +33,10 @@ export function operationalEndpoints(options: {
   const build =
     exposure === 'full' && options.build ? { version: options.build.version, commit: options.build.commit } : {};
   return async (ctx, next) => {
-    if (ctx.method !== 'GET') return next();
+    if (ctx.method !== 'GET') {
+      await next();
+      return;
+    }
     if (ctx.path === '/healthz') {
       ctx.body = { status: 'ok' };
       return;
@@ -61,7 +64,7 @@ export function operationalEndpoints(options: {
       ctx.body = await options.registry.metrics();
       return;
     }
-    return next();
+    await next();
   };
 }
 

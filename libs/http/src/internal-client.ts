@@ -3,7 +3,7 @@ import { Pool, errors as undiciErrors } from 'undici';
 import { buildInfo } from '@checkout/config';
 import { DependencyUnavailableError } from '@checkout/errors';
 import { currentRequestId } from '@checkout/logger';
-import { INTERNAL_HEADERS, type RequestScope } from './internal-auth';
+import { INTERNAL_API_HEADERS, type Scope } from '@checkout/contracts';
 
 export interface InternalClientOptions {
   /** The service called, as named in errors and logs ("orders"). */
@@ -74,7 +74,7 @@ export class InternalClient {
   async json(request: {
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
     path: string;
-    scope?: RequestScope;
+    scope?: Scope;
     requestId?: string;
     body?: unknown;
     headers?: Record<string, string>;
@@ -138,15 +138,15 @@ export class InternalClient {
         !HOP_BY_HOP.has(name) &&
         name !== 'host' &&
         !name.startsWith('x-internal') &&
-        name !== INTERNAL_HEADERS.organization &&
-        name !== INTERNAL_HEADERS.mode
+        name !== INTERNAL_API_HEADERS.organization &&
+        name !== INTERNAL_API_HEADERS.mode
       )
         headers[name] = value;
     }
     Object.assign(headers, this.internalHeaders(undefined, request.requestId));
     try {
       const response = await this.pool.request({
-        method: request.method as 'GET',
+        method: request.method,
         path: this.basePath + request.path,
         headers,
         body: request.body,
@@ -165,16 +165,16 @@ export class InternalClient {
     return this.pool.close();
   }
 
-  private internalHeaders(scope: RequestScope | undefined, requestId: string | undefined): Record<string, string> {
+  private internalHeaders(scope: Scope | undefined, requestId: string | undefined): Record<string, string> {
     const headers: Record<string, string> = {
-      [INTERNAL_HEADERS.token]: this.options.internalToken,
-      [INTERNAL_HEADERS.version]: buildInfo().version,
+      [INTERNAL_API_HEADERS.token]: this.options.internalToken,
+      [INTERNAL_API_HEADERS.version]: buildInfo().version,
     };
     const id = requestId ?? currentRequestId();
-    if (id) headers['x-request-id'] = id;
+    if (id) headers[INTERNAL_API_HEADERS.requestId] = id;
     if (scope) {
-      headers[INTERNAL_HEADERS.organization] = scope.organizationId;
-      headers[INTERNAL_HEADERS.mode] = scope.mode;
+      headers[INTERNAL_API_HEADERS.organization] = scope.organizationId;
+      headers[INTERNAL_API_HEADERS.mode] = scope.mode;
     }
     return headers;
   }

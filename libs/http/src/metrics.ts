@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Middleware } from 'koa';
 import type { BuildInfo } from '@checkout/config';
-import { INTERNAL_HEADERS } from './internal-auth';
+import { INTERNAL_API_HEADERS } from '@checkout/contracts';
 
 export interface HttpMetrics {
   registry: Registry;
@@ -64,7 +64,7 @@ export function createMetrics(service: string, registry: Registry = new Registry
           method: ctx.method,
           route,
           caller,
-          caller_version: ctx.get(INTERNAL_HEADERS.version) || UNVERSIONED_CALLER,
+          caller_version: ctx.get(INTERNAL_API_HEADERS.version) || UNVERSIONED_CALLER,
         });
     }
   };

@@ -9,9 +9,17 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { BSON } from 'mongodb';
+import { BSON } from '@checkout/mongo';
 
-export const CONTRACT_FIXTURES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'contracts', 'fixtures');
+export const CONTRACT_FIXTURES_DIR = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  '..',
+  'libs',
+  'contracts',
+  'fixtures',
+);
 export const HTTP_FIXTURES_DIR = join(CONTRACT_FIXTURES_DIR, 'http');
 export const DOCUMENT_FIXTURES_DIR = join(CONTRACT_FIXTURES_DIR, 'documents');
 
