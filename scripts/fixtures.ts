@@ -57,8 +57,8 @@ async function contracts(): Promise<number> {
   for (const d of fresh.documents) {
     const dir = join(DOCUMENT_FIXTURES_DIR, `${d.service}.${d.collection}`);
     mkdirSync(dir, { recursive: true });
-    const kind = d.document.status ?? d.document.type ?? d.collection;
-    const file = freeName(dir, String(kind).replace(/[^A-Za-z0-9.]+/g, '-'));
+    const kind = [d.document.status, d.document.type].find((v): v is string => typeof v === 'string') ?? d.collection;
+    const file = freeName(dir, kind.replace(/[^A-Za-z0-9.]+/g, '-'));
     writeFileSync(file, documentFixtureJson(d));
     log(`wrote ${file}`);
   }

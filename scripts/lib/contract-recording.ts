@@ -43,11 +43,11 @@ interface Recorded extends Omit<HttpFixture, 'recordedFrom' | 'route' | 'seq'> {
   at: number;
 }
 
-const pick = (headers: IncomingMessage['headers'] | Record<string, unknown>, keep: ReadonlySet<string>) => {
+const pick = (headers: Record<string, string | string[] | undefined>, keep: ReadonlySet<string>) => {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers))
     if (keep.has(name.toLowerCase()) && value !== undefined)
-      out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+      out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   return out;
 };
 const jsonOrUndefined = (text: string): unknown => {
@@ -96,7 +96,7 @@ async function recordingProxy(
           if (!path.startsWith('/checkout/') && !path.startsWith('/internal/processor/'))
             sink.push({
               at: Date.now(),
-              caller: call.caller as HttpFixture['caller'],
+              caller: call.caller,
               callee: call.callee,
               request: {
                 method: req.method ?? 'GET',
@@ -131,7 +131,7 @@ async function recordingProxy(
 
 /** A merchant's HTTP client for the journey: every call must answer as expected, or the recording stops. */
 function client(baseUrl: string, key: string) {
-  return async <T = any>(
+  return async <T = unknown>(
     method: string,
     path: string,
     expected: number,
@@ -461,10 +461,10 @@ function holds(d: DocumentFixture, id: string): boolean {
 export function selectNew(
   recording: ContractRecording,
   committed: { http: readonly HttpFixture[]; documents: readonly DocumentFixture[] },
-  shapes: { http(f: HttpFixture): string; document(f: DocumentFixture): string },
+  shapes: { http: (f: HttpFixture) => string; document: (f: DocumentFixture) => string },
 ): ContractRecording {
-  const knownHttp = new Set(committed.http.map(shapes.http));
-  const knownDocs = new Set(committed.documents.map(shapes.document));
+  const knownHttp = new Set(committed.http.map((f) => shapes.http(f)));
+  const knownDocs = new Set(committed.documents.map((d) => shapes.document(d)));
   const anyNew = recording.interactions.some((f) => !knownHttp.has(shapes.http(f)));
   const interactions = anyNew ? recording.interactions : [];
   const keptDocs = new Set<DocumentFixture>();

@@ -77,7 +77,10 @@ interface Clients {
   settings: GatewaySettingsClient;
 }
 
-/** A merchant's or operator's call the gateway forwards: its answer goes out as it is, so it must be what the public API promises. */
+/**
+ * A merchant's or operator's call the gateway forwards: its answer goes out as it is, so it must be what the public
+ * API promises.
+ */
 const forwarded = (upstream: 'orders' | 'sessions' | 'dispatcher') => async (f: HttpFixture, c: Clients) => {
   const answer = await c.upstreams[upstream].forward({
     method: f.request.method as 'GET' | 'POST' | 'PATCH',

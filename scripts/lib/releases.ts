@@ -96,6 +96,7 @@ export async function ensureReleaseBundles(
       } catch (err) {
         throw new Error(
           `git archive ${release.commit} failed (a shallow clone lacks old commits: git fetch --unshallow): ${String(err)}`,
+          { cause: err },
         );
       }
       const untar = await runTool('tar', ['-xf', tar, '-C', tmp], { log, quiet: true });

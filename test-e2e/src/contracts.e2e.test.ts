@@ -43,7 +43,7 @@ afterAll(async () => {
 
 type Service = HttpFixture['callee'];
 const databaseOf = (service: Service) =>
-  mongo.db((service === 'webhook-dispatcher' ? stack.env.dispatcher : stack.env[service]).MONGODB_DATABASE as string);
+  mongo.db((service === 'webhook-dispatcher' ? stack.env.dispatcher : stack.env[service]).MONGODB_DATABASE);
 const urlOf = (service: Service): string =>
   service === 'gateway'
     ? stack.env.adminUrl
@@ -88,9 +88,7 @@ async function seed(fixtures: readonly DocumentFixture[], ids: IdMap): Promise<A
     // An _id that is no platform id (a key's lookup id, a token's hash) is made unique here.
     if (idsIn(f.document._id).size === 0)
       document._id = `${String(f.document._id).slice(0, 8)}${randomBytes(8).toString('hex')}`;
-    await databaseOf(f.service)
-      .collection(f.collection)
-      .insertOne(document as { _id: never });
+    await databaseOf(f.service).collection(f.collection).insertOne(document);
     stored.push(document);
   }
   return stored;
@@ -323,13 +321,13 @@ describe("today's readers read what a release's writers stored (libs/contracts/f
       for (const [i, f] of fixtures.entries()) {
         const doc = stored[i] as Record<string, unknown>;
         const scope = {
-          'x-organization-id': String(doc.organizationId ?? doc._id),
-          'x-mode': String(doc.mode ?? 'test'),
+          'x-organization-id': String(typeof doc.organizationId === 'string' ? doc.organizationId : doc._id),
+          'x-mode': typeof doc.mode === 'string' ? doc.mode : 'test',
         };
         try {
           await (READERS[f.dir] as (typeof READERS)[string])(doc, scope);
         } catch (err) {
-          throw new Error(`${f.dir}/${f.name}: ${err instanceof Error ? err.message : String(err)}`);
+          throw new Error(`${f.dir}/${f.name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
         }
       }
     });

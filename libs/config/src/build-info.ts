@@ -23,7 +23,10 @@ export const ReleasesFile = z.strictObject({
 });
 
 export interface BuildInfo {
-  /** The release's version at a release commit; `<latest release>+<12 hex>` between releases; `.dirty` when built from a changed tree. */
+  /**
+   * The release's version at a release commit; `<latest release>+<12 hex>` between releases; `.dirty` appended
+   * when built from a changed tree.
+   */
   version: string;
   /** The full commit hash, or `unknown` when the build could not tell (an image built without BUILD_COMMIT). */
   commit: string;

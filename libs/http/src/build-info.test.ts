@@ -109,7 +109,7 @@ describe('the build a service reports', () => {
         headers: { 'x-internal-version': '6.6.6' },
         body: Readable.from([]),
       });
-      await answer.body.resume();
+      answer.body.resume();
       expect(answer.headers['x-internal-version']).toBeUndefined();
       // The browser's copy was dropped and this process's own version sent in its place.
       expect(answer.headers['x-seen']).toBe('false');

@@ -219,7 +219,10 @@ export class MigrationRunner {
   }
 }
 
-/** The runner as a background part (ServiceRuntime.runInBackground): a round now, then every `intervalMs` until idle. */
+/**
+ * The runner as a background part (ServiceRuntime.runInBackground): a round now, then every `intervalMs` until
+ * every step is settled.
+ */
 export function migrationsInBackground(
   runner: MigrationRunner,
   intervalMs: number,

@@ -599,12 +599,12 @@ async function readEventsMeanwhile(client: RecordingClient, merchants: readonly 
   }
 }
 
-/** Orders the orders.0001 migration has not reached (libs/mongo migrations; services/orders/src/store/migrations.ts). */
+/** Orders the orders.0001 migration has not reached (services/orders/src/store/migrations.ts). */
 const UNMIGRATED_ORDER = { revision: { $exists: false } };
 
 /**
- * The mixed-version rows: per contract, how much talk crossed versions (internal HTTP from the load balancer's log; Kafka
- * topics and stored documents from when each side acted), and the migration that ran under load.
+ * The mixed-version rows: per contract, how much talk crossed versions (internal HTTP from the load balancer's log;
+ * Kafka topics and stored documents from when each side acted), and the migration that ran under load.
  */
 async function mixedVersionRows(input: {
   cluster: ClusterStack;

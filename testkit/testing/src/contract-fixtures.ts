@@ -143,7 +143,11 @@ export function readHttpFixtures(): Array<{ dir: string; name: string; fixture: 
 export function readDocumentFixtures(): Array<{ dir: string; name: string; fixture: DocumentFixture }> {
   return readJsonDir(DOCUMENT_FIXTURES_DIR, (t) => {
     const raw = JSON.parse(t) as Omit<DocumentFixture, 'document'> & { document: unknown };
-    return { ...raw, document: BSON.EJSON.deserialize(raw.document as BSON.Document, { relaxed: true }) };
+    const document = BSON.EJSON.deserialize(raw.document as BSON.Document, { relaxed: true }) as Record<
+      string,
+      unknown
+    >;
+    return { ...raw, document };
   });
 }
 
@@ -236,11 +240,12 @@ export function missingFromAnswer(recorded: unknown, actual: unknown, path = 'bo
     // The first element stands for the rest (a list page); an empty recorded list promises nothing more. It is
     // compared with the same resource where today's list has it; else only its fields and their types count.
     if (recorded.length === 0 || actual.length === 0) return [];
-    const first = recorded[0] as { id?: unknown } | undefined;
-    const same =
-      typeof first?.id === 'string' && ids
-        ? actual.find((a) => (a as { id?: unknown } | null)?.id === ids.get(first.id as string))
-        : undefined;
+    const first: unknown = recorded[0];
+    const idOf = (value: unknown): unknown =>
+      value && typeof value === 'object' ? (value as { id?: unknown }).id : undefined;
+    const firstId = idOf(first);
+    const listed: readonly unknown[] = actual;
+    const same = typeof firstId === 'string' && ids ? listed.find((a) => idOf(a) === ids.get(firstId)) : undefined;
     if (same !== undefined) return missingFromAnswer(first, same, `${path}[0]`, ids);
     return missingFromAnswer(first, actual[0], `${path}[0]`, ids).filter((p) => !p.includes(': was "'));
   }

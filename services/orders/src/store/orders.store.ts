@@ -42,7 +42,7 @@ export class OrdersStore {
   ): Promise<{ order: OrderDocument; created: boolean }> {
     // Revision 0 from the start (orders.0001 gives it to orders stored before): what readers took a missing one as.
     const { created, doc: stored } = await scoped(this.collection, scope).insertOnce(
-      { ...doc, revision: doc.revision ?? 0 },
+      { ...doc, revision: typeof doc.revision === 'number' ? doc.revision : 0 },
       { creationKey: doc.creationKey as string },
     );
     // Refused: a retry of the same creation (its creation key found: that order), or another order's externalId.
