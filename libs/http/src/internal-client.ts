@@ -3,6 +3,7 @@ import { Pool, errors as undiciErrors } from 'undici';
 import { buildInfo } from '@checkout/config';
 import { DependencyUnavailableError } from '@checkout/errors';
 import { currentRequestId } from '@checkout/logger';
+import { inSpan, injectTraceHeaders, type SpanHandle } from '@checkout/telemetry';
 import { INTERNAL_API_HEADERS, type Scope } from '@checkout/contracts';
 
 export interface InternalClientOptions {
@@ -80,11 +81,20 @@ export class InternalClient {
     headers?: Record<string, string>;
     idempotent?: boolean;
   }): Promise<InternalAnswer> {
+    return inSpan(
+      `${request.method} ${this.options.service}`,
+      { kind: 'client', attributes: this.spanAttributes(request.method, request.scope) },
+      (span) => this.jsonCall(request, span),
+    );
+  }
+
+  private async jsonCall(request: Parameters<InternalClient['json']>[0], span: SpanHandle): Promise<InternalAnswer> {
     const headers: Record<string, string> = {
       accept: 'application/json',
       ...this.internalHeaders(request.scope, request.requestId),
       ...request.headers,
     };
+    injectTraceHeaders(headers);
     const body = request.body === undefined ? undefined : JSON.stringify(request.body);
     if (body !== undefined) headers['content-type'] = 'application/json';
     const attempts = (request.idempotent ?? request.method === 'GET') ? this.retries + 1 : 1;
@@ -115,6 +125,8 @@ export class InternalClient {
         await backoff(attempt);
         continue;
       }
+      span.setAttributes({ 'http.response.status_code': answer.status });
+      if (answer.status >= 500) span.fail();
       return answer;
     }
   }
@@ -144,6 +156,22 @@ export class InternalClient {
         headers[name] = value;
     }
     Object.assign(headers, this.internalHeaders(undefined, request.requestId));
+    return inSpan(
+      `${request.method} ${this.options.service}`,
+      { kind: 'client', attributes: this.spanAttributes(request.method, undefined) },
+      (span) => this.rawCall(request, headers, span),
+    );
+  }
+
+  private async rawCall(
+    request: Parameters<InternalClient['raw']>[0],
+    headers: Record<string, string | string[]>,
+    span: SpanHandle,
+  ): ReturnType<InternalClient['raw']> {
+    // The caller's own trace headers (a browser's, a processor's) never pass: the call continues this span.
+    delete headers.traceparent;
+    delete headers.tracestate;
+    injectTraceHeaders(headers as Record<string, string>);
     try {
       const response = await this.pool.request({
         method: request.method,
@@ -155,6 +183,8 @@ export class InternalClient {
       // What the callee says to its internal caller (its x-internal-version) is not for whoever this is passed to.
       for (const [name, value] of Object.entries(response.headers))
         if (value !== undefined && !HOP_BY_HOP.has(name) && !name.startsWith('x-internal')) out[name] = value;
+      span.setAttributes({ 'http.response.status_code': response.statusCode });
+      if (response.statusCode >= 500) span.fail();
       return { status: response.statusCode, headers: out, body: response.body };
     } catch (err) {
       throw new DependencyUnavailableError(this.options.service, err);
@@ -163,6 +193,15 @@ export class InternalClient {
 
   close(): Promise<void> {
     return this.pool.close();
+  }
+
+  private spanAttributes(method: string, scope: Scope | undefined) {
+    return {
+      'http.request.method': method,
+      'peer.service': this.options.service,
+      'checkout.organization_id': scope?.organizationId,
+      'checkout.mode': scope?.mode,
+    };
   }
 
   private internalHeaders(scope: Scope | undefined, requestId: string | undefined): Record<string, string> {
