@@ -35,8 +35,9 @@ export class Leases {
 
   /**
    * Takes the lease if it is free right now; null if someone else holds it. For singleton work (sweepers).
-   * `renew()` moves its expiry `ttlMs` ahead for work that may outlast it, and says whether this holder still had
-   * it (false: it expired and another took it).
+   * `renew()` extends it by `ttlMs` from now, and says false once it was lost (expired and taken by another):
+   * a long job (a migration, libs/mongo migrations.ts; a recovery, D44) renews while it runs and stops when it is
+   * no longer its.
    */
   async tryAcquire(key: string, ttlMs = this.ttlMs): Promise<LeaseHandle | null> {
     const owner = randomBytes(9).toString('base64url');
