@@ -25,6 +25,14 @@ export function appendToOutbox<D extends OutboxFields>(doc: D, entry: OutboxEntr
   return { ...doc, outbox: [...doc.outbox, entry], outboxPending: true };
 }
 
+/**
+ * The same for a conditional update (`findOneAndUpdate`): the operators that record `entry` in the document's
+ * outbox, for the store to merge into the update that makes the state change, so both land in one write.
+ */
+export function outboxPush(entry: OutboxEntry): { $push: { outbox: OutboxEntry }; $set: { outboxPending: true } } {
+  return { $push: { outbox: entry }, $set: { outboxPending: true } };
+}
+
 export interface OutboxRelayOptions<D extends Document & OutboxFields & { _id: string }> {
   collection: Collection<D>;
   producer: EventProducer;

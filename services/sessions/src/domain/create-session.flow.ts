@@ -7,7 +7,7 @@ import type { SessionsStore } from '../store/sessions.store';
 import type { SessionDocument } from '../store/session.document';
 import type { CheckoutSettings } from './checkout-settings';
 import { expectedTotal, expiresAtFor, resolveCallbackUrl, substitutePlaceholders } from './session';
-import { snapshotFields, type SessionWithOrder } from './session-transition';
+import { copyFields, type SessionWithOrder } from './session-writes';
 
 export interface CreateSessionDeps {
   store: SessionsStore;
@@ -84,7 +84,7 @@ export async function createSession(
     organizationName: settings.organizationName,
     enabledPaymentMethods: settings.enabledPaymentMethods,
     collected: {},
-    ...snapshotFields(created),
+    ...copyFields(created),
     outbox: [],
     outboxPending: false,
     createdAt: now,
