@@ -28,7 +28,7 @@ export interface HostedPageView extends SessionWithOrder {
   session: CheckoutSession;
   /** The methods the form offers (D26), in the table's order. */
   methods: PaymentMethod[];
-  /** The order's destination no longer takes payments (issue 22): the page says so. */
+  /** The order's destination no longer takes payments: the page says so. */
   destinationUnavailable: boolean;
   /** Where a stablecoin payment goes, when the order names a destination that takes payments. */
   payTo?: string | undefined;

@@ -25,7 +25,7 @@ describe('card (D27)', () => {
   });
 });
 
-describe('stablecoin (D27, issue 22)', () => {
+describe('stablecoin (D15, D27)', () => {
   const { simulate, available } = PAYMENT_METHOD_TABLE.stablecoin;
   it('When an amount is entered, then that amount is paid (partial and over-payment alike)', () => {
     expect(simulate(form({ amount: '$1,234.05' }))).toEqual({ outcome: 'succeeded', amount: 123405 });

@@ -48,7 +48,7 @@ export interface PaymentMethodEntry {
   fields: readonly FormField[];
   /** A line under its inputs, given the amount due as the page shows it. */
   hint?: (due: string) => string;
-  /** Its panel shows where the money goes: the order's destination address and its QR code (issue 22). */
+  /** Its panel shows where the money goes: the order's destination address and its QR code. */
   showsDestination: boolean;
   /**
    * Offered when the session's organization enables it for the session's mode (its checkout settings, snapshotted
@@ -93,7 +93,7 @@ export const PAYMENT_METHOD_TABLE: Record<PaymentMethod, PaymentMethodEntry> = {
     fields: [{ name: 'amount', label: 'Amount to pay (USD)', inputMode: 'decimal', prefillDue: true }],
     hint: () => 'You may pay part of the amount now.',
     showsDestination: true,
-    // Issue 22: while the destination the order names no longer accepts payments (deactivated, deleted,
+    // While the destination the order names no longer accepts payments (deactivated, deleted,
     // unverified), no stablecoin payment is taken.
     available: async (context) => ((await context.destination()) === 'unavailable' ? 'destination_unavailable' : true),
     // D27: pays what the tester enters, so partial and over-payment can be exercised.
