@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { csrfToken, verifyCsrfToken } from './csrf';
 import { signProcessorPayload, verifyProcessorSignature } from './processor-signature';
-import { DEFAULT_CHECKOUT_SETTINGS, encodeCheckoutSettings, parseCheckoutSettings } from './checkout-settings';
+import { encodeCheckoutSettingsHeader } from '@checkout/contracts';
+import { DEFAULT_CHECKOUT_SETTINGS, parseCheckoutSettings } from './checkout-settings';
 
 const SECRET = 'a-secret-of-at-least-16';
 
@@ -53,7 +54,7 @@ describe('checkout settings header', () => {
       defaultCallbackUrl: 'https://a.example/hook',
       enabledPaymentMethods: ['card' as const],
     };
-    expect(parseCheckoutSettings(encodeCheckoutSettings(settings))).toEqual(settings);
+    expect(parseCheckoutSettings(encodeCheckoutSettingsHeader(settings))).toEqual(settings);
     expect(parseCheckoutSettings(undefined)).toEqual(DEFAULT_CHECKOUT_SETTINGS);
     expect(() => parseCheckoutSettings('not-json')).toThrow(expect.objectContaining({ code: 'INVALID_REQUEST' }));
   });
