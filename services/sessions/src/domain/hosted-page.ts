@@ -16,6 +16,7 @@ import { effectiveStatus } from './session';
 import {
   copyFields,
   mergeIntoSession,
+  newerCopy,
   orderOf,
   scopeOf,
   sessionNotPayable,
@@ -150,9 +151,10 @@ export class HostedPage {
       Object.keys(patch).length > 0 ? await this.deps.orders.update(scope, found.orderId, patch) : undefined;
     return mergeIntoSession(this.deps, found, async (current) => {
       if (current.status !== 'pending') throw sessionNotPayable(current.status);
+      const newer = newerCopy(current, updated);
       return this.deps.store.collectInputs(scope, current, {
         inputs,
-        copy: updated && updated.revision > current.orderRevision ? copyFields(updated) : undefined,
+        copy: newer && copyFields(newer),
         now: this.deps.clock(),
       });
     });

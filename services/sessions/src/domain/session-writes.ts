@@ -170,7 +170,8 @@ export function copyFields(snapshot: OrderSnapshot): OrderCopy {
   return { orderJson: JSON.stringify(snapshot.order), orderRevision: snapshot.revision };
 }
 
-function newerCopy(doc: SessionDocument, answer: OrderSnapshot | undefined): OrderSnapshot | undefined {
+/** Orders' answer, if it is newer than the copy `doc` holds. */
+export function newerCopy(doc: SessionDocument, answer: OrderSnapshot | undefined): OrderSnapshot | undefined {
   return answer && answer.revision > doc.orderRevision ? answer : undefined;
 }
 
