@@ -1,16 +1,25 @@
-// `npm run hops [-- --at <git revision>] [--list]`: a card payment's call hops and files, counted on the static
-// call graph (scripts/lib/call-hops.ts; what counts: docs/engineering.md, "A payment, step by step"). With
+// `npm run hops [-- --at <git revision>] [--list] [--run]`: a card payment's call hops and files, counted on the
+// static call graph (scripts/lib/call-hops.ts; what counts: docs/engineering.md, "A payment, step by step"). With
 // --at, the same walk runs on that revision's sources (extracted to a temporary directory), so two versions are
-// measured by one counter; --list prints every function counted.
+// measured by one counter; --list prints every function counted; --run also runs one payment on real engines and
+// counts the functions that ran (scripts/lib/payment-trace.ts).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { startEngines } from '@checkout/engines';
 import { byPackage, paymentHops } from './lib/payment-hops';
+import { tracePayment } from './lib/payment-trace';
 import type { Hop } from './lib/call-hops';
 
-const { values } = parseArgs({ options: { at: { type: 'string' }, list: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    at: { type: 'string' },
+    list: { type: 'boolean', default: false },
+    run: { type: 'boolean', default: false },
+  },
+});
 const repo = resolve(import.meta.dirname, '..');
 
 /** `revision`'s tree in a temporary directory, its node_modules linked to this checkout's (workspaces to its own). */
@@ -62,6 +71,28 @@ try {
     })) {
       console.log(`\n${name}`);
       for (const hop of r.hops) console.log(`  ${hop.file}:${hop.line}  ${hop.name}`);
+    }
+  }
+  if (values.run) {
+    const engines = await startEngines();
+    try {
+      const ran = await tracePayment(root, engines);
+      console.log(`\nThe same payment as it runs (${label}; orders and sessions in this process, the POST alone):`);
+      console.log(
+        `${'functions that ran, calls'.padEnd(62)}${'hops'.padStart(6)}${'files'.padStart(7)}${'calls'.padStart(7)}`,
+      );
+      const packages = [...new Set(ran.map((f) => f.file.split('/').slice(0, 2).join('/')))].sort();
+      for (const pkg of ['all', ...packages]) {
+        const of = ran.filter((f) => pkg === 'all' || f.file.startsWith(`${pkg}/`));
+        const files = new Set(of.map((f) => f.file)).size;
+        const calls = of.reduce((sum, f) => sum + f.calls, 0);
+        console.log(
+          `  ${pkg.padEnd(60)}${String(of.length).padStart(6)}${String(files).padStart(7)}${String(calls).padStart(7)}`,
+        );
+      }
+      if (values.list) for (const f of ran) console.log(`  ${f.file}  ${f.name} ×${f.calls}`);
+    } finally {
+      await engines.stop();
     }
   }
 } finally {
