@@ -4,6 +4,13 @@ import { outboxPush, type OutboxEntry } from '@checkout/kafka';
 import { COLLECTIONS } from './indexes';
 import type { CollectedInputs, SessionDocument } from './session.document';
 
+/**
+ * Every named write bumps `revision`, which none of them reads: a whole-document replace made on an older read
+ * (`replaceIfUnchanged`, libs/mongo: how a version before the named writes writes a session, while a rolling
+ * deploy runs both) then loses instead of writing over the change, as it does after the outbox relay's marks.
+ */
+const BUMP = { $inc: { revision: 1 } } as const;
+
 /** A copy of the session's order as orders presented it, with the revision of that answer or event. */
 export type OrderCopy = Pick<SessionDocument, 'orderJson' | 'orderRevision'>;
 
@@ -127,7 +134,7 @@ export class SessionsStore {
   takeOrderCopy(scope: Scope, id: string, copy: OrderCopy, settledOnly: boolean): Promise<SessionDocument | null> {
     return scoped(this.collection, scope).findOneAndUpdate(
       { _id: id, orderRevision: { $lt: copy.orderRevision }, ...(settledOnly && { status: { $ne: 'pending' } }) },
-      { $set: copy },
+      { $set: copy, ...BUMP },
     );
   }
 
@@ -146,7 +153,7 @@ export class SessionsStore {
     if (change.expiresAt !== undefined) set.expiresAt = change.expiresAt;
     if (change.sessionDataJson !== undefined) filter.sessionDataJson = read.sessionDataJson;
     if (change.sessionDataJson !== undefined) set.sessionDataJson = change.sessionDataJson;
-    return scoped(this.collection, scope).findOneAndUpdate(filter, { $set: set });
+    return scoped(this.collection, scope).findOneAndUpdate(filter, { $set: set, ...BUMP });
   }
 
   /**
@@ -160,7 +167,7 @@ export class SessionsStore {
   ): Promise<SessionDocument | null> {
     return scoped(this.collection, scope).findOneAndUpdate(
       { _id: read._id, status: 'pending', orderRevision: read.orderRevision },
-      { $set: { collected: { ...read.collected, ...change.inputs }, updatedAt: change.now, ...change.copy } },
+      { $set: { collected: { ...read.collected, ...change.inputs }, updatedAt: change.now, ...change.copy }, ...BUMP },
     );
   }
 
@@ -168,7 +175,7 @@ export class SessionsStore {
   countDeclined(scope: Scope, id: string, now: Date): Promise<SessionDocument | null> {
     return scoped(this.collection, scope).findOneAndUpdate(
       { _id: id, status: 'pending', expiresAt: { $gt: now } },
-      { $inc: { failedAttempts: 1 }, $set: { updatedAt: now } },
+      { $inc: { failedAttempts: 1, revision: 1 }, $set: { updatedAt: now } },
     );
   }
 
@@ -193,8 +200,8 @@ export class SessionsStore {
         ...expected,
       },
       (pushed
-        ? { $set: { ...set, ...copy, ...pushed.$set }, $push: pushed.$push }
-        : { $set: { ...set, ...copy } }) as unknown as UpdateFilter<SessionDocument>,
+        ? { $set: { ...set, ...copy, ...pushed.$set }, $push: pushed.$push, ...BUMP }
+        : { $set: { ...set, ...copy }, ...BUMP }) as unknown as UpdateFilter<SessionDocument>,
     );
   }
 }

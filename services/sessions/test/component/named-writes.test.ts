@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type {} from '@checkout/testing';
-import { connectMongo, ensureIndexes, type MongoConnection } from '@checkout/mongo';
+import { connectMongo, ensureIndexes, scoped, type MongoConnection } from '@checkout/mongo';
 import type { OutboxEntry } from '@checkout/kafka';
 import { SESSION_INDEXES } from '../../src/store/indexes';
 import { SessionsStore, type OrderCopy } from '../../src/store/sessions.store';
@@ -125,6 +125,7 @@ describe('complete and expire: the session as their event presents it', () => {
         ...copy(2, 'completed'),
         outbox: [event(read, 'paid')],
         outboxPending: true,
+        revision: (changed.revision ?? 0) + 1,
       });
     }
   });
@@ -172,6 +173,26 @@ describe('complete and expire: the session as their event presents it', () => {
       ),
     ).toBeNull();
     expect(await stored(read)).toMatchObject({ status: 'cancelled', outbox: [], outboxPending: false });
+  });
+});
+
+describe('a rolling deploy beside the version that replaced whole documents', () => {
+  it('When that version replaces a session it read before a named write, then its replace loses (every named write bumps revision)', async () => {
+    const writes: Array<(read: SessionDocument) => Promise<unknown>> = [
+      (read) => store.complete(scope, read, { event: event(read, 'paid'), now: at(1) }),
+      (read) => store.takeOrderCopy(scope, read._id, copy(2, 'open'), false),
+      (read) => store.updateSession(scope, read, { sessionDataJson: '{"k":1}', now: at(1) }),
+      (read) => store.countDeclined(scope, read._id, at(1)),
+      (read) => store.collectInputs(scope, read, { inputs: { phone: '+15555550100' }, now: at(1) }),
+    ];
+    for (const write of writes) {
+      const read = await pendingSession();
+      await write(read);
+      const written = await stored(read);
+      const stale = await scoped(store.collection, scope).replaceIfUnchanged(read, { ...read, status: 'cancelled' });
+      expect(stale).toBeNull();
+      expect(await stored(read)).toEqual(written);
+    }
   });
 });
 
