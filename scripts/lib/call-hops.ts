@@ -4,7 +4,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import ts from 'typescript';
 
-/** A function by the file it is declared in and its name: `paySession`, `SessionsStore.complete`, `EventProducer.send`. */
+/** A function by the file it is declared in and its name: `paySession`, `SessionsStore.complete`, `Port.send`. */
 export interface FunctionRef {
   file: string;
   name: string;

@@ -23,8 +23,8 @@ interface App {
 }
 
 interface ServiceModules {
-  buildApp(config: unknown, logger: unknown, options?: unknown): App;
-  parseConfig(env: Record<string, string>): unknown;
+  buildApp: (config: unknown, logger: unknown, options?: unknown) => App;
+  parseConfig: (env: Record<string, string>) => unknown;
 }
 
 async function service(root: string, name: string): Promise<ServiceModules> {
@@ -33,7 +33,7 @@ async function service(root: string, name: string): Promise<ServiceModules> {
   return { buildApp: app.buildApp, parseConfig: config.parseConfig };
 }
 
-/** The functions of `root`'s services/*\/src and libs/*\/src that one hosted-page card payment ran, with their calls. */
+/** The functions of `root`'s services and libraries (src) that one hosted-page card payment ran, and their calls. */
 export async function tracePayment(
   root: string,
   engines: { mongoUrl: string; kafkaBrokers: string[] },

@@ -5,7 +5,7 @@ import { derivedId, newId, type Mode } from '@checkout/contracts';
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { EventDocument } from '../store/event.document';
 import type { Attempts } from './attempts';
-import type { DispatcherDeps, IncomingSessionEvent } from './dispatcher';
+import type { DispatcherDeps, IncomingSessionEvent } from './ports';
 
 /** Most events (with their deliveries) written by one batched command. */
 const WRITE_BATCH_LIMIT = 200;
@@ -18,7 +18,10 @@ export function initialDeliveryId(eventId: string, mode: Mode): string {
   return derivedId('dlv', mode, `initial:${eventId}`);
 }
 
-/** The webhook body exactly as D30 orders it: `{id, event, createdAt, session}` (plus anything newer the producer added). */
+/**
+ * The webhook body exactly as D30 orders it: `{id, event, createdAt, session}` (plus anything newer the producer
+ * added).
+ */
 export function webhookBodyJson(rawBody: Record<string, unknown>): string {
   const { id, event, createdAt, session, ...rest } = rawBody;
   return JSON.stringify({ id, event, createdAt, session, ...rest });
