@@ -4,12 +4,28 @@ import { DeliveryId, EventId, ModeSchema, OrderId, SessionId, modeOfId } from '.
 import { Order } from './orders';
 import { CheckoutSession } from './sessions';
 
-// D30: the only events this service fires.
-export const EVENT_TYPES = ['checkout.session.completed', 'checkout.session.expired'] as const;
+/**
+ * D30: the session events this service fires, each under the session status that fires it (completed: D28;
+ * expired: D21; a cancelled session fires none, D25). The one catalog every spelling of a session event's type
+ * derives from: the webhook bodies and the Kafka envelope below, the events API's filter, sessions' outbox.
+ */
+export const SESSION_EVENT_TYPES = {
+  completed: 'checkout.session.completed',
+  expired: 'checkout.session.expired',
+} as const;
+/** A session status that fires an event: a key of SESSION_EVENT_TYPES. */
+export type SessionEventStatus = keyof typeof SESSION_EVENT_TYPES;
+export type SessionEventType = (typeof SESSION_EVENT_TYPES)[SessionEventStatus];
+
+/** Every event type, for the events API's filter and the tools: the catalog's values. */
+export const EVENT_TYPES = Object.values(SESSION_EVENT_TYPES) as [SessionEventType, ...SessionEventType[]];
 export const EventType = z.enum(EVENT_TYPES).describe('Event name.');
 export type EventType = z.infer<typeof EventType>;
-export const SESSION_COMPLETED = 'checkout.session.completed' satisfies EventType;
-export const SESSION_EXPIRED = 'checkout.session.expired' satisfies EventType;
+
+/** Whether a session status fires an event (D30), and so has a type in the catalog. */
+export function firesSessionEvent(status: string): status is SessionEventStatus {
+  return Object.hasOwn(SESSION_EVENT_TYPES, status);
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Webhook body (D30) and events API (D34)
@@ -22,11 +38,11 @@ const webhookEventShape = {
 
 const webhookEventOf = <T extends EventType>(type: T) => z.object({ ...webhookEventShape, event: z.literal(type) });
 
-export const SessionCompletedWebhook = webhookEventOf(SESSION_COMPLETED).meta({
+export const SessionCompletedWebhook = webhookEventOf(SESSION_EVENT_TYPES.completed).meta({
   id: 'SessionCompletedEvent',
   description: "`checkout.session.completed`: the session's order was paid in full (D28).",
 });
-export const SessionExpiredWebhook = webhookEventOf(SESSION_EXPIRED).meta({
+export const SessionExpiredWebhook = webhookEventOf(SESSION_EVENT_TYPES.expired).meta({
   id: 'SessionExpiredEvent',
   description: '`checkout.session.expired`: the session reached expiresAt unpaid (D21).',
 });
@@ -140,12 +156,12 @@ const envelopeShape = {
 
 export const SessionCompletedEventV1 = z.object({
   ...envelopeShape,
-  type: z.literal(SESSION_COMPLETED),
+  type: z.literal(SESSION_EVENT_TYPES.completed),
   body: SessionCompletedWebhook,
 });
 export const SessionExpiredEventV1 = z.object({
   ...envelopeShape,
-  type: z.literal(SESSION_EXPIRED),
+  type: z.literal(SESSION_EVENT_TYPES.expired),
   body: SessionExpiredWebhook,
 });
 
@@ -167,10 +183,6 @@ export const SessionEventV1 = z
   })
   .meta({ id: 'SessionEventV1' });
 export type SessionEventV1 = z.infer<typeof SessionEventV1>;
-
-/** The session-event message as consumers parse it today: every version still produced. */
-export const SessionEventMessage = SessionEventV1;
-export type SessionEventMessage = SessionEventV1;
 
 // ---- Orders' facts on TOPICS.orderEvents (key orderId): produced by orders, consumed by sessions -------------
 //
