@@ -8,7 +8,7 @@ export const WITHOUT_TOTAL = { [INTERNAL_API_HEADERS.withoutTotal]: '1' };
 
 /** A call the gateway forwards for a merchant or an operator: the owner validates it and its answer goes back as it is. */
 export interface ForwardedCall {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The owner's internal path, query string included. */
   path: string;
   scope: RequestScope;

@@ -2,6 +2,7 @@ import type { Logger } from '@checkout/logger';
 import type { SessionEventV1 } from '@checkout/contracts';
 import type { DeliveriesStore } from '../store/deliveries.store';
 import type { EventsStore } from '../store/events.store';
+import type { WebhookEndpointsStore } from '../store/webhook-endpoints.store';
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { SendResult } from '../clients/webhook-endpoints.client';
 import type { SigningSecrets } from '../clients/gateway.client';
@@ -9,6 +10,8 @@ import type { DispatcherMetrics } from '../metrics';
 import type { RetryMessage } from '../messaging/webhook-messages';
 import { Attempts } from './attempts';
 import type { HostScheduler } from './host-scheduler';
+import type { EndpointDirectory } from './endpoint-directory';
+import { EndpointHealth } from './endpoint-health';
 import { Recorder } from './record';
 import { Recovery } from './recovery';
 
@@ -48,6 +51,10 @@ export interface DispatcherDeps {
   /** Keeps recoveries (D44) to one at a time per organization and mode. */
   recoveries: ExclusiveWork;
   deliveries: DeliveriesStore;
+  /** The webhook endpoints (D50), read fresh by requests (a redelivery, a recovery). */
+  webhookEndpoints: WebhookEndpointsStore;
+  /** The webhook endpoints as fan-out and attempts read them. */
+  endpoints: EndpointDirectory;
   scheduler: HostScheduler;
   sender: WebhookSenderPort;
   hostKey: (url: string) => string;
@@ -67,6 +74,10 @@ export interface DispatcherDeps {
     timeoutMs: number;
     /** How long a delivery held by this process (stored, queued or in flight) is left alone by the others. */
     claimTtlMs: number;
+    /** Deliveries to webhook endpoints being made at once before the consumers wait (back-pressure). */
+    fanOutBacklog: number;
+    /** D50: how long every attempt to an endpoint must have failed before it is disabled. */
+    endpointDisableAfterMs: number;
   };
 }
 
@@ -82,7 +93,7 @@ export interface Dispatcher {
 }
 
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
-  const attempts = new Attempts(deps);
+  const attempts = new Attempts(deps, new EndpointHealth(deps));
   const record = new Recorder(deps, attempts);
   const recovery = new Recovery(deps, record, attempts);
   return { record, attempts, recovery, stop: (graceMs) => attempts.stop(graceMs) };
