@@ -139,11 +139,13 @@ export class Recorder {
   /**
    * D50: stores each event's delivery to every enabled endpoint of its organization and mode subscribed to its type,
    * held by this process, and queues their first attempts, each in a place of the scheduler taken once the endpoints
-   * are known. Resolves once they are stored (the batch's offsets wait for that); queueing goes on after.
+   * are known. Resolves once they are stored (the batch's offsets wait for that); queueing goes on after. The
+   * deliveries made count in the fan-out backlog until queued (the consumers wait while it is full); events whose
+   * endpoints are being read do not, so a handler never waits for that read: what piles up meanwhile is what the
+   * consumers fetch during one read, which all the batches waiting for it share.
    */
   private async fanOut(events: readonly EventDocument[], now: Date): Promise<void> {
-    let counted = events.length;
-    this.fanningOut.add(counted);
+    let counted = 0;
     try {
       const subscribers = await this.deps.endpoints.subscribersOf(
         events.map((event) => ({
@@ -162,7 +164,7 @@ export class Recorder {
           body: event.body,
         })),
       );
-      this.fanningOut.add(deliveries.length - counted);
+      this.fanningOut.add(deliveries.length);
       counted = deliveries.length;
       if (deliveries.length === 0) return;
       const storing = this.deliveryInserts.addAll(deliveries.map(({ delivery }) => delivery));
