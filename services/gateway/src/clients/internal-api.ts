@@ -19,7 +19,7 @@ export interface ForwardedCall {
 
 /** A call whose answer the gateway itself reads (the dashboard, D47), parsed with the owner's contract schema. */
 export interface ReadCall {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   path: string;
   scope: RequestScope;
   requestId: string;

@@ -4,6 +4,7 @@ import { jsonBody, parseOrThrow, requireScope } from '@checkout/http';
 import {
   CreateWebhookEndpointRequest,
   ListWebhookEndpointsQuery,
+  type EndpointDeliveriesResponse,
   UpdateWebhookEndpointRequest,
   isIdOf,
   type WebhookEndpointDeleted,
@@ -12,6 +13,8 @@ import {
   type WebhookEndpointSecretResponse,
 } from '@checkout/contracts';
 import type { WebhookEndpoints } from '../domain/webhook-endpoints';
+import type { DeliveriesStore } from '../store/deliveries.store';
+import { presentDelivery } from './event.presenter';
 import { presentEndpoint, presentEndpointWithSecret } from './webhook-endpoint.presenter';
 
 function endpointIdParam(value: string | undefined): string {
@@ -21,7 +24,7 @@ function endpointIdParam(value: string | undefined): string {
 }
 
 /** Internal webhook endpoints API (D50); the gateway maps `/v0/webhook_endpoints…` here with the merchant's scope. */
-export function webhookEndpointsRoutes(deps: { endpoints: WebhookEndpoints }): Router {
+export function webhookEndpointsRoutes(deps: { endpoints: WebhookEndpoints; deliveries: DeliveriesStore }): Router {
   const router = new Router({ prefix: '/internal/webhook-endpoints' });
 
   router.get('/', async (ctx) => {
@@ -74,6 +77,25 @@ export function webhookEndpointsRoutes(deps: { endpoints: WebhookEndpoints }): R
     const id = endpointIdParam(ctx.params.endpointId);
     await deps.endpoints.delete(scope, id);
     const body: WebhookEndpointDeleted = { id, deleted: true };
+    ctx.body = body;
+  });
+
+  // D50's dashboard: the attempts of one endpoint, its deliveries newest event first (a page without a total).
+  router.get('/:endpointId/deliveries', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const id = endpointIdParam(ctx.params.endpointId);
+    const { page, limit } = parseOrThrow(ListWebhookEndpointsQuery, ctx.query, 'INVALID_REQUEST');
+    await deps.endpoints.get(scope, id);
+    const found = await deps.deliveries.listForEndpoint(scope, id, page, limit);
+    const body: EndpointDeliveriesResponse = {
+      deliveries: found.slice(0, limit).map((d) => ({
+        ...presentDelivery(d),
+        eventId: d.eventId,
+        eventType: d.eventType,
+        updatedAt: d.updatedAt.toISOString(),
+      })),
+      pagination: { page, limit, hasMore: found.length > limit },
+    };
     ctx.body = body;
   });
 

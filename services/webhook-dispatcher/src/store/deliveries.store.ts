@@ -122,6 +122,19 @@ export class DeliveriesStore {
     return scoped(this.collection, scope).find(filter).sort({ updatedAt: 1, _id: 1 }).limit(limit).toArray();
   }
 
+  /**
+   * D50's dashboard page of one endpoint: its deliveries, newest event first, one more than the page to tell whether
+   * another follows (org_mode_endpointId_eventCreatedAt_eventId).
+   */
+  listForEndpoint(scope: Scope, endpointId: string, page: number, limit: number): Promise<DeliveryDocument[]> {
+    return scoped(this.collection, scope)
+      .find({ endpointId })
+      .sort({ eventCreatedAt: -1, eventId: -1 })
+      .skip((page - 1) * limit)
+      .limit(limit + 1)
+      .toArray();
+  }
+
   /** D50: whether any delivery to this endpoint succeeded after `since` (an endpoint's run of failures ended). */
   async succeededToEndpointSince(scope: Scope, endpointId: string, since: Date): Promise<boolean> {
     const found = await scoped(this.collection, scope).findOne(

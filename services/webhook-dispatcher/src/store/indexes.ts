@@ -64,7 +64,8 @@ export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
     collection: COLLECTIONS.deliveries,
     name: 'org_mode_endpointId_eventCreatedAt_eventId',
     key: { organizationId: 1, mode: 1, endpointId: 1, eventCreatedAt: -1, eventId: -1 },
-    servedBy: 'deliveries.store eventIdsWithDeliveries, countEventsWithDeliveries (GET /v0/events?endpointId=)',
+    servedBy:
+      'deliveries.store eventIdsWithDeliveries, countEventsWithDeliveries (GET /v0/events?endpointId=); listForEndpoint (the dashboard page of one endpoint, D50)',
   },
   {
     collection: COLLECTIONS.deliveries,

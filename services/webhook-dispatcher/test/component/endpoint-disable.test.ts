@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER, eventually } from '@checkout/testing';
-import type { EventResponse, Mode, WebhookEndpointResponse, WebhookEndpointWithSecret } from '@checkout/contracts';
+import type {
+  EndpointDeliveriesResponse,
+  EventResponse,
+  Mode,
+  WebhookEndpointResponse,
+  WebhookEndpointWithSecret,
+} from '@checkout/contracts';
 import {
   buildSessionEvent,
   createEndpoint,
@@ -140,6 +146,18 @@ describe('an endpoint failing for 3 days (D50)', () => {
     expect(again.body).toEqual({ recovering: 0 });
     await eventually(async () => (await deliveryOf(scope, whileDisabled.eventId, endpoint.id))?.status === 'succeeded');
     expect(receiver.deliveries('/down')).toHaveLength(5);
+
+    // The dashboard's page of the endpoint reads its deliveries, newest event first, with their attempts.
+    const page = await internalCall(
+      dispatcher,
+      'GET',
+      `/internal/webhook-endpoints/${endpoint.id}/deliveries?limit=2`,
+      scope,
+    );
+    const { deliveries, pagination } = page.body as unknown as EndpointDeliveriesResponse;
+    expect(pagination).toEqual({ page: 1, limit: 2, hasMore: true });
+    expect(deliveries.map((d) => d.eventId)).toEqual([withCallback.eventId, whileDisabled.eventId]);
+    expect(deliveries[0]).toMatchObject({ endpointId: endpoint.id, eventType: 'checkout.session.completed' });
   });
 
   it('When a success comes between failures, then the 3 days start again after it', async () => {
