@@ -1,6 +1,6 @@
 // The dispatcher under benchmark, in a process of its own (as deployed), so that its RSS is its own and it does
 // not share an event loop with the receivers. Configured by environment; reports to the bench over IPC:
-// {kind: 'ready'} once started, and {kind: 'stats', rss, peakHeapTotal, peakHeapUsed, peakExternal, heap, commands}
+// {kind: 'ready', url} once started (its internal API, where the bench registers webhook endpoints), and {kind: 'stats', rss, peakHeapTotal, peakHeapUsed, peakExternal, heap, commands}
 // when asked with 'stats' ('stats after gc': heap in use after a full garbage collection). 'stop' stops it.
 import { CommandCounter } from '@checkout/mongo';
 import { createLogger } from '@checkout/logger';
@@ -11,7 +11,7 @@ const config = parseConfig(process.env);
 const app = buildApp(config, createLogger('webhook-dispatcher', { level: config.LOG_LEVEL }), {
   commandCounter: counter,
 });
-await app.start();
+const { url } = await app.start();
 // The peak RSS, and what made it up then (V8's heap, reserved and in use; memory outside it: Buffers, BSON).
 let peak = process.memoryUsage();
 const sample = () => {
@@ -40,4 +40,4 @@ process.on('message', (message) => {
     void app.stop().finally(() => process.exit(0));
   }
 });
-send({ kind: 'ready' });
+send({ kind: 'ready', url });
