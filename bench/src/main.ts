@@ -1,6 +1,7 @@
-// npm run bench -- orders|sessions|webhooks|dashboard|engine [--concurrency=N] [--seconds=S] [--rounds=R (orders: interleaved slices)]
-//   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of `npm start -- --replicas N`;
-//    webhooks --replicas N: N dispatcher processes in one consumer group]
+// npm run bench -- orders|sessions|webhooks|dashboard|engine [--concurrency=N] [--seconds=S]
+//   [--rounds=R (orders: interleaved slices)]
+//   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of
+//    `npm start -- --replicas N`; webhooks --replicas N: N dispatcher processes in one consumer group]
 //   [webhooks --mongo=memory]
 // Starts its own engines (or uses KAFKA_BROKERS / MONGODB_URL) and prints a table; no assertions.
 // webhooks --mongo=memory runs the webhook bench on mongo-java-server's in-memory backend instead of the default

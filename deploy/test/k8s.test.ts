@@ -99,7 +99,8 @@ describe('kustomize build (a, b)', () => {
   it('overlays do not render from the checkout without their secret env files (fail closed)', async () => {
     for (const overlay of ['staging', 'production']) {
       const secrets = join(K8S, 'overlays', overlay, 'secrets');
-      if (readdirSync(secrets).some((f) => f.endsWith('.env'))) continue; // someone's local real secrets: nothing to prove here
+      // Someone's local real secrets: nothing to prove here.
+      if (readdirSync(secrets).some((f) => f.endsWith('.env'))) continue;
       await expect(render(join(K8S, 'overlays', overlay))).rejects.toThrow();
     }
   });

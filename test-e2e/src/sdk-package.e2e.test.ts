@@ -179,7 +179,7 @@ describe('@checkout/sdk installed from its tarball in a project outside the repo
       }),
     );
     const result = await run('node', [TSC, '-p', 'tsconfig.json'], { cwd: project }).catch(
-      (err: { stdout?: string }) => ({ stdout: err.stdout ?? String(err) }),
+      (err: { stdout?: string; message?: string }) => ({ stdout: err.stdout ?? err.message ?? 'tsc failed' }),
     );
     expect(result.stdout).toBe('');
   });

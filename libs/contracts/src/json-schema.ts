@@ -97,7 +97,8 @@ function compare(
     return;
   }
   if (before.format !== after.format) {
-    problems.push(`${at}: format changed from ${String(before.format ?? 'none')} to ${String(after.format ?? 'none')}`);
+    const format = (schema: JsonSchema) => (typeof schema.format === 'string' ? schema.format : 'none');
+    problems.push(`${at}: format changed from ${format(before)} to ${format(after)}`);
   }
   const valuesBefore = valuesOf(previousRoot, before);
   const valuesAfter = valuesOf(nextRoot, after);
@@ -189,7 +190,7 @@ function valuesOf(root: JsonSchema, schema: JsonSchema): unknown[] | undefined {
   const values: unknown[] = [];
   for (const option of alternatives(root, schema)) {
     if ('const' in option) values.push(option.const);
-    else if (Array.isArray(option.enum)) values.push(...option.enum);
+    else if (Array.isArray(option.enum)) values.push(...(option.enum as unknown[]));
     else if (option.type !== 'null') return undefined;
   }
   return values;

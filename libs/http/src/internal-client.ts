@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors } from 'undici';
 import { DependencyUnavailableError } from '@checkout/errors';
 import { currentRequestId } from '@checkout/logger';
-import { INTERNAL_HEADERS, type RequestScope } from './internal-auth';
+import { INTERNAL_API_HEADERS, type Scope } from '@checkout/contracts';
 
 export interface InternalClientOptions {
   /** The service called, as named in errors and logs ("orders"). */
@@ -73,7 +73,7 @@ export class InternalClient {
   async json(request: {
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
     path: string;
-    scope?: RequestScope;
+    scope?: Scope;
     requestId?: string;
     body?: unknown;
     headers?: Record<string, string>;
@@ -137,15 +137,15 @@ export class InternalClient {
         !HOP_BY_HOP.has(name) &&
         name !== 'host' &&
         !name.startsWith('x-internal') &&
-        name !== INTERNAL_HEADERS.organization &&
-        name !== INTERNAL_HEADERS.mode
+        name !== INTERNAL_API_HEADERS.organization &&
+        name !== INTERNAL_API_HEADERS.mode
       )
         headers[name] = value;
     }
     Object.assign(headers, this.internalHeaders(undefined, request.requestId));
     try {
       const response = await this.pool.request({
-        method: request.method as 'GET',
+        method: request.method,
         path: this.basePath + request.path,
         headers,
         body: request.body,
@@ -163,13 +163,13 @@ export class InternalClient {
     return this.pool.close();
   }
 
-  private internalHeaders(scope: RequestScope | undefined, requestId: string | undefined): Record<string, string> {
-    const headers: Record<string, string> = { [INTERNAL_HEADERS.token]: this.options.internalToken };
+  private internalHeaders(scope: Scope | undefined, requestId: string | undefined): Record<string, string> {
+    const headers: Record<string, string> = { [INTERNAL_API_HEADERS.token]: this.options.internalToken };
     const id = requestId ?? currentRequestId();
-    if (id) headers['x-request-id'] = id;
+    if (id) headers[INTERNAL_API_HEADERS.requestId] = id;
     if (scope) {
-      headers[INTERNAL_HEADERS.organization] = scope.organizationId;
-      headers[INTERNAL_HEADERS.mode] = scope.mode;
+      headers[INTERNAL_API_HEADERS.organization] = scope.organizationId;
+      headers[INTERNAL_API_HEADERS.mode] = scope.mode;
     }
     return headers;
   }

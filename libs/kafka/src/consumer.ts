@@ -10,10 +10,10 @@ import {
   heartbeating,
   superviseConsumer,
   withinDeadline,
+  type RunningConsumer,
 } from './kafkajs-accommodations';
 
-// Moved to kafkajs-accommodations.ts; still importable from here, as the lib's tests do.
-export { HANDLER_DEADLINE_MS, HandlerFailedError, superviseConsumer } from './kafkajs-accommodations';
+export { HandlerFailedError, type RunningConsumer } from './kafkajs-accommodations';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -64,10 +64,6 @@ export const CONSUMER_GROUP_SETTINGS = {
  * fetch still returns at once when messages are there, so it costs only idle fetches (two a second per member).
  */
 export const GROUP_FETCH_MAX_WAIT_MS = 500;
-
-export interface RunningConsumer {
-  stop(): Promise<void>;
-}
 
 /**
  * What every consumer runner here starts with: a supervised member of `groupId` with our group settings (plus
@@ -144,7 +140,10 @@ export interface BatchConsumerOptions<T> extends Omit<ConsumerOptions<T>, 'handl
   handleBatch: (messages: Array<{ value: T; context: MessageContext }>) => Promise<{ done: Promise<void> }>;
   /** Longest wait of one fetch for new messages (kafkajs' default is 5 s; a fetch returns as soon as data is there). */
   maxWaitTimeInMs?: number;
-  /** Largest batch fetched from one partition, in bytes (kafkajs' default is 1 MiB): bounds what one batch holds in memory. */
+  /**
+   * Largest batch fetched from one partition, in bytes (kafkajs' default is 1 MiB): bounds what one batch holds in
+   * memory.
+   */
   maxBytesPerPartition?: number;
 }
 
@@ -355,6 +354,7 @@ export async function runDelayedConsumer<T>(options: DelayedConsumerOptions<T>):
   };
 }
 
+/** A message as this lib hands it out (readTopic, drainTopic): key, value and headers decoded as text. */
 export interface ReceivedMessage {
   topic: string;
   partition: number;
@@ -364,38 +364,14 @@ export interface ReceivedMessage {
   headers: Record<string, string>;
 }
 
-/**
- * Reads a whole topic from the beginning into `onMessage`, in a group of its own (test probes, benchmarks,
- * operator tools). `joined` resolves once the group has its partitions, so what is sent after it is seen soon.
- */
-export async function readTopic(options: {
-  kafka: KafkaClient;
-  topic: string;
-  groupId: string;
-  onMessage: (message: ReceivedMessage) => void;
-  /** Longest wait of one fetch for new messages (default 100 ms: probes want to see messages soon). */
-  maxWaitTimeInMs?: number;
-}): Promise<{ joined: Promise<void>; stop(): Promise<void> }> {
-  const consumer = kafkajsGroupsOf(options.kafka).consumer({
-    groupId: options.groupId,
-    sessionTimeout: 10_000,
-    heartbeatInterval: 500,
-    maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
-  });
-  const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
-  await consumer.connect();
-  await consumer.subscribe({ topic: options.topic, fromBeginning: true });
-  await consumer.run({
-    eachMessage: async ({ topic, partition, message }) => {
-      options.onMessage({
-        topic,
-        partition,
-        offset: message.offset,
-        key: message.key?.toString() ?? null,
-        value: message.value?.toString() ?? '',
-        headers: decodeHeaders(message.headers),
-      });
-    },
-  });
-  return { joined, stop: () => consumer.disconnect() };
+/** A fetched message as a ReceivedMessage. */
+export function receivedMessage(topic: string, partition: number, message: KafkaMessage): ReceivedMessage {
+  return {
+    topic,
+    partition,
+    offset: message.offset,
+    key: message.key?.toString() ?? null,
+    value: message.value?.toString() ?? '',
+    headers: decodeHeaders(message.headers),
+  };
 }

@@ -1,7 +1,7 @@
 import type { Admin } from 'kafkajs';
-import type { Collection, Document, Filter } from 'mongodb';
+import type { Collection, Document, Filter } from '@checkout/mongo';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { OutboxFields } from './outbox';
+import type { OutboxFields, OutboxMetrics } from './outbox';
 import type { KafkaClient } from './client';
 import { kafkajsOf } from './kafkajs';
 import { groupLagWith, highWatermarks } from './topics';
@@ -21,11 +21,6 @@ async function withinBudget<T>(work: Promise<T>): Promise<T | undefined> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-export interface OutboxMetrics {
-  /** Fast-path or sweep publishes that failed; the sweep publishes the event later, so it is late, not lost. */
-  publishFailures: Counter<'path'>;
 }
 
 /** Outbox lag (oldest unpublished event) and unpublished count of one aggregate collection. */

@@ -1,35 +1,14 @@
-import type { Producer } from 'kafkajs';
+import { Partitioners, type Producer } from 'kafkajs';
 import { GroupCommit } from '@checkout/coalesce';
 import type { KafkaClient } from './client';
 import { kafkajsOf } from './kafkajs';
+import { createdProducers, sentBatches } from './observed';
 
 export interface OutgoingMessage {
   topic: string;
   key: string;
   value: string;
   headers?: Record<string, string>;
-}
-
-/**
- * Kafka sends a producer made (one per send: one batch, whatever it holds) and the messages in them: the Kafka
- * half of an operation's round-trip budget, asserted by tests and printed by the bench, like
- * CommandCounter (@checkout/mongo) for the database.
- */
-export class SendCounter {
-  sends = 0;
-  messages = 0;
-
-  record(messages: number): void {
-    this.sends += 1;
-    this.messages += messages;
-  }
-
-  /** The sends `fn` caused (and any other send of the counted producers meanwhile). */
-  async during<T>(fn: () => Promise<T>): Promise<{ result: T; sends: number; messages: number }> {
-    const [sends, messages] = [this.sends, this.messages];
-    const result = await fn();
-    return { result, sends: this.sends - sends, messages: this.messages - messages };
-  }
 }
 
 export interface EventProducer {
@@ -52,9 +31,11 @@ export interface EventProducer {
  * does not. Without it a retry may write a message twice, which every consumer already tolerates: the outbox
  * publishes at least once, and consumers deduplicate by event id or by revision.
  */
-export function createEventProducer(kafka: KafkaClient, options: { sendCounter?: SendCounter } = {}): EventProducer {
+export function createEventProducer(kafka: KafkaClient): EventProducer {
   const producer: Producer = kafkajsOf(kafka).producer({
     idempotent: false,
+    // kafkajs 2's default, named: it warns about its change from 1.x on every producer made without one.
+    createPartitioner: Partitioners.DefaultPartitioner,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
     retry: { initialRetryTime: 100, maxRetryTime: 1_000, retries: 6 },
@@ -82,7 +63,7 @@ export function createEventProducer(kafka: KafkaClient, options: { sendCounter?:
         messages: list.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
       })),
     });
-    options.sendCounter?.record(messages.length);
+    if (sentBatches.hasSubscribers) sentBatches.publish({ producer: eventProducer, messages: messages.length });
   };
   // Sends made while one is in flight wait for it anyway (one request in flight); they go together as the next
   // request, so under concurrency the broker handles one produce request for many callers. If that request is
@@ -96,7 +77,7 @@ export function createEventProducer(kafka: KafkaClient, options: { sendCounter?:
     },
     { retryAloneWhen: refusedForItsContent },
   );
-  return {
+  const eventProducer: EventProducer = {
     connect,
     send(messages) {
       return messages.length === 0 ? Promise.resolve() : sends.add(messages);
@@ -106,9 +87,13 @@ export function createEventProducer(kafka: KafkaClient, options: { sendCounter?:
       await producer.disconnect();
     },
   };
+  if (createdProducers.hasSubscribers) createdProducers.publish(eventProducer);
+  return eventProducer;
 }
 
-/** Whether kafkajs failed a send for what it held rather than for reaching the broker: its root cause is not retriable. */
+/**
+ * Whether kafkajs failed a send for what it held rather than for reaching the broker: its root cause is not retriable.
+ */
 function refusedForItsContent(err: unknown): boolean {
   let root = err;
   for (let depth = 0; depth < 5 && root instanceof Error && root.cause !== undefined; depth += 1) root = root.cause;

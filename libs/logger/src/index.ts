@@ -78,7 +78,9 @@ export const REDACT_PATHS = [
   '*.csrfToken',
 ];
 
-/** `scheme://user:password@host` → `scheme://user:[redacted]@host`, wherever a URL with credentials appears in a value. */
+/**
+ * `scheme://user:password@host` → `scheme://user:[redacted]@host`, wherever a URL with credentials appears in a value.
+ */
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*):[^\s@/]+@/gi;
 
 export function redactUrlCredentials(text: string): string {

@@ -1,4 +1,3 @@
-import type { RequestScope } from '@checkout/http';
 import {
   EndpointDeliveriesResponse,
   WebhookEndpointList,
@@ -12,12 +11,13 @@ import {
   FailedDeliveriesResponse,
   RecoverEventsResponse,
   RedeliverResponse,
+  type Scope,
 } from '@checkout/contracts';
 import { InternalApi, WITHOUT_TOTAL } from './internal-api';
 
 /** The webhook dispatcher's internal API (events and their deliveries), as the gateway calls it. */
 export class WebhookDispatcherClient extends InternalApi {
-  listEvents(scope: RequestScope, requestId: string, query: Record<string, string | undefined>) {
+  listEvents(scope: Scope, requestId: string, query: Record<string, string | undefined>) {
     return this.read(EventPageResponse, {
       method: 'GET',
       path: '/internal/events',
@@ -28,7 +28,7 @@ export class WebhookDispatcherClient extends InternalApi {
     });
   }
 
-  getEvent(scope: RequestScope, requestId: string, id: string) {
+  getEvent(scope: Scope, requestId: string, id: string) {
     return this.read(EventResponse, {
       method: 'GET',
       path: `/internal/events/${encodeURIComponent(id)}`,
@@ -37,7 +37,7 @@ export class WebhookDispatcherClient extends InternalApi {
     });
   }
 
-  failedDeliveries(scope: RequestScope, requestId: string) {
+  failedDeliveries(scope: Scope, requestId: string) {
     return this.read(FailedDeliveriesResponse, {
       method: 'GET',
       path: '/internal/events/failed-deliveries',
@@ -46,7 +46,7 @@ export class WebhookDispatcherClient extends InternalApi {
     });
   }
 
-  deliveryStats(scope: RequestScope, requestId: string) {
+  deliveryStats(scope: Scope, requestId: string) {
     return this.read(DeliveryStatsResponse, {
       method: 'GET',
       path: '/internal/events/delivery-stats',
@@ -55,7 +55,7 @@ export class WebhookDispatcherClient extends InternalApi {
     });
   }
 
-  redeliver(scope: RequestScope, requestId: string, id: string) {
+  redeliver(scope: Scope, requestId: string, id: string) {
     return this.read(RedeliverResponse, {
       method: 'POST',
       path: `/internal/events/${encodeURIComponent(id)}/redeliver`,
@@ -64,7 +64,7 @@ export class WebhookDispatcherClient extends InternalApi {
     });
   }
 
-  recover(scope: RequestScope, requestId: string, since: string, endpointId?: string) {
+  recover(scope: Scope, requestId: string, since: string, endpointId?: string) {
     return this.read(RecoverEventsResponse, {
       method: 'POST',
       path: '/internal/events/recover',
@@ -76,7 +76,7 @@ export class WebhookDispatcherClient extends InternalApi {
 
   // D50: the dashboard's webhook endpoint pages.
 
-  listEndpoints(scope: RequestScope, requestId: string) {
+  listEndpoints(scope: Scope, requestId: string) {
     return this.read(WebhookEndpointList, {
       method: 'GET',
       path: '/internal/webhook-endpoints',
@@ -86,7 +86,7 @@ export class WebhookDispatcherClient extends InternalApi {
     });
   }
 
-  getEndpoint(scope: RequestScope, requestId: string, id: string) {
+  getEndpoint(scope: Scope, requestId: string, id: string) {
     return this.read(WebhookEndpointResponse, {
       method: 'GET',
       path: `/internal/webhook-endpoints/${encodeURIComponent(id)}`,
@@ -95,7 +95,7 @@ export class WebhookDispatcherClient extends InternalApi {
     });
   }
 
-  endpointDeliveries(scope: RequestScope, requestId: string, id: string, page: string | undefined) {
+  endpointDeliveries(scope: Scope, requestId: string, id: string, page: string | undefined) {
     return this.read(EndpointDeliveriesResponse, {
       method: 'GET',
       path: `/internal/webhook-endpoints/${encodeURIComponent(id)}/deliveries`,
@@ -105,7 +105,7 @@ export class WebhookDispatcherClient extends InternalApi {
     });
   }
 
-  createEndpoint(scope: RequestScope, requestId: string, input: CreateWebhookEndpointRequest) {
+  createEndpoint(scope: Scope, requestId: string, input: CreateWebhookEndpointRequest) {
     return this.read(WebhookEndpointSecretResponse, {
       method: 'POST',
       path: '/internal/webhook-endpoints',
@@ -115,7 +115,7 @@ export class WebhookDispatcherClient extends InternalApi {
     });
   }
 
-  updateEndpoint(scope: RequestScope, requestId: string, id: string, patch: UpdateWebhookEndpointRequest) {
+  updateEndpoint(scope: Scope, requestId: string, id: string, patch: UpdateWebhookEndpointRequest) {
     return this.read(WebhookEndpointResponse, {
       method: 'PATCH',
       path: `/internal/webhook-endpoints/${encodeURIComponent(id)}`,
@@ -125,7 +125,7 @@ export class WebhookDispatcherClient extends InternalApi {
     });
   }
 
-  rotateEndpointSecret(scope: RequestScope, requestId: string, id: string) {
+  rotateEndpointSecret(scope: Scope, requestId: string, id: string) {
     return this.read(WebhookEndpointSecretResponse, {
       method: 'POST',
       path: `/internal/webhook-endpoints/${encodeURIComponent(id)}/rotate-secret`,

@@ -1,7 +1,7 @@
+import type { Scope } from '@checkout/contracts';
 import type { Middleware } from 'koa';
 import { LRUCache } from 'lru-cache';
 import { DomainError } from '@checkout/errors';
-import type { RequestScope } from '@checkout/http';
 import { keyMatches, parseAuthorization } from '../domain/api-keys';
 import type { OrganizationsStore } from '../store/organizations.store';
 import type { ApiKeyDocument, OrganizationDocument } from '../store/organization.document';
@@ -99,7 +99,7 @@ export function authenticate(
       });
     }
 
-    const scope: RequestScope = { organizationId: organization._id, mode: key.mode };
+    const scope: Scope = { organizationId: organization._id, mode: key.mode };
     ctx.state.scope = scope;
     ctx.state.apiKeyId = key.keyId;
     ctx.state.apiKeyLookupId = parsed.lookupId;

@@ -1,18 +1,51 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { DomainError, isDomainError } from '@checkout/errors';
-import { isIdOf, type CreateWebhookEndpointRequest } from '@checkout/contracts';
-import type { RequestScope } from '@checkout/http';
-import type { Upstreams } from '../clients/upstreams';
+import {
+  isIdOf,
+  type CreateWebhookEndpointRequest,
+  type EndpointDeliveriesResponse,
+  type RecoverEventsResponse,
+  type Scope,
+  type UpdateWebhookEndpointRequest,
+  type WebhookEndpointList,
+  type WebhookEndpointResponse,
+  type WebhookEndpointSecretResponse,
+} from '@checkout/contracts';
 import { sinceFromForm } from '../domain/dashboard-views';
 import { confirmPage, type PageContext } from './dashboard/render';
 import { endpointPage, endpointsPage, newEndpointPage, secretPage } from './dashboard/endpoints.render';
 
+/** The webhook dispatcher's calls these pages make (its internal API, through the gateway's client of it). */
+export interface EndpointPagesDispatcher {
+  listEndpoints(scope: Scope, requestId: string): Promise<WebhookEndpointList>;
+  getEndpoint(scope: Scope, requestId: string, id: string): Promise<WebhookEndpointResponse>;
+  endpointDeliveries(
+    scope: Scope,
+    requestId: string,
+    id: string,
+    page: string | undefined,
+  ): Promise<EndpointDeliveriesResponse>;
+  createEndpoint(
+    scope: Scope,
+    requestId: string,
+    input: CreateWebhookEndpointRequest,
+  ): Promise<WebhookEndpointSecretResponse>;
+  updateEndpoint(
+    scope: Scope,
+    requestId: string,
+    id: string,
+    patch: UpdateWebhookEndpointRequest,
+  ): Promise<WebhookEndpointResponse>;
+  rotateEndpointSecret(scope: Scope, requestId: string, id: string): Promise<WebhookEndpointSecretResponse>;
+  recover(scope: Scope, requestId: string, since: string, endpointId?: string): Promise<RecoverEventsResponse>;
+}
+
 /** What the dashboard's routes share with these pages (dashboard.routes.ts). */
 export interface DashboardKit {
-  upstreams: Upstreams;
+  dispatcher: EndpointPagesDispatcher;
   clock: () => Date;
-  scopeOf(ctx: Context): RequestScope;
+  scopeOf(ctx: Context): Scope;
   requestId(ctx: Context): string;
   pageCtx(ctx: Context, section: PageContext['section']): PageContext;
   html(ctx: Context, body: string): void;
@@ -34,7 +67,7 @@ const UTC_MINUTE = (date: Date) => date.toISOString().slice(0, 19);
  * and posted with the session's CSRF token, like redeliver.
  */
 export function mountEndpointPages(pages: Router, kit: DashboardKit, session: Middleware): void {
-  const dispatcher = kit.upstreams.dispatcher;
+  const dispatcher = kit.dispatcher;
   const base = '/webhook_endpoints';
 
   pages.get(base, session, async (ctx) => {

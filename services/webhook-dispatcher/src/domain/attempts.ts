@@ -5,7 +5,7 @@ import type { AttemptOutcome } from '../store/deliveries.store';
 import type { AttemptRecord, DeliveryDocument } from '../store/delivery.document';
 import type { SendResult } from '../clients/webhook-endpoints.client';
 import type { RetryMessage } from '../messaging/webhook-messages';
-import type { DispatcherDeps } from './dispatcher';
+import type { DispatcherDeps } from './ports';
 import type { SubmitResult, Target } from './host-scheduler';
 import type { EndpointHealth } from './endpoint-health';
 import { nextAttempt, parseRetryAfter } from './retry-policy';

@@ -1,5 +1,5 @@
 import type { Scope } from '@checkout/mongo';
-import type { DispatcherDeps } from './dispatcher';
+import type { DispatcherDeps } from './ports';
 
 const DAY_MS = 24 * 3_600_000;
 

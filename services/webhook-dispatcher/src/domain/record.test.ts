@@ -10,7 +10,8 @@ import type { EventDocument } from '../store/event.document';
 import type { EventsStore } from '../store/events.store';
 import type { WebhookEndpointsStore } from '../store/webhook-endpoints.store';
 import type { EndpointDirectory } from './endpoint-directory';
-import { createDispatcher, type IncomingSessionEvent } from './dispatcher';
+import { createDispatcher } from './dispatcher';
+import type { IncomingSessionEvent } from './ports';
 import { HostScheduler } from './host-scheduler';
 
 // The session-events handler  with the stores replaced by ports the test controls (pure logic;
@@ -31,7 +32,7 @@ const OK: SendResult = {
 function incoming(count: number): IncomingSessionEvent[] {
   return Array.from({ length: count }, () => {
     const { body, ...envelope } = buildSessionEvent({ callbackUrl: 'http://127.0.0.1:9/hook' });
-    return { envelope, createdAt: body.createdAt, rawBody: body as unknown as Record<string, unknown> };
+    return { envelope, createdAt: body.createdAt, rawBody: body };
   });
 }
 

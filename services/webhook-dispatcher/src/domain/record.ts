@@ -5,7 +5,7 @@ import { derivedId, newId, type Mode } from '@checkout/contracts';
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { EventDocument } from '../store/event.document';
 import type { Attempts } from './attempts';
-import type { DispatcherDeps, IncomingSessionEvent } from './dispatcher';
+import type { DispatcherDeps, IncomingSessionEvent } from './ports';
 import { Backlog } from './backlog';
 
 /** Most events (with their deliveries) written by one batched command. */
@@ -33,7 +33,10 @@ export interface DeliveryTarget {
   endpointId?: string;
 }
 
-/** The webhook body exactly as D30 orders it: `{id, event, createdAt, session}` (plus anything newer the producer added). */
+/**
+ * The webhook body exactly as D30 orders it: `{id, event, createdAt, session}` (plus anything newer the producer
+ * added).
+ */
 export function webhookBodyJson(rawBody: Record<string, unknown>): string {
   const { id, event, createdAt, session, ...rest } = rawBody;
   return JSON.stringify({ id, event, createdAt, session, ...rest });

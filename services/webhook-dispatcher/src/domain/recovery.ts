@@ -5,7 +5,7 @@ import type { DeliveryDocument } from '../store/delivery.document';
 import type { EventDocument } from '../store/event.document';
 import type { WebhookEndpointDocument } from '../store/webhook-endpoint.document';
 import type { Attempts } from './attempts';
-import type { DispatcherDeps } from './dispatcher';
+import type { DispatcherDeps } from './ports';
 import { laneKey } from './host-scheduler';
 import { endpointDeliveryId, type DeliveryTarget, type Recorder } from './record';
 

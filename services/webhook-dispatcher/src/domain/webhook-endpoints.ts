@@ -9,6 +9,8 @@ import {
   type CreateWebhookEndpointRequest,
   type UpdateWebhookEndpointRequest,
 } from '@checkout/contracts';
+import type { DeliveriesStore } from '../store/deliveries.store';
+import type { DeliveryDocument } from '../store/delivery.document';
 import type { WebhookEndpointDocument } from '../store/webhook-endpoint.document';
 import type { WebhookEndpointsStore } from '../store/webhook-endpoints.store';
 
@@ -84,6 +86,7 @@ export class WebhookEndpoints {
   constructor(
     private readonly deps: {
       store: WebhookEndpointsStore;
+      deliveries: Pick<DeliveriesStore, 'listForEndpoint'>;
       changes: EndpointChanges;
       clock: () => Date;
     },
@@ -126,6 +129,21 @@ export class WebhookEndpoints {
 
   list(scope: Scope, page: number, limit: number) {
     return this.deps.store.list(scope, page, limit);
+  }
+
+  /**
+   * The dashboard's page of one endpoint: its deliveries, newest event first, and whether another page follows
+   * (D50). Another organization's endpoint is not found.
+   */
+  async deliveries(
+    scope: Scope,
+    id: string,
+    page: number,
+    limit: number,
+  ): Promise<{ deliveries: DeliveryDocument[]; hasMore: boolean }> {
+    await this.get(scope, id);
+    const found = await this.deps.deliveries.listForEndpoint(scope, id, page, limit);
+    return { deliveries: found.slice(0, limit), hasMore: found.length > limit };
   }
 
   async update(scope: Scope, id: string, patch: UpdateWebhookEndpointRequest): Promise<WebhookEndpointDocument> {

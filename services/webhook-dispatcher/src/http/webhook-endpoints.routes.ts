@@ -13,7 +13,6 @@ import {
   type WebhookEndpointSecretResponse,
 } from '@checkout/contracts';
 import type { WebhookEndpoints } from '../domain/webhook-endpoints';
-import type { DeliveriesStore } from '../store/deliveries.store';
 import { presentDelivery } from './event.presenter';
 import { presentEndpoint, presentEndpointWithSecret } from './webhook-endpoint.presenter';
 
@@ -24,7 +23,7 @@ function endpointIdParam(value: string | undefined): string {
 }
 
 /** Internal webhook endpoints API (D50); the gateway maps `/v0/webhook_endpoints…` here with the merchant's scope. */
-export function webhookEndpointsRoutes(deps: { endpoints: WebhookEndpoints; deliveries: DeliveriesStore }): Router {
+export function webhookEndpointsRoutes(deps: { endpoints: WebhookEndpoints }): Router {
   const router = new Router({ prefix: '/internal/webhook-endpoints' });
 
   router.get('/', async (ctx) => {
@@ -85,16 +84,15 @@ export function webhookEndpointsRoutes(deps: { endpoints: WebhookEndpoints; deli
     const scope = requireScope(ctx.state);
     const id = endpointIdParam(ctx.params.endpointId);
     const { page, limit } = parseOrThrow(ListWebhookEndpointsQuery, ctx.query, 'INVALID_REQUEST');
-    await deps.endpoints.get(scope, id);
-    const found = await deps.deliveries.listForEndpoint(scope, id, page, limit);
+    const { deliveries, hasMore } = await deps.endpoints.deliveries(scope, id, page, limit);
     const body: EndpointDeliveriesResponse = {
-      deliveries: found.slice(0, limit).map((d) => ({
+      deliveries: deliveries.map((d) => ({
         ...presentDelivery(d),
         eventId: d.eventId,
         eventType: d.eventType,
         updatedAt: d.updatedAt.toISOString(),
       })),
-      pagination: { page, limit, hasMore: found.length > limit },
+      pagination: { page, limit, hasMore },
     };
     ctx.body = body;
   });

@@ -7,7 +7,7 @@ import {
   type ParseResult,
   type RunningConsumer,
 } from '@checkout/kafka';
-import type { IncomingSessionEvent } from '../domain/dispatcher';
+import type { IncomingSessionEvent } from '../domain/ports';
 
 /** What the consumer does with a received message's JSON; exported for the message fixtures test. */
 export function parseSessionEvent(raw: unknown): ParseResult<IncomingSessionEvent> {

@@ -1,5 +1,12 @@
-import type { Collection, Db, Filter, PushOperator, UpdateFilter } from 'mongodb';
-import { scoped, type Scope } from '@checkout/mongo';
+import {
+  scoped,
+  type Collection,
+  type Db,
+  type Filter,
+  type PushOperator,
+  type UpdateFilter,
+  type Scope,
+} from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 import { insertManyOnce } from './insert-many';
 import type { AttemptRecord, DeliveryDocument } from './delivery.document';

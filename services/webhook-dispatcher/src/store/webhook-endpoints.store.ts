@@ -1,5 +1,4 @@
-import type { Collection, Db, Filter } from 'mongodb';
-import { isDuplicateKeyError, scoped, type Scope } from '@checkout/mongo';
+import { isDuplicateKeyError, scoped, type Collection, type Db, type Filter, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 import type { WebhookEndpointDocument } from './webhook-endpoint.document';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MongoClient, MongoServerError, type Document } from 'mongodb';
+import { MongoClient, MongoServerError, type Document } from '@checkout/mongo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER, eventually } from '@checkout/testing';
 import {
@@ -62,7 +62,8 @@ beforeAll(async () => {
     url: receiver.url('/hangs'),
     enabledEvents: ['checkout.session.expired'],
   });
-  // e1: callback and `ok` succeed, `bad` fails; e2: `ok` succeeds, `hangs` stays pending; e3: `ok` succeeds, `bad` fails.
+  // e1: callback and `ok` succeed, `bad` fails; e2: `ok` succeeds, `hangs` stays pending; e3: `ok` succeeds, `bad`
+  // fails.
   e1 = buildSessionEvent({ ...scope, callbackUrl: receiver.url('/callback'), createdAt: t(1) });
   e2 = buildSessionEvent({ ...scope, callbackUrl: null, createdAt: t(2), type: 'checkout.session.expired' });
   e3 = buildSessionEvent({ ...scope, callbackUrl: null, createdAt: t(3) });

@@ -9,7 +9,7 @@ import { describeMongo, FERRETDB_VERSION, startEngines, waitFor, type Engines, t
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    engines: EnginesInfo; // provided by libs/testing/src/global-setup.ts
+    engines: EnginesInfo; // provided by testkit/testing/src/global-setup.ts
   }
 }
 

@@ -76,7 +76,7 @@ describe('ensureCached', () => {
   });
 
   it('breaks the lock of a dead builder and clears its temp dir', async () => {
-    const dead = spawnSync('true').pid as number; // has exited, so its pid is (for now) unused
+    const dead = spawnSync('true').pid; // has exited, so its pid is (for now) unused
     await mkdir(`${dir}.lock`);
     await writeFile(join(`${dir}.lock`, 'owner.json'), JSON.stringify({ pid: dead, host: hostname() }));
     await mkdir(`${dir}.tmp-abc123`);

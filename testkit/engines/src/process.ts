@@ -230,10 +230,11 @@ export interface RestartableEngineOptions {
  * ready only once `probe` says so. A start that fails stops the process and throws with the logs' tails.
  */
 export function restartableEngine(options: RestartableEngineOptions): {
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  kill(): Promise<void>;
-  signal(sig: 'SIGSTOP' | 'SIGCONT'): void;
+  // Properties, not methods: callers hand them on as functions (no `this` inside).
+  start: () => Promise<void>;
+  stop: () => Promise<void>;
+  kill: () => Promise<void>;
+  signal: (sig: 'SIGSTOP' | 'SIGCONT') => void;
 } {
   let current: GuardedProcess | undefined;
   return {

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 // Loaded with import() only: testcontainers pulls in dockerode and friends, which machines without Docker
 // (and every run that uses external or local engines) should not pay for.
 
-export const DOCKER_KAFKA_IMAGE = 'confluentinc/cp-kafka:8.0.0'; // Confluent Platform 8.0 = Apache Kafka 4.0, KRaft only
+/** Confluent Platform 8.0 = Apache Kafka 4.0, KRaft only. */
+export const DOCKER_KAFKA_IMAGE = 'confluentinc/cp-kafka:8.0.0';
 export const DOCKER_MONGO_IMAGE = 'mongo:7';
 
 /** A Docker engine is there if it is configured and testcontainers can actually talk to it. */

@@ -161,7 +161,8 @@ function nextDelivery(
 }
 
 async function listen(app: Koa, host: string): Promise<Server> {
-  const server: Server = createServer(app.callback());
+  const handle = app.callback();
+  const server: Server = createServer((req, res) => void handle(req, res));
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,4 +1,4 @@
-import { newId, newLineId, SessionEventV1, type Mode } from '@checkout/contracts';
+import { newId, newLineId, SessionEventV1, type EventType, type Mode } from '@checkout/contracts';
 
 // Test data factories: valid by default, each test overrides only what it is about.
 
@@ -6,7 +6,7 @@ export interface SessionEventOverrides {
   mode?: Mode;
   organizationId?: string;
   callbackUrl?: string | null;
-  type?: 'checkout.session.completed' | 'checkout.session.expired';
+  type?: EventType;
   createdAt?: string;
   /** Reuse a session id (same Kafka key, so same partition and order). */
   sessionId?: string;

@@ -190,8 +190,9 @@ export function renderLog4j2Config(logFile: string): string {
 }
 
 /**
- * A KRaft cluster id: 16 random bytes, URL-safe base64 without padding (22 characters), like `kafka-storage random-uuid`.
- * It may begin with '-', so it is passed as --cluster-id=<id>: as a separate argument argparse would read it as an option.
+ * A KRaft cluster id: 16 random bytes, URL-safe base64 without padding (22 characters), like `kafka-storage
+ * random-uuid`. It may begin with '-', so it is passed as --cluster-id=<id>: as a separate argument argparse would read
+ * it as an option.
  */
 export function newClusterId(): string {
   return randomBytes(16).toString('base64url');

@@ -29,7 +29,7 @@ import de.bwaldvogel.mongo.bson.Document;
  *
  * Usage: CheckoutMongoServer <host> <port> h2 <file> | CheckoutMongoServer <host> <port> memory
  *
- * Compiled by libs/engines at provisioning time and cached next to the jars; written here rather than
+ * Compiled by testkit/engines at provisioning time and cached next to the jars; written here rather than
  * taken from mongo-java-server because two things are ours to decide:
  *  - the H2 backend on a file, closed (and so committed) on SIGTERM, so that a stop/start of the engine
  *    keeps the data, as a MongoDB restart would;

@@ -12,7 +12,9 @@ import { freePort, restartableEngine, run } from './process';
 // atomic and it looks documents up through its indexes, unlike FerretDB 1.24.
 export const MONGO_JAVA_SERVER_VERSION = '1.47.0';
 
-/** The launcher is ours (libs/engines/java); a hash of its source is part of the cache key, so an edit rebuilds it. */
+/**
+ * The launcher is ours (testkit/engines/java); a hash of its source is part of the cache key, so an edit rebuilds it.
+ */
 const LAUNCHER_SOURCE = fileURLToPath(new URL('../java/CheckoutMongoServer.java', import.meta.url));
 const LAUNCHER_CLASS = 'CheckoutMongoServer';
 let launcherHash: string | undefined;

@@ -170,7 +170,9 @@ export async function startLocalKafkaCluster(
   };
 }
 
-/** Partitions (internal topics included) with fewer in-sync replicas than replicas, asked of whichever broker answers. */
+/**
+ * Partitions (internal topics included) with fewer in-sync replicas than replicas, asked of whichever broker answers.
+ */
 export async function countUnderReplicated(brokers: string[], scram?: ScramUser): Promise<number> {
   const admin = quietAdmin('checkout-engines-isr', brokers, scram, 1);
   try {

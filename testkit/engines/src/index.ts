@@ -59,7 +59,10 @@ export interface Engines {
   kafkaBrokers: string[];
   /** e.g. mongodb://127.0.0.1:PORT/ */
   mongoUrl: string;
-  /** Names engines and versions, e.g. "Apache Kafka 4.3.1 (KRaft, local JVM) at 127.0.0.1:41234; mongo-java-server 1.47.0 (H2 file, MongoDB emulator) at 127.0.0.1:40111" */
+  /**
+   * Names engines and versions, e.g. "Apache Kafka 4.3.1 (KRaft, local JVM) at 127.0.0.1:41234; mongo-java-server
+   * 1.47.0 (H2 file, MongoDB emulator) at 127.0.0.1:40111"
+   */
   description: string;
   /** Per-run directory holding data and engine logs (local engines only). */
   runDir?: string;
@@ -222,13 +225,13 @@ export async function startEngines(options: StartEnginesOptions = {}): Promise<E
 async function settleAll<A, B>(
   promises: [Promise<A> | undefined, Promise<B> | undefined],
 ): Promise<[A | undefined, B | undefined]> {
-  const results = await Promise.allSettled(promises.map((p) => p ?? Promise.resolve(undefined)));
+  const results = await Promise.allSettled(promises.map((p): Promise<unknown> => p ?? Promise.resolve(undefined)));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {
     await Promise.allSettled(
       results.map((r) => {
         const value = r.status === 'fulfilled' ? (r.value as { close?: () => Promise<void> } | undefined) : undefined;
-        return value?.close?.();
+        return value?.close?.() ?? Promise.resolve();
       }),
     );
     throw failed.reason;
