@@ -15,6 +15,14 @@ const UNIT_TESTS = ['**/*.test.ts'];
 const KAFKAJS = {
   paths: [{ name: 'kafkajs', message: 'Only libs/kafka talks to kafkajs: use @checkout/kafka.' }],
 };
+const OPENTELEMETRY = {
+  patterns: [
+    {
+      group: ['@opentelemetry/*'],
+      message: 'Only libs/telemetry talks to OpenTelemetry: use @checkout/telemetry (docs/operations.md, "Traces").',
+    },
+  ],
+};
 const MONGODB = {
   paths: [
     {
@@ -95,7 +103,7 @@ export default tseslint.config(
       // store, a client, a test double) is written so that it never throws synchronously; the rule flags exactly
       // those.
       '@typescript-eslint/require-await': 'off',
-      ...restrictedImports(KAFKAJS, MONGODB),
+      ...restrictedImports(KAFKAJS, MONGODB, OPENTELEMETRY),
     },
   },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
@@ -115,8 +123,9 @@ export default tseslint.config(
   },
   // Each driver behind its own library; the engines probe the servers they start with the drivers themselves
   // (libs/mongo's and libs/kafka's tests start engines, so the engines cannot depend on those libraries).
-  { files: ['libs/kafka/**/*.ts'], rules: restrictedImports(MONGODB) },
-  { files: ['libs/mongo/**/*.ts'], rules: restrictedImports(KAFKAJS) },
+  { files: ['libs/kafka/**/*.ts'], rules: restrictedImports(MONGODB, OPENTELEMETRY) },
+  { files: ['libs/mongo/**/*.ts'], rules: restrictedImports(KAFKAJS, OPENTELEMETRY) },
+  { files: ['libs/telemetry/**/*.ts'], rules: restrictedImports(KAFKAJS, MONGODB) },
   { files: ['testkit/engines/**/*.ts'], rules: restrictedImports() },
   // What ships reads no environment (only main.ts hands process.env to the config parser) and no test kit.
   {

@@ -28,6 +28,7 @@ export default defineConfig({
             'testkit/*/src/**/*.test.ts',
             'scripts/**/*.test.ts',
             'bench/src/**/*.test.ts',
+            'deploy/observability/**/*.test.ts',
           ],
           environment: 'node',
           // Tiers run one after another (unit, integration, chaos, e2e): the engine-backed ones share 2 cores.

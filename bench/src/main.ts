@@ -1,4 +1,4 @@
-// npm run bench -- orders|sessions|webhooks|dashboard|engine [--concurrency=N] [--seconds=S]
+// npm run bench -- orders|sessions|webhooks|dashboard|tracing|engine [--concurrency=N] [--seconds=S]
 //   [--rounds=R (orders: interleaved slices)]
 //   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of
 //    `npm start -- --replicas N`; webhooks --replicas N: N dispatcher processes in one consumer group]
@@ -17,6 +17,7 @@ import { runDashboardBench } from './dashboard';
 import { runEngineBench } from './engine';
 import { runOrdersBench } from './orders';
 import { runSessionsBench } from './sessions';
+import { runTracingBench } from './tracing';
 import { runWebhookBench } from './webhooks';
 import { countFlag } from '../../scripts/lib/cluster-stack';
 
@@ -38,6 +39,12 @@ const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>
       durationMs: option('seconds', 10) * 1000,
       payments: option('payments', 500),
       replicas,
+    }),
+  tracing: (engines) =>
+    runTracingBench(engines, {
+      concurrency: option('concurrency', 16),
+      durationMs: option('seconds', 24) * 1000,
+      rounds: option('rounds', 6),
     }),
   dashboard: (engines) =>
     runDashboardBench(engines, {

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors } from 'undici';
 import { DependencyUnavailableError } from '@checkout/errors';
 import { currentRequestId } from '@checkout/logger';
+import { inSpan, injectTraceHeaders, type SpanHandle } from '@checkout/telemetry';
 import { INTERNAL_API_HEADERS, type Scope } from '@checkout/contracts';
 
 export interface InternalClientOptions {
@@ -79,11 +80,20 @@ export class InternalClient {
     headers?: Record<string, string>;
     idempotent?: boolean;
   }): Promise<InternalAnswer> {
+    return inSpan(
+      `${request.method} ${this.options.service}`,
+      { kind: 'client', attributes: this.spanAttributes(request.method, request.scope) },
+      (span) => this.jsonCall(request, span),
+    );
+  }
+
+  private async jsonCall(request: Parameters<InternalClient['json']>[0], span: SpanHandle): Promise<InternalAnswer> {
     const headers: Record<string, string> = {
       accept: 'application/json',
       ...this.internalHeaders(request.scope, request.requestId),
       ...request.headers,
     };
+    injectTraceHeaders(headers);
     const body = request.body === undefined ? undefined : JSON.stringify(request.body);
     if (body !== undefined) headers['content-type'] = 'application/json';
     const attempts = (request.idempotent ?? request.method === 'GET') ? this.retries + 1 : 1;
@@ -114,6 +124,8 @@ export class InternalClient {
         await backoff(attempt);
         continue;
       }
+      span.setAttributes({ 'http.response.status_code': answer.status });
+      if (answer.status >= 500) span.fail();
       return answer;
     }
   }
@@ -143,6 +155,22 @@ export class InternalClient {
         headers[name] = value;
     }
     Object.assign(headers, this.internalHeaders(undefined, request.requestId));
+    return inSpan(
+      `${request.method} ${this.options.service}`,
+      { kind: 'client', attributes: this.spanAttributes(request.method, undefined) },
+      (span) => this.rawCall(request, headers, span),
+    );
+  }
+
+  private async rawCall(
+    request: Parameters<InternalClient['raw']>[0],
+    headers: Record<string, string | string[]>,
+    span: SpanHandle,
+  ): ReturnType<InternalClient['raw']> {
+    // The caller's own trace headers (a browser's, a processor's) never pass: the call continues this span.
+    delete headers.traceparent;
+    delete headers.tracestate;
+    injectTraceHeaders(headers as Record<string, string>);
     try {
       const response = await this.pool.request({
         method: request.method,
@@ -153,6 +181,8 @@ export class InternalClient {
       const out: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(response.headers))
         if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+      span.setAttributes({ 'http.response.status_code': response.statusCode });
+      if (response.statusCode >= 500) span.fail();
       return { status: response.statusCode, headers: out, body: response.body };
     } catch (err) {
       throw new DependencyUnavailableError(this.options.service, err);
@@ -161,6 +191,15 @@ export class InternalClient {
 
   close(): Promise<void> {
     return this.pool.close();
+  }
+
+  private spanAttributes(method: string, scope: Scope | undefined) {
+    return {
+      'http.request.method': method,
+      'peer.service': this.options.service,
+      'checkout.organization_id': scope?.organizationId,
+      'checkout.mode': scope?.mode,
+    };
   }
 
   private internalHeaders(scope: Scope | undefined, requestId: string | undefined): Record<string, string> {

@@ -1,5 +1,6 @@
 import type { Batch, Consumer, IHeaders, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
+import { inSpan, startSpan, tracingEnabled, type SpanHandle, type TraceCarrier } from '@checkout/telemetry';
 import type { KafkaClient } from './client';
 import { batchCommits } from './batch-commits';
 import { kafkajsGroupsOf } from './kafkajs';
@@ -24,6 +25,11 @@ export interface MessageContext {
   key: string | null;
   /** Header values decoded as UTF-8. */
   headers: Record<string, string>;
+  /**
+   * The trace context of this message's consumer span, while tracing is on (batch consumers: to store with
+   * the work the message leads to, which ends after the handler returns).
+   */
+  trace?: TraceCarrier;
 }
 
 export interface ConsumerOptions<T> {
@@ -118,8 +124,10 @@ export async function runConsumer<T>(options: ConsumerOptions<T>): Promise<Runni
           return;
         }
         try {
-          await heartbeating(heartbeat, CONSUMER_GROUP_SETTINGS.heartbeatInterval, () =>
-            withinDeadline(options.handle(parsed.value, context), options.handlerDeadlineMs ?? HANDLER_DEADLINE_MS),
+          await inSpan(`${topic} process`, consumerSpanOptions(options.groupId, context), () =>
+            heartbeating(heartbeat, CONSUMER_GROUP_SETTINGS.heartbeatInterval, () =>
+              withinDeadline(options.handle(parsed.value, context), options.handlerDeadlineMs ?? HANDLER_DEADLINE_MS),
+            ),
           );
         } catch (err) {
           throw new HandlerFailedError(err);
@@ -170,7 +178,20 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
         if (!isRunning() || isStale() || batch.messages.length === 0) return;
         const { topic, partition } = batch;
         const parsedMessages = await parseBatch(batch, options, log);
-        const { done } = await handOver(options.handleBatch, parsedMessages, heartbeat);
+        const spans = startBatchSpans(options.groupId, parsedMessages);
+        let handed: { done: Promise<void> };
+        try {
+          handed = await handOver(options.handleBatch, parsedMessages, heartbeat);
+        } catch (err) {
+          endBatchSpans(spans, err);
+          throw err;
+        }
+        const { done } = handed;
+        if (spans.length > 0)
+          done.then(
+            () => endBatchSpans(spans),
+            (err: unknown) => endBatchSpans(spans, err),
+          );
         const firstOffset = batch.firstOffset() ?? batch.messages[0]?.offset ?? '0';
         commits.track({ topic, partition, firstOffset, lastOffset: batch.lastOffset() }, done);
         resolveOffset(batch.lastOffset());
@@ -178,6 +199,45 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
       },
     });
   });
+}
+
+/** What a consumer span says: the topic, partition and offset, the group and the event id header. */
+function consumerSpanOptions(groupId: string, context: MessageContext) {
+  return {
+    kind: 'consumer' as const,
+    parent: context.headers,
+    attributes: {
+      'messaging.system': 'kafka',
+      'messaging.operation.type': 'process',
+      'messaging.destination.name': context.topic,
+      'messaging.destination.partition.id': String(context.partition),
+      'messaging.kafka.offset': Number(context.offset),
+      'messaging.consumer.group.name': groupId,
+      'messaging.message.id': context.headers['event-id'],
+    },
+  };
+}
+
+/**
+ * One consumer span per message of a batch, each continuing its own message's trace (docs/operations.md,
+ * "Traces": a consumer continues the producer's trace rather than linking to it); its context goes with the
+ * message (`context.trace`) so the work it leads to joins the trace. Each ends when the batch's work is durable.
+ */
+function startBatchSpans<T>(groupId: string, messages: Array<{ value: T; context: MessageContext }>): SpanHandle[] {
+  if (!tracingEnabled()) return [];
+  return messages.map((message) => {
+    const span = startSpan(`${message.context.topic} process`, consumerSpanOptions(groupId, message.context));
+    const trace = span.carrier();
+    if (trace) message.context.trace = trace;
+    return span;
+  });
+}
+
+function endBatchSpans(spans: readonly SpanHandle[], err?: unknown): void {
+  for (const span of spans) {
+    if (err !== undefined) span.fail(err);
+    span.end();
+  }
 }
 
 /** The batch's messages that parse, in offset order; the others are parked on the dead-letter topic. */
@@ -332,9 +392,16 @@ export async function runDelayedConsumer<T>(options: DelayedConsumerOptions<T>):
               timers.add(timer);
               return;
             }
+            const context: MessageContext = {
+              topic: batch.topic,
+              partition: batch.partition,
+              offset: message.offset,
+              key: message.key?.toString() ?? null,
+              headers: decodeHeaders(message.headers),
+            };
             try {
-              await heartbeating(heartbeat, CONSUMER_GROUP_SETTINGS.heartbeatInterval, () =>
-                options.onDue(parsed.value),
+              await inSpan(`${batch.topic} process`, consumerSpanOptions(options.groupId, context), () =>
+                heartbeating(heartbeat, CONSUMER_GROUP_SETTINGS.heartbeatInterval, () => options.onDue(parsed.value)),
               );
             } catch (err) {
               throw new HandlerFailedError(err);

@@ -1,6 +1,6 @@
 import type { Admin } from 'kafkajs';
 import type { Collection, Document, Filter } from '@checkout/mongo';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { OutboxFields, OutboxMetrics } from './outbox';
 import type { KafkaClient } from './client';
 import { kafkajsOf } from './kafkajs';
@@ -58,6 +58,13 @@ export function registerOutboxMetrics<D extends Document & OutboxFields>(
     },
   });
   return {
+    publishDelay: new Histogram({
+      name: 'outbox_publish_delay_seconds',
+      help: 'Time from an event being written with its change to Kafka acknowledging it, by path (fast, sweep)',
+      labelNames: ['path'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    }),
     publishFailures: new Counter({
       name: 'outbox_publish_failures_total',
       help: 'Outbox publishes that failed, by path (fast: right after the write; sweep: the periodic republish)',

@@ -1,5 +1,6 @@
 import { Partitioners, type Producer } from 'kafkajs';
 import { GroupCommit } from '@checkout/coalesce';
+import { injectTraceHeaders, startSpan, tracingEnabled, type SpanHandle, type TraceCarrier } from '@checkout/telemetry';
 import type { KafkaClient } from './client';
 import { kafkajsOf } from './kafkajs';
 import { createdProducers, sentBatches } from './observed';
@@ -9,6 +10,11 @@ export interface OutgoingMessage {
   key: string;
   value: string;
   headers?: Record<string, string>;
+  /**
+   * The trace the send continues, when it is not the active one: the context stored with an outbox entry, so a
+   * relay's publish (even a sweep's, after a crash) belongs to the request that wrote the event.
+   */
+  trace?: TraceCarrier | undefined;
 }
 
 export interface EventProducer {
@@ -80,7 +86,9 @@ export function createEventProducer(kafka: KafkaClient): EventProducer {
   const eventProducer: EventProducer = {
     connect,
     send(messages) {
-      return messages.length === 0 ? Promise.resolve() : sends.add(messages);
+      if (messages.length === 0) return Promise.resolve();
+      if (!tracingEnabled()) return sends.add(messages);
+      return sendTraced(messages, (traced) => sends.add(traced));
     },
     async disconnect() {
       connected = undefined;
@@ -89,6 +97,42 @@ export function createEventProducer(kafka: KafkaClient): EventProducer {
   };
   if (createdProducers.hasSubscribers) createdProducers.publish(eventProducer);
   return eventProducer;
+}
+
+/**
+ * One producer span per message (`<topic> publish`), child of the message's stored trace or of the active span,
+ * its context in the message's `traceparent`/`tracestate` headers (W3C trace context in Kafka headers, as the
+ * OpenTelemetry demo's services do); each span ends when the broker has acknowledged, or failed, the send.
+ */
+async function sendTraced(
+  messages: readonly OutgoingMessage[],
+  send: (messages: readonly OutgoingMessage[]) => Promise<void>,
+): Promise<void> {
+  const spans: SpanHandle[] = [];
+  const traced = messages.map((message) => {
+    const span = startSpan(`${message.topic} publish`, {
+      kind: 'producer',
+      parent: message.trace ?? 'active',
+      attributes: {
+        'messaging.system': 'kafka',
+        'messaging.operation.type': 'send',
+        'messaging.destination.name': message.topic,
+        'messaging.message.id': message.headers?.['event-id'],
+      },
+    });
+    spans.push(span);
+    const headers = { ...message.headers };
+    injectTraceHeaders(headers, span);
+    return { topic: message.topic, key: message.key, value: message.value, headers };
+  });
+  try {
+    await send(traced);
+  } catch (err) {
+    for (const span of spans) span.fail(err);
+    throw err;
+  } finally {
+    for (const span of spans) span.end();
+  }
 }
 
 /**

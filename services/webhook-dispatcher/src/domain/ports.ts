@@ -1,5 +1,6 @@
 import type { Logger } from '@checkout/logger';
 import type { SessionEventV1 } from '@checkout/contracts';
+import type { TraceCarrier } from '@checkout/telemetry';
 import type { DeliveriesStore } from '../store/deliveries.store';
 import type { EventsStore } from '../store/events.store';
 import type { WebhookEndpointsStore } from '../store/webhook-endpoints.store';
@@ -24,6 +25,8 @@ export interface IncomingSessionEvent {
   createdAt: string;
   /** The webhook body as produced, unknown fields included. */
   rawBody: Record<string, unknown>;
+  /** The consumer span's trace context: stored with the event's first delivery, so its attempts join the trace. */
+  trace?: TraceCarrier | undefined;
 }
 
 export interface WebhookSenderPort {

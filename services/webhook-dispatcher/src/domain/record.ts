@@ -2,6 +2,7 @@ import { GroupCommit } from '@checkout/coalesce';
 import { DomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
 import { derivedId, newId, type Mode } from '@checkout/contracts';
+import { currentTraceCarrier, type TraceCarrier } from '@checkout/telemetry';
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { EventDocument } from '../store/event.document';
 import type { Attempts } from './attempts';
@@ -52,6 +53,8 @@ interface NewDelivery {
 interface BatchDocuments {
   events: EventDocument[];
   deliveries: NewDelivery[];
+  /** Each event's consumer span (while tracing is on): its deliveries to endpoints join that trace too. */
+  traces: Map<string, TraceCarrier>;
 }
 
 /**
@@ -108,12 +111,12 @@ export class Recorder {
    */
   async recordEventsAndQueueFirstAttempts(batch: readonly IncomingSessionEvent[]): Promise<{ done: Promise<void> }> {
     const now = this.deps.clock();
-    const { events, deliveries } = this.documentsOf(batch, now);
+    const { events, deliveries, traces } = this.documentsOf(batch, now);
     // The deliveries' command goes first: their attempts wait for it only.
     const storingDeliveries = this.deliveryInserts.addAll(deliveries.map(({ delivery }) => delivery));
     const storingEvents = this.eventInserts.addAll(events);
     // Beside them, each event's deliveries to the webhook endpoints subscribed to it (D50), once they are read.
-    const fanningOut = this.fanOut(events, now);
+    const fanningOut = this.fanOut(events, traces, now);
     storingEvents.then(
       (created) => {
         const undeliverable = events.filter((event, i) => created[i] && event.callbackUrl === null).length;
@@ -147,7 +150,11 @@ export class Recorder {
    * endpoints are being read do not, so a handler never waits for that read: what piles up meanwhile is what the
    * consumers fetch during one read, which all the batches waiting for it share.
    */
-  private async fanOut(events: readonly EventDocument[], now: Date): Promise<void> {
+  private async fanOut(
+    events: readonly EventDocument[],
+    traces: ReadonlyMap<string, TraceCarrier>,
+    now: Date,
+  ): Promise<void> {
     let counted = 0;
     try {
       const subscribers = await this.deps.endpoints.subscribersOf(
@@ -160,10 +167,14 @@ export class Recorder {
       const holdHere = this.deps.dispatchLocally && !this.attempts.isStopped;
       const deliveries: NewDelivery[] = events.flatMap((event, i) =>
         (subscribers[i] ?? []).map((endpoint) => ({
-          delivery: this.newDelivery(event, endpointDeliveryId(event._id, endpoint._id, event.mode), now, holdHere, {
-            url: endpoint.url,
-            endpointId: endpoint._id,
-          }),
+          delivery: this.newDelivery(
+            event,
+            endpointDeliveryId(event._id, endpoint._id, event.mode),
+            now,
+            holdHere,
+            { url: endpoint.url, endpointId: endpoint._id },
+            traces.get(event._id),
+          ),
           body: event.body,
         })),
       );
@@ -229,7 +240,7 @@ export class Recorder {
       this.deps.dispatchLocally &&
       !this.attempts.isStopped &&
       this.deps.scheduler.hasRoomFor(this.attempts.target({ ...target, ...scope }));
-    const doc = this.newDelivery(event, deliveryId, this.deps.clock(), holdHere, target);
+    const doc = this.newDelivery(event, deliveryId, this.deps.clock(), holdHere, target, currentTraceCarrier());
     const { delivery, created } = await this.deps.deliveries.insertDelivery(scope, doc);
     if (created && holdHere) this.queueHeld(delivery, event.body);
     else if (created && this.deps.dispatchLocally && this.deps.scheduler.laneIsFull(scope))
@@ -246,8 +257,9 @@ export class Recorder {
   ): Promise<number> {
     const now = this.deps.clock();
     const holdHere = this.deps.dispatchLocally && !this.attempts.isStopped;
+    const trace = currentTraceCarrier();
     const made = items.map(({ event, deliveryId, target }) => ({
-      delivery: this.newDelivery(event, deliveryId, now, holdHere, target),
+      delivery: this.newDelivery(event, deliveryId, now, holdHere, target, trace),
       body: event.body,
     }));
     const existing = await this.deps.deliveries.insertDeliveries(made.map(({ delivery }) => delivery));
@@ -259,9 +271,10 @@ export class Recorder {
   private documentsOf(batch: readonly IncomingSessionEvent[], now: Date): BatchDocuments {
     const events = new Map<string, EventDocument>();
     const deliveries: BatchDocuments['deliveries'] = [];
+    const traces: BatchDocuments['traces'] = new Map();
     // Held by this process from the start: given back at once if it does not fit in memory here after all.
     const holdHere = this.deps.dispatchLocally && !this.attempts.isStopped;
-    for (const { envelope, createdAt, rawBody } of batch) {
+    for (const { envelope, createdAt, rawBody, trace } of batch) {
       if (events.has(envelope.eventId)) continue;
       const scope = { organizationId: envelope.organizationId, mode: envelope.mode };
       const deliveryId = envelope.callbackUrl === null ? null : initialDeliveryId(envelope.eventId, envelope.mode);
@@ -277,13 +290,14 @@ export class Recorder {
         recordedAt: now,
       };
       events.set(event._id, event);
+      if (trace) traces.set(event._id, trace);
       if (deliveryId !== null && envelope.callbackUrl !== null)
         deliveries.push({
-          delivery: this.newDelivery(event, deliveryId, now, holdHere, { url: envelope.callbackUrl }),
+          delivery: this.newDelivery(event, deliveryId, now, holdHere, { url: envelope.callbackUrl }, trace),
           body: event.body,
         });
     }
-    return { events: [...events.values()], deliveries };
+    return { events: [...events.values()], deliveries, traces };
   }
 
   /** Once the deliveries are stored, queues the first attempt of each this insert made, in the place taken for it. */
@@ -339,8 +353,10 @@ export class Recorder {
     now: Date,
     holdHere: boolean,
     target: DeliveryTarget,
+    trace: TraceCarrier | undefined,
   ): DeliveryDocument {
     return {
+      ...(trace && { trace }),
       _id: deliveryId,
       organizationId: event.organizationId,
       mode: event.mode,

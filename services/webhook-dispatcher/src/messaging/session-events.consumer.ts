@@ -47,6 +47,7 @@ export function runSessionEventsConsumer(options: {
     maxBytesPerPartition: 256 * 1024,
     onRestart: options.onRestart,
     parse: parseSessionEvent,
-    handleBatch: (messages) => options.handleBatch(messages.map((m) => m.value)),
+    handleBatch: (messages) =>
+      options.handleBatch(messages.map((m) => (m.context.trace ? { ...m.value, trace: m.context.trace } : m.value))),
   });
 }
