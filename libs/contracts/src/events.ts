@@ -4,6 +4,25 @@ import { DeliveryId, EventId, ModeSchema, OrderId, SessionId, WebhookEndpointId,
 import { Order } from './orders';
 import { CheckoutSession } from './sessions';
 
+/**
+ * D30: the session events this service fires, each under the session status that fires it (completed: D28;
+ * expired: D21; a cancelled session fires none, D25). Every spelling of a session event's type derives from
+ * it: the webhook bodies and the Kafka envelope below, sessions' outbox; the public catalog (EVENT_CATALOG, D49)
+ * lists these two with the other types. A session's own callbackUrl receives these and nothing else (D30, D49).
+ */
+export const SESSION_EVENT_TYPES = {
+  completed: 'checkout.session.completed',
+  expired: 'checkout.session.expired',
+} as const;
+/** A session status that fires an event: a key of SESSION_EVENT_TYPES. */
+export type SessionEventStatus = keyof typeof SESSION_EVENT_TYPES;
+export type SessionEventType = (typeof SESSION_EVENT_TYPES)[SessionEventStatus];
+
+/** Whether a session status fires an event (D30), and so has a type in the catalog. */
+export function firesSessionEvent(status: string): status is SessionEventStatus {
+  return Object.hasOwn(SESSION_EVENT_TYPES, status);
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Webhook bodies (D30, D49) and the event catalog
 
@@ -19,11 +38,11 @@ const sessionWebhookOf = <T extends string>(type: T) =>
     session: CheckoutSession.describe('The session at the moment of the event, with its order.'),
   });
 
-export const SessionCompletedWebhook = sessionWebhookOf('checkout.session.completed').meta({
+export const SessionCompletedWebhook = sessionWebhookOf(SESSION_EVENT_TYPES.completed).meta({
   id: 'SessionCompletedEvent',
   description: "`checkout.session.completed`: the session's order was paid in full (D28).",
 });
-export const SessionExpiredWebhook = sessionWebhookOf('checkout.session.expired').meta({
+export const SessionExpiredWebhook = sessionWebhookOf(SESSION_EVENT_TYPES.expired).meta({
   id: 'SessionExpiredEvent',
   description: '`checkout.session.expired`: the session reached expiresAt unpaid (D21).',
 });
@@ -67,10 +86,6 @@ type CatalogBodies = BodiesOf<Catalog>;
 
 export const EVENT_TYPES = EVENT_CATALOG.map((entry) => entry.type) as unknown as readonly [EventType, ...EventType[]];
 export const EventType = z.enum(EVENT_TYPES).describe('Event name.');
-export const SESSION_COMPLETED = 'checkout.session.completed' satisfies EventType;
-export const SESSION_EXPIRED = 'checkout.session.expired' satisfies EventType;
-/** The types a session's own callbackUrl receives (D30, D49: nothing else). */
-export const SESSION_EVENT_TYPES = [SESSION_COMPLETED, SESSION_EXPIRED] as const;
 
 /** The catalog entry of a type. */
 export function catalogEntryOf(type: EventType): CatalogEntry {
@@ -221,12 +236,12 @@ const envelopeShape = {
 
 export const SessionCompletedEventV1 = z.object({
   ...envelopeShape,
-  type: z.literal(SESSION_COMPLETED),
+  type: z.literal(SESSION_EVENT_TYPES.completed),
   body: SessionCompletedWebhook,
 });
 export const SessionExpiredEventV1 = z.object({
   ...envelopeShape,
-  type: z.literal(SESSION_EXPIRED),
+  type: z.literal(SESSION_EVENT_TYPES.expired),
   body: SessionExpiredWebhook,
 });
 
@@ -248,10 +263,6 @@ export const SessionEventV1 = z
   })
   .meta({ id: 'SessionEventV1' });
 export type SessionEventV1 = z.infer<typeof SessionEventV1>;
-
-/** The session-event message as consumers parse it today: every version still produced. */
-export const SessionEventMessage = SessionEventV1;
-export type SessionEventMessage = SessionEventV1;
 
 // ---- Orders' facts on TOPICS.orderEvents (key orderId): produced by orders, consumed by sessions -------------
 //
