@@ -10,7 +10,10 @@
 // - test-mode lanes together hold at most `maxInFlight - liveReservedInFlight` slots, and queue at most
 //   `maxQueued - liveReservedQueued` attempts: test traffic never takes the room live traffic needs;
 // - a host holds at most `maxPerHost` slots whichever lanes its attempts come from (the sender's connection
-//   pool is per host, so this is what the host really gets).
+//   pool is per host, so this is what the host really gets);
+// - attempts to a merchant's webhook endpoint (D50) queue apart from the rest of their host and hold at most
+//   `maxPerDestination` of its slots: one endpoint that hangs leaves the host's other slots to the merchant's other
+//   endpoints on it, and its FIFO never holds theirs back.
 // Memory is bounded: a lane's queue beyond `maxQueuedPerLane`, or a host's queue in a lane beyond
 // `maxQueuedPerHost`, is refused ("spilled": the delivery stays pending in the database and the recovery sweep
 // brings it back when that lane has room again), and when the total queued reaches `maxQueued`, `waitForRoom()`
@@ -29,6 +32,8 @@ export interface SchedulerLimits {
   maxPerHost: number;
   maxQueuedPerHost: number;
   maxQueued: number;
+  /** Slots the attempts to one destination (a webhook endpoint) may hold at once. Defaults to maxPerHost. */
+  maxPerDestination?: number;
   /** Slots one organization may hold at once, both modes together. Defaults to maxInFlight (no lane limit). */
   maxInFlightPerLane?: number;
   /** Attempts one organization may have queued, both modes together. Defaults to maxQueued. */
@@ -45,10 +50,14 @@ export interface Lane {
   mode: 'test' | 'live';
 }
 
-/** Where an attempt goes (`host:port`) and whose it is. */
+/**
+ * Where an attempt goes (`host:port`), whose it is, and, for a delivery to a webhook endpoint (D50), which endpoint:
+ * such attempts queue per endpoint instead of per host.
+ */
 export interface Target {
   host: string;
   lane: Lane;
+  destination?: string;
 }
 
 export type SubmitResult = 'queued' | 'duplicate' | 'spilled' | 'stopped';
@@ -62,6 +71,10 @@ interface Job {
   key: string;
   host: string;
   mode: Mode;
+  /** Its queue in the lane: the mode and destination's, or the mode and host's when it has none. */
+  queue: string;
+  /** Whether its queue is a destination's, whose slots are counted too. */
+  counted: boolean;
   run: JobRun;
 }
 
@@ -69,7 +82,7 @@ interface Job {
 interface LaneState {
   running: number;
   queued: number;
-  /** Each mode and host's FIFO queue in this lane (keyed by queueKey); here only while not empty. */
+  /** Each mode and host's (or destination's) FIFO queue in this lane (keyed by queueKey); here only while not empty. */
   queues: Map<string, Job[]>;
   /** Keys of `queues` in turn order. */
   turns: string[];
@@ -80,7 +93,11 @@ export function laneKey(lane: Lane): string {
   return `${lane.mode}:${lane.organizationId}`;
 }
 
-const queueKey = (target: Target): string => `${target.lane.mode} ${target.host}`;
+/** The queue of a target inside its organization's lane: its mode's, and its destination's or host's. */
+function queueKey(target: Target): string {
+  const where = target.destination === undefined ? target.host : `${target.host} ${target.destination}`;
+  return `${target.lane.mode} ${where}`;
+}
 
 export class HostScheduler {
   private readonly lanes = new Map<string, LaneState>();
@@ -89,6 +106,8 @@ export class HostScheduler {
   private readonly readySet = new Set<string>();
   /** Running attempts per host, all lanes together. */
   private readonly hostRunning = new Map<string, number>();
+  /** Running attempts per destination. */
+  private readonly destinationRunning = new Map<string, number>();
   /** Keys queued or running, so the same attempt is never scheduled twice in this process. */
   private readonly known = new Set<string>();
   private readonly runningByMode: Record<Mode, number> = { test: 0, live: 0 };
@@ -112,6 +131,7 @@ export class HostScheduler {
     private readonly onError: (err: unknown, key: string) => void = () => {},
   ) {
     this.caps = {
+      maxPerDestination: limits.maxPerHost,
       maxInFlightPerLane: limits.maxInFlight,
       maxQueuedPerLane: limits.maxQueued,
       liveReservedInFlight: 0,
@@ -218,7 +238,14 @@ export class HostScheduler {
       state.turns.push(inLane);
     }
     this.known.add(key);
-    queue.push({ key, host: target.host, mode: target.lane.mode, run });
+    queue.push({
+      key,
+      host: target.host,
+      mode: target.lane.mode,
+      queue: inLane,
+      counted: target.destination !== undefined,
+      run,
+    });
     state.queued += 1;
     this.queuedByMode[target.lane.mode] += 1;
     this.queuedTotal += 1;
@@ -334,18 +361,19 @@ export class HostScheduler {
     for (let turns = state.turns.length; turns > 0; turns -= 1) {
       const inLane = state.turns.shift() as string;
       const queue = state.queues.get(inLane) as Job[];
-      const next = queue[0] as Job;
+      const head = queue[0] as Job;
       if (
-        (this.hostRunning.get(next.host) ?? 0) >= this.caps.maxPerHost ||
-        this.runningByMode[next.mode] >= this.inFlightCap(next.mode)
+        (this.hostRunning.get(head.host) ?? 0) >= this.caps.maxPerHost ||
+        this.runningByMode[head.mode] >= this.inFlightCap(head.mode) ||
+        (head.counted && (this.destinationRunning.get(inLane) ?? 0) >= this.caps.maxPerDestination)
       ) {
         state.turns.push(inLane);
         continue;
       }
-      queue.shift();
+      const job = queue.shift() as Job;
       if (queue.length > 0) state.turns.push(inLane);
       else state.queues.delete(inLane);
-      return next;
+      return job;
     }
     return undefined;
   }
@@ -359,6 +387,7 @@ export class HostScheduler {
     this.runningByMode[mode] += 1;
     this.running += 1;
     this.hostRunning.set(job.host, (this.hostRunning.get(job.host) ?? 0) + 1);
+    if (job.counted) this.destinationRunning.set(job.queue, (this.destinationRunning.get(job.queue) ?? 0) + 1);
     if (this.spilledLanes.size > 0) this.tellLanesWithRoom();
     void this.execute(id, state, job);
   }
@@ -384,6 +413,11 @@ export class HostScheduler {
       const onHost = (this.hostRunning.get(job.host) ?? 1) - 1;
       if (onHost === 0) this.hostRunning.delete(job.host);
       else this.hostRunning.set(job.host, onHost);
+      if (job.counted) {
+        const toDestination = (this.destinationRunning.get(job.queue) ?? 1) - 1;
+        if (toDestination === 0) this.destinationRunning.delete(job.queue);
+        else this.destinationRunning.set(job.queue, toDestination);
+      }
       this.finishing += 1;
       if (state.running === 0 && state.queued === 0 && this.lanes.get(id) === state) this.lanes.delete(id);
       // Any lane may have been waiting for this slot (the global cap, its mode's, or this host's).
