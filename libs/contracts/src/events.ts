@@ -203,10 +203,12 @@ export const ListEventsQuery = z
     ),
     createdAfter: z.iso
       .datetime({ offset: true })
+      .max(40)
       .optional()
       .describe('Only events created at or after this ISO-8601 time (D51).'),
     createdBefore: z.iso
       .datetime({ offset: true })
+      .max(40)
       .optional()
       .describe(
         'Only events created before this ISO-8601 time (D51); with createdAfter, the window [createdAfter, createdBefore).',
