@@ -207,8 +207,36 @@ async function samples(): Promise<Record<string, { path: string; body: Json }>> 
   const created = await api.post('/v0/orders', { items: lines.items });
   const session = await api.post('/v0/checkout/sessions', { items: lines.items });
   const paid = await api.post('/v0/checkout/sessions', { items: lines.items });
-  expect([created.status, session.status, paid.status]).toEqual([201, 201, 201]);
+  const completed = await api.post('/v0/checkout/sessions', { items: lines.items });
+  const endpoint = await api.post('/v0/webhook_endpoints', {
+    url: 'https://merchant.example/endpoint',
+    enabledEvents: ['*'],
+  });
+  expect([created.status, session.status, paid.status, completed.status, endpoint.status]).toEqual([
+    201, 201, 201, 201, 201,
+  ]);
+  // An event to redeliver: a session paid in full completes.
+  const completedId = String(completed.body.session.id);
+  const pay = await api.post(`/v0/test_helpers/checkout/sessions/${completedId}/pay`, {
+    method: 'card',
+    amount: 700,
+    outcome: 'succeeded',
+  });
+  expect(pay.status).toBeLessThan(300);
+  const eventId = await eventually(
+    async () => (await api.get(`/v0/events?sessionId=${completedId}`)).body?.events?.[0]?.id as string | undefined,
+    { deadlineMs: 30_000, description: 'the completed session has an event' },
+  );
+  const endpointBody = {
+    url: 'https://merchant.example/endpoint',
+    enabledEvents: ['*'],
+    description: 'Bounds',
+    metadata: { note: 'hello' },
+  };
   return {
+    createWebhookEndpoint: { path: '/v0/webhook_endpoints', body: endpointBody },
+    updateWebhookEndpoint: { path: `/v0/webhook_endpoints/${endpoint.body.endpoint.id}`, body: endpointBody },
+    redeliverEvent: { path: `/v0/events/${eventId}/redeliver`, body: { endpointId: endpoint.body.endpoint.id } },
     createOrder: { path: '/v0/orders', body: { ...order, externalId: uniqueId('bounds') } },
     updateOrder: {
       path: `/v0/orders/${created.body.order.id}`,
@@ -233,7 +261,10 @@ async function samples(): Promise<Record<string, { path: string; body: Json }>> 
       path: `/v0/test_helpers/checkout/sessions/${paid.body.session.id}/pay`,
       body: { method: 'card', amount: 1, outcome: 'succeeded' },
     },
-    recoverEvents: { path: '/v0/events/recover', body: { since: new Date(Date.now() - 60_000).toISOString() } },
+    recoverEvents: {
+      path: '/v0/events/recover',
+      body: { since: new Date(Date.now() - 60_000).toISOString(), endpointId: endpoint.body.endpoint.id },
+    },
   };
 }
 
