@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const replicas = countFlag(args, 'replicas', 1, 20);
   const brokers = countFlag(args, 'brokers', 1, 5);
   const cluster = replicas > 1 || brokers > 1;
-  // A trace store with a UI (Zipkin, behind an OpenTelemetry Collector) and Prometheus with the rules.
+  // A trace store with a UI (Zipkin, which the services send their spans to) and Prometheus with the rules.
   const observability = args.includes('--observability');
   const engines = await startEngines({
     log: (line) => log(`engines: ${line}`),
@@ -38,8 +38,8 @@ async function main(): Promise<void> {
     });
     log(`traces: ${traces.description}`);
   }
-  // Every span of every service goes to the collector (100 %: parentbased_traceidratio with the default ratio 1).
-  const otel = traces ? { OTEL_EXPORTER_OTLP_ENDPOINT: traces.otlpEndpoint } : undefined;
+  // Every span of every service goes to Zipkin (100 %: parentbased_traceidratio with the default ratio 1).
+  const otel = traces?.env;
   const stackOptions = {
     mongoUrl: engines.mongoUrl,
     kafkaBrokers: engines.kafkaBrokers,
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   const observabilityLines =
     traces && prometheus
       ? `
-  traces        ${traces.zipkinUrl}/zipkin/   (Zipkin ${traces.description.replace(/^Zipkin /, '')}; OTLP at ${traces.otlpEndpoint})
+  traces        ${traces.zipkinUrl}/zipkin/   (${traces.description}: ${traces.env.OTEL_EXPORTER_ZIPKIN_ENDPOINT})
                 find a payment: ${traces.zipkinUrl}/zipkin/?annotationQuery=checkout.session_id%3D<session id>
   prometheus    ${prometheus.url}   (Prometheus ${prometheus.version}; rules: deploy/observability/prometheus-rules.yaml, ${prometheus.url}/alerts)`
       : '';
