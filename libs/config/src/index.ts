@@ -277,7 +277,7 @@ export function telemetrySettings(
   config: {
     OTEL_SDK_DISABLED: boolean;
     OTEL_SERVICE_NAME?: string | undefined;
-    OTEL_TRACES_EXPORTER: TelemetryConfig['exporter'];
+    OTEL_TRACES_EXPORTER?: TelemetryConfig['exporter'];
     OTEL_EXPORTER_ZIPKIN_ENDPOINT?: string | undefined;
     OTEL_EXPORTER_OTLP_ENDPOINT?: string | undefined;
     OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string | undefined;
@@ -292,7 +292,7 @@ export function telemetrySettings(
     const at = pair.indexOf('=');
     if (at > 0) resourceAttributes[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
   }
-  const exporter = config.OTEL_TRACES_EXPORTER;
+  const exporter = config.OTEL_TRACES_EXPORTER ?? 'otlp';
   // Zipkin chosen by name but given nowhere to send: a mistake to report at start, not tracing silently off.
   if (exporter === 'zipkin' && config.OTEL_EXPORTER_ZIPKIN_ENDPOINT === undefined && !config.OTEL_SDK_DISABLED)
     throw new ConfigError(service, [

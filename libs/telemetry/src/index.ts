@@ -58,8 +58,8 @@ export type TracesExporterName = (typeof TRACES_EXPORTERS)[number];
 export interface TelemetryConfig {
   /** OTEL_SERVICE_NAME, else the service's own name. */
   serviceName: string;
-  /** OTEL_TRACES_EXPORTER: where spans go, and in what format. */
-  exporter: TracesExporterName;
+  /** OTEL_TRACES_EXPORTER: where spans go, and in what format; `otlp` when absent, as in the specification. */
+  exporter?: TracesExporterName | undefined;
   /**
    * The full URL spans are sent to: for `otlp`, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT
    * + `/v1/traces`; for `zipkin`, OTEL_EXPORTER_ZIPKIN_ENDPOINT (`…/api/v2/spans`).
@@ -151,7 +151,7 @@ function samplerOf(name: SamplerName, ratio: number): Sampler {
 export function exporterFor(config: Pick<TelemetryConfig, 'exporter' | 'tracesEndpoint'>): SpanExporter | undefined {
   const url = config.tracesEndpoint;
   if (url === undefined) return undefined;
-  switch (config.exporter) {
+  switch (config.exporter ?? 'otlp') {
     case 'otlp':
       return new OTLPTraceExporter({ url });
     case 'zipkin':
