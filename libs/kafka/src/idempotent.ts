@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError } from '@checkout/mongo';
+import { isDuplicateKeyError, retryTransientWriteConflicts } from '@checkout/mongo';
 
 interface ProcessedEvent {
   _id: string;
@@ -28,7 +28,8 @@ export function idempotentOnEventId<T>(
     if (await processed.findOne({ _id: eventId }, { projection: { _id: 1 } })) return 'duplicate';
     await handler(message);
     try {
-      await processed.insertOne({ _id: eventId, processedAt: new Date() });
+      const marker = { _id: eventId, processedAt: new Date() };
+      await retryTransientWriteConflicts(() => processed.insertOne(marker));
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
       return 'duplicate';

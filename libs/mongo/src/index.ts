@@ -8,3 +8,4 @@ export * from './lease';
 export * from './periodic-task';
 export * from './retention';
 export * from './scope';
+export * from './write-conflicts';

@@ -1,7 +1,6 @@
 import type { Collection, Db, Filter, PushOperator, UpdateFilter } from 'mongodb';
-import { scoped, type Scope } from '@checkout/mongo';
+import { insertManyOnce, scoped, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
-import { insertManyOnce } from './insert-many';
 import type { AttemptRecord, DeliveryDocument } from './delivery.document';
 
 export type ClaimResult =

@@ -1,8 +1,7 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import { scoped, type Scope } from '@checkout/mongo';
+import { insertManyOnce, scoped, type Scope } from '@checkout/mongo';
 import type { EventType } from '@checkout/contracts';
 import { COLLECTIONS } from './indexes';
-import { insertManyOnce } from './insert-many';
 import type { EventDocument } from './event.document';
 
 export interface EventListFilter {
