@@ -28,6 +28,7 @@ export { provisionFerretDb, startLocalFerretDb } from './local-ferretdb';
 export { freePort, spawnGuarded, type GuardedProcess, type ExitInfo, type SpawnGuardedOptions } from './process';
 export { cacheRoot, ensureCached } from './cache';
 export { identifyMongoEngine, type MongoEngineFamily, type MongoEngineIdentity } from './mongo-identity';
+export { readQueryPlan, type QueryPlan } from './query-plan';
 export { waitFor } from './wait';
 
 /** What tests get from the global setup (vitest `inject('engines')`): plain data, no handles. */
