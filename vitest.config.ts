@@ -1,6 +1,6 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Three tiers (style.md §13): unit tests need no engines; integration (component) and e2e tests get real
+// Three tiers: unit tests need no engines; integration (component) and e2e tests get real
 // Kafka and MongoDB-compatible engines from libs/testing's global setup (or from scripts/test.ts, which
 // starts them once for a whole `npm test` run and passes them down in KAFKA_BROKERS / MONGODB_URL). The
 // integration tests that restart that shared broker form a fourth group, chaos, run alone. Last, the soak (issue
@@ -81,11 +81,11 @@ export default defineConfig({
       },
       {
         test: {
-          // Issue 21: a two-minute rolling deploy (2 replicas behind HAProxy, 3 brokers) on engines and a cluster of
+          // A two-minute rolling deploy (2 replicas behind HAProxy, 3 brokers) on engines and a cluster of
           // its own, alone on the 2 cores after the soak. 3.5-4.5 min when green (the rollout itself outlasts the load's
           // two minutes: each new replica must be ready before an old one goes).
           // Then three-replicas.rollout.ts: what must happen once, and what each replica keeps to itself, on 3
-          // replicas of every service (issue 21.3; the shared engines, a cluster of its own), ~65 s.
+          // replicas of every service (the shared engines, a cluster of its own), ~65 s.
           name: 'rollout',
           sequence: { groupOrder: 5 },
           include: ['scripts/lib/soak/*.rollout.ts'],

@@ -15,7 +15,7 @@ const log = (line: string) => process.stderr.write(`[start] ${line}\n`);
 async function main(): Promise<void> {
   const started = Date.now();
   const args = process.argv.slice(2);
-  // Issue 21: `--replicas N` runs N processes of each service behind HAProxy, `--brokers 3` a three-broker Kafka.
+  // `--replicas N` runs N processes of each service behind HAProxy, `--brokers 3` a three-broker Kafka.
   const replicas = countFlag(args, 'replicas', 1, 20);
   const brokers = countFlag(args, 'brokers', 1, 5);
   const cluster = replicas > 1 || brokers > 1;

@@ -30,7 +30,7 @@ async function main(): Promise<number> {
     log('format (npm run format:check; `npm run format` rewrites)');
     const format = await run('npm', ['run', '--silent', 'format:check']);
     if (format !== 0) return format;
-    // Issue 22: known vulnerabilities in what the images run, against the documented allow-list.
+    // Known vulnerabilities in what the images run, against the documented allow-list.
     const audit = await runAudit(process.cwd(), log);
     if (audit !== 0) return audit;
   }

@@ -1,5 +1,5 @@
 // npm run bench -- orders|sessions|webhooks|dashboard|engine [--concurrency=N] [--seconds=S] [--rounds=R (orders: interleaved slices)]
-//   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of issue 21;
+//   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of `npm start -- --replicas N`;
 //    webhooks --replicas N: N dispatcher processes in one consumer group]
 //   [webhooks --mongo=memory]
 // Starts its own engines (or uses KAFKA_BROKERS / MONGODB_URL) and prints a table; no assertions.

@@ -1,4 +1,4 @@
-// The round-trip half of the bench (issue 13, part 3): services run in this process with a CommandCounter each
+// The round-trip half of the bench: services run in this process with a CommandCounter each
 // (the driver's command monitoring) and one SendCounter on their Kafka producers; each operation is run a few
 // times after a warm-up and its database commands and Kafka sends per run are printed with its budget. Counts
 // are deterministic, so a few runs suffice; the component and e2e tests assert the same figures exactly.
@@ -16,7 +16,7 @@ import { formatColumns } from './load';
 export type CountedService = 'gateway' | 'orders';
 
 interface StartableApp {
-  /** adminUrl: the gateway's operators' listener (admin API), apart from its public one since issue 22. */
+  /** adminUrl: the gateway's operators' listener (admin API), apart from its public one. */
   start(): Promise<{ url: string; adminUrl?: string }>;
   stop(): Promise<void>;
 }
@@ -69,7 +69,7 @@ export async function startCountedStack(engines: Engines, services: readonly Cou
     namePrefix: `bench_rt_${randomBytes(4).toString('hex')}`,
     logLevel: 'silent',
     extraEnv: {
-      // The longest key cache the gateway accepts (30 s, issue 22): a measurement that outlasts it reads the key once more.
+      // The longest key cache the gateway accepts (30 s): a measurement that outlasts it reads the key once more.
       gateway: {
         AUTH_CACHE_MS: String(AUTH_CACHE_MS_MAX),
         IDEMPOTENCY_SWEEP_INTERVAL_MS: '3600000',
@@ -115,7 +115,7 @@ export interface RoundTripBudget {
   commands: number;
   /** Most Kafka sends allowed (default: no bound). */
   kafkaSends?: number;
-  /** Where the budget comes from, e.g. "issue 13: ≤ 2". */
+  /** Where the budget comes from, e.g. "≤ 2 (storage rules)". */
   source: string;
 }
 
@@ -196,14 +196,7 @@ export const mark = (ok: boolean) => (ok ? '✓' : '✗');
 /** The round-trip table: one row per operation, commands per service, total, Kafka sends, budget with ✓/✗. */
 export function formatRoundTripTable(rows: readonly RoundTripRow[]): string {
   const services = [...new Set(rows.flatMap((r) => Object.keys(r.byService)))];
-  const header = [
-    'operation',
-    ...services.map((s) => `${s} commands`),
-    'total',
-    'Kafka sends',
-    'budget (issue 13)',
-    'before',
-  ];
+  const header = ['operation', ...services.map((s) => `${s} commands`), 'total', 'Kafka sends', 'budget', 'before'];
   const lines = rows.map((r) => {
     const within = r.budget
       ? r.commands <= r.budget.commands && (r.budget.kafkaSends === undefined || r.kafkaSends <= r.budget.kafkaSends)

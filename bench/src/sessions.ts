@@ -15,7 +15,7 @@ import { cpuDuring, cpuTable, sampleCpu, type CpuWindow } from './cpu';
 import { formatTable, percentile, runLoad, type LoadResult } from './load';
 import { rssMb, startBaseline } from './orders';
 
-// Issue 13's targets for sessions (part 5), checked against figures of this run, same engines.
+// The sessions targets (docs/engineering.md, "Performance targets"), checked against figures of this run, same engines.
 const TARGETS = {
   createVsBareInsert: 0.35,
   eventP50Ms: 20,
@@ -24,7 +24,7 @@ const TARGETS = {
   payCommands: 5,
   createCommands: 4,
 };
-// Issue 13's "before" figures (clean clone, FerretDB 1.24, 2 cores), for comparison only.
+// The figures before the storage rework of 2026-11 (clean clone, FerretDB 1.24, 2 cores), for comparison only.
 const BEFORE = [
   'POST /v0/checkout/sessions, c=32: 68 req/s, p99 1,938 ms',
   'test-helper pay, c=8: 4 req/s, p50 2,086 ms',
@@ -260,7 +260,7 @@ export async function runSessionsBench(
     const eventP99 = percentile(eventLatencies, 99);
     const tripsOf = (operation: string) => trips.find((t) => t.operation === operation)?.total ?? Number.NaN;
     console.log(
-      `\ntargets (issue 13), this run${options.payments < 1000 ? ` (only ${options.payments} payments: use --payments=1000 for the target's sample)` : ''}:`,
+      `\ntargets, this run${options.payments < 1000 ? ` (only ${options.payments} payments: use --payments=1000 for the target's sample)` : ''}:`,
     );
     console.log(
       `  ${mark(ratio >= TARGETS.createVsBareInsert)} POST /v0/checkout/sessions ≥ ${TARGETS.createVsBareInsert}× bare insert: ${ratio.toFixed(2)}× (${create.throughput.toFixed(0)} vs ${bareInsert.throughput.toFixed(0)} req/s)`,
@@ -285,7 +285,7 @@ export async function runSessionsBench(
     console.log(
       `  ${mark(tripsOf('GET /internal/sessions/:id') <= 1)} GET session: 1 in sessions, 0 in orders: ${tripsOf('GET /internal/sessions/:id')}`,
     );
-    console.log('\nbefore (issue 13, for comparison; not this run):');
+    console.log('\nbefore the storage rework (for comparison; not this run):');
     for (const line of BEFORE) console.log(`  ${line}`);
   } finally {
     await probe?.stop().catch(() => {});
@@ -312,7 +312,7 @@ interface RoundTrips {
 async function countRoundTrips(engines: Engines): Promise<RoundTrips[]> {
   const id = `bench_trips_${randomBytes(4).toString('hex')}`;
   const quiet = '3600000';
-  // Each service's own credentials and callers (issue 22), as the stack gets them; this bench calls sessions as the gateway does.
+  // Each service's own credentials and callers, as the stack gets them; this bench calls sessions as the gateway does.
   const stackEnv = stackEnvironment({
     ports: { gateway: 0, orders: 0, sessions: 0, dispatcher: 0 },
     mongoUrl: engines.mongoUrl,

@@ -68,7 +68,7 @@ describe('deploy/compose.yaml', () => {
     }
   });
 
-  it('publishes every port on loopback only, and gives no secret a default (issue 22, item 7)', () => {
+  it('publishes every port on loopback only, and gives no secret a default', () => {
     const text = readFileSync(join(REPO, 'deploy', 'compose.yaml'), 'utf8');
     const published = Object.entries(compose.services).flatMap(([name, spec]) =>
       (spec.ports ?? []).map((port) => `${name} ${port}`),

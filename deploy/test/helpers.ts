@@ -86,7 +86,7 @@ function filledLine(line: string, owner: string, generated: ReturnType<typeof ge
 /**
  * A copy of deploy/k8s whose overlays have their secret env files (the real files are never in git, so the
  * overlays cannot render from the checkout by design): the committed *.env.example as they are (`examples`: what a
- * careless operator deploys, which every service must refuse, issue 22), or with every value an operator would
+ * careless operator deploys, which every service must refuse), or with every value an operator would
  * generate (`generated`).
  */
 export function k8sTreeWithSecrets(fill: 'examples' | 'generated'): string {

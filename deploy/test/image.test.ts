@@ -63,7 +63,7 @@ describe('Dockerfile (e)', () => {
     expect(() => new Function('require', 'fetch', argv[2] as string)).not.toThrow();
   });
 
-  it('no workspace lists test tooling among its production dependencies (issue 22: testcontainers was one)', async () => {
+  it('no workspace lists test tooling among its production dependencies (testcontainers was one)', async () => {
     const { stdout } = await run(
       'npm',
       ['ls', '--omit=dev', '--all', '--json', 'testcontainers', '@testcontainers/kafka', '@testcontainers/mongodb'],
@@ -260,7 +260,7 @@ describe('the bundles the image runs', () => {
         () => `${service} not ready:\n${logs[service]}`,
       );
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
-      // The gateway serves /metrics on its operators' listener only (issue 22).
+      // The gateway serves /metrics on its operators' listener only.
       const metricsUrl = service === 'gateway' ? stack.adminUrl : url;
       expect(await (await fetch(`${metricsUrl}/metrics`)).text()).toContain('http_requests_total');
     }

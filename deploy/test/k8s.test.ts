@@ -121,7 +121,7 @@ describe('kustomize build (a, b)', () => {
   });
 });
 
-describe('the committed secret examples (issue 22, item 1)', () => {
+describe('the committed secret examples', () => {
   it.each(['staging', 'production'] as const)(
     '%s: copied unchanged, every secret in them is refused, so no pod starts on a placeholder',
     (variant) => {
@@ -231,7 +231,7 @@ describe('probes, ports and pod hardening (d)', () => {
       for (const container of containersOf(deployment)) {
         const env = effectiveEnv(objects, container);
         const port = Number(env.PORT);
-        // The gateway has a second, operators' listener (issue 22); every other service one port.
+        // The gateway has a second, operators' listener; every other service one port.
         expect(
           container.ports?.map((p) => p.containerPort),
           where,

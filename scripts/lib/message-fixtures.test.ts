@@ -1,4 +1,4 @@
-// Issue 21.5 (mixed versions): every committed message fixture (libs/contracts/fixtures/messages) goes through
+// Mixed versions: every committed message fixture (libs/contracts/fixtures/messages) goes through
 // the parse function its consumer runs on receipt, and every shape today's producers make has a fixture. A
 // change that breaks an older producer's message fails here, before a rolling deploy would run both.
 import { describe, expect, it } from 'vitest';

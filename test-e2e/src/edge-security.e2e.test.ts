@@ -20,7 +20,7 @@ import { Api } from './support/api';
 import { buildSessionInput } from './support/factories';
 import { startStack, type InProcessStack } from './support/stack';
 
-// Issue 22: what the edge refuses before and around authentication, which listener serves what, and who may call
+// What the edge refuses before and around authentication, which listener serves what, and who may call
 // which internal route. Each test names the item of the issue it covers; each failed before its fix.
 
 const suffix = randomBytes(4).toString('hex');

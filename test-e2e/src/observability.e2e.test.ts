@@ -4,7 +4,7 @@ import { request } from 'undici';
 import { parse as parseYaml } from 'yaml';
 import { startStack, type InProcessStack } from './support/stack';
 
-// Issue 11: the dashboard and the alert rules that ship in deploy/observability name only metrics that the
+// The dashboard and the alert rules that ship in deploy/observability name only metrics that the
 // services really serve. A renamed metric would otherwise leave an alert that can never fire.
 
 const dashboard = JSON.parse(
@@ -48,7 +48,7 @@ const scraped: Record<string, string> = {};
 
 beforeAll(async () => {
   stack = await startStack();
-  // The gateway serves /metrics on its operators' listener (ADMIN_PORT, issue 22).
+  // The gateway serves /metrics on its operators' listener (ADMIN_PORT).
   const ports = {
     gateway: stack.env.gateway.ADMIN_PORT,
     orders: stack.env.orders.PORT,
@@ -73,7 +73,7 @@ function familyOf(name: string): string {
   return histogram && served.get(histogram[1]!) === 'histogram' ? histogram[1]! : name;
 }
 
-describe('Dashboard and alert rules (issue 11)', () => {
+describe('Dashboard and alert rules', () => {
   it('the PromQL reader finds metric names and skips functions, labels and ranges', () => {
     expect(
       metricNamesIn(
@@ -97,7 +97,7 @@ describe('Dashboard and alert rules (issue 11)', () => {
     expect([...alertNames].filter((name) => !served.has(familyOf(name)))).toEqual([]);
   });
 
-  it('the on-call metrics of issue 11 exist, named by Prometheus conventions', () => {
+  it('the on-call metrics of docs/operations.md exist, named by Prometheus conventions', () => {
     for (const name of [
       'outbox_oldest_unpublished_age_seconds',
       'outbox_unpublished_events',

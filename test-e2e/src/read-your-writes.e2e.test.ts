@@ -12,7 +12,7 @@ import { parseConfig as sessionsConfig } from '@checkout/sessions/config';
 import { Api } from './support/api';
 import { buildOrderInput, buildSessionInput } from './support/factories';
 
-// D46 (issue 23): a merchant's write that succeeded is visible in that merchant's next read of any resource it
+// D46: a merchant's write that succeeded is visible in that merchant's next read of any resource it
 // changed. Cancelling or editing a session's order changes the session (D25), which keeps a copy of its order.
 // Sessions' order-events consumer does NOT run in this file: the at-least-once path is switched off, so every
 // read below shows only what the synchronous path carried before the write was answered.
@@ -71,7 +71,7 @@ beforeAll(async () => {
     extraEnv: {
       // The counted tests compare a session's order with a plain order measured moments before, key cached for both
       // (AUTH_CACHE_MS at its cap); 2,000 requests in a few seconds are this file's load, not what the per-key and
-      // per-client limits (D43, issue 22) are about.
+      // per-client limits (D43) are about.
       gateway: {
         AUTH_CACHE_MS: '30000',
         IDEMPOTENCY_SWEEP_INTERVAL_MS: '3600000',

@@ -15,7 +15,7 @@ import { parseConfig as ordersConfig } from '@checkout/orders/config';
 import { Api } from './support/api';
 import { buildOrderInput } from './support/factories';
 
-// Issue 13, part 3: what one public request costs across the gateway and orders, in database commands (the
+// What one public request costs across the gateway and orders, in database commands (the
 // driver's command monitoring, one counter per service) and Kafka sends. Counts are deterministic, so they are
 // asserted exactly; a change that adds a round trip has to change this file and say why. Here, not in a
 // service's test/component, because the budget is a property of the two services together (the gateway's
@@ -138,7 +138,7 @@ afterAll(async () => {
   await ordersDb?.close();
 });
 
-describe('round trips per public orders operation, gateway + orders (issue 13)', () => {
+describe('round trips per public orders operation, gateway + orders', () => {
   it("GET /v0/orders/:id: 1 command in all (orders' find); authentication and the rate limit cost 0 (D43)", async () => {
     const id = (await api.post('/v0/orders', buildOrderInput())).body.order.id as string;
     const cost = await costOf(() => api.get(`/v0/orders/${id}`));

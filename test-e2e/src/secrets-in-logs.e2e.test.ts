@@ -6,7 +6,7 @@ import { startStack, type InProcessStack } from './support/stack';
 import { Api } from './support/api';
 import { buildSessionInput, uniqueId } from './support/factories';
 
-// Issue 12, item 4: secrets stay secret. The whole stack runs at log level trace with every service's log lines
+// Secrets stay secret. The whole stack runs at log level trace with every service's log lines
 // captured; the run exercises keys (valid, wrong, revoked), the admin API, signed webhooks, the hosted page with
 // real test card numbers, a signed live processor notification and internal calls with a wrong token. Then the
 // logs are scanned for every secret the run knows and for any Luhn-valid 13–19 digit run (a card number).

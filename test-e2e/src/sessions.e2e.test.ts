@@ -529,7 +529,7 @@ describe('GET /v0/checkout/sessions/:sessionId', () => {
     });
     expect(edited.status).toBe(200);
     // The session presents its own copy of the order (a read never calls orders); orders' order.updated event
-    // brings the edit, so the session shows it as soon as the event is consumed (issue 13, part 4).
+    // brings the edit, so the session shows it as soon as the event is consumed.
     const read = await eventually(
       async () => {
         const current = await getSession(test, session.id);
@@ -650,7 +650,7 @@ describe('POST /v0/orders/:orderId/cancel of a session’s order (D25)', () => {
     const session = await createSession(test);
     const cancel = await test.post(`/v0/orders/${session.order.id}/cancel`);
     expect(cancel.status).toBe(200);
-    // Orders' order.cancelled event carries the cancel to the session (issue 13: reads never call orders).
+    // Orders' order.cancelled event carries the cancel to the session (reads never call orders).
     const read = await eventually(
       async () => {
         const current = await getSession(test, session.id);

@@ -60,7 +60,7 @@ export const env = {
 
 /**
  * Words that make a value a placeholder, not a secret: what example files, tutorials and people typing in a hurry
- * put where a secret belongs (issue 22: the `*.env.example` placeholders passed every check and would have handed
+ * put where a secret belongs (the `*.env.example` placeholders passed every check and would have handed
  * out the admin API and the processor's signature). They count only as whole tokens (see `tokens`), in one case
  * (lower, UPPER or Capitalized), and are at least five letters long: matched as substrings of any case, short
  * words ("todo", "xxxx", "abcdef") turned up by chance in about one random secret in 10⁴. A random token equals one
@@ -172,7 +172,7 @@ export function weakSecretReason(value: string, minLength: number): string | nul
   return null;
 }
 
-/** A secret setting: long, not a placeholder, not guessable (issue 22). Its value never appears in errors. */
+/** A secret setting: long, not a placeholder, not guessable. Its value never appears in errors. */
 export function secret(minLength = 24) {
   return z.string().superRefine((value, ctx) => {
     const reason = weakSecretReason(value, minLength);
@@ -201,7 +201,7 @@ export function mongoUrl() {
 }
 
 /**
- * The services and jobs that call internal APIs, each with a credential of its own (issue 22: one shared token
+ * The services and jobs that call internal APIs, each with a credential of its own (one shared token
  * let a compromised pod act as any service). Each internal route says which of them may call it.
  */
 export const INTERNAL_CALLERS = ['gateway', 'orders', 'sessions', 'webhook-dispatcher', 'dead-letter-replay'] as const;
@@ -247,7 +247,7 @@ export const baseConfigShape = {
   SHUTDOWN_DRAIN_MS: env
     .nonNegativeInt(0)
     .describe(
-      "On SIGTERM, how long /readyz answers 503 (and every answer says Connection: close) while the service still serves, before it stops listening: time for the load balancer or Kubernetes endpoints to take it out of rotation, like a preStop sleep (issue 21). Set it above the load balancer's health-check interval × fall count; 0 stops at once",
+      "On SIGTERM, how long /readyz answers 503 (and every answer says Connection: close) while the service still serves, before it stops listening: time for the load balancer or Kubernetes endpoints to take it out of rotation, like a preStop sleep. Set it above the load balancer's health-check interval × fall count; 0 stops at once",
     ),
   HTTP_HEADERS_TIMEOUT_MS: env
     .positiveInt(10_000)
@@ -291,7 +291,7 @@ export const kafkaConfigShape = {
     .enum(['none', 'scram-sha-256', 'scram-sha-512'])
     .default('none')
     .describe(
-      'How this service authenticates to the brokers (issue 22): none, or SASL SCRAM with KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD. Production uses scram-sha-512 with a user per service, whose ACLs allow only its topics and groups (docs/operations.md)',
+      'How this service authenticates to the brokers: none, or SASL SCRAM with KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD. Production uses scram-sha-512 with a user per service, whose ACLs allow only its topics and groups (docs/operations.md)',
     ),
   KAFKA_SASL_USERNAME: z.string().min(1).optional().describe('SASL user of this service (required with SCRAM)'),
   KAFKA_SASL_PASSWORD: secret(16).optional().describe('SASL password of this service (required with SCRAM)'),
@@ -353,7 +353,7 @@ export const commonConfigShape = { ...baseConfigShape, ...kafkaConfigShape };
 
 /**
  * The roles a process can take, named alike in every service so that one Deployment per role is one setting
- * away (style.md §1). Each service declares the roles it has; /healthz, /readyz and /metrics are served
+ * away. Each service declares the roles it has; /healthz, /readyz and /metrics are served
  * whatever the roles, so Kubernetes can probe, and Prometheus scrape, a consumer-only pod too.
  */
 export const roleSettings = {
@@ -407,7 +407,7 @@ export function internalCallersValue(entries: Partial<Record<InternalCaller, str
 
 /**
  * Every secret setting of a stack, freshly generated, with each INTERNAL_CALLERS naming exactly the callers that
- * service's routes admit (issue 22): what `npm start`, the tests and the laptop compose stack (its first run)
+ * service's routes admit: what `npm start`, the tests and the laptop compose stack (its first run)
  * use, so that no stack anywhere runs on a known token. Production generates its own (docs/operations.md).
  */
 export function generateLocalSecrets(options: { tokens?: Partial<LocalInternalTokens>; random?: () => string } = {}): {

@@ -129,7 +129,7 @@ describe('events API (D34)', () => {
   });
 });
 
-describe('OrderEventMessage (orders.events, issue 13)', () => {
+describe('OrderEventMessage (orders.events)', () => {
   const order = session.order;
 
   it('When an order change is published, then it carries the presented order and its revision', () => {
@@ -153,7 +153,7 @@ describe('OrderEventMessage (orders.events, issue 13)', () => {
     });
   });
 
-  it('When an event without a version arrives (published before issue 25.4), then it still parses; an unknown version does not', () => {
+  it('When an event without a version arrives (published before events carried a version), then it still parses; an unknown version does not', () => {
     const { version: _version, ...unversioned } = orderChangedEvent({
       type: ORDER_PAYMENT_APPLIED,
       organizationId: 'org_1',

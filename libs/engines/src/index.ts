@@ -97,7 +97,7 @@ export interface StartEnginesOptions {
   /** false skips the Docker probe and goes straight to local engines. */
   docker?: boolean;
   /**
-   * Local Kafka brokers to run (issue 21): 1 by default; 3 for a cluster whose topics can have replication factor
+   * Local Kafka brokers to run: 1 by default; 3 for a cluster whose topics can have replication factor
    * 3 and min.insync.replicas 2, as in production. More than one needs local engines (no KAFKA_BROKERS, no Docker).
    */
   kafkaBrokers?: number;

@@ -102,7 +102,7 @@ async function setUpNode(
 }
 
 /**
- * `count` KRaft nodes (issue 21), each broker and controller, formatted with one cluster id and voting in one
+ * `count` KRaft nodes, each broker and controller, formatted with one cluster id and voting in one
  * static quorum: topics can have replication factor 3 with min.insync.replicas 2, as production's do, and any
  * one node can be stopped, started or killed while the other two keep the cluster (and its quorum) up.
  */

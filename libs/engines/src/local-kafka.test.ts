@@ -34,7 +34,7 @@ describe('renderServerProperties', () => {
   });
 });
 
-describe('renderServerProperties for a three-node cluster (issue 21)', () => {
+describe('renderServerProperties for a three-node cluster', () => {
   it('describes node 2 of a static three-voter quorum with replicated internal topics and min ISR 2', () => {
     const props = parseProperties(
       renderServerProperties({

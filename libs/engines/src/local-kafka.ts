@@ -83,7 +83,7 @@ export async function provisionKafka(options: { log?: (line: string) => void } =
   return libs;
 }
 
-/** A SCRAM-SHA-512 user the broker knows from its first start (issue 22: a broker that refuses strangers). */
+/** A SCRAM-SHA-512 user the broker knows from its first start (a broker that refuses strangers). */
 export interface ScramUser {
   username: string;
   password: string;
@@ -96,7 +96,7 @@ export interface ServerPropertiesInput {
   /** The client listener requires SASL SCRAM-SHA-512 as this user (also the brokers' own inter-broker user). */
   scram?: ScramUser;
   /**
-   * A node of a multi-broker cluster (issue 21): its id and every node's controller port (the static voter set).
+   * A node of a multi-broker cluster: its id and every node's controller port (the static voter set).
    * Without it, the single node 1 votes for itself alone.
    */
   cluster?: { nodeId: number; controllerPorts: readonly number[] };
@@ -138,7 +138,7 @@ export function renderServerProperties({
     ? cluster.controllerPorts.map((p, i) => `${i + 1}@127.0.0.1:${p}`).join(',')
     : `1@127.0.0.1:${controllerPort}`;
   const nodes = cluster?.controllerPorts.length ?? 1;
-  // With three nodes, production's durability (issue 21): every internal topic on all three, and a write
+  // With three nodes, production's durability: every internal topic on all three, and a write
   // acknowledged (acks=all) only once two hold it, so losing any one broker loses no acknowledged message.
   const replicas = Math.min(nodes, 3);
   const minIsr = replicas >= 3 ? 2 : 1;
@@ -228,7 +228,7 @@ export interface StartLocalKafkaOptions {
   /** Per-run directory; config, data and logs go below it. */
   runDir: string;
   deadlineMs: number;
-  /** Require SASL SCRAM-SHA-512 as this user from every client (issue 22); default: no authentication. */
+  /** Require SASL SCRAM-SHA-512 as this user from every client; default: no authentication. */
   scram?: ScramUser;
 }
 

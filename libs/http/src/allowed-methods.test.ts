@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@checkout/logger';
 import { allowedMethods, createBaseApp, mountRouters } from './app';
 
-// D7: a known path with another method is 405 with `Allow`; OPTIONS answers `Allow` alone. Issue 22: the full
+// D7: a known path with another method is 405 with `Allow`; OPTIONS answers `Allow` alone. The full
 // fuzz run found `OPTIONS /v0/events/recover` listing GET, which belongs to `/v0/events/:eventId`.
 
 describe('allowedMethods', () => {
@@ -29,10 +29,10 @@ describe('allowedMethods', () => {
   });
 });
 
-// Issue 22: `router.use()` middleware layers match every path under the router's prefix with no parameters and no
+// `router.use()` middleware layers match every path under the router's prefix with no parameters and no
 // methods, so "the fewest parameters" picked them and left nothing allowed: the gateway's admin API answered 404
 // instead of 405 on its parameterised routes. Only layers that answer methods count.
-describe('allowedMethods with router.use() middleware (issue 22)', () => {
+describe('allowedMethods with router.use() middleware', () => {
   const admin = new Router({ prefix: '/admin' });
   admin.use(async (_ctx, next) => next());
   admin.use(async (_ctx, next) => next());

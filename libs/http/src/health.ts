@@ -14,7 +14,7 @@ const CHECK_TIMEOUT_MS = 2_000;
  */
 /**
  * `full`: the detailed /readyz (each check's error) and /metrics, for probes and Prometheus inside the cluster.
- * `public`: on a listener the internet reaches (the gateway's public one, issue 22), /readyz says ready or not
+ * `public`: on a listener the internet reaches (the gateway's public one), /readyz says ready or not
  * and nothing about why (dependency errors name hosts and versions), and /metrics is not served.
  */
 export type OperationalExposure = 'full' | 'public';

@@ -60,7 +60,7 @@ declare module 'koa' {
 
 /**
  * Internal services trust the organization and mode only from a caller they know, and each caller only on the
- * routes it needs (issue 22: one shared token let any compromised pod act as any service, for any organization).
+ * routes it needs (one shared token let any compromised pod act as any service, for any organization).
  * Every caller has a credential of its own; the callee holds only its SHA-256. A token is compared with every
  * accepted hash, so timing says nothing about which matched; two hashes for one caller are accepted while it
  * rotates its token. A path under /internal/ that no rule names is refused (fail closed), whatever its case.

@@ -36,10 +36,10 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /**
- * The one client of every internal API (architecture.md: undici keep-alive pools, timeouts, retries only where
+ * The one client of every internal API (docs/engineering.md: undici keep-alive pools, timeouts, retries only where
  * idempotent). It sends the internal token, the caller's organization and mode when given, and the request id.
  * A transport failure, and an internal 401 or 403 (the services disagree on a credential, or on who may call
- * what (issue 22), during a rotation or a misconfigured deploy:
+ * what, during a rotation or a misconfigured deploy:
  * our outage, never the merchant's fault), become DependencyUnavailableError, which every service answers as
  * 503. Any other answer, error envelopes included, comes back as it is for the caller to interpret.
  */

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// Issue 11: libs/kafka owns kafkajs. Nothing else imports it (the engines lib, which starts a broker, aside), so
+// libs/kafka owns kafkajs. Nothing else imports it (the engines lib, which starts a broker, aside), so
 // replacing the client library is this lib's change alone (README.md).
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -19,7 +19,7 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-describe('libs/kafka owns kafkajs (issue 11)', () => {
+describe('libs/kafka owns kafkajs', () => {
   it('no file outside libs/kafka (and libs/engines) imports kafkajs', () => {
     const importers = sourceFiles(root)
       .map((path) => relative(root, path))

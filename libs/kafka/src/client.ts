@@ -7,7 +7,7 @@ import { GROUP_REQUEST_TIMEOUT_MS } from './kafkajs-accommodations';
 export interface KafkaOptions {
   brokers: readonly string[];
   clientId: string;
-  /** SASL SCRAM credentials (issue 22): brokers that require them refuse a client without. */
+  /** SASL SCRAM credentials: brokers that require them refuse a client without. */
   sasl?: { mechanism: 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
   /** TLS to the brokers; `caFile`: a PEM of the CA that signed their certificates, if not a system one. */
   tls?: { caFile?: string };

@@ -12,7 +12,7 @@ import {
   withinDeadline,
 } from './kafkajs-accommodations';
 
-// Moved to kafkajs-accommodations.ts (issue 25.3); still importable from here, as the lib's tests do.
+// Moved to kafkajs-accommodations.ts; still importable from here, as the lib's tests do.
 export { HANDLER_DEADLINE_MS, HandlerFailedError, superviseConsumer } from './kafkajs-accommodations';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -50,7 +50,7 @@ export interface ConsumerOptions<T> {
 export const CONSUMER_GROUP_SETTINGS = {
   sessionTimeout: 15_000,
   // A member learns that its group is rebalancing only from a heartbeat's answer; every 300 ms (with
-  // GROUP_FETCH_MAX_WAIT_MS between fetches) keeps a rolling deploy's rebalances short (issue 21).
+  // GROUP_FETCH_MAX_WAIT_MS between fetches) keeps a rolling deploy's rebalances short.
   heartbeatInterval: 300,
   rebalanceTimeout: 20_000,
   retry: { initialRetryTime: 200, maxRetryTime: 5_000, retries: Number.MAX_SAFE_INTEGER },
@@ -60,7 +60,7 @@ export const CONSUMER_GROUP_SETTINGS = {
  * How long one fetch of a group member may wait at the broker for new messages. kafkajs heartbeats, and so
  * learns that its group is rebalancing, only between fetches: with its default of 5 s, every member joining or
  * leaving (each step of a rolling deploy) left the group's partitions without an owner for 3-6.5 s while the
- * others finished their parked fetches (issue 21, measured in the rollout soak). 500 ms bounds that wait; a
+ * others finished their parked fetches (measured in the rollout soak). 500 ms bounds that wait; a
  * fetch still returns at once when messages are there, so it costs only idle fetches (two a second per member).
  */
 export const GROUP_FETCH_MAX_WAIT_MS = 500;
@@ -98,7 +98,7 @@ function superviseGroupMember(
 }
 
 /**
- * At-least-once consumption (style.md §10): the offset moves on only after `handle` returns. A message
+ * At-least-once consumption: the offset moves on only after `handle` returns. A message
  * that can't be parsed is parked on the dead-letter topic and skipped; a handler that throws (database or
  * broker down) leaves the offset where it is, and kafkajs delivers the message again after a backoff.
  */
@@ -149,9 +149,10 @@ export interface BatchConsumerOptions<T> extends Omit<ConsumerOptions<T>, 'handl
 }
 
 /**
- * At-least-once consumption a batch at a time, for consumers whose work is cheaper in bulk and finishes after
- * the handler returns (the webhook dispatcher records a delivery once its first attempt is over). Offsets are
- * committed as batchCommits says: per partition, in order, once the work is durable.
+ * At-least-once consumption a batch at a time, for consumers whose work is cheaper in bulk and may become
+ * durable after the handler returns (the webhook dispatcher stores a batch's deliveries, pending, with one
+ * insertMany per collection; its first attempts run later). Offsets are committed as batchCommits says: per
+ * partition, in order, once the work the batch started is durable.
  */
 export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Promise<RunningConsumer> {
   const log = options.logger.child({ groupId: options.groupId });

@@ -1,4 +1,4 @@
-// What kafkajs gets wrong, answered in one place (issue 25.3). Each accommodation below names the upstream
+// What kafkajs gets wrong, answered in one place. Each accommodation below names the upstream
 // issue it answers; README.md ("kafkajs accommodations") indexes them with the ones that live elsewhere in this
 // lib (the group request timeout in client.ts, the non-idempotent producer in producer.ts, topic creation in
 // topics.ts). Replacing kafkajs is the moment to re-check each: a client that does the right thing makes it go.

@@ -4,7 +4,7 @@ import { PeriodicTask } from '@checkout/mongo';
 import type { EventProducer, OutgoingMessage } from './producer';
 import type { OutboxMetrics } from './metrics';
 
-/** One event waiting in its aggregate's document to be published (architecture.md, Messaging rules). */
+/** One event waiting in its aggregate's document to be published (docs/engineering.md, messaging rules). */
 export interface OutboxEntry {
   eventId: string;
   topic: string;

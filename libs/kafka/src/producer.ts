@@ -12,7 +12,7 @@ export interface OutgoingMessage {
 
 /**
  * Kafka sends a producer made (one per send: one batch, whatever it holds) and the messages in them: the Kafka
- * half of an operation's round-trip budget (issue 13), asserted by tests and printed by the bench, like
+ * half of an operation's round-trip budget, asserted by tests and printed by the bench, like
  * CommandCounter (@checkout/mongo) for the database.
  */
 export class SendCounter {

@@ -4,7 +4,7 @@ import { CommandCounter, connectMongo, type MongoConnection } from '@checkout/mo
 import { OutboxRelay, appendToOutbox, type EventProducer, type OutboxFields, type OutgoingMessage } from '../src/index';
 import { engines, isolatedNames, logger } from './support';
 
-// Issue 13: a writer that holds the document it just wrote publishes its outbox without reading it back
+// A writer that holds the document it just wrote publishes its outbox without reading it back
 // (publishWritten), one database command fewer per event on the request path; what another writer appended
 // meanwhile is not lost but left for the sweep.
 
@@ -44,7 +44,7 @@ afterAll(async () => {
   await mongo?.close();
 });
 
-describe('OutboxRelay.publishWritten (issue 13)', () => {
+describe('OutboxRelay.publishWritten', () => {
   it('When the written document is handed in, then its events are sent and marked with one update and no read; an entry appended meanwhile stays pending', async () => {
     const written = appendToOutbox<Aggregate>({ _id: 'agg_1', outbox: [], outboxPending: false }, entry('evt_1'));
     await collection.insertOne(written);

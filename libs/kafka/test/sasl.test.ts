@@ -7,7 +7,7 @@ import { provisionKafka, startLocalKafka, type LocalKafka } from '@checkout/engi
 import { eventually } from '@checkout/testing';
 import { createEventProducer, createKafka, ensureTopics, readTopic, topicOffsets } from '../src/index';
 
-// Issue 22, item 3: anyone who reached the broker could publish a forged session event that the dispatcher
+// Anyone who reached the broker could publish a forged session event that the dispatcher
 // would sign with the merchant's real secret. Brokers that require SASL SCRAM refuse a client without the
 // credentials, and libs/kafka speaks SCRAM. This file runs a broker of its own that requires SCRAM-SHA-512.
 
@@ -25,7 +25,7 @@ afterAll(async () => {
   if (runDir) await rm(runDir, { recursive: true, force: true });
 });
 
-describe('Kafka with SASL SCRAM-SHA-512 (issue 22)', () => {
+describe('Kafka with SASL SCRAM-SHA-512', () => {
   it('When a client has the credentials, then it creates a topic, produces and consumes', async () => {
     const kafka = createKafka({
       brokers: broker.brokers,

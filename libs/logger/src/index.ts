@@ -41,7 +41,7 @@ export const REDACT_PATHS = [
   '*.token',
   'password',
   '*.password',
-  // Issue 22: what the list above missed. Checkout settings carry signing secrets; config objects carry tokens.
+  // What the list above missed. Checkout settings carry signing secrets; config objects carry tokens.
   'webhookSigningSecret',
   '*.webhookSigningSecret',
   'webhookSigningSecrets',
@@ -102,7 +102,7 @@ function withoutUrlCredentials(value: unknown, depth = 0): unknown {
 /**
  * pino's error serializer, then URL credentials redacted in every string it produced: message, stack, causes and
  * the error's own fields. Errors are serialized after the `log` formatter runs, which leaves them as they are, so a
- * driver's "connect failed for mongodb://user:password@host" reached the line whole (issue 22).
+ * driver's "connect failed for mongodb://user:password@host" reached the line whole.
  */
 function serializeError(err: unknown): unknown {
   return withoutUrlCredentials(err instanceof Error ? pino.stdSerializers.err(err) : err);

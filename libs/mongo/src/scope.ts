@@ -31,7 +31,7 @@ export type InsertOnceResult<T> = { created: true; doc: WithId<T> } | { created:
 
 /**
  * A collection that can only be read and written inside one organization and mode: the scope is merged into
- * every filter and every insert here, so no store function can forget it (style.md §3).
+ * every filter and every insert here, so no store function can forget it.
  */
 export class ScopedCollection<T extends ScopedDocument> {
   constructor(

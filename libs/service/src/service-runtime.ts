@@ -74,7 +74,7 @@ export interface BackgroundPart {
 /**
  * What every service's app.ts does around its own parts, once: connect to MongoDB and create its indexes,
  * create Kafka topics and connect a producer, build the base Koa app whose /readyz checks what was connected,
- * listen, and on stop: answer /readyz 503 and drain (issue 21), close the listeners, then stop every part in
+ * listen, and on stop: answer /readyz 503 and drain, close the listeners, then stop every part in
  * the reverse order of its start, each once, so a part stops before what it uses (a relay before its producer,
  * everything before MongoDB). A service's buildApp makes one runtime, and nothing connects until its start().
  */
@@ -186,7 +186,7 @@ export class ServiceRuntime<C extends RuntimeConfig> {
   }
 
   /**
-   * /readyz answers 503 and the service keeps serving until the load balancer has taken it out (issue 21); then
+   * /readyz answers 503 and the service keeps serving until the load balancer has taken it out; then
    * the listeners close (in-flight requests get SHUTDOWN_GRACE_MS), then every part stops, newest first. A part
    * that fails to stop is logged and the others still stop: none is left holding a socket or a group membership.
    */

@@ -1,6 +1,6 @@
 import { newId, newLineId, SessionEventV1, type Mode } from '@checkout/contracts';
 
-// Test data factories (style.md §14): valid by default, each test overrides only what it is about.
+// Test data factories: valid by default, each test overrides only what it is about.
 
 export interface SessionEventOverrides {
   mode?: Mode;

@@ -21,7 +21,7 @@ export interface StackEnvironmentOptions {
   webhookAllowedNetworks?: string;
   webhookRetryDelaysMs?: string;
   adminToken?: string;
-  /** Each calling service's own internal credential (issue 22); generated when not given. */
+  /** Each calling service's own internal credential; generated when not given. */
   internalTokens?: Partial<InternalTokens>;
   host?: string;
   /** Extra settings per service, e.g. a lower rate limit for one test file. */

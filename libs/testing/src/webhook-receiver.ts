@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 
-// A real HTTP server standing in for a merchant's webhook endpoint (style.md §14, Svix's TestReceiver). Every
+// A real HTTP server standing in for a merchant's webhook endpoint (Svix's TestReceiver). Every
 // request is recorded with its headers and raw body; each path can be told how to answer.
 
 export type ReceiverBehaviour =

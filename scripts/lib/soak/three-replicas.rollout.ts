@@ -12,7 +12,7 @@ import { startClusterStack, type ClusterStack, type Replica } from '../cluster-s
 import type { ServiceName } from '../process-stack';
 import { startHoldingReceiver, type HoldingReceiver } from './holding-receiver';
 
-// Issue 21.3: what each replica keeps to itself, and what must happen once however many replicas there are,
+// What each replica keeps to itself, and what must happen once however many replicas there are,
 // shown on 3 replicas of every service behind HAProxy (one broker: nothing here is about Kafka's replication).
 // Every check is a count or a state; the one bound (a revoked key stops working within AUTH_CACHE_MS) is an
 // `eventually` deadline on each gateway replica, polled directly, not through the load balancer.
@@ -46,7 +46,7 @@ async function statusOf(url: string, key: string): Promise<number> {
   return response.statusCode;
 }
 
-describe('three replicas of every service (issue 21.3)', () => {
+describe('three replicas of every service', () => {
   const prefix = `replicas_${randomBytes(3).toString('hex')}`;
   let engines: Engines | undefined;
   let stack: ClusterStack | undefined;

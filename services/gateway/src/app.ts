@@ -21,7 +21,7 @@ export interface GatewayApp {
 /**
  * The gateway owns organizations, API keys and checkout settings; it authenticates merchants, validates
  * their requests and forwards them to the service that owns the data. It talks to Kafka through nobody:
- * its readiness is its database and the services behind it. Two listeners (issue 22): PORT for the public,
+ * its readiness is its database and the services behind it. Two listeners: PORT for the public,
  * ADMIN_PORT for operators and other services, which no Ingress exposes.
  */
 export function buildApp(

@@ -64,7 +64,7 @@ function createSender(config: Config, options: BuildOptions, logger: Logger): We
     maxConnectionsPerHost: config.WEBHOOK_MAX_CONCURRENCY_PER_HOST,
     ...(options.resolve && { resolve: options.resolve }),
     // The attempt shows the merchant a coarse reason; what exactly failed (the address a name resolved to, the
-    // error's text) is for operators, at debug level (issue 22).
+    // error's text) is for operators, at debug level.
     debug: (detail) => logger.debug(detail, 'webhook attempt failed'),
   });
 }

@@ -1,5 +1,5 @@
 // A merchant's first hour, written against the client oapi-codegen generates from GET /v0/openapi.json
-// (issue 23): create a checkout session, PATCH its sessionData, pay it with the test helper, read the completed
+//: create a checkout session, PATCH its sessionData, pay it with the test helper, read the completed
 // session and its checkout.session.completed event, list orders two pages at a time.
 //
 // Run by `npm run clients`, which generates client.gen.go (package checkout) beside this file in a working copy.

@@ -23,7 +23,7 @@ const CheckoutSettingsPatch = z.strictObject({
 });
 
 /**
- * How long deliveries stay signed with a secret after a rotation replaced it (D35, issue 22): receivers that still
+ * How long deliveries stay signed with a secret after a rotation replaced it (D35): receivers that still
  * hold the old secret keep verifying (Standard Webhooks: one signature per secret) while the merchant deploys
  * the new one. Turning signing off ends it at once.
  */
@@ -70,7 +70,7 @@ export interface AdminDeps {
   checkoutSettingsChanged: (organizationId: string, mode: Mode) => void;
   /** Called after a key was revoked, so that it stops working on this replica at once. */
   keyRevoked: (lookupId: string) => void;
-  /** Counts wrong operator tokens per client address (issue 22); refuses an address that guesses too often. */
+  /** Counts wrong operator tokens per client address; refuses an address that guesses too often. */
   guesses: AdminTokenGuesses;
   /** The client address of a request (its peer, or the nearest untrusted X-Forwarded-For hop). */
   clientOf: (ctx: Context) => string;

@@ -22,7 +22,7 @@ interface CachedKey {
   organization: OrganizationDocument | null;
 }
 
-/** D5, and issue 22: one message for every key that does not work, so an answer never tells whether a key id exists. */
+/** D5: one message for every key that does not work, so an answer never tells whether a key id exists. */
 const INVALID_KEY_MESSAGE = 'The API key is not valid.';
 
 export interface KeyCache {
@@ -40,7 +40,7 @@ export interface KeyCache {
  * place handlers read them from. A short cache keeps the database off the hot path (lru-cache: one load per key
  * id at a time, however many requests wait for it); it also bounds how long a key revoked on another replica
  * keeps working (AUTH_CACHE_MS, capped). A key id that matches no key is remembered too, for
- * UNKNOWN_KEY_CACHE_MS, so that guessing keys costs no database read per guess (issue 22); a key created
+ * UNKNOWN_KEY_CACHE_MS, so that guessing keys costs no database read per guess; a key created
  * meanwhile has an id never looked up before, so it works at once. The rate limit is counted in memory (D43):
  * after the cache is warm, authenticating costs no database command.
  */

@@ -43,7 +43,7 @@ const LITERAL_PATHS = new Set(
 
 /**
  * A parameter route never answers a literal route's path: `GET /v0/events/recover` is the recover route's path with
- * the wrong method (405, `Allow: POST, OPTIONS`), not event "recover" (issue 22: the full fuzz run, Schemathesis
+ * the wrong method (405, `Allow: POST, OPTIONS`), not event "recover" (the full fuzz run, Schemathesis
  * ST204, found `GET /v0/events/:eventId` answering it 400 INVALID_EVENT_ID). Runs before authentication, as the 405
  * of any other known path does.
  */

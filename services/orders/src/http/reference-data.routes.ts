@@ -48,7 +48,7 @@ export function referenceDataRoutes(store: ReferenceDataStore, clock: () => Date
     const scope = requireScope(ctx.state);
     const { destination } = parseOrThrow(ListDestinationsQuery, ctx.query, 'ADMIN_REQUEST_FAILED');
     if (destination !== undefined) {
-      // One read by id or address (as an order names it), not the organization's whole list (issue 22).
+      // One read by id or address (as an order names it), not the organization's whole list.
       const found = await store.findDestination(scope, destination);
       ctx.body = { paymentDestinations: found ? [presentDestination(found)] : [] };
       return;

@@ -6,7 +6,7 @@ import { buildApp, type OrdersApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
 import { INTERNAL_CALLERS, internalCaller } from './support';
 
-// Issue 13, part 3: the database round trips of each orders operation, counted with the driver's command
+// The database round trips of each orders operation, counted with the driver's command
 // monitoring. Counts are deterministic, so they are asserted exactly; a change that adds a round trip has to
 // change this file and say why.
 

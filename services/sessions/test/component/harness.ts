@@ -15,7 +15,7 @@ import { encodeCheckoutSettings, type CheckoutSettings } from '../../src/domain/
 
 /** The gateway's credential, with which tests call sessions (and orders, for reference data) as the gateway does. */
 export const GATEWAY_TOKEN = newSecret();
-/** Sessions' own credential, with which it calls orders (issue 22: each service its own). */
+/** Sessions' own credential, with which it calls orders (each service its own). */
 const SESSIONS_TOKEN = newSecret();
 /** ID_DERIVATION_SECRET of every sessions app the harness starts: tests derive the ids a keyed request gets. */
 export const ID_DERIVATION_SECRET = newSecret();

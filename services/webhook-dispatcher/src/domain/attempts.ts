@@ -92,7 +92,7 @@ export class Attempts {
     clearTimeout(timer);
   }
 
-  /** Where an attempt queues: its host, in its organization and mode's lane (fair between merchants, issue 22). */
+  /** Where an attempt queues: its host, in its organization and mode's lane (fair between merchants). */
   target(url: string, scope: Scope): Target {
     return { host: this.deps.hostKey(url), lane: { organizationId: scope.organizationId, mode: scope.mode } };
   }

@@ -11,7 +11,7 @@ export interface BackgroundWorkSettings {
   recoveryIntervalMs: number;
   retentionMs: number;
   retentionIntervalMs: number;
-  /** Each recovery round, whether this process took the lease (webhook_recovery_sweeps_total, issue 21.3). */
+  /** Each recovery round, whether this process took the lease (webhook_recovery_sweeps_total). */
   onRecoveryRound?: (leaseTaken: boolean) => void;
 }
 

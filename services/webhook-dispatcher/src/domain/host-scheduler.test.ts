@@ -169,7 +169,7 @@ describe('HostScheduler', () => {
     await becameIdle;
   });
 
-  describe('lanes: one per organization and mode (issue 22 item 6)', () => {
+  describe('lanes: one per organization and mode', () => {
     const hostile: Lane = { organizationId: 'org_hostile', mode: 'test' };
     const other: Lane = { organizationId: 'org_other', mode: 'live' };
     const fair = {

@@ -11,7 +11,7 @@ import type { EventsStore } from '../store/events.store';
 import { createDispatcher, type IncomingSessionEvent } from './dispatcher';
 import { HostScheduler } from './host-scheduler';
 
-// The session-events handler (issues 9 and 25) with the stores replaced by ports the test controls (pure logic;
+// The session-events handler  with the stores replaced by ports the test controls (pure logic;
 // the component tests run the same code against Kafka and the database). kafkajs fetches again only once every
 // batch of the last fetch is handed over, so the handler must return without waiting for the database, yet
 // keep waiting while the scheduler is full (back-pressure). Each delivery is stored, pending and held, with its
@@ -98,7 +98,7 @@ function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
   };
 }
 
-describe('Recorder.recordEventsAndQueueFirstAttempts (issues 9, 25)', () => {
+describe('Recorder.recordEventsAndQueueFirstAttempts ', () => {
   it('When the inserts are slow, then the handler returns before them, done waits for them only, the attempts go once they are done, and the outcomes are recorded afterwards', async () => {
     const { record, inserts, answers, sent, storedDeliveries, recordedOutcomes } = dispatcherWith({
       maxInFlight: 10,
@@ -142,7 +142,7 @@ describe('Recorder.recordEventsAndQueueFirstAttempts (issues 9, 25)', () => {
   });
 });
 
-describe('Dispatcher.stop (issue 25)', () => {
+describe('Dispatcher.stop', () => {
   it('When it stops with attempts queued and one in flight, then the queued ones are dropped with their holds given back in one command, and the one in flight is finished and recorded', async () => {
     // One attempt at a time: the first is in flight (waiting for its answer), the other two are queued, held here.
     const { dispatcher, record, inserts, answers, sent, storedDeliveries, recordedOutcomes, givenBack } =

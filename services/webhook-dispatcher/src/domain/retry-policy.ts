@@ -1,4 +1,4 @@
-// When a failed delivery is tried next (D31, D40; style.md §9). Pure: the clock and the random source are
+// When a failed delivery is tried next (D31, D40). Pure: the clock and the random source are
 // arguments, so the table tests below it need no engines. Kafka's retry tiers only carry this decision.
 
 export interface NextAttemptInput {

@@ -9,7 +9,7 @@ import {
 } from '@checkout/kafka';
 import type { IncomingSessionEvent } from '../domain/dispatcher';
 
-/** What the consumer does with a received message's JSON; exported for the message fixtures test (issue 21.5). */
+/** What the consumer does with a received message's JSON; exported for the message fixtures test. */
 export function parseSessionEvent(raw: unknown): ParseResult<IncomingSessionEvent> {
   const result = SessionEventV1.safeParse(raw);
   if (!result.success)

@@ -185,7 +185,7 @@ export class DeliveriesStore {
   /**
    * Pending deliveries that nobody holds any more: a crash, a lost retry message, a spilled queue. Those of the
    * organizations and modes in `skip` (whose queues are full here) are left out, so that one merchant's spilled
-   * backlog never takes every place of a sweep and keeps the others' deliveries waiting (issue 22).
+   * backlog never takes every place of a sweep and keeps the others' deliveries waiting.
    */
   findRecoverable(
     now: Date,

@@ -12,7 +12,7 @@ export interface AttemptRecord {
 }
 
 /**
- * One delivery of one event to one URL (style.md §8: the database holds the truth, queue messages carry ids).
+ * One delivery of one event to one URL (the database holds the truth, queue messages carry ids).
  *
  * Crash safety: `lockedUntil` is the time until which some process has promised to act on the delivery — an
  * attempt in flight or queued in memory (lockOwner = that process), or a retry message waiting in a retry

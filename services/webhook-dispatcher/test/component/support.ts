@@ -9,7 +9,7 @@ import { parseConfig, type Config } from '../../src/config';
 
 /** The dispatcher's own credential (it calls the gateway for signing secrets, D35). */
 export const INTERNAL_TOKEN = newSecret();
-/** The gateway's credential, with which tests call the events API as the gateway does (issue 22). */
+/** The gateway's credential, with which tests call the events API as the gateway does. */
 export const GATEWAY_TOKEN = newSecret();
 
 export function engines(): { brokers: string; mongoUrl: string } {
