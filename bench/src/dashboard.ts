@@ -191,19 +191,26 @@ export async function runDashboardBench(
     const rows: string[] = [];
     for (const { label, path, headers: pageHeaders } of pages) {
       const latencies: number[] = [];
+      // A page that is not answered 200 (a 503 when the database takes too long) counts against it, with its time.
+      const failures = new Map<number, number>();
       for (let i = 0; i < options.samples + 5; i++) {
         const started = performance.now();
         const response = await client.request({ method: 'GET', path, headers: pageHeaders });
         await response.body.text();
-        if (response.statusCode !== 200) throw new Error(`${path}: ${response.statusCode}`);
-        if (i >= 5) latencies.push(performance.now() - started);
+        if (i < 5) continue;
+        latencies.push(performance.now() - started);
+        if (response.statusCode !== 200)
+          failures.set(response.statusCode, (failures.get(response.statusCode) ?? 0) + 1);
       }
       latencies.sort((a, b) => a - b);
       const p50 = percentile(latencies, 50);
       const p95 = percentile(latencies, 95);
-      process.stderr.write(`[bench] ${label}: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms\n`);
+      const failed = [...failures].map(([status, count]) => `${count} of ${options.samples} answered ${status}`);
+      process.stderr.write(
+        `[bench] ${label}: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms ${failed.join(', ')}\n`,
+      );
       rows.push(
-        `  ${label.padEnd(30)} ${p50.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}   ${p95 <= TARGET_P95_MS ? '✓' : '✗'}`,
+        `  ${label.padEnd(30)} ${p50.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}   ${p95 <= TARGET_P95_MS && failed.length === 0 ? '✓' : '✗'} ${failed.join(', ')}`,
       );
     }
     console.log(
