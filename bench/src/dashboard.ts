@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { MongoClient, type Db, type Document } from 'mongodb';
+import { MongoClient, type Db, type Document } from '@checkout/mongo';
 import { Pool, request } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { AdminClient, eventually, startWebhookReceiver } from '@checkout/testing';
@@ -71,10 +71,7 @@ export async function runDashboardBench(
     });
     process.stderr.write(`[bench] ${apiOrders} orders in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s\n`);
     if (options.orders > apiOrders) {
-      const copied = await copyOrders(
-        mongo.db(stack.env.orders.MONGODB_DATABASE as string),
-        options.orders - apiOrders,
-      );
+      const copied = await copyOrders(mongo.db(stack.env.orders.MONGODB_DATABASE), options.orders - apiOrders);
       process.stderr.write(`[bench] ${copied} more orders written as copies\n`);
     }
 

@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MongoClient, type Collection } from 'mongodb';
+import { MongoClient, type Collection } from '@checkout/mongo';
 import {
   describeMongo,
   FERRETDB_VERSION,
@@ -19,9 +19,9 @@ import { runLoad } from './load';
 
 interface Started {
   url: string;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
   /** Absent for an engine the bench did not start (MONGODB_URL): it is not restarted. */
-  start?(): Promise<void>;
+  start?: () => Promise<void>;
 }
 
 interface Candidate {

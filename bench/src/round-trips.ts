@@ -1,13 +1,14 @@
-// The round-trip half of the bench: services run in this process with a CommandCounter each
-// (the driver's command monitoring) and one SendCounter on their Kafka producers; each operation is run a few
-// times after a warm-up and its database commands and Kafka sends per run are printed with its budget. Counts
-// are deterministic, so a few runs suffice; the component and e2e tests assert the same figures exactly.
+// The round-trip half of the bench: services run in this process, each started under a
+// CommandCounter of its own (the driver's command monitoring) and all under one SendCounter (the Kafka sends of
+// the producers they make); each operation is run a few times after a warm-up and its database commands and Kafka
+// sends per run are printed with its budget. Counts are deterministic, so a few runs suffice; the component and
+// e2e tests assert the same figures exactly.
 // bench/src/orders.ts and bench/src/sessions.ts add rows: measureRoundTrips(...) per operation, then
 // formatRoundTripTable(rows).
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '@checkout/logger';
-import { CommandCounter } from '@checkout/mongo';
-import { SendCounter } from '@checkout/kafka';
+import { CommandCounter } from '@checkout/mongo/testing';
+import { SendCounter } from '@checkout/kafka/testing';
 import type { Engines } from '@checkout/engines';
 import { AdminClient, stackEnvironment, type StackEnvironment } from '@checkout/testing';
 import { AUTH_CACHE_MS_MAX } from '@checkout/gateway/config';
@@ -20,31 +21,24 @@ interface StartableApp {
   start(): Promise<{ url: string; adminUrl?: string }>;
   stop(): Promise<void>;
 }
-type Builder = (
-  env: StackEnvironment,
-  urls: Partial<Record<CountedService, string>>,
-  counters: { commandCounter: CommandCounter; sendCounter: SendCounter },
-) => Promise<StartableApp>;
+type Builder = (env: StackEnvironment, urls: Partial<Record<CountedService, string>>) => Promise<StartableApp>;
 
 const silent = (name: string) => createLogger(name, { level: 'silent' });
 
-// In start order (a service's upstreams first). A service whose buildApp takes a commandCounter (and, with a
-// producer, a sendCounter) joins by adding its builder here.
+// In start order (a service's upstreams first). A service joins by adding its builder here.
 const BUILDERS: Record<CountedService, Builder> = {
-  orders: async (env, _urls, counters) =>
+  orders: async (env) =>
     (await import('@checkout/orders')).buildApp(
       (await import('@checkout/orders/config')).parseConfig(env.orders),
       silent('orders'),
-      counters,
     ),
-  gateway: async (env, urls, { commandCounter }) =>
+  gateway: async (env, urls) =>
     (await import('@checkout/gateway')).buildApp(
       (await import('@checkout/gateway/config')).parseConfig({
         ...env.gateway,
         ...(urls.orders && { ORDERS_URL: urls.orders }),
       }),
       silent('gateway'),
-      { commandCounter },
     ),
 };
 
@@ -87,8 +81,8 @@ export async function startCountedStack(engines: Engines, services: readonly Cou
   try {
     for (const service of order) {
       const commandCounter = new CommandCounter();
-      const app = await BUILDERS[service](env, urls, { commandCounter, sendCounter: kafka });
-      const listening = await app.start();
+      const app = await BUILDERS[service](env, urls);
+      const listening = await commandCounter.watch(() => kafka.watch(() => app.start()));
       urls[service] = listening.url;
       if (listening.adminUrl) adminUrl = listening.adminUrl;
       commands[service] = commandCounter;

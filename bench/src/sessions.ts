@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { createKafka, readTopic } from '@checkout/kafka';
+import { createKafka } from '@checkout/kafka';
+import { readTopic } from '@checkout/kafka/testing';
 import { Pool } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { createLogger } from '@checkout/logger';
-import { CommandCounter } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { buildApp as buildOrdersApp } from '@checkout/orders';
 import { parseConfig as parseOrdersConfig } from '@checkout/orders/config';
 import { buildApp as buildSessionsApp } from '@checkout/sessions';
 import { parseConfig as parseSessionsConfig } from '@checkout/sessions/config';
-import { TOPICS, topicName } from '@checkout/contracts';
+import { INTERNAL_API_HEADERS, TOPICS, topicName } from '@checkout/contracts';
 import { AdminClient, eventually, stackEnvironment } from '@checkout/testing';
 import { startBenchStack } from './stack';
 import { cpuDuring, cpuTable, sampleCpu, type CpuWindow } from './cpu';
@@ -334,9 +335,8 @@ async function countRoundTrips(engines: Engines): Promise<RoundTrips[]> {
   const orders = buildOrdersApp(
     parseOrdersConfig({ ...stackEnv.orders, ...common, MONGODB_DATABASE: `orders_${id}` }),
     logger,
-    { commandCounter: counters.orders },
   );
-  const ordersUrl = (await orders.start()).url;
+  const ordersUrl = (await counters.orders.watch(() => orders.start())).url;
   const sessions = buildSessionsApp(
     parseSessionsConfig({
       ...stackEnv.sessions,
@@ -347,14 +347,13 @@ async function countRoundTrips(engines: Engines): Promise<RoundTrips[]> {
       EXPIRY_SWEEP_INTERVAL_MS: quiet,
     }),
     logger,
-    { commandCounter: counters.sessions },
   );
-  const pool = new Pool((await sessions.start()).url);
+  const pool = new Pool((await counters.sessions.watch(() => sessions.start())).url);
   const headers = {
     'content-type': 'application/json',
-    'x-internal-token': token,
-    'x-organization-id': `org_${id}`,
-    'x-mode': 'test',
+    [INTERNAL_API_HEADERS.token]: token,
+    [INTERNAL_API_HEADERS.organization]: `org_${id}`,
+    [INTERNAL_API_HEADERS.mode]: 'test',
   };
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ session?: { id: string } }> => {
     const response = await pool.request({

@@ -9,7 +9,9 @@ import { startProcessStack, type ServiceName } from '../../scripts/lib/process-s
 export interface BenchStack {
   env: StackEnvironment;
   replicas: number;
-  /** Where each running process of `service` serves /metrics (the gateway: its operators' listener), for CPU and RSS. */
+  /**
+   * Where each running process of `service` serves /metrics (the gateway: its operators' listener), for CPU and RSS.
+   */
   metricsUrls(service: ServiceName): string[];
   stop(): Promise<void>;
 }

@@ -21,7 +21,7 @@ import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { createEventProducer, createKafka, type EventProducer } from '@checkout/kafka';
-import { MongoClient } from 'mongodb';
+import { MongoClient } from '@checkout/mongo';
 import { request } from 'undici';
 import { startEngines, type Engines } from '@checkout/engines';
 import {
@@ -53,7 +53,10 @@ export interface WebhookBenchOptions {
   replicas?: number;
 }
 
-/** Ports of the one organization whose endpoints all hang (scenario 2b): enough to hold every in-flight slot without fairness. */
+/**
+ * Ports of the one organization whose endpoints all hang (scenario 2b): enough to hold every in-flight slot without
+ * fairness.
+ */
 const TARPIT_PORTS = 32;
 
 /** The figures before the dispatcher rework of 2026-11, measured on a clean clone (2 cores). */
@@ -77,7 +80,10 @@ interface Stats {
 
 let dispatcherBundle: Promise<string> | undefined;
 
-/** Bundled as deploy/scripts/bundle.ts bundles the services, and run by plain node, as the image runs it (tsx alone costs ~100 MiB of RSS). */
+/**
+ * Bundled as deploy/scripts/bundle.ts bundles the services, and run by plain node, as the image runs it (tsx alone
+ * costs ~100 MiB of RSS).
+ */
 async function bundleDispatcher(): Promise<string> {
   const outfile = fileURLToPath(new URL('../node_modules/.cache/webhook-dispatcher-process.mjs', import.meta.url));
   await build({
@@ -476,7 +482,8 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const expiryCpu = sampleCpu();
     await produce(producer, topic, expiredEvents);
     const arrived = () => endpoints.reduce((n, r) => n + r.deliveries('/expired').length, 0);
-    // Fair share: when half of all webhooks have arrived, the worst-served endpoint has had at least a quarter of its own.
+    // Fair share: when half of all webhooks have arrived, the worst-served endpoint has had at least a quarter of its
+    // own.
     await waitUntil(() => arrived() >= expiring / 2, 30_000);
     const worstShareAtHalf = Math.min(...endpoints.map((r) => r.deliveries('/expired').length)) / perEndpoint;
     const allArrived = await waitUntil(() => arrived() >= expiring, 60_000);

@@ -65,12 +65,16 @@ export interface ClusterStack {
 export interface ClusterStackOptions extends Omit<StackEnvironmentOptions, 'ports'> {
   replicas: number;
   logDir: string;
-  /** Replication factor and min ISR for the topics, created before any service starts (deploy/scripts/create-topics.ts). */
+  /**
+   * Replication factor and min ISR for the topics, created before any service starts (deploy/scripts/create-topics.ts).
+   */
   replicationFactor: number;
   minInsyncReplicas: number;
   /** The gateway's public frontend port (e.g. 8080 for `npm start`); any free one when not given. */
   gatewayPort?: number;
-  /** 'bundle': node on each service's esbuild bundle, as the image runs it (faster starts in a rollout); default tsx. */
+  /**
+   * 'bundle': node on each service's esbuild bundle, as the image runs it (faster starts in a rollout); default tsx.
+   */
   runtime?: 'tsx' | 'bundle';
   log: (line: string) => void;
 }

@@ -65,7 +65,8 @@ describe('message fixtures: every committed shape parses in its consumer', () =>
     'webhooks.dead-letter/%s → the dead-letter replay',
     (_name, fixture) => {
       const entry = DeadLetterEntry.safeParse(received(fixture));
-      // A message a consumer parked (x-original-topic) is reported and skipped by the replay; a failed delivery is redelivered.
+      // A message a consumer parked (x-original-topic) is reported and skipped by the replay; a failed delivery is
+      // redelivered.
       if (fixture.headers?.['x-original-topic'] !== undefined) {
         expect(entry.success).toBe(false);
       } else {

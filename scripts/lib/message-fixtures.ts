@@ -97,7 +97,10 @@ function toFixture(message: OutgoingMessage, producedBy: string): MessageFixture
 
 // ---- orders.events: OrderCommands with an in-memory store in place of MongoDB ---------------------------
 
-/** The part of OrdersStore that OrderCommands' writes use, kept in memory; a write bumps revision as scoped().mutate does. */
+/**
+ * The part of OrdersStore that OrderCommands' writes use, kept in memory; a write bumps revision as scoped().mutate
+ * does.
+ */
 class MemoryOrders {
   readonly docs = new Map<string, OrderDocument>();
 

@@ -270,7 +270,10 @@ describe('Headers and methods', () => {
 });
 
 describe('Slow clients (a byte at a time)', () => {
-  /** Opens a socket, writes `head`, then one more byte of `drip` every 200 ms; resolves with what the server said once it closed. */
+  /**
+   * Opens a socket, writes `head`, then one more byte of `drip` every 200 ms; resolves with what the server said once
+   * it closed.
+   */
   function dribble(port: number, head: string, drip: string): Promise<{ response: string; closedBeforeDone: boolean }> {
     return new Promise((resolve) => {
       const socket: Socket = connect(port, '127.0.0.1');

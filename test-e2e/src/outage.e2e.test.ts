@@ -14,7 +14,7 @@ import { buildOrderInput, buildSessionInput } from './support/factories';
 // "A dependency outage gets a 503 and recovers by itself" (D7: a dependency outage is 503 SERVICE_UNAVAILABLE, never
 // a hang). Stopping what every other test file uses would disturb them, so:
 // - the database is the engine of this run (the local default, or the one MONGODB_URL names), reached through a
-//   loopback proxy that this test stops and starts (libs/testing database-outage.ts): the services see it go away
+//   loopback proxy that this test stops and starts (testkit/testing database-outage.ts): the services see it go away
 //   and come back on the same address as when it restarts;
 // - the broker is one of its own, stopped and started again on the same address and data. It cannot be the run's
 //   broker (every file's), and a proxy cannot stand in front of Kafka: clients reach each broker at the address it

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@checkout/logger';
-import { CommandCounter } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { AdminClient, stackEnvironment } from '@checkout/testing';
 import { buildApp as buildGateway, type GatewayApp } from '@checkout/gateway';
 import { parseConfig as gatewayConfig } from '@checkout/gateway/config';
@@ -87,15 +87,16 @@ beforeAll(async () => {
     },
   });
   const silent = (name: string) => createLogger(name, { level: 'silent' });
-  orders = buildOrders(ordersConfig(env.orders), silent('orders'), { commandCounter: counters.orders });
-  const ordersUrl = (await orders.start()).url;
-  sessions = buildSessions(sessionsConfig({ ...env.sessions, ORDERS_URL: ordersUrl }), silent('sessions'), {
-    commandCounter: counters.sessions,
-  });
-  const sessionsUrl = (await sessions.start()).url;
+  const ordersApp = buildOrders(ordersConfig(env.orders), silent('orders'));
+  orders = ordersApp;
+  const ordersUrl = (await counters.orders.watch(() => ordersApp.start())).url;
+  const sessionsApp = buildSessions(sessionsConfig({ ...env.sessions, ORDERS_URL: ordersUrl }), silent('sessions'));
+  sessions = sessionsApp;
+  const sessionsUrl = (await counters.sessions.watch(() => sessionsApp.start())).url;
   gatewayEnv = { ...env.gateway, ORDERS_URL: ordersUrl, SESSIONS_URL: sessionsUrl };
-  gateway = buildGateway(gatewayConfig(gatewayEnv), silent('gateway'), { commandCounter: counters.gateway });
-  const { url: gatewayUrl, adminUrl } = await gateway.start();
+  const gatewayApp = buildGateway(gatewayConfig(gatewayEnv), silent('gateway'));
+  gateway = gatewayApp;
+  const { url: gatewayUrl, adminUrl } = await counters.gateway.watch(() => gatewayApp.start());
   const org = await new AdminClient(adminUrl, env.adminToken).createOrganizationWithKeys(`Read Your Writes ${suffix}`);
   api = new Api(gatewayUrl, org.testKey);
 });

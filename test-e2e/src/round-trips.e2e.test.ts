@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MongoClient } from 'mongodb';
+import { MongoClient } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { createLogger } from '@checkout/logger';
-import { CommandCounter } from '@checkout/mongo';
 import { INTERNAL_API_HEADERS, newId } from '@checkout/contracts';
-import { SendCounter } from '@checkout/kafka';
+import { SendCounter } from '@checkout/kafka/testing';
 import { AdminClient, stackEnvironment } from '@checkout/testing';
 import { buildApp as buildGateway, type GatewayApp } from '@checkout/gateway';
 import { parseConfig as gatewayConfig } from '@checkout/gateway/config';
@@ -84,11 +84,9 @@ beforeAll(async () => {
   });
   ordersDatabase = env.orders.MONGODB_DATABASE as string;
   ordersDb = await new MongoClient(mongoUrl).connect();
-  orders = buildOrders(ordersConfig(env.orders), createLogger('orders', { level: 'silent' }), {
-    commandCounter: commands.orders,
-    sendCounter: kafka,
-  });
-  const ordersUrl = (await orders.start()).url;
+  const ordersApp = buildOrders(ordersConfig(env.orders), createLogger('orders', { level: 'silent' }));
+  orders = ordersApp;
+  const ordersUrl = (await commands.orders.watch(() => kafka.watch(() => ordersApp.start()))).url;
   sessionsStub = createServer((req, res) => {
     const header = req.headers[INTERNAL_API_HEADERS.checkoutSettings];
     if (typeof header === 'string')
@@ -106,10 +104,9 @@ beforeAll(async () => {
     ORDERS_URL: ordersUrl,
     SESSIONS_URL: `http://127.0.0.1:${(sessionsStub.address() as AddressInfo).port}`,
   };
-  gateway = buildGateway(gatewayConfig(gatewayEnv), createLogger('gateway', { level: 'silent' }), {
-    commandCounter: commands.gateway,
-  });
-  const { url: gatewayUrl, adminUrl } = await gateway.start();
+  const gatewayApp = buildGateway(gatewayConfig(gatewayEnv), createLogger('gateway', { level: 'silent' }));
+  gateway = gatewayApp;
+  const { url: gatewayUrl, adminUrl } = await commands.gateway.watch(() => gatewayApp.start());
   admin = new AdminClient(adminUrl, env.adminToken);
   baseUrl = gatewayUrl;
   // The first orders ever written pay for things a running service has already done (indexes warm, pools open).
@@ -155,10 +152,9 @@ describe('round trips per public orders operation, gateway + orders', () => {
     const limited = buildGateway(
       gatewayConfig({ ...gatewayEnv, RATE_LIMIT_PER_WINDOW: '1', RATE_LIMIT_WINDOW_MS: '3600000' }),
       createLogger('gateway', { level: 'silent' }),
-      { commandCounter: counted },
     );
     try {
-      const replica = new Api((await limited.start()).url, api.key);
+      const replica = new Api((await counted.watch(() => limited.start())).url, api.key);
       const unknownOrder = `/v0/orders/${newId('ord', 'test')}`;
       expect((await replica.get(unknownOrder)).status).toBe(404);
       const refused = await counted.during(() => replica.get(unknownOrder));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKafka, readTopic, topicOffsets, type KafkaClient } from '@checkout/kafka';
+import { createKafka, topicOffsets, type KafkaClient } from '@checkout/kafka';
+import { readTopic } from '@checkout/kafka/testing';
 import { request } from 'undici';
 import { SessionEventV1, TOPICS, topicName } from '@checkout/contracts';
 import { eventually } from '@checkout/testing';
@@ -74,7 +75,7 @@ const lifetimeMs = (session: { createdAt: string; expiresAt: string }) =>
   Date.parse(session.expiresAt) - Date.parse(session.createdAt);
 /** Shifts one side of a race (not a wait for a condition: nothing is awaited but the call itself). */
 const delayed = <T>(ms: number, call: () => Promise<T>): Promise<T> =>
-  new Promise((resolve, reject) => setTimeout(() => call().then(resolve, reject), ms));
+  new Promise((resolve, reject) => setTimeout(() => void call().then(resolve, reject), ms));
 const detailPaths = (body: { details?: { path: string }[] }) => (body.details ?? []).map((d) => d.path);
 
 interface TopicMessage {

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { SAMPLERS, type TelemetryConfig } from '@checkout/telemetry';
 
 // Config is parsed once, at start, into a frozen typed object. Only a service's main.ts hands process.env in.
 
@@ -213,6 +214,73 @@ export interface AcceptedCaller {
   tokenSha256: string;
 }
 
+/**
+ * OpenTelemetry's standard variables (the OTLP exporter and SDK environment specifications), for every service.
+ * Tracing is on only when an OTLP endpoint is set: unset, nothing is exported and no span is made (a deliberate
+ * difference from the specification's default of localhost:4318, so that a deployment without a collector pays
+ * nothing). docs/operations.md, "Traces".
+ */
+/** OpenTelemetry's rule for its variables: an empty value is unset (a manifest can write each one out). */
+const unsetWhenEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+export const telemetryConfigShape = {
+  OTEL_SDK_DISABLED: env.boolean(false).describe('true: no tracing at all, whatever else is set'),
+  OTEL_SERVICE_NAME: unsetWhenEmpty(z.string().min(1)).describe(
+    "The service's name in traces (`service.name`); defaults to the service (gateway, orders…)",
+  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: unsetWhenEmpty(env.url()).describe(
+    'Base URL of an OTLP/HTTP receiver (an OpenTelemetry Collector: http://otel-collector.observability:4318); traces go to <url>/v1/traces as protobuf. Unset (and no OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): tracing is off',
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: unsetWhenEmpty(env.url()).describe(
+    'Full URL traces are sent to, when it is not OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces',
+  ),
+  OTEL_TRACES_SAMPLER: z
+    .enum(SAMPLERS)
+    .default('parentbased_traceidratio')
+    .describe(
+      "Which traces are kept: parentbased_traceidratio keeps OTEL_TRACES_SAMPLER_ARG of the traces that start here and follows the caller's decision for the others, so a payment is kept or dropped whole across the services",
+    ),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .default(1)
+    .describe('The ratio of the *traceidratio samplers, 0–1 (1: every trace)'),
+  OTEL_RESOURCE_ATTRIBUTES: unsetWhenEmpty(z.string()).describe(
+    'Extra resource attributes, key=value,key=value (e.g. deployment.environment.name=production)',
+  ),
+};
+
+/** What libs/telemetry's startTelemetry takes, from the OTEL_* settings of a service's config. */
+export function telemetrySettings(
+  service: string,
+  config: {
+    OTEL_SDK_DISABLED: boolean;
+    OTEL_SERVICE_NAME?: string | undefined;
+    OTEL_EXPORTER_OTLP_ENDPOINT?: string | undefined;
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string | undefined;
+    OTEL_TRACES_SAMPLER: TelemetryConfig['sampler'];
+    OTEL_TRACES_SAMPLER_ARG: number;
+    OTEL_RESOURCE_ATTRIBUTES?: string | undefined;
+  },
+): TelemetryConfig {
+  const base = config.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, '');
+  const resourceAttributes: Record<string, string> = {};
+  for (const pair of (config.OTEL_RESOURCE_ATTRIBUTES ?? '').split(',')) {
+    const at = pair.indexOf('=');
+    if (at > 0) resourceAttributes[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
+  }
+  return {
+    serviceName: config.OTEL_SERVICE_NAME ?? service,
+    tracesEndpoint: config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base === undefined ? undefined : `${base}/v1/traces`),
+    sampler: config.OTEL_TRACES_SAMPLER,
+    samplerArg: config.OTEL_TRACES_SAMPLER_ARG,
+    disabled: config.OTEL_SDK_DISABLED,
+    resourceAttributes,
+  };
+}
+
 /** Settings of every service. */
 export const baseConfigShape = {
   LOG_LEVEL: z
@@ -259,6 +327,7 @@ export const baseConfigShape = {
     .describe(
       'A client must send the whole request, body included, within this time (at least HTTP_HEADERS_TIMEOUT_MS), or gets 408',
     ),
+  ...telemetryConfigShape,
 };
 
 /** Settings of a service that calls other services' internal APIs. */

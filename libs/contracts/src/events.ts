@@ -198,10 +198,9 @@ export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 export const OrderEventMessage = z.object({
   /**
    * The message's shape, as on session events: a new shape gets a new version, and consumers keep reading the
-   * old ones until nothing produces them (libs/contracts/fixtures/messages holds one of each). Absent on events
-   * published before events carried a version: those are version 1 too.
+   * old ones until nothing produces them (libs/contracts/fixtures/messages holds one of each).
    */
-  version: z.literal(1).optional(),
+  version: z.literal(1),
   type: z.string(),
   orderId: OrderId,
   organizationId: z.string().min(1),

@@ -78,7 +78,8 @@ describe('allowedMethods with router.use() middleware', () => {
         readiness: [],
       });
       mountRouters(app, [admin, events]);
-      server = createServer(app.callback());
+      const handle = app.callback();
+      server = createServer((req, res) => void handle(req, res));
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });

@@ -7,6 +7,7 @@ import { requestId } from './request-id';
 import { errorHandler } from './error-handler';
 import { createMetrics, type HttpMetrics } from './metrics';
 import { operationalEndpoints, type OperationalExposure, type ReadinessCheck } from './health';
+import { traceRequests } from './tracing';
 
 export interface BaseAppOptions {
   service: string;
@@ -22,7 +23,7 @@ export interface BaseAppOptions {
 }
 
 /**
- * The middleware stack every service shares, in order: request id → error mapping → access log and
+ * The middleware stack every service shares, in order: request id → server span → error mapping → access log and
  * metrics → /healthz /readyz /metrics. Each service then mounts its routers; an unmatched request ends as the
  * NOT_FOUND envelope, a known path with another method as METHOD_NOT_ALLOWED.
  */
@@ -31,6 +32,9 @@ export function createBaseApp(options: BaseAppOptions): { app: Koa; registry: Re
   const metrics = options.metrics ?? createMetrics(options.service, options.registry);
   app.silent = true;
   app.use(requestId());
+  // Outside the error mapping, so the span sees the status the client gets. The public listener (exposure
+  // `public`: the gateway's /v0 API and hosted page) starts its own traces; every other one continues its caller's.
+  app.use(traceRequests({ continueIncoming: (options.exposure ?? 'full') === 'full' }));
   if (options.isShuttingDown) app.use(closeWhileDraining(options.isShuttingDown));
   app.use(errorHandler(options.logger));
   // Runs after the routers unwind, so their allowedMethods can answer 405 first (D7).

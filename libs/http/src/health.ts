@@ -27,7 +27,10 @@ export function operationalEndpoints(options: {
 }): Middleware {
   const exposure = options.exposure ?? 'full';
   return async (ctx, next) => {
-    if (ctx.method !== 'GET') return next();
+    if (ctx.method !== 'GET') {
+      await next();
+      return;
+    }
     if (ctx.path === '/healthz') {
       ctx.body = { status: 'ok' };
       return;
@@ -54,7 +57,7 @@ export function operationalEndpoints(options: {
       ctx.body = await options.registry.metrics();
       return;
     }
-    return next();
+    await next();
   };
 }
 

@@ -39,7 +39,10 @@ export interface BatchCommits {
 
 type Move = { topic: string; partition: number; offset: string };
 
-/** The highest offset of each partition among `moves`, whatever their order: a retried commit must never take a partition's committed offset back. */
+/**
+ * The highest offset of each partition among `moves`, whatever their order: a retried commit must never take a
+ * partition's committed offset back.
+ */
 function highestPerPartition(moves: readonly Move[]): Move[] {
   const highest = new Map<string, Move>();
   for (const move of moves) {

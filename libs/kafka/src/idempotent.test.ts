@@ -1,4 +1,4 @@
-import { MongoServerError, type Db } from 'mongodb';
+import { MongoServerError, type Db } from '@checkout/mongo';
 import { describe, expect, it } from 'vitest';
 import { idempotentOnEventId } from './idempotent';
 

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
-import type { Collection } from 'mongodb';
-import { connectMongo, type MongoConnection } from '@checkout/mongo';
+import { connectMongo, type Collection, type MongoConnection } from '@checkout/mongo';
 import {
   OutboxRelay,
   createEventProducer,

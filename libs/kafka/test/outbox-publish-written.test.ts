@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Collection } from 'mongodb';
-import { CommandCounter, connectMongo, type MongoConnection } from '@checkout/mongo';
+import { connectMongo, type Collection, type MongoConnection } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { OutboxRelay, appendToOutbox, type EventProducer, type OutboxFields, type OutgoingMessage } from '../src/index';
 import { engines, isolatedNames, logger } from './support';
 
@@ -36,7 +36,7 @@ const entry = (eventId: string) => ({
 });
 
 beforeAll(async () => {
-  mongo = await connectMongo(engines().mongoUrl, database, { commandCounter: commands });
+  mongo = await commands.watch(() => connectMongo(engines().mongoUrl, database));
   collection = mongo.db.collection<Aggregate>('aggregates');
 });
 

@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { provisionKafka, startLocalKafka, type LocalKafka } from '@checkout/engines';
 import { eventually } from '@checkout/testing';
-import { createEventProducer, createKafka, ensureTopics, readTopic, topicOffsets } from '../src/index';
+import { createEventProducer, createKafka, ensureTopics, topicOffsets } from '../src/index';
+import { readTopic } from '../src/testing';
 
 // Anyone who reached the broker could publish a forged session event that the dispatcher
 // would sign with the merchant's real secret. Brokers that require SASL SCRAM refuse a client without the

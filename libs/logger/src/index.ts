@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { activeTraceIds } from '@checkout/telemetry';
 
 export type { Logger } from 'pino';
 
@@ -78,7 +79,9 @@ export const REDACT_PATHS = [
   '*.csrfToken',
 ];
 
-/** `scheme://user:password@host` → `scheme://user:[redacted]@host`, wherever a URL with credentials appears in a value. */
+/**
+ * `scheme://user:password@host` → `scheme://user:[redacted]@host`, wherever a URL with credentials appears in a value.
+ */
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*):[^\s@/]+@/gi;
 
 export function redactUrlCredentials(text: string): string {
@@ -138,9 +141,13 @@ export function createLogger(
         );
       },
     },
+    // The request id, and the trace and span a line was written in (while tracing is on): a log line leads to
+    // its trace in the trace store, and a trace's span to its log lines (docs/operations.md, "Traces").
     mixin: () => {
       const requestId = currentRequestId();
-      return requestId === undefined ? {} : { requestId };
+      const ids = activeTraceIds();
+      if (ids === undefined) return requestId === undefined ? {} : { requestId };
+      return requestId === undefined ? ids : { requestId, ...ids };
     },
   };
   return options.destination ? pino(loggerOptions, options.destination) : pino(loggerOptions);

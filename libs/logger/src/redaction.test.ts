@@ -13,7 +13,7 @@ function capture(): { logger: ReturnType<typeof createLogger>; text: () => strin
       done();
     },
   });
-  return { logger: createLogger('test', { level: 'trace', destination: destination as never }), text: () => out };
+  return { logger: createLogger('test', { level: 'trace', destination: destination }), text: () => out };
 }
 
 describe('log redaction', () => {

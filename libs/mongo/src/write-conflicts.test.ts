@@ -15,7 +15,7 @@ import {
 // deadlock_detected instead of a duplicate key (docs/engines.md). Every unique insert tries again, and then meets
 // the duplicate key as on MongoDB, so the merchant gets the answer of D37 (409, or the stored document), never a
 // 5xx. The errors below are injected into a stand-in collection; the real race on the real engine is
-// libs/mongo/test/insert-once.test.ts and libs/engines/test/mongo-semantics.test.ts.
+// libs/mongo/test/insert-once.test.ts and testkit/engines/test/mongo-semantics.test.ts.
 
 /**
  * FerretDB 2.5's answer to the loser of a deadlock, as the driver raises it from the insert's write error
@@ -33,7 +33,10 @@ interface Customer extends ScopedDocument {
   email: string;
 }
 
-/** A collection whose inserts answer from a script, one entry per call; reads answer from `reads` in turn (the last one stays). */
+/**
+ * A collection whose inserts answer from a script, one entry per call; reads answer from `reads` in turn (the last
+ * one stays).
+ */
 function scripted(answers: Array<Error | 'ok'>, reads: Array<Customer | null> = [null]) {
   const inserts: unknown[] = [];
   const collection = {
@@ -55,7 +58,7 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
 });
-async function settle<T>(promise: Promise<T>): Promise<T | unknown> {
+async function settle<T>(promise: Promise<T>): Promise<unknown> {
   const outcome = promise.then(
     (value) => value,
     (error: unknown) => error,

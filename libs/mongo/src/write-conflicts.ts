@@ -90,7 +90,10 @@ export async function insertManyOnce<T extends Document & { _id: string }>(
       await collection.insertMany(pending as unknown as Array<OptionalUnlessRequiredId<T>>, { ordered: false });
     } catch (err) {
       if (!(err instanceof MongoBulkWriteError)) throw err;
-      const writeErrors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+      const writeErrors = (Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors]) as Array<{
+        index: number;
+        code: number;
+      }>;
       // A failure that is not a write error (the connection dropped) leaves nothing to tell which were stored.
       if (writeErrors.length === 0) throw err;
       for (const writeError of writeErrors) {

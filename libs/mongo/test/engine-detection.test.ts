@@ -9,7 +9,7 @@ import { connectMongo, type MongoConnection } from '../src/index';
 // a real MongoDB (Docker or MONGODB_URL) keeps the driver's retryable writes.
 
 let mongo: MongoConnection;
-/** What the engine is by another witness: its buildInfo, as libs/engines names engines in the test log. */
+/** What the engine is by another witness: its buildInfo, as testkit/engines names engines in the test log. */
 let described: string;
 
 beforeAll(async () => {

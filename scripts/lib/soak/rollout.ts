@@ -157,7 +157,10 @@ function slowestWithSteps(
     .join('; ');
 }
 
-/** The rollout target (docs/operations.md): first-attempt webhook p99 during the rollout at most 3× the steady state's. */
+/**
+ * The rollout target (docs/operations.md): first-attempt webhook p99 during the rollout at most 3× the steady
+ * state's.
+ */
 export const ROLLOUT_P99_FACTOR = 3;
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readdir, readFile } from 'node:fs/promises';
-import { MongoClient } from 'mongodb';
+import { MongoClient } from '@checkout/mongo';
 import { startEngines, type Engines } from '@checkout/engines';
 import {
   CONSUMER_GROUPS,
@@ -465,7 +465,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
 /**
  * Each event's first attempt as its receiver saw it: the earliest request carrying its event id, against the
- * event's createdAt (in the signed body). Its latency is what the rollout ledger compares between steady state and rollout.
+ * event's createdAt (in the signed body). Its latency is what the rollout ledger compares between steady state and
+ * rollout.
  */
 function firstAttempts(
   received: Record<ReceiverKind, ReturnType<WebhookReceiver['deliveries']>>,

@@ -153,7 +153,10 @@ export function parseConfig(environment: Record<string, string | undefined>): Co
   return loadConfig('webhook-dispatcher', ConfigSchema, environment);
 }
 
-/** The scheduler's bounds from the configured totals and shares (a share is never less than one, and test mode keeps one). */
+/**
+ * The scheduler's bounds from the configured totals and shares (a share is never less than one, and test mode keeps
+ * one).
+ */
 export function schedulerLimits(config: Config): SchedulerLimits {
   const share = (total: number, fraction: number) => Math.max(1, Math.floor(total * fraction));
   const reserved = (total: number) => Math.min(total - 1, Math.floor(total * config.WEBHOOK_LIVE_RESERVED_SHARE));

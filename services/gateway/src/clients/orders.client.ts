@@ -1,10 +1,17 @@
-import type { RequestScope } from '@checkout/http';
-import { OrderPageResponse, OrderPaymentsResponse, OrderResponse, PaymentsPerHourResponse } from '@checkout/contracts';
+import {
+  OrderPageResponse,
+  OrderPaymentsResponse,
+  OrderResponse,
+  PaymentsPerHourResponse,
+  type Scope,
+} from '@checkout/contracts';
 import { InternalApi, WITHOUT_TOTAL } from './internal-api';
 
-/** The orders service's internal API, as the gateway calls it: its public and admin routes forward, the dashboard reads. */
+/**
+ * The orders service's internal API, as the gateway calls it: its public and admin routes forward, the dashboard reads.
+ */
 export class OrdersClient extends InternalApi {
-  listOrders(scope: RequestScope, requestId: string, query: Record<string, string | undefined>) {
+  listOrders(scope: Scope, requestId: string, query: Record<string, string | undefined>) {
     return this.read(OrderPageResponse, {
       method: 'GET',
       path: '/internal/orders',
@@ -15,7 +22,7 @@ export class OrdersClient extends InternalApi {
     });
   }
 
-  getOrder(scope: RequestScope, requestId: string, id: string) {
+  getOrder(scope: Scope, requestId: string, id: string) {
     return this.read(OrderResponse, {
       method: 'GET',
       path: `/internal/orders/${encodeURIComponent(id)}`,
@@ -24,7 +31,7 @@ export class OrdersClient extends InternalApi {
     });
   }
 
-  orderPayments(scope: RequestScope, requestId: string, id: string) {
+  orderPayments(scope: Scope, requestId: string, id: string) {
     return this.read(OrderPaymentsResponse, {
       method: 'GET',
       path: `/internal/orders/${encodeURIComponent(id)}/payments`,
@@ -33,7 +40,7 @@ export class OrdersClient extends InternalApi {
     });
   }
 
-  paymentsPerHour(scope: RequestScope, requestId: string) {
+  paymentsPerHour(scope: Scope, requestId: string) {
     return this.read(PaymentsPerHourResponse, {
       method: 'GET',
       path: '/internal/orders/payments-per-hour',

@@ -103,7 +103,7 @@ function operatorTokenGuard(deps: AdminDeps): Middleware {
 
 function organizationLookup(store: OrganizationsStore): OrganizationOf {
   return async (ctx) => {
-    const id = String(ctx.params.organizationId ?? '');
+    const id = (ctx.params as { organizationId?: string }).organizationId ?? '';
     const organization = await store.getOrganization(id);
     if (!organization) throw new DomainError('ADMIN_NOT_FOUND', `No organization ${id}.`);
     return organization;
@@ -240,7 +240,8 @@ function mountOrdersForwardRoutes(router: Router, deps: AdminDeps, organizationO
     '/organizations/:organizationId/payment-destinations/:destinationId',
     forwardToOrders(
       'PATCH',
-      (ctx) => `/internal/admin/payment-destinations/${encodeURIComponent(String(ctx.params.destinationId))}`,
+      (ctx) =>
+        `/internal/admin/payment-destinations/${encodeURIComponent((ctx.params as { destinationId: string }).destinationId)}`,
     ),
   );
 }

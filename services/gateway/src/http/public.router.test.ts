@@ -47,7 +47,8 @@ beforeAll(async () => {
     checkoutSettings: async (_organizationId, mode) => defaultCheckoutSettings(mode),
   });
   mountRouters(app, [router]);
-  server = createServer(app.callback());
+  const handle = app.callback();
+  server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

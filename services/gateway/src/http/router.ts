@@ -147,7 +147,7 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
       orders: deps.upstreams.orders,
       clock: deps.clock,
       checkoutSettingsChanged: (organizationId, mode) => void settingsCache.delete(settingsKey(organizationId, mode)),
-      keyRevoked: keys.revoked,
+      keyRevoked: (lookupId) => keys.revoked(lookupId),
       guesses: new AdminTokenGuesses(deps.limits.adminAuthFailuresPerMinute),
       clientOf,
     }),

@@ -1,8 +1,8 @@
 import Router from '@koa/router';
-import { z } from 'zod';
 import { DomainError } from '@checkout/errors';
 import { parseOrThrow, requireScope } from '@checkout/http';
 import {
+  ApplyPaymentRequest,
   CreateOrderRequest,
   INTERNAL_API_HEADERS,
   type OrderPaymentsResponse,
@@ -12,24 +12,22 @@ import {
   ORDER_FIELD_CODES,
   UpdateOrderRequest,
   isIdOf,
+  type AppliedPaymentResponse,
 } from '@checkout/contracts';
 import type { Context } from 'koa';
 import type { OrderCommands } from '../domain/orders.use-cases';
 import type { OrderDocument } from '../store/order.document';
 import { presentOrder } from '../domain/order.presenter';
 
-const ApplyPaymentRequest = z.strictObject({
-  paymentId: z.string().min(1).max(100),
-  /** Omitted: the amount still due when the payment is applied (D29's default for the test helper). */
-  amount: z.number().int().min(1).optional(),
-  method: z.string().min(1).max(40),
-});
-
-/** The order with the revision its write stored and, for a session's order, the session's id (D46). */
-function answer(ctx: Context, doc: OrderDocument, extra: Record<string, unknown> = {}): void {
+/**
+ * The order with the revision its write stored and, for a session's order, the session's id (D46); after a payment,
+ * whether it was applied now or before. Callers parse it with OrderResponse or AppliedPaymentResponse.
+ */
+function answer(ctx: Context, doc: OrderDocument, outcome?: AppliedPaymentResponse['outcome']): void {
   ctx.set(INTERNAL_API_HEADERS.orderRevision, String(doc.revision ?? 0));
   if (doc.checkoutSessionId !== undefined) ctx.set(INTERNAL_API_HEADERS.checkoutSessionId, doc.checkoutSessionId);
-  ctx.body = { order: presentOrder(doc), ...extra };
+  const order = presentOrder(doc);
+  ctx.body = outcome ? { order, outcome } : { order };
 }
 
 function orderIdParam(value: string | undefined): string {
@@ -121,7 +119,7 @@ export function ordersRoutes(commands: OrderCommands): Router {
     const id = orderIdParam(ctx.params.orderId);
     const payment = parseOrThrow(ApplyPaymentRequest, ctx.request.jsonBody ?? {}, 'INVALID_REQUEST');
     const { order, outcome } = await commands.applyPayment(scope, id, payment);
-    answer(ctx, order, { outcome });
+    answer(ctx, order, outcome);
   });
 
   return router;

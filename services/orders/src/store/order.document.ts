@@ -1,8 +1,6 @@
 import type { ScopedDocument, StoredEntry } from '@checkout/mongo';
 import type { OutboxFields } from '@checkout/kafka';
-
-export type OrderStatus = 'open' | 'completed' | 'cancelled';
-export type PaymentStatus = 'unpaid' | 'partially_paid' | 'paid' | 'overpaid' | 'partially_refunded' | 'refunded';
+import type { OrderStatus, PaymentStatus } from '@checkout/contracts';
 
 export interface StoredAmounts {
   subtotal: number;

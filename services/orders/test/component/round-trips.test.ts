@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createLogger } from '@checkout/logger';
-import { CommandCounter } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { buildApp, type OrdersApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
 import { INTERNAL_CALLERS, internalCaller } from './support';
@@ -37,8 +37,9 @@ beforeAll(async () => {
     // The relay's sweep is background work; keep it out of the windows measured here (it runs once at start).
     OUTBOX_SWEEP_INTERVAL_MS: '3600000',
   });
-  app = buildApp(config, createLogger('orders', { level: 'silent' }), { commandCounter: commands });
-  baseUrl = (await app.start()).url;
+  const orders = buildApp(config, createLogger('orders', { level: 'silent' }));
+  app = orders;
+  baseUrl = (await commands.watch(() => orders.start())).url;
   // Warm-up: the first request of each kind may pay for things a running service has already done.
   await call('POST', '/internal/orders', newOrderBody());
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandCounter } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { newTenant, startStack, type Stack } from './harness';
 
 // The database commands of each session operation, in sessions and in orders, counted

@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 
-// D33: webhooks never reach internal addresses unless the deployment allows them. The check is
-// on the address actually connected to (see clients/webhook-endpoints.client.ts), so DNS rebinding cannot get around it.
+// D33: webhooks never reach internal addresses unless the deployment allows them. The check is on the address
+// actually connected to (see clients/webhook-endpoints.client.ts), so DNS rebinding cannot get around it.
 
 type Network = [ipaddr.IPv4 | ipaddr.IPv6, number];
 

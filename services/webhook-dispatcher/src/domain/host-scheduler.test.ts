@@ -315,7 +315,9 @@ describe('HostScheduler', () => {
   });
 });
 
-/** Lets the scheduler's promise chains run until `condition` holds (a bounded number of turns of the microtask queue). */
+/**
+ * Lets the scheduler's promise chains run until `condition` holds (a bounded number of turns of the microtask queue).
+ */
 async function eventuallyTrue(condition: () => boolean): Promise<void> {
   for (let turn = 0; turn < 100 && !condition(); turn += 1) await Promise.resolve();
   expect(condition()).toBe(true);

@@ -267,7 +267,9 @@ export class HostScheduler {
     return dropped;
   }
 
-  /** Resolves when nothing is running, being recorded or reserved (after stop(), when in-flight attempts have finished). */
+  /**
+   * Resolves when nothing is running, being recorded or reserved (after stop(), when in-flight attempts have finished).
+   */
   idle(): Promise<void> {
     if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));

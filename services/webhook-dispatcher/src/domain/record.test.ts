@@ -8,7 +8,8 @@ import type { AttemptOutcome, DeliveriesStore } from '../store/deliveries.store'
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { EventDocument } from '../store/event.document';
 import type { EventsStore } from '../store/events.store';
-import { createDispatcher, type IncomingSessionEvent } from './dispatcher';
+import { createDispatcher } from './dispatcher';
+import type { IncomingSessionEvent } from './ports';
 import { HostScheduler } from './host-scheduler';
 
 // The session-events handler  with the stores replaced by ports the test controls (pure logic;
@@ -29,7 +30,7 @@ const OK: SendResult = {
 function incoming(count: number): IncomingSessionEvent[] {
   return Array.from({ length: count }, () => {
     const { body, ...envelope } = buildSessionEvent({ callbackUrl: 'http://127.0.0.1:9/hook' });
-    return { envelope, createdAt: body.createdAt, rawBody: body as unknown as Record<string, unknown> };
+    return { envelope, createdAt: body.createdAt, rawBody: body };
   });
 }
 

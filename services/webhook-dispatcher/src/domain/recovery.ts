@@ -3,7 +3,7 @@ import type { Scope } from '@checkout/mongo';
 import { RECOVER_MAX_AGE_DAYS, RECOVER_MAX_AGE_MS, derivedId, type Mode } from '@checkout/contracts';
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { Attempts } from './attempts';
-import type { DispatcherDeps } from './dispatcher';
+import type { DispatcherDeps } from './ports';
 import { laneKey } from './host-scheduler';
 import type { Recorder } from './record';
 

@@ -7,7 +7,7 @@ import {
   type ParseResult,
   type RunningConsumer,
 } from '@checkout/kafka';
-import type { IncomingSessionEvent } from '../domain/dispatcher';
+import type { IncomingSessionEvent } from '../domain/ports';
 
 /** What the consumer does with a received message's JSON; exported for the message fixtures test. */
 export function parseSessionEvent(raw: unknown): ParseResult<IncomingSessionEvent> {
@@ -47,6 +47,7 @@ export function runSessionEventsConsumer(options: {
     maxBytesPerPartition: 256 * 1024,
     onRestart: options.onRestart,
     parse: parseSessionEvent,
-    handleBatch: (messages) => options.handleBatch(messages.map((m) => m.value)),
+    handleBatch: (messages) =>
+      options.handleBatch(messages.map((m) => (m.context.trace ? { ...m.value, trace: m.context.trace } : m.value))),
   });
 }

@@ -1,5 +1,13 @@
-import type { Collection, Db, Filter, PushOperator, UpdateFilter } from 'mongodb';
-import { insertManyOnce, scoped, type Scope } from '@checkout/mongo';
+import {
+  insertManyOnce,
+  scoped,
+  type Collection,
+  type Db,
+  type Filter,
+  type PushOperator,
+  type UpdateFilter,
+  type Scope,
+} from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 import type { AttemptRecord, DeliveryDocument } from './delivery.document';
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandCounter } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { eventually, metricValue } from '@checkout/testing';
 import type { EventResponse, SessionEventV1 } from '@checkout/contracts';
 import {
@@ -20,12 +20,16 @@ import {
 // monitoring (counts, never times). A batch of events is recorded with one insert of the events and one of their
 // deliveries (pending, held by this process), whatever its size; each attempt's outcome is then recorded by an
 // update shared with the outcomes finishing alongside (group commit). Nothing else is read or written: no claim,
-// no re-read of the delivery or the event. (The one attempt path traded the one write per batch that storing a delivery only
-// with its first attempt saved for one attempt path: the delivery is now stored before it is attempted.)
+// no re-read of the delivery or the event. (The one attempt path traded the one write per batch that storing a
+// delivery only with its first attempt saved for one attempt path: the delivery is now stored before it is
+// attempted.)
 
 const EVENTS = 200;
 
-/** Holds every request until `EVENTS` have arrived, then answers them all 200: every first attempt is in flight before any result is recorded. */
+/**
+ * Holds every request until `EVENTS` have arrived, then answers them all 200: every first attempt is in flight before
+ * any result is recorded.
+ */
 function startGatedReceiver(): Promise<{ server: Server; url: string; arrived: () => number; release: () => void }> {
   const held: ServerResponse[] = [];
   let arrivedCount = 0;

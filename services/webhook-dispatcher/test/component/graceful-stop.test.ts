@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MongoClient } from 'mongodb';
+import { MongoClient } from '@checkout/mongo';
 import { ANSWER, eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import type { SessionEventV1 } from '@checkout/contracts';
 import {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type Db } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandCounter } from '@checkout/mongo';
 import { eventually } from '@checkout/testing';
 import { newId, type Mode } from '@checkout/contracts';
 import { COLLECTIONS } from '../../src/store/indexes';
