@@ -46,7 +46,8 @@ export function writeConflictBackoffMs(attempt: number, random: () => number = M
  * Runs `write`, and runs it again when the engine refused it as a transient write conflict (nothing was written).
  * Only for writes that are safe to repeat whole: an insert (the unique index arbitrates the repeat as it did the
  * first try) or a conditional update. Every unique insert goes through here: ScopedCollection.insertOne and
- * insertOnce, insertManyOnce, Leases, the consumers' processed-event markers, the gateway's organizations and keys.
+ * insertOnce, insertManyOnce, Leases, the migration records' upsert at start, the consumers' processed-event markers,
+ * the gateway's organizations and keys.
  * After WRITE_CONFLICT_ATTEMPTS conflicts in a row, the database counts as unavailable (503 with Retry-After),
  * never as an internal error.
  *
