@@ -4,7 +4,7 @@
 //   npm run cli -- dashboard                                             print a fresh dashboard login link (D47)
 import { existsSync, readFileSync } from 'node:fs';
 import { Checkout } from '@checkout/sdk';
-import { EVENT_TYPES, type EventType } from '@checkout/contracts';
+import { EVENT_TYPES, SESSION_EVENT_TYPES, type EventType } from '@checkout/contracts';
 import { Relay } from './lib/relay';
 
 const USAGE = `usage: npm run cli -- <command> [options]
@@ -99,7 +99,7 @@ async function trigger(type: string | undefined, options: Map<string, string>): 
     ...(callbackUrl && { callbackUrl }),
   });
   const after =
-    (type as EventType) === 'checkout.session.completed'
+    (type as EventType) === SESSION_EVENT_TYPES.completed
       ? await checkout.testHelpers.checkoutSessions.pay(session.id)
       : await checkout.testHelpers.checkoutSessions.expire(session.id);
   console.log(`${type}: session ${after.id} is ${after.status} (order ${after.order.id})`);
