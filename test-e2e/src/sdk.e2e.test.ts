@@ -139,7 +139,7 @@ describe('@checkout/sdk checkout sessions, test helpers, events and webhooks', (
         (await client.events.list({ type: 'checkout.session.completed' }).toArray()).find((e) => e.id === event.id),
       { deadlineMs: 20_000 },
     );
-    expect(listed.session.id).toBe(session.id);
+    expect(listed).toMatchObject({ event: 'checkout.session.completed', session: { id: session.id } });
     const detail = await eventually(
       async () => {
         const found = await client.events.retrieve(event.id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckoutSession, WebhookEvent } from '@checkout/contracts';
+import type { CheckoutSession } from '@checkout/contracts';
 import type { ReceivedRequest } from '@checkout/testing';
 import { SERVICES } from '../process-stack';
 import { insideOutage, planChaos, shuffled, type OutageWindow } from './chaos';
@@ -9,13 +9,19 @@ import {
   SESSIONS_PATH_PAID_BUT_REFUSED,
   reconcile,
   type LedgerInput,
+  type SessionWebhookEvent,
 } from './ledger';
 import type { Journey } from './load';
 
 const session = (id: string, status: CheckoutSession['status'], orderId: string, paid: number) =>
   ({ id, status, order: { id: orderId, amounts: { paid } } }) as unknown as CheckoutSession;
 const event = (id: string, type: string, sessionId: string) =>
-  ({ id, event: type, createdAt: '2026-11-23T00:00:00.000Z', session: { id: sessionId } }) as unknown as WebhookEvent;
+  ({
+    id,
+    event: type,
+    createdAt: '2026-11-23T00:00:00.000Z',
+    session: { id: sessionId },
+  }) as unknown as SessionWebhookEvent;
 const received = (
   eventId: string,
   deliveryId: string,

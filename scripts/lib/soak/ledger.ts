@@ -17,8 +17,11 @@ export interface StoredOrder {
   externalId?: string;
 }
 
+/** A checkout session's event (D30): the only kind a session's callback URL receives (D49). */
+export type SessionWebhookEvent = Extract<WebhookEvent, { session: unknown }>;
+
 export interface EventWithDeliveries {
-  event: WebhookEvent;
+  event: SessionWebhookEvent;
   deliveries: Delivery[];
 }
 
@@ -211,7 +214,7 @@ export function reconcile(input: LedgerInput): LedgerReport {
   for (const { event } of input.events) note(event.session.id, event.event, event.id);
   const allReceived = Object.values(input.received).flat();
   for (const request of allReceived) {
-    const body = JSON.parse(request.body) as WebhookEvent;
+    const body = JSON.parse(request.body) as SessionWebhookEvent;
     note(body.session.id, body.event, body.id);
   }
   const terminalCheck = (status: 'completed' | 'expired') => {

@@ -18,7 +18,14 @@ import { startClusterStack } from '../cluster-stack';
 import { SERVICES, startProcessStack, type ProcessStack, type ServiceName } from '../process-stack';
 import { planChaos, runChaos, type ClusterKill, type OutageWindow } from './chaos';
 import { RecordingClient, sendWithRetries } from './client';
-import { formatLedger, reconcile, type EventWithDeliveries, type LedgerReport, type StoredOrder } from './ledger';
+import {
+  formatLedger,
+  reconcile,
+  type EventWithDeliveries,
+  type LedgerReport,
+  type SessionWebhookEvent,
+  type StoredOrder,
+} from './ledger';
 import { RECEIVER_KINDS, runLoad, type Merchant, type ReceiverKind } from './load';
 import { rolloutRows, runRollout, watchGroups, type GroupSample, type RolloutStep } from './rollout';
 
@@ -361,11 +368,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         } catch (err) {
           unreadable.push(err instanceof Error ? err.message : String(err));
         }
-        const read = await inParallel(listed, 8, (e) =>
-          getJson<{ event: WebhookEvent; deliveries: Delivery[] }>(`/v0/events/${e.id}`, key).catch((err: unknown) => {
-            unreadable.push(err instanceof Error ? err.message : String(err));
-            return undefined;
-          }),
+        // A session's events with their deliveries (D30); orders' and refunds' (D49) have none to read.
+        const ofSessions = listed.filter((e): e is SessionWebhookEvent => 'session' in e);
+        const read = await inParallel(ofSessions, 8, (e) =>
+          getJson<{ event: SessionWebhookEvent; deliveries: Delivery[] }>(`/v0/events/${e.id}`, key).catch(
+            (err: unknown) => {
+              unreadable.push(err instanceof Error ? err.message : String(err));
+              return undefined;
+            },
+          ),
         );
         events.push(...read.filter((e): e is EventWithDeliveries => e !== undefined));
       }

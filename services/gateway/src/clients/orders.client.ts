@@ -1,5 +1,13 @@
-import type { RequestScope } from '@checkout/http';
-import { OrderPageResponse, OrderPaymentsResponse, OrderResponse, PaymentsPerHourResponse } from '@checkout/contracts';
+import { INTERNAL_HEADERS, type InternalAnswer, type RequestScope } from '@checkout/http';
+import {
+  OrderPageResponse,
+  OrderPaymentsResponse,
+  OrderResponse,
+  PaymentsPerHourResponse,
+  REFUNDS_PER_ORDER_MAX,
+  RefundListResponse,
+  type CreateRefundRequest,
+} from '@checkout/contracts';
 import { InternalApi, WITHOUT_TOTAL } from './internal-api';
 
 /** The orders service's internal API, as the gateway calls it: its public and admin routes forward, the dashboard reads. */
@@ -30,6 +38,38 @@ export class OrdersClient extends InternalApi {
       path: `/internal/orders/${encodeURIComponent(id)}/payments`,
       scope,
       requestId,
+    });
+  }
+
+  /** D48: all of an order's refunds, newest first (an order has at most REFUNDS_PER_ORDER_MAX: one page). */
+  orderRefunds(scope: RequestScope, requestId: string, id: string) {
+    return this.read(RefundListResponse, {
+      method: 'GET',
+      path: `/internal/orders/${encodeURIComponent(id)}/refunds`,
+      scope,
+      requestId,
+      query: { limit: String(REFUNDS_PER_ORDER_MAX) },
+    });
+  }
+
+  /**
+   * D48 from the dashboard's Refund form: orders' whole answer (the refund, the order, its revision), so the order
+   * goes on to its session (D46). `formKey` is the confirm page's one-time key: a form sent twice is one refund.
+   */
+  createRefund(
+    scope: RequestScope,
+    requestId: string,
+    id: string,
+    body: CreateRefundRequest,
+    formKey: string,
+  ): Promise<InternalAnswer> {
+    return this.write({
+      method: 'POST',
+      path: `/internal/orders/${encodeURIComponent(id)}/refunds`,
+      scope,
+      requestId,
+      body,
+      headers: { [INTERNAL_HEADERS.idempotencyRecord]: `dashboard:${formKey}` },
     });
   }
 

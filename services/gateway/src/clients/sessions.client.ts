@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import { DependencyUnavailableError } from '@checkout/errors';
 import type { RequestScope } from '@checkout/http';
 import { SessionListResponse, SessionResponse, type OrderSnapshot } from '@checkout/contracts';
@@ -38,16 +37,5 @@ export class SessionsClient extends InternalApi {
       this.service,
       new Error(`sessions answered ${answer.status} to an order snapshot`),
     );
-  }
-
-  /** D41: the hosted page's requests and the processor's signed notifications, streamed through unchanged. */
-  passThrough(request: {
-    method: string;
-    path: string;
-    requestId: string;
-    headers: Record<string, string | string[] | undefined>;
-    body?: Readable;
-  }) {
-    return this.http.raw(request);
   }
 }

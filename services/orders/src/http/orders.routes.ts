@@ -1,6 +1,5 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { DomainError } from '@checkout/errors';
 import { parseOrThrow, requireScope } from '@checkout/http';
 import {
   CreateOrderRequest,
@@ -11,12 +10,10 @@ import {
   ListOrdersQuery,
   ORDER_FIELD_CODES,
   UpdateOrderRequest,
-  isIdOf,
 } from '@checkout/contracts';
-import type { Context } from 'koa';
 import type { OrderCommands } from '../domain/orders.use-cases';
-import type { OrderDocument } from '../store/order.document';
 import { presentOrder } from '../domain/order.presenter';
+import { answer, orderIdParam } from './order-answer';
 
 const ApplyPaymentRequest = z.strictObject({
   paymentId: z.string().min(1).max(100),
@@ -24,18 +21,6 @@ const ApplyPaymentRequest = z.strictObject({
   amount: z.number().int().min(1).optional(),
   method: z.string().min(1).max(40),
 });
-
-/** The order with the revision its write stored and, for a session's order, the session's id (D46). */
-function answer(ctx: Context, doc: OrderDocument, extra: Record<string, unknown> = {}): void {
-  ctx.set(INTERNAL_API_HEADERS.orderRevision, String(doc.revision ?? 0));
-  if (doc.checkoutSessionId !== undefined) ctx.set(INTERNAL_API_HEADERS.checkoutSessionId, doc.checkoutSessionId);
-  ctx.body = { order: presentOrder(doc), ...extra };
-}
-
-function orderIdParam(value: string | undefined): string {
-  if (!isIdOf('ord', value)) throw new DomainError('INVALID_ORDER_ID', `"${value ?? ''}" is not an order id.`);
-  return value;
-}
 
 /** Internal orders API; the gateway has authenticated the caller and passes its scope in headers. */
 export function ordersRoutes(commands: OrderCommands): Router {

@@ -8,7 +8,7 @@ import type { AttemptOutcome, DeliveriesStore } from '../store/deliveries.store'
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { EventDocument } from '../store/event.document';
 import type { EventsStore } from '../store/events.store';
-import { createDispatcher, type IncomingSessionEvent } from './dispatcher';
+import { createDispatcher, type IncomingEvent } from './dispatcher';
 import { HostScheduler } from './host-scheduler';
 
 // The session-events handler (issues 9 and 25) with the stores replaced by ports the test controls (pure logic;
@@ -26,7 +26,7 @@ const OK: SendResult = {
   responseSnippet: null,
 };
 
-function incoming(count: number): IncomingSessionEvent[] {
+function incoming(count: number): IncomingEvent[] {
   return Array.from({ length: count }, () => {
     const { body, ...envelope } = buildSessionEvent({ callbackUrl: 'http://127.0.0.1:9/hook' });
     return { envelope, createdAt: body.createdAt, rawBody: body as unknown as Record<string, unknown> };

@@ -5,7 +5,7 @@ import { derivedId, newId, type Mode } from '@checkout/contracts';
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { EventDocument } from '../store/event.document';
 import type { Attempts } from './attempts';
-import type { DispatcherDeps, IncomingSessionEvent } from './dispatcher';
+import type { DispatcherDeps, IncomingEvent } from './dispatcher';
 
 /** Most events (with their deliveries) written by one batched command. */
 const WRITE_BATCH_LIMIT = 200;
@@ -18,7 +18,10 @@ export function initialDeliveryId(eventId: string, mode: Mode): string {
   return derivedId('dlv', mode, `initial:${eventId}`);
 }
 
-/** The webhook body exactly as D30 orders it: `{id, event, createdAt, session}` (plus anything newer the producer added). */
+/**
+ * The webhook body exactly as D30 and D49 order it: `{id, event, createdAt, session}`, or `{id, event, createdAt,
+ * order}` and `{id, event, createdAt, refund, order}` as orders produced them (plus anything newer a producer added).
+ */
 export function webhookBodyJson(rawBody: Record<string, unknown>): string {
   const { id, event, createdAt, session, ...rest } = rawBody;
   return JSON.stringify({ id, event, createdAt, session, ...rest });
@@ -80,7 +83,7 @@ export class Recorder {
    * events and the deliveries are stored; the consumer commits the batch's offsets then. A replayed message finds
    * its delivery stored and leaves it to whoever holds it (or, once that hold lapses, to the recovery sweep).
    */
-  async recordEventsAndQueueFirstAttempts(batch: readonly IncomingSessionEvent[]): Promise<{ done: Promise<void> }> {
+  async recordEventsAndQueueFirstAttempts(batch: readonly IncomingEvent[]): Promise<{ done: Promise<void> }> {
     const { events, deliveries } = this.documentsOf(batch, this.deps.clock());
     // The deliveries' command goes first: their attempts wait for it only.
     const storingDeliveries = this.deliveryInserts.addAll(deliveries.map(({ delivery }) => delivery));
@@ -140,7 +143,7 @@ export class Recorder {
     return { delivery, created };
   }
 
-  private documentsOf(batch: readonly IncomingSessionEvent[], now: Date): BatchDocuments {
+  private documentsOf(batch: readonly IncomingEvent[], now: Date): BatchDocuments {
     const events = new Map<string, EventDocument>();
     const deliveries: BatchDocuments['deliveries'] = [];
     // Held by this process from the start: given back at once if it does not fit in memory here after all.
@@ -153,7 +156,7 @@ export class Recorder {
         _id: envelope.eventId,
         ...scope,
         type: envelope.type,
-        sessionId: envelope.sessionId,
+        ...(envelope.sessionId !== undefined && { sessionId: envelope.sessionId }),
         createdAt: new Date(createdAt),
         body: webhookBodyJson(rawBody),
         callbackUrl: envelope.callbackUrl,
