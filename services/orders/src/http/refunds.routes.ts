@@ -106,7 +106,11 @@ export function refundsRoutes(commands: OrderCommands): Router {
     const scope = testScope(ctx.state);
     const refundId = refundIdParam(ctx.params.refundId);
     const { outcome } = parseOrThrow(SettleRefundRequest, ctx.request.jsonBody ?? {}, 'REFUND_FAILED');
-    answerRefund(ctx, await commands.settleRefund(scope, refundId, outcome));
+    // The simulated processor refuses a refund as a card network declines it (as a failed test refund at creation).
+    answerRefund(
+      ctx,
+      await commands.settleRefund(scope, refundId, outcome, outcome === 'failed' ? 'declined' : undefined),
+    );
   });
 
   return router;
