@@ -151,6 +151,24 @@ describe('@checkout/sdk checkout sessions, test helpers, events and webhooks', (
     expect(redelivery.id).not.toBe(detail.deliveries[0]?.id);
   });
 
+  it('When a paid order is refunded, listed, read, and a pending test refund settled, then each call returns the typed refund (D48)', async () => {
+    const { client } = await newClient();
+    const session = await client.checkoutSessions.create(latte);
+    await client.testHelpers.checkoutSessions.pay(session.id);
+    const refund = await client.refunds.create(session.order.id, { amount: 300, reason: 'requested_by_customer' });
+    expect(refund).toMatchObject({ orderId: session.order.id, amount: 300, status: 'succeeded' });
+    const pending = await client.testHelpers.refunds.create(session.order.id, { amount: 100, outcome: 'pending' });
+    expect(pending.status).toBe('pending');
+    expect((await client.testHelpers.refunds.settle(pending.id, { outcome: 'succeeded' })).status).toBe('succeeded');
+    expect(await client.refunds.retrieve(refund.id)).toEqual(refund);
+    const listed = await client.refunds.list(session.order.id).toArray();
+    expect(listed.map((r) => r.id)).toEqual([pending.id, refund.id]);
+    expect((await client.orders.retrieve(session.order.id)).amounts.refunded).toBe(400);
+    await expect(client.refunds.create(session.order.id, { amount: 501 })).rejects.toSatisfy((err: unknown) =>
+      isCheckoutApiError(err, 'REFUND_FAILED'),
+    );
+  });
+
   it('When a pending session is expired with the test helper, then it is expired', async () => {
     const { client } = await newClient();
     const session = await client.checkoutSessions.create(latte);

@@ -3,6 +3,7 @@ import { CheckoutSessions, TestHelpers } from './resources/checkout-sessions';
 import { Dashboard } from './resources/dashboard';
 import { Events } from './resources/events';
 import { Orders } from './resources/orders';
+import { Refunds } from './resources/refunds';
 import { webhooks, type Webhooks } from './webhooks';
 
 /**
@@ -11,6 +12,8 @@ import { webhooks, type Webhooks } from './webhooks';
  */
 export class Checkout {
   readonly orders: Orders;
+  /** D48: `create(orderId, {amount?, reason?, metadata?})`, `list(orderId)`, `retrieve(id)`. */
+  readonly refunds: Refunds;
   readonly checkoutSessions: CheckoutSessions;
   readonly events: Events;
   /** D47: login links to the merchant dashboard. */
@@ -22,6 +25,7 @@ export class Checkout {
   constructor(apiKey: string, options: CheckoutOptions = {}) {
     const http = new HttpClient(apiKey, options);
     this.orders = new Orders(http);
+    this.refunds = new Refunds(http);
     this.checkoutSessions = new CheckoutSessions(http);
     this.events = new Events(http);
     this.dashboard = new Dashboard(http);

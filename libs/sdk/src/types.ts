@@ -1,11 +1,15 @@
 import type { z } from 'zod';
 import type {
   CreateOrderRequest,
+  CreateRefundRequest,
   CreateSessionRequest,
   ListEventsQuery,
   ListOrdersQuery,
   PayRequest,
   RecoverEventsRequest,
+  ListRefundsQuery,
+  SettleRefundRequest,
+  TestHelperCreateRefundRequest,
   UpdateOrderRequest,
   UpdateSessionRequest,
 } from '@checkout/contracts';
@@ -28,6 +32,11 @@ export type {
   PaymentMethod,
   PaymentStatus,
   RecoverEventsResponse,
+  Refund,
+  RefundFailureReason,
+  RefundListResponse,
+  RefundReason,
+  RefundStatus,
   SessionStatus,
   WebhookEvent,
 } from '@checkout/contracts';
@@ -44,3 +53,8 @@ export interface EventRecoverParams {
   /** Failed deliveries since this time (at most 14 days back) are delivered again (D44). */
   since: Date | z.input<typeof RecoverEventsRequest>['since'];
 }
+export type RefundCreateParams = z.input<typeof CreateRefundRequest>;
+/** `page` is where iteration starts. */
+export type RefundListParams = Partial<z.output<typeof ListRefundsQuery>>;
+export type TestRefundCreateParams = z.input<typeof TestHelperCreateRefundRequest>;
+export type TestRefundSettleParams = z.input<typeof SettleRefundRequest>;
