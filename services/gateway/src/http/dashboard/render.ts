@@ -159,8 +159,14 @@ function pager(
   return `<nav class="pager" aria-label="Pagination">${prev}<span>${where}</span>${next}</nav>`;
 }
 
-function select(name: string, label: string, options: readonly string[], current: string | undefined): string {
-  return `<div><label for="f-${name}">${e(label)}</label><select id="f-${name}" name="${name}"><option value="">Any</option>${options.map((o) => `<option value="${e(o)}"${o === current ? ' selected' : ''}>${e(o.replace(/_/g, ' '))}</option>`).join('')}</select></div>`;
+function select(
+  name: string,
+  label: string,
+  options: readonly string[],
+  current: string | undefined,
+  none = 'Any',
+): string {
+  return `<div><label for="f-${name}">${e(label)}</label><select id="f-${name}" name="${name}"><option value="">${e(none)}</option>${options.map((o) => `<option value="${e(o)}"${o === current ? ' selected' : ''}>${e(o.replace(/_/g, ' '))}</option>`).join('')}</select></div>`;
 }
 
 function text(name: string, label: string, current: string | undefined, hint?: string): string {
@@ -232,7 +238,7 @@ function refundsSection(order: Order, refunds: readonly Refund[], refundable: nu
   const table = `<div class="card scroll" role="region" tabindex="0" aria-label="Refunds, newest first"><table><caption>Refunds, newest first</caption><thead><tr><th scope="col">Refund</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col" class="hide-narrow">Reason</th><th scope="col" class="hide-narrow">Created</th></tr></thead><tbody>${rows || '<tr><td colspan="5">No refunds.</td></tr>'}</tbody></table></div>`;
   const form =
     refundable > 0
-      ? `<section class="card" aria-labelledby="h-refund"><h2 id="h-refund">Refund</h2><p>Up to ${e(money(refundable, order.currency))} can be refunded (paid, less the refunds that succeeded or are pending).</p><form method="get" action="/dashboard/orders/${e(order.id)}/refund" class="filters">${text('amount', `Amount (${order.currency}; empty: all that is refundable)`, undefined, '12.50')}${select('reason', 'Reason', REFUND_REASONS, undefined)}<div><button type="submit">Refund…</button></div></form></section>`
+      ? `<section class="card" aria-labelledby="h-refund"><h2 id="h-refund">Refund</h2><p>Up to ${e(money(refundable, order.currency))} can be refunded (paid, less the refunds that succeeded or are pending).</p><form method="get" action="/dashboard/orders/${e(order.id)}/refund" class="filters">${text('amount', `Amount (${order.currency}; empty: all that is refundable)`, undefined, '12.50')}${select('reason', 'Reason', REFUND_REASONS, undefined, 'None given')}<div><button type="submit">Refund…</button></div></form></section>`
       : '';
   return table + form;
 }
