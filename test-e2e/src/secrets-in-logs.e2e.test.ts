@@ -164,7 +164,8 @@ describe('Secrets in logs', () => {
       description: 'signed webhooks delivered',
     });
     expect(receiver.deliveries('/hooks/secret')[0]?.headers['webhook-signature']).toBeDefined();
-    const events = await test.get('/v0/events');
+    // A session's event: D49's order events are recorded too, and have no callback URL to redeliver to.
+    const events = await test.get('/v0/events?type=checkout.session.completed');
     expect((await test.post(`/v0/events/${events.body.events[0].id}/redeliver`)).status).toBe(202);
     await eventually(() => receiver.deliveries('/hooks/secret').length >= 4, {
       deadlineMs: 30_000,
