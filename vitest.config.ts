@@ -1,7 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Three tiers (style.md §13): unit tests need no engines; integration (component) and e2e tests get real
-// Kafka and MongoDB-compatible engines from libs/testing's global setup (or from scripts/test.ts, which
+// Three tiers: unit tests need no engines; integration (component) and e2e tests get real
+// Kafka and MongoDB-compatible engines from testkit/testing's global setup (or from scripts/test.ts, which
 // starts them once for a whole `npm test` run and passes them down in KAFKA_BROKERS / MONGODB_URL). The
 // integration tests that restart that shared broker form a fourth group, chaos, run alone. Last, the soak (issue
 // 12): one minute of load and chaos on engines and service processes of its own, then its money ledger.
@@ -12,7 +12,7 @@ const CHAOS = [
   'services/webhook-dispatcher/test/component/broker-restart.test.ts',
 ];
 /** What every engine-backed tier shares: the engines, and at most two files at once on 2 cores. */
-const ON_ENGINES = { environment: 'node', globalSetup: ['libs/testing/src/global-setup.ts'], maxWorkers: 2 };
+const ON_ENGINES = { environment: 'node', globalSetup: ['testkit/testing/src/global-setup.ts'], maxWorkers: 2 };
 /** Integration and chaos: one service (or one library) per file. */
 const COMPONENT_TIMEOUTS = { testTimeout: 60_000, hookTimeout: 120_000 };
 
@@ -25,8 +25,10 @@ export default defineConfig({
           include: [
             'libs/*/src/**/*.test.ts',
             'services/*/src/**/*.test.ts',
+            'testkit/*/src/**/*.test.ts',
             'scripts/**/*.test.ts',
             'bench/src/**/*.test.ts',
+            'deploy/observability/**/*.test.ts',
           ],
           environment: 'node',
           // Tiers run one after another (unit, integration, chaos, e2e): the engine-backed ones share 2 cores.
@@ -37,7 +39,12 @@ export default defineConfig({
         test: {
           name: 'integration',
           sequence: { groupOrder: 1 },
-          include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'deploy/test/**/*.test.ts'],
+          include: [
+            'libs/*/test/**/*.test.ts',
+            'services/*/test/**/*.test.ts',
+            'testkit/*/test/**/*.test.ts',
+            'deploy/test/**/*.test.ts',
+          ],
           exclude: [...configDefaults.exclude, ...CHAOS],
           ...ON_ENGINES,
           ...COMPONENT_TIMEOUTS,
@@ -81,11 +88,11 @@ export default defineConfig({
       },
       {
         test: {
-          // Issue 21: a two-minute rolling deploy (2 replicas behind HAProxy, 3 brokers) on engines and a cluster of
-          // its own, alone on the 2 cores after the soak. 3.5-4.5 min when green (the rollout itself outlasts the load's
-          // two minutes: each new replica must be ready before an old one goes).
-          // Then three-replicas.rollout.ts: what must happen once, and what each replica keeps to itself, on 3
-          // replicas of every service (issue 21.3; the shared engines, a cluster of its own), ~65 s.
+          // A two-minute rolling deploy (2 replicas behind HAProxy, 3 brokers) on engines and a cluster of its own,
+          // alone on the 2 cores after the soak. 3.5-4.5 min when green (the rollout itself outlasts the load's two
+          // minutes: each new replica must be ready before an old one goes). Then three-replicas.rollout.ts: what
+          // must happen once, and what each replica keeps to itself, on 3 replicas of every service (the shared
+          // engines, a cluster of its own), ~65 s.
           name: 'rollout',
           sequence: { groupOrder: 5 },
           include: ['scripts/lib/soak/*.rollout.ts'],

@@ -1,4 +1,4 @@
-// `npm run clients` (issue 23): generates a Python client (openapi-python-client) and a Go client (oapi-codegen)
+// `npm run clients`: generates a Python client (openapi-python-client) and a Go client (oapi-codegen)
 // from GET /v0/openapi.json of a stack of its own, with zero warnings, and runs a merchant's journey with each:
 // create a checkout session, PATCH it, pay it with the test helper, read the completed session and its event,
 // list orders two pages at a time. Exits non-zero on any warning, missing operation or failed journey.

@@ -17,10 +17,10 @@ export const REFERENCE_PATH = resolve(fileURLToPath(new URL('..', import.meta.ur
 type ObjectSchema = z.ZodObject<z.ZodRawShape>;
 
 export const SERVICE_SCHEMAS: ReadonlyArray<{ service: string; schema: ObjectSchema }> = [
-  { service: 'gateway', schema: gateway as unknown as ObjectSchema },
-  { service: 'orders', schema: orders as unknown as ObjectSchema },
-  { service: 'sessions', schema: sessions as unknown as ObjectSchema },
-  { service: 'webhook-dispatcher', schema: dispatcher as unknown as ObjectSchema },
+  { service: 'gateway', schema: gateway },
+  { service: 'orders', schema: orders },
+  { service: 'sessions', schema: sessions },
+  { service: 'webhook-dispatcher', schema: dispatcher },
 ];
 
 export interface Setting {
@@ -130,7 +130,7 @@ export function renderConfigReference(): string {
     'Every service reads its settings from the environment only, validates them with zod when it starts, and',
     'refuses to start with a message naming each bad variable (secrets are redacted). Booleans accept',
     '`true`/`false`/`1`/`0`; lists are comma-separated. In Kubernetes, non-secret settings come from ConfigMaps',
-    'and secrets from Secrets (`deploy/k8s`); locally from `libs/testing/src/stack-env.ts` or `deploy/compose.yaml`.',
+    'and secrets from Secrets (`deploy/k8s`); locally from `testkit/testing/src/stack-env.ts` or `deploy/compose.yaml`.',
     '',
     'Secrets: `INTERNAL_TOKEN`, `ADMIN_TOKEN`, `PROCESSOR_WEBHOOK_SECRET`, `CSRF_SECRET`, `ID_DERIVATION_SECRET`, `KAFKA_SASL_PASSWORD`, and',
     '`MONGODB_URL` (it carries credentials); `INTERNAL_CALLERS` holds only hashes but is kept with them. A secret must be generated',
@@ -157,7 +157,7 @@ export function renderConfigReference(): string {
     '',
     '`deploy/scripts/create-topics.ts` (the Kubernetes Job `create-topics`, compose service `create-topics`).',
     '',
-    ...table(settingsOf(TopicsJobConfigSchema as unknown as ObjectSchema)),
+    ...table(settingsOf(TopicsJobConfigSchema)),
     '',
   );
   return lines.join('\n');

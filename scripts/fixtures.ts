@@ -1,5 +1,5 @@
 // `npm run fixtures`: writes a fixture (libs/contracts/fixtures/messages/<topic>/<name>.json) for every message
-// shape today's producers make that has none yet (issue 21.5). Committed fixtures are never rewritten: each
+// shape today's producers make that has none yet. Committed fixtures are never rewritten: each
 // stands for messages an older producer may still send during a rolling deploy. A producer whose shape changed
 // under an existing name is refused: give the new shape a new name (and, for events, a new version) and keep
 // the old file (docs/engineering.md, "Message fixtures").

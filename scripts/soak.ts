@@ -1,8 +1,8 @@
-// `npm run soak -- --minutes N [--rate R] [--seed S] [--kill-every SECONDS] [--replicas N] [--rollout]`: a chaos soak with a money ledger (issue 12). Starts engines
-// and the four services of its own, runs merchants' journeys at a steady rate while a chaos loop SIGKILLs a
-// random service every ~20 s and restarts the broker and the database once each, drains, reconciles and prints
-// the ledger. Exit status 0 only when every check is 0; 1 on a violation; 2 when the soak itself could not run.
-// What "inside an outage window" means: scripts/lib/soak/chaos.ts (and the README).
+// `npm run soak -- --minutes N [--rate R] [--seed S] [--kill-every SECONDS] [--replicas N] [--rollout]`: a chaos soak
+// with a money ledger. Starts engines and the four services of its own, runs merchants' journeys at a steady rate
+// while a chaos loop SIGKILLs a random service every ~20 s and restarts the broker and the database once each,
+// drains, reconciles and prints the ledger. Exit status 0 only when every check is 0; 1 on a violation; 2 when the
+// soak itself could not run. What "inside an outage window" means: scripts/lib/soak/chaos.ts (and the README).
 import { runSoak } from './lib/soak/run';
 
 const args = process.argv.slice(2);
@@ -22,7 +22,7 @@ const minutes = option('minutes', 1);
 const rate = option('rate', 2);
 const seed = Math.floor(option('seed', Date.now() % 1_000_000_000));
 const killEverySeconds = option('kill-every', 20);
-// Issue 21: `--rollout` replaces every replica of every service under load, then restarts the three brokers one at
+// `--rollout` replaces every replica of every service under load, then restarts the three brokers one at
 // a time, instead of the chaos; `--replicas N` runs N processes of each service behind HAProxy (2 with --rollout).
 const rollout = args.includes('--rollout');
 const replicas = Math.floor(option('replicas', rollout ? 2 : 1));

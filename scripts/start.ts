@@ -7,6 +7,7 @@ import { startEngines } from '@checkout/engines';
 import { AdminClient } from '@checkout/testing';
 import { Checkout } from '@checkout/sdk';
 import { countFlag, startClusterStack } from './lib/cluster-stack';
+import { startPrometheus, startTraceBackend, type LocalPrometheus, type TraceBackend } from './lib/observability';
 import { portIsFree, startProcessStack, type ProcessStack } from './lib/process-stack';
 
 export const STACK_FILE = '.stack.json';
@@ -15,10 +16,12 @@ const log = (line: string) => process.stderr.write(`[start] ${line}\n`);
 async function main(): Promise<void> {
   const started = Date.now();
   const args = process.argv.slice(2);
-  // Issue 21: `--replicas N` runs N processes of each service behind HAProxy, `--brokers 3` a three-broker Kafka.
+  // `--replicas N` runs N processes of each service behind HAProxy, `--brokers 3` a three-broker Kafka.
   const replicas = countFlag(args, 'replicas', 1, 20);
   const brokers = countFlag(args, 'brokers', 1, 5);
   const cluster = replicas > 1 || brokers > 1;
+  // A trace store with a UI (Zipkin, behind an OpenTelemetry Collector) and Prometheus with the rules.
+  const observability = args.includes('--observability');
   const engines = await startEngines({
     log: (line) => log(`engines: ${line}`),
     ...(brokers > 1 && { kafkaBrokers: brokers }),
@@ -27,6 +30,16 @@ async function main(): Promise<void> {
   let stopping = false;
   const logDir = join(tmpdir(), `checkout-stack-${process.pid}`);
   const preferred = Number(process.env.PORT ?? 8080);
+  let traces: TraceBackend | undefined;
+  if (observability) {
+    traces = await startTraceBackend({ logDir: join(logDir, 'observability'), log }).catch(async (err: unknown) => {
+      await engines.stop();
+      throw err;
+    });
+    log(`traces: ${traces.description}`);
+  }
+  // Every span of every service goes to the collector (100 %: parentbased_traceidratio with the default ratio 1).
+  const otel = traces ? { OTEL_EXPORTER_OTLP_ENDPOINT: traces.otlpEndpoint } : undefined;
   const stackOptions = {
     mongoUrl: engines.mongoUrl,
     kafkaBrokers: engines.kafkaBrokers,
@@ -35,6 +48,7 @@ async function main(): Promise<void> {
     logDir,
     gatewayPort: (await portIsFree(preferred)) ? preferred : undefined,
     webhookRetryDelaysMs: process.env.WEBHOOK_RETRY_DELAYS_MS,
+    ...(otel && { extraEnv: { gateway: otel, orders: otel, sessions: otel, dispatcher: otel } }),
   };
   const clusterStack = cluster
     ? await startClusterStack({
@@ -44,6 +58,7 @@ async function main(): Promise<void> {
         minInsyncReplicas: engines.kafkaCluster?.minInsyncReplicas ?? 1,
         log,
       }).catch(async (err: unknown) => {
+        await traces?.stop();
         await engines.stop();
         throw err;
       })
@@ -51,9 +66,37 @@ async function main(): Promise<void> {
   const stack: Pick<ProcessStack, 'env' | 'stop'> =
     clusterStack ??
     (await startProcessStack(stackOptions).catch(async (err: unknown) => {
+      await traces?.stop();
       await engines.stop();
       throw err;
     }));
+  let prometheus: LocalPrometheus | undefined;
+  if (observability) {
+    // Each service's /metrics (the gateway's on its operators' listener); on the cluster, through its frontend,
+    // so each scrape reads one replica in turn.
+    const hostPort = (url: string) => new URL(url).host;
+    const targets = clusterStack
+      ? {
+          gateway: hostPort(clusterStack.frontends.admin),
+          orders: hostPort(clusterStack.frontends.orders),
+          sessions: hostPort(clusterStack.frontends.sessions),
+          'webhook-dispatcher': hostPort(clusterStack.frontends.dispatcher),
+        }
+      : {
+          gateway: hostPort(stack.env.adminUrl),
+          orders: `127.0.0.1:${stack.env.orders.PORT}`,
+          sessions: `127.0.0.1:${stack.env.sessions.PORT}`,
+          'webhook-dispatcher': `127.0.0.1:${stack.env.dispatcher.PORT}`,
+        };
+    prometheus = await startPrometheus({ targets, logDir: join(logDir, 'observability'), log });
+  }
+  const observabilityLines =
+    traces && prometheus
+      ? `
+  traces        ${traces.zipkinUrl}/zipkin/   (Zipkin ${traces.description.replace(/^Zipkin /, '')}; OTLP at ${traces.otlpEndpoint})
+                find a payment: ${traces.zipkinUrl}/zipkin/?annotationQuery=checkout.session_id%3D<session id>
+  prometheus    ${prometheus.url}   (Prometheus ${prometheus.version}; rules: deploy/observability/prometheus-rules.yaml, ${prometheus.url}/alerts)`
+      : '';
   const loadBalancer = clusterStack
     ? `
   load balancer ${clusterStack.haproxy.version}: ${replicas} replica${replicas === 1 ? '' : 's'} of each service behind it (health checks on /readyz)
@@ -107,7 +150,7 @@ Orders and hosted checkout — local stack ready in ${seconds} s
   test key      ${demo.testKey}
   live key      ${demo.liveKey}
   admin token   ${stack.env.adminToken}   (npm run admin -- help)
-  service logs  ${logDir}
+  service logs  ${logDir}${observabilityLines}
 
   curl -s ${stack.env.gatewayUrl}/v0/checkout/sessions -H "Authorization: Bearer ${demo.testKey}" \\
     -H 'Content-Type: application/json' -d '{"items":[{"name":"Latte","quantity":1,"unitPrice":450}]}'
@@ -122,6 +165,8 @@ Press Ctrl-C to stop everything.`);
     stopping = true;
     log(`${signal}: stopping services and engines`);
     await stack.stop();
+    await prometheus?.stop();
+    await traces?.stop();
     await engines.stop();
     rmSync(STACK_FILE, { force: true });
     log('stopped');

@@ -1,5 +1,5 @@
-// `npm test`: typecheck, then every tier (unit, integration, e2e) against ONE pair of real engines that this
-// script starts, shares with every test worker (KAFKA_BROKERS / MONGODB_URL) and stops at the end.
+// `npm test`: typecheck, format check, lint, then every tier (unit, integration, e2e) against ONE pair of real
+// engines that this script starts, shares with every test worker (KAFKA_BROKERS / MONGODB_URL) and stops at the end.
 //   npm test                      everything
 //   npm test -- --project e2e     one tier (any vitest arguments pass through)
 import { spawn } from 'node:child_process';
@@ -30,7 +30,10 @@ async function main(): Promise<number> {
     log('format (npm run format:check; `npm run format` rewrites)');
     const format = await run('npm', ['run', '--silent', 'format:check']);
     if (format !== 0) return format;
-    // Issue 22: known vulnerabilities in what the images run, against the documented allow-list.
+    log('lint (npm run lint: import cycles, then ESLint with the layering rules of docs/engineering.md)');
+    const lint = await run('npm', ['run', '--silent', 'lint']);
+    if (lint !== 0) return lint;
+    // Known vulnerabilities in what the images run, against the documented allow-list.
     const audit = await runAudit(process.cwd(), log);
     if (audit !== 0) return audit;
   }
@@ -52,7 +55,7 @@ async function main(): Promise<number> {
     });
   }
   log(`engines: ${env.ENGINES_DESCRIPTION ?? `${env.KAFKA_BROKERS} / ${env.MONGODB_URL}`}`);
-  let code = 1;
+  let code: number;
   try {
     code = await run('npx', ['vitest', 'run', ...args], env);
   } finally {

@@ -1,7 +1,7 @@
 // The benchmark's baselines: a bare Koa handler with one insertOne/findOne through the same MongoDB driver
 // (BASELINE=mongo), or with no database at all (BASELINE=none). No validation, no auth, no services.
 import Koa from 'koa';
-import { MongoClient } from 'mongodb';
+import { MongoClient } from '@checkout/mongo';
 import { randomBytes } from 'node:crypto';
 
 const { PORT = '0', BASELINE = 'none', MONGODB_URL = '', MONGODB_DATABASE = 'bench_baseline' } = process.env;

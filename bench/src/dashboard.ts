@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { MongoClient } from 'mongodb';
+import { MongoClient } from '@checkout/mongo';
 import { Pool, request } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { AdminClient, eventually, startWebhookReceiver } from '@checkout/testing';

@@ -3,7 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MongoClient, type Collection } from 'mongodb';
+import { MongoClient, type Collection } from '@checkout/mongo';
 import {
   FERRETDB_VERSION,
   MONGO_JAVA_SERVER_VERSION,

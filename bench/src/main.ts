@@ -1,6 +1,7 @@
-// npm run bench -- orders|sessions|webhooks|dashboard|engine [--concurrency=N] [--seconds=S] [--rounds=R (orders: interleaved slices)]
-//   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of issue 21;
-//    webhooks --replicas N: N dispatcher processes in one consumer group]
+// npm run bench -- orders|sessions|webhooks|dashboard|tracing|engine [--concurrency=N] [--seconds=S]
+//   [--rounds=R (orders: interleaved slices)]
+//   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of
+//    `npm start -- --replicas N`; webhooks --replicas N: N dispatcher processes in one consumer group]
 //   [webhooks --mongo=memory]
 // Starts its own engines (or uses KAFKA_BROKERS / MONGODB_URL) and prints a table; no assertions.
 // webhooks --mongo=memory runs the webhook bench on mongo-java-server's in-memory backend instead of the default
@@ -16,6 +17,7 @@ import { runDashboardBench } from './dashboard';
 import { runEngineBench } from './engine';
 import { runOrdersBench } from './orders';
 import { runSessionsBench } from './sessions';
+import { runTracingBench } from './tracing';
 import { runWebhookBench } from './webhooks';
 import { countFlag } from '../../scripts/lib/cluster-stack';
 
@@ -37,6 +39,12 @@ const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>
       durationMs: option('seconds', 10) * 1000,
       payments: option('payments', 500),
       replicas,
+    }),
+  tracing: (engines) =>
+    runTracingBench(engines, {
+      concurrency: option('concurrency', 16),
+      durationMs: option('seconds', 24) * 1000,
+      rounds: option('rounds', 6),
     }),
   dashboard: (engines) =>
     runDashboardBench(engines, {

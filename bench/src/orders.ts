@@ -148,10 +148,10 @@ async function loadInterleaved(
   return figures as TargetFigures[];
 }
 
-// Issue 13's "before" figures (its table: npm run bench on a clean clone, 2 cores, same run).
+// The figures before the storage rework of 2026-11 (npm run bench on a clean clone, 2 cores), for comparison.
 const ISSUE_BEFORE = {
-  post: 'issue 13 before: 79 req/s, p50 207 ms, p99 1,691 ms, 0.09× of bare 910',
-  get: 'issue 13 before: 58 req/s, p99 2,490 ms, bare findOne 130 req/s',
+  post: 'before the storage rework: 79 req/s, p50 207 ms, p99 1,691 ms, 0.09× of bare 910',
+  get: 'before the storage rework: 58 req/s, p99 2,490 ms, bare findOne 130 req/s',
 };
 const TARGETS = { throughputRatio: 0.5, p99Ms: 50, rssMiB: 150 };
 
@@ -489,7 +489,7 @@ export async function runOrdersBench(
         before: '',
       });
     }
-    console.log('\ntargets (issue 13, part 5; same run, same engines):');
+    console.log('\ntargets (docs/engineering.md, "Performance targets"; same run, same engines):');
     console.log(
       formatColumns(
         ['target', 'figure', '', 'before'],

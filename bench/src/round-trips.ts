@@ -1,13 +1,14 @@
-// The round-trip half of the bench (issue 13, part 3): services run in this process with a CommandCounter each
-// (the driver's command monitoring) and one SendCounter on their Kafka producers; each operation is run a few
-// times after a warm-up and its database commands and Kafka sends per run are printed with its budget. Counts
-// are deterministic, so a few runs suffice; the component and e2e tests assert the same figures exactly.
+// The round-trip half of the bench: services run in this process, each started under a
+// CommandCounter of its own (the driver's command monitoring) and all under one SendCounter (the Kafka sends of
+// the producers they make); each operation is run a few times after a warm-up and its database commands and Kafka
+// sends per run are printed with its budget. Counts are deterministic, so a few runs suffice; the component and
+// e2e tests assert the same figures exactly.
 // bench/src/orders.ts and bench/src/sessions.ts add rows: measureRoundTrips(...) per operation, then
 // formatRoundTripTable(rows).
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '@checkout/logger';
-import { CommandCounter } from '@checkout/mongo';
-import { SendCounter } from '@checkout/kafka';
+import { CommandCounter } from '@checkout/mongo/testing';
+import { SendCounter } from '@checkout/kafka/testing';
 import type { Engines } from '@checkout/engines';
 import { AdminClient, stackEnvironment, type StackEnvironment } from '@checkout/testing';
 import { AUTH_CACHE_MS_MAX } from '@checkout/gateway/config';
@@ -16,35 +17,28 @@ import { formatColumns } from './load';
 export type CountedService = 'gateway' | 'orders';
 
 interface StartableApp {
-  /** adminUrl: the gateway's operators' listener (admin API), apart from its public one since issue 22. */
+  /** adminUrl: the gateway's operators' listener (admin API), apart from its public one. */
   start(): Promise<{ url: string; adminUrl?: string }>;
   stop(): Promise<void>;
 }
-type Builder = (
-  env: StackEnvironment,
-  urls: Partial<Record<CountedService, string>>,
-  counters: { commandCounter: CommandCounter; sendCounter: SendCounter },
-) => Promise<StartableApp>;
+type Builder = (env: StackEnvironment, urls: Partial<Record<CountedService, string>>) => Promise<StartableApp>;
 
 const silent = (name: string) => createLogger(name, { level: 'silent' });
 
-// In start order (a service's upstreams first). A service whose buildApp takes a commandCounter (and, with a
-// producer, a sendCounter) joins by adding its builder here.
+// In start order (a service's upstreams first). A service joins by adding its builder here.
 const BUILDERS: Record<CountedService, Builder> = {
-  orders: async (env, _urls, counters) =>
+  orders: async (env) =>
     (await import('@checkout/orders')).buildApp(
       (await import('@checkout/orders/config')).parseConfig(env.orders),
       silent('orders'),
-      counters,
     ),
-  gateway: async (env, urls, { commandCounter }) =>
+  gateway: async (env, urls) =>
     (await import('@checkout/gateway')).buildApp(
       (await import('@checkout/gateway/config')).parseConfig({
         ...env.gateway,
         ...(urls.orders && { ORDERS_URL: urls.orders }),
       }),
       silent('gateway'),
-      { commandCounter },
     ),
 };
 
@@ -69,7 +63,7 @@ export async function startCountedStack(engines: Engines, services: readonly Cou
     namePrefix: `bench_rt_${randomBytes(4).toString('hex')}`,
     logLevel: 'silent',
     extraEnv: {
-      // The longest key cache the gateway accepts (30 s, issue 22): a measurement that outlasts it reads the key once more.
+      // The longest key cache the gateway accepts (30 s): a measurement that outlasts it reads the key once more.
       gateway: {
         AUTH_CACHE_MS: String(AUTH_CACHE_MS_MAX),
         IDEMPOTENCY_SWEEP_INTERVAL_MS: '3600000',
@@ -87,8 +81,8 @@ export async function startCountedStack(engines: Engines, services: readonly Cou
   try {
     for (const service of order) {
       const commandCounter = new CommandCounter();
-      const app = await BUILDERS[service](env, urls, { commandCounter, sendCounter: kafka });
-      const listening = await app.start();
+      const app = await BUILDERS[service](env, urls);
+      const listening = await commandCounter.watch(() => kafka.watch(() => app.start()));
       urls[service] = listening.url;
       if (listening.adminUrl) adminUrl = listening.adminUrl;
       commands[service] = commandCounter;
@@ -115,7 +109,7 @@ export interface RoundTripBudget {
   commands: number;
   /** Most Kafka sends allowed (default: no bound). */
   kafkaSends?: number;
-  /** Where the budget comes from, e.g. "issue 13: ≤ 2". */
+  /** Where the budget comes from, e.g. "≤ 2 (storage rules)". */
   source: string;
 }
 
@@ -196,14 +190,7 @@ export const mark = (ok: boolean) => (ok ? '✓' : '✗');
 /** The round-trip table: one row per operation, commands per service, total, Kafka sends, budget with ✓/✗. */
 export function formatRoundTripTable(rows: readonly RoundTripRow[]): string {
   const services = [...new Set(rows.flatMap((r) => Object.keys(r.byService)))];
-  const header = [
-    'operation',
-    ...services.map((s) => `${s} commands`),
-    'total',
-    'Kafka sends',
-    'budget (issue 13)',
-    'before',
-  ];
+  const header = ['operation', ...services.map((s) => `${s} commands`), 'total', 'Kafka sends', 'budget', 'before'];
   const lines = rows.map((r) => {
     const within = r.budget
       ? r.commands <= r.budget.commands && (r.budget.kafkaSends === undefined || r.kafkaSends <= r.budget.kafkaSends)

@@ -1,21 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { createKafka, readTopic } from '@checkout/kafka';
+import { createKafka } from '@checkout/kafka';
+import { readTopic } from '@checkout/kafka/testing';
 import { Pool } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { createLogger } from '@checkout/logger';
-import { CommandCounter } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { buildApp as buildOrdersApp } from '@checkout/orders';
 import { parseConfig as parseOrdersConfig } from '@checkout/orders/config';
 import { buildApp as buildSessionsApp } from '@checkout/sessions';
 import { parseConfig as parseSessionsConfig } from '@checkout/sessions/config';
-import { TOPICS, topicName } from '@checkout/contracts';
+import { INTERNAL_API_HEADERS, TOPICS, topicName } from '@checkout/contracts';
 import { AdminClient, eventually, stackEnvironment } from '@checkout/testing';
 import { startBenchStack } from './stack';
 import { cpuDuring, cpuTable, sampleCpu, type CpuWindow } from './cpu';
 import { formatTable, percentile, runLoad, type LoadResult } from './load';
 import { rssMb, startBaseline } from './orders';
 
-// Issue 13's targets for sessions (part 5), checked against figures of this run, same engines.
+// The sessions targets (docs/engineering.md, "Performance targets"), checked against figures of this run, same engines.
 const TARGETS = {
   createVsBareInsert: 0.35,
   eventP50Ms: 20,
@@ -24,7 +25,7 @@ const TARGETS = {
   payCommands: 5,
   createCommands: 4,
 };
-// Issue 13's "before" figures (clean clone, FerretDB 1.24, 2 cores), for comparison only.
+// The figures before the storage rework of 2026-11 (clean clone, FerretDB 1.24, 2 cores), for comparison only.
 const BEFORE = [
   'POST /v0/checkout/sessions, c=32: 68 req/s, p99 1,938 ms',
   'test-helper pay, c=8: 4 req/s, p50 2,086 ms',
@@ -260,7 +261,7 @@ export async function runSessionsBench(
     const eventP99 = percentile(eventLatencies, 99);
     const tripsOf = (operation: string) => trips.find((t) => t.operation === operation)?.total ?? Number.NaN;
     console.log(
-      `\ntargets (issue 13), this run${options.payments < 1000 ? ` (only ${options.payments} payments: use --payments=1000 for the target's sample)` : ''}:`,
+      `\ntargets, this run${options.payments < 1000 ? ` (only ${options.payments} payments: use --payments=1000 for the target's sample)` : ''}:`,
     );
     console.log(
       `  ${mark(ratio >= TARGETS.createVsBareInsert)} POST /v0/checkout/sessions ≥ ${TARGETS.createVsBareInsert}× bare insert: ${ratio.toFixed(2)}× (${create.throughput.toFixed(0)} vs ${bareInsert.throughput.toFixed(0)} req/s)`,
@@ -285,7 +286,7 @@ export async function runSessionsBench(
     console.log(
       `  ${mark(tripsOf('GET /internal/sessions/:id') <= 1)} GET session: 1 in sessions, 0 in orders: ${tripsOf('GET /internal/sessions/:id')}`,
     );
-    console.log('\nbefore (issue 13, for comparison; not this run):');
+    console.log('\nbefore the storage rework (for comparison; not this run):');
     for (const line of BEFORE) console.log(`  ${line}`);
   } finally {
     await probe?.stop().catch(() => {});
@@ -312,7 +313,7 @@ interface RoundTrips {
 async function countRoundTrips(engines: Engines): Promise<RoundTrips[]> {
   const id = `bench_trips_${randomBytes(4).toString('hex')}`;
   const quiet = '3600000';
-  // Each service's own credentials and callers (issue 22), as the stack gets them; this bench calls sessions as the gateway does.
+  // Each service's own credentials and callers, as the stack gets them; this bench calls sessions as the gateway does.
   const stackEnv = stackEnvironment({
     ports: { gateway: 0, orders: 0, sessions: 0, dispatcher: 0 },
     mongoUrl: engines.mongoUrl,
@@ -334,9 +335,8 @@ async function countRoundTrips(engines: Engines): Promise<RoundTrips[]> {
   const orders = buildOrdersApp(
     parseOrdersConfig({ ...stackEnv.orders, ...common, MONGODB_DATABASE: `orders_${id}` }),
     logger,
-    { commandCounter: counters.orders },
   );
-  const ordersUrl = (await orders.start()).url;
+  const ordersUrl = (await counters.orders.watch(() => orders.start())).url;
   const sessions = buildSessionsApp(
     parseSessionsConfig({
       ...stackEnv.sessions,
@@ -347,14 +347,13 @@ async function countRoundTrips(engines: Engines): Promise<RoundTrips[]> {
       EXPIRY_SWEEP_INTERVAL_MS: quiet,
     }),
     logger,
-    { commandCounter: counters.sessions },
   );
-  const pool = new Pool((await sessions.start()).url);
+  const pool = new Pool((await counters.sessions.watch(() => sessions.start())).url);
   const headers = {
     'content-type': 'application/json',
-    'x-internal-token': token,
-    'x-organization-id': `org_${id}`,
-    'x-mode': 'test',
+    [INTERNAL_API_HEADERS.token]: token,
+    [INTERNAL_API_HEADERS.organization]: `org_${id}`,
+    [INTERNAL_API_HEADERS.mode]: 'test',
   };
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ session?: { id: string } }> => {
     const response = await pool.request({

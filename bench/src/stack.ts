@@ -5,11 +5,13 @@ import type { StackEnvironment, StackEnvironmentOptions } from '@checkout/testin
 import { startClusterStack } from '../../scripts/lib/cluster-stack';
 import { startProcessStack, type ServiceName } from '../../scripts/lib/process-stack';
 
-/** The services a bench loads, as one process each or as replicas behind HAProxy (`--replicas N`, issue 21). */
+/** The services a bench loads, as one process each or as replicas behind HAProxy (`--replicas N`). */
 export interface BenchStack {
   env: StackEnvironment;
   replicas: number;
-  /** Where each running process of `service` serves /metrics (the gateway: its operators' listener), for CPU and RSS. */
+  /**
+   * Where each running process of `service` serves /metrics (the gateway: its operators' listener), for CPU and RSS.
+   */
   metricsUrls(service: ServiceName): string[];
   stop(): Promise<void>;
 }

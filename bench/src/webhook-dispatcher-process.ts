@@ -2,16 +2,14 @@
 // not share an event loop with the receivers. Configured by environment; reports to the bench over IPC:
 // {kind: 'ready'} once started, and {kind: 'stats', rss, peakHeapTotal, peakHeapUsed, peakExternal, heap, commands}
 // when asked with 'stats' ('stats after gc': heap in use after a full garbage collection). 'stop' stops it.
-import { CommandCounter } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { createLogger } from '@checkout/logger';
 import { buildApp, parseConfig } from '@checkout/webhook-dispatcher';
 
 const counter = new CommandCounter();
 const config = parseConfig(process.env);
-const app = buildApp(config, createLogger('webhook-dispatcher', { level: config.LOG_LEVEL }), {
-  commandCounter: counter,
-});
-await app.start();
+const app = buildApp(config, createLogger('webhook-dispatcher', { level: config.LOG_LEVEL }));
+await counter.watch(() => app.start());
 // The peak RSS, and what made it up then (V8's heap, reserved and in use; memory outside it: Buffers, BSON).
 let peak = process.memoryUsage();
 const sample = () => {

@@ -1,4 +1,4 @@
-// Webhook dispatcher benchmark (issue 9): npm run bench -- webhooks [--burst=N] [--seconds=S] [--expiry=N]
+// Webhook dispatcher benchmark: npm run bench -- webhooks [--burst=N] [--seconds=S] [--expiry=N]
 // (environment: CPU_PROFILE_DIR=<dir>, DISPATCHER_NODE_FLAGS="<node flags for the dispatcher>")
 // The dispatcher runs in a child process of its own (webhook-dispatcher-process.ts), bundled and run by plain
 // node as the image runs it. Prints each figure next to its target (✓/✗) and next to the issue's "before"
@@ -7,7 +7,7 @@
 //      and the dispatcher's database commands per delivery (driver command monitoring);
 //   2. first-attempt latency at a steady 200 events/s, from produce-ack to arrival, all endpoints healthy;
 //   2b. the same rate, half of it from one test-mode organization whose 32 endpoints all hang, half from another
-//      organization's live mode to healthy endpoints: that live p99 vs (2) (issue 22 item 6, fairness); run right
+//      organization's live mode to healthy endpoints: that live p99 vs (2) (fairness); run right
 //      after (2), before anything else hangs, and drained before (3);
 //   3. the same while half of the endpoints hang until the 5 s timeout: healthy endpoints' p99 vs (2);
 //   4. 10,000 checkout.session.expired events at once (produced straight onto the session-events topic, as the
@@ -21,7 +21,7 @@ import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { createEventProducer, createKafka, type EventProducer } from '@checkout/kafka';
-import { MongoClient } from 'mongodb';
+import { MongoClient } from '@checkout/mongo';
 import { request } from 'undici';
 import { startEngines, type Engines } from '@checkout/engines';
 import {
@@ -49,14 +49,17 @@ export interface WebhookBenchOptions {
   /** Sessions expiring at once, and the distinct endpoints they go to. */
   expiring?: number;
   expiryEndpoints?: number;
-  /** Dispatcher processes in one consumer group (issue 21): Kafka spreads the partitions, no load balancer needed. */
+  /** Dispatcher processes in one consumer group: Kafka spreads the partitions, no load balancer needed. */
   replicas?: number;
 }
 
-/** Ports of the one organization whose endpoints all hang (scenario 2b): enough to hold every in-flight slot without fairness. */
+/**
+ * Ports of the one organization whose endpoints all hang (scenario 2b): enough to hold every in-flight slot without
+ * fairness.
+ */
 const TARPIT_PORTS = 32;
 
-/** Issue 9's table, measured on a clean clone before this work (2 cores). */
+/** The figures before the dispatcher rework of 2026-11, measured on a clean clone (2 cores). */
 const BEFORE = {
   throughput: '41/s (ratio 0.015)',
   healthy: 'p50 11 ms, p99 254 ms',
@@ -77,7 +80,10 @@ interface Stats {
 
 let dispatcherBundle: Promise<string> | undefined;
 
-/** Bundled as deploy/scripts/bundle.ts bundles the services, and run by plain node, as the image runs it (tsx alone costs ~100 MiB of RSS). */
+/**
+ * Bundled as deploy/scripts/bundle.ts bundles the services, and run by plain node, as the image runs it (tsx alone
+ * costs ~100 MiB of RSS).
+ */
 async function bundleDispatcher(): Promise<string> {
   const outfile = fileURLToPath(new URL('../node_modules/.cache/webhook-dispatcher-process.mjs', import.meta.url));
   await build({
@@ -164,7 +170,7 @@ class DispatcherProcess {
 }
 
 /**
- * Several dispatchers as one (issue 21's --replicas): their database commands summed, the largest one's memory
+ * Several dispatchers as one (--replicas): their database commands summed, the largest one's memory
  * (each replica's RSS is a figure of its own, as a pod's limit is).
  */
 class DispatcherGroup {
@@ -398,7 +404,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     await notePeak('steady', healthyEvents.length);
 
     // 2b. One merchant's endpoints all hang (a test-mode organization with tarpits on many ports, half the events)
-    // while another organization's live webhooks go to healthy endpoints: the live p99 vs (2) (issue 22 item 6).
+    // while another organization's live webhooks go to healthy endpoints: the live p99 vs (2).
     const tarpits = await Promise.all(Array.from({ length: TARPIT_PORTS }, () => startWebhookReceiver()));
     endpoints.push(...tarpits);
     for (const t of tarpits) t.answer('/tarpit', ANSWER.hang);
@@ -476,7 +482,8 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const expiryCpu = sampleCpu();
     await produce(producer, topic, expiredEvents);
     const arrived = () => endpoints.reduce((n, r) => n + r.deliveries('/expired').length, 0);
-    // Fair share: when half of all webhooks have arrived, the worst-served endpoint has had at least a quarter of its own.
+    // Fair share: when half of all webhooks have arrived, the worst-served endpoint has had at least a quarter of its
+    // own.
     await waitUntil(() => arrived() >= expiring / 2, 30_000);
     const worstShareAtHalf = Math.min(...endpoints.map((r) => r.deliveries('/expired').length)) / perEndpoint;
     const allArrived = await waitUntil(() => arrived() >= expiring, 60_000);
@@ -523,7 +530,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     `\nwebhook dispatcher benchmark (${replicas > 1 ? `${replicas} dispatcher replicas in one consumer group, ` : ''}${receiverCount} receivers on 127.0.0.1, timeout ${timeoutMs} ms, paced ${rate}/s for ${paceSeconds} s; shared 2-core machine: noisy)`,
   );
   if (description) console.log(`engines: ${description}`);
-  const header: [string, string, string, string] = ['figure', 'now', 'target', 'before (issue 9)'];
+  const header: [string, string, string, string] = ['figure', 'now', 'target', 'before'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
   const fmt = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ');
   for (const line of [fmt(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.map(fmt)])

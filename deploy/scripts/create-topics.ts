@@ -45,7 +45,10 @@ export const TopicsJobConfigSchema = z
   .superRefine(checkKafkaSecurity);
 export type TopicsJobConfig = z.output<typeof TopicsJobConfigSchema>;
 
-/** The plan: one spec per topic in ALL_TOPICS, under the optional prefix. Throws if ALL_TOPICS grows a topic this job does not know. */
+/**
+ * The plan: one spec per topic in ALL_TOPICS, under the optional prefix. Throws if ALL_TOPICS grows a topic this job
+ * does not know.
+ */
 export function topicPlan(
   config: Pick<
     TopicsJobConfig,

@@ -1,4 +1,4 @@
-// The laptop compose stack's first run (issue 22, item 7): every secret generated at random into one env file per
+// The laptop compose stack's first run: every secret generated at random into one env file per
 // service in the `secrets` volume, never a known default. A later run finds the files and leaves them as they are
 // (the databases and the operator's admin token outlive a restart). Each service's entrypoint reads its file
 // (CHECKOUT_ENV_FILE). Prints where the admin token is, never the token itself.

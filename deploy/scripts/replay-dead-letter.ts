@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { z } from 'zod';
 import { checkKafkaSecurity, env, kafkaConfigShape, kafkaConnection, loadConfig, secret } from '@checkout/config';
-import { TOPICS, topicName } from '@checkout/contracts';
+import { INTERNAL_API_HEADERS, TOPICS, topicName } from '@checkout/contracts';
 import { createKafka, drainTopic } from '@checkout/kafka';
 import { createLogger } from '@checkout/logger';
 
@@ -29,7 +29,10 @@ const ReplayConfigSchema = z
   })
   .superRefine(checkKafkaSecurity);
 
-/** The fields of a dispatcher DeadLetterMessage this tool needs (services/webhook-dispatcher/src/messaging/webhook-messages.ts). */
+/**
+ * The fields of a dispatcher DeadLetterMessage this tool needs
+ * (services/webhook-dispatcher/src/messaging/webhook-messages.ts).
+ */
 export const DeadLetterEntry = z.object({
   deliveryId: z.string(),
   eventId: z.string().regex(/^evt_(test|live)_[0-9A-Za-z]+$/),
@@ -116,10 +119,10 @@ export async function replayDeadLetter(
       {
         method: 'POST',
         headers: {
-          'x-internal-token': config.INTERNAL_TOKEN,
-          'x-organization-id': entry.organizationId,
-          'x-mode': entry.mode,
-          'x-request-id': `replay-${entry.deliveryId}`,
+          [INTERNAL_API_HEADERS.token]: config.INTERNAL_TOKEN,
+          [INTERNAL_API_HEADERS.organization]: entry.organizationId,
+          [INTERNAL_API_HEADERS.mode]: entry.mode,
+          [INTERNAL_API_HEADERS.requestId]: `replay-${entry.deliveryId}`,
         },
         headersTimeout: 10_000,
         bodyTimeout: 10_000,

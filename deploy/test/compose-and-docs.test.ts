@@ -23,7 +23,9 @@ const compose = parse(readFileSync(join(REPO, 'deploy', 'compose.yaml'), 'utf8')
 /** `${NAME:-default}` as compose resolves it with NAME unset. */
 const resolveDefault = (value: string | number) => String(value).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
 
-/** A service's environment as its entrypoint builds it: compose's, then its generated secrets file (CHECKOUT_ENV_FILE). */
+/**
+ * A service's environment as its entrypoint builds it: compose's, then its generated secrets file (CHECKOUT_ENV_FILE).
+ */
 function serviceEnv(service: string): Record<string, string> {
   const spec = compose.services[service];
   const { CHECKOUT_ENV_FILE: file, ...env } = Object.fromEntries(
@@ -46,7 +48,7 @@ describe('deploy/compose.yaml', () => {
     expect(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([]);
   });
 
-  it('sets what the dev stack recipe sets (libs/testing stack-env), with container hostnames', () => {
+  it('sets what the dev stack recipe sets (testkit/testing stack-env), with container hostnames', () => {
     const recipe = stackEnvironment({
       ports: { gateway: 8080, orders: 4002, sessions: 4003, dispatcher: 4004 },
       mongoUrl: 'mongodb://mongo:27017',
@@ -68,7 +70,7 @@ describe('deploy/compose.yaml', () => {
     }
   });
 
-  it('publishes every port on loopback only, and gives no secret a default (issue 22, item 7)', () => {
+  it('publishes every port on loopback only, and gives no secret a default', () => {
     const text = readFileSync(join(REPO, 'deploy', 'compose.yaml'), 'utf8');
     const published = Object.entries(compose.services).flatMap(([name, spec]) =>
       (spec.ports ?? []).map((port) => `${name} ${port}`),

@@ -22,10 +22,10 @@ export const K8S = join(REPO, 'deploy', 'k8s');
 
 type AnySchema = z.ZodObject<z.ZodRawShape>;
 export const SCHEMAS: Record<string, AnySchema> = {
-  gateway: gateway as unknown as AnySchema,
-  orders: orders as unknown as AnySchema,
-  sessions: sessions as unknown as AnySchema,
-  'webhook-dispatcher': dispatcher as unknown as AnySchema,
+  gateway: gateway,
+  orders: orders,
+  sessions: sessions,
+  'webhook-dispatcher': dispatcher,
 };
 
 /** Keys an operator must set: no default and not optional (zod 4: optionality on input). */
@@ -54,7 +54,7 @@ export interface K8sObject {
   kind: string;
   metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   // Manifests are checked structurally; the tests narrow what they read.
-  spec?: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  spec?: any;
   data?: Record<string, string>;
 }
 
@@ -62,7 +62,8 @@ export async function render(dir: string): Promise<K8sObject[]> {
   const bin = await kustomize();
   const { stdout } = await run(bin, ['build', dir], { maxBuffer: 20 * 1024 * 1024 });
   return parseAllDocuments(stdout).map((doc) => {
-    if (doc.errors.length > 0) throw doc.errors[0];
+    const [error] = doc.errors;
+    if (error) throw error;
     return doc.toJSON() as K8sObject;
   });
 }
@@ -86,7 +87,7 @@ function filledLine(line: string, owner: string, generated: ReturnType<typeof ge
 /**
  * A copy of deploy/k8s whose overlays have their secret env files (the real files are never in git, so the
  * overlays cannot render from the checkout by design): the committed *.env.example as they are (`examples`: what a
- * careless operator deploys, which every service must refuse, issue 22), or with every value an operator would
+ * careless operator deploys, which every service must refuse), or with every value an operator would
  * generate (`generated`).
  */
 export function k8sTreeWithSecrets(fill: 'examples' | 'generated'): string {

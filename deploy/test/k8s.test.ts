@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { TopicsJobConfigSchema } from '../scripts/create-topics';
 import { SERVICES, SCRIPTS } from '../scripts/bundle';
 import {
@@ -99,7 +100,8 @@ describe('kustomize build (a, b)', () => {
   it('overlays do not render from the checkout without their secret env files (fail closed)', async () => {
     for (const overlay of ['staging', 'production']) {
       const secrets = join(K8S, 'overlays', overlay, 'secrets');
-      if (readdirSync(secrets).some((f) => f.endsWith('.env'))) continue; // someone's local real secrets: nothing to prove here
+      // Someone's local real secrets: nothing to prove here.
+      if (readdirSync(secrets).some((f) => f.endsWith('.env'))) continue;
       await expect(render(join(K8S, 'overlays', overlay))).rejects.toThrow();
     }
   });
@@ -121,7 +123,7 @@ describe('kustomize build (a, b)', () => {
   });
 });
 
-describe('the committed secret examples (issue 22, item 1)', () => {
+describe('the committed secret examples', () => {
   it.each(['staging', 'production'] as const)(
     '%s: copied unchanged, every secret in them is refused, so no pod starts on a placeholder',
     (variant) => {
@@ -231,7 +233,7 @@ describe('probes, ports and pod hardening (d)', () => {
       for (const container of containersOf(deployment)) {
         const env = effectiveEnv(objects, container);
         const port = Number(env.PORT);
-        // The gateway has a second, operators' listener (issue 22); every other service one port.
+        // The gateway has a second, operators' listener; every other service one port.
         expect(
           container.ports?.map((p) => p.containerPort),
           where,
@@ -338,6 +340,8 @@ const DNS = 'ns:kube-system/pod:k8s-app=kube-dns -> UDP/53,TCP/53';
 const MONGO = 'ns:mongodb -> TCP/27017';
 const KAFKA = 'ns:kafka -> TCP/9092';
 const MONITORING = (port: number) => `ns:monitoring -> TCP/${port}`;
+/** Traces to the OpenTelemetry Collector (deploy/k8s/observability): every service exports OTLP/HTTP there. */
+const OTLP = 'ns:observability/pod:otel-collector -> TCP/4318';
 const INTERNET =
   'ip:0.0.0.0/0!10.0.0.0/8,100.64.0.0/10,127.0.0.0/8,169.254.0.0/16,172.16.0.0/12,192.168.0.0/16+ip:::/0!::1/128,fc00::/7,fe80::/10 -> all ports';
 
@@ -345,22 +349,29 @@ const BASE_POLICIES: Record<string, { selects: string; ingress: string[]; egress
   gateway: {
     selects: 'gateway',
     ingress: ['any -> TCP/8080', 'pod:webhook-dispatcher+pod:webhook-dispatcher-consumer+ns:monitoring -> TCP/8081'],
-    egress: ['pod:orders -> TCP/4002', 'pod:sessions -> TCP/4003', 'pod:webhook-dispatcher -> TCP/4004', MONGO, DNS],
+    egress: [
+      'pod:orders -> TCP/4002',
+      'pod:sessions -> TCP/4003',
+      'pod:webhook-dispatcher -> TCP/4004',
+      MONGO,
+      DNS,
+      OTLP,
+    ],
   },
   orders: {
     selects: 'orders',
     ingress: ['pod:gateway+pod:sessions -> TCP/4002', MONITORING(4002)],
-    egress: [MONGO, KAFKA, DNS],
+    egress: [MONGO, KAFKA, DNS, OTLP],
   },
   sessions: {
     selects: 'sessions',
     ingress: ['pod:gateway -> TCP/4003', MONITORING(4003)],
-    egress: ['pod:orders -> TCP/4002', MONGO, KAFKA, DNS],
+    egress: ['pod:orders -> TCP/4002', MONGO, KAFKA, DNS, OTLP],
   },
   'webhook-dispatcher': {
     selects: 'webhook-dispatcher',
     ingress: ['pod:gateway -> TCP/4004', MONITORING(4004)],
-    egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS, INTERNET],
+    egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS, INTERNET, OTLP],
   },
   'checkout-jobs': {
     selects: 'checkout-job',
@@ -372,12 +383,12 @@ const PRODUCTION_POLICIES: Record<string, { selects: string; ingress: string[]; 
   ...BASE_POLICIES,
   'webhook-dispatcher': {
     ...BASE_POLICIES['webhook-dispatcher']!,
-    egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS],
+    egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS, OTLP],
   },
   'webhook-dispatcher-consumer': {
     selects: 'webhook-dispatcher-consumer',
     ingress: [MONITORING(4004)],
-    egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS, INTERNET],
+    egress: ['pod:gateway -> TCP/8081', MONGO, KAFKA, DNS, INTERNET, OTLP],
   },
 };
 
@@ -457,4 +468,36 @@ it('every overlay directory is checked here', () => {
       .filter((d) => existsSync(join(K8S, 'overlays', d, 'kustomization.yaml')))
       .sort(),
   ).toEqual(['production', 'staging']);
+});
+
+// ---- (h) Where the collector goes: deploy/k8s/observability -----------------------------------------------------
+describe('the OpenTelemetry Collector the services send traces to', () => {
+  it('renders a collector Service at the address every service is given, receiving OTLP/HTTP on that port', async () => {
+    const objects = await render(join(K8S, 'observability'));
+    const service = find(objects, 'Service', 'otel-collector');
+    expect((service.metadata as { namespace?: string }).namespace).toBe('observability');
+    expect(service.spec.ports).toEqual([{ name: 'otlp-http', port: 4318, targetPort: 'otlp-http' }]);
+    const endpoint = new URL(
+      effectiveEnv(rendered.production, containersOf(find(rendered.production, 'Deployment', 'orders'))[0]!)
+        .OTEL_EXPORTER_OTLP_ENDPOINT!,
+    );
+    expect(`${endpoint.hostname}:${endpoint.port}`).toBe('otel-collector.observability.svc:4318');
+    const deployment = find(objects, 'Deployment', 'otel-collector');
+    const [container] = containersOf(deployment);
+    expect(container!.ports).toContainEqual({ name: 'otlp-http', containerPort: 4318 });
+    const configMap = objects.find(
+      (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('otel-collector-config'),
+    );
+    const config = parseYaml(configMap?.data?.['collector.yaml'] ?? '') as {
+      receivers: { otlp: { protocols: { http: { endpoint: string } } } };
+      service: { pipelines: { traces: { receivers: string[] } } };
+    };
+    expect(config.receivers.otlp.protocols.http.endpoint).toBe('0.0.0.0:4318');
+    expect(config.service.pipelines.traces.receivers).toEqual(['otlp']);
+    // Its policy admits the checkout namespace on that port only.
+    const policy = find(objects, 'NetworkPolicy', 'otel-collector');
+    expect(((policy.spec.ingress ?? []) as Rule[]).map((r) => ruleString(r, 'from'))).toEqual([
+      'ns:checkout -> TCP/4318',
+    ]);
+  });
 });

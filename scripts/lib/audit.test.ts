@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { judgeAudit, type Allowlist } from './audit';
 
-// Issue 22: npm audit of production dependencies, with a documented allow-list; the report shapes are npm 11's.
+// npm audit of production dependencies, with a documented allow-list; the report shapes are npm 11's.
 
 const report = (vulnerabilities: Record<string, unknown>) =>
   JSON.stringify({ auditReportVersion: 2, vulnerabilities, metadata: {} });

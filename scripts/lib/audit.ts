@@ -1,5 +1,5 @@
 // `npm audit --omit=dev` against the documented allow-list (audit-allowlist.json): what the images run must have no
-// known vulnerability that nobody has looked at (issue 22). npm's advisory endpoint is a service of the registry;
+// known vulnerability that nobody has looked at. npm's advisory endpoint is a service of the registry;
 // where it cannot be reached (this project's CI reaches only the package downloads: it answers 405), nothing can be
 // checked, and the run says so in one line instead of failing every build or pretending to have checked.
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Issue 23: merchants outside TypeScript generate clients from GET /v0/openapi.json. This generates one in
+// Merchants outside TypeScript generate clients from GET /v0/openapi.json. This generates one in
 // Python (openapi-python-client) and one in Go (oapi-codegen), each with zero warnings, and runs a merchant's
 // journey with each against a running gateway. The journeys are committed (test-e2e/clients/); the generated code
 // is not: it is written into a working directory on every run.

@@ -1,4 +1,4 @@
-// The local cluster (issue 21): N processes of each service, each on ports of its own, behind HAProxy, with the
+// The local cluster: N processes of each service, each on ports of its own, behind HAProxy, with the
 // services' own calls to each other (gateway → orders/sessions/dispatcher, sessions → orders, dispatcher →
 // gateway admin) going through HAProxy's frontends as they would through a Kubernetes Service. A rolling deploy
 // replaces replicas the way a Deployment with maxSurge 1, maxUnavailable 0 does.
@@ -51,7 +51,7 @@ export interface ClusterStack {
   rollOut(service: ServiceName, onStep?: (step: ReplacementStep) => void): Promise<ReplacementStep[]>;
   /**
    * SIGKILL of the oldest replica of `service` (a crash; HAProxy's health checks take it out). Resolves with the
-   * requests HAProxy had in flight to it just before: what the crash may cost (issue 21).
+   * requests HAProxy had in flight to it just before: what the crash may cost.
    */
   kill(service: ServiceName): Promise<number>;
   /** Starts replicas of `service` until it has its N again; resolves when they are ready and in rotation. */
@@ -65,12 +65,16 @@ export interface ClusterStack {
 export interface ClusterStackOptions extends Omit<StackEnvironmentOptions, 'ports'> {
   replicas: number;
   logDir: string;
-  /** Replication factor and min ISR for the topics, created before any service starts (deploy/scripts/create-topics.ts). */
+  /**
+   * Replication factor and min ISR for the topics, created before any service starts (deploy/scripts/create-topics.ts).
+   */
   replicationFactor: number;
   minInsyncReplicas: number;
   /** The gateway's public frontend port (e.g. 8080 for `npm start`); any free one when not given. */
   gatewayPort?: number;
-  /** 'bundle': node on each service's esbuild bundle, as the image runs it (faster starts in a rollout); default tsx. */
+  /**
+   * 'bundle': node on each service's esbuild bundle, as the image runs it (faster starts in a rollout); default tsx.
+   */
   runtime?: 'tsx' | 'bundle';
   log: (line: string) => void;
 }

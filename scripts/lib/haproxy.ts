@@ -1,4 +1,4 @@
-// HAProxy in front of each service's replicas (issue 21): the local stand-in for a Kubernetes Service. The
+// HAProxy in front of each service's replicas: the local stand-in for a Kubernetes Service. The
 // config is generated here into a run directory; replicas come and go through the runtime API (a unix socket in
 // that directory), so a rolling deploy never reloads HAProxy. Every listener is on 127.0.0.1.
 import { execFile } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Issue 21.5 (mixed versions): every committed message fixture (libs/contracts/fixtures/messages) goes through
+// Mixed versions: every committed message fixture (libs/contracts/fixtures/messages) goes through
 // the parse function its consumer runs on receipt, and every shape today's producers make has a fixture. A
 // change that breaks an older producer's message fails here, before a rolling deploy would run both.
 import { describe, expect, it } from 'vitest';
@@ -92,7 +92,8 @@ describe('message fixtures: every committed shape parses in its consumer', () =>
     'webhooks.dead-letter/%s → the dead-letter replay',
     (_name, fixture) => {
       const entry = DeadLetterEntry.safeParse(received(fixture));
-      // A message a consumer parked (x-original-topic) is reported and skipped by the replay; a failed delivery is redelivered.
+      // A message a consumer parked (x-original-topic) is reported and skipped by the replay; a failed delivery is
+      // redelivered.
       if (fixture.headers?.['x-original-topic'] !== undefined) {
         expect(entry.success).toBe(false);
       } else {

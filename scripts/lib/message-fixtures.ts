@@ -1,4 +1,4 @@
-// Issue 21.5 (mixed versions): during a rolling deploy old and new code run side by side, so every consumer must
+// Mixed versions: during a rolling deploy old and new code run side by side, so every consumer must
 // read every message an older producer still sends. libs/contracts/fixtures/messages/<topic>/<name>.json holds
 // one committed example of every message shape produced on every topic; message-fixtures.test.ts runs each
 // through the parse function its consumer uses on receipt, and fails when a producer can make a shape that has
@@ -98,7 +98,10 @@ function toFixture(message: OutgoingMessage, producedBy: string): MessageFixture
 
 // ---- orders.events: OrderCommands with an in-memory store in place of MongoDB ---------------------------
 
-/** The part of OrdersStore that OrderCommands' writes use, kept in memory; a write bumps revision as scoped().mutate does. */
+/**
+ * The part of OrdersStore that OrderCommands' writes use, kept in memory; a write bumps revision as scoped().mutate
+ * does.
+ */
 class MemoryOrders {
   readonly docs = new Map<string, OrderDocument>();
 

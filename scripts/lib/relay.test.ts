@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Checkout } from '@checkout/sdk';
-import { checkWebhookSignature } from '@checkout/contracts';
+import { checkWebhookSignature, type EventType } from '@checkout/contracts';
 import { Relay } from './relay';
 
 // The relay's choices (what is new, in which order, with which headers) against a scripted events API: the
@@ -8,7 +8,7 @@ import { Relay } from './relay';
 
 interface FakeEvent {
   id: string;
-  event: 'checkout.session.completed' | 'checkout.session.expired';
+  event: EventType;
   createdAt: string;
   session: { id: string; callbackUrl?: string };
 }
@@ -17,7 +17,7 @@ function harness(start: Date) {
   const events: FakeEvent[] = [];
   const deliveries = new Map<string, string>();
   const api: typeof fetch = async (input) => {
-    const url = new URL(String(input));
+    const url = new URL(input instanceof Request ? input.url : input);
     if (url.pathname === '/v0/events') {
       const page = Number(url.searchParams.get('page') ?? '1');
       const limit = Number(url.searchParams.get('limit') ?? '20');
@@ -40,7 +40,10 @@ function harness(start: Date) {
   };
   const forwarded: { headers: Record<string, string>; body: string }[] = [];
   const local: typeof fetch = async (_input, init) => {
-    forwarded.push({ headers: init?.headers as Record<string, string>, body: String(init?.body) });
+    forwarded.push({
+      headers: init?.headers as Record<string, string>,
+      body: typeof init?.body === 'string' ? init.body : '',
+    });
     return new Response('ok', { status: 202 });
   };
   let now = start;

@@ -8,7 +8,9 @@ import type { Checkout } from '@checkout/sdk';
 export interface RelayOptions {
   client: Checkout;
   forwardTo: string;
-  /** The organization's signing secret (whsec_…); without it the forwarded requests are unsigned, as deliveries are. */
+  /**
+   * The organization's signing secret (whsec_…); without it the forwarded requests are unsigned, as deliveries are.
+   */
   secret?: string | undefined;
   /** One line per forwarded event. */
   print: (line: string) => void;
@@ -54,7 +56,8 @@ export class Relay {
     const results: ForwardResult[] = [];
     for (const event of fresh) {
       const deliveryId = await this.deliveryIdOf(event);
-      // Its first attempt is still under way: it goes with a later poll, and what is newer waits behind it (oldest first).
+      // Its first attempt is still under way: it goes with a later poll, and what is newer waits behind it (oldest
+      // first).
       if (deliveryId === undefined) break;
       const createdAt = Date.parse(event.createdAt);
       this.seen.set(event.id, createdAt);
@@ -75,7 +78,10 @@ export class Relay {
     return out;
   }
 
-  /** The delivery's own id when the event has one (it had a callback URL), else one made up; undefined while one is still to come. */
+  /**
+   * The delivery's own id when the event has one (it had a callback URL), else one made up; undefined while one is
+   * still to come.
+   */
   private async deliveryIdOf(event: WebhookEvent): Promise<string | undefined> {
     const { deliveries } = await this.options.client.events.retrieve(event.id);
     if (deliveries[0]) return deliveries[0].id;

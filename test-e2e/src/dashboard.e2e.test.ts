@@ -81,9 +81,9 @@ async function loggedIn(client: Checkout): Promise<{ context: BrowserContext; pa
 
 /** axe-core in the page (evaluated through the DevTools protocol, which the page's CSP does not govern). */
 async function expectAccessible(page: Page, name: string): Promise<void> {
-  const violations = (await page.evaluate(
+  const violations = await page.evaluate<{ id: string; impact: string | null; help: string; nodes: string[] }[]>(
     `${AXE_SOURCE};\naxe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) })))`,
-  )) as { id: string; impact: string | null; help: string; nodes: string[] }[];
+  );
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect(serious, `${name}: ${JSON.stringify(serious, null, 1)}`).toEqual([]);
 }
@@ -94,9 +94,9 @@ async function checkPage(page: Page, name: string): Promise<void> {
   if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}-1280.png`, fullPage: true });
   await page.setViewportSize({ width: 375, height: 812 });
   // A string: the test package has no DOM types (it runs in the browser).
-  const overflow = (await page.evaluate(
+  const overflow = await page.evaluate<number>(
     'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-  )) as number;
+  );
   expect(overflow, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(0);
   await expectAccessible(page, `${name} at 375 px`);
   if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}-375.png`, fullPage: true });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { createLogger } from '@checkout/logger';
-import { CommandCounter } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { checkWebhookSignature } from '@checkout/contracts';
 import {
   AdminClient,
@@ -20,7 +20,7 @@ import { Api } from './support/api';
 import { buildSessionInput } from './support/factories';
 import { startStack, type InProcessStack } from './support/stack';
 
-// Issue 22: what the edge refuses before and around authentication, which listener serves what, and who may call
+// What the edge refuses before and around authentication, which listener serves what, and who may call
 // which internal route. Each test names the item of the issue it covers; each failed before its fix.
 
 const suffix = randomBytes(4).toString('hex');
@@ -58,10 +58,9 @@ describe('the gateway alone, with its database commands counted', () => {
     const app = buildGateway(
       gatewayConfig({ ...env.gateway, ORDERS_URL: ordersUrl, ADMIN_PORT: '0', ...extra }),
       silent('gateway'),
-      counted ? { commandCounter: counter } : {},
     );
     gateways.push(app);
-    return app.start();
+    return counted ? counter.watch(() => app.start()) : app.start();
   }
 
   beforeAll(async () => {
@@ -111,7 +110,8 @@ describe('the gateway alone, with its database commands counted', () => {
   it('item 4: guessing keys costs one database read per unknown key id, not one per guess, and an unknown key and a revoked one get the same answer', async () => {
     const { url } = await gateway({}, true);
     // Its start-up sweep is not what is measured here: one delete of expired Idempotency-Key records, then two of
-    // expired dashboard login links and sessions (D47). Waiting for the first alone let the other two land in the window.
+    // expired dashboard login links and sessions (D47). Waiting for the first alone let the other two land in the
+    // window.
     await eventually(async () => (counter.snapshot().delete ?? 0) >= 3, {
       deadlineMs: 10_000,
       description: 'the start-up sweep',

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// Issue 12, item 1: a short, seeded `npm run fuzz` is part of `npm test`, so CI keeps what the fuzzer found
+// A short, seeded `npm run fuzz` is part of `npm test`, so CI keeps what the fuzzer found
 // fixed. Schemathesis runs every check against a stack the script starts on this run's engines (KAFKA_BROKERS /
 // MONGODB_URL from the global setup), with a test key and a live key; the full run (`npm run fuzz`) adds the
 // examples and coverage phases and more examples per operation.

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// Issue 23, part 2: a merchant outside TypeScript generates a client from GET /v0/openapi.json. `npm run clients`
+// A merchant outside TypeScript generates a client from GET /v0/openapi.json. `npm run clients`
 // generates one with openapi-python-client and one with oapi-codegen (Go), against a stack it starts on this run's
 // engines, and runs a merchant's journey with each (test-e2e/clients/). Both generators must read the whole
 // document without a warning: before the fix, openapi-python-client dropped CheckoutSession, SessionResponse and
@@ -26,7 +26,7 @@ function runClients(): Promise<{ code: number; output: string }> {
   });
 }
 
-describe('npm run clients: generated Python and Go clients (issue 23)', () => {
+describe('npm run clients: generated Python and Go clients', () => {
   it('When both generators read the OpenAPI document, then neither warns, each can call every operation, and each runs the merchant journey', async () => {
     const { code, output } = await runClients();
     const lines = [

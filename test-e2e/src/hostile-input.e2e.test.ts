@@ -8,7 +8,7 @@ import { startStack, type InProcessStack } from './support/stack';
 import { Api } from './support/api';
 import { buildOrderInput, buildSessionInput, uniqueId } from './support/factories';
 
-// Issue 12, item 3: hostile input through the gateway. Every case ends in a clear 4xx (or a refused webhook
+// Hostile input through the gateway. Every case ends in a clear 4xx (or a refused webhook
 // delivery), never a 5xx, a hang, a crash or a request that reaches an internal target. The dispatcher here
 // allows only 127.0.0.2/32 (a "public" receiver that redirects); every other loopback address is internal (D33).
 // Every service runs with short slow-client timeouts so that those cases finish quickly.
@@ -122,7 +122,7 @@ describe('Large and deep bodies', () => {
     }
   });
 
-  it(`When sessionData nests one level more than ${JSON_DEPTH_MAX}, then it is 400 SESSION_UPDATE_FAILED at sessionData (issue 12)`, async () => {
+  it(`When sessionData nests one level more than ${JSON_DEPTH_MAX}, then it is 400 SESSION_UPDATE_FAILED at sessionData`, async () => {
     const session = await createSession();
     // sessionData itself is level 1: {deep: nested(31)} is 32 levels, {deep: nested(32)} is 33.
     const tooDeep = await test.patch(`/v0/checkout/sessions/${session.id}`, {
@@ -133,7 +133,7 @@ describe('Large and deep bodies', () => {
     expect(tooDeep.body.details).toEqual([expect.objectContaining({ path: 'sessionData' })]);
   });
 
-  it('When a paid session carries sessionData at the depth limit, then its checkout.session.completed event is recorded with it (issue 12: the lost event)', async () => {
+  it('When a paid session carries sessionData at the depth limit, then its checkout.session.completed event is recorded with it (the lost event)', async () => {
     const session = await createSession();
     const sessionData = { deep: nested(JSON_DEPTH_MAX - 1, 'leaf'), list: [[[['x']]]] };
     const patched = await test.patch(`/v0/checkout/sessions/${session.id}`, { sessionData });
@@ -200,7 +200,7 @@ describe('Keys, bytes and numbers', () => {
     expect(read.body.order.metadata).toEqual(metadata);
   });
 
-  it('When the body is not valid UTF-8, then it is 400 INVALID_REQUEST, not stored with U+FFFD (issue 12)', async () => {
+  it('When the body is not valid UTF-8, then it is 400 INVALID_REQUEST, not stored with U+FFFD', async () => {
     const prefix = Buffer.from('{"items":[{"name":"caf');
     const suffix = Buffer.from('","quantity":1,"unitPrice":100}]}');
     const response = await sendRaw(
@@ -213,7 +213,7 @@ describe('Keys, bytes and numbers', () => {
     expect(response.body.message).toMatch(/UTF-8/);
   });
 
-  it('When the body has a Content-Encoding the server does not decode, then it is 415 UNSUPPORTED_CONTENT_ENCODING (issue 12)', async () => {
+  it('When the body has a Content-Encoding the server does not decode, then it is 415 UNSUPPORTED_CONTENT_ENCODING', async () => {
     for (const coding of ['gzip', 'br', 'x-unknown']) {
       const response = await sendRaw('POST', '/v0/orders', JSON.stringify(buildOrderInput()), {
         'content-encoding': coding,
@@ -250,7 +250,7 @@ describe('Headers and methods', () => {
     expect((await test.get('/v0/orders')).status).toBe(200);
   });
 
-  it('When a known path is called with another method, then it is 405 METHOD_NOT_ALLOWED with an Allow header (issue 12)', async () => {
+  it('When a known path is called with another method, then it is 405 METHOD_NOT_ALLOWED with an Allow header', async () => {
     const del = await test.send('DELETE', '/v0/orders');
     expect(del.status).toBe(405);
     expect(del.body.code).toBe('METHOD_NOT_ALLOWED');
@@ -262,7 +262,7 @@ describe('Headers and methods', () => {
     const propfind = await test.send('PROPFIND', '/v0/orders');
     expect(propfind.status).toBe(405);
     expect(propfind.headers.allow).toBeDefined();
-    // Issue 22, the full fuzz run (ST204): the recover route's path is not an event id for GET /v0/events/:eventId.
+    // Found by the full fuzz run (ST204): the recover route's path is not an event id for GET /v0/events/:eventId.
     const recover = await test.send('GET', '/v0/events/recover');
     expect(recover.status).toBe(405);
     expect(recover.headers.allow).toBe('POST, OPTIONS');
@@ -270,7 +270,10 @@ describe('Headers and methods', () => {
 });
 
 describe('Slow clients (a byte at a time)', () => {
-  /** Opens a socket, writes `head`, then one more byte of `drip` every 200 ms; resolves with what the server said once it closed. */
+  /**
+   * Opens a socket, writes `head`, then one more byte of `drip` every 200 ms; resolves with what the server said once
+   * it closed.
+   */
   function dribble(port: number, head: string, drip: string): Promise<{ response: string; closedBeforeDone: boolean }> {
     return new Promise((resolve) => {
       const socket: Socket = connect(port, '127.0.0.1');
@@ -381,7 +384,7 @@ describe('Callback URLs that reach internal addresses (D33)', () => {
         },
         { deadlineMs: 30_000, description: `a delivery attempt for ${session.url}` },
       );
-      // Issue 22: attempts are shown to the merchant, so they never carry the address a URL led to (a DNS answer, a
+      // Attempts are shown to the merchant, so they never carry the address a URL led to (a DNS answer, a
       // redirect's Location), only a coarse reason.
       expect(attempts[0]?.error, session.url).not.toMatch(
         /\b\d{1,3}(?:\.\d{1,3}){3}\b|[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}/i,

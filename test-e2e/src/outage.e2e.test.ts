@@ -62,7 +62,7 @@ describe('A database outage (D7)', () => {
       );
       // A key must not look invalid because the store that knows it is down.
       expectUnavailable(await unusedKey.get('/v0/orders'), 'first use of a key');
-      // The operators' listener says why; the public one only that it is not ready (issue 22: no dependency errors
+      // The operators' listener says why; the public one only that it is not ready (no dependency errors
       // for the internet to read).
       const ready = await readiness(stack.env.gateway.ADMIN_PORT as string);
       expect(ready.status).toBe(503);

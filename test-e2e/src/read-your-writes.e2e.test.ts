@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@checkout/logger';
-import { CommandCounter } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { AdminClient, stackEnvironment } from '@checkout/testing';
 import { buildApp as buildGateway, type GatewayApp } from '@checkout/gateway';
 import { parseConfig as gatewayConfig } from '@checkout/gateway/config';
@@ -12,7 +12,7 @@ import { parseConfig as sessionsConfig } from '@checkout/sessions/config';
 import { Api } from './support/api';
 import { buildOrderInput, buildSessionInput } from './support/factories';
 
-// D46 (issue 23): a merchant's write that succeeded is visible in that merchant's next read of any resource it
+// D46: a merchant's write that succeeded is visible in that merchant's next read of any resource it
 // changed. Cancelling or editing a session's order changes the session (D25), which keeps a copy of its order.
 // Sessions' order-events consumer does NOT run in this file: the at-least-once path is switched off, so every
 // read below shows only what the synchronous path carried before the write was answered.
@@ -73,7 +73,7 @@ beforeAll(async () => {
     extraEnv: {
       // The counted tests compare a session's order with a plain order measured moments before, key cached for both
       // (AUTH_CACHE_MS at its cap); 2,000 requests in a few seconds are this file's load, not what the per-key and
-      // per-client limits (D43, issue 22) are about.
+      // per-client limits (D43) are about.
       gateway: {
         AUTH_CACHE_MS: '30000',
         IDEMPOTENCY_SWEEP_INTERVAL_MS: '3600000',
@@ -89,15 +89,16 @@ beforeAll(async () => {
     },
   });
   const silent = (name: string) => createLogger(name, { level: 'silent' });
-  orders = buildOrders(ordersConfig(env.orders), silent('orders'), { commandCounter: counters.orders });
-  const ordersUrl = (await orders.start()).url;
-  sessions = buildSessions(sessionsConfig({ ...env.sessions, ORDERS_URL: ordersUrl }), silent('sessions'), {
-    commandCounter: counters.sessions,
-  });
-  const sessionsUrl = (await sessions.start()).url;
+  const ordersApp = buildOrders(ordersConfig(env.orders), silent('orders'));
+  orders = ordersApp;
+  const ordersUrl = (await counters.orders.watch(() => ordersApp.start())).url;
+  const sessionsApp = buildSessions(sessionsConfig({ ...env.sessions, ORDERS_URL: ordersUrl }), silent('sessions'));
+  sessions = sessionsApp;
+  const sessionsUrl = (await counters.sessions.watch(() => sessionsApp.start())).url;
   gatewayEnv = { ...env.gateway, ORDERS_URL: ordersUrl, SESSIONS_URL: sessionsUrl };
-  gateway = buildGateway(gatewayConfig(gatewayEnv), silent('gateway'), { commandCounter: counters.gateway });
-  const { url: gatewayUrl, adminUrl } = await gateway.start();
+  const gatewayApp = buildGateway(gatewayConfig(gatewayEnv), silent('gateway'));
+  gateway = gatewayApp;
+  const { url: gatewayUrl, adminUrl } = await counters.gateway.watch(() => gatewayApp.start());
   const org = await new AdminClient(adminUrl, env.adminToken).createOrganizationWithKeys(`Read Your Writes ${suffix}`);
   api = new Api(gatewayUrl, org.testKey);
 });

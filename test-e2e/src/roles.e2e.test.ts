@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { startStack, type InProcessStack } from './support/stack';
 
-// Issue 11: roles (API, consumers, sweepers) are switched by the same three settings in every service, and a
+// Roles (API, consumers, sweepers) are switched by the same three settings in every service, and a
 // pod whose roles are all off still answers Kubernetes' probes and Prometheus' scrape; only its API is gone.
 
 const NO_ROLES = { API_ENABLED: 'false', CONSUMERS_ENABLED: 'false', SWEEPERS_ENABLED: 'false' };
@@ -27,7 +27,7 @@ const services = [
   { name: 'webhook-dispatcher', port: () => stack.env.dispatcher.PORT, apiPath: '/internal/events' },
 ] as const;
 
-describe('A pod with every role switched off (issue 11)', () => {
+describe('A pod with every role switched off', () => {
   it.each(services)('$name serves /healthz, /readyz and /metrics, and not its API', async ({ port, apiPath }) => {
     const base = `http://127.0.0.1:${port()}`;
     const get = async (path: string) => {

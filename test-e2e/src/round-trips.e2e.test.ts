@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MongoClient } from 'mongodb';
+import { MongoClient } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { createLogger } from '@checkout/logger';
-import { CommandCounter } from '@checkout/mongo';
 import { INTERNAL_API_HEADERS, newId } from '@checkout/contracts';
-import { SendCounter } from '@checkout/kafka';
+import { SendCounter } from '@checkout/kafka/testing';
 import { AdminClient, stackEnvironment } from '@checkout/testing';
 import { buildApp as buildGateway, type GatewayApp } from '@checkout/gateway';
 import { parseConfig as gatewayConfig } from '@checkout/gateway/config';
@@ -15,7 +15,7 @@ import { parseConfig as ordersConfig } from '@checkout/orders/config';
 import { Api } from './support/api';
 import { buildOrderInput } from './support/factories';
 
-// Issue 13, part 3: what one public request costs across the gateway and orders, in database commands (the
+// What one public request costs across the gateway and orders, in database commands (the
 // driver's command monitoring, one counter per service) and Kafka sends. Counts are deterministic, so they are
 // asserted exactly; a change that adds a round trip has to change this file and say why. Here, not in a
 // service's test/component, because the budget is a property of the two services together (the gateway's
@@ -86,11 +86,9 @@ beforeAll(async () => {
   });
   ordersDatabase = env.orders.MONGODB_DATABASE as string;
   ordersDb = await new MongoClient(mongoUrl).connect();
-  orders = buildOrders(ordersConfig(env.orders), createLogger('orders', { level: 'silent' }), {
-    commandCounter: commands.orders,
-    sendCounter: kafka,
-  });
-  ordersUrl = (await orders.start()).url;
+  const ordersApp = buildOrders(ordersConfig(env.orders), createLogger('orders', { level: 'silent' }));
+  orders = ordersApp;
+  ordersUrl = (await commands.orders.watch(() => kafka.watch(() => ordersApp.start()))).url;
   sessionsToken = env.internalTokens.sessions;
   sessionsStub = createServer((req, res) => {
     const header = req.headers[INTERNAL_API_HEADERS.checkoutSettings];
@@ -109,10 +107,9 @@ beforeAll(async () => {
     ORDERS_URL: ordersUrl,
     SESSIONS_URL: `http://127.0.0.1:${(sessionsStub.address() as AddressInfo).port}`,
   };
-  gateway = buildGateway(gatewayConfig(gatewayEnv), createLogger('gateway', { level: 'silent' }), {
-    commandCounter: commands.gateway,
-  });
-  const { url: gatewayUrl, adminUrl } = await gateway.start();
+  const gatewayApp = buildGateway(gatewayConfig(gatewayEnv), createLogger('gateway', { level: 'silent' }));
+  gateway = gatewayApp;
+  const { url: gatewayUrl, adminUrl } = await commands.gateway.watch(() => gatewayApp.start());
   admin = new AdminClient(adminUrl, env.adminToken);
   baseUrl = gatewayUrl;
   // The first orders ever written pay for things a running service has already done (indexes warm, pools open).
@@ -141,7 +138,7 @@ afterAll(async () => {
   await ordersDb?.close();
 });
 
-describe('round trips per public orders operation, gateway + orders (issue 13)', () => {
+describe('round trips per public orders operation, gateway + orders', () => {
   it("GET /v0/orders/:id: 1 command in all (orders' find); authentication and the rate limit cost 0 (D43)", async () => {
     const id = (await api.post('/v0/orders', buildOrderInput())).body.order.id as string;
     const cost = await costOf(() => api.get(`/v0/orders/${id}`));
@@ -158,10 +155,9 @@ describe('round trips per public orders operation, gateway + orders (issue 13)',
     const limited = buildGateway(
       gatewayConfig({ ...gatewayEnv, RATE_LIMIT_PER_WINDOW: '1', RATE_LIMIT_WINDOW_MS: '3600000' }),
       createLogger('gateway', { level: 'silent' }),
-      { commandCounter: counted },
     );
     try {
-      const replica = new Api((await limited.start()).url, api.key);
+      const replica = new Api((await counted.watch(() => limited.start())).url, api.key);
       const unknownOrder = `/v0/orders/${newId('ord', 'test')}`;
       expect((await replica.get(unknownOrder)).status).toBe(404);
       const refused = await counted.during(() => replica.get(unknownOrder));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKafka, readTopic, topicOffsets, type KafkaClient } from '@checkout/kafka';
+import { createKafka, topicOffsets, type KafkaClient } from '@checkout/kafka';
+import { readTopic } from '@checkout/kafka/testing';
 import { request } from 'undici';
 import { SessionEventV1, TOPICS, topicName } from '@checkout/contracts';
 import { eventually } from '@checkout/testing';
@@ -74,7 +75,7 @@ const lifetimeMs = (session: { createdAt: string; expiresAt: string }) =>
   Date.parse(session.expiresAt) - Date.parse(session.createdAt);
 /** Shifts one side of a race (not a wait for a condition: nothing is awaited but the call itself). */
 const delayed = <T>(ms: number, call: () => Promise<T>): Promise<T> =>
-  new Promise((resolve, reject) => setTimeout(() => call().then(resolve, reject), ms));
+  new Promise((resolve, reject) => setTimeout(() => void call().then(resolve, reject), ms));
 const detailPaths = (body: { details?: { path: string }[] }) => (body.details ?? []).map((d) => d.path);
 
 interface TopicMessage {
@@ -537,7 +538,7 @@ describe('GET /v0/checkout/sessions/:sessionId', () => {
     });
     expect(edited.status).toBe(200);
     // The session presents its own copy of the order (a read never calls orders); orders' order.updated event
-    // brings the edit, so the session shows it as soon as the event is consumed (issue 13, part 4).
+    // brings the edit, so the session shows it as soon as the event is consumed.
     const read = await eventually(
       async () => {
         const current = await getSession(test, session.id);
@@ -658,7 +659,7 @@ describe('POST /v0/orders/:orderId/cancel of a session’s order (D25)', () => {
     const session = await createSession(test);
     const cancel = await test.post(`/v0/orders/${session.order.id}/cancel`);
     expect(cancel.status).toBe(200);
-    // Orders' order.cancelled event carries the cancel to the session (issue 13: reads never call orders).
+    // Orders' order.cancelled event carries the cancel to the session (reads never call orders).
     const read = await eventually(
       async () => {
         const current = await getSession(test, session.id);

@@ -4,7 +4,7 @@ import { startStack, type InProcessStack } from './support/stack';
 import { Api } from './support/api';
 import { buildOrderInput, buildSessionInput } from './support/factories';
 
-// Rotating a service's internal credential without errors (docs/operations.md, issue 22): each caller has a token
+// Rotating a service's internal credential without errors (docs/operations.md): each caller has a token
 // of its own, and each callee lists the SHA-256 of every token it accepts per caller (INTERNAL_CALLERS). While a
 // caller's old and new pods coexist, its callees list both. Every internal path is crossed here by a caller in
 // the middle of its rotation: gateway → orders, sessions and dispatcher; sessions → orders; dispatcher → gateway
@@ -22,7 +22,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-describe('internal credential rotation (issue 22)', () => {
+describe('internal credential rotation', () => {
   it('When every caller is mid-rotation (some send the new token, some the old) and every callee accepts both, then orders, sessions, payments, webhooks and the events API all work', async () => {
     receiver = await startWebhookReceiver();
     const stack = await startStack({

@@ -1,6 +1,8 @@
 import type { LRUCache } from 'lru-cache';
 
-/** lru-cache aborts a load that a delete or set of the same key overtakes, with these reasons (its dist/esm/index.js). */
+/**
+ * lru-cache aborts a load that a delete or set of the same key overtakes, with these reasons (its dist/esm/index.js).
+ */
 const OVERTAKEN = new Set(['deleted', 'replaced']);
 
 /**
@@ -9,7 +11,7 @@ const OVERTAKEN = new Set(['deleted', 'replaced']);
  * the change is not stored, and rejects the callers waiting for it; they want the value after the change
  * instead of an error (e.g. a request reading an organization's settings while an operator changes them).
  */
-export async function fetchLatest<K extends {}, V extends {}>(
+export async function fetchLatest<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(
   cache: LRUCache<K, V, unknown>,
   key: K,
 ): Promise<V | undefined> {

@@ -23,7 +23,7 @@ function controlledWrite() {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('GroupCommit (issue 9; the producer, issue 13)', () => {
+describe('GroupCommit (the dispatcher records, the producer sends)', () => {
   it('When idle, then a lone write goes at once, alone', async () => {
     const w = controlledWrite();
     const commit = new GroupCommit(w.write);

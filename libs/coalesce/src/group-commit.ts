@@ -31,7 +31,10 @@ export class GroupCommit<T, R = void> {
     private readonly options: GroupCommitOptions = {},
   ) {}
 
-  /** Resolves with the item's result once it has been written (with whatever else was waiting), rejects if that write failed. */
+  /**
+   * Resolves with the item's result once it has been written (with whatever else was waiting), rejects if that write
+   * failed.
+   */
   add(item: T): Promise<R> {
     const result = this.enqueue(item);
     this.startFlushing();

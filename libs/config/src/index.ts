@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { SAMPLERS, type TelemetryConfig } from '@checkout/telemetry';
 
 // Config is parsed once, at start, into a frozen typed object. Only a service's main.ts hands process.env in.
 
@@ -60,7 +61,7 @@ export const env = {
 
 /**
  * Words that make a value a placeholder, not a secret: what example files, tutorials and people typing in a hurry
- * put where a secret belongs (issue 22: the `*.env.example` placeholders passed every check and would have handed
+ * put where a secret belongs (the `*.env.example` placeholders passed every check and would have handed
  * out the admin API and the processor's signature). They count only as whole tokens (see `tokens`), in one case
  * (lower, UPPER or Capitalized), and are at least five letters long: matched as substrings of any case, short
  * words ("todo", "xxxx", "abcdef") turned up by chance in about one random secret in 10⁴. A random token equals one
@@ -172,7 +173,7 @@ export function weakSecretReason(value: string, minLength: number): string | nul
   return null;
 }
 
-/** A secret setting: long, not a placeholder, not guessable (issue 22). Its value never appears in errors. */
+/** A secret setting: long, not a placeholder, not guessable. Its value never appears in errors. */
 export function secret(minLength = 24) {
   return z.string().superRefine((value, ctx) => {
     const reason = weakSecretReason(value, minLength);
@@ -201,7 +202,7 @@ export function mongoUrl() {
 }
 
 /**
- * The services and jobs that call internal APIs, each with a credential of its own (issue 22: one shared token
+ * The services and jobs that call internal APIs, each with a credential of its own (one shared token
  * let a compromised pod act as any service). Each internal route says which of them may call it.
  */
 export const INTERNAL_CALLERS = ['gateway', 'orders', 'sessions', 'webhook-dispatcher', 'dead-letter-replay'] as const;
@@ -211,6 +212,73 @@ export interface AcceptedCaller {
   caller: InternalCaller;
   /** SHA-256 of the caller's INTERNAL_TOKEN, hex: a callee never holds another service's secret. */
   tokenSha256: string;
+}
+
+/**
+ * OpenTelemetry's standard variables (the OTLP exporter and SDK environment specifications), for every service.
+ * Tracing is on only when an OTLP endpoint is set: unset, nothing is exported and no span is made (a deliberate
+ * difference from the specification's default of localhost:4318, so that a deployment without a collector pays
+ * nothing). docs/operations.md, "Traces".
+ */
+/** OpenTelemetry's rule for its variables: an empty value is unset (a manifest can write each one out). */
+const unsetWhenEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+export const telemetryConfigShape = {
+  OTEL_SDK_DISABLED: env.boolean(false).describe('true: no tracing at all, whatever else is set'),
+  OTEL_SERVICE_NAME: unsetWhenEmpty(z.string().min(1)).describe(
+    "The service's name in traces (`service.name`); defaults to the service (gateway, orders…)",
+  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: unsetWhenEmpty(env.url()).describe(
+    'Base URL of an OTLP/HTTP receiver (an OpenTelemetry Collector: http://otel-collector.observability:4318); traces go to <url>/v1/traces as protobuf. Unset (and no OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): tracing is off',
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: unsetWhenEmpty(env.url()).describe(
+    'Full URL traces are sent to, when it is not OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces',
+  ),
+  OTEL_TRACES_SAMPLER: z
+    .enum(SAMPLERS)
+    .default('parentbased_traceidratio')
+    .describe(
+      "Which traces are kept: parentbased_traceidratio keeps OTEL_TRACES_SAMPLER_ARG of the traces that start here and follows the caller's decision for the others, so a payment is kept or dropped whole across the services",
+    ),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .default(1)
+    .describe('The ratio of the *traceidratio samplers, 0–1 (1: every trace)'),
+  OTEL_RESOURCE_ATTRIBUTES: unsetWhenEmpty(z.string()).describe(
+    'Extra resource attributes, key=value,key=value (e.g. deployment.environment.name=production)',
+  ),
+};
+
+/** What libs/telemetry's startTelemetry takes, from the OTEL_* settings of a service's config. */
+export function telemetrySettings(
+  service: string,
+  config: {
+    OTEL_SDK_DISABLED: boolean;
+    OTEL_SERVICE_NAME?: string | undefined;
+    OTEL_EXPORTER_OTLP_ENDPOINT?: string | undefined;
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string | undefined;
+    OTEL_TRACES_SAMPLER: TelemetryConfig['sampler'];
+    OTEL_TRACES_SAMPLER_ARG: number;
+    OTEL_RESOURCE_ATTRIBUTES?: string | undefined;
+  },
+): TelemetryConfig {
+  const base = config.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, '');
+  const resourceAttributes: Record<string, string> = {};
+  for (const pair of (config.OTEL_RESOURCE_ATTRIBUTES ?? '').split(',')) {
+    const at = pair.indexOf('=');
+    if (at > 0) resourceAttributes[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
+  }
+  return {
+    serviceName: config.OTEL_SERVICE_NAME ?? service,
+    tracesEndpoint: config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base === undefined ? undefined : `${base}/v1/traces`),
+    sampler: config.OTEL_TRACES_SAMPLER,
+    samplerArg: config.OTEL_TRACES_SAMPLER_ARG,
+    disabled: config.OTEL_SDK_DISABLED,
+    resourceAttributes,
+  };
 }
 
 /** Settings of every service. */
@@ -247,7 +315,7 @@ export const baseConfigShape = {
   SHUTDOWN_DRAIN_MS: env
     .nonNegativeInt(0)
     .describe(
-      "On SIGTERM, how long /readyz answers 503 (and every answer says Connection: close) while the service still serves, before it stops listening: time for the load balancer or Kubernetes endpoints to take it out of rotation, like a preStop sleep (issue 21). Set it above the load balancer's health-check interval × fall count; 0 stops at once",
+      "On SIGTERM, how long /readyz answers 503 (and every answer says Connection: close) while the service still serves, before it stops listening: time for the load balancer or Kubernetes endpoints to take it out of rotation, like a preStop sleep. Set it above the load balancer's health-check interval × fall count; 0 stops at once",
     ),
   HTTP_HEADERS_TIMEOUT_MS: env
     .positiveInt(10_000)
@@ -259,6 +327,7 @@ export const baseConfigShape = {
     .describe(
       'A client must send the whole request, body included, within this time (at least HTTP_HEADERS_TIMEOUT_MS), or gets 408',
     ),
+  ...telemetryConfigShape,
 };
 
 /** Settings of a service that calls other services' internal APIs. */
@@ -291,7 +360,7 @@ export const kafkaConfigShape = {
     .enum(['none', 'scram-sha-256', 'scram-sha-512'])
     .default('none')
     .describe(
-      'How this service authenticates to the brokers (issue 22): none, or SASL SCRAM with KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD. Production uses scram-sha-512 with a user per service, whose ACLs allow only its topics and groups (docs/operations.md)',
+      'How this service authenticates to the brokers: none, or SASL SCRAM with KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD. Production uses scram-sha-512 with a user per service, whose ACLs allow only its topics and groups (docs/operations.md)',
     ),
   KAFKA_SASL_USERNAME: z.string().min(1).optional().describe('SASL user of this service (required with SCRAM)'),
   KAFKA_SASL_PASSWORD: secret(16).optional().describe('SASL password of this service (required with SCRAM)'),
@@ -353,7 +422,7 @@ export const commonConfigShape = { ...baseConfigShape, ...kafkaConfigShape };
 
 /**
  * The roles a process can take, named alike in every service so that one Deployment per role is one setting
- * away (style.md §1). Each service declares the roles it has; /healthz, /readyz and /metrics are served
+ * away. Each service declares the roles it has; /healthz, /readyz and /metrics are served
  * whatever the roles, so Kubernetes can probe, and Prometheus scrape, a consumer-only pod too.
  */
 export const roleSettings = {
@@ -407,7 +476,7 @@ export function internalCallersValue(entries: Partial<Record<InternalCaller, str
 
 /**
  * Every secret setting of a stack, freshly generated, with each INTERNAL_CALLERS naming exactly the callers that
- * service's routes admit (issue 22): what `npm start`, the tests and the laptop compose stack (its first run)
+ * service's routes admit: what `npm start`, the tests and the laptop compose stack (its first run)
  * use, so that no stack anywhere runs on a known token. Production generates its own (docs/operations.md).
  */
 export function generateLocalSecrets(options: { tokens?: Partial<LocalInternalTokens>; random?: () => string } = {}): {

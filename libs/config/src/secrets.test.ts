@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigError, loadConfig, mongoUrl, secret, weakSecretReason } from './index';
 
-// Issue 22, item 1: the *.env.example placeholders passed every config check, so a copied example started a
+// The *.env.example placeholders passed every config check, so a copied example started a
 // production service whose admin API and processor signature anyone could use. Every secret setting now refuses
 // placeholders and values too predictable to be generated; deploy/test checks the examples themselves.
 
-describe('secret settings (issue 22)', () => {
+describe('secret settings', () => {
   it.each([
     'replace-with-32+-random-characters-for-operators-only',
     'replace-with-the-secret-shared-with-the-payment-processor',
@@ -42,7 +42,7 @@ describe('secret settings (issue 22)', () => {
     },
   );
 
-  // The generators' output must essentially never look like a placeholder (issue 22: matching short substrings
+  // The generators' output must essentially never look like a placeholder (matching short substrings
   // such as "todo" or "abcdef" refused about 1 random secret in 10⁴, so this test flaked). The rules match
   // whole tokens and shapes; by their construction a random value trips one with a probability of about 10⁻⁹ per
   // value or less (see PLACEHOLDER_WORDS; none in 6,000,000 tried), so this fails under once in a thousand runs.

@@ -98,7 +98,7 @@ export function rejectProtoKey<T extends z.ZodType>(schema: T) {
 /**
  * Schemas the API document describes as free-form JSON (any value), not as zod derives them. A recursive union
  * (JsonValue) is exact, but client generators cannot parse it: openapi-python-client dropped every model that
- * reaches it (CheckoutSession, SessionResponse) and the session PATCH (issue 23). Generators understand "any
+ * reaches it (CheckoutSession, SessionResponse) and the session PATCH. Generators understand "any
  * value" (an empty schema) and an object of those (`additionalProperties`). Validation is unchanged: the zod
  * schema decides what is accepted; the document only describes it more loosely.
  */

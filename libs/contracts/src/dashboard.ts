@@ -52,7 +52,9 @@ export const PaymentsPerHourResponse = z.object({
 });
 export type PaymentsPerHourResponse = z.infer<typeof PaymentsPerHourResponse>;
 
-/** The dispatcher's internal `GET /internal/events/delivery-stats`: per callback host, the last 24 hours of attempts. */
+/**
+ * The dispatcher's internal `GET /internal/events/delivery-stats`: per callback host, the last 24 hours of attempts.
+ */
 export const DeliveryStatsResponse = z.object({
   from: Timestamp,
   hosts: z.array(

@@ -16,7 +16,7 @@ import {
   jsonDepthExceeds,
 } from './index';
 
-// Issue 12: Schemathesis found the OpenAPI document promising more than the server accepts, and deep
+// Schemathesis found the OpenAPI document promising more than the server accepts, and deep
 // sessionData overflowing the stack. The zod schemas are the single source of both, so each rule is checked
 // here twice: what the schema accepts, and what its JSON Schema (the document's form) says.
 

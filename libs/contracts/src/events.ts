@@ -206,7 +206,7 @@ export type RecoverEventsRequest = z.infer<typeof RecoverEventsRequest>;
 /**
  * `POST /v0/events/recover` → 202: how many failed deliveries got a new delivery (D44). Named
  * `RecoverEventsResult` in the document: generators name an operation's response wrapper `<operationId>Response`
- * (oapi-codegen's `RecoverEventsResponse` collided with it and the Go client did not compile; issue 23).
+ * (oapi-codegen's `RecoverEventsResponse` collided with it and the Go client did not compile).
  */
 export const RecoverEventsResponse = z
   .object({
@@ -285,7 +285,7 @@ export type SessionEventMessage = SessionEventV1;
 // ---- Orders' facts on TOPICS.orderEvents (key orderId): produced by orders, consumed by sessions -------------
 //
 // Every change of an order that a session presents publishes one event carrying the order as orders presents it
-// and its revision (issue 13, part 4). Orders writes the event with the change (its outbox), so an event exists
+// and its revision. Orders writes the event with the change (its outbox), so an event exists
 // exactly when the change does. Delivery is at least once and, across a relay's fast path and its sweep, in any
 // order: a consumer keeps the snapshot with the highest revision and ignores the rest.
 
@@ -316,10 +316,9 @@ export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 export const OrderEventMessage = z.object({
   /**
    * The message's shape, as on session events: a new shape gets a new version, and consumers keep reading the
-   * old ones until nothing produces them (libs/contracts/fixtures/messages holds one of each). Absent on events
-   * published before issue 25.4 added it: those are version 1 too.
+   * old ones until nothing produces them (libs/contracts/fixtures/messages holds one of each).
    */
-  version: z.literal(1).optional(),
+  version: z.literal(1),
   type: z.string(),
   orderId: OrderId,
   organizationId: z.string().min(1),

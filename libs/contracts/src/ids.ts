@@ -7,7 +7,7 @@ export const ModeSchema = z.enum(MODES).describe('API mode: decided by the API k
 
 /**
  * The tenant every request, document and message belongs to (D3: test and live fully isolated). The one
- * declaration: libs/mongo's `Scope` and libs/http's `RequestScope` are this type (issue 25.4).
+ * declaration: libs/mongo's `Scope` and libs/http's `RequestScope` are this type.
  */
 export interface Scope {
   organizationId: string;
@@ -65,7 +65,7 @@ export function derivedId(prefix: IdPrefix, mode: Mode, seed: string): string {
 /**
  * derivedId under a server secret (HMAC-SHA256): the same seed still gives the same id, but only a holder of
  * the secret can compute it. For ids that are capabilities, such as a checkout session's (its hosted page URL):
- * a seed made of an organization and an Idempotency-Key is no secret (issue 22).
+ * a seed made of an organization and an Idempotency-Key is no secret.
  */
 export function secretlyDerivedId(prefix: IdPrefix, mode: Mode, secret: string, seed: string): string {
   return idFromDigest(prefix, mode, createHmac('sha256', secret).update(seed).digest());

@@ -6,7 +6,7 @@ import {
   orderRevisionOf,
 } from './internal';
 
-describe('the order revision header (issue 25.4: one name, one reader)', () => {
+describe('the order revision header (one name, one reader)', () => {
   const header = INTERNAL_API_HEADERS.orderRevision;
 
   it('reads the revision orders wrote, from a single or repeated header', () => {
@@ -23,7 +23,7 @@ describe('the order revision header (issue 25.4: one name, one reader)', () => {
   });
 });
 
-describe('the checkout settings header (issue 25.4: one codec for the gateway and sessions)', () => {
+describe('the checkout settings header (one codec for the gateway and sessions)', () => {
   const settings = {
     organizationName: 'Café "Ünïcode" & Co',
     defaultCallbackUrl: 'https://merchant.example/hooks',

@@ -1,13 +1,26 @@
 import { z } from 'zod';
 import { HttpUrl } from './common';
-import { Order } from './orders';
+import { Order, OrderResponse } from './orders';
 import { PAYMENT_METHODS, PaymentMethod } from './sessions';
 
 /**
- * Headers of the internal HTTP API that more than one service writes or reads: each is named here once, so a
- * producer and its readers cannot drift apart.
+ * Headers of the internal HTTP API, each named here once, so a producer and its readers cannot drift apart:
+ * libs/http's InternalClient writes the first five on every call and its internal auth reads them.
  */
 export const INTERNAL_API_HEADERS = {
+  /** The calling service's credential (libs/config's INTERNAL_TOKEN, checked against INTERNAL_CALLERS). */
+  token: 'x-internal-token',
+  /** The tenant of the call: the organization's id and the mode (libs/contracts' Scope). */
+  organization: 'x-organization-id',
+  mode: 'x-mode',
+  /** The request id of the merchant's or operator's request the call serves, carried into every log line. */
+  requestId: 'x-request-id',
+  /**
+   * The request's D42 Idempotency-Key, as the gateway's opaque record id (one per API key and key). An owner
+   * derives the ids of what the request creates from it, so a retry after an unknown outcome (a 5xx, a lost
+   * answer: the gateway keeps no 5xx) meets what the first try created instead of creating it again.
+   */
+  idempotencyRecord: 'x-idempotency-record',
   /**
    * On every answer of orders that carries an order: the revision its write stored, so that a service keeping a
    * copy of the order (sessions) tells a newer snapshot from an older one, also against the order events. A
@@ -82,3 +95,46 @@ export const OrderSnapshot = z.strictObject({
   revision: z.int().min(0),
 });
 export type OrderSnapshot = z.infer<typeof OrderSnapshot>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Orders' internal API: what orders answers and what its callers (sessions, the gateway's admin API) parse, with
+// these schemas on both sides. Orders' order answers are OrderResponse (orders.ts) with the revision header.
+
+/** The body of `POST /internal/orders/:orderId/payments`: the payment as sessions hands it to orders (D27). */
+export const ApplyPaymentRequest = z.strictObject({
+  paymentId: z.string().min(1).max(100),
+  /** Omitted: the amount still due when the payment is applied (D29's default for the test helper). */
+  amount: z.number().int().min(1).optional(),
+  method: z.string().min(1).max(40),
+});
+export type ApplyPaymentRequest = z.infer<typeof ApplyPaymentRequest>;
+
+/** Whether orders applied the payment now or had applied it before (the same payment id: a replay, D27). */
+export const APPLY_PAYMENT_OUTCOMES = ['applied', 'already_applied'] as const;
+export const AppliedPaymentResponse = OrderResponse.extend({ outcome: z.enum(APPLY_PAYMENT_OUTCOMES) });
+export type AppliedPaymentResponse = z.infer<typeof AppliedPaymentResponse>;
+
+/** A location of the organization and mode (D38, operators' reference data). */
+export const Location = z.object({ id: z.string(), name: z.string(), createdAt: z.string() });
+export type Location = z.infer<typeof Location>;
+export const LocationsResponse = z.object({ locations: z.array(Location) });
+export type LocationsResponse = z.infer<typeof LocationsResponse>;
+export const LocationResponse = z.object({ location: Location });
+export type LocationResponse = z.infer<typeof LocationResponse>;
+
+export const PAYMENT_DESTINATION_STATUSES = ['active', 'inactive', 'deleted'] as const;
+/** Where stablecoin payments of the organization and mode go (D38); the hosted page reads its state. */
+export const PaymentDestinationView = z.object({
+  id: z.string(),
+  address: z.string(),
+  network: z.string(),
+  status: z.enum(PAYMENT_DESTINATION_STATUSES),
+  verified: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type PaymentDestinationView = z.infer<typeof PaymentDestinationView>;
+export const PaymentDestinationsResponse = z.object({ paymentDestinations: z.array(PaymentDestinationView) });
+export type PaymentDestinationsResponse = z.infer<typeof PaymentDestinationsResponse>;
+export const PaymentDestinationResponse = z.object({ paymentDestination: PaymentDestinationView });
+export type PaymentDestinationResponse = z.infer<typeof PaymentDestinationResponse>;

@@ -1,6 +1,6 @@
 import { MAX_AMOUNT, type Amounts, type DiscountType, type PaymentStatus } from './orders';
 
-// Order pricing, one rule for every service (issue 25.4): orders prices its orders with it, and sessions
+// Order pricing, one rule for every service: orders prices its orders with it, and sessions
 // checks a create request's total (D24) with it before asking orders for the order.
 //
 // D17 in exact integer arithmetic. Everything is BigInt inside, so intermediate products such as

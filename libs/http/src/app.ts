@@ -7,6 +7,7 @@ import { requestId } from './request-id';
 import { errorHandler } from './error-handler';
 import { createMetrics, type HttpMetrics } from './metrics';
 import { operationalEndpoints, type OperationalExposure, type ReadinessCheck } from './health';
+import { traceRequests } from './tracing';
 
 export interface BaseAppOptions {
   service: string;
@@ -22,7 +23,7 @@ export interface BaseAppOptions {
 }
 
 /**
- * The middleware stack every service shares, in order: request id → error mapping → access log and
+ * The middleware stack every service shares, in order: request id → server span → error mapping → access log and
  * metrics → /healthz /readyz /metrics. Each service then mounts its routers; an unmatched request ends as the
  * NOT_FOUND envelope, a known path with another method as METHOD_NOT_ALLOWED.
  */
@@ -31,6 +32,9 @@ export function createBaseApp(options: BaseAppOptions): { app: Koa; registry: Re
   const metrics = options.metrics ?? createMetrics(options.service, options.registry);
   app.silent = true;
   app.use(requestId());
+  // Outside the error mapping, so the span sees the status the client gets. The public listener (exposure
+  // `public`: the gateway's /v0 API and hosted page) starts its own traces; every other one continues its caller's.
+  app.use(traceRequests({ continueIncoming: (options.exposure ?? 'full') === 'full' }));
   if (options.isShuttingDown) app.use(closeWhileDraining(options.isShuttingDown));
   app.use(errorHandler(options.logger));
   // Runs after the routers unwind, so their allowedMethods can answer 405 first (D7).
@@ -52,7 +56,7 @@ export function createBaseApp(options: BaseAppOptions): { app: Koa; registry: Re
 }
 
 /**
- * While the service drains (issue 21), every answer says Connection: close, so a keep-alive client (a load
+ * While the service drains, every answer says Connection: close, so a keep-alive client (a load
  * balancer's pooled connection, undici) opens its next request elsewhere instead of reusing a socket that is
  * about to close under it: a reset on a reused connection is a failed request that nobody can safely retry.
  */
@@ -121,9 +125,9 @@ export function answerOtherMethod(ctx: Koa.Context, routers: readonly Router[]):
  * The methods the routes matching this path answer (HEAD with GET, OPTIONS always), in a stable order. Of the
  * routes whose pattern matches, only those with the fewest parameters count: `/v0/events/recover` is the
  * recover route's path, not an event id for `/v0/events/:eventId` (whose GET would answer 400 for it), so its
- * `Allow` is `POST, OPTIONS` (issue 22: the fuzzer found `GET` listed there). Only routes count, never
+ * `Allow` is `POST, OPTIONS` (the fuzzer found `GET` listed there). Only routes count, never
  * `router.use()` middleware: its layers match every path under the prefix with no parameters and no methods, and
- * as "the fewest parameters" they left nothing allowed (issue 22: the admin API answered 404 for 405).
+ * as "the fewest parameters" they left nothing allowed (the admin API answered 404 for 405).
  */
 export function allowedMethods(routers: readonly Router[], path: string): string[] {
   const layers = routers

@@ -25,11 +25,17 @@ const ACCEPTED_CODINGS = new Set(['', 'identity']);
 export function jsonBody(options: { limitBytes?: number } = {}): Middleware {
   const limit = options.limitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   return async (ctx, next) => {
-    if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)) return next();
+    if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)) {
+      await next();
+      return;
+    }
     const declaredLength = ctx.request.length;
     const hasBody =
       ctx.req.headers['transfer-encoding'] !== undefined || (declaredLength !== undefined && declaredLength > 0);
-    if (!hasBody) return next();
+    if (!hasBody) {
+      await next();
+      return;
+    }
     // A body refused before it was read to the end also ends the connection (Connection: close): otherwise the
     // rest of it keeps the connection busy until Node's request timeout answers 408 on it, and a client that
     // reuses the connection reads that stray 408 as the answer to its next request.
@@ -84,7 +90,7 @@ export function jsonBody(options: { limitBytes?: number } = {}): Middleware {
       );
     }
     ctx.request.jsonBody = parsed as Record<string, unknown>;
-    return next();
+    await next();
   };
 }
 

@@ -4,7 +4,7 @@ import { createLogger } from '@checkout/logger';
 import { createBaseApp } from './app';
 import { listen } from './server';
 
-// Issue 21: a replica that has begun its graceful stop tells the load balancer (/readyz 503) and every keep-alive
+// A replica that has begun its graceful stop tells the load balancer (/readyz 503) and every keep-alive
 // client (Connection: close) before it stops listening, and still answers what it is sent meanwhile.
 
 describe('a service that is draining', () => {

@@ -5,7 +5,7 @@ import { DependencyUnavailableError, DomainError, type ErrorBody, type ErrorCode
 import { isInfrastructureUnavailable } from './unavailable';
 
 /**
- * The one place where errors become HTTP responses (style.md §5). Domain errors map through ERROR_STATUS;
+ * The one place where errors become HTTP responses. Domain errors map through ERROR_STATUS;
  * an outage of a dependency is a 503 the client may retry; anything else is a 500 whose details stay in
  * the log, joined to the response only by an error id.
  */

@@ -14,7 +14,7 @@ const CHECK_TIMEOUT_MS = 2_000;
  */
 /**
  * `full`: the detailed /readyz (each check's error) and /metrics, for probes and Prometheus inside the cluster.
- * `public`: on a listener the internet reaches (the gateway's public one, issue 22), /readyz says ready or not
+ * `public`: on a listener the internet reaches (the gateway's public one), /readyz says ready or not
  * and nothing about why (dependency errors name hosts and versions), and /metrics is not served.
  */
 export type OperationalExposure = 'full' | 'public';
@@ -27,7 +27,10 @@ export function operationalEndpoints(options: {
 }): Middleware {
   const exposure = options.exposure ?? 'full';
   return async (ctx, next) => {
-    if (ctx.method !== 'GET') return next();
+    if (ctx.method !== 'GET') {
+      await next();
+      return;
+    }
     if (ctx.path === '/healthz') {
       ctx.body = { status: 'ok' };
       return;
@@ -54,7 +57,7 @@ export function operationalEndpoints(options: {
       ctx.body = await options.registry.metrics();
       return;
     }
-    return next();
+    await next();
   };
 }
 

@@ -8,5 +8,6 @@ export * from './lifecycle';
 export * from './metrics';
 export * from './request-id';
 export * from './server';
+export * from './tracing';
 export * from './unavailable';
 export * from './validate';

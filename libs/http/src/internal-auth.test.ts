@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DomainError } from '@checkout/errors';
 import { internalAuth, internalTokenSha256, isInternalPath, type InternalRouteRule } from './internal-auth';
 
-// Issue 22: every caller has a credential of its own, the callee holds only its SHA-256, and each internal
+// Every caller has a credential of its own, the callee holds only its SHA-256, and each internal
 // route admits only the callers it names. Two hashes for one caller are accepted while it rotates its token.
 
 function call(

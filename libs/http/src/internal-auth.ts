@@ -1,26 +1,23 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { Scope } from '@checkout/contracts';
+import { INTERNAL_API_HEADERS, type Scope } from '@checkout/contracts';
 import { DomainError } from '@checkout/errors';
 
-export const INTERNAL_HEADERS = {
-  token: 'x-internal-token',
-  organization: 'x-organization-id',
-  mode: 'x-mode',
-  /**
-   * The request's D42 Idempotency-Key, as the gateway's opaque record id (one per API key and key). An owner
-   * derives the ids of what the request creates from it, so a retry after an unknown outcome (a 5xx, a lost
-   * answer: the gateway keeps no 5xx) meets what the first try created instead of creating it again.
-   */
-  idempotencyRecord: 'x-idempotency-record',
-} as const;
+/**
+ * TEMPORARY second name of libs/contracts' INTERNAL_API_HEADERS, kept only for services/sessions/src, which the
+ * sessions-writes branch rewrites; removed once that branch is merged.
+ */
+export const INTERNAL_HEADERS = INTERNAL_API_HEADERS;
 
-/** The tenant of an internal request (its x-organization-id and x-mode): libs/contracts' one Scope type. */
+/**
+ * TEMPORARY second name of libs/contracts' Scope, kept only for services/sessions/src, which the sessions-writes
+ * branch rewrites; removed once that branch is merged. Everything else names Scope.
+ */
 export type RequestScope = Scope;
 
 declare module 'koa' {
   interface DefaultState {
-    scope?: RequestScope;
+    scope?: Scope;
   }
 }
 
@@ -60,7 +57,7 @@ declare module 'koa' {
 
 /**
  * Internal services trust the organization and mode only from a caller they know, and each caller only on the
- * routes it needs (issue 22: one shared token let any compromised pod act as any service, for any organization).
+ * routes it needs (one shared token let any compromised pod act as any service, for any organization).
  * Every caller has a credential of its own; the callee holds only its SHA-256. A token is compared with every
  * accepted hash, so timing says nothing about which matched; two hashes for one caller are accepted while it
  * rotates its token. A path under /internal/ that no rule names is refused (fail closed), whatever its case.
@@ -72,7 +69,7 @@ export function internalAuth(
   if (accepted.length === 0) throw new Error('internalAuth needs at least one accepted caller');
   const hashes = accepted.map((a) => ({ caller: a.caller, hash: Buffer.from(a.tokenSha256, 'hex') }));
   return async (ctx, next) => {
-    const given = ctx.get(INTERNAL_HEADERS.token);
+    const given = ctx.get(INTERNAL_API_HEADERS.token);
     const givenHash = sha256(given);
     let caller: string | undefined;
     for (const candidate of hashes) {
@@ -85,8 +82,8 @@ export function internalAuth(
     if (!rule?.callers.includes(caller))
       throw new DomainError('FORBIDDEN', `${caller} may not call ${ctx.method} ${ctx.path}.`);
     ctx.state.internalCaller = caller;
-    const organizationId = ctx.get(INTERNAL_HEADERS.organization);
-    const mode = ctx.get(INTERNAL_HEADERS.mode);
+    const organizationId = ctx.get(INTERNAL_API_HEADERS.organization);
+    const mode = ctx.get(INTERNAL_API_HEADERS.mode);
     if (organizationId && (mode === 'test' || mode === 'live')) ctx.state.scope = { organizationId, mode };
     await next();
   };
@@ -97,7 +94,7 @@ export function isInternalPath(path: string, prefix = '/internal/'): boolean {
   return path.toLowerCase().startsWith(prefix);
 }
 
-export function requireScope(state: { scope?: RequestScope }): RequestScope {
+export function requireScope(state: { scope?: Scope }): Scope {
   if (!state.scope) throw new DomainError('UNAUTHORIZED', 'This internal call needs an organization and mode.');
   return state.scope;
 }

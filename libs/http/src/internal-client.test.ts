@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DependencyUnavailableError } from '@checkout/errors';
 import { InternalClient } from './internal-client';
 
-// Issue 11: the one internal client every service uses. A scripted loopback server answers in turn.
+// The one internal client every service uses. A scripted loopback server answers in turn.
 
 let server: Server;
 let baseUrl: string;
@@ -39,7 +39,7 @@ const client = () =>
     retries: 2,
   });
 
-describe('InternalClient (issue 11)', () => {
+describe('InternalClient', () => {
   it('sends the internal token, the scope and the request id under the base path', async () => {
     const answer = await client().json({
       method: 'GET',

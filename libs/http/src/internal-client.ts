@@ -2,7 +2,8 @@ import type { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors } from 'undici';
 import { DependencyUnavailableError } from '@checkout/errors';
 import { currentRequestId } from '@checkout/logger';
-import { INTERNAL_HEADERS, type RequestScope } from './internal-auth';
+import { inSpan, injectTraceHeaders, type SpanHandle } from '@checkout/telemetry';
+import { INTERNAL_API_HEADERS, type Scope } from '@checkout/contracts';
 
 export interface InternalClientOptions {
   /** The service called, as named in errors and logs ("orders"). */
@@ -36,10 +37,10 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /**
- * The one client of every internal API (architecture.md: undici keep-alive pools, timeouts, retries only where
+ * The one client of every internal API (docs/engineering.md: undici keep-alive pools, timeouts, retries only where
  * idempotent). It sends the internal token, the caller's organization and mode when given, and the request id.
  * A transport failure, and an internal 401 or 403 (the services disagree on a credential, or on who may call
- * what (issue 22), during a rotation or a misconfigured deploy:
+ * what, during a rotation or a misconfigured deploy:
  * our outage, never the merchant's fault), become DependencyUnavailableError, which every service answers as
  * 503. Any other answer, error envelopes included, comes back as it is for the caller to interpret.
  */
@@ -73,17 +74,26 @@ export class InternalClient {
   async json(request: {
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
     path: string;
-    scope?: RequestScope;
+    scope?: Scope;
     requestId?: string;
     body?: unknown;
     headers?: Record<string, string>;
     idempotent?: boolean;
   }): Promise<InternalAnswer> {
+    return inSpan(
+      `${request.method} ${this.options.service}`,
+      { kind: 'client', attributes: this.spanAttributes(request.method, request.scope) },
+      (span) => this.jsonCall(request, span),
+    );
+  }
+
+  private async jsonCall(request: Parameters<InternalClient['json']>[0], span: SpanHandle): Promise<InternalAnswer> {
     const headers: Record<string, string> = {
       accept: 'application/json',
       ...this.internalHeaders(request.scope, request.requestId),
       ...request.headers,
     };
+    injectTraceHeaders(headers);
     const body = request.body === undefined ? undefined : JSON.stringify(request.body);
     if (body !== undefined) headers['content-type'] = 'application/json';
     const attempts = (request.idempotent ?? request.method === 'GET') ? this.retries + 1 : 1;
@@ -114,6 +124,8 @@ export class InternalClient {
         await backoff(attempt);
         continue;
       }
+      span.setAttributes({ 'http.response.status_code': answer.status });
+      if (answer.status >= 500) span.fail();
       return answer;
     }
   }
@@ -137,15 +149,31 @@ export class InternalClient {
         !HOP_BY_HOP.has(name) &&
         name !== 'host' &&
         !name.startsWith('x-internal') &&
-        name !== INTERNAL_HEADERS.organization &&
-        name !== INTERNAL_HEADERS.mode
+        name !== INTERNAL_API_HEADERS.organization &&
+        name !== INTERNAL_API_HEADERS.mode
       )
         headers[name] = value;
     }
     Object.assign(headers, this.internalHeaders(undefined, request.requestId));
+    return inSpan(
+      `${request.method} ${this.options.service}`,
+      { kind: 'client', attributes: this.spanAttributes(request.method, undefined) },
+      (span) => this.rawCall(request, headers, span),
+    );
+  }
+
+  private async rawCall(
+    request: Parameters<InternalClient['raw']>[0],
+    headers: Record<string, string | string[]>,
+    span: SpanHandle,
+  ): ReturnType<InternalClient['raw']> {
+    // The caller's own trace headers (a browser's, a processor's) never pass: the call continues this span.
+    delete headers.traceparent;
+    delete headers.tracestate;
+    injectTraceHeaders(headers as Record<string, string>);
     try {
       const response = await this.pool.request({
-        method: request.method as 'GET',
+        method: request.method,
         path: this.basePath + request.path,
         headers,
         body: request.body,
@@ -153,6 +181,8 @@ export class InternalClient {
       const out: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(response.headers))
         if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+      span.setAttributes({ 'http.response.status_code': response.statusCode });
+      if (response.statusCode >= 500) span.fail();
       return { status: response.statusCode, headers: out, body: response.body };
     } catch (err) {
       throw new DependencyUnavailableError(this.options.service, err);
@@ -163,13 +193,22 @@ export class InternalClient {
     return this.pool.close();
   }
 
-  private internalHeaders(scope: RequestScope | undefined, requestId: string | undefined): Record<string, string> {
-    const headers: Record<string, string> = { [INTERNAL_HEADERS.token]: this.options.internalToken };
+  private spanAttributes(method: string, scope: Scope | undefined) {
+    return {
+      'http.request.method': method,
+      'peer.service': this.options.service,
+      'checkout.organization_id': scope?.organizationId,
+      'checkout.mode': scope?.mode,
+    };
+  }
+
+  private internalHeaders(scope: Scope | undefined, requestId: string | undefined): Record<string, string> {
+    const headers: Record<string, string> = { [INTERNAL_API_HEADERS.token]: this.options.internalToken };
     const id = requestId ?? currentRequestId();
-    if (id) headers['x-request-id'] = id;
+    if (id) headers[INTERNAL_API_HEADERS.requestId] = id;
     if (scope) {
-      headers[INTERNAL_HEADERS.organization] = scope.organizationId;
-      headers[INTERNAL_HEADERS.mode] = scope.mode;
+      headers[INTERNAL_API_HEADERS.organization] = scope.organizationId;
+      headers[INTERNAL_API_HEADERS.mode] = scope.mode;
     }
     return headers;
   }

@@ -6,7 +6,7 @@ export interface Stoppable {
 
 /**
  * Graceful shutdown on SIGTERM/SIGINT: stop taking work, finish what is in flight, commit offsets, close
- * connections (architecture.md, Operations). A second signal, or the grace period running out, exits hard.
+ * connections (docs/operations.md). A second signal, or the grace period running out, exits hard.
  */
 export function stopOnSignals(service: Stoppable, logger: Logger, graceMs: number): void {
   let stopping = false;
@@ -35,7 +35,7 @@ export function stopOnSignals(service: Stoppable, logger: Logger, graceMs: numbe
 }
 
 /**
- * The first step of a graceful stop (issue 21), after the service has begun answering /readyz 503: keep serving
+ * The first step of a graceful stop, after the service has begun answering /readyz 503: keep serving
  * for `drainMs` so the load balancer (its health checks) or Kubernetes (endpoint removal) stops sending new
  * requests before the listener closes, like a preStop sleep. Without it, requests routed in that gap meet a
  * closed port.

@@ -28,7 +28,10 @@ export async function listen(app: Koa, options: ListenOptions): Promise<RunningS
   // Node enforces both timeouts from a periodic sweep (30 s by default); sweeping at a quarter of the shorter one
   // keeps a slow client (a byte a second) from holding a connection much past its deadline.
   const connectionsCheckingInterval = Math.min(30_000, Math.max(50, Math.floor(headersTimeout / 4)));
-  const server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval }, app.callback());
+  const handle = app.callback();
+  const server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval }, (req, res) => {
+    void handle(req, res);
+  });
   // Idle keep-alive sockets outlive a typical load balancer's idle timeout, so the proxy (not us) closes them.
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

@@ -5,7 +5,7 @@ import { createLogger } from '@checkout/logger';
 import { errorHandler } from './error-handler';
 import { isInfrastructureUnavailable } from './unavailable';
 
-// Issue 12 (the soak): during a database restart a request failed with 500 instead of 503. The MongoDB driver
+// Found by the soak: during a database restart a request failed with 500 instead of 503. The MongoDB driver
 // wrote a command on a pooled connection the restarted server had already closed, and passed on Node's own
 // error (code EPIPE, "This socket has been ended by the other party") without wrapping it in a
 // MongoNetworkError. An outage must answer 503 whichever way the socket error arrives.

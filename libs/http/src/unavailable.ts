@@ -21,7 +21,7 @@ const UNAVAILABLE_NAMES = new Set([
 /**
  * Socket errors that mean the peer went away. The MongoDB driver lets some through unwrapped: a command written
  * on a pooled connection the restarted server has already closed fails with a plain Error, code EPIPE ("This
- * socket has been ended by the other party"), not a MongoNetworkError (seen in the soak, issue 12).
+ * socket has been ended by the other party"), not a MongoNetworkError (seen in the soak).
  */
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET']);
 

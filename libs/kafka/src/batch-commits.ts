@@ -39,7 +39,10 @@ export interface BatchCommits {
 
 type Move = { topic: string; partition: number; offset: string };
 
-/** The highest offset of each partition among `moves`, whatever their order: a retried commit must never take a partition's committed offset back. */
+/**
+ * The highest offset of each partition among `moves`, whatever their order: a retried commit must never take a
+ * partition's committed offset back.
+ */
 function highestPerPartition(moves: readonly Move[]): Move[] {
   const highest = new Map<string, Move>();
   for (const move of moves) {
@@ -69,7 +72,7 @@ function offsetCommitter(consumer: Consumer, log: Logger, rejoin: () => void) {
   let stopped = false;
   // A commit the old coordinator refused after the group's coordinator moved (a broker restart in a cluster).
   // kafkajs keeps sending our commits to the broker it found at the last join, so every later commit fails the
-  // same way until the member rejoins (measured in the rollout soak, issue 21: 515 messages left uncommitted
+  // same way until the member rejoins (measured in the rollout soak: 515 messages left uncommitted
   // for the rest of a run). Rethrown from the next batch, it makes kafkajs' runner rejoin (isRebalancing), which
   // finds the new coordinator; the batches in hand are fetched again (at least once).
   let coordinatorMoved: Error | undefined;

@@ -1,13 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { Kafka, logLevel, type LogEntry, type SASLOptions, type logCreator } from 'kafkajs';
 import type { Logger } from 'pino';
-import { bindKafkajs, kafkajsOf } from './kafkajs';
+import { bindKafkajs, kafkajsOf, type KafkaClient } from './kafkajs';
+
+export type { KafkaClient } from './kafkajs';
 import { GROUP_REQUEST_TIMEOUT_MS } from './kafkajs-accommodations';
 
 export interface KafkaOptions {
   brokers: readonly string[];
   clientId: string;
-  /** SASL SCRAM credentials (issue 22): brokers that require them refuse a client without. */
+  /** SASL SCRAM credentials: brokers that require them refuse a client without. */
   sasl?: { mechanism: 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
   /** TLS to the brokers; `caFile`: a PEM of the CA that signed their certificates, if not a system one. */
   tls?: { caFile?: string };
@@ -15,15 +17,6 @@ export interface KafkaOptions {
   logger?: Logger;
   /** How long one request may wait for the broker's answer (default 10 s). */
   requestTimeoutMs?: number;
-}
-
-/**
- * A connection to the brokers, handed to every other function of this lib. Opaque on purpose: no type of the
- * client library behind it (kafkajs today) leaves libs/kafka, so replacing that library is this lib's change.
- */
-export interface KafkaClient {
-  readonly clientId: string;
-  readonly brokers: readonly string[];
 }
 
 // kafkajs logs retriable protocol errors (a coordinator still loading, a leader moving) at ERROR while it
@@ -50,7 +43,6 @@ function saslOf({ mechanism, username, password }: NonNullable<KafkaOptions['sas
 }
 
 export function createKafka(options: KafkaOptions): KafkaClient {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
   const ssl =
     options.tls && (options.tls.caFile === undefined ? true : { ca: [readFileSync(options.tls.caFile, 'utf8')] });
   const settings = (requestTimeout: number) =>

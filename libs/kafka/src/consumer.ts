@@ -1,5 +1,6 @@
 import type { Batch, Consumer, IHeaders, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
+import { inSpan, startSpan, tracingEnabled, type SpanHandle, type TraceCarrier } from '@checkout/telemetry';
 import type { KafkaClient } from './client';
 import { batchCommits } from './batch-commits';
 import { kafkajsGroupsOf } from './kafkajs';
@@ -10,10 +11,10 @@ import {
   heartbeating,
   superviseConsumer,
   withinDeadline,
+  type RunningConsumer,
 } from './kafkajs-accommodations';
 
-// Moved to kafkajs-accommodations.ts (issue 25.3); still importable from here, as the lib's tests do.
-export { HANDLER_DEADLINE_MS, HandlerFailedError, superviseConsumer } from './kafkajs-accommodations';
+export { HandlerFailedError, type RunningConsumer } from './kafkajs-accommodations';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -24,6 +25,11 @@ export interface MessageContext {
   key: string | null;
   /** Header values decoded as UTF-8. */
   headers: Record<string, string>;
+  /**
+   * The trace context of this message's consumer span, while tracing is on (batch consumers: to store with
+   * the work the message leads to, which ends after the handler returns).
+   */
+  trace?: TraceCarrier;
 }
 
 export interface ConsumerOptions<T> {
@@ -50,7 +56,7 @@ export interface ConsumerOptions<T> {
 export const CONSUMER_GROUP_SETTINGS = {
   sessionTimeout: 15_000,
   // A member learns that its group is rebalancing only from a heartbeat's answer; every 300 ms (with
-  // GROUP_FETCH_MAX_WAIT_MS between fetches) keeps a rolling deploy's rebalances short (issue 21).
+  // GROUP_FETCH_MAX_WAIT_MS between fetches) keeps a rolling deploy's rebalances short.
   heartbeatInterval: 300,
   rebalanceTimeout: 20_000,
   retry: { initialRetryTime: 200, maxRetryTime: 5_000, retries: Number.MAX_SAFE_INTEGER },
@@ -60,14 +66,10 @@ export const CONSUMER_GROUP_SETTINGS = {
  * How long one fetch of a group member may wait at the broker for new messages. kafkajs heartbeats, and so
  * learns that its group is rebalancing, only between fetches: with its default of 5 s, every member joining or
  * leaving (each step of a rolling deploy) left the group's partitions without an owner for 3-6.5 s while the
- * others finished their parked fetches (issue 21, measured in the rollout soak). 500 ms bounds that wait; a
+ * others finished their parked fetches (measured in the rollout soak). 500 ms bounds that wait; a
  * fetch still returns at once when messages are there, so it costs only idle fetches (two a second per member).
  */
 export const GROUP_FETCH_MAX_WAIT_MS = 500;
-
-export interface RunningConsumer {
-  stop(): Promise<void>;
-}
 
 /**
  * What every consumer runner here starts with: a supervised member of `groupId` with our group settings (plus
@@ -98,7 +100,7 @@ function superviseGroupMember(
 }
 
 /**
- * At-least-once consumption (style.md §10): the offset moves on only after `handle` returns. A message
+ * At-least-once consumption: the offset moves on only after `handle` returns. A message
  * that can't be parsed is parked on the dead-letter topic and skipped; a handler that throws (database or
  * broker down) leaves the offset where it is, and kafkajs delivers the message again after a backoff.
  */
@@ -122,8 +124,10 @@ export async function runConsumer<T>(options: ConsumerOptions<T>): Promise<Runni
           return;
         }
         try {
-          await heartbeating(heartbeat, CONSUMER_GROUP_SETTINGS.heartbeatInterval, () =>
-            withinDeadline(options.handle(parsed.value, context), options.handlerDeadlineMs ?? HANDLER_DEADLINE_MS),
+          await inSpan(`${topic} process`, consumerSpanOptions(options.groupId, context), () =>
+            heartbeating(heartbeat, CONSUMER_GROUP_SETTINGS.heartbeatInterval, () =>
+              withinDeadline(options.handle(parsed.value, context), options.handlerDeadlineMs ?? HANDLER_DEADLINE_MS),
+            ),
           );
         } catch (err) {
           throw new HandlerFailedError(err);
@@ -144,14 +148,18 @@ export interface BatchConsumerOptions<T> extends Omit<ConsumerOptions<T>, 'handl
   handleBatch: (messages: Array<{ value: T; context: MessageContext }>) => Promise<{ done: Promise<void> }>;
   /** Longest wait of one fetch for new messages (kafkajs' default is 5 s; a fetch returns as soon as data is there). */
   maxWaitTimeInMs?: number;
-  /** Largest batch fetched from one partition, in bytes (kafkajs' default is 1 MiB): bounds what one batch holds in memory. */
+  /**
+   * Largest batch fetched from one partition, in bytes (kafkajs' default is 1 MiB): bounds what one batch holds in
+   * memory.
+   */
   maxBytesPerPartition?: number;
 }
 
 /**
- * At-least-once consumption a batch at a time, for consumers whose work is cheaper in bulk and finishes after
- * the handler returns (the webhook dispatcher records a delivery once its first attempt is over). Offsets are
- * committed as batchCommits says: per partition, in order, once the work is durable.
+ * At-least-once consumption a batch at a time, for consumers whose work is cheaper in bulk and may become
+ * durable after the handler returns (the webhook dispatcher stores a batch's deliveries, pending, with one
+ * insertMany per collection; its first attempts run later). Offsets are committed as batchCommits says: per
+ * partition, in order, once the work the batch started is durable.
  */
 export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Promise<RunningConsumer> {
   const log = options.logger.child({ groupId: options.groupId });
@@ -170,7 +178,20 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
         if (!isRunning() || isStale() || batch.messages.length === 0) return;
         const { topic, partition } = batch;
         const parsedMessages = await parseBatch(batch, options, log);
-        const { done } = await handOver(options.handleBatch, parsedMessages, heartbeat);
+        const spans = startBatchSpans(options.groupId, parsedMessages);
+        let handed: { done: Promise<void> };
+        try {
+          handed = await handOver(options.handleBatch, parsedMessages, heartbeat);
+        } catch (err) {
+          endBatchSpans(spans, err);
+          throw err;
+        }
+        const { done } = handed;
+        if (spans.length > 0)
+          done.then(
+            () => endBatchSpans(spans),
+            (err: unknown) => endBatchSpans(spans, err),
+          );
         const firstOffset = batch.firstOffset() ?? batch.messages[0]?.offset ?? '0';
         commits.track({ topic, partition, firstOffset, lastOffset: batch.lastOffset() }, done);
         resolveOffset(batch.lastOffset());
@@ -178,6 +199,45 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
       },
     });
   });
+}
+
+/** What a consumer span says: the topic, partition and offset, the group and the event id header. */
+function consumerSpanOptions(groupId: string, context: MessageContext) {
+  return {
+    kind: 'consumer' as const,
+    parent: context.headers,
+    attributes: {
+      'messaging.system': 'kafka',
+      'messaging.operation.type': 'process',
+      'messaging.destination.name': context.topic,
+      'messaging.destination.partition.id': String(context.partition),
+      'messaging.kafka.offset': Number(context.offset),
+      'messaging.consumer.group.name': groupId,
+      'messaging.message.id': context.headers['event-id'],
+    },
+  };
+}
+
+/**
+ * One consumer span per message of a batch, each continuing its own message's trace (docs/operations.md,
+ * "Traces": a consumer continues the producer's trace rather than linking to it); its context goes with the
+ * message (`context.trace`) so the work it leads to joins the trace. Each ends when the batch's work is durable.
+ */
+function startBatchSpans<T>(groupId: string, messages: Array<{ value: T; context: MessageContext }>): SpanHandle[] {
+  if (!tracingEnabled()) return [];
+  return messages.map((message) => {
+    const span = startSpan(`${message.context.topic} process`, consumerSpanOptions(groupId, message.context));
+    const trace = span.carrier();
+    if (trace) message.context.trace = trace;
+    return span;
+  });
+}
+
+function endBatchSpans(spans: readonly SpanHandle[], err?: unknown): void {
+  for (const span of spans) {
+    if (err !== undefined) span.fail(err);
+    span.end();
+  }
 }
 
 /** The batch's messages that parse, in offset order; the others are parked on the dead-letter topic. */
@@ -332,9 +392,16 @@ export async function runDelayedConsumer<T>(options: DelayedConsumerOptions<T>):
               timers.add(timer);
               return;
             }
+            const context: MessageContext = {
+              topic: batch.topic,
+              partition: batch.partition,
+              offset: message.offset,
+              key: message.key?.toString() ?? null,
+              headers: decodeHeaders(message.headers),
+            };
             try {
-              await heartbeating(heartbeat, CONSUMER_GROUP_SETTINGS.heartbeatInterval, () =>
-                options.onDue(parsed.value),
+              await inSpan(`${batch.topic} process`, consumerSpanOptions(options.groupId, context), () =>
+                heartbeating(heartbeat, CONSUMER_GROUP_SETTINGS.heartbeatInterval, () => options.onDue(parsed.value)),
               );
             } catch (err) {
               throw new HandlerFailedError(err);
@@ -354,6 +421,7 @@ export async function runDelayedConsumer<T>(options: DelayedConsumerOptions<T>):
   };
 }
 
+/** A message as this lib hands it out (readTopic, drainTopic): key, value and headers decoded as text. */
 export interface ReceivedMessage {
   topic: string;
   partition: number;
@@ -363,38 +431,14 @@ export interface ReceivedMessage {
   headers: Record<string, string>;
 }
 
-/**
- * Reads a whole topic from the beginning into `onMessage`, in a group of its own (test probes, benchmarks,
- * operator tools). `joined` resolves once the group has its partitions, so what is sent after it is seen soon.
- */
-export async function readTopic(options: {
-  kafka: KafkaClient;
-  topic: string;
-  groupId: string;
-  onMessage: (message: ReceivedMessage) => void;
-  /** Longest wait of one fetch for new messages (default 100 ms: probes want to see messages soon). */
-  maxWaitTimeInMs?: number;
-}): Promise<{ joined: Promise<void>; stop(): Promise<void> }> {
-  const consumer = kafkajsGroupsOf(options.kafka).consumer({
-    groupId: options.groupId,
-    sessionTimeout: 10_000,
-    heartbeatInterval: 500,
-    maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
-  });
-  const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
-  await consumer.connect();
-  await consumer.subscribe({ topic: options.topic, fromBeginning: true });
-  await consumer.run({
-    eachMessage: async ({ topic, partition, message }) => {
-      options.onMessage({
-        topic,
-        partition,
-        offset: message.offset,
-        key: message.key?.toString() ?? null,
-        value: message.value?.toString() ?? '',
-        headers: decodeHeaders(message.headers),
-      });
-    },
-  });
-  return { joined, stop: () => consumer.disconnect() };
+/** A fetched message as a ReceivedMessage. */
+export function receivedMessage(topic: string, partition: number, message: KafkaMessage): ReceivedMessage {
+  return {
+    topic,
+    partition,
+    offset: message.offset,
+    key: message.key?.toString() ?? null,
+    value: message.value?.toString() ?? '',
+    headers: decodeHeaders(message.headers),
+  };
 }

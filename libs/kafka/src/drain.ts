@@ -1,5 +1,5 @@
 import type { KafkaClient } from './client';
-import { decodeHeaders, type ReceivedMessage } from './consumer';
+import { receivedMessage, type ReceivedMessage } from './consumer';
 import { kafkajsOf } from './kafkajs';
 
 /**
@@ -55,14 +55,7 @@ export async function drainTopic(options: {
         const end = remaining.get(partition);
         if (end === undefined || BigInt(message.offset) >= end) return;
         try {
-          await options.handle({
-            topic,
-            partition,
-            offset: message.offset,
-            key: message.key?.toString() ?? null,
-            value: message.value?.toString() ?? '',
-            headers: decodeHeaders(message.headers),
-          });
+          await options.handle(receivedMessage(topic, partition, message));
         } catch (err) {
           fail(err);
           throw err;

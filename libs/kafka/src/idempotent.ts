@@ -1,5 +1,4 @@
-import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError } from '@checkout/mongo';
+import { isDuplicateKeyError, type Collection, type Db } from '@checkout/mongo';
 
 interface ProcessedEvent {
   _id: string;

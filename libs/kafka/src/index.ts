@@ -2,7 +2,6 @@
 export { createKafka, kafkaReadinessCheck, type KafkaClient, type KafkaOptions } from './client';
 export {
   HandlerFailedError,
-  readTopic,
   runBatchConsumer,
   runConsumer,
   runDelayedConsumer,

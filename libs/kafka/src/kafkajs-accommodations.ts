@@ -1,13 +1,17 @@
-// What kafkajs gets wrong, answered in one place (issue 25.3). Each accommodation below names the upstream
+// What kafkajs gets wrong, answered in one place. Each accommodation below names the upstream
 // issue it answers; README.md ("kafkajs accommodations") indexes them with the ones that live elsewhere in this
 // lib (the group request timeout in client.ts, the non-idempotent producer in producer.ts, topic creation in
 // topics.ts). Replacing kafkajs is the moment to re-check each: a client that does the right thing makes it go.
 import type { Consumer } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { RunningConsumer } from './consumer';
+
+/** A consumer kept running until stop() (superviseConsumer); what every consumer runner of this lib returns. */
+export interface RunningConsumer {
+  stop(): Promise<void>;
+}
 
 /**
- * Internal to libs/kafka (services use runConsumer, runDelayedConsumer or readTopic). Keeps a consumer group
+ * Internal to libs/kafka (services use runConsumer, runBatchConsumer or runDelayedConsumer). Keeps a consumer group
  * member alive for the life of the service. kafkajs restarts a crashed consumer only when the crash is
  * retriable; after any other crash it leaves the consumer disconnected for good while the service goes on
  * answering ready (tulios/kafkajs#1445, open). We have seen it after "Failed to find group coordinator" on a busy

@@ -1,8 +1,17 @@
 import type { Kafka } from 'kafkajs';
-import type { KafkaClient } from './client';
 
 // The one place that maps our opaque KafkaClient to the kafkajs instance behind it. Not exported from the
 // lib's index: outside libs/kafka nobody can reach kafkajs through a KafkaClient (README: swapping the client).
+
+/**
+ * A connection to the brokers, handed to every other function of this lib (createKafka makes it). Opaque on
+ * purpose: no type of the client library behind it (kafkajs today) leaves libs/kafka, so replacing that library
+ * is this lib's change.
+ */
+export interface KafkaClient {
+  readonly clientId: string;
+  readonly brokers: readonly string[];
+}
 
 const instances = new WeakMap<KafkaClient, { kafka: Kafka; groups: Kafka }>();
 

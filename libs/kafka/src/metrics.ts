@@ -1,7 +1,7 @@
 import type { Admin } from 'kafkajs';
-import type { Collection, Document, Filter } from 'mongodb';
-import { Counter, Gauge, type Registry } from 'prom-client';
-import type { OutboxFields } from './outbox';
+import type { Collection, Document, Filter } from '@checkout/mongo';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { OutboxFields, OutboxMetrics } from './outbox';
 import type { KafkaClient } from './client';
 import { kafkajsOf } from './kafkajs';
 import { groupLagWith, highWatermarks } from './topics';
@@ -21,11 +21,6 @@ async function withinBudget<T>(work: Promise<T>): Promise<T | undefined> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-export interface OutboxMetrics {
-  /** Fast-path or sweep publishes that failed; the sweep publishes the event later, so it is late, not lost. */
-  publishFailures: Counter<'path'>;
 }
 
 /** Outbox lag (oldest unpublished event) and unpublished count of one aggregate collection. */
@@ -63,6 +58,13 @@ export function registerOutboxMetrics<D extends Document & OutboxFields>(
     },
   });
   return {
+    publishDelay: new Histogram({
+      name: 'outbox_publish_delay_seconds',
+      help: 'Time from an event being written with its change to Kafka acknowledging it, by path (fast, sweep)',
+      labelNames: ['path'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    }),
     publishFailures: new Counter({
       name: 'outbox_publish_failures_total',
       help: 'Outbox publishes that failed, by path (fast: right after the write; sweep: the periodic republish)',

@@ -1,16 +1,21 @@
-import type { Collection, Document, Filter, UpdateFilter } from 'mongodb';
+import { PeriodicTask, type Collection, type Document, type Filter, type UpdateFilter } from '@checkout/mongo';
 import type { Logger } from 'pino';
-import { PeriodicTask } from '@checkout/mongo';
+import { currentTraceCarrier, type TraceCarrier } from '@checkout/telemetry';
 import type { EventProducer, OutgoingMessage } from './producer';
-import type { OutboxMetrics } from './metrics';
+import type { Counter, Histogram } from 'prom-client';
 
-/** One event waiting in its aggregate's document to be published (architecture.md, Messaging rules). */
+/** One event waiting in its aggregate's document to be published (docs/engineering.md, messaging rules). */
 export interface OutboxEntry {
   eventId: string;
   topic: string;
   key: string;
   value: string;
   createdAt: Date;
+  /**
+   * The trace of the request that wrote the event (W3C trace context), set by appendToOutbox while tracing is
+   * on: the relay's publish continues it, from the fast path or from a sweep after a crash.
+   */
+  trace?: TraceCarrier;
 }
 
 /** Fields an aggregate document carries to hold its unpublished events. */
@@ -20,9 +25,21 @@ export interface OutboxFields {
   outboxPending: boolean;
 }
 
-/** Adds an event to a document that is about to be written; the state change and the event land together. */
+/**
+ * Adds an event to a document that is about to be written; the state change and the event land together, and
+ * with them the active trace context, so that whoever publishes the event continues the trace that caused it.
+ */
 export function appendToOutbox<D extends OutboxFields>(doc: D, entry: OutboxEntry): D {
-  return { ...doc, outbox: [...doc.outbox, entry], outboxPending: true };
+  const trace = entry.trace ?? currentTraceCarrier();
+  return { ...doc, outbox: [...doc.outbox, trace ? { ...entry, trace } : entry], outboxPending: true };
+}
+
+/** What the relay reports (registerOutboxMetrics, metrics.ts, makes it). */
+export interface OutboxMetrics {
+  /** Fast-path or sweep publishes that failed; the sweep publishes the event later, so it is late, not lost. */
+  publishFailures: Counter<'path'>;
+  /** From an event's write to Kafka's acknowledgement of it: the pay → completed-event SLO's indicator. */
+  publishDelay: Histogram<'path'>;
 }
 
 export interface OutboxRelayOptions<D extends Document & OutboxFields & { _id: string }> {
@@ -38,8 +55,6 @@ export interface OutboxRelayOptions<D extends Document & OutboxFields & { _id: s
   batchSize?: number;
   /** Counts failed publishes (registerOutboxMetrics); a failure after the answer was sent is otherwise silent. */
   metrics?: OutboxMetrics;
-  /** Fault injection for the crash test: called after the events are on Kafka, before they are marked sent. */
-  afterPublishHook?: () => void;
 }
 
 /**
@@ -83,7 +98,7 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
   async publishWritten(doc: D): Promise<number> {
     if (doc.outbox.length === 0) return 0;
     try {
-      return await this.publishAndMark(doc);
+      return await this.publishAndMark(doc, 'fast');
     } catch (err) {
       this.options.metrics?.publishFailures.inc({ path: 'fast' });
       throw err;
@@ -105,7 +120,7 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
       }
       if (!doc.outbox.some((e) => e.createdAt.getTime() <= due)) continue;
       try {
-        published += await this.publishAndMark(doc);
+        published += await this.publishAndMark(doc, 'sweep');
       } catch (err) {
         this.options.metrics?.publishFailures.inc({ path: 'sweep' });
         throw err;
@@ -114,26 +129,29 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     return published;
   }
 
-  private async publishAndMark(doc: D): Promise<number> {
+  private async publishAndMark(doc: D, path: 'fast' | 'sweep'): Promise<number> {
     if (this.inFlight.has(doc._id)) return 0;
     this.inFlight.add(doc._id);
     try {
-      return await this.publishAndMarkEntries(doc);
+      return await this.publishAndMarkEntries(doc, path);
     } finally {
       this.inFlight.delete(doc._id);
     }
   }
 
-  private async publishAndMarkEntries(doc: D): Promise<number> {
+  private async publishAndMarkEntries(doc: D, path: 'fast' | 'sweep'): Promise<number> {
     const entries = doc.outbox;
     const messages: OutgoingMessage[] = entries.map((e) => ({
       topic: e.topic,
       key: e.key,
       value: e.value,
       headers: { 'event-id': e.eventId },
+      trace: e.trace,
     }));
     await this.options.producer.send(messages);
-    this.options.afterPublishHook?.();
+    const acknowledged = Date.now();
+    for (const e of entries)
+      this.options.metrics?.publishDelay.observe({ path }, Math.max(0, acknowledged - e.createdAt.getTime()) / 1000);
     await this.markSent(
       doc._id,
       entries.map((e) => e.eventId),

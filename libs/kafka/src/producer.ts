@@ -1,35 +1,20 @@
-import type { Producer } from 'kafkajs';
+import { Partitioners, type Producer } from 'kafkajs';
 import { GroupCommit } from '@checkout/coalesce';
+import { injectTraceHeaders, startSpan, tracingEnabled, type SpanHandle, type TraceCarrier } from '@checkout/telemetry';
 import type { KafkaClient } from './client';
 import { kafkajsOf } from './kafkajs';
+import { createdProducers, sentBatches } from './observed';
 
 export interface OutgoingMessage {
   topic: string;
   key: string;
   value: string;
   headers?: Record<string, string>;
-}
-
-/**
- * Kafka sends a producer made (one per send: one batch, whatever it holds) and the messages in them: the Kafka
- * half of an operation's round-trip budget (issue 13), asserted by tests and printed by the bench, like
- * CommandCounter (@checkout/mongo) for the database.
- */
-export class SendCounter {
-  sends = 0;
-  messages = 0;
-
-  record(messages: number): void {
-    this.sends += 1;
-    this.messages += messages;
-  }
-
-  /** The sends `fn` caused (and any other send of the counted producers meanwhile). */
-  async during<T>(fn: () => Promise<T>): Promise<{ result: T; sends: number; messages: number }> {
-    const [sends, messages] = [this.sends, this.messages];
-    const result = await fn();
-    return { result, sends: this.sends - sends, messages: this.messages - messages };
-  }
+  /**
+   * The trace the send continues, when it is not the active one: the context stored with an outbox entry, so a
+   * relay's publish (even a sweep's, after a crash) belongs to the request that wrote the event.
+   */
+  trace?: TraceCarrier | undefined;
 }
 
 export interface EventProducer {
@@ -52,9 +37,11 @@ export interface EventProducer {
  * does not. Without it a retry may write a message twice, which every consumer already tolerates: the outbox
  * publishes at least once, and consumers deduplicate by event id or by revision.
  */
-export function createEventProducer(kafka: KafkaClient, options: { sendCounter?: SendCounter } = {}): EventProducer {
+export function createEventProducer(kafka: KafkaClient): EventProducer {
   const producer: Producer = kafkajsOf(kafka).producer({
     idempotent: false,
+    // kafkajs 2's default, named: it warns about its change from 1.x on every producer made without one.
+    createPartitioner: Partitioners.DefaultPartitioner,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
     retry: { initialRetryTime: 100, maxRetryTime: 1_000, retries: 6 },
@@ -82,7 +69,7 @@ export function createEventProducer(kafka: KafkaClient, options: { sendCounter?:
         messages: list.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
       })),
     });
-    options.sendCounter?.record(messages.length);
+    if (sentBatches.hasSubscribers) sentBatches.publish({ producer: eventProducer, messages: messages.length });
   };
   // Sends made while one is in flight wait for it anyway (one request in flight); they go together as the next
   // request, so under concurrency the broker handles one produce request for many callers. If that request is
@@ -96,19 +83,61 @@ export function createEventProducer(kafka: KafkaClient, options: { sendCounter?:
     },
     { retryAloneWhen: refusedForItsContent },
   );
-  return {
+  const eventProducer: EventProducer = {
     connect,
     send(messages) {
-      return messages.length === 0 ? Promise.resolve() : sends.add(messages);
+      if (messages.length === 0) return Promise.resolve();
+      if (!tracingEnabled()) return sends.add(messages);
+      return sendTraced(messages, (traced) => sends.add(traced));
     },
     async disconnect() {
       connected = undefined;
       await producer.disconnect();
     },
   };
+  if (createdProducers.hasSubscribers) createdProducers.publish(eventProducer);
+  return eventProducer;
 }
 
-/** Whether kafkajs failed a send for what it held rather than for reaching the broker: its root cause is not retriable. */
+/**
+ * One producer span per message (`<topic> publish`), child of the message's stored trace or of the active span,
+ * its context in the message's `traceparent`/`tracestate` headers (W3C trace context in Kafka headers, as the
+ * OpenTelemetry demo's services do); each span ends when the broker has acknowledged, or failed, the send.
+ */
+async function sendTraced(
+  messages: readonly OutgoingMessage[],
+  send: (messages: readonly OutgoingMessage[]) => Promise<void>,
+): Promise<void> {
+  const spans: SpanHandle[] = [];
+  const traced = messages.map((message) => {
+    const span = startSpan(`${message.topic} publish`, {
+      kind: 'producer',
+      parent: message.trace ?? 'active',
+      attributes: {
+        'messaging.system': 'kafka',
+        'messaging.operation.type': 'send',
+        'messaging.destination.name': message.topic,
+        'messaging.message.id': message.headers?.['event-id'],
+      },
+    });
+    spans.push(span);
+    const headers = { ...message.headers };
+    injectTraceHeaders(headers, span);
+    return { topic: message.topic, key: message.key, value: message.value, headers };
+  });
+  try {
+    await send(traced);
+  } catch (err) {
+    for (const span of spans) span.fail(err);
+    throw err;
+  } finally {
+    for (const span of spans) span.end();
+  }
+}
+
+/**
+ * Whether kafkajs failed a send for what it held rather than for reaching the broker: its root cause is not retriable.
+ */
 function refusedForItsContent(err: unknown): boolean {
   let root = err;
   for (let depth = 0; depth < 5 && root instanceof Error && root.cause !== undefined; depth += 1) root = root.cause;

@@ -149,7 +149,7 @@ async function withBackoff<T>(attempts: number, attempt: () => Promise<T>): Prom
 /**
  * Each consumer group's state right now ("Stable", "PreparingRebalance", "CompletingRebalance", "Empty", "Dead")
  * and its member count. Outside "Stable" a group's partitions have no owner: nothing is consumed until the
- * rebalance ends (kafkajs' eager protocol revokes every partition). The rollout soak samples it (issue 21).
+ * rebalance ends (kafkajs' eager protocol revokes every partition). The rollout soak samples it.
  */
 export async function consumerGroupStates(
   kafka: KafkaClient,

@@ -14,7 +14,7 @@ import { CONSUMER_GROUP_SETTINGS } from '../src/consumer';
 import { kafkajsOf } from '../src/kafkajs';
 import { engines, isolatedNames, logger } from './support';
 
-// runBatchConsumer (issue 9): a batch's offsets are committed only once the work it started is done, in order,
+// runBatchConsumer: a batch's offsets are committed only once the work it started is done, in order,
 // while later batches flow on; a batch whose work fails is fetched again. Deadlines are long because the
 // broker-restart tests may restart the shared broker while this file runs.
 
@@ -81,7 +81,7 @@ afterAll(async () => {
   await producer?.disconnect();
 });
 
-describe('runBatchConsumer (issue 9)', () => {
+describe('runBatchConsumer', () => {
   it('When a batch’s work is still running, then the next batch is handled, and the offsets are committed only once the earlier work is done', async () => {
     const topic = `${prefix}.order`;
     const groupId = `${prefix}.order-group`;

@@ -16,7 +16,7 @@ import {
 } from '../src/index';
 import { engines, isolatedNames, logger } from './support';
 
-// Issue 2: a broker restart in the middle of a stream of 1,000 events loses none.
+// A broker restart in the middle of a stream of 1,000 events loses none.
 
 interface Aggregate extends OutboxFields {
   _id: string;

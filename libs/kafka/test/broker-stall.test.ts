@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, kafkaControl } from '@checkout/testing';
-import {
-  createEventProducer,
-  createKafka,
-  ensureTopics,
-  readTopic,
-  type EventProducer,
-  type KafkaClient,
-} from '../src/index';
+import { createEventProducer, createKafka, ensureTopics, type EventProducer, type KafkaClient } from '../src/index';
+import { readTopic } from '../src/testing';
 import { engines, isolatedNames, logger } from './support';
 
 // A broker that stalls while a send is in flight keeps the request in the connection; the producer gives up

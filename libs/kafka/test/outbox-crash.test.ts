@@ -17,7 +17,7 @@ import {
 } from '../src/index';
 import { engines, isolatedNames, logger } from './support';
 
-// Issue 2: kill the producing process between the write and the publish (and between the publish and the
+// Kill the producing process between the write and the publish (and between the publish and the
 // mark), restart, and the event still arrives exactly once to an idempotent consumer.
 
 interface Aggregate extends OutboxFields {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
-import type { Collection } from 'mongodb';
-import { connectMongo, type MongoConnection } from '@checkout/mongo';
+import { connectMongo, type Collection, type MongoConnection } from '@checkout/mongo';
 import {
   OutboxRelay,
   createEventProducer,
@@ -13,7 +12,7 @@ import {
 } from '../src/index';
 import { engines, isolatedNames, logger } from './support';
 
-// Issue 11: outbox lag, the unpublished count and failed publishes are visible on /metrics. A publish that
+// Outbox lag, the unpublished count and failed publishes are visible on /metrics. A publish that
 // fails after the answer was sent used to be only logged.
 
 interface Aggregate extends OutboxFields {
@@ -70,7 +69,7 @@ afterAll(async () => {
   await mongo?.close();
 });
 
-describe('Outbox metrics (issue 11)', () => {
+describe('Outbox metrics', () => {
   it('When a fast-path publish fails, then it is counted and the waiting event shows as lag; once published, both clear', async () => {
     const writtenAt = new Date(Date.now() - 30_000);
     const written: Aggregate = {

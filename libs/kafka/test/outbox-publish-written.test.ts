@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Collection } from 'mongodb';
-import { CommandCounter, connectMongo, type MongoConnection } from '@checkout/mongo';
+import { connectMongo, type Collection, type MongoConnection } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { OutboxRelay, appendToOutbox, type EventProducer, type OutboxFields, type OutgoingMessage } from '../src/index';
 import { engines, isolatedNames, logger } from './support';
 
-// Issue 13: a writer that holds the document it just wrote publishes its outbox without reading it back
+// A writer that holds the document it just wrote publishes its outbox without reading it back
 // (publishWritten), one database command fewer per event on the request path; what another writer appended
 // meanwhile is not lost but left for the sweep.
 
@@ -36,7 +36,7 @@ const entry = (eventId: string) => ({
 });
 
 beforeAll(async () => {
-  mongo = await connectMongo(engines().mongoUrl, database, { commandCounter: commands });
+  mongo = await commands.watch(() => connectMongo(engines().mongoUrl, database));
   collection = mongo.db.collection<Aggregate>('aggregates');
 });
 
@@ -44,7 +44,7 @@ afterAll(async () => {
   await mongo?.close();
 });
 
-describe('OutboxRelay.publishWritten (issue 13)', () => {
+describe('OutboxRelay.publishWritten', () => {
   it('When the written document is handed in, then its events are sent and marked with one update and no read; an entry appended meanwhile stays pending', async () => {
     const written = appendToOutbox<Aggregate>({ _id: 'agg_1', outbox: [], outboxPending: false }, entry('evt_1'));
     await collection.insertOne(written);

@@ -1,14 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
-import {
-  SendCounter,
-  createEventProducer,
-  createKafka,
-  ensureTopics,
-  readTopic,
-  type EventProducer,
-  type KafkaClient,
-} from '../src/index';
+import { createEventProducer, createKafka, ensureTopics, type EventProducer, type KafkaClient } from '../src/index';
+import { SendCounter, readTopic } from '../src/testing';
 import { engines, isolatedNames, logger } from './support';
 
 // createEventProducer: sends made while one is in flight go to the broker together as the next request (fewer
@@ -23,7 +16,7 @@ const counter = new SendCounter();
 beforeAll(async () => {
   kafka = createKafka({ brokers: engines().kafkaBrokers, clientId: 'producer-test', logger });
   await ensureTopics(kafka, [{ topic, numPartitions: 3 }]);
-  producer = createEventProducer(kafka, { sendCounter: counter });
+  producer = await counter.watch(async () => createEventProducer(kafka));
   await producer.connect();
 });
 

@@ -9,7 +9,7 @@ import { consumerGroupLag, createEventProducer, createKafka, runBatchConsumer } 
 import { kafkajsOf } from '../src/kafkajs';
 import { isolatedNames, logger } from './support';
 
-// Issue 21: three KRaft brokers from the same cached jars, the production topic plan (deploy/scripts/create-topics.ts)
+// Three KRaft brokers from the same cached jars, the production topic plan (deploy/scripts/create-topics.ts)
 // with replication factor 3 and min.insync.replicas 2, and a broker that goes away under a producer (acks=all)
 // and a consumer: every acknowledged message is still there and consumed. Starts a cluster of its own (three
 // JVMs), so it runs in the chaos tier, alone.

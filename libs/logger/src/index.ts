@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { activeTraceIds } from '@checkout/telemetry';
 
 export type { Logger } from 'pino';
 
@@ -41,7 +42,7 @@ export const REDACT_PATHS = [
   '*.token',
   'password',
   '*.password',
-  // Issue 22: what the list above missed. Checkout settings carry signing secrets; config objects carry tokens.
+  // What the list above missed. Checkout settings carry signing secrets; config objects carry tokens.
   'webhookSigningSecret',
   '*.webhookSigningSecret',
   'webhookSigningSecrets',
@@ -78,7 +79,9 @@ export const REDACT_PATHS = [
   '*.csrfToken',
 ];
 
-/** `scheme://user:password@host` → `scheme://user:[redacted]@host`, wherever a URL with credentials appears in a value. */
+/**
+ * `scheme://user:password@host` → `scheme://user:[redacted]@host`, wherever a URL with credentials appears in a value.
+ */
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*):[^\s@/]+@/gi;
 
 export function redactUrlCredentials(text: string): string {
@@ -102,7 +105,7 @@ function withoutUrlCredentials(value: unknown, depth = 0): unknown {
 /**
  * pino's error serializer, then URL credentials redacted in every string it produced: message, stack, causes and
  * the error's own fields. Errors are serialized after the `log` formatter runs, which leaves them as they are, so a
- * driver's "connect failed for mongodb://user:password@host" reached the line whole (issue 22).
+ * driver's "connect failed for mongodb://user:password@host" reached the line whole.
  */
 function serializeError(err: unknown): unknown {
   return withoutUrlCredentials(err instanceof Error ? pino.stdSerializers.err(err) : err);
@@ -138,9 +141,13 @@ export function createLogger(
         );
       },
     },
+    // The request id, and the trace and span a line was written in (while tracing is on): a log line leads to
+    // its trace in the trace store, and a trace's span to its log lines (docs/operations.md, "Traces").
     mixin: () => {
       const requestId = currentRequestId();
-      return requestId === undefined ? {} : { requestId };
+      const ids = activeTraceIds();
+      if (ids === undefined) return requestId === undefined ? {} : { requestId };
+      return requestId === undefined ? ids : { requestId, ...ids };
     },
   };
   return options.destination ? pino(loggerOptions, options.destination) : pino(loggerOptions);

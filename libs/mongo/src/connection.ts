@@ -1,8 +1,8 @@
 import { MongoClient, type Db, type Document, type ServerHeartbeatSucceededEvent } from 'mongodb';
 import { DependencyUnavailableError } from '@checkout/errors';
-import type { CommandCounter } from './command-counter';
 import { engineOfHello, settingsFor, type EngineSettings, type MongoEngine } from './engine';
 import { watchServerMonitors } from './monitor-watchdog';
+import { openedClients } from './observed';
 
 export interface MongoConnection {
   client: MongoClient;
@@ -35,7 +35,6 @@ export async function connectMongo(
   options: {
     appName?: string;
     maxPoolSize?: number;
-    commandCounter?: CommandCounter;
     logger?: MongoConnectionLogger;
     engine?: MongoEngine;
   } = {},
@@ -51,7 +50,7 @@ export async function connectMongo(
     opened = await openClient(url, options, settings);
   }
   const client = opened.client;
-  options.commandCounter?.attach(client);
+  if (openedClients.hasSubscribers) openedClients.publish(client);
   const logger = options.logger;
   const watchdog = settings.monitorWatchdog
     ? watchServerMonitors(client, {
@@ -81,12 +80,13 @@ export async function connectMongo(
 /** A connected client with `settings`, and the first hello answer its monitor got (undefined if none). */
 async function openClient(
   url: string,
-  options: { appName?: string; maxPoolSize?: number; commandCounter?: CommandCounter },
+  options: { appName?: string; maxPoolSize?: number },
   settings: EngineSettings,
 ): Promise<{ client: MongoClient; hello: Document | undefined; settings: EngineSettings }> {
   const client = new MongoClient(url, {
-    // Only when counted (tests, bench): command monitoring costs an event per command.
-    monitorCommands: options.commandCounter !== undefined,
+    // Only while something observes the clients (observed.ts: counters in tests and benches, never production):
+    // command monitoring costs an event per command.
+    monitorCommands: openedClients.hasSubscribers,
     appName: options.appName,
     serverSelectionTimeoutMS: 3_000,
     connectTimeoutMS: CONNECT_TIMEOUT_MS,

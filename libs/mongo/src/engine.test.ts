@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { engineOfHello, settingsFor } from './engine';
 
-// Issue 25.3: the emulator's workarounds (retryable writes off, the monitor watchdog) apply only to a server
+// The emulator's workarounds (retryable writes off, the monitor watchdog) apply only to a server
 // whose hello/isMaster answer lacks topologyVersion. The answers below are the first heartbeat replies as the
 // driver reports them (serverHeartbeatSucceeded's `reply`).
 
@@ -71,7 +71,7 @@ const STANDALONE = {
 };
 const MONGOS = { ...STANDALONE, msg: 'isdbgrid' };
 
-describe('engineOfHello: which server gets the emulator workarounds (issue 25.3)', () => {
+describe('engineOfHello: which server gets the emulator workarounds', () => {
   it('treats the local engine (no topologyVersion) as the emulator: retryable writes off, monitor watchdog on', () => {
     expect(engineOfHello(MONGO_JAVA_SERVER)).toBe('emulator');
     expect(settingsFor(engineOfHello(MONGO_JAVA_SERVER))).toEqual({ retryWrites: false, monitorWatchdog: true });

@@ -1,7 +1,7 @@
 import type { Document } from 'mongodb';
 
 /**
- * What kind of server a client talks to, as far as the client's settings care (issue 25.3):
+ * What kind of server a client talks to, as far as the client's settings care:
  * - `mongodb`: a MongoDB server (standalone, replica set member or mongos). Every MongoDB the driver accepts
  *   (4.4+, wire version 9) puts `topologyVersion` in its hello/isMaster answer: the streaming server monitor
  *   is built on it. The driver's defaults apply, retryable writes included.

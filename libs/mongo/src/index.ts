@@ -1,4 +1,4 @@
-export * from './command-counter';
+export * from './driver';
 export * from './connection';
 export * from './engine';
 export * from './errors';

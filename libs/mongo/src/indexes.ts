@@ -5,7 +5,7 @@ export interface IndexDefinition {
   name: string;
   key: IndexSpecification;
   unique?: boolean;
-  /** The store function whose query this index serves (style.md §4). */
+  /** The store function whose query this index serves. */
   servedBy: string;
 }
 

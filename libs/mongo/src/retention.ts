@@ -29,7 +29,7 @@ export async function applyRetention(
 }
 
 /**
- * The retention sweep of a service (issue 11: nothing grows without bound). A sweep rather than TTL indexes:
+ * The retention sweep of a service (nothing grows without bound). A sweep rather than TTL indexes:
  * it is one mechanism for every collection whatever the engine (the local engines apply no TTL), it can
  * keep documents a TTL index could not tell apart (a delivery still pending), and it runs in the sweeper role.
  */

@@ -30,7 +30,7 @@ export type InsertOnceResult<T> = { created: true; doc: WithId<T> } | { created:
 
 /**
  * A collection that can only be read and written inside one organization and mode: the scope is merged into
- * every filter and every insert here, so no store function can forget it (style.md §3).
+ * every filter and every insert here, so no store function can forget it.
  */
 export class ScopedCollection<T extends ScopedDocument> {
   constructor(
@@ -39,7 +39,7 @@ export class ScopedCollection<T extends ScopedDocument> {
   ) {}
 
   filter(filter: Filter<T> = {}): Filter<T> {
-    return { ...filter, organizationId: this.scope.organizationId, mode: this.scope.mode } as Filter<T>;
+    return { ...filter, organizationId: this.scope.organizationId, mode: this.scope.mode };
   }
 
   /**
@@ -75,7 +75,7 @@ export class ScopedCollection<T extends ScopedDocument> {
    */
   async insertOnce(
     doc: Omit<T, 'organizationId' | 'mode'>,
-    holder: Filter<T> = { _id: doc._id } as Filter<T>,
+    holder: Filter<T> = { _id: doc._id },
   ): Promise<InsertOnceResult<T>> {
     try {
       await this.insertOne(doc);
@@ -106,7 +106,8 @@ export class ScopedCollection<T extends ScopedDocument> {
    * re-applies its rule to what is there now (optimistic concurrency; nothing is locked).
    */
   async replaceIfUnchanged(current: WithId<T>, next: T): Promise<WithId<T> | null> {
-    const revision = nextRevision(current.revision);
+    const read: number | undefined = (current as ScopedDocument).revision;
+    const revision = nextRevision(read);
     const stored = {
       ...next,
       _id: current._id,
@@ -114,7 +115,7 @@ export class ScopedCollection<T extends ScopedDocument> {
       mode: this.scope.mode,
       revision,
     } as unknown as WithId<T>;
-    const filter = this.filter({ _id: current._id, revision: current.revision ?? null } as Filter<T>);
+    const filter = this.filter({ _id: current._id, revision: read ?? null } as Filter<T>);
     const result = await this.collection.replaceOne(filter, stored as unknown as T);
     return result.matchedCount === 1 ? stored : null;
   }
@@ -129,7 +130,7 @@ export class ScopedCollection<T extends ScopedDocument> {
     change: (current: WithId<T>) => { next: T | null; result: R },
   ): Promise<{ doc: WithId<T>; result: R } | null> {
     for (let attempt = 1; ; attempt++) {
-      const current = await this.findOne({ _id: id } as Filter<T>);
+      const current = await this.findOne({ _id: id });
       if (!current) return null;
       const { next, result } = change(current);
       if (next === null) return { doc: current, result };
@@ -150,12 +151,6 @@ const MAX_MUTATE_ATTEMPTS = 100;
  */
 export function nextRevision(currentRevision: number | undefined): number {
   return (currentRevision ?? 0) + 1;
-}
-
-function idOnly(filter: object): string | undefined {
-  const keys = Object.keys(filter);
-  const id = (filter as { _id?: unknown })._id;
-  return keys.length === 1 && typeof id === 'string' ? id : undefined;
 }
 
 export function scoped<T extends ScopedDocument>(collection: Collection<T>, scope: Scope): ScopedCollection<T> {

@@ -4,12 +4,12 @@ import { describeMongo } from '@checkout/engines';
 import type {} from '@checkout/testing';
 import { connectMongo, type MongoConnection } from '../src/index';
 
-// Issue 25.3: connectMongo detects the engine from its first hello answer. On the local engine
+// connectMongo detects the engine from its first hello answer. On the local engine
 // (mongo-java-server, an emulator) the client is made without retryable writes and with the monitor watchdog;
 // a real MongoDB (Docker or MONGODB_URL) keeps the driver's retryable writes.
 
 let mongo: MongoConnection;
-/** What the engine is by another witness: its buildInfo, as libs/engines names engines in the test log. */
+/** What the engine is by another witness: its buildInfo, as testkit/engines names engines in the test log. */
 let described: string;
 
 beforeAll(async () => {
@@ -21,7 +21,7 @@ afterAll(async () => {
   await mongo?.close();
 });
 
-describe('connectMongo on the running engine (issue 25.3)', () => {
+describe('connectMongo on the running engine', () => {
   it('detects the engine and sets retryable writes for it, and writes work either way', async () => {
     expect(mongo.engine, described).toBe(described.startsWith('MongoDB ') ? 'mongodb' : 'emulator');
     expect(mongo.client.options.retryWrites).toBe(mongo.engine === 'mongodb');

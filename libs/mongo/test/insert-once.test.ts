@@ -1,14 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type {} from '@checkout/testing';
-import {
-  CommandCounter,
-  connectMongo,
-  scoped,
-  type MongoConnection,
-  type Scope,
-  type ScopedDocument,
-} from '../src/index';
+import { connectMongo, scoped, type MongoConnection, type Scope, type ScopedDocument } from '../src/index';
+import { CommandCounter } from '../src/testing';
 
 // insertOnce() on the real engine: the unique index decides which of several inserts stores its document, and
 // the others get the stored one back (the orders, customers, sessions and idempotency-record stores use it).
@@ -25,9 +19,9 @@ const counter = new CommandCounter();
 let mongo: MongoConnection;
 
 beforeAll(async () => {
-  mongo = await connectMongo(inject('engines').mongoUrl, `insert_once_${randomBytes(4).toString('hex')}`, {
-    commandCounter: counter,
-  });
+  mongo = await counter.watch(() =>
+    connectMongo(inject('engines').mongoUrl, `insert_once_${randomBytes(4).toString('hex')}`),
+  );
   await mongo.db
     .collection('customers')
     .createIndex({ organizationId: 1, mode: 1, email: 1 }, { unique: true, name: 'org_mode_email' });

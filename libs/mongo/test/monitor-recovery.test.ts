@@ -14,7 +14,9 @@ import { connectMongo, type MongoConnection } from '../src/index';
 // make theirs; after each restart the test waits for operations to succeed again.
 
 const RESTARTS = 12;
-/** Recovery takes the watchdog's bound (2 × connectTimeoutMS + grace: 11 s) plus a reconnect; a wedge never recovers. */
+/**
+ * Recovery takes the watchdog's bound (2 × connectTimeoutMS + grace: 11 s) plus a reconnect; a wedge never recovers.
+ */
 const RECOVERY_DEADLINE_MS = 30_000;
 
 let runDir: string;

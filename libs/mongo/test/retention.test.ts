@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type {} from '@checkout/testing';
 import { applyRetention, connectMongo, type MongoConnection } from '../src/index';
 
-// Issue 11: processed-event records and webhook events with their attempts have a retention, applied by a
+// Processed-event records and webhook events with their attempts have a retention, applied by a
 // sweep on the real engine.
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -17,7 +17,7 @@ afterAll(async () => {
   await mongo?.close();
 });
 
-describe('Retention sweep (issue 11)', () => {
+describe('Retention sweep', () => {
   it('deletes what is older than its rule keeps, and only what its filter allows', async () => {
     const now = Date.UTC(2026, 10, 23);
     const processed = mongo.db.collection<{ _id: string; processedAt: Date }>('processed_events_test');

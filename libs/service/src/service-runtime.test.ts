@@ -56,7 +56,7 @@ describe('ServiceRuntime.stop', () => {
     expect(stops).toBe(1);
   });
 
-  it('When stopping, then /readyz answers 503 during the drain while requests are still served (issue 21)', async () => {
+  it('When stopping, then /readyz answers 503 during the drain while requests are still served', async () => {
     const runtime = new ServiceRuntime({ service: 'svc', config: config(1_000), logger });
     const { app } = runtime.httpApp();
     const server = await runtime.listen(app);

@@ -1,6 +1,13 @@
 import type Koa from 'koa';
 import type { Registry } from 'prom-client';
-import type { Collection, Document } from 'mongodb';
+import {
+  connectMongo,
+  ensureIndexes,
+  type Collection,
+  type Document,
+  type IndexDefinition,
+  type MongoConnection,
+} from '@checkout/mongo';
 import { httpTimeouts, kafkaConnection } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import {
@@ -13,13 +20,6 @@ import {
   type RunningServer,
 } from '@checkout/http';
 import {
-  connectMongo,
-  ensureIndexes,
-  type CommandCounter,
-  type IndexDefinition,
-  type MongoConnection,
-} from '@checkout/mongo';
-import {
   OutboxRelay,
   createEventProducer,
   createKafka,
@@ -29,7 +29,6 @@ import {
   type EventProducer,
   type KafkaClient,
   type OutboxFields,
-  type SendCounter,
   type TopicSpec,
 } from '@checkout/kafka';
 
@@ -61,8 +60,6 @@ export interface ServiceRuntimeOptions<C extends RuntimeConfig> {
   service: string;
   config: C;
   logger: Logger;
-  /** Counts the database commands the service sends (round-trip tests, the bench). */
-  commandCounter?: CommandCounter;
 }
 
 /** A part that runs in the background until the service stops (a sweep, a relay, a consumer). */
@@ -74,7 +71,7 @@ export interface BackgroundPart {
 /**
  * What every service's app.ts does around its own parts, once: connect to MongoDB and create its indexes,
  * create Kafka topics and connect a producer, build the base Koa app whose /readyz checks what was connected,
- * listen, and on stop: answer /readyz 503 and drain (issue 21), close the listeners, then stop every part in
+ * listen, and on stop: answer /readyz 503 and drain, close the listeners, then stop every part in
  * the reverse order of its start, each once, so a part stops before what it uses (a relay before its producer,
  * everything before MongoDB). A service's buildApp makes one runtime, and nothing connects until its start().
  */
@@ -110,14 +107,13 @@ export class ServiceRuntime<C extends RuntimeConfig> {
     return part;
   }
 
-  /** Connects, creates the indexes (each declared with its query in the service's store/indexes.ts), is checked by /readyz. */
+  /**
+   * Connects, creates the indexes (each declared with its query in the service's store/indexes.ts), is checked by
+   * /readyz.
+   */
   async connectMongo(indexes: readonly IndexDefinition[]): Promise<MongoConnection> {
-    const { config, service, logger, commandCounter } = this.options;
-    const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, {
-      appName: service,
-      logger,
-      commandCounter,
-    });
+    const { config, service, logger } = this.options;
+    const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DATABASE, { appName: service, logger });
     this.onStop('mongodb', () => mongo.close());
     this.readiness.push({ name: 'mongodb', check: () => mongo.ping() });
     await ensureIndexes(mongo.db, indexes);
@@ -133,8 +129,8 @@ export class ServiceRuntime<C extends RuntimeConfig> {
     return kafka;
   }
 
-  async connectProducer(kafka: KafkaClient, options: { sendCounter?: SendCounter } = {}): Promise<EventProducer> {
-    const producer = createEventProducer(kafka, options);
+  async connectProducer(kafka: KafkaClient): Promise<EventProducer> {
+    const producer = createEventProducer(kafka);
     // A broker that is gone by now cannot take a disconnect; the process is ending either way.
     this.onStop('kafka producer', () => producer.disconnect().catch(() => {}));
     await producer.connect();
@@ -159,7 +155,10 @@ export class ServiceRuntime<C extends RuntimeConfig> {
     });
   }
 
-  /** The relay of a collection with an outbox (docs/engineering.md, Outbox), its metrics on `registry`; stopped with the service, started by the caller's sweepers role. */
+  /**
+   * The relay of a collection with an outbox (docs/engineering.md, Outbox), its metrics on `registry`; stopped with the
+   * service, started by the caller's sweepers role.
+   */
   outboxRelay<D extends Document & OutboxFields & { _id: string }>(options: {
     collection: Collection<D>;
     producer: EventProducer;
@@ -186,7 +185,7 @@ export class ServiceRuntime<C extends RuntimeConfig> {
   }
 
   /**
-   * /readyz answers 503 and the service keeps serving until the load balancer has taken it out (issue 21); then
+   * /readyz answers 503 and the service keeps serving until the load balancer has taken it out; then
    * the listeners close (in-flight requests get SHUTDOWN_GRACE_MS), then every part stops, newest first. A part
    * that fails to stop is logged and the others still stop: none is left holding a socket or a group membership.
    */

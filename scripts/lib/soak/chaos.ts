@@ -64,7 +64,7 @@ export function insideOutage(windows: readonly OutageWindow[], from: number, to:
   return windows.some((w) => from <= w.end && to >= w.start);
 }
 
-/** A SIGKILL in a cluster (issue 21): no outage window, only the requests the dead process held may fail. */
+/** A SIGKILL in a cluster: no outage window, only the requests the dead process held may fail. */
 export interface ClusterKill {
   what: string;
   at: number;
@@ -76,7 +76,7 @@ export interface ChaosOptions {
   stack: Pick<ProcessStack, 'restart' | 'notReady'> & { kill(service: ServiceName): Promise<unknown> };
   engines: Engines;
   /**
-   * Replicas behind a load balancer and three brokers (issue 21): a replica's SIGKILL and a broker's SIGKILL
+   * Replicas behind a load balancer and three brokers: a replica's SIGKILL and a broker's SIGKILL
    * (instead of its restart) open no outage window; each is reported here with what it held.
    */
   cluster?: { onKill(kill: ClusterKill): void };

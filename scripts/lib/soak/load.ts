@@ -6,11 +6,12 @@ import { isRetryable, pause, sendWithRetries, type RecordingClient, type Reply }
 // rate. Every journey is recorded with what the merchant asked for, so the ledger can tell lost from duplicated.
 //
 // Retries are what a careful merchant does: an answer that is missing, 5xx or 429 is retried for up to
-// STEP_DEADLINE_MS, and only where retrying is safe in the API: creates carry an externalId (D37: a repeat is
-// a 409, never a second order) and session creates an Idempotency-Key too (D42: a retry finishes the first try), PATCH and cancel are idempotent, a processor notification carries its payment
-// id (D27: applied at most once), a test-helper payment carries an Idempotency-Key (D42: the same key is the same
-// payment id, applied at most once), and so does every refund (D48: the same key is the same refund id, applied
-// at most once); a processor's refund notification names its refund (applied at most once).
+// STEP_DEADLINE_MS, and only where retrying is safe in the API: creates carry an externalId (D37: a repeat is a 409,
+// never a second order) and session creates an Idempotency-Key too (D42: a retry finishes the first try), PATCH and
+// cancel are idempotent, a processor notification carries its payment id (D27: applied at most once), a test-helper
+// payment carries an Idempotency-Key (D42: the same key is the same payment id, applied at most once), and so does
+// every refund (D48: the same key is the same refund id, applied at most once); a processor's refund notification
+// names its refund (applied at most once).
 
 export const RECEIVER_KINDS = ['healthy', 'slow', 'flapping', 'failing'] as const;
 export type ReceiverKind = (typeof RECEIVER_KINDS)[number];

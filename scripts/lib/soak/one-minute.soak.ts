@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runSoak } from './run';
 
-// Issue 12, the soak's tier of `npm test` (vitest project "soak"; not a *.test.ts file, so the unit tier does
+// The soak's tier of `npm test` (vitest project "soak"; not a *.test.ts file, so the unit tier does
 // not pick it up). One minute of seeded load against a stack of its own (engines and four service processes)
 // while the chaos loop SIGKILLs a service every 14 s, each of the four once, and restarts the broker and the
 // database once each; then the drain and the ledger. Every wait in it is a condition with a deadline. The ten-

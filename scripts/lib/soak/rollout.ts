@@ -1,4 +1,4 @@
-// The rollout soak's driver (issue 21): under steady load, a rolling deploy of every service (each replica
+// The rollout soak's driver: under steady load, a rolling deploy of every service (each replica
 // replaced one at a time, maxSurge 1, maxUnavailable 0), then a rolling restart of the three brokers (one at a
 // time, waiting for every partition's ISR to be whole again in between). Nothing is ever down, so the ledger
 // gets no outage windows: every 5xx and unanswered request counts.
@@ -157,7 +157,10 @@ function slowestWithSteps(
     .join('; ');
 }
 
-/** The target of issue 21: first-attempt webhook p99 during the rollout at most 3× the steady state's. */
+/**
+ * The rollout target (docs/operations.md): first-attempt webhook p99 during the rollout at most 3× the steady
+ * state's.
+ */
 export const ROLLOUT_P99_FACTOR = 3;
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readdir, readFile } from 'node:fs/promises';
-import { MongoClient } from 'mongodb';
+import { MongoClient } from '@checkout/mongo';
 import { startEngines, type Engines } from '@checkout/engines';
 import {
   CONSUMER_GROUPS,
@@ -36,11 +36,11 @@ export interface SoakOptions {
   seed: number;
   /** A service is SIGKILLed every this many ms (default 20 s, as the issue asks); shorter runs kill more often. */
   killEveryMs?: number;
-  /** Processes of each service behind HAProxy (issue 21); 1 (default): one process each, no load balancer. */
+  /** Processes of each service behind HAProxy; 1 (default): one process each, no load balancer. */
   replicas?: number;
   /**
-   * Instead of chaos, a rolling deploy of every replica of every service, then a rolling restart of three brokers
-   * (issue 21): no outage windows, so every 5xx or unanswered request is a violation.
+   * Instead of chaos, a rolling deploy of every replica of every service, then a rolling restart of three brokers:
+   * no outage windows, so every 5xx or unanswered request is a violation.
    */
   rollout?: boolean;
   log: (line: string) => void;
@@ -137,7 +137,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   try {
     const replicas = options.replicas ?? 1;
     // The rollout restarts brokers one at a time: that needs the three-broker cluster (RF 3, min ISR 2).
-    // A cluster (replicas or a rollout) runs on three brokers, so that one of them can go (issue 21).
+    // A cluster (replicas or a rollout) runs on three brokers, so that one of them can go.
     engines = await startEngines({
       env: {},
       docker: false,
@@ -451,7 +451,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       storedStateOf,
     });
     if (cluster && !options.rollout) {
-      // Issue 21: in a cluster a SIGKILL is not an outage. What may fail is at most what the dead replica held.
+      // In a cluster a SIGKILL is not an outage. What may fail is at most what the dead replica held.
       const failedRow = report.rows.find((r) => r.label === '5xx or no answer outside outage windows');
       const failed = typeof failedRow?.value === 'number' ? failedRow.value : 0;
       const held = clusterKills.reduce((sum, k) => sum + k.held, 0);
@@ -494,7 +494,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
 /**
  * Each event's first attempt as its receiver saw it: the earliest request carrying its event id, against the
- * event's createdAt (in the signed body). Its latency is what issue 21 compares between steady state and rollout.
+ * event's createdAt (in the signed body). Its latency is what the rollout ledger compares between steady state and
+ * rollout.
  */
 function firstAttempts(
   received: Record<ReceiverKind, ReturnType<WebhookReceiver['deliveries']>>,

@@ -1,18 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type Db } from '@checkout/mongo';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEngines, type Engines } from '@checkout/engines';
 import { TOPICS, topicName } from '@checkout/contracts';
-import { createKafka, readTopic } from '@checkout/kafka';
+import { createKafka } from '@checkout/kafka';
+import { readTopic } from '@checkout/kafka/testing';
 import { AdminClient, eventually, metricValue } from '@checkout/testing';
 import { startClusterStack, type ClusterStack, type Replica } from '../cluster-stack';
 import type { ServiceName } from '../process-stack';
 import { startHoldingReceiver, type HoldingReceiver } from './holding-receiver';
 
-// Issue 21.3: what each replica keeps to itself, and what must happen once however many replicas there are,
+// What each replica keeps to itself, and what must happen once however many replicas there are,
 // shown on 3 replicas of every service behind HAProxy (one broker: nothing here is about Kafka's replication).
 // Every check is a count or a state; the one bound (a revoked key stops working within AUTH_CACHE_MS) is an
 // `eventually` deadline on each gateway replica, polled directly, not through the load balancer.
@@ -46,7 +47,7 @@ async function statusOf(url: string, key: string): Promise<number> {
   return response.statusCode;
 }
 
-describe('three replicas of every service (issue 21.3)', () => {
+describe('three replicas of every service', () => {
   const prefix = `replicas_${randomBytes(3).toString('hex')}`;
   let engines: Engines | undefined;
   let stack: ClusterStack | undefined;
@@ -87,7 +88,8 @@ describe('three replicas of every service (issue 21.3)', () => {
         sessions: { OUTBOX_SWEEP_INTERVAL_MS: '1000', EXPIRY_SWEEP_INTERVAL_MS: '500' },
         dispatcher: {
           WEBHOOK_MAX_CONCURRENCY_PER_HOST: String(PER_HOST),
-          // Long enough for the held attempts to be counted; the claim, after which a dead replica's work is redone, just above.
+          // Long enough for the held attempts to be counted; the claim, after which a dead replica's work is redone,
+          // just above.
           WEBHOOK_TIMEOUT_MS: '10000',
           WEBHOOK_CLAIM_TTL_MS: '12000',
           WEBHOOK_RECOVERY_INTERVAL_MS: '500',
@@ -308,7 +310,8 @@ describe('three replicas of every service (issue 21.3)', () => {
         PER_HOST,
       ]);
 
-      // SIGKILL of a dispatcher holding 2 attempts: the survivors' recovery sweep redoes its work once its claims expire.
+      // SIGKILL of a dispatcher holding 2 attempts: the survivors' recovery sweep redoes its work once its claims
+      // expire.
       const survivorsTakenBefore = sum(
         (await perReplica('webhook-dispatcher', 'webhook_recovery_sweeps_total', { lease: 'taken' })).slice(1),
       );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runSoak } from './run';
 
-// Issue 21, the rollout tier of `npm test` (vitest project "rollout", after the soak; not a *.test.ts file, so the
+// The rollout tier of `npm test` (vitest project "rollout", after the soak; not a *.test.ts file, so the
 // unit tier does not pick it up). Two replicas of each service behind HAProxy on three brokers; after a steady
 // first third, every replica of every service is replaced one at a time (maxSurge 1, maxUnavailable 0), then each
 // broker restarts in turn. Nothing is down at any moment, so the ledger has no outage windows: a single 5xx or

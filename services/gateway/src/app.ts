@@ -1,6 +1,6 @@
 import type { Logger } from '@checkout/logger';
 import { IDEMPOTENCY_KEY_RETENTION_MS } from '@checkout/contracts';
-import { PeriodicTask, type CommandCounter } from '@checkout/mongo';
+import { PeriodicTask } from '@checkout/mongo';
 import { ServiceRuntime } from '@checkout/service';
 import type { Config } from './config';
 import { GATEWAY_INDEXES } from './store/indexes';
@@ -21,16 +21,12 @@ export interface GatewayApp {
 /**
  * The gateway owns organizations, API keys and checkout settings; it authenticates merchants, validates
  * their requests and forwards them to the service that owns the data. It talks to Kafka through nobody:
- * its readiness is its database and the services behind it. Two listeners (issue 22): PORT for the public,
+ * its readiness is its database and the services behind it. Two listeners: PORT for the public,
  * ADMIN_PORT for operators and other services, which no Ingress exposes.
  */
-export function buildApp(
-  config: Config,
-  logger: Logger,
-  options: { clock?: () => Date; commandCounter?: CommandCounter } = {},
-): GatewayApp {
+export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date } = {}): GatewayApp {
   const clock = options.clock ?? (() => new Date());
-  const runtime = new ServiceRuntime({ service: 'gateway', config, logger, commandCounter: options.commandCounter });
+  const runtime = new ServiceRuntime({ service: 'gateway', config, logger });
   const upstreams = createUpstreams({
     internalToken: config.INTERNAL_TOKEN,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,

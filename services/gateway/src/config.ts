@@ -59,7 +59,7 @@ export const ConfigSchema = z.object({
   UNKNOWN_KEY_CACHE_MS: env
     .positiveInt(60_000)
     .describe(
-      'How long a key id that matches no key is remembered as unknown, so that guessing keys costs no database read per guess (issue 22). A key created meanwhile is never refused by it: keys get new random ids',
+      'How long a key id that matches no key is remembered as unknown, so that guessing keys costs no database read per guess. A key created meanwhile is never refused by it: keys get new random ids',
     ),
   CLIENT_RATE_LIMIT_PER_WINDOW: env
     .positiveInt(1_000)

@@ -15,7 +15,7 @@ export function createGatewayMetrics(registry: Registry): GatewayMetrics {
     }),
     clientRateLimited: new Counter({
       name: 'gateway_client_rate_limit_rejections_total',
-      help: 'Requests refused with 429 RATE_LIMITED before authentication because their client address was over its limit (issue 22)',
+      help: 'Requests refused with 429 RATE_LIMITED before authentication because their client address was over its limit',
       registers: [registry],
     }),
   };

@@ -1,6 +1,4 @@
 import type { Logger } from '@checkout/logger';
-import type { CommandCounter } from '@checkout/mongo';
-import type { SendCounter } from '@checkout/kafka';
 import { ServiceRuntime } from '@checkout/service';
 import { TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
@@ -18,13 +16,9 @@ export interface OrdersApp {
 }
 
 /** Wires the orders service; nothing connects until start(). */
-export function buildApp(
-  config: Config,
-  logger: Logger,
-  options: { clock?: () => Date; commandCounter?: CommandCounter; sendCounter?: SendCounter } = {},
-): OrdersApp {
+export function buildApp(config: Config, logger: Logger, options: { clock?: () => Date } = {}): OrdersApp {
   const clock = options.clock ?? (() => new Date());
-  const runtime = new ServiceRuntime({ service: 'orders', config, logger, commandCounter: options.commandCounter });
+  const runtime = new ServiceRuntime({ service: 'orders', config, logger });
 
   return {
     async start() {
@@ -37,7 +31,7 @@ export function buildApp(
         { topic: topics.orderEvents, numPartitions: config.ORDER_EVENTS_PARTITIONS },
         { topic: topics.publicEvents, numPartitions: config.ORDER_EVENTS_PARTITIONS },
       ]);
-      const producer = await runtime.connectProducer(kafka, { sendCounter: options.sendCounter });
+      const producer = await runtime.connectProducer(kafka);
 
       const orders = new OrdersStore(mongo.db);
       const referenceData = new ReferenceDataStore(mongo.db);

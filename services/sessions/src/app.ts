@@ -1,6 +1,6 @@
 import type { Logger } from '@checkout/logger';
 import { Counter } from 'prom-client';
-import { PeriodicTask, type CommandCounter } from '@checkout/mongo';
+import { PeriodicTask } from '@checkout/mongo';
 import { ensureTopics, registerConsumerMetrics } from '@checkout/kafka';
 import { ServiceRuntime } from '@checkout/service';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
@@ -21,8 +21,6 @@ export interface SessionsApp {
 export interface SessionsAppOptions {
   /** Injectable clock (tests: near expiries without waiting 15 minutes). */
   clock?: () => Date;
-  /** Counts the database commands this service sends (round-trip budget tests, the bench). */
-  commandCounter?: CommandCounter;
 }
 
 /**
@@ -31,7 +29,7 @@ export interface SessionsAppOptions {
  */
 export function buildApp(config: Config, logger: Logger, options: SessionsAppOptions = {}): SessionsApp {
   const clock = options.clock ?? (() => new Date());
-  const runtime = new ServiceRuntime({ service: 'sessions', config, logger, commandCounter: options.commandCounter });
+  const runtime = new ServiceRuntime({ service: 'sessions', config, logger });
 
   return {
     async start() {

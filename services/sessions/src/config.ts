@@ -33,7 +33,7 @@ export const ConfigSchema = z
     ),
     CSRF_SECRET: secret(32).describe('HMAC secret for the hosted page CSRF tokens'),
     ID_DERIVATION_SECRET: secret(32).describe(
-      "HMAC secret from which the ids of what a request with an Idempotency-Key creates are derived (D42: a retry meets what the first try made). Secret, so nobody who knows an organization and a key can compute a session's id (issue 22)",
+      "HMAC secret from which the ids of what a request with an Idempotency-Key creates are derived (D42: a retry meets what the first try made). Secret, so nobody who knows an organization and a key can compute a session's id",
     ),
     API_ENABLED: roleSettings.api('the internal sessions API and the hosted checkout page'),
     CONSUMERS_ENABLED: roleSettings.consumers(

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { lookup as dnsLookup } from 'node:dns';
 import { hostname } from 'node:os';
 import type { Logger } from '@checkout/logger';
-import { Leases, type CommandCounter } from '@checkout/mongo';
+import { Leases } from '@checkout/mongo';
 import { registerConsumerMetrics, type EventProducer, type KafkaClient, type RunningConsumer } from '@checkout/kafka';
 import { ServiceRuntime } from '@checkout/service';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
@@ -32,8 +32,6 @@ const ORDER_PUBLIC_EVENTS_PARTITIONS = 6;
 export interface WebhookDispatcherApp {
   start(): Promise<{ url: string }>;
   stop(): Promise<void>;
-  /** For tests and operators: run one recovery sweep now. */
-  sweepNow(): Promise<number>;
   readonly metrics: DispatcherMetrics;
 }
 
@@ -42,8 +40,6 @@ export interface BuildOptions {
   rng?: () => number;
   /** DNS resolution used by the sender's guarded lookup (tests); node:dns otherwise. */
   resolve?: typeof dnsLookup;
-  /** Counts the database commands the dispatcher sends (component tests, the bench). */
-  commandCounter?: CommandCounter;
 }
 
 /** The dispatcher's topics: the events it records (sessions', orders' public ones), its retry tiers and its dead letters. */
@@ -75,7 +71,7 @@ function createSender(config: Config, options: BuildOptions, logger: Logger): We
     maxConnectionsPerHost: config.WEBHOOK_MAX_CONCURRENCY_PER_HOST,
     ...(options.resolve && { resolve: options.resolve }),
     // The attempt shows the merchant a coarse reason; what exactly failed (the address a name resolved to, the
-    // error's text) is for operators, at debug level (issue 22).
+    // error's text) is for operators, at debug level.
     debug: (detail) => logger.debug(detail, 'webhook attempt failed'),
   });
 }
@@ -143,13 +139,7 @@ async function startConsumers(input: {
 export function buildApp(config: Config, logger: Logger, options: BuildOptions = {}): WebhookDispatcherApp {
   const metrics = createDispatcherMetrics();
   const clock = options.clock ?? (() => new Date());
-  const runtime = new ServiceRuntime({
-    service: 'webhook-dispatcher',
-    config,
-    logger,
-    commandCounter: options.commandCounter,
-  });
-  let background: BackgroundWork | undefined;
+  const runtime = new ServiceRuntime({ service: 'webhook-dispatcher', config, logger });
 
   async function start(): Promise<{ url: string }> {
     const mongo = await runtime.connectMongo(WEBHOOK_INDEXES);
@@ -196,7 +186,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
       recoveries: leases,
       scheduler,
       sender,
-      hostKey: WebhookSender.hostKey,
+      hostKey: (url) => WebhookSender.hostKey(url),
       secrets,
       publisher: new WebhookPublisher(producer, config.TOPIC_PREFIX),
       metrics,
@@ -214,7 +204,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
       },
     });
     runtime.onStop('attempts', () => dispatcher.stop(config.SHUTDOWN_GRACE_MS));
-    background = new BackgroundWork(
+    const background = new BackgroundWork(
       mongo.db,
       leases,
       dispatcher.recovery,
@@ -259,7 +249,6 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
 
   return {
     metrics,
-    sweepNow: () => background?.sweepOnce() ?? Promise.resolve(0),
     start,
     stop: () => runtime.stop(),
   };

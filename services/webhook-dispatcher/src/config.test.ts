@@ -53,7 +53,7 @@ describe('webhook-dispatcher config', () => {
     expect(() => parseConfig({ ...base, [key]: value })).toThrow(key);
   });
 
-  it('When the totals and shares are the defaults, then one merchant holds half of each and test mode never takes the live quarter (issue 22)', () => {
+  it('When the totals and shares are the defaults, then one merchant holds half of each and test mode never takes the live quarter', () => {
     expect(schedulerLimits(parseConfig(base))).toEqual({
       maxInFlight: 256,
       maxPerHost: 8,

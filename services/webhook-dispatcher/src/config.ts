@@ -94,7 +94,7 @@ export const ConfigSchema = z
       .max(1)
       .default(0.5)
       .describe(
-        "Share of WEBHOOK_MAX_IN_FLIGHT and of WEBHOOK_MAX_QUEUED that one organization and mode may hold (issue 22, fairness): one merchant whose endpoints all hang ties up at most this share of the attempts in flight, and its attempts beyond its share of the queue are stored pending and taken back once its queue has drained to half, so its backlog never pauses the consumers every merchant shares. 1 turns fairness off (one merchant's burst then waits in Kafka instead)",
+        "Share of WEBHOOK_MAX_IN_FLIGHT and of WEBHOOK_MAX_QUEUED that one organization and mode may hold (fairness): one merchant whose endpoints all hang ties up at most this share of the attempts in flight, and its attempts beyond its share of the queue are stored pending and taken back once its queue has drained to half, so its backlog never pauses the consumers every merchant shares. 1 turns fairness off (one merchant's burst then waits in Kafka instead)",
       ),
     WEBHOOK_LIVE_RESERVED_SHARE: z.coerce
       .number()
@@ -153,7 +153,10 @@ export function parseConfig(environment: Record<string, string | undefined>): Co
   return loadConfig('webhook-dispatcher', ConfigSchema, environment);
 }
 
-/** The scheduler's bounds from the configured totals and shares (a share is never less than one, and test mode keeps one). */
+/**
+ * The scheduler's bounds from the configured totals and shares (a share is never less than one, and test mode keeps
+ * one).
+ */
 export function schedulerLimits(config: Config): SchedulerLimits {
   const share = (total: number, fraction: number) => Math.max(1, Math.floor(total * fraction));
   const reserved = (total: number) => Math.min(total - 1, Math.floor(total * config.WEBHOOK_LIVE_RESERVED_SHARE));

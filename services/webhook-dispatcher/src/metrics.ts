@@ -6,6 +6,7 @@ export interface DispatcherMetrics {
   deliveries: Counter<'outcome'>;
   attempts: Counter<'outcome' | 'attempt' | 'status_class'>;
   attemptDuration: Histogram<'outcome'>;
+  firstAttemptDelay: Histogram;
   inFlight: Gauge;
   queued: Gauge;
   deferred: Counter<'reason'>;
@@ -33,6 +34,13 @@ export function createDispatcherMetrics(): DispatcherMetrics {
       help: 'Duration of webhook attempts by outcome',
       labelNames: ['outcome'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    // The first-attempt SLO's indicator (docs/operations.md, "SLOs"): from the delivery's record to its first POST.
+    firstAttemptDelay: new Histogram({
+      name: 'webhook_first_attempt_delay_seconds',
+      help: "Time from an event's delivery being recorded to its first attempt starting",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
     inFlight: new Gauge({

@@ -1,5 +1,5 @@
-"""A merchant's first hour, written against the client openapi-python-client generates from GET /v0/openapi.json
-(issue 23): create a checkout session, PATCH its sessionData, pay it with the test helper, read the completed
+"""A merchant's first hour, written against the client openapi-python-client generates from GET /v0/openapi.json:
+create a checkout session, PATCH its sessionData, pay it with the test helper, read the completed
 session and its checkout.session.completed event, refund part of its order and read the refund back (D48), list
 orders two pages at a time.
 

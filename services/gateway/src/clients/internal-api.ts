@@ -1,18 +1,20 @@
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { DependencyUnavailableError, DomainError, isErrorCode } from '@checkout/errors';
-import type { InternalAnswer, InternalClient, RequestScope } from '@checkout/http';
-import { INTERNAL_API_HEADERS } from '@checkout/contracts';
+import type { InternalAnswer, InternalClient } from '@checkout/http';
+import { INTERNAL_API_HEADERS, type Scope } from '@checkout/contracts';
 
 /** A list page with "next" and "previous" but no total: the owner skips the count. */
 export const WITHOUT_TOTAL = { [INTERNAL_API_HEADERS.withoutTotal]: '1' };
 
-/** A call the gateway forwards for a merchant or an operator: the owner validates it and its answer goes back as it is. */
+/**
+ * A call the gateway forwards for a merchant or an operator: the owner validates it and its answer goes back as it is.
+ */
 export interface ForwardedCall {
   method: 'GET' | 'POST' | 'PATCH';
   /** The owner's internal path, query string included. */
   path: string;
-  scope: RequestScope;
+  scope: Scope;
   requestId: string;
   body?: unknown;
   headers?: Record<string, string>;
@@ -22,7 +24,7 @@ export interface ForwardedCall {
 export interface ReadCall {
   method: 'GET' | 'POST';
   path: string;
-  scope: RequestScope;
+  scope: Scope;
   requestId: string;
   query?: Record<string, string | undefined>;
   body?: unknown;

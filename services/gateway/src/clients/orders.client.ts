@@ -1,18 +1,22 @@
-import { INTERNAL_HEADERS, type InternalAnswer, type RequestScope } from '@checkout/http';
+import type { InternalAnswer } from '@checkout/http';
 import {
   OrderPageResponse,
   OrderPaymentsResponse,
   OrderResponse,
   PaymentsPerHourResponse,
+  INTERNAL_API_HEADERS,
   REFUNDS_PER_ORDER_MAX,
   RefundListResponse,
   type CreateRefundRequest,
+  type Scope,
 } from '@checkout/contracts';
 import { InternalApi, WITHOUT_TOTAL } from './internal-api';
 
-/** The orders service's internal API, as the gateway calls it: its public and admin routes forward, the dashboard reads. */
+/**
+ * The orders service's internal API, as the gateway calls it: its public and admin routes forward, the dashboard reads.
+ */
 export class OrdersClient extends InternalApi {
-  listOrders(scope: RequestScope, requestId: string, query: Record<string, string | undefined>) {
+  listOrders(scope: Scope, requestId: string, query: Record<string, string | undefined>) {
     return this.read(OrderPageResponse, {
       method: 'GET',
       path: '/internal/orders',
@@ -23,7 +27,7 @@ export class OrdersClient extends InternalApi {
     });
   }
 
-  getOrder(scope: RequestScope, requestId: string, id: string) {
+  getOrder(scope: Scope, requestId: string, id: string) {
     return this.read(OrderResponse, {
       method: 'GET',
       path: `/internal/orders/${encodeURIComponent(id)}`,
@@ -32,7 +36,7 @@ export class OrdersClient extends InternalApi {
     });
   }
 
-  orderPayments(scope: RequestScope, requestId: string, id: string) {
+  orderPayments(scope: Scope, requestId: string, id: string) {
     return this.read(OrderPaymentsResponse, {
       method: 'GET',
       path: `/internal/orders/${encodeURIComponent(id)}/payments`,
@@ -42,7 +46,7 @@ export class OrdersClient extends InternalApi {
   }
 
   /** D48: all of an order's refunds, newest first (an order has at most REFUNDS_PER_ORDER_MAX: one page). */
-  orderRefunds(scope: RequestScope, requestId: string, id: string) {
+  orderRefunds(scope: Scope, requestId: string, id: string) {
     return this.read(RefundListResponse, {
       method: 'GET',
       path: `/internal/orders/${encodeURIComponent(id)}/refunds`,
@@ -57,7 +61,7 @@ export class OrdersClient extends InternalApi {
    * goes on to its session (D46). `formKey` is the confirm page's one-time key: a form sent twice is one refund.
    */
   createRefund(
-    scope: RequestScope,
+    scope: Scope,
     requestId: string,
     id: string,
     body: CreateRefundRequest,
@@ -69,11 +73,11 @@ export class OrdersClient extends InternalApi {
       scope,
       requestId,
       body,
-      headers: { [INTERNAL_HEADERS.idempotencyRecord]: `dashboard:${formKey}` },
+      headers: { [INTERNAL_API_HEADERS.idempotencyRecord]: `dashboard:${formKey}` },
     });
   }
 
-  paymentsPerHour(scope: RequestScope, requestId: string) {
+  paymentsPerHour(scope: Scope, requestId: string) {
     return this.read(PaymentsPerHourResponse, {
       method: 'GET',
       path: '/internal/orders/payments-per-hour',

@@ -1,15 +1,14 @@
 import { DependencyUnavailableError } from '@checkout/errors';
-import type { RequestScope } from '@checkout/http';
-import { SessionListResponse, SessionResponse, type OrderSnapshot } from '@checkout/contracts';
+import { SessionListResponse, SessionResponse, type OrderSnapshot, type Scope } from '@checkout/contracts';
 import { InternalApi } from './internal-api';
 
 /** The sessions service's internal API, as the gateway calls it; the hosted page passes through it unchanged. */
 export class SessionsClient extends InternalApi {
-  listSessions(scope: RequestScope, requestId: string, query: Record<string, string | undefined>) {
+  listSessions(scope: Scope, requestId: string, query: Record<string, string | undefined>) {
     return this.read(SessionListResponse, { method: 'GET', path: '/internal/sessions', scope, requestId, query });
   }
 
-  getSession(scope: RequestScope, requestId: string, id: string) {
+  getSession(scope: Scope, requestId: string, id: string) {
     return this.read(SessionResponse, {
       method: 'GET',
       path: `/internal/sessions/${encodeURIComponent(id)}`,
@@ -23,7 +22,7 @@ export class SessionsClient extends InternalApi {
    * failed after orders made the order), so nothing shows the order. Anything else is a 503: the merchant must
    * not be told of a success its next read would contradict.
    */
-  async copyOrder(scope: RequestScope, requestId: string, sessionId: string, snapshot: OrderSnapshot): Promise<void> {
+  async copyOrder(scope: Scope, requestId: string, sessionId: string, snapshot: OrderSnapshot): Promise<void> {
     const answer = await this.http.json({
       method: 'PUT',
       path: `/internal/sessions/${encodeURIComponent(sessionId)}/order`,

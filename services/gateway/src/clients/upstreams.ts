@@ -3,7 +3,9 @@ import { OrdersClient } from './orders.client';
 import { SessionsClient } from './sessions.client';
 import { WebhookDispatcherClient } from './webhook-dispatcher.client';
 
-/** The services the gateway forwards to and reads from, keyed as the public route table names them (public-routes.ts). */
+/**
+ * The services the gateway forwards to and reads from, keyed as the public route table names them (public-routes.ts).
+ */
 export interface Upstreams {
   orders: OrdersClient;
   sessions: SessionsClient;

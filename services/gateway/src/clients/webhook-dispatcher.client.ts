@@ -1,4 +1,3 @@
-import type { RequestScope } from '@checkout/http';
 import {
   DeliveryStatsResponse,
   EventPageResponse,
@@ -6,12 +5,13 @@ import {
   FailedDeliveriesResponse,
   RecoverEventsResponse,
   RedeliverResponse,
+  type Scope,
 } from '@checkout/contracts';
 import { InternalApi, WITHOUT_TOTAL } from './internal-api';
 
 /** The webhook dispatcher's internal API (events and their deliveries), as the gateway calls it. */
 export class WebhookDispatcherClient extends InternalApi {
-  listEvents(scope: RequestScope, requestId: string, query: Record<string, string | undefined>) {
+  listEvents(scope: Scope, requestId: string, query: Record<string, string | undefined>) {
     return this.read(EventPageResponse, {
       method: 'GET',
       path: '/internal/events',
@@ -22,7 +22,7 @@ export class WebhookDispatcherClient extends InternalApi {
     });
   }
 
-  getEvent(scope: RequestScope, requestId: string, id: string) {
+  getEvent(scope: Scope, requestId: string, id: string) {
     return this.read(EventResponse, {
       method: 'GET',
       path: `/internal/events/${encodeURIComponent(id)}`,
@@ -31,7 +31,7 @@ export class WebhookDispatcherClient extends InternalApi {
     });
   }
 
-  failedDeliveries(scope: RequestScope, requestId: string) {
+  failedDeliveries(scope: Scope, requestId: string) {
     return this.read(FailedDeliveriesResponse, {
       method: 'GET',
       path: '/internal/events/failed-deliveries',
@@ -40,7 +40,7 @@ export class WebhookDispatcherClient extends InternalApi {
     });
   }
 
-  deliveryStats(scope: RequestScope, requestId: string) {
+  deliveryStats(scope: Scope, requestId: string) {
     return this.read(DeliveryStatsResponse, {
       method: 'GET',
       path: '/internal/events/delivery-stats',
@@ -49,7 +49,7 @@ export class WebhookDispatcherClient extends InternalApi {
     });
   }
 
-  redeliver(scope: RequestScope, requestId: string, id: string) {
+  redeliver(scope: Scope, requestId: string, id: string) {
     return this.read(RedeliverResponse, {
       method: 'POST',
       path: `/internal/events/${encodeURIComponent(id)}/redeliver`,
@@ -58,7 +58,7 @@ export class WebhookDispatcherClient extends InternalApi {
     });
   }
 
-  recover(scope: RequestScope, requestId: string, since: string) {
+  recover(scope: Scope, requestId: string, since: string) {
     return this.read(RecoverEventsResponse, {
       method: 'POST',
       path: '/internal/events/recover',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AdminTokenGuesses } from './admin-token-guesses';
 
-describe('AdminTokenGuesses (issue 22: operator-token guesses are limited per address)', () => {
+describe('AdminTokenGuesses (operator-token guesses are limited per address)', () => {
   it('When an address sends the limit of wrong tokens in a minute, then it is refused until the minute ends, and others are not', () => {
     const guesses = new AdminTokenGuesses(3);
     const start = 60_000 * 100;

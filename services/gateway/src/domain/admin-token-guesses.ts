@@ -1,5 +1,5 @@
 /**
- * Wrong operator tokens per client address, in minute-long windows aligned to the epoch (issue 22: admin-token
+ * Wrong operator tokens per client address, in minute-long windows aligned to the epoch (admin-token
  * guesses were unlimited). An address that reaches the limit is refused, whatever token it sends, until its
  * window ends. In this replica's memory: an attacker spread over N replicas gets N times the limit, which is
  * still a handful of guesses a minute against a 32-character random token.

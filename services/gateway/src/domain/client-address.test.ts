@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clientAddress, parseTrustedProxies } from './client-address';
 
-describe('clientAddress (issue 22: limits before authentication, behind an ingress)', () => {
+describe('clientAddress (limits before authentication, behind an ingress)', () => {
   const behindIngress = parseTrustedProxies(['10.0.0.0/8', '::1/128']);
   const none = parseTrustedProxies([]);
 

@@ -32,7 +32,7 @@ const isTrusted = (trusted: BlockList, address: string): boolean => {
 const normalize = (address: string): string => address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, '$1');
 
 /**
- * The client a request comes from, for limits counted before authentication (issue 22). The peer address,
+ * The client a request comes from, for limits counted before authentication. The peer address,
  * unless the peer is a trusted proxy: then X-Forwarded-For is read from the right (each proxy appends the address
  * it received from) and the first hop that is not a trusted proxy is the client. Never the left-most entry: a
  * client writes whatever it likes there.

@@ -23,7 +23,7 @@ const CheckoutSettingsPatch = z.strictObject({
 });
 
 /**
- * How long deliveries stay signed with a secret after a rotation replaced it (D35, issue 22): receivers that still
+ * How long deliveries stay signed with a secret after a rotation replaced it (D35): receivers that still
  * hold the old secret keep verifying (Standard Webhooks: one signature per secret) while the merchant deploys
  * the new one. Turning signing off ends it at once.
  */
@@ -70,7 +70,7 @@ export interface AdminDeps {
   checkoutSettingsChanged: (organizationId: string, mode: Mode) => void;
   /** Called after a key was revoked, so that it stops working on this replica at once. */
   keyRevoked: (lookupId: string) => void;
-  /** Counts wrong operator tokens per client address (issue 22); refuses an address that guesses too often. */
+  /** Counts wrong operator tokens per client address; refuses an address that guesses too often. */
   guesses: AdminTokenGuesses;
   /** The client address of a request (its peer, or the nearest untrusted X-Forwarded-For hop). */
   clientOf: (ctx: Context) => string;
@@ -103,7 +103,7 @@ function operatorTokenGuard(deps: AdminDeps): Middleware {
 
 function organizationLookup(store: OrganizationsStore): OrganizationOf {
   return async (ctx) => {
-    const id = String(ctx.params.organizationId ?? '');
+    const id = (ctx.params as { organizationId?: string }).organizationId ?? '';
     const organization = await store.getOrganization(id);
     if (!organization) throw new DomainError('ADMIN_NOT_FOUND', `No organization ${id}.`);
     return organization;
@@ -240,7 +240,8 @@ function mountOrdersForwardRoutes(router: Router, deps: AdminDeps, organizationO
     '/organizations/:organizationId/payment-destinations/:destinationId',
     forwardToOrders(
       'PATCH',
-      (ctx) => `/internal/admin/payment-destinations/${encodeURIComponent(String(ctx.params.destinationId))}`,
+      (ctx) =>
+        `/internal/admin/payment-destinations/${encodeURIComponent((ctx.params as { destinationId: string }).destinationId)}`,
     ),
   );
 }

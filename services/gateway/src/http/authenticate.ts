@@ -1,7 +1,8 @@
+import type { Scope } from '@checkout/contracts';
 import type { Middleware } from 'koa';
 import { LRUCache } from 'lru-cache';
 import { DomainError } from '@checkout/errors';
-import type { RequestScope } from '@checkout/http';
+import { annotateActiveSpan } from '@checkout/telemetry';
 import { keyMatches, parseAuthorization } from '../domain/api-keys';
 import type { OrganizationsStore } from '../store/organizations.store';
 import type { ApiKeyDocument, OrganizationDocument } from '../store/organization.document';
@@ -22,7 +23,7 @@ interface CachedKey {
   organization: OrganizationDocument | null;
 }
 
-/** D5, and issue 22: one message for every key that does not work, so an answer never tells whether a key id exists. */
+/** D5: one message for every key that does not work, so an answer never tells whether a key id exists. */
 const INVALID_KEY_MESSAGE = 'The API key is not valid.';
 
 export interface KeyCache {
@@ -40,7 +41,7 @@ export interface KeyCache {
  * place handlers read them from. A short cache keeps the database off the hot path (lru-cache: one load per key
  * id at a time, however many requests wait for it); it also bounds how long a key revoked on another replica
  * keeps working (AUTH_CACHE_MS, capped). A key id that matches no key is remembered too, for
- * UNKNOWN_KEY_CACHE_MS, so that guessing keys costs no database read per guess (issue 22); a key created
+ * UNKNOWN_KEY_CACHE_MS, so that guessing keys costs no database read per guess; a key created
  * meanwhile has an id never looked up before, so it works at once. The rate limit is counted in memory (D43):
  * after the cache is warm, authenticating costs no database command.
  */
@@ -90,6 +91,8 @@ export function authenticate(
     }
     const organization = cached?.organization ?? null;
     if (!organization) throw new DomainError('ORGANIZATION_NOT_FOUND', 'The API key is not linked to an organization.');
+    // The request's span names the merchant (an id, never the key): an operator finds a merchant's traces by it.
+    annotateActiveSpan({ 'checkout.organization_id': organization._id, 'checkout.mode': key.mode });
 
     const retryAfter = rateLimiter.admit(key.keyId, now);
     if (retryAfter > 0) {
@@ -99,7 +102,7 @@ export function authenticate(
       });
     }
 
-    const scope: RequestScope = { organizationId: organization._id, mode: key.mode };
+    const scope: Scope = { organizationId: organization._id, mode: key.mode };
     ctx.state.scope = scope;
     ctx.state.apiKeyId = key.keyId;
     ctx.state.apiKeyLookupId = parsed.lookupId;

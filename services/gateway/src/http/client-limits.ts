@@ -21,7 +21,7 @@ export function requestClient(ctx: Context, trusted: BlockList): string {
 }
 
 /**
- * Limits counted per client address before anything else happens (issue 22): every request on the public
+ * Limits counted per client address before anything else happens: every request on the public
  * listener (unknown keys and key guesses included, which would otherwise each cost a database read), and the
  * hosted checkout page on a tighter budget (each GET reads a session). In this replica's memory, as the per-key
  * limit (D43): each replica admits its share.

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { DependencyUnavailableError, DomainError, isDomainError } from '@checkout/errors';
-import { isInfrastructureUnavailable, readUrlEncodedForm, type RequestScope } from '@checkout/http';
-import { REFUND_REASONS, isIdOf, type LoginLinkResponse, type Mode, type RefundReason } from '@checkout/contracts';
+import { isInfrastructureUnavailable, readUrlEncodedForm } from '@checkout/http';
+import { REFUND_REASONS, isIdOf, type LoginLinkResponse, type RefundReason, type Scope } from '@checkout/contracts';
 import type { Logger } from '@checkout/logger';
 import type { DashboardStore } from '../store/dashboard.store';
 import type { Upstreams } from '../clients/upstreams';
@@ -42,7 +42,7 @@ export interface DashboardDeps {
 }
 
 interface DashboardState {
-  scope: RequestScope;
+  scope: Scope;
   organizationName: string;
   token: string;
   tokenHash: string;
@@ -156,7 +156,7 @@ function pageCtx(ctx: Context, section: PageContext['section']): PageContext {
   const state = ctx.state.dashboard as DashboardState;
   return {
     nonce: String(ctx.state.nonce),
-    mode: state.scope.mode as Mode,
+    mode: state.scope.mode,
     organizationName: state.organizationName,
     csrfToken: csrfTokenFor(state.token),
     section,
@@ -219,11 +219,11 @@ function createLoginLink(deps: DashboardDeps): Middleware {
 // but is on this page's own same-site navigation; and the token leaves the address bar.
 function openLoginLink(deps: DashboardDeps, secureCookie: boolean): Middleware {
   return async (ctx) => {
-    const token = ctx.params.token;
+    const { token } = ctx.params as { token?: string };
     const now = deps.clock();
     const link = isTokenShaped(token) ? await deps.store.consumeLinkAcrossTenants(hashToken(token), now) : null;
     if (!link) throw new DomainError('LOGIN_LINK_INVALID', 'This login link was used, has expired, or does not exist.');
-    const scope: RequestScope = { organizationId: link.organizationId, mode: link.mode };
+    const scope: Scope = { organizationId: link.organizationId, mode: link.mode };
     if (!(await deps.keys.activeOrganization(link.keyLookupId)))
       throw new DomainError('LOGIN_LINK_INVALID', 'The API key of this login link is no longer active.');
     const sessionToken = newToken();
@@ -245,7 +245,9 @@ function openLoginLink(deps: DashboardDeps, secureCookie: boolean): Middleware {
   };
 }
 
-/** Every page but the login link needs a live session whose API key is still active: revoking the key ends the session. */
+/**
+ * Every page but the login link needs a live session whose API key is still active: revoking the key ends the session.
+ */
 function requireSession(deps: DashboardDeps): Middleware {
   return async (ctx: Context, next: Next) => {
     const token = ctx.cookies.get(DASHBOARD_COOKIE);

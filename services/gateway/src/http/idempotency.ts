@@ -7,7 +7,7 @@ import type { IdempotencyStore } from '../store/idempotency.store';
 
 declare module 'koa' {
   interface DefaultState {
-    /** Set while a request with an Idempotency-Key runs; forwarded to the owner (INTERNAL_HEADERS). */
+    /** Set while a request with an Idempotency-Key runs; forwarded to the owner (INTERNAL_API_HEADERS). */
     idempotencyRecord?: string;
   }
 }
@@ -23,7 +23,10 @@ export function idempotency(
 ): Middleware {
   return async (ctx, next) => {
     const header = ctx.headers['idempotency-key'];
-    if (header === undefined) return next();
+    if (header === undefined) {
+      await next();
+      return;
+    }
     const key = Array.isArray(header) ? header.join(',') : header;
     const problem = idempotencyKeyProblem(key);
     if (problem)

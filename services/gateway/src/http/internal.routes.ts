@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { internalAuth, requireScope, type AcceptedInternalCaller, type InternalRouteRule } from '@checkout/http';
 import type { OrganizationsStore } from '../store/organizations.store';
 
-/** Who may call what (issue 22): only the dispatcher reads an organization's signing secret. */
+/** Who may call what: only the dispatcher reads an organization's signing secret. */
 export const GATEWAY_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   { methods: ['GET'], path: /^\/internal\/checkout-settings\/?$/, callers: ['webhook-dispatcher'] },
 ];

@@ -59,7 +59,7 @@ function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Record<
 }
 
 /**
- * What zod's conversion leaves out that client generators need (issue 23): free-form JSON
+ * What zod's conversion leaves out that client generators need: free-form JSON
  * (DOCUMENTED_AS_ANY_JSON) as "any value" with its description, and the `discriminator` of a discriminated
  * union whose options are named, so generated clients tell the options apart by that property.
  */

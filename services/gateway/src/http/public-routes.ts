@@ -40,7 +40,9 @@ export interface PublicRoute {
   upstream: RouteOwner;
   upstreamPath: (params: Record<string, string>) => string;
   idParam?: { name: string; prefix: IdPrefix; code: ErrorCode; description: string };
-  /** The request body's schema, for the OpenAPI document: the owning service validates it (one place, with its codes). */
+  /**
+   * The request body's schema, for the OpenAPI document: the owning service validates it (one place, with its codes).
+   */
   body?: { schema: z.ZodType; required: boolean };
   /** The query's schema, for the document; validated by the owning service. */
   query?: { schema: z.ZodObject };

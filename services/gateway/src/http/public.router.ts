@@ -1,14 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { DependencyUnavailableError, DomainError } from '@checkout/errors';
-import {
-  INTERNAL_HEADERS,
-  answerOtherMethod,
-  jsonBody,
-  requireScope,
-  type InternalAnswer,
-  type RequestScope,
-} from '@checkout/http';
+import { answerOtherMethod, jsonBody, requireScope, type InternalAnswer } from '@checkout/http';
 import {
   INTERNAL_API_HEADERS,
   encodeCheckoutSettingsHeader,
@@ -16,6 +9,7 @@ import {
   orderRevisionOf,
   type Mode,
   type OrderResponse,
+  type Scope,
 } from '@checkout/contracts';
 import type { Middleware } from 'koa';
 import type { CheckoutSettings } from '../store/organizations.store';
@@ -43,18 +37,24 @@ const LITERAL_PATHS = new Set(
 
 /**
  * A parameter route never answers a literal route's path: `GET /v0/events/recover` is the recover route's path with
- * the wrong method (405, `Allow: POST, OPTIONS`), not event "recover" (issue 22: the full fuzz run, Schemathesis
+ * the wrong method (405, `Allow: POST, OPTIONS`), not event "recover" (the full fuzz run, Schemathesis
  * ST204, found `GET /v0/events/:eventId` answering it 400 INVALID_EVENT_ID). Runs before authentication, as the 405
  * of any other known path does.
  */
 function notALiteralPath(router: Router): Middleware {
   return async (ctx, next) => {
-    if (!LITERAL_PATHS.has(normalisedPath(ctx.path))) return next();
+    if (!LITERAL_PATHS.has(normalisedPath(ctx.path))) {
+      await next();
+      return;
+    }
     if (!answerOtherMethod(ctx, [router])) throw new DomainError('NOT_FOUND', 'No such route.');
   };
 }
 
-/** Builds the /v0 router from the route table: authenticate → read the body → Idempotency-Key (POST) → check ids → forward (the owner validates). */
+/**
+ * Builds the /v0 router from the route table: authenticate → read the body → Idempotency-Key (POST) → check ids →
+ * forward (the owner validates).
+ */
 export function publicRouter(deps: PublicRouterDeps): Router {
   const router = new Router();
   const body = jsonBody({ limitBytes: deps.bodyLimitBytes });
@@ -91,7 +91,7 @@ async function forward(
     throw new DomainError('INVALID_REQUEST', 'This endpoint needs a JSON object body.');
   const headers: Record<string, string> = {};
   if (ctx.state.idempotencyRecord !== undefined)
-    headers[INTERNAL_HEADERS.idempotencyRecord] = ctx.state.idempotencyRecord;
+    headers[INTERNAL_API_HEADERS.idempotencyRecord] = ctx.state.idempotencyRecord;
   if (route.forwardCheckoutSettings) {
     const settings = await deps.checkoutSettings(scope.organizationId, scope.mode);
     const organizationName = ctx.state.organization?.name ?? '';
@@ -132,7 +132,7 @@ const single = (value: string | string[] | undefined): string | undefined => (Ar
  */
 export async function copyOrderToSession(
   sessions: SessionsClient,
-  scope: RequestScope,
+  scope: Scope,
   requestId: string,
   ordersAnswer: InternalAnswer,
 ): Promise<void> {

@@ -52,7 +52,7 @@ export interface GatewayRouteDeps {
 }
 
 /**
- * The gateway's two listeners (issue 22): the public one, which a Service or Ingress exposes (the /v0 API, the
+ * The gateway's two listeners: the public one, which a Service or Ingress exposes (the /v0 API, the
  * OpenAPI document, the hosted checkout page, the processor's notifications), and the operators' one, reached
  * only from inside the cluster (the admin API, the internal API other services call, /metrics and the detailed
  * /readyz, which createBaseApp serves there). What the two share lives here: the key cache, whose entries the
@@ -89,7 +89,7 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
   );
   const clientOf = (ctx: Context) => requestClient(ctx, deps.trustedProxies);
 
-  // The document names the configured public URL only: a Host header is the caller's to choose (issue 22).
+  // The document names the configured public URL only: a Host header is the caller's to choose.
   const openApi = buildOpenApiDocument(deps.publicBaseUrl);
   const docs = new Router();
   docs.get('/v0/openapi.json', (ctx) => {
@@ -147,7 +147,7 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
       orders: deps.upstreams.orders,
       clock: deps.clock,
       checkoutSettingsChanged: (organizationId, mode) => void settingsCache.delete(settingsKey(organizationId, mode)),
-      keyRevoked: keys.revoked,
+      keyRevoked: (lookupId) => keys.revoked(lookupId),
       guesses: new AdminTokenGuesses(deps.limits.adminAuthFailuresPerMinute),
       clientOf,
     }),

@@ -1,5 +1,4 @@
-import type { Collection, Db } from 'mongodb';
-import { scoped, type Scope, type ScopedDocument } from '@checkout/mongo';
+import { scoped, type Collection, type Db, type Scope, type ScopedDocument } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 
 /** The API key a link or session acts for: `keyId` names it, `keyLookupId` finds it in the key cache. */

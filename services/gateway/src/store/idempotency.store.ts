@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Collection, Db } from 'mongodb';
-import { scoped, type Scope, type ScopedDocument } from '@checkout/mongo';
+import { scoped, type Collection, type Db, type Scope, type ScopedDocument } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 
 export interface StoredResponse {

@@ -31,7 +31,7 @@ export interface CheckoutSettingsDocument {
   updatedAt: Date;
 }
 
-/** The secret a rotation replaced, still signed with until `until` (D35; issue 22). */
+/** The secret a rotation replaced, still signed with until `until` (D35). */
 export interface PreviousSigningSecret {
   secret: string;
   until: Date;

@@ -1,4 +1,4 @@
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db } from '@checkout/mongo';
 import type { Mode, PaymentMethod } from '@checkout/contracts';
 import { PAYMENT_METHODS } from '@checkout/contracts';
 import { COLLECTIONS } from './indexes';

@@ -1,7 +1,6 @@
 import { DomainError, type ErrorCode } from '@checkout/errors';
 import { computeAmounts, newId, newLineId, paymentStatusFor } from '@checkout/contracts';
-import type { Scope } from '@checkout/mongo';
-import { toEntries } from '@checkout/mongo';
+import { toEntries, type Scope } from '@checkout/mongo';
 import type {
   AppliedPayment,
   OrderDocument,

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
-import { z } from 'zod';
 import { parseOrThrow, requireScope } from '@checkout/http';
 import {
+  ApplyPaymentRequest,
   CreateOrderRequest,
   INTERNAL_API_HEADERS,
   type OrderPaymentsResponse,
@@ -10,17 +10,11 @@ import {
   ListOrdersQuery,
   ORDER_FIELD_CODES,
   UpdateOrderRequest,
+  type AppliedPaymentResponse,
 } from '@checkout/contracts';
 import type { OrderCommands } from '../domain/orders.use-cases';
 import { presentOrder } from '../domain/order.presenter';
 import { answer, orderIdParam } from './order-answer';
-
-const ApplyPaymentRequest = z.strictObject({
-  paymentId: z.string().min(1).max(100),
-  /** Omitted: the amount still due when the payment is applied (D29's default for the test helper). */
-  amount: z.number().int().min(1).optional(),
-  method: z.string().min(1).max(40),
-});
 
 /** Internal orders API; the gateway has authenticated the caller and passes its scope in headers. */
 export function ordersRoutes(commands: OrderCommands): Router {
@@ -106,7 +100,9 @@ export function ordersRoutes(commands: OrderCommands): Router {
     const id = orderIdParam(ctx.params.orderId);
     const payment = parseOrThrow(ApplyPaymentRequest, ctx.request.jsonBody ?? {}, 'INVALID_REQUEST');
     const { order, outcome } = await commands.applyPayment(scope, id, payment);
-    answer(ctx, order, { outcome });
+    // AppliedPaymentResponse: the order and whether the payment was applied now or before.
+    const applied: Pick<AppliedPaymentResponse, 'outcome'> = { outcome };
+    answer(ctx, order, applied);
   });
 
   return router;

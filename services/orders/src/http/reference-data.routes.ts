@@ -2,11 +2,20 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { DomainError } from '@checkout/errors';
 import { parseOrThrow, requireScope } from '@checkout/http';
-import { isIdOf } from '@checkout/contracts';
+import {
+  PAYMENT_DESTINATION_STATUSES,
+  isIdOf,
+  type Location,
+  type LocationResponse,
+  type LocationsResponse,
+  type PaymentDestinationView,
+  type PaymentDestinationResponse,
+  type PaymentDestinationsResponse,
+} from '@checkout/contracts';
 import type { ReferenceDataStore, LocationDocument, PaymentDestinationDocument } from '../store/reference-data.store';
 
 const CreateLocation = z.strictObject({ name: z.string().trim().min(1).max(200) });
-const DestinationStatus = z.enum(['active', 'inactive', 'deleted']);
+const DestinationStatus = z.enum(PAYMENT_DESTINATION_STATUSES);
 const CreateDestination = z.strictObject({
   address: z
     .string()
@@ -21,8 +30,12 @@ const UpdateDestination = z.strictObject({ status: DestinationStatus.optional(),
 /** `destination`: the one destination an order names (its id or address), whatever its state; the hosted page asks. */
 const ListDestinationsQuery = z.object({ destination: z.string().min(1).max(100).optional() });
 
-const presentLocation = (l: LocationDocument) => ({ id: l._id, name: l.name, createdAt: l.createdAt.toISOString() });
-const presentDestination = (d: PaymentDestinationDocument) => ({
+const presentLocation = (l: LocationDocument): Location => ({
+  id: l._id,
+  name: l.name,
+  createdAt: l.createdAt.toISOString(),
+});
+const presentDestination = (d: PaymentDestinationDocument): PaymentDestinationView => ({
   id: d._id,
   address: d.address,
   network: d.network,
@@ -37,23 +50,31 @@ export function referenceDataRoutes(store: ReferenceDataStore, clock: () => Date
   const router = new Router({ prefix: '/internal/admin' });
 
   router.get('/locations', async (ctx) => {
-    ctx.body = { locations: (await store.listLocations(requireScope(ctx.state))).map(presentLocation) };
+    ctx.body = {
+      locations: (await store.listLocations(requireScope(ctx.state))).map(presentLocation),
+    } satisfies LocationsResponse;
   });
   router.post('/locations', async (ctx) => {
     const input = parseOrThrow(CreateLocation, ctx.request.jsonBody ?? {}, 'ADMIN_REQUEST_FAILED');
     ctx.status = 201;
-    ctx.body = { location: presentLocation(await store.createLocation(requireScope(ctx.state), input.name, clock())) };
+    ctx.body = {
+      location: presentLocation(await store.createLocation(requireScope(ctx.state), input.name, clock())),
+    } satisfies LocationResponse;
   });
   router.get('/payment-destinations', async (ctx) => {
     const scope = requireScope(ctx.state);
     const { destination } = parseOrThrow(ListDestinationsQuery, ctx.query, 'ADMIN_REQUEST_FAILED');
     if (destination !== undefined) {
-      // One read by id or address (as an order names it), not the organization's whole list (issue 22).
+      // One read by id or address (as an order names it), not the organization's whole list.
       const found = await store.findDestination(scope, destination);
-      ctx.body = { paymentDestinations: found ? [presentDestination(found)] : [] };
+      ctx.body = {
+        paymentDestinations: found ? [presentDestination(found)] : [],
+      } satisfies PaymentDestinationsResponse;
       return;
     }
-    ctx.body = { paymentDestinations: (await store.listDestinations(scope)).map(presentDestination) };
+    ctx.body = {
+      paymentDestinations: (await store.listDestinations(scope)).map(presentDestination),
+    } satisfies PaymentDestinationsResponse;
   });
   router.post('/payment-destinations', async (ctx) => {
     const input = parseOrThrow(CreateDestination, ctx.request.jsonBody ?? {}, 'ADMIN_REQUEST_FAILED');
@@ -63,7 +84,7 @@ export function referenceDataRoutes(store: ReferenceDataStore, clock: () => Date
       paymentDestination: presentDestination(
         await store.createDestination(requireScope(ctx.state), { ...input, network }, clock()),
       ),
-    };
+    } satisfies PaymentDestinationResponse;
   });
   router.patch('/payment-destinations/:id', async (ctx) => {
     const id = ctx.params.id;
@@ -72,7 +93,7 @@ export function referenceDataRoutes(store: ReferenceDataStore, clock: () => Date
     const patch = parseOrThrow(UpdateDestination, ctx.request.jsonBody ?? {}, 'ADMIN_REQUEST_FAILED');
     const updated = await store.updateDestination(requireScope(ctx.state), id, patch, clock());
     if (!updated) throw new DomainError('ADMIN_NOT_FOUND', `No payment destination ${id}.`);
-    ctx.body = { paymentDestination: presentDestination(updated) };
+    ctx.body = { paymentDestination: presentDestination(updated) } satisfies PaymentDestinationResponse;
   });
   return router;
 }

@@ -14,7 +14,7 @@ import { refundsRoutes } from './refunds.routes';
 import { processorRoutes } from './processor.routes';
 import { referenceDataRoutes } from './reference-data.routes';
 
-/** Who may call what (issue 22): each caller only what its flows need. */
+/** Who may call what: each caller only what its flows need. */
 export const ORDERS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   // Only sessions applies a payment (flow 3) or closes an order to payments when its session expires (flow 4).
   { methods: ['POST'], path: /^\/internal\/orders\/[^/]+\/(payments|close-payments)\/?$/, callers: ['sessions'] },

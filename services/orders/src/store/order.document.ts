@@ -1,9 +1,12 @@
 import type { ScopedDocument, StoredEntry } from '@checkout/mongo';
 import type { OutboxFields } from '@checkout/kafka';
-import type { RefundFailureReason, RefundReason, RefundStatus } from '@checkout/contracts';
-
-export type OrderStatus = 'open' | 'completed' | 'cancelled';
-export type PaymentStatus = 'unpaid' | 'partially_paid' | 'paid' | 'overpaid' | 'partially_refunded' | 'refunded';
+import type {
+  OrderStatus,
+  PaymentStatus,
+  RefundFailureReason,
+  RefundReason,
+  RefundStatus,
+} from '@checkout/contracts';
 
 export interface StoredAmounts {
   subtotal: number;

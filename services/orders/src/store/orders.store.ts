@@ -1,8 +1,8 @@
-import type { Collection, Db, Filter } from 'mongodb';
+import { scoped, type Collection, type Db, type Filter, type Scope } from '@checkout/mongo';
 import { DomainError } from '@checkout/errors';
-import { scoped, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
-import type { AppliedPayment, OrderDocument, OrderStatus, PaymentStatus } from './order.document';
+import type { OrderStatus, PaymentStatus } from '@checkout/contracts';
+import type { AppliedPayment, OrderDocument } from './order.document';
 
 export interface OrderListFilter {
   status?: OrderStatus;
@@ -41,7 +41,7 @@ export class OrdersStore {
     doc: Omit<OrderDocument, 'organizationId' | 'mode'>,
   ): Promise<{ order: OrderDocument; created: boolean }> {
     const { created, doc: stored } = await scoped(this.collection, scope).insertOnce(doc, {
-      creationKey: doc.creationKey,
+      creationKey: doc.creationKey as string,
     });
     // Refused: a retry of the same creation (its creation key found: that order), or another order's externalId.
     if (stored && (created || doc.creationKey !== `id:${doc._id}`)) return { order: stored, created };

@@ -1,5 +1,5 @@
-import type { Collection, Db } from 'mongodb';
-import { scoped, type Scope, type ScopedDocument } from '@checkout/mongo';
+import { scoped, type Collection, type Db, type Scope, type ScopedDocument } from '@checkout/mongo';
+import type { PaymentDestinationView } from '@checkout/contracts';
 import { newId } from '@checkout/contracts';
 import { COLLECTIONS } from './indexes';
 import type { StoredCustomer } from './order.document';
@@ -19,7 +19,7 @@ export interface LocationDocument extends ScopedDocument {
   createdAt: Date;
 }
 
-export type DestinationStatus = 'active' | 'inactive' | 'deleted';
+export type DestinationStatus = PaymentDestinationView['status'];
 
 export interface PaymentDestinationDocument extends ScopedDocument {
   _id: string;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKafka, readTopic } from '@checkout/kafka';
+import { createKafka } from '@checkout/kafka';
+import { readTopic } from '@checkout/kafka/testing';
 import { request } from 'undici';
 import { inject } from 'vitest';
 import { createLogger } from '@checkout/logger';

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { request } from 'undici';
-import { createKafka, readTopic } from '@checkout/kafka';
+import { createKafka } from '@checkout/kafka';
+import { readTopic } from '@checkout/kafka/testing';
 import { createLogger } from '@checkout/logger';
 import {
   OrderEventMessage,

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createLogger } from '@checkout/logger';
-import { CommandCounter } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { buildApp, type OrdersApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
 import { INTERNAL_CALLERS, PROCESSOR_WEBHOOK_SECRET, internalCaller } from './support';
 
-// Issue 13, part 3: the database round trips of each orders operation, counted with the driver's command
+// The database round trips of each orders operation, counted with the driver's command
 // monitoring. Counts are deterministic, so they are asserted exactly; a change that adds a round trip has to
 // change this file and say why.
 
@@ -38,8 +38,9 @@ beforeAll(async () => {
     // The relay's sweep is background work; keep it out of the windows measured here (it runs once at start).
     OUTBOX_SWEEP_INTERVAL_MS: '3600000',
   });
-  app = buildApp(config, createLogger('orders', { level: 'silent' }), { commandCounter: commands });
-  baseUrl = (await app.start()).url;
+  const orders = buildApp(config, createLogger('orders', { level: 'silent' }));
+  app = orders;
+  baseUrl = (await commands.watch(() => orders.start())).url;
   // Warm-up: the first request of each kind may pay for things a running service has already done.
   await call('POST', '/internal/orders', newOrderBody());
 });

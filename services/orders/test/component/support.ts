@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { internalCallers, newSecret } from '@checkout/testing';
 
-/** The credentials of orders' two callers (issue 22), and the INTERNAL_CALLERS that admits them. */
+/** The credentials of orders' two callers, and the INTERNAL_CALLERS that admits them. */
 export const CALLER_TOKENS = { gateway: newSecret(), sessions: newSecret() };
 export const INTERNAL_CALLERS = internalCallers(CALLER_TOKENS);
 /** The processor's signing secret for refund notifications (D48). */

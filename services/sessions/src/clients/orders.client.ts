@@ -39,7 +39,7 @@ export interface OrdersClientOptions {
 }
 
 /**
- * Typed client of the orders service's internal API (style.md §11). Transport failures and 5xx answers become
+ * Typed client of the orders service's internal API. Transport failures and 5xx answers become
  * DependencyUnavailableError('orders') (→ 503); orders' error envelopes become DomainErrors with orders' code,
  * which the callers map to their endpoint's codes. Only idempotent calls are retried: GET, create with an
  * Idempotency-Key, cancel (idempotent by the spec), and a payment (applied at most once by its payment id).
@@ -117,7 +117,7 @@ export class OrdersClient {
 
   /**
    * The payment destination an order names (its `pd_` id or its address), whatever its state, or null when orders
-   * has none: the hosted page decides with it whether stablecoin payments may be taken (issue 22).
+   * has none: the hosted page decides with it whether stablecoin payments may be taken.
    */
   async findPaymentDestination(scope: RequestScope, destination: string): Promise<PaymentDestination | null> {
     const { body } = await this.call(

@@ -7,7 +7,7 @@ import {
   type CheckoutSettingsHeader,
 } from '@checkout/contracts';
 
-// The header and its codec are libs/contracts' (the gateway writes it, sessions reads it: issue 25.4).
+// The header and its codec are libs/contracts' (the gateway writes it, sessions reads it).
 
 /** The header in which the gateway forwards the organization's checkout settings (base64url JSON). */
 export const CHECKOUT_SETTINGS_HEADER = INTERNAL_API_HEADERS.checkoutSettings;

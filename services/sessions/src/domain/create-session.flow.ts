@@ -14,12 +14,12 @@ export interface CreateSessionDeps {
   orders: OrdersClient;
   clock: () => Date;
   logger: Logger;
-  /** ID_DERIVATION_SECRET: ids derived from an Idempotency-Key are computable only with it (issue 22). */
+  /** ID_DERIVATION_SECRET: ids derived from an Idempotency-Key are computable only with it. */
   idSecret: string;
 }
 
 /**
- * Flow 2, creating a checkout session (style.md §12).
+ * Flow 2, creating a checkout session.
  *
  * 1. Pick the session id first: it is the Idempotency-Key of the order create, so a retried call to orders
  *    (a timeout, a 503) gets the same order back instead of making a second one. When the merchant sent an

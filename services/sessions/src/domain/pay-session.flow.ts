@@ -141,7 +141,7 @@ async function applyOrRefuse(
   try {
     return await deps.orders.applyPayment(scope, doc.orderId, payment);
   } catch (err) {
-    // SESSION_NOT_PAYABLE is what orders answered before issue 25.4: an older orders may still answer it
+    // SESSION_NOT_PAYABLE is what orders answered before ORDER_NOT_PAYABLE existed: an older orders may answer it
     // during a rolling deploy (deploy sessions first: an older sessions does not know ORDER_NOT_PAYABLE).
     if (isDomainError(err) && (err.code === 'ORDER_NOT_PAYABLE' || err.code === 'SESSION_NOT_PAYABLE')) {
       const latest = await deps.orders.get(scope, doc.orderId);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { acceptsPayments } from './payment-destination';
 
-describe('acceptsPayments (issue 22)', () => {
+describe('acceptsPayments', () => {
   it.each([
     [{ status: 'active', verified: true }, true],
     [{ status: 'active', verified: false }, false],

@@ -6,7 +6,7 @@ import { presentSession } from './session.presenter';
 /**
  * The message sessions produces on the session events topic for a transition of `doc` (a SessionEventV1
  * envelope, parsed here so a producer bug fails at the source). Its own function so the message fixtures
- * (libs/contracts/fixtures/messages, issue 21.5) are built by the code that produces the real ones.
+ * (libs/contracts/fixtures/messages) are built by the code that produces the real ones.
  */
 export function sessionEventMessage(
   doc: SessionDocument,

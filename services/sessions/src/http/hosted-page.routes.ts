@@ -262,7 +262,7 @@ export function hostedPageRoutes(deps: HostedPageDeps): Router {
 
 /**
  * Where the order's stablecoin payments go: the destination it names (an address or the id of a registered one,
- * D15) while orders' rule still holds, 'unavailable' once it does not (deactivated, deleted, unverified; issue 22:
+ * D15) while orders' rule still holds, 'unavailable' once it does not (deactivated, deleted, unverified:
  * the page used to show it regardless), or undefined when the order names none. Only that one destination is read.
  */
 async function stablecoinDestination(

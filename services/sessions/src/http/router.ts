@@ -24,7 +24,7 @@ export interface RouteDeps {
   secureCookies: boolean;
 }
 
-/** Who may call what (issue 22): the merchants' session API and test helpers, through the gateway. */
+/** Who may call what: the merchants' session API and test helpers, through the gateway. */
 export const SESSIONS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   { path: /^\/internal\/(sessions|test-helpers)(\/.*)?$/, callers: ['gateway'] },
 ];

@@ -3,7 +3,7 @@ import { runConsumer, type KafkaClient, type ParseResult, type RunningConsumer }
 import { OrderEventMessage } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 
-/** What the consumer does with a received message's JSON; exported for the message fixtures test (issue 21.5). */
+/** What the consumer does with a received message's JSON; exported for the message fixtures test. */
 export function parseOrderEvent(raw: unknown): ParseResult<OrderEventMessage> {
   const parsed = OrderEventMessage.safeParse(raw);
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: parsed.error.message };

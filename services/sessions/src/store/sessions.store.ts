@@ -3,7 +3,7 @@ import { scoped, type InsertOnceResult, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 import type { SessionDocument } from './session.document';
 
-/** The only code that touches the sessions collection. Payments are stored once, in orders (issue 13). */
+/** The only code that touches the sessions collection. Payments are stored once, in orders. */
 export class SessionsStore {
   readonly collection: Collection<SessionDocument>;
 

@@ -23,7 +23,7 @@ import {
   type Stack,
 } from './harness';
 
-// Issue 13, part 4 (a soak finding): a payment is stored once, in orders, and the session stores orders' answer
+// A soak finding: a payment is stored once, in orders, and the session stores orders' answer
 // afterwards. If the sessions process dies between the two, orders' order event (written with the payment, in
 // its outbox) is what brings the session to `completed`, with exactly one checkout.session.completed (D28).
 
@@ -150,7 +150,7 @@ describe('a payment orders applied but the session never stored', () => {
   });
 });
 
-// Soak findings (issue 12): the gateway keeps no 5xx answer (D42), so a merchant retries with the same
+// Soak findings: the gateway keeps no 5xx answer (D42), so a merchant retries with the same
 // Idempotency-Key after an unknown outcome. The gateway passes the key on (INTERNAL_HEADERS.idempotencyRecord) and
 // the retry meets what the first try created instead of creating it again.
 describe('a retry with the same Idempotency-Key after an unknown outcome (D42)', () => {
@@ -184,7 +184,7 @@ describe('a retry with the same Idempotency-Key after an unknown outcome (D42)',
       status: 'pending',
       order: { id: orphan.body.order.id, externalId },
     });
-    // Issue 22: the id is not what anyone who knows the organization and the key could compute without the secret.
+    // The id is not what anyone who knows the organization and the key could compute without the secret.
     expect(retried.body.session.id).not.toBe(
       derivedId('cs', tenant.mode, `session\n${tenant.organizationId}\n${record}`),
     );

@@ -2,9 +2,10 @@
 // integration project's global setup), with a database and topic prefix of their own per test file.
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
-import { createKafka, readTopic, topicOffsets } from '@checkout/kafka';
+import { createKafka, topicOffsets } from '@checkout/kafka';
+import { readTopic } from '@checkout/kafka/testing';
 import { createLogger } from '@checkout/logger';
-import type { CommandCounter } from '@checkout/mongo';
+import type { CommandCounter } from '@checkout/mongo/testing';
 import { buildApp as buildOrdersApp } from '@checkout/orders';
 import { parseConfig as parseOrdersConfig } from '@checkout/orders/config';
 import { TOPICS, topicName, type PaymentMethod } from '@checkout/contracts';
@@ -15,7 +16,7 @@ import { encodeCheckoutSettings, type CheckoutSettings } from '../../src/domain/
 
 /** The gateway's credential, with which tests call sessions (and orders, for reference data) as the gateway does. */
 export const GATEWAY_TOKEN = newSecret();
-/** Sessions' own credential, with which it calls orders (issue 22: each service its own). */
+/** Sessions' own credential, with which it calls orders (each service its own). */
 const SESSIONS_TOKEN = newSecret();
 /** ID_DERIVATION_SECRET of every sessions app the harness starts: tests derive the ids a keyed request gets. */
 export const ID_DERIVATION_SECRET = newSecret();
@@ -99,6 +100,11 @@ export interface StackOptions {
   counters?: { orders?: CommandCounter; sessions?: CommandCounter };
 }
 
+/** Starts `app`, its database commands counted by `counter` when one is given. */
+function started<T>(app: { start(): Promise<T> }, counter: CommandCounter | undefined): Promise<T> {
+  return counter ? counter.watch(() => app.start()) : app.start();
+}
+
 export async function startStack(
   label: string,
   sessionsEnv: Record<string, string> = {},
@@ -129,12 +135,8 @@ export async function startStack(
     PROCESSOR_WEBHOOK_SECRET: PROCESSOR_SECRET,
     ...options.ordersEnv,
   });
-  const ordersApp = buildOrdersApp(
-    ordersConfig,
-    logger,
-    options.counters?.orders ? { commandCounter: options.counters.orders } : {},
-  );
-  const ordersUrl = (await ordersApp.start()).url;
+  const ordersApp = buildOrdersApp(ordersConfig, logger);
+  const ordersUrl = (await started(ordersApp, options.counters?.orders)).url;
 
   const sessionsEnvFull = {
     ...common,
@@ -151,12 +153,9 @@ export async function startStack(
     ...sessionsEnv,
   };
   const apps: SessionsApp[] = [];
-  const sessionsApp = buildApp(parseConfig(sessionsEnvFull), logger, {
-    clock: clock.now,
-    ...(options.counters?.sessions && { commandCounter: options.counters.sessions }),
-  });
+  const sessionsApp = buildApp(parseConfig(sessionsEnvFull), logger, { clock: clock.now });
   apps.push(sessionsApp);
-  const { url: sessionsUrl } = await sessionsApp.start();
+  const { url: sessionsUrl } = await started(sessionsApp, options.counters?.sessions);
 
   const call = async (
     base: string,

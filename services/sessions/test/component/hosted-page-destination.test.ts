@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { newTenant, startStack, type Stack, type Tenant } from './harness';
 
-// Issue 22 (low): the hosted page resolved the order's payment destination whatever its state, so a destination the
+// The hosted page resolved the order's payment destination whatever its state, so a destination the
 // operators deactivated (or that was never verified) kept being shown, and paid, on every open checkout naming it.
 // The page now resolves only the destination the order names and offers it only while orders' rule holds (active
 // and verified, as when the order was created); the stablecoin payment POST refuses otherwise.
@@ -55,7 +55,7 @@ async function destinationOf(tenant: Tenant, address: string): Promise<string> {
   return created.body.paymentDestination.id as string;
 }
 
-describe("The hosted page and the order's payment destination (issue 22)", () => {
+describe("The hosted page and the order's payment destination", () => {
   it.each([
     ['deactivated', { status: 'inactive' }],
     ['deleted', { status: 'deleted' }],

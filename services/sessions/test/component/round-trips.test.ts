@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandCounter } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { newTenant, startStack, type Stack } from './harness';
 
-// Issue 13, parts 3 and 4: the database commands of each session operation, in sessions and in orders, counted
+// The database commands of each session operation, in sessions and in orders, counted
 // with the driver's command monitoring (deterministic, so asserted exactly). The gateway adds none after
 // warm-up (D43: authentication and the rate limit are in memory). A change that adds a round trip has to
 // change this file and say why.

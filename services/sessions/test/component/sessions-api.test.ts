@@ -173,7 +173,7 @@ describe('GET /internal/sessions/:id', () => {
     expect(bad.body.code).toBe('INVALID_SESSION_ID');
   });
 
-  it('When the order is edited, then the session shows the order as it is now, from the order.updated event (D25, issue 13)', async () => {
+  it('When the order is edited, then the session shows the order as it is now, from the order.updated event (D25)', async () => {
     const tenant = newTenant();
     const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest())).body.session;
     const edited = await stack.orders('PATCH', `/internal/orders/${created.order.id}`, tenant, {

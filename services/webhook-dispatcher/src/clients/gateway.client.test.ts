@@ -92,7 +92,7 @@ describe('GatewaySettingsClient (D35)', () => {
     await settings.close();
   });
 
-  it('When a rotation is in its overlap, then every secret the gateway lists signs (issue 22), current first', async () => {
+  it('When a rotation is in its overlap, then every secret the gateway lists signs, current first', async () => {
     const rotating = createServer((_req, res) => {
       res
         .writeHead(200, { 'content-type': 'application/json' })

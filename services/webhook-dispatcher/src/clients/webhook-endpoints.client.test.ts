@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddressPolicy } from '../domain/address-policy';
 import { WebhookSender, type SenderDebugLog, type SendResult } from './webhook-endpoints.client';
 
-// Issue 22 (low): the attempt's `error` is shown to the merchant by the events API, and used to carry the address a
+// The attempt's `error` is shown to the merchant by the events API, and used to carry the address a
 // name resolved to ("refused: 10.0.0.5 is a private address"), raw network error texts (which name hosts) and the
 // Location of a redirect. Attempts now say only what a merchant can act on; the detail goes to the debug log.
 
@@ -86,7 +86,7 @@ afterAll(async () => {
   await Promise.all([http, resetter, silent].map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
-describe('What an attempt says about a failure (issue 22)', () => {
+describe('What an attempt says about a failure', () => {
   it.each([
     ['a private IP literal', 'http://10.0.0.5/hook'],
     ['the cloud metadata address', 'http://169.254.169.254/latest/meta-data/'],

@@ -3,13 +3,13 @@ import { isIP, type LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 import type { AddressPolicy } from '../domain/address-policy';
 
-// The webhook sender (style.md §11). One shared keep-alive Agent for all merchants. Its `connect.lookup`
+// The webhook sender. One shared keep-alive Agent for all merchants. Its `connect.lookup`
 // resolves the host itself and refuses the connection when any address it would use is internal (D33): the
 // check sits on the address actually dialled, so a DNS answer that changes between check and connect
 // (rebinding) cannot get around it. IP-literal hosts skip lookup, so those are checked before dispatch.
 //
 // An attempt's `error` is shown to the merchant (events API), so it says only what the merchant can act on, in a
-// few fixed phrases (issue 22: it used to carry the address a name resolved to, raw network error texts naming
+// few fixed phrases (it used to carry the address a name resolved to, raw network error texts naming
 // hosts, and a redirect's Location, which told anyone with a test key what the cluster's DNS answers). What
 // happened exactly goes to the debug log (`debug`), never to the attempt.
 

@@ -25,7 +25,7 @@ describe('AddressPolicy (D33)', () => {
     ['::ffff:127.0.0.1', 'loopback'],
     ['::ffff:10.1.2.3', 'private'],
     ['64:ff9b::a00:1', 'NAT64'],
-    // Issue 22 (low): IPv4-compatible IPv6 (::/96, deprecated) reaches the IPv4 address on many stacks. A URL's
+    // IPv4-compatible IPv6 (::/96, deprecated) reaches the IPv4 address on many stacks. A URL's
     // [::169.254.169.254] is connected to as ::a9fe:a9fe (the WHATWG URL parser's form, and the socket's).
     ['::a9fe:a9fe', 'global unicast'],
     ['::7f00:1', 'global unicast'],

@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 
-// D33 / style.md §11: webhooks never reach internal addresses unless the deployment allows them. The check is
-// on the address actually connected to (see clients/webhook-endpoints.client.ts), so DNS rebinding cannot get around it.
+// D33: webhooks never reach internal addresses unless the deployment allows them. The check is on the address
+// actually connected to (see clients/webhook-endpoints.client.ts), so DNS rebinding cannot get around it.
 
 type Network = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
@@ -80,7 +80,7 @@ export class AddressPolicy {
     if (range === 'unicast') {
       if (CLOUD_METADATA.has(text)) return { allowed: false, reason: `${text} is a cloud metadata address` };
       // ipaddr.js calls every IPv6 address it has no name for "unicast", IPv4-compatible ones (::/96, e.g.
-      // ::169.254.169.254) included; only global unicast may be reached (issue 22).
+      // ::169.254.169.254) included; only global unicast may be reached.
       if (address.kind() === 'ipv6' && !address.match(GLOBAL_UNICAST_V6[0], GLOBAL_UNICAST_V6[1])) {
         return { allowed: false, reason: `${text} is not a global unicast address` };
       }

@@ -1,11 +1,12 @@
 import { GroupCommit } from '@checkout/coalesce';
 import { deliveryHeaders, signatureHeaders } from '@checkout/contracts';
 import type { Scope } from '@checkout/mongo';
+import { inSpan, type SpanHandle } from '@checkout/telemetry';
 import type { AttemptOutcome } from '../store/deliveries.store';
 import type { AttemptRecord, DeliveryDocument } from '../store/delivery.document';
 import type { SendResult } from '../clients/webhook-endpoints.client';
 import type { RetryMessage } from '../messaging/webhook-messages';
-import type { DispatcherDeps } from './dispatcher';
+import type { DispatcherDeps } from './ports';
 import type { SubmitResult, Target } from './host-scheduler';
 import { nextAttempt, parseRetryAfter } from './retry-policy';
 
@@ -26,6 +27,19 @@ interface Decided {
   outcome: AttemptOutcome;
   retryAt: Date | null;
   finished: Date;
+}
+
+/** The attempt's answer on its span: the status code, the outcome (success, timeout…), and failed unless 2xx. */
+function attemptOutcomeOnSpan(span: SpanHandle, sent: Decided | { deferredUntil: Date }): void {
+  if ('deferredUntil' in sent) {
+    span.setAttributes({ 'checkout.outcome': 'deferred' });
+    return;
+  }
+  span.setAttributes({
+    'checkout.outcome': sent.result.kind,
+    'http.response.status_code': sent.result.statusCode ?? undefined,
+  });
+  if (!sent.result.ok) span.fail();
 }
 
 export function attemptKey(deliveryId: string, attempt: number): string {
@@ -92,7 +106,7 @@ export class Attempts {
     clearTimeout(timer);
   }
 
-  /** Where an attempt queues: its host, in its organization and mode's lane (fair between merchants, issue 22). */
+  /** Where an attempt queues: its host, in its organization and mode's lane (fair between merchants). */
   target(url: string, scope: Scope): Target {
     return { host: this.deps.hostKey(url), lane: { organizationId: scope.organizationId, mode: scope.mode } };
   }
@@ -145,13 +159,38 @@ export class Attempts {
     const started = this.deps.clock();
     const taken = await this.take(deliveryId, attempt, started, held);
     if (!taken) return;
-    const sent = await this.sendAndDecide(taken.delivery, taken.body, attempt, started);
-    release();
-    if ('deferredUntil' in sent) {
-      await this.deps.deliveries.deferAttempt(deliveryId, attempt, sent.deferredUntil, started);
-      return;
-    }
-    await this.recordOutcome(taken.delivery, sent);
+    if (attempt === 1)
+      this.deps.metrics.firstAttemptDelay.observe(
+        Math.max(0, (started.getTime() - taken.delivery.createdAt.getTime()) / 1000),
+      );
+    // A span in the trace that caused the delivery, from the POST to its recorded outcome (and its retry message).
+    await inSpan(
+      'webhook attempt',
+      {
+        kind: 'client',
+        parent: taken.delivery.trace ?? 'none',
+        attributes: {
+          'checkout.delivery_id': deliveryId,
+          'checkout.event_id': taken.delivery.eventId,
+          'checkout.event_type': taken.delivery.eventType,
+          'checkout.attempt': attempt,
+          'checkout.organization_id': taken.delivery.organizationId,
+          'checkout.mode': taken.delivery.mode,
+          'http.request.method': 'POST',
+          'server.address': this.deps.hostKey(taken.delivery.url),
+        },
+      },
+      async (span) => {
+        const sent = await this.sendAndDecide(taken.delivery, taken.body, attempt, started);
+        release();
+        attemptOutcomeOnSpan(span, sent);
+        if ('deferredUntil' in sent) {
+          await this.deps.deliveries.deferAttempt(deliveryId, attempt, sent.deferredUntil, started);
+          return;
+        }
+        await this.recordOutcome(taken.delivery, sent);
+      },
+    );
   }
 
   /** The delivery and its body: as held, while the hold outlives the attempt; otherwise claimed for this attempt. */

@@ -1,8 +1,7 @@
-import type { Db } from 'mongodb';
+import { PeriodicTask, retentionSweep, type Db } from '@checkout/mongo';
 import type { Logger } from '@checkout/logger';
-import { PeriodicTask, retentionSweep } from '@checkout/mongo';
 import { COLLECTIONS } from '../store/indexes';
-import type { ExclusiveWork } from './dispatcher';
+import type { ExclusiveWork } from './ports';
 import type { Recovery } from './recovery';
 
 const SWEEP_LEASE = 'webhook-dispatcher:recovery-sweep';
@@ -11,7 +10,7 @@ export interface BackgroundWorkSettings {
   recoveryIntervalMs: number;
   retentionMs: number;
   retentionIntervalMs: number;
-  /** Each recovery round, whether this process took the lease (webhook_recovery_sweeps_total, issue 21.3). */
+  /** Each recovery round, whether this process took the lease (webhook_recovery_sweeps_total). */
   onRecoveryRound?: (leaseTaken: boolean) => void;
 }
 

@@ -1,90 +1,12 @@
-import type { Logger } from '@checkout/logger';
-import type { EventType, Mode } from '@checkout/contracts';
-import type { DeliveriesStore } from '../store/deliveries.store';
-import type { EventsStore } from '../store/events.store';
-import type { DeliveryDocument } from '../store/delivery.document';
-import type { SendResult } from '../clients/webhook-endpoints.client';
-import type { SigningSecrets } from '../clients/gateway.client';
-import type { DispatcherMetrics } from '../metrics';
-import type { RetryMessage } from '../messaging/webhook-messages';
 import { Attempts } from './attempts';
-import type { HostScheduler } from './host-scheduler';
+import type { DispatcherDeps } from './ports';
 import { Recorder } from './record';
 import { Recovery } from './recovery';
 
-// The dispatcher's use cases, in three parts that share these ports: record.ts stores what is to be delivered
-// (an event with its first delivery, a redelivery), attempts.ts makes attempts and records their outcomes (the
-// one attempt path), recovery.ts brings back what nobody is attempting (D44's recover, the sweep, lane refills).
+// The dispatcher's use cases, in three parts that share the ports of ports.ts: record.ts stores what is to be
+// delivered (an event with its first delivery, a redelivery), attempts.ts makes attempts and records their outcomes
+// (the one attempt path), recovery.ts brings back what nobody is attempting (D44's recover, the sweep, lane refills).
 // Kafka and HTTP are behind ports; the retry decisions are in retry-policy.ts.
-
-/**
- * A consumed event, whichever topic brought it: a session's (D30) or an order's or refund's (D49). Recording it
- * (record.ts) is the one place an event becomes a stored public event.
- */
-export interface IncomingEvent {
-  /**
-   * The validated envelope without its parsed body: the body is kept once, as rawBody. Batches wait in memory
-   * while the scheduler is full (back-pressure), so every copy per event counts.
-   */
-  envelope: {
-    eventId: string;
-    organizationId: string;
-    mode: Mode;
-    type: EventType;
-    /** A checkout.session.* event's session (the events API filters by it). */
-    sessionId?: string;
-    /**
-     * Where its first delivery goes: the session's callback URL. null: recorded, not delivered (D32: a session without
-     * one; D49: order and refund events, which a session's callback URL never receives).
-     */
-    callbackUrl: string | null;
-  };
-  /** The body's createdAt, validated with it. */
-  createdAt: string;
-  /** The webhook body as produced, unknown fields included. */
-  rawBody: Record<string, unknown>;
-}
-
-export interface WebhookSenderPort {
-  send(input: { url: string; headers: Record<string, string>; body: string }): Promise<SendResult>;
-}
-
-export interface WebhookPublisherPort {
-  publishRetry(message: RetryMessage): Promise<void>;
-  publishDeadLetter(delivery: DeliveryDocument, failedAt: Date): Promise<void>;
-}
-
-/** One holder at a time per key, across replicas (libs/mongo Leases). */
-export interface ExclusiveWork {
-  tryAcquire(key: string, ttlMs: number): Promise<{ release(): Promise<void> } | null>;
-}
-
-export interface DispatcherDeps {
-  events: EventsStore;
-  /** Keeps recoveries (D44) to one at a time per organization and mode. */
-  recoveries: ExclusiveWork;
-  deliveries: DeliveriesStore;
-  scheduler: HostScheduler;
-  sender: WebhookSenderPort;
-  hostKey: (url: string) => string;
-  secrets: SigningSecrets;
-  publisher: WebhookPublisherPort;
-  metrics: DispatcherMetrics;
-  logger: Logger;
-  clock: () => Date;
-  rng: () => number;
-  /** Identifies this process in delivery holds. */
-  owner: string;
-  /** False in events-API-only pods: new deliveries are left to the consumer pods' recovery sweep. */
-  dispatchLocally: boolean;
-  policy: {
-    delaysMs: readonly number[];
-    maxAttempts: number;
-    timeoutMs: number;
-    /** How long a delivery held by this process (stored, queued or in flight) is left alone by the others. */
-    claimTtlMs: number;
-  };
-}
 
 export interface Dispatcher {
   record: Recorder;

@@ -169,7 +169,7 @@ describe('HostScheduler', () => {
     await becameIdle;
   });
 
-  describe('lanes: one per organization and mode (issue 22 item 6)', () => {
+  describe('lanes: one per organization and mode', () => {
     const hostile: Lane = { organizationId: 'org_hostile', mode: 'test' };
     const other: Lane = { organizationId: 'org_other', mode: 'live' };
     const fair = {
@@ -315,7 +315,9 @@ describe('HostScheduler', () => {
   });
 });
 
-/** Lets the scheduler's promise chains run until `condition` holds (a bounded number of turns of the microtask queue). */
+/**
+ * Lets the scheduler's promise chains run until `condition` holds (a bounded number of turns of the microtask queue).
+ */
 async function eventuallyTrue(condition: () => boolean): Promise<void> {
   for (let turn = 0; turn < 100 && !condition(); turn += 1) await Promise.resolve();
   expect(condition()).toBe(true);

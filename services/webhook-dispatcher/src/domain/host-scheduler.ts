@@ -1,5 +1,5 @@
-// In-process scheduling of webhook attempts (no head-of-line blocking, architecture.md Messaging rules), fair
-// between tenants (issue 22 item 6).
+// In-process scheduling of webhook attempts (no head-of-line blocking, docs/engineering.md, messaging rules), fair
+// between tenants.
 // Attempts are grouped into lanes, one per organization and mode, and inside a lane into one FIFO queue per
 // destination host. Lanes take turns for the global in-flight slots, and inside a lane its hosts take turns, so:
 // - a lane holds at most `maxInFlightPerLane` slots: one merchant whose endpoints all hang (tarpits on many
@@ -267,7 +267,9 @@ export class HostScheduler {
     return dropped;
   }
 
-  /** Resolves when nothing is running, being recorded or reserved (after stop(), when in-flight attempts have finished). */
+  /**
+   * Resolves when nothing is running, being recorded or reserved (after stop(), when in-flight attempts have finished).
+   */
   idle(): Promise<void> {
     if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));

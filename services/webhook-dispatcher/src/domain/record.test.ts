@@ -8,10 +8,11 @@ import type { AttemptOutcome, DeliveriesStore } from '../store/deliveries.store'
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { EventDocument } from '../store/event.document';
 import type { EventsStore } from '../store/events.store';
-import { createDispatcher, type IncomingEvent } from './dispatcher';
+import { createDispatcher } from './dispatcher';
+import type { IncomingEvent } from './ports';
 import { HostScheduler } from './host-scheduler';
 
-// The session-events handler (issues 9 and 25) with the stores replaced by ports the test controls (pure logic;
+// The session-events handler with the stores replaced by ports the test controls (pure logic;
 // the component tests run the same code against Kafka and the database). kafkajs fetches again only once every
 // batch of the last fetch is handed over, so the handler must return without waiting for the database, yet
 // keep waiting while the scheduler is full (back-pressure). Each delivery is stored, pending and held, with its
@@ -29,7 +30,7 @@ const OK: SendResult = {
 function incoming(count: number): IncomingEvent[] {
   return Array.from({ length: count }, () => {
     const { body, ...envelope } = buildSessionEvent({ callbackUrl: 'http://127.0.0.1:9/hook' });
-    return { envelope, createdAt: body.createdAt, rawBody: body as unknown as Record<string, unknown> };
+    return { envelope, createdAt: body.createdAt, rawBody: body };
   });
 }
 
@@ -98,7 +99,7 @@ function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
   };
 }
 
-describe('Recorder.recordEventsAndQueueFirstAttempts (issues 9, 25)', () => {
+describe('Recorder.recordEventsAndQueueFirstAttempts ', () => {
   it('When the inserts are slow, then the handler returns before them, done waits for them only, the attempts go once they are done, and the outcomes are recorded afterwards', async () => {
     const { record, inserts, answers, sent, storedDeliveries, recordedOutcomes } = dispatcherWith({
       maxInFlight: 10,
@@ -142,7 +143,7 @@ describe('Recorder.recordEventsAndQueueFirstAttempts (issues 9, 25)', () => {
   });
 });
 
-describe('Dispatcher.stop (issue 25)', () => {
+describe('Dispatcher.stop', () => {
   it('When it stops with attempts queued and one in flight, then the queued ones are dropped with their holds given back in one command, and the one in flight is finished and recorded', async () => {
     // One attempt at a time: the first is in flight (waiting for its answer), the other two are queued, held here.
     const { dispatcher, record, inserts, answers, sent, storedDeliveries, recordedOutcomes, givenBack } =

@@ -2,10 +2,11 @@ import { GroupCommit } from '@checkout/coalesce';
 import { DomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
 import { derivedId, newId, type Mode } from '@checkout/contracts';
+import { currentTraceCarrier, type TraceCarrier } from '@checkout/telemetry';
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { EventDocument } from '../store/event.document';
 import type { Attempts } from './attempts';
-import type { DispatcherDeps, IncomingEvent } from './dispatcher';
+import type { DispatcherDeps, IncomingEvent } from './ports';
 
 /** Most events (with their deliveries) written by one batched command. */
 const WRITE_BATCH_LIMIT = 200;
@@ -135,7 +136,7 @@ export class Recorder {
       this.deps.dispatchLocally &&
       !this.attempts.isStopped &&
       this.deps.scheduler.hasRoomFor(this.attempts.target(url, scope));
-    const doc = this.newDelivery(scope, event, deliveryId, this.deps.clock(), holdHere);
+    const doc = this.newDelivery(scope, event, deliveryId, this.deps.clock(), holdHere, currentTraceCarrier());
     const { delivery, created } = await this.deps.deliveries.insertDelivery(scope, doc);
     if (created && holdHere) this.queueHeld(delivery, event.body);
     else if (created && this.deps.dispatchLocally && this.deps.scheduler.laneIsFull(scope))
@@ -148,7 +149,7 @@ export class Recorder {
     const deliveries: BatchDocuments['deliveries'] = [];
     // Held by this process from the start: given back at once if it does not fit in memory here after all.
     const holdHere = this.deps.dispatchLocally && !this.attempts.isStopped;
-    for (const { envelope, createdAt, rawBody } of batch) {
+    for (const { envelope, createdAt, rawBody, trace } of batch) {
       if (events.has(envelope.eventId)) continue;
       const scope = { organizationId: envelope.organizationId, mode: envelope.mode };
       const deliveryId = envelope.callbackUrl === null ? null : initialDeliveryId(envelope.eventId, envelope.mode);
@@ -165,7 +166,10 @@ export class Recorder {
       };
       events.set(event._id, event);
       if (deliveryId !== null)
-        deliveries.push({ delivery: this.newDelivery(scope, event, deliveryId, now, holdHere), body: event.body });
+        deliveries.push({
+          delivery: this.newDelivery(scope, event, deliveryId, now, holdHere, trace),
+          body: event.body,
+        });
     }
     return { events: [...events.values()], deliveries };
   }
@@ -223,8 +227,10 @@ export class Recorder {
     deliveryId: string,
     now: Date,
     holdHere: boolean,
+    trace: TraceCarrier | undefined,
   ): DeliveryDocument {
     return {
+      ...(trace && { trace }),
       _id: deliveryId,
       organizationId: scope.organizationId,
       mode: scope.mode,

@@ -3,7 +3,7 @@ import type { Scope } from '@checkout/mongo';
 import { RECOVER_MAX_AGE_DAYS, RECOVER_MAX_AGE_MS, derivedId, type Mode } from '@checkout/contracts';
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { Attempts } from './attempts';
-import type { DispatcherDeps } from './dispatcher';
+import type { DispatcherDeps } from './ports';
 import { laneKey } from './host-scheduler';
 import type { Recorder } from './record';
 
@@ -45,7 +45,7 @@ export class Recovery {
    * delivery (as redeliver). The new id is derived from the failed one, so two recoveries running at once would
    * create it once; the failed delivery is then marked, so a later recovery leaves it alone. The failed ones are
    * read a page at a time, those recovered before left out by the query, and one recovery per organization and
-   * mode runs at a time (issue 22): a second one meanwhile is 409 RECOVERY_IN_PROGRESS. Returns how many this call
+   * mode runs at a time: a second one meanwhile is 409 RECOVERY_IN_PROGRESS. Returns how many this call
    * created.
    */
   async recover(scope: Scope, since: Date): Promise<number> {

@@ -1,4 +1,4 @@
-// When a failed delivery is tried next (D31, D40; style.md §9). Pure: the clock and the random source are
+// When a failed delivery is tried next (D31, D40). Pure: the clock and the random source are
 // arguments, so the table tests below it need no engines. Kafka's retry tiers only carry this decision.
 
 export interface NextAttemptInput {
@@ -47,7 +47,9 @@ export function nextAttempt(input: NextAttemptInput): NextAttempt {
   return { at: new Date(now.getTime() + delayMs), delayMs };
 }
 
-/** The longest wait Retry-After may ask for before the attempt after `index`: just under every draw of the next delay. */
+/**
+ * The longest wait Retry-After may ask for before the attempt after `index`: just under every draw of the next delay.
+ */
 function retryAfterCeilingMs(delaysMs: readonly number[], index: number): number {
   const next = delaysMs[index + 1];
   if (next === undefined) return (delaysMs[index] ?? 0) + jitterBoundMs(delaysMs, index);

@@ -6,7 +6,7 @@ import type { Recorder } from '../domain/record';
 import type { Recovery } from '../domain/recovery';
 import { eventsRoutes } from './events.routes';
 
-/** Who may call what (issue 22): the merchants' events API through the gateway; the operators' replay job redelivers. */
+/** Who may call what: the merchants' events API through the gateway; the operators' replay job redelivers. */
 export const DISPATCHER_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   { methods: ['POST'], path: /^\/internal\/events\/[^/]+\/redeliver\/?$/, callers: ['gateway', 'dead-letter-replay'] },
   { path: /^\/internal\/events(\/.*)?$/, callers: ['gateway'] },

@@ -6,7 +6,7 @@ import {
   type ParseResult,
   type RunningConsumer,
 } from '@checkout/kafka';
-import type { IncomingEvent } from '../domain/dispatcher';
+import type { IncomingEvent } from '../domain/ports';
 
 /**
  * Reads a topic of events to record (sessions' events, D30; orders' public events, D49). The envelope is validated
@@ -38,6 +38,7 @@ export function runEventsConsumer(options: {
     maxBytesPerPartition: 256 * 1024,
     onRestart: options.onRestart,
     parse: options.parse,
-    handleBatch: (messages) => options.handleBatch(messages.map((m) => m.value)),
+    handleBatch: (messages) =>
+      options.handleBatch(messages.map((m) => (m.context.trace ? { ...m.value, trace: m.context.trace } : m.value))),
   });
 }

@@ -22,7 +22,7 @@ export interface RetryConsumerOptions {
   onRestart: () => void;
 }
 
-/** What the consumer does with a received message's JSON; exported for the message fixtures test (issue 21.5). */
+/** What the consumer does with a received message's JSON; exported for the message fixtures test. */
 export function parseRetryMessage(raw: unknown): ParseResult<RetryMessage> {
   const parsed = RetryMessage.safeParse(raw);
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: 'invalid retry message' };

@@ -1,10 +1,10 @@
 import { SessionEventV1 } from '@checkout/contracts';
 import type { ParseResult } from '@checkout/kafka';
-import type { IncomingEvent } from '../domain/dispatcher';
+import type { IncomingEvent } from '../domain/ports';
 
 /**
  * What the session-events consumer (events.consumer.ts) does with a received message's JSON: the envelope checked
- * with SessionEventV1, the webhook body kept as sessions wrote it. Exported for the message fixtures test (21.5).
+ * with SessionEventV1, the webhook body kept as sessions wrote it. Exported for the message fixtures test.
  */
 export function parseSessionEvent(raw: unknown): ParseResult<IncomingEvent> {
   const result = SessionEventV1.safeParse(raw);

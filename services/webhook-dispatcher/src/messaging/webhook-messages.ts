@@ -13,7 +13,7 @@ import type { EventProducer } from '@checkout/kafka';
 import type { DeliveryDocument } from '../store/delivery.document';
 
 // Messages on the dispatcher's own topics. They carry ids and counters; the delivery document holds the truth
-// (style.md §8). Tier N holds deliveries whose attempt N failed, so every message in a tier waited the same
+//. Tier N holds deliveries whose attempt N failed, so every message in a tier waited the same
 // delay and the tier's FIFO order is (up to jitter) the order in which they become due.
 
 export const RetryMessage = z.object({

@@ -1,5 +1,12 @@
-import type { Collection, Db, Filter, PushOperator, UpdateFilter } from 'mongodb';
-import { scoped, type Scope } from '@checkout/mongo';
+import {
+  scoped,
+  type Collection,
+  type Db,
+  type Filter,
+  type PushOperator,
+  type UpdateFilter,
+  type Scope,
+} from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 import { insertManyOnce } from './insert-many';
 import type { AttemptRecord, DeliveryDocument } from './delivery.document';
@@ -186,7 +193,7 @@ export class DeliveriesStore {
   /**
    * Pending deliveries that nobody holds any more: a crash, a lost retry message, a spilled queue. Those of the
    * organizations and modes in `skip` (whose queues are full here) are left out, so that one merchant's spilled
-   * backlog never takes every place of a sweep and keeps the others' deliveries waiting (issue 22).
+   * backlog never takes every place of a sweep and keeps the others' deliveries waiting.
    */
   findRecoverable(
     now: Date,

@@ -1,5 +1,6 @@
 import type { ScopedDocument } from '@checkout/mongo';
 import type { DeliveryStatus, EventType } from '@checkout/contracts';
+import type { TraceCarrier } from '@checkout/telemetry';
 
 export interface AttemptRecord {
   attempt: number;
@@ -12,7 +13,7 @@ export interface AttemptRecord {
 }
 
 /**
- * One delivery of one event to one URL (style.md §8: the database holds the truth, queue messages carry ids).
+ * One delivery of one event to one URL (the database holds the truth, queue messages carry ids).
  *
  * Crash safety: `lockedUntil` is the time until which some process has promised to act on the delivery — an
  * attempt in flight or queued in memory (lockOwner = that process), or a retry message waiting in a retry
@@ -36,6 +37,11 @@ export interface DeliveryDocument extends ScopedDocument {
   deadLetterPending: boolean;
   /** The delivery that `POST /events/recover` made of this failed one (D44); a failed delivery is recovered once. */
   recoveredBy?: string;
+  /**
+   * The trace of what caused the delivery (the consumed event's span, a redelivery request's), while tracing is
+   * on: every attempt, first, retried or recovered, is a span in that trace (docs/operations.md, "Traces").
+   */
+  trace?: TraceCarrier;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -1,5 +1,4 @@
-import type { Collection, Db, Filter } from 'mongodb';
-import { scoped, type Scope } from '@checkout/mongo';
+import { scoped, type Collection, type Db, type Filter, type Scope } from '@checkout/mongo';
 import type { EventType } from '@checkout/contracts';
 import { COLLECTIONS } from './indexes';
 import { insertManyOnce } from './insert-many';
@@ -19,8 +18,9 @@ export class EventsStore {
   }
 
   /**
-   * Records many events (of any scopes) in one command; each is recorded once: the insert decides, and a duplicate leaves the stored event unchanged. For an id already
-   * stored the stored event is returned (one more read, only when there are such ids).
+   * Records many events (of any scopes) in one command; each is recorded once: the insert decides, and a duplicate
+   * leaves the stored event unchanged. For an id already stored the stored event is returned (one more read, only when
+   * there are such ids).
    */
   async recordEvents(docs: readonly EventDocument[]): Promise<Map<string, { event: EventDocument; created: boolean }>> {
     const duplicates = await insertManyOnce(this.collection, docs);

@@ -1,4 +1,4 @@
-import { MongoBulkWriteError, type Collection, type Document, type OptionalUnlessRequiredId } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Document, type OptionalUnlessRequiredId } from '@checkout/mongo';
 
 /**
  * Inserts many documents in one command, unordered: each insert stands alone and the unique _id arbitrates, as
@@ -14,7 +14,10 @@ export async function insertManyOnce<T extends Document & { _id: string }>(
     await collection.insertMany(docs as unknown as Array<OptionalUnlessRequiredId<T>>, { ordered: false });
   } catch (err) {
     if (!(err instanceof MongoBulkWriteError)) throw err;
-    const writeErrors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+    const writeErrors = (Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors]) as Array<{
+      index: number;
+      code: number;
+    }>;
     for (const writeError of writeErrors) {
       const doc = docs[writeError.index];
       if (writeError.code !== 11000 || !doc) throw err;

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandCounter } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { eventually } from '@checkout/testing';
 import type { SessionEventV1 } from '@checkout/contracts';
 import { buildSessionEvent, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture } from './support';
 
-// Issue 9 (bursts, memory): when more events arrive than the scheduler may hold in memory (WEBHOOK_MAX_QUEUED),
+// Bursts and memory: when more events arrive than the scheduler may hold in memory (WEBHOOK_MAX_QUEUED),
 // the consumer waits for room with the rest of its batch, its offsets uncommitted, instead of storing the
 // overflow for the recovery sweep. With the sweep off, anything spilled would never be attempted, so every
 // delivery arriving shows that nothing was; the commands show that no delivery needed a claim. Fairness between
-// merchants (issue 22) is off here (one merchant may use the whole queue): with it on, a merchant's attempts beyond
+// merchants is off here (one merchant may use the whole queue): with it on, a merchant's attempts beyond
 // its share are stored pending instead (fairness.test.ts), so that its backlog cannot pause the shared consumers.
 
 const EVENTS = 120;
@@ -34,7 +34,7 @@ afterAll(async () => {
   await fixture?.stop();
 });
 
-describe('Back-pressure beyond the in-memory bound (issue 9)', () => {
+describe('Back-pressure beyond the in-memory bound', () => {
   it(`When ${EVENTS} events arrive at once and at most 10 attempts may wait in memory, then the consumer waits for room and every event is delivered once, none through the sweep`, async () => {
     const { receiver, producer, dispatcher } = fixture;
     const events: SessionEventV1[] = Array.from({ length: EVENTS }, () =>
@@ -51,7 +51,7 @@ describe('Back-pressure beyond the in-memory bound (issue 9)', () => {
     expect(new Set(ids).size).toBe(EVENTS);
     expect(new Set(ids)).toEqual(new Set(events.map((e) => e.eventId)));
     // A spilled delivery would have been claimed (findAndModify) and its event read (find) before its attempt; none
-    // was. Only the inserts of events and deliveries and the updates recording the outcomes (issue 25: every
+    // was. Only the inserts of events and deliveries and the updates recording the outcomes (every
     // outcome is an update now, so an update no longer tells a delivery stored while it waited).
     expect(recording.commands).not.toHaveProperty('findAndModify');
     expect(Object.keys(recording.commands).sort(), JSON.stringify(recording.commands)).toEqual(['insert', 'update']);

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandCounter } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { eventually, metricValue } from '@checkout/testing';
 import type { EventResponse, SessionEventV1 } from '@checkout/contracts';
 import {
@@ -16,16 +16,20 @@ import {
   type RunningDispatcher,
 } from './support';
 
-// Issues 9 and 25: the database round trips of a successful first attempt, counted with the driver's command
+// The database round trips of a successful first attempt, counted with the driver's command
 // monitoring (counts, never times). A batch of events is recorded with one insert of the events and one of their
 // deliveries (pending, held by this process), whatever its size; each attempt's outcome is then recorded by an
 // update shared with the outcomes finishing alongside (group commit). Nothing else is read or written: no claim,
-// no re-read of the delivery or the event. (Issue 25 traded the one write per batch that storing a delivery only
-// with its first attempt saved for one attempt path: the delivery is now stored before it is attempted.)
+// no re-read of the delivery or the event. (The one attempt path traded the one write per batch that storing a
+// delivery only with its first attempt saved for one attempt path: the delivery is now stored before it is
+// attempted.)
 
 const EVENTS = 200;
 
-/** Holds every request until `EVENTS` have arrived, then answers them all 200: every first attempt is in flight before any result is recorded. */
+/**
+ * Holds every request until `EVENTS` have arrived, then answers them all 200: every first attempt is in flight before
+ * any result is recorded.
+ */
 function startGatedReceiver(): Promise<{ server: Server; url: string; arrived: () => number; release: () => void }> {
   const held: ServerResponse[] = [];
   let arrivedCount = 0;
@@ -64,7 +68,7 @@ beforeAll(async () => {
   dispatcher = await startDispatcher(
     dispatcherEnv('commands', {
       // One partition, so the burst is one fetched batch; every attempt in flight at once (this one merchant may take
-      // every slot: no share held back for others, issue 22); no sweeps in the count.
+      // every slot: no share held back for others); no sweeps in the count.
       SESSION_EVENTS_PARTITIONS: '1',
       WEBHOOK_MAX_CONCURRENCY_PER_HOST: String(EVENTS),
       WEBHOOK_MAX_IN_FLIGHT: String(EVENTS),
@@ -88,7 +92,7 @@ function succeeded(): Promise<number> {
   return metricValue(dispatcher.url, 'webhook_deliveries_total', { outcome: 'succeeded' });
 }
 
-describe('Database commands per delivery (issue 9)', () => {
+describe('Database commands per delivery', () => {
   it(`When ${EVENTS} events arrive in one batch and all succeed, then the events and their deliveries take exactly 2 commands and each outcome at most one shared update`, async () => {
     const events: SessionEventV1[] = Array.from({ length: EVENTS }, () =>
       buildSessionEvent({ callbackUrl: receiver.url }),

@@ -7,7 +7,7 @@ import { TOPICS, topicName, type SessionEventV1 } from '@checkout/contracts';
 import { TestProducer, buildSessionEvent, dispatcherEnv, dropDatabase, testKafka } from './support';
 import { parseConfig, type Config } from '../../src/config';
 
-// At least once, none lost (style.md §8, architecture.md Messaging rules): the dispatcher runs as a real child
+// At least once, none lost (docs/engineering.md, messaging rules): the dispatcher runs as a real child
 // process and is killed with SIGKILL in the middle of a burst; after a restart every event still reaches the
 // receiver. What the dead process had in flight or queued in memory comes back through the recovery sweep
 // (its claims lapse after WEBHOOK_CLAIM_TTL_MS), what it had not yet committed comes back from Kafka.

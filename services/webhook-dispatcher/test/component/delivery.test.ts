@@ -19,7 +19,10 @@ import {
 } from './support';
 
 const SIGNED_ORG = 'org_signed';
-/** An organization whose settings the gateway stub cannot serve while `settingsDown` (an outage before its secret was ever read). */
+/**
+ * An organization whose settings the gateway stub cannot serve while `settingsDown` (an outage before its secret was
+ * ever read).
+ */
 const UNREADABLE_ORG = 'org_settings_unavailable';
 let settingsDown = true;
 const SECRET_KEY = randomBytes(32);

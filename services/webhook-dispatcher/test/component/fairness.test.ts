@@ -3,7 +3,7 @@ import { ANSWER, eventually, startWebhookReceiver, type WebhookReceiver } from '
 import type { SessionEventV1 } from '@checkout/contracts';
 import { buildSessionEvent, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture } from './support';
 
-// Issue 22 item 6: one merchant cannot delay everyone's webhooks. A test-mode merchant points its callbacks at
+// One merchant cannot delay everyone's webhooks. A test-mode merchant points its callbacks at
 // tarpits on many ports (each attempt hangs for the whole 30 s timeout) and sends more events than the dispatcher
 // may hold in memory. Before lanes, its attempts took every in-flight slot and its backlog filled the queue, so
 // the consumers every merchant shares waited: another merchant's webhook waited 30 s for a slot. Now it holds
@@ -38,7 +38,7 @@ afterAll(async () => {
 
 const tarpitRequests = () => tarpits.reduce((n, t) => n + t.deliveries('/hook').length, 0);
 
-describe('Fair delivery between merchants and modes (issue 22 item 6)', () => {
+describe('Fair delivery between merchants and modes', () => {
   it("When one test-mode merchant's endpoints on many ports all hang and its backlog passes its share, then another merchant's live and test webhooks are delivered while they still hang", async () => {
     const { receiver, producer, dispatcher } = fixture;
     const topic = sessionEventsTopic(dispatcher.config);
@@ -70,7 +70,7 @@ describe('Fair delivery between merchants and modes (issue 22 item 6)', () => {
   });
 });
 
-describe('A merchant burst beyond its share (issue 22 item 6)', () => {
+describe('A merchant burst beyond its share', () => {
   it('When one merchant sends more events than its share of the queue, then the overflow is stored pending and taken back as its queue drains, each delivered once, without the recovery sweep', async () => {
     const burst = await startDispatcherFixture('fairness_burst', {
       SESSION_EVENTS_PARTITIONS: '1',

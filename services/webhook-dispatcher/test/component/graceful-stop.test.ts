@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MongoClient } from 'mongodb';
+import { MongoClient } from '@checkout/mongo';
 import { ANSWER, eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import type { SessionEventV1 } from '@checkout/contracts';
 import {
@@ -13,7 +13,7 @@ import {
   type RunningDispatcher,
 } from './support';
 
-// Issue 25 (rolling deploys): a dispatcher that stops with attempts queued gives back their holds, so another
+// Rolling deploys: a dispatcher that stops with attempts queued gives back their holds, so another
 // replica's recovery sweep takes them at its next round. Before, they stayed held by the stopped process until
 // WEBHOOK_CLAIM_TTL_MS lapsed (here 60 s, longer than this test waits for them).
 
@@ -49,7 +49,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-describe('A dispatcher that stops with attempts queued (issue 25)', () => {
+describe('A dispatcher that stops with attempts queued', () => {
   it('When it stops, then the queued deliveries are no longer held by it, and another replica delivers them long before their holds would have lapsed', async () => {
     receiver.answer('/hook', ANSWER.hang);
     first = await startDispatcher(env);

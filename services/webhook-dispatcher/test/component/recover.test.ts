@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type Db } from '@checkout/mongo';
+import { CommandCounter } from '@checkout/mongo/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandCounter } from '@checkout/mongo';
 import { eventually } from '@checkout/testing';
 import { newId, type Mode } from '@checkout/contracts';
 import { COLLECTIONS } from '../../src/store/indexes';
@@ -9,7 +9,7 @@ import type { DeliveryDocument } from '../../src/store/delivery.document';
 import type { EventDocument } from '../../src/store/event.document';
 import { internalHeaders, startDispatcherFixture, type DispatcherFixture } from './support';
 
-// POST /events/recover (D44) with many failed deliveries (issue 22): they are read a page at a time (never the
+// POST /events/recover (D44) with many failed deliveries: they are read a page at a time (never the
 // whole 14 days at once), those recovered before are left out by the query itself, and a second recovery of the
 // same organization and mode while one runs is told so (409 RECOVERY_IN_PROGRESS) instead of doing the work twice.
 
@@ -90,7 +90,7 @@ afterAll(async () => {
   await fixture?.stop();
 });
 
-describe('POST /internal/events/recover with many failed deliveries (D44, issue 22)', () => {
+describe('POST /internal/events/recover with many failed deliveries (D44)', () => {
   it(`When ${FAILED} deliveries failed, then each gets one new delivery, read ${FAILED} at most 200 at a time, and a second recovery finds none`, async () => {
     const eventIds = await seedFailed(FAILED);
     const since = new Date(Date.now() - 5 * 60_000);

@@ -43,7 +43,7 @@ async function failedDeliveryOf(eventId: string) {
 }
 
 describe('Internal targets are refused (D33)', () => {
-  // Issue 22: the attempt is shown to the merchant, so it gives a coarse reason and never the address the URL led
+  // The attempt is shown to the merchant, so it gives a coarse reason and never the address the URL led
   // to (a name's DNS answer would map the cluster's network for anyone with a test key).
   it.each([
     ['a loopback receiver', () => receiver.url('/hook')],

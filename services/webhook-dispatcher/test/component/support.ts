@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { MongoClient } from 'mongodb';
-import { createEventProducer, createKafka, readTopic, type EventProducer, type KafkaClient } from '@checkout/kafka';
+import { MongoClient } from '@checkout/mongo';
+import { createEventProducer, createKafka, type EventProducer, type KafkaClient } from '@checkout/kafka';
+import { readTopic } from '@checkout/kafka/testing';
+import type { CommandCounter } from '@checkout/mongo/testing';
 import { createLogger } from '@checkout/logger';
 import { internalCallers, newSecret, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import { TOPICS, topicName, type EventResponse, type Mode, type SessionEventV1 } from '@checkout/contracts';
@@ -9,7 +11,7 @@ import { parseConfig, type Config } from '../../src/config';
 
 /** The dispatcher's own credential (it calls the gateway for signing secrets, D35). */
 export const INTERNAL_TOKEN = newSecret();
-/** The gateway's credential, with which tests call the events API as the gateway does (issue 22). */
+/** The gateway's credential, with which tests call the events API as the gateway does. */
 export const GATEWAY_TOKEN = newSecret();
 
 export function engines(): { brokers: string; mongoUrl: string } {
@@ -57,14 +59,19 @@ export interface RunningDispatcher {
   stop(): Promise<void>;
 }
 
+/** buildApp's options, and a counter of the database commands the dispatcher sends (round-trip budgets). */
+export interface StartOptions extends BuildOptions {
+  commandCounter?: CommandCounter;
+}
+
 export async function startDispatcher(
   env: Record<string, string>,
-  options: BuildOptions = {},
+  { commandCounter, ...options }: StartOptions = {},
 ): Promise<RunningDispatcher> {
   const config = parseConfig(env);
   const logger = createLogger('webhook-dispatcher-test', { level: config.LOG_LEVEL });
   const app = buildApp(config, logger, options);
-  const { url } = await app.start();
+  const { url } = commandCounter ? await commandCounter.watch(() => app.start()) : await app.start();
   return { app, config, url, stop: () => app.stop() };
 }
 
@@ -166,7 +173,7 @@ export interface DispatcherFixture {
 export async function startDispatcherFixture(
   label: string,
   overrides: Record<string, string> = {},
-  options: BuildOptions = {},
+  options: StartOptions = {},
 ): Promise<DispatcherFixture> {
   const receiver = await startWebhookReceiver();
   const dispatcher = await startDispatcher(dispatcherEnv(label, overrides), options);

@@ -38,7 +38,7 @@ export interface PageContext {
   now: Date;
   /** Where a stablecoin payment goes, with its QR code (an inline SVG), when the order has a destination. */
   payment?: { address: string; qrSvg: string } | undefined;
-  /** The order's destination no longer takes payments (issue 22): the page says so; stablecoin is not offered. */
+  /** The order's destination no longer takes payments: the page says so; stablecoin is not offered. */
   destinationUnavailable?: boolean;
 }
 

@@ -1,0 +1,202 @@
+// npm run bench -- tracing: what tracing costs. Two stacks of the four services, from their
+// bundles as the image runs them, on the same engines: one with every service tracing at 100 % sampling into a
+// real OpenTelemetry Collector and Zipkin (scripts/lib/observability.ts, the backend of
+// `npm start -- --observability`), one with tracing off (no OTEL_* set). Load goes to both in interleaved
+// slices (on, off, on, off…), so the shared machine's load reaches both alike: POST /v0/orders, then payments
+// (create a session, pay it with the test helper, its webhook to a local receiver). Printed: req/s and CPU
+// milliseconds per request of the four services (from their /metrics), both lines, their ratio, and the 10 %
+// target. The collector's and Zipkin's own CPU is the backend's, not the services': printed apart.
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import type { Engines } from '@checkout/engines';
+import { AdminClient, metricValue, startWebhookReceiver } from '@checkout/testing';
+import { startTraceBackend } from '../../scripts/lib/observability';
+import { SERVICES } from '../../scripts/lib/process-stack';
+import { processCpuSeconds } from './cpu';
+import { formatColumns, mergeLoads, runLoad, type LoadResult } from './load';
+import { startBenchStack, type BenchStack } from './stack';
+
+const ORDER = JSON.stringify({
+  items: [
+    { name: 'Espresso', quantity: 2, unitPrice: 350 },
+    { name: 'Croissant', quantity: 1, unitPrice: 425 },
+  ],
+});
+/** The bar (docs/operations.md, "Traces"): with tracing on, throughput and CPU per payment each within 10 % of off. */
+const TARGET = 0.1;
+
+interface Side {
+  label: 'tracing on (100 %)' | 'tracing off';
+  stack: BenchStack;
+  pool: Pool;
+  headers: Record<string, string>;
+}
+
+async function cpuSeconds(stack: BenchStack): Promise<number> {
+  let total = 0;
+  for (const service of SERVICES)
+    for (const url of stack.metricsUrls(service)) total += await metricValue(url, 'process_cpu_seconds_total');
+  return total;
+}
+
+/** CPU seconds of the trace backend's processes (the collector, Zipkin's JVM), from /proc (0 without it). */
+function backendCpuSeconds(): number {
+  let total = 0;
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    let command = '';
+    try {
+      command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (/otelcol-zipkin\0|zipkin-server-[\d.]+-exec\.jar/.test(command)) total += processCpuSeconds(Number(pid)) || 0;
+  }
+  return total;
+}
+
+export async function runTracingBench(
+  engines: Engines,
+  options: { concurrency: number; durationMs: number; rounds: number },
+): Promise<void> {
+  const log = (line: string) => process.stderr.write(`[tracing] ${line}\n`);
+  const backend = await startTraceBackend({ logDir: mkdtempSync(join(tmpdir(), 'checkout-bench-traces-')), log });
+  const receiver = await startWebhookReceiver();
+  const sides: Side[] = [];
+  try {
+    for (const label of ['tracing on (100 %)', 'tracing off'] as const) {
+      const otel: Record<string, string> =
+        label === 'tracing off'
+          ? {}
+          : { OTEL_EXPORTER_OTLP_ENDPOINT: backend.otlpEndpoint, OTEL_TRACES_SAMPLER: 'always_on' };
+      const stack = await startBenchStack(engines, {
+        services: SERVICES,
+        replicas: 1,
+        extraEnv: { gateway: otel, orders: otel, sessions: otel, dispatcher: otel },
+      });
+      const org = await new AdminClient(stack.env.adminUrl, stack.env.adminToken).createOrganizationWithKeys(
+        `Tracing bench (${label})`,
+      );
+      sides.push({
+        label,
+        stack,
+        pool: new Pool(stack.env.gatewayUrl, { connections: options.concurrency, pipelining: 1 }),
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${org.testKey}` },
+      });
+    }
+    const callbackUrl = receiver.url('/bench/tracing');
+    const operations = {
+      'POST /v0/orders': (side: Side) => async () => {
+        const response = await side.pool.request({
+          method: 'POST',
+          path: '/v0/orders',
+          headers: side.headers,
+          body: ORDER,
+        });
+        await response.body.dump();
+        return response.statusCode === 201;
+      },
+      'payment (create session, pay, webhook)': (side: Side) => async () => {
+        const created = await side.pool.request({
+          method: 'POST',
+          path: '/v0/checkout/sessions',
+          headers: side.headers,
+          body: JSON.stringify({ items: [{ name: 'Latte', quantity: 1, unitPrice: 450 }], callbackUrl }),
+        });
+        const session = (await created.body.json()) as { session?: { id?: string } };
+        if (created.statusCode !== 201 || !session.session?.id) return false;
+        const paid = await side.pool.request({
+          method: 'POST',
+          path: `/v0/test_helpers/checkout/sessions/${session.session.id}/pay`,
+          headers: side.headers,
+          body: '{}',
+        });
+        await paid.body.dump();
+        return paid.statusCode === 200;
+      },
+    };
+    const lines: string[][] = [];
+    const verdicts: string[] = [];
+    for (const [operation, sender] of Object.entries(operations)) {
+      const slices = sides.map((): LoadResult[] => []);
+      const cpu = sides.map(() => 0);
+      let backendCpu = 0;
+      for (let round = 0; round < options.rounds; round++) {
+        // ABBA: the side that goes first alternates, so neither always follows the other's leftovers.
+        const order = round % 2 === 0 ? [0, 1] : [1, 0];
+        for (const i of order) {
+          const side = sides[i]!;
+          const before = await cpuSeconds(side.stack);
+          const backendBefore = i === 0 ? backendCpuSeconds() : 0;
+          const slice = await runLoad(
+            `${side.label} ${operation}`,
+            {
+              concurrency: options.concurrency,
+              durationMs: options.durationMs / options.rounds,
+              warmupMs: round === 0 ? 1_000 : 200,
+            },
+            sender(side),
+          );
+          // Webhooks and the spans of the slice's last requests settle after it: a moment, then read the CPU.
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          cpu[i] = (cpu[i] ?? 0) + (await cpuSeconds(side.stack)) - before;
+          if (i === 0) backendCpu += backendCpuSeconds() - backendBefore;
+          slices[i]!.push(slice);
+        }
+      }
+      const merged = sides.map((side, i) => mergeLoads(`${side.label}`, slices[i]!));
+      const cpuMs = merged.map((m, i) => ((cpu[i] ?? 0) * 1000) / Math.max(1, m.sent ?? 0));
+      for (const [i, m] of merged.entries())
+        lines.push([
+          operation,
+          m.label,
+          m.throughput.toFixed(1),
+          m.p50.toFixed(1),
+          m.p99.toFixed(1),
+          String(m.errors),
+          (cpuMs[i] ?? 0).toFixed(2),
+          i === 0 ? ((backendCpu * 1000) / Math.max(1, m.sent ?? 0)).toFixed(2) : '',
+        ]);
+      const throughputRatio = merged[0]!.throughput / merged[1]!.throughput;
+      const cpuRatio = (cpuMs[0] ?? 0) / (cpuMs[1] ?? 1);
+      const ok = (good: boolean) => (good ? '✓' : '✗');
+      lines.push([operation, 'on / off', `${throughputRatio.toFixed(3)}×`, '', '', '', `${cpuRatio.toFixed(3)}×`, '']);
+      verdicts.push(
+        `${operation}: throughput on/off ${throughputRatio.toFixed(3)}× ${ok(throughputRatio >= 1 - TARGET)} (≥ ${1 - TARGET}), CPU per request on/off ${cpuRatio.toFixed(3)}× ${ok(cpuRatio <= 1 + TARGET)} (≤ ${1 + TARGET})`,
+      );
+    }
+    console.log(
+      `\nTracing cost: the four services from their bundles, tracing at 100 % into ${backend.description} vs off; ${options.rounds} interleaved slices of ${(options.durationMs / options.rounds / 1000).toFixed(1)} s each, concurrency ${options.concurrency}\n`,
+    );
+    console.log(
+      formatColumns(
+        [
+          'operation',
+          'run',
+          'req/s',
+          'p50 ms',
+          'p99 ms',
+          'errors',
+          'CPU ms/request (4 services)',
+          'collector + Zipkin CPU ms/request',
+        ],
+        lines,
+      ),
+    );
+    console.log(`\n${verdicts.join('\n')}`);
+  } finally {
+    for (const side of sides) {
+      await side.pool.close();
+      await side.stack.stop();
+    }
+    await receiver.close();
+    await backend.stop();
+  }
+}

@@ -1,0 +1,199 @@
+// @ts-check
+// `npm run lint` (and `npm test`, after the Prettier check): typescript-eslint's recommended rules with type
+// information, the line width, and the layering rules of docs/engineering.md as import restrictions per folder.
+// Import cycles are checked by scripts/check-cycles.ts (type-only imports count there; ESLint's cycle rules skip
+// them). Every rule turned off or loosened below says why.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** What ships in the image: the product libraries and the services, without the unit tests beside them. */
+const SHIPPED = ['libs/*/src/**/*.ts', 'services/*/src/**/*.ts'];
+const UNIT_TESTS = ['**/*.test.ts'];
+
+// The layering rules, one group each. `no-restricted-imports` takes one list per file, so a folder's list is the
+// sum of the groups that apply to it (restrictedImports below), and a later block replaces an earlier one.
+const KAFKAJS = {
+  paths: [{ name: 'kafkajs', message: 'Only libs/kafka talks to kafkajs: use @checkout/kafka.' }],
+};
+const OPENTELEMETRY = {
+  patterns: [
+    {
+      group: ['@opentelemetry/*'],
+      message: 'Only libs/telemetry talks to OpenTelemetry: use @checkout/telemetry (docs/operations.md, "Traces").',
+    },
+  ],
+};
+const MONGODB = {
+  paths: [
+    {
+      name: 'mongodb',
+      message: 'Only libs/mongo imports the driver, types too: use what @checkout/mongo exports (or add it there).',
+    },
+  ],
+};
+const TEST_KITS = {
+  patterns: [
+    {
+      regex: '^@checkout/(testing|engines)(/|$)|^@checkout/[^/]+/testing$',
+      message:
+        'Test infrastructure (testkit/, the libs\u2019 testing entry points) never ships: production code does not import it.',
+    },
+  ],
+};
+const DOMAIN = {
+  patterns: [
+    {
+      regex: '(^|/)http(/|$)',
+      message: 'domain/ never imports http/ (docs/engineering.md): move the shape to domain/.',
+    },
+  ],
+};
+const HTTP = {
+  patterns: [
+    {
+      regex: '(^|/)clients/|(^|/)store/(?!.*\\.document$)',
+      message: 'http/ talks to domain/, not to clients/ or store/ (docs/engineering.md): go through a use case.',
+    },
+    {
+      // A presenter in http/ may name the stored shape it presents (docs/engineering.md, presenters).
+      regex: '(^|/)store/.*\\.document$',
+      allowTypeImports: true,
+      message: 'http/ may only name a stored document\u2019s type (import type), not use the store.',
+    },
+  ],
+};
+
+/** @param {...{paths?: object[], patterns?: object[]}} groups */
+function restrictedImports(...groups) {
+  return {
+    // typescript-eslint's version of the core rule: it can let `import type` through for one pattern.
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      { paths: groups.flatMap((g) => g.paths ?? []), patterns: groups.flatMap((g) => g.patterns ?? []) },
+    ],
+  };
+}
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/.turbo/**', 'coverage/**', 'testkit/engines/java/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      // One program for the whole tree (tsconfig.lint.json): each package's own tsconfig would type-check the
+      // libraries once per package, twice the time on 2 cores.
+      parserOptions: { project: './tsconfig.lint.json', tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      // Prettier keeps code within 120 columns; comments are wrapped by hand. Strings, template literals, URLs
+      // and regular expressions are left alone: Prettier cannot wrap them.
+      'max-len': [
+        'error',
+        {
+          code: 120,
+          ignoreStrings: true,
+          ignoreTemplateLiterals: true,
+          ignoreUrls: true,
+          ignoreRegExpLiterals: true,
+        },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // Off: an async function without await is how a method that implements a promise-returning interface (a
+      // store, a client, a test double) is written so that it never throws synchronously; the rule flags exactly
+      // those.
+      '@typescript-eslint/require-await': 'off',
+      ...restrictedImports(KAFKAJS, MONGODB, OPENTELEMETRY),
+    },
+  },
+  { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+  {
+    // Tests read HTTP answers and messages as parsed JSON (`any`) and assert on them with toEqual/toMatchObject:
+    // the assertion is the type check, and a type per answer would restate libs/contracts in every test. So in
+    // tests `any` is allowed and its uses are not flagged; production code keeps both rules.
+    files: ['**/*.test.ts', '**/test/**/*.ts', 'test-e2e/**/*.ts', 'scripts/lib/soak/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  // Each driver behind its own library; the engines probe the servers they start with the drivers themselves
+  // (libs/mongo's and libs/kafka's tests start engines, so the engines cannot depend on those libraries).
+  { files: ['libs/kafka/**/*.ts'], rules: restrictedImports(MONGODB, OPENTELEMETRY) },
+  { files: ['libs/mongo/**/*.ts'], rules: restrictedImports(KAFKAJS, OPENTELEMETRY) },
+  { files: ['libs/telemetry/**/*.ts'], rules: restrictedImports(KAFKAJS, MONGODB) },
+  { files: ['testkit/engines/**/*.ts'], rules: restrictedImports() },
+  // What ships reads no environment (only main.ts hands process.env to the config parser) and no test kit.
+  {
+    files: SHIPPED,
+    ignores: UNIT_TESTS,
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Only main.ts reads the environment: take the setting from the parsed config (docs/engineering.md).',
+        },
+      ],
+      ...restrictedImports(KAFKAJS, MONGODB, TEST_KITS),
+    },
+  },
+  { files: ['services/*/src/main.ts'], rules: { 'no-restricted-properties': 'off' } },
+  { files: ['libs/kafka/src/**/*.ts'], ignores: UNIT_TESTS, rules: restrictedImports(MONGODB, TEST_KITS) },
+  { files: ['libs/mongo/src/**/*.ts'], ignores: UNIT_TESTS, rules: restrictedImports(KAFKAJS, TEST_KITS) },
+  {
+    files: ['services/*/src/domain/**/*.ts'],
+    ignores: UNIT_TESTS,
+    rules: restrictedImports(KAFKAJS, MONGODB, TEST_KITS, DOMAIN),
+  },
+  {
+    files: ['services/*/src/http/**/*.ts'],
+    ignores: UNIT_TESTS,
+    rules: restrictedImports(KAFKAJS, MONGODB, TEST_KITS, HTTP),
+  },
+  {
+    // kafkajs declares the functions of an eachMessage/eachBatch payload with method syntax, but hands out
+    // closures (its runner builds them as arrow functions), and its documentation destructures them.
+    files: ['libs/kafka/src/consumer.ts'],
+    rules: { '@typescript-eslint/unbound-method': 'off' },
+  },
+  {
+    // TEMPORARY, removed by the lead once sessions-writes is merged: services/sessions/src is being rewritten on
+    // that branch (named writes, the hosted page going through the domain), which fixes or replaces these files.
+    // Until then their findings are not this branch's to fix: the hosted page's http/ imports orders' client and
+    // the session document, the store imports the driver's types, and a few type-aware findings.
+    files: [
+      'services/sessions/src/http/hosted-page.routes.ts',
+      'services/sessions/src/http/hosted-page/render.ts',
+      'services/sessions/src/http/hosted-page/html.ts',
+      'services/sessions/src/http/router.ts',
+      'services/sessions/src/domain/session-transition.ts',
+      'services/sessions/src/domain/pay-session.flow.test.ts',
+      'services/sessions/src/store/sessions.store.ts',
+    ],
+    rules: {
+      'max-len': 'off',
+      '@typescript-eslint/no-restricted-imports': 'off',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'off',
+      '@typescript-eslint/no-base-to-string': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    // TEMPORARY: http/ files that still call a store or a client directly, each to go through a domain use case.
+    // Left for after the branches rewriting them merge (the gateway's dashboard and login links on security, the
+    // events API on refunds), so that the move is made once, on their code. Everything else in http/ is held to it.
+    files: [
+      'services/gateway/src/http/{admin.routes,authenticate,checkout-page.routes,dashboard.routes}.ts',
+      'services/gateway/src/http/{idempotency,internal.routes,public.router,router}.ts',
+      'services/orders/src/http/{reference-data.routes,router}.ts',
+      'services/webhook-dispatcher/src/http/{events.routes,router}.ts',
+    ],
+    rules: restrictedImports(KAFKAJS, MONGODB, TEST_KITS),
+  },
+);

@@ -1,0 +1,70 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// One library owns each third-party client it wraps, so replacing it (or moving its versions, which go together)
+// is that library's change alone, and none of its types crosses a package (docs/engineering.md, libraries):
+// kafkajs belongs to libs/kafka (and testkit/engines, which starts brokers), OpenTelemetry to libs/telemetry.
+
+const root = join(import.meta.dirname, '..', '..');
+const SKIP = new Set(['node_modules', '.git', 'dist', 'test-results', '.turbo']);
+const OWNERS: { imports: RegExp; name: string; allowed: string[] }[] = [
+  {
+    name: 'kafkajs',
+    imports: /(from\s+|import\(|require\()\s*['"]kafkajs['"]/,
+    allowed: ['libs/kafka/', 'testkit/engines/'],
+  },
+  {
+    name: '@opentelemetry/*',
+    imports: /(from\s+|import\(|require\()\s*['"]@opentelemetry\//,
+    allowed: ['libs/telemetry/'],
+  },
+];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (SKIP.has(entry.name)) return [];
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.(ts|mts|js|mjs)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+const files = sourceFiles(root).map((path) => relative(root, path));
+
+describe('import boundaries', () => {
+  it.each(OWNERS)('no file outside its owner imports $name', ({ imports, allowed }) => {
+    const importers = files
+      .filter((path) => !allowed.some((prefix) => path.startsWith(prefix)))
+      .filter((path) => imports.test(readFileSync(join(root, path), 'utf8')));
+    expect(importers).toEqual([]);
+  });
+
+  it('only libs/telemetry depends on @opentelemetry/* packages', () => {
+    const dependents: string[] = [];
+    for (const top of ['libs', 'services', 'bench', 'test-e2e', 'deploy', '.'])
+      for (const entry of readdirSync(join(root, top), { withFileTypes: true })) {
+        if (!entry.isDirectory() && top !== '.') continue;
+        const manifest = top === '.' ? join(root, 'package.json') : join(root, top, entry.name, 'package.json');
+        let text: string;
+        try {
+          text = readFileSync(manifest, 'utf8');
+        } catch {
+          continue;
+        }
+        if (text.includes('"@opentelemetry/') && !manifest.includes('libs/telemetry/'))
+          dependents.push(relative(root, manifest));
+      }
+    expect(dependents).toEqual([]);
+  });
+
+  it('the check finds an import where there is one', () => {
+    const [kafka, telemetry] = OWNERS;
+    // Written in two pieces, so that this file is not an importer itself.
+    expect(kafka!.imports.test(`import { Kafka } from ${"'kafka"}js';`)).toBe(true);
+    expect(telemetry!.imports.test(`import { trace } from ${"'@opentelemetry"}/api';`)).toBe(true);
+    expect(
+      files.filter((path) => telemetry!.imports.test(readFileSync(join(root, path), 'utf8'))).length,
+    ).toBeGreaterThan(0);
+  });
+});
