@@ -44,14 +44,14 @@ async function cpuSeconds(stack: BenchStack): Promise<number> {
 /** CPU seconds of the trace backend's processes (the collector, Zipkin's JVM), from /proc (0 without it). */
 function backendCpuSeconds(): number {
   let total = 0;
-  let pids: string[] = [];
+  let pids: string[];
   try {
     pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
   } catch {
     return 0;
   }
   for (const pid of pids) {
-    let command = '';
+    let command: string;
     try {
       command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     } catch {

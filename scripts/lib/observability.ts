@@ -183,7 +183,10 @@ export interface LocalPrometheus {
   stop(): Promise<void>;
 }
 
-/** Prometheus on a free loopback port, scraping `targets` (host:port of each /metrics) every 5 s with the project's rules. */
+/**
+ * Prometheus on a free loopback port, scraping `targets` (host:port of each /metrics) every 5 s with the project's
+ * rules.
+ */
 export async function startPrometheus(options: {
   targets: Record<string, string>;
   logDir: string;

@@ -34,7 +34,10 @@ interface ZipkinSpan {
 
 const SERVICES = ['gateway', 'orders', 'sessions', 'webhook-dispatcher'] as const;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** Where the UI test saves its screenshot (docs/trace-screenshot.png was made with TRACE_SCREENSHOT=docs/trace-screenshot.png). */
+/**
+ * Where the UI test saves its screenshot (docs/trace-screenshot.png was made with
+ * TRACE_SCREENSHOT=docs/trace-screenshot.png).
+ */
 const SCREENSHOT = process.env.TRACE_SCREENSHOT;
 const CUSTOMER = { email: 'traced.payer@example.com', phone: '+1 415 555 0199' };
 

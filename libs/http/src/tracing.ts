@@ -21,7 +21,10 @@ const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
  */
 export function traceRequests(options: { continueIncoming: boolean }): Middleware {
   return async (ctx, next) => {
-    if (!tracingEnabled() || UNTRACED.has(ctx.path)) return next();
+    if (!tracingEnabled() || UNTRACED.has(ctx.path)) {
+      await next();
+      return;
+    }
     const organizationId = ctx.get(INTERNAL_HEADERS.organization);
     const mode = ctx.get(INTERNAL_HEADERS.mode);
     const span = startSpan(ctx.method, {

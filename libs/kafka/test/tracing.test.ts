@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Collection } from 'mongodb';
-import { connectMongo, type MongoConnection } from '@checkout/mongo';
+import { connectMongo, type Collection, type MongoConnection } from '@checkout/mongo';
 import { inSpan } from '@checkout/telemetry';
 import { collectSpans, type FinishedSpan } from '@checkout/telemetry/testing';
 import { eventually } from '@checkout/testing';

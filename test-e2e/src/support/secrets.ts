@@ -15,7 +15,10 @@ export function luhnValid(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** Every run of 13–19 digits (spaces or dashes between groups allowed, as people type card numbers) that passes Luhn. */
+/**
+ * Every run of 13–19 digits (spaces or dashes between groups allowed, as people type card numbers) that passes
+ * Luhn.
+ */
 export function cardNumbersIn(text: string): string[] {
   const found: string[] = [];
   for (const match of text.matchAll(/(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])/g)) {
