@@ -186,7 +186,7 @@ async function orderEvents(): Promise<ProducedMessage[]> {
   };
 
   const produced: ProducedMessage[] = [];
-  /** Outbox entries as the relay sends them, each named: `internal` for orders.events, `public` in the order written. */
+  /** Outbox entries as the relay sends them, each named: `internal` for orders.events, `public` in written order. */
   const record = (
     entries: readonly OutboxEntry[],
     names: { internal?: string; public?: readonly string[] },

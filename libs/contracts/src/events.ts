@@ -146,7 +146,7 @@ export const EVENT_CATALOG: Readonly<Record<EventType, { description: string; bo
 
 /** The JSON Schema (draft 2020-12) of an event type's body, derived from its zod declaration (D49). */
 export function eventBodyJsonSchema(type: EventType): Record<string, unknown> {
-  return z.toJSONSchema(EVENT_CATALOG[type].body, { io: 'output', target: 'draft-2020-12' }) as Record<string, unknown>;
+  return z.toJSONSchema(EVENT_CATALOG[type].body, { io: 'output', target: 'draft-2020-12' });
 }
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;

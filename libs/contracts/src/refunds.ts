@@ -4,8 +4,7 @@ import { OrderId, RefundId } from './ids';
 import { Order } from './orders';
 
 // D48: refunds. Money goes back exactly once, and never more than came in: orders owns them beside the payments
-// (architecture.md, "Where the next facts live"), so these are the shapes of its answers and of the requests the
-// gateway forwards to it.
+// (docs/refunds.md), so these are the shapes of its answers and of the requests the gateway forwards to it.
 
 export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export const RefundStatus = z

@@ -12,7 +12,7 @@ export const TOPICS = {
   sessionEvents: 'checkout.session.events',
   /** Order facts, key = orderId. Produced by orders (e.g. so sessions learns of a cancellation). */
   orderEvents: 'orders.events',
-  /** OrderPublicEventMessage (events.ts): order.* and refund.* for merchants (D49), key = orderId. Produced by orders. */
+  /** OrderPublicEventMessage (events.ts): order.* and refund.* for merchants (D49), key = orderId; by orders. */
   orderPublicEvents: 'orders.public-events',
   /** Deliveries waiting for retry tier N (tier 1 holds those whose first attempt failed). Key = deliveryId. */
   webhookRetry: (tier: WebhookRetryTier): string => {

@@ -42,7 +42,10 @@ export interface BuildOptions {
   resolve?: typeof dnsLookup;
 }
 
-/** The dispatcher's topics: the events it records (sessions', orders' public ones), its retry tiers and its dead letters. */
+/**
+ * The dispatcher's topics: the events it records (sessions', orders' public ones), its retry tiers and its dead
+ * letters.
+ */
 function dispatcherTopics(prefix: string): {
   sessionEvents: string;
   orderPublicEvents: string;
@@ -87,7 +90,10 @@ function createSigningSecrets(config: Config, logger: Logger): SigningSecrets {
   return NO_SIGNING;
 }
 
-/** The event consumers (sessions', orders' public ones) and the retry tiers', handing batches to the recorder and due retries to the attempts. */
+/**
+ * The event consumers (sessions', orders' public ones) and the retry tiers', handing batches to the recorder and due
+ * retries to the attempts.
+ */
 async function startConsumers(input: {
   config: Config;
   kafka: KafkaClient;

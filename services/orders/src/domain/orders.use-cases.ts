@@ -43,7 +43,7 @@ export type OrderChange =
 
 /** Where a change's events go: written with the change (outbox), published after (messaging/). */
 export interface OrderEventsOutbox {
-  /** `next` (the change of `current`, null for a new order) with its events appended: the one write that stores them. */
+  /** `next` (the change of `current`, null for a new order) with its events appended: the write that stores them. */
   withEvents(current: OrderDocument | null, next: OrderDocument, change: OrderChange, now: Date): OrderDocument;
   /** Publishes the events of a document just written; never fails (the relay's sweep is the fallback). */
   publishWritten(doc: OrderDocument): Promise<void>;

@@ -66,8 +66,14 @@ export function mountRoutes(
 ): void {
   const auth = internalAuth(deps.internalCallers, ORDERS_INTERNAL_ROUTES);
   const json = jsonBody();
-  app.use((ctx, next) => (isTenantInternalPath(ctx.path) ? auth(ctx, next) : next()));
-  app.use((ctx, next) => (isTenantInternalPath(ctx.path) ? json(ctx, next) : next()));
+  app.use(async (ctx, next) => {
+    if (isTenantInternalPath(ctx.path)) await auth(ctx, next);
+    else await next();
+  });
+  app.use(async (ctx, next) => {
+    if (isTenantInternalPath(ctx.path)) await json(ctx, next);
+    else await next();
+  });
   mountRouters(app, [
     ordersRoutes(deps.commands),
     refundsRoutes(deps.commands),

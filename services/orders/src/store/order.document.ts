@@ -1,12 +1,6 @@
 import type { ScopedDocument, StoredEntry } from '@checkout/mongo';
 import type { OutboxFields } from '@checkout/kafka';
-import type {
-  OrderStatus,
-  PaymentStatus,
-  RefundFailureReason,
-  RefundReason,
-  RefundStatus,
-} from '@checkout/contracts';
+import type { OrderStatus, PaymentStatus, RefundFailureReason, RefundReason, RefundStatus } from '@checkout/contracts';
 
 export interface StoredAmounts {
   subtotal: number;

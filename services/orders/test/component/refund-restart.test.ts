@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { MongoClient } from 'mongodb';
 import { request } from 'undici';
 import { freePort, startEngines, type Engines } from '@checkout/engines';
 import { createKafka } from '@checkout/kafka';
+import { MongoClient } from '@checkout/mongo';
 import { readTopic } from '@checkout/kafka/testing';
 import { OrderEventMessage, OrderPublicEventMessage, TOPICS, topicName } from '@checkout/contracts';
 import { eventually } from '@checkout/testing';
@@ -92,7 +92,7 @@ afterAll(async () => {
 
 describe('a refund across a restart of orders (D48, D49)', () => {
   it('When orders is SIGKILLed after the refund is written and before its events are published, then after a restart each event comes, once; a retry meets the same refund', async () => {
-    let child = await startOrders();
+    const child = await startOrders();
     const created = await call('POST', '/internal/orders', { items: [{ name: 'Tea', quantity: 1, unitPrice: 900 }] });
     const orderId = created.body.order.id as string;
     await call('POST', `/internal/orders/${orderId}/payments`, { paymentId: `pay-${suffix}`, method: 'card' });
@@ -132,7 +132,7 @@ describe('a refund across a restart of orders (D48, D49)', () => {
     expect(await inFlight).toBe('no answer');
     await engines.resumeKafka();
 
-    child = await startOrders();
+    await startOrders(); // stopped by afterAll, with every child
     const kafka = createKafka({ brokers: engines.kafkaBrokers, clientId: 'refund-restart-probe' });
     const published: OrderPublicEventMessage[] = [];
     const internal: OrderEventMessage[] = [];
