@@ -92,7 +92,9 @@ export default defineConfig({
           // alone on the 2 cores after the soak. 3.5-4.5 min when green (the rollout itself outlasts the load's two
           // minutes: each new replica must be ready before an old one goes). Then three-replicas.rollout.ts: what
           // must happen once, and what each replica keeps to itself, on 3 replicas of every service (the shared
-          // engines, a cluster of its own), ~65 s.
+          // engines, a cluster of its own), ~65 s. And mixed-versions.rollout.ts: the cluster started on the latest
+          // recorded release, upgraded to this code under two minutes of load in both orders (24 replicas replaced);
+          // it sets a longer timeout of its own.
           name: 'rollout',
           sequence: { groupOrder: 5 },
           include: ['scripts/lib/soak/*.rollout.ts'],

@@ -9,6 +9,7 @@ import { Checkout } from '@checkout/sdk';
 import { countFlag, startClusterStack } from './lib/cluster-stack';
 import { startPrometheus, startTraceBackend, type LocalPrometheus, type TraceBackend } from './lib/observability';
 import { portIsFree, startProcessStack, type ProcessStack } from './lib/process-stack';
+import { ensureReleaseBundles, fromFlag, resolveRelease } from './lib/releases';
 
 export const STACK_FILE = '.stack.json';
 const log = (line: string) => process.stderr.write(`[start] ${line}\n`);
@@ -20,6 +21,15 @@ async function main(): Promise<void> {
   const replicas = countFlag(args, 'replicas', 1, 20);
   const brokers = countFlag(args, 'brokers', 1, 5);
   const cluster = replicas > 1 || brokers > 1;
+  // `--from <release>` runs a recorded release (`previous`: the latest one) from its own bundles, built
+  // once per commit under ~/.cache/checkout-releases/ (scripts/lib/releases.ts).
+  const fromSpec = fromFlag(args);
+  const release = fromSpec === undefined ? undefined : resolveRelease(fromSpec);
+  const from = release ? await ensureReleaseBundles(release, log) : undefined;
+  if (release && from)
+    log(
+      `services from ${release.recorded ? `release ${release.version}` : 'commit'} ${release.commit.slice(0, 12)}: ${from.bundleDir}${from.built ? ` (built in ${from.seconds.toFixed(1)} s)` : ' (cached)'}`,
+    );
   // A trace store with a UI (Zipkin, behind an OpenTelemetry Collector) and Prometheus with the rules.
   const observability = args.includes('--observability');
   const engines = await startEngines({
@@ -56,6 +66,7 @@ async function main(): Promise<void> {
         replicas,
         replicationFactor: engines.kafkaReplicationFactor,
         minInsyncReplicas: engines.kafkaCluster?.minInsyncReplicas ?? 1,
+        ...(from && { from }),
         log,
       }).catch(async (err: unknown) => {
         await traces?.stop();
@@ -65,11 +76,13 @@ async function main(): Promise<void> {
     : undefined;
   const stack: Pick<ProcessStack, 'env' | 'stop'> =
     clusterStack ??
-    (await startProcessStack(stackOptions).catch(async (err: unknown) => {
-      await traces?.stop();
-      await engines.stop();
-      throw err;
-    }));
+    (await startProcessStack({ ...stackOptions, ...(from && { bundleDir: from.bundleDir }) }).catch(
+      async (err: unknown) => {
+        await traces?.stop();
+        await engines.stop();
+        throw err;
+      },
+    ));
   let prometheus: LocalPrometheus | undefined;
   if (observability) {
     // Each service's /metrics (the gateway's on its operators' listener); on the cluster, through its frontend,
@@ -137,9 +150,12 @@ async function main(): Promise<void> {
     baseUrl: stack.env.gatewayUrl,
   }).dashboard.loginLinks.create();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const running = release
+    ? `\n  release       ${release.version}${release.recorded ? '' : ' (not a recorded release)'}, commit ${release.commit}`
+    : '';
   console.log(`
 Orders and hosted checkout — local stack ready in ${seconds} s
-  engines       ${engines.description}${loadBalancer}
+  engines       ${engines.description}${running}${loadBalancer}
   gateway       ${stack.env.gatewayUrl}            (try: curl ${stack.env.gatewayUrl}/readyz)
   admin         ${stack.env.adminUrl}            (operators' listener: admin API, /internal, /metrics; never exposed)
   checkout      ${stack.env.checkoutBaseUrl}/<session id>

@@ -12,7 +12,10 @@ if ! docker info >/dev/null 2>&1; then
   exit 2
 fi
 
-DOCKER_BUILDKIT=1 docker build -f deploy/Dockerfile -t "$TAG" .
+# The bundles report this commit and its version from releases.json (libs/config build-info.ts); a tree with
+# uncommitted changes still reports the commit's version, so build release images from a clean checkout.
+COMMIT="$(git rev-parse HEAD 2>/dev/null || true)"
+DOCKER_BUILDKIT=1 docker build -f deploy/Dockerfile --build-arg "BUILD_COMMIT=$COMMIT" -t "$TAG" .
 
 fail() { echo "build-image: FAILED: $*" >&2; exit 1; }
 

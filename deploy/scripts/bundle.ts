@@ -3,10 +3,13 @@
 //   npx tsx deploy/scripts/bundle.ts [--outdir=dist]
 // Workspace packages (@checkout/*) are bundled in; every other bare import (koa, kafkajs, mongodb, pino, …)
 // stays external and is resolved from the production node_modules that the Dockerfile installs with `npm ci`.
+// The build (version and commit, libs/config's buildInfo) is stamped in: from git and releases.json, or, where
+// there is no .git (the image's build context), from BUILD_COMMIT (deploy/scripts/build-image.sh passes it).
 import { mkdirSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile, type Plugin } from 'esbuild';
+import { describeBuild, readReleases, type BuildInfo } from '@checkout/config';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
@@ -17,11 +20,23 @@ export type ServiceName = (typeof SERVICES)[number];
 /** Operational one-shot scripts shipped in the same image (Kubernetes Jobs, SRE tasks). */
 export const SCRIPTS = ['create-topics', 'create-indexes', 'replay-dead-letter', 'generate-secrets'] as const;
 
-export function entryPoints(): Record<string, string> {
+/** The entry points of the checkout at `root`: the services, and the scripts unless `servicesOnly`. */
+export function entryPoints(root = REPO_ROOT, servicesOnly = false): Record<string, string> {
   const entries: Record<string, string> = {};
-  for (const service of SERVICES) entries[service] = join(REPO_ROOT, 'services', service, 'src', 'main.ts');
-  for (const script of SCRIPTS) entries[script] = join(REPO_ROOT, 'deploy', 'scripts', `${script}.ts`);
+  for (const service of SERVICES) entries[service] = join(root, 'services', service, 'src', 'main.ts');
+  if (!servicesOnly) for (const script of SCRIPTS) entries[script] = join(root, 'deploy', 'scripts', `${script}.ts`);
   return entries;
+}
+
+/** The build of this checkout: git and releases.json, or BUILD_COMMIT where there is no .git. */
+export function currentBuild(env: Record<string, string | undefined> = process.env): BuildInfo {
+  const commit = env.BUILD_COMMIT?.trim() || undefined;
+  try {
+    return describeBuild(REPO_ROOT, commit);
+  } catch {
+    const latest = readReleases(REPO_ROOT).at(-1)?.version ?? '0.0.0';
+    return { version: `${latest}+unknown`, commit: 'unknown' };
+  }
 }
 
 /** Bare specifiers stay external, except the workspace's own packages, which are bundled from source. */
@@ -48,10 +63,18 @@ export function packageOf(specifier: string): string | null {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? null);
 }
 
-export async function bundle(outdir = join(REPO_ROOT, 'dist')): Promise<BundleResult> {
+export interface BundleOptions {
+  /** Another checkout of this repository (a release's, scripts/lib/releases.ts); its services only. */
+  root?: string;
+  /** The build stamped in; default: this checkout's (currentBuild). */
+  buildInfo?: BuildInfo;
+}
+
+export async function bundle(outdir = join(REPO_ROOT, 'dist'), options: BundleOptions = {}): Promise<BundleResult> {
+  const root = options.root ?? REPO_ROOT;
   mkdirSync(outdir, { recursive: true });
   const result = await build({
-    entryPoints: entryPoints(),
+    entryPoints: entryPoints(root, options.root !== undefined),
     outdir,
     outExtension: { '.js': '.mjs' },
     bundle: true,
@@ -63,8 +86,9 @@ export async function bundle(outdir = join(REPO_ROOT, 'dist')): Promise<BundleRe
     splitting: false,
     metafile: true,
     logLevel: 'warning',
-    absWorkingDir: REPO_ROOT,
+    absWorkingDir: root,
     plugins: [externalThirdParty],
+    define: { __CHECKOUT_BUILD__: JSON.stringify(options.buildInfo ?? currentBuild()) },
     // Bundled ESM has no `require`; give CommonJS code that esbuild inlines one (none today, but cheap insurance).
     banner: {
       js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

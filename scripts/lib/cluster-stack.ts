@@ -1,7 +1,8 @@
 // The local cluster: N processes of each service, each on ports of its own, behind HAProxy, with the
 // services' own calls to each other (gateway → orders/sessions/dispatcher, sessions → orders, dispatcher →
 // gateway admin) going through HAProxy's frontends as they would through a Kubernetes Service. A rolling deploy
-// replaces replicas the way a Deployment with maxSurge 1, maxUnavailable 0 does.
+// replaces replicas the way a Deployment with maxSurge 1, maxUnavailable 0 does, with the same code or another
+// build (a release's bundles: the mixed-version rollout).
 import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,9 +10,12 @@ import { join } from 'node:path';
 import { freePort, waitFor, type GuardedProcess } from '@checkout/engines';
 import { stackEnvironment, type StackEnvironment, type StackEnvironmentOptions } from '@checkout/testing';
 import { request } from 'undici';
+import { buildInfo } from '@checkout/config';
 import { createTopics } from '../../deploy/scripts/create-topics';
+import { currentBuild } from '../../deploy/scripts/bundle';
 import { ensureHaproxy, HEALTH_DRAIN_MS, startHaproxy, type Backend, type Haproxy } from './haproxy';
 import { envKey, SERVICES, spawnService, type ServiceName } from './process-stack';
+import type { ServiceBuild } from './releases';
 
 export interface Replica {
   service: ServiceName;
@@ -22,6 +26,8 @@ export interface Replica {
   port: number;
   /** The gateway's operators' listener. */
   adminPort?: number;
+  /** What it runs: a release's bundles, or this checkout. */
+  build: ServiceBuild;
   proc: GuardedProcess;
 }
 
@@ -32,6 +38,11 @@ export interface ReplacementStep {
   startedAt: number;
   /** New process started → ready and in rotation. */
   readyMs: number;
+  /** When the new replica joined the rotation (both builds serve from then until finishedAt). */
+  readyAt: number;
+  /** The build the old replica ran and the one the new runs. */
+  fromVersion: string;
+  toVersion: string;
   /** SIGTERM → the old process exited (its drain delay, in-flight requests, consumers leaving their groups). */
   stopMs: number;
   finishedAt: number;
@@ -46,9 +57,20 @@ export interface ClusterStack {
   haproxy: Haproxy;
   /** The load balancer's frontends. */
   frontends: { gateway: string; admin: string; orders: string; sessions: string; dispatcher: string };
+  /** This checkout's build, as the stack runs it (its sources under tsx, or its bundles). */
+  current: ServiceBuild;
+  /** What the next replica of `service` runs: the build its last rollout went to, else the one the stack began with. */
+  buildOf(service: ServiceName): ServiceBuild;
   live(service: ServiceName): readonly Replica[];
-  /** Replaces every replica of `service`, one at a time (maxSurge 1, maxUnavailable 0). */
-  rollOut(service: ServiceName, onStep?: (step: ReplacementStep) => void): Promise<ReplacementStep[]>;
+  /**
+   * Replaces every replica of `service`, one at a time (maxSurge 1, maxUnavailable 0), with replicas of `to`
+   * (default: the build it runs now; a release's build for a rollback).
+   */
+  rollOut(
+    service: ServiceName,
+    onStep?: (step: ReplacementStep) => void,
+    to?: ServiceBuild,
+  ): Promise<ReplacementStep[]>;
   /**
    * SIGKILL of the oldest replica of `service` (a crash; HAProxy's health checks take it out). Resolves with the
    * requests HAProxy had in flight to it just before: what the crash may cost.
@@ -76,12 +98,41 @@ export interface ClusterStackOptions extends Omit<StackEnvironmentOptions, 'port
    * 'bundle': node on each service's esbuild bundle, as the image runs it (faster starts in a rollout); default tsx.
    */
   runtime?: 'tsx' | 'bundle';
+  /** What every service starts on (a release's bundles: `--from`); default this checkout (`current`). */
+  from?: ServiceBuild;
+  /**
+   * HAProxy logs every request with its frontend, server and both x-internal-version headers into
+   * `<logDir>/haproxy-requests.log` (INTERNAL_CALLS: one frontend per caller), for the mixed-version soak.
+   */
+  requestLog?: boolean;
   log: (line: string) => void;
 }
 
-/** Backends of a service: the gateway has two listeners, hence two. */
-const backendsOf = (service: ServiceName): string[] =>
+/**
+ * Every internal call between services, each through a frontend of its own (`<listener>.from.<caller>`, the same
+ * servers behind it), so that the load balancer's log tells which caller called which replica: the mixed-version
+ * rollout soak counts, per contract, the requests an old caller sent a new callee and the other way round.
+ */
+export const INTERNAL_CALLS = [
+  { caller: 'gateway', callee: 'orders', listener: 'orders', env: 'ORDERS_URL' },
+  { caller: 'gateway', callee: 'sessions', listener: 'sessions', env: 'SESSIONS_URL' },
+  { caller: 'gateway', callee: 'webhook-dispatcher', listener: 'webhook-dispatcher', env: 'DISPATCHER_URL' },
+  { caller: 'sessions', callee: 'orders', listener: 'orders', env: 'ORDERS_URL' },
+  { caller: 'webhook-dispatcher', callee: 'gateway', listener: 'gateway-admin', env: 'GATEWAY_URL' },
+] as const satisfies readonly { caller: ServiceName; callee: ServiceName; listener: string; env: string }[];
+export type InternalCall = (typeof INTERNAL_CALLS)[number];
+export const frontendOf = (call: InternalCall): string => `${call.listener}.from.${call.caller}`;
+
+/** A service's listeners: the gateway has two, public and admin. */
+const listenersOf = (service: ServiceName): string[] =>
   service === 'gateway' ? ['gateway', 'gateway-admin'] : [service];
+/** Backends of a service: one per listener, and one per internal call made to it. */
+const backendsOf = (service: ServiceName): string[] => [
+  ...listenersOf(service),
+  ...INTERNAL_CALLS.filter((c) => c.callee === service).map(frontendOf),
+];
+/** The listener a backend's servers point at. */
+const listenerOfBackend = (backend: string): string => backend.split('.from.')[0] as string;
 
 /** `--name N` or `--name=N`: a whole number from 1 to max, or the fallback when absent. */
 export function countFlag(args: readonly string[], name: string, fallback: number, max: number): number {
@@ -100,6 +151,13 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
   const binary = await ensureHaproxy(options.log);
   const bundleDir = options.runtime === 'bundle' ? join(process.cwd(), 'dist', 'cluster-stack') : undefined;
   if (bundleDir) await (await import('../../deploy/scripts/bundle')).bundle(bundleDir);
+  const current: ServiceBuild = bundleDir ? { ...currentBuild(), bundleDir } : { ...buildInfo() };
+  const builds: Record<ServiceName, ServiceBuild> = {
+    orders: options.from ?? current,
+    sessions: options.from ?? current,
+    'webhook-dispatcher': options.from ?? current,
+    gateway: options.from ?? current,
+  };
   const ports = {
     gateway: options.gatewayPort ?? (await freePort()),
     gatewayAdmin: await freePort(),
@@ -107,8 +165,15 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
     sessions: await freePort(),
     dispatcher: await freePort(),
   };
-  // Every URL a service is given points at a frontend: the stack environment is computed for the frontends' ports.
+  // Every URL a service is given points at a frontend: the stack environment is computed for the frontends' ports,
+  // then each caller's URL of each callee is its own frontend's.
   const env = stackEnvironment({ ...options, ports });
+  const callPorts = new Map<string, number>();
+  for (const call of INTERNAL_CALLS) {
+    const port = await freePort();
+    callPorts.set(frontendOf(call), port);
+    env[envKey(call.caller)][call.env] = `http://127.0.0.1:${port}`;
+  }
   mkdirSync(options.logDir, { recursive: true });
   const runDir = await mkdtemp(join(tmpdir(), 'checkout-haproxy-'));
   // One more slot than replicas: the surge replica of a rolling deploy.
@@ -120,12 +185,19 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
     sessions: ports.sessions,
     'webhook-dispatcher': ports.dispatcher,
   };
+  for (const [name, port] of callPorts) frontendPort[name] = port;
   const backends: Backend[] = Object.entries(frontendPort).map(([name, port]) => ({
     name,
     port,
     slots: Array.from({ length: slotCount }, () => undefined),
   }));
-  const haproxy = await startHaproxy({ binary, runDir, backends, log: options.log });
+  const haproxy = await startHaproxy({
+    binary,
+    runDir,
+    backends,
+    log: options.log,
+    ...(options.requestLog && { requestLog: join(options.logDir, 'haproxy-requests.log') }),
+  });
   options.log(`load balancer: ${haproxy.version}, config ${join(runDir, 'haproxy.cfg')}`);
 
   if (options.replicationFactor > 1) {
@@ -147,7 +219,8 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
     'webhook-dispatcher': new Set(),
     gateway: new Set(),
   };
-  const name = (r: Replica) => `${r.service}#${r.generation}(:${r.port})`;
+  const name = (r: Replica) =>
+    `${r.service}#${r.generation}(:${r.port}${r.build === current ? '' : `, ${r.build.version}`})`;
 
   const ready = async (port: number): Promise<boolean> => {
     const response = await request(`http://127.0.0.1:${port}/readyz`, { headersTimeout: 5_000, bodyTimeout: 5_000 });
@@ -176,14 +249,23 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
       // D43: each gateway replica enforces its share of the per-key limit.
       ...(service === 'gateway' && { GATEWAY_REPLICAS: String(n) }),
     };
+    const build = builds[service];
     const proc = spawnService({
       service,
       env: serviceEnv,
       logFile: join(options.logDir, `${service}-${generation}.log`),
       name: `${service}-${generation}`,
-      ...(bundleDir && { bundleDir }),
+      ...(build.bundleDir !== undefined && { bundleDir: build.bundleDir }),
     });
-    const replica: Replica = { service, generation, slot, port, ...(adminPort !== undefined && { adminPort }), proc };
+    const replica: Replica = {
+      service,
+      generation,
+      slot,
+      port,
+      ...(adminPort !== undefined && { adminPort }),
+      build,
+      proc,
+    };
     try {
       await waitFor(`${service}#${generation} /readyz`, () => ready(port), {
         deadlineMs,
@@ -196,7 +278,11 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
         },
       });
       for (const backend of backendsOf(service))
-        await haproxy.assign(backend, slot, backend === 'gateway-admin' ? (adminPort as number) : port);
+        await haproxy.assign(
+          backend,
+          slot,
+          listenerOfBackend(backend) === 'gateway-admin' ? (adminPort as number) : port,
+        );
       await waitFor(`${service}#${generation} in the load balancer's rotation`, () => inRotation(replica), {
         deadlineMs: 15_000,
         intervalMs: 100,
@@ -274,8 +360,11 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
       sessions: `http://127.0.0.1:${ports.sessions}`,
       dispatcher: `http://127.0.0.1:${ports.dispatcher}`,
     },
+    current,
+    buildOf: (service) => builds[service],
     live: (service) => live[service],
-    async rollOut(service, onStep) {
+    async rollOut(service, onStep, to) {
+      if (to) builds[service] = to;
       const steps: ReplacementStep[] = [];
       // Bounded: exactly the replicas that were live when the rollout began.
       for (const old of [...live[service]]) {
@@ -290,6 +379,9 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
           by: name(fresh),
           startedAt,
           readyMs: readyAt - startedAt,
+          readyAt,
+          fromVersion: old.build.version,
+          toVersion: fresh.build.version,
           stopMs: finishedAt - readyAt,
           finishedAt,
           exitCode,

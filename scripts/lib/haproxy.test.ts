@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HEALTH_DRAIN_MS, renderHaproxyConfig } from './haproxy';
+import { HEALTH_DRAIN_MS, parseRequestLog, renderHaproxyConfig } from './haproxy';
 
 describe('renderHaproxyConfig', () => {
   const config = renderHaproxyConfig({
@@ -32,5 +32,54 @@ describe('renderHaproxyConfig', () => {
     const fast = Number(/fastinter (\d+)/.exec(config)?.[1]);
     const fall = Number(/fall (\d+)/.exec(config)?.[1]);
     expect(HEALTH_DRAIN_MS).toBeGreaterThan(inter + fast * fall);
+  });
+});
+
+describe('the request log (which version called which)', () => {
+  it('When on, then every frontend captures x-internal-version both ways and logs one parsable line per request', () => {
+    const logged = renderHaproxyConfig({
+      socket: '/tmp/run/haproxy.sock',
+      backends: [{ name: 'orders.from.sessions', port: 41000, slots: [41001] }],
+      requestLog: true,
+    });
+    expect(logged).toContain('log stdout format raw local0 info');
+    expect(logged).toContain(
+      'frontend orders.from.sessions\n  bind 127.0.0.1:41000\n  capture request header x-internal-version len 64\n  capture response header x-internal-version len 64',
+    );
+    const unlogged = renderHaproxyConfig({ socket: '/tmp/s', backends: [{ name: 'orders', port: 1, slots: [2] }] });
+    expect(unlogged).not.toContain('capture');
+    expect(unlogged).not.toContain('log stdout');
+  });
+
+  it('When read, then request lines give frontend, server, status, path and both versions (absent: undefined), other lines are skipped', () => {
+    const text = [
+      '[NOTICE]   (1) : haproxy version is 2.6.12',
+      'req 1795743932.478 orders.from.gateway orders.from.gateway s1 200 GET /internal/orders/ord_1 1.0.0 2.0.0+0123456789ab',
+      'req 1795743932.492 orders.from.sessions orders.from.sessions s2 503 POST /internal/orders/ord_1/payments - -',
+    ].join('\n');
+    expect(parseRequestLog(text)).toEqual([
+      {
+        at: 1795743932478,
+        frontend: 'orders.from.gateway',
+        backend: 'orders.from.gateway',
+        server: 's1',
+        status: 200,
+        method: 'GET',
+        path: '/internal/orders/ord_1',
+        callerVersion: '1.0.0',
+        calleeVersion: '2.0.0+0123456789ab',
+      },
+      {
+        at: 1795743932492,
+        frontend: 'orders.from.sessions',
+        backend: 'orders.from.sessions',
+        server: 's2',
+        status: 503,
+        method: 'POST',
+        path: '/internal/orders/ord_1/payments',
+        callerVersion: undefined,
+        calleeVersion: undefined,
+      },
+    ]);
   });
 });

@@ -30,17 +30,67 @@ export interface Backend {
   slots: (number | undefined)[];
 }
 
+/**
+ * One line per request when `requestLog` is on (parseRequestLog reads it): when it ended (Unix seconds with ms),
+ * frontend, backend, server, status, method, path, and the x-internal-version the caller sent and the callee
+ * answered (`-` when absent: a build older than versioned ones).
+ */
+const REQUEST_LOG_FORMAT = 'req %Ts.%ms %ft %b %s %ST %HM %HP %[capture.req.hdr(0)] %[capture.res.hdr(0)]';
+
+export interface LoggedRequest {
+  at: number;
+  frontend: string;
+  backend: string;
+  server: string;
+  status: number;
+  method: string;
+  path: string;
+  /** The caller's x-internal-version; undefined when it sent none. */
+  callerVersion: string | undefined;
+  /** The callee's x-internal-version; undefined when it answered none (or never answered). */
+  calleeVersion: string | undefined;
+}
+
+/** The request lines of a log written with `requestLog`; HAProxy's other lines are skipped. */
+export function parseRequestLog(text: string): LoggedRequest[] {
+  const out: LoggedRequest[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^req (\d+)\.(\d{3}) (\S+) (\S+) (\S+) (-?\d+) (\S+) (\S+) (\S+) (\S+)$/.exec(line.trim());
+    if (!m) continue;
+    const header = (v: string | undefined) => (v === undefined || v === '-' || v === '' ? undefined : v);
+    out.push({
+      at: Number(m[1]) * 1000 + Number(m[2]),
+      frontend: m[3] as string,
+      backend: m[4] as string,
+      server: m[5] as string,
+      status: Number(m[6]),
+      method: m[7] as string,
+      path: m[8] as string,
+      callerVersion: header(m[9]),
+      calleeVersion: header(m[10]),
+    });
+  }
+  return out;
+}
+
 /** haproxy.cfg for these backends; `socket` is the runtime API's unix socket (admin level). */
-export function renderHaproxyConfig(options: { socket: string; backends: readonly Backend[] }): string {
+export function renderHaproxyConfig(options: {
+  socket: string;
+  backends: readonly Backend[];
+  /** Log every request (REQUEST_LOG_FORMAT) to HAProxy's stdout. */
+  requestLog?: boolean;
+}): string {
   const lines = [
     'global',
     '  maxconn 4096',
     `  stats socket ${options.socket} mode 600 level admin`,
+    ...(options.requestLog ? ['  log stdout format raw local0 info'] : []),
     // A stop() must not wait for idle keep-alive clients.
     '  hard-stop-after 3s',
     '',
     'defaults',
     '  mode http',
+    ...(options.requestLog ? ['  log global', `  log-format "${REQUEST_LOG_FORMAT}"`] : []),
     '  option http-keep-alive',
     '  timeout connect 2s',
     '  timeout client 90s',
@@ -65,7 +115,13 @@ export function renderHaproxyConfig(options: { socket: string; backends: readonl
     '',
   ];
   for (const backend of options.backends) {
-    lines.push(`frontend ${backend.name}`, `  bind 127.0.0.1:${backend.port}`, `  default_backend ${backend.name}`, '');
+    lines.push(`frontend ${backend.name}`, `  bind 127.0.0.1:${backend.port}`);
+    if (options.requestLog)
+      lines.push(
+        '  capture request header x-internal-version len 64',
+        '  capture response header x-internal-version len 64',
+      );
+    lines.push(`  default_backend ${backend.name}`, '');
     lines.push(`backend ${backend.name}`);
     backend.slots.forEach((port, i) => {
       // Port 1 is a placeholder: a slot in maintenance is never connected to, and gets a real port before use.
@@ -116,10 +172,15 @@ export async function startHaproxy(options: {
   runDir: string;
   backends: readonly Backend[];
   log: (line: string) => void;
+  /** A file to log every request to (parseRequestLog); HAProxy's own messages go there too. */
+  requestLog?: string;
 }): Promise<Haproxy> {
   const socket = join(options.runDir, 'haproxy.sock');
   const configFile = join(options.runDir, 'haproxy.cfg');
-  await writeFile(configFile, renderHaproxyConfig({ socket, backends: options.backends }));
+  await writeFile(
+    configFile,
+    renderHaproxyConfig({ socket, backends: options.backends, requestLog: options.requestLog !== undefined }),
+  );
   await execFileAsync(options.binary, ['-c', '-q', '-f', configFile], { timeout: 30_000 });
   const version =
     (await execFileAsync(options.binary, ['-v'], { encoding: 'utf8' })).stdout.split('\n')[0] ?? 'HAProxy';
@@ -129,7 +190,7 @@ export async function startHaproxy(options: {
     command: options.binary,
     args: ['-db', '-f', configFile],
     cwd: options.runDir,
-    logFile: join(options.runDir, 'haproxy.log'),
+    logFile: options.requestLog ?? join(options.runDir, 'haproxy.log'),
   });
   const command = (line: string) => runtimeCommand(socket, line);
   await waitFor('HAProxy runtime API', async () => (await command('show info')).includes('Name: HAProxy'), {

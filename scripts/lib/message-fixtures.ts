@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Order, TOPICS, WEBHOOK_RETRY_TIERS, newId, type Mode } from '@checkout/contracts';
 import type { EventProducer, OutboxEntry, OutgoingMessage } from '@checkout/kafka';
+import { shapeOf } from '@checkout/testing';
 import { nextRevision, type Scope } from '@checkout/mongo';
 import { OrderCommands } from '../../services/orders/src/domain/orders.use-cases';
 import { OrderEventsProducer } from '../../services/orders/src/messaging/order-events.producer';
@@ -56,24 +57,6 @@ export function readFixtures(): Array<{ topic: string; name: string; fixture: Me
     }
   }
   return found;
-}
-
-/** Fields whose value, not only its type, tells shapes apart: the discriminators of the message unions. */
-const DISCRIMINATORS = new Set(['type', 'event', 'version']);
-
-/**
- * The shape of a JSON value: its field names and the JSON types of their values, recursively (the values of
- * discriminators too); arrays by the distinct shapes of their elements. Two messages with the same shape
- * exercise a consumer's schema the same way (ids, amounts and times differ between runs; their types do not).
- */
-export function shapeOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return `[${[...new Set(value.map(shapeOf))].sort().join('|')}]`;
-  if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${k}:${DISCRIMINATORS.has(k) && typeof v !== 'object' ? JSON.stringify(v) : shapeOf(v)}`).join(',')}}`;
-  }
-  return typeof value;
 }
 
 /** The shape of a whole fixture: key, header names and value. */

@@ -95,11 +95,18 @@ export async function startProcessStack(
      * figures that should be the deployed ones (the bench's CPU and RSS); default 'tsx' on the sources.
      */
     runtime?: 'tsx' | 'bundle';
+    /** Bundles built elsewhere to run instead (a release's: `npm start -- --from`, scripts/lib/releases.ts). */
+    bundleDir?: string;
+    /** Told each service's address before any starts (a recording proxy in front of one: contract fixtures). */
+    onUrls?: (urls: Record<ServiceName, string> & { admin: string }) => void;
   },
 ): Promise<ProcessStack> {
   const services = options.services ?? SERVICES;
-  const bundleDir = options.runtime === 'bundle' ? join(process.cwd(), 'dist', 'process-stack') : undefined;
-  if (bundleDir) await (await import('../../deploy/scripts/bundle')).bundle(bundleDir);
+  let bundleDir = options.bundleDir;
+  if (bundleDir === undefined && options.runtime === 'bundle') {
+    bundleDir = join(process.cwd(), 'dist', 'process-stack');
+    await (await import('../../deploy/scripts/bundle')).bundle(bundleDir);
+  }
   const ports = {
     gateway: options.gatewayPort ?? (await freePort()),
     gatewayAdmin: await freePort(),
@@ -116,6 +123,7 @@ export async function startProcessStack(
     'webhook-dispatcher': `http://127.0.0.1:${ports.dispatcher}`,
     gateway: env.gatewayUrl,
   };
+  options.onUrls?.({ ...urls, admin: env.adminUrl });
   const stop = async () => {
     for (const service of [...services].reverse()) await processes[service]?.stop(8_000);
   };

@@ -6,9 +6,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureCached } from '@checkout/engines';
 
-export function toolsCacheRoot(env: Record<string, string | undefined> = process.env): string {
+/** `~/.cache/<name>` (or under XDG_CACHE_HOME): where what commands build is kept outside the checkout. */
+export function userCacheDir(name: string, env: Record<string, string | undefined> = process.env): string {
   const base = env.XDG_CACHE_HOME?.trim() || join(env.HOME?.trim() || '/tmp', '.cache');
-  return join(base, 'checkout-tools');
+  return join(base, name);
+}
+
+export function toolsCacheRoot(env: Record<string, string | undefined> = process.env): string {
+  return userCacheDir('checkout-tools', env);
 }
 
 export interface RunResult {

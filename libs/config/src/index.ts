@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { SAMPLERS, type TelemetryConfig } from '@checkout/telemetry';
 
+export * from './build-info';
+
 // Config is parsed once, at start, into a frozen typed object. Only a service's main.ts hands process.env in.
 
 export class ConfigError extends Error {

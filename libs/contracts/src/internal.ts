@@ -46,6 +46,13 @@ export const INTERNAL_API_HEADERS = {
    * sent for merchants' API calls, whose pagination always carries it (D20).
    */
   withoutTotal: 'x-list-without-total',
+  /**
+   * The build version of the caller on every internal request (InternalClient), and of the callee on every answer
+   * to one (libs/http's base app; libs/config buildInfo): while a rolling deploy runs two versions side by side,
+   * each side can tell which one it talks to (`internal_requests_total`, the mixed-version rollout soak). Never
+   * leaves the platform: the gateway's pass-through drops every x-internal-* header both ways.
+   */
+  version: 'x-internal-version',
 } as const;
 
 /** What INTERNAL_API_HEADERS.checkoutSettings carries. */

@@ -2,8 +2,10 @@ import Koa from 'koa';
 import type Router from '@koa/router';
 import type { Registry } from 'prom-client';
 import type { Logger } from '@checkout/logger';
+import { buildInfo, type BuildInfo } from '@checkout/config';
 import { DomainError } from '@checkout/errors';
 import { requestId } from './request-id';
+import { INTERNAL_API_HEADERS } from '@checkout/contracts';
 import { errorHandler } from './error-handler';
 import { createMetrics, type HttpMetrics } from './metrics';
 import { operationalEndpoints, type OperationalExposure, type ReadinessCheck } from './health';
@@ -20,6 +22,8 @@ export interface BaseAppOptions {
   metrics?: HttpMetrics;
   /** What /readyz and /metrics show on this listener (default `full`). */
   exposure?: OperationalExposure;
+  /** The build reported on /readyz, /metrics and internal answers; default: this process's (libs/config buildInfo). */
+  build?: BuildInfo;
 }
 
 /**
@@ -29,9 +33,11 @@ export interface BaseAppOptions {
  */
 export function createBaseApp(options: BaseAppOptions): { app: Koa; registry: Registry; metrics: HttpMetrics } {
   const app = new Koa({ proxy: false });
-  const metrics = options.metrics ?? createMetrics(options.service, options.registry);
+  const build = options.build ?? buildInfo();
+  const metrics = options.metrics ?? createMetrics(options.service, options.registry, build);
   app.silent = true;
   app.use(requestId());
+  app.use(answerWithVersion(build.version));
   // Outside the error mapping, so the span sees the status the client gets. The public listener (exposure
   // `public`: the gateway's /v0 API and hosted page) starts its own traces; every other one continues its caller's.
   app.use(traceRequests({ continueIncoming: (options.exposure ?? 'full') === 'full' }));
@@ -50,9 +56,24 @@ export function createBaseApp(options: BaseAppOptions): { app: Koa; registry: Re
       registry: metrics.registry,
       isShuttingDown: options.isShuttingDown,
       exposure: options.exposure ?? 'full',
+      build,
     }),
   );
   return { app, registry: metrics.registry, metrics };
+}
+
+/**
+ * An internal caller (a request with an internal token) learns the version that answered it, errors included,
+ * as the callee learns the caller's from its request: old and new side by side can tell each other apart.
+ */
+function answerWithVersion(version: string): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } finally {
+      if (ctx.get(INTERNAL_API_HEADERS.token)) ctx.set(INTERNAL_API_HEADERS.version, version);
+    }
+  };
 }
 
 /**

@@ -33,7 +33,7 @@ describe('a service that is draining', () => {
       shuttingDown = true;
       const ready = await request(`${server.url}/readyz`);
       expect(ready.statusCode).toBe(503);
-      expect(await ready.body.json()).toEqual({ status: 'shutting_down' });
+      expect(await ready.body.json()).toMatchObject({ status: 'shutting_down' });
       expect(ready.headers.connection).toBe('close');
       const work = await request(`${server.url}/work`);
       expect(work.statusCode).toBe(200);

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Registry } from 'prom-client';
+import type { BuildInfo } from '@checkout/config';
 
 export interface ReadinessCheck {
   name: string;
@@ -13,9 +14,10 @@ const CHECK_TIMEOUT_MS = 2_000;
  * broker answer (readiness: send me traffic). /metrics is Prometheus text.
  */
 /**
- * `full`: the detailed /readyz (each check's error) and /metrics, for probes and Prometheus inside the cluster.
- * `public`: on a listener the internet reaches (the gateway's public one), /readyz says ready or not
- * and nothing about why (dependency errors name hosts and versions), and /metrics is not served.
+ * `full`: the detailed /readyz (each check's error, and the build: version and commit) and /metrics, for probes
+ * and Prometheus inside the cluster. `public`: on a listener the internet reaches (the gateway's public one),
+ * /readyz says ready or not and nothing about why (dependency errors name hosts and versions; the build names
+ * ours), and /metrics is not served.
  */
 export type OperationalExposure = 'full' | 'public';
 
@@ -24,8 +26,12 @@ export function operationalEndpoints(options: {
   registry: Registry;
   isShuttingDown?: () => boolean;
   exposure?: OperationalExposure;
+  /** This process's build: `full` answers name it, so a rolling deploy shows which replica runs what. */
+  build?: BuildInfo;
 }): Middleware {
   const exposure = options.exposure ?? 'full';
+  const build =
+    exposure === 'full' && options.build ? { version: options.build.version, commit: options.build.commit } : {};
   return async (ctx, next) => {
     if (ctx.method !== 'GET') {
       await next();
@@ -38,7 +44,7 @@ export function operationalEndpoints(options: {
     if (ctx.path === '/readyz') {
       if (options.isShuttingDown?.()) {
         ctx.status = 503;
-        ctx.body = { status: 'shutting_down' };
+        ctx.body = { status: 'shutting_down', ...build };
         return;
       }
       const results = await Promise.all(options.checks.map(async (c) => ({ name: c.name, error: await runCheck(c) })));
@@ -46,6 +52,7 @@ export function operationalEndpoints(options: {
       ctx.status = failed.length === 0 ? 200 : 503;
       ctx.body = {
         status: failed.length === 0 ? 'ready' : 'not_ready',
+        ...build,
         ...(exposure === 'full' && {
           checks: Object.fromEntries(results.map((r) => [r.name, r.error === null ? 'ok' : r.error])),
         }),

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors } from 'undici';
+import { buildInfo } from '@checkout/config';
 import { DependencyUnavailableError } from '@checkout/errors';
 import { currentRequestId } from '@checkout/logger';
 import { inSpan, injectTraceHeaders, type SpanHandle } from '@checkout/telemetry';
@@ -179,8 +180,9 @@ export class InternalClient {
         body: request.body,
       });
       const out: Record<string, string | string[]> = {};
+      // What the callee says to its internal caller (its x-internal-version) is not for whoever this is passed to.
       for (const [name, value] of Object.entries(response.headers))
-        if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+        if (value !== undefined && !HOP_BY_HOP.has(name) && !name.startsWith('x-internal')) out[name] = value;
       span.setAttributes({ 'http.response.status_code': response.statusCode });
       if (response.statusCode >= 500) span.fail();
       return { status: response.statusCode, headers: out, body: response.body };
@@ -203,7 +205,10 @@ export class InternalClient {
   }
 
   private internalHeaders(scope: Scope | undefined, requestId: string | undefined): Record<string, string> {
-    const headers: Record<string, string> = { [INTERNAL_API_HEADERS.token]: this.options.internalToken };
+    const headers: Record<string, string> = {
+      [INTERNAL_API_HEADERS.token]: this.options.internalToken,
+      [INTERNAL_API_HEADERS.version]: buildInfo().version,
+    };
     const id = requestId ?? currentRequestId();
     if (id) headers[INTERNAL_API_HEADERS.requestId] = id;
     if (scope) {

@@ -5,6 +5,7 @@ export * from './errors';
 export * from './indexes';
 export * from './key-value';
 export * from './lease';
+export * from './migrations';
 export * from './periodic-task';
 export * from './retention';
 export * from './scope';

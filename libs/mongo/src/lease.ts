@@ -27,8 +27,15 @@ export class Leases {
     this.ttlMs = options.ttlMs ?? 15_000;
   }
 
-  /** Takes the lease if it is free right now; false if someone else holds it. For singleton work (sweepers). */
-  async tryAcquire(key: string, ttlMs = this.ttlMs): Promise<{ release(): Promise<void> } | null> {
+  /**
+   * Takes the lease if it is free right now; null if someone else holds it. For singleton work (sweepers).
+   * `renew()` extends it by `ttlMs` from now, and says false once it was lost (expired and taken by another):
+   * a long job (a migration, libs/mongo migrations.ts) renews between batches and stops when it is no longer its.
+   */
+  async tryAcquire(
+    key: string,
+    ttlMs = this.ttlMs,
+  ): Promise<{ release(): Promise<void>; renew(): Promise<boolean> } | null> {
     const owner = randomBytes(9).toString('base64url');
     if (!(await this.tryInsert(key, owner, ttlMs))) {
       await this.clearIfExpired(key);
@@ -37,6 +44,13 @@ export class Leases {
     return {
       release: async () => {
         await this.collection.deleteOne({ _id: key, owner });
+      },
+      renew: async () => {
+        const renewed = await this.collection.updateOne(
+          { _id: key, owner },
+          { $set: { expiresAt: new Date(Date.now() + ttlMs) } },
+        );
+        return renewed.matchedCount === 1;
       },
     };
   }

@@ -1,14 +1,18 @@
 import type Koa from 'koa';
 import type { Registry } from 'prom-client';
 import {
+  MigrationRunner,
   connectMongo,
   ensureIndexes,
+  migrationsInBackground,
   type Collection,
+  type Db,
   type Document,
   type IndexDefinition,
+  type Migration,
   type MongoConnection,
 } from '@checkout/mongo';
-import { httpTimeouts, kafkaConnection } from '@checkout/config';
+import { buildInfo, httpTimeouts, kafkaConnection } from '@checkout/config';
 import type { Logger } from '@checkout/logger';
 import {
   createBaseApp,
@@ -153,6 +157,20 @@ export class ServiceRuntime<C extends RuntimeConfig> {
       readiness: this.readiness,
       isShuttingDown: () => this.shuttingDown,
     });
+  }
+
+  /**
+   * The service's rolling migrations (libs/mongo migrations.ts; docs/engineering.md, "Migrations that roll"): the
+   * steps with nothing to do are settled now (a few commands each), the others run in the background on the
+   * replica that holds each step's lease, every `intervalMs` until all are done; the service serves meanwhile, as
+   * the previous release's replicas still do.
+   */
+  async runMigrations(db: Db, migrations: readonly Migration[], intervalMs = 5_000): Promise<MigrationRunner> {
+    const { logger } = this.options;
+    const runner = new MigrationRunner({ db, migrations, logger, version: buildInfo().version });
+    await runner.settle();
+    if (!runner.idle) this.runInBackground('migrations', migrationsInBackground(runner, intervalMs, logger));
+    return runner;
   }
 
   /**

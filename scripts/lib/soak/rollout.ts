@@ -6,8 +6,9 @@ import { setTimeout as pause } from 'node:timers/promises';
 import type { Engines } from '@checkout/engines';
 import { consumerGroupStates, type KafkaClient } from '@checkout/kafka';
 import { eventually } from '@checkout/testing';
-import type { ClusterStack } from '../cluster-stack';
-import { SERVICES } from '../process-stack';
+import type { ClusterStack, ReplacementStep } from '../cluster-stack';
+import { SERVICES, type ServiceName } from '../process-stack';
+import type { ServiceBuild } from '../releases';
 import type { LedgerRow } from './ledger';
 
 export interface RolloutStep {
@@ -17,6 +18,40 @@ export interface RolloutStep {
   detail: string;
   /** A graceful stop that did not exit 0 (or a broker whose ISR did not recover). */
   failed: boolean;
+  /** A replica's replacement (not a broker's restart): which service, and the builds on either side. */
+  replacement?: Pick<ReplacementStep, 'service' | 'readyAt' | 'finishedAt' | 'fromVersion' | 'toVersion'>;
+}
+
+/**
+ * The order services are upgraded in, from a release to the current code, each service's replicas
+ * one at a time. `orders-first`: every callee before its callers (orders, sessions, the dispatcher, then the
+ * gateway), so old callers meet new callees. `gateway-first`: the callers first, so new callers meet old callees.
+ * `both`: orders first, a rollback to the release in the reverse order (what a team does when a deploy goes
+ * wrong), then gateway first: every contract sees an old and a new party both ways round.
+ */
+export const ROLLOUT_ORDERS = ['orders-first', 'gateway-first', 'both'] as const;
+export type RolloutOrder = (typeof ROLLOUT_ORDERS)[number];
+
+export interface RolloutPhase {
+  name: string;
+  services: readonly ServiceName[];
+  /** 'current': to this checkout's build; 'from': back to the release the cluster started on. */
+  to: 'current' | 'from';
+}
+
+const CALLEES_FIRST: readonly ServiceName[] = ['orders', 'sessions', 'webhook-dispatcher', 'gateway'];
+const CALLERS_FIRST: readonly ServiceName[] = ['gateway', 'webhook-dispatcher', 'sessions', 'orders'];
+
+export function rolloutPhases(order: RolloutOrder): RolloutPhase[] {
+  const upgradeOrdersFirst: RolloutPhase = { name: 'upgrade, orders first', services: CALLEES_FIRST, to: 'current' };
+  const upgradeGatewayFirst: RolloutPhase = { name: 'upgrade, gateway first', services: CALLERS_FIRST, to: 'current' };
+  if (order === 'orders-first') return [upgradeOrdersFirst];
+  if (order === 'gateway-first') return [upgradeGatewayFirst];
+  return [
+    upgradeOrdersFirst,
+    { name: 'rollback, gateway first', services: [...CALLEES_FIRST].reverse(), to: 'from' },
+    upgradeGatewayFirst,
+  ];
 }
 
 export interface GroupSample {
@@ -77,31 +112,50 @@ export interface RolloutOptions {
   /** Steady state first: load without any change, the baseline the rollout's latencies are compared with. */
   steadyMs: number;
   startedAt: number;
+  /**
+   * A mixed-version rollout: the release the cluster started on and the phases to run; without it,
+   * every replica is replaced by one of the same build, in SERVICES order.
+   */
+  mixed?: { from: ServiceBuild; phases: readonly RolloutPhase[] };
+  /** Then restart each broker in turn (default true; the mixed-version rollout is about the services). */
+  restartBrokers?: boolean;
   log: (line: string) => void;
 }
 
-/** Replaces every replica of every service, then restarts each broker; returns each step. */
+/** Replaces every replica of every service (per phase), then restarts each broker; returns each step. */
 export async function runRollout(options: RolloutOptions): Promise<RolloutStep[]> {
   const { stack, engines, log } = options;
   const steps: RolloutStep[] = [];
   const wait = options.startedAt + options.steadyMs - Date.now();
   if (wait > 0) await pause(wait);
-  for (const service of SERVICES) {
-    log(`rollout: ${service} (${stack.live(service).length} replicas, one at a time)`);
-    await stack.rollOut(service, (step) => {
-      const detail = `new ready in ${(step.readyMs / 1000).toFixed(1)} s, old drained and exited in ${(step.stopMs / 1000).toFixed(1)} s (code ${step.exitCode})`;
-      log(`rollout: ${step.replaced} → ${step.by}: ${detail}`);
-      steps.push({
-        what: `${step.replaced} → ${step.by}`,
-        start: step.startedAt,
-        end: step.finishedAt,
-        detail,
-        failed: step.exitCode !== 0,
-      });
-    });
+  const phases: readonly RolloutPhase[] = options.mixed?.phases ?? [
+    { name: 'every replica replaced', services: SERVICES, to: 'current' },
+  ];
+  for (const phase of phases) {
+    const to = options.mixed ? (phase.to === 'current' ? stack.current : options.mixed.from) : undefined;
+    if (to) log(`rollout: ${phase.name}, to ${to.version}`);
+    for (const service of phase.services) {
+      log(`rollout: ${service} (${stack.live(service).length} replicas, one at a time)`);
+      await stack.rollOut(
+        service,
+        (step) => {
+          const detail = `new ready in ${(step.readyMs / 1000).toFixed(1)} s, old drained and exited in ${(step.stopMs / 1000).toFixed(1)} s (code ${step.exitCode})`;
+          log(`rollout: ${step.replaced} → ${step.by}: ${detail}`);
+          steps.push({
+            what: `${options.mixed ? `${phase.name}: ` : ''}${step.replaced} → ${step.by}`,
+            start: step.startedAt,
+            end: step.finishedAt,
+            detail,
+            failed: step.exitCode !== 0,
+            replacement: step,
+          });
+        },
+        to,
+      );
+    }
   }
   const cluster = engines.kafkaCluster;
-  if (cluster) {
+  if (cluster && options.restartBrokers !== false) {
     for (const node of cluster.nodes) {
       const start = Date.now();
       log(`rollout: broker ${node.nodeId} (controlled shutdown, start, wait for every ISR)`);

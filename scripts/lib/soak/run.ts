@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readdir, readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { MongoClient } from '@checkout/mongo';
 import { startEngines, type Engines } from '@checkout/engines';
 import {
@@ -14,7 +15,9 @@ import {
 } from '@checkout/contracts';
 import { consumerGroupLag, createKafka } from '@checkout/kafka';
 import { ANSWER, AdminClient, eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
-import { startClusterStack } from '../cluster-stack';
+import { startClusterStack, type ClusterStack } from '../cluster-stack';
+import { parseRequestLog } from '../haproxy';
+import { ensureReleaseBundles, resolveRelease, type ServiceBuild } from '../releases';
 import { SERVICES, startProcessStack, type ProcessStack, type ServiceName } from '../process-stack';
 import { planChaos, runChaos, type ClusterKill, type OutageWindow } from './chaos';
 import { RecordingClient, sendWithRetries } from './client';
@@ -27,7 +30,16 @@ import {
   type StoredOrder,
 } from './ledger';
 import { RECEIVER_KINDS, runLoad, type Merchant, type ReceiverKind } from './load';
-import { rolloutRows, runRollout, watchGroups, type GroupSample, type RolloutStep } from './rollout';
+import {
+  rolloutPhases,
+  rolloutRows,
+  runRollout,
+  watchGroups,
+  type GroupSample,
+  type RolloutOrder,
+  type RolloutStep,
+} from './rollout';
+import { VersionTimeline, handoffRow, httpContractRows, type Handoff } from './versions';
 
 export interface SoakOptions {
   minutes: number;
@@ -43,6 +55,12 @@ export interface SoakOptions {
    * no outage windows, so every 5xx or unanswered request is a violation.
    */
   rollout?: boolean;
+  /**
+   * With `rollout`, the cluster starts on this release (a version, `previous` or a commit: releases.ts)
+   * and is upgraded to the current code in `order`, under load; the ledger gains a row per contract.
+   */
+  from?: string;
+  order?: RolloutOrder;
   log: (line: string) => void;
 }
 
@@ -116,6 +134,26 @@ async function serviceLogExcerpts(logDir: string): Promise<string> {
 }
 
 /**
+ * A soak run as a test tier: runs it, prints its ledger under `title` (and, when a check failed, the services'
+ * warnings and errors, which CI does not keep), and returns the failed checks. A time (the first-attempt p99
+ * ratio) is printed with the ledger but never a failed check here: a test asserts what must hold, never a time.
+ */
+export async function soakTier(
+  title: string,
+  tag: string,
+  options: Omit<SoakOptions, 'log'>,
+): Promise<{ report: LedgerReport; table: string; violated: string[] }> {
+  const { report, table, serviceLogExcerpts } = await runSoak({
+    ...options,
+    log: (line) => process.stderr.write(`[${tag}] ${line}\n`),
+  });
+  console.log(`${title}:\n${table}`);
+  const violated = report.rows.filter((r) => r.check && !r.timing && r.value !== 0).map((r) => r.label);
+  if (violated.length > 0) console.log(`service logs:\n${serviceLogExcerpts}`);
+  return { report, table, violated };
+}
+
+/**
  * `npm run soak`: engines and a process stack of its own, four loopback receivers, load and chaos at once, then
  * drain and reconcile. Everything started here is stopped here, whatever happens.
  */
@@ -136,6 +174,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   let watcher: ReturnType<typeof watchGroups> | undefined;
   try {
     const replicas = options.replicas ?? 1;
+    if (options.from !== undefined && !options.rollout) throw new Error('--from needs --rollout');
+    const release = options.from === undefined ? undefined : resolveRelease(options.from);
+    const from: ServiceBuild | undefined = release ? await ensureReleaseBundles(release, log) : undefined;
+    const order = options.order ?? 'both';
     // The rollout restarts brokers one at a time: that needs the three-broker cluster (RF 3, min ISR 2).
     // A cluster (replicas or a rollout) runs on three brokers, so that one of them can go.
     engines = await startEngines({
@@ -171,7 +213,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         // The soak measures correctness under failure, not the per-key limit (D43).
         gateway: { RATE_LIMIT_PER_WINDOW: '100000' },
         // A killed dispatcher's claimed deliveries come back after the claim TTL; short, so the drain is short.
-        dispatcher: { WEBHOOK_CLAIM_TTL_MS: '10000', WEBHOOK_RECOVERY_INTERVAL_MS: '2000' },
+        dispatcher: {
+          WEBHOOK_CLAIM_TTL_MS: '10000',
+          WEBHOOK_RECOVERY_INTERVAL_MS: '2000',
+          // From a release: the dispatcher asks the gateway for signing secrets every 5 s, not 30, so that the
+          // contract between them is crossed in each short window where the two run different versions.
+          ...(from && { SIGNING_SECRET_CACHE_MS: '5000' }),
+        },
       },
     };
     const cluster =
@@ -183,6 +231,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
             minInsyncReplicas: engines.kafkaCluster?.minInsyncReplicas ?? 1,
             // Bundles start in a fraction of tsx's time on 2 busy cores: a rollout starts 2 × 4 new processes.
             runtime: 'bundle',
+            ...(from && { from, requestLog: true }),
             log,
           })
         : undefined;
@@ -202,7 +251,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     log(
       `load: ${options.rate} journeys/s for ${options.minutes} min (seed ${options.seed}); ${
         options.rollout
-          ? `rolling deploy of ${replicas} replicas of each service, then of the 3 brokers`
+          ? from
+            ? `from release ${from.version} to ${(cluster as ClusterStack).current.version}: ${rolloutPhases(order)
+                .map((p) => p.name)
+                .join(', then ')}, ${replicas} replicas of each service one at a time`
+            : `rolling deploy of ${replicas} replicas of each service, then of the 3 brokers`
           : `chaos: ${plan.map((p) => `${p.action.kind} at ${(p.atMs / 1000).toFixed(0)} s`).join(', ')}`
       }`,
     );
@@ -232,12 +285,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const clusterKills: ClusterKill[] = [];
     const chaos = (
       cluster && options.rollout
-        ? runRollout({ stack: cluster, engines, steadyMs: Math.round(durationMs * 0.3), startedAt, log }).then(
-            (steps) => {
-              rolloutSteps = steps;
-              return [] as OutageWindow[];
-            },
-          )
+        ? runRollout({
+            stack: cluster,
+            engines,
+            steadyMs: Math.round(durationMs * 0.3),
+            startedAt,
+            ...(from && { mixed: { from, phases: rolloutPhases(order) }, restartBrokers: false }),
+            log,
+          }).then((steps) => {
+            rolloutSteps = steps;
+            return [] as OutageWindow[];
+          })
         : runChaos({
             stack: running,
             engines,
@@ -261,9 +319,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         ratePerSecond: options.rate,
         durationMs,
         extendWhile: () => chaosRunning,
+        // A mixed-version rollout replaces 24 replicas (each ready in 5-30 s on 2 busy cores): the load must last
+        // as long, or the last phase (new callers meeting old callees) runs with nobody calling.
+        ...(from && { maxExtraMs: 30 * 60_000 }),
         log,
       }),
       chaos,
+      // The merchants' journeys read the events API only in the ledger, after the rollout: from a release, a
+      // merchant also reads its latest events every 2 s meanwhile (the gateway's calls to the dispatcher cross
+      // versions too). Its requests are the load's: each must be answered.
+      from ? readEventsMeanwhile(load, merchants, () => chaosRunning) : Promise.resolve(),
     ]);
     log(
       `load done: ${loadResult.journeys.length} journeys, ${load.records.length} requests in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`,
@@ -311,8 +376,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           db('webhooks').collection('deliveries').countDocuments({ status: 'pending' }),
         ]);
         const lagging = [...(await consumerLag()).values()].some((lag) => lag > 0);
+        // From a release, the new orders run their migration (orders.0001) last: the drain waits for it too.
+        const unmigrated = from ? await db('orders').collection('orders').countDocuments(UNMIGRATED_ORDER) : 0;
         settledPolls =
-          ordersOutbox === 0 && sessionsOutbox === 0 && events >= terminal && pending === 0 && !lagging
+          ordersOutbox === 0 &&
+          sessionsOutbox === 0 &&
+          events >= terminal &&
+          pending === 0 &&
+          !lagging &&
+          unmigrated === 0
             ? settledPolls + 1
             : 0;
         return settledPolls >= 3;
@@ -320,7 +392,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       {
         deadlineMs: DRAIN_DEADLINE_MS,
         intervalMs: 1_000,
-        description: 'the drain (outboxes empty, events recorded, no delivery pending, consumers caught up)',
+        description: `the drain (outboxes empty, events recorded, no delivery pending, consumers caught up${from ? ', orders migrated' : ''})`,
       },
     ).then(
       () => true,
@@ -401,6 +473,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         amounts: { paid: number; total: number; refunded?: number };
         payments: { paymentId: string; amount: number }[];
         refunds?: { id: string; amount: number; status: string }[];
+        createdAt: Date;
+        updatedAt: Date;
       }>('orders')
       .find({})
       .toArray();
@@ -416,10 +490,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       ...(o.externalId !== undefined && { externalId: o.externalId }),
     }));
     const sessionDocs = await db('sessions')
-      .collection<{ _id: string; orderId: string; status: string; orderRevision?: number; orderJson?: string }>(
-        'sessions',
-      )
-      .find({}, { projection: { orderId: 1, status: 1, orderRevision: 1, orderJson: 1 } })
+      .collection<{
+        _id: string;
+        orderId: string;
+        status: string;
+        orderRevision?: number;
+        orderJson?: string;
+        createdAt: Date;
+        updatedAt: Date;
+      }>('sessions')
+      .find({}, { projection: { orderId: 1, status: 1, orderRevision: 1, orderJson: 1, createdAt: 1, updatedAt: 1 } })
       .toArray();
     const sessionOrderIds = new Set(sessionDocs.map((d) => d.orderId));
     const orderStates = new Map(orderDocs.map((o) => [o._id, o]));
@@ -480,6 +560,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       report.rows.push(...rows);
       report.violations += rows.filter((r) => r.check && r.value !== 0).length;
     }
+    if (from && cluster) {
+      const rows = await mixedVersionRows({
+        cluster,
+        from,
+        replicas,
+        startedAt,
+        steps: rolloutSteps,
+        requestLog: join(logDir, 'haproxy-requests.log'),
+        db,
+        orders: orderDocs,
+        sessions: sessionDocs,
+      });
+      report.rows.push(...rows);
+      report.violations += rows.filter((r) => r.check && r.value !== 0).length;
+    }
     return { report, table: formatLedger(report), serviceLogExcerpts: await serviceLogExcerpts(logDir) };
   } finally {
     await watcher?.stop().catch(() => {});
@@ -519,4 +614,143 @@ function firstAttempts(
     }
   }
   return [...first.values()].map((f) => ({ createdAt: f.createdAt, latencyMs: f.receivedAt - f.createdAt }));
+}
+
+/** GET /v0/events and the newest event, as a merchant's dashboard or integration does, every 2 s while `going`. */
+async function readEventsMeanwhile(client: RecordingClient, merchants: readonly Merchant[], going: () => boolean) {
+  for (let n = 0; going(); n++) {
+    const merchant = merchants[n % merchants.length] as Merchant;
+    const listed = await client.send('GET', '/v0/events?limit=3', 'GET /v0/events', { key: merchant.testKey });
+    const newest = (listed.body as { events?: { id: string }[] } | undefined)?.events?.[0];
+    if (newest)
+      await client.send('GET', `/v0/events/${newest.id}`, 'GET /v0/events/:eventId', { key: merchant.testKey });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+}
+
+/** Orders the orders.0001 migration has not reached (services/orders/src/store/migrations.ts). */
+const UNMIGRATED_ORDER = { revision: { $exists: false } };
+
+/**
+ * The mixed-version rows: per contract, how much talk crossed versions (internal HTTP from the load balancer's log;
+ * Kafka topics and stored documents from when each side acted), and the migration that ran under load.
+ */
+async function mixedVersionRows(input: {
+  cluster: ClusterStack;
+  from: ServiceBuild;
+  replicas: number;
+  startedAt: number;
+  steps: readonly RolloutStep[];
+  requestLog: string;
+  db: (name: string) => ReturnType<MongoClient['db']>;
+  orders: ReadonlyArray<{ createdAt: Date; updatedAt: Date; revision?: number }>;
+  sessions: ReadonlyArray<{ createdAt: Date; updatedAt: Date }>;
+}): Promise<LedgerReport['rows']> {
+  const { cluster, from, db } = input;
+  const timeline = new VersionTimeline(
+    cluster.current.version,
+    SERVICES.map((service) => ({
+      service,
+      version: from.version,
+      replicas: input.replicas,
+      at: input.startedAt - 3_600_000,
+    })),
+    input.steps.flatMap((s) => (s.replacement ? VersionTimeline.stepChanges(s.replacement) : [])),
+  );
+  const rows: LedgerReport['rows'] = [
+    {
+      label: `contracts between an old (${from.version}) and a new (${cluster.current.version}) party`,
+      value: `${input.steps.filter((s) => s.replacement).length} replicas replaced`,
+      check: false,
+    },
+  ];
+  const logged = existsSync(input.requestLog) ? parseRequestLog(await readFile(input.requestLog, 'utf8')) : [];
+  rows.push(...httpContractRows(timeline, logged));
+
+  const events = await db('webhooks')
+    .collection<{ createdAt: Date; recordedAt: Date }>('events')
+    .find({}, { projection: { createdAt: 1, recordedAt: 1 } })
+    .toArray();
+  rows.push(
+    handoffRow(
+      timeline,
+      'checkout.session.events: sessions → webhook-dispatcher (event written → recorded)',
+      'sessions',
+      'webhook-dispatcher',
+      events.map((e) => ({ producedAt: e.createdAt.getTime(), consumedAt: e.recordedAt.getTime() })),
+    ),
+  );
+  // Sessions' consumer leaves no trace of its own (orders' answers usually got there first): each order's last
+  // event, by when orders wrote it and which side sessions ran then.
+  rows.push(
+    handoffRow(
+      timeline,
+      "orders.events: orders → sessions (each order's last event, when written)",
+      'orders',
+      'sessions',
+      input.orders
+        .filter((o) => o.updatedAt.getTime() > o.createdAt.getTime())
+        .map((o) => ({ producedAt: o.updatedAt.getTime(), consumedAt: o.updatedAt.getTime() })),
+    ),
+  );
+  const deliveries = await db('webhooks')
+    .collection<{ createdAt: Date; updatedAt: Date; attempts: { at: Date }[] }>('deliveries')
+    .find({}, { projection: { createdAt: 1, updatedAt: 1, attempts: 1 } })
+    .toArray();
+  const retries: Handoff[] = deliveries.flatMap((d) =>
+    d.attempts.slice(1).map((a, i) => ({
+      producedAt: (d.attempts[i] as { at: Date }).at.getTime(),
+      consumedAt: a.at.getTime(),
+    })),
+  );
+  rows.push(
+    handoffRow(
+      timeline,
+      'webhooks.retry.1–4: webhook-dispatcher → itself (attempt that failed → the retry)',
+      'webhook-dispatcher',
+      'webhook-dispatcher',
+      retries,
+    ),
+  );
+  const rewritten = (docs: ReadonlyArray<{ createdAt: Date; updatedAt: Date }>): Handoff[] =>
+    docs
+      .filter((d) => d.updatedAt.getTime() > d.createdAt.getTime())
+      .map((d) => ({ producedAt: d.createdAt.getTime(), consumedAt: d.updatedAt.getTime() }));
+  rows.push(
+    handoffRow(timeline, 'orders documents (created → last rewritten)', 'orders', 'orders', rewritten(input.orders)),
+    handoffRow(
+      timeline,
+      'sessions documents (created → last rewritten)',
+      'sessions',
+      'sessions',
+      rewritten(input.sessions),
+    ),
+    handoffRow(
+      timeline,
+      'webhook deliveries (stored → last attempt recorded)',
+      'webhook-dispatcher',
+      'webhook-dispatcher',
+      rewritten(deliveries),
+    ),
+  );
+
+  const migration = await db('orders')
+    .collection<{ _id: string; state: string; migrated: number; passes: number; startedAt: Date; doneAt?: Date }>(
+      'migrations',
+    )
+    .findOne({ _id: 'orders.0001-revision-on-every-order' });
+  rows.push({
+    label: 'migration orders.0001-revision-on-every-order, under load',
+    value: migration
+      ? `${migration.state}: ${migration.migrated} orders migrated in ${migration.passes} pass(es), started ${((migration.startedAt.getTime() - input.startedAt) / 1000).toFixed(0)} s into the run${migration.doneAt ? `, last done at ${((migration.doneAt.getTime() - input.startedAt) / 1000).toFixed(0)} s` : ''}`
+      : 'never ran',
+    check: false,
+  });
+  const endsOnCurrent = cluster.buildOf('orders') === cluster.current;
+  rows.push({
+    label: `orders without a revision after the drain (orders.0001 not done${endsOnCurrent ? '' : '; not checked: orders ends on the release'})`,
+    value: endsOnCurrent ? await db('orders').collection('orders').countDocuments(UNMIGRATED_ORDER) : 0,
+    check: true,
+  });
+  return rows;
 }

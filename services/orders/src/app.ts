@@ -5,6 +5,7 @@ import type { Config } from './config';
 import { OrdersStore } from './store/orders.store';
 import { ReferenceDataStore } from './store/reference-data.store';
 import { ORDER_INDEXES } from './store/indexes';
+import { ORDER_MIGRATIONS } from './store/migrations';
 import { OrderCommands } from './domain/orders.use-cases';
 import { OrderEventsProducer } from './messaging/order-events.producer';
 import { mountRoutes } from './http/router';
@@ -56,7 +57,10 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
           referenceData,
           clock,
         });
-      if (config.SWEEPERS_ENABLED) relay.start();
+      if (config.SWEEPERS_ENABLED) {
+        relay.start();
+        await runtime.runMigrations(mongo.db, ORDER_MIGRATIONS);
+      }
       const server = await runtime.listen(app);
       return { url: server.url };
     },

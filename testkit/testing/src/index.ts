@@ -1,4 +1,5 @@
 export * from './admin-client';
+export * from './contract-fixtures';
 export * from './engine-control';
 export * from './eventually';
 export * from './factories';

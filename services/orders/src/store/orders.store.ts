@@ -40,9 +40,11 @@ export class OrdersStore {
     scope: Scope,
     doc: Omit<OrderDocument, 'organizationId' | 'mode'>,
   ): Promise<{ order: OrderDocument; created: boolean }> {
-    const { created, doc: stored } = await scoped(this.collection, scope).insertOnce(doc, {
-      creationKey: doc.creationKey as string,
-    });
+    // Revision 0 from the start (orders.0001 gives it to orders stored before): what readers took a missing one as.
+    const { created, doc: stored } = await scoped(this.collection, scope).insertOnce(
+      { ...doc, revision: typeof doc.revision === 'number' ? doc.revision : 0 },
+      { creationKey: doc.creationKey as string },
+    );
     // Refused: a retry of the same creation (its creation key found: that order), or another order's externalId.
     if (stored && (created || doc.creationKey !== `id:${doc._id}`)) return { order: stored, created };
     throw new DomainError(
