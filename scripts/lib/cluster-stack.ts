@@ -101,6 +101,11 @@ export interface ClusterStackOptions extends Omit<StackEnvironmentOptions, 'port
   /** What every service starts on (a release's bundles: `--from`); default this checkout (`current`). */
   from?: ServiceBuild;
   /**
+   * Settings only the replicas of this checkout's build get, never a release's (which may not know them): the
+   * mixed-version soak turns tracing on in the new code only, as a team shipping tracing would.
+   */
+  currentEnv?: Record<string, string>;
+  /**
    * HAProxy logs every request with its frontend, server and both x-internal-version headers into
    * `<logDir>/haproxy-requests.log` (INTERNAL_CALLS: one frontend per caller), for the mixed-version soak.
    */
@@ -252,7 +257,7 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
     const build = builds[service];
     const proc = spawnService({
       service,
-      env: serviceEnv,
+      env: build === current ? { ...serviceEnv, ...options.currentEnv } : serviceEnv,
       logFile: join(options.logDir, `${service}-${generation}.log`),
       name: `${service}-${generation}`,
       ...(build.bundleDir !== undefined && { bundleDir: build.bundleDir }),

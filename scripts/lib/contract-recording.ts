@@ -25,9 +25,15 @@ import { INTERNAL_CALLS, type InternalCall } from './cluster-stack';
 import { freePort, startProcessStack, type ProcessStack, type ServiceName } from './process-stack';
 import type { ServiceBuild } from './releases';
 import { routeOf } from './soak/versions';
+import { startTraceSink, type TraceSink } from './trace-sink';
 
-/** Request headers a contract is about; the token, request id, version and transport headers are not. */
+/**
+ * Request headers a contract is about; the token, request id, version and transport headers are not. The trace
+ * context is: a callee continues the caller's trace from it (a release that traces sends it, recorded below).
+ */
 const REQUEST_HEADERS = new Set([
+  'traceparent',
+  'tracestate',
   'x-organization-id',
   'x-mode',
   'idempotency-key',
@@ -368,16 +374,22 @@ export async function recordContracts(options: {
   let engines: Engines | undefined;
   let stack: ProcessStack | undefined;
   let receiver: WebhookReceiver | undefined;
+  let traces: TraceSink | undefined;
   const proxies: Array<{ close(): Promise<void> }> = [];
   let mongo: MongoClient | undefined;
   try {
     engines = await startEngines({ log: (line) => log(`engines: ${line}`) });
     receiver = await startWebhookReceiver();
+    // Traced as in production (a release older than tracing ignores the setting): internal calls carry
+    // `traceparent` and outbox rows their trace context, so a recording shows what a later release meets.
+    traces = await startTraceSink();
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: traces.endpoint };
     let urls: (Record<ServiceName, string> & { admin: string }) | undefined;
-    const extraEnv: Record<'gateway' | 'sessions' | 'dispatcher', Record<string, string>> = {
-      gateway: {},
-      sessions: {},
-      dispatcher: {},
+    const extraEnv: Record<'gateway' | 'orders' | 'sessions' | 'dispatcher', Record<string, string>> = {
+      gateway: { ...otel },
+      orders: { ...otel },
+      sessions: { ...otel },
+      dispatcher: { ...otel },
     };
     for (const call of INTERNAL_CALLS) {
       const proxy = await recordingProxy(
@@ -438,6 +450,7 @@ export async function recordContracts(options: {
     await stack?.stop().catch(() => {});
     for (const proxy of proxies) await proxy.close().catch(() => {});
     await receiver?.close().catch(() => {});
+    await traces?.close().catch(() => {});
     await engines?.stop().catch(() => {});
   }
 }

@@ -5,12 +5,15 @@
 // must read the recorded answer (a success parsed by its schema, an error as the recorded code). So a change to a
 // caller that an older callee would not understand, or that no longer reads an older callee's answer, fails here.
 // The other direction (today's callees against the recorded requests) is test-e2e/src/contracts.e2e.test.ts.
+// Tracing is on, as in production: a release that traces records its callers' `traceparent`, which today's
+// callers must then send too (a callee of that release continues the trace from it).
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { DomainError } from '@checkout/errors';
 import { ErrorBody } from '@checkout/contracts';
 import { readHttpFixtures, type HttpFixture } from '@checkout/testing';
+import { collectSpans } from '@checkout/telemetry/testing';
 import { createUpstreams, type Upstreams } from '../../services/gateway/src/clients/upstreams';
 import { PUBLIC_ROUTES } from '../../services/gateway/src/http/public-routes';
 import { OrdersClient as SessionsOrdersClient } from '../../services/sessions/src/clients/orders.client';
@@ -26,6 +29,8 @@ let answering: HttpFixture | undefined;
 let received: { method: string; path: string; headers: Record<string, string | string[] | undefined> } | undefined;
 /** What the stub was last sent (read through a call: the stub's handler sets it while a test awaits). */
 const lastRequest = () => received;
+
+const tracing = collectSpans('contract-callers');
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -47,6 +52,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
+  await tracing.shutdown();
 });
 
 const scopeOf = (f: HttpFixture) => ({
@@ -331,6 +337,8 @@ describe("today's callers and what a release's callees answered them (libs/contr
         expect(routeOf(sent?.method ?? '', sent?.path ?? '')).toBe(fixture.route);
         for (const header of Object.keys(fixture.request.headers))
           expect(sent?.headers[header], `header ${header}`).toBeDefined();
+        // Whatever the release recorded, the trace context goes with every internal call (W3C Trace Context).
+        expect(sent?.headers.traceparent, 'traceparent').toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
         // A forwarded refusal comes back as its error envelope (parsed above); one the caller reads itself, as
         // a DomainError with the callee's code.
         if (!outcome.ok) {

@@ -19,6 +19,7 @@ import { startClusterStack, type ClusterStack } from '../cluster-stack';
 import { parseRequestLog } from '../haproxy';
 import { ensureReleaseBundles, resolveRelease, type ServiceBuild } from '../releases';
 import { SERVICES, startProcessStack, type ProcessStack, type ServiceName } from '../process-stack';
+import { startTraceSink, type TraceSink } from '../trace-sink';
 import { planChaos, runChaos, type ClusterKill, type OutageWindow } from './chaos';
 import { RecordingClient, sendWithRetries } from './client';
 import {
@@ -172,6 +173,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   let reader: RecordingClient | undefined;
   let mongo: MongoClient | undefined;
   let watcher: ReturnType<typeof watchGroups> | undefined;
+  let traces: TraceSink | undefined;
   try {
     const replicas = options.replicas ?? 1;
     if (options.from !== undefined && !options.rollout) throw new Error('--from needs --rollout');
@@ -202,6 +204,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       receivers[kind] = receiver;
     }
     const logDir = join(tmpdir(), `checkout-soak-${runId}`);
+    // From a release, the new code traces (every span, as shipped: parent-based, ratio 1) and the release's does
+    // not: trace context then crosses versions in internal calls, Kafka headers and outbox rows, both ways round.
+    if (from) traces = await startTraceSink();
     const stackOptions = {
       mongoUrl: engines.mongoUrl,
       kafkaBrokers: engines.kafkaBrokers,
@@ -232,6 +237,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
             // Bundles start in a fraction of tsx's time on 2 busy cores: a rollout starts 2 × 4 new processes.
             runtime: 'bundle',
             ...(from && { from, requestLog: true }),
+            ...(traces && { currentEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: traces.endpoint } }),
             log,
           })
         : undefined;
@@ -571,6 +577,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         db,
         orders: orderDocs,
         sessions: sessionDocs,
+        ...(traces && { traces }),
       });
       report.rows.push(...rows);
       report.violations += rows.filter((r) => r.check && r.value !== 0).length;
@@ -578,6 +585,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     return { report, table: formatLedger(report), serviceLogExcerpts: await serviceLogExcerpts(logDir) };
   } finally {
     await watcher?.stop().catch(() => {});
+    await traces?.close().catch(() => {});
     await mongo?.close().catch(() => {});
     await load?.close().catch(() => {});
     await reader?.close().catch(() => {});
@@ -645,6 +653,7 @@ async function mixedVersionRows(input: {
   db: (name: string) => ReturnType<MongoClient['db']>;
   orders: ReadonlyArray<{ createdAt: Date; updatedAt: Date; revision?: number }>;
   sessions: ReadonlyArray<{ createdAt: Date; updatedAt: Date }>;
+  traces?: TraceSink;
 }): Promise<LedgerReport['rows']> {
   const { cluster, from, db } = input;
   const timeline = new VersionTimeline(
@@ -734,6 +743,23 @@ async function mixedVersionRows(input: {
     ),
   );
 
+  if (input.traces) {
+    // Every service ran the new code for a while, and the new code traces: each sent spans (a replica exports
+    // within a second of a span's end, and before it stops).
+    const batches = input.traces.batches();
+    rows.push(
+      {
+        label: '  trace batches the new code exported (the release traces nothing)',
+        value: SERVICES.map((s) => `${s} ${batches[s]}`).join(', '),
+        check: false,
+      },
+      {
+        label: 'services whose new code exported no spans',
+        value: SERVICES.filter((s) => batches[s] === 0).length,
+        check: true,
+      },
+    );
+  }
   const migration = await db('orders')
     .collection<{ _id: string; state: string; migrated: number; passes: number; startedAt: Date; doneAt?: Date }>(
       'migrations',
