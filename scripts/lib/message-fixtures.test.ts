@@ -55,7 +55,7 @@ describe('message fixtures: every committed shape parses in its consumer', () =>
       if (!parsed.ok) throw new Error(parsed.error);
       const value = fixture.value as { type: string; body: unknown };
       expect(parsed.value.envelope.type).toBe(value.type);
-      expect(SESSION_EVENT_TYPES).toContain(parsed.value.envelope.type);
+      expect(Object.values(SESSION_EVENT_TYPES)).toContain(parsed.value.envelope.type);
       expect(parsed.value.envelope.sessionId).toBe(fixture.key);
       // The webhook body reaches the merchant as the producer wrote it.
       expect(parsed.value.rawBody).toEqual(value.body);
@@ -109,7 +109,7 @@ describe('message fixtures: every shape a producer can make has one', () => {
     const orderTypes = new Set(ofTopic(TOPICS.orderEvents).map((f) => (f.fixture.value as { type: string }).type));
     for (const type of ORDER_EVENT_TYPES) expect(orderTypes, `orders.events has no ${type} fixture`).toContain(type);
     const sessionTypes = new Set(ofTopic(TOPICS.sessionEvents).map((f) => (f.fixture.value as { type: string }).type));
-    for (const type of SESSION_EVENT_TYPES)
+    for (const type of Object.values(SESSION_EVENT_TYPES))
       expect(sessionTypes, `checkout.session.events has no ${type} fixture`).toContain(type);
     const publicTypes = new Set(
       ofTopic(TOPICS.orderPublicEvents).map((f) => (f.fixture.value as { type: string }).type),

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Order, TOPICS, WEBHOOK_RETRY_TIERS, newId, type Mode } from '@checkout/contracts';
+import { Order, TOPICS, WEBHOOK_RETRY_TIERS, newId, type Mode, type SessionEventStatus } from '@checkout/contracts';
 import type { EventProducer, OutboxEntry, OutgoingMessage } from '@checkout/kafka';
 import { shapeOf } from '@checkout/testing';
 import { nextRevision, type Scope } from '@checkout/mongo';
@@ -361,10 +361,10 @@ function sessionEvents(): ProducedMessage[] {
     producedBy: string,
     doc: SessionDocument,
     order: OrderDocument,
-    kind: 'completed' | 'expired',
+    status: SessionEventStatus,
   ): ProducedMessage => {
     // Sessions keeps the order as orders' answer presents it, parsed against Order (its orders client).
-    const envelope = sessionEventMessage(doc, Order.parse(presentOrder(order)), kind, NOW, baseUrl);
+    const envelope = sessionEventMessage(doc, Order.parse(presentOrder(order)), status, NOW, baseUrl);
     return { topic, name, fixture: toFixture({ topic, key: doc._id, value: JSON.stringify(envelope) }, producedBy) };
   };
   const completedOrder = orderDoc(items, paid);
@@ -454,6 +454,11 @@ async function webhookMessages(): Promise<ProducedMessage[]> {
   take(
     'delivery-failed.without-error',
     'webhook-dispatcher: WebhookPublisher.publishDeadLetter, last attempt answered without an error text',
+  );
+  await publisher.publishDeadLetter({ ...delivery('HTTP 500'), endpointId: newId('we', MODE) }, NOW);
+  take(
+    'delivery-failed.to-endpoint',
+    "webhook-dispatcher: WebhookPublisher.publishDeadLetter, a delivery to a merchant's webhook endpoint (D50)",
   );
   return produced;
 }

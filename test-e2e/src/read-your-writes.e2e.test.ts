@@ -189,8 +189,8 @@ describe("read your writes across orders and sessions (D46, D25), with sessions'
     expect(cancel.result.status).toBe(200);
     expect(cancel.gateway).toEqual(plainCancel.gateway);
     expect(cancel.orders).toEqual(plainCancel.orders);
-    // The session by id, then its conditional replace (no event: D25 sends no webhook for a cancel).
-    expect(cancel.sessions).toEqual({ find: 1, update: 1 });
+    // The session by id, then its named write `cancel`, one findOneAndUpdate (no event: D25 sends no webhook).
+    expect(cancel.sessions).toEqual({ find: 1, findAndModify: 1 });
 
     // A repeated cancel changes nothing: orders answers the same revision, and sessions finds nothing newer.
     const again = await commandsDuring(() => api.post(`/v0/orders/${session.orderId}/cancel`));
@@ -204,7 +204,8 @@ describe("read your writes across orders and sessions (D46, D25), with sessions'
       api.patch(`/v0/orders/${session.orderId}`, { metadata: { note: 'edited' } }),
     );
     expect(edit.result.status).toBe(200);
-    expect(edit.sessions).toEqual({ find: 1, update: 1 });
+    // The session by id, then its named write `takeOrderCopy`, one findOneAndUpdate.
+    expect(edit.sessions).toEqual({ find: 1, findAndModify: 1 });
   });
 
   it('When sessions cannot take the change, then the merchant gets 503 SERVICE_UNAVAILABLE, not a success its next read contradicts; a retry completes it', async () => {

@@ -8,7 +8,6 @@ import {
   ORDER_CANCELLED,
   ORDER_PAYMENT_APPLIED,
   OrderEventMessage,
-  SessionEventMessage,
   SessionEventV1,
   WebhookEvent,
   orderChangedEvent,
@@ -73,7 +72,7 @@ describe('webhook body (D30)', () => {
 
 describe('SessionEventV1 envelope', () => {
   it('When a well-formed completed message is parsed, then it is accepted and discriminated by type', () => {
-    const parsed = SessionEventMessage.parse(message);
+    const parsed = SessionEventV1.parse(message);
     expect(parsed.type).toBe('checkout.session.completed');
     expect(parsed.body.event).toBe(parsed.type);
   });

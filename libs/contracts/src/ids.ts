@@ -26,6 +26,7 @@ export const ID_PREFIXES = {
   delivery: 'dlv',
   payment: 'pay',
   refund: 're',
+  webhookEndpoint: 'we',
 } as const;
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
 
@@ -135,6 +136,7 @@ export const EventId = idSchema(ID_PREFIXES.event, 'Event id, `evt_<mode>_<suffi
 export const DeliveryId = idSchema(ID_PREFIXES.delivery, 'Webhook delivery id, `dlv_<mode>_<suffix>`.');
 export const PaymentId = idSchema(ID_PREFIXES.payment, 'Payment id, `pay_<mode>_<suffix>`.');
 export const RefundId = idSchema(ID_PREFIXES.refund, 'Refund id, `re_<mode>_<suffix>` (D48).');
+export const WebhookEndpointId = idSchema(ID_PREFIXES.webhookEndpoint, 'Webhook endpoint id, `we_<mode>_<suffix>`.');
 export const PaymentDestinationId = idSchema(
   ID_PREFIXES.paymentDestination,
   'Payment destination id, `pd_<mode>_<suffix>`.',

@@ -159,7 +159,9 @@ export const PAYMENT_OUTCOMES = ['succeeded', 'declined'] as const;
 
 export const PayRequest = z
   .strictObject({
-    method: PaymentMethod.default('card'),
+    method: PaymentMethod.default('card').describe(
+      'Payment method (default card): one the session offers, enabled for the organization in test mode (D26); another is 400 SESSION_NOT_PAYABLE.',
+    ),
     amount: z.int().min(1).optional().describe('Amount to pay in minor units; default the amount still due.'),
     outcome: z.enum(PAYMENT_OUTCOMES).default('succeeded').describe('Simulated outcome. Default succeeded.'),
   })

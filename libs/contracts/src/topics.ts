@@ -8,7 +8,7 @@ export const WEBHOOK_RETRY_TIERS = [1, 2, 3, 4] as const;
 export type WebhookRetryTier = (typeof WEBHOOK_RETRY_TIERS)[number];
 
 export const TOPICS = {
-  /** SessionEventMessage (events.ts), key = sessionId. Produced by sessions' outbox relay. */
+  /** SessionEventV1 (events.ts), key = sessionId. Produced by sessions' outbox relay. */
   sessionEvents: 'checkout.session.events',
   /** Order facts, key = orderId. Produced by orders (e.g. so sessions learns of a cancellation). */
   orderEvents: 'orders.events',

@@ -34,6 +34,16 @@ export function appendToOutbox<D extends OutboxFields>(doc: D, entry: OutboxEntr
   return { ...doc, outbox: [...doc.outbox, trace ? { ...entry, trace } : entry], outboxPending: true };
 }
 
+/**
+ * The same for a conditional update (`findOneAndUpdate`): the operators that record `entry` (with the active
+ * trace context, as appendToOutbox) in the document's outbox, for the store to merge into the update that makes
+ * the state change, so both land in one write.
+ */
+export function outboxPush(entry: OutboxEntry): { $push: { outbox: OutboxEntry }; $set: { outboxPending: true } } {
+  const trace = entry.trace ?? currentTraceCarrier();
+  return { $push: { outbox: trace ? { ...entry, trace } : entry }, $set: { outboxPending: true } };
+}
+
 /** What the relay reports (registerOutboxMetrics, metrics.ts, makes it). */
 export interface OutboxMetrics {
   /** Fast-path or sweep publishes that failed; the sweep publishes the event later, so it is late, not lost. */

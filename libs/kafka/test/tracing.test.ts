@@ -7,6 +7,7 @@ import {
   OutboxRelay,
   appendToOutbox,
   createEventProducer,
+  outboxPush,
   createKafka,
   ensureTopics,
   runBatchConsumer,
@@ -160,5 +161,26 @@ describe('Trace context across Kafka', () => {
     expect(publish!.parentSpanId).toBe(written.spanId);
     await eventually(() => handled.has('evt_crash'), { deadlineMs: 30_000, description: 'the swept event consumed' });
     expect(handled.get('evt_crash')?.headers.traceparent).toBe(`00-${written.traceId}-${publish!.spanId}-01`);
+  });
+
+  it("When a conditional update records the event (outboxPush), then the entry keeps the writer's trace and its publish continues it", async () => {
+    await collection.insertOne({ _id: 'agg_update', outbox: [], outboxPending: false });
+    let written = { traceId: '', spanId: '' };
+    let doc: Aggregate | null = null;
+    await inSpan('POST /things/agg_update/complete', { kind: 'server', parent: 'none' }, async (span) => {
+      const [, traceId, spanId] = span.carrier()!.traceparent.split('-');
+      written = { traceId: traceId!, spanId: spanId! };
+      doc = await collection.findOneAndUpdate(
+        { _id: 'agg_update', outboxPending: false },
+        outboxPush(entry('evt_update')),
+        {
+          returnDocument: 'after',
+        },
+      );
+    });
+    expect(doc!.outbox[0]?.trace?.traceparent).toBe(`00-${written.traceId}-${written.spanId}-01`);
+    await new OutboxRelay<Aggregate>({ collection, producer, logger }).publishWritten(doc!);
+    const [publish] = await spansWhere((s) => s.name === `${topic} publish` && s.traceId === written.traceId);
+    expect(publish!.parentSpanId).toBe(written.spanId);
   });
 });

@@ -4,6 +4,7 @@ import { Dashboard } from './resources/dashboard';
 import { Events } from './resources/events';
 import { Orders } from './resources/orders';
 import { Refunds } from './resources/refunds';
+import { EventTypes, WebhookEndpoints } from './resources/webhook-endpoints';
 import { webhooks, type Webhooks } from './webhooks';
 
 /**
@@ -16,6 +17,10 @@ export class Checkout {
   readonly refunds: Refunds;
   readonly checkoutSessions: CheckoutSessions;
   readonly events: Events;
+  /** D49: the event types, their descriptions and the JSON Schemas of their bodies. */
+  readonly eventTypes: EventTypes;
+  /** D50: the endpoints that receive your events. */
+  readonly webhookEndpoints: WebhookEndpoints;
   /** D47: login links to the merchant dashboard. */
   readonly dashboard: Dashboard;
   /** sk_test keys only (D29). */
@@ -28,6 +33,8 @@ export class Checkout {
     this.refunds = new Refunds(http);
     this.checkoutSessions = new CheckoutSessions(http);
     this.events = new Events(http);
+    this.eventTypes = new EventTypes(http);
+    this.webhookEndpoints = new WebhookEndpoints(http);
     this.dashboard = new Dashboard(http);
     this.testHelpers = new TestHelpers(http);
   }

@@ -78,8 +78,8 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
       }
       if (config.SWEEPERS_ENABLED) {
         relay.start();
-        // Flow 4: every replica sweeps; each session's transition is a conditional update on the revision it
-        // read, so each session expires, and fires its event, exactly once.
+        // Flow 4: every replica sweeps; each expiry is a conditional write on the session still pending (the
+        // store's `expire`), so each session expires, and fires its event, exactly once.
         const sweeps = new Counter({
           name: 'sessions_expiry_sweeps_total',
           help: 'Expiry sweeps this process has completed (D21)',

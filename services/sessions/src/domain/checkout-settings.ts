@@ -3,34 +3,26 @@ import {
   INTERNAL_API_HEADERS,
   PAYMENT_METHODS,
   decodeCheckoutSettingsHeader,
-  encodeCheckoutSettingsHeader,
   type CheckoutSettingsHeader,
 } from '@checkout/contracts';
 
 // The header and its codec are libs/contracts' (the gateway writes it, sessions reads it).
 
-/** The header in which the gateway forwards the organization's checkout settings (base64url JSON). */
-export const CHECKOUT_SETTINGS_HEADER = INTERNAL_API_HEADERS.checkoutSettings;
-
-export type CheckoutSettings = CheckoutSettingsHeader;
-
 /** Used when a caller sends no settings (e.g. an operator calling the internal API directly). */
-export const DEFAULT_CHECKOUT_SETTINGS: CheckoutSettings = {
+export const DEFAULT_CHECKOUT_SETTINGS: CheckoutSettingsHeader = {
   organizationName: 'Merchant',
   defaultCallbackUrl: null,
   enabledPaymentMethods: [...PAYMENT_METHODS],
 };
 
-export const encodeCheckoutSettings = encodeCheckoutSettingsHeader;
-
 /** Parses the header; absent → defaults; present but malformed → INVALID_REQUEST (a gateway bug, said loudly). */
-export function parseCheckoutSettings(header: string | undefined): CheckoutSettings {
+export function parseCheckoutSettings(header: string | undefined): CheckoutSettingsHeader {
   if (!header) return DEFAULT_CHECKOUT_SETTINGS;
   const decoded = decodeCheckoutSettingsHeader(header);
   if (!decoded.ok)
     throw new DomainError(
       'INVALID_REQUEST',
-      `${CHECKOUT_SETTINGS_HEADER} is ${decoded.error === 'malformed' ? 'malformed' : 'not base64url JSON'}.`,
+      `${INTERNAL_API_HEADERS.checkoutSettings} is ${decoded.error === 'malformed' ? 'malformed' : 'not base64url JSON'}.`,
     );
   return { ...decoded.value, enabledPaymentMethods: [...new Set(decoded.value.enabledPaymentMethods)] };
 }

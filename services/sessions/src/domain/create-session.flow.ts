@@ -1,13 +1,12 @@
 import type { Logger } from '@checkout/logger';
 import { DomainError, isDomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
-import { newId, secretlyDerivedId, type CreateSessionRequest } from '@checkout/contracts';
+import { newId, secretlyDerivedId, type CheckoutSettingsHeader, type CreateSessionRequest } from '@checkout/contracts';
 import type { OrdersClient } from '../clients/orders.client';
 import type { SessionsStore } from '../store/sessions.store';
 import type { SessionDocument } from '../store/session.document';
-import type { CheckoutSettings } from './checkout-settings';
 import { expectedTotal, expiresAtFor, resolveCallbackUrl, substitutePlaceholders } from './session';
-import { snapshotFields, type SessionWithOrder } from './session-transition';
+import { copyFields, type SessionWithOrder } from './session-writes';
 
 export interface CreateSessionDeps {
   store: SessionsStore;
@@ -40,7 +39,7 @@ export async function createSession(
   deps: CreateSessionDeps,
   scope: Scope,
   input: CreateSessionRequest,
-  settings: CheckoutSettings,
+  settings: CheckoutSettingsHeader,
   requestKey?: string,
 ): Promise<SessionWithOrder> {
   const sessionId =
@@ -84,7 +83,7 @@ export async function createSession(
     organizationName: settings.organizationName,
     enabledPaymentMethods: settings.enabledPaymentMethods,
     collected: {},
-    ...snapshotFields(created),
+    ...copyFields(created),
     outbox: [],
     outboxPending: false,
     createdAt: now,

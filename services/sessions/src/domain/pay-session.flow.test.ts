@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isDomainError } from '@checkout/errors';
 import { createLogger } from '@checkout/logger';
-import { CreateSessionRequest, SESSION_COMPLETED } from '@checkout/contracts';
+import { CreateSessionRequest, SESSION_EVENT_TYPES } from '@checkout/contracts';
 import type { OutboxRelay } from '@checkout/kafka';
 import { buildSessionEvent } from '@checkout/testing';
 import type { OrdersClient, OrderSnapshot, OrderView } from '../clients/orders.client';
@@ -9,7 +9,7 @@ import type { SessionsStore } from '../store/sessions.store';
 import type { SessionDocument } from '../store/session.document';
 import { paySession, type PaymentAttempt } from './pay-session.flow';
 import { createSession } from './create-session.flow';
-import type { SessionDeps } from './session-transition';
+import type { SessionDeps } from './session-writes';
 
 // The pay flow's answers (flow 3) on in-memory stand-ins for sessions' store, orders and the relay: what it
 // stores, what it publishes, and whether it names a replay as one. The real round trips are in
@@ -36,15 +36,58 @@ async function world() {
     return stored;
   };
   const published: string[] = [];
-  const store: Pick<SessionsStore, 'insertSession' | 'getSession' | 'replaceSession' | 'countDeclined'> = {
+  // The named writes the pay flow makes, each conditional on what the real one's filter holds (a stand-in: the
+  // filters themselves run on the real engine in test/component/named-writes.test.ts).
+  const write = (
+    holds: (doc: SessionDocument) => boolean,
+    change: (doc: SessionDocument) => Partial<SessionDocument>,
+  ): Promise<SessionDocument | null> =>
+    Promise.resolve(holds(session()) ? (stored = { ...session(), ...change(session()) }) : null);
+  const store: Pick<
+    SessionsStore,
+    'insertSession' | 'getSession' | 'complete' | 'expire' | 'cancel' | 'takeOrderCopy' | 'countDeclined'
+  > = {
     insertSession: (scope, doc) =>
       Promise.resolve({ created: true as const, doc: (stored = { ...doc, ...scope } as SessionDocument) }),
     getSession: () => Promise.resolve(session()),
-    replaceSession: (_scope, current, next) => {
-      if (current.revision !== session().revision) return Promise.resolve(null);
-      return Promise.resolve((stored = { ...next, revision: (current.revision ?? 0) + 1 }));
-    },
-    countDeclined: () => Promise.resolve(null),
+    complete: (_scope, read, { copy, event, now }) =>
+      write(
+        (doc) => doc.status === 'pending' && doc.orderRevision === read.orderRevision,
+        (doc) => ({
+          status: 'completed',
+          updatedAt: now,
+          ...copy,
+          outbox: [...doc.outbox, event],
+          outboxPending: true,
+        }),
+      ),
+    expire: (_scope, read, { copy, expiresAt, event, now }) =>
+      write(
+        (doc) => doc.status === 'pending' && doc.orderRevision === read.orderRevision,
+        (doc) => ({
+          status: 'expired',
+          expiresAt,
+          updatedAt: now,
+          ...copy,
+          outbox: [...doc.outbox, event],
+          outboxPending: true,
+        }),
+      ),
+    cancel: (_scope, read, { copy, now }) =>
+      write(
+        (doc) => doc.status === 'pending' && doc.orderRevision === read.orderRevision,
+        () => ({ status: 'cancelled', updatedAt: now, ...copy }),
+      ),
+    takeOrderCopy: (_scope, _id, copy, settledOnly) =>
+      write(
+        (doc) => doc.orderRevision < copy.orderRevision && (!settledOnly || doc.status !== 'pending'),
+        () => copy,
+      ),
+    countDeclined: (_scope, _id, now) =>
+      write(
+        (doc) => doc.status === 'pending',
+        (doc) => ({ failedAttempts: doc.failedAttempts + 1, updatedAt: now }),
+      ),
   };
   let asked = 0;
   const applyPayment: OrdersClient['applyPayment'] = (_scope, _orderId, payment) => {
@@ -63,13 +106,13 @@ async function world() {
   const relay: Pick<OutboxRelay<SessionDocument>, 'publishWritten'> = {
     publishWritten: (doc) => {
       published.push(...doc.outbox.map((entry) => (JSON.parse(entry.value) as { type: string }).type));
-      // As markSent does: the outbox emptied, the revision bumped.
-      stored = { ...session(), outbox: [], outboxPending: false, revision: (session().revision ?? 0) + 1 };
+      // As markSent does: the outbox emptied.
+      stored = { ...session(), outbox: [], outboxPending: false };
       return Promise.resolve(doc.outbox.length);
     },
   };
   const deps: SessionDeps = {
-    store: store as SessionsStore,
+    store: store as unknown as SessionsStore,
     orders: orders as OrdersClient,
     relay: relay as OutboxRelay<SessionDocument>,
     sessionEventsTopic: 'unit.checkout.session.events',
@@ -99,41 +142,41 @@ const capture = (paymentId: string): PaymentAttempt => ({
 describe('paySession (flow 3)', () => {
   it('When orders applies the payment, then succeeded: the session is completed and its completed event published once', async () => {
     const w = await world();
-    const { result, view } = await paySession(w.deps, SCOPE, w.session()._id, capture('pay_test_first'));
+    const { result, view } = await paySession(w.deps, w.session(), capture('pay_test_first'));
     expect(result).toBe('succeeded');
     expect(view.doc.status).toBe('completed');
     expect(view.order.status).toBe('completed');
-    expect(w.published).toEqual([SESSION_COMPLETED]);
+    expect(w.published).toEqual([SESSION_EVENT_TYPES.completed]);
   });
 
   it('When the same payment id comes again (D27), then replayed: nothing is stored or published again', async () => {
     const w = await world();
-    await paySession(w.deps, SCOPE, w.session()._id, capture('pay_test_twice'));
-    const revision = w.session().revision;
-    const { result, view } = await paySession(w.deps, SCOPE, w.session()._id, capture('pay_test_twice'));
+    await paySession(w.deps, w.session(), capture('pay_test_twice'));
+    const before = w.session();
+    const { result, view } = await paySession(w.deps, w.session(), capture('pay_test_twice'));
     expect(result).toBe('replayed');
     expect(view.doc.status).toBe('completed');
-    expect(w.session().revision).toBe(revision);
-    expect(w.published).toEqual([SESSION_COMPLETED]);
+    expect(w.session()).toBe(before);
+    expect(w.published).toEqual([SESSION_EVENT_TYPES.completed]);
   });
 
   it('When orders applied it before this process died (a retry), then replayed, and the session completes with its event', async () => {
     const w = await world();
     await w.applyPayment(SCOPE, OPEN_ORDER.id, { paymentId: 'pay_test_crashed', method: 'card' });
-    const { result, view } = await paySession(w.deps, SCOPE, w.session()._id, capture('pay_test_crashed'));
+    const { result, view } = await paySession(w.deps, w.session(), capture('pay_test_crashed'));
     expect(result).toBe('replayed');
     expect(view.doc.status).toBe('completed');
-    expect(w.published).toEqual([SESSION_COMPLETED]);
+    expect(w.published).toEqual([SESSION_EVENT_TYPES.completed]);
   });
 
   it('When a settled session gets a payment without an id of its own, then SESSION_NOT_PAYABLE and orders is not asked', async () => {
     const w = await world();
-    await paySession(w.deps, SCOPE, w.session()._id, capture('pay_test_once'));
+    await paySession(w.deps, w.session(), capture('pay_test_once'));
     const attempt: PaymentAttempt = { source: 'simulator', method: 'card', outcome: 'succeeded' };
     const asked = w.ordersAsked();
-    const refused = await paySession(w.deps, SCOPE, w.session()._id, attempt).catch((err: unknown) => err);
+    const refused = await paySession(w.deps, w.session(), attempt).catch((err: unknown) => err);
     expect(isDomainError(refused) && refused.code).toBe('SESSION_NOT_PAYABLE');
     expect(w.ordersAsked()).toBe(asked);
-    expect(w.published).toEqual([SESSION_COMPLETED]);
+    expect(w.published).toEqual([SESSION_EVENT_TYPES.completed]);
   });
 });

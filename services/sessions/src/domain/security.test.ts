@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { csrfToken, verifyCsrfToken } from './csrf';
 import { signProcessorPayload, verifyProcessorSignature } from './processor-signature';
-import { classifyTestCard, last4 } from './test-processor';
-import { DEFAULT_CHECKOUT_SETTINGS, encodeCheckoutSettings, parseCheckoutSettings } from './checkout-settings';
+import { encodeCheckoutSettingsHeader } from '@checkout/contracts';
+import { DEFAULT_CHECKOUT_SETTINGS, parseCheckoutSettings } from './checkout-settings';
 
 const SECRET = 'a-secret-of-at-least-16';
 
@@ -47,15 +47,6 @@ describe('processor signature (D27)', () => {
   });
 });
 
-describe('test card simulator (D27)', () => {
-  it('classifies the two test cards, with spaces, and refuses anything else', () => {
-    expect(classifyTestCard('4242 4242 4242 4242')).toBe('succeeded');
-    expect(classifyTestCard('4000-0000-0000-0002')).toBe('declined');
-    expect(classifyTestCard('5555555555554444')).toBe('not_test_card');
-    expect(last4('4242 4242 4242 4242')).toBe('4242');
-  });
-});
-
 describe('checkout settings header', () => {
   it('round-trips, defaults when absent, and refuses garbage', () => {
     const settings = {
@@ -63,7 +54,7 @@ describe('checkout settings header', () => {
       defaultCallbackUrl: 'https://a.example/hook',
       enabledPaymentMethods: ['card' as const],
     };
-    expect(parseCheckoutSettings(encodeCheckoutSettings(settings))).toEqual(settings);
+    expect(parseCheckoutSettings(encodeCheckoutSettingsHeader(settings))).toEqual(settings);
     expect(parseCheckoutSettings(undefined)).toEqual(DEFAULT_CHECKOUT_SETTINGS);
     expect(() => parseCheckoutSettings('not-json')).toThrow(expect.objectContaining({ code: 'INVALID_REQUEST' }));
   });

@@ -9,7 +9,7 @@ import {
   mergeSessionData,
   readSessionData,
   resolveCallbackUrl,
-  settle,
+  owedStatus,
   substitutePlaceholders,
 } from './session';
 
@@ -51,12 +51,12 @@ describe('status derivation (D21, D25)', () => {
     expect(effectiveStatus('expired', 'cancelled', expiresAt, before)).toBe('expired');
     expect(effectiveStatus('completed', 'completed', expiresAt, expiresAt)).toBe('completed');
   });
-  it('settle gives the stored transition and its event; cancellation fires none', () => {
-    expect(settle('pending', 'open', expiresAt, before)).toBeNull();
-    expect(settle('pending', 'open', expiresAt, expiresAt)).toEqual({ status: 'expired', event: 'expired' });
-    expect(settle('pending', 'completed', expiresAt, before)).toEqual({ status: 'completed', event: 'completed' });
-    expect(settle('pending', 'cancelled', expiresAt, before)).toEqual({ status: 'cancelled', event: null });
-    expect(settle('expired', 'completed', expiresAt, before)).toBeNull();
+  it('owedStatus gives the status a stored pending session owes; a settled one owes nothing (D21, D25, D28)', () => {
+    expect(owedStatus('pending', 'open', expiresAt, before)).toBeNull();
+    expect(owedStatus('pending', 'open', expiresAt, expiresAt)).toBe('expired');
+    expect(owedStatus('pending', 'completed', expiresAt, expiresAt)).toBe('completed');
+    expect(owedStatus('pending', 'cancelled', expiresAt, before)).toBe('cancelled');
+    expect(owedStatus('expired', 'completed', expiresAt, before)).toBeNull();
   });
 });
 

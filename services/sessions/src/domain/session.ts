@@ -57,20 +57,19 @@ export function effectiveStatus(
 }
 
 /**
- * What a writer should store (in its one conditional update) to make the stored status catch up with the effective
- * one, and which event that transition fires (D25: a cancellation fires none). null: nothing to write.
+ * The status a stored `pending` session owes at `at` (D21, D25, D28): what effectiveStatus shows, for a writer to
+ * store; null when nothing is owed (still pending, or already settled). completed and expired fire an event
+ * (SESSION_EVENT_TYPES), cancelled none.
  */
-export function settle(
+export function owedStatus(
   stored: SessionStatus,
   orderStatus: OrderStatus,
   expiresAt: Date,
-  now: Date,
-): { status: Exclude<SessionStatus, 'pending'>; event: 'completed' | 'expired' | null } | null {
-  const next = effectiveStatus(stored, orderStatus, expiresAt, now);
-  if (stored !== 'pending' || next === 'pending') return null;
-  if (next === 'completed') return { status: 'completed', event: 'completed' };
-  if (next === 'expired') return { status: 'expired', event: 'expired' };
-  return { status: 'cancelled', event: null };
+  at: Date,
+): Exclude<SessionStatus, 'pending'> | null {
+  if (stored !== 'pending') return null;
+  const next = effectiveStatus(stored, orderStatus, expiresAt, at);
+  return next === 'pending' ? null : next;
 }
 
 /** D23: extendExpiry adds minutes while pending; the whole lifetime may not exceed 7 days. */

@@ -1,31 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { Context } from 'koa';
-import { DomainError, isDomainError } from '@checkout/errors';
-import { isIdOf, Phone, ShippingAddress, type PaymentMethod } from '@checkout/contracts';
+import { DomainError } from '@checkout/errors';
+import { isIdOf } from '@checkout/contracts';
 import { readUrlEncodedForm } from '@checkout/http';
-import type { SessionCommands } from '../domain/sessions.use-cases';
-import { scopeOf, type SessionWithOrder } from '../domain/session-transition';
-import type { OrdersClient } from '../clients/orders.client';
-import type { CollectedInputs } from '../store/session.document';
+import type { HostedPage } from '../domain/hosted-page';
+import type { NoticeCode } from '../domain/payment-methods';
 import { CSRF_COOKIE, csrfToken, newCsrfCookieValue, verifyCsrfToken } from '../domain/csrf';
-import { classifyTestCard, last4 } from '../domain/test-processor';
-import { acceptsPayments } from '../domain/payment-destination';
-import { parseUsdToCents } from './hosted-page/html';
-import {
-  NOTICES,
-  renderMessagePage,
-  renderPendingPage,
-  renderTerminalPage,
-  type NoticeCode,
-} from './hosted-page/render';
+import { NOTICES, renderMessagePage, renderPendingPage, renderTerminalPage } from './hosted-page/render';
 import { paymentQrSvg } from './hosted-page/payment-qr';
 
 const MAX_FORM_BYTES = 16 * 1024;
 
 export interface HostedPageDeps {
-  commands: SessionCommands;
-  orders: OrdersClient;
+  page: HostedPage;
   csrfSecret: string;
   secureCookies: boolean;
 }
@@ -79,9 +67,6 @@ function notFoundPage(ctx: Context, nonce: string): void {
   );
 }
 
-const loadPublic = async (commands: SessionCommands, id: string | undefined): Promise<SessionWithOrder | null> =>
-  isIdOf('cs', id) ? commands.findPublic(id) : null;
-
 /** The double-submit cookie the page's CSRF token is bound to; a fresh one when the browser has none (or a forged one). */
 function csrfCookieOf(ctx: Context, secureCookies: boolean): string {
   const cookie = ctx.cookies.get(CSRF_COOKIE);
@@ -97,37 +82,25 @@ function csrfCookieOf(ctx: Context, secureCookies: boolean): string {
 function showPage(deps: HostedPageDeps): RouterMiddleware {
   return async (ctx) => {
     const nonce = randomBytes(16).toString('base64');
-    const view = await loadPublic(deps.commands, ctx.params.sessionId);
+    const id = ctx.params.sessionId;
+    const view = isIdOf('cs', id) ? await deps.page.view(id) : null;
     if (!view) return notFoundPage(ctx, nonce);
-    const session = deps.commands.present(view);
+    const { session } = view;
     const cookie = csrfCookieOf(ctx, deps.secureCookies);
     const notice =
       typeof ctx.query.m === 'string' && Object.hasOwn(NOTICES, ctx.query.m) ? (ctx.query.m as NoticeCode) : undefined;
-    const locations =
-      session.status === 'pending' && session.requireFromCustomer.location
-        ? await deps.orders.listLocations(scopeOf(view.doc))
-        : [];
-    const destination =
-      session.status === 'pending' && view.doc.enabledPaymentMethods.includes('stablecoin')
-        ? await stablecoinDestination(deps.orders, scopeOf(view.doc), session.order.paymentDestination)
-        : undefined;
-    const address = destination && destination !== 'unavailable' ? destination.address : undefined;
     const pageCtx = {
       nonce,
       csrfToken: csrfToken(deps.csrfSecret, session.id, cookie),
       organizationName: view.doc.organizationName,
-      // A destination that no longer takes payments: no address, no stablecoin form, and a notice saying so.
-      enabledPaymentMethods:
-        destination === 'unavailable'
-          ? view.doc.enabledPaymentMethods.filter((m) => m !== 'stablecoin')
-          : view.doc.enabledPaymentMethods,
-      destinationUnavailable: destination === 'unavailable',
+      methods: view.methods,
+      destinationUnavailable: view.destinationUnavailable,
       collected: view.doc.collected,
-      locations,
+      locations: view.locations,
       notice,
       version: stateVersion(session),
       now: new Date(),
-      payment: address ? { address, qrSvg: await paymentQrSvg(address) } : undefined,
+      payment: view.payTo ? { address: view.payTo, qrSvg: await paymentQrSvg(view.payTo) } : undefined,
     };
     // The submitting page's own CSP governs where its form may end up, redirects included (Chromium), so the
     // successUrl's origin is allowed here.
@@ -140,10 +113,10 @@ function showPage(deps: HostedPageDeps): RouterMiddleware {
 
 function pageState(deps: HostedPageDeps): RouterMiddleware {
   return async (ctx) => {
-    const view = await loadPublic(deps.commands, ctx.params.sessionId);
+    const id = ctx.params.sessionId;
+    const session = isIdOf('cs', id) ? await deps.page.state(id) : null;
     secure(ctx, randomBytes(8).toString('base64'));
-    if (!view) throw new DomainError('SESSION_NOT_FOUND', 'No such checkout session.');
-    const session = deps.commands.present(view);
+    if (!session) throw new DomainError('SESSION_NOT_FOUND', 'No such checkout session.');
     const { total, paid } = session.order.amounts;
     ctx.body = {
       status: session.status,
@@ -152,26 +125,6 @@ function pageState(deps: HostedPageDeps): RouterMiddleware {
       version: stateVersion(session),
     };
   };
-}
-
-type SimulatedAttempt = Parameters<SessionCommands['pay']>[2];
-
-/** The test processor's attempt the form asks for, or the notice that sends the customer back to fix the form. */
-function simulatedAttempt(method: PaymentMethod, form: URLSearchParams): SimulatedAttempt | NoticeCode {
-  if (method === 'card') {
-    const number = form.get('cardNumber') ?? '';
-    if (number.trim() === '') return 'card_required';
-    const outcome = classifyTestCard(number);
-    // The full number is never stored or logged: only its last four digits go further.
-    if (outcome === 'not_test_card') return 'not_test_card';
-    return { source: 'simulator', method, outcome, cardLast4: last4(number) };
-  }
-  if (method === 'stablecoin') {
-    const cents = parseUsdToCents(form.get('amount') ?? '');
-    if (cents === null || cents < 1) return 'amount';
-    return { source: 'simulator', method, outcome: 'succeeded', amount: cents };
-  }
-  return { source: 'simulator', method, outcome: 'succeeded' };
 }
 
 function pay(deps: HostedPageDeps): RouterMiddleware {
@@ -191,60 +144,13 @@ function pay(deps: HostedPageDeps): RouterMiddleware {
       );
       return;
     }
-    const view = await deps.commands.findPublic(id);
-    if (!view) return notFoundPage(ctx, nonce);
-    const back = (notice?: NoticeCode) => {
-      secure(ctx, nonce);
-      ctx.status = 303;
-      ctx.redirect(`/checkout/${id}${notice ? `?m=${notice}` : ''}`);
-    };
-    const session = deps.commands.present(view);
-    if (session.status !== 'pending' || view.doc.mode !== 'test') return back();
-
-    const method = form.get('method') as PaymentMethod | null;
-    if (!method || !view.doc.enabledPaymentMethods.includes(method)) return back('method');
-    // A page rendered before the destination was deactivated (or a forged form) may still post stablecoin.
-    if (
-      method === 'stablecoin' &&
-      (await stablecoinDestination(deps.orders, scopeOf(view.doc), session.order.paymentDestination)) === 'unavailable'
-    ) {
-      return back('destination_unavailable');
-    }
-
-    // requireFromCustomer: collected and stored before any payment is attempted (D26).
-    const collected = collectInputs(form, session.requireFromCustomer);
-    if (collected === null) return back('required');
-    if (session.requireFromCustomer.location) {
-      const locations = await deps.orders.listLocations(scopeOf(view.doc));
-      if (!locations.some((l) => l.id === collected.locationId)) return back('required');
-    }
-
-    const attempt = simulatedAttempt(method, form);
-    if (typeof attempt === 'string') return back(attempt);
-
-    try {
-      // The session as last read or written here goes into pay(), which then reads it no more.
-      const current =
-        Object.keys(collected).length > 0 ? (await deps.commands.collectInputs(id, collected)).doc : view.doc;
-      const { view: after, result } = await deps.commands.pay(scopeOf(view.doc), id, attempt, current);
-      if (result === 'declined') return back('declined');
-      const now = deps.commands.present(after);
-      if (now.status === 'completed') {
-        // Flow 3: the completed event is already on Kafka (pay() published it) before the customer moves on.
-        if (now.successUrl) {
-          secure(ctx, nonce, originOf(now.successUrl));
-          ctx.status = 303;
-          ctx.redirect(now.successUrl);
-          return;
-        }
-        return back();
-      }
-      return back('paid_partial');
-    } catch (err) {
-      if (isDomainError(err) && (err.code === 'SESSION_NOT_PAYABLE' || err.code === 'ORDER_NOT_EDITABLE'))
-        return back('not_payable');
-      throw err;
-    }
+    const outcome = await deps.page.pay(id, form);
+    if (outcome.kind === 'not_found') return notFoundPage(ctx, nonce);
+    const to =
+      outcome.kind === 'paid' ? outcome.successUrl : `/checkout/${id}${outcome.notice ? `?m=${outcome.notice}` : ''}`;
+    secure(ctx, nonce, outcome.kind === 'paid' ? originOf(to) : []);
+    ctx.status = 303;
+    ctx.redirect(to);
   };
 }
 
@@ -258,58 +164,4 @@ export function hostedPageRoutes(deps: HostedPageDeps): Router {
   router.get('/:sessionId/state', pageState(deps));
   router.post('/:sessionId/pay', pay(deps));
   return router;
-}
-
-/**
- * Where the order's stablecoin payments go: the destination it names (an address or the id of a registered one,
- * D15) while orders' rule still holds, 'unavailable' once it does not (deactivated, deleted, unverified:
- * the page used to show it regardless), or undefined when the order names none. Only that one destination is read.
- */
-async function stablecoinDestination(
-  orders: OrdersClient,
-  scope: ReturnType<typeof scopeOf>,
-  named: string | null | undefined,
-): Promise<{ address: string } | 'unavailable' | undefined> {
-  if (!named) return undefined;
-  const destination = await orders.findPaymentDestination(scope, named);
-  return destination && acceptsPayments(destination) ? { address: destination.address } : 'unavailable';
-}
-
-/** The inputs requireFromCustomer asks for, validated; null when one is missing or invalid. */
-function collectInputs(
-  form: URLSearchParams,
-  req: { phone: boolean; shippingAddress: boolean; location: boolean },
-): CollectedInputs | null {
-  const out: CollectedInputs = {};
-  const text = (name: string) => {
-    const v = (form.get(name) ?? '').trim();
-    return v === '' ? undefined : v;
-  };
-  if (req.phone) {
-    const phone = Phone.safeParse(text('phone') ?? '');
-    if (!phone.success) return null;
-    out.phone = phone.data;
-  }
-  if (req.shippingAddress) {
-    const raw = {
-      name: text('shipName'),
-      line1: text('line1'),
-      line2: text('line2'),
-      city: text('city'),
-      state: text('state'),
-      postalCode: text('postalCode'),
-      country: text('country')?.toUpperCase(),
-    };
-    const address = ShippingAddress.safeParse(
-      Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined)),
-    );
-    if (!address.success) return null;
-    out.shippingAddress = address.data;
-  }
-  if (req.location) {
-    const locationId = text('locationId');
-    if (!locationId) return null;
-    out.locationId = locationId;
-  }
-  return out;
 }

@@ -5,7 +5,6 @@ import { DomainError } from '@checkout/errors';
 import { parseOrThrow } from '@checkout/http';
 import { PaymentMethod, SessionId } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
-import { scopeOf } from '../domain/session-transition';
 import { PROCESSOR_SIGNATURE_HEADER, verifyProcessorSignature } from '../domain/processor-signature';
 
 const MAX_NOTIFICATION_BYTES = 64 * 1024;
@@ -21,7 +20,7 @@ export const ProcessorNotification = z.strictObject({
 /**
  * D27: live processors report captured payments here. Not tenant-called: no internal token or scope headers;
  * the HMAC signature authenticates the processor and the session id determines organization and mode. The
- * payment goes through the same SessionCommands.pay as the test simulators.
+ * payment goes through the same pay flow as the test simulators.
  */
 export function processorRoutes(commands: SessionCommands, secret: string, clock: () => Date): Router {
   const router = new Router({ prefix: '/internal/processor' });
@@ -37,20 +36,7 @@ export function processorRoutes(commands: SessionCommands, secret: string, clock
       throw new DomainError('INVALID_REQUEST', 'Notification body is not valid JSON.');
     }
     const note = parseOrThrow(ProcessorNotification, json, 'INVALID_REQUEST');
-    const found = await commands.findPublic(note.sessionId);
-    if (!found) throw new DomainError('SESSION_NOT_FOUND', `No checkout session ${note.sessionId} exists.`);
-    const { view } = await commands.pay(
-      scopeOf(found.doc),
-      note.sessionId,
-      {
-        source: 'processor',
-        paymentId: note.paymentId,
-        method: note.method,
-        amount: note.amount,
-        capturedAt: new Date(note.capturedAt),
-      },
-      found.doc,
-    );
+    const { view } = await commands.payCapture({ ...note, capturedAt: new Date(note.capturedAt) });
     ctx.body = { session: commands.present(view) };
   });
 

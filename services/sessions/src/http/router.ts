@@ -52,10 +52,9 @@ export function mountRoutes(app: Koa, deps: RouteDeps): void {
     testHelpersRoutes(deps.commands, deps.flowDeps.idSecret),
     processorRoutes(deps.commands, deps.processorSecret, deps.clock),
     hostedPageRoutes({
-      commands: deps.commands,
+      page: deps.commands.hostedPage,
       csrfSecret: deps.csrfSecret,
       secureCookies: deps.secureCookies,
-      orders: deps.flowDeps.orders,
     }),
   ]);
 }

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { INTERNAL_HEADERS, parseOrThrow, requireScope } from '@checkout/http';
 import {
   CreateSessionRequest,
+  INTERNAL_API_HEADERS,
   ListSessionsQuery,
   ORDER_FIELD_CODES,
   type SessionListResponse,
@@ -10,7 +11,7 @@ import {
 } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import { createSession, type CreateSessionDeps } from '../domain/create-session.flow';
-import { CHECKOUT_SETTINGS_HEADER, parseCheckoutSettings } from '../domain/checkout-settings';
+import { parseCheckoutSettings } from '../domain/checkout-settings';
 import { sessionIdParam } from './session-id';
 
 /** Internal checkout sessions API; the gateway authenticated the merchant and passes its scope in headers. */
@@ -19,7 +20,7 @@ export function sessionsRoutes(commands: SessionCommands, flowDeps: CreateSessio
 
   router.post('/', async (ctx) => {
     const scope = requireScope(ctx.state);
-    const settings = parseCheckoutSettings(ctx.get(CHECKOUT_SETTINGS_HEADER) || undefined);
+    const settings = parseCheckoutSettings(ctx.get(INTERNAL_API_HEADERS.checkoutSettings) || undefined);
     const input = parseOrThrow(CreateSessionRequest, ctx.request.jsonBody ?? {}, 'SESSION_CREATION_FAILED', {
       codeForField: ORDER_FIELD_CODES,
     });

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { DomainError } from '@checkout/errors';
 import { INTERNAL_HEADERS, parseOrThrow, requireScope, type RequestScope } from '@checkout/http';
-import { PayRequest, secretlyDerivedId } from '@checkout/contracts';
+import { PayRequest } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import { sessionIdParam } from './session-id';
 
@@ -19,18 +19,8 @@ export function testHelpersRoutes(commands: SessionCommands, idSecret: string): 
     const scope = testScope(ctx.state);
     const id = sessionIdParam(ctx.params.sessionId);
     const body = parseOrThrow(PayRequest, ctx.request.jsonBody ?? {}, 'INVALID_REQUEST');
-    // D42: with an Idempotency-Key the payment's id comes from it, so a retry after an unknown outcome is the
-    // same payment, which orders applies at most once, and not a second one.
     const requestKey = ctx.get(INTERNAL_HEADERS.idempotencyRecord) || undefined;
-    const { view } = await commands.pay(scope, id, {
-      source: 'simulator',
-      ...(requestKey !== undefined && {
-        paymentId: secretlyDerivedId('pay', scope.mode, idSecret, `payment\n${scope.organizationId}\n${requestKey}`),
-      }),
-      method: body.method,
-      outcome: body.outcome,
-      ...(body.amount !== undefined && { amount: body.amount }),
-    });
+    const { view } = await commands.payWithTestHelper(scope, id, body, requestKey, idSecret);
     ctx.body = { session: commands.present(view) };
   });
 

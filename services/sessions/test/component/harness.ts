@@ -8,11 +8,16 @@ import { createLogger } from '@checkout/logger';
 import type { CommandCounter } from '@checkout/mongo/testing';
 import { buildApp as buildOrdersApp } from '@checkout/orders';
 import { parseConfig as parseOrdersConfig } from '@checkout/orders/config';
-import { TOPICS, topicName, type PaymentMethod } from '@checkout/contracts';
+import {
+  TOPICS,
+  encodeCheckoutSettingsHeader,
+  topicName,
+  type CheckoutSettingsHeader,
+  type PaymentMethod,
+} from '@checkout/contracts';
 import { internalCallers, metricValue, newSecret } from '@checkout/testing';
 import { buildApp, type SessionsApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
-import { encodeCheckoutSettings, type CheckoutSettings } from '../../src/domain/checkout-settings';
 
 /** The gateway's credential, with which tests call sessions (and orders, for reference data) as the gateway does. */
 export const GATEWAY_TOKEN = newSecret();
@@ -28,7 +33,7 @@ export const CSRF_SECRET = newSecret();
 export interface Tenant {
   organizationId: string;
   mode: 'test' | 'live';
-  settings?: CheckoutSettings;
+  settings?: CheckoutSettingsHeader;
 }
 
 export interface ApiResponse<T = any> {
@@ -173,7 +178,7 @@ export async function startStack(
       headers['x-internal-token'] = base === ordersUrl && SESSIONS_ONLY.test(path) ? SESSIONS_TOKEN : GATEWAY_TOKEN;
       headers['x-organization-id'] = tenant.organizationId;
       headers['x-mode'] = tenant.mode;
-      if (tenant.settings) headers['x-checkout-settings'] = encodeCheckoutSettings(tenant.settings);
+      if (tenant.settings) headers['x-checkout-settings'] = encodeCheckoutSettingsHeader(tenant.settings);
     }
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await request(`${base}${path}`, {

@@ -103,6 +103,22 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
     await eventually(() => events.of(session.id).length === 1, { description: 'one completed event' });
   });
 
+  it('When the helper pays with a method the session does not offer, then 400 SESSION_NOT_PAYABLE and nothing is paid (D26, D29)', async () => {
+    const tenant = newTenant({
+      settings: { organizationName: 'Card only', defaultCallbackUrl: null, enabledPaymentMethods: ['card'] },
+    });
+    const session = await stack.createSession(tenant);
+    const refused = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {
+      method: 'stored_value',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('SESSION_NOT_PAYABLE');
+    const order = (await stack.orders('GET', `/internal/orders/${session.order.id}`, tenant)).body.order;
+    expect(order.amounts.paid).toBe(0);
+    const card = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {});
+    expect(card.body.session.status).toBe('completed');
+  });
+
   it('When the helper is called in live mode, then 404 NOT_FOUND (D29)', async () => {
     const tenant = newTenant({ mode: 'live' });
     const session = await stack.createSession(tenant);
@@ -144,6 +160,57 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
     const perSession = new Map<string, Set<string>>();
     for (const m of events.messages) perSession.set(m.key, (perSession.get(m.key) ?? new Set()).add(m.eventId));
     for (const ids of perSession.values()) expect(ids.size).toBe(1);
+  });
+});
+
+describe('a payment racing the other writers of its session', () => {
+  it('When a payment and the expire helper race 20 times, then each run ends in one consistent outcome with exactly one event (D21, D27)', async () => {
+    const tenant = newTenant();
+    for (let run = 0; run < 20; run += 1) {
+      const session = await stack.createSession(tenant);
+      const [pay, expire] = await Promise.all([
+        stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}),
+        stack.api('POST', `/internal/test-helpers/sessions/${session.id}/expire`, tenant),
+      ]);
+      const order = (await stack.orders('GET', `/internal/orders/${session.order.id}`, tenant)).body.order;
+      const read = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+      const outcome = order.status === 'completed' ? 'completed' : 'expired';
+      if (outcome === 'completed') {
+        expect([pay.status, expire.status, expire.body.code]).toEqual([200, 400, 'SESSION_UPDATE_FAILED']);
+      } else {
+        expect(order.amounts.paid).toBe(0);
+        expect([expire.status, pay.status, pay.body.code]).toEqual([200, 400, 'SESSION_NOT_PAYABLE']);
+      }
+      expect(read.status).toBe(outcome);
+      const [only] = await eventually(() => (events.of(session.id).length > 0 ? events.of(session.id) : undefined), {
+        description: `the ${outcome} event of run ${run}`,
+      });
+      expect(SessionEventV1.parse(only!.value).type).toBe(`checkout.session.${outcome}`);
+      expect(events.of(session.id)).toHaveLength(1);
+    }
+  });
+
+  it('When PATCHes of sessionData race a payment, then both land: the session completes once and keeps every key (D23, D28)', async () => {
+    const tenant = newTenant();
+    for (let run = 0; run < 10; run += 1) {
+      const session = await stack.createSession(tenant);
+      const [pay, ...patches] = await Promise.all([
+        stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}),
+        ...['a', 'b', 'c'].map((key) =>
+          stack.api('PATCH', `/internal/sessions/${session.id}`, tenant, { sessionData: { [key]: run } }),
+        ),
+      ]);
+      expect(pay.status).toBe(200);
+      for (const patch of patches) expect(patch.status).toBe(200);
+      const read = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+      expect(read).toMatchObject({ status: 'completed', sessionData: { a: run, b: run, c: run } });
+      const [completed] = await eventually(() =>
+        events.of(session.id).length > 0 ? events.of(session.id) : undefined,
+      );
+      // The event shows the session as its one write stored it: pending's fields as they were at that moment.
+      expect(SessionEventV1.parse(completed!.value).body.session.status).toBe('completed');
+      expect(events.of(session.id)).toHaveLength(1);
+    }
   });
 });
 

@@ -64,19 +64,19 @@ describe('database round trips per session operation (sessions + orders)', () =>
     expect(read.orders).toEqual({});
   });
 
-  it('test-helper pay in full: 5 (session read; orders read + conditional replace with its event; session conditional replace with its event, relay marks it sent); budget ≤ 5', async () => {
+  it('test-helper pay in full: 5 (session read; orders read + conditional replace with its event; the session completed with its event by one findOneAndUpdate, relay marks it sent); budget ≤ 5', async () => {
     const session = await stack.createSession(tenant);
     const paid = await measure(() =>
       stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}),
     );
     expect(paid.result.status).toBe(200);
     expect(paid.result.body.session.status).toBe('completed');
-    expect(paid.sessions).toEqual({ find: 1, update: 2 });
+    expect(paid.sessions).toEqual({ find: 1, findAndModify: 1, update: 1 });
     expect(paid.orders).toEqual({ find: 1, update: 1 });
     expect(paid.total).toBeLessThanOrEqual(5);
   });
 
-  it('test-helper pay, partial: 4 (no event); declined: 2 in sessions (one $inc), 0 in orders', async () => {
+  it('test-helper pay, partial: 4 (no event: the newer order copy is one findOneAndUpdate); declined: 2 in sessions (one $inc), 0 in orders', async () => {
     const session = await stack.createSession(tenant);
     const partial = await measure(() =>
       stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {
@@ -88,7 +88,7 @@ describe('database round trips per session operation (sessions + orders)', () =>
       status: 'pending',
       order: { paymentStatus: 'partially_paid' },
     });
-    expect(partial.sessions).toEqual({ find: 1, update: 1 });
+    expect(partial.sessions).toEqual({ find: 1, findAndModify: 1 });
     expect(partial.orders).toEqual({ find: 1, update: 1 });
 
     const declined = await measure(() =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, formatUsd, parseUsdToCents } from './html';
+import { escapeHtml, formatUsd } from './html';
 
 describe('hosted page helpers', () => {
   it('escapes markup', () => {
@@ -9,12 +9,5 @@ describe('hosted page helpers', () => {
     expect(formatUsd(0)).toBe('$0.00');
     expect(formatUsd(5)).toBe('$0.05');
     expect(formatUsd(123456789)).toBe('$1,234,567.89');
-  });
-  it('parses dollar input into cents', () => {
-    expect(parseUsdToCents('12')).toBe(1200);
-    expect(parseUsdToCents('12.3')).toBe(1230);
-    expect(parseUsdToCents('$1,234.05')).toBe(123405);
-    expect(parseUsdToCents('1.234')).toBeNull();
-    expect(parseUsdToCents('abc')).toBeNull();
   });
 });

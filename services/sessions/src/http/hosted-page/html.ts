@@ -20,11 +20,3 @@ export function formatUsd(cents: number): string {
   const dollars = Math.floor(abs / 100).toLocaleString('en-US');
   return `${sign}$${dollars}.${String(abs % 100).padStart(2, '0')}`;
 }
-
-/** Parses "12", "12.3", "12.34", "$1,234.50" into cents; null when it is not an amount. */
-export function parseUsdToCents(input: string): number | null {
-  const cleaned = input.trim().replace(/^\$/, '').replace(/,/g, '');
-  const match = /^(\d{1,12})(?:\.(\d{1,2}))?$/.exec(cleaned);
-  if (!match) return null;
-  return Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0'));
-}

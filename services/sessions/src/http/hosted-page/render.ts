@@ -1,9 +1,11 @@
 import type { CheckoutSession, PaymentMethod } from '@checkout/contracts';
+import { PAYMENT_METHOD_TABLE, type FormField, type NoticeCode } from '../../domain/payment-methods';
 import { escapeHtml as e, formatUsd } from './html';
 import { formatTimeLeft } from './countdown';
 import type { CollectedInputs } from '../../store/session.document';
 
-export const NOTICES = {
+/** The words of each notice the page is sent back with (domain/payment-methods.ts names them). */
+export const NOTICES: Record<NoticeCode, string> = {
   declined: 'Your card was declined. No money was taken. Try another card.',
   not_test_card:
     'That is not a test card. In test mode, use 4242 4242 4242 4242 (succeeds) or 4000 0000 0000 0002 (declined).',
@@ -15,20 +17,14 @@ export const NOTICES = {
   not_payable: 'This checkout can no longer take payment.',
   destination_unavailable:
     'Stablecoin payments to this merchant are unavailable. No money was taken. Choose another method or contact the merchant.',
-} as const;
-export type NoticeCode = keyof typeof NOTICES;
-
-const METHOD_LABELS: Record<PaymentMethod, string> = {
-  card: 'Card',
-  stablecoin: 'Stablecoin',
-  stored_value: 'Stored value',
 };
 
 export interface PageContext {
   nonce: string;
   csrfToken: string;
   organizationName: string;
-  enabledPaymentMethods: PaymentMethod[];
+  /** The methods offered (D26), in the payment methods table's order. */
+  methods: PaymentMethod[];
   collected: CollectedInputs;
   locations: { id: string; name: string }[];
   notice?: NoticeCode | undefined;
@@ -237,7 +233,7 @@ function requiredInputs(session: CheckoutSession, ctx: PageContext): string {
 
 export function renderPendingPage(session: CheckoutSession, ctx: PageContext): string {
   const due = Math.max(0, session.order.amounts.total - session.order.amounts.paid);
-  const methods = ctx.enabledPaymentMethods;
+  const methods = ctx.methods;
   const notice = ctx.notice
     ? `<div class="notice ${ctx.notice === 'paid_partial' ? 'info' : 'error'}" role="alert" data-testid="notice">${e(NOTICES[ctx.notice])}</div>`
     : '';
@@ -256,15 +252,13 @@ export function renderPendingPage(session: CheckoutSession, ctx: PageContext): s
 <input type="hidden" name="csrf" value="${e(ctx.csrfToken)}">
 ${requiredInputs(session, ctx)}
 <fieldset class="methods"><legend>Payment method</legend>
-${methods.map((m, i) => `<label><input type="radio" name="method" value="${m}"${i === 0 ? ' checked' : ''}> ${METHOD_LABELS[m]}</label>`).join('\n')}
+${methods.map((m, i) => `<label><input type="radio" name="method" value="${m}"${i === 0 ? ' checked' : ''}> ${e(PAYMENT_METHOD_TABLE[m].label)}</label>`).join('\n')}
 </fieldset>
-${methods.includes('card') ? `<div data-method="card"><label for="cardNumber">Card number</label><input type="text" id="cardNumber" name="cardNumber" inputmode="numeric" autocomplete="cc-number" placeholder="4242 4242 4242 4242"></div>` : ''}
-${methods.includes('stablecoin') ? `<div data-method="stablecoin">${paymentQr(ctx)}<label for="amount">Amount to pay (USD)</label><input type="text" id="amount" name="amount" inputmode="decimal" value="${e((due / 100).toFixed(2))}"><p class="hint">You may pay part of the amount now.</p></div>` : ''}
-${methods.includes('stored_value') ? `<div data-method="stored_value"><p class="hint">Pays the remaining ${formatUsd(due)} from your stored balance.</p></div>` : ''}
+${methods.map((m) => methodPanel(m, ctx, due)).join('\n')}
 <button type="submit">Pay ${formatUsd(due)}</button>
 </form>`;
   const liveNote = session.id.startsWith('cs_live_')
-    ? `${methods.includes('stablecoin') ? paymentQr(ctx) : ''}<p class="muted">Payments are processed by our payment processor; this page updates when your payment is confirmed.</p>`
+    ? `${methods.some((m) => PAYMENT_METHOD_TABLE[m].showsDestination) ? paymentQr(ctx) : ''}<p class="muted">Payments are processed by our payment processor; this page updates when your payment is confirmed.</p>`
     : '';
   const body = `${header(session, ctx)}
 ${notice}${unavailable}
@@ -283,6 +277,15 @@ ${liveNote || form}
     body,
     pollScript(ctx.nonce, session.id, ctx.version, ctx.now),
   );
+}
+
+/** A method's panel of the test-mode form, from its entry in the payment methods table; shown when it is chosen. */
+function methodPanel(method: PaymentMethod, ctx: PageContext, due: number): string {
+  const entry = PAYMENT_METHOD_TABLE[method];
+  const input = (f: FormField) =>
+    `<label for="${e(f.name)}">${e(f.label)}</label><input type="text" id="${e(f.name)}" name="${e(f.name)}" inputmode="${f.inputMode}"${f.autocomplete ? ` autocomplete="${e(f.autocomplete)}"` : ''}${f.placeholder ? ` placeholder="${e(f.placeholder)}"` : ''}${f.prefillDue ? ` value="${e((due / 100).toFixed(2))}"` : ''}>`;
+  const hint = entry.hint ? `<p class="hint">${e(entry.hint(formatUsd(due)))}</p>` : '';
+  return `<div data-method="${method}">${entry.showsDestination ? paymentQr(ctx) : ''}${entry.fields.map(input).join('')}${hint}</div>`;
 }
 
 function paymentQr(ctx: PageContext): string {
