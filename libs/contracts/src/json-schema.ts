@@ -53,7 +53,7 @@ export function eventBodyJsonSchema(type: EventType): JsonSchema {
       // before refunds existed, served and redelivered as stored), so a consumer must not require it.
       if (schema instanceof z.ZodObject && Array.isArray(ctx.jsonSchema.required)) {
         const shape = schema.shape as Record<string, z.ZodType>;
-        const required = (ctx.jsonSchema.required as string[]).filter((key) => !(shape[key] instanceof z.ZodDefault));
+        const required = ctx.jsonSchema.required.filter((key) => !(shape[key] instanceof z.ZodDefault));
         if (required.length > 0) ctx.jsonSchema.required = required;
         else delete ctx.jsonSchema.required;
       }
