@@ -1,7 +1,8 @@
 // The dispatcher under benchmark, in a process of its own (as deployed), so that its RSS is its own and it does
 // not share an event loop with the receivers. Configured by environment; reports to the bench over IPC:
-// {kind: 'ready'} once started, and {kind: 'stats', rss, peakHeapTotal, peakHeapUsed, peakExternal, heap, commands}
-// when asked with 'stats' ('stats after gc': heap in use after a full garbage collection). 'stop' stops it.
+// {kind: 'ready', url} once started (its internal API, where the bench registers webhook endpoints), and
+// {kind: 'stats', rss, peakHeapTotal, peakHeapUsed, peakExternal, heap, commands} when asked with 'stats' ('stats
+// after gc': heap in use after a full garbage collection). 'stop' stops it.
 import { CommandCounter } from '@checkout/mongo/testing';
 import { createLogger } from '@checkout/logger';
 import { buildApp, parseConfig } from '@checkout/webhook-dispatcher';
@@ -9,7 +10,7 @@ import { buildApp, parseConfig } from '@checkout/webhook-dispatcher';
 const counter = new CommandCounter();
 const config = parseConfig(process.env);
 const app = buildApp(config, createLogger('webhook-dispatcher', { level: config.LOG_LEVEL }));
-await counter.watch(() => app.start());
+const { url } = await counter.watch(() => app.start());
 // The peak RSS, and what made it up then (V8's heap, reserved and in use; memory outside it: Buffers, BSON).
 let peak = process.memoryUsage();
 const sample = () => {
@@ -38,4 +39,4 @@ process.on('message', (message) => {
     void app.stop().finally(() => process.exit(0));
   }
 });
-send({ kind: 'ready' });
+send({ kind: 'ready', url });

@@ -14,7 +14,11 @@
 //      sessions sweeper would after expiring them, D21) to 1,000 distinct endpoints: all within 30 s, fair shares;
 //   5. the dispatcher's peak RSS through all of it;
 //   6. CPU per delivery of every process (bench/src/cpu.ts) in the burst, the reference and the expiry: the
-//      burst ratio the machine's cores allow at those costs.
+//      burst ratio the machine's cores allow at those costs;
+//   7. fan-out (D50): the same burst for one merchant with 1 webhook endpoint, then with 4 subscribed to everything
+//      (4 deliveries an event): deliveries/s against the single endpoint's, database commands per delivery; then
+//      the 4 paced, all healthy and with one of them hanging: the healthy three's first-attempt p99 against
+//      all-healthy (no head-of-line blocking between a merchant's endpoints).
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { isAbsolute } from 'node:path';
@@ -111,7 +115,11 @@ async function bundleDispatcher(): Promise<string> {
 
 class DispatcherProcess {
   private waiting: Array<(stats: Stats) => void> = [];
-  private constructor(private readonly child: ChildProcess) {
+  private constructor(
+    private readonly child: ChildProcess,
+    /** Its internal API (webhook endpoints, D50). */
+    readonly url: string,
+  ) {
     child.on('message', (message: { kind: string } & Partial<Stats>) => {
       if (message.kind !== 'stats') return;
       const { rss = 0, peakHeapTotal = 0, peakHeapUsed = 0, peakExternal = 0, heap = 0, commands = 0 } = message;
@@ -143,12 +151,14 @@ class DispatcherProcess {
       execArgv,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    await new Promise<void>((resolve, reject) => {
+    const url = await new Promise<string>((resolve, reject) => {
       child.once('exit', (code) => reject(new Error(`dispatcher exited with ${code}`)));
-      child.on('message', (message: { kind: string }) => message.kind === 'ready' && resolve());
+      child.on('message', (message: { kind: string; url?: string }) => {
+        if (message.kind === 'ready') resolve(message.url ?? '');
+      });
     });
     child.removeAllListeners('exit');
-    return new DispatcherProcess(child);
+    return new DispatcherProcess(child, url);
   }
 
   /** afterGc: the heap in use is measured after a full garbage collection (only at the end: it pauses the process). */
@@ -175,6 +185,11 @@ class DispatcherProcess {
  */
 class DispatcherGroup {
   private constructor(private readonly members: DispatcherProcess[]) {}
+
+  /** The first member's internal API: the members share one database, so one registers for all. */
+  get url(): string {
+    return this.members[0]?.url ?? '';
+  }
 
   static async start(env: Record<string, string>, replicas: number): Promise<DispatcherGroup> {
     const members: DispatcherProcess[] = [];
@@ -262,6 +277,32 @@ async function paced(
 }
 
 const mark = (ok: boolean) => (ok ? '✓' : '✗');
+
+/** Registers a webhook endpoint subscribed to every event type (D50) through the dispatcher's internal API. */
+async function registerEndpoint(
+  dispatcherUrl: string,
+  token: string,
+  scope: { organizationId: string; mode: 'test' | 'live' },
+  url: string,
+): Promise<string> {
+  const response = await request(`${dispatcherUrl}/internal/webhook-endpoints`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-internal-token': token,
+      'x-organization-id': scope.organizationId,
+      'x-mode': scope.mode,
+    },
+    body: JSON.stringify({ url, enabledEvents: ['*'] }),
+  });
+  const body = (await response.body.json()) as { endpoint?: { id: string } };
+  if (response.statusCode !== 201 || !body.endpoint)
+    throw new Error(`endpoint registration answered ${response.statusCode}`);
+  return body.endpoint.id;
+}
+
+const endpointEvent = (organizationId: string) => () =>
+  buildSessionEvent({ callbackUrl: null, organizationId, mode: 'live' });
 const mib = (bytes: number) => bytes / 1024 / 1024;
 
 export async function runWebhookBench(options: WebhookBenchOptions = {}): Promise<void> {
@@ -281,6 +322,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   const { description } = engines;
 
   const name = `bench_webhooks_${randomBytes(3).toString('hex')}`;
+  const gatewayToken = newSecret();
   const receivers = await Promise.all(Array.from({ length: receiverCount }, () => startWebhookReceiver()));
   const endpoints: WebhookReceiver[] = [];
   const env = {
@@ -289,7 +331,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     KAFKA_BROKERS: engines.kafkaBrokers.join(','),
     TOPIC_PREFIX: name,
     INTERNAL_TOKEN: newSecret(),
-    INTERNAL_CALLERS: internalCallers({ gateway: newSecret() }),
+    INTERNAL_CALLERS: internalCallers({ gateway: gatewayToken }),
     HTTP_HOST: '127.0.0.1',
     PORT: '0',
     LOG_LEVEL: 'error',
@@ -378,6 +420,43 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
       '≥ 4 (insert event, insert delivery, update)',
     ]);
 
+    // 7a. Fan-out (D50): one merchant's burst to 1 webhook endpoint, then the same burst to 4 (on receivers of their
+    // own, each subscribed to everything): deliveries/s against the single endpoint's, and commands per delivery.
+    const single = { organizationId: 'org_fanout_single', mode: 'live' as const };
+    const fanout = { organizationId: 'org_fanout', mode: 'live' as const };
+    await registerEndpoint(dispatcher.url, gatewayToken, single, receivers[0]?.url('/single') as string);
+    const fanoutReceivers = receivers.slice(0, 4);
+    for (const r of fanoutReceivers) await registerEndpoint(dispatcher.url, gatewayToken, fanout, r.url('/fanout'));
+    const burstTo = async (path: string, targets: readonly WebhookReceiver[], organizationId: string) => {
+      const events = Array.from({ length: burst }, endpointEvent(organizationId));
+      const expected = burst * targets.length;
+      const before = (await dispatcher.stats()).commands;
+      const started = Date.now();
+      await produce(producer, topic, events);
+      const arrived = () => targets.reduce((n, r) => n + r.deliveries(path).length, 0);
+      const done = await waitUntil(() => arrived() >= expected, 120_000);
+      const rate = arrived() / ((Date.now() - started) / 1000);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const commands = ((await dispatcher.stats()).commands - before) / expected;
+      return { rate, done, commands };
+    };
+    const one = await burstTo('/single', receivers.slice(0, 1), single.organizationId);
+    const four = await burstTo('/fanout', fanoutReceivers, fanout.organizationId);
+    commandsSoFar = (await dispatcher.stats()).commands;
+    const fanoutRatio = four.rate / one.rate;
+    rows.push([
+      `fan-out: ${burst} events to 4 endpoints (${burst * 4} deliveries) vs to 1 endpoint`,
+      `${four.rate.toFixed(0)}/s${four.done ? '' : ' (incomplete)'} vs ${one.rate.toFixed(0)}/s${one.done ? '' : ' (incomplete)'}, ratio ${fanoutRatio.toFixed(2)}`,
+      `${mark(fanoutRatio >= 0.8)} ≥ 0.8× one endpoint`,
+      '—',
+    ]);
+    rows.push([
+      'database commands per delivery (fan-out burst; 1 endpoint in brackets)',
+      `${four.commands.toFixed(3)} (${one.commands.toFixed(3)})`,
+      `${mark(four.commands <= 2)} ≤ 2`,
+      '—',
+    ]);
+
     // 2. First-attempt latency at a steady rate, all endpoints healthy.
     const healthyProduced = new Map<string, number>();
     const healthyEvents = await paced(
@@ -443,6 +522,51 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const hostileCount = fairEvents.length - liveExpected;
     await waitUntil(() => tarpits.reduce((n, t) => n + t.deliveries('/tarpit').length, 0) >= hostileCount, 60_000);
     await notePeak('one organization hanging', fairEvents.length);
+
+    // 7b. The 4 endpoints paced at a quarter of the rate (the same deliveries a second), all healthy, then with one
+    // of them hanging: the healthy three's first-attempt p99 against all-healthy.
+    const fanoutHealthy = new Map<string, number>();
+    const fanoutUrl = fanoutReceivers[0]?.url('/fanout') as string;
+    await paced(
+      producer,
+      topic,
+      [fanoutUrl],
+      rate / 4,
+      paceSeconds,
+      fanoutHealthy,
+      endpointEvent(fanout.organizationId),
+    );
+    await waitUntil(
+      () => latencies(fanoutReceivers, fanoutHealthy, '/fanout').length >= fanoutHealthy.size * 4,
+      60_000,
+    );
+    const allHealthy = latencies(fanoutReceivers, fanoutHealthy, '/fanout');
+    const hung = fanoutReceivers[3] as WebhookReceiver;
+    const healthyThree = fanoutReceivers.slice(0, 3);
+    hung.answer('/fanout', ANSWER.hang);
+    const fanoutHanging = new Map<string, number>();
+    await paced(
+      producer,
+      topic,
+      [fanoutUrl],
+      rate / 4,
+      paceSeconds,
+      fanoutHanging,
+      endpointEvent(fanout.organizationId),
+    );
+    await waitUntil(() => latencies(healthyThree, fanoutHanging, '/fanout').length >= fanoutHanging.size * 3, 60_000);
+    const threeWhileOneHangs = latencies(healthyThree, fanoutHanging, '/fanout');
+    const [a99, t99] = [percentile(allHealthy, 99), percentile(threeWhileOneHangs, 99)];
+    rows.push([
+      `fan-out, 4 endpoints at ${rate / 4} events/s: the healthy three while one hangs (n=${threeWhileOneHangs.length}) vs all four healthy (n=${allHealthy.length})`,
+      `p99 ${t99} ms vs ${a99} ms = ${(t99 / a99).toFixed(1)}× (p50 ${percentile(threeWhileOneHangs, 50)} vs ${percentile(allHealthy, 50)} ms)`,
+      `${mark(t99 <= 2 * a99)} p99 ≤ 2× all-healthy`,
+      '—',
+    ]);
+    // The hanging endpoint answers from now on; its backlog drains before the next scenario.
+    hung.answer('/fanout', ANSWER.ok);
+    await waitUntil(() => latencies([hung], fanoutHanging, '/fanout').length >= fanoutHanging.size, 60_000);
+    await notePeak('fan-out paced', (fanoutHealthy.size + fanoutHanging.size) * 4);
 
     // 3. Half of the endpoints hang (each attempt times out after timeoutMs); healthy endpoints' latency meanwhile.
     const half = Math.floor(receivers.length / 2);

@@ -39,6 +39,11 @@ export const DeadLetterEntry = z.object({
   organizationId: z.string().min(1),
   mode: z.enum(['test', 'live']),
   url: z.string(),
+  /** D50: a delivery to a webhook endpoint is replayed to that endpoint; absent for a session's callback URL. */
+  endpointId: z
+    .string()
+    .regex(/^we_(test|live)_[0-9A-Za-z]+$/)
+    .optional(),
   failedAt: z.string(),
 });
 export type DeadLetterEntry = z.infer<typeof DeadLetterEntry>;
@@ -48,6 +53,11 @@ export interface ReplayOptions {
   organization?: string;
   since?: Date;
   group?: string;
+}
+
+/** What one replay delivers to: an event's callback URL, or one of its webhook endpoints (each once per run). */
+function target(entry: DeadLetterEntry): string {
+  return `${entry.eventId} ${entry.endpointId ?? 'callback'}`;
 }
 
 export function parseArgs(argv: readonly string[]): ReplayOptions {
@@ -101,12 +111,12 @@ export async function replayDeadLetter(
     if (
       (options.organization && entry.organizationId !== options.organization) ||
       (options.since && Date.parse(entry.failedAt) < options.since.getTime()) ||
-      seen.has(entry.eventId)
+      seen.has(target(entry))
     ) {
       counts.skipped += 1;
       return;
     }
-    seen.add(entry.eventId);
+    seen.add(target(entry));
     if (options.dryRun) {
       console.log(
         `would redeliver ${entry.eventId} (${entry.organizationId}/${entry.mode}, dead delivery ${entry.deliveryId} to ${entry.url})`,
@@ -123,7 +133,11 @@ export async function replayDeadLetter(
           [INTERNAL_API_HEADERS.organization]: entry.organizationId,
           [INTERNAL_API_HEADERS.mode]: entry.mode,
           [INTERNAL_API_HEADERS.requestId]: `replay-${entry.deliveryId}`,
+          ...(entry.endpointId !== undefined && { 'content-type': 'application/json' }),
         },
+        ...(entry.endpointId !== undefined && {
+          body: JSON.stringify({ endpointId: entry.endpointId }),
+        }),
         headersTimeout: 10_000,
         bodyTimeout: 10_000,
       },
@@ -135,6 +149,9 @@ export async function replayDeadLetter(
       counts.replayed += 1;
     } else if (response.statusCode === 404) {
       console.error(`skipped ${entry.eventId}: the dispatcher does not know it (${text.slice(0, 200)})`);
+      counts.skipped += 1;
+    } else if (response.statusCode === 400 && text.includes('WEBHOOK_ENDPOINT_DISABLED')) {
+      console.error(`skipped ${entry.eventId}: its webhook endpoint ${entry.endpointId ?? ''} is disabled`);
       counts.skipped += 1;
     } else {
       throw new Error(

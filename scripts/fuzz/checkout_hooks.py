@@ -19,6 +19,8 @@ STATE_OR_REFERENCE_CODES = {
     "ORDER_NOT_EDITABLE",  # spec: only an open, unpaid order can be edited
     "ORDER_CANCEL_FAILED",  # spec: only an open, unpaid order can be cancelled
     "SESSION_NOT_PAYABLE",  # D29: only a pending session can be paid
+    "WEBHOOK_ENDPOINT_LIMIT_REACHED",  # D50: the organization and mode have 16 endpoints already
+    "WEBHOOK_ENDPOINT_DISABLED",  # D50: a redelivery or a recovery to an endpoint that is disabled
 }
 
 # Failure codes whose message names a rule across fields, over stored data, or over the serialized size.
@@ -29,7 +31,7 @@ RULE_MESSAGES = [
     re.compile(r"^A session may live at most 7 days from its creation\.$"),  # D23
     re.compile(r"^sessionData may (hold|be) at most .* after merging\.$"),  # D23: limits of the merged object
     re.compile(r"^customer\.email is required when the order has no customer yet\.$"),  # D11
-    re.compile(r"^This event has no callback URL, so it cannot be delivered \(D32\)\.$"),  # D32: redeliver
+    re.compile(r"^This event has no callback URL \(D32\); name a webhook endpoint"),  # D32: redeliver without endpointId
     re.compile(r"^since may be at most \d+ days ago\.$"),  # D44: relative to the time of the request
 ]
 RULE_DETAILS = [

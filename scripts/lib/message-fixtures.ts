@@ -345,6 +345,11 @@ async function webhookMessages(): Promise<ProducedMessage[]> {
     'delivery-failed.without-error',
     'webhook-dispatcher: WebhookPublisher.publishDeadLetter, last attempt answered without an error text',
   );
+  await publisher.publishDeadLetter({ ...delivery('HTTP 500'), endpointId: newId('we', MODE) }, NOW);
+  take(
+    'delivery-failed.to-endpoint',
+    "webhook-dispatcher: WebhookPublisher.publishDeadLetter, a delivery to a merchant's webhook endpoint (D50)",
+  );
   return produced;
 }
 

@@ -273,3 +273,112 @@ describe('the merchant dashboard in a browser (D47)', () => {
     await context.close();
   });
 });
+
+describe('webhook endpoints on the dashboard (D50, D51)', () => {
+  it('When a merchant adds an endpoint, sees its secret once, watches it fail, disables it, enables it again and recovers what it missed, then every step is a confirmed, accessible page and the endpoint gets its events', async () => {
+    const merchant = await newMerchant('Endpoints Dashboard Org');
+    const path = `/hooks/${uniqueId('endpoint')}`;
+    receiver.answer(path, ANSWER.error);
+    const { context, page } = await loggedIn(merchant.test);
+
+    // Add: the form, then the secret, once.
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Webhook endpoints' }).click();
+    await page.waitForURL(/\/dashboard\/webhook_endpoints$/);
+    expect(await page.locator('table tbody').textContent()).toContain('No webhook endpoints yet.');
+    await checkPage(page, 'endpoints-empty');
+    await page.getByRole('link', { name: 'Add an endpoint…' }).click();
+    await page.getByLabel('URL').fill(receiver.url(path));
+    await page.getByLabel('Description (optional)').fill('Fulfilment');
+    await checkPage(page, 'endpoint-new');
+    await page.getByRole('button', { name: 'Add the endpoint' }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Webhook endpoint added');
+    const secret = await page.getByLabel('Signing secret').inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    await checkPage(page, 'endpoint-secret');
+    await page.getByRole('link', { name: 'Continue to the endpoint' }).click();
+    await page.waitForURL(/\/dashboard\/webhook_endpoints\/we_test_\w+$/);
+    const endpointUrl = page.url();
+    const endpointId = endpointUrl.split('/').pop() as string;
+    expect(await page.content()).not.toContain(secret);
+
+    // A paid session: the delivery to the endpoint fails (2 attempts); its attempts are on the endpoint's page.
+    const { eventId } = await failedDelivery(merchant.test, `/callback/${uniqueId('cb')}`);
+    await eventually(
+      async () => {
+        await page.reload();
+        return (await page.locator('tr[data-delivery-status="failed"]').count()) === 1;
+      },
+      { ...DEADLINE, description: "the endpoint's failed delivery on its page" },
+    );
+    expect(await page.locator('tr[data-delivery-status="failed"]').textContent()).toContain('HTTP 500');
+    await checkPage(page, 'endpoint');
+
+    // The events page finds it by the endpoint and the state of its delivery (D51).
+    await page.goto(`${stack.gatewayUrl}/dashboard/events`);
+    await page.getByLabel('A delivery that is').selectOption('failed');
+    await page.getByLabel('Webhook endpoint id').fill(endpointId);
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/deliveryStatus=failed/);
+    expect(await page.getByRole('table', { name: 'Events, newest first' }).textContent()).toContain(eventId);
+    await checkPage(page, 'events-filtered');
+    await page.getByLabel('A delivery that is').selectOption('succeeded');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/deliveryStatus=succeeded/);
+    expect(await page.getByRole('table', { name: 'Events, newest first' }).textContent()).toContain('No events match.');
+    await page.getByLabel('Webhook endpoint id').fill('we_nope');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/endpointId=we_nope/);
+    expect(await page.locator('.notice.error').textContent()).toContain('Those filters are not valid');
+
+    // Disable through its confirm page; a session paid meanwhile does not reach it.
+    await page.goto(endpointUrl);
+    await page.getByRole('link', { name: 'Disable it…' }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Disable this endpoint?');
+    await checkPage(page, 'endpoint-disable-confirm');
+    await page.getByRole('button', { name: 'Yes, disable it' }).click();
+    await page.waitForURL(/\?m=disabled$/);
+    expect(await page.locator('dl.facts').textContent()).toContain('disabled');
+    const missed = await failedDelivery(merchant.test, `/callback/${uniqueId('cb2')}`);
+    receiver.answer(path, ANSWER.ok);
+
+    // Enable, then recover since before the first event: the failed delivery and the missed event, once each.
+    await page.getByRole('link', { name: 'Enable it…' }).click();
+    await page.getByRole('button', { name: 'Yes, enable it' }).click();
+    await page.waitForURL(/\?m=enabled$/);
+    await page.getByLabel('Since (UTC)').fill(new Date(Date.now() - 3_600_000).toISOString().slice(0, 19));
+    await page.getByRole('button', { name: 'Review recovery' }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
+      'Recover what this endpoint missed?',
+    );
+    await checkPage(page, 'endpoint-recover-confirm');
+    await page.getByRole('button', { name: 'Yes, send them' }).click();
+    await page.waitForURL(/\?recovering=2$/);
+    await eventually(
+      () =>
+        [eventId, missed.eventId].every((id) =>
+          receiver
+            .deliveries(path)
+            .some((r) => r.headers['x-service-event-id'] === id && r.headers['webhook-signature']),
+        ),
+      { ...DEADLINE, description: 'both events recovered to the endpoint' },
+    );
+
+    // Rotate: confirmed, the new secret shown once.
+    await page.getByRole('link', { name: 'Rotate its signing secret…' }).click();
+    await page.getByRole('button', { name: 'Yes, rotate it' }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('New signing secret');
+    const rotated = await page.getByLabel('Signing secret').inputValue();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+
+    // Another organization's endpoint is "not found", as any foreign id (D4).
+    const other = await newMerchant('Other Endpoints Org');
+    const { context: otherContext, page: otherPage } = await loggedIn(other.test);
+    for (const target of [endpointId, `${endpointId}/disable`, 'we_test_unknown', 'not-an-id']) {
+      const answer = await otherPage.goto(`${stack.gatewayUrl}/dashboard/webhook_endpoints/${target}`);
+      expect(answer?.status(), target).toBe(404);
+    }
+    await otherContext.close();
+    await context.close();
+  });
+});

@@ -70,6 +70,16 @@ describe('Secrets in logs', () => {
     }
     const test = new Api(stack.gatewayUrl, org.testKey);
     const live = new Api(stack.gatewayUrl, org.liveKey);
+    // D50: a webhook endpoint's secret, shown when it is created and when it is rotated, and never logged.
+    const endpoint = await test.post('/v0/webhook_endpoints', {
+      url: receiver.url('/hooks/endpoint'),
+      enabledEvents: ['*'],
+    });
+    expect(endpoint.status).toBe(201);
+    secrets.set('endpoint secret', endpoint.body.endpoint.secret);
+    const rotated = await test.post(`/v0/webhook_endpoints/${endpoint.body.endpoint.id}/rotate_secret`);
+    expect(rotated.status).toBe(200);
+    secrets.set('rotated endpoint secret', rotated.body.endpoint.secret);
 
     // Test mode: hosted page with a good, a declined and a non-test card; the test helper; signed webhooks.
     const cards = ['4242 4242 4242 4242', '4000000000000002', '5555555555554444'];
@@ -141,6 +151,10 @@ describe('Secrets in logs', () => {
       description: 'signed webhooks delivered',
     });
     expect(receiver.deliveries('/hooks/secret')[0]?.headers['webhook-signature']).toBeDefined();
+    await eventually(() => receiver.deliveries('/hooks/endpoint').length >= 2, {
+      deadlineMs: 30_000,
+      description: "the endpoint's signed deliveries",
+    });
     const events = await test.get('/v0/events');
     expect((await test.post(`/v0/events/${events.body.events[0].id}/redeliver`)).status).toBe(202);
     await eventually(() => receiver.deliveries('/hooks/secret').length >= 4, {

@@ -82,3 +82,13 @@ export const OrderPageResponse = z.object({ orders: z.array(Order), pagination: 
 export type OrderPageResponse = z.infer<typeof OrderPageResponse>;
 export const EventPageResponse = z.object({ events: z.array(WebhookEvent), pagination: PaginationWithoutTotal });
 export type EventPageResponse = z.infer<typeof EventPageResponse>;
+
+/**
+ * The dispatcher's internal `GET /internal/webhook-endpoints/:id/deliveries` (D50's dashboard page of one endpoint):
+ * its deliveries, newest event first, each with its attempts; a page without a total.
+ */
+export const EndpointDeliveriesResponse = z.object({
+  deliveries: z.array(Delivery.extend({ eventId: EventId, eventType: z.string(), updatedAt: Timestamp })),
+  pagination: PaginationWithoutTotal,
+});
+export type EndpointDeliveriesResponse = z.infer<typeof EndpointDeliveriesResponse>;

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { Pagination, Timestamp, paginationQueryShape } from './common';
-import { DeliveryId, EventId, ModeSchema, OrderId, SessionId, modeOfId } from './ids';
+import { DeliveryId, EventId, ModeSchema, OrderId, SessionId, WebhookEndpointId, modeOfId } from './ids';
 import { Order } from './orders';
 import { CheckoutSession } from './sessions';
 
 /**
  * D30: the session events this service fires, each under the session status that fires it (completed: D28;
- * expired: D21; a cancelled session fires none, D25). The one catalog every spelling of a session event's type
- * derives from: the webhook bodies and the Kafka envelope below, the events API's filter, sessions' outbox.
+ * expired: D21; a cancelled session fires none, D25). Every spelling of a session event's type derives from
+ * it: the webhook bodies and the Kafka envelope below, sessions' outbox; the public catalog (EVENT_CATALOG, D49)
+ * lists these two with the other types. A session's own callbackUrl receives these and nothing else (D30, D49).
  */
 export const SESSION_EVENT_TYPES = {
   completed: 'checkout.session.completed',
@@ -17,44 +18,90 @@ export const SESSION_EVENT_TYPES = {
 export type SessionEventStatus = keyof typeof SESSION_EVENT_TYPES;
 export type SessionEventType = (typeof SESSION_EVENT_TYPES)[SessionEventStatus];
 
-/** Every event type, for the events API's filter and the tools: the catalog's values. */
-export const EVENT_TYPES = Object.values(SESSION_EVENT_TYPES) as [SessionEventType, ...SessionEventType[]];
-export const EventType = z.enum(EVENT_TYPES).describe('Event name.');
-export type EventType = z.infer<typeof EventType>;
-
 /** Whether a session status fires an event (D30), and so has a type in the catalog. */
 export function firesSessionEvent(status: string): status is SessionEventStatus {
   return Object.hasOwn(SESSION_EVENT_TYPES, status);
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Webhook body (D30) and events API (D34)
+// Webhook bodies (D30, D49) and the event catalog
 
 const webhookEventShape = {
   id: EventId.describe('Event id; also sent as Idempotency-Key and X-Service-Event-Id. Receivers dedupe on it.'),
   createdAt: Timestamp.describe('When the event fired.'),
-  session: CheckoutSession.describe('The session at the moment of the event, with its order.'),
 };
 
-const webhookEventOf = <T extends EventType>(type: T) => z.object({ ...webhookEventShape, event: z.literal(type) });
+const sessionWebhookOf = <T extends string>(type: T) =>
+  z.object({
+    ...webhookEventShape,
+    event: z.literal(type),
+    session: CheckoutSession.describe('The session at the moment of the event, with its order.'),
+  });
 
-export const SessionCompletedWebhook = webhookEventOf(SESSION_EVENT_TYPES.completed).meta({
+export const SessionCompletedWebhook = sessionWebhookOf(SESSION_EVENT_TYPES.completed).meta({
   id: 'SessionCompletedEvent',
   description: "`checkout.session.completed`: the session's order was paid in full (D28).",
 });
-export const SessionExpiredWebhook = webhookEventOf(SESSION_EVENT_TYPES.expired).meta({
+export const SessionExpiredWebhook = sessionWebhookOf(SESSION_EVENT_TYPES.expired).meta({
   id: 'SessionExpiredEvent',
   description: '`checkout.session.expired`: the session reached expiresAt unpaid (D21).',
 });
 
-/** Exactly `{id, event, createdAt, session}`; the same object is an Event in the events API. */
+/** A public event body: an object whose `event` is its type's literal name. */
+type EventBody = z.ZodObject<{ event: z.ZodLiteral<string> } & z.ZodRawShape>;
+
+/** One entry of the catalog: a type, what a merchant is told about it, and its body. */
+export interface CatalogEntry<B extends EventBody = EventBody> {
+  type: B['shape']['event']['value'];
+  description: string;
+  body: B;
+}
+
+function catalogEntry<B extends EventBody>(body: B, description: string): CatalogEntry<B> {
+  return { type: body.shape.event.value, description, body };
+}
+
+/**
+ * D49: every public event type, its description and its body, in one list. Everything else derives from it: the
+ * EventType enum, the WebhookEvent union, `GET /v0/event_types`, the OpenAPI document's `webhooks`, the committed
+ * JSON Schemas (libs/contracts/schemas/events/, `npm run event-schemas`) and the webhook endpoints' `enabledEvents`.
+ * A new type is one entry here; its body is declared once, beside its producer's other contracts.
+ */
+export const EVENT_CATALOG = [
+  catalogEntry(
+    SessionCompletedWebhook,
+    "A checkout session's order was paid in full (D28); sent to the session's callback URL too (D30).",
+  ),
+  catalogEntry(
+    SessionExpiredWebhook,
+    "A checkout session reached its expiresAt unpaid (D21); sent to the session's callback URL too (D30).",
+  ),
+] as const;
+
+type Catalog = typeof EVENT_CATALOG;
+export type EventType = Catalog[number]['type'];
+// Generic, so that the mapped type keeps the catalog a tuple (a mapped type over a concrete tuple does not).
+type BodiesOf<T extends readonly unknown[]> = { [K in keyof T]: T[K] extends { body: infer B } ? B : never };
+type CatalogBodies = BodiesOf<Catalog>;
+
+export const EVENT_TYPES = EVENT_CATALOG.map((entry) => entry.type) as unknown as readonly [EventType, ...EventType[]];
+export const EventType = z.enum(EVENT_TYPES).describe('Event name.');
+
+/** The catalog entry of a type. */
+export function catalogEntryOf(type: EventType): CatalogEntry {
+  return EVENT_CATALOG.find((entry) => entry.type === type) as CatalogEntry;
+}
+
+/** Exactly the catalog's bodies; the same object is an Event in the events API. */
 export const WebhookEvent = z
-  .discriminatedUnion('event', [SessionCompletedWebhook, SessionExpiredWebhook])
+  .discriminatedUnion('event', EVENT_CATALOG.map((entry) => entry.body) as unknown as CatalogBodies)
   .meta({ id: 'WebhookEvent', description: 'Webhook body, and an Event in the events API.' });
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
-export const DeliveryStatus = z.enum(DELIVERY_STATUSES);
+export const DeliveryStatus = z
+  .enum(DELIVERY_STATUSES)
+  .describe('`pending` until an attempt succeeds (`succeeded`) or the last one fails (`failed`).');
 export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
 
 export const DeliveryAttempt = z
@@ -71,7 +118,10 @@ export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
 export const Delivery = z
   .object({
     id: DeliveryId.describe('Stable across the retries of one delivery (X-Service-Delivery-Id).'),
-    url: z.string().describe('The callback URL the delivery posts to.'),
+    url: z.string().describe("The URL the delivery posts to: the session's callback URL, or its webhook endpoint's."),
+    endpointId: WebhookEndpointId.optional().describe(
+      "The webhook endpoint this delivery is for (D50); absent on deliveries to a session's callback URL.",
+    ),
     status: DeliveryStatus,
     attempts: z.array(DeliveryAttempt),
   })
@@ -88,6 +138,19 @@ export const EventListResponse = z
   .meta({ id: 'EventListResponse' });
 export type EventListResponse = z.infer<typeof EventListResponse>;
 
+/**
+ * `POST /v0/events/:id/redeliver` body (optional): without `endpointId`, a new delivery to the session's callback
+ * URL (D34); with it, to that webhook endpoint (D50).
+ */
+export const RedeliverRequest = z
+  .strictObject({
+    endpointId: WebhookEndpointId.optional().describe(
+      "Deliver to this webhook endpoint of yours instead of the session's callback URL. It must not be disabled.",
+    ),
+  })
+  .meta({ id: 'RedeliverRequest' });
+export type RedeliverRequest = z.infer<typeof RedeliverRequest>;
+
 /** `POST /v0/events/:id/redeliver` → 202: a new delivery of the same event. */
 export const RedeliverResponse = z.object({ delivery: Delivery }).meta({ id: 'RedeliverResponse' });
 export type RedeliverResponse = z.infer<typeof RedeliverResponse>;
@@ -103,6 +166,9 @@ export const RecoverEventsRequest = z
       .describe(
         `ISO-8601 time, at most ${RECOVER_MAX_AGE_DAYS} days ago: every delivery that ended failed since then is delivered again.`,
       ),
+    endpointId: WebhookEndpointId.optional().describe(
+      'Only this webhook endpoint (D50): its deliveries that ended failed since `since`, and every event since then it is subscribed to and got no delivery of (it was disabled), each sent to it once.',
+    ),
   })
   .meta({ id: 'RecoverEventsRequest' });
 export type RecoverEventsRequest = z.infer<typeof RecoverEventsRequest>;
@@ -127,6 +193,22 @@ export const ListEventsQuery = z
     ...paginationQueryShape,
     type: EventType.optional().describe('Full event name.'),
     sessionId: SessionId.optional().describe("Only this session's events; another organization's id matches nothing."),
+    deliveryStatus: DeliveryStatus.optional().describe(
+      'Only events with at least one delivery in this state now (with `endpointId`: a delivery to that endpoint) (D51).',
+    ),
+    endpointId: WebhookEndpointId.optional().describe(
+      'Only events with at least one delivery to this webhook endpoint (D51); an endpoint of another organization or mode matches nothing.',
+    ),
+    createdAfter: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe('Only events created at or after this ISO-8601 time (D51).'),
+    createdBefore: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe(
+        'Only events created before this ISO-8601 time (D51); with createdAfter, the window [createdAfter, createdBefore).',
+      ),
   })
   .meta({ id: 'ListEventsQuery' });
 export type ListEventsQuery = z.infer<typeof ListEventsQuery>;

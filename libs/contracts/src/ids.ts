@@ -25,6 +25,7 @@ export const ID_PREFIXES = {
   paymentDestination: 'pd',
   delivery: 'dlv',
   payment: 'pay',
+  webhookEndpoint: 'we',
 } as const;
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
 
@@ -133,6 +134,7 @@ export const LocationId = idSchema(
 export const EventId = idSchema(ID_PREFIXES.event, 'Event id, `evt_<mode>_<suffix>`.');
 export const DeliveryId = idSchema(ID_PREFIXES.delivery, 'Webhook delivery id, `dlv_<mode>_<suffix>`.');
 export const PaymentId = idSchema(ID_PREFIXES.payment, 'Payment id, `pay_<mode>_<suffix>`.');
+export const WebhookEndpointId = idSchema(ID_PREFIXES.webhookEndpoint, 'Webhook endpoint id, `we_<mode>_<suffix>`.');
 export const PaymentDestinationId = idSchema(
   ID_PREFIXES.paymentDestination,
   'Payment destination id, `pd_<mode>_<suffix>`.',

@@ -9,3 +9,5 @@ export * from './errors';
 export * from './webhooks';
 export * from './internal';
 export * from './dashboard';
+export * from './webhook-endpoints';
+export * from './json-schema';

@@ -49,6 +49,14 @@ export const ERROR_STATUS = {
   INVALID_EVENT_ID: 400,
   EVENT_NOT_FOUND: 404,
   RECOVERY_IN_PROGRESS: 409,
+  // webhook endpoints (D50): a malformed or unknown endpoint id as D4 says for orders; bodies refused as D7 says;
+  // the 17th endpoint of an organization and mode; a redelivery to an endpoint that is disabled
+  INVALID_WEBHOOK_ENDPOINT_ID: 400,
+  WEBHOOK_ENDPOINT_NOT_FOUND: 404,
+  WEBHOOK_ENDPOINT_CREATE_FAILED: 400,
+  WEBHOOK_ENDPOINT_UPDATE_FAILED: 400,
+  WEBHOOK_ENDPOINT_LIMIT_REACHED: 400,
+  WEBHOOK_ENDPOINT_DISABLED: 400,
   // dashboard (D47): a login link used, expired or unknown (one code: nothing says which); a page without a
   // live dashboard session; a dashboard form without its session's CSRF token
   LOGIN_LINK_INVALID: 410,

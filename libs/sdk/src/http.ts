@@ -53,7 +53,7 @@ export class HttpClient {
    * after a lost answer returns the first result instead of creating twice (D42).
    */
   async request<T>(
-    method: 'GET' | 'POST' | 'PATCH',
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
     path: string,
     input: { body?: unknown; query?: Query; options?: RequestOptions } = {},
   ): Promise<T> {

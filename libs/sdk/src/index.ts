@@ -3,6 +3,7 @@ import { CheckoutSessions, TestHelpers } from './resources/checkout-sessions';
 import { Dashboard } from './resources/dashboard';
 import { Events } from './resources/events';
 import { Orders } from './resources/orders';
+import { EventTypes, WebhookEndpoints } from './resources/webhook-endpoints';
 import { webhooks, type Webhooks } from './webhooks';
 
 /**
@@ -13,6 +14,10 @@ export class Checkout {
   readonly orders: Orders;
   readonly checkoutSessions: CheckoutSessions;
   readonly events: Events;
+  /** D49: the event types, their descriptions and the JSON Schemas of their bodies. */
+  readonly eventTypes: EventTypes;
+  /** D50: the endpoints that receive your events. */
+  readonly webhookEndpoints: WebhookEndpoints;
   /** D47: login links to the merchant dashboard. */
   readonly dashboard: Dashboard;
   /** sk_test keys only (D29). */
@@ -24,6 +29,8 @@ export class Checkout {
     this.orders = new Orders(http);
     this.checkoutSessions = new CheckoutSessions(http);
     this.events = new Events(http);
+    this.eventTypes = new EventTypes(http);
+    this.webhookEndpoints = new WebhookEndpoints(http);
     this.dashboard = new Dashboard(http);
     this.testHelpers = new TestHelpers(http);
   }

@@ -1,5 +1,9 @@
 import type { z } from 'zod';
 import type {
+  CreateWebhookEndpointRequest,
+  ListWebhookEndpointsQuery,
+  RedeliverRequest,
+  UpdateWebhookEndpointRequest,
   CreateOrderRequest,
   CreateSessionRequest,
   ListEventsQuery,
@@ -20,6 +24,7 @@ export type {
   EventListResponse,
   EventResponse,
   EventType,
+  EventTypeInfo,
   LoginLinkResponse,
   Order,
   OrderListResponse,
@@ -29,6 +34,9 @@ export type {
   PaymentStatus,
   RecoverEventsResponse,
   SessionStatus,
+  WebhookEndpoint,
+  WebhookEndpointDeleted,
+  WebhookEndpointWithSecret,
   WebhookEvent,
 } from '@checkout/contracts';
 
@@ -38,9 +46,21 @@ export type OrderUpdateParams = z.input<typeof UpdateOrderRequest>;
 export type OrderListParams = Partial<z.output<typeof ListOrdersQuery>>;
 export type CheckoutSessionCreateParams = z.input<typeof CreateSessionRequest>;
 export type CheckoutSessionUpdateParams = z.input<typeof UpdateSessionRequest>;
-export type EventListParams = Partial<z.output<typeof ListEventsQuery>>;
+/** Filters of `events.list` (D34, D51): `createdAfter`/`createdBefore` as ISO strings or Dates. */
+export type EventListParams = Partial<
+  Omit<z.output<typeof ListEventsQuery>, 'createdAfter' | 'createdBefore'> & {
+    createdAfter: string | Date;
+    createdBefore: string | Date;
+  }
+>;
+export type EventRedeliverParams = z.input<typeof RedeliverRequest>;
+export type WebhookEndpointCreateParams = z.input<typeof CreateWebhookEndpointRequest>;
+export type WebhookEndpointUpdateParams = z.input<typeof UpdateWebhookEndpointRequest>;
+export type WebhookEndpointListParams = Partial<z.output<typeof ListWebhookEndpointsQuery>>;
 export type TestPaymentParams = z.input<typeof PayRequest>;
 export interface EventRecoverParams {
   /** Failed deliveries since this time (at most 14 days back) are delivered again (D44). */
   since: Date | z.input<typeof RecoverEventsRequest>['since'];
+  /** Only this webhook endpoint's, and what it missed while disabled (D50). */
+  endpointId?: string;
 }

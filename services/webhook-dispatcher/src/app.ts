@@ -10,6 +10,10 @@ import { schedulerLimits, type Config } from './config';
 import { WEBHOOK_INDEXES } from './store/indexes';
 import { EventsStore } from './store/events.store';
 import { DeliveriesStore } from './store/deliveries.store';
+import { WebhookEndpointsStore } from './store/webhook-endpoints.store';
+import { EndpointDirectory } from './domain/endpoint-directory';
+import { EventLog } from './domain/event-log';
+import { WebhookEndpoints } from './domain/webhook-endpoints';
 import { AddressPolicy } from './domain/address-policy';
 import { HostScheduler } from './domain/host-scheduler';
 import { createDispatcher, type Dispatcher } from './domain/dispatcher';
@@ -147,6 +151,8 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
     const leases = new Leases(mongo.db);
     const events = new EventsStore(mongo.db);
     const deliveries = new DeliveriesStore(mongo.db);
+    const webhookEndpoints = new WebhookEndpointsStore(mongo.db);
+    const directory = new EndpointDirectory(webhookEndpoints, { cacheMs: config.WEBHOOK_ENDPOINT_CACHE_MS, clock });
     const secrets = createSigningSecrets(config, logger);
     runtime.onStop('signing secrets', () => secrets.close());
     const sender = createSender(config, options, logger);
@@ -157,6 +163,8 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
     const dispatcher = createDispatcher({
       events,
       deliveries,
+      webhookEndpoints,
+      endpoints: directory,
       recoveries: leases,
       scheduler,
       sender,
@@ -175,6 +183,8 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
         maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
         timeoutMs: config.WEBHOOK_TIMEOUT_MS,
         claimTtlMs: config.WEBHOOK_CLAIM_TTL_MS,
+        fanOutBacklog: config.WEBHOOK_MAX_QUEUED,
+        endpointDisableAfterMs: config.WEBHOOK_ENDPOINT_DISABLE_AFTER_MS,
       },
     });
     runtime.onStop('attempts', () => dispatcher.stop(config.SHUTDOWN_GRACE_MS));
@@ -197,8 +207,10 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
         internalCallers: config.INTERNAL_CALLERS,
         events,
         deliveries,
+        eventLog: new EventLog(events, deliveries),
         record: dispatcher.record,
         recovery: dispatcher.recovery,
+        endpoints: new WebhookEndpoints({ store: webhookEndpoints, deliveries, changes: directory, clock }),
         clock,
       });
     if (config.CONSUMERS_ENABLED) {

@@ -53,10 +53,11 @@ describe('webhook-dispatcher config', () => {
     expect(() => parseConfig({ ...base, [key]: value })).toThrow(key);
   });
 
-  it('When the totals and shares are the defaults, then one merchant holds half of each and test mode never takes the live quarter', () => {
+  it('When the totals and shares are the defaults, then one merchant holds half of each, test mode never takes the live quarter, and one webhook endpoint half of its host (D50)', () => {
     expect(schedulerLimits(parseConfig(base))).toEqual({
       maxInFlight: 256,
       maxPerHost: 8,
+      maxPerDestination: 4,
       maxQueuedPerHost: 2_000,
       maxQueued: 5_000,
       maxInFlightPerLane: 128,

@@ -80,13 +80,31 @@ export const ConfigSchema = z
     WEBHOOK_MAX_CONCURRENCY_PER_HOST: env
       .positiveInt(8)
       .describe('Attempts in flight at once to one destination host:port'),
+    WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: env
+      .positiveInt(4)
+      .describe(
+        "Attempts in flight at once to one merchant's webhook endpoint (D50), within its host's WEBHOOK_MAX_CONCURRENCY_PER_HOST: an endpoint that hangs leaves the rest of its host's slots to the merchant's other endpoints there",
+      ),
+    WEBHOOK_ENDPOINT_DISABLE_AFTER_MS: env
+      .positiveInt(3 * 24 * 3_600_000)
+      .describe(
+        'A webhook endpoint whose every attempt has failed for this long is disabled, with its reason (D50: 3 days)',
+      ),
+    WEBHOOK_ENDPOINT_CACHE_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(5_000)
+      .describe(
+        "How long an attempt uses a webhook endpoint's secrets and state as last read, per replica (fan-out always reads endpoints fresh): a change made through another replica reaches this one's attempts within this time",
+      ),
     WEBHOOK_MAX_IN_FLIGHT: env
       .positiveInt(256)
       .describe('Attempts in flight at once in this process, all hosts together'),
     WEBHOOK_MAX_QUEUED_PER_HOST: env
       .positiveInt(2_000)
       .describe(
-        'Attempts waiting in memory for one host; beyond this they stay in the database and the recovery sweep picks them up later',
+        'Attempts waiting in memory for one host (or one webhook endpoint); beyond this they stay in the database and the recovery sweep picks them up later',
       ),
     WEBHOOK_ORGANIZATION_SHARE: z.coerce
       .number()
@@ -163,6 +181,7 @@ export function schedulerLimits(config: Config): SchedulerLimits {
   return {
     maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
     maxPerHost: config.WEBHOOK_MAX_CONCURRENCY_PER_HOST,
+    maxPerDestination: Math.min(config.WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT, config.WEBHOOK_MAX_CONCURRENCY_PER_HOST),
     maxQueuedPerHost: config.WEBHOOK_MAX_QUEUED_PER_HOST,
     maxQueued: config.WEBHOOK_MAX_QUEUED,
     maxInFlightPerLane: share(config.WEBHOOK_MAX_IN_FLIGHT, config.WEBHOOK_ORGANIZATION_SHARE),

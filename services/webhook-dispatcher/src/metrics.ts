@@ -11,6 +11,7 @@ export interface DispatcherMetrics {
   queued: Gauge;
   deferred: Counter<'reason'>;
   recoverySweeps: Counter<'lease'>;
+  endpointsDisabled: Counter<'reason'>;
 }
 
 export function createDispatcherMetrics(): DispatcherMetrics {
@@ -25,7 +26,7 @@ export function createDispatcherMetrics(): DispatcherMetrics {
     }),
     attempts: new Counter({
       name: 'webhook_attempts_total',
-      help: "Webhook attempts by outcome (success, http_error, redirect, timeout, refused, network, invalid_url, signing_failed), attempt number (1-5) and the answer's status class (2xx, 3xx, 4xx, 5xx, none)",
+      help: "Webhook attempts by outcome (success, http_error, redirect, timeout, refused, network, invalid_url, signing_failed, endpoint_unavailable), attempt number (1-5) and the answer's status class (2xx, 3xx, 4xx, 5xx, none)",
       labelNames: ['outcome', 'attempt', 'status_class'],
       registers: [registry],
     }),
@@ -64,6 +65,12 @@ export function createDispatcherMetrics(): DispatcherMetrics {
       name: 'webhook_recovery_sweeps_total',
       help: 'Recovery sweep rounds of this process by lease: taken (this process swept) or held_elsewhere (another process held the lease: sweeping, or dead before its lease expired)',
       labelNames: ['lease'],
+      registers: [registry],
+    }),
+    endpointsDisabled: new Counter({
+      name: 'webhook_endpoints_disabled_total',
+      help: 'Webhook endpoints this process disabled, by reason (failing: every attempt failed for WEBHOOK_ENDPOINT_DISABLE_AFTER_MS, D50)',
+      labelNames: ['reason'],
       registers: [registry],
     }),
   };

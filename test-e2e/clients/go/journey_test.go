@@ -1,6 +1,8 @@
 // A merchant's first hour, written against the client oapi-codegen generates from GET /v0/openapi.json
-//: create a checkout session, PATCH its sessionData, pay it with the test helper, read the completed
-// session and its checkout.session.completed event, list orders two pages at a time.
+// : register a webhook endpoint (an httptest server here), create a checkout session, PATCH its sessionData, pay it
+// with the test helper, read the completed session and its checkout.session.completed event, verify the endpoint's
+// signed delivery, find the event by endpoint, rotate the endpoint's secret, disable and delete it, read the event
+// catalog, list orders two pages at a time.
 //
 // Run by `npm run clients`, which generates client.gen.go (package checkout) beside this file in a working copy.
 // Environment: CHECKOUT_API_URL (the gateway), CHECKOUT_API_KEY (an sk_test_ key).
@@ -8,13 +10,43 @@ package checkout
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
+
+// delivery is one POST the merchant's endpoint received.
+type delivery struct {
+	header http.Header
+	body   []byte
+}
+
+// signatureOK checks Standard Webhooks: v1,<base64 HMAC-SHA256 of id.timestamp.body> with the base64 key after whsec_.
+func signatureOK(secret string, d delivery) bool {
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if err != nil {
+		return false
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(d.header.Get("webhook-id") + "." + d.header.Get("webhook-timestamp") + "."))
+	mac.Write(d.body)
+	expected := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	for _, entry := range strings.Split(d.header.Get("webhook-signature"), " ") {
+		if hmac.Equal([]byte(entry), []byte(expected)) {
+			return true
+		}
+	}
+	return false
+}
 
 func newClient(t *testing.T) *ClientWithResponses {
 	t.Helper()
@@ -41,6 +73,23 @@ func step(t *testing.T, name string, ok bool, detail string) {
 func TestMerchantJourney(t *testing.T) {
 	ctx := context.Background()
 	client := newClient(t)
+
+	received := make(chan delivery, 16)
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		received <- delivery{header: r.Header.Clone(), body: body}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer server.Close()
+	registered, err := client.CreateWebhookEndpointWithResponse(ctx, nil, CreateWebhookEndpointRequest{
+		Url:           server.URL + "/webhooks",
+		EnabledEvents: []CreateWebhookEndpointRequestEnabledEvents{CreateWebhookEndpointRequestEnabledEventsCheckoutSessionCompleted},
+	})
+	if err != nil || registered.JSON201 == nil {
+		t.Fatalf("register endpoint: %v %s", err, registered.Body)
+	}
+	endpoint := registered.JSON201.Endpoint
+	step(t, "register a webhook endpoint", strings.HasPrefix(endpoint.Secret, "whsec_"), endpoint.Id)
 
 	created, err := client.CreateCheckoutSessionWithResponse(ctx, nil, CreateSessionRequest{Items: []ItemInput{{Name: "Latte", Quantity: 2, UnitPrice: 450}}})
 	if err != nil || created.JSON201 == nil {
@@ -98,6 +147,33 @@ func TestMerchantJourney(t *testing.T) {
 	kind, _ := got1.JSON200.Event.Discriminator()
 	event, err := got1.JSON200.Event.AsSessionCompletedEvent()
 	step(t, "read the event", err == nil && kind == "checkout.session.completed" && event.Session.Id == session.Id && event.Session.Status == CheckoutSessionStatusCompleted, event.Id)
+
+	var signed delivery
+	select {
+	case signed = <-received:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the endpoint got no delivery")
+	}
+	step(t, "the endpoint got the event, signed with its secret", signed.header.Get("X-Service-Event-Id") == event.Id && signatureOK(endpoint.Secret, signed), "")
+	succeeded := ListEventsParamsDeliveryStatusSucceeded
+	byEndpoint, err := client.ListEventsWithResponse(ctx, &ListEventsParams{EndpointId: &endpoint.Id, DeliveryStatus: &succeeded})
+	if err != nil || byEndpoint.JSON200 == nil {
+		t.Fatalf("list events by endpoint: %v", err)
+	}
+	step(t, "find the event by endpoint and delivery status", len(byEndpoint.JSON200.Events) == 1, fmt.Sprintf("%d found", byEndpoint.JSON200.Pagination.Total))
+	rotated, err := client.RotateWebhookEndpointSecretWithResponse(ctx, endpoint.Id)
+	step(t, "rotate the endpoint's secret", err == nil && rotated.JSON200 != nil && rotated.JSON200.Endpoint.Secret != endpoint.Secret, "")
+	disable := true
+	disabled, err := client.UpdateWebhookEndpointWithResponse(ctx, endpoint.Id, UpdateWebhookEndpointRequest{Disabled: &disable})
+	step(t, "disable the endpoint", err == nil && disabled.JSON200 != nil && disabled.JSON200.Endpoint.Disabled, "")
+	read1, err := client.GetWebhookEndpointWithResponse(ctx, endpoint.Id)
+	step(t, "read the endpoint", err == nil && read1.JSON200 != nil && read1.JSON200.Endpoint.DisabledReason != nil, "")
+	listed, err := client.ListWebhookEndpointsWithResponse(ctx, nil)
+	step(t, "list endpoints", err == nil && listed.JSON200 != nil && len(listed.JSON200.Endpoints) == 1, "")
+	deleted, err := client.DeleteWebhookEndpointWithResponse(ctx, endpoint.Id)
+	step(t, "delete the endpoint", err == nil && deleted.JSON200 != nil && deleted.JSON200.Id == endpoint.Id, "")
+	types, err := client.ListEventTypesWithResponse(ctx, nil)
+	step(t, "read the event catalog", err == nil && types.JSON200 != nil && len(types.JSON200.EventTypes) >= 2, "")
 
 	for i := 0; i < 3; i++ {
 		made, err := client.CreateOrderWithResponse(ctx, nil, CreateOrderRequest{Items: []ItemInput{{Name: fmt.Sprintf("Order %d", i), Quantity: 1, UnitPrice: 100 + i}}})

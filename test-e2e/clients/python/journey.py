@@ -1,30 +1,72 @@
 """A merchant's first hour, written against the client openapi-python-client generates from GET /v0/openapi.json
-: create a checkout session, PATCH its sessionData, pay it with the test helper, read the completed
-session and its checkout.session.completed event, list orders two pages at a time.
+: register a webhook endpoint (a local server here), create a checkout session, PATCH its sessionData, pay it with
+the test helper, read the completed session and its checkout.session.completed event, verify the endpoint's signed
+delivery, find the event by endpoint, rotate the endpoint's secret, disable and delete it, read the event catalog,
+list orders two pages at a time.
 
 Run by `npm run clients`, which generates the `checkout_client` package and puts it on PYTHONPATH.
 Environment: CHECKOUT_API_URL (the gateway), CHECKOUT_API_KEY (an sk_test_ key).
 """
 
+import base64
+import hashlib
+import hmac
 import os
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
 
 from checkout_client import AuthenticatedClient
 from checkout_client.api.checkout_sessions import create_checkout_session, get_checkout_session, update_checkout_session
-from checkout_client.api.events import get_event, list_events
+from checkout_client.api.events import get_event, list_event_types, list_events
+from checkout_client.api.webhook_endpoints import (
+    create_webhook_endpoint,
+    delete_webhook_endpoint,
+    get_webhook_endpoint,
+    list_webhook_endpoints,
+    rotate_webhook_endpoint_secret,
+    update_webhook_endpoint,
+)
 from checkout_client.api.orders import create_order, list_orders
 from checkout_client.api.test_helpers import test_helper_pay
 from checkout_client.models import (
     CheckoutSessionStatus,
     CreateOrderRequest,
     CreateSessionRequest,
+    CreateWebhookEndpointRequest,
+    CreateWebhookEndpointRequestEnabledEventsItem,
     ItemInput,
+    ListEventsDeliveryStatus,
     ListEventsType,
     PayRequest,
     SessionData,
     UpdateSessionRequest,
+    UpdateWebhookEndpointRequest,
 )
+
+RECEIVED: list = []
+
+
+class Receiver(BaseHTTPRequestHandler):
+    """The merchant's webhook endpoint: keeps every delivery (headers and raw body) and answers 200."""
+
+    def do_POST(self) -> None:  # noqa: N802 (the http.server API)
+        body = self.rfile.read(int(self.headers.get("content-length", "0")))
+        RECEIVED.append((dict(self.headers.items()), body))
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def signature_ok(secret: str, headers: dict, body: bytes) -> bool:
+    """Standard Webhooks: v1,<base64 HMAC-SHA256 of id.timestamp.body> with the base64 key after whsec_."""
+    key = base64.b64decode(secret.removeprefix("whsec_"))
+    signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
+    expected = base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
+    return any(entry == f"v1,{expected}" for entry in headers["webhook-signature"].split(" "))
 
 
 def step(name: str, ok: bool, detail: str = "") -> None:
@@ -35,6 +77,15 @@ def step(name: str, ok: bool, detail: str = "") -> None:
 
 def main() -> None:
     client = AuthenticatedClient(base_url=os.environ["CHECKOUT_API_URL"], token=os.environ["CHECKOUT_API_KEY"], raise_on_unexpected_status=True)
+
+    server = HTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    registered = create_webhook_endpoint.sync_detailed(client=client, body=CreateWebhookEndpointRequest(
+        url=f"http://127.0.0.1:{server.server_address[1]}/webhooks",
+        enabled_events=[CreateWebhookEndpointRequestEnabledEventsItem.CHECKOUT_SESSION_COMPLETED],
+    ))
+    endpoint = registered.parsed.endpoint
+    step("register a webhook endpoint", registered.status_code == 201 and endpoint.secret.startswith("whsec_"), endpoint.id)
 
     created = create_checkout_session.sync_detailed(client=client, body=CreateSessionRequest(items=[ItemInput(name="Latte", quantity=2, unit_price=450)]))
     session = created.parsed.session
@@ -63,6 +114,26 @@ def main() -> None:
     step("find its checkout.session.completed event", len(events) == 1, f"{len(events)} found")
     event = get_event.sync_detailed(events[0].id, client=client).parsed.event
     step("read the event", event.event == "checkout.session.completed" and event.session.id == session.id and event.session.status == CheckoutSessionStatus.COMPLETED, event.id)
+
+    deadline = time.monotonic() + 30
+    while not RECEIVED and time.monotonic() < deadline:
+        time.sleep(0.1)
+    headers, body = RECEIVED[0] if RECEIVED else ({}, b"")
+    headers = {name.lower(): value for name, value in headers.items()}
+    step("the endpoint got the event, signed with its secret", headers.get("x-service-event-id") == event.id and signature_ok(endpoint.secret, headers, body))
+    found = list_events.sync_detailed(client=client, endpoint_id=endpoint.id, delivery_status=ListEventsDeliveryStatus.SUCCEEDED).parsed
+    step("find the event by endpoint and delivery status", [e.id for e in found.events] == [event.id], f"{found.pagination.total} found")
+    rotated = rotate_webhook_endpoint_secret.sync_detailed(endpoint.id, client=client).parsed.endpoint
+    step("rotate the endpoint's secret", rotated.secret.startswith("whsec_") and rotated.secret != endpoint.secret)
+    disabled = update_webhook_endpoint.sync_detailed(endpoint.id, client=client, body=UpdateWebhookEndpointRequest(disabled=True)).parsed.endpoint
+    step("disable the endpoint", disabled.disabled and get_webhook_endpoint.sync_detailed(endpoint.id, client=client).parsed.endpoint.disabled)
+    listed = list_webhook_endpoints.sync_detailed(client=client).parsed
+    step("list endpoints", [e.id for e in listed.endpoints] == [endpoint.id])
+    deleted = delete_webhook_endpoint.sync_detailed(endpoint.id, client=client).parsed
+    step("delete the endpoint", deleted.deleted and deleted.id == endpoint.id)
+    server.shutdown()
+    types = list_event_types.sync_detailed(client=client).parsed.event_types
+    step("read the event catalog", "checkout.session.completed" in [str(t.type_) for t in types], f"{len(types)} types")
 
     for i in range(3):
         made = create_order.sync_detailed(client=client, body=CreateOrderRequest(items=[ItemInput(name=f"Order {i}", quantity=1, unit_price=100 + i)]))

@@ -6,7 +6,8 @@ type SessionInput = Parameters<Checkout['checkoutSessions']['create']>[0];
 
 /**
  * A paid test session whose webhook goes to `path` on `receiver`, which answers it with a failure; resolves once
- * that one delivery has ended failed (every attempt used), with the session and its event id. For the tests of
+ * that delivery (and any to the organization's webhook endpoints, D50) has ended failed (every attempt used), with
+ * the session and its event id. For the tests of
  * what a merchant does about failed deliveries: recover (D44), the dashboard's redeliver (D47).
  */
 export async function paidSessionWithFailedDelivery(
@@ -25,7 +26,7 @@ export async function paidSessionWithFailedDelivery(
       const [event] = await client.events.list({ sessionId: session.id }).toArray();
       if (!event) return undefined;
       const { deliveries } = await client.events.retrieve(event.id);
-      return deliveries.length === 1 && deliveries[0]?.status === 'failed' ? event.id : undefined;
+      return deliveries.length > 0 && deliveries.every((d) => d.status === 'failed') ? event.id : undefined;
     },
     { deadlineMs: 30_000, intervalMs: 200, description: 'the delivery to end failed' },
   );

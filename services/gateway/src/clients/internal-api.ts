@@ -10,7 +10,7 @@ export const WITHOUT_TOTAL = { [INTERNAL_API_HEADERS.withoutTotal]: '1' };
  * A call the gateway forwards for a merchant or an operator: the owner validates it and its answer goes back as it is.
  */
 export interface ForwardedCall {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The owner's internal path, query string included. */
   path: string;
   scope: Scope;
@@ -21,7 +21,7 @@ export interface ForwardedCall {
 
 /** A call whose answer the gateway itself reads (the dashboard, D47), parsed with the owner's contract schema. */
 export interface ReadCall {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   path: string;
   scope: Scope;
   requestId: string;

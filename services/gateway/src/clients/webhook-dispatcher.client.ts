@@ -1,4 +1,10 @@
 import {
+  EndpointDeliveriesResponse,
+  WebhookEndpointList,
+  WebhookEndpointResponse,
+  WebhookEndpointSecretResponse,
+  type CreateWebhookEndpointRequest,
+  type UpdateWebhookEndpointRequest,
   DeliveryStatsResponse,
   EventPageResponse,
   EventResponse,
@@ -58,13 +64,73 @@ export class WebhookDispatcherClient extends InternalApi {
     });
   }
 
-  recover(scope: Scope, requestId: string, since: string) {
+  recover(scope: Scope, requestId: string, since: string, endpointId?: string) {
     return this.read(RecoverEventsResponse, {
       method: 'POST',
       path: '/internal/events/recover',
       scope,
       requestId,
-      body: { since },
+      body: { since, ...(endpointId !== undefined && { endpointId }) },
+    });
+  }
+
+  // D50: the dashboard's webhook endpoint pages.
+
+  listEndpoints(scope: Scope, requestId: string) {
+    return this.read(WebhookEndpointList, {
+      method: 'GET',
+      path: '/internal/webhook-endpoints',
+      scope,
+      requestId,
+      query: { limit: '100' },
+    });
+  }
+
+  getEndpoint(scope: Scope, requestId: string, id: string) {
+    return this.read(WebhookEndpointResponse, {
+      method: 'GET',
+      path: `/internal/webhook-endpoints/${encodeURIComponent(id)}`,
+      scope,
+      requestId,
+    });
+  }
+
+  endpointDeliveries(scope: Scope, requestId: string, id: string, page: string | undefined) {
+    return this.read(EndpointDeliveriesResponse, {
+      method: 'GET',
+      path: `/internal/webhook-endpoints/${encodeURIComponent(id)}/deliveries`,
+      scope,
+      requestId,
+      query: { page, limit: '25' },
+    });
+  }
+
+  createEndpoint(scope: Scope, requestId: string, input: CreateWebhookEndpointRequest) {
+    return this.read(WebhookEndpointSecretResponse, {
+      method: 'POST',
+      path: '/internal/webhook-endpoints',
+      scope,
+      requestId,
+      body: input,
+    });
+  }
+
+  updateEndpoint(scope: Scope, requestId: string, id: string, patch: UpdateWebhookEndpointRequest) {
+    return this.read(WebhookEndpointResponse, {
+      method: 'PATCH',
+      path: `/internal/webhook-endpoints/${encodeURIComponent(id)}`,
+      scope,
+      requestId,
+      body: patch,
+    });
+  }
+
+  rotateEndpointSecret(scope: Scope, requestId: string, id: string) {
+    return this.read(WebhookEndpointSecretResponse, {
+      method: 'POST',
+      path: `/internal/webhook-endpoints/${encodeURIComponent(id)}/rotate-secret`,
+      scope,
+      requestId,
     });
   }
 }

@@ -11,6 +11,7 @@ import type { KeyCache } from './authenticate';
 import { sessionHistory, sinceFromForm } from '../domain/dashboard-views';
 import { csrfTokenFor, csrfTokenMatches, hashToken, isTokenShaped, newToken } from '../domain/dashboard-tokens';
 import { deliveryHostsChart, paymentsPerHourChart } from './dashboard/charts';
+import { mountEndpointPages } from './dashboard-endpoints.routes';
 import {
   confirmPage,
   eventPage,
@@ -22,6 +23,7 @@ import {
   overviewPage,
   sessionPage,
   sessionsPage,
+  type EventFilters,
   type PageContext,
 } from './dashboard/render';
 
@@ -82,6 +84,8 @@ const NOT_FOUND_CODES = new Set([
   'INVALID_ORDER_ID',
   'INVALID_SESSION_ID',
   'INVALID_EVENT_ID',
+  'WEBHOOK_ENDPOINT_NOT_FOUND',
+  'INVALID_WEBHOOK_ENDPOINT_ID',
   'NOT_FOUND',
 ]);
 
@@ -335,28 +339,46 @@ function mountSessionPages(pages: Router, deps: DashboardDeps, session: Middlewa
 
 function mountEventPages(pages: Router, deps: DashboardDeps, session: Middleware): void {
   pages.get('/events', session, async (ctx) => {
-    const type = one(ctx.query.type);
-    const [list, failed] = await Promise.all([
-      deps.upstreams.dispatcher.listEvents(scopeOf(ctx), requestId(ctx), {
-        type,
+    // D51's filters; the times are datetime-local fields, read as UTC like the recovery's.
+    const filters: EventFilters = {
+      type: one(ctx.query.type),
+      deliveryStatus: one(ctx.query.deliveryStatus),
+      endpointId: one(ctx.query.endpointId)?.trim(),
+      createdAfter: one(ctx.query.createdAfter),
+      createdBefore: one(ctx.query.createdBefore),
+    };
+    const time = (value: string | undefined) => (value ? (sinceFromForm(value) ?? value) : undefined);
+    const recovering = one(ctx.query.recovering);
+    const message =
+      recovering !== undefined && /^\d+$/.test(recovering)
+        ? `Recovery started: ${recovering} failed deliveries will be sent again.`
+        : undefined;
+    const failed = await deps.upstreams.dispatcher.failedDeliveries(scopeOf(ctx), requestId(ctx));
+    try {
+      const list = await deps.upstreams.dispatcher.listEvents(scopeOf(ctx), requestId(ctx), {
+        ...filters,
+        createdAfter: time(filters.createdAfter),
+        createdBefore: time(filters.createdBefore),
         page: one(ctx.query.page),
         limit: '25',
-      }),
-      deps.upstreams.dispatcher.failedDeliveries(scopeOf(ctx), requestId(ctx)),
-    ]);
-    const recovering = one(ctx.query.recovering);
-    html(
-      ctx,
-      eventsPage(
-        pageCtx(ctx, 'events'),
-        list,
-        failed,
-        { type },
-        recovering !== undefined && /^\d+$/.test(recovering)
-          ? `Recovery started: ${recovering} failed deliveries will be sent again.`
-          : undefined,
-      ),
-    );
+      });
+      html(ctx, eventsPage(pageCtx(ctx, 'events'), list, failed, filters, message));
+    } catch (err) {
+      // A filter the dispatcher refused (a malformed endpoint id or time): the page says so beside the filters.
+      if (!isDomainError(err) || err.code !== 'INVALID_REQUEST') throw err;
+      const empty = { events: [], pagination: { page: 1, limit: 25, hasMore: false } };
+      html(
+        ctx,
+        eventsPage(
+          pageCtx(ctx, 'events'),
+          empty,
+          failed,
+          filters,
+          message,
+          `Those filters are not valid: ${err.message}`,
+        ),
+      );
+    }
   });
 
   pages.get('/events/:eventId', session, async (ctx) => {
@@ -480,6 +502,11 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
   mountSessionPages(pages, deps, session);
   mountEventPages(pages, deps, session);
   mountRecoveryPages(pages, deps, session);
+  mountEndpointPages(
+    pages,
+    { dispatcher: deps.upstreams.dispatcher, clock: deps.clock, scopeOf, requestId, pageCtx, html, verifiedForm, one },
+    session,
+  );
   pages.post('/logout', session, logOut(deps, secureCookie));
 
   router.use(pages.routes(), pages.allowedMethods());

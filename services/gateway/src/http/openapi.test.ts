@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '@checkout/contracts';
 import { buildOpenApiDocument } from './openapi';
 
-type Doc = { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } };
+type Doc = {
+  paths: Record<string, Record<string, any>>;
+  webhooks: Record<string, Record<string, any>>;
+  components: { schemas: Record<string, any> };
+};
 const doc = buildOpenApiDocument('http://127.0.0.1:8080') as unknown as Doc;
 
 describe('OpenAPI document', () => {
@@ -16,8 +21,9 @@ describe('OpenAPI document', () => {
   it('When a POST is described, then it documents the Idempotency-Key header, its 409 codes and Idempotent-Replayed (D42)', () => {
     for (const [path, methods] of Object.entries(doc.paths)) {
       const post = methods.post;
-      // D47: a login link is a secret the D42 store would keep in clear; each call makes a new one instead.
-      if (!post || path === '/v0/dashboard/login_links') continue;
+      // D47: a login link is a secret the D42 store would keep in clear; each call makes a new one instead. D50: so
+      // is a rotated secret, and a second rotation is harmless.
+      if (!post || path === '/v0/dashboard/login_links' || path.endsWith('/rotate_secret')) continue;
       const header = post.parameters.find(
         (p: { in: string; name: string }) => p.in === 'header' && p.name === 'Idempotency-Key',
       );
@@ -43,5 +49,47 @@ describe('OpenAPI document', () => {
     const answer =
       doc.components.schemas[recover.responses['202'].content['application/json'].schema.$ref.split('/').pop()];
     expect(answer.properties).toHaveProperty('recovering');
+  });
+
+  it('When the webhooks are described, then each event type of the catalog is a POST with its named body and the delivery headers (D49)', () => {
+    expect(Object.keys(doc.webhooks)).toEqual([...EVENT_TYPES]);
+    for (const type of EVENT_TYPES) {
+      const post = doc.webhooks[type]?.post;
+      const ref = post.requestBody.content['application/json'].schema.$ref as string;
+      const body = doc.components.schemas[ref.split('/').pop() as string];
+      expect(body.properties.event).toMatchObject({ const: type });
+      expect(post.parameters.map((p: { name: string }) => p.name)).toEqual(
+        expect.arrayContaining(['X-Service-Event-Id', 'X-Service-Delivery-Id', 'webhook-id', 'webhook-signature']),
+      );
+      expect(post.responses['200'].description).toMatch(/2xx/);
+    }
+  });
+
+  it('When webhook endpoints are described, then create answers 201 with the secret, GET and the list never carry one, and DELETE is there (D50)', () => {
+    const create = doc.paths['/v0/webhook_endpoints']?.post;
+    expect(create.operationId).toBe('createWebhookEndpoint');
+    expect(create.responses['400'].description).toContain('WEBHOOK_ENDPOINT_LIMIT_REACHED');
+    const created =
+      doc.components.schemas[create.responses['201'].content['application/json'].schema.$ref.split('/').pop()];
+    const withSecret = doc.components.schemas[created.properties.endpoint.$ref.split('/').pop()];
+    expect(withSecret.required).toContain('secret');
+    const get = doc.paths['/v0/webhook_endpoints/{endpointId}']?.get;
+    expect(JSON.stringify(get.responses['200'])).toContain('WebhookEndpointResponse');
+    expect(doc.components.schemas.WebhookEndpoint.properties).not.toHaveProperty('secret');
+    expect(doc.paths['/v0/webhook_endpoints/{endpointId}']?.delete.operationId).toBe('deleteWebhookEndpoint');
+    expect(doc.paths['/v0/webhook_endpoints/{endpointId}']?.get.parameters[0].schema.pattern).toBe(
+      '^we_(live|test)_[0-9A-Za-z]{1,64}$',
+    );
+  });
+
+  it('When the event catalog is described, then GET /v0/event_types lists types with a JSON Schema each (D49)', () => {
+    const list = doc.paths['/v0/event_types']?.get;
+    expect(list.operationId).toBe('listEventTypes');
+    expect(doc.components.schemas.EventTypeInfo.required).toEqual(['type', 'description', 'schema']);
+  });
+
+  it('When GET /v0/events is described, then it takes the D51 filters', () => {
+    const names = doc.paths['/v0/events']?.get.parameters.map((p: { name: string }) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['deliveryStatus', 'endpointId', 'createdAfter', 'createdBefore']));
   });
 });

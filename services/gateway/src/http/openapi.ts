@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '@checkout/errors';
 import {
-  DOCUMENTED_AS_ANY_JSON,
+  EVENT_CATALOG,
+  SIGNATURE_TOLERANCE_SECONDS,
+  WEBHOOK_USER_AGENT,
+  describeForReaders,
   ErrorBody,
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
@@ -24,7 +27,7 @@ function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Record<
     io,
     unrepresentable: 'any',
     target: 'draft-2020-12',
-    override: forGenerators,
+    override: describeForReaders,
   }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
   const defs = $defs ?? {};
   const rename = new Map(Object.keys(defs).map((name) => [name, name]));
@@ -56,33 +59,6 @@ function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Record<
   }
   for (const [name, def] of Object.entries(defs)) components[rename.get(name) ?? name] = rewrite(def) as JsonSchema;
   return rewrite(root) as JsonSchema;
-}
-
-/**
- * What zod's conversion leaves out that client generators need: free-form JSON
- * (DOCUMENTED_AS_ANY_JSON) as "any value" with its description, and the `discriminator` of a discriminated
- * union whose options are named, so generated clients tell the options apart by that property.
- */
-function forGenerators(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
-  const schema = ctx.zodSchema as z.ZodType;
-  if (DOCUMENTED_AS_ANY_JSON.has(schema)) {
-    const { description } = ctx.jsonSchema;
-    for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
-    if (description !== undefined) ctx.jsonSchema.description = description;
-    return;
-  }
-  if (schema instanceof z.ZodDiscriminatedUnion) {
-    const propertyName = schema.def.discriminator;
-    const mapping: Record<string, string> = {};
-    for (const option of schema.options as readonly z.ZodType[]) {
-      const id = z.globalRegistry.get(option)?.id;
-      // The discriminator's values of each option, as zod itself collects them for the union's parser.
-      const values = option._zod.propValues?.[propertyName];
-      if (id === undefined || values?.size !== 1) return;
-      mapping[String([...values][0])] = `#/$defs/${id}`;
-    }
-    ctx.jsonSchema.discriminator = { propertyName, mapping };
-  }
 }
 
 function isDiscriminator(value: unknown): value is { propertyName: string; mapping: Record<string, string> } {
@@ -196,6 +172,73 @@ function operation(route: PublicRoute, components: Record<string, JsonSchema>): 
   };
 }
 
+/** The headers of every delivery (D2, D35), as a receiver reads them. */
+const DELIVERY_HEADERS: ReadonlyArray<{ name: string; description: string; required: boolean }> = [
+  { name: 'Idempotency-Key', description: 'The event id; the same on every delivery of the event.', required: true },
+  {
+    name: 'X-Service-Event-Id',
+    description: "The event id (same as Idempotency-Key and the body's `id`).",
+    required: true,
+  },
+  {
+    name: 'X-Service-Delivery-Id',
+    description: 'The delivery id (`dlv_…`), stable across the retries of one delivery.',
+    required: true,
+  },
+  { name: 'X-Service-Event-Type', description: "The event type (the body's `event`).", required: true },
+  { name: 'User-Agent', description: `\`${WEBHOOK_USER_AGENT}\``, required: true },
+  {
+    name: 'webhook-id',
+    description:
+      'Standard Webhooks: the event id. Present on signed deliveries (every delivery to a webhook endpoint; a callback URL when the organization signs, D35).',
+    required: false,
+  },
+  {
+    name: 'webhook-timestamp',
+    description: `Standard Webhooks: unix seconds when the attempt was signed; refuse one more than ${SIGNATURE_TOLERANCE_SECONDS} s away from your clock.`,
+    required: false,
+  },
+  {
+    name: 'webhook-signature',
+    description:
+      'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the base64-decoded part of the secret after `whsec_`; during the 24 hours after a secret rotation, one signature per secret (D50).',
+    required: false,
+  },
+];
+
+/**
+ * D49: the document's `webhooks`, one per event type of the catalog: the POST a receiver gets, its headers and body
+ * (the same named schemas as the events API's), and what to answer.
+ */
+function webhooks(components: Record<string, JsonSchema>): Record<string, unknown> {
+  return Object.fromEntries(
+    EVENT_CATALOG.map((entry) => [
+      entry.type,
+      {
+        post: {
+          summary: entry.type,
+          description: `${entry.description} Sent to every enabled webhook endpoint subscribed to \`${entry.type}\` (D50)${entry.type.startsWith('checkout.session.') ? " and to the session's callback URL (D30)" : ''}. Answer any 2xx within 5 seconds; anything else is retried (D31). Deliveries are at least once: dedupe on the event id.`,
+          tags: ['Events'],
+          parameters: DELIVERY_HEADERS.map(({ name, description, required }) => ({
+            name,
+            in: 'header',
+            required,
+            description,
+            schema: { type: 'string' },
+          })),
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: schemaOf(entry.body, 'output', components) } },
+          },
+          responses: {
+            '200': { description: 'Received. Any 2xx acknowledges the delivery; nothing in the answer is read.' },
+          },
+        },
+      },
+    ]),
+  );
+}
+
 /** OpenAPI 3.1 generated from the same zod schemas and route table the gateway validates with. */
 export function buildOpenApiDocument(serverUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -205,6 +248,7 @@ export function buildOpenApiDocument(serverUrl: string): Record<string, unknown>
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route, components) };
   }
   components.Error = schemaOf(ErrorBody, 'output', components);
+  const deliveries = webhooks(components);
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -217,6 +261,7 @@ export function buildOpenApiDocument(serverUrl: string): Record<string, unknown>
     servers: [{ url: serverUrl }],
     security: [{ secretKey: [] }],
     paths,
+    webhooks: deliveries,
     components: {
       securitySchemes: {
         secretKey: { type: 'http', scheme: 'bearer', description: 'A secret API key: `sk_test_...` or `sk_live_...`.' },

@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import type { ErrorCode } from '@checkout/errors';
 import {
+  CreateWebhookEndpointRequest,
+  EventTypeList,
+  ListEventTypesQuery,
+  ListWebhookEndpointsQuery,
+  RedeliverRequest,
+  UpdateWebhookEndpointRequest,
+  WebhookEndpointDeleted,
+  WebhookEndpointList,
+  WebhookEndpointResponse,
+  WebhookEndpointSecretResponse,
   CreateOrderRequest,
   CreateSessionRequest,
   EventListResponse,
@@ -25,12 +35,12 @@ export type Upstream = 'orders' | 'sessions' | 'dispatcher';
 export type RouteOwner = Upstream | 'gateway';
 
 export interface PublicRoute {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Koa router path. */
   path: string;
   operationId: string;
   summary: string;
-  tag: 'Orders' | 'Checkout sessions' | 'Test helpers' | 'Events' | 'Dashboard';
+  tag: 'Orders' | 'Checkout sessions' | 'Test helpers' | 'Events' | 'Webhook endpoints' | 'Dashboard';
   upstream: RouteOwner;
   upstreamPath: (params: Record<string, string>) => string;
   idParam?: { name: string; prefix: IdPrefix; code: ErrorCode; description: string };
@@ -59,7 +69,8 @@ export interface PublicRoute {
   links?: Record<string, { parameter: string; pointer: string }>;
   /**
    * No Idempotency-Key (D42) on this POST: its answer is a secret that must not be stored in clear, and
-   * repeating it is harmless (D47: each call makes a new single-use login link).
+   * repeating it is harmless (D47: each call makes a new single-use login link; D50: a second rotation leaves the
+   * secret it answers with current, and the one before it signing for 24 hours).
    */
   noIdempotencyKey?: boolean;
 }
@@ -87,6 +98,18 @@ const eventId = {
   code: 'INVALID_EVENT_ID',
   description: 'Event id, `evt_<mode>_<suffix>`.',
 } as const;
+const endpointId = {
+  name: 'endpointId',
+  prefix: 'we',
+  code: 'INVALID_WEBHOOK_ENDPOINT_ID',
+  description: 'Webhook endpoint id, `we_<mode>_<suffix>`.',
+} as const;
+const endpointLinks = [
+  'getWebhookEndpoint',
+  'updateWebhookEndpoint',
+  'deleteWebhookEndpoint',
+  'rotateWebhookEndpointSecret',
+];
 const enc = encodeURIComponent;
 
 /**
@@ -281,8 +304,15 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     upstream: 'dispatcher',
     upstreamPath: (p) => `/internal/events/${enc(p.eventId ?? '')}/redeliver`,
     idParam: eventId,
+    body: { schema: RedeliverRequest, required: false },
     success: { status: 202, schema: RedeliverResponse },
-    errors: ['INVALID_EVENT_ID', 'EVENT_NOT_FOUND'],
+    errors: [
+      'INVALID_EVENT_ID',
+      'EVENT_NOT_FOUND',
+      'INVALID_REQUEST',
+      'WEBHOOK_ENDPOINT_NOT_FOUND',
+      'WEBHOOK_ENDPOINT_DISABLED',
+    ],
   },
   {
     method: 'POST',
@@ -294,7 +324,114 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     upstreamPath: () => '/internal/events/recover',
     body: { schema: RecoverEventsRequest, required: true },
     success: { status: 202, schema: RecoverEventsResponse },
-    errors: ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'RECOVERY_IN_PROGRESS'],
+    errors: [
+      'INVALID_REQUEST',
+      'PAYLOAD_TOO_LARGE',
+      'RECOVERY_IN_PROGRESS',
+      'WEBHOOK_ENDPOINT_NOT_FOUND',
+      'WEBHOOK_ENDPOINT_DISABLED',
+    ],
+  },
+  {
+    method: 'GET',
+    path: '/v0/event_types',
+    operationId: 'listEventTypes',
+    summary: 'List the event types, each with its description and the JSON Schema of its body (D49)',
+    tag: 'Events',
+    upstream: 'dispatcher',
+    upstreamPath: () => '/internal/event-types',
+    query: { schema: ListEventTypesQuery },
+    success: { status: 200, schema: EventTypeList },
+    errors: ['INVALID_REQUEST'],
+  },
+  {
+    method: 'GET',
+    path: '/v0/webhook_endpoints',
+    operationId: 'listWebhookEndpoints',
+    summary: 'List webhook endpoints, newest first (D50)',
+    tag: 'Webhook endpoints',
+    upstream: 'dispatcher',
+    upstreamPath: () => '/internal/webhook-endpoints',
+    query: { schema: ListWebhookEndpointsQuery },
+    success: { status: 200, schema: WebhookEndpointList },
+    links: linksTo(endpointLinks, 'endpointId', '/endpoints/0/id'),
+    errors: ['INVALID_REQUEST'],
+  },
+  {
+    method: 'POST',
+    path: '/v0/webhook_endpoints',
+    operationId: 'createWebhookEndpoint',
+    summary:
+      'Register a webhook endpoint: it receives every event of the types it is subscribed to, signed with its own secret, shown only in this answer (D50; at most 16 per mode)',
+    tag: 'Webhook endpoints',
+    upstream: 'dispatcher',
+    upstreamPath: () => '/internal/webhook-endpoints',
+    body: { schema: CreateWebhookEndpointRequest, required: true },
+    success: { status: 201, schema: WebhookEndpointSecretResponse },
+    links: linksTo(endpointLinks, 'endpointId', '/endpoint/id'),
+    errors: [
+      'WEBHOOK_ENDPOINT_CREATE_FAILED',
+      'WEBHOOK_ENDPOINT_LIMIT_REACHED',
+      'INVALID_REQUEST',
+      'PAYLOAD_TOO_LARGE',
+    ],
+  },
+  {
+    method: 'GET',
+    path: '/v0/webhook_endpoints/:endpointId',
+    operationId: 'getWebhookEndpoint',
+    summary: 'Retrieve a webhook endpoint (without its secret)',
+    tag: 'Webhook endpoints',
+    upstream: 'dispatcher',
+    upstreamPath: (p) => `/internal/webhook-endpoints/${enc(p.endpointId ?? '')}`,
+    idParam: endpointId,
+    success: { status: 200, schema: WebhookEndpointResponse },
+    errors: ['INVALID_WEBHOOK_ENDPOINT_ID', 'WEBHOOK_ENDPOINT_NOT_FOUND'],
+  },
+  {
+    method: 'PATCH',
+    path: '/v0/webhook_endpoints/:endpointId',
+    operationId: 'updateWebhookEndpoint',
+    summary:
+      'Change its url, enabledEvents, description or metadata, or disable it (disabled: true) and enable it again',
+    tag: 'Webhook endpoints',
+    upstream: 'dispatcher',
+    upstreamPath: (p) => `/internal/webhook-endpoints/${enc(p.endpointId ?? '')}`,
+    idParam: endpointId,
+    body: { schema: UpdateWebhookEndpointRequest, required: false },
+    success: { status: 200, schema: WebhookEndpointResponse },
+    errors: [
+      'INVALID_WEBHOOK_ENDPOINT_ID',
+      'WEBHOOK_ENDPOINT_NOT_FOUND',
+      'WEBHOOK_ENDPOINT_UPDATE_FAILED',
+      'INVALID_REQUEST',
+    ],
+  },
+  {
+    method: 'DELETE',
+    path: '/v0/webhook_endpoints/:endpointId',
+    operationId: 'deleteWebhookEndpoint',
+    summary: 'Delete a webhook endpoint: nothing more is sent to it, its pending deliveries included',
+    tag: 'Webhook endpoints',
+    upstream: 'dispatcher',
+    upstreamPath: (p) => `/internal/webhook-endpoints/${enc(p.endpointId ?? '')}`,
+    idParam: endpointId,
+    success: { status: 200, schema: WebhookEndpointDeleted },
+    errors: ['INVALID_WEBHOOK_ENDPOINT_ID', 'WEBHOOK_ENDPOINT_NOT_FOUND'],
+  },
+  {
+    method: 'POST',
+    path: '/v0/webhook_endpoints/:endpointId/rotate_secret',
+    operationId: 'rotateWebhookEndpointSecret',
+    summary:
+      'Give the endpoint a new signing secret, shown only in this answer; the old one keeps signing beside it for 24 hours (D50)',
+    tag: 'Webhook endpoints',
+    upstream: 'dispatcher',
+    upstreamPath: (p) => `/internal/webhook-endpoints/${enc(p.endpointId ?? '')}/rotate-secret`,
+    idParam: endpointId,
+    noIdempotencyKey: true,
+    success: { status: 200, schema: WebhookEndpointSecretResponse },
+    errors: ['INVALID_WEBHOOK_ENDPOINT_ID', 'WEBHOOK_ENDPOINT_NOT_FOUND'],
   },
   {
     method: 'POST',

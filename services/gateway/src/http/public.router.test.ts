@@ -28,6 +28,8 @@ const authenticate: Middleware = async (ctx, next) => {
 
 let server: Server;
 let base: string;
+/** The POSTs that went through the Idempotency-Key middleware (D42). */
+const keyed: string[] = [];
 
 beforeAll(async () => {
   const { app } = createBaseApp({
@@ -37,7 +39,10 @@ beforeAll(async () => {
   });
   const router = publicRouter({
     authenticate,
-    idempotency: async (_ctx, next) => next(),
+    idempotency: async (ctx, next) => {
+      keyed.push(`${ctx.method} ${ctx.path}`);
+      await next();
+    },
     bodyLimitBytes: 4096,
     upstreams: {
       orders: new OrdersClient(http),
@@ -85,5 +90,63 @@ describe("A literal route's path is never a parameter route's id (found by the f
     });
     expect(recover.status).toBe(200);
     expect(forwarded).toEqual(['GET /internal/events/evt_test_abc123', 'POST /internal/events/recover']);
+  });
+});
+
+describe('webhook endpoints and the event catalog through the gateway (D49, D50)', () => {
+  const call = (method: string, path: string, body?: unknown) =>
+    fetch(`${base}${path}`, {
+      method,
+      ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    });
+
+  it('When each operation is called, then it is forwarded to the dispatcher, DELETE included', async () => {
+    forwarded.length = 0;
+    const id = 'we_test_abc123';
+    for (const [method, path, body] of [
+      ['GET', '/v0/webhook_endpoints'],
+      ['POST', '/v0/webhook_endpoints', { url: 'https://merchant.example/hooks', enabledEvents: ['*'] }],
+      ['GET', `/v0/webhook_endpoints/${id}`],
+      ['PATCH', `/v0/webhook_endpoints/${id}`, { disabled: true }],
+      ['DELETE', `/v0/webhook_endpoints/${id}`],
+      ['POST', `/v0/webhook_endpoints/${id}/rotate_secret`],
+      ['GET', '/v0/event_types?limit=5'],
+    ] as const) {
+      expect((await call(method, path, body)).status, `${method} ${path}`).toBe(200);
+    }
+    expect(forwarded).toEqual([
+      'GET /internal/webhook-endpoints',
+      'POST /internal/webhook-endpoints',
+      `GET /internal/webhook-endpoints/${id}`,
+      `PATCH /internal/webhook-endpoints/${id}`,
+      `DELETE /internal/webhook-endpoints/${id}`,
+      `POST /internal/webhook-endpoints/${id}/rotate-secret`,
+      'GET /internal/event-types?limit=5',
+    ]);
+  });
+
+  it('When an endpoint is created, then Idempotency-Key applies (D42); a rotation goes without it, its answer being a secret', async () => {
+    keyed.length = 0;
+    await call('POST', '/v0/webhook_endpoints', { url: 'https://merchant.example/hooks', enabledEvents: ['*'] });
+    await call('POST', '/v0/webhook_endpoints/we_test_abc123/rotate_secret');
+    expect(keyed).toEqual(['POST /v0/webhook_endpoints']);
+  });
+
+  it.each(['GET', 'PATCH', 'DELETE'])(
+    'When %s names a malformed endpoint id, then 400 INVALID_WEBHOOK_ENDPOINT_ID and nothing is forwarded (D4)',
+    async (method) => {
+      forwarded.length = 0;
+      const response = await call(method, '/v0/webhook_endpoints/ord_test_abc', method === 'PATCH' ? {} : undefined);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { code: string }).code).toBe('INVALID_WEBHOOK_ENDPOINT_ID');
+      expect(forwarded).toEqual([]);
+    },
+  );
+
+  it('When a method the path does not take is used, then 405 with Allow', async () => {
+    const response = await call('PUT', '/v0/webhook_endpoints/we_test_abc123');
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, HEAD, PATCH, DELETE, OPTIONS');
+    expect((await call('DELETE', '/v0/webhook_endpoints')).status).toBe(405);
   });
 });

@@ -61,12 +61,13 @@ export function publicRouter(deps: PublicRouterDeps): Router {
   for (const route of PUBLIC_ROUTES) {
     const upstream = route.upstream;
     if (upstream === 'gateway') continue;
-    const method = route.method.toLowerCase() as 'get' | 'post' | 'patch';
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
     const handler = async (ctx: Context) => {
       await forward(ctx, { ...route, upstream }, deps);
     };
     const guard: Middleware[] = route.path.includes(':') ? [notALiteralPath(router)] : [];
-    if (route.method === 'POST') router.post(route.path, ...guard, deps.authenticate, body, deps.idempotency, handler);
+    if (route.method === 'POST' && !route.noIdempotencyKey)
+      router.post(route.path, ...guard, deps.authenticate, body, deps.idempotency, handler);
     else router[method](route.path, ...guard, deps.authenticate, body, handler);
   }
   return router;

@@ -16,9 +16,20 @@ import type { AddressPolicy } from '../domain/address-policy';
 /** What the merchant sees when the address its URL leads to may not be reached (D33). */
 export const REFUSED_TARGET = 'the destination address is not allowed (private, loopback or reserved network)';
 
-/** signing_failed: nothing was sent, the organization's signing secret could not be used (malformed, D35). */
+/**
+ * signing_failed: nothing was sent, the organization's signing secret could not be used (malformed, D35);
+ * endpoint_unavailable: nothing was sent, the delivery's webhook endpoint was disabled or deleted meanwhile (D50).
+ */
 export type SendOutcomeKind =
-  'success' | 'http_error' | 'redirect' | 'timeout' | 'refused' | 'network' | 'invalid_url' | 'signing_failed';
+  | 'success'
+  | 'http_error'
+  | 'redirect'
+  | 'timeout'
+  | 'refused'
+  | 'network'
+  | 'invalid_url'
+  | 'signing_failed'
+  | 'endpoint_unavailable';
 
 export interface SendResult {
   kind: SendOutcomeKind;

@@ -8,7 +8,9 @@ import type { SendResult } from '../clients/webhook-endpoints.client';
 import type { RetryMessage } from '../messaging/webhook-messages';
 import type { DispatcherDeps } from './ports';
 import type { SubmitResult, Target } from './host-scheduler';
+import type { EndpointHealth } from './endpoint-health';
 import { nextAttempt, parseRetryAfter } from './retry-policy';
+import { signingSecretsOf } from './webhook-endpoints';
 
 /** A held delivery is attempted without a fresh claim only while its hold outlives the attempt by this. */
 const CLAIM_SAFETY_MS = 500;
@@ -20,6 +22,9 @@ export interface HeldDelivery {
   delivery: DeliveryDocument;
   body: string;
 }
+
+/** What an attempt of a delivery needs of it to be queued: where it goes and whose it is. */
+type Queueable = Pick<DeliveryDocument, '_id' | 'url' | 'endpointId' | 'organizationId' | 'mode'>;
 
 /** An attempt made, and what follows from it. */
 interface Decided {
@@ -60,7 +65,10 @@ export class Attempts {
   private stopped = false;
   private readonly successes: GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }>;
 
-  constructor(private readonly deps: DispatcherDeps) {
+  constructor(
+    private readonly deps: DispatcherDeps,
+    private readonly health: EndpointHealth,
+  ) {
     this.successes = new GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }, void>(
       async (items) => {
         const recorded = await deps.deliveries.recordAttempts(items);
@@ -106,9 +114,16 @@ export class Attempts {
     clearTimeout(timer);
   }
 
-  /** Where an attempt queues: its host, in its organization and mode's lane (fair between merchants). */
-  target(url: string, scope: Scope): Target {
-    return { host: this.deps.hostKey(url), lane: { organizationId: scope.organizationId, mode: scope.mode } };
+  /**
+   * Where an attempt queues: its host (and its webhook endpoint, D50), in its organization and mode's lane (fair
+   * between merchants, and between a merchant's endpoints).
+   */
+  target(delivery: Pick<Queueable, 'url' | 'endpointId'> & Scope): Target {
+    return {
+      host: this.deps.hostKey(delivery.url),
+      lane: { organizationId: delivery.organizationId, mode: delivery.mode },
+      ...(delivery.endpointId !== undefined && { destination: delivery.endpointId }),
+    };
   }
 
   /** Whether an attempt of this delivery is queued or running here. */
@@ -117,16 +132,10 @@ export class Attempts {
   }
 
   /** Queues attempt `attempt`; `held` when this process stored the delivery held for it (no claim needed). */
-  queue(
-    delivery: Pick<DeliveryDocument, '_id' | 'url' | 'organizationId' | 'mode'>,
-    attempt: number,
-    held?: HeldDelivery,
-  ): SubmitResult {
+  queue(delivery: Queueable, attempt: number, held?: HeldDelivery): SubmitResult {
     const deliveryId = delivery._id;
-    const result = this.deps.scheduler.submit(
-      attemptKey(deliveryId, attempt),
-      this.target(delivery.url, delivery),
-      (release) => this.run(deliveryId, attempt, release, held),
+    const result = this.deps.scheduler.submit(attemptKey(deliveryId, attempt), this.target(delivery), (release) =>
+      this.run(deliveryId, attempt, release, held),
     );
     this.deps.metrics.queued.set(this.deps.scheduler.queued);
     return result;
@@ -249,6 +258,12 @@ export class Attempts {
       );
       return;
     }
+    if (delivery.endpointId !== undefined && result.kind !== 'endpoint_unavailable')
+      await this.health.failed(
+        { organizationId: delivery.organizationId, mode: delivery.mode },
+        delivery.endpointId,
+        finished,
+      );
     if (retryAt) {
       await this.deps.publisher
         .publishRetry({ deliveryId: updated._id, attempt: updated.attemptCount + 1, notBefore: retryAt.toISOString() })
@@ -262,7 +277,8 @@ export class Attempts {
       return;
     }
     this.deps.metrics.deliveries.inc({ outcome: 'failed' });
-    await this.publishDeadLetter(updated, finished);
+    // Not sent because its endpoint was disabled or deleted (D50): no failure of the merchant's server to park.
+    if (updated.deadLetterPending) await this.publishDeadLetter(updated, finished);
   }
 
   /** One attempt and what follows from it (D31, D40): the record to store and the delivery's next state. */
@@ -273,9 +289,17 @@ export class Attempts {
     started: Date,
   ): Promise<Decided | { deferredUntil: Date }> {
     const { policy, metrics } = this.deps;
+    const scope = { organizationId: delivery.organizationId, mode: delivery.mode };
     let secrets: readonly string[];
     try {
-      secrets = await this.deps.secrets.secretsFor({ organizationId: delivery.organizationId, mode: delivery.mode });
+      if (delivery.endpointId === undefined) secrets = await this.deps.secrets.secretsFor(scope);
+      else {
+        // D50: signed with the endpoint's own secret (and, within 24 h of a rotation, the one it replaced).
+        const endpoint = await this.deps.endpoints.forAttempt(scope, delivery.endpointId);
+        if (!endpoint || endpoint.disabled !== null)
+          return this.notSent(attempt, started, endpoint ? 'the endpoint is disabled' : 'the endpoint was deleted');
+        secrets = signingSecretsOf(endpoint, started);
+      }
     } catch (err) {
       // Never send unsigned what the merchant expects signed; and our outage is not the merchant's failed attempt:
       // nothing is sent, the attempt is put off without using up one of the five (the sweep brings it back).
@@ -330,6 +354,35 @@ export class Attempts {
       deadLetterPending: !result.ok && !retryAt,
     };
     return { result, outcome, retryAt, finished };
+  }
+
+  /**
+   * An attempt not made because its webhook endpoint was disabled or deleted meanwhile (D50): the delivery ends
+   * failed with that reason and no retry, so that a recovery for the endpoint once it is enabled again sends it.
+   */
+  private notSent(attempt: number, started: Date, why: string): Decided {
+    const finished = this.deps.clock();
+    const result: SendResult = {
+      kind: 'endpoint_unavailable',
+      ok: false,
+      statusCode: null,
+      durationMs: 0,
+      error: `not sent: ${why}`,
+      responseSnippet: null,
+    };
+    this.deps.metrics.attempts.inc({ outcome: result.kind, attempt: String(attempt), status_class: 'none' });
+    return {
+      result,
+      outcome: {
+        record: { attempt, at: started, statusCode: null, durationMs: 0, error: result.error, responseSnippet: null },
+        status: 'failed',
+        nextAttemptAt: null,
+        lockedUntil: finished,
+        deadLetterPending: false,
+      },
+      retryAt: null,
+      finished,
+    };
   }
 
   private async send(delivery: DeliveryDocument, body: string, secrets: readonly string[]): Promise<SendResult> {

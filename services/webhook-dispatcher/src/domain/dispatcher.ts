@@ -1,4 +1,5 @@
 import { Attempts } from './attempts';
+import { EndpointHealth } from './endpoint-health';
 import type { DispatcherDeps } from './ports';
 import { Recorder } from './record';
 import { Recovery } from './recovery';
@@ -20,7 +21,7 @@ export interface Dispatcher {
 }
 
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
-  const attempts = new Attempts(deps);
+  const attempts = new Attempts(deps, new EndpointHealth(deps));
   const record = new Recorder(deps, attempts);
   const recovery = new Recovery(deps, record, attempts);
   return { record, attempts, recovery, stop: (graceMs) => attempts.stop(graceMs) };

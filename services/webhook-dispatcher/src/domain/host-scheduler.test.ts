@@ -61,6 +61,44 @@ describe('HostScheduler', () => {
     expect(order).toEqual(['a-0', 'a-1', 'b-0', 'a-2']);
   });
 
+  it('When one webhook endpoint hangs, then it holds at most its share of its host and another endpoint on that host keeps being served (D50)', async () => {
+    const scheduler = new HostScheduler({
+      ...limits,
+      maxPerHost: 4,
+      maxPerDestination: 2,
+      maxQueuedPerHost: 10,
+      maxQueued: 100,
+    });
+    const hang = gate();
+    const started: string[] = [];
+    const endpoint = (destination: string): Target => ({ host: 'merchant:443', lane: LIVE, destination });
+    for (let i = 0; i < 5; i += 1)
+      scheduler.submit(`hang-${i}`, endpoint('we_live_hangs'), async () => {
+        started.push(`hang-${i}`);
+        await hang.promise;
+      });
+    const served = gate();
+    let done = 0;
+    for (let i = 0; i < 5; i += 1)
+      scheduler.submit(`ok-${i}`, endpoint('we_live_ok'), async () => {
+        started.push(`ok-${i}`);
+        if (++done === 5) served.open();
+      });
+    await served.promise;
+    expect(started.filter((key) => key.startsWith('hang-'))).toEqual(['hang-0', 'hang-1']);
+    expect(started.filter((key) => key.startsWith('ok-'))).toHaveLength(5);
+    // A callback URL on the same host is no endpoint: it is held by the host's cap only.
+    const callback = gate();
+    scheduler.submit('callback-0', at('merchant:443'), async () => {
+      started.push('callback-0');
+      callback.open();
+    });
+    await callback.promise;
+    hang.open();
+    await scheduler.idle();
+    expect(started).toHaveLength(11);
+  });
+
   it('When the same key is submitted twice, then it runs once', async () => {
     const scheduler = new HostScheduler(limits);
     let runs = 0;

@@ -7,7 +7,10 @@
 // - test-mode lanes together hold at most `maxInFlight - liveReservedInFlight` slots, and queue at most
 //   `maxQueued - liveReservedQueued` attempts: test traffic never takes the room live traffic needs;
 // - a host holds at most `maxPerHost` slots whichever lanes its attempts come from (the sender's connection
-//   pool is per host, so this is what the host really gets).
+//   pool is per host, so this is what the host really gets);
+// - attempts to a merchant's webhook endpoint (D50) queue apart from the rest of their host and hold at most
+//   `maxPerDestination` of its slots: one endpoint that hangs leaves the host's other slots to the merchant's other
+//   endpoints on it, and its FIFO never holds theirs back.
 // Memory is bounded: a lane's queue beyond `maxQueuedPerLane`, or a host's queue in a lane beyond
 // `maxQueuedPerHost`, is refused ("spilled": the delivery stays pending in the database and the recovery sweep
 // brings it back when that lane has room again), and when the total queued reaches `maxQueued`, `waitForRoom()`
@@ -26,6 +29,8 @@ export interface SchedulerLimits {
   maxPerHost: number;
   maxQueuedPerHost: number;
   maxQueued: number;
+  /** Slots the attempts to one destination (a webhook endpoint) may hold at once. Defaults to maxPerHost. */
+  maxPerDestination?: number;
   /** Slots one organization and mode may hold at once. Defaults to maxInFlight (no lane limit). */
   maxInFlightPerLane?: number;
   /** Attempts one organization and mode may have queued. Defaults to maxQueued. */
@@ -42,10 +47,14 @@ export interface Lane {
   mode: 'test' | 'live';
 }
 
-/** Where an attempt goes (`host:port`) and whose it is. */
+/**
+ * Where an attempt goes (`host:port`), whose it is, and, for a delivery to a webhook endpoint (D50), which endpoint:
+ * such attempts queue per endpoint instead of per host.
+ */
 export interface Target {
   host: string;
   lane: Lane;
+  destination?: string;
 }
 
 export type SubmitResult = 'queued' | 'duplicate' | 'spilled' | 'stopped';
@@ -56,6 +65,10 @@ export type JobRun = (release: () => void) => Promise<void>;
 interface Job {
   key: string;
   host: string;
+  /** Its queue in the lane: the destination's, or the host's when it has none. */
+  queue: string;
+  /** Whether its queue is a destination's, whose slots are counted too. */
+  counted: boolean;
   run: JobRun;
 }
 
@@ -63,9 +76,9 @@ interface LaneState {
   lane: Lane;
   running: number;
   queued: number;
-  /** Each host's FIFO queue in this lane; a host is here only while its queue is not empty. */
+  /** Each host's (or destination's) FIFO queue in this lane; one is here only while it is not empty. */
   queues: Map<string, Job[]>;
-  /** Hosts of `queues` in turn order. */
+  /** Keys of `queues` in turn order. */
   turns: string[];
 }
 
@@ -76,6 +89,11 @@ export function laneKey(lane: Lane): string {
   return `${lane.mode}:${lane.organizationId}`;
 }
 
+/** The queue of a target inside its lane. */
+function queueKey(target: Target): string {
+  return target.destination === undefined ? target.host : `${target.host} ${target.destination}`;
+}
+
 export class HostScheduler {
   private readonly lanes = new Map<string, LaneState>();
   /** Lanes with queued work, in turn order. */
@@ -83,6 +101,8 @@ export class HostScheduler {
   private readonly readySet = new Set<string>();
   /** Running attempts per host, all lanes together. */
   private readonly hostRunning = new Map<string, number>();
+  /** Running attempts per destination. */
+  private readonly destinationRunning = new Map<string, number>();
   /** Keys queued or running, so the same attempt is never scheduled twice in this process. */
   private readonly known = new Set<string>();
   private readonly runningByMode: Record<Mode, number> = { test: 0, live: 0 };
@@ -106,6 +126,7 @@ export class HostScheduler {
     private readonly onError: (err: unknown, key: string) => void = () => {},
   ) {
     this.caps = {
+      maxPerDestination: limits.maxPerHost,
       maxInFlightPerLane: limits.maxInFlight,
       maxQueuedPerLane: limits.maxQueued,
       liveReservedInFlight: 0,
@@ -139,7 +160,7 @@ export class HostScheduler {
   hasQueueRoom(target: Target): boolean {
     if (this.stopped) return false;
     const state = this.lanes.get(laneKey(target.lane));
-    const hostQueued = state?.queues.get(target.host)?.length ?? 0;
+    const hostQueued = state?.queues.get(queueKey(target))?.length ?? 0;
     return (
       hostQueued < this.caps.maxQueuedPerHost &&
       (state?.queued ?? 0) < this.caps.maxQueuedPerLane &&
@@ -204,14 +225,15 @@ export class HostScheduler {
       };
       this.lanes.set(id, state);
     }
-    let queue = state.queues.get(target.host);
+    const inLane = queueKey(target);
+    let queue = state.queues.get(inLane);
     if (!queue) {
       queue = [];
-      state.queues.set(target.host, queue);
-      state.turns.push(target.host);
+      state.queues.set(inLane, queue);
+      state.turns.push(inLane);
     }
     this.known.add(key);
-    queue.push({ key, host: target.host, run });
+    queue.push({ key, host: target.host, queue: inLane, counted: target.destination !== undefined, run });
     state.queued += 1;
     this.queuedByMode[state.lane.mode] += 1;
     this.queuedTotal += 1;
@@ -327,15 +349,19 @@ export class HostScheduler {
     if (state.running >= this.caps.maxInFlightPerLane || this.runningByMode[mode] >= this.inFlightCap(mode))
       return undefined;
     for (let turns = state.turns.length; turns > 0; turns -= 1) {
-      const host = state.turns.shift() as string;
-      const queue = state.queues.get(host) as Job[];
-      if ((this.hostRunning.get(host) ?? 0) >= this.caps.maxPerHost) {
-        state.turns.push(host);
+      const inLane = state.turns.shift() as string;
+      const queue = state.queues.get(inLane) as Job[];
+      const head = queue[0] as Job;
+      if (
+        (this.hostRunning.get(head.host) ?? 0) >= this.caps.maxPerHost ||
+        (head.counted && (this.destinationRunning.get(inLane) ?? 0) >= this.caps.maxPerDestination)
+      ) {
+        state.turns.push(inLane);
         continue;
       }
       const job = queue.shift() as Job;
-      if (queue.length > 0) state.turns.push(host);
-      else state.queues.delete(host);
+      if (queue.length > 0) state.turns.push(inLane);
+      else state.queues.delete(inLane);
       return job;
     }
     return undefined;
@@ -350,6 +376,7 @@ export class HostScheduler {
     this.runningByMode[mode] += 1;
     this.running += 1;
     this.hostRunning.set(job.host, (this.hostRunning.get(job.host) ?? 0) + 1);
+    if (job.counted) this.destinationRunning.set(job.queue, (this.destinationRunning.get(job.queue) ?? 0) + 1);
     if (this.spilledLanes.size > 0) this.tellLanesWithRoom();
     void this.execute(id, state, job);
   }
@@ -375,6 +402,11 @@ export class HostScheduler {
       const onHost = (this.hostRunning.get(job.host) ?? 1) - 1;
       if (onHost === 0) this.hostRunning.delete(job.host);
       else this.hostRunning.set(job.host, onHost);
+      if (job.counted) {
+        const toDestination = (this.destinationRunning.get(job.queue) ?? 1) - 1;
+        if (toDestination === 0) this.destinationRunning.delete(job.queue);
+        else this.destinationRunning.set(job.queue, toDestination);
+      }
       this.finishing += 1;
       if (state.running === 0 && state.queued === 0 && this.lanes.get(id) === state) this.lanes.delete(id);
       // Any lane may have been waiting for this slot (the global cap, its mode's, or this host's).

@@ -3,12 +3,14 @@ import type { SessionEventV1 } from '@checkout/contracts';
 import type { TraceCarrier } from '@checkout/telemetry';
 import type { DeliveriesStore } from '../store/deliveries.store';
 import type { EventsStore } from '../store/events.store';
+import type { WebhookEndpointsStore } from '../store/webhook-endpoints.store';
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { SendResult } from '../clients/webhook-endpoints.client';
 import type { SigningSecrets } from '../clients/gateway.client';
 import type { DispatcherMetrics } from '../metrics';
 import type { RetryMessage } from '../messaging/webhook-messages';
 import type { HostScheduler } from './host-scheduler';
+import type { EndpointDirectory } from './endpoint-directory';
 
 // What the dispatcher's three parts (record.ts, attempts.ts, recovery.ts) share: the ports they are given and the
 // event they are handed. Apart from dispatcher.ts, which wires the parts, so that no part imports the wiring.
@@ -46,6 +48,10 @@ export interface DispatcherDeps {
   /** Keeps recoveries (D44) to one at a time per organization and mode. */
   recoveries: ExclusiveWork;
   deliveries: DeliveriesStore;
+  /** The webhook endpoints (D50), read fresh by requests (a redelivery, a recovery). */
+  webhookEndpoints: WebhookEndpointsStore;
+  /** The webhook endpoints as fan-out and attempts read them. */
+  endpoints: EndpointDirectory;
   scheduler: HostScheduler;
   sender: WebhookSenderPort;
   hostKey: (url: string) => string;
@@ -65,5 +71,9 @@ export interface DispatcherDeps {
     timeoutMs: number;
     /** How long a delivery held by this process (stored, queued or in flight) is left alone by the others. */
     claimTtlMs: number;
+    /** Deliveries to webhook endpoints being made at once before the consumers wait (back-pressure). */
+    fanOutBacklog: number;
+    /** D50: how long every attempt to an endpoint must have failed before it is disabled. */
+    endpointDisableAfterMs: number;
   };
 }

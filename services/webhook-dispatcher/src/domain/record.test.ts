@@ -8,6 +8,8 @@ import type { AttemptOutcome, DeliveriesStore } from '../store/deliveries.store'
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { EventDocument } from '../store/event.document';
 import type { EventsStore } from '../store/events.store';
+import type { WebhookEndpointsStore } from '../store/webhook-endpoints.store';
+import type { EndpointDirectory } from './endpoint-directory';
 import { createDispatcher } from './dispatcher';
 import type { IncomingSessionEvent } from './ports';
 import { HostScheduler } from './host-scheduler';
@@ -84,7 +86,17 @@ function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
     rng: () => 0.5,
     owner: 'test-process',
     dispatchLocally: true,
-    policy: { delaysMs: [10_000, 60_000, 600_000, 3_600_000], maxAttempts: 5, timeoutMs: 5_000, claimTtlMs: 30_000 },
+    webhookEndpoints: {} as unknown as WebhookEndpointsStore,
+    // No merchant here has webhook endpoints (D50): fan-out makes nothing.
+    endpoints: { subscribersOf: async (events: unknown[]) => events.map(() => []) } as unknown as EndpointDirectory,
+    policy: {
+      delaysMs: [10_000, 60_000, 600_000, 3_600_000],
+      maxAttempts: 5,
+      timeoutMs: 5_000,
+      claimTtlMs: 30_000,
+      fanOutBacklog: 1_000,
+      endpointDisableAfterMs: 3 * 24 * 3_600_000,
+    },
   });
   return {
     dispatcher,

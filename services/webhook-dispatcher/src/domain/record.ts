@@ -7,6 +7,7 @@ import type { DeliveryDocument } from '../store/delivery.document';
 import type { EventDocument } from '../store/event.document';
 import type { Attempts } from './attempts';
 import type { DispatcherDeps, IncomingSessionEvent } from './ports';
+import { Backlog } from './backlog';
 
 /** Most events (with their deliveries) written by one batched command. */
 const WRITE_BATCH_LIMIT = 200;
@@ -20,6 +21,20 @@ export function initialDeliveryId(eventId: string, mode: Mode): string {
 }
 
 /**
+ * The id of an event's delivery to a webhook endpoint (D50), derived from both: a replayed message, two replicas,
+ * and a recovery of what a disabled endpoint missed (recovery.ts) all name the same delivery, so it exists once.
+ */
+export function endpointDeliveryId(eventId: string, endpointId: string, mode: Mode): string {
+  return derivedId('dlv', mode, `endpoint:${eventId}:${endpointId}`);
+}
+
+/** Where a delivery goes: a session's callback URL (D30), or a webhook endpoint (D50) at its URL. */
+export interface DeliveryTarget {
+  url: string;
+  endpointId?: string;
+}
+
+/**
  * The webhook body exactly as D30 orders it: `{id, event, createdAt, session}` (plus anything newer the producer
  * added).
  */
@@ -28,10 +43,18 @@ export function webhookBodyJson(rawBody: Record<string, unknown>): string {
   return JSON.stringify({ id, event, createdAt, session, ...rest });
 }
 
+/** A delivery stored for its first attempt, with the body it is sent with. */
+interface NewDelivery {
+  delivery: DeliveryDocument;
+  body: string;
+}
+
 /** A consumed batch as it is stored: its events, and the first delivery of each that has a callback URL (D32). */
 interface BatchDocuments {
   events: EventDocument[];
-  deliveries: Array<{ delivery: DeliveryDocument; body: string }>;
+  deliveries: NewDelivery[];
+  /** Each event's consumer span (while tracing is on): its deliveries to endpoints join that trace too. */
+  traces: Map<string, TraceCarrier>;
 }
 
 /**
@@ -46,6 +69,8 @@ export class Recorder {
   private readonly deliveryInserts: GroupCommit<DeliveryDocument, boolean>;
   /** Holds given back on deliveries that did not fit in memory here. */
   private readonly releases: GroupCommit<string>;
+  /** Deliveries to webhook endpoints being made (their events counted until the endpoints are read), not yet queued. */
+  private readonly fanningOut = new Backlog();
 
   constructor(
     private readonly deps: DispatcherDeps,
@@ -85,10 +110,13 @@ export class Recorder {
    * its delivery stored and leaves it to whoever holds it (or, once that hold lapses, to the recovery sweep).
    */
   async recordEventsAndQueueFirstAttempts(batch: readonly IncomingSessionEvent[]): Promise<{ done: Promise<void> }> {
-    const { events, deliveries } = this.documentsOf(batch, this.deps.clock());
+    const now = this.deps.clock();
+    const { events, deliveries, traces } = this.documentsOf(batch, now);
     // The deliveries' command goes first: their attempts wait for it only.
     const storingDeliveries = this.deliveryInserts.addAll(deliveries.map(({ delivery }) => delivery));
     const storingEvents = this.eventInserts.addAll(events);
+    // Beside them, each event's deliveries to the webhook endpoints subscribed to it (D50), once they are read.
+    const fanningOut = this.fanOut(events, traces, now);
     storingEvents.then(
       (created) => {
         const undeliverable = events.filter((event, i) => created[i] && event.callbackUrl === null).length;
@@ -104,21 +132,97 @@ export class Recorder {
       return place;
     });
     void this.queueOnceStored(deliveries, storingDeliveries, places);
-    const done = Promise.all([storingEvents, storingDeliveries]).then(() => undefined);
+    const done = Promise.all([storingEvents, storingDeliveries, fanningOut]).then(() => undefined);
     // Handled by the consumer once this returns; until then a failed insert must not count as unhandled.
     done.catch(() => {});
     await lastPlace;
+    // Back-pressure for the fan-out too, whose places are taken once its endpoints are read: the consumer fetches on
+    // only while the deliveries being made for endpoints stay within the in-memory bound.
+    await this.fanningOut.below(this.deps.policy.fanOutBacklog);
     return { done };
   }
 
-  /** D34: a new delivery of a stored event (same event id, new delivery id), attempted at once. */
-  async redeliver(scope: Scope, eventId: string): Promise<DeliveryDocument> {
+  /**
+   * D50: stores each event's delivery to every enabled endpoint of its organization and mode subscribed to its type,
+   * held by this process, and queues their first attempts, each in a place of the scheduler taken once the endpoints
+   * are known. Resolves once they are stored (the batch's offsets wait for that); queueing goes on after. The
+   * deliveries made count in the fan-out backlog until queued (the consumers wait while it is full); events whose
+   * endpoints are being read do not, so a handler never waits for that read: what piles up meanwhile is what the
+   * consumers fetch during one read, which all the batches waiting for it share.
+   */
+  private async fanOut(
+    events: readonly EventDocument[],
+    traces: ReadonlyMap<string, TraceCarrier>,
+    now: Date,
+  ): Promise<void> {
+    let counted = 0;
+    try {
+      const subscribers = await this.deps.endpoints.subscribersOf(
+        events.map((event) => ({
+          scope: { organizationId: event.organizationId, mode: event.mode },
+          type: event.type,
+          createdAt: event.createdAt,
+        })),
+      );
+      const holdHere = this.deps.dispatchLocally && !this.attempts.isStopped;
+      const deliveries: NewDelivery[] = events.flatMap((event, i) =>
+        (subscribers[i] ?? []).map((endpoint) => ({
+          delivery: this.newDelivery(
+            event,
+            endpointDeliveryId(event._id, endpoint._id, event.mode),
+            now,
+            holdHere,
+            { url: endpoint.url, endpointId: endpoint._id },
+            traces.get(event._id),
+          ),
+          body: event.body,
+        })),
+      );
+      this.fanningOut.add(deliveries.length);
+      counted = deliveries.length;
+      if (deliveries.length === 0) return;
+      const storing = this.deliveryInserts.addAll(deliveries.map(({ delivery }) => delivery));
+      let lastPlace: Promise<unknown> = Promise.resolve();
+      const places = deliveries.map(() => {
+        const place = lastPlace.then(() => this.deps.scheduler.reserve());
+        lastPlace = place;
+        return place;
+      });
+      const queued = counted;
+      counted = 0;
+      void this.queueOnceStored(deliveries, storing, places).finally(() => this.fanningOut.add(-queued));
+      await storing;
+    } finally {
+      this.fanningOut.add(-counted);
+    }
+  }
+
+  /**
+   * D34: a new delivery of a stored event (same event id, new delivery id), attempted at once: to its session's
+   * callback URL, or, with `endpointId`, to that webhook endpoint of the organization and mode (D50).
+   */
+  async redeliver(scope: Scope, eventId: string, endpointId?: string): Promise<DeliveryDocument> {
     const event = await this.deps.events.getEvent(scope, eventId);
     if (!event) throw new DomainError('EVENT_NOT_FOUND', `No event ${eventId}.`);
-    if (event.callbackUrl === null) {
-      throw new DomainError('INVALID_REQUEST', 'This event has no callback URL, so it cannot be delivered (D32).');
+    let target: DeliveryTarget;
+    if (endpointId !== undefined) {
+      const endpoint = await this.deps.webhookEndpoints.get(scope, endpointId);
+      if (!endpoint) throw new DomainError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint ${endpointId}.`);
+      if (endpoint.disabled !== null)
+        throw new DomainError(
+          'WEBHOOK_ENDPOINT_DISABLED',
+          `Webhook endpoint ${endpointId} is disabled; enable it first.`,
+        );
+      target = { url: endpoint.url, endpointId };
+    } else if (event.callbackUrl === null) {
+      throw new DomainError(
+        'INVALID_REQUEST',
+        'This event has no callback URL (D32); name a webhook endpoint to deliver it to (endpointId).',
+      );
+    } else {
+      target = { url: event.callbackUrl };
     }
-    return (await this.recordDelivery(scope, event, newId('dlv', scope.mode))).delivery;
+    return (await this.recordDelivery(scope, event, newId('dlv', scope.mode), target)).delivery;
   }
 
   /**
@@ -130,13 +234,13 @@ export class Recorder {
     scope: Scope,
     event: EventDocument,
     deliveryId: string,
+    target: DeliveryTarget,
   ): Promise<{ delivery: DeliveryDocument; created: boolean }> {
-    const url = event.callbackUrl as string;
     const holdHere =
       this.deps.dispatchLocally &&
       !this.attempts.isStopped &&
-      this.deps.scheduler.hasRoomFor(this.attempts.target(url, scope));
-    const doc = this.newDelivery(scope, event, deliveryId, this.deps.clock(), holdHere, currentTraceCarrier());
+      this.deps.scheduler.hasRoomFor(this.attempts.target({ ...target, ...scope }));
+    const doc = this.newDelivery(event, deliveryId, this.deps.clock(), holdHere, target, currentTraceCarrier());
     const { delivery, created } = await this.deps.deliveries.insertDelivery(scope, doc);
     if (created && holdHere) this.queueHeld(delivery, event.body);
     else if (created && this.deps.dispatchLocally && this.deps.scheduler.laneIsFull(scope))
@@ -144,9 +248,30 @@ export class Recorder {
     return { delivery, created };
   }
 
+  /**
+   * recordDelivery for many deliveries at once (a recovery's page): one insert for all, and the first attempt of
+   * each it made queued here (given back for the sweep when it does not fit). Returns how many it made.
+   */
+  async recordDeliveries(
+    items: ReadonlyArray<{ event: EventDocument; deliveryId: string; target: DeliveryTarget }>,
+  ): Promise<number> {
+    const now = this.deps.clock();
+    const holdHere = this.deps.dispatchLocally && !this.attempts.isStopped;
+    const trace = currentTraceCarrier();
+    const made = items.map(({ event, deliveryId, target }) => ({
+      delivery: this.newDelivery(event, deliveryId, now, holdHere, target, trace),
+      body: event.body,
+    }));
+    const existing = await this.deps.deliveries.insertDeliveries(made.map(({ delivery }) => delivery));
+    const created = made.filter(({ delivery }) => !existing.has(delivery._id));
+    for (const { delivery, body } of created) this.queueHeld(delivery, body);
+    return created.length;
+  }
+
   private documentsOf(batch: readonly IncomingSessionEvent[], now: Date): BatchDocuments {
     const events = new Map<string, EventDocument>();
     const deliveries: BatchDocuments['deliveries'] = [];
+    const traces: BatchDocuments['traces'] = new Map();
     // Held by this process from the start: given back at once if it does not fit in memory here after all.
     const holdHere = this.deps.dispatchLocally && !this.attempts.isStopped;
     for (const { envelope, createdAt, rawBody, trace } of batch) {
@@ -165,18 +290,19 @@ export class Recorder {
         recordedAt: now,
       };
       events.set(event._id, event);
-      if (deliveryId !== null)
+      if (trace) traces.set(event._id, trace);
+      if (deliveryId !== null && envelope.callbackUrl !== null)
         deliveries.push({
-          delivery: this.newDelivery(scope, event, deliveryId, now, holdHere, trace),
+          delivery: this.newDelivery(event, deliveryId, now, holdHere, { url: envelope.callbackUrl }, trace),
           body: event.body,
         });
     }
-    return { events: [...events.values()], deliveries };
+    return { events: [...events.values()], deliveries, traces };
   }
 
   /** Once the deliveries are stored, queues the first attempt of each this insert made, in the place taken for it. */
   private async queueOnceStored(
-    deliveries: BatchDocuments['deliveries'],
+    deliveries: readonly NewDelivery[],
     storing: Promise<boolean[]>,
     places: ReadonlyArray<Promise<() => void>>,
   ): Promise<void> {
@@ -222,21 +348,23 @@ export class Recorder {
   }
 
   private newDelivery(
-    scope: Scope,
     event: EventDocument,
     deliveryId: string,
     now: Date,
     holdHere: boolean,
+    target: DeliveryTarget,
     trace: TraceCarrier | undefined,
   ): DeliveryDocument {
     return {
       ...(trace && { trace }),
       _id: deliveryId,
-      organizationId: scope.organizationId,
-      mode: scope.mode,
+      organizationId: event.organizationId,
+      mode: event.mode,
       eventId: event._id,
       eventType: event.type,
-      url: event.callbackUrl as string,
+      eventCreatedAt: event.createdAt,
+      ...(target.endpointId !== undefined && { endpointId: target.endpointId }),
+      url: target.url,
       status: 'pending',
       attempts: [],
       attemptCount: 0,

@@ -1,11 +1,13 @@
 import { DomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
-import { RECOVER_MAX_AGE_DAYS, RECOVER_MAX_AGE_MS, derivedId, type Mode } from '@checkout/contracts';
+import { RECOVER_MAX_AGE_DAYS, RECOVER_MAX_AGE_MS, derivedId, subscribesTo, type Mode } from '@checkout/contracts';
 import type { DeliveryDocument } from '../store/delivery.document';
+import type { EventDocument } from '../store/event.document';
+import type { WebhookEndpointDocument } from '../store/webhook-endpoint.document';
 import type { Attempts } from './attempts';
 import type { DispatcherDeps } from './ports';
 import { laneKey } from './host-scheduler';
-import type { Recorder } from './record';
+import { endpointDeliveryId, type DeliveryTarget, type Recorder } from './record';
 
 /** Failed deliveries a recovery reads at once (D44). */
 const RECOVER_PAGE = 200;
@@ -46,15 +48,22 @@ export class Recovery {
    * create it once; the failed delivery is then marked, so a later recovery leaves it alone. The failed ones are
    * read a page at a time, those recovered before left out by the query, and one recovery per organization and
    * mode runs at a time: a second one meanwhile is 409 RECOVERY_IN_PROGRESS. Returns how many this call
-   * created.
+   * created. A failed delivery to a webhook endpoint goes to the endpoint as it is now (its URL, its secret), and
+   * not at all when it was deleted or is disabled.
+   *
+   * D50, with `endpointId`: only that endpoint's failed deliveries, and then what it missed while it was disabled:
+   * every event since `since` (and since the endpoint exists) of a type it is subscribed to that has no delivery to
+   * it gets the very delivery it would have had (its id derived from the event and the endpoint), so it is sent once
+   * whatever the number of recoveries. The endpoint must be enabled.
    */
-  async recover(scope: Scope, since: Date): Promise<number> {
+  async recover(scope: Scope, since: Date, endpointId?: string): Promise<number> {
     const now = this.deps.clock();
     if (since.getTime() < now.getTime() - RECOVER_MAX_AGE_MS) {
       throw new DomainError('INVALID_REQUEST', `since may be at most ${RECOVER_MAX_AGE_DAYS} days ago.`, {
         details: [{ path: 'since', message: `must be within the last ${RECOVER_MAX_AGE_DAYS} days` }],
       });
     }
+    const endpoint = endpointId === undefined ? undefined : await this.enabledEndpoint(scope, endpointId);
     const lease = await this.deps.recoveries.tryAcquire(
       `recover:${scope.mode}:${scope.organizationId}`,
       RECOVERY_LEASE_MS,
@@ -67,25 +76,83 @@ export class Recovery {
       );
     }
     try {
-      let recovering = 0;
-      let after: DeliveryDocument | undefined;
-      for (;;) {
-        const page = await this.deps.deliveries.listUnrecoveredFailedSince(scope, since, after, RECOVER_PAGE);
-        const events = await this.deps.events.getEvents(scope, [...new Set(page.map((failed) => failed.eventId))]);
-        for (const failed of page) {
-          const lastAttempt = failed.attempts.at(-1);
-          const event = events.get(failed.eventId);
-          if (!lastAttempt || lastAttempt.at < since || !event || event.callbackUrl === null) continue;
-          const replacementId = recoveryDeliveryId(failed._id, scope.mode);
-          const { created } = await this.recorder.recordDelivery(scope, event, replacementId);
-          await this.deps.deliveries.markRecovered(failed._id, replacementId, now);
-          if (created) recovering += 1;
-        }
-        if (page.length < RECOVER_PAGE) return recovering;
-        after = page.at(-1);
-      }
+      const recovering = await this.recoverFailed(scope, since, now, endpoint);
+      return recovering + (endpoint ? await this.recoverMissed(scope, since, endpoint) : 0);
     } finally {
       await lease.release();
+    }
+  }
+
+  private async enabledEndpoint(scope: Scope, id: string): Promise<WebhookEndpointDocument> {
+    const endpoint = await this.deps.webhookEndpoints.get(scope, id);
+    if (!endpoint) throw new DomainError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint ${id}.`);
+    if (endpoint.disabled !== null)
+      throw new DomainError('WEBHOOK_ENDPOINT_DISABLED', `Webhook endpoint ${id} is disabled; enable it first.`);
+    return endpoint;
+  }
+
+  /** The failed deliveries since `since` (of one endpoint, or all), each delivered again once. */
+  private async recoverFailed(
+    scope: Scope,
+    since: Date,
+    now: Date,
+    only: WebhookEndpointDocument | undefined,
+  ): Promise<number> {
+    let recovering = 0;
+    let after: DeliveryDocument | undefined;
+    // The endpoints the failed deliveries were for, as they are now (read once each).
+    const endpoints = new Map<string, WebhookEndpointDocument | null>(only ? [[only._id, only]] : []);
+    for (;;) {
+      const page = await this.deps.deliveries.listUnrecoveredFailedSince(scope, since, after, RECOVER_PAGE, only?._id);
+      const events = await this.deps.events.getEvents(scope, [...new Set(page.map((failed) => failed.eventId))]);
+      for (const failed of page) {
+        const lastAttempt = failed.attempts.at(-1);
+        const event = events.get(failed.eventId);
+        if (!lastAttempt || lastAttempt.at < since || !event) continue;
+        const target = await this.targetOf(scope, failed, event, endpoints);
+        if (!target) continue;
+        const replacementId = recoveryDeliveryId(failed._id, scope.mode);
+        const { created } = await this.recorder.recordDelivery(scope, event, replacementId, target);
+        await this.deps.deliveries.markRecovered(failed._id, replacementId, now);
+        if (created) recovering += 1;
+      }
+      if (page.length < RECOVER_PAGE) return recovering;
+      after = page.at(-1);
+    }
+  }
+
+  /** Where a failed delivery goes again: its callback URL, or its endpoint if that is still there and enabled. */
+  private async targetOf(
+    scope: Scope,
+    failed: DeliveryDocument,
+    event: EventDocument,
+    endpoints: Map<string, WebhookEndpointDocument | null>,
+  ): Promise<DeliveryTarget | null> {
+    if (failed.endpointId === undefined) return event.callbackUrl === null ? null : { url: event.callbackUrl };
+    if (!endpoints.has(failed.endpointId))
+      endpoints.set(failed.endpointId, await this.deps.webhookEndpoints.get(scope, failed.endpointId));
+    const endpoint = endpoints.get(failed.endpointId);
+    return endpoint && endpoint.disabled === null ? { url: endpoint.url, endpointId: endpoint._id } : null;
+  }
+
+  /**
+   * D50: the events since `since` the endpoint is subscribed to and has no delivery of (it was disabled when they
+   * were recorded), each given the delivery it would have had; one that exists already is left as it is.
+   */
+  private async recoverMissed(scope: Scope, since: Date, endpoint: WebhookEndpointDocument): Promise<number> {
+    const from = new Date(Math.max(since.getTime(), endpoint.createdAt.getTime()));
+    const target = { url: endpoint.url, endpointId: endpoint._id };
+    let recovering = 0;
+    let after: EventDocument | undefined;
+    for (;;) {
+      const page = await this.deps.events.listCreatedSince(scope, from, after, RECOVER_PAGE);
+      recovering += await this.recorder.recordDeliveries(
+        page
+          .filter((event) => subscribesTo(endpoint.enabledEvents, event.type))
+          .map((event) => ({ event, deliveryId: endpointDeliveryId(event._id, endpoint._id, scope.mode), target })),
+      );
+      if (page.length < RECOVER_PAGE) return recovering;
+      after = page.at(-1);
     }
   }
 
@@ -103,7 +170,7 @@ export class Recovery {
     for (const delivery of await deliveries.findRecoverable(now, batchSize, skip)) {
       const attempt = delivery.attemptCount + 1;
       if (this.attempts.isQueued(delivery._id, attempt)) continue;
-      if (!scheduler.hasRoomFor(this.attempts.target(delivery.url, delivery))) continue;
+      if (!scheduler.hasRoomFor(this.attempts.target(delivery))) continue;
       if (this.attempts.queue(delivery, attempt) === 'queued') queued += 1;
     }
     // Dead letters left unsent are rare (a crash or broker outage right after the last attempt): look every

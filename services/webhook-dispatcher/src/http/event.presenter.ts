@@ -12,6 +12,7 @@ export function presentDelivery(doc: DeliveryDocument): Delivery {
   return {
     id: doc._id,
     url: doc.url,
+    ...(doc.endpointId !== undefined && { endpointId: doc.endpointId }),
     status: doc.status,
     attempts: doc.attempts.map((a) => ({
       attempt: a.attempt,

@@ -7,6 +7,7 @@ import {
   ListEventsQuery,
   type EventPageResponse,
   RecoverEventsRequest,
+  RedeliverRequest,
   isIdOf,
   type DeliveryStatsResponse,
   type FailedDeliveriesResponse,
@@ -14,6 +15,7 @@ import {
 import { DELIVERY_STATS_WINDOW_MS, deliveryStats } from '../domain/delivery-stats';
 import type { EventsStore } from '../store/events.store';
 import type { DeliveriesStore } from '../store/deliveries.store';
+import type { EventLog } from '../domain/event-log';
 import type { Recorder } from '../domain/record';
 import type { Recovery } from '../domain/recovery';
 import { presentDelivery, presentEvent } from './event.presenter';
@@ -27,6 +29,7 @@ function eventIdParam(value: string | undefined): string {
 export function eventsRoutes(deps: {
   events: EventsStore;
   deliveries: DeliveriesStore;
+  eventLog: EventLog;
   record: Pick<Recorder, 'redeliver'>;
   recovery: Pick<Recovery, 'recover'>;
   clock: () => Date;
@@ -35,21 +38,35 @@ export function eventsRoutes(deps: {
 
   router.get('/', async (ctx) => {
     const scope = requireScope(ctx.state);
-    const { page, limit, ...filter } = parseOrThrow(ListEventsQuery, ctx.query, 'INVALID_REQUEST');
-    if (ctx.get(INTERNAL_API_HEADERS.withoutTotal)) {
-      const { events, hasMore } = await deps.events.listEventsPage(scope, filter, page, limit);
+    const { page, limit, createdAfter, createdBefore, ...filter } = parseOrThrow(
+      ListEventsQuery,
+      ctx.query,
+      'INVALID_REQUEST',
+    );
+    const withTotal = !ctx.get(INTERNAL_API_HEADERS.withoutTotal);
+    const { events, total, hasMore } = await deps.eventLog.page(
+      scope,
+      {
+        ...filter,
+        ...(createdAfter !== undefined && { createdAfter: new Date(createdAfter) }),
+        ...(createdBefore !== undefined && { createdBefore: new Date(createdBefore) }),
+      },
+      page,
+      limit,
+      withTotal,
+    );
+    if (!withTotal) {
       const body: EventPageResponse = { events: events.map(presentEvent), pagination: { page, limit, hasMore } };
       ctx.body = body;
       return;
     }
-    const { events, total } = await deps.events.listEvents(scope, filter, page, limit);
-    ctx.body = { events: events.map(presentEvent), pagination: { page, limit, total, hasMore: page * limit < total } };
+    ctx.body = { events: events.map(presentEvent), pagination: { page, limit, total: total ?? 0, hasMore } };
   });
 
   router.post('/recover', jsonBody(), async (ctx) => {
     const scope = requireScope(ctx.state);
-    const { since } = parseOrThrow(RecoverEventsRequest, ctx.request.jsonBody ?? {}, 'INVALID_REQUEST');
-    const recovering = await deps.recovery.recover(scope, new Date(since));
+    const { since, endpointId } = parseOrThrow(RecoverEventsRequest, ctx.request.jsonBody ?? {}, 'INVALID_REQUEST');
+    const recovering = await deps.recovery.recover(scope, new Date(since), endpointId);
     ctx.status = 202;
     ctx.body = { recovering };
   });
@@ -86,9 +103,11 @@ export function eventsRoutes(deps: {
     ctx.body = { event: presentEvent(event), deliveries: deliveries.map(presentDelivery) };
   });
 
-  router.post('/:eventId/redeliver', async (ctx) => {
+  router.post('/:eventId/redeliver', jsonBody(), async (ctx) => {
     const scope = requireScope(ctx.state);
-    const delivery = await deps.record.redeliver(scope, eventIdParam(ctx.params.eventId));
+    const id = eventIdParam(ctx.params.eventId);
+    const { endpointId } = parseOrThrow(RedeliverRequest, ctx.request.jsonBody ?? {}, 'INVALID_REQUEST');
+    const delivery = await deps.record.redeliver(scope, id, endpointId);
     ctx.status = 202;
     ctx.body = { delivery: presentDelivery(delivery) };
   });

@@ -4,12 +4,21 @@ import type { EventsStore } from '../store/events.store';
 import type { DeliveriesStore } from '../store/deliveries.store';
 import type { Recorder } from '../domain/record';
 import type { Recovery } from '../domain/recovery';
+import type { EventLog } from '../domain/event-log';
+import type { WebhookEndpoints } from '../domain/webhook-endpoints';
 import { eventsRoutes } from './events.routes';
+import { eventTypesRoutes } from './event-types.routes';
+import { webhookEndpointsRoutes } from './webhook-endpoints.routes';
 
-/** Who may call what: the merchants' events API through the gateway; the operators' replay job redelivers. */
+/**
+ * Who may call what: the merchants' events, webhook endpoints and event catalog APIs through the gateway; the
+ * operators' replay job redelivers.
+ */
 export const DISPATCHER_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   { methods: ['POST'], path: /^\/internal\/events\/[^/]+\/redeliver\/?$/, callers: ['gateway', 'dead-letter-replay'] },
   { path: /^\/internal\/events(\/.*)?$/, callers: ['gateway'] },
+  { path: /^\/internal\/webhook-endpoints(\/.*)?$/, callers: ['gateway'] },
+  { path: /^\/internal\/event-types\/?$/, callers: ['gateway'] },
 ];
 
 export function mountRoutes(
@@ -18,11 +27,13 @@ export function mountRoutes(
     internalCallers: readonly AcceptedInternalCaller[];
     events: EventsStore;
     deliveries: DeliveriesStore;
+    eventLog: EventLog;
     record: Pick<Recorder, 'redeliver'>;
     recovery: Pick<Recovery, 'recover'>;
+    endpoints: WebhookEndpoints;
     clock: () => Date;
   },
 ): void {
   app.use(internalAuth(deps.internalCallers, DISPATCHER_INTERNAL_ROUTES));
-  mountRouters(app, [eventsRoutes(deps)]);
+  mountRouters(app, [eventsRoutes(deps), webhookEndpointsRoutes(deps), eventTypesRoutes()]);
 }

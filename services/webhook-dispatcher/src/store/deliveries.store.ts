@@ -1,4 +1,5 @@
 import {
+  insertManyOnce,
   scoped,
   type Collection,
   type Db,
@@ -8,11 +9,26 @@ import {
   type Scope,
 } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
-import { insertManyOnce } from './insert-many';
 import type { AttemptRecord, DeliveryDocument } from './delivery.document';
 
 export type ClaimResult =
   { claimed: true; delivery: DeliveryDocument } | { claimed: false; reason: 'missing' | 'finished' | 'stale' | 'busy' };
+
+/** D51: which deliveries an events list is filtered by (their event's type and time included). */
+export interface DeliveryFilter {
+  status?: DeliveryDocument['status'];
+  endpointId?: string;
+  eventType?: DeliveryDocument['eventType'];
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+/** The deliveries recovery and the sweep queue: what an attempt needs to be queued. */
+export type RecoverableDelivery = Pick<
+  DeliveryDocument,
+  '_id' | 'url' | 'endpointId' | 'attemptCount' | 'organizationId' | 'mode'
+>;
+const RECOVERABLE_FIELDS = { _id: 1, url: 1, endpointId: 1, attemptCount: 1, organizationId: 1, mode: 1 } as const;
 
 export interface AttemptOutcome {
   record: AttemptRecord;
@@ -90,25 +106,103 @@ export class DeliveriesStore {
       .toArray();
   }
 
-  /** Failed deliveries whose last write is at or after `since` (D44); the caller checks the last attempt's time. */
   /**
    * One page of the failed deliveries not recovered yet whose last change is at or after `since`, in (updatedAt,
-   * _id) order from just after `after` (POST /events/recover, D44: read a page at a time, never all at once).
+   * _id) order from just after `after` (POST /events/recover, D44: read a page at a time, never all at once); the
+   * caller checks the last attempt's time. With `endpointId`, only that webhook endpoint's (D50).
    */
   listUnrecoveredFailedSince(
     scope: Scope,
     since: Date,
     after: Pick<DeliveryDocument, '_id' | 'updatedAt'> | undefined,
     limit: number,
+    endpointId?: string,
   ): Promise<DeliveryDocument[]> {
     const filter: Filter<DeliveryDocument> = {
       status: 'failed',
       recoveredBy: { $exists: false },
       updatedAt: { $gte: since },
+      ...(endpointId !== undefined && { endpointId }),
     };
     if (after)
       filter.$or = [{ updatedAt: { $gt: after.updatedAt } }, { updatedAt: after.updatedAt, _id: { $gt: after._id } }];
     return scoped(this.collection, scope).find(filter).sort({ updatedAt: 1, _id: 1 }).limit(limit).toArray();
+  }
+
+  /**
+   * D50's dashboard page of one endpoint: its deliveries, newest event first, one more than the page to tell whether
+   * another follows (org_mode_endpointId_eventCreatedAt_eventId).
+   */
+  listForEndpoint(scope: Scope, endpointId: string, page: number, limit: number): Promise<DeliveryDocument[]> {
+    return scoped(this.collection, scope)
+      .find({ endpointId })
+      .sort({ eventCreatedAt: -1, eventId: -1 })
+      .skip((page - 1) * limit)
+      .limit(limit + 1)
+      .toArray();
+  }
+
+  /** D50: whether any delivery to this endpoint succeeded after `since` (an endpoint's run of failures ended). */
+  async succeededToEndpointSince(scope: Scope, endpointId: string, since: Date): Promise<boolean> {
+    const found = await scoped(this.collection, scope).findOne(
+      { endpointId, status: 'succeeded', updatedAt: { $gt: since } },
+      { projection: { _id: 1 } },
+    );
+    return found !== null;
+  }
+
+  /**
+   * D51: one page of the events (ids) that have a delivery matching `filter`, newest first as the events list is
+   * ordered (the event's createdAt, then its id), `skip` events from the start. Deliveries are read in that order
+   * from an index that starts with the filter's fields, so one event's deliveries come together and are counted
+   * once; the page's events are read by the caller.
+   */
+  async eventIdsWithDeliveries(scope: Scope, filter: DeliveryFilter, skip: number, take: number): Promise<string[]> {
+    const cursor = scoped(this.collection, scope)
+      .find(deliveryQuery(filter), { projection: { eventId: 1 } })
+      .sort({ eventCreatedAt: -1, eventId: -1 })
+      .batchSize(Math.min(1_000, skip + take + 1));
+    const ids: string[] = [];
+    let last: string | undefined;
+    let seen = 0;
+    try {
+      for await (const delivery of cursor) {
+        if (delivery.eventId === last) continue;
+        last = delivery.eventId;
+        seen += 1;
+        if (seen <= skip) continue;
+        ids.push(delivery.eventId);
+        if (ids.length >= take) break;
+      }
+    } finally {
+      await cursor.close();
+    }
+    return ids;
+  }
+
+  /** D51: how many events have a delivery matching `filter` (the list's total). */
+  async countEventsWithDeliveries(scope: Scope, filter: DeliveryFilter): Promise<number> {
+    const [counted] = await this.collection
+      .aggregate<{ events: number }>([
+        { $match: scoped(this.collection, scope).filter(deliveryQuery(filter)) },
+        { $group: { _id: '$eventId' } },
+        { $count: 'events' },
+      ])
+      .toArray();
+    return counted?.events ?? 0;
+  }
+
+  /** Of these events, those with a delivery matching `filter` (a session's few events, filtered by delivery). */
+  async eventsWithDeliveriesAmong(
+    scope: Scope,
+    eventIds: readonly string[],
+    filter: DeliveryFilter,
+  ): Promise<Set<string>> {
+    if (eventIds.length === 0) return new Set();
+    const found = await scoped(this.collection, scope)
+      .find({ ...deliveryQuery(filter), eventId: { $in: [...eventIds] } }, { projection: { eventId: 1 } })
+      .toArray();
+    return new Set(found.map((delivery) => delivery.eventId));
   }
 
   /** Records which delivery recovered a failed one, so that a later recovery skips it. */
@@ -199,7 +293,7 @@ export class DeliveriesStore {
     now: Date,
     limit: number,
     skip: { lanes: readonly Scope[]; modes: readonly Scope['mode'][] } = { lanes: [], modes: [] },
-  ): Promise<Array<Pick<DeliveryDocument, '_id' | 'url' | 'attemptCount' | 'organizationId' | 'mode'>>> {
+  ): Promise<RecoverableDelivery[]> {
     const filter: Filter<DeliveryDocument> = { status: 'pending', lockedUntil: { $lt: now } };
     const excluded: Array<Filter<DeliveryDocument>> = [
       ...skip.lanes.map(({ organizationId, mode }) => ({ organizationId, mode })),
@@ -207,23 +301,16 @@ export class DeliveriesStore {
     ];
     if (excluded.length > 0) filter.$nor = excluded;
     return this.collection
-      .find(filter, { projection: { _id: 1, url: 1, attemptCount: 1, organizationId: 1, mode: 1 } })
+      .find(filter, { projection: RECOVERABLE_FIELDS })
       .sort({ lockedUntil: 1 })
       .limit(limit)
       .toArray();
   }
 
   /** findRecoverable for one organization and mode: a lane taking back what it spilled (Recovery.refillLane). */
-  findRecoverableOf(
-    scope: Scope,
-    now: Date,
-    limit: number,
-  ): Promise<Array<Pick<DeliveryDocument, '_id' | 'url' | 'attemptCount' | 'organizationId' | 'mode'>>> {
+  findRecoverableOf(scope: Scope, now: Date, limit: number): Promise<RecoverableDelivery[]> {
     return scoped(this.collection, scope)
-      .find(
-        { status: 'pending', lockedUntil: { $lt: now } },
-        { projection: { _id: 1, url: 1, attemptCount: 1, organizationId: 1, mode: 1 } },
-      )
+      .find({ status: 'pending', lockedUntil: { $lt: now } }, { projection: RECOVERABLE_FIELDS })
       .sort({ lockedUntil: 1 })
       .limit(limit)
       .toArray();
@@ -239,6 +326,20 @@ export class DeliveriesStore {
       { $set: { deadLetterPending: false, updatedAt: now } },
     );
   }
+}
+
+/** The deliveries a D51 filter names: each given field equal, the event's time in [createdAfter, createdBefore). */
+function deliveryQuery(filter: DeliveryFilter): Filter<DeliveryDocument> {
+  const query: Filter<DeliveryDocument> = {};
+  if (filter.status !== undefined) query.status = filter.status;
+  if (filter.endpointId !== undefined) query.endpointId = filter.endpointId;
+  if (filter.eventType !== undefined) query.eventType = filter.eventType;
+  if (filter.createdAfter !== undefined || filter.createdBefore !== undefined)
+    query.eventCreatedAt = {
+      ...(filter.createdAfter !== undefined && { $gte: filter.createdAfter }),
+      ...(filter.createdBefore !== undefined && { $lt: filter.createdBefore }),
+    };
+  return query;
 }
 
 /**

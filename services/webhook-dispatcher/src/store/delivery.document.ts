@@ -24,6 +24,14 @@ export interface DeliveryDocument extends ScopedDocument {
   _id: string;
   eventId: string;
   eventType: EventType;
+  /**
+   * The event's createdAt, copied at insert: the delivery-log filters (D51) list events by delivery state, newest
+   * first, from the deliveries alone. Absent on deliveries stored before those filters, which they do not find
+   * (such deliveries age out with WEBHOOK_EVENTS_RETENTION_MS).
+   */
+  eventCreatedAt?: Date;
+  /** The webhook endpoint it is for (D50); absent for a delivery to a session's callback URL (D30). */
+  endpointId?: string;
   url: string;
   status: DeliveryStatus;
   attempts: AttemptRecord[];

@@ -1,12 +1,26 @@
-import { scoped, type Collection, type Db, type Filter, type Scope } from '@checkout/mongo';
+import { insertManyOnce, scoped, type Collection, type Db, type Filter, type Scope } from '@checkout/mongo';
 import type { EventType } from '@checkout/contracts';
 import { COLLECTIONS } from './indexes';
-import { insertManyOnce } from './insert-many';
 import type { EventDocument } from './event.document';
 
 export interface EventListFilter {
   type?: EventType;
   sessionId?: string;
+  /** D51: the event's createdAt in [createdAfter, createdBefore). */
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+function eventQuery(filter: EventListFilter): Filter<EventDocument> {
+  const query: Filter<EventDocument> = {};
+  if (filter.type) query.type = filter.type;
+  if (filter.sessionId) query.sessionId = filter.sessionId;
+  if (filter.createdAfter !== undefined || filter.createdBefore !== undefined)
+    query.createdAt = {
+      ...(filter.createdAfter !== undefined && { $gte: filter.createdAfter }),
+      ...(filter.createdBefore !== undefined && { $lt: filter.createdBefore }),
+    };
+  return query;
 }
 
 /** The only code that touches the events collection. */
@@ -62,9 +76,7 @@ export class EventsStore {
     limit: number,
   ): Promise<{ events: EventDocument[]; total: number }> {
     const events = scoped(this.collection, scope);
-    const query: Filter<EventDocument> = {};
-    if (filter.type) query.type = filter.type;
-    if (filter.sessionId) query.sessionId = filter.sessionId;
+    const query = eventQuery(filter);
     const [list, total] = await Promise.all([
       events
         .find(query)
@@ -84,15 +96,30 @@ export class EventsStore {
     page: number,
     limit: number,
   ): Promise<{ events: EventDocument[]; hasMore: boolean }> {
-    const query: Filter<EventDocument> = {};
-    if (filter.type) query.type = filter.type;
-    if (filter.sessionId) query.sessionId = filter.sessionId;
     const list = await scoped(this.collection, scope)
-      .find(query)
+      .find(eventQuery(filter))
       .sort({ createdAt: -1, _id: -1 })
       .skip((page - 1) * limit)
       .limit(limit + 1)
       .toArray();
     return { events: list.slice(0, limit), hasMore: list.length > limit };
+  }
+
+  /**
+   * One page of the events created at or after `from`, oldest first, from just after `after` (D50: what an endpoint
+   * missed while it was disabled, read a page at a time).
+   */
+  listCreatedSince(
+    scope: Scope,
+    from: Date,
+    after: Pick<EventDocument, '_id' | 'createdAt'> | undefined,
+    limit: number,
+  ): Promise<EventDocument[]> {
+    const filter: Filter<EventDocument> = after
+      ? {
+          $or: [{ createdAt: { $gt: after.createdAt } }, { createdAt: after.createdAt, _id: { $gt: after._id } }],
+        }
+      : { createdAt: { $gte: from } };
+    return scoped(this.collection, scope).find(filter).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray();
   }
 }

@@ -3,6 +3,7 @@ import type { IndexDefinition } from '@checkout/mongo';
 export const COLLECTIONS = {
   events: 'events',
   deliveries: 'deliveries',
+  webhookEndpoints: 'webhook_endpoints',
 } as const;
 
 export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
@@ -11,7 +12,8 @@ export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
     collection: COLLECTIONS.events,
     name: 'org_mode_createdAt_id',
     key: { organizationId: 1, mode: 1, createdAt: -1, _id: -1 },
-    servedBy: 'events.store listEvents (newest first)',
+    servedBy:
+      'events.store listEvents (newest first; ?createdAfter=&createdBefore=, D51), listCreatedSince (what an endpoint missed, D50)',
   },
   {
     collection: COLLECTIONS.events,
@@ -49,6 +51,48 @@ export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
     name: 'org_mode_updatedAt',
     key: { organizationId: 1, mode: 1, updatedAt: 1 },
     servedBy: 'deliveries.store listTouchedSince (dashboard delivery chart, D47)',
+  },
+  // D51: events by the state of their deliveries, newest first (the event's createdAt, then its id): each index
+  // starts with the fields its filter names, then the list's order, so one event's deliveries come together.
+  {
+    collection: COLLECTIONS.deliveries,
+    name: 'org_mode_status_eventCreatedAt_eventId',
+    key: { organizationId: 1, mode: 1, status: 1, eventCreatedAt: -1, eventId: -1 },
+    servedBy: 'deliveries.store eventIdsWithDeliveries, countEventsWithDeliveries (GET /v0/events?deliveryStatus=)',
+  },
+  {
+    collection: COLLECTIONS.deliveries,
+    name: 'org_mode_endpointId_eventCreatedAt_eventId',
+    key: { organizationId: 1, mode: 1, endpointId: 1, eventCreatedAt: -1, eventId: -1 },
+    servedBy:
+      'deliveries.store eventIdsWithDeliveries, countEventsWithDeliveries (GET /v0/events?endpointId=); listForEndpoint (the dashboard page of one endpoint, D50)',
+  },
+  {
+    collection: COLLECTIONS.deliveries,
+    name: 'org_mode_endpointId_status_eventCreatedAt_eventId',
+    key: { organizationId: 1, mode: 1, endpointId: 1, status: 1, eventCreatedAt: -1, eventId: -1 },
+    servedBy: 'deliveries.store eventIdsWithDeliveries, countEventsWithDeliveries (?endpointId=&deliveryStatus=, D51)',
+  },
+  {
+    collection: COLLECTIONS.deliveries,
+    name: 'org_mode_endpointId_status_updatedAt',
+    key: { organizationId: 1, mode: 1, endpointId: 1, status: 1, updatedAt: 1 },
+    servedBy:
+      'deliveries.store listUnrecoveredFailedSince with an endpointId (POST /v0/events/recover, D50); succeededToEndpointSince (an endpoint disabled after days of failures, D50)',
+  },
+  // D50: at most 16 endpoints per organization and mode, each in a place of its own.
+  {
+    collection: COLLECTIONS.webhookEndpoints,
+    name: 'org_mode_slot',
+    key: { organizationId: 1, mode: 1, slot: 1 },
+    unique: true,
+    servedBy: 'webhook-endpoints.store insertInFreeSlot (the unique place arbitrates the 16)',
+  },
+  {
+    collection: COLLECTIONS.webhookEndpoints,
+    name: 'org_mode_createdAt_id',
+    key: { organizationId: 1, mode: 1, createdAt: -1, _id: -1 },
+    servedBy: 'webhook-endpoints.store list (newest first), ofScopes (fan-out), the places taken (insertInFreeSlot)',
   },
   {
     collection: COLLECTIONS.deliveries,

@@ -5,7 +5,15 @@ import { readTopic } from '@checkout/kafka/testing';
 import type { CommandCounter } from '@checkout/mongo/testing';
 import { createLogger } from '@checkout/logger';
 import { internalCallers, newSecret, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
-import { TOPICS, topicName, type EventResponse, type Mode, type SessionEventV1 } from '@checkout/contracts';
+import {
+  TOPICS,
+  topicName,
+  type EventResponse,
+  type Mode,
+  type SessionEventV1,
+  type WebhookEndpointSecretResponse,
+  type WebhookEndpointWithSecret,
+} from '@checkout/contracts';
 import { buildApp, type BuildOptions, type WebhookDispatcherApp } from '../../src/app';
 import { parseConfig, type Config } from '../../src/config';
 
@@ -190,4 +198,37 @@ export async function startDispatcherFixture(
       await receiver.close();
     },
   };
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// Webhook endpoints (D50)
+
+/** A call of the internal API as the gateway makes it, with the merchant's scope. */
+export async function internalCall(
+  dispatcher: RunningDispatcher,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  path: string,
+  scope: { organizationId: string; mode: Mode },
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${dispatcher.url}${path}`, {
+    method,
+    headers: {
+      ...internalHeaders(scope),
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** Registers an endpoint and returns it with its secret (the only answer that shows it). */
+export async function createEndpoint(
+  dispatcher: RunningDispatcher,
+  scope: { organizationId: string; mode: Mode },
+  input: Record<string, unknown>,
+): Promise<WebhookEndpointWithSecret> {
+  const { status, body } = await internalCall(dispatcher, 'POST', '/internal/webhook-endpoints', scope, input);
+  if (status !== 201) throw new Error(`endpoint create answered ${status}: ${JSON.stringify(body)}`);
+  return (body as unknown as WebhookEndpointSecretResponse).endpoint;
 }

@@ -13,7 +13,7 @@ import type {
   SessionListResponse,
   WebhookEvent,
 } from '@checkout/contracts';
-import { ORDER_STATUSES, PAYMENT_STATUSES, EVENT_TYPES } from '@checkout/contracts';
+import { DELIVERY_STATUSES, ORDER_STATUSES, PAYMENT_STATUSES, EVENT_TYPES } from '@checkout/contracts';
 import { e, money, query, timeTag } from './html';
 import type { HistoryEntry } from '../../domain/dashboard-views';
 
@@ -28,7 +28,7 @@ export interface PageContext {
   organizationName: string;
   csrfToken: string;
   /** Which nav entry is current. */
-  section: 'overview' | 'orders' | 'sessions' | 'events';
+  section: 'overview' | 'orders' | 'sessions' | 'events' | 'endpoints';
 }
 
 const STYLE = `
@@ -82,6 +82,11 @@ svg.chart{width:100%;height:auto;max-width:100%}
 .c-bad{fill:#b91c1c}
 .c-axis{stroke:#6b7280}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+ul.plain{list-style:none;margin:0;padding:0}
+fieldset{border:1px solid #d1d5db;border-radius:6px;margin:0 0 1rem;padding:.5rem 1rem}
+input[type=checkbox]{width:auto}
+.status.enabled{background:#dcfce7;color:#14532d}
+.status.disabled{background:#fee2e2;color:#7f1d1d}
 @media (max-width:600px){main{padding:.5rem}section.card,div.card{padding:.75rem}th,td{padding:.35rem .3rem}.hide-narrow{display:none}}
 `;
 
@@ -90,6 +95,7 @@ const NAV: ReadonlyArray<[PageContext['section'], string, string]> = [
   ['orders', '/dashboard/orders', 'Orders'],
   ['sessions', '/dashboard/sessions', 'Checkout sessions'],
   ['events', '/dashboard/events', 'Events'],
+  ['endpoints', '/dashboard/webhook_endpoints', 'Webhook endpoints'],
 ];
 
 function modeBanner(mode: Mode): string {
@@ -136,10 +142,10 @@ export function messagePage(
   );
 }
 
-const status = (value: string) => `<span class="status ${e(value)}">${e(value.replace(/_/g, ' '))}</span>`;
+export const status = (value: string) => `<span class="status ${e(value)}">${e(value.replace(/_/g, ' '))}</span>`;
 
 /** Lists of orders and events come without a total (their owners skip the count); sessions' come with one. */
-function pager(
+export function pager(
   pagination: Pagination | PaginationWithoutTotal,
   base: string,
   filters: Record<string, string | undefined>,
@@ -158,11 +164,11 @@ function pager(
   return `<nav class="pager" aria-label="Pagination">${prev}<span>${where}</span>${next}</nav>`;
 }
 
-function select(name: string, label: string, options: readonly string[], current: string | undefined): string {
+export function select(name: string, label: string, options: readonly string[], current: string | undefined): string {
   return `<div><label for="f-${name}">${e(label)}</label><select id="f-${name}" name="${name}"><option value="">Any</option>${options.map((o) => `<option value="${e(o)}"${o === current ? ' selected' : ''}>${e(o.replace(/_/g, ' '))}</option>`).join('')}</select></div>`;
 }
 
-function text(name: string, label: string, current: string | undefined, hint?: string): string {
+export function text(name: string, label: string, current: string | undefined, hint?: string): string {
   return `<div><label for="f-${name}">${e(label)}</label><input id="f-${name}" name="${name}" type="text" value="${e(current ?? '')}"${hint ? ` placeholder="${e(hint)}"` : ''} autocomplete="off"></div>`;
 }
 
@@ -277,7 +283,7 @@ export function sessionPage(ctx: PageContext, session: CheckoutSession, history:
 }
 
 /** The attempt's error when it says more than its status code does ("HTTP 500" after "HTTP 500" says nothing). */
-function extraError(attempt: { statusCode: number | null; error: string | null }): string | null {
+export function extraError(attempt: { statusCode: number | null; error: string | null }): string | null {
   return attempt.error !== null && attempt.error !== `HTTP ${attempt.statusCode}` ? attempt.error : null;
 }
 
@@ -293,13 +299,28 @@ function failedDeliveriesTable(failed: FailedDeliveriesResponse): string {
   return `<div class="scroll" role="region" tabindex="0" aria-label="Most recent failed deliveries"><table><caption>Most recent failed deliveries</caption><thead><tr><th scope="col">Event</th><th scope="col" class="hide-narrow">Callback URL</th><th scope="col">Last answer</th><th scope="col" class="hide-narrow">Failed at</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
+/** The events page's filters (D34, D51), as the form sends them; times are datetime-local values read as UTC. */
+export interface EventFilters {
+  type?: string | undefined;
+  deliveryStatus?: string | undefined;
+  endpointId?: string | undefined;
+  createdAfter?: string | undefined;
+  createdBefore?: string | undefined;
+}
+
+function timeInput(name: string, label: string, current: string | undefined): string {
+  return `<div><label for="f-${name}">${e(label)}</label><input id="f-${name}" name="${name}" type="datetime-local" step="1" value="${e(current ?? '')}"></div>`;
+}
+
 export function eventsPage(
   ctx: PageContext,
   list: EventPageResponse,
   failed: FailedDeliveriesResponse,
-  filters: { type?: string | undefined },
+  filters: EventFilters,
   message?: string,
+  error?: string,
 ): string {
+  const filtered = Object.values(filters).some((value) => value !== undefined && value !== '');
   const rows = list.events
     .map(
       (ev) =>
@@ -309,10 +330,10 @@ export function eventsPage(
   return layout(
     ctx,
     'Events',
-    `<h1>Events</h1>${notice(message)}
+    `<h1>Events</h1>${notice(message)}${notice(error, 'error')}
 <section class="card" aria-labelledby="h-failed"><h2 id="h-failed">Failed deliveries</h2>${failedDeliveriesTable(failed)}<p><a href="/dashboard/recover">Recover failed deliveries…</a></p></section>
-<section class="card" aria-labelledby="h-filter"><h2 id="h-filter">Filter</h2><form method="get" action="/dashboard/events" class="filters">${select('type', 'Event type', EVENT_TYPES, filters.type)}<div><button type="submit">Apply filter</button></div></form></section>
-<div class="card scroll" role="region" tabindex="0" aria-label="Events, newest first"><table><caption>Events, newest first</caption><thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col" class="hide-narrow">Session</th><th scope="col" class="hide-narrow">Created</th></tr></thead><tbody>${rows || '<tr><td colspan="4">No events yet.</td></tr>'}</tbody></table>${pager(list.pagination, '/dashboard/events', { ...filters })}</div>`,
+<section class="card" aria-labelledby="h-filter"><h2 id="h-filter">Filter</h2><form method="get" action="/dashboard/events" class="filters">${select('type', 'Event type', EVENT_TYPES, filters.type)}${select('deliveryStatus', 'A delivery that is', DELIVERY_STATUSES, filters.deliveryStatus)}${text('endpointId', 'Webhook endpoint id', filters.endpointId, 'we_test_…')}${timeInput('createdAfter', 'Created from (UTC)', filters.createdAfter)}${timeInput('createdBefore', 'Created before (UTC)', filters.createdBefore)}<div><button type="submit">Apply filters</button></div></form></section>
+<div class="card scroll" role="region" tabindex="0" aria-label="Events, newest first"><table><caption>Events, newest first</caption><thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col" class="hide-narrow">Session</th><th scope="col" class="hide-narrow">Created</th></tr></thead><tbody>${rows || `<tr><td colspan="4">${filtered ? 'No events match.' : 'No events yet.'}</td></tr>`}</tbody></table>${pager(list.pagination, '/dashboard/events', { ...filters })}</div>`,
   );
 }
 
@@ -324,7 +345,7 @@ function deliverySection(delivery: Delivery, index: number): string {
     )
     .join('');
   return `<section class="card delivery" aria-labelledby="h-d${index}" data-delivery-status="${e(delivery.status)}"><h2 id="h-d${index}">Delivery <code>${e(delivery.id)}</code> ${status(delivery.status)}</h2>
-<p>To <code>${e(delivery.url)}</code></p>
+<p>To <code>${e(delivery.url)}</code>${delivery.endpointId ? ` (webhook endpoint <a href="/dashboard/webhook_endpoints/${e(delivery.endpointId)}"><code>${e(delivery.endpointId)}</code></a>)` : " (the session's callback URL)"}</p>
 <h3>Attempts</h3>${attempts ? `<ol class="timeline" aria-label="Attempts of ${e(delivery.id)}">${attempts}</ol>` : '<p>No attempt yet.</p>'}</section>`;
 }
 
@@ -337,7 +358,7 @@ export function eventPage(ctx: PageContext, found: EventResponse, message?: stri
 <section class="card" aria-labelledby="h-ev"><h2 id="h-ev">Summary</h2><dl class="facts"><dt>Type</dt><dd>${e(ev.event)}</dd><dt>Created</dt><dd>${timeTag(ev.createdAt)}</dd>
 <dt>Session</dt><dd><a href="/dashboard/sessions/${e(ev.session.id)}"><code>${e(ev.session.id)}</code></a></dd></dl>
 <p><a class="button" href="/dashboard/events/${e(ev.id)}/redeliver">Redeliver this event…</a></p></section>
-${found.deliveries.length === 0 ? '<div class="card"><p>This event has no delivery (its session has no callback URL).</p></div>' : found.deliveries.map(deliverySection).join('')}`,
+${found.deliveries.length === 0 ? '<div class="card"><p>This event has no delivery: its session has no callback URL and no webhook endpoint was subscribed to it.</p></div>' : found.deliveries.map(deliverySection).join('')}`,
   );
 }
 

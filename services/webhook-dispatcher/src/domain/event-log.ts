@@ -1,0 +1,88 @@
+import type { Scope } from '@checkout/mongo';
+import type { DeliveryStatus, EventType } from '@checkout/contracts';
+import type { DeliveriesStore, DeliveryFilter } from '../store/deliveries.store';
+import type { EventDocument } from '../store/event.document';
+import type { EventsStore } from '../store/events.store';
+
+/** Events a session can have: more is a producer bug, and a page of them is read in memory. */
+const SESSION_EVENTS_MAX = 1_000;
+
+/** The filters of `GET /v0/events` (D34, D51). */
+export interface EventLogFilter {
+  type?: EventType;
+  sessionId?: string;
+  deliveryStatus?: DeliveryStatus;
+  endpointId?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+export interface EventLogPage {
+  events: EventDocument[];
+  /** Absent when the caller did not ask for it (the dashboard pages on "next" alone). */
+  total?: number;
+  hasMore: boolean;
+}
+
+/**
+ * The delivery log (D34, D51): events newest first, filtered by their own fields or by their deliveries'. Filters on
+ * events read the events collection; `deliveryStatus` and `endpointId` read the deliveries (an event is listed when
+ * at least one of its deliveries matches, to that endpoint when one is named) and then the page's events. Every read
+ * goes through an index declared for it (store/indexes.ts).
+ */
+export class EventLog {
+  constructor(
+    private readonly events: EventsStore,
+    private readonly deliveries: DeliveriesStore,
+  ) {}
+
+  async page(
+    scope: Scope,
+    filter: EventLogFilter,
+    page: number,
+    limit: number,
+    withTotal: boolean,
+  ): Promise<EventLogPage> {
+    const { deliveryStatus, endpointId, ...onEvents } = filter;
+    if (deliveryStatus === undefined && endpointId === undefined) {
+      if (!withTotal) return this.events.listEventsPage(scope, onEvents, page, limit);
+      const { events, total } = await this.events.listEvents(scope, onEvents, page, limit);
+      return { events, total, hasMore: page * limit < total };
+    }
+    const byDelivery: DeliveryFilter = {
+      ...(deliveryStatus !== undefined && { status: deliveryStatus }),
+      ...(endpointId !== undefined && { endpointId }),
+      ...(filter.type !== undefined && { eventType: filter.type }),
+      ...(filter.createdAfter !== undefined && { createdAfter: filter.createdAfter }),
+      ...(filter.createdBefore !== undefined && { createdBefore: filter.createdBefore }),
+    };
+    if (filter.sessionId !== undefined) return this.sessionPage(scope, onEvents, byDelivery, page, limit);
+    const skip = (page - 1) * limit;
+    const [ids, total] = await Promise.all([
+      this.deliveries.eventIdsWithDeliveries(scope, byDelivery, skip, limit + 1),
+      withTotal ? this.deliveries.countEventsWithDeliveries(scope, byDelivery) : Promise.resolve(undefined),
+    ]);
+    const found = await this.events.getEvents(scope, ids.slice(0, limit));
+    const events = ids.slice(0, limit).flatMap((id) => found.get(id) ?? []);
+    return { events, ...(total !== undefined && { total }), hasMore: ids.length > limit };
+  }
+
+  /** A session's few events, those with a matching delivery kept. */
+  private async sessionPage(
+    scope: Scope,
+    onEvents: Omit<EventLogFilter, 'deliveryStatus' | 'endpointId'>,
+    byDelivery: DeliveryFilter,
+    page: number,
+    limit: number,
+  ): Promise<EventLogPage> {
+    const { events: all } = await this.events.listEvents(scope, onEvents, 1, SESSION_EVENTS_MAX);
+    const matching = await this.deliveries.eventsWithDeliveriesAmong(
+      scope,
+      all.map((event) => event._id),
+      byDelivery,
+    );
+    const kept = all.filter((event) => matching.has(event._id));
+    const events = kept.slice((page - 1) * limit, page * limit);
+    return { events, total: kept.length, hasMore: page * limit < kept.length };
+  }
+}

@@ -1,0 +1,176 @@
+import { randomBytes } from 'node:crypto';
+import { DomainError } from '@checkout/errors';
+import { fromEntries, toEntries, type Scope } from '@checkout/mongo';
+import {
+  ENDPOINT_SECRET_OVERLAP_MS,
+  SECRET_PREFIX,
+  WEBHOOK_ENDPOINTS_MAX,
+  newId,
+  type CreateWebhookEndpointRequest,
+  type UpdateWebhookEndpointRequest,
+} from '@checkout/contracts';
+import type { DeliveriesStore } from '../store/deliveries.store';
+import type { DeliveryDocument } from '../store/delivery.document';
+import type { WebhookEndpointDocument } from '../store/webhook-endpoint.document';
+import type { WebhookEndpointsStore } from '../store/webhook-endpoints.store';
+
+// D50's rules for one endpoint, as pure functions, and the use cases that store them. The record path and the
+// attempts read endpoints through the EndpointDirectory (endpoint-directory.ts), which these use cases tell of
+// every change made here.
+
+/** `whsec_` + 24 random bytes, base64: the organization's signing secrets have the same form (D35). */
+export function newSigningSecret(): string {
+  return `${SECRET_PREFIX}${randomBytes(24).toString('base64')}`;
+}
+
+/** Every secret a delivery to this endpoint is signed with at `now`: its own, then the one it replaced within 24 h. */
+export function signingSecretsOf(endpoint: Pick<WebhookEndpointDocument, 'secret' | 'previousSecret'>, now: Date) {
+  const previous = endpoint.previousSecret;
+  return previous && previous.until.getTime() > now.getTime() ? [endpoint.secret, previous.secret] : [endpoint.secret];
+}
+
+/**
+ * A PATCH applied to an endpoint (D50): the fields given replace the stored ones (`description: ""` removes it);
+ * `disabled: true` disables it as requested, `false` enables it again and forgets its run of failures. null when
+ * nothing changes, so updatedAt moves only on a change (D36).
+ */
+export function patchedEndpoint(
+  current: WebhookEndpointDocument,
+  patch: UpdateWebhookEndpointRequest,
+  now: Date,
+): WebhookEndpointDocument | null {
+  const next: WebhookEndpointDocument = { ...current };
+  if (patch.url !== undefined) next.url = patch.url;
+  if (patch.enabledEvents !== undefined) next.enabledEvents = [...patch.enabledEvents];
+  if (patch.metadata !== undefined) next.metadata = toEntries(patch.metadata);
+  if (patch.description !== undefined) {
+    if (patch.description === '') delete next.description;
+    else next.description = patch.description;
+  }
+  if (patch.disabled === true && current.disabled === null)
+    next.disabled = { reason: 'requested', message: 'Disabled through the API or the dashboard.', at: now };
+  if (patch.disabled === false && current.disabled !== null) {
+    next.disabled = null;
+    next.failingSince = null;
+  }
+  const { revision: _a, updatedAt: _b, ...before } = current;
+  const { revision: _c, updatedAt: _d, ...after } = next;
+  if (JSON.stringify(before) === JSON.stringify(after)) return null;
+  return { ...next, updatedAt: now };
+}
+
+/** The endpoint with a new secret; the one it had signs beside it for 24 hours (D50), the one before that no more. */
+export function rotatedEndpoint(current: WebhookEndpointDocument, secret: string, now: Date): WebhookEndpointDocument {
+  return {
+    ...current,
+    secret,
+    previousSecret: { secret: current.secret, until: new Date(now.getTime() + ENDPOINT_SECRET_OVERLAP_MS) },
+    updatedAt: now,
+  };
+}
+
+export function endpointMetadata(endpoint: WebhookEndpointDocument): Record<string, string> {
+  return fromEntries(endpoint.metadata);
+}
+
+/** Told of every change made here, so that this process's attempts and fan-out see it at once. */
+export interface EndpointChanges {
+  changed(endpoint: WebhookEndpointDocument): void;
+  deleted(id: string): void;
+}
+
+const notFound = (id: string) => new DomainError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint ${id}.`);
+
+/** D50's use cases. */
+export class WebhookEndpoints {
+  constructor(
+    private readonly deps: {
+      store: WebhookEndpointsStore;
+      deliveries: Pick<DeliveriesStore, 'listForEndpoint'>;
+      changes: EndpointChanges;
+      clock: () => Date;
+    },
+  ) {}
+
+  /** A new endpoint in a free place of its organization and mode's 16, with its secret (shown once). */
+  async create(scope: Scope, input: CreateWebhookEndpointRequest): Promise<WebhookEndpointDocument> {
+    const now = this.deps.clock();
+    const stored = await this.deps.store.insertInFreeSlot(
+      scope,
+      {
+        _id: newId('we', scope.mode),
+        url: input.url,
+        enabledEvents: [...input.enabledEvents],
+        ...(input.description !== undefined && input.description !== '' && { description: input.description }),
+        metadata: toEntries(input.metadata ?? {}),
+        secret: newSigningSecret(),
+        previousSecret: null,
+        disabled: null,
+        failingSince: null,
+        createdAt: now,
+        updatedAt: now,
+      },
+      WEBHOOK_ENDPOINTS_MAX,
+    );
+    if (!stored)
+      throw new DomainError(
+        'WEBHOOK_ENDPOINT_LIMIT_REACHED',
+        `An organization may have at most ${WEBHOOK_ENDPOINTS_MAX} webhook endpoints per mode; delete one first.`,
+      );
+    this.deps.changes.changed(stored);
+    return stored;
+  }
+
+  async get(scope: Scope, id: string): Promise<WebhookEndpointDocument> {
+    const endpoint = await this.deps.store.get(scope, id);
+    if (!endpoint) throw notFound(id);
+    return endpoint;
+  }
+
+  list(scope: Scope, page: number, limit: number) {
+    return this.deps.store.list(scope, page, limit);
+  }
+
+  /**
+   * The dashboard's page of one endpoint: its deliveries, newest event first, and whether another page follows
+   * (D50). Another organization's endpoint is not found.
+   */
+  async deliveries(
+    scope: Scope,
+    id: string,
+    page: number,
+    limit: number,
+  ): Promise<{ deliveries: DeliveryDocument[]; hasMore: boolean }> {
+    await this.get(scope, id);
+    const found = await this.deps.deliveries.listForEndpoint(scope, id, page, limit);
+    return { deliveries: found.slice(0, limit), hasMore: found.length > limit };
+  }
+
+  async update(scope: Scope, id: string, patch: UpdateWebhookEndpointRequest): Promise<WebhookEndpointDocument> {
+    const now = this.deps.clock();
+    const updated = await this.deps.store.mutate(scope, id, (current) => ({
+      next: patchedEndpoint(current, patch, now),
+      result: undefined,
+    }));
+    if (!updated) throw notFound(id);
+    this.deps.changes.changed(updated.doc);
+    return updated.doc;
+  }
+
+  async rotateSecret(scope: Scope, id: string): Promise<WebhookEndpointDocument> {
+    const now = this.deps.clock();
+    const secret = newSigningSecret();
+    const rotated = await this.deps.store.mutate(scope, id, (current) => ({
+      next: rotatedEndpoint(current, secret, now),
+      result: undefined,
+    }));
+    if (!rotated) throw notFound(id);
+    this.deps.changes.changed(rotated.doc);
+    return rotated.doc;
+  }
+
+  async delete(scope: Scope, id: string): Promise<void> {
+    if (!(await this.deps.store.delete(scope, id))) throw notFound(id);
+    this.deps.changes.deleted(id);
+  }
+}

@@ -1,0 +1,110 @@
+import Router from '@koa/router';
+import { DomainError } from '@checkout/errors';
+import { jsonBody, parseOrThrow, requireScope } from '@checkout/http';
+import {
+  CreateWebhookEndpointRequest,
+  ListWebhookEndpointsQuery,
+  type EndpointDeliveriesResponse,
+  UpdateWebhookEndpointRequest,
+  isIdOf,
+  type WebhookEndpointDeleted,
+  type WebhookEndpointList,
+  type WebhookEndpointResponse,
+  type WebhookEndpointSecretResponse,
+} from '@checkout/contracts';
+import type { WebhookEndpoints } from '../domain/webhook-endpoints';
+import { presentDelivery } from './event.presenter';
+import { presentEndpoint, presentEndpointWithSecret } from './webhook-endpoint.presenter';
+
+function endpointIdParam(value: string | undefined): string {
+  if (!isIdOf('we', value))
+    throw new DomainError('INVALID_WEBHOOK_ENDPOINT_ID', `"${value ?? ''}" is not a webhook endpoint id.`);
+  return value;
+}
+
+/** Internal webhook endpoints API (D50); the gateway maps `/v0/webhook_endpoints…` here with the merchant's scope. */
+export function webhookEndpointsRoutes(deps: { endpoints: WebhookEndpoints }): Router {
+  const router = new Router({ prefix: '/internal/webhook-endpoints' });
+
+  router.get('/', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const { page, limit } = parseOrThrow(ListWebhookEndpointsQuery, ctx.query, 'INVALID_REQUEST');
+    const { endpoints, total } = await deps.endpoints.list(scope, page, limit);
+    const body: WebhookEndpointList = {
+      endpoints: endpoints.map(presentEndpoint),
+      pagination: { page, limit, total, hasMore: page * limit < total },
+    };
+    ctx.body = body;
+  });
+
+  router.post('/', jsonBody(), async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const input = parseOrThrow(
+      CreateWebhookEndpointRequest,
+      ctx.request.jsonBody ?? {},
+      'WEBHOOK_ENDPOINT_CREATE_FAILED',
+    );
+    const body: WebhookEndpointSecretResponse = {
+      endpoint: presentEndpointWithSecret(await deps.endpoints.create(scope, input)),
+    };
+    ctx.status = 201;
+    ctx.body = body;
+  });
+
+  router.get('/:endpointId', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const body: WebhookEndpointResponse = {
+      endpoint: presentEndpoint(await deps.endpoints.get(scope, endpointIdParam(ctx.params.endpointId))),
+    };
+    ctx.body = body;
+  });
+
+  router.patch('/:endpointId', jsonBody(), async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const id = endpointIdParam(ctx.params.endpointId);
+    const patch = parseOrThrow(
+      UpdateWebhookEndpointRequest,
+      ctx.request.jsonBody ?? {},
+      'WEBHOOK_ENDPOINT_UPDATE_FAILED',
+    );
+    const body: WebhookEndpointResponse = { endpoint: presentEndpoint(await deps.endpoints.update(scope, id, patch)) };
+    ctx.body = body;
+  });
+
+  router.delete('/:endpointId', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const id = endpointIdParam(ctx.params.endpointId);
+    await deps.endpoints.delete(scope, id);
+    const body: WebhookEndpointDeleted = { id, deleted: true };
+    ctx.body = body;
+  });
+
+  // D50's dashboard: the attempts of one endpoint, its deliveries newest event first (a page without a total).
+  router.get('/:endpointId/deliveries', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const id = endpointIdParam(ctx.params.endpointId);
+    const { page, limit } = parseOrThrow(ListWebhookEndpointsQuery, ctx.query, 'INVALID_REQUEST');
+    const { deliveries, hasMore } = await deps.endpoints.deliveries(scope, id, page, limit);
+    const body: EndpointDeliveriesResponse = {
+      deliveries: deliveries.map((d) => ({
+        ...presentDelivery(d),
+        eventId: d.eventId,
+        eventType: d.eventType,
+        updatedAt: d.updatedAt.toISOString(),
+      })),
+      pagination: { page, limit, hasMore },
+    };
+    ctx.body = body;
+  });
+
+  router.post('/:endpointId/rotate-secret', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const id = endpointIdParam(ctx.params.endpointId);
+    const body: WebhookEndpointSecretResponse = {
+      endpoint: presentEndpointWithSecret(await deps.endpoints.rotateSecret(scope, id)),
+    };
+    ctx.body = body;
+  });
+
+  return router;
+}
