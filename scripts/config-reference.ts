@@ -64,12 +64,16 @@ export function settingsOf(schema: ObjectSchema): Setting[] {
 }
 
 function defaultOf(field: z.ZodType): string | null {
-  type Def = { type: string; defaultValue?: unknown; innerType?: z.ZodType };
+  type Def = { type: string; defaultValue?: unknown; innerType?: z.ZodType; out?: z.ZodType };
   let current: z.ZodType | undefined = field;
   while (current) {
     const def: Def = (current as unknown as { _zod: { def: Def } })._zod.def;
     if (def.type === 'default' || def.type === 'prefault') return envString(def.defaultValue);
-    current = def.type === 'optional' || def.type === 'nullable' || def.type === 'readonly' ? def.innerType : undefined;
+    // z.preprocess (an empty value read as unset) is a pipe into the schema that holds the default.
+    if (def.type === 'pipe') current = def.out;
+    else
+      current =
+        def.type === 'optional' || def.type === 'nullable' || def.type === 'readonly' ? def.innerType : undefined;
   }
   return null;
 }

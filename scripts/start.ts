@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     log(
       `services from ${release.recorded ? `release ${release.version}` : 'commit'} ${release.commit.slice(0, 12)}: ${from.bundleDir}${from.built ? ` (built in ${from.seconds.toFixed(1)} s)` : ' (cached)'}`,
     );
-  // A trace store with a UI (Zipkin, behind an OpenTelemetry Collector) and Prometheus with the rules.
+  // A trace store with a UI (Zipkin, which the services send their spans to) and Prometheus with the rules.
   const observability = args.includes('--observability');
   const engines = await startEngines({
     log: (line) => log(`engines: ${line}`),
@@ -48,8 +48,8 @@ async function main(): Promise<void> {
     });
     log(`traces: ${traces.description}`);
   }
-  // Every span of every service goes to the collector (100 %: parentbased_traceidratio with the default ratio 1).
-  const otel = traces ? { OTEL_EXPORTER_OTLP_ENDPOINT: traces.otlpEndpoint } : undefined;
+  // Every span of every service goes to Zipkin (100 %: parentbased_traceidratio with the default ratio 1).
+  const otel = traces?.env;
   const stackOptions = {
     mongoUrl: engines.mongoUrl,
     kafkaBrokers: engines.kafkaBrokers,
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
   const observabilityLines =
     traces && prometheus
       ? `
-  traces        ${traces.zipkinUrl}/zipkin/   (Zipkin ${traces.description.replace(/^Zipkin /, '')}; OTLP at ${traces.otlpEndpoint})
+  traces        ${traces.zipkinUrl}/zipkin/   (${traces.description}: ${traces.env.OTEL_EXPORTER_ZIPKIN_ENDPOINT})
                 find a payment: ${traces.zipkinUrl}/zipkin/?annotationQuery=checkout.session_id%3D<session id>
   prometheus    ${prometheus.url}   (Prometheus ${prometheus.version}; rules: deploy/observability/prometheus-rules.yaml, ${prometheus.url}/alerts)`
       : '';

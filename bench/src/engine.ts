@@ -1,10 +1,13 @@
 // npm run bench -- engine: the MongoDB-compatible engines this project can run without Docker, measured side
 // by side (docs/engines.md records the choice). Each candidate runs alone on a fresh data directory.
+// With MONGODB_URL: that engine alone (FerretDB 2 on DocumentDB, a MongoDB, ...), named by what it says it is, in a
+// database of its own that is dropped afterwards; its restart and provisioning are not the bench's to measure.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, type Collection } from '@checkout/mongo';
 import {
+  describeMongo,
   FERRETDB_VERSION,
   MONGO_JAVA_SERVER_VERSION,
   provisionFerretDb,
@@ -16,8 +19,9 @@ import { runLoad } from './load';
 
 interface Started {
   url: string;
-  stop(): Promise<void>;
-  start(): Promise<void>;
+  stop: () => Promise<void>;
+  /** Absent for an engine the bench did not start (MONGODB_URL): it is not restarted. */
+  start?: () => Promise<void>;
 }
 
 interface Candidate {
@@ -25,8 +29,19 @@ interface Candidate {
   /** Builds the engine into `cacheRoot` (a fresh one for a cold figure); returns what start needs. */
   provision(): Promise<string>;
   start(build: string, runDir: string): Promise<Started>;
-  /** Cold provisioning is measured unless it takes minutes (then only with --cold-all). */
-  coldByDefault: boolean;
+  /** Cold provisioning is measured unless it takes minutes (then only with --cold-all); null: not provisioned here. */
+  coldByDefault: boolean | null;
+}
+
+/** The engine MONGODB_URL names, as a candidate: nothing to provision, and never stopped or restarted here. */
+async function givenEngine(url: string): Promise<Candidate> {
+  const started: Started = { url, stop: async () => {} };
+  return {
+    name: `${await describeMongo(url)} (MONGODB_URL)`,
+    provision: async () => url,
+    start: async () => started,
+    coldByDefault: null,
+  };
 }
 
 const CANDIDATES: Candidate[] = [
@@ -80,9 +95,12 @@ export async function runEngineBench(options: {
   large: number;
   coldAll: boolean;
   only?: string;
+  /** MONGODB_URL: measure that engine instead of the local candidates. */
+  mongoUrl?: string;
 }): Promise<void> {
   const rows: Row[] = [];
-  for (const candidate of CANDIDATES) {
+  const candidates = options.mongoUrl ? [await givenEngine(options.mongoUrl)] : CANDIDATES;
+  for (const candidate of candidates) {
     if (options.only && !candidate.name.toLowerCase().includes(options.only.toLowerCase())) continue;
     process.stderr.write(`[bench] ${candidate.name}\n`);
     rows.push(await measure(candidate, options));
@@ -103,14 +121,17 @@ async function measure(
   candidate: Candidate,
   options: { concurrency: number; seconds: number; large: number; coldAll: boolean },
 ): Promise<Row> {
-  const provision = await provisionTime(candidate, options.coldAll || candidate.coldByDefault);
+  const provision =
+    candidate.coldByDefault === null ? '—' : await provisionTime(candidate, options.coldAll || candidate.coldByDefault);
   const build = await candidate.provision();
   const runDir = await mkdtemp(join(tmpdir(), `checkout-engines-${process.pid}-bench-`));
   const engine = await candidate.start(build, runDir);
   const client = new MongoClient(engine.url, { maxPoolSize: options.concurrency * 2, retryWrites: false });
+  // A name of its own: on a given engine, nothing of anyone else's is touched, and it is dropped at the end.
+  const dbName = `engine_bench_${process.pid}_${Date.now().toString(36)}`;
   try {
     await client.connect();
-    const docs = client.db('engine_bench').collection<Doc>('docs');
+    const docs = client.db(dbName).collection<Doc>('docs');
     await docs.createIndex({ key: 1 }, { unique: true });
     const load = { concurrency: options.concurrency, durationMs: options.seconds * 1000, warmupMs: 500 };
     const pad = 'x'.repeat(400);
@@ -173,28 +194,8 @@ async function measure(
       async () =>
         (await docs.updateOne({ _id: `d${pick(options.large)}` }, { $set: { status: 'seen' } })).matchedCount === 1,
     );
-    const { winners, incs } = await atomicity(client.db('engine_bench').collection('atomic'));
-
-    await client
-      .db('engine_bench')
-      .collection('persist')
-      .insertOne({ _id: 'p' as never, at: new Date() });
-    await client.close();
-    await engine.stop();
-    await engine.start();
-    const again = new MongoClient(engine.url, { serverSelectionTimeoutMS: 10_000 });
-    let persists: string;
-    try {
-      await again.connect();
-      persists = (await again
-        .db('engine_bench')
-        .collection('persist')
-        .findOne({ _id: 'p' as never }))
-        ? 'yes'
-        : 'no';
-    } finally {
-      await again.close();
-    }
+    const { winners, incs } = await atomicity(client.db(dbName).collection('atomic'));
+    const persists = engine.start ? await survivesRestart({ ...engine, start: engine.start }, client, dbName) : '—';
     return {
       engine: candidate.name,
       insert: insert.throughput,
@@ -210,9 +211,38 @@ async function measure(
       provision,
     };
   } finally {
+    // A local candidate's data goes with its run directory; a given engine keeps nothing of the bench.
+    if (!engine.start)
+      await client
+        .db(dbName)
+        .dropDatabase()
+        .catch(() => {});
     await client.close().catch(() => {});
     await engine.stop();
     await rm(runDir, { recursive: true, force: true });
+  }
+}
+
+/** Writes a document, stops and starts the engine, and reads it again: 'yes' when it is still there. */
+async function survivesRestart(engine: Required<Started>, client: MongoClient, dbName: string): Promise<'yes' | 'no'> {
+  await client
+    .db(dbName)
+    .collection('persist')
+    .insertOne({ _id: 'p' as never, at: new Date() });
+  await client.close();
+  await engine.stop();
+  await engine.start();
+  const again = new MongoClient(engine.url, { serverSelectionTimeoutMS: 10_000 });
+  try {
+    await again.connect();
+    return (await again
+      .db(dbName)
+      .collection('persist')
+      .findOne({ _id: 'p' as never }))
+      ? 'yes'
+      : 'no';
+  } finally {
+    await again.close();
   }
 }
 

@@ -63,7 +63,7 @@ const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>
 };
 
 if (scenario === 'engine') {
-  // Starts each candidate engine itself, one after another; needs no Kafka.
+  // Starts each candidate engine itself, one after another (or measures the one MONGODB_URL names); needs no Kafka.
   const only = rest.find((a) => a.startsWith('--only='))?.split('=')[1];
   await runEngineBench({
     concurrency: option('concurrency', 32),
@@ -71,6 +71,7 @@ if (scenario === 'engine') {
     large: option('large', 20_000),
     coldAll: rest.includes('--cold-all'),
     ...(only !== undefined && { only }),
+    ...(process.env.MONGODB_URL?.trim() && { mongoUrl: process.env.MONGODB_URL.trim() }),
   });
   process.exit(0);
 }

@@ -1,11 +1,11 @@
 // npm run bench -- tracing: what tracing costs. Two stacks of the four services, from their
 // bundles as the image runs them, on the same engines: one with every service tracing at 100 % sampling into a
-// real OpenTelemetry Collector and Zipkin (scripts/lib/observability.ts, the backend of
+// real Zipkin through OpenTelemetry's Zipkin exporter (scripts/lib/observability.ts, the backend of
 // `npm start -- --observability`), one with tracing off (no OTEL_* set). Load goes to both in interleaved
 // slices (on, off, on, off…), so the shared machine's load reaches both alike: POST /v0/orders, then payments
 // (create a session, pay it with the test helper, its webhook to a local receiver). Printed: req/s and CPU
 // milliseconds per request of the four services (from their /metrics), both lines, their ratio, and the 10 %
-// target. The collector's and Zipkin's own CPU is the backend's, not the services': printed apart.
+// target. Zipkin's own CPU is the backend's, not the services': printed apart.
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +41,7 @@ async function cpuSeconds(stack: BenchStack): Promise<number> {
   return total;
 }
 
-/** CPU seconds of the trace backend's processes (the collector, Zipkin's JVM), from /proc (0 without it). */
+/** CPU seconds of the trace backend's process (Zipkin's JVM), from /proc (0 without it). */
 function backendCpuSeconds(): number {
   let total = 0;
   let pids: string[];
@@ -57,7 +57,7 @@ function backendCpuSeconds(): number {
     } catch {
       continue;
     }
-    if (/otelcol-zipkin\0|zipkin-server-[\d.]+-exec\.jar/.test(command)) total += processCpuSeconds(Number(pid)) || 0;
+    if (/zipkin-server-[\d.]+-exec\.jar/.test(command)) total += processCpuSeconds(Number(pid)) || 0;
   }
   return total;
 }
@@ -73,9 +73,7 @@ export async function runTracingBench(
   try {
     for (const label of ['tracing on (100 %)', 'tracing off'] as const) {
       const otel: Record<string, string> =
-        label === 'tracing off'
-          ? {}
-          : { OTEL_EXPORTER_OTLP_ENDPOINT: backend.otlpEndpoint, OTEL_TRACES_SAMPLER: 'always_on' };
+        label === 'tracing off' ? {} : { ...backend.env, OTEL_TRACES_SAMPLER: 'always_on' };
       const stack = await startBenchStack(engines, {
         services: SERVICES,
         replicas: 1,
@@ -185,7 +183,7 @@ export async function runTracingBench(
           'p99 ms',
           'errors',
           'CPU ms/request (4 services)',
-          'collector + Zipkin CPU ms/request',
+          'Zipkin CPU ms/request',
         ],
         lines,
       ),

@@ -2,25 +2,24 @@
 // trace store with a UI and a Prometheus loaded with the project's rules, all installed from the package
 // registries by the project's own code and cached under ~/.cache/checkout-tools/.
 //
-//   services --OTLP/HTTP--> OpenTelemetry Collector --Zipkin v2 JSON--> Zipkin (in memory; UI and query API)
+//   services --Zipkin v2 JSON (OTEL_TRACES_EXPORTER=zipkin)--> Zipkin (in memory; UI and query API)
 //   Prometheus --scrapes--> every service's /metrics, rules from deploy/observability/prometheus-rules.yaml
 //
-// Why these (docs/operations.md, "Traces"): Jaeger v2's Go module (`go install …/cmd/jaeger`) embeds only a
-// placeholder page where its UI goes (cmd/query/app/ui/placeholder: the real assets are built from the jaeger-ui
-// repository, not part of the module), so it gives no UI from the registries. Zipkin's server is one executable
-// jar on Maven Central (io.zipkin:zipkin-server, exec classifier) with its UI inside; it does not take OTLP (its
-// OTLP module, zipkin-otel, is not on Maven Central), so the collector translates, which is also where a cluster
-// puts one. The collector is our four-component build of the Collector's modules (deploy/observability/collector)
-// from the Go module proxy. Grafana Tempo has no UI of its own and is AGPL. Prometheus is Debian's package.
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// Why these (docs/operations.md, "Traces"; docs/decisions.md, "Traces locally: straight to Zipkin"): Jaeger v2's
+// Go module embeds only a placeholder where its UI goes (the real assets are built from the jaeger-ui repository),
+// so it gives no UI from the registries. Zipkin's server is one executable jar on Maven Central
+// (io.zipkin:zipkin-server, exec classifier) with its UI inside. It takes no OTLP (its OTLP module, zipkin-otel,
+// is not on Maven Central), so the services use OpenTelemetry's own Zipkin exporter, chosen by the standard
+// OTEL_TRACES_EXPORTER: no collector to build or run locally. A cluster keeps OTLP through a collector
+// (deploy/k8s/observability, the upstream otelcol-contrib image). Grafana Tempo has no UI of its own and is AGPL.
+// Prometheus is Debian's package.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { ensureCached, freePort, spawnGuarded, waitFor, type GuardedProcess } from '@checkout/engines';
+import { ensureCached, freePort, spawnGuarded, waitFor } from '@checkout/engines';
 import { runTool, toolsCacheRoot } from './tool-cache';
 
 export const ZIPKIN_VERSION = '3.6.1';
-const COLLECTOR_DIR = join(process.cwd(), 'deploy', 'observability', 'collector');
 const RULES_FILE = join(process.cwd(), 'deploy', 'observability', 'prometheus-rules.yaml');
 
 /** Zipkin's server jar, from Maven Central (once). */
@@ -49,34 +48,6 @@ export async function ensureZipkin(log: (line: string) => void): Promise<string>
   return jarIn(dir);
 }
 
-/**
- * The collector binary, built with `go build` from deploy/observability/collector (its go.mod and go.sum pin
- * every module) into a cache entry named for those files' hash, so a change to them builds a new one. The first
- * build takes a few minutes (the modules download once into Go's own cache).
- */
-export async function ensureCollector(log: (line: string) => void): Promise<string> {
-  const hash = createHash('sha256');
-  for (const file of ['go.mod', 'go.sum', 'main.go']) hash.update(readFileSync(join(COLLECTOR_DIR, file)));
-  const binaryIn = (dir: string) => join(dir, 'otelcol-zipkin');
-  const { dir } = await ensureCached({
-    dir: join(toolsCacheRoot(), `otelcol-zipkin-${hash.digest('hex').slice(0, 12)}`),
-    isComplete: async (dir) => existsSync(binaryIn(dir)),
-    log,
-    build: async (tmp) => {
-      log(`building the OpenTelemetry Collector (OTLP in, Zipkin out) into ${tmp} (first run only, a few minutes)`);
-      const build = await runTool('go', ['build', '-o', binaryIn(tmp), '.'], {
-        log,
-        quiet: true,
-        cwd: COLLECTOR_DIR,
-        env: { ...process.env, GOFLAGS: '-mod=readonly' },
-      });
-      if (build.code !== 0)
-        throw new Error(`go build of the collector failed (is Go 1.25+ on the PATH?):\n${build.stderr.slice(-2_000)}`);
-    },
-  });
-  return binaryIn(dir);
-}
-
 /** Prometheus and promtool from Debian (scripts/ensure-prometheus.sh). */
 export async function ensurePrometheus(log: (line: string) => void): Promise<{ prometheus: string; promtool: string }> {
   const ensured = await runTool('bash', [join(process.cwd(), 'scripts', 'ensure-prometheus.sh')], { log, quiet: true });
@@ -98,83 +69,65 @@ async function answers(url: string): Promise<boolean> {
 }
 
 export interface TraceBackend {
-  /** OTEL_EXPORTER_OTLP_ENDPOINT for the services (the collector's OTLP/HTTP receiver). */
-  otlpEndpoint: string;
+  /**
+   * The OTEL_* settings that send a service's spans here (Zipkin's span API, by the standard Zipkin exporter), to
+   * merge into its environment.
+   */
+  env: { OTEL_TRACES_EXPORTER: 'zipkin'; OTEL_EXPORTER_ZIPKIN_ENDPOINT: string };
   /** Zipkin's UI and API base (`/zipkin/` is the UI, `/api/v2/…` the query API). */
   zipkinUrl: string;
   description: string;
   stop(): Promise<void>;
 }
 
-/** Zipkin (in memory) and the collector in front of it, on free loopback ports; both stop with this process. */
+/** Zipkin (in memory) on a free loopback port; it stops with this process. */
 export async function startTraceBackend(options: {
   logDir: string;
   log: (line: string) => void;
 }): Promise<TraceBackend> {
-  const [jar, collector] = await Promise.all([ensureZipkin(options.log), ensureCollector(options.log)]);
+  const jar = await ensureZipkin(options.log);
   mkdirSync(options.logDir, { recursive: true });
-  const [zipkinPort, otlpPort] = [await freePort(), await freePort()];
-  const processes: GuardedProcess[] = [];
-  const stop = async () => {
-    for (const proc of processes.reverse()) await proc.stop(5_000);
-  };
+  const zipkinPort = await freePort();
+  const zipkin = spawnGuarded({
+    name: 'zipkin',
+    command: 'java',
+    args: [
+      '-Xms64m',
+      '-Xmx384m',
+      '-XX:+UseSerialGC',
+      '-XX:TieredStopAtLevel=1',
+      '-jar',
+      jar,
+      `--armeria.ports[0].port=${zipkinPort}`,
+      '--armeria.ports[0].ip=127.0.0.1',
+      '--armeria.ports[0].protocols=http',
+    ],
+    cwd: options.logDir,
+    logFile: join(options.logDir, 'zipkin.log'),
+    // A slow, shared machine: the UI's 1 MB script must not be cut off by the 11 s default request timeout
+    // (seen as ERR_INCOMPLETE_CHUNKED_ENCODING in the browser under load).
+    env: { ...process.env, STORAGE_TYPE: 'mem', MEM_MAX_SPANS: '500000', QUERY_TIMEOUT: '120s' },
+  });
+  const stop = () => zipkin.stop(5_000);
+  const zipkinUrl = `http://127.0.0.1:${zipkinPort}`;
   try {
-    processes.push(
-      spawnGuarded({
-        name: 'zipkin',
-        command: 'java',
-        args: [
-          '-Xms64m',
-          '-Xmx384m',
-          '-XX:+UseSerialGC',
-          '-XX:TieredStopAtLevel=1',
-          '-jar',
-          jar,
-          `--armeria.ports[0].port=${zipkinPort}`,
-          '--armeria.ports[0].ip=127.0.0.1',
-          '--armeria.ports[0].protocols=http',
-        ],
-        cwd: options.logDir,
-        logFile: join(options.logDir, 'zipkin.log'),
-        // A slow, shared machine: the UI's 1 MB script must not be cut off by the 11 s default request timeout
-        // (seen as ERR_INCOMPLETE_CHUNKED_ENCODING in the browser under load).
-        env: { ...process.env, STORAGE_TYPE: 'mem', MEM_MAX_SPANS: '500000', QUERY_TIMEOUT: '120s' },
-      }),
-    );
-    processes.push(
-      spawnGuarded({
-        name: 'otel-collector',
-        command: collector,
-        args: ['--config', `file:${join(COLLECTOR_DIR, 'collector.yaml')}`],
-        cwd: options.logDir,
-        logFile: join(options.logDir, 'otel-collector.log'),
-        env: { ...process.env, OTLP_HTTP_PORT: String(otlpPort), ZIPKIN_PORT: String(zipkinPort) },
-      }),
-    );
-    const zipkinUrl = `http://127.0.0.1:${zipkinPort}`;
-    const otlpEndpoint = `http://127.0.0.1:${otlpPort}`;
-    await waitFor(
-      'Zipkin and the collector',
-      async () => (await answers(`${zipkinUrl}/health`)) && answers(otlpEndpoint),
-      {
-        deadlineMs: 180_000,
-        intervalMs: 500,
-        abortIf: () => {
-          const dead = processes.find((proc) => proc.exitInfo());
-          if (dead) throw new Error(`${dead.name} exited during startup; see ${dead.logFile}`);
-        },
+    await waitFor('Zipkin', () => answers(`${zipkinUrl}/health`), {
+      deadlineMs: 180_000,
+      intervalMs: 500,
+      abortIf: () => {
+        if (zipkin.exitInfo()) throw new Error(`zipkin exited during startup; see ${zipkin.logFile}`);
       },
-    );
-    return {
-      otlpEndpoint,
-      zipkinUrl,
-      description: `Zipkin ${ZIPKIN_VERSION} (in memory) behind an OpenTelemetry Collector 0.148.0`,
-      stop,
-    };
+    });
   } catch (err) {
     await stop();
     throw err;
   }
+  return {
+    env: { OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_ZIPKIN_ENDPOINT: `${zipkinUrl}/api/v2/spans` },
+    zipkinUrl,
+    description: `Zipkin ${ZIPKIN_VERSION} (in memory), the services sending to its span API`,
+    stop,
+  };
 }
 
 export interface LocalPrometheus {

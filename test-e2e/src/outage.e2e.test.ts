@@ -1,15 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startEngines, type Engines } from '@checkout/engines';
-import { eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import {
+  databaseOutageProxy,
+  eventually,
+  startWebhookReceiver,
+  type DatabaseOutage,
+  type WebhookReceiver,
+} from '@checkout/testing';
 import { startStack, type InProcessStack } from './support/stack';
 import { Api, type ApiResponse } from './support/api';
 import { buildOrderInput, buildSessionInput } from './support/factories';
 
 // "A dependency outage gets a 503 and recovers by itself" (D7: a dependency outage is 503 SERVICE_UNAVAILABLE, never
-// a hang). The whole stack runs on engines of its own, so that stopping the database or the broker here
-// disturbs no other test file: a local MongoDB engine and Kafka, stopped and started again on the same address and
-// data. Nothing in the stack is restarted; it has to notice the return by itself.
+// a hang). Stopping what every other test file uses would disturb them, so:
+// - the database is the engine of this run (the local default, or the one MONGODB_URL names), reached through a
+//   loopback proxy that this test stops and starts (testkit/testing database-outage.ts): the services see it go away
+//   and come back on the same address as when it restarts;
+// - the broker is one of its own, stopped and started again on the same address and data. It cannot be the run's
+//   broker (every file's), and a proxy cannot stand in front of Kafka: clients reach each broker at the address it
+//   advertises.
+// Nothing in the stack is restarted; it has to notice the return by itself.
 
+let database: DatabaseOutage;
 let engines: Engines;
 let stack: InProcessStack;
 let receiver: WebhookReceiver;
@@ -17,10 +29,14 @@ let merchant: Api;
 let unusedKey: Api;
 
 beforeAll(async () => {
-  engines = await startEngines({ env: {}, docker: false, log: () => {} });
-  process.stderr.write(`outage test on its own engines: ${engines.description}\n`);
+  database = await databaseOutageProxy(inject('engines').mongoUrl);
+  engines = await startEngines({ env: { MONGODB_URL: database.mongoUrl }, docker: false, log: () => {} });
+  const [broker, engine] = engines.description.split('; ');
+  process.stderr.write(
+    `outage test: the run's database, ${engine}, through a loopback proxy; a broker of its own, ${broker}\n`,
+  );
   receiver = await startWebhookReceiver();
-  stack = await startStack({ mongoUrl: engines.mongoUrl, kafkaBrokers: engines.kafkaBrokers });
+  stack = await startStack({ mongoUrl: database.mongoUrl, kafkaBrokers: engines.kafkaBrokers });
   merchant = new Api(stack.gatewayUrl, (await stack.admin.createOrganizationWithKeys('Outage Org')).testKey);
   // A key the gateway has never seen, so it has nothing cached for it when the database goes away.
   unusedKey = new Api(stack.gatewayUrl, (await stack.admin.createOrganizationWithKeys('Unused Key Org')).testKey);
@@ -30,6 +46,7 @@ afterAll(async () => {
   await stack?.stop();
   await receiver?.close();
   await engines?.stop();
+  await database?.close();
 });
 
 function expectUnavailable(response: ApiResponse, what: string): void {
@@ -48,7 +65,7 @@ describe('A database outage (D7)', () => {
     const before = await merchant.post('/v0/orders', buildOrderInput({ externalId: 'outage-before' }));
     expect(before.status).toBe(201);
 
-    await engines.stopMongo();
+    await database.stop();
     try {
       // Each call returns within the driver's server-selection timeout (3 s); a hang would hit the test timeout.
       expectUnavailable(
@@ -71,7 +88,7 @@ describe('A database outage (D7)', () => {
       expect(publicReady.status).toBe(503);
       expect(JSON.parse(publicReady.body)).toEqual({ status: 'not_ready' });
     } finally {
-      await engines.startMongo();
+      await database.start();
     }
 
     // Recovery on its own: the drivers reconnect, nothing is restarted.

@@ -12,13 +12,13 @@ import { buildSessionInput, uniqueId } from './support/factories';
 import { secretsIn } from './support/secrets';
 
 // One payment, followed across the four services and Kafka in a real trace store. The services run as
-// processes (each its own service.name, configured only by OTEL_* variables as in a deployment) and export OTLP
-// to an OpenTelemetry Collector, which writes to Zipkin (scripts/lib/observability.ts, the backend of
-// `npm start -- --observability`). A customer pays on the hosted page through the gateway; the test then asks
-// Zipkin's own query API for the payment's trace and checks that it is ONE trace, holding spans of all four
-// services, both Kafka hops (session event: sessions → dispatcher; order event: orders → sessions) and the webhook
-// attempt, each span's parent in the same trace. Last, every span exported during the run is scanned for secrets,
-// keys, card numbers and the customer's details.
+// processes (each its own service.name, configured only by OTEL_* variables as in a deployment) and export to
+// Zipkin's span API with OpenTelemetry's Zipkin exporter (OTEL_TRACES_EXPORTER=zipkin;
+// scripts/lib/observability.ts, the backend of `npm start -- --observability`). A customer pays on the hosted
+// page through the gateway; the test then asks Zipkin's own query API for the payment's trace and checks that it
+// is ONE trace, holding spans of all four services, both Kafka hops (session event: sessions → dispatcher; order
+// event: orders → sessions) and the webhook attempt, each span's parent in the same trace. Last, every span
+// exported during the run is scanned for secrets, keys, card numbers and the customer's details.
 
 interface ZipkinSpan {
   traceId: string;
@@ -84,7 +84,7 @@ beforeAll(async () => {
     throw new Error('KAFKA_BROKERS and MONGODB_URL must be set (the e2e global setup provides them)');
   const logDir = mkdtempSync(join(tmpdir(), 'checkout-traces-'));
   backend = await startTraceBackend({ logDir, log: (line) => process.stderr.write(`[traces] ${line}\n`) });
-  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: backend.otlpEndpoint, OTEL_TRACES_SAMPLER: 'parentbased_always_on' };
+  const otel = { ...backend.env, OTEL_TRACES_SAMPLER: 'parentbased_always_on' };
   receiver = await startWebhookReceiver();
   stack = await startProcessStack({
     mongoUrl,
@@ -97,8 +97,8 @@ beforeAll(async () => {
     webhookRetryDelaysMs: '200,400,800,1600',
     extraEnv: { gateway: otel, orders: otel, sessions: otel, dispatcher: otel },
   });
-  // The first run builds the collector and fetches Zipkin (cached under ~/.cache/checkout-tools afterwards).
-}, 1_800_000);
+  // The first run fetches Zipkin's jar from Maven Central (cached under ~/.cache/checkout-tools afterwards).
+}, 600_000);
 
 afterAll(async () => {
   await stack?.stop();

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { SAMPLERS, type TelemetryConfig } from '@checkout/telemetry';
+import { SAMPLERS, TRACES_EXPORTERS, type TelemetryConfig } from '@checkout/telemetry';
 
 export * from './build-info';
 
@@ -217,10 +217,11 @@ export interface AcceptedCaller {
 }
 
 /**
- * OpenTelemetry's standard variables (the OTLP exporter and SDK environment specifications), for every service.
- * Tracing is on only when an OTLP endpoint is set: unset, nothing is exported and no span is made (a deliberate
- * difference from the specification's default of localhost:4318, so that a deployment without a collector pays
- * nothing). docs/operations.md, "Traces".
+ * OpenTelemetry's standard variables (the SDK environment and the OTLP and Zipkin exporter specifications), for
+ * every service. OTEL_TRACES_EXPORTER chooses the exporter: `otlp` (default; a cluster's collector), `zipkin`
+ * (straight to a Zipkin: the local stack), `none`. Tracing is on only when the chosen exporter's endpoint is set:
+ * unset, nothing is exported and no span is made (a deliberate difference from the specification's default of
+ * localhost:4318, so that a deployment without a collector pays nothing). docs/operations.md, "Traces".
  */
 /** OpenTelemetry's rule for its variables: an empty value is unset (a manifest can write each one out). */
 const unsetWhenEmpty = <T extends z.ZodType>(schema: T) =>
@@ -230,6 +231,22 @@ export const telemetryConfigShape = {
   OTEL_SDK_DISABLED: env.boolean(false).describe('true: no tracing at all, whatever else is set'),
   OTEL_SERVICE_NAME: unsetWhenEmpty(z.string().min(1)).describe(
     "The service's name in traces (`service.name`); defaults to the service (gateway, orders…)",
+  ),
+  OTEL_TRACES_EXPORTER: z
+    .preprocess(
+      (value) => (value === '' ? undefined : value),
+      z
+        .enum(TRACES_EXPORTERS, {
+          error: (issue) =>
+            `unknown traces exporter ${JSON.stringify(issue.input)}: one of ${TRACES_EXPORTERS.join(', ')} (one, not a list)`,
+        })
+        .default('otlp'),
+    )
+    .describe(
+      'Where spans go: otlp (default) to OTEL_EXPORTER_OTLP_ENDPOINT, zipkin to OTEL_EXPORTER_ZIPKIN_ENDPOINT, none (tracing off)',
+    ),
+  OTEL_EXPORTER_ZIPKIN_ENDPOINT: unsetWhenEmpty(env.url()).describe(
+    "Zipkin's v2 span API (http://127.0.0.1:9411/api/v2/spans); spans go there as JSON when OTEL_TRACES_EXPORTER=zipkin, which requires it",
   ),
   OTEL_EXPORTER_OTLP_ENDPOINT: unsetWhenEmpty(env.url()).describe(
     'Base URL of an OTLP/HTTP receiver (an OpenTelemetry Collector: http://otel-collector.observability:4318); traces go to <url>/v1/traces as protobuf. Unset (and no OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): tracing is off',
@@ -260,6 +277,8 @@ export function telemetrySettings(
   config: {
     OTEL_SDK_DISABLED: boolean;
     OTEL_SERVICE_NAME?: string | undefined;
+    OTEL_TRACES_EXPORTER?: TelemetryConfig['exporter'];
+    OTEL_EXPORTER_ZIPKIN_ENDPOINT?: string | undefined;
     OTEL_EXPORTER_OTLP_ENDPOINT?: string | undefined;
     OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string | undefined;
     OTEL_TRACES_SAMPLER: TelemetryConfig['sampler'];
@@ -273,9 +292,18 @@ export function telemetrySettings(
     const at = pair.indexOf('=');
     if (at > 0) resourceAttributes[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
   }
+  const exporter = config.OTEL_TRACES_EXPORTER ?? 'otlp';
+  // Zipkin chosen by name but given nowhere to send: a mistake to report at start, not tracing silently off.
+  if (exporter === 'zipkin' && config.OTEL_EXPORTER_ZIPKIN_ENDPOINT === undefined && !config.OTEL_SDK_DISABLED)
+    throw new ConfigError(service, [
+      "OTEL_EXPORTER_ZIPKIN_ENDPOINT: required with OTEL_TRACES_EXPORTER=zipkin (Zipkin's span API, http://host:9411/api/v2/spans)",
+    ]);
+  const otlpEndpoint =
+    config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base === undefined ? undefined : `${base}/v1/traces`);
   return {
     serviceName: config.OTEL_SERVICE_NAME ?? service,
-    tracesEndpoint: config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base === undefined ? undefined : `${base}/v1/traces`),
+    exporter,
+    tracesEndpoint: { otlp: otlpEndpoint, zipkin: config.OTEL_EXPORTER_ZIPKIN_ENDPOINT, none: undefined }[exporter],
     sampler: config.OTEL_TRACES_SAMPLER,
     samplerArg: config.OTEL_TRACES_SAMPLER_ARG,
     disabled: config.OTEL_SDK_DISABLED,

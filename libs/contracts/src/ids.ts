@@ -7,7 +7,7 @@ export const ModeSchema = z.enum(MODES).describe('API mode: decided by the API k
 
 /**
  * The tenant every request, document and message belongs to (D3: test and live fully isolated). The one
- * declaration: libs/mongo's `Scope` and libs/http's `RequestScope` are this type.
+ * declaration: libs/mongo and libs/http name this type, never another.
  */
 export interface Scope {
   organizationId: string;

@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, type Collection, type Db } from '@checkout/mongo';
+import { isDuplicateKeyError, retryTransientWriteConflicts, type Collection, type Db } from '@checkout/mongo';
 
 interface ProcessedEvent {
   _id: string;
@@ -27,7 +27,8 @@ export function idempotentOnEventId<T>(
     if (await processed.findOne({ _id: eventId }, { projection: { _id: 1 } })) return 'duplicate';
     await handler(message);
     try {
-      await processed.insertOne({ _id: eventId, processedAt: new Date() });
+      const marker = { _id: eventId, processedAt: new Date() };
+      await retryTransientWriteConflicts(() => processed.insertOne(marker));
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
       return 'duplicate';

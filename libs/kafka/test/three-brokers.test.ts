@@ -12,7 +12,9 @@ import { isolatedNames, logger } from './support';
 // Three KRaft brokers from the same cached jars, the production topic plan (deploy/scripts/create-topics.ts)
 // with replication factor 3 and min.insync.replicas 2, and a broker that goes away under a producer (acks=all)
 // and a consumer: every acknowledged message is still there and consumed. Starts a cluster of its own (three
-// JVMs), so it runs in the chaos tier, alone.
+// JVMs), whatever KAFKA_BROKERS names, because it stops, restarts and SIGKILLs brokers, which a given cluster (or
+// the run's one broker, every file's) does not let it do; so it runs in the chaos tier, alone. It uses no database,
+// so MONGODB_URL does not concern it.
 
 let cluster: LocalKafkaCluster | undefined;
 let runDir: string | undefined;

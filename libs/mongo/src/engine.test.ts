@@ -18,6 +18,24 @@ const MONGO_JAVA_SERVER = {
   isWritablePrimary: true,
 };
 
+/** FerretDB v2.5.0 on PostgreSQL 15 with DocumentDB 0.106.0, recorded on 2026-11-27: no topologyVersion either. */
+const FERRETDB_2_5 = {
+  helloOk: true,
+  ismaster: true,
+  maxBsonObjectSize: 16777216,
+  maxMessageSizeBytes: 48000000,
+  maxWriteBatchSize: 100000,
+  localTime: '2026-11-27T01:35:18.109Z',
+  logicalSessionTimeoutMinutes: 30,
+  connectionId: 42,
+  minWireVersion: 0,
+  maxWireVersion: 21,
+  readOnly: false,
+  saslSupportedMechs: ['SCRAM-SHA-256'],
+  ok: 1,
+  isWritablePrimary: true,
+};
+
 // MongoDB 7.0 answers, in the shape of the hello command's reference (no MongoDB server binary is served by a
 // registry here: docs/engines.md); the ObjectId of topologyVersion.processId is shown as the driver's object.
 const processId = { $oid: '6565f3b7c0a4e2b5d1e0a001' };
@@ -75,6 +93,10 @@ describe('engineOfHello: which server gets the emulator workarounds', () => {
   it('treats the local engine (no topologyVersion) as the emulator: retryable writes off, monitor watchdog on', () => {
     expect(engineOfHello(MONGO_JAVA_SERVER)).toBe('emulator');
     expect(settingsFor(engineOfHello(MONGO_JAVA_SERVER))).toEqual({ retryWrites: false, monitorWatchdog: true });
+  });
+
+  it('treats FerretDB 2.5 (wire version 21, but no topologyVersion: the driver polls it) as the emulator', () => {
+    expect(engineOfHello(FERRETDB_2_5)).toBe('emulator');
   });
 
   it.each([

@@ -5,8 +5,8 @@ import type { Document } from 'mongodb';
  * - `mongodb`: a MongoDB server (standalone, replica set member or mongos). Every MongoDB the driver accepts
  *   (4.4+, wire version 9) puts `topologyVersion` in its hello/isMaster answer: the streaming server monitor
  *   is built on it. The driver's defaults apply, retryable writes included.
- * - `emulator`: a MongoDB-compatible server that does not (the local engine mongo-java-server; also FerretDB
- *   1.x). It gets the two workarounds below and nothing else does.
+ * - `emulator`: a MongoDB-compatible server that does not (the local engine mongo-java-server; FerretDB 1.x and
+ *   2.5 neither). It gets the two workarounds below and nothing else does.
  */
 export type MongoEngine = 'mongodb' | 'emulator';
 

@@ -9,3 +9,4 @@ export * from './migrations';
 export * from './periodic-task';
 export * from './retention';
 export * from './scope';
+export * from './write-conflicts';

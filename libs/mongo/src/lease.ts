@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from './errors';
+import { retryTransientWriteConflicts } from './write-conflicts';
 
 interface LeaseDocument {
   _id: string;
@@ -57,7 +58,8 @@ export class Leases {
 
   private async tryInsert(key: string, owner: string, ttlMs: number): Promise<boolean> {
     try {
-      await this.collection.insertOne({ _id: key, owner, expiresAt: new Date(Date.now() + ttlMs) });
+      const lease = { _id: key, owner, expiresAt: new Date(Date.now() + ttlMs) };
+      await retryTransientWriteConflicts(() => this.collection.insertOne(lease));
       return true;
     } catch (err) {
       if (isDuplicateKeyError(err)) return false;

@@ -2,6 +2,7 @@ import type { Collection, Db, Filter, UpdateFilter } from 'mongodb';
 import type { Logger } from 'pino';
 import { Leases } from './lease';
 import { PeriodicTask } from './periodic-task';
+import { retryTransientWriteConflicts } from './write-conflicts';
 
 /** Every service's documents have string ids (`ord_…`, `cs_…`): a step's cursor is the last one it migrated. */
 export interface MigratedDocument {
@@ -113,20 +114,24 @@ export class MigrationRunner {
       const record = await this.records.findOne({ _id: migration.id });
       if (record?.state !== 'done') {
         const now = new Date();
-        await this.records.updateOne(
-          { _id: migration.id },
-          {
-            $set: {
-              description: migration.description,
-              state: 'done',
-              cursor: null,
-              doneAt: now,
-              updatedAt: now,
-              by: this.options.version,
+        // Every replica settles at start, so replicas starting together upsert one record at once: a unique
+        // insert, which DocumentDB may refuse as a transient write conflict (write-conflicts.ts).
+        await retryTransientWriteConflicts(() =>
+          this.records.updateOne(
+            { _id: migration.id },
+            {
+              $set: {
+                description: migration.description,
+                state: 'done',
+                cursor: null,
+                doneAt: now,
+                updatedAt: now,
+                by: this.options.version,
+              },
+              $setOnInsert: { migrated: 0, passes: 1, startedAt: now },
             },
-            $setOnInsert: { migrated: 0, passes: 1, startedAt: now },
-          },
-          { upsert: true },
+            { upsert: true },
+          ),
         );
       }
       this.settled.add(migration.id);

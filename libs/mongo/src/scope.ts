@@ -10,6 +10,7 @@ import type {
   WithId,
 } from 'mongodb';
 import { isDuplicateKeyError } from './errors';
+import { retryTransientWriteConflicts } from './write-conflicts';
 
 // The tenant types are libs/contracts' (one declaration for every service); re-exported for the stores.
 export type { Mode, Scope };
@@ -58,12 +59,9 @@ export class ScopedCollection<T extends ScopedDocument> {
     return this.collection.countDocuments(this.filter(filter));
   }
 
+  /** Inserts `doc` in this scope, again if the engine refused it as a transient write conflict (write-conflicts.ts). */
   async insertOne(doc: Omit<T, 'organizationId' | 'mode'>): Promise<void> {
-    await this.collection.insertOne({
-      ...doc,
-      organizationId: this.scope.organizationId,
-      mode: this.scope.mode,
-    } as OptionalUnlessRequiredId<T>);
+    await retryTransientWriteConflicts(() => this.collection.insertOne(this.scopedDocument(doc)));
   }
 
   /**
@@ -71,22 +69,32 @@ export class ScopedCollection<T extends ScopedDocument> {
    * before it (concurrent inserters meet on the index). When refused as a duplicate, the document that holds the
    * key is read by `holder` (default: the same _id), one more round trip only then. `doc: null` with
    * `created: false`: the key is held by a document `holder` does not find (another unique key, or the same
-   * _id in another organization or mode); what that means is the caller's to say.
+   * _id in another organization or mode); what that means is the caller's to say. An insert the engine refused as
+   * a transient write conflict (DocumentDB's deadlock between inserts of one key) reads `holder` first, and is
+   * tried again only if nobody holds the key yet.
    */
   async insertOnce(
     doc: Omit<T, 'organizationId' | 'mode'>,
     holder: Filter<T> = { _id: doc._id },
   ): Promise<InsertOnceResult<T>> {
+    const stored = this.scopedDocument(doc);
+    const held = async (): Promise<InsertOnceResult<T> | undefined> => {
+      const holding = await this.findOne(holder);
+      return holding ? { created: false, doc: holding } : undefined;
+    };
     try {
-      await this.insertOne(doc);
-      return {
-        created: true,
-        doc: { ...doc, organizationId: this.scope.organizationId, mode: this.scope.mode } as unknown as WithId<T>,
-      };
+      return await retryTransientWriteConflicts(async () => {
+        await this.collection.insertOne(stored);
+        return { created: true, doc: stored as unknown as WithId<T> };
+      }, held);
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
     }
     return { created: false, doc: await this.findOne(holder) };
+  }
+
+  private scopedDocument(doc: Omit<T, 'organizationId' | 'mode'>): OptionalUnlessRequiredId<T> {
+    return { ...doc, organizationId: this.scope.organizationId, mode: this.scope.mode } as OptionalUnlessRequiredId<T>;
   }
 
   /** One conditional update inside this scope (the expected state goes in `filter`); null when nothing matched. */

@@ -1,10 +1,11 @@
 // The one place that imports OpenTelemetry (docs/engineering.md, import boundaries): the tracer provider, W3C
-// trace-context propagation, the OTLP exporter and the sampler, all set from the standard OTEL_* settings that
-// a service's config parses (libs/config's telemetryConfigShape). Everything else takes spans and trace
-// contexts through the small API below, whose types are our own, so no OpenTelemetry type crosses a package.
+// trace-context propagation, the exporter (OTLP, or Zipkin's v2 JSON) and the sampler, all set from the standard
+// OTEL_* settings that a service's config parses (libs/config's telemetryConfigShape). Everything else takes
+// spans and trace contexts through the small API below, whose types are our own, so no OpenTelemetry type
+// crosses a package.
 //
-// Off unless an OTLP endpoint is configured: then no provider is registered, the API below hands out nothing
-// and every helper runs its function as it is (no span, no context switch, no allocation beyond a branch).
+// Off unless the exporter's endpoint is configured: then no provider is registered, the API below hands out
+// nothing and every helper runs its function as it is (no span, no context switch, no allocation beyond a branch).
 import {
   context,
   propagation,
@@ -19,6 +20,7 @@ import {
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { ZipkinExporter } from '@opentelemetry/exporter-zipkin';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -45,10 +47,23 @@ export const SAMPLERS = [
 ] as const;
 export type SamplerName = (typeof SAMPLERS)[number];
 
+/**
+ * The exporters of the OTEL_TRACES_EXPORTER specification that a service can use: `otlp` (the default: OTLP/HTTP
+ * protobuf, to a collector in a cluster), `zipkin` (Zipkin's v2 JSON span API, straight to a Zipkin: the local
+ * stack, docs/decisions.md "Traces locally: straight to Zipkin"), `none` (no exporter: tracing off).
+ */
+export const TRACES_EXPORTERS = ['otlp', 'zipkin', 'none'] as const;
+export type TracesExporterName = (typeof TRACES_EXPORTERS)[number];
+
 export interface TelemetryConfig {
   /** OTEL_SERVICE_NAME, else the service's own name. */
   serviceName: string;
-  /** OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (the full URL), or OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`. */
+  /** OTEL_TRACES_EXPORTER: where spans go, and in what format; `otlp` when absent, as in the specification. */
+  exporter?: TracesExporterName | undefined;
+  /**
+   * The full URL spans are sent to: for `otlp`, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT
+   * + `/v1/traces`; for `zipkin`, OTEL_EXPORTER_ZIPKIN_ENDPOINT (`…/api/v2/spans`).
+   */
   tracesEndpoint?: string | undefined;
   sampler: SamplerName;
   /** OTEL_TRACES_SAMPLER_ARG: the ratio of the `*traceidratio` samplers. */
@@ -130,15 +145,31 @@ function samplerOf(name: SamplerName, ratio: number): Sampler {
 }
 
 /**
+ * The exporter the settings choose, or undefined when they choose none (`none`, or no endpoint to send to).
+ * Exported for its unit test: the choice is made from the environment, once, at start.
+ */
+export function exporterFor(config: Pick<TelemetryConfig, 'exporter' | 'tracesEndpoint'>): SpanExporter | undefined {
+  const url = config.tracesEndpoint;
+  if (url === undefined) return undefined;
+  switch (config.exporter ?? 'otlp') {
+    case 'otlp':
+      return new OTLPTraceExporter({ url });
+    case 'zipkin':
+      // service.name comes from the resource, as with OTLP.
+      return new ZipkinExporter({ url });
+    case 'none':
+      return undefined;
+  }
+}
+
+/**
  * Registers the process's tracer provider, context manager and W3C propagator (once per process: the services'
  * main.ts, through libs/service's runService). Does nothing, and costs nothing after, when disabled or when no
- * endpoint is configured. `exporter` replaces the OTLP exporter (tests collect spans in memory).
+ * exporter is configured. `exporter` replaces the configured one (tests collect spans in memory).
  */
 export function startTelemetry(config: TelemetryConfig, options: { exporter?: SpanExporter } = {}): Telemetry {
-  const endpoint = config.tracesEndpoint;
-  if (config.disabled || (endpoint === undefined && options.exporter === undefined) || provider)
-    return { enabled: false, flush: async () => {}, shutdown: async () => {} };
-  const exporter = options.exporter ?? new OTLPTraceExporter({ url: endpoint });
+  const exporter = config.disabled || provider ? undefined : (options.exporter ?? exporterFor(config));
+  if (!exporter) return { enabled: false, flush: async () => {}, shutdown: async () => {} };
   provider = new TracerProvider({
     resource: resourceFromAttributes({ ...config.resourceAttributes, 'service.name': config.serviceName }),
     sampler: samplerOf(config.sampler, config.samplerArg),

@@ -15,6 +15,7 @@ describe('telemetry off (no OTLP endpoint configured)', () => {
   it('registers nothing and hands out no context: nothing is exported, nothing is carried', async () => {
     const telemetry = startTelemetry({
       serviceName: 'x',
+      exporter: 'otlp',
       sampler: 'parentbased_always_on',
       samplerArg: 1,
       disabled: false,
@@ -36,6 +37,7 @@ describe('telemetry off (no OTLP endpoint configured)', () => {
   it('OTEL_SDK_DISABLED wins over a configured endpoint', () => {
     const telemetry = startTelemetry({
       serviceName: 'x',
+      exporter: 'otlp',
       tracesEndpoint: 'http://127.0.0.1:1/v1/traces',
       sampler: 'always_on',
       samplerArg: 1,

@@ -18,7 +18,10 @@ const STATUS_NAMES = ['unset', 'ok', 'error'] as const;
 /** Registers tracing with an in-memory exporter (every span sampled); `spans()` reads what has ended. */
 export function collectSpans(serviceName = 'test'): Telemetry & { spans(): FinishedSpan[]; reset(): void } {
   const exporter = new InMemorySpanExporter();
-  const telemetry = startTelemetry({ serviceName, sampler: 'always_on', samplerArg: 1, disabled: false }, { exporter });
+  const telemetry = startTelemetry(
+    { serviceName, exporter: 'otlp', sampler: 'always_on', samplerArg: 1, disabled: false },
+    { exporter },
+  );
   return {
     enabled: telemetry.enabled,
     flush: () => telemetry.flush(),

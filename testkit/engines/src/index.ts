@@ -7,6 +7,7 @@ import { ferretDbCached, provisionFerretDb, startLocalFerretDb } from './local-f
 import { kafkaCached, provisionKafka, startLocalKafka } from './local-kafka';
 import { startLocalKafkaCluster, type LocalKafkaCluster } from './local-kafka-cluster';
 import { mongoJavaServerCached, provisionMongoJavaServer, startLocalMongoJavaServer } from './local-mongo-java-server';
+import { identifyMongoEngine, type MongoEngineIdentity } from './mongo-identity';
 import { isAlive, run, which } from './process';
 
 export { KAFKA_VERSION, provisionKafka, startLocalKafka, type LocalKafka, type ScramUser } from './local-kafka';
@@ -26,6 +27,8 @@ export {
 export { provisionFerretDb, startLocalFerretDb } from './local-ferretdb';
 export { freePort, spawnGuarded, type GuardedProcess, type ExitInfo, type SpawnGuardedOptions } from './process';
 export { cacheRoot, ensureCached } from './cache';
+export { identifyMongoEngine, type MongoEngineFamily, type MongoEngineIdentity } from './mongo-identity';
+export { readQueryPlan, type QueryPlan } from './query-plan';
 export { waitFor } from './wait';
 
 /** What tests get from the global setup (vitest `inject('engines')`): plain data, no handles. */
@@ -423,21 +426,22 @@ async function sweepStaleRunDirs(): Promise<void> {
   }
 }
 
-/**
- * Names the engine behind a MongoDB URL: "FerretDB v1.24.0 (MongoDB 7.0.42 wire)", "mongo-java-server (MongoDB
- * 4.4.0 wire)" or "MongoDB 7.0.14".
- */
+/** Names the engine behind a MongoDB URL from what it says it is (mongo-identity.ts): the label of its identity. */
 export async function describeMongo(mongoUrl: string): Promise<string> {
+  return (await identifyMongo(mongoUrl)).label;
+}
+
+/** Asks the server behind a MongoDB URL what it is: buildInfo, and serverStatus where buildInfo names no backend. */
+export async function identifyMongo(mongoUrl: string): Promise<MongoEngineIdentity> {
   const client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 5_000 });
   try {
     await client.connect();
-    const info = await client.db('admin').command({ buildInfo: 1 });
-    const version = typeof info.version === 'string' ? info.version : 'unknown version';
-    if (typeof info.ferretdbVersion === 'string') return `FerretDB ${info.ferretdbVersion} (MongoDB ${version} wire)`;
-    // MongoDB always reports its gitVersion; mongo-java-server answers buildInfo with the version alone (the one
-    // our launcher announces).
-    if (info.gitVersion === undefined) return `mongo-java-server (MongoDB ${version} wire)`;
-    return `MongoDB ${version}`;
+    const admin = client.db('admin');
+    const buildInfo = await admin.command({ buildInfo: 1 });
+    // Only FerretDB 2 names its backend, and only there; an engine that refuses serverStatus is still named.
+    const serverStatus =
+      buildInfo.ferretdb !== undefined ? await admin.command({ serverStatus: 1 }).catch(() => undefined) : undefined;
+    return identifyMongoEngine(buildInfo, serverStatus);
   } finally {
     await client.close().catch(() => {});
   }

@@ -5,7 +5,15 @@ import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { describeMongo, FERRETDB_VERSION, startEngines, waitFor, type Engines, type EnginesInfo } from '../src/index';
+import {
+  describeMongo,
+  FERRETDB_VERSION,
+  identifyMongo,
+  startEngines,
+  waitFor,
+  type Engines,
+  type EnginesInfo,
+} from '../src/index';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -125,17 +133,31 @@ describe('engines from the global setup', () => {
       await client.close();
     }
 
-    const engine = await describeMongo(engines.mongoUrl);
-    expect(engine).toMatch(
-      /^(FerretDB v\d+\.\d+\.\d+ \(MongoDB \d+\.\d+\.\d+ wire\)|mongo-java-server \(MongoDB \d+\.\d+\.\d+ wire\)|MongoDB \d+\.\d+\.\d+)$/,
-    );
-    if (engines.description.includes('FerretDB')) expect(engine).toContain(`FerretDB ${FERRETDB_VERSION}`);
-    if (engines.description.includes('mongo-java-server'))
-      expect(engine).toBe('mongo-java-server (MongoDB 4.4.0 wire)');
+    const engine = await identifyMongo(engines.mongoUrl);
+    const label = {
+      mongodb: /^MongoDB \d+\.\d+\.\d+$/,
+      ferretdb: /^FerretDB v\d+\.\d+\.\d+( on [^()]+)? \(MongoDB \d+\.\d+\.\d+ wire\)$/,
+      'mongo-java-server': /^mongo-java-server \(MongoDB \d+\.\d+\.\d+ wire\)$/,
+    }[engine.family];
+    expect(engine.label).toMatch(label);
+    expect(await describeMongo(engines.mongoUrl)).toBe(engine.label);
+    // The run's log line names the engine the same way when it asked the engine (MONGODB_URL given, or Docker);
+    // a local engine is named by the project, which started it.
+    const mongoPart = engines.description.split('; ')[1] ?? '';
+    if (/\((external|Docker)\) at /.test(mongoPart)) expect(mongoPart).toContain(engine.label);
+    // FerretDB 2 names its backend (PostgreSQL with DocumentDB); the local FerretDB is 1.x on SQLite, which does not.
+    if (/^FerretDB v2\./.test(engine.label))
+      expect(engine.label).toMatch(/ on PostgreSQL [\d.]+ with DocumentDB [\d.]+ /);
+    if (mongoPart.startsWith(`FerretDB ${FERRETDB_VERSION} (SQLite)`))
+      expect(engine.label).toMatch(new RegExp(`^FerretDB ${FERRETDB_VERSION} \\(MongoDB [\\d.]+ wire\\)$`));
+    if (mongoPart.startsWith('mongo-java-server ')) expect(engine.label).toBe('mongo-java-server (MongoDB 4.4.0 wire)');
   });
 });
 
-describe('local engines lifecycle', () => {
+// What runs when neither KAFKA_BROKERS nor MONGODB_URL is given: the project's own local engines, started here
+// whatever this run's engines are, because starting, restarting, stopping and cleaning up those processes is
+// what these tests check (mongo-java-server and one KRaft broker, from the cache under ~/.cache/checkout-engines).
+describe('the local engines (what runs without KAFKA_BROKERS and MONGODB_URL): lifecycle', () => {
   let own: Engines | undefined;
   afterAll(async () => {
     await own?.stop();

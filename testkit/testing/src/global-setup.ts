@@ -2,7 +2,7 @@
 // all workers. Workers are forked after setup() returns, so they inherit the env vars set here; inject('engines')
 // gives the same values to code that prefers not to read process.env.
 import type { TestProject } from 'vitest/node';
-import { startEngines, type Engines } from '@checkout/engines';
+import { describeMongo, startEngines, type Engines } from '@checkout/engines';
 import { serveEngineControl } from './engine-control';
 
 import './provided-context';
@@ -12,7 +12,11 @@ export async function setup(project: TestProject): Promise<(() => Promise<void>)
   const mongoUrl = process.env.MONGODB_URL;
   if (brokers && mongoUrl) {
     // Started by someone else (scripts/test.ts for a whole `npm test`, or CI); they own the lifecycle.
-    const description = process.env.ENGINES_DESCRIPTION ?? `Kafka at ${brokers}; MongoDB at ${mongoUrl}`;
+    // Named by what the engine says it is (never "MongoDB" for whatever answers), and by its host only: a URL may
+    // carry credentials.
+    const description =
+      process.env.ENGINES_DESCRIPTION ??
+      `Kafka (external) at ${brokers}; ${await describeMongo(mongoUrl).catch(() => 'MongoDB-compatible engine')} (external) at ${hostOf(mongoUrl)}`;
     project.provide('engines', { kafkaBrokers: brokers.split(',').map((b) => b.trim()), mongoUrl, description });
     process.stderr.write(`engines: ${description}\n`);
     return undefined;
@@ -43,4 +47,12 @@ export async function setup(project: TestProject): Promise<(() => Promise<void>)
       if (process.env[name] !== undefined) delete process.env[name];
     }
   };
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'an unparsable MONGODB_URL';
+  }
 }

@@ -1,6 +1,7 @@
 import type { Collection, Db } from '@checkout/mongo';
 import type { Mode, PaymentMethod } from '@checkout/contracts';
 import { PAYMENT_METHODS } from '@checkout/contracts';
+import { retryTransientWriteConflicts } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 import type {
   ApiKeyDocument,
@@ -39,7 +40,7 @@ export class OrganizationsStore {
   }
 
   async createOrganization(doc: OrganizationDocument): Promise<OrganizationDocument> {
-    await this.organizations.insertOne(doc);
+    await retryTransientWriteConflicts(() => this.organizations.insertOne(doc));
     return doc;
   }
 
@@ -51,8 +52,9 @@ export class OrganizationsStore {
     return this.organizations.find({}).sort({ createdAt: -1 }).limit(500).toArray();
   }
 
+  /** The unique keyId arbitrates, as every unique insert does (libs/mongo write-conflicts.ts). */
   async insertKey(doc: ApiKeyDocument): Promise<void> {
-    await this.keys.insertOne(doc);
+    await retryTransientWriteConflicts(() => this.keys.insertOne(doc));
   }
 
   findKeyByLookupId(lookupId: string): Promise<ApiKeyDocument | null> {

@@ -1,4 +1,5 @@
 import {
+  insertManyOnce,
   scoped,
   type Collection,
   type Db,
@@ -8,7 +9,6 @@ import {
   type Scope,
 } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
-import { insertManyOnce } from './insert-many';
 import type { AttemptRecord, DeliveryDocument } from './delivery.document';
 
 export type ClaimResult =

@@ -1,7 +1,6 @@
-import { scoped, type Collection, type Db, type Filter, type Scope } from '@checkout/mongo';
+import { insertManyOnce, scoped, type Collection, type Db, type Filter, type Scope } from '@checkout/mongo';
 import type { EventType } from '@checkout/contracts';
 import { COLLECTIONS } from './indexes';
-import { insertManyOnce } from './insert-many';
 import type { EventDocument } from './event.document';
 
 export interface EventListFilter {
