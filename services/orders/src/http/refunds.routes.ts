@@ -1,9 +1,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { DomainError } from '@checkout/errors';
-import { INTERNAL_HEADERS, parseOrThrow, requireScope, type RequestScope } from '@checkout/http';
+import { parseOrThrow, requireScope } from '@checkout/http';
 import {
   CreateRefundRequest,
+  INTERNAL_API_HEADERS,
   ListRefundsQuery,
   SettleRefundRequest,
   TestHelperCreateRefundRequest,
@@ -12,6 +13,7 @@ import {
   newId,
   type RefundListResponse,
   type RefundResponse,
+  type Scope,
 } from '@checkout/contracts';
 import type { OrderCommands, RefundWrite } from '../domain/orders.use-cases';
 import type { RefundOutcome } from '../domain/refund';
@@ -28,15 +30,15 @@ function refundIdParam(value: string | undefined): string {
  * 5xx, a lost answer: the gateway keeps no 5xx) meets the refund the first try made, applied at most once, and is
  * not a second one. Not a secret derivation: a refund id is no capability (reading it needs the API key).
  */
-function refundIdFor(ctx: Context, scope: RequestScope, orderId: string): string {
-  const record = ctx.get(INTERNAL_HEADERS.idempotencyRecord) || undefined;
+function refundIdFor(ctx: Context, scope: Scope, orderId: string): string {
+  const record = ctx.get(INTERNAL_API_HEADERS.idempotencyRecord) || undefined;
   return record === undefined
     ? newId('re', scope.mode)
     : derivedId('re', scope.mode, `refund\n${scope.organizationId}\n${orderId}\n${record}`);
 }
 
 /** D29 and D48: test helpers exist for test mode only (the gateway answers 404 for a live key too). */
-function testScope(state: { scope?: RequestScope }): RequestScope {
+function testScope(state: { scope?: Scope }): Scope {
   const scope = requireScope(state);
   if (scope.mode !== 'test') throw new DomainError('NOT_FOUND', 'No such route.');
   return scope;
