@@ -163,28 +163,6 @@ export default tseslint.config(
     rules: { '@typescript-eslint/unbound-method': 'off' },
   },
   {
-    // TEMPORARY, removed by the lead once sessions-writes is merged: services/sessions/src is being rewritten on
-    // that branch (named writes, the hosted page going through the domain), which fixes or replaces these files.
-    // Until then their findings are not this branch's to fix: the hosted page's http/ imports orders' client and
-    // the session document, the store imports the driver's types, and a few type-aware findings.
-    files: [
-      'services/sessions/src/http/hosted-page.routes.ts',
-      'services/sessions/src/http/hosted-page/render.ts',
-      'services/sessions/src/http/hosted-page/html.ts',
-      'services/sessions/src/http/router.ts',
-      'services/sessions/src/domain/session-transition.ts',
-      'services/sessions/src/domain/pay-session.flow.test.ts',
-      'services/sessions/src/store/sessions.store.ts',
-    ],
-    rules: {
-      'max-len': 'off',
-      '@typescript-eslint/no-restricted-imports': 'off',
-      '@typescript-eslint/no-unnecessary-type-assertion': 'off',
-      '@typescript-eslint/no-base-to-string': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
-    },
-  },
-  {
     // TEMPORARY: http/ files that still call a store or a client directly, each to go through a domain use case.
     // Left for after the branches rewriting them merge (the gateway's dashboard and login links on security, the
     // events API on refunds), so that the move is made once, on their code. Everything else in http/ is held to it.

@@ -156,6 +156,126 @@ const ISSUE_BEFORE = {
 };
 const TARGETS = { throughputRatio: 0.5, p99Ms: 50, rssMiB: 150 };
 
+/**
+ * `count` orders created through the gateway and paid in full as sessions pays them (orders' internal payments
+ * route, with sessions' credential and the organization's test scope): what a refund needs, made outside the
+ * measured windows.
+ */
+async function paidOrders(options: {
+  create: () => Promise<string>;
+  ordersUrl: string;
+  sessionsToken: string;
+  organizationId: string;
+  count: number;
+}): Promise<string[]> {
+  const pool = new Pool(options.ordersUrl, { connections: 8 });
+  const ids: string[] = [];
+  const make = async () => {
+    const id = await options.create();
+    const response = await pool.request({
+      method: 'POST',
+      path: `/internal/orders/${id}/payments`,
+      headers: {
+        'content-type': 'application/json',
+        'x-internal-token': options.sessionsToken,
+        'x-organization-id': options.organizationId,
+        'x-mode': 'test',
+      },
+      body: JSON.stringify({ paymentId: `pay_bench_${id}`, method: 'card' }),
+    });
+    await response.body.dump();
+    if (response.statusCode !== 200) throw new Error(`paying ${id} answered ${response.statusCode}`);
+    ids.push(id);
+  };
+  try {
+    for (let i = 0; i < options.count; i += 8)
+      await Promise.all(Array.from({ length: Math.min(8, options.count - i) }, make));
+  } finally {
+    await pool.close();
+  }
+  return ids;
+}
+
+/**
+ * D48's cost beside the order PATCH of the same run: `PATCH /v0/orders/:id` (a metadata edit of an open order) and
+ * `POST /v0/orders/:id/refunds` (1 cent of a paid order) at the bench's concurrency, in interleaved slices. Both
+ * are one conditional write of the order with its events, published before the answer. The refunds go round 500
+ * paid orders, so concurrent refunds of one order (a lost race and a re-read) stay rare, as between merchants.
+ */
+async function loadWrites(input: {
+  gatewayUrl: string;
+  ordersUrl: string;
+  sessionsToken: string;
+  key: string;
+  organizationId: string;
+  options: { concurrency: number; durationMs: number; rounds: number };
+}): Promise<{ patch: LoadResult; refund: LoadResult }> {
+  const { options } = input;
+  const pool = new Pool(input.gatewayUrl, { connections: options.concurrency, pipelining: 1 });
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${input.key}` };
+  const create = async () => {
+    const response = await pool.request({ method: 'POST', path: '/v0/orders', headers, body: ORDER });
+    const body = (await response.body.json()) as { order?: { id?: string } };
+    if (response.statusCode !== 201 || !body.order?.id)
+      throw new Error(`POST /v0/orders answered ${response.statusCode}`);
+    return body.order.id;
+  };
+  try {
+    const open = await Promise.all(Array.from({ length: 200 }, create));
+    const paid = await paidOrders({
+      create,
+      ordersUrl: input.ordersUrl,
+      sessionsToken: input.sessionsToken,
+      organizationId: input.organizationId,
+      count: 500,
+    });
+    const senders = {
+      patch: async (n: number) => {
+        const response = await pool.request({
+          method: 'PATCH',
+          path: `/v0/orders/${open[n % open.length] ?? ''}`,
+          headers,
+          body: JSON.stringify({ metadata: { n: String(n) } }),
+        });
+        await response.body.dump();
+        return response.statusCode === 200;
+      },
+      refund: async (n: number) => {
+        const response = await pool.request({
+          method: 'POST',
+          path: `/v0/orders/${paid[n % paid.length] ?? ''}/refunds`,
+          headers,
+          body: '{"amount":1}',
+        });
+        await response.body.dump();
+        return response.statusCode === 201;
+      },
+    };
+    const slices: Record<keyof typeof senders, LoadResult[]> = { patch: [], refund: [] };
+    for (let round = 0; round < options.rounds; round++) {
+      for (const name of ['patch', 'refund'] as const) {
+        slices[name].push(
+          await runLoad(
+            name,
+            {
+              concurrency: options.concurrency,
+              durationMs: options.durationMs / options.rounds,
+              warmupMs: round === 0 ? 1_000 : 200,
+            },
+            senders[name],
+          ),
+        );
+      }
+    }
+    return {
+      patch: mergeLoads(`gateway+orders PATCH /v0/orders/:id`, slices.patch),
+      refund: mergeLoads(`gateway+orders POST /v0/orders/:id/refunds`, slices.refund),
+    };
+  } finally {
+    await pool.close();
+  }
+}
+
 /** Database commands and Kafka sends per public orders call, services in this process, counted. */
 async function roundTrips(engines: Engines): Promise<RoundTripRow[]> {
   const stack = await startCountedStack(engines, ['orders', 'gateway']);
@@ -195,13 +315,14 @@ async function roundTrips(engines: Engines): Promise<RoundTripRow[]> {
         stack,
         'POST /v0/orders, new customer',
         (i) => post(withCustomer(`bench-${tag}-${i}@example.com`)),
-        { budget: { commands: 3, source: '≤ 2 + 1' }, before: '4' },
+        // D49: every create writes order.created and the relay marks it sent, the "incl. relay" of the plain budget.
+        { budget: { commands: 4, source: '≤ 2 incl. relay + 2 (find, insert)' }, before: '4' },
       ),
       await measureRoundTrips(
         stack,
         'POST /v0/orders, known customer',
         () => post(withCustomer(`bench-${tag}-known@example.com`)),
-        { budget: { commands: 2, source: '≤ 2' }, before: '3' },
+        { budget: { commands: 3, source: '≤ 2 incl. relay + 1 (find)' }, before: '3' },
       ),
       await measureRoundTrips(
         stack,
@@ -210,6 +331,31 @@ async function roundTrips(engines: Engines): Promise<RoundTripRow[]> {
         { before: '4' },
       ),
     ];
+    // D48: a refund of a paid order (paid as sessions pays, through orders' internal API), one order per run.
+    const paid = await paidOrders({
+      create: () => post(ORDER),
+      ordersUrl: stack.urls.orders ?? '',
+      sessionsToken: stack.env.internalTokens.sessions,
+      organizationId: org.organizationId,
+      count: 21,
+    });
+    rows.push(
+      await measureRoundTrips(
+        stack,
+        'POST /v0/orders/:id/refunds (D48)',
+        async (i) => {
+          const response = await pool.request({
+            method: 'POST',
+            path: `/v0/orders/${paid[i + 1] ?? ''}/refunds`,
+            headers,
+            body: JSON.stringify({ amount: 100 }),
+          });
+          await response.body.dump();
+          if (response.statusCode !== 201) throw new Error(`POST refunds answered ${response.statusCode}`);
+        },
+        { budget: { commands: 3, source: 'as a cancel: read, replace, mark sent' } },
+      ),
+    );
     await pool.close();
     return rows;
   } finally {
@@ -300,6 +446,21 @@ export async function runOrdersBench(
           (figures[i] as TargetFigures).cpuMs.get.toFixed(2),
         ]),
       ),
+    );
+
+    const writes = await loadWrites({
+      gatewayUrl: stack.env.gatewayUrl,
+      ordersUrl: stack.env.gateway.ORDERS_URL ?? '',
+      sessionsToken: stack.env.internalTokens.sessions,
+      key: org.testKey,
+      organizationId: org.organizationId,
+      options,
+    });
+    console.log(
+      `\nwrites of one order through the gateway, interleaved in ${options.rounds} slices each (D48: a refund beside the edit it costs like):`,
+    );
+    console.log(
+      formatTable([writes.patch, writes.refund], (row) => (row === writes.refund ? writes.patch : undefined)),
     );
 
     const targetLines: TargetLine[] = [];

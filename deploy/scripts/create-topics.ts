@@ -26,7 +26,9 @@ export const TopicsJobConfigSchema = z
       .describe("Partitions of checkout.session.events (bounds the dispatcher's first-attempt consumer parallelism)"),
     ORDER_EVENTS_PARTITIONS: env
       .positiveInt(6)
-      .describe('Partitions of orders.events (bounds the sessions order-events consumer parallelism)'),
+      .describe(
+        "Partitions of orders.events and orders.public-events (bound the sessions order-events and the dispatcher's order-public-events consumer parallelism)",
+      ),
     WEBHOOK_RETRY_PARTITIONS: env
       .positiveInt(6)
       .describe('Partitions of each webhooks.retry.N tier and of webhooks.dead-letter'),
@@ -66,6 +68,7 @@ export function topicPlan(
   const known = new Map<string, Omit<TopicSpec, 'topic'>>([
     [TOPICS.sessionEvents, { numPartitions: config.SESSION_EVENTS_PARTITIONS }],
     [TOPICS.orderEvents, { numPartitions: config.ORDER_EVENTS_PARTITIONS }],
+    [TOPICS.orderPublicEvents, { numPartitions: config.ORDER_EVENTS_PARTITIONS }],
     ...WEBHOOK_RETRY_TIERS.map(
       (tier) => [TOPICS.webhookRetry(tier), { numPartitions: config.WEBHOOK_RETRY_PARTITIONS }] as const,
     ),

@@ -33,6 +33,12 @@ RULE_MESSAGES = [
     re.compile(r"^customer\.email is required when the order has no customer yet\.$"),  # D11
     re.compile(r"^This event has no callback URL \(D32\); name a webhook endpoint"),  # D32: redeliver without endpointId
     re.compile(r"^since may be at most \d+ days ago\.$"),  # D44: relative to the time of the request
+    # D48: what is refundable depends on the order's payments and refunds, and only a pending refund settles.
+    re.compile(r"^Order \S+ has received no money, so nothing can be refunded\.$"),
+    re.compile(r"^Nothing is left to refund on order \S+: "),
+    re.compile(r"^The refund of \d+ exceeds what is refundable on order \S+ \(\d+\)\.$"),
+    re.compile(r"^Order \S+ already has \d+ refunds, the most one order may have\.$"),
+    re.compile(r"^Refund \S+ is already \w+; only a pending refund can be settled\.$"),
 ]
 RULE_DETAILS = [
     re.compile(r"^sessionData may be at most \d+ bytes as JSON$"),  # D23: 8 KiB serialized

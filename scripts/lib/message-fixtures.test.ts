@@ -2,11 +2,18 @@
 // the parse function its consumer runs on receipt, and every shape today's producers make has a fixture. A
 // change that breaks an older producer's message fails here, before a rolling deploy would run both.
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES, ORDER_EVENT_TYPES, TOPICS, WEBHOOK_RETRY_TIERS } from '@checkout/contracts';
+import {
+  ORDER_EVENT_TYPES,
+  ORDER_PUBLIC_EVENT_TYPES,
+  SESSION_EVENT_TYPES,
+  TOPICS,
+  WEBHOOK_RETRY_TIERS,
+} from '@checkout/contracts';
 import { DeadLetterEntry } from '../../deploy/scripts/replay-dead-letter';
 import { parseOrderEvent } from '../../services/sessions/src/messaging/order-events.consumer';
 import { parseRetryMessage } from '../../services/webhook-dispatcher/src/messaging/retry.consumer';
 import { parseSessionEvent } from '../../services/webhook-dispatcher/src/messaging/session-events.consumer';
+import { parseOrderPublicEvent } from '../../services/webhook-dispatcher/src/messaging/order-public-events.consumer';
 import { fixtureShape, produceAll, readFixtures, type MessageFixture } from './message-fixtures';
 
 const fixtures = readFixtures();
@@ -15,7 +22,13 @@ const ofTopic = (topic: string) => fixtures.filter((f) => f.topic === topic);
 const received = (fixture: MessageFixture): unknown => JSON.parse(JSON.stringify(fixture.value));
 
 const retryTopics = WEBHOOK_RETRY_TIERS.map((tier) => TOPICS.webhookRetry(tier));
-const KNOWN_TOPICS = [TOPICS.orderEvents, TOPICS.sessionEvents, ...retryTopics, TOPICS.webhookDeadLetter];
+const KNOWN_TOPICS = [
+  TOPICS.orderEvents,
+  TOPICS.orderPublicEvents,
+  TOPICS.sessionEvents,
+  ...retryTopics,
+  TOPICS.webhookDeadLetter,
+];
 
 describe('message fixtures: every committed shape parses in its consumer', () => {
   it('has fixtures only for topics the platform uses, and some for each', () => {
@@ -42,9 +55,23 @@ describe('message fixtures: every committed shape parses in its consumer', () =>
       if (!parsed.ok) throw new Error(parsed.error);
       const value = fixture.value as { type: string; body: unknown };
       expect(parsed.value.envelope.type).toBe(value.type);
-      expect(EVENT_TYPES).toContain(parsed.value.envelope.type);
+      expect(Object.values(SESSION_EVENT_TYPES)).toContain(parsed.value.envelope.type);
       expect(parsed.value.envelope.sessionId).toBe(fixture.key);
       // The webhook body reaches the merchant as the producer wrote it.
+      expect(parsed.value.rawBody).toEqual(value.body);
+    },
+  );
+
+  it.each(ofTopic(TOPICS.orderPublicEvents).map((f) => [f.name, f.fixture] as const))(
+    "orders.public-events/%s → the dispatcher's order-public-events consumer (D49)",
+    (_name, fixture) => {
+      const parsed = parseOrderPublicEvent(received(fixture));
+      if (!parsed.ok) throw new Error(parsed.error);
+      const value = fixture.value as { type: string; eventId: string; body: unknown };
+      expect(parsed.value.envelope).toMatchObject({ type: value.type, eventId: value.eventId, callbackUrl: null });
+      expect(ORDER_PUBLIC_EVENT_TYPES).toContain(parsed.value.envelope.type);
+      expect(fixture.headers?.['event-id']).toBe(value.eventId);
+      // The body reaches the events API as the producer wrote it.
       expect(parsed.value.rawBody).toEqual(value.body);
     },
   );
@@ -78,12 +105,17 @@ describe('message fixtures: every committed shape parses in its consumer', () =>
 });
 
 describe('message fixtures: every shape a producer can make has one', () => {
-  it('has a fixture of every order event type and every session event type', () => {
+  it('has a fixture of every order event type, every public order and refund event type and every session event type', () => {
     const orderTypes = new Set(ofTopic(TOPICS.orderEvents).map((f) => (f.fixture.value as { type: string }).type));
     for (const type of ORDER_EVENT_TYPES) expect(orderTypes, `orders.events has no ${type} fixture`).toContain(type);
     const sessionTypes = new Set(ofTopic(TOPICS.sessionEvents).map((f) => (f.fixture.value as { type: string }).type));
-    for (const type of EVENT_TYPES)
+    for (const type of Object.values(SESSION_EVENT_TYPES))
       expect(sessionTypes, `checkout.session.events has no ${type} fixture`).toContain(type);
+    const publicTypes = new Set(
+      ofTopic(TOPICS.orderPublicEvents).map((f) => (f.fixture.value as { type: string }).type),
+    );
+    for (const type of ORDER_PUBLIC_EVENT_TYPES)
+      expect(publicTypes, `orders.public-events has no ${type} fixture`).toContain(type);
   });
 
   it("has a committed fixture of the shape of every message today's producers make (npm run fixtures adds missing ones)", async () => {

@@ -9,12 +9,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Order, TOPICS, WEBHOOK_RETRY_TIERS, newId, type Mode, type SessionEventStatus } from '@checkout/contracts';
-import type { EventProducer, OutgoingMessage } from '@checkout/kafka';
+import type { EventProducer, OutboxEntry, OutgoingMessage } from '@checkout/kafka';
 import { shapeOf } from '@checkout/testing';
 import { nextRevision, type Scope } from '@checkout/mongo';
 import { OrderCommands } from '../../services/orders/src/domain/orders.use-cases';
 import { OrderEventsProducer } from '../../services/orders/src/messaging/order-events.producer';
 import { newOrder, type NewOrderInput } from '../../services/orders/src/domain/order';
+import type { RefundInput } from '../../services/orders/src/domain/refund';
 import { presentOrder } from '../../services/orders/src/domain/order.presenter';
 import type { OrderDocument } from '../../services/orders/src/store/order.document';
 import type { OrdersStore } from '../../services/orders/src/store/orders.store';
@@ -91,6 +92,16 @@ class MemoryOrders {
     return Promise.resolve(this.docs.get(id) ?? null);
   }
 
+  insertOrder(scope: Scope, doc: OrderDocument): Promise<{ order: OrderDocument; created: boolean }> {
+    const stored = { ...doc, ...scope };
+    this.docs.set(doc._id, stored);
+    return Promise.resolve({ order: stored, created: true });
+  }
+
+  findByRefundId(_scope: Scope, refundId: string): Promise<OrderDocument | null> {
+    return Promise.resolve([...this.docs.values()].find((d) => d.refunds?.some((r) => r.id === refundId)) ?? null);
+  }
+
   mutateOrder<R>(
     _scope: Scope,
     id: string,
@@ -106,14 +117,24 @@ class MemoryOrders {
   }
 }
 
+/**
+ * Both topics orders writes, from OrderCommands on an in-memory store: the internal events of orders.events
+ * (sessions' order copies) and the public events of orders.public-events (D49, the dispatcher's events API).
+ */
 async function orderEvents(): Promise<ProducedMessage[]> {
   const store = new MemoryOrders();
-  const topic = TOPICS.orderEvents;
   const commands = new OrderCommands({
-    // Only getOrder and mutateOrder are reached by update, cancel, applyPayment and closePayments.
+    // Only insertOrder, getOrder, findByRefundId and mutateOrder are reached by the commands used here.
     orders: store as unknown as OrdersStore,
-    referenceData: {} as ReferenceDataStore,
-    events: new OrderEventsProducer({ publishWritten: () => Promise.resolve(0) }, topic),
+    // A create checks its location and payment destination: every one named here exists and is active.
+    referenceData: {
+      getLocation: () => Promise.resolve({}),
+      findDestination: (_scope: Scope, id: string) => Promise.resolve({ _id: id, status: 'active', verified: true }),
+    } as unknown as ReferenceDataStore,
+    events: new OrderEventsProducer(
+      { publishWritten: () => Promise.resolve(0) },
+      { orderEvents: TOPICS.orderEvents, publicEvents: TOPICS.orderPublicEvents },
+    ),
     clock: () => NOW,
   });
   const place = (input: NewOrderInput, extra: Partial<OrderDocument> = {}): string => {
@@ -147,51 +168,140 @@ async function orderEvents(): Promise<ProducedMessage[]> {
     customer: { id: newId('cust', MODE), email: 'ada@example.com', name: 'Ada Lovelace', phone: '+442079460000' },
   };
 
-  /** The event the last write appended to the order's outbox, as the relay would send it. */
-  const lastEvent = (id: string, name: string, producedBy: string): ProducedMessage => {
-    const entry = store.docs.get(id)?.outbox.at(-1);
-    if (!entry) throw new Error(`fixtures: ${producedBy} wrote no event`);
-    return { topic, name, fixture: toFixture({ topic: entry.topic, key: entry.key, value: entry.value }, producedBy) };
+  const produced: ProducedMessage[] = [];
+  /** Outbox entries as the relay sends them, each named: `internal` for orders.events, `public` in written order. */
+  const record = (
+    entries: readonly OutboxEntry[],
+    names: { internal?: string; public?: readonly string[] },
+    producedBy: string,
+  ): void => {
+    const internal = entries.filter((e) => e.topic === TOPICS.orderEvents);
+    const published = entries.filter((e) => e.topic === TOPICS.orderPublicEvents);
+    if (internal.length !== (names.internal ? 1 : 0) || published.length !== (names.public?.length ?? 0))
+      throw new Error(
+        `fixtures: ${producedBy} wrote ${internal.length} internal and ${published.length} public events`,
+      );
+    const push = (name: string, entry: OutboxEntry) =>
+      produced.push({
+        topic: entry.topic,
+        name,
+        fixture: toFixture(
+          { topic: entry.topic, key: entry.key, value: entry.value, headers: { 'event-id': entry.eventId } },
+          producedBy,
+        ),
+      });
+    if (names.internal && internal[0]) push(names.internal, internal[0]);
+    published.forEach((entry, i) => push(names.public?.[i] ?? '', entry));
+  };
+  /** The events a write of order `id` appended to its outbox. */
+  const written = async (
+    id: string,
+    write: () => Promise<unknown>,
+    names: { internal?: string; public?: readonly string[] },
+    producedBy: string,
+  ): Promise<void> => {
+    const before = store.docs.get(id)?.outbox.length ?? 0;
+    await write();
+    record(store.docs.get(id)?.outbox.slice(before) ?? [], names, producedBy);
   };
 
-  const produced: ProducedMessage[] = [];
-  let id = place(minimal);
-  await commands.update(SCOPE, id, { metadata: { note: 'gift' } });
-  produced.push(
-    lastEvent(id, 'order.updated.minimal.v1', 'orders: OrderCommands.update, an order with no optional field'),
+  // Created: its public event only (no session waits for a creation).
+  const { order: created } = await commands.create(SCOPE, minimal);
+  record(created.outbox, { public: ['order.created.minimal'] }, 'orders: OrderCommands.create, no optional field');
+  const { order: createdRich } = await commands.create(SCOPE, everything);
+  record(
+    createdRich.outbox,
+    { public: ['order.created.all-fields'] },
+    'orders: OrderCommands.create, every optional field but a customer (found or created in a store not run here)',
+  );
+
+  let id = created._id;
+  await written(
+    id,
+    () => commands.update(SCOPE, id, { metadata: { note: 'gift' } }),
+    { internal: 'order.updated.minimal.amounts-refunded', public: ['order.updated.minimal'] },
+    'orders: OrderCommands.update, an order with no optional field',
   );
 
   id = place(everything, customer);
-  await commands.update(SCOPE, id, { items: [{ name: 'Coffee', quantity: 3, unitPrice: 450 }] });
-  produced.push(
-    lastEvent(id, 'order.updated.all-fields.v1', 'orders: OrderCommands.update, an order with every optional field'),
+  await written(
+    id,
+    () => commands.update(SCOPE, id, { items: [{ name: 'Coffee', quantity: 3, unitPrice: 450 }] }),
+    { internal: 'order.updated.all-fields.amounts-refunded', public: ['order.updated.all-fields'] },
+    'orders: OrderCommands.update, an order with every optional field',
   );
 
   id = place(minimal);
-  await commands.cancel(SCOPE, id);
-  produced.push(lastEvent(id, 'order.cancelled.v1', 'orders: OrderCommands.cancel'));
+  await written(
+    id,
+    () => commands.cancel(SCOPE, id),
+    { internal: 'order.cancelled.amounts-refunded', public: ['order.cancelled'] },
+    'orders: OrderCommands.cancel',
+  );
 
   id = place(everything, customer);
-  await commands.applyPayment(SCOPE, id, { paymentId: newId('pay', MODE), amount: 500, method: 'card' });
-  produced.push(
-    lastEvent(
-      id,
-      'order.payment_applied.partial.v1',
-      'orders: OrderCommands.applyPayment, part of the total (order stays open)',
-    ),
+  await written(
+    id,
+    () => commands.applyPayment(SCOPE, id, { paymentId: newId('pay', MODE), amount: 500, method: 'card' }),
+    { internal: 'order.payment_applied.partial.amounts-refunded', public: ['order.updated.partly-paid'] },
+    'orders: OrderCommands.applyPayment, part of the total (order stays open)',
   );
-  await commands.applyPayment(SCOPE, id, { paymentId: newId('pay', MODE), method: 'stablecoin' });
-  produced.push(
-    lastEvent(
-      id,
-      'order.payment_applied.completed.v1',
-      'orders: OrderCommands.applyPayment, the rest (order completed, paidAt set)',
-    ),
+  await written(
+    id,
+    () => commands.applyPayment(SCOPE, id, { paymentId: newId('pay', MODE), method: 'stablecoin' }),
+    { internal: 'order.payment_applied.completed.amounts-refunded', public: ['order.paid'] },
+    'orders: OrderCommands.applyPayment, the rest (order completed, paidAt set)',
+  );
+
+  // D48: refunds of the paid order, each state its producer can write.
+  const refund =
+    (outcome: 'succeeded' | 'pending' | 'failed', extra: Partial<RefundInput> = {}) =>
+    () =>
+      commands.createRefund(SCOPE, id, { refundId: newId('re', MODE), amount: 100, outcome, ...extra });
+  await written(
+    id,
+    refund('succeeded', { reason: 'requested_by_customer', metadata: { rma: 'R-1' } }),
+    {
+      internal: 'order.refund_created.succeeded',
+      public: ['refund.created.with-reason', 'refund.succeeded.with-reason'],
+    },
+    'orders: OrderCommands.createRefund, test mode (succeeded at once), with a reason and metadata',
+  );
+  await written(
+    id,
+    refund('failed'),
+    { internal: 'order.refund_created.failed', public: ['refund.created.failed', 'refund.failed.at-once'] },
+    'orders: OrderCommands.createRefund, the test helper with outcome failed (no reason)',
+  );
+  const pendingId = newId('re', MODE);
+  await written(
+    id,
+    refund('pending', { refundId: pendingId }),
+    { internal: 'order.refund_created.pending', public: ['refund.created.pending'] },
+    'orders: OrderCommands.createRefund, live mode (pending until the processor settles it)',
+  );
+  await written(
+    id,
+    () => commands.settleRefund(SCOPE, pendingId, 'succeeded'),
+    { internal: 'order.refund_settled.succeeded', public: ['refund.succeeded'] },
+    "orders: OrderCommands.settleRefund, the processor's notification or the test helper: succeeded",
+  );
+  const failingId = newId('re', MODE);
+  await refund('pending', { refundId: failingId })();
+  await written(
+    id,
+    () => commands.settleRefund(SCOPE, failingId, 'failed', 'insufficient_funds'),
+    { internal: 'order.refund_settled.failed', public: ['refund.failed'] },
+    "orders: OrderCommands.settleRefund, the processor's notification: failed, with its failure reason",
   );
 
   id = place(minimal);
-  await commands.closePayments(SCOPE, id);
-  produced.push(lastEvent(id, 'order.payments_closed.v1', 'orders: OrderCommands.closePayments (its session expired)'));
+  await written(
+    id,
+    () => commands.closePayments(SCOPE, id),
+    { internal: 'order.payments_closed.amounts-refunded' },
+    'orders: OrderCommands.closePayments (its session expired)',
+  );
   return produced;
 }
 
@@ -263,28 +373,28 @@ function sessionEvents(): ProducedMessage[] {
   const openRich = orderDoc(items, { paymentsClosed: true, ...withCustomer });
   return [
     make(
-      'checkout.session.completed.minimal',
+      'checkout.session.completed.minimal.amounts-refunded',
       'sessions: sessionEventMessage, completed, no callback URL, no customer, empty sessionData',
       session(completedOrder, 'completed', {}),
       completedOrder,
       'completed',
     ),
     make(
-      'checkout.session.completed.all-fields',
+      'checkout.session.completed.all-fields.amounts-refunded',
       'sessions: sessionEventMessage, completed, with callback and success URLs, customer, sessionData',
       session(completedRich, 'completed', rich),
       completedRich,
       'completed',
     ),
     make(
-      'checkout.session.expired.minimal',
+      'checkout.session.expired.minimal.amounts-refunded',
       'sessions: sessionEventMessage, expired, no callback URL, no customer',
       session(openOrder, 'expired', { expiresAt: NOW }),
       openOrder,
       'expired',
     ),
     make(
-      'checkout.session.expired.all-fields',
+      'checkout.session.expired.all-fields.amounts-refunded',
       'sessions: sessionEventMessage, expired, with callback and success URLs, customer, sessionData',
       session(openRich, 'expired', { ...rich, expiresAt: NOW }),
       openRich,

@@ -207,6 +207,57 @@ describe('the merchant dashboard in a browser (D47)', () => {
     await context.close();
   });
 
+  it("When a merchant refunds part of a paid order from its page, then it goes through the confirm step, is listed on the order and in its session's order (D46, D48); the form sent twice is one refund; without the CSRF token nothing happens", async () => {
+    const merchant = await newMerchant('Dashboard Refund Org');
+    const session = await merchant.test.checkoutSessions.create({
+      items: [{ name: 'Latte', quantity: 2, unitPrice: 450 }],
+    });
+    await merchant.test.testHelpers.checkoutSessions.pay(session.id);
+    const { context, page } = await loggedIn(merchant.test);
+    const orderUrl = `${stack.gatewayUrl}/dashboard/orders/${session.order.id}`;
+    await page.goto(orderUrl);
+    expect(await page.getByRole('table', { name: 'Refunds, newest first' }).textContent()).toContain('No refunds.');
+    await page.getByRole('textbox', { name: /^Amount/ }).fill('2.50');
+    await page.getByLabel('Reason').selectOption('requested_by_customer');
+    await page.getByRole('button', { name: 'Refund…' }).click();
+    await page.waitForURL(new RegExp(`/dashboard/orders/${session.order.id}/refund\\?`));
+    expect(await page.locator('main').textContent()).toContain('Refund $2.50 of order');
+    await checkPage(page, 'refund-confirm');
+    const form = page.locator('main form');
+    const fields = {
+      csrf: (await form.locator('input[name=csrf]').getAttribute('value')) ?? '',
+      key: (await form.locator('input[name=key]').getAttribute('value')) ?? '',
+      amount: (await form.locator('input[name=amount]').getAttribute('value')) ?? '',
+    };
+    expect(fields.amount).toBe('250');
+    await page.getByRole('button', { name: 'Yes, refund' }).click();
+    await page.waitForURL(`${orderUrl}?m=refunded`);
+    const refunds = await page.getByRole('table', { name: 'Refunds, newest first' }).textContent();
+    expect(refunds).toMatch(/re_test_\w+succeeded\$2\.50requested by customer/);
+    expect(await page.getByRole('table', { name: 'Amounts' }).textContent()).toContain('Refunded$2.50');
+    await checkPage(page, 'order-refunded');
+
+    // The same form again (a double submit, a reload of the POST): the same refund, not a second one.
+    const again = await page.request.post(`${orderUrl}/refund`, { form: fields, maxRedirects: 0 });
+    expect(again.status()).toBe(303);
+    // No CSRF token: refused before anything is done.
+    const forged = await page.request.post(`${orderUrl}/refund`, {
+      form: { amount: '100', key: 'forged-key-0123456789' },
+      maxRedirects: 0,
+    });
+    expect(forged.status()).toBe(403);
+    const listed = await merchant.test.refunds.list(session.order.id).toArray();
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ amount: 250, status: 'succeeded', reason: 'requested_by_customer' });
+    const copy = (await merchant.test.checkoutSessions.retrieve(session.id)).order;
+    expect(copy).toMatchObject({ paymentStatus: 'partially_refunded', amounts: { refunded: 250 } });
+
+    // An amount the form cannot read is said so, with nothing done.
+    await page.goto(`${orderUrl}/refund?amount=abc`);
+    expect(await page.locator('main').textContent()).toContain('Give the amount to refund like 12.50');
+    await context.close();
+  });
+
   it('When a link is opened, then its page names the organization and nothing is used until the button; once used, the browser gets the clear refusal page', async () => {
     const merchant = await newMerchant('Used Link Org');
     const { url } = await merchant.test.dashboard.loginLinks.create();

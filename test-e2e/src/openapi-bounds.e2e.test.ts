@@ -227,6 +227,11 @@ async function samples(): Promise<Record<string, { path: string; body: Json }>> 
     async () => (await api.get(`/v0/events?sessionId=${completedId}`)).body?.events?.[0]?.id as string | undefined,
     { deadlineMs: 30_000, description: 'the completed session has an event' },
   );
+  // Refunds of the paid order (D48): a pending one for the settle helper.
+  const paidOrderId = String(completed.body.session.order.id);
+  const pending = await api.post(`/v0/test_helpers/orders/${paidOrderId}/refunds`, { amount: 1, outcome: 'pending' });
+  expect(pending.status).toBe(201);
+  const refundBody = { amount: 1, reason: 'requested_by_customer', metadata: { note: 'hello' } };
   const endpointBody = {
     url: 'https://merchant.example/endpoint',
     enabledEvents: ['*'],
@@ -234,6 +239,12 @@ async function samples(): Promise<Record<string, { path: string; body: Json }>> 
     metadata: { note: 'hello' },
   };
   return {
+    createRefund: { path: `/v0/orders/${paidOrderId}/refunds`, body: refundBody },
+    testHelperCreateRefund: { path: `/v0/test_helpers/orders/${paidOrderId}/refunds`, body: refundBody },
+    testHelperSettleRefund: {
+      path: `/v0/test_helpers/refunds/${pending.body.refund.id}/settle`,
+      body: { outcome: 'succeeded' },
+    },
     createWebhookEndpoint: { path: '/v0/webhook_endpoints', body: endpointBody },
     updateWebhookEndpoint: { path: `/v0/webhook_endpoints/${endpoint.body.endpoint.id}`, body: endpointBody },
     redeliverEvent: { path: `/v0/events/${eventId}/redeliver`, body: { endpointId: endpoint.body.endpoint.id } },

@@ -64,7 +64,15 @@ describe('POST /v0/orders', () => {
       metadata: {},
     });
     // subtotal 1125; 10% of 1125 = 112.5 → 113 (half up, D17); discount 163; total 1125 + 100 − 163
-    expect(order.amounts).toEqual({ subtotal: 1125, tax: 100, discount: 163, tip: 0, total: 1062, paid: 0 });
+    expect(order.amounts).toEqual({
+      subtotal: 1125,
+      tax: 100,
+      discount: 163,
+      tip: 0,
+      total: 1062,
+      paid: 0,
+      refunded: 0,
+    });
     expect(order.items[0]).toMatchObject({
       name: 'Espresso',
       quantity: 2,
@@ -374,7 +382,15 @@ describe('PATCH /v0/orders/:orderId', () => {
     });
     expect(response.status).toBe(200);
     const updated = response.body.order;
-    expect(updated.amounts).toEqual({ subtotal: 1500, tax: 0, discount: 100, tip: 0, total: 1400, paid: 0 });
+    expect(updated.amounts).toEqual({
+      subtotal: 1500,
+      tax: 0,
+      discount: 100,
+      tip: 0,
+      total: 1400,
+      paid: 0,
+      refunded: 0,
+    });
     expect(updated.taxes).toEqual([]);
     expect(updated.metadata).toEqual({ new: 'yes' });
     expect(Date.parse(updated.updatedAt)).toBeGreaterThan(Date.parse(order.updatedAt));

@@ -19,6 +19,8 @@ import { buildOrderInput, buildSessionInput } from './support/factories';
 
 const suffix = randomBytes(4).toString('hex');
 const ROUNDS = 200;
+/** A refund round also pays the session first: fewer rounds, the same question. */
+const REFUND_ROUNDS = 40;
 const CONCURRENCY = 8;
 const counters = { gateway: new CommandCounter(), orders: new CommandCounter(), sessions: new CommandCounter() };
 let gateway: GatewayApp | undefined;
@@ -140,6 +142,40 @@ describe("read your writes across orders and sessions (D46, D25), with sessions'
       if (JSON.stringify(read.body.session.order) !== JSON.stringify(edited.body.order)) stale.push(session.id);
     });
     expect(stale).toEqual([]);
+  });
+
+  it(`When a session's paid order is refunded (API and test helpers), then the next read of the session shows the refund's amounts and paymentStatus, ${REFUND_ROUNDS} times in ${REFUND_ROUNDS} (D48)`, async () => {
+    const stale: string[] = [];
+    await inParallel(REFUND_ROUNDS, async (i) => {
+      const session = await newSession();
+      const paid = await api.post(`/v0/test_helpers/checkout/sessions/${session.id}/pay`, {});
+      expect(paid.body.session.status).toBe('completed');
+      const refunded =
+        i % 2 === 0
+          ? await api.post(`/v0/orders/${session.orderId}/refunds`, { amount: 100 + i })
+          : await api.post(`/v0/test_helpers/orders/${session.orderId}/refunds`, { outcome: 'pending' });
+      expect(refunded.status).toBe(201);
+      if (i % 2 === 1) {
+        const settled = await api.post(`/v0/test_helpers/refunds/${refunded.body.refund.id}/settle`, {
+          outcome: 'succeeded',
+        });
+        expect(settled.status).toBe(200);
+      }
+      const read = await api.get(`/v0/checkout/sessions/${session.id}`);
+      const order = (await api.get(`/v0/orders/${session.orderId}`)).body.order;
+      if (JSON.stringify(read.body.session.order) !== JSON.stringify(order) || order.amounts.refunded === 0)
+        stale.push(session.id);
+    });
+    expect(stale).toEqual([]);
+  });
+
+  it("When a session's order is refunded, then it costs one internal call to sessions: one read and one write there, as a cancel", async () => {
+    const session = await newSession();
+    await api.post(`/v0/test_helpers/checkout/sessions/${session.id}/pay`, {});
+    const refund = await commandsDuring(() => api.post(`/v0/orders/${session.orderId}/refunds`, { amount: 10 }));
+    expect(refund.result.status).toBe(201);
+    expect(refund.orders).toEqual({ find: 1, update: 2 });
+    expect(refund.sessions).toEqual({ find: 1, update: 1 });
   });
 
   it("When a session's order is cancelled, then it costs one internal call to sessions: one read and one write there, nothing more in orders or the gateway than a plain order's cancel", async () => {

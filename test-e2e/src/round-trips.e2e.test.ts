@@ -38,6 +38,8 @@ let ordersDatabase: string;
 let gatewayEnv: Record<string, string>;
 let admin: AdminClient;
 let organizationId: string;
+let ordersUrl: string;
+let sessionsToken: string;
 /** Stands in for sessions (the gateway only forwards): records the checkout settings each request carried. */
 let sessionsStub: Server;
 const forwardedSettings: Array<{ defaultCallbackUrl: string | null }> = [];
@@ -86,7 +88,8 @@ beforeAll(async () => {
   ordersDb = await new MongoClient(mongoUrl).connect();
   const ordersApp = buildOrders(ordersConfig(env.orders), createLogger('orders', { level: 'silent' }));
   orders = ordersApp;
-  const ordersUrl = (await commands.orders.watch(() => kafka.watch(() => ordersApp.start()))).url;
+  ordersUrl = (await commands.orders.watch(() => kafka.watch(() => ordersApp.start()))).url;
+  sessionsToken = env.internalTokens.sessions;
   sessionsStub = createServer((req, res) => {
     const header = req.headers[INTERNAL_API_HEADERS.checkoutSettings];
     if (typeof header === 'string')
@@ -177,13 +180,13 @@ describe('round trips per public orders operation, gateway + orders', () => {
     expect(burst.orders).toEqual({ find: 16 });
   });
 
-  it('POST /v0/orders: 1 command (the insert), no Kafka send, nothing left for the outbox relay; +2 with a new customer, +1 with a known one', async () => {
+  it('POST /v0/orders: 2 commands (the insert, with order.created in its outbox, D49; the relay marking it sent), 1 Kafka send, nothing left for the relay; +2 with a new customer, +1 with a known one', async () => {
     const plain = await costOf(() => api.post('/v0/orders', buildOrderInput()));
     expect(plain.result.status).toBe(201);
     expect(plain.gateway).toEqual({});
-    expect(plain.orders).toEqual({ insert: 1 });
-    expect(plain.kafkaSends).toBe(0);
-    // The relay's work is part of the budget: a created order carries no event today, so there is none.
+    expect(plain.orders).toEqual({ insert: 1, update: 1 });
+    expect(plain.kafkaSends).toBe(1);
+    // The relay's work is part of the budget: the created order's event is published and marked sent before the answer.
     expect(await storedOutbox(plain.result.body.order.id as string)).toEqual(
       expect.objectContaining({ outbox: [], outboxPending: false }),
     );
@@ -191,14 +194,42 @@ describe('round trips per public orders operation, gateway + orders', () => {
     const email = `rt-${suffix}@example.com`;
     const newCustomer = await costOf(() => api.post('/v0/orders', buildOrderInput({ customer: { email } })));
     expect(newCustomer.result.status).toBe(201);
-    // Looks the email up, inserts the customer, inserts the order.
-    expect(newCustomer.orders).toEqual({ find: 1, insert: 2 });
-    expect(newCustomer.total).toBe(3);
+    // Looks the email up, inserts the customer, inserts the order, marks its event sent.
+    expect(newCustomer.orders).toEqual({ find: 1, insert: 2, update: 1 });
+    expect(newCustomer.total).toBe(4);
 
     const knownCustomer = await costOf(() => api.post('/v0/orders', buildOrderInput({ customer: { email } })));
     expect(knownCustomer.result.status).toBe(201);
-    expect(knownCustomer.orders).toEqual({ find: 1, insert: 1 });
-    expect(knownCustomer.total).toBe(2);
+    expect(knownCustomer.orders).toEqual({ find: 1, insert: 1, update: 1 });
+    expect(knownCustomer.total).toBe(3);
+  });
+
+  it('POST /v0/orders/:id/refunds: 3 commands in orders, as a cancel (read, one conditional replace guarding refundable with its events, the relay marking them sent; no lease), 1 Kafka send, nothing left for the relay (D48)', async () => {
+    const id = (await api.post('/v0/orders', buildOrderInput())).body.order.id as string;
+    // Paid as sessions pays it: orders' internal payments route, with sessions' credential.
+    const paid = await new Api(ordersUrl, undefined).post(
+      `/internal/orders/${id}/payments`,
+      { paymentId: `pay-rt-${suffix}`, method: 'card' },
+      {
+        'x-internal-token': sessionsToken,
+        'x-organization-id': organizationId,
+        'x-mode': 'test',
+      },
+    );
+    expect(paid.status).toBe(200);
+    const refund = await costOf(() => api.post(`/v0/orders/${id}/refunds`, { amount: 100 }));
+    expect(refund.result.status).toBe(201);
+    expect(refund.gateway).toEqual({});
+    expect(refund.orders).toEqual({ find: 1, update: 2 });
+    expect(refund.kafkaSends).toBe(1);
+    expect(await storedOutbox(id)).toEqual(expect.objectContaining({ outbox: [], outboxPending: false }));
+
+    const read = await costOf(() => api.get(`/v0/refunds/${refund.result.body.refund.id as string}`));
+    expect(read.result.status).toBe(200);
+    expect(read.total).toBe(1);
+    const list = await costOf(() => api.get(`/v0/orders/${id}/refunds`));
+    expect(list.result.body.refunds).toHaveLength(1);
+    expect(list.total).toBe(1);
   });
 
   it('POST /v0/orders with an Idempotency-Key: +2 in the gateway (D42: the insert that arbitrates, the update that keeps the answer); a replay costs 2 and never reaches orders', async () => {
@@ -207,8 +238,8 @@ describe('round trips per public orders operation, gateway + orders', () => {
     const first = await costOf(() => api.post('/v0/orders', body, { 'idempotency-key': key }));
     expect(first.result.status).toBe(201);
     expect(first.gateway).toEqual({ insert: 1, findAndModify: 1 });
-    expect(first.orders).toEqual({ insert: 1 });
-    expect(first.total).toBe(3);
+    expect(first.orders).toEqual({ insert: 1, update: 1 });
+    expect(first.total).toBe(4);
 
     const replay = await costOf(() => api.post('/v0/orders', body, { 'idempotency-key': key }));
     expect(replay.result.status).toBe(201);

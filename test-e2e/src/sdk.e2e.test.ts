@@ -139,7 +139,7 @@ describe('@checkout/sdk checkout sessions, test helpers, events and webhooks', (
         (await client.events.list({ type: 'checkout.session.completed' }).toArray()).find((e) => e.id === event.id),
       { deadlineMs: 20_000 },
     );
-    expect(listed.session.id).toBe(session.id);
+    expect(listed).toMatchObject({ event: 'checkout.session.completed', session: { id: session.id } });
     const detail = await eventually(
       async () => {
         const found = await client.events.retrieve(event.id);
@@ -149,6 +149,24 @@ describe('@checkout/sdk checkout sessions, test helpers, events and webhooks', (
     );
     const redelivery = await client.events.redeliver(event.id);
     expect(redelivery.id).not.toBe(detail.deliveries[0]?.id);
+  });
+
+  it('When a paid order is refunded, listed, read, and a pending test refund settled, then each call returns the typed refund (D48)', async () => {
+    const { client } = await newClient();
+    const session = await client.checkoutSessions.create(latte);
+    await client.testHelpers.checkoutSessions.pay(session.id);
+    const refund = await client.refunds.create(session.order.id, { amount: 300, reason: 'requested_by_customer' });
+    expect(refund).toMatchObject({ orderId: session.order.id, amount: 300, status: 'succeeded' });
+    const pending = await client.testHelpers.refunds.create(session.order.id, { amount: 100, outcome: 'pending' });
+    expect(pending.status).toBe('pending');
+    expect((await client.testHelpers.refunds.settle(pending.id, { outcome: 'succeeded' })).status).toBe('succeeded');
+    expect(await client.refunds.retrieve(refund.id)).toEqual(refund);
+    const listed = await client.refunds.list(session.order.id).toArray();
+    expect(listed.map((r) => r.id)).toEqual([pending.id, refund.id]);
+    expect((await client.orders.retrieve(session.order.id)).amounts.refunded).toBe(400);
+    await expect(client.refunds.create(session.order.id, { amount: 501 })).rejects.toSatisfy((err: unknown) =>
+      isCheckoutApiError(err, 'REFUND_FAILED'),
+    );
   });
 
   it('When a pending session is expired with the test helper, then it is expired', async () => {

@@ -155,7 +155,8 @@ describe('Secrets in logs', () => {
       deadlineMs: 30_000,
       description: "the endpoint's signed deliveries",
     });
-    const events = await test.get('/v0/events');
+    // A session's event: D49's order events are recorded too, and have no callback URL to redeliver to.
+    const events = await test.get('/v0/events?type=checkout.session.completed');
     expect((await test.post(`/v0/events/${events.body.events[0].id}/redeliver`)).status).toBe(202);
     await eventually(() => receiver.deliveries('/hooks/secret').length >= 4, {
       deadlineMs: 30_000,

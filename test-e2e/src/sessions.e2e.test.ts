@@ -188,7 +188,7 @@ describe('POST /v0/checkout/sessions', () => {
       paymentStatus: 'unpaid',
       metadata: {},
     });
-    expect(order.amounts).toEqual({ subtotal: TOTAL, tax: 0, discount: 0, tip: 0, total: TOTAL, paid: 0 });
+    expect(order.amounts).toEqual({ subtotal: TOTAL, tax: 0, discount: 0, tip: 0, total: TOTAL, paid: 0, refunded: 0 });
     expect(order.items.map((i: { name: string; totalPrice: number }) => [i.name, i.totalPrice])).toEqual([
       ['Espresso', 700],
       ['Croissant', 425],
@@ -211,7 +211,15 @@ describe('POST /v0/checkout/sessions', () => {
     expect(session.customerId).toMatch(/^cust_test_/);
     expect(session.order.customer).toEqual({ id: session.customerId, email: 'buyer@example.com', name: 'Ada' });
     // 1125 + 100 − round(112.5) = 1112 (D17)
-    expect(session.order.amounts).toEqual({ subtotal: 1125, tax: 100, discount: 113, tip: 0, total: 1112, paid: 0 });
+    expect(session.order.amounts).toEqual({
+      subtotal: 1125,
+      tax: 100,
+      discount: 113,
+      tip: 0,
+      total: 1112,
+      paid: 0,
+      refunded: 0,
+    });
     expect(session.order.metadata).toEqual({ cart: '42' });
     const liveSession = await createSession(live, { successUrl: undefined });
     expect(liveSession.id).toMatch(/^cs_live_/);

@@ -605,6 +605,8 @@ export function generateLocalSecrets(options: { tokens?: Partial<LocalInternalTo
   env: Record<LocalSecretsOwner, Record<string, string>>;
 } {
   const random = options.random ?? (() => randomBytes(24).toString('base64url'));
+  // One processor, one secret: it signs payment notifications (sessions, D27) and refund notifications (orders, D48).
+  const processorWebhookSecret = random();
   const tokens: LocalInternalTokens = {
     gateway: random(),
     sessions: random(),
@@ -620,11 +622,14 @@ export function generateLocalSecrets(options: { tokens?: Partial<LocalInternalTo
         INTERNAL_TOKEN: tokens.gateway,
         INTERNAL_CALLERS: internalCallersValue({ 'webhook-dispatcher': tokens.dispatcher }),
       },
-      orders: { INTERNAL_CALLERS: internalCallersValue({ gateway: tokens.gateway, sessions: tokens.sessions }) },
+      orders: {
+        INTERNAL_CALLERS: internalCallersValue({ gateway: tokens.gateway, sessions: tokens.sessions }),
+        PROCESSOR_WEBHOOK_SECRET: processorWebhookSecret,
+      },
       sessions: {
         INTERNAL_TOKEN: tokens.sessions,
         INTERNAL_CALLERS: internalCallersValue({ gateway: tokens.gateway }),
-        PROCESSOR_WEBHOOK_SECRET: random(),
+        PROCESSOR_WEBHOOK_SECRET: processorWebhookSecret,
         CSRF_SECRET: random(),
         ID_DERIVATION_SECRET: random(),
       },

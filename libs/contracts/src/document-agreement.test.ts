@@ -152,7 +152,7 @@ function completedEvent(sessionData: Record<string, unknown>) {
     currency: 'USD',
     status: 'completed',
     paymentStatus: 'paid',
-    amounts: { subtotal: 100, tax: 0, discount: 0, tip: 0, total: 100, paid: 100 },
+    amounts: { subtotal: 100, tax: 0, discount: 0, tip: 0, total: 100, paid: 100, refunded: 0 },
     items: [{ id: 'item_1', name: 'n', quantity: 1, unitPrice: 100, totalPrice: 100, itemType: 'product' }],
     taxes: [],
     discounts: [],

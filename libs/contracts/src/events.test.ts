@@ -35,7 +35,7 @@ const session = {
     currency: 'USD',
     status: 'completed',
     paymentStatus: 'paid',
-    amounts: { subtotal: 3097, tax: 0, discount: 310, tip: 0, total: 2787, paid: 2787 },
+    amounts: { subtotal: 3097, tax: 0, discount: 310, tip: 0, total: 2787, paid: 2787, refunded: 0 },
     customer: { id: 'cust_test_c1', email: 'buyer@example.com' },
     items: [{ id: 'item_a', name: 'A', quantity: 1, unitPrice: 3097, totalPrice: 3097, itemType: 'product' }],
     taxes: [],
@@ -213,7 +213,8 @@ describe('topics', () => {
     expect(TOPICS.orderEvents).toBe('orders.events');
     expect(TOPICS.webhookRetry(1)).toBe('webhooks.retry.1');
     expect(TOPICS.webhookDeadLetter).toBe('webhooks.dead-letter');
-    expect(ALL_TOPICS).toHaveLength(7);
+    expect(TOPICS.orderPublicEvents).toBe('orders.public-events');
+    expect(ALL_TOPICS).toHaveLength(8);
   });
 
   it('When a retry tier outside 1..4 is asked for, then it throws (D31: at most 5 attempts)', () => {

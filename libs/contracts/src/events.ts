@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Pagination, Timestamp, paginationQueryShape } from './common';
 import { DeliveryId, EventId, ModeSchema, OrderId, SessionId, WebhookEndpointId, modeOfId } from './ids';
 import { Order } from './orders';
+import { Refund } from './refunds';
 import { CheckoutSession } from './sessions';
 
 /**
@@ -22,6 +23,15 @@ export type SessionEventType = (typeof SESSION_EVENT_TYPES)[SessionEventStatus];
 export function firesSessionEvent(status: string): status is SessionEventStatus {
   return Object.hasOwn(SESSION_EVENT_TYPES, status);
 }
+
+// D49: the events of orders and refunds, for merchants' systems; recorded in the events API.
+export const PUBLIC_ORDER_EVENT_TYPES = ['order.created', 'order.updated', 'order.cancelled', 'order.paid'] as const;
+export const REFUND_EVENT_TYPES = ['refund.created', 'refund.succeeded', 'refund.failed'] as const;
+export type PublicOrderEventType = (typeof PUBLIC_ORDER_EVENT_TYPES)[number];
+export type RefundEventType = (typeof REFUND_EVENT_TYPES)[number];
+/** The events orders produces for merchants (D49), on TOPICS.orderPublicEvents. */
+export const ORDER_PUBLIC_EVENT_TYPES = [...PUBLIC_ORDER_EVENT_TYPES, ...REFUND_EVENT_TYPES] as const;
+export type OrderPublicEventType = (typeof ORDER_PUBLIC_EVENT_TYPES)[number];
 
 // ---------------------------------------------------------------------------------------------------------
 // Webhook bodies (D30, D49) and the event catalog
@@ -46,6 +56,80 @@ export const SessionExpiredWebhook = sessionWebhookOf(SESSION_EVENT_TYPES.expire
   id: 'SessionExpiredEvent',
   description: '`checkout.session.expired`: the session reached expiresAt unpaid (D21).',
 });
+
+// Keys in D49's order ({id, event, createdAt, ...}): a parsed body is serialized in its schema's order.
+const publicEventId = EventId.describe('Event id. Receivers dedupe on it.');
+const publicEventCreatedAt = Timestamp.describe('When the change happened.');
+
+// D49: each public body is declared here once; orders builds them (and parses them on the way out) and the events
+// API answers them, and their JSON Schemas (eventBodyJsonSchema) come from these same declarations.
+const orderEventOf = <T extends PublicOrderEventType>(type: T, id: string, description: string) =>
+  z
+    .object({
+      id: publicEventId,
+      event: z.literal(type),
+      createdAt: publicEventCreatedAt,
+      order: Order.describe('The order after the change.'),
+    })
+    .meta({ id, description });
+const refundEventOf = <T extends RefundEventType>(type: T, id: string, description: string) =>
+  z
+    .object({
+      id: publicEventId,
+      event: z.literal(type),
+      createdAt: publicEventCreatedAt,
+      refund: Refund.describe('The refund after the change.'),
+      order: Order.describe('Its order after the change (amounts.refunded, paymentStatus).'),
+    })
+    .meta({ id, description });
+
+export const OrderCreatedWebhook = orderEventOf(
+  'order.created',
+  'OrderCreatedEvent',
+  '`order.created`: an order was created, through the API or with a checkout session (D49).',
+);
+export const OrderUpdatedWebhook = orderEventOf(
+  'order.updated',
+  'OrderUpdatedEvent',
+  '`order.updated`: an order was edited (PATCH), or a payment that did not complete it was received (D28, D49).',
+);
+export const OrderCancelledWebhook = orderEventOf(
+  'order.cancelled',
+  'OrderCancelledEvent',
+  '`order.cancelled`: an open, unpaid order was cancelled (D49).',
+);
+export const OrderPaidWebhook = orderEventOf(
+  'order.paid',
+  'OrderPaidEvent',
+  '`order.paid`: a payment brought the order to `paid` or `overpaid`, and it is `completed` (D19, D49).',
+);
+export const RefundCreatedWebhook = refundEventOf(
+  'refund.created',
+  'RefundCreatedEvent',
+  '`refund.created`: a refund was admitted (D48); in test mode `refund.succeeded` or `refund.failed` follows at once.',
+);
+export const RefundSucceededWebhook = refundEventOf(
+  'refund.succeeded',
+  'RefundSucceededEvent',
+  '`refund.succeeded`: the money went back; amounts.refunded includes it (D48).',
+);
+export const RefundFailedWebhook = refundEventOf(
+  'refund.failed',
+  'RefundFailedEvent',
+  '`refund.failed`: the processor refused the refund; its amount is refundable again (D48).',
+);
+
+/** The public events orders produces (D49), one body each. */
+export const OrderPublicEventBody = z.discriminatedUnion('event', [
+  OrderCreatedWebhook,
+  OrderUpdatedWebhook,
+  OrderCancelledWebhook,
+  OrderPaidWebhook,
+  RefundCreatedWebhook,
+  RefundSucceededWebhook,
+  RefundFailedWebhook,
+]);
+export type OrderPublicEventBody = z.infer<typeof OrderPublicEventBody>;
 
 /** A public event body: an object whose `event` is its type's literal name. */
 type EventBody = z.ZodObject<{ event: z.ZodLiteral<string> } & z.ZodRawShape>;
@@ -76,6 +160,22 @@ export const EVENT_CATALOG = [
     SessionExpiredWebhook,
     "A checkout session reached its expiresAt unpaid (D21); sent to the session's callback URL too (D30).",
   ),
+  catalogEntry(OrderCreatedWebhook, 'An order was created, through the API or with a checkout session (D49).'),
+  catalogEntry(
+    OrderUpdatedWebhook,
+    'An order was edited (PATCH), or a payment that did not complete it was received (D28, D49).',
+  ),
+  catalogEntry(OrderCancelledWebhook, 'An open, unpaid order was cancelled (D49).'),
+  catalogEntry(
+    OrderPaidWebhook,
+    'A payment brought the order to `paid` or `overpaid`, and it is `completed` (D19, D49).',
+  ),
+  catalogEntry(
+    RefundCreatedWebhook,
+    'A refund was admitted (D48); in test mode `refund.succeeded` or `refund.failed` follows at once.',
+  ),
+  catalogEntry(RefundSucceededWebhook, 'The money went back; amounts.refunded includes it (D48).'),
+  catalogEntry(RefundFailedWebhook, 'The processor refused the refund; its amount is refundable again (D48).'),
 ] as const;
 
 type Catalog = typeof EVENT_CATALOG;
@@ -281,11 +381,17 @@ export const ORDER_UPDATED = 'order.updated';
 export const ORDER_PAYMENT_APPLIED = 'order.payment_applied';
 /** Its checkout expired: the order takes no more payments (D21). Nothing presented changes but the revision. */
 export const ORDER_PAYMENTS_CLOSED = 'order.payments_closed';
+/** A refund was admitted (D48): the order's refunds and, if it succeeded at once, amounts.refunded changed. */
+export const ORDER_REFUND_CREATED = 'order.refund_created';
+/** A pending refund succeeded or failed (D48). */
+export const ORDER_REFUND_SETTLED = 'order.refund_settled';
 export const ORDER_EVENT_TYPES = [
   ORDER_CANCELLED,
   ORDER_UPDATED,
   ORDER_PAYMENT_APPLIED,
   ORDER_PAYMENTS_CLOSED,
+  ORDER_REFUND_CREATED,
+  ORDER_REFUND_SETTLED,
 ] as const;
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 
@@ -332,5 +438,77 @@ export function orderChangedEvent(input: {
     occurredAt: input.occurredAt.toISOString(),
     revision: input.revision,
     order: input.order,
+  });
+}
+
+// ---- Orders' public events on TOPICS.orderPublicEvents (key orderId): produced by orders, recorded by the dispatcher
+//
+// D49: orders writes each public event in the same document write as the change it tells of (its outbox), as it
+// writes the internal order event; the dispatcher records each once (by its id) in the events API. The envelope
+// carries the routing facts next to the finished body, as a session event does. A new shape gets a new version, and
+// both stay in the union until nothing produces the old one.
+
+export const OrderPublicEventV1 = z
+  .object({
+    version: z.literal(1),
+    eventId: EventId,
+    occurredAt: Timestamp,
+    organizationId: z.string().min(1),
+    mode: ModeSchema,
+    orderId: OrderId,
+    type: z.enum(ORDER_PUBLIC_EVENT_TYPES),
+    body: OrderPublicEventBody,
+  })
+  // A producer bug that mixes ids, types or modes would otherwise reach a merchant; consumers treat it as poison.
+  .superRefine((message, ctx) => {
+    if (message.body.id !== message.eventId)
+      ctx.addIssue({ code: 'custom', path: ['body', 'id'], message: 'must equal eventId' });
+    if (message.body.event !== message.type)
+      ctx.addIssue({ code: 'custom', path: ['body', 'event'], message: 'must equal type' });
+    if (message.body.order.id !== message.orderId)
+      ctx.addIssue({ code: 'custom', path: ['body', 'order', 'id'], message: 'must equal orderId' });
+    if ('refund' in message.body && message.body.refund.orderId !== message.orderId)
+      ctx.addIssue({ code: 'custom', path: ['body', 'refund', 'orderId'], message: 'must equal orderId' });
+    for (const key of ['eventId', 'orderId'] as const) {
+      if (modeOfId(message[key]) !== message.mode)
+        ctx.addIssue({ code: 'custom', path: [key], message: `must be a ${message.mode}-mode id` });
+    }
+  })
+  .meta({ id: 'OrderPublicEventV1' });
+export type OrderPublicEventV1 = z.infer<typeof OrderPublicEventV1>;
+
+/** The public-event message as the dispatcher parses it today: every version still produced. */
+export const OrderPublicEventMessage = OrderPublicEventV1;
+export type OrderPublicEventMessage = OrderPublicEventV1;
+
+/**
+ * One public event of an order change (D49), its body checked against its declaration here, so that a producer
+ * bug fails at the source rather than in the dispatcher. `refund` only for refund.* events.
+ */
+export function orderPublicEvent(input: {
+  type: OrderPublicEventType;
+  eventId: string;
+  organizationId: string;
+  mode: z.infer<typeof ModeSchema>;
+  occurredAt: Date;
+  order: { id: string };
+  refund?: unknown;
+}): OrderPublicEventMessage {
+  const createdAt = input.occurredAt.toISOString();
+  return OrderPublicEventMessage.parse({
+    version: 1,
+    eventId: input.eventId,
+    occurredAt: createdAt,
+    organizationId: input.organizationId,
+    mode: input.mode,
+    orderId: input.order.id,
+    type: input.type,
+    body: {
+      id: input.eventId,
+      event: input.type,
+      createdAt,
+      ...(input.refund !== undefined && { refund: input.refund }),
+      order: input.order,
+    },
   });
 }

@@ -7,7 +7,7 @@ export const ModeSchema = z.enum(MODES).describe('API mode: decided by the API k
 
 /**
  * The tenant every request, document and message belongs to (D3: test and live fully isolated). The one
- * declaration: libs/mongo's `Scope` and libs/http's `RequestScope` are this type.
+ * declaration: libs/mongo and libs/http name this type, never another.
  */
 export interface Scope {
   organizationId: string;
@@ -25,6 +25,7 @@ export const ID_PREFIXES = {
   paymentDestination: 'pd',
   delivery: 'dlv',
   payment: 'pay',
+  refund: 're',
   webhookEndpoint: 'we',
 } as const;
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
@@ -142,6 +143,7 @@ export const LocationId = idSchema(
 export const EventId = idSchema(ID_PREFIXES.event, 'Event id, `evt_<mode>_<suffix>`.');
 export const DeliveryId = idSchema(ID_PREFIXES.delivery, 'Webhook delivery id, `dlv_<mode>_<suffix>`.');
 export const PaymentId = idSchema(ID_PREFIXES.payment, 'Payment id, `pay_<mode>_<suffix>`.');
+export const RefundId = idSchema(ID_PREFIXES.refund, 'Refund id, `re_<mode>_<suffix>` (D48).');
 export const WebhookEndpointId = idSchema(ID_PREFIXES.webhookEndpoint, 'Webhook endpoint id, `we_<mode>_<suffix>`.');
 export const PaymentDestinationId = idSchema(
   ID_PREFIXES.paymentDestination,

@@ -49,6 +49,14 @@ export function eventBodyJsonSchema(type: EventType): JsonSchema {
       const schema: unknown = ctx.zodSchema;
       if (schema instanceof z.ZodObject && schema.def.catchall === undefined)
         delete ctx.jsonSchema.additionalProperties;
+      // A field with a default is one an older producer's body lacks (D48's amounts.refunded: events recorded
+      // before refunds existed, served and redelivered as stored), so a consumer must not require it.
+      if (schema instanceof z.ZodObject && Array.isArray(ctx.jsonSchema.required)) {
+        const shape = schema.shape as Record<string, z.ZodType>;
+        const required = ctx.jsonSchema.required.filter((key) => !(shape[key] instanceof z.ZodDefault));
+        if (required.length > 0) ctx.jsonSchema.required = required;
+        else delete ctx.jsonSchema.required;
+      }
     },
   }) as JsonSchema;
   return { $schema, title: type, description: entry.description, ...rest };

@@ -279,7 +279,7 @@ describe('Order response (D18, D19, D39)', () => {
     currency: 'USD',
     status: 'open',
     paymentStatus: 'unpaid',
-    amounts: { subtotal: 3097, tax: 0, discount: 310, tip: 0, total: 2787, paid: 0 },
+    amounts: { subtotal: 3097, tax: 0, discount: 310, tip: 0, total: 2787, paid: 0, refunded: 0 },
     items: [{ id: 'item_x', name: 'A', quantity: 1, unitPrice: 3097, totalPrice: 3097, itemType: 'product' }],
     taxes: [{ id: 'tax_x', name: 'Tax', type: 'additive', amount: 0, rate: null, scope: 'order' }],
     discounts: [{ id: 'disc_x', name: 'Ten', type: 'percentage', amount: 10, scope: 'order' }],
@@ -294,6 +294,12 @@ describe('Order response (D18, D19, D39)', () => {
 
   it('When a reader gets a field it does not know, then it drops it instead of failing (tolerant reader)', () => {
     expect(Order.parse({ ...order, organizationId: 'org_1' })).toEqual(order);
+  });
+
+  it('When an order from before refunds carries no amounts.refunded, then it reads as 0 refunded (D48, tolerant reader)', () => {
+    const { refunded: _refunded, ...before } = order.amounts;
+    expect(Order.parse({ ...order, amounts: before }).amounts.refunded).toBe(0);
+    expect(Order.safeParse({ ...order, amounts: { ...before, refunded: -1 } }).success).toBe(false);
   });
 
   it('When a tax has a non-null rate, then the response is invalid; a stray discount rate is dropped (D9)', () => {

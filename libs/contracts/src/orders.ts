@@ -30,7 +30,11 @@ export const PAYMENT_STATUSES = [
 ] as const;
 export const PaymentStatus = z
   .enum(PAYMENT_STATUSES)
-  .describe('Payment status, from amounts.paid against amounts.total. The refund states are reserved (D19).');
+  .describe(
+    'Payment status. While nothing is refunded, from amounts.paid against amounts.total (D19); once a refund has ' +
+      'succeeded, `partially_refunded` (0 < amounts.refunded < amounts.paid) or `refunded` (amounts.refunded = ' +
+      'amounts.paid) (D48).',
+  );
 export type PaymentStatus = z.infer<typeof PaymentStatus>;
 
 export const PROVIDERS = ['native', 'square', 'clover'] as const;
@@ -213,6 +217,13 @@ export const Amounts = z
     total: amount().describe('Amount due: subtotal + tax − discount + tip.'),
     // Overpayment is possible (D19), so paid is not capped by the D10 ceiling.
     paid: z.int().min(0).describe('Amount received so far.'),
+    // A tolerant reader (D48): orders written before refunds existed, and the answers and events of an orders
+    // version that predates them, carry no `refunded`; that means nothing was refunded.
+    refunded: z
+      .int()
+      .min(0)
+      .default(0)
+      .describe('Sum of the succeeded refunds (D48); never more than paid. Pending refunds are not counted.'),
   })
   .meta({ id: 'Amounts', description: 'Order amounts, integers in minor units.' });
 export type Amounts = z.infer<typeof Amounts>;

@@ -23,7 +23,7 @@ function rejected(input: Partial<AmountsInput>) {
 describe('computeAmounts (D17)', () => {
   it('When the spec example is computed, then 10% of 3097 is 310 and total 2787 (D17)', () => {
     const { amounts } = accepted({ items: [item(1, 3097)], discounts: [percent(10)] });
-    expect(amounts).toEqual({ subtotal: 3097, tax: 0, discount: 310, tip: 0, total: 2787, paid: 0 });
+    expect(amounts).toEqual({ subtotal: 3097, tax: 0, discount: 310, tip: 0, total: 2787, paid: 0, refunded: 0 });
   });
 
   it.each([
@@ -52,7 +52,15 @@ describe('computeAmounts (D17)', () => {
     });
     // subtotal 3000 + 999 = 3999; 10% → 399.9 → 400; 5% → 199.95 → 200; fixed 100.
     expect(result.itemTotals).toEqual([3000, 999]);
-    expect(result.amounts).toEqual({ subtotal: 3999, tax: 299, discount: 700, tip: 0, total: 3598, paid: 0 });
+    expect(result.amounts).toEqual({
+      subtotal: 3999,
+      tax: 299,
+      discount: 700,
+      tip: 0,
+      total: 3598,
+      paid: 0,
+      refunded: 0,
+    });
   });
 
   it('When two percentage lines each have a half, then each rounds on its own, not their sum (D17: per line)', () => {
@@ -65,7 +73,7 @@ describe('computeAmounts (D17)', () => {
   });
 
   it('When there are no lines, then every amount is 0 (D36 allows a total of 0)', () => {
-    expect(accepted({}).amounts).toEqual({ subtotal: 0, tax: 0, discount: 0, tip: 0, total: 0, paid: 0 });
+    expect(accepted({}).amounts).toEqual({ subtotal: 0, tax: 0, discount: 0, tip: 0, total: 0, paid: 0, refunded: 0 });
   });
 
   it('When a discount is 100%, then total is 0 and accepted (D36)', () => {
@@ -148,6 +156,22 @@ describe('paymentStatusFor (D19)', () => {
   ] as const)('When paid is %i of a %i total, then status is %s (D19)', (paid, total, expected) => {
     expect(paymentStatusFor(paid, total)).toBe(expected);
   });
+
+  it.each([
+    [1000, 1000, 0, 'paid'],
+    [1000, 1000, 1, 'partially_refunded'],
+    [1000, 1000, 999, 'partially_refunded'],
+    [1000, 1000, 1000, 'refunded'],
+    [1500, 1000, 500, 'partially_refunded'],
+    [1500, 1000, 1500, 'refunded'],
+    [400, 1000, 400, 'refunded'],
+    [400, 1000, 100, 'partially_refunded'],
+  ] as const)(
+    'When paid is %i of a %i total and %i refunded, then status is %s (D48: D19 while nothing is refunded)',
+    (paid, total, refunded, expected) => {
+      expect(paymentStatusFor(paid, total, refunded)).toBe(expected);
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------------------

@@ -88,16 +88,20 @@ export function computeAmounts(input: AmountsInput): AmountsResult {
       tip: Number(tip),
       total: Number(total),
       paid: Number(paid),
+      // Only an order that has received nothing is priced (the spec's PATCH rule), so nothing is refunded.
+      refunded: 0,
     },
     itemTotals: itemTotals.map(Number),
   };
 }
 
 /**
- * D19. `paid === 0` is checked first so that a fresh order with a total of 0 (D36, e.g. 100 % off) reads as
- * `unpaid`, matching "created orders are open and unpaid"; the refund states are never produced in v0.
+ * D19 while nothing is refunded, D48 once a refund has succeeded (`refunded`: the succeeded refunds' sum).
+ * `paid === 0` is checked first so that a fresh order with a total of 0 (D36, e.g. 100 % off) reads as
+ * `unpaid`, matching "created orders are open and unpaid".
  */
-export function paymentStatusFor(paid: number, total: number): PaymentStatus {
+export function paymentStatusFor(paid: number, total: number, refunded = 0): PaymentStatus {
+  if (refunded > 0) return refunded >= paid ? 'refunded' : 'partially_refunded';
   if (paid === 0) return 'unpaid';
   if (paid < total) return 'partially_paid';
   if (paid === total) return 'paid';

@@ -145,7 +145,7 @@ describe('SessionResponse (D1, D22, D39)', () => {
         currency: 'USD',
         status: 'open',
         paymentStatus: 'unpaid',
-        amounts: { subtotal: 2500, tax: 0, discount: 0, tip: 0, total: 2500, paid: 0 },
+        amounts: { subtotal: 2500, tax: 0, discount: 0, tip: 0, total: 2500, paid: 0, refunded: 0 },
         items: [{ id: 'item_a', name: 'Ticket', quantity: 1, unitPrice: 2500, totalPrice: 2500, itemType: 'product' }],
         taxes: [],
         discounts: [],

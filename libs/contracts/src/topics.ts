@@ -12,6 +12,8 @@ export const TOPICS = {
   sessionEvents: 'checkout.session.events',
   /** Order facts, key = orderId. Produced by orders (e.g. so sessions learns of a cancellation). */
   orderEvents: 'orders.events',
+  /** OrderPublicEventMessage (events.ts): order.* and refund.* for merchants (D49), key = orderId; by orders. */
+  orderPublicEvents: 'orders.public-events',
   /** Deliveries waiting for retry tier N (tier 1 holds those whose first attempt failed). Key = deliveryId. */
   webhookRetry: (tier: WebhookRetryTier): string => {
     if (!WEBHOOK_RETRY_TIERS.includes(tier)) throw new RangeError(`no webhook retry tier ${String(tier)}`);
@@ -25,6 +27,7 @@ export const TOPICS = {
 export const ALL_TOPICS: readonly string[] = [
   TOPICS.sessionEvents,
   TOPICS.orderEvents,
+  TOPICS.orderPublicEvents,
   ...WEBHOOK_RETRY_TIERS.map((tier) => TOPICS.webhookRetry(tier)),
   TOPICS.webhookDeadLetter,
 ];
@@ -34,6 +37,8 @@ export const ALL_TOPICS: readonly string[] = [
 export const CONSUMER_GROUPS = {
   /** webhook-dispatcher: reads TOPICS.sessionEvents, records events, makes first attempts. */
   dispatcherSessionEvents: 'webhook-dispatcher.session-events',
+  /** webhook-dispatcher: reads TOPICS.orderPublicEvents, records each public event once (D49). */
+  dispatcherOrderPublicEvents: 'webhook-dispatcher.order-public-events',
   /** webhook-dispatcher: reads every TOPICS.webhookRetry(tier). */
   dispatcherRetries: 'webhook-dispatcher.retries',
   /** sessions: reads TOPICS.orderEvents to follow its orders (cancellation, D25). */

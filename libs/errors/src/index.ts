@@ -1,4 +1,4 @@
-// Domain errors are values with a code from the spec (D5–D16, D29, D34, D42); the HTTP status for each code is
+// Domain errors are values with a code from the spec (D5–D16, D29, D34, D42, D48); the HTTP status for each code is
 // decided here and nowhere else. Route files never set a 4xx status themselves.
 
 export const ERROR_STATUS = {
@@ -35,6 +35,11 @@ export const ERROR_STATUS = {
   INVALID_PAYMENT_DESTINATION: 400,
   PAYMENT_DESTINATION_NOT_FOUND: 400,
   PAYMENT_DESTINATION_NOT_ACTIVE: 400,
+  // refunds (D48; docs/decisions.md): a malformed refund id in a path, a well-formed one nowhere in this organization
+  // and mode, and a refund refused (nothing received, more than refundable, a malformed body, a settled one settled)
+  INVALID_REFUND_ID: 400,
+  REFUND_NOT_FOUND: 404,
+  REFUND_FAILED: 400,
   // checkout sessions
   INVALID_SESSION_ID: 400,
   SESSION_NOT_FOUND: 404,

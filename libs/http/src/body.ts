@@ -160,3 +160,24 @@ export async function readUrlEncodedForm(ctx: Context, maxBytes: number): Promis
   }
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
+
+/**
+ * A body exactly as sent, as text, for a signature computed over its bytes (the payment processor's notifications,
+ * D27, D48): at most `maxBytes` (413 PAYLOAD_TOO_LARGE beyond, without holding the rest), strict UTF-8.
+ */
+export async function readRawText(ctx: Context, maxBytes: number): Promise<string> {
+  let bytes: Buffer;
+  try {
+    bytes = await getRawBody(ctx.req, { limit: maxBytes });
+  } catch (err) {
+    ctx.set('Connection', 'close');
+    if ((err as { type?: string }).type === 'entity.too.large')
+      throw new DomainError('PAYLOAD_TOO_LARGE', `Request body exceeds ${maxBytes} bytes.`);
+    throw new DomainError('INVALID_REQUEST', 'Request body could not be read.');
+  }
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    throw new DomainError('INVALID_REQUEST', 'Request body is not valid UTF-8.');
+  }
+}

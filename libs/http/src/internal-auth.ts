@@ -3,18 +3,6 @@ import type { Middleware } from 'koa';
 import { INTERNAL_API_HEADERS, type Scope } from '@checkout/contracts';
 import { DomainError } from '@checkout/errors';
 
-/**
- * TEMPORARY second name of libs/contracts' INTERNAL_API_HEADERS, kept only for services/sessions/src, which the
- * sessions-writes branch rewrites; removed once that branch is merged.
- */
-export const INTERNAL_HEADERS = INTERNAL_API_HEADERS;
-
-/**
- * TEMPORARY second name of libs/contracts' Scope, kept only for services/sessions/src, which the sessions-writes
- * branch rewrites; removed once that branch is merged. Everything else names Scope.
- */
-export type RequestScope = Scope;
-
 declare module 'koa' {
   interface DefaultState {
     scope?: Scope;

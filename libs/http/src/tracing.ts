@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { startSpan, tracingEnabled, type SpanAttributes } from '@checkout/telemetry';
-import { INTERNAL_HEADERS } from './internal-auth';
+import { INTERNAL_API_HEADERS } from '@checkout/contracts';
 
 /** Route parameters that are ids an operator searches traces by (docs/operations.md, "Find a payment's trace"). */
 const ID_PARAMS: Record<string, keyof SpanAttributes> = {
@@ -25,8 +25,8 @@ export function traceRequests(options: { continueIncoming: boolean }): Middlewar
       await next();
       return;
     }
-    const organizationId = ctx.get(INTERNAL_HEADERS.organization);
-    const mode = ctx.get(INTERNAL_HEADERS.mode);
+    const organizationId = ctx.get(INTERNAL_API_HEADERS.organization);
+    const mode = ctx.get(INTERNAL_API_HEADERS.mode);
     const span = startSpan(ctx.method, {
       kind: 'server',
       parent: options.continueIncoming ? ctx.headers : 'none',

@@ -167,6 +167,41 @@ describe('Checkout SDK requests', () => {
     expect(first.pagination.hasMore).toBe(true);
   });
 
+  it('When refunds are created, read and listed, then each call goes to its D48 path, a create with an Idempotency-Key, and the refund itself is returned', async () => {
+    const refund = (id: string) => ({ id, orderId: 'ord_test_1', amount: 100, status: 'succeeded' });
+    const { baseUrl, seen } = await scripted((request) => {
+      if (request.method === 'POST') return { status: 201, body: { refund: refund('re_test_new') } };
+      if (request.url.startsWith('/v0/refunds/')) return { status: 200, body: { refund: refund('re_test_one') } };
+      const page = new URL(request.url, 'http://x').searchParams.get('page');
+      return page === '1'
+        ? {
+            status: 200,
+            body: { refunds: [refund('re_test_b')], pagination: { page: 1, limit: 1, total: 2, hasMore: true } },
+          }
+        : {
+            status: 200,
+            body: { refunds: [refund('re_test_a')], pagination: { page: 2, limit: 1, total: 2, hasMore: false } },
+          };
+    });
+    const sdk = client(baseUrl);
+    expect((await sdk.refunds.create('ord_test_1', { amount: 100, reason: 'duplicate' })).id).toBe('re_test_new');
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/v0/orders/ord_test_1/refunds' });
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual({ amount: 100, reason: 'duplicate' });
+    expect(seen[0]?.headers['idempotency-key']).toEqual(expect.any(String));
+    expect((await sdk.refunds.retrieve('re_test_one')).id).toBe('re_test_one');
+    expect(seen[1]?.url).toBe('/v0/refunds/re_test_one');
+    const ids: string[] = [];
+    for await (const r of sdk.refunds.list('ord_test_1', { limit: 1 })) ids.push(r.id);
+    expect(ids).toEqual(['re_test_b', 're_test_a']);
+    expect(seen[2]?.url).toBe('/v0/orders/ord_test_1/refunds?limit=1&page=1');
+    await sdk.testHelpers.refunds.create('ord_test_1', { outcome: 'pending' });
+    await sdk.testHelpers.refunds.settle('re_test_new', { outcome: 'failed' });
+    expect(seen.slice(-2).map((r) => `${r.method} ${r.url} ${r.body}`)).toEqual([
+      'POST /v0/test_helpers/orders/ord_test_1/refunds {"outcome":"pending"}',
+      'POST /v0/test_helpers/refunds/re_test_new/settle {"outcome":"failed"}',
+    ]);
+  });
+
   it('When the key is not a secret key, then the constructor refuses it', () => {
     expect(() => new Checkout('pk_test_1')).toThrow(/secret key/);
   });

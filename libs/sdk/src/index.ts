@@ -3,6 +3,7 @@ import { CheckoutSessions, TestHelpers } from './resources/checkout-sessions';
 import { Dashboard } from './resources/dashboard';
 import { Events } from './resources/events';
 import { Orders } from './resources/orders';
+import { Refunds } from './resources/refunds';
 import { EventTypes, WebhookEndpoints } from './resources/webhook-endpoints';
 import { webhooks, type Webhooks } from './webhooks';
 
@@ -12,6 +13,8 @@ import { webhooks, type Webhooks } from './webhooks';
  */
 export class Checkout {
   readonly orders: Orders;
+  /** D48: `create(orderId, {amount?, reason?, metadata?})`, `list(orderId)`, `retrieve(id)`. */
+  readonly refunds: Refunds;
   readonly checkoutSessions: CheckoutSessions;
   readonly events: Events;
   /** D49: the event types, their descriptions and the JSON Schemas of their bodies. */
@@ -27,6 +30,7 @@ export class Checkout {
   constructor(apiKey: string, options: CheckoutOptions = {}) {
     const http = new HttpClient(apiKey, options);
     this.orders = new Orders(http);
+    this.refunds = new Refunds(http);
     this.checkoutSessions = new CheckoutSessions(http);
     this.events = new Events(http);
     this.eventTypes = new EventTypes(http);

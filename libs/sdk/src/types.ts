@@ -5,11 +5,15 @@ import type {
   RedeliverRequest,
   UpdateWebhookEndpointRequest,
   CreateOrderRequest,
+  CreateRefundRequest,
   CreateSessionRequest,
   ListEventsQuery,
   ListOrdersQuery,
   PayRequest,
   RecoverEventsRequest,
+  ListRefundsQuery,
+  SettleRefundRequest,
+  TestHelperCreateRefundRequest,
   UpdateOrderRequest,
   UpdateSessionRequest,
 } from '@checkout/contracts';
@@ -33,6 +37,11 @@ export type {
   PaymentMethod,
   PaymentStatus,
   RecoverEventsResponse,
+  Refund,
+  RefundFailureReason,
+  RefundListResponse,
+  RefundReason,
+  RefundStatus,
   SessionStatus,
   WebhookEndpoint,
   WebhookEndpointDeleted,
@@ -64,3 +73,8 @@ export interface EventRecoverParams {
   /** Only this webhook endpoint's, and what it missed while disabled (D50). */
   endpointId?: string;
 }
+export type RefundCreateParams = z.input<typeof CreateRefundRequest>;
+/** `page` is where iteration starts. */
+export type RefundListParams = Partial<z.output<typeof ListRefundsQuery>>;
+export type TestRefundCreateParams = z.input<typeof TestHelperCreateRefundRequest>;
+export type TestRefundSettleParams = z.input<typeof SettleRefundRequest>;

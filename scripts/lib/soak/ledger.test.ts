@@ -4,18 +4,37 @@ import type { ReceivedRequest } from '@checkout/testing';
 import { SERVICES } from '../process-stack';
 import { insideOutage, planChaos, shuffled, type OutageWindow } from './chaos';
 import {
+  ORDER_EVENTS_LOST,
+  REFUNDS_APPLIED_TWICE,
+  REFUNDS_DISAGREE,
+  REFUNDS_EXCEED_PAID,
+  REFUND_EVENTS_LOST,
+  REFUND_EVENTS_TWICE,
   ORPHANED_CREATES,
   SESSIONS_PATH_APPLIED_AGAIN,
   SESSIONS_PATH_PAID_BUT_REFUSED,
   reconcile,
   type LedgerInput,
+  type SessionWebhookEvent,
+  type StoredOrder,
 } from './ledger';
 import type { Journey } from './load';
 
-const session = (id: string, status: CheckoutSession['status'], orderId: string, paid: number) =>
-  ({ id, status, order: { id: orderId, amounts: { paid } } }) as unknown as CheckoutSession;
+const session = (
+  id: string,
+  status: CheckoutSession['status'],
+  orderId: string,
+  paid: number,
+  refunded = 0,
+  paymentStatus = 'paid',
+) => ({ id, status, order: { id: orderId, paymentStatus, amounts: { paid, refunded } } }) as unknown as CheckoutSession;
 const event = (id: string, type: string, sessionId: string) =>
-  ({ id, event: type, createdAt: '2026-11-23T00:00:00.000Z', session: { id: sessionId } }) as unknown as WebhookEvent;
+  ({
+    id,
+    event: type,
+    createdAt: '2026-11-23T00:00:00.000Z',
+    session: { id: sessionId },
+  }) as unknown as SessionWebhookEvent;
 const received = (
   eventId: string,
   deliveryId: string,
@@ -28,6 +47,14 @@ const received = (
   body: JSON.stringify({ id: eventId, event: type, session: { id: sessionId } }),
   receivedAt: new Date(0),
 });
+const orderEvent = (id: string, type: string, orderId: string, refund?: { id: string }) =>
+  ({
+    id,
+    event: type,
+    createdAt: '2026-11-23T00:00:00.000Z',
+    ...(refund && { refund }),
+    order: { id: orderId },
+  }) as unknown as WebhookEvent;
 const journey = (overrides: Partial<Journey>): Journey => ({
   n: 0,
   kind: 'pay-full',
@@ -38,6 +65,7 @@ const journey = (overrides: Partial<Journey>): Journey => ({
   created: 'created',
   paymentIntents: 1,
   processorPaymentIds: [],
+  refunds: [],
   steps: [],
   ...overrides,
 });
@@ -55,7 +83,17 @@ function balanced(): LedgerInput {
         deliveries: [{ id: 'dlv_1', url: 'http://x', status: 'succeeded', attempts: [] }],
       },
     ],
-    orders: [{ id: 'ord_1', paid: 500, payments: [{ paymentId: 'pay_1', amount: 500 }] }],
+    publicEvents: [orderEvent('evt_o1', 'order.created', 'ord_1'), orderEvent('evt_o2', 'order.paid', 'ord_1')],
+    orders: [
+      {
+        id: 'ord_1',
+        paid: 500,
+        total: 500,
+        status: 'completed',
+        paymentStatus: 'paid',
+        payments: [{ paymentId: 'pay_1', amount: 500 }],
+      },
+    ],
     sessionOrderIds: new Set(['ord_1']),
     received: { healthy: [received('evt_1', 'dlv_1', 'cs_1')], slow: [], flapping: [], failing: [] },
     skippedJourneys: 0,
@@ -104,6 +142,97 @@ describe('the soak ledger', () => {
     const input = balanced();
     input.orders = [{ id: 'ord_1', paid: 400, payments: [{ paymentId: 'pay_1', amount: 500 }] }];
     expect(row(input, 'orders whose amounts.paid ≠ sum of applied payments')).toBe(1);
+  });
+
+  /** D48: the balanced ledger with two refunds of its order (one succeeded, one pending), each from its own key. */
+  function refunded(): LedgerInput {
+    const input = balanced();
+    const intent = (key: string, id: string) => ({ key, answers: ['201'], unknownFirst: false, refundIds: [id] });
+    input.journeys = [
+      journey({
+        kind: 'refund',
+        sessionId: 'cs_1',
+        orderId: 'ord_1',
+        refunds: [
+          intent('k1', 're_1'),
+          intent('k2', 're_2'),
+          { key: 'k3', answers: ['400 REFUND_FAILED'], unknownFirst: false, refundIds: [] },
+        ],
+      }),
+    ];
+    input.orders = [
+      {
+        ...(input.orders[0] as StoredOrder),
+        paymentStatus: 'partially_refunded',
+        refunded: 200,
+        refunds: [
+          { id: 're_1', amount: 200, status: 'succeeded' },
+          { id: 're_2', amount: 300, status: 'pending' },
+        ],
+      },
+    ];
+    input.sessions = new Map([['cs_1', session('cs_1', 'completed', 'ord_1', 500, 200, 'partially_refunded')]]);
+    input.publicEvents = [
+      ...input.publicEvents,
+      orderEvent('evt_r1', 'refund.created', 'ord_1', { id: 're_1' }),
+      orderEvent('evt_r2', 'refund.succeeded', 'ord_1', { id: 're_1' }),
+      orderEvent('evt_r3', 'refund.created', 'ord_1', { id: 're_2' }),
+    ];
+    return input;
+  }
+
+  it('When refunds balance (a succeeded and a pending one, a refused key, their events), then no check is violated (D48)', () => {
+    const report = reconcile(refunded());
+    expect(report.violations, report.examples.join('\n')).toBe(0);
+    expect(row(refunded(), REFUNDS_EXCEED_PAID)).toBe(0);
+  });
+
+  it('When the succeeded and pending refunds of an order add up to more than it was paid, then it is a violation', () => {
+    const input = refunded();
+    const order = input.orders[0] as StoredOrder;
+    order.refunds = [...(order.refunds ?? []), { id: 're_3', amount: 1, status: 'pending' }];
+    expect(row(input, REFUNDS_EXCEED_PAID)).toBe(1);
+  });
+
+  it('When an order holds more refunds than the keys could make, one refund twice, or one key answered two refunds, then refunds applied twice counts each', () => {
+    const more = refunded();
+    const order = more.orders[0] as StoredOrder;
+    order.refunds = [...(order.refunds ?? []), { id: 're_9', amount: 0, status: 'failed' }];
+    expect(row(more, REFUNDS_APPLIED_TWICE)).toBe(1);
+    const same = refunded();
+    (same.orders[0] as StoredOrder).refunds?.push({ id: 're_1', amount: 0, status: 'failed' });
+    expect(row(same, REFUNDS_APPLIED_TWICE)).toBe(2);
+    const keyTwice = refunded();
+    keyTwice.journeys[0]?.refunds[0]?.refundIds.push('re_2');
+    expect(row(keyTwice, REFUNDS_APPLIED_TWICE)).toBe(1);
+  });
+
+  it("When amounts.refunded, paymentStatus or the session's copy disagrees with the refunds, then it is a violation", () => {
+    const stored = refunded();
+    (stored.orders[0] as StoredOrder).refunded = 500;
+    expect(row(stored, REFUNDS_DISAGREE)).toBe(1);
+    const status = refunded();
+    (status.orders[0] as StoredOrder).paymentStatus = 'paid';
+    expect(row(status, REFUNDS_DISAGREE)).toBe(1);
+    const copy = refunded();
+    copy.sessions = new Map([['cs_1', session('cs_1', 'completed', 'ord_1', 500, 0, 'paid')]]);
+    expect(row(copy, REFUNDS_DISAGREE)).toBe(1);
+  });
+
+  it('When a refund or order event is missing from the events API, or recorded under two ids, then it is counted (D49)', () => {
+    const lost = refunded();
+    lost.publicEvents = lost.publicEvents.filter((e) => e.id !== 'evt_r2' && e.id !== 'evt_o2');
+    expect(row(lost, REFUND_EVENTS_LOST)).toBe(1);
+    expect(row(lost, ORDER_EVENTS_LOST)).toBe(1);
+    const twice = refunded();
+    twice.publicEvents = [...twice.publicEvents, orderEvent('evt_r9', 'refund.created', 'ord_1', { id: 're_1' })];
+    expect(row(twice, REFUND_EVENTS_TWICE)).toBe(1);
+  });
+
+  it('When a refund answered 201 is not on its order, then the answer is contradicted', () => {
+    const input = refunded();
+    input.journeys[0]?.refunds.push({ key: 'k4', answers: ['201'], unknownFirst: false, refundIds: ['re_gone'] });
+    expect(row(input, 'definite answers the final state contradicts')).toBe(1);
   });
 
   it('When a retry after an unknown outcome applied a payment again, then the ledger names that path, not a plain double payment', () => {

@@ -1,5 +1,6 @@
 import {
   SESSION_EVENT_TYPES,
+  paymentStatusFor,
   type CheckoutSession,
   type Delivery,
   type SessionEventStatus,
@@ -19,12 +20,22 @@ export interface StoredOrder {
   id: string;
   paid: number;
   payments: { paymentId: string; amount: number }[];
+  total?: number;
+  status?: string;
+  paymentStatus?: string;
+  /** D48: amounts.refunded as stored (absent on an order never refunded before refunds existed: 0). */
+  refunded?: number;
+  /** D48: the order's refunds as stored (absent: none). */
+  refunds?: { id: string; amount: number; status: string }[];
   /** The merchant's externalId, when given: ties an order to a journey whose create never returned it. */
   externalId?: string;
 }
 
+/** A checkout session's event (D30): the only kind a session's callback URL receives (D49). */
+export type SessionWebhookEvent = Extract<WebhookEvent, { session: unknown }>;
+
 export interface EventWithDeliveries {
-  event: WebhookEvent;
+  event: SessionWebhookEvent;
   deliveries: Delivery[];
 }
 
@@ -34,8 +45,10 @@ export interface LedgerInput {
   journeys: readonly Journey[];
   /** Every journey's session as GET returns it after the drain, by id. */
   sessions: ReadonlyMap<string, CheckoutSession>;
-  /** Every event of the soak's merchants (events API), with its deliveries. */
+  /** Every session event of the soak's merchants (events API), with its deliveries. */
   events: readonly EventWithDeliveries[];
+  /** D49: every order and refund event of the soak's merchants, as the events API lists them (no deliveries). */
+  publicEvents: readonly WebhookEvent[];
   orders: readonly StoredOrder[];
   /** The order id of every session the sessions service stored (read from its store, not the API). */
   sessionOrderIds: ReadonlySet<string>;
@@ -149,7 +162,7 @@ export function reconcile(input: LedgerInput): LedgerReport {
   }
   for (const journey of input.journeys) {
     const order = journey.orderId === undefined ? undefined : ordersById.get(journey.orderId);
-    if (!order || journey.kind === 'order') continue;
+    if (!order || !journey.sessionId) continue;
     // A payment refused with a 4xx on its first try was not applied. A 4xx on a retry after an unknown outcome
     // (e.g. SESSION_NOT_PAYABLE: the first try did pay the session) says nothing about the first try.
     const refused = journey.steps.filter((step) => /^pay 4\d\d/.test(step) && !step.includes(' after ')).length;
@@ -217,7 +230,7 @@ export function reconcile(input: LedgerInput): LedgerReport {
   for (const { event } of input.events) note(event.session.id, event.event, event.id);
   const allReceived = Object.values(input.received).flat();
   for (const request of allReceived) {
-    const body = JSON.parse(request.body) as WebhookEvent;
+    const body = JSON.parse(request.body) as SessionWebhookEvent;
     note(body.session.id, body.event, body.id);
   }
   // A session that reached a status firing an event has exactly one event of that type and none of the others.
@@ -340,7 +353,7 @@ export function reconcile(input: LedgerInput): LedgerReport {
     input.orders.filter((o) => o.externalId !== undefined).map((o) => [o.externalId as string, o.id]),
   );
   for (const journey of input.journeys) {
-    if (journey.kind === 'order') continue;
+    if (ORDER_ONLY_KINDS.has(journey.kind)) continue;
     if (journey.created === 'duplicate-on-retry') {
       const orderId = sessionsByExternalId.get(journey.externalId);
       if (orderId === undefined || !input.sessionOrderIds.has(orderId)) {
@@ -363,7 +376,10 @@ export function reconcile(input: LedgerInput): LedgerReport {
       );
     }
   }
+  // 8b. D48: a refund answered 201 must be stored on its order, and one Idempotency-Key names one refund.
+  contradicted += refundsNotStored(input, ordersById, example);
   rows.push({ label: 'definite answers the final state contradicts', value: contradicted, check: true });
+  rows.push(...refundRows(input, ordersById, journeysByOrder, example));
   // 9. Every consumer caught up: what a stopped consumer owed shows up above only for the checks that look.
   if (input.consumerLag !== undefined) {
     let lagging = 0;
@@ -427,6 +443,176 @@ export const SESSIONS_PATH_PAID_BUT_REFUSED = 'payments answered 4xx on a retry 
  */
 export const ORPHANED_CREATES = 'retried creates answered 409 with no session behind them';
 
+/** Journeys that make an order without a session. */
+const ORDER_ONLY_KINDS = new Set<Journey['kind']>(['order', 'refund-cancelled']);
+
+export const REFUNDS_EXCEED_PAID = 'orders whose succeeded (or succeeded and pending) refunds exceed paid';
+export const REFUNDS_APPLIED_TWICE = 'refunds applied twice';
+export const REFUNDS_DISAGREE = 'orders whose amounts.refunded or paymentStatus disagrees with their refunds';
+export const REFUND_EVENTS_LOST = 'refund events lost';
+export const REFUND_EVENTS_TWICE = 'refund events recorded under more than one event id';
+export const ORDER_EVENTS_LOST = 'order events lost (order.created, order.paid, order.cancelled)';
+
+type Example = (what: string, detail: string) => void;
+
+/** Refunds answered 201 that the order does not hold: a definite answer the final state contradicts. */
+function refundsNotStored(input: LedgerInput, ordersById: ReadonlyMap<string, StoredOrder>, example: Example): number {
+  let missing = 0;
+  for (const journey of input.journeys) {
+    const stored = new Set((ordersById.get(journey.orderId ?? '')?.refunds ?? []).map((r) => r.id));
+    for (const intent of journey.refunds) {
+      for (const id of intent.refundIds) {
+        if (stored.has(id)) continue;
+        missing++;
+        example(
+          'answers contradicted',
+          `journey ${journey.n} (${journey.kind}): refund ${id} answered 201, not on order ${journey.orderId ?? '?'}`,
+        );
+      }
+    }
+  }
+  return missing;
+}
+
+/**
+ * D48 and D49's rows, each 0 in every run: no order refunds more than it was paid (succeeded, or succeeded and
+ * pending together, which bound what is refundable); no refund applied twice (one refund id stored twice, more
+ * refunds on an order than the merchant's distinct Idempotency-Keys could have made, or one key answered with two
+ * refunds); amounts.refunded and paymentStatus (stored, and in the session's copy after the drain) agree with the
+ * refunds; every refund's events, and every order's, are in the events API, each under one event id.
+ */
+function refundRows(
+  input: LedgerInput,
+  ordersById: ReadonlyMap<string, StoredOrder>,
+  journeysByOrder: ReadonlyMap<string, Journey>,
+  example: Example,
+): LedgerRow[] {
+  const refundsOf = (order: StoredOrder) => order.refunds ?? [];
+  const sum = (refunds: readonly { amount: number }[]) => refunds.reduce((s, r) => s + r.amount, 0);
+
+  let exceed = 0;
+  let disagree = 0;
+  const timesStored = new Map<string, number>();
+  for (const order of input.orders) {
+    const refunds = refundsOf(order);
+    const succeeded = sum(refunds.filter((r) => r.status === 'succeeded'));
+    const held = sum(refunds.filter((r) => r.status !== 'failed'));
+    for (const r of refunds) timesStored.set(r.id, (timesStored.get(r.id) ?? 0) + 1);
+    if (succeeded > order.paid || held > order.paid) {
+      exceed++;
+      example(REFUNDS_EXCEED_PAID, `${order.id}: paid ${order.paid}, succeeded ${succeeded}, with pending ${held}`);
+    }
+    const stored = order.refunded ?? 0;
+    const expected = order.total === undefined ? undefined : paymentStatusFor(order.paid, order.total, succeeded);
+    const journey = journeysByOrder.get(order.id);
+    const copy = journey?.sessionId === undefined ? undefined : input.sessions.get(journey.sessionId)?.order;
+    const problems = [
+      stored !== succeeded && `amounts.refunded ${stored} but succeeded refunds ${succeeded}`,
+      expected !== undefined &&
+        order.paymentStatus !== expected &&
+        `paymentStatus ${order.paymentStatus} not ${expected}`,
+      copy !== undefined &&
+        ((copy.amounts.refunded ?? 0) !== stored ||
+          (order.paymentStatus !== undefined && copy.paymentStatus !== order.paymentStatus)) &&
+        `the session's copy shows ${copy.amounts.refunded ?? 0} refunded, ${copy.paymentStatus}`,
+    ].filter((p): p is string => typeof p === 'string');
+    if (problems.length > 0) {
+      disagree++;
+      example(REFUNDS_DISAGREE, `${order.id}: ${problems.join('; ')}`);
+    }
+  }
+
+  let twice = 0;
+  for (const [id, times] of timesStored) {
+    if (times > 1) {
+      twice += times - 1;
+      example(REFUNDS_APPLIED_TWICE, `${id} stored ${times} times`);
+    }
+  }
+  for (const journey of input.journeys) {
+    if (journey.refunds.length === 0) continue;
+    const order = ordersById.get(journey.orderId ?? '');
+    // A key whose every answer was a definite refusal made no refund; any other may have made one, at most.
+    const couldMake = journey.refunds.filter(
+      (i) => i.unknownFirst || i.refundIds.length > 0 || i.answers.some((a) => !/^4\d\d/.test(a)),
+    ).length;
+    const stored = order ? refundsOf(order).length : 0;
+    if (stored > couldMake) {
+      twice += stored - couldMake;
+      example(
+        REFUNDS_APPLIED_TWICE,
+        `journey ${journey.n} (${journey.kind}) order ${journey.orderId}: ${stored} refunds stored, ${couldMake} keys could make one; told [${journey.steps.join(', ')}]`,
+      );
+    }
+    for (const intent of journey.refunds) {
+      const ids = new Set(intent.refundIds);
+      if (ids.size > 1) {
+        twice += ids.size - 1;
+        example(REFUNDS_APPLIED_TWICE, `key ${intent.key} answered with ${[...ids].join(', ')}`);
+      }
+    }
+  }
+
+  // D49: the events API's order and refund events, by refund and by order.
+  const byRefund = new Map<string, Map<string, Set<string>>>();
+  const byOrder = new Map<string, Set<string>>();
+  for (const event of input.publicEvents) {
+    if ('refund' in event) {
+      const types = byRefund.get(event.refund.id) ?? new Map<string, Set<string>>();
+      types.set(event.event, (types.get(event.event) ?? new Set()).add(event.id));
+      byRefund.set(event.refund.id, types);
+    } else if ('order' in event) {
+      byOrder.set(event.order.id, (byOrder.get(event.order.id) ?? new Set()).add(event.event));
+    }
+  }
+  let refundEventsLost = 0;
+  let refundEventsTwice = 0;
+  let orderEventsLost = 0;
+  for (const order of input.orders) {
+    for (const refund of refundsOf(order)) {
+      const types = byRefund.get(refund.id);
+      const owed = ['refund.created', ...(refund.status === 'pending' ? [] : [`refund.${refund.status}`])];
+      for (const type of owed) {
+        const ids = types?.get(type)?.size ?? 0;
+        if (ids === 0) {
+          refundEventsLost++;
+          example(REFUND_EVENTS_LOST, `${type} of ${refund.id} (${refund.status}, order ${order.id})`);
+        } else if (ids > 1) {
+          refundEventsTwice += ids - 1;
+          example(REFUND_EVENTS_TWICE, `${type} of ${refund.id}: ${ids} event ids`);
+        }
+      }
+    }
+    const owedByOrder = [
+      'order.created',
+      ...(order.status === 'completed' ? ['order.paid'] : []),
+      ...(order.status === 'cancelled' ? ['order.cancelled'] : []),
+    ];
+    for (const type of owedByOrder) {
+      if (byOrder.get(order.id)?.has(type)) continue;
+      orderEventsLost++;
+      example(ORDER_EVENTS_LOST, `${type} of ${order.id} (${order.status ?? '?'})`);
+    }
+  }
+
+  const refundsStored = input.orders.reduce((n, o) => n + refundsOf(o).length, 0);
+  const byStatus = new Map<string, number>();
+  for (const o of input.orders) for (const r of refundsOf(o)) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
+  return [
+    { label: REFUNDS_EXCEED_PAID, value: exceed, check: true },
+    { label: REFUNDS_APPLIED_TWICE, value: twice, check: true },
+    { label: REFUNDS_DISAGREE, value: disagree, check: true },
+    { label: REFUND_EVENTS_LOST, value: refundEventsLost, check: true },
+    { label: REFUND_EVENTS_TWICE, value: refundEventsTwice, check: true },
+    { label: ORDER_EVENTS_LOST, value: orderEventsLost, check: true },
+    {
+      label: 'refunds stored (by status) / order and refund events recorded',
+      value: `${refundsStored} (${[...byStatus].map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}) / ${input.publicEvents.length}`,
+      check: false,
+    },
+  ];
+}
+
 /** The status a session journey's definite answers promise, or undefined when they promise none. */
 function promisedStatus(journey: Journey): CheckoutSession['status'] | undefined {
   const answered = (step: string) => journey.steps.filter((s) => s.startsWith(`${step} `)).map((s) => s.split(' ')[1]);
@@ -435,9 +621,13 @@ function promisedStatus(journey: Journey): CheckoutSession['status'] | undefined
     case 'pay-full':
     case 'pay-partial':
     case 'decline-then-pay':
+    case 'refund':
+    case 'refund-overpaid':
       // Every payment the merchant made got a 200 (a declined one says nothing about the session's end).
       return allOk('pay') && answered('pay').length === journey.paymentIntents ? 'completed' : undefined;
     case 'live-processor':
+    case 'refund-live':
+      // A refund never changes the order's status (D48): the session stays completed.
       return allOk('processor-notification') ? 'completed' : undefined;
     case 'expire':
       return allOk('expire') ? 'expired' : undefined;

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { CheckoutSession } from '@checkout/contracts';
+import { PROCESSOR_SIGNATURE_HEADER, signProcessorPayload, type CheckoutSession } from '@checkout/contracts';
 import { isRetryable, pause, sendWithRetries, type RecordingClient, type Reply } from './client';
 
 // The soak's load: merchants (organizations with a test and a live key) run customer journeys at a steady
@@ -9,7 +9,9 @@ import { isRetryable, pause, sendWithRetries, type RecordingClient, type Reply }
 // STEP_DEADLINE_MS, and only where retrying is safe in the API: creates carry an externalId (D37: a repeat is a 409,
 // never a second order) and session creates an Idempotency-Key too (D42: a retry finishes the first try), PATCH and
 // cancel are idempotent, a processor notification carries its payment id (D27: applied at most once), a test-helper
-// payment carries an Idempotency-Key (D42: the same key is the same payment id, applied at most once).
+// payment carries an Idempotency-Key (D42: the same key is the same payment id, applied at most once), and so does
+// every refund (D48: the same key is the same refund id, applied at most once); a processor's refund notification
+// names its refund (applied at most once).
 
 export const RECEIVER_KINDS = ['healthy', 'slow', 'flapping', 'failing'] as const;
 export type ReceiverKind = (typeof RECEIVER_KINDS)[number];
@@ -22,6 +24,10 @@ export const JOURNEY_KINDS = [
   'cancel',
   'order',
   'live-processor',
+  'refund',
+  'refund-overpaid',
+  'refund-cancelled',
+  'refund-live',
 ] as const;
 export type JourneyKind = (typeof JOURNEY_KINDS)[number];
 const WEIGHTS: Record<JourneyKind, number> = {
@@ -32,6 +38,12 @@ const WEIGHTS: Record<JourneyKind, number> = {
   cancel: 10,
   order: 10,
   'live-processor': 15,
+  // D48: partial and full refunds, a duplicate with one Idempotency-Key, concurrent refunds of one order, an
+  // overpaid order's excess, a cancelled order (nothing to refund), a live refund settled by the processor.
+  refund: 10,
+  'refund-overpaid': 4,
+  'refund-cancelled': 3,
+  'refund-live': 7,
 };
 const RECEIVER_WEIGHTS: Record<ReceiverKind, number> = { healthy: 40, slow: 20, flapping: 25, failing: 15 };
 
@@ -49,6 +61,20 @@ export interface Merchant {
 
 export type CreateResult = 'created' | 'duplicate-on-retry' | 'no-answer' | 'refused';
 
+/**
+ * One refund the merchant asked for (D48): its Idempotency-Key (the same key is the same refund), the answers every
+ * request with that key got in the end ("201", "400 REFUND_FAILED", "503", "timeout", ...), and the refund id
+ * answered with a 201.
+ */
+export interface RefundIntent {
+  key: string;
+  amount?: number;
+  answers: string[];
+  /** A request with this key got an unknown outcome (5xx, no answer) before its definite answer. */
+  unknownFirst: boolean;
+  refundIds: string[];
+}
+
 export interface Journey {
   n: number;
   kind: JourneyKind;
@@ -64,6 +90,8 @@ export interface Journey {
   paymentIntents: number;
   /** Processor payment ids notified (live mode); each may be applied at most once, however often notified. */
   processorPaymentIds: string[];
+  /** D48: every refund the merchant asked for, by Idempotency-Key. */
+  refunds: RefundIntent[];
   /** Each step and its final outcome, e.g. "pay 200", for the report of anything unexpected. */
   steps: string[];
 }
@@ -129,11 +157,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       n,
       kind,
       merchant: Math.floor(options.random() * options.merchants.length),
-      mode: kind === 'live-processor' ? 'live' : 'test',
+      mode: kind === 'live-processor' || kind === 'refund-live' ? 'live' : 'test',
       externalId: `soak-${options.runId}-${n}`,
-      ...(kind !== 'order' && { receiver: pick(RECEIVER_WEIGHTS, options.random) }),
+      ...(kind !== 'order' && kind !== 'refund-cancelled' && { receiver: pick(RECEIVER_WEIGHTS, options.random) }),
       paymentIntents: 0,
       processorPaymentIds: [],
+      refunds: [],
       steps: [],
     };
     journeys.push(journey);
@@ -175,6 +204,56 @@ async function runJourney(journey: Journey, options: LoadOptions, roll: number):
   const items = [
     { name: `Soak item ${journey.n}`, quantity: 1 + (journey.n % 3), unitPrice: 150 + Math.floor(roll * 4_850) },
   ];
+  /**
+   * D48: a refund with its own Idempotency-Key (or, to duplicate one, the key of an earlier intent), retried while
+   * its outcome is unknown: the same key is the same refund, applied at most once.
+   */
+  const refund = async (orderId: string, amount: number | undefined, again?: RefundIntent): Promise<RefundIntent> => {
+    const intent: RefundIntent = again ?? {
+      key: `soak-refund-${randomBytes(9).toString('hex')}`,
+      ...(amount !== undefined && { amount }),
+      answers: [],
+      unknownFirst: false,
+      refundIds: [],
+    };
+    if (!again) journey.refunds.push(intent);
+    const reply = await sendWithRetries(
+      async () => {
+        const r = await client.send('POST', `/v0/orders/${orderId}/refunds`, 'POST /v0/orders/:id/refunds', {
+          key,
+          body: amount === undefined ? {} : { amount },
+          headers: { 'idempotency-key': intent.key },
+        });
+        if (isRetryable(r.outcome)) intent.unknownFirst = true;
+        return r;
+      },
+      { deadlineMs: stepDeadline() },
+    );
+    step(again ? 'refund-again' : 'refund', reply);
+    intent.answers.push(`${reply.outcome}${codeOf(reply) ? ` ${codeOf(reply)}` : ''}`);
+    const id = (reply.body as { refund?: { id?: string } } | undefined)?.refund?.id;
+    if (reply.outcome === 201 && id) intent.refundIds.push(id);
+    return intent;
+  };
+
+  if (journey.kind === 'refund-cancelled') {
+    // An order that never received money has nothing refundable: 400 REFUND_FAILED (D48).
+    const created = await createWithExternalId(journey, () =>
+      call('POST', '/v0/orders', 'POST /v0/orders', { items, externalId: journey.externalId }),
+    );
+    step('create-order', created);
+    const order = (created.body as { order?: { id: string } } | undefined)?.order;
+    if (!order) return;
+    journey.orderId = order.id;
+    step(
+      'cancel-order',
+      await sendWithRetries(() => call('POST', `/v0/orders/${order.id}/cancel`, 'POST /v0/orders/:id/cancel'), {
+        deadlineMs: stepDeadline(),
+      }),
+    );
+    await refund(order.id, 100);
+    return;
+  }
 
   if (journey.kind === 'order') {
     const created = await createWithExternalId(journey, () =>
@@ -287,6 +366,28 @@ async function runJourney(journey: Journey, options: LoadOptions, roll: number):
       ),
     );
   };
+  /** D48, live mode: the processor settles a refund, through the gateway as processors do. */
+  const notifyRefund = async (refundId: string, outcome: 'succeeded' | 'failed') => {
+    const rawBody = JSON.stringify({ refundId, outcome, settledAt: new Date().toISOString() });
+    return step(
+      'refund-notification',
+      await sendWithRetries(
+        () =>
+          client.send('POST', '/v0/processor/refund_notifications', 'POST /v0/processor/refund_notifications', {
+            rawBody,
+            headers: {
+              'content-type': 'application/json',
+              [PROCESSOR_SIGNATURE_HEADER]: signProcessorPayload(
+                options.processorSecret,
+                rawBody,
+                Math.floor(Date.now() / 1000),
+              ),
+            },
+          }),
+        { deadlineMs: stepDeadline() },
+      ),
+    );
+  };
   const total = session.order.amounts.total;
 
   switch (journey.kind) {
@@ -362,6 +463,38 @@ async function runJourney(journey: Journey, options: LoadOptions, roll: number):
       await notify(a, first);
       await notify(a, first);
       if (total - first > 0) await notify(b, total - first);
+      break;
+    }
+    case 'refund': {
+      // Paid in full, then: a partial refund sent twice at once with one Idempotency-Key (one refund), three
+      // refunds at once that together ask for more than is left (some refused), and the rest, if any.
+      await pay({ method: 'card' });
+      const orderId = session.order.id;
+      const first = Math.max(1, Math.floor(total / 4));
+      const intent = await refund(orderId, first);
+      await refund(orderId, first, intent);
+      const third = Math.max(1, Math.floor(total / 3));
+      await Promise.all([refund(orderId, third), refund(orderId, third), refund(orderId, third)]);
+      await refund(orderId, undefined);
+      break;
+    }
+    case 'refund-overpaid': {
+      // An overpayment (the stablecoin simulator pays what it is told) and its excess refunded.
+      const extra = 1 + Math.floor(roll * 500);
+      await pay({ method: 'stablecoin', amount: total + extra });
+      await refund(session.order.id, extra);
+      break;
+    }
+    case 'refund-live': {
+      // Paid by the live processor, refunded (pending), then settled by the processor's notification, sent twice.
+      await notify(`pay_soak_${randomBytes(8).toString('hex')}`, total);
+      const intent = await refund(session.order.id, roll < 0.5 ? Math.max(1, Math.floor(total / 2)) : undefined);
+      const refundId = intent.refundIds[0];
+      if (refundId) {
+        const outcome = roll < 0.8 ? 'succeeded' : 'failed';
+        await notifyRefund(refundId, outcome);
+        await notifyRefund(refundId, outcome);
+      }
       break;
     }
   }

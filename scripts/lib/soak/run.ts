@@ -22,7 +22,14 @@ import { SERVICES, startProcessStack, type ProcessStack, type ServiceName } from
 import { startTraceSink, type TraceSink } from '../trace-sink';
 import { planChaos, runChaos, type ClusterKill, type OutageWindow } from './chaos';
 import { RecordingClient, sendWithRetries } from './client';
-import { formatLedger, reconcile, type EventWithDeliveries, type LedgerReport, type StoredOrder } from './ledger';
+import {
+  formatLedger,
+  reconcile,
+  type EventWithDeliveries,
+  type LedgerReport,
+  type SessionWebhookEvent,
+  type StoredOrder,
+} from './ledger';
 import { RECEIVER_KINDS, runLoad, type Merchant, type ReceiverKind } from './load';
 import {
   rolloutPhases,
@@ -268,6 +275,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const groupIds = [
       { id: topicName(namePrefix, CONSUMER_GROUPS.sessionsOrderEvents), label: 'sessions.order-events' },
       { id: topicName(namePrefix, CONSUMER_GROUPS.dispatcherSessionEvents), label: 'dispatcher.session-events' },
+      {
+        id: topicName(namePrefix, CONSUMER_GROUPS.dispatcherOrderPublicEvents),
+        label: 'dispatcher.order-public-events',
+      },
       { id: topicName(namePrefix, CONSUMER_GROUPS.dispatcherRetries), label: 'dispatcher.retries' },
     ];
     watcher = options.rollout
@@ -343,6 +354,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       {
         groupId: topicName(namePrefix, CONSUMER_GROUPS.dispatcherSessionEvents),
         topic: topicName(namePrefix, TOPICS.sessionEvents),
+      },
+      {
+        groupId: topicName(namePrefix, CONSUMER_GROUPS.dispatcherOrderPublicEvents),
+        topic: topicName(namePrefix, TOPICS.orderPublicEvents),
       },
     ];
     const consumerLag = async () => {
@@ -423,6 +438,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       }
     });
     const events: EventWithDeliveries[] = [];
+    const publicEvents: WebhookEvent[] = [];
     for (let m = 0; m < merchants.length; m++) {
       for (const mode of ['test', 'live'] as const) {
         const key = keyOf(m, mode);
@@ -439,11 +455,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         } catch (err) {
           unreadable.push(err instanceof Error ? err.message : String(err));
         }
-        const read = await inParallel(listed, 8, (e) =>
-          getJson<{ event: WebhookEvent; deliveries: Delivery[] }>(`/v0/events/${e.id}`, key).catch((err: unknown) => {
-            unreadable.push(err instanceof Error ? err.message : String(err));
-            return undefined;
-          }),
+        // A session's events with their deliveries (D30); orders' and refunds' (D49) have none to read.
+        const ofSessions = listed.filter((e): e is SessionWebhookEvent => 'session' in e);
+        publicEvents.push(...listed.filter((e) => !('session' in e)));
+        const read = await inParallel(ofSessions, 8, (e) =>
+          getJson<{ event: SessionWebhookEvent; deliveries: Delivery[] }>(`/v0/events/${e.id}`, key).catch(
+            (err: unknown) => {
+              unreadable.push(err instanceof Error ? err.message : String(err));
+              return undefined;
+            },
+          ),
         );
         events.push(...read.filter((e): e is EventWithDeliveries => e !== undefined));
       }
@@ -452,10 +473,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       .collection<{
         _id: string;
         status: string;
+        paymentStatus: string;
         revision?: number;
         externalId?: string;
-        amounts: { paid: number };
+        amounts: { paid: number; total: number; refunded?: number };
         payments: { paymentId: string; amount: number }[];
+        refunds?: { id: string; amount: number; status: string }[];
         createdAt: Date;
         updatedAt: Date;
       }>('orders')
@@ -464,6 +487,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const orders: StoredOrder[] = orderDocs.map((o) => ({
       id: o._id,
       paid: o.amounts.paid,
+      total: o.amounts.total,
+      status: o.status,
+      paymentStatus: o.paymentStatus,
+      ...(o.amounts.refunded !== undefined && { refunded: o.amounts.refunded }),
+      refunds: (o.refunds ?? []).map((r) => ({ id: r.id, amount: r.amount, status: r.status })),
       payments: o.payments.map((p) => ({ paymentId: p.paymentId, amount: p.amount })),
       ...(o.externalId !== undefined && { externalId: o.externalId }),
     }));
@@ -498,6 +526,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       journeys: loadResult.journeys,
       sessions,
       events,
+      publicEvents,
       orders,
       sessionOrderIds,
       received,

@@ -24,9 +24,13 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
   return {
     async start() {
       const mongo = await runtime.connectMongo(ORDER_INDEXES);
-      const orderEventsTopic = topicName(config.TOPIC_PREFIX, TOPICS.orderEvents);
+      const topics = {
+        orderEvents: topicName(config.TOPIC_PREFIX, TOPICS.orderEvents),
+        publicEvents: topicName(config.TOPIC_PREFIX, TOPICS.orderPublicEvents),
+      };
       const kafka = await runtime.connectKafka([
-        { topic: orderEventsTopic, numPartitions: config.ORDER_EVENTS_PARTITIONS },
+        { topic: topics.orderEvents, numPartitions: config.ORDER_EVENTS_PARTITIONS },
+        { topic: topics.publicEvents, numPartitions: config.ORDER_EVENTS_PARTITIONS },
       ]);
       const producer = await runtime.connectProducer(kafka);
 
@@ -42,11 +46,17 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       const commands = new OrderCommands({
         orders,
         referenceData,
-        events: new OrderEventsProducer(relay, orderEventsTopic),
+        events: new OrderEventsProducer(relay, topics),
         clock,
       });
       if (config.API_ENABLED)
-        mountRoutes(app, { internalCallers: config.INTERNAL_CALLERS, commands, referenceData, clock });
+        mountRoutes(app, {
+          internalCallers: config.INTERNAL_CALLERS,
+          processorSecret: config.PROCESSOR_WEBHOOK_SECRET,
+          commands,
+          referenceData,
+          clock,
+        });
       if (config.SWEEPERS_ENABLED) {
         relay.start();
         await runtime.runMigrations(mongo.db, ORDER_MIGRATIONS);

@@ -6,6 +6,7 @@ import {
   loadConfig,
   outboxConfigShape,
   roleSettings,
+  secret,
 } from '@checkout/config';
 
 export const ConfigSchema = z
@@ -16,7 +17,10 @@ export const ConfigSchema = z
     MONGODB_DATABASE: commonConfigShape.MONGODB_DATABASE.default('orders'),
     ORDER_EVENTS_PARTITIONS: env
       .positiveInt(6)
-      .describe('Partitions of the orders.events topic when this service creates it'),
+      .describe('Partitions of the orders.events and orders.public-events topics when this service creates them'),
+    PROCESSOR_WEBHOOK_SECRET: secret(32).describe(
+      "HMAC-SHA256 secret that signs the live processor's refund notifications (x-processor-signature, D48); the same secret as sessions' for payment notifications",
+    ),
     API_ENABLED: roleSettings.api('the internal orders API'),
     SWEEPERS_ENABLED: roleSettings.sweepers('the outbox sweep, which publishes events a crash left unpublished'),
   })

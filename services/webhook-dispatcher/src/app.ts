@@ -21,12 +21,17 @@ import { BackgroundWork } from './domain/background-work';
 import { WebhookSender } from './clients/webhook-endpoints.client';
 import { GatewaySettingsClient, NO_SIGNING, type SigningSecrets } from './clients/gateway.client';
 import { WebhookPublisher, retryTopics } from './messaging/webhook-messages';
-import { runSessionEventsConsumer } from './messaging/session-events.consumer';
+import { runEventsConsumer } from './messaging/events.consumer';
+import { parseSessionEvent } from './messaging/session-events.consumer';
+import { parseOrderPublicEvent } from './messaging/order-public-events.consumer';
 import { runRetryConsumer } from './messaging/retry.consumer';
 import { createDispatcherMetrics, type DispatcherMetrics } from './metrics';
 import { mountRoutes } from './http/router';
 
 type ConsumerMetrics = ReturnType<typeof registerConsumerMetrics>;
+
+/** Orders creates orders.public-events (ORDER_EVENTS_PARTITIONS, 6 by default); this only makes sure it exists. */
+const ORDER_PUBLIC_EVENTS_PARTITIONS = 6;
 
 export interface WebhookDispatcherApp {
   start(): Promise<{ url: string }>;
@@ -43,10 +48,19 @@ export interface BuildOptions {
   recoveryLeaseMs?: number;
 }
 
-/** The dispatcher's topics: the session events it reads, its retry tiers and its dead letters. */
-function dispatcherTopics(prefix: string): { sessionEvents: string; tiers: string[]; deadLetter: string } {
+/**
+ * The dispatcher's topics: the events it records (sessions', orders' public ones), its retry tiers and its dead
+ * letters.
+ */
+function dispatcherTopics(prefix: string): {
+  sessionEvents: string;
+  orderPublicEvents: string;
+  tiers: string[];
+  deadLetter: string;
+} {
   return {
     sessionEvents: topicName(prefix, TOPICS.sessionEvents),
+    orderPublicEvents: topicName(prefix, TOPICS.orderPublicEvents),
     tiers: retryTopics(prefix),
     deadLetter: topicName(prefix, TOPICS.webhookDeadLetter),
   };
@@ -82,7 +96,10 @@ function createSigningSecrets(config: Config, logger: Logger): SigningSecrets {
   return NO_SIGNING;
 }
 
-/** The session-events and retry-tier consumers, handing batches to the recorder and due retries to the attempts. */
+/**
+ * The event consumers (sessions', orders' public ones) and the retry tiers', handing batches to the recorder and due
+ * retries to the attempts.
+ */
 async function startConsumers(input: {
   config: Config;
   kafka: KafkaClient;
@@ -100,10 +117,19 @@ async function startConsumers(input: {
     const groupId = topicName(config.TOPIC_PREFIX, group);
     return { kafka, groupId, onRestart: () => brokerMetrics.restarted(groupId), logger, deadLetter };
   };
-  const sessionEvents = await runSessionEventsConsumer({
+  const sessionEvents = await runEventsConsumer({
     ...inGroup(CONSUMER_GROUPS.dispatcherSessionEvents),
     topic: topics.sessionEvents,
     partitionsConsumedConcurrently: Math.min(config.SESSION_EVENTS_PARTITIONS, 32),
+    parse: parseSessionEvent,
+    handleBatch: (events) => record.recordEventsAndQueueFirstAttempts(events),
+  });
+  // D49: orders' public events take the same recording path, the one place an event becomes a stored public event.
+  const orderPublicEvents = await runEventsConsumer({
+    ...inGroup(CONSUMER_GROUPS.dispatcherOrderPublicEvents),
+    topic: topics.orderPublicEvents,
+    partitionsConsumedConcurrently: ORDER_PUBLIC_EVENTS_PARTITIONS,
+    parse: parseOrderPublicEvent,
     handleBatch: (events) => record.recordEventsAndQueueFirstAttempts(events),
   });
   const retries = await runRetryConsumer({
@@ -113,7 +139,7 @@ async function startConsumers(input: {
     partitionsConsumedConcurrently: Math.min(topics.tiers.length * config.WEBHOOK_RETRY_PARTITIONS, 64),
     onDue: (message) => attempts.onRetryDue(message),
   });
-  return [sessionEvents, retries];
+  return [sessionEvents, orderPublicEvents, retries];
 }
 
 /**
@@ -132,6 +158,8 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
     const topics = dispatcherTopics(config.TOPIC_PREFIX);
     const kafka = await runtime.connectKafka([
       { topic: topics.sessionEvents, numPartitions: config.SESSION_EVENTS_PARTITIONS },
+      // Orders creates its own topic; made sure of here too, so subscribing never races orders' first start.
+      { topic: topics.orderPublicEvents, numPartitions: ORDER_PUBLIC_EVENTS_PARTITIONS },
       ...topics.tiers.map((topic) => ({ topic, numPartitions: config.WEBHOOK_RETRY_PARTITIONS })),
       { topic: topics.deadLetter, numPartitions: config.WEBHOOK_RETRY_PARTITIONS },
     ]);
@@ -141,6 +169,10 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
       {
         groupId: topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherSessionEvents),
         topics: [topics.sessionEvents],
+      },
+      {
+        groupId: topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherOrderPublicEvents),
+        topics: [topics.orderPublicEvents],
       },
       { groupId: topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherRetries), topics: topics.tiers },
     ];

@@ -1,8 +1,8 @@
-// A merchant's first hour, written against the client oapi-codegen generates from GET /v0/openapi.json
-// : register a webhook endpoint (an httptest server here), create a checkout session, PATCH its sessionData, pay it
-// with the test helper, read the completed session and its checkout.session.completed event, verify the endpoint's
-// signed delivery, find the event by endpoint, rotate the endpoint's secret, disable and delete it, read the event
-// catalog, list orders two pages at a time.
+// A merchant's first hour, written against the client oapi-codegen generates from GET /v0/openapi.json:
+// register a webhook endpoint (an httptest server here), create a checkout session, PATCH its sessionData, pay it
+// with the test helper, read the completed session and its checkout.session.completed event, refund part of its
+// order and read the refund back (D48), verify the endpoint's signed delivery, find the event by endpoint, rotate the
+// endpoint's secret, disable and delete it, read the event catalog, list orders two pages at a time.
 //
 // Run by `npm run clients`, which generates client.gen.go (package checkout) beside this file in a working copy.
 // Environment: CHECKOUT_API_URL (the gateway), CHECKOUT_API_KEY (an sk_test_ key).
@@ -147,6 +147,29 @@ func TestMerchantJourney(t *testing.T) {
 	kind, _ := got1.JSON200.Event.Discriminator()
 	event, err := got1.JSON200.Event.AsSessionCompletedEvent()
 	step(t, "read the event", err == nil && kind == "checkout.session.completed" && event.Session.Id == session.Id && event.Session.Status == CheckoutSessionStatusCompleted, event.Id)
+
+	amount, reason := 300, CreateRefundRequestReasonRequestedByCustomer
+	refunded, err := client.CreateRefundWithResponse(ctx, done.Order.Id, nil, CreateRefundRequest{Amount: &amount, Reason: &reason})
+	if err != nil || refunded.JSON201 == nil {
+		t.Fatalf("create refund: %v %s", err, refunded.Body)
+	}
+	refund := refunded.JSON201.Refund
+	step(t, "refund part of the order", refund.Status == RefundStatusSucceeded && refund.Amount == 300 && refund.OrderId == done.Order.Id, refund.Id)
+	readRefund, err := client.GetRefundWithResponse(ctx, refund.Id)
+	if err != nil || readRefund.JSON200 == nil {
+		t.Fatalf("get refund: %v", err)
+	}
+	listedRefunds, err := client.ListRefundsWithResponse(ctx, done.Order.Id, nil)
+	if err != nil || listedRefunds.JSON200 == nil {
+		t.Fatalf("list refunds: %v", err)
+	}
+	step(t, "read the refund and list the order's refunds", readRefund.JSON200.Refund.Id == refund.Id && len(listedRefunds.JSON200.Refunds) == 1 && listedRefunds.JSON200.Refunds[0].Id == refund.Id, "")
+	after, err := client.GetCheckoutSessionWithResponse(ctx, session.Id)
+	if err != nil || after.JSON200 == nil {
+		t.Fatalf("get session: %v", err)
+	}
+	order := after.JSON200.Session.Order
+	step(t, "the session's order shows the refund", order.Amounts.Refunded == 300 && order.PaymentStatus == OrderPaymentStatusPartiallyRefunded, string(order.PaymentStatus))
 
 	var signed delivery
 	select {

@@ -1,8 +1,8 @@
-"""A merchant's first hour, written against the client openapi-python-client generates from GET /v0/openapi.json
-: register a webhook endpoint (a local server here), create a checkout session, PATCH its sessionData, pay it with
-the test helper, read the completed session and its checkout.session.completed event, verify the endpoint's signed
-delivery, find the event by endpoint, rotate the endpoint's secret, disable and delete it, read the event catalog,
-list orders two pages at a time.
+"""A merchant's first hour, written against the client openapi-python-client generates from GET /v0/openapi.json:
+register a webhook endpoint (a local server here), create a checkout session, PATCH its sessionData, pay it with
+the test helper, read the completed session and its checkout.session.completed event, refund part of its order and
+read the refund back (D48), verify the endpoint's signed delivery, find the event by endpoint, rotate the endpoint's
+secret, disable and delete it, read the event catalog, list orders two pages at a time.
 
 Run by `npm run clients`, which generates the `checkout_client` package and puts it on PYTHONPATH.
 Environment: CHECKOUT_API_URL (the gateway), CHECKOUT_API_KEY (an sk_test_ key).
@@ -29,10 +29,13 @@ from checkout_client.api.webhook_endpoints import (
     update_webhook_endpoint,
 )
 from checkout_client.api.orders import create_order, list_orders
+from checkout_client.api.refunds import create_refund, get_refund, list_refunds
 from checkout_client.api.test_helpers import test_helper_pay
 from checkout_client.models import (
     CheckoutSessionStatus,
     CreateOrderRequest,
+    CreateRefundRequest,
+    CreateRefundRequestReason,
     CreateSessionRequest,
     CreateWebhookEndpointRequest,
     CreateWebhookEndpointRequestEnabledEventsItem,
@@ -114,6 +117,15 @@ def main() -> None:
     step("find its checkout.session.completed event", len(events) == 1, f"{len(events)} found")
     event = get_event.sync_detailed(events[0].id, client=client).parsed.event
     step("read the event", event.event == "checkout.session.completed" and event.session.id == session.id and event.session.status == CheckoutSessionStatus.COMPLETED, event.id)
+
+    refunded = create_refund.sync_detailed(completed.order.id, client=client, body=CreateRefundRequest(amount=300, reason=CreateRefundRequestReason.REQUESTED_BY_CUSTOMER))
+    refund = refunded.parsed.refund
+    step("refund part of the order", refunded.status_code == 201 and refund.status == "succeeded" and refund.amount == 300 and refund.order_id == completed.order.id, refund.id)
+    again = get_refund.sync_detailed(refund.id, client=client).parsed.refund
+    listed_refunds = list_refunds.sync_detailed(completed.order.id, client=client).parsed
+    step("read the refund and list the order's refunds", again.id == refund.id and [r.id for r in listed_refunds.refunds] == [refund.id] and listed_refunds.pagination.total == 1)
+    after = get_checkout_session.sync_detailed(session.id, client=client).parsed.session.order
+    step("the session's order shows the refund", after.amounts.refunded == 300 and after.payment_status == "partially_refunded", str(after.payment_status))
 
     deadline = time.monotonic() + 30
     while not RECEIVED and time.monotonic() < deadline:

@@ -1,6 +1,7 @@
 import type { CheckoutSession, SessionResponse } from '@checkout/contracts';
 import type { HttpClient, RequestOptions } from '../http';
 import type { CheckoutSessionCreateParams, CheckoutSessionUpdateParams, TestPaymentParams } from '../types';
+import { TestHelperRefunds } from './refunds';
 
 const path = (id: string) => `/v0/checkout/sessions/${encodeURIComponent(id)}`;
 
@@ -56,7 +57,10 @@ export class TestHelperCheckoutSessions {
 
 export class TestHelpers {
   readonly checkoutSessions: TestHelperCheckoutSessions;
+  /** D48: refunds in any state (`create(orderId, {outcome})`) and pending ones settled (`settle(id, {outcome})`). */
+  readonly refunds: TestHelperRefunds;
   constructor(http: HttpClient) {
     this.checkoutSessions = new TestHelperCheckoutSessions(http);
+    this.refunds = new TestHelperRefunds(http);
   }
 }

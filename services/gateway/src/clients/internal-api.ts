@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { DependencyUnavailableError, DomainError, isErrorCode } from '@checkout/errors';
 import type { InternalAnswer, InternalClient } from '@checkout/http';
@@ -46,6 +47,20 @@ export abstract class InternalApi {
     return this.http.json(call);
   }
 
+  /**
+   * A request streamed through unchanged: the hosted page's (D41, to sessions) and the processor's signed
+   * notifications, whose signature covers the raw body (payments to sessions, D27; refunds to orders, D48).
+   */
+  passThrough(request: {
+    method: string;
+    path: string;
+    requestId: string;
+    headers: Record<string, string | string[] | undefined>;
+    body?: Readable;
+  }) {
+    return this.http.raw(request);
+  }
+
   close(): Promise<void> {
     return this.http.close();
   }
@@ -57,6 +72,31 @@ export abstract class InternalApi {
    * that does not parse is the owner misbehaving, a 503 rather than a page built on a guess.
    */
   protected async read<S extends z.ZodType>(schema: S, call: ReadCall): Promise<z.output<S>> {
+    const answer = await this.answeredOrRefused(call);
+    const parsed = answer.status < 300 ? schema.safeParse(answer.body) : undefined;
+    if (!parsed?.success)
+      throw new DependencyUnavailableError(
+        this.service,
+        new Error(`unexpected answer ${answer.status} to ${call.method} ${call.path}`),
+      );
+    return parsed.data;
+  }
+
+  /**
+   * A write the dashboard makes (D47) whose answer the caller needs whole, headers included (D46: the order a refund
+   * wrote goes on to its session): the owner's 4xx as the DomainError it named, a success as it came.
+   */
+  protected async write(call: ReadCall): Promise<InternalAnswer> {
+    const answer = await this.answeredOrRefused(call);
+    if (answer.status >= 300)
+      throw new DependencyUnavailableError(
+        this.service,
+        new Error(`unexpected answer ${answer.status} to ${call.method} ${call.path}`),
+      );
+    return answer;
+  }
+
+  private async answeredOrRefused(call: ReadCall): Promise<InternalAnswer> {
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(call.query ?? {}))
       if (value !== undefined && value !== '') search.set(name, value);
@@ -74,12 +114,6 @@ export abstract class InternalApi {
       const code = isErrorCode(body?.code) ? body.code : 'INVALID_REQUEST';
       throw new DomainError(code, typeof body?.message === 'string' ? body.message : 'The request was refused.');
     }
-    const parsed = answer.status < 300 ? schema.safeParse(answer.body) : undefined;
-    if (!parsed?.success)
-      throw new DependencyUnavailableError(
-        this.service,
-        new Error(`unexpected answer ${answer.status} to ${call.method} ${call.path}`),
-      );
-    return parsed.data;
+    return answer;
   }
 }

@@ -1,8 +1,13 @@
+import type { InternalAnswer } from '@checkout/http';
 import {
   OrderPageResponse,
   OrderPaymentsResponse,
   OrderResponse,
   PaymentsPerHourResponse,
+  INTERNAL_API_HEADERS,
+  REFUNDS_PER_ORDER_MAX,
+  RefundListResponse,
+  type CreateRefundRequest,
   type Scope,
 } from '@checkout/contracts';
 import { InternalApi, WITHOUT_TOTAL } from './internal-api';
@@ -37,6 +42,38 @@ export class OrdersClient extends InternalApi {
       path: `/internal/orders/${encodeURIComponent(id)}/payments`,
       scope,
       requestId,
+    });
+  }
+
+  /** D48: all of an order's refunds, newest first (an order has at most REFUNDS_PER_ORDER_MAX: one page). */
+  orderRefunds(scope: Scope, requestId: string, id: string) {
+    return this.read(RefundListResponse, {
+      method: 'GET',
+      path: `/internal/orders/${encodeURIComponent(id)}/refunds`,
+      scope,
+      requestId,
+      query: { limit: String(REFUNDS_PER_ORDER_MAX) },
+    });
+  }
+
+  /**
+   * D48 from the dashboard's Refund form: orders' whole answer (the refund, the order, its revision), so the order
+   * goes on to its session (D46). `formKey` is the confirm page's one-time key: a form sent twice is one refund.
+   */
+  createRefund(
+    scope: Scope,
+    requestId: string,
+    id: string,
+    body: CreateRefundRequest,
+    formKey: string,
+  ): Promise<InternalAnswer> {
+    return this.write({
+      method: 'POST',
+      path: `/internal/orders/${encodeURIComponent(id)}/refunds`,
+      scope,
+      requestId,
+      body,
+      headers: { [INTERNAL_API_HEADERS.idempotencyRecord]: `dashboard:${formKey}` },
     });
   }
 

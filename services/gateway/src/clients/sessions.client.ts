@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import { DependencyUnavailableError } from '@checkout/errors';
 import { SessionListResponse, SessionResponse, type OrderSnapshot, type Scope } from '@checkout/contracts';
 import { InternalApi } from './internal-api';
@@ -37,16 +36,5 @@ export class SessionsClient extends InternalApi {
       this.service,
       new Error(`sessions answered ${answer.status} to an order snapshot`),
     );
-  }
-
-  /** D41: the hosted page's requests and the processor's signed notifications, streamed through unchanged. */
-  passThrough(request: {
-    method: string;
-    path: string;
-    requestId: string;
-    headers: Record<string, string | string[] | undefined>;
-    body?: Readable;
-  }) {
-    return this.http.raw(request);
   }
 }

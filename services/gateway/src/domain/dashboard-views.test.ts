@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckoutSession } from '@checkout/contracts';
-import { sessionHistory, sinceFromForm } from './dashboard-views';
+import { refundAmountFromForm, sessionHistory, sinceFromForm } from './dashboard-views';
 
 describe('sinceFromForm (D47 recover form)', () => {
   it('When a datetime-local value or an ISO time is given, then it is read as UTC; anything else is refused', () => {
@@ -44,5 +44,18 @@ describe('sessionHistory (D47 session page)', () => {
       at: '2026-11-24T10:05:00.000Z',
       label: 'Cancelled (its order was cancelled)',
     });
+  });
+});
+
+describe('refundAmountFromForm (D48 Refund form)', () => {
+  it('When an amount is typed in dollars, then it is read as cents; empty is all that is refundable; anything else is refused', () => {
+    expect(refundAmountFromForm('12.50')).toBe(1250);
+    expect(refundAmountFromForm(' 12.5 ')).toBe(1250);
+    expect(refundAmountFromForm('12')).toBe(1200);
+    expect(refundAmountFromForm('0.01')).toBe(1);
+    expect(refundAmountFromForm('')).toBeUndefined();
+    expect(refundAmountFromForm(undefined)).toBeUndefined();
+    for (const bad of ['0', '0.00', '-1', '1.234', '1,50', '1e3', 'abc', '12.', '.5'])
+      expect(refundAmountFromForm(bad), bad).toBeNull();
   });
 });

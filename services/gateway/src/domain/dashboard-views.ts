@@ -41,3 +41,16 @@ export function sessionHistory(
     entries.push({ at: session.expiresAt, label: 'Expired' });
   return entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
+
+/**
+ * D48's Refund form: an amount typed in the order's currency (`12.50`, `12.5`, `12`) as minor units; empty means all
+ * that is refundable (undefined); anything else is null (the form says so). Two-decimal currencies only (v0: USD).
+ */
+export function refundAmountFromForm(value: string | undefined): number | undefined | null {
+  const text = (value ?? '').trim();
+  if (text === '') return undefined;
+  const match = /^(\d{1,10})(?:\.(\d{1,2}))?$/.exec(text);
+  if (!match) return null;
+  const cents = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+  return cents >= 1 && Number.isSafeInteger(cents) ? cents : null;
+}

@@ -4,13 +4,13 @@ import { LRUCache } from 'lru-cache';
 import type { Context, Middleware, Next } from 'koa';
 import { DependencyUnavailableError, DomainError, isDomainError } from '@checkout/errors';
 import { isInfrastructureUnavailable, readUrlEncodedForm } from '@checkout/http';
-import { isIdOf, type LoginLinkResponse, type Scope } from '@checkout/contracts';
+import { REFUND_REASONS, isIdOf, type LoginLinkResponse, type RefundReason, type Scope } from '@checkout/contracts';
 import type { Logger } from '@checkout/logger';
 import type { DashboardStore } from '../store/dashboard.store';
 import type { Upstreams } from '../clients/upstreams';
 import type { KeyCache } from './authenticate';
 import type { RateLimiter } from '../domain/rate-limit';
-import { sessionHistory, sinceFromForm } from '../domain/dashboard-views';
+import { refundAmountFromForm, sessionHistory, sinceFromForm } from '../domain/dashboard-views';
 import {
   csrfTokenFor,
   csrfTokenMatches,
@@ -21,6 +21,8 @@ import {
   newToken,
 } from '../domain/dashboard-tokens';
 import { deliveryHostsChart, paymentsPerHourChart } from './dashboard/charts';
+import { copyOrderToSession } from './public.router';
+import { money } from './dashboard/html';
 import { mountEndpointPages } from './dashboard-endpoints.routes';
 import {
   confirmPage,
@@ -93,6 +95,7 @@ function secure(ctx: Context): string {
 
 const NOT_FOUND_CODES = new Set([
   'ORDER_NOT_FOUND',
+  'REFUND_NOT_FOUND',
   'SESSION_NOT_FOUND',
   'EVENT_NOT_FOUND',
   'INVALID_ORDER_ID',
@@ -409,11 +412,89 @@ function mountOverviewAndOrderPages(pages: Router, deps: DashboardDeps, session:
 
   pages.get('/orders/:orderId', session, async (ctx) => {
     const id = idParam('ord', ctx.params.orderId, 'ORDER_NOT_FOUND');
-    const [{ order }, { payments }] = await Promise.all([
+    const [{ order }, { payments }, { refunds }] = await Promise.all([
       deps.upstreams.orders.getOrder(scopeOf(ctx), requestId(ctx), id),
       deps.upstreams.orders.orderPayments(scopeOf(ctx), requestId(ctx), id),
+      deps.upstreams.orders.orderRefunds(scopeOf(ctx), requestId(ctx), id),
     ]);
-    html(ctx, orderPage(pageCtx(ctx, 'orders'), order, payments));
+    const refundable = refundableShown(order.amounts.paid, refunds);
+    const message = one(ctx.query.m) === 'refunded' ? 'The refund was made; it is listed below.' : undefined;
+    html(ctx, orderPage(pageCtx(ctx, 'orders'), order, payments, { refunds, refundable }, message));
+  });
+}
+
+/** D48: what the Refund form offers, paid less the refunds that succeeded or are pending (orders decides it again). */
+function refundableShown(paid: number, refunds: readonly { amount: number; status: string }[]): number {
+  return paid - refunds.filter((r) => r.status !== 'failed').reduce((sum, r) => sum + r.amount, 0);
+}
+
+/** The Refund form's fields, checked before the confirm page and again when it is sent. */
+function refundForm(values: { amount?: string | undefined; reason?: string | undefined }): {
+  amount: number | undefined;
+  reason: RefundReason | undefined;
+} {
+  const amount = refundAmountFromForm(values.amount);
+  if (amount === null)
+    throw new DomainError(
+      'REFUND_FAILED',
+      'Give the amount to refund like 12.50, or leave it empty to refund all that is refundable.',
+    );
+  const reason = values.reason === undefined || values.reason === '' ? undefined : values.reason;
+  if (reason !== undefined && !(REFUND_REASONS as readonly string[]).includes(reason))
+    throw new DomainError('REFUND_FAILED', `The reason must be one of ${REFUND_REASONS.join(', ')}.`);
+  return { amount, reason: reason as RefundReason | undefined };
+}
+
+/**
+ * D48 on the order page (D47): the Refund form leads to a confirm page, whose POST carries the session's CSRF token
+ * and a one-time key (a form sent twice makes one refund). The refund goes through orders' one conditional write,
+ * and its order to the order's checkout session before the page answers (D46), as an API refund's does.
+ */
+function mountRefundPages(pages: Router, deps: DashboardDeps, session: Middleware): void {
+  pages.get('/orders/:orderId/refund', session, async (ctx) => {
+    const id = idParam('ord', ctx.params.orderId, 'ORDER_NOT_FOUND');
+    const { amount, reason } = refundForm({ amount: one(ctx.query.amount), reason: one(ctx.query.reason) });
+    // Read first, so another organization's id is "not found" here already, not only after confirming.
+    const { order } = await deps.upstreams.orders.getOrder(scopeOf(ctx), requestId(ctx), id);
+    const what = amount === undefined ? 'all that is refundable' : money(amount, order.currency);
+    html(
+      ctx,
+      confirmPage(
+        pageCtx(ctx, 'orders'),
+        'Refund this order?',
+        `Refund ${what} of order ${id}${reason ? ` (${reason.replace(/_/g, ' ')})` : ''}. The money goes back to the customer; this cannot be undone (D48).`,
+        `/dashboard/orders/${id}/refund`,
+        {
+          ...(amount !== undefined && { amount: String(amount) }),
+          ...(reason !== undefined && { reason }),
+          key: randomBytes(18).toString('base64url'),
+        },
+        `/dashboard/orders/${id}`,
+        'Yes, refund',
+      ),
+    );
+  });
+
+  pages.post('/orders/:orderId/refund', session, async (ctx) => {
+    const form = await verifiedForm(ctx);
+    const id = idParam('ord', ctx.params.orderId, 'ORDER_NOT_FOUND');
+    const cents = form.get('amount') ?? undefined;
+    if (cents !== undefined && !/^[1-9]\d{0,14}$/.test(cents))
+      throw new DomainError('REFUND_FAILED', 'The amount to refund is not valid; start again from the order page.');
+    const reason = refundForm({ reason: form.get('reason') ?? undefined }).reason;
+    const key = form.get('key') ?? '';
+    if (!/^[A-Za-z0-9_-]{16,64}$/.test(key))
+      throw new DomainError('REFUND_FAILED', 'This form is incomplete; start again from the order page.');
+    const answer = await deps.upstreams.orders.createRefund(
+      scopeOf(ctx),
+      requestId(ctx),
+      id,
+      { ...(cents !== undefined && { amount: Number(cents) }), ...(reason !== undefined && { reason }) },
+      key,
+    );
+    await copyOrderToSession(deps.upstreams.sessions, scopeOf(ctx), requestId(ctx), answer);
+    ctx.redirect(`/dashboard/orders/${id}?m=refunded`);
+    ctx.status = 303;
   });
 }
 
@@ -600,6 +681,7 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
 
   const session = requireSession(deps);
   mountOverviewAndOrderPages(pages, deps, session);
+  mountRefundPages(pages, deps, session);
   mountSessionPages(pages, deps, session);
   mountEventPages(pages, deps, session);
   mountRecoveryPages(pages, deps, session);

@@ -51,6 +51,55 @@ describe('OpenAPI document', () => {
     expect(answer.properties).toHaveProperty('recovering');
   });
 
+  it('When refunds are described, then the D48 operations, their codes and the Refund schema (with amounts.refunded on Order) are there', () => {
+    const create = doc.paths['/v0/orders/{orderId}/refunds']?.post;
+    expect(create.operationId).toBe('createRefund');
+    expect(create.tags).toEqual(['Refunds']);
+    expect(create.requestBody.required).toBe(false);
+    expect(JSON.stringify(create.responses['201'])).toContain('RefundResponse');
+    expect(create.responses['400'].description).toContain('REFUND_FAILED');
+    expect(create.responses['404'].description).toContain('ORDER_NOT_FOUND');
+    expect(doc.paths['/v0/orders/{orderId}/refunds']?.get.operationId).toBe('listRefunds');
+    const get = doc.paths['/v0/refunds/{refundId}']?.get;
+    expect(get.parameters[0].schema.pattern).toBe('^re_(live|test)_[0-9A-Za-z]{1,64}$');
+    expect(get.responses['400'].description).toContain('INVALID_REFUND_ID');
+    expect(get.responses['404'].description).toContain('REFUND_NOT_FOUND');
+    for (const path of ['/v0/test_helpers/orders/{orderId}/refunds', '/v0/test_helpers/refunds/{refundId}/settle'])
+      expect(doc.paths[path]?.post.tags, path).toEqual(['Test helpers']);
+    const refund = doc.components.schemas.Refund;
+    expect(refund.required).toEqual(
+      expect.arrayContaining(['id', 'orderId', 'amount', 'currency', 'status', 'reason', 'metadata', 'createdAt']),
+    );
+    expect(refund.properties.status.enum).toEqual(['pending', 'succeeded', 'failed']);
+    expect(doc.components.schemas.Amounts_output?.required ?? doc.components.schemas.Amounts.required).toContain(
+      'refunded',
+    );
+  });
+
+  it('When the events are described, then every D49 body is an option of WebhookEvent, told apart by `event`', () => {
+    const union = doc.components.schemas.WebhookEvent_output ?? doc.components.schemas.WebhookEvent;
+    expect(Object.keys(union.discriminator.mapping).sort()).toEqual(
+      [
+        'checkout.session.completed',
+        'checkout.session.expired',
+        'order.cancelled',
+        'order.created',
+        'order.paid',
+        'order.updated',
+        'refund.created',
+        'refund.failed',
+        'refund.succeeded',
+      ].sort(),
+    );
+    expect(doc.components.schemas.RefundSucceededEvent.required).toEqual([
+      'id',
+      'event',
+      'createdAt',
+      'refund',
+      'order',
+    ]);
+  });
+
   it('When the webhooks are described, then each event type of the catalog is a POST with its named body and the delivery headers (D49)', () => {
     expect(Object.keys(doc.webhooks)).toEqual([...EVENT_TYPES]);
     for (const type of EVENT_TYPES) {

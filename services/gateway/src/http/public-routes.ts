@@ -12,6 +12,7 @@ import {
   WebhookEndpointResponse,
   WebhookEndpointSecretResponse,
   CreateOrderRequest,
+  CreateRefundRequest,
   CreateSessionRequest,
   EventListResponse,
   EventResponse,
@@ -24,7 +25,12 @@ import {
   RecoverEventsRequest,
   RecoverEventsResponse,
   RedeliverResponse,
+  RefundListResponse,
+  RefundResponse,
+  ListRefundsQuery,
   SessionResponse,
+  SettleRefundRequest,
+  TestHelperCreateRefundRequest,
   UpdateOrderRequest,
   UpdateSessionRequest,
   type IdPrefix,
@@ -42,7 +48,7 @@ export interface PublicRoute {
   summary: string;
   /** What the operation does and the rules a caller meets, for the document (every operation has one). */
   description: string;
-  tag: 'Orders' | 'Checkout sessions' | 'Test helpers' | 'Events' | 'Webhook endpoints' | 'Dashboard';
+  tag: 'Orders' | 'Refunds' | 'Checkout sessions' | 'Test helpers' | 'Events' | 'Webhook endpoints' | 'Dashboard';
   upstream: RouteOwner;
   upstreamPath: (params: Record<string, string>) => string;
   idParam?: { name: string; prefix: IdPrefix; code: ErrorCode; description: string };
@@ -65,6 +71,11 @@ export interface PublicRoute {
    */
   copyOrderToSession?: boolean;
   /**
+   * The merchant's answer is this key of the owner's answer only: a refund write answers `{refund}` (D48), while
+   * orders' answer also carries the order for the session's copy (copyOrderToSession).
+   */
+  answerOnly?: 'refund';
+  /**
    * OpenAPI links from the success response to the operations that take the id it returns (stateful testing
    * and generated clients follow them): operationId → JSON pointer into the response body.
    */
@@ -77,7 +88,8 @@ export interface PublicRoute {
   noIdempotencyKey?: boolean;
 }
 
-const orderLinks = ['getOrder', 'updateOrder', 'cancelOrder'];
+const orderLinks = ['getOrder', 'updateOrder', 'cancelOrder', 'createRefund', 'listRefunds', 'testHelperCreateRefund'];
+const refundLinks = ['getRefund', 'testHelperSettleRefund'];
 const sessionLinks = ['getCheckoutSession', 'updateCheckoutSession', 'testHelperPay', 'testHelperExpire'];
 const linksTo = (operationIds: readonly string[], parameter: string, pointer: string) =>
   Object.fromEntries(operationIds.map((operationId) => [operationId, { parameter, pointer }]));
@@ -99,6 +111,12 @@ const eventId = {
   prefix: 'evt',
   code: 'INVALID_EVENT_ID',
   description: 'Event id, `evt_<mode>_<suffix>`.',
+} as const;
+const refundId = {
+  name: 'refundId',
+  prefix: 're',
+  code: 'INVALID_REFUND_ID',
+  description: 'Refund id, `re_<mode>_<suffix>`.',
 } as const;
 const endpointId = {
   name: 'endpointId',
@@ -205,6 +223,53 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   },
   {
     method: 'POST',
+    path: '/v0/orders/:orderId/refunds',
+    operationId: 'createRefund',
+    summary:
+      'Refund money an order received (D48): at most what is refundable, whatever the order status; test mode succeeds at once, live mode stays pending until the processor settles it',
+    description:
+      "`amount` (minor units) is optional: without it, all that is refundable (amounts.paid minus succeeded and pending refunds). More than that, or an order that received nothing, is 400 `REFUND_FAILED`; at most 100 refunds per order. The order's `amounts.refunded` counts succeeded refunds. With an `Idempotency-Key`, a retry is the same refund (D42).",
+    tag: 'Refunds',
+    upstream: 'orders',
+    upstreamPath: (p) => `/internal/orders/${enc(p.orderId ?? '')}/refunds`,
+    idParam: orderId,
+    copyOrderToSession: true,
+    answerOnly: 'refund',
+    body: { schema: CreateRefundRequest, required: false },
+    success: { status: 201, schema: RefundResponse },
+    links: linksTo(refundLinks, 'refundId', '/refund/id'),
+    errors: ['INVALID_ORDER_ID', 'ORDER_NOT_FOUND', 'REFUND_FAILED', 'INVALID_REQUEST'],
+  },
+  {
+    method: 'GET',
+    path: '/v0/orders/:orderId/refunds',
+    operationId: 'listRefunds',
+    summary: "List an order's refunds, newest first",
+    description:
+      "The order's refunds, newest first, paged as orders are (`page`, `limit` at most 100; an order has at most 100).",
+    tag: 'Refunds',
+    upstream: 'orders',
+    upstreamPath: (p) => `/internal/orders/${enc(p.orderId ?? '')}/refunds`,
+    idParam: orderId,
+    query: { schema: ListRefundsQuery },
+    success: { status: 200, schema: RefundListResponse },
+    errors: ['INVALID_ORDER_ID', 'ORDER_NOT_FOUND', 'INVALID_REQUEST'],
+  },
+  {
+    method: 'GET',
+    path: '/v0/refunds/:refundId',
+    operationId: 'getRefund',
+    summary: 'Retrieve a refund',
+    description: "One refund of this organization and mode; another's, or the other mode's, is 404 `REFUND_NOT_FOUND`.",
+    tag: 'Refunds',
+    upstream: 'orders',
+    upstreamPath: (p) => `/internal/refunds/${enc(p.refundId ?? '')}`,
+    idParam: refundId,
+    success: { status: 200, schema: RefundResponse },
+    errors: ['INVALID_REFUND_ID', 'REFUND_NOT_FOUND'],
+  },
+  {
+    method: 'POST',
     path: '/v0/checkout/sessions',
     operationId: 'createCheckoutSession',
     summary: 'Create an order and its hosted checkout session',
@@ -290,6 +355,43 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     testModeOnly: true,
     success: { status: 200, schema: SessionResponse },
     errors: ['INVALID_SESSION_ID', 'SESSION_NOT_FOUND', 'SESSION_UPDATE_FAILED', 'NOT_FOUND'],
+  },
+  {
+    method: 'POST',
+    path: '/v0/test_helpers/orders/:orderId/refunds',
+    operationId: 'testHelperCreateRefund',
+    summary: 'Test mode: refund an order with the simulated processor answering succeeded, pending or failed',
+    description:
+      'Test mode only (D29): as `POST /v0/orders/{orderId}/refunds`, with `outcome` choosing what the simulated processor answers; a `pending` one is settled by `POST /v0/test_helpers/refunds/{refundId}/settle`.',
+    tag: 'Test helpers',
+    upstream: 'orders',
+    upstreamPath: (p) => `/internal/test-helpers/orders/${enc(p.orderId ?? '')}/refunds`,
+    idParam: orderId,
+    testModeOnly: true,
+    copyOrderToSession: true,
+    answerOnly: 'refund',
+    body: { schema: TestHelperCreateRefundRequest, required: false },
+    success: { status: 201, schema: RefundResponse },
+    links: linksTo(refundLinks, 'refundId', '/refund/id'),
+    errors: ['INVALID_ORDER_ID', 'ORDER_NOT_FOUND', 'REFUND_FAILED', 'INVALID_REQUEST', 'NOT_FOUND'],
+  },
+  {
+    method: 'POST',
+    path: '/v0/test_helpers/refunds/:refundId/settle',
+    operationId: 'testHelperSettleRefund',
+    summary: 'Test mode: settle a pending refund as the processor would, succeeded or failed',
+    description:
+      "Test mode only (D29): settles a pending refund `succeeded` or `failed`, as the processor's notification would; the same outcome again changes nothing, the other is 400 `REFUND_FAILED`.",
+    tag: 'Test helpers',
+    upstream: 'orders',
+    upstreamPath: (p) => `/internal/test-helpers/refunds/${enc(p.refundId ?? '')}/settle`,
+    idParam: refundId,
+    testModeOnly: true,
+    copyOrderToSession: true,
+    answerOnly: 'refund',
+    body: { schema: SettleRefundRequest, required: true },
+    success: { status: 200, schema: RefundResponse },
+    errors: ['INVALID_REFUND_ID', 'REFUND_NOT_FOUND', 'REFUND_FAILED', 'INVALID_REQUEST', 'NOT_FOUND'],
   },
   {
     method: 'GET',

@@ -116,7 +116,10 @@ async function forward(
   const retryAfter = response.headers['retry-after'];
   if (typeof retryAfter === 'string') ctx.set('Retry-After', retryAfter);
   ctx.status = response.status;
-  ctx.body = response.body;
+  ctx.body =
+    route.answerOnly && response.status < 300
+      ? { [route.answerOnly]: (response.body as Record<string, unknown> | null)?.[route.answerOnly] }
+      : response.body;
 }
 
 const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
@@ -128,7 +131,7 @@ const single = (value: string | string[] | undefined): string | undefined => (Ar
  * (cancel and an identical PATCH are idempotent; D42 keeps no 5xx) finds it done and copies it again. The
  * order event stays the at-least-once path either way.
  */
-async function copyOrderToSession(
+export async function copyOrderToSession(
   sessions: SessionsClient,
   scope: Scope,
   requestId: string,

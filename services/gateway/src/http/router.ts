@@ -126,7 +126,7 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
       checkoutSettings,
       bodyLimitBytes: deps.bodyLimitBytes,
     }),
-    passThroughRoutes(deps.upstreams.sessions),
+    passThroughRoutes(deps.upstreams),
     dashboardRoutes(
       {
         store: deps.dashboard.store,

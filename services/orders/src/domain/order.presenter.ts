@@ -1,5 +1,6 @@
 import { fromEntries } from '@checkout/mongo';
-import type { OrderDocument } from '../store/order.document';
+import type { Refund } from '@checkout/contracts';
+import type { OrderDocument, StoredRefund } from '../store/order.document';
 
 /**
  * The order as every reader outside orders sees it: the public Order of libs/contracts (spec; D18, D39: optional
@@ -15,7 +16,8 @@ export function presentOrder(doc: OrderDocument) {
     currency: doc.currency,
     status: doc.status,
     paymentStatus: doc.paymentStatus,
-    amounts: { ...doc.amounts },
+    // An order stored before refunds existed has no amounts.refunded: nothing was refunded (D48).
+    amounts: { ...doc.amounts, refunded: doc.amounts.refunded ?? 0 },
     ...(doc.customer && { customer: { ...doc.customer } }),
     items: doc.items.map((i) => ({
       id: i.id,
@@ -47,5 +49,21 @@ export function presentOrder(doc: OrderDocument) {
     ...(doc.paidAt && { paidAt: doc.paidAt.toISOString() }),
     createdAt: doc.createdAt.toISOString(),
     updatedAt: doc.updatedAt.toISOString(),
+  };
+}
+
+/** A refund as every reader outside orders sees it (D48): API answers and refund.* events alike. */
+export function presentRefund(order: OrderDocument, refund: StoredRefund): Refund {
+  return {
+    id: refund.id,
+    orderId: order._id,
+    amount: refund.amount,
+    currency: order.currency,
+    status: refund.status,
+    reason: refund.reason,
+    ...(refund.failureReason !== undefined && { failureReason: refund.failureReason }),
+    metadata: fromEntries(refund.metadata),
+    createdAt: refund.createdAt.toISOString(),
+    updatedAt: refund.updatedAt.toISOString(),
   };
 }

@@ -78,7 +78,7 @@ describe('newOrder (spec, States; D3, D9, D17, D18, D39)', () => {
       createdAt: CREATED,
       updatedAt: CREATED,
     });
-    expect(doc.amounts).toEqual({ subtotal: 900, tax: 0, discount: 0, tip: 0, total: 900, paid: 0 });
+    expect(doc.amounts).toEqual({ subtotal: 900, tax: 0, discount: 0, tip: 0, total: 900, paid: 0, refunded: 0 });
   });
 
   it('When optional fields are not given, then they are absent and metadata is empty (D39)', () => {
@@ -111,7 +111,7 @@ describe('newOrder (spec, States; D3, D9, D17, D18, D39)', () => {
     expect(doc.items[0]?.id).toMatch(/^item_[0-9A-Za-z]{24}$/);
     expect(doc.taxes[0]?.id).toMatch(/^tax_[0-9A-Za-z]{24}$/);
     expect(doc.discounts[0]?.id).toMatch(/^disc_[0-9A-Za-z]{24}$/);
-    expect(doc.amounts).toEqual({ subtotal: 900, tax: 60, discount: 100, tip: 0, total: 860, paid: 0 });
+    expect(doc.amounts).toEqual({ subtotal: 900, tax: 60, discount: 100, tip: 0, total: 860, paid: 0, refunded: 0 });
   });
 
   it('When the order has an externalId, then that is its unique key; without one its own id is (D37: the key is always present)', () => {
@@ -219,7 +219,7 @@ describe('updateOrder (PATCH; D8, D10, D36)', () => {
   it('When items change, then the amounts are recomputed, the new items get new ids, untouched lines keep theirs and updatedAt moves (D17, D36)', () => {
     const doc = order({ taxes: [{ name: 'VAT', type: 'additive', amount: 10 }] });
     const next = updateOrder(doc, { items: [{ name: 'Cake', quantity: 3, unitPrice: 600 }] }, undefined, LATER);
-    expect(next?.amounts).toEqual({ subtotal: 1800, tax: 10, discount: 0, tip: 0, total: 1810, paid: 0 });
+    expect(next?.amounts).toEqual({ subtotal: 1800, tax: 10, discount: 0, tip: 0, total: 1810, paid: 0, refunded: 0 });
     expect(next?.items[0]?.id).not.toBe(doc.items[0]?.id);
     expect(next?.taxes).toEqual(doc.taxes);
     expect(next?.updatedAt).toBe(LATER);

@@ -109,6 +109,7 @@ export function newOrder(
     ...(input.paymentDestination !== undefined && { paymentDestination: input.paymentDestination }),
     metadata: toEntries(input.metadata ?? {}),
     payments: [],
+    refunds: [],
     outbox: [],
     outboxPending: false,
     createdAt: context.now,
@@ -200,7 +201,8 @@ export function applyPayment(
   if (payment.amount < 1) throw new DomainError('ORDER_NOT_PAYABLE', `Nothing is due on order ${order._id}.`);
   const applied: AppliedPayment = { ...payment, appliedAt: now };
   const paid = order.amounts.paid + payment.amount;
-  const paymentStatus = paymentStatusFor(paid, order.amounts.total);
+  // A refund made before this payment (D48: any order with money received) still counts.
+  const paymentStatus = paymentStatusFor(paid, order.amounts.total, order.amounts.refunded ?? 0);
   const completed = paid >= order.amounts.total;
   return {
     next: {

@@ -4,12 +4,15 @@ import {
   ORDER_CANCELLED,
   ORDER_PAYMENT_APPLIED,
   ORDER_PAYMENTS_CLOSED,
+  ORDER_REFUND_CREATED,
+  ORDER_REFUND_SETTLED,
   ORDER_UPDATED,
   type OrderEventType,
+  type RefundFailureReason,
 } from '@checkout/contracts';
 import type { OrdersStore, OrderListFilter } from '../store/orders.store';
 import type { ReferenceDataStore } from '../store/reference-data.store';
-import type { OrderDocument, StoredCustomer } from '../store/order.document';
+import type { OrderDocument, StoredCustomer, StoredRefund } from '../store/order.document';
 import {
   applyPayment,
   cancelOrder,
@@ -21,6 +24,7 @@ import {
   type PaymentOutcome,
 } from './order';
 import { paymentsChartStart, paymentsPerHour } from './payments-per-hour';
+import { createRefund, refundsOf, refundsPage, settleRefund, type RefundInput } from './refund';
 
 export interface CustomerInput {
   email?: string;
@@ -28,10 +32,19 @@ export interface CustomerInput {
   phone?: string;
 }
 
-/** Where a change's order event goes: written with the change (outbox), published after (messaging/). */
+/**
+ * What a write did to an order, which decides its events: the internal event's type (a creation has none), and for
+ * a refund's events which refund.
+ */
+export type OrderChange =
+  | { kind: 'created' }
+  | { kind: Exclude<OrderEventType, typeof ORDER_REFUND_CREATED | typeof ORDER_REFUND_SETTLED> }
+  | { kind: typeof ORDER_REFUND_CREATED | typeof ORDER_REFUND_SETTLED; refundId: string };
+
+/** Where a change's events go: written with the change (outbox), published after (messaging/). */
 export interface OrderEventsOutbox {
-  /** `next` (the change of `current`) with its event of `type` appended: the one write that stores both. */
-  withEvent(current: OrderDocument, next: OrderDocument, type: OrderEventType, now: Date): OrderDocument;
+  /** `next` (the change of `current`, null for a new order) with its events appended: the write that stores them. */
+  withEvents(current: OrderDocument | null, next: OrderDocument, change: OrderChange, now: Date): OrderDocument;
   /** Publishes the events of a document just written; never fails (the relay's sweep is the fallback). */
   publishWritten(doc: OrderDocument): Promise<void>;
 }
@@ -73,7 +86,16 @@ export class OrderCommands {
       ? await this.resolveCustomer(scope, input.customer, undefined, now, 'ORDER_CREATE_FAILED')
       : undefined;
     const doc = newOrder(input, { scope, now, ...(customer && { customer }), ...origin });
-    return this.deps.orders.insertOrder(scope, doc);
+    // D49: order.created is written with the order, in the insert.
+    const withEvents = this.deps.events.withEvents(
+      null,
+      { ...doc, ...scope } as OrderDocument,
+      { kind: 'created' },
+      now,
+    );
+    const result = await this.deps.orders.insertOrder(scope, withEvents);
+    if (result.created) await this.deps.events.publishWritten(result.order);
+    return result;
   }
 
   async get(scope: Scope, id: string, access: OrderAccess = 'any'): Promise<OrderDocument> {
@@ -112,7 +134,10 @@ export class OrderCommands {
       : undefined;
     const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
       const next = updateOrder(current, patch, customer, now);
-      return { next: next && this.deps.events.withEvent(current, next, ORDER_UPDATED, now), result: next !== null };
+      return {
+        next: next && this.deps.events.withEvents(current, next, { kind: ORDER_UPDATED }, now),
+        result: next !== null,
+      };
     });
     if (!result) throw notFound(id);
     // The merchant edits through the gateway, which brings the session's copy up to date before it answers
@@ -129,7 +154,7 @@ export class OrderCommands {
       if (!cancelled) return { next: null, result: false };
       // Sessions learn of the cancel from the gateway before it answers (D46), and from this event, written with
       // the change itself, at least once (D25).
-      return { next: this.deps.events.withEvent(current, cancelled, ORDER_CANCELLED, now), result: true };
+      return { next: this.deps.events.withEvents(current, cancelled, { kind: ORDER_CANCELLED }, now), result: true };
     });
     if (!result) throw notFound(id);
     if (result.result) await this.deps.events.publishWritten(result.order);
@@ -157,7 +182,10 @@ export class OrderCommands {
         { paymentId: payment.paymentId, method: payment.method, amount },
         now,
       );
-      return { next: next && this.deps.events.withEvent(current, next, ORDER_PAYMENT_APPLIED, now), result: outcome };
+      return {
+        next: next && this.deps.events.withEvents(current, next, { kind: ORDER_PAYMENT_APPLIED }, now),
+        result: outcome,
+      };
     });
     if (!result) throw notFound(id);
     return { order: result.order, outcome: result.result };
@@ -172,10 +200,99 @@ export class OrderCommands {
     const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
       if (!visible(current, access)) throw notFound(id);
       const closed = closePayments(current);
-      return { next: closed && this.deps.events.withEvent(current, closed, ORDER_PAYMENTS_CLOSED, now), result: null };
+      return {
+        next: closed && this.deps.events.withEvents(current, closed, { kind: ORDER_PAYMENTS_CLOSED }, now),
+        result: null,
+      };
     });
     if (!result) throw notFound(id);
     return result.order;
+  }
+
+  /**
+   * D48: admits a refund in one conditional write of the order, which guards what is refundable and moves the
+   * order's amounts, its refunds and the change's events together (a lost race re-reads and decides again, so
+   * concurrent refunds never add up to more than was paid). At most once by refund id: a retry finds it and writes
+   * nothing. The merchant is answered after the events are on Kafka, and the gateway hands a checkout session the
+   * order before that (D46).
+   */
+  async createRefund(scope: Scope, orderId: string, input: RefundInput): Promise<RefundWrite> {
+    const now = this.deps.clock();
+    const result = await this.deps.orders.mutateOrder(scope, orderId, (current) => {
+      const { next, refund } = createRefund(current, input, now);
+      const change = { kind: ORDER_REFUND_CREATED, refundId: refund.id } as const;
+      return {
+        next: next && this.deps.events.withEvents(current, next, change, now),
+        result: { refund, written: next !== null },
+      };
+    });
+    if (!result) throw notFound(orderId);
+    if (result.result.written) await this.deps.events.publishWritten(result.order);
+    return { order: result.order, refund: result.result.refund };
+  }
+
+  /**
+   * A pending refund succeeds or fails (D48): one conditional write of its order, naming the refund and the status
+   * it must still have (pending); the same outcome again is a replay and writes nothing.
+   */
+  async settleRefund(
+    scope: Scope,
+    refundId: string,
+    outcome: 'succeeded' | 'failed',
+    failureReason?: RefundFailureReason,
+  ): Promise<RefundWrite> {
+    const holder = await this.deps.orders.findByRefundId(scope, refundId);
+    if (!holder) throw refundNotFound(refundId);
+    return this.settleOn(scope, holder._id, refundId, outcome, failureReason);
+  }
+
+  /**
+   * D48, live mode: the processor's notification settles a refund. It names only the refund; the order holding it
+   * says whose it is (organization, mode), as a payment notification's session does.
+   */
+  async settleRefundFromProcessor(
+    refundId: string,
+    outcome: 'succeeded' | 'failed',
+    failureReason?: RefundFailureReason,
+  ): Promise<RefundWrite> {
+    const holder = await this.deps.orders.findByRefundIdAcrossTenants(refundId);
+    if (!holder) throw refundNotFound(refundId);
+    const scope = { organizationId: holder.organizationId, mode: holder.mode };
+    return this.settleOn(scope, holder._id, refundId, outcome, failureReason);
+  }
+
+  /** D48: an order's refunds, newest first, paginated as orders are. */
+  async listRefunds(scope: Scope, orderId: string, page: number, limit: number) {
+    const order = await this.get(scope, orderId);
+    return { order, ...refundsPage(order, page, limit) };
+  }
+
+  async getRefund(scope: Scope, refundId: string): Promise<{ order: OrderDocument; refund: StoredRefund }> {
+    const order = await this.deps.orders.findByRefundId(scope, refundId);
+    const refund = order && refundsOf(order).find((r) => r.id === refundId);
+    if (!order || !refund) throw refundNotFound(refundId);
+    return { order, refund };
+  }
+
+  private async settleOn(
+    scope: Scope,
+    orderId: string,
+    refundId: string,
+    outcome: 'succeeded' | 'failed',
+    failureReason: RefundFailureReason | undefined,
+  ): Promise<RefundWrite> {
+    const now = this.deps.clock();
+    const result = await this.deps.orders.mutateOrder(scope, orderId, (current) => {
+      const { next, refund } = settleRefund(current, { refundId, outcome, failureReason }, now);
+      const change = { kind: ORDER_REFUND_SETTLED, refundId } as const;
+      return {
+        next: next && this.deps.events.withEvents(current, next, change, now),
+        result: { refund, written: next !== null },
+      };
+    });
+    if (!result) throw refundNotFound(refundId);
+    if (result.result.written) await this.deps.events.publishWritten(result.order);
+    return { order: result.order, refund: result.result.refund };
   }
 
   private async checkReferences(
@@ -238,6 +355,16 @@ export class OrderCommands {
   }
 }
 
+/** A refund write's answer: the refund, and its order as the write left it (D46: a session's copy follows). */
+export interface RefundWrite {
+  order: OrderDocument;
+  refund: StoredRefund;
+}
+
 function notFound(id: string): DomainError {
   return new DomainError('ORDER_NOT_FOUND', `No order ${id} exists.`);
+}
+
+function refundNotFound(id: string): DomainError {
+  return new DomainError('REFUND_NOT_FOUND', `No refund ${id} exists.`);
 }

@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import { DomainError } from '@checkout/errors';
 import { parseOrThrow, requireScope } from '@checkout/http';
 import {
   ApplyPaymentRequest,
@@ -11,32 +10,15 @@ import {
   ListOrdersQuery,
   ORDER_FIELD_CODES,
   UpdateOrderRequest,
-  isIdOf,
   type AppliedPaymentResponse,
 } from '@checkout/contracts';
 import type { Context } from 'koa';
 import type { OrderAccess, OrderCommands } from '../domain/orders.use-cases';
-import type { OrderDocument } from '../store/order.document';
 import { presentOrder } from '../domain/order.presenter';
-
-/**
- * The order with the revision its write stored and, for a session's order, the session's id (D46); after a payment,
- * whether it was applied now or before. Callers parse it with OrderResponse or AppliedPaymentResponse.
- */
-function answer(ctx: Context, doc: OrderDocument, outcome?: AppliedPaymentResponse['outcome']): void {
-  ctx.set(INTERNAL_API_HEADERS.orderRevision, String(doc.revision ?? 0));
-  if (doc.checkoutSessionId !== undefined) ctx.set(INTERNAL_API_HEADERS.checkoutSessionId, doc.checkoutSessionId);
-  const order = presentOrder(doc);
-  ctx.body = outcome ? { order, outcome } : { order };
-}
+import { answer, orderIdParam } from './order-answer';
 
 /** The sessions service reaches only the orders it created for its sessions (OrderAccess). */
 const accessOf = (ctx: Context): OrderAccess => (ctx.state.internalCaller === 'sessions' ? 'session-orders' : 'any');
-
-function orderIdParam(value: string | undefined): string {
-  if (!isIdOf('ord', value)) throw new DomainError('INVALID_ORDER_ID', `"${value ?? ''}" is not an order id.`);
-  return value;
-}
 
 /** Internal orders API; the gateway has authenticated the caller and passes its scope in headers. */
 export function ordersRoutes(commands: OrderCommands): Router {
@@ -122,7 +104,9 @@ export function ordersRoutes(commands: OrderCommands): Router {
     const id = orderIdParam(ctx.params.orderId);
     const payment = parseOrThrow(ApplyPaymentRequest, ctx.request.jsonBody ?? {}, 'INVALID_REQUEST');
     const { order, outcome } = await commands.applyPayment(scope, id, payment, accessOf(ctx));
-    answer(ctx, order, outcome);
+    // AppliedPaymentResponse: the order and whether the payment was applied now or before.
+    const applied: Pick<AppliedPaymentResponse, 'outcome'> = { outcome };
+    answer(ctx, order, applied);
   });
 
   return router;

@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import {
   internalAuth,
+  isInternalPath,
   jsonBody,
   mountRouters,
   type AcceptedInternalCaller,
@@ -9,6 +10,8 @@ import {
 import type { OrderCommands } from '../domain/orders.use-cases';
 import type { ReferenceDataStore } from '../store/reference-data.store';
 import { ordersRoutes } from './orders.routes';
+import { refundsRoutes } from './refunds.routes';
+import { processorRoutes } from './processor.routes';
 import { referenceDataRoutes } from './reference-data.routes';
 
 /** Who may call what: each caller only what its flows need. */
@@ -19,6 +22,17 @@ export const ORDERS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   { methods: ['GET'], path: /^\/internal\/orders\/([^/]+\/payments|payments-per-hour)\/?$/, callers: ['gateway'] },
   // Listing is the merchant's (through the gateway): sessions never lists orders.
   { methods: ['GET'], path: /^\/internal\/orders\/?$/, callers: ['gateway'] },
+  // D48: merchants' refunds (API and dashboard) and their test helpers, through the gateway only.
+  {
+    methods: ['GET', 'POST'],
+    path: /^\/internal\/(orders\/[^/]+\/refunds|refunds\/[^/]+)\/?$/,
+    callers: ['gateway'],
+  },
+  {
+    methods: ['POST'],
+    path: /^\/internal\/test-helpers\/(orders\/[^/]+\/refunds|refunds\/[^/]+\/settle)\/?$/,
+    callers: ['gateway'],
+  },
   // Merchants' order API through the gateway; sessions creates, reads, edits and cancels its sessions' orders (only
   // those: OrderAccess in domain/orders.use-cases.ts).
   { path: /^\/internal\/orders(\/[^/]+(\/cancel)?)?\/?$/, callers: ['gateway', 'sessions'] },
@@ -31,16 +45,42 @@ export const ORDERS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   { path: /^\/internal\/admin\//, callers: ['gateway'] },
 ];
 
+/**
+ * Tenant-called internal paths: authenticated by a caller's credential, JSON bodies only. Case-insensitive, as
+ * routing is: `/INTERNAL/orders` must not slip past the check and still reach the route.
+ */
+function isTenantInternalPath(path: string): boolean {
+  return isInternalPath(path) && !isInternalPath(path, '/internal/processor/');
+}
+
+/**
+ * Two audiences: the tenant calls under /internal (a caller's internal token, scope headers), and the payment
+ * processor at /internal/processor (HMAC signature over the raw body, D48), forwarded by the gateway.
+ */
 export function mountRoutes(
   app: Koa,
   deps: {
     internalCallers: readonly AcceptedInternalCaller[];
+    processorSecret: string;
     commands: OrderCommands;
     referenceData: ReferenceDataStore;
     clock: () => Date;
   },
 ): void {
-  app.use(internalAuth(deps.internalCallers, ORDERS_INTERNAL_ROUTES));
-  app.use(jsonBody());
-  mountRouters(app, [ordersRoutes(deps.commands), referenceDataRoutes(deps.referenceData, deps.clock)]);
+  const auth = internalAuth(deps.internalCallers, ORDERS_INTERNAL_ROUTES);
+  const json = jsonBody();
+  app.use(async (ctx, next) => {
+    if (isTenantInternalPath(ctx.path)) await auth(ctx, next);
+    else await next();
+  });
+  app.use(async (ctx, next) => {
+    if (isTenantInternalPath(ctx.path)) await json(ctx, next);
+    else await next();
+  });
+  mountRouters(app, [
+    ordersRoutes(deps.commands),
+    refundsRoutes(deps.commands),
+    processorRoutes(deps.commands, deps.processorSecret, deps.clock),
+    referenceDataRoutes(deps.referenceData, deps.clock),
+  ]);
 }

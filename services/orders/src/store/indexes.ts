@@ -39,6 +39,14 @@ export const ORDER_INDEXES: readonly IndexDefinition[] = [
     key: { organizationId: 1, mode: 1, 'payments.appliedAt': 1 },
     servedBy: 'orders.store paymentsPerHourSince (dashboard chart, its $match)',
   },
+  // D48: a refund by its id, in a tenant's scope (GET /v0/refunds/:id) or across tenants (the processor's
+  // notification); multikey over the embedded refunds. Random ids, so one key finds one order.
+  {
+    collection: COLLECTIONS.orders,
+    name: 'refunds_id',
+    key: { 'refunds.id': 1 },
+    servedBy: 'orders.store findByRefundId, findByRefundIdAcrossTenants',
+  },
   { collection: COLLECTIONS.orders, name: 'outboxPending', key: { outboxPending: 1 }, servedBy: 'OutboxRelay sweep' },
   {
     collection: COLLECTIONS.customers,

@@ -1,6 +1,6 @@
 import type { ScopedDocument, StoredEntry } from '@checkout/mongo';
 import type { OutboxFields } from '@checkout/kafka';
-import type { OrderStatus, PaymentStatus } from '@checkout/contracts';
+import type { OrderStatus, PaymentStatus, RefundFailureReason, RefundReason, RefundStatus } from '@checkout/contracts';
 
 export interface StoredAmounts {
   subtotal: number;
@@ -9,6 +9,8 @@ export interface StoredAmounts {
   tip: number;
   total: number;
   paid: number;
+  /** Σ succeeded refunds (D48). Absent on orders stored before refunds existed: read it as 0 (refundedOf). */
+  refunded?: number;
 }
 
 export interface StoredItem {
@@ -58,6 +60,19 @@ export interface AppliedPayment {
   appliedAt: Date;
 }
 
+/** One refund of the order (D48), kept in the order so that the one conditional write admitting it sees them all. */
+export interface StoredRefund {
+  /** `re_<mode>_<suffix>`; served by the refunds_id index (GET /v0/refunds/:id, the processor's notifications). */
+  id: string;
+  amount: number;
+  status: RefundStatus;
+  reason: RefundReason | null;
+  failureReason?: RefundFailureReason;
+  metadata: StoredEntry<string>[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
 export interface OrderDocument extends ScopedDocument, OutboxFields {
   _id: string;
   uniqueKey: string;
@@ -79,6 +94,8 @@ export interface OrderDocument extends ScopedDocument, OutboxFields {
   paymentDestination?: string;
   metadata: StoredEntry<string>[];
   payments: AppliedPayment[];
+  /** Oldest first, at most REFUNDS_PER_ORDER_MAX. Absent on orders stored before refunds existed (D48): none. */
+  refunds?: StoredRefund[];
   /**
    * Set when the checkout session that would pay this order expired: from then on no payment is applied. The
    * expiry and a payment racing it are decided here, by which of the two conditional updates of this order

@@ -92,6 +92,19 @@ export class OrdersStore {
     return scoped(this.collection, scope).findOne({ _id: id });
   }
 
+  /** The order holding refund `refundId` in this scope (D48's GET /v0/refunds/:id), through the refunds_id index. */
+  findByRefundId(scope: Scope, refundId: string): Promise<OrderDocument | null> {
+    return scoped(this.collection, scope).findOne({ 'refunds.id': refundId });
+  }
+
+  /**
+   * The order holding refund `refundId`, whatever its organization and mode: a processor's notification names only
+   * the refund (as a payment notification names only its session), and the order found says whose it is.
+   */
+  findByRefundIdAcrossTenants(refundId: string): Promise<OrderDocument | null> {
+    return this.collection.findOne({ 'refunds.id': refundId });
+  }
+
   async listOrders(
     scope: Scope,
     filter: OrderListFilter,

@@ -4,7 +4,7 @@ import { createLogger } from '@checkout/logger';
 import { CommandCounter } from '@checkout/mongo/testing';
 import { buildApp, type OrdersApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
-import { INTERNAL_CALLERS, internalCaller } from './support';
+import { INTERNAL_CALLERS, PROCESSOR_WEBHOOK_SECRET, internalCaller } from './support';
 
 // The database round trips of each orders operation, counted with the driver's command
 // monitoring. Counts are deterministic, so they are asserted exactly; a change that adds a round trip has to
@@ -31,6 +31,7 @@ beforeAll(async () => {
     KAFKA_BROKERS: kafkaBrokers.join(','),
     TOPIC_PREFIX: `orders-round-trips-${suffix}`,
     INTERNAL_CALLERS,
+    PROCESSOR_WEBHOOK_SECRET,
     PORT: '0',
     HTTP_HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
@@ -57,26 +58,26 @@ describe('database round trips per orders operation', () => {
     expect(total).toBe(1);
   });
 
-  it('POST /internal/orders: 1 (the insert, whose unique indexes arbitrate externalId); +2 with a new customer, +1 with a known one', async () => {
+  it('POST /internal/orders: 2 (the insert, whose unique indexes arbitrate externalId, with order.created in its outbox; the relay marks it sent, D49); +2 with a new customer, +1 with a known one', async () => {
     const plain = await commands.during(() =>
       call('POST', '/internal/orders', newOrderBody({ externalId: `ext-${suffix}-1` })),
     );
     expect(plain.result.status).toBe(201);
-    expect(plain.commands).toEqual({ insert: 1 });
+    expect(plain.commands).toEqual({ insert: 1, update: 1 });
 
     const email = `c-${suffix}@example.com`;
     const newCustomer = await commands.during(() =>
       call('POST', '/internal/orders', newOrderBody({ customer: { email } })),
     );
     expect(newCustomer.result.status).toBe(201);
-    // Looks the email up, inserts the customer, inserts the order.
-    expect(newCustomer.commands).toEqual({ find: 1, insert: 2 });
+    // Looks the email up, inserts the customer, inserts the order, marks its event sent.
+    expect(newCustomer.commands).toEqual({ find: 1, insert: 2, update: 1 });
 
     const knownCustomer = await commands.during(() =>
       call('POST', '/internal/orders', newOrderBody({ customer: { email } })),
     );
     expect(knownCustomer.result.status).toBe(201);
-    expect(knownCustomer.commands).toEqual({ find: 1, insert: 1 });
+    expect(knownCustomer.commands).toEqual({ find: 1, insert: 1, update: 1 });
   });
 
   it('POST /internal/orders/:id/payments: 2 (read, conditional replace with its order event; the sweep publishes it); cancel: 3 (read, conditional replace with its event, relay marks the written event sent)', async () => {
@@ -92,5 +93,41 @@ describe('database round trips per orders operation', () => {
     const cancel = await commands.during(() => call('POST', `/internal/orders/${cancelled}/cancel`));
     expect(cancel.result.status).toBe(200);
     expect(cancel.commands).toEqual({ find: 1, update: 2 });
+  });
+
+  it('POST /internal/orders/:id/refunds: 3, as a cancel (read, one conditional replace guarding refundable with its events, relay marks them sent; no lease, D48); the list and GET /internal/refunds/:id: 1 each; settling: 4 (the refund found by id, then the same three)', async () => {
+    const id = (await call('POST', '/internal/orders', newOrderBody())).body.order.id as string;
+    await call('POST', `/internal/orders/${id}/payments`, {
+      paymentId: `pay-r-${suffix}`,
+      amount: 1000,
+      method: 'card',
+    });
+
+    const refund = await commands.during(() => call('POST', `/internal/orders/${id}/refunds`, { amount: 300 }));
+    expect(refund.result.status).toBe(201);
+    expect(refund.commands).toEqual({ find: 1, update: 2 });
+    const refundId = refund.result.body.refund.id as string;
+
+    const list = await commands.during(() => call('GET', `/internal/orders/${id}/refunds`));
+    expect(list.result.body.refunds).toHaveLength(1);
+    expect(list.commands).toEqual({ find: 1 });
+    const one = await commands.during(() => call('GET', `/internal/refunds/${refundId}`));
+    expect(one.result.status).toBe(200);
+    expect(one.commands).toEqual({ find: 1 });
+
+    const pending = await call('POST', `/internal/test-helpers/orders/${id}/refunds`, {
+      amount: 100,
+      outcome: 'pending',
+    });
+    const settle = await commands.during(() =>
+      call('POST', `/internal/test-helpers/refunds/${pending.body.refund.id as string}/settle`, { outcome: 'failed' }),
+    );
+    expect(settle.result.status).toBe(200);
+    expect(settle.commands).toEqual({ find: 2, update: 2 });
+
+    // Refused: read and nothing written (more than is refundable).
+    const refused = await commands.during(() => call('POST', `/internal/orders/${id}/refunds`, { amount: 701 }));
+    expect(refused.result.body.code).toBe('REFUND_FAILED');
+    expect(refused.commands).toEqual({ find: 1 });
   });
 });

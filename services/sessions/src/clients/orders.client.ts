@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { DependencyUnavailableError, DomainError, isErrorCode, type ErrorDetail } from '@checkout/errors';
-import { InternalClient, type RequestScope } from '@checkout/http';
+import { InternalClient } from '@checkout/http';
 import {
   INTERNAL_API_HEADERS,
   Order,
   orderRevisionOf,
   type OrderSnapshot,
   type PaymentMethod,
+  type Scope,
   type ShippingAddress,
 } from '@checkout/contracts';
 
@@ -58,11 +59,7 @@ export class OrdersClient {
     });
   }
 
-  async create(
-    scope: RequestScope,
-    input: unknown,
-    idempotencyKey: string,
-  ): Promise<OrderSnapshot & { created: boolean }> {
+  async create(scope: Scope, input: unknown, idempotencyKey: string): Promise<OrderSnapshot & { created: boolean }> {
     // The session id is the Idempotency-Key of the create (a retry meets the order it made) and names the
     // session on orders' later answers about the order (D46).
     const answer = await this.call(scope, 'POST', '/internal/orders', input, {
@@ -73,12 +70,12 @@ export class OrdersClient {
   }
 
   /** Not on any read path of a session (those present the session's own copy); only where a write needs the order. */
-  async get(scope: RequestScope, orderId: string): Promise<OrderSnapshot> {
+  async get(scope: Scope, orderId: string): Promise<OrderSnapshot> {
     return snapshotOf(await this.call(scope, 'GET', `/internal/orders/${encodeURIComponent(orderId)}`));
   }
 
   async update(
-    scope: RequestScope,
+    scope: Scope,
     orderId: string,
     patch: { shippingAddress?: ShippingAddress; customer?: { phone: string } },
   ): Promise<OrderSnapshot> {
@@ -88,12 +85,12 @@ export class OrdersClient {
     );
   }
 
-  async cancel(scope: RequestScope, orderId: string): Promise<OrderSnapshot> {
+  async cancel(scope: Scope, orderId: string): Promise<OrderSnapshot> {
     return snapshotOf(await this.call(scope, 'POST', `/internal/orders/${encodeURIComponent(orderId)}/cancel`));
   }
 
   /** The session expired: orders refuses payments from now on; the answer says whether a payment won first. */
-  async closePayments(scope: RequestScope, orderId: string): Promise<OrderSnapshot> {
+  async closePayments(scope: Scope, orderId: string): Promise<OrderSnapshot> {
     return snapshotOf(await this.call(scope, 'POST', `/internal/orders/${encodeURIComponent(orderId)}/close-payments`));
   }
 
@@ -102,7 +99,7 @@ export class OrdersClient {
    * is how a replayed notification is recognised. `amount` omitted: what is still due when orders applies it.
    */
   async applyPayment(
-    scope: RequestScope,
+    scope: Scope,
     orderId: string,
     payment: { paymentId: string; amount?: number; method: PaymentMethod },
   ): Promise<OrderSnapshot & { outcome: 'applied' | 'already_applied' }> {
@@ -110,7 +107,7 @@ export class OrdersClient {
     return { ...snapshotOf(answer), outcome: PaymentEnvelope.parse(answer.body).outcome };
   }
 
-  async listLocations(scope: RequestScope): Promise<{ id: string; name: string }[]> {
+  async listLocations(scope: Scope): Promise<{ id: string; name: string }[]> {
     const { body } = await this.call(scope, 'GET', '/internal/admin/locations');
     return LocationsEnvelope.parse(body).locations;
   }
@@ -119,7 +116,7 @@ export class OrdersClient {
    * The payment destination an order names (its `pd_` id or its address), whatever its state, or null when orders
    * has none: the hosted page decides with it whether stablecoin payments may be taken.
    */
-  async findPaymentDestination(scope: RequestScope, destination: string): Promise<PaymentDestination | null> {
+  async findPaymentDestination(scope: Scope, destination: string): Promise<PaymentDestination | null> {
     const { body } = await this.call(
       scope,
       'GET',
@@ -133,7 +130,7 @@ export class OrdersClient {
   }
 
   private async call(
-    scope: RequestScope,
+    scope: Scope,
     method: 'GET' | 'POST' | 'PATCH',
     path: string,
     payload?: unknown,

@@ -17,7 +17,7 @@ import type { SessionDeps } from './session-writes';
 
 const NOW = new Date('2026-11-25T10:00:00.000Z');
 const SCOPE = { organizationId: 'org_unit', mode: 'test' as const };
-const PAID_ORDER = buildSessionEvent({ type: 'checkout.session.completed' }).body.session.order as OrderView;
+const PAID_ORDER = buildSessionEvent({ type: 'checkout.session.completed' }).body.session.order;
 const { paidAt: _paidAt, ...unpaid } = PAID_ORDER;
 const OPEN_ORDER: OrderView = {
   ...unpaid,

@@ -67,7 +67,7 @@ function notFoundPage(ctx: Context, nonce: string): void {
   );
 }
 
-/** The double-submit cookie the page's CSRF token is bound to; a fresh one when the browser has none (or a forged one). */
+/** The double-submit cookie the page's CSRF token is bound to; a fresh one when the browser has none (or forged). */
 function csrfCookieOf(ctx: Context, secureCookies: boolean): string {
   const cookie = ctx.cookies.get(CSRF_COOKIE);
   if (cookie && /^[A-Za-z0-9_-]{16,64}$/.test(cookie)) return cookie;
@@ -156,7 +156,8 @@ function pay(deps: HostedPageDeps): RouterMiddleware {
 
 /**
  * The hosted payment page (D26, D41): public, server-rendered, one page per session id (the unguessable id is
- * the capability). Forms carry a double-submit CSRF token; the page polls /state and swaps in its new content on change, without a reload.
+ * the capability). Forms carry a double-submit CSRF token; the page polls /state and swaps in its new content on
+ * change, without a reload.
  */
 export function hostedPageRoutes(deps: HostedPageDeps): Router {
   const router = new Router({ prefix: '/checkout' });

@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import type { Middleware } from 'koa';
 import {
   internalAuth,
   isInternalPath,
@@ -37,6 +38,14 @@ function isTenantInternalPath(path: string): boolean {
   return isInternalPath(path) && !isInternalPath(path, '/internal/processor/');
 }
 
+/** `middleware` on the gateway's tenant calls only; the processor's and browsers' requests pass it by. */
+function onTenantInternalPaths(middleware: Middleware): Middleware {
+  return async (ctx, next) => {
+    if (isTenantInternalPath(ctx.path)) await middleware(ctx, next);
+    else await next();
+  };
+}
+
 /**
  * Three audiences: the gateway's tenant calls under /internal (internal token + scope headers), the payment
  * processor at /internal/processor (HMAC signature over the raw body), and customers' browsers at /checkout
@@ -45,8 +54,8 @@ function isTenantInternalPath(path: string): boolean {
 export function mountRoutes(app: Koa, deps: RouteDeps): void {
   const auth = internalAuth(deps.internalCallers, SESSIONS_INTERNAL_ROUTES);
   const json = jsonBody();
-  app.use((ctx, next) => (isTenantInternalPath(ctx.path) ? auth(ctx, next) : next()));
-  app.use((ctx, next) => (isTenantInternalPath(ctx.path) ? json(ctx, next) : next()));
+  app.use(onTenantInternalPaths(auth));
+  app.use(onTenantInternalPaths(json));
   mountRouters(app, [
     sessionsRoutes(deps.commands, deps.flowDeps),
     testHelpersRoutes(deps.commands, deps.flowDeps.idSecret),

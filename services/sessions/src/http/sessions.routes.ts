@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { INTERNAL_HEADERS, parseOrThrow, requireScope } from '@checkout/http';
+import { parseOrThrow, requireScope } from '@checkout/http';
 import {
   CreateSessionRequest,
   INTERNAL_API_HEADERS,
@@ -29,7 +29,7 @@ export function sessionsRoutes(commands: SessionCommands, flowDeps: CreateSessio
       scope,
       input,
       settings,
-      ctx.get(INTERNAL_HEADERS.idempotencyRecord) || undefined,
+      ctx.get(INTERNAL_API_HEADERS.idempotencyRecord) || undefined,
     );
     ctx.status = 201;
     ctx.body = { session: commands.present(created) };

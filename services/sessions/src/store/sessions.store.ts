@@ -1,5 +1,12 @@
-import type { Collection, Db, Filter, UpdateFilter } from 'mongodb';
-import { scoped, type InsertOnceResult, type Scope } from '@checkout/mongo';
+import {
+  scoped,
+  type Collection,
+  type Db,
+  type Filter,
+  type InsertOnceResult,
+  type Scope,
+  type UpdateFilter,
+} from '@checkout/mongo';
 import { outboxPush, type OutboxEntry } from '@checkout/kafka';
 import { COLLECTIONS } from './indexes';
 import type { CollectedInputs, SessionDocument } from './session.document';

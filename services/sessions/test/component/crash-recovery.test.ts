@@ -11,7 +11,6 @@ import {
   secretlyDerivedId,
   topicName,
 } from '@checkout/contracts';
-import { INTERNAL_HEADERS } from '@checkout/http';
 import { createEventProducer, createKafka } from '@checkout/kafka';
 import {
   ID_DERIVATION_SECRET,
@@ -151,7 +150,7 @@ describe('a payment orders applied but the session never stored', () => {
 });
 
 // Soak findings: the gateway keeps no 5xx answer (D42), so a merchant retries with the same
-// Idempotency-Key after an unknown outcome. The gateway passes the key on (INTERNAL_HEADERS.idempotencyRecord) and
+// Idempotency-Key after an unknown outcome. The gateway passes the key on (INTERNAL_API_HEADERS.idempotencyRecord) and
 // the retry meets what the first try created instead of creating it again.
 describe('a retry with the same Idempotency-Key after an unknown outcome (D42)', () => {
   it('When the first try created the order and died before the session, then the retry finishes that session instead of a 409 for its externalId (D37)', async () => {
@@ -176,7 +175,7 @@ describe('a retry with the same Idempotency-Key after an unknown outcome (D42)',
     expect(orphan.status).toBe(201);
 
     const retried = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId }), {
-      [INTERNAL_HEADERS.idempotencyRecord]: record,
+      [INTERNAL_API_HEADERS.idempotencyRecord]: record,
     });
     expect(retried.status).toBe(201);
     expect(retried.body.session).toMatchObject({
@@ -191,7 +190,7 @@ describe('a retry with the same Idempotency-Key after an unknown outcome (D42)',
 
     // The session was stored by the retry; a third try finds it, and a request without the key is a new one (409).
     const third = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId }), {
-      [INTERNAL_HEADERS.idempotencyRecord]: record,
+      [INTERNAL_API_HEADERS.idempotencyRecord]: record,
     });
     expect(third.status).toBe(201);
     expect(third.body.session.id).toBe(sessionId);
@@ -202,7 +201,7 @@ describe('a retry with the same Idempotency-Key after an unknown outcome (D42)',
   it('When a partial payment was applied and its answer lost, then the retry is the same payment: applied once (D27)', async () => {
     const tenant = newTenant();
     const session = await stack.createSession(tenant);
-    const headers = { [INTERNAL_HEADERS.idempotencyRecord]: uniqueName('record') };
+    const headers = { [INTERNAL_API_HEADERS.idempotencyRecord]: uniqueName('record') };
     const first = await stack.api(
       'POST',
       `/internal/test-helpers/sessions/${session.id}/pay`,
@@ -229,7 +228,7 @@ describe('a retry with the same Idempotency-Key after an unknown outcome (D42)',
       `/internal/test-helpers/sessions/${session.id}/pay`,
       tenant,
       { amount: 500 },
-      { [INTERNAL_HEADERS.idempotencyRecord]: uniqueName('record') },
+      { [INTERNAL_API_HEADERS.idempotencyRecord]: uniqueName('record') },
     );
     expect(second.body.session.order.amounts.paid).toBe(1000);
   });
@@ -237,7 +236,7 @@ describe('a retry with the same Idempotency-Key after an unknown outcome (D42)',
   it('When the paying request completed the session and its answer was lost, then the retry answers the completed session and pays nothing more (D27)', async () => {
     const tenant = newTenant();
     const session = await stack.createSession(tenant);
-    const headers = { [INTERNAL_HEADERS.idempotencyRecord]: uniqueName('record') };
+    const headers = { [INTERNAL_API_HEADERS.idempotencyRecord]: uniqueName('record') };
     expect(
       (await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}, headers)).status,
     ).toBe(200);
@@ -253,7 +252,7 @@ describe('a retry with the same Idempotency-Key after an unknown outcome (D42)',
       `/internal/test-helpers/sessions/${session.id}/pay`,
       tenant,
       {},
-      { [INTERNAL_HEADERS.idempotencyRecord]: uniqueName('record') },
+      { [INTERNAL_API_HEADERS.idempotencyRecord]: uniqueName('record') },
     );
     expect(other.status).toBe(400);
     expect(other.body.code).toBe('SESSION_NOT_PAYABLE');

@@ -136,6 +136,8 @@ export async function startStack(
     ...common,
     MONGODB_DATABASE: `orders_${id}`,
     INTERNAL_CALLERS: internalCallers({ gateway: GATEWAY_TOKEN, sessions: SESSIONS_TOKEN }),
+    // One processor, one secret: it signs refund notifications to orders as it signs payments to sessions (D48).
+    PROCESSOR_WEBHOOK_SECRET: PROCESSOR_SECRET,
     ...options.ordersEnv,
   });
   const ordersApp = buildOrdersApp(ordersConfig, logger);

@@ -1,5 +1,5 @@
 import type { Logger } from '@checkout/logger';
-import type { SessionEventV1 } from '@checkout/contracts';
+import type { EventType, Mode } from '@checkout/contracts';
 import type { TraceCarrier } from '@checkout/telemetry';
 import type { DeliveriesStore } from '../store/deliveries.store';
 import type { EventsStore } from '../store/events.store';
@@ -15,12 +15,28 @@ import type { EndpointDirectory } from './endpoint-directory';
 // What the dispatcher's three parts (record.ts, attempts.ts, recovery.ts) share: the ports they are given and the
 // event they are handed. Apart from dispatcher.ts, which wires the parts, so that no part imports the wiring.
 
-export interface IncomingSessionEvent {
+/**
+ * A consumed event, whichever topic brought it: a session's (D30) or an order's or refund's (D49). Recording it
+ * (record.ts) is the one place an event becomes a stored public event.
+ */
+export interface IncomingEvent {
   /**
    * The validated envelope without its parsed body: the body is kept once, as rawBody. Batches wait in memory
    * while the scheduler is full (back-pressure), so every copy per event counts.
    */
-  envelope: Omit<SessionEventV1, 'body'>;
+  envelope: {
+    eventId: string;
+    organizationId: string;
+    mode: Mode;
+    type: EventType;
+    /** A checkout.session.* event's session (the events API filters by it). */
+    sessionId?: string;
+    /**
+     * Where its first delivery goes: the session's callback URL. null: recorded, not delivered (D32: a session without
+     * one; D49: order and refund events, which a session's callback URL never receives).
+     */
+    callbackUrl: string | null;
+  };
   /** The body's createdAt, validated with it. */
   createdAt: string;
   /** The webhook body as produced, unknown fields included. */

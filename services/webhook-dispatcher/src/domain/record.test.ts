@@ -11,10 +11,10 @@ import type { EventsStore } from '../store/events.store';
 import type { WebhookEndpointsStore } from '../store/webhook-endpoints.store';
 import type { EndpointDirectory } from './endpoint-directory';
 import { createDispatcher } from './dispatcher';
-import type { IncomingSessionEvent } from './ports';
+import type { IncomingEvent } from './ports';
 import { HostScheduler } from './host-scheduler';
 
-// The session-events handler  with the stores replaced by ports the test controls (pure logic;
+// The session-events handler with the stores replaced by ports the test controls (pure logic;
 // the component tests run the same code against Kafka and the database). kafkajs fetches again only once every
 // batch of the last fetch is handed over, so the handler must return without waiting for the database, yet
 // keep waiting while the scheduler is full (back-pressure). Each delivery is stored, pending and held, with its
@@ -29,7 +29,7 @@ const OK: SendResult = {
   responseSnippet: null,
 };
 
-function incoming(count: number): IncomingSessionEvent[] {
+function incoming(count: number): IncomingEvent[] {
   return Array.from({ length: count }, () => {
     const { body, ...envelope } = buildSessionEvent({ callbackUrl: 'http://127.0.0.1:9/hook' });
     return { envelope, createdAt: body.createdAt, rawBody: body };

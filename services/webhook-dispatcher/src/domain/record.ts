@@ -6,7 +6,7 @@ import { currentTraceCarrier, type TraceCarrier } from '@checkout/telemetry';
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { EventDocument } from '../store/event.document';
 import type { Attempts } from './attempts';
-import type { DispatcherDeps, IncomingSessionEvent } from './ports';
+import type { DispatcherDeps, IncomingEvent } from './ports';
 import { Backlog } from './backlog';
 
 /** Most events (with their deliveries) written by one batched command. */
@@ -35,8 +35,8 @@ export interface DeliveryTarget {
 }
 
 /**
- * The webhook body exactly as D30 orders it: `{id, event, createdAt, session}` (plus anything newer the producer
- * added).
+ * The webhook body exactly as D30 and D49 order it: `{id, event, createdAt, session}`, or `{id, event, createdAt,
+ * order}` and `{id, event, createdAt, refund, order}` as orders produced them (plus anything newer a producer added).
  */
 export function webhookBodyJson(rawBody: Record<string, unknown>): string {
   const { id, event, createdAt, session, ...rest } = rawBody;
@@ -109,7 +109,7 @@ export class Recorder {
    * events and the deliveries are stored; the consumer commits the batch's offsets then. A replayed message finds
    * its delivery stored and leaves it to whoever holds it (or, once that hold lapses, to the recovery sweep).
    */
-  async recordEventsAndQueueFirstAttempts(batch: readonly IncomingSessionEvent[]): Promise<{ done: Promise<void> }> {
+  async recordEventsAndQueueFirstAttempts(batch: readonly IncomingEvent[]): Promise<{ done: Promise<void> }> {
     const now = this.deps.clock();
     const { events, deliveries, traces } = this.documentsOf(batch, now);
     // The deliveries' command goes first: their attempts wait for it only.
@@ -268,7 +268,7 @@ export class Recorder {
     return created.length;
   }
 
-  private documentsOf(batch: readonly IncomingSessionEvent[], now: Date): BatchDocuments {
+  private documentsOf(batch: readonly IncomingEvent[], now: Date): BatchDocuments {
     const events = new Map<string, EventDocument>();
     const deliveries: BatchDocuments['deliveries'] = [];
     const traces: BatchDocuments['traces'] = new Map();
@@ -282,7 +282,7 @@ export class Recorder {
         _id: envelope.eventId,
         ...scope,
         type: envelope.type,
-        sessionId: envelope.sessionId,
+        ...(envelope.sessionId !== undefined && { sessionId: envelope.sessionId }),
         createdAt: new Date(createdAt),
         body: webhookBodyJson(rawBody),
         callbackUrl: envelope.callbackUrl,

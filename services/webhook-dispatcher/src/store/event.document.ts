@@ -5,7 +5,8 @@ import type { EventType } from '@checkout/contracts';
 export interface EventDocument extends ScopedDocument {
   _id: string;
   type: EventType;
-  sessionId: string;
+  /** A checkout.session.* event's session; absent on order and refund events (D49). */
+  sessionId?: string;
   /** The event's createdAt (body.createdAt), the list's sort key. */
   createdAt: Date;
   /** The webhook body exactly as sent, as a JSON string: keys inside (metadata, sessionData) may contain "." or "$". */

@@ -10,10 +10,11 @@ import type {
   OrderPayment,
   Pagination,
   PaginationWithoutTotal,
+  Refund,
   SessionListResponse,
   WebhookEvent,
 } from '@checkout/contracts';
-import { DELIVERY_STATUSES, ORDER_STATUSES, PAYMENT_STATUSES, EVENT_TYPES } from '@checkout/contracts';
+import { DELIVERY_STATUSES, ORDER_STATUSES, PAYMENT_STATUSES, EVENT_TYPES, REFUND_REASONS } from '@checkout/contracts';
 import { e, money, query, timeTag } from './html';
 import type { HistoryEntry } from '../../domain/dashboard-views';
 
@@ -181,8 +182,14 @@ export function pager(
   return `<nav class="pager" aria-label="Pagination">${prev}<span>${where}</span>${next}</nav>`;
 }
 
-export function select(name: string, label: string, options: readonly string[], current: string | undefined): string {
-  return `<div><label for="f-${name}">${e(label)}</label><select id="f-${name}" name="${name}"><option value="">Any</option>${options.map((o) => `<option value="${e(o)}"${o === current ? ' selected' : ''}>${e(o.replace(/_/g, ' '))}</option>`).join('')}</select></div>`;
+export function select(
+  name: string,
+  label: string,
+  options: readonly string[],
+  current: string | undefined,
+  none = 'Any',
+): string {
+  return `<div><label for="f-${name}">${e(label)}</label><select id="f-${name}" name="${name}"><option value="">${e(none)}</option>${options.map((o) => `<option value="${e(o)}"${o === current ? ' selected' : ''}>${e(o.replace(/_/g, ' '))}</option>`).join('')}</select></div>`;
 }
 
 export function text(name: string, label: string, current: string | undefined, hint?: string): string {
@@ -236,7 +243,36 @@ ${pager(list.pagination, '/dashboard/orders', { ...filters })}</div>`,
   );
 }
 
-export function orderPage(ctx: PageContext, order: Order, payments: readonly OrderPayment[]): string {
+/** What an event is about (D49): its session, or its order (and refund); a link to the page of it. */
+function eventSubject(ev: WebhookEvent): { label: string; id: string; href: string } {
+  if ('session' in ev) return { label: 'Session', id: ev.session.id, href: `/dashboard/sessions/${ev.session.id}` };
+  if ('refund' in ev) return { label: 'Refund of order', id: ev.refund.id, href: `/dashboard/orders/${ev.order.id}` };
+  return { label: 'Order', id: ev.order.id, href: `/dashboard/orders/${ev.order.id}` };
+}
+
+/** D48 on the order page: its refunds, newest first, and the Refund form (confirmed on a page of its own, D47). */
+function refundsSection(order: Order, refunds: readonly Refund[], refundable: number): string {
+  const rows = refunds
+    .map(
+      (r) =>
+        `<tr><th scope="row"><code>${e(r.id)}</code></th><td>${status(r.status)}${r.failureReason ? ` (${e(r.failureReason.replace(/_/g, ' '))})` : ''}</td><td class="num">${e(money(r.amount, r.currency))}</td><td class="hide-narrow">${e(r.reason?.replace(/_/g, ' ') ?? '—')}</td><td class="hide-narrow">${timeTag(r.createdAt)}</td></tr>`,
+    )
+    .join('');
+  const table = `<div class="card scroll" role="region" tabindex="0" aria-label="Refunds, newest first"><table><caption>Refunds, newest first</caption><thead><tr><th scope="col">Refund</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col" class="hide-narrow">Reason</th><th scope="col" class="hide-narrow">Created</th></tr></thead><tbody>${rows || '<tr><td colspan="5">No refunds.</td></tr>'}</tbody></table></div>`;
+  const form =
+    refundable > 0
+      ? `<section class="card" aria-labelledby="h-refund"><h2 id="h-refund">Refund</h2><p>Up to ${e(money(refundable, order.currency))} can be refunded (paid, less the refunds that succeeded or are pending).</p><form method="get" action="/dashboard/orders/${e(order.id)}/refund" class="filters">${text('amount', `Amount (${order.currency}; empty: all that is refundable)`, undefined, '12.50')}${select('reason', 'Reason', REFUND_REASONS, undefined, 'None given')}<div><button type="submit">Refund…</button></div></form></section>`
+      : '';
+  return table + form;
+}
+
+export function orderPage(
+  ctx: PageContext,
+  order: Order,
+  payments: readonly OrderPayment[],
+  refunds: { refunds: readonly Refund[]; refundable: number },
+  message?: string,
+): string {
   const a = order.amounts;
   const items = order.items
     .map(
@@ -253,7 +289,7 @@ export function orderPage(ctx: PageContext, order: Order, payments: readonly Ord
   return layout(
     ctx,
     `Order ${order.id}`,
-    `<h1>Order <code>${e(order.id)}</code></h1>
+    `<h1>Order <code>${e(order.id)}</code></h1>${notice(message)}
 <section class="card" aria-labelledby="h-summary"><h2 id="h-summary">Summary</h2><dl class="facts">
 <dt>Status</dt><dd>${status(order.status)}</dd><dt>Payment status</dt><dd>${status(order.paymentStatus)}</dd>
 <dt>External id</dt><dd>${e(order.externalId ?? '—')}</dd><dt>Location</dt><dd>${e(order.locationId ?? '—')}</dd>
@@ -264,8 +300,10 @@ export function orderPage(ctx: PageContext, order: Order, payments: readonly Ord
 <div class="card scroll" role="region" tabindex="0" aria-label="Amounts"><table><caption>Amounts</caption><tbody>
 <tr><th scope="row">Subtotal</th><td class="num">${e(money(a.subtotal, order.currency))}</td></tr><tr><th scope="row">Tax</th><td class="num">${e(money(a.tax, order.currency))}</td></tr>
 <tr><th scope="row">Discount</th><td class="num">−${e(money(a.discount, order.currency))}</td></tr><tr><th scope="row">Total</th><td class="num">${e(money(a.total, order.currency))}</td></tr>
-<tr><th scope="row">Paid</th><td class="num">${e(money(a.paid, order.currency))}</td></tr><tr><th scope="row">Due</th><td class="num">${e(money(Math.max(0, a.total - a.paid), order.currency))}</td></tr></tbody></table></div>
-<div class="card scroll" role="region" tabindex="0" aria-label="Payments"><table><caption>Payments</caption><thead><tr><th scope="col">Payment</th><th scope="col">Method</th><th scope="col" class="num">Amount</th><th scope="col">Applied</th></tr></thead><tbody>${paymentRows || '<tr><td colspan="4">No payments yet.</td></tr>'}</tbody></table></div>`,
+<tr><th scope="row">Paid</th><td class="num">${e(money(a.paid, order.currency))}</td></tr><tr><th scope="row">Due</th><td class="num">${e(money(Math.max(0, a.total - a.paid), order.currency))}</td></tr>
+<tr><th scope="row">Refunded</th><td class="num">${e(money(a.refunded, order.currency))}</td></tr></tbody></table></div>
+<div class="card scroll" role="region" tabindex="0" aria-label="Payments"><table><caption>Payments</caption><thead><tr><th scope="col">Payment</th><th scope="col">Method</th><th scope="col" class="num">Amount</th><th scope="col">Applied</th></tr></thead><tbody>${paymentRows || '<tr><td colspan="4">No payments yet.</td></tr>'}</tbody></table></div>
+${refundsSection(order, refunds.refunds, refunds.refundable)}`,
   );
 }
 
@@ -341,7 +379,7 @@ export function eventsPage(
   const rows = list.events
     .map(
       (ev) =>
-        `<tr><th scope="row"><a href="/dashboard/events/${e(ev.id)}"><code>${e(ev.id)}</code></a></th><td>${e(ev.event)}</td><td class="hide-narrow"><code>${e(ev.session.id)}</code></td><td class="hide-narrow">${timeTag(ev.createdAt)}</td></tr>`,
+        `<tr><th scope="row"><a href="/dashboard/events/${e(ev.id)}"><code>${e(ev.id)}</code></a></th><td>${e(ev.event)}</td><td class="hide-narrow"><code>${e(eventSubject(ev).id)}</code></td><td class="hide-narrow">${timeTag(ev.createdAt)}</td></tr>`,
     )
     .join('');
   return layout(
@@ -350,7 +388,7 @@ export function eventsPage(
     `<h1>Events</h1>${notice(message)}${notice(error, 'error')}
 <section class="card" aria-labelledby="h-failed"><h2 id="h-failed">Failed deliveries</h2>${failedDeliveriesTable(failed)}<p><a href="/dashboard/recover">Recover failed deliveries…</a></p></section>
 <section class="card" aria-labelledby="h-filter"><h2 id="h-filter">Filter</h2><form method="get" action="/dashboard/events" class="filters">${select('type', 'Event type', EVENT_TYPES, filters.type)}${select('deliveryStatus', 'A delivery that is', DELIVERY_STATUSES, filters.deliveryStatus)}${text('endpointId', 'Webhook endpoint id', filters.endpointId, 'we_test_…')}${timeInput('createdAfter', 'Created from (UTC)', filters.createdAfter)}${timeInput('createdBefore', 'Created before (UTC)', filters.createdBefore)}<div><button type="submit">Apply filters</button></div></form></section>
-<div class="card scroll" role="region" tabindex="0" aria-label="Events, newest first"><table><caption>Events, newest first</caption><thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col" class="hide-narrow">Session</th><th scope="col" class="hide-narrow">Created</th></tr></thead><tbody>${rows || `<tr><td colspan="4">${filtered ? 'No events match.' : 'No events yet.'}</td></tr>`}</tbody></table>${pager(list.pagination, '/dashboard/events', { ...filters })}</div>`,
+<div class="card scroll" role="region" tabindex="0" aria-label="Events, newest first"><table><caption>Events, newest first</caption><thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col" class="hide-narrow">About</th><th scope="col" class="hide-narrow">Created</th></tr></thead><tbody>${rows || `<tr><td colspan="4">${filtered ? 'No events match.' : 'No events yet.'}</td></tr>`}</tbody></table>${pager(list.pagination, '/dashboard/events', { ...filters })}</div>`,
   );
 }
 
@@ -368,14 +406,17 @@ function deliverySection(delivery: Delivery, index: number): string {
 
 export function eventPage(ctx: PageContext, found: EventResponse, message?: string): string {
   const ev: WebhookEvent = found.event;
+  const subject = eventSubject(ev);
+  // D49: a session's callback URL receives its session's events only; an order's or a refund's has no delivery.
+  const ofSession = 'session' in ev;
   return layout(
     ctx,
     `Event ${ev.id}`,
     `<h1>Event <code>${e(ev.id)}</code></h1>${notice(message)}
 <section class="card" aria-labelledby="h-ev"><h2 id="h-ev">Summary</h2><dl class="facts"><dt>Type</dt><dd>${e(ev.event)}</dd><dt>Created</dt><dd>${timeTag(ev.createdAt)}</dd>
-<dt>Session</dt><dd><a href="/dashboard/sessions/${e(ev.session.id)}"><code>${e(ev.session.id)}</code></a></dd></dl>
-<p><a class="button" href="/dashboard/events/${e(ev.id)}/redeliver">Redeliver this event…</a></p></section>
-${found.deliveries.length === 0 ? '<div class="card"><p>This event has no delivery: its session has no callback URL and no webhook endpoint was subscribed to it.</p></div>' : found.deliveries.map(deliverySection).join('')}`,
+<dt>${e(subject.label)}</dt><dd><a href="${e(subject.href)}"><code>${e(subject.id)}</code></a></dd></dl>
+${ofSession ? `<p><a class="button" href="/dashboard/events/${e(ev.id)}/redeliver">Redeliver this event…</a></p>` : ''}</section>
+${found.deliveries.length === 0 ? `<div class="card"><p>${ofSession ? 'This event has no delivery: its session has no callback URL and no webhook endpoint was subscribed to it.' : "This event has no delivery: no webhook endpoint was subscribed to it (a session's callback URL receives only its session's events)."}</p></div>` : found.deliveries.map(deliverySection).join('')}`,
   );
 }
 

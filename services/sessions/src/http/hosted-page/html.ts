@@ -9,7 +9,7 @@ const ESCAPES: Record<string, string> = {
   '`': '&#96;',
 };
 
-export function escapeHtml(value: unknown): string {
+export function escapeHtml(value: string | number | boolean | null | undefined): string {
   return String(value ?? '').replace(/[&<>"'`]/g, (c) => ESCAPES[c] ?? c);
 }
 

@@ -1,0 +1,119 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { DomainError } from '@checkout/errors';
+import { parseOrThrow, requireScope } from '@checkout/http';
+import {
+  CreateRefundRequest,
+  INTERNAL_API_HEADERS,
+  ListRefundsQuery,
+  SettleRefundRequest,
+  TestHelperCreateRefundRequest,
+  derivedId,
+  isIdOf,
+  newId,
+  type RefundListResponse,
+  type RefundResponse,
+  type Scope,
+} from '@checkout/contracts';
+import type { OrderCommands, RefundWrite } from '../domain/orders.use-cases';
+import type { RefundOutcome } from '../domain/refund';
+import { presentRefund } from '../domain/order.presenter';
+import { answer, orderIdParam } from './order-answer';
+
+function refundIdParam(value: string | undefined): string {
+  if (!isIdOf('re', value)) throw new DomainError('INVALID_REFUND_ID', `"${value ?? ''}" is not a refund id.`);
+  return value;
+}
+
+/**
+ * D42 for refunds: with an Idempotency-Key the refund's id comes from it, so a retry after an unknown outcome (a
+ * 5xx, a lost answer: the gateway keeps no 5xx) meets the refund the first try made, applied at most once, and is
+ * not a second one. Not a secret derivation: a refund id is no capability (reading it needs the API key).
+ */
+function refundIdFor(ctx: Context, scope: Scope, orderId: string): string {
+  const record = ctx.get(INTERNAL_API_HEADERS.idempotencyRecord) || undefined;
+  return record === undefined
+    ? newId('re', scope.mode)
+    : derivedId('re', scope.mode, `refund\n${scope.organizationId}\n${orderId}\n${record}`);
+}
+
+/** D29 and D48: test helpers exist for test mode only (the gateway answers 404 for a live key too). */
+function testScope(state: { scope?: Scope }): Scope {
+  const scope = requireScope(state);
+  if (scope.mode !== 'test') throw new DomainError('NOT_FOUND', 'No such route.');
+  return scope;
+}
+
+/** A refund write's answer: `{refund}` for the merchant, with the order and its revision for the gateway (D46). */
+function answerRefund(ctx: Context, written: RefundWrite, status = 200): void {
+  answer(ctx, written.order, { refund: presentRefund(written.order, written.refund) });
+  ctx.status = status;
+}
+
+/**
+ * D48: refunds through the gateway. A refund made through the API is settled by the processor: in test mode the
+ * simulator succeeds at once; in live mode it stays pending until the processor's signed notification.
+ */
+export function refundsRoutes(commands: OrderCommands): Router {
+  const router = new Router();
+
+  router.post('/internal/orders/:orderId/refunds', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const orderId = orderIdParam(ctx.params.orderId);
+    const body = parseOrThrow(CreateRefundRequest, ctx.request.jsonBody ?? {}, 'REFUND_FAILED');
+    const outcome: RefundOutcome = scope.mode === 'test' ? 'succeeded' : 'pending';
+    const written = await commands.createRefund(scope, orderId, {
+      refundId: refundIdFor(ctx, scope, orderId),
+      ...body,
+      outcome,
+    });
+    answerRefund(ctx, written, 201);
+  });
+
+  router.get('/internal/orders/:orderId/refunds', async (ctx) => {
+    const scope = requireScope(ctx.state);
+    const orderId = orderIdParam(ctx.params.orderId);
+    const { page, limit } = parseOrThrow(ListRefundsQuery, ctx.query, 'INVALID_REQUEST');
+    const { order, refunds, total } = await commands.listRefunds(scope, orderId, page, limit);
+    const body: RefundListResponse = {
+      refunds: refunds.map((refund) => presentRefund(order, refund)),
+      pagination: { page, limit, total, hasMore: page * limit < total },
+    };
+    ctx.body = body;
+  });
+
+  router.get('/internal/refunds/:refundId', async (ctx) => {
+    const { order, refund } = await commands.getRefund(requireScope(ctx.state), refundIdParam(ctx.params.refundId));
+    const body: RefundResponse = { refund: presentRefund(order, refund) };
+    ctx.body = body;
+  });
+
+  router.post('/internal/test-helpers/orders/:orderId/refunds', async (ctx) => {
+    const scope = testScope(ctx.state);
+    const orderId = orderIdParam(ctx.params.orderId);
+    const { outcome, ...body } = parseOrThrow(
+      TestHelperCreateRefundRequest,
+      ctx.request.jsonBody ?? {},
+      'REFUND_FAILED',
+    );
+    const written = await commands.createRefund(scope, orderId, {
+      refundId: refundIdFor(ctx, scope, orderId),
+      ...body,
+      outcome,
+    });
+    answerRefund(ctx, written, 201);
+  });
+
+  router.post('/internal/test-helpers/refunds/:refundId/settle', async (ctx) => {
+    const scope = testScope(ctx.state);
+    const refundId = refundIdParam(ctx.params.refundId);
+    const { outcome } = parseOrThrow(SettleRefundRequest, ctx.request.jsonBody ?? {}, 'REFUND_FAILED');
+    // The simulated processor refuses a refund as a card network declines it (as a failed test refund at creation).
+    answerRefund(
+      ctx,
+      await commands.settleRefund(scope, refundId, outcome, outcome === 'failed' ? 'declined' : undefined),
+    );
+  });
+
+  return router;
+}
