@@ -96,7 +96,9 @@ describe('database round trips per orders operation', () => {
   });
 
   it('POST /internal/orders/:id/refunds: 3, as a cancel (read, one conditional replace guarding refundable with its events, relay marks them sent; no lease, D48); the list and GET /internal/refunds/:id: 1 each; settling: 4 (the refund found by id, then the same three)', async () => {
-    const id = (await call('POST', '/internal/orders', newOrderBody())).body.order.id as string;
+    // A session's order: only those take payments from sessions.
+    const id = (await call('POST', '/internal/orders', newOrderBody(), { session: `cs_test_${suffix}refund` })).body
+      .order.id as string;
     await call('POST', `/internal/orders/${id}/payments`, {
       paymentId: `pay-r-${suffix}`,
       amount: 1000,
