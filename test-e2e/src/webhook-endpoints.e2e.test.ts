@@ -32,8 +32,11 @@ async function merchant() {
 }
 
 const latte = { items: [{ name: 'Latte', quantity: 2, unitPrice: 450 }] };
+// An endpoint subscribed to '*' also gets the session's order events (D49), which carry no session.
 const ofSession = (path: string, sessionId: string) =>
-  receiver.deliveries(path).filter((r) => (JSON.parse(r.body) as { session: { id: string } }).session.id === sessionId);
+  receiver
+    .deliveries(path)
+    .filter((r) => (JSON.parse(r.body) as { session?: { id: string } }).session?.id === sessionId);
 
 async function paidSession(client: Checkout, callbackPath?: string) {
   const session = await client.checkoutSessions.create({
@@ -49,7 +52,12 @@ describe('webhook endpoints through the gateway (D50)', () => {
     const { test } = await merchant();
     const path = `/endpoint/${uniqueId('a')}`;
     const callback = `/callback/${uniqueId('a')}`;
-    const endpoint = await test.webhookEndpoints.create({ url: receiver.url(path), enabledEvents: ['*'] });
+    // The session's event only: with '*' the endpoint would also get the order's events (D49), and this test
+    // follows the one event both the endpoint and the callback URL receive.
+    const endpoint = await test.webhookEndpoints.create({
+      url: receiver.url(path),
+      enabledEvents: ['checkout.session.completed'],
+    });
     const session = await paidSession(test, callback);
 
     const [delivered] = await eventually(
