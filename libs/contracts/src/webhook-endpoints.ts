@@ -16,18 +16,45 @@ export const ENDPOINT_DESCRIPTION_MAX = 500;
 export const ALL_EVENTS = '*';
 
 const ENABLED_EVENT_VALUES = [ALL_EVENTS, ...EVENT_TYPES] as const;
+const isCatalogType = (value: unknown): value is EventType => (EVENT_TYPES as readonly unknown[]).includes(value);
 
+const STANDS_ALONE = '"*" stands alone: it already means every event type';
+
+/** Why a list is neither `["*"]` nor catalog types: the one message a merchant gets for either branch failing. */
+function enabledEventsProblem(input: unknown): string {
+  if (!Array.isArray(input)) return 'must be a list: ["*"] or event types of GET /v0/event_types';
+  if (input.length === 0) return 'must name at least one event type, or be ["*"]';
+  if (input.includes(ALL_EVENTS)) return STANDS_ALONE;
+  if (input.length > EVENT_TYPES.length) return `must hold at most ${EVENT_TYPES.length} event types`;
+  const unknown = input.findIndex((type) => !isCatalogType(type));
+  return unknown < 0
+    ? 'must be ["*"] or event types of GET /v0/event_types'
+    : `item ${unknown} must be "*" or an event type of GET /v0/event_types`;
+}
+
+// A union rather than one list with a refinement: the OpenAPI document then states the rule that "*" stands
+// alone, so a client (or a fuzzer) building a body from the document never sends a list the API refuses.
 export const EnabledEvents = z
-  .array(z.enum(ENABLED_EVENT_VALUES, { error: 'must be "*" or an event type of GET /v0/event_types' }))
-  .min(1)
-  .max(ENABLED_EVENT_VALUES.length)
-  .refine((types) => !types.includes(ALL_EVENTS) || types.length === 1, {
-    error: '"*" stands alone: it already means every event type',
-  })
+  .union(
+    [
+      z
+        .array(z.literal(ALL_EVENTS))
+        .length(1, { error: STANDS_ALONE })
+        .describe('`["*"]`: every event type, those added later too.'),
+      z
+        .array(z.enum(EVENT_TYPES))
+        .min(1)
+        .max(EVENT_TYPES.length)
+        .describe('Event types from `GET /v0/event_types`, without `"*"`.'),
+    ],
+    { error: (issue) => enabledEventsProblem(issue.input) },
+  )
   // Order and repeats carry no meaning: kept once each, in catalog order.
-  .transform((types) => ENABLED_EVENT_VALUES.filter((type) => types.includes(type)))
+  .transform((types): Array<(typeof ENABLED_EVENT_VALUES)[number]> =>
+    ENABLED_EVENT_VALUES.filter((type) => (types as readonly string[]).includes(type)),
+  )
   .describe(
-    'The event types this endpoint receives: `["*"]` for every type (those added later too), or a list of types from `GET /v0/event_types`.',
+    'The event types this endpoint receives: `["*"]` for every type (those added later too), or a list of types from `GET /v0/event_types`; `"*"` stands alone.',
   );
 export type EnabledEvents = z.output<typeof EnabledEvents>;
 
