@@ -50,7 +50,8 @@ export function summarizeJunit(xml: string): { operations: number; failures: num
 
 function runSchemathesis(python: string, args: string[], cwd: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {
-    // Our hooks (scripts/fuzz/checkout_hooks.py) register positive_data_acceptance_beyond_schema.
+    // Our hooks (scripts/fuzz/checkout_hooks.py) register positive_data_acceptance_beyond_schema and
+    // ensure_resource_availability_beyond_replay.
     const env = { ...process.env, NO_COLOR: '1', PYTHONPATH: HOOKS_DIR, SCHEMATHESIS_HOOKS: 'checkout_hooks' };
     // cwd: Schemathesis keeps a .schemathesis/ directory where it runs; not in the checkout.
     const child = spawn(python, ['-m', 'schemathesis.cli', 'run', ...args], {
@@ -112,11 +113,12 @@ async function main(): Promise<number> {
       const args = [
         `${stack.env.gatewayUrl}/v0/openapi.json`,
         // Every check; positive_data_acceptance as our variant that lets through only the 400s of rules JSON
-        // Schema cannot state (cross-field amounts, state, references: each listed in the hooks file).
+        // Schema cannot state (cross-field amounts, state, references: each listed in the hooks file), and
+        // ensure_resource_availability as ours that knows a replayed create (D42) may name a deleted resource.
         '--checks',
         'all',
         '--exclude-checks',
-        'positive_data_acceptance',
+        'positive_data_acceptance,ensure_resource_availability',
         '--phases',
         options.phases,
         '--max-examples',

@@ -9,7 +9,7 @@ any other 400 to schema-valid data is still a failure (the document promising mo
 import re
 
 import schemathesis
-from schemathesis.specs.openapi.checks import positive_data_acceptance
+from schemathesis.specs.openapi.checks import ensure_resource_availability, positive_data_acceptance
 
 # Codes that depend on other records or on state, never on the request's shape.
 STATE_OR_REFERENCE_CODES = {
@@ -68,3 +68,19 @@ def positive_data_acceptance_beyond_schema(ctx, response, case):
     if _is_rule_refusal(response):
         return None
     return positive_data_acceptance(ctx, response, case)
+
+
+@schemathesis.check
+def ensure_resource_availability_beyond_replay(ctx, response, case):
+    """ensure_resource_availability, except after a replayed create.
+
+    D42: a POST repeated with its Idempotency-Key and body answers the first response again
+    (`Idempotent-Replayed: true`), as Stripe does, even when what it created was deleted since. The fuzzer reuses
+    short keys ("0") with the same minimal body across sequences, so a replayed 201 may name an endpoint an earlier
+    sequence deleted: the 404 that follows is the right answer, not a resource that vanished after its creation.
+    """
+    parent = ctx.internals.find_parent(case_id=case.id)
+    parent_response = ctx.internals.find_response(case_id=parent.id) if parent is not None else None
+    if parent_response is not None and parent_response.headers.get("idempotent-replayed", [""])[0] == "true":
+        return None
+    return ensure_resource_availability(ctx, response, case)
