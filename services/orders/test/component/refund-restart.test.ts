@@ -93,7 +93,13 @@ afterAll(async () => {
 describe('a refund across a restart of orders (D48, D49)', () => {
   it('When orders is SIGKILLed after the refund is written and before its events are published, then after a restart each event comes, once; a retry meets the same refund', async () => {
     const child = await startOrders();
-    const created = await call('POST', '/internal/orders', { items: [{ name: 'Tea', quantity: 1, unitPrice: 900 }] });
+    // A session's order: only those take payments from sessions.
+    const created = await call(
+      'POST',
+      '/internal/orders',
+      { items: [{ name: 'Tea', quantity: 1, unitPrice: 900 }] },
+      { session: `cs_test_${randomBytes(12).toString('hex')}` },
+    );
     const orderId = created.body.order.id as string;
     await call('POST', `/internal/orders/${orderId}/payments`, { paymentId: `pay-${suffix}`, method: 'card' });
 

@@ -32,7 +32,14 @@ const internal: OrderEventMessage[] = [];
 const probes: Array<{ stop(): Promise<void> }> = [];
 
 async function paidOrder(call: typeof test, paid = 1000): Promise<string> {
-  const created = await call('POST', '/internal/orders', { items: [{ name: 'Tea', quantity: 1, unitPrice: 1000 }] });
+  // A session's order: only those take payments from sessions.
+  const session = `cs_${call === live ? 'live' : 'test'}_${randomBytes(12).toString('hex')}`;
+  const created = await call(
+    'POST',
+    '/internal/orders',
+    { items: [{ name: 'Tea', quantity: 1, unitPrice: 1000 }] },
+    { session },
+  );
   expect(created.status).toBe(201);
   const id = created.body.order.id as string;
   const payment = await call('POST', `/internal/orders/${id}/payments`, {
