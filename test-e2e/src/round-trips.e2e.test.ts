@@ -205,16 +205,24 @@ describe('round trips per public orders operation, gateway + orders', () => {
   });
 
   it('POST /v0/orders/:id/refunds: 3 commands in orders, as a cancel (read, one conditional replace guarding refundable with its events, the relay marking them sent; no lease), 1 Kafka send, nothing left for the relay (D48)', async () => {
-    const id = (await api.post('/v0/orders', buildOrderInput())).body.order.id as string;
-    // Paid as sessions pays it: orders' internal payments route, with sessions' credential.
-    const paid = await new Api(ordersUrl, undefined).post(
+    // A session's order, made and paid as sessions makes and pays it (orders takes payments from sessions only for
+    // its sessions' orders): orders' internal routes, with sessions' credential.
+    const asSessions = {
+      'x-internal-token': sessionsToken,
+      'x-organization-id': organizationId,
+      'x-mode': 'test',
+    };
+    const orders = new Api(ordersUrl, undefined);
+    const created = await orders.post('/internal/orders', buildOrderInput(), {
+      ...asSessions,
+      [INTERNAL_API_HEADERS.checkoutSessionId]: `cs_test_${randomBytes(12).toString('hex')}`,
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.order.id as string;
+    const paid = await orders.post(
       `/internal/orders/${id}/payments`,
       { paymentId: `pay-rt-${suffix}`, method: 'card' },
-      {
-        'x-internal-token': sessionsToken,
-        'x-organization-id': organizationId,
-        'x-mode': 'test',
-      },
+      asSessions,
     );
     expect(paid.status).toBe(200);
     const refund = await costOf(() => api.post(`/v0/orders/${id}/refunds`, { amount: 100 }));
