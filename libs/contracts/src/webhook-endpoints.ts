@@ -40,12 +40,15 @@ export const EnabledEvents = z
       z
         .array(z.literal(ALL_EVENTS))
         .length(1, { error: STANDS_ALONE })
-        .describe('`["*"]`: every event type, those added later too.'),
+        .describe('`["*"]`: every event type, those added later too.')
+        // Named, so that code generators see one type where create and update both use it.
+        .meta({ id: 'EnabledEventsAll' }),
       z
         .array(z.enum(EVENT_TYPES))
         .min(1)
         .max(EVENT_TYPES.length)
-        .describe('Event types from `GET /v0/event_types`, without `"*"`.'),
+        .describe('Event types from `GET /v0/event_types`, without `"*"`.')
+        .meta({ id: 'EnabledEventTypes' }),
     ],
     { error: (issue) => enabledEventsProblem(issue.input) },
   )
