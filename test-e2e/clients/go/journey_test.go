@@ -81,9 +81,14 @@ func TestMerchantJourney(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 	}))
 	defer server.Close()
+	// enabledEvents is a union (exactly ["*"], or catalog types): this endpoint takes one catalog type.
+	var enabledEvents CreateWebhookEndpointRequest_EnabledEvents
+	if err := enabledEvents.FromEnabledEventTypes(EnabledEventTypes{"checkout.session.completed"}); err != nil {
+		t.Fatalf("enabled events: %v", err)
+	}
 	registered, err := client.CreateWebhookEndpointWithResponse(ctx, nil, CreateWebhookEndpointRequest{
 		Url:           server.URL + "/webhooks",
-		EnabledEvents: []CreateWebhookEndpointRequestEnabledEvents{CreateWebhookEndpointRequestEnabledEventsCheckoutSessionCompleted},
+		EnabledEvents: enabledEvents,
 	})
 	if err != nil || registered.JSON201 == nil {
 		t.Fatalf("register endpoint: %v %s", err, registered.Body)
@@ -148,7 +153,7 @@ func TestMerchantJourney(t *testing.T) {
 	event, err := got1.JSON200.Event.AsSessionCompletedEvent()
 	step(t, "read the event", err == nil && kind == "checkout.session.completed" && event.Session.Id == session.Id && event.Session.Status == CheckoutSessionStatusCompleted, event.Id)
 
-	amount, reason := 300, CreateRefundRequestReasonRequestedByCustomer
+	amount, reason := int64(300), CreateRefundRequestReasonRequestedByCustomer
 	refunded, err := client.CreateRefundWithResponse(ctx, done.Order.Id, nil, CreateRefundRequest{Amount: &amount, Reason: &reason})
 	if err != nil || refunded.JSON201 == nil {
 		t.Fatalf("create refund: %v %s", err, refunded.Body)
@@ -199,10 +204,10 @@ func TestMerchantJourney(t *testing.T) {
 	step(t, "read the event catalog", err == nil && types.JSON200 != nil && len(types.JSON200.EventTypes) >= 2, "")
 
 	for i := 0; i < 3; i++ {
-		made, err := client.CreateOrderWithResponse(ctx, nil, CreateOrderRequest{Items: []ItemInput{{Name: fmt.Sprintf("Order %d", i), Quantity: 1, UnitPrice: 100 + i}}})
+		made, err := client.CreateOrderWithResponse(ctx, nil, CreateOrderRequest{Items: []ItemInput{{Name: fmt.Sprintf("Order %d", i), Quantity: 1, UnitPrice: int64(100 + i)}}})
 		step(t, fmt.Sprintf("create order %d", i+1), err == nil && made.JSON201 != nil, "")
 	}
-	page, limit := 1, 2
+	page, limit := int32(1), int32(2)
 	first, err := client.ListOrdersWithResponse(ctx, &ListOrdersParams{Page: &page, Limit: &limit})
 	if err != nil || first.JSON200 == nil {
 		t.Fatalf("list orders: %v", err)

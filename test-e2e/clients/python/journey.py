@@ -38,7 +38,7 @@ from checkout_client.models import (
     CreateRefundRequestReason,
     CreateSessionRequest,
     CreateWebhookEndpointRequest,
-    CreateWebhookEndpointRequestEnabledEventsItem,
+    EnabledEventTypesItem,
     ItemInput,
     ListEventsDeliveryStatus,
     ListEventsType,
@@ -85,7 +85,7 @@ def main() -> None:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     registered = create_webhook_endpoint.sync_detailed(client=client, body=CreateWebhookEndpointRequest(
         url=f"http://127.0.0.1:{server.server_address[1]}/webhooks",
-        enabled_events=[CreateWebhookEndpointRequestEnabledEventsItem.CHECKOUT_SESSION_COMPLETED],
+        enabled_events=[EnabledEventTypesItem.CHECKOUT_SESSION_COMPLETED],
     ))
     endpoint = registered.parsed.endpoint
     step("register a webhook endpoint", registered.status_code == 201 and endpoint.secret.startswith("whsec_"), endpoint.id)
