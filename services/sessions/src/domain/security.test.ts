@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { csrfToken, verifyCsrfToken } from './csrf';
-import { signProcessorPayload, verifyProcessorSignature } from './processor-signature';
-import { encodeCheckoutSettingsHeader } from '@checkout/contracts';
+import { encodeCheckoutSettingsHeader, signProcessorPayload, verifyProcessorSignature } from '@checkout/contracts';
 import { DEFAULT_CHECKOUT_SETTINGS, parseCheckoutSettings } from './checkout-settings';
 
 const SECRET = 'a-secret-of-at-least-16';

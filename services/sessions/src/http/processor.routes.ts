@@ -3,9 +3,8 @@ import { z } from 'zod';
 import type { Context } from 'koa';
 import { DomainError } from '@checkout/errors';
 import { parseOrThrow } from '@checkout/http';
-import { PaymentMethod, SessionId } from '@checkout/contracts';
+import { PaymentMethod, PROCESSOR_SIGNATURE_HEADER, SessionId, verifyProcessorSignature } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
-import { PROCESSOR_SIGNATURE_HEADER, verifyProcessorSignature } from '../domain/processor-signature';
 
 const MAX_NOTIFICATION_BYTES = 64 * 1024;
 

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
-import { SessionEventV1 } from '@checkout/contracts';
-import { signProcessorPayload } from '../../src/domain/processor-signature';
+import { SessionEventV1, signProcessorPayload } from '@checkout/contracts';
 import {
   PROCESSOR_SECRET,
   collectSessionEvents,
