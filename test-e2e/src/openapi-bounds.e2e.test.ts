@@ -55,7 +55,32 @@ function optionFor(schema: Schema, value: Json): Schema | undefined {
     const ref = schema.discriminator.mapping[(value as Record<string, string>)[schema.discriminator.propertyName]!];
     return options.find((o) => o.$ref === ref);
   }
-  return options.find((o) => (resolve(o).type ?? 'null') !== 'null') ?? options[0];
+  return (
+    options.find((o) => accepts(resolve(o), value)) ??
+    options.find((o) => (resolve(o).type ?? 'null') !== 'null') ??
+    options[0]
+  );
+}
+
+/** Whether a value has an option's shape, as far as picking the option goes (type, const, enum, items). */
+function accepts(schema: Schema, value: Json): boolean {
+  if (schema.const !== undefined) return value === schema.const;
+  if (Array.isArray(schema.enum)) return (schema.enum as Json[]).includes(value);
+  switch (schema.type) {
+    case 'array':
+      return Array.isArray(value) && (!schema.items || value.every((item) => accepts(resolve(schema.items), item)));
+    case 'object':
+      return value !== null && typeof value === 'object' && !Array.isArray(value);
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+    case 'integer':
+      return typeof value === 'number';
+    case 'null':
+      return value === null;
+    default:
+      return true;
+  }
 }
 
 interface Bound {
@@ -246,7 +271,11 @@ async function samples(): Promise<Record<string, { path: string; body: Json }>> 
       body: { outcome: 'succeeded' },
     },
     createWebhookEndpoint: { path: '/v0/webhook_endpoints', body: endpointBody },
-    updateWebhookEndpoint: { path: `/v0/webhook_endpoints/${endpoint.body.endpoint.id}`, body: endpointBody },
+    // A list of types here, ["*"] on create: each of enabledEvents' two alternatives has its own bound.
+    updateWebhookEndpoint: {
+      path: `/v0/webhook_endpoints/${endpoint.body.endpoint.id}`,
+      body: { ...endpointBody, enabledEvents: ['checkout.session.completed', 'order.paid'] },
+    },
     redeliverEvent: { path: `/v0/events/${eventId}/redeliver`, body: { endpointId: endpoint.body.endpoint.id } },
     createOrder: { path: '/v0/orders', body: { ...order, externalId: uniqueId('bounds') } },
     updateOrder: {
