@@ -149,8 +149,10 @@ function client(baseUrl: string, key: string) {
       headers: {
         authorization: `Bearer ${key}`,
         ...(body !== undefined && { 'content-type': 'application/json' }),
+        // Login links and secret rotations take no Idempotency-Key: their answers are secrets (D47, D50).
         ...(method === 'POST' &&
-          !path.includes('login_links') && { 'idempotency-key': randomBytes(8).toString('hex') }),
+          !path.includes('login_links') &&
+          !path.endsWith('/rotate_secret') && { 'idempotency-key': randomBytes(8).toString('hex') }),
         ...headers,
       },
       ...(body !== undefined && { body: JSON.stringify(body) }),
@@ -223,6 +225,33 @@ async function journey(stack: Pick<ProcessStack, 'env'>, receiver: WebhookReceiv
   await api('POST', `/v0/orders/${minimal.id}/cancel`, 200);
   await api('PATCH', `/v0/orders/${minimal.id}`, 400, { metadata: { note: 'too late' } });
 
+  log('recording: webhook endpoints (gateway → dispatcher; D50)');
+  // Subscribed before any event is made, so the dispatcher stores deliveries to an endpoint too.
+  await api('GET', '/v0/event_types', 200);
+  type Endpoint = { id: string };
+  const endpoint = (
+    await api<{ endpoint: Endpoint }>('POST', '/v0/webhook_endpoints', 201, {
+      url: receiver.url(ENDPOINT_PATH),
+      enabledEvents: ['*'],
+      description: 'Everything',
+      metadata: { team: 'ops' },
+    })
+  ).body.endpoint;
+  const narrow = (
+    await api<{ endpoint: Endpoint }>('POST', '/v0/webhook_endpoints', 201, {
+      url: receiver.url(`${ENDPOINT_PATH}/refunds`),
+      enabledEvents: ['refund.created', 'refund.succeeded', 'refund.failed'],
+    })
+  ).body.endpoint;
+  await api('POST', '/v0/webhook_endpoints', 400, { url: 'not a url', enabledEvents: ['*'] });
+  await api('GET', '/v0/webhook_endpoints', 200);
+  await api('GET', `/v0/webhook_endpoints/${endpoint.id}`, 200);
+  await api('PATCH', `/v0/webhook_endpoints/${narrow.id}`, 200, {
+    description: 'Refunds and payments',
+    enabledEvents: ['refund.created', 'refund.succeeded', 'refund.failed', 'order.paid'],
+  });
+  await api('GET', `/v0/webhook_endpoints/we_test_${'x'.repeat(24)}`, 404);
+
   log('recording: checkout sessions (gateway → sessions → orders)');
   type Session = { id: string; order: { id: string; amounts: { total: number } } };
   const create = async (extra: Record<string, unknown> = {}) =>
@@ -252,6 +281,29 @@ async function journey(stack: Pick<ProcessStack, 'env'>, receiver: WebhookReceiv
   await api('POST', `/v0/test_helpers/checkout/sessions/${paid.id}/pay`, 200, { method: 'card', amount: 300 });
   await api('POST', `/v0/test_helpers/checkout/sessions/${paid.id}/pay`, 200, { method: 'card', outcome: 'declined' });
   await api('POST', `/v0/test_helpers/checkout/sessions/${paid.id}/pay`, 200, { method: 'stablecoin' });
+  log('recording: refunds (gateway → orders, and the order to its session; D48, D49, D46)');
+  type Refund = { id: string };
+  const refundsOf = `/v0/orders/${paid.order.id}/refunds`;
+  const refund = (
+    await api<{ refund: Refund }>('POST', refundsOf, 201, {
+      amount: 100,
+      reason: 'requested_by_customer',
+      metadata: { ticket: 'T-1' },
+    })
+  ).body.refund;
+  await api('POST', refundsOf, 400, { amount: 1_000_000 });
+  const pendingRefund = (
+    await api<{ refund: Refund }>('POST', `/v0/test_helpers/orders/${paid.order.id}/refunds`, 201, {
+      amount: 50,
+      outcome: 'pending',
+    })
+  ).body.refund;
+  await api('POST', `/v0/test_helpers/orders/${paid.order.id}/refunds`, 201, { amount: 25, outcome: 'failed' });
+  await api('POST', `/v0/test_helpers/refunds/${pendingRefund.id}/settle`, 200, { outcome: 'succeeded' });
+  await api('GET', refundsOf, 200);
+  await api('GET', `${refundsOf}?limit=1`, 200);
+  await api('GET', `/v0/refunds/${refund.id}`, 200);
+  await api('GET', `/v0/refunds/re_test_${'x'.repeat(24)}`, 404);
   const withDestination = await create({ paymentDestination: paymentDestination.address });
   await request(`${gatewayUrl}/checkout/${withDestination.id}`).then((r) => r.body.text());
   await api('POST', `/v0/test_helpers/checkout/sessions/${withDestination.id}/expire`, 200);
@@ -261,26 +313,53 @@ async function journey(stack: Pick<ProcessStack, 'env'>, receiver: WebhookReceiv
   // One left pending: the document the hosted page and the expiry sweep read most.
   const pending = await create({ requireFromCustomer: { phone: true, shippingAddress: false, location: false } });
   await request(`${gatewayUrl}/checkout/${pending.id}`).then((r) => r.body.text());
+  // What the hosted page collects goes on to the order before the payment (sessions → orders PATCH); a customer with
+  // an email takes the phone. Declined, so the session stays pending.
+  const collecting = await create({
+    customer: { email: 'katherine@example.com' },
+    requireFromCustomer: { phone: true, shippingAddress: true, location: false },
+  });
+  await hostedPagePay(gatewayUrl, collecting.id, {
+    method: 'card',
+    cardNumber: '4000 0000 0000 0002',
+    phone: '+12025550123',
+    line1: '1 Main St',
+    city: 'Springfield',
+    country: 'US',
+  });
 
   log('recording: events (sessions → Kafka → dispatcher → gateway for signing secrets; gateway → dispatcher)');
-  await eventually(() => receiver.deliveries().length >= 2, {
+  await eventually(() => callbacks(receiver) >= 2, {
     deadlineMs: 60_000,
     intervalMs: 250,
     description: 'the completed and expired sessions delivered',
   });
-  const events = (await api<{ events: { id: string }[] }>('GET', '/v0/events', 200)).body.events;
-  const event = events[0];
+  await api('GET', '/v0/events', 200);
+  // A session's event: it has a callback URL to redeliver to (D32); an order's or a refund's goes to endpoints only.
+  const event = (await api<{ events: { id: string }[] }>('GET', '/v0/events?type=checkout.session.completed', 200)).body
+    .events[0];
   if (!event) throw new Error('recording journey: no event recorded');
   await api('GET', `/v0/events/${event.id}`, 200);
   await api('GET', '/v0/events?limit=1&page=1', 200);
   await api('POST', `/v0/events/${event.id}/redeliver`, 202);
   await api('POST', '/v0/events/recover', 202, { since: new Date(Date.now() - 3_600_000).toISOString() });
   await api('GET', `/v0/events/evt_test_${'x'.repeat(24)}`, 404);
+  // D50: to one endpoint instead of the session's callback URL; then what a disabled endpoint missed.
+  await api('POST', `/v0/events/${event.id}/redeliver`, 202, { endpointId: endpoint.id });
+  await api('PATCH', `/v0/webhook_endpoints/${endpoint.id}`, 200, { disabled: true });
+  await api('PATCH', `/v0/webhook_endpoints/${endpoint.id}`, 200, { disabled: false });
+  await api('POST', '/v0/events/recover', 202, {
+    since: new Date(Date.now() - 3_600_000).toISOString(),
+    endpointId: endpoint.id,
+  });
+  await api('POST', `/v0/webhook_endpoints/${endpoint.id}/rotate_secret`, 200);
+  await api('DELETE', `/v0/webhook_endpoints/${narrow.id}`, 200);
+  await api('GET', `/v0/webhook_endpoints/${narrow.id}`, 404);
 
   log('recording: the dashboard (gateway → orders, sessions, dispatcher; D47)');
   const { url } = (await api<{ url: string }>('POST', '/v0/dashboard/login_links', 201)).body;
   const cookie = await dashboardLogin(url);
-  for (const page of [
+  for (const path of [
     '/dashboard',
     '/dashboard/orders',
     `/dashboard/orders/${full.id}`,
@@ -289,44 +368,153 @@ async function journey(stack: Pick<ProcessStack, 'env'>, receiver: WebhookReceiv
     `/dashboard/sessions/${paid.id}`,
     '/dashboard/events',
     `/dashboard/events/${event.id}`,
-  ]) {
-    const answer = await request(`${gatewayUrl}${page}`, { headers: { cookie } });
-    await answer.body.text();
-    if (answer.statusCode !== 200) throw new Error(`recording journey: ${page} answered ${answer.statusCode}`);
-  }
-  await eventually(() => receiver.deliveries().length >= 3, {
+    '/dashboard/webhook_endpoints',
+    `/dashboard/webhook_endpoints/${endpoint.id}`,
+  ])
+    await page(gatewayUrl, cookie, path);
+  // The dashboard's forms (D47): a refund (D48, with its one-time key) and an endpoint's life (D50).
+  const dashboard = (path: string, form: Record<string, string | string[]>, expected: number) =>
+    dashboardForm(gatewayUrl, cookie, path, form, expected);
+  await confirmed(gatewayUrl, cookie, `/dashboard/orders/${paid.order.id}/refund?amount=0.10&reason=duplicate`);
+  const created = await dashboard(
+    '/dashboard/webhook_endpoints',
+    { url: receiver.url(`${ENDPOINT_PATH}/dashboard`), events: ['order.paid', 'refund.succeeded'] },
+    200,
+  );
+  const added = /we_test_[0-9A-Za-z]+/.exec(created)?.[0];
+  if (!added) throw new Error('recording journey: the dashboard showed no new endpoint');
+  await confirmed(gatewayUrl, cookie, `/dashboard/webhook_endpoints/${added}/disable`);
+  await confirmed(gatewayUrl, cookie, `/dashboard/webhook_endpoints/${added}/enable`);
+  const since = new Date(Date.now() - 3_600_000).toISOString().slice(0, 16);
+  await confirmed(gatewayUrl, cookie, `/dashboard/webhook_endpoints/${added}/recover?since=${since}`);
+  await confirmed(gatewayUrl, cookie, `/dashboard/webhook_endpoints/${added}/rotate_secret`);
+  await page(gatewayUrl, cookie, `/dashboard/webhook_endpoints/${added}`);
+  await eventually(() => callbacks(receiver) >= 3, {
     deadlineMs: 60_000,
     intervalMs: 250,
     description: 'the redelivery delivered',
   });
 }
 
+/** Where the journey's webhook endpoints (D50) receive: apart from the sessions' callback URLs, waited for above. */
+const ENDPOINT_PATH = '/hooks/endpoint';
+const callbacks = (receiver: WebhookReceiver) =>
+  receiver.deliveries().filter((d) => !d.path.startsWith(ENDPOINT_PATH)).length;
+
+/** Sends the hosted page's payment form as a customer's browser would (its CSRF cookie and token, D41). */
+async function hostedPagePay(gatewayUrl: string, sessionId: string, fields: Record<string, string>): Promise<void> {
+  const opened = await request(`${gatewayUrl}/checkout/${sessionId}`);
+  const html = await opened.body.text();
+  const set = opened.headers['set-cookie'];
+  const cookie = (Array.isArray(set) ? set : set ? [set] : []).map((c) => c.split(';')[0]).join('; ');
+  const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
+  if (!csrf) throw new Error(`recording journey: the hosted page of ${sessionId} has no payment form`);
+  const answer = await request(`${gatewayUrl}/checkout/${sessionId}/pay`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf: unescaped(csrf), ...fields }).toString(),
+  });
+  await answer.body.text();
+  if (answer.statusCode !== 303)
+    throw new Error(`recording journey: the hosted page's payment answered ${answer.statusCode}, expected 303`);
+}
+
+/** A dashboard page, which must be shown (200): its HTML. */
+async function page(gatewayUrl: string, cookie: string, path: string): Promise<string> {
+  const answer = await request(`${gatewayUrl}${path}`, { headers: { cookie } });
+  const text = await answer.body.text();
+  if (answer.statusCode !== 200) throw new Error(`recording journey: ${path} answered ${answer.statusCode}`);
+  return text;
+}
+
+const unescaped = (value: string) =>
+  value
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+
+/** Sends a dashboard form as a browser would (with the session's CSRF token, D47): the page it answered. */
+async function dashboardForm(
+  gatewayUrl: string,
+  cookie: string,
+  path: string,
+  fields: Record<string, string | string[]>,
+  expected: number,
+): Promise<string> {
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await page(gatewayUrl, cookie, '/dashboard'))?.[1];
+  if (!csrf) throw new Error('recording journey: no CSRF token on the dashboard');
+  const form = new URLSearchParams({ csrf: unescaped(csrf) });
+  for (const [name, value] of Object.entries(fields))
+    for (const one of Array.isArray(value) ? value : [value]) form.append(name, one);
+  const answer = await request(`${gatewayUrl}${path}`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  });
+  const text = await answer.body.text();
+  if (answer.statusCode !== expected)
+    throw new Error(`recording journey: POST ${path} answered ${answer.statusCode}, expected ${expected}: ${text}`);
+  return text;
+}
+
+/** Opens a dashboard confirm page and sends its form (not the log-out one) as shown: 200 or a redirect. */
+async function confirmed(gatewayUrl: string, cookie: string, path: string): Promise<void> {
+  const html = await page(gatewayUrl, cookie, path);
+  const form = [...html.matchAll(/<form method="post" action="([^"]+)">(.*?)<\/form>/gs)].find(
+    (m) => m[1] !== '/dashboard/logout',
+  );
+  if (!form) throw new Error(`recording journey: ${path} has no form to confirm`);
+  const fields = new URLSearchParams();
+  for (const [, name, value] of (form[2] as string).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+    fields.append(unescaped(name as string), unescaped(value as string));
+  const answer = await request(new URL(unescaped(form[1] as string), gatewayUrl).toString(), {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: fields.toString(),
+  });
+  const text = await answer.body.text();
+  if (answer.statusCode !== 200 && answer.statusCode !== 303)
+    throw new Error(`recording journey: confirming ${path} answered ${answer.statusCode}: ${text}`);
+}
+
 /**
  * Opens a dashboard login link and returns the session cookie. A link opened with GET may log in at once (1.0.0)
- * or answer a page whose form POSTs to log in (a link's GET must not consume it): both are followed.
+ * or answer a page whose form POSTs to log in (a link's GET must not consume it), with a cookie that proves the
+ * form came from that page: both are followed.
  */
 async function dashboardLogin(url: string): Promise<string> {
-  const cookieOf = (headers: Record<string, string | string[] | undefined>) => {
+  // `name=value` of each cookie set with a value (one set empty is being cleared).
+  const cookiesOf = (headers: Record<string, string | string[] | undefined>) => {
     const set = headers['set-cookie'];
-    const first = (Array.isArray(set) ? set : set ? [set] : []).find((c) => c.includes('='));
-    return first?.split(';')[0];
+    return (Array.isArray(set) ? set : set ? [set] : [])
+      .map((c) => c.split(';')[0] as string)
+      .filter((c) => /^[^=]+=.+/.test(c));
   };
   const opened = await request(url);
   const page = await opened.body.text();
-  const direct = cookieOf(opened.headers);
-  if (direct) return direct;
+  const fromPage = cookiesOf(opened.headers);
   const form = /<form[^>]*method="post"[^>]*action="([^"]+)"|<form[^>]*action="([^"]+)"[^>]*method="post"/i.exec(page);
-  const action = form?.[1] ?? form?.[2] ?? new URL(url).pathname;
+  if (!form) {
+    if (fromPage[0]) return fromPage[0];
+    throw new Error(`recording journey: the dashboard login link gave no session nor form (${opened.statusCode})`);
+  }
+  const action = form[1] ?? form[2] ?? new URL(url).pathname;
   const fields = [...page.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/gi)].map(
     (m) => `${encodeURIComponent(m[1] as string)}=${encodeURIComponent(m[2] as string)}`,
   );
   const posted = await request(new URL(action, url).toString(), {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(fromPage.length > 0 && { cookie: fromPage.join('; ') }),
+    },
     body: fields.join('&'),
   });
   await posted.body.text();
-  const cookie = cookieOf(posted.headers);
+  const names = new Set(fromPage.map((c) => c.split('=')[0]));
+  const cookie = cookiesOf(posted.headers).find((c) => !names.has(c.split('=')[0]));
   if (!cookie) throw new Error(`recording journey: the dashboard login link gave no session (${posted.statusCode})`);
   return cookie;
 }
