@@ -304,17 +304,10 @@ async function journey(stack: Pick<ProcessStack, 'env'>, receiver: WebhookReceiv
   await api('GET', `${refundsOf}?limit=1`, 200);
   await api('GET', `/v0/refunds/${refund.id}`, 200);
   await api('GET', `/v0/refunds/re_test_${'x'.repeat(24)}`, 404);
-  const withDestination = await create({ paymentDestination: paymentDestination.address });
-  await request(`${gatewayUrl}/checkout/${withDestination.id}`).then((r) => r.body.text());
-  await api('POST', `/v0/test_helpers/checkout/sessions/${withDestination.id}/expire`, 200);
-  const cancelled = await create();
-  await api('POST', `/v0/orders/${cancelled.order.id}/cancel`, 200);
-  await api('GET', `/v0/checkout/sessions/cs_test_${'x'.repeat(24)}`, 404);
-  // One left pending: the document the hosted page and the expiry sweep read most.
-  const pending = await create({ requireFromCustomer: { phone: true, shippingAddress: false, location: false } });
-  await request(`${gatewayUrl}/checkout/${pending.id}`).then((r) => r.body.text());
   // What the hosted page collects goes on to the order before the payment (sessions → orders PATCH); a customer with
-  // an email takes the phone. Declined, so the session stays pending.
+  // an email takes the phone. Declined, so the session stays pending. Before the sessions below: the page's form is
+  // not recorded (its reader is a browser), so a replay cannot edit the order, which must not be the newest the
+  // lists show first.
   const collecting = await create({
     customer: { email: 'katherine@example.com' },
     requireFromCustomer: { phone: true, shippingAddress: true, location: false },
@@ -327,6 +320,15 @@ async function journey(stack: Pick<ProcessStack, 'env'>, receiver: WebhookReceiv
     city: 'Springfield',
     country: 'US',
   });
+  const withDestination = await create({ paymentDestination: paymentDestination.address });
+  await request(`${gatewayUrl}/checkout/${withDestination.id}`).then((r) => r.body.text());
+  await api('POST', `/v0/test_helpers/checkout/sessions/${withDestination.id}/expire`, 200);
+  const cancelled = await create();
+  await api('POST', `/v0/orders/${cancelled.order.id}/cancel`, 200);
+  await api('GET', `/v0/checkout/sessions/cs_test_${'x'.repeat(24)}`, 404);
+  // One left pending: the document the hosted page and the expiry sweep read most.
+  const pending = await create({ requireFromCustomer: { phone: true, shippingAddress: false, location: false } });
+  await request(`${gatewayUrl}/checkout/${pending.id}`).then((r) => r.body.text());
 
   log('recording: events (sessions → Kafka → dispatcher → gateway for signing secrets; gateway → dispatcher)');
   await eventually(() => callbacks(receiver) >= 2, {
@@ -656,8 +658,10 @@ function holds(d: DocumentFixture, id: string): boolean {
  * What of a recording to commit, given what is committed. When any interaction has a shape no committed fixture
  * has, the whole recording's interactions: a replay runs one recording's calls in order, and each call needs the
  * state the ones before it made (the order a list shows, the cancel before the edit it refuses). Documents: every
- * shape not committed, and those holding an id a kept request names that no answer made (the events the
- * dispatcher recorded from Kafka, the organization the gateway keeps), which a replay stores first.
+ * shape not committed; those holding an id a kept request or answer names that no earlier write to that callee
+ * answered with (the events the dispatcher recorded from Kafka, which its lists show and its reads name; the
+ * organization the gateway keeps), which a replay stores first; and those a kept document names by a top-level
+ * `…Id` (a delivery's event), which a reader of it reads too. An id a read answered with was read, not made.
  */
 export function selectNew(
   recording: ContractRecording,
@@ -678,14 +682,23 @@ export function selectNew(
   }
   const organization = [...idsIn(recording.interactions[0]?.request.headers)].find((id) => id.startsWith('org_'));
   for (const f of interactions)
-    for (const id of idsIn([f.request.path, f.request.body, f.request.headers])) {
+    for (const id of idsIn([f.request.path, f.request.body, f.request.headers, f.response.body])) {
       if (id === organization && f.callee !== 'gateway') continue;
       const made = recording.interactions.some(
-        (e) => e.callee === f.callee && e.seq < f.seq && idsIn([e.response.body, e.response.headers]).has(id),
+        (e) =>
+          e.callee === f.callee &&
+          e.request.method !== 'GET' &&
+          e.seq <= f.seq &&
+          idsIn([e.response.body, e.response.headers]).has(id),
       );
       if (made) continue;
       for (const d of recording.documents) if (d.service === f.callee && holds(d, id)) keptDocs.add(d);
     }
+  for (const kept of [...keptDocs])
+    for (const [key, id] of Object.entries(kept.document))
+      if (key.endsWith('Id') && key !== 'organizationId' && typeof id === 'string')
+        for (const d of recording.documents)
+          if (d.service === kept.service && String(d.document._id).includes(id)) keptDocs.add(d);
   return {
     recordedFrom: recording.recordedFrom,
     interactions,
