@@ -11,7 +11,13 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { DomainError } from '@checkout/errors';
-import { ErrorBody } from '@checkout/contracts';
+import {
+  ErrorBody,
+  INTERNAL_API_HEADERS,
+  type CreateRefundRequest,
+  type CreateWebhookEndpointRequest,
+  type UpdateWebhookEndpointRequest,
+} from '@checkout/contracts';
 import { readHttpFixtures, type HttpFixture } from '@checkout/testing';
 import { collectSpans } from '@checkout/telemetry/testing';
 import { createUpstreams, type Upstreams } from '../../services/gateway/src/clients/upstreams';
@@ -89,7 +95,7 @@ interface Clients {
  */
 const forwarded = (upstream: 'orders' | 'sessions' | 'dispatcher') => async (f: HttpFixture, c: Clients) => {
   const answer = await c.upstreams[upstream].forward({
-    method: f.request.method as 'GET' | 'POST' | 'PATCH',
+    method: f.request.method as 'GET' | 'POST' | 'PATCH' | 'DELETE',
     path: f.request.path,
     scope: scopeOf(f),
     requestId: 'req_contract',
@@ -147,6 +153,37 @@ const CONSUMERS: Consumer[] = [
     route: 'GET /internal/orders/payments-per-hour',
     call: (f, c) => c.upstreams.orders.paymentsPerHour(scopeOf(f), 'req'),
   },
+  // D48, D49: refunds, forwarded from the API; the dashboard's order page lists them and its Refund form makes one
+  // (with the confirm page's one-time key as the idempotency record), whose order goes on to its session (D46).
+  {
+    caller: 'gateway',
+    callee: 'orders',
+    route: 'POST /internal/orders/:id/refunds',
+    when: (f) => f.request.headers[INTERNAL_API_HEADERS.idempotencyRecord]?.startsWith('dashboard:') === true,
+    call: (f, c) =>
+      c.upstreams.orders.createRefund(
+        scopeOf(f),
+        'req',
+        idAt(f, 3),
+        f.request.body as CreateRefundRequest,
+        (f.request.headers[INTERNAL_API_HEADERS.idempotencyRecord] as string).slice('dashboard:'.length),
+      ),
+  },
+  { caller: 'gateway', callee: 'orders', route: 'POST /internal/orders/:id/refunds', call: forwarded('orders') },
+  {
+    caller: 'gateway',
+    callee: 'orders',
+    route: 'GET /internal/orders/:id/refunds',
+    call: async (f, c) => {
+      if (f.response.status < 400) await c.upstreams.orders.orderRefunds(scopeOf(f), 'req', idAt(f, 3));
+      return forwarded('orders')(f, c);
+    },
+  },
+  ...[
+    'GET /internal/refunds/:id',
+    'POST /internal/test-helpers/orders/:id/refunds',
+    'POST /internal/test-helpers/refunds/:id/settle',
+  ].map((route): Consumer => ({ caller: 'gateway', callee: 'orders', route, call: forwarded('orders') })),
   ...[
     'GET /internal/admin/locations',
     'POST /internal/admin/locations',
@@ -270,7 +307,8 @@ const CONSUMERS: Consumer[] = [
     callee: 'webhook-dispatcher',
     route: 'POST /internal/events/recover',
     call: async (f, c) => {
-      await c.upstreams.dispatcher.recover(scopeOf(f), 'req', (f.request.body as { since: string }).since);
+      const { since, endpointId } = f.request.body as { since: string; endpointId?: string };
+      await c.upstreams.dispatcher.recover(scopeOf(f), 'req', since, endpointId);
       return forwarded('dispatcher')(f, c);
     },
   },
@@ -285,6 +323,79 @@ const CONSUMERS: Consumer[] = [
     callee: 'webhook-dispatcher',
     route: 'GET /internal/events/delivery-stats',
     call: (f, c) => c.upstreams.dispatcher.deliveryStats(scopeOf(f), 'req'),
+  },
+  // D50: webhook endpoints and event types, forwarded from the API; the dashboard's endpoint pages read and write
+  // the same routes with the gateway's client (each fixture is read both ways: the forward last, whose request the
+  // stub checks).
+  {
+    caller: 'gateway',
+    callee: 'webhook-dispatcher',
+    route: 'GET /internal/event-types',
+    call: forwarded('dispatcher'),
+  },
+  {
+    caller: 'gateway',
+    callee: 'webhook-dispatcher',
+    route: 'GET /internal/webhook-endpoints',
+    call: async (f, c) => {
+      if (f.response.status < 400) await c.upstreams.dispatcher.listEndpoints(scopeOf(f), 'req');
+      return forwarded('dispatcher')(f, c);
+    },
+  },
+  {
+    caller: 'gateway',
+    callee: 'webhook-dispatcher',
+    route: 'POST /internal/webhook-endpoints',
+    call: async (f, c) => {
+      if (f.response.status < 400)
+        await c.upstreams.dispatcher.createEndpoint(scopeOf(f), 'req', f.request.body as CreateWebhookEndpointRequest);
+      return forwarded('dispatcher')(f, c);
+    },
+  },
+  {
+    caller: 'gateway',
+    callee: 'webhook-dispatcher',
+    route: 'GET /internal/webhook-endpoints/:id',
+    call: async (f, c) => {
+      if (f.response.status < 400) await c.upstreams.dispatcher.getEndpoint(scopeOf(f), 'req', idAt(f, 3));
+      return forwarded('dispatcher')(f, c);
+    },
+  },
+  {
+    caller: 'gateway',
+    callee: 'webhook-dispatcher',
+    route: 'PATCH /internal/webhook-endpoints/:id',
+    call: async (f, c) => {
+      if (f.response.status < 400)
+        await c.upstreams.dispatcher.updateEndpoint(
+          scopeOf(f),
+          'req',
+          idAt(f, 3),
+          f.request.body as UpdateWebhookEndpointRequest,
+        );
+      return forwarded('dispatcher')(f, c);
+    },
+  },
+  {
+    caller: 'gateway',
+    callee: 'webhook-dispatcher',
+    route: 'DELETE /internal/webhook-endpoints/:id',
+    call: forwarded('dispatcher'),
+  },
+  {
+    caller: 'gateway',
+    callee: 'webhook-dispatcher',
+    route: 'POST /internal/webhook-endpoints/:id/rotate-secret',
+    call: async (f, c) => {
+      if (f.response.status < 400) await c.upstreams.dispatcher.rotateEndpointSecret(scopeOf(f), 'req', idAt(f, 3));
+      return forwarded('dispatcher')(f, c);
+    },
+  },
+  {
+    caller: 'gateway',
+    callee: 'webhook-dispatcher',
+    route: 'GET /internal/webhook-endpoints/:id/deliveries',
+    call: (f, c) => c.upstreams.dispatcher.endpointDeliveries(scopeOf(f), 'req', idAt(f, 3), query(f).page),
   },
   // webhook-dispatcher → gateway: the signing secrets of an organization (D35).
   {

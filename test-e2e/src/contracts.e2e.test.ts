@@ -10,9 +10,11 @@
 // The callers' side (today's callers parse what a release's callees answered) is scripts/lib/http-contracts.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MongoClient } from '@checkout/mongo';
+import { MigrationRunner, MongoClient } from '@checkout/mongo';
+import { createLogger } from '@checkout/logger';
+import { ORDER_MIGRATIONS } from '@checkout/orders';
 import { request } from 'undici';
-import { EventResponse, OrderResponse, SessionResponse } from '@checkout/contracts';
+import { EventResponse, OrderResponse, SessionResponse, WebhookEndpointResponse } from '@checkout/contracts';
 import {
   IdMap,
   eventually,
@@ -20,8 +22,10 @@ import {
   missingFromAnswer,
   readDocumentFixtures,
   readHttpFixtures,
+  startWebhookReceiver,
   type DocumentFixture,
   type HttpFixture,
+  type WebhookReceiver,
 } from '@checkout/testing';
 import { startStack, type InProcessStack } from './support/stack';
 
@@ -29,15 +33,18 @@ const httpFixtures = readHttpFixtures().map((f) => f.fixture);
 const documentFixtures = readDocumentFixtures();
 let stack: InProcessStack;
 let mongo: MongoClient;
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   // Sweeps often, so that an old writer's outbox row is published within the test's patience.
   stack = await startStack({ extraEnv: { orders: { OUTBOX_SWEEP_INTERVAL_MS: '1000' } } });
   mongo = new MongoClient(process.env.MONGODB_URL as string);
+  receiver = await startWebhookReceiver();
 });
 
 afterAll(async () => {
   await mongo?.close();
+  await receiver?.close();
   await stack?.stop();
 });
 
@@ -94,6 +101,16 @@ async function seed(fixtures: readonly DocumentFixture[], ids: IdMap): Promise<A
   return stored;
 }
 
+/**
+ * A webhook endpoint's URL (D50) named the recording's receiver, gone since: today's dispatcher delivers to this
+ * test's instead, so that the attempts a later read shows were answered as the recording's were.
+ */
+function atReceiver<T extends { body?: unknown }>(req: T): T {
+  const body = req.body as { url?: unknown } | undefined;
+  if (!body || typeof body.url !== 'string' || !body.url.startsWith('http://127.0.0.1:')) return req;
+  return { ...req, body: { ...body, url: receiver.url(new URL(body.url).pathname) } };
+}
+
 const recordings = [...new Set(httpFixtures.map((f) => f.recordedFrom))];
 const callees: Service[] = ['orders', 'sessions', 'webhook-dispatcher', 'gateway'];
 
@@ -142,7 +159,7 @@ describe("today's callees answer a release's callers as it did (libs/contracts/f
           );
         const problems: string[] = [];
         for (const f of calls) {
-          const sent = ids.apply(f.request);
+          const sent = atReceiver(ids.apply(f.request));
           const answer = await call(f.caller, f.callee, sent);
           const where = `${f.caller} → ${f.route} (#${f.seq})`;
           if (answer.status !== f.response.status)
@@ -163,7 +180,13 @@ describe("today's callees answer a release's callers as it did (libs/contracts/f
  * How today's code reads (and, where the document can still change, writes) each kind of stored document: the
  * owner's API, as its callers use it. Every collection with fixtures must have one.
  */
-const READERS: Record<string, (doc: Record<string, unknown>, scope: Record<string, string>) => Promise<void>> = {
+type Reader = (
+  doc: Record<string, unknown>,
+  scope: Record<string, string>,
+  /** The document as recorded, before it was stored again with ids of its own. */
+  recorded: Record<string, unknown>,
+) => Promise<void>;
+const READERS: Record<string, Reader> = {
   'orders.orders': async (doc, scope) => {
     const read = await call('gateway', 'orders', {
       method: 'GET',
@@ -243,6 +266,21 @@ const READERS: Record<string, (doc: Record<string, unknown>, scope: Record<strin
     expect(read.status, JSON.stringify(read.body)).toBe(200);
     EventResponse.parse(read.body);
   },
+  // D50: an endpoint as a release stored it is read and edited by today's dispatcher (the dashboard and the API).
+  'webhook-dispatcher.webhook_endpoints': async (doc, scope) => {
+    const path = `/internal/webhook-endpoints/${String(doc._id)}`;
+    const read = await call('gateway', 'webhook-dispatcher', { method: 'GET', path, headers: scope });
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    WebhookEndpointResponse.parse(read.body);
+    const edited = await call('gateway', 'webhook-dispatcher', {
+      method: 'PATCH',
+      path,
+      headers: scope,
+      body: { description: 'read by today' },
+    });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    expect(WebhookEndpointResponse.parse(edited.body).endpoint.description).toBe('read by today');
+  },
   'webhook-dispatcher.deliveries': async (doc, scope) => {
     const read = await call('gateway', 'webhook-dispatcher', {
       method: 'GET',
@@ -251,6 +289,28 @@ const READERS: Record<string, (doc: Record<string, unknown>, scope: Record<strin
     });
     expect(read.status, JSON.stringify(read.body)).toBe(200);
     expect(EventResponse.parse(read.body).deliveries.map((d) => d.id)).toContain(doc._id);
+  },
+  // A step a release recorded done is done for today's runner: it settles it without writing the record again.
+  // Run on a database of its own (nothing in the old shape there), with the recorded _id, which names the step.
+  'orders.migrations': async (_doc, _scope, recorded) => {
+    const db = mongo.db(`contracts_migrations_${randomBytes(4).toString('hex')}`);
+    try {
+      await db.collection<{ _id: string }>('migrations').insertOne({ ...recorded, _id: String(recorded._id) });
+      const runner = new MigrationRunner({
+        db,
+        migrations: ORDER_MIGRATIONS,
+        logger: createLogger('contracts', { level: 'silent' }),
+        version: 'today',
+      });
+      await runner.settle();
+      expect(runner.idle).toBe(true);
+      const after = await db
+        .collection<{ _id: string; by?: unknown }>('migrations')
+        .findOne({ _id: String(recorded._id) });
+      expect(after?.by, 'the step was recorded again: the old record was not read as done').toBe(recorded.by);
+    } finally {
+      await db.dropDatabase();
+    }
   },
   'gateway.organizations': async (doc) => {
     await stack.admin.call('GET', `/organizations/${String(doc._id)}`);
@@ -325,7 +385,7 @@ describe("today's readers read what a release's writers stored (libs/contracts/f
           'x-mode': typeof doc.mode === 'string' ? doc.mode : 'test',
         };
         try {
-          await (READERS[f.dir] as (typeof READERS)[string])(doc, scope);
+          await (READERS[f.dir] as Reader)(doc, scope, f.fixture.document);
         } catch (err) {
           throw new Error(`${f.dir}/${f.name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
         }

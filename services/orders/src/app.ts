@@ -11,6 +11,9 @@ import { OrderEventsProducer } from './messaging/order-events.producer';
 import { mountRoutes } from './http/router';
 import type { OrderDocument } from './store/order.document';
 
+/** Orders' migration steps: a release's record of one is read by today's runner (test-e2e contracts). */
+export { ORDER_MIGRATIONS };
+
 export interface OrdersApp {
   start(): Promise<{ url: string }>;
   stop(): Promise<void>;
