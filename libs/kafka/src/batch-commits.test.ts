@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
 import type { Consumer } from 'kafkajs';
-import { batchCommits } from './batch-commits';
+import { COMMIT_ANSWER_MS, batchCommits } from './batch-commits';
 
 type Commit = { topic: string; partition: number; offset: string };
 
 /** The part of a kafkajs consumer batchCommits uses; its commits fail while `refuse` says so. */
-function fakeConsumer(refuse: (commit: Commit[]) => Error | undefined) {
+function fakeConsumer(refuse: (commit: Commit[]) => Error | 'no answer' | undefined) {
   const listeners = new Map<string, Array<() => void>>();
   const committed: Commit[][] = [];
   const consumer = {
@@ -17,6 +17,8 @@ function fakeConsumer(refuse: (commit: Commit[]) => Error | undefined) {
     },
     commitOffsets(offsets: Commit[]) {
       const refusal = refuse(offsets);
+      // kafkajs retrying a refused commit forever, to the coordinator of the last join (tulios/kafkajs#1779).
+      if (refusal === 'no answer') return new Promise<void>(() => {});
       if (refusal) return Promise.reject(refusal);
       committed.push(offsets);
       return Promise.resolve();
@@ -119,5 +121,20 @@ describe('batchCommits', () => {
     emit('consumer.group_join');
     await vi.advanceTimersByTimeAsync(10_000);
     expect(rejoins).toBe(0);
+  });
+
+  it('When a commit does not answer (kafkajs retrying it to a coordinator that moved), then the member is replaced once, after COMMIT_ANSWER_MS', async () => {
+    const { consumer, emit } = fakeConsumer(() => 'no answer');
+    let rejoins = 0;
+    const commits = batchCommits(consumer, log, () => (rejoins += 1));
+    emit('consumer.group_join');
+    commits.track(batch(0, 9), Promise.resolve());
+    commits.track({ ...batch(0, 4), partition: 1 }, Promise.resolve());
+    await vi.advanceTimersByTimeAsync(COMMIT_ANSWER_MS - 1);
+    expect(rejoins).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(rejoins).toBe(1);
+    await vi.advanceTimersByTimeAsync(3 * COMMIT_ANSWER_MS);
+    expect(rejoins).toBe(1);
   });
 });

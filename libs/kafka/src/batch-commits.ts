@@ -21,6 +21,35 @@ const COMMIT_RETRY_MS = 1_000;
  * load ended). Then the member is replaced, which joins again and finds the new coordinator.
  */
 const COORDINATOR_MOVE_REJOIN_MS = 3_000;
+/**
+ * How long a commit may go unanswered before the member is replaced. kafkajs' `commitOffsets` retries a refused
+ * commit with the consumer's retry settings, which are endless here (CONSUMER_GROUP_SETTINGS), and each retry goes
+ * to the coordinator of the last join (tulios/kafkajs#1779): after a coordinator move the refusal never reaches
+ * this code, the commit just does not answer, and every later commit waits behind it (seen in the two-minute
+ * rollout and the three-broker test: a group's commits refused every 5 s for minutes after the last broker
+ * restart, its lag never 0). A healthy commit answers within a fetch's wait (GROUP_FETCH_MAX_WAIT_MS); a broker
+ * restart takes 10-15 s, so this also replaces a member whose coordinator is down, which a fresh member survives.
+ */
+export const COMMIT_ANSWER_MS = 10_000;
+
+/** A commit still unanswered after COMMIT_ANSWER_MS. */
+class CommitUnanswered extends Error {
+  constructor() {
+    super(`an offset commit did not answer within ${COMMIT_ANSWER_MS} ms`);
+  }
+}
+
+async function answered(commit: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CommitUnanswered()), COMMIT_ANSWER_MS);
+  });
+  try {
+    await Promise.race([commit, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 interface PendingCommit {
   nextOffset: string;
@@ -61,7 +90,7 @@ function highestPerPartition(moves: readonly Move[]): Move[] {
  */
 function offsetCommitter(consumer: Consumer, log: Logger, rejoin: () => void) {
   const requests = new GroupCommit<Move>(async (moves) => {
-    await consumer.commitOffsets(highestPerPartition(moves));
+    await answered(consumer.commitOffsets(highestPerPartition(moves)));
     return moves.map((): void => undefined);
   });
   // Per partition, the highest offset committed in this membership.
@@ -78,6 +107,8 @@ function offsetCommitter(consumer: Consumer, log: Logger, rejoin: () => void) {
   let coordinatorMoved: Error | undefined;
   // No batch came to rethrow the move in time: the member is replaced (COORDINATOR_MOVE_REJOIN_MS).
   let rejoinTimer: NodeJS.Timeout | undefined;
+  // A commit went unanswered: the member is being replaced (once; every commit in the batch rejects).
+  let replaced = false;
   const disarmRejoin = () => {
     clearTimeout(rejoinTimer);
     rejoinTimer = undefined;
@@ -115,6 +146,19 @@ function offsetCommitter(consumer: Consumer, log: Logger, rejoin: () => void) {
         if (sentIn === membership && !covered()) committed.set(key, BigInt(move.offset));
       },
       (err: unknown) => {
+        if (err instanceof CommitUnanswered) {
+          // kafkajs goes on retrying it on the replaced member until that member stops; the new member starts
+          // from the last commit that landed (at least once).
+          if (!stopped && !replaced && sentIn === membership) {
+            replaced = true;
+            log.warn(
+              { err, topic: move.topic, partition: move.partition },
+              'an offset commit did not answer (the group coordinator moved?); replacing the member',
+            );
+            rejoin();
+          }
+          return;
+        }
         if (isNotCoordinator(err)) {
           coordinatorMoved = err;
           armRejoin();

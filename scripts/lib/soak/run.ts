@@ -370,6 +370,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     // Settled means settled three polls in a row: an event can still be on its way through Kafka when one poll
     // happens to see every count right.
     let settledPolls = 0;
+    // What the last poll saw, for the log line of a drain that gives up: which of its conditions held it.
+    let lastPoll = '';
     const drained = await eventually(
       async () => {
         const [ordersOutbox, sessionsOutbox, terminal, events, pending] = await Promise.all([
@@ -384,6 +386,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         const lagging = [...(await consumerLag()).values()].some((lag) => lag > 0);
         // From a release, the new orders run their migration (orders.0001) last: the drain waits for it too.
         const unmigrated = from ? await db('orders').collection('orders').countDocuments(UNMIGRATED_ORDER) : 0;
+        lastPoll =
+          `orders outbox ${ordersOutbox}, sessions outbox ${sessionsOutbox}, events ${events} of ${terminal} ` +
+          `terminal sessions, deliveries pending ${pending}, consumers lagging ${lagging}, unmigrated ${unmigrated}`;
         settledPolls =
           ordersOutbox === 0 &&
           sessionsOutbox === 0 &&
@@ -404,7 +409,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       () => true,
       () => false,
     );
-    log(`drain ${drained ? 'finished' : 'gave up'} after ${((Date.now() - drainStarted) / 1000).toFixed(0)} s`);
+    log(
+      `drain ${drained ? 'finished' : `gave up (last poll: ${lastPoll})`} after ` +
+        `${((Date.now() - drainStarted) / 1000).toFixed(0)} s`,
+    );
 
     // The ledger. Sessions and events come from the public API; payment ids only from the stores (no API shows them).
     const api = reader;
