@@ -109,6 +109,16 @@ const forwarded = (upstream: 'orders' | 'sessions' | 'dispatcher') => async (f: 
   const schema = PUBLIC_SCHEMAS.get(`${upstream}|${f.route}`);
   return schema ? schema.parse(answer.body) : answer.body;
 };
+/**
+ * A route the gateway both forwards (the API) and reads itself (the dashboard, D47): each recorded success is read
+ * both ways, the forward last, whose request the stub checks.
+ */
+const readAndForwarded =
+  (upstream: 'orders' | 'sessions' | 'dispatcher', read: (f: HttpFixture, c: Clients) => Promise<unknown>) =>
+  async (f: HttpFixture, c: Clients) => {
+    if (f.response.status < 400) await read(f, c);
+    return forwarded(upstream)(f, c);
+  };
 /** What the public API promises for each route the gateway forwards, by `<upstream>|<internal route>`. */
 const PUBLIC_SCHEMAS = new Map<string, z.ZodType>(
   PUBLIC_ROUTES.flatMap((r) => {
@@ -134,10 +144,7 @@ const CONSUMERS: Consumer[] = [
     caller: 'gateway',
     callee: 'orders',
     route: 'GET /internal/orders/:id',
-    call: async (f, c) => {
-      if (f.response.status < 400) await c.upstreams.orders.getOrder(scopeOf(f), 'req', idAt(f, 3));
-      return forwarded('orders')(f, c);
-    },
+    call: readAndForwarded('orders', (f, c) => c.upstreams.orders.getOrder(scopeOf(f), 'req', idAt(f, 3))),
   },
   { caller: 'gateway', callee: 'orders', route: 'PATCH /internal/orders/:id', call: forwarded('orders') },
   { caller: 'gateway', callee: 'orders', route: 'POST /internal/orders/:id/cancel', call: forwarded('orders') },
@@ -174,10 +181,7 @@ const CONSUMERS: Consumer[] = [
     caller: 'gateway',
     callee: 'orders',
     route: 'GET /internal/orders/:id/refunds',
-    call: async (f, c) => {
-      if (f.response.status < 400) await c.upstreams.orders.orderRefunds(scopeOf(f), 'req', idAt(f, 3));
-      return forwarded('orders')(f, c);
-    },
+    call: readAndForwarded('orders', (f, c) => c.upstreams.orders.orderRefunds(scopeOf(f), 'req', idAt(f, 3))),
   },
   ...[
     'GET /internal/refunds/:id',
@@ -254,10 +258,7 @@ const CONSUMERS: Consumer[] = [
     caller: 'gateway',
     callee: 'sessions',
     route: 'GET /internal/sessions/:id',
-    call: async (f, c) => {
-      if (f.response.status < 400) await c.upstreams.sessions.getSession(scopeOf(f), 'req', idAt(f, 3));
-      return forwarded('sessions')(f, c);
-    },
+    call: readAndForwarded('sessions', (f, c) => c.upstreams.sessions.getSession(scopeOf(f), 'req', idAt(f, 3))),
   },
   { caller: 'gateway', callee: 'sessions', route: 'PATCH /internal/sessions/:id', call: forwarded('sessions') },
   {
@@ -288,10 +289,7 @@ const CONSUMERS: Consumer[] = [
     caller: 'gateway',
     callee: 'webhook-dispatcher',
     route: 'GET /internal/events/:id',
-    call: async (f, c) => {
-      if (f.response.status < 400) await c.upstreams.dispatcher.getEvent(scopeOf(f), 'req', idAt(f, 3));
-      return forwarded('dispatcher')(f, c);
-    },
+    call: readAndForwarded('dispatcher', (f, c) => c.upstreams.dispatcher.getEvent(scopeOf(f), 'req', idAt(f, 3))),
   },
   {
     caller: 'gateway',
@@ -337,44 +335,34 @@ const CONSUMERS: Consumer[] = [
     caller: 'gateway',
     callee: 'webhook-dispatcher',
     route: 'GET /internal/webhook-endpoints',
-    call: async (f, c) => {
-      if (f.response.status < 400) await c.upstreams.dispatcher.listEndpoints(scopeOf(f), 'req');
-      return forwarded('dispatcher')(f, c);
-    },
+    call: readAndForwarded('dispatcher', (f, c) => c.upstreams.dispatcher.listEndpoints(scopeOf(f), 'req')),
   },
   {
     caller: 'gateway',
     callee: 'webhook-dispatcher',
     route: 'POST /internal/webhook-endpoints',
-    call: async (f, c) => {
-      if (f.response.status < 400)
-        await c.upstreams.dispatcher.createEndpoint(scopeOf(f), 'req', f.request.body as CreateWebhookEndpointRequest);
-      return forwarded('dispatcher')(f, c);
-    },
+    call: readAndForwarded('dispatcher', (f, c) =>
+      c.upstreams.dispatcher.createEndpoint(scopeOf(f), 'req', f.request.body as CreateWebhookEndpointRequest),
+    ),
   },
   {
     caller: 'gateway',
     callee: 'webhook-dispatcher',
     route: 'GET /internal/webhook-endpoints/:id',
-    call: async (f, c) => {
-      if (f.response.status < 400) await c.upstreams.dispatcher.getEndpoint(scopeOf(f), 'req', idAt(f, 3));
-      return forwarded('dispatcher')(f, c);
-    },
+    call: readAndForwarded('dispatcher', (f, c) => c.upstreams.dispatcher.getEndpoint(scopeOf(f), 'req', idAt(f, 3))),
   },
   {
     caller: 'gateway',
     callee: 'webhook-dispatcher',
     route: 'PATCH /internal/webhook-endpoints/:id',
-    call: async (f, c) => {
-      if (f.response.status < 400)
-        await c.upstreams.dispatcher.updateEndpoint(
-          scopeOf(f),
-          'req',
-          idAt(f, 3),
-          f.request.body as UpdateWebhookEndpointRequest,
-        );
-      return forwarded('dispatcher')(f, c);
-    },
+    call: readAndForwarded('dispatcher', (f, c) =>
+      c.upstreams.dispatcher.updateEndpoint(
+        scopeOf(f),
+        'req',
+        idAt(f, 3),
+        f.request.body as UpdateWebhookEndpointRequest,
+      ),
+    ),
   },
   {
     caller: 'gateway',
@@ -386,10 +374,9 @@ const CONSUMERS: Consumer[] = [
     caller: 'gateway',
     callee: 'webhook-dispatcher',
     route: 'POST /internal/webhook-endpoints/:id/rotate-secret',
-    call: async (f, c) => {
-      if (f.response.status < 400) await c.upstreams.dispatcher.rotateEndpointSecret(scopeOf(f), 'req', idAt(f, 3));
-      return forwarded('dispatcher')(f, c);
-    },
+    call: readAndForwarded('dispatcher', (f, c) =>
+      c.upstreams.dispatcher.rotateEndpointSecret(scopeOf(f), 'req', idAt(f, 3)),
+    ),
   },
   {
     caller: 'gateway',
