@@ -112,8 +112,21 @@ export function httpFixtureShape(f: Pick<HttpFixture, 'caller' | 'callee' | 'rou
   ].join('|');
 }
 
+/**
+ * The shape of a stored document; a top-level field holding JSON text (a session's `orderJson`, its copy of the
+ * order, D46) by the shape of what it holds: a session whose order was refunded (D48) reads differently.
+ */
 export function documentShape(f: Pick<DocumentFixture, 'service' | 'collection' | 'document'>): string {
-  return `${f.service}|${f.collection}|${contractShape(f.document)}`;
+  const held = (key: string, value: unknown): unknown => {
+    if (!key.endsWith('Json') || typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return value;
+    }
+  };
+  const document = Object.fromEntries(Object.entries(f.document).map(([k, v]) => [k, held(k, v)]));
+  return `${f.service}|${f.collection}|${contractShape(document)}`;
 }
 
 function readJsonDir<T>(root: string, parse: (text: string) => T): Array<{ dir: string; name: string; fixture: T }> {
