@@ -757,7 +757,7 @@ async function mixedVersionRows(input: {
     const batches = input.traces.batches();
     rows.push(
       {
-        label: '  trace batches the new code exported (the release traces nothing)',
+        label: '  trace batches the new code exported (the release is given no exporter)',
         value: SERVICES.map((s) => `${s} ${batches[s]}`).join(', '),
         check: false,
       },
