@@ -1,4 +1,5 @@
 // npm run bench -- orders|sessions|webhooks|dashboard|dashboard-overview|tracing|engine [--concurrency=N] [--seconds=S]
+//   [tracing --exporter=otlp|zipkin]
 //   [--rounds=R (orders: interleaved slices)]
 //   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of
 //    `npm start -- --replicas N`; webhooks --replicas N: N dispatcher processes in one consumer group]
@@ -46,6 +47,7 @@ const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>
       concurrency: option('concurrency', 16),
       durationMs: option('seconds', 24) * 1000,
       rounds: option('rounds', 6),
+      exporter: rest.includes('--exporter=zipkin') ? 'zipkin' : 'otlp',
     }),
   dashboard: (engines) =>
     runDashboardBench(engines, {

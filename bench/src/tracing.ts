@@ -1,11 +1,13 @@
-// npm run bench -- tracing: what tracing costs. Two stacks of the four services, from their
-// bundles as the image runs them, on the same engines: one with every service tracing at 100 % sampling into a
-// real Zipkin through OpenTelemetry's Zipkin exporter (scripts/lib/observability.ts, the backend of
-// `npm start -- --observability`), one with tracing off (no OTEL_* set). Load goes to both in interleaved
-// slices (on, off, on, off…), so the shared machine's load reaches both alike: POST /v0/orders, then payments
-// (create a session, pay it with the test helper, its webhook to a local receiver). Printed: req/s and CPU
-// milliseconds per request of the four services (from their /metrics), both lines, their ratio, and the 10 %
-// target. Zipkin's own CPU is the backend's, not the services': printed apart.
+// npm run bench -- tracing [--exporter=otlp|zipkin]: what tracing costs. Two stacks of the four services, from
+// their bundles as the image runs them, on the same engines: one with every service tracing at 100 % sampling,
+// one with tracing off (no OTEL_* set). The traced stack exports as production does by default: OTLP/HTTP protobuf
+// to a collector, here a loopback sink that takes and drops every batch (scripts/lib/trace-sink.ts; the collector
+// runs beside the service in a cluster, and its cost is not the service's). `--exporter=zipkin`: into a real Zipkin
+// through OpenTelemetry's Zipkin exporter (JSON), the backend of `npm start -- --observability`, with Zipkin's
+// own CPU printed apart. Load goes to both stacks in interleaved slices (ABBA), so the machine's load reaches both
+// alike: POST /v0/orders, then payments (create a session, pay it with the test helper, its webhook to a local
+// receiver). Printed: req/s and CPU milliseconds per request of the four services (from their /metrics), both
+// lines, their ratio, and the 10 % target.
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +15,7 @@ import { Pool } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { AdminClient, metricValue, startWebhookReceiver } from '@checkout/testing';
 import { startTraceBackend } from '../../scripts/lib/observability';
+import { startTraceSink } from '../../scripts/lib/trace-sink';
 import { SERVICES } from '../../scripts/lib/process-stack';
 import { processCpuSeconds } from './cpu';
 import { formatColumns, mergeLoads, runLoad, type LoadResult } from './load';
@@ -62,12 +65,40 @@ function backendCpuSeconds(): number {
   return total;
 }
 
+/** Where the traced stack exports: its environment, what to call it, and its own CPU when it is a process apart. */
+interface TraceBackend {
+  env: Record<string, string>;
+  description: string;
+  cpuSeconds: () => number;
+  stop: () => Promise<void>;
+}
+
+async function startBackend(exporter: 'otlp' | 'zipkin', log: (line: string) => void): Promise<TraceBackend> {
+  if (exporter === 'zipkin') {
+    const zipkin = await startTraceBackend({ logDir: mkdtempSync(join(tmpdir(), 'checkout-bench-traces-')), log });
+    return {
+      env: zipkin.env,
+      description: zipkin.description,
+      cpuSeconds: backendCpuSeconds,
+      stop: () => zipkin.stop(),
+    };
+  }
+  const sink = await startTraceSink();
+  return {
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint },
+    description: 'a loopback OTLP/HTTP sink (protobuf, the exporter production uses; the sink drops every batch)',
+    // The sink runs in this process: its CPU is not the services' and is not measured apart.
+    cpuSeconds: () => 0,
+    stop: () => sink.close(),
+  };
+}
+
 export async function runTracingBench(
   engines: Engines,
-  options: { concurrency: number; durationMs: number; rounds: number },
+  options: { concurrency: number; durationMs: number; rounds: number; exporter: 'otlp' | 'zipkin' },
 ): Promise<void> {
   const log = (line: string) => process.stderr.write(`[tracing] ${line}\n`);
-  const backend = await startTraceBackend({ logDir: mkdtempSync(join(tmpdir(), 'checkout-bench-traces-')), log });
+  const backend = await startBackend(options.exporter, log);
   const receiver = await startWebhookReceiver();
   const sides: Side[] = [];
   try {
@@ -139,7 +170,7 @@ export async function runTracingBench(
         for (const i of order) {
           const side = sides[i]!;
           const before = await cpuSeconds(side.stack);
-          const backendBefore = i === 0 ? backendCpuSeconds() : 0;
+          const backendBefore = i === 0 ? backend.cpuSeconds() : 0;
           const slice = await runLoad(
             `${side.label} ${operation}`,
             {
@@ -152,7 +183,7 @@ export async function runTracingBench(
           // Webhooks and the spans of the slice's last requests settle after it: a moment, then read the CPU.
           await new Promise((resolve) => setTimeout(resolve, 1_000));
           cpu[i] = (cpu[i] ?? 0) + (await cpuSeconds(side.stack)) - before;
-          if (i === 0) backendCpu += backendCpuSeconds() - backendBefore;
+          if (i === 0) backendCpu += backend.cpuSeconds() - backendBefore;
           slices[i]!.push(slice);
         }
       }
@@ -167,7 +198,7 @@ export async function runTracingBench(
           m.p99.toFixed(1),
           String(m.errors),
           (cpuMs[i] ?? 0).toFixed(2),
-          i === 0 ? ((backendCpu * 1000) / Math.max(1, m.sent ?? 0)).toFixed(2) : '',
+          i === 0 && options.exporter === 'zipkin' ? ((backendCpu * 1000) / Math.max(1, m.sent ?? 0)).toFixed(2) : '',
         ]);
       const throughputRatio = merged[0]!.throughput / merged[1]!.throughput;
       const cpuRatio = (cpuMs[0] ?? 0) / (cpuMs[1] ?? 1);
