@@ -157,35 +157,31 @@ const ISSUE_BEFORE = {
 const TARGETS = { throughputRatio: 0.5, p99Ms: 50, rssMiB: 150 };
 
 /**
- * `count` orders created through the gateway and paid in full as sessions pays them (orders' internal payments
- * route, with sessions' credential and the organization's test scope): what a refund needs, made outside the
- * measured windows.
+ * `count` orders paid in full as merchants' customers pay them: a checkout session created through the gateway and
+ * paid with the test helper (sessions makes the order and pays it; orders takes sessions' payments only on its
+ * sessions' orders). What a refund needs, made outside the measured windows; the refund then brings the session's
+ * copy up to date too (D46), as every real refund does.
  */
-async function paidOrders(options: {
-  create: () => Promise<string>;
-  ordersUrl: string;
-  sessionsToken: string;
-  organizationId: string;
-  count: number;
-}): Promise<string[]> {
-  const pool = new Pool(options.ordersUrl, { connections: 8 });
+async function paidOrders(options: { gatewayUrl: string; key: string; count: number }): Promise<string[]> {
+  const pool = new Pool(options.gatewayUrl, { connections: 8 });
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${options.key}` };
   const ids: string[] = [];
   const make = async () => {
-    const id = await options.create();
-    const response = await pool.request({
+    const created = await pool.request({ method: 'POST', path: '/v0/checkout/sessions', headers, body: ORDER });
+    const body = (await created.body.json()) as { session?: { id?: string; order?: { id?: string } } };
+    const sessionId = body.session?.id;
+    const orderId = body.session?.order?.id;
+    if (created.statusCode !== 201 || !sessionId || !orderId)
+      throw new Error(`POST /v0/checkout/sessions answered ${created.statusCode}`);
+    const paid = await pool.request({
       method: 'POST',
-      path: `/internal/orders/${id}/payments`,
-      headers: {
-        'content-type': 'application/json',
-        'x-internal-token': options.sessionsToken,
-        'x-organization-id': options.organizationId,
-        'x-mode': 'test',
-      },
-      body: JSON.stringify({ paymentId: `pay_bench_${id}`, method: 'card' }),
+      path: `/v0/test_helpers/checkout/sessions/${sessionId}/pay`,
+      headers,
+      body: '{}',
     });
-    await response.body.dump();
-    if (response.statusCode !== 200) throw new Error(`paying ${id} answered ${response.statusCode}`);
-    ids.push(id);
+    await paid.body.dump();
+    if (paid.statusCode !== 200) throw new Error(`paying ${sessionId} answered ${paid.statusCode}`);
+    ids.push(orderId);
   };
   try {
     for (let i = 0; i < options.count; i += 8)
@@ -204,10 +200,7 @@ async function paidOrders(options: {
  */
 async function loadWrites(input: {
   gatewayUrl: string;
-  ordersUrl: string;
-  sessionsToken: string;
   key: string;
-  organizationId: string;
   options: { concurrency: number; durationMs: number; rounds: number };
 }): Promise<{ patch: LoadResult; refund: LoadResult }> {
   const { options } = input;
@@ -222,13 +215,7 @@ async function loadWrites(input: {
   };
   try {
     const open = await Promise.all(Array.from({ length: 200 }, create));
-    const paid = await paidOrders({
-      create,
-      ordersUrl: input.ordersUrl,
-      sessionsToken: input.sessionsToken,
-      organizationId: input.organizationId,
-      count: 500,
-    });
+    const paid = await paidOrders({ gatewayUrl: input.gatewayUrl, key: input.key, count: 500 });
     const senders = {
       patch: async (n: number) => {
         const response = await pool.request({
@@ -278,7 +265,9 @@ async function loadWrites(input: {
 
 /** Database commands and Kafka sends per public orders call, services in this process, counted. */
 async function roundTrips(engines: Engines): Promise<RoundTripRow[]> {
-  const stack = await startCountedStack(engines, ['orders', 'gateway']);
+  // Sessions too: a refund's order is a session's order (the only orders sessions pays), and the gateway brings the
+  // session's copy up to date (D46) before it answers.
+  const stack = await startCountedStack(engines, ['orders', 'sessions', 'gateway']);
   try {
     const org = await stack.admin().createOrganizationWithKeys('Bench Round Trips Org');
     const pool = new Pool(stack.urls.gateway ?? '', { connections: 1 });
@@ -332,13 +321,7 @@ async function roundTrips(engines: Engines): Promise<RoundTripRow[]> {
       ),
     ];
     // D48: a refund of a paid order (paid as sessions pays, through orders' internal API), one order per run.
-    const paid = await paidOrders({
-      create: () => post(ORDER),
-      ordersUrl: stack.urls.orders ?? '',
-      sessionsToken: stack.env.internalTokens.sessions,
-      organizationId: org.organizationId,
-      count: 21,
-    });
+    const paid = await paidOrders({ gatewayUrl: stack.urls.gateway ?? '', key: org.testKey, count: 21 });
     rows.push(
       await measureRoundTrips(
         stack,
@@ -353,7 +336,14 @@ async function roundTrips(engines: Engines): Promise<RoundTripRow[]> {
           await response.body.dump();
           if (response.statusCode !== 201) throw new Error(`POST refunds answered ${response.statusCode}`);
         },
-        { budget: { commands: 3, source: 'as a cancel: read, replace, mark sent' } },
+        {
+          budget: {
+            commands: 3,
+            service: 'orders',
+            source:
+              "orders as a cancel: read, replace, mark sent (sessions: the session's copy, D46, and its consumer)",
+          },
+        },
       ),
     );
     await pool.close();
@@ -386,7 +376,9 @@ export async function runOrdersBench(
   console.log(formatRoundTripTable(roundTripRows));
 
   const stack = await startBenchStack(engines, {
-    services: ['orders', 'gateway'],
+    // Sessions for the refund line only: a refund's order is a session's order, whose copy the gateway brings up to
+    // date (D46); the CPU figures stay the gateway's and orders'.
+    services: ['orders', 'sessions', 'gateway'],
     replicas: options.replicas,
     extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } },
   });
@@ -450,10 +442,7 @@ export async function runOrdersBench(
 
     const writes = await loadWrites({
       gatewayUrl: stack.env.gatewayUrl,
-      ordersUrl: stack.env.gateway.ORDERS_URL ?? '',
-      sessionsToken: stack.env.internalTokens.sessions,
       key: org.testKey,
-      organizationId: org.organizationId,
       options,
     });
     console.log(
