@@ -136,5 +136,10 @@ describe('batchCommits', () => {
     expect(rejoins).toBe(1);
     await vi.advanceTimersByTimeAsync(3 * COMMIT_ANSWER_MS);
     expect(rejoins).toBe(1);
+    // The same consumer joined again (kafkajs restarted it): a commit of that membership unanswered replaces it too.
+    emit('consumer.group_join');
+    commits.track(batch(10, 19), Promise.resolve());
+    await vi.advanceTimersByTimeAsync(COMMIT_ANSWER_MS);
+    expect(rejoins).toBe(2);
   });
 });

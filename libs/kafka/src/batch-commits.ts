@@ -107,7 +107,7 @@ function offsetCommitter(consumer: Consumer, log: Logger, rejoin: () => void) {
   let coordinatorMoved: Error | undefined;
   // No batch came to rethrow the move in time: the member is replaced (COORDINATOR_MOVE_REJOIN_MS).
   let rejoinTimer: NodeJS.Timeout | undefined;
-  // A commit went unanswered: the member is being replaced (once; every commit in the batch rejects).
+  // A commit of this membership went unanswered: the member is being replaced (once; every commit in it rejects).
   let replaced = false;
   const disarmRejoin = () => {
     clearTimeout(rejoinTimer);
@@ -136,6 +136,7 @@ function offsetCommitter(consumer: Consumer, log: Logger, rejoin: () => void) {
     membership += 1;
     committed = new Map();
     coordinatorMoved = undefined;
+    replaced = false;
     disarmRejoin();
   });
   const send = (move: Move, sentIn: number): void => {
