@@ -1,6 +1,7 @@
 import type { Consumer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { GroupCommit } from '@checkout/coalesce';
+import { withinDeadline } from './kafkajs-accommodations';
 
 /** kafkajs' answer to a request sent to a broker that is no longer the group's coordinator. */
 function isNotCoordinator(err: unknown): err is Error {
@@ -36,18 +37,6 @@ export const COMMIT_ANSWER_MS = 10_000;
 class CommitUnanswered extends Error {
   constructor() {
     super(`an offset commit did not answer within ${COMMIT_ANSWER_MS} ms`);
-  }
-}
-
-async function answered(commit: Promise<void>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CommitUnanswered()), COMMIT_ANSWER_MS);
-  });
-  try {
-    await Promise.race([commit, late]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -90,7 +79,11 @@ function highestPerPartition(moves: readonly Move[]): Move[] {
  */
 function offsetCommitter(consumer: Consumer, log: Logger, rejoin: () => void) {
   const requests = new GroupCommit<Move>(async (moves) => {
-    await answered(consumer.commitOffsets(highestPerPartition(moves)));
+    await withinDeadline(
+      consumer.commitOffsets(highestPerPartition(moves)),
+      COMMIT_ANSWER_MS,
+      () => new CommitUnanswered(),
+    );
     return moves.map((): void => undefined);
   });
   // Per partition, the highest offset committed in this membership.

@@ -122,13 +122,15 @@ export class HandlerFailedError extends Error {
  */
 export const HANDLER_DEADLINE_MS = 60_000;
 
-export async function withinDeadline(work: Promise<void>, deadlineMs: number): Promise<void> {
+export async function withinDeadline(
+  work: Promise<void>,
+  deadlineMs: number,
+  failure: () => Error = () =>
+    new Error(`the handler did not settle within ${deadlineMs} ms; trying the message again`),
+): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`the handler did not settle within ${deadlineMs} ms; trying the message again`)),
-      deadlineMs,
-    );
+    timer = setTimeout(() => reject(failure()), deadlineMs);
   });
   try {
     await Promise.race([work, expired]);
