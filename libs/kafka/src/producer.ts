@@ -1,4 +1,4 @@
-import { Partitioners, type Producer } from 'kafkajs';
+import { Partitioners, type ICustomPartitioner, type Producer } from 'kafkajs';
 import { GroupCommit } from '@checkout/coalesce';
 import { injectTraceHeaders, startSpan, tracingEnabled, type SpanHandle, type TraceCarrier } from '@checkout/telemetry';
 import type { KafkaClient } from './client';
@@ -38,10 +38,13 @@ export interface EventProducer {
  * publishes at least once, and consumers deduplicate by event id or by revision.
  */
 export function createEventProducer(kafka: KafkaClient): EventProducer {
+  // The partitions the send in flight writes to (sends go one at a time: `sends` below), for acknowledgedWhole.
+  const partitionsOfSend = new Set<string>();
   const producer: Producer = kafkajsOf(kafka).producer({
     idempotent: false,
-    // kafkajs 2's default, named: it warns about its change from 1.x on every producer made without one.
-    createPartitioner: Partitioners.DefaultPartitioner,
+    // kafkajs 2's default partitioner (named: it warns about its change from 1.x on every producer made without
+    // one), noting each partition it picks.
+    createPartitioner: notingPartitions(Partitioners.DefaultPartitioner, partitionsOfSend),
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
     retry: { initialRetryTime: 100, maxRetryTime: 1_000, retries: 6 },
@@ -62,13 +65,15 @@ export function createEventProducer(kafka: KafkaClient): EventProducer {
       if (list) list.push(m);
       else byTopic.set(m.topic, [m]);
     }
-    await producer.sendBatch({
+    partitionsOfSend.clear();
+    const acknowledged = await producer.sendBatch({
       acks: -1,
       topicMessages: [...byTopic].map(([topic, list]) => ({
         topic,
         messages: list.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
       })),
     });
+    acknowledgedWhole(partitionsOfSend, acknowledged);
     if (sentBatches.hasSubscribers) sentBatches.publish({ producer: eventProducer, messages: messages.length });
   };
   // Sends made while one is in flight wait for it anyway (one request in flight); they go together as the next
@@ -142,4 +147,44 @@ function refusedForItsContent(err: unknown): boolean {
   let root = err;
   for (let depth = 0; depth < 5 && root instanceof Error && root.cause !== undefined; depth += 1) root = root.cause;
   return (root as { retriable?: unknown } | null)?.retriable === false;
+}
+
+/**
+ * kafkajs resolves a send whose messages for some partition it never sent. Its retry (producer/sendMessages.js)
+ * keeps the answers of the brokers that answered the failed attempt and sends the next attempt only to the
+ * others, recomputing each partition's leader first: a partition whose leadership moved, during a broker's
+ * restart, to a broker that had already answered for its own partitions is in no request, and the send resolves
+ * (tulios/kafkajs#1798 reports the same shared map). Seen in the rolling deploy as an order's internal event, or
+ * its public event, missing while the other one, from the same send, was there. Every partition the partitioner
+ * picked must be in the broker's acknowledgements; otherwise the send fails, retriable, and its caller sends it
+ * again (the outbox's sweep), which at-least-once delivery allows.
+ */
+export function acknowledgedWhole(
+  picked: ReadonlySet<string>,
+  acknowledged: readonly { topicName: string; partition: number }[],
+): void {
+  const answered = new Set(acknowledged.map((a) => `${a.topicName}:${a.partition}`));
+  const unsent = [...picked].filter((partition) => !answered.has(partition));
+  if (unsent.length > 0) throw new UnacknowledgedPartitionsError(unsent);
+}
+
+/** A send kafkajs resolved without an acknowledgement for every partition it was to write to (acknowledgedWhole). */
+export class UnacknowledgedPartitionsError extends Error {
+  /** As kafkajs' own errors say it: another attempt may succeed (GroupCommit fails every caller of the send). */
+  readonly retriable = true;
+  constructor(readonly partitions: readonly string[]) {
+    super(`the send was resolved without an acknowledgement for ${partitions.join(', ')}`);
+  }
+}
+
+/** kafkajs' partitioner `make`, adding each partition it picks to `picked` as `topic:partition`. */
+function notingPartitions(make: ICustomPartitioner, picked: Set<string>): ICustomPartitioner {
+  return () => {
+    const pick = make();
+    return (args) => {
+      const partition = pick(args);
+      picked.add(`${args.topic}:${partition}`);
+      return partition;
+    };
+  };
 }
