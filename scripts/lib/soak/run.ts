@@ -25,11 +25,15 @@ import { RecordingClient, sendWithRetries } from './client';
 import {
   formatLedger,
   reconcile,
+  ORDER_EVENTS_LOST,
+  REFUND_EVENTS_LOST,
+  REFUNDS_DISAGREE,
   type EventWithDeliveries,
   type LedgerReport,
   type SessionWebhookEvent,
   type StoredOrder,
 } from './ledger';
+import { orderIdsIn, orderTrails } from './order-trail';
 import { RECEIVER_KINDS, runLoad, type Merchant, type ReceiverKind } from './load';
 import {
   rolloutPhases,
@@ -153,6 +157,9 @@ export async function soakTier(
   if (violated.length > 0) console.log(`service logs:\n${serviceLogExcerpts}`);
   return { report, table, violated };
 }
+
+/** The checks whose examples name an order whose events the ledger traces (order-trail.ts). */
+const TRAILED_CHECKS = [ORDER_EVENTS_LOST, REFUND_EVENTS_LOST, REFUNDS_DISAGREE];
 
 /**
  * `npm run soak`: engines and a process stack of its own, four loopback receivers, load and chaos at once, then
@@ -590,6 +597,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       report.rows.push(...rows);
       report.violations += rows.filter((r) => r.check && r.value !== 0).length;
     }
+    // Where the events of an order a violation names went (order-trail.ts): produced or not, consumed or not.
+    const traced = report.examples.filter((e) => TRAILED_CHECKS.some((label) => e.startsWith(label)));
+    const trails = await orderTrails({ kafka, namePrefix, db, orderIds: orderIdsIn(traced).slice(0, 5) }).catch(
+      (err: unknown) => [`order trails unreadable: ${String(err)}`],
+    );
+    report.examples.push(...trails);
     return { report, table: formatLedger(report), serviceLogExcerpts: await serviceLogExcerpts(logDir) };
   } finally {
     await watcher?.stop().catch(() => {});
