@@ -16,6 +16,7 @@ import {
   type Context,
   type Span,
   type TextMapGetter,
+  type Tracer,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -118,6 +119,8 @@ const INSTRUMENTATION = '@checkout/telemetry';
 
 let provider: TracerProvider | undefined;
 let contextManager: AsyncLocalStorageContextManager | undefined;
+// The provider's tracer, taken once: the API's getTracer goes through its proxy provider on every call.
+let tracer: Tracer | undefined;
 
 export interface Telemetry {
   readonly enabled: boolean;
@@ -183,6 +186,7 @@ export function startTelemetry(config: TelemetryConfig, options: { exporter?: Sp
   context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
+  tracer = provider.getTracer(INSTRUMENTATION);
   const registered = provider;
   return {
     enabled: true,
@@ -195,6 +199,7 @@ export function startTelemetry(config: TelemetryConfig, options: { exporter?: Sp
       propagation.disable();
       provider = undefined;
       contextManager = undefined;
+      tracer = undefined;
     },
   };
 }
@@ -272,14 +277,12 @@ function carrierOf(ctx: Context): TraceCarrier | undefined {
 
 /** Starts a span; the caller ends it (a middleware around `next`, a send whose answer comes later). */
 export function startSpan(name: string, options: SpanOptions): SpanHandle {
-  if (!provider) return OFF;
-  const span = trace
-    .getTracer(INSTRUMENTATION)
-    .startSpan(
-      name,
-      { kind: KINDS[options.kind], attributes: cleanAttributes(options.attributes ?? {}) },
-      parentContext(options.parent),
-    );
+  if (!provider || !tracer) return OFF;
+  const span = tracer.startSpan(
+    name,
+    { kind: KINDS[options.kind], attributes: cleanAttributes(options.attributes ?? {}) },
+    parentContext(options.parent),
+  );
   return handleOf(span);
 }
 
