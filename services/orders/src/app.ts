@@ -4,6 +4,7 @@ import { TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
 import { OrdersStore } from './store/orders.store';
 import { ReferenceDataStore } from './store/reference-data.store';
+import { ReferenceData } from './domain/reference-data';
 import { ORDER_INDEXES } from './store/indexes';
 import { ORDER_MIGRATIONS } from './store/migrations';
 import { OrderCommands } from './domain/orders.use-cases';
@@ -57,7 +58,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
           internalCallers: config.INTERNAL_CALLERS,
           processorSecret: config.PROCESSOR_WEBHOOK_SECRET,
           commands,
-          referenceData,
+          referenceData: new ReferenceData(referenceData, clock),
           clock,
         });
       if (config.SWEEPERS_ENABLED) {

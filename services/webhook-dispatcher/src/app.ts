@@ -240,8 +240,6 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
     if (config.API_ENABLED)
       mountRoutes(app, {
         internalCallers: config.INTERNAL_CALLERS,
-        events,
-        deliveries,
         eventLog: new EventLog(events, deliveries),
         record: dispatcher.record,
         recovery: dispatcher.recovery,

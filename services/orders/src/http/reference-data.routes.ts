@@ -12,7 +12,8 @@ import {
   type PaymentDestinationResponse,
   type PaymentDestinationsResponse,
 } from '@checkout/contracts';
-import type { ReferenceDataStore, LocationDocument, PaymentDestinationDocument } from '../store/reference-data.store';
+import type { ReferenceData } from '../domain/reference-data';
+import type { LocationDocument, PaymentDestinationDocument } from '../store/reference-data.document';
 
 const CreateLocation = z.strictObject({ name: z.string().trim().min(1).max(200) });
 const DestinationStatus = z.enum(PAYMENT_DESTINATION_STATUSES);
@@ -46,19 +47,19 @@ const presentDestination = (d: PaymentDestinationDocument): PaymentDestinationVi
 });
 
 /** Operator-only reference data (D38); reached through the gateway's admin API. */
-export function referenceDataRoutes(store: ReferenceDataStore, clock: () => Date): Router {
+export function referenceDataRoutes(referenceData: ReferenceData): Router {
   const router = new Router({ prefix: '/internal/admin' });
 
   router.get('/locations', async (ctx) => {
     ctx.body = {
-      locations: (await store.listLocations(requireScope(ctx.state))).map(presentLocation),
+      locations: (await referenceData.listLocations(requireScope(ctx.state))).map(presentLocation),
     } satisfies LocationsResponse;
   });
   router.post('/locations', async (ctx) => {
     const input = parseOrThrow(CreateLocation, ctx.request.jsonBody ?? {}, 'ADMIN_REQUEST_FAILED');
     ctx.status = 201;
     ctx.body = {
-      location: presentLocation(await store.createLocation(requireScope(ctx.state), input.name, clock())),
+      location: presentLocation(await referenceData.createLocation(requireScope(ctx.state), input.name)),
     } satisfies LocationResponse;
   });
   router.get('/payment-destinations', async (ctx) => {
@@ -66,24 +67,21 @@ export function referenceDataRoutes(store: ReferenceDataStore, clock: () => Date
     const { destination } = parseOrThrow(ListDestinationsQuery, ctx.query, 'ADMIN_REQUEST_FAILED');
     if (destination !== undefined) {
       // One read by id or address (as an order names it), not the organization's whole list.
-      const found = await store.findDestination(scope, destination);
+      const found = await referenceData.findDestination(scope, destination);
       ctx.body = {
         paymentDestinations: found ? [presentDestination(found)] : [],
       } satisfies PaymentDestinationsResponse;
       return;
     }
     ctx.body = {
-      paymentDestinations: (await store.listDestinations(scope)).map(presentDestination),
+      paymentDestinations: (await referenceData.listDestinations(scope)).map(presentDestination),
     } satisfies PaymentDestinationsResponse;
   });
   router.post('/payment-destinations', async (ctx) => {
     const input = parseOrThrow(CreateDestination, ctx.request.jsonBody ?? {}, 'ADMIN_REQUEST_FAILED');
-    const network = input.address.startsWith('0x') ? 'evm' : 'solana';
     ctx.status = 201;
     ctx.body = {
-      paymentDestination: presentDestination(
-        await store.createDestination(requireScope(ctx.state), { ...input, network }, clock()),
-      ),
+      paymentDestination: presentDestination(await referenceData.createDestination(requireScope(ctx.state), input)),
     } satisfies PaymentDestinationResponse;
   });
   router.patch('/payment-destinations/:id', async (ctx) => {
@@ -91,8 +89,7 @@ export function referenceDataRoutes(store: ReferenceDataStore, clock: () => Date
     if (!isIdOf('pd', id))
       throw new DomainError('ADMIN_REQUEST_FAILED', `"${id ?? ''}" is not a payment destination id.`);
     const patch = parseOrThrow(UpdateDestination, ctx.request.jsonBody ?? {}, 'ADMIN_REQUEST_FAILED');
-    const updated = await store.updateDestination(requireScope(ctx.state), id, patch, clock());
-    if (!updated) throw new DomainError('ADMIN_NOT_FOUND', `No payment destination ${id}.`);
+    const updated = await referenceData.updateDestination(requireScope(ctx.state), id, patch);
     ctx.body = { paymentDestination: presentDestination(updated) } satisfies PaymentDestinationResponse;
   });
   return router;

@@ -8,7 +8,7 @@ import {
   type InternalRouteRule,
 } from '@checkout/http';
 import type { OrderCommands } from '../domain/orders.use-cases';
-import type { ReferenceDataStore } from '../store/reference-data.store';
+import type { ReferenceData } from '../domain/reference-data';
 import { ordersRoutes } from './orders.routes';
 import { refundsRoutes } from './refunds.routes';
 import { processorRoutes } from './processor.routes';
@@ -63,7 +63,7 @@ export function mountRoutes(
     internalCallers: readonly AcceptedInternalCaller[];
     processorSecret: string;
     commands: OrderCommands;
-    referenceData: ReferenceDataStore;
+    referenceData: ReferenceData;
     clock: () => Date;
   },
 ): void {
@@ -81,6 +81,6 @@ export function mountRoutes(
     ordersRoutes(deps.commands),
     refundsRoutes(deps.commands),
     processorRoutes(deps.commands, deps.processorSecret, deps.clock),
-    referenceDataRoutes(deps.referenceData, deps.clock),
+    referenceDataRoutes(deps.referenceData),
   ]);
 }

@@ -1,35 +1,20 @@
-import { scoped, type Collection, type Db, type Scope, type ScopedDocument } from '@checkout/mongo';
-import type { PaymentDestinationView } from '@checkout/contracts';
+import { scoped, type Collection, type Db, type Scope } from '@checkout/mongo';
 import { newId } from '@checkout/contracts';
 import { COLLECTIONS } from './indexes';
 import type { StoredCustomer } from './order.document';
+import type {
+  CustomerDocument,
+  DestinationStatus,
+  LocationDocument,
+  PaymentDestinationDocument,
+} from './reference-data.document';
 
-export interface CustomerDocument extends ScopedDocument {
-  _id: string;
-  email: string;
-  name?: string;
-  phone?: string;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export interface LocationDocument extends ScopedDocument {
-  _id: string;
-  name: string;
-  createdAt: Date;
-}
-
-export type DestinationStatus = PaymentDestinationView['status'];
-
-export interface PaymentDestinationDocument extends ScopedDocument {
-  _id: string;
-  address: string;
-  network: string;
-  status: DestinationStatus;
-  verified: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type {
+  CustomerDocument,
+  DestinationStatus,
+  LocationDocument,
+  PaymentDestinationDocument,
+} from './reference-data.document';
 
 /** Customers, locations and payment destinations: the reference data orders point at. */
 export class ReferenceDataStore {

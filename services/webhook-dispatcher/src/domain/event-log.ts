@@ -3,6 +3,8 @@ import type { DeliveryStatus, EventType } from '@checkout/contracts';
 import type { DeliveriesStore, DeliveryFilter } from '../store/deliveries.store';
 import type { EventDocument } from '../store/event.document';
 import type { EventsStore } from '../store/events.store';
+import type { DeliveryDocument } from '../store/delivery.document';
+import { DELIVERY_STATS_HOSTS, DELIVERY_STATS_WINDOW_MS, deliveryStats, type HostStats } from './delivery-stats';
 
 /** Events a session can have: more is a producer bug, and a page of them is read in memory. */
 const SESSION_EVENTS_MAX = 1_000;
@@ -65,6 +67,27 @@ export class EventLog {
     const found = await this.events.getEvents(scope, ids.slice(0, limit));
     const events = ids.slice(0, limit).flatMap((id) => found.get(id) ?? []);
     return { events, ...(total !== undefined && { total }), hasMore: ids.length > limit };
+  }
+
+  /** One event with every delivery of it (D34's GET /v0/events/:id); null when this scope has no such event. */
+  async eventWithDeliveries(
+    scope: Scope,
+    eventId: string,
+  ): Promise<{ event: EventDocument; deliveries: DeliveryDocument[] } | null> {
+    const event = await this.events.getEvent(scope, eventId);
+    if (!event) return null;
+    return { event, deliveries: await this.deliveries.listForEvent(scope, eventId) };
+  }
+
+  /** D47's per-host attempt figures over the DELIVERY_STATS_WINDOW_MS before `now`, and where that window starts. */
+  async hostStats(scope: Scope, now: Date): Promise<{ from: Date; hosts: HostStats[] }> {
+    const from = new Date(now.getTime() - DELIVERY_STATS_WINDOW_MS);
+    return { from, hosts: deliveryStats(await this.deliveries.deliveryStatsSince(scope, from, DELIVERY_STATS_HOSTS)) };
+  }
+
+  /** D47's newest failed deliveries, at most `limit`. */
+  recentlyFailed(scope: Scope, limit: number): Promise<DeliveryDocument[]> {
+    return this.deliveries.listRecentlyFailed(scope, limit);
   }
 
   /** A session's few events, those with a matching delivery kept. */

@@ -12,9 +12,6 @@ import {
   type DeliveryStatsResponse,
   type FailedDeliveriesResponse,
 } from '@checkout/contracts';
-import { DELIVERY_STATS_HOSTS, DELIVERY_STATS_WINDOW_MS, deliveryStats } from '../domain/delivery-stats';
-import type { EventsStore } from '../store/events.store';
-import type { DeliveriesStore } from '../store/deliveries.store';
 import type { EventLog } from '../domain/event-log';
 import type { Recorder } from '../domain/record';
 import type { Recovery } from '../domain/recovery';
@@ -27,8 +24,6 @@ function eventIdParam(value: string | undefined): string {
 
 /** Internal events API (D34); the gateway has authenticated the merchant and passes its scope in headers. */
 export function eventsRoutes(deps: {
-  events: EventsStore;
-  deliveries: DeliveriesStore;
   eventLog: EventLog;
   record: Pick<Recorder, 'redeliver'>;
   recovery: Pick<Recovery, 'recover'>;
@@ -73,17 +68,13 @@ export function eventsRoutes(deps: {
 
   // D47 (the dashboard): registered before /:eventId, which would otherwise take the name for an id.
   router.get('/delivery-stats', async (ctx) => {
-    const scope = requireScope(ctx.state);
-    const from = new Date(deps.clock().getTime() - DELIVERY_STATS_WINDOW_MS);
-    const body: DeliveryStatsResponse = {
-      from: from.toISOString(),
-      hosts: deliveryStats(await deps.deliveries.deliveryStatsSince(scope, from, DELIVERY_STATS_HOSTS)),
-    };
+    const { from, hosts } = await deps.eventLog.hostStats(requireScope(ctx.state), deps.clock());
+    const body: DeliveryStatsResponse = { from: from.toISOString(), hosts };
     ctx.body = body;
   });
 
   router.get('/failed-deliveries', async (ctx) => {
-    const failed = await deps.deliveries.listRecentlyFailed(requireScope(ctx.state), FAILED_DELIVERIES_SHOWN);
+    const failed = await deps.eventLog.recentlyFailed(requireScope(ctx.state), FAILED_DELIVERIES_SHOWN);
     const body: FailedDeliveriesResponse = {
       deliveries: failed.map((d) => ({
         ...presentDelivery(d),
@@ -97,10 +88,9 @@ export function eventsRoutes(deps: {
   router.get('/:eventId', async (ctx) => {
     const scope = requireScope(ctx.state);
     const id = eventIdParam(ctx.params.eventId);
-    const event = await deps.events.getEvent(scope, id);
-    if (!event) throw new DomainError('EVENT_NOT_FOUND', `No event ${id}.`);
-    const deliveries = await deps.deliveries.listForEvent(scope, id);
-    ctx.body = { event: presentEvent(event), deliveries: deliveries.map(presentDelivery) };
+    const found = await deps.eventLog.eventWithDeliveries(scope, id);
+    if (!found) throw new DomainError('EVENT_NOT_FOUND', `No event ${id}.`);
+    ctx.body = { event: presentEvent(found.event), deliveries: found.deliveries.map(presentDelivery) };
   });
 
   router.post('/:eventId/redeliver', jsonBody(), async (ctx) => {

@@ -1,7 +1,5 @@
 import type Koa from 'koa';
 import { internalAuth, mountRouters, type AcceptedInternalCaller, type InternalRouteRule } from '@checkout/http';
-import type { EventsStore } from '../store/events.store';
-import type { DeliveriesStore } from '../store/deliveries.store';
 import type { Recorder } from '../domain/record';
 import type { Recovery } from '../domain/recovery';
 import type { EventLog } from '../domain/event-log';
@@ -25,8 +23,6 @@ export function mountRoutes(
   app: Koa,
   deps: {
     internalCallers: readonly AcceptedInternalCaller[];
-    events: EventsStore;
-    deliveries: DeliveriesStore;
     eventLog: EventLog;
     record: Pick<Recorder, 'redeliver'>;
     recovery: Pick<Recovery, 'recover'>;
