@@ -164,8 +164,8 @@ export default tseslint.config(
   },
   {
     // TEMPORARY: the gateway's http/ files that still call a store or a client directly, each to go through a domain
-    // use case (issue 31). Orders' and the dispatcher's went through theirs on 2026-11-27; everything else in http/
-    // is held to it.
+    // use case (docs/engineering.md, layers). Orders' and the dispatcher's went through theirs on 2026-11-27;
+    // everything else in http/ is held to it.
     files: [
       'services/gateway/src/http/{admin.routes,authenticate,checkout-page.routes,dashboard.routes}.ts',
       'services/gateway/src/http/{idempotency,internal.routes,public.router,router}.ts',
