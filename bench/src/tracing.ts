@@ -64,6 +64,11 @@ async function idleCpuRate(stack: BenchStack): Promise<number> {
   return ((await cpuSeconds(stack)) - before) / ((Date.now() - startedAt) / 1000);
 }
 
+/** CPU milliseconds per request of `usedSeconds` used over `seconds`, less what the stack burns idle at `idleRate`. */
+function netCpuMsPerRequest(usedSeconds: number, idleRate: number, seconds: number, requests: number): number {
+  return (Math.max(0, usedSeconds - idleRate * seconds) * 1000) / Math.max(1, requests);
+}
+
 /** CPU seconds of the trace backend's process (Zipkin's JVM), from /proc (0 without it). */
 function backendCpuSeconds(): number {
   let total = 0;
@@ -216,8 +221,7 @@ export async function runTracingBench(
           loadedSeconds[i] = (loadedSeconds[i] ?? 0) + sliceSeconds;
           perRound[i]!.push({
             throughput: slice.throughput,
-            netCpuMs:
-              (Math.max(0, sliceCpu - (idleRates[i] ?? 0) * sliceSeconds) * 1000) / Math.max(1, slice.sent ?? 0),
+            netCpuMs: netCpuMsPerRequest(sliceCpu, idleRates[i] ?? 0, sliceSeconds, slice.sent ?? 0),
           });
           if (i === 0) backendCpu += backend.cpuSeconds() - backendBefore;
           slices[i]!.push(slice);
@@ -225,10 +229,8 @@ export async function runTracingBench(
       }
       const merged = sides.map((side, i) => mergeLoads(`${side.label}`, slices[i]!));
       const cpuMs = merged.map((m, i) => ((cpu[i] ?? 0) * 1000) / Math.max(1, m.sent ?? 0));
-      const netCpuMs = merged.map(
-        (m, i) =>
-          (Math.max(0, (cpu[i] ?? 0) - (idleRates[i] ?? 0) * (loadedSeconds[i] ?? 0)) * 1000) /
-          Math.max(1, m.sent ?? 0),
+      const netCpuMs = merged.map((m, i) =>
+        netCpuMsPerRequest(cpu[i] ?? 0, idleRates[i] ?? 0, loadedSeconds[i] ?? 0, m.sent ?? 0),
       );
       for (const [i, m] of merged.entries())
         lines.push([

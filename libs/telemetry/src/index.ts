@@ -277,7 +277,7 @@ function carrierOf(ctx: Context): TraceCarrier | undefined {
 
 /** Starts a span; the caller ends it (a middleware around `next`, a send whose answer comes later). */
 export function startSpan(name: string, options: SpanOptions): SpanHandle {
-  if (!provider || !tracer) return OFF;
+  if (!tracer) return OFF;
   const span = tracer.startSpan(
     name,
     { kind: KINDS[options.kind], attributes: cleanAttributes(options.attributes ?? {}) },

@@ -9,13 +9,6 @@ import type {
   PaymentDestinationDocument,
 } from './reference-data.document';
 
-export type {
-  CustomerDocument,
-  DestinationStatus,
-  LocationDocument,
-  PaymentDestinationDocument,
-} from './reference-data.document';
-
 /** Customers, locations and payment destinations: the reference data orders point at. */
 export class ReferenceDataStore {
   private readonly customers: Collection<CustomerDocument>;
