@@ -9,6 +9,7 @@ import { parseNetworks } from './domain/client-address';
 import { IdempotencyStore } from './store/idempotency.store';
 import { DashboardStore } from './store/dashboard.store';
 import { closeUpstreams, createUpstreams } from './clients/upstreams';
+import { Organizations } from './domain/organizations';
 import { mountRoutes } from './http/router';
 import { createGatewayMetrics } from './metrics';
 
@@ -62,7 +63,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       const operator = runtime.httpApp({ exposure: 'full' });
       const publicSide = runtime.httpApp({ exposure: 'public', metrics: operator.metrics });
       mountRoutes(publicSide.app, operator.app, {
-        organizations,
+        organizations: new Organizations(organizations, clock),
         idempotencyKeys,
         metrics: createGatewayMetrics(operator.registry),
         upstreams,

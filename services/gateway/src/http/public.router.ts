@@ -12,7 +12,7 @@ import {
   type Scope,
 } from '@checkout/contracts';
 import type { Middleware } from 'koa';
-import type { CheckoutSettings } from '../store/organizations.store';
+import type { CheckoutSettings } from '../domain/checkout-settings';
 import type { SessionsClient } from '../clients/sessions.client';
 import type { Upstreams } from '../clients/upstreams';
 import { PUBLIC_ROUTES, type PublicRoute, type Upstream } from './public-routes';

@@ -6,10 +6,11 @@ import { LRUCache } from 'lru-cache';
 import { jsonBody, mountRouters } from '@checkout/http';
 import { fetchLatest } from '@checkout/coalesce';
 import type { AcceptedInternalCaller } from '@checkout/http';
-import type { CheckoutSettings, OrganizationsStore } from '../store/organizations.store';
 import type { Mode } from '@checkout/contracts';
 import { RateLimiter } from '../domain/rate-limit';
 import { AdminTokenGuesses } from '../domain/admin-token-guesses';
+import type { CheckoutSettings } from '../domain/checkout-settings';
+import type { Organizations } from '../domain/organizations';
 import type { IdempotencyStore } from '../store/idempotency.store';
 import { idempotency } from './idempotency';
 import type { GatewayMetrics } from '../metrics';
@@ -26,7 +27,7 @@ import { publicRouter } from './public.router';
 import type { Upstreams } from '../clients/upstreams';
 
 export interface GatewayRouteDeps {
-  organizations: OrganizationsStore;
+  organizations: Organizations;
   idempotencyKeys: IdempotencyStore;
   metrics: GatewayMetrics;
   upstreams: Upstreams;
@@ -69,7 +70,7 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
     ttl: Math.max(deps.authCacheMs, 1),
     fetchMethod: async (key) => {
       const [organizationId = '', mode] = key.split(':');
-      return deps.organizations.getCheckoutSettings(organizationId, mode as Mode);
+      return deps.organizations.checkoutSettings(organizationId, mode as Mode);
     },
   });
   const settingsKey = (organizationId: string, mode: Mode) => `${organizationId}:${mode}`;
@@ -145,7 +146,7 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
   ]);
   mountRouters(operatorApp, [
     adminRoutes({
-      store: deps.organizations,
+      organizations: deps.organizations,
       adminToken: deps.adminToken,
       orders: deps.upstreams.orders,
       clock: deps.clock,
