@@ -7,8 +7,8 @@ import { HttpUrl, ModeSchema, PaymentMethod, type Mode } from '@checkout/contrac
 import type { AdminTokenGuesses } from '../domain/admin-token-guesses';
 import { previousSecretSignsUntil, type CheckoutSettings } from '../domain/checkout-settings';
 import type { Organizations } from '../domain/organizations';
+import type { Forwarding } from '../domain/owners';
 import type { ApiKeyDocument, OrganizationDocument } from '../store/organization.document';
-import type { OrdersClient } from '../clients/orders.client';
 
 const CreateOrganization = z.strictObject({ name: z.string().trim().min(1).max(200) });
 const CreateKey = z.strictObject({ mode: ModeSchema });
@@ -44,7 +44,8 @@ const presentKey = (k: ApiKeyDocument) => ({
 export interface AdminDeps {
   organizations: Organizations;
   adminToken: string;
-  orders: OrdersClient;
+  /** Orders' internal admin API, which locations and payment destinations are forwarded to. */
+  orders: Forwarding;
   clock: () => Date;
   /** Called after an organization's checkout settings changed, so this replica's cached copy goes. */
   checkoutSettingsChanged: (organizationId: string, mode: Mode) => void;

@@ -21,7 +21,7 @@ import {
   newToken,
 } from '../domain/dashboard-tokens';
 import { deliveryHostsChart, paymentsPerHourChart } from './dashboard/charts';
-import { copyOrderToSession } from './public.router';
+import { copyOrderToSession } from '../domain/order-writes';
 import { money } from './dashboard/html';
 import { mountEndpointPages } from './dashboard-endpoints.routes';
 import {
