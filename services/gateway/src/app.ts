@@ -10,6 +10,7 @@ import { IdempotencyStore } from './store/idempotency.store';
 import { DashboardStore } from './store/dashboard.store';
 import { closeUpstreams, createUpstreams } from './clients/upstreams';
 import { Organizations } from './domain/organizations';
+import { IdempotentRequests } from './domain/idempotent-requests';
 import { mountRoutes } from './http/router';
 import { createGatewayMetrics } from './metrics';
 
@@ -64,7 +65,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       const publicSide = runtime.httpApp({ exposure: 'public', metrics: operator.metrics });
       mountRoutes(publicSide.app, operator.app, {
         organizations: new Organizations(organizations, clock),
-        idempotencyKeys,
+        idempotentRequests: new IdempotentRequests(idempotencyKeys, clock),
         metrics: createGatewayMetrics(operator.registry),
         upstreams,
         internalCallers: config.INTERNAL_CALLERS,

@@ -11,7 +11,7 @@ import { RateLimiter } from '../domain/rate-limit';
 import { AdminTokenGuesses } from '../domain/admin-token-guesses';
 import type { CheckoutSettings } from '../domain/checkout-settings';
 import type { Organizations } from '../domain/organizations';
-import type { IdempotencyStore } from '../store/idempotency.store';
+import type { IdempotentRequests } from '../domain/idempotent-requests';
 import { idempotency } from './idempotency';
 import type { GatewayMetrics } from '../metrics';
 import { adminRoutes } from './admin.routes';
@@ -28,7 +28,7 @@ import type { Upstreams } from '../clients/upstreams';
 
 export interface GatewayRouteDeps {
   organizations: Organizations;
-  idempotencyKeys: IdempotencyStore;
+  idempotentRequests: IdempotentRequests;
   metrics: GatewayMetrics;
   upstreams: Upstreams;
   internalCallers: readonly AcceptedInternalCaller[];
@@ -117,7 +117,7 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
     docs,
     publicRouter({
       authenticate: authenticated,
-      idempotency: idempotency(deps.idempotencyKeys, deps.clock, (err) =>
+      idempotency: idempotency(deps.idempotentRequests, (err) =>
         deps.logger.warn(
           { err },
           'could not keep an Idempotency-Key response; the key stays in use until its lock lapses',
