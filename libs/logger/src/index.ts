@@ -1,23 +1,9 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino, type Logger, type LoggerOptions } from 'pino';
-import { activeTraceIds } from '@checkout/telemetry';
+import { activeTraceIds, currentRequestId } from '@checkout/telemetry';
 
 export type { Logger } from 'pino';
-
-interface LogContext {
-  requestId: string;
-}
-
-const context = new AsyncLocalStorage<LogContext>();
-
-/** Runs fn with a request id that every log line written inside it carries. */
-export function withRequestId<T>(requestId: string, fn: () => T): T {
-  return context.run({ requestId }, fn);
-}
-
-export function currentRequestId(): string | undefined {
-  return context.getStore()?.requestId;
-}
+// The request id lives in the same storage as the trace context (libs/telemetry's ambient-context.ts).
+export { currentRequestId, withRequestId } from '@checkout/telemetry';
 
 // Secrets never reach a log line: API keys, tokens, card data and webhook signing secrets are censored
 // wherever they appear in the logged object.

@@ -18,7 +18,6 @@ import {
   type TextMapGetter,
   type Tracer,
 } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { ZipkinExporter } from '@opentelemetry/exporter-zipkin';
@@ -34,8 +33,10 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
 import { SPAN_ATTRIBUTES, type SpanAttributeName, type SpanAttributes } from './attributes';
+import { AmbientContextManager } from './ambient-context';
 
 export { SPAN_ATTRIBUTES, type SpanAttributeName, type SpanAttributes } from './attributes';
+export { currentRequestId, withRequestId } from './ambient-context';
 
 /** The samplers of the OTEL_TRACES_SAMPLER specification. */
 export const SAMPLERS = [
@@ -118,7 +119,6 @@ const KINDS: Record<SpanKindName, SpanKind> = {
 const INSTRUMENTATION = '@checkout/telemetry';
 
 let provider: TracerProvider | undefined;
-let contextManager: AsyncLocalStorageContextManager | undefined;
 // The provider's tracer, taken once: the API's getTracer goes through its proxy provider on every call.
 let tracer: Tracer | undefined;
 
@@ -182,8 +182,8 @@ export function startTelemetry(config: TelemetryConfig, options: { exporter?: Sp
     ],
     spanLimits: { attributeValueLengthLimit: 256 },
   });
-  contextManager = new AsyncLocalStorageContextManager().enable();
-  context.setGlobalContextManager(contextManager);
+  // The request id's storage carries the trace context too (ambient-context.ts: one storage, not two).
+  context.setGlobalContextManager(new AmbientContextManager());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   tracer = provider.getTracer(INSTRUMENTATION);
@@ -198,7 +198,6 @@ export function startTelemetry(config: TelemetryConfig, options: { exporter?: Sp
       context.disable();
       propagation.disable();
       provider = undefined;
-      contextManager = undefined;
       tracer = undefined;
     },
   };

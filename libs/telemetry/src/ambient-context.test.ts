@@ -1,0 +1,57 @@
+import { setTimeout as later } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT_CONTEXT, createContextKey } from '@opentelemetry/api';
+import { AmbientContextManager, currentRequestId, withRequestId } from './ambient-context';
+import { activeTraceIds, inSpan } from './index';
+import { collectSpans } from './testing';
+
+// The request id and the trace context share one storage (ambient-context.ts); neither may drop the other.
+describe('the ambient context: request id and trace in one storage', () => {
+  let collector: ReturnType<typeof collectSpans>;
+  beforeAll(() => {
+    collector = collectSpans('ambient');
+  });
+  afterAll(() => collector.shutdown());
+
+  it('a span started inside a request keeps its request id, across awaits and timers', async () => {
+    await withRequestId('req_outer00001', () =>
+      inSpan('work', { kind: 'internal' }, async () => {
+        await later(1);
+        expect(currentRequestId()).toBe('req_outer00001');
+        expect(activeTraceIds()?.trace_id).toMatch(/^[0-9a-f]{32}$/);
+      }),
+    );
+    expect(currentRequestId()).toBeUndefined();
+  });
+
+  it('a request id set inside a span keeps the span active', async () => {
+    await inSpan('server', { kind: 'server', parent: 'none' }, async () => {
+      const outer = activeTraceIds();
+      await withRequestId('req_inner00001', async () => {
+        await later(1);
+        expect(activeTraceIds()).toEqual(outer);
+        expect(currentRequestId()).toBe('req_inner00001');
+      });
+    });
+    expect(activeTraceIds()).toBeUndefined();
+  });
+
+  it('binds a function to a context (and leaves anything else as it is)', () => {
+    const manager = new AmbientContextManager();
+    const key = createContextKey('k');
+    const bound = manager.bind(ROOT_CONTEXT.setValue(key, 'v'), () => manager.active().getValue(key));
+    expect(bound()).toBe('v');
+    expect(manager.active().getValue(key)).toBeUndefined();
+    const notAFunction = { on: () => {} };
+    expect(manager.bind(ROOT_CONTEXT, notAFunction)).toBe(notAFunction);
+  });
+
+  it('passes `this` and the arguments through `with`', () => {
+    const manager = new AmbientContextManager();
+    const target = { base: 40 };
+    function add(this: { base: number }, n: number): number {
+      return this.base + n;
+    }
+    expect(manager.with(ROOT_CONTEXT, add, target, 2)).toBe(42);
+  });
+});
