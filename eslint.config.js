@@ -162,14 +162,4 @@ export default tseslint.config(
     files: ['libs/kafka/src/consumer.ts'],
     rules: { '@typescript-eslint/unbound-method': 'off' },
   },
-  {
-    // TEMPORARY: the gateway's http/ files that still call a store or a client directly, each to go through a domain
-    // use case (docs/engineering.md, layers). Orders' and the dispatcher's went through theirs on 2026-11-27;
-    // everything else in http/ is held to it.
-    files: [
-      'services/gateway/src/http/{admin.routes,authenticate,checkout-page.routes,dashboard.routes}.ts',
-      'services/gateway/src/http/{idempotency,internal.routes,public.router,router}.ts',
-    ],
-    rules: restrictedImports(KAFKAJS, MONGODB, TEST_KITS),
-  },
 );

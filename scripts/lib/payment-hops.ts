@@ -23,6 +23,16 @@ const IN_PROCESS_BRIDGES: readonly Bridge[] = (['available', 'simulate'] as cons
 
 /** Internal HTTP: each client method that sessions (or the gateway) calls, and the route handler it lands in. */
 const HTTP_BRIDGES: readonly Bridge[] = [
+  // The gateway's pass-through: its port (domain/owners.ts) is implemented by the InternalApi the clients share,
+  // whose method crosses to sessions (in versions before the port, the call landed on the client's method).
+  {
+    from: { file: 'services/gateway/src/domain/owners.ts', name: 'PassThrough.passThrough' },
+    to: [{ file: 'services/gateway/src/clients/internal-api.ts', name: 'InternalApi.passThrough' }],
+  },
+  {
+    from: { file: 'services/gateway/src/clients/internal-api.ts', name: 'InternalApi.passThrough' },
+    to: [HOSTED_PAGE_PAY],
+  },
   {
     from: { file: 'services/gateway/src/clients/sessions.client.ts', name: 'SessionsClient.passThrough' },
     to: [HOSTED_PAGE_PAY],

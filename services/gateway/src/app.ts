@@ -9,6 +9,9 @@ import { parseNetworks } from './domain/client-address';
 import { IdempotencyStore } from './store/idempotency.store';
 import { DashboardStore } from './store/dashboard.store';
 import { closeUpstreams, createUpstreams } from './clients/upstreams';
+import { Organizations } from './domain/organizations';
+import { IdempotentRequests } from './domain/idempotent-requests';
+import { DashboardLogins } from './domain/dashboard-logins';
 import { mountRoutes } from './http/router';
 import { createGatewayMetrics } from './metrics';
 
@@ -61,9 +64,13 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       );
       const operator = runtime.httpApp({ exposure: 'full' });
       const publicSide = runtime.httpApp({ exposure: 'public', metrics: operator.metrics });
+      const dashboardLifetimes = {
+        linkTtlMs: config.DASHBOARD_LINK_TTL_MS,
+        sessionTtlMs: config.DASHBOARD_SESSION_TTL_MS,
+      };
       mountRoutes(publicSide.app, operator.app, {
-        organizations,
-        idempotencyKeys,
+        organizations: new Organizations(organizations, clock),
+        idempotentRequests: new IdempotentRequests(idempotencyKeys, clock),
         metrics: createGatewayMetrics(operator.registry),
         upstreams,
         internalCallers: config.INTERNAL_CALLERS,
@@ -84,11 +91,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         publicBaseUrl: config.PUBLIC_BASE_URL,
         clock,
         logger,
-        dashboard: {
-          store: dashboard,
-          linkTtlMs: config.DASHBOARD_LINK_TTL_MS,
-          sessionTtlMs: config.DASHBOARD_SESSION_TTL_MS,
-        },
+        dashboard: { logins: new DashboardLogins(dashboard, dashboardLifetimes, clock), ...dashboardLifetimes },
       });
       const publicServer = await runtime.listen(publicSide.app, config.PORT);
       const operatorServer = await runtime.listen(operator.app, config.ADMIN_PORT);

@@ -1,24 +1,11 @@
-import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { DependencyUnavailableError, DomainError, isErrorCode } from '@checkout/errors';
 import type { InternalAnswer, InternalClient } from '@checkout/http';
 import { INTERNAL_API_HEADERS, type Scope } from '@checkout/contracts';
+import type { ForwardedCall, Forwarding, PassThrough } from '../domain/owners';
 
 /** A list page with "next" and "previous" but no total: the owner skips the count. */
 export const WITHOUT_TOTAL = { [INTERNAL_API_HEADERS.withoutTotal]: '1' };
-
-/**
- * A call the gateway forwards for a merchant or an operator: the owner validates it and its answer goes back as it is.
- */
-export interface ForwardedCall {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** The owner's internal path, query string included. */
-  path: string;
-  scope: Scope;
-  requestId: string;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
 
 /** A call whose answer the gateway itself reads (the dashboard, D47), parsed with the owner's contract schema. */
 export interface ReadCall {
@@ -35,29 +22,20 @@ export interface ReadCall {
  * What the gateway's client of each service it calls (orders, sessions, the webhook dispatcher) shares, on
  * libs/http's InternalClient (token, scope and request id headers, timeouts, retries of idempotent calls).
  */
-export abstract class InternalApi {
+export abstract class InternalApi implements Forwarding, PassThrough {
   constructor(protected readonly http: InternalClient) {}
 
   get service(): string {
     return this.http.service;
   }
 
-  /** The public and admin APIs' forwarding: the gateway checks ids, the owner validates bodies and queries. */
+  /** Forwarding (domain/owners.ts): the public and admin APIs' calls, answered as they came. */
   forward(call: ForwardedCall): Promise<InternalAnswer> {
     return this.http.json(call);
   }
 
-  /**
-   * A request streamed through unchanged: the hosted page's (D41, to sessions) and the processor's signed
-   * notifications, whose signature covers the raw body (payments to sessions, D27; refunds to orders, D48).
-   */
-  passThrough(request: {
-    method: string;
-    path: string;
-    requestId: string;
-    headers: Record<string, string | string[] | undefined>;
-    body?: Readable;
-  }) {
+  /** PassThrough (domain/owners.ts): the hosted page and the processor's notifications, streamed unchanged. */
+  passThrough(request: Parameters<PassThrough['passThrough']>[0]) {
     return this.http.raw(request);
   }
 

@@ -10,12 +10,13 @@ import {
   type CreateRefundRequest,
   type Scope,
 } from '@checkout/contracts';
+import type { DashboardOrders } from '../domain/dashboard-reads';
 import { InternalApi, WITHOUT_TOTAL } from './internal-api';
 
 /**
  * The orders service's internal API, as the gateway calls it: its public and admin routes forward, the dashboard reads.
  */
-export class OrdersClient extends InternalApi {
+export class OrdersClient extends InternalApi implements DashboardOrders {
   listOrders(scope: Scope, requestId: string, query: Record<string, string | undefined>) {
     return this.read(OrderPageResponse, {
       method: 'GET',

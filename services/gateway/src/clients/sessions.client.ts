@@ -1,9 +1,10 @@
 import { DependencyUnavailableError } from '@checkout/errors';
 import { SessionListResponse, SessionResponse, type OrderSnapshot, type Scope } from '@checkout/contracts';
+import type { DashboardSessions } from '../domain/dashboard-reads';
 import { InternalApi } from './internal-api';
 
 /** The sessions service's internal API, as the gateway calls it; the hosted page passes through it unchanged. */
-export class SessionsClient extends InternalApi {
+export class SessionsClient extends InternalApi implements DashboardSessions {
   listSessions(scope: Scope, requestId: string, query: Record<string, string | undefined>) {
     return this.read(SessionListResponse, { method: 'GET', path: '/internal/sessions', scope, requestId, query });
   }

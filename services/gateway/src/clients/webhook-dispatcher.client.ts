@@ -13,10 +13,11 @@ import {
   RedeliverResponse,
   type Scope,
 } from '@checkout/contracts';
+import type { DashboardDispatcher } from '../domain/dashboard-reads';
 import { InternalApi, WITHOUT_TOTAL } from './internal-api';
 
 /** The webhook dispatcher's internal API (events and their deliveries), as the gateway calls it. */
-export class WebhookDispatcherClient extends InternalApi {
+export class WebhookDispatcherClient extends InternalApi implements DashboardDispatcher {
   listEvents(scope: Scope, requestId: string, query: Record<string, string | undefined>) {
     return this.read(EventPageResponse, {
       method: 'GET',

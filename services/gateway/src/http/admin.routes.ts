@@ -1,15 +1,14 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { DomainError } from '@checkout/errors';
 import { jsonBody, parseOrThrow, secretsEqual } from '@checkout/http';
 import { HttpUrl, ModeSchema, PaymentMethod, type Mode } from '@checkout/contracts';
-import { generateApiKey } from '../domain/api-keys';
 import type { AdminTokenGuesses } from '../domain/admin-token-guesses';
-import type { CheckoutSettings, OrganizationsStore } from '../store/organizations.store';
-import type { ApiKeyDocument, OrganizationDocument, PreviousSigningSecret } from '../store/organization.document';
-import type { OrdersClient } from '../clients/orders.client';
+import { previousSecretSignsUntil, type CheckoutSettings } from '../domain/checkout-settings';
+import type { Organizations } from '../domain/organizations';
+import type { Forwarding } from '../domain/owners';
+import type { ApiKeyDocument, OrganizationDocument } from '../store/organization.document';
 
 const CreateOrganization = z.strictObject({ name: z.string().trim().min(1).max(200) });
 const CreateKey = z.strictObject({ mode: ModeSchema });
@@ -22,33 +21,14 @@ const CheckoutSettingsPatch = z.strictObject({
   webhookSigning: z.boolean().optional(),
 });
 
-/**
- * How long deliveries stay signed with a secret after a rotation replaced it (D35): receivers that still
- * hold the old secret keep verifying (Standard Webhooks: one signature per secret) while the merchant deploys
- * the new one. Turning signing off ends it at once.
- */
-export const SIGNING_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
-
-function nextPreviousSecret(
-  current: CheckoutSettings,
-  webhookSigning: boolean | undefined,
-  now: Date,
-): PreviousSigningSecret | null {
-  if (webhookSigning === false) return null;
-  if (webhookSigning === true && current.webhookSigningSecret !== null)
-    return { secret: current.webhookSigningSecret, until: new Date(now.getTime() + SIGNING_SECRET_OVERLAP_MS) };
-  const kept = current.previousWebhookSigningSecret;
-  return kept && kept.until > now ? kept : null;
-}
-
 const presentSettings = (mode: Mode, settings: CheckoutSettings, now: Date) => {
-  const previous = settings.previousWebhookSigningSecret;
+  const signsUntil = previousSecretSignsUntil(settings, now);
   return {
     mode,
     defaultCallbackUrl: settings.defaultCallbackUrl,
     enabledPaymentMethods: settings.enabledPaymentMethods,
     webhookSigning: settings.webhookSigningSecret !== null,
-    ...(previous && previous.until > now && { previousSecretSignsUntil: previous.until.toISOString() }),
+    ...(signsUntil && { previousSecretSignsUntil: signsUntil.toISOString() }),
   };
 };
 
@@ -62,9 +42,10 @@ const presentKey = (k: ApiKeyDocument) => ({
 });
 
 export interface AdminDeps {
-  store: OrganizationsStore;
+  organizations: Organizations;
   adminToken: string;
-  orders: OrdersClient;
+  /** Orders' internal admin API, which locations and payment destinations are forwarded to. */
+  orders: Forwarding;
   clock: () => Date;
   /** Called after an organization's checkout settings changed, so this replica's cached copy goes. */
   checkoutSettingsChanged: (organizationId: string, mode: Mode) => void;
@@ -101,13 +82,8 @@ function operatorTokenGuard(deps: AdminDeps): Middleware {
   };
 }
 
-function organizationLookup(store: OrganizationsStore): OrganizationOf {
-  return async (ctx) => {
-    const id = (ctx.params as { organizationId?: string }).organizationId ?? '';
-    const organization = await store.getOrganization(id);
-    if (!organization) throw new DomainError('ADMIN_NOT_FOUND', `No organization ${id}.`);
-    return organization;
-  };
+function organizationLookup(organizations: Organizations): OrganizationOf {
+  return (ctx) => organizations.organization((ctx.params as { organizationId?: string }).organizationId ?? '');
 }
 
 const presentOrganization = (o: OrganizationDocument) => ({
@@ -119,17 +95,13 @@ const presentOrganization = (o: OrganizationDocument) => ({
 function mountOrganizationRoutes(router: Router, deps: AdminDeps, organizationOf: OrganizationOf): void {
   router.post('/organizations', async (ctx) => {
     const input = parseOrThrow(CreateOrganization, body(ctx), 'ADMIN_REQUEST_FAILED');
-    const organization = await deps.store.createOrganization({
-      _id: `org_${randomBytes(12).toString('hex')}`,
-      name: input.name,
-      createdAt: deps.clock(),
-    });
+    const organization = await deps.organizations.createOrganization(input.name);
     ctx.status = 201;
     ctx.body = { organization: presentOrganization(organization) };
   });
 
   router.get('/organizations', async (ctx) => {
-    ctx.body = { organizations: (await deps.store.listOrganizations()).map(presentOrganization) };
+    ctx.body = { organizations: (await deps.organizations.listOrganizations()).map(presentOrganization) };
   });
 
   router.get('/organizations/:organizationId', async (ctx) => {
@@ -141,32 +113,20 @@ function mountKeyRoutes(router: Router, deps: AdminDeps, organizationOf: Organiz
   router.post('/organizations/:organizationId/keys', async (ctx) => {
     const organization = await organizationOf(ctx);
     const { mode } = parseOrThrow(CreateKey, body(ctx), 'ADMIN_REQUEST_FAILED');
-    const key = generateApiKey(mode);
-    const doc: ApiKeyDocument = {
-      _id: key.lookupId,
-      keyId: `key_${randomBytes(12).toString('hex')}`,
-      hash: key.hash,
-      last4: key.last4,
-      organizationId: organization._id,
-      mode,
-      status: 'active',
-      createdAt: deps.clock(),
-    };
-    await deps.store.insertKey(doc);
+    const { key, secret } = await deps.organizations.createKey(organization._id, mode);
     ctx.status = 201;
     // The only time the secret leaves the service (D5).
-    ctx.body = { key: { ...presentKey(doc), secret: key.secret } };
+    ctx.body = { key: { ...presentKey(key), secret } };
   });
 
   router.get('/organizations/:organizationId/keys', async (ctx) => {
     const organization = await organizationOf(ctx);
-    ctx.body = { keys: (await deps.store.listKeys(organization._id)).map(presentKey) };
+    ctx.body = { keys: (await deps.organizations.listKeys(organization._id)).map(presentKey) };
   });
 
   router.post('/organizations/:organizationId/keys/:keyId/revoke', async (ctx) => {
     const organization = await organizationOf(ctx);
-    const revoked = await deps.store.revokeKey(organization._id, String(ctx.params.keyId), deps.clock());
-    if (!revoked) throw new DomainError('ADMIN_NOT_FOUND', `No key ${ctx.params.keyId ?? ''}.`);
+    const revoked = await deps.organizations.revokeKey(organization._id, String(ctx.params.keyId));
     deps.keyRevoked(revoked._id);
     ctx.body = { key: presentKey(revoked) };
   });
@@ -176,27 +136,18 @@ function mountCheckoutSettingsRoutes(router: Router, deps: AdminDeps, organizati
   router.get('/organizations/:organizationId/checkout-settings', async (ctx) => {
     const organization = await organizationOf(ctx);
     const { mode } = parseOrThrow(ModeOnly, ctx.query, 'ADMIN_REQUEST_FAILED');
-    const settings = await deps.store.getCheckoutSettings(organization._id, mode);
+    const settings = await deps.organizations.checkoutSettings(organization._id, mode);
     ctx.body = { checkoutSettings: presentSettings(mode, settings, deps.clock()) };
   });
 
   router.patch('/organizations/:organizationId/checkout-settings', async (ctx) => {
     const organization = await organizationOf(ctx);
     const patch = parseOrThrow(CheckoutSettingsPatch, body(ctx), 'ADMIN_REQUEST_FAILED');
-    const current = await deps.store.getCheckoutSettings(organization._id, patch.mode);
-    const now = deps.clock();
-    const newSecret = patch.webhookSigning === true ? `whsec_${randomBytes(24).toString('base64')}` : undefined;
-    const next: CheckoutSettings = {
-      defaultCallbackUrl:
-        patch.defaultCallbackUrl === undefined ? current.defaultCallbackUrl : patch.defaultCallbackUrl,
-      enabledPaymentMethods: patch.enabledPaymentMethods ?? current.enabledPaymentMethods,
-      webhookSigningSecret: patch.webhookSigning === undefined ? current.webhookSigningSecret : (newSecret ?? null),
-      previousWebhookSigningSecret: nextPreviousSecret(current, patch.webhookSigning, now),
-    };
-    await deps.store.putCheckoutSettings(organization._id, patch.mode, next, now);
-    deps.checkoutSettingsChanged(organization._id, patch.mode);
+    const { mode, ...change } = patch;
+    const { settings, newSecret, at } = await deps.organizations.updateCheckoutSettings(organization._id, mode, change);
+    deps.checkoutSettingsChanged(organization._id, mode);
     ctx.body = {
-      checkoutSettings: { ...presentSettings(patch.mode, next, now) },
+      checkoutSettings: { ...presentSettings(mode, settings, at) },
       ...(newSecret && { webhookSigningSecret: newSecret }),
     };
   });
@@ -254,7 +205,7 @@ export function adminRoutes(deps: AdminDeps): Router {
   const router = new Router({ prefix: '/admin' });
   router.use(operatorTokenGuard(deps));
   router.use(jsonBody());
-  const organizationOf = organizationLookup(deps.store);
+  const organizationOf = organizationLookup(deps.organizations);
   mountOrganizationRoutes(router, deps, organizationOf);
   mountKeyRoutes(router, deps, organizationOf);
   mountCheckoutSettingsRoutes(router, deps, organizationOf);

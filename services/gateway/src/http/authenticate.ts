@@ -4,8 +4,8 @@ import { LRUCache } from 'lru-cache';
 import { DomainError } from '@checkout/errors';
 import { annotateActiveSpan } from '@checkout/telemetry';
 import { keyMatches, parseAuthorization } from '../domain/api-keys';
-import type { OrganizationsStore } from '../store/organizations.store';
-import type { ApiKeyDocument, OrganizationDocument } from '../store/organization.document';
+import type { KeyWithOrganization, Organizations } from '../domain/organizations';
+import type { OrganizationDocument } from '../store/organization.document';
 import type { RateLimiter } from '../domain/rate-limit';
 import type { GatewayMetrics } from '../metrics';
 
@@ -16,11 +16,6 @@ declare module 'koa' {
     apiKeyLookupId?: string;
     organization?: OrganizationDocument;
   }
-}
-
-interface CachedKey {
-  key: ApiKeyDocument | null;
-  organization: OrganizationDocument | null;
 }
 
 /** D5: one message for every key that does not work, so an answer never tells whether a key id exists. */
@@ -46,21 +41,21 @@ export interface KeyCache {
  * after the cache is warm, authenticating costs no database command.
  */
 export function authenticate(
-  store: OrganizationsStore,
+  organizations: Organizations,
   rateLimiter: RateLimiter,
   options: { cacheMs: number; unknownKeyCacheMs: number },
   metrics: GatewayMetrics,
 ): { middleware: Middleware; keys: KeyCache } {
-  const cache = new LRUCache<string, CachedKey>({
+  const cache = new LRUCache<string, KeyWithOrganization>({
     max: 10_000,
     ttl: Math.max(options.cacheMs, options.unknownKeyCacheMs, 1),
     // A failed read fails its requests (503): a revoked key must not keep working through a database outage.
     fetchMethod: async (lookupId, _stale, { options: entry }) => {
-      const key = await store.findKeyByLookupId(lookupId);
-      entry.ttl = key ? options.cacheMs : options.unknownKeyCacheMs;
+      const found = await organizations.keyWithOrganization(lookupId);
+      entry.ttl = found.key ? options.cacheMs : options.unknownKeyCacheMs;
       // AUTH_CACHE_MS=0: nothing known is remembered, every request reads its key.
       if (entry.ttl === 0) entry.ttl = 1;
-      return { key, organization: key ? await store.getOrganization(key.organizationId) : null };
+      return found;
     },
   });
   // Keys this replica revoked while they may still be cached: refused at once (deleting the cached entry instead

@@ -1,13 +1,13 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Upstreams } from '../clients/upstreams';
+import type { PassThrough } from '../domain/owners';
 
 /**
  * D41: in this deployment the hosted page is served through the gateway; the sessions service renders it.
  * Requests pass through unchanged (forms, cookies, redirects), as do the processor's signed notifications, whose
  * HMAC covers the raw body: payments to sessions (D27), refunds to orders, which owns them (D48).
  */
-export function passThroughRoutes(upstreams: Pick<Upstreams, 'sessions' | 'orders'>): Router {
+export function passThroughRoutes(upstreams: Record<'sessions' | 'orders', PassThrough>): Router {
   const router = new Router();
   const pass =
     (upstreamPath: (ctx: Context) => string, owner: 'sessions' | 'orders' = 'sessions') =>

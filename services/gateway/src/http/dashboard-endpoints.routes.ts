@@ -1,45 +1,11 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { DomainError, isDomainError } from '@checkout/errors';
-import {
-  isIdOf,
-  type CreateWebhookEndpointRequest,
-  type EndpointDeliveriesResponse,
-  type RecoverEventsResponse,
-  type Scope,
-  type UpdateWebhookEndpointRequest,
-  type WebhookEndpointList,
-  type WebhookEndpointResponse,
-  type WebhookEndpointSecretResponse,
-} from '@checkout/contracts';
+import { isIdOf, type CreateWebhookEndpointRequest, type Scope } from '@checkout/contracts';
 import { sinceFromForm } from '../domain/dashboard-views';
+import type { EndpointPagesDispatcher } from '../domain/dashboard-reads';
 import { confirmPage, type PageContext } from './dashboard/render';
 import { endpointPage, endpointsPage, newEndpointPage, secretPage } from './dashboard/endpoints.render';
-
-/** The webhook dispatcher's calls these pages make (its internal API, through the gateway's client of it). */
-export interface EndpointPagesDispatcher {
-  listEndpoints(scope: Scope, requestId: string): Promise<WebhookEndpointList>;
-  getEndpoint(scope: Scope, requestId: string, id: string): Promise<WebhookEndpointResponse>;
-  endpointDeliveries(
-    scope: Scope,
-    requestId: string,
-    id: string,
-    page: string | undefined,
-  ): Promise<EndpointDeliveriesResponse>;
-  createEndpoint(
-    scope: Scope,
-    requestId: string,
-    input: CreateWebhookEndpointRequest,
-  ): Promise<WebhookEndpointSecretResponse>;
-  updateEndpoint(
-    scope: Scope,
-    requestId: string,
-    id: string,
-    patch: UpdateWebhookEndpointRequest,
-  ): Promise<WebhookEndpointResponse>;
-  rotateEndpointSecret(scope: Scope, requestId: string, id: string): Promise<WebhookEndpointSecretResponse>;
-  recover(scope: Scope, requestId: string, since: string, endpointId?: string): Promise<RecoverEventsResponse>;
-}
 
 /** What the dashboard's routes share with these pages (dashboard.routes.ts). */
 export interface DashboardKit {

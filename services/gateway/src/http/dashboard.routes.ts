@@ -6,11 +6,11 @@ import { DependencyUnavailableError, DomainError, isDomainError } from '@checkou
 import { isInfrastructureUnavailable, readUrlEncodedForm } from '@checkout/http';
 import { REFUND_REASONS, isIdOf, type LoginLinkResponse, type RefundReason, type Scope } from '@checkout/contracts';
 import type { Logger } from '@checkout/logger';
-import type { DashboardStore } from '../store/dashboard.store';
-import type { Upstreams } from '../clients/upstreams';
+import type { DashboardLogins } from '../domain/dashboard-logins';
+import { orderView, overview, refundOrder, sessionView, type DashboardOwners } from '../domain/dashboard-reads';
 import type { KeyCache } from './authenticate';
 import type { RateLimiter } from '../domain/rate-limit';
-import { refundAmountFromForm, sessionHistory, sinceFromForm } from '../domain/dashboard-views';
+import { refundAmountFromForm, sinceFromForm } from '../domain/dashboard-views';
 import {
   csrfTokenFor,
   csrfTokenMatches,
@@ -21,7 +21,6 @@ import {
   newToken,
 } from '../domain/dashboard-tokens';
 import { deliveryHostsChart, paymentsPerHourChart } from './dashboard/charts';
-import { copyOrderToSession } from './public.router';
 import { money } from './dashboard/html';
 import { mountEndpointPages } from './dashboard-endpoints.routes';
 import {
@@ -43,8 +42,10 @@ export const DASHBOARD_COOKIE = 'checkout_dashboard';
 const MAX_FORM_BYTES = 4 * 1024;
 
 export interface DashboardDeps {
-  store: DashboardStore;
-  upstreams: Upstreams;
+  /** D47's login links and sessions. */
+  logins: DashboardLogins;
+  /** The owners whose internal APIs the pages read and act through, with the session's scope. */
+  upstreams: DashboardOwners;
   keys: KeyCache;
   /** The per-key limit API requests count against (D43): a session's pages count against its key's. */
   perKey: RateLimiter;
@@ -222,17 +223,7 @@ function createLoginLink(deps: DashboardDeps): Middleware {
     const keyLookupId = ctx.state.apiKeyLookupId;
     if (!scope || apiKeyId === undefined || keyLookupId === undefined)
       throw new DomainError('UNAUTHORIZED', 'Send your secret API key.');
-    const token = newToken();
-    const now = deps.clock();
-    const expiresAt = new Date(now.getTime() + deps.linkTtlMs);
-    await deps.store.insertLink(scope, {
-      _id: hashToken(token),
-      apiKeyId,
-      keyLookupId,
-      createdAt: now,
-      expiresAt,
-      usedAt: null,
-    });
+    const { token, expiresAt } = await deps.logins.createLink(scope, { apiKeyId, keyLookupId });
     const body: LoginLinkResponse = {
       url: `${deps.publicBaseUrl}/dashboard/login/${token}`,
       expiresAt: expiresAt.toISOString(),
@@ -261,7 +252,7 @@ function showLoginLink(deps: DashboardDeps, secureCookie: boolean): Middleware {
   return async (ctx) => {
     const { token } = ctx.params as { token?: string };
     const hash = isTokenShaped(token) ? hashToken(token) : undefined;
-    const link = hash ? await deps.store.findUsableLinkAcrossTenants(hash, deps.clock()) : null;
+    const link = hash ? await deps.logins.usableLink(hash) : null;
     const organization = link ? await deps.keys.activeOrganization(link.keyLookupId) : null;
     if (!link || !hash || !organization) throw linkInvalid();
     const nonce = newToken();
@@ -307,20 +298,11 @@ function useLoginLink(deps: DashboardDeps, secureCookie: boolean): Middleware {
       !loginProofMatches(nonce, hash, form.get('proof') ?? undefined)
     )
       throw new DomainError('CSRF_TOKEN_INVALID', 'This login form was not sent from the page that opened the link.');
-    const now = deps.clock();
-    const link = await deps.store.consumeLinkAcrossTenants(hash, now);
+    const link = await deps.logins.useLink(hash);
     if (!link) throw linkInvalid();
-    const scope: Scope = { organizationId: link.organizationId, mode: link.mode };
     if (!(await deps.keys.activeOrganization(link.keyLookupId)))
       throw new DomainError('LOGIN_LINK_INVALID', 'The API key of this login link is no longer active.');
-    const sessionToken = newToken();
-    await deps.store.insertSession(scope, {
-      _id: hashToken(sessionToken),
-      apiKeyId: link.apiKeyId,
-      keyLookupId: link.keyLookupId,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + deps.sessionTtlMs),
-    });
+    const { token: sessionToken } = await deps.logins.startSession(link);
     ctx.append('Set-Cookie', sessionCookie(sessionToken, Math.floor(deps.sessionTtlMs / 1000), secureCookie));
     ctx.append(
       'Set-Cookie',
@@ -346,7 +328,7 @@ function requireSession(deps: DashboardDeps): Middleware {
     if (!isTokenShaped(token)) throw loginRequired();
     const tokenHash = hashToken(token);
     if (unknown.has(tokenHash)) throw loginRequired();
-    const found = await deps.store.findSessionAcrossTenants(tokenHash, deps.clock());
+    const found = await deps.logins.liveSession(tokenHash);
     if (!found) {
       unknown.set(tokenHash, true);
       throw loginRequired();
@@ -372,16 +354,12 @@ const loginRequired = () => new DomainError('DASHBOARD_LOGIN_REQUIRED', 'Log in 
 
 function mountOverviewAndOrderPages(pages: Router, deps: DashboardDeps, session: Middleware): void {
   pages.get('/', session, async (ctx) => {
-    const scope = scopeOf(ctx);
-    const [stats, payments] = await Promise.all([
-      deps.upstreams.dispatcher.deliveryStats(scope, requestId(ctx)),
-      deps.upstreams.orders.paymentsPerHour(scope, requestId(ctx)),
-    ]);
+    const { deliveries, payments } = await overview(deps.upstreams, scopeOf(ctx), requestId(ctx));
     html(
       ctx,
       overviewPage(
         pageCtx(ctx, 'overview'),
-        { hosts: deliveryHostsChart(stats), payments: paymentsPerHourChart(payments) },
+        { hosts: deliveryHostsChart(deliveries), payments: paymentsPerHourChart(payments) },
         twentyFourHoursBefore(deps.clock()),
       ),
     );
@@ -412,20 +390,10 @@ function mountOverviewAndOrderPages(pages: Router, deps: DashboardDeps, session:
 
   pages.get('/orders/:orderId', session, async (ctx) => {
     const id = idParam('ord', ctx.params.orderId, 'ORDER_NOT_FOUND');
-    const [{ order }, { payments }, { refunds }] = await Promise.all([
-      deps.upstreams.orders.getOrder(scopeOf(ctx), requestId(ctx), id),
-      deps.upstreams.orders.orderPayments(scopeOf(ctx), requestId(ctx), id),
-      deps.upstreams.orders.orderRefunds(scopeOf(ctx), requestId(ctx), id),
-    ]);
-    const refundable = refundableShown(order.amounts.paid, refunds);
+    const { order, payments, refunds, refundable } = await orderView(deps.upstreams, scopeOf(ctx), requestId(ctx), id);
     const message = one(ctx.query.m) === 'refunded' ? 'The refund was made; it is listed below.' : undefined;
     html(ctx, orderPage(pageCtx(ctx, 'orders'), order, payments, { refunds, refundable }, message));
   });
-}
-
-/** D48: what the Refund form offers, paid less the refunds that succeeded or are pending (orders decides it again). */
-function refundableShown(paid: number, refunds: readonly { amount: number; status: string }[]): number {
-  return paid - refunds.filter((r) => r.status !== 'failed').reduce((sum, r) => sum + r.amount, 0);
 }
 
 /** The Refund form's fields, checked before the confirm page and again when it is sent. */
@@ -485,14 +453,10 @@ function mountRefundPages(pages: Router, deps: DashboardDeps, session: Middlewar
     const key = form.get('key') ?? '';
     if (!/^[A-Za-z0-9_-]{16,64}$/.test(key))
       throw new DomainError('REFUND_FAILED', 'This form is incomplete; start again from the order page.');
-    const answer = await deps.upstreams.orders.createRefund(
-      scopeOf(ctx),
-      requestId(ctx),
-      id,
-      { ...(cents !== undefined && { amount: Number(cents) }), ...(reason !== undefined && { reason }) },
-      key,
-    );
-    await copyOrderToSession(deps.upstreams.sessions, scopeOf(ctx), requestId(ctx), answer);
+    await refundOrder(deps.upstreams, scopeOf(ctx), requestId(ctx), id, {
+      body: { ...(cents !== undefined && { amount: Number(cents) }), ...(reason !== undefined && { reason }) },
+      formKey: key,
+    });
     ctx.redirect(`/dashboard/orders/${id}?m=refunded`);
     ctx.status = 303;
   });
@@ -509,12 +473,8 @@ function mountSessionPages(pages: Router, deps: DashboardDeps, session: Middlewa
 
   pages.get('/sessions/:sessionId', session, async (ctx) => {
     const id = idParam('cs', ctx.params.sessionId, 'SESSION_NOT_FOUND');
-    const { session: found } = await deps.upstreams.sessions.getSession(scopeOf(ctx), requestId(ctx), id);
-    const events = await deps.upstreams.dispatcher.listEvents(scopeOf(ctx), requestId(ctx), {
-      sessionId: id,
-      limit: '100',
-    });
-    html(ctx, sessionPage(pageCtx(ctx, 'sessions'), found, sessionHistory(found, events.events)));
+    const { session: found, history } = await sessionView(deps.upstreams, scopeOf(ctx), requestId(ctx), id);
+    html(ctx, sessionPage(pageCtx(ctx, 'sessions'), found, history));
   });
 }
 
@@ -647,7 +607,7 @@ function logOut(deps: DashboardDeps, secureCookie: boolean): Middleware {
   return async (ctx) => {
     await verifiedForm(ctx);
     const state = ctx.state.dashboard as DashboardState;
-    await deps.store.deleteSession(state.scope, state.tokenHash);
+    await deps.logins.endSession(state.scope, state.tokenHash);
     ctx.append('Set-Cookie', sessionCookie('', 0, secureCookie));
     ctx.type = 'html';
     ctx.body = messagePage(

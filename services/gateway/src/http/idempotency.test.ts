@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Context, Next } from 'koa';
 import { DomainError } from '@checkout/errors';
 import { idempotency } from './idempotency';
+import { IdempotentRequests } from '../domain/idempotent-requests';
 import type { BeginResult, IdempotencyStore, StoredResponse } from '../store/idempotency.store';
 
 // The middleware's decisions with a recording store in place of the database (no engines).
@@ -47,11 +48,7 @@ function context(headers: Record<string, string>, body?: Record<string, unknown>
 
 const keepFailures: unknown[] = [];
 const run = (store: Store, ctx: unknown, next: Next) =>
-  idempotency(
-    store,
-    () => new Date(0),
-    (err) => keepFailures.push(err),
-  )(ctx as Context, next);
+  idempotency(new IdempotentRequests(store, () => new Date(0)), (err) => keepFailures.push(err))(ctx as Context, next);
 
 describe('Idempotency-Key middleware (D42)', () => {
   it('When a POST has no Idempotency-Key, then the store is not touched at all (no added round trip)', async () => {

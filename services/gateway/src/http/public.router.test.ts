@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Middleware } from 'koa';
 import { createLogger } from '@checkout/logger';
 import { createBaseApp, mountRouters, type InternalAnswer, type InternalClient } from '@checkout/http';
-import { defaultCheckoutSettings } from '../store/organizations.store';
+import { defaultCheckoutSettings } from '../domain/checkout-settings';
 import { OrdersClient } from '../clients/orders.client';
 import { SessionsClient } from '../clients/sessions.client';
 import { WebhookDispatcherClient } from '../clients/webhook-dispatcher.client';

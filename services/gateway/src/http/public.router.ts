@@ -1,20 +1,12 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { DependencyUnavailableError, DomainError } from '@checkout/errors';
-import { answerOtherMethod, jsonBody, requireScope, type InternalAnswer } from '@checkout/http';
-import {
-  INTERNAL_API_HEADERS,
-  encodeCheckoutSettingsHeader,
-  isIdOf,
-  orderRevisionOf,
-  type Mode,
-  type OrderResponse,
-  type Scope,
-} from '@checkout/contracts';
+import { DomainError } from '@checkout/errors';
+import { answerOtherMethod, jsonBody, requireScope } from '@checkout/http';
+import { INTERNAL_API_HEADERS, encodeCheckoutSettingsHeader, isIdOf, type Mode } from '@checkout/contracts';
 import type { Middleware } from 'koa';
-import type { CheckoutSettings } from '../store/organizations.store';
-import type { SessionsClient } from '../clients/sessions.client';
-import type { Upstreams } from '../clients/upstreams';
+import type { CheckoutSettings } from '../domain/checkout-settings';
+import type { Forwarding } from '../domain/owners';
+import { copyOrderToSession, type SessionOrderCopies } from '../domain/order-writes';
 import { PUBLIC_ROUTES, type PublicRoute, type Upstream } from './public-routes';
 
 export interface PublicRouterDeps {
@@ -22,7 +14,8 @@ export interface PublicRouterDeps {
   /** D42, on every POST. */
   idempotency: Middleware;
   bodyLimitBytes: number;
-  upstreams: Upstreams;
+  /** The owner of each route (the table's `upstream`); sessions also takes D46's copies of an order. */
+  upstreams: Record<Upstream, Forwarding> & { sessions: SessionOrderCopies };
   /** An organization's checkout settings for a mode, through the request-path cache (D43). */
   checkoutSettings: (organizationId: string, mode: Mode) => Promise<CheckoutSettings>;
 }
@@ -120,32 +113,4 @@ async function forward(
     route.answerOnly && response.status < 300
       ? { [route.answerOnly]: (response.body as Record<string, unknown> | null)?.[route.answerOnly] }
       : response.body;
-}
-
-const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
-
-/**
- * D46: orders has written the merchant's change of an order; if a checkout session shows that order, the
- * session takes orders' answer (applied only if newer) before the merchant hears of the change. If sessions
- * cannot, the merchant gets 503 and not a success its next read would contradict: the write stays, and a retry
- * (cancel and an identical PATCH are idempotent; D42 keeps no 5xx) finds it done and copies it again. The
- * order event stays the at-least-once path either way.
- */
-export async function copyOrderToSession(
-  sessions: SessionsClient,
-  scope: Scope,
-  requestId: string,
-  ordersAnswer: InternalAnswer,
-): Promise<void> {
-  const sessionId = single(ordersAnswer.headers[INTERNAL_API_HEADERS.checkoutSessionId]);
-  if (sessionId === undefined) return;
-  const revision = orderRevisionOf(ordersAnswer.headers);
-  if (revision === null)
-    throw new DependencyUnavailableError(
-      'orders',
-      new Error(`orders answered without a valid ${INTERNAL_API_HEADERS.orderRevision}`),
-    );
-  // Orders' answer to an order write is its OrderResponse; sessions validates the copy it is given.
-  const { order } = (ordersAnswer.body ?? {}) as OrderResponse;
-  await sessions.copyOrder(scope, requestId, sessionId, { order, revision });
 }

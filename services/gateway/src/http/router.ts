@@ -6,11 +6,15 @@ import { LRUCache } from 'lru-cache';
 import { jsonBody, mountRouters } from '@checkout/http';
 import { fetchLatest } from '@checkout/coalesce';
 import type { AcceptedInternalCaller } from '@checkout/http';
-import type { CheckoutSettings, OrganizationsStore } from '../store/organizations.store';
 import type { Mode } from '@checkout/contracts';
 import { RateLimiter } from '../domain/rate-limit';
 import { AdminTokenGuesses } from '../domain/admin-token-guesses';
-import type { IdempotencyStore } from '../store/idempotency.store';
+import type { CheckoutSettings } from '../domain/checkout-settings';
+import type { Organizations } from '../domain/organizations';
+import type { IdempotentRequests } from '../domain/idempotent-requests';
+import type { DashboardLogins } from '../domain/dashboard-logins';
+import type { DashboardDispatcher, DashboardOrders, DashboardSessions } from '../domain/dashboard-reads';
+import type { Forwarding, PassThrough } from '../domain/owners';
 import { idempotency } from './idempotency';
 import type { GatewayMetrics } from '../metrics';
 import { adminRoutes } from './admin.routes';
@@ -21,15 +25,21 @@ import { peerAddress } from '../domain/client-address';
 import { internalRoutes } from './internal.routes';
 import { buildOpenApiDocument } from './openapi';
 import { dashboardRoutes } from './dashboard.routes';
-import type { DashboardStore } from '../store/dashboard.store';
 import { publicRouter } from './public.router';
-import type { Upstreams } from '../clients/upstreams';
 
+/** The services behind the gateway, as its routes call them (the clients of clients/upstreams.ts). */
+export interface GatewayUpstreams {
+  orders: Forwarding & PassThrough & DashboardOrders;
+  sessions: Forwarding & PassThrough & DashboardSessions;
+  dispatcher: Forwarding & DashboardDispatcher;
+}
+
+/** What app.ts composes: the domain's use cases over the stores, and the clients of the upstream services. */
 export interface GatewayRouteDeps {
-  organizations: OrganizationsStore;
-  idempotencyKeys: IdempotencyStore;
+  organizations: Organizations;
+  idempotentRequests: IdempotentRequests;
   metrics: GatewayMetrics;
-  upstreams: Upstreams;
+  upstreams: GatewayUpstreams;
   internalCallers: readonly AcceptedInternalCaller[];
   adminToken: string;
   limits: {
@@ -49,8 +59,8 @@ export interface GatewayRouteDeps {
   publicBaseUrl: string;
   clock: () => Date;
   logger: Logger;
-  /** D47: the dashboard's store and its link and session lifetimes. */
-  dashboard: { store: DashboardStore; linkTtlMs: number; sessionTtlMs: number };
+  /** D47: the dashboard's login links and sessions, and their lifetimes (its cookies say them too). */
+  dashboard: { logins: DashboardLogins; linkTtlMs: number; sessionTtlMs: number };
 }
 
 /**
@@ -69,7 +79,7 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
     ttl: Math.max(deps.authCacheMs, 1),
     fetchMethod: async (key) => {
       const [organizationId = '', mode] = key.split(':');
-      return deps.organizations.getCheckoutSettings(organizationId, mode as Mode);
+      return deps.organizations.checkoutSettings(organizationId, mode as Mode);
     },
   });
   const settingsKey = (organizationId: string, mode: Mode) => `${organizationId}:${mode}`;
@@ -116,7 +126,7 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
     docs,
     publicRouter({
       authenticate: authenticated,
-      idempotency: idempotency(deps.idempotencyKeys, deps.clock, (err) =>
+      idempotency: idempotency(deps.idempotentRequests, (err) =>
         deps.logger.warn(
           { err },
           'could not keep an Idempotency-Key response; the key stays in use until its lock lapses',
@@ -129,7 +139,7 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
     passThroughRoutes(deps.upstreams),
     dashboardRoutes(
       {
-        store: deps.dashboard.store,
+        logins: deps.dashboard.logins,
         upstreams: deps.upstreams,
         keys,
         perKey,
@@ -145,7 +155,7 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
   ]);
   mountRouters(operatorApp, [
     adminRoutes({
-      store: deps.organizations,
+      organizations: deps.organizations,
       adminToken: deps.adminToken,
       orders: deps.upstreams.orders,
       clock: deps.clock,

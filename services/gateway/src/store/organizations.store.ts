@@ -1,31 +1,9 @@
 import type { Collection, Db } from '@checkout/mongo';
-import type { Mode, PaymentMethod } from '@checkout/contracts';
-import { PAYMENT_METHODS } from '@checkout/contracts';
+import type { Mode } from '@checkout/contracts';
 import { retryTransientWriteConflicts } from '@checkout/mongo';
+import { defaultCheckoutSettings, type CheckoutSettings } from '../domain/checkout-settings';
 import { COLLECTIONS } from './indexes';
-import type {
-  ApiKeyDocument,
-  CheckoutSettingsDocument,
-  OrganizationDocument,
-  PreviousSigningSecret,
-} from './organization.document';
-
-export interface CheckoutSettings {
-  defaultCallbackUrl: string | null;
-  enabledPaymentMethods: PaymentMethod[];
-  webhookSigningSecret: string | null;
-  previousWebhookSigningSecret: PreviousSigningSecret | null;
-}
-
-/** D26: all three methods enabled by default in test mode; live mode starts with card only. */
-export function defaultCheckoutSettings(mode: Mode): CheckoutSettings {
-  return {
-    defaultCallbackUrl: null,
-    enabledPaymentMethods: mode === 'test' ? [...PAYMENT_METHODS] : ['card'],
-    webhookSigningSecret: null,
-    previousWebhookSigningSecret: null,
-  };
-}
+import type { ApiKeyDocument, CheckoutSettingsDocument, OrganizationDocument } from './organization.document';
 
 /** Organizations, their API keys and checkout settings: the gateway's own collections. */
 export class OrganizationsStore {
