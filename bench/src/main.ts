@@ -1,5 +1,5 @@
 // npm run bench -- orders|sessions|webhooks|dashboard|dashboard-overview|tracing|engine [--concurrency=N] [--seconds=S]
-//   [tracing --exporter=otlp|zipkin --sampler=always_on|always_off]
+//   [tracing --exporter=otlp|zipkin --sampler=always_on|always_off --control --traced-second]
 //   [--rounds=R (orders: interleaved slices)]
 //   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of
 //    `npm start -- --replicas N`; webhooks --replicas N: N dispatcher processes in one consumer group]
@@ -48,7 +48,12 @@ const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>
       durationMs: option('seconds', 24) * 1000,
       rounds: option('rounds', 6),
       exporter: rest.includes('--exporter=zipkin') ? 'zipkin' : 'otlp',
-      sampler: rest.includes('--sampler=always_off') ? 'always_off' : 'always_on',
+      traced: rest.includes('--control')
+        ? 'control'
+        : rest.includes('--sampler=always_off')
+          ? 'always_off'
+          : 'always_on',
+      tracedSecond: rest.includes('--traced-second'),
     }),
   dashboard: (engines) =>
     runDashboardBench(engines, {

@@ -8,7 +8,10 @@
 // alike: POST /v0/orders, then payments (create a session, pay it with the test helper, its webhook to a local
 // receiver). Printed: req/s and CPU milliseconds per request of the four services (from their /metrics), raw and
 // net of each stack's idle CPU (IDLE_MS), both lines, their ratios, and the 10 % target. `--sampler=always_off`
-// runs the traced side with nothing sampled, to split what tracing costs between its set-up and its spans.
+// runs the traced side with nothing sampled, to split what tracing costs between its set-up and its spans;
+// `--control` runs both stacks with tracing off, to show the bench's own difference between its stacks (the first
+// one started, and first in each ABBA pair, came out dearer per order); `--traced-second` swaps the two stacks'
+// places, so that a run each way shows tracing's cost apart from that difference.
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,11 +130,17 @@ export async function runTracingBench(
     rounds: number;
     exporter: 'otlp' | 'zipkin';
     /**
-     * The traced side's sampler. `always_off` keeps everything tracing sets up (provider, context manager,
-     * propagation, a non-recording span per operation) but records and exports nothing: the difference between
-     * a run with it and one with `always_on` is what recording and exporting spans cost.
+     * What the first stack runs. `always_on`: tracing at 100 %. `always_off`: everything tracing sets up
+     * (provider, context manager, propagation, a non-recording span per operation), nothing recorded or exported:
+     * against `always_on`, what recording and exporting spans cost. `control`: tracing off on both stacks, an A/A
+     * run: any ratio away from 1 is the bench's own difference between its two stacks, not tracing's.
      */
-    sampler: 'always_on' | 'always_off';
+    traced: 'always_on' | 'always_off' | 'control';
+    /**
+     * Start the stack with tracing off first, and give it the first slice of each ABBA pair: the A/A control run
+     * showed the first stack dearer per order by itself, so a verdict needs both placements (docs/operations.md).
+     */
+    tracedSecond: boolean;
   },
 ): Promise<void> {
   const log = (line: string) => process.stderr.write(`[tracing] ${line}\n`);
@@ -139,10 +148,19 @@ export async function runTracingBench(
   const receiver = await startWebhookReceiver();
   const sides: Side[] = [];
   try {
-    const traced = options.sampler === 'always_on' ? 'tracing on (100 %)' : 'tracing on, sampler always_off';
-    for (const label of [traced, 'tracing off']) {
-      const otel: Record<string, string> =
-        label === 'tracing off' ? {} : { ...backend.env, OTEL_TRACES_SAMPLER: options.sampler };
+    const first = {
+      always_on: { label: 'tracing on (100 %)', env: { ...backend.env, OTEL_TRACES_SAMPLER: 'always_on' } },
+      always_off: {
+        label: 'tracing on, sampler always_off',
+        env: { ...backend.env, OTEL_TRACES_SAMPLER: 'always_off' },
+      },
+      control: { label: 'tracing off (control)', env: {} },
+    }[options.traced];
+    const off = { label: 'tracing off', env: {} };
+    // Index of the traced stack (and of the control's first one) in `sides`; the other is the stack with tracing off.
+    const t = options.tracedSecond ? 1 : 0;
+    const o = 1 - t;
+    for (const { label, env: otel } of options.tracedSecond ? [off, first] : [first, off]) {
       const stack = await startBenchStack(engines, {
         services: SERVICES,
         replicas: 1,
@@ -216,7 +234,7 @@ export async function runTracingBench(
           const side = sides[i]!;
           const before = await cpuSeconds(side.stack);
           const startedAt = Date.now();
-          const backendBefore = i === 0 ? backend.cpuSeconds() : 0;
+          const backendBefore = i === t ? backend.cpuSeconds() : 0;
           const slice = await runLoad(
             `${side.label} ${operation}`,
             {
@@ -236,7 +254,7 @@ export async function runTracingBench(
             throughput: slice.throughput,
             netCpuMs: netCpuMsPerRequest(sliceCpu, idleRates[i] ?? 0, sliceSeconds, slice.sent ?? 0),
           });
-          if (i === 0) backendCpu += backend.cpuSeconds() - backendBefore;
+          if (i === t) backendCpu += backend.cpuSeconds() - backendBefore;
           slices[i]!.push(slice);
         }
       }
@@ -255,13 +273,13 @@ export async function runTracingBench(
           String(m.errors),
           (cpuMs[i] ?? 0).toFixed(2),
           `${(netCpuMs[i] ?? 0).toFixed(2)} (idle ${((idleRates[i] ?? 0) * 1000).toFixed(0)} ms/s)`,
-          i === 0 && options.exporter === 'zipkin' ? ((backendCpu * 1000) / Math.max(1, m.sent ?? 0)).toFixed(2) : '',
+          i === t && options.exporter === 'zipkin' ? ((backendCpu * 1000) / Math.max(1, m.sent ?? 0)).toFixed(2) : '',
         ]);
-      const throughputRatio = merged[0]!.throughput / merged[1]!.throughput;
-      const cpuRatio = (cpuMs[0] ?? 0) / (cpuMs[1] ?? 1);
-      const netCpuRatio = (netCpuMs[0] ?? 0) / (netCpuMs[1] ?? 1);
+      const throughputRatio = merged[t]!.throughput / merged[o]!.throughput;
+      const cpuRatio = (cpuMs[t] ?? 0) / (cpuMs[o] ?? 1);
+      const netCpuRatio = (netCpuMs[t] ?? 0) / (netCpuMs[o] ?? 1);
       const pairedRatios = (of: (r: { throughput: number; netCpuMs: number }) => number) =>
-        median(perRound[0]!.map((on, round) => of(on) / Math.max(1e-9, of(perRound[1]![round]!))));
+        median(perRound[t]!.map((on, round) => of(on) / Math.max(1e-9, of(perRound[o]![round]!))));
       const medianThroughputRatio = pairedRatios((r) => r.throughput);
       const medianNetCpuRatio = pairedRatios((r) => r.netCpuMs);
       const ok = (good: boolean) => (good ? '✓' : '✗');
@@ -281,7 +299,7 @@ export async function runTracingBench(
       );
     }
     console.log(
-      `\nTracing cost: the four services from their bundles, ${options.sampler === 'always_on' ? 'tracing at 100 %' : 'tracing set up with its sampler always_off (nothing recorded)'} into ${backend.description} vs off; ${options.rounds} interleaved slices of ${(options.durationMs / options.rounds / 1000).toFixed(1)} s each, concurrency ${options.concurrency}\n`,
+      `\nTracing cost: the four services from their bundles, ${{ always_on: 'tracing at 100 %', always_off: 'tracing set up with its sampler always_off (nothing recorded)', control: 'tracing off (an A/A control run)' }[options.traced]} into ${backend.description} vs off; ${options.rounds} interleaved slices of ${(options.durationMs / options.rounds / 1000).toFixed(1)} s each, concurrency ${options.concurrency}\n`,
     );
     console.log(
       formatColumns(
