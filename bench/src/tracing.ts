@@ -9,9 +9,9 @@
 // receiver). Printed: req/s and CPU milliseconds per request of the four services (from their /metrics), raw and
 // net of each stack's idle CPU (IDLE_MS), both lines, their ratios, and the 10 % target. `--sampler=always_off`
 // runs the traced side with nothing sampled, to split what tracing costs between its set-up and its spans;
-// `--control` runs both stacks with tracing off, to show the bench's own difference between its stacks (the first
-// one started, and first in each ABBA pair, came out dearer per order); `--traced-second` swaps the two stacks'
-// places, so that a run each way shows tracing's cost apart from that difference.
+// `--control` runs both stacks with tracing off, to show the bench's own spread between two identical stacks;
+// `--traced-second` swaps the two stacks' places (start order, first slice of each ABBA pair), so that a cost seen
+// both ways is tracing's, not a stack's position (docs/operations.md, "Traces").
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,8 +137,8 @@ export async function runTracingBench(
      */
     traced: 'always_on' | 'always_off' | 'control';
     /**
-     * Start the stack with tracing off first, and give it the first slice of each ABBA pair: the A/A control run
-     * showed the first stack dearer per order by itself, so a verdict needs both placements (docs/operations.md).
+     * Start the stack with tracing off first, and give it the first slice of each ABBA pair: a difference that
+     * follows the place rather than tracing shows as a ratio that flips (docs/operations.md, "Traces").
      */
     tracedSecond: boolean;
   },
