@@ -24,7 +24,10 @@ export async function drainTopic(options: {
   const remaining = new Map<number, bigint>(); // partition → offset to reach (exclusive)
   try {
     const ends = await admin.fetchTopicOffsets(topic);
-    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    const [committed] = await whileRetriable(
+      () => admin.fetchOffsets({ groupId, topics: [topic] }),
+      Date.now() + options.timeoutMs,
+    );
     for (const end of ends) {
       const mine = committed?.partitions.find((p) => p.partition === end.partition);
       const start = mine && BigInt(mine.offset) >= 0n ? BigInt(mine.offset) : BigInt(end.low);
@@ -70,5 +73,22 @@ export async function drainTopic(options: {
   } finally {
     clearTimeout(timer);
     await consumer.disconnect().catch(() => {});
+  }
+}
+
+/**
+ * kafkajs' admin.fetchOffsets makes one attempt: a group coordinator still loading its partition of the offsets
+ * topic (a broker just started or restarted) answers COORDINATOR_LOAD_IN_PROGRESS, which kafkajs marks retriable
+ * but does not retry there. Retried with growing pauses until `deadline`, as the consumer's own calls are.
+ */
+export async function whileRetriable<T>(attempt: () => Promise<T>, deadline: number): Promise<T> {
+  for (let pauseMs = 100; ; pauseMs = Math.min(pauseMs * 2, 2_000)) {
+    try {
+      return await attempt();
+    } catch (err) {
+      const retriable = (err as { retriable?: unknown } | null)?.retriable === true;
+      if (!retriable || Date.now() + pauseMs > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
   }
 }
