@@ -4,7 +4,7 @@
 // replaces replicas the way a Deployment with maxSurge 1, maxUnavailable 0 does, with the same code or another
 // build (a release's bundles: the mixed-version rollout).
 import { mkdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitFor, type GuardedProcess } from '@checkout/engines';
@@ -237,8 +237,25 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
     return backendsOf(replica.service).every((b) => statuses.get(`${b}/s${replica.slot}`) === 'UP');
   };
 
-  /** A new replica on new ports in a free slot; resolves once it answers /readyz 200 and HAProxy has it UP. */
+  /**
+   * A new replica on new ports in a free slot; resolves once it answers /readyz 200 and HAProxy has it UP. A port
+   * found free can be taken before the replica binds it (the kernel hands the same range out as the local port of
+   * outgoing connections, and the suite runs files side by side): a replica that exits with EADDRINUSE is started
+   * again on fresh ports, twice at most.
+   */
   const startReplica = async (service: ServiceName, deadlineMs: number): Promise<Replica> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await startReplicaOnce(service, deadlineMs);
+      } catch (err) {
+        const portTaken =
+          err instanceof ReplicaExitedError &&
+          (await readFile(err.logFile, 'utf8').catch(() => '')).includes('EADDRINUSE');
+        if (!portTaken || attempt >= 3) throw err;
+      }
+    }
+  };
+  const startReplicaOnce = async (service: ServiceName, deadlineMs: number): Promise<Replica> => {
     const slot = Array.from({ length: slotCount }, (_, i) => i + 1).find((s) => !takenSlots[service].has(s));
     if (slot === undefined) throw new Error(`no free load balancer slot for ${service}`);
     takenSlots[service].add(slot);
@@ -277,8 +294,9 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
         intervalMs: 200,
         abortIf: () => {
           if (proc.exitInfo())
-            throw new Error(
-              `${service}#${generation} exited; see ${join(options.logDir, `${service}-${generation}.log`)}`,
+            throw new ReplicaExitedError(
+              `${service}#${generation}`,
+              join(options.logDir, `${service}-${generation}.log`),
             );
         },
       });
@@ -417,4 +435,14 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
     },
     stop: stopAll,
   };
+}
+
+/** A replica that exited before it was ready; its log says why. */
+class ReplicaExitedError extends Error {
+  constructor(
+    replica: string,
+    readonly logFile: string,
+  ) {
+    super(`${replica} exited; see ${logFile}`);
+  }
 }
