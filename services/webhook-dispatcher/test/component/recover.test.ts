@@ -172,9 +172,12 @@ describe('POST /internal/events/recover with many failed deliveries (D44)', () =
         });
         outlasted = !finished;
         if (outlasted) {
-          // Before, the lease had expired by now and this second recovery ran beside the first.
+          // Before, the lease had expired by now and this second recovery ran beside the first, finding some of
+          // its deliveries still failed. A 202 that finds none means the first ended (and gave the lease back)
+          // between the check above and the second's arrival: that try proves nothing, and the next seeds more.
           const second = await recover(since, long);
-          expect(second).toMatchObject({ status: 409, body: { code: 'RECOVERY_IN_PROGRESS' } });
+          if (second.status === 202 && second.body.recovering === 0) outlasted = false;
+          else expect(second).toMatchObject({ status: 409, body: { code: 'RECOVERY_IN_PROGRESS' } });
         }
         expect((await first).body).toEqual({ recovering: count });
       }
