@@ -18,6 +18,13 @@ export interface OutboxEntry {
   trace?: TraceCarrier;
 }
 
+/**
+ * The header a message published by the sweep carries: when its event was written (epoch milliseconds). Consumers
+ * ignore it; it tells an operator (and the soaks' ledger) which events waited for the sweep and since when, which
+ * only a crash or an outage should cause (every write publishes its own events at once).
+ */
+export const SWEPT_HEADER = 'outbox-swept-written-at';
+
 /** Fields an aggregate document carries to hold its unpublished events. */
 export interface OutboxFields {
   outbox: OutboxEntry[];
@@ -77,8 +84,11 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
   private readonly sweepIntervalMs: number;
   private readonly sweepGraceMs: number;
   private readonly batchSize: number;
-  /** Documents this relay is publishing right now; the fast path and the sweep never both take one. */
-  private readonly inFlight = new Set<string>();
+  /**
+   * Documents this relay is publishing right now, each with the entries later writes handed over meanwhile; the
+   * fast path and the sweep never both take one.
+   */
+  private readonly inFlight = new Map<string, Map<string, OutboxEntry>>();
 
   constructor(private readonly options: OutboxRelayOptions<D>) {
     this.sweepIntervalMs = options.sweepIntervalMs ?? 1_000;
@@ -139,31 +149,44 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     return published;
   }
 
+  /**
+   * One publisher per document in this process. A publish that finds its document already being published hands
+   * its entries to that publisher, which sends them as soon as its own send is marked (the fast path never waits
+   * for the sweep because another write of the same document was quicker); the sweep simply skips the document.
+   */
   private async publishAndMark(doc: D, path: 'fast' | 'sweep'): Promise<number> {
-    if (this.inFlight.has(doc._id)) return 0;
-    this.inFlight.add(doc._id);
+    const running = this.inFlight.get(doc._id);
+    if (running) {
+      if (path === 'fast') for (const entry of doc.outbox) running.set(entry.eventId, entry);
+      return 0;
+    }
+    const handedOver = new Map<string, OutboxEntry>();
+    this.inFlight.set(doc._id, handedOver);
     try {
-      return await this.publishAndMarkEntries(doc, path);
+      let published = await this.publishAndMarkEntries(doc._id, doc.outbox, path);
+      const sent = new Set(doc.outbox.map((e) => e.eventId));
+      for (let next = unsent(handedOver, sent); next.length > 0; next = unsent(handedOver, sent)) {
+        published += await this.publishAndMarkEntries(doc._id, next, 'fast');
+        for (const e of next) sent.add(e.eventId);
+      }
+      return published;
     } finally {
       this.inFlight.delete(doc._id);
     }
   }
 
-  private async publishAndMarkEntries(doc: D, path: 'fast' | 'sweep'): Promise<number> {
-    const entries = doc.outbox;
-    const messages: OutgoingMessage[] = entries.map((e) => ({
-      topic: e.topic,
-      key: e.key,
-      value: e.value,
-      headers: { 'event-id': e.eventId },
-      trace: e.trace,
-    }));
+  private async publishAndMarkEntries(id: string, entries: OutboxEntry[], path: 'fast' | 'sweep'): Promise<number> {
+    const messages = entries.map((e): OutgoingMessage => {
+      const headers: Record<string, string> = { 'event-id': e.eventId };
+      if (path === 'sweep') headers[SWEPT_HEADER] = String(e.createdAt.getTime());
+      return { topic: e.topic, key: e.key, value: e.value, headers, trace: e.trace };
+    });
     await this.options.producer.send(messages);
     const acknowledged = Date.now();
     for (const e of entries)
       this.options.metrics?.publishDelay.observe({ path }, Math.max(0, acknowledged - e.createdAt.getTime()) / 1000);
     await this.markSent(
-      doc._id,
+      id,
       entries.map((e) => e.eventId),
     );
     return entries.length;
@@ -197,4 +220,11 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
       { $set: { outboxPending: false }, $inc: { revision: 1 } } as unknown as UpdateFilter<D>,
     );
   }
+}
+
+/** The entries handed over to a running publisher that it has not sent yet, oldest first; clears the hand-over. */
+function unsent(handedOver: Map<string, OutboxEntry>, sent: Set<string>): OutboxEntry[] {
+  const entries = [...handedOver.values()].filter((e) => !sent.has(e.eventId));
+  handedOver.clear();
+  return entries.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
 }

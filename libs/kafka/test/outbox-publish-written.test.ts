@@ -1,12 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectMongo, type Collection, type MongoConnection } from '@checkout/mongo';
 import { CommandCounter } from '@checkout/mongo/testing';
-import { OutboxRelay, appendToOutbox, type EventProducer, type OutboxFields, type OutgoingMessage } from '../src/index';
+import {
+  OutboxRelay,
+  SWEPT_HEADER,
+  appendToOutbox,
+  type EventProducer,
+  type OutboxFields,
+  type OutgoingMessage,
+} from '../src/index';
 import { engines, isolatedNames, logger } from './support';
 
 // A writer that holds the document it just wrote publishes its outbox without reading it back
 // (publishWritten), one database command fewer per event on the request path; what another writer appended
-// meanwhile is not lost but left for the sweep.
+// meanwhile is not lost: a write this process hands in while the document is being published goes out right
+// after, and one another process made is left for the sweep.
 
 interface Aggregate extends OutboxFields {
   _id: string;
@@ -67,5 +75,47 @@ describe('OutboxRelay.publishWritten', () => {
     const left = await collection.findOne({ _id: 'agg_1' });
     expect(left?.outbox.map((e) => e.eventId)).toEqual(['evt_3']);
     expect(left?.outboxPending).toBe(true);
+  });
+
+  it('When a second write of a document is handed in while its first publish is in flight, then its events go out right after that one, not with the sweep', async () => {
+    const held: (readonly OutgoingMessage[])[] = [];
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slowFirstSend: EventProducer = {
+      ...recordingProducer,
+      send: async (messages) => {
+        held.push(messages);
+        if (held.length === 1) await gate;
+      },
+    };
+    const relay = new OutboxRelay<Aggregate>({ collection, producer: slowFirstSend, logger });
+    const first = appendToOutbox<Aggregate>({ _id: 'agg_2', outbox: [], outboxPending: false }, entry('evt_a'));
+    await collection.insertOne(first);
+    const publishingFirst = relay.publishWritten(first);
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    // The second write's document still holds evt_a (not yet marked) and adds evt_b.
+    const second = appendToOutbox<Aggregate>(first, entry('evt_b'));
+    await collection.updateOne({ _id: 'agg_2' }, { $set: { outbox: second.outbox, outboxPending: true } });
+    expect(await relay.publishWritten(second)).toBe(0);
+    release();
+    expect(await publishingFirst).toBe(2);
+    expect(held.map((send) => send.map((m) => m.headers?.['event-id']))).toEqual([['evt_a'], ['evt_b']]);
+    expect(await collection.findOne({ _id: 'agg_2' })).toMatchObject({ outbox: [], outboxPending: false });
+  });
+
+  it('When the sweep publishes what a write left behind, then each message says when its event was written; a write publishing its own events adds nothing', async () => {
+    const writtenAt = new Date(Date.now() - 60_000);
+    const left = appendToOutbox<Aggregate>(
+      { _id: 'agg_4', outbox: [], outboxPending: false },
+      { ...entry('evt_left'), createdAt: writtenAt },
+    );
+    await collection.insertOne(left);
+    const relay = new OutboxRelay<Aggregate>({ collection, producer: recordingProducer, logger });
+    await relay.sweep();
+    const swept = sent.find((m) => m.headers?.['event-id'] === 'evt_left');
+    expect(swept?.headers?.[SWEPT_HEADER]).toBe(String(writtenAt.getTime()));
+    expect(
+      sent.filter((m) => m.headers?.['event-id'] !== 'evt_left' && m.headers?.[SWEPT_HEADER] !== undefined),
+    ).toEqual([]);
   });
 });
