@@ -349,8 +349,8 @@ describe('three replicas of every service', () => {
       );
       expect(sum(expiredPerReplica)).toBe(SESSIONS);
 
-      // Every outbox event is on Kafka at least once: orders' payments-closed (left to the sweep every orders
-      // replica runs) and sessions' expired events; no outbox holds anything.
+      // Every outbox event is on Kafka at least once: orders' payments-closed (published by the replica whose
+      // write closed the order) and sessions' expired events; no outbox holds anything.
       const closes = (
         await perReplica('orders', 'http_requests_total', {
           method: 'POST',

@@ -164,8 +164,8 @@ export class OrderCommands {
   /**
    * Applies a captured payment at most once by payment id (D27); used by the sessions service. `amount`
    * omitted: what is still due when the payment lands (D29's default), decided here, on the order as stored.
-   * The event is written with the payment but not published on this path: the caller (sessions) keeps the
-   * answer; the event is for a caller that died before storing it, and the relay's sweep publishes it.
+   * Its events are on Kafka before the answer, as every write's are: order.paid is the event a merchant's back
+   * office ships on, and the sweep is only for what a crash left behind.
    */
   async applyPayment(
     scope: Scope,
@@ -188,12 +188,13 @@ export class OrderCommands {
       };
     });
     if (!result) throw notFound(id);
+    if (result.result === 'applied') await this.deps.events.publishWritten(result.order);
     return { order: result.order, outcome: result.result };
   }
 
   /**
    * Its checkout session expired (D21): the order takes no more payments, unless one got there first. Like a
-   * payment, only sessions calls this and keeps the answer; the relay's sweep publishes the event.
+   * payment, only sessions calls this; its event is on Kafka before the answer.
    */
   async closePayments(scope: Scope, id: string, access: OrderAccess = 'any'): Promise<OrderDocument> {
     const now = this.deps.clock();
@@ -202,10 +203,11 @@ export class OrderCommands {
       const closed = closePayments(current);
       return {
         next: closed && this.deps.events.withEvents(current, closed, { kind: ORDER_PAYMENTS_CLOSED }, now),
-        result: null,
+        result: closed !== null,
       };
     });
     if (!result) throw notFound(id);
+    if (result.result) await this.deps.events.publishWritten(result.order);
     return result.order;
   }
 
