@@ -1,4 +1,6 @@
-// npm run bench -- orders|sessions|webhooks|dashboard|dashboard-overview|tracing|engine [--concurrency=N] [--seconds=S]
+// npm run bench -- orders|sessions|webhooks|events|dashboard|dashboard-overview|tracing|engine
+//   [--concurrency=N] [--seconds=S]
+//   [events --rounds=R: every cause of every event type R times]
 //   [tracing --exporter=otlp|zipkin --sampler=always_on|always_off --control --traced-second]
 //   [--rounds=R (orders: interleaved slices)]
 //   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of
@@ -17,6 +19,7 @@ import { provisionMongoJavaServer, startEngines, startLocalMongoJavaServer, type
 import { runDashboardBench } from './dashboard';
 import { runDashboardOverviewBench } from './dashboard-overview';
 import { runEngineBench } from './engine';
+import { runEventsBench } from './events';
 import { runOrdersBench } from './orders';
 import { runSessionsBench } from './sessions';
 import { runTracingBench } from './tracing';
@@ -66,6 +69,7 @@ const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>
       records: option('records', 100_000),
       concurrency: option('concurrency', 8),
     }),
+  events: (engines) => runEventsBench(engines, { rounds: option('rounds', 30) }),
   webhooks: (engines) =>
     runWebhookBench({
       engines,
