@@ -21,6 +21,7 @@ import { ensureReleaseBundles, resolveRelease, type ServiceBuild } from '../rele
 import { SERVICES, startProcessStack, type ProcessStack, type ServiceName } from '../process-stack';
 import { startTraceSink, type TraceSink } from '../trace-sink';
 import { planChaos, runChaos, type ClusterKill, type OutageWindow } from './chaos';
+import { sweptEventRows, sweptEvents } from './swept-events';
 import { RecordingClient, sendWithRetries } from './client';
 import {
   formatLedger,
@@ -581,6 +582,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       report.rows.push(...rows);
       report.violations += rows.filter((r) => r.check && r.value !== 0).length;
     }
+    // Late events: what waited for the outbox sweep, against the crashes and outages that could have left it behind.
+    const swept = sweptEventRows(
+      await sweptEvents(
+        kafka,
+        consumed.map((c) => c.topic),
+        namePrefix,
+      ),
+      [
+        ...windows.map((w) => ({ what: w.what, start: w.start, end: w.end })),
+        ...clusterKills.map((k) => ({ what: k.what, start: k.at, end: k.at })),
+        ...rolloutSteps.filter((step) => step.replacement === undefined),
+      ],
+      { informational: from !== undefined },
+    );
+    report.rows.push(...swept.rows);
+    report.examples.push(...swept.examples);
+    report.violations += swept.rows.filter((r) => r.check && r.value !== 0).length;
     if (from && cluster) {
       const rows = await mixedVersionRows({
         cluster,

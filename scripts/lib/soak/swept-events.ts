@@ -1,0 +1,65 @@
+import { SWEPT_HEADER, drainTopic, type KafkaClient } from '@checkout/kafka';
+import type { LedgerRow } from './ledger';
+
+// Every write publishes the events it records at once; the outbox relay's sweep is for what a crash or an outage
+// left behind (docs/webhooks.md, "How fast an event arrives"). The sweep marks what it publishes (SWEPT_HEADER,
+// with when the event was written), so after the run the ledger can tell a late event a disruption explains from
+// one a path left to the sweep.
+
+/** A span of the run in which events may be left to the sweep: an outage, a SIGKILL, a broker's restart. */
+export interface Disruption {
+  what: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * How long before a disruption an event may have been written and still be left behind by it: the request that
+ * wrote it was in flight, or its publish was (a send waits out the broker's retries).
+ */
+export const LEFT_BEHIND_MS = 10_000;
+
+export const SWEPT_OUTSIDE = 'events published by the sweep that no crash or outage left behind';
+export const SWEPT_INSIDE = 'events published by the sweep after a crash or an outage';
+
+/** When each event the sweep published on `topics` was written (epoch ms), read from the topics' beginnings. */
+export async function sweptEvents(
+  kafka: KafkaClient,
+  topics: readonly string[],
+  groupPrefix: string,
+): Promise<number[]> {
+  const writtenAt: number[] = [];
+  for (const topic of topics)
+    await drainTopic({
+      kafka,
+      topic,
+      groupId: `${groupPrefix}.swept-events.${topic}`,
+      commit: false,
+      timeoutMs: 60_000,
+      handle: async (message) => {
+        const value = message.headers[SWEPT_HEADER];
+        if (value !== undefined) writtenAt.push(Number(value));
+      },
+    });
+  return writtenAt;
+}
+
+/**
+ * The ledger's rows: swept events outside every disruption (a check, unless `informational`: a mixed-version run,
+ * where the release before this one left a payment's events to the sweep by design) and, for context, inside one.
+ */
+export function sweptEventRows(
+  writtenAt: readonly number[],
+  disruptions: readonly Disruption[],
+  options: { informational: boolean },
+): { rows: LedgerRow[]; examples: string[] } {
+  const explained = (at: number) => disruptions.some((d) => at >= d.start - LEFT_BEHIND_MS && at <= d.end);
+  const outside = writtenAt.filter((at) => !explained(at));
+  return {
+    rows: [
+      { label: SWEPT_OUTSIDE, value: outside.length, check: !options.informational },
+      { label: SWEPT_INSIDE, value: writtenAt.length - outside.length, check: false },
+    ],
+    examples: outside.slice(0, 3).map((at) => `${SWEPT_OUTSIDE}: an event written at ${new Date(at).toISOString()}`),
+  };
+}
