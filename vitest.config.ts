@@ -1,10 +1,11 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Three tiers: unit tests need no engines; integration (component) and e2e tests get real
+// Six tiers, run one after another: unit tests need no engines; integration (component) and e2e tests get real
 // Kafka and MongoDB-compatible engines from testkit/testing's global setup (or from scripts/test.ts, which
 // starts them once for a whole `npm test` run and passes them down in KAFKA_BROKERS / MONGODB_URL). The
-// integration tests that restart that shared broker form a fourth group, chaos, run alone. Last, the soak (issue
-// 12): one minute of load and chaos on engines and service processes of its own, then its money ledger.
+// integration tests that restart that shared broker form a group of their own, chaos, run alone. Last, the soak
+// (one minute of load and chaos on engines and service processes of its own, then its money ledger) and the
+// rollout tier (rolling deploys on clusters of their own). docs/testing.md says what each covers.
 const CHAOS = [
   'libs/kafka/test/broker-restart.test.ts',
   'libs/kafka/test/three-brokers.test.ts',

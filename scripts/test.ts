@@ -1,5 +1,6 @@
-// `npm test`: typecheck, format check, lint, then every tier (unit, integration, e2e) against ONE pair of real
-// engines that this script starts, shares with every test worker (KAFKA_BROKERS / MONGODB_URL) and stops at the end.
+// `npm test`: typecheck, format check, lint, audit, then every tier of vitest.config.ts (unit, integration, chaos, e2e,
+// soak, rollout) against ONE pair of real engines that this script starts, shares with every test worker
+// (KAFKA_BROKERS / MONGODB_URL) and stops at the end.
 //   npm test                      everything
 //   npm test -- --project e2e     one tier (any vitest arguments pass through)
 import { spawn } from 'node:child_process';
