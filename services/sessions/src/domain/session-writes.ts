@@ -25,6 +25,15 @@ export interface SessionWithOrder {
   order: OrderView;
 }
 
+/**
+ * What settleSession did: `settledAs` is the status its own write moved the session to (null: it stored only a
+ * newer order copy, or nothing). A write that lost to another writer's settlement may still store a newer copy on
+ * the settled session; the session was not settled by it.
+ */
+export interface Settled extends SessionWithOrder {
+  settledAs: Exclude<SessionStatus, 'pending'> | null;
+}
+
 /** What a session is brought in line with. */
 export interface Facts {
   /** The instant the facts are judged at: now, or a processor's capture time (D21's exact expiry). */
@@ -49,11 +58,7 @@ export interface Facts {
  *    otherwise one more write. Should that lose too, what won is the answer, and anything still owed is written by
  *    the writer that comes next (the order event, the sweep), as any settlement can be.
  */
-export async function settleSession(
-  deps: SessionDeps,
-  read: SessionDocument,
-  facts: Facts,
-): Promise<SessionWithOrder & { written: boolean }> {
+export async function settleSession(deps: SessionDeps, read: SessionDocument, facts: Facts): Promise<Settled> {
   let answer = facts.answer;
   const closing = owes(read, newerCopy(read, answer)?.order ?? orderOf(read), facts) === 'expired';
   if (closing) answer = newest(answer, await deps.orders.closePayments(scopeOf(read), read.orderId));
@@ -62,7 +67,7 @@ export async function settleSession(
   const second = await writeOwed(deps, await reread(deps, read), answer, facts, closing);
   if (second) return second;
   const won = await reread(deps, read);
-  return { doc: won, order: orderOf(won), written: false };
+  return { doc: won, order: orderOf(won), settledAs: null };
 }
 
 /** Attempts of a change merged into the session as read (PATCH, the hosted page's inputs) before a 503. */
@@ -101,7 +106,7 @@ async function writeOwed(
   answer: OrderSnapshot | undefined,
   facts: Facts,
   closed: boolean,
-): Promise<(SessionWithOrder & { written: boolean }) | null> {
+): Promise<Settled | null> {
   const scope = scopeOf(doc);
   const newer = newerCopy(doc, answer);
   const order = newer?.order ?? orderOf(doc);
@@ -123,9 +128,9 @@ async function writeOwed(
   } else if (copy) {
     written = await deps.store.takeOrderCopy(scope, doc._id, copy, order.status !== 'open');
   } else {
-    return { doc, order, written: false };
+    return { doc, order, settledAs: null };
   }
-  return written && { doc: written, order, written: true };
+  return written && { doc: written, order, settledAs: status };
 }
 
 /** The status `doc` owes with `order` as its copy, at the facts' instant (owedStatus); null: none. */

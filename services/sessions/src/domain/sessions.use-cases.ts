@@ -197,7 +197,9 @@ export class SessionCommands {
     for (const candidate of due) {
       try {
         const settled = await settleSession(this.deps, candidate, { at: this.deps.clock() });
-        if (settled.written && settled.doc.status === 'expired') expired += 1;
+        // Counted by the sweeper whose write expired it: another sweeper that lost the race may still store a
+        // newer order copy on the expired session (orders' answer to its close-payments call comes later).
+        if (settled.settledAs === 'expired') expired += 1;
       } catch (err) {
         this.deps.logger.warn(
           { err, sessionId: candidate._id },
