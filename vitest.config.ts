@@ -1,11 +1,11 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Six tiers, run one after another: unit tests need no engines; integration (component) and e2e tests get real
-// Kafka and MongoDB-compatible engines from testkit/testing's global setup (or from scripts/test.ts, which
-// starts them once for a whole `npm test` run and passes them down in KAFKA_BROKERS / MONGODB_URL). The
-// integration tests that restart that shared broker form a group of their own, chaos, run alone. Last, the soak
-// (one minute of load and chaos on engines and service processes of its own, then its money ledger) and the
-// rollout tier (rolling deploys on clusters of their own). docs/testing.md says what each covers.
+// Six tiers (scripts/test.ts runs them in two lanes side by side): unit tests need no engines; integration
+// (component) and e2e tests get real Kafka and MongoDB-compatible engines from testkit/testing's global setup (or
+// from scripts/test.ts, which starts them once for a whole `npm test` run and passes them down in KAFKA_BROKERS /
+// MONGODB_URL). The integration tests that restart that shared broker form a group of their own, chaos, run alone.
+// Last, the soak (one minute of load and chaos on engines and service processes of its own, then its money ledger)
+// and the rollout tier (rolling deploys on clusters of their own). docs/testing.md says what each covers.
 const CHAOS = [
   'libs/kafka/test/broker-restart.test.ts',
   'libs/kafka/test/three-brokers.test.ts',
@@ -89,19 +89,21 @@ export default defineConfig({
       },
       {
         test: {
-          // A two-minute rolling deploy (2 replicas behind HAProxy, 3 brokers) on engines and a cluster of its own,
-          // alone on the 2 cores after the soak. 3.5-4.5 min when green (the rollout itself outlasts the load's two
-          // minutes: each new replica must be ready before an old one goes). Then three-replicas.rollout.ts: what
-          // must happen once, and what each replica keeps to itself, on 3 replicas of every service (the shared
-          // engines, a cluster of its own), ~65 s; edge.rollout.ts: the edge through HAProxy as directly (413 for
-          // 2 MB bodies, the operator-token limit), ~75 s. And mixed-versions.rollout.ts: the cluster started on the
-          // latest recorded release, upgraded to this code under two minutes of load in both orders (24 replicas
-          // replaced); it sets a longer timeout of its own.
+          // After the soak, beside the tiers on the shared engines, each file on engines and a cluster of its own.
+          // two-minute.rollout.ts: a rolling deploy (2 replicas behind HAProxy, 3 brokers), 3.5-4.5 min when green
+          // (the rollout outlasts the load's two minutes: each new replica must be ready before an old one goes).
+          // three-replicas.rollout.ts: what must happen once, and what each replica keeps to itself, on 3 replicas
+          // of every service, ~65 s; edge.rollout.ts: the edge through HAProxy as directly (413 for 2 MB bodies, the
+          // operator-token limit), ~75 s. mixed-versions.rollout.ts: the cluster started on the latest recorded
+          // release, upgraded to this code under two minutes of load in both orders (24 replicas replaced); it sets
+          // a longer timeout of its own.
           name: 'rollout',
           sequence: { groupOrder: 5 },
           include: ['scripts/lib/soak/*.rollout.ts'],
           environment: 'node',
-          maxWorkers: 1,
+          // Two files at once: each cluster mostly waits (on its replicas, its load and its drain), and the
+          // mixed-version file alone outlasts the other three together.
+          maxWorkers: 2,
           testTimeout: 600_000,
         },
       },

@@ -1,0 +1,134 @@
+// `npm run test:quick`: the loop for every change, in about two minutes. What changed (the working tree against
+// HEAD, or HEAD's own commit when the tree is clean) decides the work: the changed packages' typecheck, the format
+// check and ESLint on the changed files, the whole unit tier, side by side; then the integration files of the
+// changed packages, on engines started meanwhile. `npm test` still runs everything before a change lands.
+import { spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { startEngines, type Engines } from '@checkout/engines';
+import { serveEngineControl } from '@checkout/testing';
+
+const log = (line: string) => process.stderr.write(`[test:quick] ${line}\n`);
+
+function run(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
+  const started = Date.now();
+  return new Promise<{ label: string; code: number; seconds: number }>((resolve) => {
+    const child = spawn(command, args, { stdio: 'inherit', env });
+    child.on('exit', (code, signal) =>
+      resolve({ label, code: code ?? (signal ? 1 : 0), seconds: (Date.now() - started) / 1000 }),
+    );
+  });
+}
+
+const git = (...args: string[]) =>
+  execFileSync('git', args, { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/** The files this change touches, still present: uncommitted and untracked ones, or else the last commit's. */
+function changedFiles(): string[] {
+  const uncommitted = [...git('diff', '--name-only', 'HEAD'), ...git('ls-files', '--others', '--exclude-standard')];
+  const files = uncommitted.length > 0 ? uncommitted : git('diff', '--name-only', 'HEAD~1', 'HEAD');
+  return [...new Set(files)].filter((file) => existsSync(file));
+}
+
+/** The workspace a file belongs to (libs/kafka, services/orders, test-e2e, ...), or '.' for the root's own files. */
+function workspaceOf(file: string): string {
+  const [top, name] = file.split('/');
+  if ((top === 'libs' || top === 'services' || top === 'testkit') && name && existsSync(`${top}/${name}/package.json`))
+    return `${top}/${name}`;
+  if (top === 'test-e2e' || top === 'bench' || top === 'deploy') return top;
+  return '.';
+}
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const files = changedFiles();
+  if (files.length === 0) {
+    log('nothing changed: nothing to check');
+    return 0;
+  }
+  const workspaces = [...new Set(files.map(workspaceOf))].sort();
+  log(`${files.length} changed file(s) in ${workspaces.join(', ')}`);
+
+  const lintable = files.filter((file) => /\.(ts|js|mjs|cjs)$/.test(file));
+  const integrationDirs = workspaces
+    .map((workspace) => (workspace === 'deploy' ? 'deploy/test' : `${workspace}/test`))
+    .filter((dir) => dir !== './test' && existsSync(dir));
+
+  // Engines start while the checks run: the JVMs take most of their start-up waiting on the disk.
+  const engines: Promise<Engines> | undefined =
+    integrationDirs.length > 0 ? startEngines({ log: (line) => log(`engines: ${line}`) }) : undefined;
+  const typecheck = async () => {
+    for (const workspace of workspaces) {
+      const result = await run(`typecheck ${workspace}`, 'npx', [
+        'tsc',
+        '--noEmit',
+        '-p',
+        `${workspace}/tsconfig.json`,
+      ]);
+      if (result.code !== 0) return result;
+    }
+    return { label: 'typecheck', code: 0, seconds: 0 };
+  };
+  const lint = async () => {
+    const format = await run('format', 'npx', [
+      'prettier',
+      '--check',
+      '--log-level',
+      'warn',
+      '--ignore-unknown',
+      ...files,
+    ]);
+    if (format.code !== 0 || lintable.length === 0) return format;
+    return run('lint', 'npx', ['eslint', '--max-warnings', '0', '--no-warn-ignored', ...lintable]);
+  };
+  const checks = await Promise.all([
+    typecheck(),
+    lint(),
+    run('unit tier', 'npx', ['vitest', 'run', '--project', 'unit']),
+  ]);
+  const failed = checks.filter((check) => check.code !== 0);
+
+  let integration = { label: 'integration', code: 0, seconds: 0 };
+  if (engines) {
+    // The hosted page's browser tests need Chromium (installed from Debian once, a no-op after).
+    if (failed.length === 0) await run('chromium', 'bash', ['scripts/ensure-chromium.sh']);
+    const running = await engines;
+    const control = await serveEngineControl(running);
+    try {
+      if (failed.length === 0)
+        integration = await run(
+          `integration (${integrationDirs.join(', ')})`,
+          'npx',
+          ['vitest', 'run', '--project', 'integration', ...integrationDirs],
+          {
+            ...process.env,
+            KAFKA_BROKERS: running.kafkaBrokers.join(','),
+            MONGODB_URL: running.mongoUrl,
+            ENGINES_DESCRIPTION: running.description,
+            ENGINES_CONTROL_URL: control.url,
+          },
+        );
+    } finally {
+      await control.close();
+      await running.stop();
+    }
+  }
+  const total = (Date.now() - started) / 1000;
+  const failing = [...failed, ...(integration.code === 0 ? [] : [integration])];
+  log(
+    `${failing.length === 0 ? 'passed' : `FAILED: ${failing.map((f) => f.label).join(', ')}`} in ${total.toFixed(0)} s` +
+      (integrationDirs.length === 0 ? ' (no integration files for these packages)' : ''),
+  );
+  return failing.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);
