@@ -2,7 +2,7 @@
 //   npm test                      everything, in two lanes side by side (below)
 //   npm test -- --project e2e     one tier (any vitest arguments pass through), one vitest process
 // The whole run keeps both cores busy: the checks and the unit tier run while the engines start; then the tiers on
-// the shared engines (integration, chaos, e2e) in one lane, and the tiers with engines and stacks of their own
+// the shared engines (chaos, then integration and e2e) in one lane, and the tiers with engines and stacks of their own
 // (soak, rollout), which mostly wait on their load and their replicas, in the other. It ends with each tier's
 // wall time, the ten slowest files and one closing line of counts (scripts/lib/test-cost.ts).
 import { spawn } from 'node:child_process';
@@ -16,8 +16,12 @@ import { costSummary, readCosts } from './lib/test-cost';
 
 /** The reporter that records each test file's wall time and outcome (scripts/lib/test-cost.ts). */
 const COST_REPORTER = './scripts/lib/test-cost.ts';
-/** The tiers that share this run's engines, and those that start engines and stacks of their own. */
-const SHARED_ENGINE_TIERS = ['integration', 'chaos', 'e2e'];
+/**
+ * The tiers that share this run's engines, in order: chaos first, alone on them (it restarts and stalls their
+ * broker) while the other lane runs its lightest tier, the soak; its three-broker test and the rollouts' two
+ * three-broker clusters together would starve each other. Then those that start engines and stacks of their own.
+ */
+const SHARED_ENGINE_TIERS = [['chaos'], ['integration', 'e2e']];
 const OWN_ENGINE_TIERS = ['soak', 'rollout'];
 
 const args = process.argv.slice(2);
@@ -131,10 +135,18 @@ async function runAll(): Promise<number> {
   try {
     if (checked !== 0 || unit !== 0) return checked || unit;
     const ownLog = join(costDir, 'own-engines.log');
-    log(`${SHARED_ENGINE_TIERS.join(', ')} here; ${OWN_ENGINE_TIERS.join(', ')} beside them (output: ${ownLog})`);
+    log(
+      `${SHARED_ENGINE_TIERS.flat().join(', ')} here; ${OWN_ENGINE_TIERS.join(', ')} beside them (output: ${ownLog})`,
+    );
     const projects = (tiers: string[]) => tiers.flatMap((tier) => ['--project', tier]);
     const [shared, own] = await Promise.all([
-      vitest('shared', projects(SHARED_ENGINE_TIERS), { env: engines.env }),
+      (async () => {
+        for (const [i, tiers] of SHARED_ENGINE_TIERS.entries()) {
+          const code = await vitest(`shared-${i}`, projects(tiers), { env: engines.env });
+          if (code !== 0) return code;
+        }
+        return 0;
+      })(),
       vitest('own', projects(OWN_ENGINE_TIERS), { logFile: ownLog }),
     ]);
     log(`the ${OWN_ENGINE_TIERS.join(' and ')} tiers' output:`);
@@ -151,7 +163,8 @@ async function main(): Promise<number> {
   process.on('SIGINT', () => log('interrupted: stopping'));
   process.on('SIGTERM', () => log('terminated: stopping'));
   const code = args.length === 0 ? await runAll() : await runOne();
-  const costs = readCosts(['unit', 'shared', 'own', 'run'].map((name) => join(costDir, `${name}.json`)));
+  const runs = ['unit', ...SHARED_ENGINE_TIERS.map((_, i) => `shared-${i}`), 'own', 'run'];
+  const costs = readCosts(runs.map((name) => join(costDir, `${name}.json`)));
   process.stdout.write(`${costSummary(costs)}\n`);
   log(`finished in ${((Date.now() - started) / 1000).toFixed(0)} s with exit code ${code}`);
   return code;
