@@ -2,22 +2,17 @@
 // HEAD, or HEAD's own commit when the tree is clean) decides the work: the changed packages' typecheck, the format
 // check and ESLint on the changed files, the whole unit tier, side by side; then the integration files of the
 // changed packages, on engines started meanwhile. `npm test` still runs everything before a change lands.
-import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { startEngines, type Engines } from '@checkout/engines';
 import { serveEngineControl } from '@checkout/testing';
+import { run } from './lib/run-command';
 
 const log = (line: string) => process.stderr.write(`[test:quick] ${line}\n`);
 
-function run(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
-  const started = Date.now();
-  return new Promise<{ label: string; code: number; seconds: number }>((resolve) => {
-    const child = spawn(command, args, { stdio: 'inherit', env });
-    child.on('exit', (code, signal) =>
-      resolve({ label, code: code ?? (signal ? 1 : 0), seconds: (Date.now() - started) / 1000 }),
-    );
-  });
+/** A step of the loop: `run` with the name the closing line gives it if it fails. */
+async function step(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
+  return { label, code: await run(command, args, { env }) };
 }
 
 const git = (...args: string[]) =>
@@ -62,7 +57,7 @@ async function main(): Promise<number> {
     integrationDirs.length > 0 ? startEngines({ log: (line) => log(`engines: ${line}`) }) : undefined;
   const typecheck = async () => {
     for (const workspace of workspaces) {
-      const result = await run(`typecheck ${workspace}`, 'npx', [
+      const result = await step(`typecheck ${workspace}`, 'npx', [
         'tsc',
         '--noEmit',
         '-p',
@@ -70,10 +65,10 @@ async function main(): Promise<number> {
       ]);
       if (result.code !== 0) return result;
     }
-    return { label: 'typecheck', code: 0, seconds: 0 };
+    return { label: 'typecheck', code: 0 };
   };
   const lint = async () => {
-    const format = await run('format', 'npx', [
+    const format = await step('format', 'npx', [
       'prettier',
       '--check',
       '--log-level',
@@ -82,24 +77,24 @@ async function main(): Promise<number> {
       ...files,
     ]);
     if (format.code !== 0 || lintable.length === 0) return format;
-    return run('lint', 'npx', ['eslint', '--max-warnings', '0', '--no-warn-ignored', ...lintable]);
+    return step('lint', 'npx', ['eslint', '--max-warnings', '0', '--no-warn-ignored', ...lintable]);
   };
   const checks = await Promise.all([
     typecheck(),
     lint(),
-    run('unit tier', 'npx', ['vitest', 'run', '--project', 'unit']),
+    step('unit tier', 'npx', ['vitest', 'run', '--project', 'unit']),
   ]);
   const failed = checks.filter((check) => check.code !== 0);
 
-  let integration = { label: 'integration', code: 0, seconds: 0 };
+  let integration = { label: 'integration', code: 0 };
   if (engines) {
     // The hosted page's browser tests need Chromium (installed from Debian once, a no-op after).
-    if (failed.length === 0) await run('chromium', 'bash', ['scripts/ensure-chromium.sh']);
+    if (failed.length === 0) await step('chromium', 'bash', ['scripts/ensure-chromium.sh']);
     const running = await engines;
     const control = await serveEngineControl(running);
     try {
       if (failed.length === 0)
-        integration = await run(
+        integration = await step(
           `integration (${integrationDirs.join(', ')})`,
           'npx',
           ['vitest', 'run', '--project', 'integration', ...integrationDirs],

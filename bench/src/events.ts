@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { EVENT_TYPES, PROCESSOR_SIGNATURE_HEADER, signProcessorPayload, type EventType } from '@checkout/contracts';
-import { AdminClient } from '@checkout/testing';
+import { AdminClient, metricValue } from '@checkout/testing';
 import { startBenchStack, type BenchStack } from './stack';
 import { percentile } from './load';
 
@@ -231,15 +231,6 @@ async function round(
   );
 }
 
-/** Events a service's relays published by `path`, from its /metrics (the publish delay histogram's count). */
-async function publishedBy(metricsUrl: string, path: 'fast' | 'sweep'): Promise<number> {
-  const exposition = await (await request(`${metricsUrl}/metrics`)).body.text();
-  let sum = 0;
-  for (const [, labels, value] of exposition.matchAll(/^outbox_publish_delay_seconds_count\{(.*)\} (\d+)$/gm))
-    if (labels?.includes(`path="${path}"`)) sum += Number(value);
-  return sum;
-}
-
 export async function runEventsBench(engines: Engines, options: { rounds: number }): Promise<void> {
   console.log(
     `events benchmark: ${options.rounds} rounds of every cause of every catalog type, one at a time; engines: ${engines.description}`,
@@ -296,7 +287,9 @@ export async function runEventsBench(engines: Engines, options: { rounds: number
     console.log('\nhow each outbox relay published its events (outbox_publish_delay_seconds_count by path)');
     for (const service of ['orders', 'sessions'] as const) {
       for (const url of stack.metricsUrls(service)) {
-        const [fast, sweep] = await Promise.all([publishedBy(url, 'fast'), publishedBy(url, 'sweep')]);
+        const [fast, sweep] = await Promise.all(
+          ['fast', 'sweep'].map((path) => metricValue(url, 'outbox_publish_delay_seconds_count', { path })),
+        );
         console.log(`${service.padEnd(8)}  by the write ${fast}, by the sweep ${sweep} ${sweep === 0 ? '✓' : '✗'}`);
       }
     }

@@ -13,6 +13,11 @@ const TEXT = [
   'process_resident_memory_bytes 1.2e+08',
   '# HELP webhook_attempts_deferred_total Attempts put off',
   '# TYPE webhook_attempts_deferred_total counter',
+  '# HELP outbox_publish_delay_seconds Write to acknowledgement, by path',
+  '# TYPE outbox_publish_delay_seconds histogram',
+  'outbox_publish_delay_seconds_bucket{le="0.005",path="fast"} 4',
+  'outbox_publish_delay_seconds_sum{path="fast"} 0.04',
+  'outbox_publish_delay_seconds_count{path="fast"} 12',
 ].join('\n');
 
 describe('valueInExposition', () => {
@@ -33,5 +38,11 @@ describe('valueInExposition', () => {
     expect(() => valueInExposition(TEXT, 'webhook_delivery_total')).toThrow(
       /declares no metric webhook_delivery_total/,
     );
+  });
+
+  it("When a histogram's count is asked for, then it is read under the histogram's declaration; a path never observed reads 0", () => {
+    expect(valueInExposition(TEXT, 'outbox_publish_delay_seconds_count', { path: 'fast' })).toBe(12);
+    expect(valueInExposition(TEXT, 'outbox_publish_delay_seconds_count', { path: 'sweep' })).toBe(0);
+    expect(() => valueInExposition(TEXT, 'outbox_publish_delay_count')).toThrow(/declares no metric/);
   });
 });

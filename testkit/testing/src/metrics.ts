@@ -19,7 +19,10 @@ export function valueInExposition(
   labels: Record<string, string> = {},
   source = 'the exposition',
 ): number {
-  if (!new RegExp(`^# TYPE ${name} `, 'm').test(text)) throw new Error(`${source} declares no metric ${name}`);
+  // A histogram's or a summary's samples (_count, _sum, _bucket) are declared under the metric's own name.
+  const declared = name.replace(/_(count|sum|bucket)$/, '');
+  if (!new RegExp(`^# TYPE (${name}|${declared}) `, 'm').test(text))
+    throw new Error(`${source} declares no metric ${name}`);
   let sum = 0;
   for (const line of text.split('\n')) {
     const sample = /^(\w+)(?:\{(.*)\})? (\S+)$/.exec(line);

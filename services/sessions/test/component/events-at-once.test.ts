@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka } from '@checkout/kafka';
 import { readTopic } from '@checkout/kafka/testing';
 import { TOPICS, signProcessorPayload, topicName } from '@checkout/contracts';
-import { eventually } from '@checkout/testing';
+import { eventually, metricValue } from '@checkout/testing';
 import { PROCESSOR_SECRET, collectSessionEvents, newTenant, startStack, uniqueName, type Stack } from './harness';
 
 // Every write that records an event publishes it at once: the outbox relay's sweep is for what a crash or a
@@ -87,6 +87,16 @@ async function notify(path: string, body: Record<string, unknown>, baseUrl: stri
   return (await response.json()) as any;
 }
 
+/** The live processor's notification that `sessionId` was paid in full (1223, the harness's session total). */
+function processorPays(sessionId: string) {
+  const payment = { paymentId: uniqueName('pi'), sessionId, amount: 1223, method: 'card' };
+  return notify(
+    '/internal/processor/notifications',
+    { ...payment, capturedAt: new Date().toISOString() },
+    stack.sessionsUrl,
+  );
+}
+
 describe('every cause of an event publishes it at once, never through the sweep', () => {
   it('When a session is paid in part, then in full, through the test helper, then order.created, order.updated, order.paid and checkout.session.completed are published by their writes', async () => {
     const tenant = newTenant();
@@ -106,17 +116,7 @@ describe('every cause of an event publishes it at once, never through the sweep'
   it('When the processor notifies a live payment, then order.paid is published by the payment write', async () => {
     const tenant = newTenant({ mode: 'live' });
     const session = await stack.createSession(tenant);
-    await notify(
-      '/internal/processor/notifications',
-      {
-        paymentId: uniqueName('pi'),
-        sessionId: session.id,
-        amount: 1223,
-        method: 'card',
-        capturedAt: new Date().toISOString(),
-      },
-      stack.sessionsUrl,
-    );
+    await processorPays(session.id as string);
     await published(session.order.id as string, ['internal:order.payment_applied', 'public:order.paid']);
     await published(session.id as string, ['session:checkout.session.completed']);
   });
@@ -147,17 +147,7 @@ describe('every cause of an event publishes it at once, never through the sweep'
 
     const live = newTenant({ mode: 'live' });
     const paidLive = await stack.createSession(live);
-    await notify(
-      '/internal/processor/notifications',
-      {
-        paymentId: uniqueName('pi'),
-        sessionId: paidLive.id,
-        amount: 1223,
-        method: 'card',
-        capturedAt: new Date().toISOString(),
-      },
-      stack.sessionsUrl,
-    );
+    await processorPays(paidLive.id as string);
     const pending = (await stack.orders('POST', `/internal/orders/${paidLive.order.id}/refunds`, live, { amount: 50 }))
       .body.refund;
     expect(pending.status).toBe('pending');
@@ -184,19 +174,9 @@ describe('every cause of an event publishes it at once, never through the sweep'
 
   it('When every cause above has run, then the relay of each service counts its events published by the fast path and none by the sweep', async () => {
     for (const url of [stack.ordersUrl, stack.sessionsUrl]) {
-      expect(await publishedBy(url, 'fast'), url).toBeGreaterThan(0);
-      expect(await publishedBy(url, 'sweep'), url).toBe(0);
+      const publishedBy = (path: string) => metricValue(url, 'outbox_publish_delay_seconds_count', { path });
+      expect(await publishedBy('fast'), url).toBeGreaterThan(0);
+      expect(await publishedBy('sweep'), url).toBe(0);
     }
   });
 });
-
-/** Events a service's relay published by `path`, from its /metrics (the publish delay histogram's count). */
-async function publishedBy(url: string, path: 'fast' | 'sweep'): Promise<number> {
-  const exposition = await (await fetch(`${url}/metrics`)).text();
-  expect(exposition).toContain('# TYPE outbox_publish_delay_seconds histogram');
-  const count = /^outbox_publish_delay_seconds_count\{(.*)\} (\d+)$/gm;
-  let sum = 0;
-  for (const [, labels, value] of exposition.matchAll(count))
-    if (labels?.includes(`path="${path}"`)) sum += Number(value);
-  return sum;
-}
