@@ -1,6 +1,6 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Six tiers (scripts/test.ts runs them in two lanes side by side): unit tests need no engines; integration
+// Six tiers (scripts/test.ts runs some side by side): unit tests need no engines; integration
 // (component) and e2e tests get real Kafka and MongoDB-compatible engines from testkit/testing's global setup (or
 // from scripts/test.ts, which starts them once for a whole `npm test` run and passes them down in KAFKA_BROKERS /
 // MONGODB_URL). The integration tests that restart that shared broker form a group of their own, chaos, run alone.

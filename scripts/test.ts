@@ -1,52 +1,45 @@
 // `npm test`: the checks (typecheck, format, lint, audit) and every test tier, on real engines.
-//   npm test                      everything, in two lanes side by side (below)
+//   npm test                      everything, side by side where the cores allow (below)
 //   npm test -- --project e2e     one tier (any vitest arguments pass through), one vitest process
-// The whole run keeps both cores busy: the checks and the unit tier run while the engines start; then the tiers on
-// the shared engines (chaos, then integration and e2e) in one lane, and the tiers with engines and stacks of their own
-// (soak, rollout), which mostly wait on their load and their replicas, in the other. It ends with each tier's
-// wall time, the ten slowest files and one closing line of counts (scripts/lib/test-cost.ts).
-import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+// The checks and the unit tier run while the engines start; then the tiers in phases (PHASES), side by side where
+// neither starves the other. It ends with each tier's wall time, the ten slowest files and one closing line of
+// counts (scripts/lib/test-cost.ts).
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEngines, type Engines } from '@checkout/engines';
 import { serveEngineControl } from '@checkout/testing';
 import { runAudit } from './lib/audit';
+import { run } from './lib/run-command';
 import { costSummary, readCosts } from './lib/test-cost';
 
 /** The reporter that records each test file's wall time and outcome (scripts/lib/test-cost.ts). */
 const COST_REPORTER = './scripts/lib/test-cost.ts';
+/** One vitest process of a phase: its tiers, on this run's engines or on engines of their own. */
+interface Lane {
+  name: string;
+  tiers: string[];
+  onSharedEngines: boolean;
+}
+
 /**
- * The tiers that share this run's engines, in order: chaos first, alone on them (it restarts and stalls their
- * broker) while the other lane runs its lightest tier, the soak; its three-broker test and the rollouts' two
- * three-broker clusters together would starve each other. Then those that start engines and stacks of their own.
+ * After the checks and the unit tier, one phase after another; the lanes of a phase side by side. Side by side only
+ * where neither starves the other: the chaos tier (alone on the shared engines, which it restarts and stalls) beside
+ * the one-minute soak (a stack of its own). The integration and e2e tiers, whose deadlines assume a machine of their
+ * own, run alone; the rollout tier's clusters run two files at a time (vitest.config.ts), after them.
  */
-const SHARED_ENGINE_TIERS = [['chaos'], ['integration', 'e2e']];
-const OWN_ENGINE_TIERS = ['soak', 'rollout'];
+const PHASES: Lane[][] = [
+  [
+    { name: 'chaos', tiers: ['chaos'], onSharedEngines: true },
+    { name: 'soak', tiers: ['soak'], onSharedEngines: false },
+  ],
+  [{ name: 'shared', tiers: ['integration', 'e2e'], onSharedEngines: true }],
+  [{ name: 'rollout', tiers: ['rollout'], onSharedEngines: false }],
+];
 
 const args = process.argv.slice(2);
 const log = (line: string) => process.stderr.write(`[test] ${line}\n`);
 const costDir = mkdtempSync(join(tmpdir(), 'test-cost-'));
-
-/** Runs a command; its output goes to this terminal, or to `logFile` (printed by the caller when it matters). */
-function run(
-  command: string,
-  commandArgs: string[],
-  options: { env?: NodeJS.ProcessEnv; logFile?: string } = {},
-): Promise<number> {
-  return new Promise((resolve) => {
-    const child = spawn(command, commandArgs, {
-      stdio: options.logFile ? ['ignore', 'pipe', 'pipe'] : 'inherit',
-      env: options.env ?? process.env,
-    });
-    if (options.logFile) {
-      const out = createWriteStream(options.logFile);
-      child.stdout?.pipe(out);
-      child.stderr?.pipe(out);
-    }
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
-  });
-}
 
 /** A vitest run of `vitestArgs` whose per-file costs land in its own file of costDir. */
 function vitest(name: string, vitestArgs: string[], options: { env?: NodeJS.ProcessEnv; logFile?: string } = {}) {
@@ -57,7 +50,7 @@ function vitest(name: string, vitestArgs: string[], options: { env?: NodeJS.Proc
   });
 }
 
-/** The checks before any test may count: the first that fails ends the lane. */
+/** The checks before any test may count: the first that fails ends them. */
 async function checks(): Promise<number> {
   const steps: Array<[string, () => Promise<number>]> = [
     ['typecheck (npm run typecheck)', () => run('npm', ['run', '--silent', 'typecheck'])],
@@ -123,7 +116,7 @@ async function runOne(): Promise<number> {
   }
 }
 
-/** Everything, in two lanes once the checks and the unit tier have passed (see the header). */
+/** Everything: the checks beside the unit tier and the engines' start, then the phases (see PHASES). */
 async function runAll(): Promise<number> {
   const enginesStarting = sharedEngines();
   // A failed start must not become an unhandled rejection while the checks still run.
@@ -134,24 +127,24 @@ async function runAll(): Promise<number> {
   const engines = await enginesStarting;
   try {
     if (checked !== 0 || unit !== 0) return checked || unit;
-    const ownLog = join(costDir, 'own-engines.log');
-    log(
-      `${SHARED_ENGINE_TIERS.flat().join(', ')} here; ${OWN_ENGINE_TIERS.join(', ')} beside them (output: ${ownLog})`,
-    );
-    const projects = (tiers: string[]) => tiers.flatMap((tier) => ['--project', tier]);
-    const [shared, own] = await Promise.all([
-      (async () => {
-        for (const [i, tiers] of SHARED_ENGINE_TIERS.entries()) {
-          const code = await vitest(`shared-${i}`, projects(tiers), { env: engines.env });
-          if (code !== 0) return code;
-        }
-        return 0;
-      })(),
-      vitest('own', projects(OWN_ENGINE_TIERS), { logFile: ownLog }),
-    ]);
-    log(`the ${OWN_ENGINE_TIERS.join(' and ')} tiers' output:`);
-    process.stdout.write(readFileSync(ownLog, 'utf8'));
-    return shared || own;
+    let failed = 0;
+    for (const phase of PHASES) {
+      // The first lane of a phase writes to this terminal, the others to a file printed when the phase ends.
+      const logs = phase.map((lane, i) => (i === 0 ? undefined : join(costDir, `${lane.name}.log`)));
+      log(phase.map((lane) => lane.tiers.join(' and ')).join(', beside it, '));
+      const codes = await Promise.all(
+        phase.map((lane, i) =>
+          vitest(
+            lane.name,
+            lane.tiers.flatMap((tier) => ['--project', tier]),
+            { ...(lane.onSharedEngines && { env: engines.env }), ...(logs[i] && { logFile: logs[i] }) },
+          ),
+        ),
+      );
+      for (const file of logs) if (file) process.stdout.write(readFileSync(file, 'utf8'));
+      failed ||= codes.find((code) => code !== 0) ?? 0;
+    }
+    return failed;
   } finally {
     await engines.stop();
   }
@@ -163,7 +156,7 @@ async function main(): Promise<number> {
   process.on('SIGINT', () => log('interrupted: stopping'));
   process.on('SIGTERM', () => log('terminated: stopping'));
   const code = args.length === 0 ? await runAll() : await runOne();
-  const runs = ['unit', ...SHARED_ENGINE_TIERS.map((_, i) => `shared-${i}`), 'own', 'run'];
+  const runs = ['unit', ...PHASES.flat().map((lane) => lane.name), 'run'];
   const costs = readCosts(runs.map((name) => join(costDir, `${name}.json`)));
   process.stdout.write(`${costSummary(costs)}\n`);
   log(`finished in ${((Date.now() - started) / 1000).toFixed(0)} s with exit code ${code}`);
