@@ -84,11 +84,8 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
   private readonly sweepIntervalMs: number;
   private readonly sweepGraceMs: number;
   private readonly batchSize: number;
-  /**
-   * Documents this relay is publishing right now, each with the entries later writes handed over meanwhile; the
-   * fast path and the sweep never both take one.
-   */
-  private readonly inFlight = new Map<string, Map<string, OutboxEntry>>();
+  /** Documents this relay is publishing right now; the fast path and the sweep never both take one. */
+  private readonly inFlight = new Map<string, Publishing>();
 
   constructor(private readonly options: OutboxRelayOptions<D>) {
     this.sweepIntervalMs = options.sweepIntervalMs ?? 1_000;
@@ -150,28 +147,46 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
   }
 
   /**
-   * One publisher per document in this process. A publish that finds its document already being published hands
-   * its entries to that publisher, which sends them as soon as its own send is marked (the fast path never waits
-   * for the sweep because another write of the same document was quicker); the sweep simply skips the document.
+   * One publisher per document in this process. A write whose document is already being published hands its entries
+   * to that publisher, which sends them right after its own send is marked, and returns when they are sent: the fast
+   * path never leaves an event to the sweep because another write of the same document was quicker. The sweep skips
+   * such a document.
    */
   private async publishAndMark(doc: D, path: 'fast' | 'sweep'): Promise<number> {
     const running = this.inFlight.get(doc._id);
     if (running) {
-      if (path === 'fast') for (const entry of doc.outbox) running.set(entry.eventId, entry);
+      if (path === 'sweep') return 0;
+      for (const entry of doc.outbox) running.handedOver.set(entry.eventId, entry);
+      await running.done;
       return 0;
     }
-    const handedOver = new Map<string, OutboxEntry>();
-    this.inFlight.set(doc._id, handedOver);
+    const publishing: Publishing = { handedOver: new Map(), done: Promise.resolve(0) };
+    this.inFlight.set(doc._id, publishing);
+    publishing.done = this.publishWithHandOvers(doc._id, doc.outbox, path, publishing);
+    return publishing.done;
+  }
+
+  private async publishWithHandOvers(
+    id: string,
+    entries: OutboxEntry[],
+    path: 'fast' | 'sweep',
+    publishing: Publishing,
+  ): Promise<number> {
     try {
-      let published = await this.publishAndMarkEntries(doc._id, doc.outbox, path);
-      const sent = new Set(doc.outbox.map((e) => e.eventId));
-      for (let next = unsent(handedOver, sent); next.length > 0; next = unsent(handedOver, sent)) {
-        published += await this.publishAndMarkEntries(doc._id, next, 'fast');
+      let published = await this.publishAndMarkEntries(id, entries, path);
+      const sent = new Set(entries.map((e) => e.eventId));
+      // Checking for hand-overs and leaving inFlight (finally) happen in one turn: none can slip in between.
+      for (
+        let next = unsent(publishing.handedOver, sent);
+        next.length > 0;
+        next = unsent(publishing.handedOver, sent)
+      ) {
+        published += await this.publishAndMarkEntries(id, next, 'fast');
         for (const e of next) sent.add(e.eventId);
       }
       return published;
     } finally {
-      this.inFlight.delete(doc._id);
+      this.inFlight.delete(id);
     }
   }
 
@@ -220,6 +235,12 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
       { $set: { outboxPending: false }, $inc: { revision: 1 } } as unknown as UpdateFilter<D>,
     );
   }
+}
+
+/** A document being published: the entries later writes handed over meanwhile, and when all of them are sent. */
+interface Publishing {
+  handedOver: Map<string, OutboxEntry>;
+  done: Promise<number>;
 }
 
 /** The entries handed over to a running publisher that it has not sent yet, oldest first; clears the hand-over. */
