@@ -26,7 +26,7 @@ interface Lane {
  * After the checks and the unit tier, one phase after another; the lanes of a phase side by side. Side by side only
  * where neither starves the other: the chaos tier (alone on the shared engines, which it restarts and stalls) beside
  * the one-minute soak (a stack of its own). The integration and e2e tiers, whose deadlines assume a machine of their
- * own, run alone; the rollout tier's clusters run two files at a time (vitest.config.ts), after them.
+ * own, run alone; the rollout tier's clusters, one at a time (vitest.config.ts), after them.
  */
 const PHASES: Lane[][] = [
   [
