@@ -1,11 +1,8 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { EVENT_TYPES, PROCESSOR_SIGNATURE_HEADER, signProcessorPayload, type EventType } from '@checkout/contracts';
-import { AdminClient, metricValue } from '@checkout/testing';
+import { AdminClient, eventually, metricValue, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import { startBenchStack, type BenchStack } from './stack';
 import { percentile } from './load';
 
@@ -17,51 +14,21 @@ import { percentile } from './load';
 /** cause → first delivery p99 on an idle machine at a modest rate (docs/webhooks.md, "How fast an event arrives"). */
 const BUDGET_P99_MS = 250;
 
-interface Delivery {
-  type: string;
-  body: string;
-  at: number;
+/** When the first delivery of `type` naming `id` reached the merchant's endpoint (epoch ms). */
+function firstDelivery(receiver: WebhookReceiver, type: EventType, id: string): Promise<number> {
+  const isIt = (body: string) => body.includes(`"${id}"`) && (JSON.parse(body) as { event?: string }).event === type;
+  return eventually(
+    () =>
+      receiver
+        .deliveries()
+        .find((d) => isIt(d.body))
+        ?.receivedAt.getTime(),
+    {
+      intervalMs: 5,
+      description: `the first ${type} delivery for ${id}`,
+    },
+  );
 }
-
-/** The merchant's endpoint: records each delivery's type, raw body and arrival time, and answers 200 at once. */
-async function startReceiver() {
-  const deliveries: Delivery[] = [];
-  const waiters = new Set<() => void>();
-  const server = createServer((req, res) => {
-    const at = performance.now();
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const type = (JSON.parse(body) as { event?: string }).event ?? '';
-      deliveries.push({ type, body, at });
-      res.writeHead(200).end('ok');
-      for (const wake of waiters) wake();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  /** When the first delivery of `type` naming `id` arrived (performance.now()); rejects after 10 s. */
-  const firstDelivery = (type: EventType, id: string): Promise<number> =>
-    new Promise((resolve, reject) => {
-      const look = () => {
-        const found = deliveries.find((d) => d.type === type && d.body.includes(`"${id}"`));
-        if (!found) return false;
-        waiters.delete(look);
-        clearTimeout(timer);
-        resolve(found.at);
-        return true;
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(look);
-        reject(new Error(`no ${type} delivery for ${id} within 10 s`));
-      }, 10_000);
-      if (!look()) waiters.add(look);
-    });
-  return { url, firstDelivery, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
 /** The merchant's and the processor's calls through the gateway. */
 function clientOf(stack: BenchStack, keys: { test: string; live: string }) {
@@ -122,7 +89,7 @@ interface Sample {
  */
 async function round(
   client: ReturnType<typeof clientOf>,
-  receiver: Receiver,
+  receiver: WebhookReceiver,
   record: (sample: Sample, ms: number) => void,
 ): Promise<void> {
   const { call, processor } = client;
@@ -131,11 +98,11 @@ async function round(
     act: () => Promise<T>,
     events: (answer: T) => Array<[EventType, string]>,
   ): Promise<T> => {
-    const sent = performance.now();
+    const sent = Date.now();
     const answer = await act();
     await Promise.all(
       events(answer).map(async ([type, id]) =>
-        record({ type, cause }, (await receiver.firstDelivery(type, id)) - sent),
+        record({ type, cause }, (await firstDelivery(receiver, type, id)) - sent),
       ),
     );
     return answer;
@@ -240,13 +207,13 @@ export async function runEventsBench(engines: Engines, options: { rounds: number
     replicas: 1,
     extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } },
   });
-  const receiver = await startReceiver();
+  const receiver = await startWebhookReceiver();
   try {
     const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
     const org = await admin.createOrganizationWithKeys('Bench Events Org');
     const client = clientOf(stack, { test: org.testKey, live: org.liveKey });
     for (const mode of ['test', 'live'] as const)
-      await client.call(mode, 'POST', '/v0/webhook_endpoints', { url: receiver.url, enabledEvents: ['*'] });
+      await client.call(mode, 'POST', '/v0/webhook_endpoints', { url: receiver.url('/hooks'), enabledEvents: ['*'] });
 
     const samples = new Map<string, { sample: Sample; ms: number[] }>();
     const record = (sample: Sample, ms: number) => {
