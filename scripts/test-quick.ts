@@ -4,9 +4,8 @@
 // changed packages, on engines started meanwhile. `npm test` still runs everything before a change lands.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { startEngines, type Engines } from '@checkout/engines';
-import { serveEngineControl } from '@checkout/testing';
 import { run } from './lib/run-command';
+import { ensureChromium, sharedEngines } from './lib/test-engines';
 
 const log = (line: string) => process.stderr.write(`[test:quick] ${line}\n`);
 
@@ -53,8 +52,9 @@ async function main(): Promise<number> {
     .filter((dir) => dir !== './test' && existsSync(dir));
 
   // Engines start while the checks run: the JVMs take most of their start-up waiting on the disk.
-  const engines: Promise<Engines> | undefined =
-    integrationDirs.length > 0 ? startEngines({ log: (line) => log(`engines: ${line}`) }) : undefined;
+  const engines = integrationDirs.length > 0 ? sharedEngines(log) : undefined;
+  // A failed start must not become an unhandled rejection while the checks still run.
+  engines?.catch(() => {});
   const typecheck = async () => {
     for (const workspace of workspaces) {
       const result = await step(`typecheck ${workspace}`, 'npx', [
@@ -88,26 +88,17 @@ async function main(): Promise<number> {
 
   let integration = { label: 'integration', code: 0 };
   if (engines) {
-    // The hosted page's browser tests need Chromium (installed from Debian once, a no-op after).
-    if (failed.length === 0) await step('chromium', 'bash', ['scripts/ensure-chromium.sh']);
+    if (failed.length === 0) await ensureChromium(log);
     const running = await engines;
-    const control = await serveEngineControl(running);
     try {
       if (failed.length === 0)
         integration = await step(
           `integration (${integrationDirs.join(', ')})`,
           'npx',
           ['vitest', 'run', '--project', 'integration', ...integrationDirs],
-          {
-            ...process.env,
-            KAFKA_BROKERS: running.kafkaBrokers.join(','),
-            MONGODB_URL: running.mongoUrl,
-            ENGINES_DESCRIPTION: running.description,
-            ENGINES_CONTROL_URL: control.url,
-          },
+          running.env,
         );
     } finally {
-      await control.close();
       await running.stop();
     }
   }

@@ -4,13 +4,12 @@
 // The checks and the unit tier run while the engines start; then the tiers in phases (PHASES), side by side where
 // neither starves the other. It ends with each tier's wall time, the ten slowest files and one closing line of
 // counts (scripts/lib/test-cost.ts).
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEngines, type Engines } from '@checkout/engines';
-import { serveEngineControl } from '@checkout/testing';
 import { runAudit } from './lib/audit';
 import { run } from './lib/run-command';
+import { ensureChromium, sharedEngines } from './lib/test-engines';
 import { costSummary, readCosts } from './lib/test-cost';
 
 /** The reporter that records each test file's wall time and outcome (scripts/lib/test-cost.ts). */
@@ -73,42 +72,10 @@ async function checks(): Promise<number> {
   return 0;
 }
 
-/** This run's shared engines (or the ones KAFKA_BROKERS / MONGODB_URL name) and the env that hands them down. */
-async function sharedEngines(): Promise<{ env: NodeJS.ProcessEnv; stop(): Promise<void> }> {
-  const env = { ...process.env };
-  if (env.KAFKA_BROKERS && env.MONGODB_URL) {
-    log(`engines: ${env.ENGINES_DESCRIPTION ?? `${env.KAFKA_BROKERS} / ${env.MONGODB_URL}`}`);
-    return { env, stop: async () => {} };
-  }
-  const engines: Engines = await startEngines({ log: (line) => log(`engines: ${line}`) });
-  const control = await serveEngineControl(engines);
-  log(`engines: ${engines.description}`);
-  return {
-    env: {
-      ...env,
-      KAFKA_BROKERS: engines.kafkaBrokers.join(','),
-      MONGODB_URL: engines.mongoUrl,
-      ENGINES_DESCRIPTION: engines.description,
-      ENGINES_CONTROL_URL: control.url,
-    },
-    stop: async () => {
-      await control.close();
-      await engines.stop();
-    },
-  };
-}
-
-function ensureChromium(): Promise<void> {
-  if (!existsSync('scripts/ensure-chromium.sh')) return Promise.resolve();
-  return run('bash', ['scripts/ensure-chromium.sh']).then((code) => {
-    if (code !== 0) log('chromium is not available: the hosted-page browser tests will fail');
-  });
-}
-
 /** One vitest process over `args` (a tier, a file): what `npm test -- …` runs. */
 async function runOne(): Promise<number> {
-  await ensureChromium();
-  const engines = await sharedEngines();
+  await ensureChromium(log);
+  const engines = await sharedEngines(log);
   try {
     return await vitest('run', args, { env: engines.env });
   } finally {
@@ -118,10 +85,10 @@ async function runOne(): Promise<number> {
 
 /** Everything: the checks beside the unit tier and the engines' start, then the phases (see PHASES). */
 async function runAll(): Promise<number> {
-  const enginesStarting = sharedEngines();
+  const enginesStarting = sharedEngines(log);
   // A failed start must not become an unhandled rejection while the checks still run.
   enginesStarting.catch(() => {});
-  const chromium = ensureChromium();
+  const chromium = ensureChromium(log);
   const [checked, unit] = await Promise.all([checks(), vitest('unit', ['--project', 'unit'])]);
   await chromium;
   const engines = await enginesStarting;

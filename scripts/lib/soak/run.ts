@@ -590,7 +590,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         namePrefix,
       ),
       [
-        ...windows.map((w) => ({ what: w.what, start: w.start, end: w.end })),
+        ...windows,
         ...clusterKills.map((k) => ({ what: k.what, start: k.at, end: k.at })),
         ...rolloutSteps.filter((step) => step.replacement === undefined),
       ],
