@@ -7,14 +7,14 @@ import { mkdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, waitFor, type GuardedProcess } from '@checkout/engines';
+import { freePorts, waitFor, type GuardedProcess } from '@checkout/engines';
 import { stackEnvironment, type StackEnvironment, type StackEnvironmentOptions } from '@checkout/testing';
 import { request } from 'undici';
 import { buildInfo } from '@checkout/config';
 import { createTopics } from '../../deploy/scripts/create-topics';
 import { currentBuild } from '../../deploy/scripts/bundle';
 import { ensureHaproxy, HEALTH_DRAIN_MS, startHaproxy, type Backend, type Haproxy } from './haproxy';
-import { envKey, SERVICES, spawnService, type ServiceName } from './process-stack';
+import { envKey, SERVICES, spawnService, stackPorts, type ServiceName } from './process-stack';
 import type { ServiceBuild } from './releases';
 
 export interface Replica {
@@ -163,19 +163,13 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
     'webhook-dispatcher': options.from ?? current,
     gateway: options.from ?? current,
   };
-  const ports = {
-    gateway: options.gatewayPort ?? (await freePort()),
-    gatewayAdmin: await freePort(),
-    orders: await freePort(),
-    sessions: await freePort(),
-    dispatcher: await freePort(),
-  };
+  const { ports, extra: callFrontendPorts } = await stackPorts(options.gatewayPort, INTERNAL_CALLS.length);
   // Every URL a service is given points at a frontend: the stack environment is computed for the frontends' ports,
   // then each caller's URL of each callee is its own frontend's.
   const env = stackEnvironment({ ...options, ports });
   const callPorts = new Map<string, number>();
-  for (const call of INTERNAL_CALLS) {
-    const port = await freePort();
+  for (const [i, call] of INTERNAL_CALLS.entries()) {
+    const port = callFrontendPorts[i] as number;
     callPorts.set(frontendOf(call), port);
     env[envKey(call.caller)][call.env] = `http://127.0.0.1:${port}`;
   }
@@ -260,8 +254,7 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
     if (slot === undefined) throw new Error(`no free load balancer slot for ${service}`);
     takenSlots[service].add(slot);
     const generation = ++generations[service];
-    const port = await freePort();
-    const adminPort = service === 'gateway' ? await freePort() : undefined;
+    const [port, adminPort] = (await freePorts(service === 'gateway' ? 2 : 1)) as [number, number | undefined];
     const serviceEnv: Record<string, string> = {
       ...env[envKey(service)],
       PORT: String(port),

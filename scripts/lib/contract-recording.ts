@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from '@checkout/mongo';
 import { request } from 'undici';
-import { startEngines, type Engines } from '@checkout/engines';
+import { freePort, startEngines, type Engines } from '@checkout/engines';
 import {
   AdminClient,
   eventually,
@@ -22,7 +22,7 @@ import {
 } from '@checkout/testing';
 import { buildInfo } from '@checkout/config';
 import { INTERNAL_CALLS, type InternalCall } from './cluster-stack';
-import { freePort, startProcessStack, type ProcessStack, type ServiceName } from './process-stack';
+import { startProcessStack, type ProcessStack, type ServiceName } from './process-stack';
 import type { ServiceBuild } from './releases';
 import { routeOf } from './soak/versions';
 import { startTraceSink, type TraceSink } from './trace-sink';

@@ -20,6 +20,10 @@ describe('renderHaproxyConfig', () => {
     expect(config).toContain('stats socket /tmp/run/haproxy.sock mode 600 level admin');
   });
 
+  it('When two frontends were given one port, then HAProxy refuses to start instead of splitting the port between them', () => {
+    expect(config).toMatch(/^global\n(  .*\n)*  noreuseport\n/);
+  });
+
   it('When rendered, then readiness is checked on /readyz and only refused connections are retried (a received request is never replayed)', () => {
     expect(config).toContain('option httpchk GET /readyz');
     expect(config).toContain('http-check expect status 200');

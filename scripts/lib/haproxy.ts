@@ -83,6 +83,9 @@ export function renderHaproxyConfig(options: {
   const lines = [
     'global',
     '  maxconn 4096',
+    // Two frontends given one port must fail to start, not share it: with SO_REUSEPORT both bind, and the kernel
+    // splits the port's connections between them.
+    '  noreuseport',
     `  stats socket ${options.socket} mode 600 level admin`,
     ...(options.requestLog ? ['  log stdout format raw local0 info'] : []),
     // A stop() must not wait for idle keep-alive clients.

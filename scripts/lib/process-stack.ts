@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnGuarded, type GuardedProcess } from '@checkout/engines';
+import { freePorts, spawnGuarded, type GuardedProcess } from '@checkout/engines';
 import { eventually, stackEnvironment, type StackEnvironment, type StackEnvironmentOptions } from '@checkout/testing';
 import { request } from 'undici';
 
@@ -32,17 +32,21 @@ export async function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
+/**
+ * The ports of a stack's listeners, distinct by construction: taken one at a time, a port just released can be handed
+ * out again (about 1 stack in 170 drew a repeat among ten), and two HAProxy frontends on one port split its
+ * connections silently.
+ */
+export async function stackPorts(gatewayPort: number | undefined, extra = 0) {
+  const [gateway, gatewayAdmin, orders, sessions, dispatcher, ...rest] = (await freePorts(5 + extra)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    ...number[],
+  ];
+  return { ports: { gateway: gatewayPort ?? gateway, gatewayAdmin, orders, sessions, dispatcher }, extra: rest };
 }
 
 /** One service process, configured only through `env` as in a deployment, killed if this process dies. */
@@ -107,13 +111,7 @@ export async function startProcessStack(
     bundleDir = join(process.cwd(), 'dist', 'process-stack');
     await (await import('../../deploy/scripts/bundle')).bundle(bundleDir);
   }
-  const ports = {
-    gateway: options.gatewayPort ?? (await freePort()),
-    gatewayAdmin: await freePort(),
-    orders: await freePort(),
-    sessions: await freePort(),
-    dispatcher: await freePort(),
-  };
+  const { ports } = await stackPorts(options.gatewayPort);
   const env = stackEnvironment({ ...options, ports });
   mkdirSync(options.logDir, { recursive: true });
   const processes: Partial<Record<ServiceName, GuardedProcess>> = {};

@@ -25,7 +25,14 @@ export {
   type MongoJavaServerBackend,
 } from './local-mongo-java-server';
 export { provisionFerretDb, startLocalFerretDb } from './local-ferretdb';
-export { freePort, spawnGuarded, type GuardedProcess, type ExitInfo, type SpawnGuardedOptions } from './process';
+export {
+  freePort,
+  freePorts,
+  spawnGuarded,
+  type GuardedProcess,
+  type ExitInfo,
+  type SpawnGuardedOptions,
+} from './process';
 export { cacheRoot, ensureCached } from './cache';
 export { identifyMongoEngine, type MongoEngineFamily, type MongoEngineIdentity } from './mongo-identity';
 export { readQueryPlan, type QueryPlan } from './query-plan';
