@@ -117,8 +117,6 @@ export interface RolloutOptions {
    * every replica is replaced by one of the same build, in SERVICES order.
    */
   mixed?: { from: ServiceBuild; phases: readonly RolloutPhase[] };
-  /** Then restart each broker in turn (default true; the mixed-version rollout is about the services). */
-  restartBrokers?: boolean;
   log: (line: string) => void;
 }
 
@@ -155,7 +153,7 @@ export async function runRollout(options: RolloutOptions): Promise<RolloutStep[]
     }
   }
   const cluster = engines.kafkaCluster;
-  if (cluster && options.restartBrokers !== false) {
+  if (cluster) {
     for (const node of cluster.nodes) {
       const start = Date.now();
       log(`rollout: broker ${node.nodeId} (controlled shutdown, start, wait for every ISR)`);
