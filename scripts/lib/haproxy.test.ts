@@ -21,7 +21,7 @@ describe('renderHaproxyConfig', () => {
   });
 
   it('When two frontends were given one port, then HAProxy refuses to start instead of splitting the port between them', () => {
-    expect(config).toMatch(/^global\n(  .*\n)*  noreuseport\n/);
+    expect(config).toMatch(/^global\n( {2}.*\n)* {2}noreuseport\n/);
   });
 
   it('When rendered, then readiness is checked on /readyz and only refused connections are retried (a received request is never replayed)', () => {
