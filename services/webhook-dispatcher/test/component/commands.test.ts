@@ -76,6 +76,9 @@ beforeAll(async () => {
       WEBHOOK_ORGANIZATION_SHARE: '1',
       WEBHOOK_LIVE_RESERVED_SHARE: '0',
       SWEEPERS_ENABLED: 'false',
+      // The hold must outlive the burst's start on a busy machine: an attempt that starts after its hold's end (minus
+      // the timeout) claims the delivery again, a path of its own with its own commands (attempts.ts, `take`).
+      WEBHOOK_CLAIM_TTL_MS: '60000',
     }),
     { commandCounter: counter },
   );
