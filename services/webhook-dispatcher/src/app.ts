@@ -240,7 +240,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
     if (config.API_ENABLED)
       mountRoutes(app, {
         internalCallers: config.INTERNAL_CALLERS,
-        eventLog: new EventLog(events, deliveries),
+        eventLog: new EventLog(events, deliveries, config.EVENT_SEARCH_MAX_TIME_MS),
         record: dispatcher.record,
         recovery: dispatcher.recovery,
         endpoints: new WebhookEndpoints({ store: webhookEndpoints, deliveries, changes: directory, clock }),

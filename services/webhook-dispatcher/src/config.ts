@@ -62,6 +62,11 @@ export const ConfigSchema = z
       .describe(
         'Delays before attempts 2..5, comma-separated, strictly increasing (D31: 10 s, 1 min, 10 min, 1 h); each gets up to ±10 % jitter (D40)',
       ),
+    EVENT_SEARCH_MAX_TIME_MS: env
+      .positiveInt(5_000)
+      .describe(
+        "The database's deadline (maxTimeMS) for one `GET /v0/events` filtered by deliveryStatus or endpointId; past it the request answers 503 SERVICE_UNAVAILABLE. Keep it under the gateway's UPSTREAM_TIMEOUT_MS (10 s), so no search outlives the request that asked for it",
+      ),
     WEBHOOK_TIMEOUT_MS: env
       .positiveInt(5_000)
       .describe('Time allowed for one whole attempt: connect, headers and the response snippet (spec: 5 s)'),
