@@ -189,7 +189,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
     const directory = new EndpointDirectory(webhookEndpoints, { cacheMs: config.WEBHOOK_ENDPOINT_CACHE_MS, clock });
     const secrets = createSigningSecrets(config, logger);
     runtime.onStop('signing secrets', () => secrets.close());
-    // D33's rule, with the operators' allowed and denied networks.
+    // One rule for both places an address is judged (D33): an endpoint's URL at registration, every attempt's address.
     const policy = new AddressPolicy(config.WEBHOOK_ALLOWED_NETWORKS, config.WEBHOOK_DENIED_NETWORKS);
     const sender = createSender(config, options, policy, logger);
     runtime.onStop('webhook sender', () => sender.close());
@@ -245,7 +245,7 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
         eventLog: new EventLog(events, deliveries, config.EVENT_SEARCH_MAX_TIME_MS),
         record: dispatcher.record,
         recovery: dispatcher.recovery,
-        endpoints: new WebhookEndpoints({ store: webhookEndpoints, deliveries, changes: directory, clock }),
+        endpoints: new WebhookEndpoints({ store: webhookEndpoints, deliveries, changes: directory, clock, policy }),
         clock,
       });
     if (config.CONSUMERS_ENABLED) {
