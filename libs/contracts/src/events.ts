@@ -338,7 +338,7 @@ export const ListEventsQuery = z
       code: 'custom',
       path: ['page'],
       input: query.page,
-      message: `page × limit must be at most ${DELIVERY_SEARCH_MAX} when filtering by deliveryStatus or endpointId; to reach further, set createdBefore to the last event's createdAt`,
+      message: `page × limit must be at most ${DELIVERY_SEARCH_MAX} when filtering by deliveryStatus or endpointId; to reach further, set createdBefore to 1 ms after the last event's createdAt and page again from 1`,
     });
   })
   .meta({ id: 'ListEventsQuery' });
