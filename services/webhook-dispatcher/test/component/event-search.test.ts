@@ -13,6 +13,7 @@ import {
   type WebhookEndpointWithSecret,
 } from '@checkout/contracts';
 import { COLLECTIONS, WEBHOOK_INDEXES } from '../../src/store/indexes';
+import { DeliveriesStore } from '../../src/store/deliveries.store';
 import {
   buildSessionEvent,
   createEndpoint,
@@ -188,6 +189,28 @@ describe('GET /internal/events filtered by deliveries (D51)', () => {
     expect(status).toBe(400);
     expect(body.code).toBe('INVALID_REQUEST');
     expect((body.details as unknown[]).length).toBeGreaterThan(0);
+  });
+});
+
+describe('the bounded walk (D51)', () => {
+  it('When a delivery-filtered page is read, then the find names a projection without _id and a maxTimeMS under the upstream timeout, and stops at what it needs', async () => {
+    const client = new MongoClient(fixture.dispatcher.config.MONGODB_URL, { monitorCommands: true });
+    const finds: Document[] = [];
+    client.on('commandStarted', (event: { commandName: string; command: Document }) => {
+      if (event.commandName === 'find') finds.push(event.command);
+    });
+    await client.connect();
+    try {
+      const store = new DeliveriesStore(client.db(fixture.dispatcher.config.MONGODB_DATABASE));
+      const ids = await store.eventIdsWithDeliveries(scope, { status: 'succeeded' }, 2, 1_234);
+      expect(ids).toEqual([e3.eventId, e2.eventId]);
+      expect(finds).toHaveLength(1);
+      expect(finds[0]).toMatchObject({ projection: { _id: 0, eventId: 1, eventCreatedAt: 1 }, maxTimeMS: 1_234 });
+    } finally {
+      await client.close();
+    }
+    // The service's own deadline: 5 s by default, under the gateway's 10 s upstream timeout.
+    expect(fixture.dispatcher.config.EVENT_SEARCH_MAX_TIME_MS).toBe(5_000);
   });
 });
 
