@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     traces && prometheus
       ? `
   traces        ${traces.zipkinUrl}/zipkin/   (${traces.description}: ${traces.env.OTEL_EXPORTER_ZIPKIN_ENDPOINT})
-                find a payment: ${traces.zipkinUrl}/zipkin/?annotationQuery=checkout.session_id%3D<session id>
+                find a payment: ${traces.zipkinUrl}/zipkin/?annotationQuery=checkout.order_id%3D<order id>
   prometheus    ${prometheus.url}   (Prometheus ${prometheus.version}; rules: deploy/observability/prometheus-rules.yaml, ${prometheus.url}/alerts)`
       : '';
   const loadBalancer = clusterStack

@@ -23,6 +23,8 @@ STATE_OR_REFERENCE_CODES = {
     "WEBHOOK_ENDPOINT_DISABLED",  # D50: a redelivery or a recovery to an endpoint that is disabled
 }
 
+PAGE_BOUND = r"^page × limit must be at most \d+ when filtering by deliveryStatus or endpointId"
+
 # Failure codes whose message names a rule across fields, over stored data, or over the serialized size.
 RULE_MESSAGES = [
     re.compile(r"^The order amounts are invalid\.$"),  # D10: computed amounts, discount above subtotal
@@ -39,9 +41,15 @@ RULE_MESSAGES = [
     re.compile(r"^The refund of \d+ exceeds what is refundable on order \S+ \(\d+\)\.$"),
     re.compile(r"^Order \S+ already has \d+ refunds, the most one order may have\.$"),
     re.compile(r"^Refund \S+ is already \w+; only a pending refund can be settled\.$"),
+    # D51: page × limit, across two fields and only with the delivery filters (DELIVERY_SEARCH_MAX).
+    re.compile(PAGE_BOUND),
+    # D50, D33: an endpoint's URL by the key's mode (live is https only) and by address ranges (IP literals).
+    re.compile(r"^url must be https in live mode"),
+    re.compile(r"^url must not name an internal address"),
 ]
 RULE_DETAILS = [
     re.compile(r"^sessionData may be at most \d+ bytes as JSON$"),  # D23: 8 KiB serialized
+    re.compile(PAGE_BOUND),  # D51, as the gateway's own validation words it in details
 ]
 
 

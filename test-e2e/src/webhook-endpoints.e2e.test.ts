@@ -122,6 +122,27 @@ describe('webhook endpoints through the gateway (D50)', () => {
     expect((await test.webhookEndpoints.list()).pagination.total).toBe(1);
   });
 
+  it('When a live key registers http://169.254.169.254/latest/ (201 before) or any http URL, then 400 naming url; a test key is refused the address too, and may use http to a name', async () => {
+    const { test, live } = await merchant();
+    const refusal = async (client: Checkout, url: string) => {
+      const err = await client.webhookEndpoints.create({ url, enabledEvents: ['*'] }).catch((e: unknown) => e);
+      expect(isCheckoutApiError(err, 'WEBHOOK_ENDPOINT_CREATE_FAILED'), `${url}: ${String(err)}`).toBe(true);
+      return err as { status: number; details?: Array<{ path: string }> };
+    };
+    for (const url of ['http://169.254.169.254/latest/', 'https://169.254.169.254/latest/', 'http://hooks.example/']) {
+      const err = await refusal(live, url);
+      expect(err.status).toBe(400);
+      expect(err.details?.map((d) => d.path)).toEqual(['url']);
+    }
+    await refusal(test, 'http://169.254.169.254/latest/');
+    expect((await test.webhookEndpoints.create({ url: 'http://hooks.example/', enabledEvents: ['*'] })).url).toBe(
+      'http://hooks.example/',
+    );
+    expect((await live.webhookEndpoints.create({ url: 'https://hooks.example/', enabledEvents: ['*'] })).url).toBe(
+      'https://hooks.example/',
+    );
+  });
+
   it('When the other mode asks for an endpoint, then it does not exist there (D3, D4)', async () => {
     const { test, live } = await merchant();
     const endpoint = await test.webhookEndpoints.create({ url: receiver.url('/modes'), enabledEvents: ['*'] });

@@ -233,8 +233,25 @@ export const EventResponse = z
   .meta({ id: 'EventResponse' });
 export type EventResponse = z.infer<typeof EventResponse>;
 
+/**
+ * How far a list filtered by its deliveries (`deliveryStatus`, `endpointId`) reaches: page × limit at most this, and
+ * its `total` counted up to this. Such a list is read by walking an index of deliveries to the page, so without a
+ * bound one request could walk a merchant's whole delivery history; past it, narrow the window (`createdBefore`).
+ */
+export const DELIVERY_SEARCH_MAX = 10_000;
+
 export const EventListResponse = z
-  .object({ events: z.array(WebhookEvent), pagination: Pagination })
+  .object({
+    events: z.array(WebhookEvent),
+    pagination: Pagination.extend({
+      total: z
+        .int()
+        .min(0)
+        .describe(
+          `Total number of matching events. Filtered by \`deliveryStatus\` or \`endpointId\`, counted up to ${DELIVERY_SEARCH_MAX}: ${DELIVERY_SEARCH_MAX} means that many or more.`,
+        ),
+    }),
+  })
   .meta({ id: 'EventListResponse' });
 export type EventListResponse = z.infer<typeof EventListResponse>;
 
@@ -313,6 +330,16 @@ export const ListEventsQuery = z
       .describe(
         'Only events created before this ISO-8601 time (D51); with createdAfter, the window [createdAfter, createdBefore).',
       ),
+  })
+  .superRefine((query, ctx) => {
+    if (query.deliveryStatus === undefined && query.endpointId === undefined) return;
+    if (query.page * query.limit <= DELIVERY_SEARCH_MAX) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['page'],
+      input: query.page,
+      message: `page × limit must be at most ${DELIVERY_SEARCH_MAX} when filtering by deliveryStatus or endpointId; to reach further, set createdBefore to 1 ms after the last event's createdAt and page again from 1`,
+    });
   })
   .meta({ id: 'ListEventsQuery' });
 export type ListEventsQuery = z.infer<typeof ListEventsQuery>;

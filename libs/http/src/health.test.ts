@@ -52,4 +52,39 @@ describe('/healthz and /readyz', () => {
       await server.close(1_000);
     }
   });
+
+  it.each(['/healthz', '/readyz', '/metrics'])(
+    'When %s is asked with HEAD, then the status and headers are those of GET, without a body (it was 404)',
+    async (path) => {
+      let failing = false;
+      const app = new Koa();
+      app.use(
+        operationalEndpoints({
+          checks: [{ name: 'mongodb', check: async () => void (failing && (await Promise.reject(new Error('down')))) }],
+          registry: new Registry(),
+          now: () => (failing ? 10_000 : 0),
+        }),
+      );
+      const server = await listen(app, { host: '127.0.0.1', port: 0 });
+      const answer = async (method: 'GET' | 'HEAD') => {
+        const response = await request(`${server.url}${path}`, { method });
+        const body = await response.body.text();
+        // undici asks to close after a HEAD (its interop rule), so the connection headers differ by the client's doing.
+        const { date: _date, connection: _connection, 'keep-alive': _keepAlive, ...headers } = response.headers;
+        return { status: response.statusCode, headers, body };
+      };
+      try {
+        for (const down of [false, true]) {
+          failing = down;
+          const get = await answer('GET');
+          const head = await answer('HEAD');
+          expect(head.body).toBe('');
+          expect(get.body.length).toBeGreaterThan(0);
+          expect({ status: head.status, headers: head.headers }).toEqual({ status: get.status, headers: get.headers });
+        }
+      } finally {
+        await server.close(1_000);
+      }
+    },
+  );
 });

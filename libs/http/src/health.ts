@@ -57,7 +57,8 @@ export function operationalEndpoints(options: {
     return cached.results;
   };
   return async (ctx, next) => {
-    if (ctx.method !== 'GET') {
+    // HEAD is GET without the body (RFC 9110 §9.3.2): the same status and headers, which Koa sends without a body.
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       await next();
       return;
     }

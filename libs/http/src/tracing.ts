@@ -2,10 +2,13 @@ import type { Middleware } from 'koa';
 import { startSpan, tracingEnabled, type SpanAttributes } from '@checkout/telemetry';
 import { INTERNAL_API_HEADERS } from '@checkout/contracts';
 
-/** Route parameters that are ids an operator searches traces by (docs/operations.md, "Find a payment's trace"). */
+/**
+ * Route parameters that are ids an operator searches traces by (docs/operations.md, "Find a payment's trace").
+ * Never `sessionId`: a session id opens its hosted page, so it is a capability, not a name, and everyone who can
+ * read the trace store would hold every open checkout.
+ */
 const ID_PARAMS: Record<string, keyof SpanAttributes> = {
   orderId: 'checkout.order_id',
-  sessionId: 'checkout.session_id',
   eventId: 'checkout.event_id',
   organizationId: 'checkout.organization_id',
 };

@@ -63,4 +63,17 @@ describe('a dependency whose socket was closed under it', () => {
       await statusFor(new MongoPoolClosedError('Attempted to check out a connection from closed connection pool')),
     ).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
   });
+
+  it('When a query is stopped by its maxTimeMS (a bounded search), then 503, not 500', async () => {
+    // The driver's MongoServerError as the server reports it: code 50, codeName MaxTimeMSExpired.
+    class MongoServerError extends Error {
+      override name = 'MongoServerError';
+      readonly code = 50;
+      readonly codeName = 'MaxTimeMSExpired';
+    }
+    expect(await statusFor(new MongoServerError('operation exceeded time limit'))).toEqual({
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
+    });
+  });
 });

@@ -25,9 +25,17 @@ const UNAVAILABLE_NAMES = new Set([
  */
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET']);
 
+/**
+ * Server errors that mean "the database did not answer in time", not "the request is wrong": a query stopped by
+ * its maxTimeMS (a bounded search, D51) is the database being too busy or the data too large right now, answered
+ * 503 like any outage rather than 500. By the server's code name (MaxTimeMSExpired is code 50).
+ */
+const UNAVAILABLE_SERVER_CODE_NAMES = new Set(['MaxTimeMSExpired']);
+
 export function isInfrastructureUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     if (UNAVAILABLE_NAMES.has(e.name) || UNAVAILABLE_NAMES.has(e.constructor.name)) return true;
+    if ('codeName' in e && typeof e.codeName === 'string' && UNAVAILABLE_SERVER_CODE_NAMES.has(e.codeName)) return true;
     if ('code' in e && typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
   }
   return false;

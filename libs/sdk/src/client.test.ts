@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signatureHeaders } from '@checkout/contracts';
+import { DELIVERY_SEARCH_MAX as CONTRACT_SEARCH_MAX, signatureHeaders } from '@checkout/contracts';
 import {
   Checkout,
   CheckoutApiError,
@@ -10,6 +10,7 @@ import {
   isCheckoutApiError,
   webhooks,
 } from './index';
+import { DELIVERY_SEARCH_MAX } from './resources/events';
 
 // The client against a scripted local HTTP server: no engines, only what the SDK does with answers.
 
@@ -204,6 +205,35 @@ describe('Checkout SDK requests', () => {
 
   it('When the key is not a secret key, then the constructor refuses it', () => {
     expect(() => new Checkout('pk_test_1')).toThrow(/secret key/);
+  });
+});
+
+describe('events filtered by deliveries (D51)', () => {
+  it('When iterated past page × limit = DELIVERY_SEARCH_MAX, then the SDK starts a new window after the last event and every event comes once, in order', async () => {
+    expect(DELIVERY_SEARCH_MAX).toBe(CONTRACT_SEARCH_MAX);
+    // 10,150 events, two per millisecond (a window restarting inside one millisecond reads some twice), newest first.
+    const T = Date.parse('2026-11-25T00:00:00.000Z');
+    const all = Array.from({ length: 10_150 }, (_, i) => ({
+      id: `evt_test_${String(100_000 - i)}`,
+      createdAt: new Date(T - Math.floor(i / 2)).toISOString(),
+    }));
+    const { baseUrl, seen } = await scripted(({ url }) => {
+      const query = new URL(url, 'http://x').searchParams;
+      const [page, limit] = [Number(query.get('page')), Number(query.get('limit'))];
+      if (page * limit > CONTRACT_SEARCH_MAX) return { status: 400, body: { code: 'INVALID_REQUEST', message: 'x' } };
+      const before = query.get('createdBefore');
+      const matching = before === null ? all : all.filter((e) => Date.parse(e.createdAt) < Date.parse(before));
+      const events = matching.slice((page - 1) * limit, page * limit);
+      return {
+        status: 200,
+        body: { events, pagination: { page, limit, total: 0, hasMore: page * limit < matching.length } },
+      };
+    });
+    const ids: string[] = [];
+    for await (const event of client(baseUrl).events.list({ deliveryStatus: 'failed', limit: 100 })) ids.push(event.id);
+    expect(ids).toEqual(all.map((e) => e.id));
+    expect(seen.every((s) => !s.url.includes('page=101'))).toBe(true);
+    expect(seen.filter((s) => s.url.includes('createdBefore=')).length).toBeGreaterThan(0);
   });
 });
 

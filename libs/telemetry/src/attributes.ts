@@ -1,8 +1,9 @@
-// Every attribute a span may carry, by name. Ids (requests, organizations, orders, sessions, events, deliveries),
-// routes, topics, statuses and outcomes: what an SRE searches a trace by. Never a secret, a key, a card number,
-// a URL (a merchant's endpoint may carry a token in its query or userinfo), a request or response body, a name,
-// an email or an address: a name that is not listed here is dropped by the lib before it reaches a span, and
-// test-e2e/src/traces.e2e.test.ts scans every exported span of a payment and webhook run for secrets.
+// Every attribute a span may carry, by name. Ids (requests, organizations, orders, events, deliveries), routes,
+// topics, statuses and outcomes: what an SRE searches a trace by. Never a secret, a key, a card number, a URL (a
+// merchant's endpoint may carry a token in its query or userinfo), a request or response body, a name, an email or
+// an address, nor a checkout session id (it opens the hosted page: a capability, like a key): a name that is not
+// listed here is dropped by the lib before it reaches a span, and test-e2e/src/traces.e2e.test.ts scans every
+// exported span of a payment and webhook run for secrets and the session id.
 const NAMES = [
   // HTTP (OpenTelemetry semantic conventions): the route pattern, never the path with its ids or query.
   'http.request.method',
@@ -23,7 +24,6 @@ const NAMES = [
   'checkout.organization_id',
   'checkout.mode',
   'checkout.order_id',
-  'checkout.session_id',
   'checkout.event_id',
   'checkout.event_type',
   'checkout.delivery_id',

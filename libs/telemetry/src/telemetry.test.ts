@@ -88,17 +88,21 @@ describe('telemetry on', () => {
     collector.reset();
     const failure = Object.assign(new Error('card 4242424242424242 refused for jane@example.com'), { code: 'X' });
     await expect(
-      inSpan('pay', { kind: 'internal', attributes: { 'checkout.session_id': 'cs_1' } }, async () => {
-        annotateActiveSpan({ 'checkout.order_id': 'ord_1' });
-        annotateActiveSpan({ ['customer.email' as 'checkout.order_id']: 'jane@example.com' });
-        throw failure;
-      }),
+      // A session id is not a listed name (it opens the hosted page): typed out of SpanAttributes, dropped if forced.
+      inSpan(
+        'pay',
+        { kind: 'internal', attributes: { ['checkout.session_id' as 'checkout.event_id']: 'cs_1' } },
+        async () => {
+          annotateActiveSpan({ 'checkout.order_id': 'ord_1' });
+          annotateActiveSpan({ ['customer.email' as 'checkout.order_id']: 'jane@example.com' });
+          throw failure;
+        },
+      ),
     ).rejects.toBe(failure);
     await collector.flush();
     const [span] = collector.spans();
     expect(span!.status).toBe('error');
     expect(span!.attributes).toEqual({
-      'checkout.session_id': 'cs_1',
       'checkout.order_id': 'ord_1',
       'error.type': 'Error: X',
     });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -7,11 +8,13 @@ import { startEngines, type Engines } from '@checkout/engines';
 import { Checkout, CheckoutApiError } from '@checkout/sdk';
 import { AdminClient } from '@checkout/testing';
 import { startClusterStack, type ClusterStack } from '../cluster-stack';
+import { METHODS, representationHeaders, sendOnOneConnection, shuffled, type Method } from './framing';
 
 // The edge behind the load balancer (the second audit), on the local cluster of `npm start -- --replicas 2`: two
 // replicas of every service behind HAProxy. What a client gets through HAProxy must be what it gets from a
 // replica directly: a 2 MB body is 413 PAYLOAD_TOO_LARGE for the SDK (undici's fetch) too, not "other side
-// closed"; and wrong operator tokens from one caller behind the load balancer's shared address lock no operator out.
+// closed"; wrong operator tokens from one caller behind the load balancer's shared address lock no operator out;
+// and every method, in any order on one keep-alive connection, gets a well-framed answer, HEAD the same as GET's.
 
 const REPLICAS = 2;
 const TWO_MB = 2 * 1024 * 1024;
@@ -87,5 +90,46 @@ describe('the edge through the load balancer (two replicas behind HAProxy)', () 
     const operator = await request(admin, { headers: { authorization: `Bearer ${running().env.adminToken}` } });
     await operator.body.dump();
     expect(operator.statusCode).toBe(200);
+  });
+
+  it('When every method is sent in any order on one keep-alive connection through the load balancer, then each answer is well framed, the connection stays open, and HEAD answers as GET without a body', async () => {
+    const admin = new AdminClient(running().env.adminUrl, running().env.adminToken);
+    const { testKey } = await admin.createOrganizationWithKeys('Edge framing');
+    const checkout = new Checkout(testKey, { baseUrl: running().frontends.gateway, maxRetries: 0 });
+    const order = await checkout.orders.create({ items: [{ name: 'Tea', quantity: 1, unitPrice: 100 }] });
+    const paths = ['/readyz', '/healthz', '/v0/events', `/v0/orders/${order.id}`, '/v0/orders', '/no/such/path'];
+    // The outside suite's order first (HEAD last), then seeded shuffles: HEAD first, between, after a refusal.
+    const suiteOrder: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
+    const orders = [suiteOrder, ...[1, 2, 3].map((seed) => shuffled(METHODS, seed))];
+    for (const path of paths) {
+      const sequence = orders.flat().map((method) => ({ method, path }));
+      const { answers, failures } = await sendOnOneConnection(running().frontends.gateway, sequence, {
+        authorization: `Bearer ${testKey}`,
+      });
+      log(`${path}: ${answers.map((a) => `${a.method} ${a.status}`).join(', ')}`);
+      expect(failures, path).toEqual([]);
+      expect(answers.length, path).toBe(sequence.length);
+      // One connection throughout: no answer closed it, so none can have left a stray byte on it either.
+      expect(
+        answers
+          .slice(1)
+          .filter((a) => !a.reusedSocket)
+          .map((a) => `${a.method} ${a.status}`),
+        path,
+      ).toEqual([]);
+      const get = answers.find((a) => a.method === 'GET');
+      const heads = answers.filter((a) => a.method === 'HEAD');
+      expect(heads.length, path).toBe(orders.length);
+      // A list's length may change between two reads (an order's event arriving): only the health bodies are fixed.
+      const mirrored = (headers: IncomingHttpHeaders) =>
+        path.endsWith('z')
+          ? representationHeaders(headers)
+          : { ...representationHeaders(headers), 'content-length': 0 };
+      for (const head of heads) {
+        expect(head.bodyBytes, path).toBe(0);
+        expect(head.status, path).toBe(get?.status);
+        expect(mirrored(head.headers), path).toEqual(mirrored(get?.headers ?? {}));
+      }
+    }
   });
 });

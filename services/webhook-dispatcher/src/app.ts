@@ -66,7 +66,7 @@ function dispatcherTopics(prefix: string): {
   };
 }
 
-function createSender(config: Config, options: BuildOptions, logger: Logger): WebhookSender {
+function createSender(config: Config, options: BuildOptions, policy: AddressPolicy, logger: Logger): WebhookSender {
   if (config.WEBHOOK_ALLOWED_NETWORKS.length > 0) {
     logger.warn(
       { allowed: config.WEBHOOK_ALLOWED_NETWORKS },
@@ -74,7 +74,7 @@ function createSender(config: Config, options: BuildOptions, logger: Logger): We
     );
   }
   return new WebhookSender({
-    policy: new AddressPolicy(config.WEBHOOK_ALLOWED_NETWORKS),
+    policy,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     snippetBytes: config.WEBHOOK_RESPONSE_SNIPPET_BYTES,
     maxConnectionsPerHost: config.WEBHOOK_MAX_CONCURRENCY_PER_HOST,
@@ -189,7 +189,9 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
     const directory = new EndpointDirectory(webhookEndpoints, { cacheMs: config.WEBHOOK_ENDPOINT_CACHE_MS, clock });
     const secrets = createSigningSecrets(config, logger);
     runtime.onStop('signing secrets', () => secrets.close());
-    const sender = createSender(config, options, logger);
+    // One rule for both places an address is judged (D33): an endpoint's URL at registration, every attempt's address.
+    const policy = new AddressPolicy(config.WEBHOOK_ALLOWED_NETWORKS, config.WEBHOOK_DENIED_NETWORKS);
+    const sender = createSender(config, options, policy, logger);
     runtime.onStop('webhook sender', () => sender.close());
     const scheduler = new HostScheduler(schedulerLimits(config), (err, key) =>
       logger.warn({ err, key }, 'webhook attempt failed to complete; the recovery sweep will pick it up'),
@@ -240,10 +242,10 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
     if (config.API_ENABLED)
       mountRoutes(app, {
         internalCallers: config.INTERNAL_CALLERS,
-        eventLog: new EventLog(events, deliveries),
+        eventLog: new EventLog(events, deliveries, config.EVENT_SEARCH_MAX_TIME_MS),
         record: dispatcher.record,
         recovery: dispatcher.recovery,
-        endpoints: new WebhookEndpoints({ store: webhookEndpoints, deliveries, changes: directory, clock }),
+        endpoints: new WebhookEndpoints({ store: webhookEndpoints, deliveries, changes: directory, clock, policy }),
         clock,
       });
     if (config.CONSUMERS_ENABLED) {

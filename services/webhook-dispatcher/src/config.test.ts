@@ -19,6 +19,7 @@ describe('webhook-dispatcher config', () => {
       WEBHOOK_TIMEOUT_MS: 5_000,
       WEBHOOK_MAX_ATTEMPTS: 5,
       WEBHOOK_ALLOWED_NETWORKS: [],
+      WEBHOOK_DENIED_NETWORKS: [],
       WEBHOOK_RESPONSE_SNIPPET_BYTES: 1024,
       API_ENABLED: true,
       CONSUMERS_ENABLED: true,
@@ -33,8 +34,10 @@ describe('webhook-dispatcher config', () => {
       ...base,
       WEBHOOK_RETRY_DELAYS_MS: '50,100,150,200',
       WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32, fd00::/8',
+      WEBHOOK_DENIED_NETWORKS: '34.118.224.0/20',
       CONSUMERS_ENABLED: 'false',
     });
+    expect(config.WEBHOOK_DENIED_NETWORKS).toEqual(['34.118.224.0/20']);
     expect(config.WEBHOOK_RETRY_DELAYS_MS).toEqual([50, 100, 150, 200]);
     expect(config.WEBHOOK_ALLOWED_NETWORKS).toEqual(['127.0.0.1/32', 'fd00::/8']);
     expect(config.CONSUMERS_ENABLED).toBe(false);
@@ -45,6 +48,7 @@ describe('webhook-dispatcher config', () => {
     ['WEBHOOK_RETRY_DELAYS_MS', '10,20,30'],
     ['WEBHOOK_RETRY_DELAYS_MS', '10,20,x,40'],
     ['WEBHOOK_ALLOWED_NETWORKS', '127.0.0.1'],
+    ['WEBHOOK_DENIED_NETWORKS', '34.118.224.0'],
     ['WEBHOOK_MAX_ATTEMPTS', '6'],
     ['WEBHOOK_CLAIM_TTL_MS', '1000'],
     ['GATEWAY_URL', 'ftp://gateway'],

@@ -8,7 +8,7 @@ import {
   retentionConfigShape,
   roleSettings,
 } from '@checkout/config';
-import { parseAllowedNetworks } from './domain/address-policy';
+import { parseNetworks } from './domain/address-policy';
 import type { SchedulerLimits } from './domain/host-scheduler';
 
 const delayList = env
@@ -31,7 +31,7 @@ const delayList = env
 
 const cidrList = env.list().superRefine((cidrs, ctx) => {
   try {
-    parseAllowedNetworks(cidrs);
+    parseNetworks(cidrs);
   } catch (err) {
     ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
   }
@@ -62,6 +62,11 @@ export const ConfigSchema = z
       .describe(
         'Delays before attempts 2..5, comma-separated, strictly increasing (D31: 10 s, 1 min, 10 min, 1 h); each gets up to ±10 % jitter (D40)',
       ),
+    EVENT_SEARCH_MAX_TIME_MS: env
+      .positiveInt(5_000)
+      .describe(
+        "The database's deadline (maxTimeMS) for one `GET /v0/events` filtered by deliveryStatus or endpointId; past it the request answers 503 SERVICE_UNAVAILABLE. Keep it under the gateway's UPSTREAM_TIMEOUT_MS (10 s), so no search outlives the request that asked for it",
+      ),
     WEBHOOK_TIMEOUT_MS: env
       .positiveInt(5_000)
       .describe('Time allowed for one whole attempt: connect, headers and the response snippet (spec: 5 s)'),
@@ -76,6 +81,11 @@ export const ConfigSchema = z
       .default([])
       .describe(
         'DANGEROUS — loosens SSRF protection (D33). Comma-separated CIDRs (e.g. 127.0.0.1/32,10.1.0.0/16) that webhooks MAY reach even though they are loopback, private, link-local, unique-local, CGNAT or otherwise internal. Empty (the default, and the only safe production value) refuses every internal address, cloud metadata included. Only for local development and tests.',
+      ),
+    WEBHOOK_DENIED_NETWORKS: cidrList
+      .default([])
+      .describe(
+        "Comma-separated CIDRs (e.g. 34.118.224.0/20) that webhooks never reach, beside the internal ranges D33 always refuses: public address space that is this deployment's own, such as a Kubernetes cluster's service range (GKE's default is public). Checked when an endpoint's URL names an IP literal, and on the address every attempt connects to; wins over WEBHOOK_ALLOWED_NETWORKS",
       ),
     WEBHOOK_MAX_CONCURRENCY_PER_HOST: env
       .positiveInt(8)

@@ -6,11 +6,50 @@ import type {
   RedeliverResponse,
   WebhookEvent,
 } from '@checkout/contracts';
-import type { HttpClient, RequestOptions } from '../http';
+import type { HttpClient, Query, RequestOptions } from '../http';
 import { ListResult } from '../pagination';
 import type { EventListParams, EventRecoverParams, EventRedeliverParams } from '../types';
 
 const path = (id: string) => `/v0/events/${encodeURIComponent(id)}`;
+
+/** The server's default page size (contracts' LIMIT_DEFAULT; the SDK takes only types from there). */
+const LIMIT_DEFAULT = 20;
+/**
+ * How far a list filtered by deliveries pages (contracts' DELIVERY_SEARCH_MAX, D51): page × limit at most this, a
+ * 400 past it. `client.test.ts` checks that the two agree.
+ */
+export const DELIVERY_SEARCH_MAX = 10_000;
+
+/**
+ * The pages of a list filtered by `deliveryStatus` or `endpointId`, numbered on as if unbounded: once the next page
+ * would pass DELIVERY_SEARCH_MAX, a new window starts just after the last event read (`createdBefore` its time + 1
+ * ms, page 1 again), so `for await` reads every event; the events of that millisecond read twice are skipped by
+ * ListResult, which yields each id once. Starting again from the first page starts from the caller's window.
+ */
+function windowedPages(
+  fetchPage: (query: Query) => Promise<EventListResponse>,
+  filters: Query,
+  firstPage: number,
+  limit: number,
+): (number: number) => Promise<EventListResponse> {
+  let window = { createdBefore: filters.createdBefore, offset: 0 };
+  let lastCreatedAt: string | undefined;
+  return async (number) => {
+    if (number === firstPage) {
+      window = { createdBefore: filters.createdBefore, offset: 0 };
+      lastCreatedAt = undefined;
+    }
+    if ((number - window.offset) * limit > DELIVERY_SEARCH_MAX && lastCreatedAt !== undefined)
+      window = { createdBefore: new Date(Date.parse(lastCreatedAt) + 1).toISOString(), offset: number - 1 };
+    const answer = await fetchPage({
+      ...filters,
+      ...(window.createdBefore !== undefined && { createdBefore: window.createdBefore }),
+      page: number - window.offset,
+    });
+    lastCreatedAt = answer.events.at(-1)?.createdAt ?? lastCreatedAt;
+    return answer;
+  };
+}
 
 export class Events {
   constructor(private readonly http: HttpClient) {}
@@ -24,8 +63,12 @@ export class Events {
       ...(createdAfter !== undefined && { createdAfter: iso(createdAfter) }),
       ...(createdBefore !== undefined && { createdBefore: iso(createdBefore) }),
     };
+    const fetchPage = (query: Query) => this.http.request<EventListResponse>('GET', '/v0/events', { query });
+    const byDeliveries = rest.deliveryStatus !== undefined || rest.endpointId !== undefined;
     return new ListResult(
-      (number) => this.http.request<EventListResponse>('GET', '/v0/events', { query: { ...filters, page: number } }),
+      byDeliveries
+        ? windowedPages(fetchPage, filters, page, rest.limit ?? LIMIT_DEFAULT)
+        : (number) => fetchPage({ ...filters, page: number }),
       (p) => p.events,
       page,
     );

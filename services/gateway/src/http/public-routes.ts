@@ -34,6 +34,7 @@ import {
   UpdateOrderRequest,
   UpdateSessionRequest,
   type IdPrefix,
+  DELIVERY_SEARCH_MAX,
 } from '@checkout/contracts';
 
 export type Upstream = 'orders' | 'sessions' | 'dispatcher';
@@ -398,8 +399,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     path: '/v0/events',
     operationId: 'listEvents',
     summary: 'List events, newest first',
-    description:
-      "Webhook events of this key's organization and mode, newest first, paginated; filters `type` and `sessionId` (D45's relay polls this).",
+    description: `Webhook events of this key's organization and mode, newest first, paginated; filters \`type\` and \`sessionId\` (D45's relay polls this), and by their deliveries \`deliveryStatus\` and \`endpointId\` (D51). A list filtered by its deliveries reaches page × limit ≤ ${DELIVERY_SEARCH_MAX} (400 \`INVALID_REQUEST\` past it: narrow the window with \`createdBefore\`), and its \`total\` counts up to ${DELIVERY_SEARCH_MAX}.`,
     tag: 'Events',
     upstream: 'dispatcher',
     upstreamPath: () => '/internal/events',

@@ -35,12 +35,13 @@ function resolverOf(answers: Record<string, string | NodeJS.ErrnoException>): ty
 
 function senderWith(options: {
   allowed?: string[];
+  denied?: string[];
   answers?: Record<string, string | NodeJS.ErrnoException>;
   timeoutMs?: number;
   debug?: SenderDebugLog;
 }): WebhookSender {
   return new WebhookSender({
-    policy: new AddressPolicy(options.allowed ?? []),
+    policy: new AddressPolicy(options.allowed ?? [], options.denied ?? []),
     timeoutMs: options.timeoutMs ?? 5_000,
     snippetBytes: 256,
     maxConnectionsPerHost: 2,
@@ -104,6 +105,21 @@ describe('What an attempt says about a failure', () => {
       expectNothingInternal(result);
     },
   );
+
+  it('When a name resolves into a network the operators deny (WEBHOOK_DENIED_NETWORKS), then the attempt is refused as an internal address is, though the range alone would allow it', async () => {
+    const url = `http://hooks.merchant.example:${httpPort}/hook`;
+    const answers = { 'hooks.merchant.example': '127.0.0.1' };
+    // The receiver is reachable with the network allowed, so the refusal below is the deny-list's doing.
+    const allowed = senderWith({ allowed: ['127.0.0.0/8'], answers });
+    expect((await allowed.send({ url, ...BODY })).kind).toBe('success');
+    await allowed.close();
+    const denied = senderWith({ allowed: ['127.0.0.0/8'], denied: ['127.0.0.1/32'], answers });
+    const result = await denied.send({ url, ...BODY });
+    await denied.close();
+    expect(result.kind).toBe('refused');
+    expect(result.error).toBe(REFUSED);
+    expectNothingInternal(result, '127.0.0.1');
+  });
 
   it('When a name resolves to a private address, then the attempt shows neither the address nor the name it resolved, and the debug log has both', async () => {
     const logged: Array<Record<string, unknown>> = [];

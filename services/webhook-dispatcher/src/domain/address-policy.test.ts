@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AddressPolicy, parseAllowedNetworks } from './address-policy';
+import { AddressPolicy, parseNetworks } from './address-policy';
 
 describe('AddressPolicy (D33)', () => {
   const strict = new AddressPolicy([]);
@@ -60,11 +60,36 @@ describe('AddressPolicy (D33)', () => {
   });
 
   it('When the allow-list holds something that is not a CIDR, then parsing names it', () => {
-    expect(() => parseAllowedNetworks(['127.0.0.1'])).toThrow(/127\.0\.0\.1/);
-    expect(() => parseAllowedNetworks(['banana/8'])).toThrow(/banana/);
+    expect(() => parseNetworks(['127.0.0.1'])).toThrow(/127\.0\.0\.1/);
+    expect(() => parseNetworks(['banana/8'])).toThrow(/banana/);
   });
 
   it('When the value is not an IP, then it is refused', () => {
     expect(strict.check('example.com').allowed).toBe(false);
+  });
+
+  it('When the operators deny extra networks (a cluster service range in public space), then addresses inside are refused, the rest of the public internet is not', () => {
+    const policy = new AddressPolicy([], ['34.118.224.0/20', '2600:1900:4000::/44']);
+    for (const ip of ['34.118.224.1', '34.118.239.254', '::ffff:34.118.230.7', '2600:1900:4000::1']) {
+      const verdict = policy.check(ip);
+      expect(verdict, ip).toEqual({ allowed: false, reason: expect.stringContaining('a network the operators deny') });
+    }
+    expect(policy.check('34.118.240.1')).toEqual({ allowed: true });
+    expect(policy.check('8.8.8.8')).toEqual({ allowed: true });
+    // Before the setting these were public unicast, so allowed: the ranges alone cannot know them.
+    expect(strict.check('34.118.224.1')).toEqual({ allowed: true });
+  });
+
+  it('When a denied network overlaps an allowed one, then denied wins; explicitly allowed means allowed and not denied', () => {
+    const policy = new AddressPolicy(['10.0.0.0/8'], ['10.1.0.0/16']);
+    expect(policy.check('10.2.0.1').allowed).toBe(true);
+    expect(policy.check('10.1.0.1').allowed).toBe(false);
+    expect(policy.isExplicitlyAllowed('10.2.0.1')).toBe(true);
+    expect(policy.isExplicitlyAllowed('10.1.0.1')).toBe(false);
+    expect(policy.isExplicitlyAllowed('8.8.8.8')).toBe(false);
+  });
+
+  it('When the deny-list holds something that is not a CIDR, then the policy cannot be built', () => {
+    expect(() => new AddressPolicy([], ['34.118.224.0'])).toThrow(/34\.118\.224\.0/);
   });
 });

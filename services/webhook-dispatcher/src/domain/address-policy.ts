@@ -33,8 +33,8 @@ const CLOUD_METADATA = new Set(['169.254.169.254', '169.254.170.2', 'fd00:ec2::2
 /** 2000::/3: the only IPv6 addresses that are globally routed unicast (RFC 4291 §2.4, IANA's allocation). */
 const GLOBAL_UNICAST_V6: Network = [ipaddr.parse('2000::'), 3];
 
-/** Parses WEBHOOK_ALLOWED_NETWORKS; throws with the offending entry when one is not a CIDR. */
-export function parseAllowedNetworks(cidrs: readonly string[]): Network[] {
+/** Parses WEBHOOK_ALLOWED_NETWORKS or WEBHOOK_DENIED_NETWORKS; throws naming the entry that is not a CIDR. */
+export function parseNetworks(cidrs: readonly string[]): Network[] {
   return cidrs.map((cidr) => {
     try {
       const [address, bits] = ipaddr.parseCIDR(cidr);
@@ -57,25 +57,28 @@ function normalise(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv
 
 export type AddressVerdict = { allowed: true } | { allowed: false; reason: string };
 
+/**
+ * D33's rule for one address. `allowedNetworks` (WEBHOOK_ALLOWED_NETWORKS, development and tests only) opens
+ * internal ranges; `deniedNetworks` (WEBHOOK_DENIED_NETWORKS) closes public ones the ranges cannot know are the
+ * cluster's (a Kubernetes service range in public address space, e.g. GKE's 34.118.224.0/20). Denied wins over
+ * allowed, so an operator can allow a lab network and still deny a part of it.
+ */
 export class AddressPolicy {
   private readonly allowed: Network[];
+  private readonly denied: Network[];
 
-  constructor(allowedNetworks: readonly string[] = []) {
-    this.allowed = parseAllowedNetworks(allowedNetworks);
+  constructor(allowedNetworks: readonly string[] = [], deniedNetworks: readonly string[] = []) {
+    this.allowed = parseNetworks(allowedNetworks);
+    this.denied = parseNetworks(deniedNetworks);
   }
 
   /** Decides whether a webhook may connect to this IP address (v4 or v6, zone ids ignored). */
   check(ip: string): AddressVerdict {
-    let address: ipaddr.IPv4 | ipaddr.IPv6;
-    try {
-      address = normalise(ipaddr.parse(ip.replace(/%.*$/, '')));
-    } catch {
-      return { allowed: false, reason: `${ip} is not an IP address` };
-    }
+    const address = parseAddress(ip);
+    if (!address) return { allowed: false, reason: `${ip} is not an IP address` };
     const text = address.toString();
-    for (const [network, bits] of this.allowed) {
-      if (network.kind() === address.kind() && address.match(network, bits)) return { allowed: true };
-    }
+    if (inAny(address, this.denied)) return { allowed: false, reason: `${text} is in a network the operators deny` };
+    if (inAny(address, this.allowed)) return { allowed: true };
     const range = address.range();
     if (range === 'unicast') {
       if (CLOUD_METADATA.has(text)) return { allowed: false, reason: `${text} is a cloud metadata address` };
@@ -92,4 +95,22 @@ export class AddressPolicy {
       reason: `${text} is ${label} address${CLOUD_METADATA.has(text) ? ' (cloud metadata)' : ''}`,
     };
   }
+
+  /** Whether the operators opened this address on purpose (WEBHOOK_ALLOWED_NETWORKS), and did not deny it. */
+  isExplicitlyAllowed(ip: string): boolean {
+    const address = parseAddress(ip);
+    return address !== undefined && !inAny(address, this.denied) && inAny(address, this.allowed);
+  }
+}
+
+function parseAddress(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  try {
+    return normalise(ipaddr.parse(ip.replace(/%.*$/, '')));
+  } catch {
+    return undefined;
+  }
+}
+
+function inAny(address: ipaddr.IPv4 | ipaddr.IPv6, networks: readonly Network[]): boolean {
+  return networks.some(([network, bits]) => network.kind() === address.kind() && address.match(network, bits));
 }

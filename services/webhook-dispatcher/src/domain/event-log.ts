@@ -1,5 +1,5 @@
 import type { Scope } from '@checkout/mongo';
-import type { DeliveryStatus, EventType } from '@checkout/contracts';
+import { DELIVERY_SEARCH_MAX, type DeliveryStatus, type EventType } from '@checkout/contracts';
 import type { DeliveriesStore, DeliveryFilter } from '../store/deliveries.store';
 import type { EventDocument } from '../store/event.document';
 import type { EventsStore } from '../store/events.store';
@@ -36,6 +36,8 @@ export class EventLog {
   constructor(
     private readonly events: EventsStore,
     private readonly deliveries: DeliveriesStore,
+    /** The database's deadline for one delivery-filtered walk: under the gateway's upstream timeout. */
+    private readonly searchMaxTimeMs: number,
   ) {}
 
   async page(
@@ -59,14 +61,19 @@ export class EventLog {
       ...(filter.createdBefore !== undefined && { createdBefore: filter.createdBefore }),
     };
     if (filter.sessionId !== undefined) return this.sessionPage(scope, onEvents, byDelivery, page, limit);
-    const skip = (page - 1) * limit;
-    const [ids, total] = await Promise.all([
-      this.deliveries.eventIdsWithDeliveries(scope, byDelivery, skip, limit + 1),
-      withTotal ? this.deliveries.countEventsWithDeliveries(scope, byDelivery) : Promise.resolve(undefined),
-    ]);
-    const found = await this.events.getEvents(scope, ids.slice(0, limit));
-    const events = ids.slice(0, limit).flatMap((id) => found.get(id) ?? []);
-    return { events, ...(total !== undefined && { total }), hasMore: ids.length > limit };
+    // One bounded walk (DELIVERY_SEARCH_MAX): to the page and one more without the total; to the cap with it, so
+    // that the total counts at most that many events (a capped total says "that many or more").
+    const end = page * limit;
+    const upTo = withTotal ? Math.max(end + 1, DELIVERY_SEARCH_MAX) : end + 1;
+    const ids = await this.deliveries.eventIdsWithDeliveries(scope, byDelivery, upTo, this.searchMaxTimeMs);
+    const pageIds = ids.slice(end - limit, end);
+    const found = await this.events.getEvents(scope, pageIds);
+    const events = pageIds.flatMap((id) => found.get(id) ?? []);
+    return {
+      events,
+      ...(withTotal && { total: Math.min(ids.length, DELIVERY_SEARCH_MAX) }),
+      hasMore: ids.length > end,
+    };
   }
 
   /** One event with every delivery of it (D34's GET /v0/events/:id); null when this scope has no such event. */

@@ -13,6 +13,8 @@ import type { DeliveriesStore } from '../store/deliveries.store';
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { WebhookEndpointDocument } from '../store/webhook-endpoint.document';
 import type { WebhookEndpointsStore } from '../store/webhook-endpoints.store';
+import type { AddressPolicy } from './address-policy';
+import { endpointUrlProblem } from './endpoint-url';
 
 // D50's rules for one endpoint, as pure functions, and the use cases that store them. The record path and the
 // attempts read endpoints through the EndpointDirectory (endpoint-directory.ts), which these use cases tell of
@@ -89,11 +91,24 @@ export class WebhookEndpoints {
       deliveries: Pick<DeliveriesStore, 'listForEndpoint'>;
       changes: EndpointChanges;
       clock: () => Date;
+      /** D33's address rule, which an endpoint's URL meets at registration as its attempts do at delivery. */
+      policy: Pick<AddressPolicy, 'check' | 'isExplicitlyAllowed'>;
     },
   ) {}
 
+  /** Refuses a URL live mode or D33 would never deliver to (endpointUrlProblem), as its request's validation does. */
+  private checkUrl(
+    scope: Scope,
+    url: string,
+    code: 'WEBHOOK_ENDPOINT_CREATE_FAILED' | 'WEBHOOK_ENDPOINT_UPDATE_FAILED',
+  ) {
+    const problem = endpointUrlProblem(url, scope.mode, this.deps.policy);
+    if (problem) throw new DomainError(code, problem, { details: [{ path: 'url', message: problem }] });
+  }
+
   /** A new endpoint in a free place of its organization and mode's 16, with its secret (shown once). */
   async create(scope: Scope, input: CreateWebhookEndpointRequest): Promise<WebhookEndpointDocument> {
+    this.checkUrl(scope, input.url, 'WEBHOOK_ENDPOINT_CREATE_FAILED');
     const now = this.deps.clock();
     const stored = await this.deps.store.insertInFreeSlot(
       scope,
@@ -147,6 +162,7 @@ export class WebhookEndpoints {
   }
 
   async update(scope: Scope, id: string, patch: UpdateWebhookEndpointRequest): Promise<WebhookEndpointDocument> {
+    if (patch.url !== undefined) this.checkUrl(scope, patch.url, 'WEBHOOK_ENDPOINT_UPDATE_FAILED');
     const now = this.deps.clock();
     const updated = await this.deps.store.mutate(scope, id, (current) => ({
       next: patchedEndpoint(current, patch, now),

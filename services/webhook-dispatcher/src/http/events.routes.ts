@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { DomainError } from '@checkout/errors';
+import { DomainError, isDomainError } from '@checkout/errors';
 import { jsonBody, parseOrThrow, requireScope } from '@checkout/http';
 import {
   FAILED_DELIVERIES_SHOWN,
@@ -17,6 +17,21 @@ import type { Recorder } from '../domain/record';
 import type { Recovery } from '../domain/recovery';
 import { presentDelivery, presentEvent } from './event.presenter';
 
+/**
+ * The list's query (D34, D51). A refusal of `page` alone says so in its message, not only in `details`: past the
+ * bound of delivery-filtered lists (DELIVERY_SEARCH_MAX) the dashboard shows that message beside its filters.
+ */
+function listQuery(query: unknown): ListEventsQuery {
+  try {
+    return parseOrThrow(ListEventsQuery, query, 'INVALID_REQUEST');
+  } catch (err) {
+    const [only, ...more] = (isDomainError(err) && err.details) || [];
+    if (only?.path === 'page' && more.length === 0)
+      throw new DomainError('INVALID_REQUEST', only.message, { details: [only] });
+    throw err;
+  }
+}
+
 function eventIdParam(value: string | undefined): string {
   if (!isIdOf('evt', value)) throw new DomainError('INVALID_EVENT_ID', `"${value ?? ''}" is not an event id.`);
   return value;
@@ -33,11 +48,7 @@ export function eventsRoutes(deps: {
 
   router.get('/', async (ctx) => {
     const scope = requireScope(ctx.state);
-    const { page, limit, createdAfter, createdBefore, ...filter } = parseOrThrow(
-      ListEventsQuery,
-      ctx.query,
-      'INVALID_REQUEST',
-    );
+    const { page, limit, createdAfter, createdBefore, ...filter } = listQuery(ctx.query);
     const withTotal = !ctx.get(INTERNAL_API_HEADERS.withoutTotal);
     const { events, total, hasMore } = await deps.eventLog.page(
       scope,

@@ -41,6 +41,8 @@ export type RecoverableDelivery = Pick<
   '_id' | 'url' | 'endpointId' | 'attemptCount' | 'organizationId' | 'mode'
 >;
 const RECOVERABLE_FIELDS = { _id: 1, url: 1, endpointId: 1, attemptCount: 1, organizationId: 1, mode: 1 } as const;
+/** What the D51 walk reads: fields of its indexes only (no _id), so the index covers it. */
+const EVENT_ORDER_FIELDS = { _id: 0, eventId: 1, eventCreatedAt: 1 } as const;
 
 export interface AttemptOutcome {
   record: AttemptRecord;
@@ -222,44 +224,38 @@ export class DeliveriesStore {
   }
 
   /**
-   * D51: one page of the events (ids) that have a delivery matching `filter`, newest first as the events list is
-   * ordered (the event's createdAt, then its id), `skip` events from the start. Deliveries are read in that order
+   * D51: the events (ids) that have a delivery matching `filter`, newest first as the events list is ordered (the
+   * event's createdAt, then its id), from the start up to `upTo` distinct events. Deliveries are read in that order
    * from an index that starts with the filter's fields, so one event's deliveries come together and are counted
-   * once; the page's events are read by the caller.
+   * once. Bounded three ways: the caller's `upTo` (page × limit is capped: DELIVERY_SEARCH_MAX), a projection the
+   * index covers (no _id: a covered read never loads a document, unless `type` is filtered too), and `maxTimeMs`
+   * in the database, under the gateway's upstream timeout, so no query outlives the request that asked for it
+   * (MaxTimeMSExpired answers 503, libs/http).
    */
-  async eventIdsWithDeliveries(scope: Scope, filter: DeliveryFilter, skip: number, take: number): Promise<string[]> {
+  async eventIdsWithDeliveries(
+    scope: Scope,
+    filter: DeliveryFilter,
+    upTo: number,
+    maxTimeMs: number,
+  ): Promise<string[]> {
     const cursor = scoped(this.collection, scope)
-      .find(deliveryQuery(filter), { projection: { eventId: 1 } })
+      .find(deliveryQuery(filter), { projection: EVENT_ORDER_FIELDS })
       .sort({ eventCreatedAt: -1, eventId: -1 })
-      .batchSize(Math.min(1_000, skip + take + 1));
+      .maxTimeMS(maxTimeMs)
+      .batchSize(Math.min(1_000, upTo + 1));
     const ids: string[] = [];
     let last: string | undefined;
-    let seen = 0;
     try {
       for await (const delivery of cursor) {
         if (delivery.eventId === last) continue;
         last = delivery.eventId;
-        seen += 1;
-        if (seen <= skip) continue;
         ids.push(delivery.eventId);
-        if (ids.length >= take) break;
+        if (ids.length >= upTo) break;
       }
     } finally {
       await cursor.close();
     }
     return ids;
-  }
-
-  /** D51: how many events have a delivery matching `filter` (the list's total). */
-  async countEventsWithDeliveries(scope: Scope, filter: DeliveryFilter): Promise<number> {
-    const [counted] = await this.collection
-      .aggregate<{ events: number }>([
-        { $match: scoped(this.collection, scope).filter(deliveryQuery(filter)) },
-        { $group: { _id: '$eventId' } },
-        { $count: 'events' },
-      ])
-      .toArray();
-    return counted?.events ?? 0;
   }
 
   /** Of these events, those with a delivery matching `filter` (a session's few events, filtered by delivery). */

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER, eventually } from '@checkout/testing';
 import { readQueryPlan } from '@checkout/engines';
 import {
+  DELIVERY_SEARCH_MAX,
   newId,
   type EventListResponse,
   type EventResponse,
@@ -12,6 +13,7 @@ import {
   type WebhookEndpointWithSecret,
 } from '@checkout/contracts';
 import { COLLECTIONS, WEBHOOK_INDEXES } from '../../src/store/indexes';
+import { DeliveriesStore } from '../../src/store/deliveries.store';
 import {
   buildSessionEvent,
   createEndpoint,
@@ -147,6 +149,34 @@ describe('GET /internal/events filtered by deliveries (D51)', () => {
   });
 
   it.each([
+    'deliveryStatus=failed&page=1000000',
+    `endpointId=${'we_test_x'}&page=101&limit=100`,
+    'deliveryStatus=succeeded&page=10001&limit=1',
+  ])(
+    'When a delivery-filtered list asks past page × limit = DELIVERY_SEARCH_MAX (%s), then 400 INVALID_REQUEST naming page',
+    async (query) => {
+      const { status, body } = await internalCall(fixture.dispatcher, 'GET', `/internal/events?${query}`, scope);
+      expect(status, JSON.stringify(body)).toBe(400);
+      expect(body.code).toBe('INVALID_REQUEST');
+      expect(body.details).toEqual([expect.objectContaining({ path: 'page' })]);
+      // The message itself names the bound and the way on: the dashboard shows it beside its filters.
+      expect(body.message).toContain(String(DELIVERY_SEARCH_MAX));
+      expect(body.message).toContain('createdBefore');
+    },
+  );
+
+  it('When a delivery-filtered list is paged up to the bound, then the answers are still right; lists on events alone keep their pages', async () => {
+    const last = await list(`deliveryStatus=succeeded&limit=100&page=${DELIVERY_SEARCH_MAX / 100}`);
+    expect(last.events).toEqual([]);
+    expect(last.pagination).toEqual({ page: DELIVERY_SEARCH_MAX / 100, limit: 100, total: 3, hasMore: false });
+    const one = await list(`endpointId=${bad.id}&limit=1&page=2`);
+    expect(one.events.map((e) => e.id)).toEqual([e1.eventId]);
+    expect(one.pagination).toEqual({ page: 2, limit: 1, total: 2, hasMore: false });
+    // Not a walk of deliveries: the events' own index skips (D20's pages, unchanged).
+    expect((await list('page=1000000')).events).toEqual([]);
+  });
+
+  it.each([
     'deliveryStatus=done',
     'deliveryStatus=',
     'endpointId=we_x',
@@ -159,6 +189,28 @@ describe('GET /internal/events filtered by deliveries (D51)', () => {
     expect(status).toBe(400);
     expect(body.code).toBe('INVALID_REQUEST');
     expect((body.details as unknown[]).length).toBeGreaterThan(0);
+  });
+});
+
+describe('the bounded walk (D51)', () => {
+  it('When a delivery-filtered page is read, then the find names a projection without _id and a maxTimeMS under the upstream timeout, and stops at what it needs', async () => {
+    const client = new MongoClient(fixture.dispatcher.config.MONGODB_URL, { monitorCommands: true });
+    const finds: Document[] = [];
+    client.on('commandStarted', (event: { commandName: string; command: Document }) => {
+      if (event.commandName === 'find') finds.push(event.command);
+    });
+    await client.connect();
+    try {
+      const store = new DeliveriesStore(client.db(fixture.dispatcher.config.MONGODB_DATABASE));
+      const ids = await store.eventIdsWithDeliveries(scope, { status: 'succeeded' }, 2, 1_234);
+      expect(ids).toEqual([e3.eventId, e2.eventId]);
+      expect(finds).toHaveLength(1);
+      expect(finds[0]).toMatchObject({ projection: { _id: 0, eventId: 1, eventCreatedAt: 1 }, maxTimeMS: 1_234 });
+    } finally {
+      await client.close();
+    }
+    // The service's own deadline: 5 s by default, under the gateway's 10 s upstream timeout.
+    expect(fixture.dispatcher.config.EVENT_SEARCH_MAX_TIME_MS).toBe(5_000);
   });
 });
 

@@ -106,6 +106,51 @@ describe('POST /internal/webhook-endpoints (D50)', () => {
   );
 });
 
+describe('what an endpoint URL may name (D50, D33)', () => {
+  const refused = async (scope: typeof TEST, targetUrl: string, problem: RegExp) => {
+    const { status, body } = await call('POST', '/internal/webhook-endpoints', scope, {
+      url: targetUrl,
+      enabledEvents: ['*'],
+    });
+    expect(status, `${scope.mode} ${targetUrl}: ${JSON.stringify(body)}`).toBe(400);
+    expect(body.code).toBe('WEBHOOK_ENDPOINT_CREATE_FAILED');
+    expect(body.details).toEqual([{ path: 'url', message: expect.stringMatching(problem) }]);
+  };
+
+  it('When a live key registers an http URL or an internal IP literal, then 400 naming url; https to a public host is 201', async () => {
+    // It answered 201 (the URL failed only at every delivery, and live bodies carry customers' details in clear).
+    await refused(LIVE, 'http://169.254.169.254/latest/', /internal address/);
+    await refused(LIVE, 'https://169.254.169.254/latest/', /internal address/);
+    await refused(LIVE, 'https://[::ffff:10.0.0.1]/hooks', /internal address/);
+    await refused(LIVE, 'http://merchant.example/hooks', /https in live mode/);
+    expect((await createEndpoint(fixture.dispatcher, LIVE, { url: url('live-ok'), enabledEvents: ['*'] })).url).toBe(
+      url('live-ok'),
+    );
+  });
+
+  it('When a test key registers an internal IP literal, then 400 as well; http to a name is 201 in test mode', async () => {
+    await refused(TEST, 'http://169.254.169.254/latest/', /internal address/);
+    await refused(TEST, 'http://2852039166/', /internal address/);
+    await refused(TEST, 'http://10.0.0.5:8080/', /internal address/);
+    const created = await createEndpoint(fixture.dispatcher, TEST, {
+      url: 'http://merchant.example/test-hooks',
+      enabledEvents: ['*'],
+    });
+    expect(created.url).toBe('http://merchant.example/test-hooks');
+  });
+
+  it('When a live endpoint is patched to an http URL or an internal address, then 400 WEBHOOK_ENDPOINT_UPDATE_FAILED and it keeps its URL', async () => {
+    const created = await createEndpoint(fixture.dispatcher, LIVE, { url: url('live-patch'), enabledEvents: ['*'] });
+    for (const target of ['http://merchant.example/hooks', 'https://169.254.169.254/']) {
+      const { status, body } = await call('PATCH', `/internal/webhook-endpoints/${created.id}`, LIVE, { url: target });
+      expect(status, target).toBe(400);
+      expect(body.code).toBe('WEBHOOK_ENDPOINT_UPDATE_FAILED');
+    }
+    const read = await call('GET', `/internal/webhook-endpoints/${created.id}`, LIVE);
+    expect((read.body as unknown as WebhookEndpointResponse).endpoint.url).toBe(url('live-patch'));
+  });
+});
+
 describe('at most 16 endpoints per organization and mode (D50)', () => {
   it('When 20 creates race in a fresh organization, then exactly 16 succeed and 4 are 400 WEBHOOK_ENDPOINT_LIMIT_REACHED; a delete frees a place', async () => {
     const scope = { organizationId: `org_limit_${randomBytes(3).toString('hex')}`, mode: 'live' as Mode };
