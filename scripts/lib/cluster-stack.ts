@@ -8,7 +8,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePorts, waitFor, type GuardedProcess } from '@checkout/engines';
-import { stackEnvironment, type StackEnvironment, type StackEnvironmentOptions } from '@checkout/testing';
+import {
+  releaseOnlyEnv,
+  stackEnvironment,
+  type StackEnvironment,
+  type StackEnvironmentOptions,
+} from '@checkout/testing';
 import { request } from 'undici';
 import { buildInfo } from '@checkout/config';
 import { createTopics } from '../../deploy/scripts/create-topics';
@@ -267,7 +272,10 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
     const build = builds[service];
     const proc = spawnService({
       service,
-      env: build === current ? { ...serviceEnv, ...options.currentEnv } : serviceEnv,
+      env:
+        build === current
+          ? { ...serviceEnv, ...options.currentEnv }
+          : { ...serviceEnv, ...releaseOnlyEnv(env, envKey(service)) },
       logFile: join(options.logDir, `${service}-${generation}.log`),
       name: `${service}-${generation}`,
       ...(build.bundleDir !== undefined && { bundleDir: build.bundleDir }),
