@@ -506,7 +506,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     summary:
       'Register a webhook endpoint: it receives every event of the types it is subscribed to, signed with its own secret, shown only in this answer (D50; at most 16 per mode)',
     description:
-      'Registers a URL and the event types it receives (`["*"]` for every type, those added later too). Its signing secret is in this answer only; deliveries are signed with it (Standard Webhooks). At most 16 endpoints per mode: a 17th is 400 `WEBHOOK_ENDPOINT_LIMIT_REACHED`. With an `Idempotency-Key`, a retry gets the same answer (D42), the same endpoint, even once that endpoint is deleted: its id then answers 404 `WEBHOOK_ENDPOINT_NOT_FOUND`.',
+      'Registers a URL and the event types it receives (`["*"]` for every type, those added later too). Its signing secret is in this answer only; deliveries are signed with it (Standard Webhooks). At most 16 endpoints per mode: a 17th is 400 `WEBHOOK_ENDPOINT_LIMIT_REACHED`. With an `Idempotency-Key`, a retry gets the same answer (D42), the same endpoint, even once that endpoint is deleted: its id then answers 404 `WEBHOOK_ENDPOINT_NOT_FOUND`; a retry after a 5xx is the same endpoint with the same secret, never a second one.',
     tag: 'Webhook endpoints',
     upstream: 'dispatcher',
     upstreamPath: () => '/internal/webhook-endpoints',
