@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
 import { MongoClient } from '@checkout/mongo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@checkout/logger';
+import { eventually } from '@checkout/testing';
 import { startStack, type InProcessStack } from './support/stack';
 import { Api } from './support/api';
 import { buildSessionInput } from './support/factories';
@@ -9,11 +13,61 @@ import { buildSessionInput } from './support/factories';
 // D48 with D42: a refund is money, so a retry after an unknown outcome must never refund twice, with or without an
 // Idempotency-Key, and a key reused after its 24 hours must never be answered with the refund it made a day before.
 // All four services on the real engines; the 5xx after orders committed comes from a second gateway whose sessions
-// is unreachable (D46: the session's copy fails after orders' answer).
+// is unreachable (D46: the session's copy fails after orders' answer), or from a third whose orders answers only
+// after the gateway's upstream timeout.
 
 let stack: InProcessStack;
 let test: Api;
 let broken: { url: string; stop(): Promise<void> };
+let late: { url: string; stop(): Promise<void> };
+let slowOrders: { url: string; release(): void; close(): Promise<void> };
+
+const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+const endToEnd = (headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>) =>
+  Object.fromEntries(Object.entries(headers).filter(([name, value]) => value !== undefined && !HOP_BY_HOP.has(name)));
+
+/** Orders behind a proxy that holds every answer until released: orders commits, its caller times out first. */
+async function holdingProxy(target: string): Promise<typeof slowOrders> {
+  let release = (): void => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const server = createServer((req, res) => {
+    res.on('error', () => {});
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      void (async () => {
+        const answer = await request(`${target}${req.url ?? ''}`, {
+          method: (req.method ?? 'GET') as 'POST',
+          headers: endToEnd(req.headers) as Record<string, string>,
+          ...(chunks.length > 0 && { body: Buffer.concat(chunks) }),
+        });
+        const body = Buffer.from(await answer.body.arrayBuffer());
+        await released;
+        res.writeHead(answer.statusCode, endToEnd(answer.headers) as Record<string, string>);
+        res.end(body);
+      })().catch(() => res.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    release,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function extraGateway(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+  const gateway = (await import('@checkout/gateway')).buildApp(
+    (await import('@checkout/gateway/config')).parseConfig({
+      ...stack.env.gateway,
+      PORT: '0',
+      ADMIN_PORT: '0',
+      ...env,
+    }),
+    createLogger('gateway', { level: 'silent' }),
+  );
+  return { url: (await gateway.start()).url, stop: () => gateway.stop() };
+}
 
 beforeAll(async () => {
   stack = await startStack({
@@ -22,20 +76,16 @@ beforeAll(async () => {
   const org = await stack.admin.createOrganizationWithKeys(`Refund retries ${randomBytes(3).toString('hex')}`);
   test = new Api(stack.gatewayUrl, org.testKey);
   // The same databases and orders, but a sessions that refuses every connection (a closed port).
-  const gateway = (await import('@checkout/gateway')).buildApp(
-    (await import('@checkout/gateway/config')).parseConfig({
-      ...stack.env.gateway,
-      PORT: '0',
-      ADMIN_PORT: '0',
-      SESSIONS_URL: 'http://127.0.0.1:9',
-      UPSTREAM_TIMEOUT_MS: '2000',
-    }),
-    createLogger('gateway', { level: 'silent' }),
-  );
-  broken = { url: (await gateway.start()).url, stop: () => gateway.stop() };
+  broken = await extraGateway({ SESSIONS_URL: 'http://127.0.0.1:9', UPSTREAM_TIMEOUT_MS: '2000' });
+  // The same orders, whose answers arrive only once the test releases them: after this gateway's 500 ms.
+  slowOrders = await holdingProxy(stack.env.gateway.ORDERS_URL ?? '');
+  late = await extraGateway({ ORDERS_URL: slowOrders.url, UPSTREAM_TIMEOUT_MS: '500' });
 });
 
 afterAll(async () => {
+  slowOrders?.release();
+  await late?.stop();
+  await slowOrders?.close();
   await broken?.stop();
   await stack?.stop();
 });
@@ -74,6 +124,20 @@ describe('a refund committed behind a 5xx, retried without an Idempotency-Key', 
     expect(next.status).toBe(201);
     expect(next.body.refund.id).not.toBe(committed);
     expect(await refundIds(orderId)).toHaveLength(2);
+  });
+
+  it('When orders commits a keyless refund but answers after the upstream timeout (503), then the identical retry answers that refund', async () => {
+    const { orderId } = await paidOrder();
+    const first = await new Api(late.url, test.key).post(`/v0/orders/${orderId}/refunds`, { amount: 80 });
+    expect(first.status).toBe(503);
+    const committed = await eventually(async () => (await refundIds(orderId))[0], {
+      description: 'the refund orders committed behind the timeout',
+    });
+    slowOrders.release();
+    const retried = await test.post(`/v0/orders/${orderId}/refunds`, { amount: 80 });
+    expect(retried.status).toBe(201);
+    expect(retried.body.refund.id).toBe(committed);
+    expect(await refundIds(orderId)).toEqual([committed]);
   });
 
   it('When a keyless refund fails with a 4xx, then nothing is kept: the same body after the order changes is judged afresh', async () => {
