@@ -136,7 +136,7 @@ export function renderConfigReference(): string {
     '`true`/`false`/`1`/`0`; lists are comma-separated. In Kubernetes, non-secret settings come from ConfigMaps',
     'and secrets from Secrets (`deploy/k8s`); locally from `testkit/testing/src/stack-env.ts` or `deploy/compose.yaml`.',
     '',
-    'Secrets: `INTERNAL_TOKEN`, `ADMIN_TOKEN`, `PROCESSOR_WEBHOOK_SECRET`, `CSRF_SECRET`, `ID_DERIVATION_SECRET`, `KAFKA_SASL_PASSWORD`, and',
+    'Secrets: `INTERNAL_TOKEN`, `ADMIN_TOKEN`, `PROCESSOR_WEBHOOK_SECRET`, `PROCESSOR_REFUND_WEBHOOK_SECRET`, `CSRF_SECRET`, `ID_DERIVATION_SECRET`, `KAFKA_SASL_PASSWORD`, and',
     '`MONGODB_URL` (it carries credentials); `INTERNAL_CALLERS` holds only hashes but is kept with them. A secret must be generated',
     '(e.g. `openssl rand -base64 32`): placeholders (`replace-with…`, `changeme`, `example`…) and predictable values are refused at start.',
     '',

@@ -54,7 +54,8 @@ function clientOf(stack: BenchStack, keys: { test: string; live: string }) {
   };
   const processor = async (path: 'notifications' | 'refund_notifications', body: unknown) => {
     const raw = JSON.stringify(body);
-    const signature = signProcessorPayload(stack.env.processorWebhookSecret, raw, Math.floor(Date.now() / 1000));
+    const secret = path === 'notifications' ? stack.env.processorWebhookSecret : stack.env.processorRefundWebhookSecret;
+    const signature = signProcessorPayload(secret, raw, Math.floor(Date.now() / 1000));
     const response = await request(`${stack.env.gatewayUrl}/v0/processor/${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', [PROCESSOR_SIGNATURE_HEADER]: signature },

@@ -83,6 +83,7 @@ describe('deploy/compose.yaml', () => {
       'INTERNAL_TOKEN',
       'INTERNAL_CALLERS',
       'PROCESSOR_WEBHOOK_SECRET',
+      'PROCESSOR_REFUND_WEBHOOK_SECRET',
       'CSRF_SECRET',
       'ID_DERIVATION_SECRET',
     ]) {

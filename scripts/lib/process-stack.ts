@@ -2,7 +2,13 @@ import { createServer } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePorts, spawnGuarded, type GuardedProcess } from '@checkout/engines';
-import { eventually, stackEnvironment, type StackEnvironment, type StackEnvironmentOptions } from '@checkout/testing';
+import {
+  eventually,
+  releaseOnlyEnv,
+  stackEnvironment,
+  type StackEnvironment,
+  type StackEnvironmentOptions,
+} from '@checkout/testing';
 import { request } from 'undici';
 
 export const SERVICES = ['orders', 'sessions', 'webhook-dispatcher', 'gateway'] as const;
@@ -128,7 +134,8 @@ export async function startProcessStack(
   const spawn = (service: ServiceName) => {
     processes[service] = spawnService({
       service,
-      env: env[envKey(service)],
+      // A release's bundles (options.bundleDir) also get the settings only a release reads.
+      env: { ...env[envKey(service)], ...(options.bundleDir !== undefined && releaseOnlyEnv(env, envKey(service))) },
       logFile: join(options.logDir, `${service}.log`),
       ...(bundleDir && { bundleDir }),
     });

@@ -52,7 +52,11 @@ async function paidSession(
 }
 
 /** The live processor's signed notification, through the gateway as the processor sends it. */
-async function processor(path: 'notifications' | 'refund_notifications', body: unknown): Promise<ApiResponse> {
+async function processor(
+  path: 'notifications' | 'refund_notifications',
+  body: unknown,
+  secret = path === 'notifications' ? stack.env.processorWebhookSecret : stack.env.processorRefundWebhookSecret,
+): Promise<ApiResponse> {
   const raw = JSON.stringify(body);
   const t = Math.floor(Date.now() / 1000);
   return new Api(stack.gatewayUrl, undefined).send(
@@ -61,7 +65,7 @@ async function processor(path: 'notifications' | 'refund_notifications', body: u
     undefined,
     {
       'content-type': 'application/json',
-      [PROCESSOR_SIGNATURE_HEADER]: signProcessorPayload(stack.env.processorWebhookSecret, raw, t),
+      [PROCESSOR_SIGNATURE_HEADER]: signProcessorPayload(secret, raw, t),
     },
     raw,
   );
@@ -219,6 +223,10 @@ describe('live mode: pending until the processor says so (D48)', () => {
     });
 
     const note = { refundId: refund.id, outcome: 'succeeded', settledAt: new Date().toISOString() };
+    // Refund notifications have their own secret: one signed with sessions' payment secret settles nothing.
+    const forged = await processor('refund_notifications', note, stack.env.processorWebhookSecret);
+    expect(forged.status).toBe(401);
+    expect((await live.get(`/v0/refunds/${refund.id}`)).body.refund.status).toBe('pending');
     expect((await processor('refund_notifications', note)).body.refund.status).toBe('succeeded');
     expect((await processor('refund_notifications', note)).status).toBe(200);
     const order = (await live.get(`/v0/orders/${session.order.id}`)).body.order;

@@ -59,6 +59,7 @@ describe('Secrets in logs', () => {
     secrets.set('ID derivation secret', stack.env.sessions.ID_DERIVATION_SECRET ?? '');
     secrets
       .set('processor HMAC secret', stack.env.processorWebhookSecret)
+      .set('processor refund HMAC secret', stack.env.processorRefundWebhookSecret)
       .set('CSRF secret', stack.env.sessions.CSRF_SECRET ?? '');
     for (const mode of ['test', 'live'] as const) {
       const { webhookSigningSecret } = await stack.admin.call<{ webhookSigningSecret: string }>(

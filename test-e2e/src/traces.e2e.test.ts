@@ -126,6 +126,7 @@ describe('One payment, one trace', () => {
       .set('CSRF secret', stack.env.sessions.CSRF_SECRET ?? '')
       .set('ID derivation secret', stack.env.sessions.ID_DERIVATION_SECRET ?? '')
       .set('processor HMAC secret', stack.env.processorWebhookSecret)
+      .set('processor refund HMAC secret', stack.env.processorRefundWebhookSecret)
       .set('customer email', CUSTOMER.email)
       .set('customer phone', CUSTOMER.phone);
     for (const [caller, token] of Object.entries(stack.env.internalTokens))

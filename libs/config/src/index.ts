@@ -605,7 +605,8 @@ export function generateLocalSecrets(options: { tokens?: Partial<LocalInternalTo
   env: Record<LocalSecretsOwner, Record<string, string>>;
 } {
   const random = options.random ?? (() => randomBytes(24).toString('base64url'));
-  // One processor, one secret: it signs payment notifications (sessions, D27) and refund notifications (orders, D48).
+  // One processor, a secret per kind of notification: payments (sessions, D27) and refunds (orders, D48), so that a
+  // leak of sessions' secret settles no refund.
   const processorWebhookSecret = random();
   const tokens: LocalInternalTokens = {
     gateway: random(),
@@ -624,7 +625,7 @@ export function generateLocalSecrets(options: { tokens?: Partial<LocalInternalTo
       },
       orders: {
         INTERNAL_CALLERS: internalCallersValue({ gateway: tokens.gateway, sessions: tokens.sessions }),
-        PROCESSOR_WEBHOOK_SECRET: processorWebhookSecret,
+        PROCESSOR_REFUND_WEBHOOK_SECRET: random(),
       },
       sessions: {
         INTERNAL_TOKEN: tokens.sessions,

@@ -22,6 +22,13 @@ export const INTERNAL_API_HEADERS = {
    */
   idempotencyRecord: 'x-idempotency-record',
   /**
+   * With idempotencyRecord, when the Idempotency-Key's life began (ISO time): its first use, kept by a retry after a
+   * 5xx, new once the key expired (D42's 24 hours) and is used again. An owner that derives ids from the record
+   * derives them from this too, so a key reused after its expiry makes a new refund and never answers the old one.
+   * Absent from a gateway of an earlier release (the owner then derives from the record alone).
+   */
+  idempotencySince: 'x-idempotency-since',
+  /**
    * On every answer of orders that carries an order: the revision its write stored, so that a service keeping a
    * copy of the order (sessions) tells a newer snapshot from an older one, also against the order events. A
    * header, not a body field: the gateway forwards bodies to merchants.

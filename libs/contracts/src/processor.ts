@@ -4,20 +4,30 @@ import { RefundId } from './ids';
 import { RefundFailureReason } from './refunds';
 
 // The live payment processor's notifications (D27, D48), the contract between the processor and the services it
-// notifies: sessions takes captured payments, orders takes settled refunds, with one signature scheme and one
-// secret (PROCESSOR_WEBHOOK_SECRET). Each notification is signed: `x-processor-signature: t=<unix seconds>,
-// v1=<hex HMAC-SHA256 of "<t>.<raw body>">`. A signature older (or newer) than the tolerance is refused, so a
-// captured request can't be replayed later; a replay inside the window is harmless because a payment id (or a
-// refund's settlement) is applied at most once.
+// notifies: sessions takes captured payments (PROCESSOR_WEBHOOK_SECRET), orders takes settled refunds (their own
+// PROCESSOR_REFUND_WEBHOOK_SECRET, so a leak of sessions' settles no refund), with one signature scheme. Each
+// notification is signed: `x-processor-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`.
+// A signature older (or newer) than the tolerance is refused, so a captured request can't be replayed later; a
+// replay inside the window is harmless because a payment id (or a refund's settlement) is applied at most once.
 
 export const PROCESSOR_SIGNATURE_HEADER = 'x-processor-signature';
 export const PROCESSOR_SIGNATURE_TOLERANCE_SECONDS = 5 * 60;
 /** A notification is a few hundred bytes; anything far larger is not one. */
 export const PROCESSOR_NOTIFICATION_MAX_BYTES = 64 * 1024;
 
-export function signProcessorPayload(secret: string, rawBody: string, timestampSeconds: number): string {
-  const mac = createHmac('sha256', secret).update(`${timestampSeconds}.${rawBody}`).digest('hex');
-  return `t=${timestampSeconds},v1=${mac}`;
+/**
+ * The signature header; several secrets give one `v1` each (a processor moving to a new secret signs with both, and
+ * a verifier accepts any `v1` its own secret made).
+ */
+export function signProcessorPayload(
+  secret: string | readonly string[],
+  rawBody: string,
+  timestampSeconds: number,
+): string {
+  const macs = (typeof secret === 'string' ? [secret] : secret).map(
+    (s) => `v1=${createHmac('sha256', s).update(`${timestampSeconds}.${rawBody}`).digest('hex')}`,
+  );
+  return `t=${timestampSeconds},${macs.join(',')}`;
 }
 
 export type ProcessorSignatureCheck =

@@ -137,6 +137,34 @@ describe('Checkout SDK requests', () => {
     expect(seen).toHaveLength(4);
   });
 
+  it('When rotate_secret meets a 503 or a dropped connection, then it is not repeated (a second rotation would drop the first new secret, D50); a 429 is retried', async () => {
+    const unavailable = { status: 503, body: { code: 'SERVICE_UNAVAILABLE', message: 'later', requestId: 'r' } };
+    const first = await scripted([unavailable, { status: 200, body: { endpoint: { id: 'we_test_1' } } }]);
+    const error = await client(first.baseUrl, 3)
+      .webhookEndpoints.rotateSecret('we_test_1')
+      .catch((err: unknown) => err);
+    expect(isCheckoutApiError(error, 'SERVICE_UNAVAILABLE')).toBe(true);
+    expect(first.seen).toHaveLength(1);
+    expect(first.seen[0]?.headers['idempotency-key']).toBeUndefined();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+
+    const dropped = await scripted(['drop', { status: 200, body: { endpoint: { id: 'we_test_1' } } }]);
+    await expect(client(dropped.baseUrl, 3).webhookEndpoints.rotateSecret('we_test_1')).rejects.toBeInstanceOf(
+      CheckoutConnectionError,
+    );
+    expect(dropped.seen).toHaveLength(1);
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+
+    const limited = await scripted([
+      { status: 429, body: { code: 'RATE_LIMITED', message: 'slow', requestId: 'r' }, headers: { 'retry-after': '0' } },
+      { status: 200, body: { endpoint: { id: 'we_test_1', secret: 'whsec_new' } } },
+    ]);
+    expect(await client(limited.baseUrl, 3).webhookEndpoints.rotateSecret('we_test_1')).toMatchObject({
+      secret: 'whsec_new',
+    });
+    expect(limited.seen).toHaveLength(2);
+  });
+
   it('When nothing answers, then a CheckoutConnectionError is thrown', async () => {
     const { baseUrl } = await scripted(() => 'drop');
     await expect(client(baseUrl, 1).orders.retrieve('ord_test_1')).rejects.toBeInstanceOf(CheckoutConnectionError);

@@ -55,14 +55,27 @@ export class HttpClient {
   async request<T>(
     method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
     path: string,
-    input: { body?: unknown; query?: Query; options?: RequestOptions } = {},
+    input: {
+      body?: unknown;
+      query?: Query;
+      options?: RequestOptions;
+      /**
+       * A POST the API takes without an Idempotency-Key whose repeat is not harmless (a secret rotation: a second one
+       * drops the first new secret at once, D50). Retried only when it was surely not done: a 429, refused before it
+       * ran; never after a 503 or a lost connection, whose outcome is unknown.
+       */
+      notRepeatable?: boolean;
+    } = {},
   ): Promise<T> {
     const url = new URL(`${this.baseUrl}${path}`);
     for (const [name, value] of Object.entries(input.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
     const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept: 'application/json' };
-    if (method === 'POST') headers[IDEMPOTENCY_KEY_HEADER] = input.options?.idempotencyKey ?? `sdk_${randomUUID()}`;
+    if (method === 'POST' && !input.notRepeatable)
+      headers[IDEMPOTENCY_KEY_HEADER] = input.options?.idempotencyKey ?? `sdk_${randomUUID()}`;
+    const retriable = (error: CheckoutApiError | undefined) =>
+      input.notRepeatable ? error?.status === 429 : error === undefined || isRetriable(error, method);
     if (input.body !== undefined) headers['content-type'] = 'application/json';
     const body = input.body === undefined ? undefined : JSON.stringify(input.body);
 
@@ -76,7 +89,7 @@ export class HttpClient {
           signal: AbortSignal.timeout(this.timeoutMs),
         });
       } catch (err) {
-        if (attempt < this.maxRetries) {
+        if (attempt < this.maxRetries && retriable(undefined)) {
           await this.pause(attempt, undefined);
           continue;
         }
@@ -89,7 +102,7 @@ export class HttpClient {
       const parsed = parseJson(text);
       if (response.ok) return parsed as T;
       const error = apiError(response, parsed, text);
-      if (attempt < this.maxRetries && isRetriable(error, method)) {
+      if (attempt < this.maxRetries && retriable(error)) {
         await this.pause(attempt, error.retryAfterSeconds);
         continue;
       }

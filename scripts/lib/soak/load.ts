@@ -101,6 +101,11 @@ export interface LoadOptions {
   merchants: readonly Merchant[];
   callbackUrl: (kind: ReceiverKind) => string;
   processorSecret: string;
+  /**
+   * Signs refund notifications, beside processorSecret: a processor moving refunds to their own secret signs with
+   * both, so an orders of the release before (the mixed-version soak) and today's each find theirs.
+   */
+  processorRefundSecret: string;
   runId: string;
   random: () => number;
   ratePerSecond: number;
@@ -378,7 +383,7 @@ async function runJourney(journey: Journey, options: LoadOptions, roll: number):
             headers: {
               'content-type': 'application/json',
               [PROCESSOR_SIGNATURE_HEADER]: signProcessorPayload(
-                options.processorSecret,
+                [options.processorRefundSecret, options.processorSecret],
                 rawBody,
                 Math.floor(Date.now() / 1000),
               ),

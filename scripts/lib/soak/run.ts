@@ -328,6 +328,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         merchants,
         callbackUrl: (kind) => callbackUrls[kind],
         processorSecret: stack.env.processorWebhookSecret,
+        processorRefundSecret: stack.env.processorRefundWebhookSecret,
         runId,
         random,
         ratePerSecond: options.rate,

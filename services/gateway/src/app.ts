@@ -11,6 +11,8 @@ import { DashboardStore } from './store/dashboard.store';
 import { closeUpstreams, createUpstreams } from './clients/upstreams';
 import { Organizations } from './domain/organizations';
 import { IdempotentRequests } from './domain/idempotent-requests';
+import { KeylessWrites } from './domain/keyless-writes';
+import { UnansweredWritesStore } from './store/unanswered-writes.store';
 import { DashboardLogins } from './domain/dashboard-logins';
 import { mountRoutes } from './http/router';
 import { createGatewayMetrics } from './metrics';
@@ -71,6 +73,10 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       mountRoutes(publicSide.app, operator.app, {
         organizations: new Organizations(organizations, clock),
         idempotentRequests: new IdempotentRequests(idempotencyKeys, clock),
+        keylessWrites: new KeylessWrites(
+          new UnansweredWritesStore(mongo.db, { retentionMs: IDEMPOTENCY_KEY_RETENTION_MS }),
+          clock,
+        ),
         metrics: createGatewayMetrics(operator.registry),
         upstreams,
         internalCallers: config.INTERNAL_CALLERS,

@@ -87,9 +87,9 @@ export const ConfigSchema = z.object({
       'Admin API requests with a wrong or missing operator token allowed per client address per minute on each replica; beyond it every admin request from that address is 429 until the minute passes',
     ),
   ADMIN_AUTH_FAILURES_EXEMPT: networks()
-    .default(['127.0.0.0/8', '::1/128'])
+    .default([])
     .describe(
-      "Comma-separated CIDRs of peers whose wrong operator tokens are not limited (ADMIN_AUTH_FAILURES_PER_MINUTE). Default loopback: kubectl port-forward reaches the operators' listener from inside the pod, and behind the local load balancer every caller shares its address, so counting them would let one caller lock every operator out. Every other peer is limited by its own TCP address: X-Forwarded-For is never read on the operators' listener. Empty: every peer is limited",
+      "Comma-separated CIDRs of peers whose wrong operator tokens are not limited (ADMIN_AUTH_FAILURES_PER_MINUTE). Default none: every peer is limited by its own TCP address (X-Forwarded-For is never read on the operators' listener). Loopback is not exempt by default: under a service mesh every connection arrives from the sidecar on loopback, so exempting it exempts everyone. Name a peer only where its address is shared by operators and reachable by nobody else (the local cluster's load balancer)",
     ),
   DASHBOARD_LINK_TTL_MS: env
     .positiveInt(LOGIN_LINK_TTL_MS)

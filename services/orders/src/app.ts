@@ -56,7 +56,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       if (config.API_ENABLED)
         mountRoutes(app, {
           internalCallers: config.INTERNAL_CALLERS,
-          processorSecret: config.PROCESSOR_WEBHOOK_SECRET,
+          processorSecret: config.PROCESSOR_REFUND_WEBHOOK_SECRET,
           commands,
           referenceData: new ReferenceData(referenceData, clock),
           clock,

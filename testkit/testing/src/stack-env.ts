@@ -42,7 +42,10 @@ export interface StackEnvironment {
   checkoutBaseUrl: string;
   adminToken: string;
   internalTokens: InternalTokens;
+  /** Signs the processor's payment notifications (sessions, D27). */
   processorWebhookSecret: string;
+  /** Signs the processor's refund notifications (orders, D48): a secret of their own. */
+  processorRefundWebhookSecret: string;
 }
 
 /** A random secret that every service's secret settings accept (32 characters of base64url). */
@@ -63,6 +66,7 @@ export function stackEnvironment(options: StackEnvironmentOptions): StackEnviron
   const internalTokens = generated.tokens;
   const adminToken = options.adminToken ?? secrets.gateway.ADMIN_TOKEN ?? '';
   const processorWebhookSecret = secrets.sessions.PROCESSOR_WEBHOOK_SECRET ?? '';
+  const processorRefundWebhookSecret = secrets.orders.PROCESSOR_REFUND_WEBHOOK_SECRET ?? '';
   const gatewayUrl = url(options.ports.gateway);
   const adminPort = options.ports.gatewayAdmin ?? 0;
   const adminUrl = adminPort === 0 ? '' : url(adminPort);
@@ -86,6 +90,7 @@ export function stackEnvironment(options: StackEnvironmentOptions): StackEnviron
     adminToken,
     internalTokens,
     processorWebhookSecret,
+    processorRefundWebhookSecret,
     gateway: {
       ...common,
       PORT: String(options.ports.gateway),
@@ -133,4 +138,16 @@ export function stackEnvironment(options: StackEnvironmentOptions): StackEnviron
       ...options.extraEnv?.dispatcher,
     },
   };
+}
+
+/**
+ * Settings that a release before this code requires and today's code no longer reads, for the replicas of a stack
+ * that run a release's build (the mixed-version rollout, `npm start -- --from`): orders verified refund
+ * notifications with sessions' payment secret before they had a secret of their own (D48).
+ */
+export function releaseOnlyEnv(
+  env: StackEnvironment,
+  service: 'gateway' | 'orders' | 'sessions' | 'dispatcher',
+): Record<string, string> {
+  return service === 'orders' ? { PROCESSOR_WEBHOOK_SECRET: env.processorWebhookSecret } : {};
 }

@@ -43,7 +43,12 @@ export class WebhookEndpoints {
 
   /** A new secret, in this answer only; the old one keeps signing beside it for 24 hours. */
   async rotateSecret(id: string): Promise<WebhookEndpointWithSecret> {
-    return (await this.http.request<WebhookEndpointSecretResponse>('POST', `${path(id)}/rotate_secret`)).endpoint;
+    // No Idempotency-Key (its answer is a secret, D50), and a second rotation drops the first's secret: never repeated
+    // after an unknown outcome.
+    const answer = await this.http.request<WebhookEndpointSecretResponse>('POST', `${path(id)}/rotate_secret`, {
+      notRepeatable: true,
+    });
+    return answer.endpoint;
   }
 
   /** `await` for one page, `for await` for every endpoint (newest first). */

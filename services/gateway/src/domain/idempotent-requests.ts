@@ -12,6 +12,11 @@ export interface HeldKey {
   /** The record's id, which the owner is told (INTERNAL_API_HEADERS.idempotencyRecord). */
   id: string;
   token: string;
+  /**
+   * When the key's life began (INTERNAL_API_HEADERS.idempotencySince): a retry after a 5xx keeps it, a use after the
+   * key expired starts a new one, so an owner never answers a reused key with what it made a day before (D42).
+   */
+  since: Date;
 }
 
 /** What a request with an Idempotency-Key does: run, holding the key, or answer as the key's first request was. */
@@ -59,7 +64,7 @@ export class IdempotentRequests {
       );
     }
     if (begun.kind === 'replay') return begun;
-    return { kind: 'run', held: { scope, id, token: begun.token } };
+    return { kind: 'run', held: { scope, id, token: begun.token, since: begun.since } };
   }
 
   /** Keeps the holder's answer (a status below 500) for replays; the key is answered from now on. */
@@ -69,6 +74,6 @@ export class IdempotentRequests {
 
   /** Frees the key after a 5xx or a crash, so that the client may retry with it. */
   async release(held: HeldKey): Promise<void> {
-    await this.records.release(held.id, held.token);
+    await this.records.release(held.id, held.token, this.clock());
   }
 }

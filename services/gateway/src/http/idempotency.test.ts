@@ -70,7 +70,7 @@ describe('Idempotency-Key middleware (D42)', () => {
   });
 
   it('When the first request answers 201, then that response is stored', async () => {
-    const { store, calls, completed } = recordingStore({ kind: 'started', token: 't' });
+    const { store, calls, completed } = recordingStore({ kind: 'started', token: 't', since: new Date(0) });
     const { ctx } = context({ 'idempotency-key': 'k1' }, { items: [] });
     await run(store, ctx, async () => {
       ctx.status = 201;
@@ -81,7 +81,7 @@ describe('Idempotency-Key middleware (D42)', () => {
   });
 
   it('When the handler throws a 4xx domain error, then its error body is stored and the error still reaches the client', async () => {
-    const { store, completed } = recordingStore({ kind: 'started', token: 't' });
+    const { store, completed } = recordingStore({ kind: 'started', token: 't', since: new Date(0) });
     const { ctx } = context({ 'idempotency-key': 'k1' });
     await expect(
       run(store, ctx, async () => Promise.reject(new DomainError('ORDER_CREATE_FAILED', 'bad'))),
@@ -95,7 +95,7 @@ describe('Idempotency-Key middleware (D42)', () => {
   });
 
   it('When keeping a 201 fails, then the client still gets its 201 and the failure is reported', async () => {
-    const { store } = recordingStore({ kind: 'started', token: 't' });
+    const { store } = recordingStore({ kind: 'started', token: 't', since: new Date(0) });
     const failing: Store = { ...store, complete: async () => Promise.reject(new Error('database down')) };
     const { ctx } = context({ 'idempotency-key': 'k1' });
     await run(failing, ctx, async () => {
@@ -107,14 +107,14 @@ describe('Idempotency-Key middleware (D42)', () => {
   });
 
   it('When the answer is a 5xx or the handler crashes, then the key is released, not kept', async () => {
-    const answered = recordingStore({ kind: 'started', token: 't' });
+    const answered = recordingStore({ kind: 'started', token: 't', since: new Date(0) });
     const first = context({ 'idempotency-key': 'k1' });
     await run(answered.store, first.ctx, async () => {
       first.ctx.status = 503;
     });
     expect(answered.calls).toEqual(['begin', 'release']);
 
-    const crashed = recordingStore({ kind: 'started', token: 't' });
+    const crashed = recordingStore({ kind: 'started', token: 't', since: new Date(0) });
     await expect(
       run(crashed.store, context({ 'idempotency-key': 'k1' }).ctx, async () => Promise.reject(new Error('boom'))),
     ).rejects.toThrow('boom');

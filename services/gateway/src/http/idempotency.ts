@@ -3,11 +3,14 @@ import { isDomainError } from '@checkout/errors';
 import { IDEMPOTENT_REPLAYED_HEADER } from '@checkout/contracts';
 import { domainErrorBody, requireScope } from '@checkout/http';
 import type { IdempotentRequests } from '../domain/idempotent-requests';
+import type { KeylessWrites } from '../domain/keyless-writes';
 
 declare module 'koa' {
   interface DefaultState {
     /** Set while a request with an Idempotency-Key runs; forwarded to the owner (INTERNAL_API_HEADERS). */
     idempotencyRecord?: string;
+    /** When the Idempotency-Key's life began (INTERNAL_API_HEADERS.idempotencySince); unset without a key. */
+    idempotencySince?: Date;
   }
 }
 
@@ -38,6 +41,7 @@ export function idempotency(requests: IdempotentRequests, onKeepFailed: (err: un
 
     const { held } = claim;
     ctx.state.idempotencyRecord = held.id;
+    ctx.state.idempotencySince = held.since;
     try {
       await next();
     } catch (err) {
@@ -63,5 +67,33 @@ export function idempotency(requests: IdempotentRequests, onKeepFailed: (err: un
     } else {
       await requests.release(held);
     }
+  };
+}
+
+/**
+ * A write unsafe to repeat (a refund) sent without an Idempotency-Key: an identical retry of a try left unanswered
+ * (a 5xx, an upstream timeout) is the same write (domain/keyless-writes.ts). Runs after idempotency(); a request
+ * with a key is that middleware's. Costs one read per keyless write, and a write only after a 5xx or a retry.
+ */
+export function keylessRetries(writes: KeylessWrites, onFailed: (err: unknown) => void): Middleware {
+  return async (ctx, next) => {
+    if (ctx.headers['idempotency-key'] !== undefined) {
+      await next();
+      return;
+    }
+    const write = await writes.begin(requireScope(ctx.state), String(ctx.state.apiKeyId), {
+      method: ctx.method,
+      path: ctx.path,
+      body: ctx.request.jsonBody,
+    });
+    ctx.state.idempotencyRecord = write.record;
+    try {
+      await next();
+    } catch (err) {
+      const answered = isDomainError(err) && err.status < 500;
+      await (answered ? writes.answered(write) : writes.unanswered(write)).catch(onFailed);
+      throw err;
+    }
+    await (ctx.status < 500 ? writes.answered(write) : writes.unanswered(write)).catch(onFailed);
   };
 }

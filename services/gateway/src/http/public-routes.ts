@@ -87,6 +87,11 @@ export interface PublicRoute {
    * secret it answers with current, and the one before it signing for 24 hours).
    */
   noIdempotencyKey?: boolean;
+  /**
+   * A POST that is not safe to repeat (a refund: two identical refunds are two refunds) made safe to retry without
+   * an Idempotency-Key too: an identical retry of a try answered 5xx is the same write (domain/keyless-writes.ts).
+   */
+  keylessRetry?: boolean;
 }
 
 const orderLinks = ['getOrder', 'updateOrder', 'cancelOrder', 'createRefund', 'listRefunds', 'testHelperCreateRefund'];
@@ -229,13 +234,14 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     summary:
       'Refund money an order received (D48): at most what is refundable, whatever the order status; test mode succeeds at once, live mode stays pending until the processor settles it',
     description:
-      "`amount` (minor units) is optional: without it, all that is refundable (amounts.paid minus succeeded and pending refunds). More than that, or an order that received nothing, is 400 `REFUND_FAILED`; at most 100 refunds per order. The order's `amounts.refunded` counts succeeded refunds. With an `Idempotency-Key`, a retry is the same refund (D42).",
+      "`amount` (minor units) is optional: without it, all that is refundable (amounts.paid minus succeeded and pending refunds). More than that, or an order that received nothing, is 400 `REFUND_FAILED`; at most 100 refunds per order. The order's `amounts.refunded` counts succeeded refunds. With an `Idempotency-Key`, a retry is the same refund (D42); without one, a retry with the same body of a refund answered 5xx (or not at all) is the same refund too, while an identical refund after an answered one is a new refund.",
     tag: 'Refunds',
     upstream: 'orders',
     upstreamPath: (p) => `/internal/orders/${enc(p.orderId ?? '')}/refunds`,
     idParam: orderId,
     copyOrderToSession: true,
     answerOnly: 'refund',
+    keylessRetry: true,
     body: { schema: CreateRefundRequest, required: false },
     success: { status: 201, schema: RefundResponse },
     links: linksTo(refundLinks, 'refundId', '/refund/id'),
@@ -371,6 +377,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     testModeOnly: true,
     copyOrderToSession: true,
     answerOnly: 'refund',
+    keylessRetry: true,
     body: { schema: TestHelperCreateRefundRequest, required: false },
     success: { status: 201, schema: RefundResponse },
     links: linksTo(refundLinks, 'refundId', '/refund/id'),
@@ -499,7 +506,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     summary:
       'Register a webhook endpoint: it receives every event of the types it is subscribed to, signed with its own secret, shown only in this answer (D50; at most 16 per mode)',
     description:
-      'Registers a URL and the event types it receives (`["*"]` for every type, those added later too). Its signing secret is in this answer only; deliveries are signed with it (Standard Webhooks). At most 16 endpoints per mode: a 17th is 400 `WEBHOOK_ENDPOINT_LIMIT_REACHED`. With an `Idempotency-Key`, a retry gets the same answer (D42), the same endpoint, even once that endpoint is deleted: its id then answers 404 `WEBHOOK_ENDPOINT_NOT_FOUND`.',
+      'Registers a URL and the event types it receives (`["*"]` for every type, those added later too). Its signing secret is in this answer only; deliveries are signed with it (Standard Webhooks). At most 16 endpoints per mode: a 17th is 400 `WEBHOOK_ENDPOINT_LIMIT_REACHED`. With an `Idempotency-Key`, a retry gets the same answer (D42), the same endpoint, even once that endpoint is deleted: its id then answers 404 `WEBHOOK_ENDPOINT_NOT_FOUND`; a retry after a 5xx is the same endpoint with the same secret, never a second one.',
     tag: 'Webhook endpoints',
     upstream: 'dispatcher',
     upstreamPath: () => '/internal/webhook-endpoints',

@@ -43,6 +43,7 @@ beforeAll(async () => {
       keyed.push(`${ctx.method} ${ctx.path}`);
       await next();
     },
+    keylessRetries: async (_ctx, next) => next(),
     bodyLimitBytes: 4096,
     upstreams: {
       orders: new OrdersClient(http),

@@ -13,6 +13,8 @@ export interface PublicRouterDeps {
   authenticate: Middleware;
   /** D42, on every POST. */
   idempotency: Middleware;
+  /** After it, on the routes marked `keylessRetry`: a keyless retry of an unanswered write is the same write. */
+  keylessRetries: Middleware;
   bodyLimitBytes: number;
   /** The owner of each route (the table's `upstream`); sessions also takes D46's copies of an order. */
   upstreams: Record<Upstream, Forwarding> & { sessions: SessionOrderCopies };
@@ -59,8 +61,9 @@ export function publicRouter(deps: PublicRouterDeps): Router {
       await forward(ctx, { ...route, upstream }, deps);
     };
     const guard: Middleware[] = route.path.includes(':') ? [notALiteralPath(router)] : [];
+    const keyless = route.keylessRetry ? [deps.keylessRetries] : [];
     if (route.method === 'POST' && !route.noIdempotencyKey)
-      router.post(route.path, ...guard, deps.authenticate, body, deps.idempotency, handler);
+      router.post(route.path, ...guard, deps.authenticate, body, deps.idempotency, ...keyless, handler);
     else router[method](route.path, ...guard, deps.authenticate, body, handler);
   }
   return router;
@@ -86,6 +89,8 @@ async function forward(
   const headers: Record<string, string> = {};
   if (ctx.state.idempotencyRecord !== undefined)
     headers[INTERNAL_API_HEADERS.idempotencyRecord] = ctx.state.idempotencyRecord;
+  if (ctx.state.idempotencySince !== undefined)
+    headers[INTERNAL_API_HEADERS.idempotencySince] = ctx.state.idempotencySince.toISOString();
   if (route.forwardCheckoutSettings) {
     const settings = await deps.checkoutSettings(scope.organizationId, scope.mode);
     const organizationName = ctx.state.organization?.name ?? '';

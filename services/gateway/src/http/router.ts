@@ -12,10 +12,11 @@ import { AdminTokenGuesses } from '../domain/admin-token-guesses';
 import type { CheckoutSettings } from '../domain/checkout-settings';
 import type { Organizations } from '../domain/organizations';
 import type { IdempotentRequests } from '../domain/idempotent-requests';
+import type { KeylessWrites } from '../domain/keyless-writes';
 import type { DashboardLogins } from '../domain/dashboard-logins';
 import type { DashboardDispatcher, DashboardOrders, DashboardSessions } from '../domain/dashboard-reads';
 import type { Forwarding, PassThrough } from '../domain/owners';
-import { idempotency } from './idempotency';
+import { idempotency, keylessRetries } from './idempotency';
 import type { GatewayMetrics } from '../metrics';
 import { adminRoutes } from './admin.routes';
 import { authenticate } from './authenticate';
@@ -38,6 +39,7 @@ export interface GatewayUpstreams {
 export interface GatewayRouteDeps {
   organizations: Organizations;
   idempotentRequests: IdempotentRequests;
+  keylessWrites: KeylessWrites;
   metrics: GatewayMetrics;
   upstreams: GatewayUpstreams;
   internalCallers: readonly AcceptedInternalCaller[];
@@ -131,6 +133,9 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
           { err },
           'could not keep an Idempotency-Key response; the key stays in use until its lock lapses',
         ),
+      ),
+      keylessRetries: keylessRetries(deps.keylessWrites, (err) =>
+        deps.logger.warn({ err }, 'could not keep or forget an unanswered keyless write'),
       ),
       upstreams: deps.upstreams,
       checkoutSettings,

@@ -25,7 +25,8 @@ interface IdempotencyDocument extends ScopedDocument {
 }
 
 export type BeginResult =
-  | { kind: 'started'; token: string }
+  /** `since`: when the key's life began (its first use; kept by a retry after a 5xx; anew after expiry). */
+  | { kind: 'started'; token: string; since: Date }
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'in_use' }
   | { kind: 'reused' };
@@ -67,10 +68,20 @@ export class IdempotencyStore {
         createdAt: now,
         expiresAt: new Date(now.getTime() + this.options.retentionMs),
       });
-      if (created) return { kind: 'started', token };
+      if (created) return { kind: 'started', token, since: now };
       if (!existing) continue;
+      if (existing.expiresAt <= now) {
+        await this.deleteIfUnchanged(existing._id, existing.token);
+        continue;
+      }
       const abandoned = existing.state === 'in_progress' && existing.lockedUntil <= now;
-      if (existing.expiresAt <= now || abandoned) {
+      if (abandoned && existing.fingerprint === input.fingerprint) {
+        // A retry after a 5xx (release) or a crash: the same request in the same life of the key, so the owner is
+        // told the same `since` and derives the same ids (a refund committed behind the 5xx is met, not made again).
+        if (await this.reclaim(existing, token, now)) return { kind: 'started', token, since: existing.createdAt };
+        continue;
+      }
+      if (abandoned) {
         await this.deleteIfUnchanged(existing._id, existing.token);
         continue;
       }
@@ -89,15 +100,27 @@ export class IdempotencyStore {
     );
   }
 
-  /** Frees the key after a 5xx or a crash of the handler, so the client may retry with it. */
-  async release(id: string, token: string): Promise<void> {
-    await this.deleteIfUnchanged(id, token);
+  /**
+   * Frees the key after a 5xx or a crash of the handler, so the client may retry with it. The record stays, its lock
+   * lapsed, so the key's life (createdAt, expiresAt) outlasts the retry; a gateway of the release before, which
+   * deleted it, reads it as abandoned and reclaims it as it always did.
+   */
+  async release(id: string, token: string, now: Date): Promise<void> {
+    await this.collection.updateOne({ _id: id, token }, { $set: { lockedUntil: now } });
   }
 
   /** Deletes records past their retention; the reads ignore them already, this only reclaims the space. */
   async deleteExpired(now: Date): Promise<number> {
     // A reclaimed key's new record has a later expiresAt, so this never deletes a live record.
     return (await this.collection.deleteMany({ expiresAt: { $lt: now } })).deletedCount;
+  }
+
+  private async reclaim(existing: IdempotencyDocument, token: string, now: Date): Promise<boolean> {
+    const taken = await this.collection.updateOne(
+      { _id: existing._id, token: existing.token },
+      { $set: { token, state: 'in_progress', lockedUntil: new Date(now.getTime() + this.options.lockMs) } },
+    );
+    return taken.modifiedCount === 1;
   }
 
   private async deleteIfUnchanged(id: string, token: string): Promise<boolean> {

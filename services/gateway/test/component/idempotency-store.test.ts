@@ -75,8 +75,39 @@ describe('IdempotencyStore (D42)', () => {
     const id = newId();
     const first = await store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'f', now: t0 });
     if (first.kind !== 'started') throw new Error('expected started');
-    await store.release(id, first.token);
+    await store.release(id, first.token, t0);
     expect((await store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'f', now: t0 })).kind).toBe('started');
+  });
+
+  it('When a key is released after a 5xx and retried, then the retry is in the same life of the key (its since); after expiry a use begins a new one', async () => {
+    const id = newId();
+    const first = await store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'f', now: t0 });
+    if (first.kind !== 'started') throw new Error('expected started');
+    expect(first.since).toEqual(t0);
+    await store.release(id, first.token, at(1_000));
+    const retry = await store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'f', now: at(HOUR) });
+    expect(retry).toMatchObject({ kind: 'started', since: t0 });
+    if (retry.kind !== 'started') throw new Error('expected started');
+    // The released holder can no longer keep an answer; the retry can.
+    await store.complete(scope, id, first.token, { status: 201, body: '"first"' }, at(HOUR));
+    await store.complete(scope, id, retry.token, { status: 201, body: '"retry"' }, at(HOUR));
+    expect(await store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'f', now: at(2 * HOUR) })).toEqual({
+      kind: 'replay',
+      response: { status: 201, body: '"retry"' },
+    });
+    const reused = await store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'f', now: at(RETENTION + 1) });
+    expect(reused).toMatchObject({ kind: 'started', since: at(RETENTION + 1) });
+  });
+
+  it('When a released key is used with another body, then it begins a new life (not the released try)', async () => {
+    const id = newId();
+    const first = await store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'f', now: t0 });
+    if (first.kind !== 'started') throw new Error('expected started');
+    await store.release(id, first.token, t0);
+    expect(await store.begin(scope, { id, apiKeyId: 'k', fingerprint: 'other', now: at(1) })).toMatchObject({
+      kind: 'started',
+      since: at(1),
+    });
   });
 
   it('When the sweep runs, then records past their retention are deleted and younger ones stay', async () => {

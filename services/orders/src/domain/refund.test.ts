@@ -114,6 +114,17 @@ describe('createRefund (D48)', () => {
     expect(again.refund).toEqual(next.refunds?.[0]);
   });
 
+  it('When a refund names an earlier id it is the same as (sameAs), then a refund by that id made since notBefore is returned, an older one is not', () => {
+    const current = refunded(paid(1000), { refundId: 're_test_legacy', amount: 100, outcome: 'succeeded' });
+    const retry = { refundId: 're_test_new', amount: 100, outcome: 'succeeded' as const };
+    const met = createRefund(current, { ...retry, sameAs: { id: 're_test_legacy', notBefore: NOW } }, LATER);
+    expect(met).toMatchObject({ next: null, refund: { id: 're_test_legacy' } });
+    const afterIt = new Date(LATER.getTime() + 1);
+    const expired = createRefund(current, { ...retry, sameAs: { id: 're_test_legacy', notBefore: afterIt } }, LATER);
+    expect(expired.refund.id).toBe('re_test_new');
+    expect(expired.next?.refunds).toHaveLength(2);
+  });
+
   it(`When an order already has ${REFUNDS_PER_ORDER_MAX} refunds, then another is REFUND_FAILED (the bound, docs/decisions.md)`, () => {
     let current = paid(1000);
     for (let i = 0; i < REFUNDS_PER_ORDER_MAX; i++)

@@ -35,6 +35,11 @@ export type RefundOutcome = 'succeeded' | 'pending' | 'failed';
 export interface RefundInput {
   /** Derived from the request's Idempotency-Key when it has one, so a retry meets the refund the first try made. */
   refundId: string;
+  /**
+   * A refund by this id, if made no earlier than `notBefore`, is this request's too: the id a gateway of the release
+   * before derived for the same Idempotency-Key (from the record alone), met by a retry through a newer one.
+   */
+  sameAs?: { id: string; notBefore: Date } | undefined;
   amount?: number | undefined;
   reason?: RefundReason | undefined;
   metadata?: Record<string, string> | undefined;
@@ -64,7 +69,10 @@ export function createRefund(
   now: Date,
 ): { next: OrderDocument | null; refund: StoredRefund } {
   const refunds = refundsOf(order);
-  const existing = refunds.find((r) => r.id === input.refundId);
+  const { sameAs } = input;
+  const existing =
+    refunds.find((r) => r.id === input.refundId) ??
+    (sameAs && refunds.find((r) => r.id === sameAs.id && r.createdAt >= sameAs.notBefore));
   if (existing) return { next: null, refund: existing };
   if (order.amounts.paid === 0)
     throw new DomainError('REFUND_FAILED', `Order ${order._id} has received no money, so nothing can be refunded.`);

@@ -4,6 +4,7 @@ import { DomainError } from '@checkout/errors';
 import { parseOrThrow, requireScope } from '@checkout/http';
 import {
   CreateRefundRequest,
+  IDEMPOTENCY_KEY_RETENTION_MS,
   INTERNAL_API_HEADERS,
   ListRefundsQuery,
   SettleRefundRequest,
@@ -16,7 +17,7 @@ import {
   type Scope,
 } from '@checkout/contracts';
 import type { OrderCommands, RefundWrite } from '../domain/orders.use-cases';
-import type { RefundOutcome } from '../domain/refund';
+import type { RefundInput, RefundOutcome } from '../domain/refund';
 import { presentRefund } from '../domain/order.presenter';
 import { answer, orderIdParam } from './order-answer';
 
@@ -26,15 +27,24 @@ function refundIdParam(value: string | undefined): string {
 }
 
 /**
- * D42 for refunds: with an Idempotency-Key the refund's id comes from it, so a retry after an unknown outcome (a
- * 5xx, a lost answer: the gateway keeps no 5xx) meets the refund the first try made, applied at most once, and is
- * not a second one. Not a secret derivation: a refund id is no capability (reading it needs the API key).
+ * D42 for refunds: with an Idempotency-Key (or the gateway's record of a keyless try left unanswered) the refund's id
+ * comes from it and from when the key's life began, so a retry after an unknown outcome (a 5xx, a lost answer: the
+ * gateway keeps no 5xx) meets the refund the first try made, applied at most once, and a key reused once it expired
+ * makes a new refund rather than answer the old one. A gateway of the release before sends no start: the id then
+ * comes from the record alone, and a newer gateway's retry of such a try still meets it (`sameAs`, within the key's
+ * 24 hours). Not a secret derivation: a refund id is no capability (reading it needs the API key).
  */
-function refundIdFor(ctx: Context, scope: Scope, orderId: string): string {
+function refundIdFor(ctx: Context, scope: Scope, orderId: string): Pick<RefundInput, 'refundId' | 'sameAs'> {
   const record = ctx.get(INTERNAL_API_HEADERS.idempotencyRecord) || undefined;
-  return record === undefined
-    ? newId('re', scope.mode)
-    : derivedId('re', scope.mode, `refund\n${scope.organizationId}\n${orderId}\n${record}`);
+  if (record === undefined) return { refundId: newId('re', scope.mode) };
+  const seed = `refund\n${scope.organizationId}\n${orderId}\n${record}`;
+  const byRecord = derivedId('re', scope.mode, seed);
+  const since = new Date(ctx.get(INTERNAL_API_HEADERS.idempotencySince));
+  if (Number.isNaN(since.getTime())) return { refundId: byRecord };
+  return {
+    refundId: derivedId('re', scope.mode, `${seed}\n${since.toISOString()}`),
+    sameAs: { id: byRecord, notBefore: new Date(since.getTime() - IDEMPOTENCY_KEY_RETENTION_MS) },
+  };
 }
 
 /** D29 and D48: test helpers exist for test mode only (the gateway answers 404 for a live key too). */
@@ -63,7 +73,7 @@ export function refundsRoutes(commands: OrderCommands): Router {
     const body = parseOrThrow(CreateRefundRequest, ctx.request.jsonBody ?? {}, 'REFUND_FAILED');
     const outcome: RefundOutcome = scope.mode === 'test' ? 'succeeded' : 'pending';
     const written = await commands.createRefund(scope, orderId, {
-      refundId: refundIdFor(ctx, scope, orderId),
+      ...refundIdFor(ctx, scope, orderId),
       ...body,
       outcome,
     });
@@ -97,7 +107,7 @@ export function refundsRoutes(commands: OrderCommands): Router {
       'REFUND_FAILED',
     );
     const written = await commands.createRefund(scope, orderId, {
-      refundId: refundIdFor(ctx, scope, orderId),
+      ...refundIdFor(ctx, scope, orderId),
       ...body,
       outcome,
     });

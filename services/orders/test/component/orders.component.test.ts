@@ -9,7 +9,7 @@ import { TOPICS, topicName } from '@checkout/contracts';
 import { eventually } from '@checkout/testing';
 import { buildApp, type OrdersApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
-import { CALLER_TOKENS, INTERNAL_CALLERS, PROCESSOR_WEBHOOK_SECRET, internalCaller } from './support';
+import { CALLER_TOKENS, INTERNAL_CALLERS, PROCESSOR_REFUND_WEBHOOK_SECRET, internalCaller } from './support';
 
 // The orders service alone, in-process on port 0, on the real engines: its internal API, its outbox event,
 // and the at-most-once and race rules that sessions rely on (D25, D27, D28).
@@ -44,7 +44,7 @@ beforeAll(async () => {
     KAFKA_BROKERS: kafkaBrokers.join(','),
     TOPIC_PREFIX: prefix,
     INTERNAL_CALLERS,
-    PROCESSOR_WEBHOOK_SECRET,
+    PROCESSOR_REFUND_WEBHOOK_SECRET,
     PORT: '0',
     HTTP_HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',

@@ -9,7 +9,7 @@ import { MongoClient } from '@checkout/mongo';
 import { readTopic } from '@checkout/kafka/testing';
 import { OrderEventMessage, OrderPublicEventMessage, TOPICS, topicName } from '@checkout/contracts';
 import { eventually } from '@checkout/testing';
-import { CALLER_TOKENS, INTERNAL_CALLERS, PROCESSOR_WEBHOOK_SECRET, internalCaller } from './support';
+import { CALLER_TOKENS, INTERNAL_CALLERS, PROCESSOR_REFUND_WEBHOOK_SECRET, internalCaller } from './support';
 
 // D48 across a crash of orders (SIGKILL between the write and its events): a refund's write carries its events in
 // the same document (the outbox), so a process that dies after the write and before publishing leaves them there,
@@ -72,7 +72,7 @@ beforeAll(async () => {
     KAFKA_BROKERS: engines.kafkaBrokers.join(','),
     TOPIC_PREFIX: prefix,
     INTERNAL_CALLERS,
-    PROCESSOR_WEBHOOK_SECRET,
+    PROCESSOR_REFUND_WEBHOOK_SECRET,
     PORT: String(port),
     HTTP_HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',

@@ -12,10 +12,10 @@ import {
   signProcessorPayload,
   topicName,
 } from '@checkout/contracts';
-import { eventually } from '@checkout/testing';
+import { eventually, newSecret } from '@checkout/testing';
 import { buildApp, type OrdersApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
-import { CALLER_TOKENS, INTERNAL_CALLERS, PROCESSOR_WEBHOOK_SECRET, internalCaller } from './support';
+import { CALLER_TOKENS, INTERNAL_CALLERS, PROCESSOR_REFUND_WEBHOOK_SECRET, internalCaller } from './support';
 
 // D48 in the orders service alone, in-process on port 0 on the real engines: refunds through the internal API
 // (what the gateway forwards), the live processor's signed notifications, and the events each refund change
@@ -51,14 +51,17 @@ async function paidOrder(call: typeof test, paid = 1000): Promise<string> {
   return id;
 }
 
-async function notify(body: unknown, options: { secret?: string; at?: Date } = {}) {
+/** Sessions' payment-notification secret (D27), which signed refund notifications too before they had their own. */
+const SESSIONS_PAYMENT_SECRET = newSecret();
+
+async function notify(body: unknown, options: { secret?: string | string[]; at?: Date } = {}) {
   const raw = JSON.stringify(body);
   const t = Math.floor((options.at ?? new Date()).getTime() / 1000);
   const response = await request(`${baseUrl}/internal/processor/refund-notifications`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
-      [PROCESSOR_SIGNATURE_HEADER]: signProcessorPayload(options.secret ?? PROCESSOR_WEBHOOK_SECRET, raw, t),
+      [PROCESSOR_SIGNATURE_HEADER]: signProcessorPayload(options.secret ?? PROCESSOR_REFUND_WEBHOOK_SECRET, raw, t),
     },
     body: raw,
   });
@@ -76,7 +79,9 @@ beforeAll(async () => {
     KAFKA_BROKERS: kafkaBrokers.join(','),
     TOPIC_PREFIX: prefix,
     INTERNAL_CALLERS,
-    PROCESSOR_WEBHOOK_SECRET,
+    PROCESSOR_REFUND_WEBHOOK_SECRET,
+    // As a stack mid-migration holds it: sessions' payment secret, still set, must settle no refund.
+    PROCESSOR_WEBHOOK_SECRET: SESSIONS_PAYMENT_SECRET,
     PORT: '0',
     HTTP_HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
@@ -283,6 +288,17 @@ describe('live mode: the processor settles a refund (D48)', () => {
     const failed = await notify(note);
     expect(failed.body.refund).toMatchObject({ status: 'failed', failureReason: 'lost_or_stolen_card' });
     expect((await live('GET', `/internal/orders/${id}`)).body.order.amounts.refunded).toBe(0);
+  });
+
+  it("When a notification is signed with sessions' payment secret (a leak of it), then the refund route refuses it; signed with both, as a processor moving to the refunds' own secret signs, it settles", async () => {
+    const id = await paidOrder(live);
+    const refundId = (await live('POST', `/internal/orders/${id}/refunds`, {})).body.refund.id as string;
+    const note = { refundId, outcome: 'succeeded', settledAt: new Date().toISOString() };
+    const forged = await notify(note, { secret: SESSIONS_PAYMENT_SECRET });
+    expect(forged).toMatchObject({ status: 401, body: { code: 'UNAUTHORIZED' } });
+    expect((await live('GET', `/internal/refunds/${refundId}`)).body.refund.status).toBe('pending');
+    const both = await notify(note, { secret: [SESSIONS_PAYMENT_SECRET, PROCESSOR_REFUND_WEBHOOK_SECRET] });
+    expect(both.body.refund.status).toBe('succeeded');
   });
 });
 

@@ -4,7 +4,7 @@ import { createLogger } from '@checkout/logger';
 import { CommandCounter } from '@checkout/mongo/testing';
 import { buildApp, type OrdersApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
-import { INTERNAL_CALLERS, PROCESSOR_WEBHOOK_SECRET, internalCaller } from './support';
+import { INTERNAL_CALLERS, PROCESSOR_REFUND_WEBHOOK_SECRET, internalCaller } from './support';
 
 // The database round trips of each orders operation, counted with the driver's command
 // monitoring. Counts are deterministic, so they are asserted exactly; a change that adds a round trip has to
@@ -31,7 +31,7 @@ beforeAll(async () => {
     KAFKA_BROKERS: kafkaBrokers.join(','),
     TOPIC_PREFIX: `orders-round-trips-${suffix}`,
     INTERNAL_CALLERS,
-    PROCESSOR_WEBHOOK_SECRET,
+    PROCESSOR_REFUND_WEBHOOK_SECRET,
     PORT: '0',
     HTTP_HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',

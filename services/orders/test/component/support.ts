@@ -4,8 +4,8 @@ import { internalCallers, newSecret } from '@checkout/testing';
 /** The credentials of orders' two callers, and the INTERNAL_CALLERS that admits them. */
 export const CALLER_TOKENS = { gateway: newSecret(), sessions: newSecret() };
 export const INTERNAL_CALLERS = internalCallers(CALLER_TOKENS);
-/** The processor's signing secret for refund notifications (D48). */
-export const PROCESSOR_WEBHOOK_SECRET = newSecret();
+/** The processor's signing secret for refund notifications (D48), theirs alone. */
+export const PROCESSOR_REFUND_WEBHOOK_SECRET = newSecret();
 
 /** Routes only sessions may call (ORDERS_INTERNAL_ROUTES): applying a payment, closing an order to payments. */
 const SESSIONS_ONLY = /^\/internal\/orders\/[^/]+\/(payments|close-payments)$/;

@@ -106,14 +106,21 @@ export class WebhookEndpoints {
     if (problem) throw new DomainError(code, problem, { details: [{ path: 'url', message: problem }] });
   }
 
-  /** A new endpoint in a free place of its organization and mode's 16, with its secret (shown once). */
-  async create(scope: Scope, input: CreateWebhookEndpointRequest): Promise<WebhookEndpointDocument> {
+  /**
+   * A new endpoint in a free place of its organization and mode's 16, with its secret (shown once). `id`: derived
+   * from the create's Idempotency-Key (the route's endpointIdFor), so that a retry after an unknown outcome (a 5xx:
+   * the gateway keeps no 5xx) answers the endpoint, and its secret, the first try stored, instead of a second
+   * endpoint with a second secret; without a key, a new id.
+   */
+  async create(scope: Scope, input: CreateWebhookEndpointRequest, id?: string): Promise<WebhookEndpointDocument> {
     this.checkUrl(scope, input.url, 'WEBHOOK_ENDPOINT_CREATE_FAILED');
     const now = this.deps.clock();
+    const existing = id === undefined ? null : await this.deps.store.get(scope, id);
+    if (existing) return existing;
     const stored = await this.deps.store.insertInFreeSlot(
       scope,
       {
-        _id: newId('we', scope.mode),
+        _id: id ?? newId('we', scope.mode),
         url: input.url,
         enabledEvents: [...input.enabledEvents],
         ...(input.description !== undefined && input.description !== '' && { description: input.description }),
@@ -132,8 +139,8 @@ export class WebhookEndpoints {
         'WEBHOOK_ENDPOINT_LIMIT_REACHED',
         `An organization may have at most ${WEBHOOK_ENDPOINTS_MAX} webhook endpoints per mode; delete one first.`,
       );
-    this.deps.changes.changed(stored);
-    return stored;
+    if (stored.created) this.deps.changes.changed(stored.endpoint);
+    return stored.endpoint;
   }
 
   async get(scope: Scope, id: string): Promise<WebhookEndpointDocument> {

@@ -1,9 +1,13 @@
 import Router from '@koa/router';
+import type { Context } from 'koa';
 import { DomainError } from '@checkout/errors';
 import { jsonBody, parseOrThrow, requireScope } from '@checkout/http';
 import {
   CreateWebhookEndpointRequest,
+  INTERNAL_API_HEADERS,
   ListWebhookEndpointsQuery,
+  derivedId,
+  type Scope,
   type EndpointDeliveriesResponse,
   UpdateWebhookEndpointRequest,
   isIdOf,
@@ -20,6 +24,18 @@ function endpointIdParam(value: string | undefined): string {
   if (!isIdOf('we', value))
     throw new DomainError('INVALID_WEBHOOK_ENDPOINT_ID', `"${value ?? ''}" is not a webhook endpoint id.`);
   return value;
+}
+
+/**
+ * D42 for an endpoint's create: with an Idempotency-Key the endpoint's id comes from the gateway's record of it and
+ * from when the key's life began, so a retry after a 5xx meets the endpoint the first try made (one endpoint, one
+ * secret), and a key used again after its 24 hours makes a new one. Not secret: an endpoint id is no capability.
+ */
+function endpointIdFor(ctx: Context, scope: Scope): string | undefined {
+  const record = ctx.get(INTERNAL_API_HEADERS.idempotencyRecord);
+  if (record === '') return undefined;
+  const since = ctx.get(INTERNAL_API_HEADERS.idempotencySince);
+  return derivedId('we', scope.mode, `webhook-endpoint\n${scope.organizationId}\n${record}\n${since}`);
 }
 
 /** Internal webhook endpoints API (D50); the gateway maps `/v0/webhook_endpoints…` here with the merchant's scope. */
@@ -45,7 +61,7 @@ export function webhookEndpointsRoutes(deps: { endpoints: WebhookEndpoints }): R
       'WEBHOOK_ENDPOINT_CREATE_FAILED',
     );
     const body: WebhookEndpointSecretResponse = {
-      endpoint: presentEndpointWithSecret(await deps.endpoints.create(scope, input)),
+      endpoint: presentEndpointWithSecret(await deps.endpoints.create(scope, input, endpointIdFor(ctx, scope))),
     };
     ctx.status = 201;
     ctx.body = body;

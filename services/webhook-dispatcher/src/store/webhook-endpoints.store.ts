@@ -23,7 +23,7 @@ export class WebhookEndpointsStore {
     scope: Scope,
     doc: Omit<WebhookEndpointDocument, 'organizationId' | 'mode' | 'slot'>,
     slots: number,
-  ): Promise<WebhookEndpointDocument | null> {
+  ): Promise<{ endpoint: WebhookEndpointDocument; created: boolean } | null> {
     const endpoints = scoped(this.collection, scope);
     // Each lost race means another create took a place, so this ends within `slots` rounds; the bound only
     // guards against a bug.
@@ -36,9 +36,19 @@ export class WebhookEndpointsStore {
       try {
         const stored = { ...doc, slot };
         await endpoints.insertOne(stored);
-        return { ...stored, organizationId: scope.organizationId, mode: scope.mode } as WebhookEndpointDocument;
+        const endpoint = {
+          ...stored,
+          organizationId: scope.organizationId,
+          mode: scope.mode,
+        } as WebhookEndpointDocument;
+        return { endpoint, created: true };
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
+        // Its id already stored (a retried create, whose id derives from its Idempotency-Key): that endpoint is this
+        // create's, rather than a lost race for the place.
+        const id = String(doc._id);
+        const same = await this.get(scope, id);
+        if (same) return { endpoint: same, created: false };
       }
     }
     throw new Error(`no free endpoint place after ${slots + 1} rounds`);

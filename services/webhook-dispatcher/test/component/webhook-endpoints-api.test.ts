@@ -10,7 +10,13 @@ import {
   type WebhookEndpointList,
   type WebhookEndpointResponse,
 } from '@checkout/contracts';
-import { createEndpoint, internalCall, startDispatcherFixture, type DispatcherFixture } from './support';
+import {
+  createEndpoint,
+  internalCall,
+  internalHeaders,
+  startDispatcherFixture,
+  type DispatcherFixture,
+} from './support';
 
 // D50: the webhook endpoints API, as the gateway calls it with a merchant's organization and mode.
 
@@ -191,6 +197,36 @@ describe('at most 16 endpoints per organization and mode (D50)', () => {
 });
 
 describe('GET /internal/webhook-endpoints (D50)', () => {
+  it('When a create is retried with its Idempotency-Key record (after a 5xx), then the first endpoint and its secret are answered, not a second; a new life of the key makes a new one (D42)', async () => {
+    const scope = { organizationId: `${org}_retry`, mode: 'test' as Mode };
+    const keyed = async (since: string) => {
+      const response = await fetch(`${fixture.dispatcher.url}/internal/webhook-endpoints`, {
+        method: 'POST',
+        headers: {
+          ...internalHeaders(scope),
+          'content-type': 'application/json',
+          'x-idempotency-record': 'record-of-one-key',
+          'x-idempotency-since': since,
+        },
+        body: JSON.stringify({ url: url('retried'), enabledEvents: ['*'] }),
+      });
+      expect(response.status).toBe(201);
+      return ((await response.json()) as { endpoint: WebhookEndpoint & { secret: string } }).endpoint;
+    };
+    const [first, concurrent] = await Promise.all([
+      keyed('2026-11-20T10:00:00.000Z'),
+      keyed('2026-11-20T10:00:00.000Z'),
+    ]);
+    const retried = await keyed('2026-11-20T10:00:00.000Z');
+    expect(concurrent).toEqual(first);
+    expect(retried).toEqual(first);
+    const listed = (await call('GET', '/internal/webhook-endpoints', scope)).body as unknown as WebhookEndpointList;
+    expect(listed.endpoints.map((e) => e.id)).toEqual([first.id]);
+    const nextDay = await keyed('2026-11-21T10:00:01.000Z');
+    expect(nextDay.id).not.toBe(first.id);
+    expect(nextDay.secret).not.toBe(first.secret);
+  });
+
   it('When listing, then only this organization and mode endpoints come back, newest first, paginated', async () => {
     const scope = { organizationId: `org_list_${randomBytes(3).toString('hex')}`, mode: 'test' as Mode };
     const made: string[] = [];
