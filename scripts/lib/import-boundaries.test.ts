@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
 // One library owns each third-party client it wraps, so replacing it (or moving its versions, which go together)
@@ -61,6 +62,24 @@ describe('import boundaries', () => {
           dependents.push(relative(root, manifest));
       }
     expect(dependents).toEqual([]);
+  });
+
+  // The lint rule says so while the code is written: every folder's block of eslint.config.js that restricts imports
+  // keeps the OpenTelemetry ban (a later block replaces an earlier one's list whole, so a block without it lifts it).
+  it('ESLint bans @opentelemetry/* in every TypeScript file outside libs/telemetry, and not inside it', async () => {
+    const eslint = new ESLint({ cwd: root });
+    const banned = async (path: string) => {
+      const config = (await eslint.calculateConfigForFile(path)) as { rules?: Record<string, unknown> } | undefined;
+      const rule = config?.rules?.['@typescript-eslint/no-restricted-imports'] as
+        [unknown, { patterns?: Array<{ group?: string[] }> }] | undefined;
+      return Boolean(rule?.[1]?.patterns?.some((pattern) => pattern.group?.includes('@opentelemetry/*')));
+    };
+    const checked = files.filter((path) => path.endsWith('.ts') && !path.startsWith('testkit/engines/java/'));
+    const unbanned: string[] = [];
+    for (const path of checked) if (!path.startsWith('libs/telemetry/') && !(await banned(path))) unbanned.push(path);
+    expect(unbanned).toEqual([]);
+    expect(await banned('libs/telemetry/src/index.ts')).toBe(false);
+    expect(checked.length).toBeGreaterThan(100);
   });
 
   it('the check finds an import where there is one', () => {
