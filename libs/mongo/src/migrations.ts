@@ -1,5 +1,4 @@
 import type { Collection, Db, Filter, UpdateFilter } from 'mongodb';
-import type { Logger } from 'pino';
 import { Leases } from './lease';
 import { PeriodicTask } from './periodic-task';
 import { retryTransientWriteConflicts } from './write-conflicts';
@@ -50,10 +49,16 @@ export interface MigrationRecord {
   by: string;
 }
 
+/** Where the runner reports its progress (pino's shape: the services pass their logger). */
+export interface MigrationLogger {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
 export interface MigrationRunnerOptions {
   db: Db;
   migrations: readonly Migration[];
-  logger: Logger;
+  logger: MigrationLogger;
   /** The version recorded as `by`. */
   version: string;
   /** Documents per batch; the lease is renewed and the cursor saved after each. */
@@ -231,7 +236,7 @@ export class MigrationRunner {
 export function migrationsInBackground(
   runner: MigrationRunner,
   intervalMs: number,
-  logger: Logger,
+  logger: MigrationLogger,
 ): { start(): void; stop(): Promise<void> } {
   const task = new PeriodicTask(
     async () => {
