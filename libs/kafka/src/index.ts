@@ -14,7 +14,6 @@ export {
   type RunningConsumer,
 } from './consumer';
 export { drainTopic } from './drain';
-export * from './idempotent';
 export * from './metrics';
 export * from './outbox';
 export * from './producer';

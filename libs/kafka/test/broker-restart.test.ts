@@ -7,7 +7,6 @@ import {
   createEventProducer,
   createKafka,
   ensureTopics,
-  idempotentOnEventId,
   runConsumer,
   type EventProducer,
   type OutboxFields,
@@ -43,14 +42,6 @@ beforeAll(async () => {
   await ensureTopics(kafka, [{ topic, numPartitions: 6 }]);
   producer = createEventProducer(kafka);
   relay = new OutboxRelay<Aggregate>({ collection, producer, logger, sweepIntervalMs: 250, batchSize: 200 });
-  const handle = idempotentOnEventId<{ eventId: string }>(
-    mongo.db,
-    'restart_test',
-    (m) => m.eventId,
-    async (m) => {
-      handled.add(m.eventId);
-    },
-  );
   consumer = await runConsumer<{ eventId: string }>({
     kafka,
     groupId: `${prefix}.consumer`,
@@ -58,8 +49,9 @@ beforeAll(async () => {
     logger,
     partitionsConsumedConcurrently: 6,
     parse: (raw) => ({ ok: true, value: raw as { eventId: string } }),
+    // A set of the handled ids: a copy the restart makes the broker deliver again counts once.
     handle: async (message) => {
-      await handle(message);
+      handled.add(message.eventId);
     },
   });
 });
