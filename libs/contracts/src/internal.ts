@@ -125,6 +125,7 @@ export type ApplyPaymentRequest = z.infer<typeof ApplyPaymentRequest>;
 
 /** Whether orders applied the payment now or had applied it before (the same payment id: a replay, D27). */
 export const APPLY_PAYMENT_OUTCOMES = ['applied', 'already_applied'] as const;
+export type ApplyPaymentOutcome = (typeof APPLY_PAYMENT_OUTCOMES)[number];
 export const AppliedPaymentResponse = OrderResponse.extend({ outcome: z.enum(APPLY_PAYMENT_OUTCOMES) });
 export type AppliedPaymentResponse = z.infer<typeof AppliedPaymentResponse>;
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_AMOUNT } from './orders';
-import { computeAmounts, paymentStatusFor, percentageOf, type AmountsInput } from './pricing';
+import { amountDue, computeAmounts, paymentStatusFor, percentageOf, type AmountsInput } from './pricing';
 
 const item = (quantity: number, unitPrice: number) => ({ quantity, unitPrice });
 const tax = (amount: number) => ({ amount });
@@ -141,6 +141,14 @@ describe('computeAmounts limits (D10)', () => {
     ['a NaN paid', { paid: Number.NaN }, 'amounts.paid'],
   ])('When the input has %s, then it is a problem, not an exception', (_, input, path) => {
     expect(rejected(input).map((p) => p.path)).toContain(path);
+  });
+});
+
+describe('amountDue', () => {
+  it('When an order is partly paid, then the rest is due; when it is overpaid, then nothing is (never negative)', () => {
+    expect(amountDue({ total: 100, paid: 30 })).toBe(70);
+    expect(amountDue({ total: 100, paid: 100 })).toBe(0);
+    expect(amountDue({ total: 100, paid: 130 })).toBe(0);
   });
 });
 

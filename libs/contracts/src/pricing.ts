@@ -95,6 +95,11 @@ export function computeAmounts(input: AmountsInput): AmountsResult {
   };
 }
 
+/** What is still owed on an order: its total less what was paid, never negative (an overpaid order owes 0, D19). */
+export function amountDue(amounts: { total: number; paid: number }): number {
+  return Math.max(0, amounts.total - amounts.paid);
+}
+
 /**
  * D19 while nothing is refunded, D48 once a refund has succeeded (`refunded`: the succeeded refunds' sum).
  * `paid === 0` is checked first so that a fresh order with a total of 0 (D36, e.g. 100 % off) reads as

@@ -1,5 +1,5 @@
 import { DomainError, type ErrorCode } from '@checkout/errors';
-import { computeAmounts, newId, newLineId, paymentStatusFor } from '@checkout/contracts';
+import { computeAmounts, newId, newLineId, paymentStatusFor, type ApplyPaymentOutcome } from '@checkout/contracts';
 import { toEntries, type Scope } from '@checkout/mongo';
 import type {
   AppliedPayment,
@@ -177,7 +177,8 @@ export function cancelOrder(order: OrderDocument, now: Date): OrderDocument | nu
   return { ...order, status: 'cancelled', cancelledAt: now, updatedAt: now };
 }
 
-export type PaymentOutcome = 'applied' | 'already_applied';
+/** Applied now, or applied before under the same payment id (libs/contracts' answer of the payments route). */
+export type PaymentOutcome = ApplyPaymentOutcome;
 
 /**
  * Applies a captured payment at most once by its id (D27). Partial payments leave the order open (D28);

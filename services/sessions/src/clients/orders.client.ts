@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { DependencyUnavailableError, DomainError, isErrorCode, type ErrorDetail } from '@checkout/errors';
 import { InternalClient } from '@checkout/http';
 import {
+  APPLY_PAYMENT_OUTCOMES,
   INTERNAL_API_HEADERS,
   Order,
   orderRevisionOf,
+  type ApplyPaymentOutcome,
   type OrderSnapshot,
   type PaymentMethod,
   type Scope,
@@ -15,7 +17,7 @@ export type OrderView = z.infer<typeof Order>;
 export type { OrderSnapshot };
 
 const OrderEnvelope = z.object({ order: Order });
-const PaymentEnvelope = z.object({ outcome: z.enum(['applied', 'already_applied']) });
+const PaymentEnvelope = z.object({ outcome: z.enum(APPLY_PAYMENT_OUTCOMES) });
 const LocationsEnvelope = z.object({ locations: z.array(z.object({ id: z.string(), name: z.string() })) });
 const DestinationsEnvelope = z.object({
   paymentDestinations: z.array(
@@ -102,7 +104,7 @@ export class OrdersClient {
     scope: Scope,
     orderId: string,
     payment: { paymentId: string; amount?: number; method: PaymentMethod },
-  ): Promise<OrderSnapshot & { outcome: 'applied' | 'already_applied' }> {
+  ): Promise<OrderSnapshot & { outcome: ApplyPaymentOutcome }> {
     const answer = await this.call(scope, 'POST', `/internal/orders/${encodeURIComponent(orderId)}/payments`, payment);
     return { ...snapshotOf(answer), outcome: PaymentEnvelope.parse(answer.body).outcome };
   }

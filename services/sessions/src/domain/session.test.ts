@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  amountDue,
   effectiveStatus,
   expectedTotal,
   expiresAtFor,
@@ -119,9 +118,5 @@ describe('expected total (D17, D24)', () => {
     expect(
       expectedTotal({ items: [{ quantity: 1, unitPrice: 100 }], discounts: [{ type: 'fixed', amount: 101 }] }),
     ).toBeNull();
-  });
-  it('amountDue is never negative', () => {
-    expect(amountDue({ total: 100, paid: 30 })).toBe(70);
-    expect(amountDue({ total: 100, paid: 130 })).toBe(0);
   });
 });

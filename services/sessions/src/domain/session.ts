@@ -151,8 +151,3 @@ export function expectedTotal(input: {
   });
   return priced.ok ? priced.amounts.total : null;
 }
-
-/** What is still owed on an order; never negative. */
-export function amountDue(amounts: { total: number; paid: number }): number {
-  return Math.max(0, amounts.total - amounts.paid);
-}

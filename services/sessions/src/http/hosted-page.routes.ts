@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { Context } from 'koa';
 import { DomainError } from '@checkout/errors';
-import { isIdOf } from '@checkout/contracts';
+import { amountDue, isIdOf } from '@checkout/contracts';
 import { readUrlEncodedForm } from '@checkout/http';
 import type { HostedPage } from '../domain/hosted-page';
 import type { NoticeCode } from '../domain/payment-methods';
@@ -120,7 +120,7 @@ function pageState(deps: HostedPageDeps): RouterMiddleware {
     const { total, paid } = session.order.amounts;
     ctx.body = {
       status: session.status,
-      amounts: { total, paid, due: Math.max(0, total - paid) },
+      amounts: { total, paid, due: amountDue(session.order.amounts) },
       failedAttempts: session.failedAttempts,
       version: stateVersion(session),
     };

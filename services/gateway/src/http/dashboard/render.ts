@@ -14,7 +14,14 @@ import type {
   SessionListResponse,
   WebhookEvent,
 } from '@checkout/contracts';
-import { DELIVERY_STATUSES, ORDER_STATUSES, PAYMENT_STATUSES, EVENT_TYPES, REFUND_REASONS } from '@checkout/contracts';
+import {
+  amountDue,
+  DELIVERY_STATUSES,
+  ORDER_STATUSES,
+  PAYMENT_STATUSES,
+  EVENT_TYPES,
+  REFUND_REASONS,
+} from '@checkout/contracts';
 import { e, money, query, timeTag } from './html';
 import type { HistoryEntry } from '../../domain/dashboard-views';
 
@@ -300,7 +307,7 @@ export function orderPage(
 <div class="card scroll" role="region" tabindex="0" aria-label="Amounts"><table><caption>Amounts</caption><tbody>
 <tr><th scope="row">Subtotal</th><td class="num">${e(money(a.subtotal, order.currency))}</td></tr><tr><th scope="row">Tax</th><td class="num">${e(money(a.tax, order.currency))}</td></tr>
 <tr><th scope="row">Discount</th><td class="num">−${e(money(a.discount, order.currency))}</td></tr><tr><th scope="row">Total</th><td class="num">${e(money(a.total, order.currency))}</td></tr>
-<tr><th scope="row">Paid</th><td class="num">${e(money(a.paid, order.currency))}</td></tr><tr><th scope="row">Due</th><td class="num">${e(money(Math.max(0, a.total - a.paid), order.currency))}</td></tr>
+<tr><th scope="row">Paid</th><td class="num">${e(money(a.paid, order.currency))}</td></tr><tr><th scope="row">Due</th><td class="num">${e(money(amountDue(a), order.currency))}</td></tr>
 <tr><th scope="row">Refunded</th><td class="num">${e(money(a.refunded, order.currency))}</td></tr></tbody></table></div>
 <div class="card scroll" role="region" tabindex="0" aria-label="Payments"><table><caption>Payments</caption><thead><tr><th scope="col">Payment</th><th scope="col">Method</th><th scope="col" class="num">Amount</th><th scope="col">Applied</th></tr></thead><tbody>${paymentRows || '<tr><td colspan="4">No payments yet.</td></tr>'}</tbody></table></div>
 ${refundsSection(order, refunds.refunds, refunds.refundable)}`,

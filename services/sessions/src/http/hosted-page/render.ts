@@ -1,4 +1,4 @@
-import type { CheckoutSession, PaymentMethod } from '@checkout/contracts';
+import { amountDue, type CheckoutSession, type PaymentMethod } from '@checkout/contracts';
 import { PAYMENT_METHOD_TABLE, type FormField, type NoticeCode } from '../../domain/payment-methods';
 import { escapeHtml as e, formatUsd } from './html';
 import { formatTimeLeft } from './countdown';
@@ -112,7 +112,7 @@ function summary(session: CheckoutSession): string {
     .map((t) => `<tr><td>${e(t.name)}</td><td class="num">${formatUsd(t.amount)}</td></tr>`)
     .join('');
   const paid = order.amounts.paid;
-  const due = Math.max(0, order.amounts.total - paid);
+  const due = amountDue(order.amounts);
   return `<section class="card" aria-labelledby="summary-h">
 <h2 id="summary-h">Order summary</h2>
 <table>
@@ -232,7 +232,7 @@ function requiredInputs(session: CheckoutSession, ctx: PageContext): string {
 }
 
 export function renderPendingPage(session: CheckoutSession, ctx: PageContext): string {
-  const due = Math.max(0, session.order.amounts.total - session.order.amounts.paid);
+  const due = amountDue(session.order.amounts);
   const methods = ctx.methods;
   const notice = ctx.notice
     ? `<div class="notice ${ctx.notice === 'paid_partial' ? 'info' : 'error'}" role="alert" data-testid="notice">${e(NOTICES[ctx.notice])}</div>`
