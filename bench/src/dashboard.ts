@@ -225,7 +225,7 @@ export async function runDashboardBench(
 }
 
 /** What a browser does with a login link (D47): opens its page, then presses its button; returns the session cookie. */
-export async function logIn(url: string): Promise<string> {
+async function logIn(url: string): Promise<string> {
   const page = await request(url);
   const html = await page.body.text();
   const nonce = String(page.headers['set-cookie']).split(';')[0] ?? '';

@@ -37,7 +37,7 @@ export async function rssMb(metricsUrl: string): Promise<number> {
 }
 
 /** The highest RSS of each service while `during` runs, sampled every `intervalMs` from its /metrics. */
-export async function peakRss<T>(
+async function peakRss<T>(
   urls: Record<string, string>,
   during: () => Promise<T>,
   intervalMs = 500,

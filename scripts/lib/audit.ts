@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 
-export const ALLOWLIST_FILE = 'audit-allowlist.json';
+const ALLOWLIST_FILE = 'audit-allowlist.json';
 
 /** One advisory accepted on purpose: why it does not apply to us, and until when the decision holds. */
-export const AllowlistEntry = z.strictObject({
+const AllowlistEntry = z.strictObject({
   advisory: z.string().min(1).describe('GHSA id or the advisory URL npm audit prints'),
   package: z.string().min(1),
   reason: z.string().min(20),

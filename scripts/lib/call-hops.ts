@@ -11,7 +11,7 @@ export interface FunctionRef {
 }
 
 /** A route handler by the file that mounts it and the route as that file writes it: `POST /:sessionId/pay`. */
-export interface RouteRef {
+interface RouteRef {
   file: string;
   route: string;
 }

@@ -7,8 +7,8 @@ import { join, resolve } from 'node:path';
 import { ensureGoTool, ensureVenv, runTool } from './tool-cache';
 
 /** Pinned, as merchants would pin theirs: a newer generator may read the document differently. */
-export const OPENAPI_PYTHON_CLIENT_VERSION = '0.29.1';
-export const OAPI_CODEGEN_VERSION = 'v2.8.2';
+const OPENAPI_PYTHON_CLIENT_VERSION = '0.29.1';
+const OAPI_CODEGEN_VERSION = 'v2.8.2';
 
 const JOURNEYS = resolve(import.meta.dirname, '..', '..', 'test-e2e', 'clients');
 

@@ -12,7 +12,7 @@ const SELF = readFileSync(import.meta.filename, 'utf8').split('\n');
  * Backticked words that look like identifiers of this repository but name something else. Each group says why it
  * cannot be found in the code; anything that appears as a word in a tracked non-Markdown file needs no entry.
  */
-export const NOT_REPOSITORY_SYMBOLS: ReadonlyArray<{ why: string; words: readonly string[] }> = [
+const NOT_REPOSITORY_SYMBOLS: ReadonlyArray<{ why: string; words: readonly string[] }> = [
   {
     why: 'inside kafkajs and Node: what our code works around or configures, named by the library',
     words: ['OffsetManager.getCoordinator', 'headersTimeout', 'requestTimeout'],
@@ -42,7 +42,7 @@ export const NOT_REPOSITORY_SYMBOLS: ReadonlyArray<{ why: string; words: readonl
 ];
 
 /** Paths a document names that are not in the repository until a command or the build writes them. */
-export const NOT_REPOSITORY_PATHS: ReadonlyArray<{ why: string; paths: readonly string[] }> = [
+const NOT_REPOSITORY_PATHS: ReadonlyArray<{ why: string; paths: readonly string[] }> = [
   {
     why: 'written by `npm run build -w @checkout/sdk` and `npm start`, ignored by git',
     paths: ['libs/sdk/dist/', 'libs/sdk/dist', 'index.d.ts', 'index.js', '.d.ts', '.stack.json'],
@@ -67,7 +67,7 @@ function repositoryFiles(): string[] {
 }
 
 /** The documents checked: the README, docs/, and every other README (each package's, the soak's figures). */
-export function checkedDocuments(files: readonly string[]): string[] {
+function checkedDocuments(files: readonly string[]): string[] {
   return files.filter(
     (file) => file === 'README.md' || (file.startsWith('docs/') && file.endsWith('.md')) || file.endsWith('/README.md'),
   );
@@ -95,7 +95,7 @@ function readCode(files: readonly string[]): Code {
 }
 
 /** GitHub's anchor of a heading: its text lower-cased, punctuation dropped, spaces as hyphens, repeats numbered. */
-export function slugsOf(markdown: string): Set<string> {
+function slugsOf(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   let fenced = false;
@@ -293,7 +293,7 @@ function symbolShaped(token: string): boolean {
  * The identifiers a backticked span names: the span itself when it is one, every function it calls (`scoped(…)`,
  * `a.b(…)`), every SCREAMING_CASE name in it (settings, codes), a metric's name before its labels.
  */
-export function identifiersIn(span: string): string[] {
+function identifiersIn(span: string): string[] {
   const candidates = new Set<string>();
   const add = (token: string | undefined, shaped = false) => {
     if (token && IDENTIFIER.test(token) && (shaped || symbolShaped(token))) candidates.add(token);

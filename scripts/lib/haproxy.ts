@@ -153,7 +153,7 @@ export async function ensureHaproxy(log: (line: string) => void): Promise<string
   return path;
 }
 
-export type ServerAdminState = 'ready' | 'drain' | 'maint';
+type ServerAdminState = 'ready' | 'drain' | 'maint';
 
 export interface Haproxy {
   readonly version: string;

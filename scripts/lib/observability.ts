@@ -19,11 +19,11 @@ import { request } from 'undici';
 import { ensureCached, freePort, spawnGuarded, waitFor } from '@checkout/engines';
 import { runTool, toolsCacheRoot } from './tool-cache';
 
-export const ZIPKIN_VERSION = '3.6.1';
+const ZIPKIN_VERSION = '3.6.1';
 const RULES_FILE = join(process.cwd(), 'deploy', 'observability', 'prometheus-rules.yaml');
 
 /** Zipkin's server jar, from Maven Central (once). */
-export async function ensureZipkin(log: (line: string) => void): Promise<string> {
+async function ensureZipkin(log: (line: string) => void): Promise<string> {
   const jarIn = (dir: string) => join(dir, `zipkin-server-${ZIPKIN_VERSION}-exec.jar`);
   const { dir } = await ensureCached({
     dir: join(toolsCacheRoot(), `zipkin-server-${ZIPKIN_VERSION}`),
@@ -49,7 +49,7 @@ export async function ensureZipkin(log: (line: string) => void): Promise<string>
 }
 
 /** Prometheus and promtool from Debian (scripts/ensure-prometheus.sh). */
-export async function ensurePrometheus(log: (line: string) => void): Promise<{ prometheus: string; promtool: string }> {
+async function ensurePrometheus(log: (line: string) => void): Promise<{ prometheus: string; promtool: string }> {
   const ensured = await runTool('bash', [join(process.cwd(), 'scripts', 'ensure-prometheus.sh')], { log, quiet: true });
   const promtool = /promtool: (?:present|installed) at (\S+)/.exec(ensured.stdout)?.[1];
   if (ensured.code !== 0 || !promtool) throw new Error(`scripts/ensure-prometheus.sh failed:\n${ensured.stderr}`);

@@ -54,7 +54,7 @@ const HTTP_BRIDGES: readonly Bridge[] = [
   })),
 ];
 
-export const PAYMENT_WALKS = {
+const PAYMENT_WALKS = {
   /** The browser's POST through the gateway's pass-through, sessions and orders, to the Kafka send. */
   toKafka: {
     entries: [{ file: 'services/gateway/src/http/checkout-page.routes.ts', route: 'POST /checkout/*path' }],

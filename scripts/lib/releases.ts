@@ -16,7 +16,7 @@ import { ensureCached } from '@checkout/engines';
 import { REPO_ROOT, SERVICES, bundle } from '../../deploy/scripts/bundle';
 import { runTool, userCacheDir } from './tool-cache';
 
-export function releasesCacheRoot(env: Record<string, string | undefined> = process.env): string {
+function releasesCacheRoot(env: Record<string, string | undefined> = process.env): string {
   return userCacheDir('checkout-releases', env);
 }
 

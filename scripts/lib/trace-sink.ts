@@ -22,7 +22,7 @@ export interface TraceSink {
  * each field a tag byte and a one-byte length (names are short). Found by bytes, not by decoding the batch: the
  * sink needs no protobuf schema, and a batch holds one resource per service.
  */
-export function serviceNameMarker(name: string): Buffer {
+function serviceNameMarker(name: string): Buffer {
   const value = Buffer.from(name, 'utf8');
   return Buffer.concat([
     Buffer.from('\x0a\x0cservice.name', 'latin1'),

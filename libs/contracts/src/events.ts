@@ -475,7 +475,7 @@ export function orderChangedEvent(input: {
 // carries the routing facts next to the finished body, as a session event does. A new shape gets a new version, and
 // both stay in the union until nothing produces the old one.
 
-export const OrderPublicEventV1 = z
+const OrderPublicEventV1 = z
   .object({
     version: z.literal(1),
     eventId: EventId,
@@ -502,7 +502,7 @@ export const OrderPublicEventV1 = z
     }
   })
   .meta({ id: 'OrderPublicEventV1' });
-export type OrderPublicEventV1 = z.infer<typeof OrderPublicEventV1>;
+type OrderPublicEventV1 = z.infer<typeof OrderPublicEventV1>;
 
 /** The public-event message as the dispatcher parses it today: every version still produced. */
 export const OrderPublicEventMessage = OrderPublicEventV1;

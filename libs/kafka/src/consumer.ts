@@ -69,7 +69,7 @@ export const CONSUMER_GROUP_SETTINGS = {
  * others finished their parked fetches (measured in the rollout soak). 500 ms bounds that wait; a
  * fetch still returns at once when messages are there, so it costs only idle fetches (two a second per member).
  */
-export const GROUP_FETCH_MAX_WAIT_MS = 500;
+const GROUP_FETCH_MAX_WAIT_MS = 500;
 
 /**
  * What every consumer runner here starts with: a supervised member of `groupId` with our group settings (plus
@@ -300,7 +300,7 @@ function parseMessage<T>(message: KafkaMessage, parse: (raw: unknown) => ParseRe
   }
 }
 
-export function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {
+function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {
   const decoded: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) {
     if (value === undefined) continue;

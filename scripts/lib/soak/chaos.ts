@@ -9,9 +9,9 @@ import { pause } from './client';
 // fail with a 5xx or no answer; anything else failing that way is a defect.
 
 /** After everything reports ready again: connection pools re-dial, consumers rejoin their groups. */
-export const OUTAGE_GRACE_MS = 5_000;
+const OUTAGE_GRACE_MS = 5_000;
 
-export type ChaosAction = { kind: 'kill-service' } | { kind: 'restart-broker' } | { kind: 'restart-database' };
+type ChaosAction = { kind: 'kill-service' } | { kind: 'restart-broker' } | { kind: 'restart-database' };
 
 export interface PlannedAction {
   atMs: number;

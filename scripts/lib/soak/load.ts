@@ -16,20 +16,18 @@ import { isRetryable, pause, sendWithRetries, type RecordingClient, type Reply }
 export const RECEIVER_KINDS = ['healthy', 'slow', 'flapping', 'failing'] as const;
 export type ReceiverKind = (typeof RECEIVER_KINDS)[number];
 
-export const JOURNEY_KINDS = [
-  'pay-full',
-  'pay-partial',
-  'decline-then-pay',
-  'expire',
-  'cancel',
-  'order',
-  'live-processor',
-  'refund',
-  'refund-overpaid',
-  'refund-cancelled',
-  'refund-live',
-] as const;
-export type JourneyKind = (typeof JOURNEY_KINDS)[number];
+type JourneyKind =
+  | 'pay-full'
+  | 'pay-partial'
+  | 'decline-then-pay'
+  | 'expire'
+  | 'cancel'
+  | 'order'
+  | 'live-processor'
+  | 'refund'
+  | 'refund-overpaid'
+  | 'refund-cancelled'
+  | 'refund-live';
 const WEIGHTS: Record<JourneyKind, number> = {
   'pay-full': 25,
   'pay-partial': 15,
@@ -48,9 +46,9 @@ const WEIGHTS: Record<JourneyKind, number> = {
 const RECEIVER_WEIGHTS: Record<ReceiverKind, number> = { healthy: 40, slow: 20, flapping: 25, failing: 15 };
 
 /** Long enough to outlast a broker or database restart on a loaded machine. */
-export const STEP_DEADLINE_MS = 60_000;
+const STEP_DEADLINE_MS = 60_000;
 /** Once no journey starts any more, the ones still running retry for at most this long: the run stays bounded. */
-export const WIND_DOWN_MS = 45_000;
+const WIND_DOWN_MS = 45_000;
 
 export interface Merchant {
   name: string;
@@ -59,14 +57,14 @@ export interface Merchant {
   liveKey: string;
 }
 
-export type CreateResult = 'created' | 'duplicate-on-retry' | 'no-answer' | 'refused';
+type CreateResult = 'created' | 'duplicate-on-retry' | 'no-answer' | 'refused';
 
 /**
  * One refund the merchant asked for (D48): its Idempotency-Key (the same key is the same refund), the answers every
  * request with that key got in the end ("201", "400 REFUND_FAILED", "503", "timeout", ...), and the refund id
  * answered with a 201.
  */
-export interface RefundIntent {
+interface RefundIntent {
   key: string;
   amount?: number;
   answers: string[];

@@ -213,7 +213,7 @@ function slowestWithSteps(
  * The rollout target (docs/operations.md): first-attempt webhook p99 during the rollout at most 3× the steady
  * state's.
  */
-export const ROLLOUT_P99_FACTOR = 3;
+const ROLLOUT_P99_FACTOR = 3;
 
 /**
  * The rollout's own ledger rows: each step with each group's time without an owner, the first-attempt webhook

@@ -4,8 +4,8 @@ import { existsSync } from 'node:fs';
 // (and every run that uses external or local engines) should not pay for.
 
 /** Confluent Platform 8.0 = Apache Kafka 4.0, KRaft only. */
-export const DOCKER_KAFKA_IMAGE = 'confluentinc/cp-kafka:8.0.0';
-export const DOCKER_MONGO_IMAGE = 'mongo:7';
+const DOCKER_KAFKA_IMAGE = 'confluentinc/cp-kafka:8.0.0';
+const DOCKER_MONGO_IMAGE = 'mongo:7';
 
 /** A Docker engine is there if it is configured and testcontainers can actually talk to it. */
 export async function dockerAvailable(env: Record<string, string | undefined>): Promise<boolean> {

@@ -9,7 +9,7 @@ import { freePort, restartableEngine, run } from './process';
 export const FERRETDB_VERSION = 'v1.24.0';
 const MODULE = 'github.com/FerretDB/FerretDB';
 
-export function ferretDbCacheDir(root = cacheRoot()): string {
+function ferretDbCacheDir(root = cacheRoot()): string {
   return join(root, `ferretdb-${FERRETDB_VERSION}`);
 }
 

@@ -14,7 +14,7 @@ const SCALA_VERSION = '2.13';
 // falls back to slf4j's no-op logger and a failing broker says nothing.
 const LOG4J_SLF4J_VERSION = '2.25.4';
 
-export function kafkaCacheDir(root = cacheRoot()): string {
+function kafkaCacheDir(root = cacheRoot()): string {
   return join(root, `kafka-${KAFKA_VERSION}`);
 }
 

@@ -23,7 +23,7 @@ const launcherRevision = () =>
 
 export type MongoJavaServerBackend = 'h2' | 'memory';
 
-export function mongoJavaServerCacheDir(root = cacheRoot()): string {
+function mongoJavaServerCacheDir(root = cacheRoot()): string {
   return join(root, `mongo-java-server-${MONGO_JAVA_SERVER_VERSION}-${launcherRevision()}`);
 }
 
@@ -34,7 +34,7 @@ const isComplete = async (dir: string) => (await exists(coreJar(dir))) && (await
 /** Whether jars and launcher are cached (then Maven is not needed). */
 export const mongoJavaServerCached = (root = cacheRoot()) => isComplete(mongoJavaServerCacheDir(root));
 
-export function renderMongoJavaServerPom(): string {
+function renderMongoJavaServerPom(): string {
   return `<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
   <groupId>local.checkout-engines</groupId>

@@ -9,7 +9,7 @@ import { waitFor } from './wait';
 
 const execFileAsync = promisify(execFile);
 
-export const GUARD_SCRIPT = fileURLToPath(new URL('../bin/guard.sh', import.meta.url));
+const GUARD_SCRIPT = fileURLToPath(new URL('../bin/guard.sh', import.meta.url));
 
 export interface ExitInfo {
   code: number | null;
@@ -170,11 +170,11 @@ export async function which(command: string, pathEnv = process.env.PATH ?? ''): 
   return undefined;
 }
 
-export function lastLines(text: string, count: number): string {
+function lastLines(text: string, count: number): string {
   return text.trimEnd().split('\n').slice(-count).join('\n');
 }
 
-export async function tailFile(file: string, count = 20): Promise<string> {
+async function tailFile(file: string, count = 20): Promise<string> {
   try {
     return lastLines(await readFile(file, 'utf8'), count);
   } catch {

@@ -11,7 +11,7 @@ declare module 'koa' {
   }
 }
 
-export function requestClient(ctx: Context, trusted: BlockList): string {
+function requestClient(ctx: Context, trusted: BlockList): string {
   ctx.state.clientAddress ??= clientAddress(
     ctx.req.socket.remoteAddress,
     ctx.get('x-forwarded-for') || undefined,

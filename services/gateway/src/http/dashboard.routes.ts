@@ -38,7 +38,7 @@ import {
   type PageContext,
 } from './dashboard/render';
 
-export const DASHBOARD_COOKIE = 'checkout_dashboard';
+const DASHBOARD_COOKIE = 'checkout_dashboard';
 const MAX_FORM_BYTES = 4 * 1024;
 
 export interface DashboardDeps {
@@ -237,7 +237,7 @@ function createLoginLink(deps: DashboardDeps): Middleware {
  * The browser that opened a login link's page holds this cookie (a random nonce, 5 minutes, sent only to the
  * login route); the page's form carries loginProofFor(nonce, link). It opens nothing by itself.
  */
-export const LOGIN_NONCE_COOKIE = 'checkout_dashboard_login';
+const LOGIN_NONCE_COOKIE = 'checkout_dashboard_login';
 
 // D47: opening a link (GET, or HEAD) only shows a page naming the organization and mode, with a button; nothing
 // is used and no session starts, so a mail or chat scanner that fetches the link neither burns it nor gets a

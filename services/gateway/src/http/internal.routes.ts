@@ -3,7 +3,7 @@ import { internalAuth, requireScope, type AcceptedInternalCaller, type InternalR
 import type { Organizations } from '../domain/organizations';
 
 /** Who may call what: only the dispatcher reads an organization's signing secret. */
-export const GATEWAY_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
+const GATEWAY_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   { methods: ['GET'], path: /^\/internal\/checkout-settings\/?$/, callers: ['webhook-dispatcher'] },
 ];
 

@@ -39,7 +39,7 @@ import {
 
 export type Upstream = 'orders' | 'sessions' | 'dispatcher';
 /** 'gateway': answered by the gateway itself (D47's login links), with a router of its own; not forwarded. */
-export type RouteOwner = Upstream | 'gateway';
+type RouteOwner = Upstream | 'gateway';
 
 export interface PublicRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';

@@ -29,7 +29,7 @@ import { dashboardRoutes } from './dashboard.routes';
 import { publicRouter } from './public.router';
 
 /** The services behind the gateway, as its routes call them (the clients of clients/upstreams.ts). */
-export interface GatewayUpstreams {
+interface GatewayUpstreams {
   orders: Forwarding & PassThrough & DashboardOrders;
   sessions: Forwarding & PassThrough & DashboardSessions;
   dispatcher: Forwarding & DashboardDispatcher;

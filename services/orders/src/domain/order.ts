@@ -19,18 +19,18 @@ export interface ItemInput {
   quantity: number;
   unitPrice: number;
 }
-export interface TaxInput {
+interface TaxInput {
   name?: string;
   type: 'additive';
   amount: number;
 }
-export interface DiscountInput {
+interface DiscountInput {
   name: string;
   type: 'fixed' | 'percentage';
   amount: number;
 }
 
-export interface LinesInput {
+interface LinesInput {
   items: ItemInput[];
   taxes: TaxInput[];
   discounts: DiscountInput[];
@@ -53,7 +53,7 @@ export interface OrderUpdateInput {
   metadata?: Record<string, string>;
 }
 
-export const DEFAULT_TAX_NAME = 'Tax'; // D9
+const DEFAULT_TAX_NAME = 'Tax'; // D9
 
 /** Prices the lines (D17) or fails with the endpoint's code and the offending paths (D10). */
 function priceLines(lines: LinesInput, paid: number, failureCode: ErrorCode) {

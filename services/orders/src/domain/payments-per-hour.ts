@@ -1,7 +1,7 @@
 const HOUR_MS = 3_600_000;
 
 /** D47's chart window: the last 7 days, in whole hours (the current hour included). */
-export const PAYMENTS_CHART_HOURS = 7 * 24;
+const PAYMENTS_CHART_HOURS = 7 * 24;
 
 /** The first hour of the chart whose last hour is the one `now` falls in. */
 export function paymentsChartStart(now: Date, hours = PAYMENTS_CHART_HOURS): Date {

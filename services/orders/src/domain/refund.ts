@@ -17,10 +17,6 @@ export function refundsOf(order: OrderDocument): StoredRefund[] {
   return order.refunds ?? [];
 }
 
-export function refundedOf(order: OrderDocument): number {
-  return order.amounts.refunded ?? 0;
-}
-
 /** D48: refundable = paid − (succeeded + pending refunds); a failed refund's amount is refundable again. */
 export function refundableOf(order: OrderDocument): number {
   const held = refundsOf(order)

@@ -15,7 +15,7 @@ import { processorRoutes } from './processor.routes';
 import { referenceDataRoutes } from './reference-data.routes';
 
 /** Who may call what: each caller only what its flows need. */
-export const ORDERS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
+const ORDERS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   // Only sessions applies a payment (flow 3) or closes an order to payments when its session expires (flow 4).
   { methods: ['POST'], path: /^\/internal\/orders\/[^/]+\/(payments|close-payments)\/?$/, callers: ['sessions'] },
   // D47: the dashboard (on the gateway) reads an order's payments and the payments-per-hour chart.

@@ -2,14 +2,14 @@ import type { ScopedDocument, StoredEntry } from '@checkout/mongo';
 import type { OutboxFields } from '@checkout/kafka';
 import type { OrderStatus, PaymentStatus, RefundFailureReason, RefundReason, RefundStatus } from '@checkout/contracts';
 
-export interface StoredAmounts {
+interface StoredAmounts {
   subtotal: number;
   tax: number;
   discount: number;
   tip: number;
   total: number;
   paid: number;
-  /** Σ succeeded refunds (D48). Absent on orders stored before refunds existed: read it as 0 (refundedOf). */
+  /** Σ succeeded refunds (D48). Absent on orders stored before refunds existed: read it as 0. */
   refunded?: number;
 }
 

@@ -28,7 +28,7 @@ export type PaymentAttempt =
  * processor's repeated notification, a retry with the same Idempotency-Key, D27, D42): nothing was done again
  * and the answer is the session as it is. `declined`: a simulated decline, counted on the session.
  */
-export type PaymentResult = 'succeeded' | 'replayed' | 'declined';
+type PaymentResult = 'succeeded' | 'replayed' | 'declined';
 
 export interface PaidSession {
   view: SessionWithOrder;

@@ -29,7 +29,7 @@ export interface FormField {
 }
 
 /** What a test-mode payment by a method does, as its simulator decides from the form (D27). */
-export interface SimulatedPayment {
+interface SimulatedPayment {
   outcome: 'succeeded' | 'declined';
   /** Minor units; absent: the amount still due. */
   amount?: number;
@@ -59,7 +59,7 @@ export interface PaymentMethodEntry {
   simulate(form: URLSearchParams): SimulatedPayment | NoticeCode;
 }
 
-export const TEST_CARDS = {
+const TEST_CARDS = {
   succeeds: '4242424242424242',
   declined: '4000000000000002',
 } as const;
@@ -126,7 +126,7 @@ export async function offers(
 }
 
 /** Digits only: people type card numbers with spaces or dashes. */
-export function normalizeCardNumber(input: string): string {
+function normalizeCardNumber(input: string): string {
   return input.replace(/[\s-]/g, '');
 }
 

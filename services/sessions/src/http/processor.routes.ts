@@ -8,7 +8,7 @@ import type { SessionCommands } from '../domain/sessions.use-cases';
 
 const MAX_NOTIFICATION_BYTES = 64 * 1024;
 
-export const ProcessorNotification = z.strictObject({
+const ProcessorNotification = z.strictObject({
   paymentId: z.string().min(1).max(100),
   sessionId: SessionId,
   amount: z.int().min(1),

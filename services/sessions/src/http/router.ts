@@ -26,7 +26,7 @@ export interface RouteDeps {
 }
 
 /** Who may call what: the merchants' session API and test helpers, through the gateway. */
-export const SESSIONS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
+const SESSIONS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   { path: /^\/internal\/(sessions|test-helpers)(\/.*)?$/, callers: ['gateway'] },
 ];
 

@@ -8,19 +8,13 @@ import { createLogger } from '@checkout/logger';
 import type { CommandCounter } from '@checkout/mongo/testing';
 import { buildApp as buildOrdersApp } from '@checkout/orders';
 import { parseConfig as parseOrdersConfig } from '@checkout/orders/config';
-import {
-  TOPICS,
-  encodeCheckoutSettingsHeader,
-  topicName,
-  type CheckoutSettingsHeader,
-  type PaymentMethod,
-} from '@checkout/contracts';
+import { TOPICS, encodeCheckoutSettingsHeader, topicName, type CheckoutSettingsHeader } from '@checkout/contracts';
 import { internalCallers, metricValue, newSecret } from '@checkout/testing';
 import { buildApp, type SessionsApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
 
 /** The gateway's credential, with which tests call sessions (and orders, for reference data) as the gateway does. */
-export const GATEWAY_TOKEN = newSecret();
+const GATEWAY_TOKEN = newSecret();
 /** Sessions' own credential, with which it calls orders (each service its own). */
 const SESSIONS_TOKEN = newSecret();
 /** ID_DERIVATION_SECRET of every sessions app the harness starts: tests derive the ids a keyed request gets. */
@@ -28,7 +22,7 @@ export const ID_DERIVATION_SECRET = newSecret();
 /** Orders' routes only sessions may call (ORDERS_INTERNAL_ROUTES); tests calling them stand in for sessions. */
 const SESSIONS_ONLY = /^\/internal\/orders\/[^/]+\/(payments|close-payments)$/;
 export const PROCESSOR_SECRET = newSecret();
-export const CSRF_SECRET = newSecret();
+const CSRF_SECRET = newSecret();
 
 export interface Tenant {
   organizationId: string;
@@ -36,14 +30,14 @@ export interface Tenant {
   settings?: CheckoutSettingsHeader;
 }
 
-export interface ApiResponse<T = any> {
+interface ApiResponse<T = any> {
   status: number;
   body: T;
   headers: Record<string, string | string[] | undefined>;
 }
 
 /** A clock that tests can move forward; shared by every sessions replica of a stack. */
-export class TestClock {
+class TestClock {
   offsetMs = 0;
   now = (): Date => new Date(Date.now() + this.offsetMs);
   advance(ms: number): void {
@@ -267,8 +261,6 @@ export async function collectSessionEvents(
     stop: () => probe.stop(),
   };
 }
-
-export type { PaymentMethod };
 
 /** Messages on the sessions events topic right now (sum of high-water marks): no waiting, no consumer. */
 export async function sessionEventsOnTopic(stack: Stack): Promise<number> {

@@ -18,14 +18,14 @@ import type { AddressPolicy } from '../domain/address-policy';
  * resolve, or resolves to a private, loopback or reserved address, gets this one phrase. Two phrases told a test
  * key which names exist in the cluster's DNS (a name that resolves is a service there), one URL at a time.
  */
-export const REFUSED_TARGET =
+const REFUSED_TARGET =
   'the destination is not reachable: its name does not resolve, or its address is private, loopback or reserved';
 
 /**
  * signing_failed: nothing was sent, the organization's signing secret could not be used (malformed, D35);
  * endpoint_unavailable: nothing was sent, the delivery's webhook endpoint was disabled or deleted meanwhile (D50).
  */
-export type SendOutcomeKind =
+type SendOutcomeKind =
   | 'success'
   | 'http_error'
   | 'redirect'

@@ -47,7 +47,7 @@ function attemptOutcomeOnSpan(span: SpanHandle, sent: Decided | { deferredUntil:
   if (!sent.result.ok) span.fail();
 }
 
-export function attemptKey(deliveryId: string, attempt: number): string {
+function attemptKey(deliveryId: string, attempt: number): string {
   return `${deliveryId}#${attempt}`;
 }
 

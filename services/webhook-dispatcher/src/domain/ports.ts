@@ -45,11 +45,11 @@ export interface IncomingEvent {
   trace?: TraceCarrier | undefined;
 }
 
-export interface WebhookSenderPort {
+interface WebhookSenderPort {
   send(input: { url: string; headers: Record<string, string>; body: string }): Promise<SendResult>;
 }
 
-export interface WebhookPublisherPort {
+interface WebhookPublisherPort {
   publishRetry(message: RetryMessage): Promise<void>;
   publishDeadLetter(delivery: DeliveryDocument, failedAt: Date): Promise<void>;
 }

@@ -16,7 +16,7 @@ const WRITE_BATCH_LIMIT = 200;
  * The id of an event's first delivery, derived from the event id: the event and its delivery are inserted at the
  * same time (neither needs the other's result), and a redelivered message names the same delivery.
  */
-export function initialDeliveryId(eventId: string, mode: Mode): string {
+function initialDeliveryId(eventId: string, mode: Mode): string {
   return derivedId('dlv', mode, `initial:${eventId}`);
 }
 
@@ -38,7 +38,7 @@ export interface DeliveryTarget {
  * The webhook body exactly as D30 and D49 order it: `{id, event, createdAt, session}`, or `{id, event, createdAt,
  * order}` and `{id, event, createdAt, refund, order}` as orders produced them (plus anything newer a producer added).
  */
-export function webhookBodyJson(rawBody: Record<string, unknown>): string {
+function webhookBodyJson(rawBody: Record<string, unknown>): string {
   const { id, event, createdAt, session, ...rest } = rawBody;
   return JSON.stringify({ id, event, createdAt, session, ...rest });
 }

@@ -15,7 +15,7 @@ const RECOVER_PAGE = 200;
  * How long a recovery's claim on its organization and mode outlives a replica that died running it. A recovery
  * that runs longer renews it every third of this, so it is never taken over while it runs.
  */
-export const RECOVERY_LEASE_MS = 120_000;
+const RECOVERY_LEASE_MS = 120_000;
 /** Most spilled deliveries one lane takes back from the database at once. */
 const LANE_REFILL_BATCH = 500;
 

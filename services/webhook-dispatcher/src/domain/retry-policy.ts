@@ -17,7 +17,7 @@ export interface NextAttemptInput {
 export type NextAttempt = { at: Date; delayMs: number } | { exhausted: true };
 
 /** D40: at most ±10 %, and never so much that a delay could reach its neighbour's range. */
-export const MAX_JITTER_RATIO = 0.1;
+const MAX_JITTER_RATIO = 0.1;
 
 export function jitterBoundMs(delaysMs: readonly number[], index: number): number {
   const delay = delaysMs[index] ?? 0;

@@ -12,7 +12,7 @@ import { webhookEndpointsRoutes } from './webhook-endpoints.routes';
  * Who may call what: the merchants' events, webhook endpoints and event catalog APIs through the gateway; the
  * operators' replay job redelivers.
  */
-export const DISPATCHER_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
+const DISPATCHER_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   { methods: ['POST'], path: /^\/internal\/events\/[^/]+\/redeliver\/?$/, callers: ['gateway', 'dead-letter-replay'] },
   { path: /^\/internal\/events(\/.*)?$/, callers: ['gateway'] },
   { path: /^\/internal\/webhook-endpoints(\/.*)?$/, callers: ['gateway'] },

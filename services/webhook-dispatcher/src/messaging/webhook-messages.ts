@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import {
   DeliveryId,
-  EventId,
-  ModeSchema,
   Timestamp,
-  WebhookEndpointId,
   TOPICS,
   topicName,
   WEBHOOK_RETRY_TIERS,
+  type Mode,
   type WebhookRetryTier,
 } from '@checkout/contracts';
 import type { EventProducer } from '@checkout/kafka';
@@ -27,25 +25,26 @@ export const RetryMessage = z.object({
 });
 export type RetryMessage = z.infer<typeof RetryMessage>;
 
-export const DeadLetterMessage = z.object({
-  deliveryId: DeliveryId,
-  eventId: EventId,
-  organizationId: z.string(),
-  mode: ModeSchema,
-  url: z.string(),
+/** What the dispatcher publishes on the dead-letter topic (deploy/scripts/replay-dead-letter.ts reads it). */
+interface DeadLetterMessage {
+  deliveryId: string;
+  eventId: string;
+  organizationId: string;
+  mode: Mode;
+  url: string;
   /** The webhook endpoint the delivery was for (D50); absent for a session's callback URL (and in older messages). */
-  endpointId: WebhookEndpointId.optional(),
-  attempts: z.int(),
-  lastError: z.string().nullable(),
-  failedAt: Timestamp,
-});
-export type DeadLetterMessage = z.infer<typeof DeadLetterMessage>;
+  endpointId?: string;
+  attempts: number;
+  lastError: string | null;
+  /** ISO 8601. */
+  failedAt: string;
+}
 
 export function retryTopics(prefix: string): string[] {
   return WEBHOOK_RETRY_TIERS.map((tier) => topicName(prefix, TOPICS.webhookRetry(tier)));
 }
 
-export function isRetryTier(value: number): value is WebhookRetryTier {
+function isRetryTier(value: number): value is WebhookRetryTier {
   return (WEBHOOK_RETRY_TIERS as readonly number[]).includes(value);
 }
 

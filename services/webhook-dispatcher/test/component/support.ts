@@ -20,7 +20,7 @@ import { parseConfig, type Config } from '../../src/config';
 /** The dispatcher's own credential (it calls the gateway for signing secrets, D35). */
 export const INTERNAL_TOKEN = newSecret();
 /** The gateway's credential, with which tests call the events API as the gateway does. */
-export const GATEWAY_TOKEN = newSecret();
+const GATEWAY_TOKEN = newSecret();
 
 export function engines(): { brokers: string; mongoUrl: string } {
   const brokers = process.env.KAFKA_BROKERS;
@@ -87,7 +87,7 @@ export function sessionEventsTopic(config: Config): string {
   return topicName(config.TOPIC_PREFIX, TOPICS.sessionEvents);
 }
 
-export { buildSessionEvent, type SessionEventOverrides } from '@checkout/testing';
+export { buildSessionEvent } from '@checkout/testing';
 
 // ------------------------------------------------------------------------------------------------------------
 // Kafka helpers

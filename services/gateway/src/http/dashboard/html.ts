@@ -13,12 +13,6 @@ export function e(value: string | number | boolean | null | undefined): string {
   return String(value ?? '').replace(/[&<>"'`]/g, (c) => ESCAPES[c] ?? c);
 }
 
-/** Marks a string as markup we built (already escaped where needed). */
-export interface Html {
-  readonly html: string;
-}
-export const raw = (html: string): Html => ({ html });
-
 /** Minor units as an amount of `currency`, integer arithmetic only ($1,234.05). */
 export function money(cents: number, currency = 'USD'): string {
   const sign = cents < 0 ? '−' : '';
@@ -29,7 +23,7 @@ export function money(cents: number, currency = 'USD'): string {
 }
 
 /** `2026-11-24T10:00:00.000Z` → `2026-11-24 10:00:00 UTC`: one unambiguous zone for every reader. */
-export function when(iso: string | Date): string {
+function when(iso: string | Date): string {
   const text = typeof iso === 'string' ? iso : iso.toISOString();
   return `${text.slice(0, 10)} ${text.slice(11, 19)} UTC`;
 }

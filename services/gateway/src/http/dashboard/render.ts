@@ -189,7 +189,7 @@ export function pager(
   return `<nav class="pager" aria-label="Pagination">${prev}<span>${where}</span>${next}</nav>`;
 }
 
-export function select(
+function select(
   name: string,
   label: string,
   options: readonly string[],
@@ -199,7 +199,7 @@ export function select(
   return `<div><label for="f-${name}">${e(label)}</label><select id="f-${name}" name="${name}"><option value="">${e(none)}</option>${options.map((o) => `<option value="${e(o)}"${o === current ? ' selected' : ''}>${e(o.replace(/_/g, ' '))}</option>`).join('')}</select></div>`;
 }
 
-export function text(name: string, label: string, current: string | undefined, hint?: string): string {
+function text(name: string, label: string, current: string | undefined, hint?: string): string {
   return `<div><label for="f-${name}">${e(label)}</label><input id="f-${name}" name="${name}" type="text" value="${e(current ?? '')}"${hint ? ` placeholder="${e(hint)}"` : ''} autocomplete="off"></div>`;
 }
 
