@@ -1,7 +1,8 @@
 // `npm run test:quick`: the loop for every change, in about two minutes. What changed (the working tree against
 // HEAD, or HEAD's own commit when the tree is clean) decides the work: the typecheck (the whole tree, one program),
-// the format check and ESLint on the changed files, the whole unit tier, side by side; then the integration files
-// of the changed packages, on engines started meanwhile. `npm test` still runs everything before a change lands.
+// the format check and ESLint on the changed files, the unused-code check (the whole tree, a few seconds), the whole
+// unit tier, side by side; then the integration files of the changed packages, on engines started meanwhile.
+// `npm test` still runs everything before a change lands.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { run } from './lib/run-command';
@@ -69,9 +70,12 @@ async function main(): Promise<number> {
     if (format.code !== 0 || lintable.length === 0) return format;
     return step('lint', 'npx', ['eslint', '--max-warnings', '0', '--no-warn-ignored', ...lintable]);
   };
+  // Whole-tree too: a change that removes a file's last import of an export shows up in the file it did not touch.
+  const knip = () => step('unused code (npm run knip)', 'npm', ['run', '--silent', 'knip']);
   const checks = await Promise.all([
     typecheck(),
     lint(),
+    knip(),
     step('unit tier', 'npx', ['vitest', 'run', '--project', 'unit']),
   ]);
   const failed = checks.filter((check) => check.code !== 0);

@@ -1,4 +1,4 @@
-// `npm test`: the checks (typecheck, format, lint, audit) and every test tier, on real engines.
+// `npm test`: the checks (typecheck, format, lint, unused code, audit) and every test tier, on real engines.
 //   npm test                      everything, side by side where the cores allow (below)
 //   npm test -- --project e2e     one tier (any vitest arguments pass through), one vitest process
 // The checks and the unit tier run while the engines start; then the tiers in phases (PHASES), side by side where
@@ -60,6 +60,10 @@ async function checks(): Promise<number> {
     [
       'lint (npm run lint: import cycles, then ESLint with the layering rules of docs/engineering.md)',
       () => run('npm', ['run', '--silent', 'lint']),
+    ],
+    [
+      'unused code (npm run knip: files, exports and dependencies nothing uses; knip.ts says what counts)',
+      () => run('npm', ['run', '--silent', 'knip']),
     ],
     // Known vulnerabilities in what the images run, against the documented allow-list.
     ['audit', () => runAudit(process.cwd(), log)],
