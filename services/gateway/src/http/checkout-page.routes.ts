@@ -10,7 +10,7 @@ import type { PassThrough } from '../domain/owners';
  * owner reads on internal calls (an idempotency record, checkout settings, a session id, a scope) must never reach
  * it from outside; an allow-list keeps a header added to the internal contract later out as well.
  */
-export const PASSED_THROUGH_HEADERS: ReadonlySet<string> = new Set([
+const PASSED_THROUGH_HEADERS: ReadonlySet<string> = new Set([
   'accept',
   'accept-language',
   'cache-control',
