@@ -3,7 +3,15 @@ import { createKafka } from '@checkout/kafka';
 import { readTopic } from '@checkout/kafka/testing';
 import { TOPICS, signProcessorPayload, topicName } from '@checkout/contracts';
 import { eventually, metricValue } from '@checkout/testing';
-import { PROCESSOR_SECRET, collectSessionEvents, newTenant, startStack, uniqueName, type Stack } from './harness';
+import {
+  PROCESSOR_REFUND_SECRET,
+  PROCESSOR_SECRET,
+  collectSessionEvents,
+  newTenant,
+  startStack,
+  uniqueName,
+  type Stack,
+} from './harness';
 
 // Every write that records an event publishes it at once: the outbox relay's sweep is for what a crash or a
 // Kafka outage left behind, never a path's way out (docs/engineering.md, messaging rules). Here both services'
@@ -75,9 +83,9 @@ async function published(key: string, expected: string[], refundId?: string): Pr
   });
 }
 
-async function notify(path: string, body: Record<string, unknown>, baseUrl: string) {
+async function notify(path: string, body: Record<string, unknown>, baseUrl: string, secret = PROCESSOR_SECRET) {
   const raw = JSON.stringify(body);
-  const signature = signProcessorPayload(PROCESSOR_SECRET, raw, Math.floor(Date.now() / 1000));
+  const signature = signProcessorPayload(secret, raw, Math.floor(Date.now() / 1000));
   const response = await fetch(`${baseUrl}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-processor-signature': signature },
@@ -156,6 +164,7 @@ describe('every cause of an event publishes it at once, never through the sweep'
       '/internal/processor/refund-notifications',
       { refundId: pending.id, outcome: 'succeeded', settledAt: new Date().toISOString() },
       stack.ordersUrl,
+      PROCESSOR_REFUND_SECRET,
     );
     await published(
       paidLive.order.id as string,

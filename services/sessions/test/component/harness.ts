@@ -22,6 +22,8 @@ export const ID_DERIVATION_SECRET = newSecret();
 /** Orders' routes only sessions may call (ORDERS_INTERNAL_ROUTES); tests calling them stand in for sessions. */
 const SESSIONS_ONLY = /^\/internal\/orders\/[^/]+\/(payments|close-payments)$/;
 export const PROCESSOR_SECRET = newSecret();
+/** The processor's secret for refund notifications to orders: its own, so a leak of sessions' settles no refund. */
+export const PROCESSOR_REFUND_SECRET = newSecret();
 const CSRF_SECRET = newSecret();
 
 export interface Tenant {
@@ -130,8 +132,7 @@ export async function startStack(
     ...common,
     MONGODB_DATABASE: `orders_${id}`,
     INTERNAL_CALLERS: internalCallers({ gateway: GATEWAY_TOKEN, sessions: SESSIONS_TOKEN }),
-    // One processor, one secret: it signs refund notifications to orders as it signs payments to sessions (D48).
-    PROCESSOR_WEBHOOK_SECRET: PROCESSOR_SECRET,
+    PROCESSOR_REFUND_WEBHOOK_SECRET: PROCESSOR_REFUND_SECRET,
     ...options.ordersEnv,
   });
   const ordersApp = buildOrdersApp(ordersConfig, logger);
