@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { access, constants, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { delimiter, join } from 'node:path';
@@ -203,6 +203,52 @@ export async function freePorts(count: number): Promise<number[]> {
       const address = server.address();
       if (address === null || typeof address === 'string') throw new Error('unexpected server address');
       ports.push(address.port);
+    }
+    return ports;
+  } finally {
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  }
+}
+
+/** The kernel's range for the local ports of outgoing connections (and for bind to port 0). */
+export function ephemeralPortRange(
+  read: () => string = () => readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8'),
+): { low: number; high: number } {
+  try {
+    const [low, high] = read().trim().split(/\s+/).map(Number) as [number, number];
+    if (Number.isInteger(low) && Number.isInteger(high) && low > 0 && high >= low) return { low, high };
+  } catch {
+    // Not Linux: the IANA dynamic range, which other systems use.
+  }
+  return { low: 49152, high: 65535 };
+}
+
+/**
+ * Distinct free ports for an engine that restarts on the same ports (a broker, a database): chosen below the
+ * kernel's ephemeral range, so that while the engine is down no outgoing connection of another process can be
+ * given its port as a local port (seen: a broker's restart failed with "Address already in use" while a
+ * rollout beside it opened connections by the thousand). Ports of that range are never handed out by bind to
+ * port 0 (freePorts), so only another explicit choice could take one, and each is tried before it is returned.
+ */
+export async function restartablePorts(count: number, random: () => number = Math.random): Promise<number[]> {
+  const { low } = ephemeralPortRange();
+  const floor = 10_000;
+  if (low - floor < 1_000) return freePorts(count);
+  const servers: Server[] = [];
+  try {
+    const ports: number[] = [];
+    for (let tries = 0; ports.length < count; tries++) {
+      if (tries > 200) throw new Error(`no ${count} free ports found between ${floor} and ${low - 1}`);
+      const port = floor + Math.floor(random() * (low - floor));
+      if (ports.includes(port)) continue;
+      const server = createServer();
+      const bound = await new Promise<boolean>((resolve) => {
+        server.once('error', () => resolve(false));
+        server.listen(port, '127.0.0.1', () => resolve(true));
+      });
+      if (!bound) continue;
+      servers.push(server);
+      ports.push(port);
     }
     return ports;
   } finally {
