@@ -117,6 +117,8 @@ export interface RolloutOptions {
    * every replica is replaced by one of the same build, in SERVICES order.
    */
   mixed?: { from: ServiceBuild; phases: readonly RolloutPhase[] };
+  /** Then restart each broker in turn (default true; the mixed-version rollout is about the services). */
+  restartBrokers?: boolean;
   log: (line: string) => void;
 }
 
@@ -153,7 +155,7 @@ export async function runRollout(options: RolloutOptions): Promise<RolloutStep[]
     }
   }
   const cluster = engines.kafkaCluster;
-  if (cluster) {
+  if (cluster && options.restartBrokers !== false) {
     for (const node of cluster.nodes) {
       const start = Date.now();
       log(`rollout: broker ${node.nodeId} (controlled shutdown, start, wait for every ISR)`);

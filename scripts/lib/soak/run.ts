@@ -304,7 +304,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
             engines,
             steadyMs: Math.round(durationMs * 0.3),
             startedAt,
-            ...(from && { mixed: { from, phases: rolloutPhases(order) } }),
+            ...(from && { mixed: { from, phases: rolloutPhases(order) }, restartBrokers: false }),
             log,
           }).then((steps) => {
             rolloutSteps = steps;
