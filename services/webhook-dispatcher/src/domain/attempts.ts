@@ -1,11 +1,10 @@
 import { GroupCommit } from '@checkout/coalesce';
-import { deliveryHeaders, signatureHeaders } from '@checkout/contracts';
+import { deliveryHeaders, signatureHeaders, type RetryMessage } from '@checkout/contracts';
 import type { Scope } from '@checkout/mongo';
 import { inSpan, type SpanHandle } from '@checkout/telemetry';
 import type { AttemptOutcome } from '../store/deliveries.store';
 import type { AttemptRecord, DeliveryDocument } from '../store/delivery.document';
 import type { SendResult } from '../clients/webhook-endpoints.client';
-import type { RetryMessage } from '../messaging/webhook-messages';
 import type { DispatcherDeps } from './ports';
 import type { SubmitResult, Target } from './host-scheduler';
 import type { EndpointHealth } from './endpoint-health';

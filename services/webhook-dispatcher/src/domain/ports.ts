@@ -1,5 +1,5 @@
 import type { Logger } from '@checkout/logger';
-import type { EventType, Mode } from '@checkout/contracts';
+import type { EventType, Mode, RetryMessage } from '@checkout/contracts';
 import type { TraceCarrier } from '@checkout/telemetry';
 import type { DeliveriesStore } from '../store/deliveries.store';
 import type { EventsStore } from '../store/events.store';
@@ -8,7 +8,6 @@ import type { DeliveryDocument } from '../store/delivery.document';
 import type { SendResult } from '../clients/webhook-endpoints.client';
 import type { SigningSecrets } from '../clients/gateway.client';
 import type { DispatcherMetrics } from '../metrics';
-import type { RetryMessage } from '../messaging/webhook-messages';
 import type { HostScheduler } from './host-scheduler';
 import type { EndpointDirectory } from './endpoint-directory';
 

@@ -6,7 +6,7 @@ import {
   type ParseResult,
   type RunningConsumer,
 } from '@checkout/kafka';
-import { RetryMessage } from './webhook-messages';
+import { RetryMessage } from '@checkout/contracts';
 
 export interface RetryConsumerOptions {
   kafka: KafkaClient;

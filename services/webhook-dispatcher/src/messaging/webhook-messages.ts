@@ -1,7 +1,5 @@
-import { z } from 'zod';
 import {
-  DeliveryId,
-  Timestamp,
+  RetryMessage,
   TOPICS,
   topicName,
   WEBHOOK_RETRY_TIERS,
@@ -11,19 +9,8 @@ import {
 import type { EventProducer } from '@checkout/kafka';
 import type { DeliveryDocument } from '../store/delivery.document';
 
-// Messages on the dispatcher's own topics. They carry ids and counters; the delivery document holds the truth
-//. Tier N holds deliveries whose attempt N failed, so every message in a tier waited the same
-// delay and the tier's FIFO order is (up to jitter) the order in which they become due.
-
-export const RetryMessage = z.object({
-  deliveryId: DeliveryId,
-  attempt: z
-    .int()
-    .min(2)
-    .max(WEBHOOK_RETRY_TIERS.length + 1),
-  notBefore: Timestamp,
-});
-export type RetryMessage = z.infer<typeof RetryMessage>;
+// The dead letters the dispatcher publishes (its retry messages are libs/contracts' RetryMessage). They carry ids
+// and counters; the delivery document holds the truth.
 
 /** What the dispatcher publishes on the dead-letter topic (deploy/scripts/replay-dead-letter.ts reads it). */
 interface DeadLetterMessage {
