@@ -1,51 +1,34 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, kafkaControl, type WebhookReceiver } from '@checkout/testing';
+import { describe, expect, it } from 'vitest';
+import { eventually, kafkaControl } from '@checkout/testing';
 import type { SessionEventV1 } from '@checkout/contracts';
-import {
-  TestProducer,
-  buildSessionEvent,
-  sessionEventsTopic,
-  startDispatcherFixture,
-  type DispatcherFixture,
-  type RunningDispatcher,
-} from './support';
+import { buildSessionEvent, sessionEventsTopic, useDispatcherFixture } from './support';
 
-// At least once across a broker restart: the dispatcher keeps consuming once the broker is back, and nothing
+// At least once across a broker restart: the fixture.dispatcher keeps consuming once the broker is back, and nothing
 // produced before, during or after the restart is lost. The broker is restarted through the engines' control
 // endpoint (ENGINES_CONTROL_URL, provided by the globalSetup and scripts/test.ts).
 
 const EVENTS = 1_000;
-let fixture: DispatcherFixture;
-let receiver: WebhookReceiver;
-let dispatcher: RunningDispatcher;
-let producer: TestProducer;
 
-beforeAll(async () => {
-  fixture = await startDispatcherFixture('broker_restart', {
-    WEBHOOK_CLAIM_TTL_MS: '4000',
-    WEBHOOK_RECOVERY_INTERVAL_MS: '1000',
-  });
-  ({ receiver, dispatcher, producer } = fixture);
-});
-
-afterAll(async () => {
-  await fixture?.stop();
+const fixture = useDispatcherFixture('broker_restart', {
+  WEBHOOK_CLAIM_TTL_MS: '4000',
+  WEBHOOK_RECOVERY_INTERVAL_MS: '1000',
 });
 
 describe('Broker restart (at least once, none lost)', () => {
   it(`When the broker restarts in the middle of ${EVENTS} events, then every event reaches the receiver`, async () => {
-    const topic = sessionEventsTopic(dispatcher.config);
+    const topic = sessionEventsTopic(fixture.dispatcher.config);
     const events: SessionEventV1[] = Array.from({ length: EVENTS }, () =>
-      buildSessionEvent({ callbackUrl: receiver.url('/restart') }),
+      buildSessionEvent({ callbackUrl: fixture.receiver.url('/restart') }),
     );
-    const received = () => new Set(receiver.deliveries('/restart').map((r) => String(r.headers['x-service-event-id'])));
+    const received = () =>
+      new Set(fixture.receiver.deliveries('/restart').map((r) => String(r.headers['x-service-event-id'])));
     let restarted: Promise<void> | undefined;
     for (let i = 0; i < events.length; i += 50) {
       const batch = events.slice(i, i + 50);
-      // The test's own producer simply tries again until the broker is back.
+      // The test's own fixture.producer simply tries again until the broker is back.
       await eventually(
         async () => {
-          await producer.sendEvents(topic, batch);
+          await fixture.producer.sendEvents(topic, batch);
           return true;
         },
         { deadlineMs: 120_000, intervalMs: 500, description: 'the batch to be produced' },

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ANSWER, eventually } from '@checkout/testing';
 import type {
   EndpointDeliveriesResponse,
@@ -8,14 +8,7 @@ import type {
   WebhookEndpointResponse,
   WebhookEndpointWithSecret,
 } from '@checkout/contracts';
-import {
-  buildSessionEvent,
-  createEndpoint,
-  internalCall,
-  sessionEventsTopic,
-  startDispatcherFixture,
-  type DispatcherFixture,
-} from './support';
+import { buildSessionEvent, createEndpoint, internalCall, sessionEventsTopic, useDispatcherFixture } from './support';
 
 // D50: an endpoint whose every attempt has failed for 3 days is disabled and says why; enabled again, a recovery
 // with its endpointId sends it what it missed (its failed deliveries, and the events recorded while it was
@@ -32,20 +25,12 @@ const at = (ms: number) => {
   return clock().toISOString();
 };
 
-let fixture: DispatcherFixture;
-
-beforeAll(async () => {
-  fixture = await startDispatcherFixture(
-    'endpoint_disable',
-    // Two attempts a delivery; attempts always read the endpoint as it is now.
-    { WEBHOOK_MAX_ATTEMPTS: '2', WEBHOOK_ENDPOINT_CACHE_MS: '0' },
-    { clock },
-  );
-});
-
-afterAll(async () => {
-  await fixture?.stop();
-});
+const fixture = useDispatcherFixture(
+  'endpoint_disable',
+  // Two attempts a delivery; attempts always read the endpoint as it is now.
+  { WEBHOOK_MAX_ATTEMPTS: '2', WEBHOOK_ENDPOINT_CACHE_MS: '0' },
+  { clock },
+);
 
 async function endpointNow(scope: { organizationId: string; mode: Mode }, id: string) {
   const { body } = await internalCall(fixture.dispatcher, 'GET', `/internal/webhook-endpoints/${id}`, scope);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, type WebhookReceiver } from '@checkout/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@checkout/testing';
 import {
   newId,
   type EventListResponse,
@@ -9,20 +9,7 @@ import {
   type RedeliverResponse,
   type SessionEventV1,
 } from '@checkout/contracts';
-import {
-  TestProducer,
-  buildSessionEvent,
-  internalHeaders,
-  sessionEventsTopic,
-  startDispatcherFixture,
-  type DispatcherFixture,
-  type RunningDispatcher,
-} from './support';
-
-let fixture: DispatcherFixture;
-let receiver: WebhookReceiver;
-let dispatcher: RunningDispatcher;
-let producer: TestProducer;
+import { buildSessionEvent, internalHeaders, sessionEventsTopic, useDispatcherFixture } from './support';
 
 const orgA = `org_a_${randomBytes(3).toString('hex')}`;
 const orgB = `org_b_${randomBytes(3).toString('hex')}`;
@@ -38,13 +25,14 @@ let live: SessionEventV1;
 let otherOrg: SessionEventV1;
 
 async function api(method: string, path: string, scope: { organizationId: string; mode: Mode }) {
-  const response = await fetch(`${dispatcher.url}${path}`, { method, headers: internalHeaders(scope) });
+  const response = await fetch(`${fixture.dispatcher.url}${path}`, { method, headers: internalHeaders(scope) });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+const fixture = useDispatcherFixture('events_api');
+
 beforeAll(async () => {
-  fixture = await startDispatcherFixture('events_api');
-  ({ receiver, dispatcher, producer } = fixture);
+  const { receiver, dispatcher, producer } = fixture;
   const at = (minutes: number) => new Date(Date.UTC(2026, 10, 21, 10, minutes)).toISOString();
   older = buildSessionEvent({ ...A_TEST, callbackUrl: receiver.url('/a'), createdAt: at(1) });
   newer = buildSessionEvent({ ...A_TEST, callbackUrl: receiver.url('/a'), createdAt: at(3) });
@@ -76,10 +64,6 @@ beforeAll(async () => {
       { deadlineMs: 20_000, description: 'all six events recorded' },
     ),
   );
-});
-
-afterAll(async () => {
-  await fixture?.stop();
 });
 
 describe('GET /internal/events (D34)', () => {
@@ -123,7 +107,7 @@ describe('GET /internal/events (D34)', () => {
   );
 
   it('When the internal token is missing, then it is 401', async () => {
-    const response = await fetch(`${dispatcher.url}/internal/events`);
+    const response = await fetch(`${fixture.dispatcher.url}/internal/events`);
     expect(response.status).toBe(401);
   });
 });
@@ -138,7 +122,7 @@ describe('GET /internal/events/:id (D34)', () => {
     expect(detail.deliveries).toEqual([
       {
         id: expect.stringMatching(/^dlv_test_/),
-        url: receiver.url('/a'),
+        url: fixture.receiver.url('/a'),
         status: 'succeeded',
         attempts: [
           { attempt: 1, at: expect.any(String), statusCode: 200, durationMs: expect.any(Number), error: null },
@@ -172,19 +156,21 @@ describe('GET /internal/events/:id (D34)', () => {
 
 describe('POST /internal/events/:id/redeliver (D34)', () => {
   it('When redelivering, then a new delivery of the same event is attempted at once: 202 with a new delivery id', async () => {
-    await eventually(() => receiver.deliveries('/a').some((r) => r.headers['x-service-event-id'] === newer.eventId));
+    await eventually(() =>
+      fixture.receiver.deliveries('/a').some((r) => r.headers['x-service-event-id'] === newer.eventId),
+    );
     const { status, body } = await api('POST', `/internal/events/${newer.eventId}/redeliver`, A_TEST);
     expect(status).toBe(202);
     const { delivery } = body as unknown as RedeliverResponse;
     expect(delivery).toEqual({
       id: expect.stringMatching(/^dlv_test_/),
-      url: receiver.url('/a'),
+      url: fixture.receiver.url('/a'),
       status: 'pending',
       attempts: [],
     });
 
     const redelivered = await eventually(() =>
-      receiver.deliveries('/a').find((r) => r.headers['x-service-delivery-id'] === delivery.id),
+      fixture.receiver.deliveries('/a').find((r) => r.headers['x-service-delivery-id'] === delivery.id),
     );
     expect(redelivered.headers['x-service-event-id']).toBe(newer.eventId);
     expect(redelivered.headers['idempotency-key']).toBe(newer.eventId);
@@ -204,17 +190,17 @@ describe('POST /internal/events/:id/redeliver (D34)', () => {
   });
 
   it('When the event belongs to another organization or mode, then it is 404 and nothing is sent', async () => {
-    const before = receiver.deliveries('/b').length;
+    const before = fixture.receiver.deliveries('/b').length;
     expect((await api('POST', `/internal/events/${otherOrg.eventId}/redeliver`, A_TEST)).status).toBe(404);
     expect((await api('POST', `/internal/events/${older.eventId}/redeliver`, A_LIVE)).status).toBe(404);
     expect((await api('POST', '/internal/events/evt_bad/redeliver', A_TEST)).body.code).toBe('INVALID_EVENT_ID');
-    expect(receiver.deliveries('/b').length).toBe(before);
+    expect(fixture.receiver.deliveries('/b').length).toBe(before);
   });
 });
 
 describe('GET /internal/events/delivery-stats (D47: the dashboard chart)', () => {
   it("When the caller's deliveries have been attempted, then its host shows their attempts and successes; another organization's and the other mode's are apart", async () => {
-    const host = new URL(receiver.url('/a')).host;
+    const host = new URL(fixture.receiver.url('/a')).host;
     const stats = await eventually(
       async () => {
         const { status, body } = await api('GET', '/internal/events/delivery-stats', A_TEST);
@@ -241,7 +227,7 @@ describe('GET /internal/events/delivery-stats (D47: the dashboard chart)', () =>
 
 describe('GET /internal/events without a total (D47: the dashboard pager)', () => {
   it('When asked without a total, then the page has hasMore and no total, and the same events as the counted list', async () => {
-    const response = await fetch(`${dispatcher.url}/internal/events?limit=3`, {
+    const response = await fetch(`${fixture.dispatcher.url}/internal/events?limit=3`, {
       headers: { ...internalHeaders(A_TEST), 'x-list-without-total': '1' },
     });
     const body = (await response.json()) as { events: { id: string }[]; pagination: Record<string, unknown> };

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
 import {
   TOPICS,
@@ -13,13 +13,12 @@ import {
   type OrderPublicEventMessage,
   type OrderPublicEventType,
 } from '@checkout/contracts';
-import { collectTopic, internalHeaders, startDispatcherFixture, testKafka, type DispatcherFixture } from './support';
+import { collectTopic, internalHeaders, testKafka, useDispatcherFixture } from './support';
 
 // D49: orders' public events (order.*, refund.*) come in on orders.public-events and are recorded once each in the
 // events API, by the same recording path as session events, with no delivery (a session's callback URL receives
 // only its session's events). What does not parse is parked on the dead-letter topic.
 
-let fixture: DispatcherFixture;
 const scope = { organizationId: `org_pub_${randomBytes(3).toString('hex')}`, mode: 'test' as Mode };
 
 function order(id: string, at: string) {
@@ -72,13 +71,7 @@ async function api<T>(path: string): Promise<T> {
   return (await response.json()) as T;
 }
 
-beforeAll(async () => {
-  fixture = await startDispatcherFixture('order_public_events');
-});
-
-afterAll(async () => {
-  await fixture?.stop();
-});
+const fixture = useDispatcherFixture('order_public_events');
 
 describe('orders.public-events → the events API (D49)', () => {
   it('When order and refund events arrive, one of them twice, then each is recorded once, newest first, filterable by type, with no delivery', async () => {

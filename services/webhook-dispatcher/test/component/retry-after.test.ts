@@ -1,35 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANSWER, eventually, type WebhookReceiver } from '@checkout/testing';
-import {
-  TestProducer,
-  buildSessionEvent,
-  firstDelivery,
-  sessionEventsTopic,
-  startDispatcherFixture,
-  type DispatcherFixture,
-  type RunningDispatcher,
-} from './support';
+import { describe, expect, it } from 'vitest';
+import { ANSWER, eventually } from '@checkout/testing';
+import { buildSessionEvent, firstDelivery, sessionEventsTopic, useDispatcherFixture } from './support';
 
 // An endpoint that answers 429 or 503 with Retry-After gets at least that long before the next attempt
 // (RFC 9110; Stripe and Svix do the same), within D40's rule that successive delays increase. The schedule's
 // first delay is short here, so a next attempt sooner than Retry-After would show. Deadlines are long because
 // the broker-restart tests may restart the shared broker while this file runs.
 
-let fixture: DispatcherFixture;
-let receiver: WebhookReceiver;
-let dispatcher: RunningDispatcher;
-let producer: TestProducer;
-
-beforeAll(async () => {
-  fixture = await startDispatcherFixture('retry_after', {
-    WEBHOOK_RETRY_DELAYS_MS: '200,5000,6000,7000',
-    WEBHOOK_MAX_ATTEMPTS: '3',
-  });
-  ({ receiver, dispatcher, producer } = fixture);
-});
-
-afterAll(async () => {
-  await fixture?.stop();
+const fixture = useDispatcherFixture('retry_after', {
+  WEBHOOK_RETRY_DELAYS_MS: '200,5000,6000,7000',
+  WEBHOOK_MAX_ATTEMPTS: '3',
 });
 
 describe('Retry-After from the merchant (D31, D40)', () => {
@@ -39,14 +19,14 @@ describe('Retry-After from the merchant (D31, D40)', () => {
   ])(
     'When the endpoint answers %i with Retry-After: 2, then the next attempt waits at least 2 s instead of the scheduled 200 ms',
     async (status, path) => {
-      receiver.answer(path, ANSWER.throttled('2', status));
-      const event = buildSessionEvent({ callbackUrl: receiver.url(path) });
-      await producer.sendEvents(sessionEventsTopic(dispatcher.config), [event]);
-      await receiver.nextDelivery({ path, timeoutMs: 60_000 });
-      receiver.answer(path, ANSWER.ok);
+      fixture.receiver.answer(path, ANSWER.throttled('2', status));
+      const event = buildSessionEvent({ callbackUrl: fixture.receiver.url(path) });
+      await fixture.producer.sendEvents(sessionEventsTopic(fixture.dispatcher.config), [event]);
+      await fixture.receiver.nextDelivery({ path, timeoutMs: 60_000 });
+      fixture.receiver.answer(path, ANSWER.ok);
       const delivery = await eventually(
         async () => {
-          const d = await firstDelivery(dispatcher, event.eventId);
+          const d = await firstDelivery(fixture.dispatcher, event.eventId);
           return d?.status === 'succeeded' ? d : undefined;
         },
         { deadlineMs: 60_000, description: 'the delivery to succeed on its second attempt' },

@@ -1,31 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually, type ReceivedRequest } from '@checkout/testing';
 import type { Mode, WebhookEndpointSecretResponse } from '@checkout/contracts';
-import {
-  buildSessionEvent,
-  createEndpoint,
-  internalCall,
-  sessionEventsTopic,
-  startDispatcherFixture,
-  type DispatcherFixture,
-} from './support';
+import { buildSessionEvent, createEndpoint, internalCall, sessionEventsTopic, useDispatcherFixture } from './support';
 
 // D35, D50: deliveries to webhook endpoints are signed in the Standard Webhooks format, each with its endpoint's
 // secret, checked here by the reference library of the standard (npm `standardwebhooks`), not by our own code;
 // after a rotation both the old and the new secret verify for 24 hours.
 
-let fixture: DispatcherFixture;
 const scope = { organizationId: `org_sw_${randomBytes(3).toString('hex')}`, mode: 'test' as Mode };
 
-beforeAll(async () => {
-  fixture = await startDispatcherFixture('standard_webhooks');
-});
-
-afterAll(async () => {
-  await fixture?.stop();
-});
+const fixture = useDispatcherFixture('standard_webhooks');
 
 function headersOf(request: ReceivedRequest): Record<string, string> {
   return Object.fromEntries(

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from '@checkout/mongo';
 import { createEventProducer, createKafka, type EventProducer, type KafkaClient } from '@checkout/kafka';
@@ -231,4 +232,38 @@ export async function createEndpoint(
   const { status, body } = await internalCall(dispatcher, 'POST', '/internal/webhook-endpoints', scope, input);
   if (status !== 201) throw new Error(`endpoint create answered ${status}: ${JSON.stringify(body)}`);
   return (body as unknown as WebhookEndpointSecretResponse).endpoint;
+}
+
+/**
+ * A dispatcher fixture for a whole file: started before its tests, stopped after them. Its parts are read when the
+ * tests use them (they exist once beforeAll has run).
+ */
+export function useDispatcherFixture(
+  label: string,
+  overrides: Record<string, string> = {},
+  options: StartOptions = {},
+): DispatcherFixture {
+  let fixture: DispatcherFixture | undefined;
+  beforeAll(async () => {
+    fixture = await startDispatcherFixture(label, overrides, options);
+  });
+  afterAll(async () => {
+    await fixture?.stop();
+  });
+  const started = (): DispatcherFixture => {
+    if (!fixture) throw new Error(`the ${label} dispatcher is used before it started`);
+    return fixture;
+  };
+  return {
+    get receiver() {
+      return started().receiver;
+    },
+    get dispatcher() {
+      return started().dispatcher;
+    },
+    get producer() {
+      return started().producer;
+    },
+    stop: () => started().stop(),
+  };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   EVENT_TYPES,
   WEBHOOK_ENDPOINTS_MAX,
@@ -10,17 +10,10 @@ import {
   type WebhookEndpointList,
   type WebhookEndpointResponse,
 } from '@checkout/contracts';
-import {
-  createEndpoint,
-  internalCall,
-  internalHeaders,
-  startDispatcherFixture,
-  type DispatcherFixture,
-} from './support';
+import { createEndpoint, internalCall, internalHeaders, useDispatcherFixture } from './support';
 
 // D50: the webhook endpoints API, as the gateway calls it with a merchant's organization and mode.
 
-let fixture: DispatcherFixture;
 const org = `org_we_${randomBytes(3).toString('hex')}`;
 const TEST = { organizationId: org, mode: 'test' as Mode };
 const LIVE = { organizationId: org, mode: 'live' as Mode };
@@ -33,13 +26,7 @@ const call = (
 ) => internalCall(fixture.dispatcher, method, path, scope, body);
 const url = (path: string) => `https://merchant.example/${path}`;
 
-beforeAll(async () => {
-  fixture = await startDispatcherFixture('endpoints_api');
-});
-
-afterAll(async () => {
-  await fixture?.stop();
-});
+const fixture = useDispatcherFixture('endpoints_api');
 
 describe('POST /internal/webhook-endpoints (D50)', () => {
   it('When an endpoint is created, then it is answered 201 with its own whsec_ secret, and only then: reads never show it', async () => {
