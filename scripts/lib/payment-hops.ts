@@ -54,6 +54,56 @@ const HTTP_BRIDGES: readonly Bridge[] = [
   })),
 ];
 
+const DISPATCHER = 'services/webhook-dispatcher/src';
+/** Each method of the dispatcher engine's store ports (domain/engine/records.ts), and the store implementing it. */
+const DISPATCHER_STORE_PORTS = {
+  EventRecords: ['events.store', 'EventsStore', ['recordEvents', 'getEvent', 'getEvents', 'listCreatedSince']],
+  DeliveryRecords: [
+    'deliveries.store',
+    'DeliveriesStore',
+    [
+      'insertDelivery',
+      'insertDeliveries',
+      'releaseHolds',
+      'getForDispatch',
+      'claim',
+      'recordAttempt',
+      'recordAttempts',
+      'deferAttempt',
+      'markDeadLettered',
+      'markRecovered',
+      'succeededToEndpointSince',
+      'listUnrecoveredFailedSince',
+      'findRecoverable',
+      'findRecoverableOf',
+      'findDeadLetterPending',
+    ],
+  ],
+  EndpointRecords: [
+    'webhook-endpoints.store',
+    'WebhookEndpointsStore',
+    ['get', 'ofScopes', 'markFailingSince', 'restartFailingRun', 'disableFailing'],
+  ],
+} as const;
+
+/**
+ * The dispatcher's engine calls the sender and the stores through its ports (domain/engine/ports.ts and records.ts;
+ * the sender's port was in domain/ports.ts or domain/dispatcher.ts in earlier versions): each port method reaches its
+ * one implementation. The signing secrets (an HTTP call to the gateway) and the Kafka publisher stay ports, as ever.
+ */
+const DISPATCHER_PORT_BRIDGES: readonly Bridge[] = [
+  ...['domain/ports', 'domain/dispatcher', 'domain/engine/ports'].map((file) => ({
+    from: { file: `${DISPATCHER}/${file}.ts`, name: 'WebhookSenderPort.send' },
+    to: [WEBHOOK_POST],
+  })),
+  ...Object.entries(DISPATCHER_STORE_PORTS).flatMap(([port, [file, store, methods]]) =>
+    methods.map((method) => ({
+      from: { file: `${DISPATCHER}/domain/engine/records.ts`, name: `${port}.${method}` },
+      to: [{ file: `${DISPATCHER}/store/${file}.ts`, name: `${store}.${method}` }],
+    })),
+  ),
+];
+
 const PAYMENT_WALKS = {
   /** The browser's POST through the gateway's pass-through, sessions and orders, to the Kafka send. */
   toKafka: {
@@ -66,16 +116,11 @@ const PAYMENT_WALKS = {
   /** The dispatcher: the consumer's parse and its batch handler, to the POST to the merchant's endpoint. */
   dispatcher: {
     entries: [
-      { file: 'services/webhook-dispatcher/src/messaging/session-events.consumer.ts', name: 'parseSessionEvent' },
-      { file: 'services/webhook-dispatcher/src/domain/record.ts', name: 'Recorder.recordEventsAndQueueFirstAttempts' },
+      { file: `${DISPATCHER}/messaging/session-events.consumer.ts`, name: 'parseSessionEvent' },
+      { file: `${DISPATCHER}/domain/engine/record.ts`, name: 'Recorder.recordEventsAndQueueFirstAttempts' },
     ],
     targets: [WEBHOOK_POST],
-    // The domain calls the sender through its port (declared in domain/ports.ts, or domain/dispatcher.ts in
-    // versions before it); WebhookSender is the port's one implementation.
-    bridges: ['ports', 'dispatcher'].map((file) => ({
-      from: { file: `services/webhook-dispatcher/src/domain/${file}.ts`, name: 'WebhookSenderPort.send' },
-      to: [WEBHOOK_POST],
-    })),
+    bridges: DISPATCHER_PORT_BRIDGES,
   },
 } satisfies Record<string, Walk>;
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { lookup as dnsLookup } from 'node:dns';
 import { hostname } from 'node:os';
 import type { Logger } from '@checkout/logger';
-import { Leases } from '@checkout/mongo';
+import { Leases, type Db } from '@checkout/mongo';
 import { registerConsumerMetrics, type EventProducer, type KafkaClient, type RunningConsumer } from '@checkout/kafka';
 import { ServiceRuntime } from '@checkout/service';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
@@ -11,13 +11,15 @@ import { WEBHOOK_INDEXES } from './store/indexes';
 import { EventsStore } from './store/events.store';
 import { DeliveriesStore } from './store/deliveries.store';
 import { WebhookEndpointsStore } from './store/webhook-endpoints.store';
-import { EndpointDirectory } from './domain/endpoint-directory';
+import { webhookRetention } from './store/retention';
+import { EndpointDirectory } from './domain/engine/endpoint-directory';
 import { EventLog } from './domain/event-log';
 import { WebhookEndpoints } from './domain/webhook-endpoints';
-import { AddressPolicy } from './domain/address-policy';
-import { HostScheduler } from './domain/host-scheduler';
-import { createDispatcher, type Dispatcher } from './domain/dispatcher';
-import { BackgroundWork } from './domain/background-work';
+import { AddressPolicy } from './domain/rules/address-policy';
+import { HostScheduler } from './domain/engine/host-scheduler';
+import { createDispatcher, type Dispatcher } from './domain/engine/dispatcher';
+import type { DeliveryPolicy } from './domain/engine/ports';
+import { BackgroundWork } from './domain/engine/background-work';
 import { WebhookSender } from './clients/webhook-endpoints.client';
 import { GatewaySettingsClient, NO_SIGNING, type SigningSecrets } from './clients/gateway.client';
 import { WebhookPublisher, retryTopics } from './messaging/webhook-messages';
@@ -26,7 +28,7 @@ import { parseSessionEvent } from './messaging/session-events.consumer';
 import { parseOrderPublicEvent } from './messaging/order-public-events.consumer';
 import { runRetryConsumer } from './messaging/retry.consumer';
 import { createDispatcherMetrics, type DispatcherMetrics } from './metrics';
-import { mountRoutes } from './http/router';
+import { mountRoutes, type RouteDeps } from './http/router';
 
 type ConsumerMetrics = ReturnType<typeof registerConsumerMetrics>;
 
@@ -142,6 +144,127 @@ async function startConsumers(input: {
   return [sessionEvents, orderPublicEvents, retries];
 }
 
+/** Everything `start` wires the parts from, once MongoDB and Kafka are connected. */
+interface Wiring {
+  config: Config;
+  logger: Logger;
+  options: BuildOptions;
+  runtime: ServiceRuntime<Config>;
+  db: Db;
+  producer: EventProducer;
+  metrics: DispatcherMetrics;
+  clock: () => Date;
+}
+
+/**
+ * The stores, the engine (ports filled with the stores, the sender, the publisher) and the API's use cases. Parts
+ * that hold resources are registered with the runtime as they are made, so they stop newest first.
+ */
+function wireParts({ config, logger, options, runtime, db, producer, metrics, clock }: Wiring) {
+  const leases = new Leases(db);
+  const events = new EventsStore(db);
+  const deliveries = new DeliveriesStore(db);
+  const webhookEndpoints = new WebhookEndpointsStore(db);
+  const directory = new EndpointDirectory(webhookEndpoints, { cacheMs: config.WEBHOOK_ENDPOINT_CACHE_MS, clock });
+  const secrets = createSigningSecrets(config, logger);
+  runtime.onStop('signing secrets', () => secrets.close());
+  // One rule for both places an address is judged (D33): an endpoint's URL at registration, every attempt's address.
+  const policy = new AddressPolicy(config.WEBHOOK_ALLOWED_NETWORKS, config.WEBHOOK_DENIED_NETWORKS);
+  const sender = createSender(config, options, policy, logger);
+  runtime.onStop('webhook sender', () => sender.close());
+  const scheduler = new HostScheduler(schedulerLimits(config), (err, key) =>
+    logger.warn({ err, key }, 'webhook attempt failed to complete; the recovery sweep will pick it up'),
+  );
+  const dispatcher = createDispatcher({
+    stores: { events, deliveries, endpoints: webhookEndpoints },
+    directory,
+    scheduler,
+    outbound: {
+      sender,
+      hostKey: (url) => WebhookSender.hostKey(url),
+      secrets,
+      publisher: new WebhookPublisher(producer, config.TOPIC_PREFIX),
+    },
+    local: {
+      owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+      // Consumer and sweeper pods deliver; an API-only pod leaves new deliveries to them (and to the sweep).
+      dispatchLocally: config.CONSUMERS_ENABLED || config.SWEEPERS_ENABLED,
+      clock,
+      rng: options.rng ?? Math.random,
+      logger,
+      metrics,
+    },
+    policy: deliveryPolicy(config),
+    recoveries: leases,
+    ...(options.recoveryLeaseMs !== undefined && { recoveryLeaseMs: options.recoveryLeaseMs }),
+  });
+  runtime.onStop('attempts', () => dispatcher.stop(config.SHUTDOWN_GRACE_MS));
+  const retention = webhookRetention(
+    db,
+    { keepMs: config.WEBHOOK_EVENTS_RETENTION_MS, intervalMs: config.RETENTION_SWEEP_INTERVAL_MS },
+    (err) => logger.warn({ err }, 'retention sweep failed; will retry'),
+  );
+  const background = new BackgroundWork(
+    leases,
+    dispatcher.recovery,
+    retention,
+    {
+      recoveryIntervalMs: config.WEBHOOK_RECOVERY_INTERVAL_MS,
+      onRecoveryRound: (taken) => metrics.recoverySweeps.inc({ lease: taken ? 'taken' : 'held_elsewhere' }),
+    },
+    logger,
+  );
+  const api: RouteDeps = {
+    internalCallers: config.INTERNAL_CALLERS,
+    eventLog: new EventLog(events, deliveries, config.EVENT_SEARCH_MAX_TIME_MS),
+    record: dispatcher.record,
+    recovery: dispatcher.recovery,
+    endpoints: new WebhookEndpoints({ store: webhookEndpoints, deliveries, changes: directory, clock, policy }),
+    clock,
+  };
+  return { dispatcher, background, api };
+}
+
+function deliveryPolicy(config: Config): DeliveryPolicy {
+  return {
+    delaysMs: config.WEBHOOK_RETRY_DELAYS_MS,
+    maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    claimTtlMs: config.WEBHOOK_CLAIM_TTL_MS,
+    fanOutBacklog: config.WEBHOOK_MAX_QUEUED,
+    endpointDisableAfterMs: config.WEBHOOK_ENDPOINT_DISABLE_AFTER_MS,
+  };
+}
+
+/** Kafka with the dispatcher's topics, and the consumer metrics every pod reports. */
+async function connectKafka(runtime: ServiceRuntime<Config>, config: Config, metrics: DispatcherMetrics) {
+  const topics = dispatcherTopics(config.TOPIC_PREFIX);
+  const kafka = await runtime.connectKafka([
+    { topic: topics.sessionEvents, numPartitions: config.SESSION_EVENTS_PARTITIONS },
+    // Orders creates its own topic; made sure of here too, so subscribing never races orders' first start.
+    { topic: topics.orderPublicEvents, numPartitions: ORDER_PUBLIC_EVENTS_PARTITIONS },
+    ...topics.tiers.map((topic) => ({ topic, numPartitions: config.WEBHOOK_RETRY_PARTITIONS })),
+    { topic: topics.deadLetter, numPartitions: config.WEBHOOK_RETRY_PARTITIONS },
+  ]);
+  const producer = await runtime.connectProducer(kafka);
+  // Every pod reports the dead-letter depth; lag and restarts concern the pods that consume.
+  const group = (id: string, groupTopics: string[]) => ({
+    groupId: topicName(config.TOPIC_PREFIX, id),
+    topics: groupTopics,
+  });
+  const consumedGroups = [
+    group(CONSUMER_GROUPS.dispatcherSessionEvents, [topics.sessionEvents]),
+    group(CONSUMER_GROUPS.dispatcherOrderPublicEvents, [topics.orderPublicEvents]),
+    group(CONSUMER_GROUPS.dispatcherRetries, topics.tiers),
+  ];
+  const kafkaMetrics = registerConsumerMetrics(metrics.registry, kafka, {
+    groups: config.CONSUMERS_ENABLED ? consumedGroups : [],
+    depthTopics: [topics.deadLetter],
+  });
+  runtime.onStop('consumer metrics', () => kafkaMetrics.close());
+  return { kafka, producer, kafkaMetrics };
+}
+
 /**
  * Wires the webhook dispatcher; nothing connects until start(). Parts are registered with the runtime in the order
  * they start, so on stop they go newest first: the sweeps and the consumers stop taking work, queued attempts are
@@ -155,101 +278,13 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
 
   async function start(): Promise<{ url: string }> {
     const mongo = await runtime.connectMongo(WEBHOOK_INDEXES);
-    const topics = dispatcherTopics(config.TOPIC_PREFIX);
-    const kafka = await runtime.connectKafka([
-      { topic: topics.sessionEvents, numPartitions: config.SESSION_EVENTS_PARTITIONS },
-      // Orders creates its own topic; made sure of here too, so subscribing never races orders' first start.
-      { topic: topics.orderPublicEvents, numPartitions: ORDER_PUBLIC_EVENTS_PARTITIONS },
-      ...topics.tiers.map((topic) => ({ topic, numPartitions: config.WEBHOOK_RETRY_PARTITIONS })),
-      { topic: topics.deadLetter, numPartitions: config.WEBHOOK_RETRY_PARTITIONS },
-    ]);
-    const producer = await runtime.connectProducer(kafka);
-    // Every pod reports the dead-letter depth; lag and restarts concern the pods that consume.
-    const consumedGroups = [
-      {
-        groupId: topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherSessionEvents),
-        topics: [topics.sessionEvents],
-      },
-      {
-        groupId: topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherOrderPublicEvents),
-        topics: [topics.orderPublicEvents],
-      },
-      { groupId: topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.dispatcherRetries), topics: topics.tiers },
-    ];
-    const kafkaMetrics = registerConsumerMetrics(metrics.registry, kafka, {
-      groups: config.CONSUMERS_ENABLED ? consumedGroups : [],
-      depthTopics: [topics.deadLetter],
-    });
-    runtime.onStop('consumer metrics', () => kafkaMetrics.close());
-
-    const leases = new Leases(mongo.db);
-    const events = new EventsStore(mongo.db);
-    const deliveries = new DeliveriesStore(mongo.db);
-    const webhookEndpoints = new WebhookEndpointsStore(mongo.db);
-    const directory = new EndpointDirectory(webhookEndpoints, { cacheMs: config.WEBHOOK_ENDPOINT_CACHE_MS, clock });
-    const secrets = createSigningSecrets(config, logger);
-    runtime.onStop('signing secrets', () => secrets.close());
-    // One rule for both places an address is judged (D33): an endpoint's URL at registration, every attempt's address.
-    const policy = new AddressPolicy(config.WEBHOOK_ALLOWED_NETWORKS, config.WEBHOOK_DENIED_NETWORKS);
-    const sender = createSender(config, options, policy, logger);
-    runtime.onStop('webhook sender', () => sender.close());
-    const scheduler = new HostScheduler(schedulerLimits(config), (err, key) =>
-      logger.warn({ err, key }, 'webhook attempt failed to complete; the recovery sweep will pick it up'),
-    );
-    const dispatcher = createDispatcher({
-      events,
-      deliveries,
-      webhookEndpoints,
-      endpoints: directory,
-      recoveries: leases,
-      ...(options.recoveryLeaseMs !== undefined && { recoveryLeaseMs: options.recoveryLeaseMs }),
-      scheduler,
-      sender,
-      hostKey: (url) => WebhookSender.hostKey(url),
-      secrets,
-      publisher: new WebhookPublisher(producer, config.TOPIC_PREFIX),
-      metrics,
-      logger,
-      clock,
-      rng: options.rng ?? Math.random,
-      owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
-      // Consumer and sweeper pods deliver; an API-only pod leaves new deliveries to them (and to the sweep).
-      dispatchLocally: config.CONSUMERS_ENABLED || config.SWEEPERS_ENABLED,
-      policy: {
-        delaysMs: config.WEBHOOK_RETRY_DELAYS_MS,
-        maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
-        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-        claimTtlMs: config.WEBHOOK_CLAIM_TTL_MS,
-        fanOutBacklog: config.WEBHOOK_MAX_QUEUED,
-        endpointDisableAfterMs: config.WEBHOOK_ENDPOINT_DISABLE_AFTER_MS,
-      },
-    });
-    runtime.onStop('attempts', () => dispatcher.stop(config.SHUTDOWN_GRACE_MS));
-    const background = new BackgroundWork(
-      mongo.db,
-      leases,
-      dispatcher.recovery,
-      {
-        recoveryIntervalMs: config.WEBHOOK_RECOVERY_INTERVAL_MS,
-        retentionMs: config.WEBHOOK_EVENTS_RETENTION_MS,
-        retentionIntervalMs: config.RETENTION_SWEEP_INTERVAL_MS,
-        onRecoveryRound: (taken) => metrics.recoverySweeps.inc({ lease: taken ? 'taken' : 'held_elsewhere' }),
-      },
-      logger,
-    );
-
+    const { kafka, producer, kafkaMetrics } = await connectKafka(runtime, config, metrics);
+    const wiring = { config, logger, options, runtime, db: mongo.db, producer, metrics, clock };
+    const { dispatcher, background, api } = wireParts(wiring);
     const { app } = runtime.httpApp({ registry: metrics.registry });
-    if (config.API_ENABLED)
-      mountRoutes(app, {
-        internalCallers: config.INTERNAL_CALLERS,
-        eventLog: new EventLog(events, deliveries, config.EVENT_SEARCH_MAX_TIME_MS),
-        record: dispatcher.record,
-        recovery: dispatcher.recovery,
-        endpoints: new WebhookEndpoints({ store: webhookEndpoints, deliveries, changes: directory, clock, policy }),
-        clock,
-      });
+    if (config.API_ENABLED) mountRoutes(app, api);
     if (config.CONSUMERS_ENABLED) {
-      for (const consumer of await startConsumers({
+      const consumers = await startConsumers({
         config,
         kafka,
         producer,
@@ -257,7 +292,8 @@ export function buildApp(config: Config, logger: Logger, options: BuildOptions =
         brokerMetrics: kafkaMetrics,
         logger,
         clock,
-      })) {
+      });
+      for (const consumer of consumers) {
         runtime.onStop('consumer', () =>
           consumer.stop().catch((err: unknown) => logger.warn({ err }, 'consumer stop failed')),
         );

@@ -8,8 +8,8 @@ import {
   retentionConfigShape,
   roleSettings,
 } from '@checkout/config';
-import { parseNetworks } from './domain/address-policy';
-import type { SchedulerLimits } from './domain/host-scheduler';
+import { parseNetworks } from './domain/rules/address-policy';
+import type { SchedulerLimits } from './domain/engine/lanes';
 
 const delayList = env
   .list()
@@ -65,7 +65,9 @@ export const ConfigSchema = z
     EVENT_SEARCH_MAX_TIME_MS: env
       .positiveInt(5_000)
       .describe(
-        "The database's deadline (maxTimeMS) for one `GET /v0/events` filtered by deliveryStatus or endpointId; past it the request answers 503 SERVICE_UNAVAILABLE. Keep it under the gateway's UPSTREAM_TIMEOUT_MS (10 s), so no search outlives the request that asked for it",
+        "The database's deadline (maxTimeMS) for one `GET /v0/events` filtered by deliveryStatus or " +
+          "endpointId; past it the request answers 503 SERVICE_UNAVAILABLE. Keep it under the gateway's " +
+          'UPSTREAM_TIMEOUT_MS (10 s), so no search outlives the request that asked for it',
       ),
     WEBHOOK_TIMEOUT_MS: env
       .positiveInt(5_000)
@@ -80,12 +82,18 @@ export const ConfigSchema = z
     WEBHOOK_ALLOWED_NETWORKS: cidrList
       .default([])
       .describe(
-        'DANGEROUS — loosens SSRF protection (D33). Comma-separated CIDRs (e.g. 127.0.0.1/32,10.1.0.0/16) that webhooks MAY reach even though they are loopback, private, link-local, unique-local, CGNAT or otherwise internal. Empty (the default, and the only safe production value) refuses every internal address, cloud metadata included. Only for local development and tests.',
+        'DANGEROUS — loosens SSRF protection (D33). Comma-separated CIDRs (e.g. 127.0.0.1/32,10.1.0.0/16) that ' +
+          'webhooks MAY reach even though they are loopback, private, link-local, unique-local, CGNAT or ' +
+          'otherwise internal. Empty (the default, and the only safe production value) refuses every internal ' +
+          'address, cloud metadata included. Only for local development and tests.',
       ),
     WEBHOOK_DENIED_NETWORKS: cidrList
       .default([])
       .describe(
-        "Comma-separated CIDRs (e.g. 34.118.224.0/20) that webhooks never reach, beside the internal ranges D33 always refuses: public address space that is this deployment's own, such as a Kubernetes cluster's service range (GKE's default is public). Checked when an endpoint's URL names an IP literal, and on the address every attempt connects to; wins over WEBHOOK_ALLOWED_NETWORKS",
+        'Comma-separated CIDRs (e.g. 34.118.224.0/20) that webhooks never reach, beside the internal ranges ' +
+          "D33 always refuses: public address space that is this deployment's own, such as a Kubernetes " +
+          "cluster's service range (GKE's default is public). Checked when an endpoint's URL names an IP " +
+          'literal, and on the address every attempt connects to; wins over WEBHOOK_ALLOWED_NETWORKS',
       ),
     WEBHOOK_MAX_CONCURRENCY_PER_HOST: env
       .positiveInt(8)
@@ -93,7 +101,9 @@ export const ConfigSchema = z
     WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: env
       .positiveInt(4)
       .describe(
-        "Attempts in flight at once to one merchant's webhook endpoint (D50), within its host's WEBHOOK_MAX_CONCURRENCY_PER_HOST: an endpoint that hangs leaves the rest of its host's slots to the merchant's other endpoints there",
+        "Attempts in flight at once to one merchant's webhook endpoint (D50), within its host's " +
+          "WEBHOOK_MAX_CONCURRENCY_PER_HOST: an endpoint that hangs leaves the rest of its host's slots to the " +
+          "merchant's other endpoints there",
       ),
     WEBHOOK_ENDPOINT_DISABLE_AFTER_MS: env
       .positiveInt(3 * 24 * 3_600_000)
@@ -106,7 +116,9 @@ export const ConfigSchema = z
       .min(0)
       .default(5_000)
       .describe(
-        "How long an attempt uses a webhook endpoint's secrets and state as last read, per replica (fan-out always reads endpoints fresh): a change made through another replica reaches this one's attempts within this time",
+        "How long an attempt uses a webhook endpoint's secrets and state as last read, per replica (fan-out " +
+          "always reads endpoints fresh): a change made through another replica reaches this one's attempts " +
+          'within this time',
       ),
     WEBHOOK_MAX_IN_FLIGHT: env
       .positiveInt(256)
@@ -122,7 +134,12 @@ export const ConfigSchema = z
       .max(1)
       .default(0.5)
       .describe(
-        "Share of WEBHOOK_MAX_IN_FLIGHT and of WEBHOOK_MAX_QUEUED that one organization may hold, its test and live modes together (fairness): one merchant whose endpoints all hang, in either mode or both, ties up at most this share of the attempts in flight, and its attempts beyond its share of the queue are stored pending and taken back once its queue has drained to half, so its backlog never pauses the consumers every merchant shares. 1 turns fairness off (one merchant's burst then waits in Kafka instead)",
+        'Share of WEBHOOK_MAX_IN_FLIGHT and of WEBHOOK_MAX_QUEUED that one organization may hold, its test and ' +
+          'live modes together (fairness): one merchant whose endpoints all hang, in either mode or both, ties ' +
+          'up at most this share of the attempts in flight, and its attempts beyond its share of the queue are ' +
+          'stored pending and taken back once its queue has drained to half, so its backlog never pauses the ' +
+          "consumers every merchant shares. 1 turns fairness off (one merchant's burst then waits in Kafka " +
+          'instead)',
       ),
     WEBHOOK_LIVE_RESERVED_SHARE: z.coerce
       .number()
@@ -130,12 +147,14 @@ export const ConfigSchema = z
       .lt(1)
       .default(0.25)
       .describe(
-        'Share of WEBHOOK_MAX_IN_FLIGHT and of WEBHOOK_MAX_QUEUED that test-mode attempts can never take, all test-mode merchants together: test traffic never delays live',
+        'Share of WEBHOOK_MAX_IN_FLIGHT and of WEBHOOK_MAX_QUEUED that test-mode attempts can never take, all ' +
+          'test-mode merchants together: test traffic never delays live',
       ),
     WEBHOOK_MAX_QUEUED: env
       .positiveInt(5_000)
       .describe(
-        'Attempts held in memory in total, waiting for their turn or sent and being recorded; beyond this the consumers pause and new events wait in Kafka (backpressure; bounds the RSS)',
+        'Attempts held in memory in total, waiting for their turn or sent and being recorded; beyond this the ' +
+          'consumers pause and new events wait in Kafka (backpressure; bounds the RSS)',
       ),
     WEBHOOK_RESPONSE_SNIPPET_BYTES: z.coerce
       .number()
@@ -146,7 +165,9 @@ export const ConfigSchema = z
     WEBHOOK_CLAIM_TTL_MS: env
       .positiveInt(30_000)
       .describe(
-        'How long a delivery held by a process (stored for its first attempt, queued or in flight) is protected from the recovery sweep; after a crash its work is redone once this passes. Must exceed WEBHOOK_TIMEOUT_MS.',
+        'How long a delivery held by a process (stored for its first attempt, queued or in flight) is ' +
+          'protected from the recovery sweep; after a crash its work is redone once this passes. Must exceed ' +
+          'WEBHOOK_TIMEOUT_MS.',
       ),
     WEBHOOK_RECOVERY_INTERVAL_MS: env
       .positiveInt(5_000)

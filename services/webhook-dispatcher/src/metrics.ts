@@ -26,7 +26,10 @@ export function createDispatcherMetrics(): DispatcherMetrics {
     }),
     attempts: new Counter({
       name: 'webhook_attempts_total',
-      help: "Webhook attempts by outcome (success, http_error, redirect, timeout, refused, network, invalid_url, signing_failed, endpoint_unavailable), attempt number (1-5) and the answer's status class (2xx, 3xx, 4xx, 5xx, none)",
+      help:
+        'Webhook attempts by outcome (success, http_error, redirect, timeout, refused, network, invalid_url, ' +
+        "signing_failed, endpoint_unavailable), attempt number (1-5) and the answer's status class (2xx, 3xx, " +
+        '4xx, 5xx, none)',
       labelNames: ['outcome', 'attempt', 'status_class'],
       registers: [registry],
     }),
@@ -56,14 +59,18 @@ export function createDispatcherMetrics(): DispatcherMetrics {
     }),
     deferred: new Counter({
       name: 'webhook_attempts_deferred_total',
-      help: "Attempts not made and put off, without using up one of the delivery's attempts, by reason (signing_secret_unavailable: the gateway could not give the organization's signing secret, D35)",
+      help:
+        "Attempts not made and put off, without using up one of the delivery's attempts, by reason " +
+        "(signing_secret_unavailable: the gateway could not give the organization's signing secret, D35)",
       labelNames: ['reason'],
       registers: [registry],
     }),
     // The recovery sweep is a singleton (a lease per round): each replica's rounds show who swept and who deferred.
     recoverySweeps: new Counter({
       name: 'webhook_recovery_sweeps_total',
-      help: 'Recovery sweep rounds of this process by lease: taken (this process swept) or held_elsewhere (another process held the lease: sweeping, or dead before its lease expired)',
+      help:
+        'Recovery sweep rounds of this process by lease: taken (this process swept) or held_elsewhere (another ' +
+        'process held the lease: sweeping, or dead before its lease expired)',
       labelNames: ['lease'],
       registers: [registry],
     }),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TtlCache } from '@checkout/coalesce';
 import { InternalClient } from '@checkout/http';
 import type { Scope } from '@checkout/mongo';
+import type { SigningSecrets as SigningSecretsPort } from '../domain/engine/ports';
 
 // Reads an organization's webhook signing secret (D35) from the gateway, which owns checkout settings.
 // Cached per (organization, mode) for a short time: a rotated secret is picked up within the cache period.
@@ -20,9 +21,8 @@ const CheckoutSettings = z.object({
 /** How long after a failed read the gateway is asked again (the kept secret, or the failure, serves meanwhile). */
 const STALE_RETRY_MS = 5_000;
 
-export interface SigningSecrets {
-  /** The secrets a delivery of this organization and mode is signed with; none: unsigned (D35). */
-  secretsFor(scope: Scope): Promise<readonly string[]>;
+/** The engine's port (D35), and the close the app calls at stop. */
+export interface SigningSecrets extends SigningSecretsPort {
   close(): Promise<void>;
 }
 

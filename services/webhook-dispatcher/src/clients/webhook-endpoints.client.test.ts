@@ -2,8 +2,9 @@ import type { LookupAddress, lookup as dnsLookup } from 'node:dns';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AddressPolicy } from '../domain/address-policy';
-import { WebhookSender, type SenderDebugLog, type SendResult } from './webhook-endpoints.client';
+import { AddressPolicy } from '../domain/rules/address-policy';
+import type { SendResult } from '../domain/rules/attempt-outcome';
+import { WebhookSender, type SenderDebugLog } from './webhook-endpoints.client';
 
 // The attempt's `error` is shown to the merchant by the events API, and used to carry the address a
 // name resolved to ("refused: 10.0.0.5 is a private address"), raw network error texts (which name hosts) and the

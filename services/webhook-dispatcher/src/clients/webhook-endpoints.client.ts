@@ -1,7 +1,9 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent } from 'undici';
-import type { AddressPolicy } from '../domain/address-policy';
+import type { AddressPolicy } from '../domain/rules/address-policy';
+import type { SendOutcomeKind, SendResult } from '../domain/rules/attempt-outcome';
+import type { WebhookSenderPort } from '../domain/engine/ports';
 
 // The webhook sender. One shared keep-alive Agent for all merchants. Its `connect.lookup`
 // resolves the host itself and refuses the connection when any address it would use is internal (D33): the
@@ -20,32 +22,6 @@ import type { AddressPolicy } from '../domain/address-policy';
  */
 const REFUSED_TARGET =
   'the destination is not reachable: its name does not resolve, or its address is private, loopback or reserved';
-
-/**
- * signing_failed: nothing was sent, the organization's signing secret could not be used (malformed, D35);
- * endpoint_unavailable: nothing was sent, the delivery's webhook endpoint was disabled or deleted meanwhile (D50).
- */
-type SendOutcomeKind =
-  | 'success'
-  | 'http_error'
-  | 'redirect'
-  | 'timeout'
-  | 'refused'
-  | 'network'
-  | 'invalid_url'
-  | 'signing_failed'
-  | 'endpoint_unavailable';
-
-export interface SendResult {
-  kind: SendOutcomeKind;
-  ok: boolean;
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-  responseSnippet: string | null;
-  /** The Retry-After header of a 429 or 503 answer, as sent (the retry policy interprets it). */
-  retryAfter?: string;
-}
 
 export interface SenderOptions {
   policy: AddressPolicy;
@@ -79,7 +55,7 @@ class LookupFailedError extends Error {
   }
 }
 
-export class WebhookSender {
+export class WebhookSender implements WebhookSenderPort {
   private readonly agent: Agent;
 
   constructor(private readonly options: SenderOptions) {
@@ -139,33 +115,28 @@ export class WebhookSender {
       url = new URL(input.url);
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
     } catch {
-      return {
-        kind: 'invalid_url',
-        ok: false,
-        statusCode: null,
-        durationMs: elapsed(),
-        error: 'the callback URL is not a valid http(s) URL',
-        responseSnippet: null,
-      };
+      return notAnswered('invalid_url', elapsed(), 'the callback URL is not a valid http(s) URL');
     }
-    const failed = (kind: SendOutcomeKind, detail: string): void =>
+    const failed: FailureLog = (kind, detail) =>
       this.options.debug?.({ kind, host: url.host, detail: detail.slice(0, 500) });
     const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
     if (isIP(literal)) {
       const verdict = this.options.policy.check(literal);
       if (!verdict.allowed) {
         failed('refused', verdict.reason);
-        return {
-          kind: 'refused',
-          ok: false,
-          statusCode: null,
-          durationMs: elapsed(),
-          error: REFUSED_TARGET,
-          responseSnippet: null,
-        };
+        return notAnswered('refused', elapsed(), REFUSED_TARGET);
       }
     }
+    return this.post(url, input, elapsed, failed);
+  }
 
+  /** The POST itself, to an address the policy allows (the agent's lookup checks a name's addresses). */
+  private async post(
+    url: URL,
+    input: { headers: Record<string, string>; body: string },
+    elapsed: () => number,
+    failed: FailureLog,
+  ): Promise<SendResult> {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -184,62 +155,19 @@ export class WebhookSender {
         // needs the redirect interceptor, which we do not install): a 3xx is a failed attempt (D31).
       });
       const snippet = await readSnippet(response.body, this.options.snippetBytes);
-      const statusCode = response.statusCode;
-      const durationMs = elapsed();
-      if (statusCode >= 200 && statusCode < 300)
-        return { kind: 'success', ok: true, statusCode, durationMs, error: null, responseSnippet: snippet };
-      if (statusCode >= 300 && statusCode < 400) {
-        // The Location may name an internal host (a receiver behind a proxy): the debug log has it, not the attempt.
-        const location = response.headers.location;
-        failed('redirect', `HTTP ${statusCode} to ${typeof location === 'string' ? location : '(no Location)'}`);
-        return {
-          kind: 'redirect',
-          ok: false,
-          statusCode,
-          durationMs,
-          error: `redirect not followed (HTTP ${statusCode})`,
-          responseSnippet: snippet,
-        };
-      }
-      const retryAfter = statusCode === 429 || statusCode === 503 ? response.headers['retry-after'] : undefined;
-      if (typeof retryAfter === 'string') {
-        return {
-          kind: 'http_error',
-          ok: false,
-          statusCode,
-          durationMs,
-          error: `HTTP ${statusCode} (Retry-After: ${retryAfter.slice(0, 40)})`,
-          responseSnippet: snippet,
-          retryAfter,
-        };
-      }
-      return {
-        kind: 'http_error',
-        ok: false,
-        statusCode,
-        durationMs,
-        error: `HTTP ${statusCode}`,
-        responseSnippet: snippet,
-      };
+      return answerOf(response.statusCode, response.headers, snippet, elapsed(), failed);
     } catch (err) {
       const durationMs = elapsed();
       const refused = findRefusal(err);
       if (refused) {
         failed('refused', refused);
-        return {
-          kind: 'refused',
-          ok: false,
-          statusCode: null,
-          durationMs,
-          error: REFUSED_TARGET,
-          responseSnippet: null,
-        };
+        return notAnswered('refused', durationMs, REFUSED_TARGET);
       }
       const { kind, error } = timedOut
         ? { kind: 'timeout' as const, error: timedOutAfter(this.options.timeoutMs) }
         : coarseFailure(err, this.options.timeoutMs);
       failed(kind, describeError(err));
-      return { kind, ok: false, statusCode: null, durationMs, error, responseSnippet: null };
+      return notAnswered(kind, durationMs, error);
     } finally {
       clearTimeout(timer);
     }
@@ -248,6 +176,46 @@ export class WebhookSender {
   async close(): Promise<void> {
     await this.agent.close().catch(() => this.agent.destroy());
   }
+}
+
+/** The detail of one failed attempt, to the debug log. */
+type FailureLog = (kind: SendOutcomeKind, detail: string) => void;
+
+/** An attempt that got no HTTP answer (refused, unreachable, timed out, or never sent). */
+function notAnswered(kind: SendOutcomeKind, durationMs: number, error: string): SendResult {
+  return { kind, ok: false, statusCode: null, durationMs, error, responseSnippet: null };
+}
+
+/** What an HTTP answer makes of the attempt: a 2xx succeeds; a 3xx is not followed; a 429 or 503 may ask for time. */
+function answerOf(
+  statusCode: number,
+  headers: Record<string, string | string[] | undefined>,
+  snippet: string | null,
+  durationMs: number,
+  failed: FailureLog,
+): SendResult {
+  if (statusCode >= 200 && statusCode < 300)
+    return { kind: 'success', ok: true, statusCode, durationMs, error: null, responseSnippet: snippet };
+  if (statusCode >= 300 && statusCode < 400) {
+    // The Location may name an internal host (a receiver behind a proxy): the debug log has it, not the attempt.
+    const location = headers.location;
+    failed('redirect', `HTTP ${statusCode} to ${typeof location === 'string' ? location : '(no Location)'}`);
+    const error = `redirect not followed (HTTP ${statusCode})`;
+    return { kind: 'redirect', ok: false, statusCode, durationMs, error, responseSnippet: snippet };
+  }
+  const retryAfter = statusCode === 429 || statusCode === 503 ? headers['retry-after'] : undefined;
+  if (typeof retryAfter === 'string') {
+    const error = `HTTP ${statusCode} (Retry-After: ${retryAfter.slice(0, 40)})`;
+    return { kind: 'http_error', ok: false, statusCode, durationMs, error, responseSnippet: snippet, retryAfter };
+  }
+  return {
+    kind: 'http_error',
+    ok: false,
+    statusCode,
+    durationMs,
+    error: `HTTP ${statusCode}`,
+    responseSnippet: snippet,
+  };
 }
 
 async function readSnippet(

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookEndpointDocument } from '../store/webhook-endpoint.document';
-import { newSigningSecret, patchedEndpoint, rotatedEndpoint, signingSecretsOf } from './webhook-endpoints';
+import { signingSecretsOf } from './rules/webhook-body';
+import { newSigningSecret, patchedEndpoint, rotatedEndpoint } from './webhook-endpoints';
 
 const NOW = new Date('2026-11-26T10:00:00.000Z');
 const LATER = new Date('2026-11-26T11:00:00.000Z');

@@ -13,8 +13,8 @@ import type { DeliveriesStore } from '../store/deliveries.store';
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { WebhookEndpointDocument } from '../store/webhook-endpoint.document';
 import type { WebhookEndpointsStore } from '../store/webhook-endpoints.store';
-import type { AddressPolicy } from './address-policy';
-import { endpointUrlProblem } from './endpoint-url';
+import type { AddressPolicy } from './rules/address-policy';
+import { endpointUrlProblem } from './rules/endpoint-url';
 
 // D50's rules for one endpoint, as pure functions, and the use cases that store them. The record path and the
 // attempts read endpoints through the EndpointDirectory (endpoint-directory.ts), which these use cases tell of
@@ -23,12 +23,6 @@ import { endpointUrlProblem } from './endpoint-url';
 /** `whsec_` + 24 random bytes, base64: the organization's signing secrets have the same form (D35). */
 export function newSigningSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(24).toString('base64')}`;
-}
-
-/** Every secret a delivery to this endpoint is signed with at `now`: its own, then the one it replaced within 24 h. */
-export function signingSecretsOf(endpoint: Pick<WebhookEndpointDocument, 'secret' | 'previousSecret'>, now: Date) {
-  const previous = endpoint.previousSecret;
-  return previous && previous.until.getTime() > now.getTime() ? [endpoint.secret, previous.secret] : [endpoint.secret];
 }
 
 /**

@@ -13,8 +13,8 @@ import {
   type FailedDeliveriesResponse,
 } from '@checkout/contracts';
 import type { EventLog } from '../domain/event-log';
-import type { Recorder } from '../domain/record';
-import type { Recovery } from '../domain/recovery';
+import type { Recorder } from '../domain/engine/record';
+import type { Recovery } from '../domain/engine/recovery';
 import { presentDelivery, presentEvent } from './event.presenter';
 
 /**

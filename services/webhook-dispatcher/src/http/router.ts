@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { internalAuth, mountRouters, type AcceptedInternalCaller, type InternalRouteRule } from '@checkout/http';
-import type { Recorder } from '../domain/record';
-import type { Recovery } from '../domain/recovery';
+import type { Recorder } from '../domain/engine/record';
+import type { Recovery } from '../domain/engine/recovery';
 import type { EventLog } from '../domain/event-log';
 import type { WebhookEndpoints } from '../domain/webhook-endpoints';
 import { eventsRoutes } from './events.routes';
@@ -19,17 +19,17 @@ const DISPATCHER_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
   { path: /^\/internal\/event-types\/?$/, callers: ['gateway'] },
 ];
 
-export function mountRoutes(
-  app: Koa,
-  deps: {
-    internalCallers: readonly AcceptedInternalCaller[];
-    eventLog: EventLog;
-    record: Pick<Recorder, 'redeliver'>;
-    recovery: Pick<Recovery, 'recover'>;
-    endpoints: WebhookEndpoints;
-    clock: () => Date;
-  },
-): void {
+/** What the routes serve: the events API's use cases, the endpoints', and who may call. */
+export interface RouteDeps {
+  internalCallers: readonly AcceptedInternalCaller[];
+  eventLog: EventLog;
+  record: Pick<Recorder, 'redeliver'>;
+  recovery: Pick<Recovery, 'recover'>;
+  endpoints: WebhookEndpoints;
+  clock: () => Date;
+}
+
+export function mountRoutes(app: Koa, deps: RouteDeps): void {
   app.use(internalAuth(deps.internalCallers, DISPATCHER_INTERNAL_ROUTES));
   mountRouters(app, [eventsRoutes(deps), webhookEndpointsRoutes(deps), eventTypesRoutes()]);
 }

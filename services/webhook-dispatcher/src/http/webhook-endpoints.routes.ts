@@ -38,6 +38,27 @@ function endpointIdFor(ctx: Context, scope: Scope): string | undefined {
   return derivedId('we', scope.mode, `webhook-endpoint\n${scope.organizationId}\n${record}\n${since}`);
 }
 
+/** D50's dashboard: the attempts of one endpoint, its deliveries newest event first (a page without a total). */
+async function endpointDeliveries(
+  ctx: Context,
+  endpointId: string | undefined,
+  endpoints: WebhookEndpoints,
+): Promise<EndpointDeliveriesResponse> {
+  const scope = requireScope(ctx.state);
+  const id = endpointIdParam(endpointId);
+  const { page, limit } = parseOrThrow(ListWebhookEndpointsQuery, ctx.query, 'INVALID_REQUEST');
+  const { deliveries, hasMore } = await endpoints.deliveries(scope, id, page, limit);
+  return {
+    deliveries: deliveries.map((d) => ({
+      ...presentDelivery(d),
+      eventId: d.eventId,
+      eventType: d.eventType,
+      updatedAt: d.updatedAt.toISOString(),
+    })),
+    pagination: { page, limit, hasMore },
+  };
+}
+
 /** Internal webhook endpoints API (D50); the gateway maps `/v0/webhook_endpoints…` here with the merchant's scope. */
 export function webhookEndpointsRoutes(deps: { endpoints: WebhookEndpoints }): Router {
   const router = new Router({ prefix: '/internal/webhook-endpoints' });
@@ -95,22 +116,8 @@ export function webhookEndpointsRoutes(deps: { endpoints: WebhookEndpoints }): R
     ctx.body = body;
   });
 
-  // D50's dashboard: the attempts of one endpoint, its deliveries newest event first (a page without a total).
   router.get('/:endpointId/deliveries', async (ctx) => {
-    const scope = requireScope(ctx.state);
-    const id = endpointIdParam(ctx.params.endpointId);
-    const { page, limit } = parseOrThrow(ListWebhookEndpointsQuery, ctx.query, 'INVALID_REQUEST');
-    const { deliveries, hasMore } = await deps.endpoints.deliveries(scope, id, page, limit);
-    const body: EndpointDeliveriesResponse = {
-      deliveries: deliveries.map((d) => ({
-        ...presentDelivery(d),
-        eventId: d.eventId,
-        eventType: d.eventType,
-        updatedAt: d.updatedAt.toISOString(),
-      })),
-      pagination: { page, limit, hasMore },
-    };
-    ctx.body = body;
+    ctx.body = await endpointDeliveries(ctx, ctx.params.endpointId, deps.endpoints);
   });
 
   router.post('/:endpointId/rotate-secret', async (ctx) => {

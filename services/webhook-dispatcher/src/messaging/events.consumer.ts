@@ -6,7 +6,7 @@ import {
   type ParseResult,
   type RunningConsumer,
 } from '@checkout/kafka';
-import type { IncomingEvent } from '../domain/ports';
+import type { IncomingEvent } from '../domain/engine/ports';
 
 /**
  * Reads a topic of events to record (sessions' events, D30; orders' public events, D49). The envelope is validated

@@ -1,6 +1,6 @@
 import { OrderPublicEventMessage } from '@checkout/contracts';
 import type { ParseResult } from '@checkout/kafka';
-import type { IncomingEvent } from '../domain/ports';
+import type { IncomingEvent } from '../domain/engine/ports';
 
 /**
  * What the order-public-events consumer (events.consumer.ts) does with a received message's JSON: orders' public

@@ -1,6 +1,6 @@
 import { SessionEventV1 } from '@checkout/contracts';
 import type { ParseResult } from '@checkout/kafka';
-import type { IncomingEvent } from '../domain/ports';
+import type { IncomingEvent } from '../domain/engine/ports';
 
 /**
  * What the session-events consumer (events.consumer.ts) does with a received message's JSON: the envelope checked

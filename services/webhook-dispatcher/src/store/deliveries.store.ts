@@ -9,7 +9,10 @@ import {
   type Scope,
 } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
+import { deliveryStatsPipeline } from './delivery-stats.pipeline';
 import type { AttemptRecord, DeliveryDocument } from './delivery.document';
+import type { AttemptOutcome } from '../domain/rules/attempt-outcome';
+import type { ClaimResult, DeliveryRecords, FailedPage, RecoverableDelivery } from '../domain/engine/records';
 
 /**
  * One callback host's attempts as the database sums them (deliveryStatsSince): how many, how many succeeded (a
@@ -23,9 +26,6 @@ export interface HostAttemptTotals {
   durations: readonly { ms: number; n: number }[];
 }
 
-export type ClaimResult =
-  { claimed: true; delivery: DeliveryDocument } | { claimed: false; reason: 'missing' | 'finished' | 'stale' | 'busy' };
-
 /** D51: which deliveries an events list is filtered by (their event's type and time included). */
 export interface DeliveryFilter {
   status?: DeliveryDocument['status'];
@@ -35,23 +35,9 @@ export interface DeliveryFilter {
   createdBefore?: Date;
 }
 
-/** The deliveries recovery and the sweep queue: what an attempt needs to be queued. */
-export type RecoverableDelivery = Pick<
-  DeliveryDocument,
-  '_id' | 'url' | 'endpointId' | 'attemptCount' | 'organizationId' | 'mode'
->;
 const RECOVERABLE_FIELDS = { _id: 1, url: 1, endpointId: 1, attemptCount: 1, organizationId: 1, mode: 1 } as const;
 /** What the D51 walk reads: fields of its indexes only (no _id), so the index covers it. */
 const EVENT_ORDER_FIELDS = { _id: 0, eventId: 1, eventCreatedAt: 1 } as const;
-
-export interface AttemptOutcome {
-  record: AttemptRecord;
-  status: DeliveryDocument['status'];
-  nextAttemptAt: Date | null;
-  /** Until when the retry tier (or nobody, for finished deliveries) holds it. */
-  lockedUntil: Date;
-  deadLetterPending: boolean;
-}
 
 /**
  * The only code that touches the deliveries collection. The events API reads through `scope`; the dispatch
@@ -59,7 +45,7 @@ export interface AttemptOutcome {
  * the stored document for every write. Every state change is one conditional update whose filter holds the
  * state it expects (pending, the attempt it follows, the hold), so concurrent writers are arbitrated by MongoDB.
  */
-export class DeliveriesStore {
+export class DeliveriesStore implements DeliveryRecords {
   readonly collection: Collection<DeliveryDocument>;
 
   constructor(db: Db) {
@@ -110,63 +96,10 @@ export class DeliveriesStore {
    * deliveries with their attempts used to be read into memory here).
    */
   deliveryStatsSince(scope: Scope, from: Date, hosts: number): Promise<HostAttemptTotals[]> {
-    const duration = '$attempts.durationMs';
-    const step = {
-      $cond: [
-        { $lt: [duration, 100] },
-        1,
-        { $cond: [{ $lt: [duration, 1_000] }, 10, { $cond: [{ $lt: [duration, 10_000] }, 100, 1_000] }] },
-      ],
-    };
-    const succeeded = {
-      $cond: [
-        {
-          $and: [
-            { $eq: [{ $ifNull: ['$attempts.error', null] }, null] },
-            { $gte: ['$attempts.statusCode', 200] },
-            { $lt: ['$attempts.statusCode', 300] },
-          ],
-        },
-        1,
-        0,
-      ],
-    };
-    const piece = (input: unknown, separator: string, index: number) => ({
-      $arrayElemAt: [{ $split: [input, separator] }, index],
-    });
-    // scheme://authority/…: the third piece split on '/', then without userinfo, query or fragment (no $regex
-    // in the local engine's aggregation: docs/engines.md).
-    const host = { $toLower: piece(piece(piece(piece('$_id.url', '/', 2), '@', -1), '?', 0), '#', 0) };
-    return scoped(this.collection, scope).aggregate<HostAttemptTotals>({ updatedAt: { $gte: from } }, [
-      {
-        $project: {
-          _id: 0,
-          url: 1,
-          attempts: { $filter: { input: '$attempts', as: 'a', cond: { $gte: ['$$a.at', from] } } },
-        },
-      },
-      { $unwind: '$attempts' },
-      // By URL first: the host is worked out once per URL and duration, not once per attempt.
-      {
-        $group: {
-          _id: { url: '$url', ms: { $subtract: [duration, { $mod: [duration, step] }] } },
-          n: { $sum: 1 },
-          ok: { $sum: succeeded },
-        },
-      },
-      { $group: { _id: { host, ms: '$_id.ms' }, n: { $sum: '$n' }, ok: { $sum: '$ok' } } },
-      {
-        $group: {
-          _id: '$_id.host',
-          attempts: { $sum: '$n' },
-          succeeded: { $sum: '$ok' },
-          durations: { $push: { ms: '$_id.ms', n: '$n' } },
-        },
-      },
-      { $sort: { attempts: -1, _id: 1 } },
-      { $limit: hosts },
-      { $project: { _id: 0, host: '$_id', attempts: 1, succeeded: 1, durations: 1 } },
-    ]);
+    return scoped(this.collection, scope).aggregate<HostAttemptTotals>(
+      { updatedAt: { $gte: from } },
+      deliveryStatsPipeline(from, hosts),
+    );
   }
 
   /** D47: the most recently failed deliveries, newest first (org_mode_status_updatedAt, read backwards). */
@@ -185,10 +118,7 @@ export class DeliveriesStore {
    */
   listUnrecoveredFailedSince(
     scope: Scope,
-    since: Date,
-    after: Pick<DeliveryDocument, '_id' | 'updatedAt'> | undefined,
-    limit: number,
-    endpointId?: string,
+    { since, after, limit, endpointId }: FailedPage,
   ): Promise<DeliveryDocument[]> {
     const filter: Filter<DeliveryDocument> = {
       status: 'failed',

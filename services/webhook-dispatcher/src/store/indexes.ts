@@ -65,7 +65,8 @@ export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
     name: 'org_mode_endpointId_eventCreatedAt_eventId',
     key: { organizationId: 1, mode: 1, endpointId: 1, eventCreatedAt: -1, eventId: -1 },
     servedBy:
-      'deliveries.store eventIdsWithDeliveries, countEventsWithDeliveries (GET /v0/events?endpointId=); listForEndpoint (the dashboard page of one endpoint, D50)',
+      'deliveries.store eventIdsWithDeliveries, countEventsWithDeliveries (GET /v0/events?endpointId=); ' +
+      'listForEndpoint (the dashboard page of one endpoint, D50)',
   },
   {
     collection: COLLECTIONS.deliveries,
@@ -78,7 +79,8 @@ export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
     name: 'org_mode_endpointId_status_updatedAt',
     key: { organizationId: 1, mode: 1, endpointId: 1, status: 1, updatedAt: 1 },
     servedBy:
-      'deliveries.store listUnrecoveredFailedSince with an endpointId (POST /v0/events/recover, D50); succeededToEndpointSince (an endpoint disabled after days of failures, D50)',
+      'deliveries.store listUnrecoveredFailedSince with an endpointId (POST /v0/events/recover, D50); ' +
+      'succeededToEndpointSince (an endpoint disabled after days of failures, D50)',
   },
   // D50: at most 16 endpoints per organization and mode, each in a place of its own.
   {

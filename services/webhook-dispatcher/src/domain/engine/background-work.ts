@@ -1,6 +1,5 @@
-import { PeriodicTask, retentionSweep, type Db } from '@checkout/mongo';
+import { PeriodicTask } from '@checkout/mongo';
 import type { Logger } from '@checkout/logger';
-import { COLLECTIONS } from '../store/indexes';
 import type { ExclusiveWork } from './ports';
 import type { Recovery } from './recovery';
 
@@ -8,24 +7,27 @@ const SWEEP_LEASE = 'webhook-dispatcher:recovery-sweep';
 
 export interface BackgroundWorkSettings {
   recoveryIntervalMs: number;
-  retentionMs: number;
-  retentionIntervalMs: number;
   /** Each recovery round, whether this process took the lease (webhook_recovery_sweeps_total). */
   onRecoveryRound?: (leaseTaken: boolean) => void;
 }
 
+/** Periodic work of the stores' own (the retention sweep of events and finished deliveries, D34). */
+export interface StoreSweep {
+  start(): void;
+  stop(): Promise<void>;
+}
+
 /**
  * The dispatcher's periodic work, run by sweeper pods: the recovery sweep, one replica at a time (a lease), and
- * the retention sweep of events and finished deliveries (D34).
+ * the stores' retention sweep.
  */
 export class BackgroundWork {
   private readonly recoveryTask: PeriodicTask;
-  private readonly retention: PeriodicTask;
 
   constructor(
-    db: Db,
     private readonly leases: ExclusiveWork,
     private readonly recovery: Recovery,
+    private readonly retention: StoreSweep,
     private readonly settings: BackgroundWorkSettings,
     logger: Logger,
   ) {
@@ -33,21 +35,6 @@ export class BackgroundWork {
       () => this.sweepOnce(),
       settings.recoveryIntervalMs,
       (err) => logger.warn({ err }, 'recovery sweep failed; will retry'),
-    );
-    this.retention = retentionSweep(
-      db,
-      [
-        { collection: COLLECTIONS.events, field: 'createdAt', keepMs: settings.retentionMs },
-        // Pending deliveries are never deleted: they are still to be attempted.
-        {
-          collection: COLLECTIONS.deliveries,
-          field: 'createdAt',
-          keepMs: settings.retentionMs,
-          where: { status: { $ne: 'pending' } },
-        },
-      ],
-      settings.retentionIntervalMs,
-      (err) => logger.warn({ err }, 'retention sweep failed; will retry'),
     );
   }
 

@@ -1,13 +1,13 @@
 import { Attempts } from './attempts';
-import { EndpointHealth } from './endpoint-health';
+import { EndpointFailures } from './endpoint-failures';
 import type { DispatcherDeps } from './ports';
 import { Recorder } from './record';
 import { Recovery } from './recovery';
 
-// The dispatcher's use cases, in three parts that share the ports of ports.ts: record.ts stores what is to be
-// delivered (an event with its first delivery, a redelivery), attempts.ts makes attempts and records their outcomes
-// (the one attempt path), recovery.ts brings back what nobody is attempting (D44's recover, the sweep, lane refills).
-// Kafka and HTTP are behind ports; the retry decisions are in retry-policy.ts.
+// The delivery engine, in three parts that share the ports of ports.ts: record.ts stores what is to be delivered
+// (an event with its first delivery, a redelivery), attempts.ts makes attempts and records their outcomes (the one
+// attempt path), recovery.ts brings back what nobody is attempting (D44's recover, the sweep, lane refills). Kafka,
+// HTTP and the stores are behind ports; what to decide is in ../rules/.
 
 export interface Dispatcher {
   record: Recorder;
@@ -21,7 +21,7 @@ export interface Dispatcher {
 }
 
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
-  const attempts = new Attempts(deps, new EndpointHealth(deps));
+  const attempts = new Attempts(deps, new EndpointFailures(deps));
   const record = new Recorder(deps, attempts);
   const recovery = new Recovery(deps, record, attempts);
   return { record, attempts, recovery, stop: (graceMs) => attempts.stop(graceMs) };

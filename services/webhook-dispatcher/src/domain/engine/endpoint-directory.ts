@@ -1,9 +1,10 @@
 import { GroupCommit } from '@checkout/coalesce';
 import type { Scope } from '@checkout/mongo';
-import { subscribesTo, type EventType } from '@checkout/contracts';
-import type { WebhookEndpointDocument } from '../store/webhook-endpoint.document';
-import type { WebhookEndpointsStore } from '../store/webhook-endpoints.store';
-import type { EndpointChanges } from './webhook-endpoints';
+import type { EventType } from '@checkout/contracts';
+import type { WebhookEndpointDocument } from '../../store/webhook-endpoint.document';
+import type { EndpointRecords } from './records';
+import { receives } from '../rules/fan-out';
+import type { EndpointChanges } from '../webhook-endpoints';
 
 /** Most organizations and modes whose endpoints one read fetches. */
 const READ_BATCH_LIMIT = 200;
@@ -30,7 +31,7 @@ export class EndpointDirectory implements EndpointChanges {
   private readonly reads: GroupCommit<string, WebhookEndpointDocument[]>;
 
   constructor(
-    private readonly store: WebhookEndpointsStore,
+    private readonly store: Pick<EndpointRecords, 'get' | 'ofScopes'>,
     private readonly options: { cacheMs: number; clock: () => Date },
   ) {
     this.reads = new GroupCommit(
@@ -53,12 +54,7 @@ export class EndpointDirectory implements EndpointChanges {
     const keys = [...new Set(events.map((event) => scopeKey(event.scope)))];
     const endpointsByKey = new Map((await this.reads.addAll(keys)).map((endpoints, i) => [keys[i], endpoints]));
     return events.map((event) =>
-      (endpointsByKey.get(scopeKey(event.scope)) ?? []).filter(
-        (endpoint) =>
-          endpoint.disabled === null &&
-          subscribesTo(endpoint.enabledEvents, event.type) &&
-          endpoint.createdAt.getTime() <= event.createdAt.getTime(),
-      ),
+      (endpointsByKey.get(scopeKey(event.scope)) ?? []).filter((endpoint) => receives(endpoint, event)),
     );
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gate, settledYet } from '@checkout/testing';
-import { HostScheduler, type Lane, type Target } from './host-scheduler';
+import { HostScheduler } from './host-scheduler';
+import type { Lane, Target } from './lanes';
 
 const limits = { maxInFlight: 4, maxPerHost: 2, maxQueuedPerHost: 3, maxQueued: 6 };
 const LIVE: Lane = { organizationId: 'org_a', mode: 'live' };

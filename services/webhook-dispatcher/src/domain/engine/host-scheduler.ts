@@ -27,77 +27,18 @@
 // All of this is per process: with several dispatcher replicas each enforces these limits on what it holds
 // (docs/operations.md, "What each replica keeps in memory").
 
-export interface SchedulerLimits {
-  maxInFlight: number;
-  maxPerHost: number;
-  maxQueuedPerHost: number;
-  maxQueued: number;
-  /** Slots the attempts to one destination (a webhook endpoint) may hold at once. Defaults to maxPerHost. */
-  maxPerDestination?: number;
-  /** Slots one organization may hold at once, both modes together. Defaults to maxInFlight (no lane limit). */
-  maxInFlightPerLane?: number;
-  /** Attempts one organization may have queued, both modes together. Defaults to maxQueued. */
-  maxQueuedPerLane?: number;
-  /** Slots test-mode lanes together can never take. Defaults to 0. */
-  liveReservedInFlight?: number;
-  /** Queue places test-mode lanes together can never take. Defaults to 0. */
-  liveReservedQueued?: number;
-}
-
-/** Whose attempt it is: its organization and mode (the scheduler's lane is the organization, both modes together). */
-export interface Lane {
-  organizationId: string;
-  mode: 'test' | 'live';
-}
-
-/**
- * Where an attempt goes (`host:port`), whose it is, and, for a delivery to a webhook endpoint (D50), which endpoint:
- * such attempts queue per endpoint instead of per host.
- */
-export interface Target {
-  host: string;
-  lane: Lane;
-  destination?: string;
-}
-
-export type SubmitResult = 'queued' | 'duplicate' | 'spilled' | 'stopped';
-
-/** `release` frees the job's slots early (idempotent); otherwise they are freed when the job settles. */
-export type JobRun = (release: () => void) => Promise<void>;
-
-type Mode = Lane['mode'];
-
-interface Job {
-  key: string;
-  host: string;
-  mode: Mode;
-  /** Its queue in the lane: the mode and destination's, or the mode and host's when it has none. */
-  queue: string;
-  /** Whether its queue is a destination's, whose slots are counted too. */
-  counted: boolean;
-  run: JobRun;
-}
-
-/** One organization's attempts, both modes. */
-interface LaneState {
-  running: number;
-  queued: number;
-  /** Each mode and host's (or destination's) FIFO queue in this lane (keyed by queueKey); here only while not empty. */
-  queues: Map<string, Job[]>;
-  /** Keys of `queues` in turn order. */
-  turns: string[];
-}
-
-/** One key per organization and mode, for callers that keep something per mode (the refills of spilled work). */
-export function laneKey(lane: Lane): string {
-  return `${lane.mode}:${lane.organizationId}`;
-}
-
-/** The queue of a target inside its organization's lane: its mode's, and its destination's or host's. */
-function queueKey(target: Target): string {
-  const where = target.destination === undefined ? target.host : `${target.host} ${target.destination}`;
-  return `${target.lane.mode} ${where}`;
-}
+import {
+  laneKey,
+  queueKey,
+  type Job,
+  type JobRun,
+  type Lane,
+  type LaneState,
+  type Mode,
+  type SchedulerLimits,
+  type SubmitResult,
+  type Target,
+} from './lanes';
 
 export class HostScheduler {
   private readonly lanes = new Map<string, LaneState>();
@@ -125,6 +66,9 @@ export class HostScheduler {
   private roomWaiters: Array<() => void> = [];
   private idleWaiters: Array<() => void> = [];
   private readonly caps: Required<SchedulerLimits>;
+  /** The queue places and slots each mode may take: all of them for live, all but live's reserve for test. */
+  private readonly queueCap: Record<Mode, number>;
+  private readonly inFlightCap: Record<Mode, number>;
 
   constructor(
     limits: SchedulerLimits,
@@ -138,6 +82,9 @@ export class HostScheduler {
       liveReservedQueued: 0,
       ...limits,
     };
+    const { maxQueued, maxInFlight, liveReservedQueued, liveReservedInFlight } = this.caps;
+    this.queueCap = { test: maxQueued - liveReservedQueued, live: maxQueued };
+    this.inFlightCap = { test: maxInFlight - liveReservedInFlight, live: maxInFlight };
   }
 
   get inFlight(): number {
@@ -169,7 +116,7 @@ export class HostScheduler {
     return (
       hostQueued < this.caps.maxQueuedPerHost &&
       (state?.queued ?? 0) < this.caps.maxQueuedPerLane &&
-      this.queuedByMode[target.lane.mode] < this.queueCap(target.lane.mode)
+      this.queuedByMode[target.lane.mode] < this.queueCap[target.lane.mode]
     );
   }
 
@@ -188,7 +135,7 @@ export class HostScheduler {
 
   /** Modes whose lanes would all spill (test mode at its share). */
   fullModes(): Mode[] {
-    return (['test', 'live'] as const).filter((mode) => this.queuedByMode[mode] >= this.queueCap(mode));
+    return (['test', 'live'] as const).filter((mode) => this.queuedByMode[mode] >= this.queueCap[mode]);
   }
 
   /** Told when a lane armed with `whenLaneHasRoom` has room again. */
@@ -200,7 +147,7 @@ export class HostScheduler {
   laneIsFull(lane: Lane): boolean {
     return (
       (this.lanes.get(lane.organizationId)?.queued ?? 0) >= this.caps.maxQueuedPerLane ||
-      this.queuedByMode[lane.mode] >= this.queueCap(lane.mode)
+      this.queuedByMode[lane.mode] >= this.queueCap[lane.mode]
     );
   }
 
@@ -249,7 +196,10 @@ export class HostScheduler {
     state.queued += 1;
     this.queuedByMode[target.lane.mode] += 1;
     this.queuedTotal += 1;
-    this.markReady(id);
+    if (!this.readySet.has(id)) {
+      this.readySet.add(id);
+      this.ready.push(id);
+    }
     this.pump();
     return 'queued';
   }
@@ -309,27 +259,12 @@ export class HostScheduler {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private queueCap(mode: Mode): number {
-    return mode === 'test' ? this.caps.maxQueued - this.caps.liveReservedQueued : this.caps.maxQueued;
-  }
-
-  private inFlightCap(mode: Mode): number {
-    return mode === 'test' ? this.caps.maxInFlight - this.caps.liveReservedInFlight : this.caps.maxInFlight;
-  }
-
   private hasRoom(): boolean {
     return this.queuedTotal + this.finishing + this.reserved < this.caps.maxQueued;
   }
 
   private isIdle(): boolean {
     return this.running === 0 && this.queuedTotal === 0 && this.finishing === 0 && this.reserved === 0;
-  }
-
-  private markReady(id: string): void {
-    if (!this.readySet.has(id)) {
-      this.readySet.add(id);
-      this.ready.push(id);
-    }
   }
 
   /**
@@ -364,7 +299,7 @@ export class HostScheduler {
       const head = queue[0] as Job;
       if (
         (this.hostRunning.get(head.host) ?? 0) >= this.caps.maxPerHost ||
-        this.runningByMode[head.mode] >= this.inFlightCap(head.mode) ||
+        this.runningByMode[head.mode] >= this.inFlightCap[head.mode] ||
         (head.counted && (this.destinationRunning.get(inLane) ?? 0) >= this.caps.maxPerDestination)
       ) {
         state.turns.push(inLane);
@@ -395,7 +330,7 @@ export class HostScheduler {
   private tellLanesWithRoom(): void {
     for (const [id, lane] of this.spilledLanes) {
       const queued = this.lanes.get(lane.organizationId)?.queued ?? 0;
-      if (queued * 2 > this.caps.maxQueuedPerLane || this.queuedByMode[lane.mode] * 2 > this.queueCap(lane.mode))
+      if (queued * 2 > this.caps.maxQueuedPerLane || this.queuedByMode[lane.mode] * 2 > this.queueCap[lane.mode])
         continue;
       this.spilledLanes.delete(id);
       this.laneRoomListener(lane);

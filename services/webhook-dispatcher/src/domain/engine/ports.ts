@@ -1,18 +1,16 @@
 import type { Logger } from '@checkout/logger';
-import type { EventType, Mode, RetryMessage } from '@checkout/contracts';
+import type { EventType, Mode, RetryMessage, Scope } from '@checkout/contracts';
 import type { TraceCarrier } from '@checkout/telemetry';
-import type { DeliveriesStore } from '../store/deliveries.store';
-import type { EventsStore } from '../store/events.store';
-import type { WebhookEndpointsStore } from '../store/webhook-endpoints.store';
-import type { DeliveryDocument } from '../store/delivery.document';
-import type { SendResult } from '../clients/webhook-endpoints.client';
-import type { SigningSecrets } from '../clients/gateway.client';
-import type { DispatcherMetrics } from '../metrics';
+import type { DeliveryDocument } from '../../store/delivery.document';
+import type { DispatcherMetrics } from '../../metrics';
+import type { SendResult } from '../rules/attempt-outcome';
 import type { HostScheduler } from './host-scheduler';
+import type { DeliveryRecords, EndpointRecords, EventRecords } from './records';
 import type { EndpointDirectory } from './endpoint-directory';
 
-// What the dispatcher's three parts (record.ts, attempts.ts, recovery.ts) share: the ports they are given and the
-// event they are handed. Apart from dispatcher.ts, which wires the parts, so that no part imports the wiring.
+// What the engine's parts (record.ts, attempts.ts, recovery.ts) are given: the ports they own, which the stores, the
+// sender and the publisher implement (app.ts wires them), and the event they are handed. Apart from dispatcher.ts,
+// which wires the parts, so that no part imports the wiring.
 
 /**
  * A consumed event, whichever topic brought it: a session's (D30) or an order's or refund's (D49). Recording it
@@ -44,7 +42,7 @@ export interface IncomingEvent {
   trace?: TraceCarrier | undefined;
 }
 
-interface WebhookSenderPort {
+export interface WebhookSenderPort {
   send(input: { url: string; headers: Record<string, string>; body: string }): Promise<SendResult>;
 }
 
@@ -53,44 +51,68 @@ interface WebhookPublisherPort {
   publishDeadLetter(delivery: DeliveryDocument, failedAt: Date): Promise<void>;
 }
 
+/** An organization's signing secrets (D35: the gateway's checkout settings). */
+export interface SigningSecrets {
+  /** The secrets a delivery of this organization and mode is signed with; none: unsigned (D35). */
+  secretsFor(scope: Scope): Promise<readonly string[]>;
+}
+
 /** One holder at a time per key, across replicas (libs/mongo Leases). */
 export interface ExclusiveWork {
   tryAcquire(key: string, ttlMs: number): Promise<{ release(): Promise<void>; renew(): Promise<boolean> } | null>;
 }
 
-export interface DispatcherDeps {
-  events: EventsStore;
-  /** Keeps recoveries (D44) to one at a time per organization and mode. */
-  recoveries: ExclusiveWork;
-  /** How long a recovery's lease lasts unless renewed (RECOVERY_LEASE_MS; shorter in tests). */
-  recoveryLeaseMs?: number;
-  deliveries: DeliveriesStore;
-  /** The webhook endpoints (D50), read fresh by requests (a redelivery, a recovery). */
-  webhookEndpoints: WebhookEndpointsStore;
-  /** The webhook endpoints as fan-out and attempts read them. */
-  endpoints: EndpointDirectory;
-  scheduler: HostScheduler;
+/** Where the engine keeps what it delivers. */
+interface EngineStores {
+  events: EventRecords;
+  deliveries: DeliveryRecords;
+  /** The webhook endpoints (D50), read fresh by requests (a redelivery, a recovery) and written by their health. */
+  endpoints: EndpointRecords;
+}
+
+/** What leaves the process: the POST, its signing secrets, the retry and dead-letter messages. */
+interface Outbound {
   sender: WebhookSenderPort;
+  /** The destination's `host:port`, the scheduler's per-host key. */
   hostKey: (url: string) => string;
   secrets: SigningSecrets;
   publisher: WebhookPublisherPort;
-  metrics: DispatcherMetrics;
-  logger: Logger;
-  clock: () => Date;
-  rng: () => number;
+}
+
+/** This process: who it is, its time and chance, what it reports. */
+interface Local {
   /** Identifies this process in delivery holds. */
   owner: string;
   /** False in events-API-only pods: new deliveries are left to the consumer pods' recovery sweep. */
   dispatchLocally: boolean;
-  policy: {
-    delaysMs: readonly number[];
-    maxAttempts: number;
-    timeoutMs: number;
-    /** How long a delivery held by this process (stored, queued or in flight) is left alone by the others. */
-    claimTtlMs: number;
-    /** Deliveries to webhook endpoints being made at once before the consumers wait (back-pressure). */
-    fanOutBacklog: number;
-    /** D50: how long every attempt to an endpoint must have failed before it is disabled. */
-    endpointDisableAfterMs: number;
-  };
+  clock: () => Date;
+  rng: () => number;
+  logger: Logger;
+  metrics: DispatcherMetrics;
+}
+
+export interface DeliveryPolicy {
+  delaysMs: readonly number[];
+  maxAttempts: number;
+  timeoutMs: number;
+  /** How long a delivery held by this process (stored, queued or in flight) is left alone by the others. */
+  claimTtlMs: number;
+  /** Deliveries to webhook endpoints being made at once before the consumers wait (back-pressure). */
+  fanOutBacklog: number;
+  /** D50: how long every attempt to an endpoint must have failed before it is disabled. */
+  endpointDisableAfterMs: number;
+}
+
+export interface DispatcherDeps {
+  stores: EngineStores;
+  /** The webhook endpoints as fan-out and attempts read them. */
+  directory: EndpointDirectory;
+  scheduler: HostScheduler;
+  outbound: Outbound;
+  local: Local;
+  policy: DeliveryPolicy;
+  /** Keeps recoveries (D44) to one at a time per organization and mode. */
+  recoveries: ExclusiveWork;
+  /** How long a recovery's lease lasts unless renewed (RECOVERY_LEASE_MS; shorter in tests). */
+  recoveryLeaseMs?: number;
 }

@@ -1,17 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@checkout/logger';
 import { buildSessionEvent, gate, settledYet, withinTurns } from '@checkout/testing';
-import { NO_SIGNING } from '../clients/gateway.client';
-import type { SendResult } from '../clients/webhook-endpoints.client';
-import { createDispatcherMetrics } from '../metrics';
-import type { AttemptOutcome, DeliveriesStore } from '../store/deliveries.store';
-import type { DeliveryDocument } from '../store/delivery.document';
-import type { EventDocument } from '../store/event.document';
-import type { EventsStore } from '../store/events.store';
-import type { WebhookEndpointsStore } from '../store/webhook-endpoints.store';
+import { NO_SIGNING } from '../../clients/gateway.client';
+import { createDispatcherMetrics } from '../../metrics';
+import type { AttemptOutcome, SendResult } from '../rules/attempt-outcome';
+import type { DeliveryDocument } from '../../store/delivery.document';
+import type { EventDocument } from '../../store/event.document';
 import type { EndpointDirectory } from './endpoint-directory';
 import { createDispatcher } from './dispatcher';
 import type { IncomingEvent } from './ports';
+import type { DeliveryRecords, EndpointRecords, EventRecords } from './records';
 import { HostScheduler } from './host-scheduler';
 
 // The session-events handler with the stores replaced by ports the test controls (pure logic;
@@ -66,29 +64,35 @@ function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
   };
   const scheduler = new HostScheduler({ maxPerHost: limits.maxInFlight, maxQueuedPerHost: 100, ...limits });
   const dispatcher = createDispatcher({
-    events: events as unknown as EventsStore,
-    deliveries: deliveries as unknown as DeliveriesStore,
-    scheduler,
-    sender: {
-      send: async ({ headers }) => {
-        sent.push(String(headers['x-service-event-id']));
-        await answers.promise;
-        return OK;
-      },
+    stores: {
+      events: events as unknown as EventRecords,
+      deliveries: deliveries as unknown as DeliveryRecords,
+      endpoints: {} as unknown as EndpointRecords,
     },
-    hostKey: () => '127.0.0.1:9',
-    recoveries: { tryAcquire: async () => ({ release: async () => {}, renew: async () => true }) },
-    secrets: NO_SIGNING,
-    publisher: { publishRetry: async () => {}, publishDeadLetter: async () => {} },
-    metrics: createDispatcherMetrics(),
-    logger: createLogger('dispatcher-test', { level: 'silent' }),
-    clock: () => new Date(),
-    rng: () => 0.5,
-    owner: 'test-process',
-    dispatchLocally: true,
-    webhookEndpoints: {} as unknown as WebhookEndpointsStore,
     // No merchant here has webhook endpoints (D50): fan-out makes nothing.
-    endpoints: { subscribersOf: async (events: unknown[]) => events.map(() => []) } as unknown as EndpointDirectory,
+    directory: { subscribersOf: async (events: unknown[]) => events.map(() => []) } as unknown as EndpointDirectory,
+    scheduler,
+    outbound: {
+      sender: {
+        send: async ({ headers }) => {
+          sent.push(String(headers['x-service-event-id']));
+          await answers.promise;
+          return OK;
+        },
+      },
+      hostKey: () => '127.0.0.1:9',
+      secrets: NO_SIGNING,
+      publisher: { publishRetry: async () => {}, publishDeadLetter: async () => {} },
+    },
+    local: {
+      owner: 'test-process',
+      dispatchLocally: true,
+      clock: () => new Date(),
+      rng: () => 0.5,
+      logger: createLogger('dispatcher-test', { level: 'silent' }),
+      metrics: createDispatcherMetrics(),
+    },
+    recoveries: { tryAcquire: async () => ({ release: async () => {}, renew: async () => true }) },
     policy: {
       delaysMs: [10_000, 60_000, 600_000, 3_600_000],
       maxAttempts: 5,

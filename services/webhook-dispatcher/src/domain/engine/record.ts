@@ -1,46 +1,23 @@
 import { GroupCommit } from '@checkout/coalesce';
 import { DomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
-import { derivedId, newId, type Mode } from '@checkout/contracts';
+import { newId } from '@checkout/contracts';
 import { currentTraceCarrier, type TraceCarrier } from '@checkout/telemetry';
-import type { DeliveryDocument } from '../store/delivery.document';
-import type { EventDocument } from '../store/event.document';
+import type { DeliveryDocument } from '../../store/delivery.document';
+import type { EventDocument } from '../../store/event.document';
 import type { Attempts } from './attempts';
 import type { DispatcherDeps, IncomingEvent } from './ports';
 import { Backlog } from './backlog';
+import { endpointDeliveryId, initialDeliveryId } from '../rules/fan-out';
+import { webhookBodyJson } from '../rules/webhook-body';
 
 /** Most events (with their deliveries) written by one batched command. */
 const WRITE_BATCH_LIMIT = 200;
-
-/**
- * The id of an event's first delivery, derived from the event id: the event and its delivery are inserted at the
- * same time (neither needs the other's result), and a redelivered message names the same delivery.
- */
-function initialDeliveryId(eventId: string, mode: Mode): string {
-  return derivedId('dlv', mode, `initial:${eventId}`);
-}
-
-/**
- * The id of an event's delivery to a webhook endpoint (D50), derived from both: a replayed message, two replicas,
- * and a recovery of what a disabled endpoint missed (recovery.ts) all name the same delivery, so it exists once.
- */
-export function endpointDeliveryId(eventId: string, endpointId: string, mode: Mode): string {
-  return derivedId('dlv', mode, `endpoint:${eventId}:${endpointId}`);
-}
 
 /** Where a delivery goes: a session's callback URL (D30), or a webhook endpoint (D50) at its URL. */
 export interface DeliveryTarget {
   url: string;
   endpointId?: string;
-}
-
-/**
- * The webhook body exactly as D30 and D49 order it: `{id, event, createdAt, session}`, or `{id, event, createdAt,
- * order}` and `{id, event, createdAt, refund, order}` as orders produced them (plus anything newer a producer added).
- */
-function webhookBodyJson(rawBody: Record<string, unknown>): string {
-  const { id, event, createdAt, session, ...rest } = rawBody;
-  return JSON.stringify({ id, event, createdAt, session, ...rest });
 }
 
 /** A delivery stored for its first attempt, with the body it is sent with. */
@@ -78,21 +55,21 @@ export class Recorder {
   ) {
     this.eventInserts = new GroupCommit(
       async (docs) => {
-        const recorded = await deps.events.recordEvents(docs);
+        const recorded = await deps.stores.events.recordEvents(docs);
         return docs.map((doc) => recorded.get(doc._id)?.created === true);
       },
       { maxBatch: WRITE_BATCH_LIMIT },
     );
     this.deliveryInserts = new GroupCommit(
       async (docs) => {
-        const existing = await deps.deliveries.insertDeliveries(docs);
+        const existing = await deps.stores.deliveries.insertDeliveries(docs);
         return docs.map((doc) => !existing.has(doc._id));
       },
       { maxBatch: WRITE_BATCH_LIMIT },
     );
     this.releases = new GroupCommit(
       async (ids) => {
-        await deps.deliveries.releaseHolds(ids, deps.owner, deps.clock());
+        await deps.stores.deliveries.releaseHolds(ids, deps.local.owner, deps.local.clock());
         return ids.map((): void => undefined);
       },
       { maxBatch: WRITE_BATCH_LIMIT },
@@ -110,7 +87,7 @@ export class Recorder {
    * its delivery stored and leaves it to whoever holds it (or, once that hold lapses, to the recovery sweep).
    */
   async recordEventsAndQueueFirstAttempts(batch: readonly IncomingEvent[]): Promise<{ done: Promise<void> }> {
-    const now = this.deps.clock();
+    const now = this.deps.local.clock();
     const { events, deliveries, traces } = this.documentsOf(batch, now);
     // The deliveries' command goes first: their attempts wait for it only.
     const storingDeliveries = this.deliveryInserts.addAll(deliveries.map(({ delivery }) => delivery));
@@ -120,22 +97,16 @@ export class Recorder {
     storingEvents.then(
       (created) => {
         const undeliverable = events.filter((event, i) => created[i] && event.callbackUrl === null).length;
-        if (undeliverable > 0) this.deps.metrics.deliveries.inc({ outcome: 'no_callback_url' }, undeliverable);
+        if (undeliverable > 0) this.deps.local.metrics.deliveries.inc({ outcome: 'no_callback_url' }, undeliverable);
       },
       () => {},
     );
-    // One place after another, so that the batch's first attempts are queued while it waits for the rest.
-    let lastPlace: Promise<unknown> = Promise.resolve();
-    const places = deliveries.map(() => {
-      const place = lastPlace.then(() => this.deps.scheduler.reserve());
-      lastPlace = place;
-      return place;
-    });
+    const places = this.placesFor(deliveries.length);
     void this.queueOnceStored(deliveries, storingDeliveries, places);
     const done = Promise.all([storingEvents, storingDeliveries, fanningOut]).then(() => undefined);
     // Handled by the consumer once this returns; until then a failed insert must not count as unhandled.
     done.catch(() => {});
-    await lastPlace;
+    await places.at(-1);
     // Back-pressure for the fan-out too, whose places are taken once its endpoints are read: the consumer fetches on
     // only while the deliveries being made for endpoints stay within the in-memory bound.
     await this.fanningOut.below(this.deps.policy.fanOutBacklog);
@@ -157,14 +128,14 @@ export class Recorder {
   ): Promise<void> {
     let counted = 0;
     try {
-      const subscribers = await this.deps.endpoints.subscribersOf(
+      const subscribers = await this.deps.directory.subscribersOf(
         events.map((event) => ({
           scope: { organizationId: event.organizationId, mode: event.mode },
           type: event.type,
           createdAt: event.createdAt,
         })),
       );
-      const holdHere = this.deps.dispatchLocally && !this.attempts.isStopped;
+      const holdHere = this.deps.local.dispatchLocally && !this.attempts.isStopped;
       const deliveries: NewDelivery[] = events.flatMap((event, i) =>
         (subscribers[i] ?? []).map((endpoint) => ({
           delivery: this.newDelivery(
@@ -182,12 +153,7 @@ export class Recorder {
       counted = deliveries.length;
       if (deliveries.length === 0) return;
       const storing = this.deliveryInserts.addAll(deliveries.map(({ delivery }) => delivery));
-      let lastPlace: Promise<unknown> = Promise.resolve();
-      const places = deliveries.map(() => {
-        const place = lastPlace.then(() => this.deps.scheduler.reserve());
-        lastPlace = place;
-        return place;
-      });
+      const places = this.placesFor(deliveries.length);
       const queued = counted;
       counted = 0;
       void this.queueOnceStored(deliveries, storing, places).finally(() => this.fanningOut.add(-queued));
@@ -202,11 +168,11 @@ export class Recorder {
    * callback URL, or, with `endpointId`, to that webhook endpoint of the organization and mode (D50).
    */
   async redeliver(scope: Scope, eventId: string, endpointId?: string): Promise<DeliveryDocument> {
-    const event = await this.deps.events.getEvent(scope, eventId);
+    const event = await this.deps.stores.events.getEvent(scope, eventId);
     if (!event) throw new DomainError('EVENT_NOT_FOUND', `No event ${eventId}.`);
     let target: DeliveryTarget;
     if (endpointId !== undefined) {
-      const endpoint = await this.deps.webhookEndpoints.get(scope, endpointId);
+      const endpoint = await this.deps.stores.endpoints.get(scope, endpointId);
       if (!endpoint) throw new DomainError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint ${endpointId}.`);
       if (endpoint.disabled !== null)
         throw new DomainError(
@@ -237,13 +203,13 @@ export class Recorder {
     target: DeliveryTarget,
   ): Promise<{ delivery: DeliveryDocument; created: boolean }> {
     const holdHere =
-      this.deps.dispatchLocally &&
+      this.deps.local.dispatchLocally &&
       !this.attempts.isStopped &&
       this.deps.scheduler.hasRoomFor(this.attempts.target({ ...target, ...scope }));
-    const doc = this.newDelivery(event, deliveryId, this.deps.clock(), holdHere, target, currentTraceCarrier());
-    const { delivery, created } = await this.deps.deliveries.insertDelivery(scope, doc);
+    const doc = this.newDelivery(event, deliveryId, this.deps.local.clock(), holdHere, target, currentTraceCarrier());
+    const { delivery, created } = await this.deps.stores.deliveries.insertDelivery(scope, doc);
     if (created && holdHere) this.queueHeld(delivery, event.body);
-    else if (created && this.deps.dispatchLocally && this.deps.scheduler.laneIsFull(scope))
+    else if (created && this.deps.local.dispatchLocally && this.deps.scheduler.laneIsFull(scope))
       this.deps.scheduler.whenLaneHasRoom(scope);
     return { delivery, created };
   }
@@ -255,14 +221,14 @@ export class Recorder {
   async recordDeliveries(
     items: ReadonlyArray<{ event: EventDocument; deliveryId: string; target: DeliveryTarget }>,
   ): Promise<number> {
-    const now = this.deps.clock();
-    const holdHere = this.deps.dispatchLocally && !this.attempts.isStopped;
+    const now = this.deps.local.clock();
+    const holdHere = this.deps.local.dispatchLocally && !this.attempts.isStopped;
     const trace = currentTraceCarrier();
     const made = items.map(({ event, deliveryId, target }) => ({
       delivery: this.newDelivery(event, deliveryId, now, holdHere, target, trace),
       body: event.body,
     }));
-    const existing = await this.deps.deliveries.insertDeliveries(made.map(({ delivery }) => delivery));
+    const existing = await this.deps.stores.deliveries.insertDeliveries(made.map(({ delivery }) => delivery));
     const created = made.filter(({ delivery }) => !existing.has(delivery._id));
     for (const { delivery, body } of created) this.queueHeld(delivery, body);
     return created.length;
@@ -273,7 +239,7 @@ export class Recorder {
     const deliveries: BatchDocuments['deliveries'] = [];
     const traces: BatchDocuments['traces'] = new Map();
     // Held by this process from the start: given back at once if it does not fit in memory here after all.
-    const holdHere = this.deps.dispatchLocally && !this.attempts.isStopped;
+    const holdHere = this.deps.local.dispatchLocally && !this.attempts.isStopped;
     for (const { envelope, createdAt, rawBody, trace } of batch) {
       if (events.has(envelope.eventId)) continue;
       const scope = { organizationId: envelope.organizationId, mode: envelope.mode };
@@ -298,6 +264,19 @@ export class Recorder {
         });
     }
     return { events: [...events.values()], deliveries, traces };
+  }
+
+  /**
+   * `count` places in the scheduler, taken one after another, so that a batch's first attempts are queued while it
+   * waits for the rest (back-pressure).
+   */
+  private placesFor(count: number): Array<Promise<() => void>> {
+    const places: Array<Promise<() => void>> = [];
+    for (let i = 0; i < count; i += 1) {
+      const previous = places.at(-1) ?? Promise.resolve();
+      places.push(previous.then(() => this.deps.scheduler.reserve()));
+    }
+    return places;
   }
 
   /** Once the deliveries are stored, queues the first attempt of each this insert made, in the place taken for it. */
@@ -329,7 +308,7 @@ export class Recorder {
    * it when there is room, or, when its merchant's lane was full, the lane takes it back once it has drained.
    */
   private queueHeld(delivery: DeliveryDocument, body: string): void {
-    if (delivery.lockOwner !== this.deps.owner) return;
+    if (delivery.lockOwner !== this.deps.local.owner) return;
     const queued = this.attempts.queue(delivery, 1, { delivery, body });
     if (queued === 'queued' || queued === 'duplicate') return;
     const lane = { organizationId: delivery.organizationId, mode: delivery.mode };
@@ -340,7 +319,7 @@ export class Recorder {
         if (laneWasFull && !this.attempts.isStopped) this.deps.scheduler.whenLaneHasRoom(lane);
       },
       (err: unknown) =>
-        this.deps.logger.warn(
+        this.deps.local.logger.warn(
           { err, deliveryId: delivery._id },
           'could not give back a delivery that did not fit in memory; the recovery sweep takes it once its hold lapses',
         ),
@@ -370,7 +349,7 @@ export class Recorder {
       attemptCount: 0,
       nextAttemptAt: now,
       lockedUntil: holdHere ? new Date(now.getTime() + this.deps.policy.claimTtlMs) : now,
-      lockOwner: holdHere ? this.deps.owner : null,
+      lockOwner: holdHere ? this.deps.local.owner : null,
       deadLetterPending: false,
       createdAt: now,
       updatedAt: now,

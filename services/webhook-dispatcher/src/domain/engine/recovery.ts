@@ -1,13 +1,14 @@
 import { DomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
-import { RECOVER_MAX_AGE_DAYS, RECOVER_MAX_AGE_MS, derivedId, subscribesTo, type Mode } from '@checkout/contracts';
-import type { DeliveryDocument } from '../store/delivery.document';
-import type { EventDocument } from '../store/event.document';
-import type { WebhookEndpointDocument } from '../store/webhook-endpoint.document';
+import { RECOVER_MAX_AGE_DAYS, RECOVER_MAX_AGE_MS, subscribesTo } from '@checkout/contracts';
+import type { DeliveryDocument } from '../../store/delivery.document';
+import type { EventDocument } from '../../store/event.document';
+import type { WebhookEndpointDocument } from '../../store/webhook-endpoint.document';
 import type { Attempts } from './attempts';
 import type { DispatcherDeps } from './ports';
-import { laneKey } from './host-scheduler';
-import { endpointDeliveryId, type DeliveryTarget, type Recorder } from './record';
+import { laneKey } from './lanes';
+import type { DeliveryTarget, Recorder } from './record';
+import { endpointDeliveryId, recoveryDeliveryId } from '../rules/fan-out';
 
 /** Failed deliveries a recovery reads at once (D44). */
 const RECOVER_PAGE = 200;
@@ -18,14 +19,6 @@ const RECOVER_PAGE = 200;
 const RECOVERY_LEASE_MS = 120_000;
 /** Most spilled deliveries one lane takes back from the database at once. */
 const LANE_REFILL_BATCH = 500;
-
-/**
- * The id of the delivery that recovers a failed one (D44), derived from the failed delivery's id: concurrent
- * recoveries insert the same id and the unique _id lets one of them win.
- */
-export function recoveryDeliveryId(failedDeliveryId: string, mode: Mode): string {
-  return derivedId('dlv', mode, `recover:${failedDeliveryId}`);
-}
 
 /**
  * Bringing back what nobody is attempting: the merchant's recovery of failed deliveries (D44), the sweep of
@@ -60,7 +53,7 @@ export class Recovery {
    * whatever the number of recoveries. The endpoint must be enabled.
    */
   async recover(scope: Scope, since: Date, endpointId?: string): Promise<number> {
-    const now = this.deps.clock();
+    const now = this.deps.local.clock();
     if (since.getTime() < now.getTime() - RECOVER_MAX_AGE_MS) {
       throw new DomainError('INVALID_REQUEST', `since may be at most ${RECOVER_MAX_AGE_DAYS} days ago.`, {
         details: [{ path: 'since', message: `must be within the last ${RECOVER_MAX_AGE_DAYS} days` }],
@@ -85,7 +78,7 @@ export class Recovery {
         (stillOurs) => {
           if (!stillOurs) lost = true;
         },
-        (err: unknown) => this.deps.logger.warn({ err }, 'could not renew a recovery lease; will try again'),
+        (err: unknown) => this.deps.local.logger.warn({ err }, 'could not renew a recovery lease; will try again'),
       );
     }, leaseMs / 3);
     renewal.unref();
@@ -94,7 +87,7 @@ export class Recovery {
       const held = () => {
         if (lost && !told) {
           told = true;
-          this.deps.logger.warn(
+          this.deps.local.logger.warn(
             { organizationId: scope.organizationId, mode: scope.mode },
             'a recovery lost its lease to another; stopping after what it has done',
           );
@@ -110,7 +103,7 @@ export class Recovery {
   }
 
   private async enabledEndpoint(scope: Scope, id: string): Promise<WebhookEndpointDocument> {
-    const endpoint = await this.deps.webhookEndpoints.get(scope, id);
+    const endpoint = await this.deps.stores.endpoints.get(scope, id);
     if (!endpoint) throw new DomainError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint ${id}.`);
     if (endpoint.disabled !== null)
       throw new DomainError('WEBHOOK_ENDPOINT_DISABLED', `Webhook endpoint ${id} is disabled; enable it first.`);
@@ -131,8 +124,13 @@ export class Recovery {
     const endpoints = new Map<string, WebhookEndpointDocument | null>(only ? [[only._id, only]] : []);
     for (;;) {
       if (!held()) return recovering;
-      const page = await this.deps.deliveries.listUnrecoveredFailedSince(scope, since, after, RECOVER_PAGE, only?._id);
-      const events = await this.deps.events.getEvents(scope, [...new Set(page.map((failed) => failed.eventId))]);
+      const page = await this.deps.stores.deliveries.listUnrecoveredFailedSince(scope, {
+        since,
+        after,
+        limit: RECOVER_PAGE,
+        endpointId: only?._id,
+      });
+      const events = await this.deps.stores.events.getEvents(scope, [...new Set(page.map((failed) => failed.eventId))]);
       for (const failed of page) {
         const lastAttempt = failed.attempts.at(-1);
         const event = events.get(failed.eventId);
@@ -141,7 +139,7 @@ export class Recovery {
         if (!target) continue;
         const replacementId = recoveryDeliveryId(failed._id, scope.mode);
         const { created } = await this.recorder.recordDelivery(scope, event, replacementId, target);
-        await this.deps.deliveries.markRecovered(failed._id, replacementId, now);
+        await this.deps.stores.deliveries.markRecovered(failed._id, replacementId, now);
         if (created) recovering += 1;
       }
       if (page.length < RECOVER_PAGE) return recovering;
@@ -158,7 +156,7 @@ export class Recovery {
   ): Promise<DeliveryTarget | null> {
     if (failed.endpointId === undefined) return event.callbackUrl === null ? null : { url: event.callbackUrl };
     if (!endpoints.has(failed.endpointId))
-      endpoints.set(failed.endpointId, await this.deps.webhookEndpoints.get(scope, failed.endpointId));
+      endpoints.set(failed.endpointId, await this.deps.stores.endpoints.get(scope, failed.endpointId));
     const endpoint = endpoints.get(failed.endpointId);
     return endpoint && endpoint.disabled === null ? { url: endpoint.url, endpointId: endpoint._id } : null;
   }
@@ -179,7 +177,7 @@ export class Recovery {
     let after: EventDocument | undefined;
     for (;;) {
       if (!held()) return recovering;
-      const page = await this.deps.events.listCreatedSince(scope, from, after, RECOVER_PAGE);
+      const page = await this.deps.stores.events.listCreatedSince(scope, from, after, RECOVER_PAGE);
       recovering += await this.recorder.recordDeliveries(
         page
           .filter((event) => subscribesTo(endpoint.enabledEvents, event.type))
@@ -197,8 +195,9 @@ export class Recovery {
    */
   async sweep(batchSize = 500): Promise<number> {
     if (this.attempts.isStopped) return 0;
-    const { scheduler, deliveries } = this.deps;
-    const now = this.deps.clock();
+    const { scheduler } = this.deps;
+    const { deliveries } = this.deps.stores;
+    const now = this.deps.local.clock();
     let queued = 0;
     const skip = { lanes: scheduler.fullLanes(), modes: scheduler.fullModes() };
     for (const delivery of await deliveries.findRecoverable(now, batchSize, skip)) {
@@ -238,7 +237,7 @@ export class Recovery {
         if (!(await this.refillOnce(lane))) break;
       }
     } catch (err) {
-      this.deps.logger.warn(
+      this.deps.local.logger.warn(
         { err, organizationId: lane.organizationId, mode: lane.mode },
         'could not take back spilled deliveries; the recovery sweep will',
       );
@@ -249,7 +248,7 @@ export class Recovery {
 
   /** One read of the lane's unheld deliveries, queued in order; false once the lane is full again. */
   private async refillOnce(lane: Scope): Promise<boolean> {
-    const found = await this.deps.deliveries.findRecoverableOf(lane, this.deps.clock(), LANE_REFILL_BATCH);
+    const found = await this.deps.stores.deliveries.findRecoverableOf(lane, this.deps.local.clock(), LANE_REFILL_BATCH);
     for (const delivery of found) {
       if (this.attempts.isQueued(delivery._id, delivery.attemptCount + 1)) continue;
       // Full again (or this host's queue is): the rest waits for the next time it has room.
