@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Scope } from '@checkout/contracts';
 import { GatewaySettingsClient } from './gateway.client';
 
 // D35: the signing secret comes from the gateway, cached; through a gateway outage the last secret read stays
@@ -46,14 +47,18 @@ const client = () =>
     timeoutMs: 2_000,
     clock: () => now,
   });
+/** The client's answer `ms` later on its clock. */
+const secretsAfter = (settings: GatewaySettingsClient, ms: number, of: Scope) => {
+  now += ms;
+  return settings.secretsFor(of);
+};
 
 describe('GatewaySettingsClient (D35)', () => {
   it('When the secret was read within the cache period, then the gateway is not asked again', async () => {
     answer = { status: 200, secret: 'whsec_one' };
     const settings = client();
     expect(await settings.secretsFor(scope)).toEqual(['whsec_one']);
-    now += 29_000;
-    expect(await settings.secretsFor(scope)).toEqual(['whsec_one']);
+    expect(await secretsAfter(settings, 29_000, scope)).toEqual(['whsec_one']);
     expect(calls).toBe(1);
     await settings.close();
   });
@@ -63,17 +68,14 @@ describe('GatewaySettingsClient (D35)', () => {
     const settings = client();
     await settings.secretsFor(scope);
     answer = { status: 503, secret: null };
-    now += 31_000;
-    expect(await settings.secretsFor(scope)).toEqual(['whsec_one']);
+    expect(await secretsAfter(settings, 31_000, scope)).toEqual(['whsec_one']);
     const askedDuringOutage = calls;
     expect(askedDuringOutage).toBeGreaterThan(1);
-    now += 1_000;
-    expect(await settings.secretsFor(scope)).toEqual(['whsec_one']);
+    expect(await secretsAfter(settings, 1_000, scope)).toEqual(['whsec_one']);
     expect(calls).toBe(askedDuringOutage);
     // The gateway is back with a rotated secret: picked up on the next refresh.
     answer = { status: 200, secret: 'whsec_two' };
-    now += 5_000;
-    expect(await settings.secretsFor(scope)).toEqual(['whsec_two']);
+    expect(await secretsAfter(settings, 5_000, scope)).toEqual(['whsec_two']);
     await settings.close();
   });
 
@@ -83,12 +85,10 @@ describe('GatewaySettingsClient (D35)', () => {
     const unseen = { organizationId: 'org_never_seen', mode: 'live' as const };
     await expect(settings.secretsFor(unseen)).rejects.toThrow(/503/);
     const askedOnce = calls;
-    now += 4_000;
-    await expect(settings.secretsFor(unseen)).rejects.toThrow(/503/);
+    await expect(secretsAfter(settings, 4_000, unseen)).rejects.toThrow(/503/);
     expect(calls).toBe(askedOnce);
     answer = { status: 200, secret: 'whsec_late' };
-    now += 1_001;
-    expect(await settings.secretsFor(unseen)).toEqual(['whsec_late']);
+    expect(await secretsAfter(settings, 1_001, unseen)).toEqual(['whsec_late']);
     await settings.close();
   });
 

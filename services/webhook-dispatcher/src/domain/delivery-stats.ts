@@ -1,4 +1,4 @@
-import type { HostAttemptTotals } from '../store/deliveries.store';
+import type { HostAttemptTotals } from './ports';
 
 /** D47's chart window: the last 24 hours of attempts. */
 export const DELIVERY_STATS_WINDOW_MS = 24 * 3_600_000;

@@ -1,8 +1,7 @@
 import type { Scope } from '@checkout/mongo';
 import { DELIVERY_SEARCH_MAX, type DeliveryStatus, type EventType } from '@checkout/contracts';
-import type { DeliveriesStore, DeliveryFilter } from '../store/deliveries.store';
 import type { EventDocument } from '../store/event.document';
-import type { EventsStore } from '../store/events.store';
+import type { DeliveryFilter, DeliveryReads, EventReads } from './ports';
 import type { DeliveryDocument } from '../store/delivery.document';
 import { DELIVERY_STATS_HOSTS, DELIVERY_STATS_WINDOW_MS, deliveryStats, type HostStats } from './delivery-stats';
 
@@ -34,8 +33,8 @@ export interface EventLogPage {
  */
 export class EventLog {
   constructor(
-    private readonly events: EventsStore,
-    private readonly deliveries: DeliveriesStore,
+    private readonly events: EventReads,
+    private readonly deliveries: DeliveryReads,
     /** The database's deadline for one delivery-filtered walk: under the gateway's upstream timeout. */
     private readonly searchMaxTimeMs: number,
   ) {}

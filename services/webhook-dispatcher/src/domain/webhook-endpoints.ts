@@ -9,10 +9,9 @@ import {
   type CreateWebhookEndpointRequest,
   type UpdateWebhookEndpointRequest,
 } from '@checkout/contracts';
-import type { DeliveriesStore } from '../store/deliveries.store';
 import type { DeliveryDocument } from '../store/delivery.document';
 import type { WebhookEndpointDocument } from '../store/webhook-endpoint.document';
-import type { WebhookEndpointsStore } from '../store/webhook-endpoints.store';
+import type { DeliveryReads, EndpointStore } from './ports';
 import type { AddressPolicy } from './rules/address-policy';
 import { endpointUrlProblem } from './rules/endpoint-url';
 
@@ -81,8 +80,8 @@ const notFound = (id: string) => new DomainError('WEBHOOK_ENDPOINT_NOT_FOUND', `
 export class WebhookEndpoints {
   constructor(
     private readonly deps: {
-      store: WebhookEndpointsStore;
-      deliveries: Pick<DeliveriesStore, 'listForEndpoint'>;
+      store: EndpointStore;
+      deliveries: Pick<DeliveryReads, 'listForEndpoint'>;
       changes: EndpointChanges;
       clock: () => Date;
       /** D33's address rule, which an endpoint's URL meets at registration as its attempts do at delivery. */
@@ -165,25 +164,25 @@ export class WebhookEndpoints {
   async update(scope: Scope, id: string, patch: UpdateWebhookEndpointRequest): Promise<WebhookEndpointDocument> {
     if (patch.url !== undefined) this.checkUrl(scope, patch.url, 'WEBHOOK_ENDPOINT_UPDATE_FAILED');
     const now = this.deps.clock();
-    const updated = await this.deps.store.mutate(scope, id, (current) => ({
-      next: patchedEndpoint(current, patch, now),
-      result: undefined,
-    }));
-    if (!updated) throw notFound(id);
-    this.deps.changes.changed(updated.doc);
-    return updated.doc;
+    return this.change(scope, id, (current) => patchedEndpoint(current, patch, now));
   }
 
   async rotateSecret(scope: Scope, id: string): Promise<WebhookEndpointDocument> {
     const now = this.deps.clock();
     const secret = newSigningSecret();
-    const rotated = await this.deps.store.mutate(scope, id, (current) => ({
-      next: rotatedEndpoint(current, secret, now),
-      result: undefined,
-    }));
-    if (!rotated) throw notFound(id);
-    this.deps.changes.changed(rotated.doc);
-    return rotated.doc;
+    return this.change(scope, id, (current) => rotatedEndpoint(current, secret, now));
+  }
+
+  /** One conditional change of a stored endpoint (`next` null: unchanged), told to the directory. */
+  private async change(
+    scope: Scope,
+    id: string,
+    next: (current: WebhookEndpointDocument) => WebhookEndpointDocument | null,
+  ): Promise<WebhookEndpointDocument> {
+    const changed = await this.deps.store.mutate(scope, id, (current) => ({ next: next(current), result: undefined }));
+    if (!changed) throw notFound(id);
+    this.deps.changes.changed(changed.doc);
+    return changed.doc;
   }
 
   async delete(scope: Scope, id: string): Promise<void> {

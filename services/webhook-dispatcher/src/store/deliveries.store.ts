@@ -12,28 +12,8 @@ import { COLLECTIONS } from './indexes';
 import { deliveryStatsPipeline } from './delivery-stats.pipeline';
 import type { AttemptRecord, DeliveryDocument } from './delivery.document';
 import type { AttemptOutcome } from '../domain/rules/attempt-outcome';
+import type { DeliveryFilter, DeliveryReads, HostAttemptTotals } from '../domain/ports';
 import type { ClaimResult, DeliveryRecords, FailedPage, RecoverableDelivery } from '../domain/engine/records';
-
-/**
- * One callback host's attempts as the database sums them (deliveryStatsSince): how many, how many succeeded (a
- * 2xx: D31), and how many took each duration, rounded down to two significant digits (exact below 100 ms), so a
- * host has at most a few hundred duration buckets however many attempts it had.
- */
-export interface HostAttemptTotals {
-  host: string;
-  attempts: number;
-  succeeded: number;
-  durations: readonly { ms: number; n: number }[];
-}
-
-/** D51: which deliveries an events list is filtered by (their event's type and time included). */
-export interface DeliveryFilter {
-  status?: DeliveryDocument['status'];
-  endpointId?: string;
-  eventType?: DeliveryDocument['eventType'];
-  createdAfter?: Date;
-  createdBefore?: Date;
-}
 
 const RECOVERABLE_FIELDS = { _id: 1, url: 1, endpointId: 1, attemptCount: 1, organizationId: 1, mode: 1 } as const;
 /** What the D51 walk reads: fields of its indexes only (no _id), so the index covers it. */
@@ -45,7 +25,7 @@ const EVENT_ORDER_FIELDS = { _id: 0, eventId: 1, eventCreatedAt: 1 } as const;
  * the stored document for every write. Every state change is one conditional update whose filter holds the
  * state it expects (pending, the attempt it follows, the hold), so concurrent writers are arbitrated by MongoDB.
  */
-export class DeliveriesStore implements DeliveryRecords {
+export class DeliveriesStore implements DeliveryRecords, DeliveryReads {
   readonly collection: Collection<DeliveryDocument>;
 
   constructor(db: Db) {

@@ -1,15 +1,8 @@
 import { insertManyOnce, scoped, type Collection, type Db, type Filter, type Scope } from '@checkout/mongo';
-import type { EventType } from '@checkout/contracts';
 import { COLLECTIONS } from './indexes';
 import type { EventDocument } from './event.document';
-
-export interface EventListFilter {
-  type?: EventType;
-  sessionId?: string;
-  /** D51: the event's createdAt in [createdAfter, createdBefore). */
-  createdAfter?: Date;
-  createdBefore?: Date;
-}
+import type { EventListFilter, EventReads } from '../domain/ports';
+import type { EventRecords } from '../domain/engine/records';
 
 function eventQuery(filter: EventListFilter): Filter<EventDocument> {
   const query: Filter<EventDocument> = {};
@@ -24,7 +17,7 @@ function eventQuery(filter: EventListFilter): Filter<EventDocument> {
 }
 
 /** The only code that touches the events collection. */
-export class EventsStore {
+export class EventsStore implements EventRecords, EventReads {
   readonly collection: Collection<EventDocument>;
 
   constructor(db: Db) {

@@ -1,13 +1,15 @@
 import { isDuplicateKeyError, scoped, type Collection, type Db, type Filter, type Scope } from '@checkout/mongo';
 import { COLLECTIONS } from './indexes';
 import type { WebhookEndpointDocument } from './webhook-endpoint.document';
+import type { EndpointStore } from '../domain/ports';
+import type { EndpointRecords } from '../domain/engine/records';
 
 /**
  * The only code that touches the webhook endpoints collection (D50). Changes a merchant makes are whole-document
  * rewrites conditional on the revision read (mutate); the dispatcher's own writes (a run of failures, disabling)
  * are conditional updates that bump the revision too, so neither overwrites the other.
  */
-export class WebhookEndpointsStore {
+export class WebhookEndpointsStore implements EndpointRecords, EndpointStore {
   readonly collection: Collection<WebhookEndpointDocument>;
 
   constructor(db: Db) {

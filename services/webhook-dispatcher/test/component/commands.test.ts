@@ -5,15 +5,11 @@ import { CommandCounter } from '@checkout/mongo/testing';
 import { eventually, metricValue } from '@checkout/testing';
 import type { EventResponse, SessionEventV1 } from '@checkout/contracts';
 import {
-  TestProducer,
   buildSessionEvent,
-  dispatcherEnv,
-  dropDatabase,
   internalHeaders,
   sessionEventsTopic,
-  startDispatcher,
-  testKafka,
-  type RunningDispatcher,
+  startDispatcherWithProducer,
+  type DispatcherWithProducer,
 } from './support';
 
 // The database round trips of a successful first attempt, counted with the driver's command
@@ -60,14 +56,16 @@ function startGatedReceiver(): Promise<{ server: Server; url: string; arrived: (
 }
 
 const counter = new CommandCounter();
-let dispatcher: RunningDispatcher;
-let producer: TestProducer;
+let started: DispatcherWithProducer | undefined;
+let dispatcher: DispatcherWithProducer['dispatcher'];
+let producer: DispatcherWithProducer['producer'];
 let receiver: Awaited<ReturnType<typeof startGatedReceiver>>;
 
 beforeAll(async () => {
   receiver = await startGatedReceiver();
-  dispatcher = await startDispatcher(
-    dispatcherEnv('commands', {
+  started = await startDispatcherWithProducer(
+    'commands',
+    {
       // One partition, so the burst is one fetched batch; every attempt in flight at once (this one merchant may take
       // every slot: no share held back for others); no sweeps in the count.
       SESSION_EVENTS_PARTITIONS: '1',
@@ -79,16 +77,14 @@ beforeAll(async () => {
       // The hold must outlive the burst's start on a busy machine: an attempt that starts after its hold's end (minus
       // the timeout) claims the delivery again, a path of its own with its own commands (attempts.ts, `take`).
       WEBHOOK_CLAIM_TTL_MS: '60000',
-    }),
+    },
     { commandCounter: counter },
   );
-  producer = await TestProducer.connect(testKafka());
+  ({ dispatcher, producer } = started);
 });
 
 afterAll(async () => {
-  await producer?.disconnect();
-  await dispatcher?.stop();
-  if (dispatcher) await dropDatabase(dispatcher.config);
+  await started?.stop();
   await new Promise((resolve) => receiver?.server.close(resolve));
 });
 

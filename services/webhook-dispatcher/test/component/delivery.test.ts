@@ -6,16 +6,13 @@ import { ANSWER, eventually, metricValue, startWebhookReceiver, type WebhookRece
 import { TOPICS, topicName, type EventResponse } from '@checkout/contracts';
 import {
   INTERNAL_TOKEN,
-  TestProducer,
   buildSessionEvent,
   collectTopic,
-  dispatcherEnv,
-  dropDatabase,
   internalHeaders,
   sessionEventsTopic,
-  startDispatcher,
+  startDispatcherWithProducer,
   testKafka,
-  type RunningDispatcher,
+  type DispatcherWithProducer,
 } from './support';
 
 const SIGNED_ORG = 'org_signed';
@@ -35,8 +32,9 @@ let receiver: WebhookReceiver;
 let slowReceiver: WebhookReceiver;
 let gateway: Server;
 let gatewayCalls = 0;
-let dispatcher: RunningDispatcher;
-let producer: TestProducer;
+let started: DispatcherWithProducer | undefined;
+let dispatcher: DispatcherWithProducer['dispatcher'];
+let producer: DispatcherWithProducer['producer'];
 let deadLetters: Awaited<ReturnType<typeof collectTopic>>;
 let topic: string;
 
@@ -81,23 +79,20 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   slowReceiver = await startWebhookReceiver();
   gateway = await startGatewayStub();
-  const env = dispatcherEnv('delivery', {
+  started = await startDispatcherWithProducer('delivery', {
     GATEWAY_URL: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`,
     WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
     WEBHOOK_CLAIM_TTL_MS: String(TIMEOUT_MS * 2),
   });
-  dispatcher = await startDispatcher(env);
+  ({ dispatcher, producer } = started);
   topic = sessionEventsTopic(dispatcher.config);
-  const kafka = testKafka();
-  producer = await TestProducer.connect(kafka);
-  deadLetters = await collectTopic(kafka, topicName(dispatcher.config.TOPIC_PREFIX, TOPICS.webhookDeadLetter));
+  const deadLetterTopic = topicName(dispatcher.config.TOPIC_PREFIX, TOPICS.webhookDeadLetter);
+  deadLetters = await collectTopic(testKafka(), deadLetterTopic);
 });
 
 afterAll(async () => {
   await deadLetters?.stop();
-  await producer?.disconnect();
-  await dispatcher?.stop();
-  if (dispatcher) await dropDatabase(dispatcher.config);
+  await started?.stop();
   await receiver?.close();
   await slowReceiver?.close();
   await new Promise((resolve) => gateway?.close(resolve));

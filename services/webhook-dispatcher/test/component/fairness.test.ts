@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER, eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import type { SessionEventV1 } from '@checkout/contracts';
-import { buildSessionEvent, sessionEventsTopic, startDispatcherFixture, type DispatcherFixture } from './support';
+import {
+  HANGING_STAYS_OPEN,
+  buildSessionEvent,
+  sessionEventsTopic,
+  startDispatcherFixture,
+  useDispatcherFixture,
+} from './support';
 
 // One merchant cannot delay everyone's webhooks. A test-mode merchant points its callbacks at
 // tarpits on many ports (each attempt hangs for the whole 30 s timeout) and sends more events than the dispatcher
@@ -14,18 +20,16 @@ import { buildSessionEvent, sessionEventsTopic, startDispatcherFixture, type Dis
 
 const HANGING_PORTS = 12;
 const HOSTILE_EVENTS = 60;
-let fixture: DispatcherFixture;
 const tarpits: WebhookReceiver[] = [];
+const fixture = useDispatcherFixture('fairness', {
+  SESSION_EVENTS_PARTITIONS: '1',
+  WEBHOOK_MAX_IN_FLIGHT: '8',
+  WEBHOOK_MAX_CONCURRENCY_PER_HOST: '2',
+  WEBHOOK_MAX_QUEUED: '40',
+  ...HANGING_STAYS_OPEN,
+});
 
 beforeAll(async () => {
-  fixture = await startDispatcherFixture('fairness', {
-    SESSION_EVENTS_PARTITIONS: '1',
-    WEBHOOK_MAX_IN_FLIGHT: '8',
-    WEBHOOK_MAX_CONCURRENCY_PER_HOST: '2',
-    WEBHOOK_MAX_QUEUED: '40',
-    WEBHOOK_TIMEOUT_MS: '30000',
-    WEBHOOK_CLAIM_TTL_MS: '60000',
-  });
   for (let i = 0; i < HANGING_PORTS; i += 1) {
     const tarpit = await startWebhookReceiver();
     tarpit.answer('/hook', ANSWER.hang);
@@ -33,9 +37,9 @@ beforeAll(async () => {
   }
 });
 
+// Before the fixture's stop (after hooks run newest first): the hanging attempts end with their tarpits.
 afterAll(async () => {
   await Promise.all(tarpits.map((t) => t.close()));
-  await fixture?.stop();
 });
 
 const tarpitRequests = () => tarpits.reduce((n, t) => n + t.deliveries('/hook').length, 0);

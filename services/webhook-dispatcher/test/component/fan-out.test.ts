@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER, eventually, type ReceivedRequest } from '@checkout/testing';
 import type { EventResponse, Mode } from '@checkout/contracts';
 import {
+  HANGING_STAYS_OPEN,
   buildSessionEvent,
   createEndpoint,
   internalCall,
@@ -26,9 +27,7 @@ const deliveredTo = (path: string, eventId: string) =>
 
 beforeAll(async () => {
   fixture = await startDispatcherFixture('fan_out', {
-    // Hanging attempts stay open for the whole file: what the other endpoints get meanwhile is counted, not timed.
-    WEBHOOK_TIMEOUT_MS: '30000',
-    WEBHOOK_CLAIM_TTL_MS: '60000',
+    ...HANGING_STAYS_OPEN,
     WEBHOOK_MAX_CONCURRENCY_PER_HOST: '4',
     WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: '2',
   });

@@ -61,6 +61,9 @@ export function dispatcherEnv(label: string, overrides: Record<string, string> =
   };
 }
 
+/** Attempts that hang stay open for a whole file (and keep their holds): what others get meanwhile is counted. */
+export const HANGING_STAYS_OPEN = { WEBHOOK_TIMEOUT_MS: '30000', WEBHOOK_CLAIM_TTL_MS: '60000' } as const;
+
 export interface RunningDispatcher {
   app: WebhookDispatcherApp;
   config: Config;
@@ -170,25 +173,22 @@ export async function dropDatabase(config: Config): Promise<void> {
   }
 }
 
-export interface DispatcherFixture {
-  receiver: WebhookReceiver;
+/** The dispatcher and a producer, for files that bring their own receivers. */
+export interface DispatcherWithProducer {
   dispatcher: RunningDispatcher;
   producer: TestProducer;
-  /** Stops everything in order and drops the test database. */
+  /** Disconnects the producer, stops the dispatcher and drops its database. */
   stop(): Promise<void>;
 }
 
-/** A real loopback receiver, the dispatcher in-process with its own database and topics, and a producer. */
-export async function startDispatcherFixture(
+export async function startDispatcherWithProducer(
   label: string,
   overrides: Record<string, string> = {},
   options: StartOptions = {},
-): Promise<DispatcherFixture> {
-  const receiver = await startWebhookReceiver();
+): Promise<DispatcherWithProducer> {
   const dispatcher = await startDispatcher(dispatcherEnv(label, overrides), options);
   const producer = await TestProducer.connect(testKafka());
   return {
-    receiver,
     dispatcher,
     producer,
     async stop() {
@@ -196,9 +196,26 @@ export async function startDispatcherFixture(
       await producer.disconnect().catch(() => {});
       await dispatcher.stop();
       await dropDatabase(dispatcher.config);
-      await receiver.close();
     },
   };
+}
+
+/** A real loopback receiver beside the dispatcher and its producer; `stop` closes the receiver last. */
+export interface DispatcherFixture extends DispatcherWithProducer {
+  receiver: WebhookReceiver;
+}
+
+/** A real loopback receiver, the dispatcher in-process with its own database and topics, and a producer. */
+export async function startDispatcherFixture(
+  ...args: Parameters<typeof startDispatcherWithProducer>
+): Promise<DispatcherFixture> {
+  const receiver = await startWebhookReceiver();
+  const started = await startDispatcherWithProducer(...args);
+  const stop = async () => {
+    await started.stop();
+    await receiver.close();
+  };
+  return { ...started, receiver, stop };
 }
 
 // ------------------------------------------------------------------------------------------------------------

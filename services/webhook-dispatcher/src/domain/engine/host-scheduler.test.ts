@@ -3,6 +3,17 @@ import { gate, settledYet } from '@checkout/testing';
 import { HostScheduler } from './host-scheduler';
 import type { Lane, Target } from './lanes';
 
+/** An attempt that is queued and starts at once, whatever the other lanes hold. */
+function expectStartsAtOnce(scheduler: HostScheduler, target: Target): void {
+  let started = false;
+  expect(
+    scheduler.submit('o-0', target, async () => {
+      started = true;
+    }),
+  ).toBe('queued');
+  expect(started).toBe(true);
+}
+
 const limits = { maxInFlight: 4, maxPerHost: 2, maxQueuedPerHost: 3, maxQueued: 6 };
 const LIVE: Lane = { organizationId: 'org_a', mode: 'live' };
 /** A host of one merchant's live lane (the tests that are not about lanes). */
@@ -228,13 +239,7 @@ describe('HostScheduler', () => {
       for (let port = 0; port < 20; port += 1)
         scheduler.submit(`h-${port}`, at(`tarpit:${port}`, hostile), () => hang.promise);
       expect(scheduler.inFlight).toBe(4);
-      let started = false;
-      expect(
-        scheduler.submit('o-0', at('shop:443', other), async () => {
-          started = true;
-        }),
-      ).toBe('queued');
-      expect(started).toBe(true);
+      expectStartsAtOnce(scheduler, at('shop:443', other));
       hang.open();
       await scheduler.idle();
     });
@@ -253,13 +258,7 @@ describe('HostScheduler', () => {
       expect(scheduler.queued).toBe(10);
       expect(results.filter((r) => r === 'spilled')).toHaveLength(6);
       expect(scheduler.laneIsFull(hostileLive)).toBe(true);
-      let started = false;
-      expect(
-        scheduler.submit('o-0', at('shop:443', other), async () => {
-          started = true;
-        }),
-      ).toBe('queued');
-      expect(started).toBe(true);
+      expectStartsAtOnce(scheduler, at('shop:443', other));
       hang.open();
       await scheduler.idle();
     });
