@@ -1,6 +1,8 @@
 // What `npm run hops` walks: one test-mode card payment on the hosted page, from the gateway to the Kafka send
 // of checkout.session.completed, and on from the dispatcher's consumer to the webhook POST. The table names
 // functions and routes that exist on main and on this branch alike, so the same walk measures both.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { CallGraph, type Bridge, type FunctionRef, type Hop, type Walk, type WalkResult } from './call-hops';
 
 const SESSIONS_ORDERS_CLIENT = 'services/sessions/src/clients/orders.client.ts';
@@ -118,6 +120,8 @@ const PAYMENT_WALKS = {
     entries: [
       { file: `${DISPATCHER}/messaging/session-events.consumer.ts`, name: 'parseSessionEvent' },
       { file: `${DISPATCHER}/domain/engine/record.ts`, name: 'Recorder.recordEventsAndQueueFirstAttempts' },
+      // The same handler where versions before the engine's folder had it (`--at` an older revision).
+      { file: `${DISPATCHER}/domain/record.ts`, name: 'Recorder.recordEventsAndQueueFirstAttempts' },
     ],
     targets: [WEBHOOK_POST],
     bridges: DISPATCHER_PORT_BRIDGES,
@@ -136,11 +140,16 @@ export function paymentHops(root: string): PaymentHops {
   const graph = new CallGraph(root);
   const toKafka = graph.walk(PAYMENT_WALKS.toKafka);
   const sessions = graph.walk(PAYMENT_WALKS.sessions);
-  const dispatcher = graph.walk(PAYMENT_WALKS.dispatcher);
+  // Each version has the recorder in one of the places the table names.
+  const dispatcherWalk = {
+    ...PAYMENT_WALKS.dispatcher,
+    entries: PAYMENT_WALKS.dispatcher.entries.filter((entry) => existsSync(join(root, entry.file))),
+  };
+  const dispatcher = graph.walk(dispatcherWalk);
   for (const [name, result, walk] of [
     ['toKafka', toKafka, PAYMENT_WALKS.toKafka],
     ['sessions', sessions, PAYMENT_WALKS.sessions],
-    ['dispatcher', dispatcher, PAYMENT_WALKS.dispatcher],
+    ['dispatcher', dispatcher, dispatcherWalk],
   ] as const) {
     if (result.reached.length !== walk.targets.length)
       throw new Error(
