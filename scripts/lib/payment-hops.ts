@@ -84,7 +84,7 @@ const DISPATCHER_STORE_PORTS = {
   EndpointRecords: [
     'webhook-endpoints.store',
     'WebhookEndpointsStore',
-    ['get', 'ofScopes', 'markFailingSince', 'restartFailingRun', 'disableFailing'],
+    ['get', 'ofScopes', 'moveFailingRun', 'disableFailing'],
   ],
 } as const;
 

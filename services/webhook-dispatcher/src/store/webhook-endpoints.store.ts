@@ -103,19 +103,14 @@ export class WebhookEndpointsStore implements EndpointRecords, EndpointStore {
     return result.deletedCount === 1;
   }
 
-  /** The first failure of a run: nothing is written when another failure set it first. */
-  async markFailingSince(scope: Scope, id: string, at: Date): Promise<void> {
+  /**
+   * Moves the start of the endpoint's run of failures (D50) from `from` to `to`, only while it is still `from`: a
+   * first failure starts the run (`from` null), a failure that finds a success after the run's start begins it again.
+   */
+  async moveFailingRun(scope: Scope, id: string, from: Date | null, to: Date): Promise<void> {
     await scoped(this.collection, scope).updateOne(
-      { _id: id, failingSince: null },
-      { $set: { failingSince: at }, $inc: { revision: 1 } },
-    );
-  }
-
-  /** A success came after `failingSince`: the run of failures begins again at `at`. */
-  async restartFailingRun(scope: Scope, id: string, failingSince: Date, at: Date): Promise<void> {
-    await scoped(this.collection, scope).updateOne(
-      { _id: id, failingSince },
-      { $set: { failingSince: at }, $inc: { revision: 1 } },
+      { _id: id, failingSince: from },
+      { $set: { failingSince: to }, $inc: { revision: 1 } },
     );
   }
 

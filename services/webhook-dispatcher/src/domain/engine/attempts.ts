@@ -166,24 +166,11 @@ export class Attempts {
     const { delivery, body } = taken;
     if (attempt === 1)
       local.metrics.firstAttemptDelay.observe(Math.max(0, (started.getTime() - delivery.createdAt.getTime()) / 1000));
-    await inSpan('webhook attempt', this.spanOf(delivery, attempt), async (span) => {
-      const made = await this.make(delivery, body, attempt, started);
-      release();
-      outcomeOnSpan(span, made);
-      if ('deferredUntil' in made) {
-        await this.deps.stores.deliveries.deferAttempt(deliveryId, attempt, made.deferredUntil, started);
-        return;
-      }
-      await this.recordOutcome(delivery, made);
-    });
-  }
-
-  private spanOf(delivery: DeliveryDocument, attempt: number): Parameters<typeof inSpan>[1] {
-    return {
-      kind: 'client',
-      parent: delivery.trace ?? 'none',
+    const spanOptions = {
+      kind: 'client' as const,
+      parent: delivery.trace ?? ('none' as const),
       attributes: {
-        'checkout.delivery_id': delivery._id,
+        'checkout.delivery_id': deliveryId,
         'checkout.event_id': delivery.eventId,
         'checkout.event_type': delivery.eventType,
         'checkout.attempt': attempt,
@@ -193,6 +180,16 @@ export class Attempts {
         'server.address': this.deps.outbound.hostKey(delivery.url),
       },
     };
+    await inSpan('webhook attempt', spanOptions, async (span) => {
+      const made = await this.make(delivery, body, attempt, started);
+      release();
+      outcomeOnSpan(span, made);
+      if ('deferredUntil' in made) {
+        await this.deps.stores.deliveries.deferAttempt(deliveryId, attempt, made.deferredUntil, started);
+        return;
+      }
+      await this.recordOutcome(delivery, made);
+    });
   }
 
   /** The delivery and its body: as held, while the hold outlives the attempt; otherwise claimed for this attempt. */

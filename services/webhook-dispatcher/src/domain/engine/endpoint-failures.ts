@@ -30,13 +30,13 @@ export class EndpointFailures {
     const verdict = failureVerdict(endpoint, at, this.deps.policy.endpointDisableAfterMs);
     if (!endpoint || verdict.kind === 'ignore' || verdict.kind === 'wait') return;
     if (verdict.kind === 'start-run') {
-      await stores.endpoints.markFailingSince(scope, id, at);
+      await stores.endpoints.moveFailingRun(scope, id, null, at);
       directory.changed({ ...endpoint, failingSince: at });
       return;
     }
     const since = verdict.since;
     if (await stores.deliveries.succeededToEndpointSince(scope, id, since)) {
-      await stores.endpoints.restartFailingRun(scope, id, since, at);
+      await stores.endpoints.moveFailingRun(scope, id, since, at);
       directory.changed({ ...endpoint, failingSince: at });
       return;
     }

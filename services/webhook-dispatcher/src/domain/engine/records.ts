@@ -62,8 +62,7 @@ export interface DeliveryRecords {
 export interface EndpointRecords {
   get(scope: Scope, id: string): Promise<WebhookEndpointDocument | null>;
   ofScopes(scopes: readonly Scope[]): Promise<WebhookEndpointDocument[]>;
-  markFailingSince(scope: Scope, id: string, at: Date): Promise<void>;
-  restartFailingRun(scope: Scope, id: string, failingSince: Date, at: Date): Promise<void>;
+  moveFailingRun(scope: Scope, id: string, from: Date | null, to: Date): Promise<void>;
   disableFailing(
     scope: Scope,
     id: string,
