@@ -43,6 +43,17 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+/** Waits until the open page shows `status`, swapped in by its poller (no reload). */
+const statusShown = (page: Page, status: string, description: string) =>
+  eventually(
+    async () =>
+      (await page
+        .getByTestId('status')
+        .getAttribute('data-status')
+        .catch(() => null)) === status,
+    { deadlineMs: 10_000, description },
+  );
+
 /** Sessions here send the customer to the test's merchant server after payment. */
 function createSession(tenant: Tenant, overrides: Record<string, unknown> = {}) {
   return stack.createSession(tenant, { successUrl: `${merchantUrl}/thanks/{SESSION_ID}`, ...overrides });
@@ -151,14 +162,7 @@ describe('GET /checkout/:id (D26, D41)', () => {
     );
     expect(await page.getByTestId('remaining').textContent()).toBe('$5.23');
     await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { method: 'stablecoin' });
-    await eventually(
-      async () =>
-        (await page
-          .getByTestId('status')
-          .getAttribute('data-status')
-          .catch(() => null)) === 'completed',
-      { deadlineMs: 10_000, description: 'page to show completed' },
-    );
+    await statusShown(page, 'completed', 'page to show completed');
     expect(await page.evaluate(() => (globalThis as { sameDocument?: boolean }).sameDocument)).toBe(true);
     expect(await page.locator('#live-status').textContent()).toBe('Payment received');
     expect(page.url()).toBe(`${stack.sessionsUrl}/checkout/${session.id}`);
@@ -215,14 +219,7 @@ describe('GET /checkout/:id (D26, D41)', () => {
     });
     await page.evaluate(() => Object.assign(globalThis, { sameDocument: true }));
     await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/expire`, tenant);
-    await eventually(
-      async () =>
-        (await page
-          .getByTestId('status')
-          .getAttribute('data-status')
-          .catch(() => null)) === 'expired',
-      { deadlineMs: 10_000, description: 'page to show expired' },
-    );
+    await statusShown(page, 'expired', 'page to show expired');
     expect(await page.evaluate(() => (globalThis as { sameDocument?: boolean }).sameDocument)).toBe(true);
     expect(await page.getByRole('button', { name: /Pay/ }).count()).toBe(0);
     expect(await page.getByTestId('countdown').count()).toBe(0);
