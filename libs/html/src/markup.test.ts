@@ -10,7 +10,7 @@ describe('escapeHtml', () => {
 });
 
 describe('markup', () => {
-  it('joins lines that touch a tag or a value without a space, and others with one', () => {
+  it('joins lines that touch a tag without a space, and others with one', () => {
     const rows = '<tr></tr>';
     const page = markup`
       <table>
@@ -27,7 +27,18 @@ describe('markup', () => {
     );
   });
 
+  it('drops a line break that stands alone between two values, and keeps one space between a word and a value', () => {
+    const [a, b] = ['<b>1</b>', '<b>2</b>'];
+    expect(markup`
+      ${a}
+      ${b}
+      at
+      ${a}:
+      ${b}`).toBe('<b>1</b><b>2</b> at <b>1</b>: <b>2</b>');
+  });
+
   it('keeps the spaces of a line as they are, and inserts values unescaped', () => {
     expect(markup`<p>${'<b>'} and ${2} </p>`).toBe('<p><b> and 2 </p>');
+    expect(markup`${0} ${0} ${'x'}`).toBe('0 0 x');
   });
 });

@@ -16,15 +16,16 @@ const joined = new WeakMap<TemplateStringsArray, readonly string[]>();
 
 /**
  * A line break in a template's own text, with the indentation around it, goes when it touches a tag (`>` before
- * it, `<` after it) or an interpolation, and is one space elsewhere (between words, between attributes). So markup
- * is written one element per line and renders as the same one line. Like JSX, `${a}` and a word on the next line
- * are joined without a space: keep those on one line. It escapes nothing: values go through escapeHtml first.
+ * it, `<` after it) or stands alone between two values; elsewhere (between words, between attributes, between a
+ * word and a value) it is one space. Spaces within a line stay as written. So markup is written one element per
+ * line and renders as the same one line. It escapes nothing: values go through escapeHtml first.
  */
 function joinLines(text: string): string {
+  if (text.trim() === '' && text.includes('\n')) return '';
   return text.replace(/[ \t]*\n\s*/g, (run: string, offset: number) => {
     const before = text[offset - 1];
     const after = text[offset + run.length];
-    return before === undefined || after === undefined || before === '>' || after === '<' ? '' : ' ';
+    return before === '>' || after === '<' ? '' : ' ';
   });
 }
 

@@ -3,15 +3,8 @@ import { pageShell } from './page';
 
 describe('pageShell', () => {
   it('wraps the page in a document with its language, escaped title, nonce and main', () => {
-    const page = pageShell({
-      title: 'A & B',
-      nonce: 'n1',
-      style: 'p{}',
-      before: '<a href="#m">Skip</a>',
-      mainId: 'm',
-      main: '<h1>Hi</h1>',
-      after: '<p id="live"></p>',
-    });
+    const shell = { title: 'A & B', nonce: 'n1', style: 'p{}', mainId: 'm', main: '<h1>Hi</h1>' };
+    const page = pageShell({ ...shell, before: '<a href="#m">Skip</a>', after: '<p id="live"></p>' });
     expect(page).toMatch(/^<!doctype html>\n<html lang="en">/);
     expect(page).toContain('<title>A &amp; B</title>');
     expect(page).toContain('<style nonce="n1">p{}</style>');
