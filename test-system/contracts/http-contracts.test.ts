@@ -24,7 +24,7 @@ import { createUpstreams, type Upstreams } from '../../services/gateway/src/clie
 import { PUBLIC_ROUTES } from '../../services/gateway/src/http/public-routes';
 import { OrdersClient as SessionsOrdersClient } from '../../services/sessions/src/clients/orders.client';
 import { GatewaySettingsClient } from '../../services/webhook-dispatcher/src/clients/gateway.client';
-import { routeOf } from './soak/versions';
+import { routeOf } from '../soak/versions';
 
 const fixtures = readHttpFixtures();
 
