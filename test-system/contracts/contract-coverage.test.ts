@@ -9,11 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS_COLLECTION } from '@checkout/mongo';
 import { readDocumentFixtures, readHttpFixtures, type HttpFixture } from '@checkout/testing';
-import { PUBLIC_ROUTES } from '../../services/gateway/src/http/public-routes';
-import { COLLECTIONS as GATEWAY_COLLECTIONS } from '../../services/gateway/src/store/indexes';
-import { COLLECTIONS as ORDERS_COLLECTIONS } from '../../services/orders/src/store/indexes';
-import { COLLECTIONS as SESSIONS_COLLECTIONS } from '../../services/sessions/src/store/indexes';
-import { COLLECTIONS as DISPATCHER_COLLECTIONS } from '../../services/webhook-dispatcher/src/store/indexes';
+import { PUBLIC_ROUTES } from '@checkout/gateway/testing';
+import { COLLECTIONS as GATEWAY_COLLECTIONS } from '@checkout/gateway/indexes';
+import { COLLECTIONS as ORDERS_COLLECTIONS } from '@checkout/orders/indexes';
+import { COLLECTIONS as SESSIONS_COLLECTIONS } from '@checkout/sessions/indexes';
+import { COLLECTIONS as DISPATCHER_COLLECTIONS } from '@checkout/webhook-dispatcher/indexes';
 import { routeOf } from '../soak/versions';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
