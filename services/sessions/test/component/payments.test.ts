@@ -20,6 +20,18 @@ stackWithEventsPerFile('pay', (started) => ({ stack, events } = started));
 const payWithHelper = (tenant: Tenant, sessionId: string, body: Record<string, unknown> = {}) =>
   stack.api('POST', `/internal/test-helpers/sessions/${sessionId}/pay`, tenant, body);
 
+/**
+ * A new session of `tenant` whose payment through the helper races `other` on it; then the order and the session
+ * as stored once both have answered.
+ */
+async function raceAPayment<T>(tenant: Tenant, other: (session: any) => Promise<T>) {
+  const session = await stack.createSession(tenant);
+  const [pay, answer] = await Promise.all([payWithHelper(tenant, session.id), other(session)]);
+  const order = (await stack.orders('GET', `/internal/orders/${session.order.id}`, tenant)).body.order;
+  const read = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+  return { session, pay, other: answer, order, read };
+}
+
 describe('POST /internal/test-helpers/sessions/:id/pay', () => {
   it('When paid in full, then order completed and checkout.session.completed is on Kafka before the response (flow 3, D28)', async () => {
     const tenant = newTenant();
@@ -127,13 +139,10 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
   it('When pay and cancel race 30 times, then each run ends in exactly one consistent outcome (D25)', async () => {
     const tenant = newTenant();
     for (let run = 0; run < 30; run += 1) {
-      const session = await stack.createSession(tenant);
-      const [pay, cancel] = await Promise.all([
-        payWithHelper(tenant, session.id),
-        stack.orders('POST', `/internal/orders/${session.order.id}/cancel`, tenant),
-      ]);
-      const order = (await stack.orders('GET', `/internal/orders/${session.order.id}`, tenant)).body.order;
-      const read = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+      const race = await raceAPayment(tenant, (s) =>
+        stack.orders('POST', `/internal/orders/${s.order.id}/cancel`, tenant),
+      );
+      const { session, pay, other: cancel, order, read } = race;
       if (order.status === 'completed') {
         expect(pay.status).toBe(200);
         expect(cancel.status).toBe(400);
@@ -164,13 +173,10 @@ describe('a payment racing the other writers of its session', () => {
   it('When a payment and the expire helper race 20 times, then each run ends in one consistent outcome with exactly one event (D21, D27)', async () => {
     const tenant = newTenant();
     for (let run = 0; run < 20; run += 1) {
-      const session = await stack.createSession(tenant);
-      const [pay, expire] = await Promise.all([
-        payWithHelper(tenant, session.id),
-        stack.api('POST', `/internal/test-helpers/sessions/${session.id}/expire`, tenant),
-      ]);
-      const order = (await stack.orders('GET', `/internal/orders/${session.order.id}`, tenant)).body.order;
-      const read = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+      const race = await raceAPayment(tenant, (s) =>
+        stack.api('POST', `/internal/test-helpers/sessions/${s.id}/expire`, tenant),
+      );
+      const { session, pay, other: expire, order, read } = race;
       const outcome = order.status === 'completed' ? 'completed' : 'expired';
       if (outcome === 'completed') {
         expect([pay.status, expire.status, expire.body.code]).toEqual([200, 400, 'SESSION_UPDATE_FAILED']);
@@ -190,16 +196,12 @@ describe('a payment racing the other writers of its session', () => {
   it('When PATCHes of sessionData race a payment, then both land: the session completes once and keeps every key (D23, D28)', async () => {
     const tenant = newTenant();
     for (let run = 0; run < 10; run += 1) {
-      const session = await stack.createSession(tenant);
-      const [pay, ...patches] = await Promise.all([
-        payWithHelper(tenant, session.id),
-        ...['a', 'b', 'c'].map((key) =>
-          stack.api('PATCH', `/internal/sessions/${session.id}`, tenant, { sessionData: { [key]: run } }),
-        ),
-      ]);
+      const patch = (s: { id: string }, key: string) =>
+        stack.api('PATCH', `/internal/sessions/${s.id}`, tenant, { sessionData: { [key]: run } });
+      const race = await raceAPayment(tenant, (s) => Promise.all(['a', 'b', 'c'].map((key) => patch(s, key))));
+      const { session, pay, other: patches, read } = race;
       expect(pay.status).toBe(200);
-      for (const patch of patches) expect(patch.status).toBe(200);
-      const read = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+      for (const answer of patches) expect(answer.status).toBe(200);
       expect(read).toMatchObject({ status: 'completed', sessionData: { a: run, b: run, c: run } });
       const [completed] = await eventually(() =>
         events.of(session.id).length > 0 ? events.of(session.id) : undefined,
