@@ -15,11 +15,11 @@ import {
 } from '@checkout/contracts';
 import { consumerGroupLag, createKafka } from '@checkout/kafka';
 import { ANSWER, AdminClient, eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
-import { startClusterStack, type ClusterStack } from '../cluster-stack';
-import { parseRequestLog } from '../haproxy';
-import { ensureReleaseBundles, resolveRelease, type ServiceBuild } from '../releases';
-import { SERVICES, startProcessStack, type ProcessStack, type ServiceName } from '../process-stack';
-import { startTraceSink, type TraceSink } from '../trace-sink';
+import { startClusterStack, type ClusterStack } from '../../scripts/lib/cluster-stack';
+import { parseRequestLog } from '../../scripts/lib/haproxy';
+import { ensureReleaseBundles, resolveRelease, type ServiceBuild } from '../../scripts/lib/releases';
+import { SERVICES, startProcessStack, type ProcessStack, type ServiceName } from '../../scripts/lib/process-stack';
+import { startTraceSink, type TraceSink } from '../../scripts/lib/trace-sink';
 import { planChaos, runChaos, type ClusterKill, type OutageWindow } from './chaos';
 import { sweptEventRows, sweptEvents } from './swept-events';
 import { RecordingClient, sendWithRetries } from './client';

@@ -3,9 +3,9 @@
 // each moment comes from the rollout's steps (VersionTimeline); who called whom at which version, for internal
 // HTTP, from the load balancer's request log, where each caller has a frontend of its own and both sides name
 // their build in x-internal-version (a release older than that header sends none: it counts as the old side).
-import type { LoggedRequest } from '../haproxy';
-import { frontendOf, INTERNAL_CALLS } from '../cluster-stack';
-import type { ServiceName } from '../process-stack';
+import type { LoggedRequest } from '../../scripts/lib/haproxy';
+import { frontendOf, INTERNAL_CALLS } from '../../scripts/lib/cluster-stack';
+import type { ServiceName } from '../../scripts/lib/process-stack';
 import type { LedgerRow } from './ledger';
 
 export type Side = 'old' | 'new';

@@ -21,11 +21,11 @@ import {
   type WebhookReceiver,
 } from '@checkout/testing';
 import { buildInfo } from '@checkout/config';
-import { INTERNAL_CALLS, type InternalCall } from './cluster-stack';
-import { startProcessStack, type ProcessStack, type ServiceName } from './process-stack';
-import type { ServiceBuild } from './releases';
-import { routeOf } from './soak/versions';
-import { startTraceSink, type TraceSink } from './trace-sink';
+import { INTERNAL_CALLS, type InternalCall } from '../../scripts/lib/cluster-stack';
+import { startProcessStack, type ProcessStack, type ServiceName } from '../../scripts/lib/process-stack';
+import type { ServiceBuild } from '../../scripts/lib/releases';
+import { routeOf } from '../soak/versions';
+import { startTraceSink, type TraceSink } from '../../scripts/lib/trace-sink';
 
 /**
  * Request headers a contract is about; the token, request id, version and transport headers are not. The trace

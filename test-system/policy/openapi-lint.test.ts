@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lintOpenApi } from './openapi-lint';
+import { lintOpenApi } from '../../scripts/lib/openapi-lint';
 
 // The second audit ran Spectral on the document: spectral:oas gave 35 warnings, the OWASP API Security ruleset 256
 // errors. Both run here, so `npm test` fails on any finding; the exceptions, each with its reason, are in

@@ -6,9 +6,9 @@ import { setTimeout as pause } from 'node:timers/promises';
 import type { Engines } from '@checkout/engines';
 import { consumerGroupStates, type KafkaClient } from '@checkout/kafka';
 import { eventually } from '@checkout/testing';
-import type { ClusterStack, ReplacementStep } from '../cluster-stack';
-import { SERVICES, type ServiceName } from '../process-stack';
-import type { ServiceBuild } from '../releases';
+import type { ClusterStack, ReplacementStep } from '../../scripts/lib/cluster-stack';
+import { SERVICES, type ServiceName } from '../../scripts/lib/process-stack';
+import type { ServiceBuild } from '../../scripts/lib/releases';
 import type { LedgerRow } from './ledger';
 
 export interface RolloutStep {

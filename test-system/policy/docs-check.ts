@@ -1,4 +1,4 @@
-// The docs check (unit tier of `npm test`, scripts/lib/docs-check.test.ts): what README.md, docs/**/*.md and the
+// The docs check (unit tier of `npm test`, test-system/policy/docs-check.test.ts): what README.md, docs/**/*.md and the
 // packages' README files name must exist in this checkout, so that a newcomer can trust them. Each finding is
 // `file:line: what`. It reads the tracked files once and matches words, so it runs in well under a second.
 import { execFileSync } from 'node:child_process';
@@ -120,7 +120,18 @@ function slugsOf(markdown: string): Set<string> {
   return anchors;
 }
 
-const ROOT_DIRS = ['libs', 'services', 'docs', 'scripts', 'deploy', 'testkit', 'test-e2e', 'bench', '.github'];
+const ROOT_DIRS = [
+  'libs',
+  'services',
+  'docs',
+  'scripts',
+  'deploy',
+  'testkit',
+  'test-e2e',
+  'test-system',
+  'bench',
+  '.github',
+];
 const FILE_NAME = /^[\w.-]+\.(ts|js|mjs|json|ya?ml|md|sh|py|go|png|html|css|cfg)$/;
 
 /** A path with placeholders (`<service>`, `*`, `…`) as a pattern over the repository's paths. */
@@ -250,7 +261,7 @@ export function checkDocs(): Finding[] {
   // An allow-list entry no document needs any more goes, so that the list stays what it says.
   for (const word of [...allowed, ...generated].filter((w) => !allowedUsed.has(w) && !generatedUsed.has(w)))
     findings.push({
-      file: 'scripts/lib/docs-check.ts',
+      file: 'test-system/policy/docs-check.ts',
       line: SELF.findIndex((line) => line.includes(`'${word}'`)) + 1,
       what: `\`${word}\` is allowed but no document names it`,
     });

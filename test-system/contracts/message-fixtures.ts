@@ -12,18 +12,19 @@ import { Order, TOPICS, WEBHOOK_RETRY_TIERS, newId, type Mode, type SessionEvent
 import type { EventProducer, OutboxEntry, OutgoingMessage } from '@checkout/kafka';
 import { shapeOf } from '@checkout/testing';
 import { nextRevision, type Scope } from '@checkout/mongo';
-import { OrderCommands } from '../../services/orders/src/domain/orders.use-cases';
-import { OrderEventsProducer } from '../../services/orders/src/messaging/order-events.producer';
-import { newOrder, type NewOrderInput } from '../../services/orders/src/domain/order';
-import type { RefundInput } from '../../services/orders/src/domain/refund';
-import { presentOrder } from '../../services/orders/src/domain/order.presenter';
-import type { OrderDocument } from '../../services/orders/src/store/order.document';
-import type { OrdersStore } from '../../services/orders/src/store/orders.store';
-import type { ReferenceDataStore } from '../../services/orders/src/store/reference-data.store';
-import { sessionEventMessage } from '../../services/sessions/src/domain/session-event';
-import type { SessionDocument } from '../../services/sessions/src/store/session.document';
-import { WebhookPublisher } from '../../services/webhook-dispatcher/src/messaging/webhook-messages';
-import type { DeliveryDocument } from '../../services/webhook-dispatcher/src/store/delivery.document';
+import {
+  OrderCommands,
+  OrderEventsProducer,
+  newOrder,
+  type NewOrderInput,
+  type RefundInput,
+  presentOrder,
+  type OrderDocument,
+  type OrdersStore,
+  type ReferenceDataStore,
+} from '@checkout/orders/testing';
+import { sessionEventMessage, type SessionDocument } from '@checkout/sessions/testing';
+import { WebhookPublisher, type DeliveryDocument } from '@checkout/webhook-dispatcher/testing';
 
 export const FIXTURES_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../libs/contracts/fixtures/messages');
 

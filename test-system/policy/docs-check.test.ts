@@ -2,11 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderConfigReference, REFERENCE_PATH } from '../config-reference';
+import { renderConfigReference, REFERENCE_PATH } from '../../scripts/config-reference';
 import { checkDocs, formatFindings, ROOT } from './docs-check';
 
 // Docs a newcomer can trust: every path, symbol, link, anchor and npm script the README, docs/ and the packages'
-// READMEs name exists in this checkout (scripts/lib/docs-check.ts says what counts), and the configuration
+// READMEs name exists in this checkout (test-system/policy/docs-check.ts says what counts), and the configuration
 // reference is what the services' schemas generate. A finding is printed as `file:line: what`.
 describe('the documentation matches the code', () => {
   it('When a document names a file, a symbol, a link, an anchor or an npm script, then it exists', () => {

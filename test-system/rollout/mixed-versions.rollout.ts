@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { soakTier } from './run';
+import { soakTier } from '../soak/run';
 
 // In the rollout tier of `npm test` (vitest project "rollout"): a cluster of two replicas of each service
 // starts on the latest recorded release (releases.json; its bundles are built once per commit under

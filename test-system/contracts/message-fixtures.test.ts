@@ -10,10 +10,8 @@ import {
   WEBHOOK_RETRY_TIERS,
 } from '@checkout/contracts';
 import { DeadLetterEntry } from '../../deploy/scripts/replay-dead-letter';
-import { parseOrderEvent } from '../../services/sessions/src/messaging/order-events.consumer';
-import { parseRetryMessage } from '../../services/webhook-dispatcher/src/messaging/retry.consumer';
-import { parseSessionEvent } from '../../services/webhook-dispatcher/src/messaging/session-events.consumer';
-import { parseOrderPublicEvent } from '../../services/webhook-dispatcher/src/messaging/order-public-events.consumer';
+import { parseOrderEvent } from '@checkout/sessions/testing';
+import { parseRetryMessage, parseSessionEvent, parseOrderPublicEvent } from '@checkout/webhook-dispatcher/testing';
 import { fixtureShape, produceAll, readFixtures, type MessageFixture } from './message-fixtures';
 
 const fixtures = readFixtures();

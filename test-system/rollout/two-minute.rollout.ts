@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { soakTier } from './run';
+import { soakTier } from '../soak/run';
 
 // The rollout tier of `npm test` (vitest project "rollout", after the soak; not a *.test.ts file, so the
 // unit tier does not pick it up). Two replicas of each service behind HAProxy on three brokers; after a steady

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rolloutPhases } from './rollout';
 import { VersionTimeline, handoffRow, httpContractRows, routeOf } from './versions';
-import type { LoggedRequest } from '../haproxy';
+import type { LoggedRequest } from '../../scripts/lib/haproxy';
 
 // the mixed-version soak's rows say, per contract, how much talk crossed versions; they are computed
 // from when each replica served on which build, and (internal HTTP) from the load balancer's request log.

@@ -1,6 +1,6 @@
 import { eventually } from '@checkout/testing';
 import type { Engines } from '@checkout/engines';
-import { SERVICES, type ProcessStack, type ServiceName } from '../process-stack';
+import { SERVICES, type ProcessStack, type ServiceName } from '../../scripts/lib/process-stack';
 import { pause } from './client';
 
 // The chaos loop of the soak. What counts as "inside an outage window" (documented in the README too): from the

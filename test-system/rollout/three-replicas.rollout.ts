@@ -9,8 +9,8 @@ import { TOPICS, topicName } from '@checkout/contracts';
 import { createKafka } from '@checkout/kafka';
 import { readTopic } from '@checkout/kafka/testing';
 import { AdminClient, eventually, metricValue } from '@checkout/testing';
-import { startClusterStack, type ClusterStack, type Replica } from '../cluster-stack';
-import type { ServiceName } from '../process-stack';
+import { startClusterStack, type ClusterStack, type Replica } from '../../scripts/lib/cluster-stack';
+import type { ServiceName } from '../../scripts/lib/process-stack';
 import { startHoldingReceiver, type HoldingReceiver } from './holding-receiver';
 
 // What each replica keeps to itself, and what must happen once however many replicas there are,

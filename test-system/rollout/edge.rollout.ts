@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEngines, type Engines } from '@checkout/engines';
 import { Checkout, CheckoutApiError } from '@checkout/sdk';
 import { AdminClient } from '@checkout/testing';
-import { startClusterStack, type ClusterStack } from '../cluster-stack';
+import { startClusterStack, type ClusterStack } from '../../scripts/lib/cluster-stack';
 import { METHODS, representationHeaders, sendOnOneConnection, shuffled, type Method } from './framing';
 
 // The edge behind the load balancer (the second audit), on the local cluster of `npm start -- --replicas 2`: two

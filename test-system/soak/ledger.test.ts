@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckoutSession, WebhookEvent } from '@checkout/contracts';
 import type { ReceivedRequest } from '@checkout/testing';
-import { SERVICES } from '../process-stack';
+import { SERVICES } from '../../scripts/lib/process-stack';
 import { insideOutage, planChaos, shuffled, type OutageWindow } from './chaos';
 import {
   ORDER_EVENTS_LOST,

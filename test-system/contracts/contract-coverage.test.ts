@@ -2,19 +2,19 @@
 // with (its clients, the admin API's forwards, the public route table) has an HTTP fixture, and each collection a
 // service stores has a document fixture (libs/contracts/fixtures/{http,documents}; testkit/testing
 // contract-fixtures.ts says how they are checked). Both lists are read from the code, so a route or a collection
-// added without recording it (`npm run fixtures -- --contracts`, scripts/lib/contract-recording.ts) fails here.
+// added without recording it (`npm run fixtures -- --contracts`, contract-recording.ts beside this file) fails here.
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS_COLLECTION } from '@checkout/mongo';
 import { readDocumentFixtures, readHttpFixtures, type HttpFixture } from '@checkout/testing';
-import { PUBLIC_ROUTES } from '../../services/gateway/src/http/public-routes';
-import { COLLECTIONS as GATEWAY_COLLECTIONS } from '../../services/gateway/src/store/indexes';
-import { COLLECTIONS as ORDERS_COLLECTIONS } from '../../services/orders/src/store/indexes';
-import { COLLECTIONS as SESSIONS_COLLECTIONS } from '../../services/sessions/src/store/indexes';
-import { COLLECTIONS as DISPATCHER_COLLECTIONS } from '../../services/webhook-dispatcher/src/store/indexes';
-import { routeOf } from './soak/versions';
+import { PUBLIC_ROUTES } from '@checkout/gateway/testing';
+import { COLLECTIONS as GATEWAY_COLLECTIONS } from '@checkout/gateway/indexes';
+import { COLLECTIONS as ORDERS_COLLECTIONS } from '@checkout/orders/indexes';
+import { COLLECTIONS as SESSIONS_COLLECTIONS } from '@checkout/sessions/indexes';
+import { COLLECTIONS as DISPATCHER_COLLECTIONS } from '@checkout/webhook-dispatcher/indexes';
+import { routeOf } from '../soak/versions';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const source = (file: string) => readFileSync(join(ROOT, file), 'utf8');

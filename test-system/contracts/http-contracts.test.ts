@@ -20,11 +20,10 @@ import {
 } from '@checkout/contracts';
 import { readHttpFixtures, type HttpFixture } from '@checkout/testing';
 import { collectSpans } from '@checkout/telemetry/testing';
-import { createUpstreams, type Upstreams } from '../../services/gateway/src/clients/upstreams';
-import { PUBLIC_ROUTES } from '../../services/gateway/src/http/public-routes';
-import { OrdersClient as SessionsOrdersClient } from '../../services/sessions/src/clients/orders.client';
-import { GatewaySettingsClient } from '../../services/webhook-dispatcher/src/clients/gateway.client';
-import { routeOf } from './soak/versions';
+import { createUpstreams, type Upstreams, PUBLIC_ROUTES } from '@checkout/gateway/testing';
+import { OrdersClient as SessionsOrdersClient } from '@checkout/sessions/testing';
+import { GatewaySettingsClient } from '@checkout/webhook-dispatcher/testing';
+import { routeOf } from '../soak/versions';
 
 const fixtures = readHttpFixtures();
 
