@@ -10,8 +10,8 @@ import {
   type OrderEventType,
   type RefundFailureReason,
 } from '@checkout/contracts';
-import type { OrdersStore, OrderListFilter } from '../store/orders.store';
-import type { ReferenceDataStore } from '../store/reference-data.store';
+import type { OrderListFilter } from '../store/orders.store';
+import type { StoredOrders, StoredReferenceData } from './ports';
 import type { OrderDocument, StoredCustomer, StoredRefund } from '../store/order.document';
 import {
   applyPayment,
@@ -50,8 +50,8 @@ export interface OrderEventsOutbox {
 }
 
 export interface OrderCommandsDeps {
-  orders: OrdersStore;
-  referenceData: ReferenceDataStore;
+  orders: StoredOrders;
+  referenceData: StoredReferenceData;
   events: OrderEventsOutbox;
   clock: () => Date;
 }
