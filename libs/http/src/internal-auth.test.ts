@@ -1,7 +1,13 @@
 import type { Context } from 'koa';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '@checkout/errors';
-import { internalAuth, internalTokenSha256, isInternalPath, type InternalRouteRule } from './internal-auth';
+import {
+  internalAuth,
+  internalRouteRules,
+  internalTokenSha256,
+  isInternalPath,
+  type InternalRouteRule,
+} from './internal-auth';
 
 // Every caller has a credential of its own, the callee holds only its SHA-256, and each internal
 // route admits only the callers it names. Two hashes for one caller are accepted while it rotates its token.
@@ -109,5 +115,44 @@ describe('internalAuth', () => {
     expect(isInternalPath('/INTERNAL/sessions/x')).toBe(true);
     expect(isInternalPath('/Internal/processor/notifications', '/internal/processor/')).toBe(true);
     expect(isInternalPath('/checkout/cs_test_1')).toBe(false);
+  });
+});
+
+describe("internalRouteRules: a callee's rules from libs/contracts' INTERNAL_ROUTES", () => {
+  const orders = internalAuth(
+    [
+      { caller: 'gateway', tokenSha256: internalTokenSha256(TOKENS.gatewayNew) },
+      { caller: 'sessions', tokenSha256: internalTokenSha256(TOKENS.sessions) },
+    ],
+    internalRouteRules('orders'),
+  );
+  const as = (token: string, method: string, path: string) =>
+    call(orders, { method, path, headers: { 'x-internal-token': token, ...scopeHeaders } });
+
+  it.each([
+    ['sessions', TOKENS.sessions, 'POST', '/internal/orders/ord_1/payments'],
+    ['sessions', TOKENS.sessions, 'GET', '/INTERNAL/Orders/ord_1/'],
+    ['the gateway', TOKENS.gatewayNew, 'GET', '/internal/orders/payments-per-hour'],
+    // A known caller of the path with a method no route has: the router answers it (405), not the auth.
+    ['the gateway', TOKENS.gatewayNew, 'DELETE', '/internal/orders/ord_1'],
+  ])('When %s calls %s %s, a route of its, then the call goes on', async (_who, token, method, path) => {
+    const { run, reached } = as(token, method, path);
+    await run;
+    expect(reached()).toBe(true);
+  });
+
+  it.each([
+    // A literal segment is matched before a parameter: the chart is not an order id sessions may read.
+    ['sessions', TOKENS.sessions, 'GET', '/internal/orders/payments-per-hour'],
+    ['sessions', TOKENS.sessions, 'GET', '/internal/orders'],
+    ['the gateway', TOKENS.gatewayNew, 'POST', '/internal/orders/ord_1/payments'],
+    ['the gateway', TOKENS.gatewayNew, 'GET', '/internal/nothing-declared'],
+  ])('When %s calls %s %s, not a route of its, then FORBIDDEN', async (_who, token, method, path) => {
+    await expect(as(token, method, path).run).rejects.toSatisfy(isCode('FORBIDDEN'));
+  });
+
+  it("leaves the processor's signed routes to their signature", () => {
+    const paths = internalRouteRules('orders').map((r) => r.path.source);
+    expect(paths.some((p) => p.includes('processor'))).toBe(false);
   });
 });
