@@ -172,10 +172,10 @@ describe('every internal call has an HTTP contract fixture (libs/contracts/fixtu
       expect(route, `${f.caller} → ${f.callee} ${f.route}: recorded but not in INTERNAL_ROUTES`).toBeDefined();
       const code = (f.response.body as { code?: string } | undefined)?.code;
       if (f.response.status >= 400 && f.response.status < 500)
-        expect(route?.errors, `${f.route} answered ${code}`).toContain(code);
+        expect(route?.errors ?? [], `${f.route} answered ${code}`).toContain(code);
     }
     for (const route of Object.values(INTERNAL_ROUTES) as InternalRoute[])
-      for (const code of route.errors) expect(isErrorCode(code), `${route.path}: ${code}`).toBe(true);
+      for (const code of route.errors ?? []) expect(isErrorCode(code), `${route.path}: ${code}`).toBe(true);
   });
 });
 

@@ -37,7 +37,7 @@ export type InternalMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /**
  * One internal route, declared once: the callee's internal auth lets exactly its callers in (libs/http's
  * `internalRouteRules`), a caller's typed call builds its path and parses its answer from it (libs/http's
- * `InternalClient.call`), and the contract tests require a recorded fixture of each (route, caller).
+ * `callInternal`), and the contract tests require a recorded fixture of each (route, caller).
  */
 export interface InternalRoute {
   callee: InternalService;
@@ -50,26 +50,28 @@ export interface InternalRoute {
   /** The success body a caller reads itself; absent: nothing read (a 204), or only passed on as it came. */
   answer?: z.ZodType;
   /** The error codes the callee answers that its callers read and map (the recorded 4xx fixtures stay within). */
-  errors: readonly string[];
-  /**
-   * Retried after a transport failure or a 503 (libs/http's InternalClient); absent: only a GET. A payment is
-   * idempotent by its payment id (D27), cancel by the spec, close-payments by its state.
-   */
+  errors?: readonly string[];
+  /** Retried after a transport failure or a 503; absent: only a GET (a payment is idempotent by its id, D27). */
   idempotent?: boolean;
-  /**
-   * Signed by the payment processor (HMAC over the raw body) instead of a caller's token, and passed through by
-   * the gateway byte for byte: no typed call, no internal token, no fixture (the processor writes it).
-   */
+  /** Signed by the payment processor (HMAC over the raw body) and passed through unchanged: no token, no fixture. */
   processorSigned?: true;
 }
 
 const NOT_FOUND = { order: 'ORDER_NOT_FOUND', session: 'SESSION_NOT_FOUND' } as const;
 
+/** A route of one callee, its literal types kept (its path's parameters, its answer's schema). */
+const routesOf =
+  <const S extends InternalService>(callee: S) =>
+  <const R extends Omit<InternalRoute, 'callee'>>(route: R): R & { callee: S } => ({ ...route, callee });
+const orders = routesOf('orders');
+const sessions = routesOf('sessions');
+const gateway = routesOf('gateway');
+const dispatcher = routesOf('webhook-dispatcher');
+
 /** The table: every internal route of the platform, by the name its typed call uses. */
 export const INTERNAL_ROUTES = {
   // Orders (the owner of orders, payments, refunds and operators' reference data).
-  createOrder: {
-    callee: 'orders',
+  createOrder: orders({
     method: 'POST',
     path: '/internal/orders',
     callers: ['gateway', 'sessions'],
@@ -77,52 +79,46 @@ export const INTERNAL_ROUTES = {
     answer: OrderResponse,
     errors: ['ORDER_CREATE_FAILED', 'DUPLICATE_EXTERNAL_ID', 'INVALID_REQUEST'],
     idempotent: true,
-  },
-  listOrders: {
-    callee: 'orders',
+  }),
+  listOrders: orders({
     method: 'GET',
     path: '/internal/orders',
     callers: ['gateway'],
     answer: OrderPageResponse,
     errors: ['ORDERS_FETCH_FAILED', 'INVALID_LOCATION_ID'],
-  },
-  getOrder: {
-    callee: 'orders',
+  }),
+  getOrder: orders({
     method: 'GET',
     path: '/internal/orders/:orderId',
     callers: ['gateway', 'sessions'],
     answer: OrderResponse,
     errors: [NOT_FOUND.order],
-  },
-  updateOrder: {
-    callee: 'orders',
+  }),
+  updateOrder: orders({
     method: 'PATCH',
     path: '/internal/orders/:orderId',
     callers: ['gateway', 'sessions'],
     request: UpdateOrderRequest,
     answer: OrderResponse,
     errors: [NOT_FOUND.order, 'ORDER_UPDATE_FAILED', 'ORDER_NOT_EDITABLE', 'INVALID_REQUEST'],
-  },
-  cancelOrder: {
-    callee: 'orders',
+  }),
+  cancelOrder: orders({
     method: 'POST',
     path: '/internal/orders/:orderId/cancel',
     callers: ['gateway', 'sessions'],
     answer: OrderResponse,
     errors: [NOT_FOUND.order, 'ORDER_CANCEL_FAILED'],
     idempotent: true,
-  },
-  closePayments: {
-    callee: 'orders',
+  }),
+  closePayments: orders({
     method: 'POST',
     path: '/internal/orders/:orderId/close-payments',
     callers: ['sessions'],
     answer: OrderResponse,
     errors: [NOT_FOUND.order],
     idempotent: true,
-  },
-  applyPayment: {
-    callee: 'orders',
+  }),
+  applyPayment: orders({
     method: 'POST',
     path: '/internal/orders/:orderId/payments',
     callers: ['sessions'],
@@ -131,299 +127,254 @@ export const INTERNAL_ROUTES = {
     // Sessions reads a refusal as ORDER_NOT_PAYABLE only, which every recorded release of orders answers.
     errors: [NOT_FOUND.order, 'ORDER_NOT_PAYABLE', 'INVALID_REQUEST'],
     idempotent: true,
-  },
-  orderPayments: {
-    callee: 'orders',
+  }),
+  orderPayments: orders({
     method: 'GET',
     path: '/internal/orders/:orderId/payments',
     callers: ['gateway'],
     answer: OrderPaymentsResponse,
     errors: [NOT_FOUND.order],
-  },
-  paymentsPerHour: {
-    callee: 'orders',
+  }),
+  paymentsPerHour: orders({
     method: 'GET',
     path: '/internal/orders/payments-per-hour',
     callers: ['gateway'],
     answer: PaymentsPerHourResponse,
-    errors: [],
-  },
-  createRefund: {
-    callee: 'orders',
+  }),
+  createRefund: orders({
     method: 'POST',
     path: '/internal/orders/:orderId/refunds',
     callers: ['gateway'],
     errors: [NOT_FOUND.order, 'REFUND_FAILED', 'INVALID_REQUEST'],
-  },
-  orderRefunds: {
-    callee: 'orders',
+  }),
+  orderRefunds: orders({
     method: 'GET',
     path: '/internal/orders/:orderId/refunds',
     callers: ['gateway'],
     answer: RefundListResponse,
     errors: [NOT_FOUND.order, 'INVALID_REQUEST'],
-  },
-  getRefund: {
-    callee: 'orders',
+  }),
+  getRefund: orders({
     method: 'GET',
     path: '/internal/refunds/:refundId',
     callers: ['gateway'],
     errors: ['REFUND_NOT_FOUND'],
-  },
-  testHelperCreateRefund: {
-    callee: 'orders',
+  }),
+  testHelperCreateRefund: orders({
     method: 'POST',
     path: '/internal/test-helpers/orders/:orderId/refunds',
     callers: ['gateway'],
     errors: [NOT_FOUND.order, 'REFUND_FAILED', 'INVALID_REQUEST'],
-  },
-  testHelperSettleRefund: {
-    callee: 'orders',
+  }),
+  testHelperSettleRefund: orders({
     method: 'POST',
     path: '/internal/test-helpers/refunds/:refundId/settle',
     callers: ['gateway'],
     errors: ['REFUND_NOT_FOUND', 'INVALID_REQUEST'],
-  },
-  refundNotification: {
-    callee: 'orders',
+  }),
+  refundNotification: orders({
     method: 'POST',
     path: '/internal/processor/refund-notifications',
     callers: ['gateway'],
-    errors: [],
     processorSigned: true,
-  },
+  }),
   // Operators manage reference data through the gateway's admin API; the hosted page reads it (D38).
-  listLocations: {
-    callee: 'orders',
+  listLocations: orders({
     method: 'GET',
     path: '/internal/admin/locations',
     callers: ['gateway', 'sessions'],
     answer: LocationsResponse,
-    errors: [],
-  },
-  createLocation: {
-    callee: 'orders',
+  }),
+  createLocation: orders({
     method: 'POST',
     path: '/internal/admin/locations',
     callers: ['gateway'],
     errors: ['INVALID_REQUEST'],
-  },
-  findPaymentDestinations: {
-    callee: 'orders',
+  }),
+  findPaymentDestinations: orders({
     method: 'GET',
     path: '/internal/admin/payment-destinations',
     callers: ['gateway', 'sessions'],
     answer: PaymentDestinationsResponse,
-    errors: [],
-  },
-  createPaymentDestination: {
-    callee: 'orders',
+  }),
+  createPaymentDestination: orders({
     method: 'POST',
     path: '/internal/admin/payment-destinations',
     callers: ['gateway'],
     errors: ['INVALID_PAYMENT_DESTINATION', 'INVALID_REQUEST'],
-  },
-  updatePaymentDestination: {
-    callee: 'orders',
+  }),
+  updatePaymentDestination: orders({
     method: 'PATCH',
     path: '/internal/admin/payment-destinations/:destinationId',
     callers: ['gateway'],
     errors: ['PAYMENT_DESTINATION_NOT_FOUND', 'INVALID_PAYMENT_DESTINATION', 'INVALID_REQUEST'],
-  },
+  }),
 
   // Sessions: the merchants' session API and its test helpers, through the gateway.
-  createSession: {
-    callee: 'sessions',
+  createSession: sessions({
     method: 'POST',
     path: '/internal/sessions',
     callers: ['gateway'],
     request: CreateSessionRequest,
     answer: SessionResponse,
     errors: ['SESSION_CREATION_FAILED', 'INVALID_REQUEST'],
-  },
-  listSessions: {
-    callee: 'sessions',
+  }),
+  listSessions: sessions({
     method: 'GET',
     path: '/internal/sessions',
     callers: ['gateway'],
     answer: SessionListResponse,
     errors: ['INVALID_REQUEST'],
-  },
-  getSession: {
-    callee: 'sessions',
+  }),
+  getSession: sessions({
     method: 'GET',
     path: '/internal/sessions/:sessionId',
     callers: ['gateway'],
     answer: SessionResponse,
     errors: [NOT_FOUND.session],
-  },
-  updateSession: {
-    callee: 'sessions',
+  }),
+  updateSession: sessions({
     method: 'PATCH',
     path: '/internal/sessions/:sessionId',
     callers: ['gateway'],
     request: UpdateSessionRequest,
     answer: SessionResponse,
     errors: [NOT_FOUND.session, 'SESSION_UPDATE_FAILED', 'INVALID_REQUEST'],
-  },
+  }),
   /** D46: the session takes orders' answer (applied only if newer); 404: the session was never stored. */
-  copyOrder: {
-    callee: 'sessions',
+  copyOrder: sessions({
     method: 'PUT',
     path: '/internal/sessions/:sessionId/order',
     callers: ['gateway'],
     request: OrderSnapshot,
     errors: [NOT_FOUND.session],
     idempotent: true,
-  },
-  testHelperPaySession: {
-    callee: 'sessions',
+  }),
+  testHelperPaySession: sessions({
     method: 'POST',
     path: '/internal/test-helpers/sessions/:sessionId/pay',
     callers: ['gateway'],
     errors: [NOT_FOUND.session, 'SESSION_NOT_PAYABLE', 'INVALID_REQUEST'],
-  },
-  testHelperExpireSession: {
-    callee: 'sessions',
+  }),
+  testHelperExpireSession: sessions({
     method: 'POST',
     path: '/internal/test-helpers/sessions/:sessionId/expire',
     callers: ['gateway'],
     errors: [NOT_FOUND.session],
-  },
-  paymentNotification: {
-    callee: 'sessions',
+  }),
+  paymentNotification: sessions({
     method: 'POST',
     path: '/internal/processor/notifications',
     callers: ['gateway'],
-    errors: [],
     processorSigned: true,
-  },
+  }),
 
   // The gateway: only the dispatcher reads an organization's signing secrets (D35).
-  checkoutSettings: {
-    callee: 'gateway',
+  checkoutSettings: gateway({
     method: 'GET',
     path: '/internal/checkout-settings',
     callers: ['webhook-dispatcher'],
-    errors: [],
-  },
+  }),
 
   // The webhook dispatcher: the merchants' events, endpoints and event catalog, through the gateway.
-  listEvents: {
-    callee: 'webhook-dispatcher',
+  listEvents: dispatcher({
     method: 'GET',
     path: '/internal/events',
     callers: ['gateway'],
     answer: EventPageResponse,
     errors: ['INVALID_REQUEST'],
-  },
-  getEvent: {
-    callee: 'webhook-dispatcher',
+  }),
+  getEvent: dispatcher({
     method: 'GET',
     path: '/internal/events/:eventId',
     callers: ['gateway'],
     answer: EventResponse,
     errors: ['EVENT_NOT_FOUND'],
-  },
+  }),
   // The operators' dead-letter replay job redelivers too.
-  redeliver: {
-    callee: 'webhook-dispatcher',
+  redeliver: dispatcher({
     method: 'POST',
     path: '/internal/events/:eventId/redeliver',
     callers: ['gateway', 'dead-letter-replay'],
     answer: RedeliverResponse,
     errors: ['EVENT_NOT_FOUND', 'INVALID_REQUEST'],
-  },
-  recoverEvents: {
-    callee: 'webhook-dispatcher',
+  }),
+  recoverEvents: dispatcher({
     method: 'POST',
     path: '/internal/events/recover',
     callers: ['gateway'],
     request: RecoverEventsRequest,
     answer: RecoverEventsResponse,
     errors: ['RECOVERY_IN_PROGRESS', 'INVALID_REQUEST'],
-  },
-  failedDeliveries: {
-    callee: 'webhook-dispatcher',
+  }),
+  failedDeliveries: dispatcher({
     method: 'GET',
     path: '/internal/events/failed-deliveries',
     callers: ['gateway'],
     answer: FailedDeliveriesResponse,
-    errors: [],
-  },
-  deliveryStats: {
-    callee: 'webhook-dispatcher',
+  }),
+  deliveryStats: dispatcher({
     method: 'GET',
     path: '/internal/events/delivery-stats',
     callers: ['gateway'],
     answer: DeliveryStatsResponse,
-    errors: [],
-  },
-  listEventTypes: {
-    callee: 'webhook-dispatcher',
+  }),
+  listEventTypes: dispatcher({
     method: 'GET',
     path: '/internal/event-types',
     callers: ['gateway'],
-    errors: [],
-  },
-  listEndpoints: {
-    callee: 'webhook-dispatcher',
+  }),
+  listEndpoints: dispatcher({
     method: 'GET',
     path: '/internal/webhook-endpoints',
     callers: ['gateway'],
     answer: WebhookEndpointList,
     errors: ['INVALID_REQUEST'],
-  },
-  createEndpoint: {
-    callee: 'webhook-dispatcher',
+  }),
+  createEndpoint: dispatcher({
     method: 'POST',
     path: '/internal/webhook-endpoints',
     callers: ['gateway'],
     request: CreateWebhookEndpointRequest,
     answer: WebhookEndpointSecretResponse,
     errors: ['WEBHOOK_ENDPOINT_CREATE_FAILED', 'WEBHOOK_ENDPOINT_LIMIT_REACHED'],
-  },
-  getEndpoint: {
-    callee: 'webhook-dispatcher',
+  }),
+  getEndpoint: dispatcher({
     method: 'GET',
     path: '/internal/webhook-endpoints/:endpointId',
     callers: ['gateway'],
     answer: WebhookEndpointResponse,
     errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
-  },
-  updateEndpoint: {
-    callee: 'webhook-dispatcher',
+  }),
+  updateEndpoint: dispatcher({
     method: 'PATCH',
     path: '/internal/webhook-endpoints/:endpointId',
     callers: ['gateway'],
     request: UpdateWebhookEndpointRequest,
     answer: WebhookEndpointResponse,
     errors: ['WEBHOOK_ENDPOINT_NOT_FOUND', 'WEBHOOK_ENDPOINT_UPDATE_FAILED'],
-  },
-  deleteEndpoint: {
-    callee: 'webhook-dispatcher',
+  }),
+  deleteEndpoint: dispatcher({
     method: 'DELETE',
     path: '/internal/webhook-endpoints/:endpointId',
     callers: ['gateway'],
     errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
-  },
-  endpointDeliveries: {
-    callee: 'webhook-dispatcher',
+  }),
+  endpointDeliveries: dispatcher({
     method: 'GET',
     path: '/internal/webhook-endpoints/:endpointId/deliveries',
     callers: ['gateway'],
     answer: EndpointDeliveriesResponse,
     errors: ['WEBHOOK_ENDPOINT_NOT_FOUND', 'INVALID_REQUEST'],
-  },
-  rotateEndpointSecret: {
-    callee: 'webhook-dispatcher',
+  }),
+  rotateEndpointSecret: dispatcher({
     method: 'POST',
     path: '/internal/webhook-endpoints/:endpointId/rotate-secret',
     callers: ['gateway'],
     answer: WebhookEndpointSecretResponse,
     errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
-  },
-} as const satisfies Record<string, InternalRoute>;
+  }),
+} satisfies Record<string, InternalRoute>;
 
 export type InternalRouteName = keyof typeof INTERNAL_ROUTES;
 
