@@ -13,3 +13,4 @@ export * from './internal';
 export * from './dashboard';
 export * from './webhook-endpoints';
 export * from './json-schema';
+export * from './internal-routes';
