@@ -32,6 +32,8 @@ const FILES: Record<string, string> = {
     export function helper(n = 0) { return n + 1; }
     export interface Port { publish(): void }
     export function publishVia(port: Port) { port.publish(); }
+    export class KafkaPort implements Port { publish() { sendIt(); } }
+    function sendIt() { return 3; }
   `,
   'services/owner/src/handlers.ts': `
     import { publishVia, type Port } from '../../../libs/util/src/helper';
@@ -86,6 +88,23 @@ describe('CallGraph.walk', () => {
     expect(result.hops.map((h) => h.name)).toContain('Port.publish');
     expect(result.hops).toHaveLength(9);
     expect(result.files).toHaveLength(4);
+  });
+
+  it('When a bridge joins a port method to its implementation, then the implementation is the hop and the signature is not; unbridged, the signature is one', () => {
+    const entries = [{ file: 'libs/util/src/helper.ts', name: 'publishVia' }];
+    const bridged = graph.walk({
+      entries,
+      targets: [],
+      bridges: [
+        {
+          from: { file: 'libs/util/src/helper.ts', name: 'Port.publish' },
+          to: [{ file: 'libs/util/src/helper.ts', name: 'KafkaPort.publish' }],
+        },
+      ],
+    });
+    expect(bridged.hops.map((h) => h.name).sort()).toEqual(['KafkaPort.publish', 'publishVia', 'sendIt']);
+    const unbridged = graph.walk({ entries, targets: [], bridges: [] });
+    expect(unbridged.hops.map((h) => h.name).sort()).toEqual(['Port.publish', 'publishVia']);
   });
 
   it('When a bridge names a function this tree does not have, then it joins nothing; a missing entry is an error', () => {

@@ -94,7 +94,12 @@ export class CallGraph {
       queue.push(...this.callsOf(node));
       for (const bridge of bridges) if (bridge.from === node) queue.push(...bridge.to);
     }
+    // A port's method that the table bridges to its implementation is a name, not a step: the call lands on the
+    // implementation, which is counted. An interface method the table does not bridge stays a hop (its reader
+    // must find the implementation alone).
+    const bridgedSignatures = new Set(bridges.filter((b) => isSignature(b.from)).map((b) => b.from));
     const hops = [...seen]
+      .filter((node) => !bridgedSignatures.has(node))
       .map((node) => this.hopOf(node))
       .sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
     let calls = 0;
@@ -275,6 +280,11 @@ export class CallGraph {
       line: file.getLineAndCharacterOfPosition(node.getStart()).line + 1,
     };
   }
+}
+
+/** A declaration without code: an interface's method or function-valued property. */
+function isSignature(node: FunctionNode): boolean {
+  return ts.isMethodSignature(node) || ts.isPropertySignature(node);
 }
 
 function nameOf(node: ts.Node): string {

@@ -1,8 +1,9 @@
 // What `npm run hops` walks: one test-mode card payment on the hosted page, from the gateway to the Kafka send
 // of checkout.session.completed, and on from the dispatcher's consumer to the webhook POST. The table names
 // functions and routes that exist on main and on this branch alike, so the same walk measures both.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { INTERNAL_ROUTES } from '@checkout/contracts';
 import { CallGraph, type Bridge, type FunctionRef, type Hop, type Walk, type WalkResult } from './call-hops';
 
 const SESSIONS_ORDERS_CLIENT = 'services/sessions/src/clients/orders.client.ts';
@@ -12,8 +13,9 @@ const PAYMENT_METHODS_FILE = 'services/sessions/src/domain/payment-methods.ts';
 
 const HOSTED_PAGE_PAY = { file: 'services/sessions/src/http/hosted-page.routes.ts', route: 'POST /:sessionId/pay' };
 const KAFKA_SEND: FunctionRef = { file: 'libs/kafka/src/producer.ts', name: 'EventProducer.send' };
+const DISPATCHER = 'services/webhook-dispatcher/src';
 const WEBHOOK_POST: FunctionRef = {
-  file: 'services/webhook-dispatcher/src/clients/webhook-endpoints.client.ts',
+  file: `${DISPATCHER}/clients/webhook-endpoints.client.ts`,
   name: 'WebhookSender.send',
 };
 
@@ -23,8 +25,97 @@ const IN_PROCESS_BRIDGES: readonly Bridge[] = (['available', 'simulate'] as cons
   to: [{ file: PAYMENT_METHODS_FILE, name: `PAYMENT_METHOD_TABLE.card.${member}` }],
 }));
 
-/** Internal HTTP: each client method that sessions (or the gateway) calls, and the route handler it lands in. */
-const HTTP_BRIDGES: readonly Bridge[] = [
+/**
+ * Calls the compiler sees only as far as a domain port (an interface the domain owns), and the class that implements
+ * it: every member the port declares (read from its file) reaches the same member of the class. A port this tree
+ * does not have (another version's) joins nothing.
+ */
+const PORTS = [
+  {
+    port: { file: 'services/sessions/src/domain/ports.ts', name: 'Orders' },
+    impl: { file: SESSIONS_ORDERS_CLIENT, name: 'OrdersClient' },
+  },
+  {
+    port: { file: 'services/sessions/src/domain/ports.ts', name: 'Sessions' },
+    impl: { file: 'services/sessions/src/store/sessions.store.ts', name: 'SessionsStore' },
+  },
+  {
+    port: { file: 'services/orders/src/domain/ports.ts', name: 'StoredOrders' },
+    impl: { file: 'services/orders/src/store/orders.store.ts', name: 'OrdersStore' },
+  },
+  {
+    port: { file: 'services/orders/src/domain/ports.ts', name: 'StoredReferenceData' },
+    impl: { file: 'services/orders/src/store/reference-data.store.ts', name: 'ReferenceDataStore' },
+  },
+  // The dispatcher's engine and its stores (domain/engine/records.ts).
+  ...(
+    [
+      ['EventRecords', 'events.store', 'EventsStore'],
+      ['DeliveryRecords', 'deliveries.store', 'DeliveriesStore'],
+      ['EndpointRecords', 'webhook-endpoints.store', 'WebhookEndpointsStore'],
+    ] as const
+  ).map(([name, file, store]) => ({
+    port: { file: `${DISPATCHER}/domain/engine/records.ts`, name },
+    impl: { file: `${DISPATCHER}/store/${file}.ts`, name: store },
+  })),
+] as const;
+
+function portBridges(root: string): Bridge[] {
+  return PORTS.flatMap(({ port, impl }) => {
+    const path = join(root, port.file);
+    if (!existsSync(path)) return [];
+    const text = readFileSync(path, 'utf8');
+    const start = text.indexOf(`export interface ${port.name} {`);
+    if (start < 0) return [];
+    const body = text.slice(start, text.indexOf('\n}', start));
+    return [...body.matchAll(/^ {2}(\w+)[<(]/gm)].map(([, member]) => ({
+      from: { file: port.file, name: `${port.name}.${member}` },
+      to: [{ file: impl.file, name: `${impl.name}.${member}` }],
+    }));
+  });
+}
+
+/** Where each internal path prefix of orders is mounted, and the prefix its routes file leaves out. */
+const ORDERS_MOUNTS = [
+  { prefix: '/internal/orders', file: ORDERS_ROUTES },
+  { prefix: '/internal/admin', file: REFERENCE_ROUTES },
+] as const;
+
+/**
+ * Internal HTTP, from libs/contracts' INTERNAL_ROUTES: each method of sessions' orders client lands in the handler of
+ * the route it names (`R.applyPayment` → orders' `POST /:orderId/payments`). A client that names no route (a version
+ * before the table) is bridged by its methods' names, as that version's table did.
+ */
+function sessionsToOrders(root: string): Bridge[] {
+  const text = readFileSync(join(root, SESSIONS_ORDERS_CLIENT), 'utf8');
+  const methods = [...text.matchAll(/^ {2}(?:async )?(\w+)\(([\s\S]*?)^ {2}\}/gm)];
+  const named = methods.flatMap(([, method, body]) => {
+    const name = /\bR\.(\w+)\b/.exec(body ?? '')?.[1] as keyof typeof INTERNAL_ROUTES | undefined;
+    const route = name && INTERNAL_ROUTES[name];
+    const mount = route && ORDERS_MOUNTS.find((m) => route.path.startsWith(m.prefix));
+    if (!route || !mount) return [];
+    const to = { file: mount.file, route: `${route.method} ${route.path.slice(mount.prefix.length) || '/'}` };
+    return [{ from: { file: SESSIONS_ORDERS_CLIENT, name: `OrdersClient.${method}` }, to: [to] }];
+  });
+  if (named.length > 0) return named;
+  return (
+    [
+      ['applyPayment', ORDERS_ROUTES, 'POST /:orderId/payments'],
+      ['closePayments', ORDERS_ROUTES, 'POST /:orderId/close-payments'],
+      ['get', ORDERS_ROUTES, 'GET /:orderId'],
+      ['update', ORDERS_ROUTES, 'PATCH /:orderId'],
+      ['cancel', ORDERS_ROUTES, 'POST /:orderId/cancel'],
+      ['listLocations', REFERENCE_ROUTES, 'GET /locations'],
+      ['findPaymentDestination', REFERENCE_ROUTES, 'GET /payment-destinations'],
+    ] as const
+  ).map(([method, file, route]) => ({
+    from: { file: SESSIONS_ORDERS_CLIENT, name: `OrdersClient.${method}` },
+    to: [{ file, route }],
+  }));
+}
+
+/** Internal HTTP: the gateway's pass-through, then what sessions calls of orders. */
+const httpBridges = (root: string): readonly Bridge[] => [
   // The gateway's pass-through: its port (domain/owners.ts) is implemented by the InternalApi the clients share,
   // whose method crosses to sessions (in versions before the port, the call landed on the client's method).
   {
@@ -40,93 +131,45 @@ const HTTP_BRIDGES: readonly Bridge[] = [
     to: [HOSTED_PAGE_PAY],
   },
   ...IN_PROCESS_BRIDGES,
-  ...(
-    [
-      ['applyPayment', ORDERS_ROUTES, 'POST /:orderId/payments'],
-      ['closePayments', ORDERS_ROUTES, 'POST /:orderId/close-payments'],
-      ['get', ORDERS_ROUTES, 'GET /:orderId'],
-      ['update', ORDERS_ROUTES, 'PATCH /:orderId'],
-      ['cancel', ORDERS_ROUTES, 'POST /:orderId/cancel'],
-      ['listLocations', REFERENCE_ROUTES, 'GET /locations'],
-      ['findPaymentDestination', REFERENCE_ROUTES, 'GET /payment-destinations'],
-    ] as const
-  ).map(([method, file, route]) => ({
-    from: { file: SESSIONS_ORDERS_CLIENT, name: `OrdersClient.${method}` },
-    to: [{ file, route }],
-  })),
+  ...portBridges(root),
+  ...sessionsToOrders(root),
 ];
 
-const DISPATCHER = 'services/webhook-dispatcher/src';
-/** Each method of the dispatcher engine's store ports (domain/engine/records.ts), and the store implementing it. */
-const DISPATCHER_STORE_PORTS = {
-  EventRecords: ['events.store', 'EventsStore', ['recordEvents', 'getEvent', 'getEvents', 'listCreatedSince']],
-  DeliveryRecords: [
-    'deliveries.store',
-    'DeliveriesStore',
-    [
-      'insertDelivery',
-      'insertDeliveries',
-      'releaseHolds',
-      'getForDispatch',
-      'claim',
-      'recordAttempt',
-      'recordAttempts',
-      'deferAttempt',
-      'markDeadLettered',
-      'markRecovered',
-      'succeededToEndpointSince',
-      'listUnrecoveredFailedSince',
-      'findRecoverable',
-      'findRecoverableOf',
-      'findDeadLetterPending',
-    ],
-  ],
-  EndpointRecords: [
-    'webhook-endpoints.store',
-    'WebhookEndpointsStore',
-    ['get', 'ofScopes', 'moveFailingRun', 'disableFailing'],
-  ],
-} as const;
-
-/**
- * The dispatcher's engine calls the sender and the stores through its ports (domain/engine/ports.ts and records.ts;
- * the sender's port was in domain/ports.ts or domain/dispatcher.ts in earlier versions): each port method reaches its
- * one implementation. The signing secrets (an HTTP call to the gateway) and the Kafka publisher stay ports, as ever.
- */
-const DISPATCHER_PORT_BRIDGES: readonly Bridge[] = [
-  ...['domain/ports', 'domain/dispatcher', 'domain/engine/ports'].map((file) => ({
-    from: { file: `${DISPATCHER}/${file}.ts`, name: 'WebhookSenderPort.send' },
-    to: [WEBHOOK_POST],
-  })),
-  ...Object.entries(DISPATCHER_STORE_PORTS).flatMap(([port, [file, store, methods]]) =>
-    methods.map((method) => ({
-      from: { file: `${DISPATCHER}/domain/engine/records.ts`, name: `${port}.${method}` },
-      to: [{ file: `${DISPATCHER}/store/${file}.ts`, name: `${store}.${method}` }],
-    })),
-  ),
-];
-
-const PAYMENT_WALKS = {
-  /** The browser's POST through the gateway's pass-through, sessions and orders, to the Kafka send. */
-  toKafka: {
-    entries: [{ file: 'services/gateway/src/http/checkout-page.routes.ts', route: 'POST /checkout/*path' }],
-    targets: [KAFKA_SEND],
-    bridges: HTTP_BRIDGES,
-  },
-  /** The same request inside the sessions process only: its hosted-page handler to the Kafka send, no HTTP hop. */
-  sessions: { entries: [HOSTED_PAGE_PAY], targets: [KAFKA_SEND], bridges: IN_PROCESS_BRIDGES },
-  /** The dispatcher: the consumer's parse and its batch handler, to the POST to the merchant's endpoint. */
-  dispatcher: {
-    entries: [
-      { file: `${DISPATCHER}/messaging/session-events.consumer.ts`, name: 'parseSessionEvent' },
-      { file: `${DISPATCHER}/domain/engine/record.ts`, name: 'Recorder.recordEventsAndQueueFirstAttempts' },
-      // The same handler where versions before the engine's folder had it (`--at` an older revision).
-      { file: `${DISPATCHER}/domain/record.ts`, name: 'Recorder.recordEventsAndQueueFirstAttempts' },
-    ],
-    targets: [WEBHOOK_POST],
-    bridges: DISPATCHER_PORT_BRIDGES,
-  },
-} satisfies Record<string, Walk>;
+const paymentWalks = (root: string) =>
+  ({
+    /** The browser's POST through the gateway's pass-through, sessions and orders, to the Kafka send. */
+    toKafka: {
+      entries: [{ file: 'services/gateway/src/http/checkout-page.routes.ts', route: 'POST /checkout/*path' }],
+      targets: [KAFKA_SEND],
+      bridges: httpBridges(root),
+    },
+    /** The same request inside the sessions process only: its hosted-page handler to the Kafka send, no HTTP hop. */
+    sessions: {
+      entries: [HOSTED_PAGE_PAY],
+      targets: [KAFKA_SEND],
+      bridges: [...IN_PROCESS_BRIDGES, ...portBridges(root)],
+    },
+    /** The dispatcher: the consumer's parse and its batch handler, to the POST to the merchant's endpoint. */
+    dispatcher: {
+      // The recorder is in domain/engine/ (domain/ in versions before the engine had its folder).
+      entries: [
+        { file: `${DISPATCHER}/messaging/session-events.consumer.ts`, name: 'parseSessionEvent' },
+        ...['domain/engine/record.ts', 'domain/record.ts']
+          .filter((file) => existsSync(join(root, DISPATCHER, file)))
+          .map((file) => ({ file: `${DISPATCHER}/${file}`, name: 'Recorder.recordEventsAndQueueFirstAttempts' })),
+      ],
+      targets: [WEBHOOK_POST],
+      // The engine calls the sender through its port (domain/engine/ports.ts; domain/ports.ts or domain/dispatcher.ts
+      // in earlier versions), WebhookSender its one implementation; and its stores through theirs.
+      bridges: [
+        ...['domain/engine/ports', 'domain/ports', 'domain/dispatcher'].map((file) => ({
+          from: { file: `${DISPATCHER}/${file}.ts`, name: 'WebhookSenderPort.send' },
+          to: [WEBHOOK_POST],
+        })),
+        ...portBridges(root),
+      ],
+    },
+  }) satisfies Record<string, Walk>;
 
 export interface PaymentHops {
   toKafka: WalkResult;
@@ -138,18 +181,14 @@ export interface PaymentHops {
 
 export function paymentHops(root: string): PaymentHops {
   const graph = new CallGraph(root);
+  const PAYMENT_WALKS = paymentWalks(root);
   const toKafka = graph.walk(PAYMENT_WALKS.toKafka);
   const sessions = graph.walk(PAYMENT_WALKS.sessions);
-  // Each version has the recorder in one of the places the table names.
-  const dispatcherWalk = {
-    ...PAYMENT_WALKS.dispatcher,
-    entries: PAYMENT_WALKS.dispatcher.entries.filter((entry) => existsSync(join(root, entry.file))),
-  };
-  const dispatcher = graph.walk(dispatcherWalk);
+  const dispatcher = graph.walk(PAYMENT_WALKS.dispatcher);
   for (const [name, result, walk] of [
     ['toKafka', toKafka, PAYMENT_WALKS.toKafka],
     ['sessions', sessions, PAYMENT_WALKS.sessions],
-    ['dispatcher', dispatcher, dispatcherWalk],
+    ['dispatcher', dispatcher, PAYMENT_WALKS.dispatcher],
   ] as const) {
     if (result.reached.length !== walk.targets.length)
       throw new Error(

@@ -14,3 +14,4 @@ export * from './dashboard';
 export * from './webhook-endpoints';
 export * from './json-schema';
 export * from './webhook-messages';
+export * from './internal-routes';

@@ -1,7 +1,13 @@
 import type { Context } from 'koa';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '@checkout/errors';
-import { internalAuth, internalTokenSha256, isInternalPath, type InternalRouteRule } from './internal-auth';
+import {
+  internalAuth,
+  internalRouteRules,
+  internalTokenSha256,
+  isInternalPath,
+  type InternalRouteRule,
+} from './internal-auth';
 
 // Every caller has a credential of its own, the callee holds only its SHA-256, and each internal
 // route admits only the callers it names. Two hashes for one caller are accepted while it rotates its token.
@@ -109,5 +115,43 @@ describe('internalAuth', () => {
     expect(isInternalPath('/INTERNAL/sessions/x')).toBe(true);
     expect(isInternalPath('/Internal/processor/notifications', '/internal/processor/')).toBe(true);
     expect(isInternalPath('/checkout/cs_test_1')).toBe(false);
+  });
+});
+
+describe("internalRouteRules: a callee's rules from libs/contracts' INTERNAL_ROUTES", () => {
+  const orders = internalAuth(
+    [
+      { caller: 'gateway', tokenSha256: internalTokenSha256(TOKENS.gatewayNew) },
+      { caller: 'sessions', tokenSha256: internalTokenSha256(TOKENS.sessions) },
+    ],
+    internalRouteRules('orders'),
+  );
+  const as = (token: string, method: string, path: string) =>
+    call(orders, { method, path, headers: { 'x-internal-token': token, ...scopeHeaders } });
+
+  const S = TOKENS.sessions;
+  const G = TOKENS.gatewayNew;
+  it.each([
+    ['sessions', 'POST /internal/orders/ord_1/payments', 'goes on', S],
+    ['sessions', 'GET /INTERNAL/Orders/ord_1/', 'goes on', S],
+    ['the gateway', 'GET /internal/orders/payments-per-hour', 'goes on', G],
+    // A known caller of the path with a method no route has: the router answers it (405), not the auth.
+    ['the gateway', 'DELETE /internal/orders/ord_1', 'goes on', G],
+    // A literal segment is matched before a parameter: the chart is not an order id sessions may read.
+    ['sessions', 'GET /internal/orders/payments-per-hour', 'FORBIDDEN', S],
+    ['sessions', 'GET /internal/orders', 'FORBIDDEN', S],
+    ['the gateway', 'POST /internal/orders/ord_1/payments', 'FORBIDDEN', G],
+    ['the gateway', 'GET /internal/nothing-declared', 'FORBIDDEN', G],
+  ])('When %s calls %s, then the call %s', async (_who, request, outcome, token) => {
+    const [method, path] = request.split(' ') as [string, string];
+    const { run, reached } = as(token, method, path);
+    if (outcome === 'FORBIDDEN') await expect(run).rejects.toSatisfy(isCode('FORBIDDEN'));
+    else await run;
+    expect(reached()).toBe(outcome !== 'FORBIDDEN');
+  });
+
+  it("leaves the processor's signed routes to their signature", () => {
+    const paths = internalRouteRules('orders').map((r) => r.path.source);
+    expect(paths.some((p) => p.includes('processor'))).toBe(false);
   });
 });

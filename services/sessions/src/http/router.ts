@@ -2,11 +2,11 @@ import type Koa from 'koa';
 import type { Middleware } from 'koa';
 import {
   internalAuth,
+  internalRouteRules,
   isInternalPath,
   jsonBody,
   mountRouters,
   type AcceptedInternalCaller,
-  type InternalRouteRule,
 } from '@checkout/http';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import type { CreateSessionDeps } from '../domain/create-session.flow';
@@ -24,11 +24,6 @@ export interface RouteDeps {
   clock: () => Date;
   secureCookies: boolean;
 }
-
-/** Who may call what: the merchants' session API and test helpers, through the gateway. */
-const SESSIONS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
-  { path: /^\/internal\/(sessions|test-helpers)(\/.*)?$/, callers: ['gateway'] },
-];
 
 /**
  * Tenant-called internal paths: authenticated by a caller's credential, JSON bodies only. Case-insensitive, as
@@ -52,7 +47,7 @@ function onTenantInternalPaths(middleware: Middleware): Middleware {
  * (public; CSRF-protected forms).
  */
 export function mountRoutes(app: Koa, deps: RouteDeps): void {
-  const auth = internalAuth(deps.internalCallers, SESSIONS_INTERNAL_ROUTES);
+  const auth = internalAuth(deps.internalCallers, internalRouteRules('sessions'));
   const json = jsonBody();
   app.use(onTenantInternalPaths(auth));
   app.use(onTenantInternalPaths(json));
