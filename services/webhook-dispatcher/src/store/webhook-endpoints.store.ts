@@ -16,6 +16,10 @@ export class WebhookEndpointsStore implements EndpointRecords, EndpointStore {
     this.collection = db.collection<WebhookEndpointDocument>(COLLECTIONS.webhookEndpoints);
   }
 
+  get(scope: Scope, id: string): Promise<WebhookEndpointDocument | null> {
+    return scoped(this.collection, scope).findOne({ _id: id });
+  }
+
   /**
    * Inserts the endpoint in the first free of `slots` places: the unique (organizationId, mode, slot) index
    * arbitrates, so of concurrent creates each takes a place of its own and none takes a 17th. null when every
@@ -54,10 +58,6 @@ export class WebhookEndpointsStore implements EndpointRecords, EndpointStore {
       }
     }
     throw new Error(`no free endpoint place after ${slots + 1} rounds`);
-  }
-
-  get(scope: Scope, id: string): Promise<WebhookEndpointDocument | null> {
-    return scoped(this.collection, scope).findOne({ _id: id });
   }
 
   /** Newest first. */
