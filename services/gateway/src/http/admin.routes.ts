@@ -171,30 +171,22 @@ function mountOrdersForwardRoutes(router: Router, deps: AdminDeps, organizationO
       ctx.status = response.status;
       ctx.body = response.body;
     };
-  router.get(
-    '/organizations/:organizationId/locations',
-    forwardToOrders('GET', () => '/internal/admin/locations'),
-  );
-  router.post(
-    '/organizations/:organizationId/locations',
-    forwardToOrders('POST', () => '/internal/admin/locations'),
-  );
-  router.get(
-    '/organizations/:organizationId/payment-destinations',
-    forwardToOrders('GET', () => '/internal/admin/payment-destinations'),
-  );
-  router.post(
-    '/organizations/:organizationId/payment-destinations',
-    forwardToOrders('POST', () => '/internal/admin/payment-destinations'),
-  );
-  router.patch(
-    '/organizations/:organizationId/payment-destinations/:destinationId',
-    forwardToOrders(
-      'PATCH',
-      (ctx) =>
-        `/internal/admin/payment-destinations/${encodeURIComponent((ctx.params as { destinationId: string }).destinationId)}`,
-    ),
-  );
+  // Each route of orders' admin API by its method and the path under the organization, as orders names it.
+  const ordersAdminRoutes = [
+    ['GET', 'locations'],
+    ['POST', 'locations'],
+    ['GET', 'payment-destinations'],
+    ['POST', 'payment-destinations'],
+    ['PATCH', 'payment-destinations/:destinationId'],
+  ] as const;
+  for (const [method, path] of ordersAdminRoutes) {
+    const upstreamPath = (ctx: Context) =>
+      `/internal/admin/${path.replace(':destinationId', () => encodeURIComponent((ctx.params as { destinationId: string }).destinationId))}`;
+    router[method === 'GET' ? 'get' : method === 'POST' ? 'post' : 'patch'](
+      `/organizations/:organizationId/${path}`,
+      forwardToOrders(method, upstreamPath),
+    );
+  }
 }
 
 /**
