@@ -1,7 +1,13 @@
 import type { Context } from 'koa';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '@checkout/errors';
-import { internalAuth, internalTokenSha256, isInternalPath, type InternalRouteRule } from './internal-auth';
+import {
+  internalAuth,
+  internalTokenSha256,
+  isInternalPath,
+  onTenantInternalPaths,
+  type InternalRouteRule,
+} from './internal-auth';
 
 // Every caller has a credential of its own, the callee holds only its SHA-256, and each internal
 // route admits only the callers it names. Two hashes for one caller are accepted while it rotates its token.
@@ -109,5 +115,16 @@ describe('internalAuth', () => {
     expect(isInternalPath('/INTERNAL/sessions/x')).toBe(true);
     expect(isInternalPath('/Internal/processor/notifications', '/internal/processor/')).toBe(true);
     expect(isInternalPath('/checkout/cs_test_1')).toBe(false);
+  });
+
+  it('onTenantInternalPaths runs its middleware on tenant calls only, whatever their case', async () => {
+    const seen: string[] = [];
+    const guarded = onTenantInternalPaths(async (ctx, next) => {
+      seen.push(ctx.path);
+      await next();
+    });
+    for (const path of ['/INTERNAL/orders', '/internal/processor/refunds', '/checkout/cs_test_1', '/internal/sessions'])
+      await guarded({ path } as Parameters<typeof guarded>[0], async () => {});
+    expect(seen).toEqual(['/INTERNAL/orders', '/internal/sessions']);
   });
 });

@@ -82,6 +82,18 @@ export function isInternalPath(path: string, prefix = '/internal/'): boolean {
   return path.toLowerCase().startsWith(prefix);
 }
 
+/**
+ * `middleware` on the tenant calls of other services under /internal only (a caller's credential, JSON bodies);
+ * the processor's signed notifications at /internal/processor/ and browsers' requests pass it by. Case-insensitive,
+ * as routing is: `/INTERNAL/orders` must not slip past the check and still reach the route.
+ */
+export function onTenantInternalPaths(middleware: Middleware): Middleware {
+  return async (ctx, next) => {
+    if (isInternalPath(ctx.path) && !isInternalPath(ctx.path, '/internal/processor/')) await middleware(ctx, next);
+    else await next();
+  };
+}
+
 export function requireScope(state: { scope?: Scope }): Scope {
   if (!state.scope) throw new DomainError('UNAUTHORIZED', 'This internal call needs an organization and mode.');
   return state.scope;

@@ -1,9 +1,9 @@
 import type Koa from 'koa';
 import {
   internalAuth,
-  isInternalPath,
   jsonBody,
   mountRouters,
+  onTenantInternalPaths,
   type AcceptedInternalCaller,
   type InternalRouteRule,
 } from '@checkout/http';
@@ -46,14 +46,6 @@ const ORDERS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
 ];
 
 /**
- * Tenant-called internal paths: authenticated by a caller's credential, JSON bodies only. Case-insensitive, as
- * routing is: `/INTERNAL/orders` must not slip past the check and still reach the route.
- */
-function isTenantInternalPath(path: string): boolean {
-  return isInternalPath(path) && !isInternalPath(path, '/internal/processor/');
-}
-
-/**
  * Two audiences: the tenant calls under /internal (a caller's internal token, scope headers), and the payment
  * processor at /internal/processor (HMAC signature over the raw body, D48), forwarded by the gateway.
  */
@@ -67,16 +59,8 @@ export function mountRoutes(
     clock: () => Date;
   },
 ): void {
-  const auth = internalAuth(deps.internalCallers, ORDERS_INTERNAL_ROUTES);
-  const json = jsonBody();
-  app.use(async (ctx, next) => {
-    if (isTenantInternalPath(ctx.path)) await auth(ctx, next);
-    else await next();
-  });
-  app.use(async (ctx, next) => {
-    if (isTenantInternalPath(ctx.path)) await json(ctx, next);
-    else await next();
-  });
+  app.use(onTenantInternalPaths(internalAuth(deps.internalCallers, ORDERS_INTERNAL_ROUTES)));
+  app.use(onTenantInternalPaths(jsonBody()));
   mountRouters(app, [
     ordersRoutes(deps.commands),
     refundsRoutes(deps.commands),

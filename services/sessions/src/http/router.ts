@@ -1,10 +1,9 @@
 import type Koa from 'koa';
-import type { Middleware } from 'koa';
 import {
   internalAuth,
-  isInternalPath,
   jsonBody,
   mountRouters,
+  onTenantInternalPaths,
   type AcceptedInternalCaller,
   type InternalRouteRule,
 } from '@checkout/http';
@@ -31,31 +30,13 @@ const SESSIONS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
 ];
 
 /**
- * Tenant-called internal paths: authenticated by a caller's credential, JSON bodies only. Case-insensitive, as
- * routing is: `/INTERNAL/sessions` must not slip past the check and still reach the route.
- */
-function isTenantInternalPath(path: string): boolean {
-  return isInternalPath(path) && !isInternalPath(path, '/internal/processor/');
-}
-
-/** `middleware` on the gateway's tenant calls only; the processor's and browsers' requests pass it by. */
-function onTenantInternalPaths(middleware: Middleware): Middleware {
-  return async (ctx, next) => {
-    if (isTenantInternalPath(ctx.path)) await middleware(ctx, next);
-    else await next();
-  };
-}
-
-/**
  * Three audiences: the gateway's tenant calls under /internal (internal token + scope headers), the payment
  * processor at /internal/processor (HMAC signature over the raw body), and customers' browsers at /checkout
  * (public; CSRF-protected forms).
  */
 export function mountRoutes(app: Koa, deps: RouteDeps): void {
-  const auth = internalAuth(deps.internalCallers, SESSIONS_INTERNAL_ROUTES);
-  const json = jsonBody();
-  app.use(onTenantInternalPaths(auth));
-  app.use(onTenantInternalPaths(json));
+  app.use(onTenantInternalPaths(internalAuth(deps.internalCallers, SESSIONS_INTERNAL_ROUTES)));
+  app.use(onTenantInternalPaths(jsonBody()));
   mountRouters(app, [
     sessionsRoutes(deps.commands, deps.flowDeps),
     testHelpersRoutes(deps.commands, deps.flowDeps.idSecret),
