@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { env } from './env';
 import { INTERNAL_CALLERS, type AcceptedCaller, type InternalCaller } from './internal-callers';
-import { kafkaConfigShape } from './kafka';
+import { checkKafkaSecurity, kafkaConfigShape } from './kafka';
 import { mongoUrl, secret } from './secrets';
 import { telemetryConfigShape } from './telemetry';
 
@@ -70,6 +70,20 @@ export function httpTimeouts(config: { HTTP_HEADERS_TIMEOUT_MS: number; HTTP_REQ
 }
 
 export const commonConfigShape = { ...baseConfigShape, ...kafkaConfigShape };
+
+/**
+ * The schema of a service's settings: those every service shares (commonConfigShape, Kafka's checked together by
+ * checkKafkaSecurity), then its own, which may override a shared one (its MONGODB_DATABASE default).
+ */
+export function serviceConfigSchema<S extends z.ZodRawShape>(shape: S) {
+  return z
+    .object(commonConfigShape)
+    .extend(shape)
+    .superRefine((config, ctx) =>
+      // The shared Kafka settings are in every service's output; TypeScript cannot follow them through `S`.
+      checkKafkaSecurity(config as unknown as z.output<z.ZodObject<typeof kafkaConfigShape>>, ctx),
+    );
+}
 
 /**
  * The roles a process can take, named alike in every service so that one Deployment per role is one setting
