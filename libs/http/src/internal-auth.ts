@@ -2,6 +2,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { INTERNAL_API_HEADERS, type Scope } from '@checkout/contracts';
 import { DomainError } from '@checkout/errors';
+import { jsonBody } from './body';
 
 declare module 'koa' {
   interface DefaultState {
@@ -92,6 +93,23 @@ export function onTenantInternalPaths(middleware: Middleware): Middleware {
     if (isInternalPath(ctx.path) && !isInternalPath(ctx.path, '/internal/processor/')) await middleware(ctx, next);
     else await next();
   };
+}
+
+/**
+ * Other services' tenant calls under /internal (onTenantInternalPaths): their caller's credential checked against
+ * `rules` (internalAuth), then their JSON body read.
+ */
+export function tenantInternalCalls(
+  callers: readonly AcceptedInternalCaller[],
+  rules: readonly InternalRouteRule[],
+): Middleware {
+  const auth = internalAuth(callers, rules);
+  const json = jsonBody();
+  return onTenantInternalPaths(async (ctx, next) => {
+    await auth(ctx, async () => {
+      await json(ctx, next);
+    });
+  });
 }
 
 export function requireScope(state: { scope?: Scope }): Scope {

@@ -1,12 +1,5 @@
 import type Koa from 'koa';
-import {
-  internalAuth,
-  jsonBody,
-  mountRouters,
-  onTenantInternalPaths,
-  type AcceptedInternalCaller,
-  type InternalRouteRule,
-} from '@checkout/http';
+import { mountRouters, tenantInternalCalls, type AcceptedInternalCaller, type InternalRouteRule } from '@checkout/http';
 import type { OrderCommands } from '../domain/orders.use-cases';
 import type { ReferenceData } from '../domain/reference-data';
 import { ordersRoutes } from './orders.routes';
@@ -59,8 +52,7 @@ export function mountRoutes(
     clock: () => Date;
   },
 ): void {
-  app.use(onTenantInternalPaths(internalAuth(deps.internalCallers, ORDERS_INTERNAL_ROUTES)));
-  app.use(onTenantInternalPaths(jsonBody()));
+  app.use(tenantInternalCalls(deps.internalCallers, ORDERS_INTERNAL_ROUTES));
   mountRouters(app, [
     ordersRoutes(deps.commands),
     refundsRoutes(deps.commands),

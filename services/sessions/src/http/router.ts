@@ -1,12 +1,5 @@
 import type Koa from 'koa';
-import {
-  internalAuth,
-  jsonBody,
-  mountRouters,
-  onTenantInternalPaths,
-  type AcceptedInternalCaller,
-  type InternalRouteRule,
-} from '@checkout/http';
+import { mountRouters, tenantInternalCalls, type AcceptedInternalCaller, type InternalRouteRule } from '@checkout/http';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import type { CreateSessionDeps } from '../domain/create-session.flow';
 import { sessionsRoutes } from './sessions.routes';
@@ -35,8 +28,7 @@ const SESSIONS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
  * (public; CSRF-protected forms).
  */
 export function mountRoutes(app: Koa, deps: RouteDeps): void {
-  app.use(onTenantInternalPaths(internalAuth(deps.internalCallers, SESSIONS_INTERNAL_ROUTES)));
-  app.use(onTenantInternalPaths(jsonBody()));
+  app.use(tenantInternalCalls(deps.internalCallers, SESSIONS_INTERNAL_ROUTES));
   mountRouters(app, [
     sessionsRoutes(deps.commands, deps.flowDeps),
     testHelpersRoutes(deps.commands, deps.flowDeps.idSecret),
