@@ -124,7 +124,13 @@ export default tseslint.config(
     // Tests read HTTP answers and messages as parsed JSON (`any`) and assert on them with toEqual/toMatchObject:
     // the assertion is the type check, and a type per answer would restate libs/contracts in every test. So in
     // tests `any` is allowed and its uses are not flagged; production code keeps both rules.
-    files: ['**/*.test.ts', '**/test/**/*.ts', 'test-e2e/**/*.ts', 'scripts/lib/soak/**/*.ts'],
+    files: [
+      '**/*.test.ts',
+      '**/test/**/*.ts',
+      'test-e2e/**/*.ts',
+      'test-system/soak/**/*.ts',
+      'test-system/rollout/**/*.ts',
+    ],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',

@@ -2,8 +2,9 @@
 // - found by its plugins, so not repeated here: vitest.config.ts and its projects' test globs (the unit, integration,
 //   chaos and e2e tiers' `*.test.ts`, the soak's `*.soak.ts`, the rollout tier's `*.rollout.ts`) and the global
 //   setup; the files the package.json scripts run (scripts/*.ts, bench/src/main.ts, libs/sdk/build.ts); each
-//   workspace's package.json `exports` (the libraries' index.ts and testing.ts, the services' app.ts and
-//   config.ts); files a file starts by path (`new URL('./child.ts', import.meta.url)`: bench's child processes);
+//   workspace's package.json `exports` (the libraries' index.ts and testing.ts, the services' app.ts, config.ts,
+//   and what tools use: store/indexes.ts and testing.ts); files a file starts by path
+//   (`new URL('./child.ts', import.meta.url)`: bench's child processes);
 // - named below: what runs by a path that no import or script states.
 // An export of an entry file is not reported (a library's index.ts is its API). Each exception says why.
 import type { KnipConfig } from 'knip';

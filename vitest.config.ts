@@ -28,6 +28,7 @@ export default defineConfig({
             'services/*/src/**/*.test.ts',
             'testkit/*/src/**/*.test.ts',
             'scripts/**/*.test.ts',
+            'test-system/**/*.test.ts',
             'bench/src/**/*.test.ts',
             'deploy/observability/**/*.test.ts',
           ],
@@ -81,7 +82,7 @@ export default defineConfig({
           // still ends with its ledger (recovery, step and drain deadlines all run out first) instead of a timeout.
           name: 'soak',
           sequence: { groupOrder: 4 },
-          include: ['scripts/lib/soak/*.soak.ts'],
+          include: ['test-system/soak/*.soak.ts'],
           environment: 'node',
           maxWorkers: 1,
           testTimeout: 480_000,
@@ -99,7 +100,7 @@ export default defineConfig({
           // a longer timeout of its own.
           name: 'rollout',
           sequence: { groupOrder: 5 },
-          include: ['scripts/lib/soak/*.rollout.ts'],
+          include: ['test-system/rollout/*.rollout.ts'],
           environment: 'node',
           // One file at a time: two clusters of three brokers side by side starve each other's group coordinators
           // on 2 cores (a consumer group was left with uncommitted messages after a broker restart).

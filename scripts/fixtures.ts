@@ -6,8 +6,8 @@
 //
 // `npm run fixtures -- --contracts [--from <release>]`: runs that release (default: this checkout) on
 // engines of its own, records every internal HTTP call and every stored document of a merchant's journey
-// (scripts/lib/contract-recording.ts), and writes a fixture under libs/contracts/fixtures/{http,documents}/ for
-// every shape no committed fixture has, with what those need to replay. Also never rewrites a committed one.
+// (test-system/contracts/contract-recording.ts), and writes a fixture under libs/contracts/fixtures/{http,documents}/
+// for every shape no committed fixture has, with what those need to replay. Also never rewrites a committed one.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -19,8 +19,8 @@ import {
   readDocumentFixtures,
   readHttpFixtures,
 } from '@checkout/testing';
-import { recordContracts, selectNew } from './lib/contract-recording';
-import { FIXTURES_DIR, fixtureShape, produceAll, readFixtures } from './lib/message-fixtures';
+import { recordContracts, selectNew } from '../test-system/contracts/contract-recording';
+import { FIXTURES_DIR, fixtureShape, produceAll, readFixtures } from '../test-system/contracts/message-fixtures';
 import { ensureReleaseBundles, fromFlag, resolveRelease } from './lib/releases';
 
 const args = process.argv.slice(2);

@@ -3,10 +3,10 @@
 // of its own, runs merchants' journeys at a steady rate while a chaos loop SIGKILLs a random service every ~20 s and
 // restarts the broker and the database once each, drains, reconciles and prints the ledger. Exit status 0 only when
 // every check is 0; 1 on a violation; 2 when the soak itself could not run. What "inside an outage window" means:
-// scripts/lib/soak/chaos.ts (and the README).
+// test-system/soak/chaos.ts (and the README).
 import { fromFlag } from './lib/releases';
-import { ROLLOUT_ORDERS, type RolloutOrder } from './lib/soak/rollout';
-import { runSoak } from './lib/soak/run';
+import { ROLLOUT_ORDERS, type RolloutOrder } from '../test-system/soak/rollout';
+import { runSoak } from '../test-system/soak/run';
 
 const args = process.argv.slice(2);
 function option(name: string, fallback: number): number {

@@ -6,14 +6,13 @@
 import { createHash } from 'node:crypto';
 import { MongoClient, type Db } from '@checkout/mongo';
 import type { Mode } from '@checkout/contracts';
-import { OrdersStore } from '../../services/orders/src/store/orders.store';
-import { paymentsChartStart, paymentsPerHour } from '../../services/orders/src/domain/payments-per-hour';
-import { DeliveriesStore } from '../../services/webhook-dispatcher/src/store/deliveries.store';
+import { OrdersStore, paymentsChartStart, paymentsPerHour } from '@checkout/orders/testing';
 import {
+  DeliveriesStore,
   DELIVERY_STATS_HOSTS,
   DELIVERY_STATS_WINDOW_MS,
   deliveryStats,
-} from '../../services/webhook-dispatcher/src/domain/delivery-stats';
+} from '@checkout/webhook-dispatcher/testing';
 
 export interface OverviewChildResult {
   rssBeforeMiB: number;

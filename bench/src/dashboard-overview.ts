@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { Engines } from '@checkout/engines';
 import { ensureIndexes, MongoClient } from '@checkout/mongo';
 import { newId } from '@checkout/contracts';
-import { ORDER_INDEXES } from '../../services/orders/src/store/indexes';
-import { WEBHOOK_INDEXES } from '../../services/webhook-dispatcher/src/store/indexes';
+import { ORDER_INDEXES } from '@checkout/orders/indexes';
+import { WEBHOOK_INDEXES } from '@checkout/webhook-dispatcher/indexes';
 import type { OverviewChildResult } from './dashboard-overview-child';
 
 // npm run bench -- dashboard-overview [--records=N] [--concurrency=C]: the dashboard overview under a hostile

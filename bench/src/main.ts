@@ -1,4 +1,5 @@
 // npm run bench -- orders|sessions|webhooks|events|dashboard|dashboard-overview|tracing|engine
+//   [compare <bench> --base=<revision> [--runs=N] [--tables=<regex>] [that bench's options]: bench/src/compare.ts]
 //   [--concurrency=N] [--seconds=S]
 //   [events --rounds=R: every cause of every event type R times]
 //   [tracing --exporter=otlp|zipkin --sampler=always_on|always_off --control --traced-second]
@@ -16,6 +17,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provisionMongoJavaServer, startEngines, startLocalMongoJavaServer, type Engines } from '@checkout/engines';
+import { compare } from './compare';
 import { runDashboardBench } from './dashboard';
 import { runDashboardOverviewBench } from './dashboard-overview';
 import { runEngineBench } from './engine';
@@ -79,6 +81,19 @@ const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>
       replicas,
     }),
 };
+
+if (scenario === 'compare') {
+  // Runs the bench named next in two checkouts, each starting its own engines: nothing to start here.
+  const [bench = 'orders', ...benchArgs] = rest.filter((a) => !/^--(base|runs|tables)=/.test(a));
+  const base = rest.find((a) => a.startsWith('--base='))?.split('=')[1];
+  if (!base) {
+    console.error('compare: --base=<git revision> is required');
+    process.exit(64);
+  }
+  const tables = rest.find((a) => a.startsWith('--tables='))?.slice('--tables='.length) ?? '^targets';
+  await compare({ bench, base, runs: option('runs', 2), tables: new RegExp(tables), benchArgs });
+  process.exit(0);
+}
 
 if (scenario === 'engine') {
   // Starts each candidate engine itself, one after another (or measures the one MONGODB_URL names); needs no Kafka.

@@ -8,10 +8,10 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectMongo, ensureIndexes, type IndexDefinition } from '@checkout/mongo';
-import { GATEWAY_INDEXES } from '../../services/gateway/src/store/indexes';
-import { ORDER_INDEXES } from '../../services/orders/src/store/indexes';
-import { SESSION_INDEXES } from '../../services/sessions/src/store/indexes';
-import { WEBHOOK_INDEXES } from '../../services/webhook-dispatcher/src/store/indexes';
+import { GATEWAY_INDEXES } from '@checkout/gateway/indexes';
+import { ORDER_INDEXES } from '@checkout/orders/indexes';
+import { SESSION_INDEXES } from '@checkout/sessions/indexes';
+import { WEBHOOK_INDEXES } from '@checkout/webhook-dispatcher/indexes';
 
 export interface ServiceIndexes {
   service: 'gateway' | 'orders' | 'sessions' | 'webhook-dispatcher';

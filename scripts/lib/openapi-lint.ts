@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { buildOpenApiDocument } from '../../services/gateway/src/http/openapi';
+import { buildOpenApiDocument } from '@checkout/gateway/openapi';
 
 // The OpenAPI document as third-party linters read it (the second audit): Spectral's `spectral:oas` and the OWASP
 // API Security ruleset, with the exceptions scripts/openapi/spectral.yaml writes down. The document is written

@@ -7,7 +7,8 @@
 //   every field the recorded answer had, with its type (added fields are fine; a renamed or removed one is not);
 // - every recorded document is stored again (with ids of its own) and today's code reads it through its owner's
 //   API and, where the document can still change, writes over it; an old writer's outbox row is published.
-// The callers' side (today's callers parse what a release's callees answered) is scripts/lib/http-contracts.test.ts.
+// The callers' side (today's callers parse what a release's callees answered) is
+// test-system/contracts/http-contracts.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MigrationRunner, MongoClient } from '@checkout/mongo';

@@ -89,7 +89,7 @@ describe('Large and deep bodies', () => {
     expect(declared.body.code).toBe('PAYLOAD_TOO_LARGE');
     // Read to its end before the answer (up to 8 times the limit), so nothing unread stays on the connection (it
     // once got a stray 408 later) and nothing resets under the answer (a load balancer passed that reset on:
-    // scripts/lib/soak/edge.rollout.ts); the connection stays usable.
+    // test-system/rollout/edge.rollout.ts); the connection stays usable.
     expect(declared.headers.connection).not.toBe('close');
     const chunks = Readable.from(
       (function* () {

@@ -1,6 +1,6 @@
 // The lib's test helpers (`@checkout/mongo/testing`): production code never imports this entry point (a lint rule).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { MongoClient } from 'mongodb';
+import { MongoClient, type Db } from 'mongodb';
 import { openedClients } from './observed';
 
 /** The counter whose watch() the current call runs in, if any. */
@@ -58,4 +58,17 @@ export class CommandCounter {
     }
     return { result, commands, total };
   }
+}
+
+/** A database of a test file's own on the run's engine; `stop` drops it and closes its client. */
+export async function openTestDatabase(url: string, name: string): Promise<{ db: Db; stop(): Promise<void> }> {
+  const client = await MongoClient.connect(url, { retryWrites: false });
+  const db = client.db(name);
+  return {
+    db,
+    stop: async () => {
+      await db.dropDatabase();
+      await client.close();
+    },
+  };
 }

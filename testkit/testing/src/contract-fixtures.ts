@@ -1,10 +1,10 @@
 // Consumer-driven contract fixtures between services: what a release's callers sent each internal HTTP
 // route and what its callees answered, and the documents its writers stored, committed under
 // libs/contracts/fixtures/{http,documents}/ the way message fixtures are (fixtures/messages). They are recorded by
-// running a release (`npm run fixtures -- --contracts --from <release>`, scripts/lib/contract-recording.ts) and
-// checked without running two versions: today's callees answer the recorded requests with a superset of the
+// running a release (`npm run fixtures -- --contracts --from <release>`, test-system/contracts/contract-recording.ts)
+// and checked without running two versions: today's callees answer the recorded requests with a superset of the
 // recorded answers (test-e2e/src/contracts.e2e.test.ts), today's callers parse the recorded answers
-// (scripts/lib/http-contracts.test.ts), and today's readers read the recorded documents (the e2e test again).
+// (test-system/contracts/http-contracts.test.ts), and today's readers read the recorded documents (the e2e test again).
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

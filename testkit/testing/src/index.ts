@@ -5,6 +5,7 @@ export * from './engine-control';
 export * from './eventually';
 export * from './factories';
 export * from './metrics';
+export * from './service-process';
 export type * from './provided-context';
 export * from './stack-env';
 export * from './turns';

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { AdminClient, eventually, stackEnvironment } from '@checkout/testing';
+import { AdminClient, eventually } from '@checkout/testing';
 import { createLogger } from '@checkout/logger';
 import { CommandCounter } from '@checkout/mongo/testing';
 import { buildApp, type GatewayApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
+import { gatewayOnlyEnvironment } from './harness';
 
 // D47's login links and dashboard sessions on the gateway alone (the pages' data comes from the other services:
 // test-e2e/src/dashboard.e2e.test.ts). The clock is injected, so a link expires without waiting; two gateway
@@ -44,14 +45,7 @@ async function call(
 }
 
 beforeAll(async () => {
-  const { mongoUrl, kafkaBrokers } = inject('engines');
-  const env = stackEnvironment({
-    ports: { gateway: 0, gatewayAdmin: 0, orders: 1, sessions: 1, dispatcher: 1 },
-    mongoUrl,
-    kafkaBrokers,
-    namePrefix: `gwdash_${randomBytes(4).toString('hex')}`,
-    logLevel: 'silent',
-  });
+  const env = gatewayOnlyEnvironment('gwdash');
   for (let i = 0; i < 4; i++) {
     const app = buildApp(
       parseConfig({

@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { collectSpans } from '@checkout/telemetry/testing';
-import { eventually, stackEnvironment } from '@checkout/testing';
+import { eventually } from '@checkout/testing';
 import { createLogger } from '@checkout/logger';
 import { buildApp, type GatewayApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
+import { gatewayOnlyEnvironment } from './harness';
 
 // Trace context from outside (docs/decisions.md, "Traces"): the public listener starts a new trace for every request
 // and ignores a client's traceparent, so a caller can neither join our traces nor force them sampled; the operators'
@@ -22,14 +22,7 @@ let adminToken: string;
 
 beforeAll(async () => {
   collector = collectSpans('gateway');
-  const { mongoUrl, kafkaBrokers } = inject('engines');
-  const env = stackEnvironment({
-    ports: { gateway: 0, gatewayAdmin: 0, orders: 1, sessions: 1, dispatcher: 1 },
-    mongoUrl,
-    kafkaBrokers,
-    namePrefix: `gwtrace_${randomBytes(4).toString('hex')}`,
-    logLevel: 'silent',
-  });
+  const env = gatewayOnlyEnvironment('gwtrace');
   adminToken = env.adminToken;
   app = buildApp(
     parseConfig({ ...env.gateway, PORT: '0', ADMIN_PORT: '0' }),

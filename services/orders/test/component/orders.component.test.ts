@@ -3,13 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka } from '@checkout/kafka';
 import { readTopic } from '@checkout/kafka/testing';
 import { request } from 'undici';
-import { inject } from 'vitest';
-import { createLogger } from '@checkout/logger';
 import { TOPICS, topicName } from '@checkout/contracts';
 import { eventually } from '@checkout/testing';
-import { buildApp, type OrdersApp } from '../../src/app';
-import { parseConfig } from '../../src/config';
-import { CALLER_TOKENS, INTERNAL_CALLERS, PROCESSOR_REFUND_WEBHOOK_SECRET, internalCaller } from './support';
+import type { OrdersApp } from '../../src/app';
+import { CALLER_TOKENS, internalCaller, startOrdersApp } from './support';
 
 // The orders service alone, in-process on port 0, on the real engines: its internal API, its outbox event,
 // and the at-most-once and race rules that sessions rely on (D25, D27, D28).
@@ -36,21 +33,8 @@ async function newOrder(total = 1000): Promise<string> {
 }
 
 beforeAll(async () => {
-  const { kafkaBrokers, mongoUrl } = inject('engines');
-  const prefix = `orders-component-${suffix}`;
-  const config = parseConfig({
-    MONGODB_URL: mongoUrl,
-    MONGODB_DATABASE: `orders_component_${suffix}`,
-    KAFKA_BROKERS: kafkaBrokers.join(','),
-    TOPIC_PREFIX: prefix,
-    INTERNAL_CALLERS,
-    PROCESSOR_REFUND_WEBHOOK_SECRET,
-    PORT: '0',
-    HTTP_HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-  });
-  app = buildApp(config, createLogger('orders', { level: 'silent' }));
-  baseUrl = (await app.start()).url;
+  const { kafkaBrokers, prefix, ...started } = await startOrdersApp(`component-${suffix}`);
+  ({ app, url: baseUrl } = started);
   probe = await readTopic({
     kafka: createKafka({ brokers: kafkaBrokers, clientId: 'orders-component-probe' }),
     topic: topicName(prefix, TOPICS.orderEvents),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { MongoClient, type Db } from '@checkout/mongo';
+import { openTestDatabase } from '@checkout/mongo/testing';
 import type { Mode } from '@checkout/contracts';
 import { OrdersStore } from '../../src/store/orders.store';
 import type { OrderDocument } from '../../src/store/order.document';
@@ -10,8 +10,7 @@ import { paymentsChartStart, paymentsPerHour } from '../../src/domain/payments-p
 // orders process's memory): this checks the aggregation's answers on the real engine. bench/src/dashboard.ts
 // shows the memory.
 
-let client: MongoClient;
-let db: Db;
+let database: Awaited<ReturnType<typeof openTestDatabase>>;
 let store: OrdersStore;
 const now = new Date('2026-11-24T10:30:00.000Z');
 const scope = { organizationId: 'org_chart', mode: 'test' as Mode };
@@ -31,15 +30,11 @@ function order(tenant: typeof scope, payments: { amount: number; appliedAt: stri
 }
 
 beforeAll(async () => {
-  client = await MongoClient.connect(inject('engines').mongoUrl, { retryWrites: false });
-  db = client.db(`orders_chart_${randomBytes(4).toString('hex')}`);
-  store = new OrdersStore(db);
+  database = await openTestDatabase(inject('engines').mongoUrl, `orders_chart_${randomBytes(4).toString('hex')}`);
+  store = new OrdersStore(database.db);
 });
 
-afterAll(async () => {
-  await db?.dropDatabase();
-  await client?.close();
-});
+afterAll(() => database?.stop());
 
 describe('paymentsPerHourSince (D47: the payments chart, summed in the database)', () => {
   it('When payments were applied in several hours of the window and before it, then each hour has its count and exact amount, and other tenants are apart', async () => {

@@ -1,15 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { request } from 'undici';
 import { freePort, startEngines, type Engines } from '@checkout/engines';
 import { createKafka } from '@checkout/kafka';
 import { MongoClient } from '@checkout/mongo';
 import { readTopic } from '@checkout/kafka/testing';
 import { OrderEventMessage, OrderPublicEventMessage, TOPICS, topicName } from '@checkout/contracts';
-import { eventually } from '@checkout/testing';
-import { CALLER_TOKENS, INTERNAL_CALLERS, PROCESSOR_REFUND_WEBHOOK_SECRET, internalCaller } from './support';
+import { eventually, kill9, startServiceProcess } from '@checkout/testing';
+import { INTERNAL_CALLERS, PROCESSOR_REFUND_WEBHOOK_SECRET, internalCaller } from './support';
 
 // D48 across a crash of orders (SIGKILL between the write and its events): a refund's write carries its events in
 // the same document (the outbox), so a process that dies after the write and before publishing leaves them there,
@@ -17,7 +15,6 @@ import { CALLER_TOKENS, INTERNAL_CALLERS, PROCESSOR_REFUND_WEBHOOK_SECRET, inter
 // event). Orders runs as a real child process on a Kafka of its own (the shared MongoDB), so that the broker can be
 // stalled (SIGSTOP) while the refund's publish is in flight without disturbing any other test file.
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const suffix = randomBytes(4).toString('hex');
 const organization = `org_${suffix}`;
 const database = `orders_refund_restart_${suffix}`;
@@ -29,34 +26,8 @@ let baseUrl: string;
 const children = new Set<ChildProcess>();
 const call = internalCaller(() => baseUrl, { 'x-organization-id': organization, 'x-mode': 'test' });
 
-async function startOrders(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/orders/src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-4_000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  await eventually(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`orders exited with ${child.exitCode}:\n${output}`);
-      return (await fetch(`${baseUrl}/readyz`)).status === 200;
-    },
-    { deadlineMs: 60_000, intervalMs: 100, description: 'the orders child to be ready' },
-  );
-  return child;
-}
-
-async function kill9(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
+function startOrders(): Promise<ChildProcess> {
+  return startServiceProcess({ service: 'orders', env, readyUrl: `${baseUrl}/readyz`, children });
 }
 
 beforeAll(async () => {
@@ -105,20 +76,10 @@ describe('a refund across a restart of orders (D48, D49)', () => {
 
     // The broker stalls: the refund's write lands, its publish waits in an open connection.
     await engines.pauseKafka();
-    const refund = () =>
-      request(`${baseUrl}/internal/orders/${orderId}/refunds`, {
-        method: 'POST',
-        headers: {
-          'x-organization-id': organization,
-          'x-mode': 'test',
-          'x-internal-token': CALLER_TOKENS.gateway,
-          'x-idempotency-record': `restart-${suffix}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ amount: 400 }),
-      });
+    const headers = { 'x-idempotency-record': `restart-${suffix}` };
+    const refund = () => call('POST', `/internal/orders/${orderId}/refunds`, { amount: 400 }, { headers });
     const inFlight = refund().then(
-      (response) => response.statusCode,
+      (response) => response.status,
       () => 'no answer' as const,
     );
     const orders = mongo
@@ -183,9 +144,8 @@ describe('a refund across a restart of orders (D48, D49)', () => {
 
       // The merchant never got an answer; the retry with the same Idempotency-Key meets the refund the first try made.
       const retried = await refund();
-      expect(retried.statusCode).toBe(201);
-      const body = (await retried.body.json()) as { refund: { id: string; amount: number } };
-      expect(body.refund).toMatchObject({ id: refundId, amount: 400 });
+      expect(retried.status).toBe(201);
+      expect(retried.body.refund).toMatchObject({ id: refundId, amount: 400 });
       const order = (await call('GET', `/internal/orders/${orderId}`)).body.order;
       expect(order).toMatchObject({ paymentStatus: 'partially_refunded', amounts: { paid: 900, refunded: 400 } });
       expect((await call('GET', `/internal/orders/${orderId}/refunds`)).body.refunds).toHaveLength(1);

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { createKafka } from '@checkout/kafka';
 import { readTopic } from '@checkout/kafka/testing';
-import { createLogger } from '@checkout/logger';
 import {
   OrderEventMessage,
   OrderPublicEventMessage,
@@ -13,9 +12,8 @@ import {
   topicName,
 } from '@checkout/contracts';
 import { eventually, newSecret } from '@checkout/testing';
-import { buildApp, type OrdersApp } from '../../src/app';
-import { parseConfig } from '../../src/config';
-import { CALLER_TOKENS, INTERNAL_CALLERS, PROCESSOR_REFUND_WEBHOOK_SECRET, internalCaller } from './support';
+import type { OrdersApp } from '../../src/app';
+import { CALLER_TOKENS, PROCESSOR_REFUND_WEBHOOK_SECRET, internalCaller, startOrdersApp } from './support';
 
 // D48 in the orders service alone, in-process on port 0 on the real engines: refunds through the internal API
 // (what the gateway forwards), the live processor's signed notifications, and the events each refund change
@@ -71,23 +69,11 @@ async function notify(body: unknown, options: { secret?: string | string[]; at?:
 const publicOf = (refundId: string) => published.filter((m) => 'refund' in m.body && m.body.refund.id === refundId);
 
 beforeAll(async () => {
-  const { kafkaBrokers, mongoUrl } = inject('engines');
-  const prefix = `orders-refunds-${suffix}`;
-  const config = parseConfig({
-    MONGODB_URL: mongoUrl,
-    MONGODB_DATABASE: `orders_refunds_${suffix}`,
-    KAFKA_BROKERS: kafkaBrokers.join(','),
-    TOPIC_PREFIX: prefix,
-    INTERNAL_CALLERS,
-    PROCESSOR_REFUND_WEBHOOK_SECRET,
+  const { kafkaBrokers, prefix, ...started } = await startOrdersApp(`refunds-${suffix}`, {
     // As a stack mid-migration holds it: sessions' payment secret, still set, must settle no refund.
     PROCESSOR_WEBHOOK_SECRET: SESSIONS_PAYMENT_SECRET,
-    PORT: '0',
-    HTTP_HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
   });
-  app = buildApp(config, createLogger('orders', { level: 'silent' }));
-  baseUrl = (await app.start()).url;
+  ({ app, url: baseUrl } = started);
   const kafka = createKafka({ brokers: kafkaBrokers, clientId: 'orders-refunds-probe' });
   probes.push(
     await readTopic({
@@ -162,18 +148,7 @@ describe('POST /internal/orders/:orderId/refunds (D48)', () => {
   it('When the same Idempotency-Key record comes twice, then one refund: the retry meets the first (D42, at most once by id)', async () => {
     const id = await paidOrder(test);
     const headers = { 'x-idempotency-record': `record-${suffix}` };
-    const send = () =>
-      request(`${baseUrl}/internal/orders/${id}/refunds`, {
-        method: 'POST',
-        headers: {
-          'x-organization-id': organization,
-          'x-mode': 'test',
-          'x-internal-token': CALLER_TOKENS.gateway,
-          'content-type': 'application/json',
-          ...headers,
-        },
-        body: JSON.stringify({ amount: 400 }),
-      }).then(async (r) => ({ status: r.statusCode, body: (await r.body.json()) as any }));
+    const send = () => test('POST', `/internal/orders/${id}/refunds`, { amount: 400 }, { headers });
     const [first, second] = await Promise.all([send(), send()]);
     expect([first.status, second.status]).toEqual([201, 201]);
     expect(second.body.refund).toEqual(first.body.refund);

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createLogger } from '@checkout/logger';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandCounter } from '@checkout/mongo/testing';
-import { buildApp, type OrdersApp } from '../../src/app';
-import { parseConfig } from '../../src/config';
-import { INTERNAL_CALLERS, PROCESSOR_REFUND_WEBHOOK_SECRET, internalCaller } from './support';
+import type { OrdersApp } from '../../src/app';
+import { internalCaller, startOrdersApp } from './support';
 
 // The database round trips of each orders operation, counted with the driver's command
 // monitoring. Counts are deterministic, so they are asserted exactly; a change that adds a round trip has to
@@ -24,23 +22,13 @@ const newOrderBody = (extra: Record<string, unknown> = {}) => ({
 });
 
 beforeAll(async () => {
-  const { kafkaBrokers, mongoUrl } = inject('engines');
-  const config = parseConfig({
-    MONGODB_URL: mongoUrl,
-    MONGODB_DATABASE: `orders_round_trips_${suffix}`,
-    KAFKA_BROKERS: kafkaBrokers.join(','),
-    TOPIC_PREFIX: `orders-round-trips-${suffix}`,
-    INTERNAL_CALLERS,
-    PROCESSOR_REFUND_WEBHOOK_SECRET,
-    PORT: '0',
-    HTTP_HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
+  const started = await startOrdersApp(
+    `round-trips-${suffix}`,
     // The relay's sweep is background work; keep it out of the windows measured here (it runs once at start).
-    OUTBOX_SWEEP_INTERVAL_MS: '3600000',
-  });
-  const orders = buildApp(config, createLogger('orders', { level: 'silent' }));
-  app = orders;
-  baseUrl = (await commands.watch(() => orders.start())).url;
+    { OUTBOX_SWEEP_INTERVAL_MS: '3600000' },
+    commands,
+  );
+  ({ app, url: baseUrl } = started);
   // Warm-up: the first request of each kind may pay for things a running service has already done.
   await call('POST', '/internal/orders', newOrderBody());
 });

@@ -1,13 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { Context } from 'koa';
 import { DomainError } from '@checkout/errors';
 import { amountDue, isIdOf } from '@checkout/contracts';
+import { newNonce, pageHeaders } from '@checkout/html';
 import { readUrlEncodedForm } from '@checkout/http';
 import type { HostedPage } from '../domain/hosted-page';
 import type { NoticeCode } from '../domain/payment-methods';
 import { CSRF_COOKIE, csrfToken, newCsrfCookieValue, verifyCsrfToken } from '../domain/csrf';
-import { NOTICES, renderMessagePage, renderPendingPage, renderTerminalPage } from './hosted-page/render';
+import { renderMessagePage, renderPendingPage, renderTerminalPage } from './hosted-page/render';
+import { NOTICES } from './hosted-page/page-context';
 import { paymentQrSvg } from './hosted-page/payment-qr';
 
 const MAX_FORM_BYTES = 16 * 1024;
@@ -18,25 +19,9 @@ export interface HostedPageDeps {
   secureCookies: boolean;
 }
 
-/** Security headers of every hosted-page response; the CSP allows only this response's nonce. */
+/** Security headers of every hosted-page response: its own script and fetches, forms to `formTargets` too. */
 function secure(ctx: Context, nonce: string, formTargets: string[] = []): void {
-  ctx.set(
-    'Content-Security-Policy',
-    [
-      "default-src 'none'",
-      `style-src 'nonce-${nonce}'`,
-      `script-src 'nonce-${nonce}'`,
-      "connect-src 'self'",
-      "img-src 'self' data:",
-      `form-action 'self'${formTargets.map((t) => ` ${t}`).join('')}`,
-      "frame-ancestors 'none'",
-      "base-uri 'none'",
-    ].join('; '),
-  );
-  ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Cache-Control', 'no-store');
+  ctx.set(pageHeaders({ nonce, script: true, formTargets }));
 }
 
 function stateVersion(view: {
@@ -56,16 +41,21 @@ function originOf(url: string | null): string[] {
   }
 }
 
-function notFoundPage(ctx: Context, nonce: string): void {
+function messagePage(ctx: Context, nonce: string, status: number, title: string, text: string): void {
   secure(ctx, nonce);
-  ctx.status = 404;
+  ctx.status = status;
   ctx.type = 'html';
-  ctx.body = renderMessagePage(
+  ctx.body = renderMessagePage(nonce, title, text);
+}
+
+const notFoundPage = (ctx: Context, nonce: string) =>
+  messagePage(
+    ctx,
     nonce,
+    404,
     'Checkout not found',
     'We could not find this checkout. Check the link, or return to the merchant to start again.',
   );
-}
 
 /** The double-submit cookie the page's CSRF token is bound to; a fresh one when the browser has none (or forged). */
 function csrfCookieOf(ctx: Context, secureCookies: boolean): string {
@@ -81,7 +71,7 @@ function csrfCookieOf(ctx: Context, secureCookies: boolean): string {
 
 function showPage(deps: HostedPageDeps): RouterMiddleware {
   return async (ctx) => {
-    const nonce = randomBytes(16).toString('base64');
+    const nonce = newNonce();
     const id = ctx.params.sessionId;
     const view = isIdOf('cs', id) ? await deps.page.view(id) : null;
     if (!view) return notFoundPage(ctx, nonce);
@@ -115,7 +105,7 @@ function pageState(deps: HostedPageDeps): RouterMiddleware {
   return async (ctx) => {
     const id = ctx.params.sessionId;
     const session = isIdOf('cs', id) ? await deps.page.state(id) : null;
-    secure(ctx, randomBytes(8).toString('base64'));
+    secure(ctx, newNonce(8));
     if (!session) throw new DomainError('SESSION_NOT_FOUND', 'No such checkout session.');
     const { total, paid } = session.order.amounts;
     ctx.body = {
@@ -129,21 +119,18 @@ function pageState(deps: HostedPageDeps): RouterMiddleware {
 
 function pay(deps: HostedPageDeps): RouterMiddleware {
   return async (ctx) => {
-    const nonce = randomBytes(16).toString('base64');
+    const nonce = newNonce();
     const id = ctx.params.sessionId;
     if (!isIdOf('cs', id)) return notFoundPage(ctx, nonce);
     const form = await readUrlEncodedForm(ctx, MAX_FORM_BYTES);
-    if (!verifyCsrfToken(deps.csrfSecret, id, ctx.cookies.get(CSRF_COOKIE), form.get('csrf') ?? undefined)) {
-      secure(ctx, nonce);
-      ctx.status = 403;
-      ctx.type = 'html';
-      ctx.body = renderMessagePage(
+    if (!verifyCsrfToken(deps.csrfSecret, id, ctx.cookies.get(CSRF_COOKIE), form.get('csrf') ?? undefined))
+      return messagePage(
+        ctx,
         nonce,
+        403,
         'Please try again',
         'This form has expired. Reload the page and submit it again.',
       );
-      return;
-    }
     const outcome = await deps.page.pay(id, form);
     if (outcome.kind === 'not_found') return notFoundPage(ctx, nonce);
     const to =

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
 import {
   INTERNAL_API_HEADERS,
@@ -14,11 +14,11 @@ import {
 import { createEventProducer, createKafka } from '@checkout/kafka';
 import {
   ID_DERIVATION_SECRET,
-  collectSessionEvents,
   newTenant,
   sessionRequest,
-  startStack,
+  stackWithEventsPerFile,
   uniqueName,
+  type SessionEvents,
   type Stack,
 } from './harness';
 
@@ -27,15 +27,8 @@ import {
 // its outbox) is what brings the session to `completed`, with exactly one checkout.session.completed (D28).
 
 let stack: Stack;
-let events: Awaited<ReturnType<typeof collectSessionEvents>>;
-beforeAll(async () => {
-  stack = await startStack('crash');
-  events = await collectSessionEvents(stack);
-});
-afterAll(async () => {
-  await events?.stop();
-  await stack?.stop();
-});
+let events: SessionEvents;
+stackWithEventsPerFile('crash', (started) => ({ stack, events } = started));
 
 describe('a payment orders applied but the session never stored', () => {
   it('When sessions died after orders applied the payment, then the order event completes the session with exactly one completed event (D27, D28)', async () => {
@@ -201,35 +194,21 @@ describe('a retry with the same Idempotency-Key after an unknown outcome (D42)',
   it('When a partial payment was applied and its answer lost, then the retry is the same payment: applied once (D27)', async () => {
     const tenant = newTenant();
     const session = await stack.createSession(tenant);
-    const headers = { [INTERNAL_API_HEADERS.idempotencyRecord]: uniqueName('record') };
-    const first = await stack.api(
-      'POST',
-      `/internal/test-helpers/sessions/${session.id}/pay`,
-      tenant,
-      { amount: 500 },
-      headers,
-    );
+    const record = uniqueName('record');
+    const pay500 = (idempotencyRecord: string) => {
+      const headers = { [INTERNAL_API_HEADERS.idempotencyRecord]: idempotencyRecord };
+      return stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { amount: 500 }, headers);
+    };
+    const first = await pay500(record);
     expect(first.status).toBe(200);
-    const retried = await stack.api(
-      'POST',
-      `/internal/test-helpers/sessions/${session.id}/pay`,
-      tenant,
-      { amount: 500 },
-      headers,
-    );
+    const retried = await pay500(record);
     expect(retried.status).toBe(200);
     expect(retried.body.session).toMatchObject({ status: 'pending', order: { amounts: { paid: 500 } } });
     const order = await stack.orders('GET', `/internal/orders/${session.order.id}`, tenant);
     expect(order.body.order.amounts.paid).toBe(500);
 
     // Another key is another payment.
-    const second = await stack.api(
-      'POST',
-      `/internal/test-helpers/sessions/${session.id}/pay`,
-      tenant,
-      { amount: 500 },
-      { [INTERNAL_API_HEADERS.idempotencyRecord]: uniqueName('record') },
-    );
+    const second = await pay500(uniqueName('record'));
     expect(second.body.session.order.amounts.paid).toBe(1000);
   });
 

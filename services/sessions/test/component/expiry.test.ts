@@ -1,10 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, metricValue } from '@checkout/testing';
 import { SessionEventV1 } from '@checkout/contracts';
-import { collectSessionEvents, newTenant, startStack, sweepsCompleted, type Stack } from './harness';
+import {
+  collectSessionEvents,
+  newTenant,
+  startStack,
+  stopAll,
+  sweepsCompleted,
+  type SessionEvents,
+  type Stack,
+} from './harness';
 
 let stack: Stack;
-let events: Awaited<ReturnType<typeof collectSessionEvents>>;
+let events: SessionEvents;
 let sweeperUrls: string[];
 beforeAll(async () => {
   // A second replica runs a sweeper too: every test here runs with two sweepers (flow 4).
@@ -31,10 +39,7 @@ async function expiredBySweeps(): Promise<number> {
   return counts.reduce((sum, n) => sum + n, 0);
 }
 
-afterAll(async () => {
-  await events?.stop();
-  await stack?.stop();
-});
+afterAll(() => stopAll(events, stack));
 
 describe('POST /internal/test-helpers/sessions/:id/expire (D29)', () => {
   it('When expired by the helper, then expired now with one checkout.session.expired event; payment refused; a second expire fails', async () => {

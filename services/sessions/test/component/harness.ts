@@ -2,6 +2,7 @@
 // integration project's global setup), with a database and topic prefix of their own per test file.
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
+import { afterAll, beforeAll } from 'vitest';
 import { createKafka, topicOffsets } from '@checkout/kafka';
 import { readTopic } from '@checkout/kafka/testing';
 import { createLogger } from '@checkout/logger';
@@ -261,6 +262,28 @@ export async function collectSessionEvents(
     of: (sessionId) => [...new Map(messages.filter((m) => m.key === sessionId).map((m) => [m.eventId, m])).values()],
     stop: () => probe.stop(),
   };
+}
+
+export type SessionEvents = Awaited<ReturnType<typeof collectSessionEvents>>;
+
+/**
+ * A stack and what it publishes on the sessions events topic (collected from the start), started before the file's
+ * tests and stopped after them; `use` receives both once started (to set the file's variables).
+ */
+export function stackWithEventsPerFile(label: string, use: (started: { stack: Stack; events: SessionEvents }) => void) {
+  let stack: Stack | undefined;
+  let events: SessionEvents | undefined;
+  beforeAll(async () => {
+    stack = await startStack(label);
+    events = await collectSessionEvents(stack);
+    use({ stack, events });
+  });
+  afterAll(() => stopAll(events, stack));
+}
+
+/** Stops what a test file started, in this order, skipping what a failed start left undefined. */
+export async function stopAll(...parts: ({ stop(): Promise<void> } | undefined)[]): Promise<void> {
+  for (const part of parts) await part?.stop();
 }
 
 /** Messages on the sessions events topic right now (sum of high-water marks): no waiting, no consumer. */

@@ -43,9 +43,33 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+/** Waits until the open page shows `status`, swapped in by its poller (no reload). */
+const statusShown = (page: Page, status: string, description: string) =>
+  eventually(
+    async () =>
+      (await page
+        .getByTestId('status')
+        .getAttribute('data-status')
+        .catch(() => null)) === status,
+    { deadlineMs: 10_000, description },
+  );
+
 /** Sessions here send the customer to the test's merchant server after payment. */
 function createSession(tenant: Tenant, overrides: Record<string, unknown> = {}) {
   return stack.createSession(tenant, { successUrl: `${merchantUrl}/thanks/{SESSION_ID}`, ...overrides });
+}
+
+/** Presses Pay and waits for the page the POST leads to (the page again with a notice, or the merchant's). */
+async function payAndLand(page: Page, url: string | RegExp): Promise<void> {
+  await page.getByRole('button', { name: /Pay/ }).click();
+  await page.waitForURL(url);
+}
+
+/** A new tenant's new session (with `overrides`), open in a new page. */
+async function openNew(overrides: Record<string, unknown> = {}) {
+  const tenant = newTenant();
+  const session = await createSession(tenant, overrides);
+  return { tenant, session, page: await open(session.id) };
 }
 
 async function open(sessionId: string, viewport = { width: 390, height: 844 }): Promise<Page> {
@@ -58,9 +82,7 @@ async function open(sessionId: string, viewport = { width: 390, height: 844 }): 
 
 describe('GET /checkout/:id (D26, D41)', () => {
   it('When paying with 4242…, then the customer lands on successUrl and the session is completed', async () => {
-    const tenant = newTenant();
-    const session = await createSession(tenant);
-    const page = await open(session.id);
+    const { tenant, session, page } = await openNew();
     await expect(page.getByRole('heading', { name: 'Acme Coffee' }).isVisible()).resolves.toBe(true);
     expect(await page.getByTestId('total').textContent()).toBe('$12.23');
     expect(await page.getByText('Flat white').isVisible()).toBe(true);
@@ -81,18 +103,14 @@ describe('GET /checkout/:id (D26, D41)', () => {
   });
 
   it('When the card is declined or not a test card, then a clear message; failedAttempts counts declines', async () => {
-    const tenant = newTenant();
-    const session = await createSession(tenant);
-    const page = await open(session.id);
+    const { tenant, session, page } = await openNew();
     await page.getByLabel('Card number').fill('4000 0000 0000 0002');
-    await page.getByRole('button', { name: /Pay/ }).click();
-    await page.waitForURL(/m=declined/);
+    await payAndLand(page, /m=declined/);
     expect(await page.getByRole('alert').textContent()).toContain('declined');
     expect(await page.getByTestId('failed-attempts').textContent()).toContain('1 declined');
     await page.screenshot({ path: `${SHOTS}/declined.png`, fullPage: true });
     await page.getByLabel('Card number').fill('5555 5555 5555 4444');
-    await page.getByRole('button', { name: /Pay/ }).click();
-    await page.waitForURL(/m=not_test_card/);
+    await payAndLand(page, /m=not_test_card/);
     expect(await page.getByRole('alert').textContent()).toContain('not a test card');
     const read = await stack.api('GET', `/internal/sessions/${session.id}`, tenant);
     expect(read.body.session).toMatchObject({ status: 'pending', failedAttempts: 1 });
@@ -107,8 +125,7 @@ describe('GET /checkout/:id (D26, D41)', () => {
     });
     const page = await open(session.id);
     await page.getByLabel('Card number').fill('4242424242424242');
-    await page.getByRole('button', { name: /Pay/ }).click();
-    await page.waitForURL(/m=required/);
+    await payAndLand(page, /m=required/);
     expect(await page.getByRole('alert').textContent()).toContain('required');
     await page.getByLabel('Phone number').fill('+1 415 555 0123');
     await page.getByLabel('Address line 1').fill('1 Market St');
@@ -116,8 +133,7 @@ describe('GET /checkout/:id (D26, D41)', () => {
     await page.getByLabel('Country code').fill('US');
     await page.screenshot({ path: `${SHOTS}/required-inputs.png`, fullPage: true });
     await page.getByLabel('Card number').fill('4242424242424242');
-    await page.getByRole('button', { name: /Pay/ }).click();
-    await page.waitForURL(`${merchantUrl}/thanks/${session.id}`);
+    await payAndLand(page, `${merchantUrl}/thanks/${session.id}`);
     const read = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
     expect(read.order.shippingAddress).toMatchObject({ line1: '1 Market St', city: 'San Francisco', country: 'US' });
     expect(read.order.customer.phone).toBe('+1 415 555 0123');
@@ -125,13 +141,10 @@ describe('GET /checkout/:id (D26, D41)', () => {
   });
 
   it('When a stablecoin pays part, then paid and remaining are shown and the page updates when the rest arrives elsewhere', async () => {
-    const tenant = newTenant();
-    const session = await createSession(tenant);
-    const page = await open(session.id);
+    const { tenant, session, page } = await openNew();
     await page.getByLabel('Stablecoin').check();
     await page.getByLabel('Amount to pay (USD)').fill('5.00');
-    await page.getByRole('button', { name: /Pay/ }).click();
-    await page.waitForURL(/m=paid_partial/);
+    await payAndLand(page, /m=paid_partial/);
     expect(await page.getByTestId('paid').textContent()).toBe('$5.00');
     expect(await page.getByTestId('remaining').textContent()).toBe('$7.23');
     await page.screenshot({ path: `${SHOTS}/partial.png`, fullPage: true });
@@ -151,14 +164,7 @@ describe('GET /checkout/:id (D26, D41)', () => {
     );
     expect(await page.getByTestId('remaining').textContent()).toBe('$5.23');
     await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, { method: 'stablecoin' });
-    await eventually(
-      async () =>
-        (await page
-          .getByTestId('status')
-          .getAttribute('data-status')
-          .catch(() => null)) === 'completed',
-      { deadlineMs: 10_000, description: 'page to show completed' },
-    );
+    await statusShown(page, 'completed', 'page to show completed');
     expect(await page.evaluate(() => (globalThis as { sameDocument?: boolean }).sameDocument)).toBe(true);
     expect(await page.locator('#live-status').textContent()).toBe('Payment received');
     expect(page.url()).toBe(`${stack.sessionsUrl}/checkout/${session.id}`);
@@ -200,9 +206,7 @@ describe('GET /checkout/:id (D26, D41)', () => {
   });
 
   it('When a pending page is open, then a countdown to expiresAt ticks, and an expiry elsewhere shows without a reload', async () => {
-    const tenant = newTenant();
-    const session = await createSession(tenant, { expiresInMinutes: 15 });
-    const page = await open(session.id);
+    const { tenant, session, page } = await openNew({ expiresInMinutes: 15 });
     const countdown = page.getByTestId('countdown');
     expect(await countdown.isVisible()).toBe(true);
     expect(await countdown.getAttribute('data-expires-at')).toBe(session.expiresAt);
@@ -215,14 +219,7 @@ describe('GET /checkout/:id (D26, D41)', () => {
     });
     await page.evaluate(() => Object.assign(globalThis, { sameDocument: true }));
     await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/expire`, tenant);
-    await eventually(
-      async () =>
-        (await page
-          .getByTestId('status')
-          .getAttribute('data-status')
-          .catch(() => null)) === 'expired',
-      { deadlineMs: 10_000, description: 'page to show expired' },
-    );
+    await statusShown(page, 'expired', 'page to show expired');
     expect(await page.evaluate(() => (globalThis as { sameDocument?: boolean }).sameDocument)).toBe(true);
     expect(await page.getByRole('button', { name: /Pay/ }).count()).toBe(0);
     expect(await page.getByTestId('countdown').count()).toBe(0);

@@ -1,26 +1,36 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
 import { SessionEventV1, signProcessorPayload } from '@checkout/contracts';
 import {
   PROCESSOR_SECRET,
-  collectSessionEvents,
   newTenant,
   sessionEventsOnTopic,
-  startStack,
+  stackWithEventsPerFile,
   uniqueName,
+  type SessionEvents,
   type Stack,
+  type Tenant,
 } from './harness';
 
 let stack: Stack;
-let events: Awaited<ReturnType<typeof collectSessionEvents>>;
-beforeAll(async () => {
-  stack = await startStack('pay');
-  events = await collectSessionEvents(stack);
-});
-afterAll(async () => {
-  await events?.stop();
-  await stack?.stop();
-});
+let events: SessionEvents;
+stackWithEventsPerFile('pay', (started) => ({ stack, events } = started));
+
+/** A payment through the test helper (no processor), `body` as its request. */
+const payWithHelper = (tenant: Tenant, sessionId: string, body: Record<string, unknown> = {}) =>
+  stack.api('POST', `/internal/test-helpers/sessions/${sessionId}/pay`, tenant, body);
+
+/**
+ * A new session of `tenant` whose payment through the helper races `other` on it; then the order and the session
+ * as stored once both have answered.
+ */
+async function raceAPayment<T>(tenant: Tenant, other: (session: any) => Promise<T>) {
+  const session = await stack.createSession(tenant);
+  const [pay, answer] = await Promise.all([payWithHelper(tenant, session.id), other(session)]);
+  const order = (await stack.orders('GET', `/internal/orders/${session.order.id}`, tenant)).body.order;
+  const read = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+  return { session, pay, other: answer, order, read };
+}
 
 describe('POST /internal/test-helpers/sessions/:id/pay', () => {
   it('When paid in full, then order completed and checkout.session.completed is on Kafka before the response (flow 3, D28)', async () => {
@@ -30,7 +40,7 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
       callbackUrl: 'https://hooks.example/{SESSION_ID}',
     });
     const before = await sessionEventsOnTopic(stack);
-    const paid = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {});
+    const paid = await payWithHelper(tenant, session.id);
     // Measured the moment the response is in: no waiting.
     expect(await sessionEventsOnTopic(stack)).toBeGreaterThan(before);
     expect(paid.status).toBe(200);
@@ -53,7 +63,7 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
     const read = await stack.api('GET', `/internal/sessions/${session.id}`, tenant);
     expect(envelope.body.session).toEqual(read.body.session);
 
-    const again = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {});
+    const again = await payWithHelper(tenant, session.id);
     expect(again.status).toBe(400);
     expect(again.body.code).toBe('SESSION_NOT_PAYABLE');
   });
@@ -61,7 +71,7 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
   it('When declined, then failedAttempts + 1, still pending, no event (D27)', async () => {
     const tenant = newTenant();
     const session = await stack.createSession(tenant);
-    const res = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {
+    const res = await payWithHelper(tenant, session.id, {
       outcome: 'declined',
     });
     expect(res.status).toBe(200);
@@ -70,7 +80,7 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
       failedAttempts: 1,
       order: { paymentStatus: 'unpaid' },
     });
-    const twice = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {
+    const twice = await payWithHelper(tenant, session.id, {
       outcome: 'declined',
       method: 'card',
     });
@@ -81,7 +91,7 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
   it('When a stablecoin pays part, then partially_paid, pending and no event; the rest completes it, overpaid allowed (D28)', async () => {
     const tenant = newTenant();
     const session = await stack.createSession(tenant);
-    const part = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {
+    const part = await payWithHelper(tenant, session.id, {
       method: 'stablecoin',
       amount: 200,
     });
@@ -91,7 +101,7 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
       order: { status: 'open', paymentStatus: 'partially_paid', amounts: { paid: 200 } },
     });
     expect(await sessionEventsOnTopic(stack).then(() => events.of(session.id).length)).toBe(0);
-    const rest = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {
+    const rest = await payWithHelper(tenant, session.id, {
       method: 'stablecoin',
       amount: 2000,
     });
@@ -107,21 +117,21 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
       settings: { organizationName: 'Card only', defaultCallbackUrl: null, enabledPaymentMethods: ['card'] },
     });
     const session = await stack.createSession(tenant);
-    const refused = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {
+    const refused = await payWithHelper(tenant, session.id, {
       method: 'stored_value',
     });
     expect(refused.status).toBe(400);
     expect(refused.body.code).toBe('SESSION_NOT_PAYABLE');
     const order = (await stack.orders('GET', `/internal/orders/${session.order.id}`, tenant)).body.order;
     expect(order.amounts.paid).toBe(0);
-    const card = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {});
+    const card = await payWithHelper(tenant, session.id);
     expect(card.body.session.status).toBe('completed');
   });
 
   it('When the helper is called in live mode, then 404 NOT_FOUND (D29)', async () => {
     const tenant = newTenant({ mode: 'live' });
     const session = await stack.createSession(tenant);
-    const res = await stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {});
+    const res = await payWithHelper(tenant, session.id);
     expect(res.status).toBe(404);
     expect(res.body.code).toBe('NOT_FOUND');
   });
@@ -129,13 +139,10 @@ describe('POST /internal/test-helpers/sessions/:id/pay', () => {
   it('When pay and cancel race 30 times, then each run ends in exactly one consistent outcome (D25)', async () => {
     const tenant = newTenant();
     for (let run = 0; run < 30; run += 1) {
-      const session = await stack.createSession(tenant);
-      const [pay, cancel] = await Promise.all([
-        stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}),
-        stack.orders('POST', `/internal/orders/${session.order.id}/cancel`, tenant),
-      ]);
-      const order = (await stack.orders('GET', `/internal/orders/${session.order.id}`, tenant)).body.order;
-      const read = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+      const race = await raceAPayment(tenant, (s) =>
+        stack.orders('POST', `/internal/orders/${s.order.id}/cancel`, tenant),
+      );
+      const { session, pay, other: cancel, order, read } = race;
       if (order.status === 'completed') {
         expect(pay.status).toBe(200);
         expect(cancel.status).toBe(400);
@@ -166,13 +173,10 @@ describe('a payment racing the other writers of its session', () => {
   it('When a payment and the expire helper race 20 times, then each run ends in one consistent outcome with exactly one event (D21, D27)', async () => {
     const tenant = newTenant();
     for (let run = 0; run < 20; run += 1) {
-      const session = await stack.createSession(tenant);
-      const [pay, expire] = await Promise.all([
-        stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}),
-        stack.api('POST', `/internal/test-helpers/sessions/${session.id}/expire`, tenant),
-      ]);
-      const order = (await stack.orders('GET', `/internal/orders/${session.order.id}`, tenant)).body.order;
-      const read = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+      const race = await raceAPayment(tenant, (s) =>
+        stack.api('POST', `/internal/test-helpers/sessions/${s.id}/expire`, tenant),
+      );
+      const { session, pay, other: expire, order, read } = race;
       const outcome = order.status === 'completed' ? 'completed' : 'expired';
       if (outcome === 'completed') {
         expect([pay.status, expire.status, expire.body.code]).toEqual([200, 400, 'SESSION_UPDATE_FAILED']);
@@ -192,16 +196,12 @@ describe('a payment racing the other writers of its session', () => {
   it('When PATCHes of sessionData race a payment, then both land: the session completes once and keeps every key (D23, D28)', async () => {
     const tenant = newTenant();
     for (let run = 0; run < 10; run += 1) {
-      const session = await stack.createSession(tenant);
-      const [pay, ...patches] = await Promise.all([
-        stack.api('POST', `/internal/test-helpers/sessions/${session.id}/pay`, tenant, {}),
-        ...['a', 'b', 'c'].map((key) =>
-          stack.api('PATCH', `/internal/sessions/${session.id}`, tenant, { sessionData: { [key]: run } }),
-        ),
-      ]);
+      const patch = (s: { id: string }, key: string) =>
+        stack.api('PATCH', `/internal/sessions/${s.id}`, tenant, { sessionData: { [key]: run } });
+      const race = await raceAPayment(tenant, (s) => Promise.all(['a', 'b', 'c'].map((key) => patch(s, key))));
+      const { session, pay, other: patches, read } = race;
       expect(pay.status).toBe(200);
-      for (const patch of patches) expect(patch.status).toBe(200);
-      const read = (await stack.api('GET', `/internal/sessions/${session.id}`, tenant)).body.session;
+      for (const answer of patches) expect(answer.status).toBe(200);
       expect(read).toMatchObject({ status: 'completed', sessionData: { a: run, b: run, c: run } });
       const [completed] = await eventually(() =>
         events.of(session.id).length > 0 ? events.of(session.id) : undefined,
@@ -225,17 +225,15 @@ describe('POST /internal/processor/notifications (D27)', () => {
     });
     return { status: res.status, body: (await res.json()) as any };
   }
+  /** What the processor notifies of a capture of `amount` on the session (a new payment id each call). */
+  function capture(sessionId: string, amount = 1223, method = 'card') {
+    return { paymentId: uniqueName('pi'), sessionId, amount, method, capturedAt: new Date().toISOString() };
+  }
 
   it('When a signed notification arrives twice, then the payment is applied once and the session completes once', async () => {
     const tenant = newTenant({ mode: 'live' });
     const session = await stack.createSession(tenant);
-    const note = {
-      paymentId: uniqueName('pi'),
-      sessionId: session.id,
-      amount: 1223,
-      method: 'card',
-      capturedAt: new Date().toISOString(),
-    };
+    const note = capture(session.id);
     const first = await notify(note);
     expect(first.status).toBe(200);
     expect(first.body.session).toMatchObject({
@@ -252,13 +250,7 @@ describe('POST /internal/processor/notifications (D27)', () => {
   it('When a partial notification id repeats, then it counts once', async () => {
     const tenant = newTenant({ mode: 'live' });
     const session = await stack.createSession(tenant);
-    const note = {
-      paymentId: uniqueName('pi'),
-      sessionId: session.id,
-      amount: 100,
-      method: 'stablecoin',
-      capturedAt: new Date().toISOString(),
-    };
+    const note = capture(session.id, 100, 'stablecoin');
     await notify(note);
     const again = await notify(note);
     expect(again.body.session.order.amounts.paid).toBe(100);
@@ -268,13 +260,7 @@ describe('POST /internal/processor/notifications (D27)', () => {
   it('When the signature is wrong, stale or missing, then 401 UNAUTHORIZED and nothing is applied', async () => {
     const tenant = newTenant({ mode: 'live' });
     const session = await stack.createSession(tenant);
-    const note = {
-      paymentId: uniqueName('pi'),
-      sessionId: session.id,
-      amount: 1223,
-      method: 'card',
-      capturedAt: new Date().toISOString(),
-    };
+    const note = capture(session.id);
     const wrong = await notify(note, { secret: 'not-the-processor-secret' });
     expect(wrong.status).toBe(401);
     expect(wrong.body.code).toBe('UNAUTHORIZED');
@@ -290,13 +276,7 @@ describe('POST /internal/processor/notifications (D27)', () => {
   });
 
   it('When the session is unknown, then 404 SESSION_NOT_FOUND', async () => {
-    const res = await notify({
-      paymentId: uniqueName('pi'),
-      sessionId: 'cs_live_unknown000000000000000000',
-      amount: 1,
-      method: 'card',
-      capturedAt: new Date().toISOString(),
-    });
+    const res = await notify(capture('cs_live_unknown000000000000000000', 1));
     expect(res.status).toBe(404);
   });
 });

@@ -1,25 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
 import { CheckoutSession } from '@checkout/contracts';
-import { newTenant, sessionRequest, startStack, uniqueName, type Stack } from './harness';
+import { newTenant, sessionRequest, startStack, stopAll, uniqueName, type Stack, type Tenant } from './harness';
 
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack('api');
 });
-afterAll(async () => {
-  await stack?.stop();
-});
+afterAll(() => stopAll(stack));
+
+/** POST /internal/sessions as the gateway would: sessionRequest's body with `overrides`. */
+const postSession = (tenant: Tenant, overrides: Record<string, unknown> = {}) =>
+  stack.api('POST', '/internal/sessions', tenant, sessionRequest(overrides));
 
 describe('POST /internal/sessions', () => {
   it('When created, then 201 with the exact CheckoutSession shape, placeholders substituted and the order embedded (D1, D22, D39)', async () => {
     const tenant = newTenant();
-    const res = await stack.api(
-      'POST',
-      '/internal/sessions',
-      tenant,
-      sessionRequest({ callbackUrl: 'https://hooks.example/{SESSION_ID}/{SESSION_ID}?o={ORDER_ID}&x={OTHER}' }),
-    );
+    const res = await postSession(tenant, {
+      callbackUrl: 'https://hooks.example/{SESSION_ID}/{SESSION_ID}?o={ORDER_ID}&x={OTHER}',
+    });
     expect(res.status).toBe(201);
     const session = res.body.session;
     expect(CheckoutSession.strict().safeParse(session).success).toBe(true);
@@ -51,75 +50,49 @@ describe('POST /internal/sessions', () => {
         enabledPaymentMethods: ['card'],
       },
     });
-    const a = await stack.api('POST', '/internal/sessions', withDefault, sessionRequest({ successUrl: undefined }));
+    const a = await postSession(withDefault, { successUrl: undefined });
     expect(a.status).toBe(201);
     expect(a.body.session.callbackUrl).toBe(`https://default.example/hook/${a.body.session.order.id}`);
     expect(a.body.session.successUrl).toBeNull();
-    const b = await stack.api('POST', '/internal/sessions', newTenant(), sessionRequest());
+    const b = await postSession(newTenant());
     expect(b.body.session.callbackUrl).toBeNull();
   });
 
   it('When a customer is given, then customerId is the order customer id', async () => {
-    const res = await stack.api(
-      'POST',
-      '/internal/sessions',
-      newTenant(),
-      sessionRequest({ customer: { email: 'Ann@Example.com' } }),
-    );
+    const res = await postSession(newTenant(), { customer: { email: 'Ann@Example.com' } });
     expect(res.status).toBe(201);
     expect(res.body.session.customerId).toBe(res.body.session.order.customer.id);
   });
 
   it('When the total is 0, then 400 SESSION_CREATION_FAILED and no order is left (D24)', async () => {
     const tenant = newTenant();
-    const res = await stack.api(
-      'POST',
-      '/internal/sessions',
-      tenant,
-      sessionRequest({
-        items: [{ name: 'Free', quantity: 1, unitPrice: 0 }],
-        taxes: [],
-        discounts: [],
-        externalId: 'free-1',
-      }),
-    );
+    const res = await postSession(tenant, {
+      items: [{ name: 'Free', quantity: 1, unitPrice: 0 }],
+      taxes: [],
+      discounts: [],
+      externalId: 'free-1',
+    });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('SESSION_CREATION_FAILED');
     const list = await stack.orders('GET', '/internal/orders', tenant);
     expect(list.body.pagination.total).toBe(0);
     // The externalId was not used up.
-    const again = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId: 'free-1' }));
+    const again = await postSession(tenant, { externalId: 'free-1' });
     expect(again.status).toBe(201);
   });
 
   it('When the body is invalid, then the endpoint codes apply (D7, D14, D15)', async () => {
     const tenant = newTenant();
-    const bad = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ expiresInMinutes: 5 }));
+    const bad = await postSession(tenant, { expiresInMinutes: 5 });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('SESSION_CREATION_FAILED');
     expect(bad.body.details[0].path).toBe('expiresInMinutes');
-    expect(
-      (await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ locationId: 'nope' }))).body.code,
-    ).toBe('INVALID_LOCATION_ID');
-    expect(
-      (await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ paymentDestination: 'nope' }))).body.code,
-    ).toBe('INVALID_PAYMENT_DESTINATION');
-    expect(
-      (await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ locationId: 'loc_test_abc' }))).body.code,
-    ).toBe('LOCATION_NOT_FOUND');
-    const pd = await stack.api(
-      'POST',
-      '/internal/sessions',
-      tenant,
-      sessionRequest({ paymentDestination: '0x' + 'a'.repeat(40) }),
-    );
+    expect((await postSession(tenant, { locationId: 'nope' })).body.code).toBe('INVALID_LOCATION_ID');
+    expect((await postSession(tenant, { paymentDestination: 'nope' })).body.code).toBe('INVALID_PAYMENT_DESTINATION');
+    expect((await postSession(tenant, { locationId: 'loc_test_abc' })).body.code).toBe('LOCATION_NOT_FOUND');
+    const pd = await postSession(tenant, { paymentDestination: '0x' + 'a'.repeat(40) });
     expect(pd.body.code).toBe('PAYMENT_DESTINATION_NOT_FOUND');
-    const discount = await stack.api(
-      'POST',
-      '/internal/sessions',
-      tenant,
-      sessionRequest({ discounts: [{ name: 'x', type: 'fixed', amount: 999_999 }] }),
-    );
+    const discount = await postSession(tenant, { discounts: [{ name: 'x', type: 'fixed', amount: 999_999 }] });
     expect(discount.status).toBe(400);
     expect(discount.body.code).toBe('SESSION_CREATION_FAILED');
     expect(discount.body.details.length).toBeGreaterThan(0);
@@ -127,18 +100,13 @@ describe('POST /internal/sessions', () => {
 
   it('When an externalId is reused, then 409 DUPLICATE_EXTERNAL_ID; the other mode may reuse it (D37)', async () => {
     const tenant = newTenant();
-    const first = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId: 'ext-1' }));
+    const first = await postSession(tenant, { externalId: 'ext-1' });
     expect(first.status).toBe(201);
     expect(first.body.session.order.externalId).toBe('ext-1');
-    const dup = await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId: 'ext-1' }));
+    const dup = await postSession(tenant, { externalId: 'ext-1' });
     expect(dup.status).toBe(409);
     expect(dup.body.code).toBe('DUPLICATE_EXTERNAL_ID');
-    const live = await stack.api(
-      'POST',
-      '/internal/sessions',
-      { ...tenant, mode: 'live' },
-      sessionRequest({ externalId: 'ext-1' }),
-    );
+    const live = await postSession({ ...tenant, mode: 'live' }, { externalId: 'ext-1' });
     expect(live.status).toBe(201);
     expect(live.body.session.id).toMatch(/^cs_live_/);
   });
@@ -146,9 +114,7 @@ describe('POST /internal/sessions', () => {
   it('When 20 creates with one externalId run at once, then exactly one 201 and 19 × 409 (D37)', async () => {
     const tenant = newTenant();
     const externalId = uniqueName('race');
-    const results = await Promise.all(
-      Array.from({ length: 20 }, () => stack.api('POST', '/internal/sessions', tenant, sessionRequest({ externalId }))),
-    );
+    const results = await Promise.all(Array.from({ length: 20 }, () => postSession(tenant, { externalId })));
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
@@ -160,7 +126,7 @@ describe('POST /internal/sessions', () => {
 describe('GET /internal/sessions/:id', () => {
   it('When read, then it is identical to the created one; other orgs and modes get 404; malformed ids 400 (D4)', async () => {
     const tenant = newTenant();
-    const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest())).body.session;
+    const created = (await postSession(tenant)).body.session;
     const read = await stack.api('GET', `/internal/sessions/${created.id}`, tenant);
     expect(read.status).toBe(200);
     expect(read.body.session).toEqual(created);
@@ -175,7 +141,7 @@ describe('GET /internal/sessions/:id', () => {
 
   it('When the order is edited, then the session shows the order as it is now, from the order.updated event (D25)', async () => {
     const tenant = newTenant();
-    const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest())).body.session;
+    const created = (await postSession(tenant)).body.session;
     const edited = await stack.orders('PATCH', `/internal/orders/${created.order.id}`, tenant, {
       items: [{ name: 'Tea', quantity: 1, unitPrice: 300 }],
     });
@@ -201,8 +167,7 @@ describe('GET /internal/sessions/:id', () => {
 describe('PATCH /internal/sessions/:id', () => {
   it('When extendExpiry is given, then minutes are added; past 7 days it fails (D23)', async () => {
     const tenant = newTenant();
-    const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest({ expiresInMinutes: 1440 })))
-      .body.session;
+    const created = (await postSession(tenant, { expiresInMinutes: 1440 })).body.session;
     const extended = await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { extendExpiry: 30 });
     expect(extended.status).toBe(200);
     expect(new Date(extended.body.session.expiresAt).getTime() - new Date(created.expiresAt).getTime()).toBe(
@@ -224,7 +189,7 @@ describe('PATCH /internal/sessions/:id', () => {
 
   it('When sessionData is sent twice, then it merges shallowly and keeps odd keys; an empty PATCH changes nothing (D23, D36)', async () => {
     const tenant = newTenant();
-    const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest())).body.session;
+    const created = (await postSession(tenant)).body.session;
     await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, {
       sessionData: { 'a.b': 1, $c: { d: [1, 2] }, keep: 'x' },
     });
@@ -243,7 +208,7 @@ describe('PATCH /internal/sessions/:id', () => {
 
   it('When the session is expired, then extendExpiry fails but sessionData still merges (D23)', async () => {
     const tenant = newTenant();
-    const created = (await stack.api('POST', '/internal/sessions', tenant, sessionRequest())).body.session;
+    const created = (await postSession(tenant)).body.session;
     expect((await stack.api('POST', `/internal/test-helpers/sessions/${created.id}/expire`, tenant)).status).toBe(200);
     expect((await stack.api('PATCH', `/internal/sessions/${created.id}`, tenant, { extendExpiry: 5 })).body.code).toBe(
       'SESSION_UPDATE_FAILED',

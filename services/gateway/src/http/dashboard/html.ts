@@ -1,26 +1,6 @@
-// The dashboard's templating kit (D47): everything that is not our own markup is escaped.
+import { escapeHtml as e } from '@checkout/html';
 
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-  '`': '&#96;',
-};
-
-export function e(value: string | number | boolean | null | undefined): string {
-  return String(value ?? '').replace(/[&<>"'`]/g, (c) => ESCAPES[c] ?? c);
-}
-
-/** Minor units as an amount of `currency`, integer arithmetic only ($1,234.05). */
-export function money(cents: number, currency = 'USD'): string {
-  const sign = cents < 0 ? '−' : '';
-  const abs = Math.abs(Math.trunc(cents));
-  const units = Math.floor(abs / 100).toLocaleString('en-US');
-  const symbol = currency === 'USD' ? '$' : `${currency} `;
-  return `${sign}${symbol}${units}.${String(abs % 100).padStart(2, '0')}`;
-}
+// The dashboard's own formats (D47): times in one zone for every reader, links that keep the current filters.
 
 /** `2026-11-24T10:00:00.000Z` → `2026-11-24 10:00:00 UTC`: one unambiguous zone for every reader. */
 function when(iso: string | Date): string {

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { interleaving, tableRows } from './compare';
+
+const OUTPUT = `orders benchmark: concurrency 32
+
+CPU per request of the serving Node processes (engines excluded), ms:
+target            POST  GET
+----------------  ----  ----
+gateway+orders    9.99  3.63
+
+targets (docs/engineering.md, "Performance targets"; same run, same engines):
+target                                       figure                      before
+-------------------------------------------  -----------------------  -  --------------
+POST /v0/orders ≥ 0.5× bare Koa + driver     0.30× (31 vs 102 req/s)  ✗  before the rework
+RSS of gateway under load ≤ 150 MiB          150 MiB (peak)           ✓
+`;
+
+describe('tableRows', () => {
+  it('keys each row of a matching table by the title and its first cell', () => {
+    const rows = tableRows(OUTPUT, /^targets/);
+    expect([...rows.entries()]).toEqual([
+      ['targets | POST /v0/orders ≥ 0.5× bare Koa + driver', '0.30× (31 vs 102 req/s)  ✗  before the rework'],
+      ['targets | RSS of gateway under load ≤ 150 MiB', '150 MiB (peak)  ✓'],
+    ]);
+  });
+
+  it('leaves out the tables whose title does not match', () => {
+    expect([...tableRows(OUTPUT, /^CPU per/).keys()]).toEqual([
+      'CPU per request of the serving Node processes | gateway+orders',
+    ]);
+  });
+});
+
+describe('interleaving', () => {
+  it('runs each version as often first as second', () => {
+    expect(interleaving(2)).toEqual(['base', 'head', 'head', 'base']);
+    expect(interleaving(3)).toEqual(['base', 'head', 'head', 'base', 'base', 'head']);
+  });
+});

@@ -1,0 +1,105 @@
+// `npm run bench -- compare <bench> --base=<git revision> [--runs=N] [--tables=<regex>] [bench options]`: the same
+// bench on the revision given and on this checkout, interleaved base, head, head, base, … (N of each, 2 by
+// default), so both versions see the same machine; then every row of the tables whose title matches --tables
+// (the targets table by default) with each run's figures side by side. The base revision is unpacked once into
+// ~/.cache/checkout-bench/<commit> and installed there with `npm ci`, reused by later comparisons.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const repo = resolve(import.meta.dirname, '../..');
+
+export interface CompareOptions {
+  readonly bench: string;
+  readonly base: string;
+  readonly runs: number;
+  readonly tables: RegExp;
+  readonly benchArgs: readonly string[];
+}
+
+/** The base revision's tree, installed: unpacked and `npm ci`-ed once per commit, reused afterwards. */
+function baseCheckout(revision: string): { dir: string; commit: string } {
+  const commit = execFileSync('git', ['rev-parse', '--verify', `${revision}^{commit}`], { cwd: repo })
+    .toString()
+    .trim();
+  const cache = process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache');
+  const dir = join(cache, 'checkout-bench', commit);
+  if (existsSync(join(dir, '.installed'))) return { dir, commit };
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const archive = execFileSync('git', ['archive', commit], { cwd: repo, maxBuffer: 1 << 30 });
+  execFileSync('tar', ['-x', '-C', dir], { input: archive });
+  process.stderr.write(`[compare] npm ci in ${dir}\n`);
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('touch', [join(dir, '.installed')]);
+  return { dir, commit };
+}
+
+/** One bench run in `dir`, its standard output (progress goes to this process's standard error). */
+function runBench(dir: string, args: readonly string[]): Promise<string> {
+  return new Promise((done, fail) => {
+    const child = spawn('npm', ['run', '-s', 'bench', '--', ...args], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', fail);
+    child.on('exit', (code) =>
+      code === 0 ? done(out) : fail(new Error(`bench in ${dir} exited with ${String(code)}`)),
+    );
+  });
+}
+
+const CELLS = / {2,}/;
+
+/**
+ * The rows of every table in a bench's output whose title matches: a title line ending in ':', a header line and a
+ * line of dashes, then rows until a blank line. Each row is keyed by its table's title and its first cell.
+ */
+export function tableRows(output: string, tables: RegExp): Map<string, string> {
+  const rows = new Map<string, string>();
+  const lines = output.split('\n');
+  for (let i = 0; i + 2 < lines.length; i += 1) {
+    const title = lines[i]!.trim();
+    if (!title.endsWith(':') || !tables.test(title) || !/^-+( +-+)*$/.test(lines[i + 2]!.trim())) continue;
+    const shortTitle = title.split(/[(:]/)[0]!.trim();
+    for (let j = i + 3; j < lines.length && lines[j]!.trim() !== ''; j += 1) {
+      const [first = '', ...rest] = lines[j]!.trim().split(CELLS);
+      rows.set(`${shortTitle} | ${first}`, rest.slice(0, 3).join('  '));
+    }
+  }
+  return rows;
+}
+
+/** base, head, head, base, …: each version runs as often first as second. */
+export function interleaving(runs: number): ('base' | 'head')[] {
+  const order: ('base' | 'head')[] = [];
+  for (let i = 0; i < runs; i += 1)
+    order.push(...(i % 2 === 0 ? (['base', 'head'] as const) : (['head', 'base'] as const)));
+  return order;
+}
+
+export async function compare(options: CompareOptions): Promise<void> {
+  const base = baseCheckout(options.base);
+  const label = { base: `base ${base.commit.slice(0, 7)}`, head: 'head' };
+  const results: { side: 'base' | 'head'; rows: Map<string, string> }[] = [];
+  for (const side of interleaving(options.runs)) {
+    process.stderr.write(
+      `[compare] ${label[side]}: npm run bench -- ${[options.bench, ...options.benchArgs].join(' ')}\n`,
+    );
+    const output = await runBench(side === 'base' ? base.dir : repo, [options.bench, ...options.benchArgs]);
+    results.push({ side, rows: tableRows(output, options.tables) });
+  }
+  const keys = [...new Set(results.flatMap((r) => [...r.rows.keys()]))];
+  console.log(`${options.bench}: ${label.base} against ${label.head}, ${options.runs} runs each, interleaved`);
+  for (const key of keys) {
+    console.log(`\n${key}`);
+    for (const side of ['base', 'head'] as const) {
+      results
+        .filter((r) => r.side === side)
+        .forEach((r, i) => console.log(`  ${label[side]} #${i + 1}: ${r.rows.get(key) ?? '(no row)'}`));
+    }
+  }
+}
