@@ -1,12 +1,15 @@
-// Every contract between services has a fixture: each internal route a service's code calls another service
-// with (its clients, the admin API's forwards, the public route table) has an HTTP fixture, and each collection a
-// service stores has a document fixture (libs/contracts/fixtures/{http,documents}; testkit/testing
-// contract-fixtures.ts says how they are checked). Both lists are read from the code, so a route or a collection
-// added without recording it (`npm run fixtures -- --contracts`, contract-recording.ts beside this file) fails here.
+// Every contract between services has a fixture: each internal route of libs/contracts' INTERNAL_ROUTES, for each
+// of its callers, has an HTTP fixture, and each collection a service stores has a document fixture
+// (libs/contracts/fixtures/{http,documents}; testkit/testing contract-fixtures.ts says how they are checked). The
+// calls are the table's, and every internal path a service's code still writes by hand (the public route table's
+// forwards, the pass-through) must be a route of the table; so a route added without recording it
+// (`npm run fixtures -- --contracts`, contract-recording.ts beside this file) fails here.
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { INTERNAL_ROUTES, internalPath, type InternalRoute } from '@checkout/contracts';
+import { isErrorCode } from '@checkout/errors';
 import { MIGRATIONS_COLLECTION } from '@checkout/mongo';
 import { readDocumentFixtures, readHttpFixtures, type HttpFixture } from '@checkout/testing';
 import { PUBLIC_ROUTES } from '@checkout/gateway/testing';
@@ -22,53 +25,22 @@ const source = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 type Contract = `${HttpFixture['caller']} → ${HttpFixture['callee']}`;
 /** `caller → callee METHOD /route/:id`, as the fixtures name a call. */
 type Call = string;
-const callOf = (contract: Contract, method: string, path: string): Call =>
-  `${contract} ${routeOf(method, withIds(path))}`;
+const callOf = (contract: Contract, method: string, path: string): Call => `${contract} ${routeOf(method, path)}`;
+/** The callers that are services of the platform (an operators' job records no fixture). */
+const SERVICES: readonly string[] = ['gateway', 'sessions', 'webhook-dispatcher'] satisfies HttpFixture['caller'][];
+/** A route's path with an id in place of each parameter, as routeOf reads one. */
+const withIds = (route: InternalRoute) => internalPath(route, new Proxy({}, { get: () => 'x_test_x' }));
 
-/** A template literal's path with an id in place of each `${…}` (braces inside one counted: `${f({ a })}`). */
-function withIds(path: string): string {
-  let out = '';
-  let depth = 0;
-  for (let i = 0; i < path.length; i += 1) {
-    const c = path[i] as string;
-    if (depth === 0 && c === '$' && path[i + 1] === '{') {
-      out += 'x_test_x';
-      depth = 1;
-      i += 1;
-    } else if (depth > 0) depth += c === '{' ? 1 : c === '}' ? -1 : 0;
-    else out += c;
-  }
-  return out;
-}
-
-/** Whom each client module calls: every file in services/<service>/src/clients must be here. */
-const CLIENTS: Record<string, Contract | 'not a service'> = {
-  'services/gateway/src/clients/internal-api.ts': 'not a service',
-  'services/gateway/src/clients/upstreams.ts': 'not a service',
-  'services/gateway/src/clients/orders.client.ts': 'gateway → orders',
-  'services/gateway/src/clients/sessions.client.ts': 'gateway → sessions',
-  'services/gateway/src/clients/webhook-dispatcher.client.ts': 'gateway → webhook-dispatcher',
-  'services/sessions/src/clients/orders.client.ts': 'sessions → orders',
-  'services/webhook-dispatcher/src/clients/gateway.client.ts': 'webhook-dispatcher → gateway',
-  // Merchants' webhook URLs (D33), not a service of the platform.
-  'services/webhook-dispatcher/src/clients/webhook-endpoints.client.ts': 'not a service',
-};
-
-/** An internal path as code writes it: a string or template literal starting `/internal/`. */
-const INTERNAL_LITERAL = /[`'](\/internal\/[^`'?]*)/g;
-/**
- * A call with its method, in the forms the clients use: `method: 'GET', path: …` (libs/http InternalClient's
- * options), `this.call(scope, 'GET', …)` (sessions' orders client) and the admin API's `forwardToOrders('GET', …)`.
- */
-const CALL =
-  /(?:method:\s*'([A-Z]+)',\s*path:\s*|this\.call\(\s*scope,\s*'([A-Z]+)',\s*|forwardToOrders\(\s*'([A-Z]+)',[^`']*)[`'](\/internal\/[^`'?]*)/g;
-
-/** The calls a file makes, and how many internal paths it writes (each must be one of its calls). */
-function callsIn(file: string, contract: Contract): { calls: Call[]; literals: number } {
-  const text = source(file);
-  const calls = [...text.matchAll(CALL)].map((m) => callOf(contract, (m[1] ?? m[2] ?? m[3]) as string, m[4] as string));
-  return { calls, literals: [...text.matchAll(INTERNAL_LITERAL)].length };
-}
+/** The table's calls, each (route, caller) that is a service of the platform. */
+const tableCalls = new Map<Call, InternalRoute>(
+  Object.values(INTERNAL_ROUTES).flatMap((route: InternalRoute) =>
+    route.callers
+      .filter((caller) => SERVICES.includes(caller))
+      .map(
+        (caller) => [callOf(`${caller} → ${route.callee}` as Contract, route.method, withIds(route)), route] as const,
+      ),
+  ),
+);
 
 const clientFiles = readdirSync(join(ROOT, 'services'))
   .flatMap((service) => {
@@ -81,6 +53,16 @@ const clientFiles = readdirSync(join(ROOT, 'services'))
     }
   })
   .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+/** Every product source file of a service, as one text. */
+function sourcesOf(service: string): string {
+  const dir = join(ROOT, 'services', service, 'src');
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+    .map((f) => readFileSync(join(dir, f), 'utf8'))
+    .join('\n');
+}
+/** An internal path as code writes it: a string or template literal starting `/internal/`. */
+const INTERNAL_LITERAL = /[`'](\/internal\/[^`'?]*)/g;
 
 const CALLEE_OF_UPSTREAM = { orders: 'orders', sessions: 'sessions', dispatcher: 'webhook-dispatcher' } as const;
 /** The public API's forwards (the gateway's route table), every route with an owner other than the gateway. */
@@ -91,22 +73,15 @@ const publicCalls: Call[] = PUBLIC_ROUTES.flatMap((r) => {
 });
 
 /** The requests the gateway passes through unchanged (checkout-page.routes.ts): paths it names, with their owner. */
-const passThroughSource = source('services/gateway/src/http/checkout-page.routes.ts');
+const passedThrough = [
+  ...source('services/gateway/src/http/checkout-page.routes.ts').matchAll(/[`'](\/internal\/processor\/[^`'?]*)/g),
+].map((m) => (m[1]?.includes('refund') ? `gateway → orders POST ${m[1]}` : `gateway → sessions POST ${m[1]}`));
 
 /**
  * Internal calls that cannot have an HTTP fixture, each with why. Every entry must still be a call the code makes
  * (the last test), so the list cannot outlive what it exempts.
  */
 const EXEMPT_CALLS: Record<Call, string> = {
-  // The processor's signed notifications (payments D27 to sessions, refunds D48 to orders) are passed through
-  // byte for byte by the gateway: their writer is the processor, not a service of the platform, and their
-  // signature covers the raw body, so the recording proxy forwards them unrecorded. Guarded by
-  // test-e2e/src/sessions.e2e.test.ts and the refund notification tests of orders; the soak sends them across
-  // versions.
-  'gateway → sessions POST /internal/processor/notifications':
-    'a processor notification passed through unchanged: the processor writes it',
-  'gateway → orders POST /internal/processor/refund-notifications':
-    'a processor refund notification passed through unchanged: the processor writes it',
   // Sessions reads an order only when orders refused a payment (ORDER_NOT_PAYABLE) that the session's copy of the
   // order still allowed: a race with a cancel or another payment (D25, D46), which a recorded journey cannot make
   // happen on purpose. The request is the gateway's `GET /internal/orders/:id` (fixtures above, callee side); the
@@ -131,33 +106,18 @@ const EXEMPT_COLLECTIONS: Record<string, string> = {
 const httpFixtures = readHttpFixtures().map((f) => f.fixture);
 const recorded = new Set(httpFixtures.map((f) => `${f.caller} → ${f.callee} ${f.route}`));
 
-describe('every internal call has an HTTP contract fixture (libs/contracts/fixtures/http)', () => {
-  const fromClients = clientFiles.map((file) => {
-    const contract = CLIENTS[file];
-    return { file, contract, ...(contract && contract !== 'not a service' ? callsIn(file, contract) : {}) };
-  });
-  const adminForwards = callsIn('services/gateway/src/http/admin.routes.ts', 'gateway → orders');
-  const passedThrough = [...passThroughSource.matchAll(/[`'](\/internal\/processor\/[^`'?]*)/g)].map((m) =>
-    m[1]?.includes('refund') ? `gateway → orders POST ${m[1]}` : `gateway → sessions POST ${m[1]}`,
-  );
-  const calls = new Set<Call>([
-    ...fromClients.flatMap((c) => c.calls ?? []),
-    ...adminForwards.calls,
-    ...publicCalls,
-    ...passedThrough,
-  ]);
+/**
+ * The processor's signed notifications (payments D27 to sessions, refunds D48 to orders) are passed through byte for
+ * byte by the gateway: their writer is the processor, not a service of the platform, and their signature covers the
+ * raw body, so the recording proxy forwards them unrecorded. Guarded by test-e2e/src/sessions.e2e.test.ts and the
+ * refund notification tests of orders; the soak sends them across versions.
+ */
+const processorSigned = new Set([...tableCalls].filter(([, route]) => route.processorSigned).map(([call]) => call));
 
-  it('knows whom every client module calls, and reads every internal path each one writes', () => {
-    expect(
-      fromClients.filter((c) => c.contract === undefined).map((c) => c.file),
-      'a client module not in CLIENTS: say which service it calls',
-    ).toEqual([]);
-    for (const c of [...fromClients, { file: 'admin.routes.ts', ...adminForwards }])
-      expect(c.calls?.length ?? 0, `${c.file}: an /internal/ path written in a form CALL does not read`).toBe(
-        c.literals ?? 0,
-      );
+describe('every internal call has an HTTP contract fixture (libs/contracts/fixtures/http)', () => {
+  it('reads the table, and every internal path code writes by hand is a route of it for that caller', () => {
     // What the test derives must include the calls everyone knows are made (the derivation did not go blind).
-    expect([...calls]).toEqual(
+    expect([...tableCalls.keys()]).toEqual(
       expect.arrayContaining([
         'gateway → orders GET /internal/orders/:id',
         'sessions → orders POST /internal/orders/:id/payments',
@@ -167,21 +127,55 @@ describe('every internal call has an HTTP contract fixture (libs/contracts/fixtu
         'gateway → orders POST /internal/admin/locations',
       ]),
     );
+    const outside = [...publicCalls, ...passedThrough].filter((call) => !tableCalls.has(call));
+    expect(outside, 'a forward or pass-through of a route INTERNAL_ROUTES does not declare for its caller').toEqual([]);
+    // The gateway's, orders' and sessions' clients build every path from the table (the dispatcher's client of the
+    // gateway still writes its one path; it is the table's checkoutSettings route).
+    const written = clientFiles
+      .filter((file) => !file.startsWith('services/webhook-dispatcher/'))
+      .filter((file) => [...source(file).matchAll(INTERNAL_LITERAL)].length > 0);
+    expect(written, 'a client writing an /internal/ path: call a route of INTERNAL_ROUTES').toEqual([]);
+  });
+
+  it('declares only calls the code makes: a typed call of the route, a forward or a pass-through', () => {
+    const made = new Set([...publicCalls, ...passedThrough]);
+    for (const [call, route] of tableCalls) {
+      const caller = call.split(' → ')[0] as string;
+      const name = Object.entries(INTERNAL_ROUTES).find(([, r]) => r === route)?.[0] as string;
+      const text = sourcesOf(caller);
+      if (new RegExp(`\\b(R|INTERNAL_ROUTES)\\.${name}\\b`).test(text) || text.includes(`'${route.path}'`))
+        made.add(call);
+    }
+    expect([...tableCalls.keys()].filter((call) => !made.has(call))).toEqual([]);
   });
 
   it('has a fixture of every call, or an exemption that says why not', () => {
-    const missing = [...calls].filter((c) => !recorded.has(c) && !(c in EXEMPT_CALLS)).sort();
+    const missing = [...tableCalls.keys()]
+      .filter((c) => !recorded.has(c) && !(c in EXEMPT_CALLS) && !processorSigned.has(c))
+      .sort();
     expect(
       missing,
       'record them: npm run fixtures -- --contracts (extend the journey in contract-recording.ts)',
     ).toEqual([]);
   });
 
-  it('exempts only calls the code makes, and none that has a fixture', () => {
-    for (const call of Object.keys(EXEMPT_CALLS)) {
-      expect(calls.has(call), `${call}: exempt but no longer called`).toBe(true);
+  it('exempts only calls the table declares, and none that has a fixture', () => {
+    for (const call of [...Object.keys(EXEMPT_CALLS), ...processorSigned]) {
+      expect(tableCalls.has(call), `${call}: exempt but no longer declared`).toBe(true);
       expect(recorded.has(call), `${call}: exempt but has a fixture`).toBe(false);
     }
+  });
+
+  it('records only declared calls, each refusal with a code its route maps', () => {
+    for (const f of httpFixtures) {
+      const route = tableCalls.get(`${f.caller} → ${f.callee} ${f.route}`);
+      expect(route, `${f.caller} → ${f.callee} ${f.route}: recorded but not in INTERNAL_ROUTES`).toBeDefined();
+      const code = (f.response.body as { code?: string } | undefined)?.code;
+      if (f.response.status >= 400 && f.response.status < 500)
+        expect(route?.errors ?? [], `${f.route} answered ${code}`).toContain(code);
+    }
+    for (const route of Object.values(INTERNAL_ROUTES) as InternalRoute[])
+      for (const code of route.errors ?? []) expect(isErrorCode(code), `${route.path}: ${code}`).toBe(true);
   });
 });
 

@@ -18,3 +18,4 @@ export * from './internal';
 export * from './dashboard';
 export * from './webhook-endpoints';
 export * from './json-schema';
+export * from './internal-routes';

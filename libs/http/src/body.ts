@@ -2,7 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
 import type { Context, Middleware } from 'koa';
 import { DomainError } from '@checkout/errors';
-import { BODY_DEPTH_MAX, jsonDepthExceeds } from '@checkout/contracts';
+import {
+  BODY_DEPTH_MAX,
+  PROCESSOR_NOTIFICATION_MAX_BYTES,
+  PROCESSOR_SIGNATURE_HEADER,
+  jsonDepthExceeds,
+  verifyProcessorSignature,
+} from '@checkout/contracts';
 
 declare module 'koa' {
   interface Request {
@@ -179,5 +185,20 @@ export async function readRawText(ctx: Context, maxBytes: number): Promise<strin
     return STRICT_UTF8.decode(bytes);
   } catch {
     throw new DomainError('INVALID_REQUEST', 'Request body is not valid UTF-8.');
+  }
+}
+
+/**
+ * A payment processor's notification (D27 payments to sessions, D48 refunds to orders): its raw body, authenticated
+ * by the HMAC over the bytes as sent (401 UNAUTHORIZED otherwise), then read as JSON (400 INVALID_REQUEST).
+ */
+export async function readProcessorNotification(ctx: Context, secret: string, now: Date): Promise<unknown> {
+  const raw = await readRawText(ctx, PROCESSOR_NOTIFICATION_MAX_BYTES);
+  const check = verifyProcessorSignature(secret, raw, ctx.get(PROCESSOR_SIGNATURE_HEADER) || undefined, now);
+  if (!check.ok) throw new DomainError('UNAUTHORIZED', `Processor signature ${check.reason}.`);
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    throw new DomainError('INVALID_REQUEST', 'Notification body is not valid JSON.');
   }
 }

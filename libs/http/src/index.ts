@@ -4,6 +4,7 @@ export * from './error-handler';
 export * from './health';
 export * from './internal-auth';
 export * from './internal-client';
+export * from './internal-call';
 export * from './lifecycle';
 export * from './metrics';
 export * from './request-id';

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DomainError } from '@checkout/errors';
 import {
   internalAuth,
+  internalRouteRules,
   internalTokenSha256,
   isInternalPath,
   onTenantInternalPaths,
@@ -126,5 +127,43 @@ describe('internalAuth', () => {
     for (const path of ['/INTERNAL/orders', '/internal/processor/refunds', '/checkout/cs_test_1', '/internal/sessions'])
       await guarded({ path } as Parameters<typeof guarded>[0], async () => {});
     expect(seen).toEqual(['/INTERNAL/orders', '/internal/sessions']);
+  });
+});
+
+describe("internalRouteRules: a callee's rules from libs/contracts' INTERNAL_ROUTES", () => {
+  const orders = internalAuth(
+    [
+      { caller: 'gateway', tokenSha256: internalTokenSha256(TOKENS.gatewayNew) },
+      { caller: 'sessions', tokenSha256: internalTokenSha256(TOKENS.sessions) },
+    ],
+    internalRouteRules('orders'),
+  );
+  const as = (token: string, method: string, path: string) =>
+    call(orders, { method, path, headers: { 'x-internal-token': token, ...scopeHeaders } });
+
+  const S = TOKENS.sessions;
+  const G = TOKENS.gatewayNew;
+  it.each([
+    ['sessions', 'POST /internal/orders/ord_1/payments', 'goes on', S],
+    ['sessions', 'GET /INTERNAL/Orders/ord_1/', 'goes on', S],
+    ['the gateway', 'GET /internal/orders/payments-per-hour', 'goes on', G],
+    // A known caller of the path with a method no route has: the router answers it (405), not the auth.
+    ['the gateway', 'DELETE /internal/orders/ord_1', 'goes on', G],
+    // A literal segment is matched before a parameter: the chart is not an order id sessions may read.
+    ['sessions', 'GET /internal/orders/payments-per-hour', 'FORBIDDEN', S],
+    ['sessions', 'GET /internal/orders', 'FORBIDDEN', S],
+    ['the gateway', 'POST /internal/orders/ord_1/payments', 'FORBIDDEN', G],
+    ['the gateway', 'GET /internal/nothing-declared', 'FORBIDDEN', G],
+  ])('When %s calls %s, then the call %s', async (_who, request, outcome, token) => {
+    const [method, path] = request.split(' ') as [string, string];
+    const { run, reached } = as(token, method, path);
+    if (outcome === 'FORBIDDEN') await expect(run).rejects.toSatisfy(isCode('FORBIDDEN'));
+    else await run;
+    expect(reached()).toBe(outcome !== 'FORBIDDEN');
+  });
+
+  it("leaves the processor's signed routes to their signature", () => {
+    const paths = internalRouteRules('orders').map((r) => r.path.source);
+    expect(paths.some((p) => p.includes('processor'))).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { INTERNAL_API_HEADERS, type Scope } from '@checkout/contracts';
+import { INTERNAL_API_HEADERS, INTERNAL_ROUTES, type InternalService, type Scope } from '@checkout/contracts';
 import { DomainError } from '@checkout/errors';
 import { jsonBody } from './body';
 
@@ -35,6 +35,27 @@ export interface InternalRouteRule {
   /** Matched against the lower-cased path: routing ignores case, so the check must too. */
   path: RegExp;
   callers: readonly string[];
+}
+
+/**
+ * A service's rules, from libs/contracts' INTERNAL_ROUTES: each route lets exactly its callers in; a route with
+ * fewer path parameters is matched first (`/orders/payments-per-hour` before `/orders/:orderId`). Then, per path, any
+ * method for any caller of that path, so that a known caller's wrong method meets the router's 405, not a 403.
+ * The processor's signed routes are not the token's to guard.
+ */
+export function internalRouteRules(callee: InternalService): InternalRouteRule[] {
+  const routes = Object.values(INTERNAL_ROUTES)
+    .filter((r) => r.callee === callee && !('processorSigned' in r))
+    .map((r) => ({ ...r, params: r.path.split('/:').length - 1 }))
+    .sort((a, b) => a.params - b.params);
+  // Route paths are letters, digits, '-', '/' and ':name': nothing to escape.
+  const pathRule = (path: string) => new RegExp(`^${path.toLowerCase().replace(/:\w+/g, '[^/]+')}/?$`);
+  const byPath = new Map<string, Set<string>>();
+  for (const r of routes) byPath.set(r.path, new Set([...(byPath.get(r.path) ?? []), ...r.callers]));
+  return [
+    ...routes.map((r) => ({ methods: [r.method], path: pathRule(r.path), callers: r.callers })),
+    ...[...byPath].map(([path, callers]) => ({ path: pathRule(path), callers: [...callers] })),
+  ];
 }
 
 declare module 'koa' {

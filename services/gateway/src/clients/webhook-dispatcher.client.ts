@@ -1,137 +1,64 @@
 import {
-  EndpointDeliveriesResponse,
-  WebhookEndpointList,
-  WebhookEndpointResponse,
-  WebhookEndpointSecretResponse,
+  INTERNAL_ROUTES as R,
   type CreateWebhookEndpointRequest,
-  type UpdateWebhookEndpointRequest,
-  DeliveryStatsResponse,
-  EventPageResponse,
-  EventResponse,
-  FailedDeliveriesResponse,
-  RecoverEventsResponse,
-  RedeliverResponse,
   type Scope,
+  type UpdateWebhookEndpointRequest,
 } from '@checkout/contracts';
 import type { DashboardDispatcher } from '../domain/dashboard-reads';
 import { InternalApi, WITHOUT_TOTAL } from './internal-api';
 
+type Query = Record<string, string | undefined>;
+
 /** The webhook dispatcher's internal API (events and their deliveries), as the gateway calls it. */
 export class WebhookDispatcherClient extends InternalApi implements DashboardDispatcher {
-  listEvents(scope: Scope, requestId: string, query: Record<string, string | undefined>) {
-    return this.read(EventPageResponse, {
-      method: 'GET',
-      path: '/internal/events',
-      scope,
-      requestId,
-      query,
-      headers: WITHOUT_TOTAL,
-    });
+  listEvents(scope: Scope, requestId: string, query: Query) {
+    return this.read(R.listEvents, { scope, requestId, query, headers: WITHOUT_TOTAL });
   }
 
-  getEvent(scope: Scope, requestId: string, id: string) {
-    return this.read(EventResponse, {
-      method: 'GET',
-      path: `/internal/events/${encodeURIComponent(id)}`,
-      scope,
-      requestId,
-    });
+  getEvent(scope: Scope, requestId: string, eventId: string) {
+    return this.read(R.getEvent, { scope, requestId, params: { eventId } });
   }
 
   failedDeliveries(scope: Scope, requestId: string) {
-    return this.read(FailedDeliveriesResponse, {
-      method: 'GET',
-      path: '/internal/events/failed-deliveries',
-      scope,
-      requestId,
-    });
+    return this.read(R.failedDeliveries, { scope, requestId });
   }
 
   deliveryStats(scope: Scope, requestId: string) {
-    return this.read(DeliveryStatsResponse, {
-      method: 'GET',
-      path: '/internal/events/delivery-stats',
-      scope,
-      requestId,
-    });
+    return this.read(R.deliveryStats, { scope, requestId });
   }
 
-  redeliver(scope: Scope, requestId: string, id: string) {
-    return this.read(RedeliverResponse, {
-      method: 'POST',
-      path: `/internal/events/${encodeURIComponent(id)}/redeliver`,
-      scope,
-      requestId,
-    });
+  redeliver(scope: Scope, requestId: string, eventId: string) {
+    return this.read(R.redeliver, { scope, requestId, params: { eventId } });
   }
 
   recover(scope: Scope, requestId: string, since: string, endpointId?: string) {
-    return this.read(RecoverEventsResponse, {
-      method: 'POST',
-      path: '/internal/events/recover',
-      scope,
-      requestId,
-      body: { since, ...(endpointId !== undefined && { endpointId }) },
-    });
+    const body = { since, ...(endpointId !== undefined && { endpointId }) };
+    return this.read(R.recoverEvents, { scope, requestId, body });
   }
 
   // D50: the dashboard's webhook endpoint pages.
 
   listEndpoints(scope: Scope, requestId: string) {
-    return this.read(WebhookEndpointList, {
-      method: 'GET',
-      path: '/internal/webhook-endpoints',
-      scope,
-      requestId,
-      query: { limit: '100' },
-    });
+    return this.read(R.listEndpoints, { scope, requestId, query: { limit: '100' } });
   }
 
-  getEndpoint(scope: Scope, requestId: string, id: string) {
-    return this.read(WebhookEndpointResponse, {
-      method: 'GET',
-      path: `/internal/webhook-endpoints/${encodeURIComponent(id)}`,
-      scope,
-      requestId,
-    });
+  getEndpoint(scope: Scope, requestId: string, endpointId: string) {
+    return this.read(R.getEndpoint, { scope, requestId, params: { endpointId } });
   }
 
-  endpointDeliveries(scope: Scope, requestId: string, id: string, page: string | undefined) {
-    return this.read(EndpointDeliveriesResponse, {
-      method: 'GET',
-      path: `/internal/webhook-endpoints/${encodeURIComponent(id)}/deliveries`,
-      scope,
-      requestId,
-      query: { page, limit: '25' },
-    });
+  endpointDeliveries(scope: Scope, requestId: string, endpointId: string, page: string | undefined) {
+    return this.read(R.endpointDeliveries, { scope, requestId, params: { endpointId }, query: { page, limit: '25' } });
   }
 
   createEndpoint(scope: Scope, requestId: string, input: CreateWebhookEndpointRequest) {
-    return this.read(WebhookEndpointSecretResponse, {
-      method: 'POST',
-      path: '/internal/webhook-endpoints',
-      scope,
-      requestId,
-      body: input,
-    });
+    return this.read(R.createEndpoint, { scope, requestId, body: input });
   }
 
-  updateEndpoint(scope: Scope, requestId: string, id: string, patch: UpdateWebhookEndpointRequest) {
-    return this.read(WebhookEndpointResponse, {
-      method: 'PATCH',
-      path: `/internal/webhook-endpoints/${encodeURIComponent(id)}`,
-      scope,
-      requestId,
-      body: patch,
-    });
+  updateEndpoint(scope: Scope, requestId: string, endpointId: string, patch: UpdateWebhookEndpointRequest) {
+    return this.read(R.updateEndpoint, { scope, requestId, params: { endpointId }, body: patch });
   }
 
-  rotateEndpointSecret(scope: Scope, requestId: string, id: string) {
-    return this.read(WebhookEndpointSecretResponse, {
-      method: 'POST',
-      path: `/internal/webhook-endpoints/${encodeURIComponent(id)}/rotate-secret`,
-      scope,
-      requestId,
-    });
+  rotateEndpointSecret(scope: Scope, requestId: string, endpointId: string) {
+    return this.read(R.rotateEndpointSecret, { scope, requestId, params: { endpointId } });
   }
 }

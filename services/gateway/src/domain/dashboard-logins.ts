@@ -1,10 +1,6 @@
 import type { Scope } from '@checkout/contracts';
-import type {
-  DashboardPrincipal,
-  DashboardSessionDocument,
-  DashboardStore,
-  LoginLinkDocument,
-} from '../store/dashboard.store';
+import type { DashboardPrincipal, DashboardSessionDocument, LoginLinkDocument } from '../store/dashboard.store';
+import type { StoredDashboardLogins } from './ports';
 import { hashToken, newToken } from './dashboard-tokens';
 
 /**
@@ -14,7 +10,7 @@ import { hashToken, newToken } from './dashboard-tokens';
  */
 export class DashboardLogins {
   constructor(
-    private readonly store: DashboardStore,
+    private readonly store: StoredDashboardLogins,
     private readonly lifetimes: { linkTtlMs: number; sessionTtlMs: number },
     private readonly clock: () => Date,
   ) {}

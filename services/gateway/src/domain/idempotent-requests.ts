@@ -1,10 +1,20 @@
 import { DomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/contracts';
-import type { IdempotencyStore, StoredResponse } from '../store/idempotency.store';
+import type { BeginResult, StoredResponse } from '../store/idempotency.store';
 import { idempotencyKeyProblem, idempotencyRecordId, requestFingerprint } from './idempotency';
 
 /** The records D42 keeps: which request holds a key, and the answer it got. */
-export type IdempotencyRecords = Pick<IdempotencyStore, 'begin' | 'complete' | 'release'>;
+export interface IdempotencyRecords {
+  begin(scope: Scope, input: { id: string; apiKeyId: string; fingerprint: string; now: Date }): Promise<BeginResult>;
+  /** Keeps the first response (status below 500) for replays. */
+  complete(scope: Scope, id: string, token: string, response: StoredResponse, now: Date): Promise<void>;
+  /**
+   * Frees the key after a 5xx or a crash of the handler, so the client may retry with it. The record stays, its lock
+   * lapsed, so the key's life (createdAt, expiresAt) outlasts the retry; a gateway of the release before, which
+   * deleted it, reads it as abandoned and reclaims it as it always did.
+   */
+  release(id: string, token: string, now: Date): Promise<void>;
+}
 
 /** A key this request holds: only it may keep its answer or free the key (the token names it). */
 export interface HeldKey {

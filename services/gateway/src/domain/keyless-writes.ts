@@ -1,11 +1,20 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Scope } from '@checkout/contracts';
-import type { UnansweredWritesStore } from '../store/unanswered-writes.store';
 import { requestFingerprint } from './idempotency';
 import type { KeyedRequest } from './idempotent-requests';
 
 /** Where a keyless write's unanswered tries are kept for its retry (store/unanswered-writes.store.ts). */
-export type UnansweredRecords = Pick<UnansweredWritesStore, 'find' | 'remember' | 'forget'>;
+export interface UnansweredRecords {
+  /** The record id the unanswered try of this intent was given, if one is still kept. */
+  find(scope: Scope, intent: string, now: Date): Promise<string | null>;
+  /**
+   * Keeps the record id of a try that ended unanswered; one already kept for the intent stays (it is the try a
+   * retry must meet: concurrent identical tries that all failed pair their retries with the first one kept).
+   */
+  remember(scope: Scope, intent: string, record: string, now: Date): Promise<void>;
+  /** The intent was answered: an identical write from now on is a new one. */
+  forget(intent: string, record: string): Promise<void>;
+}
 
 /** A keyless write under way: the record id its owner derives ids from, and whether it retries an unanswered try. */
 export interface KeylessWrite {

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { DomainError } from '@checkout/errors';
 import type { Mode, Scope } from '@checkout/contracts';
-import type { OrganizationsStore } from '../store/organizations.store';
 import type { ApiKeyDocument, OrganizationDocument } from '../store/organization.document';
+import type { StoredOrganizations } from './ports';
 import { generateApiKey } from './api-keys';
 import {
+  defaultCheckoutSettings,
   patchCheckoutSettings,
   signingSecrets,
   type CheckoutSettings,
@@ -34,7 +35,7 @@ export interface DispatcherCheckoutSettings extends Omit<CheckoutSettings, 'prev
  */
 export class Organizations {
   constructor(
-    private readonly store: OrganizationsStore,
+    private readonly store: StoredOrganizations,
     private readonly clock: () => Date,
   ) {}
 
@@ -92,8 +93,8 @@ export class Organizations {
   }
 
   /** The stored settings, or D26's defaults for a mode never configured. */
-  checkoutSettings(organizationId: string, mode: Mode): Promise<CheckoutSettings> {
-    return this.store.getCheckoutSettings(organizationId, mode);
+  async checkoutSettings(organizationId: string, mode: Mode): Promise<CheckoutSettings> {
+    return (await this.store.getCheckoutSettings(organizationId, mode)) ?? defaultCheckoutSettings(mode);
   }
 
   /** Applies an operator's patch (D35: a rotation keeps the replaced secret signing for a while). */
@@ -102,7 +103,7 @@ export class Organizations {
     mode: Mode,
     patch: CheckoutSettingsPatch,
   ): Promise<{ settings: CheckoutSettings; newSecret: string | undefined; at: Date }> {
-    const current = await this.store.getCheckoutSettings(organizationId, mode);
+    const current = await this.checkoutSettings(organizationId, mode);
     const now = this.clock();
     const { settings, newSecret } = patchCheckoutSettings(current, patch, now);
     await this.store.putCheckoutSettings(organizationId, mode, settings, now);
@@ -113,7 +114,7 @@ export class Organizations {
   async dispatcherCheckoutSettings(scope: Scope): Promise<DispatcherCheckoutSettings> {
     const [organization, settings] = await Promise.all([
       this.store.getOrganization(scope.organizationId),
-      this.store.getCheckoutSettings(scope.organizationId, scope.mode),
+      this.checkoutSettings(scope.organizationId, scope.mode),
     ]);
     const { previousWebhookSigningSecret: _previous, ...rest } = settings;
     return {

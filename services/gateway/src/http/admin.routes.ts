@@ -3,7 +3,15 @@ import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import { DomainError } from '@checkout/errors';
 import { jsonBody, parseOrThrow, secretsEqual } from '@checkout/http';
-import { HttpUrl, ModeSchema, PaymentMethod, type Mode } from '@checkout/contracts';
+import {
+  HttpUrl,
+  INTERNAL_ROUTES as R,
+  ModeSchema,
+  PaymentMethod,
+  internalPath,
+  type InternalRoute,
+  type Mode,
+} from '@checkout/contracts';
 import type { AdminTokenGuesses } from '../domain/admin-token-guesses';
 import { previousSecretSignsUntil, type CheckoutSettings } from '../domain/checkout-settings';
 import type { Organizations } from '../domain/organizations';
@@ -155,38 +163,30 @@ function mountCheckoutSettingsRoutes(router: Router, deps: AdminDeps, organizati
 
 /** Locations and payment destinations: owned by orders, reached with the organization's scope. */
 function mountOrdersForwardRoutes(router: Router, deps: AdminDeps, organizationOf: OrganizationOf): void {
-  const forwardToOrders =
-    (method: 'GET' | 'POST' | 'PATCH', upstreamPath: (ctx: Context) => string) => async (ctx: Context) => {
-      const organization = await organizationOf(ctx);
-      const source = method === 'GET' ? ctx.query : body(ctx);
-      const { mode } = parseOrThrow(z.looseObject({ mode: ModeSchema }), source, 'ADMIN_REQUEST_FAILED');
-      const { mode: _mode, ...rest } = source as { mode: Mode } & Record<string, unknown>;
-      const response = await deps.orders.forward({
-        method,
-        path: upstreamPath(ctx),
-        scope: { organizationId: organization._id, mode },
-        requestId: String(ctx.state.requestId),
-        body: method === 'GET' ? undefined : rest,
-      });
-      ctx.status = response.status;
-      ctx.body = response.body;
-    };
-  // Each route of orders' admin API by its method and the path under the organization, as orders names it.
-  const ordersAdminRoutes = [
-    ['GET', 'locations'],
-    ['POST', 'locations'],
-    ['GET', 'payment-destinations'],
-    ['POST', 'payment-destinations'],
-    ['PATCH', 'payment-destinations/:destinationId'],
-  ] as const;
-  for (const [method, path] of ordersAdminRoutes) {
-    const upstreamPath = (ctx: Context) =>
-      `/internal/admin/${path.replace(':destinationId', () => encodeURIComponent((ctx.params as { destinationId: string }).destinationId))}`;
-    router[method === 'GET' ? 'get' : method === 'POST' ? 'post' : 'patch'](
-      `/organizations/:organizationId/${path}`,
-      forwardToOrders(method, upstreamPath),
-    );
-  }
+  // Each forward is a route of libs/contracts' INTERNAL_ROUTES, its path parameters taken from the admin route's.
+  const forwardToOrders = (route: InternalRoute & { method: 'GET' | 'POST' | 'PATCH' }) => async (ctx: Context) => {
+    const organization = await organizationOf(ctx);
+    const source = route.method === 'GET' ? ctx.query : body(ctx);
+    const { mode } = parseOrThrow(z.looseObject({ mode: ModeSchema }), source, 'ADMIN_REQUEST_FAILED');
+    const { mode: _mode, ...rest } = source as { mode: Mode } & Record<string, unknown>;
+    const response = await deps.orders.forward({
+      method: route.method,
+      path: internalPath(route, ctx.params as Record<string, string>),
+      scope: { organizationId: organization._id, mode },
+      requestId: String(ctx.state.requestId),
+      body: route.method === 'GET' ? undefined : rest,
+    });
+    ctx.status = response.status;
+    ctx.body = response.body;
+  };
+  router.get('/organizations/:organizationId/locations', forwardToOrders(R.listLocations));
+  router.post('/organizations/:organizationId/locations', forwardToOrders(R.createLocation));
+  router.get('/organizations/:organizationId/payment-destinations', forwardToOrders(R.findPaymentDestinations));
+  router.post('/organizations/:organizationId/payment-destinations', forwardToOrders(R.createPaymentDestination));
+  router.patch(
+    '/organizations/:organizationId/payment-destinations/:destinationId',
+    forwardToOrders(R.updatePaymentDestination),
+  );
 }
 
 /**

@@ -1,11 +1,6 @@
 import Router from '@koa/router';
-import { internalAuth, requireScope, type AcceptedInternalCaller, type InternalRouteRule } from '@checkout/http';
+import { internalAuth, internalRouteRules, requireScope, type AcceptedInternalCaller } from '@checkout/http';
 import type { Organizations } from '../domain/organizations';
-
-/** Who may call what: only the dispatcher reads an organization's signing secret. */
-const GATEWAY_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
-  { methods: ['GET'], path: /^\/internal\/checkout-settings\/?$/, callers: ['webhook-dispatcher'] },
-];
 
 /** Settings other services read: the dispatcher needs the signing secret (D35) at delivery time. */
 export function internalRoutes(
@@ -13,7 +8,7 @@ export function internalRoutes(
   internalCallers: readonly AcceptedInternalCaller[],
 ): Router {
   const router = new Router({ prefix: '/internal' });
-  router.use(internalAuth(internalCallers, GATEWAY_INTERNAL_ROUTES));
+  router.use(internalAuth(internalCallers, internalRouteRules('gateway')));
   router.get('/checkout-settings', async (ctx) => {
     ctx.body = await organizations.dispatcherCheckoutSettings(requireScope(ctx.state));
   });

@@ -1,7 +1,7 @@
 import type { Collection, Db } from '@checkout/mongo';
 import type { Mode } from '@checkout/contracts';
 import { retryTransientWriteConflicts } from '@checkout/mongo';
-import { defaultCheckoutSettings, type CheckoutSettings } from '../domain/checkout-settings';
+import type { CheckoutSettings } from '../domain/checkout-settings';
 import { COLLECTIONS } from './indexes';
 import type { ApiKeyDocument, CheckoutSettingsDocument, OrganizationDocument } from './organization.document';
 
@@ -53,9 +53,10 @@ export class OrganizationsStore {
     return revoked;
   }
 
-  async getCheckoutSettings(organizationId: string, mode: Mode): Promise<CheckoutSettings> {
+  /** The stored settings, or null for a mode never configured (the domain knows its defaults). */
+  async getCheckoutSettings(organizationId: string, mode: Mode): Promise<CheckoutSettings | null> {
     const doc = await this.settings.findOne({ _id: `${organizationId}:${mode}` });
-    if (!doc) return defaultCheckoutSettings(mode);
+    if (!doc) return null;
     return {
       defaultCallbackUrl: doc.defaultCallbackUrl,
       enabledPaymentMethods: doc.enabledPaymentMethods,

@@ -10,8 +10,8 @@ import {
   type OrderEventType,
   type RefundFailureReason,
 } from '@checkout/contracts';
-import type { OrdersStore, OrderListFilter } from '../store/orders.store';
-import type { ReferenceDataStore } from '../store/reference-data.store';
+import type { OrderListFilter } from '../store/orders.store';
+import type { StoredOrders, StoredReferenceData } from './ports';
 import type { OrderDocument, StoredCustomer, StoredRefund } from '../store/order.document';
 import {
   applyPayment,
@@ -50,8 +50,8 @@ export interface OrderEventsOutbox {
 }
 
 export interface OrderCommandsDeps {
-  orders: OrdersStore;
-  referenceData: ReferenceDataStore;
+  orders: StoredOrders;
+  referenceData: StoredReferenceData;
   events: OrderEventsOutbox;
   clock: () => Date;
 }
@@ -132,33 +132,24 @@ export class OrderCommands {
     const customer = patch.customer
       ? await this.resolveCustomer(scope, patch.customer, existing.customer, now, 'ORDER_UPDATE_FAILED')
       : undefined;
-    const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
-      const next = updateOrder(current, patch, customer, now);
-      return {
-        next: next && this.deps.events.withEvents(current, next, { kind: ORDER_UPDATED }, now),
-        result: next !== null,
-      };
-    });
-    if (!result) throw notFound(id);
     // The merchant edits through the gateway, which brings the session's copy up to date before it answers
     // (D46); the event is the at-least-once path for the same change (D25).
-    if (result.result) await this.deps.events.publishWritten(result.order);
-    return result.order;
+    const written = await this.changeOrder(scope, id, now, (current) => ({
+      next: updateOrder(current, patch, customer, now),
+      change: { kind: ORDER_UPDATED },
+      result: undefined,
+    }));
+    return written.order;
   }
 
   async cancel(scope: Scope, id: string, access: OrderAccess = 'any'): Promise<OrderDocument> {
-    const now = this.deps.clock();
-    const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
+    // Sessions learn of the cancel from the gateway before it answers (D46), and from this event, written with the
+    // change itself, at least once (D25).
+    const written = await this.changeOrder(scope, id, this.deps.clock(), (current, now) => {
       if (!visible(current, access)) throw notFound(id);
-      const cancelled = cancelOrder(current, now);
-      if (!cancelled) return { next: null, result: false };
-      // Sessions learn of the cancel from the gateway before it answers (D46), and from this event, written with
-      // the change itself, at least once (D25).
-      return { next: this.deps.events.withEvents(current, cancelled, { kind: ORDER_CANCELLED }, now), result: true };
+      return { next: cancelOrder(current, now), change: { kind: ORDER_CANCELLED }, result: undefined };
     });
-    if (!result) throw notFound(id);
-    if (result.result) await this.deps.events.publishWritten(result.order);
-    return result.order;
+    return written.order;
   }
 
   /**
@@ -173,8 +164,8 @@ export class OrderCommands {
     payment: { paymentId: string; amount?: number | undefined; method: string },
     access: OrderAccess = 'any',
   ): Promise<{ order: OrderDocument; outcome: PaymentOutcome }> {
-    const now = this.deps.clock();
-    const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
+    // Not applied (a replay, `already_applied`): nothing written, nothing published.
+    const written = await this.changeOrder(scope, id, this.deps.clock(), (current, now) => {
       if (!visible(current, access)) throw notFound(id);
       const amount = payment.amount ?? current.amounts.total - current.amounts.paid;
       const { next, outcome } = applyPayment(
@@ -182,14 +173,9 @@ export class OrderCommands {
         { paymentId: payment.paymentId, method: payment.method, amount },
         now,
       );
-      return {
-        next: next && this.deps.events.withEvents(current, next, { kind: ORDER_PAYMENT_APPLIED }, now),
-        result: outcome,
-      };
+      return { next, change: { kind: ORDER_PAYMENT_APPLIED }, result: outcome };
     });
-    if (!result) throw notFound(id);
-    if (result.result === 'applied') await this.deps.events.publishWritten(result.order);
-    return { order: result.order, outcome: result.result };
+    return { order: written.order, outcome: written.result };
   }
 
   /**
@@ -197,18 +183,11 @@ export class OrderCommands {
    * payment, only sessions calls this; its event is on Kafka before the answer.
    */
   async closePayments(scope: Scope, id: string, access: OrderAccess = 'any'): Promise<OrderDocument> {
-    const now = this.deps.clock();
-    const result = await this.deps.orders.mutateOrder(scope, id, (current) => {
+    const written = await this.changeOrder(scope, id, this.deps.clock(), (current) => {
       if (!visible(current, access)) throw notFound(id);
-      const closed = closePayments(current);
-      return {
-        next: closed && this.deps.events.withEvents(current, closed, { kind: ORDER_PAYMENTS_CLOSED }, now),
-        result: closed !== null,
-      };
+      return { next: closePayments(current), change: { kind: ORDER_PAYMENTS_CLOSED }, result: undefined };
     });
-    if (!result) throw notFound(id);
-    if (result.result) await this.deps.events.publishWritten(result.order);
-    return result.order;
+    return written.order;
   }
 
   /**
@@ -219,18 +198,11 @@ export class OrderCommands {
    * order before that (D46).
    */
   async createRefund(scope: Scope, orderId: string, input: RefundInput): Promise<RefundWrite> {
-    const now = this.deps.clock();
-    const result = await this.deps.orders.mutateOrder(scope, orderId, (current) => {
+    const written = await this.changeOrder(scope, orderId, this.deps.clock(), (current, now) => {
       const { next, refund } = createRefund(current, input, now);
-      const change = { kind: ORDER_REFUND_CREATED, refundId: refund.id } as const;
-      return {
-        next: next && this.deps.events.withEvents(current, next, change, now),
-        result: { refund, written: next !== null },
-      };
+      return { next, change: { kind: ORDER_REFUND_CREATED, refundId: refund.id }, result: refund };
     });
-    if (!result) throw notFound(orderId);
-    if (result.result.written) await this.deps.events.publishWritten(result.order);
-    return { order: result.order, refund: result.result.refund };
+    return { order: written.order, refund: written.result };
   }
 
   /**
@@ -283,18 +255,39 @@ export class OrderCommands {
     outcome: 'succeeded' | 'failed',
     failureReason: RefundFailureReason | undefined,
   ): Promise<RefundWrite> {
-    const now = this.deps.clock();
-    const result = await this.deps.orders.mutateOrder(scope, orderId, (current) => {
-      const { next, refund } = settleRefund(current, { refundId, outcome, failureReason }, now);
-      const change = { kind: ORDER_REFUND_SETTLED, refundId } as const;
-      return {
-        next: next && this.deps.events.withEvents(current, next, change, now),
-        result: { refund, written: next !== null },
-      };
+    const change = { kind: ORDER_REFUND_SETTLED, refundId } as const;
+    const written = await this.changeOrder(
+      scope,
+      orderId,
+      this.deps.clock(),
+      (current, now) => {
+        const { next, refund } = settleRefund(current, { refundId, outcome, failureReason }, now);
+        return { next, change, result: refund };
+      },
+      () => refundNotFound(refundId),
+    );
+    return { order: written.order, refund: written.result };
+  }
+
+  /**
+   * One rule applied to the order as stored, in one conditional write with the event the change owes (mutateOrder:
+   * a lost race re-reads and applies the rule again). `next` null: nothing to write, nor to publish; otherwise the
+   * event is on Kafka before the answer (the sweep is only for what a crash leaves behind).
+   */
+  private async changeOrder<R>(
+    scope: Scope,
+    id: string,
+    now: Date,
+    rule: (current: OrderDocument, now: Date) => { next: OrderDocument | null; change: OrderChange; result: R },
+    missing: () => DomainError = () => notFound(id),
+  ): Promise<{ order: OrderDocument; result: R }> {
+    const written = await this.deps.orders.mutateOrder(scope, id, (current) => {
+      const { next, change, result } = rule(current, now);
+      return { next: next && this.deps.events.withEvents(current, next, change, now), result: { result, next } };
     });
-    if (!result) throw refundNotFound(refundId);
-    if (result.result.written) await this.deps.events.publishWritten(result.order);
-    return { order: result.order, refund: result.result.refund };
+    if (!written) throw missing();
+    if (written.result.next) await this.deps.events.publishWritten(written.order);
+    return { order: written.order, result: written.result.result };
   }
 
   private async checkReferences(

@@ -1,6 +1,6 @@
 import type { Scope } from '@checkout/mongo';
 import { DomainError } from '@checkout/errors';
-import type { ReferenceDataStore } from '../store/reference-data.store';
+import type { StoredReferenceData } from './ports';
 import type { DestinationStatus, LocationDocument, PaymentDestinationDocument } from '../store/reference-data.document';
 
 /**
@@ -10,7 +10,7 @@ import type { DestinationStatus, LocationDocument, PaymentDestinationDocument } 
  */
 export class ReferenceData {
   constructor(
-    private readonly store: ReferenceDataStore,
+    private readonly store: StoredReferenceData,
     private readonly clock: () => Date,
   ) {}
 

@@ -56,27 +56,7 @@ export function ordersRoutes(commands: OrderCommands): Router {
   });
 
   // D47 (the dashboard): registered before /:orderId, which would otherwise take the name for an id.
-  router.get('/payments-per-hour', async (ctx) => {
-    const { from, hours } = await commands.paymentsPerHour(requireScope(ctx.state));
-    const body: PaymentsPerHourResponse = {
-      from: from.toISOString(),
-      hours: hours.map((h) => ({ hour: h.hour.toISOString(), count: h.count, amount: h.amount })),
-    };
-    ctx.body = body;
-  });
-
-  router.get('/:orderId/payments', async (ctx) => {
-    const order = await commands.get(requireScope(ctx.state), orderIdParam(ctx.params.orderId));
-    const body: OrderPaymentsResponse = {
-      payments: order.payments.map((p) => ({
-        id: p.paymentId,
-        amount: p.amount,
-        method: p.method,
-        appliedAt: p.appliedAt.toISOString(),
-      })),
-    };
-    ctx.body = body;
-  });
+  mountDashboardReads(router, commands);
 
   router.get('/:orderId', async (ctx) => {
     answer(ctx, await commands.get(requireScope(ctx.state), orderIdParam(ctx.params.orderId), accessOf(ctx)));
@@ -110,4 +90,29 @@ export function ordersRoutes(commands: OrderCommands): Router {
   });
 
   return router;
+}
+
+/** D47: what the dashboard reads of orders besides the orders themselves (the chart, an order's payments). */
+function mountDashboardReads(router: Router, commands: OrderCommands): void {
+  router.get('/payments-per-hour', async (ctx) => {
+    const { from, hours } = await commands.paymentsPerHour(requireScope(ctx.state));
+    const body: PaymentsPerHourResponse = {
+      from: from.toISOString(),
+      hours: hours.map((h) => ({ hour: h.hour.toISOString(), count: h.count, amount: h.amount })),
+    };
+    ctx.body = body;
+  });
+
+  router.get('/:orderId/payments', async (ctx) => {
+    const order = await commands.get(requireScope(ctx.state), orderIdParam(ctx.params.orderId));
+    const body: OrderPaymentsResponse = {
+      payments: order.payments.map((p) => ({
+        id: p.paymentId,
+        amount: p.amount,
+        method: p.method,
+        appliedAt: p.appliedAt.toISOString(),
+      })),
+    };
+    ctx.body = body;
+  });
 }

@@ -1,13 +1,6 @@
 import Router from '@koa/router';
-import { DomainError } from '@checkout/errors';
-import { parseOrThrow, readRawText } from '@checkout/http';
-import {
-  PROCESSOR_NOTIFICATION_MAX_BYTES,
-  PROCESSOR_SIGNATURE_HEADER,
-  ProcessorRefundNotification,
-  verifyProcessorSignature,
-  type RefundResponse,
-} from '@checkout/contracts';
+import { parseOrThrow, readProcessorNotification } from '@checkout/http';
+import { ProcessorRefundNotification, type RefundResponse } from '@checkout/contracts';
 import type { OrderCommands } from '../domain/orders.use-cases';
 import { presentRefund } from '../domain/order.presenter';
 
@@ -20,15 +13,7 @@ export function processorRoutes(commands: OrderCommands, secret: string, clock: 
   const router = new Router({ prefix: '/internal/processor' });
 
   router.post('/refund-notifications', async (ctx) => {
-    const raw = await readRawText(ctx, PROCESSOR_NOTIFICATION_MAX_BYTES);
-    const check = verifyProcessorSignature(secret, raw, ctx.get(PROCESSOR_SIGNATURE_HEADER) || undefined, clock());
-    if (!check.ok) throw new DomainError('UNAUTHORIZED', `Processor signature ${check.reason}.`);
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch {
-      throw new DomainError('INVALID_REQUEST', 'Notification body is not valid JSON.');
-    }
+    const json = await readProcessorNotification(ctx, secret, clock());
     const note = parseOrThrow(ProcessorRefundNotification, json, 'INVALID_REQUEST');
     const written = await commands.settleRefundFromProcessor(note.refundId, note.outcome, note.failureReason);
     const body: RefundResponse = { refund: presentRefund(written.order, written.refund) };

@@ -60,6 +60,21 @@ function answerRefund(ctx: Context, written: RefundWrite, status = 200): void {
   ctx.status = status;
 }
 
+/** Admits a refund with its id (D42: derived from the idempotency record, if any) and answers 201 with it. */
+async function createRefund(
+  ctx: Context,
+  commands: OrderCommands,
+  scope: Scope,
+  orderId: string,
+  request: Omit<RefundInput, 'refundId' | 'sameAs'>,
+): Promise<void> {
+  answerRefund(
+    ctx,
+    await commands.createRefund(scope, orderId, { ...refundIdFor(ctx, scope, orderId), ...request }),
+    201,
+  );
+}
+
 /**
  * D48: refunds through the gateway. A refund made through the API is settled by the processor: in test mode the
  * simulator succeeds at once; in live mode it stays pending until the processor's signed notification.
@@ -72,12 +87,7 @@ export function refundsRoutes(commands: OrderCommands): Router {
     const orderId = orderIdParam(ctx.params.orderId);
     const body = parseOrThrow(CreateRefundRequest, ctx.request.jsonBody ?? {}, 'REFUND_FAILED');
     const outcome: RefundOutcome = scope.mode === 'test' ? 'succeeded' : 'pending';
-    const written = await commands.createRefund(scope, orderId, {
-      ...refundIdFor(ctx, scope, orderId),
-      ...body,
-      outcome,
-    });
-    answerRefund(ctx, written, 201);
+    await createRefund(ctx, commands, scope, orderId, { ...body, outcome });
   });
 
   router.get('/internal/orders/:orderId/refunds', async (ctx) => {
@@ -106,12 +116,7 @@ export function refundsRoutes(commands: OrderCommands): Router {
       ctx.request.jsonBody ?? {},
       'REFUND_FAILED',
     );
-    const written = await commands.createRefund(scope, orderId, {
-      ...refundIdFor(ctx, scope, orderId),
-      ...body,
-      outcome,
-    });
-    answerRefund(ctx, written, 201);
+    await createRefund(ctx, commands, scope, orderId, { ...body, outcome });
   });
 
   router.post('/internal/test-helpers/refunds/:refundId/settle', async (ctx) => {

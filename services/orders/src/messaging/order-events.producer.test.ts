@@ -1,15 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ORDER_CANCELLED,
-  ORDER_PAYMENT_APPLIED,
-  ORDER_PAYMENTS_CLOSED,
-  ORDER_REFUND_CREATED,
-  ORDER_REFUND_SETTLED,
-  ORDER_UPDATED,
-  OrderEventMessage,
-  OrderPublicEventMessage,
-  isIdOf,
-} from '@checkout/contracts';
+import { OrderEventMessage, OrderPublicEventMessage, isIdOf } from '@checkout/contracts';
 import type { Scope } from '@checkout/mongo';
 import { applyPayment, cancelOrder, closePayments, newOrder, updateOrder } from '../domain/order';
 import { presentOrder, presentRefund } from '../domain/order.presenter';
@@ -56,7 +46,7 @@ describe('OrderEventsProducer: the internal event (sessions)', () => {
     const current = storedOrder(4);
     const cancelled = cancelOrder(current, LATER);
     if (!cancelled) throw new Error('an open order cancels');
-    const next = producer.withEvents(current, cancelled, { kind: ORDER_CANCELLED }, LATER);
+    const next = producer.withEvents(current, cancelled, { kind: 'order.cancelled' }, LATER);
 
     expect(next).toMatchObject({ status: 'cancelled', outboxPending: true });
     const entry = next.outbox.find((e) => e.topic === TOPICS.orderEvents);
@@ -65,7 +55,7 @@ describe('OrderEventsProducer: the internal event (sessions)', () => {
     const [event] = internalOf(next);
     expect(event).toMatchObject({
       version: 1,
-      type: ORDER_CANCELLED,
+      type: 'order.cancelled',
       orderId: current._id,
       ...SCOPE,
       occurredAt: LATER.toISOString(),
@@ -76,7 +66,7 @@ describe('OrderEventsProducer: the internal event (sessions)', () => {
 
   it('When the order was never written with a revision, then its first event carries revision 1', () => {
     const current = storedOrder(undefined);
-    const next = producer.withEvents(current, { ...current, updatedAt: LATER }, { kind: ORDER_CANCELLED }, LATER);
+    const next = producer.withEvents(current, { ...current, updatedAt: LATER }, { kind: 'order.cancelled' }, LATER);
     expect(internalOf(next)[0]?.revision).toBe(1);
   });
 
@@ -95,9 +85,9 @@ describe('OrderEventsProducer: the public events each change owes merchants (D49
     const cancelled = cancelOrder(current, LATER);
     if (!cancelled) throw new Error('an open order cancels');
     expect(publicTypes(producer.withEvents(null, current, { kind: 'created' }, NOW))).toEqual(['order.created']);
-    const afterEdit = producer.withEvents(current, edited, { kind: ORDER_UPDATED }, LATER);
+    const afterEdit = producer.withEvents(current, edited, { kind: 'order.updated' }, LATER);
     expect(publicTypes(afterEdit)).toEqual(['order.updated']);
-    expect(publicTypes(producer.withEvents(current, cancelled, { kind: ORDER_CANCELLED }, LATER))).toEqual([
+    expect(publicTypes(producer.withEvents(current, cancelled, { kind: 'order.cancelled' }, LATER))).toEqual([
       'order.cancelled',
     ]);
 
@@ -120,18 +110,18 @@ describe('OrderEventsProducer: the public events each change owes merchants (D49
     const full = applyPayment(current, { paymentId: 'pay_test_b', amount: 900, method: 'card' }, LATER).next;
     const over = applyPayment(current, { paymentId: 'pay_test_c', amount: 1200, method: 'stablecoin' }, LATER).next;
     if (!partial || !full || !over) throw new Error('an open order takes payments');
-    expect(publicTypes(producer.withEvents(current, partial, { kind: ORDER_PAYMENT_APPLIED }, LATER))).toEqual([
+    expect(publicTypes(producer.withEvents(current, partial, { kind: 'order.payment_applied' }, LATER))).toEqual([
       'order.updated',
     ]);
-    expect(publicTypes(producer.withEvents(current, full, { kind: ORDER_PAYMENT_APPLIED }, LATER))).toEqual([
+    expect(publicTypes(producer.withEvents(current, full, { kind: 'order.payment_applied' }, LATER))).toEqual([
       'order.paid',
     ]);
-    expect(publicTypes(producer.withEvents(current, over, { kind: ORDER_PAYMENT_APPLIED }, LATER))).toEqual([
+    expect(publicTypes(producer.withEvents(current, over, { kind: 'order.payment_applied' }, LATER))).toEqual([
       'order.paid',
     ]);
     const closed = closePayments(current);
     if (!closed) throw new Error('an open order closes');
-    const afterClose = producer.withEvents(current, closed, { kind: ORDER_PAYMENTS_CLOSED }, LATER);
+    const afterClose = producer.withEvents(current, closed, { kind: 'order.payments_closed' }, LATER);
     expect(publicTypes(afterClose)).toEqual([]);
     expect(internalOf(afterClose)).toHaveLength(1);
   });
@@ -140,9 +130,9 @@ describe('OrderEventsProducer: the public events each change owes merchants (D49
     const current = paid();
     const { next, refund } = createRefund(current, { refundId: 're_test_1', amount: 400, outcome: 'succeeded' }, LATER);
     if (!next) throw new Error('a refund of a paid order is admitted');
-    const written = producer.withEvents(current, next, { kind: ORDER_REFUND_CREATED, refundId: refund.id }, LATER);
+    const written = producer.withEvents(current, next, { kind: 'order.refund_created', refundId: refund.id }, LATER);
     expect(publicTypes(written)).toEqual(['refund.created', 'refund.succeeded']);
-    expect(internalOf(written).map((e) => e.type)).toEqual([ORDER_REFUND_CREATED]);
+    expect(internalOf(written).map((e) => e.type)).toEqual(['order.refund_created']);
     for (const { entry, message } of publicOf(written)) {
       expect(Object.keys(JSON.parse(entry.value).body)).toEqual(['id', 'event', 'createdAt', 'refund', 'order']);
       expect(message.body).toMatchObject({
@@ -160,7 +150,9 @@ describe('OrderEventsProducer: the public events each change owes merchants (D49
     if (!created.next) throw new Error('admitted');
     const pending = { ...created.next, outbox: [] };
     expect(
-      publicTypes(producer.withEvents(current, pending, { kind: ORDER_REFUND_CREATED, refundId: 're_test_2' }, LATER)),
+      publicTypes(
+        producer.withEvents(current, pending, { kind: 'order.refund_created', refundId: 're_test_2' }, LATER),
+      ),
     ).toEqual(['refund.created']);
     for (const outcome of ['succeeded', 'failed'] as const) {
       const settled = settleRefund(pending, { refundId: 're_test_2', outcome }, LATER).next;
@@ -168,7 +160,7 @@ describe('OrderEventsProducer: the public events each change owes merchants (D49
       const written = producer.withEvents(
         pending,
         settled,
-        { kind: ORDER_REFUND_SETTLED, refundId: 're_test_2' },
+        { kind: 'order.refund_settled', refundId: 're_test_2' },
         LATER,
       );
       expect(publicTypes(written)).toEqual([`refund.${outcome}`]);

@@ -1,12 +1,4 @@
-import {
-  ORDER_CANCELLED,
-  ORDER_PAYMENT_APPLIED,
-  ORDER_PAYMENTS_CLOSED,
-  ORDER_REFUND_CREATED,
-  ORDER_REFUND_SETTLED,
-  ORDER_UPDATED,
-  type OrderPublicEventType,
-} from '@checkout/contracts';
+import type { OrderPublicEventType } from '@checkout/contracts';
 import type { OrderChange } from '../domain/orders.use-cases';
 import type { OrderDocument } from '../store/order.document';
 import { refundsOf } from '../domain/refund';
@@ -36,23 +28,23 @@ export function publicEventsOf(
   switch (change.kind) {
     case 'created':
       return [{ type: 'order.created' }];
-    case ORDER_UPDATED:
+    case 'order.updated':
       return [{ type: 'order.updated' }];
-    case ORDER_CANCELLED:
+    case 'order.cancelled':
       return [{ type: 'order.cancelled' }];
-    case ORDER_PAYMENT_APPLIED:
+    case 'order.payment_applied':
       return [
         { type: next.status === 'completed' && current?.status !== 'completed' ? 'order.paid' : 'order.updated' },
       ];
-    case ORDER_PAYMENTS_CLOSED:
+    case 'order.payments_closed':
       return [];
-    case ORDER_REFUND_CREATED:
-    case ORDER_REFUND_SETTLED: {
+    case 'order.refund_created':
+    case 'order.refund_settled': {
       const refund = refundsOf(next).find((r) => r.id === change.refundId);
       if (!refund) throw new Error(`order ${next._id} has no refund ${change.refundId} to tell of`);
       const settled: OwedPublicEvent[] =
         refund.status === 'pending' ? [] : [{ type: `refund.${refund.status}`, refundId: refund.id }];
-      return change.kind === ORDER_REFUND_CREATED
+      return change.kind === 'order.refund_created'
         ? [{ type: 'refund.created', refundId: refund.id }, ...settled]
         : settled;
     }

@@ -2,15 +2,14 @@ import type { Logger } from '@checkout/logger';
 import { DomainError, isDomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
 import { newId, secretlyDerivedId, type CheckoutSettingsHeader, type CreateSessionRequest } from '@checkout/contracts';
-import type { OrdersClient } from '../clients/orders.client';
-import type { SessionsStore } from '../store/sessions.store';
+import type { Orders, Sessions } from './ports';
 import type { SessionDocument } from '../store/session.document';
 import { expectedTotal, expiresAtFor, resolveCallbackUrl, substitutePlaceholders } from './session';
 import { copyFields, type SessionWithOrder } from './session-writes';
 
 export interface CreateSessionDeps {
-  store: SessionsStore;
-  orders: OrdersClient;
+  store: Sessions;
+  orders: Orders;
   clock: () => Date;
   logger: Logger;
   /** ID_DERIVATION_SECRET: ids derived from an Idempotency-Key are computable only with it. */

@@ -4,8 +4,7 @@ import { createLogger } from '@checkout/logger';
 import { CreateSessionRequest, SESSION_EVENT_TYPES } from '@checkout/contracts';
 import type { OutboxRelay } from '@checkout/kafka';
 import { buildSessionEvent } from '@checkout/testing';
-import type { OrdersClient, OrderSnapshot, OrderView } from '../clients/orders.client';
-import type { SessionsStore } from '../store/sessions.store';
+import type { Orders, OrderSnapshot, OrderView, Sessions } from './ports';
 import type { SessionDocument } from '../store/session.document';
 import { paySession, type PaymentAttempt } from './pay-session.flow';
 import { createSession } from './create-session.flow';
@@ -44,7 +43,7 @@ async function world() {
   ): Promise<SessionDocument | null> =>
     Promise.resolve(holds(session()) ? (stored = { ...session(), ...change(session()) }) : null);
   const store: Pick<
-    SessionsStore,
+    Sessions,
     'insertSession' | 'getSession' | 'complete' | 'expire' | 'cancel' | 'takeOrderCopy' | 'countDeclined'
   > = {
     insertSession: (scope, doc) =>
@@ -90,14 +89,14 @@ async function world() {
       ),
   };
   let asked = 0;
-  const applyPayment: OrdersClient['applyPayment'] = (_scope, _orderId, payment) => {
+  const applyPayment: Orders['applyPayment'] = (_scope, _orderId, payment) => {
     asked += 1;
     if (applied.has(payment.paymentId)) return Promise.resolve({ ...order, outcome: 'already_applied' });
     applied.add(payment.paymentId);
     order = { order: PAID_ORDER, revision: order.revision + 1 };
     return Promise.resolve({ ...order, outcome: 'applied' });
   };
-  const orders: Pick<OrdersClient, 'create' | 'applyPayment' | 'closePayments' | 'get'> = {
+  const orders: Pick<Orders, 'create' | 'applyPayment' | 'closePayments' | 'get'> = {
     create: () => Promise.resolve({ ...order, created: true }),
     applyPayment,
     closePayments: () => Promise.resolve(order),
@@ -112,8 +111,8 @@ async function world() {
     },
   };
   const deps: SessionDeps = {
-    store: store as unknown as SessionsStore,
-    orders: orders as OrdersClient,
+    store: store as unknown as Sessions,
+    orders: orders as Orders,
     relay: relay as OutboxRelay<SessionDocument>,
     sessionEventsTopic: 'unit.checkout.session.events',
     checkoutBaseUrl: 'https://checkout.example/checkout',

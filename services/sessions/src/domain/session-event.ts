@@ -1,5 +1,5 @@
 import { SESSION_EVENT_TYPES, SessionEventV1, newId, type SessionEventStatus } from '@checkout/contracts';
-import type { OrderView } from '../clients/orders.client';
+import type { OrderView } from './ports';
 import type { SessionDocument } from '../store/session.document';
 import { presentSession } from './session.presenter';
 

@@ -3,16 +3,15 @@ import { DependencyUnavailableError, DomainError } from '@checkout/errors';
 import type { Scope } from '@checkout/mongo';
 import type { OutboxEntry, OutboxRelay } from '@checkout/kafka';
 import type { SessionEventStatus, SessionStatus } from '@checkout/contracts';
-import type { OrdersClient, OrderSnapshot, OrderView } from '../clients/orders.client';
-import type { OrderCopy, SessionsStore } from '../store/sessions.store';
+import type { OrderCopy, Orders, OrderSnapshot, OrderView, Sessions } from './ports';
 import type { SessionDocument } from '../store/session.document';
 import { sessionEventMessage } from './session-event';
 import { owedStatus } from './session';
 
 /** What every write of a session needs: its store, orders (to close payments before an expiry), the relay. */
 export interface SessionDeps {
-  store: SessionsStore;
-  orders: OrdersClient;
+  store: Sessions;
+  orders: Orders;
   relay: OutboxRelay<SessionDocument>;
   sessionEventsTopic: string;
   checkoutBaseUrl: string;

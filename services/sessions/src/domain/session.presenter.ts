@@ -1,5 +1,5 @@
 import type { CheckoutSession } from '@checkout/contracts';
-import type { OrderView } from '../clients/orders.client';
+import type { OrderView } from './ports';
 import type { SessionDocument } from '../store/session.document';
 import { effectiveStatus, readSessionData } from './session';
 

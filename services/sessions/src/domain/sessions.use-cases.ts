@@ -7,7 +7,7 @@ import {
   type PaymentMethod,
   type UpdateSessionRequest,
 } from '@checkout/contracts';
-import type { OrderSnapshot } from '../clients/orders.client';
+import type { OrderSnapshot } from './ports';
 import type { SessionDocument } from '../store/session.document';
 import { presentSession } from './session.presenter';
 import { effectiveStatus, extendedExpiry, mergeSessionData, owedStatus } from './session';

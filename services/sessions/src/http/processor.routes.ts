@@ -1,12 +1,8 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import type { Context } from 'koa';
-import { DomainError } from '@checkout/errors';
-import { parseOrThrow } from '@checkout/http';
-import { PaymentMethod, PROCESSOR_SIGNATURE_HEADER, SessionId, verifyProcessorSignature } from '@checkout/contracts';
+import { parseOrThrow, readProcessorNotification } from '@checkout/http';
+import { PaymentMethod, SessionId } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
-
-const MAX_NOTIFICATION_BYTES = 64 * 1024;
 
 const ProcessorNotification = z.strictObject({
   paymentId: z.string().min(1).max(100),
@@ -25,31 +21,11 @@ export function processorRoutes(commands: SessionCommands, secret: string, clock
   const router = new Router({ prefix: '/internal/processor' });
 
   router.post('/notifications', async (ctx) => {
-    const raw = await readRawBody(ctx);
-    const check = verifyProcessorSignature(secret, raw, ctx.get(PROCESSOR_SIGNATURE_HEADER) || undefined, clock());
-    if (!check.ok) throw new DomainError('UNAUTHORIZED', `Processor signature ${check.reason}.`);
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch {
-      throw new DomainError('INVALID_REQUEST', 'Notification body is not valid JSON.');
-    }
+    const json = await readProcessorNotification(ctx, secret, clock());
     const note = parseOrThrow(ProcessorNotification, json, 'INVALID_REQUEST');
     const { view } = await commands.payCapture({ ...note, capturedAt: new Date(note.capturedAt) });
     ctx.body = { session: commands.present(view) };
   });
 
   return router;
-}
-
-async function readRawBody(ctx: Context): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_NOTIFICATION_BYTES)
-      throw new DomainError('PAYLOAD_TOO_LARGE', `Notification exceeds ${MAX_NOTIFICATION_BYTES} bytes.`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { mountRouters, tenantInternalCalls, type AcceptedInternalCaller, type InternalRouteRule } from '@checkout/http';
+import { internalRouteRules, mountRouters, tenantInternalCalls, type AcceptedInternalCaller } from '@checkout/http';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import type { CreateSessionDeps } from '../domain/create-session.flow';
 import { sessionsRoutes } from './sessions.routes';
@@ -17,18 +17,13 @@ export interface RouteDeps {
   secureCookies: boolean;
 }
 
-/** Who may call what: the merchants' session API and test helpers, through the gateway. */
-const SESSIONS_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
-  { path: /^\/internal\/(sessions|test-helpers)(\/.*)?$/, callers: ['gateway'] },
-];
-
 /**
  * Three audiences: the gateway's tenant calls under /internal (internal token + scope headers), the payment
  * processor at /internal/processor (HMAC signature over the raw body), and customers' browsers at /checkout
  * (public; CSRF-protected forms).
  */
 export function mountRoutes(app: Koa, deps: RouteDeps): void {
-  app.use(tenantInternalCalls(deps.internalCallers, SESSIONS_INTERNAL_ROUTES));
+  app.use(tenantInternalCalls(deps.internalCallers, internalRouteRules('sessions')));
   mountRouters(app, [
     sessionsRoutes(deps.commands, deps.flowDeps),
     testHelpersRoutes(deps.commands, deps.flowDeps.idSecret),

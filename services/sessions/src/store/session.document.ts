@@ -36,3 +36,6 @@ export interface SessionDocument extends ScopedDocument, OutboxFields {
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** A copy of the session's order as orders presented it, with the revision of that answer or event. */
+export type OrderCopy = Pick<SessionDocument, 'orderJson' | 'orderRevision'>;

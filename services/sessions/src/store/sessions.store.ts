@@ -9,7 +9,7 @@ import {
 } from '@checkout/mongo';
 import { outboxPush, type OutboxEntry } from '@checkout/kafka';
 import { COLLECTIONS } from './indexes';
-import type { CollectedInputs, SessionDocument } from './session.document';
+import type { CollectedInputs, OrderCopy, SessionDocument } from './session.document';
 
 /**
  * Every named write bumps `revision`, which none of them reads: a whole-document replace made on an older read
@@ -17,9 +17,6 @@ import type { CollectedInputs, SessionDocument } from './session.document';
  * deploy runs both) then loses instead of writing over the change, as it does after the outbox relay's marks.
  */
 const BUMP = { $inc: { revision: 1 } } as const;
-
-/** A copy of the session's order as orders presented it, with the revision of that answer or event. */
-export type OrderCopy = Pick<SessionDocument, 'orderJson' | 'orderRevision'>;
 
 /**
  * The only code that touches the sessions collection. Payments are stored once, in orders.

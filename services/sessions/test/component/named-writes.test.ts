@@ -4,7 +4,8 @@ import type {} from '@checkout/testing';
 import { connectMongo, ensureIndexes, scoped, type MongoConnection } from '@checkout/mongo';
 import type { OutboxEntry } from '@checkout/kafka';
 import { SESSION_INDEXES } from '../../src/store/indexes';
-import { SessionsStore, type OrderCopy } from '../../src/store/sessions.store';
+import { SessionsStore } from '../../src/store/sessions.store';
+import type { OrderCopy } from '../../src/store/session.document';
 import type { SessionDocument } from '../../src/store/session.document';
 
 // The sessions store's named writes on the real engine: each is one findOneAndUpdate whose filter holds the state

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { internalAuth, mountRouters, type AcceptedInternalCaller, type InternalRouteRule } from '@checkout/http';
+import { internalAuth, internalRouteRules, mountRouters, type AcceptedInternalCaller } from '@checkout/http';
 import type { Recorder } from '../domain/record';
 import type { Recovery } from '../domain/recovery';
 import type { EventLog } from '../domain/event-log';
@@ -7,17 +7,6 @@ import type { WebhookEndpoints } from '../domain/webhook-endpoints';
 import { eventsRoutes } from './events.routes';
 import { eventTypesRoutes } from './event-types.routes';
 import { webhookEndpointsRoutes } from './webhook-endpoints.routes';
-
-/**
- * Who may call what: the merchants' events, webhook endpoints and event catalog APIs through the gateway; the
- * operators' replay job redelivers.
- */
-const DISPATCHER_INTERNAL_ROUTES: readonly InternalRouteRule[] = [
-  { methods: ['POST'], path: /^\/internal\/events\/[^/]+\/redeliver\/?$/, callers: ['gateway', 'dead-letter-replay'] },
-  { path: /^\/internal\/events(\/.*)?$/, callers: ['gateway'] },
-  { path: /^\/internal\/webhook-endpoints(\/.*)?$/, callers: ['gateway'] },
-  { path: /^\/internal\/event-types\/?$/, callers: ['gateway'] },
-];
 
 export function mountRoutes(
   app: Koa,
@@ -30,6 +19,6 @@ export function mountRoutes(
     clock: () => Date;
   },
 ): void {
-  app.use(internalAuth(deps.internalCallers, DISPATCHER_INTERNAL_ROUTES));
+  app.use(internalAuth(deps.internalCallers, internalRouteRules('webhook-dispatcher')));
   mountRouters(app, [eventsRoutes(deps), webhookEndpointsRoutes(deps), eventTypesRoutes()]);
 }
