@@ -44,12 +44,7 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
       const orders = new OrdersClient({ baseUrl: config.ORDERS_URL, internalToken: config.INTERNAL_TOKEN });
       runtime.onStop('orders client', () => orders.close().catch(() => {}));
       const { app, registry } = runtime.httpApp();
-      const relay = runtime.outboxRelay<SessionDocument>({
-        collection: store.collection,
-        producer,
-        registry,
-        sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
-      });
+      const relay = runtime.outboxRelay<SessionDocument>({ collection: store.collection, producer, registry });
       const checkoutBaseUrl = config.CHECKOUT_BASE_URL;
       const commands = new SessionCommands({
         store,
