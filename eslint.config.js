@@ -179,7 +179,7 @@ export default tseslint.config(
   {
     // kafkajs declares the functions of an eachMessage/eachBatch payload with method syntax, but hands out
     // closures (its runner builds them as arrow functions), and its documentation destructures them.
-    files: ['libs/kafka/src/consumer.ts'],
+    files: ['libs/kafka/src/consumer.ts', 'libs/kafka/src/batch-consumer.ts', 'libs/kafka/src/delayed-consumer.ts'],
     rules: { '@typescript-eslint/unbound-method': 'off' },
   },
 );

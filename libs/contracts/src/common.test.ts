@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  COUNTRY_CODES,
-  CountryCode,
-  CustomerInput,
-  CustomerPatchInput,
-  ExternalId,
-  HttpUrl,
-  LimitQuery,
-  Metadata,
-  PageQuery,
-  PaymentDestination,
-  Phone,
-  ShippingAddress,
-  Timestamp,
-} from './common';
+import { COUNTRY_CODES, CountryCode, ShippingAddress } from './address';
+import { ExternalId, HttpUrl, LimitQuery, PageQuery, PaymentDestination, Timestamp } from './common';
+import { CustomerInput, CustomerPatchInput, Phone } from './customer';
+import { Metadata } from './user-data';
 
 describe('list query numbers (D20)', () => {
   it('When page and limit are absent, then they default to 1 and 20', () => {

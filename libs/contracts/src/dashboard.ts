@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { Timestamp, paginationQueryShape, Pagination } from './common';
 import { CheckoutSession } from './sessions';
 import { Order } from './orders';
-import { WebhookEvent } from './events';
-import { Delivery } from './events';
+import { WebhookEvent } from './event-catalog';
+import { Delivery } from './events-api';
 import { EventId } from './ids';
 
 // D47: the merchant dashboard. The login link is the only public API of it; the rest are the owners' internal

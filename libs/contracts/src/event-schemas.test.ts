@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES, WebhookEvent } from './events';
+import { EVENT_TYPES, WebhookEvent } from './event-catalog';
 import { breakingChanges, eventBodyJsonSchema, type JsonSchema } from './json-schema';
 
 // D49: event bodies are a contract. libs/contracts/schemas/events/<type>.json is what merchants' consumers were

@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ErrorBody, zodIssuesToDetails } from './errors';
-import {
-  EventListResponse,
-  EventResponse,
-  ListEventsQuery,
-  ORDER_CANCELLED,
-  ORDER_PAYMENT_APPLIED,
-  OrderEventMessage,
-  SessionEventV1,
-  WebhookEvent,
-  orderChangedEvent,
-} from './events';
+import { WebhookEvent } from './event-catalog';
+import { ORDER_CANCELLED, ORDER_PAYMENT_APPLIED, OrderEventMessage, SessionEventV1, orderChangedEvent } from './events';
+import { EventListResponse, EventResponse, ListEventsQuery } from './events-api';
 import { ALL_TOPICS, CONSUMER_GROUPS, TOPICS, topicName } from './topics';
 
 const session = {

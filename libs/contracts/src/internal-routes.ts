@@ -9,7 +9,7 @@ import {
   PaymentsPerHourResponse,
   SessionListResponse,
 } from './dashboard';
-import { EventResponse, RecoverEventsRequest, RecoverEventsResponse, RedeliverResponse } from './events';
+import { EventResponse, RecoverEventsRequest, RecoverEventsResponse, RedeliverResponse } from './events-api';
 import {
   AppliedPaymentResponse,
   ApplyPaymentRequest,

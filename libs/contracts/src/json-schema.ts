@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DOCUMENTED_AS_ANY_JSON } from './common';
-import { catalogEntryOf, type EventType } from './events';
+import { DOCUMENTED_AS_ANY_JSON } from './user-data';
+import { catalogEntryOf, type EventType } from './event-catalog';
 
 export type JsonSchema = Record<string, unknown>;
 

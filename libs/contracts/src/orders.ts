@@ -1,16 +1,8 @@
 import { z } from 'zod';
-import {
-  CustomerInput,
-  CustomerPatchInput,
-  ExternalId,
-  Metadata,
-  Pagination,
-  PaymentDestination,
-  ShippingAddress,
-  Timestamp,
-  nonBlankString,
-  paginationQueryShape,
-} from './common';
+import { ShippingAddress } from './address';
+import { ExternalId, Pagination, PaymentDestination, Timestamp, nonBlankString, paginationQueryShape } from './common';
+import { CustomerInput, CustomerPatchInput } from './customer';
+import { Metadata } from './user-data';
 import { CustomerId, LocationId, OrderId } from './ids';
 
 // ---------------------------------------------------------------------------------------------------------

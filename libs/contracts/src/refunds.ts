@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Metadata, Pagination, Timestamp, paginationQueryShape } from './common';
+import { Pagination, Timestamp, paginationQueryShape } from './common';
+import { Metadata } from './user-data';
 import { OrderId, RefundId } from './ids';
 import { Order } from './orders';
 

@@ -1,13 +1,6 @@
 import { z } from 'zod';
-import {
-  DOCUMENTED_AS_ANY_JSON,
-  HttpUrl,
-  JSON_DEPTH_MAX,
-  Timestamp,
-  boundedDepth,
-  rejectProtoKey,
-  userKey,
-} from './common';
+import { HttpUrl, Timestamp } from './common';
+import { DOCUMENTED_AS_ANY_JSON, JSON_DEPTH_MAX, boundedDepth, rejectProtoKey, userKey } from './user-data';
 import { CustomerId, SessionId } from './ids';
 import { Order, orderCreateShape } from './orders';
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { HttpUrl, Metadata, Pagination, Timestamp, paginationQueryShape } from './common';
-import { EVENT_TYPES, type EventType } from './events';
+import { HttpUrl, Pagination, Timestamp, paginationQueryShape } from './common';
+import { Metadata } from './user-data';
+import { EVENT_TYPES, type EventType } from './event-catalog';
 import { WebhookEndpointId } from './ids';
 
 // D50: webhook endpoints, registered once per organization and mode, each with the event types it receives and a

@@ -6,6 +6,7 @@ import {
   internalRouteRules,
   internalTokenSha256,
   isInternalPath,
+  onTenantInternalPaths,
   type InternalRouteRule,
 } from './internal-auth';
 
@@ -115,6 +116,17 @@ describe('internalAuth', () => {
     expect(isInternalPath('/INTERNAL/sessions/x')).toBe(true);
     expect(isInternalPath('/Internal/processor/notifications', '/internal/processor/')).toBe(true);
     expect(isInternalPath('/checkout/cs_test_1')).toBe(false);
+  });
+
+  it('onTenantInternalPaths runs its middleware on tenant calls only, whatever their case', async () => {
+    const seen: string[] = [];
+    const guarded = onTenantInternalPaths(async (ctx, next) => {
+      seen.push(ctx.path);
+      await next();
+    });
+    for (const path of ['/INTERNAL/orders', '/internal/processor/refunds', '/checkout/cs_test_1', '/internal/sessions'])
+      await guarded({ path } as Parameters<typeof guarded>[0], async () => {});
+    expect(seen).toEqual(['/INTERNAL/orders', '/internal/sessions']);
   });
 });
 

@@ -2,6 +2,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { INTERNAL_API_HEADERS, INTERNAL_ROUTES, type InternalService, type Scope } from '@checkout/contracts';
 import { DomainError } from '@checkout/errors';
+import { jsonBody } from './body';
 
 declare module 'koa' {
   interface DefaultState {
@@ -101,6 +102,35 @@ export function internalAuth(
 /** Whether a request path is an internal one, as routing sees it (case-insensitively). */
 export function isInternalPath(path: string, prefix = '/internal/'): boolean {
   return path.toLowerCase().startsWith(prefix);
+}
+
+/**
+ * `middleware` on the tenant calls of other services under /internal only (a caller's credential, JSON bodies);
+ * the processor's signed notifications at /internal/processor/ and browsers' requests pass it by. Case-insensitive,
+ * as routing is: `/INTERNAL/orders` must not slip past the check and still reach the route.
+ */
+export function onTenantInternalPaths(middleware: Middleware): Middleware {
+  return async (ctx, next) => {
+    if (isInternalPath(ctx.path) && !isInternalPath(ctx.path, '/internal/processor/')) await middleware(ctx, next);
+    else await next();
+  };
+}
+
+/**
+ * Other services' tenant calls under /internal (onTenantInternalPaths): their caller's credential checked against
+ * `rules` (internalAuth), then their JSON body read.
+ */
+export function tenantInternalCalls(
+  callers: readonly AcceptedInternalCaller[],
+  rules: readonly InternalRouteRule[],
+): Middleware {
+  const auth = internalAuth(callers, rules);
+  const json = jsonBody();
+  return onTenantInternalPaths(async (ctx, next) => {
+    await auth(ctx, async () => {
+      await json(ctx, next);
+    });
+  });
 }
 
 export function requireScope(state: { scope?: Scope }): Scope {

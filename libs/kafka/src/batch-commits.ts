@@ -77,109 +77,128 @@ function highestPerPartition(moves: readonly Move[]): Move[] {
  * one connection to the broker), and a request per batch only made the broker work. A refused commit is sent
  * again every COMMIT_RETRY_MS until it lands, a later commit covers it, the member joins again or stops.
  */
-function offsetCommitter(consumer: Consumer, log: Logger, rejoin: () => void) {
-  const requests = new GroupCommit<Move>(async (moves) => {
-    await withinDeadline(
-      consumer.commitOffsets(highestPerPartition(moves)),
-      COMMIT_ANSWER_MS,
-      () => new CommitUnanswered(),
-    );
-    return moves.map((): void => undefined);
-  });
+class OffsetCommitter {
+  private readonly requests: GroupCommit<Move>;
   // Per partition, the highest offset committed in this membership.
-  let committed = new Map<string, bigint>();
-  let membership = 0;
-  const retries = new Set<NodeJS.Timeout>();
+  private committed = new Map<string, bigint>();
+  private membership = 0;
+  private readonly retries = new Set<NodeJS.Timeout>();
   // Stopped: by its owner, or by kafkajs before it restarts the same consumer after a crash (then it joins again).
-  let stopped = false;
+  private stopped = false;
   // A commit the old coordinator refused after the group's coordinator moved (a broker restart in a cluster).
   // kafkajs keeps sending our commits to the broker it found at the last join, so every later commit fails the
   // same way until the member rejoins (measured in the rollout soak: 515 messages left uncommitted
   // for the rest of a run). Rethrown from the next batch, it makes kafkajs' runner rejoin (isRebalancing), which
   // finds the new coordinator; the batches in hand are fetched again (at least once).
-  let coordinatorMoved: Error | undefined;
+  private coordinatorMoved: Error | undefined;
   // No batch came to rethrow the move in time: the member is replaced (COORDINATOR_MOVE_REJOIN_MS).
-  let rejoinTimer: NodeJS.Timeout | undefined;
+  private rejoinTimer: NodeJS.Timeout | undefined;
   // A commit of this membership went unanswered: the member is being replaced (once; every commit in it rejects).
-  let replaced = false;
-  const disarmRejoin = () => {
-    clearTimeout(rejoinTimer);
-    rejoinTimer = undefined;
-  };
-  const armRejoin = () => {
-    rejoinTimer ??= setTimeout(() => {
-      rejoinTimer = undefined;
-      if (stopped || !coordinatorMoved) return;
-      coordinatorMoved = undefined;
-      log.warn(
+  private replaced = false;
+
+  constructor(
+    consumer: Consumer,
+    private readonly log: Logger,
+    private readonly rejoin: () => void,
+  ) {
+    this.requests = new GroupCommit<Move>(async (moves) => {
+      await withinDeadline(
+        consumer.commitOffsets(highestPerPartition(moves)),
+        COMMIT_ANSWER_MS,
+        () => new CommitUnanswered(),
+      );
+      return moves.map((): void => undefined);
+    });
+    consumer.on(consumer.events.STOP, () => {
+      this.stopped = true;
+      for (const timer of this.retries) clearTimeout(timer);
+      this.retries.clear();
+      this.disarmRejoin();
+    });
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      this.stopped = false;
+      this.membership += 1;
+      this.committed = new Map();
+      this.coordinatorMoved = undefined;
+      this.replaced = false;
+      this.disarmRejoin();
+    });
+  }
+
+  commit(move: Move): void {
+    this.send(move, this.membership);
+  }
+
+  /** The refusal of a commit whose coordinator moved, once. */
+  takeCoordinatorMove(): Error | undefined {
+    const moved = this.coordinatorMoved;
+    this.coordinatorMoved = undefined;
+    return moved;
+  }
+
+  private send(move: Move, sentIn: number): void {
+    const key = `${move.topic}:${move.partition}`;
+    this.requests.add(move).then(
+      () => {
+        if (sentIn === this.membership && !this.covered(key, move)) this.committed.set(key, BigInt(move.offset));
+      },
+      (err: unknown) => this.failed(err, move, sentIn),
+    );
+  }
+
+  private covered(key: string, move: Move): boolean {
+    return (this.committed.get(key) ?? -1n) >= BigInt(move.offset);
+  }
+
+  private failed(err: unknown, move: Move, sentIn: number): void {
+    if (err instanceof CommitUnanswered) {
+      // kafkajs goes on retrying it on the replaced member until that member stops; the new member starts
+      // from the last commit that landed (at least once).
+      if (!this.stopped && !this.replaced && sentIn === this.membership) {
+        this.replaced = true;
+        this.log.warn(
+          { err, topic: move.topic, partition: move.partition },
+          'an offset commit did not answer (the group coordinator moved?); replacing the member',
+        );
+        this.rejoin();
+      }
+      return;
+    }
+    if (isNotCoordinator(err)) {
+      this.coordinatorMoved = err;
+      this.armRejoin();
+    }
+    this.log.warn(
+      { err, topic: move.topic, partition: move.partition },
+      'offset commit failed; it is sent again shortly',
+    );
+    const timer = setTimeout(() => {
+      this.retries.delete(timer);
+      // After a rejoin the partition's owner starts from its last commit anyway.
+      const key = `${move.topic}:${move.partition}`;
+      if (!this.stopped && sentIn === this.membership && !this.covered(key, move)) this.send(move, sentIn);
+    }, COMMIT_RETRY_MS);
+    timer.unref();
+    this.retries.add(timer);
+  }
+
+  private disarmRejoin(): void {
+    clearTimeout(this.rejoinTimer);
+    this.rejoinTimer = undefined;
+  }
+
+  private armRejoin(): void {
+    this.rejoinTimer ??= setTimeout(() => {
+      this.rejoinTimer = undefined;
+      if (this.stopped || !this.coordinatorMoved) return;
+      this.coordinatorMoved = undefined;
+      this.log.warn(
         'the group coordinator moved and no batch came to rejoin with; replacing the member so that its commits reach the new one',
       );
-      rejoin();
+      this.rejoin();
     }, COORDINATOR_MOVE_REJOIN_MS);
-    rejoinTimer.unref();
-  };
-  consumer.on(consumer.events.STOP, () => {
-    stopped = true;
-    for (const timer of retries) clearTimeout(timer);
-    retries.clear();
-    disarmRejoin();
-  });
-  consumer.on(consumer.events.GROUP_JOIN, () => {
-    stopped = false;
-    membership += 1;
-    committed = new Map();
-    coordinatorMoved = undefined;
-    replaced = false;
-    disarmRejoin();
-  });
-  const send = (move: Move, sentIn: number): void => {
-    const key = `${move.topic}:${move.partition}`;
-    const covered = () => (committed.get(key) ?? -1n) >= BigInt(move.offset);
-    requests.add(move).then(
-      () => {
-        if (sentIn === membership && !covered()) committed.set(key, BigInt(move.offset));
-      },
-      (err: unknown) => {
-        if (err instanceof CommitUnanswered) {
-          // kafkajs goes on retrying it on the replaced member until that member stops; the new member starts
-          // from the last commit that landed (at least once).
-          if (!stopped && !replaced && sentIn === membership) {
-            replaced = true;
-            log.warn(
-              { err, topic: move.topic, partition: move.partition },
-              'an offset commit did not answer (the group coordinator moved?); replacing the member',
-            );
-            rejoin();
-          }
-          return;
-        }
-        if (isNotCoordinator(err)) {
-          coordinatorMoved = err;
-          armRejoin();
-        }
-        log.warn(
-          { err, topic: move.topic, partition: move.partition },
-          'offset commit failed; it is sent again shortly',
-        );
-        const timer = setTimeout(() => {
-          retries.delete(timer);
-          // After a rejoin the partition's owner starts from its last commit anyway.
-          if (!stopped && sentIn === membership && !covered()) send(move, sentIn);
-        }, COMMIT_RETRY_MS);
-        timer.unref();
-        retries.add(timer);
-      },
-    );
-  };
-  return {
-    commit: (move: Move) => send(move, membership),
-    /** The refusal of a commit whose coordinator moved, once. */
-    takeCoordinatorMove(): Error | undefined {
-      const moved = coordinatorMoved;
-      coordinatorMoved = undefined;
-      return moved;
-    },
-  };
+    this.rejoinTimer.unref();
+  }
 }
 
 /**
@@ -193,7 +212,7 @@ export function batchCommits(consumer: Consumer, log: Logger, rejoin: () => void
   consumer.on(consumer.events.GROUP_JOIN, () => {
     pending = new Map();
   });
-  const committer = offsetCommitter(consumer, log, rejoin);
+  const committer = new OffsetCommitter(consumer, log, rejoin);
   const commitSettled = (topic: string, partition: number, queue: PendingCommit[]) => {
     let offset: string | undefined;
     while (queue[0]?.settled) offset = queue.shift()?.nextOffset;

@@ -1,5 +1,5 @@
 import type { KafkaClient } from './client';
-import { receivedMessage, type ReceivedMessage } from './consumer';
+import { receivedMessage, type ReceivedMessage } from './messages';
 import { kafkajsOf } from './kafkajs';
 
 /**

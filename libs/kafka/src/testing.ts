@@ -1,7 +1,7 @@
 // The lib's test helpers (`@checkout/kafka/testing`): production code never imports this entry point (a lint rule).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { KafkaClient } from './client';
-import { receivedMessage, type ReceivedMessage } from './consumer';
+import { receivedMessage, type ReceivedMessage } from './messages';
 import { kafkajsGroupsOf } from './kafkajs';
 import { createdProducers, sentBatches } from './observed';
 import type { EventProducer } from './producer';

@@ -10,7 +10,7 @@ import {
   type KafkaClient,
   type RunningConsumer,
 } from '../src/index';
-import { CONSUMER_GROUP_SETTINGS } from '../src/consumer';
+import { CONSUMER_GROUP_SETTINGS } from '../src/group-member';
 import { kafkajsOf } from '../src/kafkajs';
 import { engines, isolatedNames, logger } from './support';
 

@@ -9,7 +9,7 @@ import {
   type KafkaClient,
   type RunningConsumer,
 } from '../src/index';
-import { CONSUMER_GROUP_SETTINGS } from '../src/consumer';
+import { CONSUMER_GROUP_SETTINGS } from '../src/group-member';
 import { superviseConsumer } from '../src/kafkajs-accommodations';
 import { kafkajsOf } from '../src/kafkajs';
 import { engines, isolatedNames, logger } from './support';

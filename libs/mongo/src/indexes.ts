@@ -10,6 +10,17 @@ export interface IndexDefinition {
 }
 
 /**
+ * The indexes of one collection, by name, each with the query it serves: how a service's indexes.ts declares them,
+ * collection by collection, in the order they are created.
+ */
+export function indexesOn(
+  collection: string,
+  indexes: Record<string, Omit<IndexDefinition, 'collection' | 'name'>>,
+): IndexDefinition[] {
+  return Object.entries(indexes).map(([name, index]) => ({ collection, name, ...index }));
+}
+
+/**
  * Creates the indexes a service declares, at start. Only plain and unique indexes: the local engine
  * (mongo-java-server) ignores partial filters and never applies TTL (docs/engines.md, known gaps).
  */

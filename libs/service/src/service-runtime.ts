@@ -59,6 +59,11 @@ export interface KafkaRuntimeConfig extends RuntimeConfig {
   KAFKA_TLS_CA_FILE: string;
 }
 
+/** libs/config's outboxConfigShape, for the services that publish through an outbox. */
+interface OutboxRuntimeConfig extends RuntimeConfig {
+  OUTBOX_SWEEP_INTERVAL_MS: number;
+}
+
 export interface ServiceRuntimeOptions<C extends RuntimeConfig> {
   /** The service's name: MongoDB's appName, Kafka's default client id, the HTTP metrics' label. */
   service: string;
@@ -174,20 +179,18 @@ export class ServiceRuntime<C extends RuntimeConfig> {
   }
 
   /**
-   * The relay of a collection with an outbox (docs/engineering.md, Outbox), its metrics on `registry`; stopped with the
-   * service, started by the caller's sweepers role.
+   * The relay of a collection with an outbox (docs/engineering.md, Outbox), sweeping every OUTBOX_SWEEP_INTERVAL_MS,
+   * its metrics on `registry`; stopped with the service, started by the caller's sweepers role.
    */
-  outboxRelay<D extends Document & OutboxFields & { _id: string }>(options: {
-    collection: Collection<D>;
-    producer: EventProducer;
-    registry: Registry;
-    sweepIntervalMs: number;
-  }): OutboxRelay<D> {
+  outboxRelay<D extends Document & OutboxFields & { _id: string }>(
+    this: ServiceRuntime<OutboxRuntimeConfig>,
+    options: { collection: Collection<D>; producer: EventProducer; registry: Registry },
+  ): OutboxRelay<D> {
     const relay = new OutboxRelay<D>({
       collection: options.collection,
       producer: options.producer,
       logger: this.options.logger,
-      sweepIntervalMs: options.sweepIntervalMs,
+      sweepIntervalMs: this.options.config.OUTBOX_SWEEP_INTERVAL_MS,
       metrics: registerOutboxMetrics(options.registry, options.collection),
     });
     this.onStop('outbox relay', () => relay.stop());

@@ -41,12 +41,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       const orders = new OrdersStore(mongo.db);
       const referenceData = new ReferenceDataStore(mongo.db);
       const { app, registry } = runtime.httpApp();
-      const relay = runtime.outboxRelay<OrderDocument>({
-        collection: orders.collection,
-        producer,
-        registry,
-        sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
-      });
+      const relay = runtime.outboxRelay<OrderDocument>({ collection: orders.collection, producer, registry });
       const commands = new OrderCommands({
         orders,
         referenceData,

@@ -1,7 +1,7 @@
 import type { Logger } from '@checkout/logger';
-import { Counter } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
 import { PeriodicTask } from '@checkout/mongo';
-import { ensureTopics, registerConsumerMetrics } from '@checkout/kafka';
+import { ensureTopics, registerConsumerMetrics, type KafkaClient } from '@checkout/kafka';
 import { ServiceRuntime } from '@checkout/service';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
@@ -44,62 +44,21 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
       const orders = new OrdersClient({ baseUrl: config.ORDERS_URL, internalToken: config.INTERNAL_TOKEN });
       runtime.onStop('orders client', () => orders.close().catch(() => {}));
       const { app, registry } = runtime.httpApp();
-      const relay = runtime.outboxRelay<SessionDocument>({
-        collection: store.collection,
-        producer,
-        registry,
-        sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
-      });
+      const relay = runtime.outboxRelay<SessionDocument>({ collection: store.collection, producer, registry });
+      const checkoutBaseUrl = config.CHECKOUT_BASE_URL;
       const commands = new SessionCommands({
         store,
         orders,
         relay,
         sessionEventsTopic,
-        checkoutBaseUrl: config.CHECKOUT_BASE_URL,
+        checkoutBaseUrl,
         clock,
         logger,
       });
-      if (config.CONSUMERS_ENABLED) {
-        const topic = topicName(config.TOPIC_PREFIX, TOPICS.orderEvents);
-        const groupId = topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.sessionsOrderEvents);
-        // orders creates its own topic; make sure it exists so subscribing never races orders' first start.
-        await ensureTopics(kafka, [{ topic, numPartitions: 6 }]);
-        const metrics = registerConsumerMetrics(registry, kafka, { groups: [{ groupId, topics: [topic] }] });
-        runtime.onStop('consumer metrics', () => metrics.close());
-        const consumer = await startOrderEventsConsumer({
-          kafka,
-          groupId,
-          topic,
-          commands,
-          logger,
-          onRestart: () => metrics.restarted(groupId),
-        });
-        runtime.onStop('order events consumer', () => consumer.stop().catch(() => {}));
-      }
+      if (config.CONSUMERS_ENABLED) await consumeOrderEvents(runtime, kafka, registry, commands);
       if (config.SWEEPERS_ENABLED) {
         relay.start();
-        // Flow 4: every replica sweeps; each expiry is a conditional write on the session still pending (the
-        // store's `expire`), so each session expires, and fires its event, exactly once.
-        const sweeps = new Counter({
-          name: 'sessions_expiry_sweeps_total',
-          help: 'Expiry sweeps this process has completed (D21)',
-          registers: [registry],
-        });
-        const expiredBySweep = new Counter({
-          name: 'sessions_expired_by_sweep_total',
-          help: 'Sessions this process expired in its sweeps (D21)',
-          registers: [registry],
-        });
-        const sweepOnce = async () => {
-          expiredBySweep.inc(await commands.sweepDue());
-          sweeps.inc();
-        };
-        runtime.runInBackground(
-          'expiry sweep',
-          new PeriodicTask(sweepOnce, config.EXPIRY_SWEEP_INTERVAL_MS, (err) =>
-            logger.warn({ err }, 'expiry sweep failed; will retry'),
-          ),
-        );
+        sweepExpiries(runtime, registry, commands);
       }
       if (config.API_ENABLED) {
         mountRoutes(app, {
@@ -109,7 +68,7 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
           commands,
           flowDeps: { store, orders, clock, logger, idSecret: config.ID_DERIVATION_SECRET },
           clock,
-          secureCookies: config.CHECKOUT_BASE_URL.startsWith('https:'),
+          secureCookies: checkoutBaseUrl.startsWith('https:'),
         });
       }
       const server = await runtime.listen(app);
@@ -118,4 +77,56 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
 
     stop: () => runtime.stop(),
   };
+}
+
+/** The consumers role: sessions' copies of their orders follow orders' events (takeOrderCopy). */
+async function consumeOrderEvents(
+  runtime: ServiceRuntime<Config>,
+  kafka: KafkaClient,
+  registry: Registry,
+  commands: SessionCommands,
+): Promise<void> {
+  const { config, logger } = runtime;
+  const topic = topicName(config.TOPIC_PREFIX, TOPICS.orderEvents);
+  const groupId = topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.sessionsOrderEvents);
+  // orders creates its own topic; make sure it exists so subscribing never races orders' first start.
+  await ensureTopics(kafka, [{ topic, numPartitions: 6 }]);
+  const metrics = registerConsumerMetrics(registry, kafka, { groups: [{ groupId, topics: [topic] }] });
+  runtime.onStop('consumer metrics', () => metrics.close());
+  const consumer = await startOrderEventsConsumer({
+    kafka,
+    groupId,
+    topic,
+    commands,
+    logger,
+    onRestart: () => metrics.restarted(groupId),
+  });
+  runtime.onStop('order events consumer', () => consumer.stop().catch(() => {}));
+}
+
+/**
+ * Flow 4: every replica sweeps; each expiry is a conditional write on the session still pending (the store's
+ * `expire`), so each session expires, and fires its event, exactly once.
+ */
+function sweepExpiries(runtime: ServiceRuntime<Config>, registry: Registry, commands: SessionCommands): void {
+  const sweeps = new Counter({
+    name: 'sessions_expiry_sweeps_total',
+    help: 'Expiry sweeps this process has completed (D21)',
+    registers: [registry],
+  });
+  const expiredBySweep = new Counter({
+    name: 'sessions_expired_by_sweep_total',
+    help: 'Sessions this process expired in its sweeps (D21)',
+    registers: [registry],
+  });
+  const sweepOnce = async () => {
+    expiredBySweep.inc(await commands.sweepDue());
+    sweeps.inc();
+  };
+  runtime.runInBackground(
+    'expiry sweep',
+    new PeriodicTask(sweepOnce, runtime.config.EXPIRY_SWEEP_INTERVAL_MS, (err) =>
+      runtime.logger.warn({ err }, 'expiry sweep failed; will retry'),
+    ),
+  );
 }

@@ -117,7 +117,8 @@ function errorResponses(route: PublicRoute): Record<string, unknown> {
   );
 }
 
-function operation(route: PublicRoute, components: Record<string, JsonSchema>): Record<string, unknown> {
+/** The path id, the Idempotency-Key header and the query's parameters of an operation, in that order. */
+function parametersOf(route: PublicRoute, components: Record<string, JsonSchema>): unknown[] {
   const parameters: unknown[] = [];
   if (route.idParam) {
     parameters.push({
@@ -136,31 +137,38 @@ function operation(route: PublicRoute, components: Record<string, JsonSchema>): 
     const { description, ...schema } = schemaOf(IdempotencyKey, 'input', components) as { description?: string };
     parameters.push({ name: IDEMPOTENCY_KEY_HEADER, in: 'header', required: false, description, schema });
   }
-  if (route.query) {
-    // Each parameter is described by its value (io "output": `limit` is an integer 1..100, not "digits"), which a
-    // client sends as decimal text; whether it is required is a property of what the client sends (io "input").
-    type ObjectSchema = { properties?: Record<string, JsonSchema>; required?: string[] };
-    // Converted aside: the query object itself is not a component (nothing refers to it); what it names is.
-    const aside = { ...components };
-    const sentRoot = schemaOf(route.query.schema, 'input', aside);
-    const valuesRoot = schemaOf(route.query.schema, 'output', aside);
-    const sent = inlineRef(sentRoot, aside) as ObjectSchema;
-    const values = inlineRef(valuesRoot, aside) as ObjectSchema;
-    const roots = new Set(
-      [sentRoot.$ref, valuesRoot.$ref].map((ref) => String(ref).replace('#/components/schemas/', '')),
-    );
-    for (const [name, schema] of Object.entries(aside)) if (!roots.has(name)) components[name] = schema;
-    for (const [name, schema] of Object.entries(values.properties ?? {})) {
-      const { description, ...rest } = schema as { description?: string };
-      parameters.push({
-        name,
-        in: 'query',
-        required: sent.required?.includes(name) ?? false,
-        ...(description && { description }),
-        schema: rest,
-      });
-    }
-  }
+  if (route.query) parameters.push(...queryParameters(route.query.schema, components));
+  return parameters;
+}
+
+function queryParameters(query: z.ZodObject, components: Record<string, JsonSchema>): unknown[] {
+  // Each parameter is described by its value (io "output": `limit` is an integer 1..100, not "digits"), which a
+  // client sends as decimal text; whether it is required is a property of what the client sends (io "input").
+  type ObjectSchema = { properties?: Record<string, JsonSchema>; required?: string[] };
+  // Converted aside: the query object itself is not a component (nothing refers to it); what it names is.
+  const aside = { ...components };
+  const sentRoot = schemaOf(query, 'input', aside);
+  const valuesRoot = schemaOf(query, 'output', aside);
+  const sent = inlineRef(sentRoot, aside) as ObjectSchema;
+  const values = inlineRef(valuesRoot, aside) as ObjectSchema;
+  const roots = new Set(
+    [sentRoot.$ref, valuesRoot.$ref].map((ref) => String(ref).replace('#/components/schemas/', '')),
+  );
+  for (const [name, schema] of Object.entries(aside)) if (!roots.has(name)) components[name] = schema;
+  return Object.entries(values.properties ?? {}).map(([name, schema]) => {
+    const { description, ...rest } = schema as { description?: string };
+    return {
+      name,
+      in: 'query',
+      required: sent.required?.includes(name) ?? false,
+      ...(description && { description }),
+      schema: rest,
+    };
+  });
+}
+
+function operation(route: PublicRoute, components: Record<string, JsonSchema>): Record<string, unknown> {
+  const parameters = parametersOf(route, components);
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -174,30 +182,34 @@ function operation(route: PublicRoute, components: Record<string, JsonSchema>): 
       },
     }),
     responses: {
-      [String(route.success.status)]: {
-        description: 'Success',
-        ...(route.method === 'POST' &&
-          !route.noIdempotencyKey && {
-            headers: {
-              [IDEMPOTENT_REPLAYED_HEADER]: {
-                description:
-                  '`true` when this is the stored first response to an earlier request with the same Idempotency-Key (D42).',
-                schema: { type: 'string', enum: ['true'] },
-              },
-            },
-          }),
-        content: { 'application/json': { schema: schemaOf(route.success.schema, 'output', components) } },
-        ...(route.links && {
-          links: Object.fromEntries(
-            Object.entries(route.links).map(([operationId, { parameter, pointer }]) => [
-              operationId,
-              { operationId, parameters: { [parameter]: `$response.body#${pointer}` } },
-            ]),
-          ),
-        }),
-      },
+      [String(route.success.status)]: successResponse(route, components),
       ...errorResponses(route),
     },
+  };
+}
+
+function successResponse(route: PublicRoute, components: Record<string, JsonSchema>): Record<string, unknown> {
+  return {
+    description: 'Success',
+    ...(route.method === 'POST' &&
+      !route.noIdempotencyKey && {
+        headers: {
+          [IDEMPOTENT_REPLAYED_HEADER]: {
+            description:
+              '`true` when this is the stored first response to an earlier request with the same Idempotency-Key (D42).',
+            schema: { type: 'string', enum: ['true'] },
+          },
+        },
+      }),
+    content: { 'application/json': { schema: schemaOf(route.success.schema, 'output', components) } },
+    ...(route.links && {
+      links: Object.fromEntries(
+        Object.entries(route.links).map(([operationId, { parameter, pointer }]) => [
+          operationId,
+          { operationId, parameters: { [parameter]: `$response.body#${pointer}` } },
+        ]),
+      ),
+    }),
   };
 }
 

@@ -73,35 +73,40 @@ export interface GatewayRouteDeps {
  * admin API invalidates when it revokes a key, and the settings cache, likewise.
  */
 export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRouteDeps): void {
-  // Session routes forward the organization's checkout settings (D22, D26): read through the same short cache as
-  // API keys, so a warm gateway reads no database per request (D43). A PATCH through this replica's admin API
-  // takes effect here at once; on other replicas within AUTH_CACHE_MS.
-  const settingsCache = new LRUCache<string, CheckoutSettings>({
-    max: 10_000,
-    ttl: Math.max(deps.authCacheMs, 1),
-    fetchMethod: async (key) => {
-      const [organizationId = '', mode] = key.split(':');
-      return deps.organizations.checkoutSettings(organizationId, mode as Mode);
-    },
-  });
-  const settingsKey = (organizationId: string, mode: Mode) => `${organizationId}:${mode}`;
-  const checkoutSettings = async (organizationId: string, mode: Mode): Promise<CheckoutSettings> => {
-    const settings = await fetchLatest(settingsCache, settingsKey(organizationId, mode));
-    if (!settings) throw new Error(`no checkout settings for ${organizationId}/${mode}`);
-    return settings;
-  };
-  const perKey = new RateLimiter({
-    limitPerWindow: deps.limits.perKey,
-    windowMs: deps.limits.windowMs,
-    replicas: deps.limits.replicas,
-  });
+  const settings = checkoutSettingsCache(deps);
+  const perKey = rateLimiter(deps.limits.perKey, deps.limits);
   const { middleware: authenticated, keys } = authenticate(
     deps.organizations,
     perKey,
     { cacheMs: deps.authCacheMs, unknownKeyCacheMs: deps.unknownKeyCacheMs },
     deps.metrics,
   );
+  mountPublicRoutes(publicApp, deps, { settings, perKey, authenticated, keys });
+  mountRouters(operatorApp, [
+    adminRoutes({
+      organizations: deps.organizations,
+      adminToken: deps.adminToken,
+      orders: deps.upstreams.orders,
+      clock: deps.clock,
+      checkoutSettingsChanged: settings.forget,
+      keyRevoked: (lookupId) => keys.revoked(lookupId),
+      guesses: new AdminTokenGuesses(deps.limits.adminAuthFailuresPerMinute, deps.adminAuthExempt),
+      // The operators' listener has no ingress in front: the TCP peer is the client, whatever X-Forwarded-For says.
+      clientOf: (ctx) => peerAddress(ctx.req.socket.remoteAddress),
+    }),
+    internalRoutes(deps.organizations, deps.internalCallers),
+  ]);
+}
 
+/** What the public listener's routes share with the operators' one, made once by mountRoutes. */
+interface SharedAuth {
+  settings: CheckoutSettingsCache;
+  perKey: RateLimiter;
+  authenticated: Koa.Middleware;
+  keys: ReturnType<typeof authenticate>['keys'];
+}
+
+function mountPublicRoutes(publicApp: Koa, deps: GatewayRouteDeps, shared: SharedAuth): void {
   // The document names the configured public URL only: a Host header is the caller's to choose.
   const openApi = buildOpenApiDocument(deps.publicBaseUrl);
   const docs = new Router();
@@ -110,16 +115,8 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
   });
   publicApp.use(
     perClientLimits({
-      all: new RateLimiter({
-        limitPerWindow: deps.limits.perClient,
-        windowMs: deps.limits.windowMs,
-        replicas: deps.limits.replicas,
-      }),
-      checkout: new RateLimiter({
-        limitPerWindow: deps.limits.checkoutPerClient,
-        windowMs: deps.limits.windowMs,
-        replicas: deps.limits.replicas,
-      }),
+      all: rateLimiter(deps.limits.perClient, deps.limits),
+      checkout: rateLimiter(deps.limits.checkoutPerClient, deps.limits),
       trusted: deps.trustedProxies,
       refused: () => deps.metrics.clientRateLimited.inc(),
     }),
@@ -127,7 +124,7 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
   mountRouters(publicApp, [
     docs,
     publicRouter({
-      authenticate: authenticated,
+      authenticate: shared.authenticated,
       idempotency: idempotency(deps.idempotentRequests, (err) =>
         deps.logger.warn(
           { err },
@@ -138,7 +135,7 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
         deps.logger.warn({ err }, 'could not keep or forget an unanswered keyless write'),
       ),
       upstreams: deps.upstreams,
-      checkoutSettings,
+      checkoutSettings: shared.settings.read,
       bodyLimitBytes: deps.bodyLimitBytes,
     }),
     passThroughRoutes(deps.upstreams),
@@ -146,8 +143,8 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
       {
         logins: deps.dashboard.logins,
         upstreams: deps.upstreams,
-        keys,
-        perKey,
+        keys: shared.keys,
+        perKey: shared.perKey,
         unknownSessionCacheMs: deps.unknownKeyCacheMs,
         publicBaseUrl: deps.publicBaseUrl,
         linkTtlMs: deps.dashboard.linkTtlMs,
@@ -155,21 +152,43 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
         clock: deps.clock,
         logger: deps.logger,
       },
-      { authenticate: authenticated, body: jsonBody({ limitBytes: deps.bodyLimitBytes }) },
+      { authenticate: shared.authenticated, body: jsonBody({ limitBytes: deps.bodyLimitBytes }) },
     ),
   ]);
-  mountRouters(operatorApp, [
-    adminRoutes({
-      organizations: deps.organizations,
-      adminToken: deps.adminToken,
-      orders: deps.upstreams.orders,
-      clock: deps.clock,
-      checkoutSettingsChanged: (organizationId, mode) => void settingsCache.delete(settingsKey(organizationId, mode)),
-      keyRevoked: (lookupId) => keys.revoked(lookupId),
-      guesses: new AdminTokenGuesses(deps.limits.adminAuthFailuresPerMinute, deps.adminAuthExempt),
-      // The operators' listener has no ingress in front: the TCP peer is the client, whatever X-Forwarded-For says.
-      clientOf: (ctx) => peerAddress(ctx.req.socket.remoteAddress),
-    }),
-    internalRoutes(deps.organizations, deps.internalCallers),
-  ]);
+}
+
+/** A limiter of `limitPerWindow` requests per window, shared out among the replicas. */
+function rateLimiter(limitPerWindow: number, limits: GatewayRouteDeps['limits']): RateLimiter {
+  return new RateLimiter({ limitPerWindow, windowMs: limits.windowMs, replicas: limits.replicas });
+}
+
+interface CheckoutSettingsCache {
+  read: (organizationId: string, mode: Mode) => Promise<CheckoutSettings>;
+  /** The admin API changed them: this replica reads them again on next use. */
+  forget: (organizationId: string, mode: Mode) => void;
+}
+
+/**
+ * Session routes forward the organization's checkout settings (D22, D26): read through the same short cache as
+ * API keys, so a warm gateway reads no database per request (D43). A PATCH through this replica's admin API
+ * takes effect here at once; on other replicas within AUTH_CACHE_MS.
+ */
+function checkoutSettingsCache(deps: Pick<GatewayRouteDeps, 'authCacheMs' | 'organizations'>): CheckoutSettingsCache {
+  const cache = new LRUCache<string, CheckoutSettings>({
+    max: 10_000,
+    ttl: Math.max(deps.authCacheMs, 1),
+    fetchMethod: async (key) => {
+      const [organizationId = '', mode] = key.split(':');
+      return deps.organizations.checkoutSettings(organizationId, mode as Mode);
+    },
+  });
+  const keyOf = (organizationId: string, mode: Mode) => `${organizationId}:${mode}`;
+  return {
+    read: async (organizationId, mode) => {
+      const settings = await fetchLatest(cache, keyOf(organizationId, mode));
+      if (!settings) throw new Error(`no checkout settings for ${organizationId}/${mode}`);
+      return settings;
+    },
+    forget: (organizationId, mode) => void cache.delete(keyOf(organizationId, mode)),
+  };
 }

@@ -1,4 +1,4 @@
-import type { IndexDefinition } from '@checkout/mongo';
+import { indexesOn, type IndexDefinition } from '@checkout/mongo';
 
 export const COLLECTIONS = {
   organizations: 'organizations',
@@ -10,38 +10,23 @@ export const COLLECTIONS = {
 } as const;
 
 export const GATEWAY_INDEXES: readonly IndexDefinition[] = [
-  {
-    collection: COLLECTIONS.apiKeys,
-    name: 'keyId',
-    key: { keyId: 1 },
-    unique: true,
-    servedBy: 'OrganizationsStore.revokeKey',
-  },
-  {
-    collection: COLLECTIONS.apiKeys,
-    name: 'organizationId_createdAt',
-    key: { organizationId: 1, createdAt: -1 },
-    servedBy: 'OrganizationsStore.listKeys',
-  },
-  // Uniqueness of an Idempotency-Key per API key is the _id (a hash of both): the insert decides (D42).
-  {
-    collection: COLLECTIONS.idempotencyKeys,
-    name: 'expiresAt',
-    key: { expiresAt: 1 },
-    servedBy: 'IdempotencyStore.deleteExpired (the local engine applies no TTL index)',
-  },
-  // D47: a login link is consumed and a dashboard session found by _id (the hash of their token), tenant from
-  // the document; these only serve the sweep that reclaims expired ones.
-  {
-    collection: COLLECTIONS.dashboardLoginLinks,
-    name: 'expiresAt',
-    key: { expiresAt: 1 },
-    servedBy: 'DashboardStore.deleteExpired (links)',
-  },
-  {
-    collection: COLLECTIONS.dashboardSessions,
-    name: 'expiresAt',
-    key: { expiresAt: 1 },
-    servedBy: 'DashboardStore.deleteExpired (sessions)',
-  },
+  ...indexesOn(COLLECTIONS.apiKeys, {
+    keyId: { key: { keyId: 1 }, unique: true, servedBy: 'OrganizationsStore.revokeKey' },
+    organizationId_createdAt: { key: { organizationId: 1, createdAt: -1 }, servedBy: 'OrganizationsStore.listKeys' },
+  }),
+  ...indexesOn(COLLECTIONS.idempotencyKeys, {
+    // Uniqueness of an Idempotency-Key per API key is the _id (a hash of both): the insert decides (D42).
+    expiresAt: {
+      key: { expiresAt: 1 },
+      servedBy: 'IdempotencyStore.deleteExpired (the local engine applies no TTL index)',
+    },
+  }),
+  ...indexesOn(COLLECTIONS.dashboardLoginLinks, {
+    // D47: a login link is consumed and a dashboard session found by _id (the hash of their token), tenant from
+    // the document; these only serve the sweep that reclaims expired ones.
+    expiresAt: { key: { expiresAt: 1 }, servedBy: 'DashboardStore.deleteExpired (links)' },
+  }),
+  ...indexesOn(COLLECTIONS.dashboardSessions, {
+    expiresAt: { key: { expiresAt: 1 }, servedBy: 'DashboardStore.deleteExpired (sessions)' },
+  }),
 ];

@@ -1,26 +1,11 @@
 import type Koa from 'koa';
-import {
-  internalAuth,
-  internalRouteRules,
-  isInternalPath,
-  jsonBody,
-  mountRouters,
-  type AcceptedInternalCaller,
-} from '@checkout/http';
+import { internalRouteRules, mountRouters, tenantInternalCalls, type AcceptedInternalCaller } from '@checkout/http';
 import type { OrderCommands } from '../domain/orders.use-cases';
 import type { ReferenceData } from '../domain/reference-data';
 import { ordersRoutes } from './orders.routes';
 import { refundsRoutes } from './refunds.routes';
 import { processorRoutes } from './processor.routes';
 import { referenceDataRoutes } from './reference-data.routes';
-
-/**
- * Tenant-called internal paths: authenticated by a caller's credential, JSON bodies only. Case-insensitive, as
- * routing is: `/INTERNAL/orders` must not slip past the check and still reach the route.
- */
-function isTenantInternalPath(path: string): boolean {
-  return isInternalPath(path) && !isInternalPath(path, '/internal/processor/');
-}
 
 /**
  * Two audiences: the tenant calls under /internal (a caller's internal token, scope headers), and the payment
@@ -36,16 +21,7 @@ export function mountRoutes(
     clock: () => Date;
   },
 ): void {
-  const auth = internalAuth(deps.internalCallers, internalRouteRules('orders'));
-  const json = jsonBody();
-  app.use(async (ctx, next) => {
-    if (isTenantInternalPath(ctx.path)) await auth(ctx, next);
-    else await next();
-  });
-  app.use(async (ctx, next) => {
-    if (isTenantInternalPath(ctx.path)) await json(ctx, next);
-    else await next();
-  });
+  app.use(tenantInternalCalls(deps.internalCallers, internalRouteRules('orders')));
   mountRouters(app, [
     ordersRoutes(deps.commands),
     refundsRoutes(deps.commands),

@@ -1,4 +1,4 @@
-import type { IndexDefinition } from '@checkout/mongo';
+import { indexesOn, type IndexDefinition } from '@checkout/mongo';
 
 export const COLLECTIONS = {
   orders: 'orders',
@@ -8,63 +8,52 @@ export const COLLECTIONS = {
 } as const;
 
 export const ORDER_INDEXES: readonly IndexDefinition[] = [
-  // D37: externalId unique per organization and mode, enforced by the database. uniqueKey is
-  // "ext:<externalId>" or, without one, "id:<order id>": a partial unique index would be MongoDB's answer,
-  // but the local engine ignores partial filters (docs/engines.md), so the key is never missing.
-  {
-    collection: COLLECTIONS.orders,
-    name: 'org_mode_uniqueKey',
-    key: { organizationId: 1, mode: 1, uniqueKey: 1 },
-    unique: true,
-    servedBy: 'orders.store insertOrder',
-  },
-  // Flow 2: a session retrying its order create gets the same order back, never a second one.
-  {
-    collection: COLLECTIONS.orders,
-    name: 'org_mode_creationKey',
-    key: { organizationId: 1, mode: 1, creationKey: 1 },
-    unique: true,
-    servedBy: 'orders.store insertOrder / findByCreationKey',
-  },
-  {
-    collection: COLLECTIONS.orders,
-    name: 'org_mode_createdAt_id',
-    key: { organizationId: 1, mode: 1, createdAt: -1, _id: -1 },
-    servedBy: 'orders.store listOrders (D20 sort)',
-  },
-  // D47: the dashboard's payments-per-hour chart (multikey over the embedded payments).
-  {
-    collection: COLLECTIONS.orders,
-    name: 'org_mode_payments_appliedAt',
-    key: { organizationId: 1, mode: 1, 'payments.appliedAt': 1 },
-    servedBy: 'orders.store paymentsPerHourSince (dashboard chart, its $match)',
-  },
-  // D48: a refund by its id, in a tenant's scope (GET /v0/refunds/:id) or across tenants (the processor's
-  // notification); multikey over the embedded refunds. Random ids, so one key finds one order.
-  {
-    collection: COLLECTIONS.orders,
-    name: 'refunds_id',
-    key: { 'refunds.id': 1 },
-    servedBy: 'orders.store findByRefundId, findByRefundIdAcrossTenants',
-  },
-  { collection: COLLECTIONS.orders, name: 'outboxPending', key: { outboxPending: 1 }, servedBy: 'OutboxRelay sweep' },
-  {
-    collection: COLLECTIONS.customers,
-    name: 'org_mode_email',
-    key: { organizationId: 1, mode: 1, email: 1 },
-    unique: true,
-    servedBy: 'customers.store findOrCreateCustomer (D11)',
-  },
-  {
-    collection: COLLECTIONS.locations,
-    name: 'org_mode_createdAt',
-    key: { organizationId: 1, mode: 1, createdAt: -1 },
-    servedBy: 'locations.store listLocations',
-  },
-  {
-    collection: COLLECTIONS.paymentDestinations,
-    name: 'org_mode_address',
-    key: { organizationId: 1, mode: 1, address: 1 },
-    servedBy: 'destinations.store findDestination by address (D15)',
-  },
+  ...indexesOn(COLLECTIONS.orders, {
+    // D37: externalId unique per organization and mode, enforced by the database. uniqueKey is
+    // "ext:<externalId>" or, without one, "id:<order id>": a partial unique index would be MongoDB's answer,
+    // but the local engine ignores partial filters (docs/engines.md), so the key is never missing.
+    org_mode_uniqueKey: {
+      key: { organizationId: 1, mode: 1, uniqueKey: 1 },
+      unique: true,
+      servedBy: 'orders.store insertOrder',
+    },
+    // Flow 2: a session retrying its order create gets the same order back, never a second one.
+    org_mode_creationKey: {
+      key: { organizationId: 1, mode: 1, creationKey: 1 },
+      unique: true,
+      servedBy: 'orders.store insertOrder / findByCreationKey',
+    },
+    org_mode_createdAt_id: {
+      key: { organizationId: 1, mode: 1, createdAt: -1, _id: -1 },
+      servedBy: 'orders.store listOrders (D20 sort)',
+    },
+    // D47: the dashboard's payments-per-hour chart (multikey over the embedded payments).
+    org_mode_payments_appliedAt: {
+      key: { organizationId: 1, mode: 1, 'payments.appliedAt': 1 },
+      servedBy: 'orders.store paymentsPerHourSince (dashboard chart, its $match)',
+    },
+    // D48: a refund by its id, in a tenant's scope (GET /v0/refunds/:id) or across tenants (the processor's
+    // notification); multikey over the embedded refunds. Random ids, so one key finds one order.
+    refunds_id: { key: { 'refunds.id': 1 }, servedBy: 'orders.store findByRefundId, findByRefundIdAcrossTenants' },
+    outboxPending: { key: { outboxPending: 1 }, servedBy: 'OutboxRelay sweep' },
+  }),
+  ...indexesOn(COLLECTIONS.customers, {
+    org_mode_email: {
+      key: { organizationId: 1, mode: 1, email: 1 },
+      unique: true,
+      servedBy: 'customers.store findOrCreateCustomer (D11)',
+    },
+  }),
+  ...indexesOn(COLLECTIONS.locations, {
+    org_mode_createdAt: {
+      key: { organizationId: 1, mode: 1, createdAt: -1 },
+      servedBy: 'locations.store listLocations',
+    },
+  }),
+  ...indexesOn(COLLECTIONS.paymentDestinations, {
+    org_mode_address: {
+      key: { organizationId: 1, mode: 1, address: 1 },
+      servedBy: 'destinations.store findDestination by address (D15)',
+    },
+  }),
 ];

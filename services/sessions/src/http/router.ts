@@ -1,13 +1,5 @@
 import type Koa from 'koa';
-import type { Middleware } from 'koa';
-import {
-  internalAuth,
-  internalRouteRules,
-  isInternalPath,
-  jsonBody,
-  mountRouters,
-  type AcceptedInternalCaller,
-} from '@checkout/http';
+import { internalRouteRules, mountRouters, tenantInternalCalls, type AcceptedInternalCaller } from '@checkout/http';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 import type { CreateSessionDeps } from '../domain/create-session.flow';
 import { sessionsRoutes } from './sessions.routes';
@@ -26,31 +18,12 @@ export interface RouteDeps {
 }
 
 /**
- * Tenant-called internal paths: authenticated by a caller's credential, JSON bodies only. Case-insensitive, as
- * routing is: `/INTERNAL/sessions` must not slip past the check and still reach the route.
- */
-function isTenantInternalPath(path: string): boolean {
-  return isInternalPath(path) && !isInternalPath(path, '/internal/processor/');
-}
-
-/** `middleware` on the gateway's tenant calls only; the processor's and browsers' requests pass it by. */
-function onTenantInternalPaths(middleware: Middleware): Middleware {
-  return async (ctx, next) => {
-    if (isTenantInternalPath(ctx.path)) await middleware(ctx, next);
-    else await next();
-  };
-}
-
-/**
  * Three audiences: the gateway's tenant calls under /internal (internal token + scope headers), the payment
  * processor at /internal/processor (HMAC signature over the raw body), and customers' browsers at /checkout
  * (public; CSRF-protected forms).
  */
 export function mountRoutes(app: Koa, deps: RouteDeps): void {
-  const auth = internalAuth(deps.internalCallers, internalRouteRules('sessions'));
-  const json = jsonBody();
-  app.use(onTenantInternalPaths(auth));
-  app.use(onTenantInternalPaths(json));
+  app.use(tenantInternalCalls(deps.internalCallers, internalRouteRules('sessions')));
   mountRouters(app, [
     sessionsRoutes(deps.commands, deps.flowDeps),
     testHelpersRoutes(deps.commands, deps.flowDeps.idSecret),

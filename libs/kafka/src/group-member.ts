@@ -1,0 +1,55 @@
+import type { Consumer } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { ConsumerOptions } from './consumer';
+import { kafkajsGroupsOf } from './kafkajs';
+import { superviseConsumer, type RunningConsumer } from './kafkajs-accommodations';
+
+/**
+ * Group membership and retry settings every consumer of ours uses: a dead member is noticed within 15 s,
+ * and a consumer keeps retrying a broker outage forever rather than giving up and stopping.
+ */
+export const CONSUMER_GROUP_SETTINGS = {
+  sessionTimeout: 15_000,
+  // A member learns that its group is rebalancing only from a heartbeat's answer; every 300 ms (with
+  // GROUP_FETCH_MAX_WAIT_MS between fetches) keeps a rolling deploy's rebalances short.
+  heartbeatInterval: 300,
+  rebalanceTimeout: 20_000,
+  retry: { initialRetryTime: 200, maxRetryTime: 5_000, retries: Number.MAX_SAFE_INTEGER },
+} as const;
+
+/**
+ * How long one fetch of a group member may wait at the broker for new messages. kafkajs heartbeats, and so
+ * learns that its group is rebalancing, only between fetches: with its default of 5 s, every member joining or
+ * leaving (each step of a rolling deploy) left the group's partitions without an owner for 3-6.5 s while the
+ * others finished their parked fetches (measured in the rollout soak). 500 ms bounds that wait; a
+ * fetch still returns at once when messages are there, so it costs only idle fetches (two a second per member).
+ */
+const GROUP_FETCH_MAX_WAIT_MS = 500;
+
+/**
+ * What every consumer runner here starts with: a supervised member of `groupId` with our group settings (plus
+ * the runner's own fetch settings), subscribed to `topics`; `run` starts it consuming, on every replacement too.
+ */
+export function superviseGroupMember(
+  options: Pick<ConsumerOptions<unknown>, 'kafka' | 'groupId' | 'topics' | 'fromBeginning' | 'onRestart'>,
+  log: Logger,
+  fetchSettings: { maxWaitTimeInMs?: number; maxBytesPerPartition?: number },
+  run: (consumer: Consumer, replace: () => void) => Promise<void>,
+): Promise<RunningConsumer> {
+  return superviseConsumer({
+    logger: log,
+    ...(options.onRestart && { onRestart: options.onRestart }),
+    create: () =>
+      kafkajsGroupsOf(options.kafka).consumer({
+        groupId: options.groupId,
+        ...CONSUMER_GROUP_SETTINGS,
+        maxWaitTimeInMs: GROUP_FETCH_MAX_WAIT_MS,
+        ...fetchSettings,
+      }),
+    begin: async (consumer, replace) => {
+      for (const topic of options.topics)
+        await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
+      await run(consumer, replace);
+    },
+  });
+}
