@@ -65,7 +65,8 @@ export function tableRows(output: string, tables: RegExp): Map<string, string> {
     const title = lines[i]!.trim();
     if (!title.endsWith(':') || !tables.test(title) || !/^-+( +-+)*$/.test(lines[i + 2]!.trim())) continue;
     const shortTitle = title.split(/[(:]/)[0]!.trim();
-    for (let j = i + 3; j < lines.length && lines[j]!.trim() !== ''; j += 1) {
+    // A row has cells two or more spaces apart; a sentence after the table (one cell) ends it, as a blank line does.
+    for (let j = i + 3; j < lines.length && lines[j]!.trim().split(CELLS).length > 1; j += 1) {
       const [first = '', ...rest] = lines[j]!.trim().split(CELLS);
       rows.set(`${shortTitle} | ${first}`, rest.slice(0, 3).join('  '));
     }
