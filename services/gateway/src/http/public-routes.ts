@@ -2,6 +2,7 @@ import {
   CreateOrderRequest,
   CreateRefundRequest,
   CreateSessionRequest,
+  CheckoutSettingsResponse,
   CreateWebhookEndpointRequest,
   DELIVERY_SEARCH_MAX,
   EventListResponse,
@@ -25,6 +26,7 @@ import {
   SessionResponse,
   SettleRefundRequest,
   TestHelperCreateRefundRequest,
+  UpdateCheckoutSettingsRequest,
   UpdateOrderRequest,
   UpdateSessionRequest,
   UpdateWebhookEndpointRequest,
@@ -358,6 +360,27 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
       noIdempotencyKey: true,
       success: { status: 200, schema: WebhookEndpointSecretResponse },
       errors: ['INVALID_WEBHOOK_ENDPOINT_ID', 'WEBHOOK_ENDPOINT_NOT_FOUND'],
+    },
+  ]),
+  ...declareRoutes({ tag: 'Checkout settings', upstream: 'gateway' }, [
+    {
+      route: 'GET /v0/checkout_settings',
+      operationId: 'getCheckoutSettings',
+      summary: "The hosted page's brand and default locale for this key's organization and mode",
+      description:
+        "What the hosted page shows of the merchant: `displayName` (else the organization's name), `logoUrl`, `brandColor` for its buttons, and `defaultLocale` for sessions created without a `locale`. An unset field is null.",
+      success: { status: 200, schema: CheckoutSettingsResponse },
+      errors: [],
+    },
+    {
+      route: 'PATCH /v0/checkout_settings',
+      operationId: 'updateCheckoutSettings',
+      summary: "Change the hosted page's brand or default locale",
+      description:
+        'An absent field stays as it is; null clears it. `logoUrl` must be https. Any `brandColor` is taken: the page picks black or white text for it, and shades the colour where neither reaches a 4.5:1 contrast. Sessions created afterwards show the change; open ones keep what they were created with.',
+      body: { schema: UpdateCheckoutSettingsRequest, required: true },
+      success: { status: 200, schema: CheckoutSettingsResponse },
+      errors: ['INVALID_REQUEST'],
     },
   ]),
   ...declareRoutes({ tag: 'Dashboard', upstream: 'gateway' }, [
