@@ -162,6 +162,16 @@ export default tseslint.config(
       ...restrictedImports(KAFKAJS, MONGODB, TEST_KITS),
     },
   },
+  {
+    // Small rooms (docs/engineering.md, "Rules a tool enforces", sizes): a product file over 400 lines or a function over 80 holds more
+    // than one responsibility. Raw lines, comments and blank lines included, as `wc -l` counts them.
+    files: SHIPPED,
+    ignores: UNIT_TESTS,
+    rules: {
+      'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false, IIFEs: true }],
+    },
+  },
   { files: ['services/*/src/main.ts'], rules: { 'no-restricted-properties': 'off' } },
   { files: ['libs/kafka/src/**/*.ts'], ignores: UNIT_TESTS, rules: restrictedImports(MONGODB, TEST_KITS) },
   { files: ['libs/mongo/src/**/*.ts'], ignores: UNIT_TESTS, rules: restrictedImports(KAFKAJS, TEST_KITS) },

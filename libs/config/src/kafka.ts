@@ -17,7 +17,9 @@ export const kafkaConfigShape = {
     .enum(['none', 'scram-sha-256', 'scram-sha-512'])
     .default('none')
     .describe(
-      'How this service authenticates to the brokers: none, or SASL SCRAM with KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD. Production uses scram-sha-512 with a user per service, whose ACLs allow only its topics and groups (docs/operations.md)',
+      'How this service authenticates to the brokers: none, or SASL SCRAM with ' +
+        'KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD. Production uses scram-sha-512 with a user ' +
+        'per service, whose ACLs allow only its topics and groups (docs/operations.md)',
     ),
   KAFKA_SASL_USERNAME: z.string().min(1).optional().describe('SASL user of this service (required with SCRAM)'),
   KAFKA_SASL_PASSWORD: secret(16).optional().describe('SASL password of this service (required with SCRAM)'),
@@ -29,7 +31,10 @@ export const kafkaConfigShape = {
   KAFKA_SASL_WITHOUT_TLS_DANGEROUSLY: env
     .boolean(false)
     .describe(
-      'Allows SASL SCRAM over a plaintext connection: only where the network below already encrypts and authenticates every connection (a service mesh with mutual TLS to the brokers). SCRAM proves the password without sending it, but leaves every message readable and an authenticated connection open to takeover by anyone on the path',
+      'Allows SASL SCRAM over a plaintext connection: only where the network below already ' +
+        'encrypts and authenticates every connection (a service mesh with mutual TLS to the ' +
+        'brokers). SCRAM proves the password without sending it, but leaves every message ' +
+        'readable and an authenticated connection open to takeover by anyone on the path',
     ),
   KAFKA_TLS_CA_FILE: z
     .string()
@@ -59,7 +64,9 @@ export function checkKafkaSecurity(
     ctx.addIssue({
       code: 'custom',
       path: ['KAFKA_TLS'],
-      message: `must be true with KAFKA_SASL_MECHANISM=${config.KAFKA_SASL_MECHANISM} (or KAFKA_SASL_WITHOUT_TLS_DANGEROUSLY=true where the network below encrypts)`,
+      message:
+        `must be true with KAFKA_SASL_MECHANISM=${config.KAFKA_SASL_MECHANISM} (or KAFKA_SASL_WITHOUT_TLS_DANGEROUSLY=true ` +
+        `where the network below encrypts)`,
     });
   for (const key of ['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'] as const) {
     if (scram && config[key] === undefined)

@@ -33,13 +33,18 @@ export const baseConfigShape = {
         .min(1),
     )
     .describe(
-      "Who may call this service's internal API: comma-separated <caller>:<sha256 hex of that caller's INTERNAL_TOKEN>; two entries for one caller while it rotates its token (docs/operations.md). Each internal route admits only the callers it names.",
+      "Who may call this service's internal API: comma-separated <caller>:<sha256 hex of that " +
+        "caller's INTERNAL_TOKEN>; two entries for one caller while it rotates its token " +
+        '(docs/operations.md). Each internal route admits only the callers it names.',
     ),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000).describe('Time allowed for in-flight work on shutdown'),
   SHUTDOWN_DRAIN_MS: env
     .nonNegativeInt(0)
     .describe(
-      "On SIGTERM, how long /readyz answers 503 (and every answer says Connection: close) while the service still serves, before it stops listening: time for the load balancer or Kubernetes endpoints to take it out of rotation, like a preStop sleep. Set it above the load balancer's health-check interval × fall count; 0 stops at once",
+      'On SIGTERM, how long /readyz answers 503 (and every answer says Connection: close) while ' +
+        'the service still serves, before it stops listening: time for the load balancer or ' +
+        'Kubernetes endpoints to take it out of rotation, like a preStop sleep. Set it above the ' +
+        "load balancer's health-check interval × fall count; 0 stops at once",
     ),
   HTTP_HEADERS_TIMEOUT_MS: env
     .positiveInt(10_000)

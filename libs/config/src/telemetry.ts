@@ -36,7 +36,9 @@ export const telemetryConfigShape = {
     "Zipkin's v2 span API (http://127.0.0.1:9411/api/v2/spans); spans go there as JSON when OTEL_TRACES_EXPORTER=zipkin, which requires it",
   ),
   OTEL_EXPORTER_OTLP_ENDPOINT: unsetWhenEmpty(env.url()).describe(
-    'Base URL of an OTLP/HTTP receiver (an OpenTelemetry Collector: http://otel-collector.observability:4318); traces go to <url>/v1/traces as protobuf. Unset (and no OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): tracing is off',
+    'Base URL of an OTLP/HTTP receiver (an OpenTelemetry Collector: ' +
+      'http://otel-collector.observability:4318); traces go to <url>/v1/traces as protobuf. ' +
+      'Unset (and no OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): tracing is off',
   ),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: unsetWhenEmpty(env.url()).describe(
     'Full URL traces are sent to, when it is not OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces',
@@ -45,7 +47,9 @@ export const telemetryConfigShape = {
     .enum(SAMPLERS)
     .default('parentbased_traceidratio')
     .describe(
-      "Which traces are kept: parentbased_traceidratio keeps OTEL_TRACES_SAMPLER_ARG of the traces that start here and follows the caller's decision for the others, so a payment is kept or dropped whole across the services",
+      'Which traces are kept: parentbased_traceidratio keeps OTEL_TRACES_SAMPLER_ARG of the ' +
+        "traces that start here and follows the caller's decision for the others, so a payment is " +
+        'kept or dropped whole across the services',
     ),
   OTEL_TRACES_SAMPLER_ARG: z.coerce
     .number()

@@ -55,7 +55,8 @@ export const EventListResponse = z
         .int()
         .min(0)
         .describe(
-          `Total number of matching events. Filtered by \`deliveryStatus\` or \`endpointId\`, counted up to ${DELIVERY_SEARCH_MAX}: ${DELIVERY_SEARCH_MAX} means that many or more.`,
+          `Total number of matching events. Filtered by \`deliveryStatus\` or \`endpointId\`, counted ` +
+            `up to ${DELIVERY_SEARCH_MAX}: ${DELIVERY_SEARCH_MAX} means that many or more.`,
         ),
     }),
   })
@@ -93,7 +94,9 @@ export const RecoverEventsRequest = z
         `ISO-8601 time, at most ${RECOVER_MAX_AGE_DAYS} days ago: every delivery that ended failed since then is delivered again.`,
       ),
     endpointId: WebhookEndpointId.optional().describe(
-      'Only this webhook endpoint (D50): its deliveries that ended failed since `since`, and every event since then it is subscribed to and got no delivery of (it was disabled), each sent to it once.',
+      'Only this webhook endpoint (D50): its deliveries that ended failed since `since`, and ' +
+        'every event since then it is subscribed to and got no delivery of (it was disabled), ' +
+        'each sent to it once.',
     ),
   })
   .meta({ id: 'RecoverEventsRequest' });
@@ -145,7 +148,10 @@ export const ListEventsQuery = z
       code: 'custom',
       path: ['page'],
       input: query.page,
-      message: `page × limit must be at most ${DELIVERY_SEARCH_MAX} when filtering by deliveryStatus or endpointId; to reach further, set createdBefore to 1 ms after the last event's createdAt and page again from 1`,
+      message:
+        `page × limit must be at most ${DELIVERY_SEARCH_MAX} when filtering by deliveryStatus or endpointId; ` +
+        `to reach further, set createdBefore to 1 ms after the last event's createdAt and page again ` +
+        `from 1`,
     });
   })
   .meta({ id: 'ListEventsQuery' });

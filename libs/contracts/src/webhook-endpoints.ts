@@ -58,7 +58,8 @@ export const EnabledEvents = z
     ENABLED_EVENT_VALUES.filter((type) => (types as readonly string[]).includes(type)),
   )
   .describe(
-    'The event types this endpoint receives: `["*"]` for every type (those added later too), or a list of types from `GET /v0/event_types`; `"*"` stands alone.',
+    'The event types this endpoint receives: `["*"]` for every type (those added later too), ' +
+      'or a list of types from `GET /v0/event_types`; `"*"` stands alone.',
   );
 export type EnabledEvents = z.output<typeof EnabledEvents>;
 

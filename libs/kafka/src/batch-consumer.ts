@@ -2,8 +2,7 @@ import type { Batch } from 'kafkajs';
 import type { Logger } from 'pino';
 import { startSpan, tracingEnabled, type SpanHandle } from '@checkout/telemetry';
 import { batchCommits } from './batch-commits';
-import type { ConsumerOptions } from './consumer';
-import { CONSUMER_GROUP_SETTINGS, superviseGroupMember } from './group-member';
+import { CONSUMER_GROUP_SETTINGS, superviseGroupMember, type ConsumerOptions } from './group-member';
 import { HandlerFailedError, heartbeating, type RunningConsumer } from './kafkajs-accommodations';
 import { consumerSpanOptions, messageContext, parkOnDeadLetter, parseMessage, type MessageContext } from './messages';
 

@@ -21,8 +21,17 @@ export interface KafkaOptions {
 
 // kafkajs logs retriable protocol errors (a coordinator still loading, a leader moving) at ERROR while it
 // retries them itself; they are demoted so that the log's errors stay actionable.
-const RETRIABLE_NOISE =
-  /coordinator is (loading|not available)|not the leader|leadership election|There is no leader|Connection error|Response (GroupCoordinator|FindCoordinator|InitProducerId)/i;
+const RETRIABLE_NOISE = new RegExp(
+  [
+    'coordinator is (loading|not available)',
+    'not the leader',
+    'leadership election',
+    'There is no leader',
+    'Connection error',
+    'Response (GroupCoordinator|FindCoordinator|InitProducerId)',
+  ].join('|'),
+  'i',
+);
 
 function pinoLogCreator(logger: Logger): logCreator {
   return () =>

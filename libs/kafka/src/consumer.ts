@@ -1,7 +1,5 @@
-import type { Logger } from 'pino';
 import { inSpan } from '@checkout/telemetry';
-import type { KafkaClient } from './client';
-import { CONSUMER_GROUP_SETTINGS, superviseGroupMember } from './group-member';
+import { CONSUMER_GROUP_SETTINGS, superviseGroupMember, type ConsumerOptions } from './group-member';
 import {
   HANDLER_DEADLINE_MS,
   HandlerFailedError,
@@ -9,37 +7,7 @@ import {
   withinDeadline,
   type RunningConsumer,
 } from './kafkajs-accommodations';
-import {
-  consumerSpanOptions,
-  messageContext,
-  parkOnDeadLetter,
-  parseMessage,
-  type DeadLetter,
-  type MessageContext,
-  type ParseResult,
-} from './messages';
-
-export { HandlerFailedError, type RunningConsumer } from './kafkajs-accommodations';
-export type { MessageContext, ParseResult, ReceivedMessage } from './messages';
-export { runBatchConsumer, type BatchConsumerOptions } from './batch-consumer';
-export { runDelayedConsumer, type DelayedConsumerOptions } from './delayed-consumer';
-
-export interface ConsumerOptions<T> {
-  kafka: KafkaClient;
-  groupId: string;
-  topics: string[];
-  fromBeginning?: boolean;
-  /** Turns the raw JSON into a typed message; a failure is poison and goes to the dead-letter topic. */
-  parse: (raw: unknown) => ParseResult<T>;
-  handle: (message: T, context: MessageContext) => Promise<void>;
-  logger: Logger;
-  deadLetter?: DeadLetter;
-  partitionsConsumedConcurrently?: number;
-  /** Called when a crashed consumer has been replaced (see superviseConsumer). */
-  onRestart?: () => void;
-  /** How long one handler call may take before it counts as failed and the message is tried again (default 60 s). */
-  handlerDeadlineMs?: number;
-}
+import { consumerSpanOptions, messageContext, parkOnDeadLetter, parseMessage } from './messages';
 
 /**
  * At-least-once consumption: the offset moves on only after `handle` returns. A message

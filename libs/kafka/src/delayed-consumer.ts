@@ -1,6 +1,5 @@
 import { inSpan } from '@checkout/telemetry';
-import type { ConsumerOptions } from './consumer';
-import { CONSUMER_GROUP_SETTINGS, superviseGroupMember } from './group-member';
+import { CONSUMER_GROUP_SETTINGS, superviseGroupMember, type ConsumerOptions } from './group-member';
 import { HandlerFailedError, heartbeating, type RunningConsumer } from './kafkajs-accommodations';
 import { consumerSpanOptions, messageContext, parkOnDeadLetter, parseMessage } from './messages';
 

@@ -1,8 +1,27 @@
 import type { Consumer } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { ConsumerOptions } from './consumer';
+import type { KafkaClient } from './client';
 import { kafkajsGroupsOf } from './kafkajs';
 import { superviseConsumer, type RunningConsumer } from './kafkajs-accommodations';
+import type { DeadLetter, MessageContext, ParseResult } from './messages';
+
+/** What every consumer runner takes: the group, its topics, how a message is parsed and handled. */
+export interface ConsumerOptions<T> {
+  kafka: KafkaClient;
+  groupId: string;
+  topics: string[];
+  fromBeginning?: boolean;
+  /** Turns the raw JSON into a typed message; a failure is poison and goes to the dead-letter topic. */
+  parse: (raw: unknown) => ParseResult<T>;
+  handle: (message: T, context: MessageContext) => Promise<void>;
+  logger: Logger;
+  deadLetter?: DeadLetter;
+  partitionsConsumedConcurrently?: number;
+  /** Called when a crashed consumer has been replaced (see superviseConsumer). */
+  onRestart?: () => void;
+  /** How long one handler call may take before it counts as failed and the message is tried again (default 60 s). */
+  handlerDeadlineMs?: number;
+}
 
 /**
  * Group membership and retry settings every consumer of ours uses: a dead member is noticed within 15 s,

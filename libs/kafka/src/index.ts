@@ -1,18 +1,11 @@
 // The lib's public API. No kafkajs type crosses it (README.md: how to swap the client library).
 export { createKafka, kafkaReadinessCheck, type KafkaClient, type KafkaOptions } from './client';
-export {
-  HandlerFailedError,
-  runBatchConsumer,
-  runConsumer,
-  runDelayedConsumer,
-  type BatchConsumerOptions,
-  type ConsumerOptions,
-  type DelayedConsumerOptions,
-  type MessageContext,
-  type ParseResult,
-  type ReceivedMessage,
-  type RunningConsumer,
-} from './consumer';
+export { runBatchConsumer, type BatchConsumerOptions } from './batch-consumer';
+export { runConsumer } from './consumer';
+export { runDelayedConsumer, type DelayedConsumerOptions } from './delayed-consumer';
+export type { ConsumerOptions } from './group-member';
+export { HandlerFailedError, type RunningConsumer } from './kafkajs-accommodations';
+export type { MessageContext, ParseResult, ReceivedMessage } from './messages';
 export { drainTopic } from './drain';
 export * from './metrics';
 export * from './outbox';

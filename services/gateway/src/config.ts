@@ -27,7 +27,9 @@ export const ConfigSchema = z.object({
   ADMIN_PORT: env
     .port(8081)
     .describe(
-      "HTTP port of the operators' listener: the admin API (/admin/*), the internal API (/internal/*), /metrics and the detailed /readyz. Reached only from inside the cluster (NetworkPolicy), never exposed by an Ingress",
+      "HTTP port of the operators' listener: the admin API (/admin/*), the internal API " +
+        '(/internal/*), /metrics and the detailed /readyz. Reached only from inside the cluster ' +
+        '(NetworkPolicy), never exposed by an Ingress',
     ),
   PUBLIC_BASE_URL: env
     .url()
@@ -64,17 +66,25 @@ export const ConfigSchema = z.object({
     )
     .default(2_000)
     .describe(
-      `How long a verified API key, and an organization's checkout settings, are remembered (at most ${AUTH_CACHE_MS_MAX} ms); bounds how long a key revoked on another replica keeps working there (on the replica that revoked it: not at all) and how long another replica serves settings changed elsewhere`,
+      `How long a verified API key, and an organization's checkout settings, are remembered (at ` +
+        `most ${AUTH_CACHE_MS_MAX} ms); bounds how long a key revoked on another replica keeps working ` +
+        `there (on the replica that revoked it: not at all) and how long another replica serves settings ` +
+        `changed elsewhere`,
     ),
   UNKNOWN_KEY_CACHE_MS: env
     .positiveInt(60_000)
     .describe(
-      'How long a key id that matches no key, or a dashboard cookie that matches no session (D47), is remembered as unknown, so that guessing costs no database read per guess. A key or session created meanwhile is never refused by it: both get new random ids',
+      'How long a key id that matches no key, or a dashboard cookie that matches no session ' +
+        '(D47), is remembered as unknown, so that guessing costs no database read per guess. A ' +
+        'key or session created meanwhile is never refused by it: both get new random ids',
     ),
   CLIENT_RATE_LIMIT_PER_WINDOW: env
     .positiveInt(1_000)
     .describe(
-      "Requests allowed per client address per RATE_LIMIT_WINDOW_MS across GATEWAY_REPLICAS replicas, checked before authentication (unknown keys, the hosted page, the admin API). The address is the peer's, or X-Forwarded-For's nearest untrusted hop when the peer is in TRUSTED_PROXIES",
+      'Requests allowed per client address per RATE_LIMIT_WINDOW_MS across GATEWAY_REPLICAS ' +
+        'replicas, checked before authentication (unknown keys, the hosted page, the admin API). ' +
+        "The address is the peer's, or X-Forwarded-For's nearest untrusted hop when the peer is " +
+        'in TRUSTED_PROXIES',
     ),
   CHECKOUT_RATE_LIMIT_PER_WINDOW: env
     .positiveInt(50)
@@ -84,12 +94,19 @@ export const ConfigSchema = z.object({
   ADMIN_AUTH_FAILURES_PER_MINUTE: env
     .positiveInt(10)
     .describe(
-      'Admin API requests with a wrong or missing operator token allowed per client address per minute on each replica; beyond it every admin request from that address is 429 until the minute passes',
+      'Admin API requests with a wrong or missing operator token allowed per client address per ' +
+        'minute on each replica; beyond it every admin request from that address is 429 until the ' +
+        'minute passes',
     ),
   ADMIN_AUTH_FAILURES_EXEMPT: networks()
     .default([])
     .describe(
-      "Comma-separated CIDRs of peers whose wrong operator tokens are not limited (ADMIN_AUTH_FAILURES_PER_MINUTE). Default none: every peer is limited by its own TCP address (X-Forwarded-For is never read on the operators' listener). Loopback is not exempt by default: under a service mesh every connection arrives from the sidecar on loopback, so exempting it exempts everyone. Name a peer only where its address is shared by operators and reachable by nobody else (the local cluster's load balancer)",
+      'Comma-separated CIDRs of peers whose wrong operator tokens are not limited ' +
+        '(ADMIN_AUTH_FAILURES_PER_MINUTE). Default none: every peer is limited by its own TCP ' +
+        "address (X-Forwarded-For is never read on the operators' listener). Loopback is not " +
+        'exempt by default: under a service mesh every connection arrives from the sidecar on ' +
+        'loopback, so exempting it exempts everyone. Name a peer only where its address is shared ' +
+        "by operators and reachable by nobody else (the local cluster's load balancer)",
     ),
   DASHBOARD_LINK_TTL_MS: env
     .positiveInt(LOGIN_LINK_TTL_MS)
@@ -104,7 +121,9 @@ export const ConfigSchema = z.object({
   TRUSTED_PROXIES: networks()
     .default([])
     .describe(
-      'Comma-separated CIDRs of the proxies in front of the gateway (the ingress controller, the load balancer) whose X-Forwarded-For is believed. Empty: the peer address is the client',
+      'Comma-separated CIDRs of the proxies in front of the gateway (the ingress controller, ' +
+        'the load balancer) whose X-Forwarded-For is believed. Empty: the peer address is the ' +
+        'client',
     ),
 });
 

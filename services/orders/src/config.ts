@@ -17,7 +17,9 @@ export const ConfigSchema = serviceConfigSchema({
     .positiveInt(6)
     .describe('Partitions of the orders.events and orders.public-events topics when this service creates them'),
   PROCESSOR_REFUND_WEBHOOK_SECRET: secret(32).describe(
-    "HMAC-SHA256 secret that signs the live processor's refund notifications (x-processor-signature, D48), and nothing else: sessions' PROCESSOR_WEBHOOK_SECRET settles no refund",
+    "HMAC-SHA256 secret that signs the live processor's refund notifications " +
+      "(x-processor-signature, D48), and nothing else: sessions' PROCESSOR_WEBHOOK_SECRET " +
+      'settles no refund',
   ),
   API_ENABLED: roleSettings.api('the internal orders API'),
   SWEEPERS_ENABLED: roleSettings.sweepers('the outbox sweep, which publishes events a crash left unpublished'),

@@ -31,7 +31,9 @@ export const ConfigSchema = serviceConfigSchema({
   ),
   CSRF_SECRET: secret(32).describe('HMAC secret for the hosted page CSRF tokens'),
   ID_DERIVATION_SECRET: secret(32).describe(
-    "HMAC secret from which the ids of what a request with an Idempotency-Key creates are derived (D42: a retry meets what the first try made). Secret, so nobody who knows an organization and a key can compute a session's id",
+    'HMAC secret from which the ids of what a request with an Idempotency-Key creates are ' +
+      'derived (D42: a retry meets what the first try made). Secret, so nobody who knows an ' +
+      "organization and a key can compute a session's id",
   ),
   API_ENABLED: roleSettings.api('the internal sessions API and the hosted checkout page'),
   CONSUMERS_ENABLED: roleSettings.consumers(

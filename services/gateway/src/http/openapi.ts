@@ -86,7 +86,9 @@ const RETRY_AFTER_CODES = new Set<ErrorCode>([
 ]);
 const RETRY_AFTER = {
   description:
-    'Whole seconds to wait before trying again: with 429 `RATE_LIMITED` (until the rate-limit window ends, D43), 503 `SERVICE_UNAVAILABLE`, 409 `IDEMPOTENCY_KEY_IN_USE` and `RECOVERY_IN_PROGRESS`.',
+    'Whole seconds to wait before trying again: with 429 `RATE_LIMITED` (until the rate-limit ' +
+    'window ends, D43), 503 `SERVICE_UNAVAILABLE`, 409 `IDEMPOTENCY_KEY_IN_USE` and ' +
+    '`RECOVERY_IN_PROGRESS`.',
   schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600 },
 };
 
@@ -242,7 +244,10 @@ const DELIVERY_HEADERS: ReadonlyArray<{ name: string; description: string; requi
   {
     name: 'webhook-signature',
     description:
-      'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the base64-decoded part of the secret after `whsec_`; during the 24 hours after a secret rotation, one signature per secret (D50).',
+      'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256>` of ' +
+      '`<webhook-id>.<webhook-timestamp>.<raw body>` with the base64-decoded part of the secret ' +
+      'after `whsec_`; during the 24 hours after a secret rotation, one signature per secret ' +
+      '(D50).',
     required: false,
   },
 ];
@@ -258,7 +263,11 @@ function webhooks(components: Record<string, JsonSchema>): Record<string, unknow
       {
         post: {
           summary: entry.type,
-          description: `${entry.description} Sent to every enabled webhook endpoint subscribed to \`${entry.type}\` (D50)${entry.type.startsWith('checkout.session.') ? " and to the session's callback URL (D30)" : ''}. Answer any 2xx within 5 seconds; anything else is retried (D31). Deliveries are at least once: dedupe on the event id.`,
+          description:
+            `${entry.description} Sent to every enabled webhook endpoint subscribed to \`${entry.type}\` ` +
+            `(D50)${entry.type.startsWith('checkout.session.') ? " and to the session's callback URL (D30)" : ''}. ` +
+            `Answer any 2xx within 5 seconds; anything else is retried (D31). Deliveries are at least ` +
+            `once: dedupe on the event id.`,
           tags: ['Events'],
           parameters: DELIVERY_HEADERS.map(({ name, description, required }) => ({
             name,
@@ -297,7 +306,11 @@ export function buildOpenApiDocument(serverUrl: string): Record<string, unknown>
       title: 'Orders and Hosted Checkout API',
       version: 'v0',
       description:
-        'Orders, hosted checkout sessions and their webhook events. Amounts are integers in minor units (cents). Test and live data are isolated by the API key used. Requests are limited per API key (D43: `RATE_LIMIT_PER_WINDOW` a second, spread over the gateway replicas) and per client address; beyond it 429 `RATE_LIMITED` with `Retry-After`. Bodies are JSON of at most 1 MiB (D7).',
+        'Orders, hosted checkout sessions and their webhook events. Amounts are integers in minor ' +
+        'units (cents). Test and live data are isolated by the API key used. Requests are limited ' +
+        'per API key (D43: `RATE_LIMIT_PER_WINDOW` a second, spread over the gateway replicas) ' +
+        'and per client address; beyond it 429 `RATE_LIMITED` with `Retry-After`. Bodies are JSON ' +
+        'of at most 1 MiB (D7).',
       contact: { name: 'The operators of this API', url: serverUrl },
     },
     // x-internal (OWASP API9, inventory): the one server is the public API, not an internal one.
