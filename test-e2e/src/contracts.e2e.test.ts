@@ -353,10 +353,24 @@ const READERS: Record<string, Reader> = {
     expect(keys.map((k) => k.id)).toContain(doc.keyId);
   },
   'gateway.checkout_settings': async (doc, scope) => {
-    await stack.admin.call(
+    const settingsPath = `/organizations/${String(doc.organizationId)}/checkout-settings`;
+    const { checkoutSettings } = await stack.admin.call<{ checkoutSettings: Record<string, unknown> }>(
       'GET',
-      `/organizations/${String(doc.organizationId)}/checkout-settings?mode=${String(doc.mode)}`,
+      `${settingsPath}?mode=${String(doc.mode)}`,
     );
+    // A document stored before the brand reads as no brand; a brand set over it is kept beside what it held.
+    for (const field of ['displayName', 'brandColor', 'logoUrl', 'defaultLocale'])
+      expect(checkoutSettings[field], field).toBe(doc[field] ?? null);
+    const branded = await stack.admin.call<{ checkoutSettings: Record<string, unknown> }>('PATCH', settingsPath, {
+      mode: doc.mode,
+      displayName: 'Rewritten Co',
+      defaultLocale: 'nl',
+    });
+    expect(branded.checkoutSettings).toMatchObject({
+      displayName: 'Rewritten Co',
+      defaultLocale: 'nl',
+      enabledPaymentMethods: doc.enabledPaymentMethods,
+    });
     const secrets = await call('webhook-dispatcher', 'gateway', {
       method: 'GET',
       path: '/internal/checkout-settings',

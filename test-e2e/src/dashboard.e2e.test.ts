@@ -486,3 +486,73 @@ describe('webhook endpoints on the dashboard (D50, D51)', () => {
     await context.close();
   });
 });
+
+describe("the hosted page's brand on the dashboard's Settings page", () => {
+  it("When a merchant sets its brand and default locale on the Settings page, then a refused value is shown again with why, the saved ones are what the API reads, and a new session's page shows them", async () => {
+    const merchant = await newMerchant('Settings Dashboard Org');
+    const { context, page } = await loggedIn(merchant.test);
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Settings' }).click();
+    await page.waitForURL(/\/dashboard\/settings$/);
+    expect(await page.getByLabel("Display name (else your organization's name)").inputValue()).toBe('');
+    await checkPage(page, 'settings');
+
+    // A logo that is not https is refused, and what was typed is kept.
+    await page.getByLabel("Display name (else your organization's name)").fill('Café Brand');
+    await page.getByLabel(/^Button colour/).fill('#FEFEFE');
+    await page.getByLabel('Logo URL (https only)').fill('http://logo.example/logo.png');
+    await page.getByLabel('Language of new checkout sessions that name none').selectOption('fr');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    expect(await page.getByRole('status').textContent()).toMatch(/Not saved: .*logoUrl/);
+    expect(await page.getByLabel('Logo URL (https only)').inputValue()).toBe('http://logo.example/logo.png');
+    await checkPage(page, 'settings-refused');
+    expect((await merchant.test.checkoutSettings.retrieve()).displayName).toBeNull();
+
+    await page.getByLabel('Logo URL (https only)').fill('https://logo.example/logo.png');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.waitForURL(/\/dashboard\/settings\?m=saved$/);
+    expect(await page.getByRole('status').textContent()).toContain('Saved.');
+    expect(await merchant.test.checkoutSettings.retrieve()).toEqual({
+      displayName: 'Café Brand',
+      brandColor: '#fefefe',
+      logoUrl: 'https://logo.example/logo.png',
+      defaultLocale: 'fr',
+    });
+    // Each mode has its own settings.
+    expect((await merchant.live.checkoutSettings.retrieve()).displayName).toBeNull();
+
+    // A new session's page: the display name, the logo fetched without a referrer, black text on the light button.
+    const session = await merchant.test.checkoutSessions.create({
+      items: [{ name: 'Tea', quantity: 1, unitPrice: 300 }],
+    });
+    const hosted = await context.newPage();
+    await hosted.route('https://logo.example/**', (route) =>
+      route.fulfill({
+        contentType: 'image/svg+xml',
+        body: '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"/>',
+      }),
+    );
+    await hosted.goto(session.url);
+    expect(await hosted.getByRole('heading', { level: 1 }).textContent()).toBe('Café Brand');
+    const logo = hosted.getByRole('img', { name: 'Café Brand logo' });
+    expect(await logo.getAttribute('referrerpolicy')).toBe('no-referrer');
+    const colours = await hosted.evaluate<string[]>(
+      "(() => { const s = getComputedStyle(document.querySelector('button')); return [s.backgroundColor, s.color]; })()",
+    );
+    expect(colours).toEqual(['rgb(254, 254, 254)', 'rgb(0, 0, 0)']);
+
+    // Emptied fields clear the settings: the organization's name again.
+    await page.getByLabel("Display name (else your organization's name)").fill('');
+    await page.getByLabel(/^Button colour/).fill('');
+    await page.getByLabel('Logo URL (https only)').fill('');
+    await page.getByLabel('Language of new checkout sessions that name none').selectOption('auto');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.waitForURL(/\/dashboard\/settings\?m=saved$/);
+    expect(await merchant.test.checkoutSettings.retrieve()).toEqual({
+      displayName: null,
+      brandColor: null,
+      logoUrl: null,
+      defaultLocale: null,
+    });
+    await context.close();
+  });
+});

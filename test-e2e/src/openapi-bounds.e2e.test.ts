@@ -276,6 +276,10 @@ async function samples(): Promise<Record<string, { path: string; body: Json }>> 
       path: `/v0/webhook_endpoints/${endpoint.body.endpoint.id}`,
       body: { ...endpointBody, enabledEvents: ['checkout.session.completed', 'order.paid'] },
     },
+    updateCheckoutSettings: {
+      path: '/v0/checkout_settings',
+      body: { displayName: 'Bounds Co', brandColor: '#112233', logoUrl: 'https://cdn.example/logo.png' },
+    },
     redeliverEvent: { path: `/v0/events/${eventId}/redeliver`, body: { endpointId: endpoint.body.endpoint.id } },
     createOrder: { path: '/v0/orders', body: { ...order, externalId: uniqueId('bounds') } },
     updateOrder: {

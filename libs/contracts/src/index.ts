@@ -16,6 +16,7 @@ export * from './errors';
 export * from './webhooks';
 export * from './internal';
 export * from './dashboard';
+export * from './checkout-settings';
 export * from './webhook-endpoints';
 export * from './json-schema';
 export * from './webhook-messages';

@@ -36,6 +36,23 @@ describe('the checkout settings header (one codec for the gateway and sessions)'
     expect(decodeCheckoutSettingsHeader(header)).toEqual({ ok: true, value: settings });
   });
 
+  it("carries the brand, and reads a header without it (a gateway of the release before the brand's fields)", () => {
+    const branded = {
+      ...settings,
+      displayName: 'Café',
+      brandColor: '#0a0a23',
+      logoUrl: 'https://cdn.example/logo.png',
+      defaultLocale: 'pt-BR' as const,
+    };
+    expect(decodeCheckoutSettingsHeader(encodeCheckoutSettingsHeader(branded))).toEqual({ ok: true, value: branded });
+    const cleared = { ...settings, displayName: null, brandColor: null, logoUrl: null, defaultLocale: null };
+    expect(decodeCheckoutSettingsHeader(encodeCheckoutSettingsHeader(cleared))).toEqual({ ok: true, value: cleared });
+    const http = Buffer.from(JSON.stringify({ ...settings, logoUrl: 'http://cdn.example/l.png' })).toString(
+      'base64url',
+    );
+    expect(decodeCheckoutSettingsHeader(http)).toEqual({ ok: false, error: 'malformed' });
+  });
+
   it('says why a value cannot be read', () => {
     expect(decodeCheckoutSettingsHeader('not json')).toEqual({ ok: false, error: 'not base64url JSON' });
     expect(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HttpUrl } from './common';
+import { brandShape } from './checkout-settings';
 import { Order, OrderResponse } from './orders';
 import { PAYMENT_METHODS, PaymentMethod } from './sessions';
 
@@ -62,11 +63,18 @@ export const INTERNAL_API_HEADERS = {
   version: 'x-internal-version',
 } as const;
 
-/** What INTERNAL_API_HEADERS.checkoutSettings carries. */
+/**
+ * What INTERNAL_API_HEADERS.checkoutSettings carries. The brand fields are optional: a gateway of the release
+ * before them sends none while a rolling deploy runs both.
+ */
 export const CheckoutSettingsHeader = z.object({
   organizationName: z.string().max(200),
   defaultCallbackUrl: HttpUrl.nullable(),
   enabledPaymentMethods: z.array(PaymentMethod).max(PAYMENT_METHODS.length),
+  displayName: brandShape.displayName.optional(),
+  brandColor: brandShape.brandColor.optional(),
+  logoUrl: brandShape.logoUrl.optional(),
+  defaultLocale: brandShape.defaultLocale.optional(),
 });
 export type CheckoutSettingsHeader = z.infer<typeof CheckoutSettingsHeader>;
 

@@ -22,6 +22,12 @@ describe('pageHeaders', () => {
     );
   });
 
+  it('allows images from https: only when asked (a merchant logo), never from our origin, inline or http:', () => {
+    const csp = pageHeaders({ nonce: 'n3', images: 'https' })['Content-Security-Policy'];
+    expect(csp).toContain('; img-src https:; ');
+    expect(csp).not.toMatch(/img-src[^;]*('self'|data:|http:)/);
+  });
+
   it('makes a new nonce each time', () => {
     expect(newNonce()).not.toBe(newNonce());
     expect(Buffer.from(newNonce(8), 'base64')).toHaveLength(8);

@@ -11,20 +11,25 @@ export interface PagePolicy {
   script?: boolean;
   /** Origins besides our own where the page's forms may end up, redirects included (Chromium checks those too). */
   formTargets?: readonly string[];
+  /**
+   * Where images may come from: our origin or inline (the default), or any https origin (the hosted page's
+   * merchant logo), and nothing else, so no image is ever fetched in the clear.
+   */
+  images?: 'own' | 'https';
 }
 
 /**
  * The headers of every page we render: a CSP that allows nothing but this response's nonce for its <style> (and
- * <script>), images from our origin or inline, forms to our origin (and `formTargets`), no framing, no <base>;
- * no referrer, no sniffing, no caching.
+ * <script>), images from our origin or inline (or from https: only), forms to our origin (and `formTargets`), no
+ * framing, no <base>; no referrer, no sniffing, no caching.
  */
 export function pageHeaders(policy: PagePolicy): Record<string, string> {
-  const { nonce, script = false, formTargets = [] } = policy;
+  const { nonce, script = false, formTargets = [], images = 'own' } = policy;
   const csp = [
     "default-src 'none'",
     `style-src 'nonce-${nonce}'`,
     ...(script ? [`script-src 'nonce-${nonce}'`, "connect-src 'self'"] : []),
-    "img-src 'self' data:",
+    images === 'https' ? 'img-src https:' : "img-src 'self' data:",
     `form-action 'self'${formTargets.map((target) => ` ${target}`).join('')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",

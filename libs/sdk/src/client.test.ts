@@ -231,6 +231,18 @@ describe('Checkout SDK requests', () => {
     ]);
   });
 
+  it('When checkout settings are read and changed, then each call goes to /v0/checkout_settings and the settings are returned', async () => {
+    const brand = { displayName: 'Shop', brandColor: '#112233', logoUrl: null, defaultLocale: 'fr' };
+    const { baseUrl, seen } = await scripted(() => ({ status: 200, body: { checkoutSettings: brand } }));
+    const sdk = client(baseUrl);
+    expect(await sdk.checkoutSettings.retrieve()).toEqual(brand);
+    expect(await sdk.checkoutSettings.update({ displayName: 'Shop', logoUrl: null })).toEqual(brand);
+    expect(seen.map((r) => `${r.method} ${r.url} ${r.body}`)).toEqual([
+      'GET /v0/checkout_settings ',
+      'PATCH /v0/checkout_settings {"displayName":"Shop","logoUrl":null}',
+    ]);
+  });
+
   it('When the key is not a secret key, then the constructor refuses it', () => {
     expect(() => new Checkout('pk_test_1')).toThrow(/secret key/);
   });

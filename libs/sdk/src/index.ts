@@ -1,5 +1,6 @@
 import { HttpClient, type CheckoutOptions } from './http';
 import { CheckoutSessions, TestHelpers } from './resources/checkout-sessions';
+import { CheckoutSettings } from './resources/checkout-settings';
 import { Dashboard } from './resources/dashboard';
 import { Events } from './resources/events';
 import { Orders } from './resources/orders';
@@ -16,6 +17,8 @@ export class Checkout {
   /** D48: `create(orderId, {amount?, reason?, metadata?})`, `list(orderId)`, `retrieve(id)`. */
   readonly refunds: Refunds;
   readonly checkoutSessions: CheckoutSessions;
+  /** The hosted page's brand (display name, colour, logo) and the default locale of new sessions. */
+  readonly checkoutSettings: CheckoutSettings;
   readonly events: Events;
   /** D49: the event types, their descriptions and the JSON Schemas of their bodies. */
   readonly eventTypes: EventTypes;
@@ -32,6 +35,7 @@ export class Checkout {
     this.orders = new Orders(http);
     this.refunds = new Refunds(http);
     this.checkoutSessions = new CheckoutSessions(http);
+    this.checkoutSettings = new CheckoutSettings(http);
     this.events = new Events(http);
     this.eventTypes = new EventTypes(http);
     this.webhookEndpoints = new WebhookEndpoints(http);

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type {
+  UpdateCheckoutSettingsRequest,
   CreateWebhookEndpointRequest,
   ListWebhookEndpointsQuery,
   RedeliverRequest,
@@ -22,8 +23,10 @@ import type {
 // answers (zod output). Both come from the schemas the gateway validates with, so they cannot drift.
 
 export type {
+  CheckoutBrand as CheckoutSettings,
   CheckoutSession,
   Delivery,
+  DefaultLocale,
   DeliveryAttempt,
   EventListResponse,
   EventResponse,
@@ -49,6 +52,8 @@ export type {
   WebhookEvent,
 } from '@checkout/contracts';
 
+/** `checkoutSettings.update`: an absent field stays as it is, null clears it. */
+export type CheckoutSettingsUpdateParams = z.input<typeof UpdateCheckoutSettingsRequest>;
 export type OrderCreateParams = z.input<typeof CreateOrderRequest>;
 export type OrderUpdateParams = z.input<typeof UpdateOrderRequest>;
 /** Filters of `orders.list`; `page` is where iteration starts. */

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   SIGNING_SECRET_OVERLAP_MS,
+  brandOf,
   defaultCheckoutSettings,
   patchCheckoutSettings,
   previousSecretSignsUntil,
   signingSecrets,
   type CheckoutSettings,
 } from './checkout-settings';
+import { NO_BRAND } from '@checkout/contracts';
 
 const now = new Date('2026-11-27T10:00:00.000Z');
 const later = (ms: number) => new Date(now.getTime() + ms);
@@ -24,6 +26,7 @@ describe('checkout settings defaults (D26)', () => {
       enabledPaymentMethods: ['card'],
       webhookSigningSecret: null,
       previousWebhookSigningSecret: null,
+      ...NO_BRAND,
     });
   });
 });
@@ -77,6 +80,7 @@ describe("an operator's patch of checkout settings (D35)", () => {
       enabledPaymentMethods: ['card'],
       webhookSigningSecret: 'whsec_current',
       previousWebhookSigningSecret: null,
+      ...NO_BRAND,
     });
   });
 
@@ -84,5 +88,35 @@ describe("an operator's patch of checkout settings (D35)", () => {
     const { settings } = patchCheckoutSettings(defaultCheckoutSettings('live'), { webhookSigning: true }, now);
     expect(settings.previousWebhookSigningSecret).toBeNull();
     expect(signingSecrets(settings, now)).toEqual([settings.webhookSigningSecret]);
+  });
+});
+
+describe("the hosted page's brand in checkout settings", () => {
+  const branded = {
+    ...defaultCheckoutSettings('test'),
+    displayName: 'Café Ünïcode',
+    brandColor: '#112233',
+    logoUrl: 'https://cdn.example/logo.png',
+    defaultLocale: 'fr' as const,
+  };
+
+  it('When a patch leaves a brand field out, then it stays; when it sends null, then it is cleared', () => {
+    const { settings } = patchCheckoutSettings(branded, { displayName: null, defaultLocale: 'ar' }, now);
+    expect(brandOf(settings)).toEqual({
+      displayName: null,
+      brandColor: '#112233',
+      logoUrl: 'https://cdn.example/logo.png',
+      defaultLocale: 'ar',
+    });
+    expect(settings.enabledPaymentMethods).toEqual(branded.enabledPaymentMethods);
+  });
+
+  it('When a colour is sent in capitals, then it is kept in lower case (one spelling per colour)', () => {
+    expect(patchCheckoutSettings(branded, { brandColor: '#ABCDEF' }, now).settings.brandColor).toBe('#abcdef');
+  });
+
+  it('When an operator changes other fields, then the brand stays', () => {
+    const { settings } = patchCheckoutSettings(branded, { webhookSigning: true }, now);
+    expect(brandOf(settings)).toEqual(brandOf(branded));
   });
 });

@@ -1,9 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { PAYMENT_METHODS, type Mode, type PaymentMethod } from '@checkout/contracts';
+import {
+  NO_BRAND,
+  PAYMENT_METHODS,
+  type CheckoutBrand,
+  type Mode,
+  type PaymentMethod,
+  type UpdateCheckoutSettingsRequest,
+} from '@checkout/contracts';
 import type { PreviousSigningSecret } from '../store/organization.document';
 
-/** An organization's checkout settings for one mode (D22, D26, D35). */
-export interface CheckoutSettings {
+/** An organization's checkout settings for one mode (D22, D26, D35), with the hosted page's brand. */
+export interface CheckoutSettings extends CheckoutBrand {
   defaultCallbackUrl: string | null;
   enabledPaymentMethods: PaymentMethod[];
   webhookSigningSecret: string | null;
@@ -17,6 +24,7 @@ export function defaultCheckoutSettings(mode: Mode): CheckoutSettings {
     enabledPaymentMethods: mode === 'test' ? [...PAYMENT_METHODS] : ['card'],
     webhookSigningSecret: null,
     previousWebhookSigningSecret: null,
+    ...NO_BRAND,
   };
 }
 
@@ -27,8 +35,11 @@ export function defaultCheckoutSettings(mode: Mode): CheckoutSettings {
  */
 export const SIGNING_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
-/** An operator's change of checkout settings (the admin API's PATCH): an absent field stays as it is. */
-export interface CheckoutSettingsPatch {
+/**
+ * A change of checkout settings (the admin API's PATCH, and the brand's through the public API and the dashboard):
+ * an absent field stays as it is, null clears it.
+ */
+export interface CheckoutSettingsPatch extends UpdateCheckoutSettingsRequest {
   defaultCallbackUrl?: string | null | undefined;
   enabledPaymentMethods?: PaymentMethod[] | undefined;
   /** true generates a new whsec_ secret (shown once); false removes signing. */
@@ -67,10 +78,30 @@ export function patchCheckoutSettings(
       enabledPaymentMethods: patch.enabledPaymentMethods ?? current.enabledPaymentMethods,
       webhookSigningSecret: patch.webhookSigning === undefined ? current.webhookSigningSecret : (newSecret ?? null),
       previousWebhookSigningSecret: nextPreviousSecret(current, patch.webhookSigning, now),
+      ...patchedBrand(current, patch),
     },
     newSecret,
   };
 }
+
+function patchedBrand(current: CheckoutBrand, patch: UpdateCheckoutSettingsRequest): CheckoutBrand {
+  const pick = <K extends keyof CheckoutBrand>(key: K): CheckoutBrand[K] =>
+    patch[key] === undefined ? current[key] : (patch[key] as CheckoutBrand[K]);
+  return {
+    displayName: pick('displayName'),
+    brandColor: pick('brandColor')?.toLowerCase() ?? null,
+    logoUrl: pick('logoUrl'),
+    defaultLocale: pick('defaultLocale'),
+  };
+}
+
+/** The brand and default locale alone: what the public API and the dashboard show and change. */
+export const brandOf = ({ displayName, brandColor, logoUrl, defaultLocale }: CheckoutBrand): CheckoutBrand => ({
+  displayName,
+  brandColor,
+  logoUrl,
+  defaultLocale,
+});
 
 /** Until when the secret a rotation replaced still signs, if it still does (D35). */
 export function previousSecretSignsUntil(settings: CheckoutSettings, now: Date): Date | undefined {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DomainError } from '@checkout/errors';
-import type { Mode, Scope } from '@checkout/contracts';
+import type { CheckoutBrand, Mode, Scope } from '@checkout/contracts';
 import type { ApiKeyDocument, OrganizationDocument } from '../store/organization.document';
 import type { StoredOrganizations } from './ports';
 import { generateApiKey } from './api-keys';
@@ -19,7 +19,10 @@ export interface KeyWithOrganization {
 }
 
 /** What the dispatcher is told of an organization's settings when it signs a delivery (D35). */
-export interface DispatcherCheckoutSettings extends Omit<CheckoutSettings, 'previousWebhookSigningSecret'> {
+export interface DispatcherCheckoutSettings extends Omit<
+  CheckoutSettings,
+  'previousWebhookSigningSecret' | keyof CheckoutBrand
+> {
   organizationName: string;
   /**
    * Every secret deliveries are signed with now. `webhookSigningSecret` stays beside it for dispatchers that read
@@ -97,7 +100,7 @@ export class Organizations {
     return (await this.store.getCheckoutSettings(organizationId, mode)) ?? defaultCheckoutSettings(mode);
   }
 
-  /** Applies an operator's patch (D35: a rotation keeps the replaced secret signing for a while). */
+  /** Applies a patch, an operator's or a merchant's (D35: a rotation keeps the replaced secret signing a while). */
   async updateCheckoutSettings(
     organizationId: string,
     mode: Mode,
@@ -116,10 +119,11 @@ export class Organizations {
       this.store.getOrganization(scope.organizationId),
       this.checkoutSettings(scope.organizationId, scope.mode),
     ]);
-    const { previousWebhookSigningSecret: _previous, ...rest } = settings;
     return {
       organizationName: organization?.name ?? '',
-      ...rest,
+      defaultCallbackUrl: settings.defaultCallbackUrl,
+      enabledPaymentMethods: settings.enabledPaymentMethods,
+      webhookSigningSecret: settings.webhookSigningSecret,
       webhookSigningSecrets: signingSecrets(settings, this.clock()),
     };
   }

@@ -8,12 +8,13 @@ import {
   INTERNAL_ROUTES as R,
   ModeSchema,
   PaymentMethod,
+  UpdateCheckoutSettingsRequest,
   internalPath,
   type InternalRoute,
   type Mode,
 } from '@checkout/contracts';
 import type { AdminTokenGuesses } from '../domain/admin-token-guesses';
-import { previousSecretSignsUntil, type CheckoutSettings } from '../domain/checkout-settings';
+import { brandOf, previousSecretSignsUntil, type CheckoutSettings } from '../domain/checkout-settings';
 import type { Organizations } from '../domain/organizations';
 import type { Forwarding } from '../domain/owners';
 import type { ApiKeyDocument, OrganizationDocument } from '../store/organization.document';
@@ -27,6 +28,7 @@ const CheckoutSettingsPatch = z.strictObject({
   enabledPaymentMethods: z.array(PaymentMethod).min(1).optional(),
   /** true generates a new whsec_ secret (shown once); false removes signing. */
   webhookSigning: z.boolean().optional(),
+  ...UpdateCheckoutSettingsRequest.shape,
 });
 
 const presentSettings = (mode: Mode, settings: CheckoutSettings, now: Date) => {
@@ -37,6 +39,7 @@ const presentSettings = (mode: Mode, settings: CheckoutSettings, now: Date) => {
     enabledPaymentMethods: settings.enabledPaymentMethods,
     webhookSigning: settings.webhookSigningSecret !== null,
     ...(signsUntil && { previousSecretSignsUntil: signsUntil.toISOString() }),
+    ...brandOf(settings),
   };
 };
 

@@ -9,6 +9,7 @@ import { mountOrderPages } from './dashboard/orders.routes';
 import { mountOverviewPages } from './dashboard/overview.routes';
 import { mountRefundPages } from './dashboard/refunds.routes';
 import { mountSessionPages } from './dashboard/sessions.routes';
+import { mountSettingsPages } from './dashboard/settings.routes';
 
 /**
  * D47: the merchant dashboard on the gateway's public listener. `POST /v0/dashboard/login_links` (an API-key
@@ -40,6 +41,7 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
     mountEventPages,
     mountRecoveryPages,
     mountEndpointPages,
+    mountSettingsPages,
   ])
     mount(pages, deps, session);
   mountLogout(pages, deps, session, secureCookie);

@@ -10,6 +10,18 @@ type Doc = {
 const doc = buildOpenApiDocument('http://127.0.0.1:8080') as unknown as Doc;
 
 describe('OpenAPI document', () => {
+  it("When the checkout settings are described, then GET and PATCH share one schema of the page's brand, each field nullable", () => {
+    const path = doc.paths['/v0/checkout_settings'];
+    expect([path?.get.operationId, path?.patch.operationId]).toEqual(['getCheckoutSettings', 'updateCheckoutSettings']);
+    expect(JSON.stringify(path?.patch.requestBody)).toContain('UpdateCheckoutSettingsRequest');
+    const fields = doc.components.schemas.CheckoutSettings;
+    expect(Object.keys(fields.properties).sort()).toEqual(['brandColor', 'defaultLocale', 'displayName', 'logoUrl']);
+    const text = JSON.stringify(fields);
+    for (const locale of ['auto', 'en', 'pt-BR', 'zh-Hans', 'ar']) expect(text).toContain(`"${locale}"`);
+    expect(text).toContain('"maxLength":2048');
+    expect(text.match(/"type":"null"/g)).toHaveLength(4);
+  });
+
   it('When the dashboard login link operation is described, then it answers 201 with url and expiresAt and takes no Idempotency-Key (D47)', () => {
     const post = doc.paths['/v0/dashboard/login_links']?.post;
     expect(post.operationId).toBe('createDashboardLoginLink');

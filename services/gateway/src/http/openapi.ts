@@ -341,6 +341,7 @@ const TAGS: readonly { name: PublicRoute['tag']; description: string }[] = [
     name: 'Webhook endpoints',
     description: 'Endpoints that receive the events they subscribe to, and the event catalog (D49–D51).',
   },
+  { name: 'Checkout settings', description: "The hosted page's brand and default locale." },
   { name: 'Dashboard', description: 'Login links to the merchant dashboard (D47).' },
 ];
 

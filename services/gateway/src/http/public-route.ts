@@ -3,7 +3,10 @@ import type { ErrorCode } from '@checkout/errors';
 import type { IdPrefix } from '@checkout/contracts';
 
 export type Upstream = 'orders' | 'sessions' | 'dispatcher';
-/** 'gateway': answered by the gateway itself (D47's login links), with a router of its own; not forwarded. */
+/**
+ * 'gateway': answered by the gateway itself (D47's login links, checkout settings), with a router of its own; not
+ * forwarded.
+ */
 type RouteOwner = Upstream | 'gateway';
 
 export interface PublicRoute {
@@ -14,7 +17,15 @@ export interface PublicRoute {
   summary: string;
   /** What the operation does and the rules a caller meets, for the document (every operation has one). */
   description: string;
-  tag: 'Orders' | 'Refunds' | 'Checkout sessions' | 'Test helpers' | 'Events' | 'Webhook endpoints' | 'Dashboard';
+  tag:
+    | 'Orders'
+    | 'Refunds'
+    | 'Checkout sessions'
+    | 'Checkout settings'
+    | 'Test helpers'
+    | 'Events'
+    | 'Webhook endpoints'
+    | 'Dashboard';
   upstream: RouteOwner;
   upstreamPath: (params: Record<string, string>) => string;
   idParam?: { name: string; prefix: IdPrefix; code: ErrorCode; description: string };

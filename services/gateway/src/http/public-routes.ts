@@ -1,6 +1,7 @@
 import {
   CreateOrderRequest,
   CreateRefundRequest,
+  CheckoutSettingsResponse,
   CreateSessionRequest,
   ListOrdersQuery,
   ListRefundsQuery,
@@ -13,6 +14,7 @@ import {
   SessionResponse,
   SettleRefundRequest,
   TestHelperCreateRefundRequest,
+  UpdateCheckoutSettingsRequest,
   UpdateOrderRequest,
   UpdateSessionRequest,
 } from '@checkout/contracts';
@@ -235,6 +237,31 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     },
   ]),
   ...WEBHOOK_PUBLIC_ROUTES,
+  ...declareRoutes({ tag: 'Checkout settings', upstream: 'gateway' }, [
+    {
+      route: 'GET /v0/checkout_settings',
+      operationId: 'getCheckoutSettings',
+      summary: "The hosted page's brand and default locale for this key's organization and mode",
+      description:
+        "What the hosted page shows of the merchant: `displayName` (else the organization's name), `logoUrl`, " +
+        '`brandColor` for its buttons, and `defaultLocale` for sessions created without a `locale`. An unset field ' +
+        'is null.',
+      success: { status: 200, schema: CheckoutSettingsResponse },
+      errors: [],
+    },
+    {
+      route: 'PATCH /v0/checkout_settings',
+      operationId: 'updateCheckoutSettings',
+      summary: "Change the hosted page's brand or default locale",
+      description:
+        'An absent field stays as it is; null clears it. `logoUrl` must be https. Any `brandColor` is taken: the ' +
+        'page picks black or white text for it, whichever contrasts more (one of them reaches 4.5:1 on any colour). ' +
+        'Sessions created afterwards show the change; open ones keep what they were created with.',
+      body: { schema: UpdateCheckoutSettingsRequest, required: true },
+      success: { status: 200, schema: CheckoutSettingsResponse },
+      errors: ['INVALID_REQUEST'],
+    },
+  ]),
   ...declareRoutes({ tag: 'Dashboard', upstream: 'gateway' }, [
     {
       route: 'POST /v0/dashboard/login_links',

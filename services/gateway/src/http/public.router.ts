@@ -4,7 +4,7 @@ import { DomainError } from '@checkout/errors';
 import { answerOtherMethod, jsonBody, requireScope } from '@checkout/http';
 import { INTERNAL_API_HEADERS, encodeCheckoutSettingsHeader, isIdOf, type Mode } from '@checkout/contracts';
 import type { Middleware } from 'koa';
-import type { CheckoutSettings } from '../domain/checkout-settings';
+import { brandOf, type CheckoutSettings } from '../domain/checkout-settings';
 import type { Forwarding } from '../domain/owners';
 import { copyOrderToSession, type SessionOrderCopies } from '../domain/order-writes';
 import { PUBLIC_ROUTES, type PublicRoute, type Upstream } from './public-routes';
@@ -98,6 +98,7 @@ async function forward(
       organizationName,
       defaultCallbackUrl: settings.defaultCallbackUrl,
       enabledPaymentMethods: settings.enabledPaymentMethods,
+      ...brandOf(settings),
     });
   }
   const querystring = ctx.querystring ? `?${ctx.querystring}` : '';

@@ -26,6 +26,8 @@ import { peerAddress } from '../domain/client-address';
 import { internalRoutes } from './internal.routes';
 import { buildOpenApiDocument } from './openapi';
 import { dashboardRoutes } from './dashboard.routes';
+import { checkoutSettingsRoutes } from './checkout-settings.routes';
+import { brandSettings } from '../domain/brand-settings';
 import { publicRouter } from './public.router';
 
 /** The services behind the gateway, as its routes call them (the clients of clients/upstreams.ts). */
@@ -121,6 +123,8 @@ function mountPublicRoutes(publicApp: Koa, deps: GatewayRouteDeps, shared: Share
       refused: () => deps.metrics.clientRateLimited.inc(),
     }),
   );
+  const api = { authenticate: shared.authenticated, body: jsonBody({ limitBytes: deps.bodyLimitBytes }) };
+  const brand = brandSettings(deps.organizations, shared.settings.forget);
   mountRouters(publicApp, [
     docs,
     publicRouter({
@@ -139,8 +143,10 @@ function mountPublicRoutes(publicApp: Koa, deps: GatewayRouteDeps, shared: Share
       bodyLimitBytes: deps.bodyLimitBytes,
     }),
     passThroughRoutes(deps.upstreams),
+    checkoutSettingsRoutes(brand, api),
     dashboardRoutes(
       {
+        brand,
         logins: deps.dashboard.logins,
         upstreams: deps.upstreams,
         keys: shared.keys,
@@ -152,7 +158,7 @@ function mountPublicRoutes(publicApp: Koa, deps: GatewayRouteDeps, shared: Share
         clock: deps.clock,
         logger: deps.logger,
       },
-      { authenticate: shared.authenticated, body: jsonBody({ limitBytes: deps.bodyLimitBytes }) },
+      api,
     ),
   ]);
 }

@@ -1,4 +1,4 @@
-import type { Mode, PaymentMethod } from '@checkout/contracts';
+import type { DefaultLocale, Mode, PaymentMethod } from '@checkout/contracts';
 
 export interface OrganizationDocument {
   _id: string;
@@ -28,6 +28,11 @@ export interface CheckoutSettingsDocument {
   enabledPaymentMethods: PaymentMethod[];
   webhookSigningSecret: string | null;
   previousWebhookSigningSecret?: PreviousSigningSecret | null;
+  /** The hosted page's brand: absent from documents stored before it (read as null). */
+  displayName?: string | null;
+  brandColor?: string | null;
+  logoUrl?: string | null;
+  defaultLocale?: DefaultLocale | null;
   updatedAt: Date;
 }
 

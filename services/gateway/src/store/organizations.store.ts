@@ -62,6 +62,10 @@ export class OrganizationsStore {
       enabledPaymentMethods: doc.enabledPaymentMethods,
       webhookSigningSecret: doc.webhookSigningSecret,
       previousWebhookSigningSecret: doc.previousWebhookSigningSecret ?? null,
+      displayName: doc.displayName ?? null,
+      brandColor: doc.brandColor ?? null,
+      logoUrl: doc.logoUrl ?? null,
+      defaultLocale: doc.defaultLocale ?? null,
     };
   }
 

@@ -6,6 +6,7 @@ import type { Orders, Sessions } from './ports';
 import type { SessionDocument } from '../store/session.document';
 import { expectedTotal, expiresAtFor, resolveCallbackUrl, substitutePlaceholders } from './session';
 import { copyFields, type SessionWithOrder } from './session-writes';
+import { brandOfNewSession } from './checkout-settings';
 
 export interface CreateSessionDeps {
   store: Sessions;
@@ -81,6 +82,7 @@ export async function createSession(
     sessionDataJson: '{}',
     organizationName: settings.organizationName,
     enabledPaymentMethods: settings.enabledPaymentMethods,
+    ...withBrand(settings),
     collected: {},
     ...copyFields(created),
     outbox: [],
@@ -110,6 +112,11 @@ export async function createSession(
     });
     throw err;
   }
+}
+
+function withBrand(settings: CheckoutSettingsHeader): Pick<SessionDocument, 'brand'> {
+  const brand = brandOfNewSession(settings);
+  return brand ? { brand } : {};
 }
 
 function totalTooLow(): DomainError {

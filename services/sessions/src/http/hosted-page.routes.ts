@@ -10,6 +10,7 @@ import { CSRF_COOKIE, csrfToken, newCsrfCookieValue, verifyCsrfToken } from '../
 import { renderMessagePage, renderPendingPage, renderTerminalPage } from './hosted-page/render';
 import { NOTICES } from './hosted-page/page-context';
 import { paymentQrSvg } from './hosted-page/payment-qr';
+import { shownName } from './hosted-page/brand';
 
 const MAX_FORM_BYTES = 16 * 1024;
 
@@ -21,7 +22,7 @@ export interface HostedPageDeps {
 
 /** Security headers of every hosted-page response: its own script and fetches, forms to `formTargets` too. */
 function secure(ctx: Context, nonce: string, formTargets: string[] = []): void {
-  ctx.set(pageHeaders({ nonce, script: true, formTargets }));
+  ctx.set(pageHeaders({ nonce, script: true, formTargets, images: 'https' }));
 }
 
 function stateVersion(view: {
@@ -82,7 +83,8 @@ function showPage(deps: HostedPageDeps): RouterMiddleware {
     const pageCtx = {
       nonce,
       csrfToken: csrfToken(deps.csrfSecret, session.id, cookie),
-      organizationName: view.doc.organizationName,
+      organizationName: shownName(view.doc.organizationName, view.doc.brand),
+      brand: view.doc.brand,
       methods: view.methods,
       destinationUnavailable: view.destinationUnavailable,
       collected: view.doc.collected,

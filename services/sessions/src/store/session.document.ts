@@ -9,6 +9,14 @@ export interface CollectedInputs {
   locationId?: string;
 }
 
+/** What the hosted page shows of the merchant besides its name: each part optional. */
+export interface SessionBrand {
+  displayName?: string;
+  /** `#rrggbb`, lower case. */
+  color?: string;
+  logoUrl?: string;
+}
+
 export interface SessionDocument extends ScopedDocument, OutboxFields {
   _id: string;
   orderId: string;
@@ -24,6 +32,8 @@ export interface SessionDocument extends ScopedDocument, OutboxFields {
   /** Checkout settings snapshotted at creation (the gateway sends them in x-checkout-settings). */
   organizationName: string;
   enabledPaymentMethods: PaymentMethod[];
+  /** The merchant's brand, snapshotted likewise; absent from sessions created before it (and when none is set). */
+  brand?: SessionBrand;
   collected: CollectedInputs;
   /**
    * The session's copy of its order, as orders presented it (JSON text: metadata keys are the merchant's and

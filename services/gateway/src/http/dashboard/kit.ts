@@ -5,6 +5,7 @@ import { newNonce, pageHeaders } from '@checkout/html';
 import { readUrlEncodedForm } from '@checkout/http';
 import { isIdOf, type Scope } from '@checkout/contracts';
 import type { Logger } from '@checkout/logger';
+import type { BrandSettings } from '../../domain/brand-settings';
 import type { DashboardLogins } from '../../domain/dashboard-logins';
 import type { DashboardOwners } from '../../domain/dashboard-reads';
 import { csrfTokenFor, csrfTokenMatches } from '../../domain/dashboard-tokens';
@@ -21,6 +22,8 @@ export interface DashboardDeps {
   /** The owners whose internal APIs the pages read and act through, with the session's scope. */
   upstreams: DashboardOwners;
   keys: KeyCache;
+  /** The hosted page's brand and default locale: the Settings page shows and changes them. */
+  brand: BrandSettings;
   /** The per-key limit API requests count against (D43): a session's pages count against its key's. */
   perKey: RateLimiter;
   /** How long a cookie that matches no session is remembered as unknown (UNKNOWN_KEY_CACHE_MS). */

@@ -13,7 +13,7 @@ export interface PageContext {
   organizationName: string;
   csrfToken: string;
   /** Which nav entry is current. */
-  section: 'overview' | 'orders' | 'sessions' | 'events' | 'endpoints';
+  section: 'overview' | 'orders' | 'sessions' | 'events' | 'endpoints' | 'settings';
 }
 
 const NAV: ReadonlyArray<[PageContext['section'], string, string]> = [
@@ -22,6 +22,7 @@ const NAV: ReadonlyArray<[PageContext['section'], string, string]> = [
   ['sessions', '/dashboard/sessions', 'Checkout sessions'],
   ['events', '/dashboard/events', 'Events'],
   ['endpoints', '/dashboard/webhook_endpoints', 'Webhook endpoints'],
+  ['settings', '/dashboard/settings', 'Settings'],
 ];
 
 const modeName = (mode: Mode) => (mode === 'test' ? 'Test' : 'Live');

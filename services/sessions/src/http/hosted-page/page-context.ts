@@ -1,6 +1,6 @@
 import type { PaymentMethod } from '@checkout/contracts';
 import type { NoticeCode } from '../../domain/payment-methods';
-import type { CollectedInputs } from '../../store/session.document';
+import type { CollectedInputs, SessionBrand } from '../../store/session.document';
 
 /** The words of each notice the page is sent back with (domain/payment-methods.ts names them). */
 export const NOTICES: Record<NoticeCode, string> = {
@@ -20,7 +20,10 @@ export const NOTICES: Record<NoticeCode, string> = {
 export interface PageContext {
   nonce: string;
   csrfToken: string;
+  /** The name the page shows: the brand's display name, else the organization's (brand.ts shownName). */
   organizationName: string;
+  /** The merchant's logo and colour (brand.ts), as the session was created with them. */
+  brand?: SessionBrand | undefined;
   /** The methods offered (D26), in the payment methods table's order. */
   methods: PaymentMethod[];
   collected: CollectedInputs;

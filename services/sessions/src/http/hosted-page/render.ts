@@ -1,6 +1,7 @@
 import { amountDue, type CheckoutSession } from '@checkout/contracts';
 import { escapeHtml as e, formatAmount, markup, pageShell } from '@checkout/html';
 import { PAYMENT_METHOD_TABLE } from '../../domain/payment-methods';
+import { brandLogo, brandStyle } from './brand';
 import { formatTimeLeft } from './countdown';
 import { NOTICES, type PageContext } from './page-context';
 import { payForm, paymentQr } from './pay-form';
@@ -45,12 +46,12 @@ button{width:100%;margin-top:1rem;padding:.8rem;font-size:1.05rem;font-weight:70
 @media (max-width:480px){main{padding:.5rem}.card{padding:1rem}}
 `;
 
-function layout(title: string, nonce: string, body: string, script = ''): string {
+function layout(title: string, nonce: string, body: string, script = '', brand?: PageContext['brand']): string {
   // The live region sits outside <main>, which the poller replaces, so screen readers hear the new status.
   return pageShell({
     title,
     nonce,
-    style: STYLE,
+    style: `${STYLE}${brandStyle(brand)}`,
     main: body,
     after: `<p id="live-status" class="sr-only" aria-live="polite"></p>\n${script}`,
   });
@@ -60,6 +61,7 @@ function header(session: CheckoutSession, ctx: PageContext): string {
   const testMode = session.id.startsWith('cs_test_');
   return markup`
     <header>
+      ${brandLogo(ctx.organizationName, ctx.brand)}
       <p class="muted m0">${testMode ? '<span class="badge">Test mode</span> ' : ''}Checkout</p>
       <h1>${e(ctx.organizationName)}</h1>
     </header>`;
@@ -114,7 +116,7 @@ export function renderPendingPage(session: CheckoutSession, ctx: PageContext): s
       ${expiry(session, ctx.now)}
     </section>`;
   const script = pollScript(ctx.nonce, session.id, ctx.version, ctx.now);
-  return layout(`Pay ${ctx.organizationName}`, ctx.nonce, body, script);
+  return layout(`Pay ${ctx.organizationName}`, ctx.nonce, body, script, ctx.brand);
 }
 
 export function renderTerminalPage(session: CheckoutSession, ctx: PageContext): string {
@@ -140,7 +142,7 @@ export function renderTerminalPage(session: CheckoutSession, ctx: PageContext): 
       ${back}
     </section>
     ${summary(session)}`;
-  return layout(`${title} · ${ctx.organizationName}`, ctx.nonce, body);
+  return layout(`${title} · ${ctx.organizationName}`, ctx.nonce, body, '', ctx.brand);
 }
 
 export function renderMessagePage(nonce: string, title: string, text: string): string {
