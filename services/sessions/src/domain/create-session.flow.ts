@@ -49,7 +49,7 @@ export async function createSession(
   const total = expectedTotal(input);
   if (total !== null && total < 1) throw totalTooLow();
 
-  const { expiresInMinutes, successUrl, callbackUrl, requireFromCustomer, ...orderInput } = input;
+  const { expiresInMinutes, successUrl, callbackUrl, requireFromCustomer, locale, ...orderInput } = input;
   let created;
   try {
     created = await deps.orders.create(scope, orderInput, sessionId);
@@ -78,6 +78,7 @@ export async function createSession(
     expiresAt: expiresAtFor(now, expiresInMinutes),
     failedAttempts: 0,
     requireFromCustomer,
+    locale,
     sessionDataJson: '{}',
     organizationName: settings.organizationName,
     enabledPaymentMethods: settings.enabledPaymentMethods,
