@@ -25,6 +25,9 @@ describe('formatAmount in a locale', () => {
     // Intl separates with no-break spaces; compared here as plain ones.
     expect(formatAmount(cents, 'USD', locale).replace(/[\u00a0\u202f]/g, ' ')).toBe(shown);
   });
+  it('When asked for the code, then the currency is named by it', () => {
+    expect(formatAmount(-1223, 'USD', 'ar', 'code')).toBe('\u200f\u200e-12.23\u00a0USD');
+  });
   it('keeps every cent of an amount a float would round', () => {
     expect(formatAmount(900719925474099, 'USD', 'en')).toBe('$9,007,199,254,740.99');
   });

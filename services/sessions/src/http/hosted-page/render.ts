@@ -40,6 +40,7 @@ button{width:100%;margin-top:1rem;padding:.8rem;font-size:1.05rem;font-weight:70
 .m0{margin:0}
 .expiry{margin:.75rem 0 0}
 .expiry strong{font-variant-numeric:tabular-nums}
+time,.expiry strong{unicode-bidi:isolate}
 .qr{margin:.75rem 0;text-align:center}
 .qr svg{max-width:100%;height:auto}
 .qr code{display:block;word-break:break-all;font-size:.85rem}

@@ -57,7 +57,8 @@ function pageTextFor(locale: PageLocale, catalog: Catalog): PageText {
       const form = forms[plurals.select(count)] ?? forms.other;
       return fill(form, { ...params, count: numbers.format(count) });
     },
-    amount: (cents) => formatAmount(cents, 'USD', locale),
+    // Right to left, "US$" after the number would read "$US": the code keeps the amount one left-to-right run.
+    amount: (cents) => formatAmount(cents, 'USD', locale, RTL.has(locale) ? 'code' : undefined),
     number: (n) => numbers.format(n),
     percent: (n) => percents.format(n / 100),
     dateTime: (iso) => dates.format(new Date(iso)),
