@@ -140,47 +140,42 @@ describe('PayRequest (D29)', () => {
   });
 });
 
-const SESSION = {
-  id: 'cs_test_abc',
-  url: 'https://checkout.example/cs_test_abc',
-  status: 'pending',
-  active: true,
-  failedAttempts: 0,
-  successUrl: null,
-  callbackUrl: null,
-  expiresAt: '2026-11-21T11:00:00.000Z',
-  createdAt: '2026-11-21T10:00:00.000Z',
-  updatedAt: '2026-11-21T10:00:00.000Z',
-  requireFromCustomer: { phone: false, shippingAddress: false, location: false },
-  locale: 'auto',
-  sessionData: {},
-  order: {
-    id: 'ord_test_abc',
-    provider: 'native',
-    currency: 'USD',
-    status: 'open',
-    paymentStatus: 'unpaid',
-    amounts: { subtotal: 2500, tax: 0, discount: 0, tip: 0, total: 2500, paid: 0, refunded: 0 },
-    items: [{ id: 'item_a', name: 'Ticket', quantity: 1, unitPrice: 2500, totalPrice: 2500, itemType: 'product' }],
-    taxes: [],
-    discounts: [],
-    metadata: {},
-    createdAt: '2026-11-21T10:00:00.000Z',
-    updatedAt: '2026-11-21T10:00:00.000Z',
-  },
-};
-
 describe('SessionResponse (D1, D22, D39)', () => {
   it('When a session is returned, then it is under the "session" key with its order embedded (D1)', () => {
-    const session = SESSION;
+    const session = {
+      id: 'cs_test_abc',
+      url: 'https://checkout.example/cs_test_abc',
+      status: 'pending',
+      active: true,
+      failedAttempts: 0,
+      successUrl: null,
+      callbackUrl: null,
+      expiresAt: '2026-11-21T11:00:00.000Z',
+      createdAt: '2026-11-21T10:00:00.000Z',
+      updatedAt: '2026-11-21T10:00:00.000Z',
+      requireFromCustomer: { phone: false, shippingAddress: false, location: false },
+      locale: 'auto',
+      sessionData: {},
+      order: {
+        id: 'ord_test_abc',
+        provider: 'native',
+        currency: 'USD',
+        status: 'open',
+        paymentStatus: 'unpaid',
+        amounts: { subtotal: 2500, tax: 0, discount: 0, tip: 0, total: 2500, paid: 0, refunded: 0 },
+        items: [{ id: 'item_a', name: 'Ticket', quantity: 1, unitPrice: 2500, totalPrice: 2500, itemType: 'product' }],
+        taxes: [],
+        discounts: [],
+        metadata: {},
+        createdAt: '2026-11-21T10:00:00.000Z',
+        updatedAt: '2026-11-21T10:00:00.000Z',
+      },
+    };
     expect(SessionResponse.parse({ session })).toEqual({ session });
     expect(SessionResponse.safeParse({ session: { ...session, status: 'open' } }).success).toBe(false);
-  });
-
-  it('When a session stored or presented before D53 has no locale, then it reads as auto', () => {
-    const { locale, ...older } = SESSION;
-    expect(locale).toBe('auto');
-    expect(SessionResponse.parse({ session: older }).session.locale).toBe('auto');
-    expect(SessionResponse.parse({ session: { ...SESSION, locale: 'ja' } }).session.locale).toBe('ja');
+    // D53: a session stored or presented before locales existed has none, and reads as auto.
+    const { locale, ...older } = session;
+    expect(SessionResponse.parse({ session: older }).session.locale).toBe(locale);
+    expect(SessionResponse.parse({ session: { ...session, locale: 'ja' } }).session.locale).toBe('ja');
   });
 });
