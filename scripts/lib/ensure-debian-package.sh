@@ -1,7 +1,8 @@
 # Sourced by scripts/ensure-*.sh: makes sure a binary a command needs exists, installing its Debian package with
 # apt-get when it does not (nothing installed by hand survives to the next machine). Needs root or sudo.
-#   ensure_debian_package <label> <package> <locate> <hint>
-# <locate> is a function that prints where the binary is (or would be); it runs again after the install.
+#   ensure_debian_package <label> <package> <locate> <hint> [<test>]
+# <locate> is a function that prints where the binary is (or would be); it runs again after the install. <test> is
+# how that path counts as there: `-x` (an executable, the default) or `-f` (a file, such as a font).
 # Prints "<label>: present at <path>" or "<label>: installed at <path>" last (scripts/lib/haproxy.ts reads it).
 
 # Another install (Chromium's and HAProxy's can run at once) may hold the dpkg lock for minutes: wait for it (up
@@ -19,9 +20,9 @@ apt_retry() {
 }
 
 ensure_debian_package() {
-  local label="$1" package="$2" locate="$3" hint="$4" path
+  local label="$1" package="$2" locate="$3" hint="$4" test="${5:--x}" path
   path="$("$locate")"
-  if [ -x "$path" ]; then
+  if [ "$test" "$path" ]; then
     echo "$label: present at $path"
     return 0
   fi
@@ -35,7 +36,7 @@ ensure_debian_package() {
   apt_retry "$label" update
   apt_retry "$label" install -y --no-install-recommends "$package"
   path="$("$locate")"
-  if [ ! -x "$path" ]; then
+  if [ ! "$test" "$path" ]; then
     echo "$label: installed, but $path does not exist" >&2
     return 1
   fi

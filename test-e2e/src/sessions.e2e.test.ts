@@ -295,6 +295,20 @@ describe('POST /v0/checkout/sessions', () => {
     expect(detailPaths(response.body).join(' ')).toContain(path);
   });
 
+  it('When a locale is given, then the session and its page keep it; one the page does not speak is 400 INVALID_REQUEST (D53)', async () => {
+    const { test } = await newMerchant();
+    const session = await createSession(test, { locale: 'ja' });
+    expect(session.locale).toBe('ja');
+    expect((await test.get(`/v0/checkout/sessions/${session.id}`)).body.session.locale).toBe('ja');
+    const page = await fetch(session.url, { headers: { 'accept-language': 'fr' } });
+    expect(await page.text()).toMatch(/<html lang="ja" dir="ltr">/);
+    const refused = await test.post('/v0/checkout/sessions', buildSessionInput({ locale: 'ja-JP' }));
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('INVALID_REQUEST');
+    expect(detailPaths(refused.body)).toContain('locale');
+    expect((await test.get('/v0/orders')).body.pagination.total).toBe(1);
+  });
+
   it('When expiresInMinutes is 15 or 1440, then the session lives exactly that long (D16)', async () => {
     const { test } = await newMerchant();
     expect(lifetimeMs(await createSession(test, { expiresInMinutes: 15 }))).toBe(15 * MINUTE);

@@ -347,6 +347,7 @@ function sessionEvents(): ProducedMessage[] {
     requireFromCustomer: { phone: true, shippingAddress: true, location: true },
     sessionDataJson: JSON.stringify({ cart: { id: 'c-1', lines: [1, 2] }, 'a.b': null, flag: true }),
     enabledPaymentMethods: ['card', 'stablecoin', 'stored_value'],
+    locale: 'ar',
   };
   const items = { items: [{ name: 'Coffee', quantity: 2, unitPrice: 450 }] };
   const paid = {
@@ -374,28 +375,28 @@ function sessionEvents(): ProducedMessage[] {
   const openRich = orderDoc(items, { paymentsClosed: true, ...withCustomer });
   return [
     make(
-      'checkout.session.completed.minimal.amounts-refunded',
+      'checkout.session.completed.minimal.locale',
       'sessions: sessionEventMessage, completed, no callback URL, no customer, empty sessionData',
       session(completedOrder, 'completed', {}),
       completedOrder,
       'completed',
     ),
     make(
-      'checkout.session.completed.all-fields.amounts-refunded',
+      'checkout.session.completed.all-fields.locale',
       'sessions: sessionEventMessage, completed, with callback and success URLs, customer, sessionData',
       session(completedRich, 'completed', rich),
       completedRich,
       'completed',
     ),
     make(
-      'checkout.session.expired.minimal.amounts-refunded',
+      'checkout.session.expired.minimal.locale',
       'sessions: sessionEventMessage, expired, no callback URL, no customer',
       session(openOrder, 'expired', { expiresAt: NOW }),
       openOrder,
       'expired',
     ),
     make(
-      'checkout.session.expired.all-fields.amounts-refunded',
+      'checkout.session.expired.all-fields.locale',
       'sessions: sessionEventMessage, expired, with callback and success URLs, customer, sessionData',
       session(openRich, 'expired', { ...rich, expiresAt: NOW }),
       openRich,

@@ -1,15 +1,12 @@
 import { z } from 'zod';
 import { nonBlankString } from './common';
+import { SESSION_LOCALES } from './sessions';
 
 // The merchant's brand on the hosted page: checkout settings the gateway stores (GET/PATCH /v0/checkout_settings,
 // the dashboard's Settings page) and sends to sessions with every session create (x-checkout-settings).
 
-/** The hosted page's locales; `auto` picks one from the customer's browser. */
-export const PAGE_LOCALES = ['en', 'es', 'fr', 'de', 'it', 'pt-BR', 'nl', 'ja', 'zh-Hans', 'ar'] as const;
-export const PageLocale = z.enum(PAGE_LOCALES);
-export type PageLocale = z.infer<typeof PageLocale>;
 export const DefaultLocale = z
-  .enum(['auto', ...PAGE_LOCALES])
+  .enum(['auto', ...SESSION_LOCALES])
   .describe("The locale of sessions created without one; `auto` (or null) negotiates from the browser's languages.");
 export type DefaultLocale = z.infer<typeof DefaultLocale>;
 

@@ -19,6 +19,7 @@ const session = {
   createdAt: '2026-11-21T10:00:00.000Z',
   updatedAt: '2026-11-21T10:05:00.000Z',
   requireFromCustomer: { phone: false, shippingAddress: false, location: false },
+  locale: 'auto',
   sessionData: { cart: 'abc' },
   order: {
     id: 'ord_test_o1',

@@ -4,7 +4,7 @@ import { CreateSessionRequest, PayRequest, SessionData, SessionResponse, UpdateS
 const items = [{ name: 'Ticket', quantity: 1, unitPrice: 2500 }];
 
 describe('CreateSessionRequest (D16, D22)', () => {
-  it('When only items are given, then expiry defaults to 60 minutes and nothing is required of the customer', () => {
+  it('When only items are given, then expiry defaults to 60 minutes, nothing is required of the customer and the locale is left to the organization (D53)', () => {
     expect(CreateSessionRequest.parse({ items })).toEqual({
       items,
       expiresInMinutes: 60,
@@ -24,9 +24,24 @@ describe('CreateSessionRequest (D16, D22)', () => {
       customer: { email: 'buyer@example.com' },
       metadata: { a: 'b' },
       locationId: 'loc_test_abc',
+      locale: 'pt-BR',
     };
     expect(CreateSessionRequest.parse(body)).toEqual(body);
   });
+
+  it.each(['auto', 'en', 'es', 'fr', 'de', 'it', 'pt-BR', 'nl', 'ja', 'zh-Hans', 'ar'])(
+    'When locale is %s, then it is one the hosted page speaks (D53)',
+    (locale) => {
+      expect(CreateSessionRequest.parse({ items, locale }).locale).toBe(locale);
+    },
+  );
+
+  it.each(['pt', 'EN', 'zh-CN', 'en-US', 'klingon', '', 7])(
+    'When locale is %j, then it is rejected (D53)',
+    (locale) => {
+      expect(CreateSessionRequest.safeParse({ items, locale }).success).toBe(false);
+    },
+  );
 
   it('When requireFromCustomer names only some inputs, then the rest default to false (D16)', () => {
     expect(CreateSessionRequest.parse({ items, requireFromCustomer: { phone: true } }).requireFromCustomer).toEqual({
@@ -138,6 +153,7 @@ describe('SessionResponse (D1, D22, D39)', () => {
       createdAt: '2026-11-21T10:00:00.000Z',
       updatedAt: '2026-11-21T10:00:00.000Z',
       requireFromCustomer: { phone: false, shippingAddress: false, location: false },
+      locale: 'auto',
       sessionData: {},
       order: {
         id: 'ord_test_abc',
@@ -156,5 +172,9 @@ describe('SessionResponse (D1, D22, D39)', () => {
     };
     expect(SessionResponse.parse({ session })).toEqual({ session });
     expect(SessionResponse.safeParse({ session: { ...session, status: 'open' } }).success).toBe(false);
+    // D53: a session stored or presented before locales existed has none, and reads as auto.
+    const { locale, ...older } = session;
+    expect(SessionResponse.parse({ session: older }).session.locale).toBe(locale);
+    expect(SessionResponse.parse({ session: { ...session, locale: 'ja' } }).session.locale).toBe('ja');
   });
 });

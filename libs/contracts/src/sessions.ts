@@ -97,6 +97,22 @@ export const RequireFromCustomer = z
 export type RequireFromCustomer = z.infer<typeof RequireFromCustomer>;
 
 // ---------------------------------------------------------------------------------------------------------
+// The hosted page's language (D53)
+
+/** The languages the hosted page speaks; `auto` picks one from the browser's Accept-Language when the page opens. */
+export const SESSION_LOCALES = ['en', 'es', 'fr', 'de', 'it', 'pt-BR', 'nl', 'ja', 'zh-Hans', 'ar'] as const;
+export type PageLocale = (typeof SESSION_LOCALES)[number];
+
+export const SessionLocale = z
+  .enum(['auto', ...SESSION_LOCALES])
+  .describe(
+    "The hosted page's language: `auto` (the best match of the browser's Accept-Language among the others, else " +
+      '`en`) or one of them. `ar` is laid out right to left.',
+  )
+  .meta({ id: 'SessionLocale' });
+export type SessionLocale = z.infer<typeof SessionLocale>;
+
+// ---------------------------------------------------------------------------------------------------------
 // Requests
 
 const placeholderNote = '`{SESSION_ID}` and `{ORDER_ID}` are replaced everywhere in the URL at creation.';
@@ -121,6 +137,10 @@ export const CreateSessionRequest = z
       shippingAddress: false,
       location: false,
     }),
+    // Omitted is not `auto`: the merchant's default locale (checkout settings) applies, else `auto`.
+    locale: SessionLocale.optional().describe(
+      "The hosted page's language; omitted, the organization's `defaultLocale` (checkout settings), else `auto`.",
+    ),
   })
   .meta({
     id: 'CreateSessionRequest',
@@ -182,6 +202,8 @@ export const CheckoutSession = z
     createdAt: Timestamp,
     updatedAt: Timestamp,
     requireFromCustomer: RequireFromCustomer,
+    // A session stored before D53, or presented by a version that predates it, has no locale: it is `auto`.
+    locale: SessionLocale.default('auto'),
     sessionData: boundedDepth(z.record(z.string(), JsonTree)).describe(
       `\`{}\` until set; nests at most ${JSON_DEPTH_MAX} levels.`,
     ),

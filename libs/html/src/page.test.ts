@@ -10,5 +10,8 @@ describe('pageShell', () => {
     expect(page).toContain('<style nonce="n1">p{}</style>');
     expect(page).toContain('<a href="#m">Skip</a>\n<main id="m">\n<h1>Hi</h1>\n</main>\n<p id="live"></p>');
     expect(pageShell({ lang: 'de', title: 't', nonce: 'n', style: '', main: '' })).toContain('<html lang="de">');
+    expect(pageShell({ lang: 'ar', dir: 'rtl', title: 't', nonce: 'n', style: '', main: '' })).toContain(
+      '<html lang="ar" dir="rtl">',
+    );
   });
 });

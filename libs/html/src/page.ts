@@ -1,8 +1,9 @@
 import { escapeHtml as e } from './markup';
 
 export interface PageShell {
-  /** The document's language (`en` until a page is translated). */
+  /** The document's language (`en` unless a page says otherwise) and, for a right-to-left one, `rtl`. */
   lang?: string;
+  dir?: 'ltr' | 'rtl';
   title: string;
   /** This response's nonce (pageHeaders), for the one <style>. */
   nonce: string;
@@ -17,9 +18,9 @@ export interface PageShell {
 
 /** The document around a page: not indexed, scaled to the device, one nonce'd <style>, one <main>. */
 export function pageShell(page: PageShell): string {
-  const { lang = 'en', before = '', after = '' } = page;
+  const { lang = 'en', dir, before = '', after = '' } = page;
   return `<!doctype html>
-<html lang="${e(lang)}">
+<html lang="${e(lang)}"${dir ? ` dir="${dir}"` : ''}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

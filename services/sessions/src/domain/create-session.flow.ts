@@ -6,7 +6,7 @@ import type { Orders, Sessions } from './ports';
 import type { SessionDocument } from '../store/session.document';
 import { expectedTotal, expiresAtFor, resolveCallbackUrl, substitutePlaceholders } from './session';
 import { copyFields, type SessionWithOrder } from './session-writes';
-import { brandOfNewSession } from './checkout-settings';
+import { brandOfNewSession, localeOfNewSession } from './checkout-settings';
 
 export interface CreateSessionDeps {
   store: Sessions;
@@ -50,7 +50,7 @@ export async function createSession(
   const total = expectedTotal(input);
   if (total !== null && total < 1) throw totalTooLow();
 
-  const { expiresInMinutes, successUrl, callbackUrl, requireFromCustomer, ...orderInput } = input;
+  const { expiresInMinutes, successUrl, callbackUrl, requireFromCustomer, locale, ...orderInput } = input;
   let created;
   try {
     created = await deps.orders.create(scope, orderInput, sessionId);
@@ -79,6 +79,7 @@ export async function createSession(
     expiresAt: expiresAtFor(now, expiresInMinutes),
     failedAttempts: 0,
     requireFromCustomer,
+    locale: localeOfNewSession(locale, settings),
     sessionDataJson: '{}',
     organizationName: settings.organizationName,
     enabledPaymentMethods: settings.enabledPaymentMethods,

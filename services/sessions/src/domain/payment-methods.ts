@@ -3,9 +3,10 @@ import type { PaymentMethod } from '@checkout/contracts';
 // The payment methods (D26, D27), one entry each: what the hosted page shows for it, when a session offers it,
 // and how test mode simulates it. The hosted page renders from this table, and every simulated payment (the
 // page's form and the test helper, D29) is checked against it. A new method is an entry here (the compiler asks
-// for one once libs/contracts' PAYMENT_METHODS names it) and its tests (payment-methods.test.ts).
+// for one once libs/contracts' PAYMENT_METHODS names it), its words in the hosted page's catalogs (pay-form.ts's
+// METHOD_TEXT asks for them) and its tests (payment-methods.test.ts).
 
-/** Why the hosted page sends the customer back to the form; render.ts holds the words for each. */
+/** Why the hosted page sends the customer back to the form; page-context.ts's NOTICES names its words. */
 export type NoticeCode =
   | 'declined'
   | 'not_test_card'
@@ -20,6 +21,7 @@ export type NoticeCode =
 /** One input of a method's panel in the test-mode form, labelled for people and assistive technology (D41). */
 export interface FormField {
   name: string;
+  /** In English; the hosted page shows its catalogs' label for the input's name (pay-form.ts's FIELD_TEXT). */
   label: string;
   inputMode: 'numeric' | 'decimal';
   autocomplete?: string;
@@ -43,11 +45,10 @@ export interface OfferContext {
 }
 
 export interface PaymentMethodEntry {
+  /** Its name in English; the hosted page shows its catalogs' words for it (http/hosted-page/pay-form.ts). */
   label: string;
   /** Its panel's inputs in the test-mode form, in order. */
   fields: readonly FormField[];
-  /** A line under its inputs, given the amount due as the page shows it. */
-  hint?: (due: string) => string;
   /** Its panel shows where the money goes: the order's destination address and its QR code. */
   showsDestination: boolean;
   /**
@@ -91,7 +92,6 @@ export const PAYMENT_METHOD_TABLE: Record<PaymentMethod, PaymentMethodEntry> = {
   stablecoin: {
     label: 'Stablecoin',
     fields: [{ name: 'amount', label: 'Amount to pay (USD)', inputMode: 'decimal', prefillDue: true }],
-    hint: () => 'You may pay part of the amount now.',
     showsDestination: true,
     // While the destination the order names no longer accepts payments (deactivated, deleted,
     // unverified), no stablecoin payment is taken.
@@ -105,7 +105,6 @@ export const PAYMENT_METHOD_TABLE: Record<PaymentMethod, PaymentMethodEntry> = {
   stored_value: {
     label: 'Stored value',
     fields: [],
-    hint: (due) => `Pays the remaining ${due} from your stored balance.`,
     showsDestination: false,
     available: () => Promise.resolve(true),
     simulate: () => ({ outcome: 'succeeded' }),

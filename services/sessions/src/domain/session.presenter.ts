@@ -28,6 +28,7 @@ export function presentSession(
     createdAt: doc.createdAt.toISOString(),
     updatedAt: doc.updatedAt.toISOString(),
     requireFromCustomer: { ...doc.requireFromCustomer },
+    locale: doc.locale ?? 'auto',
     sessionData: readSessionData(doc.sessionDataJson),
     order,
   };

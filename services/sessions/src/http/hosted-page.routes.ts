@@ -1,7 +1,7 @@
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { Context } from 'koa';
 import { DomainError } from '@checkout/errors';
-import { amountDue, isIdOf } from '@checkout/contracts';
+import { amountDue, isIdOf, type PageLocale } from '@checkout/contracts';
 import { newNonce, pageHeaders } from '@checkout/html';
 import { readUrlEncodedForm } from '@checkout/http';
 import type { HostedPage } from '../domain/hosted-page';
@@ -11,6 +11,8 @@ import { renderMessagePage, renderPendingPage, renderTerminalPage } from './host
 import { NOTICES } from './hosted-page/page-context';
 import { paymentQrSvg } from './hosted-page/payment-qr';
 import { shownName } from './hosted-page/brand';
+import { pageLocaleOf } from './hosted-page/i18n/negotiate';
+import { pageText, type PageText } from './hosted-page/i18n/page-text';
 
 const MAX_FORM_BYTES = 16 * 1024;
 
@@ -42,21 +44,25 @@ function originOf(url: string | null): string[] {
   }
 }
 
-function messagePage(ctx: Context, nonce: string, status: number, title: string, text: string): void {
+/**
+ * The words of a page in `locale`, or in the browser's language when the page's session says `auto` or there is
+ * none: then the answer depends on Accept-Language, and says so to caches.
+ */
+function textFor(ctx: Context, locale?: PageLocale | 'auto'): PageText {
+  const chosen = pageLocaleOf(locale ?? 'auto', ctx.get('Accept-Language') || undefined);
+  if (chosen.negotiated) ctx.vary('Accept-Language');
+  ctx.set('Content-Language', chosen.locale);
+  return pageText(chosen.locale);
+}
+
+function messagePage(ctx: Context, nonce: string, status: number, message: 'notFound' | 'formExpired'): void {
   secure(ctx, nonce);
   ctx.status = status;
   ctx.type = 'html';
-  ctx.body = renderMessagePage(nonce, title, text);
+  ctx.body = renderMessagePage(nonce, textFor(ctx), message);
 }
 
-const notFoundPage = (ctx: Context, nonce: string) =>
-  messagePage(
-    ctx,
-    nonce,
-    404,
-    'Checkout not found',
-    'We could not find this checkout. Check the link, or return to the merchant to start again.',
-  );
+const notFoundPage = (ctx: Context, nonce: string) => messagePage(ctx, nonce, 404, 'notFound');
 
 /** The double-submit cookie the page's CSRF token is bound to; a fresh one when the browser has none (or forged). */
 function csrfCookieOf(ctx: Context, secureCookies: boolean): string {
@@ -80,8 +86,10 @@ function showPage(deps: HostedPageDeps): RouterMiddleware {
     const cookie = csrfCookieOf(ctx, deps.secureCookies);
     const notice =
       typeof ctx.query.m === 'string' && Object.hasOwn(NOTICES, ctx.query.m) ? (ctx.query.m as NoticeCode) : undefined;
+    const text = textFor(ctx, session.locale);
     const pageCtx = {
       nonce,
+      text,
       csrfToken: csrfToken(deps.csrfSecret, session.id, cookie),
       organizationName: shownName(view.doc.organizationName, view.doc.brand),
       brand: view.doc.brand,
@@ -92,7 +100,9 @@ function showPage(deps: HostedPageDeps): RouterMiddleware {
       notice,
       version: stateVersion(session),
       now: new Date(),
-      payment: view.payTo ? { address: view.payTo, qrSvg: await paymentQrSvg(view.payTo) } : undefined,
+      payment: view.payTo
+        ? { address: view.payTo, qrSvg: await paymentQrSvg(view.payTo, text.t('qrLabel')) }
+        : undefined,
     };
     // The submitting page's own CSP governs where its form may end up, redirects included (Chromium), so the
     // successUrl's origin is allowed here.
@@ -126,13 +136,7 @@ function pay(deps: HostedPageDeps): RouterMiddleware {
     if (!isIdOf('cs', id)) return notFoundPage(ctx, nonce);
     const form = await readUrlEncodedForm(ctx, MAX_FORM_BYTES);
     if (!verifyCsrfToken(deps.csrfSecret, id, ctx.cookies.get(CSRF_COOKIE), form.get('csrf') ?? undefined))
-      return messagePage(
-        ctx,
-        nonce,
-        403,
-        'Please try again',
-        'This form has expired. Reload the page and submit it again.',
-      );
+      return messagePage(ctx, nonce, 403, 'formExpired');
     const outcome = await deps.page.pay(id, form);
     if (outcome.kind === 'not_found') return notFoundPage(ctx, nonce);
     const to =

@@ -22,7 +22,8 @@ export function sessionsRoutes(commands: SessionCommands, flowDeps: CreateSessio
     const scope = requireScope(ctx.state);
     const settings = parseCheckoutSettings(ctx.get(INTERNAL_API_HEADERS.checkoutSettings) || undefined);
     const input = parseOrThrow(CreateSessionRequest, ctx.request.jsonBody ?? {}, 'SESSION_CREATION_FAILED', {
-      codeForField: ORDER_FIELD_CODES,
+      // D53: a locale the page does not speak is a malformed request, not a session that failed.
+      codeForField: { ...ORDER_FIELD_CODES, locale: 'INVALID_REQUEST' },
     });
     const created = await createSession(
       flowDeps,

@@ -1,6 +1,12 @@
 import type { ScopedDocument } from '@checkout/mongo';
 import type { OutboxFields } from '@checkout/kafka';
-import type { PaymentMethod, RequireFromCustomer, SessionStatus, ShippingAddress } from '@checkout/contracts';
+import type {
+  PaymentMethod,
+  RequireFromCustomer,
+  SessionLocale,
+  SessionStatus,
+  ShippingAddress,
+} from '@checkout/contracts';
 
 /** What the customer entered on the hosted page because requireFromCustomer asked for it. */
 export interface CollectedInputs {
@@ -27,6 +33,8 @@ export interface SessionDocument extends ScopedDocument, OutboxFields {
   expiresAt: Date;
   failedAttempts: number;
   requireFromCustomer: RequireFromCustomer;
+  /** The hosted page's language (D53); absent on a session stored before it, which reads as `auto`. */
+  locale?: SessionLocale;
   /** sessionData as JSON text: its keys are the merchant's and may contain "." or "$". */
   sessionDataJson: string;
   /** Checkout settings snapshotted at creation (the gateway sends them in x-checkout-settings). */

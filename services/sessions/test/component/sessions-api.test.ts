@@ -98,6 +98,31 @@ describe('POST /internal/sessions', () => {
     expect(discount.body.details.length).toBeGreaterThan(0);
   });
 
+  it('When a locale is given, then the session keeps it; none is auto; one the page does not speak is 400 INVALID_REQUEST (D53)', async () => {
+    const tenant = newTenant();
+    const arabic = await postSession(tenant, { locale: 'ar' });
+    expect(arabic.status).toBe(201);
+    expect(arabic.body.session.locale).toBe('ar');
+    expect((await stack.api('GET', `/internal/sessions/${arabic.body.session.id}`, tenant)).body.session.locale).toBe(
+      'ar',
+    );
+    expect((await postSession(tenant)).body.session.locale).toBe('auto');
+    for (const locale of ['pt', 'en-US', 'klingon']) {
+      const refused = await postSession(tenant, { locale });
+      expect(refused.status).toBe(400);
+      expect(refused.body.code).toBe('INVALID_REQUEST');
+      expect(refused.body.details[0].path).toBe('locale');
+    }
+  });
+
+  it("When no locale is given, then the session takes the organization's defaultLocale; one given, or auto, wins over it (D53)", async () => {
+    const base = newTenant();
+    const tenant = newTenant({ settings: { ...base.settings!, defaultLocale: 'de' } });
+    expect((await postSession(tenant)).body.session.locale).toBe('de');
+    expect((await postSession(tenant, { locale: 'ja' })).body.session.locale).toBe('ja');
+    expect((await postSession(tenant, { locale: 'auto' })).body.session.locale).toBe('auto');
+  });
+
   it('When an externalId is reused, then 409 DUPLICATE_EXTERNAL_ID; the other mode may reuse it (D37)', async () => {
     const tenant = newTenant();
     const first = await postSession(tenant, { externalId: 'ext-1' });

@@ -1,4 +1,4 @@
-import { DISPLAY_NAME_MAX, LOGO_URL_MAX, PAGE_LOCALES, type CheckoutBrand } from '@checkout/contracts';
+import { DISPLAY_NAME_MAX, LOGO_URL_MAX, SESSION_LOCALES, type CheckoutBrand } from '@checkout/contracts';
 import { escapeHtml as e, markup } from '@checkout/html';
 import { layout, type PageContext } from './layout';
 import { notice } from './parts';
@@ -7,7 +7,7 @@ import { notice } from './parts';
 // one form posted with the session's CSRF token. An empty field clears its setting.
 
 /** Each locale named in its own language, so a merchant finds its customers' language whatever it reads. */
-const LOCALE_NAMES: Record<(typeof PAGE_LOCALES)[number], string> = {
+const LOCALE_NAMES: Record<(typeof SESSION_LOCALES)[number], string> = {
   en: 'English',
   es: 'Español',
   fr: 'Français',
@@ -35,7 +35,7 @@ function localeOptions(chosen: string): string {
     `<option value="${e(value)}"${lang ? ` lang="${e(lang)}"` : ''}${value === chosen ? ' selected' : ''}>${e(label)}</option>`;
   return [
     option('auto', "The customer's browser language"),
-    ...PAGE_LOCALES.map((locale) => option(locale, LOCALE_NAMES[locale], locale)),
+    ...SESSION_LOCALES.map((locale) => option(locale, LOCALE_NAMES[locale], locale)),
   ].join('');
 }
 

@@ -1,24 +1,26 @@
 import type { PaymentMethod } from '@checkout/contracts';
 import type { NoticeCode } from '../../domain/payment-methods';
 import type { CollectedInputs, SessionBrand } from '../../store/session.document';
+import type { TextKey } from './i18n/catalog';
+import type { PageText } from './i18n/page-text';
 
-/** The words of each notice the page is sent back with (domain/payment-methods.ts names them). */
-export const NOTICES: Record<NoticeCode, string> = {
-  declined: 'Your card was declined. No money was taken. Try another card.',
-  not_test_card:
-    'That is not a test card. In test mode, use 4242 4242 4242 4242 (succeeds) or 4000 0000 0000 0002 (declined).',
-  card_required: 'Enter a card number.',
-  required: 'Please fill in the required details below.',
-  amount: 'Enter an amount to pay, at least $0.01.',
-  method: 'That payment method is not available for this checkout.',
-  paid_partial: 'Payment received. The rest is still due.',
-  not_payable: 'This checkout can no longer take payment.',
-  destination_unavailable:
-    'Stablecoin payments to this merchant are unavailable. No money was taken. Choose another method or contact the merchant.',
+/** The catalog text of each notice the page is sent back with (domain/payment-methods.ts names them). */
+export const NOTICES: Record<NoticeCode, TextKey> = {
+  declined: 'noticeDeclined',
+  not_test_card: 'noticeNotTestCard',
+  card_required: 'noticeCardRequired',
+  required: 'noticeRequired',
+  amount: 'noticeAmount',
+  method: 'noticeMethod',
+  paid_partial: 'noticePaidPartial',
+  not_payable: 'noticeNotPayable',
+  destination_unavailable: 'noticeDestinationUnavailable',
 };
 
 export interface PageContext {
   nonce: string;
+  /** The page's words and formats, in the locale it is shown in (D53). */
+  text: PageText;
   csrfToken: string;
   /** The name the page shows: the brand's display name, else the organization's (brand.ts shownName). */
   organizationName: string;

@@ -1,10 +1,12 @@
 import QRCode from 'qrcode';
+import { escapeHtml } from '@checkout/html';
 
 /**
  * The payment address as an inline SVG QR code (rendered here, so the page needs no script or image request for
- * it and the CSP stays as strict as it is). The address itself is encoded, which every wallet scans.
+ * it and the CSP stays as strict as it is). The address itself is encoded, which every wallet scans; `label` is its
+ * accessible name, in the page's language.
  */
-export async function paymentQrSvg(address: string): Promise<string> {
+export async function paymentQrSvg(address: string, label: string): Promise<string> {
   const svg = await QRCode.toString(address, {
     type: 'svg',
     errorCorrectionLevel: 'M',
@@ -13,6 +15,6 @@ export async function paymentQrSvg(address: string): Promise<string> {
   });
   return svg.replace(
     '<svg ',
-    '<svg role="img" aria-label="QR code of the payment address" width="192" height="192" focusable="false" ',
+    `<svg role="img" aria-label="${escapeHtml(label)}" width="192" height="192" focusable="false" `,
   );
 }

@@ -1,15 +1,18 @@
 import { escapeHtml as e } from '@checkout/html';
 import { formatTimeLeft } from './countdown';
 
-export function pollScript(nonce: string, sessionId: string, version: string, now: Date): string {
+export function pollScript(nonce: string, sessionId: string, version: string, now: Date, locale: string): string {
   // Live without a reload: the countdown ticks every second (corrected by the server's clock), and when /state
   // reports another version (a payment from elsewhere, an expiry, a cancel) the page's own HTML is fetched and its
-  // <main> swapped in, so what the customer sees is always what the server renders. At zero it asks at once.
+  // <main> swapped in, so what the customer sees is always what the server renders. At zero it asks at once. The
+  // countdown is written in the page's locale's digits, as the server wrote it; the script itself has no words.
   return `<script nonce="${e(nonce)}">
 (function(){
   var stateUrl = ${JSON.stringify(`/checkout/${sessionId}/state`)}, pageUrl = ${JSON.stringify(`/checkout/${sessionId}`)};
   var seen = ${JSON.stringify(version)}, skew = ${now.getTime()} - Date.now(), polling = false, timer;
   var formatTimeLeft = ${formatTimeLeft.toString()};
+  var clock = [1, 2].map(function(w){ return new Intl.NumberFormat(${JSON.stringify(locale)}, {minimumIntegerDigits: w, useGrouping: false}); });
+  function digits(n, width){ return clock[width - 1].format(n); }
   function byTestId(id){ return document.querySelector('[data-testid="' + id + '"]'); }
   function bindMethods(){
     var radios = document.querySelectorAll('input[name=method]');
@@ -24,7 +27,7 @@ export function pollScript(nonce: string, sessionId: string, version: string, no
     var c = byTestId('countdown');
     if (!c) return;
     var left = Date.parse(c.getAttribute('data-expires-at')) - (Date.now() + skew);
-    c.textContent = formatTimeLeft(left);
+    c.textContent = formatTimeLeft(left, digits);
     if (left <= 0 && !c.hasAttribute('data-ended')) { c.setAttribute('data-ended', ''); poll(); }
   }
   function swap(){

@@ -1,15 +1,17 @@
 import { amountDue, type CheckoutSession } from '@checkout/contracts';
-import { escapeHtml as e, formatAmount, markup, pageShell } from '@checkout/html';
+import { escapeHtml as e, markup, pageShell } from '@checkout/html';
 import { PAYMENT_METHOD_TABLE } from '../../domain/payment-methods';
 import { brandLogo, brandStyle } from './brand';
-import { formatTimeLeft } from './countdown';
+import type { PageText } from './i18n/page-text';
 import { NOTICES, type PageContext } from './page-context';
 import { payForm, paymentQr } from './pay-form';
 import { pollScript } from './poll-script';
 import { summary } from './summary';
 
 // The hosted page's pages: pending (the form, or in live mode the processor's note), terminal (completed,
-// expired, cancelled) and a message. The pending page's script keeps it live (poll-script.ts).
+// expired, cancelled) and a message. The pending page's script keeps it live (poll-script.ts). Every word comes
+// from the page's locale's catalog (i18n/), and the style is written in logical properties (start, end), so a
+// right-to-left locale lays the page out right to left.
 
 const STYLE = `
 *{box-sizing:border-box}
@@ -20,8 +22,8 @@ h1{font-size:1.35rem;margin:.25rem 0 1rem}
 h2{font-size:1.05rem;margin:0 0 .75rem}
 .badge{display:inline-block;background:#fff4ce;color:#5c4500;border-radius:6px;padding:.1rem .5rem;font-size:.8rem;font-weight:600}
 table{width:100%;border-collapse:collapse}
-td,th{padding:.35rem 0;text-align:left;vertical-align:top;font-weight:normal}
-td.num,th.num{text-align:right;white-space:nowrap}
+td,th{padding:.35rem 0;text-align:start;vertical-align:top;font-weight:normal}
+td.num,th.num{text-align:end;white-space:nowrap}
 tr.total th,tr.total td{font-weight:700;border-top:1px solid #ddd;padding-top:.6rem}
 .muted{color:#555}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}
@@ -39,6 +41,7 @@ button{width:100%;margin-top:1rem;padding:.8rem;font-size:1.05rem;font-weight:70
 .m0{margin:0}
 .expiry{margin:.75rem 0 0}
 .expiry strong{font-variant-numeric:tabular-nums}
+time,.expiry strong{unicode-bidi:isolate}
 .qr{margin:.75rem 0;text-align:center}
 .qr svg{max-width:100%;height:auto}
 .qr code{display:block;word-break:break-all;font-size:.85rem}
@@ -46,9 +49,18 @@ button{width:100%;margin-top:1rem;padding:.8rem;font-size:1.05rem;font-weight:70
 @media (max-width:480px){main{padding:.5rem}.card{padding:1rem}}
 `;
 
-function layout(title: string, nonce: string, body: string, script = '', brand?: PageContext['brand']): string {
+function layout(
+  text: PageText,
+  title: string,
+  nonce: string,
+  body: string,
+  script = '',
+  brand?: PageContext['brand'],
+): string {
   // The live region sits outside <main>, which the poller replaces, so screen readers hear the new status.
   return pageShell({
+    lang: text.locale,
+    dir: text.dir,
     title,
     nonce,
     style: `${STYLE}${brandStyle(brand)}`,
@@ -62,77 +74,74 @@ function header(session: CheckoutSession, ctx: PageContext): string {
   return markup`
     <header>
       ${brandLogo(ctx.organizationName, ctx.brand)}
-      <p class="muted m0">${testMode ? '<span class="badge">Test mode</span> ' : ''}Checkout</p>
+      <p class="muted m0">${testMode ? `<span class="badge">${e(ctx.text.t('testMode'))}</span> ` : ''}${e(ctx.text.t('checkout'))}</p>
       <h1>${e(ctx.organizationName)}</h1>
     </header>`;
 }
 
-const UNAVAILABLE =
-  'Stablecoin payments to this merchant are unavailable. Choose another method or contact the merchant.';
-
 /** The notice the page was sent back with, and a destination that no longer takes payments. */
 function notices(ctx: PageContext): string {
   const kind = ctx.notice === 'paid_partial' ? 'info' : 'error';
-  const notice = ctx.notice
-    ? `<div class="notice ${kind}" role="alert" data-testid="notice">${e(NOTICES[ctx.notice])}</div>`
-    : '';
+  const words = ctx.notice && ctx.text.t(NOTICES[ctx.notice], { minimum: ctx.text.amount(1) });
+  const notice = words ? `<div class="notice ${kind}" role="alert" data-testid="notice">${e(words)}</div>` : '';
   const unavailable =
     ctx.destinationUnavailable && ctx.notice !== 'destination_unavailable'
-      ? `<div class="notice error" role="status" data-testid="destination-unavailable">${e(UNAVAILABLE)}</div>`
+      ? `<div class="notice error" role="status" data-testid="destination-unavailable">${e(ctx.text.t('unavailable'))}</div>`
       : '';
   return notice + unavailable;
 }
 
-function failedAttempts(n: number): string {
+function failedAttempts(n: number, text: PageText): string {
   if (n === 0) return '';
-  return `<p class="muted" data-testid="failed-attempts">${n} declined payment attempt${n === 1 ? '' : 's'} so far.</p>`;
+  return `<p class="muted" data-testid="failed-attempts">${e(text.plural('failedAttempts', n))}</p>`;
 }
 
-function expiry(session: CheckoutSession, now: Date): string {
-  const left = formatTimeLeft(Date.parse(session.expiresAt) - now.getTime());
-  const at = e(session.expiresAt.replace('T', ' ').slice(0, 16));
+function expiry(session: CheckoutSession, ctx: PageContext): string {
+  const { text } = ctx;
+  const left = text.timeLeft(Date.parse(session.expiresAt) - ctx.now.getTime());
+  // The time goes into the sentence as a <time> element: the catalog's text is split around its placeholder.
+  const [before = '', after = ''] = text.t('expiresAt').split('{time}');
   return markup`
-    <p class="expiry">Time left to pay: <strong data-testid="countdown" role="timer"
-      data-expires-at="${e(session.expiresAt)}">${left}</strong> <span class="hint">(expires at <time
-      datetime="${e(session.expiresAt)}">${at} UTC</time>)</span></p>`;
+    <p class="expiry">${e(text.t('timeLeft'))} <strong data-testid="countdown" role="timer"
+      data-expires-at="${e(session.expiresAt)}">${e(left)}</strong> <span class="hint">${e(before)}<time
+      datetime="${e(session.expiresAt)}">${e(text.dateTime(session.expiresAt))}</time>${e(after)}</span></p>`;
 }
 
 export function renderPendingPage(session: CheckoutSession, ctx: PageContext): string {
   const due = amountDue(session.order.amounts);
+  const { text } = ctx;
   const liveNote = session.id.startsWith('cs_live_')
     ? markup`
       ${ctx.methods.some((m) => PAYMENT_METHOD_TABLE[m].showsDestination) ? paymentQr(ctx) : ''}
-      <p class="muted">Payments are processed by our payment processor; this page updates when your payment is confirmed.</p>`
+      <p class="muted">${e(text.t('processorNote'))}</p>`
     : '';
   const body = markup`
     ${header(session, ctx)}
     ${notices(ctx)}
-    ${summary(session)}
+    ${summary(session, text)}
     <section class="card" aria-labelledby="pay-h">
-      <h2 id="pay-h">Pay ${formatAmount(due)}</h2>
-      <p class="muted m0" data-testid="status" data-status="pending">Awaiting payment</p>
-      ${failedAttempts(session.failedAttempts)}
+      <h2 id="pay-h">${e(text.t('pay', { amount: text.amount(due) }))}</h2>
+      <p class="muted m0" data-testid="status" data-status="pending">${e(text.t('awaitingPayment'))}</p>
+      ${failedAttempts(session.failedAttempts, text)}
       ${liveNote || payForm(session, ctx, due)}
-      ${expiry(session, ctx.now)}
+      ${expiry(session, ctx)}
     </section>`;
-  const script = pollScript(ctx.nonce, session.id, ctx.version, ctx.now);
-  return layout(`Pay ${ctx.organizationName}`, ctx.nonce, body, script, ctx.brand);
+  const script = pollScript(ctx.nonce, session.id, ctx.version, ctx.now, text.locale);
+  return layout(text, text.t('payTitle', { merchant: ctx.organizationName }), ctx.nonce, body, script, ctx.brand);
 }
 
 export function renderTerminalPage(session: CheckoutSession, ctx: PageContext): string {
+  const { text: t } = ctx;
   const titles = {
-    completed: ['Payment received', 'Thank you! Your payment was received.'],
-    expired: [
-      'Checkout expired',
-      'This checkout has expired. No payment was taken for the remaining amount. Please return to the merchant to start again.',
-    ],
-    cancelled: ['Checkout cancelled', 'This checkout was cancelled by the merchant. No further payment can be made.'],
-    pending: ['Checkout', ''],
+    completed: [t.t('completedTitle'), t.t('completedText')],
+    expired: [t.t('expiredTitle'), t.t('expiredText')],
+    cancelled: [t.t('cancelledTitle'), t.t('cancelledText')],
+    pending: [t.t('checkout'), ''],
   } as const;
   const [title, text] = titles[session.status];
   const back =
     session.status === 'completed' && session.successUrl
-      ? `<p><a href="${e(session.successUrl)}">Return to ${e(ctx.organizationName)}</a></p>`
+      ? `<p><a href="${e(session.successUrl)}">${e(t.t('returnTo', { merchant: ctx.organizationName }))}</a></p>`
       : '';
   const body = markup`
     ${header(session, ctx)}
@@ -141,10 +150,17 @@ export function renderTerminalPage(session: CheckoutSession, ctx: PageContext): 
       <p>${e(text)}</p>
       ${back}
     </section>
-    ${summary(session)}`;
-  return layout(`${title} · ${ctx.organizationName}`, ctx.nonce, body, '', ctx.brand);
+    ${summary(session, t)}`;
+  return layout(t, t.t('terminalTitle', { title, merchant: ctx.organizationName }), ctx.nonce, body, '', ctx.brand);
 }
 
-export function renderMessagePage(nonce: string, title: string, text: string): string {
-  return layout(title, nonce, `<section class="card"><h1>${e(title)}</h1><p>${e(text)}</p></section>`);
+/** A page with a title and a sentence, no session: a checkout not found, a form that expired. */
+export function renderMessagePage(nonce: string, t: PageText, message: 'notFound' | 'formExpired'): string {
+  const title = t.t(`${message}Title`);
+  return layout(
+    t,
+    title,
+    nonce,
+    `<section class="card"><h1>${e(title)}</h1><p>${e(t.t(`${message}Text`))}</p></section>`,
+  );
 }

@@ -1,0 +1,80 @@
+import type { Catalog } from '../catalog';
+
+export const fr: Catalog = {
+  testMode: 'Mode test',
+  checkout: 'Paiement',
+  payTitle: 'Payer {merchant}',
+  pay: 'Payer {amount}',
+  awaitingPayment: 'En attente de paiement',
+  failedAttempts: {
+    one: '{count} tentative de paiement refusée jusqu’ici.',
+    many: '{count} tentatives de paiement refusées jusqu’ici.',
+    other: '{count} tentatives de paiement refusées jusqu’ici.',
+  },
+  timeLeft: 'Temps restant pour payer :',
+  expiresAt: '(expire le {time})',
+  processorNote:
+    'Les paiements sont traités par notre prestataire de paiement ; ' +
+    'cette page se met à jour dès que votre paiement est confirmé.',
+  unavailable:
+    'Les paiements en stablecoins à ce marchand sont indisponibles. ' +
+    'Choisissez un autre moyen de paiement ou contactez le marchand.',
+  terminalTitle: '{title} · {merchant}',
+  completedTitle: 'Paiement reçu',
+  completedText: 'Merci ! Votre paiement a bien été reçu.',
+  expiredTitle: 'Paiement expiré',
+  expiredText:
+    'Ce paiement a expiré. Aucun paiement n’a été prélevé pour le montant restant. ' +
+    'Veuillez retourner chez le marchand pour recommencer.',
+  cancelledTitle: 'Paiement annulé',
+  cancelledText: 'Ce paiement a été annulé par le marchand. Aucun autre paiement n’est possible.',
+  returnTo: 'Retour à {merchant}',
+  notFoundTitle: 'Paiement introuvable',
+  notFoundText: 'Nous n’avons pas trouvé ce paiement. Vérifiez le lien ou retournez chez le marchand pour recommencer.',
+  formExpiredTitle: 'Veuillez réessayer',
+  formExpiredText: 'Ce formulaire a expiré. Rechargez la page et envoyez-le à nouveau.',
+  noticeDeclined: 'Votre carte a été refusée. Aucun montant n’a été prélevé. Essayez une autre carte.',
+  noticeNotTestCard:
+    'Ce n’est pas une carte de test. En mode test, utilisez 4242 4242 4242 4242 (acceptée) ' +
+    'ou 4000 0000 0000 0002 (refusée).',
+  noticeCardRequired: 'Saisissez un numéro de carte.',
+  noticeRequired: 'Veuillez remplir les informations obligatoires ci-dessous.',
+  noticeAmount: 'Saisissez un montant à payer d’au moins {minimum}.',
+  noticeMethod: 'Ce moyen de paiement n’est pas disponible pour ce paiement.',
+  noticePaidPartial: 'Paiement reçu. Le reste est encore dû.',
+  noticeNotPayable: 'Ce paiement ne peut plus être réglé.',
+  noticeDestinationUnavailable:
+    'Les paiements en stablecoins à ce marchand sont indisponibles. Aucun montant n’a été prélevé. ' +
+    'Choisissez un autre moyen de paiement ou contactez le marchand.',
+  orderSummary: 'Récapitulatif de la commande',
+  summaryCaption: 'Articles, remises, taxes et total',
+  quantity: '× {quantity}',
+  subtotal: 'Sous-total',
+  total: 'Total',
+  paid: 'Payé',
+  remaining: 'Reste à payer',
+  noMethods: 'Aucun moyen de paiement n’est disponible pour ce paiement. Veuillez contacter le marchand.',
+  paymentMethod: 'Moyen de paiement',
+  methodCard: 'Carte',
+  methodStablecoin: 'Stablecoin',
+  methodStoredValue: 'Solde prépayé',
+  cardNumber: 'Numéro de carte',
+  amountToPay: 'Montant à payer (USD)',
+  hintStablecoin: 'Vous pouvez payer une partie du montant maintenant.',
+  hintStoredValue: 'Règle les {amount} restants avec votre solde prépayé.',
+  sendPaymentTo: 'Envoyez le paiement à',
+  qrLabel: 'QR code de l’adresse de paiement',
+  optional: '(facultatif)',
+  yourDetails: 'Vos coordonnées',
+  phone: 'Numéro de téléphone',
+  shippingAddress: 'Adresse de livraison',
+  fullName: 'Nom complet',
+  addressLine1: 'Adresse (ligne 1)',
+  addressLine2: 'Adresse (ligne 2)',
+  city: 'Ville',
+  region: 'État / région',
+  postalCode: 'Code postal',
+  countryCode: 'Code pays',
+  location: 'Point de vente',
+  chooseLocation: 'Choisissez un point de vente',
+};

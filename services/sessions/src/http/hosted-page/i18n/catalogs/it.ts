@@ -1,0 +1,80 @@
+import type { Catalog } from '../catalog';
+
+export const it: Catalog = {
+  testMode: 'Modalità di test',
+  checkout: 'Pagamento',
+  payTitle: 'Paga {merchant}',
+  pay: 'Paga {amount}',
+  awaitingPayment: 'In attesa di pagamento',
+  failedAttempts: {
+    one: 'Finora {count} tentativo di pagamento rifiutato.',
+    many: 'Finora {count} tentativi di pagamento rifiutati.',
+    other: 'Finora {count} tentativi di pagamento rifiutati.',
+  },
+  timeLeft: 'Tempo rimasto per pagare:',
+  expiresAt: '(scade il {time})',
+  processorNote:
+    'I pagamenti sono elaborati dal nostro fornitore di servizi di pagamento; ' +
+    'questa pagina si aggiorna quando il pagamento viene confermato.',
+  unavailable:
+    'I pagamenti in stablecoin a questo esercente non sono disponibili. ' +
+    'Scegli un altro metodo o contatta l’esercente.',
+  terminalTitle: '{title} · {merchant}',
+  completedTitle: 'Pagamento ricevuto',
+  completedText: 'Grazie! Abbiamo ricevuto il tuo pagamento.',
+  expiredTitle: 'Pagamento scaduto',
+  expiredText:
+    'Questo pagamento è scaduto. Non è stato addebitato nulla per l’importo rimanente. ' +
+    'Torna dall’esercente per ricominciare.',
+  cancelledTitle: 'Pagamento annullato',
+  cancelledText: 'Questo pagamento è stato annullato dall’esercente. Non è possibile effettuare altri pagamenti.',
+  returnTo: 'Torna a {merchant}',
+  notFoundTitle: 'Pagamento non trovato',
+  notFoundText: 'Non abbiamo trovato questo pagamento. Controlla il link o torna dall’esercente per ricominciare.',
+  formExpiredTitle: 'Riprova',
+  formExpiredText: 'Questo modulo è scaduto. Ricarica la pagina e invialo di nuovo.',
+  noticeDeclined: 'La tua carta è stata rifiutata. Non è stato addebitato nulla. Prova con un’altra carta.',
+  noticeNotTestCard:
+    'Questa non è una carta di test. In modalità di test usa 4242 4242 4242 4242 (riuscito) ' +
+    'o 4000 0000 0000 0002 (rifiutato).',
+  noticeCardRequired: 'Inserisci un numero di carta.',
+  noticeRequired: 'Compila i dati obbligatori qui sotto.',
+  noticeAmount: 'Inserisci un importo da pagare di almeno {minimum}.',
+  noticeMethod: 'Questo metodo di pagamento non è disponibile per questo pagamento.',
+  noticePaidPartial: 'Pagamento ricevuto. Il resto è ancora da pagare.',
+  noticeNotPayable: 'Questo pagamento non può più essere effettuato.',
+  noticeDestinationUnavailable:
+    'I pagamenti in stablecoin a questo esercente non sono disponibili. Non è stato addebitato nulla. ' +
+    'Scegli un altro metodo o contatta l’esercente.',
+  orderSummary: 'Riepilogo dell’ordine',
+  summaryCaption: 'Articoli, sconti, imposte e totale',
+  quantity: '× {quantity}',
+  subtotal: 'Subtotale',
+  total: 'Totale',
+  paid: 'Pagato',
+  remaining: 'Da pagare',
+  noMethods: 'Nessun metodo di pagamento è disponibile per questo pagamento. Contatta l’esercente.',
+  paymentMethod: 'Metodo di pagamento',
+  methodCard: 'Carta',
+  methodStablecoin: 'Stablecoin',
+  methodStoredValue: 'Credito prepagato',
+  cardNumber: 'Numero di carta',
+  amountToPay: 'Importo da pagare (USD)',
+  hintStablecoin: 'Puoi pagare ora una parte dell’importo.',
+  hintStoredValue: 'Paga i {amount} rimanenti con il tuo credito prepagato.',
+  sendPaymentTo: 'Invia il pagamento a',
+  qrLabel: 'Codice QR dell’indirizzo di pagamento',
+  optional: '(facoltativo)',
+  yourDetails: 'I tuoi dati',
+  phone: 'Numero di telefono',
+  shippingAddress: 'Indirizzo di spedizione',
+  fullName: 'Nome e cognome',
+  addressLine1: 'Indirizzo (riga 1)',
+  addressLine2: 'Indirizzo (riga 2)',
+  city: 'Città',
+  region: 'Provincia / regione',
+  postalCode: 'CAP',
+  countryCode: 'Codice paese',
+  location: 'Punto vendita',
+  chooseLocation: 'Scegli un punto vendita',
+};
