@@ -13,6 +13,7 @@ import { INTERNAL_API_HEADERS, TOPICS, topicName } from '@checkout/contracts';
 import { AdminClient, eventually, stackEnvironment } from '@checkout/testing';
 import { startBenchStack } from './stack';
 import { cpuDuring, cpuTable, sampleCpu, type CpuWindow } from './cpu';
+import { hostedPageTable, loadHostedPages } from './hosted-page';
 import { formatTable, percentile, runLoad, type LoadResult } from './load';
 import { rssMb, startBaseline } from './orders';
 
@@ -59,7 +60,8 @@ const ms = (value: number) => value.toFixed(2);
 
 /**
  * (a) `POST /v0/checkout/sessions` through the gateway at fixed concurrency; (b) time from a test-helper payment
- * request being sent to its `checkout.session.completed` event being seen on the topic, over `payments` sessions.
+ * request being sent to its `checkout.session.completed` event being seen on the topic, over `payments` sessions;
+ * (c) those sessions' hosted pages opened before the payments (hosted-page.ts).
  */
 export async function runSessionsBench(
   engines: Engines,
@@ -143,6 +145,11 @@ export async function runSessionsBench(
       else createErrors += 1;
     });
     if (createErrors > 0) console.log(`warning: ${createErrors} of ${options.payments} session creates failed`);
+    // (c) the customers open those sessions' pages before paying.
+    const hostedPage = await loadHostedPages(pool, sessionIds, {
+      concurrency: PAY_CONCURRENCY,
+      durationMs: options.durationMs,
+    });
 
     const seenAt = new Map<string, number>();
     const topic = topicName(stack.env.sessions.TOPIC_PREFIX, TOPICS.sessionEvents);
@@ -219,6 +226,7 @@ export async function runSessionsBench(
       p99: percentile(payLatencies, 99),
     };
     console.log(`\n${formatTable([create, bareInsert, payRow])}`);
+    console.log(`\n${hostedPageTable(hostedPage, PAY_CONCURRENCY)}`);
     console.log(`\npay request sent → checkout.session.completed seen on ${topic}:`);
     console.log(
       `  ${eventLatencies.length} of ${sessionIds.length} payments: p50 ${ms(percentile(eventLatencies, 50))} ms, p99 ${ms(percentile(eventLatencies, 99))} ms, max ${ms(eventLatencies.at(-1) ?? Number.NaN)} ms`,
