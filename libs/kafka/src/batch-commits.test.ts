@@ -123,6 +123,19 @@ describe('batchCommits', () => {
     expect(rejoins).toBe(0);
   });
 
+  it('When a commit of an earlier membership still does not answer, then the member is replaced: kafkajs would land it with the new generation, after newer commits', async () => {
+    const { consumer, emit } = fakeConsumer(() => 'no answer');
+    let rejoins = 0;
+    const commits = batchCommits(consumer, log, () => (rejoins += 1));
+    emit('consumer.group_join');
+    commits.track(batch(0, 9), Promise.resolve());
+    await vi.advanceTimersByTimeAsync(COMMIT_ANSWER_MS / 2);
+    // A rebalance within the same consumer: kafkajs goes on retrying the commit, now with the new generation.
+    emit('consumer.group_join');
+    await vi.advanceTimersByTimeAsync(COMMIT_ANSWER_MS / 2);
+    expect(rejoins).toBe(1);
+  });
+
   it('When a commit does not answer (kafkajs retrying it to a coordinator that moved), then the member is replaced once, after COMMIT_ANSWER_MS', async () => {
     const { consumer, emit } = fakeConsumer(() => 'no answer');
     let rejoins = 0;

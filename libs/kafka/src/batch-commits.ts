@@ -152,9 +152,13 @@ class OffsetCommitter {
 
   private failed(err: unknown, move: Move, sentIn: number): void {
     if (err instanceof CommitUnanswered) {
-      // kafkajs goes on retrying it on the replaced member until that member stops; the new member starts
-      // from the last commit that landed (at least once).
-      if (!this.stopped && !this.replaced && sentIn === this.membership) {
+      // kafkajs goes on retrying it until the member stops; the new member starts from the last commit that
+      // landed (at least once). A commit of an earlier membership is no safer: after a rejoin kafkajs retries it
+      // with the new generation, to the new coordinator, where it lands whenever its retry comes, after this
+      // membership's newer commits too, and takes the partition's committed offset back with nothing left to
+      // move it on (seen in the two-minute rollout: 2 messages left uncommitted after the drain, the last broker
+      // restarted as the load ended). Replacing the member stops those retries.
+      if (!this.stopped && !this.replaced) {
         this.replaced = true;
         this.log.warn(
           { err, topic: move.topic, partition: move.partition },
