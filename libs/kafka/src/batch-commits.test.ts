@@ -123,17 +123,39 @@ describe('batchCommits', () => {
     expect(rejoins).toBe(0);
   });
 
-  it('When a commit of an earlier membership still does not answer, then the member is replaced: kafkajs would land it with the new generation, after newer commits', async () => {
+  it('When a commit of the previous membership is still being retried at a join, then the member is replaced at once: kafkajs would land it with the new generation, after newer commits', async () => {
     const { consumer, emit } = fakeConsumer(() => 'no answer');
     let rejoins = 0;
     const commits = batchCommits(consumer, log, () => (rejoins += 1));
     emit('consumer.group_join');
     commits.track(batch(0, 9), Promise.resolve());
-    await vi.advanceTimersByTimeAsync(COMMIT_ANSWER_MS / 2);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(rejoins).toBe(0);
     // A rebalance within the same consumer: kafkajs goes on retrying the commit, now with the new generation.
     emit('consumer.group_join');
-    await vi.advanceTimersByTimeAsync(COMMIT_ANSWER_MS / 2);
     expect(rejoins).toBe(1);
+    // Its own deadline later asks for no second replacement.
+    await vi.advanceTimersByTimeAsync(COMMIT_ANSWER_MS);
+    expect(rejoins).toBe(1);
+  });
+
+  it('When every commit has settled by a join, or the member stopped, then the join replaces nothing', async () => {
+    let answer = true;
+    const { consumer, emit } = fakeConsumer(() => (answer ? undefined : 'no answer'));
+    let rejoins = 0;
+    const commits = batchCommits(consumer, log, () => (rejoins += 1));
+    emit('consumer.group_join');
+    commits.track(batch(0, 9), Promise.resolve());
+    await vi.advanceTimersByTimeAsync(0);
+    emit('consumer.group_join');
+    expect(rejoins).toBe(0);
+    answer = false;
+    commits.track(batch(10, 19), Promise.resolve());
+    await vi.advanceTimersByTimeAsync(0);
+    // kafkajs restarts a crashed consumer: the stopped member's retries carry a member id the group forgot.
+    emit('consumer.stop');
+    emit('consumer.group_join');
+    expect(rejoins).toBe(0);
   });
 
   it('When a commit does not answer (kafkajs retrying it to a coordinator that moved), then the member is replaced once, after COMMIT_ANSWER_MS', async () => {

@@ -95,6 +95,8 @@ class OffsetCommitter {
   private rejoinTimer: NodeJS.Timeout | undefined;
   // A commit of this membership went unanswered: the member is being replaced (once; every commit in it rejects).
   private replaced = false;
+  // Commits kafkajs has not settled yet, with the membership each was sent in (see stuckAtJoin).
+  private readonly unsettled = new Map<Promise<void>, number>();
 
   constructor(
     consumer: Consumer,
@@ -102,27 +104,47 @@ class OffsetCommitter {
     private readonly rejoin: () => void,
   ) {
     this.requests = new GroupCommit<Move>(async (moves) => {
-      await withinDeadline(
-        consumer.commitOffsets(highestPerPartition(moves)),
-        COMMIT_ANSWER_MS,
-        () => new CommitUnanswered(),
-      );
+      const sent = consumer.commitOffsets(highestPerPartition(moves));
+      this.unsettled.set(sent, this.membership);
+      const settle = () => this.unsettled.delete(sent);
+      sent.then(settle, settle);
+      await withinDeadline(sent, COMMIT_ANSWER_MS, () => new CommitUnanswered());
       return moves.map((): void => undefined);
     });
     consumer.on(consumer.events.STOP, () => {
       this.stopped = true;
       for (const timer of this.retries) clearTimeout(timer);
       this.retries.clear();
+      // A stopped member's retries carry a member id the group no longer knows: they cannot land.
+      this.unsettled.clear();
       this.disarmRejoin();
     });
     consumer.on(consumer.events.GROUP_JOIN, () => {
+      const replacing = this.replaced;
       this.stopped = false;
       this.membership += 1;
       this.committed = new Map();
       this.coordinatorMoved = undefined;
       this.replaced = false;
       this.disarmRejoin();
+      if (!replacing) this.replaceIfStuckAtJoin();
     });
+  }
+
+  /**
+   * A commit of the membership before this join that kafkajs still retries (a retriable refusal such as a moved
+   * coordinator, or no answer: a refusal during a rebalance is final and settles before the join) would now be
+   * sent with this membership's generation, to the new coordinator. It would land whenever its retry comes, after
+   * this membership's newer commits too, and take the partition's committed offset back, with nothing to move it
+   * on when no message follows (seen in the two-minute rollout: 2 messages left uncommitted after the drain, the
+   * last broker restarted as the load ended). Replacing the member stops those retries; the group then reads on
+   * from the last commit that landed (at least once).
+   */
+  private replaceIfStuckAtJoin(): void {
+    if (![...this.unsettled.values()].some((sentIn) => sentIn < this.membership)) return;
+    this.replaced = true;
+    this.log.warn("a commit of the group's previous membership is still being retried; replacing the member");
+    this.rejoin();
   }
 
   commit(move: Move): void {
@@ -153,11 +175,7 @@ class OffsetCommitter {
   private failed(err: unknown, move: Move, sentIn: number): void {
     if (err instanceof CommitUnanswered) {
       // kafkajs goes on retrying it until the member stops; the new member starts from the last commit that
-      // landed (at least once). A commit of an earlier membership is no safer: after a rejoin kafkajs retries it
-      // with the new generation, to the new coordinator, where it lands whenever its retry comes, after this
-      // membership's newer commits too, and takes the partition's committed offset back with nothing left to
-      // move it on (seen in the two-minute rollout: 2 messages left uncommitted after the drain, the last broker
-      // restarted as the load ended). Replacing the member stops those retries.
+      // landed (at least once). One of an earlier membership is no safer (replaceIfStuckAtJoin).
       if (!this.stopped && !this.replaced) {
         this.replaced = true;
         this.log.warn(
