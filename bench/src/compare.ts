@@ -68,7 +68,7 @@ export function tableRows(output: string, tables: RegExp): Map<string, string> {
     // A row has cells two or more spaces apart; a sentence after the table (one cell) ends it, as a blank line does.
     for (let j = i + 3; j < lines.length && lines[j]!.trim().split(CELLS).length > 1; j += 1) {
       const [first = '', ...rest] = lines[j]!.trim().split(CELLS);
-      rows.set(`${shortTitle} | ${first}`, rest.slice(0, 3).join('  '));
+      rows.set(`${shortTitle} | ${first}`, rest.join('  ').slice(0, 140));
     }
   }
   return rows;
