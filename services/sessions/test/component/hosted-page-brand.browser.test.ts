@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { newTenant, startStack, type Stack } from './harness';
+import { launchChromium } from './browser';
 
 // The merchant's brand on the hosted page through a real browser (Chromium via playwright-core, as
 // hosted-page.browser.test.ts): whatever colour the merchant picks, the button's text keeps WCAG AA contrast as the
 // browser computes it; the logo comes from https only, without a referrer.
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const LOGO = 'https://logo.example/brand.svg';
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -17,10 +17,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   stack = await startStack('brand');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,15 +1,15 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { SESSION_LOCALES, type PageLocale } from '@checkout/contracts';
 import { newTenant, startStack, type Stack, type Tenant } from './harness';
+import { launchChromium } from './browser';
 
 // The hosted page in each of its locales (D53), through Chromium: every state of it passes axe-core with no
 // violation at all, the document says its language (and Arabic its direction, laid out right to left by the
 // browser), and an `auto` session speaks the browser's language. With HOSTED_PAGE_SCREENSHOTS_DIR set, each
 // locale's open page is saved at phone and desktop width (docs/hosted-page-screenshots/, services/sessions/README.md).
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = process.env.HOSTED_PAGE_SCREENSHOTS_DIR;
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PHONE = { width: 375, height: 812 };
@@ -21,10 +21,7 @@ let browser: Browser;
 beforeAll(async () => {
   if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   stack = await startStack('locales');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
