@@ -64,7 +64,7 @@ export interface BooksInput {
   reports?: ReadonlyArray<{ merchant: string; report: BookTotals; api: BookTotals }>;
 }
 
-export interface BookTotals {
+interface BookTotals {
   payments: number;
   refunds: number;
   count: number;
