@@ -106,6 +106,12 @@ export interface QueuedLineDocument extends CountedFields {
   recordedAt: Date;
 }
 
+/** A line's entry in the queue: what the counting adds, and when it was recorded (asOf). */
+export function queueEntryOf(line: NewBalanceTransaction): QueuedLineDocument {
+  const { _id, organizationId, mode, currency, amount, createdAt, recordedAt } = line;
+  return { _id, organizationId, mode, currency, amount, createdAt, recordedAt };
+}
+
 /**
  * The only code touching `balance_transactions`, `balance_queue` and `balances`. Lines are inserted once by their
  * derived `_id`, uncounted, each with an entry in the queue; the counting adds each to its scope's balance exactly
@@ -140,17 +146,7 @@ export class BalanceStore {
       .map((l): BalanceTransactionDocument => ({ ...l, counted: false }));
     const duplicates =
       missing.length === 0 ? new Set<string>() : await insertManyOnce<BalanceTransactionDocument>(this.lines, missing);
-    const waiting = lines
-      .filter((l) => !counted.has(l._id))
-      .map((l): QueuedLineDocument => ({
-        _id: l._id,
-        organizationId: l.organizationId,
-        mode: l.mode,
-        currency: l.currency,
-        amount: l.amount,
-        createdAt: l.createdAt,
-        recordedAt: l.recordedAt,
-      }));
+    const waiting = lines.filter((l) => !counted.has(l._id)).map(queueEntryOf);
     if (waiting.length > 0) await insertManyOnce<QueuedLineDocument>(this.queue, waiting);
     return missing.length - duplicates.size;
   }

@@ -4,7 +4,12 @@ import { inject } from 'vitest';
 import { createLogger } from '@checkout/logger';
 import { MigrationRunner, MongoClient, ensureIndexes, type Db } from '@checkout/mongo';
 import { CommandCounter, openTestDatabase } from '@checkout/mongo/testing';
-import { BalanceStore, type BalanceScope, type NewBalanceTransaction } from '../../src/store/balance.store';
+import {
+  BalanceStore,
+  queueEntryOf,
+  type BalanceScope,
+  type NewBalanceTransaction,
+} from '../../src/store/balance.store';
 import { OrdersStore } from '../../src/store/orders.store';
 import { ORDER_INDEXES, COLLECTIONS } from '../../src/store/indexes';
 import { orderMigrations } from '../../src/store/migrations';
@@ -147,17 +152,7 @@ describe('the counting (D52): every line in the balance exactly once', () => {
     await store.insertMissing(scope, all);
     await store.countAll(scope, now);
     // The redelivery read the lines before they were marked counted, and queues them after their entries went.
-    await store.queue.insertMany(
-      all.map((l) => ({
-        _id: l._id,
-        organizationId: l.organizationId,
-        mode: l.mode,
-        currency: l.currency,
-        amount: l.amount,
-        createdAt: l.createdAt,
-        recordedAt: l.recordedAt,
-      })),
-    );
+    await store.queue.insertMany(all.map(queueEntryOf));
     expect(await store.countAll(scope, now)).toBe(0);
     await expectExact(scope, all);
     expect(await store.queue.countDocuments({ organizationId: scope.organizationId })).toBe(0);
