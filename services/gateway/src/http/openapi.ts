@@ -331,6 +331,10 @@ export function buildOpenApiDocument(serverUrl: string): Record<string, unknown>
 const TAGS: readonly { name: PublicRoute['tag']; description: string }[] = [
   { name: 'Orders', description: 'Orders with their items, computed amounts and payments (D9–D19).' },
   { name: 'Refunds', description: 'Refunds of what an order received, and their states (D48).' },
+  {
+    name: 'Balance',
+    description: 'The balance and its lines: one immutable balance transaction per money movement (D52).',
+  },
   { name: 'Checkout sessions', description: 'Hosted checkout pages for an order, and their lifecycle (D21–D26).' },
   { name: 'Test helpers', description: 'Test mode only (D29): drive a session as a customer or the clock would.' },
   {

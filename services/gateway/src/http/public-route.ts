@@ -20,6 +20,7 @@ export interface PublicRoute {
   tag:
     | 'Orders'
     | 'Refunds'
+    | 'Balance'
     | 'Checkout sessions'
     | 'Checkout settings'
     | 'Test helpers'
@@ -109,6 +110,12 @@ const ID_PARAMS: Record<string, IdParam> = {
     prefix: 're',
     code: 'INVALID_REFUND_ID',
     description: 'Refund id, `re_<mode>_<suffix>`.',
+  },
+  balanceTransactionId: {
+    name: 'balanceTransactionId',
+    prefix: 'txn',
+    code: 'INVALID_BALANCE_TRANSACTION_ID',
+    description: 'Balance transaction id, `txn_<mode>_<suffix>`.',
   },
   endpointId: {
     name: 'endpointId',

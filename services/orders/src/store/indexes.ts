@@ -5,6 +5,12 @@ export const COLLECTIONS = {
   customers: 'customers',
   locations: 'locations',
   paymentDestinations: 'payment_destinations',
+  /** D52: one line per money movement (balance-transaction.document.ts). */
+  balanceTransactions: 'balance_transactions',
+  /** D52: per organization, mode and currency, the totals of the counted lines (balance.store.ts). */
+  balances: 'balances',
+  /** D52: the lines not counted yet, a few at any time (balance.store.ts). */
+  balanceQueue: 'balance_queue',
 } as const;
 
 export const ORDER_INDEXES: readonly IndexDefinition[] = [
@@ -36,6 +42,26 @@ export const ORDER_INDEXES: readonly IndexDefinition[] = [
     // notification); multikey over the embedded refunds. Random ids, so one key finds one order.
     refunds_id: { key: { 'refunds.id': 1 }, servedBy: 'orders.store findByRefundId, findByRefundIdAcrossTenants' },
     outboxPending: { key: { outboxPending: 1 }, servedBy: 'OutboxRelay sweep' },
+  }),
+  ...indexesOn(COLLECTIONS.balanceTransactions, {
+    org_mode_createdAt_id: {
+      key: { organizationId: 1, mode: 1, createdAt: -1, _id: -1 },
+      servedBy: 'balance.store list (newest first, the window filters); reports read lines in this order',
+    },
+    org_mode_orderId_createdAt: {
+      key: { organizationId: 1, mode: 1, orderId: 1, createdAt: -1, _id: -1 },
+      servedBy: 'balance.store list filtered by orderId',
+    },
+  }),
+  ...indexesOn(COLLECTIONS.balanceQueue, {
+    org_mode_currency_recordedAt: {
+      key: { organizationId: 1, mode: 1, currency: 1, recordedAt: 1 },
+      servedBy: 'balance.store uncounted, readBalance (the oldest queued line: asOf)',
+    },
+    recordedAt: { key: { recordedAt: 1 }, servedBy: 'balance.store scopesToCount (the sweep)' },
+  }),
+  ...indexesOn(COLLECTIONS.balances, {
+    pending_batch: { key: { 'pending.batch': 1 }, servedBy: 'balance.store scopesToCount (a batch left pending)' },
   }),
   ...indexesOn(COLLECTIONS.customers, {
     org_mode_email: {
