@@ -27,6 +27,7 @@ export const ID_PREFIXES = {
   payment: 'pay',
   refund: 're',
   webhookEndpoint: 'we',
+  report: 'rpt',
 } as const;
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
 

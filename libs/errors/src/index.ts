@@ -1,5 +1,5 @@
-// Domain errors are values with a code from the spec (D5–D16, D29, D34, D42, D48); the HTTP status for each code is
-// decided here and nowhere else. Route files never set a 4xx status themselves.
+// Domain errors are values with a code from the spec (D5–D16, D29, D34, D42, D48, D52); the HTTP status for each code
+// is decided here and nowhere else. Route files never set a 4xx status themselves.
 
 export const ERROR_STATUS = {
   // generic (D5–D7)
@@ -40,6 +40,12 @@ export const ERROR_STATUS = {
   INVALID_REFUND_ID: 400,
   REFUND_NOT_FOUND: 404,
   REFUND_FAILED: 400,
+  // reports (D52; docs/books.md): a malformed report id, one unknown, foreign or past its 30 days, a report refused
+  // (a malformed body, a window over 366 days or empty), and a file asked for before the report succeeded
+  INVALID_REPORT_ID: 400,
+  REPORT_NOT_FOUND: 404,
+  REPORT_CREATE_FAILED: 400,
+  REPORT_NOT_READY: 409,
   // checkout sessions
   INVALID_SESSION_ID: 400,
   SESSION_NOT_FOUND: 404,
