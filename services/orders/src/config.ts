@@ -21,8 +21,22 @@ export const ConfigSchema = serviceConfigSchema({
       "(x-processor-signature, D48), and nothing else: sessions' PROCESSOR_WEBHOOK_SECRET " +
       'settles no refund',
   ),
+  REPORT_LEASE_MS: env
+    .positiveInt(30_000)
+    .describe(
+      "How long a report run's claim holds without renewal (renewed every third of it while the file is written): a " +
+        "crashed runner's report is taken over by another replica this long after its last renewal (D52)",
+    ),
+  REPORT_POLL_INTERVAL_MS: env
+    .positiveInt(5_000)
+    .describe(
+      'How often a sweeper replica looks for report runs to take (one whose replica crashed, or that failed and is ' +
+        'retried) and deletes reports past their 30 days (D52)',
+    ),
   API_ENABLED: roleSettings.api('the internal orders API'),
-  SWEEPERS_ENABLED: roleSettings.sweepers('the outbox sweep, which publishes events a crash left unpublished'),
+  SWEEPERS_ENABLED: roleSettings.sweepers(
+    'the outbox sweep, which publishes events a crash left unpublished, and the report runs poll and retention',
+  ),
 });
 
 export type Config = Readonly<z.output<typeof ConfigSchema>>;

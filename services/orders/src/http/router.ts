@@ -4,6 +4,8 @@ import type { OrderCommands } from '../domain/orders.use-cases';
 import type { ReferenceData } from '../domain/reference-data';
 import { ordersRoutes } from './orders.routes';
 import { refundsRoutes } from './refunds.routes';
+import { reportsRoutes } from './reports.routes';
+import type { ReportCommands } from '../domain/reports.use-cases';
 import { processorRoutes } from './processor.routes';
 import { referenceDataRoutes } from './reference-data.routes';
 
@@ -17,6 +19,7 @@ export function mountRoutes(
     internalCallers: readonly AcceptedInternalCaller[];
     processorSecret: string;
     commands: OrderCommands;
+    reports: ReportCommands;
     referenceData: ReferenceData;
     clock: () => Date;
   },
@@ -25,6 +28,7 @@ export function mountRoutes(
   mountRouters(app, [
     ordersRoutes(deps.commands),
     refundsRoutes(deps.commands),
+    reportsRoutes(deps.reports),
     processorRoutes(deps.commands, deps.processorSecret, deps.clock),
     referenceDataRoutes(deps.referenceData),
   ]);
