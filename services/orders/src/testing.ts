@@ -6,6 +6,8 @@ export { OrderCommands } from './domain/orders.use-cases';
 export { paymentsChartStart, paymentsPerHour } from './domain/payments-per-hour';
 export type { RefundInput } from './domain/refund';
 export { OrderEventsProducer } from './messaging/order-events.producer';
+export { ReportEventsProducer } from './messaging/report-events.producer';
+export type { ReportDocument } from './store/report.document';
 export type { OrderDocument } from './store/order.document';
 export { OrdersStore } from './store/orders.store';
 export type { ReferenceDataStore } from './store/reference-data.store';
