@@ -1,7 +1,8 @@
-// npm run bench -- orders|sessions|webhooks|events|dashboard|dashboard-overview|tracing|engine
+// npm run bench -- orders|sessions|webhooks|events|dashboard|dashboard-overview|reports|tracing|engine
 //   [compare <bench> --base=<revision> [--runs=N] [--tables=<regex>] [that bench's options]: bench/src/compare.ts]
 //   [--concurrency=N] [--seconds=S]
 //   [events --rounds=R: every cause of every event type R times]
+//   [reports --lines=100000,1000000 --samples=N: D52's report runs and the balance read at those sizes]
 //   [tracing --exporter=otlp|zipkin --sampler=always_on|always_off --control --traced-second]
 //   [--rounds=R (orders: interleaved slices)]
 //   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of
@@ -23,6 +24,7 @@ import { runDashboardOverviewBench } from './dashboard-overview';
 import { runEngineBench } from './engine';
 import { runEventsBench } from './events';
 import { runOrdersBench } from './orders';
+import { runReportsBench } from './reports';
 import { runSessionsBench } from './sessions';
 import { runTracingBench } from './tracing';
 import { runWebhookBench } from './webhooks';
@@ -72,6 +74,13 @@ const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>
       concurrency: option('concurrency', 8),
     }),
   events: (engines) => runEventsBench(engines, { rounds: option('rounds', 30) }),
+  reports: (engines) =>
+    runReportsBench(engines, {
+      lines: (rest.find((a) => a.startsWith('--lines='))?.slice('--lines='.length) ?? '100000,1000000')
+        .split(',')
+        .map(Number),
+      samples: option('samples', 200),
+    }),
   webhooks: (engines) =>
     runWebhookBench({
       engines,
