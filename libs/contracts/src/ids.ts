@@ -28,6 +28,8 @@ export const ID_PREFIXES = {
   refund: 're',
   webhookEndpoint: 'we',
   report: 'rpt',
+  /** D52: a balance transaction, its suffix derived from the movement it records (one line per movement). */
+  balanceTransaction: 'txn',
 } as const;
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
 
@@ -145,6 +147,10 @@ export const EventId = idSchema(ID_PREFIXES.event, 'Event id, `evt_<mode>_<suffi
 export const DeliveryId = idSchema(ID_PREFIXES.delivery, 'Webhook delivery id, `dlv_<mode>_<suffix>`.');
 export const PaymentId = idSchema(ID_PREFIXES.payment, 'Payment id, `pay_<mode>_<suffix>`.');
 export const RefundId = idSchema(ID_PREFIXES.refund, 'Refund id, `re_<mode>_<suffix>` (D48).');
+export const BalanceTransactionId = idSchema(
+  ID_PREFIXES.balanceTransaction,
+  'Balance transaction id, `txn_<mode>_<suffix>` (D52).',
+);
 export const WebhookEndpointId = idSchema(ID_PREFIXES.webhookEndpoint, 'Webhook endpoint id, `we_<mode>_<suffix>`.');
 export const PaymentDestinationId = idSchema(
   ID_PREFIXES.paymentDestination,

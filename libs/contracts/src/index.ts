@@ -7,6 +7,7 @@ export * from './orders';
 export * from './refunds';
 export * from './reports';
 export * from './report-events';
+export * from './balance';
 export * from './processor';
 export * from './pricing';
 export * from './sessions';

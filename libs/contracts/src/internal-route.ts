@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 
+// What one internal route declares, and what is derived from a declaration; the table is internal-routes.ts.
+
 /** The services that answer internal calls. */
 export type InternalService = 'gateway' | 'orders' | 'sessions' | 'webhook-dispatcher';
 /** Who calls them: a service, or an operators' job with a credential of its own. */
@@ -33,3 +35,23 @@ export interface InternalRoute {
 export const routesOf =
   <const S extends InternalService>(callee: S) =>
   <const R extends Omit<InternalRoute, 'callee'>>(route: R): R & { callee: S } => ({ ...route, callee });
+
+/** The names of a route's path parameters, from its Koa path (`/internal/orders/:orderId` → 'orderId'). */
+type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | ParamsOf<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
+export type InternalRouteParams<R extends InternalRoute> = Record<ParamsOf<R['path']>, string>;
+
+/** What a caller reads from a route's success: its answer schema's output, or nothing. */
+export type InternalAnswerOf<R extends InternalRoute> = R extends { answer: z.ZodType } ? z.output<R['answer']> : void;
+
+/** A route's path with its parameters filled in, each URI-encoded. */
+export function internalPath(route: InternalRoute, params: Readonly<Record<string, string>> = {}): string {
+  return route.path.replace(/:(\w+)/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`${route.method} ${route.path}: no value for :${name}`);
+    return encodeURIComponent(value);
+  });
+}

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import {
   DeliveryStatsResponse,
   EndpointDeliveriesResponse,
@@ -19,6 +18,8 @@ import {
 } from './internal';
 import { CreateOrderRequest, OrderResponse, UpdateOrderRequest } from './orders';
 import { RefundListResponse } from './refunds';
+import { BOOKS_ROUTES } from './books-routes';
+import { routesOf, type InternalRoute } from './internal-route';
 import { CreateSessionRequest, SessionResponse, UpdateSessionRequest } from './sessions';
 import {
   CreateWebhookEndpointRequest,
@@ -27,7 +28,6 @@ import {
   WebhookEndpointResponse,
   WebhookEndpointSecretResponse,
 } from './webhook-endpoints';
-import { routesOf, type InternalRoute } from './internal-route';
 import { REPORT_INTERNAL_ROUTES } from './report-routes';
 
 const NOT_FOUND = { order: 'ORDER_NOT_FOUND', session: 'SESSION_NOT_FOUND' } as const;
@@ -180,6 +180,9 @@ export const INTERNAL_ROUTES = {
     callers: ['gateway'],
     errors: ['PAYMENT_DESTINATION_NOT_FOUND', 'INVALID_PAYMENT_DESTINATION', 'INVALID_REQUEST'],
   }),
+
+  // D52: the books (balance transactions, the balance), which orders keeps beside the movements they record.
+  ...BOOKS_ROUTES,
 
   // Sessions: the merchants' session API and its test helpers, through the gateway.
   createSession: sessions({
@@ -348,23 +351,3 @@ export const INTERNAL_ROUTES = {
 } satisfies Record<string, InternalRoute>;
 
 export type InternalRouteName = keyof typeof INTERNAL_ROUTES;
-
-/** The names of a route's path parameters, from its Koa path (`/internal/orders/:orderId` → 'orderId'). */
-type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
-  ? Name | ParamsOf<`/${Rest}`>
-  : P extends `${string}:${infer Name}`
-    ? Name
-    : never;
-export type InternalRouteParams<R extends InternalRoute> = Record<ParamsOf<R['path']>, string>;
-
-/** What a caller reads from a route's success: its answer schema's output, or nothing. */
-export type InternalAnswerOf<R extends InternalRoute> = R extends { answer: z.ZodType } ? z.output<R['answer']> : void;
-
-/** A route's path with its parameters filled in, each URI-encoded. */
-export function internalPath(route: InternalRoute, params: Readonly<Record<string, string>> = {}): string {
-  return route.path.replace(/:(\w+)/g, (_, name: string) => {
-    const value = params[name];
-    if (value === undefined) throw new Error(`${route.method} ${route.path}: no value for :${name}`);
-    return encodeURIComponent(value);
-  });
-}

@@ -1,5 +1,5 @@
-// Domain errors are values with a code from the spec (D5–D16, D29, D34, D42, D48, D52); the HTTP status for each code
-// is decided here and nowhere else. Route files never set a 4xx status themselves.
+// Domain errors are values with a code from the spec (D5–D16, D29, D34, D42, D48, D52); the HTTP status for each
+// code is decided here and nowhere else. Route files never set a 4xx status themselves.
 
 export const ERROR_STATUS = {
   // generic (D5–D7)
@@ -46,6 +46,9 @@ export const ERROR_STATUS = {
   REPORT_NOT_FOUND: 404,
   REPORT_CREATE_FAILED: 400,
   REPORT_NOT_READY: 409,
+  // balance transactions (D52): a malformed line id in a path, a well-formed one nowhere in this organization and mode
+  INVALID_BALANCE_TRANSACTION_ID: 400,
+  BALANCE_TRANSACTION_NOT_FOUND: 404,
   // checkout sessions
   INVALID_SESSION_ID: 400,
   SESSION_NOT_FOUND: 404,

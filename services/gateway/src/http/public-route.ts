@@ -21,6 +21,7 @@ export interface PublicRoute {
     | 'Orders'
     | 'Refunds'
     | 'Reports'
+    | 'Balance'
     | 'Checkout sessions'
     | 'Checkout settings'
     | 'Test helpers'
@@ -120,6 +121,12 @@ const ID_PARAMS: Record<string, IdParam> = {
     prefix: 'rpt',
     code: 'INVALID_REPORT_ID',
     description: 'Report id, `rpt_<mode>_<suffix>`.',
+  },
+  balanceTransactionId: {
+    name: 'balanceTransactionId',
+    prefix: 'txn',
+    code: 'INVALID_BALANCE_TRANSACTION_ID',
+    description: 'Balance transaction id, `txn_<mode>_<suffix>`.',
   },
   endpointId: {
     name: 'endpointId',

@@ -1,8 +1,13 @@
 import {
+  BalanceQuery,
+  BalanceResponse,
+  BalanceTransactionListResponse,
+  BalanceTransactionResponse,
   CreateOrderRequest,
   CreateRefundRequest,
   CheckoutSettingsResponse,
   CreateSessionRequest,
+  ListBalanceTransactionsQuery,
   ListOrdersQuery,
   ListRefundsQuery,
   LoginLinkResponse,
@@ -134,6 +139,46 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
         "One refund of this organization and mode; another's, or the other mode's, is 404 `REFUND_NOT_FOUND`.",
       success: { status: 200, schema: RefundResponse },
       errors: ['INVALID_REFUND_ID', 'REFUND_NOT_FOUND'],
+    },
+  ]),
+  ...declareRoutes({ tag: 'Balance', upstream: 'orders' }, [
+    {
+      route: 'GET /v0/balance_transactions -> /internal/balance-transactions',
+      operationId: 'listBalanceTransactions',
+      summary: 'List balance transactions, newest first',
+      description:
+        "One immutable line per money movement of this key's organization and mode (D52): a payment applied " +
+        '(`type: payment`, amount > 0) or a refund that succeeded (`type: refund`, amount < 0). Newest first ' +
+        "(`createdAt`, the movement's time, descending, then id), paginated with `page` and `limit`. Filters: " +
+        '`type`, `orderId`, `createdAfter`, `createdBefore` (the window [createdAfter, createdBefore)); a malformed ' +
+        'one is 400 `INVALID_REQUEST` with details. A movement shows here within seconds of its order event.',
+      query: { schema: ListBalanceTransactionsQuery },
+      success: { status: 200, schema: BalanceTransactionListResponse },
+      links: linksTo(['getBalanceTransaction'], 'balanceTransactionId', '/balanceTransactions/0/id'),
+      errors: ['INVALID_REQUEST'],
+    },
+    {
+      route:
+        'GET /v0/balance_transactions/:balanceTransactionId -> /internal/balance-transactions/:balanceTransactionId',
+      operationId: 'getBalanceTransaction',
+      summary: 'Retrieve a balance transaction',
+      description:
+        "One line of this organization and mode; another organization's or the other mode's id is 404 " +
+        '`BALANCE_TRANSACTION_NOT_FOUND`, as an unknown one (D4).',
+      success: { status: 200, schema: BalanceTransactionResponse },
+      errors: ['INVALID_BALANCE_TRANSACTION_ID', 'BALANCE_TRANSACTION_NOT_FOUND'],
+    },
+    {
+      route: 'GET /v0/balance -> /internal/balance',
+      operationId: 'getBalance',
+      summary: "The balance of this key's organization and mode",
+      description:
+        'The totals of every balance transaction (D52): `payments`, `refunds` (a positive number), `net` and ' +
+        '`count`, in one currency (`currency`, default USD). `asOf`: every line recorded before it is in the ' +
+        'totals, so the balance equals the sum of the lines recorded up to `asOf`. One read, at any number of lines.',
+      query: { schema: BalanceQuery },
+      success: { status: 200, schema: BalanceResponse },
+      errors: ['INVALID_REQUEST'],
     },
   ]),
   ...declareRoutes({ tag: 'Checkout sessions', upstream: 'sessions' }, [

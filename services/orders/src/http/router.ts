@@ -2,6 +2,8 @@ import type Koa from 'koa';
 import { internalRouteRules, mountRouters, tenantInternalCalls, type AcceptedInternalCaller } from '@checkout/http';
 import type { OrderCommands } from '../domain/orders.use-cases';
 import type { ReferenceData } from '../domain/reference-data';
+import type { Books } from '../domain/books.use-cases';
+import { balanceRoutes } from './balance.routes';
 import { ordersRoutes } from './orders.routes';
 import { refundsRoutes } from './refunds.routes';
 import { reportsRoutes } from './reports.routes';
@@ -21,6 +23,7 @@ export function mountRoutes(
     commands: OrderCommands;
     reports: ReportCommands;
     referenceData: ReferenceData;
+    books: Books;
     clock: () => Date;
   },
 ): void {
@@ -31,5 +34,6 @@ export function mountRoutes(
     reportsRoutes(deps.reports),
     processorRoutes(deps.commands, deps.processorSecret, deps.clock),
     referenceDataRoutes(deps.referenceData),
+    balanceRoutes(deps.books),
   ]);
 }

@@ -1,25 +1,29 @@
 import type { ScopedDocument } from '@checkout/mongo';
+import type { BalanceTransactionType } from '@checkout/contracts';
 
 /**
- * One balance transaction (D52): one immutable line per money movement of an order, a payment applied
- * (`payment`, amount > 0) or a refund that succeeded (`refund`, amount < 0). Its id is derived from the movement
- * (`derivedId('txn', mode, sourceId)`), so inserting it once by `_id` makes exactly one line per movement under any
- * replay, duplicate, crash or concurrency (docs/books.md).
+ * One balance transaction (D52), collection `balance_transactions`: one immutable line per money movement of an
+ * order. Its `_id` is derived from the movement (`derivedId('txn', mode, sourceId)`), so inserting it once by `_id`
+ * gives exactly one line per movement under any replay, duplicate, crash or concurrency (docs/books.md). Written
+ * by the ledger's consumer and backfill; read by the API and by reports.
  */
 export interface BalanceTransactionDocument extends ScopedDocument {
   /** `txn_<mode>_<suffix>`, derived from sourceId. */
   _id: string;
-  type: 'payment' | 'refund';
+  type: BalanceTransactionType;
   orderId: string;
   /** The payment's `paymentId` or the refund's `id`. */
   sourceId: string;
-  /** Signed minor units: a payment's positive, a refund's negative. */
+  /** Signed minor units: a payment > 0, a refund < 0. */
   amount: number;
   currency: string;
-  /** When the movement happened: a payment's appliedAt; a refund's updatedAt when it became `succeeded`. */
+  /** When the money moved: a payment's appliedAt, a refund's updatedAt once succeeded (it never changes again). */
   createdAt: Date;
   /** When the line was inserted. */
   recordedAt: Date;
-  /** Internal: the line is in its scope's balance totals (the two-phase counting step). Never presented. */
+  /**
+   * Internal: false until the counting step has added the line to its scope's balance (docs/books.md, "The
+   * counting"); never presented.
+   */
   counted: boolean;
 }
