@@ -27,6 +27,7 @@ export const ID_PREFIXES = {
   payment: 'pay',
   refund: 're',
   webhookEndpoint: 'we',
+  report: 'rpt',
   /** D52: a balance transaction, its suffix derived from the movement it records (one line per movement). */
   balanceTransaction: 'txn',
 } as const;

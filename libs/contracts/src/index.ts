@@ -5,6 +5,8 @@ export * from './customer';
 export * from './address';
 export * from './orders';
 export * from './refunds';
+export * from './reports';
+export * from './report-events';
 export * from './balance';
 export * from './processor';
 export * from './pricing';

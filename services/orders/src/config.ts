@@ -21,6 +21,18 @@ export const ConfigSchema = serviceConfigSchema({
       "(x-processor-signature, D48), and nothing else: sessions' PROCESSOR_WEBHOOK_SECRET " +
       'settles no refund',
   ),
+  REPORT_LEASE_MS: env
+    .positiveInt(30_000)
+    .describe(
+      "How long a report run's claim holds without renewal (renewed every third of it while the file is written): a " +
+        "crashed runner's report is taken over by another replica this long after its last renewal (D52)",
+    ),
+  REPORT_POLL_INTERVAL_MS: env
+    .positiveInt(5_000)
+    .describe(
+      'How often a sweeper replica looks for report runs to take (one whose replica crashed, or that failed and is ' +
+        'retried) and deletes reports past their 30 days (D52)',
+    ),
   BALANCE_SWEEP_INTERVAL_MS: env
     .positiveInt(5_000)
     .describe(
@@ -31,7 +43,8 @@ export const ConfigSchema = serviceConfigSchema({
     'the ledger consumer (group orders.balance-lines), which records each money movement as a balance transaction',
   ),
   SWEEPERS_ENABLED: roleSettings.sweepers(
-    'the outbox sweep (events a crash left unpublished), the ledger sweep and the migrations',
+    'the outbox sweep (events a crash left unpublished), the ledger sweep, the migrations, and the report runs poll ' +
+      'and retention',
   ),
 });
 

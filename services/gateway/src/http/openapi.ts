@@ -203,7 +203,11 @@ function successResponse(route: PublicRoute, components: Record<string, JsonSche
           },
         },
       }),
-    content: { 'application/json': { schema: schemaOf(route.success.schema, 'output', components) } },
+    content: {
+      [route.success.contentType ?? 'application/json']: {
+        schema: schemaOf(route.success.schema, 'output', components),
+      },
+    },
     ...(route.links && {
       links: Object.fromEntries(
         Object.entries(route.links).map(([operationId, { parameter, pointer }]) => [
@@ -331,6 +335,10 @@ export function buildOpenApiDocument(serverUrl: string): Record<string, unknown>
 const TAGS: readonly { name: PublicRoute['tag']; description: string }[] = [
   { name: 'Orders', description: 'Orders with their items, computed amounts and payments (D9–D19).' },
   { name: 'Refunds', description: 'Refunds of what an order received, and their states (D48).' },
+  {
+    name: 'Reports',
+    description: 'Report runs: a CSV of balance transactions, orders or refunds over a window, kept 30 days (D52).',
+  },
   {
     name: 'Balance',
     description: 'The balance and its lines: one immutable balance transaction per money movement (D52).',
