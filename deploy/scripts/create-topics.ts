@@ -27,7 +27,7 @@ export const TopicsJobConfigSchema = z
     ORDER_EVENTS_PARTITIONS: env
       .positiveInt(6)
       .describe(
-        "Partitions of orders.events and orders.public-events (bound the sessions order-events and the dispatcher's order-public-events consumer parallelism)",
+        "Partitions of orders.events, orders.public-events and reports.public-events (bound the sessions order-events and the dispatcher's order-public-events and report-events consumer parallelism)",
       ),
     WEBHOOK_RETRY_PARTITIONS: env
       .positiveInt(6)
@@ -69,6 +69,8 @@ export function topicPlan(
     [TOPICS.sessionEvents, { numPartitions: config.SESSION_EVENTS_PARTITIONS }],
     [TOPICS.orderEvents, { numPartitions: config.ORDER_EVENTS_PARTITIONS }],
     [TOPICS.orderPublicEvents, { numPartitions: config.ORDER_EVENTS_PARTITIONS }],
+    // Report events are few (one per report run); orders produces them as it produces its public events.
+    [TOPICS.reportEvents, { numPartitions: config.ORDER_EVENTS_PARTITIONS }],
     ...WEBHOOK_RETRY_TIERS.map(
       (tier) => [TOPICS.webhookRetry(tier), { numPartitions: config.WEBHOOK_RETRY_PARTITIONS }] as const,
     ),

@@ -3,6 +3,7 @@ import { Timestamp } from './common';
 import { EventId } from './ids';
 import { Order } from './orders';
 import { Refund } from './refunds';
+import { Report } from './reports';
 import { CheckoutSession } from './sessions';
 
 /**
@@ -32,6 +33,9 @@ export type RefundEventType = (typeof REFUND_EVENT_TYPES)[number];
 /** The events orders produces for merchants (D49), on TOPICS.orderPublicEvents. */
 export const ORDER_PUBLIC_EVENT_TYPES = [...PUBLIC_ORDER_EVENT_TYPES, ...REFUND_EVENT_TYPES] as const;
 export type OrderPublicEventType = (typeof ORDER_PUBLIC_EVENT_TYPES)[number];
+/** D52: a report run finished; orders produces them on TOPICS.reportEvents. */
+export const REPORT_EVENT_TYPES = ['report.succeeded', 'report.failed'] as const;
+export type ReportEventType = (typeof REPORT_EVENT_TYPES)[number];
 
 // ---------------------------------------------------------------------------------------------------------
 // Webhook bodies (D30, D49) and the event catalog
@@ -119,6 +123,31 @@ export const RefundFailedWebhook = refundEventOf(
   '`refund.failed`: the processor refused the refund; its amount is refundable again (D48).',
 );
 
+const reportEventOf = <T extends ReportEventType>(type: T, id: string, description: string) =>
+  z
+    .object({
+      id: publicEventId,
+      event: z.literal(type),
+      createdAt: publicEventCreatedAt,
+      report: Report.describe('The report as it finished.'),
+    })
+    .meta({ id, description });
+
+export const ReportSucceededWebhook = reportEventOf(
+  'report.succeeded',
+  'ReportSucceededEvent',
+  '`report.succeeded`: a report run finished; its file is at `report.fileUrl` for 30 days (D52).',
+);
+export const ReportFailedWebhook = reportEventOf(
+  'report.failed',
+  'ReportFailedEvent',
+  '`report.failed`: a report run could not be built; `report.failureReason` says why (D52).',
+);
+
+/** The report events (D52), one body each. */
+export const ReportPublicEventBody = z.discriminatedUnion('event', [ReportSucceededWebhook, ReportFailedWebhook]);
+export type ReportPublicEventBody = z.infer<typeof ReportPublicEventBody>;
+
 /** The public events orders produces (D49), one body each. */
 export const OrderPublicEventBody = z.discriminatedUnion('event', [
   OrderCreatedWebhook,
@@ -176,6 +205,8 @@ export const EVENT_CATALOG = [
   ),
   catalogEntry(RefundSucceededWebhook, 'The money went back; amounts.refunded includes it (D48).'),
   catalogEntry(RefundFailedWebhook, 'The processor refused the refund; its amount is refundable again (D48).'),
+  catalogEntry(ReportSucceededWebhook, 'A report run finished; its CSV is at `report.fileUrl` for 30 days (D52).'),
+  catalogEntry(ReportFailedWebhook, 'A report run could not be built; `report.failureReason` says why (D52).'),
 ] as const;
 
 type Catalog = typeof EVENT_CATALOG;

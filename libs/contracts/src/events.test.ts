@@ -207,7 +207,8 @@ describe('topics', () => {
     expect(TOPICS.webhookRetry(1)).toBe('webhooks.retry.1');
     expect(TOPICS.webhookDeadLetter).toBe('webhooks.dead-letter');
     expect(TOPICS.orderPublicEvents).toBe('orders.public-events');
-    expect(ALL_TOPICS).toHaveLength(8);
+    expect(TOPICS.reportEvents).toBe('reports.public-events');
+    expect(ALL_TOPICS).toHaveLength(9);
   });
 
   it('When a retry tier outside 1..4 is asked for, then it throws (D31: at most 5 attempts)', () => {

@@ -6,6 +6,8 @@ export * from './address';
 export * from './orders';
 export * from './refunds';
 export * from './balance';
+export * from './reports';
+export * from './report-events';
 export * from './processor';
 export * from './pricing';
 export * from './sessions';

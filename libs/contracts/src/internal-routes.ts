@@ -28,6 +28,7 @@ import {
   WebhookEndpointResponse,
   WebhookEndpointSecretResponse,
 } from './webhook-endpoints';
+import { REPORT_INTERNAL_ROUTES } from './report-routes';
 
 const NOT_FOUND = { order: 'ORDER_NOT_FOUND', session: 'SESSION_NOT_FOUND' } as const;
 
@@ -146,6 +147,8 @@ export const INTERNAL_ROUTES = {
     callers: ['gateway'],
     processorSigned: true,
   }),
+  // Reports (D52), declared beside their shapes.
+  ...REPORT_INTERNAL_ROUTES,
   // Operators manage reference data through the gateway's admin API; the hosted page reads it (D38).
   listLocations: orders({
     method: 'GET',

@@ -14,6 +14,11 @@ export const TOPICS = {
   orderEvents: 'orders.events',
   /** OrderPublicEventMessage (events.ts): order.* and refund.* for merchants (D49), key = orderId; by orders. */
   orderPublicEvents: 'orders.public-events',
+  /**
+   * ReportPublicEventMessage (report-events.ts): report.* for merchants (D52), key = reportId; by orders. A topic of
+   * its own: a dispatcher of an earlier release reads orders.public-events strictly (docs/books.md).
+   */
+  reportEvents: 'reports.public-events',
   /** Deliveries waiting for retry tier N (tier 1 holds those whose first attempt failed). Key = deliveryId. */
   webhookRetry: (tier: WebhookRetryTier): string => {
     if (!WEBHOOK_RETRY_TIERS.includes(tier)) throw new RangeError(`no webhook retry tier ${String(tier)}`);
@@ -28,6 +33,7 @@ export const ALL_TOPICS: readonly string[] = [
   TOPICS.sessionEvents,
   TOPICS.orderEvents,
   TOPICS.orderPublicEvents,
+  TOPICS.reportEvents,
   ...WEBHOOK_RETRY_TIERS.map((tier) => TOPICS.webhookRetry(tier)),
   TOPICS.webhookDeadLetter,
 ];
@@ -39,6 +45,8 @@ export const CONSUMER_GROUPS = {
   dispatcherSessionEvents: 'webhook-dispatcher.session-events',
   /** webhook-dispatcher: reads TOPICS.orderPublicEvents, records each public event once (D49). */
   dispatcherOrderPublicEvents: 'webhook-dispatcher.order-public-events',
+  /** webhook-dispatcher: reads TOPICS.reportEvents, records each report event once and delivers it (D52). */
+  dispatcherReportEvents: 'webhook-dispatcher.report-events',
   /** webhook-dispatcher: reads every TOPICS.webhookRetry(tier). */
   dispatcherRetries: 'webhook-dispatcher.retries',
   /** sessions: reads TOPICS.orderEvents to follow its orders (cancellation, D25). */

@@ -63,6 +63,22 @@ describe('OpenAPI document', () => {
     expect(answer.properties).toHaveProperty('recovering');
   });
 
+  it('When reports are described, then D52 creates with 202, names asOf and fileUrl, and serves the file as text/csv', () => {
+    const create = doc.paths['/v0/reports']?.post;
+    expect(create.operationId).toBe('createReport');
+    expect(create.tags).toEqual(['Reports']);
+    expect(JSON.stringify(create.responses['202'])).toContain('ReportResponse');
+    expect(create.responses['400'].description).toContain('REPORT_CREATE_FAILED');
+    const report = doc.components.schemas.Report_output ?? doc.components.schemas.Report;
+    expect(Object.keys(report.properties)).toEqual(
+      expect.arrayContaining(['asOf', 'fileUrl', 'rows', 'failureReason']),
+    );
+    const file = doc.paths['/v0/reports/{reportId}/file']?.get;
+    expect(Object.keys(file.responses['200'].content)).toEqual(['text/csv; charset=utf-8']);
+    expect(file.responses['409'].description).toContain('REPORT_NOT_READY');
+    expect(file.responses['404'].description).toContain('REPORT_NOT_FOUND');
+  });
+
   it('When refunds are described, then the D48 operations, their codes and the Refund schema (with amounts.refunded on Order) are there', () => {
     const create = doc.paths['/v0/orders/{orderId}/refunds']?.post;
     expect(create.operationId).toBe('createRefund');
@@ -101,6 +117,8 @@ describe('OpenAPI document', () => {
         'refund.created',
         'refund.failed',
         'refund.succeeded',
+        'report.failed',
+        'report.succeeded',
       ].sort(),
     );
     expect(doc.components.schemas.RefundSucceededEvent.required).toEqual([

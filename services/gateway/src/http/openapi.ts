@@ -203,7 +203,11 @@ function successResponse(route: PublicRoute, components: Record<string, JsonSche
           },
         },
       }),
-    content: { 'application/json': { schema: schemaOf(route.success.schema, 'output', components) } },
+    content: {
+      [route.success.contentType ?? 'application/json']: {
+        schema: schemaOf(route.success.schema, 'output', components),
+      },
+    },
     ...(route.links && {
       links: Object.fromEntries(
         Object.entries(route.links).map(([operationId, { parameter, pointer }]) => [
@@ -334,6 +338,10 @@ const TAGS: readonly { name: PublicRoute['tag']; description: string }[] = [
   {
     name: 'Balance',
     description: 'The balance and its lines: one immutable balance transaction per money movement (D52).',
+  },
+  {
+    name: 'Reports',
+    description: 'Report runs: a CSV of balance transactions, orders or refunds over a window, kept 30 days (D52).',
   },
   { name: 'Checkout sessions', description: 'Hosted checkout pages for an order, and their lifecycle (D21–D26).' },
   { name: 'Test helpers', description: 'Test mode only (D29): drive a session as a customer or the clock would.' },

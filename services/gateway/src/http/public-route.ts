@@ -21,6 +21,7 @@ export interface PublicRoute {
     | 'Orders'
     | 'Refunds'
     | 'Balance'
+    | 'Reports'
     | 'Checkout sessions'
     | 'Checkout settings'
     | 'Test helpers'
@@ -36,7 +37,11 @@ export interface PublicRoute {
   body?: { schema: z.ZodType; required: boolean };
   /** The query's schema, for the document; validated by the owning service. */
   query?: { schema: z.ZodObject };
-  success: { status: number; schema: z.ZodType };
+  /**
+   * `contentType` absent: JSON. A CSV (D52's report file) is streamed from its owner to the merchant as it comes,
+   * never held whole in the gateway.
+   */
+  success: { status: number; schema: z.ZodType; contentType?: 'text/csv; charset=utf-8' };
   /** Error codes this operation can answer, besides the authentication ones every route shares. */
   errors: ErrorCode[];
   /** D29: test helpers exist only for sk_test keys; a live key sees 404 NOT_FOUND. */
@@ -117,6 +122,12 @@ const ID_PARAMS: Record<string, IdParam> = {
     code: 'INVALID_BALANCE_TRANSACTION_ID',
     description: 'Balance transaction id, `txn_<mode>_<suffix>`.',
   },
+  reportId: {
+    name: 'reportId',
+    prefix: 'rpt',
+    code: 'INVALID_REPORT_ID',
+    description: 'Report id, `rpt_<mode>_<suffix>`.',
+  },
   endpointId: {
     name: 'endpointId',
     prefix: 'we',
@@ -130,6 +141,7 @@ export const LINKS = {
   order: ['getOrder', 'updateOrder', 'cancelOrder', 'createRefund', 'listRefunds', 'testHelperCreateRefund'],
   refund: ['getRefund', 'testHelperSettleRefund'],
   session: ['getCheckoutSession', 'updateCheckoutSession', 'testHelperPay', 'testHelperExpire'],
+  report: ['getReport', 'getReportFile'],
   endpoint: ['getWebhookEndpoint', 'updateWebhookEndpoint', 'deleteWebhookEndpoint', 'rotateWebhookEndpointSecret'],
 } as const;
 

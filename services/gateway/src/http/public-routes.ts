@@ -23,6 +23,7 @@ import {
   UpdateOrderRequest,
   UpdateSessionRequest,
 } from '@checkout/contracts';
+import { REPORT_PUBLIC_ROUTES } from './report-public-routes';
 import { WEBHOOK_PUBLIC_ROUTES } from './webhook-public-routes';
 import { declareRoutes, LINKS, linksTo, ORDER_INPUT_ERRORS, type PublicRoute } from './public-route';
 
@@ -281,6 +282,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
       errors: ['INVALID_REFUND_ID', 'REFUND_NOT_FOUND', 'REFUND_FAILED', 'INVALID_REQUEST', 'NOT_FOUND'],
     },
   ]),
+  ...REPORT_PUBLIC_ROUTES,
   ...WEBHOOK_PUBLIC_ROUTES,
   ...declareRoutes({ tag: 'Checkout settings', upstream: 'gateway' }, [
     {

@@ -33,8 +33,9 @@ export interface EventFilters {
   createdBefore?: string | undefined;
 }
 
-/** What an event is about (D49): its session, or its order (and refund); a link to the page of it. */
-function eventSubject(ev: WebhookEvent): { label: string; id: string; href: string } {
+/** What an event is about (D49): its session, or its order (and refund), or a report (D52); a link to its page. */
+function eventSubject(ev: WebhookEvent): { label: string; id: string; href?: string } {
+  if ('report' in ev) return { label: 'Report', id: ev.report.id };
   if ('session' in ev) return { label: 'Session', id: ev.session.id, href: `/dashboard/sessions/${ev.session.id}` };
   if ('refund' in ev) return { label: 'Refund of order', id: ev.refund.id, href: `/dashboard/orders/${ev.order.id}` };
   return { label: 'Order', id: ev.order.id, href: `/dashboard/orders/${ev.order.id}` };
@@ -138,6 +139,8 @@ const NO_DELIVERY = {
 export function eventPage(ctx: PageContext, found: EventResponse, message?: string): string {
   const ev: WebhookEvent = found.event;
   const subject = eventSubject(ev);
+  const subjectCode = `<code>${e(subject.id)}</code>`;
+  const subjectLink = subject.href ? `<a href="${e(subject.href)}">${subjectCode}</a>` : subjectCode;
   // D49: a session's callback URL receives its session's events only; an order's or a refund's has no delivery.
   const ofSession = 'session' in ev;
   const redeliver = ofSession
@@ -154,7 +157,7 @@ export function eventPage(ctx: PageContext, found: EventResponse, message?: stri
       <dl class="facts">
         <dt>Type</dt><dd>${e(ev.event)}</dd>
         <dt>Created</dt><dd>${timeTag(ev.createdAt)}</dd>
-        <dt>${e(subject.label)}</dt><dd><a href="${e(subject.href)}"><code>${e(subject.id)}</code></a></dd>
+        <dt>${e(subject.label)}</dt><dd>${subjectLink}</dd>
       </dl>
       ${redeliver}
     </section>
