@@ -38,7 +38,7 @@ import { sessionHistory, type HistoryEntry } from './dashboard-views';
 // ports below are those calls (the gateway's clients implement them); the functions combine several into one view.
 
 /** D52: orders' calls the Balance page makes. */
-export interface DashboardBooks {
+interface DashboardBooks {
   balance(scope: Scope, requestId: string): Promise<BalanceResponse>;
   balanceDaily(scope: Scope, requestId: string, days: number): Promise<BalanceDailyResponse>;
   listBalanceTransactions(

@@ -1,4 +1,10 @@
-import type { Balance, BalanceTransaction, BalanceTransactionListResponse, Report } from '@checkout/contracts';
+import {
+  BALANCE_TRANSACTION_TYPES,
+  type Balance,
+  type BalanceTransaction,
+  type BalanceTransactionListResponse,
+  type Report,
+} from '@checkout/contracts';
 import { escapeHtml as e, formatAmount, markup } from '@checkout/html';
 import { dailyBalanceChart, type DayTotals } from './charts';
 import { timeTag } from './html';
@@ -29,8 +35,6 @@ export interface BalanceView {
   defaultWindow: { createdAfter: string; createdBefore: string };
   error?: string | undefined;
 }
-
-const LINE_TYPES = ['payment', 'refund'] as const;
 
 function totals(balance: Balance): string {
   const money = (minor: number) => e(formatAmount(minor, balance.currency));
@@ -116,7 +120,7 @@ function linesTable(view: BalanceView): string {
 export function balancePage(ctx: PageContext, view: BalanceView): string {
   const money = (minor: number) => formatAmount(minor, view.balance.currency);
   const filters = filterSection('/dashboard/balance', [
-    select('type', 'Type', LINE_TYPES, view.filters.type),
+    select('type', 'Type', BALANCE_TRANSACTION_TYPES, view.filters.type),
     text('orderId', 'Order id', view.filters.orderId, 'ord_test_…'),
     timeInput('createdAfter', 'Created from (UTC)', view.filters.createdAfter),
     timeInput('createdBefore', 'Created before (UTC)', view.filters.createdBefore),
