@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@checkout/testing';
-import { PROCESSOR_SIGNATURE_HEADER, signProcessorPayload } from '@checkout/contracts';
+import { PROCESSOR_SIGNATURE_HEADER, REPORT_COLUMNS, signProcessorPayload } from '@checkout/contracts';
 import { Checkout } from '@checkout/sdk';
 import { startStack, type InProcessStack } from './support/stack';
 import { Api, type ApiResponse } from './support/api';
@@ -16,7 +16,8 @@ import { buildOrderInput, buildSessionInput, uniqueId } from './support/factorie
 let stack: InProcessStack;
 
 const TOTAL = 1125; // buildOrderInput: 2 × 350 + 425
-const LINE_KEYS = ['id', 'type', 'orderId', 'sourceId', 'amount', 'currency', 'createdAt', 'recordedAt'];
+// The API's line and the CSV's columns are the same names, in the same order (D52).
+const LINE_KEYS: readonly string[] = REPORT_COLUMNS.balance_transactions;
 const LINES_DEADLINE_MS = 30_000;
 
 interface Line {
@@ -355,18 +356,7 @@ describe('reports (D52)', () => {
     const text = await sdk.reports.downloadFile(created.id);
     expect(text).toContain(`"'=HYPERLINK(""http://x.example"",""a,b"")-`);
     const [header, row] = parseCsv(text);
-    expect(header).toEqual([
-      'id',
-      'externalId',
-      'status',
-      'paymentStatus',
-      'currency',
-      'total',
-      'paid',
-      'refunded',
-      'createdAt',
-      'updatedAt',
-    ]);
+    expect(header).toEqual(REPORT_COLUMNS.orders);
     expect(row).toEqual([
       order.id,
       `'${externalId}`,

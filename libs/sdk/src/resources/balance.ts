@@ -6,7 +6,7 @@ import type {
   BalanceTransactionResponse,
 } from '@checkout/contracts';
 import type { HttpClient } from '../http';
-import { ListResult } from '../pagination';
+import { isoWindow, ListResult } from '../pagination';
 import type { BalanceTransactionListParams } from '../types';
 
 /** D52: the totals of every balance transaction of this key's organization and mode. */
@@ -34,12 +34,7 @@ export class BalanceTransactions {
   /** `await` for one page, `for await` for every line (newest first); filters: type, orderId, created from / before. */
   list(params: BalanceTransactionListParams = {}): ListResult<BalanceTransaction, BalanceTransactionListResponse> {
     const { page = 1, createdAfter, createdBefore, ...rest } = params;
-    const iso = (value: string | Date) => (value instanceof Date ? value.toISOString() : value);
-    const query = {
-      ...rest,
-      ...(createdAfter !== undefined && { createdAfter: iso(createdAfter) }),
-      ...(createdBefore !== undefined && { createdBefore: iso(createdBefore) }),
-    };
+    const query = { ...rest, ...isoWindow({ createdAfter, createdBefore }) };
     return new ListResult(
       (number) =>
         this.http.request<BalanceTransactionListResponse>('GET', '/v0/balance_transactions', {

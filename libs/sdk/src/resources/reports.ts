@@ -1,5 +1,6 @@
 import type { Report, ReportResponse } from '@checkout/contracts';
 import type { HttpClient, RequestOptions } from '../http';
+import { isoWindow } from '../pagination';
 import type { ReportCreateParams } from '../types';
 
 const path = (id: string) => `/v0/reports/${encodeURIComponent(id)}`;
@@ -13,8 +14,7 @@ export class Reports {
 
   /** Asynchronous; the same Idempotency-Key (yours, or the one the SDK makes for its retries) is the same report. */
   async create(params: ReportCreateParams, options?: RequestOptions): Promise<Report> {
-    const iso = (value: string | Date) => (value instanceof Date ? value.toISOString() : value);
-    const body = { ...params, createdAfter: iso(params.createdAfter), createdBefore: iso(params.createdBefore) };
+    const body = { ...params, ...isoWindow(params) };
     return (await this.http.request<ReportResponse>('POST', '/v0/reports', { body, ...(options && { options }) }))
       .report;
   }
