@@ -11,6 +11,7 @@ import {
 } from '@checkout/contracts';
 import { DeadLetterEntry } from '../../deploy/scripts/replay-dead-letter';
 import { parseOrderEvent } from '@checkout/sessions/testing';
+import { parseOrderNamed } from '@checkout/orders/testing';
 import { parseRetryMessage, parseSessionEvent, parseOrderPublicEvent } from '@checkout/webhook-dispatcher/testing';
 import { fixtureShape, produceAll, readFixtures, type MessageFixture } from './message-fixtures';
 
@@ -43,6 +44,19 @@ describe('message fixtures: every committed shape parses in its consumer', () =>
       expect(parsed.value.type).toBe(value.type);
       expect(ORDER_EVENT_TYPES).toContain(parsed.value.type);
       expect(parsed.value.orderId).toBe(fixture.key);
+    },
+  );
+
+  it.each(ofTopic(TOPICS.orderEvents).map((f) => [f.name, f.fixture] as const))(
+    "orders.events/%s → orders' balance-lines consumer (D52: it reads only whose order it is)",
+    (_name, fixture) => {
+      const parsed = parseOrderNamed(received(fixture));
+      if (!parsed.ok) throw new Error(parsed.error);
+      expect(parsed.value.orderId).toBe(fixture.key);
+      expect(parsed.value).toMatchObject({
+        organizationId: expect.any(String),
+        mode: expect.stringMatching(/^(test|live)$/),
+      });
     },
   );
 

@@ -51,6 +51,8 @@ export const CONSUMER_GROUPS = {
   dispatcherRetries: 'webhook-dispatcher.retries',
   /** sessions: reads TOPICS.orderEvents to follow its orders (cancellation, D25). */
   sessionsOrderEvents: 'sessions.order-events',
+  /** orders: reads TOPICS.orderEvents to record each money movement as one balance transaction (D52). */
+  ordersBalanceLines: 'orders.balance-lines',
 } as const;
 export type ConsumerGroupId = (typeof CONSUMER_GROUPS)[keyof typeof CONSUMER_GROUPS];
 

@@ -30,6 +30,11 @@ export interface Migration {
    * document meanwhile (to either shape) wins or loses as against any other writer, and nothing is done twice.
    */
   update: UpdateFilter<MigratedDocument>;
+  /**
+   * Work done for each pending document before its update, from the whole document: another collection filled
+   * from it (orders' balance transactions, D52). Idempotent: a crash between it and the update does it again.
+   */
+  prepare?: (doc: MigratedDocument) => Promise<void>;
 }
 
 export interface MigrationRecord {
@@ -194,12 +199,14 @@ export class MigrationRunner {
       if (this.stopping || !(await lease.renew())) return false;
       const batch = await collection
         .find(cursor === null ? migration.pending : { $and: [migration.pending, { _id: { $gt: cursor } }] }, {
-          projection: { _id: 1 },
+          ...(migration.prepare === undefined && { projection: { _id: 1 } }),
         })
         .sort({ _id: 1 })
         .limit(this.batchSize)
         .toArray();
-      for (const { _id } of batch) {
+      for (const doc of batch) {
+        const { _id } = doc;
+        if (migration.prepare) await migration.prepare(doc);
         const result = await collection.updateOne({ $and: [{ _id }, migration.pending] }, migration.update);
         migrated += result.modifiedCount;
       }

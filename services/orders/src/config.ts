@@ -21,8 +21,18 @@ export const ConfigSchema = serviceConfigSchema({
       "(x-processor-signature, D48), and nothing else: sessions' PROCESSOR_WEBHOOK_SECRET " +
       'settles no refund',
   ),
+  BALANCE_SWEEP_INTERVAL_MS: env
+    .positiveInt(5_000)
+    .describe(
+      'How often the ledger sweep counts balance transactions left uncounted (sweepers role; D52, docs/books.md)',
+    ),
   API_ENABLED: roleSettings.api('the internal orders API'),
-  SWEEPERS_ENABLED: roleSettings.sweepers('the outbox sweep, which publishes events a crash left unpublished'),
+  CONSUMERS_ENABLED: roleSettings.consumers(
+    'the ledger consumer (group orders.balance-lines), which records each money movement as a balance transaction',
+  ),
+  SWEEPERS_ENABLED: roleSettings.sweepers(
+    'the outbox sweep (events a crash left unpublished), the ledger sweep and the migrations',
+  ),
 });
 
 export type Config = Readonly<z.output<typeof ConfigSchema>>;

@@ -6,6 +6,7 @@ export { OrderCommands } from './domain/orders.use-cases';
 export { paymentsChartStart, paymentsPerHour } from './domain/payments-per-hour';
 export type { RefundInput } from './domain/refund';
 export { OrderEventsProducer } from './messaging/order-events.producer';
+export { parseOrderNamed } from './messaging/balance-lines.consumer';
 export type { OrderDocument } from './store/order.document';
 export { OrdersStore } from './store/orders.store';
 export type { ReferenceDataStore } from './store/reference-data.store';

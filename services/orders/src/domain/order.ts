@@ -110,6 +110,7 @@ export function newOrder(
     metadata: toEntries(input.metadata ?? {}),
     payments: [],
     refunds: [],
+    balanceLines: true,
     outbox: [],
     outboxPending: false,
     createdAt: context.now,

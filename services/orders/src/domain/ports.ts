@@ -1,6 +1,8 @@
 import type { Scope } from '@checkout/mongo';
 import type { OrderDocument, StoredCustomer } from '../store/order.document';
 import type { HourTotals, OrderListFilter } from '../store/orders.store';
+import type { BalanceTransactionDocument } from '../store/balance-transaction.document';
+import type { BalanceDocument, BalanceLineFilter, BalanceScope, NewBalanceTransaction } from '../store/balance.store';
 import type { DestinationStatus, LocationDocument, PaymentDestinationDocument } from '../store/reference-data.document';
 
 // The stores as the use cases need them: interfaces the domain owns, implemented by store/orders.store.ts and
@@ -82,4 +84,24 @@ export interface StoredReferenceData {
     now: Date,
   ): Promise<PaymentDestinationDocument | null>;
   listDestinations(scope: Scope): Promise<PaymentDestinationDocument[]>;
+}
+
+/** D52: the lines and the balances (store/balance.store.ts; docs/books.md). */
+export interface StoredBooks {
+  /** Inserts the lines not stored yet, uncounted; how many it inserted. */
+  insertMissing(scope: Scope, lines: readonly NewBalanceTransaction[]): Promise<number>;
+  /** One step of the counting (two-phase, exactly once); how many lines it added, 0 when none was left. */
+  countStep(scope: BalanceScope, now: Date): Promise<number>;
+  /** Counting until nothing is left in the scope; how many lines were added. */
+  countAll(scope: BalanceScope, now: () => Date): Promise<number>;
+  /** The scopes with a line recorded before `before` still uncounted, or a batch pending since before it. */
+  scopesToCount(before: Date, limit: number): Promise<BalanceScope[]>;
+  readBalance(scope: BalanceScope): Promise<{ balance: BalanceDocument | null; oldestUncounted: Date | null }>;
+  list(
+    scope: Scope,
+    filter: BalanceLineFilter,
+    page: number,
+    limit: number,
+  ): Promise<{ lines: BalanceTransactionDocument[]; total: number }>;
+  getLine(scope: Scope, id: string): Promise<BalanceTransactionDocument | null>;
 }

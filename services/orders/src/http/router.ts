@@ -2,6 +2,8 @@ import type Koa from 'koa';
 import { internalRouteRules, mountRouters, tenantInternalCalls, type AcceptedInternalCaller } from '@checkout/http';
 import type { OrderCommands } from '../domain/orders.use-cases';
 import type { ReferenceData } from '../domain/reference-data';
+import type { Books } from '../domain/books.use-cases';
+import { balanceRoutes } from './balance.routes';
 import { ordersRoutes } from './orders.routes';
 import { refundsRoutes } from './refunds.routes';
 import { processorRoutes } from './processor.routes';
@@ -18,6 +20,7 @@ export function mountRoutes(
     processorSecret: string;
     commands: OrderCommands;
     referenceData: ReferenceData;
+    books: Books;
     clock: () => Date;
   },
 ): void {
@@ -27,5 +30,6 @@ export function mountRoutes(
     refundsRoutes(deps.commands),
     processorRoutes(deps.commands, deps.processorSecret, deps.clock),
     referenceDataRoutes(deps.referenceData),
+    balanceRoutes(deps.books),
   ]);
 }

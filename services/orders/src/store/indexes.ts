@@ -5,6 +5,10 @@ export const COLLECTIONS = {
   customers: 'customers',
   locations: 'locations',
   paymentDestinations: 'payment_destinations',
+  /** D52: one line per money movement (balance-transaction.document.ts). */
+  balanceTransactions: 'balance_transactions',
+  /** D52: per organization, mode and currency, the totals of the counted lines (balance.store.ts). */
+  balances: 'balances',
 } as const;
 
 export const ORDER_INDEXES: readonly IndexDefinition[] = [
@@ -36,6 +40,25 @@ export const ORDER_INDEXES: readonly IndexDefinition[] = [
     // notification); multikey over the embedded refunds. Random ids, so one key finds one order.
     refunds_id: { key: { 'refunds.id': 1 }, servedBy: 'orders.store findByRefundId, findByRefundIdAcrossTenants' },
     outboxPending: { key: { outboxPending: 1 }, servedBy: 'OutboxRelay sweep' },
+  }),
+  ...indexesOn(COLLECTIONS.balanceTransactions, {
+    org_mode_createdAt_id: {
+      key: { organizationId: 1, mode: 1, createdAt: -1, _id: -1 },
+      servedBy: 'balance.store list (newest first, the window filters); reports read lines in this order',
+    },
+    org_mode_orderId_createdAt: {
+      key: { organizationId: 1, mode: 1, orderId: 1, createdAt: -1, _id: -1 },
+      servedBy: 'balance.store list filtered by orderId',
+    },
+    // The counting's queue: a scope's uncounted lines oldest first (countStep, readBalance's asOf) and the sweep's
+    // scopes with lines left uncounted. Every line has an entry (the local engine ignores partial filters).
+    uncounted: {
+      key: { counted: 1, organizationId: 1, mode: 1, currency: 1, recordedAt: 1 },
+      servedBy: 'balance.store uncounted, readBalance, scopesToCount',
+    },
+  }),
+  ...indexesOn(COLLECTIONS.balances, {
+    pending_batch: { key: { 'pending.batch': 1 }, servedBy: 'balance.store scopesToCount (a batch left pending)' },
   }),
   ...indexesOn(COLLECTIONS.customers, {
     org_mode_email: {

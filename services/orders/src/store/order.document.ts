@@ -102,6 +102,11 @@ export interface OrderDocument extends ScopedDocument, OutboxFields {
    * lands first (sessions asks for it before storing `expired`). Internal: never presented.
    */
   paymentsClosed?: boolean;
+  /**
+   * D52: this order's balance transactions are the ledger consumer's to build (every order created since it
+   * exists), or the backfill (migration orders.0002) built those of its movements before then. Internal.
+   */
+  balanceLines?: true;
   paidAt?: Date;
   cancelledAt?: Date;
   createdAt: Date;

@@ -1,0 +1,47 @@
+import type { Logger } from '@checkout/logger';
+import { runConsumer, type KafkaClient, type ParseResult, type RunningConsumer } from '@checkout/kafka';
+import { OrderEventMessage } from '@checkout/contracts';
+import type { Books } from '../domain/books.use-cases';
+
+/**
+ * What the ledger reads of an event: whose order it is, nothing else. Any type and any version's body will do (the
+ * order is read from orders' own store), so an event of an older or newer orders makes lines as well.
+ */
+const OrderNamed = OrderEventMessage.pick({ orderId: true, organizationId: true, mode: true });
+type OrderNamed = ReturnType<typeof OrderNamed.parse>;
+
+/** What the consumer does with a received message's JSON; exported for the message fixtures test. */
+export function parseOrderNamed(raw: unknown): ParseResult<OrderNamed> {
+  const parsed = OrderNamed.safeParse(raw);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: parsed.error.message };
+}
+
+/** Partitions of orders.events one replica handles at once: each order's events stay in order within its partition. */
+const PARTITIONS_AT_ONCE = 3;
+
+/**
+ * D52: the ledger's consumer group (`orders.balance-lines`) on orders.events, off the payment path. Each event
+ * names an order; its lines are built from the order as stored and inserted once by their derived ids, then
+ * counted (Books.recordOrder). At least once and in any order: a duplicate or a replay costs reads, no line.
+ */
+export async function startBalanceLinesConsumer(deps: {
+  kafka: KafkaClient;
+  groupId: string;
+  topic: string;
+  books: Books;
+  logger: Logger;
+  onRestart: () => void;
+}): Promise<RunningConsumer> {
+  return runConsumer<OrderNamed>({
+    kafka: deps.kafka,
+    groupId: deps.groupId,
+    topics: [deps.topic],
+    onRestart: deps.onRestart,
+    logger: deps.logger,
+    partitionsConsumedConcurrently: PARTITIONS_AT_ONCE,
+    parse: parseOrderNamed,
+    handle: async (message) => {
+      await deps.books.recordOrder({ organizationId: message.organizationId, mode: message.mode }, message.orderId);
+    },
+  });
+}

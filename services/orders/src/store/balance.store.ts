@@ -1,0 +1,300 @@
+import { randomUUID } from 'node:crypto';
+import {
+  insertManyOnce,
+  isDuplicateKeyError,
+  scoped,
+  type Collection,
+  type Db,
+  type Filter,
+  type Scope,
+} from '@checkout/mongo';
+import type { BalanceTransactionType } from '@checkout/contracts';
+import { COLLECTIONS } from './indexes';
+import type { BalanceTransactionDocument } from './balance-transaction.document';
+
+/** The totals of one UTC day of movements (the dashboard's chart). */
+interface DayTotals {
+  payments: number;
+  refunds: number;
+  count: number;
+}
+
+/** What a balance is kept for: an organization, a mode, and one currency (lines of two currencies never add up). */
+export interface BalanceScope extends Scope {
+  currency: string;
+}
+
+/**
+ * The balance of one scope (collection `balances`): the totals of its counted lines, and per UTC day of their
+ * createdAt. Only the counting step writes it (docs/books.md, "The counting").
+ */
+export interface BalanceDocument extends Scope {
+  /** `<organizationId>/<mode>/<currency>`. */
+  _id: string;
+  currency: string;
+  payments: number;
+  refunds: number;
+  count: number;
+  /** By UTC day, `YYYY-MM-DD`. */
+  days: Record<string, DayTotals>;
+  /** Batches committed so far: the state a commit expects, so that a batch read before another commit is refused. */
+  batches: number;
+  /** A batch in the totals whose lines may not be marked counted yet; null when none. */
+  pending: { batch: string; ids: string[] } | null;
+  updatedAt: Date;
+}
+
+/** Filters of the list (D52), each optional; the window is [createdAfter, createdBefore). */
+export interface BalanceLineFilter {
+  type?: BalanceTransactionType;
+  orderId?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+/** A line to store: the document but `counted`, which the store sets (false) when it inserts it. */
+export type NewBalanceTransaction = Pick<
+  BalanceTransactionDocument,
+  | '_id'
+  | 'organizationId'
+  | 'mode'
+  | 'type'
+  | 'orderId'
+  | 'sourceId'
+  | 'amount'
+  | 'currency'
+  | 'createdAt'
+  | 'recordedAt'
+>;
+
+/** What the counting reads of a line. */
+type CountedFields = Pick<BalanceTransactionDocument, '_id' | 'amount' | 'createdAt'>;
+
+/** At most this many lines go into one commit of the counting: one update's `$inc`, one `pending` list. */
+const COUNT_BATCH_MAX = 500;
+
+const balanceId = (scope: BalanceScope) => `${scope.organizationId}/${scope.mode}/${scope.currency}`;
+const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+
+/** The `$inc` of one batch: the totals and the totals of each day its lines fall on. */
+function incrementsOf(lines: readonly CountedFields[]): Record<string, number> {
+  const inc: Record<string, number> = { payments: 0, refunds: 0, count: 0, batches: 1 };
+  const add = (field: string, by: number) => {
+    inc[field] = (inc[field] ?? 0) + by;
+  };
+  for (const line of lines) {
+    const day = `days.${dayOf(line.createdAt)}`;
+    const [field, by] = line.amount >= 0 ? ['payments', line.amount] : ['refunds', -line.amount];
+    add(field, by);
+    add('count', 1);
+    add(`${day}.${field}`, by);
+    add(`${day}.count`, 1);
+  }
+  return inc;
+}
+
+/**
+ * The only code touching `balance_transactions` and `balances`. Lines are inserted once by their derived `_id` and
+ * uncounted; the counting adds each to its scope's balance exactly once, without a multi-document transaction (the
+ * engines have none), by a two-phase commit on the balance document (`countStep`).
+ */
+export class BalanceStore {
+  readonly lines: Collection<BalanceTransactionDocument>;
+  readonly balances: Collection<BalanceDocument>;
+
+  constructor(db: Db) {
+    this.lines = db.collection<BalanceTransactionDocument>(COLLECTIONS.balanceTransactions);
+    this.balances = db.collection<BalanceDocument>(COLLECTIONS.balances);
+  }
+
+  /**
+   * Inserts the lines not stored yet, uncounted, and says how many it inserted. The ids are read first (one read
+   * on the _id index), so a replay of an order's event writes nothing; the insert of the missing ones arbitrates a
+   * race with another inserter on the unique `_id`.
+   */
+  async insertMissing(scope: Scope, lines: readonly NewBalanceTransaction[]): Promise<number> {
+    if (lines.length === 0) return 0;
+    const stored = await scoped(this.lines, scope)
+      .find({ _id: { $in: lines.map((l) => l._id) } }, { projection: { _id: 1 } })
+      .toArray();
+    const have = new Set(stored.map((l) => l._id));
+    const missing = lines
+      .filter((l) => !have.has(l._id))
+      .map((l): BalanceTransactionDocument => ({ ...l, counted: false }));
+    if (missing.length === 0) return 0;
+    const duplicates = await insertManyOnce<BalanceTransactionDocument>(this.lines, missing);
+    return missing.length - duplicates.size;
+  }
+
+  /**
+   * One step of the counting of a scope; the number of lines it added to the totals (0: nothing left to count).
+   * (0) a batch left pending by a step that stopped half-way is finished first; (1) the balance, then up to
+   * COUNT_BATCH_MAX uncounted lines are read; (2) one conditional update adds them to the totals and records them
+   * as pending, only if no batch is pending and no other batch was committed since (1)'s read of the balance; (3)
+   * the lines are marked counted; (4) `pending` is cleared, naming the batch. A line is uncounted until (3), and
+   * (2) refuses while any committed batch is not through (4), so no line is added twice, whatever crashes, replays
+   * or concurrent steps: each step that loses (2) comes back, finishing what won.
+   */
+  async countStep(scope: BalanceScope, now: Date): Promise<number> {
+    for (;;) {
+      const balance = await this.balanceForCounting(scope, now);
+      if (balance.pending) {
+        await this.finishBatch(scope, balance.pending);
+        continue;
+      }
+      const lines = await this.uncounted(scope, COUNT_BATCH_MAX);
+      if (lines.length === 0) return 0;
+      const batch = await this.commitBatch(scope, balance.batches, lines, now);
+      if (batch === null) continue;
+      await this.finishBatch(scope, batch);
+      return lines.length;
+    }
+  }
+
+  /** Counting until nothing is left in the scope; how many lines were added. */
+  async countAll(scope: BalanceScope, now: () => Date): Promise<number> {
+    let total = 0;
+    for (let added = await this.countStep(scope, now()); added > 0; added = await this.countStep(scope, now()))
+      total += added;
+    return total;
+  }
+
+  /** The scope's balance document, made (all zeros) if it does not exist yet. */
+  async balanceForCounting(scope: BalanceScope, now: Date): Promise<BalanceDocument> {
+    const _id = balanceId(scope);
+    const found = await this.balances.findOne({ _id });
+    if (found) return found;
+    const fresh: BalanceDocument = {
+      _id,
+      organizationId: scope.organizationId,
+      mode: scope.mode,
+      currency: scope.currency,
+      payments: 0,
+      refunds: 0,
+      count: 0,
+      days: {},
+      batches: 0,
+      pending: null,
+      updatedAt: now,
+    };
+    // Whoever inserts first makes it; the others read it (an upsert with $setOnInsert, so nothing is overwritten).
+    const { _id: _, ...fields } = fresh;
+    await this.balances.updateOne({ _id }, { $setOnInsert: fields }, { upsert: true }).catch((err: unknown) => {
+      if (!isDuplicateKeyError(err)) throw err;
+    });
+    return (await this.balances.findOne({ _id })) ?? fresh;
+  }
+
+  /** Up to `limit` uncounted lines of the scope, oldest recorded first (index `uncounted`). */
+  uncounted(scope: BalanceScope, limit: number): Promise<CountedFields[]> {
+    return scoped(this.lines, scope)
+      .find({ counted: false, currency: scope.currency })
+      .project<CountedFields>({ _id: 1, amount: 1, createdAt: 1 })
+      .sort({ recordedAt: 1 })
+      .limit(limit)
+      .toArray();
+  }
+
+  /**
+   * Phase one: adds `lines` to the totals and records them as pending in one conditional update, only if the
+   * balance still has `batches` committed and nothing pending. The batch, or null when another step got there first.
+   */
+  async commitBatch(
+    scope: BalanceScope,
+    batches: number,
+    lines: readonly CountedFields[],
+    now: Date,
+  ): Promise<BalanceDocument['pending']> {
+    const pending = { batch: randomUUID(), ids: lines.map((l) => l._id) };
+    const result = await this.balances.updateOne(
+      { _id: balanceId(scope), batches, pending: null },
+      { $inc: incrementsOf(lines), $set: { pending, updatedAt: now } },
+    );
+    return result.matchedCount === 1 ? pending : null;
+  }
+
+  /** Phase two: the batch's lines marked counted, then `pending` cleared if it is still this batch. Idempotent. */
+  async finishBatch(scope: BalanceScope, pending: NonNullable<BalanceDocument['pending']>): Promise<void> {
+    await this.markCounted(pending.ids);
+    await this.balances.updateOne(
+      { _id: balanceId(scope), 'pending.batch': pending.batch },
+      { $set: { pending: null } },
+    );
+  }
+
+  async markCounted(ids: readonly string[]): Promise<void> {
+    await this.lines.updateMany({ _id: { $in: [...ids] }, counted: false }, { $set: { counted: true } });
+  }
+
+  /**
+   * The scopes with a line recorded before `before` still uncounted, or a batch pending since before it: what the
+   * sweep counts (a consumer that stopped between its insert and its count leaves them).
+   */
+  async scopesToCount(before: Date, limit: number): Promise<BalanceScope[]> {
+    const uncounted = await this.lines
+      .aggregate<{ _id: BalanceScope }>([
+        { $match: { counted: false, recordedAt: { $lt: before } } },
+        { $group: { _id: { organizationId: '$organizationId', mode: '$mode', currency: '$currency' } } },
+        { $limit: limit },
+      ])
+      .toArray();
+    const pending = await this.balances
+      .find({ 'pending.batch': { $exists: true }, updatedAt: { $lt: before } }, { limit })
+      .project<Pick<BalanceDocument, 'organizationId' | 'mode' | 'currency'>>({
+        organizationId: 1,
+        mode: 1,
+        currency: 1,
+      })
+      .toArray();
+    const byId = new Map<string, BalanceScope>();
+    for (const s of [...uncounted.map((u) => u._id), ...pending]) {
+      const scope = { organizationId: s.organizationId, mode: s.mode, currency: s.currency };
+      byId.set(balanceId(scope), scope);
+    }
+    return [...byId.values()];
+  }
+
+  /** The balance as stored (null: nothing counted yet), and when its oldest uncounted line was recorded. */
+  async readBalance(scope: BalanceScope): Promise<{ balance: BalanceDocument | null; oldestUncounted: Date | null }> {
+    // The uncounted line first: a line counted between the two reads is then in the totals read after it.
+    const oldest = await scoped(this.lines, scope)
+      .find({ counted: false, currency: scope.currency }, { projection: { recordedAt: 1 } })
+      .sort({ recordedAt: 1 })
+      .limit(1)
+      .toArray();
+    const balance = await this.balances.findOne({ _id: balanceId(scope) });
+    return { balance, oldestUncounted: oldest[0]?.recordedAt ?? null };
+  }
+
+  /** D52's list: newest first (createdAt, then id), with its total. */
+  async list(
+    scope: Scope,
+    filter: BalanceLineFilter,
+    page: number,
+    limit: number,
+  ): Promise<{ lines: BalanceTransactionDocument[]; total: number }> {
+    const query: Filter<BalanceTransactionDocument> = {};
+    if (filter.type) query.type = filter.type;
+    if (filter.orderId !== undefined) query.orderId = filter.orderId;
+    if (filter.createdAfter || filter.createdBefore)
+      query.createdAt = {
+        ...(filter.createdAfter && { $gte: filter.createdAfter }),
+        ...(filter.createdBefore && { $lt: filter.createdBefore }),
+      };
+    const lines = scoped(this.lines, scope);
+    const [page_, total] = await Promise.all([
+      lines
+        .find(query)
+        .sort({ createdAt: -1, _id: -1 })
+        .skip((page - 1) * limit)
+        .limit(limit)
+        .toArray(),
+      lines.countDocuments(query),
+    ]);
+    return { lines: page_, total };
+  }
+
+  getLine(scope: Scope, id: string): Promise<BalanceTransactionDocument | null> {
+    return scoped(this.lines, scope).findOne({ _id: id });
+  }
+}
