@@ -198,30 +198,20 @@ describe('balance transactions (D52)', () => {
     expect((await test.get(`/v0/balance_transactions/${orderId}`)).body.code).toBe('INVALID_BALANCE_TRANSACTION_ID');
   });
 
-  it('When another organization or the other mode asks for a line or a report, then 404 as an unknown id, and their lists and balances hold none of it (D4)', async () => {
+  it('When another organization or the other mode asks for a line, then 404 as an unknown id, and their lists and balances hold none of it (D4)', async () => {
     const { test, live } = await merchant('Books isolation');
     const { test: other } = await merchant('Books other');
     const orderId = await paidOrder(test);
     const [line] = await linesOf(test, orderId, 1);
-    const report = (
-      await test.post('/v0/reports', {
-        type: 'balance_transactions',
-        createdAfter: hourAgo(),
-        createdBefore: inAnHour(),
-      })
-    ).body.report as Report;
-
     for (const api of [other, live]) {
       const missing = await api.get(`/v0/balance_transactions/${line?.id}`);
       expect(missing).toMatchObject({ status: 404, body: { code: 'BALANCE_TRANSACTION_NOT_FOUND' } });
-      expect((await api.get(`/v0/reports/${report.id}`)).body.code).toBe('REPORT_NOT_FOUND');
-      expect((await api.get(`/v0/reports/${report.id}/file`)).status).toBe(404);
+      expect((await api.get(`/v0/balance_transactions?orderId=${orderId}`)).body.balanceTransactions).toEqual([]);
       expect((await api.get('/v0/balance_transactions')).body.balanceTransactions).toEqual([]);
       expect((await api.get('/v0/balance')).body.balance).toMatchObject({ payments: 0, refunds: 0, net: 0, count: 0 });
     }
     const unknown = `txn_test_${randomBytes(12).toString('hex')}`;
     expect((await test.get(`/v0/balance_transactions/${unknown}`)).status).toBe(404);
-    expect((await finished(test, report.id)).status).toBe('succeeded');
   });
 
   it("When a live payment's notification is delivered twice while a refund of it runs, then exactly one payment line and one refund line, and Σ lines = paid − refunded", async () => {
@@ -238,11 +228,15 @@ describe('balance transactions (D52)', () => {
       };
       // Both deliveries and the refund leave together; the refund is tried again until the payment is there
       // (before it, nothing is refundable: 400 REFUND_FAILED).
+      let refused = 0;
       const refundOnceRefundable = () =>
         eventually(
           async () => {
             const answer = await live.post(`/v0/orders/${session.order.id}/refunds`, { amount: 400 });
-            if (answer.status === 400 && answer.body.code === 'REFUND_FAILED') return undefined;
+            if (answer.status === 400 && answer.body.code === 'REFUND_FAILED') {
+              refused += 1;
+              return undefined;
+            }
             return answer;
           },
           { deadlineMs: 20_000, intervalMs: 5, description: 'the refund once the payment is applied' },
@@ -269,9 +263,9 @@ describe('balance transactions (D52)', () => {
       );
       expect(lines.every((l) => l.id.startsWith('txn_live_'))).toBe(true);
       expect(sum(lines)).toBe(order.amounts.paid - order.amounts.refunded);
-      outcomes.push(`${refund.status}`);
+      outcomes.push(`refund admitted after ${refused} refusals`);
     }
-    process.stderr.write(`books race: 3 rounds of a notification twice + a refund: ${outcomes.join(', ')}\n`);
+    process.stderr.write(`books race, 3 rounds of a notification twice beside a refund: ${outcomes.join('; ')}\n`);
   });
 });
 
@@ -373,7 +367,8 @@ describe('reports (D52)', () => {
   });
 
   it('When a report is asked for badly, then 400 REPORT_CREATE_FAILED with details; an unknown or malformed id 404 / 400', async () => {
-    const { test } = await merchant('Books refused');
+    const { test, live } = await merchant('Books refused');
+    const { test: other } = await merchant('Books refused other');
     const day = 86_400_000;
     const now = Date.now();
     for (const body of [
@@ -393,6 +388,19 @@ describe('reports (D52)', () => {
       expect(refused.body.details.length).toBeGreaterThan(0);
     }
     expect((await test.get('/v0/reports/rpt_nope')).body.code).toBe('INVALID_REPORT_ID');
+
+    // Another organization's or the other mode's report is not found, as an unknown one (D4).
+    const body = { type: 'refunds', createdAfter: hourAgo(), createdBefore: inAnHour() };
+    const report = (await test.post('/v0/reports', body)).body.report as Report;
+    for (const api of [other, live]) {
+      expect((await api.get(`/v0/reports/${report.id}`)).body.code).toBe('REPORT_NOT_FOUND');
+      expect((await api.get(`/v0/reports/${report.id}/file`)).status).toBe(404);
+    }
+    // Before it has succeeded its file is 409 REPORT_NOT_READY; then an empty window's file is its header row.
+    const early = await test.get(`/v0/reports/${report.id}/file`);
+    if (early.status !== 200) expect(early.body.code).toBe('REPORT_NOT_READY');
+    expect(await finished(test, report.id)).toMatchObject({ status: 'succeeded', rows: 0 });
+    expect((await test.get(`/v0/reports/${report.id}/file`)).body).toBe(`${REPORT_COLUMNS.refunds.join(',')}\r\n`);
     const unknown = await test.get(`/v0/reports/rpt_test_${randomBytes(12).toString('hex')}`);
     expect(unknown).toMatchObject({ status: 404, body: { code: 'REPORT_NOT_FOUND' } });
   });
