@@ -589,7 +589,7 @@ describe("the merchant's books on the dashboard's Balance page (D52)", () => {
 
     await page.getByLabel('Type').selectOption('refund');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.waitForURL(/\/dashboard\/balance\?type=refund$/);
+    await page.waitForURL(/\/dashboard\/balance\?type=refund&/);
     expect(await lines.locator('tbody tr').count()).toBe(1);
     expect(await lines.textContent()).toContain(refund.id);
     await page.goto(`${stack.gatewayUrl}/dashboard/balance?createdAfter=yesterday`);
