@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ORDER_EVENT_TYPES,
   ORDER_PUBLIC_EVENT_TYPES,
+  REPORT_EVENT_TYPES,
   SESSION_EVENT_TYPES,
   TOPICS,
   WEBHOOK_RETRY_TIERS,
@@ -12,7 +13,12 @@ import {
 import { DeadLetterEntry } from '../../deploy/scripts/replay-dead-letter';
 import { parseOrderEvent } from '@checkout/sessions/testing';
 import { parseOrderNamed } from '@checkout/orders/testing';
-import { parseRetryMessage, parseSessionEvent, parseOrderPublicEvent } from '@checkout/webhook-dispatcher/testing';
+import {
+  parseOrderPublicEvent,
+  parseReportEvent,
+  parseRetryMessage,
+  parseSessionEvent,
+} from '@checkout/webhook-dispatcher/testing';
 import { fixtureShape, produceAll, readFixtures, type MessageFixture } from './message-fixtures';
 
 const fixtures = readFixtures();
@@ -24,6 +30,7 @@ const retryTopics = WEBHOOK_RETRY_TIERS.map((tier) => TOPICS.webhookRetry(tier))
 const KNOWN_TOPICS = [
   TOPICS.orderEvents,
   TOPICS.orderPublicEvents,
+  TOPICS.reportEvents,
   TOPICS.sessionEvents,
   ...retryTopics,
   TOPICS.webhookDeadLetter,
@@ -88,6 +95,20 @@ describe('message fixtures: every committed shape parses in its consumer', () =>
     },
   );
 
+  it.each(ofTopic(TOPICS.reportEvents).map((f) => [f.name, f.fixture] as const))(
+    "reports.public-events/%s → the dispatcher's report-events consumer (D52)",
+    (_name, fixture) => {
+      const parsed = parseReportEvent(received(fixture));
+      if (!parsed.ok) throw new Error(parsed.error);
+      const value = fixture.value as { type: string; eventId: string; reportId: string; body: unknown };
+      expect(parsed.value.envelope).toMatchObject({ type: value.type, eventId: value.eventId, callbackUrl: null });
+      expect(REPORT_EVENT_TYPES).toContain(parsed.value.envelope.type);
+      expect(fixture.key).toBe(value.reportId);
+      expect(fixture.headers?.['event-id']).toBe(value.eventId);
+      expect(parsed.value.rawBody).toEqual(value.body);
+    },
+  );
+
   it.each(
     fixtures
       .filter((f) => retryTopics.includes(f.topic))
@@ -128,6 +149,9 @@ describe('message fixtures: every shape a producer can make has one', () => {
     );
     for (const type of ORDER_PUBLIC_EVENT_TYPES)
       expect(publicTypes, `orders.public-events has no ${type} fixture`).toContain(type);
+    const reportTypes = new Set(ofTopic(TOPICS.reportEvents).map((f) => (f.fixture.value as { type: string }).type));
+    for (const type of REPORT_EVENT_TYPES)
+      expect(reportTypes, `reports.public-events has no ${type} fixture`).toContain(type);
   });
 
   it("has a committed fixture of the shape of every message today's producers make (npm run fixtures adds missing ones)", async () => {

@@ -15,6 +15,7 @@ import { nextRevision, type Scope } from '@checkout/mongo';
 import {
   OrderCommands,
   OrderEventsProducer,
+  ReportEventsProducer,
   newOrder,
   type NewOrderInput,
   type RefundInput,
@@ -22,6 +23,7 @@ import {
   type OrderDocument,
   type OrdersStore,
   type ReferenceDataStore,
+  type ReportDocument,
 } from '@checkout/orders/testing';
 import { sessionEventMessage, type SessionDocument } from '@checkout/sessions/testing';
 import { WebhookPublisher, type DeliveryDocument } from '@checkout/webhook-dispatcher/testing';
@@ -496,5 +498,39 @@ function parkedPoison(): ProducedMessage {
 
 /** Every message shape the producers of today make, built by their own code. */
 export async function produceAll(): Promise<ProducedMessage[]> {
-  return [...(await orderEvents()), ...sessionEvents(), ...(await webhookMessages()), parkedPoison()];
+  return [
+    ...(await orderEvents()),
+    ...reportEvents(),
+    ...sessionEvents(),
+    ...(await webhookMessages()),
+    parkedPoison(),
+  ];
+}
+
+/** D52's report events on reports.public-events, from orders' ReportEventsProducer: a report succeeded, one failed. */
+function reportEvents(): ProducedMessage[] {
+  const producer = new ReportEventsProducer({ publishWritten: () => Promise.resolve(0) }, TOPICS.reportEvents);
+  const report: ReportDocument = {
+    _id: newId('rpt', MODE),
+    ...SCOPE,
+    type: 'balance_transactions',
+    status: 'pending',
+    createdAfter: new Date('2026-01-01T00:00:00.000Z'),
+    createdBefore: new Date('2026-01-15T00:00:00.000Z'),
+    createdAt: NOW,
+    expiresAt: new Date(NOW.getTime() + 30 * 24 * 3_600_000),
+    attempts: 1,
+    outbox: [],
+    outboxPending: false,
+  };
+  const ended: Array<[string, Partial<ReportDocument>]> = [
+    ['report.succeeded', { status: 'succeeded', rows: 2, asOf: NOW, fileId: `${report._id}.1` }],
+    ['report.failed', { status: 'failed', failureReason: 'internal_error' }],
+  ];
+  return ended.map(([name, outcome]) => {
+    const [entry] = producer.withEvent({ ...report, ...outcome }, NOW).outbox;
+    if (!entry) throw new Error(`fixtures: ReportEventsProducer wrote no ${name} event`);
+    const message = { topic: entry.topic, key: entry.key, value: entry.value, headers: { 'event-id': entry.eventId } };
+    return { topic: TOPICS.reportEvents, name, fixture: toFixture(message, 'orders ReportEventsProducer.withEvent') };
+  });
 }

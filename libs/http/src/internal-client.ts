@@ -166,6 +166,8 @@ export class InternalClient {
     method: string;
     path: string;
     requestId: string;
+    /** The tenant a streamed answer is read for (a report's file, D52); absent for a pass-through, which names none. */
+    scope?: Scope;
     headers: Record<string, string | string[] | undefined>;
     body?: Readable;
   }): Promise<{
@@ -185,7 +187,7 @@ export class InternalClient {
       )
         headers[name] = value;
     }
-    Object.assign(headers, this.internalHeaders(undefined, request.requestId));
+    Object.assign(headers, this.internalHeaders(request.scope, request.requestId));
     return inSpan(
       `${request.method} ${this.options.service}`,
       { kind: 'client', attributes: this.spanAttributes(request.method, undefined) },

@@ -1,7 +1,7 @@
 import type { Logger } from '@checkout/logger';
 import { ServiceRuntime } from '@checkout/service';
-import { PeriodicTask } from '@checkout/mongo';
-import { registerConsumerMetrics, type KafkaClient } from '@checkout/kafka';
+import { OutboxRelay, registerConsumerMetrics, type KafkaClient } from '@checkout/kafka';
+import { PeriodicTask, type Db } from '@checkout/mongo';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
 import { OrdersStore } from './store/orders.store';
@@ -16,6 +16,14 @@ import { OrderEventsProducer } from './messaging/order-events.producer';
 import { startBalanceLinesConsumer } from './messaging/balance-lines.consumer';
 import { mountRoutes } from './http/router';
 import type { OrderDocument } from './store/order.document';
+import type { ReportDocument } from './store/report.document';
+import { ReportsStore } from './store/reports.store';
+import { ReportSourcesStore } from './store/report-sources';
+import { ReportFilesStore } from './store/report-files';
+import { ReportRunner } from './domain/report-runner';
+import { ReportCommands } from './domain/reports.use-cases';
+import { ReportEventsProducer } from './messaging/report-events.producer';
+import type { EventProducer } from '@checkout/kafka';
 
 /**
  * Orders' migration steps as data: a release's record of one is read by today's runner (test-e2e contracts), which
@@ -41,10 +49,12 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       const topics = {
         orderEvents: topicName(config.TOPIC_PREFIX, TOPICS.orderEvents),
         publicEvents: topicName(config.TOPIC_PREFIX, TOPICS.orderPublicEvents),
+        reportEvents: topicName(config.TOPIC_PREFIX, TOPICS.reportEvents),
       };
       const kafka = await runtime.connectKafka([
         { topic: topics.orderEvents, numPartitions: config.ORDER_EVENTS_PARTITIONS },
         { topic: topics.publicEvents, numPartitions: config.ORDER_EVENTS_PARTITIONS },
+        { topic: topics.reportEvents, numPartitions: config.ORDER_EVENTS_PARTITIONS },
       ]);
       const producer = await runtime.connectProducer(kafka);
 
@@ -59,11 +69,13 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         events: new OrderEventsProducer(relay, topics),
         clock,
       });
+      const reports = wireReports(runtime, mongo.db, producer, topics.reportEvents, clock);
       if (config.API_ENABLED)
         mountRoutes(app, {
           internalCallers: config.INTERNAL_CALLERS,
           processorSecret: config.PROCESSOR_REFUND_WEBHOOK_SECRET,
           commands,
+          reports: reports.commands,
           referenceData: new ReferenceData(referenceData, clock),
           books,
           clock,
@@ -72,6 +84,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       if (config.SWEEPERS_ENABLED) {
         relay.start();
         sweepUncountedLines(runtime, books);
+        reports.startSweepers();
         await runtime.runMigrations(
           mongo.db,
           orderMigrations(async (order) => {
@@ -123,4 +136,52 @@ function sweepUncountedLines(runtime: ServiceRuntime<Config>, books: Books): voi
       (err) => runtime.logger.warn({ err }, 'ledger sweep failed; will retry'),
     ),
   );
+}
+
+/**
+ * D52's report runs: the store, the runner (kicked by the replica that accepts a report; on sweeper replicas, a poll
+ * for reports nobody runs and the 30-day retention) and their events' outbox relay, stopped with the service.
+ */
+function wireReports(
+  runtime: ServiceRuntime<Config>,
+  db: Db,
+  producer: EventProducer,
+  topic: string,
+  clock: () => Date,
+): { commands: ReportCommands; startSweepers(): void } {
+  const { config, logger } = runtime;
+  const reports = new ReportsStore(db);
+  const files = new ReportFilesStore(db);
+  // A relay of its own, without the outbox metrics: the orders relay's gauges already hold those names.
+  const relay = new OutboxRelay<ReportDocument>({
+    collection: reports.collection,
+    producer,
+    logger,
+    sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
+  });
+  const runner = new ReportRunner({
+    reports,
+    sources: new ReportSourcesStore(db),
+    files,
+    events: new ReportEventsProducer(relay, topic),
+    clock,
+    leaseMs: config.REPORT_LEASE_MS,
+    onError: (err, reportId) => logger.warn({ err, reportId }, 'report run failed'),
+  });
+  const sweep = new PeriodicTask(
+    async () => {
+      await runner.sweepExpired();
+      await runner.poll();
+    },
+    config.REPORT_POLL_INTERVAL_MS,
+    (err) => logger.warn({ err }, 'report poll failed; will retry'),
+  );
+  runtime.onStop('report runs', () => runner.stop());
+  return {
+    commands: new ReportCommands({ reports, files, runner, clock }),
+    startSweepers: () => {
+      runtime.runInBackground('report events relay', relay);
+      runtime.runInBackground('report poll', sweep);
+    },
+  };
 }

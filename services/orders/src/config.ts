@@ -26,12 +26,25 @@ export const ConfigSchema = serviceConfigSchema({
     .describe(
       'How often the ledger sweep counts balance transactions left uncounted (sweepers role; D52, docs/books.md)',
     ),
+  REPORT_LEASE_MS: env
+    .positiveInt(30_000)
+    .describe(
+      "How long a report run's claim holds without renewal (renewed every third of it while the file is written): a " +
+        "crashed runner's report is taken over by another replica this long after its last renewal (D52)",
+    ),
+  REPORT_POLL_INTERVAL_MS: env
+    .positiveInt(5_000)
+    .describe(
+      'How often a sweeper replica looks for report runs to take (one whose replica crashed, or that failed and is ' +
+        'retried) and deletes reports past their 30 days (D52)',
+    ),
   API_ENABLED: roleSettings.api('the internal orders API'),
   CONSUMERS_ENABLED: roleSettings.consumers(
     'the ledger consumer (group orders.balance-lines), which records each money movement as a balance transaction',
   ),
   SWEEPERS_ENABLED: roleSettings.sweepers(
-    'the outbox sweep (events a crash left unpublished), the ledger sweep and the migrations',
+    'the outbox sweep (events a crash left unpublished), the ledger sweep, the report runs poll and retention, and ' +
+      'the migrations',
   ),
 });
 

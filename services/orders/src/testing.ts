@@ -7,6 +7,8 @@ export { paymentsChartStart, paymentsPerHour } from './domain/payments-per-hour'
 export type { RefundInput } from './domain/refund';
 export { OrderEventsProducer } from './messaging/order-events.producer';
 export { parseOrderNamed } from './messaging/balance-lines.consumer';
+export { ReportEventsProducer } from './messaging/report-events.producer';
+export type { ReportDocument } from './store/report.document';
 export type { OrderDocument } from './store/order.document';
 export { OrdersStore } from './store/orders.store';
 export type { ReferenceDataStore } from './store/reference-data.store';

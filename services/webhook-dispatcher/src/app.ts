@@ -26,13 +26,17 @@ import { WebhookPublisher, retryTopics } from './messaging/webhook-messages';
 import { runEventsConsumer } from './messaging/events.consumer';
 import { parseSessionEvent } from './messaging/session-events.consumer';
 import { parseOrderPublicEvent } from './messaging/order-public-events.consumer';
+import { parseReportEvent } from './messaging/report-events.consumer';
 import { runRetryConsumer } from './messaging/retry.consumer';
 import { createDispatcherMetrics, type DispatcherMetrics } from './metrics';
 import { mountRoutes, type RouteDeps } from './http/router';
 
 type ConsumerMetrics = ReturnType<typeof registerConsumerMetrics>;
 
-/** Orders creates orders.public-events (ORDER_EVENTS_PARTITIONS, 6 by default); this only makes sure it exists. */
+/**
+ * Orders creates orders.public-events and reports.public-events (ORDER_EVENTS_PARTITIONS, 6 by default); this only
+ * makes sure they exist.
+ */
 const ORDER_PUBLIC_EVENTS_PARTITIONS = 6;
 
 export interface WebhookDispatcherApp {
@@ -57,12 +61,14 @@ export interface BuildOptions {
 function dispatcherTopics(prefix: string): {
   sessionEvents: string;
   orderPublicEvents: string;
+  reportEvents: string;
   tiers: string[];
   deadLetter: string;
 } {
   return {
     sessionEvents: topicName(prefix, TOPICS.sessionEvents),
     orderPublicEvents: topicName(prefix, TOPICS.orderPublicEvents),
+    reportEvents: topicName(prefix, TOPICS.reportEvents),
     tiers: retryTopics(prefix),
     deadLetter: topicName(prefix, TOPICS.webhookDeadLetter),
   };
@@ -134,6 +140,15 @@ async function startConsumers(input: {
     parse: parseOrderPublicEvent,
     handleBatch: (events) => record.recordEventsAndQueueFirstAttempts(events),
   });
+  // D52: report events too, from a topic of their own (docs/books.md: a dispatcher of the previous release reads
+  // orders.public-events strictly).
+  const reportEvents = await runEventsConsumer({
+    ...inGroup(CONSUMER_GROUPS.dispatcherReportEvents),
+    topic: topics.reportEvents,
+    partitionsConsumedConcurrently: ORDER_PUBLIC_EVENTS_PARTITIONS,
+    parse: parseReportEvent,
+    handleBatch: (events) => record.recordEventsAndQueueFirstAttempts(events),
+  });
   const retries = await runRetryConsumer({
     ...inGroup(CONSUMER_GROUPS.dispatcherRetries),
     topics: topics.tiers,
@@ -141,7 +156,7 @@ async function startConsumers(input: {
     partitionsConsumedConcurrently: Math.min(topics.tiers.length * config.WEBHOOK_RETRY_PARTITIONS, 64),
     onDue: (message) => attempts.onRetryDue(message),
   });
-  return [sessionEvents, orderPublicEvents, retries];
+  return [sessionEvents, orderPublicEvents, reportEvents, retries];
 }
 
 /** Everything `start` wires the parts from, once MongoDB and Kafka are connected. */
@@ -243,6 +258,7 @@ async function connectKafka(runtime: ServiceRuntime<Config>, config: Config, met
     { topic: topics.sessionEvents, numPartitions: config.SESSION_EVENTS_PARTITIONS },
     // Orders creates its own topic; made sure of here too, so subscribing never races orders' first start.
     { topic: topics.orderPublicEvents, numPartitions: ORDER_PUBLIC_EVENTS_PARTITIONS },
+    { topic: topics.reportEvents, numPartitions: ORDER_PUBLIC_EVENTS_PARTITIONS },
     ...topics.tiers.map((topic) => ({ topic, numPartitions: config.WEBHOOK_RETRY_PARTITIONS })),
     { topic: topics.deadLetter, numPartitions: config.WEBHOOK_RETRY_PARTITIONS },
   ]);
@@ -255,6 +271,7 @@ async function connectKafka(runtime: ServiceRuntime<Config>, config: Config, met
   const consumedGroups = [
     group(CONSUMER_GROUPS.dispatcherSessionEvents, [topics.sessionEvents]),
     group(CONSUMER_GROUPS.dispatcherOrderPublicEvents, [topics.orderPublicEvents]),
+    group(CONSUMER_GROUPS.dispatcherReportEvents, [topics.reportEvents]),
     group(CONSUMER_GROUPS.dispatcherRetries, topics.tiers),
   ];
   const kafkaMetrics = registerConsumerMetrics(metrics.registry, kafka, {

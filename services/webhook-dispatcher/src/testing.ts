@@ -4,6 +4,7 @@
 export { GatewaySettingsClient } from './clients/gateway.client';
 export { DELIVERY_STATS_HOSTS, DELIVERY_STATS_WINDOW_MS, deliveryStats } from './domain/delivery-stats';
 export { parseOrderPublicEvent } from './messaging/order-public-events.consumer';
+export { parseReportEvent } from './messaging/report-events.consumer';
 export { parseRetryMessage } from './messaging/retry.consumer';
 export { parseSessionEvent } from './messaging/session-events.consumer';
 export { WebhookPublisher } from './messaging/webhook-messages';

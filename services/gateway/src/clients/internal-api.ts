@@ -27,6 +27,11 @@ export abstract class InternalApi implements Forwarding, PassThrough {
     return this.http.json(call);
   }
 
+  /** Forwarding's streamed answer (a report's CSV, D52): the tenant's scope, the owner's body as it comes. */
+  stream(call: Omit<ForwardedCall, 'body'>) {
+    return this.http.raw({ ...call, headers: call.headers ?? {} });
+  }
+
   /** PassThrough (domain/owners.ts): the hosted page and the processor's notifications, streamed unchanged. */
   passThrough(request: Parameters<PassThrough['passThrough']>[0]) {
     return this.http.raw(request);

@@ -24,9 +24,18 @@ export interface OwnerAnswer {
   body: unknown;
 }
 
+/** An owner's answer whose body is passed on as it comes (a report's CSV, D52), never held whole. */
+export interface StreamedAnswer {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: Readable;
+}
+
 /** The public and admin APIs' forwarding: the gateway checks ids, the owner validates bodies and queries. */
 export interface Forwarding {
   forward(call: ForwardedCall): Promise<OwnerAnswer>;
+  /** A GET whose answer is streamed (the route's success is not JSON). */
+  stream(call: Omit<ForwardedCall, 'body'>): Promise<StreamedAnswer>;
 }
 
 /**

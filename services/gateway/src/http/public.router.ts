@@ -82,6 +82,12 @@ async function forward(
     if (!isIdOf(route.idParam.prefix, value))
       throw new DomainError(route.idParam.code, `"${value ?? ''}" is not a valid ${route.idParam.name}.`);
   }
+  const querystring = ctx.querystring ? `?${ctx.querystring}` : '';
+  const call = { path: `${route.upstreamPath(params)}${querystring}`, scope, requestId: String(ctx.state.requestId) };
+  if (route.success.contentType) {
+    await streamAnswer(ctx, deps.upstreams[route.upstream], { method: route.method, ...call });
+    return;
+  }
   // Bodies and queries are validated once, by the service that owns them (same zod schemas, same codes).
   const body = ctx.request.jsonBody;
   if (route.body && body === undefined && route.body.required)
@@ -101,12 +107,9 @@ async function forward(
       ...brandOf(settings),
     });
   }
-  const querystring = ctx.querystring ? `?${ctx.querystring}` : '';
   const response = await deps.upstreams[route.upstream].forward({
     method: route.method,
-    path: `${route.upstreamPath(params)}${querystring}`,
-    scope,
-    requestId: String(ctx.state.requestId),
+    ...call,
     body: route.body ? (body ?? {}) : undefined,
     headers,
   });
@@ -119,4 +122,28 @@ async function forward(
     route.answerOnly && response.status < 300
       ? { [route.answerOnly]: (response.body as Record<string, unknown> | null)?.[route.answerOnly] }
       : response.body;
+}
+
+/** The headers of a streamed answer the merchant gets: what the file is, and its name. */
+const STREAMED_HEADERS = ['content-type', 'content-disposition'] as const;
+
+/**
+ * A route whose success is a file (D52's report CSV): the owner's answer is passed on as it comes, chunk by chunk,
+ * so the gateway never holds a file whole; an error answer (JSON, small) is read and answered as any other.
+ */
+async function streamAnswer(ctx: Context, owner: Forwarding, call: Parameters<Forwarding['stream']>[0]): Promise<void> {
+  const answer = await owner.stream(call);
+  ctx.status = answer.status;
+  if (answer.status >= 300) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of answer.body) chunks.push(Buffer.from(chunk as Uint8Array));
+    const text = Buffer.concat(chunks).toString('utf8');
+    ctx.body = text === '' ? null : (JSON.parse(text) as unknown);
+    return;
+  }
+  for (const name of STREAMED_HEADERS) {
+    const value = answer.headers[name];
+    if (typeof value === 'string') ctx.set(name, value);
+  }
+  ctx.body = answer.body;
 }

@@ -6,6 +6,8 @@ import type { Books } from '../domain/books.use-cases';
 import { balanceRoutes } from './balance.routes';
 import { ordersRoutes } from './orders.routes';
 import { refundsRoutes } from './refunds.routes';
+import { reportsRoutes } from './reports.routes';
+import type { ReportCommands } from '../domain/reports.use-cases';
 import { processorRoutes } from './processor.routes';
 import { referenceDataRoutes } from './reference-data.routes';
 
@@ -19,6 +21,7 @@ export function mountRoutes(
     internalCallers: readonly AcceptedInternalCaller[];
     processorSecret: string;
     commands: OrderCommands;
+    reports: ReportCommands;
     referenceData: ReferenceData;
     books: Books;
     clock: () => Date;
@@ -28,6 +31,7 @@ export function mountRoutes(
   mountRouters(app, [
     ordersRoutes(deps.commands),
     refundsRoutes(deps.commands),
+    reportsRoutes(deps.reports),
     processorRoutes(deps.commands, deps.processorSecret, deps.clock),
     referenceDataRoutes(deps.referenceData),
     balanceRoutes(deps.books),

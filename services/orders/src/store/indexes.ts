@@ -9,7 +9,15 @@ export const COLLECTIONS = {
   balanceTransactions: 'balance_transactions',
   /** D52: per organization, mode and currency, the totals of the counted lines (balance.store.ts). */
   balances: 'balances',
+  /** D52's report runs. */
+  reports: 'reports',
 } as const;
+
+/**
+ * The GridFS bucket of the reports' files (D52): collections `report_files.files` and `report_files.chunks`, the
+ * driver's own shapes (its format, not ours: no contract fixture).
+ */
+export const REPORT_FILES_BUCKET = 'report_files';
 
 export const ORDER_INDEXES: readonly IndexDefinition[] = [
   ...indexesOn(COLLECTIONS.orders, {
@@ -39,12 +47,17 @@ export const ORDER_INDEXES: readonly IndexDefinition[] = [
     // D48: a refund by its id, in a tenant's scope (GET /v0/refunds/:id) or across tenants (the processor's
     // notification); multikey over the embedded refunds. Random ids, so one key finds one order.
     refunds_id: { key: { 'refunds.id': 1 }, servedBy: 'orders.store findByRefundId, findByRefundIdAcrossTenants' },
+    // D52: the refunds report, the orders holding a refund created in its window (multikey over the refunds).
+    org_mode_refunds_createdAt: {
+      key: { organizationId: 1, mode: 1, 'refunds.createdAt': 1 },
+      servedBy: 'report-sources refunds',
+    },
     outboxPending: { key: { outboxPending: 1 }, servedBy: 'OutboxRelay sweep' },
   }),
   ...indexesOn(COLLECTIONS.balanceTransactions, {
     org_mode_createdAt_id: {
       key: { organizationId: 1, mode: 1, createdAt: -1, _id: -1 },
-      servedBy: 'balance.store list (newest first, the window filters); reports read lines in this order',
+      servedBy: 'balance.store list (newest first, the filters); report-sources balanceTransactions (backwards)',
     },
     org_mode_orderId_createdAt: {
       key: { organizationId: 1, mode: 1, orderId: 1, createdAt: -1, _id: -1 },
@@ -59,6 +72,18 @@ export const ORDER_INDEXES: readonly IndexDefinition[] = [
   }),
   ...indexesOn(COLLECTIONS.balances, {
     pending_batch: { key: { 'pending.batch': 1 }, servedBy: 'balance.store scopesToCount (a batch left pending)' },
+  }),
+  ...indexesOn(COLLECTIONS.reports, {
+    status_createdAt: { key: { status: 1, createdAt: 1 }, servedBy: 'reports.store claim (the poll, oldest first)' },
+    expiresAt: { key: { expiresAt: 1 }, servedBy: 'reports.store expired (the retention sweep)' },
+    outboxPending: { key: { outboxPending: 1 }, servedBy: 'OutboxRelay sweep of the reports' },
+  }),
+  ...indexesOn(`${REPORT_FILES_BUCKET}.chunks`, {
+    // GridFS's own index, declared so the index job makes it: a file's chunks read in order.
+    files_id_n: { key: { files_id: 1, n: 1 }, unique: true, servedBy: 'GridFS read (report-files)' },
+  }),
+  ...indexesOn(`${REPORT_FILES_BUCKET}.files`, {
+    filename_uploadDate: { key: { filename: 1, uploadDate: 1 }, servedBy: 'GridFS (report-files), its own index' },
   }),
   ...indexesOn(COLLECTIONS.customers, {
     org_mode_email: {
