@@ -83,7 +83,8 @@ export async function streamInternal<R extends InternalRoute>(
   call: { scope: Scope; requestId: string; params?: InternalRouteParams<R>; accept: string },
 ): Promise<{ headers: InternalAnswer['headers']; body: Readable }> {
   const path = internalPath(route, call.params);
-  const answer = await client.stream({ path, scope: call.scope, requestId: call.requestId, accept: call.accept });
+  const { scope, requestId } = call;
+  const answer = await client.raw({ method: 'GET', path, scope, requestId, headers: { accept: call.accept } });
   if (answer.status >= 200 && answer.status < 300) return { headers: answer.headers, body: answer.body };
   const text = await readText(answer.body);
   if (answer.status >= 400 && answer.status < 500) {

@@ -131,36 +131,6 @@ export class InternalClient {
     }
   }
 
-  /**
-   * A scoped GET whose answer is read as it comes (a report's CSV, D52): its status, headers and body stream, for the
-   * caller to pass on without holding it whole. Not retried: a body already passed on cannot be sent again.
-   */
-  async stream(request: { path: string; scope: Scope; requestId: string; accept: string }): Promise<{
-    status: number;
-    headers: Record<string, string | string[] | undefined>;
-    body: Readable;
-  }> {
-    const headers: Record<string, string> = {
-      accept: request.accept,
-      ...this.internalHeaders(request.scope, request.requestId),
-    };
-    injectTraceHeaders(headers);
-    return inSpan(
-      `GET ${this.options.service}`,
-      { kind: 'client', attributes: this.spanAttributes('GET', request.scope) },
-      async (span) => {
-        try {
-          const response = await this.pool.request({ method: 'GET', path: this.basePath + request.path, headers });
-          span.setAttributes({ 'http.response.status_code': response.statusCode });
-          if (response.statusCode >= 500) span.fail();
-          return { status: response.statusCode, headers: response.headers, body: response.body };
-        } catch (err) {
-          throw new DependencyUnavailableError(this.options.service, err);
-        }
-      },
-    );
-  }
-
   /** Streams a request through unchanged (the hosted page's forms, processor notifications with their HMAC). */
   async raw(request: {
     method: string;
