@@ -172,8 +172,10 @@ export function dailyBalanceChart(days: readonly DayTotals[], money: (minor: num
   const desc =
     `From ${first} to ${last} (UTC): payments ${money(totals.payments)}, refunds ${money(totals.refunds)}, ` +
     `net ${money(totals.payments - totals.refunds)}.`;
+  // The table lists the days money moved: a month of zero rows would bury them.
   const rows = [...days]
     .reverse()
+    .filter((d) => d.payments !== 0 || d.refunds !== 0)
     .map((d) =>
       row(e(d.day), [
         [e(money(d.payments)), 'num'],
@@ -197,6 +199,7 @@ export function dailyBalanceChart(days: readonly DayTotals[], money: (minor: num
       caption: 'Money per day (UTC), newest first',
       columns: ['Day', ['Payments', 'num'], ['Refunds', 'num'], ['Net', 'num']],
       rows,
+      empty: 'No money moved in these days.',
       card: false,
     })}`;
 }
