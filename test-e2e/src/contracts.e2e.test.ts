@@ -16,6 +16,8 @@ import { createLogger } from '@checkout/logger';
 import { ORDER_MIGRATIONS } from '@checkout/orders';
 import { request } from 'undici';
 import {
+  BalanceResponse,
+  BalanceTransactionResponse,
   EventResponse,
   OrderResponse,
   RECOVER_MAX_AGE_MS,
@@ -224,6 +226,34 @@ const READERS: Record<string, Reader> = {
       expect(edited.status, JSON.stringify(edited.body)).toBe(200);
       expect(OrderResponse.parse(edited.body).order.metadata).toEqual({ readBy: 'today' });
     }
+  },
+  // D52: a line is immutable; today's reader finds it by id, as stored.
+  'orders.balance_transactions': async (doc, scope) => {
+    const read = await call('gateway', 'orders', {
+      method: 'GET',
+      path: `/internal/balance-transactions/${String(doc._id)}`,
+      headers: scope,
+    });
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expect(BalanceTransactionResponse.parse(read.body).balanceTransaction).toMatchObject({
+      id: doc._id,
+      amount: doc.amount,
+      sourceId: doc.sourceId,
+    });
+  },
+  // D52: the totals as stored are today's balance of that organization, mode and currency.
+  'orders.balances': async (doc, scope) => {
+    const read = await call('gateway', 'orders', {
+      method: 'GET',
+      path: `/internal/balance?currency=${String(doc.currency)}`,
+      headers: scope,
+    });
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expect(BalanceResponse.parse(read.body).balance).toMatchObject({
+      payments: doc.payments,
+      refunds: doc.refunds,
+      count: doc.count,
+    });
   },
   'orders.customers': async (doc, scope) => {
     // Orders finds a customer by email when an order names one (D11): today's code meets the stored one.

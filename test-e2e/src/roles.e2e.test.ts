@@ -9,7 +9,7 @@ const NO_ROLES = { API_ENABLED: 'false', CONSUMERS_ENABLED: 'false', SWEEPERS_EN
 let stack: InProcessStack;
 
 beforeAll(async () => {
-  // Orders has no consumers; a service's schema drops settings it does not declare, so one recipe serves all.
+  // One recipe serves all three (orders' consumer is its ledger, D52).
   stack = await startStack({ extraEnv: { orders: NO_ROLES, sessions: NO_ROLES, dispatcher: NO_ROLES } }, [
     'orders',
     'sessions',

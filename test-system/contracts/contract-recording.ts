@@ -304,6 +304,7 @@ async function journey(stack: Pick<ProcessStack, 'env'>, receiver: WebhookReceiv
   await api('GET', `${refundsOf}?limit=1`, 200);
   await api('GET', `/v0/refunds/${refund.id}`, 200);
   await api('GET', `/v0/refunds/re_test_${'x'.repeat(24)}`, 404);
+  await booksJourney(api, paid.order.id, log);
   // What the hosted page collects goes on to the order before the payment (sessions → orders PATCH); a customer with
   // an email takes the phone. Declined, so the session stays pending. Before the sessions below: the page's form is
   // not recorded (its reader is a browser), so a replay cannot edit the order, which must not be the newest the
@@ -396,6 +397,28 @@ async function journey(stack: Pick<ProcessStack, 'env'>, receiver: WebhookReceiv
     intervalMs: 250,
     description: 'the redelivery delivered',
   });
+}
+
+/**
+ * D52: the books of the paid, refunded order above (gateway → orders). Its lines are built off the payment path, by
+ * orders' ledger consumer: the journey waits until they are listed, so the recorded answers hold lines.
+ */
+async function booksJourney(api: ReturnType<typeof client>, orderId: string, log: (line: string) => void) {
+  log('recording: balance transactions and the balance (gateway → orders; D52)');
+  type Listed = { balanceTransactions: Array<{ id: string }> };
+  const lines = await eventually(
+    async () => {
+      const listed = await api<Listed>('GET', `/v0/balance_transactions?orderId=${orderId}`, 200);
+      return listed.body.balanceTransactions.length >= 2 && listed.body.balanceTransactions;
+    },
+    { deadlineMs: 20_000, intervalMs: 250, description: "the paid order's balance transactions" },
+  );
+  await api('GET', '/v0/balance_transactions', 200);
+  await api('GET', '/v0/balance_transactions?type=refund&limit=1', 200);
+  await api('GET', '/v0/balance_transactions?createdAfter=yesterday', 400);
+  await api('GET', `/v0/balance_transactions/${lines[0]?.id ?? ''}`, 200);
+  await api('GET', `/v0/balance_transactions/txn_test_${'x'.repeat(24)}`, 404);
+  await api('GET', '/v0/balance', 200);
 }
 
 /** Where the journey's webhook endpoints (D50) receive: apart from the sessions' callback URLs, waited for above. */

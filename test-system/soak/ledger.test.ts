@@ -4,6 +4,12 @@ import type { ReceivedRequest } from '@checkout/testing';
 import { SERVICES } from '../../scripts/lib/process-stack';
 import { insideOutage, planChaos, shuffled, type OutageWindow } from './chaos';
 import {
+  BOOKS_BALANCE,
+  BOOKS_ORDER_SUM,
+  BOOKS_ORPHAN_LINES,
+  BOOKS_PAYMENT_LINES,
+  BOOKS_REFUND_LINES,
+  BOOKS_REPORTS,
   ORDER_EVENTS_LOST,
   REFUNDS_APPLIED_TWICE,
   REFUNDS_DISAGREE,
@@ -16,6 +22,7 @@ import {
   reconcile,
   type LedgerInput,
   type SessionWebhookEvent,
+  type StoredBalanceLine,
   type StoredOrder,
 } from './ledger';
 import type { Journey } from './load';
@@ -419,6 +426,132 @@ describe('the soak ledger', () => {
     ];
     expect(row(input, 'events whose deliveries used more than one delivery id')).toBe(1);
     expect(row(input, 'webhook deliveries still pending after the drain')).toBe(1);
+  });
+});
+
+const line = (id: string, type: string, orderId: string, sourceId: string, amount: number): StoredBalanceLine => ({
+  id,
+  organizationId: 'org_1',
+  mode: 'test',
+  type,
+  orderId,
+  sourceId,
+  amount,
+  currency: 'USD',
+});
+const balance = (payments: number, refunds: number, count: number) => ({
+  organizationId: 'org_1',
+  mode: 'test',
+  currency: 'USD',
+  payments,
+  refunds,
+  count,
+});
+
+/** The balanced ledger with its books (D52): ord_1's one payment is one line, and the balance holds it. */
+function withBooks(): LedgerInput {
+  return {
+    ...balanced(),
+    books: { lines: [line('txn_1', 'payment', 'ord_1', 'pay_1', 500)], balances: [balance(500, 0, 1)] },
+  };
+}
+
+/** ord_1 paid 500, a succeeded refund of 100, a pending one of 50, a failed one of 20, and their lines. */
+function refundedBooks(): LedgerInput {
+  const input = withBooks();
+  input.orders = [
+    {
+      ...(input.orders[0] as StoredOrder),
+      refunded: 100,
+      refunds: [
+        { id: 're_ok', amount: 100, status: 'succeeded' },
+        { id: 're_wait', amount: 50, status: 'pending' },
+        { id: 're_no', amount: 20, status: 'failed' },
+      ],
+    },
+  ];
+  input.books = {
+    lines: [line('txn_1', 'payment', 'ord_1', 'pay_1', 500), line('txn_2', 'refund', 'ord_1', 're_ok', -100)],
+    balances: [balance(500, 100, 2)],
+  };
+  return input;
+}
+
+const BOOK_CHECKS = [BOOKS_ORDER_SUM, BOOKS_PAYMENT_LINES, BOOKS_REFUND_LINES, BOOKS_ORPHAN_LINES, BOOKS_BALANCE];
+const bookRows = (input: LedgerInput) => Object.fromEntries(BOOK_CHECKS.map((label) => [label, row(input, label)]));
+const only = (violated: Record<string, number>) => ({
+  ...Object.fromEntries(BOOK_CHECKS.map((label) => [label, 0])),
+  ...violated,
+});
+
+describe('the books rows (D52)', () => {
+  it('When every movement has its one line and the balance holds them, then every books row is 0', () => {
+    expect(reconcile(withBooks()).violations).toBe(0);
+    expect(bookRows(withBooks())).toEqual(only({}));
+    expect(row(withBooks(), 'balance transactions stored')).toBe(1);
+    expect(bookRows(refundedBooks())).toEqual(only({}));
+  });
+
+  it('When the orders that ran last has no ledger (no books read), then no books row is printed', () => {
+    const rows = reconcile(balanced()).rows.map((r) => r.label);
+    expect(rows.filter((label) => BOOK_CHECKS.includes(label))).toEqual([]);
+  });
+
+  it('When a payment has no line, then its order does not sum and the balance holds a line that is not there', () => {
+    const input = withBooks();
+    input.books = { lines: [], balances: [balance(500, 0, 1)] };
+    expect(bookRows(input)).toEqual(only({ [BOOKS_ORDER_SUM]: 1, [BOOKS_PAYMENT_LINES]: 1, [BOOKS_BALANCE]: 1 }));
+    expect(reconcile(input).examples).toContain(`${BOOKS_PAYMENT_LINES}: payment pay_1 of order ord_1 (500): 0 lines`);
+  });
+
+  it('When one payment has two lines (two ids for one movement), then it is not exactly one, and the sums are off', () => {
+    const input = withBooks();
+    input.books = {
+      lines: [line('txn_1', 'payment', 'ord_1', 'pay_1', 500), line('txn_dup', 'payment', 'ord_1', 'pay_1', 500)],
+      balances: [balance(1_000, 0, 2)],
+    };
+    expect(bookRows(input)).toEqual(only({ [BOOKS_ORDER_SUM]: 1, [BOOKS_PAYMENT_LINES]: 1 }));
+  });
+
+  it('When a succeeded refund has no line and a pending one has a line, then both are counted', () => {
+    const input = refundedBooks();
+    input.books = {
+      lines: [line('txn_1', 'payment', 'ord_1', 'pay_1', 500), line('txn_3', 'refund', 'ord_1', 're_wait', -100)],
+      balances: [balance(500, 100, 2)],
+    };
+    expect(bookRows(input)).toEqual(only({ [BOOKS_REFUND_LINES]: 1, [BOOKS_ORPHAN_LINES]: 1 }));
+  });
+
+  it('When a line names no movement of its order (another amount, an unknown order), then it is an orphan', () => {
+    const input = withBooks();
+    input.books = {
+      lines: [line('txn_1', 'payment', 'ord_1', 'pay_1', 400), line('txn_9', 'payment', 'ord_gone', 'pay_9', 7)],
+      balances: [balance(407, 0, 2)],
+    };
+    expect(bookRows(input)).toEqual(only({ [BOOKS_ORDER_SUM]: 1, [BOOKS_PAYMENT_LINES]: 1, [BOOKS_ORPHAN_LINES]: 2 }));
+  });
+
+  it('When a balance counted a line twice, or a merchant with lines has no balance, then the balance row counts each', () => {
+    const twice = withBooks();
+    twice.books = { ...(twice.books as NonNullable<LedgerInput['books']>), balances: [balance(1_000, 0, 2)] };
+    expect(bookRows(twice)).toEqual(only({ [BOOKS_BALANCE]: 1 }));
+    const none = withBooks();
+    none.books = { ...(none.books as NonNullable<LedgerInput['books']>), balances: [] };
+    expect(bookRows(none)).toEqual(only({ [BOOKS_BALANCE]: 1 }));
+  });
+
+  it('When a report over the window sums otherwise than the API, then the reports row counts it; without reports it is absent', () => {
+    const input = withBooks();
+    expect(row(input, BOOKS_REPORTS)).toBeUndefined();
+    const totals = { payments: 500, refunds: 0, count: 1 };
+    input.books = {
+      ...(input.books as NonNullable<LedgerInput['books']>),
+      reports: [
+        { merchant: 'org_1/test', report: totals, api: totals },
+        { merchant: 'org_2/test', report: { ...totals, count: 0 }, api: totals },
+      ],
+    };
+    expect(row(input, BOOKS_REPORTS)).toBe(1);
   });
 });
 

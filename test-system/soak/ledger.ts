@@ -31,6 +31,45 @@ export interface StoredOrder {
   externalId?: string;
 }
 
+/** D52: a balance transaction as orders stores it (collection `balance_transactions`). */
+export interface StoredBalanceLine {
+  id: string;
+  organizationId: string;
+  mode: string;
+  type: string;
+  orderId: string;
+  sourceId: string;
+  amount: number;
+  currency: string;
+}
+
+/** D52: a balance as orders keeps it (collection `balances`): one per organization, mode and currency. */
+export interface StoredBalance {
+  organizationId: string;
+  mode: string;
+  currency: string;
+  payments: number;
+  refunds: number;
+  count: number;
+}
+
+/** D52: what the books rows read, from orders' store once the ledger has counted everything it was sent. */
+export interface BooksInput {
+  lines: readonly StoredBalanceLine[];
+  balances: readonly StoredBalance[];
+  /**
+   * A report over the run's window and what the API answered for the same lines, per merchant (organization and
+   * mode): `{payments, refunds, count}` each. Absent until reports exist.
+   */
+  reports?: ReadonlyArray<{ merchant: string; report: BookTotals; api: BookTotals }>;
+}
+
+interface BookTotals {
+  payments: number;
+  refunds: number;
+  count: number;
+}
+
 /** A checkout session's event (D30): the only kind a session's callback URL receives (D49). */
 export type SessionWebhookEvent = Extract<WebhookEvent, { session: unknown }>;
 
@@ -64,6 +103,8 @@ export interface LedgerInput {
   consumerLag?: ReadonlyMap<string, number>;
   /** What the stores hold behind a session (its order copy, the order), named in a contradicted answer's example. */
   storedStateOf?: (sessionId: string) => string | undefined;
+  /** D52's books; absent when the orders that ran last has no ledger (a rollout ending on an older release). */
+  books?: BooksInput;
 }
 
 export interface LedgerRow {
@@ -380,6 +421,7 @@ export function reconcile(input: LedgerInput): LedgerReport {
   contradicted += refundsNotStored(input, ordersById, example);
   rows.push({ label: 'definite answers the final state contradicts', value: contradicted, check: true });
   rows.push(...refundRows(input, ordersById, journeysByOrder, example));
+  if (input.books) rows.push(...booksRows(input.orders, input.books, example));
   // 9. Every consumer caught up: what a stopped consumer owed shows up above only for the checks that look.
   if (input.consumerLag !== undefined) {
     let lagging = 0;
@@ -652,4 +694,111 @@ export function formatLedger(report: LedgerReport): string {
     report.violations === 0 ? 'no violations' : `${report.violations} check(s) violated`,
     ...report.examples.map((e) => `  ${e}`),
   ].join('\n');
+}
+
+export const BOOKS_ORDER_SUM = 'orders whose balance transactions do not sum to paid − refunded';
+export const BOOKS_PAYMENT_LINES = 'payments without exactly one balance transaction';
+export const BOOKS_REFUND_LINES = 'succeeded refunds without exactly one balance transaction';
+export const BOOKS_ORPHAN_LINES = 'balance transactions without their movement';
+export const BOOKS_BALANCE = 'merchants whose balance differs from the sum of their balance transactions';
+export const BOOKS_REPORTS = "reports over the run's window whose sums differ from the API's";
+
+/**
+ * D52's rows, each 0 in every run: every order's lines sum to `paid − refunded`; every payment and every succeeded
+ * refund has exactly one line (its type, order and amount); no line names a movement its order does not hold (a
+ * pending or failed refund, a payment of another order, another amount); every merchant's balance (organization,
+ * mode, currency) holds exactly its lines; and a report over the run's window sums as the API does.
+ */
+function booksRows(orders: readonly StoredOrder[], books: BooksInput, example: Example): LedgerRow[] {
+  const linesByOrder = new Map<string, StoredBalanceLine[]>();
+  for (const line of books.lines) linesByOrder.set(line.orderId, [...(linesByOrder.get(line.orderId) ?? []), line]);
+  const key = (type: string, sourceId: string) => `${type} ${sourceId}`;
+  let sumMismatch = 0;
+  let paymentLines = 0;
+  let refundLines = 0;
+  const ordersById = new Map(orders.map((o) => [o.id, o]));
+  for (const order of orders) {
+    const lines = linesByOrder.get(order.id) ?? [];
+    const sum = lines.reduce((s, l) => s + l.amount, 0);
+    const owed = order.paid - (order.refunded ?? 0);
+    if (sum !== owed) {
+      sumMismatch++;
+      example(BOOKS_ORDER_SUM, `order ${order.id}: lines sum to ${sum}, paid − refunded is ${owed}`);
+    }
+    const count = (type: string, sourceId: string, amount: number) =>
+      lines.filter((l) => key(l.type, l.sourceId) === key(type, sourceId) && l.amount === amount).length;
+    for (const p of order.payments) {
+      const n = count('payment', p.paymentId, p.amount);
+      if (n === 1) continue;
+      paymentLines++;
+      example(BOOKS_PAYMENT_LINES, `payment ${p.paymentId} of order ${order.id} (${p.amount}): ${n} lines`);
+    }
+    for (const r of (order.refunds ?? []).filter((refund) => refund.status === 'succeeded')) {
+      const n = count('refund', r.id, -r.amount);
+      if (n === 1) continue;
+      refundLines++;
+      example(BOOKS_REFUND_LINES, `refund ${r.id} of order ${order.id} (${r.amount}): ${n} lines`);
+    }
+  }
+  let orphans = 0;
+  for (const line of books.lines) {
+    const order = ordersById.get(line.orderId);
+    const movements = new Set([
+      ...(order?.payments ?? []).map((p) => `${key('payment', p.paymentId)} ${p.amount}`),
+      ...(order?.refunds ?? [])
+        .filter((r) => r.status === 'succeeded')
+        .map((r) => `${key('refund', r.id)} ${-r.amount}`),
+    ]);
+    if (movements.has(`${key(line.type, line.sourceId)} ${line.amount}`)) continue;
+    orphans++;
+    example(BOOKS_ORPHAN_LINES, `${line.id}: ${line.type} ${line.sourceId} ${line.amount} of order ${line.orderId}`);
+  }
+  return [
+    { label: 'balance transactions stored', value: books.lines.length, check: false },
+    { label: BOOKS_ORDER_SUM, value: sumMismatch, check: true },
+    { label: BOOKS_PAYMENT_LINES, value: paymentLines, check: true },
+    { label: BOOKS_REFUND_LINES, value: refundLines, check: true },
+    { label: BOOKS_ORPHAN_LINES, value: orphans, check: true },
+    { label: BOOKS_BALANCE, value: balanceMismatches(books, example), check: true },
+    ...(books.reports === undefined
+      ? []
+      : [{ label: BOOKS_REPORTS, value: reportMismatches(books, example), check: true }]),
+  ];
+}
+
+/** Per organization, mode and currency: the stored balance against Σ of the lines (a scope without lines has none). */
+function balanceMismatches(books: BooksInput, example: Example): number {
+  const scopeOf = (s: { organizationId: string; mode: string; currency: string }) =>
+    `${s.organizationId}/${s.mode}/${s.currency}`;
+  const sums = new Map<string, BookTotals>();
+  for (const line of books.lines) {
+    const totals = sums.get(scopeOf(line)) ?? { payments: 0, refunds: 0, count: 0 };
+    if (line.amount >= 0) totals.payments += line.amount;
+    else totals.refunds -= line.amount;
+    totals.count++;
+    sums.set(scopeOf(line), totals);
+  }
+  const stored = new Map(books.balances.map((b) => [scopeOf(b), b]));
+  let mismatches = 0;
+  for (const scope of new Set([...sums.keys(), ...stored.keys()])) {
+    const want = sums.get(scope) ?? { payments: 0, refunds: 0, count: 0 };
+    const have = stored.get(scope) ?? { payments: 0, refunds: 0, count: 0 };
+    if (want.payments === have.payments && want.refunds === have.refunds && want.count === have.count) continue;
+    mismatches++;
+    example(
+      BOOKS_BALANCE,
+      `${scope}: balance ${have.payments}/${have.refunds}/${have.count}, lines ${want.payments}/${want.refunds}/${want.count} (payments/refunds/count)`,
+    );
+  }
+  return mismatches;
+}
+
+function reportMismatches(books: BooksInput, example: Example): number {
+  let mismatches = 0;
+  for (const { merchant, report, api } of books.reports ?? []) {
+    if (report.payments === api.payments && report.refunds === api.refunds && report.count === api.count) continue;
+    mismatches++;
+    example(BOOKS_REPORTS, `${merchant}: report ${JSON.stringify(report)}, API ${JSON.stringify(api)}`);
+  }
+  return mismatches;
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readdir, readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { MongoClient } from '@checkout/mongo';
+import { MongoClient, type Db } from '@checkout/mongo';
 import { startEngines, type Engines } from '@checkout/engines';
 import {
   CONSUMER_GROUPS,
@@ -31,7 +31,10 @@ import {
   REFUNDS_DISAGREE,
   type EventWithDeliveries,
   type LedgerReport,
+  type BooksInput,
   type SessionWebhookEvent,
+  type StoredBalance,
+  type StoredBalanceLine,
   type StoredOrder,
 } from './ledger';
 import { orderIdsIn, orderTrails } from './order-trail';
@@ -354,6 +357,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     // group caught up (a cancel reaches its session through sessions' consumer, and leaves no other trace).
     mongo = new MongoClient(engines.mongoUrl, { serverSelectionTimeoutMS: 10_000 });
     const db = (name: string) => (mongo as MongoClient).db(`${namePrefix}_${name}`);
+    const ledgerRuns = cluster ? cluster.buildOf('orders') === cluster.current : from === undefined;
     const kafka = createKafka({ brokers: engines.kafkaBrokers, clientId: 'soak-ledger' });
     const consumed = [
       {
@@ -368,6 +372,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         groupId: topicName(namePrefix, CONSUMER_GROUPS.dispatcherOrderPublicEvents),
         topic: topicName(namePrefix, TOPICS.orderPublicEvents),
       },
+      // D52: orders' ledger, when the orders that runs last has it (a rollout may end on an older release).
+      ...(ledgerRuns
+        ? [
+            {
+              groupId: topicName(namePrefix, CONSUMER_GROUPS.ordersBalanceLines),
+              topic: topicName(namePrefix, TOPICS.orderEvents),
+            },
+          ]
+        : []),
     ];
     const consumerLag = async () => {
       const lag = new Map<string, number>();
@@ -395,16 +408,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         const lagging = [...(await consumerLag()).values()].some((lag) => lag > 0);
         // From a release, the new orders run their migration (orders.0001) last: the drain waits for it too.
         const unmigrated = from ? await db('orders').collection('orders').countDocuments(UNMIGRATED_ORDER) : 0;
+        // D52: every line counted (a consumer killed between its insert and its count leaves them to the sweep),
+        // and, from a release, the orders paid before the ledger backfilled (orders.0002).
+        const uncounted = ledgerRuns ? await uncountedLedger(db('orders'), from !== undefined) : 0;
         lastPoll =
           `orders outbox ${ordersOutbox}, sessions outbox ${sessionsOutbox}, events ${events} of ${terminal} ` +
-          `terminal sessions, deliveries pending ${pending}, consumers lagging ${lagging}, unmigrated ${unmigrated}`;
+          `terminal sessions, deliveries pending ${pending}, consumers lagging ${lagging}, unmigrated ${unmigrated}, ` +
+          `ledger uncounted ${uncounted}`;
         settledPolls =
           ordersOutbox === 0 &&
           sessionsOutbox === 0 &&
           events >= terminal &&
           pending === 0 &&
           !lagging &&
-          unmigrated === 0
+          unmigrated === 0 &&
+          uncounted === 0
             ? settledPolls + 1
             : 0;
         return settledPolls >= 3;
@@ -552,6 +570,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       generatorErrors: loadResult.crashed,
       consumerLag: await consumerLag(),
       storedStateOf,
+      ...(ledgerRuns && { books: await readBooks(db('orders')) }),
     });
     if (cluster && !options.rollout) {
       // In a cluster a SIGKILL is not an outage. What may fail is at most what the dead replica held.
@@ -674,6 +693,50 @@ async function readEventsMeanwhile(client: RecordingClient, merchants: readonly 
       await client.send('GET', `/v0/events/${newest.id}`, 'GET /v0/events/:eventId', { key: merchant.testKey });
     await new Promise((resolve) => setTimeout(resolve, 2_000));
   }
+}
+
+/**
+ * D52: what the ledger still owes: lines not counted, batches pending, and (from a release) orders that received
+ * money before the ledger and that migration orders.0002 has not backfilled yet.
+ */
+async function uncountedLedger(orders: Db, fromRelease: boolean): Promise<number> {
+  const [lines, batches, unbackfilled] = await Promise.all([
+    orders.collection('balance_transactions').countDocuments({ counted: false }),
+    orders.collection('balances').countDocuments({ 'pending.batch': { $exists: true } }),
+    fromRelease
+      ? orders.collection('orders').countDocuments({ 'amounts.paid': { $gt: 0 }, balanceLines: { $exists: false } })
+      : 0,
+  ]);
+  return lines + batches + unbackfilled;
+}
+
+/** D52: the lines and balances as orders stores them, for the books rows. */
+async function readBooks(orders: Db): Promise<BooksInput> {
+  const lines = await orders
+    .collection<Omit<StoredBalanceLine, 'id'> & { _id: string }>('balance_transactions')
+    .find({})
+    .toArray();
+  const balances = await orders.collection<StoredBalance>('balances').find({}).toArray();
+  return {
+    lines: lines.map(({ _id, organizationId, mode, type, orderId, sourceId, amount, currency }) => ({
+      id: _id,
+      organizationId,
+      mode,
+      type,
+      orderId,
+      sourceId,
+      amount,
+      currency,
+    })),
+    balances: balances.map(({ organizationId, mode, currency, payments, refunds, count }) => ({
+      organizationId,
+      mode,
+      currency,
+      payments,
+      refunds,
+      count,
+    })),
+  };
 }
 
 /** Orders the orders.0001 migration has not reached (services/orders/src/store/migrations.ts). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Pagination, Timestamp, paginationQueryShape } from './common';
+import { Pagination, Timestamp, isoTimeFilter, paginationQueryShape } from './common';
 import { BalanceTransactionId, OrderId } from './ids';
 
 // D52: the merchant's books. Orders owns them beside the payments and refunds they record (docs/books.md): one
@@ -24,16 +24,13 @@ export const BALANCE_CURRENCY_DEFAULT = 'USD';
 // ---------------------------------------------------------------------------------------------------------
 // Requests
 
-/** An ISO-8601 bound of a window, as the events list takes them (D51). */
-const isoBound = (description: string) => z.iso.datetime({ offset: true }).max(40).optional().describe(description);
-
 export const ListBalanceTransactionsQuery = z
   .strictObject({
     ...paginationQueryShape,
     type: BalanceTransactionType.optional().describe('Only lines of this type.'),
     orderId: OrderId.optional().describe("Only this order's lines; another organization's id matches nothing."),
-    createdAfter: isoBound('Only lines whose movement happened at or after this ISO-8601 time.'),
-    createdBefore: isoBound(
+    createdAfter: isoTimeFilter('Only lines whose movement happened at or after this ISO-8601 time.'),
+    createdBefore: isoTimeFilter(
       'Only lines whose movement happened before this ISO-8601 time; with createdAfter, the window ' +
         '[createdAfter, createdBefore).',
     ),

@@ -10,6 +10,14 @@ export const Timestamp = z.iso
   .max('2026-11-21T10:00:00.000Z'.length)
   .describe('ISO-8601 UTC timestamp with millisecond precision, e.g. `2026-11-21T10:00:00.000Z`.');
 
+/**
+ * A list's time filter (D51: the events list's `createdAfter` and `createdBefore`, D52's balance transactions):
+ * ISO-8601 with any offset, optional. Malformed → the list's 400 `INVALID_REQUEST`.
+ */
+export function isoTimeFilter(description: string) {
+  return z.iso.datetime({ offset: true }).max(40).optional().describe(description);
+}
+
 // JSON Schema has no "not blank"; a pattern keeps the rule visible in the OpenAPI document as well.
 const NOT_BLANK = /\S/;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Pagination, Timestamp, paginationQueryShape } from './common';
+import { Pagination, Timestamp, isoTimeFilter, paginationQueryShape } from './common';
 import { DeliveryId, SessionId, WebhookEndpointId } from './ids';
 import { EventType, WebhookEvent } from './event-catalog';
 
@@ -128,18 +128,10 @@ export const ListEventsQuery = z
     endpointId: WebhookEndpointId.optional().describe(
       'Only events with at least one delivery to this webhook endpoint (D51); an endpoint of another organization or mode matches nothing.',
     ),
-    createdAfter: z.iso
-      .datetime({ offset: true })
-      .max(40)
-      .optional()
-      .describe('Only events created at or after this ISO-8601 time (D51).'),
-    createdBefore: z.iso
-      .datetime({ offset: true })
-      .max(40)
-      .optional()
-      .describe(
-        'Only events created before this ISO-8601 time (D51); with createdAfter, the window [createdAfter, createdBefore).',
-      ),
+    createdAfter: isoTimeFilter('Only events created at or after this ISO-8601 time (D51).'),
+    createdBefore: isoTimeFilter(
+      'Only events created before this ISO-8601 time (D51); with createdAfter, the window [createdAfter, createdBefore).',
+    ),
   })
   .superRefine((query, ctx) => {
     if (query.deliveryStatus === undefined && query.endpointId === undefined) return;

@@ -146,4 +146,37 @@ describe('MigrationRunner', () => {
     expect(docs.map((d) => d.revision)).toEqual([0, 4, 0]);
     expect(await record('written')).toMatchObject({ state: 'done', migrated: 2 });
   });
+  it('When a step prepares each document (another collection filled from it), then it sees the whole document before its update, and a failed prepare leaves the document for the next round', async () => {
+    await seed('prepared', 0, 12);
+    const seen: Doc[] = [];
+    let failOn: string | undefined = 'doc_00005';
+    const prepared = (): MigrationRunner =>
+      new MigrationRunner({
+        db: mongo.db,
+        migrations: [
+          {
+            ...step('prepared'),
+            prepare: async (doc) => {
+              if (doc._id === failOn) throw new Error('the other collection is down');
+              seen.push(doc as unknown as Doc);
+              await Promise.resolve();
+            },
+          },
+        ],
+        logger,
+        version: '1.1.0',
+        batchSize: 4,
+        pauseMs: 0,
+      });
+    await expect(prepared().runOnce()).rejects.toThrow('the other collection is down');
+    expect(await left('prepared')).toBe(7);
+    expect(seen.map((d) => d.n)).toEqual([0, 1, 2, 3, 4]);
+    failOn = undefined;
+    const again = prepared();
+    for (let round = 0; round < 5 && !again.idle; round++) await again.runOnce();
+    expect(await left('prepared')).toBe(0);
+    // Every document prepared once while still in the old shape (the whole of it: n too), its update after.
+    expect(seen.map((d) => d.n)).toEqual([...Array(12).keys()]);
+    expect(seen.every((d) => d.revision === undefined)).toBe(true);
+  });
 });

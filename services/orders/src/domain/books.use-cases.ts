@@ -19,9 +19,6 @@ import type { OrderDocument } from '../store/order.document';
  */
 export const BALANCE_SETTLE_MS = 2_000;
 
-/** Counting steps a consumer runs after its insert; what a busy scope leaves beyond them, the sweep counts. */
-const COUNT_STEPS_PER_ORDER = 4;
-
 /** How many scopes one sweep round counts; the next round takes the rest. */
 const SWEEP_SCOPES_MAX = 100;
 
@@ -56,11 +53,9 @@ export class Books {
       scope,
       lines.map((line) => ({ ...line, recordedAt: now })),
     );
-    // Counted even when nothing was inserted: a redelivery after a crash between the insert and the count finds
-    // the lines stored and uncounted.
-    const balanceScope = { ...scope, currency: order.currency };
-    for (let step = 0; step < COUNT_STEPS_PER_ORDER; step++)
-      if ((await this.deps.books.countStep(balanceScope, this.deps.clock())) === 0) break;
+    // One step counts these lines (and what else waits in the scope, up to a batch). Nothing inserted, nothing to
+    // count: a replay costs two reads; lines a crash left uncounted between the insert and here are the sweep's.
+    if (inserted > 0) await this.deps.books.countStep({ ...scope, currency: order.currency }, this.deps.clock());
     return inserted;
   }
 

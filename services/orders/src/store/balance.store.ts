@@ -72,6 +72,7 @@ type CountedFields = Pick<BalanceTransactionDocument, '_id' | 'amount' | 'create
 
 /** At most this many lines go into one commit of the counting: one update's `$inc`, one `pending` list. */
 const COUNT_BATCH_MAX = 500;
+const COUNT_ATTEMPTS_MAX = 20;
 
 const balanceId = (scope: BalanceScope) => `${scope.organizationId}/${scope.mode}/${scope.currency}`;
 const dayOf = (at: Date) => at.toISOString().slice(0, 10);
@@ -136,7 +137,8 @@ export class BalanceStore {
    * or concurrent steps: each step that loses (2) comes back, finishing what won.
    */
   async countStep(scope: BalanceScope, now: Date): Promise<number> {
-    for (;;) {
+    // Each lost commit is another step's won one; past this many in a row, the sweep's next round goes on.
+    for (let attempt = 0; attempt < COUNT_ATTEMPTS_MAX; attempt++) {
       const balance = await this.balanceForCounting(scope, now);
       if (balance.pending) {
         await this.finishBatch(scope, balance.pending);
@@ -149,6 +151,7 @@ export class BalanceStore {
       await this.finishBatch(scope, batch);
       return lines.length;
     }
+    return 0;
   }
 
   /** Counting until nothing is left in the scope; how many lines were added. */
