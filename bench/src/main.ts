@@ -1,7 +1,8 @@
-// npm run bench -- orders|sessions|webhooks|events|dashboard|dashboard-overview|tracing|engine
+// npm run bench -- orders|sessions|webhooks|events|dashboard|dashboard-overview|reports|tracing|engine
 //   [compare <bench> --base=<revision> [--runs=N] [--tables=<regex>] [that bench's options]: bench/src/compare.ts]
 //   [--concurrency=N] [--seconds=S]
 //   [events --rounds=R: every cause of every event type R times]
+//   [reports --lines=100000,1000000 --samples=N: D52's report runs and the balance read at those sizes]
 //   [tracing --exporter=otlp|zipkin --sampler=always_on|always_off --control --traced-second]
 //   [--rounds=R (orders: interleaved slices)]
 //   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of
@@ -23,6 +24,7 @@ import { runDashboardOverviewBench } from './dashboard-overview';
 import { runEngineBench } from './engine';
 import { runEventsBench } from './events';
 import { runOrdersBench } from './orders';
+import { runReportsBench } from './reports';
 import { runSessionsBench } from './sessions';
 import { runTracingBench } from './tracing';
 import { runWebhookBench } from './webhooks';
@@ -72,6 +74,13 @@ const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>
       concurrency: option('concurrency', 8),
     }),
   events: (engines) => runEventsBench(engines, { rounds: option('rounds', 30) }),
+  reports: (engines) =>
+    runReportsBench(engines, {
+      lines: (rest.find((a) => a.startsWith('--lines='))?.slice('--lines='.length) ?? '100000,1000000')
+        .split(',')
+        .map(Number),
+      samples: option('samples', 200),
+    }),
   webhooks: (engines) =>
     runWebhookBench({
       engines,
@@ -126,7 +135,9 @@ if (mongoOption !== undefined && (mongoOption !== 'memory' || scenario !== 'webh
 }
 // The overview bench aggregates 10⁵ documents at once: on the emulator, only its memory backend with a larger
 // heap does that in minutes (bench/src/dashboard-overview.ts); given MONGODB_URL, that server is used.
-const overviewEngine = scenario === 'dashboard-overview' && !process.env.MONGODB_URL;
+// The reports bench likewise: its reports read 10⁵ and 10⁶ lines in one sorted query, which the H2 backend scans and
+// sorts in a 512 MiB heap (and seeding 10⁶ lines into it takes half an hour); what it measures is orders' memory.
+const overviewEngine = ['dashboard-overview', 'reports'].includes(scenario) && !process.env.MONGODB_URL;
 const memoryDir =
   mongoOption === 'memory' || overviewEngine ? await mkdtemp(join(tmpdir(), 'bench-mongo-memory-')) : undefined;
 const memory =

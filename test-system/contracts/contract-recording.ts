@@ -305,6 +305,23 @@ async function journey(stack: Pick<ProcessStack, 'env'>, receiver: WebhookReceiv
   await api('GET', `/v0/refunds/${refund.id}`, 200);
   await api('GET', `/v0/refunds/re_test_${'x'.repeat(24)}`, 404);
   await booksJourney(api, paid.order.id, log);
+  log('recording: reports (gateway → orders; D52)');
+  const hour = 3_600_000;
+  const reportWindow = {
+    type: 'refunds',
+    createdAfter: new Date(Date.now() - hour).toISOString(),
+    createdBefore: new Date(Date.now() + hour).toISOString(),
+  };
+  const report = (await api<{ report: { id: string } }>('POST', '/v0/reports', 202, reportWindow)).body.report;
+  await api('POST', '/v0/reports', 400, { ...reportWindow, createdBefore: reportWindow.createdAfter });
+  await api('GET', `/v0/reports/rpt_test_${'x'.repeat(24)}`, 404);
+  await eventually(
+    async () =>
+      (await api<{ report: { status: string } }>('GET', `/v0/reports/${report.id}`, 200)).body.report.status ===
+      'succeeded',
+    { deadlineMs: 30_000, description: 'the recorded report to succeed' },
+  );
+  await api('GET', `/v0/reports/${report.id}/file`, 200);
   // What the hosted page collects goes on to the order before the payment (sessions → orders PATCH); a customer with
   // an email takes the phone. Declined, so the session stays pending. Before the sessions below: the page's form is
   // not recorded (its reader is a browser), so a replay cannot edit the order, which must not be the newest the

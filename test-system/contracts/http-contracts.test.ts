@@ -17,6 +17,7 @@ import {
   INTERNAL_API_HEADERS,
   INTERNAL_ROUTES,
   internalPath,
+  REPORT_CSV_CONTENT_TYPE,
   type InternalRoute,
   type CreateRefundRequest,
   type CreateWebhookEndpointRequest,
@@ -130,9 +131,29 @@ const PUBLIC_SCHEMAS = new Map<string, z.ZodType>(
     return [[`${r.upstream}|${routeOf(r.method, r.upstreamPath(params))}`, r.success.schema] as const];
   }),
 );
+/**
+ * D52's report file, streamed through the gateway as it comes: a success is text (its content type recorded), a
+ * refusal the recorded error.
+ */
+const streamed = (upstream: 'orders') => async (f: HttpFixture, c: Clients) => {
+  const answer = await c.upstreams[upstream].stream({
+    method: 'GET',
+    path: f.request.path,
+    scope: scopeOf(f),
+    requestId: 'req_contract',
+  });
+  const chunks: Buffer[] = [];
+  for await (const chunk of answer.body) chunks.push(Buffer.from(chunk as Uint8Array));
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (answer.status >= 400) return ErrorBody.parse(JSON.parse(text));
+  expect(answer.headers['content-type']).toBe(REPORT_CSV_CONTENT_TYPE);
+  return text;
+};
 const withoutTotal = (f: HttpFixture) => f.request.headers['x-list-without-total'] !== undefined;
 
 const CONSUMERS: Consumer[] = [
+  // D52: a report's file, streamed (its create and read are the table's calls, forwarded as JSON).
+  { caller: 'gateway', callee: 'orders', route: 'GET /internal/reports/:id/file', call: streamed('orders') },
   // gateway → orders: the public and admin APIs forward; the dashboard reads (D47).
   {
     caller: 'gateway',

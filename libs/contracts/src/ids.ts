@@ -27,9 +27,9 @@ export const ID_PREFIXES = {
   payment: 'pay',
   refund: 're',
   webhookEndpoint: 'we',
+  report: 'rpt',
   /** D52: a balance transaction, its suffix derived from the movement it records (one line per movement). */
   balanceTransaction: 'txn',
-  report: 'rpt',
 } as const;
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
 

@@ -40,15 +40,15 @@ export const ERROR_STATUS = {
   INVALID_REFUND_ID: 400,
   REFUND_NOT_FOUND: 404,
   REFUND_FAILED: 400,
-  // balance transactions (D52): a malformed line id in a path, a well-formed one nowhere in this organization and mode
-  INVALID_BALANCE_TRANSACTION_ID: 400,
-  BALANCE_TRANSACTION_NOT_FOUND: 404,
   // reports (D52; docs/books.md): a malformed report id, one unknown, foreign or past its 30 days, a report refused
   // (a malformed body, a window over 366 days or empty), and a file asked for before the report succeeded
   INVALID_REPORT_ID: 400,
   REPORT_NOT_FOUND: 404,
   REPORT_CREATE_FAILED: 400,
   REPORT_NOT_READY: 409,
+  // balance transactions (D52): a malformed line id in a path, a well-formed one nowhere in this organization and mode
+  INVALID_BALANCE_TRANSACTION_ID: 400,
+  BALANCE_TRANSACTION_NOT_FOUND: 404,
   // checkout sessions
   INVALID_SESSION_ID: 400,
   SESSION_NOT_FOUND: 404,

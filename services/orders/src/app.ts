@@ -1,7 +1,7 @@
 import type { Logger } from '@checkout/logger';
 import { ServiceRuntime } from '@checkout/service';
-import { OutboxRelay, registerConsumerMetrics, type KafkaClient } from '@checkout/kafka';
 import { PeriodicTask, type Db } from '@checkout/mongo';
+import { OutboxRelay, registerConsumerMetrics, type EventProducer, type KafkaClient } from '@checkout/kafka';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
 import { OrdersStore } from './store/orders.store';
@@ -23,7 +23,6 @@ import { ReportFilesStore } from './store/report-files';
 import { ReportRunner } from './domain/report-runner';
 import { ReportCommands } from './domain/reports.use-cases';
 import { ReportEventsProducer } from './messaging/report-events.producer';
-import type { EventProducer } from '@checkout/kafka';
 
 /**
  * Orders' migration steps as data: a release's record of one is read by today's runner (test-e2e contracts), which
@@ -100,44 +99,6 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
   };
 }
 
-/** The consumers role: D52's ledger, one balance transaction per money movement, off the payment path. */
-async function consumeBalanceLines(
-  runtime: ServiceRuntime<Config>,
-  kafka: KafkaClient,
-  registry: Parameters<typeof registerConsumerMetrics>[0],
-  books: Books,
-  topic: string,
-): Promise<void> {
-  const { config, logger } = runtime;
-  const groupId = topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.ordersBalanceLines);
-  const metrics = registerConsumerMetrics(registry, kafka, { groups: [{ groupId, topics: [topic] }] });
-  runtime.onStop('consumer metrics', () => metrics.close());
-  const consumer = await startBalanceLinesConsumer({
-    kafka,
-    groupId,
-    topic,
-    books,
-    logger,
-    onRestart: () => metrics.restarted(groupId),
-  });
-  runtime.onStop('balance lines consumer', () => consumer.stop().catch(() => {}));
-}
-
-/**
- * D52: every sweeper replica counts the lines a consumer left uncounted (it stopped between its insert and its
- * count) and finishes a batch left pending; the counting is exactly once under any number of them.
- */
-function sweepUncountedLines(runtime: ServiceRuntime<Config>, books: Books): void {
-  runtime.runInBackground(
-    'ledger sweep',
-    new PeriodicTask(
-      () => books.countStragglers(),
-      runtime.config.BALANCE_SWEEP_INTERVAL_MS,
-      (err) => runtime.logger.warn({ err }, 'ledger sweep failed; will retry'),
-    ),
-  );
-}
-
 /**
  * D52's report runs: the store, the runner (kicked by the replica that accepts a report; on sweeper replicas, a poll
  * for reports nobody runs and the 30-day retention) and their events' outbox relay, stopped with the service.
@@ -184,4 +145,42 @@ function wireReports(
       runtime.runInBackground('report poll', sweep);
     },
   };
+}
+
+/** The consumers role: D52's ledger, one balance transaction per money movement, off the payment path. */
+async function consumeBalanceLines(
+  runtime: ServiceRuntime<Config>,
+  kafka: KafkaClient,
+  registry: Parameters<typeof registerConsumerMetrics>[0],
+  books: Books,
+  topic: string,
+): Promise<void> {
+  const { config, logger } = runtime;
+  const groupId = topicName(config.TOPIC_PREFIX, CONSUMER_GROUPS.ordersBalanceLines);
+  const metrics = registerConsumerMetrics(registry, kafka, { groups: [{ groupId, topics: [topic] }] });
+  runtime.onStop('consumer metrics', () => metrics.close());
+  const consumer = await startBalanceLinesConsumer({
+    kafka,
+    groupId,
+    topic,
+    books,
+    logger,
+    onRestart: () => metrics.restarted(groupId),
+  });
+  runtime.onStop('balance lines consumer', () => consumer.stop().catch(() => {}));
+}
+
+/**
+ * D52: every sweeper replica counts the lines a consumer left uncounted (it stopped between its insert and its
+ * count) and finishes a batch left pending; the counting is exactly once under any number of them.
+ */
+function sweepUncountedLines(runtime: ServiceRuntime<Config>, books: Books): void {
+  runtime.runInBackground(
+    'ledger sweep',
+    new PeriodicTask(
+      () => books.countStragglers(),
+      runtime.config.BALANCE_SWEEP_INTERVAL_MS,
+      (err) => runtime.logger.warn({ err }, 'ledger sweep failed; will retry'),
+    ),
+  );
 }

@@ -21,11 +21,6 @@ export const ConfigSchema = serviceConfigSchema({
       "(x-processor-signature, D48), and nothing else: sessions' PROCESSOR_WEBHOOK_SECRET " +
       'settles no refund',
   ),
-  BALANCE_SWEEP_INTERVAL_MS: env
-    .positiveInt(5_000)
-    .describe(
-      'How often the ledger sweep counts balance transactions left uncounted (sweepers role; D52, docs/books.md)',
-    ),
   REPORT_LEASE_MS: env
     .positiveInt(30_000)
     .describe(
@@ -38,13 +33,18 @@ export const ConfigSchema = serviceConfigSchema({
       'How often a sweeper replica looks for report runs to take (one whose replica crashed, or that failed and is ' +
         'retried) and deletes reports past their 30 days (D52)',
     ),
+  BALANCE_SWEEP_INTERVAL_MS: env
+    .positiveInt(5_000)
+    .describe(
+      'How often the ledger sweep counts balance transactions left uncounted (sweepers role; D52, docs/books.md)',
+    ),
   API_ENABLED: roleSettings.api('the internal orders API'),
   CONSUMERS_ENABLED: roleSettings.consumers(
     'the ledger consumer (group orders.balance-lines), which records each money movement as a balance transaction',
   ),
   SWEEPERS_ENABLED: roleSettings.sweepers(
-    'the outbox sweep (events a crash left unpublished), the ledger sweep, the report runs poll and retention, and ' +
-      'the migrations',
+    'the outbox sweep (events a crash left unpublished), the ledger sweep, the migrations, and the report runs poll ' +
+      'and retention',
   ),
 });
 

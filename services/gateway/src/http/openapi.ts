@@ -336,12 +336,12 @@ const TAGS: readonly { name: PublicRoute['tag']; description: string }[] = [
   { name: 'Orders', description: 'Orders with their items, computed amounts and payments (D9–D19).' },
   { name: 'Refunds', description: 'Refunds of what an order received, and their states (D48).' },
   {
-    name: 'Balance',
-    description: 'The balance and its lines: one immutable balance transaction per money movement (D52).',
-  },
-  {
     name: 'Reports',
     description: 'Report runs: a CSV of balance transactions, orders or refunds over a window, kept 30 days (D52).',
+  },
+  {
+    name: 'Balance',
+    description: 'The balance and its lines: one immutable balance transaction per money movement (D52).',
   },
   { name: 'Checkout sessions', description: 'Hosted checkout pages for an order, and their lifecycle (D21–D26).' },
   { name: 'Test helpers', description: 'Test mode only (D29): drive a session as a customer or the clock would.' },

@@ -20,8 +20,8 @@ export interface PublicRoute {
   tag:
     | 'Orders'
     | 'Refunds'
-    | 'Balance'
     | 'Reports'
+    | 'Balance'
     | 'Checkout sessions'
     | 'Checkout settings'
     | 'Test helpers'
@@ -116,17 +116,17 @@ const ID_PARAMS: Record<string, IdParam> = {
     code: 'INVALID_REFUND_ID',
     description: 'Refund id, `re_<mode>_<suffix>`.',
   },
-  balanceTransactionId: {
-    name: 'balanceTransactionId',
-    prefix: 'txn',
-    code: 'INVALID_BALANCE_TRANSACTION_ID',
-    description: 'Balance transaction id, `txn_<mode>_<suffix>`.',
-  },
   reportId: {
     name: 'reportId',
     prefix: 'rpt',
     code: 'INVALID_REPORT_ID',
     description: 'Report id, `rpt_<mode>_<suffix>`.',
+  },
+  balanceTransactionId: {
+    name: 'balanceTransactionId',
+    prefix: 'txn',
+    code: 'INVALID_BALANCE_TRANSACTION_ID',
+    description: 'Balance transaction id, `txn_<mode>_<suffix>`.',
   },
   endpointId: {
     name: 'endpointId',

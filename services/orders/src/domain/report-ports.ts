@@ -61,8 +61,6 @@ export interface StoredReports {
     outcome: ReportOutcome,
     withEvent: (finished: ReportDocument) => ReportDocument,
   ): Promise<ReportDocument | null>;
-  /** Gives a held lease back (a run that failed and will be tried again). */
-  release(id: string, owner: string): Promise<void>;
   /** Reports past their expiresAt, at most `limit`. */
   expired(now: Date, limit: number): Promise<ReportDocument[]>;
   remove(id: string): Promise<void>;

@@ -108,8 +108,9 @@ export class ReportRunner {
       await files.delete([fileIdOf(doc._id, doc.attempts)]).catch(() => undefined);
       if (err instanceof LeaseLost) return;
       this.deps.onError(err, doc._id);
-      if (doc.attempts < REPORT_MAX_RUNS) await reports.release(doc._id, this.owner);
-      else await this.end(doc, { status: 'failed', failureReason: 'internal_error', finishedAt: this.deps.clock() });
+      // Retried once its lease lapses (the lease is the back-off: an outage is not hammered by one poll after another).
+      if (doc.attempts >= REPORT_MAX_RUNS)
+        await this.end(doc, { status: 'failed', failureReason: 'internal_error', finishedAt: this.deps.clock() });
     } finally {
       clearInterval(renewal);
     }

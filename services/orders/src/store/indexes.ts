@@ -9,7 +9,7 @@ export const COLLECTIONS = {
   balanceTransactions: 'balance_transactions',
   /** D52: per organization, mode and currency, the totals of the counted lines (balance.store.ts). */
   balances: 'balances',
-  /** D52's report runs. */
+  /** D52's report runs (report.document.ts). */
   reports: 'reports',
 } as const;
 
@@ -57,7 +57,7 @@ export const ORDER_INDEXES: readonly IndexDefinition[] = [
   ...indexesOn(COLLECTIONS.balanceTransactions, {
     org_mode_createdAt_id: {
       key: { organizationId: 1, mode: 1, createdAt: -1, _id: -1 },
-      servedBy: 'balance.store list (newest first, the filters); report-sources balanceTransactions (backwards)',
+      servedBy: 'balance.store list (newest first, the window filters); reports read lines in this order',
     },
     org_mode_orderId_createdAt: {
       key: { organizationId: 1, mode: 1, orderId: 1, createdAt: -1, _id: -1 },

@@ -65,10 +65,6 @@ export class ReportsStore implements StoredReports {
     );
   }
 
-  async release(id: string, owner: string): Promise<void> {
-    await this.collection.updateOne({ _id: id, status: 'pending', 'lease.owner': owner }, { $unset: { lease: '' } });
-  }
-
   expired(now: Date, limit: number): Promise<ReportDocument[]> {
     return this.collection
       .find({ expiresAt: { $lte: now } })

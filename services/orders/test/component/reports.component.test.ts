@@ -48,7 +48,7 @@ function line(createdAt: Date, amount: number, options: { organizationId?: strin
   const mode = options.mode ?? 'test';
   const sourceId = amount > 0 ? newId('pay', mode) : newId('re', mode);
   return {
-    _id: derivedId('txn' as never, mode, sourceId),
+    _id: derivedId('txn', mode, sourceId),
     organizationId: options.organizationId ?? organization,
     mode,
     type: amount > 0 ? 'payment' : 'refund',
