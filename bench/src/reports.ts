@@ -39,8 +39,9 @@ async function memoryOf(pid: number): Promise<{ rssMiB: number; peakMiB: number 
  * so the process it names is the guard's, and the service is a descendant of it.
  */
 async function serviceProcess(pid: number, bundle: string): Promise<number> {
-  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  if (cmdline.includes(bundle)) return pid;
+  const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+  // The guard's command line names the bundle too, as its argument: the service is the node process running it.
+  if (argv[0]?.endsWith('node') && argv.some((arg) => arg.endsWith(bundle))) return pid;
   const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
   for (const child of children.trim().split(/\s+/).filter(Boolean)) {
     const found = await serviceProcess(Number(child), bundle).catch(() => undefined);

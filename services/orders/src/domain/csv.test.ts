@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { CSV_CHUNK_CHARS, csvCell, csvChunks, csvLine } from './csv';
+import { CSV_CHUNK_BYTES, csvCell, csvChunks, csvLine } from './csv';
 
 async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T> {
   for (const item of items) yield await Promise.resolve(item);
 }
 
-async function collect(chunks: AsyncIterable<string>): Promise<string[]> {
+async function collect(chunks: AsyncIterable<Buffer>): Promise<string[]> {
   const out: string[] = [];
-  for await (const chunk of chunks) out.push(chunk);
+  for await (const chunk of chunks) out.push(chunk.toString('utf8'));
   return out;
 }
 
@@ -56,13 +56,26 @@ describe('the report CSV (D52, RFC 4180)', () => {
     );
     expect(counted).toBe(5000);
     expect(chunks.length).toBeGreaterThan(1);
-    for (const chunk of chunks) expect(chunk.length).toBeLessThan(CSV_CHUNK_CHARS + 100);
+    for (const chunk of chunks) expect(Buffer.byteLength(chunk)).toBeLessThanOrEqual(CSV_CHUNK_BYTES);
     const lines = chunks.join('').split('\r\n');
     expect(lines[0]).toBe('id,amount');
     expect(lines[1]).toBe('row_0,0');
     expect(lines[2]).toBe('row_1,-1');
     expect(lines).toHaveLength(5002);
     expect(lines.at(-1)).toBe('');
+  });
+
+  it('When a line holds characters of several bytes or is longer than a chunk, then it is written whole, in UTF-8', async () => {
+    const long = 'é'.repeat(CSV_CHUNK_BYTES);
+    const chunks = await collect(
+      csvChunks(
+        ['name'],
+        fromArray(['naïve', long, '€']),
+        (r) => [r],
+        () => undefined,
+      ),
+    );
+    expect(chunks.join('')).toBe(`name\r\nnaïve\r\n${long}\r\n€\r\n`);
   });
 
   it('When there are no rows, then the file is the header row alone', async () => {

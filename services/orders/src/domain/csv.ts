@@ -24,30 +24,42 @@ export function csvLine(values: readonly CsvValue[]): string {
   return `${values.map(csvCell).join(',')}\r\n`;
 }
 
-/** Flushed once this many characters wait: big enough for few writes, small enough that no file is held whole. */
-export const CSV_CHUNK_CHARS = 64 * 1024;
+/** The size of the file's chunks: big enough for few writes, small enough that no file is held whole. */
+export const CSV_CHUNK_BYTES = 64 * 1024;
 
 /**
- * The file's text in chunks of about CSV_CHUNK_CHARS: the header, then a line per row, read one at a time from
- * `rows` (a cursor), so memory holds one chunk whatever the number of rows. `counted` receives the number of rows
- * once the last is written.
+ * The file's bytes in chunks of about CSV_CHUNK_BYTES: the header, then a line per row, read one at a time from
+ * `rows` (a cursor), so memory holds one chunk whatever the number of rows. Each line is copied into the chunk as
+ * soon as it is made, so it dies young (strings kept until a chunk is full would outlive the young generation and
+ * grow the process's old space). `counted` receives the number of rows once the last is written.
  */
 export async function* csvChunks<R>(
   header: readonly string[],
   rows: AsyncIterable<R>,
   cells: (row: R) => readonly CsvValue[],
   counted: (rows: number) => void,
-): AsyncGenerator<string> {
-  let pending = csvLine(header);
+): AsyncGenerator<Buffer> {
+  let chunk = Buffer.allocUnsafe(CSV_CHUNK_BYTES);
+  let used = 0;
   let count = 0;
-  for await (const row of rows) {
-    pending += csvLine(cells(row));
-    count += 1;
-    if (pending.length >= CSV_CHUNK_CHARS) {
-      yield pending;
-      pending = '';
+  const take = (line: string): Buffer | undefined => {
+    const bytes = Buffer.byteLength(line);
+    if (used + bytes <= chunk.length) {
+      used += chunk.write(line, used);
+      return undefined;
     }
+    const full = chunk.subarray(0, used);
+    chunk = Buffer.allocUnsafe(Math.max(CSV_CHUNK_BYTES, bytes));
+    used = chunk.write(line, 0);
+    return full;
+  };
+  const first = take(csvLine(header));
+  if (first) yield first;
+  for await (const row of rows) {
+    count += 1;
+    const full = take(csvLine(cells(row)));
+    if (full) yield full;
   }
-  yield pending;
+  yield chunk.subarray(0, used);
   counted(count);
 }

@@ -31,7 +31,7 @@ export interface ReportSources {
 /** The reports' files (GridFS in orders' database). */
 export interface ReportFiles {
   /** Stores the file `fileId` from its chunks as they come; resolves once the whole file is stored. */
-  write(fileId: string, chunks: AsyncIterable<string>): Promise<void>;
+  write(fileId: string, chunks: AsyncIterable<Uint8Array>): Promise<void>;
   /** The stored file, streamed. */
   read(fileId: string): Readable;
   /** Deletes the files (and any chunks a crashed run left without its file); a missing one is no error. */

@@ -59,7 +59,7 @@ export function reportChunks(
   scope: Scope,
   window: ReportWindow,
   counted: (rows: number) => void,
-): AsyncIterable<string> {
+): AsyncIterable<Buffer> {
   switch (type) {
     case 'balance_transactions':
       return csvChunks(

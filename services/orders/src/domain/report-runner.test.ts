@@ -79,7 +79,7 @@ function setUp(options: { failWrites?: number } = {}) {
   const files: ReportFiles = {
     async write(fileId, chunks) {
       let text = '';
-      for await (const chunk of chunks) text += chunk;
+      for await (const chunk of chunks) text += Buffer.from(chunk).toString('utf8');
       if (failures > 0) {
         failures -= 1;
         throw new Error('the database went away');

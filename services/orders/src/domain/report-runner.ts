@@ -155,7 +155,7 @@ export class ReportRunner {
 }
 
 /** The chunks, for as long as this runner holds the lease: a run that lost it stops writing at its next chunk. */
-async function* whileHeld(chunks: AsyncIterable<string>, held: () => boolean): AsyncGenerator<string> {
+async function* whileHeld(chunks: AsyncIterable<Buffer>, held: () => boolean): AsyncGenerator<Buffer> {
   for await (const chunk of chunks) {
     if (!held()) throw new LeaseLost();
     yield chunk;

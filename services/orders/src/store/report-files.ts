@@ -18,7 +18,7 @@ export class ReportFilesStore implements ReportFiles {
     this.bucket = new GridFSBucket(db, { bucketName: REPORT_FILES_BUCKET });
   }
 
-  async write(fileId: string, chunks: AsyncIterable<string>): Promise<void> {
+  async write(fileId: string, chunks: AsyncIterable<Uint8Array>): Promise<void> {
     const upload = this.bucket.openUploadStreamWithId(gridId(fileId), `${fileId}.csv`);
     await pipeline(Readable.from(chunks, { objectMode: false }), upload);
   }
