@@ -27,7 +27,7 @@ const DAY = 86_400_000;
 function defaultWindow(now: Date): { createdAfter: string; createdBefore: string } {
   const tomorrow = Math.floor(now.getTime() / DAY) * DAY + DAY;
   const local = (ms: number) => new Date(ms).toISOString().slice(0, 19);
-  return { createdAfter: local(tomorrow - (BALANCE_CHART_DAYS + 1) * DAY), createdBefore: local(tomorrow) };
+  return { createdAfter: local(tomorrow - BALANCE_CHART_DAYS * DAY), createdBefore: local(tomorrow) };
 }
 
 function filtersOf(ctx: Context): BalanceFilters {
