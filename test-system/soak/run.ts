@@ -696,12 +696,12 @@ async function readEventsMeanwhile(client: RecordingClient, merchants: readonly 
 }
 
 /**
- * D52: what the ledger still owes: lines not counted, batches pending, and (from a release) orders that received
- * money before the ledger and that migration orders.0002 has not backfilled yet.
+ * D52: what the ledger still owes: lines queued to be counted, batches pending, and (from a release) orders that
+ * received money before the ledger and that migration orders.0002 has not backfilled yet.
  */
 async function uncountedLedger(orders: Db, fromRelease: boolean): Promise<number> {
   const [lines, batches, unbackfilled] = await Promise.all([
-    orders.collection('balance_transactions').countDocuments({ counted: false }),
+    orders.collection('balance_queue').countDocuments({}),
     orders.collection('balances').countDocuments({ 'pending.batch': { $exists: true } }),
     fromRelease
       ? orders.collection('orders').countDocuments({ 'amounts.paid': { $gt: 0 }, balanceLines: { $exists: false } })

@@ -71,7 +71,7 @@ export type NewBalanceTransaction = Pick<
 type CountedFields = Pick<BalanceTransactionDocument, '_id' | 'amount' | 'createdAt'>;
 
 /** At most this many lines go into one commit of the counting: one update's `$inc`, one `pending` list. */
-const COUNT_BATCH_MAX = 500;
+const COUNT_BATCH_MAX = 200;
 const COUNT_ATTEMPTS_MAX = 20;
 
 const balanceId = (scope: BalanceScope) => `${scope.organizationId}/${scope.mode}/${scope.currency}`;
@@ -95,46 +95,72 @@ function incrementsOf(lines: readonly CountedFields[]): Record<string, number> {
 }
 
 /**
- * The only code touching `balance_transactions` and `balances`. Lines are inserted once by their derived `_id` and
- * uncounted; the counting adds each to its scope's balance exactly once, without a multi-document transaction (the
- * engines have none), by a two-phase commit on the balance document (`countStep`).
+ * One line waiting to be counted (collection `balance_queue`): kept apart from the lines so that what the counting
+ * and `asOf` read is small whatever the number of lines (the local engine serves only `_id` from an index; every
+ * other query scans). Removed once its line is counted.
+ */
+export interface QueuedLineDocument extends CountedFields {
+  organizationId: string;
+  mode: BalanceScope['mode'];
+  currency: string;
+  recordedAt: Date;
+}
+
+/** A line's entry in the queue: what the counting adds, and when it was recorded (asOf). */
+export function queueEntryOf(line: NewBalanceTransaction): QueuedLineDocument {
+  const { _id, organizationId, mode, currency, amount, createdAt, recordedAt } = line;
+  return { _id, organizationId, mode, currency, amount, createdAt, recordedAt };
+}
+
+/**
+ * The only code touching `balance_transactions`, `balance_queue` and `balances`. Lines are inserted once by their
+ * derived `_id`, uncounted, each with an entry in the queue; the counting adds each to its scope's balance exactly
+ * once, without a multi-document transaction (the engines have none), by a two-phase commit on the balance document
+ * (`countStep`). Every read of the lines is by `_id`; the other reads are of the queue and of the balances.
  */
 export class BalanceStore {
   readonly lines: Collection<BalanceTransactionDocument>;
+  readonly queue: Collection<QueuedLineDocument>;
   readonly balances: Collection<BalanceDocument>;
 
   constructor(db: Db) {
     this.lines = db.collection<BalanceTransactionDocument>(COLLECTIONS.balanceTransactions);
+    this.queue = db.collection<QueuedLineDocument>(COLLECTIONS.balanceQueue);
     this.balances = db.collection<BalanceDocument>(COLLECTIONS.balances);
   }
 
   /**
-   * Inserts the lines not stored yet, uncounted, and says how many it inserted. The ids are read first (one read
-   * on the _id index), so a replay of an order's event writes nothing; the insert of the missing ones arbitrates a
-   * race with another inserter on the unique `_id`.
+   * Inserts the lines not stored yet, uncounted, then queues every line still uncounted; says how many lines it
+   * inserted. The ids are read first (by `_id`), so a replay of a counted order's event writes nothing; the inserts
+   * arbitrate a racing inserter on the unique `_id`s. The line goes first: an entry never names a line that is not
+   * there, and a stop between the two leaves an uncounted line that the event's redelivery queues. An entry queued
+   * again for a line counted meanwhile is dropped by the counting, which reads the line's flag (`countStep`).
    */
   async insertMissing(scope: Scope, lines: readonly NewBalanceTransaction[]): Promise<number> {
     if (lines.length === 0) return 0;
-    const stored = await scoped(this.lines, scope)
-      .find({ _id: { $in: lines.map((l) => l._id) } }, { projection: { _id: 1 } })
-      .toArray();
-    const have = new Set(stored.map((l) => l._id));
+    const flags = await this.countedFlags(lines.map((l) => l._id));
+    const counted = new Set([...flags].filter(([, flag]) => flag).map(([id]) => id));
+    const have = new Set(flags.keys());
     const missing = lines
       .filter((l) => !have.has(l._id))
       .map((l): BalanceTransactionDocument => ({ ...l, counted: false }));
-    if (missing.length === 0) return 0;
-    const duplicates = await insertManyOnce<BalanceTransactionDocument>(this.lines, missing);
+    const duplicates =
+      missing.length === 0 ? new Set<string>() : await insertManyOnce<BalanceTransactionDocument>(this.lines, missing);
+    const waiting = lines.filter((l) => !counted.has(l._id)).map(queueEntryOf);
+    if (waiting.length > 0) await insertManyOnce<QueuedLineDocument>(this.queue, waiting);
     return missing.length - duplicates.size;
   }
 
   /**
    * One step of the counting of a scope; the number of lines it added to the totals (0: nothing left to count).
    * (0) a batch left pending by a step that stopped half-way is finished first; (1) the balance, then up to
-   * COUNT_BATCH_MAX uncounted lines are read; (2) one conditional update adds them to the totals and records them
-   * as pending, only if no batch is pending and no other batch was committed since (1)'s read of the balance; (3)
-   * the lines are marked counted; (4) `pending` is cleared, naming the batch. A line is uncounted until (3), and
-   * (2) refuses while any committed batch is not through (4), so no line is added twice, whatever crashes, replays
-   * or concurrent steps: each step that loses (2) comes back, finishing what won.
+   * COUNT_BATCH_MAX queued lines, then those lines' `counted` flags are read (an entry whose line is counted
+   * already, queued again by a redelivery, is dropped); (2) one conditional update adds them to the totals and
+   * records them as pending, only if no batch is pending and no other batch was committed since (1)'s read of the
+   * balance; (3) the lines are marked counted and their entries removed; (4) `pending` is cleared, naming the batch.
+   * Every batch committed before (1) was through (3) when (1) read the balance, so (1) sees its lines counted; one
+   * committed after makes (2) refuse. So no line is added twice, whatever crashes, replays or concurrent steps: a
+   * step that loses (2) comes back, finishing what won.
    */
   async countStep(scope: BalanceScope, now: Date): Promise<number> {
     // Each lost commit is another step's won one; past this many in a row, the sweep's next round goes on.
@@ -188,14 +214,33 @@ export class BalanceStore {
     return (await this.balances.findOne({ _id })) ?? fresh;
   }
 
-  /** Up to `limit` uncounted lines of the scope, oldest recorded first (index `uncounted`). */
-  uncounted(scope: BalanceScope, limit: number): Promise<CountedFields[]> {
-    return scoped(this.lines, scope)
-      .find({ counted: false, currency: scope.currency })
-      .project<CountedFields>({ _id: 1, amount: 1, createdAt: 1 })
+  /**
+   * Up to `limit` queued lines of the scope, oldest recorded first, less those already counted: their entries,
+   * queued again by a redelivery that read the line before it was counted, are removed here.
+   */
+  async uncounted(scope: BalanceScope, limit: number): Promise<CountedFields[]> {
+    const queued = await scoped(this.queue, scope)
+      .find({ currency: scope.currency })
       .sort({ recordedAt: 1 })
       .limit(limit)
       .toArray();
+    if (queued.length === 0) return [];
+    const flags = await this.countedFlags(queued.map((q) => q._id));
+    const done = new Set([...flags].filter(([, flag]) => flag).map(([id]) => id));
+    if (done.size > 0) await this.queue.deleteMany({ _id: { $in: [...done] } });
+    return queued.filter((q) => !done.has(q._id));
+  }
+
+  /**
+   * The `counted` flag of each stored line of `ids`, one read by `_id` each, side by side: the local engine answers
+   * a plain `_id` from its index but scans the collection for `_id: {$in}` (docs/engines.md), and the lines grow
+   * without bound, while the ids asked for are an order's lines or a batch.
+   */
+  private async countedFlags(ids: readonly string[]): Promise<Map<string, boolean>> {
+    const found = await Promise.all(
+      ids.map((_id) => this.lines.findOne({ _id }, { projection: { _id: 1, counted: 1 } })),
+    );
+    return new Map(found.filter((l) => l !== null).map((l) => [l._id, l.counted]));
   }
 
   /**
@@ -216,17 +261,26 @@ export class BalanceStore {
     return result.matchedCount === 1 ? pending : null;
   }
 
-  /** Phase two: the batch's lines marked counted, then `pending` cleared if it is still this batch. Idempotent. */
+  /**
+   * Phase two: the batch's lines marked counted, their entries removed (in this order: an entry outlives its line's
+   * flag), then `pending` cleared if it is still this batch. Idempotent.
+   */
   async finishBatch(scope: BalanceScope, pending: NonNullable<BalanceDocument['pending']>): Promise<void> {
     await this.markCounted(pending.ids);
+    await this.queue.deleteMany({ _id: { $in: [...pending.ids] } });
     await this.balances.updateOne(
       { _id: balanceId(scope), 'pending.batch': pending.batch },
       { $set: { pending: null } },
     );
   }
 
+  /** One command, each line updated by its plain `_id` (see countedFlags). */
   async markCounted(ids: readonly string[]): Promise<void> {
-    await this.lines.updateMany({ _id: { $in: [...ids] }, counted: false }, { $set: { counted: true } });
+    if (ids.length === 0) return;
+    await this.lines.bulkWrite(
+      ids.map((_id) => ({ updateOne: { filter: { _id, counted: false }, update: { $set: { counted: true } } } })),
+      { ordered: false },
+    );
   }
 
   /**
@@ -234,9 +288,9 @@ export class BalanceStore {
    * sweep counts (a consumer that stopped between its insert and its count leaves them).
    */
   async scopesToCount(before: Date, limit: number): Promise<BalanceScope[]> {
-    const uncounted = await this.lines
+    const uncounted = await this.queue
       .aggregate<{ _id: BalanceScope }>([
-        { $match: { counted: false, recordedAt: { $lt: before } } },
+        { $match: { recordedAt: { $lt: before } } },
         { $group: { _id: { organizationId: '$organizationId', mode: '$mode', currency: '$currency' } } },
         { $limit: limit },
       ])
@@ -259,9 +313,9 @@ export class BalanceStore {
 
   /** The balance as stored (null: nothing counted yet), and when its oldest uncounted line was recorded. */
   async readBalance(scope: BalanceScope): Promise<{ balance: BalanceDocument | null; oldestUncounted: Date | null }> {
-    // The uncounted line first: a line counted between the two reads is then in the totals read after it.
-    const oldest = await scoped(this.lines, scope)
-      .find({ counted: false, currency: scope.currency }, { projection: { recordedAt: 1 } })
+    // The queue first: a line counted between the two reads is then in the totals read after it.
+    const oldest = await scoped(this.queue, scope)
+      .find({ currency: scope.currency }, { projection: { recordedAt: 1 } })
       .sort({ recordedAt: 1 })
       .limit(1)
       .toArray();

@@ -9,6 +9,8 @@ export const COLLECTIONS = {
   balanceTransactions: 'balance_transactions',
   /** D52: per organization, mode and currency, the totals of the counted lines (balance.store.ts). */
   balances: 'balances',
+  /** D52: the lines not counted yet, a few at any time (balance.store.ts). */
+  balanceQueue: 'balance_queue',
   /** D52's report runs (report.document.ts). */
   reports: 'reports',
 } as const;
@@ -63,12 +65,13 @@ export const ORDER_INDEXES: readonly IndexDefinition[] = [
       key: { organizationId: 1, mode: 1, orderId: 1, createdAt: -1, _id: -1 },
       servedBy: 'balance.store list filtered by orderId',
     },
-    // The counting's queue: a scope's uncounted lines oldest first (countStep, readBalance's asOf) and the sweep's
-    // scopes with lines left uncounted. Every line has an entry (the local engine ignores partial filters).
-    uncounted: {
-      key: { counted: 1, organizationId: 1, mode: 1, currency: 1, recordedAt: 1 },
-      servedBy: 'balance.store uncounted, readBalance, scopesToCount',
+  }),
+  ...indexesOn(COLLECTIONS.balanceQueue, {
+    org_mode_currency_recordedAt: {
+      key: { organizationId: 1, mode: 1, currency: 1, recordedAt: 1 },
+      servedBy: 'balance.store uncounted, readBalance (the oldest queued line: asOf)',
     },
+    recordedAt: { key: { recordedAt: 1 }, servedBy: 'balance.store scopesToCount (the sweep)' },
   }),
   ...indexesOn(COLLECTIONS.balances, {
     pending_batch: { key: { 'pending.batch': 1 }, servedBy: 'balance.store scopesToCount (a batch left pending)' },

@@ -4,7 +4,12 @@ import { inject } from 'vitest';
 import { createLogger } from '@checkout/logger';
 import { MigrationRunner, MongoClient, ensureIndexes, type Db } from '@checkout/mongo';
 import { CommandCounter, openTestDatabase } from '@checkout/mongo/testing';
-import { BalanceStore, type BalanceScope, type NewBalanceTransaction } from '../../src/store/balance.store';
+import {
+  BalanceStore,
+  queueEntryOf,
+  type BalanceScope,
+  type NewBalanceTransaction,
+} from '../../src/store/balance.store';
 import { OrdersStore } from '../../src/store/orders.store';
 import { ORDER_INDEXES, COLLECTIONS } from '../../src/store/indexes';
 import { orderMigrations } from '../../src/store/migrations';
@@ -132,6 +137,27 @@ describe('the counting (D52): every line in the balance exactly once', () => {
     await expectExact(scope, all);
   });
 
+  it('When a stop fell between a line and its queue entry, then inserting the lines again (the redelivery) queues it, once counted', async () => {
+    const scope = newScope();
+    const [first, second] = lines(scope, [300, 400]) as [NewBalanceTransaction, NewBalanceTransaction];
+    await store.lines.insertOne({ ...first, counted: false });
+    expect(await store.insertMissing(scope, [first, second])).toBe(1);
+    expect(await store.countAll(scope, now)).toBe(2);
+    await expectExact(scope, [first, second]);
+  });
+
+  it('When a redelivery queues again a line counted meanwhile, then the counting drops the entry and adds nothing', async () => {
+    const scope = newScope();
+    const all = lines(scope, [250, -50]);
+    await store.insertMissing(scope, all);
+    await store.countAll(scope, now);
+    // The redelivery read the lines before they were marked counted, and queues them after their entries went.
+    await store.queue.insertMany(all.map(queueEntryOf));
+    expect(await store.countAll(scope, now)).toBe(0);
+    await expectExact(scope, all);
+    expect(await store.queue.countDocuments({ organizationId: scope.organizationId })).toBe(0);
+  });
+
   it('When lines are inserted again and many steps count at once while more arrive, then the totals are exact', async () => {
     const scope = newScope();
     const all = lines(
@@ -199,6 +225,7 @@ describe('the backfill (migration orders.0002)', () => {
     await db.collection(COLLECTIONS.orders).updateMany({ organizationId }, { $unset: { balanceLines: '' } });
     await runner().runOnce();
     expect(await db.collection(COLLECTIONS.balanceTransactions).countDocuments({ organizationId })).toBe(3);
+    expect(await db.collection(COLLECTIONS.balanceQueue).countDocuments({ organizationId })).toBe(3);
 
     // The sweep counts them once they have waited past the settle margin (its clock a few seconds on).
     const sweep = new Books({ orders, books: store, clock: () => new Date(Date.now() + 5_000) });
@@ -210,7 +237,7 @@ describe('the backfill (migration orders.0002)', () => {
 });
 
 describe('what the ledger costs per movement (D52), in database commands', () => {
-  it('When an order event brings a payment, then 8 (read the order, its line ids, the balance, the uncounted; insert; commit, mark, clear); a replay: 2 reads', async () => {
+  it('When an order event brings a payment, then 11 (read the order, its line ids, the balance, the queue, the queued lines; insert the line and its entry; commit, mark, remove the entry, clear); a replay: 2 reads; the balance: 2', async () => {
     const counter = new CommandCounter();
     const client = new MongoClient(inject('engines').mongoUrl, { monitorCommands: true });
     counter.attach(client);
@@ -233,7 +260,7 @@ describe('what the ledger costs per movement (D52), in database commands', () =>
 
       const paid = await counter.during(() => books.recordOrder(scope, second._id));
       expect(paid.result).toBe(1);
-      expect(paid.commands).toEqual({ find: 4, insert: 1, update: 3 });
+      expect(paid.commands).toEqual({ find: 5, insert: 2, update: 3, delete: 1 });
       const replay = await counter.during(() => books.recordOrder(scope, second._id));
       expect(replay.result).toBe(0);
       expect(replay.commands).toEqual({ find: 2 });
