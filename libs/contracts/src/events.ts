@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Timestamp } from './common';
-import { EventId, ModeSchema, OrderId, SessionId, modeOfId } from './ids';
+import { EventId, ModeSchema, OrderId, SessionId, modeOfId, type Mode } from './ids';
 import { Order } from './orders';
 import {
   ORDER_PUBLIC_EVENT_TYPES,
@@ -142,6 +142,28 @@ export function orderChangedEvent(input: {
 // carries the routing facts next to the finished body, as a session event does. A new shape gets a new version, and
 // both stay in the union until nothing produces the old one.
 
+/**
+ * What every public event's envelope holds true (D49, D52): its body's id and type are the envelope's, the body's
+ * subject is the one the envelope names (`subject.path` in the body, `subject.id` in the envelope), and its ids are
+ * of its mode. A producer bug that mixes them would otherwise reach a merchant; consumers treat it as poison.
+ */
+export function checkPublicEnvelope(
+  message: { eventId: string; type: string; mode: Mode; body: { id: string; event: string } },
+  subject: { name: string; id: string; path: readonly [string, string, string] },
+  ctx: z.RefinementCtx,
+): void {
+  const issue = (path: readonly string[], text: string) =>
+    ctx.addIssue({ code: 'custom', path: [...path], message: text });
+  if (message.body.id !== message.eventId) issue(['body', 'id'], 'must equal eventId');
+  if (message.body.event !== message.type) issue(['body', 'event'], 'must equal type');
+  const [, key, field] = subject.path;
+  const inBody = (message.body as unknown as Record<string, Record<string, unknown> | undefined>)[key]?.[field];
+  if (inBody !== subject.id) issue(subject.path, `must equal ${subject.name}`);
+  for (const [name, id] of [['eventId', message.eventId] as const, [subject.name, subject.id] as const]) {
+    if (modeOfId(id) !== message.mode) issue([name], `must be a ${message.mode}-mode id`);
+  }
+}
+
 const OrderPublicEventV1 = z
   .object({
     version: z.literal(1),
@@ -153,20 +175,10 @@ const OrderPublicEventV1 = z
     type: z.enum(ORDER_PUBLIC_EVENT_TYPES),
     body: OrderPublicEventBody,
   })
-  // A producer bug that mixes ids, types or modes would otherwise reach a merchant; consumers treat it as poison.
   .superRefine((message, ctx) => {
-    if (message.body.id !== message.eventId)
-      ctx.addIssue({ code: 'custom', path: ['body', 'id'], message: 'must equal eventId' });
-    if (message.body.event !== message.type)
-      ctx.addIssue({ code: 'custom', path: ['body', 'event'], message: 'must equal type' });
-    if (message.body.order.id !== message.orderId)
-      ctx.addIssue({ code: 'custom', path: ['body', 'order', 'id'], message: 'must equal orderId' });
+    checkPublicEnvelope(message, { name: 'orderId', id: message.orderId, path: ['body', 'order', 'id'] }, ctx);
     if ('refund' in message.body && message.body.refund.orderId !== message.orderId)
       ctx.addIssue({ code: 'custom', path: ['body', 'refund', 'orderId'], message: 'must equal orderId' });
-    for (const key of ['eventId', 'orderId'] as const) {
-      if (modeOfId(message[key]) !== message.mode)
-        ctx.addIssue({ code: 'custom', path: [key], message: `must be a ${message.mode}-mode id` });
-    }
   })
   .meta({ id: 'OrderPublicEventV1' });
 type OrderPublicEventV1 = z.infer<typeof OrderPublicEventV1>;

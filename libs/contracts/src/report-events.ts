@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from './common';
-import { EventId, ModeSchema, modeOfId, type Mode } from './ids';
+import { EventId, ModeSchema, type Mode } from './ids';
+import { checkPublicEnvelope } from './events';
 import { REPORT_EVENT_TYPES, ReportPublicEventBody, type ReportEventType } from './event-catalog';
 import { ReportId } from './reports';
 
@@ -21,19 +22,9 @@ const ReportPublicEventV1 = z
     type: z.enum(REPORT_EVENT_TYPES),
     body: ReportPublicEventBody,
   })
-  // A producer bug that mixes ids, types or modes would otherwise reach a merchant; consumers treat it as poison.
-  .superRefine((message, ctx) => {
-    if (message.body.id !== message.eventId)
-      ctx.addIssue({ code: 'custom', path: ['body', 'id'], message: 'must equal eventId' });
-    if (message.body.event !== message.type)
-      ctx.addIssue({ code: 'custom', path: ['body', 'event'], message: 'must equal type' });
-    if (message.body.report.id !== message.reportId)
-      ctx.addIssue({ code: 'custom', path: ['body', 'report', 'id'], message: 'must equal reportId' });
-    for (const key of ['eventId', 'reportId'] as const) {
-      if (modeOfId(message[key]) !== message.mode)
-        ctx.addIssue({ code: 'custom', path: [key], message: `must be a ${message.mode}-mode id` });
-    }
-  })
+  .superRefine((message, ctx) =>
+    checkPublicEnvelope(message, { name: 'reportId', id: message.reportId, path: ['body', 'report', 'id'] }, ctx),
+  )
   .meta({ id: 'ReportPublicEventV1' });
 
 /** The report-event message as the dispatcher parses it today: every version still produced. */

@@ -25,7 +25,7 @@ export interface OwnerAnswer {
 }
 
 /** An owner's answer whose body is passed on as it comes (a report's CSV, D52), never held whole. */
-export interface StreamedAnswer {
+interface StreamedAnswer {
   status: number;
   headers: Record<string, string | string[]>;
   body: Readable;

@@ -38,9 +38,7 @@ export class ReportSourcesStore implements ReportSources {
       createdAt: { $gte: window.createdAfter, $lt: window.createdBefore },
       recordedAt: { $lte: window.asOf },
     };
-    // Only the columns: the tenant is known and `counted` is internal.
-    const projection = { organizationId: 0, mode: 0, counted: 0 };
-    return this.lineCollection.find(filter, { batchSize: BATCH, projection }).sort({ createdAt: 1, _id: 1 });
+    return this.lineCollection.find(filter, { batchSize: BATCH }).sort({ createdAt: 1, _id: 1 });
   }
 
   /** Orders created in the window by asOf, as they stand when read; org_mode_createdAt_id read backwards. */

@@ -7,6 +7,7 @@ import { GridFSBucket, MongoClient, type Db } from '@checkout/mongo';
 import { ReportPublicEventMessage, TOPICS, derivedId, newId, topicName, type Mode } from '@checkout/contracts';
 import { eventually } from '@checkout/testing';
 import type { OrdersApp } from '../../src/app';
+import type { BalanceTransactionDocument } from '../../src/store/balance-transaction.document';
 import { CALLER_TOKENS, internalCaller, startOrdersApp } from './support';
 
 // D52's report runs in the orders service alone, in-process on port 0 on the real engines: a report of each type
@@ -30,19 +31,8 @@ const probes: Array<{ stop(): Promise<void> }> = [];
 const WINDOW = { createdAfter: '2026-01-01T00:00:00.000Z', createdBefore: '2026-02-01T00:00:00.000Z' };
 const at = (day: number, minute = 0) => new Date(Date.UTC(2026, 0, day, 0, minute));
 
-interface Line {
-  _id: string;
-  organizationId: string;
-  mode: Mode;
-  type: 'payment' | 'refund';
-  orderId: string;
-  sourceId: string;
-  amount: number;
-  currency: string;
-  createdAt: Date;
-  recordedAt: Date;
-  counted: boolean;
-}
+/** A line as the ledger's consumer stores it. */
+type Line = BalanceTransactionDocument;
 
 function line(createdAt: Date, amount: number, options: { organizationId?: string; mode?: Mode } = {}): Line {
   const mode = options.mode ?? 'test';
