@@ -556,3 +556,89 @@ describe("the hosted page's brand on the dashboard's Settings page", () => {
     await context.close();
   });
 });
+
+describe("the merchant's books on the dashboard's Balance page (D52)", () => {
+  it('When a merchant opens Balance, filters its lines and presses Download CSV, then the totals match the API, the report runs once for the form sent twice, and its file downloads once it succeeded', async () => {
+    const merchant = await newMerchant('Balance Dashboard Org');
+    const session = await merchant.test.checkoutSessions.create({
+      items: [{ name: 'Latte', quantity: 2, unitPrice: 450 }],
+    });
+    await merchant.test.testHelpers.checkoutSessions.pay(session.id);
+    const refund = await merchant.test.refunds.create(session.order.id, { amount: 150 });
+    // The lines are built off the payment path: the balance counts both once orders' consumer has run.
+    const balance = await eventually(
+      async () => {
+        const read = await merchant.test.balance.retrieve();
+        return read.count === 2 ? read : undefined;
+      },
+      { ...DEADLINE, description: 'the balance to count the payment and the refund' },
+    );
+    expect(balance).toMatchObject({ payments: 900, refunds: 150, net: 750 });
+
+    const { context, page } = await loggedIn(merchant.test);
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Balance' }).click();
+    await page.waitForURL(/\/dashboard\/balance$/);
+    expect(await page.locator('[data-total="net"]').textContent()).toBe('$7.50');
+    expect(await page.locator('[data-total="count"]').textContent()).toBe('2');
+    expect(await page.getByRole('table', { name: 'Money per day (UTC), newest first' }).textContent()).toContain(
+      '$9.00$1.50$7.50',
+    );
+    const lines = page.getByRole('table', { name: 'Balance transactions, newest first' });
+    expect(await lines.locator('tbody tr').count()).toBe(2);
+    await checkPage(page, 'balance');
+
+    await page.getByLabel('Type').selectOption('refund');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/\/dashboard\/balance\?type=refund&/);
+    expect(await lines.locator('tbody tr').count()).toBe(1);
+    expect(await lines.textContent()).toContain(refund.id);
+    await page.goto(`${stack.gatewayUrl}/dashboard/balance?createdAfter=yesterday`);
+    expect(await page.getByRole('status').first().textContent()).toContain('Those filters are not valid');
+
+    await page.goto(`${stack.gatewayUrl}/dashboard/balance`);
+    const form = page.locator('form[action="/dashboard/balance/report"]');
+    const fields = {
+      csrf: (await form.locator('input[name=csrf]').getAttribute('value')) ?? '',
+      key: (await form.locator('input[name=key]').getAttribute('value')) ?? '',
+      reportAfter: await form.getByLabel('Created from (UTC)').inputValue(),
+      reportBefore: await form.getByLabel('Created before (UTC)').inputValue(),
+    };
+    await page.getByRole('button', { name: 'Download CSV' }).click();
+    await page.waitForURL(/\/dashboard\/balance\?report=rpt_test_\w+$/);
+    const reportId = new URL(page.url()).searchParams.get('report') as string;
+    // The same form again (a double press): the same report.
+    const again = await page.request.post(`${stack.gatewayUrl}/dashboard/balance/report`, {
+      form: fields,
+      maxRedirects: 0,
+    });
+    expect(again.status()).toBe(303);
+    expect(again.headers().location).toBe(`/dashboard/balance?report=${reportId}`);
+    const forged = await page.request.post(`${stack.gatewayUrl}/dashboard/balance/report`, {
+      form: { ...fields, csrf: 'forged' },
+      maxRedirects: 0,
+    });
+    expect(forged.status()).toBe(403);
+
+    await eventually(
+      async () => {
+        await page.reload();
+        return (await page.locator('[data-report-status="succeeded"]').count()) === 1;
+      },
+      { ...DEADLINE, description: 'the report to succeed on the page' },
+    );
+    await checkPage(page, 'balance-report');
+    const href = (await page.getByRole('link', { name: 'Download the CSV file' }).getAttribute('href')) ?? '';
+    const file = await page.request.get(`${stack.gatewayUrl}${href}`);
+    expect(file.status()).toBe(200);
+    expect(file.headers()['content-type']).toBe('text/csv; charset=utf-8');
+    expect(await file.text()).toBe(await merchant.test.reports.downloadFile(reportId));
+
+    // Another organization's report is "not found" on its dashboard, as through the API (D4).
+    const other = await newMerchant('Balance Other Org');
+    const stranger = await loggedIn(other.test);
+    const foreign = await stranger.page.request.get(`${stack.gatewayUrl}${href}`);
+    expect(foreign.status()).toBe(404);
+    await stranger.context.close();
+    await context.close();
+  });
+});

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTERNAL_ROUTES } from '@checkout/contracts';
 import { DependencyUnavailableError, DomainError } from '@checkout/errors';
-import { callInternal } from './internal-call';
+import { callInternal, streamInternal } from './internal-call';
 import { InternalClient } from './internal-client';
 
 // The typed call of a route of INTERNAL_ROUTES: the path from the route, the answer parsed with its schema, a
@@ -13,11 +13,15 @@ let server: Server;
 let client: InternalClient;
 let answer: { status: number; body: unknown } = { status: 200, body: {} };
 let seen = '';
+let seenHeaders: Record<string, string | string[] | undefined> = {};
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     seen = `${req.method} ${req.url}`;
+    seenHeaders = req.headers;
     req.resume();
+    if (typeof answer.body === 'string' && answer.status === 200)
+      return void res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' }).end(answer.body);
     res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -61,5 +65,33 @@ describe('callInternal', () => {
   ])('When the callee answers %s, then it is unavailable (503)', async (_what, status, body) => {
     answer = { status, body };
     await expect(locations()).rejects.toBeInstanceOf(DependencyUnavailableError);
+  });
+});
+
+describe('streamInternal (a file, D52)', () => {
+  const file = () =>
+    streamInternal(client, INTERNAL_ROUTES.reportFile, {
+      scope,
+      requestId: 'req_1',
+      params: { reportId: 'rpt_test_1' },
+      accept: 'text/csv',
+    });
+
+  it('When the callee answers a file, then its body comes as a stream, asked for with the scope', async () => {
+    answer = { status: 200, body: 'id,type\r\ntxn_test_1,payment\r\n' };
+    const { headers, body } = await file();
+    expect(headers['content-type']).toBe('text/csv; charset=utf-8');
+    let text = '';
+    for await (const chunk of body) text += String(chunk);
+    expect(text).toBe('id,type\r\ntxn_test_1,payment\r\n');
+    expect(seen).toBe('GET /internal/reports/rpt_test_1/file');
+    expect(seenHeaders).toMatchObject({ 'x-organization-id': 'org_1', 'x-mode': 'test', accept: 'text/csv' });
+  });
+
+  it('When the callee refuses, then the DomainError it named; a 5xx, then a 503', async () => {
+    answer = { status: 409, body: { code: 'REPORT_NOT_READY', message: 'Not yet.' } };
+    await expect(file()).rejects.toMatchObject({ code: 'REPORT_NOT_READY', message: 'Not yet.' });
+    answer = { status: 500, body: {} };
+    await expect(file()).rejects.toBeInstanceOf(DependencyUnavailableError);
   });
 });

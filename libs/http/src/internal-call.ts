@@ -8,6 +8,8 @@ import {
   type Scope,
 } from '@checkout/contracts';
 import { DependencyUnavailableError, DomainError, isErrorCode } from '@checkout/errors';
+import type { Readable } from 'node:stream';
+import { text as readText } from 'node:stream/consumers';
 import type { InternalAnswer, InternalClient } from './internal-client';
 
 /** One call of a route of libs/contracts' INTERNAL_ROUTES: what fills its path, query, body and headers. */
@@ -68,6 +70,39 @@ export async function callInternal<R extends InternalRoute>(
   }
   const error = new Error(`unexpected answer ${answer.status} to ${route.method} ${path}`);
   throw new DependencyUnavailableError(client.service, error);
+}
+
+/**
+ * A route whose success is a file, not JSON (a report's CSV, D52): its body as a stream, never held whole. A refusal
+ * (a 4xx, a small JSON envelope, read whole) is the DomainError the callee named, as callInternal says; anything else
+ * is the callee misbehaving (503).
+ */
+export async function streamInternal<R extends InternalRoute>(
+  client: InternalClient,
+  route: R & { method: 'GET' },
+  call: { scope: Scope; requestId: string; params?: InternalRouteParams<R>; accept: string },
+): Promise<{ headers: InternalAnswer['headers']; body: Readable }> {
+  const path = internalPath(route, call.params);
+  const { scope, requestId } = call;
+  const answer = await client.raw({ method: 'GET', path, scope, requestId, headers: { accept: call.accept } });
+  if (answer.status >= 200 && answer.status < 300) return { headers: answer.headers, body: answer.body };
+  const text = await readText(answer.body);
+  if (answer.status >= 400 && answer.status < 500) {
+    const envelope = Refusal.safeParse(parseBody(text));
+    if (envelope.success && isErrorCode(envelope.data.code)) {
+      const { code, message, details } = envelope.data;
+      throw new DomainError(code, message, details ? { details } : {});
+    }
+  }
+  throw new DependencyUnavailableError(client.service, new Error(`unexpected answer ${answer.status} to GET ${path}`));
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 const Refusal = ErrorBody.pick({ code: true, message: true, details: true });

@@ -20,7 +20,8 @@ interface Seen {
   headers: IncomingHttpHeaders;
   body: string;
 }
-type Answer = { status: number; body?: unknown; headers?: Record<string, string> } | 'drop';
+/** `raw`: a body sent as it is (a CSV), not as JSON. */
+type Answer = { status: number; body?: unknown; raw?: string; headers?: Record<string, string> } | 'drop';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -44,7 +45,7 @@ async function scripted(answers: Answer[] | ((seen: Seen) => Answer)): Promise<{
       const answer = typeof answers === 'function' ? answers(request) : (answers[seen.length - 1] ?? { status: 500 });
       if (answer === 'drop') return req.socket.destroy();
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-      res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+      res.end(answer.raw ?? (answer.body === undefined ? '' : JSON.stringify(answer.body)));
     });
   });
   await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
@@ -241,6 +242,108 @@ describe('Checkout SDK requests', () => {
       'GET /v0/checkout_settings ',
       'PATCH /v0/checkout_settings {"displayName":"Shop","logoUrl":null}',
     ]);
+  });
+
+  it('When the balance and its lines are read (D52), then each call goes to its path, filters and Dates are sent as ISO, and every page is walked', async () => {
+    const line = (id: string) => ({ id, type: 'payment', amount: 100 });
+    const balance = {
+      currency: 'USD',
+      payments: 300,
+      refunds: 100,
+      net: 200,
+      count: 4,
+      asOf: '2026-11-29T00:00:00.000Z',
+    };
+    const { baseUrl, seen } = await scripted((request) => {
+      const url = new URL(request.url, 'http://x');
+      if (url.pathname === '/v0/balance') return { status: 200, body: { balance } };
+      if (url.pathname !== '/v0/balance_transactions')
+        return { status: 200, body: { balanceTransaction: line(url.pathname.split('/').at(-1) ?? '') } };
+      const page = Number(url.searchParams.get('page'));
+      return {
+        status: 200,
+        body: {
+          balanceTransactions: page === 1 ? [line('txn_test_b')] : [line('txn_test_a')],
+          pagination: { page, limit: 1, hasMore: page === 1 },
+        },
+      };
+    });
+    const sdk = client(baseUrl);
+    expect(await sdk.balance.retrieve()).toEqual(balance);
+    expect((await sdk.balanceTransactions.retrieve('txn_test_x')).id).toBe('txn_test_x');
+    const after = new Date('2026-11-01T00:00:00.000Z');
+    const ids: string[] = [];
+    for await (const l of sdk.balanceTransactions.list({
+      type: 'refund',
+      orderId: 'ord_test_1',
+      createdAfter: after,
+      limit: 1,
+    }))
+      ids.push(l.id);
+    expect(ids).toEqual(['txn_test_b', 'txn_test_a']);
+    const first = await sdk.balanceTransactions.list({ createdBefore: '2026-11-02T00:00:00.000Z' });
+    expect(first.pagination.hasMore).toBe(true);
+    expect(seen.map((r) => `${r.method} ${decodeURIComponent(r.url)}`)).toEqual([
+      'GET /v0/balance',
+      'GET /v0/balance_transactions/txn_test_x',
+      'GET /v0/balance_transactions?type=refund&orderId=ord_test_1&limit=1&createdAfter=2026-11-01T00:00:00.000Z&page=1',
+      'GET /v0/balance_transactions?type=refund&orderId=ord_test_1&limit=1&createdAfter=2026-11-01T00:00:00.000Z&page=2',
+      'GET /v0/balance_transactions?createdBefore=2026-11-02T00:00:00.000Z&page=1',
+    ]);
+  });
+
+  it('When a report is created, polled and downloaded (D52), then the create carries an Idempotency-Key, the file is read as text or as a stream, and a 503 on the file is retried', async () => {
+    const report = (status: string) => ({ id: 'rpt_test_1', type: 'orders', status });
+    const csv = 'id,externalId\r\nord_test_1,"\'=1+2"\r\n';
+    let fileAnswers = 0;
+    const { baseUrl, seen } = await scripted((request): Answer => {
+      if (request.method === 'POST') return { status: 202, body: { report: report('pending') } };
+      if (!request.url.endsWith('/file')) return { status: 200, body: { report: report('succeeded') } };
+      fileAnswers += 1;
+      if (fileAnswers === 1)
+        return {
+          status: 503,
+          body: { code: 'SERVICE_UNAVAILABLE', message: 'later' },
+          headers: { 'retry-after': '0' },
+        };
+      return { status: 200, raw: csv, headers: { 'content-type': 'text/csv; charset=utf-8' } };
+    });
+    const sdk = client(baseUrl);
+    const window = { createdAfter: new Date('2026-11-01T00:00:00.000Z'), createdBefore: '2026-11-29T00:00:00.000Z' };
+    expect((await sdk.reports.create({ type: 'orders', ...window }, { idempotencyKey: 'month-11' })).status).toBe(
+      'pending',
+    );
+    expect(seen[0]?.headers['idempotency-key']).toBe('month-11');
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual({
+      type: 'orders',
+      createdAfter: '2026-11-01T00:00:00.000Z',
+      createdBefore: '2026-11-29T00:00:00.000Z',
+    });
+    expect((await sdk.reports.retrieve('rpt_test_1')).status).toBe('succeeded');
+    expect(await sdk.reports.downloadFile('rpt_test_1')).toBe(csv);
+    const stream = await sdk.reports.streamFile('rpt_test_1');
+    expect(await new Response(stream).text()).toBe(csv);
+    expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'POST /v0/reports',
+      'GET /v0/reports/rpt_test_1',
+      'GET /v0/reports/rpt_test_1/file',
+      'GET /v0/reports/rpt_test_1/file',
+      'GET /v0/reports/rpt_test_1/file',
+    ]);
+    expect(seen[2]?.headers.accept).toContain('text/csv');
+  });
+
+  it('When the file of a report not yet succeeded is asked for, then the typed REPORT_NOT_READY error is thrown, not retried', async () => {
+    const { baseUrl, seen } = await scripted(() => ({
+      status: 409,
+      body: { code: 'REPORT_NOT_READY', message: 'pending', requestId: 'req_r' },
+    }));
+    const error = await client(baseUrl)
+      .reports.downloadFile('rpt_test_1')
+      .catch((err: unknown) => err);
+    expect(isCheckoutApiError(error, 'REPORT_NOT_READY')).toBe(true);
+    expect(error).toMatchObject({ status: 409, requestId: 'req_r' });
+    expect(seen).toHaveLength(1);
   });
 
   it('When the key is not a secret key, then the constructor refuses it', () => {

@@ -67,11 +67,29 @@ export class HttpClient {
       notRepeatable?: boolean;
     } = {},
   ): Promise<T> {
+    const response = await this.send(method, path, input, { accept: 'application/json', deadlineCoversBody: true });
+    return parseJson(await response.text()) as T;
+  }
+
+  /**
+   * A GET whose answer is a file, not JSON (a report's CSV, D52): the response with its body unread, after the same
+   * retries as any GET. The timeout covers the wait for the answer's headers only, so a long file can take its time.
+   */
+  file(path: string): Promise<Response> {
+    return this.send('GET', path, {}, { accept: 'text/csv, application/json', deadlineCoversBody: false });
+  }
+
+  private async send(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    input: { body?: unknown; query?: Query; options?: RequestOptions; notRepeatable?: boolean },
+    answer: { accept: string; deadlineCoversBody: boolean },
+  ): Promise<Response> {
     const url = new URL(`${this.baseUrl}${path}`);
     for (const [name, value] of Object.entries(input.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
-    const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept: 'application/json' };
+    const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept: answer.accept };
     if (method === 'POST' && !input.notRepeatable)
       headers[IDEMPOTENCY_KEY_HEADER] = input.options?.idempotencyKey ?? `sdk_${randomUUID()}`;
     const retriable = (error: CheckoutApiError | undefined) =>
@@ -81,14 +99,16 @@ export class HttpClient {
 
     for (let attempt = 0; ; attempt += 1) {
       let response: Response;
+      const deadline = answer.deadlineCoversBody ? wholeDeadline(this.timeoutMs) : headersDeadline(this.timeoutMs);
       try {
         response = await this.fetchImpl(url, {
           method,
           headers,
           ...(body !== undefined && { body }),
-          signal: AbortSignal.timeout(this.timeoutMs),
+          signal: deadline.signal,
         });
       } catch (err) {
+        deadline.clear();
         if (attempt < this.maxRetries && retriable(undefined)) {
           await this.pause(attempt, undefined);
           continue;
@@ -98,10 +118,10 @@ export class HttpClient {
           { cause: err },
         );
       }
+      deadline.clear();
+      if (response.ok) return response;
       const text = await response.text();
-      const parsed = parseJson(text);
-      if (response.ok) return parsed as T;
-      const error = apiError(response, parsed, text);
+      const error = apiError(response, parseJson(text), text);
       if (attempt < this.maxRetries && retriable(error)) {
         await this.pause(attempt, error.retryAfterSeconds);
         continue;
@@ -115,6 +135,18 @@ export class HttpClient {
     const wait = Math.min(this.maxRetryDelayMs, Math.max(backoff, (retryAfterSeconds ?? 0) * 1000));
     return new Promise((resolve) => setTimeout(resolve, wait));
   }
+}
+
+/** The attempt's deadline covers the answer's body too (a JSON answer is read at once). */
+function wholeDeadline(ms: number): { signal: AbortSignal; clear: () => void } {
+  return { signal: AbortSignal.timeout(ms), clear: () => {} };
+}
+
+/** The deadline ends once the headers are in: a file's body is read by the caller, at its own pace. */
+function headersDeadline(ms: number): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error(`no answer within ${ms} ms`)), ms);
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
 /** 429 and 503 say "later"; IN_USE says the first request with this key is still running. */

@@ -1,10 +1,12 @@
 import { HttpClient, type CheckoutOptions } from './http';
+import { BalanceResource, BalanceTransactions } from './resources/balance';
 import { CheckoutSessions, TestHelpers } from './resources/checkout-sessions';
 import { CheckoutSettings } from './resources/checkout-settings';
 import { Dashboard } from './resources/dashboard';
 import { Events } from './resources/events';
 import { Orders } from './resources/orders';
 import { Refunds } from './resources/refunds';
+import { Reports } from './resources/reports';
 import { EventTypes, WebhookEndpoints } from './resources/webhook-endpoints';
 import { webhooks, type Webhooks } from './webhooks';
 
@@ -16,6 +18,12 @@ export class Checkout {
   readonly orders: Orders;
   /** D48: `create(orderId, {amount?, reason?, metadata?})`, `list(orderId)`, `retrieve(id)`. */
   readonly refunds: Refunds;
+  /** D52: `retrieve()`: payments, refunds, net and the count of lines, over this key's organization and mode. */
+  readonly balance: BalanceResource;
+  /** D52: one line per money movement: `list(filters)`, `retrieve(id)`. */
+  readonly balanceTransactions: BalanceTransactions;
+  /** D52: CSV reports: `create`, `retrieve`, `downloadFile`, `streamFile`. */
+  readonly reports: Reports;
   readonly checkoutSessions: CheckoutSessions;
   /** The hosted page's brand (display name, colour, logo) and the default locale of new sessions. */
   readonly checkoutSettings: CheckoutSettings;
@@ -34,6 +42,9 @@ export class Checkout {
     const http = new HttpClient(apiKey, options);
     this.orders = new Orders(http);
     this.refunds = new Refunds(http);
+    this.balance = new BalanceResource(http);
+    this.balanceTransactions = new BalanceTransactions(http);
+    this.reports = new Reports(http);
     this.checkoutSessions = new CheckoutSessions(http);
     this.checkoutSettings = new CheckoutSettings(http);
     this.events = new Events(http);

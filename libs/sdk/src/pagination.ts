@@ -45,3 +45,18 @@ export class ListResult<Item extends { id: string }, Page extends { pagination: 
     return out;
   }
 }
+
+/** A window's bounds as the API takes them: a Date becomes its ISO string, an absent bound stays absent. */
+export function isoWindow(window: {
+  createdAfter?: string | Date | undefined;
+  createdBefore?: string | Date | undefined;
+}): {
+  createdAfter?: string;
+  createdBefore?: string;
+} {
+  const iso = (value: string | Date) => (value instanceof Date ? value.toISOString() : value);
+  return {
+    ...(window.createdAfter !== undefined && { createdAfter: iso(window.createdAfter) }),
+    ...(window.createdBefore !== undefined && { createdBefore: iso(window.createdBefore) }),
+  };
+}

@@ -6,6 +6,8 @@ import type {
   RedeliverRequest,
   UpdateWebhookEndpointRequest,
   CreateOrderRequest,
+  CreateReportRequest,
+  ListBalanceTransactionsQuery,
   CreateRefundRequest,
   CreateSessionRequest,
   ListEventsQuery,
@@ -23,6 +25,9 @@ import type {
 // answers (zod output). Both come from the schemas the gateway validates with, so they cannot drift.
 
 export type {
+  Balance,
+  BalanceTransaction,
+  BalanceTransactionListResponse,
   CheckoutBrand as CheckoutSettings,
   CheckoutSession,
   Delivery,
@@ -45,6 +50,7 @@ export type {
   RefundListResponse,
   RefundReason,
   RefundStatus,
+  Report,
   SessionStatus,
   WebhookEndpoint,
   WebhookEndpointDeleted,
@@ -83,3 +89,15 @@ export type RefundCreateParams = z.input<typeof CreateRefundRequest>;
 export type RefundListParams = Partial<z.output<typeof ListRefundsQuery>>;
 export type TestRefundCreateParams = z.input<typeof TestHelperCreateRefundRequest>;
 export type TestRefundSettleParams = z.input<typeof SettleRefundRequest>;
+/** Filters of `balanceTransactions.list` (D52): `createdAfter`/`createdBefore` as ISO strings or Dates. */
+export type BalanceTransactionListParams = Partial<
+  Omit<z.output<typeof ListBalanceTransactionsQuery>, 'createdAfter' | 'createdBefore'> & {
+    createdAfter: string | Date;
+    createdBefore: string | Date;
+  }
+>;
+/** `reports.create` (D52): the window (at most 366 days) as ISO strings or Dates. */
+export type ReportCreateParams = Omit<z.input<typeof CreateReportRequest>, 'createdAfter' | 'createdBefore'> & {
+  createdAfter: string | Date;
+  createdBefore: string | Date;
+};

@@ -1,7 +1,7 @@
 // A merchant's first hour, written against the client oapi-codegen generates from GET /v0/openapi.json:
 // register a webhook endpoint (an httptest server here), create a checkout session, PATCH its sessionData, pay it
 // with the test helper, read the completed session and its checkout.session.completed event, refund part of its
-// order and read the refund back (D48), verify the endpoint's signed delivery, find the event by endpoint, rotate the
+// order and read the refund back (D48), read the order's balance transactions and the balance (D52), verify the endpoint's signed delivery, find the event by endpoint, rotate the
 // endpoint's secret, disable and delete it, read the event catalog, list orders two pages at a time.
 //
 // Run by `npm run clients`, which generates client.gen.go (package checkout) beside this file in a working copy.
@@ -175,6 +175,28 @@ func TestMerchantJourney(t *testing.T) {
 	}
 	order := after.JSON200.Session.Order
 	step(t, "the session's order shows the refund", order.Amounts.Refunded == 300 && order.PaymentStatus == OrderPaymentStatusPartiallyRefunded, string(order.PaymentStatus))
+
+	// D52: the payment and the refund are lines of the books, built off the payment path moments later.
+	orderID := done.Order.Id
+	var lines []BalanceTransaction
+	for deadline := time.Now().Add(30 * time.Second); len(lines) < 2 && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		listedLines, err := client.ListBalanceTransactionsWithResponse(ctx, &ListBalanceTransactionsParams{OrderId: &orderID})
+		if err != nil || listedLines.JSON200 == nil {
+			t.Fatalf("list balance transactions: %v", err)
+		}
+		lines = listedLines.JSON200.BalanceTransactions
+	}
+	sum := 0
+	for _, line := range lines {
+		sum += int(line.Amount)
+	}
+	step(t, "the order's balance transactions: its payment and its refund", len(lines) == 2 && sum == 600, fmt.Sprintf("%d lines, sum %d", len(lines), sum))
+	balance, err := client.GetBalanceWithResponse(ctx, nil)
+	if err != nil || balance.JSON200 == nil {
+		t.Fatalf("get balance: %v", err)
+	}
+	totals := balance.JSON200.Balance
+	step(t, "read the balance", totals.Currency == "USD" && totals.Count >= 2 && totals.Net >= 600, fmt.Sprintf("net %d of %d lines", totals.Net, totals.Count))
 
 	var signed delivery
 	select {

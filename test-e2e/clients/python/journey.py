@@ -1,8 +1,9 @@
 """A merchant's first hour, written against the client openapi-python-client generates from GET /v0/openapi.json:
 register a webhook endpoint (a local server here), create a checkout session, PATCH its sessionData, pay it with
 the test helper, read the completed session and its checkout.session.completed event, refund part of its order and
-read the refund back (D48), verify the endpoint's signed delivery, find the event by endpoint, rotate the endpoint's
-secret, disable and delete it, read the event catalog, list orders two pages at a time.
+read the refund back (D48), read the order's balance transactions and the balance (D52), verify the endpoint's
+signed delivery, find the event by endpoint, rotate the endpoint's secret, disable and delete it, read the event
+catalog, list orders two pages at a time.
 
 Run by `npm run clients`, which generates the `checkout_client` package and puts it on PYTHONPATH.
 Environment: CHECKOUT_API_URL (the gateway), CHECKOUT_API_KEY (an sk_test_ key).
@@ -18,6 +19,7 @@ import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 from checkout_client import AuthenticatedClient
+from checkout_client.api.balance import get_balance, list_balance_transactions
 from checkout_client.api.checkout_sessions import create_checkout_session, get_checkout_session, update_checkout_session
 from checkout_client.api.events import get_event, list_event_types, list_events
 from checkout_client.api.webhook_endpoints import (
@@ -126,6 +128,17 @@ def main() -> None:
     step("read the refund and list the order's refunds", again.id == refund.id and [r.id for r in listed_refunds.refunds] == [refund.id] and listed_refunds.pagination.total == 1)
     after = get_checkout_session.sync_detailed(session.id, client=client).parsed.session.order
     step("the session's order shows the refund", after.amounts.refunded == 300 and after.payment_status == "partially_refunded", str(after.payment_status))
+
+    # D52: the payment and the refund are lines of the books, built off the payment path moments later.
+    deadline = time.monotonic() + 30
+    lines = []
+    while len(lines) < 2 and time.monotonic() < deadline:
+        lines = list_balance_transactions.sync_detailed(client=client, order_id=completed.order.id).parsed.balance_transactions
+        if len(lines) < 2:
+            time.sleep(0.2)
+    step("the order's balance transactions: its payment and its refund", len(lines) == 2 and sum(line.amount for line in lines) == 600, f"{len(lines)} lines")
+    totals = get_balance.sync_detailed(client=client).parsed.balance
+    step("read the balance", totals.currency == "USD" and totals.count >= 2 and totals.net >= 600, f"net {totals.net} of {totals.count} lines")
 
     deadline = time.monotonic() + 30
     while not RECEIVED and time.monotonic() < deadline:

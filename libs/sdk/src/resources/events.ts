@@ -7,7 +7,7 @@ import type {
   WebhookEvent,
 } from '@checkout/contracts';
 import type { HttpClient, Query, RequestOptions } from '../http';
-import { ListResult } from '../pagination';
+import { isoWindow, ListResult } from '../pagination';
 import type { EventListParams, EventRecoverParams, EventRedeliverParams } from '../types';
 
 const path = (id: string) => `/v0/events/${encodeURIComponent(id)}`;
@@ -57,12 +57,7 @@ export class Events {
   /** `await` for one page, `for await` for every event (newest first). */
   list(params: EventListParams = {}): ListResult<WebhookEvent, EventListResponse> {
     const { page = 1, createdAfter, createdBefore, ...rest } = params;
-    const iso = (value: string | Date) => (value instanceof Date ? value.toISOString() : value);
-    const filters = {
-      ...rest,
-      ...(createdAfter !== undefined && { createdAfter: iso(createdAfter) }),
-      ...(createdBefore !== undefined && { createdBefore: iso(createdBefore) }),
-    };
+    const filters = { ...rest, ...isoWindow({ createdAfter, createdBefore }) };
     const fetchPage = (query: Query) => this.http.request<EventListResponse>('GET', '/v0/events', { query });
     const byDeliveries = rest.deliveryStatus !== undefined || rest.endpointId !== undefined;
     return new ListResult(

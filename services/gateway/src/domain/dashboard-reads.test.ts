@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { DependencyUnavailableError } from '@checkout/errors';
 import { INTERNAL_API_HEADERS, type OrderSnapshot, type Scope } from '@checkout/contracts';
-import { orderView, refundOrder, refundableShown, type DashboardOwners } from './dashboard-reads';
+import {
+  BALANCE_CHART_DAYS,
+  balanceView,
+  orderView,
+  refundOrder,
+  refundableShown,
+  type DashboardOwners,
+} from './dashboard-reads';
 import type { OwnerAnswer } from './owners';
 
 const scope: Scope = { organizationId: 'org_1', mode: 'test' };
@@ -62,5 +69,46 @@ describe('a refund from the dashboard reaches the checkout session before the pa
       refundOrder(unrevised.owners, scope, 'req_1', 'ord_1', { body: {}, formKey: 'k'.repeat(16) }),
     ).rejects.toBeInstanceOf(DependencyUnavailableError);
     expect(unrevised.copies).toEqual([]);
+  });
+});
+
+describe('the Balance page reads (D52)', () => {
+  const owners = (asked: string[]) => ({
+    orders: {
+      balance: async () => {
+        asked.push('balance');
+        return { balance: { currency: 'USD', payments: 10, refunds: 0, net: 10, count: 1, asOf: 't' } };
+      },
+      balanceDaily: async (_s: Scope, _r: string, days: number) => {
+        asked.push(`daily ${days}`);
+        return { days: [{ day: '2026-11-28', payments: 10, refunds: 0, net: 10 }] };
+      },
+      listBalanceTransactions: async (_s: Scope, _r: string, query: Record<string, string | undefined>) => {
+        asked.push(`list ${JSON.stringify(query)}`);
+        return { balanceTransactions: [], pagination: { page: 2, limit: 25, hasMore: false } };
+      },
+      getReport: async (_s: Scope, _r: string, id: string) => {
+        asked.push(`report ${id}`);
+        return { report: { id, status: 'pending' } };
+      },
+    } as unknown as DashboardOwners['orders'],
+  });
+
+  it("When the page is read, then totals, the chart's days, one page of 25 lines with the filters, and the report only when one is asked about", async () => {
+    const asked: string[] = [];
+    const view = await balanceView(owners(asked), scope, 'req_1', {
+      query: { type: 'refund', orderId: undefined },
+      page: '2',
+    });
+    expect(view).toMatchObject({ balance: { net: 10 }, days: [{ day: '2026-11-28' }], report: undefined });
+    expect(asked).toEqual(['balance', `daily ${BALANCE_CHART_DAYS}`, 'list {"type":"refund","page":"2","limit":"25"}']);
+    const withReport: string[] = [];
+    const shown = await balanceView(owners(withReport), scope, 'req_1', {
+      query: {},
+      page: undefined,
+      reportId: 'rpt_test_1',
+    });
+    expect(shown.report).toEqual({ id: 'rpt_test_1', status: 'pending' });
+    expect(withReport).toContain('report rpt_test_1');
   });
 });

@@ -1,5 +1,10 @@
+import type { Readable } from 'node:stream';
 import type {
+  BalanceDailyResponse,
+  BalanceResponse,
+  BalanceTransactionListResponse,
   CheckoutSession,
+  CreateReportRequest,
   CreateRefundRequest,
   DeliveryStatsResponse,
   EndpointDeliveriesResponse,
@@ -15,6 +20,7 @@ import type {
   RedeliverResponse,
   Refund,
   RefundListResponse,
+  ReportResponse,
   Scope,
   SessionListResponse,
   SessionResponse,
@@ -31,8 +37,24 @@ import { sessionHistory, type HistoryEntry } from './dashboard-views';
 // D47: what the dashboard reads and does goes through the owners' internal APIs with the session's scope. The
 // ports below are those calls (the gateway's clients implement them); the functions combine several into one view.
 
+/** D52: orders' calls the Balance page makes. */
+interface DashboardBooks {
+  balance(scope: Scope, requestId: string): Promise<BalanceResponse>;
+  balanceDaily(scope: Scope, requestId: string, days: number): Promise<BalanceDailyResponse>;
+  listBalanceTransactions(
+    scope: Scope,
+    requestId: string,
+    query: Record<string, string | undefined>,
+  ): Promise<BalanceTransactionListResponse>;
+  /** `formKey` is the Download CSV form's one-time key: the form sent twice runs one report. */
+  createReport(scope: Scope, requestId: string, body: CreateReportRequest, formKey: string): Promise<ReportResponse>;
+  getReport(scope: Scope, requestId: string, id: string): Promise<ReportResponse>;
+  /** The report's CSV as orders streams it (never held whole here). */
+  reportFile(scope: Scope, requestId: string, id: string): Promise<Readable>;
+}
+
 /** Orders' calls the dashboard makes. */
-export interface DashboardOrders {
+export interface DashboardOrders extends DashboardBooks {
   listOrders(scope: Scope, requestId: string, query: Record<string, string | undefined>): Promise<OrderPageResponse>;
   getOrder(scope: Scope, requestId: string, id: string): Promise<OrderResponse>;
   orderPayments(scope: Scope, requestId: string, id: string): Promise<OrderPaymentsResponse>;
@@ -109,6 +131,26 @@ export async function overview(
     owners.orders.paymentsPerHour(scope, requestId),
   ]);
   return { deliveries, payments };
+}
+
+/** How many days the Balance page's chart shows. */
+export const BALANCE_CHART_DAYS = 30;
+
+/** The Balance page's reads (D52): the totals, the days of the chart, a page of lines, and the report asked about. */
+export async function balanceView(
+  owners: Pick<DashboardOwners, 'orders'>,
+  scope: Scope,
+  requestId: string,
+  asked: { query: Record<string, string | undefined>; page: string | undefined; reportId?: string | undefined },
+) {
+  const { orders } = owners;
+  const [{ balance }, daily, list, report] = await Promise.all([
+    orders.balance(scope, requestId),
+    orders.balanceDaily(scope, requestId, BALANCE_CHART_DAYS),
+    orders.listBalanceTransactions(scope, requestId, { ...asked.query, page: asked.page, limit: '25' }),
+    asked.reportId === undefined ? undefined : orders.getReport(scope, requestId, asked.reportId),
+  ]);
+  return { balance, days: daily.days, list, report: report?.report };
 }
 
 /** D48: what the Refund form offers, paid less the refunds that succeeded or are pending (orders decides it again). */

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
+import { mountBalancePages } from './dashboard/balance.routes';
 import { createLoginLink, mountLogin, mountLogout, requireSession } from './dashboard/access.routes';
 import { mountEndpointPages } from './dashboard/endpoints.routes';
 import { htmlErrors } from './dashboard/errors';
@@ -35,6 +36,7 @@ export function dashboardRoutes(deps: DashboardDeps, api: { authenticate: Middle
   const session = requireSession(deps);
   for (const mount of [
     mountOverviewPages,
+    mountBalancePages,
     mountOrderPages,
     mountRefundPages,
     mountSessionPages,

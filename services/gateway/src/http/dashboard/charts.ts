@@ -127,3 +127,79 @@ export function paymentsPerHourChart(data: PaymentsPerHourResponse): string {
     </figure>
     ${paymentsPerDayTable(data)}`;
 }
+
+/** A day's money on the Balance page (D52): what came in, what went out, and the difference, in minor units. */
+export interface DayTotals {
+  day: string;
+  payments: number;
+  refunds: number;
+  net: number;
+}
+
+const DAY_HEIGHT = 140;
+const DAY_BASE = DAY_HEIGHT - 16;
+
+/** One day's pair of bars (payments up in green, refunds up in red) and its net as a dark tick. */
+function dayBars(d: DayTotals, i: number, slot: number, max: number): string {
+  const scale = (n: number) => Math.round(((DAY_BASE - 8) * Math.max(0, n)) / max);
+  const width = Math.max(1, slot / 2 - 1).toFixed(2);
+  const x = i * slot;
+  const bar = (value: number, offset: number, cls: string) =>
+    value === 0
+      ? ''
+      : `<rect x="${(x + offset).toFixed(2)}" y="${DAY_BASE - scale(value)}" width="${width}" height="${Math.max(1, scale(value))}" class="${cls}"/>`;
+  const tick =
+    d.net > 0
+      ? `<rect x="${x.toFixed(2)}" y="${DAY_BASE - scale(d.net)}" width="${(slot - 1).toFixed(2)}" height="2" class="c-net"/>`
+      : '';
+  return bar(d.payments, 0, 'c-ok') + bar(d.refunds, slot / 2, 'c-bad') + tick;
+}
+
+/**
+ * The Balance page's chart (D52): per UTC day, payments and refunds side by side and the net as a tick, with a
+ * description and a table of the numbers (formatted in the balance's currency) for anyone not reading bars.
+ */
+export function dailyBalanceChart(days: readonly DayTotals[], money: (minor: number) => string): string {
+  if (days.length === 0) return '<p>No money has moved yet.</p>';
+  const max = Math.max(1, ...days.map((d) => Math.max(d.payments, d.refunds)));
+  const slot = WIDTH / days.length;
+  const totals = days.reduce((t, d) => ({ payments: t.payments + d.payments, refunds: t.refunds + d.refunds }), {
+    payments: 0,
+    refunds: 0,
+  });
+  const first = days[0]?.day ?? '';
+  const last = days.at(-1)?.day ?? '';
+  const desc =
+    `From ${first} to ${last} (UTC): payments ${money(totals.payments)}, refunds ${money(totals.refunds)}, ` +
+    `net ${money(totals.payments - totals.refunds)}.`;
+  // The table lists the days money moved: a month of zero rows would bury them.
+  const rows = [...days]
+    .reverse()
+    .filter((d) => d.payments !== 0 || d.refunds !== 0)
+    .map((d) =>
+      row(e(d.day), [
+        [e(money(d.payments)), 'num'],
+        [e(money(d.refunds)), 'num'],
+        [e(money(d.net)), 'num'],
+      ]),
+    )
+    .join('');
+  return markup`
+    <figure>
+      <svg role="img" aria-labelledby="day-title day-desc" viewBox="0 0 ${WIDTH} ${DAY_HEIGHT}" class="chart">
+        <title id="day-title">Payments (green), refunds (red) and net (dark line) per day</title>
+        <desc id="day-desc">${e(desc)}</desc>
+        <line x1="0" y1="${DAY_BASE}" x2="${WIDTH}" y2="${DAY_BASE}" class="c-axis"/>
+        ${days.map((d, i) => dayBars(d, i, slot, max)).join('')}
+        <text x="0" y="${DAY_HEIGHT - 2}" class="c-label">${e(first)}</text>
+        <text x="${WIDTH}" y="${DAY_HEIGHT - 2}" text-anchor="end" class="c-label">${e(last)}</text>
+      </svg>
+    </figure>
+    ${scrollTable({
+      caption: 'Money per day (UTC), newest first',
+      columns: ['Day', ['Payments', 'num'], ['Refunds', 'num'], ['Net', 'num']],
+      rows,
+      empty: 'No money moved in these days.',
+      card: false,
+    })}`;
+}

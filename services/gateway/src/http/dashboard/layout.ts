@@ -13,11 +13,12 @@ export interface PageContext {
   organizationName: string;
   csrfToken: string;
   /** Which nav entry is current. */
-  section: 'overview' | 'orders' | 'sessions' | 'events' | 'endpoints' | 'settings';
+  section: 'overview' | 'balance' | 'orders' | 'sessions' | 'events' | 'endpoints' | 'settings';
 }
 
 const NAV: ReadonlyArray<[PageContext['section'], string, string]> = [
   ['overview', '/dashboard', 'Overview'],
+  ['balance', '/dashboard/balance', 'Balance'],
   ['orders', '/dashboard/orders', 'Orders'],
   ['sessions', '/dashboard/sessions', 'Checkout sessions'],
   ['events', '/dashboard/events', 'Events'],

@@ -51,6 +51,7 @@ svg.chart{width:100%;height:auto;max-width:100%}
 .c-warn{fill:#b45309}
 .c-bad{fill:#b91c1c}
 .c-axis{stroke:#6b7280}
+.c-net{fill:#111827}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 ul.plain{list-style:none;margin:0;padding:0}
 fieldset{border:1px solid #d1d5db;border-radius:6px;margin:0 0 1rem;padding:.5rem 1rem}
