@@ -388,6 +388,8 @@ async function journey(stack: Pick<ProcessStack, 'env'>, receiver: WebhookReceiv
     `/dashboard/sessions/${paid.id}`,
     '/dashboard/events',
     `/dashboard/events/${event.id}`,
+    // D52: the Balance page reads orders' per-day totals (gateway → orders, internal only).
+    '/dashboard/balance',
     '/dashboard/webhook_endpoints',
     `/dashboard/webhook_endpoints/${endpoint.id}`,
   ])
