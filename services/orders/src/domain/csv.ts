@@ -29,9 +29,9 @@ export const CSV_CHUNK_BYTES = 64 * 1024;
 
 /**
  * The file's bytes in chunks of about CSV_CHUNK_BYTES: the header, then a line per row, read one at a time from
- * `rows` (a cursor), so memory holds one chunk whatever the number of rows. Each line is copied into the chunk as
- * soon as it is made, so it dies young (strings kept until a chunk is full would outlive the young generation and
- * grow the process's old space). `counted` receives the number of rows once the last is written.
+ * `rows` (a cursor), so memory holds one chunk whatever the number of rows. Each line is copied into the chunk's
+ * bytes as soon as it is made, so no line outlives its row. `counted` receives the number of rows once the last is
+ * written.
  */
 export async function* csvChunks<R>(
   header: readonly string[],
