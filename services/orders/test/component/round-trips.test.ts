@@ -26,8 +26,13 @@ beforeAll(async () => {
     `round-trips-${suffix}`,
     // The relay's sweep is background work; keep it out of the windows measured here (it runs once at start). So is
     // the ledger (D52), off the payment path: its consumer and sweep, whose cost per movement
-    // books-counting.component.test.ts counts.
-    { OUTBOX_SWEEP_INTERVAL_MS: '3600000', CONSUMERS_ENABLED: 'false', BALANCE_SWEEP_INTERVAL_MS: '3600000' },
+    // books-counting.component.test.ts counts, and the report runs' poll.
+    {
+      OUTBOX_SWEEP_INTERVAL_MS: '3600000',
+      CONSUMERS_ENABLED: 'false',
+      BALANCE_SWEEP_INTERVAL_MS: '3600000',
+      REPORT_POLL_INTERVAL_MS: '3600000',
+    },
     commands,
   );
   ({ app, url: baseUrl } = started);

@@ -35,7 +35,16 @@ beforeAll(async () => {
   stack = await startStack(
     'trips',
     { OUTBOX_SWEEP_INTERVAL_MS: QUIET, EXPIRY_SWEEP_INTERVAL_MS: QUIET, CONSUMERS_ENABLED: 'false' },
-    { ordersEnv: { OUTBOX_SWEEP_INTERVAL_MS: QUIET }, counters },
+    {
+      // Orders' background work is off the measured path too: its ledger (D52: consumer and sweep) and report runs.
+      ordersEnv: {
+        OUTBOX_SWEEP_INTERVAL_MS: QUIET,
+        CONSUMERS_ENABLED: 'false',
+        BALANCE_SWEEP_INTERVAL_MS: QUIET,
+        REPORT_POLL_INTERVAL_MS: QUIET,
+      },
+      counters,
+    },
   );
   // Warm-up: the first request of each kind may pay for things a running service has already done.
   const warm = await stack.createSession(tenant);
