@@ -223,17 +223,43 @@ export class IdMap {
   }
 
   /**
-   * Walks a recorded value and today's side by side and maps every id that differs. Lists are skipped: a list's
-   * n-th element need not be the same resource in both (what is listed, and in which order, is state).
+   * Walks a recorded value and today's side by side and maps every id that differs. A list's n-th element need not
+   * be the same resource in both (what is listed, and in which order, is state), so an element is learned only from
+   * its one twin: the element of today's list whose other ids are those the replay made for the recorded element's
+   * (a balance transaction, D52, whose id is derived from its order and source and is only ever listed first).
    */
   learn(recorded: unknown, actual: unknown): void {
     if (typeof recorded === 'string' && typeof actual === 'string') {
       if (ID.test(recorded) && ID.test(actual) && !this.map.has(recorded)) this.set(recorded, actual);
       return;
     }
-    if (Array.isArray(recorded)) return;
+    if (Array.isArray(recorded)) {
+      if (!Array.isArray(actual)) return;
+      for (const element of recorded) {
+        const twins = actual.filter((candidate) => this.isTwin(element, candidate));
+        if (twins.length === 1) this.learn(element, twins[0]);
+      }
+      return;
+    }
     if (recorded && actual && typeof recorded === 'object' && typeof actual === 'object')
       for (const [k, v] of Object.entries(recorded)) this.learn(v, (actual as Record<string, unknown>)[k]);
+  }
+
+  /**
+   * Whether `actual` is the resource `recorded` stood for: an unmapped id of the same kind, not already another's,
+   * and at least one other id field, each naming what the replay made for the recorded one.
+   */
+  private isTwin(recorded: unknown, actual: unknown): boolean {
+    if (!recorded || !actual || typeof recorded !== 'object' || typeof actual !== 'object') return false;
+    const was = recorded as Record<string, unknown>;
+    const now = actual as Record<string, unknown>;
+    const kind = (id: string) => id.slice(0, id.indexOf('_'));
+    if (typeof was.id !== 'string' || typeof now.id !== 'string' || !ID.test(was.id) || !ID.test(now.id)) return false;
+    if (this.map.has(was.id) || kind(was.id) !== kind(now.id) || [...this.map.values()].includes(now.id)) return false;
+    const others = Object.entries(was).filter(
+      (entry): entry is [string, string] => entry[0] !== 'id' && typeof entry[1] === 'string' && ID.test(entry[1]),
+    );
+    return others.length > 0 && others.every(([key, id]) => now[key] === this.get(id));
   }
 
   /** The id today's callee made for a recorded one (or the recorded one, where it made none). */

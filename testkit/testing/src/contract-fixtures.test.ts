@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { IdMap } from './contract-fixtures';
+
+const id = (kind: string, n: number) => `${kind}_test_${String(n).padStart(24, '0')}`;
+
+describe("a replay's id map", () => {
+  it('When a listed element has one twin whose other ids are the replay’s, then its id is learned (D52 lines)', () => {
+    const ids = new IdMap();
+    ids.set(id('ord', 1), id('ord', 2));
+    ids.set(id('re', 1), id('re', 2));
+    const recorded = [{ id: id('txn', 1), orderId: id('ord', 1), sourceId: id('re', 1), amount: -150 }];
+    const actual = [
+      { id: id('txn', 3), orderId: id('ord', 2), sourceId: id('pay', 9), amount: 900 },
+      { id: id('txn', 2), orderId: id('ord', 2), sourceId: id('re', 2), amount: -150 },
+    ];
+    ids.learn({ balanceTransactions: recorded }, { balanceTransactions: actual });
+    expect(ids.get(id('txn', 1))).toBe(id('txn', 2));
+  });
+
+  it('When no element, or more than one, has the replay’s other ids, then nothing is learned from the list', () => {
+    const ids = new IdMap();
+    ids.set(id('ord', 1), id('ord', 2));
+    const recorded = [{ id: id('txn', 1), orderId: id('ord', 1) }];
+    ids.learn(recorded, [{ id: id('txn', 5), orderId: id('ord', 7) }]);
+    expect(ids.get(id('txn', 1))).toBe(id('txn', 1));
+    ids.learn(recorded, [
+      { id: id('txn', 5), orderId: id('ord', 2) },
+      { id: id('txn', 6), orderId: id('ord', 2) },
+    ]);
+    expect(ids.get(id('txn', 1))).toBe(id('txn', 1));
+  });
+
+  it('When a list element names no other id, or its twin is already another’s, then nothing is learned', () => {
+    const ids = new IdMap();
+    ids.learn([{ id: id('ord', 1), status: 'open' }], [{ id: id('ord', 2), status: 'open' }]);
+    expect(ids.get(id('ord', 1))).toBe(id('ord', 1));
+    ids.set(id('loc', 1), id('loc', 2));
+    ids.set(id('ord', 8), id('ord', 9));
+    ids.learn([{ id: id('ord', 1), locationId: id('loc', 1) }], [{ id: id('ord', 9), locationId: id('loc', 2) }]);
+    expect(ids.get(id('ord', 1))).toBe(id('ord', 1));
+  });
+});
