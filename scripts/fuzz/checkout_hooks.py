@@ -50,6 +50,9 @@ RULE_MESSAGES = [
 RULE_DETAILS = [
     re.compile(r"^sessionData may be at most \d+ bytes as JSON$"),  # D23: 8 KiB serialized
     re.compile(PAGE_BOUND),  # D51, as the gateway's own validation words it in details
+    # D52: a report's window, across its two times (createdBefore after createdAfter, at most 366 days apart).
+    re.compile(r"^must be after createdAfter$"),
+    re.compile(r"^must be at most \d+ days after createdAfter$"),
 ]
 
 

@@ -271,6 +271,15 @@ async function samples(): Promise<Record<string, { path: string; body: Json }>> 
       body: { outcome: 'succeeded' },
     },
     createWebhookEndpoint: { path: '/v0/webhook_endpoints', body: endpointBody },
+    // D52: a report of the last day (its body states no bound of its own; the window's rule spans two fields).
+    createReport: {
+      path: '/v0/reports',
+      body: {
+        type: 'balance_transactions',
+        createdAfter: new Date(Date.now() - 86_400_000).toISOString(),
+        createdBefore: new Date().toISOString(),
+      },
+    },
     // A list of types here, ["*"] on create: each of enabledEvents' two alternatives has its own bound.
     updateWebhookEndpoint: {
       path: `/v0/webhook_endpoints/${endpoint.body.endpoint.id}`,

@@ -80,7 +80,14 @@ beforeAll(async () => {
         RATE_LIMIT_PER_WINDOW: '1000000',
         CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
       },
-      orders: { OUTBOX_SWEEP_INTERVAL_MS: '3600000' },
+      // Orders' background work stays out of the measured windows: the relay's sweep, the ledger's consumer and
+      // sweep (D52), the report runs' poll.
+      orders: {
+        OUTBOX_SWEEP_INTERVAL_MS: '3600000',
+        CONSUMERS_ENABLED: 'false',
+        BALANCE_SWEEP_INTERVAL_MS: '3600000',
+        REPORT_POLL_INTERVAL_MS: '3600000',
+      },
       sessions: {
         CONSUMERS_ENABLED: 'false',
         OUTBOX_SWEEP_INTERVAL_MS: '3600000',

@@ -81,7 +81,14 @@ beforeAll(async () => {
     logLevel: 'silent',
     extraEnv: {
       gateway: { AUTH_CACHE_MS: '30000', IDEMPOTENCY_SWEEP_INTERVAL_MS: '3600000' },
-      orders: { OUTBOX_SWEEP_INTERVAL_MS: '3600000' },
+      // Orders' background work stays out of the measured windows: the relay's sweep, the ledger's consumer and
+      // sweep (D52), the report runs' poll.
+      orders: {
+        OUTBOX_SWEEP_INTERVAL_MS: '3600000',
+        CONSUMERS_ENABLED: 'false',
+        BALANCE_SWEEP_INTERVAL_MS: '3600000',
+        REPORT_POLL_INTERVAL_MS: '3600000',
+      },
     },
   });
   ordersDatabase = env.orders.MONGODB_DATABASE as string;

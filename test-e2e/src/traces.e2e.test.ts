@@ -174,7 +174,13 @@ describe('One payment, one trace', () => {
               (span) => span.kind === 'CONSUMER' && span.tags?.['messaging.destination.name']?.endsWith(topic),
             ),
         );
-        return hops && SERVICES.every((service) => spans.some((span) => serviceOf(span) === service))
+        // orders.events has two readers, sessions and orders' ledger (D52): the trace is whole with both.
+        const orderReaders = spans.filter(
+          (span) => span.kind === 'CONSUMER' && span.tags?.['messaging.destination.name']?.endsWith('orders.events'),
+        ).length;
+        return hops &&
+          orderReaders >= 2 &&
+          SERVICES.every((service) => spans.some((span) => serviceOf(span) === service))
           ? spans
           : undefined;
       },
@@ -211,14 +217,16 @@ describe('One payment, one trace', () => {
     expect([serviceOf(producer!), producer!.kind]).toEqual(['sessions', 'PRODUCER']);
     expect(ancestors(producer!, byId).at(-1)).toBe(roots[0]);
 
-    // The order event: orders' publish (from its relay's sweep, continuing the stored context) and sessions'
-    // consumer span under it, in the same trace.
-    const orderConsumer = trace.find(
+    // The order event: orders' publish (from its relay's sweep, continuing the stored context) and, under it in the
+    // same trace, its two readers' consumer spans: sessions' copy of the order, and orders' own ledger (D52).
+    const orderConsumers = trace.filter(
       (span) => span.kind === 'CONSUMER' && span.tags?.['messaging.destination.name']?.endsWith('orders.events'),
-    )!;
-    expect(serviceOf(orderConsumer)).toBe('sessions');
+    );
+    expect(orderConsumers.map(serviceOf).sort()).toEqual(['orders', 'sessions']);
+    const orderConsumer = orderConsumers.find((span) => serviceOf(span) === 'sessions')!;
     const orderPublish = byId.get(orderConsumer.parentId!)!;
     expect([serviceOf(orderPublish), orderPublish.kind]).toEqual(['orders', 'PRODUCER']);
+    expect(orderConsumers.map((span) => span.parentId)).toEqual([orderPublish.id, orderPublish.id]);
     // orders' publish descends from orders' own server span of the payment, which sessions called.
     const ordersServer = ancestors(orderPublish, byId).find((span) => span.kind === 'SERVER');
     expect(serviceOf(ordersServer!)).toBe('orders');

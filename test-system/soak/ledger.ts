@@ -59,12 +59,12 @@ export interface BooksInput {
   balances: readonly StoredBalance[];
   /**
    * A report over the run's window and what the API answered for the same lines, per merchant (organization and
-   * mode): `{payments, refunds, count}` each. Absent until reports exist.
+   * mode): `{payments, refunds, count}` each. Absent where a release's gateway or orders serves no reports.
    */
   reports?: ReadonlyArray<{ merchant: string; report: BookTotals; api: BookTotals }>;
 }
 
-interface BookTotals {
+export interface BookTotals {
   payments: number;
   refunds: number;
   count: number;
@@ -762,7 +762,14 @@ function booksRows(orders: readonly StoredOrder[], books: BooksInput, example: E
     { label: BOOKS_BALANCE, value: balanceMismatches(books, example), check: true },
     ...(books.reports === undefined
       ? []
-      : [{ label: BOOKS_REPORTS, value: reportMismatches(books, example), check: true }]),
+      : [
+          {
+            label: 'reports run (per merchant and mode) / their lines',
+            value: `${books.reports.length} / ${books.reports.reduce((sum, r) => sum + r.report.count, 0)}`,
+            check: false,
+          },
+          { label: BOOKS_REPORTS, value: reportMismatches(books, example), check: true },
+        ]),
   ];
 }
 

@@ -23,6 +23,7 @@ import { startTraceSink, type TraceSink } from '../../scripts/lib/trace-sink';
 import { planChaos, runChaos, type ClusterKill, type OutageWindow } from './chaos';
 import { sweptEventRows, sweptEvents } from './swept-events';
 import { RecordingClient, sendWithRetries } from './client';
+import { reportsBesideBalance } from './books-reports';
 import {
   formatLedger,
   reconcile,
@@ -555,6 +556,25 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       RECEIVER_KINDS.map((kind) => [kind, (receivers[kind] as WebhookReceiver).deliveries()]),
     ) as Record<ReceiverKind, ReturnType<WebhookReceiver['deliveries']>>;
 
+    // D52: a report over the run's window beside the API's balance, per merchant and mode, where the gateway and
+    // orders both serve reports (a release's gateway has no /v0/reports).
+    const reportsRun = ledgerRuns && (cluster ? cluster.buildOf('gateway') === cluster.current : true);
+    const booksReport = async () => {
+      const day = 86_400_000;
+      const window = {
+        createdAfter: new Date(Date.now() - day).toISOString(),
+        createdBefore: new Date(Date.now() + day).toISOString(),
+      };
+      const readers = merchants.flatMap((m, i) =>
+        (['test', 'live'] as const).map((mode) => ({ merchant: `${m.name} ${mode}`, key: keyOf(i, mode) })),
+      );
+      try {
+        return await reportsBesideBalance(api, readers, window);
+      } catch (err) {
+        unreadable.push(err instanceof Error ? err.message : String(err));
+        return undefined;
+      }
+    };
     const report = reconcile({
       records: load.records,
       windows: windows satisfies OutageWindow[],
@@ -570,7 +590,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       generatorErrors: loadResult.crashed,
       consumerLag: await consumerLag(),
       storedStateOf,
-      ...(ledgerRuns && { books: await readBooks(db('orders')) }),
+      ...(ledgerRuns && { books: await readBooks(db('orders'), reportsRun ? booksReport : undefined) }),
     });
     if (cluster && !options.rollout) {
       // In a cluster a SIGKILL is not an outage. What may fail is at most what the dead replica held.
@@ -710,8 +730,9 @@ async function uncountedLedger(orders: Db, fromRelease: boolean): Promise<number
   return lines + batches + unbackfilled;
 }
 
-/** D52: the lines and balances as orders stores them, for the books rows. */
-async function readBooks(orders: Db): Promise<BooksInput> {
+/** D52: the lines and balances as orders stores them, and the reports beside the API when they run, for the rows. */
+async function readBooks(orders: Db, reports?: () => Promise<BooksInput['reports'] | undefined>): Promise<BooksInput> {
+  const reported = await reports?.();
   const lines = await orders
     .collection<Omit<StoredBalanceLine, 'id'> & { _id: string }>('balance_transactions')
     .find({})
@@ -736,6 +757,7 @@ async function readBooks(orders: Db): Promise<BooksInput> {
       refunds,
       count,
     })),
+    ...(reported && { reports: reported }),
   };
 }
 
