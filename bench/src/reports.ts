@@ -16,6 +16,7 @@ import { startProcessStack } from '../../scripts/lib/process-stack';
 // VmHWM, reset before the run, less its RSS before; target ≤ 64 MiB at 10⁶ lines: the CSV is streamed from a cursor
 // into GridFS, never held). Then `GET /v0/balance` p50/p95/p99 at the largest size (target p95 ≤ 50 ms), when the
 // orders under test serve it. Locally on mongo-java-server's memory backend with a 4 GiB heap (bench/src/main.ts).
+// ORDERS_NODE_OPTIONS="…": node/V8 flags for the orders process (e.g. a smaller young generation against its RSS).
 
 const TARGET_RSS_GROWTH_MIB = 64;
 const TARGET_BALANCE_P95_MS = 50;
@@ -182,7 +183,10 @@ export async function runReportsBench(engines: Engines, options: { lines: number
     logDir: join(tmpdir(), 'checkout-bench'),
     runtime: 'bundle',
     logLevel: 'warn',
-    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } },
+    extraEnv: {
+      gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' },
+      ...(process.env.ORDERS_NODE_OPTIONS && { orders: { NODE_OPTIONS: process.env.ORDERS_NODE_OPTIONS } }),
+    },
   });
   const mongo = await MongoClient.connect(engines.mongoUrl);
   try {
