@@ -45,11 +45,13 @@ export async function reportsBesideBalance(
   window: { createdAfter: string; createdBefore: string },
 ): Promise<Array<{ merchant: string; report: BookTotals; api: BookTotals }>> {
   const read = async (method: 'GET' | 'POST', path: string, key: string, body?: unknown, expected = 200) => {
+    // A retried POST is the same report (D42); the key names the merchant, never a part of its API key.
+    const idempotencyKey = `soak-books-${(readers.find((r) => r.key === key)?.merchant ?? '').replace(/\W+/g, '-')}`;
     const reply = await sendWithRetries(
       () =>
         client.send(method, path, 'ledger', {
           key,
-          ...(body !== undefined && { body, headers: { 'idempotency-key': `soak-books-${key.slice(-12)}` } }),
+          ...(body !== undefined && { body, headers: { 'idempotency-key': idempotencyKey } }),
         }),
       { deadlineMs: READ_DEADLINE_MS },
     );
