@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { Pool } from 'undici';
 import { MongoClient, type Db } from '@checkout/mongo';
 import type { Engines } from '@checkout/engines';
-import { AdminClient } from '@checkout/testing';
+import { AdminClient, eventually } from '@checkout/testing';
 import { derivedId, newId, type Report } from '@checkout/contracts';
 import { startProcessStack } from '../../scripts/lib/process-stack';
 
@@ -19,6 +19,8 @@ import { startProcessStack } from '../../scripts/lib/process-stack';
 // ORDERS_NODE_OPTIONS="…": node/V8 flags for the orders process (e.g. a smaller young generation against its RSS).
 
 const TARGET_RSS_GROWTH_MIB = 64;
+/** A 10⁶-line report takes about 30 s here; ten times that is a runner that stopped, not a slow one. */
+const REPORT_DEADLINE_MS = 300_000;
 const TARGET_BALANCE_P95_MS = 50;
 const SEED_BATCH = 5_000;
 const WINDOW_DAYS = 360;
@@ -102,33 +104,34 @@ async function runReport(api: Pool, headers: Record<string, string>, ordersPid: 
   const { report } = (await created.body.json()) as { report: Report };
   if (created.statusCode !== 202) throw new Error(`POST /v0/reports: ${created.statusCode}`);
   let peakMiB = before.peakMiB;
-  for (;;) {
-    peakMiB = Math.max(peakMiB, (await memoryOf(ordersPid)).peakMiB);
-    const read = await api.request({ method: 'GET', path: `/v0/reports/${report.id}`, headers });
-    const answer = (await read.body.json()) as { report?: Report; code?: string };
-    // While the engine sorts the report's query, orders may answer a read 503: ask again.
-    const now = answer.report ?? { status: 'pending' as const, rows: undefined };
-    if (read.statusCode !== 200)
-      process.stderr.write(`[bench] GET /v0/reports/:id ${read.statusCode} ${answer.code}\n`);
-    if (now.status === 'failed') throw new Error(`report ${report.id} failed`);
-    if (now.status === 'succeeded') {
-      const runSeconds = (Date.now() - started) / 1000;
+  const done = await eventually(
+    async () => {
       peakMiB = Math.max(peakMiB, (await memoryOf(ordersPid)).peakMiB);
-      const downloadStarted = Date.now();
-      const file = await api.request({ method: 'GET', path: `/v0/reports/${report.id}/file`, headers });
-      let bytes = 0;
-      for await (const chunk of file.body) bytes += (chunk as Buffer).length;
-      return {
-        rows: now.rows ?? 0,
-        runSeconds,
-        rssBeforeMiB: before.rssMiB,
-        rssGrowthMiB: peakMiB - before.rssMiB,
-        downloadSeconds: (Date.now() - downloadStarted) / 1000,
-        bytes,
-      };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+      const read = await api.request({ method: 'GET', path: `/v0/reports/${report.id}`, headers });
+      const answer = (await read.body.json()) as { report?: Report; code?: string };
+      // While the engine sorts the report's query, orders may answer a read 503: ask again.
+      if (read.statusCode !== 200)
+        process.stderr.write(`[bench] GET /v0/reports/:id ${read.statusCode} ${answer.code}\n`);
+      // A probe that throws is polled again: a finished report is returned, and a failed one refused below.
+      return answer.report?.status === 'pending' ? undefined : answer.report;
+    },
+    { deadlineMs: REPORT_DEADLINE_MS, intervalMs: 250, description: `report ${report.id} to finish` },
+  );
+  if (done.status !== 'succeeded') throw new Error(`report ${report.id} ${done.status}`);
+  const runSeconds = (Date.now() - started) / 1000;
+  peakMiB = Math.max(peakMiB, (await memoryOf(ordersPid)).peakMiB);
+  const downloadStarted = Date.now();
+  const file = await api.request({ method: 'GET', path: `/v0/reports/${report.id}/file`, headers });
+  let bytes = 0;
+  for await (const chunk of file.body) bytes += (chunk as Buffer).length;
+  return {
+    rows: done.rows ?? 0,
+    runSeconds,
+    rssBeforeMiB: before.rssMiB,
+    rssGrowthMiB: peakMiB - before.rssMiB,
+    downloadSeconds: (Date.now() - downloadStarted) / 1000,
+    bytes,
+  };
 }
 
 async function balanceLatency(api: Pool, headers: Record<string, string>, samples: number): Promise<number[] | null> {
