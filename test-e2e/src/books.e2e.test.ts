@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '@checkout/testing';
+import { eventually, parseCsv } from '@checkout/testing';
 import { PROCESSOR_SIGNATURE_HEADER, REPORT_COLUMNS, signProcessorPayload } from '@checkout/contracts';
 import { Checkout } from '@checkout/sdk';
 import { startStack, type InProcessStack } from './support/stack';
@@ -106,36 +106,6 @@ function finished(api: Api, id: string): Promise<Report> {
     },
     { deadlineMs: 60_000, description: `report ${id} to finish` },
   );
-}
-
-/** RFC 4180: CRLF between records, a quoted cell's "" is one ". Enough of a reader to check the writer. */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i += 1;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      record.push(cell);
-      cell = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      record.push(cell);
-      records.push(record);
-      record = [];
-      cell = '';
-      i += 1;
-    } else cell += c;
-  }
-  if (cell !== '' || record.length > 0) records.push([...record, cell]);
-  return records;
 }
 
 /** The live processor's signed notification, through the gateway as the processor sends it. */

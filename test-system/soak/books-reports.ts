@@ -1,4 +1,4 @@
-import { eventually } from '@checkout/testing';
+import { eventually, parseCsv } from '@checkout/testing';
 import { REPORT_COLUMNS } from '@checkout/contracts';
 import { sendWithRetries, type RecordingClient } from './client';
 import type { BookTotals } from './ledger';
@@ -12,21 +12,16 @@ export interface BooksReader {
 
 const READ_DEADLINE_MS = 30_000;
 
-/**
- * D52's totals of a balance transactions CSV: payments (Σ positive amounts), refunds (Σ |negative amounts|) and the
- * lines. The columns are the contract's; no cell of this report holds a comma or a quote (ids, a type, integers, a
- * currency, ISO times), so a line splits on commas.
- */
+/** D52's totals of a balance transactions CSV: payments (Σ positive amounts), refunds (Σ |negative amounts|), lines. */
 export function totalsOfCsv(csv: string): BookTotals {
-  const [header, ...rows] = csv.split('\r\n').filter((line) => line !== '');
-  const columns = (header ?? '').split(',');
+  const [columns = [], ...rows] = parseCsv(csv);
   if (columns.join(',') !== REPORT_COLUMNS.balance_transactions.join(','))
-    throw new Error(`unexpected report header: ${header ?? '(none)'}`);
+    throw new Error(`unexpected report header: ${columns.join(',') || '(none)'}`);
   const amountAt = columns.indexOf('amount');
   const totals: BookTotals = { payments: 0, refunds: 0, count: 0 };
   for (const row of rows) {
-    const amount = Number(row.split(',')[amountAt]);
-    if (!Number.isInteger(amount)) throw new Error(`a report line without an integer amount: ${row}`);
+    const amount = Number(row[amountAt]);
+    if (!Number.isInteger(amount)) throw new Error(`a report line without an integer amount: ${row.join(',')}`);
     if (amount >= 0) totals.payments += amount;
     else totals.refunds -= amount;
     totals.count += 1;

@@ -1,5 +1,6 @@
 export * from './admin-client';
 export * from './contract-fixtures';
+export * from './csv';
 export * from './database-outage';
 export * from './engine-control';
 export * from './eventually';

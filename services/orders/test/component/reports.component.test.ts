@@ -5,7 +5,7 @@ import { createKafka } from '@checkout/kafka';
 import { readTopic } from '@checkout/kafka/testing';
 import { GridFSBucket, MongoClient, type Db } from '@checkout/mongo';
 import { ReportPublicEventMessage, TOPICS, derivedId, newId, topicName, type Mode } from '@checkout/contracts';
-import { eventually } from '@checkout/testing';
+import { eventually, parseCsv } from '@checkout/testing';
 import type { OrdersApp } from '../../src/app';
 import type { BalanceTransactionDocument } from '../../src/store/balance-transaction.document';
 import { CALLER_TOKENS, internalCaller, startOrdersApp } from './support';
@@ -74,41 +74,6 @@ async function download(id: string): Promise<{ status: number; type: string | un
     type: response.headers['content-type'] as string | undefined,
     text: await response.body.text(),
   };
-}
-
-/** RFC 4180 read back: quoted cells, doubled quotes, CRLF line ends. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  const endCell = () => {
-    row.push(cell);
-    cell = '';
-  };
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i] as string;
-    if (quoted && c === '"' && text[i + 1] === '"') {
-      cell += '"';
-      i += 1;
-    } else if (quoted) {
-      if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') {
-      quoted = true;
-    } else if (c === ',') {
-      endCell();
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      endCell();
-      rows.push(row);
-      row = [];
-      i += 1;
-    } else {
-      cell += c;
-    }
-  }
-  expect(cell).toBe('');
-  return rows;
 }
 
 beforeAll(async () => {
