@@ -1,4 +1,4 @@
-import { indexesOn, type IndexDefinition } from '@checkout/mongo';
+import { indexesOn, shardedBy, type IndexDefinition, type ShardingDeclaration } from '@checkout/mongo';
 
 export const COLLECTIONS = {
   organizations: 'organizations',
@@ -28,5 +28,41 @@ export const GATEWAY_INDEXES: readonly IndexDefinition[] = [
   }),
   ...indexesOn(COLLECTIONS.dashboardSessions, {
     expiresAt: { key: { expiresAt: 1 }, servedBy: 'DashboardStore.deleteExpired (sessions)' },
+  }),
+];
+
+const SWEEP = 'a retention sweep (the sweepers role): a deleteMany by age, every shard deletes its own';
+
+/** How each collection would be sharded (libs/mongo's shardedBy; docs/operations.md, "Past one replica set"). */
+export const GATEWAY_SHARDING: readonly ShardingDeclaration[] = [
+  shardedBy(COLLECTIONS.organizations, {
+    key: null,
+    why: 'one document per merchant: thousands, never a shard of data; read by _id, cached (D43)',
+    broadcasts: [],
+  }),
+  shardedBy(COLLECTIONS.apiKeys, {
+    key: null,
+    why: 'a few keys per merchant; read by _id when a key is not cached, so an unsharded collection answers from one shard and keyId stays unique',
+  }),
+  shardedBy(COLLECTIONS.checkoutSettings, {
+    key: null,
+    why: 'one document per merchant and mode, read through the cache (D43)',
+  }),
+  shardedBy(COLLECTIONS.idempotencyKeys, {
+    key: { _id: 'hashed' },
+    why: "one document per keyed write (D42) or unanswered refund; read and written by _id alone (a hash of the key and the API key's id), so a hashed _id spreads a hot merchant's writes over every shard and never grows monotonically",
+    broadcasts: [{ command: 'delete', fields: ['expiresAt'], by: 'IdempotencyStore.deleteExpired', why: SWEEP }],
+  }),
+  shardedBy(COLLECTIONS.dashboardLoginLinks, {
+    key: { _id: 'hashed' },
+    why: "found by _id (the hash of the link's token) before the tenant is known (D47)",
+    broadcasts: [{ command: 'delete', fields: ['expiresAt'], by: 'DashboardStore.deleteExpired (links)', why: SWEEP }],
+  }),
+  shardedBy(COLLECTIONS.dashboardSessions, {
+    key: { _id: 'hashed' },
+    why: 'found by _id (the hash of the session cookie) on every dashboard page, before the tenant is known (D47)',
+    broadcasts: [
+      { command: 'delete', fields: ['expiresAt'], by: 'DashboardStore.deleteExpired (sessions)', why: SWEEP },
+    ],
   }),
 ];

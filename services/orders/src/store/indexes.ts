@@ -1,4 +1,4 @@
-import { indexesOn, type IndexDefinition } from '@checkout/mongo';
+import { indexesOn, shardedBy, type IndexDefinition, type ShardingDeclaration } from '@checkout/mongo';
 
 export const COLLECTIONS = {
   orders: 'orders',
@@ -106,5 +106,95 @@ export const ORDER_INDEXES: readonly IndexDefinition[] = [
       key: { organizationId: 1, mode: 1, address: 1 },
       servedBy: 'destinations.store findDestination by address (D15)',
     },
+  }),
+];
+
+/** A merchant's documents by organization and mode, then one id: its lists hit its chunks, which still split. */
+const TENANT_AND_ID = { organizationId: 1, mode: 1, _id: 1 } as const;
+const RELAY_SWEEP = "the outbox relay's sweep (every replica): what a crash left behind, across merchants";
+const MIGRATION =
+  "a rolling migration's batch (orders' store/migrations.ts): a scan of the old shape, in the background";
+
+/** How each collection would be sharded (libs/mongo's shardedBy; docs/operations.md, "Past one replica set"). */
+export const ORDER_SHARDING: readonly ShardingDeclaration[] = [
+  shardedBy(COLLECTIONS.orders, {
+    key: TENANT_AND_ID,
+    why:
+      'one document per order, the largest collection; every request names its merchant, and an order is found ' +
+      "by its id or listed by its merchant's range; random ids, so a hot merchant's range splits and no chunk " +
+      'takes all inserts',
+    broadcasts: [
+      { command: 'find', fields: ['outboxPending'], by: 'OutboxRelay.sweep', why: RELAY_SWEEP },
+      { command: 'find', fields: ['revision'], by: 'orders.0001-revision-on-every-order', why: MIGRATION },
+      {
+        command: 'find',
+        fields: ['amounts.paid', 'balanceLines'],
+        by: 'orders.0002-balance-transactions-…',
+        why: MIGRATION,
+      },
+      { command: 'find', fields: ['$and'], by: 'MigrationRunner (a batch after the cursor)', why: MIGRATION },
+      {
+        command: 'find',
+        fields: ['refunds.id'],
+        by: 'OrdersStore.findByRefundIdAcrossTenants',
+        why: "a live refund's settlement notification names only the refund: once per live refund, by the processor",
+      },
+    ],
+  }),
+  shardedBy(COLLECTIONS.customers, {
+    key: { organizationId: 1, mode: 1, email: 1 },
+    why: 'D11: found or created by email within a merchant, the unique org_mode_email is the shard key itself',
+  }),
+  shardedBy(COLLECTIONS.locations, {
+    key: null,
+    why: 'a few per merchant (a list of at most 500 is its only read)',
+  }),
+  shardedBy(COLLECTIONS.paymentDestinations, {
+    key: null,
+    why: 'a few per merchant (D15), found by id or address',
+  }),
+  shardedBy(COLLECTIONS.balanceTransactions, {
+    key: TENANT_AND_ID,
+    why:
+      'two lines per payment or refund at most (D52); listed by merchant, newest first, or by order; ids derived ' +
+      'from the movement (so a replay meets its duplicate on the same shard: the tenant is fixed by the id)',
+  }),
+  shardedBy(COLLECTIONS.balances, {
+    key: null,
+    why: 'one document per merchant, mode and currency (D52)',
+  }),
+  shardedBy(COLLECTIONS.balanceQueue, {
+    key: null,
+    why: 'the lines not counted yet: a few at any time (D52)',
+  }),
+  shardedBy(COLLECTIONS.reports, {
+    key: TENANT_AND_ID,
+    why: "a merchant's report runs (D52), read by id within the merchant",
+    broadcasts: [
+      {
+        command: 'findAndModify',
+        fields: ['status', '$or'],
+        by: 'ReportsStore.claim (the poll)',
+        why: 'the report runner takes the oldest pending run of any merchant, off the request path',
+      },
+      { command: 'find', fields: ['outboxPending'], by: 'OutboxRelay.sweep (reports)', why: RELAY_SWEEP },
+      { command: 'find', fields: ['expiresAt'], by: 'ReportsStore.expired', why: 'the retention sweep' },
+    ],
+  }),
+  shardedBy(`${REPORT_FILES_BUCKET}.files`, {
+    key: { _id: 'hashed' },
+    why: "a report's file, read by its id (D52); GridFS's own collection",
+    broadcasts: [
+      {
+        command: 'find',
+        fields: [],
+        by: "the driver's GridFSBucket (its index check before a bucket's first upload)",
+        why: 'once per process, in the report runner, off the request path',
+      },
+    ],
+  }),
+  shardedBy(`${REPORT_FILES_BUCKET}.chunks`, {
+    key: { files_id: 1, n: 1 },
+    why: "MongoDB's GridFS rule: one file's chunks together, read in order by files_id",
   }),
 ];

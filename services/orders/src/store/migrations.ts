@@ -1,5 +1,5 @@
-import type { Migration } from '@checkout/mongo';
-import { COLLECTIONS } from './indexes';
+import { shardKeyFields, type Migration } from '@checkout/mongo';
+import { COLLECTIONS, ORDER_SHARDING } from './indexes';
 import type { OrderDocument } from './order.document';
 
 /**
@@ -9,6 +9,7 @@ import type { OrderDocument } from './order.document';
  * order's balance transactions built from it and stored, idempotent), wired in app.ts.
  */
 export function orderMigrations(backfill: (order: OrderDocument) => Promise<void>): readonly Migration[] {
+  const routed = { shardKeyFields: shardKeyFields(ORDER_SHARDING, COLLECTIONS.orders) };
   return [
     {
       // Expand (this release): insertOrder stores revision 0, and every reader already took a missing revision as 0
@@ -21,6 +22,7 @@ export function orderMigrations(backfill: (order: OrderDocument) => Promise<void
       collection: COLLECTIONS.orders,
       pending: { revision: { $exists: false } },
       update: { $set: { revision: 0 } },
+      ...routed,
     },
     {
       // D52. Expand (this release): every order created carries balanceLines (its lines are the consumer's, which
@@ -36,6 +38,7 @@ export function orderMigrations(backfill: (order: OrderDocument) => Promise<void
       pending: { 'amounts.paid': { $gt: 0 }, balanceLines: { $exists: false } },
       update: { $set: { balanceLines: true } },
       prepare: (doc) => backfill(doc as unknown as OrderDocument),
+      ...routed,
     },
   ];
 }

@@ -1,4 +1,4 @@
-import type { IndexDefinition } from '@checkout/mongo';
+import { shardedBy, type IndexDefinition, type ShardingDeclaration } from '@checkout/mongo';
 
 export const COLLECTIONS = {
   events: 'events',
@@ -120,4 +120,62 @@ export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
     key: { deadLetterPending: 1 },
     servedBy: 'deliveries.store findDeadLetterPending (recovery sweep)',
   },
+];
+
+const ATTEMPTS =
+  "the consumer's attempt path (domain/engine/attempts.ts), off the request path: a delivery held or claimed by " +
+  'its id alone, as retry messages and the in-memory queue name it';
+const RECOVERY = 'the recovery sweep, a singleton per round: pending deliveries nobody holds, across merchants';
+
+/** How each collection would be sharded (libs/mongo's shardedBy; docs/operations.md, "Past one replica set"). */
+export const WEBHOOK_SHARDING: readonly ShardingDeclaration[] = [
+  shardedBy(COLLECTIONS.events, {
+    key: { organizationId: 1, mode: 1, _id: 1 },
+    why:
+      "one document per event; read by id or listed within a merchant (its range); an event's id fixes its " +
+      'merchant, so a replayed event meets its duplicate _id on the same shard (the insert decides)',
+    broadcasts: [
+      {
+        command: 'find',
+        fields: ['_id'],
+        by: 'EventsStore.recordEvents (the stored events of duplicates)',
+        why: 'a replayed batch, in the consumer: only when an insert met a duplicate',
+      },
+      { command: 'delete', fields: ['createdAt'], by: 'retention sweep', why: 'the retention sweep, by age' },
+    ],
+  }),
+  shardedBy(COLLECTIONS.deliveries, {
+    key: { organizationId: 1, mode: 1, eventId: 1 },
+    why:
+      "an event's deliveries together (GET /v0/events/:id reads them in one shard); ids derived from the event " +
+      '(initialDeliveryId, endpointDeliveryId) fix the event, so a replay meets its duplicate on the same shard',
+    broadcasts: [
+      {
+        command: 'findAndModify',
+        fields: ['_id', 'status', 'attemptCount', '$or'],
+        by: 'DeliveriesStore.claim',
+        why: ATTEMPTS,
+      },
+      {
+        command: 'findAndModify',
+        fields: ['_id', 'status', 'attemptCount'],
+        by: 'DeliveriesStore.recordAttempt',
+        why: ATTEMPTS,
+      },
+      {
+        command: 'update',
+        fields: ['_id', 'status', 'attemptCount'],
+        by: 'DeliveriesStore.recordAttempts, deferAttempt',
+        why: ATTEMPTS,
+      },
+      { command: 'find', fields: ['_id'], by: 'DeliveriesStore.getForDispatch, claim (a refusal)', why: ATTEMPTS },
+      { command: 'find', fields: ['status', 'lockedUntil'], by: 'DeliveriesStore.findRecoverable', why: RECOVERY },
+      { command: 'find', fields: ['deadLetterPending'], by: 'DeliveriesStore.findDeadLetterPending', why: RECOVERY },
+      { command: 'delete', fields: ['createdAt', 'status'], by: 'retention sweep', why: 'the retention sweep, by age' },
+    ],
+  }),
+  shardedBy(COLLECTIONS.webhookEndpoints, {
+    key: null,
+    why: 'at most 16 per merchant and mode (D50), read fresh by fan-out for many merchants at once',
+  }),
 ];
