@@ -28,13 +28,37 @@ export interface ShardingDeclaration {
   key: ShardKey | null;
   why: string;
   broadcasts: readonly Broadcast[];
+  /**
+   * Unique indexes the shard key does not prefix, kept while a running release relies on them (MongoDB refuses to
+   * shard the collection until they are dropped): each with the release that may drop it.
+   */
+  retiring: readonly RetiringIndex[];
+}
+
+export interface RetiringIndex {
+  index: string;
+  /** When it may be dropped, and what holds the uniqueness instead. */
+  dropWhen: string;
 }
 
 export function shardedBy(
   collection: string,
-  declaration: { key: ShardKey | null; why: string; broadcasts?: readonly Broadcast[] },
+  declaration: {
+    key: ShardKey | null;
+    why: string;
+    broadcasts?: readonly Broadcast[];
+    retiring?: readonly RetiringIndex[];
+  },
 ): ShardingDeclaration {
-  return { collection, key: declaration.key, why: declaration.why, broadcasts: declaration.broadcasts ?? [] };
+  const { key, why, broadcasts = [], retiring = [] } = declaration;
+  return { collection, key, why, broadcasts, retiring };
+}
+
+/** A shard key as the docs and the shell write it: `{ organizationId: 1, mode: 1, _id: 1 }`, or `unsharded`. */
+export function formatShardKey(key: ShardKey | null): string {
+  if (key === null) return 'unsharded';
+  const fields = Object.entries(key).map(([field, kind]) => `${field}: ${kind === 1 ? '1' : "'hashed'"}`);
+  return `{ ${fields.join(', ')} }`;
 }
 
 /**

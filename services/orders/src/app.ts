@@ -28,9 +28,8 @@ import { ReportEventsProducer } from './messaging/report-events.producer';
  * Orders' migration steps as data: a release's record of one is read by today's runner (test-e2e contracts), which
  * only settles them. The backfill a step does is the service's own (wired in start()), never run from here.
  */
-export const ORDER_MIGRATIONS = orderMigrations(() =>
-  Promise.reject(new Error('the balance backfill runs in the orders service only')),
-);
+const inServiceOnly = () => Promise.reject(new Error("a migration's work runs in the orders service only"));
+export const ORDER_MIGRATIONS = orderMigrations({ backfill: inServiceOnly, reserveExternalId: inServiceOnly });
 
 export interface OrdersApp {
   start(): Promise<{ url: string }>;
@@ -91,8 +90,11 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         reports.startSweepers();
         await runtime.runMigrations(
           mongo.db,
-          orderMigrations(async (order) => {
-            await books.backfillOrder(order);
+          orderMigrations({
+            backfill: async (order) => {
+              await books.backfillOrder(order);
+            },
+            reserveExternalId: (order) => orders.reserveExternalIdOf(order, clock()),
           }),
         );
       }

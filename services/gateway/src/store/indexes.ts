@@ -33,16 +33,17 @@ export const GATEWAY_INDEXES: readonly IndexDefinition[] = [
 
 const SWEEP = 'a retention sweep (the sweepers role): a deleteMany by age, every shard deletes its own';
 
-/** How each collection would be sharded (libs/mongo's shardedBy; docs/operations.md, "Past one replica set"). */
+/** How each collection would be sharded (libs/mongo's shardedBy; docs/operations.md, "Shard keys"). */
 export const GATEWAY_SHARDING: readonly ShardingDeclaration[] = [
   shardedBy(COLLECTIONS.organizations, {
     key: null,
-    why: 'one document per merchant: thousands, never a shard of data; read by _id, cached (D43)',
-    broadcasts: [],
+    why: 'one document per merchant (thousands at 100×: megabytes); read by _id once per AUTH_CACHE_MS (D43)',
   }),
   shardedBy(COLLECTIONS.apiKeys, {
     key: null,
-    why: 'a few keys per merchant; read by _id when a key is not cached, so an unsharded collection answers from one shard and keyId stays unique',
+    why:
+      'a few per merchant; read by _id when a key is not cached, listed by merchant for operators: unsharded, ' +
+      'so keyId stays unique and every read is on one shard',
   }),
   shardedBy(COLLECTIONS.checkoutSettings, {
     key: null,
@@ -50,17 +51,20 @@ export const GATEWAY_SHARDING: readonly ShardingDeclaration[] = [
   }),
   shardedBy(COLLECTIONS.idempotencyKeys, {
     key: { _id: 'hashed' },
-    why: "one document per keyed write (D42) or unanswered refund; read and written by _id alone (a hash of the key and the API key's id), so a hashed _id spreads a hot merchant's writes over every shard and never grows monotonically",
+    why:
+      'one document per keyed write (D42) and per unanswered refund, kept a day: grows with the write rate, a hot ' +
+      "merchant's half included; read and written by _id alone (a hash of the key and its API key's id), whose " +
+      'hash spreads every merchant over every shard and never grows monotonically',
     broadcasts: [{ command: 'delete', fields: ['expiresAt'], by: 'IdempotencyStore.deleteExpired', why: SWEEP }],
   }),
   shardedBy(COLLECTIONS.dashboardLoginLinks, {
     key: { _id: 'hashed' },
-    why: "found by _id (the hash of the link's token) before the tenant is known (D47)",
+    why: "one per login (D47), found by _id (the hash of the link's token) before the merchant is known",
     broadcasts: [{ command: 'delete', fields: ['expiresAt'], by: 'DashboardStore.deleteExpired (links)', why: SWEEP }],
   }),
   shardedBy(COLLECTIONS.dashboardSessions, {
     key: { _id: 'hashed' },
-    why: 'found by _id (the hash of the session cookie) on every dashboard page, before the tenant is known (D47)',
+    why: 'one per login (D47), found by _id (the hash of its cookie) on every dashboard page, before the merchant is known',
     broadcasts: [
       { command: 'delete', fields: ['expiresAt'], by: 'DashboardStore.deleteExpired (sessions)', why: SWEEP },
     ],

@@ -13,6 +13,8 @@ export const COLLECTIONS = {
   balanceQueue: 'balance_queue',
   /** D52's report runs (report.document.ts). */
   reports: 'reports',
+  /** D37: one document per externalId of a merchant and mode, naming its order (orders.store reserveExternalId). */
+  orderExternalIds: 'order_external_ids',
 } as const;
 
 /**
@@ -115,14 +117,15 @@ const RELAY_SWEEP = "the outbox relay's sweep (every replica): what a crash left
 const MIGRATION =
   "a rolling migration's batch (orders' store/migrations.ts): a scan of the old shape, in the background";
 
-/** How each collection would be sharded (libs/mongo's shardedBy; docs/operations.md, "Past one replica set"). */
+/** How each collection would be sharded (libs/mongo's shardedBy; docs/operations.md, "Shard keys"). */
 export const ORDER_SHARDING: readonly ShardingDeclaration[] = [
   shardedBy(COLLECTIONS.orders, {
     key: TENANT_AND_ID,
     why:
-      'one document per order, the largest collection; every request names its merchant, and an order is found ' +
-      "by its id or listed by its merchant's range; random ids, so a hot merchant's range splits and no chunk " +
-      'takes all inserts',
+      'one document per order, the largest collection, written on every payment and refund: every request names ' +
+      "its merchant, so an order is read and written by its id on one shard and listed from its merchant's range; " +
+      "the ids are random (or hashed from a creation's key), so a merchant with half the traffic has its range " +
+      'split into many chunks that the balancer spreads, and no chunk takes every insert (no monotonic key)',
     broadcasts: [
       { command: 'find', fields: ['outboxPending'], by: 'OutboxRelay.sweep', why: RELAY_SWEEP },
       { command: 'find', fields: ['revision'], by: 'orders.0001-revision-on-every-order', why: MIGRATION },
@@ -130,6 +133,12 @@ export const ORDER_SHARDING: readonly ShardingDeclaration[] = [
         command: 'find',
         fields: ['amounts.paid', 'balanceLines'],
         by: 'orders.0002-balance-transactions-…',
+        why: MIGRATION,
+      },
+      {
+        command: 'find',
+        fields: ['externalId', 'externalIdReserved'],
+        by: 'orders.0003-external-id-reservations',
         why: MIGRATION,
       },
       { command: 'find', fields: ['$and'], by: 'MigrationRunner (a batch after the cursor)', why: MIGRATION },
@@ -140,36 +149,60 @@ export const ORDER_SHARDING: readonly ShardingDeclaration[] = [
         why: "a live refund's settlement notification names only the refund: once per live refund, by the processor",
       },
     ],
+    retiring: [
+      {
+        index: 'org_mode_uniqueKey',
+        dropWhen:
+          'the release after the one that reserves externalIds (order_external_ids), once orders.0003 is recorded ' +
+          'done in every environment and no replica of an earlier release runs',
+      },
+      {
+        index: 'org_mode_creationKey',
+        dropWhen:
+          'the same release: every running version derives the id of an order created with an Idempotency-Key ' +
+          "from it (newOrderId), so a retry meets its order on the _id; a session's retry comes within seconds",
+      },
+    ],
+  }),
+  shardedBy(COLLECTIONS.orderExternalIds, {
+    key: { _id: 'hashed' },
+    why:
+      "D37's uniqueness of an externalId per merchant and mode, apart from the orders: one document per order " +
+      'created with one, inserted (or found) by its _id, the merchant, mode and externalId: hashed, so a hot ' +
+      "merchant's reservations spread and the insert that decides is on one shard",
   }),
   shardedBy(COLLECTIONS.customers, {
     key: { organizationId: 1, mode: 1, email: 1 },
-    why: 'D11: found or created by email within a merchant, the unique org_mode_email is the shard key itself',
+    why:
+      'one per buyer email of a merchant (D11), found or created by email on order creation: the unique ' +
+      "org_mode_email is the shard key itself; emails are not monotonic, and a hot merchant's buyers split by email",
   }),
   shardedBy(COLLECTIONS.locations, {
     key: null,
-    why: 'a few per merchant (a list of at most 500 is its only read)',
+    why: 'a few per merchant (its list stops at 500)',
   }),
   shardedBy(COLLECTIONS.paymentDestinations, {
     key: null,
-    why: 'a few per merchant (D15), found by id or address',
+    why: 'a few per merchant (D15), found by id or address within it',
   }),
   shardedBy(COLLECTIONS.balanceTransactions, {
     key: TENANT_AND_ID,
     why:
-      'two lines per payment or refund at most (D52); listed by merchant, newest first, or by order; ids derived ' +
-      'from the movement (so a replay meets its duplicate on the same shard: the tenant is fixed by the id)',
+      'one line per payment or refund (D52), written by the ledger consumer; listed by merchant (newest first, or ' +
+      "one order's) from its range, read by id on one shard; the id is hashed from the movement, so it fixes the " +
+      'merchant and a replayed line meets its duplicate _id on the same shard, and a hot merchant spreads',
   }),
   shardedBy(COLLECTIONS.balances, {
     key: null,
-    why: 'one document per merchant, mode and currency (D52)',
+    why: 'one document per merchant, mode and currency (D52), its _id naming them',
   }),
   shardedBy(COLLECTIONS.balanceQueue, {
     key: null,
-    why: 'the lines not counted yet: a few at any time (D52)',
+    why: 'the lines not counted yet (D52): a few at any time, whatever the traffic',
   }),
   shardedBy(COLLECTIONS.reports, {
     key: TENANT_AND_ID,
-    why: "a merchant's report runs (D52), read by id within the merchant",
+    why: "a merchant's report runs (D52), a few a day, read by id within the merchant on one shard",
     broadcasts: [
       {
         command: 'findAndModify',
@@ -183,7 +216,7 @@ export const ORDER_SHARDING: readonly ShardingDeclaration[] = [
   }),
   shardedBy(`${REPORT_FILES_BUCKET}.files`, {
     key: { _id: 'hashed' },
-    why: "a report's file, read by its id (D52); GridFS's own collection",
+    why: "a report's file (D52), GridFS's own document, read by its id",
     broadcasts: [
       {
         command: 'find',
@@ -195,6 +228,6 @@ export const ORDER_SHARDING: readonly ShardingDeclaration[] = [
   }),
   shardedBy(`${REPORT_FILES_BUCKET}.chunks`, {
     key: { files_id: 1, n: 1 },
-    why: "MongoDB's GridFS rule: one file's chunks together, read in order by files_id",
+    why: "GridFS's chunks as MongoDB shards them: one file's chunks together, read in order by files_id",
   }),
 ];

@@ -213,8 +213,11 @@ describe('the backfill (migration orders.0002)', () => {
     const runner = () =>
       new MigrationRunner({
         db,
-        migrations: orderMigrations(async (order) => {
-          await books.backfillOrder(order);
+        migrations: orderMigrations({
+          backfill: async (order) => {
+            await books.backfillOrder(order);
+          },
+          reserveExternalId: () => Promise.resolve(),
         }),
         logger: createLogger('books-backfill', { level: 'silent' }),
         version: 'test',

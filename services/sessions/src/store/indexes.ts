@@ -22,7 +22,7 @@ export const SESSION_INDEXES: readonly IndexDefinition[] = [
   }),
 ];
 
-/** How each collection would be sharded (libs/mongo's shardedBy; docs/operations.md, "Past one replica set"). */
+/** How each collection would be sharded (libs/mongo's shardedBy; docs/operations.md, "Shard keys"). */
 export const SESSION_SHARDING: readonly ShardingDeclaration[] = [
   shardedBy(COLLECTIONS.sessions, {
     key: { _id: 'hashed' },

@@ -123,17 +123,19 @@ export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
 ];
 
 const ATTEMPTS =
-  "the consumer's attempt path (domain/engine/attempts.ts), off the request path: a delivery held or claimed by " +
-  'its id alone, as retry messages and the in-memory queue name it';
+  "the consumer's attempt path (domain/engine/attempts.ts), off the request path: a delivery named by its id " +
+  'alone, as a retry message names it (RetryMessage: deliveryId); every shard looks the id up in its _id index';
 const RECOVERY = 'the recovery sweep, a singleton per round: pending deliveries nobody holds, across merchants';
 
-/** How each collection would be sharded (libs/mongo's shardedBy; docs/operations.md, "Past one replica set"). */
+/** How each collection would be sharded (libs/mongo's shardedBy; docs/operations.md, "Shard keys"). */
 export const WEBHOOK_SHARDING: readonly ShardingDeclaration[] = [
   shardedBy(COLLECTIONS.events, {
     key: { organizationId: 1, mode: 1, _id: 1 },
     why:
-      "one document per event; read by id or listed within a merchant (its range); an event's id fixes its " +
-      'merchant, so a replayed event meets its duplicate _id on the same shard (the insert decides)',
+      'one document per session, order, refund and report event (D49), kept 30 days (D34); read by id on one ' +
+      "shard, listed and searched within a merchant's range; the ids are random, so a merchant with half the " +
+      "events has its range split and spread; an event's id fixes its merchant, so a replayed event meets its " +
+      'duplicate _id on the same shard (the insert decides, per shard)',
     broadcasts: [
       {
         command: 'find',
@@ -147,8 +149,10 @@ export const WEBHOOK_SHARDING: readonly ShardingDeclaration[] = [
   shardedBy(COLLECTIONS.deliveries, {
     key: { organizationId: 1, mode: 1, eventId: 1 },
     why:
-      "an event's deliveries together (GET /v0/events/:id reads them in one shard); ids derived from the event " +
-      '(initialDeliveryId, endpointDeliveryId) fix the event, so a replay meets its duplicate on the same shard',
+      "one document per event and endpoint (D50), the fastest-growing collection; an event's deliveries together " +
+      "(GET /v0/events/:id reads them from one shard), a merchant's lists and D51 searches from its range; the " +
+      "event ids are random, so a hot merchant's range splits; a delivery's id is derived from its event " +
+      '(initialDeliveryId, endpointDeliveryId), so a replay meets its duplicate _id on the same shard',
     broadcasts: [
       {
         command: 'findAndModify',
@@ -176,6 +180,6 @@ export const WEBHOOK_SHARDING: readonly ShardingDeclaration[] = [
   }),
   shardedBy(COLLECTIONS.webhookEndpoints, {
     key: null,
-    why: 'at most 16 per merchant and mode (D50), read fresh by fan-out for many merchants at once',
+    why: 'at most 16 per merchant and mode (D50), read by fan-out for many merchants at once',
   }),
 ];
