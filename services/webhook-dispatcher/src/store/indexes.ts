@@ -123,8 +123,9 @@ export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
 ];
 
 const ATTEMPTS =
-  "the consumer's attempt path (domain/engine/attempts.ts), off the request path: a delivery named by its id " +
-  'alone, as a retry message names it (RetryMessage: deliveryId); every shard looks the id up in its _id index';
+  'the retry consumer (domain/engine/attempts.ts), off the request path: a retry message names its delivery by ' +
+  'id alone (RetryMessage: deliveryId), so the read before a retry asks every shard (an _id index lookup each); ' +
+  "the attempt's writes then name the delivery's shard key";
 const RECOVERY = 'the recovery sweep, a singleton per round: pending deliveries nobody holds, across merchants';
 
 /** How each collection would be sharded (libs/mongo's shardedBy; docs/operations.md, "Shard keys"). */
@@ -154,25 +155,7 @@ export const WEBHOOK_SHARDING: readonly ShardingDeclaration[] = [
       "event ids are random, so a hot merchant's range splits; a delivery's id is derived from its event " +
       '(initialDeliveryId, endpointDeliveryId), so a replay meets its duplicate _id on the same shard',
     broadcasts: [
-      {
-        command: 'findAndModify',
-        fields: ['_id', 'status', 'attemptCount', '$or'],
-        by: 'DeliveriesStore.claim',
-        why: ATTEMPTS,
-      },
-      {
-        command: 'findAndModify',
-        fields: ['_id', 'status', 'attemptCount'],
-        by: 'DeliveriesStore.recordAttempt',
-        why: ATTEMPTS,
-      },
-      {
-        command: 'update',
-        fields: ['_id', 'status', 'attemptCount'],
-        by: 'DeliveriesStore.recordAttempts, deferAttempt',
-        why: ATTEMPTS,
-      },
-      { command: 'find', fields: ['_id'], by: 'DeliveriesStore.getForDispatch, claim (a refusal)', why: ATTEMPTS },
+      { command: 'find', fields: ['_id'], by: 'DeliveriesStore.getForDispatch', why: ATTEMPTS },
       { command: 'find', fields: ['status', 'lockedUntil'], by: 'DeliveriesStore.findRecoverable', why: RECOVERY },
       { command: 'find', fields: ['deadLetterPending'], by: 'DeliveriesStore.findDeadLetterPending', why: RECOVERY },
       { command: 'delete', fields: ['createdAt', 'status'], by: 'retention sweep', why: 'the retention sweep, by age' },
