@@ -17,6 +17,7 @@ import { SESSION_SHARDING } from '@checkout/sessions/indexes';
 import { WEBHOOK_SHARDING } from '@checkout/webhook-dispatcher/indexes';
 import { startStack, type InProcessStack, type ServiceName } from './support/stack';
 import { buildOrderInput, buildSessionInput, uniqueId } from './support/factories';
+import { payOnHostedPage } from './support/hosted-page';
 
 // Would every request stay on one shard? One merchant's journey through the gateway (orders, sessions, a payment
 // on the hosted page and one by the test helper, a refund, webhook endpoints, events, a redelivery, the dashboard's
@@ -63,21 +64,6 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function payOnHostedPage(sessionId: string): Promise<number> {
-  const page = await request(`${stack.checkoutBaseUrl}/${sessionId}`);
-  const html = await page.body.text();
-  const cookie = String(page.headers['set-cookie'] ?? '').split(';')[0] ?? '';
-  const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  const form = new URLSearchParams({ csrf, method: 'card', cardNumber: '4242424242424242' });
-  const paid = await request(`${stack.checkoutBaseUrl}/${sessionId}/pay`, {
-    method: 'POST',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: form.toString(),
-  });
-  await paid.body.text();
-  return paid.statusCode;
-}
-
 /** Logs in through a login link as a browser does (its page, then its button) and reads each dashboard page. */
 async function readDashboard(client: Checkout, eventId: string): Promise<number[]> {
   const { url } = await client.dashboard.loginLinks.create();
@@ -123,7 +109,7 @@ async function merchantJourney(): Promise<void> {
   const sessionInput = { ...buildSessionInput(), callbackUrl: receiver.url('/callback') } as never;
   const onPage = await client.checkoutSessions.create(sessionInput);
   await client.checkoutSessions.retrieve(onPage.id);
-  expect(await payOnHostedPage(onPage.id)).toBeLessThan(400);
+  expect(await payOnHostedPage(stack.checkoutBaseUrl, onPage.id, '4242424242424242')).toBeLessThan(400);
   const byHelper = await client.checkoutSessions.create(sessionInput, { idempotencyKey: uniqueId('idem') });
   await client.checkoutSessions.update(byHelper.id, { sessionData: { cart: 'c-1' } });
   await client.testHelpers.checkoutSessions.pay(byHelper.id);

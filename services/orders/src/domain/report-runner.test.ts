@@ -1,14 +1,8 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ReportDocument, ReportLease } from '../store/report.document';
-import type {
-  ReportEventsOutbox,
-  ReportFiles,
-  ReportOutcome,
-  ReportRef,
-  ReportSources,
-  StoredReports,
-} from './report-ports';
+import type { ReportEventsOutbox, ReportFiles, ReportOutcome, ReportSources, StoredReports } from './report-ports';
+import type { ReportRef } from './report-ports';
 import { REPORT_MAX_RUNS, REPORT_SETTLE_MARGIN_MS, ReportRunner } from './report-runner';
 
 // D52's runner against fakes of its ports: a report's runs end it once, a run that keeps failing ends it `failed`

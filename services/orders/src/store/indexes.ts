@@ -27,7 +27,8 @@ export const ORDER_INDEXES: readonly IndexDefinition[] = [
   ...indexesOn(COLLECTIONS.orders, {
     // D37: externalId unique per organization and mode, enforced by the database. uniqueKey is
     // "ext:<externalId>" or, without one, "id:<order id>": a partial unique index would be MongoDB's answer,
-    // but the local engine ignores partial filters (docs/engines.md), so the key is never missing.
+    // but the local engine ignores partial filters (docs/engines.md), so the key is never missing. Retiring with
+    // org_mode_creationKey (ORDER_SHARDING): order_external_ids holds the uniqueness from this release on.
     org_mode_uniqueKey: {
       key: { organizationId: 1, mode: 1, uniqueKey: 1 },
       unique: true,
