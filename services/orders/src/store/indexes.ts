@@ -155,7 +155,8 @@ export const ORDER_SHARDING: readonly ShardingDeclaration[] = [
         index: 'org_mode_uniqueKey',
         dropWhen:
           'the release after the one that reserves externalIds (order_external_ids), once orders.0003 is recorded ' +
-          'done in every environment and no replica of an earlier release runs',
+          'done in every environment and no replica of an earlier release runs; a plain index of the same fields ' +
+          "takes its place for the orders list's externalId filter",
       },
       {
         index: 'org_mode_creationKey',
