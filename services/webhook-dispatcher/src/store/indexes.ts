@@ -157,6 +157,18 @@ export const WEBHOOK_SHARDING: readonly ShardingDeclaration[] = [
     broadcasts: [
       { command: 'find', fields: ['_id'], by: 'DeliveriesStore.getForDispatch', why: ATTEMPTS },
       { command: 'find', fields: ['status', 'lockedUntil'], by: 'DeliveriesStore.findRecoverable', why: RECOVERY },
+      {
+        command: 'find',
+        fields: ['status', 'lockedUntil', '$nor'],
+        by: 'DeliveriesStore.findRecoverable (full lanes left out)',
+        why: RECOVERY,
+      },
+      {
+        command: 'update',
+        fields: ['_id', 'status', 'attemptCount', 'lockOwner'],
+        by: 'DeliveriesStore.releaseHolds',
+        why: 'a stopping replica gives back the holds of what it had queued, in one updateMany by id',
+      },
       { command: 'find', fields: ['deadLetterPending'], by: 'DeliveriesStore.findDeadLetterPending', why: RECOVERY },
       { command: 'delete', fields: ['createdAt', 'status'], by: 'retention sweep', why: 'the retention sweep, by age' },
     ],
