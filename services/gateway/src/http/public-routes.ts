@@ -304,7 +304,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
         'An absent field stays as it is; null clears it. `logoUrl` must be https. Any `brandColor` is taken: the ' +
         'page picks black or white text for it, whichever contrasts more (one of them reaches 4.5:1 on any colour). ' +
         'Sessions created afterwards show the change; open ones keep what they were created with.',
-      body: { schema: UpdateCheckoutSettingsRequest, required: true },
+      body: { schema: UpdateCheckoutSettingsRequest, required: false },
       success: { status: 200, schema: CheckoutSettingsResponse },
       errors: ['INVALID_REQUEST'],
     },
