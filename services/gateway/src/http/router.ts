@@ -155,6 +155,7 @@ function mountPublicRoutes(publicApp: Koa, deps: GatewayRouteDeps, shared: Share
         upstreams: deps.upstreams,
         keys: shared.keys,
         perKey: shared.perKey,
+        budgets: deps.budgets,
         unknownSessionCacheMs: deps.unknownKeyCacheMs,
         publicBaseUrl: deps.publicBaseUrl,
         linkTtlMs: deps.dashboard.linkTtlMs,
