@@ -56,13 +56,12 @@ export class Recorder {
     private readonly deps: DispatcherDeps,
     private readonly attempts: Attempts,
   ) {
-    const usage = new UsageMeter(deps.stores.usage, deps.local.clock, deps.local.logger);
-    this.usage = usage;
+    this.usage = new UsageMeter(deps.stores.usage, deps.local.clock, deps.local.logger);
     this.eventInserts = new GroupCommit(
       async (docs) => {
         const recorded = await deps.stores.events.recordEvents(docs);
         const created = docs.map((doc) => recorded.get(doc._id)?.created === true);
-        usage.events(docs.filter((_, i) => created[i]));
+        this.usage.events(docs.filter((_, i) => created[i]));
         return created;
       },
       { maxBatch: WRITE_BATCH_LIMIT },
@@ -71,7 +70,7 @@ export class Recorder {
       async (docs) => {
         const existing = await deps.stores.deliveries.insertDeliveries(docs);
         const created = docs.map((doc) => !existing.has(doc._id));
-        usage.deliveries(docs.filter((_, i) => created[i]));
+        this.usage.deliveries(docs.filter((_, i) => created[i]));
         return created;
       },
       { maxBatch: WRITE_BATCH_LIMIT },
