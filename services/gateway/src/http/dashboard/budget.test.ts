@@ -1,9 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '@checkout/errors';
+import { listen, type RunningServer } from '@checkout/http';
 import { createLogger } from '@checkout/logger';
 import type { Scope } from '@checkout/contracts';
 import { htmlErrors } from './errors';
@@ -14,7 +13,7 @@ import { withinBudget } from './kit';
 
 const checked: Scope[] = [];
 let refusal: DomainError | undefined;
-let server: Server;
+let server: RunningServer;
 let base: string;
 
 beforeAll(async () => {
@@ -40,14 +39,12 @@ beforeAll(async () => {
     ctx.status = 303;
   });
   app.use(pages.routes());
-  const handle = app.callback();
-  server = createServer((req, res) => void handle(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await listen(app, { host: '127.0.0.1', port: 0 });
+  base = server.url;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await server?.close();
 });
 
 describe("A dashboard form that records events, against its organization and mode's daily budgets", () => {

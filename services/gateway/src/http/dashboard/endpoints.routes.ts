@@ -7,18 +7,8 @@ import type { EndpointPagesDispatcher } from '../../domain/dashboard-reads';
 import { sinceFromForm } from '../../domain/dashboard-views';
 import { confirmPage } from './layout';
 import { endpointPage, endpointsPage, newEndpointPage, secretPage } from './endpoints.render';
-import {
-  idParam,
-  one,
-  pageCtx,
-  requestId,
-  respond,
-  scopeOf,
-  seeOther,
-  verifiedForm,
-  withinBudget,
-  type MountSection,
-} from './kit';
+import { idParam, one, pageCtx, requestId, respond, scopeOf, seeOther, verifiedForm, type MountSection } from './kit';
+import { withinBudget } from './kit';
 
 // D50 on the dashboard: the list of webhook endpoints, the form that adds one (its secret shown once), one endpoint
 // with the attempts of its deliveries, and disable, enable, rotate and recover, each confirmed on a page of its own

@@ -5,18 +5,8 @@ import { REFUND_REASONS, type RefundReason } from '@checkout/contracts';
 import { refundOrder } from '../../domain/dashboard-reads';
 import { refundAmountFromForm } from '../../domain/dashboard-views';
 import { confirmPage } from './layout';
-import {
-  idParam,
-  one,
-  pageCtx,
-  requestId,
-  respond,
-  scopeOf,
-  seeOther,
-  verifiedForm,
-  withinBudget,
-  type MountSection,
-} from './kit';
+import { idParam, one, pageCtx, requestId, respond, scopeOf, seeOther, verifiedForm, type MountSection } from './kit';
+import { withinBudget } from './kit';
 
 /** The Refund form's fields, checked before the confirm page and again when it is sent. */
 function refundForm(values: { amount?: string | undefined; reason?: string | undefined }): {
