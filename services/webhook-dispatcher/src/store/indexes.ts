@@ -4,6 +4,7 @@ export const COLLECTIONS = {
   events: 'events',
   deliveries: 'deliveries',
   webhookEndpoints: 'webhook_endpoints',
+  tenantUsage: 'tenant_usage',
 } as const;
 
 export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
@@ -112,6 +113,19 @@ export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
     collection: COLLECTIONS.deliveries,
     name: 'createdAt',
     key: { createdAt: 1 },
+    servedBy: 'retention sweep (domain/background-work.ts)',
+  },
+  // The budgets' counts (docs/webhooks.md, "Budgets"): a tenant's day is read and written by its _id.
+  {
+    collection: COLLECTIONS.tenantUsage,
+    name: 'day_mode',
+    key: { day: 1, mode: 1 },
+    servedBy: 'tenant-usage.store reaching (webhook_tenants_near_budget)',
+  },
+  {
+    collection: COLLECTIONS.tenantUsage,
+    name: 'dayStart',
+    key: { dayStart: 1 },
     servedBy: 'retention sweep (domain/background-work.ts)',
   },
   {
