@@ -11,6 +11,8 @@ const CHAOS = [
   'libs/kafka/test/three-brokers.test.ts',
   'libs/kafka/test/broker-stall.test.ts',
   'services/webhook-dispatcher/test/component/broker-restart.test.ts',
+  // Loads the shared engines with one merchant's 80 % of the traffic and times the others' webhooks: alone.
+  'test-e2e/src/hot-merchant.chaos.test.ts',
 ];
 /** What every engine-backed tier shares: the engines, and at most two files at once on 2 cores. */
 const ON_ENGINES = { environment: 'node', globalSetup: ['testkit/testing/src/global-setup.ts'], maxWorkers: 2 };
@@ -70,6 +72,7 @@ export default defineConfig({
           name: 'e2e',
           sequence: { groupOrder: 3 },
           include: ['test-e2e/src/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...CHAOS],
           ...ON_ENGINES,
           testTimeout: 120_000,
           hookTimeout: 180_000,

@@ -1,9 +1,10 @@
-// npm run bench -- orders|sessions|webhooks|events|dashboard|dashboard-overview|reports|tracing|engine
+// npm run bench -- orders|sessions|webhooks|events|dashboard|dashboard-overview|reports|tracing|capacity|engine
 //   [compare <bench> --base=<revision> [--runs=N] [--tables=<regex>] [that bench's options]: bench/src/compare.ts]
 //   [--concurrency=N] [--seconds=S]
 //   [events --rounds=R: every cause of every event type R times]
 //   [reports --lines=100000,1000000 --samples=N: D52's report runs and the balance read at those sizes]
 //   [tracing --exporter=otlp|zipkin --sampler=always_on|always_off --control --traced-second]
+//   [capacity --rate=R --seconds=S --op-seconds=S: CPU per operation and process, and the plan at 10× and 100×]
 //   [--rounds=R (orders: interleaved slices)]
 //   [orders|sessions --replicas N: N processes of each service behind HAProxy, the local cluster of
 //    `npm start -- --replicas N`; webhooks --replicas N: N dispatcher processes in one consumer group]
@@ -18,6 +19,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provisionMongoJavaServer, startEngines, startLocalMongoJavaServer, type Engines } from '@checkout/engines';
+import { runCapacityBench } from './capacity';
 import { compare } from './compare';
 import { runDashboardBench } from './dashboard';
 import { runDashboardOverviewBench } from './dashboard-overview';
@@ -72,6 +74,12 @@ const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>
     runDashboardOverviewBench(engines, {
       records: option('records', 100_000),
       concurrency: option('concurrency', 8),
+    }),
+  capacity: (engines) =>
+    runCapacityBench(engines, {
+      rate: option('rate', 25),
+      seconds: option('seconds', 30),
+      opSeconds: option('op-seconds', 8),
     }),
   events: (engines) => runEventsBench(engines, { rounds: option('rounds', 30) }),
   reports: (engines) =>

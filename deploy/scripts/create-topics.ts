@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { checkKafkaSecurity, env, kafkaConfigShape, kafkaConnection, loadConfig } from '@checkout/config';
-import { ALL_TOPICS, TOPICS, WEBHOOK_RETRY_TIERS, topicName } from '@checkout/contracts';
+import { ALL_TOPICS, TOPIC_KEYS, TOPICS, topicName } from '@checkout/contracts';
 import { createKafka, ensureTopics, type TopicSpec } from '@checkout/kafka';
 import { createLogger } from '@checkout/logger';
 
@@ -65,31 +65,18 @@ export function topicPlan(
     (config.KAFKA_MIN_INSYNC_REPLICAS ?? 1) > 1
       ? { 'min.insync.replicas': String(config.KAFKA_MIN_INSYNC_REPLICAS) }
       : {};
-  const known = new Map<string, Omit<TopicSpec, 'topic'>>([
-    [TOPICS.sessionEvents, { numPartitions: config.SESSION_EVENTS_PARTITIONS }],
-    [TOPICS.orderEvents, { numPartitions: config.ORDER_EVENTS_PARTITIONS }],
-    [TOPICS.orderPublicEvents, { numPartitions: config.ORDER_EVENTS_PARTITIONS }],
-    // Report events are few (one per report run); orders produces them as it produces its public events.
-    [TOPICS.reportEvents, { numPartitions: config.ORDER_EVENTS_PARTITIONS }],
-    ...WEBHOOK_RETRY_TIERS.map(
-      (tier) => [TOPICS.webhookRetry(tier), { numPartitions: config.WEBHOOK_RETRY_PARTITIONS }] as const,
-    ),
-    [
-      TOPICS.webhookDeadLetter,
-      {
-        numPartitions: config.WEBHOOK_RETRY_PARTITIONS,
-        configs: { 'retention.ms': String(config.DEAD_LETTER_RETENTION_MS) },
-      },
-    ],
-  ]);
+  // Which setting sizes each topic is declared with its key (TOPIC_KEYS), so the docs' topic table, this job and the
+  // services' *_PARTITIONS name one plan; only the dead letter has a config of its own.
+  const extra: Record<string, Record<string, string>> = {
+    [TOPICS.webhookDeadLetter]: { 'retention.ms': String(config.DEAD_LETTER_RETENTION_MS) },
+  };
   return ALL_TOPICS.map((name) => {
-    const spec = known.get(name);
-    if (!spec)
-      throw new Error(`create-topics: no partition plan for topic ${name}; add it to deploy/scripts/create-topics.ts`);
-    const configs = { ...spec.configs, ...minIsr };
+    const keying = TOPIC_KEYS[name];
+    if (!keying) throw new Error(`create-topics: no partition plan for topic ${name}; add it to TOPIC_KEYS`);
+    const configs = { ...extra[name], ...minIsr };
     return {
       topic: topicName(config.TOPIC_PREFIX, name),
-      ...spec,
+      numPartitions: config[keying.partitions],
       ...(Object.keys(configs).length > 0 && { configs }),
     };
   });

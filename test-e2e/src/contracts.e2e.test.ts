@@ -23,6 +23,7 @@ import {
   RECOVER_MAX_AGE_MS,
   ReportResponse,
   SessionResponse,
+  TenantUsageResponse,
   WebhookEndpointResponse,
 } from '@checkout/contracts';
 import {
@@ -397,6 +398,27 @@ const READERS: Record<string, Reader> = {
     });
     expect(read.status, JSON.stringify(read.body)).toBe(200);
     expect(EventResponse.parse(read.body).deliveries.map((d) => d.id)).toContain(doc._id);
+  },
+  // The budgets' counts of one UTC day are read on that day only: the document as the release stored it is stored
+  // again dated today, and today's dispatcher answers its counts.
+  'webhook-dispatcher.tenant_usage': async (doc, scope) => {
+    const day = new Date().toISOString().slice(0, 10);
+    const _id = `${String(doc.organizationId)}|${String(doc.mode)}|${day}`;
+    await databaseOf('webhook-dispatcher')
+      .collection<{ _id: string }>('tenant_usage')
+      .replaceOne({ _id }, { ...doc, _id, day }, { upsert: true });
+    const read = await call('gateway', 'webhook-dispatcher', {
+      method: 'GET',
+      path: '/internal/usage',
+      headers: scope,
+    });
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    const { budgets } = TenantUsageResponse.parse(read.body);
+    expect([budgets.events.used, budgets.deliveries.used, budgets.bytes.used]).toEqual([
+      doc.events,
+      doc.deliveries,
+      doc.bytes,
+    ]);
   },
   // A step a release recorded done is done for today's runner: it settles it without writing the record again.
   // Run on a database of its own (nothing in the old shape there), with the recorded _id, which names the step.

@@ -7,6 +7,7 @@ import {
   ORDER_PUBLIC_EVENT_TYPES,
   REPORT_EVENT_TYPES,
   SESSION_EVENT_TYPES,
+  TOPIC_KEYS,
   TOPICS,
   WEBHOOK_RETRY_TIERS,
 } from '@checkout/contracts';
@@ -162,5 +163,20 @@ describe('message fixtures: every shape a producer can make has one', () => {
         missing.push(`${message.topic}/${message.name} (${message.fixture.producedBy})`);
     }
     expect(missing, 'shapes without a fixture: run `npm run fixtures` and commit what it writes').toEqual([]);
+  });
+
+  // A key changed in a producer alone would move an entity's events to another partition while its older ones wait
+  // in the first: TOPIC_KEYS (docs/operations.md, "Topics and partitions") is the one place a key is decided.
+  it("keys every message, today's producers' and every committed fixture's, by its topic's TOPIC_KEYS field", async () => {
+    const wrong: string[] = [];
+    const check = (topic: string, name: string, fixture: MessageFixture) => {
+      // A poison message parked on the dead letter keeps its own topic's key (libs/kafka's parkOnDeadLetter).
+      const field = TOPIC_KEYS[fixture.headers?.['x-original-topic'] ?? topic]?.key;
+      const value = fixture.value as Record<string, unknown>;
+      if (field === undefined || value[field] !== fixture.key) wrong.push(`${topic}/${name}: key ${fixture.key}`);
+    };
+    for (const { topic, name, fixture } of fixtures) check(topic, name, fixture);
+    for (const { topic, name, fixture } of await produceAll()) check(topic, `${name} (produced)`, fixture);
+    expect(wrong).toEqual([]);
   });
 });

@@ -231,6 +231,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         gateway: { RATE_LIMIT_PER_WINDOW: '100000' },
         // A killed dispatcher's claimed deliveries come back after the claim TTL; short, so the drain is short.
         dispatcher: {
+          // Nor the daily budgets (docs/webhooks.md): its test-mode merchants get live's.
+          BUDGET_TEST_EVENTS_PER_DAY: '5000000',
+          BUDGET_TEST_DELIVERIES_PER_DAY: '40000000',
+          BUDGET_TEST_BYTES_PER_DAY: String(32 * 1024 ** 3),
           WEBHOOK_CLAIM_TTL_MS: '10000',
           WEBHOOK_RECOVERY_INTERVAL_MS: '2000',
           // From a release: the dispatcher asks the gateway for signing secrets every 5 s, not 30, so that the

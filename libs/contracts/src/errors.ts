@@ -15,6 +15,14 @@ export const ErrorBody = z
     code: z.string().describe('Machine-readable error code, e.g. `ORDER_CREATE_FAILED`.'),
     message: z.string().describe('Human-readable explanation.'),
     details: z.array(ErrorDetail).optional().describe('Field-level problems; non-empty on validation failures (D7).'),
+    quota: z
+      .object({
+        budget: z.enum(['events', 'deliveries', 'bytes']).describe('The daily budget used up.'),
+        limit: z.number().int().describe("The budget's limit per UTC day for this organization and mode."),
+        resetsAt: z.iso.datetime().describe('When the budget starts again: the next UTC midnight.'),
+      })
+      .optional()
+      .describe('429 `QUOTA_EXCEEDED` only: which daily budget of the organization and mode was used up.'),
     requestId: z.string().describe('Same value as the X-Request-Id response header.'),
   })
   .meta({ id: 'ErrorBody' });

@@ -25,3 +25,4 @@ export * from './json-schema';
 export * from './webhook-messages';
 export * from './internal-route';
 export * from './internal-routes';
+export * from './budgets';

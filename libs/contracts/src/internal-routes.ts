@@ -8,6 +8,7 @@ import {
   PaymentsPerHourResponse,
   SessionListResponse,
 } from './dashboard';
+import { TenantUsageResponse } from './budgets';
 import { EventResponse, RecoverEventsRequest, RecoverEventsResponse, RedeliverResponse } from './events-api';
 import {
   AppliedPaymentResponse,
@@ -292,6 +293,14 @@ export const INTERNAL_ROUTES = {
     path: '/internal/events/delivery-stats',
     callers: ['gateway'],
     answer: DeliveryStatsResponse,
+  }),
+  // The merchant's usage of its budgets today (events, deliveries, bytes): the gateway refuses the merchant's writes
+  // past one (429 QUOTA_EXCEEDED).
+  tenantUsage: dispatcher({
+    method: 'GET',
+    path: '/internal/usage',
+    callers: ['gateway'],
+    answer: TenantUsageResponse,
   }),
   listEventTypes: dispatcher({
     method: 'GET',

@@ -12,6 +12,11 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   RATE_LIMITED: 429,
+  /**
+   * A merchant's write refused because its organization and mode used up a daily budget of what every merchant shares
+   * (events, deliveries, stored bytes); the body's `quota` says which, its limit and when it resets.
+   */
+  QUOTA_EXCEEDED: 429,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
   FORBIDDEN: 403,
@@ -89,22 +94,32 @@ export interface ErrorDetail {
   message: string;
 }
 
+/** Which daily budget a QUOTA_EXCEEDED refusal met, its limit, and when it resets (the next UTC midnight). */
+export interface QuotaDetail {
+  budget: 'events' | 'deliveries' | 'bytes';
+  limit: number;
+  resetsAt: string;
+}
+
 export class DomainError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetail[] | undefined;
   /** Seconds the client should wait before retrying (429 and 503). */
   readonly retryAfterSeconds: number | undefined;
+  /** QUOTA_EXCEEDED: the budget met. */
+  readonly quota: QuotaDetail | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { details?: ErrorDetail[]; retryAfterSeconds?: number; cause?: unknown } = {},
+    options: { details?: ErrorDetail[]; retryAfterSeconds?: number; quota?: QuotaDetail; cause?: unknown } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'DomainError';
     this.code = code;
     this.details = options.details;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.quota = options.quota;
   }
 
   get status(): number {
@@ -138,5 +153,6 @@ export interface ErrorBody {
   code: ErrorCode;
   message: string;
   details?: ErrorDetail[];
+  quota?: QuotaDetail;
   requestId: string;
 }

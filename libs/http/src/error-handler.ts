@@ -49,7 +49,8 @@ export function errorHandler(logger: Logger): Middleware {
 
 /** The D6 body of a domain error; also what an idempotent replay (D42) stores for a 4xx. */
 export function domainErrorBody(err: DomainError, requestId: string): ErrorBody {
-  return envelope(err.code, err.message, requestId, err.details);
+  const body = envelope(err.code, err.message, requestId, err.details);
+  return err.quota ? { ...body, quota: err.quota } : body;
 }
 
 function envelope(code: ErrorCode, message: string, requestId: string, details?: ErrorBody['details']): ErrorBody {

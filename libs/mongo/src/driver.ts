@@ -2,6 +2,7 @@
 // its version, and which of its types the services depend on, are this lib's business. Add here what is missing.
 export { BSON, GridFSBucket, MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
 export type {
+  AnyBulkWriteOperation,
   Collection,
   Db,
   Document,

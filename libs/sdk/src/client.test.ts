@@ -166,6 +166,21 @@ describe('Checkout SDK requests', () => {
     expect(limited.seen).toHaveLength(2);
   });
 
+  it('When a daily budget is used up (429 QUOTA_EXCEEDED), then it is thrown at once with its quota, never retried', async () => {
+    const quota = { budget: 'events', limit: 10_000, resetsAt: '2026-11-30T00:00:00.000Z' };
+    const { baseUrl, seen } = await scripted(() => ({
+      status: 429,
+      body: { code: 'QUOTA_EXCEEDED', message: 'used up', quota, requestId: 'r' },
+      headers: { 'retry-after': '3600' },
+    }));
+    const error = await client(baseUrl, 3)
+      .orders.create({ items: [{ name: 'Tea', quantity: 1, unitPrice: 100 }] })
+      .catch((err: unknown) => err);
+    expect(isCheckoutApiError(error, 'QUOTA_EXCEEDED')).toBe(true);
+    expect(error).toMatchObject({ status: 429, quota, retryAfterSeconds: 3600 });
+    expect(seen).toHaveLength(1);
+  });
+
   it('When nothing answers, then a CheckoutConnectionError is thrown', async () => {
     const { baseUrl } = await scripted(() => 'drop');
     await expect(client(baseUrl, 1).orders.retrieve('ord_test_1')).rejects.toBeInstanceOf(CheckoutConnectionError);

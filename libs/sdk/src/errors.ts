@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@checkout/errors';
+import type { ErrorCode, QuotaDetail } from '@checkout/errors';
 import type { ErrorDetail } from '@checkout/contracts';
 
 /** A code the SDK knows (autocompleted), or a newer one the server added since. */
@@ -18,6 +18,8 @@ export class CheckoutApiError extends CheckoutError {
   readonly requestId: string | undefined;
   /** Seconds the server asked to wait (429, 503, 409 IDEMPOTENCY_KEY_IN_USE). */
   readonly retryAfterSeconds: number | undefined;
+  /** 429 QUOTA_EXCEEDED: which daily budget of the organization and mode was used up, its limit, when it resets. */
+  readonly quota: QuotaDetail | undefined;
 
   constructor(input: {
     status: number;
@@ -26,6 +28,7 @@ export class CheckoutApiError extends CheckoutError {
     details?: ErrorDetail[];
     requestId?: string | undefined;
     retryAfterSeconds?: number | undefined;
+    quota?: QuotaDetail | undefined;
   }) {
     super(input.message);
     this.status = input.status;
@@ -33,6 +36,7 @@ export class CheckoutApiError extends CheckoutError {
     this.details = input.details ?? [];
     this.requestId = input.requestId;
     this.retryAfterSeconds = input.retryAfterSeconds;
+    this.quota = input.quota;
   }
 }
 

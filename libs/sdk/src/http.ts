@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { IDEMPOTENCY_KEY_HEADER, type ErrorDetail } from '@checkout/contracts';
 import { CheckoutApiError, CheckoutConnectionError } from './errors';
+import type { QuotaDetail } from '@checkout/errors';
 
 export interface CheckoutOptions {
   /** The API's base URL, e.g. `http://127.0.0.1:8080`. */
@@ -93,7 +94,9 @@ export class HttpClient {
     if (method === 'POST' && !input.notRepeatable)
       headers[IDEMPOTENCY_KEY_HEADER] = input.options?.idempotencyKey ?? `sdk_${randomUUID()}`;
     const retriable = (error: CheckoutApiError | undefined) =>
-      input.notRepeatable ? error?.status === 429 : error === undefined || isRetriable(error, method);
+      input.notRepeatable
+        ? error?.status === 429 && error.code !== 'QUOTA_EXCEEDED'
+        : error === undefined || isRetriable(error, method);
     if (input.body !== undefined) headers['content-type'] = 'application/json';
     const body = input.body === undefined ? undefined : JSON.stringify(input.body);
 
@@ -149,8 +152,12 @@ function headersDeadline(ms: number): { signal: AbortSignal; clear: () => void }
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
-/** 429 and 503 say "later"; IN_USE says the first request with this key is still running. */
+/**
+ * 429 and 503 say "later"; IN_USE says the first request with this key is still running. A daily budget used up
+ * (429 QUOTA_EXCEEDED) says "after midnight UTC": no retry within a call would get through.
+ */
 function isRetriable(error: CheckoutApiError, method: string): boolean {
+  if (error.code === 'QUOTA_EXCEEDED') return false;
   if (error.status === 429 || error.status === 503) return true;
   return method === 'POST' && error.code === 'IDEMPOTENCY_KEY_IN_USE';
 }
@@ -170,6 +177,7 @@ function apiError(response: Response, body: unknown, text: string): CheckoutApiE
     message?: unknown;
     details?: unknown;
     requestId?: unknown;
+    quota?: unknown;
   };
   const retryAfter = Number(response.headers.get('retry-after'));
   return new CheckoutApiError({
@@ -181,5 +189,6 @@ function apiError(response: Response, body: unknown, text: string): CheckoutApiE
       typeof envelope.requestId === 'string' ? envelope.requestId : (response.headers.get('x-request-id') ?? undefined),
     retryAfterSeconds:
       Number.isFinite(retryAfter) && retryAfter >= 0 && response.headers.has('retry-after') ? retryAfter : undefined,
+    ...(typeof envelope.quota === 'object' && envelope.quota !== null && { quota: envelope.quota as QuotaDetail }),
   });
 }

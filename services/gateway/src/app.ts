@@ -8,19 +8,42 @@ import { OrganizationsStore } from './store/organizations.store';
 import { parseNetworks } from './domain/client-address';
 import { IdempotencyStore } from './store/idempotency.store';
 import { DashboardStore } from './store/dashboard.store';
-import { closeUpstreams, createUpstreams } from './clients/upstreams';
+import { closeUpstreams, createUpstreams, type Upstreams } from './clients/upstreams';
 import { Organizations } from './domain/organizations';
 import { IdempotentRequests } from './domain/idempotent-requests';
 import { KeylessWrites } from './domain/keyless-writes';
 import { UnansweredWritesStore } from './store/unanswered-writes.store';
 import { DashboardLogins } from './domain/dashboard-logins';
 import { mountRoutes } from './http/router';
-import { createGatewayMetrics } from './metrics';
+import { createGatewayMetrics, type GatewayMetrics } from './metrics';
+import { MerchantBudgets } from './domain/budgets';
 
 export interface GatewayApp {
   /** `url`: the public listener (merchants, customers); `adminUrl`: the operators' one (admin, internal, metrics). */
   start(): Promise<{ url: string; adminUrl: string }>;
   stop(): Promise<void>;
+}
+
+/**
+ * The daily budgets of the merchants' writes that record events, read from the webhook dispatcher (fail open: a
+ * write whose usage cannot be read goes on, counted in gateway_quota_unchecked_total).
+ */
+function merchantBudgets(
+  config: Config,
+  upstreams: Upstreams,
+  metrics: GatewayMetrics,
+  local: { clock: () => Date; logger: Logger },
+): MerchantBudgets {
+  return new MerchantBudgets(upstreams.dispatcher, {
+    cacheMs: config.BUDGET_USAGE_CACHE_MS,
+    timeoutMs: config.BUDGET_CHECK_TIMEOUT_MS,
+    clock: local.clock,
+    refused: (budget, mode) => metrics.quotaRefused.inc({ budget, mode }),
+    unchecked: (err) => {
+      metrics.quotaUnchecked.inc();
+      local.logger.warn({ err }, 'budgets not checked: the usage could not be read; the write goes on');
+    },
+  });
 }
 
 /**
@@ -70,6 +93,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         linkTtlMs: config.DASHBOARD_LINK_TTL_MS,
         sessionTtlMs: config.DASHBOARD_SESSION_TTL_MS,
       };
+      const metrics = createGatewayMetrics(operator.registry);
       mountRoutes(publicSide.app, operator.app, {
         organizations: new Organizations(organizations, clock),
         idempotentRequests: new IdempotentRequests(idempotencyKeys, clock),
@@ -77,7 +101,8 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
           new UnansweredWritesStore(mongo.db, { retentionMs: IDEMPOTENCY_KEY_RETENTION_MS }),
           clock,
         ),
-        metrics: createGatewayMetrics(operator.registry),
+        budgets: merchantBudgets(config, upstreams, metrics, { clock, logger }),
+        metrics,
         upstreams,
         internalCallers: config.INTERNAL_CALLERS,
         adminToken: config.ADMIN_TOKEN,

@@ -53,6 +53,23 @@ export const ConfigSchema = z.object({
     ),
   BODY_LIMIT_BYTES: env.positiveInt(1024 * 1024).describe('Largest accepted JSON body (D7: 1 MiB)'),
   UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000).describe('Deadline for a call to an internal service'),
+  BUDGET_USAGE_CACHE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000, 'must be at most 1000 ms: it bounds how far past a budget a merchant gets on each replica')
+    .default(1_000)
+    .describe(
+      "How long an organization and mode's usage of its daily budgets, read from the webhook dispatcher, is " +
+        'used per replica before the next write that records events reads it again (at most 1000 ms). A ' +
+        'merchant may pass a budget by at most its rate limit times this, on all replicas together',
+    ),
+  BUDGET_CHECK_TIMEOUT_MS: env
+    .positiveInt(250)
+    .describe(
+      "How long a write that records events waits for its budgets' usage; past it, or when the webhook " +
+        'dispatcher fails, the write goes on unchecked (fail open: an outage of the counts never refuses a write)',
+    ),
   IDEMPOTENCY_SWEEP_INTERVAL_MS: env
     .positiveInt(60_000)
     .describe('How often Idempotency-Key records older than 24 hours are deleted (D42; FerretDB has no TTL indexes)'),

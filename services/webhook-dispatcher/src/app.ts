@@ -2,16 +2,18 @@ import { randomBytes } from 'node:crypto';
 import type { lookup as dnsLookup } from 'node:dns';
 import { hostname } from 'node:os';
 import type { Logger } from '@checkout/logger';
-import { Leases, type Db } from '@checkout/mongo';
+import { Leases, PeriodicTask, type Db } from '@checkout/mongo';
 import { registerConsumerMetrics, type EventProducer, type KafkaClient, type RunningConsumer } from '@checkout/kafka';
 import { ServiceRuntime } from '@checkout/service';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
-import { schedulerLimits, type Config } from './config';
+import { budgetLimits, schedulerLimits, type Config } from './config';
 import { WEBHOOK_INDEXES } from './store/indexes';
 import { EventsStore } from './store/events.store';
 import { DeliveriesStore } from './store/deliveries.store';
 import { WebhookEndpointsStore } from './store/webhook-endpoints.store';
 import { webhookRetention } from './store/retention';
+import { TenantUsageStore } from './store/tenant-usage.store';
+import { TenantBudgets } from './domain/budgets';
 import { EndpointDirectory } from './domain/engine/endpoint-directory';
 import { EventLog } from './domain/event-log';
 import { WebhookEndpoints } from './domain/webhook-endpoints';
@@ -180,6 +182,8 @@ function wireParts({ config, logger, options, runtime, db, producer, metrics, cl
   const events = new EventsStore(db);
   const deliveries = new DeliveriesStore(db);
   const webhookEndpoints = new WebhookEndpointsStore(db);
+  const usage = new TenantUsageStore(db);
+  const budgets = new TenantBudgets(usage, budgetLimits(config), clock);
   const directory = new EndpointDirectory(webhookEndpoints, { cacheMs: config.WEBHOOK_ENDPOINT_CACHE_MS, clock });
   const secrets = createSigningSecrets(config, logger);
   runtime.onStop('signing secrets', () => secrets.close());
@@ -191,7 +195,7 @@ function wireParts({ config, logger, options, runtime, db, producer, metrics, cl
     logger.warn({ err, key }, 'webhook attempt failed to complete; the recovery sweep will pick it up'),
   );
   const dispatcher = createDispatcher({
-    stores: { events, deliveries, endpoints: webhookEndpoints },
+    stores: { events, deliveries, endpoints: webhookEndpoints, usage },
     directory,
     scheduler,
     outbound: {
@@ -216,13 +220,24 @@ function wireParts({ config, logger, options, runtime, db, producer, metrics, cl
   runtime.onStop('attempts', () => dispatcher.stop(config.SHUTDOWN_GRACE_MS));
   const retention = webhookRetention(
     db,
-    { keepMs: config.WEBHOOK_EVENTS_RETENTION_MS, intervalMs: config.RETENTION_SWEEP_INTERVAL_MS },
+    {
+      keepMs: { live: config.WEBHOOK_EVENTS_RETENTION_MS, test: config.WEBHOOK_TEST_EVENTS_RETENTION_MS },
+      intervalMs: config.RETENTION_SWEEP_INTERVAL_MS,
+    },
     (err) => logger.warn({ err }, 'retention sweep failed; will retry'),
+  );
+  const budgetGauge = new PeriodicTask(
+    async () => {
+      for (const { mode, budget, tenants } of await budgets.nearBudget())
+        metrics.tenantsNearBudget.set({ mode, budget }, tenants);
+    },
+    config.BUDGET_GAUGE_INTERVAL_MS,
+    (err) => logger.warn({ err }, 'could not count the tenants near their budgets; will retry'),
   );
   const background = new BackgroundWork(
     leases,
     dispatcher.recovery,
-    retention,
+    [retention, budgetGauge],
     {
       recoveryIntervalMs: config.WEBHOOK_RECOVERY_INTERVAL_MS,
       onRecoveryRound: (taken) => metrics.recoverySweeps.inc({ lease: taken ? 'taken' : 'held_elsewhere' }),
@@ -235,6 +250,7 @@ function wireParts({ config, logger, options, runtime, db, producer, metrics, cl
     record: dispatcher.record,
     recovery: dispatcher.recovery,
     endpoints: new WebhookEndpoints({ store: webhookEndpoints, deliveries, changes: directory, clock, policy }),
+    budgets,
     clock,
   };
   return { dispatcher, background, api };

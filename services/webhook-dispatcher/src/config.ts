@@ -10,6 +10,7 @@ import {
 } from '@checkout/config';
 import { parseNetworks } from './domain/rules/address-policy';
 import type { SchedulerLimits } from './domain/engine/lanes';
+import type { UsageCounts } from './domain/engine/records';
 
 const delayList = env
   .list()
@@ -36,6 +37,22 @@ const cidrList = env.list().superRefine((cidrs, ctx) => {
     ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
   }
 });
+
+const MiB = 1024 * 1024;
+const DAY_MS = 24 * 3_600_000;
+
+/**
+ * One daily budget of one mode (docs/webhooks.md, "Budgets"): past it the gateway refuses the merchant's API writes
+ * that record events with 429 QUOTA_EXCEEDED until the next UTC midnight; what the platform records on its own
+ * (payments, processor notifications, expiries) is never refused.
+ */
+const budget = (mode: 'test' | 'live', what: string, fallback: number) =>
+  env
+    .positiveInt(fallback)
+    .describe(
+      `${what} one organization may make in ${mode} mode in one UTC day before its API writes that record events ` +
+        'are refused (429 QUOTA_EXCEEDED)',
+    );
 
 export const ConfigSchema = z
   .object({
@@ -182,9 +199,31 @@ export const ConfigSchema = z
       .number()
       .int()
       .min(15 * 24 * 3_600_000, 'must keep events longer than the 14 days POST /v0/events/recover reaches back (D44)')
-      .default(30 * 24 * 3_600_000)
+      .default(30 * DAY_MS)
       .describe(
-        'How long events and their finished deliveries (with every attempt) are kept for the events API (D34); pending deliveries are never deleted',
+        'How long live-mode events and their finished deliveries (with every attempt) are kept for the events API ' +
+          '(D34); pending deliveries are never deleted. Test mode: WEBHOOK_TEST_EVENTS_RETENTION_MS',
+      ),
+    WEBHOOK_TEST_EVENTS_RETENTION_MS: z.coerce
+      .number()
+      .int()
+      .min(DAY_MS, 'must keep test-mode events at least a day')
+      .default(7 * DAY_MS)
+      .describe(
+        'How long test-mode events and their finished deliveries are kept (7 days); live mode keeps them for ' +
+          'WEBHOOK_EVENTS_RETENTION_MS. In test mode POST /v0/events/recover reaches back only this far',
+      ),
+    BUDGET_TEST_EVENTS_PER_DAY: budget('test', 'Events recorded', 10_000),
+    BUDGET_TEST_DELIVERIES_PER_DAY: budget('test', 'Webhook deliveries created', 50_000),
+    BUDGET_TEST_BYTES_PER_DAY: budget('test', 'Bytes of events and deliveries stored', 50 * MiB),
+    BUDGET_LIVE_EVENTS_PER_DAY: budget('live', 'Events recorded', 5_000_000),
+    BUDGET_LIVE_DELIVERIES_PER_DAY: budget('live', 'Webhook deliveries created', 40_000_000),
+    BUDGET_LIVE_BYTES_PER_DAY: budget('live', 'Bytes of events and deliveries stored', 32 * 1024 * MiB),
+    BUDGET_GAUGE_INTERVAL_MS: env
+      .positiveInt(30_000)
+      .describe(
+        'How often the sweepers count the organizations at 80 % or more of a daily budget (the gauge ' +
+          "webhook_tenants_near_budget): one indexed read of the day's counts each time",
       ),
     SIGNING_SECRET_CACHE_MS: env
       .positiveInt(30_000)
@@ -200,6 +239,22 @@ export type Config = Readonly<z.output<typeof ConfigSchema>>;
 
 export function parseConfig(environment: Record<string, string | undefined>): Config {
   return loadConfig('webhook-dispatcher', ConfigSchema, environment);
+}
+
+/** Each mode's daily budgets. */
+export function budgetLimits(config: Config): Record<'test' | 'live', UsageCounts> {
+  return {
+    test: {
+      events: config.BUDGET_TEST_EVENTS_PER_DAY,
+      deliveries: config.BUDGET_TEST_DELIVERIES_PER_DAY,
+      bytes: config.BUDGET_TEST_BYTES_PER_DAY,
+    },
+    live: {
+      events: config.BUDGET_LIVE_EVENTS_PER_DAY,
+      deliveries: config.BUDGET_LIVE_DELIVERIES_PER_DAY,
+      bytes: config.BUDGET_LIVE_BYTES_PER_DAY,
+    },
+  };
 }
 
 /**

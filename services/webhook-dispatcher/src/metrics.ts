@@ -12,6 +12,7 @@ export interface DispatcherMetrics {
   deferred: Counter<'reason'>;
   recoverySweeps: Counter<'lease'>;
   endpointsDisabled: Counter<'reason'>;
+  tenantsNearBudget: Gauge<'mode' | 'budget'>;
 }
 
 export function createDispatcherMetrics(): DispatcherMetrics {
@@ -78,6 +79,15 @@ export function createDispatcherMetrics(): DispatcherMetrics {
       name: 'webhook_endpoints_disabled_total',
       help: 'Webhook endpoints this process disabled, by reason (failing: every attempt failed for WEBHOOK_ENDPOINT_DISABLE_AFTER_MS, D50)',
       labelNames: ['reason'],
+      registers: [registry],
+    }),
+    // Counted by the sweepers every BUDGET_GAUGE_INTERVAL_MS; no organization is a label, so the series stay six.
+    tenantsNearBudget: new Gauge({
+      name: 'webhook_tenants_near_budget',
+      help:
+        'Organizations whose use of a daily budget (events, deliveries, bytes) in a mode today has reached 80 % of ' +
+        'its limit (BUDGET_<MODE>_<BUDGET>_PER_DAY); past 100 % the gateway refuses their writes with 429 QUOTA_EXCEEDED',
+      labelNames: ['mode', 'budget'],
       registers: [registry],
     }),
   };

@@ -5,12 +5,13 @@ import {
   type UpdateWebhookEndpointRequest,
 } from '@checkout/contracts';
 import type { DashboardDispatcher } from '../domain/dashboard-reads';
+import type { TenantUsageSource } from '../domain/budgets';
 import { InternalApi, WITHOUT_TOTAL } from './internal-api';
 
 type Query = Record<string, string | undefined>;
 
 /** The webhook dispatcher's internal API (events and their deliveries), as the gateway calls it. */
-export class WebhookDispatcherClient extends InternalApi implements DashboardDispatcher {
+export class WebhookDispatcherClient extends InternalApi implements DashboardDispatcher, TenantUsageSource {
   listEvents(scope: Scope, requestId: string, query: Query) {
     return this.read(R.listEvents, { scope, requestId, query, headers: WITHOUT_TOTAL });
   }
@@ -25,6 +26,11 @@ export class WebhookDispatcherClient extends InternalApi implements DashboardDis
 
   deliveryStats(scope: Scope, requestId: string) {
     return this.read(R.deliveryStats, { scope, requestId });
+  }
+
+  /** The organization and mode's usage of its daily budgets (the merchant's writes past one are refused). */
+  tenantUsage(scope: Scope, requestId: string) {
+    return this.read(R.tenantUsage, { scope, requestId });
   }
 
   redeliver(scope: Scope, requestId: string, eventId: string) {

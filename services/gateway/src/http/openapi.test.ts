@@ -22,6 +22,15 @@ describe('OpenAPI document', () => {
     expect(text.match(/"type":"null"/g)).toHaveLength(4);
   });
 
+  it('When a PATCH is described, then its body is optional: an empty PATCH changes nothing and answers the resource', () => {
+    const patches = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      methods.patch ? [[path, methods.patch]] : [],
+    );
+    expect(patches.length).toBeGreaterThan(2);
+    for (const [path, patch] of patches)
+      expect({ path, required: patch.requestBody?.required }).toEqual({ path, required: false });
+  });
+
   it('When the dashboard login link operation is described, then it answers 201 with url and expiresAt and takes no Idempotency-Key (D47)', () => {
     const post = doc.paths['/v0/dashboard/login_links']?.post;
     expect(post.operationId).toBe('createDashboardLoginLink');

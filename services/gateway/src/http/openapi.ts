@@ -83,13 +83,14 @@ const RETRY_AFTER_CODES = new Set<ErrorCode>([
   'SERVICE_UNAVAILABLE',
   'IDEMPOTENCY_KEY_IN_USE',
   'RECOVERY_IN_PROGRESS',
+  'QUOTA_EXCEEDED',
 ]);
 const RETRY_AFTER = {
   description:
     'Whole seconds to wait before trying again: with 429 `RATE_LIMITED` (until the rate-limit ' +
-    'window ends, D43), 503 `SERVICE_UNAVAILABLE`, 409 `IDEMPOTENCY_KEY_IN_USE` and ' +
-    '`RECOVERY_IN_PROGRESS`.',
-  schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600 },
+    'window ends, D43), 429 `QUOTA_EXCEEDED` (until the next UTC midnight, when the daily budgets start ' +
+    'again), 503 `SERVICE_UNAVAILABLE`, 409 `IDEMPOTENCY_KEY_IN_USE` and `RECOVERY_IN_PROGRESS`.',
+  schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 86400 },
 };
 
 function errorResponses(route: PublicRoute): Record<string, unknown> {
@@ -99,6 +100,7 @@ function errorResponses(route: PublicRoute): Record<string, unknown> {
     route.method === 'GET' ? [] : ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_CONTENT_ENCODING'];
   for (const code of [
     ...route.errors,
+    ...(route.recordsEvents ? (['QUOTA_EXCEEDED'] as const) : []),
     ...bodyErrors,
     ...(route.method === 'POST' && !route.noIdempotencyKey ? IDEMPOTENCY_ERRORS : []),
     ...COMMON_ERRORS,
@@ -313,8 +315,10 @@ export function buildOpenApiDocument(serverUrl: string): Record<string, unknown>
         'Orders, hosted checkout sessions and their webhook events. Amounts are integers in minor ' +
         'units (cents). Test and live data are isolated by the API key used. Requests are limited ' +
         'per API key (D43: `RATE_LIMIT_PER_WINDOW` a second, spread over the gateway replicas) ' +
-        'and per client address; beyond it 429 `RATE_LIMITED` with `Retry-After`. Bodies are JSON ' +
-        'of at most 1 MiB (D7).',
+        'and per client address; beyond it 429 `RATE_LIMITED` with `Retry-After`. Writes that record ' +
+        'events have daily budgets per organization and mode (events, deliveries, stored bytes; lower in ' +
+        'test mode); past one, 429 `QUOTA_EXCEEDED` with `quota` and `Retry-After` until the next UTC ' +
+        'midnight. Bodies are JSON of at most 1 MiB (D7).',
       contact: { name: 'The operators of this API', url: serverUrl },
     },
     // x-internal (OWASP API9, inventory): the one server is the public API, not an internal one.

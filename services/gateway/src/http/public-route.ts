@@ -74,6 +74,12 @@ export interface PublicRoute {
    * an Idempotency-Key too: an identical retry of a try answered 5xx is the same write (domain/keyless-writes.ts).
    */
   keylessRetry?: boolean;
+  /**
+   * A merchant's write that records events (and so deliveries): refused with 429 QUOTA_EXCEEDED once its organization
+   * and mode has used up a daily budget (domain/budgets.ts). The test helpers that stand in for the customer, the
+   * processor and the clock (pay, expire, settle) are not: in live mode nothing refuses those.
+   */
+  recordsEvents?: true;
 }
 
 /** What a route declares: the route less what its group (tag, owner) and its `route` line already say. */

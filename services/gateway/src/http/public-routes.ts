@@ -51,6 +51,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     {
       route: 'POST /v0/orders -> /internal/orders',
       operationId: 'createOrder',
+      recordsEvents: true,
       summary: 'Create an order',
       description:
         'Creates an order from items, taxes, discounts and an optional tip; the server computes ' +
@@ -74,6 +75,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     {
       route: 'PATCH /v0/orders/:orderId -> /internal/orders/:orderId',
       operationId: 'updateOrder',
+      recordsEvents: true,
       summary: 'Update an open, unpaid order',
       description:
         "Replaces the order's items, taxes or discounts, or changes its customer, shipping " +
@@ -88,6 +90,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     {
       route: 'POST /v0/orders/:orderId/cancel -> /internal/orders/:orderId/cancel',
       operationId: 'cancelOrder',
+      recordsEvents: true,
       summary: 'Cancel an open, unpaid order (idempotent)',
       description:
         'Cancels an open order with nothing paid; cancelling a cancelled order answers it again ' +
@@ -102,6 +105,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     {
       route: 'POST /v0/orders/:orderId/refunds -> /internal/orders/:orderId/refunds',
       operationId: 'createRefund',
+      recordsEvents: true,
       summary:
         'Refund money an order received (D48): at most what is refundable, whatever the order ' +
         'status; test mode succeeds at once, live mode stays pending until the processor settles ' +
@@ -185,6 +189,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     {
       route: 'POST /v0/checkout/sessions -> /internal/sessions',
       operationId: 'createCheckoutSession',
+      recordsEvents: true,
       summary: 'Create an order and its hosted checkout session',
       description:
         'Creates an order (as `POST /v0/orders`) and a checkout session for it in one call: the ' +
@@ -252,6 +257,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     {
       route: 'POST /v0/test_helpers/orders/:orderId/refunds -> /internal/test-helpers/orders/:orderId/refunds',
       operationId: 'testHelperCreateRefund',
+      recordsEvents: true,
       summary: 'Test mode: refund an order with the simulated processor answering succeeded, pending or failed',
       description:
         'Test mode only (D29): as `POST /v0/orders/{orderId}/refunds`, with `outcome` choosing ' +
@@ -304,7 +310,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
         'An absent field stays as it is; null clears it. `logoUrl` must be https. Any `brandColor` is taken: the ' +
         'page picks black or white text for it, whichever contrasts more (one of them reaches 4.5:1 on any colour). ' +
         'Sessions created afterwards show the change; open ones keep what they were created with.',
-      body: { schema: UpdateCheckoutSettingsRequest, required: true },
+      body: { schema: UpdateCheckoutSettingsRequest, required: false },
       success: { status: 200, schema: CheckoutSettingsResponse },
       errors: ['INVALID_REQUEST'],
     },

@@ -8,6 +8,7 @@ import { defaultCheckoutSettings } from '../domain/checkout-settings';
 import { OrdersClient } from '../clients/orders.client';
 import { SessionsClient } from '../clients/sessions.client';
 import { WebhookDispatcherClient } from '../clients/webhook-dispatcher.client';
+import { DomainError } from '@checkout/errors';
 import { publicRouter } from './public.router';
 
 // The full `npm run fuzz` (Schemathesis ST204) found `GET /v0/events/recover` answered by
@@ -30,6 +31,9 @@ let server: Server;
 let base: string;
 /** The POSTs that went through the Idempotency-Key middleware (D42). */
 const keyed: string[] = [];
+/** The budgets' checks made, and the refusal they answer while set. */
+const budgetChecks: string[] = [];
+let overBudget: DomainError | undefined;
 
 beforeAll(async () => {
   const { app } = createBaseApp({
@@ -44,6 +48,12 @@ beforeAll(async () => {
       await next();
     },
     keylessRetries: async (_ctx, next) => next(),
+    budgets: {
+      check: async (scope) => {
+        budgetChecks.push(scope.organizationId);
+        if (overBudget) throw overBudget;
+      },
+    },
     bodyLimitBytes: 4096,
     upstreams: {
       orders: new OrdersClient(http),
@@ -149,5 +159,76 @@ describe('webhook endpoints and the event catalog through the gateway (D49, D50)
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, HEAD, PATCH, DELETE, OPTIONS');
     expect((await call('DELETE', '/v0/webhook_endpoints')).status).toBe(405);
+  });
+});
+
+describe('Daily budgets: only the writes that record events are checked, before the Idempotency-Key', () => {
+  const resetsAt = '2026-11-30T00:00:00.000Z';
+  const refusal = () =>
+    new DomainError('QUOTA_EXCEEDED', 'used up', {
+      quota: { budget: 'deliveries', limit: 5, resetsAt },
+      retryAfterSeconds: 3600,
+    });
+
+  it('When the budget is used up, then POST /v0/orders is 429 QUOTA_EXCEEDED with quota and Retry-After, neither keyed nor forwarded', async () => {
+    overBudget = refusal();
+    forwarded.length = 0;
+    keyed.length = 0;
+    try {
+      const response = await fetch(`${base}/v0/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(response.status).toBe(429);
+      expect(response.headers.get('retry-after')).toBe('3600');
+      expect(await response.json()).toMatchObject({
+        code: 'QUOTA_EXCEEDED',
+        quota: { budget: 'deliveries', limit: 5, resetsAt },
+      });
+      expect(forwarded).toEqual([]);
+      expect(keyed).toEqual([]);
+    } finally {
+      overBudget = undefined;
+    }
+  });
+
+  it('When the budget is used up, then reads and the test helpers that stand in for the customer are not checked', async () => {
+    overBudget = refusal();
+    budgetChecks.length = 0;
+    try {
+      expect((await fetch(`${base}/v0/orders`)).status).toBe(200);
+      const pay = await fetch(`${base}/v0/test_helpers/checkout/sessions/cs_test_aaaaaaaaaaaaaaaaaaaaaaaa/pay`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(pay.status).toBe(200);
+      expect(budgetChecks).toEqual([]);
+    } finally {
+      overBudget = undefined;
+    }
+  });
+
+  it.each([
+    ['POST', '/v0/orders'],
+    ['PATCH', '/v0/orders/ord_test_aaaaaaaaaaaaaaaaaaaaaaaa'],
+    ['POST', '/v0/orders/ord_test_aaaaaaaaaaaaaaaaaaaaaaaa/cancel'],
+    ['POST', '/v0/orders/ord_test_aaaaaaaaaaaaaaaaaaaaaaaa/refunds'],
+    ['POST', '/v0/checkout/sessions'],
+    ['POST', '/v0/events/evt_test_aaaaaaaaaaaaaaaaaaaaaaaa/redeliver'],
+    ['POST', '/v0/events/recover'],
+    ['POST', '/v0/reports'],
+  ])('When %s %s within the budget, then it is checked and forwarded', async (method, path) => {
+    budgetChecks.length = 0;
+    forwarded.length = 0;
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.status).toBeLessThan(300);
+    expect(budgetChecks).toEqual(['org_1']);
+    expect(forwarded).toHaveLength(1);
   });
 });

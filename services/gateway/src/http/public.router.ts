@@ -7,6 +7,7 @@ import type { Middleware } from 'koa';
 import { brandOf, type CheckoutSettings } from '../domain/checkout-settings';
 import type { Forwarding } from '../domain/owners';
 import { copyOrderToSession, type SessionOrderCopies } from '../domain/order-writes';
+import type { MerchantBudgets } from '../domain/budgets';
 import { PUBLIC_ROUTES, type PublicRoute, type Upstream } from './public-routes';
 
 export interface PublicRouterDeps {
@@ -15,6 +16,8 @@ export interface PublicRouterDeps {
   idempotency: Middleware;
   /** After it, on the routes marked `keylessRetry`: a keyless retry of an unanswered write is the same write. */
   keylessRetries: Middleware;
+  /** The daily budgets of the writes that record events (the table's `recordsEvents`). */
+  budgets: Pick<MerchantBudgets, 'check'>;
   bodyLimitBytes: number;
   /** The owner of each route (the table's `upstream`); sessions also takes D46's copies of an order. */
   upstreams: Record<Upstream, Forwarding> & { sessions: SessionOrderCopies };
@@ -47,8 +50,24 @@ function notALiteralPath(router: Router): Middleware {
 }
 
 /**
- * Builds the /v0 router from the route table: authenticate → read the body → Idempotency-Key (POST) → check ids →
- * forward (the owner validates).
+ * A write that records events, past its organization and mode's daily budget: 429 QUOTA_EXCEEDED. Before the
+ * Idempotency-Key is taken, so a refusal is never kept as the key's answer: the same key is good after the reset.
+ */
+function withinBudget(route: PublicRoute, budgets: PublicRouterDeps['budgets']): Middleware[] {
+  if (!route.recordsEvents) return [];
+  return [
+    async (ctx, next) => {
+      const scope = requireScope(ctx.state);
+      // A test helper asked with a live key is 404, as without budgets.
+      if (!route.testModeOnly || scope.mode === 'test') await budgets.check(scope, String(ctx.state.requestId));
+      await next();
+    },
+  ];
+}
+
+/**
+ * Builds the /v0 router from the route table: authenticate → read the body → the budgets (writes that record
+ * events) → Idempotency-Key (POST) → check ids → forward (the owner validates).
  */
 export function publicRouter(deps: PublicRouterDeps): Router {
   const router = new Router();
@@ -62,9 +81,10 @@ export function publicRouter(deps: PublicRouterDeps): Router {
     };
     const guard: Middleware[] = route.path.includes(':') ? [notALiteralPath(router)] : [];
     const keyless = route.keylessRetry ? [deps.keylessRetries] : [];
+    const budget = withinBudget(route, deps.budgets);
     if (route.method === 'POST' && !route.noIdempotencyKey)
-      router.post(route.path, ...guard, deps.authenticate, body, deps.idempotency, ...keyless, handler);
-    else router[method](route.path, ...guard, deps.authenticate, body, handler);
+      router.post(route.path, ...guard, deps.authenticate, body, ...budget, deps.idempotency, ...keyless, handler);
+    else router[method](route.path, ...guard, deps.authenticate, body, ...budget, handler);
   }
   return router;
 }

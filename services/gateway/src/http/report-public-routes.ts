@@ -18,6 +18,7 @@ export const REPORT_PUBLIC_ROUTES: readonly PublicRoute[] = declareRoutes({ tag:
   {
     route: 'POST /v0/reports -> /internal/reports',
     operationId: 'createReport',
+    recordsEvents: true,
     summary: 'Run a report: a CSV of balance transactions, orders or refunds created in a window',
     description:
       `Starts a report run of the records created in [createdAfter, createdBefore) (at most ` +

@@ -13,6 +13,7 @@ import type { CheckoutSettings } from '../domain/checkout-settings';
 import type { Organizations } from '../domain/organizations';
 import type { IdempotentRequests } from '../domain/idempotent-requests';
 import type { KeylessWrites } from '../domain/keyless-writes';
+import type { MerchantBudgets } from '../domain/budgets';
 import type { DashboardLogins } from '../domain/dashboard-logins';
 import type { DashboardDispatcher, DashboardOrders, DashboardSessions } from '../domain/dashboard-reads';
 import type { Forwarding, PassThrough } from '../domain/owners';
@@ -42,6 +43,8 @@ export interface GatewayRouteDeps {
   organizations: Organizations;
   idempotentRequests: IdempotentRequests;
   keylessWrites: KeylessWrites;
+  /** The daily budgets of the merchant's writes that record events. */
+  budgets: Pick<MerchantBudgets, 'check'>;
   metrics: GatewayMetrics;
   upstreams: GatewayUpstreams;
   internalCallers: readonly AcceptedInternalCaller[];
@@ -138,6 +141,7 @@ function mountPublicRoutes(publicApp: Koa, deps: GatewayRouteDeps, shared: Share
       keylessRetries: keylessRetries(deps.keylessWrites, (err) =>
         deps.logger.warn({ err }, 'could not keep or forget an unanswered keyless write'),
       ),
+      budgets: deps.budgets,
       upstreams: deps.upstreams,
       checkoutSettings: shared.settings.read,
       bodyLimitBytes: deps.bodyLimitBytes,
@@ -151,6 +155,7 @@ function mountPublicRoutes(publicApp: Koa, deps: GatewayRouteDeps, shared: Share
         upstreams: deps.upstreams,
         keys: shared.keys,
         perKey: shared.perKey,
+        budgets: deps.budgets,
         unknownSessionCacheMs: deps.unknownKeyCacheMs,
         publicBaseUrl: deps.publicBaseUrl,
         linkTtlMs: deps.dashboard.linkTtlMs,

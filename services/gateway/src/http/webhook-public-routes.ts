@@ -49,6 +49,7 @@ export const WEBHOOK_PUBLIC_ROUTES: readonly PublicRoute[] = [
     {
       route: 'POST /v0/events/:eventId/redeliver -> /internal/events/:eventId/redeliver',
       operationId: 'redeliverEvent',
+      recordsEvents: true,
       summary: 'Deliver an event again (new delivery id, same event id)',
       description:
         'Starts a new delivery of the event to its callback URL (D34): the same event id and body, a new delivery id, retried as any delivery (D31).',
@@ -65,6 +66,7 @@ export const WEBHOOK_PUBLIC_ROUTES: readonly PublicRoute[] = [
     {
       route: 'POST /v0/events/recover -> /internal/events/recover',
       operationId: 'recoverEvents',
+      recordsEvents: true,
       summary: 'Deliver again, once each, every delivery that failed since a time (at most 14 days back)',
       description:
         'Every delivery of this organization and mode that ended failed at or after `since` gets ' +

@@ -4,6 +4,7 @@ export const COLLECTIONS = {
   events: 'events',
   deliveries: 'deliveries',
   webhookEndpoints: 'webhook_endpoints',
+  tenantUsage: 'tenant_usage',
 } as const;
 
 export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
@@ -114,6 +115,19 @@ export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
     key: { createdAt: 1 },
     servedBy: 'retention sweep (domain/background-work.ts)',
   },
+  // The budgets' counts (docs/webhooks.md, "Budgets"): a tenant's day is read and written by its _id.
+  {
+    collection: COLLECTIONS.tenantUsage,
+    name: 'day_mode',
+    key: { day: 1, mode: 1 },
+    servedBy: 'tenant-usage.store reaching (webhook_tenants_near_budget)',
+  },
+  {
+    collection: COLLECTIONS.tenantUsage,
+    name: 'dayStart',
+    key: { dayStart: 1 },
+    servedBy: 'retention sweep (domain/background-work.ts)',
+  },
   {
     collection: COLLECTIONS.deliveries,
     name: 'deadLetterPending',
@@ -144,7 +158,12 @@ export const WEBHOOK_SHARDING: readonly ShardingDeclaration[] = [
         by: 'EventsStore.recordEvents (the stored events of duplicates)',
         why: 'a replayed batch, in the consumer: only when an insert met a duplicate',
       },
-      { command: 'delete', fields: ['createdAt'], by: 'retention sweep', why: 'the retention sweep, by age' },
+      {
+        command: 'delete',
+        fields: ['createdAt', 'mode'],
+        by: 'retention sweep',
+        why: "the retention sweep, by age, each mode's for its time (D34)",
+      },
     ],
   }),
   shardedBy(COLLECTIONS.deliveries, {
@@ -170,7 +189,28 @@ export const WEBHOOK_SHARDING: readonly ShardingDeclaration[] = [
         why: 'a stopping replica gives back the holds of what it had queued, in one updateMany by id',
       },
       { command: 'find', fields: ['deadLetterPending'], by: 'DeliveriesStore.findDeadLetterPending', why: RECOVERY },
-      { command: 'delete', fields: ['createdAt', 'status'], by: 'retention sweep', why: 'the retention sweep, by age' },
+      {
+        command: 'delete',
+        fields: ['createdAt', 'mode', 'status'],
+        by: 'retention sweep',
+        why: "the retention sweep, by age, each mode's for its time (D34)",
+      },
+    ],
+  }),
+  shardedBy(COLLECTIONS.tenantUsage, {
+    key: { _id: 'hashed' },
+    why:
+      "one document per merchant, mode and day (the budgets' counts), incremented by every recorded batch and read " +
+      'by its _id, which names the merchant, mode and day: hashed, so the increments of a merchant with half the ' +
+      'traffic and of every other spread over the shards instead of one primary shard',
+    broadcasts: [
+      {
+        command: 'find',
+        fields: ['day', 'mode', '$or'],
+        by: 'TenantUsageStore.reaching',
+        why: 'the near-budget gauge, read by the metrics scrape across merchants, off the request path',
+      },
+      { command: 'delete', fields: ['dayStart'], by: 'retention sweep', why: 'the retention sweep, by age' },
     ],
   }),
   shardedBy(COLLECTIONS.webhookEndpoints, {

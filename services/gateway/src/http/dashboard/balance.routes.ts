@@ -13,6 +13,7 @@ import {
   scopeOf,
   seeOther,
   verifiedForm,
+  withinBudget,
   type DashboardDeps,
   type MountSection,
 } from './kit';
@@ -69,7 +70,7 @@ async function showBalance(ctx: Context, deps: DashboardDeps, notice?: { error: 
 export const mountBalancePages: MountSection = (pages, deps, session) => {
   pages.get('/balance', session, (ctx) => showBalance(ctx, deps));
 
-  pages.post('/balance/report', session, async (ctx) => {
+  pages.post('/balance/report', session, withinBudget(deps), async (ctx) => {
     const form = await verifiedForm(ctx);
     const key = form.get('key') ?? '';
     if (!/^[A-Za-z0-9_-]{16,64}$/.test(key))

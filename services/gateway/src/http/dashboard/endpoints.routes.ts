@@ -8,6 +8,7 @@ import { sinceFromForm } from '../../domain/dashboard-views';
 import { confirmPage } from './layout';
 import { endpointPage, endpointsPage, newEndpointPage, secretPage } from './endpoints.render';
 import { idParam, one, pageCtx, requestId, respond, scopeOf, seeOther, verifiedForm, type MountSection } from './kit';
+import { withinBudget } from './kit';
 
 // D50 on the dashboard: the list of webhook endpoints, the form that adds one (its secret shown once), one endpoint
 // with the attempts of its deliveries, and disable, enable, rotate and recover, each confirmed on a page of its own
@@ -121,7 +122,12 @@ function mountEndpointActions(pages: Router, dispatcher: EndpointPagesDispatcher
 const sinceRequired = () => new DomainError('INVALID_REQUEST', 'Give the time to recover from, e.g. 2026-11-24T10:00.');
 
 /** Recover what an endpoint missed (D50): since a time, its failed deliveries and the events it did not get. */
-function mountEndpointRecovery(pages: Router, dispatcher: EndpointPagesDispatcher, session: Middleware): void {
+function mountEndpointRecovery(
+  pages: Router,
+  dispatcher: EndpointPagesDispatcher,
+  session: Middleware,
+  budget: Middleware,
+): void {
   pages.get(`${BASE}/:endpointId/recover`, session, async (ctx) => {
     const id = idParam('we', ctx.params.endpointId);
     await dispatcher.getEndpoint(scopeOf(ctx), requestId(ctx), id);
@@ -142,7 +148,7 @@ function mountEndpointRecovery(pages: Router, dispatcher: EndpointPagesDispatche
     );
   });
 
-  pages.post(`${BASE}/:endpointId/recover`, session, async (ctx) => {
+  pages.post(`${BASE}/:endpointId/recover`, session, budget, async (ctx) => {
     const form = await verifiedForm(ctx);
     const id = idParam('we', ctx.params.endpointId);
     const since = sinceFromForm(form.get('since') ?? undefined);
@@ -163,5 +169,5 @@ export const mountEndpointPages: MountSection = (pages, deps, session) => {
   pages.post(BASE, session, addEndpoint(dispatcher));
   pages.get(`${BASE}/:endpointId`, session, showEndpoint(dispatcher, deps.clock));
   mountEndpointActions(pages, dispatcher, session);
-  mountEndpointRecovery(pages, dispatcher, session);
+  mountEndpointRecovery(pages, dispatcher, session, withinBudget(deps));
 };

@@ -56,6 +56,9 @@ function domainErrorPage(ctx: Context, err: DomainError): ErrorPage {
           `Reload the page in ${err.retryAfterSeconds ?? 1} s.`,
         link: BACK,
       };
+    case 'QUOTA_EXCEEDED':
+      if (err.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(err.retryAfterSeconds));
+      return { title: 'Daily budget used up', message: err.message, link: BACK };
     case 'CSRF_TOKEN_INVALID':
       return {
         title: 'Please try again',

@@ -13,6 +13,7 @@ import {
   seeOther,
   twentyFourHoursBefore,
   verifiedForm,
+  withinBudget,
   type DashboardDeps,
   type MountSection,
 } from './kit';
@@ -90,7 +91,7 @@ export const mountEventPages: MountSection = (pages, deps, session) => {
     );
   });
 
-  pages.post('/events/:eventId/redeliver', session, async (ctx) => {
+  pages.post('/events/:eventId/redeliver', session, withinBudget(deps), async (ctx) => {
     await verifiedForm(ctx);
     const id = idParam('evt', ctx.params.eventId);
     await deps.upstreams.dispatcher.redeliver(scopeOf(ctx), requestId(ctx), id);
@@ -123,7 +124,7 @@ export const mountRecoveryPages: MountSection = (pages, deps, session) => {
     );
   });
 
-  pages.post('/recover', session, async (ctx) => {
+  pages.post('/recover', session, withinBudget(deps), async (ctx) => {
     const form = await verifiedForm(ctx);
     const since = sinceFromForm(form.get('since') ?? undefined);
     if (since === undefined)

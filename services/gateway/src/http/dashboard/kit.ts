@@ -11,6 +11,7 @@ import type { DashboardOwners } from '../../domain/dashboard-reads';
 import { csrfTokenFor, csrfTokenMatches } from '../../domain/dashboard-tokens';
 import type { RateLimiter } from '../../domain/rate-limit';
 import type { KeyCache } from '../authenticate';
+import type { MerchantBudgets } from '../../domain/budgets';
 import type { PageContext } from './layout';
 
 // What every section of the dashboard's routes shares: its dependencies, the session's state, the page's
@@ -24,6 +25,8 @@ export interface DashboardDeps {
   keys: KeyCache;
   /** The hosted page's brand and default locale: the Settings page shows and changes them. */
   brand: BrandSettings;
+  /** The daily budgets of the writes that record events: the dashboard's count as the API's do. */
+  budgets: Pick<MerchantBudgets, 'check'>;
   /** The per-key limit API requests count against (D43): a session's pages count against its key's. */
   perKey: RateLimiter;
   /** How long a cookie that matches no session is remembered as unknown (UNKNOWN_KEY_CACHE_MS). */
@@ -67,6 +70,17 @@ export const one = (value: string | string[] | undefined): string | undefined =>
 
 export const requestId = (ctx: Context) => String(ctx.state.requestId);
 export const scopeOf = (ctx: Context) => (ctx.state.dashboard as DashboardState).scope;
+
+/**
+ * A form that records events (a refund, a redelivery, a recovery, a report), past its organization and mode's daily
+ * budget: 429 QUOTA_EXCEEDED, as the same write through the API.
+ */
+export function withinBudget(deps: Pick<DashboardDeps, 'budgets'>): Middleware {
+  return async (ctx, next) => {
+    await deps.budgets.check(scopeOf(ctx), requestId(ctx));
+    await next();
+  };
+}
 
 export function pageCtx(ctx: Context, section: PageContext['section']): PageContext {
   const state = ctx.state.dashboard as DashboardState;

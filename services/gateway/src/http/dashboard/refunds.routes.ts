@@ -6,6 +6,7 @@ import { refundOrder } from '../../domain/dashboard-reads';
 import { refundAmountFromForm } from '../../domain/dashboard-views';
 import { confirmPage } from './layout';
 import { idParam, one, pageCtx, requestId, respond, scopeOf, seeOther, verifiedForm, type MountSection } from './kit';
+import { withinBudget } from './kit';
 
 /** The Refund form's fields, checked before the confirm page and again when it is sent. */
 function refundForm(values: { amount?: string | undefined; reason?: string | undefined }): {
@@ -55,7 +56,7 @@ export const mountRefundPages: MountSection = (pages, deps, session) => {
     );
   });
 
-  pages.post('/orders/:orderId/refund', session, async (ctx) => {
+  pages.post('/orders/:orderId/refund', session, withinBudget(deps), async (ctx) => {
     const form = await verifiedForm(ctx);
     const id = idParam('ord', ctx.params.orderId);
     const cents = form.get('amount') ?? undefined;

@@ -11,7 +11,10 @@ export interface BackgroundWorkSettings {
   onRecoveryRound?: (leaseTaken: boolean) => void;
 }
 
-/** Periodic work of the stores' own (the retention sweep of events and finished deliveries, D34). */
+/**
+ * Periodic work of the stores' own (the retention sweep of events and finished deliveries, D34) and the budgets'
+ * gauge.
+ */
 export interface StoreSweep {
   start(): void;
   stop(): Promise<void>;
@@ -19,7 +22,7 @@ export interface StoreSweep {
 
 /**
  * The dispatcher's periodic work, run by sweeper pods: the recovery sweep, one replica at a time (a lease), and
- * the stores' retention sweep.
+ * the stores' retention sweep, and the count of tenants near their budgets.
  */
 export class BackgroundWork {
   private readonly recoveryTask: PeriodicTask;
@@ -27,7 +30,7 @@ export class BackgroundWork {
   constructor(
     private readonly leases: ExclusiveWork,
     private readonly recovery: Recovery,
-    private readonly retention: StoreSweep,
+    private readonly sweeps: readonly StoreSweep[],
     private readonly settings: BackgroundWorkSettings,
     logger: Logger,
   ) {
@@ -40,12 +43,12 @@ export class BackgroundWork {
 
   start(): void {
     this.recoveryTask.start();
-    this.retention.start();
+    for (const sweep of this.sweeps) sweep.start();
   }
 
   async stop(): Promise<void> {
     await this.recoveryTask.stop();
-    await this.retention.stop();
+    await Promise.all(this.sweeps.map((sweep) => sweep.stop()));
   }
 
   /** One recovery sweep, if no other replica is running one; returns how many deliveries it queued. */

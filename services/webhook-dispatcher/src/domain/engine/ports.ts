@@ -5,7 +5,7 @@ import type { DeliveryDocument } from '../../store/delivery.document';
 import type { DispatcherMetrics } from '../../metrics';
 import type { SendResult } from '../rules/attempt-outcome';
 import type { HostScheduler } from './host-scheduler';
-import type { DeliveryRecords, EndpointRecords, EventRecords } from './records';
+import type { DeliveryRecords, EndpointRecords, EventRecords, UsageRecords } from './records';
 import type { EndpointDirectory } from './endpoint-directory';
 
 // What the engine's parts (record.ts, attempts.ts, recovery.ts) are given: the ports they own, which the stores, the
@@ -68,6 +68,8 @@ interface EngineStores {
   deliveries: DeliveryRecords;
   /** The webhook endpoints (D50), read fresh by requests (a redelivery, a recovery) and written by their health. */
   endpoints: EndpointRecords;
+  /** The budgets' counts: what the inserts made, per organization, mode and UTC day. */
+  usage: UsageRecords;
 }
 
 /** What leaves the process: the POST, its signing secrets, the retry and dead-letter messages. */

@@ -9,7 +9,7 @@ import type { EventDocument } from '../../store/event.document';
 import type { EndpointDirectory } from './endpoint-directory';
 import { createDispatcher } from './dispatcher';
 import type { IncomingEvent } from './ports';
-import type { DeliveryRecords, EndpointRecords, EventRecords } from './records';
+import type { DeliveryRecords, EndpointRecords, EventRecords, UsageRecords } from './records';
 import { HostScheduler } from './host-scheduler';
 
 // The session-events handler with the stores replaced by ports the test controls (pure logic;
@@ -68,6 +68,7 @@ function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
       events: events as unknown as EventRecords,
       deliveries: deliveries as unknown as DeliveryRecords,
       endpoints: {} as unknown as EndpointRecords,
+      usage: { add: async () => {} } as unknown as UsageRecords,
     },
     // No merchant here has webhook endpoints (D50): fan-out makes nothing.
     directory: { subscribersOf: async (events: unknown[]) => events.map(() => []) } as unknown as EndpointDirectory,

@@ -8,6 +8,7 @@ import type { EventDocument } from '../../store/event.document';
 import type { Attempts } from './attempts';
 import type { DispatcherDeps, IncomingEvent } from './ports';
 import { Backlog } from './backlog';
+import { UsageMeter } from './usage-meter';
 import { endpointDeliveryId, initialDeliveryId } from '../rules/fan-out';
 import { webhookBodyJson } from '../rules/webhook-body';
 
@@ -48,22 +49,29 @@ export class Recorder {
   private readonly releases: GroupCommit<string>;
   /** Deliveries to webhook endpoints being made (their events counted until the endpoints are read), not yet queued. */
   private readonly fanningOut = new Backlog();
+  /** What the inserts made, counted against each tenant's budgets. */
+  private readonly usage: UsageMeter;
 
   constructor(
     private readonly deps: DispatcherDeps,
     private readonly attempts: Attempts,
   ) {
+    this.usage = new UsageMeter(deps.stores.usage, deps.local.clock, deps.local.logger);
     this.eventInserts = new GroupCommit(
       async (docs) => {
         const recorded = await deps.stores.events.recordEvents(docs);
-        return docs.map((doc) => recorded.get(doc._id)?.created === true);
+        const created = docs.map((doc) => recorded.get(doc._id)?.created === true);
+        this.usage.events(docs.filter((_, i) => created[i]));
+        return created;
       },
       { maxBatch: WRITE_BATCH_LIMIT },
     );
     this.deliveryInserts = new GroupCommit(
       async (docs) => {
         const existing = await deps.stores.deliveries.insertDeliveries(docs);
-        return docs.map((doc) => !existing.has(doc._id));
+        const created = docs.map((doc) => !existing.has(doc._id));
+        this.usage.deliveries(docs.filter((_, i) => created[i]));
+        return created;
       },
       { maxBatch: WRITE_BATCH_LIMIT },
     );
@@ -208,6 +216,7 @@ export class Recorder {
       this.deps.scheduler.hasRoomFor(this.attempts.target({ ...target, ...scope }));
     const doc = this.newDelivery(event, deliveryId, this.deps.local.clock(), holdHere, target, currentTraceCarrier());
     const { delivery, created } = await this.deps.stores.deliveries.insertDelivery(scope, doc);
+    if (created) this.usage.deliveries([delivery]);
     if (created && holdHere) this.queueHeld(delivery, event.body);
     else if (created && this.deps.local.dispatchLocally && this.deps.scheduler.laneIsFull(scope))
       this.deps.scheduler.whenLaneHasRoom(scope);
@@ -230,6 +239,7 @@ export class Recorder {
     }));
     const existing = await this.deps.stores.deliveries.insertDeliveries(made.map(({ delivery }) => delivery));
     const created = made.filter(({ delivery }) => !existing.has(delivery._id));
+    this.usage.deliveries(created.map(({ delivery }) => delivery));
     for (const { delivery, body } of created) this.queueHeld(delivery, body);
     return created.length;
   }

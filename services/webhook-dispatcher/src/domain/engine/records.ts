@@ -82,3 +82,29 @@ export interface EndpointRecords {
     disabled: NonNullable<WebhookEndpointDocument['disabled']>,
   ): Promise<WebhookEndpointDocument | null>;
 }
+
+/** What one organization and mode made of its budgets (docs/webhooks.md, "Budgets"). */
+export interface UsageCounts {
+  events: number;
+  deliveries: number;
+  /** The events' and deliveries' bytes as written (their JSON size, close to their stored size). */
+  bytes: number;
+}
+
+/** Counts to add to one organization and mode's UTC day. */
+export interface UsageIncrement {
+  scope: Scope;
+  day: string;
+  /** The day's UTC midnight: what the retention sweep ages it by. */
+  dayStart: Date;
+  counts: UsageCounts;
+}
+
+/** The budgets' counts, one document per organization, mode and UTC day (store/tenant-usage.store.ts). */
+export interface UsageRecords {
+  /** Every tenant's counts in one command. */
+  add(increments: readonly UsageIncrement[]): Promise<void>;
+  read(scope: Scope, day: string): Promise<UsageCounts>;
+  /** The counts of one day's tenants of one mode that reached any of `atLeast`. */
+  reaching(day: string, mode: Scope['mode'], atLeast: UsageCounts): Promise<UsageCounts[]>;
+}
