@@ -303,6 +303,18 @@ const READERS: Record<string, Reader> = {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(OrderResponse.parse(created.body).order.customer?.id).toBe(doc._id);
   },
+  'orders.order_external_ids': async (doc, scope) => {
+    // D37 by a reservation: one naming an order never stored (its creator stopped between the two writes) is
+    // completed by today's next creation with that externalId, under the id it names.
+    const created = await call('gateway', 'orders', {
+      method: 'POST',
+      path: '/internal/orders',
+      headers: scope,
+      body: { items: [{ name: 'Tea', quantity: 1, unitPrice: 300 }], externalId: doc.externalId },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(OrderResponse.parse(created.body).order.id).toBe(doc.orderId);
+  },
   'orders.locations': async (doc, scope) => {
     const listed = await call('sessions', 'orders', {
       method: 'GET',

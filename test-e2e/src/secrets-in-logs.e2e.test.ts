@@ -6,6 +6,7 @@ import { startStack, type InProcessStack } from './support/stack';
 import { Api } from './support/api';
 import { buildSessionInput, uniqueId } from './support/factories';
 import { cardNumbersIn, luhnValid, secretsIn } from './support/secrets';
+import { payOnHostedPage } from './support/hosted-page';
 
 // Secrets stay secret. The whole stack runs at log level trace with every service's log lines
 // captured; the run exercises keys (valid, wrong, revoked), the admin API, signed webhooks, the hosted page with
@@ -16,21 +17,6 @@ const lines: string[] = [];
 let stack: InProcessStack;
 let receiver: WebhookReceiver;
 const secrets = new Map<string, string>();
-
-async function payOnHostedPage(sessionId: string, cardNumber: string): Promise<number> {
-  const page = await request(`${stack.checkoutBaseUrl}/${sessionId}`);
-  const html = await page.body.text();
-  const cookie = String(page.headers['set-cookie'] ?? '').split(';')[0] ?? '';
-  const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  const form = new URLSearchParams({ csrf, method: 'card', cardNumber });
-  const paid = await request(`${stack.checkoutBaseUrl}/${sessionId}/pay`, {
-    method: 'POST',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: form.toString(),
-  });
-  await paid.body.text();
-  return paid.statusCode;
-}
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
@@ -94,7 +80,7 @@ describe('Secrets in logs', () => {
         }),
       );
       expect(created.status).toBe(201);
-      expect(await payOnHostedPage(created.body.session.id, card)).toBe(303);
+      expect(await payOnHostedPage(stack.checkoutBaseUrl, created.body.session.id, card)).toBe(303);
     }
     const helperPaid = await test.post(
       '/v0/checkout/sessions',

@@ -101,6 +101,11 @@ class MemoryOrders {
     return Promise.resolve({ order: stored, created: true });
   }
 
+  /** Every externalId is new here: its reservation names the order about to be made. */
+  reserveExternalId(_scope: Scope, _externalId: string, orderId: string): Promise<string> {
+    return Promise.resolve(orderId);
+  }
+
   findByRefundId(_scope: Scope, refundId: string): Promise<OrderDocument | null> {
     return Promise.resolve([...this.docs.values()].find((d) => d.refunds?.some((r) => r.id === refundId)) ?? null);
   }
@@ -127,7 +132,8 @@ class MemoryOrders {
 async function orderEvents(): Promise<ProducedMessage[]> {
   const store = new MemoryOrders();
   const commands = new OrderCommands({
-    // Only insertOrder, getOrder, findByRefundId and mutateOrder are reached by the commands used here.
+    // Only insertOrder, reserveExternalId, getOrder, findByRefundId and mutateOrder are reached by the commands used
+    // here.
     orders: store as unknown as OrdersStore,
     // A create checks its location and payment destination: every one named here exists and is active.
     referenceData: {

@@ -72,6 +72,11 @@ export interface OutboxRelayOptions<D extends Document & OutboxFields & { _id: s
   batchSize?: number;
   /** Counts failed publishes (registerOutboxMetrics); a failure after the answer was sent is otherwise silent. */
   metrics?: OutboxMetrics;
+  /**
+   * The fields of the collection's shard key (its store/indexes.ts declaration), copied from the document into
+   * every update's filter beside its _id, so that a sharded cluster sends the relay's writes to one shard.
+   */
+  shardKeyFields?: readonly string[];
 }
 
 /**
@@ -132,7 +137,7 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     const due = Date.now() - this.sweepGraceMs;
     for (const doc of pending as D[]) {
       if (doc.outbox.length === 0) {
-        await this.clearPendingIfEmpty(doc._id);
+        await this.clearPendingIfEmpty(this.target(doc));
         continue;
       }
       if (!doc.outbox.some((e) => e.createdAt.getTime() <= due)) continue;
@@ -162,18 +167,26 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     }
     const publishing: Publishing = { handedOver: new Map(), done: Promise.resolve(0) };
     this.inFlight.set(doc._id, publishing);
-    publishing.done = this.publishWithHandOvers(doc._id, doc.outbox, path, publishing);
+    publishing.done = this.publishWithHandOvers(doc, doc.outbox, path, publishing);
     return publishing.done;
   }
 
+  /** The filter that finds `doc` again: its _id and the other fields of the shard key. */
+  private target(doc: D): Filter<D> {
+    const filter: Document = { _id: doc._id };
+    for (const field of this.options.shardKeyFields ?? []) if (field in doc) filter[field] = doc[field] as unknown;
+    return filter as Filter<D>;
+  }
+
   private async publishWithHandOvers(
-    id: string,
+    doc: D,
     entries: OutboxEntry[],
     path: 'fast' | 'sweep',
     publishing: Publishing,
   ): Promise<number> {
     try {
-      let published = await this.publishAndMarkEntries(id, entries, path);
+      const target = this.target(doc);
+      let published = await this.publishAndMarkEntries(target, entries, path);
       const sent = new Set(entries.map((e) => e.eventId));
       // Checking for hand-overs and leaving inFlight (finally) happen in one turn: none can slip in between.
       for (
@@ -181,16 +194,20 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
         next.length > 0;
         next = unsent(publishing.handedOver, sent)
       ) {
-        published += await this.publishAndMarkEntries(id, next, 'fast');
+        published += await this.publishAndMarkEntries(target, next, 'fast');
         for (const e of next) sent.add(e.eventId);
       }
       return published;
     } finally {
-      this.inFlight.delete(id);
+      this.inFlight.delete(doc._id);
     }
   }
 
-  private async publishAndMarkEntries(id: string, entries: OutboxEntry[], path: 'fast' | 'sweep'): Promise<number> {
+  private async publishAndMarkEntries(
+    target: Filter<D>,
+    entries: OutboxEntry[],
+    path: 'fast' | 'sweep',
+  ): Promise<number> {
     const messages = entries.map((e): OutgoingMessage => {
       const headers: Record<string, string> = { 'event-id': e.eventId };
       if (path === 'sweep') headers[SWEPT_HEADER] = String(e.createdAt.getTime());
@@ -201,7 +218,7 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     for (const e of entries)
       this.options.metrics?.publishDelay.observe({ path }, Math.max(0, acknowledged - e.createdAt.getTime()) / 1000);
     await this.markSent(
-      id,
+      target,
       entries.map((e) => e.eventId),
     );
     return entries.length;
@@ -215,25 +232,25 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
    * bumps `revision`, so a store's replaceIfUnchanged (libs/mongo) based on an older read loses and re-reads
    * instead of writing the sent entries back.
    */
-  private async markSent(id: string, eventIds: string[]): Promise<void> {
+  private async markSent(target: Filter<D>, eventIds: string[]): Promise<void> {
     const { collection } = this.options;
     const exactly = await collection.updateOne(
-      { _id: id, outbox: { $size: eventIds.length }, 'outbox.eventId': { $all: eventIds } } as Filter<D>,
+      { ...target, outbox: { $size: eventIds.length }, 'outbox.eventId': { $all: eventIds } },
       { $set: { outbox: [], outboxPending: false }, $inc: { revision: 1 } } as unknown as UpdateFilter<D>,
     );
     if (exactly.matchedCount === 1) return;
-    await collection.updateOne(
-      { _id: id } as Filter<D>,
-      { $pull: { outbox: { eventId: { $in: eventIds } } }, $inc: { revision: 1 } } as unknown as UpdateFilter<D>,
-    );
-    await this.clearPendingIfEmpty(id);
+    await collection.updateOne(target, {
+      $pull: { outbox: { eventId: { $in: eventIds } } },
+      $inc: { revision: 1 },
+    } as unknown as UpdateFilter<D>);
+    await this.clearPendingIfEmpty(target);
   }
 
-  private async clearPendingIfEmpty(id: string): Promise<void> {
-    await this.options.collection.updateOne(
-      { _id: id, outbox: { $size: 0 }, outboxPending: true } as Filter<D>,
-      { $set: { outboxPending: false }, $inc: { revision: 1 } } as unknown as UpdateFilter<D>,
-    );
+  private async clearPendingIfEmpty(target: Filter<D>): Promise<void> {
+    await this.options.collection.updateOne({ ...target, outbox: { $size: 0 }, outboxPending: true }, {
+      $set: { outboxPending: false },
+      $inc: { revision: 1 },
+    } as unknown as UpdateFilter<D>);
   }
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectMongo, type Collection, type MongoConnection } from '@checkout/mongo';
-import { CommandCounter } from '@checkout/mongo/testing';
+import { CommandCounter, CommandLog } from '@checkout/mongo/testing';
 import {
   OutboxRelay,
   SWEPT_HEADER,
@@ -119,5 +119,37 @@ describe('OutboxRelay.publishWritten', () => {
     expect(
       sent.filter((m) => m.headers?.['event-id'] !== 'evt_left' && m.headers?.[SWEPT_HEADER] !== undefined),
     ).toEqual([]);
+  });
+
+  it("When the relay knows the collection's shard key fields, then each of its updates names them beside the _id", async () => {
+    const log = new CommandLog();
+    const routed = await log.watch(() => connectMongo(engines().mongoUrl, database));
+    try {
+      type Scoped = Aggregate & { organizationId: string; mode: string };
+      const scopedCollection = routed.db.collection<Scoped>('aggregates');
+      const written = appendToOutbox<Scoped>(
+        { _id: 'agg_5', organizationId: 'org_5', mode: 'test', outbox: [], outboxPending: false },
+        entry('evt_5'),
+      );
+      await scopedCollection.insertOne(written);
+      // Another write's entry makes the relay take its longest path: the exact mark misses, $pull, then the clear.
+      await collection.updateOne({ _id: 'agg_5' }, { $push: { outbox: entry('evt_6') } });
+      const relay = new OutboxRelay<Scoped>({
+        collection: scopedCollection,
+        producer: recordingProducer,
+        logger,
+        shardKeyFields: ['organizationId', 'mode'],
+      });
+      const before = log.commands.length;
+      await relay.publishWritten(written);
+      const filters = log.commands
+        .slice(before)
+        .filter((c) => c.commandName === 'update')
+        .flatMap((c) => (c.command.updates as Array<{ q: Record<string, unknown> }>).map((u) => u.q));
+      expect(filters).toHaveLength(3);
+      for (const q of filters) expect(q).toMatchObject({ _id: 'agg_5', organizationId: 'org_5', mode: 'test' });
+    } finally {
+      await routed.close();
+    }
   });
 });

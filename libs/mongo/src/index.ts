@@ -9,4 +9,5 @@ export * from './migrations';
 export * from './periodic-task';
 export * from './retention';
 export * from './scope';
+export * from './shard-keys';
 export * from './write-conflicts';

@@ -20,6 +20,9 @@ export interface LeaseOptions {
   ttlMs?: number;
 }
 
+/** The collection of the leases, unless a caller names another. */
+export const LEASES_COLLECTION = 'leases';
+
 /**
  * A lock for singleton background work (a sweep that one replica at a time should run), built on an insert
  * into a unique _id. Request paths take no lock: their state changes are single conditional updates
@@ -30,7 +33,7 @@ export class Leases {
   private readonly ttlMs: number;
 
   constructor(db: Db, options: LeaseOptions & { collection?: string } = {}) {
-    this.collection = db.collection<LeaseDocument>(options.collection ?? 'leases');
+    this.collection = db.collection<LeaseDocument>(options.collection ?? LEASES_COLLECTION);
     this.ttlMs = options.ttlMs ?? 15_000;
   }
 

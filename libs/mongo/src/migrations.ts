@@ -1,5 +1,5 @@
 import type { Collection, Db, Filter, UpdateFilter } from 'mongodb';
-import { Leases } from './lease';
+import { LEASES_COLLECTION, Leases } from './lease';
 import { PeriodicTask } from './periodic-task';
 import { retryTransientWriteConflicts } from './write-conflicts';
 
@@ -35,6 +35,12 @@ export interface Migration {
    * from it (orders' balance transactions, D52). Idempotent: a crash between it and the update does it again.
    */
   prepare?: (doc: MigratedDocument) => Promise<void>;
+  /**
+   * The collection's shard key fields besides _id (its store/indexes.ts declaration): read with each document and
+   * named in its update, so that on a sharded cluster the update goes to one shard (the batch's read, a scan of
+   * the old shape, goes to every shard).
+   */
+  shardKeyFields?: readonly string[];
 }
 
 export interface MigrationRecord {
@@ -99,7 +105,7 @@ export class MigrationRunner {
     const ids = options.migrations.map((m) => m.id);
     if (new Set(ids).size !== ids.length) throw new Error(`migration ids must be unique: ${ids.join(', ')}`);
     this.records = options.db.collection<MigrationRecord>(options.recordsCollection ?? MIGRATIONS_COLLECTION);
-    this.leases = new Leases(options.db, { collection: options.leasesCollection ?? 'leases' });
+    this.leases = new Leases(options.db, { collection: options.leasesCollection ?? LEASES_COLLECTION });
     this.batchSize = options.batchSize ?? 200;
     this.pauseMs = options.pauseMs ?? 20;
     this.leaseTtlMs = options.leaseTtlMs ?? 30_000;
@@ -199,15 +205,17 @@ export class MigrationRunner {
       if (this.stopping || !(await lease.renew())) return false;
       const batch = await collection
         .find(cursor === null ? migration.pending : { $and: [migration.pending, { _id: { $gt: cursor } }] }, {
-          ...(migration.prepare === undefined && { projection: { _id: 1 } }),
+          ...(migration.prepare === undefined && { projection: projectionOf(migration) }),
         })
         .sort({ _id: 1 })
         .limit(this.batchSize)
         .toArray();
       for (const doc of batch) {
-        const { _id } = doc;
         if (migration.prepare) await migration.prepare(doc);
-        const result = await collection.updateOne({ $and: [{ _id }, migration.pending] }, migration.update);
+        const result = await collection.updateOne(
+          { $and: [routedFilter(migration, doc), migration.pending] },
+          migration.update,
+        );
         migrated += result.modifiedCount;
       }
       if (batch.length > 0) {
@@ -259,4 +267,16 @@ export function migrationsInBackground(
       await task.stop();
     },
   };
+}
+
+/** What a batch reads of each document when the step needs no more: its _id and the rest of its shard key. */
+function projectionOf(migration: Migration): Record<string, 1> {
+  return Object.fromEntries(['_id', ...(migration.shardKeyFields ?? [])].map((field) => [field, 1]));
+}
+
+/** One document by its _id and the rest of its shard key. */
+function routedFilter(migration: Migration, doc: MigratedDocument): Filter<MigratedDocument> {
+  const filter: Filter<MigratedDocument> = { _id: doc._id };
+  for (const field of migration.shardKeyFields ?? []) if (field in doc) filter[field] = doc[field] as never;
+  return filter;
 }

@@ -1,10 +1,10 @@
 // The lib's test helpers (`@checkout/mongo/testing`): production code never imports this entry point (a lint rule).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type Db, type Document } from 'mongodb';
 import { openedClients } from './observed';
 
 /** The counter whose watch() the current call runs in, if any. */
-const watching = new AsyncLocalStorage<CommandCounter>();
+const watching = new AsyncLocalStorage<{ attach(client: MongoClient): void }>();
 openedClients.subscribe((client) => watching.getStore()?.attach(client as MongoClient));
 
 /**
@@ -57,6 +57,31 @@ export class CommandCounter {
       }
     }
     return { result, commands, total };
+  }
+}
+
+/** One database command as the driver's command monitoring saw it. */
+export interface LoggedCommand {
+  commandName: string;
+  databaseName: string;
+  command: Document;
+}
+
+/**
+ * Every database command of the clients opened inside `watch` (as CommandCounter counts them), kept whole: for
+ * tests that read what a command asked, such as whether its filter carries its collection's shard key.
+ */
+export class CommandLog {
+  readonly commands: LoggedCommand[] = [];
+
+  watch<T>(fn: () => Promise<T>): Promise<T> {
+    return watching.run(this, fn);
+  }
+
+  attach(client: MongoClient): void {
+    client.on('commandStarted', (event) => {
+      this.commands.push({ commandName: event.commandName, databaseName: event.databaseName, command: event.command });
+    });
   }
 }
 

@@ -10,6 +10,7 @@ import {
   type MigrationRecord,
   type MongoConnection,
 } from '../src/index';
+import { CommandLog } from '../src/testing';
 
 // a migration that rolls. One step runs on one replica at a time (a lease), in batches, resumes where a
 // stopped replica left it (the stored cursor), changes each document once however many replicas try, and is
@@ -178,5 +179,37 @@ describe('MigrationRunner', () => {
     // Every document prepared once while still in the old shape (the whole of it: n too), its update after.
     expect(seen.map((d) => d.n)).toEqual([...Array(12).keys()]);
     expect(seen.every((d) => d.revision === undefined)).toBe(true);
+  });
+
+  it("When a step names its collection's shard key fields, then each document's update names them beside its _id", async () => {
+    const collection = 'routed';
+    await mongo.db
+      .collection<Doc & { organizationId: string; mode: string }>(collection)
+      .insertMany(
+        Array.from({ length: 3 }, (_, i) => ({ _id: `doc_${i}`, organizationId: `org_${i}`, mode: 'test', n: i })),
+      );
+    const log = new CommandLog();
+    const routed = await log.watch(() => connectMongo(inject('engines').mongoUrl, mongo.db.databaseName));
+    try {
+      const migration = new MigrationRunner({
+        db: routed.db,
+        migrations: [{ ...step(collection), shardKeyFields: ['organizationId', 'mode'] }],
+        logger,
+        version: '1.1.0',
+        pauseMs: 0,
+      });
+      await migration.runOnce();
+      const updates = log.commands
+        .filter((c) => c.commandName === 'update' && c.command.update === collection)
+        .flatMap((c) => (c.command.updates as Array<{ q: { $and: Array<Record<string, unknown>> } }>).map((u) => u.q));
+      expect(updates.map((q) => q.$and[0])).toEqual([
+        { _id: 'doc_0', organizationId: 'org_0', mode: 'test' },
+        { _id: 'doc_1', organizationId: 'org_1', mode: 'test' },
+        { _id: 'doc_2', organizationId: 'org_2', mode: 'test' },
+      ]);
+      expect(await mongo.db.collection(collection).countDocuments({ revision: 0 })).toBe(3);
+    } finally {
+      await routed.close();
+    }
   });
 });

@@ -184,10 +184,17 @@ export class ServiceRuntime<C extends RuntimeConfig> {
    */
   outboxRelay<D extends Document & OutboxFields & { _id: string }>(
     this: ServiceRuntime<OutboxRuntimeConfig>,
-    options: { collection: Collection<D>; producer: EventProducer; registry: Registry },
+    options: {
+      collection: Collection<D>;
+      producer: EventProducer;
+      registry: Registry;
+      /** The collection's shard key fields, which the relay's writes carry (OutboxRelayOptions.shardKeyFields). */
+      shardKeyFields?: readonly string[];
+    },
   ): OutboxRelay<D> {
     const relay = new OutboxRelay<D>({
       collection: options.collection,
+      ...(options.shardKeyFields && { shardKeyFields: options.shardKeyFields }),
       producer: options.producer,
       logger: this.options.logger,
       sweepIntervalMs: this.options.config.OUTBOX_SWEEP_INTERVAL_MS,

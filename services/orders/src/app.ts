@@ -1,6 +1,6 @@
 import type { Logger } from '@checkout/logger';
 import { ServiceRuntime } from '@checkout/service';
-import { PeriodicTask, type Db } from '@checkout/mongo';
+import { PeriodicTask, shardKeyFields, type Db } from '@checkout/mongo';
 import { OutboxRelay, registerConsumerMetrics, type EventProducer, type KafkaClient } from '@checkout/kafka';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
@@ -8,7 +8,7 @@ import { OrdersStore } from './store/orders.store';
 import { ReferenceDataStore } from './store/reference-data.store';
 import { BalanceStore } from './store/balance.store';
 import { ReferenceData } from './domain/reference-data';
-import { ORDER_INDEXES } from './store/indexes';
+import { COLLECTIONS, ORDER_INDEXES, ORDER_SHARDING } from './store/indexes';
 import { orderMigrations } from './store/migrations';
 import { OrderCommands } from './domain/orders.use-cases';
 import { Books } from './domain/books.use-cases';
@@ -28,9 +28,8 @@ import { ReportEventsProducer } from './messaging/report-events.producer';
  * Orders' migration steps as data: a release's record of one is read by today's runner (test-e2e contracts), which
  * only settles them. The backfill a step does is the service's own (wired in start()), never run from here.
  */
-export const ORDER_MIGRATIONS = orderMigrations(() =>
-  Promise.reject(new Error('the balance backfill runs in the orders service only')),
-);
+const inServiceOnly = () => Promise.reject(new Error("a migration's work runs in the orders service only"));
+export const ORDER_MIGRATIONS = orderMigrations({ backfill: inServiceOnly, reserveExternalId: inServiceOnly });
 
 export interface OrdersApp {
   start(): Promise<{ url: string }>;
@@ -61,7 +60,12 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
       const referenceData = new ReferenceDataStore(mongo.db);
       const books = new Books({ orders, books: new BalanceStore(mongo.db), clock });
       const { app, registry } = runtime.httpApp();
-      const relay = runtime.outboxRelay<OrderDocument>({ collection: orders.collection, producer, registry });
+      const relay = runtime.outboxRelay<OrderDocument>({
+        collection: orders.collection,
+        producer,
+        registry,
+        shardKeyFields: shardKeyFields(ORDER_SHARDING, COLLECTIONS.orders),
+      });
       const commands = new OrderCommands({
         orders,
         referenceData,
@@ -86,8 +90,11 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         reports.startSweepers();
         await runtime.runMigrations(
           mongo.db,
-          orderMigrations(async (order) => {
-            await books.backfillOrder(order);
+          orderMigrations({
+            backfill: async (order) => {
+              await books.backfillOrder(order);
+            },
+            reserveExternalId: (order) => orders.reserveExternalIdOf(order, clock()),
           }),
         );
       }
@@ -119,6 +126,7 @@ function wireReports(
     producer,
     logger,
     sweepIntervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
+    shardKeyFields: shardKeyFields(ORDER_SHARDING, COLLECTIONS.reports),
   });
   const runner = new ReportRunner({
     reports,

@@ -1,12 +1,12 @@
 import type { Logger } from '@checkout/logger';
 import { Counter, type Registry } from 'prom-client';
-import { PeriodicTask } from '@checkout/mongo';
+import { PeriodicTask, shardKeyFields } from '@checkout/mongo';
 import { ensureTopics, registerConsumerMetrics, type KafkaClient } from '@checkout/kafka';
 import { ServiceRuntime } from '@checkout/service';
 import { CONSUMER_GROUPS, TOPICS, topicName } from '@checkout/contracts';
 import type { Config } from './config';
 import { SessionsStore } from './store/sessions.store';
-import { SESSION_INDEXES } from './store/indexes';
+import { COLLECTIONS, SESSION_INDEXES, SESSION_SHARDING } from './store/indexes';
 import type { SessionDocument } from './store/session.document';
 import { OrdersClient } from './clients/orders.client';
 import { SessionCommands } from './domain/sessions.use-cases';
@@ -44,7 +44,12 @@ export function buildApp(config: Config, logger: Logger, options: SessionsAppOpt
       const orders = new OrdersClient({ baseUrl: config.ORDERS_URL, internalToken: config.INTERNAL_TOKEN });
       runtime.onStop('orders client', () => orders.close().catch(() => {}));
       const { app, registry } = runtime.httpApp();
-      const relay = runtime.outboxRelay<SessionDocument>({ collection: store.collection, producer, registry });
+      const relay = runtime.outboxRelay<SessionDocument>({
+        collection: store.collection,
+        producer,
+        registry,
+        shardKeyFields: shardKeyFields(SESSION_SHARDING, COLLECTIONS.sessions),
+      });
       const checkoutBaseUrl = config.CHECKOUT_BASE_URL;
       const commands = new SessionCommands({
         store,

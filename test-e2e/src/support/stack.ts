@@ -4,7 +4,7 @@ import { createLogger } from '@checkout/logger';
 import { AdminClient, stackEnvironment, type StackEnvironmentOptions } from '@checkout/testing';
 import type { Logger } from '@checkout/logger';
 
-type ServiceName = 'orders' | 'sessions' | 'webhook-dispatcher' | 'gateway';
+export type ServiceName = 'orders' | 'sessions' | 'webhook-dispatcher' | 'gateway';
 interface StartableApp {
   start(): Promise<{ url: string }>;
   stop(): Promise<void>;
@@ -60,6 +60,8 @@ async function freePort(): Promise<number> {
 export interface StackOptions {
   /** Receives every log line of every service (JSON text), e.g. to scan a whole run's logs for secrets. */
   logSink?: (line: string) => void;
+  /** Runs each service's start (e.g. inside a CommandLog's watch, to see the clients it opens). */
+  startWith?: (name: ServiceName, start: () => Promise<unknown>) => Promise<unknown>;
 }
 
 export async function startStack(
@@ -99,9 +101,10 @@ export async function startStack(
   };
   const apps = await Promise.all(services.map((name) => builders[name](envOf[name], logger(name))));
   const started: StartableApp[] = [];
+  const startWith = options.startWith ?? ((_name, start) => start());
   try {
-    for (const app of apps) {
-      await app.start();
+    for (const [i, app] of apps.entries()) {
+      await startWith(services[i] as ServiceName, () => app.start());
       started.push(app);
     }
   } catch (err) {

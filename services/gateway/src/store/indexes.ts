@@ -1,4 +1,4 @@
-import { indexesOn, type IndexDefinition } from '@checkout/mongo';
+import { indexesOn, shardedBy, type IndexDefinition, type ShardingDeclaration } from '@checkout/mongo';
 
 export const COLLECTIONS = {
   organizations: 'organizations',
@@ -28,5 +28,45 @@ export const GATEWAY_INDEXES: readonly IndexDefinition[] = [
   }),
   ...indexesOn(COLLECTIONS.dashboardSessions, {
     expiresAt: { key: { expiresAt: 1 }, servedBy: 'DashboardStore.deleteExpired (sessions)' },
+  }),
+];
+
+const SWEEP = 'a retention sweep (the sweepers role): a deleteMany by age, every shard deletes its own';
+
+/** How each collection would be sharded (libs/mongo's shardedBy; docs/operations.md, "Shard keys"). */
+export const GATEWAY_SHARDING: readonly ShardingDeclaration[] = [
+  shardedBy(COLLECTIONS.organizations, {
+    key: null,
+    why: 'one document per merchant (thousands at 100×: megabytes); read by _id once per AUTH_CACHE_MS (D43)',
+  }),
+  shardedBy(COLLECTIONS.apiKeys, {
+    key: null,
+    why:
+      'a few per merchant; read by _id when a key is not cached, listed by merchant for operators: unsharded, ' +
+      'so keyId stays unique and every read is on one shard',
+  }),
+  shardedBy(COLLECTIONS.checkoutSettings, {
+    key: null,
+    why: 'one document per merchant and mode, read through the cache (D43)',
+  }),
+  shardedBy(COLLECTIONS.idempotencyKeys, {
+    key: { _id: 'hashed' },
+    why:
+      'one document per keyed write (D42) and per unanswered refund, kept a day: grows with the write rate, a hot ' +
+      "merchant's half included; read and written by _id alone (a hash of the key and its API key's id), whose " +
+      'hash spreads every merchant over every shard and never grows monotonically',
+    broadcasts: [{ command: 'delete', fields: ['expiresAt'], by: 'IdempotencyStore.deleteExpired', why: SWEEP }],
+  }),
+  shardedBy(COLLECTIONS.dashboardLoginLinks, {
+    key: { _id: 'hashed' },
+    why: "one per login (D47), found by _id (the hash of the link's token) before the merchant is known",
+    broadcasts: [{ command: 'delete', fields: ['expiresAt'], by: 'DashboardStore.deleteExpired (links)', why: SWEEP }],
+  }),
+  shardedBy(COLLECTIONS.dashboardSessions, {
+    key: { _id: 'hashed' },
+    why: 'one per login (D47), found by _id (the hash of its cookie) on every dashboard page, before the merchant is known',
+    broadcasts: [
+      { command: 'delete', fields: ['expiresAt'], by: 'DashboardStore.deleteExpired (sessions)', why: SWEEP },
+    ],
   }),
 ];

@@ -1,5 +1,12 @@
 import { DomainError, type ErrorCode } from '@checkout/errors';
-import { computeAmounts, newId, newLineId, paymentStatusFor, type ApplyPaymentOutcome } from '@checkout/contracts';
+import {
+  computeAmounts,
+  derivedId,
+  newId,
+  newLineId,
+  paymentStatusFor,
+  type ApplyPaymentOutcome,
+} from '@checkout/contracts';
 import { toEntries, type Scope } from '@checkout/mongo';
 import type {
   AppliedPayment,
@@ -82,11 +89,28 @@ function priceLines(lines: LinesInput, paid: number, failureCode: ErrorCode) {
   return { items, taxes, discounts, amounts: priced.amounts };
 }
 
+/**
+ * A new order's id: derived from its creation's Idempotency-Key (a session's retry), so that a retry meets the
+ * order it made on its _id, on one shard (docs/operations.md, "Shard keys"); drawn at random otherwise.
+ */
+export function newOrderId(scope: Scope, idempotencyKey?: string): string {
+  if (idempotencyKey === undefined) return newId('ord', scope.mode);
+  return derivedId('ord', scope.mode, `order\n${scope.organizationId}\n${idempotencyKey}`);
+}
+
 export function newOrder(
   input: NewOrderInput,
-  context: { scope: Scope; now: Date; customer?: StoredCustomer; idempotencyKey?: string; checkoutSessionId?: string },
+  context: {
+    scope: Scope;
+    now: Date;
+    /** The id its externalId's reservation names (orders.use-cases.ts); newOrderId's otherwise. */
+    id?: string;
+    customer?: StoredCustomer;
+    idempotencyKey?: string;
+    checkoutSessionId?: string;
+  },
 ): Omit<OrderDocument, 'organizationId' | 'mode'> {
-  const id = newId('ord', context.scope.mode);
+  const id = context.id ?? newOrderId(context.scope, context.idempotencyKey);
   const lines = priceLines(
     { items: input.items, taxes: input.taxes ?? [], discounts: input.discounts ?? [] },
     0,
@@ -97,7 +121,7 @@ export function newOrder(
     uniqueKey: input.externalId !== undefined ? `ext:${input.externalId}` : `id:${id}`,
     creationKey: context.idempotencyKey !== undefined ? `idem:${context.idempotencyKey}` : `id:${id}`,
     ...(context.checkoutSessionId !== undefined && { checkoutSessionId: context.checkoutSessionId }),
-    ...(input.externalId !== undefined && { externalId: input.externalId }),
+    ...(input.externalId !== undefined && { externalId: input.externalId, externalIdReserved: true as const }),
     provider: 'native',
     currency: 'USD',
     status: 'open',

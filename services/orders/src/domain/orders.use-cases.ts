@@ -18,6 +18,7 @@ import {
   cancelOrder,
   closePayments,
   newOrder,
+  newOrderId,
   updateOrder,
   type NewOrderInput,
   type OrderUpdateInput,
@@ -85,7 +86,9 @@ export class OrderCommands {
     const customer = input.customer
       ? await this.resolveCustomer(scope, input.customer, undefined, now, 'ORDER_CREATE_FAILED')
       : undefined;
-    const doc = newOrder(input, { scope, now, ...(customer && { customer }), ...origin });
+    const held = await this.externalIdHolder(scope, input.externalId, origin, now);
+    if ('existing' in held) return { order: held.existing, created: false };
+    const doc = newOrder(input, { scope, now, id: held.id, ...(customer && { customer }), ...origin });
     // D49: order.created is written with the order, in the insert.
     const withEvents = this.deps.events.withEvents(
       null,
@@ -96,6 +99,30 @@ export class OrderCommands {
     const result = await this.deps.orders.insertOrder(scope, withEvents);
     if (result.created) await this.deps.events.publishWritten(result.order);
     return result;
+  }
+
+  /**
+   * D37 by a reservation, not a unique index of the orders (docs/operations.md, "Shard keys"): the id the new order
+   * takes. Its externalId reserved for it: its own id. Held for an order that exists: that creation again (the same
+   * Idempotency-Key) answers it, another is a duplicate. Held for an order never stored (its creator crashed
+   * between the two writes, or is storing it now): this creation completes it under that id, and the insert
+   * decides between the two.
+   */
+  private async externalIdHolder(
+    scope: Scope,
+    externalId: string | undefined,
+    origin: { idempotencyKey?: string },
+    now: Date,
+  ): Promise<{ id: string } | { existing: OrderDocument }> {
+    const id = newOrderId(scope, origin.idempotencyKey);
+    if (externalId === undefined) return { id };
+    const held = await this.deps.orders.reserveExternalId(scope, externalId, id, now);
+    if (held === id) return { id };
+    const existing = await this.deps.orders.getOrder(scope, held);
+    if (!existing) return { id: held };
+    if (origin.idempotencyKey !== undefined && existing.creationKey === `idem:${origin.idempotencyKey}`)
+      return { existing };
+    throw new DomainError('DUPLICATE_EXTERNAL_ID', `An order with externalId "${externalId}" already exists.`);
   }
 
   async get(scope: Scope, id: string, access: OrderAccess = 'any'): Promise<OrderDocument> {

@@ -18,6 +18,8 @@ export interface StoredOrders {
     scope: Scope,
     doc: Omit<OrderDocument, 'organizationId' | 'mode'>,
   ): Promise<{ order: OrderDocument; created: boolean }>;
+  /** D37: reserves `externalId` for `orderId` (one unique insert), or the id of the order its reservation names. */
+  reserveExternalId(scope: Scope, externalId: string, orderId: string, now: Date): Promise<string>;
   /**
    * D47's payments chart, summed in the database: payments applied since `from`, counted and summed per whole
    * hour from `from` (at most the window's hours come back, whatever the number of payments). Served by

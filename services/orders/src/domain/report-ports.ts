@@ -42,18 +42,21 @@ export interface ReportFiles {
 export type ReportOutcome = Pick<ReportDocument, 'status'> &
   Partial<Pick<ReportDocument, 'rows' | 'asOf' | 'fileId' | 'failureReason'>> & { finishedAt: Date };
 
+/** A report as its writes name it: its id and its merchant (the shard key, docs/operations.md). */
+export type ReportRef = Pick<ReportDocument, '_id' | 'organizationId' | 'mode'>;
+
 /** The reports collection. A run is claimed with a lease, by one conditional update; so is its end. */
 export interface StoredReports {
   /** Inserts the report, or finds the one holding its id (a retry with the same Idempotency-Key, D42). */
   insertOnce(scope: Scope, doc: Omit<ReportDocument, 'organizationId' | 'mode'>): Promise<ReportDocument>;
   get(scope: Scope, id: string): Promise<ReportDocument | null>;
   /**
-   * Takes the lease of a pending report that has none or whose lease expired (`id`: that report; else any, oldest
+   * Takes the lease of a pending report that has none or whose lease expired (`report`: that one; else any, oldest
    * first), counting a run; null if there is none to take.
    */
-  claim(lease: { owner: string; until: Date }, now: Date, id?: string): Promise<ReportDocument | null>;
+  claim(lease: { owner: string; until: Date }, now: Date, report?: ReportRef): Promise<ReportDocument | null>;
   /** Extends a held lease; false once it is no longer this owner's (expired and taken over). */
-  renew(id: string, lease: { owner: string; until: Date }): Promise<boolean>;
+  renew(report: ReportRef, lease: { owner: string; until: Date }): Promise<boolean>;
   /** Ends the run this owner holds, with its event in the outbox; null if the lease was lost meanwhile. */
   finish(
     doc: ReportDocument,
@@ -63,7 +66,7 @@ export interface StoredReports {
   ): Promise<ReportDocument | null>;
   /** Reports past their expiresAt, at most `limit`. */
   expired(now: Date, limit: number): Promise<ReportDocument[]>;
-  remove(id: string): Promise<void>;
+  remove(report: ReportRef): Promise<void>;
 }
 
 /** Orders' report events: written with the report's end (its outbox), published right after. */

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ReportDocument, ReportLease } from '../store/report.document';
 import type { ReportEventsOutbox, ReportFiles, ReportOutcome, ReportSources, StoredReports } from './report-ports';
+import type { ReportRef } from './report-ports';
 import { REPORT_MAX_RUNS, REPORT_SETTLE_MARGIN_MS, ReportRunner } from './report-runner';
 
 // D52's runner against fakes of its ports: a report's runs end it once, a run that keeps failing ends it `failed`
@@ -18,17 +19,18 @@ class MemoryReports implements StoredReports {
   get(_scope: unknown, id: string) {
     return Promise.resolve(this.docs.get(id) ?? null);
   }
-  claim(lease: ReportLease, now: Date, id?: string) {
+  claim(lease: ReportLease, now: Date, report?: ReportRef) {
     const free = [...this.docs.values()].find(
-      (d) => d.status === 'pending' && (id === undefined || d._id === id) && (!d.lease || d.lease.until < now),
+      (d) =>
+        d.status === 'pending' && (report === undefined || d._id === report._id) && (!d.lease || d.lease.until < now),
     );
     if (!free) return Promise.resolve(null);
     const claimed = { ...free, lease, attempts: free.attempts + 1 };
     this.docs.set(free._id, claimed);
     return Promise.resolve(claimed);
   }
-  renew(id: string, lease: ReportLease) {
-    const doc = this.docs.get(id);
+  renew(report: ReportRef, lease: ReportLease) {
+    const doc = this.docs.get(report._id);
     return Promise.resolve(doc?.lease?.owner === lease.owner);
   }
   finish(doc: ReportDocument, owner: string, outcome: ReportOutcome, withEvent: (d: ReportDocument) => ReportDocument) {
@@ -42,8 +44,8 @@ class MemoryReports implements StoredReports {
   expired() {
     return Promise.resolve([]);
   }
-  remove(id: string) {
-    this.docs.delete(id);
+  remove(report: ReportRef) {
+    this.docs.delete(report._id);
     return Promise.resolve();
   }
 }

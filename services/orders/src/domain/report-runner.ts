@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { ReportDocument } from '../store/report.document';
-import type { ReportEventsOutbox, ReportFiles, ReportOutcome, ReportSources, StoredReports } from './report-ports';
+import type {
+  ReportEventsOutbox,
+  ReportFiles,
+  ReportOutcome,
+  ReportRef,
+  ReportSources,
+  StoredReports,
+} from './report-ports';
 import { reportChunks } from './report-rows';
 
 /**
@@ -45,8 +52,8 @@ export class ReportRunner {
   constructor(private readonly deps: ReportRunnerDeps) {}
 
   /** Starts the report at once on this replica (the one that accepted it); the poll finds it otherwise. */
-  kick(id: string): void {
-    const run = this.claimAndRun(id).catch((err: unknown) => this.deps.onError(err, id));
+  kick(report: ReportRef): void {
+    const run = this.claimAndRun(report).catch((err: unknown) => this.deps.onError(err, report._id));
     this.running.add(run);
     void run.finally(() => this.running.delete(run));
   }
@@ -66,7 +73,7 @@ export class ReportRunner {
     const expired = await this.deps.reports.expired(this.deps.clock(), EXPIRED_BATCH);
     for (const doc of expired) {
       await this.deps.files.delete(filesOf(doc));
-      await this.deps.reports.remove(doc._id);
+      await this.deps.reports.remove(doc);
     }
     return expired.length;
   }
@@ -80,12 +87,12 @@ export class ReportRunner {
     return { owner: this.owner, until: new Date(this.deps.clock().getTime() + this.deps.leaseMs) };
   }
 
-  private claim(id?: string): Promise<ReportDocument | null> {
-    return this.deps.reports.claim(this.lease(), this.deps.clock(), id);
+  private claim(report?: ReportRef): Promise<ReportDocument | null> {
+    return this.deps.reports.claim(this.lease(), this.deps.clock(), report);
   }
 
-  private async claimAndRun(id: string): Promise<void> {
-    const doc = await this.claim(id);
+  private async claimAndRun(report: ReportRef): Promise<void> {
+    const doc = await this.claim(report);
     if (doc) await this.run(doc);
   }
 
@@ -94,7 +101,7 @@ export class ReportRunner {
     let held = true;
     const renewal = setInterval(
       () => {
-        void reports.renew(doc._id, this.lease()).then(
+        void reports.renew(doc, this.lease()).then(
           (renewed) => (held &&= renewed),
           () => undefined,
         );

@@ -3,14 +3,14 @@ import { DomainError } from '@checkout/errors';
 import { REPORT_RETENTION_DAYS, type CreateReportRequest, type Report } from '@checkout/contracts';
 import type { Scope } from '@checkout/mongo';
 import type { ReportDocument } from '../store/report.document';
-import type { ReportFiles, StoredReports } from './report-ports';
+import type { ReportFiles, ReportRef, StoredReports } from './report-ports';
 import { presentReport } from './report.presenter';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** What the routes need of the runner: the report just accepted starts at once on this replica. */
 export interface ReportStarter {
-  kick(id: string): void;
+  kick(report: ReportRef): void;
 }
 
 /** D52's report runs as the API sees them: accepted at once, built by the runner, served from their file. */
@@ -37,7 +37,7 @@ export class ReportCommands {
       outbox: [],
       outboxPending: false,
     });
-    if (stored.status === 'pending') this.deps.runner.kick(stored._id);
+    if (stored.status === 'pending') this.deps.runner.kick(stored);
     return presentReport(stored);
   }
 

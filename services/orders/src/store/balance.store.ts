@@ -138,7 +138,10 @@ export class BalanceStore {
    */
   async insertMissing(scope: Scope, lines: readonly NewBalanceTransaction[]): Promise<number> {
     if (lines.length === 0) return 0;
-    const flags = await this.countedFlags(lines.map((l) => l._id));
+    const flags = await this.countedFlags(
+      scope,
+      lines.map((l) => l._id),
+    );
     const counted = new Set([...flags].filter(([, flag]) => flag).map(([id]) => id));
     const have = new Set(flags.keys());
     const missing = lines
@@ -225,7 +228,10 @@ export class BalanceStore {
       .limit(limit)
       .toArray();
     if (queued.length === 0) return [];
-    const flags = await this.countedFlags(queued.map((q) => q._id));
+    const flags = await this.countedFlags(
+      scope,
+      queued.map((q) => q._id),
+    );
     const done = new Set([...flags].filter(([, flag]) => flag).map(([id]) => id));
     if (done.size > 0) await this.queue.deleteMany({ _id: { $in: [...done] } });
     return queued.filter((q) => !done.has(q._id));
@@ -234,12 +240,12 @@ export class BalanceStore {
   /**
    * The `counted` flag of each stored line of `ids`, one read by `_id` each, side by side: the local engine answers
    * a plain `_id` from its index but scans the collection for `_id: {$in}` (docs/engines.md), and the lines grow
-   * without bound, while the ids asked for are an order's lines or a batch.
+   * without bound, while the ids asked for are an order's lines or a batch. Each names its merchant beside its id:
+   * the whole shard key (ORDER_SHARDING), one shard on a sharded cluster.
    */
-  private async countedFlags(ids: readonly string[]): Promise<Map<string, boolean>> {
-    const found = await Promise.all(
-      ids.map((_id) => this.lines.findOne({ _id }, { projection: { _id: 1, counted: 1 } })),
-    );
+  private async countedFlags(scope: Scope, ids: readonly string[]): Promise<Map<string, boolean>> {
+    const lines = scoped(this.lines, scope);
+    const found = await Promise.all(ids.map((_id) => lines.findOne({ _id }, { projection: { _id: 1, counted: 1 } })));
     return new Map(found.filter((l) => l !== null).map((l) => [l._id, l.counted]));
   }
 
@@ -266,7 +272,7 @@ export class BalanceStore {
    * flag), then `pending` cleared if it is still this batch. Idempotent.
    */
   async finishBatch(scope: BalanceScope, pending: NonNullable<BalanceDocument['pending']>): Promise<void> {
-    await this.markCounted(pending.ids);
+    await this.markCounted(scope, pending.ids);
     await this.queue.deleteMany({ _id: { $in: [...pending.ids] } });
     await this.balances.updateOne(
       { _id: balanceId(scope), 'pending.batch': pending.batch },
@@ -274,11 +280,14 @@ export class BalanceStore {
     );
   }
 
-  /** One command, each line updated by its plain `_id` (see countedFlags). */
-  async markCounted(ids: readonly string[]): Promise<void> {
+  /** One command, each line updated by its `_id` and its merchant (see countedFlags). */
+  async markCounted(scope: Scope, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
+    const { organizationId, mode } = scope;
     await this.lines.bulkWrite(
-      ids.map((_id) => ({ updateOne: { filter: { _id, counted: false }, update: { $set: { counted: true } } } })),
+      ids.map((_id) => ({
+        updateOne: { filter: { _id, organizationId, mode, counted: false }, update: { $set: { counted: true } } },
+      })),
       { ordered: false },
     );
   }

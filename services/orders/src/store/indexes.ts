@@ -1,4 +1,4 @@
-import { indexesOn, type IndexDefinition } from '@checkout/mongo';
+import { indexesOn, shardedBy, type IndexDefinition, type ShardingDeclaration } from '@checkout/mongo';
 
 export const COLLECTIONS = {
   orders: 'orders',
@@ -13,6 +13,8 @@ export const COLLECTIONS = {
   balanceQueue: 'balance_queue',
   /** D52's report runs (report.document.ts). */
   reports: 'reports',
+  /** D37: one document per externalId of a merchant and mode, naming its order (orders.store reserveExternalId). */
+  orderExternalIds: 'order_external_ids',
 } as const;
 
 /**
@@ -25,7 +27,8 @@ export const ORDER_INDEXES: readonly IndexDefinition[] = [
   ...indexesOn(COLLECTIONS.orders, {
     // D37: externalId unique per organization and mode, enforced by the database. uniqueKey is
     // "ext:<externalId>" or, without one, "id:<order id>": a partial unique index would be MongoDB's answer,
-    // but the local engine ignores partial filters (docs/engines.md), so the key is never missing.
+    // but the local engine ignores partial filters (docs/engines.md), so the key is never missing. Retiring with
+    // org_mode_creationKey (ORDER_SHARDING): order_external_ids holds the uniqueness from this release on.
     org_mode_uniqueKey: {
       key: { organizationId: 1, mode: 1, uniqueKey: 1 },
       unique: true,
@@ -106,5 +109,127 @@ export const ORDER_INDEXES: readonly IndexDefinition[] = [
       key: { organizationId: 1, mode: 1, address: 1 },
       servedBy: 'destinations.store findDestination by address (D15)',
     },
+  }),
+];
+
+/** A merchant's documents by organization and mode, then one id: its lists hit its chunks, which still split. */
+const TENANT_AND_ID = { organizationId: 1, mode: 1, _id: 1 } as const;
+const RELAY_SWEEP = "the outbox relay's sweep (every replica): what a crash left behind, across merchants";
+const MIGRATION =
+  "a rolling migration's batch (orders' store/migrations.ts): a scan of the old shape, in the background";
+
+/** How each collection would be sharded (libs/mongo's shardedBy; docs/operations.md, "Shard keys"). */
+export const ORDER_SHARDING: readonly ShardingDeclaration[] = [
+  shardedBy(COLLECTIONS.orders, {
+    key: TENANT_AND_ID,
+    why:
+      'one document per order, the largest collection, written on every payment and refund: every request names ' +
+      "its merchant, so an order is read and written by its id on one shard and listed from its merchant's range; " +
+      "the ids are random (or hashed from a creation's key), so a merchant with half the traffic has its range " +
+      'split into many chunks that the balancer spreads, and no chunk takes every insert (no monotonic key)',
+    broadcasts: [
+      { command: 'find', fields: ['outboxPending'], by: 'OutboxRelay.sweep', why: RELAY_SWEEP },
+      { command: 'find', fields: ['revision'], by: 'orders.0001-revision-on-every-order', why: MIGRATION },
+      {
+        command: 'find',
+        fields: ['amounts.paid', 'balanceLines'],
+        by: 'orders.0002-balance-transactions-…',
+        why: MIGRATION,
+      },
+      {
+        command: 'find',
+        fields: ['externalId', 'externalIdReserved'],
+        by: 'orders.0003-external-id-reservations',
+        why: MIGRATION,
+      },
+      { command: 'find', fields: ['$and'], by: 'MigrationRunner (a batch after the cursor)', why: MIGRATION },
+      {
+        command: 'find',
+        fields: ['refunds.id'],
+        by: 'OrdersStore.findByRefundIdAcrossTenants',
+        why: "a live refund's settlement notification names only the refund: once per live refund, by the processor",
+      },
+    ],
+    retiring: [
+      {
+        index: 'org_mode_uniqueKey',
+        dropWhen:
+          'the release after the one that reserves externalIds (order_external_ids), once orders.0003 is recorded ' +
+          'done in every environment and no replica of an earlier release runs; a plain index of the same fields ' +
+          "takes its place for the orders list's externalId filter",
+      },
+      {
+        index: 'org_mode_creationKey',
+        dropWhen:
+          'the same release: every running version derives the id of an order created with an Idempotency-Key ' +
+          "from it (newOrderId), so a retry meets its order on the _id; a session's retry comes within seconds",
+      },
+    ],
+  }),
+  shardedBy(COLLECTIONS.orderExternalIds, {
+    key: { _id: 'hashed' },
+    why:
+      "D37's uniqueness of an externalId per merchant and mode, apart from the orders: one document per order " +
+      'created with one, inserted (or found) by its _id, the merchant, mode and externalId: hashed, so a hot ' +
+      "merchant's reservations spread and the insert that decides is on one shard",
+  }),
+  shardedBy(COLLECTIONS.customers, {
+    key: { organizationId: 1, mode: 1, email: 1 },
+    why:
+      'one per buyer email of a merchant (D11), found or created by email on order creation: the unique ' +
+      "org_mode_email is the shard key itself; emails are not monotonic, and a hot merchant's buyers split by email",
+  }),
+  shardedBy(COLLECTIONS.locations, {
+    key: null,
+    why: 'a few per merchant (its list stops at 500)',
+  }),
+  shardedBy(COLLECTIONS.paymentDestinations, {
+    key: null,
+    why: 'a few per merchant (D15), found by id or address within it',
+  }),
+  shardedBy(COLLECTIONS.balanceTransactions, {
+    key: TENANT_AND_ID,
+    why:
+      'one line per payment or refund (D52), written by the ledger consumer; listed by merchant (newest first, or ' +
+      "one order's) from its range, read by id on one shard; the id is hashed from the movement, so it fixes the " +
+      'merchant and a replayed line meets its duplicate _id on the same shard, and a hot merchant spreads',
+  }),
+  shardedBy(COLLECTIONS.balances, {
+    key: null,
+    why: 'one document per merchant, mode and currency (D52), its _id naming them',
+  }),
+  shardedBy(COLLECTIONS.balanceQueue, {
+    key: null,
+    why: 'the lines not counted yet (D52): a few at any time, whatever the traffic',
+  }),
+  shardedBy(COLLECTIONS.reports, {
+    key: TENANT_AND_ID,
+    why: "a merchant's report runs (D52), a few a day, read by id within the merchant on one shard",
+    broadcasts: [
+      {
+        command: 'findAndModify',
+        fields: ['status', '$or'],
+        by: 'ReportsStore.claim (the poll)',
+        why: 'the report runner takes the oldest pending run of any merchant, off the request path',
+      },
+      { command: 'find', fields: ['outboxPending'], by: 'OutboxRelay.sweep (reports)', why: RELAY_SWEEP },
+      { command: 'find', fields: ['expiresAt'], by: 'ReportsStore.expired', why: 'the retention sweep' },
+    ],
+  }),
+  shardedBy(`${REPORT_FILES_BUCKET}.files`, {
+    key: { _id: 'hashed' },
+    why: "a report's file (D52), GridFS's own document, read by its id",
+    broadcasts: [
+      {
+        command: 'find',
+        fields: [],
+        by: "the driver's GridFSBucket (its index check before a bucket's first upload)",
+        why: 'once per process, in the report runner, off the request path',
+      },
+    ],
+  }),
+  shardedBy(`${REPORT_FILES_BUCKET}.chunks`, {
+    key: { files_id: 1, n: 1 },
+    why: "GridFS's chunks as MongoDB shards them: one file's chunks together, read in order by files_id",
   }),
 ];

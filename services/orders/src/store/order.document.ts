@@ -107,6 +107,12 @@ export interface OrderDocument extends ScopedDocument, OutboxFields {
    * exists), or the backfill (migration orders.0002) built those of its movements before then. Internal.
    */
   balanceLines?: true;
+  /**
+   * Its externalId is held by a document of `order_external_ids` naming this order (every order created with one
+   * since those exist, or migration orders.0003 reserved it): the uniqueness a sharded orders collection keeps
+   * (docs/operations.md, "Shard keys"). Internal.
+   */
+  externalIdReserved?: true;
   paidAt?: Date;
   cancelledAt?: Date;
   createdAt: Date;

@@ -1,4 +1,4 @@
-import { scoped, type Collection, type Db, type Filter, type Scope } from '@checkout/mongo';
+import { scoped, type Collection, type Db, type Filter, type Scope, type ScopedDocument } from '@checkout/mongo';
 import { DomainError } from '@checkout/errors';
 import { COLLECTIONS } from './indexes';
 import type { OrderStatus, PaymentStatus } from '@checkout/contracts';
@@ -33,17 +33,60 @@ function listFilter(filter: OrderListFilter): Filter<OrderDocument> {
   return query;
 }
 
+/** D37's uniqueness, kept apart from the orders so that they can be sharded by their id (indexes.ts). */
+interface ExternalIdDocument extends ScopedDocument {
+  /** The merchant, mode and externalId: the unique _id decides, on one shard, who holds it. */
+  _id: string;
+  externalId: string;
+  orderId: string;
+  createdAt: Date;
+}
+
+const externalIdKey = (scope: Scope, externalId: string) => `${scope.organizationId}/${scope.mode}/${externalId}`;
+
 /** The only code that touches the orders collection; every call is scoped to one organization and mode. */
 export class OrdersStore {
   readonly collection: Collection<OrderDocument>;
+  private readonly externalIds: Collection<ExternalIdDocument>;
 
   constructor(db: Db) {
     this.collection = db.collection<OrderDocument>(COLLECTIONS.orders);
+    this.externalIds = db.collection<ExternalIdDocument>(COLLECTIONS.orderExternalIds);
   }
 
   /**
-   * Inserts a new order. The unique indexes decide races: a second order with the same externalId is
-   * DUPLICATE_EXTERNAL_ID (D37); a repeated creation key (a session retrying) returns the order it made.
+   * Reserves `externalId` for `orderId` with one unique insert, or finds the reservation that holds it: the id of
+   * the order it names (`orderId` when this call made it). Written before the order, so a crash between the two
+   * leaves a reservation naming an order never stored, which the next creation with that externalId completes.
+   */
+  async reserveExternalId(scope: Scope, externalId: string, orderId: string, now: Date): Promise<string> {
+    const reservation = { _id: externalIdKey(scope, externalId), externalId, orderId, createdAt: now };
+    const { doc } = await scoped(this.externalIds, scope).insertOnce(reservation);
+    // The _id names the tenant, so no other tenant's reservation can hold it.
+    if (!doc) throw new Error(`externalId reservation ${reservation._id} refused, yet not found`);
+    return doc.orderId;
+  }
+
+  /**
+   * Migration orders.0003: an order stored with an externalId before the reservations existed takes its reservation;
+   * one that names an order never stored (a creation refused by the old unique index) is moved to it.
+   */
+  async reserveExternalIdOf(order: OrderDocument, now: Date): Promise<void> {
+    if (order.externalId === undefined) return;
+    const scope = { organizationId: order.organizationId, mode: order.mode };
+    const held = await this.reserveExternalId(scope, order.externalId, order._id, now);
+    if (held === order._id || (await this.getOrder(scope, held))) return;
+    await scoped(this.externalIds, scope).updateOne(
+      { _id: externalIdKey(scope, order.externalId), orderId: held },
+      { $set: { orderId: order._id } },
+    );
+  }
+
+  /**
+   * Inserts a new order, its externalId reserved first (reserveExternalId). The _id decides races (a creation
+   * retried derives the same id, so does the completion of a reservation); so do the unique indexes, until the
+   * release that drops them: a second order with the same externalId is DUPLICATE_EXTERNAL_ID (D37); a repeated
+   * creation key (a session retrying) returns the order it made.
    */
   async insertOrder(
     scope: Scope,

@@ -1,9 +1,15 @@
 import { scoped, type Collection, type Db, type Filter, type Scope, type UpdateFilter } from '@checkout/mongo';
-import type { ReportOutcome, StoredReports } from '../domain/report-ports';
+import type { ReportOutcome, ReportRef, StoredReports } from '../domain/report-ports';
 import { COLLECTIONS } from './indexes';
 import type { ReportDocument, ReportLease } from './report.document';
 
-/** The only code that touches the reports collection (D52); tenant reads are scoped, the runner's are by id. */
+/** The filter of one report: its id and its merchant, the whole shard key (ORDER_SHARDING). */
+const one = (report: ReportRef) => ({ _id: report._id, organizationId: report.organizationId, mode: report.mode });
+
+/**
+ * The only code that touches the reports collection (D52); tenant reads are scoped, the runner's name a report by
+ * its shard key, but the poll's claim, which takes the oldest of any merchant.
+ */
 export class ReportsStore implements StoredReports {
   readonly collection: Collection<ReportDocument>;
 
@@ -22,11 +28,11 @@ export class ReportsStore implements StoredReports {
     return scoped(this.collection, scope).findOne({ _id: id });
   }
 
-  claim(lease: ReportLease, now: Date, id?: string): Promise<ReportDocument | null> {
+  claim(lease: ReportLease, now: Date, report?: ReportRef): Promise<ReportDocument | null> {
     const free: Filter<ReportDocument> = {
       status: 'pending',
       $or: [{ lease: { $exists: false } }, { 'lease.until': { $lt: now } }],
-      ...(id !== undefined && { _id: id }),
+      ...(report !== undefined && one(report)),
     };
     return this.collection.findOneAndUpdate(
       free,
@@ -35,9 +41,9 @@ export class ReportsStore implements StoredReports {
     );
   }
 
-  async renew(id: string, lease: ReportLease): Promise<boolean> {
+  async renew(report: ReportRef, lease: ReportLease): Promise<boolean> {
     const renewed = await this.collection.updateOne(
-      { _id: id, status: 'pending', 'lease.owner': lease.owner },
+      { ...one(report), status: 'pending', 'lease.owner': lease.owner },
       { $set: { 'lease.until': lease.until } },
     );
     return renewed.matchedCount === 1;
@@ -54,7 +60,7 @@ export class ReportsStore implements StoredReports {
     const finished = withEvent({ ...rest, ...outcome });
     const events = finished.outbox.slice(doc.outbox.length);
     return this.collection.findOneAndUpdate(
-      { _id: doc._id, status: 'pending', 'lease.owner': owner },
+      { ...one(doc), status: 'pending', 'lease.owner': owner },
       {
         $set: { ...outcome, outboxPending: true },
         $push: { outbox: { $each: events } },
@@ -72,7 +78,7 @@ export class ReportsStore implements StoredReports {
       .toArray();
   }
 
-  async remove(id: string): Promise<void> {
-    await this.collection.deleteOne({ _id: id });
+  async remove(report: ReportRef): Promise<void> {
+    await this.collection.deleteOne(one(report));
   }
 }

@@ -102,7 +102,7 @@ describe('the counting (D52): every line in the balance exactly once', () => {
     await store.insertMissing(scope, first);
     const balance = await store.balanceForCounting(scope, now());
     const pending = await store.commitBatch(scope, balance.batches, await store.uncounted(scope, 10), now());
-    await store.markCounted(pending?.ids ?? []);
+    await store.markCounted(scope, pending?.ids ?? []);
     const more = lines(scope, [50, 60]);
     await store.insertMissing(scope, more);
     expect(await store.countAll(scope, now)).toBe(2);
@@ -130,7 +130,7 @@ describe('the counting (D52): every line in the balance exactly once', () => {
     await store.insertMissing(scope, all);
     const balance = await store.balanceForCounting(scope, now());
     const pending = await store.commitBatch(scope, balance.batches, await store.uncounted(scope, 10), now());
-    await store.markCounted(pending?.ids ?? []);
+    await store.markCounted(scope, pending?.ids ?? []);
     const found = await store.scopesToCount(new Date(Date.now() + 60_000), 1_000);
     expect(found).toContainEqual(scope);
     await store.countAll(scope, now);
@@ -213,8 +213,11 @@ describe('the backfill (migration orders.0002)', () => {
     const runner = () =>
       new MigrationRunner({
         db,
-        migrations: orderMigrations(async (order) => {
-          await books.backfillOrder(order);
+        migrations: orderMigrations({
+          backfill: async (order) => {
+            await books.backfillOrder(order);
+          },
+          reserveExternalId: () => Promise.resolve(),
         }),
         logger: createLogger('books-backfill', { level: 'silent' }),
         version: 'test',

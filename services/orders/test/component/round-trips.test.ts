@@ -53,12 +53,16 @@ describe('database round trips per orders operation', () => {
     expect(total).toBe(1);
   });
 
-  it('POST /internal/orders: 2 (the insert, whose unique indexes arbitrate externalId, with order.created in its outbox; the relay marks it sent, D49); +2 with a new customer, +1 with a known one', async () => {
-    const plain = await commands.during(() =>
-      call('POST', '/internal/orders', newOrderBody({ externalId: `ext-${suffix}-1` })),
-    );
+  it('POST /internal/orders: 2 (the insert, with order.created in its outbox; the relay marks it sent, D49); +1 with an externalId (its reservation, D37: the uniqueness a sharded orders collection keeps), +2 with a new customer, +1 with a known one', async () => {
+    const plain = await commands.during(() => call('POST', '/internal/orders', newOrderBody()));
     expect(plain.result.status).toBe(201);
     expect(plain.commands).toEqual({ insert: 1, update: 1 });
+
+    const external = await commands.during(() =>
+      call('POST', '/internal/orders', newOrderBody({ externalId: `ext-${suffix}-1` })),
+    );
+    expect(external.result.status).toBe(201);
+    expect(external.commands).toEqual({ insert: 2, update: 1 });
 
     const email = `c-${suffix}@example.com`;
     const newCustomer = await commands.during(() =>

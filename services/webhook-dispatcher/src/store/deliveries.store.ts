@@ -13,9 +13,23 @@ import { deliveryStatsPipeline } from './delivery-stats.pipeline';
 import type { AttemptRecord, DeliveryDocument } from './delivery.document';
 import type { AttemptOutcome } from '../domain/rules/attempt-outcome';
 import type { DeliveryFilter, DeliveryReads, HostAttemptTotals } from '../domain/ports';
-import type { ClaimResult, DeliveryRecords, FailedPage, RecoverableDelivery } from '../domain/engine/records';
+import type {
+  ClaimResult,
+  DeliveryRecords,
+  DeliveryRef,
+  FailedPage,
+  RecoverableDelivery,
+} from '../domain/engine/records';
 
-const RECOVERABLE_FIELDS = { _id: 1, url: 1, endpointId: 1, attemptCount: 1, organizationId: 1, mode: 1 } as const;
+const RECOVERABLE_FIELDS = {
+  _id: 1,
+  url: 1,
+  endpointId: 1,
+  attemptCount: 1,
+  organizationId: 1,
+  mode: 1,
+  eventId: 1,
+} as const;
 /** What the D51 walk reads: fields of its indexes only (no _id), so the index covers it. */
 const EVENT_ORDER_FIELDS = { _id: 0, eventId: 1, eventCreatedAt: 1 } as const;
 
@@ -182,10 +196,10 @@ export class DeliveriesStore implements DeliveryRecords, DeliveryReads {
   }
 
   /** Records which delivery recovered a failed one, so that a later recovery skips it. */
-  async markRecovered(id: string, recoveredBy: string, now: Date): Promise<void> {
+  async markRecovered(delivery: DeliveryRef, recoveredBy: string, now: Date): Promise<void> {
     // Only the first recovery marks it: the condition is the mark's absence, in one update.
     await this.collection.updateOne(
-      { _id: id, recoveredBy: { $exists: false } },
+      { ...one(delivery), recoveredBy: { $exists: false } },
       { $set: { recoveredBy, updatedAt: now } },
     );
   }
@@ -198,9 +212,15 @@ export class DeliveriesStore implements DeliveryRecords, DeliveryReads {
    * Takes a delivery for attempt `attempt`: only while it is pending, the attempt is the next one, and no other
    * live process holds it in flight. A waiting retry (lockOwner null) may be taken by whoever brings its attempt.
    */
-  async claim(input: { id: string; attempt: number; owner: string; now: Date; holdMs: number }): Promise<ClaimResult> {
+  async claim(input: {
+    delivery: DeliveryRef;
+    attempt: number;
+    owner: string;
+    now: Date;
+    holdMs: number;
+  }): Promise<ClaimResult> {
     const claimable: Filter<DeliveryDocument> = {
-      ...awaitingAttempt(input.id, input.attempt),
+      ...awaitingAttempt(input.delivery, input.attempt),
       $or: [{ lockOwner: null }, { lockOwner: input.owner }, { lockedUntil: { $lte: input.now } }],
     };
     const claimed = await this.collection.findOneAndUpdate(
@@ -216,7 +236,7 @@ export class DeliveriesStore implements DeliveryRecords, DeliveryReads {
     );
     if (claimed) return { claimed: true, delivery: claimed };
     // Refused: one more read says why (only the refusal pays for it).
-    const current = await this.collection.findOne({ _id: input.id });
+    const current = await this.collection.findOne(one(input.delivery));
     if (!current) return { claimed: false, reason: 'missing' };
     if (current.status !== 'pending') return { claimed: false, reason: 'finished' };
     if (current.attemptCount + 1 !== input.attempt) return { claimed: false, reason: 'stale' };
@@ -227,10 +247,14 @@ export class DeliveriesStore implements DeliveryRecords, DeliveryReads {
    * Appends attempt `attempt` and moves the delivery on, in one conditional update that names the attempt it
    * follows: null when that attempt was already recorded (by a replica that took over a lapsed hold).
    */
-  recordAttempt(id: string, outcome: AttemptOutcome, now: Date): Promise<DeliveryDocument | null> {
-    return this.collection.findOneAndUpdate(awaitingAttempt(id, outcome.record.attempt), attemptUpdate(outcome, now), {
-      returnDocument: 'after',
-    });
+  recordAttempt(delivery: DeliveryRef, outcome: AttemptOutcome, now: Date): Promise<DeliveryDocument | null> {
+    return this.collection.findOneAndUpdate(
+      awaitingAttempt(delivery, outcome.record.attempt),
+      attemptUpdate(outcome, now),
+      {
+        returnDocument: 'after',
+      },
+    );
   }
 
   /**
@@ -238,11 +262,13 @@ export class DeliveriesStore implements DeliveryRecords, DeliveryReads {
    * follows, and they are unordered, so one that lost (already recorded elsewhere) does not hold back the rest.
    * Returns how many were recorded.
    */
-  async recordAttempts(items: ReadonlyArray<{ id: string; outcome: AttemptOutcome; now: Date }>): Promise<number> {
+  async recordAttempts(
+    items: ReadonlyArray<{ delivery: DeliveryRef; outcome: AttemptOutcome; now: Date }>,
+  ): Promise<number> {
     if (items.length === 0) return 0;
     const result = await this.collection.bulkWrite(
-      items.map(({ id, outcome, now }) => ({
-        updateOne: { filter: awaitingAttempt(id, outcome.record.attempt), update: attemptUpdate(outcome, now) },
+      items.map(({ delivery, outcome, now }) => ({
+        updateOne: { filter: awaitingAttempt(delivery, outcome.record.attempt), update: attemptUpdate(outcome, now) },
       })),
       { ordered: false },
     );
@@ -254,8 +280,8 @@ export class DeliveriesStore implements DeliveryRecords, DeliveryReads {
    * delivery stays pending with the attempts it had, and nobody holds it from `until`, when the recovery sweep
    * brings it back. Conditional on the attempt it would have been, like recordAttempt.
    */
-  async deferAttempt(id: string, attempt: number, until: Date, now: Date): Promise<void> {
-    await this.collection.updateOne(awaitingAttempt(id, attempt), {
+  async deferAttempt(delivery: DeliveryRef, attempt: number, until: Date, now: Date): Promise<void> {
+    await this.collection.updateOne(awaitingAttempt(delivery, attempt), {
       $set: { nextAttemptAt: until, lockedUntil: until, lockOwner: null, updatedAt: now },
     });
   }
@@ -296,9 +322,9 @@ export class DeliveriesStore implements DeliveryRecords, DeliveryReads {
     return this.collection.find({ deadLetterPending: true }).limit(limit).toArray();
   }
 
-  async markDeadLettered(id: string, now: Date): Promise<void> {
+  async markDeadLettered(delivery: DeliveryRef, now: Date): Promise<void> {
     await this.collection.updateOne(
-      { _id: id, deadLetterPending: true },
+      { ...one(delivery), deadLetterPending: true },
       { $set: { deadLetterPending: false, updatedAt: now } },
     );
   }
@@ -322,8 +348,13 @@ function deliveryQuery(filter: DeliveryFilter): Filter<DeliveryDocument> {
  * The delivery as it is just before attempt `attempt`: still pending, with the attempts before it recorded.
  * Every write about an attempt is conditional on it, so of two processes acting on one attempt one wins.
  */
-function awaitingAttempt(id: string, attempt: number): Filter<DeliveryDocument> {
-  return { _id: id, status: 'pending', attemptCount: attempt - 1 };
+function awaitingAttempt(delivery: DeliveryRef, attempt: number): Filter<DeliveryDocument> {
+  return { ...one(delivery), status: 'pending', attemptCount: attempt - 1 };
+}
+
+/** One delivery by its id and its shard key (WEBHOOK_SHARDING): a write the cluster sends to one shard. */
+function one(delivery: DeliveryRef): Filter<DeliveryDocument> {
+  return { _id: delivery._id, organizationId: delivery.organizationId, mode: delivery.mode, eventId: delivery.eventId };
 }
 
 /** The update for one attempt: the attempt appended, the outcome's state taken, the hold released. */

@@ -1,4 +1,4 @@
-import type { IndexDefinition } from '@checkout/mongo';
+import { shardedBy, type IndexDefinition, type ShardingDeclaration } from '@checkout/mongo';
 
 export const COLLECTIONS = {
   events: 'events',
@@ -134,4 +134,87 @@ export const WEBHOOK_INDEXES: readonly IndexDefinition[] = [
     key: { deadLetterPending: 1 },
     servedBy: 'deliveries.store findDeadLetterPending (recovery sweep)',
   },
+];
+
+const ATTEMPTS =
+  'the retry consumer (domain/engine/attempts.ts), off the request path: a retry message names its delivery by ' +
+  'id alone (RetryMessage: deliveryId), so the read before a retry asks every shard (an _id index lookup each); ' +
+  "the attempt's writes then name the delivery's shard key";
+const RECOVERY = 'the recovery sweep, a singleton per round: pending deliveries nobody holds, across merchants';
+
+/** How each collection would be sharded (libs/mongo's shardedBy; docs/operations.md, "Shard keys"). */
+export const WEBHOOK_SHARDING: readonly ShardingDeclaration[] = [
+  shardedBy(COLLECTIONS.events, {
+    key: { organizationId: 1, mode: 1, _id: 1 },
+    why:
+      'one document per session, order, refund and report event (D49), kept 30 days (D34); read by id on one ' +
+      "shard, listed and searched within a merchant's range; the ids are random, so a merchant with half the " +
+      "events has its range split and spread; an event's id fixes its merchant, so a replayed event meets its " +
+      'duplicate _id on the same shard (the insert decides, per shard)',
+    broadcasts: [
+      {
+        command: 'find',
+        fields: ['_id'],
+        by: 'EventsStore.recordEvents (the stored events of duplicates)',
+        why: 'a replayed batch, in the consumer: only when an insert met a duplicate',
+      },
+      {
+        command: 'delete',
+        fields: ['createdAt', 'mode'],
+        by: 'retention sweep',
+        why: "the retention sweep, by age, each mode's for its time (D34)",
+      },
+    ],
+  }),
+  shardedBy(COLLECTIONS.deliveries, {
+    key: { organizationId: 1, mode: 1, eventId: 1 },
+    why:
+      "one document per event and endpoint (D50), the fastest-growing collection; an event's deliveries together " +
+      "(GET /v0/events/:id reads them from one shard), a merchant's lists and D51 searches from its range; the " +
+      "event ids are random, so a hot merchant's range splits; a delivery's id is derived from its event " +
+      '(initialDeliveryId, endpointDeliveryId), so a replay meets its duplicate _id on the same shard',
+    broadcasts: [
+      { command: 'find', fields: ['_id'], by: 'DeliveriesStore.getForDispatch', why: ATTEMPTS },
+      { command: 'find', fields: ['status', 'lockedUntil'], by: 'DeliveriesStore.findRecoverable', why: RECOVERY },
+      {
+        command: 'find',
+        fields: ['status', 'lockedUntil', '$nor'],
+        by: 'DeliveriesStore.findRecoverable (full lanes left out)',
+        why: RECOVERY,
+      },
+      {
+        command: 'update',
+        fields: ['_id', 'status', 'attemptCount', 'lockOwner'],
+        by: 'DeliveriesStore.releaseHolds',
+        why: 'a stopping replica gives back the holds of what it had queued, in one updateMany by id',
+      },
+      { command: 'find', fields: ['deadLetterPending'], by: 'DeliveriesStore.findDeadLetterPending', why: RECOVERY },
+      {
+        command: 'delete',
+        fields: ['createdAt', 'mode', 'status'],
+        by: 'retention sweep',
+        why: "the retention sweep, by age, each mode's for its time (D34)",
+      },
+    ],
+  }),
+  shardedBy(COLLECTIONS.tenantUsage, {
+    key: { _id: 'hashed' },
+    why:
+      "one document per merchant, mode and day (the budgets' counts), incremented by every recorded batch and read " +
+      'by its _id, which names the merchant, mode and day: hashed, so the increments of a merchant with half the ' +
+      'traffic and of every other spread over the shards instead of one primary shard',
+    broadcasts: [
+      {
+        command: 'find',
+        fields: ['day', 'mode', '$or'],
+        by: 'TenantUsageStore.reaching',
+        why: 'the near-budget gauge, read by the metrics scrape across merchants, off the request path',
+      },
+      { command: 'delete', fields: ['dayStart'], by: 'retention sweep', why: 'the retention sweep, by age' },
+    ],
+  }),
+  shardedBy(COLLECTIONS.webhookEndpoints, {
+    key: null,
+    why: 'at most 16 per merchant and mode (D50), read by fan-out for many merchants at once',
+  }),
 ];

@@ -7,6 +7,7 @@ import { attemptHeaders, signingSecretsOf } from '../rules/webhook-body';
 import type { DispatcherDeps } from './ports';
 import type { SubmitResult, Target } from './lanes';
 import type { EndpointFailures } from './endpoint-failures';
+import type { DeliveryRef } from './records';
 
 /** A held delivery is attempted without a fresh claim only while its hold outlives the attempt by this. */
 const CLAIM_SAFETY_MS = 500;
@@ -20,7 +21,7 @@ export interface HeldDelivery {
 }
 
 /** What an attempt of a delivery needs of it to be queued: where it goes and whose it is. */
-type Queueable = Pick<DeliveryDocument, '_id' | 'url' | 'endpointId' | 'organizationId' | 'mode'>;
+type Queueable = Pick<DeliveryDocument, '_id' | 'url' | 'endpointId' | 'organizationId' | 'mode' | 'eventId'>;
 
 /** Put off, not made: the signing secret could not be read (D35). */
 interface Deferred {
@@ -38,6 +39,11 @@ function attemptKey(deliveryId: string, attempt: number): string {
   return `${deliveryId}#${attempt}`;
 }
 
+/** A delivery's id and shard key, as the store's writes about its attempts name it. */
+function refOf(delivery: Queueable): DeliveryRef {
+  return { _id: delivery._id, organizationId: delivery.organizationId, mode: delivery.mode, eventId: delivery.eventId };
+}
+
 function deliveryIdOf(key: string): string {
   return key.slice(0, key.lastIndexOf('#'));
 }
@@ -51,14 +57,14 @@ function deliveryIdOf(key: string): string {
  */
 export class Attempts {
   private stopped = false;
-  private readonly successes: GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }>;
+  private readonly successes: GroupCommit<{ delivery: DeliveryRef; outcome: AttemptOutcome; now: Date }>;
 
   constructor(
     private readonly deps: DispatcherDeps,
     private readonly endpointFailures: EndpointFailures,
   ) {
     const { local } = deps;
-    this.successes = new GroupCommit<{ id: string; outcome: AttemptOutcome; now: Date }, void>(
+    this.successes = new GroupCommit<{ delivery: DeliveryRef; outcome: AttemptOutcome; now: Date }, void>(
       async (items) => {
         const recorded = await deps.stores.deliveries.recordAttempts(items);
         local.metrics.deliveries.inc({ outcome: 'succeeded' }, recorded);
@@ -123,9 +129,9 @@ export class Attempts {
 
   /** Queues attempt `attempt`; `held` when this process stored the delivery held for it (no claim needed). */
   queue(delivery: Queueable, attempt: number, held?: HeldDelivery): SubmitResult {
-    const deliveryId = delivery._id;
-    const result = this.deps.scheduler.submit(attemptKey(deliveryId, attempt), this.target(delivery), (release) =>
-      this.run(deliveryId, attempt, release, held),
+    const ref = refOf(delivery);
+    const result = this.deps.scheduler.submit(attemptKey(delivery._id, attempt), this.target(delivery), (release) =>
+      this.run(ref, attempt, release, held),
     );
     this.deps.local.metrics.queued.set(this.deps.scheduler.queued);
     return result;
@@ -143,7 +149,7 @@ export class Attempts {
   async publishDeadLetter(delivery: DeliveryDocument, now: Date): Promise<void> {
     try {
       await this.deps.outbound.publisher.publishDeadLetter(delivery, now);
-      await this.deps.stores.deliveries.markDeadLettered(delivery._id, now);
+      await this.deps.stores.deliveries.markDeadLettered(delivery, now);
     } catch (err) {
       this.deps.local.logger.warn(
         { err, deliveryId: delivery._id },
@@ -157,11 +163,12 @@ export class Attempts {
    * retry message). `release` frees the host's slot: called once the request is over, before the outcome is
    * recorded.
    */
-  private async run(deliveryId: string, attempt: number, release: () => void, held?: HeldDelivery): Promise<void> {
+  private async run(ref: DeliveryRef, attempt: number, release: () => void, held?: HeldDelivery): Promise<void> {
     if (this.stopped) return;
     const { local } = this.deps;
     const started = local.clock();
-    const taken = await this.take(deliveryId, attempt, started, held);
+    const deliveryId = ref._id;
+    const taken = await this.take(ref, attempt, started, held);
     if (!taken) return;
     const { delivery, body } = taken;
     if (attempt === 1)
@@ -185,7 +192,7 @@ export class Attempts {
       release();
       outcomeOnSpan(span, made);
       if ('deferredUntil' in made) {
-        await this.deps.stores.deliveries.deferAttempt(deliveryId, attempt, made.deferredUntil, started);
+        await this.deps.stores.deliveries.deferAttempt(ref, attempt, made.deferredUntil, started);
         return;
       }
       await this.recordOutcome(delivery, made);
@@ -194,7 +201,7 @@ export class Attempts {
 
   /** The delivery and its body: as held, while the hold outlives the attempt; otherwise claimed for this attempt. */
   private async take(
-    deliveryId: string,
+    ref: DeliveryRef,
     attempt: number,
     started: Date,
     held: HeldDelivery | undefined,
@@ -207,14 +214,14 @@ export class Attempts {
     )
       return held;
     const claim = await stores.deliveries.claim({
-      id: deliveryId,
+      delivery: ref,
       attempt,
       owner: local.owner,
       now: started,
       holdMs: policy.claimTtlMs,
     });
     if (!claim.claimed) {
-      local.logger.debug({ deliveryId, attempt, reason: claim.reason }, 'attempt skipped');
+      local.logger.debug({ deliveryId: ref._id, attempt, reason: claim.reason }, 'attempt skipped');
       return null;
     }
     const delivery = claim.delivery;
@@ -223,7 +230,7 @@ export class Attempts {
       { organizationId: delivery.organizationId, mode: delivery.mode },
       delivery.eventId,
     );
-    if (!event) throw new Error(`delivery ${deliveryId} has no event ${delivery.eventId}`);
+    if (!event) throw new Error(`delivery ${ref._id} has no event ${delivery.eventId}`);
     return { delivery, body: event.body };
   }
 
@@ -316,11 +323,11 @@ export class Attempts {
    */
   private async recordOutcome(delivery: DeliveryDocument, { result, outcome, finished }: Made): Promise<void> {
     if (result.ok) {
-      await this.successes.add({ id: delivery._id, outcome, now: finished });
+      await this.successes.add({ delivery, outcome, now: finished });
       return;
     }
     const { local, outbound } = this.deps;
-    const updated = await this.deps.stores.deliveries.recordAttempt(delivery._id, outcome, finished);
+    const updated = await this.deps.stores.deliveries.recordAttempt(delivery, outcome, finished);
     if (!updated) {
       local.logger.info(
         { deliveryId: delivery._id, attempt: outcome.record.attempt },

@@ -12,8 +12,14 @@ export type ClaimResult =
 /** The deliveries recovery and the sweep queue: what an attempt needs to be queued. */
 export type RecoverableDelivery = Pick<
   DeliveryDocument,
-  '_id' | 'url' | 'endpointId' | 'attemptCount' | 'organizationId' | 'mode'
+  '_id' | 'url' | 'endpointId' | 'attemptCount' | 'organizationId' | 'mode' | 'eventId'
 >;
+
+/**
+ * A delivery as the attempt path names it to the store: its id and its shard key (organizationId, mode, eventId:
+ * docs/operations.md, "Shard keys"), so that each write about an attempt goes to one shard.
+ */
+export type DeliveryRef = Pick<DeliveryDocument, '_id' | 'organizationId' | 'mode' | 'eventId'>;
 
 /** A page of failed deliveries (D44): changed at or after `since`, after `after` in (updatedAt, _id) order. */
 export interface FailedPage {
@@ -41,12 +47,18 @@ export interface DeliveryRecords {
   insertDeliveries(docs: readonly DeliveryDocument[]): Promise<Set<string>>;
   releaseHolds(ids: readonly string[], owner: string, now: Date): Promise<void>;
   getForDispatch(id: string): Promise<DeliveryDocument | null>;
-  claim(input: { id: string; attempt: number; owner: string; now: Date; holdMs: number }): Promise<ClaimResult>;
-  recordAttempt(id: string, outcome: AttemptOutcome, now: Date): Promise<DeliveryDocument | null>;
-  recordAttempts(items: ReadonlyArray<{ id: string; outcome: AttemptOutcome; now: Date }>): Promise<number>;
-  deferAttempt(id: string, attempt: number, until: Date, now: Date): Promise<void>;
-  markDeadLettered(id: string, now: Date): Promise<void>;
-  markRecovered(id: string, recoveredBy: string, now: Date): Promise<void>;
+  claim(input: {
+    delivery: DeliveryRef;
+    attempt: number;
+    owner: string;
+    now: Date;
+    holdMs: number;
+  }): Promise<ClaimResult>;
+  recordAttempt(delivery: DeliveryRef, outcome: AttemptOutcome, now: Date): Promise<DeliveryDocument | null>;
+  recordAttempts(items: ReadonlyArray<{ delivery: DeliveryRef; outcome: AttemptOutcome; now: Date }>): Promise<number>;
+  deferAttempt(delivery: DeliveryRef, attempt: number, until: Date, now: Date): Promise<void>;
+  markDeadLettered(delivery: DeliveryRef, now: Date): Promise<void>;
+  markRecovered(delivery: DeliveryRef, recoveredBy: string, now: Date): Promise<void>;
   succeededToEndpointSince(scope: Scope, endpointId: string, since: Date): Promise<boolean>;
   listUnrecoveredFailedSince(scope: Scope, page: FailedPage): Promise<DeliveryDocument[]>;
   findRecoverable(

@@ -139,7 +139,7 @@ export class Recovery {
         if (!target) continue;
         const replacementId = recoveryDeliveryId(failed._id, scope.mode);
         const { created } = await this.recorder.recordDelivery(scope, event, replacementId, target);
-        await this.deps.stores.deliveries.markRecovered(failed._id, replacementId, now);
+        await this.deps.stores.deliveries.markRecovered(failed, replacementId, now);
         if (created) recovering += 1;
       }
       if (page.length < RECOVER_PAGE) return recovering;
