@@ -31,7 +31,7 @@ function firstDelivery(receiver: WebhookReceiver, type: EventType, id: string): 
 }
 
 /** The merchant's and the processor's calls through the gateway. */
-function clientOf(stack: BenchStack, keys: { test: string; live: string }) {
+export function clientOf(stack: BenchStack, keys: { test: string; live: string }) {
   const call = async <T = Answer>(
     mode: 'test' | 'live',
     method: 'POST' | 'PATCH',

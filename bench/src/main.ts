@@ -1,7 +1,10 @@
-// npm run bench -- orders|sessions|webhooks|events|dashboard|dashboard-overview|reports|tracing|capacity|engine
+// npm run bench -- orders|sessions|webhooks|events|dashboard|dashboard-overview|reports|tracing|capacity|engine|abuse
 //   [compare <bench> --base=<revision> [--runs=N] [--tables=<regex>] [that bench's options]: bench/src/compare.ts]
 //   [--concurrency=N] [--seconds=S]
 //   [events --rounds=R: every cause of every event type R times]
+//   [abuse --seconds=S --deliveries=N --rate=R --live-rate=L --seed-seconds=T: one test key at its rate limit
+//    with 16 endpoints beside a paying live merchant, then the delivery-filtered search at N stored deliveries:
+//    bench/src/abuse.ts]
 //   [reports --lines=100000,1000000 --samples=N: D52's report runs and the balance read at those sizes]
 //   [tracing --exporter=otlp|zipkin --sampler=always_on|always_off --control --traced-second]
 //   [capacity --rate=R --seconds=S --op-seconds=S: CPU per operation and process, and the plan at 10× and 100×]
@@ -19,6 +22,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provisionMongoJavaServer, startEngines, startLocalMongoJavaServer, type Engines } from '@checkout/engines';
+import { runAbuseBench } from './abuse';
 import { runCapacityBench } from './capacity';
 import { compare } from './compare';
 import { runDashboardBench } from './dashboard';
@@ -88,6 +92,14 @@ const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>
         .split(',')
         .map(Number),
       samples: option('samples', 200),
+    }),
+  abuse: (engines) =>
+    runAbuseBench(engines, {
+      seconds: option('seconds', 60),
+      deliveries: option('deliveries', 1_000_000),
+      rate: option('rate', 100),
+      liveRate: option('live-rate', 4),
+      seedSeconds: option('seed-seconds', 0),
     }),
   webhooks: (engines) =>
     runWebhookBench({

@@ -21,6 +21,8 @@ export interface BenchStackOptions {
   services: readonly ServiceName[];
   replicas: number;
   extraEnv?: StackEnvironmentOptions['extraEnv'];
+  /** The dispatcher's own test-mode budgets (the abuse bench measures them); lifted to live's otherwise. */
+  budgets?: 'lifted' | 'dispatcher defaults';
 }
 
 /**
@@ -46,7 +48,10 @@ export async function startBenchStack(engines: Engines, options: BenchStackOptio
     logDir: join(tmpdir(), 'checkout-bench'),
     runtime: 'bundle' as const,
     logLevel: 'warn',
-    extraEnv: { ...options.extraEnv, dispatcher: { ...UNBUDGETED, ...options.extraEnv?.dispatcher } },
+    extraEnv: {
+      ...options.extraEnv,
+      dispatcher: { ...(options.budgets === 'dispatcher defaults' ? {} : UNBUDGETED), ...options.extraEnv?.dispatcher },
+    },
   };
   if (options.replicas <= 1) {
     const stack = await startProcessStack({ ...common, services: options.services });

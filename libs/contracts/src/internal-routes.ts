@@ -335,7 +335,7 @@ export const INTERNAL_ROUTES = {
     callers: ['gateway'],
     request: UpdateWebhookEndpointRequest,
     answer: WebhookEndpointResponse,
-    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND', 'WEBHOOK_ENDPOINT_UPDATE_FAILED'],
+    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND', 'WEBHOOK_ENDPOINT_UPDATE_FAILED', 'WEBHOOK_ENDPOINT_LIMIT_REACHED'],
   }),
   deleteEndpoint: dispatcher({
     method: 'DELETE',

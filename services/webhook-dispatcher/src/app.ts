@@ -201,6 +201,7 @@ function wireParts({ config, logger, options, runtime, db, producer, metrics, cl
     outbound: {
       sender,
       hostKey: (url) => WebhookSender.hostKey(url),
+      addressOf: (url) => sender.addressOf(url),
       secrets,
       publisher: new WebhookPublisher(producer, config.TOPIC_PREFIX),
     },
@@ -249,7 +250,14 @@ function wireParts({ config, logger, options, runtime, db, producer, metrics, cl
     eventLog: new EventLog(events, deliveries, config.EVENT_SEARCH_MAX_TIME_MS),
     record: dispatcher.record,
     recovery: dispatcher.recovery,
-    endpoints: new WebhookEndpoints({ store: webhookEndpoints, deliveries, changes: directory, clock, policy }),
+    endpoints: new WebhookEndpoints({
+      store: webhookEndpoints,
+      deliveries,
+      changes: directory,
+      clock,
+      policy,
+      maxHosts: config.WEBHOOK_ENDPOINT_HOSTS_MAX,
+    }),
     budgets,
     clock,
   };

@@ -57,10 +57,11 @@ describe('webhook-dispatcher config', () => {
     expect(() => parseConfig({ ...base, [key]: value })).toThrow(key);
   });
 
-  it('When the totals and shares are the defaults, then one merchant holds half of each, test mode never takes the live quarter, and one webhook endpoint half of its host (D50)', () => {
+  it('When the totals and shares are the defaults, then one merchant holds half of each, test mode never takes the live quarter, and one webhook endpoint half of its host (D50), and one address twice the slots of a host', () => {
     expect(schedulerLimits(parseConfig(base))).toEqual({
       maxInFlight: 256,
       maxPerHost: 8,
+      maxPerAddress: 16,
       maxPerDestination: 4,
       maxQueuedPerHost: 2_000,
       maxQueued: 5_000,

@@ -115,12 +115,26 @@ export const ConfigSchema = z
     WEBHOOK_MAX_CONCURRENCY_PER_HOST: env
       .positiveInt(8)
       .describe('Attempts in flight at once to one destination host:port'),
+    WEBHOOK_MAX_CONCURRENCY_PER_ADDRESS: env
+      .positiveInt(16)
+      .describe(
+        'Attempts in flight at once to one resolved address and port, whatever host names led there (names that ' +
+          'all resolve to one victim share this cap; each name still has WEBHOOK_MAX_CONCURRENCY_PER_HOST). Above ' +
+          "the per-host cap, since unrelated merchants' hosts can share a CDN's or a load balancer's address",
+      ),
     WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: env
       .positiveInt(4)
       .describe(
         "Attempts in flight at once to one merchant's webhook endpoint (D50), within its host's " +
           "WEBHOOK_MAX_CONCURRENCY_PER_HOST: an endpoint that hangs leaves the rest of its host's slots to the " +
           "merchant's other endpoints there",
+      ),
+    WEBHOOK_ENDPOINT_HOSTS_MAX: env
+      .positiveInt(8)
+      .describe(
+        'Distinct destination host names the webhook endpoints of one organization and mode may name together ' +
+          '(of the 16 endpoints D50 allows); a create or a PATCH of the url that would name one more is 400 ' +
+          'WEBHOOK_ENDPOINT_LIMIT_REACHED. Bounds how many hosts one test key makes the dispatcher POST to',
       ),
     WEBHOOK_ENDPOINT_DISABLE_AFTER_MS: env
       .positiveInt(3 * 24 * 3_600_000)
@@ -267,6 +281,7 @@ export function schedulerLimits(config: Config): SchedulerLimits {
   return {
     maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
     maxPerHost: config.WEBHOOK_MAX_CONCURRENCY_PER_HOST,
+    maxPerAddress: config.WEBHOOK_MAX_CONCURRENCY_PER_ADDRESS,
     maxPerDestination: Math.min(config.WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT, config.WEBHOOK_MAX_CONCURRENCY_PER_HOST),
     maxQueuedPerHost: config.WEBHOOK_MAX_QUEUED_PER_HOST,
     maxQueued: config.WEBHOOK_MAX_QUEUED,

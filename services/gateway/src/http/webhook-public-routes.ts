@@ -117,7 +117,8 @@ export const WEBHOOK_PUBLIC_ROUTES: readonly PublicRoute[] = [
       description:
         'Registers a URL and the event types it receives (`["*"]` for every type, those added ' +
         'later too). Its signing secret is in this answer only; deliveries are signed with it ' +
-        '(Standard Webhooks). At most 16 endpoints per mode: a 17th is 400 ' +
+        '(Standard Webhooks). At most 16 endpoints per mode, naming at most WEBHOOK_ENDPOINT_HOSTS_MAX ' +
+        '(8 by default) distinct hosts: a 17th endpoint, or one on a host one too many, is 400 ' +
         '`WEBHOOK_ENDPOINT_LIMIT_REACHED`. With an `Idempotency-Key`, a retry gets the same ' +
         'answer (D42), the same endpoint, even once that endpoint is deleted: its id then answers ' +
         '404 `WEBHOOK_ENDPOINT_NOT_FOUND`; a retry after a 5xx is the same endpoint with the same ' +
@@ -149,13 +150,15 @@ export const WEBHOOK_PUBLIC_ROUTES: readonly PublicRoute[] = [
       description:
         'Changes what is sent (only the fields given). `disabled: true` stops deliveries to it ' +
         '(those still waiting end `failed`, unsent); after `disabled: false`, what it missed ' +
-        'comes back with recover and its `endpointId` (D50, D44).',
+        'comes back with recover and its `endpointId` (D50, D44). A `url` on a host beyond the ' +
+        "mode's distinct hosts is 400 `WEBHOOK_ENDPOINT_LIMIT_REACHED`.",
       body: { schema: UpdateWebhookEndpointRequest, required: false },
       success: { status: 200, schema: WebhookEndpointResponse },
       errors: [
         'INVALID_WEBHOOK_ENDPOINT_ID',
         'WEBHOOK_ENDPOINT_NOT_FOUND',
         'WEBHOOK_ENDPOINT_UPDATE_FAILED',
+        'WEBHOOK_ENDPOINT_LIMIT_REACHED',
         'INVALID_REQUEST',
       ],
     },

@@ -210,3 +210,34 @@ describe('What an attempt says about a failure', () => {
     expect(result).toMatchObject({ kind: 'invalid_url', error: 'the callback URL is not a valid http(s) URL' });
   });
 });
+
+describe('The address an attempt counts against and connects to', () => {
+  it('When two names resolve to one address, then both attempts count against the same address and port; an IP literal is itself, a name that leads nowhere allowed holds none', async () => {
+    const sender = senderWith({
+      allowed: ['127.0.0.0/8'],
+      answers: {
+        'a.merchant.example': '127.0.0.1',
+        'b.merchant.example': '127.0.0.1',
+        'c.merchant.example': '10.1.2.3',
+      },
+    });
+    expect(await sender.addressOf(`https://a.merchant.example:${httpPort}/one`)).toBe(`127.0.0.1:${httpPort}`);
+    expect(await sender.addressOf(`https://b.merchant.example:${httpPort}/two`)).toBe(`127.0.0.1:${httpPort}`);
+    expect(await sender.addressOf('https://b.merchant.example/two')).toBe('127.0.0.1:443');
+    expect(await sender.addressOf('http://[::1]:8080/hook')).toBe('[::1]:8080');
+    expect(await sender.addressOf('https://c.merchant.example/')).toBeNull();
+    expect(await sender.addressOf('https://unknown.merchant.example/')).toBeNull();
+    await sender.close();
+  });
+
+  it('When a name answers another address after it was counted, then the attempt still connects to the address it was counted against and checked (pinned), not the new answer', async () => {
+    const answers: Record<string, string> = { 'rebind.merchant.example': '127.0.0.1' };
+    const sender = senderWith({ allowed: ['127.0.0.0/8'], answers });
+    const url = `http://rebind.merchant.example:${httpPort}/hook`;
+    expect(await sender.addressOf(url)).toBe(`127.0.0.1:${httpPort}`);
+    // The name now answers an address nothing listens on: an unpinned connection would resolve again and fail.
+    answers['rebind.merchant.example'] = '127.0.0.2';
+    expect((await sender.send({ url, ...BODY })).kind).toBe('success');
+    await sender.close();
+  });
+});

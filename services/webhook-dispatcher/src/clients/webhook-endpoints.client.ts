@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent } from 'undici';
+import { TtlCache } from '@checkout/coalesce';
 import type { AddressPolicy } from '../domain/rules/address-policy';
 import type { SendOutcomeKind, SendResult } from '../domain/rules/attempt-outcome';
 import type { WebhookSenderPort } from '../domain/engine/ports';
@@ -8,7 +9,9 @@ import type { WebhookSenderPort } from '../domain/engine/ports';
 // The webhook sender. One shared keep-alive Agent for all merchants. Its `connect.lookup`
 // resolves the host itself and refuses the connection when any address it would use is internal (D33): the
 // check sits on the address actually dialled, so a DNS answer that changes between check and connect
-// (rebinding) cannot get around it. IP-literal hosts skip lookup, so those are checked before dispatch.
+// (rebinding) cannot get around it. IP-literal hosts skip lookup, so those are checked before dispatch. A name's
+// checked answer is pinned for a few seconds (`addressOf`): the scheduler counts the attempt against the address
+// the connection is then given, and only that one.
 //
 // An attempt's `error` is shown to the merchant (events API), so it says only what the merchant can act on, in a
 // few fixed phrases (it used to carry the address a name resolved to, raw network error texts naming
@@ -55,34 +58,33 @@ class LookupFailedError extends Error {
   }
 }
 
+/**
+ * How long a name's address, once resolved and checked, is what attempts to it connect to and count against. Brief:
+ * a merchant's DNS change reaches the attempts within it; long enough that the scheduler's address and the
+ * connection's agree (both read this one answer).
+ */
+const ADDRESS_CACHE_MS = 5_000;
+
 export class WebhookSender implements WebhookSenderPort {
   private readonly agent: Agent;
+  /** Each name's pinned address: resolved once, checked against D33, then both counted and connected to. */
+  private readonly addresses = new TtlCache<LookupAddress>({
+    ttlMs: ADDRESS_CACHE_MS,
+    maxEntries: 10_000,
+    // A name that does not resolve, or resolves to a refused address, stays refused for the pause: the attempt's
+    // own connection meets the same answer its address slot was decided on.
+    staleRetryMs: ADDRESS_CACHE_MS,
+  });
 
   constructor(private readonly options: SenderOptions) {
-    const resolve = options.resolve ?? dnsLookup;
-    const policy = options.policy;
     const guardedLookup = ((
       hostname: string,
-      lookupOptions: { family?: number; hints?: number; all?: boolean },
+      lookupOptions: { all?: boolean },
       callback: (...args: unknown[]) => void,
     ) => {
-      resolve(
-        hostname,
-        { all: true, family: lookupOptions.family ?? 0, hints: lookupOptions.hints ?? 0 },
-        (err, addresses: LookupAddress[]) => {
-          if (err) return callback(new LookupFailedError(err));
-          if (addresses.length === 0)
-            return callback(
-              new LookupFailedError(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' })),
-            );
-          for (const candidate of addresses) {
-            const verdict = policy.check(candidate.address);
-            if (!verdict.allowed) return callback(new RefusedTargetError(verdict.reason));
-          }
-          if (lookupOptions.all) return callback(null, addresses);
-          const first = addresses[0] as LookupAddress;
-          return callback(null, first.address, first.family);
-        },
+      this.pinned(hostname).then(
+        (address) => (lookupOptions.all ? callback(null, [address]) : callback(null, address.address, address.family)),
+        (err: unknown) => callback(err),
       );
     }) as unknown as LookupFunction;
 
@@ -94,6 +96,55 @@ export class WebhookSender implements WebhookSenderPort {
       bodyTimeout: options.timeoutMs,
       connect: { timeout: options.timeoutMs, lookup: guardedLookup },
     });
+  }
+
+  /**
+   * The one address a name's attempts use: refused when any address it resolves to is internal (D33), else its first,
+   * the only one the connection is given (so the address counted is the address dialled).
+   */
+  private pinned(hostname: string): Promise<LookupAddress> {
+    const resolve = this.options.resolve ?? dnsLookup;
+    return this.addresses.get(
+      hostname,
+      () =>
+        new Promise<LookupAddress>((done, fail) => {
+          resolve(hostname, { all: true, family: 0 }, (err, addresses: LookupAddress[]) => {
+            if (err) return fail(new LookupFailedError(err));
+            const first = addresses[0];
+            if (!first)
+              return fail(
+                new LookupFailedError(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' })),
+              );
+            for (const candidate of addresses) {
+              const verdict = this.options.policy.check(candidate.address);
+              if (!verdict.allowed) return fail(new RefusedTargetError(verdict.reason));
+            }
+            return done(first);
+          });
+        }),
+    );
+  }
+
+  /**
+   * The `address:port` an attempt to `url` connects to (the scheduler's per-address key): an IP literal as written,
+   * a name as pinned. null when the URL is invalid or its name leads nowhere it may go (its send fails the same way).
+   */
+  async addressOf(url: string): Promise<string | null> {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return null;
+    }
+    const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
+    const literal = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (isIP(literal)) return `${parsed.hostname}:${port}`;
+    try {
+      const { address, family } = await this.pinned(parsed.hostname);
+      return family === 6 ? `[${address}]:${port}` : `${address}:${port}`;
+    } catch {
+      return null;
+    }
   }
 
   /** Host key for per-host scheduling: `host:port` of the URL, or "invalid". */

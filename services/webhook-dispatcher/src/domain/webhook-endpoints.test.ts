@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookEndpointDocument } from '../store/webhook-endpoint.document';
 import { signingSecretsOf } from './rules/webhook-body';
-import { newSigningSecret, patchedEndpoint, rotatedEndpoint } from './webhook-endpoints';
+import { exceedsHostLimit, newSigningSecret, patchedEndpoint, rotatedEndpoint } from './webhook-endpoints';
 
 const NOW = new Date('2026-11-26T10:00:00.000Z');
 const LATER = new Date('2026-11-26T11:00:00.000Z');
@@ -63,5 +63,20 @@ describe('webhook endpoint rules (D50)', () => {
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(24);
     expect(newSigningSecret()).not.toBe(secret);
+  });
+});
+
+describe('distinct destination hosts per organization and mode', () => {
+  const others = ['https://a.example/1', 'https://a.example:8443/2', 'http://B.example./3'];
+
+  it('When a URL names a host already named (another path, port, scheme, case or a trailing dot), then it costs nothing', () => {
+    expect(exceedsHostLimit(others, 'https://b.example/4', 2)).toBe(false);
+    expect(exceedsHostLimit(others, 'https://a.example:9000/5', 2)).toBe(false);
+  });
+
+  it('When a URL names one host more than the limit allows, then it exceeds it; one within the limit does not', () => {
+    expect(exceedsHostLimit(others, 'https://c.example/', 2)).toBe(true);
+    expect(exceedsHostLimit(others, 'https://c.example/', 3)).toBe(false);
+    expect(exceedsHostLimit([], 'https://c.example/', 1)).toBe(false);
   });
 });

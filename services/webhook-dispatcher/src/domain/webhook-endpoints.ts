@@ -68,6 +68,22 @@ export function endpointMetadata(endpoint: WebhookEndpointDocument): Record<stri
   return fromEntries(endpoint.metadata);
 }
 
+/** The host name a URL sends to, as the cap on distinct hosts counts it ("A.example." and "a.example" are one). */
+function destinationHost(url: string): string {
+  return new URL(url).hostname.replace(/\.$/, '');
+}
+
+/**
+ * Whether `url` would make the endpoints of an organization and mode name more than `maxHosts` distinct host names
+ * (`others`: the URLs of its other endpoints). Endpoints on a host already named cost nothing: the cap bounds how
+ * many hosts one key makes the dispatcher POST to, not how many endpoints it has (D50's 16).
+ */
+export function exceedsHostLimit(others: readonly string[], url: string, maxHosts: number): boolean {
+  const hosts = new Set(others.map(destinationHost));
+  if (hosts.has(destinationHost(url))) return false;
+  return hosts.size + 1 > maxHosts;
+}
+
 /** Told of every change made here, so that this process's attempts and fan-out see it at once. */
 export interface EndpointChanges {
   changed(endpoint: WebhookEndpointDocument): void;
@@ -86,8 +102,25 @@ export class WebhookEndpoints {
       clock: () => Date;
       /** D33's address rule, which an endpoint's URL meets at registration as its attempts do at delivery. */
       policy: Pick<AddressPolicy, 'check' | 'isExplicitlyAllowed'>;
+      /** Distinct destination host names per organization and mode (WEBHOOK_ENDPOINT_HOSTS_MAX). */
+      maxHosts: number;
     },
   ) {}
+
+  /**
+   * Refuses a URL on one host more than the organization and mode may name, as the 17th endpoint is refused. A
+   * check on a read, not an index: two concurrent creates on two new hosts can both pass it, so the hosts named
+   * can exceed the cap by the creates racing, never the 16 endpoints the slot index bounds.
+   */
+  private async checkHosts(scope: Scope, url: string, except?: string): Promise<void> {
+    const { endpoints } = await this.deps.store.list(scope, 1, WEBHOOK_ENDPOINTS_MAX);
+    const others = endpoints.filter((endpoint) => endpoint._id !== except).map((endpoint) => endpoint.url);
+    if (!exceedsHostLimit(others, url, this.deps.maxHosts)) return;
+    const message =
+      `An organization's webhook endpoints may name at most ${this.deps.maxHosts} distinct hosts per mode; ` +
+      'use a host already named, or delete the endpoints of one first.';
+    throw new DomainError('WEBHOOK_ENDPOINT_LIMIT_REACHED', message, { details: [{ path: 'url', message }] });
+  }
 
   /** Refuses a URL live mode or D33 would never deliver to (endpointUrlProblem), as its request's validation does. */
   private checkUrl(
@@ -110,6 +143,7 @@ export class WebhookEndpoints {
     const now = this.deps.clock();
     const existing = id === undefined ? null : await this.deps.store.get(scope, id);
     if (existing) return existing;
+    await this.checkHosts(scope, input.url);
     const stored = await this.deps.store.insertInFreeSlot(
       scope,
       {
@@ -162,7 +196,10 @@ export class WebhookEndpoints {
   }
 
   async update(scope: Scope, id: string, patch: UpdateWebhookEndpointRequest): Promise<WebhookEndpointDocument> {
-    if (patch.url !== undefined) this.checkUrl(scope, patch.url, 'WEBHOOK_ENDPOINT_UPDATE_FAILED');
+    if (patch.url !== undefined) {
+      this.checkUrl(scope, patch.url, 'WEBHOOK_ENDPOINT_UPDATE_FAILED');
+      await this.checkHosts(scope, patch.url, id);
+    }
     const now = this.deps.clock();
     return this.change(scope, id, (current) => patchedEndpoint(current, patch, now));
   }

@@ -72,6 +72,8 @@ beforeAll(async () => {
       // every slot: no share held back for others); no sweeps in the count.
       SESSION_EVENTS_PARTITIONS: '1',
       WEBHOOK_MAX_CONCURRENCY_PER_HOST: String(EVENTS),
+      // Its one host is one address too, with a cap of its own.
+      WEBHOOK_MAX_CONCURRENCY_PER_ADDRESS: String(EVENTS),
       WEBHOOK_MAX_IN_FLIGHT: String(EVENTS),
       WEBHOOK_ORGANIZATION_SHARE: '1',
       WEBHOOK_LIVE_RESERVED_SHARE: '0',

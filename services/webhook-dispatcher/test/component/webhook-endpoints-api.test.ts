@@ -185,6 +185,41 @@ describe('at most 16 endpoints per organization and mode (D50)', () => {
   });
 });
 
+describe('at most WEBHOOK_ENDPOINT_HOSTS_MAX distinct hosts per organization and mode', () => {
+  it('When the endpoints name 8 hosts, then a 9th host is 400 WEBHOOK_ENDPOINT_LIMIT_REACHED naming the limit, on a create and on a PATCH of the url, while an endpoint on a host already named is accepted', async () => {
+    const scope = { organizationId: `org_hosts_${randomBytes(3).toString('hex')}`, mode: 'test' as Mode };
+    const on = (host: string, path = 'hooks') => `https://${host}.example/${path}`;
+    for (let i = 0; i < 8; i += 1)
+      await createEndpoint(fixture.dispatcher, scope, { url: on(`h${i}`), enabledEvents: ['*'] });
+
+    const ninth = await call('POST', '/internal/webhook-endpoints', scope, { url: on('h8'), enabledEvents: ['*'] });
+    expect([ninth.status, ninth.body.code]).toEqual([400, 'WEBHOOK_ENDPOINT_LIMIT_REACHED']);
+    expect(ninth.body.message).toContain('at most 8 distinct hosts');
+    // A host is a host whatever its case or trailing dot.
+    const same = await call('POST', '/internal/webhook-endpoints', scope, {
+      url: 'https://H0.EXAMPLE./other',
+      enabledEvents: ['*'],
+    });
+    expect(same.status).toBe(201);
+
+    const moved = await call(
+      'PATCH',
+      `/internal/webhook-endpoints/${String(same.body.endpoint && (same.body.endpoint as WebhookEndpoint).id)}`,
+      scope,
+      { url: on('h8') },
+    );
+    expect([moved.status, moved.body.code]).toEqual([400, 'WEBHOOK_ENDPOINT_LIMIT_REACHED']);
+    // The only endpoint on its host may move to a new one: the count of hosts stays 8.
+    const list = (await call('GET', '/internal/webhook-endpoints?limit=100', scope))
+      .body as unknown as WebhookEndpointList;
+    const alone = list.endpoints.find((endpoint) => endpoint.url === on('h7')) as WebhookEndpoint;
+    const relocated = await call('PATCH', `/internal/webhook-endpoints/${alone.id}`, scope, { url: on('h8') });
+    expect(relocated.status).toBe(200);
+    // Another mode counts its own hosts.
+    await createEndpoint(fixture.dispatcher, { ...scope, mode: 'live' }, { url: on('h9'), enabledEvents: ['*'] });
+  });
+});
+
 describe('GET /internal/webhook-endpoints (D50)', () => {
   it('When a create is retried with its Idempotency-Key record (after a 5xx), then the first endpoint and its secret are answered, not a second; a new life of the key makes a new one (D42)', async () => {
     const scope = { organizationId: `${org}_retry`, mode: 'test' as Mode };

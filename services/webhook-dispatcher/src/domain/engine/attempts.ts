@@ -131,7 +131,7 @@ export class Attempts {
   queue(delivery: Queueable, attempt: number, held?: HeldDelivery): SubmitResult {
     const ref = refOf(delivery);
     const result = this.deps.scheduler.submit(attemptKey(delivery._id, attempt), this.target(delivery), (release) =>
-      this.run(ref, attempt, release, held),
+      this.onAddressOf(delivery.url, release, (both) => this.run(ref, attempt, both, held)),
     );
     this.deps.local.metrics.queued.set(this.deps.scheduler.queued);
     return result;
@@ -155,6 +155,29 @@ export class Attempts {
         { err, deliveryId: delivery._id },
         'could not publish dead letter; the recovery sweep will retry',
       );
+    }
+  }
+
+  /**
+   * Runs `attempt` holding a slot on the address `url` connects to as well as its name's (`release`): names that
+   * resolve to one address share its cap. Taken before the delivery is claimed, so that a wait here never eats
+   * into the hold the attempt needs; `both` gives back the two slots.
+   */
+  private async onAddressOf(
+    url: string,
+    release: () => void,
+    attempt: (both: () => void) => Promise<void>,
+  ): Promise<void> {
+    if (this.stopped) return;
+    const address = await this.deps.outbound.addressOf(url);
+    const leave = address === null ? () => {} : await this.deps.scheduler.takeAddress(address);
+    try {
+      await attempt(() => {
+        leave();
+        release();
+      });
+    } finally {
+      leave();
     }
   }
 

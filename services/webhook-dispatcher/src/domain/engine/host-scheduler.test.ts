@@ -42,6 +42,50 @@ describe('HostScheduler', () => {
     expect(started).toContain('slow-2');
   });
 
+  it('When two names resolve to one address, then their attempts share its cap: each name has its slots, the address only maxPerAddress', async () => {
+    const scheduler = new HostScheduler({ ...limits, maxInFlight: 8, maxPerAddress: 2 });
+    const hang = gate();
+    let started = 0;
+    let sending = 0;
+    let most = 0;
+    const victim = '203.0.113.7:443';
+    const attempt = (address: string) => async () => {
+      started += 1;
+      const leave = await scheduler.takeAddress(address);
+      sending += 1;
+      most = Math.max(most, sending);
+      await hang.promise;
+      sending -= 1;
+      leave();
+    };
+    for (const name of ['a.example:443', 'b.example:443'])
+      for (let i = 0; i < 2; i += 1) scheduler.submit(`${name}-${i}`, at(name), attempt(victim));
+    // Another address is not held back by the full one.
+    const elsewhere = gate();
+    scheduler.submit('c-0', at('c.example:443'), async () => {
+      const leave = await scheduler.takeAddress('198.51.100.1:443');
+      elsewhere.open();
+      leave();
+    });
+    await elsewhere.promise;
+    // Each name's cap let both of its attempts start; the address let two of the four send.
+    expect(started).toBe(4);
+    expect(sending).toBe(2);
+    hang.open();
+    await scheduler.idle();
+    expect(most).toBe(2);
+  });
+
+  it('When the scheduler stops, then attempts waiting for an address are let go at once', async () => {
+    const scheduler = new HostScheduler({ ...limits, maxPerAddress: 1 });
+    const held = await scheduler.takeAddress('203.0.113.7:443');
+    const waiting = scheduler.takeAddress('203.0.113.7:443');
+    expect(await settledYet(waiting)).toBe(false);
+    scheduler.stop();
+    expect(await settledYet(waiting)).toBe(true);
+    held();
+  });
+
   it('When a host already runs maxPerHost attempts, then further ones wait in its queue', () => {
     const scheduler = new HostScheduler(limits);
     const hang = gate();

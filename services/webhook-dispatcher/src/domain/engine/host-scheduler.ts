@@ -24,6 +24,8 @@
 // finishing job still counts against `maxQueued`, so attempts sent faster than they are recorded cannot pile
 // up in memory, and `idle()` waits for it. So does a place reserved (`reserve()`) for an attempt that will be
 // submitted once its event is recorded: a consumer takes its places before it fetches on, not after.
+// - an attempt also takes a slot on the address and port its name resolved to (`takeAddress`, once it runs): at most
+//   `maxPerAddress` there, so names that all resolve to one victim share one cap (address-slots.ts).
 // All of this is per process: with several dispatcher replicas each enforces these limits on what it holds
 // (docs/operations.md, "What each replica keeps in memory").
 
@@ -39,6 +41,7 @@ import {
   type SubmitResult,
   type Target,
 } from './lanes';
+import { AddressSlots } from './address-slots';
 
 export class HostScheduler {
   private readonly lanes = new Map<string, LaneState>();
@@ -69,6 +72,7 @@ export class HostScheduler {
   /** The queue places and slots each mode may take: all of them for live, all but live's reserve for test. */
   private readonly queueCap: Record<Mode, number>;
   private readonly inFlightCap: Record<Mode, number>;
+  private readonly addresses: AddressSlots;
 
   constructor(
     limits: SchedulerLimits,
@@ -76,6 +80,7 @@ export class HostScheduler {
   ) {
     this.caps = {
       maxPerDestination: limits.maxPerHost,
+      maxPerAddress: limits.maxPerHost,
       maxInFlightPerLane: limits.maxInFlight,
       maxQueuedPerLane: limits.maxQueued,
       liveReservedInFlight: 0,
@@ -85,6 +90,15 @@ export class HostScheduler {
     const { maxQueued, maxInFlight, liveReservedQueued, liveReservedInFlight } = this.caps;
     this.queueCap = { test: maxQueued - liveReservedQueued, live: maxQueued };
     this.inFlightCap = { test: maxInFlight - liveReservedInFlight, live: maxInFlight };
+    this.addresses = new AddressSlots(this.caps.maxPerAddress);
+  }
+
+  /**
+   * A running job's slot on the address and port its connection will use (`maxPerAddress`), waited for in turn
+   * while others hold them all; resolves with the function that gives it back.
+   */
+  takeAddress(address: string): Promise<() => void> {
+    return this.addresses.take(address);
   }
 
   get inFlight(): number {
@@ -229,6 +243,7 @@ export class HostScheduler {
   /** Stops taking work; queued jobs are dropped (their deliveries stay pending in the database). Returns their keys. */
   stop(): string[] {
     this.stopped = true;
+    this.addresses.stop();
     const dropped: string[] = [];
     for (const [id, state] of this.lanes) {
       for (const queue of state.queues.values()) {

@@ -6,6 +6,11 @@ export interface SchedulerLimits {
   maxPerHost: number;
   maxQueuedPerHost: number;
   maxQueued: number;
+  /**
+   * Slots the attempts to one resolved address and port may hold at once, whatever names they went by
+   * (address-slots.ts). Defaults to maxPerHost.
+   */
+  maxPerAddress?: number;
   /** Slots the attempts to one destination (a webhook endpoint) may hold at once. Defaults to maxPerHost. */
   maxPerDestination?: number;
   /** Slots one organization may hold at once, both modes together. Defaults to maxInFlight (no lane limit). */

@@ -77,6 +77,12 @@ interface Outbound {
   sender: WebhookSenderPort;
   /** The destination's `host:port`, the scheduler's per-host key. */
   hostKey: (url: string) => string;
+  /**
+   * The `address:port` an attempt to `url` connects to: its name resolved (briefly cached, the same answer the
+   * sender then connects to), or its IP literal. null when it resolves to nothing that may be reached: the attempt
+   * fails as its send would, holding no address slot.
+   */
+  addressOf: (url: string) => Promise<string | null>;
   secrets: SigningSecrets;
   publisher: WebhookPublisherPort;
 }

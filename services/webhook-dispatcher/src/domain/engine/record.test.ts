@@ -82,6 +82,7 @@ function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
         },
       },
       hostKey: () => '127.0.0.1:9',
+      addressOf: async () => '127.0.0.1:9',
       secrets: NO_SIGNING,
       publisher: { publishRetry: async () => {}, publishDeadLetter: async () => {} },
     },
