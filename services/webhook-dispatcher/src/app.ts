@@ -219,32 +219,7 @@ function wireParts({ config, logger, options, runtime, db, producer, metrics, cl
     ...(options.recoveryLeaseMs !== undefined && { recoveryLeaseMs: options.recoveryLeaseMs }),
   });
   runtime.onStop('attempts', () => dispatcher.stop(config.SHUTDOWN_GRACE_MS));
-  const retention = webhookRetention(
-    db,
-    {
-      keepMs: { live: config.WEBHOOK_EVENTS_RETENTION_MS, test: config.WEBHOOK_TEST_EVENTS_RETENTION_MS },
-      intervalMs: config.RETENTION_SWEEP_INTERVAL_MS,
-    },
-    (err) => logger.warn({ err }, 'retention sweep failed; will retry'),
-  );
-  const budgetGauge = new PeriodicTask(
-    async () => {
-      for (const { mode, budget, tenants } of await budgets.nearBudget())
-        metrics.tenantsNearBudget.set({ mode, budget }, tenants);
-    },
-    config.BUDGET_GAUGE_INTERVAL_MS,
-    (err) => logger.warn({ err }, 'could not count the tenants near their budgets; will retry'),
-  );
-  const background = new BackgroundWork(
-    leases,
-    dispatcher.recovery,
-    [retention, budgetGauge],
-    {
-      recoveryIntervalMs: config.WEBHOOK_RECOVERY_INTERVAL_MS,
-      onRecoveryRound: (taken) => metrics.recoverySweeps.inc({ lease: taken ? 'taken' : 'held_elsewhere' }),
-    },
-    logger,
-  );
+  const background = backgroundWork({ config, logger, db, metrics }, leases, dispatcher.recovery, budgets);
   const api: RouteDeps = {
     internalCallers: config.INTERNAL_CALLERS,
     eventLog: new EventLog(events, deliveries, config.EVENT_SEARCH_MAX_TIME_MS),
@@ -262,6 +237,41 @@ function wireParts({ config, logger, options, runtime, db, producer, metrics, cl
     clock,
   };
   return { dispatcher, background, api };
+}
+
+/** The periodic work beside the attempts: retention by mode (D34), the near-budget gauge and the recovery sweep. */
+function backgroundWork(
+  { config, logger, db, metrics }: Pick<Wiring, 'config' | 'logger' | 'db' | 'metrics'>,
+  leases: Leases,
+  recovery: ReturnType<typeof createDispatcher>['recovery'],
+  budgets: TenantBudgets,
+): BackgroundWork {
+  const retention = webhookRetention(
+    db,
+    {
+      keepMs: { live: config.WEBHOOK_EVENTS_RETENTION_MS, test: config.WEBHOOK_TEST_EVENTS_RETENTION_MS },
+      intervalMs: config.RETENTION_SWEEP_INTERVAL_MS,
+    },
+    (err) => logger.warn({ err }, 'retention sweep failed; will retry'),
+  );
+  const budgetGauge = new PeriodicTask(
+    async () => {
+      for (const { mode, budget, tenants } of await budgets.nearBudget())
+        metrics.tenantsNearBudget.set({ mode, budget }, tenants);
+    },
+    config.BUDGET_GAUGE_INTERVAL_MS,
+    (err) => logger.warn({ err }, 'could not count the tenants near their budgets; will retry'),
+  );
+  return new BackgroundWork(
+    leases,
+    recovery,
+    [retention, budgetGauge],
+    {
+      recoveryIntervalMs: config.WEBHOOK_RECOVERY_INTERVAL_MS,
+      onRecoveryRound: (taken) => metrics.recoverySweeps.inc({ lease: taken ? 'taken' : 'held_elsewhere' }),
+    },
+    logger,
+  );
 }
 
 function deliveryPolicy(config: Config): DeliveryPolicy {
