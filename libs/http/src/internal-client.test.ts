@@ -9,12 +9,14 @@ import { InternalClient } from './internal-client';
 let server: Server;
 let baseUrl: string;
 let script: number[] = [];
+const HANG = 0;
 const seen: { method: string; url: string; headers: IncomingHttpHeaders }[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
     const status = script.shift() ?? 200;
+    if (status === HANG) return; // never answers: the caller's timeout ends it
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ status }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -71,6 +73,20 @@ describe('InternalClient', () => {
     script = [503, 503, 503, 200];
     expect((await client().json({ method: 'POST', path: '/x', body: {}, idempotent: true })).status).toBe(503);
     expect(seen).toHaveLength(3);
+  });
+
+  it('does not retry a call that timed out, idempotent or not: the callee may still be doing it', async () => {
+    script = [HANG, 200];
+    const quick = new InternalClient({
+      service: 'orders',
+      baseUrl,
+      internalToken: 'internal-token-0123456789',
+      timeoutMs: 300,
+      retries: 2,
+    });
+    await expect(quick.json({ method: 'GET', path: '/x' })).rejects.toBeInstanceOf(DependencyUnavailableError);
+    expect(seen).toHaveLength(1);
+    await quick.close();
   });
 
   it('turns an internal 401 and an unreachable service into DependencyUnavailableError (answered 503)', async () => {

@@ -70,7 +70,9 @@ export class InternalClient {
 
   /**
    * A JSON call. `idempotent` (default: GET) lets a transport failure or a 503 be retried with backoff; the
-   * last answer of a call that kept getting 503 is returned as it is.
+   * last answer of a call that kept getting 503 is returned as it is. A call that timed out is not retried: the
+   * callee may still be doing its work, and asking again would double it on a service already too slow, and
+   * stretch the caller's wait to a multiple of its timeout.
    */
   async json(request: {
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -110,7 +112,7 @@ export class InternalClient {
         const text = await response.body.text();
         answer = { status: response.statusCode, headers: response.headers, body: parseJson(text) };
       } catch (err) {
-        if (attempt < attempts && isTransportError(err)) {
+        if (attempt < attempts && isTransportError(err) && !isTimeout(err)) {
           await backoff(attempt);
           continue;
         }
@@ -229,6 +231,10 @@ function isTransportError(err: unknown): boolean {
       typeof (err as { code?: unknown }).code === 'string' &&
       /^E[A-Z]+$/.test((err as { code: string }).code))
   );
+}
+
+function isTimeout(err: unknown): boolean {
+  return err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError;
 }
 
 function backoff(attempt: number): Promise<void> {
