@@ -18,7 +18,7 @@ describe('a change of checkout settings (the brand and default locale)', () => {
     expect(accepts({})).toBe(true);
   });
 
-  it('refuses a logo that is not https, or too long', () => {
+  it('refuses a logo that is not https, not ASCII, or too long', () => {
     for (const logoUrl of [
       'http://cdn.example/l.png',
       'javascript:alert(1)',
@@ -26,10 +26,13 @@ describe('a change of checkout settings (the brand and default locale)', () => {
       '//cdn.example/l.png',
       ' https://cdn.example/l.png',
       'https://user:pw@cdn.example/l.png',
+      'https://\u00dd\u00a1', // not a URI: an international domain goes in its xn-- form
+      'https://cdn.example/logo\u00e9.png',
       `https://cdn.example/${'a'.repeat(LOGO_URL_MAX)}`,
     ])
       expect(accepts({ logoUrl }), logoUrl).toBe(false);
     expect(accepts({ logoUrl: `https://cdn.example/${'a'.repeat(LOGO_URL_MAX - 30)}` })).toBe(true);
+    expect(accepts({ logoUrl: 'https://xn--bcher-kva.example/logo%C3%A9.png' })).toBe(true);
   });
 
   it('refuses a colour not #rrggbb, a name too long or empty, a locale not offered, an unknown field', () => {

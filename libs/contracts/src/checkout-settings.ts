@@ -33,10 +33,14 @@ const isHttpsUrl = (value: string): boolean => {
 export const LogoUrl = z
   .string()
   .max(LOGO_URL_MAX)
-  // As written: the URL parser would trim and rewrite what the page then puts in its <img>.
-  .regex(/^https:\/\/\S+$/i, { error: 'logoUrl must be an absolute https URL' })
-  .refine(isHttpsUrl, { error: 'logoUrl must be an absolute https URL' })
-  .meta({ format: 'uri', description: `The logo the hosted page shows, an https URL of at most ${LOGO_URL_MAX}.` });
+  // As written: the URL parser would trim and rewrite what the page then puts in its <img>. ASCII only, as a URI
+  // (RFC 3986) is: an international domain in its xn-- form, other characters percent-encoded.
+  .regex(/^https:\/\/[\x21-\x7E]+$/i, { error: 'logoUrl must be an absolute https URL, in ASCII' })
+  .refine(isHttpsUrl, { error: 'logoUrl must be an absolute https URL, in ASCII' })
+  .meta({
+    format: 'uri',
+    description: `The logo the hosted page shows, an https URL of at most ${LOGO_URL_MAX}, in ASCII (a URI: an international domain in its xn-- form).`,
+  });
 
 /** The brand fields, each null when unset (documents stored before them read as null). */
 export const brandShape = {
