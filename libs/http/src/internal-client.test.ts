@@ -75,7 +75,7 @@ describe('InternalClient', () => {
     expect(seen).toHaveLength(3);
   });
 
-  it('does not retry a call that timed out, idempotent or not: the callee may still be doing it', async () => {
+  it('does not ask again a read that timed out (the callee may still be doing it), and asks again a keyed write', async () => {
     script = [HANG, 200];
     const quick = new InternalClient({
       service: 'orders',
@@ -86,6 +86,12 @@ describe('InternalClient', () => {
     });
     await expect(quick.json({ method: 'GET', path: '/x' })).rejects.toBeInstanceOf(DependencyUnavailableError);
     expect(seen).toHaveLength(1);
+
+    seen.length = 0;
+    script = [HANG, 201];
+    const created = await quick.json({ method: 'POST', path: '/x', body: {}, idempotent: true });
+    expect(created.status).toBe(201);
+    expect(seen).toHaveLength(2);
     await quick.close();
   });
 

@@ -70,9 +70,11 @@ export class InternalClient {
 
   /**
    * A JSON call. `idempotent` (default: GET) lets a transport failure or a 503 be retried with backoff; the
-   * last answer of a call that kept getting 503 is returned as it is. A call that timed out is not retried: the
-   * callee may still be doing its work, and asking again would double it on a service already too slow, and
-   * stretch the caller's wait to a multiple of its timeout.
+   * last answer of a call that kept getting 503 is returned as it is. A read that timed out is not asked again: the
+   * callee may still be doing it (a search the engine cannot stop), and asking again would double the work on a
+   * service already too slow and stretch the caller's wait to a multiple of its timeout. A keyed write that timed
+   * out is asked again: the retry meets what the first try committed, and answers at once (an order create whose
+   * first try waited on a stopped broker).
    */
   async json(request: {
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -112,7 +114,7 @@ export class InternalClient {
         const text = await response.body.text();
         answer = { status: response.statusCode, headers: response.headers, body: parseJson(text) };
       } catch (err) {
-        if (attempt < attempts && isTransportError(err) && !isTimeout(err)) {
+        if (attempt < attempts && isTransportError(err) && !(isTimeout(err) && request.method === 'GET')) {
           await backoff(attempt);
           continue;
         }
