@@ -59,8 +59,8 @@ export class Recorder {
     this.usage = new UsageMeter(deps.stores.usage, deps.local.clock, deps.local.logger);
     this.eventInserts = new GroupCommit(
       async (docs) => {
-        const recorded = await deps.stores.events.recordEvents(docs);
-        const created = docs.map((doc) => recorded.get(doc._id)?.created === true);
+        const recorded = await deps.stores.events.recordEvents(firstOfEachId(docs));
+        const created = createdOnce(docs, (doc) => recorded.get(doc._id)?.created === true);
         this.usage.events(docs.filter((_, i) => created[i]));
         return created;
       },
@@ -68,8 +68,8 @@ export class Recorder {
     );
     this.deliveryInserts = new GroupCommit(
       async (docs) => {
-        const existing = await deps.stores.deliveries.insertDeliveries(docs);
-        const created = docs.map((doc) => !existing.has(doc._id));
+        const existing = await deps.stores.deliveries.insertDeliveries(firstOfEachId(docs));
+        const created = createdOnce(docs, (doc) => !existing.has(doc._id));
         this.usage.deliveries(docs.filter((_, i) => created[i]));
         return created;
       },
@@ -365,4 +365,23 @@ export class Recorder {
       updatedAt: now,
     };
   }
+}
+
+/**
+ * A message and its replay can fall in one group commit: the batch inserts each id once, or the second copy, refused
+ * as a duplicate, would mark the id as stored before and neither copy would count as the one that made it.
+ */
+function firstOfEachId<T extends { _id: string }>(docs: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return docs.filter((doc) => !seen.has(doc._id) && seen.add(doc._id) !== undefined);
+}
+
+/** The first copy of an id the batch made is created; its later copies are replays. */
+function createdOnce<T extends { _id: string }>(docs: readonly T[], made: (doc: T) => boolean): boolean[] {
+  const seen = new Set<string>();
+  return docs.map((doc) => {
+    const first = !seen.has(doc._id);
+    seen.add(doc._id);
+    return first && made(doc);
+  });
 }
