@@ -13,7 +13,7 @@ import {
 } from '@checkout/contracts';
 import { AdminClient, eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import { clientOf } from './events';
-import { percentile } from './load';
+import { openLoop, percentile } from './load';
 import { startBenchStack, type BenchStack } from './stack';
 
 // npm run bench -- abuse [--seconds=S] [--deliveries=N] [--rate=R] [--live-rate=L] [--seed-seconds=T]
@@ -99,19 +99,12 @@ async function abuse(stack: BenchStack, key: string, rate: number, ms: number, t
 }
 
 /** Starts `work(i)` at `rate` a second for `ms`, without waiting for one to end before the next; waits for all. */
-async function paced(rate: number, ms: number, work: (i: number) => Promise<void>): Promise<void> {
-  const started = Date.now();
-  const running: Array<Promise<void>> = [];
-  for (let i = 0; Date.now() - started < ms; i += 1) {
-    running.push(
-      work(i).catch((err: unknown) => {
-        process.stderr.write(`[bench] ${String(err)}\n`);
-      }),
-    );
-    const due = started + ((i + 1) * 1000) / rate;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
-  }
-  await Promise.all(running);
+function paced(rate: number, ms: number, work: (i: number) => Promise<void>): Promise<void> {
+  return openLoop(rate, Math.round((rate * ms) / 1000), (i) =>
+    work(i).catch((err: unknown) => {
+      process.stderr.write(`[bench] ${String(err)}\n`);
+    }),
+  );
 }
 
 /**

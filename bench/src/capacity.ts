@@ -27,7 +27,7 @@ import {
   type PlannedTopic,
 } from './capacity-plan';
 import { BENCH_PROCESS, sampleCpu, type CpuSample } from './cpu';
-import { formatColumns } from './load';
+import { formatColumns, openLoop } from './load';
 import { startBenchStack } from './stack';
 
 const MERCHANTS = 4;
@@ -187,21 +187,14 @@ async function measure(
 ): Promise<Window> {
   const before = sampleCpu();
   const started = performance.now();
-  const inFlight: Promise<void>[] = [];
   let errors = 0;
   const total = Math.round(rate * seconds);
-  for (let n = 0; n < total; n++) {
-    const due = started + (n * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    inFlight.push(
-      next(n).then(
-        (ok) => void (ok || errors++),
-        () => void errors++,
-      ),
-    );
-  }
-  await Promise.all(inFlight);
+  await openLoop(rate, total, (n) =>
+    next(n).then(
+      (ok) => void (ok || errors++),
+      () => void errors++,
+    ),
+  );
   await settled(receiver);
   const elapsed = (performance.now() - started) / 1000;
   return { seconds: elapsed, operations: total, errors, cores: coresBetween(before, sampleCpu(), elapsed) };
