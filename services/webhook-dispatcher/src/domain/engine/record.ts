@@ -372,8 +372,9 @@ export class Recorder {
  * as a duplicate, would mark the id as stored before and neither copy would count as the one that made it.
  */
 function firstOfEachId<T extends { _id: string }>(docs: readonly T[]): T[] {
-  const seen = new Set<string>();
-  return docs.filter((doc) => !seen.has(doc._id) && seen.add(doc._id) !== undefined);
+  const byId = new Map<string, T>();
+  for (const doc of docs) if (!byId.has(doc._id)) byId.set(doc._id, doc);
+  return [...byId.values()];
 }
 
 /** The first copy of an id the batch made is created; its later copies are replays. */
