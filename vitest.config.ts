@@ -35,7 +35,6 @@ export default defineConfig({
             'deploy/observability/**/*.test.ts',
           ],
           environment: 'node',
-          // Tiers run one after another (unit, integration, chaos, e2e): the engine-backed ones share 2 cores.
           sequence: { groupOrder: 0 },
         },
       },
@@ -93,14 +92,13 @@ export default defineConfig({
       },
       {
         test: {
-          // Last and alone (scripts/test.ts), each file on engines and a cluster of its own.
-          // two-minute.rollout.ts: a rolling deploy (2 replicas behind HAProxy, 3 brokers), 3.5-4.5 min when green
-          // (the rollout outlasts the load's two minutes: each new replica must be ready before an old one goes).
-          // three-replicas.rollout.ts: what must happen once, and what each replica keeps to itself, on 3 replicas
-          // of every service, ~65 s; edge.rollout.ts: the edge through HAProxy as directly (413 for 2 MB bodies, the
-          // operator-token limit), ~75 s. mixed-versions.rollout.ts: the cluster started on the latest recorded
-          // release, upgraded to this code under two minutes of load in both orders (24 replicas replaced); it sets
-          // a longer timeout of its own.
+          // Each file on engines and a cluster of its own, one at a time (scripts/test.ts: the short ones after the
+          // soak, beside the chaos tier; the release-day rollout last and alone). release-day.rollout.ts: 2 replicas
+          // behind HAProxy on 3 brokers, started on the latest recorded release, upgraded to this code in both
+          // orders, then a same-version rolling deploy and each broker's restart, under load (32 replicas replaced;
+          // it sets a longer timeout of its own). three-replicas.rollout.ts: what must happen once, and what each
+          // replica keeps to itself, on 3 replicas of every service, ~65 s; edge.rollout.ts: the edge through
+          // HAProxy as directly (413 for 2 MB bodies, the operator-token limit), ~75 s.
           name: 'rollout',
           sequence: { groupOrder: 5 },
           include: ['test-system/rollout/*.rollout.ts'],

@@ -1,7 +1,8 @@
 // The rollout soak's driver: under steady load, a rolling deploy of every service (each replica
 // replaced one at a time, maxSurge 1, maxUnavailable 0), then a rolling restart of the three brokers (one at a
 // time, waiting for every partition's ISR to be whole again in between). Nothing is ever down, so the ledger
-// gets no outage windows: every 5xx and unanswered request counts.
+// gets no outage windows: every 5xx and unanswered request counts. A mixed-version rollout runs its phases (below)
+// before the brokers restart.
 import { setTimeout as pause } from 'node:timers/promises';
 import type { Engines } from '@checkout/engines';
 import { consumerGroupStates, type KafkaClient } from '@checkout/kafka';
@@ -27,7 +28,10 @@ export interface RolloutStep {
  * one at a time. `orders-first`: every callee before its callers (orders, sessions, the dispatcher, then the
  * gateway), so old callers meet new callees. `gateway-first`: the callers first, so new callers meet old callees.
  * `both`: orders first, a rollback to the release in the reverse order (what a team does when a deploy goes
- * wrong), then gateway first: every contract sees an old and a new party both ways round.
+ * wrong), then gateway first: every contract sees an old and a new party both ways round; last, every replica is
+ * replaced by one of the same build, as in a same-version rolling deploy, so one run also proves that the current
+ * code, alone in the cluster, hands over without losing or delaying anything (what `sweptEventRows` checks from the
+ * moment the release's last replica exited).
  */
 export const ROLLOUT_ORDERS = ['orders-first', 'gateway-first', 'both'] as const;
 export type RolloutOrder = (typeof ROLLOUT_ORDERS)[number];
@@ -51,6 +55,7 @@ export function rolloutPhases(order: RolloutOrder): RolloutPhase[] {
     upgradeOrdersFirst,
     { name: 'rollback, gateway first', services: [...CALLEES_FIRST].reverse(), to: 'from' },
     upgradeGatewayFirst,
+    { name: 'same version', services: SERVICES, to: 'current' },
   ];
 }
 
@@ -117,8 +122,6 @@ export interface RolloutOptions {
    * every replica is replaced by one of the same build, in SERVICES order.
    */
   mixed?: { from: ServiceBuild; phases: readonly RolloutPhase[] };
-  /** Then restart each broker in turn (default true; the mixed-version rollout is about the services). */
-  restartBrokers?: boolean;
   log: (line: string) => void;
 }
 
@@ -155,7 +158,7 @@ export async function runRollout(options: RolloutOptions): Promise<RolloutStep[]
     }
   }
   const cluster = engines.kafkaCluster;
-  if (cluster && options.restartBrokers !== false) {
+  if (cluster) {
     for (const node of cluster.nodes) {
       const start = Date.now();
       log(`rollout: broker ${node.nodeId} (controlled shutdown, start, wait for every ISR)`);
@@ -176,6 +179,15 @@ export async function runRollout(options: RolloutOptions): Promise<RolloutStep[]
     }
   }
   return steps;
+}
+
+/**
+ * When the last replica of `version` exited: the end of the last step that replaced one (never, if none did). From
+ * then on the cluster runs other builds only.
+ */
+export function lastExitOf(version: string, steps: readonly RolloutStep[]): number {
+  const exits = steps.filter((step) => step.replacement?.fromVersion === version).map((step) => step.end);
+  return exits.length === 0 ? Number.POSITIVE_INFINITY : Math.max(...exits);
 }
 
 /** p-th percentile (0-100) of values, nearest rank; undefined for none. */

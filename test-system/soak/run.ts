@@ -41,6 +41,7 @@ import {
 import { orderIdsIn, orderTrails } from './order-trail';
 import { RECEIVER_KINDS, runLoad, type Merchant, type ReceiverKind } from './load';
 import {
+  lastExitOf,
   rolloutPhases,
   rolloutRows,
   runRollout,
@@ -88,6 +89,12 @@ export interface SoakResult {
  * clock, not by the receiver.
  */
 const RETRY_DELAYS_MS = '1000,3000,10000,25000';
+/**
+ * A rollout has no outage to outlast (nothing is ever down; a broker's restart delays a retry, it does not fail it):
+ * the schedule only has to let the flapping receiver recover on its third attempt, and the failing one's last
+ * delivery is dead-lettered seconds after the load ends instead of 40 s later, which is what the drain waited for.
+ */
+const ROLLOUT_RETRY_DELAYS_MS = '500,1000,2000,4000';
 const DRAIN_DEADLINE_MS = 150_000;
 const MERCHANTS = 3;
 
@@ -225,7 +232,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       namePrefix,
       logDir,
       logLevel: 'warn',
-      webhookRetryDelaysMs: RETRY_DELAYS_MS,
+      webhookRetryDelaysMs: options.rollout ? ROLLOUT_RETRY_DELAYS_MS : RETRY_DELAYS_MS,
       extraEnv: {
         // The soak measures correctness under failure, not the per-key limit (D43).
         gateway: { RATE_LIMIT_PER_WINDOW: '100000' },
@@ -312,7 +319,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
             engines,
             steadyMs: Math.round(durationMs * 0.3),
             startedAt,
-            ...(from && { mixed: { from, phases: rolloutPhases(order) }, restartBrokers: false }),
+            ...(from && { mixed: { from, phases: rolloutPhases(order) } }),
             log,
           }).then((steps) => {
             rolloutSteps = steps;
@@ -638,7 +645,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         ...clusterKills.map((k) => ({ what: k.what, start: k.at, end: k.at })),
         ...rolloutSteps.filter((step) => step.replacement === undefined),
       ],
-      { informational: from !== undefined },
+      from ? { checkedFrom: lastExitOf(from.version, rolloutSteps) } : {},
     );
     report.rows.push(...swept.rows);
     report.examples.push(...swept.examples);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LEFT_BEHIND_MS, SWEPT_INSIDE, SWEPT_OUTSIDE, sweptEventRows } from './swept-events';
+import { LEFT_BEHIND_MS, SWEPT_INSIDE, SWEPT_OUTSIDE, SWEPT_PREVIOUS_RELEASE, sweptEventRows } from './swept-events';
 
 const row = (rows: { label: string; value: number | string; check: boolean }[], label: string) =>
   rows.find((r) => r.label === label);
@@ -17,7 +17,7 @@ describe('sweptEventRows', () => {
       50_000,
       kill.start + 1,
     ];
-    const { rows, examples } = sweptEventRows(writtenAt, [kill, outage], { informational: false });
+    const { rows, examples } = sweptEventRows(writtenAt, [kill, outage]);
     expect(row(rows, SWEPT_OUTSIDE)).toEqual({ label: SWEPT_OUTSIDE, value: 2, check: true });
     expect(row(rows, SWEPT_INSIDE)).toEqual({ label: SWEPT_INSIDE, value: 4, check: false });
     expect(examples).toEqual([
@@ -26,8 +26,16 @@ describe('sweptEventRows', () => {
     ]);
   });
 
-  it('When the run mixes versions, then the row is counted but not a check (the release before left a payment to the sweep)', () => {
-    const { rows } = sweptEventRows([1], [], { informational: true });
-    expect(row(rows, SWEPT_OUTSIDE)).toMatchObject({ value: 1, check: false });
+  it('When the run mixes versions, then what was written before the release left is counted apart, not checked, and what came after is checked', () => {
+    const releaseGone = 300_000;
+    const { rows } = sweptEventRows([1, releaseGone - 1, releaseGone, releaseGone + 1], [], {
+      checkedFrom: releaseGone,
+    });
+    expect(row(rows, SWEPT_PREVIOUS_RELEASE)).toEqual({ label: SWEPT_PREVIOUS_RELEASE, value: 2, check: false });
+    expect(row(rows, SWEPT_OUTSIDE)).toEqual({ label: SWEPT_OUTSIDE, value: 2, check: true });
+  });
+
+  it('When the run is of one version, then there is no row for a previous release', () => {
+    expect(row(sweptEventRows([], []).rows, SWEPT_PREVIOUS_RELEASE)).toBeUndefined();
   });
 });

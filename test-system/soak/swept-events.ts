@@ -21,6 +21,7 @@ export const LEFT_BEHIND_MS = 10_000;
 
 export const SWEPT_OUTSIDE = 'events published by the sweep that no crash or outage left behind';
 export const SWEPT_INSIDE = 'events published by the sweep after a crash or an outage';
+export const SWEPT_PREVIOUS_RELEASE = 'events published by the sweep while a replica of the previous release ran';
 
 /** When each event the sweep published on `topics` was written (epoch ms), read from the topics' beginnings. */
 export async function sweptEvents(
@@ -45,20 +46,27 @@ export async function sweptEvents(
 }
 
 /**
- * The ledger's rows: swept events outside every disruption (a check, unless `informational`: a mixed-version run,
- * where the release before this one left a payment's events to the sweep by design) and, for context, inside one.
+ * The ledger's rows: swept events outside every disruption (a check) and, for context, inside one. With `checkedFrom`
+ * (a mixed-version run: when the release's last replica exited), only events written from then on count so: the
+ * release before this one left a payment's public events to the sweep by design, so what was written while any of
+ * its replicas ran is a row of its own, counted and not checked.
  */
 export function sweptEventRows(
   writtenAt: readonly number[],
   disruptions: readonly Disruption[],
-  options: { informational: boolean },
+  options: { checkedFrom?: number } = {},
 ): { rows: LedgerRow[]; examples: string[] } {
+  const checkedFrom = options.checkedFrom ?? Number.NEGATIVE_INFINITY;
   const explained = (at: number) => disruptions.some((d) => at >= d.start - LEFT_BEHIND_MS && at <= d.end);
-  const outside = writtenAt.filter((at) => !explained(at));
+  const checked = writtenAt.filter((at) => at >= checkedFrom);
+  const outside = checked.filter((at) => !explained(at));
   return {
     rows: [
-      { label: SWEPT_OUTSIDE, value: outside.length, check: !options.informational },
-      { label: SWEPT_INSIDE, value: writtenAt.length - outside.length, check: false },
+      { label: SWEPT_OUTSIDE, value: outside.length, check: true },
+      { label: SWEPT_INSIDE, value: checked.length - outside.length, check: false },
+      ...(options.checkedFrom === undefined
+        ? []
+        : [{ label: SWEPT_PREVIOUS_RELEASE, value: writtenAt.length - checked.length, check: false }]),
     ],
     examples: outside.slice(0, 3).map((at) => `${SWEPT_OUTSIDE}: an event written at ${new Date(at).toISOString()}`),
   };

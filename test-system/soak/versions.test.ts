@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { rolloutPhases } from './rollout';
+import { SERVICES } from '../../scripts/lib/process-stack';
+import { lastExitOf, rolloutPhases } from './rollout';
 import { VersionTimeline, handoffRow, httpContractRows, routeOf } from './versions';
 import type { LoggedRequest } from '../../scripts/lib/haproxy';
 
@@ -140,13 +141,36 @@ describe('the contract rows', () => {
 });
 
 describe('rolloutPhases', () => {
-  it('When both orders are asked, then callees first, a rollback in reverse, then callers first', () => {
+  it('When both orders are asked, then callees first, a rollback in reverse, callers first, then a same-version leg', () => {
     expect(rolloutPhases('both').map((p) => [p.to, p.services.join(' ')])).toEqual([
       ['current', 'orders sessions webhook-dispatcher gateway'],
       ['from', 'gateway webhook-dispatcher sessions orders'],
       ['current', 'gateway webhook-dispatcher sessions orders'],
+      ['current', SERVICES.join(' ')],
     ]);
     expect(rolloutPhases('orders-first')).toHaveLength(1);
     expect(rolloutPhases('gateway-first')[0]?.services[0]).toBe('gateway');
+  });
+});
+
+describe('lastExitOf', () => {
+  const step = (end: number, fromVersion: string) => ({
+    what: `${fromVersion} replaced`,
+    start: end - 5_000,
+    end,
+    detail: '',
+    failed: false,
+    replacement: { service: 'orders' as const, readyAt: end - 3_000, finishedAt: end, fromVersion, toVersion: NEW },
+  });
+
+  it('When replicas of a release were replaced several times, then the last such step ends its presence; broker restarts do not count', () => {
+    const broker = { what: 'broker 1 restart', start: 90_000, end: 99_000, detail: '', failed: false };
+    expect(lastExitOf(OLD, [step(10_000, OLD), step(50_000, NEW), step(70_000, OLD), step(80_000, NEW), broker])).toBe(
+      70_000,
+    );
+  });
+
+  it('When no replica of the release was replaced, then it never left', () => {
+    expect(lastExitOf(OLD, [step(10_000, NEW)])).toBe(Number.POSITIVE_INFINITY);
   });
 });
