@@ -32,6 +32,22 @@ describe('tableRows', () => {
   });
 });
 
+describe('tableRows of the webhooks bench (| between cells, an engines line above the header)', () => {
+  it('reads its rows as it reads the others', () => {
+    const output = [
+      'webhook dispatcher benchmark (2 receivers on 127.0.0.1, timeout 5000 ms; shared 2-core machine: noisy)',
+      'engines: Apache Kafka 4.3.1; mongo-java-server 1.47.0',
+      '  figure                    | now                | target   | before',
+      '  --------------------------|--------------------|----------|-------',
+      '  burst ratio to raw undici | 0.31× (310 / 1000) | ✗ ≥ 0.5× | 0.27×',
+      '',
+    ].join('\n');
+    expect([...tableRows(output, /^webhook dispatcher benchmark/).entries()]).toEqual([
+      ['webhook dispatcher benchmark | burst ratio to raw undici', '0.31× (310 / 1000)  ✗ ≥ 0.5×  0.27×'],
+    ]);
+  });
+});
+
 describe('interleaving', () => {
   it('runs each version as often first as second', () => {
     expect(interleaving(2)).toEqual(['base', 'head', 'head', 'base']);

@@ -1,8 +1,9 @@
 // `npm run bench -- compare <bench> --base=<git revision> [--runs=N] [--tables=<regex>] [bench options]`: the same
 // bench on the revision given and on this checkout, interleaved base, head, head, base, … (N of each, 2 by
 // default), so both versions see the same machine; then every row of the tables whose title matches --tables
-// (the targets table by default) with each run's figures side by side. The base revision is unpacked once into
-// ~/.cache/checkout-bench/<commit> and installed there with `npm ci`, reused by later comparisons.
+// (the targets table by default, and the webhooks bench's) with each run's figures side by side. The base revision
+// is unpacked once into ~/.cache/checkout-bench/<commit> and installed there with `npm ci`, reused by later
+// comparisons.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -52,22 +53,26 @@ function runBench(dir: string, args: readonly string[]): Promise<string> {
   });
 }
 
-const CELLS = / {2,}/;
+/** Cells are two or more spaces apart, or ' | ' apart (the webhooks bench's table). */
+const CELLS = / {2,}| +\| +/;
 
 /**
- * The rows of every table in a bench's output whose title matches: a title line ending in ':', a header line and a
- * line of dashes, then rows until a blank line. Each row is keyed by its table's title and its first cell.
+ * The rows of every table in a bench's output whose title matches: a title line, a header line and a line of dashes
+ * (`---  ---` or `---|---`), then rows until a blank line. Between the title and the header there may be an
+ * `engines: …` line (the webhooks bench prints one there). Each row is keyed by its table's title and its first cell.
  */
 export function tableRows(output: string, tables: RegExp): Map<string, string> {
   const rows = new Map<string, string>();
-  const lines = output.split('\n');
-  for (let i = 0; i + 2 < lines.length; i += 1) {
-    const title = lines[i]!.trim();
-    if (!title.endsWith(':') || !tables.test(title) || !/^-+( +-+)*$/.test(lines[i + 2]!.trim())) continue;
+  const lines = output.split('\n').map((line) => line.trim());
+  for (let dashes = 2; dashes < lines.length; dashes += 1) {
+    if (!/^-+(( +|-\|-)-+)*$/.test(lines[dashes]!)) continue;
+    const above = lines[dashes - 2]!;
+    const title = above.startsWith('engines:') ? (lines[dashes - 3] ?? '') : above;
+    if (!tables.test(title)) continue;
     const shortTitle = title.split(/[(:]/)[0]!.trim();
-    // A row has cells two or more spaces apart; a sentence after the table (one cell) ends it, as a blank line does.
-    for (let j = i + 3; j < lines.length && lines[j]!.trim().split(CELLS).length > 1; j += 1) {
-      const [first = '', ...rest] = lines[j]!.trim().split(CELLS);
+    // A row has two cells or more; a sentence after the table (one cell) ends it, as a blank line does.
+    for (let j = dashes + 1; j < lines.length && lines[j]!.split(CELLS).length > 1; j += 1) {
+      const [first = '', ...rest] = lines[j]!.split(CELLS);
       rows.set(`${shortTitle} | ${first}`, rest.join('  ').slice(0, 140));
     }
   }

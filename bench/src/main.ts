@@ -119,7 +119,8 @@ if (scenario === 'compare') {
     console.error('compare: --base=<git revision> is required');
     process.exit(64);
   }
-  const tables = rest.find((a) => a.startsWith('--tables='))?.slice('--tables='.length) ?? '^targets';
+  const tables =
+    rest.find((a) => a.startsWith('--tables='))?.slice('--tables='.length) ?? '^targets|^webhook dispatcher benchmark';
   await compare({ bench, base, runs: option('runs', 2), tables: new RegExp(tables), benchArgs });
   process.exit(0);
 }
