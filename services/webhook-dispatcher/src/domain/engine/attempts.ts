@@ -1,9 +1,9 @@
 import { GroupCommit } from '@checkout/coalesce';
-import type { RetryMessage, Scope } from '@checkout/contracts';
-import { inSpan, type SpanHandle } from '@checkout/telemetry';
+import { webhookHeaders, type RetryMessage, type Scope } from '@checkout/contracts';
+import { inSpan } from '@checkout/telemetry';
 import type { DeliveryDocument } from '../../store/delivery.document';
 import { attemptOutcome, notSentResult, type AttemptOutcome, type SendResult } from '../rules/attempt-outcome';
-import { attemptHeaders, signingSecretsOf } from '../rules/webhook-body';
+import { signingSecretsOf } from '../rules/webhook-body';
 import type { DispatcherDeps } from './ports';
 import type { SubmitResult, Target } from './lanes';
 import type { EndpointFailures } from './endpoint-failures';
@@ -37,11 +37,6 @@ interface Made {
 
 function attemptKey(deliveryId: string, attempt: number): string {
   return `${deliveryId}#${attempt}`;
-}
-
-/** A delivery's id and shard key, as the store's writes about its attempts name it. */
-function refOf(delivery: Queueable): DeliveryRef {
-  return { _id: delivery._id, organizationId: delivery.organizationId, mode: delivery.mode, eventId: delivery.eventId };
 }
 
 function deliveryIdOf(key: string): string {
@@ -129,9 +124,11 @@ export class Attempts {
 
   /** Queues attempt `attempt`; `held` when this process stored the delivery held for it (no claim needed). */
   queue(delivery: Queueable, attempt: number, held?: HeldDelivery): SubmitResult {
-    const ref = refOf(delivery);
-    const result = this.deps.scheduler.submit(attemptKey(delivery._id, attempt), this.target(delivery), (release) =>
-      this.onAddressOf(delivery.url, release, (both) => this.run(ref, attempt, both, held)),
+    // The job keeps the delivery's id and shard key only, as the store's writes about its attempts name it.
+    const { _id, organizationId, mode, eventId } = delivery;
+    const ref: DeliveryRef = { _id, organizationId, mode, eventId };
+    const result = this.deps.scheduler.submit(attemptKey(_id, attempt), this.target(delivery), (release) =>
+      this.run(ref, delivery.url, attempt, release, held),
     );
     this.deps.local.metrics.queued.set(this.deps.scheduler.queued);
     return result;
@@ -159,67 +156,63 @@ export class Attempts {
   }
 
   /**
-   * Runs `attempt` holding a slot on the address `url` connects to as well as its name's (`release`): names that
-   * resolve to one address share its cap. Taken before the delivery is claimed, so that a wait here never eats
-   * into the hold the attempt needs; `both` gives back the two slots.
+   * The attempt, from its slots to its recorded outcome (and its retry message). First a slot on the address `url`
+   * connects to, beside its name's (`release`): names that resolve to one address share its cap; taken before the
+   * delivery is claimed, so that a wait here never eats into the hold the attempt needs. Then the delivery taken,
+   * and in a span of the trace that caused it, the POST; both slots are given back once the request is over, before
+   * the outcome is recorded.
    */
-  private async onAddressOf(
+  private async run(
+    ref: DeliveryRef,
     url: string,
+    attempt: number,
     release: () => void,
-    attempt: (both: () => void) => Promise<void>,
+    held?: HeldDelivery,
   ): Promise<void> {
     if (this.stopped) return;
-    const address = await this.deps.outbound.addressOf(url);
-    const leave = address === null ? () => {} : await this.deps.scheduler.takeAddress(address);
+    const { local, outbound, scheduler } = this.deps;
+    const address = await outbound.addressOf(url);
+    const leave = address === null ? undefined : await scheduler.addresses.take(address);
     try {
-      await attempt(() => {
-        leave();
-        release();
-      });
-    } finally {
-      leave();
-    }
-  }
-
-  /**
-   * The attempt, in a span of the trace that caused the delivery, from the POST to its recorded outcome (and its
-   * retry message). `release` frees the host's slot: called once the request is over, before the outcome is
-   * recorded.
-   */
-  private async run(ref: DeliveryRef, attempt: number, release: () => void, held?: HeldDelivery): Promise<void> {
-    if (this.stopped) return;
-    const { local } = this.deps;
-    const started = local.clock();
-    const deliveryId = ref._id;
-    const taken = await this.take(ref, attempt, started, held);
-    if (!taken) return;
-    const { delivery, body } = taken;
-    if (attempt === 1)
-      local.metrics.firstAttemptDelay.observe(Math.max(0, (started.getTime() - delivery.createdAt.getTime()) / 1000));
-    const spanOptions = {
-      kind: 'client' as const,
-      parent: delivery.trace ?? ('none' as const),
-      attributes: {
-        'checkout.delivery_id': deliveryId,
+      if (this.stopped) return;
+      const started = local.clock();
+      const taken = await this.take(ref, attempt, started, held);
+      if (!taken) return;
+      const { delivery, body } = taken;
+      if (attempt === 1)
+        local.metrics.firstAttemptDelay.observe(Math.max(0, (started.getTime() - delivery.createdAt.getTime()) / 1000));
+      const attributes = {
+        'checkout.delivery_id': ref._id,
         'checkout.event_id': delivery.eventId,
         'checkout.event_type': delivery.eventType,
         'checkout.attempt': attempt,
         'checkout.organization_id': delivery.organizationId,
         'checkout.mode': delivery.mode,
         'http.request.method': 'POST',
-        'server.address': this.deps.outbound.hostKey(delivery.url),
-      },
-    };
-    await inSpan('webhook attempt', spanOptions, async (span) => {
-      const made = await this.make(delivery, body, attempt, started);
-      release();
-      outcomeOnSpan(span, made);
-      if ('deferredUntil' in made) {
-        await this.deps.stores.deliveries.deferAttempt(ref, attempt, made.deferredUntil, started);
-        return;
-      }
-      await this.recordOutcome(delivery, made);
-    });
+        'server.address': outbound.hostKey(delivery.url),
+      };
+      await inSpan(
+        'webhook attempt',
+        { kind: 'client', parent: delivery.trace ?? 'none', attributes },
+        async (span) => {
+          const made = await this.make(delivery, body, attempt, started);
+          leave?.();
+          release();
+          if ('deferredUntil' in made) {
+            span.setAttributes({ 'checkout.outcome': 'deferred' });
+            await this.deps.stores.deliveries.deferAttempt(ref, attempt, made.deferredUntil, started);
+            return;
+          }
+          // The attempt's answer on its span: the status code, the outcome (success, timeout…), and failed unless 2xx.
+          const { kind, statusCode, ok } = made.result;
+          span.setAttributes({ 'checkout.outcome': kind, 'http.response.status_code': statusCode ?? undefined });
+          if (!ok) span.fail();
+          await this.recordOutcome(delivery, made);
+        },
+      );
+    } finally {
+      leave?.();
+    }
   }
 
   /** The delivery and its body: as held, while the hold outlives the attempt; otherwise claimed for this attempt. */
@@ -258,8 +251,10 @@ export class Attempts {
   }
 
   /**
-   * One attempt (D31, D40): the delivery's secrets (its endpoint's, D50, or its organization's, D35), the signed
-   * POST, and the delivery's next state as the rules decide it.
+   * One attempt (D31, D40): the secrets to sign with (its endpoint's, D50, or its organization's, D35), the signed
+   * POST, and the delivery's next state as the rules decide it. Never send unsigned what the merchant expects signed;
+   * and our outage is not the merchant's failed attempt: when the secret cannot be read, nothing is sent and the
+   * attempt is put off without using up one of the five (the sweep brings it back).
    */
   private async make(
     delivery: DeliveryDocument,
@@ -267,16 +262,46 @@ export class Attempts {
     attempt: number,
     started: Date,
   ): Promise<Made | Deferred> {
-    const { local, policy } = this.deps;
-    const secrets = await this.secretsOf(delivery, attempt, started);
-    if ('deferredUntil' in secrets) return secrets;
+    const { local, policy, outbound } = this.deps;
+    const scope = { organizationId: delivery.organizationId, mode: delivery.mode };
+    let secrets: readonly string[] = [];
+    let notSent: string | undefined;
+    try {
+      if (delivery.endpointId === undefined) secrets = await outbound.secrets.secretsFor(scope);
+      else {
+        // D50: signed with the endpoint's own secret (and, within 24 h of a rotation, the one it replaced).
+        const endpoint = await this.deps.directory.forAttempt(scope, delivery.endpointId);
+        if (!endpoint) notSent = 'the endpoint was deleted';
+        else if (endpoint.disabled !== null) notSent = 'the endpoint is disabled';
+        else secrets = signingSecretsOf(endpoint, started);
+      }
+    } catch (err) {
+      local.metrics.deferred.inc({ reason: 'signing_secret_unavailable' });
+      local.logger.debug(
+        { err, deliveryId: delivery._id, attempt },
+        'attempt put off: the signing secret is unavailable',
+      );
+      return { deferredUntil: new Date(started.getTime() + (policy.delaysMs[0] ?? 10_000)) };
+    }
     let result: SendResult;
-    if ('notSent' in secrets) result = notSentResult('endpoint_unavailable', `not sent: ${secrets.notSent}`);
+    if (notSent !== undefined) result = notSentResult('endpoint_unavailable', `not sent: ${notSent}`);
     else {
       local.metrics.inFlight.inc();
       local.metrics.queued.set(this.deps.scheduler.queued);
       try {
-        result = await this.send(delivery, body, secrets.secrets);
+        const { eventId, _id: deliveryId, eventType } = delivery;
+        const timestamp = Math.floor(local.clock().getTime() / 1000);
+        let headers: Record<string, string> | Error;
+        try {
+          headers = webhookHeaders({ eventId, deliveryId, eventType, body, secrets, timestamp });
+        } catch (err) {
+          headers = err instanceof Error ? err : new Error(String(err));
+        }
+        // A secret that cannot be used will not heal by waiting: a failed attempt, visible in the events API.
+        result =
+          headers instanceof Error
+            ? notSentResult('signing_failed', `signing failed: ${headers.message}`)
+            : await outbound.sender.send({ url: delivery.url, headers, body });
       } finally {
         local.metrics.inFlight.dec();
       }
@@ -291,52 +316,6 @@ export class Attempts {
     const finished = local.clock();
     const outcome = attemptOutcome({ result, attempt, started, finished, schedule: policy, rng: local.rng });
     return { result, outcome, finished };
-  }
-
-  /**
-   * The secrets to sign with. Never send unsigned what the merchant expects signed; and our outage is not the
-   * merchant's failed attempt: when the secret cannot be read, nothing is sent and the attempt is put off without
-   * using up one of the five (the sweep brings it back).
-   */
-  private async secretsOf(
-    delivery: DeliveryDocument,
-    attempt: number,
-    started: Date,
-  ): Promise<{ secrets: readonly string[] } | { notSent: string } | Deferred> {
-    const scope = { organizationId: delivery.organizationId, mode: delivery.mode };
-    try {
-      if (delivery.endpointId === undefined) return { secrets: await this.deps.outbound.secrets.secretsFor(scope) };
-      // D50: signed with the endpoint's own secret (and, within 24 h of a rotation, the one it replaced).
-      const endpoint = await this.deps.directory.forAttempt(scope, delivery.endpointId);
-      if (!endpoint) return { notSent: 'the endpoint was deleted' };
-      if (endpoint.disabled !== null) return { notSent: 'the endpoint is disabled' };
-      return { secrets: signingSecretsOf(endpoint, started) };
-    } catch (err) {
-      this.deps.local.metrics.deferred.inc({ reason: 'signing_secret_unavailable' });
-      this.deps.local.logger.debug(
-        { err, deliveryId: delivery._id, attempt },
-        'attempt put off: the signing secret is unavailable',
-      );
-      return { deferredUntil: new Date(started.getTime() + (this.deps.policy.delaysMs[0] ?? 10_000)) };
-    }
-  }
-
-  private async send(delivery: DeliveryDocument, body: string, secrets: readonly string[]): Promise<SendResult> {
-    let headers: Record<string, string>;
-    try {
-      headers = attemptHeaders({
-        eventId: delivery.eventId,
-        deliveryId: delivery._id,
-        eventType: delivery.eventType,
-        body,
-        secrets,
-        timestamp: Math.floor(this.deps.local.clock().getTime() / 1000),
-      });
-    } catch (err) {
-      // A secret that cannot be used will not heal by waiting: a failed attempt, visible in the events API.
-      return notSentResult('signing_failed', `signing failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    return this.deps.outbound.sender.send({ url: delivery.url, headers, body });
   }
 
   /**
@@ -380,17 +359,4 @@ export class Attempts {
     // Not sent because its endpoint was disabled or deleted (D50): no failure of the merchant's server to park.
     if (updated.deadLetterPending) await this.publishDeadLetter(updated, finished);
   }
-}
-
-/** The attempt's answer on its span: the status code, the outcome (success, timeout…), and failed unless 2xx. */
-function outcomeOnSpan(span: SpanHandle, made: Made | Deferred): void {
-  if ('deferredUntil' in made) {
-    span.setAttributes({ 'checkout.outcome': 'deferred' });
-    return;
-  }
-  span.setAttributes({
-    'checkout.outcome': made.result.kind,
-    'http.response.status_code': made.result.statusCode ?? undefined,
-  });
-  if (!made.result.ok) span.fail();
 }
