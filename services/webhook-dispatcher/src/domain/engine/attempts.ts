@@ -53,6 +53,8 @@ function deliveryIdOf(key: string): string {
 export class Attempts {
   private stopped = false;
   private readonly successes: GroupCommit<{ delivery: DeliveryRef; outcome: AttemptOutcome; now: Date }>;
+  /** Holds given back on held deliveries that did not fit in memory here. */
+  private readonly releases: GroupCommit<string>;
 
   constructor(
     private readonly deps: DispatcherDeps,
@@ -69,6 +71,13 @@ export class Attempts {
             'attempt results dropped: those attempts were already recorded elsewhere',
           );
         return items.map((): void => undefined);
+      },
+      { maxBatch: WRITE_BATCH_LIMIT },
+    );
+    this.releases = new GroupCommit(
+      async (ids) => {
+        await deps.stores.deliveries.releaseHolds(ids, local.owner, local.clock());
+        return ids.map((): void => undefined);
       },
       { maxBatch: WRITE_BATCH_LIMIT },
     );
@@ -122,15 +131,37 @@ export class Attempts {
     return this.deps.scheduler.has(attemptKey(deliveryId, attempt));
   }
 
-  /** Queues attempt `attempt`; `held` when this process stored the delivery held for it (no claim needed). */
+  /**
+   * Queues attempt `attempt`. `held`: this process stored the delivery held for it, so the attempt needs no claim;
+   * stored unheld (this process does not dispatch, or is stopping), it is left to the recovery sweep. A held one that
+   * does not fit in memory here (its host's or its merchant's queue is full, or this process is stopping) is given
+   * back: the recovery sweep attempts it when there is room, or, when its merchant's lane was full, the lane takes it
+   * back once it has drained.
+   */
   queue(delivery: Queueable, attempt: number, held?: HeldDelivery): SubmitResult {
+    const { local, scheduler } = this.deps;
+    if (held && held.delivery.lockOwner !== local.owner) return 'stopped';
     // The job keeps the delivery's id and shard key only, as the store's writes about its attempts name it.
     const { _id, organizationId, mode, eventId } = delivery;
     const ref: DeliveryRef = { _id, organizationId, mode, eventId };
-    const result = this.deps.scheduler.submit(attemptKey(_id, attempt), this.target(delivery), (release) =>
+    const result = scheduler.submit(attemptKey(_id, attempt), this.target(delivery), (release) =>
       this.run(ref, delivery.url, attempt, release, held),
     );
-    this.deps.local.metrics.queued.set(this.deps.scheduler.queued);
+    local.metrics.queued.set(scheduler.queued);
+    if (!held || result === 'queued' || result === 'duplicate') return result;
+    const lane = { organizationId, mode };
+    const laneWasFull = scheduler.laneIsFull(lane);
+    this.releases.add(_id).then(
+      () => {
+        // Armed again now that it is unheld: a refill that ran meanwhile could not have seen it.
+        if (laneWasFull && !this.stopped) scheduler.whenLaneHasRoom(lane);
+      },
+      (err: unknown) =>
+        local.logger.warn(
+          { err, deliveryId: _id },
+          'could not give back a delivery that did not fit in memory; the recovery sweep takes it once its hold lapses',
+        ),
+    );
     return result;
   }
 

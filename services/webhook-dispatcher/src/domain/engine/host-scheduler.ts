@@ -209,10 +209,9 @@ export class HostScheduler {
     return 'queued';
   }
 
-  /** Resolves once the total queue is below its bound (immediately when it is). */
-  waitForRoom(): Promise<void> {
-    if (this.hasRoom() || this.stopped) return Promise.resolve();
-    return new Promise((resolve) => this.roomWaiters.push(resolve));
+  /** Resolves once the total queue is below its bound (at once when it is): a place reserved, given back at once. */
+  async waitForRoom(): Promise<void> {
+    (await this.reserve())();
   }
 
   /**
@@ -220,7 +219,7 @@ export class HostScheduler {
    * it need not. Returns the function that gives the place back (idempotent); call it just before submitting.
    */
   async reserve(): Promise<() => void> {
-    await this.waitForRoom();
+    if (!this.hasRoom() && !this.stopped) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
     this.reserved += 1;
     let held = true;
     return () => {
