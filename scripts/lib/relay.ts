@@ -1,4 +1,4 @@
-import { deliveryHeaders, newId, signatureHeaders, type WebhookEvent } from '@checkout/contracts';
+import { newId, webhookHeaders, type WebhookEvent } from '@checkout/contracts';
 import type { Checkout } from '@checkout/sdk';
 
 // D45: the local development relay. It polls the events API with a test key and forwards each new event to a
@@ -95,18 +95,14 @@ export class Relay {
 
   private async forward(event: WebhookEvent, deliveryId: string): Promise<ForwardResult> {
     const body = JSON.stringify(event);
-    const headers = deliveryHeaders({ eventId: event.id, deliveryId, eventType: event.event });
-    if (this.options.secret) {
-      Object.assign(
-        headers,
-        signatureHeaders({
-          secret: this.options.secret,
-          id: event.id,
-          timestamp: Math.floor(this.clock().getTime() / 1000),
-          body,
-        }),
-      );
-    }
+    const headers = webhookHeaders({
+      eventId: event.id,
+      deliveryId,
+      eventType: event.event,
+      body,
+      secrets: this.options.secret ? [this.options.secret] : [],
+      timestamp: Math.floor(this.clock().getTime() / 1000),
+    });
     let status: number | string;
     try {
       const response = await (this.options.fetch ?? fetch)(this.options.forwardTo, {

@@ -36,24 +36,18 @@ export class GroupCommit<T, R = void> {
    * failed.
    */
   add(item: T): Promise<R> {
-    const result = this.enqueue(item);
-    this.startFlushing();
+    const result = new Promise<R>((resolve, reject) => this.waiting.push({ item, resolve, reject }));
+    if (!this.flushing) void this.flush();
     return result;
   }
 
   /** As add, for items that arrive together: they go in one write (up to maxBatch), with whatever else waits. */
   addAll(items: readonly T[]): Promise<R[]> {
-    const results = items.map((item) => this.enqueue(item));
-    this.startFlushing();
+    const results = items.map(
+      (item) => new Promise<R>((resolve, reject) => this.waiting.push({ item, resolve, reject })),
+    );
+    if (!this.flushing) void this.flush();
     return Promise.all(results);
-  }
-
-  private enqueue(item: T): Promise<R> {
-    return new Promise((resolve, reject) => this.waiting.push({ item, resolve, reject }));
-  }
-
-  private startFlushing(): void {
-    if (!this.flushing && this.waiting.length > 0) void this.flush();
   }
 
   private async flush(): Promise<void> {

@@ -67,25 +67,23 @@ export function newId(prefix: IdPrefix, mode: Mode): string {
 
 /**
  * An id derived from `seed` instead of drawn at random: the same seed gives the same id, so racing writers
- * that insert it meet on the unique _id. Its suffix is a SHA-256 of the seed, as unguessable as the seed.
+ * that insert it meet on the unique _id. Its suffix is a SHA-256 of the seed, as unguessable as the seed; with
+ * `secret`, an HMAC-SHA256 under it, which only a holder of the secret can compute.
  */
-export function derivedId(prefix: IdPrefix, mode: Mode, seed: string): string {
-  return idFromDigest(prefix, mode, createHash('sha256').update(seed).digest());
-}
-
-/**
- * derivedId under a server secret (HMAC-SHA256): the same seed still gives the same id, but only a holder of
- * the secret can compute it. For ids that are capabilities, such as a checkout session's (its hosted page URL):
- * a seed made of an organization and an Idempotency-Key is no secret.
- */
-export function secretlyDerivedId(prefix: IdPrefix, mode: Mode, secret: string, seed: string): string {
-  return idFromDigest(prefix, mode, createHmac('sha256', secret).update(seed).digest());
-}
-
-function idFromDigest(prefix: IdPrefix, mode: Mode, digest: Buffer): string {
+export function derivedId(prefix: IdPrefix, mode: Mode, seed: string, secret?: string): string {
+  const digest = (secret === undefined ? createHash('sha256') : createHmac('sha256', secret)).update(seed).digest();
   let out = '';
   for (let i = 0; i < ID_SUFFIX_LENGTH; i += 1) out += ALPHABET[(digest[i] as number) % ALPHABET.length];
   return `${prefix}_${mode}_${out}`;
+}
+
+/**
+ * derivedId under a server secret: the same seed still gives the same id, but only a holder of the secret can
+ * compute it. For ids that are capabilities, such as a checkout session's (its hosted page URL): a seed made of an
+ * organization and an Idempotency-Key is no secret.
+ */
+export function secretlyDerivedId(prefix: IdPrefix, mode: Mode, secret: string, seed: string): string {
+  return derivedId(prefix, mode, seed, secret);
 }
 
 export function newLineId(prefix: LineIdPrefix): string {

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkWebhookSignature, signWebhook, signatureHeaders } from './webhooks';
+import { checkWebhookSignature, signWebhook, webhookHeaders } from './webhooks';
 
 describe('signWebhook (D35, Standard Webhooks)', () => {
   // The example of the Standard Webhooks specification.
@@ -16,9 +16,11 @@ describe('signWebhook (D35, Standard Webhooks)', () => {
 
   it('When headers are built, then they carry id, timestamp and a verifiable signature', () => {
     const key = Buffer.from('c2VjcmV0LWtleS1ieXRlcw==', 'base64');
-    const headers = signatureHeaders({
-      secret: 'whsec_c2VjcmV0LWtleS1ieXRlcw==',
-      id: 'evt_test_1',
+    const headers = webhookHeaders({
+      secrets: ['whsec_c2VjcmV0LWtleS1ieXRlcw=='],
+      eventId: 'evt_test_1',
+      deliveryId: 'dlv_test_1',
+      eventType: 'checkout.session.completed',
       timestamp: 1700000000,
       body: '{}',
     });
@@ -30,10 +32,41 @@ describe('signWebhook (D35, Standard Webhooks)', () => {
   });
 });
 
+describe('webhookHeaders (D2, D35)', () => {
+  const input = { eventId: 'evt_1', deliveryId: 'dlv_test_1', eventType: 'checkout.session.completed', body: '{}' };
+
+  it('When there is no secret, then the attempt carries the delivery headers only', () => {
+    const headers = webhookHeaders({ ...input, secrets: [], timestamp: 1_700_000_000 });
+    expect(headers['x-service-delivery-id']).toBe('dlv_test_1');
+    expect(headers['idempotency-key']).toBe('evt_1');
+    expect(headers['webhook-signature']).toBeUndefined();
+  });
+
+  it('When there are secrets, then the attempt is signed by each, and an empty one throws', () => {
+    const secret = `whsec_${Buffer.from('k'.repeat(24)).toString('base64')}`;
+    const other = `whsec_${Buffer.from('o'.repeat(24)).toString('base64')}`;
+    const headers = webhookHeaders({ ...input, secrets: [secret, other], timestamp: 1_700_000_000 });
+    expect(headers['webhook-id']).toBe('evt_1');
+    expect(headers['webhook-timestamp']).toBe('1700000000');
+    expect(headers['webhook-signature']?.split(' ')).toEqual([
+      signWebhook({ secret, id: 'evt_1', timestamp: 1_700_000_000, body: '{}' }),
+      signWebhook({ secret: other, id: 'evt_1', timestamp: 1_700_000_000, body: '{}' }),
+    ]);
+    expect(() => webhookHeaders({ ...input, secrets: ['whsec_'], timestamp: 1 })).toThrow();
+  });
+});
+
 describe('checkWebhookSignature (D35)', () => {
   const secret = 'whsec_c2VjcmV0LWtleS1ieXRlcw==';
   const body = '{"id":"evt_test_1"}';
-  const signed = signatureHeaders({ secret, id: 'evt_test_1', timestamp: 1700000000, body });
+  const signed = webhookHeaders({
+    secrets: [secret],
+    eventId: 'evt_test_1',
+    deliveryId: 'dlv_test_1',
+    eventType: 'checkout.session.completed',
+    timestamp: 1700000000,
+    body,
+  });
   const check = (overrides: Partial<Parameters<typeof checkWebhookSignature>[0]> = {}) =>
     checkWebhookSignature({
       secret,

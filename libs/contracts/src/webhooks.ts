@@ -6,56 +6,48 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const WEBHOOK_USER_AGENT = 'Service-Webhooks/1.0';
 
-/** D2: the headers of every delivery attempt, signature aside. */
-export function deliveryHeaders(input: {
-  eventId: string;
-  deliveryId: string;
-  eventType: string;
-}): Record<string, string> {
-  return {
-    'content-type': 'application/json',
-    'idempotency-key': input.eventId,
-    'x-service-event-id': input.eventId,
-    'x-service-delivery-id': input.deliveryId,
-    'x-service-event-type': input.eventType,
-    'user-agent': WEBHOOK_USER_AGENT,
-  };
-}
-
 // D35: Standard Webhooks signatures. The secret is `whsec_<base64>`; the key is the decoded base64 part and the
 // signed content is `<webhook-id>.<webhook-timestamp>.<body>`.
 
 export const SECRET_PREFIX = 'whsec_';
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
-export function signingKey(secret: string): Buffer {
-  const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+/** `v1,<base64 HMAC-SHA256>` of `<id>.<timestamp>.<body>`; throws on a secret with no key in it. */
+export function signWebhook(input: { secret: string; id: string; timestamp: number; body: string }): string {
+  const encoded = input.secret.startsWith(SECRET_PREFIX) ? input.secret.slice(SECRET_PREFIX.length) : input.secret;
   const key = Buffer.from(encoded, 'base64');
   if (key.length === 0) throw new Error('webhook signing secret is empty');
-  return key;
-}
-
-/** `v1,<base64 HMAC-SHA256>` of `<id>.<timestamp>.<body>`. */
-export function signWebhook(input: { secret: string; id: string; timestamp: number; body: string }): string {
-  const mac = createHmac('sha256', signingKey(input.secret))
-    .update(`${input.id}.${input.timestamp}.${input.body}`)
-    .digest('base64');
+  const mac = createHmac('sha256', key).update(`${input.id}.${input.timestamp}.${input.body}`).digest('base64');
   return `v1,${mac}`;
 }
 
 /**
- * The Standard Webhooks headers. With several secrets (a rotation's overlap: the new one and the one it
- * replaces), one signature per secret, space-separated, so a receiver still holding the old secret verifies too.
+ * Every header of a delivery attempt: D2's, and with secrets the Standard Webhooks ones (none without: unsigned,
+ * D35). With several secrets (a rotation's overlap: the new one and the one it replaces), one signature per secret,
+ * space-separated, so a receiver still holding the old secret verifies too. Throws when a secret cannot be used:
+ * nothing may then be sent unsigned.
  */
-export function signatureHeaders(input: {
-  secret: string | readonly string[];
-  id: string;
-  timestamp: number;
+export function webhookHeaders(input: {
+  eventId: string;
+  deliveryId: string;
+  eventType: string;
   body: string;
+  secrets: readonly string[];
+  /** Unix seconds at signing. */
+  timestamp: number;
 }): Record<string, string> {
-  const secrets = typeof input.secret === 'string' ? [input.secret] : input.secret;
-  const signature = secrets.map((secret) => signWebhook({ ...input, secret })).join(' ');
-  return { 'webhook-id': input.id, 'webhook-timestamp': String(input.timestamp), 'webhook-signature': signature };
+  const { eventId: id, timestamp, body } = input;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'idempotency-key': id,
+    'x-service-event-id': id,
+    'x-service-delivery-id': input.deliveryId,
+    'x-service-event-type': input.eventType,
+    'user-agent': WEBHOOK_USER_AGENT,
+  };
+  if (input.secrets.length === 0) return headers;
+  const signature = input.secrets.map((secret) => signWebhook({ secret, id, timestamp, body })).join(' ');
+  return { ...headers, 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature };
 }
 
 export type SignatureCheck =

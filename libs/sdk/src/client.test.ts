@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DELIVERY_SEARCH_MAX as CONTRACT_SEARCH_MAX, signatureHeaders } from '@checkout/contracts';
+import { DELIVERY_SEARCH_MAX as CONTRACT_SEARCH_MAX, webhookHeaders } from '@checkout/contracts';
 import {
   Checkout,
   CheckoutApiError,
@@ -399,7 +399,14 @@ describe('webhooks.verify (D35)', () => {
   const secret = 'whsec_c2VjcmV0LWtleS1ieXRlcw==';
   const body = JSON.stringify({ id: 'evt_test_1', event: 'checkout.session.completed' });
   const now = new Date(1_700_000_000_000);
-  const headers = signatureHeaders({ secret, id: 'evt_test_1', timestamp: 1_700_000_000, body });
+  const headers = webhookHeaders({
+    secrets: [secret],
+    eventId: 'evt_test_1',
+    deliveryId: 'dlv_test_1',
+    eventType: 'checkout.session.completed',
+    timestamp: 1_700_000_000,
+    body,
+  });
 
   it('When body and headers are as delivered, then the event is returned', () => {
     expect(webhooks.verify(body, headers, secret, { now }).id).toBe('evt_test_1');

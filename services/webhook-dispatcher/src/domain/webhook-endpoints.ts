@@ -86,8 +86,8 @@ export function exceedsHostLimit(others: readonly string[], url: string, maxHost
 
 /** Told of every change made here, so that this process's attempts and fan-out see it at once. */
 export interface EndpointChanges {
-  changed(endpoint: WebhookEndpointDocument): void;
-  deleted(id: string): void;
+  /** Endpoint `id` as it is now; null once deleted. */
+  remember(id: string, endpoint: WebhookEndpointDocument | null): void;
 }
 
 const notFound = (id: string) => new DomainError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint ${id}.`);
@@ -166,7 +166,7 @@ export class WebhookEndpoints {
         'WEBHOOK_ENDPOINT_LIMIT_REACHED',
         `An organization may have at most ${WEBHOOK_ENDPOINTS_MAX} webhook endpoints per mode; delete one first.`,
       );
-    if (stored.created) this.deps.changes.changed(stored.endpoint);
+    if (stored.created) this.deps.changes.remember(stored.endpoint._id, stored.endpoint);
     return stored.endpoint;
   }
 
@@ -218,12 +218,12 @@ export class WebhookEndpoints {
   ): Promise<WebhookEndpointDocument> {
     const changed = await this.deps.store.mutate(scope, id, (current) => ({ next: next(current), result: undefined }));
     if (!changed) throw notFound(id);
-    this.deps.changes.changed(changed.doc);
+    this.deps.changes.remember(changed.doc._id, changed.doc);
     return changed.doc;
   }
 
   async delete(scope: Scope, id: string): Promise<void> {
     if (!(await this.deps.store.delete(scope, id))) throw notFound(id);
-    this.deps.changes.deleted(id);
+    this.deps.changes.remember(id, null);
   }
 }

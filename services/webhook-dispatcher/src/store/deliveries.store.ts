@@ -220,7 +220,7 @@ export class DeliveriesStore implements DeliveryRecords, DeliveryReads {
     holdMs: number;
   }): Promise<ClaimResult> {
     const claimable: Filter<DeliveryDocument> = {
-      ...awaitingAttempt(input.delivery, input.attempt),
+      ...one(input.delivery, input.attempt),
       $or: [{ lockOwner: null }, { lockOwner: input.owner }, { lockedUntil: { $lte: input.now } }],
     };
     const claimed = await this.collection.findOneAndUpdate(
@@ -248,13 +248,9 @@ export class DeliveriesStore implements DeliveryRecords, DeliveryReads {
    * follows: null when that attempt was already recorded (by a replica that took over a lapsed hold).
    */
   recordAttempt(delivery: DeliveryRef, outcome: AttemptOutcome, now: Date): Promise<DeliveryDocument | null> {
-    return this.collection.findOneAndUpdate(
-      awaitingAttempt(delivery, outcome.record.attempt),
-      attemptUpdate(outcome, now),
-      {
-        returnDocument: 'after',
-      },
-    );
+    return this.collection.findOneAndUpdate(one(delivery, outcome.record.attempt), attemptUpdate(outcome, now), {
+      returnDocument: 'after',
+    });
   }
 
   /**
@@ -268,7 +264,7 @@ export class DeliveriesStore implements DeliveryRecords, DeliveryReads {
     if (items.length === 0) return 0;
     const result = await this.collection.bulkWrite(
       items.map(({ delivery, outcome, now }) => ({
-        updateOne: { filter: awaitingAttempt(delivery, outcome.record.attempt), update: attemptUpdate(outcome, now) },
+        updateOne: { filter: one(delivery, outcome.record.attempt), update: attemptUpdate(outcome, now) },
       })),
       { ordered: false },
     );
@@ -281,7 +277,7 @@ export class DeliveriesStore implements DeliveryRecords, DeliveryReads {
    * brings it back. Conditional on the attempt it would have been, like recordAttempt.
    */
   async deferAttempt(delivery: DeliveryRef, attempt: number, until: Date, now: Date): Promise<void> {
-    await this.collection.updateOne(awaitingAttempt(delivery, attempt), {
+    await this.collection.updateOne(one(delivery, attempt), {
       $set: { nextAttemptAt: until, lockedUntil: until, lockOwner: null, updatedAt: now },
     });
   }
@@ -345,16 +341,15 @@ function deliveryQuery(filter: DeliveryFilter): Filter<DeliveryDocument> {
 }
 
 /**
- * The delivery as it is just before attempt `attempt`: still pending, with the attempts before it recorded.
- * Every write about an attempt is conditional on it, so of two processes acting on one attempt one wins.
+ * One delivery by its id and its shard key (WEBHOOK_SHARDING): a write the cluster sends to one shard. With `awaiting`,
+ * the delivery as it is just before that attempt: still pending, with the attempts before it recorded. Every write
+ * about an attempt is conditional on it, so of two processes acting on one attempt one wins.
  */
-function awaitingAttempt(delivery: DeliveryRef, attempt: number): Filter<DeliveryDocument> {
-  return { ...one(delivery), status: 'pending', attemptCount: attempt - 1 };
-}
-
-/** One delivery by its id and its shard key (WEBHOOK_SHARDING): a write the cluster sends to one shard. */
-function one(delivery: DeliveryRef): Filter<DeliveryDocument> {
-  return { _id: delivery._id, organizationId: delivery.organizationId, mode: delivery.mode, eventId: delivery.eventId };
+function one(delivery: DeliveryRef, awaiting?: number): Filter<DeliveryDocument> {
+  const { _id, organizationId, mode, eventId } = delivery;
+  return awaiting === undefined
+    ? { _id, organizationId, mode, eventId }
+    : { _id, organizationId, mode, eventId, status: 'pending', attemptCount: awaiting - 1 };
 }
 
 /** The update for one attempt: the attempt appended, the outcome's state taken, the hold released. */

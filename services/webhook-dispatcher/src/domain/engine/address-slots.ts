@@ -11,45 +11,40 @@ export class AddressSlots {
 
   constructor(private readonly maxPerAddress: number) {}
 
-  /** Attempts in flight to `address` (tests, metrics). */
-  inFlight(address: string): number {
-    return this.running.get(address) ?? 0;
-  }
-
   /**
-   * Resolves once a slot on `address` is this caller's, with the function that gives it back (idempotent). After
+   * Resolves once a slot on `address` is this caller's, with the function that gives it back (idempotent). A slot
+   * given back goes to the first caller waiting, counted for it at once, so no newcomer takes it in between. After
    * stop() every caller gets a slot at once: the attempts check that they are stopped before sending.
    */
-  take(address: string): Promise<() => void> {
-    if (this.stopped || this.inFlight(address) < this.maxPerAddress) return Promise.resolve(this.hold(address));
-    return new Promise((resolve) => {
+  async take(address: string): Promise<() => void> {
+    const running = this.running.get(address) ?? 0;
+    if (this.stopped || running < this.maxPerAddress) this.running.set(address, running + 1);
+    else {
       const queue = this.waiting.get(address) ?? [];
-      queue.push(() => resolve(this.hold(address)));
       this.waiting.set(address, queue);
-    });
+      await new Promise<void>((resolve) => queue.push(resolve));
+    }
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const queue = this.waiting.get(address);
+      const next = queue?.shift();
+      if (queue?.length === 0) this.waiting.delete(address);
+      if (next) return next();
+      const left = (this.running.get(address) ?? 1) - 1;
+      if (left === 0) this.running.delete(address);
+      else this.running.set(address, left);
+    };
   }
 
   /** Lets every waiting caller go (each then finds the attempts stopped). */
   stop(): void {
     this.stopped = true;
-    const waiting = [...this.waiting.values()].flat();
+    for (const [address, queue] of this.waiting) {
+      this.running.set(address, (this.running.get(address) ?? 0) + queue.length);
+      for (const go of queue) go();
+    }
     this.waiting.clear();
-    for (const go of waiting) go();
-  }
-
-  private hold(address: string): () => void {
-    this.running.set(address, this.inFlight(address) + 1);
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      const left = this.inFlight(address) - 1;
-      if (left === 0) this.running.delete(address);
-      else this.running.set(address, left);
-      const queue = this.waiting.get(address);
-      const next = queue?.shift();
-      if (queue?.length === 0) this.waiting.delete(address);
-      next?.();
-    };
   }
 }

@@ -1,9 +1,9 @@
 import { GroupCommit } from '@checkout/coalesce';
-import type { RetryMessage, Scope } from '@checkout/contracts';
-import { inSpan, type SpanHandle } from '@checkout/telemetry';
+import { webhookHeaders, type RetryMessage, type Scope } from '@checkout/contracts';
+import { inSpan } from '@checkout/telemetry';
 import type { DeliveryDocument } from '../../store/delivery.document';
 import { attemptOutcome, notSentResult, type AttemptOutcome, type SendResult } from '../rules/attempt-outcome';
-import { attemptHeaders, signingSecretsOf } from '../rules/webhook-body';
+import { signingSecretsOf } from '../rules/webhook-body';
 import type { DispatcherDeps } from './ports';
 import type { SubmitResult, Target } from './lanes';
 import type { EndpointFailures } from './endpoint-failures';
@@ -39,11 +39,6 @@ function attemptKey(deliveryId: string, attempt: number): string {
   return `${deliveryId}#${attempt}`;
 }
 
-/** A delivery's id and shard key, as the store's writes about its attempts name it. */
-function refOf(delivery: Queueable): DeliveryRef {
-  return { _id: delivery._id, organizationId: delivery.organizationId, mode: delivery.mode, eventId: delivery.eventId };
-}
-
 function deliveryIdOf(key: string): string {
   return key.slice(0, key.lastIndexOf('#'));
 }
@@ -58,6 +53,8 @@ function deliveryIdOf(key: string): string {
 export class Attempts {
   private stopped = false;
   private readonly successes: GroupCommit<{ delivery: DeliveryRef; outcome: AttemptOutcome; now: Date }>;
+  /** Holds given back on held deliveries that did not fit in memory here. */
+  private readonly releases: GroupCommit<string>;
 
   constructor(
     private readonly deps: DispatcherDeps,
@@ -74,6 +71,13 @@ export class Attempts {
             'attempt results dropped: those attempts were already recorded elsewhere',
           );
         return items.map((): void => undefined);
+      },
+      { maxBatch: WRITE_BATCH_LIMIT },
+    );
+    this.releases = new GroupCommit(
+      async (ids) => {
+        await deps.stores.deliveries.releaseHolds(ids, local.owner, local.clock());
+        return ids.map((): void => undefined);
       },
       { maxBatch: WRITE_BATCH_LIMIT },
     );
@@ -127,13 +131,37 @@ export class Attempts {
     return this.deps.scheduler.has(attemptKey(deliveryId, attempt));
   }
 
-  /** Queues attempt `attempt`; `held` when this process stored the delivery held for it (no claim needed). */
+  /**
+   * Queues attempt `attempt`. `held`: this process stored the delivery held for it, so the attempt needs no claim;
+   * stored unheld (this process does not dispatch, or is stopping), it is left to the recovery sweep. A held one that
+   * does not fit in memory here (its host's or its merchant's queue is full, or this process is stopping) is given
+   * back: the recovery sweep attempts it when there is room, or, when its merchant's lane was full, the lane takes it
+   * back once it has drained.
+   */
   queue(delivery: Queueable, attempt: number, held?: HeldDelivery): SubmitResult {
-    const ref = refOf(delivery);
-    const result = this.deps.scheduler.submit(attemptKey(delivery._id, attempt), this.target(delivery), (release) =>
-      this.onAddressOf(delivery.url, release, (both) => this.run(ref, attempt, both, held)),
+    const { local, scheduler } = this.deps;
+    if (held && held.delivery.lockOwner !== local.owner) return 'stopped';
+    // The job keeps the delivery's id and shard key only, as the store's writes about its attempts name it.
+    const { _id, organizationId, mode, eventId } = delivery;
+    const ref: DeliveryRef = { _id, organizationId, mode, eventId };
+    const result = scheduler.submit(attemptKey(_id, attempt), this.target(delivery), (release) =>
+      this.run(ref, delivery.url, attempt, release, held),
     );
-    this.deps.local.metrics.queued.set(this.deps.scheduler.queued);
+    local.metrics.queued.set(scheduler.queued);
+    if (!held || result === 'queued' || result === 'duplicate') return result;
+    const lane = { organizationId, mode };
+    const laneWasFull = scheduler.laneIsFull(lane);
+    this.releases.add(_id).then(
+      () => {
+        // Armed again now that it is unheld: a refill that ran meanwhile could not have seen it.
+        if (laneWasFull && !this.stopped) scheduler.whenLaneHasRoom(lane);
+      },
+      (err: unknown) =>
+        local.logger.warn(
+          { err, deliveryId: _id },
+          'could not give back a delivery that did not fit in memory; the recovery sweep takes it once its hold lapses',
+        ),
+    );
     return result;
   }
 
@@ -159,67 +187,63 @@ export class Attempts {
   }
 
   /**
-   * Runs `attempt` holding a slot on the address `url` connects to as well as its name's (`release`): names that
-   * resolve to one address share its cap. Taken before the delivery is claimed, so that a wait here never eats
-   * into the hold the attempt needs; `both` gives back the two slots.
+   * The attempt, from its slots to its recorded outcome (and its retry message). First a slot on the address `url`
+   * connects to, beside its name's (`release`): names that resolve to one address share its cap; taken before the
+   * delivery is claimed, so that a wait here never eats into the hold the attempt needs. Then the delivery taken,
+   * and in a span of the trace that caused it, the POST; both slots are given back once the request is over, before
+   * the outcome is recorded.
    */
-  private async onAddressOf(
+  private async run(
+    ref: DeliveryRef,
     url: string,
+    attempt: number,
     release: () => void,
-    attempt: (both: () => void) => Promise<void>,
+    held?: HeldDelivery,
   ): Promise<void> {
     if (this.stopped) return;
-    const address = await this.deps.outbound.addressOf(url);
-    const leave = address === null ? () => {} : await this.deps.scheduler.takeAddress(address);
+    const { local, outbound, scheduler } = this.deps;
+    const address = await outbound.addressOf(url);
+    const leave = address === null ? undefined : await scheduler.addresses.take(address);
     try {
-      await attempt(() => {
-        leave();
-        release();
-      });
-    } finally {
-      leave();
-    }
-  }
-
-  /**
-   * The attempt, in a span of the trace that caused the delivery, from the POST to its recorded outcome (and its
-   * retry message). `release` frees the host's slot: called once the request is over, before the outcome is
-   * recorded.
-   */
-  private async run(ref: DeliveryRef, attempt: number, release: () => void, held?: HeldDelivery): Promise<void> {
-    if (this.stopped) return;
-    const { local } = this.deps;
-    const started = local.clock();
-    const deliveryId = ref._id;
-    const taken = await this.take(ref, attempt, started, held);
-    if (!taken) return;
-    const { delivery, body } = taken;
-    if (attempt === 1)
-      local.metrics.firstAttemptDelay.observe(Math.max(0, (started.getTime() - delivery.createdAt.getTime()) / 1000));
-    const spanOptions = {
-      kind: 'client' as const,
-      parent: delivery.trace ?? ('none' as const),
-      attributes: {
-        'checkout.delivery_id': deliveryId,
+      if (this.stopped) return;
+      const started = local.clock();
+      const taken = await this.take(ref, attempt, started, held);
+      if (!taken) return;
+      const { delivery, body } = taken;
+      if (attempt === 1)
+        local.metrics.firstAttemptDelay.observe(Math.max(0, (started.getTime() - delivery.createdAt.getTime()) / 1000));
+      const attributes = {
+        'checkout.delivery_id': ref._id,
         'checkout.event_id': delivery.eventId,
         'checkout.event_type': delivery.eventType,
         'checkout.attempt': attempt,
         'checkout.organization_id': delivery.organizationId,
         'checkout.mode': delivery.mode,
         'http.request.method': 'POST',
-        'server.address': this.deps.outbound.hostKey(delivery.url),
-      },
-    };
-    await inSpan('webhook attempt', spanOptions, async (span) => {
-      const made = await this.make(delivery, body, attempt, started);
-      release();
-      outcomeOnSpan(span, made);
-      if ('deferredUntil' in made) {
-        await this.deps.stores.deliveries.deferAttempt(ref, attempt, made.deferredUntil, started);
-        return;
-      }
-      await this.recordOutcome(delivery, made);
-    });
+        'server.address': outbound.hostKey(delivery.url),
+      };
+      await inSpan(
+        'webhook attempt',
+        { kind: 'client', parent: delivery.trace ?? 'none', attributes },
+        async (span) => {
+          const made = await this.make(delivery, body, attempt, started);
+          leave?.();
+          release();
+          if ('deferredUntil' in made) {
+            span.setAttributes({ 'checkout.outcome': 'deferred' });
+            await this.deps.stores.deliveries.deferAttempt(ref, attempt, made.deferredUntil, started);
+            return;
+          }
+          // The attempt's answer on its span: the status code, the outcome (success, timeout…), and failed unless 2xx.
+          const { kind, statusCode, ok } = made.result;
+          span.setAttributes({ 'checkout.outcome': kind, 'http.response.status_code': statusCode ?? undefined });
+          if (!ok) span.fail();
+          await this.recordOutcome(delivery, made);
+        },
+      );
+    } finally {
+      leave?.();
+    }
   }
 
   /** The delivery and its body: as held, while the hold outlives the attempt; otherwise claimed for this attempt. */
@@ -258,8 +282,10 @@ export class Attempts {
   }
 
   /**
-   * One attempt (D31, D40): the delivery's secrets (its endpoint's, D50, or its organization's, D35), the signed
-   * POST, and the delivery's next state as the rules decide it.
+   * One attempt (D31, D40): the secrets to sign with (its endpoint's, D50, or its organization's, D35), the signed
+   * POST, and the delivery's next state as the rules decide it. Never send unsigned what the merchant expects signed;
+   * and our outage is not the merchant's failed attempt: when the secret cannot be read, nothing is sent and the
+   * attempt is put off without using up one of the five (the sweep brings it back).
    */
   private async make(
     delivery: DeliveryDocument,
@@ -267,16 +293,46 @@ export class Attempts {
     attempt: number,
     started: Date,
   ): Promise<Made | Deferred> {
-    const { local, policy } = this.deps;
-    const secrets = await this.secretsOf(delivery, attempt, started);
-    if ('deferredUntil' in secrets) return secrets;
+    const { local, policy, outbound } = this.deps;
+    const scope = { organizationId: delivery.organizationId, mode: delivery.mode };
+    let secrets: readonly string[] = [];
+    let notSent: string | undefined;
+    try {
+      if (delivery.endpointId === undefined) secrets = await outbound.secrets.secretsFor(scope);
+      else {
+        // D50: signed with the endpoint's own secret (and, within 24 h of a rotation, the one it replaced).
+        const endpoint = await this.deps.directory.forAttempt(scope, delivery.endpointId);
+        if (!endpoint) notSent = 'the endpoint was deleted';
+        else if (endpoint.disabled !== null) notSent = 'the endpoint is disabled';
+        else secrets = signingSecretsOf(endpoint, started);
+      }
+    } catch (err) {
+      local.metrics.deferred.inc({ reason: 'signing_secret_unavailable' });
+      local.logger.debug(
+        { err, deliveryId: delivery._id, attempt },
+        'attempt put off: the signing secret is unavailable',
+      );
+      return { deferredUntil: new Date(started.getTime() + (policy.delaysMs[0] ?? 10_000)) };
+    }
     let result: SendResult;
-    if ('notSent' in secrets) result = notSentResult('endpoint_unavailable', `not sent: ${secrets.notSent}`);
+    if (notSent !== undefined) result = notSentResult('endpoint_unavailable', `not sent: ${notSent}`);
     else {
       local.metrics.inFlight.inc();
       local.metrics.queued.set(this.deps.scheduler.queued);
       try {
-        result = await this.send(delivery, body, secrets.secrets);
+        const { eventId, _id: deliveryId, eventType } = delivery;
+        const timestamp = Math.floor(local.clock().getTime() / 1000);
+        let headers: Record<string, string> | Error;
+        try {
+          headers = webhookHeaders({ eventId, deliveryId, eventType, body, secrets, timestamp });
+        } catch (err) {
+          headers = err instanceof Error ? err : new Error(String(err));
+        }
+        // A secret that cannot be used will not heal by waiting: a failed attempt, visible in the events API.
+        result =
+          headers instanceof Error
+            ? notSentResult('signing_failed', `signing failed: ${headers.message}`)
+            : await outbound.sender.send({ url: delivery.url, headers, body });
       } finally {
         local.metrics.inFlight.dec();
       }
@@ -291,52 +347,6 @@ export class Attempts {
     const finished = local.clock();
     const outcome = attemptOutcome({ result, attempt, started, finished, schedule: policy, rng: local.rng });
     return { result, outcome, finished };
-  }
-
-  /**
-   * The secrets to sign with. Never send unsigned what the merchant expects signed; and our outage is not the
-   * merchant's failed attempt: when the secret cannot be read, nothing is sent and the attempt is put off without
-   * using up one of the five (the sweep brings it back).
-   */
-  private async secretsOf(
-    delivery: DeliveryDocument,
-    attempt: number,
-    started: Date,
-  ): Promise<{ secrets: readonly string[] } | { notSent: string } | Deferred> {
-    const scope = { organizationId: delivery.organizationId, mode: delivery.mode };
-    try {
-      if (delivery.endpointId === undefined) return { secrets: await this.deps.outbound.secrets.secretsFor(scope) };
-      // D50: signed with the endpoint's own secret (and, within 24 h of a rotation, the one it replaced).
-      const endpoint = await this.deps.directory.forAttempt(scope, delivery.endpointId);
-      if (!endpoint) return { notSent: 'the endpoint was deleted' };
-      if (endpoint.disabled !== null) return { notSent: 'the endpoint is disabled' };
-      return { secrets: signingSecretsOf(endpoint, started) };
-    } catch (err) {
-      this.deps.local.metrics.deferred.inc({ reason: 'signing_secret_unavailable' });
-      this.deps.local.logger.debug(
-        { err, deliveryId: delivery._id, attempt },
-        'attempt put off: the signing secret is unavailable',
-      );
-      return { deferredUntil: new Date(started.getTime() + (this.deps.policy.delaysMs[0] ?? 10_000)) };
-    }
-  }
-
-  private async send(delivery: DeliveryDocument, body: string, secrets: readonly string[]): Promise<SendResult> {
-    let headers: Record<string, string>;
-    try {
-      headers = attemptHeaders({
-        eventId: delivery.eventId,
-        deliveryId: delivery._id,
-        eventType: delivery.eventType,
-        body,
-        secrets,
-        timestamp: Math.floor(this.deps.local.clock().getTime() / 1000),
-      });
-    } catch (err) {
-      // A secret that cannot be used will not heal by waiting: a failed attempt, visible in the events API.
-      return notSentResult('signing_failed', `signing failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    return this.deps.outbound.sender.send({ url: delivery.url, headers, body });
   }
 
   /**
@@ -380,17 +390,4 @@ export class Attempts {
     // Not sent because its endpoint was disabled or deleted (D50): no failure of the merchant's server to park.
     if (updated.deadLetterPending) await this.publishDeadLetter(updated, finished);
   }
-}
-
-/** The attempt's answer on its span: the status code, the outcome (success, timeout…), and failed unless 2xx. */
-function outcomeOnSpan(span: SpanHandle, made: Made | Deferred): void {
-  if ('deferredUntil' in made) {
-    span.setAttributes({ 'checkout.outcome': 'deferred' });
-    return;
-  }
-  span.setAttributes({
-    'checkout.outcome': made.result.kind,
-    'http.response.status_code': made.result.statusCode ?? undefined,
-  });
-  if (!made.result.ok) span.fail();
 }

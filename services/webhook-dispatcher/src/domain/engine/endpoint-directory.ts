@@ -67,15 +67,8 @@ export class EndpointDirectory implements EndpointChanges {
     return endpoint;
   }
 
-  changed(endpoint: WebhookEndpointDocument): void {
-    this.remember(endpoint._id, endpoint);
-  }
-
-  deleted(id: string): void {
-    this.remember(id, null);
-  }
-
-  private remember(id: string, endpoint: WebhookEndpointDocument | null): void {
+  /** Endpoint `id` as it is now (null: deleted), for the attempts here; the oldest read goes beyond MAX_REMEMBERED. */
+  remember(id: string, endpoint: WebhookEndpointDocument | null): void {
     this.remembered.delete(id);
     this.remembered.set(id, { endpoint, readAt: this.options.clock().getTime() });
     if (this.remembered.size > MAX_REMEMBERED) {

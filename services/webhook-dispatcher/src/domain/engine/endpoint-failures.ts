@@ -1,5 +1,5 @@
 import type { Scope } from '@checkout/contracts';
-import { failingReason, failureVerdict } from '../rules/endpoint-health';
+import { failureVerdict } from '../rules/endpoint-health';
 import type { DispatcherDeps } from './ports';
 
 /**
@@ -14,39 +14,31 @@ export class EndpointFailures {
 
   /** After a failed attempt to endpoint `id` (a send that failed, not one left unsent). Never throws. */
   async failed(scope: Scope, id: string, at: Date): Promise<void> {
-    try {
-      await this.judge(scope, id, at);
-    } catch (err) {
-      this.deps.local.logger.warn(
-        { err, endpointId: id },
-        'could not update the run of failures of a webhook endpoint',
-      );
-    }
-  }
-
-  private async judge(scope: Scope, id: string, at: Date): Promise<void> {
     const { stores, directory, local } = this.deps;
-    const endpoint = await directory.forAttempt(scope, id);
-    const verdict = failureVerdict(endpoint, at, this.deps.policy.endpointDisableAfterMs);
-    if (!endpoint || verdict.kind === 'ignore' || verdict.kind === 'wait') return;
-    if (verdict.kind === 'start-run') {
-      await stores.endpoints.moveFailingRun(scope, id, null, at);
-      directory.changed({ ...endpoint, failingSince: at });
-      return;
+    try {
+      const endpoint = await directory.forAttempt(scope, id);
+      const verdict = failureVerdict(endpoint, at, this.deps.policy.endpointDisableAfterMs);
+      if (!endpoint || verdict.kind === 'ignore' || verdict.kind === 'wait') return;
+      // The first failure starts the run; a success found since the run began starts it again at this failure.
+      const since = verdict.kind === 'start-run' ? null : verdict.since;
+      if (
+        verdict.kind === 'start-run' ||
+        (await stores.deliveries.succeededToEndpointSince(scope, id, verdict.since))
+      ) {
+        await stores.endpoints.moveFailingRun(scope, id, since, at);
+        directory.remember(id, { ...endpoint, failingSince: at });
+        return;
+      }
+      const disabled = await stores.endpoints.disableFailing(scope, id, verdict.since, verdict.disabled);
+      if (!disabled) return;
+      directory.remember(id, disabled);
+      local.metrics.endpointsDisabled.inc({ reason: 'failing' });
+      local.logger.warn(
+        { endpointId: id, organizationId: scope.organizationId, mode: scope.mode, failingSince: verdict.since },
+        'webhook endpoint disabled: every attempt failed',
+      );
+    } catch (err) {
+      local.logger.warn({ err, endpointId: id }, 'could not update the run of failures of a webhook endpoint');
     }
-    const since = verdict.since;
-    if (await stores.deliveries.succeededToEndpointSince(scope, id, since)) {
-      await stores.endpoints.moveFailingRun(scope, id, since, at);
-      directory.changed({ ...endpoint, failingSince: at });
-      return;
-    }
-    const disabled = await stores.endpoints.disableFailing(scope, id, since, failingReason(since, at));
-    if (!disabled) return;
-    directory.changed(disabled);
-    local.metrics.endpointsDisabled.inc({ reason: 'failing' });
-    local.logger.warn(
-      { endpointId: id, organizationId: scope.organizationId, mode: scope.mode, failingSince: since },
-      'webhook endpoint disabled: every attempt failed',
-    );
   }
 }

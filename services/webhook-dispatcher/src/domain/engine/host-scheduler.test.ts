@@ -51,7 +51,7 @@ describe('HostScheduler', () => {
     const victim = '203.0.113.7:443';
     const attempt = (address: string) => async () => {
       started += 1;
-      const leave = await scheduler.takeAddress(address);
+      const leave = await scheduler.addresses.take(address);
       sending += 1;
       most = Math.max(most, sending);
       await hang.promise;
@@ -63,7 +63,7 @@ describe('HostScheduler', () => {
     // Another address is not held back by the full one.
     const elsewhere = gate();
     scheduler.submit('c-0', at('c.example:443'), async () => {
-      const leave = await scheduler.takeAddress('198.51.100.1:443');
+      const leave = await scheduler.addresses.take('198.51.100.1:443');
       elsewhere.open();
       leave();
     });
@@ -78,8 +78,8 @@ describe('HostScheduler', () => {
 
   it('When the scheduler stops, then attempts waiting for an address are let go at once', async () => {
     const scheduler = new HostScheduler({ ...limits, maxPerAddress: 1 });
-    const held = await scheduler.takeAddress('203.0.113.7:443');
-    const waiting = scheduler.takeAddress('203.0.113.7:443');
+    const held = await scheduler.addresses.take('203.0.113.7:443');
+    const waiting = scheduler.addresses.take('203.0.113.7:443');
     expect(await settledYet(waiting)).toBe(false);
     scheduler.stop();
     expect(await settledYet(waiting)).toBe(true);

@@ -24,7 +24,7 @@
 // finishing job still counts against `maxQueued`, so attempts sent faster than they are recorded cannot pile
 // up in memory, and `idle()` waits for it. So does a place reserved (`reserve()`) for an attempt that will be
 // submitted once its event is recorded: a consumer takes its places before it fetches on, not after.
-// - an attempt also takes a slot on the address and port its name resolved to (`takeAddress`, once it runs): at most
+// - an attempt also takes a slot on the address and port its name resolved to (`addresses.take`, once it runs): at most
 //   `maxPerAddress` there, so names that all resolve to one victim share one cap (address-slots.ts).
 // All of this is per process: with several dispatcher replicas each enforces these limits on what it holds
 // (docs/operations.md, "What each replica keeps in memory").
@@ -72,7 +72,11 @@ export class HostScheduler {
   /** The queue places and slots each mode may take: all of them for live, all but live's reserve for test. */
   private readonly queueCap: Record<Mode, number>;
   private readonly inFlightCap: Record<Mode, number>;
-  private readonly addresses: AddressSlots;
+  /**
+   * The slots of the addresses and ports connections go to (`maxPerAddress`), taken by a running job and waited for
+   * in turn while others hold them all.
+   */
+  readonly addresses: AddressSlots;
 
   constructor(
     limits: SchedulerLimits,
@@ -91,14 +95,6 @@ export class HostScheduler {
     this.queueCap = { test: maxQueued - liveReservedQueued, live: maxQueued };
     this.inFlightCap = { test: maxInFlight - liveReservedInFlight, live: maxInFlight };
     this.addresses = new AddressSlots(this.caps.maxPerAddress);
-  }
-
-  /**
-   * A running job's slot on the address and port its connection will use (`maxPerAddress`), waited for in turn
-   * while others hold them all; resolves with the function that gives it back.
-   */
-  takeAddress(address: string): Promise<() => void> {
-    return this.addresses.take(address);
   }
 
   get inFlight(): number {
@@ -125,13 +121,8 @@ export class HostScheduler {
    */
   hasQueueRoom(target: Target): boolean {
     if (this.stopped) return false;
-    const state = this.lanes.get(target.lane.organizationId);
-    const hostQueued = state?.queues.get(queueKey(target))?.length ?? 0;
-    return (
-      hostQueued < this.caps.maxQueuedPerHost &&
-      (state?.queued ?? 0) < this.caps.maxQueuedPerLane &&
-      this.queuedByMode[target.lane.mode] < this.queueCap[target.lane.mode]
-    );
+    const hostQueued = this.lanes.get(target.lane.organizationId)?.queues.get(queueKey(target))?.length ?? 0;
+    return hostQueued < this.caps.maxQueuedPerHost && !this.laneIsFull(target.lane);
   }
 
   /**
@@ -180,18 +171,18 @@ export class HostScheduler {
   submit(key: string, target: Target, run: JobRun): SubmitResult {
     if (this.stopped) return 'stopped';
     if (this.known.has(key)) return 'duplicate';
-    if (!this.hasQueueRoom(target)) {
+    const id = target.lane.organizationId;
+    const inLane = queueKey(target);
+    let state = this.lanes.get(id);
+    if ((state?.queues.get(inLane)?.length ?? 0) >= this.caps.maxQueuedPerHost || this.laneIsFull(target.lane)) {
       // Only work that is stored already is submitted here (retries, the sweep): the lane can take it back later.
       if (this.laneIsFull(target.lane)) this.whenLaneHasRoom(target.lane);
       return 'spilled';
     }
-    const id = target.lane.organizationId;
-    let state = this.lanes.get(id);
     if (!state) {
       state = { running: 0, queued: 0, queues: new Map(), turns: [] };
       this.lanes.set(id, state);
     }
-    const inLane = queueKey(target);
     let queue = state.queues.get(inLane);
     if (!queue) {
       queue = [];
@@ -218,10 +209,9 @@ export class HostScheduler {
     return 'queued';
   }
 
-  /** Resolves once the total queue is below its bound (immediately when it is). */
-  waitForRoom(): Promise<void> {
-    if (this.hasRoom() || this.stopped) return Promise.resolve();
-    return new Promise((resolve) => this.roomWaiters.push(resolve));
+  /** Resolves once the total queue is below its bound (at once when it is): a place reserved, given back at once. */
+  async waitForRoom(): Promise<void> {
+    (await this.reserve())();
   }
 
   /**
@@ -229,7 +219,7 @@ export class HostScheduler {
    * it need not. Returns the function that gives the place back (idempotent); call it just before submitting.
    */
   async reserve(): Promise<() => void> {
-    await this.waitForRoom();
+    if (!this.hasRoom() && !this.stopped) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
     this.reserved += 1;
     let held = true;
     return () => {
@@ -294,52 +284,34 @@ export class HostScheduler {
       for (let turns = this.ready.length; turns > 0 && this.running < this.caps.maxInFlight; turns -= 1) {
         const id = this.ready.shift() as string;
         const state = this.lanes.get(id);
-        const job = state && this.takeFrom(state);
+        let job: Job | undefined;
+        // The lane's queues in turn: the first whose head's host, mode and destination have a free slot.
+        for (let inTurn = state?.turns.length ?? 0; state && !job && inTurn > 0; inTurn -= 1) {
+          if (state.running >= this.caps.maxInFlightPerLane) break;
+          const inLane = state.turns.shift() as string;
+          const queue = state.queues.get(inLane) as Job[];
+          const head = queue[0] as Job;
+          if (
+            (this.hostRunning.get(head.host) ?? 0) >= this.caps.maxPerHost ||
+            this.runningByMode[head.mode] >= this.inFlightCap[head.mode] ||
+            (head.counted && (this.destinationRunning.get(inLane) ?? 0) >= this.caps.maxPerDestination)
+          ) {
+            state.turns.push(inLane);
+            continue;
+          }
+          job = queue.shift();
+          if (queue.length > 0) state.turns.push(inLane);
+          else state.queues.delete(inLane);
+        }
         if (state && state.queued > 0) this.ready.push(id);
         else this.readySet.delete(id);
         if (!state || !job) continue;
         started = true;
-        this.start(id, state, job);
+        void this.execute(id, state, job);
       }
     }
     if (this.hasRoom()) for (const resolve of this.roomWaiters.splice(0)) resolve();
     if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
-  }
-
-  private takeFrom(state: LaneState): Job | undefined {
-    if (state.running >= this.caps.maxInFlightPerLane) return undefined;
-    for (let turns = state.turns.length; turns > 0; turns -= 1) {
-      const inLane = state.turns.shift() as string;
-      const queue = state.queues.get(inLane) as Job[];
-      const head = queue[0] as Job;
-      if (
-        (this.hostRunning.get(head.host) ?? 0) >= this.caps.maxPerHost ||
-        this.runningByMode[head.mode] >= this.inFlightCap[head.mode] ||
-        (head.counted && (this.destinationRunning.get(inLane) ?? 0) >= this.caps.maxPerDestination)
-      ) {
-        state.turns.push(inLane);
-        continue;
-      }
-      const job = queue.shift() as Job;
-      if (queue.length > 0) state.turns.push(inLane);
-      else state.queues.delete(inLane);
-      return job;
-    }
-    return undefined;
-  }
-
-  private start(id: string, state: LaneState, job: Job): void {
-    const mode = job.mode;
-    state.queued -= 1;
-    state.running += 1;
-    this.queuedByMode[mode] -= 1;
-    this.queuedTotal -= 1;
-    this.runningByMode[mode] += 1;
-    this.running += 1;
-    this.hostRunning.set(job.host, (this.hostRunning.get(job.host) ?? 0) + 1);
-    if (job.counted) this.destinationRunning.set(job.queue, (this.destinationRunning.get(job.queue) ?? 0) + 1);
-    if (this.spilledLanes.size > 0) this.tellLanesWithRoom();
-    void this.execute(id, state, job);
   }
 
   private tellLanesWithRoom(): void {
@@ -352,7 +324,18 @@ export class HostScheduler {
     }
   }
 
+  /** Runs a job taken from its queue: its slots counted until `release`, itself known until it settles. */
   private async execute(id: string, state: LaneState, job: Job): Promise<void> {
+    const mode = job.mode;
+    state.queued -= 1;
+    state.running += 1;
+    this.queuedByMode[mode] -= 1;
+    this.queuedTotal -= 1;
+    this.runningByMode[mode] += 1;
+    this.running += 1;
+    this.hostRunning.set(job.host, (this.hostRunning.get(job.host) ?? 0) + 1);
+    if (job.counted) this.destinationRunning.set(job.queue, (this.destinationRunning.get(job.queue) ?? 0) + 1);
+    if (this.spilledLanes.size > 0) this.tellLanesWithRoom();
     let released = false;
     const release = () => {
       if (released) return;

@@ -27,14 +27,6 @@ interface NewDelivery {
   body: string;
 }
 
-/** A consumed batch as it is stored: its events, and the first delivery of each that has a callback URL (D32). */
-interface BatchDocuments {
-  events: EventDocument[];
-  deliveries: NewDelivery[];
-  /** Each event's consumer span (while tracing is on): its deliveries to endpoints join that trace too. */
-  traces: Map<string, TraceCarrier>;
-}
-
 /**
  * Records what is to be delivered: the events of a consumed batch each with its first delivery, and the new
  * deliveries of a redelivery or a recovery. A delivery is stored before it is attempted, pending and held by
@@ -45,8 +37,6 @@ export class Recorder {
   private readonly eventInserts: GroupCommit<EventDocument, boolean>;
   /** First deliveries likewise, in a command of their own: their attempts wait for it, not for the events'. */
   private readonly deliveryInserts: GroupCommit<DeliveryDocument, boolean>;
-  /** Holds given back on deliveries that did not fit in memory here. */
-  private readonly releases: GroupCommit<string>;
   /** Deliveries to webhook endpoints being made (their events counted until the endpoints are read), not yet queued. */
   private readonly fanningOut = new Backlog();
   /** What the inserts made, counted against each tenant's budgets. */
@@ -75,13 +65,6 @@ export class Recorder {
       },
       { maxBatch: WRITE_BATCH_LIMIT },
     );
-    this.releases = new GroupCommit(
-      async (ids) => {
-        await deps.stores.deliveries.releaseHolds(ids, deps.local.owner, deps.local.clock());
-        return ids.map((): void => undefined);
-      },
-      { maxBatch: WRITE_BATCH_LIMIT },
-    );
   }
 
   /**
@@ -96,25 +79,55 @@ export class Recorder {
    */
   async recordEventsAndQueueFirstAttempts(batch: readonly IncomingEvent[]): Promise<{ done: Promise<void> }> {
     const now = this.deps.local.clock();
-    const { events, deliveries, traces } = this.documentsOf(batch, now);
+    const events = new Map<string, EventDocument>();
+    const deliveries: NewDelivery[] = [];
+    /** Each event's consumer span (while tracing is on): its deliveries to endpoints join that trace too. */
+    const traces = new Map<string, TraceCarrier>();
+    // Held by this process from the start: given back at once if it does not fit in memory here after all.
+    const holdHere = this.deps.local.dispatchLocally && !this.attempts.isStopped;
+    for (const { envelope, createdAt, rawBody, trace } of batch) {
+      if (events.has(envelope.eventId)) continue;
+      const { eventId, callbackUrl } = envelope;
+      // D32: the first delivery goes to the session's callback URL, when it has one.
+      const deliveryId = callbackUrl === null ? null : initialDeliveryId(eventId, envelope.mode);
+      const event: EventDocument = {
+        _id: eventId,
+        organizationId: envelope.organizationId,
+        mode: envelope.mode,
+        type: envelope.type,
+        ...(envelope.sessionId !== undefined && { sessionId: envelope.sessionId }),
+        createdAt: new Date(createdAt),
+        body: webhookBodyJson(rawBody),
+        callbackUrl,
+        initialDeliveryId: deliveryId,
+        recordedAt: now,
+      };
+      events.set(eventId, event);
+      if (trace) traces.set(eventId, trace);
+      if (deliveryId !== null && callbackUrl !== null)
+        deliveries.push({
+          delivery: this.newDelivery(event, deliveryId, now, holdHere, { url: callbackUrl }, trace),
+          body: event.body,
+        });
+    }
+    const stored = [...events.values()];
     // The deliveries' command goes first: their attempts wait for it only.
     const storingDeliveries = this.deliveryInserts.addAll(deliveries.map(({ delivery }) => delivery));
-    const storingEvents = this.eventInserts.addAll(events);
+    const storingEvents = this.eventInserts.addAll(stored);
     // Beside them, each event's deliveries to the webhook endpoints subscribed to it (D50), once they are read.
-    const fanningOut = this.fanOut(events, traces, now);
+    const fanningOut = this.fanOut(stored, traces, now);
     storingEvents.then(
       (created) => {
-        const undeliverable = events.filter((event, i) => created[i] && event.callbackUrl === null).length;
+        const undeliverable = stored.filter((event, i) => created[i] && event.callbackUrl === null).length;
         if (undeliverable > 0) this.deps.local.metrics.deliveries.inc({ outcome: 'no_callback_url' }, undeliverable);
       },
       () => {},
     );
-    const places = this.placesFor(deliveries.length);
-    void this.queueOnceStored(deliveries, storingDeliveries, places);
+    const { placed } = this.queueOnceStored(deliveries, storingDeliveries);
     const done = Promise.all([storingEvents, storingDeliveries, fanningOut]).then(() => undefined);
     // Handled by the consumer once this returns; until then a failed insert must not count as unhandled.
     done.catch(() => {});
-    await places.at(-1);
+    await placed;
     // Back-pressure for the fan-out too, whose places are taken once its endpoints are read: the consumer fetches on
     // only while the deliveries being made for endpoints stay within the in-memory bound.
     await this.fanningOut.below(this.deps.policy.fanOutBacklog);
@@ -161,10 +174,9 @@ export class Recorder {
       counted = deliveries.length;
       if (deliveries.length === 0) return;
       const storing = this.deliveryInserts.addAll(deliveries.map(({ delivery }) => delivery));
-      const places = this.placesFor(deliveries.length);
-      const queued = counted;
+      const made = counted;
       counted = 0;
-      void this.queueOnceStored(deliveries, storing, places).finally(() => this.fanningOut.add(-queued));
+      void this.queueOnceStored(deliveries, storing).queued.finally(() => this.fanningOut.add(-made));
       await storing;
     } finally {
       this.fanningOut.add(-counted);
@@ -217,7 +229,7 @@ export class Recorder {
     const doc = this.newDelivery(event, deliveryId, this.deps.local.clock(), holdHere, target, currentTraceCarrier());
     const { delivery, created } = await this.deps.stores.deliveries.insertDelivery(scope, doc);
     if (created) this.usage.deliveries([delivery]);
-    if (created && holdHere) this.queueHeld(delivery, event.body);
+    if (created && holdHere) this.attempts.queue(delivery, 1, { delivery, body: event.body });
     else if (created && this.deps.local.dispatchLocally && this.deps.scheduler.laneIsFull(scope))
       this.deps.scheduler.whenLaneHasRoom(scope);
     return { delivery, created };
@@ -240,100 +252,40 @@ export class Recorder {
     const existing = await this.deps.stores.deliveries.insertDeliveries(made.map(({ delivery }) => delivery));
     const created = made.filter(({ delivery }) => !existing.has(delivery._id));
     this.usage.deliveries(created.map(({ delivery }) => delivery));
-    for (const { delivery, body } of created) this.queueHeld(delivery, body);
+    for (const { delivery, body } of created) this.attempts.queue(delivery, 1, { delivery, body });
     return created.length;
   }
 
-  private documentsOf(batch: readonly IncomingEvent[], now: Date): BatchDocuments {
-    const events = new Map<string, EventDocument>();
-    const deliveries: BatchDocuments['deliveries'] = [];
-    const traces: BatchDocuments['traces'] = new Map();
-    // Held by this process from the start: given back at once if it does not fit in memory here after all.
-    const holdHere = this.deps.local.dispatchLocally && !this.attempts.isStopped;
-    for (const { envelope, createdAt, rawBody, trace } of batch) {
-      if (events.has(envelope.eventId)) continue;
-      const scope = { organizationId: envelope.organizationId, mode: envelope.mode };
-      const deliveryId = envelope.callbackUrl === null ? null : initialDeliveryId(envelope.eventId, envelope.mode);
-      const event: EventDocument = {
-        _id: envelope.eventId,
-        ...scope,
-        type: envelope.type,
-        ...(envelope.sessionId !== undefined && { sessionId: envelope.sessionId }),
-        createdAt: new Date(createdAt),
-        body: webhookBodyJson(rawBody),
-        callbackUrl: envelope.callbackUrl,
-        initialDeliveryId: deliveryId,
-        recordedAt: now,
-      };
-      events.set(event._id, event);
-      if (trace) traces.set(event._id, trace);
-      if (deliveryId !== null && envelope.callbackUrl !== null)
-        deliveries.push({
-          delivery: this.newDelivery(event, deliveryId, now, holdHere, { url: envelope.callbackUrl }, trace),
-          body: event.body,
-        });
-    }
-    return { events: [...events.values()], deliveries, traces };
-  }
-
   /**
-   * `count` places in the scheduler, taken one after another, so that a batch's first attempts are queued while it
-   * waits for the rest (back-pressure).
+   * Queues the first attempt of each delivery this insert made, once stored, in a place of the scheduler taken for
+   * it. The places are taken one after another, so that a batch's first attempts are queued while it waits for the
+   * rest: `placed` resolves once the last is taken (back-pressure), `queued` once every attempt is queued.
    */
-  private placesFor(count: number): Array<Promise<() => void>> {
-    const places: Array<Promise<() => void>> = [];
-    for (let i = 0; i < count; i += 1) {
-      const previous = places.at(-1) ?? Promise.resolve();
-      places.push(previous.then(() => this.deps.scheduler.reserve()));
-    }
-    return places;
-  }
-
-  /** Once the deliveries are stored, queues the first attempt of each this insert made, in the place taken for it. */
-  private async queueOnceStored(
+  private queueOnceStored(
     deliveries: readonly NewDelivery[],
     storing: Promise<boolean[]>,
-    places: ReadonlyArray<Promise<() => void>>,
-  ): Promise<void> {
-    try {
-      const created = await storing;
-      for (const [i, { delivery, body }] of deliveries.entries()) {
-        if (!created[i]) continue;
-        const giveBack = await places[i];
-        this.queueHeld(delivery, body);
-        // The attempt now holds the place it was given (queued, it counts against the same bound).
-        giveBack?.();
-      }
-    } catch {
-      // The consumer sees the failed insert through `done` and the batch comes back.
-    } finally {
-      // Places not used (replays, a failed insert) go back as they come.
-      for (const place of places) void place.then((giveBack) => giveBack());
-    }
-  }
-
-  /**
-   * Queues the first attempt of a delivery stored held by this process. One that does not fit in memory here (its
-   * host's or its merchant's queue is full, or this process is stopping) is given back: the recovery sweep attempts
-   * it when there is room, or, when its merchant's lane was full, the lane takes it back once it has drained.
-   */
-  private queueHeld(delivery: DeliveryDocument, body: string): void {
-    if (delivery.lockOwner !== this.deps.local.owner) return;
-    const queued = this.attempts.queue(delivery, 1, { delivery, body });
-    if (queued === 'queued' || queued === 'duplicate') return;
-    const lane = { organizationId: delivery.organizationId, mode: delivery.mode };
-    const laneWasFull = this.deps.scheduler.laneIsFull(lane);
-    this.releases.add(delivery._id).then(
-      () => {
-        // Armed again now that it is unheld: a refill that ran meanwhile could not have seen it.
-        if (laneWasFull && !this.attempts.isStopped) this.deps.scheduler.whenLaneHasRoom(lane);
-      },
-      (err: unknown) =>
-        this.deps.local.logger.warn(
-          { err, deliveryId: delivery._id },
-          'could not give back a delivery that did not fit in memory; the recovery sweep takes it once its hold lapses',
-        ),
-    );
+  ): { placed: Promise<unknown> | undefined; queued: Promise<void> } {
+    const places: Array<Promise<() => void>> = [];
+    for (let i = 0; i < deliveries.length; i += 1)
+      places.push((places.at(-1) ?? Promise.resolve()).then(() => this.deps.scheduler.reserve()));
+    const queued = storing
+      .then(async (created) => {
+        for (const [i, { delivery, body }] of deliveries.entries()) {
+          if (!created[i]) continue;
+          const giveBack = await places[i];
+          this.attempts.queue(delivery, 1, { delivery, body });
+          // The attempt now holds the place it was given (queued, it counts against the same bound).
+          giveBack?.();
+        }
+      })
+      .catch(() => {
+        // The consumer sees the failed insert through `done` and the batch comes back.
+      })
+      .finally(() => {
+        // Places not used (replays, a failed insert) go back as they come.
+        for (const place of places) void place.then((giveBack) => giveBack());
+      });
+    return { placed: places.at(-1), queued };
   }
 
   private newDelivery(

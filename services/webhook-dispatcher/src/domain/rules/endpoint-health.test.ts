@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failingReason, failureVerdict } from './endpoint-health';
+import { failureVerdict } from './endpoint-health';
 
 const DAY = 24 * 3_600_000;
 const at = new Date('2026-11-26T10:00:00.000Z');
@@ -16,7 +16,7 @@ describe('failureVerdict (D50)', () => {
     const recent = new Date(at.getTime() - DAY);
     expect(failureVerdict({ disabled: null, failingSince: recent }, at, 3 * DAY)).toEqual({ kind: 'wait' });
     const long = new Date(at.getTime() - 3 * DAY);
-    expect(failureVerdict({ disabled: null, failingSince: long }, at, 3 * DAY)).toEqual({
+    expect(failureVerdict({ disabled: null, failingSince: long }, at, 3 * DAY)).toMatchObject({
       kind: 'check-success',
       since: long,
     });
@@ -24,10 +24,14 @@ describe('failureVerdict (D50)', () => {
 
   it('When it is disabled for failing, then the reason says since when and for how many days', () => {
     const since = new Date(at.getTime() - 3.5 * DAY);
-    expect(failingReason(since, at)).toEqual({
-      reason: 'failing',
-      message: `Every attempt since ${since.toISOString()} failed (3.5 days); enable it again once it answers 2xx, then recover what it missed.`,
-      at,
+    expect(failureVerdict({ disabled: null, failingSince: since }, at, 3 * DAY)).toEqual({
+      kind: 'check-success',
+      since,
+      disabled: {
+        reason: 'failing',
+        message: `Every attempt since ${since.toISOString()} failed (3.5 days); enable it again once it answers 2xx, then recover what it missed.`,
+        at,
+      },
     });
   });
 });

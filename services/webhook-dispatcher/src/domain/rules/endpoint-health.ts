@@ -15,8 +15,11 @@ export type FailureVerdict =
   | { kind: 'start-run' }
   /** The run is not long enough yet. */
   | { kind: 'wait' }
-  /** Every attempt may have failed since `since`: a success since then restarts the run, none disables it. */
-  | { kind: 'check-success'; since: Date };
+  /**
+   * Every attempt may have failed since `since`: a success since then restarts the run, none disables it, for the
+   * reason `disabled` says (the merchant reads it: since when, for how many days).
+   */
+  | { kind: 'check-success'; since: Date; disabled: NonNullable<WebhookEndpointDocument['disabled']> };
 
 export function failureVerdict(
   endpoint: Pick<WebhookEndpointDocument, 'disabled' | 'failingSince'> | null,
@@ -26,18 +29,10 @@ export function failureVerdict(
   if (!endpoint || endpoint.disabled !== null) return { kind: 'ignore' };
   const since = endpoint.failingSince;
   if (since === null) return { kind: 'start-run' };
-  if (at.getTime() - since.getTime() < disableAfterMs) return { kind: 'wait' };
-  return { kind: 'check-success', since };
-}
-
-/** Why an endpoint failing since `since` is disabled at `at`, as the merchant reads it. */
-export function failingReason(since: Date, at: Date): NonNullable<WebhookEndpointDocument['disabled']> {
-  const days = (at.getTime() - since.getTime()) / DAY_MS;
-  return {
-    reason: 'failing',
-    message:
-      `Every attempt since ${since.toISOString()} failed (${days.toFixed(1)} days); ` +
-      'enable it again once it answers 2xx, then recover what it missed.',
-    at,
-  };
+  const failingMs = at.getTime() - since.getTime();
+  if (failingMs < disableAfterMs) return { kind: 'wait' };
+  const message =
+    `Every attempt since ${since.toISOString()} failed (${(failingMs / DAY_MS).toFixed(1)} days); ` +
+    'enable it again once it answers 2xx, then recover what it missed.';
+  return { kind: 'check-success', since, disabled: { reason: 'failing', message, at } };
 }

@@ -41,19 +41,14 @@ export function nextAttempt(input: NextAttemptInput): NextAttempt {
   const jitter = Math.round((2 * rng() - 1) * bound);
   let delayMs = Math.max(0, base + jitter);
   // Retry-After only ever lengthens the wait, and never past the point where the next delay could be shorter
-  // than this one (D40 keeps successive delays increasing); the last delay is not stretched past its jitter.
-  if (input.retryAfterMs != null)
-    delayMs = Math.max(delayMs, Math.min(input.retryAfterMs, retryAfterCeilingMs(delaysMs, index)));
+  // than this one (D40 keeps successive delays increasing): just under every draw of the next delay. The last delay
+  // is not stretched past its jitter.
+  if (input.retryAfterMs != null) {
+    const next = delaysMs[index + 1];
+    const ceiling = next === undefined ? base + bound : next - jitterBoundMs(delaysMs, index + 1) - 1;
+    delayMs = Math.max(delayMs, Math.min(input.retryAfterMs, ceiling));
+  }
   return { at: new Date(now.getTime() + delayMs), delayMs };
-}
-
-/**
- * The longest wait Retry-After may ask for before the attempt after `index`: just under every draw of the next delay.
- */
-function retryAfterCeilingMs(delaysMs: readonly number[], index: number): number {
-  const next = delaysMs[index + 1];
-  if (next === undefined) return (delaysMs[index] ?? 0) + jitterBoundMs(delaysMs, index);
-  return next - jitterBoundMs(delaysMs, index + 1) - 1;
 }
 
 /**
