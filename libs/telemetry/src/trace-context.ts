@@ -1,0 +1,112 @@
+// The W3C trace context (https://www.w3.org/TR/trace-context/), as it arrives in headers, as it travels inside a
+// process while nothing is recorded, and as the base of every recorded span. Parsed and written here by hand: an
+// unsampled operation costs this one small object and the `traceparent` string it came with, no span, no
+// OpenTelemetry context, no propagator.
+import { randomFillSync } from 'node:crypto';
+import { withTrace } from './ambient-context';
+import type { SpanAttributes } from './attributes';
+import type { SpanHandle, TraceCarrier } from './index';
+
+const TRACEPARENT = /^\s?([\da-f]{2})-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})(-.*)?\s?$/;
+const INVALID_TRACE_ID = '0'.repeat(32);
+const INVALID_SPAN_ID = '0'.repeat(16);
+/** A tracestate longer than this is dropped rather than carried (the specification's 512-character floor). */
+const MAX_TRACESTATE = 512;
+
+/**
+ * A trace context that is not recorded here: one that arrived (`remote`), or the handle of an operation the
+ * sampler dropped. Its methods do nothing but carry it: `run` makes it active, `carrier` is its traceparent.
+ */
+export class TraceContext implements SpanHandle {
+  readonly recording: boolean = false;
+  private header: TraceCarrier | undefined;
+
+  constructor(
+    readonly traceId: string,
+    readonly spanId: string,
+    readonly sampled: boolean,
+    readonly tracestate: string | undefined,
+    readonly isRemote: boolean,
+    traceparent?: string,
+  ) {
+    if (traceparent !== undefined) this.header = carrierOf(traceparent, tracestate);
+  }
+
+  /** OpenTelemetry's SpanContext flags, for its exporters: 1 when sampled. */
+  get traceFlags(): number {
+    return this.sampled ? 1 : 0;
+  }
+
+  setAttributes(_attributes: SpanAttributes): void {}
+  fail(_error?: unknown): void {}
+  rename(_name: string): void {}
+  end(): void {}
+
+  run<T>(fn: () => T): T {
+    return withTrace(this, fn);
+  }
+
+  carrier(): TraceCarrier {
+    this.header ??= carrierOf(`00-${this.traceId}-${this.spanId}-${this.sampled ? '01' : '00'}`, this.tracestate);
+    return this.header;
+  }
+}
+
+function carrierOf(traceparent: string, tracestate: string | undefined): TraceCarrier {
+  return tracestate ? { traceparent, tracestate } : { traceparent };
+}
+
+/** A stored carrier, or a request's or a message's headers. */
+type Carrier = Readonly<{ traceparent?: string | string[] | undefined; tracestate?: string | string[] | undefined }>;
+
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+/** The context a carrier or a request's headers hold; undefined when there is none or it does not parse. */
+export function extractContext(carrier: Carrier): TraceContext | undefined {
+  const traceparent = first(carrier.traceparent);
+  const match = traceparent === undefined ? null : TRACEPARENT.exec(traceparent);
+  if (!match || traceparent === undefined) return undefined;
+  const [, version, traceId, spanId, flags, rest] = match as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string?,
+  ];
+  if (version === 'ff' || (version === '00' && rest) || traceId === INVALID_TRACE_ID || spanId === INVALID_SPAN_ID)
+    return undefined;
+  const state = first(carrier.tracestate)?.trim();
+  const tracestate = state && state.length <= MAX_TRACESTATE ? state : undefined;
+  const sampled = (Number.parseInt(flags, 16) & 1) === 1;
+  // A version-00 header we can pass on as it came; another version is written back as 00.
+  return new TraceContext(
+    traceId,
+    spanId,
+    sampled,
+    tracestate,
+    true,
+    version === '00' ? traceparent.trim() : undefined,
+  );
+}
+
+// Ids from a pool of random bytes refilled 4 KiB at a time: one system call per ~170 spans, not one per id.
+const pool = Buffer.allocUnsafe(4096);
+let used = pool.length;
+
+function randomHex(bytes: number, invalid: string): string {
+  for (;;) {
+    if (used + bytes > pool.length) {
+      randomFillSync(pool);
+      used = 0;
+    }
+    const hex = pool.toString('hex', used, used + bytes);
+    used += bytes;
+    if (hex !== invalid) return hex;
+  }
+}
+
+export const newTraceId = (): string => randomHex(16, INVALID_TRACE_ID);
+export const newSpanId = (): string => randomHex(8, INVALID_SPAN_ID);
