@@ -21,8 +21,10 @@ const ERROR = { code: SpanStatusCode.ERROR } as const;
 const NO_LINKS: ReadableSpan['links'] = [];
 const NO_EVENTS: TimedEvent[] = [];
 
+// Read once: `performance.timeOrigin` is a getter that calls into the runtime each time.
+const TIME_ORIGIN = performance.timeOrigin;
 /** Milliseconds since the epoch, to the microsecond. */
-const now = (): number => performance.timeOrigin + performance.now();
+const now = (): number => TIME_ORIGIN + performance.now();
 
 function hrTime(ms: number): HrTime {
   const seconds = Math.floor(ms / 1000);
