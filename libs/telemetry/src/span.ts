@@ -26,9 +26,10 @@ const TIME_ORIGIN = performance.timeOrigin;
 /** Milliseconds since the epoch, to the microsecond. */
 const now = (): number => TIME_ORIGIN + performance.now();
 
+/** To whole microseconds: Zipkin's span API takes integers only, and refuses a batch holding a fraction. */
 function hrTime(ms: number): HrTime {
   const seconds = Math.floor(ms / 1000);
-  const nanos = Math.round((ms - seconds * 1000) * 1e6);
+  const nanos = Math.round((ms - seconds * 1000) * 1e3) * 1e3;
   return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos];
 }
 
