@@ -17,7 +17,7 @@ import type { SpanAttributes } from './attributes';
 import { activeTrace } from './ambient-context';
 import { samplerOf, type Sampler, type SamplerName } from './sampler';
 import { RecordedSpan, type Recorder } from './span';
-import { extractContext, newSpanId, newTraceId, TraceContext } from './trace-context';
+import { extractContext, randomId, TraceContext } from './trace-context';
 
 export { SPAN_ATTRIBUTES, type SpanAttributeName, type SpanAttributes } from './attributes';
 export { currentRequestId, withRequestId } from './ambient-context';
@@ -183,12 +183,12 @@ export function startSpan(name: string, options: SpanOptions): SpanHandle {
   if (!tracing) return OFF;
   const { parent: from = 'active' } = options;
   const parent = from === 'active' ? activeTrace() : from === 'none' ? undefined : extractContext(from);
-  const traceId = parent?.traceId ?? newTraceId();
+  const traceId = parent?.traceId ?? randomId(16);
   if (!tracing.sampled(parent, traceId)) {
     if (parent && !parent.sampled) return parent;
-    return new TraceContext(traceId, parent?.spanId ?? newSpanId(), false, parent?.tracestate, false);
+    return new TraceContext(traceId, parent?.spanId ?? randomId(8), false, parent?.tracestate, false);
   }
-  const span = new RecordedSpan(tracing, name, KINDS[options.kind], parent, traceId, newSpanId());
+  const span = new RecordedSpan(tracing, name, KINDS[options.kind], parent, traceId, randomId(8));
   const { attributes } = options;
   if (attributes) span.setAttributes(typeof attributes === 'function' ? attributes() : attributes);
   return span;

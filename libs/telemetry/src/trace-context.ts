@@ -27,10 +27,9 @@ export class TraceContext implements SpanHandle {
     readonly sampled: boolean,
     readonly tracestate: string | undefined,
     readonly isRemote: boolean,
-    traceparent?: string,
-  ) {
-    if (traceparent !== undefined) this.header = carrierOf(traceparent, tracestate);
-  }
+    /** The header it arrived in, passed on as it came. */
+    private readonly traceparent?: string,
+  ) {}
 
   /** OpenTelemetry's SpanContext flags, for its exporters: 1 when sampled. */
   get traceFlags(): number {
@@ -47,25 +46,21 @@ export class TraceContext implements SpanHandle {
   }
 
   carrier(): TraceCarrier {
-    this.header ??= carrierOf(`00-${this.traceId}-${this.spanId}-${this.sampled ? '01' : '00'}`, this.tracestate);
+    if (!this.header) {
+      const traceparent = this.traceparent ?? `00-${this.traceId}-${this.spanId}-${this.sampled ? '01' : '00'}`;
+      this.header = this.tracestate ? { traceparent, tracestate: this.tracestate } : { traceparent };
+    }
     return this.header;
   }
-}
-
-function carrierOf(traceparent: string, tracestate: string | undefined): TraceCarrier {
-  return tracestate ? { traceparent, tracestate } : { traceparent };
 }
 
 /** A stored carrier, or a request's or a message's headers. */
 type Carrier = Readonly<{ traceparent?: string | string[] | undefined; tracestate?: string | string[] | undefined }>;
 
-function first(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(',') : value;
-}
-
 /** The context a carrier or a request's headers hold; undefined when there is none or it does not parse. */
 export function extractContext(carrier: Carrier): TraceContext | undefined {
-  const traceparent = first(carrier.traceparent);
+  // As OpenTelemetry's propagator: the first traceparent, every tracestate entry.
+  const traceparent = Array.isArray(carrier.traceparent) ? carrier.traceparent[0] : carrier.traceparent;
   const match = traceparent === undefined ? null : TRACEPARENT.exec(traceparent);
   if (!match || traceparent === undefined) return undefined;
   const [, version, traceId, spanId, flags, rest] = match as unknown as [
@@ -78,7 +73,7 @@ export function extractContext(carrier: Carrier): TraceContext | undefined {
   ];
   if (version === 'ff' || (version === '00' && rest) || traceId === INVALID_TRACE_ID || spanId === INVALID_SPAN_ID)
     return undefined;
-  const state = first(carrier.tracestate)?.trim();
+  const state = (Array.isArray(carrier.tracestate) ? carrier.tracestate.join(',') : carrier.tracestate)?.trim();
   const tracestate = state && state.length <= MAX_TRACESTATE ? state : undefined;
   const sampled = (Number.parseInt(flags, 16) & 1) === 1;
   // A version-00 header we can pass on as it came; another version is written back as 00.
@@ -96,7 +91,8 @@ export function extractContext(carrier: Carrier): TraceContext | undefined {
 const pool = Buffer.allocUnsafe(4096);
 let used = pool.length;
 
-function randomHex(bytes: number, invalid: string): string {
+/** A trace id (16 bytes) or a span id (8), in hex, never the all-zero one the specification calls invalid. */
+export function randomId(bytes: 16 | 8): string {
   for (;;) {
     if (used + bytes > pool.length) {
       randomFillSync(pool);
@@ -104,9 +100,6 @@ function randomHex(bytes: number, invalid: string): string {
     }
     const hex = pool.toString('hex', used, used + bytes);
     used += bytes;
-    if (hex !== invalid) return hex;
+    if (hex !== INVALID_TRACE_ID && hex !== INVALID_SPAN_ID) return hex;
   }
 }
-
-export const newTraceId = (): string => randomHex(16, INVALID_TRACE_ID);
-export const newSpanId = (): string => randomHex(8, INVALID_SPAN_ID);
