@@ -139,7 +139,9 @@ export function startTelemetry(config: TelemetryConfig, options: { exporter?: Sp
     exporter,
     maxQueueSize: 8_192,
     maxExportBatchSize: 512,
-    scheduledDelayMillis: 500,
+    // Every 2 s rather than OpenTelemetry's 5: a trace is searchable within seconds, and an export's fixed cost
+    // (its HTTP request, its serializer's set-up) is paid four times less often than at 500 ms.
+    scheduledDelayMillis: 2_000,
   });
   const started: Tracing = {
     processor,

@@ -20,6 +20,7 @@ const UNSET = { code: SpanStatusCode.UNSET } as const;
 const ERROR = { code: SpanStatusCode.ERROR } as const;
 const NO_LINKS: ReadableSpan['links'] = [];
 const NO_EVENTS: TimedEvent[] = [];
+const NOT_ENDED: HrTime = [0, 0];
 
 // Read once: `performance.timeOrigin` is a getter that calls into the runtime each time.
 const TIME_ORIGIN = performance.timeOrigin;
@@ -33,19 +34,14 @@ function hrTime(ms: number): HrTime {
   return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos];
 }
 
+// What every span shares is on the prototype, not copied into each one: a span is made per operation.
 export class RecordedSpan extends TraceContext implements ReadableSpan {
-  override readonly recording: boolean = true;
   readonly attributes: Record<string, string | number | boolean> = {};
   status: ReadableSpan['status'] = UNSET;
   readonly startTime: HrTime;
-  endTime: HrTime = [0, 0];
-  duration: HrTime = [0, 0];
+  endTime: HrTime = NOT_ENDED;
+  duration: HrTime = NOT_ENDED;
   ended = false;
-  readonly links = NO_LINKS;
-  readonly events = NO_EVENTS;
-  readonly droppedAttributesCount = 0;
-  readonly droppedEventsCount = 0;
-  readonly droppedLinksCount = 0;
   private readonly startedAt = now();
 
   constructor(
@@ -58,6 +54,30 @@ export class RecordedSpan extends TraceContext implements ReadableSpan {
   ) {
     super(traceId, spanId, true, parentSpanContext?.tracestate, false);
     this.startTime = hrTime(this.startedAt);
+  }
+
+  override get recording(): boolean {
+    return true;
+  }
+
+  get links(): ReadableSpan['links'] {
+    return NO_LINKS;
+  }
+
+  get events(): TimedEvent[] {
+    return NO_EVENTS;
+  }
+
+  get droppedAttributesCount(): number {
+    return 0;
+  }
+
+  get droppedEventsCount(): number {
+    return 0;
+  }
+
+  get droppedLinksCount(): number {
+    return 0;
   }
 
   get resource(): ReadableSpan['resource'] {

@@ -18,7 +18,6 @@ const MAX_TRACESTATE = 512;
  * sampler dropped. Its methods do nothing but carry it: `run` makes it active, `carrier` is its traceparent.
  */
 export class TraceContext implements SpanHandle {
-  readonly recording: boolean = false;
   private header: TraceCarrier | undefined;
 
   constructor(
@@ -30,6 +29,10 @@ export class TraceContext implements SpanHandle {
     /** The header it arrived in, passed on as it came. */
     private readonly traceparent?: string,
   ) {}
+
+  get recording(): boolean {
+    return false;
+  }
 
   /** OpenTelemetry's SpanContext flags, for its exporters: 1 when sampled. */
   get traceFlags(): number {
