@@ -1,7 +1,7 @@
 // The one place that imports OpenTelemetry (docs/engineering.md, import boundaries): its batch span processor and
 // exporters (OTLP, or Zipkin's v2 JSON), set from the standard OTEL_* settings that a service's config parses
 // (libs/config's telemetryConfigShape). Spans, sampling and W3C propagation are this library's own (span.ts,
-// sampler.ts, trace-context.ts): what tracing costs an operation follows what is sampled. A dropped operation
+// sampler.ts, ambient-context.ts): what tracing costs an operation follows what is sampled. A dropped operation
 // makes no span, attribute or context of its own: its handle is its parent's W3C context, or for a new trace one
 // small object, and only that context travels on. Everything else takes spans and trace contexts through the
 // small API below, whose types are our own, so no OpenTelemetry type crosses a package.
@@ -14,13 +14,19 @@ import { ZipkinExporter } from '@opentelemetry/exporter-zipkin';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace';
 import type { SpanAttributes } from './attributes';
-import { activeTrace } from './ambient-context';
 import { samplerOf, type Sampler, type SamplerName } from './sampler';
 import { RecordedSpan, type Recorder } from './span';
-import { extractContext, randomId, TraceContext } from './trace-context';
+import {
+  activeTrace,
+  extractContext,
+  randomId,
+  TraceContext,
+  type SpanHandle,
+  type TraceCarrier,
+} from './ambient-context';
 
 export { SPAN_ATTRIBUTES, type SpanAttributeName, type SpanAttributes } from './attributes';
-export { currentRequestId, withRequestId } from './ambient-context';
+export { currentRequestId, withRequestId, type SpanHandle, type TraceCarrier } from './ambient-context';
 
 export { SAMPLERS, type SamplerName } from './sampler';
 
@@ -51,12 +57,6 @@ export interface TelemetryConfig {
   resourceAttributes?: Record<string, string>;
 }
 
-/** The W3C trace context of a span, as it travels: in HTTP and Kafka headers, and stored with an outbox entry. */
-export interface TraceCarrier {
-  traceparent: string;
-  tracestate?: string;
-}
-
 export type SpanKindName = 'server' | 'client' | 'producer' | 'consumer' | 'internal';
 
 export interface SpanOptions {
@@ -68,20 +68,6 @@ export interface SpanOptions {
   parent?: 'active' | 'none' | TraceCarrier | Readonly<Record<string, string | string[] | undefined>> | undefined;
   /** Set only when the span is recorded: a function is called only then, so a dropped span builds none. */
   attributes?: SpanAttributes | (() => SpanAttributes);
-}
-
-/** A span in progress; every method does nothing while tracing is off or when the span is not recorded. */
-export interface SpanHandle {
-  readonly recording: boolean;
-  setAttributes(attributes: SpanAttributes): void;
-  /** The span failed: status ERROR, with the error's class or code only (a message may hold customer data). */
-  fail(error?: unknown): void;
-  rename(name: string): void;
-  /** Runs `fn` with this span active: spans started and contexts injected inside it descend from it. */
-  run<T>(fn: () => T): T;
-  /** This span's context, to send or store (undefined while tracing is off). */
-  carrier(): TraceCarrier | undefined;
-  end(): void;
 }
 
 const KINDS: Record<SpanKindName, SpanKind> = {

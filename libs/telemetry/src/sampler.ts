@@ -1,7 +1,7 @@
 // The samplers of the OTEL_TRACES_SAMPLER specification, decided before anything is made for a span: a dropped
-// operation gets no span object, only its W3C context (trace-context.ts). The parent-based ones follow the
+// operation gets no span object, only its W3C context (ambient-context.ts). The parent-based ones follow the
 // parent's sampled flag, so a payment is kept or dropped whole across the services.
-import type { TraceContext } from './trace-context';
+import type { TraceContext } from './ambient-context';
 
 /** The samplers of the OTEL_TRACES_SAMPLER specification. */
 export const SAMPLERS = [

@@ -5,7 +5,7 @@
 import { createTraceState, SpanStatusCode, type HrTime, type SpanContext, type SpanKind } from '@opentelemetry/api';
 import type { ReadableSpan, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace';
 import { SPAN_ATTRIBUTES, type SpanAttributeName, type SpanAttributes } from './attributes';
-import { TraceContext } from './trace-context';
+import { TraceContext } from './ambient-context';
 
 /** What every span of the process shares: where it goes when it ends, and what it is from. */
 export interface Recorder {
