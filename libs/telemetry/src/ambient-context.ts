@@ -31,7 +31,7 @@ export function activeTrace(): TraceContext | undefined {
  * Runs fn with `trace` active, keeping the request id. No switch when it already is: an unsampled span is its
  * parent's context itself, so the work under it runs where it was.
  */
-export function withTrace<T>(trace: TraceContext, fn: () => T): T {
+function withTrace<T>(trace: TraceContext, fn: () => T): T {
   const store = ambient.getStore();
   if (store?.trace === trace) return fn();
   return ambient.run({ requestId: store?.requestId, trace }, fn);
