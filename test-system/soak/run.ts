@@ -881,7 +881,7 @@ async function mixedVersionRows(input: {
 
   if (input.traces) {
     // Every service ran the new code for a while, and the new code traces: each sent spans (a replica exports
-    // within a second of a span's end, and before it stops).
+    // within 2 s of a span's end, and before it stops).
     const batches = input.traces.batches();
     rows.push(
       {

@@ -87,7 +87,7 @@ export class InternalClient {
   }): Promise<InternalAnswer> {
     return inSpan(
       `${request.method} ${this.options.service}`,
-      { kind: 'client', attributes: this.spanAttributes(request.method, request.scope) },
+      { kind: 'client', attributes: () => this.spanAttributes(request.method, request.scope) },
       (span) => this.jsonCall(request, span),
     );
   }
@@ -164,7 +164,7 @@ export class InternalClient {
     Object.assign(headers, this.internalHeaders(request.scope, request.requestId));
     return inSpan(
       `${request.method} ${this.options.service}`,
-      { kind: 'client', attributes: this.spanAttributes(request.method, undefined) },
+      { kind: 'client', attributes: () => this.spanAttributes(request.method, undefined) },
       (span) => this.rawCall(request, headers, span),
     );
   }

@@ -1,5 +1,5 @@
-import type { Middleware } from 'koa';
-import { startSpan, tracingEnabled, type SpanAttributes } from '@checkout/telemetry';
+import type { Middleware, ParameterizedContext } from 'koa';
+import { startSpan, tracingEnabled, type SpanAttributes, type SpanHandle } from '@checkout/telemetry';
 import { INTERNAL_API_HEADERS } from '@checkout/contracts';
 
 /**
@@ -20,7 +20,8 @@ const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
  * route parameters and internal headers name. `continueIncoming`: a traceparent that arrived is continued (an
  * internal call, an operator's tool); the public listener starts every trace anew instead (docs/decisions.md,
  * "Trace context from outside"), so that a caller can neither join our traces nor force them sampled.
- * No span for health checks and scrapes. With tracing off the middleware is one branch.
+ * No span for health checks and scrapes. With tracing off the middleware is one branch; a request the sampler
+ * drops gets no span and no attributes, only its W3C context.
  */
 export function traceRequests(options: { continueIncoming: boolean }): Middleware {
   return async (ctx, next) => {
@@ -28,33 +29,40 @@ export function traceRequests(options: { continueIncoming: boolean }): Middlewar
       await next();
       return;
     }
-    const organizationId = ctx.get(INTERNAL_API_HEADERS.organization);
-    const mode = ctx.get(INTERNAL_API_HEADERS.mode);
     const span = startSpan(ctx.method, {
       kind: 'server',
       parent: options.continueIncoming ? ctx.headers : 'none',
-      attributes: {
+    });
+    if (span.recording) {
+      const organizationId = ctx.get(INTERNAL_API_HEADERS.organization);
+      const mode = ctx.get(INTERNAL_API_HEADERS.mode);
+      span.setAttributes({
         'http.request.method': ctx.method,
         'checkout.request_id': ctx.state.requestId as string | undefined,
         ...(organizationId && { 'checkout.organization_id': organizationId }),
         ...(mode && { 'checkout.mode': mode }),
-      },
-    });
+      });
+    }
     try {
       await span.run(next);
     } catch (err) {
       span.fail(err);
       throw err;
     } finally {
-      const route = ctx._matchedRoute === undefined ? undefined : String(ctx._matchedRoute);
-      if (route) span.rename(`${ctx.method} ${route}`);
-      const attributes: SpanAttributes = { 'http.route': route, 'http.response.status_code': ctx.status };
-      const params = (ctx as { params?: Record<string, string> }).params ?? {};
-      for (const [param, attribute] of Object.entries(ID_PARAMS))
-        if (params[param] !== undefined) attributes[attribute] = params[param];
-      span.setAttributes(attributes);
-      if (ctx.status >= 500) span.fail();
+      if (span.recording) describeAnswer(ctx, span);
       span.end();
     }
   };
+}
+
+/** The route that answered, its status and the ids in its parameters, on a recorded server span. */
+function describeAnswer(ctx: ParameterizedContext, span: SpanHandle): void {
+  const route = ctx._matchedRoute === undefined ? undefined : String(ctx._matchedRoute);
+  if (route) span.rename(`${ctx.method} ${route}`);
+  const attributes: SpanAttributes = { 'http.route': route, 'http.response.status_code': ctx.status };
+  const params = (ctx as { params?: Record<string, string> }).params ?? {};
+  for (const [param, attribute] of Object.entries(ID_PARAMS))
+    if (params[param] !== undefined) attributes[attribute] = params[param];
+  span.setAttributes(attributes);
+  if (ctx.status >= 500) span.fail();
 }

@@ -73,16 +73,19 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
 /**
  * One consumer span per message of a batch, each continuing its own message's trace (docs/operations.md,
  * "Traces": a consumer continues the producer's trace rather than linking to it); its context goes with the
- * message (`context.trace`) so the work it leads to joins the trace. Each ends when the batch's work is durable.
+ * message (`context.trace`) so the work it leads to joins the trace. Each ends when the batch's work is durable;
+ * only the recorded ones are kept to end (a dropped message's context is its producer's, passed on).
  */
 function startBatchSpans<T>(groupId: string, messages: Array<{ value: T; context: MessageContext }>): SpanHandle[] {
   if (!tracingEnabled()) return [];
-  return messages.map((message) => {
+  const spans: SpanHandle[] = [];
+  for (const message of messages) {
     const span = startSpan(`${message.context.topic} process`, consumerSpanOptions(groupId, message.context));
     const trace = span.carrier();
     if (trace) message.context.trace = trace;
-    return span;
-  });
+    if (span.recording) spans.push(span);
+  }
+  return spans;
 }
 
 function endBatchSpans(spans: readonly SpanHandle[], err?: unknown): void {

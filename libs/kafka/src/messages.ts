@@ -39,12 +39,15 @@ export function messageContext(topic: string, partition: number, message: KafkaM
   };
 }
 
-/** What a consumer span says: the topic, partition and offset, the group and the event id header. */
+/**
+ * What a consumer span continues (the message's traceparent) and says: the topic, partition and offset, the group
+ * and the event id header; the attributes are built only for a span that is recorded.
+ */
 export function consumerSpanOptions(groupId: string, context: MessageContext) {
   return {
     kind: 'consumer' as const,
     parent: context.headers,
-    attributes: {
+    attributes: () => ({
       'messaging.system': 'kafka',
       'messaging.operation.type': 'process',
       'messaging.destination.name': context.topic,
@@ -52,7 +55,7 @@ export function consumerSpanOptions(groupId: string, context: MessageContext) {
       'messaging.kafka.offset': Number(context.offset),
       'messaging.consumer.group.name': groupId,
       'messaging.message.id': context.headers['event-id'],
-    },
+    }),
   };
 }
 

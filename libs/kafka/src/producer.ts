@@ -107,7 +107,8 @@ export function createEventProducer(kafka: KafkaClient): EventProducer {
 /**
  * One producer span per message (`<topic> publish`), child of the message's stored trace or of the active span,
  * its context in the message's `traceparent`/`tracestate` headers (W3C trace context in Kafka headers, as the
- * OpenTelemetry demo's services do); each span ends when the broker has acknowledged, or failed, the send.
+ * OpenTelemetry demo's services do); each span ends when the broker has acknowledged, or failed, the send. A
+ * message the sampler drops carries its trace's context alone, with no span to end.
  */
 async function sendTraced(
   messages: readonly OutgoingMessage[],
@@ -118,18 +119,19 @@ async function sendTraced(
     const span = startSpan(`${message.topic} publish`, {
       kind: 'producer',
       parent: message.trace ?? 'active',
-      attributes: {
+      attributes: () => ({
         'messaging.system': 'kafka',
         'messaging.operation.type': 'send',
         'messaging.destination.name': message.topic,
         'messaging.message.id': message.headers?.['event-id'],
-      },
+      }),
     });
-    spans.push(span);
+    if (span.recording) spans.push(span);
     const headers = { ...message.headers };
     injectTraceHeaders(headers, span);
     return { topic: message.topic, key: message.key, value: message.value, headers };
   });
+  if (spans.length === 0) return send(traced);
   try {
     await send(traced);
   } catch (err) {

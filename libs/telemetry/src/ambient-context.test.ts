@@ -1,7 +1,6 @@
 import { setTimeout as later } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT_CONTEXT, createContextKey } from '@opentelemetry/api';
-import { AmbientContextManager, currentRequestId, withRequestId } from './ambient-context';
+import { currentRequestId, withRequestId } from './ambient-context';
 import { activeTraceIds, inSpan } from './index';
 import { collectSpans } from './testing';
 
@@ -34,24 +33,5 @@ describe('the ambient context: request id and trace in one storage', () => {
       });
     });
     expect(activeTraceIds()).toBeUndefined();
-  });
-
-  it('binds a function to a context (and leaves anything else as it is)', () => {
-    const manager = new AmbientContextManager();
-    const key = createContextKey('k');
-    const bound = manager.bind(ROOT_CONTEXT.setValue(key, 'v'), () => manager.active().getValue(key));
-    expect(bound()).toBe('v');
-    expect(manager.active().getValue(key)).toBeUndefined();
-    const notAFunction = { on: () => {} };
-    expect(manager.bind(ROOT_CONTEXT, notAFunction)).toBe(notAFunction);
-  });
-
-  it('passes `this` and the arguments through `with`', () => {
-    const manager = new AmbientContextManager();
-    const target = { base: 40 };
-    function add(this: { base: number }, n: number): number {
-      return this.base + n;
-    }
-    expect(manager.with(ROOT_CONTEXT, add, target, 2)).toBe(42);
   });
 });

@@ -79,12 +79,16 @@ describe('the exporter OTEL_TRACES_EXPORTER chooses', () => {
       kind?: string;
       localEndpoint: { serviceName: string };
       tags: Record<string, string>;
+      timestamp: number;
+      duration: number;
     }[];
     const server = spans.find((span) => span.kind === 'SERVER')!;
     const producer = spans.find((span) => span.kind === 'PRODUCER')!;
     expect([server.name, server.localEndpoint.serviceName]).toEqual(['POST /v0/orders', 'orders']);
     expect(producer.parentId).toBe(server.id);
     expect(producer.tags['checkout.order_id']).toBe('ord_1');
+    // Zipkin takes whole microseconds only: one fraction and it refuses the whole batch.
+    for (const span of spans) expect([span.timestamp, span.duration].every(Number.isInteger)).toBe(true);
   });
 
   it('otlp: the spans arrive at the endpoint as OTLP protobuf', async () => {
