@@ -40,10 +40,12 @@ describe('tableRows of the webhooks bench (| between cells, an engines line abov
       '  figure                    | now                | target   | before',
       '  --------------------------|--------------------|----------|-------',
       '  burst ratio to raw undici | 0.31× (310 / 1000) | ✗ ≥ 0.5× | 0.27×',
+      '  healthy half, n=498       | p99 64 ms           | ✓        | —',
       '',
     ].join('\n');
     expect([...tableRows(output, /^webhook dispatcher benchmark/).entries()]).toEqual([
       ['webhook dispatcher benchmark | burst ratio to raw undici', '0.31× (310 / 1000)  ✗ ≥ 0.5×  0.27×'],
+      ['webhook dispatcher benchmark | healthy half, n', 'p99 64 ms  ✓  —'],
     ]);
   });
 });
