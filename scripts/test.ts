@@ -14,23 +14,23 @@ import { costSummary, readCosts } from './lib/test-cost';
 
 /** The reporter that records each test file's wall time and outcome (scripts/lib/test-cost.ts). */
 const COST_REPORTER = './scripts/lib/test-cost.ts';
-/** One vitest process: its tiers, on this run's engines or on engines of their own. */
-interface Run {
+/** One vitest process of a phase: its tiers, on this run's engines or on engines of their own. */
+interface Lane {
   name: string;
   tiers: string[];
   onSharedEngines: boolean;
 }
 
 /**
- * After the checks and the unit tier, one phase after another; the runs of a phase side by side. Side by side only
- * where neither starves the other on 2 cores: the chaos tier (alone on the shared engines, which it restarts and
- * stalls) beside the one-minute soak (a stack of its own); then the integration and e2e tiers, whose deadlines assume
- * the machine, alone; last, the rollout files, one cluster at a time. Beside the integration and e2e tiers on a busy
- * machine, the release-day rollout's new replicas took 20-40 s to get ready and a draining orders replica ran out of
- * its shutdown grace, with 503s and events left to the sweep; the three-replicas rollout beside the chaos tier took
- * the hot-merchant test's others' webhook p99 past its bound (1,094 ms against 725).
+ * After the checks and the unit tier, one phase after another; the lanes of a phase side by side. Side by side only
+ * where neither starves the other: the chaos tier (alone on the shared engines, which it restarts and stalls) beside
+ * the one-minute soak (a stack of its own). The integration and e2e tiers, whose deadlines assume a machine of their
+ * own, run alone; the rollout tier's clusters, one at a time (vitest.config.ts), after them. Beside the integration
+ * and e2e tiers on a busy machine, the release-day rollout's new replicas took 20-40 s to get ready and a draining
+ * orders replica ran out of its shutdown grace, with 503s and events left to the sweep; beside the chaos tier, the
+ * three-replicas rollout took the hot-merchant test's others' webhook p99 past its bound (1,094 ms against 725).
  */
-const PHASES: Run[][] = [
+const PHASES: Lane[][] = [
   [
     { name: 'chaos', tiers: ['chaos'], onSharedEngines: true },
     { name: 'soak', tiers: ['soak'], onSharedEngines: false },
@@ -103,18 +103,15 @@ async function runAll(): Promise<number> {
     if (checked !== 0 || unit !== 0) return checked || unit;
     let failed = 0;
     for (const phase of PHASES) {
-      // The first run of a phase writes to this terminal, the others to a file printed when the phase ends.
-      const logs = phase.map((run, i) => (i === 0 ? undefined : join(costDir, `${run.name}.log`)));
-      log(phase.map((run) => run.tiers.join(' and ')).join(', beside it, '));
+      // The first lane of a phase writes to this terminal, the others to a file printed when the phase ends.
+      const logs = phase.map((lane, i) => (i === 0 ? undefined : join(costDir, `${lane.name}.log`)));
+      log(phase.map((lane) => lane.tiers.join(' and ')).join(', beside it, '));
       const codes = await Promise.all(
-        phase.map((run, i) =>
+        phase.map((lane, i) =>
           vitest(
-            run.name,
-            run.tiers.flatMap((tier) => ['--project', tier]),
-            {
-              ...(run.onSharedEngines && { env: engines.env }),
-              ...(logs[i] && { logFile: logs[i] }),
-            },
+            lane.name,
+            lane.tiers.flatMap((tier) => ['--project', tier]),
+            { ...(lane.onSharedEngines && { env: engines.env }), ...(logs[i] && { logFile: logs[i] }) },
           ),
         ),
       );
@@ -133,7 +130,7 @@ async function main(): Promise<number> {
   process.on('SIGINT', () => log('interrupted: stopping'));
   process.on('SIGTERM', () => log('terminated: stopping'));
   const code = args.length === 0 ? await runAll() : await runOne();
-  const runs = ['unit', ...PHASES.flat().map((run) => run.name), 'run'];
+  const runs = ['unit', ...PHASES.flat().map((lane) => lane.name), 'run'];
   const costs = readCosts(runs.map((name) => join(costDir, `${name}.json`)));
   process.stdout.write(`${costSummary(costs)}\n`);
   log(`finished in ${((Date.now() - started) / 1000).toFixed(0)} s with exit code ${code}`);
