@@ -3,7 +3,7 @@ import { Pool, errors as undiciErrors } from 'undici';
 import { buildInfo } from '@checkout/config';
 import { DependencyUnavailableError } from '@checkout/errors';
 import { currentRequestId } from '@checkout/logger';
-import { inSpan, injectTraceHeaders, type SpanHandle } from '@checkout/telemetry';
+import { inSpan, injectTraceHeaders } from '@checkout/telemetry';
 import { INTERNAL_API_HEADERS, type Scope } from '@checkout/contracts';
 
 export interface InternalClientOptions {
@@ -49,6 +49,11 @@ export class InternalClient {
   private readonly pool: Pool;
   private readonly basePath: string;
   private readonly retries: number;
+  /**
+   * What every call says of its caller: the credential and this build's version (read once here: under tsx the
+   * first read asks git, which must not happen on a request's path).
+   */
+  private readonly callerHeaders: Readonly<Record<string, string>>;
 
   constructor(private readonly options: InternalClientOptions) {
     const url = new URL(options.baseUrl);
@@ -62,6 +67,10 @@ export class InternalClient {
       bodyTimeout: options.timeoutMs,
     });
     this.retries = options.retries ?? 2;
+    this.callerHeaders = {
+      [INTERNAL_API_HEADERS.token]: options.internalToken,
+      [INTERNAL_API_HEADERS.version]: buildInfo().version,
+    };
   }
 
   get service(): string {
@@ -88,51 +97,49 @@ export class InternalClient {
     return inSpan(
       `${request.method} ${this.options.service}`,
       { kind: 'client', attributes: () => this.spanAttributes(request.method, request.scope) },
-      (span) => this.jsonCall(request, span),
-    );
-  }
-
-  private async jsonCall(request: Parameters<InternalClient['json']>[0], span: SpanHandle): Promise<InternalAnswer> {
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      ...this.internalHeaders(request.scope, request.requestId),
-      ...request.headers,
-    };
-    injectTraceHeaders(headers);
-    const body = request.body === undefined ? undefined : JSON.stringify(request.body);
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const attempts = (request.idempotent ?? request.method === 'GET') ? this.retries + 1 : 1;
-    for (let attempt = 1; ; attempt += 1) {
-      let answer: InternalAnswer;
-      try {
-        const response = await this.pool.request({
-          method: request.method,
-          path: this.basePath + request.path,
-          headers,
-          body,
-        });
-        const text = await response.body.text();
-        answer = { status: response.statusCode, headers: response.headers, body: parseJson(text) };
-      } catch (err) {
-        if (attempt < attempts && isTransportError(err) && !(isTimeout(err) && request.method === 'GET')) {
-          await backoff(attempt);
-          continue;
+      async (span) => {
+        const headers: Record<string, string> = {
+          accept: 'application/json',
+          ...this.internalHeaders(request.scope, request.requestId),
+          ...request.headers,
+        };
+        injectTraceHeaders(headers);
+        const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+        if (body !== undefined) headers['content-type'] = 'application/json';
+        const attempts = (request.idempotent ?? request.method === 'GET') ? this.retries + 1 : 1;
+        for (let attempt = 1; ; attempt += 1) {
+          let answer: InternalAnswer;
+          try {
+            const response = await this.pool.request({
+              method: request.method,
+              path: this.basePath + request.path,
+              headers,
+              body,
+            });
+            const text = await response.body.text();
+            answer = { status: response.statusCode, headers: response.headers, body: parseJson(text) };
+          } catch (err) {
+            if (attempt < attempts && isTransportError(err) && !(isTimeout(err) && request.method === 'GET')) {
+              await backoff(attempt);
+              continue;
+            }
+            throw new DependencyUnavailableError(this.options.service, err);
+          }
+          if (answer.status === 401 || answer.status === 403)
+            throw new DependencyUnavailableError(
+              this.options.service,
+              new Error(`${this.options.service} refused this caller (${answer.status})`),
+            );
+          if (answer.status === 503 && attempt < attempts) {
+            await backoff(attempt);
+            continue;
+          }
+          span.setAttributes({ 'http.response.status_code': answer.status });
+          if (answer.status >= 500) span.fail();
+          return answer;
         }
-        throw new DependencyUnavailableError(this.options.service, err);
-      }
-      if (answer.status === 401 || answer.status === 403)
-        throw new DependencyUnavailableError(
-          this.options.service,
-          new Error(`${this.options.service} refused this caller (${answer.status})`),
-        );
-      if (answer.status === 503 && attempt < attempts) {
-        await backoff(attempt);
-        continue;
-      }
-      span.setAttributes({ 'http.response.status_code': answer.status });
-      if (answer.status >= 500) span.fail();
-      return answer;
-    }
+      },
+    );
   }
 
   /** Streams a request through unchanged (the hosted page's forms, processor notifications with their HMAC). */
@@ -165,36 +172,30 @@ export class InternalClient {
     return inSpan(
       `${request.method} ${this.options.service}`,
       { kind: 'client', attributes: () => this.spanAttributes(request.method, undefined) },
-      (span) => this.rawCall(request, headers, span),
+      async (span) => {
+        // The caller's own trace headers (a browser's, a processor's) never pass: the call continues this span.
+        delete headers.traceparent;
+        delete headers.tracestate;
+        injectTraceHeaders(headers as Record<string, string>);
+        try {
+          const response = await this.pool.request({
+            method: request.method,
+            path: this.basePath + request.path,
+            headers,
+            body: request.body,
+          });
+          const out: Record<string, string | string[]> = {};
+          // What the callee says to its internal caller (its x-internal-version) is not for whoever this is passed to.
+          for (const [name, value] of Object.entries(response.headers))
+            if (value !== undefined && !HOP_BY_HOP.has(name) && !name.startsWith('x-internal')) out[name] = value;
+          span.setAttributes({ 'http.response.status_code': response.statusCode });
+          if (response.statusCode >= 500) span.fail();
+          return { status: response.statusCode, headers: out, body: response.body };
+        } catch (err) {
+          throw new DependencyUnavailableError(this.options.service, err);
+        }
+      },
     );
-  }
-
-  private async rawCall(
-    request: Parameters<InternalClient['raw']>[0],
-    headers: Record<string, string | string[]>,
-    span: SpanHandle,
-  ): ReturnType<InternalClient['raw']> {
-    // The caller's own trace headers (a browser's, a processor's) never pass: the call continues this span.
-    delete headers.traceparent;
-    delete headers.tracestate;
-    injectTraceHeaders(headers as Record<string, string>);
-    try {
-      const response = await this.pool.request({
-        method: request.method,
-        path: this.basePath + request.path,
-        headers,
-        body: request.body,
-      });
-      const out: Record<string, string | string[]> = {};
-      // What the callee says to its internal caller (its x-internal-version) is not for whoever this is passed to.
-      for (const [name, value] of Object.entries(response.headers))
-        if (value !== undefined && !HOP_BY_HOP.has(name) && !name.startsWith('x-internal')) out[name] = value;
-      span.setAttributes({ 'http.response.status_code': response.statusCode });
-      if (response.statusCode >= 500) span.fail();
-      return { status: response.statusCode, headers: out, body: response.body };
-    } catch (err) {
-      throw new DependencyUnavailableError(this.options.service, err);
-    }
   }
 
   close(): Promise<void> {
@@ -211,10 +212,7 @@ export class InternalClient {
   }
 
   private internalHeaders(scope: Scope | undefined, requestId: string | undefined): Record<string, string> {
-    const headers: Record<string, string> = {
-      [INTERNAL_API_HEADERS.token]: this.options.internalToken,
-      [INTERNAL_API_HEADERS.version]: buildInfo().version,
-    };
+    const headers: Record<string, string> = { ...this.callerHeaders };
     const id = requestId ?? currentRequestId();
     if (id) headers[INTERNAL_API_HEADERS.requestId] = id;
     if (scope) {

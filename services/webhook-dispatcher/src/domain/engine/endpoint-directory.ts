@@ -4,6 +4,7 @@ import type { EventType } from '@checkout/contracts';
 import type { WebhookEndpointDocument } from '../../store/webhook-endpoint.document';
 import type { EndpointRecords } from './records';
 import { receives } from '../rules/fan-out';
+import { scopeKey } from './lanes';
 import type { EndpointChanges } from '../webhook-endpoints';
 
 /** Most organizations and modes whose endpoints one read fetches. */
@@ -76,10 +77,6 @@ export class EndpointDirectory implements EndpointChanges {
       if (oldest !== undefined) this.remembered.delete(oldest);
     }
   }
-}
-
-function scopeKey(scope: Scope): string {
-  return `${scope.mode}:${scope.organizationId}`;
 }
 
 function scopeOfKey(key: string): Scope {

@@ -30,7 +30,7 @@
 // (docs/operations.md, "What each replica keeps in memory").
 
 import {
-  laneKey,
+  scopeKey,
   queueKey,
   type Job,
   type JobRun,
@@ -164,7 +164,7 @@ export class HostScheduler {
    */
   whenLaneHasRoom(lane: Lane): void {
     if (this.stopped) return;
-    this.spilledLanes.set(laneKey(lane), { organizationId: lane.organizationId, mode: lane.mode });
+    this.spilledLanes.set(scopeKey(lane), { organizationId: lane.organizationId, mode: lane.mode });
     queueMicrotask(() => this.tellLanesWithRoom());
   }
 

@@ -67,9 +67,12 @@ export interface LaneState {
   turns: string[];
 }
 
-/** One key per organization and mode, for callers that keep something per mode (the refills of spilled work). */
-export function laneKey(lane: Lane): string {
-  return `${lane.mode}:${lane.organizationId}`;
+/**
+ * One key per organization and mode, for what is kept per mode: the refills of spilled work, the endpoints the
+ * directory read (endpoint-directory.ts reads it back with scopeOfKey).
+ */
+export function scopeKey(scope: Lane): string {
+  return `${scope.mode}:${scope.organizationId}`;
 }
 
 /** The queue of a target inside its organization's lane: its mode's, and its destination's or host's. */

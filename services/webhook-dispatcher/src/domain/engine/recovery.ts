@@ -6,7 +6,7 @@ import type { EventDocument } from '../../store/event.document';
 import type { WebhookEndpointDocument } from '../../store/webhook-endpoint.document';
 import type { Attempts } from './attempts';
 import type { DispatcherDeps } from './ports';
-import { laneKey } from './lanes';
+import { scopeKey } from './lanes';
 import type { DeliveryTarget, Recorder } from './record';
 import { endpointDeliveryId, recoveryDeliveryId } from '../rules/fan-out';
 
@@ -221,7 +221,7 @@ export class Recovery {
    * Each attempt is claimed when it runs, so a sweep or another replica taking the same delivery runs it once.
    */
   private async refillLane(lane: Scope): Promise<void> {
-    const id = laneKey(lane);
+    const id = scopeKey(lane);
     const running = this.refilling.get(id);
     if (running) {
       // What was given back after this refill's read is taken on the next pass.
