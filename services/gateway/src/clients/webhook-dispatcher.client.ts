@@ -28,9 +28,12 @@ export class WebhookDispatcherClient extends InternalApi implements DashboardDis
     return this.read(R.deliveryStats, { scope, requestId });
   }
 
-  /** The organization and mode's usage of its daily budgets (the merchant's writes past one are refused). */
+  /**
+   * The organization and mode's usage of its daily budgets (the merchant's writes past one are refused). Asked once:
+   * the check fails open, so a retry's backoff would only hold the writes waiting on it (domain/budgets.ts).
+   */
   tenantUsage(scope: Scope, requestId: string) {
-    return this.read(R.tenantUsage, { scope, requestId });
+    return this.read(R.tenantUsage, { scope, requestId, idempotent: false });
   }
 
   redeliver(scope: Scope, requestId: string, eventId: string) {

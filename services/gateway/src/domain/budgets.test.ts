@@ -20,15 +20,17 @@ function usage(events: number): TenantUsageResponse {
 
 function budgets(source: TenantUsageSource, overrides: { cacheMs?: number; timeoutMs?: number } = {}) {
   const refused: string[] = [];
-  const unchecked: unknown[] = [];
+  let unchecked = 0;
+  const unreadable: unknown[] = [];
   const guard = new MerchantBudgets(source, {
     cacheMs: overrides.cacheMs ?? 1_000,
     timeoutMs: overrides.timeoutMs ?? 250,
     clock: () => now,
     refused: (budget, mode) => refused.push(`${budget}/${mode}`),
-    unchecked: (err) => unchecked.push(err),
+    unchecked: () => (unchecked += 1),
+    unreadable: (err) => unreadable.push(err),
   });
-  return { guard, refused, unchecked };
+  return { guard, refused, unreadable, unchecked: () => unchecked };
 }
 
 describe("The gateway's check of a write against its organization and mode's daily budgets", () => {
@@ -64,9 +66,9 @@ describe("The gateway's check of a write against its organization and mode's dai
     expect(reads).toBe(2);
   });
 
-  it('When the dispatcher fails, then the write goes on (fail open), and it is asked again only after the pause', async () => {
+  it('When the dispatcher fails, then the writes go on (fail open), each counted, the failure told once, and it is asked again only after the pause', async () => {
     let reads = 0;
-    const { guard, unchecked } = budgets({
+    const { guard, unchecked, unreadable } = budgets({
       tenantUsage: async () => {
         reads += 1;
         throw new Error('dispatcher down');
@@ -74,17 +76,21 @@ describe("The gateway's check of a write against its organization and mode's dai
     });
     await expect(guard.check(scope, 'a')).resolves.toBeUndefined();
     await expect(guard.check(scope, 'b')).resolves.toBeUndefined();
-    expect(unchecked).toHaveLength(2);
+    await Promise.all([guard.check(scope, 'c'), guard.check(scope, 'd')]);
+    expect(unchecked()).toBe(4);
+    // Logged per failed read, not per write: an outage under load is one line a second per tenant, not a flood.
+    expect(unreadable).toEqual([new Error('dispatcher down')]);
     expect(reads).toBe(1);
   });
 
   it('When the dispatcher does not answer in time, then the write goes on', async () => {
-    const { guard, unchecked } = budgets(
+    const { guard, unchecked, unreadable } = budgets(
       { tenantUsage: () => new Promise<TenantUsageResponse>(() => {}) },
       { timeoutMs: 20 },
     );
     await expect(guard.check(scope, 'a')).resolves.toBeUndefined();
-    expect(unchecked).toHaveLength(1);
+    expect(unchecked()).toBe(1);
+    expect(unreadable).toEqual([new Error('the usage was not read in time')]);
   });
 
   it('When the usage read was of a day that has ended, then it refuses nothing', async () => {

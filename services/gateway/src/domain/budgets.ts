@@ -22,8 +22,10 @@ export interface BudgetCheckSettings {
   clock: () => Date;
   /** A write refused (gateway_quota_refusals_total). */
   refused: (budget: Budget, mode: Mode) => void;
-  /** The usage could not be read: the write went on unchecked. */
-  unchecked: (err: unknown) => void;
+  /** A write went on unchecked: its usage could not be read, or was not read again since that failed. */
+  unchecked: () => void;
+  /** A read of the usage failed (once per tenant per cacheMs at most, whatever the writes meanwhile). */
+  unreadable: (err: unknown) => void;
 }
 
 /**
@@ -50,8 +52,8 @@ export class MerchantBudgets {
     let usage: TenantUsageResponse;
     try {
       usage = await this.usage.get(`${scope.organizationId}:${scope.mode}`, () => this.read(scope, requestId));
-    } catch (err) {
-      this.settings.unchecked(err);
+    } catch {
+      this.settings.unchecked();
       return;
     }
     const now = this.settings.clock();
@@ -75,6 +77,11 @@ export class MerchantBudgets {
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('the usage was not read in time')), this.settings.timeoutMs);
     });
-    return Promise.race([this.source.tenantUsage(scope, requestId), late]).finally(() => clearTimeout(timer));
+    return Promise.race([this.source.tenantUsage(scope, requestId), late])
+      .catch((err: unknown) => {
+        this.settings.unreadable(err);
+        throw err;
+      })
+      .finally(() => clearTimeout(timer));
   }
 }
