@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { isIdOf } from '@checkout/contracts';
+import { isIdOf, ORDER_EVENT_TYPES, type OrderEventType } from '@checkout/contracts';
 import type { Scope } from '@checkout/mongo';
 import type { OrderDocument } from '../store/order.document';
 import { applyPayment, newOrder } from './order';
 import { createRefund, settleRefund } from './refund';
-import { balanceLinesOf, balanceTransactionId } from './balance-lines';
+import { balanceLinesOf, balanceTransactionId, mayMoveMoney } from './balance-lines';
 
 // D52's line builder: an order as stored → its lines, one per payment applied and per succeeded refund. The
 // integration tests run it through the consumer, the store and the counting against the real engines.
@@ -122,5 +122,28 @@ describe('balanceLinesOf (D52)', () => {
         expect(sum(current)).toBe(current.amounts.paid - (current.amounts.refunded ?? 0));
       }),
     );
+  });
+});
+
+describe('mayMoveMoney: the order events the ledger reads the order for (D52)', () => {
+  // Every type orders produces has its answer here: a new type fails this test until it says whether it moves money.
+  const MOVES_MONEY: Record<OrderEventType, boolean> = {
+    'order.payment_applied': true,
+    'order.refund_created': true,
+    'order.refund_settled': true,
+    'order.updated': false,
+    'order.cancelled': false,
+    'order.payments_closed': false,
+  };
+
+  it.each(ORDER_EVENT_TYPES.map((type) => [type, MOVES_MONEY[type]] as const))(
+    'When the event is %s, then the order is read: %s',
+    (type, moves) => {
+      expect(mayMoveMoney(type)).toBe(moves);
+    },
+  );
+
+  it('When the event is of a type this version does not know (a newer orders), then the order is read', () => {
+    expect(mayMoveMoney('order.chargeback_created')).toBe(true);
   });
 });

@@ -1,4 +1,10 @@
-import { derivedId, type BalanceTransactionType } from '@checkout/contracts';
+import {
+  derivedId,
+  ORDER_CANCELLED,
+  ORDER_PAYMENTS_CLOSED,
+  ORDER_UPDATED,
+  type BalanceTransactionType,
+} from '@checkout/contracts';
 import type { NewBalanceTransaction } from '../store/balance.store';
 import type { OrderDocument } from '../store/order.document';
 import { refundsOf } from './refund';
@@ -49,4 +55,16 @@ export function balanceLinesOf(order: OrderDocument): BalanceLine[] {
       .filter((r) => r.status === 'succeeded')
       .map((r) => line('refund', r.id, -r.amount, r.updatedAt)),
   ];
+}
+
+/**
+ * The order events that never move money: an edit (its payments and refunds are not the body's to change), a cancel
+ * (ORDER_CANCEL_FAILED once an order has received a payment) and the close of its payments at expiry. Their order's
+ * lines are all made already, so the ledger does not read the order for them. Every other type, one it does not know
+ * included (a newer orders' event), is read: a movement is never missed for want of a name.
+ */
+const WITHOUT_MONEY: ReadonlySet<string> = new Set([ORDER_UPDATED, ORDER_CANCELLED, ORDER_PAYMENTS_CLOSED]);
+
+export function mayMoveMoney(eventType: string): boolean {
+  return !WITHOUT_MONEY.has(eventType);
 }

@@ -9,6 +9,7 @@ import type {
   ListBalanceTransactionsQuery,
 } from '@checkout/contracts';
 import type { StoredBooks, StoredOrders } from './ports';
+import type { BalanceScope } from '../store/balance.store';
 import { balanceLinesOf } from './balance-lines';
 import { presentBalanceTransaction } from './balance.presenter';
 import type { OrderDocument } from '../store/order.document';
@@ -24,6 +25,14 @@ const SWEEP_SCOPES_MAX = 100;
 
 const DAY_MS = 86_400_000;
 
+/** A scope's count step running in this process, and the step asked for after it (null: none yet). */
+interface Counting {
+  current: Promise<void>;
+  next: Promise<void> | null;
+}
+
+const ignore = (): void => {};
+
 export interface BooksDeps {
   orders: Pick<StoredOrders, 'getOrder'>;
   books: StoredBooks;
@@ -36,6 +45,12 @@ export interface BooksDeps {
  * backfill), and inserted once by their derived ids; the counting adds each line to its balance exactly once.
  */
 export class Books {
+  /**
+   * Per scope (organization, mode, currency), the count step running in this process and the one asked for after
+   * it: the only ledger state a replica keeps in memory (docs/operations.md).
+   */
+  private readonly counting = new Map<string, Counting>();
+
   constructor(private readonly deps: BooksDeps) {}
 
   /**
@@ -53,10 +68,37 @@ export class Books {
       scope,
       lines.map((line) => ({ ...line, recordedAt: now })),
     );
-    // One step counts these lines (and what else waits in the scope, up to a batch). Nothing inserted, nothing to
+    // A step counts these lines (and what else waits in the scope, up to a batch). Nothing inserted, nothing to
     // count: a replay costs two reads; lines a crash left uncounted between the insert and here are the sweep's.
-    if (inserted > 0) await this.deps.books.countStep({ ...scope, currency: order.currency }, this.deps.clock());
+    if (inserted > 0) await this.count({ ...scope, currency: order.currency });
     return inserted;
+  }
+
+  /**
+   * Counts what waits in the scope, one step at a time per scope in this process. A caller arriving while a step
+   * runs (whose read may have come before its lines) waits for the step after it, which the callers arriving
+   * meanwhile share: the payments of one merchant arriving together share a step or two, instead of each running
+   * its own, all but one of which lose the commit and read again. Steps of other replicas are not coordinated; the
+   * store's protocol keeps the counting exactly once whatever runs beside it.
+   */
+  private count(scope: BalanceScope): Promise<void> {
+    const key = `${scope.organizationId}\n${scope.mode}\n${scope.currency}`;
+    const state = this.counting.get(key);
+    if (!state) return this.step(key, scope, { current: Promise.resolve(), next: null });
+    state.next ??= state.current.then(ignore, ignore).then(() => this.step(key, scope, state));
+    return state.next;
+  }
+
+  private step(key: string, scope: BalanceScope, state: Counting): Promise<void> {
+    const current = this.deps.books.countStep(scope, this.deps.clock()).then(ignore);
+    state.current = current;
+    state.next = null;
+    this.counting.set(key, state);
+    const forget = () => {
+      if (state.current === current && state.next === null) this.counting.delete(key);
+    };
+    current.then(forget, forget);
+    return current;
   }
 
   /**
