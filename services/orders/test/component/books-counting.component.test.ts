@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createLogger } from '@checkout/logger';
-import { MigrationRunner, MongoClient, ensureIndexes, type Db } from '@checkout/mongo';
+import { MigrationRunner, MongoClient, ensureIndexes, type Db, type Scope } from '@checkout/mongo';
 import { CommandCounter, openTestDatabase } from '@checkout/mongo/testing';
 import {
   BalanceStore,
@@ -14,6 +14,7 @@ import { OrdersStore } from '../../src/store/orders.store';
 import { ORDER_INDEXES, COLLECTIONS } from '../../src/store/indexes';
 import { orderMigrations } from '../../src/store/migrations';
 import { Books } from '../../src/domain/books.use-cases';
+import { balanceLinesOf } from '../../src/domain/balance-lines';
 import { applyPayment, newOrder } from '../../src/domain/order';
 import { createRefund } from '../../src/domain/refund';
 import type { OrderDocument } from '../../src/store/order.document';
@@ -239,7 +240,49 @@ describe('the backfill (migration orders.0002)', () => {
   });
 });
 
+/** A paid order of `scope` (one payment of `total`), as the consumer finds it stored. */
+function paidOrder(scope: { organizationId: string; mode: 'test' }, paymentId: string, total: number): OrderDocument {
+  const created = {
+    ...newOrder({ items: [{ name: 'Tea', quantity: 1, unitPrice: total }] }, { scope, now: now() }),
+    ...scope,
+  } as OrderDocument;
+  return applyPayment(created, { paymentId, amount: total, method: 'card' }, now()).next as OrderDocument;
+}
+
 describe('what the ledger costs per movement (D52), in database commands', () => {
+  it('When eight payments of one merchant are recorded at once, then each is counted once, in fewer commands than eight payments each running its own step', async () => {
+    const counter = new CommandCounter();
+    const client = new MongoClient(inject('engines').mongoUrl, { monitorCommands: true });
+    counter.attach(client);
+    try {
+      const counted = client.db(db.databaseName);
+      const stores = { orders: new OrdersStore(counted), books: new BalanceStore(counted) };
+      const books = new Books({ ...stores, clock: now });
+      const run = async (name: string, record: (scope: Scope, order: OrderDocument) => Promise<unknown>) => {
+        const scope = { organizationId: `org_${suffix}_together_${name}`, mode: 'test' as const };
+        const orders = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => paidOrder(scope, `pay_${name}_${n}`, n * 100));
+        await db.collection<OrderDocument>(COLLECTIONS.orders).insertMany(orders);
+        const { commands, total } = await counter.during(() => Promise.all(orders.map((o) => record(scope, o))));
+        await stores.books.countAll({ ...scope, currency: 'USD' }, now);
+        const { balance, oldestUncounted } = await stores.books.readBalance({ ...scope, currency: 'USD' });
+        expect(balance).toMatchObject({ payments: 3_600, count: 8, pending: null });
+        expect(oldestUncounted).toBeNull();
+        return { commands, total };
+      };
+      const shared = await run('shared', (scope, order) => books.recordOrder(scope, order._id));
+      // As each consumer handler counted before: the order read, its lines inserted, a step of its own.
+      const alone = await run('alone', async (scope, order) => {
+        const lines = balanceLinesOf(order).map((line) => ({ ...line, recordedAt: now() }));
+        await stores.books.insertMissing(scope, lines);
+        await stores.books.countStep({ ...scope, currency: 'USD' }, now());
+      });
+      // On the emulator: 54 commands shared (29 reads), 156 alone (110 reads; the order reads not counted there).
+      expect(shared.total).toBeLessThan(alone.total);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('When an order event brings a payment, then 11 (read the order, its line ids, the balance, the queue, the queued lines; insert the line and its entry; commit, mark, remove the entry, clear); a replay: 2 reads; the balance: 2', async () => {
     const counter = new CommandCounter();
     const client = new MongoClient(inject('engines').mongoUrl, { monitorCommands: true });
