@@ -249,15 +249,29 @@ function paidOrder(scope: { organizationId: string; mode: 'test' }, paymentId: s
   return applyPayment(created, { paymentId, amount: total, method: 'card' }, now()).next as OrderDocument;
 }
 
+/** Books on a client of their own whose commands `counter` counts; closed once `fn` is over. */
+async function withCountedBooks(
+  fn: (counted: {
+    counter: CommandCounter;
+    stores: { orders: OrdersStore; books: BalanceStore };
+    books: Books;
+  }) => Promise<void>,
+): Promise<void> {
+  const counter = new CommandCounter();
+  const client = new MongoClient(inject('engines').mongoUrl, { monitorCommands: true });
+  counter.attach(client);
+  try {
+    const counted = client.db(db.databaseName);
+    const stores = { orders: new OrdersStore(counted), books: new BalanceStore(counted) };
+    await fn({ counter, stores, books: new Books({ ...stores, clock: now }) });
+  } finally {
+    await client.close();
+  }
+}
+
 describe('what the ledger costs per movement (D52), in database commands', () => {
   it('When eight payments of one merchant are recorded at once, then each is counted once, in fewer commands than eight payments each running its own step', async () => {
-    const counter = new CommandCounter();
-    const client = new MongoClient(inject('engines').mongoUrl, { monitorCommands: true });
-    counter.attach(client);
-    try {
-      const counted = client.db(db.databaseName);
-      const stores = { orders: new OrdersStore(counted), books: new BalanceStore(counted) };
-      const books = new Books({ ...stores, clock: now });
+    await withCountedBooks(async ({ counter, stores, books }) => {
       const run = async (name: string, record: (scope: Scope, order: OrderDocument) => Promise<unknown>) => {
         const scope = { organizationId: `org_${suffix}_together_${name}`, mode: 'test' as const };
         const orders = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => paidOrder(scope, `pay_${name}_${n}`, n * 100));
@@ -278,29 +292,15 @@ describe('what the ledger costs per movement (D52), in database commands', () =>
       });
       // On the emulator: 54 commands shared (29 reads), 156 alone (110 reads; the order reads not counted there).
       expect(shared.total).toBeLessThan(alone.total);
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('When an order event brings a payment, then 11 (read the order, its line ids, the balance, the queue, the queued lines; insert the line and its entry; commit, mark, remove the entry, clear); a replay: 2 reads; the balance: 2', async () => {
-    const counter = new CommandCounter();
-    const client = new MongoClient(inject('engines').mongoUrl, { monitorCommands: true });
-    counter.attach(client);
-    try {
-      const counted = client.db(db.databaseName);
-      const books = new Books({ orders: new OrdersStore(counted), books: new BalanceStore(counted), clock: now });
+    await withCountedBooks(async ({ counter, books }) => {
       const organizationId = `org_${suffix}_costs`;
       const scope = { organizationId, mode: 'test' as const };
-      const order = (paymentId: string, total: number): OrderDocument => {
-        const created = {
-          ...newOrder({ items: [{ name: 'Tea', quantity: 1, unitPrice: total }] }, { scope, now: now() }),
-          ...scope,
-        } as OrderDocument;
-        return applyPayment(created, { paymentId, amount: total, method: 'card' }, now()).next as OrderDocument;
-      };
-      const first = order('pay_costs_1', 100);
-      const second = order('pay_costs_2', 200);
+      const first = paidOrder(scope, 'pay_costs_1', 100);
+      const second = paidOrder(scope, 'pay_costs_2', 200);
       await db.collection<OrderDocument>(COLLECTIONS.orders).insertMany([first, second]);
       await books.recordOrder(scope, first._id); // the balance document is made once, by the first line
 
@@ -313,8 +313,6 @@ describe('what the ledger costs per movement (D52), in database commands', () =>
       const read = await counter.during(() => books.balance(scope, 'USD'));
       expect(read.result.balance).toMatchObject({ payments: 300, count: 2 });
       expect(read.commands).toEqual({ find: 2 });
-    } finally {
-      await client.close();
-    }
+    });
   });
 });
