@@ -171,14 +171,14 @@ export class HostScheduler {
   submit(key: string, target: Target, run: JobRun): SubmitResult {
     if (this.stopped) return 'stopped';
     if (this.known.has(key)) return 'duplicate';
-    const id = target.lane.organizationId;
-    const inLane = queueKey(target);
-    let state = this.lanes.get(id);
-    if ((state?.queues.get(inLane)?.length ?? 0) >= this.caps.maxQueuedPerHost || this.laneIsFull(target.lane)) {
+    if (!this.hasQueueRoom(target)) {
       // Only work that is stored already is submitted here (retries, the sweep): the lane can take it back later.
       if (this.laneIsFull(target.lane)) this.whenLaneHasRoom(target.lane);
       return 'spilled';
     }
+    const id = target.lane.organizationId;
+    const inLane = queueKey(target);
+    let state = this.lanes.get(id);
     if (!state) {
       state = { running: 0, queued: 0, queues: new Map(), turns: [] };
       this.lanes.set(id, state);
