@@ -34,9 +34,14 @@ function incoming(count: number): IncomingEvent[] {
   });
 }
 
-/** A dispatcher whose inserts wait for `inserts`, and whose every attempt waits for `answers`. */
-function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
+/**
+ * A dispatcher whose inserts wait for `inserts` (the events' also for `eventInserts`, open unless `holdEvents`), and
+ * whose every attempt waits for `answers`.
+ */
+function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }, holdEvents = false) {
   const inserts = gate();
+  const eventInserts = gate();
+  if (!holdEvents) eventInserts.open();
   const answers = gate();
   const sent: string[] = [];
   const storedDeliveries: DeliveryDocument[] = [];
@@ -45,6 +50,7 @@ function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
   const events = {
     recordEvents: async (docs: readonly EventDocument[]) => {
       await inserts.promise;
+      await eventInserts.promise;
       return new Map(docs.map((event) => [event._id, { event, created: true }]));
     },
   };
@@ -109,6 +115,7 @@ function dispatcherWith(limits: { maxInFlight: number; maxQueued: number }) {
     record: dispatcher.record,
     scheduler,
     inserts,
+    eventInserts,
     answers,
     sent,
     storedDeliveries,
@@ -143,6 +150,24 @@ describe('Recorder.recordEventsAndQueueFirstAttempts ', () => {
     expect(recordedOutcomes.map((o) => [o.status, o.record.attempt])).toEqual(
       Array.from({ length: 3 }, () => ['succeeded', 1]),
     );
+  });
+
+  it('When the deliveries are stored before their events, then no attempt goes until the events are stored too (D46)', async () => {
+    // The two inserts are separate commands; on DocumentDB the events' committed after an attempt had landed, and
+    // the merchant who read the event at once was told it did not exist.
+    const { record, inserts, eventInserts, sent, storedDeliveries } = dispatcherWith(
+      { maxInFlight: 10, maxQueued: 100 },
+      true,
+    );
+    const { done } = await record.recordEventsAndQueueFirstAttempts(incoming(2));
+    inserts.open();
+    expect(await withinTurns(() => storedDeliveries.length === 2)).toBe(true);
+    expect(await withinTurns(() => sent.length > 0)).toBe(false);
+    expect(await settledYet(done)).toBe(false);
+
+    eventInserts.open();
+    expect(await withinTurns(() => sent.length === 2)).toBe(true);
+    await done;
   });
 
   it('When the scheduler is full, then the handler waits for room (back-pressure) and returns once the batch has its places', async () => {

@@ -35,7 +35,7 @@ interface NewDelivery {
 export class Recorder {
   /** Events as they arrive, the batches of every partition together; true for each this insert made. */
   private readonly eventInserts: GroupCommit<EventDocument, boolean>;
-  /** First deliveries likewise, in a command of their own: their attempts wait for it, not for the events'. */
+  /** First deliveries likewise, in a command of their own beside the events'; their attempts wait for both. */
   private readonly deliveryInserts: GroupCommit<DeliveryDocument, boolean>;
   /** Deliveries to webhook endpoints being made (their events counted until the endpoints are read), not yet queued. */
   private readonly fanningOut = new Backlog();
@@ -111,11 +111,10 @@ export class Recorder {
         });
     }
     const stored = [...events.values()];
-    // The deliveries' command goes first: their attempts wait for it only.
     const storingDeliveries = this.deliveryInserts.addAll(deliveries.map(({ delivery }) => delivery));
     const storingEvents = this.eventInserts.addAll(stored);
     // Beside them, each event's deliveries to the webhook endpoints subscribed to it (D50), once they are read.
-    const fanningOut = this.fanOut(stored, traces, now);
+    const fanningOut = this.fanOut(stored, traces, now, storingEvents);
     storingEvents.then(
       (created) => {
         const undeliverable = stored.filter((event, i) => created[i] && event.callbackUrl === null).length;
@@ -123,7 +122,7 @@ export class Recorder {
       },
       () => {},
     );
-    const { placed } = this.queueOnceStored(deliveries, storingDeliveries);
+    const { placed } = this.queueOnceStored(deliveries, withEventsStored(storingDeliveries, storingEvents));
     const done = Promise.all([storingEvents, storingDeliveries, fanningOut]).then(() => undefined);
     // Handled by the consumer once this returns; until then a failed insert must not count as unhandled.
     done.catch(() => {});
@@ -146,6 +145,7 @@ export class Recorder {
     events: readonly EventDocument[],
     traces: ReadonlyMap<string, TraceCarrier>,
     now: Date,
+    storingEvents: Promise<unknown>,
   ): Promise<void> {
     let counted = 0;
     try {
@@ -176,7 +176,9 @@ export class Recorder {
       const storing = this.deliveryInserts.addAll(deliveries.map(({ delivery }) => delivery));
       const made = counted;
       counted = 0;
-      void this.queueOnceStored(deliveries, storing).queued.finally(() => this.fanningOut.add(-made));
+      void this.queueOnceStored(deliveries, withEventsStored(storing, storingEvents)).queued.finally(() =>
+        this.fanningOut.add(-made),
+      );
       await storing;
     } finally {
       this.fanningOut.add(-counted);
@@ -317,6 +319,15 @@ export class Recorder {
       updatedAt: now,
     };
   }
+}
+
+/**
+ * A first attempt waits for its event's insert as well as its own, though the two commands run side by side: a
+ * merchant who gets the webhook and reads its event at once must find it (D46). Each command commits on its own;
+ * waiting for the deliveries' only, an event on FerretDB once answered 404 right after its webhook (docs/engines.md).
+ */
+function withEventsStored(storingDeliveries: Promise<boolean[]>, storingEvents: Promise<unknown>): Promise<boolean[]> {
+  return Promise.all([storingDeliveries, storingEvents]).then(([created]) => created);
 }
 
 /**
