@@ -21,7 +21,7 @@ export class WebhookEndpointsStore implements EndpointRecords, EndpointStore {
   }
 
   /**
-   * Inserts the endpoint in the first free of `slots` places: the unique (organizationId, mode, slot) index
+   * Inserts the endpoint in a free one of `slots` places: the unique (organizationId, mode, slot) index
    * arbitrates, so of concurrent creates each takes a place of its own and none takes a 17th. null when every
    * place is taken.
    */
@@ -37,7 +37,11 @@ export class WebhookEndpointsStore implements EndpointRecords, EndpointStore {
       const taken = new Set(
         (await endpoints.find({}, { projection: { slot: 1 } }).toArray()).map((endpoint) => endpoint.slot),
       );
-      const slot = Array.from({ length: slots }, (_, i) => i).find((i) => !taken.has(i));
+      const free = Array.from({ length: slots }, (_, i) => i).filter((i) => !taken.has(i));
+      // A free place drawn at random, not the first: concurrent creates that all chose the first one met on it every
+      // round, and on DocumentDB inserts of one unique key deadlock, each costing a second, until some gave up with
+      // 503 (docs/engines.md).
+      const slot = free[Math.floor(Math.random() * free.length)];
       if (slot === undefined) return null;
       try {
         const stored = { ...doc, slot };
