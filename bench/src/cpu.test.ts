@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { BENCH_PROCESS, cpuTable, perOperationMs, processCpuSeconds, sampleCpu, type CpuWindow } from './cpu';
+import {
+  BENCH_PROCESS,
+  cpuBudgetLines,
+  cpuTable,
+  perOperationMs,
+  processCpuSeconds,
+  sampleCpu,
+  type CpuWindow,
+} from './cpu';
 
 const sample = (entries: Record<string, number>) => new Map(Object.entries(entries));
 
@@ -38,6 +46,22 @@ describe('CPU per operation', () => {
     expect(table.ceiling.get('reference')).toBeCloseTo(4_000);
     expect(table.text).toContain('ceiling on 2 cores');
     expect(table.text).toMatch(/webhook\s+1000\s+1\.00\s+1\.50\s+0\.00\s+1\.00\s+3\.50\s+2\.50\s+800\/s/);
+  });
+
+  it('judges a budget on the named processes only, and names the others beside them', () => {
+    const [webhook] = cpuBudgetLines(windows, [{ window: 'webhook', processes: ['dispatcher'], maxMs: 1.5 }]);
+    expect(webhook).toEqual({
+      target: 'webhook, CPU of dispatcher ≤ 1.5 ms',
+      figure: '1.50 ms (dispatcher 1.50; beside them mongo engine 1.00)',
+      ok: true,
+    });
+    const [over, missing] = cpuBudgetLines(windows, [
+      { window: 'webhook', processes: ['dispatcher', 'mongo engine'], maxMs: 2 },
+      { window: 'payment', processes: ['orders'], maxMs: 8 },
+    ]);
+    expect(over?.ok).toBe(false);
+    expect(over?.figure).toBe('2.50 ms (dispatcher 1.50 + mongo engine 1.00)');
+    expect(missing).toMatchObject({ figure: 'not measured', ok: false });
   });
 
   it.runIf(process.platform === 'linux')('reads the CPU this process spends from /proc, under the bench name', () => {

@@ -158,3 +158,38 @@ export function cpuTable(windows: readonly CpuWindow[], cores = availableParalle
   );
   return { text, allMs, servingMs, ceiling };
 }
+
+/** A ceiling on the CPU the named processes may spend per operation of one window (docs/engineering.md). */
+export interface CpuBudget {
+  window: string;
+  processes: readonly string[];
+  maxMs: number;
+}
+
+/**
+ * Each budget against its window: the named processes' CPU per operation summed, and the figure that says where it
+ * went, every other process but the bench's own beside it (Kafka, the engine), so that a feature that adds a
+ * millisecond shows where.
+ */
+export function cpuBudgetLines(
+  windows: readonly CpuWindow[],
+  budgets: readonly CpuBudget[],
+): Array<{ target: string; figure: string; ok: boolean }> {
+  return budgets.map((budget) => {
+    const window = windows.find((w) => w.label === budget.window);
+    const row = window ? perOperationMs(window) : new Map<string, number>();
+    const spent = budget.processes.reduce((sum, name) => sum + (row.get(name) ?? 0), 0);
+    const parts = budget.processes.map((name) => `${name} ${(row.get(name) ?? 0).toFixed(2)}`).join(' + ');
+    const others = [...row.entries()]
+      .filter(([name, ms]) => name !== BENCH_PROCESS && !budget.processes.includes(name) && ms >= 0.005)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, ms]) => `${name} ${ms.toFixed(2)}`);
+    return {
+      target: `${budget.window}, CPU of ${budget.processes.join(' + ')} ≤ ${budget.maxMs} ms`,
+      figure: window
+        ? `${spent.toFixed(2)} ms (${parts}${others.length > 0 ? `; beside them ${others.join(', ')}` : ''})`
+        : 'not measured',
+      ok: window !== undefined && row.size > 0 && spent <= budget.maxMs,
+    };
+  });
+}

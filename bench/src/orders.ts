@@ -154,7 +154,7 @@ const ISSUE_BEFORE = {
   post: 'before the storage rework: 79 req/s, p50 207 ms, p99 1,691 ms, 0.09× of bare 910',
   get: 'before the storage rework: 58 req/s, p99 2,490 ms, bare findOne 130 req/s',
 };
-const TARGETS = { throughputRatio: 0.5, p99Ms: 50, rssMiB: 150 };
+const TARGETS = { throughputRatio: 0.5, p99Ms: 50, rssMiB: 150, createCpuMs: 1.3 };
 
 /**
  * `count` orders paid in full as merchants' customers pay them: a checkout session created through the gateway and
@@ -471,6 +471,12 @@ export async function runOrdersBench(
         before,
       });
     }
+    targetLines.push({
+      target: `POST /v0/orders, CPU of gateway + orders ≤ ${TARGETS.createCpuMs} ms a request`,
+      figure: `${full.cpuMs.post.toFixed(2)} ms (bare Koa + driver ${bareMongo.cpuMs.post.toFixed(2)})`,
+      ok: full.cpuMs.post <= TARGETS.createCpuMs,
+      before: '',
+    });
     for (const [service, mib] of Object.entries(peakMiB)) {
       targetLines.push({
         target: `RSS of ${service} under load ≤ ${TARGETS.rssMiB} MiB`,

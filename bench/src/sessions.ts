@@ -12,7 +12,7 @@ import { parseConfig as parseSessionsConfig } from '@checkout/sessions/config';
 import { INTERNAL_API_HEADERS, TOPICS, topicName } from '@checkout/contracts';
 import { AdminClient, eventually, stackEnvironment } from '@checkout/testing';
 import { startBenchStack } from './stack';
-import { cpuDuring, cpuTable, sampleCpu, type CpuWindow } from './cpu';
+import { cpuBudgetLines, cpuDuring, cpuTable, sampleCpu, type CpuWindow } from './cpu';
 import { hostedPageTable, loadHostedPages } from './hosted-page';
 import { formatTable, percentile, runLoad, type LoadResult } from './load';
 import { rssMb, startBaseline } from './orders';
@@ -23,6 +23,9 @@ const TARGETS = {
   eventP50Ms: 20,
   eventP99Ms: 100,
   rssMiB: 150,
+  // CPU of the services per operation (gateway + orders + sessions; Kafka and the engine printed beside them).
+  createCpuMs: 3.5,
+  paymentCpuMs: 8,
   // orders' relay marks the payment's events sent before orders answers (order.paid is published at once).
   payCommands: 6,
   createCommands: 4,
@@ -293,6 +296,12 @@ export async function runSessionsBench(
         `  ${mark(rss[service] <= TARGETS.rssMiB)} RSS of ${service}${stack.replicas > 1 ? ' (highest replica)' : ''} under the payment load ≤ ${TARGETS.rssMiB} MiB: ${rss[service].toFixed(0)} MiB`,
       );
     }
+    const services = ['gateway', 'orders', 'sessions'];
+    for (const line of cpuBudgetLines(cpuWindows, [
+      { window: 'session create', processes: services, maxMs: TARGETS.createCpuMs },
+      { window: 'payment (to its event)', processes: services, maxMs: TARGETS.paymentCpuMs },
+    ]))
+      console.log(`  ${mark(line.ok)} ${line.target}: ${line.figure}`);
     console.log(
       `  ${mark(tripsOf('test-helper pay (full)') <= TARGETS.payCommands)} test-helper payment ≤ ${TARGETS.payCommands} database commands: ${tripsOf('test-helper pay (full)')}`,
     );
