@@ -17,6 +17,32 @@ describe("a replay's id map", () => {
     expect(ids.get(id('txn', 1))).toBe(id('txn', 2));
   });
 
+  it('When a recorded element whose other ids the replay made is not listed yet, then unlisted names it until it is', () => {
+    const ids = new IdMap();
+    ids.set(id('ord', 1), id('ord', 2));
+    ids.set(id('re', 1), id('re', 2));
+    const recorded = {
+      balanceTransactions: [
+        { id: id('txn', 1), orderId: id('ord', 1), sourceId: id('re', 1) },
+        // Another's parents (not made by the replay) promise nothing; nor does an element already learned.
+        { id: id('txn', 4), orderId: id('ord', 8), sourceId: id('re', 8) },
+      ],
+    };
+    const paymentOnly = { balanceTransactions: [{ id: id('txn', 3), orderId: id('ord', 2), sourceId: id('pay', 9) }] };
+    expect(ids.unlisted(recorded, paymentOnly, ['txn'])).toEqual([id('txn', 1)]);
+    expect(ids.unlisted(recorded, { balanceTransactions: [] }, ['txn'])).toEqual([id('txn', 1)]);
+    const both = {
+      balanceTransactions: [
+        ...paymentOnly.balanceTransactions,
+        { id: id('txn', 2), orderId: id('ord', 2), sourceId: id('re', 2) },
+      ],
+    };
+    expect(ids.unlisted(recorded, both, ['txn'])).toEqual([]);
+    expect(ids.unlisted(recorded, paymentOnly, ['dlv'])).toEqual([]);
+    ids.learn(recorded, both);
+    expect(ids.unlisted(recorded, paymentOnly, ['txn'])).toEqual([]);
+  });
+
   it('When no element, or more than one, has the replay’s other ids, then nothing is learned from the list', () => {
     const ids = new IdMap();
     ids.set(id('ord', 1), id('ord', 2));

@@ -246,6 +246,38 @@ export class IdMap {
   }
 
   /**
+   * The recorded ids, of the `kinds` given, of list elements today's answer does not list yet: elements not learned
+   * before, whose other ids all name what the replay made, with no twin in `actual`. What an owner builds off the
+   * request path (D52's balance transactions, `txn`) is listed a moment later than it was recorded; a read asked again
+   * until this is empty learns their ids before a later call names them. Only those kinds: a replay does not make
+   * again everything a recording's Kafka traffic made (a delivery to an endpoint), and the lists of those promise only
+   * their fields (missingFromAnswer).
+   */
+  unlisted(recorded: unknown, actual: unknown, kinds: readonly string[]): string[] {
+    if (Array.isArray(recorded)) {
+      const listed: readonly unknown[] = Array.isArray(actual) ? actual : [];
+      return recorded.flatMap((element) => {
+        const id = (element as { id?: unknown } | null)?.id;
+        if (typeof id !== 'string' || !kinds.includes(id.slice(0, id.indexOf('_')))) return [];
+        if (this.map.has(id) || !this.madeTheOthersOf(element)) return [];
+        return listed.some((candidate) => this.isTwin(element, candidate)) ? [] : [id];
+      });
+    }
+    if (!recorded || typeof recorded !== 'object' || !actual || typeof actual !== 'object') return [];
+    return Object.entries(recorded).flatMap(([k, v]) =>
+      this.unlisted(v, (actual as Record<string, unknown>)[k], kinds),
+    );
+  }
+
+  /** Whether an element's ids other than its own are ids the replay made (there is at least one). */
+  private madeTheOthersOf(element: unknown): boolean {
+    const others = Object.entries(element as Record<string, unknown>).filter(
+      (entry): entry is [string, string] => entry[0] !== 'id' && typeof entry[1] === 'string' && ID.test(entry[1]),
+    );
+    return others.length > 0 && others.every(([, id]) => this.map.has(id));
+  }
+
+  /**
    * Whether `actual` is the resource `recorded` stood for: an unmapped id of the same kind, not already another's,
    * and at least one other id field, each naming what the replay made for the recorded one.
    */
