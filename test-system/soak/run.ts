@@ -202,7 +202,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     // The rollout restarts brokers one at a time: that needs the three-broker cluster (RF 3, min ISR 2).
     // A cluster (replicas or a rollout) runs on three brokers, so that one of them can go.
     engines = await startEngines({
-      env: {},
+      // A rollout never stops the database, so it may run on a given one (MONGODB_URL: MongoDB, FerretDB); the chaos
+      // soak stops and SIGKILLs its database, which only an engine of its own allows. Kafka is always its own.
+      env: options.rollout && process.env.MONGODB_URL ? { MONGODB_URL: process.env.MONGODB_URL } : {},
       docker: false,
       log: (line) => log(`engines: ${line}`),
       ...((options.rollout || replicas > 1) && { kafkaBrokers: 3 }),
