@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provisionMongoJavaServer, startEngines, startLocalMongoJavaServer, type Engines } from '@checkout/engines';
 import { runAbuseBench } from './abuse';
+import { runBrokerRestartBench } from './broker-restart';
 import { runCapacityBench } from './capacity';
 import { compare } from './compare';
 import { runDashboardBench } from './dashboard';
@@ -122,6 +123,12 @@ if (scenario === 'compare') {
   const tables =
     rest.find((a) => a.startsWith('--tables='))?.slice('--tables='.length) ?? '^targets|^webhook dispatcher benchmark';
   await compare({ bench, base, runs: option('runs', 2), tables: new RegExp(tables), benchArgs });
+  process.exit(0);
+}
+
+if (scenario === 'broker-restart') {
+  // A three-broker cluster of its own, restarted a broker at a time; needs no database.
+  await runBrokerRestartBench({ rate: option('rate', 50), steadySeconds: option('seconds', 10) });
   process.exit(0);
 }
 

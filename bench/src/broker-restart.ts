@@ -1,0 +1,190 @@
+// `npm run bench -- broker-restart`: where a message's time goes while each of three brokers restarts in turn, as
+// the rolling-deploy soak restarts them (controlled shutdown, start, every ISR whole again), without the services:
+// our producer (acks=all, the outbox's) sends at a steady rate, two members of one group consume with our batch
+// consumer, and every message's send → acknowledged and send → consumed times are kept by the phase it was sent in.
+// The slowest are printed with what kafkajs logged around them, so a stall names its cause.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { TOPICS, topicName } from '@checkout/contracts';
+import { provisionKafka, startLocalKafkaCluster, waitFor, type LocalKafkaCluster } from '@checkout/engines';
+import { createEventProducer, createKafka, runBatchConsumer, type RunningConsumer } from '@checkout/kafka';
+import { createLogger } from '@checkout/logger';
+import { createTopics } from '../../deploy/scripts/create-topics';
+import { formatColumns, percentile } from './load';
+
+interface Sent {
+  n: number;
+  phase: string;
+  sentAt: number;
+  ackMs?: number;
+  consumedMs?: number;
+}
+
+interface LogLine {
+  at: number;
+  text: string;
+}
+
+/** kafkajs' warnings and errors, kept with their time (the producer's and consumers' own logger). */
+function capturingLogger(lines: LogLine[]) {
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      try {
+        const line = JSON.parse(chunk.toString()) as { msg?: string; kafkajs?: { error?: string; broker?: string } };
+        const detail = [line.kafkajs?.error, line.kafkajs?.broker].filter(Boolean).join(' @ ');
+        lines.push({ at: Date.now(), text: `${line.msg ?? ''}${detail ? ` (${detail})` : ''}` });
+      } catch {
+        // not a JSON line
+      }
+      done();
+    },
+  });
+  return createLogger('bench-broker-restart', { level: 'warn', destination: sink });
+}
+
+function parseMessage(raw: unknown): { ok: true; value: { n: number } } | { ok: false; error: string } {
+  const n = (raw as { n?: unknown } | null)?.n;
+  return typeof n === 'number' ? { ok: true, value: { n } } : { ok: false, error: 'no message number' };
+}
+
+export async function runBrokerRestartBench(options: { rate: number; steadySeconds: number }): Promise<void> {
+  const runDir = await mkdtemp(join(tmpdir(), 'checkout-bench-broker-restart-'));
+  let cluster: LocalKafkaCluster | undefined;
+  const consumers: RunningConsumer[] = [];
+  const log: LogLine[] = [];
+  const logger = capturingLogger(log);
+  try {
+    cluster = await startLocalKafkaCluster({ libs: await provisionKafka(), runDir, deadlineMs: 150_000, count: 3 });
+    const prefix = `bench${Date.now().toString(36)}`;
+    await createTopics({
+      KAFKA_BROKERS: cluster.brokers.join(','),
+      TOPIC_PREFIX: prefix,
+      KAFKA_REPLICATION_FACTOR: '3',
+      KAFKA_MIN_INSYNC_REPLICAS: '2',
+      LOG_LEVEL: 'silent',
+    });
+    const topic = topicName(prefix, TOPICS.sessionEvents);
+    const sent = new Map<number, Sent>();
+    for (const member of ['a', 'b']) {
+      const kafka = createKafka({ brokers: cluster.brokers, clientId: `bench-consumer-${member}`, logger });
+      consumers.push(
+        await runBatchConsumer({
+          kafka,
+          groupId: `${prefix}-group`,
+          topics: [topic],
+          fromBeginning: true,
+          logger,
+          parse: parseMessage,
+          handleBatch: async (messages) => {
+            const now = Date.now();
+            for (const { value } of messages) {
+              const record = sent.get(value.n);
+              if (record && record.consumedMs === undefined) record.consumedMs = now - record.sentAt;
+            }
+            return { done: Promise.resolve() };
+          },
+        }),
+      );
+    }
+    const producer = createEventProducer(createKafka({ brokers: cluster.brokers, clientId: 'bench-producer', logger }));
+    await producer.connect();
+
+    let phase = 'warm-up';
+    let sending = true;
+    let n = 0;
+    const sender = (async () => {
+      while (sending) {
+        const record: Sent = { n: n++, phase, sentAt: Date.now() };
+        sent.set(record.n, record);
+        void producer
+          .send([{ topic, key: `k${record.n % 24}`, value: JSON.stringify({ n: record.n }) }])
+          .then(() => (record.ackMs = Date.now() - record.sentAt))
+          .catch(() => {});
+        await new Promise((resolve) => setTimeout(resolve, 1000 / options.rate));
+      }
+    })();
+    const steady = (label: string) => {
+      phase = label;
+      return new Promise((resolve) => setTimeout(resolve, options.steadySeconds * 1000));
+    };
+    await waitFor('the first message consumed', () => [...sent.values()].some((s) => s.consumedMs !== undefined), {
+      deadlineMs: 60_000,
+      intervalMs: 100,
+    });
+    await steady('steady');
+    const c = cluster;
+    for (const node of c.nodes) {
+      phase = `broker ${node.nodeId} restart`;
+      await node.stop();
+      await node.start();
+      await waitFor('every ISR whole', async () => (await c.underReplicatedPartitions()) === 0, {
+        deadlineMs: 120_000,
+        intervalMs: 250,
+      });
+      await steady(`steady after broker ${node.nodeId}`);
+    }
+    sending = false;
+    await sender;
+    await waitFor(
+      'every acknowledged message consumed',
+      () => [...sent.values()].every((s) => s.ackMs === undefined || s.consumedMs !== undefined),
+      {
+        deadlineMs: 60_000,
+        intervalMs: 250,
+      },
+    ).catch(() => console.log('  (some acknowledged messages were not consumed within 60 s)'));
+    await producer.disconnect();
+    report(
+      [...sent.values()].filter((s) => s.phase !== 'warm-up'),
+      log,
+    );
+  } finally {
+    await Promise.all(consumers.map((consumer) => consumer.stop().catch(() => {})));
+    await cluster?.stop().catch(() => {});
+    await rm(runDir, { recursive: true, force: true });
+  }
+}
+
+function report(records: readonly Sent[], log: readonly LogLine[]): void {
+  const phases = [...new Set(records.map((r) => r.phase))];
+  const figures = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted.length === 0
+      ? ['—', '—', '—']
+      : [percentile(sorted, 50), percentile(sorted, 99), sorted.at(-1) ?? Number.NaN].map((v) => v.toFixed(0));
+  };
+  console.log(`\nsend → acknowledged (acks=all) and send → consumed, ms, by the phase a message was sent in:`);
+  console.log(
+    formatColumns(
+      ['phase', 'sent', 'ack p50', 'p99', 'max', 'consumed p50', 'p99', 'max', 'not acked'],
+      phases.map((phase) => {
+        const of = records.filter((r) => r.phase === phase);
+        return [
+          phase,
+          String(of.length),
+          ...figures(of.flatMap((r) => (r.ackMs === undefined ? [] : [r.ackMs]))),
+          ...figures(of.flatMap((r) => (r.consumedMs === undefined ? [] : [r.consumedMs]))),
+          String(of.filter((r) => r.ackMs === undefined).length),
+        ];
+      }),
+    ),
+  );
+  const overall = new Map<string, number>();
+  for (const line of log) overall.set(line.text, (overall.get(line.text) ?? 0) + 1);
+  console.log(`
+kafkajs said ${log.length} things at warn or above in the whole run${log.length > 0 ? ', most often:' : ''}`);
+  for (const [text, count] of [...overall].sort((a, b) => b[1] - a[1]).slice(0, 8))
+    console.log(`  ${count} × ${text.slice(0, 160)}`);
+  const slowest = [...records].sort((a, b) => (b.consumedMs ?? 0) - (a.consumedMs ?? 0)).slice(0, 5);
+  console.log('\nthe five slowest, with what kafkajs logged from their send to their consumption:');
+  for (const r of slowest) {
+    const until = r.sentAt + (r.consumedMs ?? 0);
+    const said = log.filter((line) => line.at >= r.sentAt - 100 && line.at <= until + 100);
+    const counted = new Map<string, number>();
+    for (const line of said) counted.set(line.text, (counted.get(line.text) ?? 0) + 1);
+    console.log(`  #${r.n} ${r.phase}: acknowledged ${r.ackMs ?? '—'} ms, consumed ${r.consumedMs ?? '—'} ms`);
+    for (const [text, count] of counted) console.log(`    ${count} × ${text.slice(0, 160)}`);
+  }
+}
