@@ -153,8 +153,8 @@ describe('Recorder.recordEventsAndQueueFirstAttempts ', () => {
   });
 
   it('When the deliveries are stored before their events, then no attempt goes until the events are stored too (D46)', async () => {
-    // The two inserts are separate commands; on DocumentDB the events' committed after an attempt had landed, and
-    // the merchant who read the event at once was told it did not exist.
+    // The two inserts are separate commands that commit on their own. Waiting for the deliveries' only, an event on
+    // FerretDB once answered 404 to a merchant who read it right after its webhook.
     const { record, inserts, eventInserts, sent, storedDeliveries } = dispatcherWith(
       { maxInFlight: 10, maxQueued: 100 },
       true,

@@ -325,6 +325,8 @@ export class Recorder {
  * A first attempt waits for its event's insert as well as its own, though the two commands run side by side: a
  * merchant who gets the webhook and reads its event at once must find it (D46). Each command commits on its own;
  * waiting for the deliveries' only, an event on FerretDB once answered 404 right after its webhook (docs/engines.md).
+ * Should the events' insert fail, deliveries it stored stay held here unattempted: the batch comes back, finds them
+ * stored, and leaves them to the recovery sweep once their hold lapses (WEBHOOK_CLAIM_TTL_MS), as after a crash.
  */
 function withEventsStored(storingDeliveries: Promise<boolean[]>, storingEvents: Promise<unknown>): Promise<boolean[]> {
   return Promise.all([storingDeliveries, storingEvents]).then(([created]) => created);
