@@ -12,7 +12,7 @@ import { provisionKafka, startLocalKafkaCluster, waitFor, type LocalKafkaCluster
 import { createEventProducer, createKafka, runBatchConsumer, type RunningConsumer } from '@checkout/kafka';
 import { createLogger } from '@checkout/logger';
 import { createTopics } from '../../deploy/scripts/create-topics';
-import { formatColumns, percentile } from './load';
+import { formatColumns, openLoop, percentile } from './load';
 
 interface Sent {
   n: number;
@@ -93,18 +93,19 @@ export async function runBrokerRestartBench(options: { rate: number; steadySecon
 
     let phase = 'warm-up';
     let sending = true;
-    let n = 0;
-    const sender = (async () => {
-      while (sending) {
-        const record: Sent = { n: n++, phase, sentAt: Date.now() };
-        sent.set(record.n, record);
-        void producer
-          .send([{ topic, key: `k${record.n % 24}`, value: JSON.stringify({ n: record.n }) }])
+    const sender = openLoop(
+      options.rate,
+      Number.MAX_SAFE_INTEGER,
+      async (n) => {
+        const record: Sent = { n, phase, sentAt: Date.now() };
+        sent.set(n, record);
+        await producer
+          .send([{ topic, key: `k${n % 24}`, value: JSON.stringify({ n }) }])
           .then(() => (record.ackMs = Date.now() - record.sentAt))
           .catch(() => {});
-        await new Promise((resolve) => setTimeout(resolve, 1000 / options.rate));
-      }
-    })();
+      },
+      () => !sending,
+    );
     const steady = (label: string) => {
       phase = label;
       return new Promise((resolve) => setTimeout(resolve, options.steadySeconds * 1000));

@@ -105,12 +105,17 @@ export function formatColumns(header: readonly string[], lines: readonly (readon
 
 /**
  * Starts `work(n)` for each n below `count` at `rate` a second (open loop: a slow answer never holds back the next
- * start), then waits for all; `work` handles its own failures.
+ * start), or until `stopped()` says so, then waits for all; `work` handles its own failures.
  */
-export async function openLoop(rate: number, count: number, work: (n: number) => Promise<void>): Promise<void> {
+export async function openLoop(
+  rate: number,
+  count: number,
+  work: (n: number) => Promise<void>,
+  stopped: () => boolean = () => false,
+): Promise<void> {
   const started = performance.now();
   const running: Promise<void>[] = [];
-  for (let n = 0; n < count; n++) {
+  for (let n = 0; n < count && !stopped(); n++) {
     const wait = started + (n * 1000) / rate - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     running.push(work(n));

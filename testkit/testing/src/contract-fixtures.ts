@@ -258,7 +258,7 @@ export class IdMap {
       const listed: readonly unknown[] = Array.isArray(actual) ? actual : [];
       return recorded.flatMap((element) => {
         const id = (element as { id?: unknown } | null)?.id;
-        if (typeof id !== 'string' || !kinds.includes(id.slice(0, id.indexOf('_')))) return [];
+        if (typeof id !== 'string' || !kinds.includes(kindOf(id))) return [];
         if (this.map.has(id) || !this.madeTheOthersOf(element)) return [];
         return listed.some((candidate) => this.isTwin(element, candidate)) ? [] : [id];
       });
@@ -271,9 +271,7 @@ export class IdMap {
 
   /** Whether an element's ids other than its own are ids the replay made (there is at least one). */
   private madeTheOthersOf(element: unknown): boolean {
-    const others = Object.entries(element as Record<string, unknown>).filter(
-      (entry): entry is [string, string] => entry[0] !== 'id' && typeof entry[1] === 'string' && ID.test(entry[1]),
-    );
+    const others = otherIds(element as Record<string, unknown>);
     return others.length > 0 && others.every(([, id]) => this.map.has(id));
   }
 
@@ -285,12 +283,10 @@ export class IdMap {
     if (!recorded || !actual || typeof recorded !== 'object' || typeof actual !== 'object') return false;
     const was = recorded as Record<string, unknown>;
     const now = actual as Record<string, unknown>;
-    const kind = (id: string) => id.slice(0, id.indexOf('_'));
     if (typeof was.id !== 'string' || typeof now.id !== 'string' || !ID.test(was.id) || !ID.test(now.id)) return false;
-    if (this.map.has(was.id) || kind(was.id) !== kind(now.id) || [...this.map.values()].includes(now.id)) return false;
-    const others = Object.entries(was).filter(
-      (entry): entry is [string, string] => entry[0] !== 'id' && typeof entry[1] === 'string' && ID.test(entry[1]),
-    );
+    if (this.map.has(was.id) || kindOf(was.id) !== kindOf(now.id) || [...this.map.values()].includes(now.id))
+      return false;
+    const others = otherIds(was);
     return others.length > 0 && others.every(([key, id]) => now[key] === this.get(id));
   }
 
@@ -312,6 +308,18 @@ export class IdMap {
     };
     return walk(value) as T;
   }
+}
+
+/** An id's kind: its prefix (`txn` of `txn_test_…`). */
+function kindOf(id: string): string {
+  return id.slice(0, id.indexOf('_'));
+}
+
+/** A resource's fields that name other resources (every id-shaped string but its own `id`). */
+function otherIds(resource: Record<string, unknown>): Array<[string, string]> {
+  return Object.entries(resource).filter(
+    (entry): entry is [string, string] => entry[0] !== 'id' && typeof entry[1] === 'string' && ID.test(entry[1]),
+  );
 }
 
 /**
