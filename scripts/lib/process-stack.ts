@@ -68,13 +68,11 @@ export function spawnService(options: {
     name: options.name ?? service,
     command: process.execPath,
     args: [
-      // CPU_PROFILE_DIR=<dir>: a V8 CPU profile of each service, written when it stops (open in Chrome DevTools).
+      // CPU_PROFILE_DIR=<dir>: V8 CPU profiles of each service in <dir>/<name>/, written when it stops (open in
+      // Chrome DevTools). Node's own file names (pid, thread): under tsx the loader's thread writes one too, and
+      // with a fixed name it overwrote the main thread's.
       ...(process.env.CPU_PROFILE_DIR
-        ? [
-            '--cpu-prof',
-            `--cpu-prof-dir=${process.env.CPU_PROFILE_DIR}`,
-            `--cpu-prof-name=${options.name ?? service}.${Date.now()}.cpuprofile`,
-          ]
+        ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.CPU_PROFILE_DIR, options.name ?? service)}`]
         : []),
       ...(bundleDir
         ? ['--enable-source-maps', join(bundleDir, `${service}.mjs`)]
