@@ -148,6 +148,13 @@ export async function runBrokerRestartBench(options: { rate: number; steadySecon
   }
 }
 
+/** How often each line was said. */
+function tally(lines: readonly LogLine[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const line of lines) counts.set(line.text, (counts.get(line.text) ?? 0) + 1);
+  return counts;
+}
+
 function report(records: readonly Sent[], log: readonly LogLine[]): void {
   const phases = [...new Set(records.map((r) => r.phase))];
   const figures = (values: number[]) => {
@@ -172,8 +179,7 @@ function report(records: readonly Sent[], log: readonly LogLine[]): void {
       }),
     ),
   );
-  const overall = new Map<string, number>();
-  for (const line of log) overall.set(line.text, (overall.get(line.text) ?? 0) + 1);
+  const overall = tally(log);
   console.log(`
 kafkajs said ${log.length} things at warn or above in the whole run${log.length > 0 ? ', most often:' : ''}`);
   for (const [text, count] of [...overall].sort((a, b) => b[1] - a[1]).slice(0, 8))
@@ -182,9 +188,7 @@ kafkajs said ${log.length} things at warn or above in the whole run${log.length 
   console.log('\nthe five slowest, with what kafkajs logged from their send to their consumption:');
   for (const r of slowest) {
     const until = r.sentAt + (r.consumedMs ?? 0);
-    const said = log.filter((line) => line.at >= r.sentAt - 100 && line.at <= until + 100);
-    const counted = new Map<string, number>();
-    for (const line of said) counted.set(line.text, (counted.get(line.text) ?? 0) + 1);
+    const counted = tally(log.filter((line) => line.at >= r.sentAt - 100 && line.at <= until + 100));
     console.log(`  #${r.n} ${r.phase}: acknowledged ${r.ackMs ?? '—'} ms, consumed ${r.consumedMs ?? '—'} ms`);
     for (const [text, count] of counted) console.log(`    ${count} × ${text.slice(0, 160)}`);
   }

@@ -40,6 +40,7 @@ import {
 import { TOPICS, topicName, type SessionEventV1 } from '@checkout/contracts';
 import { cpuTable, sampleCpu, type CpuWindow } from './cpu';
 import { percentile } from './load';
+import { cpuProfileFlags } from '../../scripts/lib/process-stack';
 
 export interface WebhookBenchOptions {
   /** Engines to use; otherwise KAFKA_BROKERS / MONGODB_URL, otherwise startEngines(). */
@@ -132,21 +133,11 @@ class DispatcherProcess {
   static async start(env: Record<string, string>): Promise<DispatcherProcess> {
     // Built once per bench run, whatever the number of replicas.
     const outfile = await (dispatcherBundle ??= bundleDispatcher());
-    // --expose-gc: only for the live heap measured once the scenarios are over. CPU_PROFILE_DIR=<dir>: a V8 CPU
-    // profile of the dispatcher, as scripts/lib/process-stack.ts writes for the services. DISPATCHER_NODE_FLAGS:
+    // --expose-gc: only for the live heap measured once the scenarios are over. CPU_PROFILE_DIR=<dir>: V8 CPU
+    // profiles of the dispatcher, as scripts/lib/process-stack.ts writes them for the services. DISPATCHER_NODE_FLAGS:
     // node/V8 flags to try on the dispatcher (e.g. "--heap-growing-percent=50"), each run's memory against its CPU.
     const nodeFlags = process.env.DISPATCHER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-    const execArgv = [
-      '--expose-gc',
-      ...nodeFlags,
-      ...(process.env.CPU_PROFILE_DIR
-        ? [
-            '--cpu-prof',
-            `--cpu-prof-dir=${process.env.CPU_PROFILE_DIR}`,
-            `--cpu-prof-name=webhook-dispatcher.${Date.now()}.cpuprofile`,
-          ]
-        : []),
-    ];
+    const execArgv = ['--expose-gc', ...nodeFlags, ...cpuProfileFlags('webhook-dispatcher')];
     const child = fork(outfile, [], {
       env: { ...process.env, ...env },
       execArgv,

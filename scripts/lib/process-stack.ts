@@ -55,6 +55,16 @@ export async function stackPorts(gatewayPort: number | undefined, extra = 0) {
   return { ports: { gateway: gatewayPort ?? gateway, gatewayAdmin, orders, sessions, dispatcher }, extra: rest };
 }
 
+/**
+ * CPU_PROFILE_DIR=<dir>: the node flags for V8 CPU profiles of a service in <dir>/<name>/, written when it stops
+ * (open in Chrome DevTools); none without it. Node's own file names (pid, thread): under tsx the loader's thread
+ * writes one too, and with a fixed name it overwrote the main thread's.
+ */
+export function cpuProfileFlags(name: string): string[] {
+  const dir = process.env.CPU_PROFILE_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, name)}`] : [];
+}
+
 /** One service process, configured only through `env` as in a deployment, killed if this process dies. */
 export function spawnService(options: {
   service: ServiceName;
@@ -68,12 +78,7 @@ export function spawnService(options: {
     name: options.name ?? service,
     command: process.execPath,
     args: [
-      // CPU_PROFILE_DIR=<dir>: V8 CPU profiles of each service in <dir>/<name>/, written when it stops (open in
-      // Chrome DevTools). Node's own file names (pid, thread): under tsx the loader's thread writes one too, and
-      // with a fixed name it overwrote the main thread's.
-      ...(process.env.CPU_PROFILE_DIR
-        ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.CPU_PROFILE_DIR, options.name ?? service)}`]
-        : []),
+      ...cpuProfileFlags(options.name ?? service),
       ...(bundleDir
         ? ['--enable-source-maps', join(bundleDir, `${service}.mjs`)]
         : ['--import', 'tsx', join('services', service, 'src', 'main.ts')]),
