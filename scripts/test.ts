@@ -26,30 +26,35 @@ interface Run {
 type Lane = Run[];
 
 const HOT_MERCHANT = 'hot-merchant.chaos.test.ts';
+const RELEASE_DAY = 'release-day.rollout.ts';
 
 /**
  * After the checks and the unit tier, one phase after another; the lanes of a phase side by side, each lane's runs
  * one after another. Side by side only where neither starves the other. The chaos tier runs alone on the shared
- * engines (it restarts and stalls them): first its broker tests beside the one-minute soak (a stack of its own),
- * then the hot-merchant test, which times the others' webhooks with and without one merchant's load, once the
- * soak is (nearly) done: beside the soak's start its two p99s came out 440 and 949 ms (2.16×, bound 1.5×). Each
- * of the tier's files is in exactly one run: a path filter and its `--exclude`. The integration and e2e tiers,
- * whose deadlines assume a machine of their own, run alone (one after the other: their files interleaved in one
- * pool of two workers took longer); the rollout tier's clusters last, one at a time (vitest.config.ts). Beside the
- * integration and e2e tiers on a busy machine, the release-day rollout's new replicas took 20-40 s to get ready
- * and a draining orders replica ran out of its shutdown grace, with 503s and events left to the sweep; beside the
- * hot-merchant test, the three-replicas rollout took the others' webhook p99 past its bound (1,094 ms against 725).
+ * engines (it restarts and stalls them), beside engines and stacks of their own: the hot-merchant test (it times
+ * the others' webhooks) beside the one-minute soak, as before; then the rest of the chaos tier (broker restarts,
+ * deadlines of a minute) beside the two one-broker rollout files (edge, three replicas), which wait on their
+ * clusters more than they compute. Each of a tier's files is in exactly one run: a filter and its `--exclude`. The
+ * integration and e2e tiers, whose deadlines assume a machine of their own, run alone (one after the other: their
+ * files interleaved in one pool of two workers took longer); the release-day rollout (three brokers, 32 replicas
+ * replaced) last and alone. Beside the integration and e2e tiers on a busy machine, its new replicas took 20-40 s
+ * to get ready and a draining orders replica ran out of its shutdown grace, with 503s and events left to the
+ * sweep; beside the hot-merchant test, the three-replicas rollout took the others' webhook p99 past its bound
+ * (1,094 ms against 725).
  */
 const PHASES: Lane[][] = [
   [
     [
-      { name: 'chaos', tiers: ['chaos'], files: ['--exclude', `**/${HOT_MERCHANT}`], onSharedEngines: true },
       { name: 'chaos-hot-merchant', tiers: ['chaos'], files: [HOT_MERCHANT], onSharedEngines: true },
+      { name: 'chaos', tiers: ['chaos'], files: ['--exclude', `**/${HOT_MERCHANT}`], onSharedEngines: true },
     ],
-    [{ name: 'soak', tiers: ['soak'], onSharedEngines: false }],
+    [
+      { name: 'soak', tiers: ['soak'], onSharedEngines: false },
+      { name: 'rollout-edge', tiers: ['rollout'], files: ['--exclude', `**/${RELEASE_DAY}`], onSharedEngines: false },
+    ],
   ],
   [[{ name: 'shared', tiers: ['integration', 'e2e'], onSharedEngines: true }]],
-  [[{ name: 'rollout', tiers: ['rollout'], onSharedEngines: false }]],
+  [[{ name: 'rollout', tiers: ['rollout'], files: [RELEASE_DAY], onSharedEngines: false }]],
 ];
 
 const args = process.argv.slice(2);
