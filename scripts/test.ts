@@ -14,47 +14,29 @@ import { costSummary, readCosts } from './lib/test-cost';
 
 /** The reporter that records each test file's wall time and outcome (scripts/lib/test-cost.ts). */
 const COST_REPORTER = './scripts/lib/test-cost.ts';
-/** One vitest process: its tiers and file filters, on this run's engines or on engines of their own. */
-interface Run {
+/** One vitest process of a phase: its tiers, on this run's engines or on engines of their own. */
+interface Lane {
   name: string;
   tiers: string[];
-  /** vitest's own arguments that pick the files (a path filter, `--exclude`); every file of the tiers when none. */
-  files?: string[];
   onSharedEngines: boolean;
 }
-/** A phase's lane: its runs one after another. */
-type Lane = Run[];
-
-const HOT_MERCHANT = 'hot-merchant.chaos.test.ts';
-const RELEASE_DAY = 'release-day.rollout.ts';
 
 /**
- * After the checks and the unit tier, one phase after another; the lanes of a phase side by side, each lane's runs
- * one after another. Side by side only where neither starves the other. The chaos tier runs alone on the shared
- * engines (it restarts and stalls them), beside engines and stacks of their own: the hot-merchant test (it times
- * the others' webhooks) beside the one-minute soak, as before; then the rest of the chaos tier (broker restarts,
- * deadlines of a minute) beside the two one-broker rollout files (edge, three replicas), which wait on their
- * clusters more than they compute. Each of a tier's files is in exactly one run: a filter and its `--exclude`. The
- * integration and e2e tiers, whose deadlines assume a machine of their own, run alone (one after the other: their
- * files interleaved in one pool of two workers took longer); the release-day rollout (three brokers, 32 replicas
- * replaced) last and alone. Beside the integration and e2e tiers on a busy machine, its new replicas took 20-40 s
- * to get ready and a draining orders replica ran out of its shutdown grace, with 503s and events left to the
- * sweep; beside the hot-merchant test, the three-replicas rollout took the others' webhook p99 past its bound
- * (1,094 ms against 725).
+ * After the checks and the unit tier, one phase after another; the lanes of a phase side by side. Side by side only
+ * where neither starves the other: the chaos tier (alone on the shared engines, which it restarts and stalls) beside
+ * the one-minute soak (a stack of its own). The integration and e2e tiers, whose deadlines assume a machine of their
+ * own, run alone; the rollout tier's clusters, one at a time (vitest.config.ts), after them. Beside the integration
+ * and e2e tiers on a busy machine, the release-day rollout's new replicas took 20-40 s to get ready and a draining
+ * orders replica ran out of its shutdown grace, with 503s and events left to the sweep; beside the chaos tier, the
+ * three-replicas rollout took the hot-merchant test's others' webhook p99 past its bound (1,094 ms against 725).
  */
 const PHASES: Lane[][] = [
   [
-    [
-      { name: 'chaos-hot-merchant', tiers: ['chaos'], files: [HOT_MERCHANT], onSharedEngines: true },
-      { name: 'chaos', tiers: ['chaos'], files: ['--exclude', `**/${HOT_MERCHANT}`], onSharedEngines: true },
-    ],
-    [
-      { name: 'soak', tiers: ['soak'], onSharedEngines: false },
-      { name: 'rollout-edge', tiers: ['rollout'], files: ['--exclude', `**/${RELEASE_DAY}`], onSharedEngines: false },
-    ],
+    { name: 'chaos', tiers: ['chaos'], onSharedEngines: true },
+    { name: 'soak', tiers: ['soak'], onSharedEngines: false },
   ],
-  [[{ name: 'shared', tiers: ['integration', 'e2e'], onSharedEngines: true }]],
-  [[{ name: 'rollout', tiers: ['rollout'], files: [RELEASE_DAY], onSharedEngines: false }]],
+  [{ name: 'shared', tiers: ['integration', 'e2e'], onSharedEngines: true }],
+  [{ name: 'rollout', tiers: ['rollout'], onSharedEngines: false }],
 ];
 
 const args = process.argv.slice(2);
@@ -68,12 +50,6 @@ function vitest(name: string, vitestArgs: string[], options: { env?: NodeJS.Proc
     ...options,
     env,
   });
-}
-
-/** A run as the log names it: its tiers, and which of their files. */
-function describeRun(step: Run): string {
-  const files = step.files === undefined ? '' : ` (${step.files.join(' ').replace('--exclude ', 'all but ')})`;
-  return `${step.tiers.join(' and ')}${files}`;
 }
 
 /** The checks before any test may count: the first that fails ends them. */
@@ -127,25 +103,19 @@ async function runAll(): Promise<number> {
     if (checked !== 0 || unit !== 0) return checked || unit;
     let failed = 0;
     for (const phase of PHASES) {
-      // The first lane of a phase writes to this terminal, the others to files printed when the phase ends.
-      const logs = phase.map((lane, i) => lane.map((run) => (i === 0 ? undefined : join(costDir, `${run.name}.log`))));
-      log(phase.map((lane) => lane.map(describeRun).join(', then ')).join('; beside it, '));
+      // The first lane of a phase writes to this terminal, the others to a file printed when the phase ends.
+      const logs = phase.map((lane, i) => (i === 0 ? undefined : join(costDir, `${lane.name}.log`)));
+      log(phase.map((lane) => lane.tiers.join(' and ')).join(', beside it, '));
       const codes = await Promise.all(
-        phase.map(async (lane, i) => {
-          let laneFailed = 0;
-          for (const [j, step] of lane.entries()) {
-            const logFile = logs[i]?.[j];
-            const code = await vitest(
-              step.name,
-              [...step.tiers.flatMap((tier) => ['--project', tier]), ...(step.files ?? [])],
-              { ...(step.onSharedEngines && { env: engines.env }), ...(logFile && { logFile }) },
-            );
-            laneFailed ||= code;
-          }
-          return laneFailed;
-        }),
+        phase.map((lane, i) =>
+          vitest(
+            lane.name,
+            lane.tiers.flatMap((tier) => ['--project', tier]),
+            { ...(lane.onSharedEngines && { env: engines.env }), ...(logs[i] && { logFile: logs[i] }) },
+          ),
+        ),
       );
-      for (const file of logs.flat()) if (file) process.stdout.write(readFileSync(file, 'utf8'));
+      for (const file of logs) if (file) process.stdout.write(readFileSync(file, 'utf8'));
       failed ||= codes.find((code) => code !== 0) ?? 0;
     }
     return failed;
@@ -160,7 +130,7 @@ async function main(): Promise<number> {
   process.on('SIGINT', () => log('interrupted: stopping'));
   process.on('SIGTERM', () => log('terminated: stopping'));
   const code = args.length === 0 ? await runAll() : await runOne();
-  const runs = ['unit', ...PHASES.flat(2).map((step) => step.name), 'run'];
+  const runs = ['unit', ...PHASES.flat().map((lane) => lane.name), 'run'];
   const costs = readCosts(runs.map((name) => join(costDir, `${name}.json`)));
   process.stdout.write(`${costSummary(costs)}\n`);
   log(`finished in ${((Date.now() - started) / 1000).toFixed(0)} s with exit code ${code}`);
