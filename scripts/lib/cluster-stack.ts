@@ -2,7 +2,8 @@
 // services' own calls to each other (gateway → orders/sessions/dispatcher, sessions → orders, dispatcher →
 // gateway admin) going through HAProxy's frontends as they would through a Kubernetes Service. A rolling deploy
 // replaces replicas the way a Deployment with maxSurge 1, maxUnavailable 0 does, with the same code or another
-// build (a release's bundles: the mixed-version rollout).
+// build (a release's bundles: the mixed-version rollout): as there, a replica being terminated no longer counts, so
+// the next replacement starts while it drains and exits.
 import { mkdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -69,13 +70,14 @@ export interface ClusterStack {
   live(service: ServiceName): readonly Replica[];
   /**
    * Replaces every replica of `service`, one at a time (maxSurge 1, maxUnavailable 0), with replicas of `to`
-   * (default: the build it runs now; a release's build for a rollback).
+   * (default: the build it runs now; a release's build for a rollback). Resolves, as `kubectl rollout status`
+   * does, once the last new replica is ready and in rotation; each replaced replica is out of rotation by then and
+   * exits meanwhile (Kubernetes does not count a terminating pod against maxSurge), and `onStep` is told each
+   * replacement when its old replica has exited. `retirements()` waits for those exits.
    */
-  rollOut(
-    service: ServiceName,
-    onStep?: (step: ReplacementStep) => void,
-    to?: ServiceBuild,
-  ): Promise<ReplacementStep[]>;
+  rollOut(service: ServiceName, onStep?: (step: ReplacementStep) => void, to?: ServiceBuild): Promise<void>;
+  /** Resolves when every replica a rollout took out of rotation has exited; rejects if one failed to stop. */
+  retirements(): Promise<void>;
   /**
    * SIGKILL of the oldest replica of `service` (a crash; HAProxy's health checks take it out). Resolves with the
    * requests HAProxy had in flight to it just before: what the crash may cost.
@@ -183,8 +185,8 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
   env.gateway.ADMIN_AUTH_FAILURES_EXEMPT = '127.0.0.0/8,::1/128';
   mkdirSync(options.logDir, { recursive: true });
   const runDir = await mkdtemp(join(tmpdir(), 'checkout-haproxy-'));
-  // One more slot than replicas: the surge replica of a rolling deploy.
-  const slotCount = n + 1;
+  // Two more slots than replicas: the surge replica of a rolling deploy and the one it replaced, still draining.
+  const slotCount = n + 2;
   const frontendPort: Record<string, number> = {
     gateway: ports.gateway,
     'gateway-admin': ports.gatewayAdmin,
@@ -346,12 +348,15 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
     return replica.proc.exitInfo()?.code ?? null;
   };
   const dead: Replica[] = [];
+  /** Replaced replicas' graceful stops still under way (rollOut does not wait for them). */
+  const retiring: Promise<void>[] = [];
   const release = async (replica: Replica) => {
     for (const backend of backendsOf(replica.service)) await haproxy.setState(backend, replica.slot, 'maint');
     takenSlots[replica.service].delete(replica.slot);
   };
 
   const stopAll = async () => {
+    await Promise.allSettled(retiring.splice(0));
     for (const service of [...SERVICES].reverse())
       await Promise.all(live[service].splice(0).map((r) => r.proc.stop(8_000).catch(() => {})));
     await haproxy.stop().catch(() => {});
@@ -392,31 +397,34 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
     live: (service) => live[service],
     async rollOut(service, onStep, to) {
       if (to) builds[service] = to;
-      const steps: ReplacementStep[] = [];
       // Bounded: exactly the replicas that were live when the rollout began.
       for (const old of [...live[service]]) {
         const startedAt = Date.now();
         const fresh = await startReplica(service, 120_000);
         const readyAt = Date.now();
-        const exitCode = await retire(old, 'graceful');
-        const finishedAt = Date.now();
-        const step = {
-          service,
-          replaced: name(old),
-          by: name(fresh),
-          startedAt,
-          readyMs: readyAt - startedAt,
-          readyAt,
-          fromVersion: old.build.version,
-          toVersion: fresh.build.version,
-          stopMs: finishedAt - readyAt,
-          finishedAt,
-          exitCode,
-        };
-        steps.push(step);
-        onStep?.(step);
+        const exited = retire(old, 'graceful').then((exitCode) => {
+          const finishedAt = Date.now();
+          onStep?.({
+            service,
+            replaced: name(old),
+            by: name(fresh),
+            startedAt,
+            readyMs: readyAt - startedAt,
+            readyAt,
+            fromVersion: old.build.version,
+            toVersion: fresh.build.version,
+            stopMs: finishedAt - readyAt,
+            finishedAt,
+            exitCode,
+          });
+        });
+        // Observed at once, so a failed stop is not an unhandled rejection before retirements() is asked.
+        exited.catch(() => {});
+        retiring.push(exited);
       }
-      return steps;
+    },
+    async retirements() {
+      await Promise.all(retiring.splice(0));
     },
     async kill(service) {
       const oldest = live[service][0];

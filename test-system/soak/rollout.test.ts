@@ -49,6 +49,24 @@ describe('rolloutRows', () => {
     expect(rows.filter((r) => r.check && r.value !== 0)).toEqual([]);
   });
 
+  it('When replacements overlap and finish out of order, then the rollout runs from the earliest start to the latest end', () => {
+    // The second replacement started before the first one's old replica had exited, and finished first.
+    const overlapping = [
+      { what: 'orders#2 → orders#4', start: 14_000, end: 18_000, detail: 'd', failed: false },
+      { what: 'orders#1 → orders#3', start: 10_000, end: 20_000, detail: 'd', failed: false },
+    ];
+    const firstAttempts = [
+      ...Array.from({ length: 50 }, () => ({ createdAt: 1_000, latencyMs: 100 })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 11_000, latencyMs: 400 })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 19_000, latencyMs: 400 })),
+    ];
+    const rows = rolloutRows({ steps: overlapping, samples: [], groups: [{ id: 'g', label: 'g' }], firstAttempts });
+    expect(rows.find((r) => r.label.startsWith('first-attempt webhook p50 / p99, during'))?.value).toBe(
+      '400 ms / 400 ms (100 events)',
+    );
+    expect(rows.find((r) => r.label.startsWith('first-attempt p99 during the rollout above'))?.value).toBe(1);
+  });
+
   it('When events are slow during a step, then the slowest three are named with the step their event came in', () => {
     const twoSteps = [...steps, { what: 'broker 1 restart', start: 30_000, end: 40_000, detail: 'd', failed: false }];
     const firstAttempts = [

@@ -157,6 +157,8 @@ export async function runRollout(options: RolloutOptions): Promise<RolloutStep[]
       );
     }
   }
+  // Every replaced replica has exited (its step is recorded) before the brokers restart.
+  await stack.retirements();
   const cluster = engines.kafkaCluster;
   if (cluster) {
     for (const node of cluster.nodes) {
@@ -254,8 +256,10 @@ export function rolloutRows(input: {
     value: steps.filter((s) => s.failed).length,
     check: true,
   });
-  const from = steps[0]?.start ?? Number.POSITIVE_INFINITY;
-  const to = steps[steps.length - 1]?.end ?? Number.NEGATIVE_INFINITY;
+  // Replacements overlap (the next starts while the last one's old replica exits): the window is the earliest
+  // start to the latest end, whatever order the steps finished in.
+  const from = Math.min(...steps.map((s) => s.start));
+  const to = Math.max(...steps.map((s) => s.end));
   const during = input.firstAttempts.filter((a) => a.createdAt >= from && a.createdAt <= to).map((a) => a.latencyMs);
   const steady = input.firstAttempts.filter((a) => a.createdAt < from || a.createdAt > to).map((a) => a.latencyMs);
   const p99Steady = percentile(steady, 99);
