@@ -1,4 +1,5 @@
 // npm run bench -- orders|sessions|webhooks|events|dashboard|dashboard-overview|reports|tracing|capacity|engine|abuse
+//   |broker-restart|engine-start [--rounds=R: test brokers started with and without the class-data archive]
 //   [compare <bench> --base=<revision> [--runs=N] [--tables=<regex>] [that bench's options]: bench/src/compare.ts]
 //   [--concurrency=N] [--seconds=S]
 //   [events --rounds=R: every cause of every event type R times]
@@ -29,6 +30,7 @@ import { compare } from './compare';
 import { runDashboardBench } from './dashboard';
 import { runDashboardOverviewBench } from './dashboard-overview';
 import { runEngineBench } from './engine';
+import { runEngineStartBench } from './engine-start';
 import { runEventsBench } from './events';
 import { runOrdersBench } from './orders';
 import { runReportsBench } from './reports';
@@ -129,6 +131,12 @@ if (scenario === 'compare') {
 if (scenario === 'broker-restart') {
   // A three-broker cluster of its own, restarted a broker at a time; needs no database.
   await runBrokerRestartBench({ rate: option('rate', 50), steadySeconds: option('seconds', 10) });
+  process.exit(0);
+}
+
+if (scenario === 'engine-start') {
+  // Brokers of its own, started and stopped in turn; needs no database.
+  await runEngineStartBench({ rounds: option('rounds', 3) });
   process.exit(0);
 }
 

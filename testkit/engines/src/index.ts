@@ -10,7 +10,14 @@ import { mongoJavaServerCached, provisionMongoJavaServer, startLocalMongoJavaSer
 import { identifyMongoEngine, type MongoEngineIdentity } from './mongo-identity';
 import { isAlive, run, which } from './process';
 
-export { KAFKA_VERSION, provisionKafka, startLocalKafka, type LocalKafka, type ScramUser } from './local-kafka';
+export {
+  KAFKA_VERSION,
+  kafkaArchiveFlags,
+  provisionKafka,
+  startLocalKafka,
+  type LocalKafka,
+  type ScramUser,
+} from './local-kafka';
 export {
   countUnderReplicated,
   startLocalKafkaCluster,

@@ -5,6 +5,7 @@ import {
   formatStorage,
   JVM_OPTIONS,
   KAFKA_VERSION,
+  kafkaArchiveFlags,
   newClusterId,
   probeKafka,
   quietAdmin,
@@ -78,13 +79,14 @@ async function setUpNode(
   );
   await writeFile(log4jFile, renderLog4j2Config(kafkaLog));
   const log4j = `-Dlog4j2.configurationFile=${log4jFile}`;
-  await formatStorage({ dir, log4j, classpath, clusterId, propsFile, scram: options.scram });
+  const archive = kafkaArchiveFlags(options.libs);
+  await formatStorage({ dir, log4j, classpath, clusterId, propsFile, scram: options.scram, archive });
   const address = `127.0.0.1:${port}`;
   const engine = restartableEngine({
     spawn: {
       name: `kafka-${nodeId}`,
       command: 'java',
-      args: [...CLUSTER_JVM_OPTIONS, log4j, ...classpath, 'kafka.Kafka', propsFile],
+      args: [...CLUSTER_JVM_OPTIONS, ...archive, log4j, ...classpath, 'kafka.Kafka', propsFile],
       cwd: dir,
       logFile: stdoutLog,
     },

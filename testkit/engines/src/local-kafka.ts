@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { cacheRoot, ensureCached, exists } from './cache';
+import { classArchiveFlags, trainClassArchive } from './class-archive';
 import { restartableEngine, restartablePorts, run } from './process';
 import { waitFor } from './wait';
 
@@ -80,8 +82,28 @@ export async function provisionKafka(options: { log?: (line: string) => void } =
   const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
   // Quiet on a cache hit: only work that takes time is worth a line in test output.
   if (built) log(`cached Apache Kafka ${KAFKA_VERSION} (${(await readdir(libs)).length} jars) in ${libs} in ${took}`);
+  await trainClassArchive(dir, (dumpFlag) => startAndStopOnce(libs, dumpFlag), log).catch((err: unknown) =>
+    log(`no class-data archive for Kafka (${String(err)}); brokers start without one`),
+  );
   return libs;
 }
+
+/** One broker started, probed and stopped gracefully with `jvmFlag`: what the class-data archive is trained on. */
+async function startAndStopOnce(libs: string, jvmFlag: string): Promise<void> {
+  const runDir = await mkdtemp(join(tmpdir(), 'checkout-kafka-training-'));
+  try {
+    const broker = await startLocalKafka({ libs, runDir, deadlineMs: 120_000, jvmFlags: [jvmFlag] });
+    await broker.stop();
+  } finally {
+    await rm(runDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The JVM flags of every Kafka JVM (broker or tool) on the jars in `libs`: the class-data archive, once trained
+ * (class-archive.ts).
+ */
+export const kafkaArchiveFlags = (libs: string): string[] => classArchiveFlags(dirname(libs));
 
 /** A SCRAM-SHA-512 user the broker knows from its first start (a broker that refuses strangers). */
 export interface ScramUser {
@@ -231,6 +253,8 @@ export interface StartLocalKafkaOptions {
   deadlineMs: number;
   /** Require SASL SCRAM-SHA-512 as this user from every client; default: no authentication. */
   scram?: ScramUser;
+  /** More JVM flags for the broker (the class-data archive's training run). */
+  jvmFlags?: readonly string[];
 }
 
 /** Formats a node's KRaft storage; KIP-900: the cluster learns its first SCRAM users only here. */
@@ -241,6 +265,8 @@ export async function formatStorage(input: {
   clusterId: string;
   propsFile: string;
   scram: ScramUser | undefined;
+  /** The class-data archive's flag (kafkaArchiveFlags), or none. */
+  archive: readonly string[];
 }): Promise<void> {
   const { dir, log4j, classpath, clusterId, propsFile, scram } = input;
   const scramUser = scram ? ['--add-scram', `SCRAM-SHA-512=[name=${scram.username},password=${scram.password}]`] : [];
@@ -249,6 +275,7 @@ export async function formatStorage(input: {
     [
       '-XX:TieredStopAtLevel=1',
       '-XX:+UseSerialGC',
+      ...input.archive,
       log4j,
       ...classpath,
       'kafka.tools.StorageTool',
@@ -282,14 +309,15 @@ export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<
 
   const classpath = ['-cp', join(options.libs, '*')];
   const log4j = `-Dlog4j2.configurationFile=${log4jFile}`;
-  await formatStorage({ dir, log4j, classpath, clusterId: newClusterId(), propsFile, scram: options.scram });
+  const archive = kafkaArchiveFlags(options.libs);
+  await formatStorage({ dir, log4j, classpath, clusterId: newClusterId(), propsFile, scram: options.scram, archive });
 
   const brokers = [`127.0.0.1:${port}`];
   const engine = restartableEngine({
     spawn: {
       name: 'kafka',
       command: 'java',
-      args: [...JVM_OPTIONS, log4j, ...classpath, 'kafka.Kafka', propsFile],
+      args: [...JVM_OPTIONS, ...archive, ...(options.jvmFlags ?? []), log4j, ...classpath, 'kafka.Kafka', propsFile],
       cwd: dir,
       logFile: stdoutLog,
     },

@@ -1,4 +1,6 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +11,8 @@ import {
   describeMongo,
   FERRETDB_VERSION,
   identifyMongo,
+  kafkaArchiveFlags,
+  provisionKafka,
   startEngines,
   waitFor,
   type Engines,
@@ -208,6 +212,28 @@ describe('the local engines (what runs without KAFKA_BROKERS and MONGODB_URL): l
       await expect(readdir(runDir)).rejects.toThrow(/ENOENT/);
     },
   );
+
+  it('Kafka JVMs map the class-data archive trained when the jars were provisioned', { timeout: 120_000 }, async () => {
+    const libs = await provisionKafka();
+    const archive = kafkaArchiveFlags(libs);
+    expect(archive).toHaveLength(1);
+    // -Xshare:on: the JVM refuses to start, rather than carry on without it, if it cannot map the archive.
+    const { stdout } = await promisify(execFile)(
+      'java',
+      [
+        '-Xshare:on',
+        ...archive,
+        '-Xlog:class+load=info',
+        '-cp',
+        join(libs, '*'),
+        'kafka.tools.StorageTool',
+        'random-uuid',
+      ],
+      { maxBuffer: 64 * 1024 * 1024 },
+    );
+    const fromArchive = stdout.split('\n').filter((line) => line.includes('source: shared objects file (top)'));
+    expect(fromArchive.some((line) => line.includes(' org.apache.kafka.'))).toBe(true);
+  });
 
   it('engines die with their parent process even when it is SIGKILLed', { timeout: 180_000 }, async () => {
     const env = { ...process.env };
