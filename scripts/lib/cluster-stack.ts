@@ -259,9 +259,17 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
       }
     }
   };
+  const freeSlot = async (service: ServiceName): Promise<number> => {
+    for (;;) {
+      const slot = Array.from({ length: slotCount }, (_, i) => i + 1).find((s) => !takenSlots[service].has(s));
+      if (slot !== undefined) return slot;
+      // Every slot is held by a live replica or by a replaced one still exiting: the next exit frees one.
+      if (retiring.size === 0) throw new Error(`no free load balancer slot for ${service}`);
+      await Promise.race(retiring);
+    }
+  };
   const startReplicaOnce = async (service: ServiceName, deadlineMs: number): Promise<Replica> => {
-    const slot = Array.from({ length: slotCount }, (_, i) => i + 1).find((s) => !takenSlots[service].has(s));
-    if (slot === undefined) throw new Error(`no free load balancer slot for ${service}`);
+    const slot = await freeSlot(service);
     takenSlots[service].add(slot);
     const generation = ++generations[service];
     const [port, adminPort] = (await freePorts(service === 'gateway' ? 2 : 1)) as [number, number | undefined];
@@ -348,15 +356,16 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
     return replica.proc.exitInfo()?.code ?? null;
   };
   const dead: Replica[] = [];
-  /** Replaced replicas' graceful stops still under way (rollOut does not wait for them). */
-  const retiring: Promise<void>[] = [];
+  /** Replaced replicas' graceful stops still under way (rollOut does not wait for them), and those that failed. */
+  const retiring = new Set<Promise<void>>();
+  const retireFailures: Error[] = [];
   const release = async (replica: Replica) => {
     for (const backend of backendsOf(replica.service)) await haproxy.setState(backend, replica.slot, 'maint');
     takenSlots[replica.service].delete(replica.slot);
   };
 
   const stopAll = async () => {
-    await Promise.allSettled(retiring.splice(0));
+    await Promise.all(retiring);
     for (const service of [...SERVICES].reverse())
       await Promise.all(live[service].splice(0).map((r) => r.proc.stop(8_000).catch(() => {})));
     await haproxy.stop().catch(() => {});
@@ -402,29 +411,33 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
         const startedAt = Date.now();
         const fresh = await startReplica(service, 120_000);
         const readyAt = Date.now();
-        const exited = retire(old, 'graceful').then((exitCode) => {
-          const finishedAt = Date.now();
-          onStep?.({
-            service,
-            replaced: name(old),
-            by: name(fresh),
-            startedAt,
-            readyMs: readyAt - startedAt,
-            readyAt,
-            fromVersion: old.build.version,
-            toVersion: fresh.build.version,
-            stopMs: finishedAt - readyAt,
-            finishedAt,
-            exitCode,
-          });
-        });
-        // Observed at once, so a failed stop is not an unhandled rejection before retirements() is asked.
-        exited.catch(() => {});
-        retiring.push(exited);
+        const exited: Promise<void> = retire(old, 'graceful')
+          .then((exitCode) => {
+            const finishedAt = Date.now();
+            onStep?.({
+              service,
+              replaced: name(old),
+              by: name(fresh),
+              startedAt,
+              readyMs: readyAt - startedAt,
+              readyAt,
+              fromVersion: old.build.version,
+              toVersion: fresh.build.version,
+              stopMs: finishedAt - readyAt,
+              finishedAt,
+              exitCode,
+            });
+          })
+          // Kept for retirements() to throw; caught here so a failed stop is never an unhandled rejection.
+          .catch((err: unknown) => void retireFailures.push(err instanceof Error ? err : new Error(String(err))))
+          .finally(() => retiring.delete(exited));
+        retiring.add(exited);
       }
     },
     async retirements() {
-      await Promise.all(retiring.splice(0));
+      while (retiring.size > 0) await Promise.all(retiring);
+      const [failure] = retireFailures.splice(0);
+      if (failure !== undefined) throw failure;
     },
     async kill(service) {
       const oldest = live[service][0];
