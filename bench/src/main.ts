@@ -1,5 +1,6 @@
 // npm run bench -- orders|sessions|webhooks|events|dashboard|dashboard-overview|reports|tracing|capacity|engine|abuse
 //   |broker-restart|engine-start [--rounds=R: test brokers started with and without the class-data archive]
+//   |replacement [--base=<revision>] [--rounds=R: rolling steps of each service, head's and base's interleaved]
 //   [compare <bench> --base=<revision> [--runs=N] [--tables=<regex>] [that bench's options]: bench/src/compare.ts]
 //   [--concurrency=N] [--seconds=S]
 //   [events --rounds=R: every cause of every event type R times]
@@ -33,6 +34,7 @@ import { runEngineBench } from './engine';
 import { runEngineStartBench } from './engine-start';
 import { runEventsBench } from './events';
 import { runOrdersBench } from './orders';
+import { runReplacementBench } from './replacement';
 import { runReportsBench } from './reports';
 import { runSessionsBench } from './sessions';
 import { runTracingBench } from './tracing';
@@ -103,6 +105,11 @@ const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>
       rate: option('rate', 100),
       liveRate: option('live-rate', 4),
       seedSeconds: option('seed-seconds', 0),
+    }),
+  replacement: (engines) =>
+    runReplacementBench(engines, {
+      rounds: option('rounds', 3),
+      base: rest.find((a) => a.startsWith('--base='))?.split('=')[1],
     }),
   webhooks: (engines) =>
     runWebhookBench({

@@ -127,38 +127,51 @@ async function startConsumers(input: {
     const groupId = topicName(config.TOPIC_PREFIX, group);
     return { kafka, groupId, onRestart: () => brokerMetrics.restarted(groupId), logger, deadLetter };
   };
-  const sessionEvents = await runEventsConsumer({
-    ...inGroup(CONSUMER_GROUPS.dispatcherSessionEvents),
-    topic: topics.sessionEvents,
-    partitionsConsumedConcurrently: Math.min(config.SESSION_EVENTS_PARTITIONS, 32),
-    parse: parseSessionEvent,
-    handleBatch: (events) => record.recordEventsAndQueueFirstAttempts(events),
-  });
-  // D49: orders' public events take the same recording path, the one place an event becomes a stored public event.
-  const orderPublicEvents = await runEventsConsumer({
-    ...inGroup(CONSUMER_GROUPS.dispatcherOrderPublicEvents),
-    topic: topics.orderPublicEvents,
-    partitionsConsumedConcurrently: ORDER_PUBLIC_EVENTS_PARTITIONS,
-    parse: parseOrderPublicEvent,
-    handleBatch: (events) => record.recordEventsAndQueueFirstAttempts(events),
-  });
-  // D52: report events too, from a topic of their own (docs/books.md: a dispatcher of the previous release reads
-  // orders.public-events strictly).
-  const reportEvents = await runEventsConsumer({
-    ...inGroup(CONSUMER_GROUPS.dispatcherReportEvents),
-    topic: topics.reportEvents,
-    partitionsConsumedConcurrently: ORDER_PUBLIC_EVENTS_PARTITIONS,
-    parse: parseReportEvent,
-    handleBatch: (events) => record.recordEventsAndQueueFirstAttempts(events),
-  });
-  const retries = await runRetryConsumer({
-    ...inGroup(CONSUMER_GROUPS.dispatcherRetries),
-    topics: topics.tiers,
-    clock: input.clock,
-    partitionsConsumedConcurrently: Math.min(topics.tiers.length * config.WEBHOOK_RETRY_PARTITIONS, 64),
-    onDue: (message) => attempts.onRetryDue(message),
-  });
-  return [sessionEvents, orderPublicEvents, reportEvents, retries];
+  // The groups join at once: a join waits for the group's other members to rejoin (a heartbeat and a fetch away), so
+  // one after another they added a second or more to every replica's start, and to every rolling step.
+  return startAllOrNone([
+    runEventsConsumer({
+      ...inGroup(CONSUMER_GROUPS.dispatcherSessionEvents),
+      topic: topics.sessionEvents,
+      partitionsConsumedConcurrently: Math.min(config.SESSION_EVENTS_PARTITIONS, 32),
+      parse: parseSessionEvent,
+      handleBatch: (events) => record.recordEventsAndQueueFirstAttempts(events),
+    }),
+    // D49: orders' public events take the same recording path, the one place an event becomes a stored public event.
+    runEventsConsumer({
+      ...inGroup(CONSUMER_GROUPS.dispatcherOrderPublicEvents),
+      topic: topics.orderPublicEvents,
+      partitionsConsumedConcurrently: ORDER_PUBLIC_EVENTS_PARTITIONS,
+      parse: parseOrderPublicEvent,
+      handleBatch: (events) => record.recordEventsAndQueueFirstAttempts(events),
+    }),
+    // D52: report events too, from a topic of their own (docs/books.md: a dispatcher of the previous release reads
+    // orders.public-events strictly).
+    runEventsConsumer({
+      ...inGroup(CONSUMER_GROUPS.dispatcherReportEvents),
+      topic: topics.reportEvents,
+      partitionsConsumedConcurrently: ORDER_PUBLIC_EVENTS_PARTITIONS,
+      parse: parseReportEvent,
+      handleBatch: (events) => record.recordEventsAndQueueFirstAttempts(events),
+    }),
+    runRetryConsumer({
+      ...inGroup(CONSUMER_GROUPS.dispatcherRetries),
+      topics: topics.tiers,
+      clock: input.clock,
+      partitionsConsumedConcurrently: Math.min(topics.tiers.length * config.WEBHOOK_RETRY_PARTITIONS, 64),
+      onDue: (message) => attempts.onRetryDue(message),
+    }),
+  ]);
+}
+
+/** Every consumer running, or none: those that started are stopped again when another failed to. */
+async function startAllOrNone(starting: readonly Promise<RunningConsumer>[]): Promise<RunningConsumer[]> {
+  const settled = await Promise.allSettled(starting);
+  const running = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (!failed) return running;
+  await Promise.allSettled(running.map((consumer) => consumer.stop()));
+  throw failed.reason;
 }
 
 /** Everything `start` wires the parts from, once MongoDB and Kafka are connected. */
