@@ -159,7 +159,10 @@ export interface Haproxy {
   readonly version: string;
   /** One runtime API command; its answer. */
   command(line: string): Promise<string>;
-  /** Points slot `slot` (1-based) of `backend` at a port and puts it in rotation (health checks decide when). */
+  /**
+   * Points slot `slot` (1-based) of `backend` at a port and puts it in rotation at once: for a replica that already
+   * answers /readyz 200; the health checks take it out if it stops.
+   */
   assign(backend: string, slot: number, port: number): Promise<void>;
   /** drain: no new requests, those in flight finish; maint: out entirely. */
   setState(backend: string, slot: number, state: ServerAdminState): Promise<void>;
@@ -215,6 +218,10 @@ export async function startHaproxy(options: {
       await expectEmpty(`set server ${backend}/s${slot} addr 127.0.0.1 port ${port}`);
       await expectEmpty(`set server ${backend}/s${slot} state ready`);
       await expectEmpty(`enable health ${backend}/s${slot}`);
+      // Callers assign a replica once it answers /readyz 200, as Kubernetes adds a pod to its Service's endpoints
+      // once its readiness probe passes: in rotation now, not after the next check of a down server (downinter).
+      // The checks go on and take it out if it stops answering.
+      await expectEmpty(`set server ${backend}/s${slot} health up`);
     },
     async setState(backend, slot, state) {
       await expectEmpty(`set server ${backend}/s${slot} state ${state}`);
