@@ -259,18 +259,21 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
       }
     }
   };
-  const freeSlot = async (service: ServiceName): Promise<number> => {
+  /** Finds a free slot and takes it in the same turn: replicas started together must never share one. */
+  const takeSlot = async (service: ServiceName): Promise<number> => {
     for (;;) {
       const slot = Array.from({ length: slotCount }, (_, i) => i + 1).find((s) => !takenSlots[service].has(s));
-      if (slot !== undefined) return slot;
+      if (slot !== undefined) {
+        takenSlots[service].add(slot);
+        return slot;
+      }
       // Every slot is held by a live replica or by a replaced one still exiting: the next exit frees one.
       if (retiring.size === 0) throw new Error(`no free load balancer slot for ${service}`);
       await Promise.race(retiring);
     }
   };
   const startReplicaOnce = async (service: ServiceName, deadlineMs: number): Promise<Replica> => {
-    const slot = await freeSlot(service);
-    takenSlots[service].add(slot);
+    const slot = await takeSlot(service);
     const generation = ++generations[service];
     const [port, adminPort] = (await freePorts(service === 'gateway' ? 2 : 1)) as [number, number | undefined];
     const serviceEnv: Record<string, string> = {
