@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provisionKafka, startLocalKafka, startLocalKafkaCluster, type LocalKafka } from '@checkout/engines';
 import { sampleCpu } from './cpu';
-import { formatColumns, percentile } from './load';
+import { formatColumns, median } from './load';
 
 const SETTINGS = ['on', 'off'] as const;
 const LAYOUTS = [1, 3] as const;
@@ -49,15 +49,10 @@ export async function runEngineStartBench(options: { rounds: number }): Promise<
       }
   }
   delete process.env.CHECKOUT_CLASS_ARCHIVE;
-  const p50 = (values: number[]) =>
-    percentile(
-      [...values].sort((a, b) => a - b),
-      50,
-    );
   const lines = LAYOUTS.flatMap((brokers) => {
     const of = (setting: string) => trials.get(`${brokers}:${setting}`) ?? [];
-    const ready = (setting: string) => p50(of(setting).map((t) => t.readyMs));
-    const cpu = (setting: string) => p50(of(setting).map((t) => t.cpuSeconds));
+    const ready = (setting: string) => median(of(setting).map((t) => t.readyMs));
+    const cpu = (setting: string) => median(of(setting).map((t) => t.cpuSeconds));
     return SETTINGS.map((setting) => [
       `${brokers} broker${brokers === 1 ? '' : 's'}`,
       setting,

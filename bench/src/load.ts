@@ -17,6 +17,13 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
 }
 
+/** The p50 of values in any order (NaN for none). */
+export const median = (values: readonly number[]): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+
 /**
  * Closed-loop load: `concurrency` workers each send a request, wait for its answer and send the next, for
  * `durationMs`, after a short warm-up whose requests are not counted. Latency in milliseconds.

@@ -10,7 +10,7 @@ import { ensureReleaseBundles, resolveRelease, type ServiceBuild } from '../../s
 import type { Engines } from '@checkout/engines';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { formatColumns, percentile } from './load';
+import { formatColumns, median } from './load';
 
 export async function runReplacementBench(
   engines: Engines,
@@ -53,26 +53,21 @@ export async function runReplacementBench(
 }
 
 function report(steps: readonly { build: string; step: ReplacementStep }[], head: string, rounds: number): string {
-  const p50 = (values: number[]) =>
-    percentile(
-      [...values].sort((a, b) => a - b),
-      50,
-    );
   const labels = [...new Set(steps.map((s) => s.build))];
   const of = (service: ServiceName, label: string) =>
     steps.filter((s) => s.step.service === service && s.build === label).map((s) => s.step);
   const lines = SERVICES.flatMap((service) =>
     labels.map((label) => {
       const ready = of(service, label).map((s) => s.readyMs);
-      const headReady = p50(of(service, head).map((s) => s.readyMs));
+      const headReady = median(of(service, head).map((s) => s.readyMs));
       return [
         service,
         label,
         String(ready.length),
-        p50(ready).toFixed(0),
+        median(ready).toFixed(0),
         Math.max(...ready).toFixed(0),
-        p50(of(service, label).map((s) => s.stopMs)).toFixed(0),
-        label === head ? '1.00' : (headReady / p50(ready)).toFixed(2),
+        median(of(service, label).map((s) => s.stopMs)).toFixed(0),
+        label === head ? '1.00' : (headReady / median(ready)).toFixed(2),
       ];
     }),
   );
