@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import { exists } from './cache';
+import { ensureCached, exists } from './cache';
 
 // A JVM engine (Kafka) is started dozens of times per test run, and each start parses and verifies the same
 // few thousand classes. A dynamic class-data archive (AppCDS, JEP 350) holds them once parsed and verified, and
@@ -26,8 +25,13 @@ function javaIdentity(path = process.env.PATH ?? ''): string {
 /** `CHECKOUT_CLASS_ARCHIVE=off`: engines neither train nor map an archive (to measure what it saves). */
 const archiveOff = () => process.env.CHECKOUT_CLASS_ARCHIVE === 'off';
 
-/** Where the archive of an engine whose jars are in `cacheDir` lives, for the `java` on PATH. */
-export const classArchivePath = (cacheDir: string): string => join(cacheDir, `classes-${javaIdentity()}.jsa`);
+const ARCHIVE = 'classes.jsa';
+
+/** The cache entry of the archive of an engine whose jars are in `cacheDir`, for the `java` on PATH. */
+const archiveDir = (cacheDir: string): string => join(cacheDir, `class-archive-${javaIdentity()}`);
+
+/** Where that archive lives. */
+export const classArchivePath = (cacheDir: string): string => join(archiveDir(cacheDir), ARCHIVE);
 
 /** The flag that maps the archive into a JVM, when one has been trained; none before. */
 export function classArchiveFlags(cacheDir: string): string[] {
@@ -37,29 +41,24 @@ export function classArchiveFlags(cacheDir: string): string[] {
 
 /**
  * Trains the archive once: `run` starts and gracefully stops the engine with the flag it is given, and the JVM
- * writes what it loaded as it exits. Written under a name of its own and renamed into place, so concurrent
- * trainers never leave a half-written archive where a JVM would map it. Returns whether an archive is in place.
+ * writes what it loaded as it exits. A cache entry like the engines' own (ensureCached): concurrent trainers wait
+ * for the first, and a JVM never maps a half-written archive. Rejects if the training run wrote none.
  */
 export async function trainClassArchive(
   cacheDir: string,
   run: (dumpFlag: string) => Promise<void>,
   log: (line: string) => void,
-): Promise<boolean> {
-  if (archiveOff()) return false;
-  const archive = classArchivePath(cacheDir);
-  if (await exists(archive)) return true;
-  const partial = `${archive}.${process.pid}.${Date.now()}.partial`;
+): Promise<void> {
+  if (archiveOff()) return;
   const started = Date.now();
-  try {
-    await run(`-XX:ArchiveClassesAtExit=${partial}`);
-    if (!(await exists(partial))) {
-      log(`no class-data archive written to ${partial}; engines start without one`);
-      return false;
-    }
-    await rename(partial, archive);
-    log(`trained a class-data archive in ${((Date.now() - started) / 1000).toFixed(1)} s: ${archive}`);
-    return true;
-  } finally {
-    await rm(partial, { force: true });
-  }
+  const { dir, built } = await ensureCached({
+    dir: archiveDir(cacheDir),
+    isComplete: (dir) => exists(join(dir, ARCHIVE)),
+    log,
+    build: async (tmp) => {
+      await run(`-XX:ArchiveClassesAtExit=${join(tmp, ARCHIVE)}`);
+      if (!(await exists(join(tmp, ARCHIVE)))) throw new Error('the training run wrote no class-data archive');
+    },
+  });
+  if (built) log(`trained a class-data archive in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dir}`);
 }
