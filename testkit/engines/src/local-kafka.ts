@@ -185,6 +185,12 @@ export function renderServerProperties({
           // A broker that restarts takes its partitions' leadership back soon, so a rolling restart of all three
           // does not leave every leader on one node (the check runs every 300 s by default).
           'leader.imbalance.check.interval.seconds=10',
+          // The active controller refuses a restarted broker's new registration (DUPLICATE_BROKER_REGISTRATION)
+          // until the old incarnation's session has expired, even after a controlled shutdown: with the default
+          // 9 s session, a broker's restart took 9.3 s to be ready instead of 1.8 s whenever it was not the active
+          // controller. Heartbeats every second keep a live broker's 4 s session from lapsing.
+          'broker.session.timeout.ms=4000',
+          'broker.heartbeat.interval.ms=1000',
         ]
       : []),
     // Consumer groups in tests should start consuming at once, not after the default 3 s grace period.
