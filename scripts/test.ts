@@ -14,29 +14,53 @@ import { costSummary, readCosts } from './lib/test-cost';
 
 /** The reporter that records each test file's wall time and outcome (scripts/lib/test-cost.ts). */
 const COST_REPORTER = './scripts/lib/test-cost.ts';
-/** One vitest process of a phase: its tiers, on this run's engines or on engines of their own. */
-interface Lane {
+/** One vitest process: a name (its cost file and log) and its arguments (tiers, file filters). */
+interface VitestRun {
   name: string;
-  tiers: string[];
+  args: string[];
+}
+/** Vitest processes one after another, on this run's engines or on engines of their own. */
+interface Lane {
+  runs: VitestRun[];
   onSharedEngines: boolean;
 }
 
 /**
+ * The rollout files short enough to follow the soak, beside the chaos tier's tail (three broker tests that mostly
+ * wait: 19 % of the 2 cores busy once the soak had ended). The hot-merchant test, the chaos tier's first file, has
+ * ended by then; every other rollout file runs last.
+ */
+const ROLLOUTS_AFTER_SOAK = ['test-system/rollout/three-replicas.rollout.ts', 'test-system/rollout/edge.rollout.ts'];
+
+/**
  * After the checks and the unit tier, one phase after another; the lanes of a phase side by side. Side by side only
  * where neither starves the other: the chaos tier (alone on the shared engines, which it restarts and stalls) beside
- * the one-minute soak (a stack of its own). The integration and e2e tiers, whose deadlines assume a machine of their
- * own, run alone; the rollout tier's clusters, one at a time (vitest.config.ts), after them. Beside the integration
- * and e2e tiers on a busy machine, the release-day rollout's new replicas took 20-40 s to get ready and a draining
- * orders replica ran out of its shutdown grace, with 503s and events left to the sweep; beside the chaos tier, the
- * three-replicas rollout took the hot-merchant test's others' webhook p99 past its bound (1,094 ms against 725).
+ * the one-minute soak and then the short rollout files (stacks and clusters of their own). The integration and e2e
+ * tiers, whose deadlines assume a machine of their own, run alone; the release-day rollout after them. Beside the
+ * integration and e2e tiers on a busy machine, the release-day rollout's new replicas took 20-40 s to get ready and a
+ * draining orders replica ran out of its shutdown grace, with 503s and events left to the sweep; beside the
+ * hot-merchant test, the three-replicas rollout took the others' webhook p99 past its bound (1,094 ms against 725).
  */
 const PHASES: Lane[][] = [
   [
-    { name: 'chaos', tiers: ['chaos'], onSharedEngines: true },
-    { name: 'soak', tiers: ['soak'], onSharedEngines: false },
+    { runs: [{ name: 'chaos', args: ['--project', 'chaos'] }], onSharedEngines: true },
+    {
+      runs: [
+        { name: 'soak', args: ['--project', 'soak'] },
+        { name: 'rollout-short', args: ['--project', 'rollout', ...ROLLOUTS_AFTER_SOAK] },
+      ],
+      onSharedEngines: false,
+    },
   ],
-  [{ name: 'shared', tiers: ['integration', 'e2e'], onSharedEngines: true }],
-  [{ name: 'rollout', tiers: ['rollout'], onSharedEngines: false }],
+  [{ runs: [{ name: 'shared', args: ['--project', 'integration', '--project', 'e2e'] }], onSharedEngines: true }],
+  [
+    {
+      runs: [
+        { name: 'rollout', args: ['--project', 'rollout', ...ROLLOUTS_AFTER_SOAK.flatMap((f) => ['--exclude', f])] },
+      ],
+      onSharedEngines: false,
+    },
+  ],
 ];
 
 const args = process.argv.slice(2);
@@ -103,20 +127,27 @@ async function runAll(): Promise<number> {
     if (checked !== 0 || unit !== 0) return checked || unit;
     let failed = 0;
     for (const phase of PHASES) {
-      // The first lane of a phase writes to this terminal, the others to a file printed when the phase ends.
-      const logs = phase.map((lane, i) => (i === 0 ? undefined : join(costDir, `${lane.name}.log`)));
-      log(phase.map((lane) => lane.tiers.join(' and ')).join(', beside it, '));
-      const codes = await Promise.all(
-        phase.map((lane, i) =>
-          vitest(
-            lane.name,
-            lane.tiers.flatMap((tier) => ['--project', tier]),
-            { ...(lane.onSharedEngines && { env: engines.env }), ...(logs[i] && { logFile: logs[i] }) },
-          ),
-        ),
+      // The first lane of a phase writes to this terminal, the others to files printed when the phase ends.
+      const logOf = (lane: number, run: VitestRun) => (lane === 0 ? undefined : join(costDir, `${run.name}.log`));
+      log(phase.map((lane) => lane.runs.map((r) => r.name).join(' then ')).join(', beside it, '));
+      const laneCodes = await Promise.all(
+        phase.map(async (lane, i) => {
+          const env = lane.onSharedEngines ? { env: engines.env } : {};
+          const codes: number[] = [];
+          for (const run of lane.runs) {
+            const logFile = logOf(i, run);
+            codes.push(await vitest(run.name, run.args, { ...env, ...(logFile && { logFile }) }));
+          }
+          return codes.find((code) => code !== 0) ?? 0;
+        }),
       );
-      for (const file of logs) if (file) process.stdout.write(readFileSync(file, 'utf8'));
-      failed ||= codes.find((code) => code !== 0) ?? 0;
+      phase.forEach((lane, i) =>
+        lane.runs.forEach((run) => {
+          const file = logOf(i, run);
+          if (file) process.stdout.write(readFileSync(file, 'utf8'));
+        }),
+      );
+      failed ||= laneCodes.find((code) => code !== 0) ?? 0;
     }
     return failed;
   } finally {
@@ -130,7 +161,7 @@ async function main(): Promise<number> {
   process.on('SIGINT', () => log('interrupted: stopping'));
   process.on('SIGTERM', () => log('terminated: stopping'));
   const code = args.length === 0 ? await runAll() : await runOne();
-  const runs = ['unit', ...PHASES.flat().map((lane) => lane.name), 'run'];
+  const runs = ['unit', ...PHASES.flat().flatMap((lane) => lane.runs.map((r) => r.name)), 'run'];
   const costs = readCosts(runs.map((name) => join(costDir, `${name}.json`)));
   process.stdout.write(`${costSummary(costs)}\n`);
   log(`finished in ${((Date.now() - started) / 1000).toFixed(0)} s with exit code ${code}`);

@@ -13,6 +13,8 @@ export interface FileCost {
   passed: number;
   failed: number;
   skipped: number;
+  /** The vitest process that ran the file (its cost file), set when read back. */
+  run?: string;
 }
 
 /** The vitest reporter: one FileCost per test file, written when the run ends. */
@@ -53,28 +55,46 @@ export default class TestCostReporter implements Reporter {
 export function readCosts(files: readonly string[]): FileCost[] {
   return files.flatMap((file) => {
     try {
-      return JSON.parse(readFileSync(file, 'utf8')) as FileCost[];
+      return (JSON.parse(readFileSync(file, 'utf8')) as FileCost[]).map((cost) => ({ ...cost, run: file }));
     } catch {
       return [];
     }
   });
 }
 
-/** Each tier's wall time (first file's start to last file's end), the ten slowest files, and the closing line. */
-export function costSummary(costs: readonly FileCost[]): string {
-  const tiers = new Map<string, { from: number; to: number; files: number }>();
-  for (const cost of costs) {
-    const tier = tiers.get(cost.tier) ?? { from: cost.startedAt, to: cost.endedAt, files: 0 };
-    tiers.set(cost.tier, {
-      from: Math.min(tier.from, cost.startedAt),
-      to: Math.max(tier.to, cost.endedAt),
-      files: tier.files + 1,
+/**
+ * A tier's wall time: each vitest process's span of it (its first file's start to its last file's end), and the
+ * time those spans cover together, so that a tier run in two phases of `npm test` does not count the gap between.
+ */
+function wallTime(files: readonly FileCost[]): number {
+  const spans = new Map<string | undefined, { startedAt: number; endedAt: number }>();
+  for (const { run, startedAt, endedAt } of files) {
+    const span = spans.get(run);
+    spans.set(run, {
+      startedAt: Math.min(span?.startedAt ?? startedAt, startedAt),
+      endedAt: Math.max(span?.endedAt ?? endedAt, endedAt),
     });
   }
+  let total = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const { startedAt, endedAt } of [...spans.values()].sort((a, b) => a.startedAt - b.startedAt)) {
+    total += Math.max(0, endedAt - Math.max(startedAt, end));
+    end = Math.max(end, endedAt);
+  }
+  return total;
+}
+
+/** Each tier's wall time (wallTime), the ten slowest files, and the closing line. */
+export function costSummary(costs: readonly FileCost[]): string {
+  const tiers = new Map<string, FileCost[]>();
+  for (const cost of costs) tiers.set(cost.tier, [...(tiers.get(cost.tier) ?? []), cost]);
   const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+  const firstStart = (files: readonly FileCost[]) => Math.min(...files.map((f) => f.startedAt));
   const lines = ['', 'each tier: files, wall time (tiers may overlap)'];
-  for (const [tier, { from, to, files }] of [...tiers].sort((a, b) => a[1].from - b[1].from))
-    lines.push(`  ${tier.padEnd(12)} ${String(files).padStart(4)} files  ${seconds(to - from).padStart(7)}`);
+  for (const [tier, files] of [...tiers].sort((a, b) => firstStart(a[1]) - firstStart(b[1])))
+    lines.push(
+      `  ${tier.padEnd(12)} ${String(files.length).padStart(4)} files  ${seconds(wallTime(files)).padStart(7)}`,
+    );
   lines.push('the ten slowest files');
   const slowest = [...costs].sort((a, b) => b.endedAt - b.startedAt - (a.endedAt - a.startedAt)).slice(0, 10);
   for (const cost of slowest)
