@@ -25,8 +25,12 @@ const OPEN_ORDER: OrderView = {
   amounts: { ...PAID_ORDER.amounts, paid: 0 },
 };
 
-/** Sessions' store, orders (applies a payment id once) and the relay, in memory; the session made by createSession. */
-async function world() {
+/**
+ * Sessions' store, orders (applies a payment id once) and the relay, in memory; the session made by createSession.
+ * With `consumerWinsTheRace`, orders' order.paid event reaches this service's consumer before orders' answer reaches
+ * the pay flow: the consumer completes the session and its event is still in the outbox (its publish in flight).
+ */
+async function world(options: { consumerWinsTheRace?: boolean } = {}) {
   const applied = new Set<string>();
   let order: OrderSnapshot = { order: OPEN_ORDER, revision: 1 };
   let stored: SessionDocument | undefined;
@@ -94,6 +98,19 @@ async function world() {
     if (applied.has(payment.paymentId)) return Promise.resolve({ ...order, outcome: 'already_applied' });
     applied.add(payment.paymentId);
     order = { order: PAID_ORDER, revision: order.revision + 1 };
+    if (options.consumerWinsTheRace) {
+      const event = { type: SESSION_EVENT_TYPES.completed };
+      stored = {
+        ...session(),
+        status: 'completed',
+        orderJson: JSON.stringify(PAID_ORDER),
+        orderRevision: order.revision,
+        outbox: [
+          { eventId: 'evt_consumer', topic: 't', key: session()._id, value: JSON.stringify(event), createdAt: NOW },
+        ],
+        outboxPending: true,
+      };
+    }
     return Promise.resolve({ ...order, outcome: 'applied' });
   };
   const orders: Pick<Orders, 'create' | 'applyPayment' | 'closePayments' | 'get'> = {
@@ -146,6 +163,16 @@ describe('paySession (flow 3)', () => {
     expect(view.doc.status).toBe('completed');
     expect(view.order.status).toBe('completed');
     expect(w.published).toEqual([SESSION_EVENT_TYPES.completed]);
+  });
+
+  it("When the order event completes the session before orders' answer reaches the pay flow, then the pay answers once that event is published (flow 3)", async () => {
+    const w = await world({ consumerWinsTheRace: true });
+    const { result, view } = await paySession(w.deps, w.session(), capture('pay_test_raced'));
+    expect(result).toBe('succeeded');
+    expect(view.doc.status).toBe('completed');
+    // The consumer's event, sent by the pay flow since the consumer's publish had not landed when it answered.
+    expect(w.published).toEqual([SESSION_EVENT_TYPES.completed]);
+    expect(w.session().outbox).toEqual([]);
   });
 
   it('When the same payment id comes again (D27), then replayed: nothing is stored or published again', async () => {

@@ -62,11 +62,22 @@ export async function settleSession(deps: SessionDeps, read: SessionDocument, fa
   const closing = owes(read, newerCopy(read, answer)?.order ?? orderOf(read), facts) === 'expired';
   if (closing) answer = newest(answer, await deps.orders.closePayments(scopeOf(read), read.orderId));
   const first = await writeOwed(deps, read, answer, facts, closing);
-  if (first) return first;
+  if (first) return withEventPublished(deps, first);
   const second = await writeOwed(deps, await reread(deps, read), answer, facts, closing);
-  if (second) return second;
+  if (second) return withEventPublished(deps, second);
   const won = await reread(deps, read);
-  return { doc: won, order: orderOf(won), settledAs: null };
+  return withEventPublished(deps, { doc: won, order: orderOf(won), settledAs: null });
+}
+
+/**
+ * Flow 3 for a session another writer settled: its event may still be in the outbox (that writer's publish is in
+ * flight, say the order-events consumer's after it won the race with a payment's own write, or it crashed), and this
+ * caller too answers only once the event is on Kafka. In this process the publish in flight is joined; one in another
+ * replica is sent again, and consumers deduplicate on the event id.
+ */
+async function withEventPublished(deps: SessionDeps, settled: Settled): Promise<Settled> {
+  if (settled.settledAs === null && settled.doc.outbox.length > 0) await publish(deps, settled.doc);
+  return settled;
 }
 
 /** Attempts of a change merged into the session as read (PATCH, the hosted page's inputs) before a 503. */
