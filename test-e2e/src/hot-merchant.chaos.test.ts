@@ -147,10 +147,13 @@ function received(merchant: number) {
   });
 }
 
-const p99 = (values: number[]) => {
+/** The p-th percentile of values, nearest rank. */
+const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.ceil(0.99 * sorted.length) - 1] ?? Number.NaN;
+  return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN;
 };
+const p99 = (values: number[]) => percentile(values, 0.99);
+const median = (values: number[]) => percentile(values, 0.5);
 
 describe('One merchant with 80 % of the traffic', () => {
   it('leaves the others their webhook latency, spreads over every partition, and loses or reorders nothing', async () => {
@@ -216,16 +219,23 @@ describe('One merchant with 80 % of the traffic', () => {
     const fromRequest = (phase: Journey['phase']) => othersIn(phase).map((j) => webhookAt(j) - j.paidAt);
     const fromAnswer = (phase: Journey['phase']) => othersIn(phase).map((j) => webhookAt(j) - j.answeredAt);
     const [baseline, hot] = [fromRequest('baseline'), fromRequest('hot')];
-    // Enough payments in each phase that its p99 is one of its slowest few, not its single slowest.
+    // Every measured payment of each phase but two was timed.
     expect(Math.min(baseline.length, hot.length)).toBeGreaterThanOrEqual(ROUNDS * WINDOW_SECONDS * OTHERS_RATE - 2);
-    // A floor of 50 ms above the baseline: at ~48 samples a p99 is the slowest one, and on the shared 2 cores
-    // one scheduler hiccup moves it by tens of ms whatever the traffic; a partition held by the hot merchant would
-    // cost the others its whole backlog, seconds.
-    const bound = Math.max(1.5 * p99(baseline), p99(baseline) + 50);
+    // A floor above the baseline: at ~48 samples a p99 is the slowest one, so one hiccup of the shared 2 cores
+    // decides it whatever the traffic. The floor is at least 50 ms, and at least the tail of the measured merchants'
+    // own pay answers (p99 - p50, both phases): that time passes before the event exists, so no key can lengthen
+    // it, and it is the size of a hiccup in this run. With the 50 ms floor alone, 5 of 12 runs on this machine
+    // failed, 4 of them on one pay answer of 130-900 ms while the rest of the path (from the answer) was within
+    // 10 ms of the baseline's or faster. A partition held by the hot merchant would cost every other merchant on
+    // it its whole backlog, seconds, after the answer.
+    const payAnswers = [...othersIn('baseline'), ...othersIn('hot')].map((j) => j.answeredAt - j.paidAt);
+    const hiccup = p99(payAnswers) - median(payAnswers);
+    const bound = Math.max(1.5 * p99(baseline), p99(baseline) + Math.max(50, hiccup));
     console.log(
       `others' pay → webhook p99: ${p99(baseline)} ms without the hot merchant, ${p99(hot)} ms beside it ` +
-        `(${(p99(hot) / p99(baseline)).toFixed(2)}×; bound ${bound.toFixed(0)} ms; ${baseline.length} and ${hot.length} ` +
-        `payments); from the pay's answer: ${p99(fromAnswer('baseline'))} and ${p99(fromAnswer('hot'))} ms`,
+        `(${(p99(hot) / p99(baseline)).toFixed(2)}×; bound ${bound.toFixed(0)} ms with a pay-answer tail of ` +
+        `${hiccup} ms; ${baseline.length} and ${hot.length} payments); from the pay's answer: ` +
+        `${p99(fromAnswer('baseline'))} and ${p99(fromAnswer('hot'))} ms`,
     );
     expect(p99(hot)).toBeLessThanOrEqual(bound);
   }, 180_000);
