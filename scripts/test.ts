@@ -26,9 +26,9 @@ interface Lane {
 }
 
 /**
- * The rollout files short enough to follow the soak, beside the chaos tier's tail (three broker tests that mostly
- * wait: 19 % of the 2 cores busy once the soak had ended). The hot-merchant test, the chaos tier's first file, has
- * ended by then; every other rollout file runs last.
+ * The rollout files short enough to follow the soak, beside the chaos tier's tail (its broker tests, which mostly
+ * wait on broker restarts: 19 % of the 2 cores busy once the soak had ended). The hot-merchant test, the chaos tier's
+ * first file, has ended by then; every other rollout file runs last.
  */
 const ROLLOUTS_AFTER_SOAK = ['test-system/rollout/three-replicas.rollout.ts', 'test-system/rollout/edge.rollout.ts'];
 
