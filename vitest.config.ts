@@ -39,6 +39,13 @@ export default defineConfig({
             'deploy/observability/**/*.test.ts',
           ],
           environment: 'node',
+          // Two files at once: vitest's default on 2 cores is one (the cores less one), which left the unit tier
+          // running one file at a time beside the typecheck. Files share their worker's modules (no isolation): half
+          // the tier's CPU was importing the same modules again for each file (58 s and 104 CPU-s isolated, 31 s and
+          // 53 CPU-s not). That holds while no unit test mocks a module or changes process-wide state; the tier
+          // passes in shuffled orders (--sequence.shuffle).
+          maxWorkers: 2,
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },
