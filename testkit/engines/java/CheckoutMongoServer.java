@@ -1,7 +1,10 @@
 import java.lang.reflect.Field;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 import org.h2.mvstore.MVMap;
@@ -166,7 +169,38 @@ public final class CheckoutMongoServer {
                     return matchDocuments(query, index.getPositions(equalities), orderBy, numberToSkip, limit, batchSize, fieldSelector);
                 }
             }
+            for (Index<Object> index : indexes) {
+                List<Object> positions = positionsOfIdsIn(index, query);
+                if (positions != null) {
+                    return matchDocuments(query, positions, orderBy, numberToSkip, limit, batchSize, fieldSelector);
+                }
+            }
             return super.queryDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
+        }
+
+        /**
+         * {_id: {$in: [plain values]}} (a batch read or write by ids, with or without more conditions): the documents
+         * of those ids through the _id index, as MongoDB's plan does, instead of a scan. Null for any other filter.
+         * Only _id, which never holds an array, so each value names at most one document.
+         */
+        private static List<Object> positionsOfIdsIn(Index<Object> index, Document query) {
+            List<IndexKey> keys = index.getKeys();
+            if (keys.size() != 1 || !"_id".equals(keys.get(0).getKey())) return null;
+            if (!(query.get("_id") instanceof Document condition) || condition.size() != 1) return null;
+            if (!(condition.get("$in") instanceof Collection<?> values)) return null;
+            Set<Object> positions = new LinkedHashSet<>();
+            for (Object value : values) {
+                if (!isPlain(value)) return null;
+                Document equality = new Document("_id", value);
+                if (!index.canHandle(equality)) return null;
+                for (Object position : index.getPositions(equality)) positions.add(position);
+            }
+            return new ArrayList<>(positions);
+        }
+
+        private static boolean isPlain(Object value) {
+            return value != null && !(value instanceof Document) && !(value instanceof Collection) && !(value instanceof Pattern)
+                && !(value instanceof BsonRegularExpression);
         }
 
         /** The filter's plain-value conditions on exactly the index's fields, or null if it lacks one. */

@@ -144,6 +144,21 @@ describe('the MongoDB engine of this run', () => {
       (await docs.find({ _id: { $in: ['s1', 's2', 's4'] }, org: 'org1' }).toArray()).map((d) => d._id).sort(),
     ).toEqual(['s1', 's4']);
     expect(await docs.countDocuments({ _id: 's5', org: { $ne: 'org2' } })).toBe(0);
+    // A batch by ids (our launcher reads them through the _id index): repeats and missing ids, a sort, more conditions.
+    expect(
+      (
+        await docs
+          .find({ _id: { $in: ['s3', 's3', 'missing', 's6'] } })
+          .sort({ _id: -1 })
+          .toArray()
+      ).map((d) => d._id),
+    ).toEqual(['s6', 's3']);
+    const batch = await docs.updateMany(
+      { _id: { $in: ['s12', 's13', 's15'] }, org: 'org0' },
+      { $set: { revision: 5 } },
+    );
+    expect(batch.matchedCount).toBe(2);
+    expect(await docs.countDocuments({ revision: 5 })).toBe(2);
 
     const lost = await docs.updateOne({ _id: 's9', org: 'org0', revision: 2 }, { $set: { revision: 3 } });
     expect(lost.matchedCount).toBe(0);
