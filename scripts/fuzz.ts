@@ -98,7 +98,7 @@ async function main(): Promise<number> {
       logDir: join(workDir, 'logs'),
       webhookRetryDelaysMs: '200,400,800,1600',
       // The fuzzer is one client sending as fast as the stack answers; the rate limit has its own tests.
-      extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '100000' } },
+      extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '100000', RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000' } },
     });
     const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
     const organization = await admin.createOrganizationWithKeys('Fuzz Org');

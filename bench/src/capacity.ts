@@ -208,7 +208,11 @@ export async function runCapacityBench(
 ): Promise<void> {
   const log = (line: string) => process.stderr.write(`[capacity] ${line}\n`);
   const receiver = await startWebhookReceiver();
-  const limits = { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' };
+  const limits = {
+    RATE_LIMIT_PER_WINDOW: '1000000',
+    RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+    CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+  };
   const stack = await startBenchStack(engines, {
     services: ['orders', 'sessions', 'webhook-dispatcher', 'gateway'],
     replicas: 1,

@@ -46,7 +46,13 @@ export async function runDashboardBench(
     logDir: join(tmpdir(), 'checkout-bench'),
     runtime: 'bundle',
     logLevel: 'warn',
-    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } },
+    extraEnv: {
+      gateway: {
+        RATE_LIMIT_PER_WINDOW: '1000000',
+        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+      },
+    },
   });
   const mongo = await MongoClient.connect(engines.mongoUrl);
   try {

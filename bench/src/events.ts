@@ -206,7 +206,13 @@ export async function runEventsBench(engines: Engines, options: { rounds: number
   const stack = await startBenchStack(engines, {
     services: ['orders', 'sessions', 'gateway', 'webhook-dispatcher'],
     replicas: 1,
-    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } },
+    extraEnv: {
+      gateway: {
+        RATE_LIMIT_PER_WINDOW: '1000000',
+        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+      },
+    },
   });
   const receiver = await startWebhookReceiver();
   try {

@@ -380,7 +380,13 @@ export async function runOrdersBench(
     // date (D46); the CPU figures stay the gateway's and orders'.
     services: ['orders', 'sessions', 'gateway'],
     replicas: options.replicas,
-    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } },
+    extraEnv: {
+      gateway: {
+        RATE_LIMIT_PER_WINDOW: '1000000',
+        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+      },
+    },
   });
   // With replicas: every replica's CPU is summed, and each replica's RSS is a figure of its own.
   const servingMetrics = [...stack.metricsUrls('gateway'), ...stack.metricsUrls('orders')];

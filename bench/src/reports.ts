@@ -187,7 +187,11 @@ export async function runReportsBench(engines: Engines, options: { lines: number
     runtime: 'bundle',
     logLevel: 'warn',
     extraEnv: {
-      gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' },
+      gateway: {
+        RATE_LIMIT_PER_WINDOW: '1000000',
+        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+      },
       ...(process.env.ORDERS_NODE_OPTIONS && { orders: { NODE_OPTIONS: process.env.ORDERS_NODE_OPTIONS } }),
     },
   });

@@ -77,6 +77,7 @@ export async function startCountedStack(engines: Engines, services: readonly Cou
         AUTH_CACHE_MS: String(AUTH_CACHE_MS_MAX),
         IDEMPOTENCY_SWEEP_INTERVAL_MS: '3600000',
         RATE_LIMIT_PER_WINDOW: '1000000',
+        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
       },
       // D52's ledger is off the payment path (its own consumer group and sweep): kept out of the counted windows,
       // as in services/orders/test/component/round-trips.test.ts, which counts the payment path alone.

@@ -79,6 +79,7 @@ export async function runSessionsBench(
     extraEnv: {
       gateway: {
         RATE_LIMIT_PER_WINDOW: '1000000',
+        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
         CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
         // Every page comes from this one address: the per-address page limit would answer most of them 429.
         CHECKOUT_RATE_LIMIT_PER_WINDOW: '1000000',

@@ -167,7 +167,12 @@ export async function runTracingBench(
         // The gateway's per-key limits off: the bench measures tracing, not the limiter (which, past 100 req/s,
         // answered one side with 429s and made its throughput line meaningless).
         extraEnv: {
-          gateway: { ...otel, RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' },
+          gateway: {
+            ...otel,
+            RATE_LIMIT_PER_WINDOW: '1000000',
+            RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+            CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+          },
           orders: otel,
           sessions: otel,
           dispatcher: otel,

@@ -47,7 +47,11 @@ interface Report {
 beforeAll(async () => {
   stack = await startStack({
     extraEnv: {
-      gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' },
+      gateway: {
+        RATE_LIMIT_PER_WINDOW: '1000000',
+        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+      },
       orders: { OUTBOX_SWEEP_INTERVAL_MS: '1000' },
     },
   });

@@ -17,7 +17,10 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   stack = await startStack({
     webhookRetryDelaysMs: '100,200,400,800',
-    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' }, dispatcher: { WEBHOOK_MAX_ATTEMPTS: '2' } },
+    extraEnv: {
+      gateway: { RATE_LIMIT_PER_WINDOW: '1000000', RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000' },
+      dispatcher: { WEBHOOK_MAX_ATTEMPTS: '2' },
+    },
   });
 });
 

@@ -33,7 +33,7 @@ beforeAll(async () => {
   stack = await startStack({
     webhookAllowedNetworks: '127.0.0.2/32',
     extraEnv: {
-      gateway: { ...TIMEOUTS, RATE_LIMIT_PER_WINDOW: '100000' },
+      gateway: { ...TIMEOUTS, RATE_LIMIT_PER_WINDOW: '100000', RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000' },
       orders: TIMEOUTS,
       sessions: TIMEOUTS,
       dispatcher: TIMEOUTS,

@@ -60,7 +60,13 @@ const failures: string[] = [];
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   stack = await startStack({
-    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } },
+    extraEnv: {
+      gateway: {
+        RATE_LIMIT_PER_WINDOW: '1000000',
+        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+      },
+    },
   });
   kafka = createKafka({
     clientId: `hot-merchant-${randomBytes(3).toString('hex')}`,

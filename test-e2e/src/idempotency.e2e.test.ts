@@ -8,11 +8,12 @@ import { buildOrderInput, buildSessionInput, uniqueId } from './support/factorie
 let stack: InProcessStack;
 
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } } }, [
-    'orders',
-    'sessions',
-    'gateway',
-  ]);
+  stack = await startStack(
+    {
+      extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000' } },
+    },
+    ['orders', 'sessions', 'gateway'],
+  );
 });
 
 afterAll(async () => {
@@ -128,7 +129,15 @@ describe('POST /v0/checkout/sessions with Idempotency-Key under concurrency', ()
 describe('Idempotency-Key and 5xx answers', () => {
   it('When the first request ends in 503, then the key is not kept and a retry with it creates the session (D42)', async () => {
     const partial = await startStack(
-      { extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', UPSTREAM_TIMEOUT_MS: '2000' } } },
+      {
+        extraEnv: {
+          gateway: {
+            RATE_LIMIT_PER_WINDOW: '1000000',
+            RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+            UPSTREAM_TIMEOUT_MS: '2000',
+          },
+        },
+      },
       ['orders', 'gateway'],
     );
     try {

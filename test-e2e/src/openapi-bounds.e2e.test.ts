@@ -25,7 +25,13 @@ let orgId: string;
 
 beforeAll(async () => {
   stack = await startStack({
-    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } },
+    extraEnv: {
+      gateway: {
+        RATE_LIMIT_PER_WINDOW: '1000000',
+        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+      },
+    },
   });
   const org = await stack.admin.createOrganizationWithKeys(uniqueId('Bounds Org'));
   orgId = org.organizationId;

@@ -16,7 +16,12 @@ beforeAll(async () => {
   stack = await startStack(
     {
       extraEnv: {
-        gateway: { AUTH_CACHE_MS: '0', RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' },
+        gateway: {
+          AUTH_CACHE_MS: '0',
+          RATE_LIMIT_PER_WINDOW: '1000000',
+          RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+          CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+        },
       },
     },
     ['orders', 'gateway'],

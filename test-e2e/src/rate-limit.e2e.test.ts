@@ -11,6 +11,8 @@ const LIMIT = 6;
 const REPLICAS = 2;
 const SHARE = LIMIT / REPLICAS;
 const WINDOW_MS = 5_000;
+/** Test mode's bytes of request bodies per key and window (docs/security.md): 10,000 per replica. */
+const TEST_BODY_BYTES = 20_000;
 let stack: InProcessStack;
 let replicas: Api[];
 let otherKey: Api;
@@ -25,6 +27,7 @@ beforeAll(async () => {
           RATE_LIMIT_PER_WINDOW: String(LIMIT),
           RATE_LIMIT_WINDOW_MS: String(WINDOW_MS),
           GATEWAY_REPLICAS: String(REPLICAS),
+          RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: String(TEST_BODY_BYTES),
         },
       },
     },
@@ -75,6 +78,24 @@ describe('Rate limiting (D7, D43)', () => {
     expect(responses.filter((r) => r.status === 429).map((r) => r.body.code)).toEqual(
       Array.from({ length: LIMIT - SHARE }, () => 'RATE_LIMITED'),
     );
+  });
+
+  it('When a test key sends more request-body bytes than its share in one window, then the next request is 429 RATE_LIMITED; a live key sending the same is not', async () => {
+    const org = await stack.admin.createOrganizationWithKeys('Large Bodies Org');
+    // 12 kB of metadata: over the replica's 10,000 bytes at once, within its 3 requests per window.
+    const large = { metadata: Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`k${i}`, 'v'.repeat(500)])) };
+    await windowStart();
+    const testKey = new Api(stack.gatewayUrl, org.testKey);
+    const first = await testKey.post('/v0/orders', large);
+    const second = await testKey.post('/v0/orders', large);
+    expect(first.status).toBe(400); // admitted, then refused by validation (no items): it was weighed all the same
+    expect(second.status).toBe(429);
+    expect(second.body.code).toBe('RATE_LIMITED');
+    expect(second.body.message).toMatch(/Test mode takes at most 10000 bytes of request bodies/);
+    expect(Number(second.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    const liveKey = new Api(stack.gatewayUrl, org.liveKey);
+    const live = [await liveKey.post('/v0/orders', large), await liveKey.post('/v0/orders', large)];
+    expect(live.map((r) => r.status)).toEqual([400, 400]);
   });
 
   it('When the window has passed, then the key is admitted again', async () => {

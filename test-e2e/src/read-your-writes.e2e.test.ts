@@ -78,6 +78,7 @@ beforeAll(async () => {
         AUTH_CACHE_MS: '30000',
         IDEMPOTENCY_SWEEP_INTERVAL_MS: '3600000',
         RATE_LIMIT_PER_WINDOW: '1000000',
+        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
         CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
       },
       // Orders' background work stays out of the measured windows: the relay's sweep, the ledger's consumer and

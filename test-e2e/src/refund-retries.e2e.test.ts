@@ -71,7 +71,13 @@ async function extraGateway(env: Record<string, string>): Promise<{ url: string;
 
 beforeAll(async () => {
   stack = await startStack({
-    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } },
+    extraEnv: {
+      gateway: {
+        RATE_LIMIT_PER_WINDOW: '1000000',
+        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+      },
+    },
   });
   const org = await stack.admin.createOrganizationWithKeys(`Refund retries ${randomBytes(3).toString('hex')}`);
   test = new Api(stack.gatewayUrl, org.testKey);

@@ -22,7 +22,11 @@ const TOTAL = 1125; // buildOrderInput: 2 × 350 + 425
 beforeAll(async () => {
   stack = await startStack({
     extraEnv: {
-      gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' },
+      gateway: {
+        RATE_LIMIT_PER_WINDOW: '1000000',
+        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+      },
       // The sweep publishes order.paid (a payment's events are left to it, as before): every second here.
       orders: { OUTBOX_SWEEP_INTERVAL_MS: '1000' },
     },

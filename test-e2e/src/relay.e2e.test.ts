@@ -41,7 +41,10 @@ function cli(args: string[]): Cli {
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   stack = await startStack({
-    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' }, dispatcher: { SIGNING_SECRET_CACHE_MS: '1' } },
+    extraEnv: {
+      gateway: { RATE_LIMIT_PER_WINDOW: '1000000', RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000' },
+      dispatcher: { SIGNING_SECRET_CACHE_MS: '1' },
+    },
   });
 });
 

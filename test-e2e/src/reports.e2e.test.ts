@@ -19,7 +19,9 @@ let other: Api;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } } });
+  stack = await startStack({
+    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000' } },
+  });
   const org = await stack.admin.createOrganizationWithKeys(`Reports ${randomBytes(3).toString('hex')}`);
   test = new Api(stack.gatewayUrl, org.testKey);
   other = new Api(stack.gatewayUrl, (await stack.admin.createOrganizationWithKeys('Other reports org')).testKey);

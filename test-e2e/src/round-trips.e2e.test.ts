@@ -160,7 +160,12 @@ describe('round trips per public orders operation, gateway + orders', () => {
     // A second replica on the same database whose limit is 1 request per key and hour: its second request is refused.
     const counted = new CommandCounter();
     const limited = buildGateway(
-      gatewayConfig({ ...gatewayEnv, RATE_LIMIT_PER_WINDOW: '1', RATE_LIMIT_WINDOW_MS: '3600000' }),
+      gatewayConfig({
+        ...gatewayEnv,
+        RATE_LIMIT_PER_WINDOW: '1',
+        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+        RATE_LIMIT_WINDOW_MS: '3600000',
+      }),
       createLogger('gateway', { level: 'silent' }),
     );
     try {

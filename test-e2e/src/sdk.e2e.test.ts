@@ -12,7 +12,10 @@ let receiver: WebhookReceiver;
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   stack = await startStack({
-    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' }, dispatcher: { SIGNING_SECRET_CACHE_MS: '1' } },
+    extraEnv: {
+      gateway: { RATE_LIMIT_PER_WINDOW: '1000000', RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000' },
+      dispatcher: { SIGNING_SECRET_CACHE_MS: '1' },
+    },
   });
 });
 

@@ -21,7 +21,10 @@ const secrets = new Map<string, string>();
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   stack = await startStack(
-    { logLevel: 'trace', extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '100000' } } },
+    {
+      logLevel: 'trace',
+      extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '100000', RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000' } },
+    },
     undefined,
     {
       logSink: (line) => lines.push(line),

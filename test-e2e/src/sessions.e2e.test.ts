@@ -21,11 +21,12 @@ let stack: InProcessStack;
 let topic: TopicProbe;
 
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000' } } }, [
-    'orders',
-    'sessions',
-    'gateway',
-  ]);
+  stack = await startStack(
+    {
+      extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '1000000', RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000' } },
+    },
+    ['orders', 'sessions', 'gateway'],
+  );
   topic = await TopicProbe.start(
     stack.env.sessions.KAFKA_BROKERS!.split(','),
     topicName(stack.env.sessions.TOPIC_PREFIX, TOPICS.sessionEvents),

@@ -49,7 +49,11 @@ beforeAll(async () => {
   stack = await startStack(
     {
       extraEnv: {
-        gateway: { RATE_LIMIT_PER_WINDOW: '1000000', CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' },
+        gateway: {
+          RATE_LIMIT_PER_WINDOW: '1000000',
+          RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+          CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+        },
         // The ledger's sweep and the report poll run often, so the balance and the report come within the test.
         orders: { BALANCE_SWEEP_INTERVAL_MS: '200', REPORT_POLL_INTERVAL_MS: '200' },
       },

@@ -17,7 +17,7 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   stack = await startStack({
     webhookRetryDelaysMs: '200,400,800,1600',
-    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '100000' } },
+    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '100000', RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000' } },
   });
   const a = await stack.admin.createOrganizationWithKeys('Webhook Org');
   const b = await stack.admin.createOrganizationWithKeys('Another Org');

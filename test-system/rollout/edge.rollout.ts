@@ -40,7 +40,13 @@ describe('the edge through the load balancer (two replicas behind HAProxy)', () 
       replicationFactor: 1,
       minInsyncReplicas: 1,
       runtime: 'bundle',
-      extraEnv: { gateway: { CLIENT_RATE_LIMIT_PER_WINDOW: '1000000', RATE_LIMIT_PER_WINDOW: '1000000' } },
+      extraEnv: {
+        gateway: {
+          CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+          RATE_LIMIT_PER_WINDOW: '1000000',
+          RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+        },
+      },
       log,
     });
   }, 240_000);

@@ -237,7 +237,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       webhookRetryDelaysMs: options.rollout ? ROLLOUT_RETRY_DELAYS_MS : RETRY_DELAYS_MS,
       extraEnv: {
         // The soak measures correctness under failure, not the per-key limit (D43).
-        gateway: { RATE_LIMIT_PER_WINDOW: '100000' },
+        gateway: { RATE_LIMIT_PER_WINDOW: '100000', RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000' },
         // A killed dispatcher's claimed deliveries come back after the claim TTL; short, so the drain is short.
         dispatcher: {
           // Nor the daily budgets (docs/webhooks.md): its test-mode merchants get live's.

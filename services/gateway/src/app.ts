@@ -14,7 +14,7 @@ import { IdempotentRequests } from './domain/idempotent-requests';
 import { KeylessWrites } from './domain/keyless-writes';
 import { UnansweredWritesStore } from './store/unanswered-writes.store';
 import { DashboardLogins } from './domain/dashboard-logins';
-import { mountRoutes } from './http/router';
+import { mountRoutes, type GatewayRouteDeps } from './http/router';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics';
 import { MerchantBudgets } from './domain/budgets';
 
@@ -106,14 +106,7 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
         upstreams,
         internalCallers: config.INTERNAL_CALLERS,
         adminToken: config.ADMIN_TOKEN,
-        limits: {
-          perKey: config.RATE_LIMIT_PER_WINDOW,
-          perClient: config.CLIENT_RATE_LIMIT_PER_WINDOW,
-          checkoutPerClient: config.CHECKOUT_RATE_LIMIT_PER_WINDOW,
-          windowMs: config.RATE_LIMIT_WINDOW_MS,
-          replicas: config.GATEWAY_REPLICAS,
-          adminAuthFailuresPerMinute: config.ADMIN_AUTH_FAILURES_PER_MINUTE,
-        },
+        limits: requestLimits(config),
         trustedProxies: parseNetworks(config.TRUSTED_PROXIES),
         adminAuthExempt: parseNetworks(config.ADMIN_AUTH_FAILURES_EXEMPT),
         authCacheMs: config.AUTH_CACHE_MS,
@@ -130,5 +123,18 @@ export function buildApp(config: Config, logger: Logger, options: { clock?: () =
     },
 
     stop: () => runtime.stop(),
+  };
+}
+
+/** The rate limits of the routes (D43), from the settings. */
+function requestLimits(config: Config): GatewayRouteDeps['limits'] {
+  return {
+    perKey: config.RATE_LIMIT_PER_WINDOW,
+    testBodyBytesPerKey: config.RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW,
+    perClient: config.CLIENT_RATE_LIMIT_PER_WINDOW,
+    checkoutPerClient: config.CHECKOUT_RATE_LIMIT_PER_WINDOW,
+    windowMs: config.RATE_LIMIT_WINDOW_MS,
+    replicas: config.GATEWAY_REPLICAS,
+    adminAuthFailuresPerMinute: config.ADMIN_AUTH_FAILURES_PER_MINUTE,
   };
 }

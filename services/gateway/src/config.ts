@@ -45,6 +45,13 @@ export const ConfigSchema = z.object({
   RATE_LIMIT_PER_WINDOW: env
     .positiveInt(100)
     .describe('Requests allowed per API key per window across GATEWAY_REPLICAS replicas (D43)'),
+  RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: env
+    .positiveInt(64 * 1024)
+    .describe(
+      'Bytes of request bodies a test-mode API key may send per window across GATEWAY_REPLICAS replicas (live keys: ' +
+        'only RATE_LIMIT_PER_WINDOW); past them 429 RATE_LIMITED. A body without Content-Length counts as ' +
+        'BODY_LIMIT_BYTES',
+    ),
   RATE_LIMIT_WINDOW_MS: env.positiveInt(1_000).describe('Length of the rate-limit window'),
   GATEWAY_REPLICAS: env
     .positiveInt(1)

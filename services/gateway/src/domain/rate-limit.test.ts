@@ -54,6 +54,19 @@ describe('RateLimiter (D43)', () => {
     expect(limiter.admit('key_a', windowStart + 4_999)).toBe(1);
   });
 
+  it('weighs each request by its cost (a limit on body bytes): admitted while under the share, so one large body passes alone', () => {
+    const bytes = new RateLimiter({ limitPerWindow: 100_000, windowMs: WINDOW, replicas: 1 });
+    expect(bytes.admit('key_a', start, 60_000)).toBe(0);
+    expect(bytes.admit('key_a', start + 1, 30_000)).toBe(0);
+    expect(bytes.admit('key_a', start + 2, 20_000)).toBe(0); // 90 000 used: under the share, so it passes
+    expect(bytes.admit('key_a', start + 3, 10)).toBe(1);
+    expect(bytes.admit('key_a', start + 4, 0)).toBe(1);
+    // A body larger than the whole share is not refused forever: it passes first in its window.
+    expect(bytes.admit('key_b', start, 1_000_000)).toBe(0);
+    expect(bytes.admit('key_b', start + 5, 1)).toBe(1);
+    expect(bytes.admit('key_b', start + WINDOW, 1)).toBe(0);
+  });
+
   it('refuses a limit, window or replica count below 1', () => {
     expect(() => new RateLimiter({ limitPerWindow: 0, windowMs: WINDOW, replicas: 1 })).toThrow(RangeError);
     expect(() => new RateLimiter({ limitPerWindow: 1, windowMs: WINDOW, replicas: 0 })).toThrow(RangeError);

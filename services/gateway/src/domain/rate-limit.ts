@@ -20,8 +20,12 @@ export class RateLimiter {
     this.windowMs = options.windowMs;
   }
 
-  /** Returns 0 when the request is admitted, else the whole seconds (at least 1) until its window ends. */
-  admit(keyId: string, now: number): number {
+  /**
+   * Returns 0 when the request is admitted, else the whole seconds (at least 1) until its window ends. A request
+   * costs `cost` of the share (1: a request; its body's bytes for a limit on bytes): it is admitted while the key has
+   * used less than its share, so one request larger than the share still passes, alone in its window.
+   */
+  admit(keyId: string, now: number, cost = 1): number {
     const window = Math.floor(now / this.windowMs);
     if (window !== this.window) {
       this.window = window;
@@ -29,7 +33,7 @@ export class RateLimiter {
     }
     const used = this.counts.get(keyId) ?? 0;
     if (used < this.share) {
-      this.counts.set(keyId, used + 1);
+      this.counts.set(keyId, used + cost);
       return 0;
     }
     return Math.max(1, Math.ceil(((window + 1) * this.windowMs - now) / 1000));

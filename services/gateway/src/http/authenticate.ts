@@ -1,5 +1,5 @@
-import type { Scope } from '@checkout/contracts';
-import type { Middleware } from 'koa';
+import type { Mode, Scope } from '@checkout/contracts';
+import type { Context, Middleware } from 'koa';
 import { LRUCache } from 'lru-cache';
 import { DomainError } from '@checkout/errors';
 import { annotateActiveSpan } from '@checkout/telemetry';
@@ -42,8 +42,13 @@ export interface KeyCache {
  */
 export function authenticate(
   organizations: Organizations,
-  rateLimiter: RateLimiter,
-  options: { cacheMs: number; unknownKeyCacheMs: number },
+  limits: {
+    /** D43: requests per key. */
+    requests: RateLimiter;
+    /** Request-body bytes per test-mode key (docs/security.md, "Test mode's limits"); live keys have none. */
+    testBodyBytes: RateLimiter;
+  },
+  options: { cacheMs: number; unknownKeyCacheMs: number; bodyLimitBytes: number },
   metrics: GatewayMetrics,
 ): { middleware: Middleware; keys: KeyCache } {
   const cache = new LRUCache<string, KeyWithOrganization>({
@@ -89,13 +94,7 @@ export function authenticate(
     // The request's span names the merchant (an id, never the key): an operator finds a merchant's traces by it.
     annotateActiveSpan({ 'checkout.organization_id': organization._id, 'checkout.mode': key.mode });
 
-    const retryAfter = rateLimiter.admit(key.keyId, now);
-    if (retryAfter > 0) {
-      metrics.rateLimited.inc();
-      throw new DomainError('RATE_LIMITED', 'Too many requests for this API key; retry after the indicated delay.', {
-        retryAfterSeconds: retryAfter,
-      });
-    }
+    admitWithinLimits(limits, key, ctx, { now, bodyLimitBytes: options.bodyLimitBytes, metrics });
 
     const scope: Scope = { organizationId: organization._id, mode: key.mode };
     ctx.state.scope = scope;
@@ -110,4 +109,32 @@ export function authenticate(
     return cached.organization;
   };
   return { middleware, keys: { revoked: (lookupId) => void revokedHere.set(lookupId, true), activeOrganization } };
+}
+
+/**
+ * D43's limit on requests per key, then, for a test-mode key, the limit on its request bodies' bytes (weighed by
+ * Content-Length; a body sent without it, chunked, counts as the largest one accepted: it cannot be weighed before
+ * it is read, and reading it is what the limit spares the services). Throws RATE_LIMITED past either.
+ */
+function admitWithinLimits(
+  limits: { requests: RateLimiter; testBodyBytes: RateLimiter },
+  key: { keyId: string; mode: Mode },
+  ctx: Context,
+  at: { now: number; bodyLimitBytes: number; metrics: GatewayMetrics },
+): void {
+  const refuse = (retryAfterSeconds: number, message: string): never => {
+    at.metrics.rateLimited.inc();
+    throw new DomainError('RATE_LIMITED', message, { retryAfterSeconds });
+  };
+  const retryAfter = limits.requests.admit(key.keyId, at.now);
+  if (retryAfter > 0) refuse(retryAfter, 'Too many requests for this API key; retry after the indicated delay.');
+  if (key.mode !== 'test') return;
+  const bodyBytes = ctx.request.length ?? (ctx.get('transfer-encoding') ? at.bodyLimitBytes : 0);
+  const retryAfterBytes = limits.testBodyBytes.admit(key.keyId, at.now, bodyBytes);
+  if (retryAfterBytes > 0)
+    refuse(
+      retryAfterBytes,
+      `Test mode takes at most ${limits.testBodyBytes.share} bytes of request bodies per API key and second; ` +
+        'retry after the indicated delay.',
+    );
 }

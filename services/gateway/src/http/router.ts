@@ -51,6 +51,8 @@ export interface GatewayRouteDeps {
   adminToken: string;
   limits: {
     perKey: number;
+    /** Request-body bytes per test-mode key and window (RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW). */
+    testBodyBytesPerKey: number;
     perClient: number;
     checkoutPerClient: number;
     windowMs: number;
@@ -82,8 +84,8 @@ export function mountRoutes(publicApp: Koa, operatorApp: Koa, deps: GatewayRoute
   const perKey = rateLimiter(deps.limits.perKey, deps.limits);
   const { middleware: authenticated, keys } = authenticate(
     deps.organizations,
-    perKey,
-    { cacheMs: deps.authCacheMs, unknownKeyCacheMs: deps.unknownKeyCacheMs },
+    { requests: perKey, testBodyBytes: rateLimiter(deps.limits.testBodyBytesPerKey, deps.limits) },
+    { cacheMs: deps.authCacheMs, unknownKeyCacheMs: deps.unknownKeyCacheMs, bodyLimitBytes: deps.bodyLimitBytes },
     deps.metrics,
   );
   mountPublicRoutes(publicApp, deps, { settings, perKey, authenticated, keys });

@@ -53,7 +53,11 @@ beforeAll(async () => {
         PORT: '0',
         ADMIN_PORT: '0',
         ...(i === 2 && { PUBLIC_BASE_URL: 'https://pay.example' }),
-        ...(i === 3 && { RATE_LIMIT_PER_WINDOW: '4', RATE_LIMIT_WINDOW_MS: '3600000' }),
+        ...(i === 3 && {
+          RATE_LIMIT_PER_WINDOW: '4',
+          RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+          RATE_LIMIT_WINDOW_MS: '3600000',
+        }),
       }),
       createLogger('gateway', { level: 'silent' }),
       { clock },
