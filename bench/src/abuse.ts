@@ -17,12 +17,14 @@ import { openLoop, percentile } from './load';
 import { startBenchStack, type BenchStack } from './stack';
 
 // npm run bench -- abuse [--seconds=S] [--deliveries=N] [--rate=R] [--live-rate=L] [--seed-seconds=T]
+//                         [--test-body-bytes=B]
 // One free test key cannot wear down what all merchants share. Two phases of S seconds (60 by default) in one run:
 //   1. baseline: a live merchant pays at a steady L/s (4) with one webhook endpoint: the processor's payment
 //      notification → the first delivery attempt reaching its endpoint, p50/p99;
 //   2. abuse: the same, beside one test key at its rate limit (R = 100 requests/s) creating and PATCHing orders with
 //      the largest bodies the API allows (100 items of 250-character names, 50 metadata keys of 500 characters),
 //      every event fanned out to 16 endpoints on a local receiver (D50): the live p99 against (1) (target ≤ 1.5×),
+//      in both phases split by the dispatcher's records (event made → batch handled → first attempt started),
 //      the abuser's answers by status and code (429 RATE_LIMITED; QUOTA_EXCEEDED where a budget applies), and the
 //      bytes each tenant stored in the dispatcher's events and deliveries (BSON sizes summed);
 //   3. search: N deliveries (10⁶) of the abuser's, written straight into the dispatcher's collections in its store's
@@ -173,6 +175,35 @@ async function liveMerchant(
   return { latencies, refused: refused + (paidAt.size - firstAt.size) };
 }
 
+/**
+ * The live merchant's payment deliveries whose events were made in [from, to), split where the dispatcher's records
+ * can: the event made → its batch handled by the dispatcher (Kafka and the consumer's waits), and handled → the
+ * first attempt started (the inserts, the scheduler's queue).
+ */
+async function liveSegments(
+  db: Db,
+  organizationId: string,
+  from: Date,
+  to: Date,
+): Promise<{ consumed: number[]; attempted: number[] }> {
+  const consumed: number[] = [];
+  const attempted: number[] = [];
+  const deliveries = db
+    .collection<{ eventType: string; eventCreatedAt?: Date; createdAt: Date; attempts: Array<{ at: Date }> }>(
+      'deliveries',
+    )
+    .find({ organizationId, mode: 'live' });
+  for await (const { eventType, eventCreatedAt, createdAt, attempts } of deliveries) {
+    if (!PAYMENT_EVENTS.has(eventType) || eventCreatedAt === undefined) continue;
+    if (eventCreatedAt < from || eventCreatedAt >= to) continue;
+    consumed.push(createdAt.getTime() - eventCreatedAt.getTime());
+    const first = attempts[0];
+    if (first) attempted.push(first.at.getTime() - createdAt.getTime());
+  }
+  const ascending = (a: number, b: number) => a - b;
+  return { consumed: consumed.sort(ascending), attempted: attempted.sort(ascending) };
+}
+
 /** What each tenant stored in the dispatcher's events and deliveries: BSON bytes and documents. */
 async function storedPerTenant(db: Db, tenants: Record<string, string>): Promise<string[]> {
   const rows: string[] = [];
@@ -194,17 +225,32 @@ async function storedPerTenant(db: Db, tenants: Record<string, string>): Promise
 
 export async function runAbuseBench(
   engines: Engines,
-  options: { seconds: number; deliveries: number; rate: number; liveRate: number; seedSeconds: number },
+  options: {
+    seconds: number;
+    deliveries: number;
+    rate: number;
+    liveRate: number;
+    seedSeconds: number;
+    /** The gateway's RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW; 0: its default. */
+    testBodyBytes: number;
+  },
 ): Promise<void> {
+  const bodyBytes = options.testBodyBytes > 0 ? `${options.testBodyBytes}` : 'the default';
   console.log(
     `abuse benchmark: ${options.seconds} s per phase, abuser at ${options.rate} requests/s with ${WEBHOOK_ENDPOINTS_MAX} endpoints, ` +
-      `live merchant at ${options.liveRate} payments/s, search at ${options.deliveries} deliveries; engines: ${engines.description}`,
+      `live merchant at ${options.liveRate} payments/s, search at ${options.deliveries} deliveries, test-mode body bytes ` +
+      `per key and second ${bodyBytes}; engines: ${engines.description}`,
   );
   const stack = await startBenchStack(engines, {
     services: ['orders', 'sessions', 'gateway', 'webhook-dispatcher'],
     replicas: 1,
     // Both merchants call from 127.0.0.1: only the per-key limit (100 requests/s, the default) is the abuser's.
-    extraEnv: { gateway: { CLIENT_RATE_LIMIT_PER_WINDOW: '1000000' } },
+    extraEnv: {
+      gateway: {
+        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+        ...(options.testBodyBytes > 0 && { RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: String(options.testBodyBytes) }),
+      },
+    },
     budgets: 'dispatcher defaults',
   });
   // The abuser's victim and the live merchant's own endpoint are different hosts, as they would be: one host's
@@ -232,13 +278,20 @@ export async function runAbuseBench(
     });
     const ms = options.seconds * 1000;
     await liveMerchant(stack, keys, liveReceiver, options.liveRate, 3_000); // warm-up
+    const aloneFrom = new Date();
     const alone = await liveMerchant(stack, keys, liveReceiver, options.liveRate, ms);
     const tally: Tally = new Map();
+    const besideFrom = new Date();
     const [beside] = await Promise.all([
       liveMerchant(stack, keys, liveReceiver, options.liveRate, ms),
       abuse(stack, abuser.testKey, options.rate, ms, tally),
     ]);
+    const besideTo = new Date();
     const db = mongo.db(stack.env.dispatcher.MONGODB_DATABASE);
+    const segments = {
+      alone: await liveSegments(db, merchant.organizationId, aloneFrom, besideFrom),
+      beside: await liveSegments(db, merchant.organizationId, besideFrom, besideTo),
+    };
     const stored = await storedPerTenant(db, {
       abuser: abuser.organizationId,
       'live merchant': merchant.organizationId,
@@ -257,6 +310,11 @@ export async function runAbuseBench(
       `  with the abuser     n=${withAbuser.length} p50 ${p(withAbuser, 50)} p99 ${p(withAbuser, 99)}, refused or never delivered ${beside.refused}`,
     );
     console.log(`  p99 ratio ${ratio.toFixed(2)}× ${ratio <= TARGET_RATIO ? '✓' : '✗'} ≤ ${TARGET_RATIO}×`);
+    console.log(`  where it goes, from the dispatcher's records of the payments' deliveries (p50 / p99 ms):`);
+    for (const [phase, rows] of Object.entries(segments)) {
+      const cells = Object.entries(rows).map(([name, sorted]) => `${name} ${p(sorted, 50)} / ${p(sorted, 99)}`);
+      console.log(`    ${phase.padEnd(7)} ${cells.join(', ')}`);
+    }
     console.log(`\nabuser's answers by status and code (${options.rate} requests/s for ${options.seconds} s)`);
     for (const [label, count] of [...tally].sort()) console.log(`  ${label.padEnd(36)} ${count}`);
     console.log(`  deliveries reaching its 16 endpoints during the run: ${delivered}`);
