@@ -91,7 +91,7 @@ describe('Rate limiting (D7, D43)', () => {
     expect(first.status).toBe(400); // admitted, then refused by validation (no items): it was weighed all the same
     expect(second.status).toBe(429);
     expect(second.body.code).toBe('RATE_LIMITED');
-    expect(second.body.message).toMatch(/Test mode takes at most 10000 bytes of request bodies/);
+    expect(second.body.message).toMatch(/test-mode API key sent more request-body bytes than test mode allows/);
     expect(Number(second.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     const liveKey = new Api(stack.gatewayUrl, org.liveKey);
     const live = [await liveKey.post('/v0/orders', large), await liveKey.post('/v0/orders', large)];

@@ -45,7 +45,7 @@ export function authenticate(
   limits: {
     /** D43: requests per key. */
     requests: RateLimiter;
-    /** Request-body bytes per test-mode key (docs/security.md, "Test mode's limits"); live keys have none. */
+    /** Request-body bytes per test-mode key (docs/decisions.md, "Rate limit"); live keys have none. */
     testBodyBytes: RateLimiter;
   },
   options: { cacheMs: number; unknownKeyCacheMs: number; bodyLimitBytes: number },
@@ -134,7 +134,7 @@ function admitWithinLimits(
   if (retryAfterBytes > 0)
     refuse(
       retryAfterBytes,
-      `Test mode takes at most ${limits.testBodyBytes.share} bytes of request bodies per API key and second; ` +
-        'retry after the indicated delay.',
+      'This test-mode API key sent more request-body bytes than test mode allows per window; retry after the ' +
+        'indicated delay.',
     );
 }
