@@ -198,6 +198,7 @@ public final class CheckoutMongoServer {
             return new ArrayList<>(positions);
         }
 
+        /** A value an equality on an index can look up: no operator, array, regular expression or null. */
         private static boolean isPlain(Object value) {
             return value != null && !(value instanceof Document) && !(value instanceof Collection) && !(value instanceof Pattern)
                 && !(value instanceof BsonRegularExpression);
@@ -209,10 +210,7 @@ public final class CheckoutMongoServer {
             Document equalities = new Document();
             for (IndexKey key : index.getKeys()) {
                 Object value = query.get(key.getKey());
-                if (value == null || value instanceof Document || value instanceof Collection || value instanceof Pattern
-                    || value instanceof BsonRegularExpression) {
-                    return null;
-                }
+                if (!isPlain(value)) return null;
                 equalities.put(key.getKey(), value);
             }
             return equalities;
