@@ -2,18 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { Pool } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { BSON, MongoClient, type Db, type Document } from '@checkout/mongo';
-import {
-  ITEMS_MAX,
-  LINE_NAME_MAX,
-  METADATA_KEY_MAX,
-  METADATA_MAX_KEYS,
-  METADATA_VALUE_MAX,
-  WEBHOOK_ENDPOINTS_MAX,
-  newId,
-} from '@checkout/contracts';
+import { WEBHOOK_ENDPOINTS_MAX, newId } from '@checkout/contracts';
 import { AdminClient, eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import { clientOf } from './events';
-import { openLoop, percentile } from './load';
+import { startAbuser, type Tally } from './abuser';
+import { paced, percentile } from './load';
 import { startBenchStack, type BenchStack } from './stack';
 
 // npm run bench -- abuse [--seconds=S] [--deliveries=N] [--rate=R] [--live-rate=L] [--seed-seconds=T]
@@ -23,7 +16,8 @@ import { startBenchStack, type BenchStack } from './stack';
 //      notification → the first delivery attempt reaching its endpoint, p50/p99;
 //   2. abuse: the same, beside one test key at its rate limit (R = 100 requests/s) creating and PATCHing orders with
 //      the largest bodies the API allows (100 items of 250-character names, 50 metadata keys of 500 characters),
-//      every event fanned out to 16 endpoints on a local receiver (D50): the live p99 against (1) (target ≤ 1.5×),
+//      every event fanned out to 16 endpoints on a local receiver (D50), both in a process of their own
+//      (bench/src/abuser.ts) as on another machine: the live p99 against (1) (target ≤ 1.5×),
 //      in both phases split by the dispatcher's records (event made → batch handled → first attempt started),
 //      the abuser's answers by status and code (429 RATE_LIMITED; QUOTA_EXCEEDED where a budget applies), and the
 //      bytes each tenant stored in the dispatcher's events and deliveries (BSON sizes summed);
@@ -44,70 +38,6 @@ const SEARCH_PAGES = [1, 10, 100];
 const UPSTREAM_TIMEOUT_MS = 10_000;
 /** The events a payment causes (D30, D49): the first of them to arrive ends the payment's wait. */
 const PAYMENT_EVENTS = new Set(['order.paid', 'checkout.session.completed']);
-
-/** The largest order the API takes: ITEMS_MAX items of the longest names, the most metadata of the longest values. */
-function largestOrder(seed: string): Record<string, unknown> {
-  const text = (n: number, fill: string) => `${seed}${fill.repeat(n)}`.slice(0, n);
-  return {
-    items: Array.from({ length: ITEMS_MAX }, (_, i) => ({
-      name: text(LINE_NAME_MAX, `item ${i} `),
-      quantity: 1,
-      unitPrice: 100 + i,
-    })),
-    metadata: largestMetadata(seed),
-  };
-}
-
-function largestMetadata(seed: string): Record<string, string> {
-  return Object.fromEntries(
-    Array.from({ length: METADATA_MAX_KEYS }, (_, i) => [
-      `k${i}`.padEnd(METADATA_KEY_MAX, 'k'),
-      `${seed}`.padEnd(METADATA_VALUE_MAX, 'v'),
-    ]),
-  );
-}
-
-/** Answers by status and code (`201`, `429 RATE_LIMITED`, `429 QUOTA_EXCEEDED`…). */
-type Tally = Map<string, number>;
-
-/**
- * The abuser: at `rate` requests a second for `ms`, an order created, then PATCHed with new metadata, in turn, with
- * its test key; every answer counted by status and code.
- */
-async function abuse(stack: BenchStack, key: string, rate: number, ms: number, tally: Tally): Promise<void> {
-  const pool = new Pool(stack.env.gatewayUrl, { connections: 32 });
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const orders: string[] = [];
-  const send = async (i: number) => {
-    const patch = i % 2 === 1 && orders.length > 0;
-    const seed = randomBytes(6).toString('hex');
-    const response = await pool.request(
-      patch
-        ? {
-            method: 'PATCH',
-            path: `/v0/orders/${orders[Math.floor(Math.random() * orders.length)]}`,
-            headers,
-            body: JSON.stringify({ metadata: largestMetadata(seed) }),
-          }
-        : { method: 'POST', path: '/v0/orders', headers, body: JSON.stringify(largestOrder(seed)) },
-    );
-    const answer = (await response.body.json().catch(() => ({}))) as { code?: string; order?: { id: string } };
-    if (answer.order && !patch) orders.push(answer.order.id);
-    const label = `${patch ? 'PATCH' : 'POST'} ${response.statusCode}${answer.code ? ` ${answer.code}` : ''}`;
-    tally.set(label, (tally.get(label) ?? 0) + 1);
-  };
-  await paced(rate, ms, send);
-  await pool.close();
-}
-
-/** Starts `work(i)` at `rate` a second for `ms`, without waiting for one to end before the next; waits for all. */
-function paced(rate: number, ms: number, work: (i: number) => Promise<void>): Promise<void> {
-  return openLoop(rate, Math.round((rate * ms) / 1000), (i) =>
-    work(i).catch((err: unknown) => {
-      process.stderr.write(`[bench] ${String(err)}\n`);
-    }),
-  );
-}
 
 /**
  * The live merchant for `ms`: at `rate` a second, a session created and paid by the processor's notification; the
@@ -255,7 +185,7 @@ export async function runAbuseBench(
   });
   // The abuser's victim and the live merchant's own endpoint are different hosts, as they would be: one host's
   // cap (and one address's) holds the abuser's attempts, not the live merchant's.
-  const receiver = await startWebhookReceiver();
+  const abuserProcess = await startAbuser();
   const liveReceiver = await startWebhookReceiver();
   const mongo = await MongoClient.connect(engines.mongoUrl);
   try {
@@ -266,7 +196,7 @@ export async function runAbuseBench(
     const endpointIds: string[] = [];
     for (let i = 0; i < WEBHOOK_ENDPOINTS_MAX; i += 1) {
       const answer = await abuserCalls.call<{ endpoint: { id: string } }>('test', 'POST', '/v0/webhook_endpoints', {
-        url: receiver.url(`/abuse/${i}?${'q'.repeat(1_000)}`),
+        url: abuserProcess.victimUrl(`/abuse/${i}?${'q'.repeat(1_000)}`),
         enabledEvents: ['*'],
       });
       endpointIds.push(answer.endpoint.id);
@@ -280,11 +210,10 @@ export async function runAbuseBench(
     await liveMerchant(stack, keys, liveReceiver, options.liveRate, 3_000); // warm-up
     const aloneFrom = new Date();
     const alone = await liveMerchant(stack, keys, liveReceiver, options.liveRate, ms);
-    const tally: Tally = new Map();
     const besideFrom = new Date();
-    const [beside] = await Promise.all([
+    const [beside, tally] = await Promise.all([
       liveMerchant(stack, keys, liveReceiver, options.liveRate, ms),
-      abuse(stack, abuser.testKey, options.rate, ms, tally),
+      abuserProcess.run({ gatewayUrl: stack.env.gatewayUrl, key: abuser.testKey, rate: options.rate, ms }),
     ]);
     const besideTo = new Date();
     const db = mongo.db(stack.env.dispatcher.MONGODB_DATABASE);
@@ -296,7 +225,7 @@ export async function runAbuseBench(
       abuser: abuser.organizationId,
       'live merchant': merchant.organizationId,
     });
-    const delivered = receiver.deliveries().filter((d) => d.path.startsWith('/abuse/')).length;
+    const delivered = await abuserProcess.delivered();
 
     const baseline = alone.latencies;
     const withAbuser = beside.latencies;
@@ -330,7 +259,7 @@ export async function runAbuseBench(
     );
   } finally {
     await mongo.close();
-    await receiver.close();
+    await abuserProcess.stop();
     await liveReceiver.close();
     await stack.stop();
   }
@@ -366,20 +295,13 @@ async function searchPhase(
     const times: number[] = [];
     for (const page of SEARCH_PAGES) {
       for (let i = 0; i <= SEARCH_SAMPLES; i += 1) {
-        const started = performance.now();
-        const response = await pool.request({
-          method: 'GET',
-          path: `/v0/events?${query}&limit=100&page=${page}`,
-          headers,
-        });
-        const { code } = (await response.body.json().catch(() => ({}))) as { code?: string };
-        const ms = performance.now() - started;
-        process.stderr.write(`[bench] ?${query} page ${page}: ${response.statusCode} in ${ms.toFixed(0)} ms\n`);
+        const { status, code, ms } = await searchOnce(pool, `/v0/events?${query}&limit=100&page=${page}`, headers);
+        process.stderr.write(`[bench] ?${query} page ${page}: ${status} in ${ms.toFixed(0)} ms\n`);
         if (i === 0) continue; // each page's first request warms it
         times.push(ms);
         all.push(ms);
         // Past the gateway's upstream timeout the answer is the gateway's 503, not the dispatcher's maxTimeMS one.
-        const label = `${response.statusCode}${code ? ` ${code}` : ''}${ms > UPSTREAM_TIMEOUT_MS ? ' (past the upstream timeout)' : ''}`;
+        const label = `${status}${code ? ` ${code}` : ''}${ms > UPSTREAM_TIMEOUT_MS ? ' (past the upstream timeout)' : ''}`;
         answers.set(label, (answers.get(label) ?? 0) + 1);
       }
     }
@@ -401,6 +323,27 @@ async function searchPhase(
   console.log(
     `  answers: ${[...answers].map(([s, n]) => `${s} × ${n}`).join(', ')}; stopped by maxTimeMS (503): ${answers.get('503') ?? 0}`,
   );
+}
+
+/**
+ * One timed search. A 429 is waited out as its Retry-After says and asked again, untimed: the abuser's last writes can
+ * still hold its key's window when the search starts, and a refusal in a millisecond is not the search's time.
+ */
+async function searchOnce(
+  pool: Pool,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; code: string | undefined; ms: number }> {
+  for (;;) {
+    const started = performance.now();
+    const response = await pool.request({ method: 'GET', path, headers });
+    const { code } = (await response.body.json().catch(() => ({}))) as { code?: string };
+    const ms = performance.now() - started;
+    if (response.statusCode !== 429) return { status: response.statusCode, code, ms };
+    const retryAfter = Number(response.headers['retry-after'] ?? 1);
+    process.stderr.write(`[bench] ${path}: 429 ${code ?? ''}, asked again after ${retryAfter} s\n`);
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+  }
 }
 
 /**

@@ -129,3 +129,12 @@ export async function openLoop(
   }
   await Promise.all(running);
 }
+
+/** Starts `work(i)` at `rate` a second for `ms`, without waiting for one to end before the next; waits for all. */
+export function paced(rate: number, ms: number, work: (i: number) => Promise<void>): Promise<void> {
+  return openLoop(rate, Math.round((rate * ms) / 1000), (i) =>
+    work(i).catch((err: unknown) => {
+      process.stderr.write(`[bench] ${String(err)}\n`);
+    }),
+  );
+}
