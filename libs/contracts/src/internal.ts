@@ -61,6 +61,14 @@ export const INTERNAL_API_HEADERS = {
    * leaves the platform: the gateway's pass-through drops every x-internal-* header both ways.
    */
   version: 'x-internal-version',
+  /**
+   * On a 503 whose work the database stopped at its deadline (maxTimeMS: a bounded search, D51), set by libs/http's
+   * error handler. InternalClient does not ask such a call again: a retry would repeat the work the deadline stopped,
+   * past the caller's own timeout, while the first attempt's answer already says what happened. An answer without
+   * it (a callee of an earlier release) is retried as any 503. Dropped by the gateway's pass-through, as every
+   * x-internal-* header is.
+   */
+  deadlineExceeded: 'x-internal-deadline-exceeded',
 } as const;
 
 /**

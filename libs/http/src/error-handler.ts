@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from '@checkout/logger';
 import { DependencyUnavailableError, DomainError, type ErrorBody, type ErrorCode } from '@checkout/errors';
-import { isInfrastructureUnavailable } from './unavailable';
+import { INTERNAL_API_HEADERS } from '@checkout/contracts';
+import { isDeadlineExceeded, isInfrastructureUnavailable } from './unavailable';
 
 /**
  * The one place where errors become HTTP responses. Domain errors map through ERROR_STATUS;
@@ -26,6 +27,7 @@ export function errorHandler(logger: Logger): Middleware {
         status = 503;
         body = envelope('SERVICE_UNAVAILABLE', 'A dependency is temporarily unavailable; retry shortly.', requestId);
         ctx.set('Retry-After', '1');
+        if (isDeadlineExceeded(err)) ctx.set(INTERNAL_API_HEADERS.deadlineExceeded, 'true');
         logger.warn({ err: summarize(err) }, 'dependency unavailable');
       } else if (isKoaHttpError(err) && err.status < 500) {
         // Errors Koa raises itself (e.g. a malformed URL) before our code runs.

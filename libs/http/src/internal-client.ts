@@ -130,7 +130,7 @@ export class InternalClient {
               this.options.service,
               new Error(`${this.options.service} refused this caller (${answer.status})`),
             );
-          if (answer.status === 503 && attempt < attempts) {
+          if (answer.status === 503 && attempt < attempts && !answer.headers[INTERNAL_API_HEADERS.deadlineExceeded]) {
             await backoff(attempt);
             continue;
           }

@@ -1,6 +1,7 @@
 import { createConnection, createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { Context, Next } from 'koa';
+import { INTERNAL_API_HEADERS } from '@checkout/contracts';
 import { createLogger } from '@checkout/logger';
 import { errorHandler } from './error-handler';
 import { isInfrastructureUnavailable } from './unavailable';
@@ -30,12 +31,24 @@ async function writeAfterPeerEnded(): Promise<Error> {
   }
 }
 
-async function statusFor(err: unknown): Promise<{ status: number; code: unknown }> {
-  const ctx = { state: {}, status: 200, body: undefined as unknown, set: () => {} } as unknown as Context;
+/** The answer the error handler gives for `err`; `headers` holds what it set. */
+async function answerFor(err: unknown): Promise<{ status: number; code: unknown; headers: Record<string, string> }> {
+  const headers: Record<string, string> = {};
+  const ctx = {
+    state: {},
+    status: 200,
+    body: undefined as unknown,
+    set: (name: string, value: string) => void (headers[name] = value),
+  } as unknown as Context;
   await errorHandler(createLogger('test', { level: 'silent' }))(ctx, (async () => {
     throw err;
   }) as Next);
-  return { status: ctx.status, code: (ctx.body as { code?: unknown }).code };
+  return { status: ctx.status, code: (ctx.body as { code?: unknown }).code, headers };
+}
+
+async function statusFor(err: unknown): Promise<{ status: number; code: unknown }> {
+  const { status, code } = await answerFor(err);
+  return { status, code };
 }
 
 describe('a dependency whose socket was closed under it', () => {
@@ -71,9 +84,11 @@ describe('a dependency whose socket was closed under it', () => {
       readonly code = 50;
       readonly codeName = 'MaxTimeMSExpired';
     }
-    expect(await statusFor(new MongoServerError('operation exceeded time limit'))).toEqual({
-      status: 503,
-      code: 'SERVICE_UNAVAILABLE',
-    });
+    const stopped = await answerFor(new MongoServerError('operation exceeded time limit'));
+    expect(stopped).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    // …and says so to an internal caller, which then does not repeat the work (InternalClient); an outage does not.
+    expect(stopped.headers[INTERNAL_API_HEADERS.deadlineExceeded]).toBe('true');
+    const outage = await answerFor(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+    expect(outage.headers[INTERNAL_API_HEADERS.deadlineExceeded]).toBeUndefined();
   });
 });

@@ -32,10 +32,25 @@ const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_E
  */
 const UNAVAILABLE_SERVER_CODE_NAMES = new Set(['MaxTimeMSExpired']);
 
+/** `err` and its causes, five deep. */
+function* causes(err: unknown): Generator<Error> {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) yield e;
+}
+
+function stoppedAtDeadline(e: Error): boolean {
+  return 'codeName' in e && typeof e.codeName === 'string' && UNAVAILABLE_SERVER_CODE_NAMES.has(e.codeName);
+}
+
+/** A query the database stopped at its deadline (maxTimeMS): unavailable now, and not worth asking again at once. */
+export function isDeadlineExceeded(err: unknown): boolean {
+  for (const e of causes(err)) if (stoppedAtDeadline(e)) return true;
+  return false;
+}
+
 export function isInfrastructureUnavailable(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+  for (const e of causes(err)) {
     if (UNAVAILABLE_NAMES.has(e.name) || UNAVAILABLE_NAMES.has(e.constructor.name)) return true;
-    if ('codeName' in e && typeof e.codeName === 'string' && UNAVAILABLE_SERVER_CODE_NAMES.has(e.codeName)) return true;
+    if (stoppedAtDeadline(e)) return true;
     if ('code' in e && typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
   }
   return false;

@@ -83,7 +83,8 @@ export const ConfigSchema = z
       .positiveInt(5_000)
       .describe(
         "The database's deadline (maxTimeMS) for one `GET /v0/events` filtered by deliveryStatus or " +
-          "endpointId; past it the request answers 503 SERVICE_UNAVAILABLE. Keep it under the gateway's " +
+          'endpointId; past it the request answers 503 SERVICE_UNAVAILABLE, which the gateway does not retry. ' +
+          "Keep it under the gateway's " +
           'UPSTREAM_TIMEOUT_MS (10 s), so no search outlives the request that asked for it',
       ),
     WEBHOOK_TIMEOUT_MS: env
