@@ -14,8 +14,8 @@ const SELF = readFileSync(import.meta.filename, 'utf8').split('\n');
  */
 const NOT_REPOSITORY_SYMBOLS: ReadonlyArray<{ why: string; words: readonly string[] }> = [
   {
-    why: 'inside kafkajs and Node: what our code works around or configures, named by the library',
-    words: ['OffsetManager.getCoordinator', 'headersTimeout', 'requestTimeout'],
+    why: 'inside kafkajs, js-bson and Node: what our code works around, configures or measures, named by the library',
+    words: ['OffsetManager.getCoordinator', 'headersTimeout', 'requestTimeout', 'setInternalBufferSize'],
   },
   {
     why: 'Kubernetes, Kafka ACL and engine names: fields and objects of the platforms we run on',
@@ -25,6 +25,10 @@ const NOT_REPOSITORY_SYMBOLS: ReadonlyArray<{ why: string; words: readonly strin
       'exporters.otlp.endpoint',
       'Describe',
       'documentdb.localhost_connection_string',
+      'documentdb.enableNewCompositeIndexOpClass',
+      'defaultUseCompositeOpClass',
+      'enableIndexOrderbyPushdown',
+      'enableDescendingCompositeIndex',
       'cron.job',
       'Expression',
     ],
