@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Pool } from 'undici';
+import { Pool, request } from 'undici';
 import type { Engines } from '@checkout/engines';
-import { AdminClient, metricValue } from '@checkout/testing';
+import { AdminClient, metricValue, valueInExposition } from '@checkout/testing';
 import { processCpuSeconds } from './cpu';
 import { formatColumns, formatTable, mergeLoads, runLoad, type LoadResult } from './load';
 import { formatRoundTripTable, mark, measureRoundTrips, startCountedStack, type RoundTripRow } from './round-trips';
@@ -32,8 +32,40 @@ export async function startBaseline(
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-export async function rssMb(metricsUrl: string): Promise<number> {
+async function rssMb(metricsUrl: string): Promise<number> {
   return (await metricValue(metricsUrl, 'process_resident_memory_bytes')) / 1024 / 1024;
+}
+
+/** A process's resident memory split the way its own /metrics can (prom-client's default metrics), MiB. */
+export interface MemoryBreakdown {
+  rss: number;
+  /** V8's heap as reserved, and the part of it objects used when sampled (live ones and garbage not yet collected). */
+  heapTotal: number;
+  heapUsed: number;
+}
+
+export async function memoryBreakdown(metricsUrl: string): Promise<MemoryBreakdown> {
+  const response = await request(new URL('/metrics', metricsUrl));
+  const text = await response.body.text();
+  const mib = (name: string) => valueInExposition(text, name, {}, metricsUrl) / 1024 / 1024;
+  return {
+    rss: mib('process_resident_memory_bytes'),
+    heapTotal: mib('nodejs_heap_size_total_bytes'),
+    heapUsed: mib('nodejs_heap_size_used_bytes'),
+  };
+}
+
+/**
+ * What holds a peak RSS: V8's heap (reserved, used) and the rest: the binary's code, thread stacks, Buffers' memory
+ * as far as it was written, the allocator's own. /metrics splits the rest no further (its external-memory figure
+ * counts what was reserved, not what is resident: js-bson reserves 17 MiB for serializing and writes a command's
+ * length of it).
+ */
+export function formatMemoryBreakdown(m: MemoryBreakdown): string {
+  return (
+    `${m.rss.toFixed(0)} MiB = V8 heap ${m.heapTotal.toFixed(0)} (${m.heapUsed.toFixed(0)} used) + ` +
+    `code, stacks, buffers and native ${(m.rss - m.heapTotal).toFixed(0)}`
+  );
 }
 
 /** The highest RSS of each service while `during` runs, sampled every `intervalMs` from its /metrics. */

@@ -15,7 +15,7 @@ import { startBenchStack } from './stack';
 import { cpuBudgetLines, cpuDuring, cpuTable, sampleCpu, type CpuWindow } from './cpu';
 import { hostedPageTable, loadHostedPages } from './hosted-page';
 import { formatTable, percentile, runLoad, type LoadResult } from './load';
-import { rssMb, startBaseline } from './orders';
+import { formatMemoryBreakdown, memoryBreakdown, startBaseline, type MemoryBreakdown } from './orders';
 
 // The sessions targets (docs/engineering.md, "Performance targets"), checked against figures of this run, same engines.
 const TARGETS = {
@@ -96,11 +96,18 @@ export async function runSessionsBench(
   const baseline = await startBaseline('mongo', engines.mongoUrl);
   const baselinePool = new Pool(baseline.url, { connections: options.concurrency, pipelining: 1 });
   const rss = { gateway: 0, orders: 0, sessions: 0 };
+  /** Each service's memory when its RSS peaked. */
+  const atPeak: Partial<Record<keyof typeof rss, MemoryBreakdown>> = {};
   const sampleRss = async () => {
     // With replicas, the highest of them.
     for (const service of ['gateway', 'orders', 'sessions'] as const) {
-      for (const url of stack.metricsUrls(service))
-        rss[service] = Math.max(rss[service], await rssMb(url).catch(() => Number.NaN));
+      for (const url of stack.metricsUrls(service)) {
+        const memory = await memoryBreakdown(url).catch(() => undefined);
+        if (memory && memory.rss > rss[service]) {
+          rss[service] = memory.rss;
+          atPeak[service] = memory;
+        }
+      }
     }
   };
   const kafka = createKafka({ clientId: `bench-sessions-${Date.now()}`, brokers: engines.kafkaBrokers });
@@ -296,6 +303,8 @@ export async function runSessionsBench(
       console.log(
         `  ${mark(rss[service] <= TARGETS.rssMiB)} RSS of ${service}${stack.replicas > 1 ? ' (highest replica)' : ''} under the payment load ≤ ${TARGETS.rssMiB} MiB: ${rss[service].toFixed(0)} MiB`,
       );
+      const memory = atPeak[service];
+      if (memory) console.log(`      at its peak: ${formatMemoryBreakdown(memory)}`);
     }
     const services = ['gateway', 'orders', 'sessions'];
     for (const line of cpuBudgetLines(cpuWindows, [

@@ -65,6 +65,17 @@ export function cpuProfileFlags(name: string): string[] {
   return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, name)}`] : [];
 }
 
+/**
+ * HEAP_SNAPSHOT_DIR=<dir>: the node flags for a V8 heap snapshot of a service in <dir>/<name>/ each time it gets
+ * SIGUSR2 (after a full collection: what is live, for `npm run heap-summary` or Chrome DevTools); none without it.
+ */
+function heapSnapshotFlags(name: string): string[] {
+  const dir = process.env.HEAP_SNAPSHOT_DIR;
+  if (!dir) return [];
+  mkdirSync(join(dir, name), { recursive: true }); // Node writes no snapshot into a folder that is not there
+  return ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${join(dir, name)}`];
+}
+
 /** One service process, configured only through `env` as in a deployment, killed if this process dies. */
 export function spawnService(options: {
   service: ServiceName;
@@ -79,6 +90,7 @@ export function spawnService(options: {
     command: process.execPath,
     args: [
       ...cpuProfileFlags(options.name ?? service),
+      ...heapSnapshotFlags(options.name ?? service),
       ...(bundleDir
         ? ['--enable-source-maps', join(bundleDir, `${service}.mjs`)]
         : ['--import', 'tsx', join('services', service, 'src', 'main.ts')]),
