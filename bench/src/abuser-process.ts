@@ -63,6 +63,8 @@ async function abuse(options: { gatewayUrl: string; key: string; rate: number; m
 
 const receiver = await startWebhookReceiver();
 const reply = (message: AbuserAnswer) => process.send?.(message);
+// The bench gone (a failure, ^C), its channel closes: the receiver must not keep this process alive.
+process.once('disconnect', () => process.exit(0));
 process.on('message', (request: AbuserRequest) => {
   void (async () => {
     if (request.kind === 'run') reply({ kind: 'ran', tally: [...(await abuse(request))] });
