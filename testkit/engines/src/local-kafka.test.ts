@@ -54,8 +54,6 @@ describe('renderServerProperties for a three-node cluster', () => {
       'transaction.state.log.min.isr': '2',
       'default.replication.factor': '3',
       'min.insync.replicas': '2',
-      // A follower refused by a moved leader fetches again after 100 ms, not Kafka's 1 s (docs/operations.md).
-      'replica.fetch.backoff.ms': '100',
     });
   });
 });

@@ -191,11 +191,6 @@ export function renderServerProperties({
           // controller. Heartbeats every second keep a live broker's 4 s session from lapsing.
           'broker.session.timeout.ms=4000',
           'broker.heartbeat.interval.ms=1000',
-          // A follower whose fetch fails (its leader moved: a controlled shutdown, or leadership going back to a
-          // restarted broker) waits this long before fetching again, and an acks=all write to the partition waits
-          // for it: with the default 1 s, every send after a leader move was acknowledged about 1 s late
-          // (`npm run bench -- broker-restart`; docs/operations.md, "Kafka brokers").
-          'replica.fetch.backoff.ms=100',
         ]
       : []),
     // Consumer groups in tests should start consuming at once, not after the default 3 s grace period.
