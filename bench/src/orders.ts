@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Pool, request } from 'undici';
+import { Pool } from 'undici';
 import type { Engines } from '@checkout/engines';
-import { AdminClient, metricValue, valueInExposition } from '@checkout/testing';
+import { AdminClient, metricValue, metricValues } from '@checkout/testing';
 import { processCpuSeconds } from './cpu';
 import { formatColumns, formatTable, mergeLoads, runLoad, type LoadResult } from './load';
 import { formatRoundTripTable, mark, measureRoundTrips, startCountedStack, type RoundTripRow } from './round-trips';
@@ -45,13 +45,16 @@ export interface MemoryBreakdown {
 }
 
 export async function memoryBreakdown(metricsUrl: string): Promise<MemoryBreakdown> {
-  const response = await request(new URL('/metrics', metricsUrl));
-  const text = await response.body.text();
-  const mib = (name: string) => valueInExposition(text, name, {}, metricsUrl) / 1024 / 1024;
+  const bytes = await metricValues(metricsUrl, [
+    'process_resident_memory_bytes',
+    'nodejs_heap_size_total_bytes',
+    'nodejs_heap_size_used_bytes',
+  ]);
+  const MiB = 1024 * 1024;
   return {
-    rss: mib('process_resident_memory_bytes'),
-    heapTotal: mib('nodejs_heap_size_total_bytes'),
-    heapUsed: mib('nodejs_heap_size_used_bytes'),
+    rss: bytes.process_resident_memory_bytes / MiB,
+    heapTotal: bytes.nodejs_heap_size_total_bytes / MiB,
+    heapUsed: bytes.nodejs_heap_size_used_bytes / MiB,
   };
 }
 

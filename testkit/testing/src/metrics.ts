@@ -7,10 +7,26 @@ import { request } from 'undici';
  * misspelt name fails the test instead of reading as 0.
  */
 export async function metricValue(baseUrl: string, name: string, labels: Record<string, string> = {}): Promise<number> {
+  return valueInExposition(await metricsText(baseUrl), name, labels, baseUrl);
+}
+
+/** Several unlabelled figures of one /metrics answer, read once (as metricValue reads one). */
+export async function metricValues<Name extends string>(
+  baseUrl: string,
+  names: readonly Name[],
+): Promise<Record<Name, number>> {
+  const text = await metricsText(baseUrl);
+  return Object.fromEntries(names.map((name) => [name, valueInExposition(text, name, {}, baseUrl)])) as Record<
+    Name,
+    number
+  >;
+}
+
+async function metricsText(baseUrl: string): Promise<string> {
   const response = await request(new URL('/metrics', baseUrl));
   const text = await response.body.text();
   if (response.statusCode !== 200) throw new Error(`${baseUrl}/metrics answered ${response.statusCode}`);
-  return valueInExposition(text, name, labels, baseUrl);
+  return text;
 }
 
 export function valueInExposition(
