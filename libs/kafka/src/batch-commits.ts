@@ -24,12 +24,13 @@ const COMMIT_RETRY_MS = 1_000;
 const COORDINATOR_MOVE_REJOIN_MS = 3_000;
 /**
  * How long a commit may go unanswered before the member is replaced. kafkajs' `commitOffsets` retries a refused
- * commit with the consumer's retry settings, which are endless here (CONSUMER_GROUP_SETTINGS), and each retry goes
- * to the coordinator of the last join (tulios/kafkajs#1779): after a coordinator move the refusal never reaches
- * this code, the commit just does not answer, and every later commit waits behind it (seen in the two-minute
- * rollout and the three-broker test: a group's commits refused every 5 s for minutes after the last broker
- * restart, its lag never 0). A healthy commit answers within a fetch's wait (GROUP_FETCH_MAX_WAIT_MS); a broker
- * restart takes 10-15 s, so this also replaces a member whose coordinator is down, which a fresh member survives.
+ * commit with the consumer's retry settings, which are endless here (CONSUMER_GROUP_SETTINGS): the refusal never
+ * reaches this code, the commit just does not answer, and every later commit waits behind it. Its retries follow a
+ * moved coordinator (coordinator-moves.ts); before that fix they all went to the coordinator of the last join
+ * (tulios/kafkajs#1779: in the two-minute rollout and the three-broker test a group's commits were refused every
+ * 5 s for minutes after the last broker restart, its lag never 0). This stays for a coordinator the cluster cannot
+ * name. A healthy commit answers within a fetch's wait (GROUP_FETCH_MAX_WAIT_MS); a broker restart takes 10-15 s,
+ * so this also replaces a member whose coordinator is down, which a fresh member survives.
  */
 export const COMMIT_ANSWER_MS = 10_000;
 
