@@ -46,6 +46,15 @@ export const CONSUMER_GROUP_SETTINGS = {
 const GROUP_FETCH_MAX_WAIT_MS = 500;
 
 /**
+ * How old a group member's cluster metadata may be before its next fetch reads it again (kafkajs' default: 5 min).
+ * A broker's controlled shutdown moves its partitions' leaders away at its start, but a member fetching from it is
+ * not told: its fetches come back empty, not refused, until the broker closes the connection about 1.2 s later
+ * (the broker-restart bench, kafkajs' debug log). Messages written meanwhile to the new leaders waited that long. A
+ * metadata request a second per member bounds the wait; it is a few hundred bytes from one broker.
+ */
+const GROUP_METADATA_MAX_AGE_MS = 1_000;
+
+/**
  * What every consumer runner here starts with: a supervised member of `groupId` with our group settings (plus
  * the runner's own fetch settings), subscribed to `topics`; `run` starts it consuming, on every replacement too.
  */
@@ -63,6 +72,7 @@ export function superviseGroupMember(
         groupId: options.groupId,
         ...CONSUMER_GROUP_SETTINGS,
         maxWaitTimeInMs: GROUP_FETCH_MAX_WAIT_MS,
+        metadataMaxAge: GROUP_METADATA_MAX_AGE_MS,
         ...fetchSettings,
       }),
     begin: async (consumer, replace) => {
