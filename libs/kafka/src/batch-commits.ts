@@ -1,11 +1,11 @@
 import type { Consumer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { GroupCommit } from '@checkout/coalesce';
-import { withinDeadline } from './kafkajs-accommodations';
+import { protocolErrorType, withinDeadline } from './kafkajs-accommodations';
 
 /** kafkajs' answer to a request sent to a broker that is no longer the group's coordinator. */
 function isNotCoordinator(err: unknown): err is Error {
-  return err instanceof Error && (err as { type?: unknown }).type === 'NOT_COORDINATOR_FOR_GROUP';
+  return protocolErrorType(err) === 'NOT_COORDINATOR_FOR_GROUP';
 }
 
 /**

@@ -9,6 +9,7 @@
 // with the same member id and generation, which the new coordinator loaded with the group. So do we.
 import ConsumerGroup from 'kafkajs/src/consumer/consumerGroup.js';
 import OffsetManager from 'kafkajs/src/consumer/offsetManager/index.js';
+import { protocolErrorType, whileRetriable } from './kafkajs-accommodations';
 
 /** What kafkajs' ConsumerGroup and OffsetManager hold that this file reads and sets. */
 interface CoordinatorHolder {
@@ -31,8 +32,8 @@ const LOST_BROKER_NAMES = new Set([
 
 export function coordinatorMayHaveMoved(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
-  const { type } = err as { type?: unknown };
-  return (typeof type === 'string' && MOVED_TYPES.has(type)) || LOST_BROKER_NAMES.has(err.name);
+  const type = protocolErrorType(err);
+  return (type !== undefined && MOVED_TYPES.has(type)) || LOST_BROKER_NAMES.has(err.name);
 }
 
 /**
@@ -92,10 +93,7 @@ export function mendCoordinatorMoves(): void {
 
 /** Before the member's session (15 s) is at risk; a broker restart's move settles within a second or two. */
 const FOLLOW_DEADLINE_MS = 3_000;
-const FOLLOW_FIRST_WAIT_MS = 100;
-const FOLLOW_MAX_WAIT_MS = 800;
-
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const FOLLOW_MAX_PAUSE_MS = 800;
 
 /** The group's coordinator is now `found`, for its heartbeats and for its offset manager's commits. */
 function adopt(holder: CoordinatorHolder | GroupState, found: unknown): void {
@@ -115,24 +113,25 @@ async function followCoordinator<R>(
   first: unknown,
   send: () => Promise<R>,
 ): Promise<R> {
-  const deadline = Date.now() + FOLLOW_DEADLINE_MS;
+  // What the caller is given back at the deadline: the last refusal, or the first one while no coordinator is named.
   let last = first;
-  for (let waitMs = FOLLOW_FIRST_WAIT_MS; ; waitMs = Math.min(waitMs * 2, FOLLOW_MAX_WAIT_MS)) {
-    const found = await findCoordinator(holder);
-    if (found) {
+  return whileRetriable(
+    async () => {
+      const found = await findCoordinator(holder);
+      if (!found) throw last;
       adopt(holder, found);
       try {
         return await send();
       } catch (err) {
-        if (!coordinatorMayHaveMoved(err) && !isLoading(err)) throw err;
         last = err;
+        throw err;
       }
-    }
-    if (Date.now() + waitMs > deadline) throw last;
-    await wait(waitMs);
-  }
+    },
+    Date.now() + FOLLOW_DEADLINE_MS,
+    { retryOn: (err) => coordinatorMayHaveMoved(err) || isLoading(err), maxPauseMs: FOLLOW_MAX_PAUSE_MS },
+  );
 }
 
 function isLoading(err: unknown): boolean {
-  return err instanceof Error && (err as { type?: unknown }).type === 'GROUP_LOAD_IN_PROGRESS';
+  return protocolErrorType(err) === 'GROUP_LOAD_IN_PROGRESS';
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { whileRetriable } from './drain';
+import { whileRetriable } from './kafkajs-accommodations';
 
 const coordinatorLoading = () =>
   Object.assign(new Error("The coordinator is loading and hence can't process requests for this group"), {

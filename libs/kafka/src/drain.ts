@@ -1,6 +1,7 @@
 import type { KafkaClient } from './client';
 import { receivedMessage, type ReceivedMessage } from './messages';
 import { kafkajsOf } from './kafkajs';
+import { whileRetriable } from './kafkajs-accommodations';
 
 /**
  * Hands `handle` every message of `topic` from where `groupId` stands up to the topic's end at the time of the
@@ -73,22 +74,5 @@ export async function drainTopic(options: {
   } finally {
     clearTimeout(timer);
     await consumer.disconnect().catch(() => {});
-  }
-}
-
-/**
- * kafkajs' admin.fetchOffsets makes one attempt: a group coordinator still loading its partition of the offsets
- * topic (a broker just started or restarted) answers COORDINATOR_LOAD_IN_PROGRESS, which kafkajs marks retriable
- * but does not retry there. Retried with growing pauses until `deadline`, as the consumer's own calls are.
- */
-export async function whileRetriable<T>(attempt: () => Promise<T>, deadline: number): Promise<T> {
-  for (let pauseMs = 100; ; pauseMs = Math.min(pauseMs * 2, 2_000)) {
-    try {
-      return await attempt();
-    } catch (err) {
-      const retriable = (err as { retriable?: unknown } | null)?.retriable === true;
-      if (!retriable || Date.now() + pauseMs > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, pauseMs));
-    }
   }
 }

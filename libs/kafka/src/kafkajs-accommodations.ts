@@ -169,3 +169,34 @@ export async function heartbeating<R>(
  * during a rebalance surfacing as a crash, tulios/kafkajs#1410. createKafka gives group members a client with it.
  */
 export const GROUP_REQUEST_TIMEOUT_MS = 30_000;
+
+/** The protocol error a kafkajs error carries (`NOT_COORDINATOR_FOR_GROUP`, …), if any. */
+export function protocolErrorType(err: unknown): string | undefined {
+  const type = err instanceof Error ? (err as { type?: unknown }).type : undefined;
+  return typeof type === 'string' ? type : undefined;
+}
+
+/**
+ * `attempt`, tried again with growing pauses (from 100 ms, doubling up to `maxPauseMs`) while what it throws is
+ * worth another try (`retryOn`; by default what kafkajs marks retriable) and the next pause ends before `deadline`;
+ * then its last error. kafkajs' admin.fetchOffsets makes one attempt: a group coordinator still loading its
+ * partition of the offsets topic (a broker just started or restarted) answers COORDINATOR_LOAD_IN_PROGRESS, which
+ * kafkajs marks retriable but does not retry there (drainTopic); a member following a moved coordinator asks again
+ * while the move is under way (coordinator-moves.ts).
+ */
+export async function whileRetriable<T>(
+  attempt: () => Promise<T>,
+  deadline: number,
+  options: { retryOn?: (err: unknown) => boolean; maxPauseMs?: number } = {},
+): Promise<T> {
+  const retryOn = options.retryOn ?? ((err) => (err as { retriable?: unknown } | null)?.retriable === true);
+  const maxPauseMs = options.maxPauseMs ?? 2_000;
+  for (let pauseMs = 100; ; pauseMs = Math.min(pauseMs * 2, maxPauseMs)) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!retryOn(err) || Date.now() + pauseMs > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
+}
