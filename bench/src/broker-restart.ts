@@ -20,6 +20,8 @@ interface Sent {
   sentAt: number;
   ackMs?: number;
   consumedMs?: number;
+  /** Why the send failed (the services' outbox would send it again). */
+  failure?: string;
 }
 
 interface LogLine {
@@ -102,7 +104,9 @@ export async function runBrokerRestartBench(options: { rate: number; steadySecon
         await producer
           .send([{ topic, key: `k${n % 24}`, value: JSON.stringify({ n }) }])
           .then(() => (record.ackMs = Date.now() - record.sentAt))
-          .catch(() => {});
+          .catch(
+            (err: unknown) => (record.failure = err instanceof Error ? `${err.name}: ${err.message}` : String(err)),
+          );
       },
       () => !sending,
     );
@@ -179,6 +183,11 @@ function report(records: readonly Sent[], log: readonly LogLine[]): void {
       }),
     ),
   );
+  const failures = tally(
+    records.flatMap((r) => (r.failure ? [{ at: r.sentAt, text: `${r.phase}: ${r.failure}` }] : [])),
+  );
+  if (failures.size > 0) console.log('\nsends that failed, by phase and error:');
+  for (const [text, count] of failures) console.log(`  ${count} × ${text.slice(0, 200)}`);
   const overall = tally(log);
   console.log(`
 kafkajs said ${log.length} things at warn or above in the whole run${log.length > 0 ? ', most often:' : ''}`);
