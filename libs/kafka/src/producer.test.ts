@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { acknowledgedWhole, UnacknowledgedPartitionsError } from './producer';
+import { acknowledgedWhole, sendWhole, UnacknowledgedPartitionsError } from './producer';
 
 // kafkajs' own send loop, driven with a cluster of two fake brokers, shows why acknowledgedWhole exists; no engine
 // is needed to show it (the rollout soak shows the event it lost, and that none is lost with the check).
@@ -73,7 +73,15 @@ function clusterWhoseLeaderMoves() {
   return { cluster, produced };
 }
 
-function send(cluster: ReturnType<typeof clusterWhoseLeaderMoves>['cluster'], picked: Set<string>) {
+function send(
+  cluster: ReturnType<typeof clusterWhoseLeaderMoves>['cluster'],
+  picked: Set<string>,
+  messages: Array<{ key: string; value: string }> = [
+    { key: '0', value: 'internal' },
+    { key: '1', value: 'public' },
+  ],
+  partitionOf = new WeakMap<object, string>(),
+) {
   const logger = { debug: () => {}, error: () => {}, warn: () => {}, info: () => {} };
   const eosManager = {
     isTransactional: () => false,
@@ -101,19 +109,12 @@ function send(cluster: ReturnType<typeof clusterWhoseLeaderMoves>['cluster'], pi
   };
   const partitioner = ({ topic, message }: { topic: string; message: { key: string } }) => {
     picked.add(`${topic}:${message.key}`);
+    partitionOf.set(message, `${topic}:${message.key}`);
     return Number(message.key);
   };
   return sendMessages({ logger, cluster, partitioner, eosManager, retrier })({
     acks: -1,
-    topicMessages: [
-      {
-        topic: 'orders.events',
-        messages: [
-          { key: '0', value: 'internal' },
-          { key: '1', value: 'public' },
-        ],
-      },
-    ],
+    topicMessages: [{ topic: 'orders.events', messages }],
   });
 }
 
@@ -154,5 +155,87 @@ describe('acknowledgedWhole', () => {
     ]);
     expect(acknowledged.map((a) => `${a.topicName}:${a.partition}`)).toEqual(['orders.events:0']);
     expect(() => acknowledgedWhole(picked, acknowledged)).toThrow(UnacknowledgedPartitionsError);
+  });
+});
+
+describe('sendWhole', () => {
+  it("When kafkajs resolves a send without the partition whose leader moved, then that partition's message alone is sent again, to its new leader", async () => {
+    const { cluster, produced } = clusterWhoseLeaderMoves();
+    const partitionOf = new WeakMap<object, string>();
+    const outgoing = [{ message: { key: '0', value: 'internal' } }, { message: { key: '1', value: 'public' } }];
+
+    await sendWhole(
+      outgoing,
+      (batch) =>
+        send(
+          cluster,
+          new Set(),
+          batch.map((m) => m.message),
+          partitionOf,
+        ),
+      (message) => partitionOf.get(message),
+      2,
+    );
+
+    expect(produced).toEqual([
+      { broker: 1, partitions: [0] },
+      { broker: 2, partitions: [1] },
+      { broker: 1, partitions: [1] },
+    ]);
+  });
+
+  const messages = [
+    { topic: 't', message: { key: 'a' }, partition: 't:0' },
+    { topic: 't', message: { key: 'b' }, partition: 't:1' },
+    { topic: 't', message: { key: 'c' }, partition: 't:1' },
+  ];
+  const partitionOf = (message: object) => messages.find((m) => m.message === message)?.partition;
+  const acks = (partitions: number[]) => partitions.map((partition) => ({ topicName: 't', partition }));
+
+  it('When every partition is acknowledged, then the messages are sent once', async () => {
+    const sent: string[][] = [];
+    await sendWhole(
+      messages,
+      async (batch) => {
+        sent.push(batch.map((m) => m.message.key));
+        return acks([0, 1]);
+      },
+      partitionOf,
+      2,
+    );
+    expect(sent).toEqual([['a', 'b', 'c']]);
+  });
+
+  it('When kafkajs leaves a partition unwritten, then only its messages are sent again, at once', async () => {
+    const sent: string[][] = [];
+    await sendWhole(
+      messages,
+      async (batch) => {
+        sent.push(batch.map((m) => m.message.key));
+        return sent.length === 1 ? acks([0]) : acks([1]);
+      },
+      partitionOf,
+      2,
+    );
+    expect(sent).toEqual([
+      ['a', 'b', 'c'],
+      ['b', 'c'],
+    ]);
+  });
+
+  it('When a partition stays unwritten after the resends, then the send fails, retriable, naming it', async () => {
+    let calls = 0;
+    const failure = await sendWhole(
+      messages,
+      async () => {
+        calls += 1;
+        return acks([0]);
+      },
+      partitionOf,
+      2,
+    ).catch((err: unknown) => err);
+    expect(calls).toBe(3);
+    expect(failure).toBeInstanceOf(UnacknowledgedPartitionsError);
+    expect((failure as UnacknowledgedPartitionsError).partitions).toEqual(['t:1']);
   });
 });

@@ -38,13 +38,13 @@ export interface EventProducer {
  * publishes at least once, and consumers deduplicate by event id or by revision.
  */
 export function createEventProducer(kafka: KafkaClient): EventProducer {
-  // The partitions the send in flight writes to (sends go one at a time: `sends` below), for acknowledgedWhole.
-  const partitionsOfSend = new Set<string>();
+  // The partition each message of a send went to (`topic:partition`), for sendWhole.
+  const partitionOf = new WeakMap<object, string>();
   const producer: Producer = kafkajsOf(kafka).producer({
     idempotent: false,
     // kafkajs 2's default partitioner (named: it warns about its change from 1.x on every producer made without
-    // one), noting each partition it picks.
-    createPartitioner: notingPartitions(Partitioners.DefaultPartitioner, partitionsOfSend),
+    // one), noting the partition it picks for each message.
+    createPartitioner: notingPartitions(Partitioners.DefaultPartitioner, partitionOf),
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
     retry: { initialRetryTime: 100, maxRetryTime: 1_000, retries: 6 },
@@ -59,21 +59,23 @@ export function createEventProducer(kafka: KafkaClient): EventProducer {
   };
   const sendBatch = async (messages: readonly OutgoingMessage[]) => {
     await connect();
-    const byTopic = new Map<string, OutgoingMessage[]>();
-    for (const m of messages) {
-      const list = byTopic.get(m.topic);
-      if (list) list.push(m);
-      else byTopic.set(m.topic, [m]);
-    }
-    partitionsOfSend.clear();
-    const acknowledged = await producer.sendBatch({
-      acks: -1,
-      topicMessages: [...byTopic].map(([topic, list]) => ({
-        topic,
-        messages: list.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
-      })),
-    });
-    acknowledgedWhole(partitionsOfSend, acknowledged);
+    const outgoing = messages.map((m) => ({
+      topic: m.topic,
+      message: { key: m.key, value: m.value, headers: m.headers },
+    }));
+    const send = (batch: readonly TopicMessage[]) => {
+      const byTopic = new Map<string, TopicMessage['message'][]>();
+      for (const { topic, message } of batch) {
+        const list = byTopic.get(topic);
+        if (list) list.push(message);
+        else byTopic.set(topic, [message]);
+      }
+      return producer.sendBatch({
+        acks: -1,
+        topicMessages: [...byTopic].map(([topic, list]) => ({ topic, messages: list })),
+      });
+    };
+    await sendWhole(outgoing, send, (message) => partitionOf.get(message), UNWRITTEN_RESENDS);
     if (sentBatches.hasSubscribers) sentBatches.publish({ producer: eventProducer, messages: messages.length });
   };
   // Sends made while one is in flight wait for it anyway (one request in flight); they go together as the next
@@ -158,16 +160,57 @@ function refusedForItsContent(err: unknown): boolean {
  * restart, to a broker that had already answered for its own partitions is in no request, and the send resolves
  * (tulios/kafkajs#1798 reports the same shared map). Seen in the rolling deploy as an order's internal event, or
  * its public event, missing while the other one, from the same send, was there. Every partition the partitioner
- * picked must be in the broker's acknowledgements; otherwise the send fails, retriable, and its caller sends it
- * again (the outbox's sweep), which at-least-once delivery allows.
+ * picked must be in the broker's acknowledgements; otherwise the messages of the partitions left out are sent again
+ * (sendWhole), and if they still are not acknowledged the send fails, retriable, and its caller sends it again
+ * (the outbox's sweep), which at-least-once delivery allows.
  */
-export function acknowledgedWhole(
-  picked: ReadonlySet<string>,
-  acknowledged: readonly { topicName: string; partition: number }[],
-): void {
-  const answered = new Set(acknowledged.map((a) => `${a.topicName}:${a.partition}`));
-  const unsent = [...picked].filter((partition) => !answered.has(partition));
+export function acknowledgedWhole(picked: ReadonlySet<string>, acknowledged: readonly Acknowledgement[]): void {
+  const unsent = unacknowledged(picked, acknowledged);
   if (unsent.length > 0) throw new UnacknowledgedPartitionsError(unsent);
+}
+
+interface Acknowledgement {
+  topicName: string;
+  partition: number;
+}
+
+function unacknowledged(picked: Iterable<string>, acknowledged: readonly Acknowledgement[]): string[] {
+  const answered = new Set(acknowledged.map((a) => `${a.topicName}:${a.partition}`));
+  return [...new Set(picked)].filter((partition) => !answered.has(partition));
+}
+
+interface TopicMessage {
+  topic: string;
+  message: { key: string; value: string; headers?: Record<string, string> | undefined };
+}
+
+/**
+ * How often a send's messages for partitions kafkajs left unwritten (acknowledgedWhole) are sent again at once,
+ * before the send fails and the outbox's sweep publishes them, 2-3 s later. Each time, kafkajs finds the leaders
+ * anew, so one resend normally lands (the broker-restart bench: 2-5 sends in 3 of 16 runs left to the sweep).
+ */
+const UNWRITTEN_RESENDS = 2;
+
+/**
+ * Sends `messages`, then sends again only those whose partition (`partitionOf`, known once a send has partitioned
+ * them) has no acknowledgement, up to `resends` times; then fails as acknowledgedWhole does. The messages
+ * acknowledged are not sent twice.
+ */
+export async function sendWhole<M extends { message: object }>(
+  messages: readonly M[],
+  send: (batch: readonly M[]) => Promise<readonly Acknowledgement[]>,
+  partitionOf: (message: M['message']) => string | undefined,
+  resends: number,
+): Promise<void> {
+  let pending = messages;
+  for (let attempt = 0; ; attempt += 1) {
+    const acknowledged = await send(pending);
+    const partitions = pending.map((m) => partitionOf(m.message) ?? 'unpartitioned');
+    const unsent = new Set(unacknowledged(partitions, acknowledged));
+    if (unsent.size === 0) return;
+    if (attempt === resends) throw new UnacknowledgedPartitionsError([...unsent]);
+    pending = pending.filter((_, i) => unsent.has(partitions[i] ?? ''));
+  }
 }
 
 /** A send kafkajs resolved without an acknowledgement for every partition it was to write to (acknowledgedWhole). */
@@ -179,13 +222,16 @@ export class UnacknowledgedPartitionsError extends Error {
   }
 }
 
-/** kafkajs' partitioner `make`, adding each partition it picks to `picked` as `topic:partition`. */
-function notingPartitions(make: ICustomPartitioner, picked: Set<string>): ICustomPartitioner {
+/**
+ * kafkajs' partitioner `make`, noting the partition it picks for each message as `topic:partition` (kafkajs hands
+ * the partitioner the message objects it was given, producer/groupMessagesPerPartition.js).
+ */
+function notingPartitions(make: ICustomPartitioner, picked: WeakMap<object, string>): ICustomPartitioner {
   return () => {
     const pick = make();
     return (args) => {
       const partition = pick(args);
-      picked.add(`${args.topic}:${partition}`);
+      picked.set(args.message, `${args.topic}:${partition}`);
       return partition;
     };
   };
