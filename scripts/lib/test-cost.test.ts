@@ -10,10 +10,11 @@ const file = (name: string, tier: string, startedAt: number, endedAt: number, fa
   passed: 2,
   failed,
   skipped: 0,
+  failures: Array.from({ length: failed }, (_, n) => `When case ${n + 1}: expected 3 to be 4`),
 });
 
 describe('costSummary', () => {
-  it('When two lanes ran tiers side by side, and one tier in two phases, then each tier spans the first start to the last end in each of its processes, without the gap between phases, the slowest files lead, and the last line counts every test', () => {
+  it('When two lanes ran tiers side by side, and one tier in two phases, then each tier spans the first start to the last end in each of its processes, without the gap between phases, the slowest files lead, what failed is named with its error, and the last line counts every test', () => {
     const summary = costSummary([
       file('a.test.ts', 'integration', 0, 10_000),
       file('b.test.ts', 'integration', 25_000, 40_000, 1),
@@ -31,6 +32,11 @@ describe('costSummary', () => {
       'd.rollout.ts',
       'e.rollout.ts',
       'b.test.ts',
+    ]);
+    const failed = lines.indexOf('what failed');
+    expect(lines.slice(failed + 1, failed + 3)).toEqual([
+      '  integration  b.test.ts',
+      '    When case 1: expected 3 to be 4',
     ]);
     expect(lines.at(-1)).toBe('10 passed, 1 failed, 0 skipped');
   });

@@ -13,6 +13,8 @@ export interface FileCost {
   passed: number;
   failed: number;
   skipped: number;
+  /** Each failed test's name and its first error's first line, so that the run's last lines say what failed. */
+  failures?: string[];
   /** The vitest process that ran the file (its cost file), set when read back. */
   run?: string;
 }
@@ -28,20 +30,27 @@ export default class TestCostReporter implements Reporter {
 
   onTestModuleEnd(module: TestModule): void {
     const counts = { passed: 0, failed: 0, skipped: 0 };
+    const failures: string[] = [];
     for (const test of module.children.allTests()) {
-      const state = test.result().state;
-      if (state === 'passed') counts.passed += 1;
-      else if (state === 'failed') counts.failed += 1;
-      else counts.skipped += 1;
+      const result = test.result();
+      if (result.state === 'passed') counts.passed += 1;
+      else if (result.state === 'failed') {
+        counts.failed += 1;
+        failures.push(`${test.fullName}: ${firstLine(result.errors[0]?.message)}`);
+      } else counts.skipped += 1;
     }
     // A file that fails before its tests run (an import error, a failing hook) counts as one failure.
-    if (counts.failed === 0 && module.state() === 'failed') counts.failed = 1;
+    if (counts.failed === 0 && module.state() === 'failed') {
+      counts.failed = 1;
+      failures.push(`the file itself: ${firstLine(module.errors()[0]?.message)}`);
+    }
     this.costs.push({
       file: module.relativeModuleId,
       tier: module.project.name,
       startedAt: this.started.get(module.id) ?? Date.now(),
       endedAt: Date.now(),
       ...counts,
+      failures,
     });
   }
 
@@ -49,6 +58,10 @@ export default class TestCostReporter implements Reporter {
     const target = process.env.TEST_COST_FILE;
     if (target) writeFileSync(target, JSON.stringify(this.costs));
   }
+}
+
+function firstLine(message: string | undefined): string {
+  return (message ?? 'no error message').split('\n')[0]!.slice(0, 300);
 }
 
 /** The costs the reporter wrote to each of `files` (a file a run never wrote is an empty run). */
@@ -84,7 +97,7 @@ function wallTime(files: readonly FileCost[]): number {
   return total;
 }
 
-/** Each tier's wall time (wallTime), the ten slowest files, and the closing line. */
+/** Each tier's wall time (wallTime), the ten slowest files, what failed, and the closing line. */
 export function costSummary(costs: readonly FileCost[]): string {
   const tiers = new Map<string, FileCost[]>();
   for (const cost of costs) tiers.set(cost.tier, [...(tiers.get(cost.tier) ?? []), cost]);
@@ -99,6 +112,12 @@ export function costSummary(costs: readonly FileCost[]): string {
   const slowest = [...costs].sort((a, b) => b.endedAt - b.startedAt - (a.endedAt - a.startedAt)).slice(0, 10);
   for (const cost of slowest)
     lines.push(`  ${seconds(cost.endedAt - cost.startedAt).padStart(7)}  ${cost.tier.padEnd(12)} ${cost.file}`);
+  const failed = costs.filter((cost) => (cost.failures ?? []).length > 0);
+  if (failed.length > 0) lines.push('', 'what failed');
+  for (const cost of failed) {
+    lines.push(`  ${cost.tier.padEnd(12)} ${cost.file}`);
+    for (const failure of cost.failures ?? []) lines.push(`    ${failure}`);
+  }
   const sum = (key: 'passed' | 'failed' | 'skipped') => costs.reduce((total, cost) => total + cost[key], 0);
   lines.push('', `${sum('passed')} passed, ${sum('failed')} failed, ${sum('skipped')} skipped`);
   return lines.join('\n');
