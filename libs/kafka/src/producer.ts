@@ -153,22 +153,6 @@ function refusedForItsContent(err: unknown): boolean {
   return (root as { retriable?: unknown } | null)?.retriable === false;
 }
 
-/**
- * kafkajs resolves a send whose messages for some partition it never sent. Its retry (producer/sendMessages.js)
- * keeps the answers of the brokers that answered the failed attempt and sends the next attempt only to the
- * others, recomputing each partition's leader first: a partition whose leadership moved, during a broker's
- * restart, to a broker that had already answered for its own partitions is in no request, and the send resolves
- * (tulios/kafkajs#1798 reports the same shared map). Seen in the rolling deploy as an order's internal event, or
- * its public event, missing while the other one, from the same send, was there. Every partition the partitioner
- * picked must be in the broker's acknowledgements; otherwise the messages of the partitions left out are sent again
- * (sendWhole), and if they still are not acknowledged the send fails, retriable, and its caller sends it again
- * (the outbox's sweep), which at-least-once delivery allows.
- */
-export function acknowledgedWhole(picked: ReadonlySet<string>, acknowledged: readonly Acknowledgement[]): void {
-  const unsent = unacknowledged(picked, acknowledged);
-  if (unsent.length > 0) throw new UnacknowledgedPartitionsError(unsent);
-}
-
 interface Acknowledgement {
   topicName: string;
   partition: number;
@@ -185,16 +169,23 @@ interface TopicMessage {
 }
 
 /**
- * How often a send's messages for partitions kafkajs left unwritten (acknowledgedWhole) are sent again at once,
+ * How often a send's messages for partitions kafkajs left unwritten (sendWhole) are sent again at once,
  * before the send fails and the outbox's sweep publishes them, 2-3 s later. Each time, kafkajs finds the leaders
  * anew, so one resend normally lands (the broker-restart bench: 2-5 sends in 3 of 16 runs left to the sweep).
  */
 const UNWRITTEN_RESENDS = 2;
 
 /**
- * Sends `messages`, then sends again only those whose partition (`partitionOf`, known once a send has partitioned
- * them) has no acknowledgement, up to `resends` times; then fails as acknowledgedWhole does. The messages
- * acknowledged are not sent twice.
+ * kafkajs resolves a send whose messages for some partition it never sent. Its retry (producer/sendMessages.js)
+ * keeps the answers of the brokers that answered the failed attempt and sends the next attempt only to the
+ * others, recomputing each partition's leader first: a partition whose leadership moved, during a broker's
+ * restart, to a broker that had already answered for its own partitions is in no request, and the send resolves
+ * (tulios/kafkajs#1798 reports the same shared map). Seen in the rolling deploy as an order's internal event, or
+ * its public event, missing while the other one, from the same send, was there. So every partition the partitioner
+ * picked must be in the broker's acknowledgements: this sends `messages`, then sends again only those whose
+ * partition (`partitionOf`, known once a send has partitioned them) has no acknowledgement, up to `resends` times;
+ * then the send fails, retriable (UnacknowledgedPartitionsError), and its caller sends it again (the outbox's
+ * sweep), which at-least-once delivery allows. The messages acknowledged are not sent twice.
  */
 export async function sendWhole<M extends { message: object }>(
   messages: readonly M[],
@@ -213,7 +204,7 @@ export async function sendWhole<M extends { message: object }>(
   }
 }
 
-/** A send kafkajs resolved without an acknowledgement for every partition it was to write to (acknowledgedWhole). */
+/** A send kafkajs resolved without an acknowledgement for every partition it was to write to (sendWhole). */
 export class UnacknowledgedPartitionsError extends Error {
   /** As kafkajs' own errors say it: another attempt may succeed (GroupCommit fails every caller of the send). */
   readonly retriable = true;
