@@ -2,7 +2,8 @@
 // the rolling-deploy soak restarts them (controlled shutdown, start, every ISR whole again), without the services:
 // our producer (acks=all, the outbox's) sends at a steady rate, two members of one group consume with our batch
 // consumer, and every message's send → acknowledged and send → consumed times are kept by the phase it was sent in.
-// The slowest are printed with what kafkajs logged around them, so a stall names its cause.
+// The slowest are printed with what kafkajs logged around them, so a stall names its cause; with `--trace-slowest`,
+// also the producer's own requests and answers from the send of each of the three slowest acknowledgements to it.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,17 +47,43 @@ function capturingLogger(lines: LogLine[]) {
   return createLogger('bench-broker-restart', { level: 'warn', destination: sink });
 }
 
+/** The producer's requests and answers (kafkajs' debug log): which broker each went to and when it answered. */
+function requestLogger(lines: LogLine[]) {
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      try {
+        const line = JSON.parse(chunk.toString()) as {
+          msg?: string;
+          kafkajs?: { broker?: string; correlationId?: number; error?: string };
+        };
+        const { broker, correlationId, error } = line.kafkajs ?? {};
+        const detail = [broker, correlationId === undefined ? '' : `#${correlationId}`, error].filter(Boolean);
+        lines.push({ at: Date.now(), text: `${line.msg ?? ''} ${detail.join(' ')}`.trim() });
+      } catch {
+        // not a JSON line
+      }
+      done();
+    },
+  });
+  return createLogger('bench-broker-restart-producer', { level: 'trace', destination: sink });
+}
+
 function parseMessage(raw: unknown): { ok: true; value: { n: number } } | { ok: false; error: string } {
   const n = (raw as { n?: unknown } | null)?.n;
   return typeof n === 'number' ? { ok: true, value: { n } } : { ok: false, error: 'no message number' };
 }
 
-export async function runBrokerRestartBench(options: { rate: number; steadySeconds: number }): Promise<void> {
+export async function runBrokerRestartBench(options: {
+  rate: number;
+  steadySeconds: number;
+  traceSlowest: boolean;
+}): Promise<void> {
   const runDir = await mkdtemp(join(tmpdir(), 'checkout-bench-broker-restart-'));
   let cluster: LocalKafkaCluster | undefined;
   const consumers: RunningConsumer[] = [];
   const log: LogLine[] = [];
   const logger = capturingLogger(log);
+  const requests: LogLine[] = [];
   try {
     cluster = await startLocalKafkaCluster({ libs: await provisionKafka(), runDir, deadlineMs: 150_000, count: 3 });
     const prefix = `bench${Date.now().toString(36)}`;
@@ -90,7 +117,13 @@ export async function runBrokerRestartBench(options: { rate: number; steadySecon
         }),
       );
     }
-    const producer = createEventProducer(createKafka({ brokers: cluster.brokers, clientId: 'bench-producer', logger }));
+    const producer = createEventProducer(
+      createKafka({
+        brokers: cluster.brokers,
+        clientId: 'bench-producer',
+        ...(options.traceSlowest ? { logger: requestLogger(requests), logRequests: true } : { logger }),
+      }),
+    );
     await producer.connect();
 
     let phase = 'warm-up';
@@ -141,10 +174,9 @@ export async function runBrokerRestartBench(options: { rate: number; steadySecon
       },
     ).catch(() => console.log('  (some acknowledged messages were not consumed within 60 s)'));
     await producer.disconnect();
-    report(
-      [...sent.values()].filter((s) => s.phase !== 'warm-up'),
-      log,
-    );
+    const measured = [...sent.values()].filter((s) => s.phase !== 'warm-up');
+    report(measured, log);
+    if (options.traceSlowest) traceSlowest(measured, requests);
   } finally {
     await Promise.all(consumers.map((consumer) => consumer.stop().catch(() => {})));
     await cluster?.stop().catch(() => {});
@@ -200,5 +232,21 @@ kafkajs said ${log.length} things at warn or above in the whole run${log.length 
     const counted = tally(log.filter((line) => line.at >= r.sentAt - 100 && line.at <= until + 100));
     console.log(`  #${r.n} ${r.phase}: acknowledged ${r.ackMs ?? '—'} ms, consumed ${r.consumedMs ?? '—'} ms`);
     for (const [text, count] of counted) console.log(`    ${count} × ${text.slice(0, 160)}`);
+  }
+}
+
+/** The producer's requests and answers from the send of each of the three slowest acknowledgements to it. */
+function traceSlowest(records: readonly Sent[], requests: readonly LogLine[]): void {
+  const slowest = records
+    .filter((r) => r.ackMs !== undefined)
+    .sort((a, b) => (b.ackMs ?? 0) - (a.ackMs ?? 0))
+    .slice(0, 3);
+  for (const r of slowest) {
+    console.log(
+      `\n#${r.n} ${r.phase}, acknowledged after ${r.ackMs} ms; the producer's requests meanwhile (ms after the send):`,
+    );
+    const until = r.sentAt + (r.ackMs ?? 0);
+    for (const line of requests.filter((l) => l.at >= r.sentAt && l.at <= until + 5))
+      console.log(`  +${String(line.at - r.sentAt).padStart(5)}  ${line.text.slice(0, 160)}`);
   }
 }

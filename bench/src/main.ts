@@ -1,5 +1,6 @@
 // npm run bench -- orders|sessions|webhooks|events|dashboard|dashboard-overview|reports|tracing|capacity|engine|abuse
-//   |broker-restart|engine-start [--rounds=R: test brokers started with and without the class-data archive]
+//   |broker-restart [--trace-slowest]|engine-start [--rounds=R: test brokers started with and without the class-data
+//    archive]
 //   |replacement [--base=<revision>] [--rounds=R: rolling steps of each service, head's and base's interleaved]
 //   [compare <bench> --base=<revision> [--runs=N] [--tables=<regex>] [that bench's options]: bench/src/compare.ts]
 //   [--concurrency=N] [--seconds=S]
@@ -138,7 +139,11 @@ if (scenario === 'compare') {
 
 if (scenario === 'broker-restart') {
   // A three-broker cluster of its own, restarted a broker at a time; needs no database.
-  await runBrokerRestartBench({ rate: option('rate', 50), steadySeconds: option('seconds', 10) });
+  await runBrokerRestartBench({
+    rate: option('rate', 50),
+    steadySeconds: option('seconds', 10),
+    traceSlowest: rest.includes('--trace-slowest'),
+  });
   process.exit(0);
 }
 

@@ -19,7 +19,7 @@ export interface SoakOptions {
   /** Customer journeys started per second (each 3–6 requests). */
   rate: number;
   seed: number;
-  /** A service is SIGKILLed every this many ms (default 20 s, as the issue asks); shorter runs kill more often. */
+  /** A service is SIGKILLed every this many ms (default 20 s); shorter runs kill more often. */
   killEveryMs?: number;
   /** Processes of each service behind HAProxy; 1 (default): one process each, no load balancer. */
   replicas?: number;

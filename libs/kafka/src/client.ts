@@ -19,6 +19,8 @@ export interface KafkaOptions {
   logger?: Logger;
   /** How long one request may wait for the broker's answer (default 10 s). */
   requestTimeoutMs?: number;
+  /** kafkajs' request-level log (each request and answer, at trace) into `logger`: a bench's trace, not a service's. */
+  logRequests?: boolean;
 }
 
 // kafkajs logs retriable protocol errors (a coordinator still loading, a leader moving) at ERROR while it
@@ -67,7 +69,7 @@ export function createKafka(options: KafkaOptions): KafkaClient {
       connectionTimeout: 3_000,
       requestTimeout,
       retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: 8 },
-      logLevel: options.logger ? logLevel.WARN : logLevel.NOTHING,
+      logLevel: !options.logger ? logLevel.NOTHING : options.logRequests ? logLevel.DEBUG : logLevel.WARN,
       ...(options.logger && { logCreator: pinoLogCreator(options.logger.child({ component: 'kafkajs' })) }),
     });
   const requestTimeout = options.requestTimeoutMs ?? 10_000;
