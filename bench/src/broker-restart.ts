@@ -30,42 +30,36 @@ interface LogLine {
   text: string;
 }
 
-/** kafkajs' warnings and errors, kept with their time (the producer's and consumers' own logger). */
-function capturingLogger(lines: LogLine[]) {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      try {
-        const line = JSON.parse(chunk.toString()) as { msg?: string; kafkajs?: { error?: string; broker?: string } };
-        const detail = [line.kafkajs?.error, line.kafkajs?.broker].filter(Boolean).join(' @ ');
-        lines.push({ at: Date.now(), text: `${line.msg ?? ''}${detail ? ` (${detail})` : ''}` });
-      } catch {
-        // not a JSON line
-      }
-      done();
-    },
-  });
-  return createLogger('bench-broker-restart', { level: 'warn', destination: sink });
+interface KafkajsLine {
+  msg?: string;
+  kafkajs?: { broker?: string; correlationId?: number; error?: string };
 }
 
-/** The producer's requests and answers (kafkajs' debug log): which broker each went to and when it answered. */
-function requestLogger(lines: LogLine[]) {
+/** kafkajs' log lines at `level` and above, each kept with its time as `format` words it. */
+function capturingLogger(lines: LogLine[], level: 'warn' | 'trace', format: (line: KafkajsLine) => string) {
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
       try {
-        const line = JSON.parse(chunk.toString()) as {
-          msg?: string;
-          kafkajs?: { broker?: string; correlationId?: number; error?: string };
-        };
-        const { broker, correlationId, error } = line.kafkajs ?? {};
-        const detail = [broker, correlationId === undefined ? '' : `#${correlationId}`, error].filter(Boolean);
-        lines.push({ at: Date.now(), text: `${line.msg ?? ''} ${detail.join(' ')}`.trim() });
+        lines.push({ at: Date.now(), text: format(JSON.parse(chunk.toString()) as KafkajsLine) });
       } catch {
         // not a JSON line
       }
       done();
     },
   });
-  return createLogger('bench-broker-restart-producer', { level: 'trace', destination: sink });
+  return createLogger('bench-broker-restart', { level, destination: sink });
+}
+
+/** A warning or error of the producer's and consumers' (tallied by its text: no request ids). */
+function warning({ msg, kafkajs }: KafkajsLine): string {
+  const detail = [kafkajs?.error, kafkajs?.broker].filter(Boolean).join(' @ ');
+  return `${msg ?? ''}${detail ? ` (${detail})` : ''}`;
+}
+
+/** A request or answer of the producer's (kafkajs' debug log): which broker, which request, what error. */
+function request({ msg, kafkajs }: KafkajsLine): string {
+  const id = kafkajs?.correlationId === undefined ? '' : `#${kafkajs.correlationId}`;
+  return `${msg ?? ''} ${[kafkajs?.broker, id, kafkajs?.error].filter(Boolean).join(' ')}`.trim();
 }
 
 function parseMessage(raw: unknown): { ok: true; value: { n: number } } | { ok: false; error: string } {
@@ -82,7 +76,7 @@ export async function runBrokerRestartBench(options: {
   let cluster: LocalKafkaCluster | undefined;
   const consumers: RunningConsumer[] = [];
   const log: LogLine[] = [];
-  const logger = capturingLogger(log);
+  const logger = capturingLogger(log, 'warn', warning);
   const requests: LogLine[] = [];
   try {
     cluster = await startLocalKafkaCluster({ libs: await provisionKafka(), runDir, deadlineMs: 150_000, count: 3 });
@@ -121,7 +115,9 @@ export async function runBrokerRestartBench(options: {
       createKafka({
         brokers: cluster.brokers,
         clientId: 'bench-producer',
-        ...(options.traceSlowest ? { logger: requestLogger(requests), logRequests: true } : { logger }),
+        ...(options.traceSlowest
+          ? { logger: capturingLogger(requests, 'trace', request), logRequests: true }
+          : { logger }),
       }),
     );
     await producer.connect();

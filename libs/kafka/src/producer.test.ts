@@ -75,11 +75,8 @@ function clusterWhoseLeaderMoves() {
 
 function send(
   cluster: ReturnType<typeof clusterWhoseLeaderMoves>['cluster'],
-  messages: Array<{ key: string; value: string }> = [
-    { key: '0', value: 'internal' },
-    { key: '1', value: 'public' },
-  ],
-  partitionOf = new WeakMap<object, string>(),
+  messages: Array<{ key: string; value: string }>,
+  partitionOf: WeakMap<object, string>,
 ) {
   const logger = { debug: () => {}, error: () => {}, warn: () => {}, info: () => {} };
   const eosManager = {
@@ -184,32 +181,25 @@ describe('sendWhole', () => {
   ];
   const partitionOf = (message: object) => messages.find((m) => m.message === message)?.partition;
   const acks = (partitions: number[]) => partitions.map((partition) => ({ topicName: 't', partition }));
+  /** A send that notes the keys of each batch it is given and answers the nth with `answer(n)`. */
+  const recording = (answer: (call: number) => ReturnType<typeof acks>) => {
+    const sent: string[][] = [];
+    const sendBatch = async (batch: readonly (typeof messages)[number][]) => {
+      sent.push(batch.map((m) => m.message.key));
+      return answer(sent.length);
+    };
+    return { sent, sendBatch };
+  };
 
   it('When every partition is acknowledged, then the messages are sent once', async () => {
-    const sent: string[][] = [];
-    await sendWhole(
-      messages,
-      async (batch) => {
-        sent.push(batch.map((m) => m.message.key));
-        return acks([0, 1]);
-      },
-      partitionOf,
-      2,
-    );
+    const { sent, sendBatch } = recording(() => acks([0, 1]));
+    await sendWhole(messages, sendBatch, partitionOf, 2);
     expect(sent).toEqual([['a', 'b', 'c']]);
   });
 
   it('When kafkajs leaves a partition unwritten, then only its messages are sent again, at once', async () => {
-    const sent: string[][] = [];
-    await sendWhole(
-      messages,
-      async (batch) => {
-        sent.push(batch.map((m) => m.message.key));
-        return sent.length === 1 ? acks([0]) : acks([1]);
-      },
-      partitionOf,
-      2,
-    );
+    const { sent, sendBatch } = recording((call) => (call === 1 ? acks([0]) : acks([1])));
+    await sendWhole(messages, sendBatch, partitionOf, 2);
     expect(sent).toEqual([
       ['a', 'b', 'c'],
       ['b', 'c'],
@@ -217,17 +207,9 @@ describe('sendWhole', () => {
   });
 
   it('When a partition stays unwritten after the resends, then the send fails, retriable, naming it', async () => {
-    let calls = 0;
-    const failure = await sendWhole(
-      messages,
-      async () => {
-        calls += 1;
-        return acks([0]);
-      },
-      partitionOf,
-      2,
-    ).catch((err: unknown) => err);
-    expect(calls).toBe(3);
+    const { sent, sendBatch } = recording(() => acks([0]));
+    const failure = await sendWhole(messages, sendBatch, partitionOf, 2).catch((err: unknown) => err);
+    expect(sent).toHaveLength(3);
     expect(failure).toBeInstanceOf(UnacknowledgedPartitionsError);
     expect((failure as UnacknowledgedPartitionsError).partitions).toEqual(['t:1']);
   });

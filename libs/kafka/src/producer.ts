@@ -158,11 +158,6 @@ interface Acknowledgement {
   partition: number;
 }
 
-function unacknowledged(picked: Iterable<string>, acknowledged: readonly Acknowledgement[]): string[] {
-  const answered = new Set(acknowledged.map((a) => `${a.topicName}:${a.partition}`));
-  return [...new Set(picked)].filter((partition) => !answered.has(partition));
-}
-
 interface TopicMessage {
   topic: string;
   message: { key: string; value: string; headers?: Record<string, string> | undefined };
@@ -195,9 +190,9 @@ export async function sendWhole<M extends { message: object }>(
 ): Promise<void> {
   let pending = messages;
   for (let attempt = 0; ; attempt += 1) {
-    const acknowledged = await send(pending);
+    const answered = new Set((await send(pending)).map((a) => `${a.topicName}:${a.partition}`));
     const partitions = pending.map((m) => partitionOf(m.message) ?? 'unpartitioned');
-    const unsent = new Set(unacknowledged(partitions, acknowledged));
+    const unsent = new Set(partitions.filter((partition) => !answered.has(partition)));
     if (unsent.size === 0) return;
     if (attempt === resends) throw new UnacknowledgedPartitionsError([...unsent]);
     pending = pending.filter((_, i) => unsent.has(partitions[i] ?? ''));
