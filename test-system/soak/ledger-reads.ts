@@ -10,6 +10,7 @@ import type {
   StoredBalanceLine,
   StoredOrder,
 } from './ledger';
+import type { OwedEvent } from './endpoint-deliveries';
 import type { Journey, Merchant } from './load';
 
 // What the ledger reads once the drain is over: sessions and events from the public API, orders, sessions and the
@@ -72,10 +73,18 @@ export class LedgerReader {
     return sessions;
   }
 
-  /** Every merchant's events in both modes: a session's with its deliveries (D30); orders' and refunds' (D49). */
-  async events(): Promise<{ events: EventWithDeliveries[]; publicEvents: WebhookEvent[] }> {
+  /**
+   * Every merchant's events in both modes: a session's with its deliveries (D30); orders' and refunds' (D49), and
+   * those of test mode with the path of their merchant's endpoint (start.ts).
+   */
+  async events(): Promise<{
+    events: EventWithDeliveries[];
+    publicEvents: WebhookEvent[];
+    owedToEndpoints: OwedEvent[];
+  }> {
     const events: EventWithDeliveries[] = [];
     const publicEvents: WebhookEvent[] = [];
+    const owedToEndpoints: OwedEvent[] = [];
     for (let m = 0; m < this.merchants.length; m++) {
       for (const mode of ['test', 'live'] as const) {
         const key = this.keyOf(m, mode);
@@ -92,7 +101,10 @@ export class LedgerReader {
         });
         // Orders' and refunds' events have no deliveries to read.
         const ofSessions = listed.filter((e): e is SessionWebhookEvent => 'session' in e);
-        publicEvents.push(...listed.filter((e) => !('session' in e)));
+        const ofOrders = listed.filter((e) => !('session' in e));
+        publicEvents.push(...ofOrders);
+        if (mode === 'test')
+          owedToEndpoints.push(...ofOrders.map((e) => ({ id: e.id, type: e.event, path: `/m${m}` })));
         const read = await inParallel(ofSessions, 8, (e) =>
           this.orNote(() =>
             this.getJson<{ event: SessionWebhookEvent; deliveries: Delivery[] }>(`/v0/events/${e.id}`, key),
@@ -101,7 +113,7 @@ export class LedgerReader {
         events.push(...read.filter((e): e is EventWithDeliveries => e !== undefined));
       }
     }
-    return { events, publicEvents };
+    return { events, publicEvents, owedToEndpoints };
   }
 
   /** D52: a report over the run's window beside the API's balance, per merchant and mode. */

@@ -32,8 +32,8 @@ describe('rolloutRows', () => {
   const steps = [{ what: 'orders#1 → orders#3', start: 10_000, end: 20_000, detail: 'd', failed: false }];
   it('When the first-attempt p99 during the rollout is above 3× the steady one, then that row is a violation', () => {
     const firstAttempts = [
-      ...Array.from({ length: 50 }, () => ({ createdAt: 1_000, latencyMs: 100 })),
-      ...Array.from({ length: 50 }, () => ({ createdAt: 15_000, latencyMs: 400 })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 1_000, latencyMs: 100, type: 'order.paid' })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 15_000, latencyMs: 400, type: 'order.paid' })),
     ];
     const rows = rolloutRows({ steps, samples: [], groups: [{ id: 'g', label: 'g' }], firstAttempts });
     expect(rows.find((r) => r.label.startsWith('first-attempt p99 during the rollout above'))?.value).toBe(1);
@@ -42,8 +42,8 @@ describe('rolloutRows', () => {
 
   it('When it stays within 3×, then no violation', () => {
     const firstAttempts = [
-      ...Array.from({ length: 50 }, () => ({ createdAt: 1_000, latencyMs: 100 })),
-      ...Array.from({ length: 50 }, () => ({ createdAt: 15_000, latencyMs: 300 })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 1_000, latencyMs: 100, type: 'order.paid' })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 15_000, latencyMs: 300, type: 'order.paid' })),
     ];
     const rows = rolloutRows({ steps, samples: [], groups: [{ id: 'g', label: 'g' }], firstAttempts });
     expect(rows.filter((r) => r.check && r.value !== 0)).toEqual([]);
@@ -56,9 +56,9 @@ describe('rolloutRows', () => {
       { what: 'orders#1 → orders#3', start: 10_000, end: 20_000, detail: 'd', failed: false },
     ];
     const firstAttempts = [
-      ...Array.from({ length: 50 }, () => ({ createdAt: 1_000, latencyMs: 100 })),
-      ...Array.from({ length: 50 }, () => ({ createdAt: 11_000, latencyMs: 400 })),
-      ...Array.from({ length: 50 }, () => ({ createdAt: 19_000, latencyMs: 400 })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 1_000, latencyMs: 100, type: 'order.paid' })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 11_000, latencyMs: 400, type: 'order.paid' })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 19_000, latencyMs: 400, type: 'order.paid' })),
     ];
     const rows = rolloutRows({ steps: overlapping, samples: [], groups: [{ id: 'g', label: 'g' }], firstAttempts });
     expect(rows.find((r) => r.label.startsWith('first-attempt webhook p50 / p99, during'))?.value).toBe(
@@ -67,18 +67,19 @@ describe('rolloutRows', () => {
     expect(rows.find((r) => r.label.startsWith('first-attempt p99 during the rollout above'))?.value).toBe(1);
   });
 
-  it('When events are slow during a step, then the slowest three are named with the step their event came in', () => {
+  it('When events are slow during a step, then the slowest three are named with their type and the step their event came in', () => {
     const twoSteps = [...steps, { what: 'broker 1 restart', start: 30_000, end: 40_000, detail: 'd', failed: false }];
     const firstAttempts = [
-      { createdAt: 12_000, latencyMs: 2_000 },
-      { createdAt: 25_000, latencyMs: 900 },
-      { createdAt: 35_000, latencyMs: 1_500 },
-      { createdAt: 36_000, latencyMs: 10 },
-      { createdAt: 1_000, latencyMs: 5_000 },
+      { createdAt: 12_000, latencyMs: 2_000, type: 'order.paid' },
+      { createdAt: 25_000, latencyMs: 900, type: 'checkout.session.completed' },
+      { createdAt: 35_000, latencyMs: 1_500, type: 'refund.created' },
+      { createdAt: 36_000, latencyMs: 10, type: 'order.created' },
+      { createdAt: 1_000, latencyMs: 5_000, type: 'order.created' },
     ];
     const rows = rolloutRows({ steps: twoSteps, samples: [], groups: [{ id: 'g', label: 'g' }], firstAttempts });
     expect(rows.find((r) => r.label.startsWith('slowest first attempts'))?.value).toBe(
-      '2000 ms (during orders#1 → orders#3); 1500 ms (during broker 1 restart); 900 ms (after orders#1 → orders#3)',
+      '2000 ms (order.paid, during orders#1 → orders#3); 1500 ms (refund.created, during broker 1 restart); ' +
+        '900 ms (checkout.session.completed, after orders#1 → orders#3)',
     );
   });
 });

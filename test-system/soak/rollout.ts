@@ -199,13 +199,20 @@ export function percentile(values: readonly number[], p: number): number | undef
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
+/** An event's first delivery attempt as its receiver saw it: when the event was made, how long after it, its type. */
+export interface FirstAttempt {
+  createdAt: number;
+  latencyMs: number;
+  type: string;
+}
+
 /**
  * The three slowest first attempts of events created during the rollout, each with the step under way when its
- * event was created (or the one it followed): with ~100 events the p99 is the second slowest, so these say which
- * step a miss of the target came from.
+ * event was created (or the one it followed): with a few hundred events the p99 is about the third slowest, so these
+ * say which step a miss of the target came from.
  */
 function slowestWithSteps(
-  firstAttempts: ReadonlyArray<{ createdAt: number; latencyMs: number }>,
+  firstAttempts: readonly FirstAttempt[],
   steps: readonly RolloutStep[],
   from: number,
   to: number,
@@ -216,11 +223,11 @@ function slowestWithSteps(
     .slice(0, 3);
   if (slowest.length === 0) return 'none';
   return slowest
-    .map(({ createdAt, latencyMs }) => {
+    .map(({ createdAt, latencyMs, type }) => {
       const step = steps.find((s) => createdAt >= s.start && createdAt <= s.end);
       const before = [...steps].reverse().find((s) => s.end < createdAt);
       const where = step ? `during ${step.what}` : before ? `after ${before.what}` : 'before the first step';
-      return `${Math.round(latencyMs)} ms (${where})`;
+      return `${Math.round(latencyMs)} ms (${type}, ${where})`;
     })
     .join('; ');
 }
@@ -240,7 +247,7 @@ export function rolloutRows(input: {
   steps: readonly RolloutStep[];
   samples: readonly GroupSample[];
   groups: readonly { id: string; label: string }[];
-  firstAttempts: readonly { createdAt: number; latencyMs: number }[];
+  firstAttempts: readonly FirstAttempt[];
 }): LedgerRow[] {
   const rows: LedgerRow[] = [];
   const { steps, samples, groups } = input;

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { MongoClient, type Db } from '@checkout/mongo';
 import { CONSUMER_GROUPS, topicName } from '@checkout/contracts';
 import { createKafka, type KafkaClient } from '@checkout/kafka';
-import type { WebhookReceiver } from '@checkout/testing';
+import type { ReceivedRequest, WebhookReceiver } from '@checkout/testing';
 import type { ClusterStack } from '../../scripts/lib/cluster-stack';
 import { SERVICES } from '../../scripts/lib/process-stack';
 import { planChaos, runChaos, type ClusterKill, type OutageWindow } from './chaos';
@@ -20,6 +20,7 @@ import {
   type LedgerReport,
 } from './ledger';
 import { LedgerReader, readBooks, readStores } from './ledger-reads';
+import { endpointRows } from './endpoint-deliveries';
 import { mixedVersionRows } from './mixed-version-rows';
 import { orderIdsIn, orderTrails } from './order-trail';
 import { RECEIVER_KINDS, runLoad, type LoadResult, type Merchant, type ReceiverKind } from './load';
@@ -29,6 +30,7 @@ import {
   rolloutRows,
   runRollout,
   watchGroups,
+  type FirstAttempt,
   type GroupSample,
   type RolloutStep,
 } from './rollout';
@@ -120,6 +122,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await held.reader?.close().catch(() => {});
     await held.stack?.stop().catch((err: unknown) => options.log(`stopping the stack: ${String(err)}`));
     for (const receiver of Object.values(held.receivers)) await receiver.close();
+    await held.endpoints?.close();
     await held.engines?.stop().catch((err: unknown) => options.log(`stopping the engines: ${String(err)}`));
   }
 }
@@ -236,7 +239,7 @@ async function accountFor(started: Started, driven: Driven, held: Held): Promise
 
   const reader = new LedgerReader(started.reader, started.merchants);
   const sessions = await reader.sessions(driven.loadResult.journeys);
-  const { events, publicEvents } = await reader.events();
+  const { events, publicEvents, owedToEndpoints } = await reader.events();
   const stored = await readStores(db);
   const received = Object.fromEntries(
     RECEIVER_KINDS.map((kind) => [kind, started.receivers[kind].deliveries()]),
@@ -263,7 +266,19 @@ async function accountFor(started: Started, driven: Driven, held: Held): Promise
       books: await readBooks(db('orders'), reportsRun ? () => reader.booksReport() : undefined),
     }),
   });
-  await addRunRows(report, { started, driven, received, kafka, consumed, db, stored });
+  const endpointDeliveries = started.endpoints.deliveries();
+  const toEndpoints = endpointRows(owedToEndpoints, endpointDeliveries);
+  addRows(report, toEndpoints.rows);
+  report.examples.push(...toEndpoints.examples);
+  await addRunRows(report, {
+    started,
+    driven,
+    received: [...Object.values(received).flat(), ...endpointDeliveries],
+    kafka,
+    consumed,
+    db,
+    stored,
+  });
   // Where the events of an order a violation names went (order-trail.ts): produced or not, consumed or not.
   const traced = report.examples.filter((e) => TRAILED_CHECKS.some((label) => e.startsWith(label)));
   const trails = await orderTrails({ kafka, namePrefix, db, orderIds: orderIdsIn(traced).slice(0, 5) }).catch(
@@ -279,7 +294,8 @@ async function addRunRows(
   input: {
     started: Started;
     driven: Driven;
-    received: Record<ReceiverKind, ReturnType<WebhookReceiver['deliveries']>>;
+    /** Every webhook request the run's receivers and endpoints saw. */
+    received: readonly ReceivedRequest[];
     kafka: KafkaClient;
     consumed: readonly ConsumedTopic[];
     db: (name: string) => Db;
@@ -361,30 +377,31 @@ function clusterKillRows(report: LedgerReport, clusterKills: readonly ClusterKil
 /**
  * Each event's first attempt as its receiver saw it: the earliest request carrying its event id, against the
  * event's createdAt (in the signed body). Its latency is what the rollout ledger compares between steady state and
- * rollout.
+ * rollout: sessions' events at their callback URLs and orders' and refunds' at the merchants' endpoints.
  */
-function firstAttempts(
-  received: Record<ReceiverKind, ReturnType<WebhookReceiver['deliveries']>>,
-): { createdAt: number; latencyMs: number }[] {
-  const first = new Map<string, { createdAt: number; receivedAt: number }>();
-  for (const requests of Object.values(received)) {
-    for (const request of requests) {
-      const header = request.headers['x-service-event-id'];
-      const eventId = Array.isArray(header) ? header[0] : header;
-      if (!eventId) continue;
-      let createdAt: number;
-      try {
-        createdAt = Date.parse((JSON.parse(request.body) as { createdAt?: string }).createdAt ?? '');
-      } catch {
-        continue;
-      }
-      if (!Number.isFinite(createdAt)) continue;
-      const at = request.receivedAt.getTime();
-      const seen = first.get(eventId);
-      if (!seen || at < seen.receivedAt) first.set(eventId, { createdAt, receivedAt: at });
+function firstAttempts(received: readonly ReceivedRequest[]): FirstAttempt[] {
+  const first = new Map<string, { createdAt: number; receivedAt: number; type: string }>();
+  for (const request of received) {
+    const header = request.headers['x-service-event-id'];
+    const eventId = Array.isArray(header) ? header[0] : header;
+    if (!eventId) continue;
+    let body: { createdAt?: string; event?: string };
+    try {
+      body = JSON.parse(request.body) as typeof body;
+    } catch {
+      continue;
     }
+    const createdAt = Date.parse(body.createdAt ?? '');
+    if (!Number.isFinite(createdAt)) continue;
+    const at = request.receivedAt.getTime();
+    const seen = first.get(eventId);
+    if (!seen || at < seen.receivedAt) first.set(eventId, { createdAt, receivedAt: at, type: body.event ?? '?' });
   }
-  return [...first.values()].map((f) => ({ createdAt: f.createdAt, latencyMs: f.receivedAt - f.createdAt }));
+  return [...first.values()].map((f) => ({
+    createdAt: f.createdAt,
+    latencyMs: f.receivedAt - f.createdAt,
+    type: f.type,
+  }));
 }
 
 /** GET /v0/events and the newest event, as a merchant's dashboard or integration does, every 2 s while `going`. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MongoClient } from '@checkout/mongo';
 import { startEngines, type Engines } from '@checkout/engines';
+import { ORDER_PUBLIC_EVENT_TYPES } from '@checkout/contracts';
 import { ANSWER, AdminClient, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import { startClusterStack, type ClusterStack } from '../../scripts/lib/cluster-stack';
 import { ensureReleaseBundles, resolveRelease, type ServiceBuild } from '../../scripts/lib/releases';
@@ -71,6 +72,7 @@ export interface Held {
     kill(service: ServiceName): Promise<unknown>;
   };
   receivers: Partial<Record<ReceiverKind, WebhookReceiver>>;
+  endpoints?: WebhookReceiver;
   load?: RecordingClient;
   reader?: RecordingClient;
   mongo?: MongoClient;
@@ -94,6 +96,8 @@ export interface Started {
   logDir: string;
   traces: TraceSink | undefined;
   receivers: Record<ReceiverKind, WebhookReceiver>;
+  /** Each merchant's test-mode webhook endpoint (D50) for its order and refund events, at `/m<index>`. */
+  endpoints: WebhookReceiver;
   merchants: Merchant[];
   load: RecordingClient;
   reader: RecordingClient;
@@ -124,6 +128,8 @@ export async function startSoak(options: SoakOptions, held: Held): Promise<Start
     receiver.answer(`/hooks/${kind}`, RECEIVER_ANSWERS[kind]);
     held.receivers[kind] = receiver;
   }
+  const endpoints = await startWebhookReceiver();
+  held.endpoints = endpoints;
   const logDir = join(tmpdir(), `checkout-soak-${runId}`);
   // From a release, the new code traces (every span, as shipped: parent-based, ratio 1) and the release's does
   // not: trace context then crosses versions in internal calls, Kafka headers and outbox rows, both ways round.
@@ -155,6 +161,8 @@ export async function startSoak(options: SoakOptions, held: Held): Promise<Start
   }
   held.load = new RecordingClient(stack.env.gatewayUrl);
   held.reader = new RecordingClient(stack.env.gatewayUrl);
+  for (const [index, merchant] of merchants.entries())
+    await subscribeEndpoint(held.reader, merchant.testKey, endpoints.url(`/m${index}`));
   return {
     options,
     runId,
@@ -170,10 +178,23 @@ export async function startSoak(options: SoakOptions, held: Held): Promise<Start
     logDir,
     traces,
     receivers: held.receivers as Record<ReceiverKind, WebhookReceiver>,
+    endpoints,
     merchants,
     load: held.load,
     reader: held.reader,
   };
+}
+
+/**
+ * A merchant's back office listening to its order and refund events (D49, D50) beside the sessions' callback URLs:
+ * money moves through them too, and they are most of a run's events, so the rollout's first-attempt p99 is over a
+ * few hundred events rather than its slowest of sixty. Test mode only (a live endpoint must be https). Not
+ * `checkout.session.*`: a session's event then has one delivery, to its callback URL, as the ledger's checks expect.
+ */
+async function subscribeEndpoint(api: RecordingClient, key: string, url: string): Promise<void> {
+  const body = { url, enabledEvents: [...ORDER_PUBLIC_EVENT_TYPES] };
+  const reply = await api.send('POST', '/v0/webhook_endpoints', 'setup', { key, body });
+  if (reply.outcome !== 201) throw new Error(`webhook endpoint not created: ${JSON.stringify(reply)}`);
 }
 
 const RECEIVER_ANSWERS: Record<ReceiverKind, Parameters<WebhookReceiver['answer']>[1]> = {
