@@ -77,7 +77,10 @@ describe('rolloutRows', () => {
       { createdAt: 1_000, latencyMs: 5_000, type: 'order.created' },
     ];
     const rows = rolloutRows({ steps: twoSteps, samples: [], groups: [{ id: 'g', label: 'g' }], firstAttempts });
-    expect(rows.find((r) => r.label.startsWith('slowest first attempts'))?.value).toBe(
+    expect(rows.find((r) => r.label.startsWith('slowest first attempts in steady'))?.value).toBe(
+      '5000 ms (order.created, 9.0 s before the rollout)',
+    );
+    expect(rows.find((r) => r.label.startsWith('slowest first attempts during'))?.value).toBe(
       '2000 ms (order.paid, during orders#1 → orders#3); 1500 ms (refund.created, during broker 1 restart); ' +
         '900 ms (checkout.session.completed, after orders#1 → orders#3)',
     );

@@ -232,6 +232,24 @@ function slowestWithSteps(
     .join('; ');
 }
 
+/** The three slowest first attempts outside the rollout, each with how long before or after it its event came. */
+function slowestSteady(firstAttempts: readonly FirstAttempt[], from: number, to: number): string {
+  const slowest = firstAttempts
+    .filter((a) => a.createdAt < from || a.createdAt > to)
+    .sort((a, b) => b.latencyMs - a.latencyMs)
+    .slice(0, 3);
+  if (slowest.length === 0) return 'none';
+  return slowest
+    .map(({ createdAt, latencyMs, type }) => {
+      const when =
+        createdAt < from
+          ? `${((from - createdAt) / 1000).toFixed(1)} s before the rollout`
+          : `${((createdAt - to) / 1000).toFixed(1)} s after it`;
+      return `${Math.round(latencyMs)} ms (${type}, ${when})`;
+    })
+    .join('; ');
+}
+
 /**
  * The rollout target (docs/operations.md): first-attempt webhook p99 during the rollout at most 3× the steady
  * state's.
@@ -285,6 +303,11 @@ export function rolloutRows(input: {
   rows.push({
     label: 'slowest first attempts during the rollout, and the step each event came in',
     value: slowestWithSteps(input.firstAttempts, steps, from, to),
+    check: false,
+  });
+  rows.push({
+    label: 'slowest first attempts in steady state, and when their event came',
+    value: slowestSteady(input.firstAttempts, from, to),
     check: false,
   });
   const ratio = p99Steady !== undefined && p99During !== undefined && p99Steady > 0 ? p99During / p99Steady : undefined;
