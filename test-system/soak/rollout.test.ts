@@ -32,21 +32,55 @@ describe('rolloutRows', () => {
   const steps = [{ what: 'orders#1 → orders#3', start: 10_000, end: 20_000, detail: 'd', failed: false }];
   it('When the first-attempt p99 during the rollout is above 3× the steady one, then that row is a violation', () => {
     const firstAttempts = [
-      ...Array.from({ length: 50 }, () => ({ createdAt: 1_000, latencyMs: 100, type: 'order.paid' })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 6_000, latencyMs: 100, type: 'order.paid' })),
       ...Array.from({ length: 50 }, () => ({ createdAt: 15_000, latencyMs: 400, type: 'order.paid' })),
     ];
-    const rows = rolloutRows({ steps, samples: [], groups: [{ id: 'g', label: 'g' }], firstAttempts });
+    const rows = rolloutRows({
+      steps,
+      samples: [],
+      groups: [{ id: 'g', label: 'g' }],
+      firstAttempts,
+      loadStartedAt: 0,
+    });
     expect(rows.find((r) => r.label.startsWith('first-attempt p99 during the rollout above'))?.value).toBe(1);
     expect(rows.find((r) => r.label.startsWith('rollout steps that failed'))?.value).toBe(0);
   });
 
   it('When it stays within 3×, then no violation', () => {
     const firstAttempts = [
-      ...Array.from({ length: 50 }, () => ({ createdAt: 1_000, latencyMs: 100, type: 'order.paid' })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 6_000, latencyMs: 100, type: 'order.paid' })),
       ...Array.from({ length: 50 }, () => ({ createdAt: 15_000, latencyMs: 300, type: 'order.paid' })),
     ];
-    const rows = rolloutRows({ steps, samples: [], groups: [{ id: 'g', label: 'g' }], firstAttempts });
+    const rows = rolloutRows({
+      steps,
+      samples: [],
+      groups: [{ id: 'g', label: 'g' }],
+      firstAttempts,
+      loadStartedAt: 0,
+    });
     expect(rows.filter((r) => r.check && r.value !== 0)).toEqual([]);
+  });
+
+  it("When the load's first seconds are slow, then they are printed apart and the steady state is the rest", () => {
+    const firstAttempts = [
+      ...Array.from({ length: 5 }, () => ({ createdAt: 500, latencyMs: 2_000, type: 'order.created' })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 6_000, latencyMs: 100, type: 'order.paid' })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 15_000, latencyMs: 400, type: 'order.paid' })),
+    ];
+    const rows = rolloutRows({
+      steps,
+      samples: [],
+      groups: [{ id: 'g', label: 'g' }],
+      firstAttempts,
+      loadStartedAt: 0,
+    });
+    expect(rows.find((r) => r.label.startsWith("first-attempt webhook p50 / max, the load's first"))?.value).toBe(
+      '2000 ms / 2000 ms (5 events)',
+    );
+    expect(rows.find((r) => r.label.startsWith('first-attempt webhook p50 / p99, steady'))?.value).toBe(
+      '100 ms / 100 ms (50 events)',
+    );
+    expect(rows.find((r) => r.label.startsWith('first-attempt p99 during the rollout above'))?.value).toBe(1);
   });
 
   it('When replacements overlap and finish out of order, then the rollout runs from the earliest start to the latest end', () => {
@@ -56,11 +90,17 @@ describe('rolloutRows', () => {
       { what: 'orders#1 → orders#3', start: 10_000, end: 20_000, detail: 'd', failed: false },
     ];
     const firstAttempts = [
-      ...Array.from({ length: 50 }, () => ({ createdAt: 1_000, latencyMs: 100, type: 'order.paid' })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 6_000, latencyMs: 100, type: 'order.paid' })),
       ...Array.from({ length: 50 }, () => ({ createdAt: 11_000, latencyMs: 400, type: 'order.paid' })),
       ...Array.from({ length: 50 }, () => ({ createdAt: 19_000, latencyMs: 400, type: 'order.paid' })),
     ];
-    const rows = rolloutRows({ steps: overlapping, samples: [], groups: [{ id: 'g', label: 'g' }], firstAttempts });
+    const rows = rolloutRows({
+      steps: overlapping,
+      samples: [],
+      groups: [{ id: 'g', label: 'g' }],
+      firstAttempts,
+      loadStartedAt: 0,
+    });
     expect(rows.find((r) => r.label.startsWith('first-attempt webhook p50 / p99, during'))?.value).toBe(
       '400 ms / 400 ms (100 events)',
     );
@@ -74,11 +114,18 @@ describe('rolloutRows', () => {
       { createdAt: 25_000, latencyMs: 900, type: 'checkout.session.completed' },
       { createdAt: 35_000, latencyMs: 1_500, type: 'refund.created' },
       { createdAt: 36_000, latencyMs: 10, type: 'order.created' },
-      { createdAt: 1_000, latencyMs: 5_000, type: 'order.created' },
+      { createdAt: 6_000, latencyMs: 5_000, type: 'order.created' },
+      { createdAt: 1_000, latencyMs: 9_000, type: 'order.created' },
     ];
-    const rows = rolloutRows({ steps: twoSteps, samples: [], groups: [{ id: 'g', label: 'g' }], firstAttempts });
+    const rows = rolloutRows({
+      steps: twoSteps,
+      samples: [],
+      groups: [{ id: 'g', label: 'g' }],
+      firstAttempts,
+      loadStartedAt: 0,
+    });
     expect(rows.find((r) => r.label.startsWith('slowest first attempts in steady'))?.value).toBe(
-      '5000 ms (order.created, 9.0 s before the rollout)',
+      '5000 ms (order.created, 4.0 s before the rollout)',
     );
     expect(rows.find((r) => r.label.startsWith('slowest first attempts during'))?.value).toBe(
       '2000 ms (order.paid, during orders#1 → orders#3); 1500 ms (refund.created, during broker 1 restart); ' +

@@ -313,6 +313,7 @@ async function addRunRows(
         samples: driven.groupSamples,
         groups: watchedGroups(namePrefix),
         firstAttempts: firstAttempts(received),
+        loadStartedAt: driven.startedAt,
       }),
     );
   // Late events: what waited for the outbox sweep, against the crashes and outages that could have left it behind.
