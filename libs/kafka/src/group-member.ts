@@ -29,30 +29,34 @@ export interface ConsumerOptions<T> {
  */
 export const CONSUMER_GROUP_SETTINGS = {
   sessionTimeout: 15_000,
-  // A member learns that its group is rebalancing only from a heartbeat's answer; every 300 ms (with
+  // A member learns that its group is rebalancing only from a heartbeat's answer; every 200 ms (with
   // GROUP_FETCH_MAX_WAIT_MS between fetches) keeps a rolling deploy's rebalances short.
-  heartbeatInterval: 300,
+  heartbeatInterval: 200,
   rebalanceTimeout: 20_000,
   retry: { initialRetryTime: 200, maxRetryTime: 5_000, retries: Number.MAX_SAFE_INTEGER },
 } as const;
 
 /**
  * How long one fetch of a group member may wait at the broker for new messages. kafkajs heartbeats, and so
- * learns that its group is rebalancing, only between fetches: with its default of 5 s, every member joining or
- * leaving (each step of a rolling deploy) left the group's partitions without an owner for 3-6.5 s while the
- * others finished their parked fetches (measured in the rollout soak). 500 ms bounds that wait; a
- * fetch still returns at once when messages are there, so it costs only idle fetches (two a second per member).
+ * learns that its group is rebalancing, only between fetches, and a member that learns it stops its fetchers (one
+ * per broker) before it joins again, each waiting for its parked fetch: with kafkajs' default of 5 s, every member
+ * joining or leaving (each step of a rolling deploy) left the group's partitions without an owner for 3-6.5 s. At
+ * 500 ms a dispatcher replica's replacement still delayed its events by 0.5-0.9 s (the rollout soak, over every
+ * event); at 200 ms by 0.2-0.56 s (test-system/soak/README.md, "Over every event"). A fetch still returns at
+ * once when messages are there, so it costs only idle fetches: five a second per member and broker.
  */
-const GROUP_FETCH_MAX_WAIT_MS = 500;
+const GROUP_FETCH_MAX_WAIT_MS = 200;
 
 /**
  * How old a group member's cluster metadata may be before its next fetch reads it again (kafkajs' default: 5 min).
  * A broker's controlled shutdown moves its partitions' leaders away at its start, but a member fetching from it is
  * not told: its fetches come back empty, not refused, until the broker closes the connection about 1.2 s later
- * (the broker-restart bench, kafkajs' debug log). Messages written meanwhile to the new leaders waited that long. A
- * metadata request a second per member bounds the wait; it is a few hundred bytes from one broker.
+ * (the broker-restart bench, kafkajs' debug log). Messages written meanwhile to the new leaders waited that long.
+ * Read every second, a restart's messages were still consumed up to 0.8 s after their acknowledgement; every
+ * 300 ms, within 0.1 s of it (bench/README.md, "Broker restarts"). A metadata request is a few hundred bytes
+ * from one broker, about three a second per member.
  */
-const GROUP_METADATA_MAX_AGE_MS = 1_000;
+const GROUP_METADATA_MAX_AGE_MS = 300;
 
 /**
  * What every consumer runner here starts with: a supervised member of `groupId` with our group settings (plus

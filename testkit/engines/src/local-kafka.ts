@@ -183,10 +183,18 @@ export function renderServerProperties({
           `default.replication.factor=${replicas}`,
           `min.insync.replicas=${minIsr}`,
           // Kafka's default, as in production: each preferred-leader election moves leaders again, and a moved
-          // leader's writes wait up to the followers' replica.fetch.backoff.ms (1 s) for their acknowledgement. A
-          // shorter interval puts those moves inside a rolling restart, during the next broker's (bench/README.md,
+          // leader's writes wait for the followers' next fetch (below) for their acknowledgement. A shorter
+          // interval puts those moves inside a rolling restart, during the next broker's (bench/README.md,
           // "Broker restarts"); until the check, the leaders a restart moved stay where they went.
           'leader.imbalance.check.interval.seconds=300',
+          // A leader that moved (a broker's controlled shutdown) acknowledges an acks=all write once its follower
+          // has fetched it: the follower adds the moved partition to its next fetch request, up to
+          // replica.fetch.wait.max.ms later, and if the stopping broker refused its last fetch it first waits
+          // replica.fetch.backoff.ms. Kafka's 500 ms and 1 s made each broker restart of the rollout soak delay
+          // events by 0.5-1.7 s; 100 ms each cost the followers a few more idle fetches a second
+          // (docs/operations.md, "Every leader move").
+          'replica.fetch.wait.max.ms=100',
+          'replica.fetch.backoff.ms=100',
           // The active controller refuses a restarted broker's new registration (DUPLICATE_BROKER_REGISTRATION)
           // until the old incarnation's session has expired, even after a controlled shutdown: with the default
           // 9 s session, a broker's restart took 9.3 s to be ready instead of 1.8 s whenever it was not the active
