@@ -28,59 +28,37 @@ describe('percentile', () => {
   });
 });
 
+/** `length` first attempts alike. */
+const many = (length: number, createdAt: number, latencyMs: number, type = 'order.paid') =>
+  Array.from({ length }, () => ({ createdAt, latencyMs, type }));
+/** The value of the row whose label starts with `prefix`. */
+const valueOf = (rows: ReturnType<typeof rolloutRows>, prefix: string) =>
+  rows.find((r) => r.label.startsWith(prefix))?.value;
+
 describe('rolloutRows', () => {
   const steps = [{ what: 'orders#1 → orders#3', start: 10_000, end: 20_000, detail: 'd', failed: false }];
+  /** The rows of a run whose load began at 0. */
+  const rowsOf = (firstAttempts: Parameters<typeof rolloutRows>[0]['firstAttempts'], ofSteps = steps) =>
+    rolloutRows({ steps: ofSteps, samples: [], groups: [{ id: 'g', label: 'g' }], firstAttempts, loadStartedAt: 0 });
   it('When the first-attempt p99 during the rollout is above 3× the steady one, then that row is a violation', () => {
-    const firstAttempts = [
-      ...Array.from({ length: 50 }, () => ({ createdAt: 6_000, latencyMs: 100, type: 'order.paid' })),
-      ...Array.from({ length: 50 }, () => ({ createdAt: 15_000, latencyMs: 400, type: 'order.paid' })),
-    ];
-    const rows = rolloutRows({
-      steps,
-      samples: [],
-      groups: [{ id: 'g', label: 'g' }],
-      firstAttempts,
-      loadStartedAt: 0,
-    });
-    expect(rows.find((r) => r.label.startsWith('first-attempt p99 during the rollout above'))?.value).toBe(1);
-    expect(rows.find((r) => r.label.startsWith('rollout steps that failed'))?.value).toBe(0);
+    const firstAttempts = [...many(50, 6_000, 100), ...many(50, 15_000, 400)];
+    const rows = rowsOf(firstAttempts);
+    expect(valueOf(rows, 'first-attempt p99 during the rollout above')).toBe(1);
+    expect(valueOf(rows, 'rollout steps that failed')).toBe(0);
   });
 
   it('When it stays within 3×, then no violation', () => {
-    const firstAttempts = [
-      ...Array.from({ length: 50 }, () => ({ createdAt: 6_000, latencyMs: 100, type: 'order.paid' })),
-      ...Array.from({ length: 50 }, () => ({ createdAt: 15_000, latencyMs: 300, type: 'order.paid' })),
-    ];
-    const rows = rolloutRows({
-      steps,
-      samples: [],
-      groups: [{ id: 'g', label: 'g' }],
-      firstAttempts,
-      loadStartedAt: 0,
-    });
+    const firstAttempts = [...many(50, 6_000, 100), ...many(50, 15_000, 300)];
+    const rows = rowsOf(firstAttempts);
     expect(rows.filter((r) => r.check && r.value !== 0)).toEqual([]);
   });
 
   it("When the load's first seconds are slow, then they are printed apart and the steady state is the rest", () => {
-    const firstAttempts = [
-      ...Array.from({ length: 5 }, () => ({ createdAt: 500, latencyMs: 2_000, type: 'order.created' })),
-      ...Array.from({ length: 50 }, () => ({ createdAt: 6_000, latencyMs: 100, type: 'order.paid' })),
-      ...Array.from({ length: 50 }, () => ({ createdAt: 15_000, latencyMs: 400, type: 'order.paid' })),
-    ];
-    const rows = rolloutRows({
-      steps,
-      samples: [],
-      groups: [{ id: 'g', label: 'g' }],
-      firstAttempts,
-      loadStartedAt: 0,
-    });
-    expect(rows.find((r) => r.label.startsWith("first-attempt webhook p50 / max, the load's first"))?.value).toBe(
-      '2000 ms / 2000 ms (5 events)',
-    );
-    expect(rows.find((r) => r.label.startsWith('first-attempt webhook p50 / p99, steady'))?.value).toBe(
-      '100 ms / 100 ms (50 events)',
-    );
-    expect(rows.find((r) => r.label.startsWith('first-attempt p99 during the rollout above'))?.value).toBe(1);
+    const firstAttempts = [...many(5, 500, 2_000, 'order.created'), ...many(50, 6_000, 100), ...many(50, 15_000, 400)];
+    const rows = rowsOf(firstAttempts);
+    expect(valueOf(rows, "first-attempt webhook p50 / max, the load's first")).toBe('2000 ms / 2000 ms (5 events)');
+    expect(valueOf(rows, 'first-attempt webhook p50 / p99, steady')).toBe('100 ms / 100 ms (50 events)');
+    expect(valueOf(rows, 'first-attempt p99 during the rollout above')).toBe(1);
   });
 
   it('When replacements overlap and finish out of order, then the rollout runs from the earliest start to the latest end', () => {
@@ -89,22 +67,10 @@ describe('rolloutRows', () => {
       { what: 'orders#2 → orders#4', start: 14_000, end: 18_000, detail: 'd', failed: false },
       { what: 'orders#1 → orders#3', start: 10_000, end: 20_000, detail: 'd', failed: false },
     ];
-    const firstAttempts = [
-      ...Array.from({ length: 50 }, () => ({ createdAt: 6_000, latencyMs: 100, type: 'order.paid' })),
-      ...Array.from({ length: 50 }, () => ({ createdAt: 11_000, latencyMs: 400, type: 'order.paid' })),
-      ...Array.from({ length: 50 }, () => ({ createdAt: 19_000, latencyMs: 400, type: 'order.paid' })),
-    ];
-    const rows = rolloutRows({
-      steps: overlapping,
-      samples: [],
-      groups: [{ id: 'g', label: 'g' }],
-      firstAttempts,
-      loadStartedAt: 0,
-    });
-    expect(rows.find((r) => r.label.startsWith('first-attempt webhook p50 / p99, during'))?.value).toBe(
-      '400 ms / 400 ms (100 events)',
-    );
-    expect(rows.find((r) => r.label.startsWith('first-attempt p99 during the rollout above'))?.value).toBe(1);
+    const firstAttempts = [...many(50, 6_000, 100), ...many(50, 11_000, 400), ...many(50, 19_000, 400)];
+    const rows = rowsOf(firstAttempts, overlapping);
+    expect(valueOf(rows, 'first-attempt webhook p50 / p99, during')).toBe('400 ms / 400 ms (100 events)');
+    expect(valueOf(rows, 'first-attempt p99 during the rollout above')).toBe(1);
   });
 
   it('When events are slow during a step, then the slowest three are named with their type and the step their event came in', () => {
@@ -117,17 +83,9 @@ describe('rolloutRows', () => {
       { createdAt: 6_000, latencyMs: 5_000, type: 'order.created' },
       { createdAt: 1_000, latencyMs: 9_000, type: 'order.created' },
     ];
-    const rows = rolloutRows({
-      steps: twoSteps,
-      samples: [],
-      groups: [{ id: 'g', label: 'g' }],
-      firstAttempts,
-      loadStartedAt: 0,
-    });
-    expect(rows.find((r) => r.label.startsWith('slowest first attempts in steady'))?.value).toBe(
-      '5000 ms (order.created, 4.0 s before the rollout)',
-    );
-    expect(rows.find((r) => r.label.startsWith('slowest first attempts during'))?.value).toBe(
+    const rows = rowsOf(firstAttempts, twoSteps);
+    expect(valueOf(rows, 'slowest first attempts in steady')).toBe('5000 ms (order.created, 4.0 s before the rollout)');
+    expect(valueOf(rows, 'slowest first attempts during')).toBe(
       '2000 ms (order.paid, during orders#1 → orders#3); 1500 ms (refund.created, during broker 1 restart); ' +
         '900 ms (checkout.session.completed, after orders#1 → orders#3)',
     );
