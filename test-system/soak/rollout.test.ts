@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { percentile, rolloutRows, timeWithoutOwner, type GroupSample } from './rollout';
+import type { ReceivedRequest } from '@checkout/testing';
+import { firstAttempts, percentile, rolloutRows, timeWithoutOwner, type GroupSample } from './rollout';
 
 const sample = (at: number, state: string | undefined): GroupSample => ({ at, states: new Map([['g', state]]) });
 
@@ -89,5 +90,26 @@ describe('rolloutRows', () => {
       '2000 ms (order.paid, during orders#1 → orders#3); 1500 ms (refund.created, during broker 1 restart); ' +
         '900 ms (checkout.session.completed, after orders#1 → orders#3)',
     );
+  });
+});
+
+describe('firstAttempts', () => {
+  const request = (eventId: string, body: string, receivedAt: number): ReceivedRequest => ({
+    method: 'POST',
+    path: '/m0',
+    headers: { 'x-service-event-id': eventId },
+    body,
+    receivedAt: new Date(receivedAt),
+  });
+  const created = (type: string) => JSON.stringify({ event: type, createdAt: new Date(1_000).toISOString() });
+
+  it("When an event was attempted more than once, or a body is not an event's, then its earliest attempt counts and the rest is left out", () => {
+    const attempts = firstAttempts([
+      request('evt_1', created('order.paid'), 1_900),
+      request('evt_1', created('order.paid'), 1_300),
+      request('evt_2', 'not json', 1_100),
+      request('evt_3', JSON.stringify({ event: 'refund.created' }), 1_100),
+    ]);
+    expect(attempts).toEqual([{ createdAt: 1_000, latencyMs: 300, type: 'order.paid' }]);
   });
 });

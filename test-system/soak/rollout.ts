@@ -6,7 +6,7 @@
 import { setTimeout as pause } from 'node:timers/promises';
 import type { Engines } from '@checkout/engines';
 import { consumerGroupStates, type KafkaClient } from '@checkout/kafka';
-import { eventually } from '@checkout/testing';
+import { eventually, type ReceivedRequest } from '@checkout/testing';
 import type { ClusterStack, ReplacementStep } from '../../scripts/lib/cluster-stack';
 import { SERVICES, type ServiceName } from '../../scripts/lib/process-stack';
 import type { ServiceBuild } from '../../scripts/lib/releases';
@@ -204,6 +204,36 @@ export interface FirstAttempt {
   createdAt: number;
   latencyMs: number;
   type: string;
+}
+
+/**
+ * Each event's first attempt as its receiver saw it: the earliest request carrying its event id, against the
+ * event's createdAt (in the signed body). Its latency is what the rollout ledger compares between steady state and
+ * rollout: sessions' events at their callback URLs and orders' and refunds' at the merchants' endpoints.
+ */
+export function firstAttempts(received: readonly ReceivedRequest[]): FirstAttempt[] {
+  const first = new Map<string, { createdAt: number; receivedAt: number; type: string }>();
+  for (const request of received) {
+    const header = request.headers['x-service-event-id'];
+    const eventId = Array.isArray(header) ? header[0] : header;
+    if (!eventId) continue;
+    let body: { createdAt?: string; event?: string };
+    try {
+      body = JSON.parse(request.body) as typeof body;
+    } catch {
+      continue;
+    }
+    const createdAt = Date.parse(body.createdAt ?? '');
+    if (!Number.isFinite(createdAt)) continue;
+    const at = request.receivedAt.getTime();
+    const seen = first.get(eventId);
+    if (!seen || at < seen.receivedAt) first.set(eventId, { createdAt, receivedAt: at, type: body.event ?? '?' });
+  }
+  return [...first.values()].map((f) => ({
+    createdAt: f.createdAt,
+    latencyMs: f.receivedAt - f.createdAt,
+    type: f.type,
+  }));
 }
 
 /**

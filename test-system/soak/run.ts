@@ -27,10 +27,10 @@ import { RECEIVER_KINDS, runLoad, type LoadResult, type Merchant, type ReceiverK
 import {
   lastExitOf,
   rolloutPhases,
+  firstAttempts,
   rolloutRows,
   runRollout,
   watchGroups,
-  type FirstAttempt,
   type GroupSample,
   type RolloutStep,
 } from './rollout';
@@ -373,36 +373,6 @@ function clusterKillRows(report: LedgerReport, clusterKills: readonly ClusterKil
     },
     { label: 'requests failed beyond what killed replicas held', value: Math.max(0, failed - held), check: true },
   ]);
-}
-
-/**
- * Each event's first attempt as its receiver saw it: the earliest request carrying its event id, against the
- * event's createdAt (in the signed body). Its latency is what the rollout ledger compares between steady state and
- * rollout: sessions' events at their callback URLs and orders' and refunds' at the merchants' endpoints.
- */
-function firstAttempts(received: readonly ReceivedRequest[]): FirstAttempt[] {
-  const first = new Map<string, { createdAt: number; receivedAt: number; type: string }>();
-  for (const request of received) {
-    const header = request.headers['x-service-event-id'];
-    const eventId = Array.isArray(header) ? header[0] : header;
-    if (!eventId) continue;
-    let body: { createdAt?: string; event?: string };
-    try {
-      body = JSON.parse(request.body) as typeof body;
-    } catch {
-      continue;
-    }
-    const createdAt = Date.parse(body.createdAt ?? '');
-    if (!Number.isFinite(createdAt)) continue;
-    const at = request.receivedAt.getTime();
-    const seen = first.get(eventId);
-    if (!seen || at < seen.receivedAt) first.set(eventId, { createdAt, receivedAt: at, type: body.event ?? '?' });
-  }
-  return [...first.values()].map((f) => ({
-    createdAt: f.createdAt,
-    latencyMs: f.receivedAt - f.createdAt,
-    type: f.type,
-  }));
 }
 
 /** GET /v0/events and the newest event, as a merchant's dashboard or integration does, every 2 s while `going`. */
