@@ -1,5 +1,5 @@
 import type { ReceivedRequest } from '@checkout/testing';
-import type { LedgerRow } from './ledger';
+import { header, type LedgerRow } from './ledger';
 
 // D49, D50: each merchant's test-mode endpoint (start.ts) must get every order and refund event of its own
 // organization and mode, and none of another's.
@@ -21,8 +21,7 @@ export function endpointRows(
 ): { rows: LedgerRow[]; examples: string[] } {
   const pathsOf = new Map<string, Set<string>>();
   for (const request of received) {
-    const header = request.headers['x-service-event-id'];
-    const eventId = Array.isArray(header) ? header[0] : header;
+    const eventId = header(request.headers, 'x-service-event-id');
     if (eventId) pathsOf.set(eventId, (pathsOf.get(eventId) ?? new Set()).add(request.path));
   }
   const owner = new Map(owed.map((event) => [event.id, event.path]));

@@ -126,7 +126,8 @@ export interface LedgerReport {
   examples: string[];
 }
 
-const header = (headers: ReceivedRequest['headers'], name: string): string | undefined => {
+/** A request header's (first) value. */
+export const header = (headers: ReceivedRequest['headers'], name: string): string | undefined => {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 };

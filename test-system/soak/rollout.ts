@@ -10,7 +10,7 @@ import { eventually, type ReceivedRequest } from '@checkout/testing';
 import type { ClusterStack, ReplacementStep } from '../../scripts/lib/cluster-stack';
 import { SERVICES, type ServiceName } from '../../scripts/lib/process-stack';
 import type { ServiceBuild } from '../../scripts/lib/releases';
-import type { LedgerRow } from './ledger';
+import { header, type LedgerRow } from './ledger';
 
 export interface RolloutStep {
   what: string;
@@ -214,8 +214,7 @@ export interface FirstAttempt {
 export function firstAttempts(received: readonly ReceivedRequest[]): FirstAttempt[] {
   const first = new Map<string, { createdAt: number; receivedAt: number; type: string }>();
   for (const request of received) {
-    const header = request.headers['x-service-event-id'];
-    const eventId = Array.isArray(header) ? header[0] : header;
+    const eventId = header(request.headers, 'x-service-event-id');
     if (!eventId) continue;
     let body: { createdAt?: string; event?: string };
     try {
@@ -323,7 +322,7 @@ export function rolloutRows(input: {
   const to = Math.max(...steps.map((s) => s.end));
   const during = input.firstAttempts.filter((a) => a.createdAt >= from && a.createdAt <= to).map((a) => a.latencyMs);
   const warm = input.loadStartedAt + WARM_UP_MS;
-  const warmingUp = input.firstAttempts.filter((a) => a.createdAt < Math.min(warm, from));
+  const warmingUp = input.firstAttempts.filter((a) => a.createdAt < Math.min(warm, from)).map((a) => a.latencyMs);
   const steadyAttempts = input.firstAttempts.filter(
     (a) => (a.createdAt >= warm && a.createdAt < from) || a.createdAt > to,
   );
@@ -333,17 +332,7 @@ export function rolloutRows(input: {
   const fmt = (v: number | undefined) => (v === undefined ? 'n/a' : `${Math.round(v)} ms`);
   rows.push({
     label: `first-attempt webhook p50 / max, the load's first ${WARM_UP_MS / 1000} s (not steady state)`,
-    value: `${fmt(
-      percentile(
-        warmingUp.map((a) => a.latencyMs),
-        50,
-      ),
-    )} / ${fmt(
-      percentile(
-        warmingUp.map((a) => a.latencyMs),
-        100,
-      ),
-    )} (${warmingUp.length} events)`,
+    value: `${fmt(percentile(warmingUp, 50))} / ${fmt(percentile(warmingUp, 100))} (${warmingUp.length} events)`,
     check: false,
   });
   rows.push({
