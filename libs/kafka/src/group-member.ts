@@ -71,18 +71,41 @@ export function superviseGroupMember(
   return superviseConsumer({
     logger: log,
     ...(options.onRestart && { onRestart: options.onRestart }),
-    create: () =>
-      kafkajsGroupsOf(options.kafka).consumer({
+    create: () => {
+      const consumer = kafkajsGroupsOf(options.kafka).consumer({
         groupId: options.groupId,
         ...CONSUMER_GROUP_SETTINGS,
         maxWaitTimeInMs: GROUP_FETCH_MAX_WAIT_MS,
         metadataMaxAge: GROUP_METADATA_MAX_AGE_MS,
         ...fetchSettings,
-      }),
+      });
+      logMembership(consumer, log);
+      return consumer;
+    },
     begin: async (consumer, replace) => {
       for (const topic of options.topics)
         await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
       await run(consumer, replace);
     },
   });
+}
+
+/**
+ * Every join of this member, at info, with how long it took and how many partitions it owns after it: beside
+ * kafkajs' own warning when a rebalance begins ("The group is rebalancing, re-joining"), a rolling deploy's pauses
+ * can be read per group and replica from the logs alone.
+ */
+export function logMembership(consumer: Consumer, log: Logger): void {
+  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) =>
+    log.info(
+      {
+        groupId: payload.groupId,
+        memberId: payload.memberId,
+        joinMs: payload.duration,
+        isLeader: payload.isLeader,
+        partitions: Object.values(payload.memberAssignment).reduce((sum, owned) => sum + owned.length, 0),
+      },
+      'joined group',
+    ),
+  );
 }
