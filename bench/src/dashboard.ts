@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { MongoClient, type Db, type Document } from '@checkout/mongo';
 import { Pool, request } from 'undici';
 import type { Engines } from '@checkout/engines';
-import { AdminClient, eventually, startWebhookReceiver } from '@checkout/testing';
+import { AdminClient, eventually, inParallel, startWebhookReceiver } from '@checkout/testing';
 import { newId } from '@checkout/contracts';
 import { startProcessStack } from '../../scripts/lib/process-stack';
 
@@ -23,15 +23,6 @@ const API_ORDERS = 10_000;
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
-
-async function inParallel(total: number, concurrency: number, work: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total) await work(next++);
-    }),
-  );
 }
 
 export async function runDashboardBench(

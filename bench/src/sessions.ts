@@ -10,7 +10,7 @@ import { parseConfig as parseOrdersConfig } from '@checkout/orders/config';
 import { buildApp as buildSessionsApp } from '@checkout/sessions';
 import { parseConfig as parseSessionsConfig } from '@checkout/sessions/config';
 import { INTERNAL_API_HEADERS, TOPICS, topicName } from '@checkout/contracts';
-import { AdminClient, eventually, stackEnvironment } from '@checkout/testing';
+import { AdminClient, eventually, inParallel, stackEnvironment } from '@checkout/testing';
 import { startBenchStack } from './stack';
 import { cpuBudgetLines, cpuDuring, cpuTable, sampleCpu, type CpuWindow } from './cpu';
 import { hostedPageTable, loadHostedPages } from './hosted-page';
@@ -49,15 +49,6 @@ const SESSION = JSON.stringify({
 });
 /** Payments run at a moderate, fixed concurrency: the figure of interest is latency, not saturation. */
 const PAY_CONCURRENCY = 8;
-
-/** Runs `count` calls of `task` with at most `concurrency` in flight. */
-async function inParallel(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) await task(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
-}
 
 const ms = (value: number) => value.toFixed(2);
 

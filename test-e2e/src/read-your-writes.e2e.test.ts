@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@checkout/logger';
 import { CommandCounter } from '@checkout/mongo/testing';
-import { AdminClient, stackEnvironment } from '@checkout/testing';
+import { AdminClient, inParallel, stackEnvironment } from '@checkout/testing';
 import { buildApp as buildGateway, type GatewayApp } from '@checkout/gateway';
 import { parseConfig as gatewayConfig } from '@checkout/gateway/config';
 import { buildApp as buildOrders, type OrdersApp } from '@checkout/orders';
@@ -28,14 +28,6 @@ let orders: OrdersApp | undefined;
 let sessions: SessionsApp | undefined;
 let api: Api;
 let gatewayEnv: Record<string, string>;
-
-async function inParallel(count: number, task: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) await task(next++);
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-}
 
 async function newSession(): Promise<{ id: string; orderId: string }> {
   const created = await api.post('/v0/checkout/sessions', buildSessionInput());
@@ -120,7 +112,7 @@ afterAll(async () => {
 describe("read your writes across orders and sessions (D46, D25), with sessions' order-event consumer not running", () => {
   it(`When a session's order is cancelled, then the next read of the session shows it cancelled, ${ROUNDS} times in ${ROUNDS}`, async () => {
     const stale: string[] = [];
-    await inParallel(ROUNDS, async () => {
+    await inParallel(ROUNDS, CONCURRENCY, async () => {
       const session = await newSession();
       const cancelled = await api.post(`/v0/orders/${session.orderId}/cancel`);
       expect(cancelled.status).toBe(200);
@@ -139,7 +131,7 @@ describe("read your writes across orders and sessions (D46, D25), with sessions'
 
   it(`When a session's order is edited, then the next read of the session shows the edited order, ${ROUNDS} times in ${ROUNDS}`, async () => {
     const stale: string[] = [];
-    await inParallel(ROUNDS, async (i) => {
+    await inParallel(ROUNDS, CONCURRENCY, async (i) => {
       const session = await newSession();
       const edited = await api.patch(`/v0/orders/${session.orderId}`, {
         items: [{ name: `Edited ${i}`, quantity: 2, unitPrice: 700 + i }],
@@ -154,7 +146,7 @@ describe("read your writes across orders and sessions (D46, D25), with sessions'
 
   it(`When a session's paid order is refunded (API and test helpers), then the next read of the session shows the refund's amounts and paymentStatus, ${REFUND_ROUNDS} times in ${REFUND_ROUNDS} (D48)`, async () => {
     const stale: string[] = [];
-    await inParallel(REFUND_ROUNDS, async (i) => {
+    await inParallel(REFUND_ROUNDS, CONCURRENCY, async (i) => {
       const session = await newSession();
       const paid = await api.post(`/v0/test_helpers/checkout/sessions/${session.id}/pay`, {});
       expect(paid.body.session.status).toBe('completed');

@@ -1,5 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { header } from '../soak/ledger';
 
 /**
  * A webhook receiver that holds every request open until released, so that the attempts a dispatcher has in
@@ -37,8 +38,7 @@ export async function startHoldingReceiver(): Promise<HoldingReceiver> {
     };
     res.once('finish', close);
     res.once('close', close);
-    const header = req.headers['x-service-event-id'];
-    const eventId = Array.isArray(header) ? header[0] : header;
+    const eventId = header(req.headers, 'x-service-event-id');
     if (eventId) requestsByEvent.set(eventId, (requestsByEvent.get(eventId) ?? 0) + 1);
     req.resume();
     req.once('end', () => (holding ? held.push(res) : res.end('ok')));

@@ -1,4 +1,5 @@
 import type { Db } from '@checkout/mongo';
+import { inParallel } from '@checkout/testing';
 import type { CheckoutSession, Delivery, WebhookEvent } from '@checkout/contracts';
 import { reportsBesideBalance } from './books-reports';
 import { sendWithRetries, type RecordingClient } from './client';
@@ -57,19 +58,17 @@ export class LedgerReader {
   /** Each journey's session, as the API shows it. */
   async sessions(journeys: readonly Journey[]): Promise<Map<string, CheckoutSession>> {
     const sessions = new Map<string, CheckoutSession>();
-    await inParallel(
-      journeys.filter((j) => j.sessionId !== undefined),
-      8,
-      async (j) => {
-        const read = await this.orNote(() =>
-          this.getJson<{ session: CheckoutSession }>(
-            `/v0/checkout/sessions/${j.sessionId}`,
-            this.keyOf(j.merchant, j.mode),
-          ),
-        );
-        if (read) sessions.set(read.session.id, read.session);
-      },
-    );
+    const withSessions = journeys.filter((j) => j.sessionId !== undefined);
+    await inParallel(withSessions.length, 8, async (i) => {
+      const j = withSessions[i] as Journey;
+      const read = await this.orNote(() =>
+        this.getJson<{ session: CheckoutSession }>(
+          `/v0/checkout/sessions/${j.sessionId}`,
+          this.keyOf(j.merchant, j.mode),
+        ),
+      );
+      if (read) sessions.set(read.session.id, read.session);
+    });
     return sessions;
   }
 
@@ -105,9 +104,12 @@ export class LedgerReader {
         publicEvents.push(...ofOrders);
         if (mode === 'test')
           owedToEndpoints.push(...ofOrders.map((e) => ({ id: e.id, type: e.event, path: `/m${m}` })));
-        const read = await inParallel(ofSessions, 8, (e) =>
+        const read = await inParallel(ofSessions.length, 8, (i) =>
           this.orNote(() =>
-            this.getJson<{ event: SessionWebhookEvent; deliveries: Delivery[] }>(`/v0/events/${e.id}`, key),
+            this.getJson<{ event: SessionWebhookEvent; deliveries: Delivery[] }>(
+              `/v0/events/${(ofSessions[i] as SessionWebhookEvent).id}`,
+              key,
+            ),
           ),
         );
         events.push(...read.filter((e): e is EventWithDeliveries => e !== undefined));
@@ -128,19 +130,6 @@ export class LedgerReader {
     );
     return this.orNote(() => reportsBesideBalance(this.api, readers, window));
   }
-}
-
-async function inParallel<T, R>(items: readonly T[], concurrency: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await task(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
 }
 
 /** An order as orders stores it: what the ledger and the mixed-version rows read. */

@@ -5,6 +5,7 @@ export * from './database-outage';
 export * from './engine-control';
 export * from './eventually';
 export * from './factories';
+export * from './in-parallel';
 export * from './metrics';
 export * from './service-process';
 export type * from './provided-context';
