@@ -157,13 +157,15 @@ export interface SessionDoc {
   updatedAt: Date;
 }
 
-/** The stored orders and sessions, and what the ledger takes from them. */
+/** The stored orders, sessions and events, and what the ledger takes from them. */
 export async function readStores(db: (name: string) => Db): Promise<{
   orderDocs: OrderDoc[];
   sessionDocs: SessionDoc[];
   orders: StoredOrder[];
   sessionOrderIds: Set<string>;
   storedStateOf: (sessionId: string) => string | undefined;
+  /** Event id → when the dispatcher recorded the event (epoch ms). */
+  recordedAt: Map<string, number>;
 }> {
   const orderDocs = await db('orders').collection<OrderDoc>('orders').find({}).toArray();
   const orders: StoredOrder[] = orderDocs.map((o) => ({
@@ -189,7 +191,18 @@ export async function readStores(db: (name: string) => Db): Promise<{
     const order = orderStates.get(doc.orderId);
     return `stored ${doc.status}, its order copy ${copy} at revision ${doc.orderRevision ?? 'none'}; the order is ${order?.status ?? 'missing'} at revision ${order?.revision ?? 'none'}`;
   };
-  return { orderDocs, sessionDocs, orders, sessionOrderIds: new Set(sessionDocs.map((d) => d.orderId)), storedStateOf };
+  const events = await db('webhooks')
+    .collection<{ _id: string; recordedAt?: Date }>('events')
+    .find({}, { projection: { recordedAt: 1 } })
+    .toArray();
+  return {
+    orderDocs,
+    sessionDocs,
+    orders,
+    sessionOrderIds: new Set(sessionDocs.map((d) => d.orderId)),
+    storedStateOf,
+    recordedAt: new Map(events.flatMap((e) => (e.recordedAt ? [[e._id, e.recordedAt.getTime()] as const] : []))),
+  };
 }
 
 /** D52: the lines and balances as orders stores them, and the reports beside the API when they run, for the rows. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ReceivedRequest } from '@checkout/testing';
-import { firstAttempts, percentile, rolloutRows, timeWithoutOwner, type GroupSample } from './rollout';
+import { firstAttempts, percentile } from './first-attempts';
+import { rolloutRows, timeWithoutOwner, type GroupSample } from './rollout';
 
 const sample = (at: number, state: string | undefined): GroupSample => ({ at, states: new Map([['g', state]]) });
 
@@ -74,10 +75,23 @@ describe('rolloutRows', () => {
     expect(valueOf(rows, 'first-attempt p99 during the rollout above')).toBe(1);
   });
 
+  it('When the dispatcher recorded the events, then each phase splits its p50 and p99 there', () => {
+    const attempts = [
+      ...Array.from({ length: 50 }, () => ({ createdAt: 6_000, latencyMs: 100, type: 't', recordedAfterMs: 40 })),
+      ...Array.from({ length: 50 }, () => ({ createdAt: 15_000, latencyMs: 400, type: 't', recordedAfterMs: 350 })),
+      // Not recorded (a receiver saw it, the store did not say when): left out of the split only.
+      { createdAt: 15_000, latencyMs: 400, type: 't' },
+    ];
+    const rows = rowsOf(attempts);
+    expect(valueOf(rows, '  made → recorded')).toBe('40 ms / 40 ms; 350 ms / 350 ms');
+    expect(valueOf(rows, '  recorded → received')).toBe('60 ms / 60 ms; 50 ms / 50 ms');
+    expect(valueOf(rows, 'first-attempt webhook p50 / p99, during')).toBe('400 ms / 400 ms (51 events)');
+  });
+
   it('When events are slow during a step, then the slowest three are named with their type and the step their event came in', () => {
     const twoSteps = [...steps, { what: 'broker 1 restart', start: 30_000, end: 40_000, detail: 'd', failed: false }];
     const firstAttempts = [
-      { createdAt: 12_000, latencyMs: 2_000, type: 'order.paid' },
+      { createdAt: 12_000, latencyMs: 2_000, type: 'order.paid', recordedAfterMs: 1_870 },
       { createdAt: 25_000, latencyMs: 900, type: 'checkout.session.completed' },
       { createdAt: 35_000, latencyMs: 1_500, type: 'refund.created' },
       { createdAt: 36_000, latencyMs: 10, type: 'order.created' },
@@ -87,7 +101,7 @@ describe('rolloutRows', () => {
     const rows = rowsOf(firstAttempts, twoSteps);
     expect(valueOf(rows, 'slowest first attempts in steady')).toBe('5000 ms (order.created, 4.0 s before the rollout)');
     expect(valueOf(rows, 'slowest first attempts during')).toBe(
-      '2000 ms (order.paid, during orders#1 → orders#3); 1500 ms (refund.created, during broker 1 restart); ' +
+      '2000 ms (order.paid, during orders#1 → orders#3; recorded at +1870 ms); 1500 ms (refund.created, during broker 1 restart); ' +
         '900 ms (checkout.session.completed, after orders#1 → orders#3)',
     );
   });
@@ -111,5 +125,16 @@ describe('firstAttempts', () => {
       request('evt_3', JSON.stringify({ event: 'refund.created' }), 1_100),
     ]);
     expect(attempts).toEqual([{ createdAt: 1_000, latencyMs: 300, type: 'order.paid' }]);
+  });
+
+  it('When the dispatcher recorded an event, then its attempt says how long after it was made', () => {
+    const attempts = firstAttempts(
+      [request('evt_1', created('order.paid'), 1_400), request('evt_2', created('order.created'), 1_050)],
+      new Map([['evt_1', 1_320]]),
+    );
+    expect(attempts).toEqual([
+      { createdAt: 1_000, latencyMs: 400, type: 'order.paid', recordedAfterMs: 320 },
+      { createdAt: 1_000, latencyMs: 50, type: 'order.created' },
+    ]);
   });
 });

@@ -6,11 +6,12 @@
 import { setTimeout as pause } from 'node:timers/promises';
 import type { Engines } from '@checkout/engines';
 import { consumerGroupStates, type KafkaClient } from '@checkout/kafka';
-import { eventually, type ReceivedRequest } from '@checkout/testing';
+import { eventually } from '@checkout/testing';
 import type { ClusterStack, ReplacementStep } from '../../scripts/lib/cluster-stack';
 import { SERVICES, type ServiceName } from '../../scripts/lib/process-stack';
 import type { ServiceBuild } from '../../scripts/lib/releases';
-import { header, type LedgerRow } from './ledger';
+import type { LedgerRow } from './ledger';
+import { WARM_UP_MS, latencyRows, type FirstAttempt } from './first-attempts';
 
 export interface RolloutStep {
   what: string;
@@ -192,103 +193,6 @@ export function lastExitOf(version: string, steps: readonly RolloutStep[]): numb
   return exits.length === 0 ? Number.POSITIVE_INFINITY : Math.max(...exits);
 }
 
-/** p-th percentile (0-100) of values, nearest rank; undefined for none. */
-export function percentile(values: readonly number[], p: number): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
-/** An event's first delivery attempt as its receiver saw it: when the event was made, how long after it, its type. */
-export interface FirstAttempt {
-  createdAt: number;
-  latencyMs: number;
-  type: string;
-}
-
-/**
- * Each event's first attempt as its receiver saw it: the earliest request carrying its event id, against the
- * event's createdAt (in the signed body). Its latency is what the rollout ledger compares between steady state and
- * rollout: sessions' events at their callback URLs and orders' and refunds' at the merchants' endpoints.
- */
-export function firstAttempts(received: readonly ReceivedRequest[]): FirstAttempt[] {
-  const first = new Map<string, { createdAt: number; receivedAt: number; type: string }>();
-  for (const request of received) {
-    const eventId = header(request.headers, 'x-service-event-id');
-    if (!eventId) continue;
-    let body: { createdAt?: string; event?: string };
-    try {
-      body = JSON.parse(request.body) as typeof body;
-    } catch {
-      continue;
-    }
-    const createdAt = Date.parse(body.createdAt ?? '');
-    if (!Number.isFinite(createdAt)) continue;
-    const at = request.receivedAt.getTime();
-    const seen = first.get(eventId);
-    if (!seen || at < seen.receivedAt) first.set(eventId, { createdAt, receivedAt: at, type: body.event ?? '?' });
-  }
-  return [...first.values()].map((f) => ({
-    createdAt: f.createdAt,
-    latencyMs: f.receivedAt - f.createdAt,
-    type: f.type,
-  }));
-}
-
-/**
- * The three slowest first attempts of events created during the rollout, each with the step under way when its
- * event was created (or the one it followed): with a few hundred events the p99 is about the third slowest, so these
- * say which step a miss of the target came from.
- */
-function slowestWithSteps(
-  firstAttempts: readonly FirstAttempt[],
-  steps: readonly RolloutStep[],
-  from: number,
-  to: number,
-): string {
-  const slowest = firstAttempts
-    .filter((a) => a.createdAt >= from && a.createdAt <= to)
-    .sort((a, b) => b.latencyMs - a.latencyMs)
-    .slice(0, 3);
-  if (slowest.length === 0) return 'none';
-  return slowest
-    .map(({ createdAt, latencyMs, type }) => {
-      const step = steps.find((s) => createdAt >= s.start && createdAt <= s.end);
-      const before = [...steps].reverse().find((s) => s.end < createdAt);
-      const where = step ? `during ${step.what}` : before ? `after ${before.what}` : 'before the first step';
-      return `${Math.round(latencyMs)} ms (${type}, ${where})`;
-    })
-    .join('; ');
-}
-
-/** The three slowest first attempts outside the rollout, each with how long before or after it its event came. */
-function slowestSteady(steadyAttempts: readonly FirstAttempt[], from: number, to: number): string {
-  const slowest = [...steadyAttempts].sort((a, b) => b.latencyMs - a.latencyMs).slice(0, 3);
-  if (slowest.length === 0) return 'none';
-  return slowest
-    .map(({ createdAt, latencyMs, type }) => {
-      const when =
-        createdAt < from
-          ? `${((from - createdAt) / 1000).toFixed(1)} s before the rollout`
-          : `${((createdAt - to) / 1000).toFixed(1)} s after it`;
-      return `${Math.round(latencyMs)} ms (${type}, ${when})`;
-    })
-    .join('; ');
-}
-
-/**
- * The load's first seconds are left out of the steady state: the services' first requests compile their code and
- * open their connections (the slowest "steady" events of every run were the load's first second), which is a cold
- * start, not the state a rollout is compared with.
- */
-const WARM_UP_MS = 5_000;
-
-/**
- * The rollout target (docs/operations.md): first-attempt webhook p99 during the rollout at most 3× the steady
- * state's.
- */
-const ROLLOUT_P99_FACTOR = 3;
-
 /**
  * The rollout's own ledger rows: each step with each group's time without an owner, the first-attempt webhook
  * latencies (steady state against rollout), and the checks: every old replica stopped cleanly, every ISR
@@ -320,47 +224,6 @@ export function rolloutRows(input: {
   // start to the latest end, whatever order the steps finished in.
   const from = Math.min(...steps.map((s) => s.start));
   const to = Math.max(...steps.map((s) => s.end));
-  const during = input.firstAttempts.filter((a) => a.createdAt >= from && a.createdAt <= to).map((a) => a.latencyMs);
-  const warm = input.loadStartedAt + WARM_UP_MS;
-  const warmingUp = input.firstAttempts.filter((a) => a.createdAt < Math.min(warm, from)).map((a) => a.latencyMs);
-  const steadyAttempts = input.firstAttempts.filter(
-    (a) => (a.createdAt >= warm && a.createdAt < from) || a.createdAt > to,
-  );
-  const steady = steadyAttempts.map((a) => a.latencyMs);
-  const p99Steady = percentile(steady, 99);
-  const p99During = percentile(during, 99);
-  const fmt = (v: number | undefined) => (v === undefined ? 'n/a' : `${Math.round(v)} ms`);
-  rows.push({
-    label: `first-attempt webhook p50 / max, the load's first ${WARM_UP_MS / 1000} s (not steady state)`,
-    value: `${fmt(percentile(warmingUp, 50))} / ${fmt(percentile(warmingUp, 100))} (${warmingUp.length} events)`,
-    check: false,
-  });
-  rows.push({
-    label: 'first-attempt webhook p50 / p99, steady state',
-    value: `${fmt(percentile(steady, 50))} / ${fmt(p99Steady)} (${steady.length} events)`,
-    check: false,
-  });
-  rows.push({
-    label: 'first-attempt webhook p50 / p99, during the rollout',
-    value: `${fmt(percentile(during, 50))} / ${fmt(p99During)} (${during.length} events)`,
-    check: false,
-  });
-  rows.push({
-    label: 'slowest first attempts during the rollout, and the step each event came in',
-    value: slowestWithSteps(input.firstAttempts, steps, from, to),
-    check: false,
-  });
-  rows.push({
-    label: 'slowest first attempts in steady state, and when their event came',
-    value: slowestSteady(steadyAttempts, from, to),
-    check: false,
-  });
-  const ratio = p99Steady !== undefined && p99During !== undefined && p99Steady > 0 ? p99During / p99Steady : undefined;
-  rows.push({
-    label: `first-attempt p99 during the rollout above ${ROLLOUT_P99_FACTOR}× steady (ratio ${ratio === undefined ? 'n/a' : ratio.toFixed(2)})`,
-    value: ratio !== undefined && ratio > ROLLOUT_P99_FACTOR ? 1 : 0,
-    check: true,
-    timing: true,
-  });
+  rows.push(...latencyRows(input.firstAttempts, steps, { from, to, warm: input.loadStartedAt + WARM_UP_MS }));
   return rows;
 }

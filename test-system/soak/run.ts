@@ -23,11 +23,11 @@ import { LedgerReader, readBooks, readStores } from './ledger-reads';
 import { endpointRows } from './endpoint-deliveries';
 import { mixedVersionRows } from './mixed-version-rows';
 import { orderIdsIn, orderTrails } from './order-trail';
+import { firstAttempts } from './first-attempts';
 import { RECEIVER_KINDS, runLoad, type LoadResult, type Merchant, type ReceiverKind } from './load';
 import {
   lastExitOf,
   rolloutPhases,
-  firstAttempts,
   rolloutRows,
   runRollout,
   watchGroups,
@@ -312,7 +312,7 @@ async function addRunRows(
         steps: driven.rolloutSteps,
         samples: driven.groupSamples,
         groups: watchedGroups(namePrefix),
-        firstAttempts: firstAttempts(received),
+        firstAttempts: firstAttempts(received, stored.recordedAt),
         loadStartedAt: driven.startedAt,
       }),
     );
