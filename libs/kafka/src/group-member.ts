@@ -42,8 +42,9 @@ export const CONSUMER_GROUP_SETTINGS = {
  * per broker) before it joins again, each waiting for its parked fetch: with kafkajs' default of 5 s, every member
  * joining or leaving (each step of a rolling deploy) left the group's partitions without an owner for 3-6.5 s. At
  * 500 ms a dispatcher replica's replacement still delayed its events by 0.5-0.9 s (the rollout soak, over every
- * event); at 200 ms by 0.2-0.56 s (test-system/soak/README.md, "Over every event"). A fetch still returns at
- * once when messages are there, so it costs only idle fetches: five a second per member and broker.
+ * event); at 200 ms by 0.2-0.56 s (test-system/soak/README.md, "Over every event"); at 100 ms (with the heartbeat)
+ * no rollout was faster. A fetch still returns at once when messages are there, so it costs only idle fetches: five
+ * a second per member and broker.
  */
 const GROUP_FETCH_MAX_WAIT_MS = 200;
 
