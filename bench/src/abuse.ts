@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { Pool } from 'undici';
 import type { Engines } from '@checkout/engines';
-import { BSON, MongoClient, type Db, type Document } from '@checkout/mongo';
-import { WEBHOOK_ENDPOINTS_MAX, newId } from '@checkout/contracts';
-import { AdminClient, eventually, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import { BSON, MongoClient, type Db } from '@checkout/mongo';
+import { WEBHOOK_ENDPOINTS_MAX } from '@checkout/contracts';
+import { AdminClient, eventually, metricValues, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
 import { clientOf } from './events';
-import { startAbuser, type Tally } from './abuser';
+import { startAbuser } from './abuser';
 import { paced, percentile } from './load';
 import { startBenchStack, type BenchStack } from './stack';
+import { searchPhase } from './abuse-search';
 
 // npm run bench -- abuse [--seconds=S] [--deliveries=N] [--rate=R] [--live-rate=L] [--seed-seconds=T]
 //                         [--test-body-bytes=B]
@@ -18,9 +18,10 @@ import { startBenchStack, type BenchStack } from './stack';
 //      the largest bodies the API allows (100 items of 250-character names, 50 metadata keys of 500 characters),
 //      every event fanned out to 16 endpoints on a local receiver (D50), both in a process of their own
 //      (bench/src/abuser.ts) as on another machine: the live p99 against (1) (target ≤ 1.5×),
-//      in both phases split by the dispatcher's records (event made → batch handled → first attempt started),
-//      the abuser's answers by status and code (429 RATE_LIMITED; QUOTA_EXCEEDED where a budget applies), and the
-//      bytes each tenant stored in the dispatcher's events and deliveries (BSON sizes summed);
+//      in both phases split per payment by its records (notified → event made → batch handled → first attempt
+//      started → received) beside the dispatcher's event-loop delay, the abuser's answers by status and code
+//      (429 RATE_LIMITED; QUOTA_EXCEEDED where a budget applies), and the bytes each tenant stored in the
+//      dispatcher's events and deliveries (BSON sizes summed);
 //   3. search: N deliveries (10⁶) of the abuser's, written straight into the dispatcher's collections in its store's
 //      shapes (copies of one real delivery per endpoint, 16 per event, a failed one in a hundred; their events carry
 //      the live merchant's event body, not the abuser's 50 kB ones, which would be gigabytes the search never reads),
@@ -30,12 +31,6 @@ import { startBenchStack, type BenchStack } from './stack';
 //      what is stored by then (the emulator writes a few hundred deliveries a second on a busy machine).
 
 const TARGET_RATIO = 1.5;
-const TARGET_SEARCH_P99_MS = 200;
-/** Timed requests per page of each filtered list, after one that warms it. */
-const SEARCH_SAMPLES = 3;
-const SEARCH_PAGES = [1, 10, 100];
-/** The gateway's UPSTREAM_TIMEOUT_MS (default): an answer later than this is not the dispatcher's. */
-const UPSTREAM_TIMEOUT_MS = 10_000;
 /** The events a payment causes (D30, D49): the first of them to arrive ends the payment's wait. */
 const PAYMENT_EVENTS = new Set(['order.paid', 'checkout.session.completed']);
 
@@ -49,7 +44,7 @@ async function liveMerchant(
   receiver: WebhookReceiver,
   rate: number,
   ms: number,
-): Promise<{ latencies: number[]; refused: number }> {
+): Promise<{ latencies: number[]; refused: number; firsts: FirstDelivery[] }> {
   const { call, processor } = clientOf(stack, keys);
   const paidAt = new Map<string, number>();
   /** The session and its order, either of which the first event delivered names (order.paid, session.completed). */
@@ -78,7 +73,7 @@ async function liveMerchant(
       refused += 1;
     }
   });
-  const firstAt = new Map<string, number>();
+  const firstAt = new Map<string, { receivedAt: number; eventId: string }>();
   let scanned = 0;
   await eventually(
     () => {
@@ -88,7 +83,11 @@ async function liveMerchant(
         if (!PAYMENT_EVENTS.has(String((JSON.parse(delivery.body) as { event?: unknown }).event))) continue;
         for (const [, id] of delivery.body.matchAll(/"((?:cs|ord)_live_[0-9A-Za-z]+)"/g)) {
           const session = sessionOf.get(id ?? '');
-          if (session && !firstAt.has(session)) firstAt.set(session, delivery.receivedAt.getTime());
+          if (session && !firstAt.has(session))
+            firstAt.set(session, {
+              receivedAt: delivery.receivedAt.getTime(),
+              eventId: String(delivery.headers['x-service-event-id']),
+            });
         }
       }
       scanned = arrived.length;
@@ -96,42 +95,48 @@ async function liveMerchant(
     },
     { deadlineMs: 300_000, intervalMs: 200, description: "every live payment's first delivery" },
   ).catch(() => undefined); // what never arrived is told apart below, not timed
-  const latencies = [...paidAt]
-    .flatMap(([id, at]) => {
-      const first = firstAt.get(id);
-      return first === undefined ? [] : [first - at];
-    })
-    .sort((a, b) => a - b);
-  return { latencies, refused: refused + (paidAt.size - firstAt.size) };
+  const firsts = [...paidAt].flatMap(([id, notifiedAt]) => {
+    const first = firstAt.get(id);
+    return first === undefined ? [] : [{ ...first, notifiedAt }];
+  });
+  const latencies = firsts.map((f) => f.receivedAt - f.notifiedAt).sort((a, b) => a - b);
+  return { latencies, refused: refused + (paidAt.size - firstAt.size), firsts };
+}
+
+/** A live payment's first delivery: when the processor's notification was sent, and when its endpoint got it. */
+interface FirstDelivery {
+  eventId: string;
+  notifiedAt: number;
+  receivedAt: number;
 }
 
 /**
- * The live merchant's payment deliveries whose events were made in [from, to), split where the dispatcher's records
- * can: the event made → its batch handled by the dispatcher (Kafka and the consumer's waits), and handled → the
- * first attempt started (the inserts, the scheduler's queue).
+ * Each live payment's time from notification to its endpoint, split where the stores' records can: the
+ * notification → the event made (the gateway, sessions and orders at work on it), made → the dispatcher's batch
+ * handled (Kafka and the consumer's waits), handled → the first attempt started (the inserts, the scheduler's
+ * queue), started → received (the POST and the receiver).
  */
-async function liveSegments(
-  db: Db,
-  organizationId: string,
-  from: Date,
-  to: Date,
-): Promise<{ consumed: number[]; attempted: number[] }> {
-  const consumed: number[] = [];
-  const attempted: number[] = [];
-  const deliveries = db
-    .collection<{ eventType: string; eventCreatedAt?: Date; createdAt: Date; attempts: Array<{ at: Date }> }>(
+async function liveSegments(db: Db, firsts: readonly FirstDelivery[]): Promise<Record<string, number[]>> {
+  const segments: Record<string, number[]> = { made: [], consumed: [], attempted: [], received: [] };
+  const deliveries = await db
+    .collection<{ eventId: string; eventCreatedAt?: Date; createdAt: Date; attempts: Array<{ at: Date }> }>(
       'deliveries',
     )
-    .find({ organizationId, mode: 'live' });
-  for await (const { eventType, eventCreatedAt, createdAt, attempts } of deliveries) {
-    if (!PAYMENT_EVENTS.has(eventType) || eventCreatedAt === undefined) continue;
-    if (eventCreatedAt < from || eventCreatedAt >= to) continue;
-    consumed.push(createdAt.getTime() - eventCreatedAt.getTime());
-    const first = attempts[0];
-    if (first) attempted.push(first.at.getTime() - createdAt.getTime());
+    .find({ eventId: { $in: firsts.map((f) => f.eventId) }, mode: 'live' })
+    .toArray();
+  const byEvent = new Map(deliveries.map((d) => [d.eventId, d]));
+  for (const { eventId, notifiedAt, receivedAt } of firsts) {
+    const delivery = byEvent.get(eventId);
+    const startedAt = delivery?.attempts[0]?.at.getTime();
+    if (delivery?.eventCreatedAt === undefined || startedAt === undefined) continue;
+    const madeAt = delivery.eventCreatedAt.getTime();
+    segments.made?.push(madeAt - notifiedAt);
+    segments.consumed?.push(delivery.createdAt.getTime() - madeAt);
+    segments.attempted?.push(startedAt - delivery.createdAt.getTime());
+    segments.received?.push(receivedAt - startedAt);
   }
-  const ascending = (a: number, b: number) => a - b;
-  return { consumed: consumed.sort(ascending), attempted: attempted.sort(ascending) };
+  for (const values of Object.values(segments)) values.sort((a, b) => a - b);
+  return segments;
 }
 
 /** What each tenant stored in the dispatcher's events and deliveries: BSON bytes and documents. */
@@ -208,19 +213,17 @@ export async function runAbuseBench(
     });
     const ms = options.seconds * 1000;
     await liveMerchant(stack, keys, liveReceiver, options.liveRate, 3_000); // warm-up
-    const aloneFrom = new Date();
+    const loopDelay = () => dispatcherLoopDelay(stack);
+    await loopDelay(); // each read starts the next window
     const alone = await liveMerchant(stack, keys, liveReceiver, options.liveRate, ms);
-    const besideFrom = new Date();
+    const aloneLoop = await loopDelay();
     const [beside, tally] = await Promise.all([
       liveMerchant(stack, keys, liveReceiver, options.liveRate, ms),
       abuserProcess.run({ gatewayUrl: stack.env.gatewayUrl, key: abuser.testKey, rate: options.rate, ms }),
     ]);
-    const besideTo = new Date();
+    const besideLoop = await loopDelay();
     const db = mongo.db(stack.env.dispatcher.MONGODB_DATABASE);
-    const segments = {
-      alone: await liveSegments(db, merchant.organizationId, aloneFrom, besideFrom),
-      beside: await liveSegments(db, merchant.organizationId, besideFrom, besideTo),
-    };
+    const segments = { alone: await liveSegments(db, alone.firsts), beside: await liveSegments(db, beside.firsts) };
     const stored = await storedPerTenant(db, {
       abuser: abuser.organizationId,
       'live merchant': merchant.organizationId,
@@ -239,11 +242,14 @@ export async function runAbuseBench(
       `  with the abuser     n=${withAbuser.length} p50 ${p(withAbuser, 50)} p99 ${p(withAbuser, 99)}, refused or never delivered ${beside.refused}`,
     );
     console.log(`  p99 ratio ${ratio.toFixed(2)}× ${ratio <= TARGET_RATIO ? '✓' : '✗'} ≤ ${TARGET_RATIO}×`);
-    console.log(`  where it goes, from the dispatcher's records of the payments' deliveries (p50 / p99 ms):`);
+    console.log(
+      `  where it goes, per payment from its records (p50 / p99 ms): notified → event made → consumed → attempt started → received`,
+    );
     for (const [phase, rows] of Object.entries(segments)) {
       const cells = Object.entries(rows).map(([name, sorted]) => `${name} ${p(sorted, 50)} / ${p(sorted, 99)}`);
       console.log(`    ${phase.padEnd(7)} ${cells.join(', ')}`);
     }
+    console.log(`  the dispatcher's event-loop delay, p99 / max: alone ${aloneLoop}, beside ${besideLoop}`);
     console.log(`\nabuser's answers by status and code (${options.rate} requests/s for ${options.seconds} s)`);
     for (const [label, count] of [...tally].sort()) console.log(`  ${label.padEnd(36)} ${count}`);
     console.log(`  deliveries reaching its 16 endpoints during the run: ${delivered}`);
@@ -265,137 +271,15 @@ export async function runAbuseBench(
   }
 }
 
-/** Seeds the abuser's deliveries up to `deliveries`, then times the delivery-filtered lists over several pages. */
-async function searchPhase(
-  stack: BenchStack,
-  db: Db,
-  abuser: { organizationId: string; testKey: string; endpointIds: string[] },
-  deliveries: number,
-  seedSeconds: number,
-): Promise<void> {
-  const seeded = Date.now();
-  const deadline = seedSeconds > 0 ? Date.now() + seedSeconds * 1000 : Number.POSITIVE_INFINITY;
-  // What the abuser stored before plus what was written: a count over the collection at this size exhausts the
-  // emulator's heap (it counts by loading every document).
-  const total = await seedDeliveries(db, abuser.organizationId, abuser.endpointIds, deliveries, deadline);
-  process.stderr.write(`[bench] ${total} deliveries stored after ${((Date.now() - seeded) / 1000).toFixed(0)} s\n`);
-  const pool = new Pool(stack.env.gatewayUrl, { connections: 1 });
-  const headers = { authorization: `Bearer ${abuser.testKey}` };
-  const endpoint = abuser.endpointIds[3] ?? '';
-  const queries = [
-    'deliveryStatus=failed',
-    'deliveryStatus=succeeded',
-    `endpointId=${endpoint}`,
-    `endpointId=${endpoint}&deliveryStatus=failed`,
-  ];
-  const all: number[] = [];
-  const answers: Tally = new Map();
-  const rows: string[] = [];
-  for (const query of queries) {
-    const times: number[] = [];
-    for (const page of SEARCH_PAGES) {
-      for (let i = 0; i <= SEARCH_SAMPLES; i += 1) {
-        const { status, code, ms } = await searchOnce(pool, `/v0/events?${query}&limit=100&page=${page}`, headers);
-        process.stderr.write(`[bench] ?${query} page ${page}: ${status} in ${ms.toFixed(0)} ms\n`);
-        if (i === 0) continue; // each page's first request warms it
-        times.push(ms);
-        all.push(ms);
-        // Past the gateway's upstream timeout the answer is the gateway's 503, not the dispatcher's maxTimeMS one.
-        const label = `${status}${code ? ` ${code}` : ''}${ms > UPSTREAM_TIMEOUT_MS ? ' (past the upstream timeout)' : ''}`;
-        answers.set(label, (answers.get(label) ?? 0) + 1);
-      }
-    }
-    times.sort((a, b) => a - b);
-    rows.push(
-      `  ?${query.replace(endpoint, 'we_…').padEnd(44)} p50 ${percentile(times, 50).toFixed(0).padStart(6)} p99 ${percentile(times, 99).toFixed(0).padStart(6)}`,
-    );
-  }
-  await pool.close();
-  all.sort((a, b) => a - b);
-  const p99 = percentile(all, 99);
-  console.log(
-    `\ndelivery-filtered search, ${total} stored deliveries of the abuser, pages ${SEARCH_PAGES.join(', ')} of 100, ${SEARCH_SAMPLES} timed requests each (ms)`,
-  );
-  for (const row of rows) console.log(row);
-  console.log(
-    `  all: p50 ${percentile(all, 50).toFixed(0)} p99 ${p99.toFixed(0)} ${p99 <= TARGET_SEARCH_P99_MS ? '✓' : '✗'} ≤ ${TARGET_SEARCH_P99_MS} ms`,
-  );
-  console.log(
-    `  answers: ${[...answers].map(([s, n]) => `${s} × ${n}`).join(', ')}; stopped by maxTimeMS (503): ${answers.get('503') ?? 0}`,
-  );
-}
-
 /**
- * One timed search. A 429 is waited out as its Retry-After says and asked again, untimed: the abuser's last writes can
- * still hold its key's window when the search starts, and a refusal in a millisecond is not the search's time.
+ * The dispatcher's event-loop delay since the last read (p99 / max, ms): prom-client's figures from Node's
+ * monitorEventLoopDelay, whose histogram it resets on every scrape, so each read covers the window since the one
+ * before. A live attempt waits for whatever runs in the turn its event arrives in.
  */
-async function searchOnce(
-  pool: Pool,
-  path: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; code: string | undefined; ms: number }> {
-  for (;;) {
-    const started = performance.now();
-    const response = await pool.request({ method: 'GET', path, headers });
-    const { code } = (await response.body.json().catch(() => ({}))) as { code?: string };
-    const ms = performance.now() - started;
-    if (response.statusCode !== 429) return { status: response.statusCode, code, ms };
-    const retryAfter = Number(response.headers['retry-after'] ?? 1);
-    process.stderr.write(`[bench] ${path}: 429 ${code ?? ''}, asked again after ${retryAfter} s\n`);
-    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
-  }
-}
-
-/**
- * Writes deliveries of the abuser's until it has `target` (or `deadline` passes), and returns how many it has: 16 per
- * event (one per endpoint), newest first below the real ones, a failed one in a hundred, none pending (the recovery
- * sweep would send them). Copies of one real delivery and of the live merchant's smallest event, in batches.
- */
-async function seedDeliveries(
-  db: Db,
-  organizationId: string,
-  endpointIds: string[],
-  target: number,
-  deadline: number,
-): Promise<number> {
-  const deliveries = db.collection<Document & { _id: string }>('deliveries');
-  const events = db.collection<Document & { _id: string }>('events');
-  const have = await deliveries.countDocuments({ organizationId });
-  const template = await deliveries.findOne({ organizationId, status: 'succeeded' });
-  const event = await events.findOne({ organizationId, mode: 'test' });
-  const small = await events.find({ mode: 'live' }).sort({ createdAt: 1 }).limit(1).next();
-  if (!template || !event || !small) throw new Error('no delivery and event of the abuser to copy');
-  const oldest = await events.find({ organizationId }).sort({ createdAt: 1 }).limit(1).next();
-  const before = (oldest?.createdAt as Date | undefined)?.getTime() ?? Date.now();
-  const perEvent = endpointIds.length;
-  let written = 0;
-  for (let e = 0; have + written < target && Date.now() < deadline; e += 1) {
-    const batchEvents: Document[] = [];
-    const batch: Document[] = [];
-    for (let j = 0; j < 64 && have + written + batch.length < target; j += 1) {
-      const createdAt = new Date(before - (e * 64 + j + 1) * 1_000);
-      const eventId = newId('evt', 'test');
-      batchEvents.push({ ...event, _id: eventId, body: String(small.body), createdAt, recordedAt: createdAt });
-      for (const [k, endpointId] of endpointIds.entries()) {
-        const failed = (e * 64 + j) % 100 === 0 && k % 2 === 0;
-        batch.push({
-          ...template,
-          _id: newId('dlv', 'test'),
-          eventId,
-          endpointId,
-          eventCreatedAt: createdAt,
-          status: failed ? 'failed' : 'succeeded',
-          deadLetterPending: false,
-          createdAt,
-          updatedAt: createdAt,
-        });
-      }
-    }
-    await events.insertMany(batchEvents as never[]);
-    await deliveries.insertMany(batch as never[]);
-    written += batch.length;
-    if (e % 50 === 0)
-      process.stderr.write(`[bench] seeded ${have + written} of ${target} deliveries (${perEvent} per event)\n`);
-  }
-  return have + written;
+async function dispatcherLoopDelay(stack: BenchStack): Promise<string> {
+  const [url] = stack.metricsUrls('webhook-dispatcher');
+  if (url === undefined) return 'n/a';
+  const read = await metricValues(url, ['nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds']);
+  const ms = (seconds: number) => `${(seconds * 1000).toFixed(0)} ms`;
+  return `${ms(read.nodejs_eventloop_lag_p99_seconds)} / ${ms(read.nodejs_eventloop_lag_max_seconds)}`;
 }
