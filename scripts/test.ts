@@ -69,7 +69,11 @@ const costDir = mkdtempSync(join(tmpdir(), 'test-cost-'));
 
 /** A vitest run of `vitestArgs` whose per-file costs land in its own file of costDir. */
 function vitest(name: string, vitestArgs: string[], options: { env?: NodeJS.ProcessEnv; logFile?: string } = {}) {
-  const env = { ...(options.env ?? process.env), TEST_COST_FILE: join(costDir, `${name}.json`) };
+  const base = options.env ?? process.env;
+  // A process warning (a listener leak, a deprecation) prints where it was raised: one that shows once in a
+  // run of many files cannot be traced afterwards.
+  const nodeOptions = [base.NODE_OPTIONS, '--trace-warnings'].filter(Boolean).join(' ');
+  const env = { ...base, NODE_OPTIONS: nodeOptions, TEST_COST_FILE: join(costDir, `${name}.json`) };
   return run('npx', ['vitest', 'run', '--reporter=default', `--reporter=${COST_REPORTER}`, ...vitestArgs], {
     ...options,
     env,
