@@ -116,8 +116,16 @@ interface FirstDelivery {
  * handled (Kafka and the consumer's waits), handled → the first attempt started (the inserts, the scheduler's
  * queue), started → received (the POST and the receiver).
  */
-async function liveSegments(db: Db, firsts: readonly FirstDelivery[]): Promise<Record<string, number[]>> {
-  const segments: Record<string, number[]> = { made: [], consumed: [], attempted: [], received: [] };
+async function liveSegments(
+  db: Db,
+  firsts: readonly FirstDelivery[],
+): Promise<{ made: number[]; consumed: number[]; attempted: number[]; received: number[] }> {
+  const segments = {
+    made: [] as number[],
+    consumed: [] as number[],
+    attempted: [] as number[],
+    received: [] as number[],
+  };
   const deliveries = await db
     .collection<{ eventId: string; eventCreatedAt?: Date; createdAt: Date; attempts: Array<{ at: Date }> }>(
       'deliveries',
@@ -130,10 +138,10 @@ async function liveSegments(db: Db, firsts: readonly FirstDelivery[]): Promise<R
     const startedAt = delivery?.attempts[0]?.at.getTime();
     if (delivery?.eventCreatedAt === undefined || startedAt === undefined) continue;
     const madeAt = delivery.eventCreatedAt.getTime();
-    segments.made?.push(madeAt - notifiedAt);
-    segments.consumed?.push(delivery.createdAt.getTime() - madeAt);
-    segments.attempted?.push(startedAt - delivery.createdAt.getTime());
-    segments.received?.push(receivedAt - startedAt);
+    segments.made.push(madeAt - notifiedAt);
+    segments.consumed.push(delivery.createdAt.getTime() - madeAt);
+    segments.attempted.push(startedAt - delivery.createdAt.getTime());
+    segments.received.push(receivedAt - startedAt);
   }
   for (const values of Object.values(segments)) values.sort((a, b) => a - b);
   return segments;

@@ -35,7 +35,7 @@ export function firstAttempts(
   received: readonly ReceivedRequest[],
   recordedAt: ReadonlyMap<string, number> = new Map(),
 ): FirstAttempt[] {
-  const first = new Map<string, { eventId: string; createdAt: number; receivedAt: number; type: string }>();
+  const first = new Map<string, { createdAt: number; receivedAt: number; type: string }>();
   for (const request of received) {
     const eventId = header(request.headers, 'x-service-event-id');
     if (!eventId) continue;
@@ -49,11 +49,10 @@ export function firstAttempts(
     if (!Number.isFinite(createdAt)) continue;
     const at = request.receivedAt.getTime();
     const seen = first.get(eventId);
-    if (!seen || at < seen.receivedAt)
-      first.set(eventId, { eventId, createdAt, receivedAt: at, type: body.event ?? '?' });
+    if (!seen || at < seen.receivedAt) first.set(eventId, { createdAt, receivedAt: at, type: body.event ?? '?' });
   }
-  return [...first.values()].map((f) => {
-    const recorded = recordedAt.get(f.eventId);
+  return [...first].map(([eventId, f]) => {
+    const recorded = recordedAt.get(eventId);
     return {
       createdAt: f.createdAt,
       latencyMs: f.receivedAt - f.createdAt,
@@ -74,16 +73,8 @@ function describeAttempt({ latencyMs, type, recordedAfterMs }: FirstAttempt, whe
  * event was created (or the one it followed): with a few hundred events the p99 is about the third slowest, so these
  * say which step a miss of the target came from.
  */
-function slowestWithSteps(
-  firstAttempts: readonly FirstAttempt[],
-  steps: readonly Step[],
-  from: number,
-  to: number,
-): string {
-  const slowest = firstAttempts
-    .filter((a) => a.createdAt >= from && a.createdAt <= to)
-    .sort((a, b) => b.latencyMs - a.latencyMs)
-    .slice(0, 3);
+function slowestWithSteps(duringAttempts: readonly FirstAttempt[], steps: readonly Step[]): string {
+  const slowest = [...duringAttempts].sort((a, b) => b.latencyMs - a.latencyMs).slice(0, 3);
   if (slowest.length === 0) return 'none';
   return slowest
     .map((attempt) => {
@@ -130,9 +121,10 @@ const fmt = (v: number | undefined) => (v === undefined ? 'n/a' : `${Math.round(
 
 /** The first attempts' p50 and p99 of each part of their time: Kafka's (made → recorded), the dispatcher's. */
 function splitOf(attempts: readonly FirstAttempt[]): { kafka: string; dispatcher: string } {
-  const recorded = attempts.filter((a) => a.recordedAfterMs !== undefined);
-  const kafka = recorded.map((a) => a.recordedAfterMs as number);
-  const dispatcher = recorded.map((a) => a.latencyMs - (a.recordedAfterMs as number));
+  const kafka = attempts.flatMap((a) => (a.recordedAfterMs === undefined ? [] : [a.recordedAfterMs]));
+  const dispatcher = attempts.flatMap((a) =>
+    a.recordedAfterMs === undefined ? [] : [a.latencyMs - a.recordedAfterMs],
+  );
   return {
     kafka: `${fmt(percentile(kafka, 50))} / ${fmt(percentile(kafka, 99))}`,
     dispatcher: `${fmt(percentile(dispatcher, 50))} / ${fmt(percentile(dispatcher, 99))}`,
@@ -186,7 +178,7 @@ export function latencyRows(
     },
     {
       label: 'slowest first attempts during the rollout, and the step each event came in',
-      value: slowestWithSteps(firstAttempts, steps, from, to),
+      value: slowestWithSteps(duringAttempts, steps),
       check: false,
     },
     {

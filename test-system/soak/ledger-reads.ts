@@ -157,6 +157,13 @@ export interface SessionDoc {
   updatedAt: Date;
 }
 
+/** An event as the dispatcher stores it, as far as the ledger reads it. */
+export interface EventDoc {
+  _id: string;
+  createdAt: Date;
+  recordedAt?: Date;
+}
+
 /** The stored orders, sessions and events, and what the ledger takes from them. */
 export async function readStores(db: (name: string) => Db): Promise<{
   orderDocs: OrderDoc[];
@@ -164,6 +171,8 @@ export async function readStores(db: (name: string) => Db): Promise<{
   orders: StoredOrder[];
   sessionOrderIds: Set<string>;
   storedStateOf: (sessionId: string) => string | undefined;
+  /** The dispatcher's stored events: when each was made and recorded. */
+  eventDocs: EventDoc[];
   /** Event id → when the dispatcher recorded the event (epoch ms). */
   recordedAt: Map<string, number>;
 }> {
@@ -191,9 +200,9 @@ export async function readStores(db: (name: string) => Db): Promise<{
     const order = orderStates.get(doc.orderId);
     return `stored ${doc.status}, its order copy ${copy} at revision ${doc.orderRevision ?? 'none'}; the order is ${order?.status ?? 'missing'} at revision ${order?.revision ?? 'none'}`;
   };
-  const events = await db('webhooks')
-    .collection<{ _id: string; recordedAt?: Date }>('events')
-    .find({}, { projection: { recordedAt: 1 } })
+  const eventDocs = await db('webhooks')
+    .collection<EventDoc>('events')
+    .find({}, { projection: { createdAt: 1, recordedAt: 1 } })
     .toArray();
   return {
     orderDocs,
@@ -201,7 +210,8 @@ export async function readStores(db: (name: string) => Db): Promise<{
     orders,
     sessionOrderIds: new Set(sessionDocs.map((d) => d.orderId)),
     storedStateOf,
-    recordedAt: new Map(events.flatMap((e) => (e.recordedAt ? [[e._id, e.recordedAt.getTime()] as const] : []))),
+    eventDocs,
+    recordedAt: new Map(eventDocs.flatMap((e) => (e.recordedAt ? [[e._id, e.recordedAt.getTime()] as const] : []))),
   };
 }
 

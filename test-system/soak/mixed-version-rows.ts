@@ -8,6 +8,7 @@ import { SERVICES } from '../../scripts/lib/process-stack';
 import type { TraceSink } from '../../scripts/lib/trace-sink';
 import { UNMIGRATED_ORDER } from './drain';
 import type { LedgerReport } from './ledger';
+import type { EventDoc } from './ledger-reads';
 import type { RolloutStep } from './rollout';
 import { VersionTimeline, handoffRow, httpContractRows, type Handoff } from './versions';
 
@@ -29,6 +30,8 @@ export async function mixedVersionRows(input: {
   db: (name: string) => Db;
   orders: ReadonlyArray<Written & { revision?: number }>;
   sessions: readonly Written[];
+  /** The dispatcher's stored events (readStores). */
+  events: readonly EventDoc[];
   traces?: TraceSink;
 }): Promise<Rows> {
   const { cluster, from, db } = input;
@@ -43,10 +46,6 @@ export async function mixedVersionRows(input: {
     input.steps.flatMap((s) => (s.replacement ? VersionTimeline.stepChanges(s.replacement) : [])),
   );
   const logged = existsSync(input.requestLog) ? parseRequestLog(await readFile(input.requestLog, 'utf8')) : [];
-  const events = await db('webhooks')
-    .collection<{ createdAt: Date; recordedAt: Date }>('events')
-    .find({}, { projection: { createdAt: 1, recordedAt: 1 } })
-    .toArray();
   const deliveries = await db('webhooks')
     .collection<StoredDelivery>('deliveries')
     .find({}, { projection: { createdAt: 1, updatedAt: 1, attempts: 1 } })
@@ -58,7 +57,7 @@ export async function mixedVersionRows(input: {
       check: false,
     },
     ...httpContractRows(timeline, logged),
-    ...topicRows(timeline, events, input.orders, deliveries),
+    ...topicRows(timeline, input.events, input.orders, deliveries),
     ...documentRows(timeline, input.orders, input.sessions, deliveries),
     ...(input.traces ? traceRows(input.traces) : []),
     ...(await migrationRows(cluster, db, input.startedAt)),
@@ -68,7 +67,7 @@ export async function mixedVersionRows(input: {
 /** Each Kafka topic's handoffs: when its producer wrote and when its consumer acted, and which side each ran. */
 function topicRows(
   timeline: VersionTimeline,
-  events: ReadonlyArray<{ createdAt: Date; recordedAt: Date }>,
+  events: readonly EventDoc[],
   orders: readonly Written[],
   deliveries: readonly StoredDelivery[],
 ): Rows {
@@ -84,7 +83,9 @@ function topicRows(
       'checkout.session.events: sessions → webhook-dispatcher (event written → recorded)',
       'sessions',
       'webhook-dispatcher',
-      events.map((e) => ({ producedAt: e.createdAt.getTime(), consumedAt: e.recordedAt.getTime() })),
+      events.flatMap((e) =>
+        e.recordedAt ? [{ producedAt: e.createdAt.getTime(), consumedAt: e.recordedAt.getTime() }] : [],
+      ),
     ),
     // Sessions' consumer leaves no trace of its own (orders' answers usually got there first): each order's last
     // event, by when orders wrote it and which side sessions ran then.

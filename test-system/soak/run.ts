@@ -345,6 +345,7 @@ async function addRunRows(
         db,
         orders: stored.orderDocs,
         sessions: stored.sessionDocs,
+        events: stored.eventDocs,
         ...(started.traces && { traces: started.traces }),
       }),
     );
