@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { freePort, freePorts } from '@checkout/engines';
 import { createLogger } from '@checkout/logger';
 import { AdminClient, stackEnvironment, type StackEnvironmentOptions } from '@checkout/testing';
 import type { Logger } from '@checkout/logger';
@@ -39,20 +39,6 @@ export interface InProcessStack {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
 /**
  * All four services in this process, on the real engines named by the global setup (KAFKA_BROKERS,
  * MONGODB_URL), each with databases and topics under a prefix of its own so test files don't meet.
@@ -73,13 +59,13 @@ export async function startStack(
   const brokers = process.env.KAFKA_BROKERS;
   if (!mongoUrl || !brokers)
     throw new Error('KAFKA_BROKERS and MONGODB_URL must be set (the e2e global setup provides them)');
-  const [gateway, gatewayAdmin, orders, sessions, dispatcher] = await Promise.all([
-    freePort(),
-    freePort(),
-    freePort(),
-    freePort(),
-    freePort(),
-  ]);
+  const [gateway, gatewayAdmin, orders, sessions, dispatcher] = (await freePorts(5)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const env = stackEnvironment({
     ports: { gateway, gatewayAdmin, orders, sessions, dispatcher },
     mongoUrl,

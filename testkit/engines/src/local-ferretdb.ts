@@ -2,7 +2,7 @@ import { chmod, cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { cacheRoot, ensureCached, exists } from './cache';
-import { restartableEngine, restartablePorts, run } from './process';
+import { restartableEngine, freePorts, run } from './process';
 
 // The last 1.x release: it embeds SQLite, so it needs no PostgreSQL next to it (2.x requires
 // PostgreSQL with the DocumentDB extension).
@@ -84,7 +84,7 @@ export async function startLocalFerretDb(options: {
   const stateDir = join(options.runDir, 'ferret-state');
   await mkdir(dataDir, { recursive: true });
   await mkdir(stateDir, { recursive: true });
-  const [port] = (await restartablePorts(1)) as [number];
+  const [port] = (await freePorts(1)) as [number];
   const logFile = join(options.runDir, 'ferretdb.log');
   const url = `mongodb://127.0.0.1:${port}/`;
   const engine = restartableEngine({

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { restartableEngine, restartablePorts } from './process';
+import { restartableEngine, freePorts } from './process';
 import {
   formatStorage,
   JVM_OPTIONS,
@@ -114,7 +114,7 @@ export async function startLocalKafkaCluster(
   if (!Number.isInteger(options.count) || options.count < 1 || options.count > 5)
     throw new Error(`a local Kafka cluster has 1 to 5 brokers, not ${options.count}`);
   const count = options.count;
-  const ports = await restartablePorts(2 * count);
+  const ports = await freePorts(2 * count);
   const clientPorts = ports.slice(0, count);
   const brokers = clientPorts.map((p) => `127.0.0.1:${p}`);
   const replicationFactor = Math.min(count, 3);

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { cacheRoot, ensureCached, exists } from './cache';
 import { classArchiveFlags, trainClassArchive } from './class-archive';
-import { restartableEngine, restartablePorts, run } from './process';
+import { restartableEngine, freePorts, run } from './process';
 import { waitFor } from './wait';
 
 // 4.4.0 is the newest release on Maven Central, but its org.apache.kafka:kafka-tools-api:4.4.0 artifact is
@@ -312,7 +312,7 @@ export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<
   const dir = join(options.runDir, 'kafka');
   const dataDir = join(dir, 'data');
   await mkdir(dataDir, { recursive: true });
-  const [port, controllerPort] = (await restartablePorts(2)) as [number, number];
+  const [port, controllerPort] = (await freePorts(2)) as [number, number];
   const propsFile = join(dir, 'server.properties');
   const log4jFile = join(dir, 'log4j2.properties');
   const kafkaLog = join(options.runDir, 'kafka.log');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheRoot, ensureCached, exists } from './cache';
 import { pingMongo } from './local-ferretdb';
-import { restartableEngine, restartablePorts, run } from './process';
+import { restartableEngine, freePorts, run } from './process';
 
 // mongo-java-server (de.bwaldvogel, Maven Central): a MongoDB wire-protocol emulator in Java. Chosen as the
 // default local engine after measuring the candidates (docs/engines.md): its single-document updates are
@@ -146,7 +146,7 @@ export async function startLocalMongoJavaServer(options: {
   const backend = options.backend ?? 'h2';
   const dataDir = join(options.runDir, 'mongo-java-server-data');
   await mkdir(dataDir, { recursive: true });
-  const [port] = (await restartablePorts(1)) as [number];
+  const [port] = (await freePorts(1)) as [number];
   const logFile = join(options.runDir, 'mongo-java-server.log');
   const url = `mongodb://127.0.0.1:${port}/`;
   const classpath = [join(options.dir, 'classes'), join(options.dir, 'libs', '*')].join(':');

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ephemeralPortRange, freePorts, isAlive, restartablePorts, spawnGuarded } from './process';
+import { ephemeralPortRange, freePorts, isAlive, spawnGuarded } from './process';
 
 describe('spawnGuarded', () => {
   let dir: string;
@@ -75,17 +75,10 @@ describe('spawnGuarded', () => {
   });
 });
 
-describe('freePorts', () => {
-  it('returns distinct ports', async () => {
-    const ports = await freePorts(3);
-    expect(new Set(ports).size).toBe(3);
-  });
-});
-
-describe('restartablePorts (an engine restarting on its ports)', () => {
+describe('freePorts (for a process to bind later, maybe again after a restart)', () => {
   it('When chosen, then the ports are distinct, free and below the ephemeral range, where no outgoing connection takes one', async () => {
     const { low } = ephemeralPortRange();
-    const ports = await restartablePorts(6);
+    const ports = await freePorts(6);
     expect(new Set(ports).size).toBe(6);
     for (const port of ports) {
       expect(port).toBeGreaterThanOrEqual(10_000);
@@ -103,13 +96,13 @@ describe('restartablePorts (an engine restarting on its ports)', () => {
   });
 
   it('When a drawn port is taken, then another is drawn', async () => {
-    const [taken, free] = (await restartablePorts(2)) as [number, number];
+    const [taken, free] = (await freePorts(2)) as [number, number];
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(taken, '127.0.0.1', resolve));
     try {
       const draws = [taken, taken, free];
       const low = ephemeralPortRange().low;
-      const ports = await restartablePorts(1, () => ((draws.shift() ?? free) - 10_000 + 0.5) / (low - 10_000));
+      const ports = await freePorts(1, () => ((draws.shift() ?? free) - 10_000 + 0.5) / (low - 10_000));
       expect(ports).toEqual([free]);
     } finally {
       await new Promise((resolve) => holder.close(resolve));

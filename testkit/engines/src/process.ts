@@ -182,32 +182,10 @@ async function tailFile(file: string, count = 20): Promise<string> {
   }
 }
 
-/** A port that was free on 127.0.0.1 a moment ago (bind to port 0, read it back, release it). */
+/** A port for a process to bind later: see freePorts. */
 export async function freePort(): Promise<number> {
   const [port] = await freePorts(1);
   return port as number;
-}
-
-/** Several distinct free ports: all are held open together so the kernel cannot hand out the same one twice. */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
-  try {
-    const ports: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const server = createServer();
-      servers.push(server);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => resolve());
-      });
-      const address = server.address();
-      if (address === null || typeof address === 'string') throw new Error('unexpected server address');
-      ports.push(address.port);
-    }
-    return ports;
-  } finally {
-    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
-  }
 }
 
 /** The kernel's range for the local ports of outgoing connections (and for bind to port 0). */
@@ -224,16 +202,18 @@ export function ephemeralPortRange(
 }
 
 /**
- * Distinct free ports for an engine that restarts on the same ports (a broker, a database): chosen below the
- * kernel's ephemeral range, so that while the engine is down no outgoing connection of another process can be
- * given its port as a local port (seen: a broker's restart failed with "Address already in use" while a
- * rollout beside it opened connections by the thousand). Ports of that range are never handed out by bind to
- * port 0 (freePorts), so only another explicit choice could take one, and each is tried before it is returned.
+ * Distinct free ports for processes that bind them later, some of them again after a restart (a service, a
+ * broker, a database). Chosen below the kernel's ephemeral range: a port that bind to port 0 hands out comes
+ * from that range, and once released, any outgoing connection on the machine can be given it as its local port
+ * before its process binds it (seen: a test stack's listen failed with "Address already in use", and a broker's
+ * restart did while a rollout beside it opened connections by the thousand). Ports below the range are never
+ * handed out by the kernel, so only another explicit choice could take one, and each is tried before it is
+ * returned.
  */
-export async function restartablePorts(count: number, random: () => number = Math.random): Promise<number[]> {
+export async function freePorts(count: number, random: () => number = Math.random): Promise<number[]> {
   const { low } = ephemeralPortRange();
   const floor = 10_000;
-  if (low - floor < 1_000) return freePorts(count);
+  if (low - floor < 1_000) return kernelChosenPorts(count);
   const servers: Server[] = [];
   try {
     const ports: number[] = [];
@@ -252,8 +232,34 @@ export async function restartablePorts(count: number, random: () => number = Mat
     }
     return ports;
   } finally {
-    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    await closeAll(servers);
   }
+}
+
+/** Where the ephemeral range leaves no room below it: ports the kernel picks, all held together so they differ. */
+async function kernelChosenPorts(count: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    const ports: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const server = createServer();
+      servers.push(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => resolve());
+      });
+      const address = server.address();
+      if (address === null || typeof address === 'string') throw new Error('unexpected server address');
+      ports.push(address.port);
+    }
+    return ports;
+  } finally {
+    await closeAll(servers);
+  }
+}
+
+async function closeAll(servers: readonly Server[]): Promise<void> {
+  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
 }
 
 export interface RestartableEngineOptions {
