@@ -1,27 +1,30 @@
-import { randomBytes } from 'node:crypto';
 import type { Engines } from '@checkout/engines';
 import { BSON, MongoClient, type Db } from '@checkout/mongo';
 import { WEBHOOK_ENDPOINTS_MAX } from '@checkout/contracts';
-import { AdminClient, eventually, metricValues, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
+import { AdminClient, eventually, metricValues, startWebhookReceiver } from '@checkout/testing';
 import { clientOf } from './events';
 import { startAbuser } from './abuser';
-import { paced, percentile } from './load';
+import { interleavedSlices, liveMerchant, liveSegments, type LoopDelay, type Side } from './abuse-live';
+import { sampleCpu } from './cpu';
+import { percentile } from './load';
 import { startBenchStack, type BenchStack } from './stack';
 import { searchPhase } from './abuse-search';
 
-// npm run bench -- abuse [--seconds=S] [--deliveries=N] [--rate=R] [--live-rate=L] [--seed-seconds=T]
-//                         [--test-body-bytes=B]
-// One free test key cannot wear down what all merchants share. Two phases of S seconds (60 by default) in one run:
-//   1. baseline: a live merchant pays at a steady L/s (4) with one webhook endpoint: the processor's payment
-//      notification → the first delivery attempt reaching its endpoint, p50/p99;
-//   2. abuse: the same, beside one test key at its rate limit (R = 100 requests/s) creating and PATCHing orders with
-//      the largest bodies the API allows (100 items of 250-character names, 50 metadata keys of 500 characters),
-//      every event fanned out to 16 endpoints on a local receiver (D50), both in a process of their own
-//      (bench/src/abuser.ts) as on another machine: the live p99 against (1) (target ≤ 1.5×),
-//      in both phases split per payment by its records (notified → event made → batch handled → first attempt
-//      started → received) beside the dispatcher's event-loop delay, the abuser's answers by status and code
+// npm run bench -- abuse [--seconds=S] [--slices=K] [--control] [--deliveries=N] [--rate=R] [--live-rate=L]
+//                         [--seed-seconds=T] [--test-body-bytes=B]
+// One free test key cannot wear down what all merchants share. In one run:
+//   1–2. a live merchant pays at a steady L/s (4) with one webhook endpoint, S seconds (60) alone and S seconds beside
+//      one test key at its rate limit (R = 100 requests/s) creating and PATCHing orders with the largest bodies the
+//      API allows (100 items of 250-character names, 50 metadata keys of 500 characters), every event fanned out to
+//      16 endpoints on a local receiver (D50), both in a process of their own (bench/src/abuser.ts) as on another
+//      machine. The two sides run in K slices each (6), interleaved ABBA (bench/src/abuse-live.ts), each slice
+//      beside the abuser followed by a wait until its deliveries are done. The processor's payment notification →
+//      the first delivery attempt reaching the live endpoint, p50/p99 of each side pooled, and their p99 ratio
+//      (target ≤ 1.5×); split per payment by its records (notified → event made → batch handled → first attempt
+//      started → received) beside the dispatcher's event-loop delay; the abuser's answers by status and code
 //      (429 RATE_LIMITED; QUOTA_EXCEEDED where a budget applies), and the bytes each tenant stored in the
-//      dispatcher's events and deliveries (BSON sizes summed);
+//      dispatcher's events and deliveries (BSON sizes summed). --control runs the same slices with no abuser in
+//      either side: the ratio the bench's own spread gives;
 //   3. search: N deliveries (10⁶) of the abuser's, written straight into the dispatcher's collections in its store's
 //      shapes (copies of one real delivery per endpoint, 16 per event, a failed one in a hundred; their events carry
 //      the live merchant's event body, not the abuser's 50 kB ones, which would be gigabytes the search never reads),
@@ -31,122 +34,6 @@ import { searchPhase } from './abuse-search';
 //      what is stored by then (the emulator writes a few hundred deliveries a second on a busy machine).
 
 const TARGET_RATIO = 1.5;
-/** The events a payment causes (D30, D49): the first of them to arrive ends the payment's wait. */
-const PAYMENT_EVENTS = new Set(['order.paid', 'checkout.session.completed']);
-
-/**
- * The live merchant for `ms`: at `rate` a second, a session created and paid by the processor's notification; the
- * time from that notification to the first delivery naming the session reaching its endpoint (`/live`).
- */
-async function liveMerchant(
-  stack: BenchStack,
-  keys: { test: string; live: string },
-  receiver: WebhookReceiver,
-  rate: number,
-  ms: number,
-): Promise<{ latencies: number[]; refused: number; firsts: FirstDelivery[] }> {
-  const { call, processor } = clientOf(stack, keys);
-  const paidAt = new Map<string, number>();
-  /** The session and its order, either of which the first event delivered names (order.paid, session.completed). */
-  const sessionOf = new Map<string, string>();
-  let refused = 0;
-  await paced(rate, ms, async () => {
-    try {
-      const { session } = await call('live', 'POST', '/v0/checkout/sessions', {
-        items: [{ name: 'Tea', quantity: 2, unitPrice: 600 }],
-        successUrl: 'https://merchant.example/thanks',
-      });
-      sessionOf.set(session.id, session.id);
-      sessionOf.set(session.order.id, session.id);
-      const sent = Date.now();
-      await processor('notifications', {
-        paymentId: `pay_live_${randomBytes(8).toString('hex')}`,
-        sessionId: session.id,
-        amount: session.order.amounts.total,
-        method: 'card',
-        capturedAt: new Date().toISOString(),
-      });
-      paidAt.set(session.id, sent);
-    } catch {
-      // A session or a payment the stack refused (a 503 under load): counted, not timed, as is a payment whose
-      // first delivery never arrived.
-      refused += 1;
-    }
-  });
-  const firstAt = new Map<string, { receivedAt: number; eventId: string }>();
-  let scanned = 0;
-  await eventually(
-    () => {
-      const arrived = receiver.deliveries('/live');
-      for (const delivery of arrived.slice(scanned)) {
-        // The payment's events only: the session's creation delivered order.created naming the order before.
-        if (!PAYMENT_EVENTS.has(String((JSON.parse(delivery.body) as { event?: unknown }).event))) continue;
-        for (const [, id] of delivery.body.matchAll(/"((?:cs|ord)_live_[0-9A-Za-z]+)"/g)) {
-          const session = sessionOf.get(id ?? '');
-          if (session && !firstAt.has(session))
-            firstAt.set(session, {
-              receivedAt: delivery.receivedAt.getTime(),
-              eventId: String(delivery.headers['x-service-event-id']),
-            });
-        }
-      }
-      scanned = arrived.length;
-      return firstAt.size === paidAt.size || undefined;
-    },
-    { deadlineMs: 300_000, intervalMs: 200, description: "every live payment's first delivery" },
-  ).catch(() => undefined); // what never arrived is told apart below, not timed
-  const firsts = [...paidAt].flatMap(([id, notifiedAt]) => {
-    const first = firstAt.get(id);
-    return first === undefined ? [] : [{ ...first, notifiedAt }];
-  });
-  const latencies = firsts.map((f) => f.receivedAt - f.notifiedAt).sort((a, b) => a - b);
-  return { latencies, refused: refused + (paidAt.size - firstAt.size), firsts };
-}
-
-/** A live payment's first delivery: when the processor's notification was sent, and when its endpoint got it. */
-interface FirstDelivery {
-  eventId: string;
-  notifiedAt: number;
-  receivedAt: number;
-}
-
-/**
- * Each live payment's time from notification to its endpoint, split where the stores' records can: the
- * notification → the event made (the gateway, sessions and orders at work on it), made → the dispatcher's batch
- * handled (Kafka and the consumer's waits), handled → the first attempt started (the inserts, the scheduler's
- * queue), started → received (the POST and the receiver).
- */
-async function liveSegments(
-  db: Db,
-  firsts: readonly FirstDelivery[],
-): Promise<{ made: number[]; consumed: number[]; attempted: number[]; received: number[] }> {
-  const segments = {
-    made: [] as number[],
-    consumed: [] as number[],
-    attempted: [] as number[],
-    received: [] as number[],
-  };
-  const deliveries = await db
-    .collection<{ eventId: string; eventCreatedAt?: Date; createdAt: Date; attempts: Array<{ at: Date }> }>(
-      'deliveries',
-    )
-    .find({ eventId: { $in: firsts.map((f) => f.eventId) }, mode: 'live' })
-    .toArray();
-  const byEvent = new Map(deliveries.map((d) => [d.eventId, d]));
-  for (const { eventId, notifiedAt, receivedAt } of firsts) {
-    const delivery = byEvent.get(eventId);
-    const startedAt = delivery?.attempts[0]?.at.getTime();
-    if (delivery?.eventCreatedAt === undefined || startedAt === undefined) continue;
-    const madeAt = delivery.eventCreatedAt.getTime();
-    segments.made.push(madeAt - notifiedAt);
-    segments.consumed.push(delivery.createdAt.getTime() - madeAt);
-    segments.attempted.push(startedAt - delivery.createdAt.getTime());
-    segments.received.push(receivedAt - startedAt);
-  }
-  for (const values of Object.values(segments)) values.sort((a, b) => a - b);
-  return segments;
-}
-
 /** What each tenant stored in the dispatcher's events and deliveries: BSON bytes and documents. */
 async function storedPerTenant(db: Db, tenants: Record<string, string>): Promise<string[]> {
   const rows: string[] = [];
@@ -174,13 +61,18 @@ export async function runAbuseBench(
     rate: number;
     liveRate: number;
     seedSeconds: number;
+    /** Slices per side, interleaved ABBA. */
+    slices: number;
+    /** No abuser in the `beside` slices: the bench's own spread (an A/A control). */
+    control: boolean;
     /** The gateway's RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW; 0: its default. */
     testBodyBytes: number;
   },
 ): Promise<void> {
   const bodyBytes = options.testBodyBytes > 0 ? `${options.testBodyBytes}` : 'the default';
   console.log(
-    `abuse benchmark: ${options.seconds} s per phase, abuser at ${options.rate} requests/s with ${WEBHOOK_ENDPOINTS_MAX} endpoints, ` +
+    `abuse benchmark: ${options.seconds} s per side in ${options.slices} slices each, ` +
+      `${options.control ? 'A/A control (no abuser in either side)' : 'abuser'} at ${options.rate} requests/s with ${WEBHOOK_ENDPOINTS_MAX} endpoints, ` +
       `live merchant at ${options.liveRate} payments/s, search at ${options.deliveries} deliveries, test-mode body bytes ` +
       `per key and second ${bodyBytes}; engines: ${engines.description}`,
   );
@@ -219,18 +111,26 @@ export async function runAbuseBench(
       url: liveReceiver.url('/live'),
       enabledEvents: ['*'],
     });
-    const ms = options.seconds * 1000;
-    await liveMerchant(stack, keys, liveReceiver, options.liveRate, 3_000); // warm-up
-    const loopDelay = () => dispatcherLoopDelay(stack);
-    await loopDelay(); // each read starts the next window
-    const alone = await liveMerchant(stack, keys, liveReceiver, options.liveRate, ms);
-    const aloneLoop = await loopDelay();
-    const [beside, tally] = await Promise.all([
-      liveMerchant(stack, keys, liveReceiver, options.liveRate, ms),
-      abuserProcess.run({ gatewayUrl: stack.env.gatewayUrl, key: abuser.testKey, rate: options.rate, ms }),
-    ]);
-    const besideLoop = await loopDelay();
+    const sliceMs = (options.seconds * 1000) / options.slices;
     const db = mongo.db(stack.env.dispatcher.MONGODB_DATABASE);
+    const live = () => liveMerchant(stack, keys, liveReceiver, options.liveRate, sliceMs);
+    await liveMerchant(stack, keys, liveReceiver, options.liveRate, 3_000); // warm-up
+    const { alone, beside, tally } = await interleavedSlices({
+      pairs: options.slices,
+      live,
+      abuse: options.control
+        ? undefined
+        : () =>
+            abuserProcess.run({
+              gatewayUrl: stack.env.gatewayUrl,
+              key: abuser.testKey,
+              rate: options.rate,
+              ms: sliceMs,
+            }),
+      drain: () => abuserDrained(db, abuser.organizationId),
+      loopDelay: () => dispatcherLoopDelay(stack),
+      cpu: sampleCpu,
+    });
     const segments = { alone: await liveSegments(db, alone.firsts), beside: await liveSegments(db, beside.firsts) };
     const stored = await storedPerTenant(db, {
       abuser: abuser.organizationId,
@@ -247,7 +147,7 @@ export async function runAbuseBench(
       `  without the abuser  n=${baseline.length} p50 ${p(baseline, 50)} p99 ${p(baseline, 99)}, refused or never delivered ${alone.refused}`,
     );
     console.log(
-      `  with the abuser     n=${withAbuser.length} p50 ${p(withAbuser, 50)} p99 ${p(withAbuser, 99)}, refused or never delivered ${beside.refused}`,
+      `  ${options.control ? 'the control side ' : 'with the abuser  '}   n=${withAbuser.length} p50 ${p(withAbuser, 50)} p99 ${p(withAbuser, 99)}, refused or never delivered ${beside.refused}`,
     );
     console.log(`  p99 ratio ${ratio.toFixed(2)}× ${ratio <= TARGET_RATIO ? '✓' : '✗'} ≤ ${TARGET_RATIO}×`);
     console.log(
@@ -257,20 +157,27 @@ export async function runAbuseBench(
       const cells = Object.entries(rows).map(([name, sorted]) => `${name} ${p(sorted, 50)} / ${p(sorted, 99)}`);
       console.log(`    ${phase.padEnd(7)} ${cells.join(', ')}`);
     }
-    console.log(`  the dispatcher's event-loop delay, p99 / max: alone ${aloneLoop}, beside ${besideLoop}`);
+    const loop = (side: LoopDelay) => `${side.p99.toFixed(0)} / ${side.max.toFixed(0)} ms`;
+    console.log(
+      `  the dispatcher's event-loop delay, the worst slice's p99 / max: alone ${loop(alone.loop)}, beside ${loop(beside.loop)}`,
+    );
+    console.log(`  CPU by process, % of one core over each side's slices (the drains after the abuser's included):`);
+    for (const line of cpuBySide(alone, beside)) console.log(`    ${line}`);
     console.log(`\nabuser's answers by status and code (${options.rate} requests/s for ${options.seconds} s)`);
     for (const [label, count] of [...tally].sort()) console.log(`  ${label.padEnd(36)} ${count}`);
     console.log(`  deliveries reaching its 16 endpoints during the run: ${delivered}`);
     console.log(`\nstored per tenant in the dispatcher (BSON sizes summed, right after the abuse phase)`);
     for (const row of stored) console.log(row);
 
-    await searchPhase(
-      stack,
-      db,
-      { organizationId: abuser.organizationId, testKey: abuser.testKey, endpointIds },
-      options.deliveries,
-      options.seedSeconds,
-    );
+    if (options.control) console.log('\nthe search is not timed in the control: the abuser stored nothing to copy');
+    else
+      await searchPhase(
+        stack,
+        db,
+        { organizationId: abuser.organizationId, testKey: abuser.testKey, endpointIds },
+        options.deliveries,
+        options.seedSeconds,
+      );
   } finally {
     await mongo.close();
     await abuserProcess.stop();
@@ -284,10 +191,32 @@ export async function runAbuseBench(
  * monitorEventLoopDelay, whose histogram it resets on every scrape, so each read covers the window since the one
  * before. A live attempt waits for whatever runs in the turn its event arrives in.
  */
-async function dispatcherLoopDelay(stack: BenchStack): Promise<string> {
+async function dispatcherLoopDelay(stack: BenchStack): Promise<LoopDelay> {
   const [url] = stack.metricsUrls('webhook-dispatcher');
-  if (url === undefined) return 'n/a';
+  if (url === undefined) return { p99: 0, max: 0 };
   const read = await metricValues(url, ['nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds']);
-  const ms = (seconds: number) => `${(seconds * 1000).toFixed(0)} ms`;
-  return `${ms(read.nodejs_eventloop_lag_p99_seconds)} / ${ms(read.nodejs_eventloop_lag_max_seconds)}`;
+  return { p99: read.nodejs_eventloop_lag_p99_seconds * 1000, max: read.nodejs_eventloop_lag_max_seconds * 1000 };
+}
+
+/** Each process's CPU as a share of one core over each side's wall time, the largest difference first, and the sum. */
+function cpuBySide(alone: Side, beside: Side): string[] {
+  const share = (side: Side, name?: string) => {
+    const seconds = name === undefined ? [...side.cpu.values()].reduce((a, b) => a + b, 0) : (side.cpu.get(name) ?? 0);
+    return (100 * seconds * 1000) / Math.max(1, side.wallMs);
+  };
+  const names = [...new Set([...alone.cpu.keys(), ...beside.cpu.keys()])].sort(
+    (a, b) => share(beside, b) - share(alone, b) - (share(beside, a) - share(alone, a)),
+  );
+  const row = (label: string, name?: string) =>
+    `${label.padEnd(26)} ${share(alone, name).toFixed(1).padStart(6)} % → ${share(beside, name).toFixed(1).padStart(6)} %`;
+  return [...names.map((name) => row(name, name)), row('all of them')];
+}
+
+/** Waits until none of the abuser's deliveries is still pending (its attempts in flight or scheduled). */
+async function abuserDrained(db: Db, organizationId: string): Promise<void> {
+  await eventually(
+    async () =>
+      (await db.collection('deliveries').countDocuments({ organizationId, status: 'pending' })) === 0 || undefined,
+    { deadlineMs: 120_000, intervalMs: 100, description: "the abuser's deliveries done" },
+  );
 }

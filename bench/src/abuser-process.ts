@@ -29,6 +29,9 @@ function largestMetadata(seed: string): Record<string, string> {
   );
 }
 
+/** The orders the abuser created, which its PATCHes pick from, run after run. */
+const orders: string[] = [];
+
 /**
  * At `rate` requests a second for `ms`, an order created, then PATCHed with new metadata, in turn, with the test key;
  * every answer counted by status and code.
@@ -37,7 +40,6 @@ async function abuse(options: { gatewayUrl: string; key: string; rate: number; m
   const tally: Tally = new Map();
   const pool = new Pool(options.gatewayUrl, { connections: 32 });
   const headers = { authorization: `Bearer ${options.key}`, 'content-type': 'application/json' };
-  const orders: string[] = [];
   const send = async (i: number) => {
     const patch = i % 2 === 1 && orders.length > 0;
     const seed = randomBytes(6).toString('hex');

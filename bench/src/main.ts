@@ -5,9 +5,9 @@
 //   [compare <bench> --base=<revision> [--runs=N] [--tables=<regex>] [that bench's options]: bench/src/compare.ts]
 //   [--concurrency=N] [--seconds=S]
 //   [events --rounds=R: every cause of every event type R times]
-//   [abuse --seconds=S --deliveries=N --rate=R --live-rate=L --seed-seconds=T --test-body-bytes=B: one test key at
-//    its rate limit with 16 endpoints beside a paying live merchant, then the delivery-filtered search at N stored
-//    deliveries: bench/src/abuse.ts]
+//   [abuse --seconds=S --slices=K --control --deliveries=N --rate=R --live-rate=L --seed-seconds=T
+//    --test-body-bytes=B: one test key at its rate limit with 16 endpoints beside a paying live merchant, in slices
+//    interleaved with the merchant alone, then the delivery-filtered search at N stored deliveries: bench/src/abuse.ts]
 //   [reports --lines=100000,1000000 --samples=N: D52's report runs and the balance read at those sizes]
 //   [tracing --exporter=otlp|zipkin --sampler=always_on|always_off --control --traced-second]
 //   [capacity --rate=R --seconds=S --op-seconds=S: CPU per operation and process, and the plan at 10× and 100×]
@@ -106,6 +106,8 @@ const benches: Record<string, (engines: Awaited<ReturnType<typeof startEngines>>
       rate: option('rate', 100),
       liveRate: option('live-rate', 4),
       seedSeconds: option('seed-seconds', 0),
+      slices: option('slices', 6),
+      control: rest.includes('--control'),
       testBodyBytes: option('test-body-bytes', 0),
     }),
   replacement: (engines) =>
