@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { withRequestId } from '@checkout/logger';
+import { pooledRandom } from '@checkout/telemetry';
 
 const INCOMING_ID = /^[A-Za-z0-9_.:-]{8,128}$/;
 
 export function newRequestId(): string {
-  return `req_${randomBytes(12).toString('base64url')}`;
+  return `req_${pooledRandom(12, 'base64url')}`;
 }
 
 /**

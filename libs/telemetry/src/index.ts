@@ -26,7 +26,7 @@ import {
 } from './ambient-context';
 
 export { SPAN_ATTRIBUTES, type SpanAttributeName, type SpanAttributes } from './attributes';
-export { currentRequestId, withRequestId, type SpanHandle, type TraceCarrier } from './ambient-context';
+export { currentRequestId, pooledRandom, withRequestId, type SpanHandle, type TraceCarrier } from './ambient-context';
 
 export { SAMPLERS, type SamplerName } from './sampler';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientAddress, parseNetworks } from './client-address';
+import { clientAddress, isInNetworks, parseNetworks } from './client-address';
 
 describe('clientAddress (limits before authentication, behind an ingress)', () => {
   const behindIngress = parseNetworks(['10.0.0.0/8', '::1/128']);
@@ -27,6 +27,19 @@ describe('clientAddress (limits before authentication, behind an ingress)', () =
 
   it('When a trusted proxy forwards garbage, then the proxy itself is the client', () => {
     expect(clientAddress('10.1.2.3', 'not-an-address', behindIngress)).toBe('10.1.2.3');
+  });
+
+  it('When the same and then thousands of new addresses are asked (the answers remembered, then forgotten), then every answer is the one the list gives', () => {
+    for (let round = 0; round < 2; round += 1) {
+      expect(isInNetworks(behindIngress, '10.1.2.3')).toBe(true);
+      expect(isInNetworks(behindIngress, '198.51.100.7')).toBe(false);
+    }
+    for (let i = 0; i < 5_000; i += 1) {
+      const address = `${i % 2 === 0 ? 10 : 11}.${(i >> 8) & 255}.${i & 255}.1`;
+      expect(isInNetworks(behindIngress, address)).toBe(behindIngress.check(address, 'ipv4'));
+      expect(isInNetworks(none, address)).toBe(false);
+    }
+    expect(isInNetworks(behindIngress, '10.1.2.3')).toBe(true);
   });
 
   it.each(['10.0.0.0/33', 'bogus', '10.0.0.1/x'])('When TRUSTED_PROXIES holds %s, then it is refused', (entry) => {
