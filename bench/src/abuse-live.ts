@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '@checkout/mongo';
 import { eventually, type WebhookReceiver } from '@checkout/testing';
 import type { Tally } from './abuser';
-import type { CpuSample } from './cpu';
+import { perOperationMs, type CpuSample } from './cpu';
 import { clientOf } from './events';
 import { paced } from './load';
 import type { BenchStack } from './stack';
@@ -24,6 +24,7 @@ export async function liveMerchant(
   ms: number,
 ): Promise<LiveSlice> {
   const { call, processor } = clientOf(stack, keys);
+  const arrivedBefore = receiver.deliveries('/live').length;
   const paidAt = new Map<string, number>();
   /** The session and its order, either of which the first event delivered names (order.paid, session.completed). */
   const sessionOf = new Map<string, string>();
@@ -52,7 +53,8 @@ export async function liveMerchant(
     }
   });
   const firstAt = new Map<string, { receivedAt: number; eventId: string }>();
-  let scanned = 0;
+  // Deliveries that arrived before this slice began name none of its payments: not parsed again each slice.
+  let scanned = arrivedBefore;
   await eventually(
     () => {
       const arrived = receiver.deliveries('/live');
@@ -193,10 +195,8 @@ export async function interleavedSlices(options: {
     pooled.firsts.push(...slice.firsts);
     pooled.loop = { p99: Math.max(pooled.loop.p99, loop.p99), max: Math.max(pooled.loop.max, loop.max) };
     pooled.wallMs += wallMs;
-    for (const [name, seconds] of cpuAfter) {
-      const used = Math.max(0, seconds - (cpuBefore.get(name) ?? 0));
-      pooled.cpu.set(name, (pooled.cpu.get(name) ?? 0) + used);
-    }
+    const used = perOperationMs({ label: side, operations: 1, before: cpuBefore, after: cpuAfter });
+    for (const [name, ms] of used) pooled.cpu.set(name, (pooled.cpu.get(name) ?? 0) + ms / 1000);
   }
   for (const side of Object.values(sides)) side.latencies.sort((a, b) => a - b);
   return { ...sides, tally };
