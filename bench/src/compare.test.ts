@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { interleaving, tableRows } from './compare';
+import { interleaving, tableRows, targetLines } from './compare';
 
 const OUTPUT = `orders benchmark: concurrency 32
 
@@ -54,5 +54,20 @@ describe('interleaving', () => {
   it('runs each version as often first as second', () => {
     expect(interleaving(2)).toEqual(['base', 'head', 'head', 'base']);
     expect(interleaving(3)).toEqual(['base', 'head', 'head', 'base', 'base', 'head']);
+  });
+});
+
+describe('targetLines', () => {
+  it('keys each target printed as a line by what precedes its first colon, its mark before the figure', () => {
+    const output = [
+      'targets, this run:',
+      '  ✗ pay → completed on Kafka p50 ≤ 20 ms: 68.00 ms',
+      '  ✓ RSS of orders under the payment load ≤ 150 MiB: 143 MiB',
+      '      at its peak: 143 MiB = V8 heap 82 (42 used)',
+    ].join('\n');
+    expect([...targetLines(output).entries()]).toEqual([
+      ['targets | pay → completed on Kafka p50 ≤ 20 ms', '✗ 68.00 ms'],
+      ['targets | RSS of orders under the payment load ≤ 150 MiB', '✓ 143 MiB'],
+    ]);
   });
 });

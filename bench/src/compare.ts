@@ -1,9 +1,9 @@
 // `npm run bench -- compare <bench> --base=<git revision> [--runs=N] [--tables=<regex>] [bench options]`: the same
 // bench on the revision given and on this checkout, interleaved base, head, head, base, … (N of each, 2 by
 // default), so both versions see the same machine; then every row of the tables whose title matches --tables
-// (the targets table by default, and the webhooks bench's) with each run's figures side by side. The base revision
-// is unpacked once into ~/.cache/checkout-bench/<commit> and installed there with `npm ci`, reused by later
-// comparisons.
+// (the targets table by default, and the webhooks bench's) and every target printed as a line of its own
+// (`✓ …: …`), with each run's figures side by side. The base revision is unpacked once into
+// ~/.cache/checkout-bench/<commit> and installed there with `npm ci`, reused by later comparisons.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -80,6 +80,19 @@ export function tableRows(output: string, tables: RegExp): Map<string, string> {
   return rows;
 }
 
+/**
+ * The targets a bench prints as lines rather than a table (`  ✗ pay → completed on Kafka p50 ≤ 20 ms: 68.00 ms`, the
+ * sessions and tracing benches), keyed by the target, what precedes the first `: `; the mark leads the figure.
+ */
+export function targetLines(output: string): Map<string, string> {
+  const rows = new Map<string, string>();
+  for (const line of output.split('\n')) {
+    const target = /^\s*([✓✗]) (.+?): (.+)$/.exec(line);
+    if (target) rows.set(`targets | ${target[2]!}`, `${target[1]!} ${target[3]!}`.slice(0, 140));
+  }
+  return rows;
+}
+
 /** base, head, head, base, …: each version runs as often first as second. */
 export function interleaving(runs: number): ('base' | 'head')[] {
   const order: ('base' | 'head')[] = [];
@@ -97,7 +110,7 @@ export async function compare(options: CompareOptions): Promise<void> {
       `[compare] ${label[side]}: npm run bench -- ${[options.bench, ...options.benchArgs].join(' ')}\n`,
     );
     const output = await runBench(side === 'base' ? base.dir : repo, [options.bench, ...options.benchArgs]);
-    results.push({ side, rows: tableRows(output, options.tables) });
+    results.push({ side, rows: new Map([...tableRows(output, options.tables), ...targetLines(output)]) });
   }
   const keys = [...new Set(results.flatMap((r) => [...r.rows.keys()]))];
   console.log(`${options.bench}: ${label.base} against ${label.head}, ${options.runs} runs each, interleaved`);
