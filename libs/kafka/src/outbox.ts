@@ -1,4 +1,13 @@
-import { PeriodicTask, type Collection, type Document, type Filter, type UpdateFilter } from '@checkout/mongo';
+import { GroupCommit } from '@checkout/coalesce';
+import {
+  MongoBulkWriteError,
+  PeriodicTask,
+  type AnyBulkWriteOperation,
+  type Collection,
+  type Document,
+  type Filter,
+  type UpdateFilter,
+} from '@checkout/mongo';
 import type { Logger } from 'pino';
 import { currentTraceCarrier, type TraceCarrier } from '@checkout/telemetry';
 import type { EventProducer, OutgoingMessage } from './producer';
@@ -91,11 +100,21 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
   private readonly batchSize: number;
   /** Documents this relay is publishing right now; the fast path and the sweep never both take one. */
   private readonly inFlight = new Map<string, Publishing>();
+  /**
+   * The exact marks (markSent) of publishes that finish while one is being written go together as the next
+   * write: the producer acknowledges a whole group of callers' sends at once, so their marks arrive together and
+   * take one `update` command between them instead of one each.
+   */
+  private readonly exactMarks: GroupCommit<ExactMark<D>, boolean>;
 
   constructor(private readonly options: OutboxRelayOptions<D>) {
     this.sweepIntervalMs = options.sweepIntervalMs ?? 1_000;
     this.sweepGraceMs = options.sweepGraceMs ?? 2_000;
     this.batchSize = options.batchSize ?? 100;
+    this.exactMarks = new GroupCommit((marks) => this.markExactly(marks), {
+      // A statement refused (not the engine unreachable): each mark again alone, so only its own caller fails.
+      retryAloneWhen: (err) => err instanceof MongoBulkWriteError,
+    });
     this.sweeper = new PeriodicTask(
       () => this.sweep(),
       this.sweepIntervalMs,
@@ -107,13 +126,22 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     this.sweeper.start();
   }
 
-  stop(): Promise<void> {
-    return this.sweeper.stop();
+  /** Stops the sweep, then waits for the marks (and hand-overs) of the publishes still in flight. */
+  async stop(): Promise<void> {
+    await this.sweeper.stop();
+    await this.idle();
+  }
+
+  /** Resolves once every publish this relay has begun is sent and marked, or failed. */
+  async idle(): Promise<void> {
+    await Promise.allSettled([...this.inFlight.values()].map((publishing) => publishing.done));
   }
 
   /**
    * The fast path: publishes the outbox of a document this process has just written and holds, without reading
-   * it back (no database command before the send), then marks it sent; returns how many were published.
+   * it back (no database command before the send); resolves with how many were published once the broker has
+   * acknowledged them, while their mark follows (the caller's answer does not wait for a bookkeeping write; a
+   * process that dies before it leaves them to the sweep, which publishes them again, as after any crash).
    * Entries another writer appended meanwhile are not in `doc`; they stay in the outbox (markSent removes only
    * what was sent) for the sweep.
    */
@@ -153,9 +181,10 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
 
   /**
    * One publisher per document in this process. A write whose document is already being published hands its entries
-   * to that publisher, which sends them right after its own send is marked, and returns when they are sent: the fast
-   * path never leaves an event to the sweep because another write of the same document was quicker. The sweep skips
-   * such a document.
+   * to that publisher, which sends them right after its own send is marked, and returns when they are sent and
+   * marked: the fast path never leaves an event to the sweep because another write of the same document was
+   * quicker. The sweep skips such a document, and waits for its whole publish; the fast path's own caller only
+   * for its acknowledgement.
    */
   private async publishAndMark(doc: D, path: 'fast' | 'sweep'): Promise<number> {
     const running = this.inFlight.get(doc._id);
@@ -167,8 +196,20 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     }
     const publishing: Publishing = { handedOver: new Map(), done: Promise.resolve(0) };
     this.inFlight.set(doc._id, publishing);
-    publishing.done = this.publishWithHandOvers(doc, doc.outbox, path, publishing);
-    return publishing.done;
+    let acknowledge = (): void => {};
+    const acknowledged = new Promise<void>((resolve) => (acknowledge = resolve));
+    publishing.done = this.publishWithHandOvers(doc, doc.outbox, path, publishing, acknowledge);
+    if (path === 'sweep') return publishing.done;
+    let answered = false;
+    // Registered before the race below, so it runs first: a failed send rejects the caller; a failed mark (after
+    // the answer) is only logged, its events being on Kafka already and the sweep sending them again.
+    publishing.done.catch((err: unknown) => {
+      if (answered)
+        this.options.logger.warn({ err }, 'marking published outbox entries failed; the sweep resends them');
+    });
+    await Promise.race([acknowledged, publishing.done]);
+    answered = true;
+    return doc.outbox.length;
   }
 
   /** The filter that finds `doc` again: its _id and the other fields of the shard key. */
@@ -183,10 +224,11 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     entries: OutboxEntry[],
     path: 'fast' | 'sweep',
     publishing: Publishing,
+    acknowledged: () => void,
   ): Promise<number> {
     try {
       const target = this.target(doc);
-      let published = await this.publishAndMarkEntries(target, entries, path);
+      let published = await this.publishAndMarkEntries(target, entries, path, acknowledged);
       const sent = new Set(entries.map((e) => e.eventId));
       // Checking for hand-overs and leaving inFlight (finally) happen in one turn: none can slip in between.
       for (
@@ -207,6 +249,7 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     target: Filter<D>,
     entries: OutboxEntry[],
     path: 'fast' | 'sweep',
+    acknowledged?: () => void,
   ): Promise<number> {
     const messages = entries.map((e): OutgoingMessage => {
       const headers: Record<string, string> = { 'event-id': e.eventId };
@@ -214,9 +257,10 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
       return { topic: e.topic, key: e.key, value: e.value, headers, trace: e.trace };
     });
     await this.options.producer.send(messages);
-    const acknowledged = Date.now();
+    acknowledged?.();
+    const acknowledgedAt = Date.now();
     for (const e of entries)
-      this.options.metrics?.publishDelay.observe({ path }, Math.max(0, acknowledged - e.createdAt.getTime()) / 1000);
+      this.options.metrics?.publishDelay.observe({ path }, Math.max(0, acknowledgedAt - e.createdAt.getTime()) / 1000);
     await this.markSent(
       target,
       entries.map((e) => e.eventId),
@@ -227,23 +271,38 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
   /**
    * Removes the published entries with conditional updates, so a change the aggregate's store makes meanwhile
    * (which may append an event) is never overwritten. Usually the outbox holds exactly what was sent: one update
-   * empties it and clears outboxPending. Otherwise $pull takes just those entries; if that leaves the outbox
-   * empty, outboxPending is cleared by a second conditional update (or by the sweep, after a crash). Each
-   * bumps `revision`, so a store's replaceIfUnchanged (libs/mongo) based on an older read loses and re-reads
-   * instead of writing the sent entries back.
+   * empties it and clears outboxPending (written with the other publishes' marks, markExactly). Otherwise $pull
+   * takes just those entries; if that leaves the outbox empty, outboxPending is cleared by a second conditional
+   * update (or by the sweep, after a crash). Each bumps `revision`, so a store's replaceIfUnchanged (libs/mongo)
+   * based on an older read loses and re-reads instead of writing the sent entries back.
    */
   private async markSent(target: Filter<D>, eventIds: string[]): Promise<void> {
-    const { collection } = this.options;
-    const exactly = await collection.updateOne(
-      { ...target, outbox: { $size: eventIds.length }, 'outbox.eventId': { $all: eventIds } },
-      { $set: { outbox: [], outboxPending: false }, $inc: { revision: 1 } } as unknown as UpdateFilter<D>,
-    );
-    if (exactly.matchedCount === 1) return;
-    await collection.updateOne(target, {
+    if (await this.exactMarks.add({ target, eventIds })) return;
+    // Only documents still holding one of the entries: after a group's write that missed somewhere, every member
+    // comes here, and those whose exact mark did land have nothing left to pull.
+    const pulled = await this.options.collection.updateOne({ ...target, 'outbox.eventId': { $in: eventIds } }, {
       $pull: { outbox: { eventId: { $in: eventIds } } },
       $inc: { revision: 1 },
     } as unknown as UpdateFilter<D>);
-    await this.clearPendingIfEmpty(target);
+    if (pulled.matchedCount === 1) await this.clearPendingIfEmpty(target);
+  }
+
+  /**
+   * Empties each outbox that holds exactly the entries sent, in one command; answers per mark whether it surely
+   * landed. The bulk result counts matches, not which statements matched, so when one missed, none is sure.
+   */
+  private async markExactly(marks: readonly ExactMark<D>[]): Promise<boolean[]> {
+    const updates = marks.map(({ target, eventIds }) => ({
+      filter: { ...target, outbox: { $size: eventIds.length }, 'outbox.eventId': { $all: eventIds } },
+      update: { $set: { outbox: [], outboxPending: false }, $inc: { revision: 1 } } as unknown as UpdateFilter<D>,
+    }));
+    const { collection } = this.options;
+    const [only] = updates;
+    if (only && updates.length === 1)
+      return [(await collection.updateOne(only.filter, only.update)).matchedCount === 1];
+    const operations = updates.map((updateOne): AnyBulkWriteOperation<D> => ({ updateOne }));
+    const { matchedCount } = await collection.bulkWrite(operations, { ordered: false });
+    return marks.map(() => matchedCount === marks.length);
   }
 
   private async clearPendingIfEmpty(target: Filter<D>): Promise<void> {
@@ -252,6 +311,12 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
       $inc: { revision: 1 },
     } as unknown as UpdateFilter<D>);
   }
+}
+
+/** One publish's exact mark: its document, and the entries it sent, which its outbox should hold and nothing else. */
+interface ExactMark<D> {
+  target: Filter<D>;
+  eventIds: string[];
 }
 
 /** A document being published: the entries later writes handed over meanwhile, and when all of them are sent. */

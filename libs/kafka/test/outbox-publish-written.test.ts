@@ -58,7 +58,11 @@ describe('OutboxRelay.publishWritten', () => {
     await collection.insertOne(written);
     const relay = new OutboxRelay<Aggregate>({ collection, producer: recordingProducer, logger });
 
-    const { result, commands: used } = await commands.during(() => relay.publishWritten(written));
+    const { result, commands: used } = await commands.during(async () => {
+      const published = await relay.publishWritten(written);
+      await relay.idle();
+      return published;
+    });
     expect(result).toBe(1);
     expect(used).toEqual({ update: 1 });
     expect(sent.map((m) => m.headers?.['event-id'])).toEqual(['evt_1']);
@@ -71,10 +75,39 @@ describe('OutboxRelay.publishWritten', () => {
       { $set: { outbox: [...second.outbox, entry('evt_3')], outboxPending: true } },
     );
     expect(await relay.publishWritten(second)).toBe(1);
+    await relay.idle();
     expect(sent.map((m) => m.headers?.['event-id'])).toEqual(['evt_1', 'evt_2']);
     const left = await collection.findOne({ _id: 'agg_1' });
     expect(left?.outbox.map((e) => e.eventId)).toEqual(['evt_3']);
     expect(left?.outboxPending).toBe(true);
+  });
+
+  it('When the broker acknowledges the events, then the writer is answered before their mark lands; stop waits for the mark', async () => {
+    let releaseMark: () => void = () => {};
+    const markHeld = new Promise<void>((resolve) => (releaseMark = resolve));
+    // The relay's collection with its updates held until released: the mark is the only update it makes here.
+    const heldUpdates = new Proxy(collection, {
+      get(target, property) {
+        if (property === 'updateOne')
+          return async (...args: Parameters<typeof target.updateOne>) => {
+            await markHeld;
+            return target.updateOne(...args);
+          };
+        const value: unknown = Reflect.get(target, property);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const relay = new OutboxRelay<Aggregate>({ collection: heldUpdates, producer: recordingProducer, logger });
+    const written = appendToOutbox<Aggregate>({ _id: 'agg_3', outbox: [], outboxPending: false }, entry('evt_3a'));
+    await collection.insertOne(written);
+
+    expect(await relay.publishWritten(written)).toBe(1);
+    expect(sent.map((m) => m.headers?.['event-id'])).toContain('evt_3a');
+    expect(await collection.findOne({ _id: 'agg_3' })).toMatchObject({ outboxPending: true });
+    const stopping = relay.stop();
+    releaseMark();
+    await stopping;
+    expect(await collection.findOne({ _id: 'agg_3' })).toMatchObject({ outbox: [], outboxPending: false });
   });
 
   it('When a second write of a document is handed in while its first publish is in flight, then its events go out right after that one, not with the sweep, before the second write returns', async () => {
@@ -101,8 +134,64 @@ describe('OutboxRelay.publishWritten', () => {
     const publishingSecond = relay.publishWritten(second).then(() => eventIds());
     release();
     expect(await publishingSecond).toEqual([['evt_a'], ['evt_b']]);
-    expect(await publishingFirst).toBe(2);
+    // The first write answered at its own acknowledgement; the hand-over went out behind it.
+    expect(await publishingFirst).toBe(1);
+    await relay.idle();
     expect(await collection.findOne({ _id: 'agg_2' })).toMatchObject({ outbox: [], outboxPending: false });
+  });
+
+  it('When the publishes of several documents are acknowledged together, then their marks take two updates between them; one outbox that changed meanwhile keeps only its new entry', async () => {
+    let release: () => void = () => {};
+    let gate = Promise.resolve();
+    let held = 0;
+    // As the real producer does under load: one acknowledgement for the sends of many callers.
+    const acknowledgedTogether: EventProducer = {
+      ...recordingProducer,
+      send: async () => {
+        held += 1;
+        await gate;
+      },
+    };
+    const relay = new OutboxRelay<Aggregate>({ collection, producer: acknowledgedTogether, logger });
+    const ids = ['grp_1', 'grp_2', 'grp_3', 'grp_4'];
+    const written = ids.map((id) =>
+      appendToOutbox<Aggregate>({ _id: id, outbox: [], outboxPending: false }, entry(`evt_${id}`)),
+    );
+    await collection.insertMany(written);
+    const marking = (docs: Aggregate[]) =>
+      commands.during(async () => {
+        held = 0;
+        gate = new Promise<void>((resolve) => (release = resolve));
+        const publishing = Promise.all(docs.map((doc) => relay.publishWritten(doc)));
+        await vi.waitFor(() => expect(held).toBe(docs.length));
+        release();
+        const published = await publishing;
+        await relay.idle();
+        return published;
+      });
+
+    const { result, commands: used } = await marking(written);
+    expect(result).toEqual([1, 1, 1, 1]);
+    // The first mark goes at once, alone; the three that arrive while it is written go together.
+    expect(used).toEqual({ update: 2 });
+    for (const id of ids)
+      expect(await collection.findOne({ _id: id })).toMatchObject({ outbox: [], outboxPending: false });
+
+    // Again, with another writer's entry in the third document: the group's write misses there, and the careful
+    // path leaves that entry alone and finds nothing to do in the others.
+    const again = ids.map((id) =>
+      appendToOutbox<Aggregate>({ _id: id, outbox: [], outboxPending: false }, entry(`evt_${id}_2`)),
+    );
+    for (const doc of again)
+      await collection.updateOne({ _id: doc._id }, { $set: { outbox: doc.outbox, outboxPending: true } });
+    await collection.updateOne({ _id: 'grp_3' }, { $push: { outbox: entry('evt_grp_3_other') } });
+    const { result: published } = await marking(again);
+    expect(published).toEqual([1, 1, 1, 1]);
+    for (const id of ids.filter((id) => id !== 'grp_3'))
+      expect(await collection.findOne({ _id: id })).toMatchObject({ outbox: [], outboxPending: false });
+    const changed = await collection.findOne({ _id: 'grp_3' });
+    expect(changed?.outbox.map((e) => e.eventId)).toEqual(['evt_grp_3_other']);
+    expect(changed?.outboxPending).toBe(true);
   });
 
   it('When the sweep publishes what a write left behind, then each message says when its event was written; a write publishing its own events adds nothing', async () => {
@@ -142,6 +231,7 @@ describe('OutboxRelay.publishWritten', () => {
       });
       const before = log.commands.length;
       await relay.publishWritten(written);
+      await relay.idle();
       const filters = log.commands
         .slice(before)
         .filter((c) => c.commandName === 'update')
