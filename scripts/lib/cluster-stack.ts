@@ -445,10 +445,17 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
     async kill(service) {
       const oldest = live[service][0];
       if (!oldest) return 0;
-      const inFlight = await haproxy.inFlight();
-      const held = backendsOf(service).reduce((sum, b) => sum + (inFlight.get(`${b}/s${oldest.slot}`) ?? 0), 0);
+      const servers = backendsOf(service).map((b) => `${b}/s${oldest.slot}`);
+      const before = await haproxy.sessions();
       await retire(oldest, 'kill');
-      return held;
+      const after = await haproxy.sessions();
+      // What it held when the stats were read, and what reached it between that read and the one after its exit:
+      // a request can arrive while the first read's answer is on its way. (One sent to the dead port after the
+      // kill counts too, though HAProxy retries it elsewhere: an upper bound, by the few ms of that window.)
+      return servers.reduce(
+        (sum, s) => sum + (before.get(s)?.current ?? 0) + (after.get(s)?.total ?? 0) - (before.get(s)?.total ?? 0),
+        0,
+      );
     },
     async restart(service, deadlineMs = 120_000) {
       for (let i = live[service].length; i < n; i++) await startReplica(service, deadlineMs);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HEALTH_DRAIN_MS, parseRequestLog, renderHaproxyConfig } from './haproxy';
+import { HEALTH_DRAIN_MS, parseRequestLog, parseServerStats, renderHaproxyConfig } from './haproxy';
 
 describe('renderHaproxyConfig', () => {
   const config = renderHaproxyConfig({
@@ -84,6 +84,22 @@ describe('the request log (which version called which)', () => {
         callerVersion: undefined,
         calleeVersion: undefined,
       },
+    ]);
+  });
+});
+
+describe('parseServerStats', () => {
+  it("When `show stat` is read, then each server's status, current and total sessions come by backend/server, without the frontends' and backends' own rows", () => {
+    const csv = [
+      '# pxname,svname,qcur,qmax,scur,smax,slim,stot,bin,bout,status',
+      'public,FRONTEND,,,4,9,,120,0,0,OPEN',
+      'gateway,s1,0,0,3,7,,61,0,0,UP',
+      'gateway,s2,0,0,0,5,,59,0,0,DOWN',
+      'gateway,BACKEND,0,0,3,9,,120,0,0,UP',
+    ].join('\n');
+    expect([...parseServerStats(csv)]).toEqual([
+      ['gateway/s1', { status: 'UP', scur: 3, stot: 61 }],
+      ['gateway/s2', { status: 'DOWN', scur: 0, stot: 59 }],
     ]);
   });
 });

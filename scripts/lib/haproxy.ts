@@ -168,8 +168,11 @@ export interface Haproxy {
   setState(backend: string, slot: number, state: ServerAdminState): Promise<void>;
   /** Each server's status as HAProxy's stats show it, e.g. "UP", "DOWN", "MAINT", "DRAIN", by "backend/sN". */
   statuses(): Promise<Map<string, string>>;
-  /** Requests each server holds right now (its current sessions, `scur`), by "backend/sN". */
-  inFlight(): Promise<Map<string, number>>;
+  /**
+   * Each server's sessions by "backend/sN": those it holds right now (`scur`) and all it was ever given (`stot`),
+   * so that two reads tell how many arrived between them.
+   */
+  sessions(): Promise<Map<string, { current: number; total: number }>>;
   stop(): Promise<void>;
 }
 
@@ -229,8 +232,10 @@ export async function startHaproxy(options: {
     async statuses() {
       return new Map([...(await serverStats(command)).entries()].map(([k, v]) => [k, v.status]));
     },
-    async inFlight() {
-      return new Map([...(await serverStats(command)).entries()].map(([k, v]) => [k, v.scur]));
+    async sessions() {
+      return new Map(
+        [...(await serverStats(command)).entries()].map(([k, v]) => [k, { current: v.scur, total: v.stot }]),
+      );
     },
     stop: () => proc.stop(5_000),
   };
@@ -260,21 +265,30 @@ function runtimeCommand(socket: string, line: string): Promise<string> {
 }
 
 /** The server rows of `show stat` (CSV): status and current sessions by "backend/sN". */
-async function serverStats(
-  command: (line: string) => Promise<string>,
-): Promise<Map<string, { status: string; scur: number }>> {
-  const csv = await command('show stat');
+async function serverStats(command: (line: string) => Promise<string>): Promise<Map<string, ServerStats>> {
+  return parseServerStats(await command('show stat'));
+}
+
+interface ServerStats {
+  status: string;
+  scur: number;
+  stot: number;
+}
+
+/** The servers' rows of `show stat` (its CSV), by "backend/sN"; the frontends' and backends' own rows left out. */
+export function parseServerStats(csv: string): Map<string, ServerStats> {
   const [header, ...rows] = csv.trim().split('\n');
   const columns = (header ?? '').replace(/^# /, '').split(',');
-  const px = columns.indexOf('pxname');
-  const sv = columns.indexOf('svname');
-  const status = columns.indexOf('status');
-  const scur = columns.indexOf('scur');
-  const result = new Map<string, { status: string; scur: number }>();
+  const result = new Map<string, ServerStats>();
   for (const row of rows) {
     const cells = row.split(',');
-    if (cells[sv] === 'FRONTEND' || cells[sv] === 'BACKEND') continue;
-    result.set(`${cells[px]}/${cells[sv]}`, { status: cells[status] ?? '', scur: Number(cells[scur] ?? 0) || 0 });
+    const cell = (name: string) => cells[columns.indexOf(name)] ?? '';
+    if (cell('svname') === 'FRONTEND' || cell('svname') === 'BACKEND') continue;
+    result.set(`${cell('pxname')}/${cell('svname')}`, {
+      status: cell('status'),
+      scur: Number(cell('scur')) || 0,
+      stot: Number(cell('stot')) || 0,
+    });
   }
   return result;
 }
