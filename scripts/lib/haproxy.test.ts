@@ -98,8 +98,8 @@ describe('parseServerStats', () => {
       'gateway,BACKEND,0,0,3,9,,120,0,0,UP',
     ].join('\n');
     expect([...parseServerStats(csv)]).toEqual([
-      ['gateway/s1', { status: 'UP', scur: 3, stot: 61 }],
-      ['gateway/s2', { status: 'DOWN', scur: 0, stot: 59 }],
+      ['gateway/s1', { status: 'UP', current: 3, total: 61 }],
+      ['gateway/s2', { status: 'DOWN', current: 0, total: 59 }],
     ]);
   });
 });

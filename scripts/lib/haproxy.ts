@@ -172,7 +172,7 @@ export interface Haproxy {
    * Each server's sessions by "backend/sN": those it holds right now (`scur`) and all it was ever given (`stot`),
    * so that two reads tell how many arrived between them.
    */
-  sessions(): Promise<Map<string, { current: number; total: number }>>;
+  sessions(): Promise<Map<string, ServerStats>>;
   stop(): Promise<void>;
 }
 
@@ -232,11 +232,7 @@ export async function startHaproxy(options: {
     async statuses() {
       return new Map([...(await serverStats(command)).entries()].map(([k, v]) => [k, v.status]));
     },
-    async sessions() {
-      return new Map(
-        [...(await serverStats(command)).entries()].map(([k, v]) => [k, { current: v.scur, total: v.stot }]),
-      );
-    },
+    sessions: () => serverStats(command),
     stop: () => proc.stop(5_000),
   };
 }
@@ -264,30 +260,32 @@ function runtimeCommand(socket: string, line: string): Promise<string> {
   });
 }
 
-/** The server rows of `show stat` (CSV): status and current sessions by "backend/sN". */
+/** The server rows of `show stat` (CSV), by "backend/sN". */
 async function serverStats(command: (line: string) => Promise<string>): Promise<Map<string, ServerStats>> {
   return parseServerStats(await command('show stat'));
 }
 
-interface ServerStats {
+/** A server's status, and its sessions: those it holds now (`scur`) and all it was ever given (`stot`). */
+export interface ServerStats {
   status: string;
-  scur: number;
-  stot: number;
+  current: number;
+  total: number;
 }
 
 /** The servers' rows of `show stat` (its CSV), by "backend/sN"; the frontends' and backends' own rows left out. */
 export function parseServerStats(csv: string): Map<string, ServerStats> {
   const [header, ...rows] = csv.trim().split('\n');
   const columns = (header ?? '').replace(/^# /, '').split(',');
+  const [px, sv, status, scur, stot] = ['pxname', 'svname', 'status', 'scur', 'stot'].map((c) => columns.indexOf(c));
   const result = new Map<string, ServerStats>();
   for (const row of rows) {
     const cells = row.split(',');
-    const cell = (name: string) => cells[columns.indexOf(name)] ?? '';
-    if (cell('svname') === 'FRONTEND' || cell('svname') === 'BACKEND') continue;
-    result.set(`${cell('pxname')}/${cell('svname')}`, {
-      status: cell('status'),
-      scur: Number(cell('scur')) || 0,
-      stot: Number(cell('stot')) || 0,
+    const cell = (index: number | undefined) => cells[index ?? -1] ?? '';
+    if (cell(sv) === 'FRONTEND' || cell(sv) === 'BACKEND') continue;
+    result.set(`${cell(px)}/${cell(sv)}`, {
+      status: cell(status),
+      current: Number(cell(scur)) || 0,
+      total: Number(cell(stot)) || 0,
     });
   }
   return result;

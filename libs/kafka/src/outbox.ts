@@ -298,6 +298,7 @@ export class OutboxRelay<D extends Document & OutboxFields & { _id: string }> {
     }));
     const { collection } = this.options;
     const [only] = updates;
+    // A lone mark (every mark when the load is light) is one plain updateOne, without the driver's bulk machinery.
     if (only && updates.length === 1)
       return [(await collection.updateOne(only.filter, only.update)).matchedCount === 1];
     const operations = updates.map((updateOne): AnyBulkWriteOperation<D> => ({ updateOne }));
