@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { interleaving, tableRows, targetLines } from './compare';
+import { interleaving, tableRows, tableTitles, targetLines } from './compare';
 
 const OUTPUT = `orders benchmark: concurrency 32
 
@@ -29,6 +29,12 @@ describe('tableRows', () => {
     expect([...tableRows(OUTPUT, /^CPU per/).keys()]).toEqual([
       'CPU per request of the serving Node processes | gateway+orders',
     ]);
+  });
+});
+
+describe('tableTitles', () => {
+  it('names every table a bench printed, as --tables matches them', () => {
+    expect(tableTitles(OUTPUT)).toEqual(['CPU per request of the serving Node processes', 'targets']);
   });
 });
 

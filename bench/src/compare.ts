@@ -80,6 +80,11 @@ export function tableRows(output: string, tables: RegExp): Map<string, string> {
   return rows;
 }
 
+/** The short titles of every table in a bench's output: what `--tables` can match. */
+export function tableTitles(output: string): string[] {
+  return [...new Set([...tableRows(output, /(?:)/).keys()].map((key) => key.split(' | ')[0]!))];
+}
+
 /**
  * The targets a bench prints as lines rather than a table (`  ✗ pay → completed on Kafka p50 ≤ 20 ms: 68.00 ms`, the
  * sessions and tracing benches), keyed by the target, what precedes the first `: `; the mark leads the figure.
@@ -104,16 +109,27 @@ export function interleaving(runs: number): ('base' | 'head')[] {
 export async function compare(options: CompareOptions): Promise<void> {
   const base = baseCheckout(options.base);
   const label = { base: `base ${base.commit.slice(0, 7)}`, head: 'head' };
-  const results: { side: 'base' | 'head'; rows: Map<string, string> }[] = [];
+  const results: { side: 'base' | 'head'; rows: Map<string, string>; titles: string[] }[] = [];
   for (const side of interleaving(options.runs)) {
     process.stderr.write(
       `[compare] ${label[side]}: npm run bench -- ${[options.bench, ...options.benchArgs].join(' ')}\n`,
     );
     const output = await runBench(side === 'base' ? base.dir : repo, [options.bench, ...options.benchArgs]);
-    results.push({ side, rows: new Map([...tableRows(output, options.tables), ...targetLines(output)]) });
+    results.push({
+      side,
+      rows: new Map([...tableRows(output, options.tables), ...targetLines(output)]),
+      titles: tableTitles(output),
+    });
   }
   const keys = [...new Set(results.flatMap((r) => [...r.rows.keys()]))];
   console.log(`${options.bench}: ${label.base} against ${label.head}, ${options.runs} runs each, interleaved`);
+  if (keys.length === 0) {
+    const titles = [...new Set(results.flatMap((r) => r.titles))];
+    console.log(
+      `\nno table's title matched --tables=${options.tables.source} and the bench printed no target line; ` +
+        `its tables: ${titles.length === 0 ? '(none)' : titles.join('; ')}`,
+    );
+  }
   for (const key of keys) {
     console.log(`\n${key}`);
     for (const side of ['base', 'head'] as const) {
