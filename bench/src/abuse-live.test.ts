@@ -29,6 +29,7 @@ describe('slices of the abuse bench', () => {
       },
       loopDelay: async () => ({ p99: slice, max: 10 * slice }),
       cpu: () => new Map([['orders', slice]]),
+      probes: async () => new Map([['engine ping', [slice, 10 + slice]]]),
     });
     expect(steps).toEqual(['live 1', 'live 2', 'abuse', 'drain', 'live 3', 'abuse', 'drain', 'live 4']);
     expect(result.alone.latencies).toEqual([1, 4, 96, 99]);
@@ -38,6 +39,9 @@ describe('slices of the abuse bench', () => {
     expect(result.beside.loop).toEqual({ p99: 3, max: 30 });
     // Read before and after each slice: one CPU second a slice, the fake's count of slices so far.
     expect(result.alone.cpu.get('orders')).toBe(2);
+    // Probed beside each slice's payments (the fake's number of that slice), pooled by side and sorted.
+    expect(result.alone.probes.get('engine ping')).toEqual([1, 4, 11, 14]);
+    expect(result.beside.probes.get('engine ping')).toEqual([2, 3, 12, 13]);
   });
 
   it('When it is the control (no abuser), then nothing is drained and both sides are the merchant alone', async () => {
@@ -51,6 +55,7 @@ describe('slices of the abuse bench', () => {
       },
       loopDelay: async () => ({ p99: 0, max: 0 }),
       cpu: () => new Map(),
+      probes: async () => new Map(),
     });
     expect(steps).toEqual([]);
     expect(result.beside.latencies).toEqual([5]);

@@ -1,6 +1,7 @@
 // The abuse bench's live merchant (bench/src/abuse.ts): its payments timed from the processor's notification to the
 // first delivery at its endpoint, split by their records, in slices interleaved with the abuser's.
 import { randomBytes } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
 import type { Db } from '@checkout/mongo';
 import { eventually, type WebhookReceiver } from '@checkout/testing';
 import type { Tally } from './abuser';
@@ -148,6 +149,25 @@ export interface Side extends LiveSlice {
   loop: LoopDelay;
   cpu: Map<string, number>;
   wallMs: number;
+  /** Each probe's round trips over the side's slices (probeRoundTrips), sorted. */
+  probes: Map<string, number[]>;
+}
+
+/**
+ * One round trip after another, `everyMs` apart, until `ms` have passed, each timed: what any caller of that
+ * process waits for at that moment beside the merchant's and the abuser's traffic.
+ */
+export async function probeRoundTrips(call: () => Promise<unknown>, ms: number, everyMs: number): Promise<number[]> {
+  const samples: number[] = [];
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    const started = performance.now();
+    await call();
+    const took = performance.now() - started;
+    samples.push(took);
+    await setTimeout(Math.max(0, everyMs - took));
+  }
+  return samples;
 }
 
 /** Which side each slice of `pairs` pairs is, ABBA: alone, beside, beside, alone, alone, beside… */
@@ -169,6 +189,8 @@ export async function interleavedSlices(options: {
   loopDelay: () => Promise<LoopDelay>;
   /** CPU seconds used so far by process (bench/src/cpu.ts's sampleCpu). */
   cpu: () => CpuSample;
+  /** Round trips timed through each slice, by name (probeRoundTrips). */
+  probes: () => Promise<Map<string, number[]>>;
 }): Promise<{ alone: Side; beside: Side; tally: Tally }> {
   const empty = (): Side => ({
     latencies: [],
@@ -177,6 +199,7 @@ export async function interleavedSlices(options: {
     loop: { p99: 0, max: 0 },
     cpu: new Map(),
     wallMs: 0,
+    probes: new Map(),
   });
   const sides = { alone: empty(), beside: empty() };
   const tally: Tally = new Map();
@@ -184,7 +207,7 @@ export async function interleavedSlices(options: {
     await options.loopDelay(); // each read starts the next window
     const abused = side === 'beside' ? options.abuse : undefined;
     const [cpuBefore, startedAt] = [options.cpu(), performance.now()];
-    const [slice, answers] = await Promise.all([options.live(), abused?.()]);
+    const [slice, answers, probed] = await Promise.all([options.live(), abused?.(), options.probes()]);
     const loop = await options.loopDelay();
     if (abused) await options.drain();
     const [cpuAfter, wallMs] = [options.cpu(), performance.now() - startedAt];
@@ -195,9 +218,13 @@ export async function interleavedSlices(options: {
     pooled.firsts.push(...slice.firsts);
     pooled.loop = { p99: Math.max(pooled.loop.p99, loop.p99), max: Math.max(pooled.loop.max, loop.max) };
     pooled.wallMs += wallMs;
+    for (const [name, samples] of probed) pooled.probes.set(name, [...(pooled.probes.get(name) ?? []), ...samples]);
     const used = perOperationMs({ label: side, operations: 1, before: cpuBefore, after: cpuAfter });
     for (const [name, ms] of used) pooled.cpu.set(name, (pooled.cpu.get(name) ?? 0) + ms / 1000);
   }
-  for (const side of Object.values(sides)) side.latencies.sort((a, b) => a - b);
+  for (const side of Object.values(sides)) {
+    side.latencies.sort((a, b) => a - b);
+    for (const samples of side.probes.values()) samples.sort((a, b) => a - b);
+  }
   return { ...sides, tally };
 }

@@ -4,7 +4,14 @@ import { WEBHOOK_ENDPOINTS_MAX } from '@checkout/contracts';
 import { AdminClient, eventually, metricValues, startWebhookReceiver } from '@checkout/testing';
 import { clientOf } from './events';
 import { startAbuser } from './abuser';
-import { interleavedSlices, liveMerchant, liveSegments, type LoopDelay, type Side } from './abuse-live';
+import {
+  interleavedSlices,
+  liveMerchant,
+  liveSegments,
+  probeRoundTrips,
+  type LoopDelay,
+  type Side,
+} from './abuse-live';
 import { sampleCpu } from './cpu';
 import { percentile } from './load';
 import { startBenchStack, type BenchStack } from './stack';
@@ -34,6 +41,8 @@ import { searchPhase } from './abuse-search';
 //      what is stored by then (the emulator writes a few hundred deliveries a second on a busy machine).
 
 const TARGET_RATIO = 1.5;
+/** How often each probe times a round trip: a p99 per side from ~600, for ~3 % of a core in the bench (8 % at 25 ms). */
+const PROBE_EVERY_MS = 100;
 /** What each tenant stored in the dispatcher's events and deliveries: BSON bytes and documents. */
 async function storedPerTenant(db: Db, tenants: Record<string, string>): Promise<string[]> {
   const rows: string[] = [];
@@ -130,6 +139,7 @@ export async function runAbuseBench(
       drain: () => abuserDrained(db, abuser.organizationId),
       loopDelay: () => dispatcherLoopDelay(stack),
       cpu: sampleCpu,
+      probes: () => stackProbes(stack, mongo, sliceMs),
     });
     const segments = { alone: await liveSegments(db, alone.firsts), beside: await liveSegments(db, beside.firsts) };
     const stored = await storedPerTenant(db, {
@@ -161,6 +171,7 @@ export async function runAbuseBench(
     console.log(
       `  the dispatcher's event-loop delay, the worst slice's p99 / max: alone ${loop(alone.loop)}, beside ${loop(beside.loop)}`,
     );
+    for (const line of probeLines(alone, beside)) console.log(`  ${line}`);
     console.log(`  CPU by process, % of one core over each side's slices (the drains after the abuser's included):`);
     for (const line of cpuBySide(alone, beside)) console.log(`    ${line}`);
     console.log(`\nabuser's answers by status and code (${options.rate} requests/s for ${options.seconds} s)`);
@@ -184,6 +195,38 @@ export async function runAbuseBench(
     await liveReceiver.close();
     await stack.stop();
   }
+}
+
+/**
+ * Round trips timed through each slice: the engine runs one command at a time (docs/engines.md), so its ping waits
+ * for whatever command runs; the gateway's /healthz touches no store, so it waits only for the gateway's event loop
+ * and a core.
+ */
+async function stackProbes(stack: BenchStack, mongo: MongoClient, sliceMs: number): Promise<Map<string, number[]>> {
+  const [engine, gateway] = await Promise.all([
+    probeRoundTrips(() => mongo.db('admin').command({ ping: 1 }), sliceMs, PROBE_EVERY_MS),
+    probeRoundTrips(
+      () => fetch(`${stack.env.gatewayUrl}/healthz`).then((r) => r.arrayBuffer()),
+      sliceMs,
+      PROBE_EVERY_MS,
+    ),
+  ]);
+  return new Map([
+    ['engine ping', engine],
+    ['gateway /healthz', gateway],
+  ]);
+}
+
+/** Each probe's p50 / p99 / max alone → beside. */
+function probeLines(alone: Side, beside: Side): string[] {
+  const figures = (sorted: number[] = []) =>
+    [percentile(sorted, 50), percentile(sorted, 99), sorted.at(-1) ?? 0].map((v) => v.toFixed(0)).join(' / ');
+  return [
+    `round trips timed every ${PROBE_EVERY_MS} ms through the slices, p50 / p99 / max ms, alone → beside:`,
+    ...[...alone.probes.keys()].map(
+      (name) => `  ${name.padEnd(18)} ${figures(alone.probes.get(name))} → ${figures(beside.probes.get(name))}`,
+    ),
+  ];
 }
 
 /**
