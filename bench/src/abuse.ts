@@ -28,10 +28,11 @@ import { searchPhase } from './abuse-search';
 //      beside the abuser followed by a wait until its deliveries are done. The processor's payment notification →
 //      the first delivery attempt reaching the live endpoint, p50/p99 of each side pooled, and their p99 ratio
 //      (target ≤ 1.5×); split per payment by its records (notified → event made → batch handled → first attempt
-//      started → received) beside the dispatcher's event-loop delay; the abuser's answers by status and code
-//      (429 RATE_LIMITED; QUOTA_EXCEEDED where a budget applies), and the bytes each tenant stored in the
-//      dispatcher's events and deliveries (BSON sizes summed). --control runs the same slices with no abuser in
-//      either side: the ratio the bench's own spread gives;
+//      started → received) beside the dispatcher's event-loop delay and two round trips timed through the slices
+//      (the engine's ping, the gateway's /healthz: what any command or request waits for); the abuser's answers by
+//      status and code (429 RATE_LIMITED; QUOTA_EXCEEDED where a budget applies), and the bytes each tenant stored
+//      in the dispatcher's events and deliveries (BSON sizes summed). --control runs the same slices with no abuser
+//      in either side: the ratio the bench's own spread gives;
 //   3. search: N deliveries (10⁶) of the abuser's, written straight into the dispatcher's collections in its store's
 //      shapes (copies of one real delivery per endpoint, 16 per event, a failed one in a hundred; their events carry
 //      the live merchant's event body, not the abuser's 50 kB ones, which would be gigabytes the search never reads),
@@ -41,7 +42,7 @@ import { searchPhase } from './abuse-search';
 //      what is stored by then (the emulator writes a few hundred deliveries a second on a busy machine).
 
 const TARGET_RATIO = 1.5;
-/** How often each probe times a round trip: a p99 per side from ~600, for ~3 % of a core in the bench (8 % at 25 ms). */
+/** How often each probe times a round trip: a p99 per side from ~600, for ~3 % of a core in the bench (8 % at 25). */
 const PROBE_EVERY_MS = 100;
 /** What each tenant stored in the dispatcher's events and deliveries: BSON bytes and documents. */
 async function storedPerTenant(db: Db, tenants: Record<string, string>): Promise<string[]> {
