@@ -41,21 +41,29 @@ describe('spawnGuarded', () => {
     expect(proc.exitInfo()).toEqual({ code: 143, signal: null });
   });
 
-  it('stop() right after spawn leaves nothing running, whatever moment the TERM lands', async () => {
-    for (let i = 0; i < 5; i++) {
-      const pidFile = join(dir, `pid-${i}`);
-      const proc = spawnGuarded({
-        name: 'sleep',
-        command: 'bash',
-        args: ['-c', `echo $$ > ${pidFile}; exec sleep 300`],
-        cwd: dir,
-        logFile: join(dir, 'log'),
-      });
-      await proc.stop(10_000);
-      const pid = Number(await readFile(pidFile, 'utf8').catch(() => '0'));
-      if (pid > 0) await expect.poll(() => isAlive(pid), { timeout: 5_000 }).toBe(false);
-    }
-  });
+  // Five spawns and stops, each of which can wait for the guard's next half-second poll: on a busy machine (the unit
+  // tier runs beside promtool's rule tests) the five together passed the unit tier's 5 s budget with nothing wrong.
+  // A lost TERM is caught by how the guard ended (the KILL after the grace), not by the clock.
+  it(
+    'stop() right after spawn leaves nothing running, whatever moment the TERM lands',
+    { timeout: 60_000 },
+    async () => {
+      for (let i = 0; i < 5; i++) {
+        const pidFile = join(dir, `pid-${i}`);
+        const proc = spawnGuarded({
+          name: 'sleep',
+          command: 'bash',
+          args: ['-c', `echo $$ > ${pidFile}; exec sleep 300`],
+          cwd: dir,
+          logFile: join(dir, 'log'),
+        });
+        await proc.stop(10_000);
+        expect(proc.exitInfo()?.signal, 'stopped by the TERM, not by the KILL after the grace').not.toBe('SIGKILL');
+        const pid = Number(await readFile(pidFile, 'utf8').catch(() => '0'));
+        if (pid > 0) await expect.poll(() => isAlive(pid), { timeout: 5_000 }).toBe(false);
+      }
+    },
+  );
 
   it('stop() kills the whole group when the command ignores TERM', async () => {
     const proc = spawnGuarded({
