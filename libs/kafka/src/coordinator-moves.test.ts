@@ -133,6 +133,19 @@ describe('a group coordinator that moved', () => {
     expect(moved.heartbeat).toHaveBeenCalledTimes(3);
   });
 
+  it('sends a commit refused by a coordinator still loading the group again, instead of failing the fetch loop', async () => {
+    vi.useFakeTimers();
+    const loading = broker('loading');
+    loading.offsetCommit.mockRejectedValueOnce(createErrorFromCode(GROUP_LOAD_IN_PROGRESS));
+    const manager = offsetManager(clusterNaming(loading), loading);
+
+    const commit = manager.commitOffsets({ topics });
+    await vi.advanceTimersByTimeAsync(300);
+
+    await expect(commit).resolves.toBeUndefined();
+    expect(loading.offsetCommit).toHaveBeenCalledTimes(2);
+  });
+
   it('gives the move back to kafkajs (which joins again) when no coordinator takes the group in time', async () => {
     vi.useFakeTimers();
     const old = broker('old', NOT_COORDINATOR);

@@ -5,8 +5,12 @@
 //   getCoordinator looks again only for the broker of the same node id (tulios/kafkajs#1779, open);
 // - a refused heartbeat counts as a rebalance, so the member joins again. A group leader's join makes the
 //   coordinator rebalance the whole group: every member stops fetching until all have joined again.
-// Java's client does neither: on NOT_COORDINATOR or a lost connection it asks who the coordinator is and goes on
-// with the same member id and generation, which the new coordinator loaded with the group. So do we.
+// - the new coordinator answers COORDINATOR_LOAD_IN_PROGRESS until it has read the group; a commit refused so
+//   fails the member's fetch loop, and kafkajs stops every fetch of the member for its retry pause (fetch-retries.ts:
+//   the rolling-deploy soak saw it in four runs of seven).
+// Java's client does none of these: on NOT_COORDINATOR or a lost connection it asks who the coordinator is and goes
+// on with the same member id and generation, which the new coordinator loaded with the group, and it sends a
+// request refused while the coordinator loads again after a pause. So do we.
 import ConsumerGroup from 'kafkajs/src/consumer/consumerGroup.js';
 import OffsetManager from 'kafkajs/src/consumer/offsetManager/index.js';
 import { protocolErrorType, whileRetriable } from './kafkajs-accommodations';
@@ -65,7 +69,7 @@ export function mendCoordinatorMoves(): void {
     try {
       return await commitOffsets.apply(this, args);
     } catch (err) {
-      if (!coordinatorMayHaveMoved(err)) throw err;
+      if (!coordinatorMayHaveMoved(err) && !isLoading(err)) throw err;
       return await followCoordinator(this as CoordinatorHolder, err, () => commitOffsets.apply(this, args));
     }
   };
@@ -76,7 +80,7 @@ export function mendCoordinatorMoves(): void {
     try {
       return await heartbeat.apply(this, args);
     } catch (err) {
-      if (!coordinatorMayHaveMoved(err)) throw err;
+      if (!coordinatorMayHaveMoved(err) && !isLoading(err)) throw err;
       const group = this as GroupState;
       // Concurrent heartbeats (kafkajs' own and one kept during a handler call) follow the move once.
       let follow = following.get(group);

@@ -1,6 +1,7 @@
 import type { Consumer } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { KafkaClient } from './client';
+import { mendFetchRetries } from './fetch-retries';
 import { kafkajsGroupsOf } from './kafkajs';
 import { superviseConsumer, type RunningConsumer } from './kafkajs-accommodations';
 import type { DeadLetter, MessageContext, ParseResult } from './messages';
@@ -69,6 +70,7 @@ export function superviseGroupMember(
   fetchSettings: { maxWaitTimeInMs?: number; maxBytesPerPartition?: number },
   run: (consumer: Consumer, replace: () => void) => Promise<void>,
 ): Promise<RunningConsumer> {
+  mendFetchRetries(CONSUMER_GROUP_SETTINGS.retry.initialRetryTime);
   return superviseConsumer({
     logger: log,
     ...(options.onRestart && { onRestart: options.onRestart }),
