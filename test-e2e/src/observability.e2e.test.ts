@@ -110,6 +110,7 @@ describe('Dashboard and alert rules', () => {
       'outbox_publish_failures_total',
       'kafka_consumer_group_lag',
       'kafka_consumer_restarts_total',
+      'kafka_consumer_message_age_seconds',
       'kafka_topic_messages',
       'webhook_attempts_total',
       'webhook_deliveries_total',

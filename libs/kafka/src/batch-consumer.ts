@@ -46,6 +46,10 @@ export async function runBatchConsumer<T>(options: BatchConsumerOptions<T>): Pro
         commits.rethrowCoordinatorMove();
         if (!isRunning() || isStale() || batch.messages.length === 0) return;
         const { topic, partition } = batch;
+        if (options.onReceived) {
+          const now = Date.now();
+          for (const message of batch.messages) options.onReceived(topic, now - Number(message.timestamp));
+        }
         const parsedMessages = await parseBatch(batch, options, log);
         const spans = startBatchSpans(options.groupId, parsedMessages);
         let handed: { done: Promise<void> };

@@ -21,6 +21,7 @@ export async function runConsumer<T>(options: ConsumerOptions<T>): Promise<Runni
       autoCommit: true,
       partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
       eachMessage: async ({ topic, partition, message, heartbeat }) => {
+        options.onReceived?.(topic, Date.now() - Number(message.timestamp));
         const context = messageContext(topic, partition, message);
         const parsed = parseMessage(message, options.parse);
         if (!parsed.ok) {

@@ -20,9 +20,17 @@ export interface ConsumerOptions<T> {
   partitionsConsumedConcurrently?: number;
   /** Called when a crashed consumer has been replaced (see superviseConsumer). */
   onRestart?: () => void;
+  /**
+   * Called for each fetched message as it is handed over, with its topic and how long ago its producer sent it (the
+   * record's timestamp): the Kafka side of an event's way, acknowledgement wait, fetch and any pause of the member.
+   */
+  onReceived?: (topic: string, ageMs: number) => void;
   /** How long one handler call may take before it counts as failed and the message is tried again (default 60 s). */
   handlerDeadlineMs?: number;
 }
+
+/** What a consumer reports of itself (its restarts, its messages' ages): registerConsumerMetrics' hooksFor. */
+export type ConsumerHooks = Required<Pick<ConsumerOptions<unknown>, 'onRestart' | 'onReceived'>>;
 
 /**
  * Group membership and retry settings every consumer of ours uses: a dead member is noticed within 15 s,

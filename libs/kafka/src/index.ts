@@ -3,7 +3,7 @@ export { createKafka, kafkaReadinessCheck, type KafkaClient, type KafkaOptions }
 export { runBatchConsumer, type BatchConsumerOptions } from './batch-consumer';
 export { runConsumer } from './consumer';
 export { runDelayedConsumer, type DelayedConsumerOptions } from './delayed-consumer';
-export type { ConsumerOptions } from './group-member';
+export type { ConsumerHooks, ConsumerOptions } from './group-member';
 export { HandlerFailedError, type RunningConsumer } from './kafkajs-accommodations';
 export type { MessageContext, ParseResult, ReceivedMessage } from './messages';
 export { drainTopic } from './drain';

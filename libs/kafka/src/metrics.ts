@@ -3,6 +3,7 @@ import type { Collection, Document, Filter } from '@checkout/mongo';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { OutboxFields, OutboxMetrics } from './outbox';
 import type { KafkaClient } from './client';
+import type { ConsumerHooks } from './group-member';
 import { kafkajsOf } from './kafkajs';
 import { groupLagWith, highWatermarks } from './topics';
 
@@ -75,22 +76,47 @@ export function registerOutboxMetrics<D extends Document & OutboxFields>(
 }
 
 export interface ConsumerMetrics {
-  /** Call from a consumer's onRestart: a replacement had to be started after kafkajs gave one up. */
-  restarted(group: string): void;
+  /**
+   * What a consumer of `group` reports here: each replacement started after kafkajs gave one up (onRestart), and
+   * each message's age as it reaches the handler (onReceived).
+   */
+  hooksFor(group: string): ConsumerHooks;
 }
 
-/** Restarts per group, the lag of each group on its topics, and the depth of topics nobody consumes (DLQ). */
-export function registerConsumerMetrics(
-  registry: Registry,
-  kafka: KafkaClient,
-  options: { groups: { groupId: string; topics: string[] }[]; depthTopics?: string[] },
-): ConsumerMetrics & { close(): Promise<void> } {
+/** Restarts and message ages per group: what each consumer reports of itself through its hooks. */
+function consumerHookMetrics(registry: Registry): ConsumerMetrics {
   const restarts = new Counter({
     name: 'kafka_consumer_restarts_total',
     help: 'Consumers replaced after a crash kafkajs would not recover from, by group',
     labelNames: ['group'],
     registers: [registry],
   });
+  const ages = new Histogram({
+    name: 'kafka_consumer_message_age_seconds',
+    help: "Time from a message's send (its record timestamp, set by its producer) to its group's handler, by group and topic",
+    labelNames: ['group', 'topic'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  return {
+    hooksFor: (group) => ({
+      onRestart: () => restarts.inc({ group }),
+      // The sender's clock and ours may disagree by a little: a message "from the future" counts as just sent.
+      onReceived: (topic, ageMs) => ages.observe({ group, topic }, Math.max(0, ageMs) / 1000),
+    }),
+  };
+}
+
+/**
+ * Restarts and message ages per group (hooksFor), the lag of each group on its topics, and the depth of topics nobody
+ * consumes (DLQ).
+ */
+export function registerConsumerMetrics(
+  registry: Registry,
+  kafka: KafkaClient,
+  options: { groups: { groupId: string; topics: string[] }[]; depthTopics?: string[] },
+): ConsumerMetrics & { close(): Promise<void> } {
+  const hooks = consumerHookMetrics(registry);
   let admin: Admin | undefined;
   let connected: Promise<void> | undefined;
   const connectedAdmin = async (): Promise<Admin> => {
@@ -149,7 +175,7 @@ export function registerConsumerMetrics(
     },
   );
   return {
-    restarted: (group) => restarts.inc({ group }),
+    ...hooks,
     async close() {
       if (connected) await admin?.disconnect().catch(() => {});
     },

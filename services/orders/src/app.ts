@@ -173,7 +173,7 @@ async function consumeBalanceLines(
     topic,
     books,
     logger,
-    onRestart: () => metrics.restarted(groupId),
+    hooks: metrics.hooksFor(groupId),
   });
   runtime.onStop('balance lines consumer', () => consumer.stop().catch(() => {}));
 }

@@ -104,7 +104,7 @@ async function consumeOrderEvents(
     topic,
     commands,
     logger,
-    onRestart: () => metrics.restarted(groupId),
+    hooks: metrics.hooksFor(groupId),
   });
   runtime.onStop('order events consumer', () => consumer.stop().catch(() => {}));
 }

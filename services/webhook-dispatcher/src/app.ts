@@ -125,7 +125,7 @@ async function startConsumers(input: {
   const deadLetter = { topic: topics.deadLetter, producer };
   const inGroup = (group: string) => {
     const groupId = topicName(config.TOPIC_PREFIX, group);
-    return { kafka, groupId, onRestart: () => brokerMetrics.restarted(groupId), logger, deadLetter };
+    return { kafka, groupId, ...brokerMetrics.hooksFor(groupId), logger, deadLetter };
   };
   // The groups join at once: a join waits for the group's other members to rejoin (a heartbeat and a fetch away), so
   // one after another they added a second or more to every replica's start, and to every rolling step.

@@ -1,5 +1,11 @@
 import type { Logger } from '@checkout/logger';
-import { runConsumer, type KafkaClient, type ParseResult, type RunningConsumer } from '@checkout/kafka';
+import {
+  runConsumer,
+  type ConsumerHooks,
+  type KafkaClient,
+  type ParseResult,
+  type RunningConsumer,
+} from '@checkout/kafka';
 import { OrderEventMessage } from '@checkout/contracts';
 import type { Books } from '../domain/books.use-cases';
 import { mayMoveMoney } from '../domain/balance-lines';
@@ -32,13 +38,13 @@ export async function startBalanceLinesConsumer(deps: {
   topic: string;
   books: Books;
   logger: Logger;
-  onRestart: () => void;
+  hooks: ConsumerHooks;
 }): Promise<RunningConsumer> {
   return runConsumer<OrderNamed>({
     kafka: deps.kafka,
     groupId: deps.groupId,
     topics: [deps.topic],
-    onRestart: deps.onRestart,
+    ...deps.hooks,
     logger: deps.logger,
     partitionsConsumedConcurrently: PARTITIONS_AT_ONCE,
     parse: parseOrderNamed,

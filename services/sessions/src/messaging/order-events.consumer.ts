@@ -1,5 +1,11 @@
 import type { Logger } from '@checkout/logger';
-import { runConsumer, type KafkaClient, type ParseResult, type RunningConsumer } from '@checkout/kafka';
+import {
+  runConsumer,
+  type ConsumerHooks,
+  type KafkaClient,
+  type ParseResult,
+  type RunningConsumer,
+} from '@checkout/kafka';
 import { OrderEventMessage } from '@checkout/contracts';
 import type { SessionCommands } from '../domain/sessions.use-cases';
 
@@ -21,13 +27,13 @@ export async function startOrderEventsConsumer(deps: {
   topic: string;
   commands: SessionCommands;
   logger: Logger;
-  onRestart: () => void;
+  hooks: ConsumerHooks;
 }): Promise<RunningConsumer> {
   return runConsumer<OrderEventMessage>({
     kafka: deps.kafka,
     groupId: deps.groupId,
     topics: [deps.topic],
-    onRestart: deps.onRestart,
+    ...deps.hooks,
     logger: deps.logger,
     parse: parseOrderEvent,
     handle: async (message) => {

@@ -25,6 +25,7 @@ export function runEventsConsumer(options: {
   parse: (raw: unknown) => ParseResult<IncomingEvent>;
   handleBatch: (events: IncomingEvent[]) => Promise<{ done: Promise<void> }>;
   onRestart: () => void;
+  onReceived: (topic: string, ageMs: number) => void;
 }): Promise<RunningConsumer> {
   return runBatchConsumer<IncomingEvent>({
     kafka: options.kafka,
@@ -37,6 +38,7 @@ export function runEventsConsumer(options: {
     // partition together stay near the scheduler's in-memory bound (back-pressure keeps the rest in Kafka).
     maxBytesPerPartition: 256 * 1024,
     onRestart: options.onRestart,
+    onReceived: options.onReceived,
     parse: options.parse,
     handleBatch: (messages) =>
       options.handleBatch(messages.map((m) => (m.context.trace ? { ...m.value, trace: m.context.trace } : m.value))),
