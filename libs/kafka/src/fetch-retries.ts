@@ -41,17 +41,15 @@ function handledByRunner(err: unknown): boolean {
  */
 export function freshPausesAfterHealthyRun(
   start: () => Promise<void>,
-  options: { healthyMs: number; firstPauseMs: number; now?: () => number; pause?: (ms: number) => Promise<void> },
+  options: { healthyMs: number; firstPauseMs: number },
 ): () => Promise<void> {
-  const now = options.now ?? Date.now;
-  const pause = options.pause ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   return async () => {
-    const startedAt = now();
+    const startedAt = Date.now();
     try {
       await start();
     } catch (err) {
-      if (handledByRunner(err) || now() - startedAt < options.healthyMs) throw err;
-      await pause(options.firstPauseMs);
+      if (handledByRunner(err) || Date.now() - startedAt < options.healthyMs) throw err;
+      await new Promise((resolve) => setTimeout(resolve, options.firstPauseMs));
     }
   };
 }
