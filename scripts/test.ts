@@ -80,23 +80,15 @@ function vitest(name: string, vitestArgs: string[], options: { env?: NodeJS.Proc
   });
 }
 
-type Check = [what: string, step: () => Promise<number>];
-
-/**
- * The checks before any test may count, in two chains side by side: the first that fails ends its chain, and the
- * run. Each tool keeps to one core, so the lint (the longest, about 45 s on a quiet machine) runs beside the others
- * in turn (about 40 s together) instead of after them; once the unit tier has ended, the second core was idle.
- */
+/** The checks before any test may count: the first that fails ends them. */
 async function checks(): Promise<number> {
-  const lint: Check[] = [
+  const steps: Array<[string, () => Promise<number>]> = [
+    ['typecheck (npm run typecheck)', () => run('npm', ['run', '--silent', 'typecheck'])],
+    ['format (npm run format:check; `npm run format` rewrites)', () => run('npm', ['run', '--silent', 'format:check'])],
     [
       'lint (npm run lint: import cycles, then ESLint with the layering rules of docs/engineering.md)',
       () => run('npm', ['run', '--silent', 'lint']),
     ],
-  ];
-  const others: Check[] = [
-    ['typecheck (npm run typecheck)', () => run('npm', ['run', '--silent', 'typecheck'])],
-    ['format (npm run format:check; `npm run format` rewrites)', () => run('npm', ['run', '--silent', 'format:check'])],
     [
       'unused code (npm run knip: files, exports and dependencies nothing uses; knip.ts says what counts)',
       () => run('npm', ['run', '--silent', 'knip']),
@@ -104,13 +96,7 @@ async function checks(): Promise<number> {
     // Known vulnerabilities in what the images run, against the documented allow-list.
     ['audit', () => runAudit(process.cwd(), log)],
   ];
-  const codes = await Promise.all([lint, others].map(checkInTurn));
-  return codes.find((code) => code !== 0) ?? 0;
-}
-
-/** `chain`'s checks one after another; the first that fails ends them. */
-async function checkInTurn(chain: readonly Check[]): Promise<number> {
-  for (const [what, step] of chain) {
+  for (const [what, step] of steps) {
     log(what);
     const code = await step();
     if (code !== 0) {
