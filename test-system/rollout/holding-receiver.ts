@@ -1,6 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { header } from '../soak/ledger';
+import { header } from '../soak/ledger-types';
 
 /**
  * A webhook receiver that holds every request open until released, so that the attempts a dispatcher has in

@@ -1,7 +1,7 @@
 import { eventually, parseCsv } from '@checkout/testing';
 import { REPORT_COLUMNS } from '@checkout/contracts';
 import { sendWithRetries, type RecordingClient } from './client';
-import type { BookTotals } from './ledger';
+import type { BookTotals } from './ledger-types';
 
 /** One merchant's books, in one mode, as the soak reads them after the drain. */
 export interface BooksReader {

@@ -1,5 +1,5 @@
 import type { ReceivedRequest } from '@checkout/testing';
-import { header, type LedgerRow } from './ledger';
+import { header, type LedgerRow } from './ledger-types';
 
 // D49, D50: each merchant's test-mode endpoint (start.ts) must get every order and refund event of its own
 // organization and mode, and none of another's.

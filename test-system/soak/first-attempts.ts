@@ -1,7 +1,7 @@
 // The rollout ledger's first attempts: each event's first delivery as its receiver saw it, split where the
 // dispatcher recorded it, and the rows that compare the rollout's latencies with the steady state's.
 import type { ReceivedRequest } from '@checkout/testing';
-import { header, type LedgerRow } from './ledger';
+import { header, type LedgerRow } from './ledger-types';
 
 /** A step as these rows name it: what it was, and when it ran. */
 type Step = { what: string; start: number; end: number };

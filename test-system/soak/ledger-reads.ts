@@ -10,7 +10,7 @@ import type {
   StoredBalance,
   StoredBalanceLine,
   StoredOrder,
-} from './ledger';
+} from './ledger-types';
 import type { OwedEvent } from './endpoint-deliveries';
 import type { Journey, Merchant } from './load';
 

@@ -3,6 +3,8 @@ import type { CheckoutSession, WebhookEvent } from '@checkout/contracts';
 import type { ReceivedRequest } from '@checkout/testing';
 import { SERVICES } from '../../scripts/lib/process-stack';
 import { insideOutage, planChaos, shuffled, type OutageWindow } from './chaos';
+import { reconcile } from './ledger';
+import { ORPHANED_CREATES } from './ledger-answers';
 import {
   BOOKS_BALANCE,
   BOOKS_ORDER_SUM,
@@ -10,21 +12,17 @@ import {
   BOOKS_PAYMENT_LINES,
   BOOKS_REFUND_LINES,
   BOOKS_REPORTS,
+} from './ledger-books';
+import { SESSIONS_PATH_APPLIED_AGAIN, SESSIONS_PATH_PAID_BUT_REFUSED } from './ledger-payments';
+import {
   ORDER_EVENTS_LOST,
   REFUNDS_APPLIED_TWICE,
   REFUNDS_DISAGREE,
   REFUNDS_EXCEED_PAID,
   REFUND_EVENTS_LOST,
   REFUND_EVENTS_TWICE,
-  ORPHANED_CREATES,
-  SESSIONS_PATH_APPLIED_AGAIN,
-  SESSIONS_PATH_PAID_BUT_REFUSED,
-  reconcile,
-  type LedgerInput,
-  type SessionWebhookEvent,
-  type StoredBalanceLine,
-  type StoredOrder,
-} from './ledger';
+} from './ledger-refunds';
+import type { LedgerInput, SessionWebhookEvent, StoredBalanceLine, StoredOrder } from './ledger-types';
 import type { Journey } from './load';
 
 const session = (

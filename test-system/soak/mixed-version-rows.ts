@@ -7,7 +7,7 @@ import type { ServiceBuild } from '../../scripts/lib/releases';
 import { SERVICES } from '../../scripts/lib/process-stack';
 import type { TraceSink } from '../../scripts/lib/trace-sink';
 import { UNMIGRATED_ORDER } from './drain';
-import type { LedgerReport } from './ledger';
+import type { LedgerReport } from './ledger-types';
 import type { EventDoc } from './ledger-reads';
 import type { RolloutStep } from './rollout';
 import { VersionTimeline, handoffRow, httpContractRows, type Handoff } from './versions';

@@ -10,7 +10,7 @@ import { eventually } from '@checkout/testing';
 import type { ClusterStack, ReplacementStep } from '../../scripts/lib/cluster-stack';
 import { SERVICES, type ServiceName } from '../../scripts/lib/process-stack';
 import type { ServiceBuild } from '../../scripts/lib/releases';
-import type { LedgerRow } from './ledger';
+import type { LedgerRow } from './ledger-types';
 import { WARM_UP_MS, latencyRows, type FirstAttempt } from './first-attempts';
 
 export interface RolloutStep {

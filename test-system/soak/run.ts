@@ -11,14 +11,9 @@ import { sweptEventRows, sweptEvents } from './swept-events';
 import type { RecordingClient } from './client';
 import { seeded, startSoak, type Held, type SoakOptions, type Started } from './start';
 import { consumedTopics, consumerLag, drain, type ConsumedTopic } from './drain';
-import {
-  formatLedger,
-  reconcile,
-  ORDER_EVENTS_LOST,
-  REFUND_EVENTS_LOST,
-  REFUNDS_DISAGREE,
-  type LedgerReport,
-} from './ledger';
+import { formatLedger, reconcile } from './ledger';
+import { ORDER_EVENTS_LOST, REFUND_EVENTS_LOST, REFUNDS_DISAGREE } from './ledger-refunds';
+import type { LedgerReport } from './ledger-types';
 import { LedgerReader, readBooks, readStores } from './ledger-reads';
 import { endpointRows } from './endpoint-deliveries';
 import { mixedVersionRows } from './mixed-version-rows';

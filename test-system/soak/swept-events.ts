@@ -1,5 +1,5 @@
 import { SWEPT_HEADER, drainTopic, type KafkaClient } from '@checkout/kafka';
-import type { LedgerRow } from './ledger';
+import type { LedgerRow } from './ledger-types';
 
 // Every write publishes the events it records at once; the outbox relay's sweep is for what a crash or an outage
 // left behind (docs/webhooks.md, "How fast an event arrives"). The sweep marks what it publishes (SWEPT_HEADER,

@@ -6,7 +6,7 @@
 import type { LoggedRequest } from '../../scripts/lib/haproxy';
 import { frontendOf, INTERNAL_CALLS } from '../../scripts/lib/cluster-stack';
 import type { ServiceName } from '../../scripts/lib/process-stack';
-import type { LedgerRow } from './ledger';
+import type { LedgerRow } from './ledger-types';
 
 export type Side = 'old' | 'new';
 
