@@ -1,5 +1,5 @@
 import type { CheckoutSession } from '@checkout/contracts';
-import type { Journey } from './load';
+import type { Journey } from './journey-types';
 import type { LedgerContext } from './ledger-types';
 
 /**

@@ -1,4 +1,4 @@
-import type { Journey } from './load';
+import type { Journey } from './journey-types';
 import type { LedgerContext, LedgerRow, StoredOrder } from './ledger-types';
 
 /**

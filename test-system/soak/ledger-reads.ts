@@ -12,7 +12,7 @@ import type {
   StoredOrder,
 } from './ledger-types';
 import type { OwedEvent } from './endpoint-deliveries';
-import type { Journey, Merchant } from './load';
+import type { Journey, Merchant } from './journey-types';
 
 // What the ledger reads once the drain is over: sessions and events from the public API, orders, sessions and the
 // books (D52) from the stores (payment ids are in no API). A stack that has not recovered cannot answer every read:

@@ -1,5 +1,5 @@
 import { SESSION_EVENT_TYPES, type SessionEventStatus } from '@checkout/contracts';
-import type { Journey } from './load';
+import type { Journey } from './journey-types';
 import { header, type LedgerContext, type LedgerRow, type SessionWebhookEvent } from './ledger-types';
 
 /** The rows of the sessions' events and their deliveries: each event once, under one delivery id, none lost. */

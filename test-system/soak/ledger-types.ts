@@ -2,7 +2,7 @@ import type { CheckoutSession, Delivery, WebhookEvent } from '@checkout/contract
 import type { ReceivedRequest } from '@checkout/testing';
 import type { OutageWindow } from './chaos';
 import type { RequestRecord } from './client';
-import type { Journey, ReceiverKind } from './load';
+import type { Journey, ReceiverKind } from './journey-types';
 
 // What the soak's money and event ledger reads and what it prints (ledger.ts reconciles them).
 

@@ -23,7 +23,7 @@ import {
   REFUND_EVENTS_TWICE,
 } from './ledger-refunds';
 import type { LedgerInput, SessionWebhookEvent, StoredBalanceLine, StoredOrder } from './ledger-types';
-import type { Journey } from './load';
+import type { Journey } from './journey-types';
 
 const session = (
   id: string,

@@ -19,7 +19,8 @@ import { endpointRows } from './endpoint-deliveries';
 import { mixedVersionRows } from './mixed-version-rows';
 import { orderIdsIn, orderTrails } from './order-trail';
 import { firstAttempts } from './first-attempts';
-import { RECEIVER_KINDS, runLoad, type LoadResult, type Merchant, type ReceiverKind } from './load';
+import { RECEIVER_KINDS, type Merchant, type ReceiverKind } from './journey-types';
+import { runLoad, type LoadResult } from './load';
 import {
   lastExitOf,
   rolloutPhases,

@@ -9,7 +9,7 @@ import { startClusterStack, type ClusterStack } from '../../scripts/lib/cluster-
 import { ensureReleaseBundles, resolveRelease, type ServiceBuild } from '../../scripts/lib/releases';
 import { startProcessStack, type ProcessStack, type ServiceName } from '../../scripts/lib/process-stack';
 import { startTraceSink, type TraceSink } from '../../scripts/lib/trace-sink';
-import { RECEIVER_KINDS, type Merchant, type ReceiverKind } from './load';
+import { RECEIVER_KINDS, type Merchant, type ReceiverKind } from './journey-types';
 import type { RolloutOrder, watchGroups } from './rollout';
 import { RecordingClient } from './client';
 
