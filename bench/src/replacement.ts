@@ -5,7 +5,8 @@
 // round also rolls each service onto that revision's bundles (built once per commit, as a release's are) and back,
 // in alternating order, so both builds are measured on the same cluster, interleaved.
 import { SERVICES, type ServiceName } from '../../scripts/lib/process-stack';
-import { startClusterStack, type ReplacementStep } from '../../scripts/lib/cluster-stack';
+import type { ReplacementStep } from '../../scripts/lib/cluster-replicas';
+import { startClusterStack } from '../../scripts/lib/cluster-stack';
 import { ensureReleaseBundles, resolveRelease, type ServiceBuild } from '../../scripts/lib/releases';
 import type { Engines } from '@checkout/engines';
 import { join } from 'node:path';

@@ -21,7 +21,7 @@ import {
   type WebhookReceiver,
 } from '@checkout/testing';
 import { buildInfo } from '@checkout/config';
-import { INTERNAL_CALLS, type InternalCall } from '../../scripts/lib/cluster-stack';
+import { INTERNAL_CALLS, type InternalCall } from '../../scripts/lib/cluster-calls';
 import { startProcessStack, type ProcessStack, type ServiceName } from '../../scripts/lib/process-stack';
 import type { ServiceBuild } from '../../scripts/lib/releases';
 import { routeOf } from '../soak/versions';

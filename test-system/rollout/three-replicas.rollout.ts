@@ -9,7 +9,8 @@ import { TOPICS, topicName } from '@checkout/contracts';
 import { createKafka } from '@checkout/kafka';
 import { readTopic } from '@checkout/kafka/testing';
 import { AdminClient, eventually, metricValue } from '@checkout/testing';
-import { startClusterStack, type ClusterStack, type Replica } from '../../scripts/lib/cluster-stack';
+import type { Replica } from '../../scripts/lib/cluster-replicas';
+import { startClusterStack, type ClusterStack } from '../../scripts/lib/cluster-stack';
 import type { ServiceName } from '../../scripts/lib/process-stack';
 import { startHoldingReceiver, type HoldingReceiver } from './holding-receiver';
 

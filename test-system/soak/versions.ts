@@ -4,7 +4,7 @@
 // HTTP, from the load balancer's request log, where each caller has a frontend of its own and both sides name
 // their build in x-internal-version (a release older than that header sends none: it counts as the old side).
 import type { LoggedRequest } from '../../scripts/lib/haproxy';
-import { frontendOf, INTERNAL_CALLS } from '../../scripts/lib/cluster-stack';
+import { frontendOf, INTERNAL_CALLS } from '../../scripts/lib/cluster-calls';
 import type { ServiceName } from '../../scripts/lib/process-stack';
 import type { LedgerRow } from './ledger-types';
 
