@@ -309,14 +309,26 @@ const READERS: Record<string, Reader> = {
     expect(OrderResponse.parse(created.body).order.customer?.id).toBe(doc._id);
   },
   'orders.order_external_ids': async (doc, scope) => {
-    // D37 by a reservation: one naming an order never stored (its creator stopped between the two writes) is
-    // completed by today's next creation with that externalId, under the id it names.
+    // D37 by a reservation. One naming an order that is stored holds its externalId: today's creation with it is
+    // refused. One naming an order never stored (its creator stopped between the two writes) is completed by
+    // today's next creation with that externalId, under the id it names.
+    const named = await call('gateway', 'orders', {
+      method: 'GET',
+      path: `/internal/orders/${String(doc.orderId)}`,
+      headers: scope,
+    });
     const created = await call('gateway', 'orders', {
       method: 'POST',
       path: '/internal/orders',
       headers: scope,
       body: { items: [{ name: 'Tea', quantity: 1, unitPrice: 300 }], externalId: doc.externalId },
     });
+    if (named.status === 200) {
+      expect(created.status, JSON.stringify(created.body)).toBe(409);
+      expect((created.body as { code?: string }).code).toBe('DUPLICATE_EXTERNAL_ID');
+      return;
+    }
+    expect(named.status).toBe(404);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(OrderResponse.parse(created.body).order.id).toBe(doc.orderId);
   },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IdMap } from './contract-fixtures';
+import { documentShape, IdMap } from './contract-fixtures';
 
 const id = (kind: string, n: number) => `${kind}_test_${String(n).padStart(24, '0')}`;
 
@@ -64,5 +64,18 @@ describe("a replay's id map", () => {
     ids.set(id('ord', 8), id('ord', 9));
     ids.learn([{ id: id('ord', 1), locationId: id('loc', 1) }], [{ id: id('ord', 9), locationId: id('loc', 2) }]);
     expect(ids.get(id('ord', 1))).toBe(id('ord', 1));
+  });
+});
+
+describe("a stored document's shape", () => {
+  const balance = (days: Record<string, unknown>) =>
+    documentShape({ service: 'orders', collection: 'balances', document: { _id: 'b', count: 1, days } });
+  const day = { count: 1, payments: 450, refunds: 0 };
+
+  it('When a map is keyed by UTC day (D52 balances), then any day is the same shape, and only its values tell', () => {
+    expect(balance({ '2026-11-29': day })).toBe(balance({ '2026-12-01': day }));
+    expect(balance({ '2026-11-29': day, '2026-11-30': day })).toBe(balance({ '2026-12-01': day }));
+    expect(balance({ '2026-12-01': { ...day, fees: 3 } })).not.toBe(balance({ '2026-12-01': day }));
+    expect(balance({ today: day })).not.toBe(balance({ '2026-12-01': day }));
   });
 });

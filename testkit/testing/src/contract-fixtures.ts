@@ -73,6 +73,9 @@ const DISCRIMINATORS: ReadonlySet<string> = new Set([
   'paymentStatus',
 ]);
 
+/** A key that is data, not a field's name: a map keyed by UTC day (a balance's `days`, D52) has one shape any day. */
+const DAY_KEY = /^\d{4}-\d{2}-\d{2}$/;
+
 /**
  * The shape of a JSON value: its field names and the JSON types of their values, recursively (the values of
  * discriminators too); arrays by the distinct shapes of their elements. Two values with the same shape exercise
@@ -91,7 +94,10 @@ export function shapeOf(
     const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const discriminates = (k: string, v: unknown) =>
       discriminators.has(k) && (wordsOnly ? typeof v === 'string' : typeof v !== 'object');
-    return `{${entries.map(([k, v]) => `${k}:${discriminates(k, v) ? JSON.stringify(v) : of(v)}`).join(',')}}`;
+    const fields = entries.map(
+      ([k, v]) => `${DAY_KEY.test(k) ? '<day>' : k}:${discriminates(k, v) ? JSON.stringify(v) : of(v)}`,
+    );
+    return `{${[...new Set(fields)].join(',')}}`;
   }
   return typeof value;
 }
