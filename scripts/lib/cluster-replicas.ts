@@ -53,7 +53,7 @@ export interface ReplicaSettings {
   logDir: string;
   /** This checkout's build, and what each service starts on (a release's build, or this one). */
   current: ServiceBuild;
-  builds: Record<ServiceName, ServiceBuild>;
+  builds: Readonly<Record<ServiceName, ServiceBuild>>;
   /** Settings for replicas of this checkout only (not a release's). */
   currentEnv?: Record<string, string>;
 }
@@ -76,9 +76,12 @@ export class ClusterReplicas {
   private readonly retireFailures: Error[] = [];
   /** Two more slots than replicas: the surge replica of a rolling deploy and the one it replaced, still draining. */
   private readonly slotCount: number;
+  /** What the next replica of each service runs: the build its last rollout went to. */
+  private readonly builds: Record<ServiceName, ServiceBuild>;
 
   constructor(private readonly settings: ReplicaSettings) {
     this.slotCount = settings.replicas + 2;
+    this.builds = { ...settings.builds };
   }
 
   liveOf(service: ServiceName): readonly Replica[] {
@@ -86,7 +89,7 @@ export class ClusterReplicas {
   }
 
   buildOf(service: ServiceName): ServiceBuild {
-    return this.settings.builds[service];
+    return this.builds[service];
   }
 
   /** Orders first (sessions calls it at start), then the rest, each service's replicas together. */
@@ -97,7 +100,7 @@ export class ClusterReplicas {
 
   /** See ClusterStack.rollOut. */
   async rollOut(service: ServiceName, onStep?: (step: ReplacementStep) => void, to?: ServiceBuild): Promise<void> {
-    if (to) this.settings.builds[service] = to;
+    if (to) this.builds[service] = to;
     // Bounded: exactly the replicas that were live when the rollout began.
     for (const old of [...this.live[service]]) {
       const startedAt = Date.now();
@@ -229,7 +232,7 @@ export class ClusterReplicas {
     const slot = await this.takeSlot(service);
     const generation = ++this.generations[service];
     const [port, adminPort] = (await freePorts(service === 'gateway' ? 2 : 1)) as [number, number | undefined];
-    const build = this.settings.builds[service];
+    const build = this.builds[service];
     const logFile = join(this.settings.logDir, `${service}-${generation}.log`);
     const proc = spawnService({
       service,
