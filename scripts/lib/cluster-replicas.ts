@@ -51,19 +51,15 @@ export interface ReplicaSettings {
   env: StackEnvironment;
   haproxy: Haproxy;
   logDir: string;
-  /** This checkout's build, and what each service starts on (a release's build, or this one). */
+  /** This checkout's build, and what every service starts on (a release's build, or this one). */
   current: ServiceBuild;
-  builds: Readonly<Record<ServiceName, ServiceBuild>>;
+  startsOn: ServiceBuild;
   /** Settings for replicas of this checkout only (not a release's). */
   currentEnv?: Record<string, string>;
 }
 
-const byService = <T>(make: () => T): Record<ServiceName, T> => ({
-  orders: make(),
-  sessions: make(),
-  'webhook-dispatcher': make(),
-  gateway: make(),
-});
+const byService = <T>(make: () => T): Record<ServiceName, T> =>
+  Object.fromEntries(SERVICES.map((service) => [service, make()])) as Record<ServiceName, T>;
 
 export class ClusterReplicas {
   private readonly live = byService<Replica[]>(() => []);
@@ -81,7 +77,7 @@ export class ClusterReplicas {
 
   constructor(private readonly settings: ReplicaSettings) {
     this.slotCount = settings.replicas + 2;
-    this.builds = { ...settings.builds };
+    this.builds = byService(() => settings.startsOn);
   }
 
   liveOf(service: ServiceName): readonly Replica[] {

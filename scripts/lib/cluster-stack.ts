@@ -102,13 +102,6 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
   const bundleDir = options.runtime === 'bundle' ? join(process.cwd(), 'dist', 'cluster-stack') : undefined;
   if (bundleDir) await (await import('../../deploy/scripts/bundle')).bundle(bundleDir);
   const current: ServiceBuild = bundleDir ? { ...currentBuild(), bundleDir } : { ...buildInfo() };
-  const start = options.from ?? current;
-  const builds: Record<ServiceName, ServiceBuild> = {
-    orders: start,
-    sessions: start,
-    'webhook-dispatcher': start,
-    gateway: start,
-  };
   const { ports, extra: callFrontendPorts } = await stackPorts(options.gatewayPort, INTERNAL_CALLS.length);
   const { env, callPorts } = clusterEnvironment(options, ports, callFrontendPorts);
   mkdirSync(options.logDir, { recursive: true });
@@ -131,7 +124,7 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
     haproxy,
     logDir: options.logDir,
     current,
-    builds,
+    startsOn: options.from ?? current,
     ...(options.currentEnv && { currentEnv: options.currentEnv }),
   });
   const stop = async () => {
