@@ -11,10 +11,13 @@ export interface TopicSpec {
 
 /**
  * Creates missing topics with their partition counts (existing topics are left as they are) and returns
- * only once the broker serves metadata for every partition of every topic with a leader. Without that wait a
- * consumer subscribing right after can be told "This server does not host this topic-partition": when two
- * services create the same topic at once, the loser sees it in the topic list before its broker's metadata
- * cache has it, and kafkajs does not retry that answer in subscribe(). Retried with backoff for about 35 s
+ * only once every partition's leader serves it. Without that wait a consumer subscribing right after can be
+ * told "This server does not host this topic-partition": when two services create the same topic at once, the
+ * loser sees it in the topic list before its broker's metadata cache has it, and kafkajs does not retry that
+ * answer in subscribe(). Metadata naming a leader is not enough either: a broker answers metadata from its
+ * cache before its replica manager has become the partition's leader, and until it has it refuses a produce
+ * or a ListOffsets with NOT_LEADER_OR_FOLLOWER; on a busy machine for longer than a producer's retries. So a
+ * topic counts as served once a ListOffsets to each of its leaders answers. Retried with backoff for about 35 s
  * (20 tries): right after a broker starts, or on a busy machine, the controller answers that way for a while,
  * and a service that gave up would only be restarted to try again. Returns each topic's partition count.
  */
@@ -29,7 +32,9 @@ export async function ensureTopics(
     await admin.connect();
     try {
       await createMissing(admin, specs, replicationFactor);
-      return await assertServed(admin, specs);
+      const counts = await assertLed(admin, specs);
+      await assertLeadersAnswer(admin, specs);
+      return counts;
     } finally {
       await admin.disconnect();
     }
@@ -52,7 +57,7 @@ async function createMissing(admin: Admin, specs: readonly TopicSpec[], replicat
 }
 
 /** Throws unless every partition has a leader; returns each topic's partition count (which may exceed the spec's). */
-async function assertServed(admin: Admin, specs: readonly TopicSpec[]): Promise<Map<string, number>> {
+async function assertLed(admin: Admin, specs: readonly TopicSpec[]): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   if (specs.length === 0) return counts;
   const { topics } = await admin.fetchTopicMetadata({ topics: specs.map((s) => s.topic) });
@@ -67,6 +72,14 @@ async function assertServed(admin: Admin, specs: readonly TopicSpec[]): Promise<
     counts.set(spec.topic, partitions.length);
   }
   return counts;
+}
+
+/**
+ * Throws unless each partition's leader answers a ListOffsets for it: the broker's replica manager, not only its
+ * metadata cache, leads it. kafkajs' fetchTopicOffsets does not retry NOT_LEADER_OR_FOLLOWER; withBackoff does.
+ */
+async function assertLeadersAnswer(admin: Admin, specs: readonly TopicSpec[]): Promise<void> {
+  await Promise.all(specs.map((s) => admin.fetchTopicOffsets(s.topic)));
 }
 
 /** Each partition's first retained offset and high-water mark (the offset the next message will get), right now. */

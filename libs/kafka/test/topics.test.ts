@@ -30,7 +30,7 @@ function client(n: number): KafkaClient {
 }
 
 describe('ensureTopics', () => {
-  it('When four clients ensure overlapping new topics at once, then each returns with every partition led, and each subscribes and consumes at once', async () => {
+  it('When four clients ensure overlapping new topics at once, then each returns with every partition led and its leader answering, and each subscribes and consumes at once', async () => {
     const clients = [0, 1, 2, 3].map(client);
     // Each client ensures the shared topic and one of its own, like sessions (session events) and the
     // dispatcher (session events and its retry tiers): the loser of the shared topic's creation fails its whole
@@ -49,10 +49,14 @@ describe('ensureTopics', () => {
         const admin = kafkajsOf(kafka).admin({ retry: { retries: 0 } });
         await admin.connect();
         const { topics } = await admin.fetchTopicMetadata({ topics: specs.map((s) => s.topic) });
-        await admin.disconnect();
         expect(topics.flatMap((t) => t.partitions.map((p) => p.leader >= 0 && p.partitionErrorCode === 0))).toEqual(
           Array(12).fill(true),
         );
+        // And each leader leads it, not only the metadata: a ListOffsets (what a produce meets too) is answered
+        // rather than refused NOT_LEADER_OR_FOLLOWER, which kafkajs' fetchTopicOffsets never retries.
+        const offsets = await Promise.all(specs.map((s) => admin.fetchTopicOffsets(s.topic)));
+        await admin.disconnect();
+        expect(offsets.map((partitions) => partitions.length)).toEqual([6, 6]);
         const received = new Set<string>();
         consumers.push(
           await runConsumer<{ n: number }>({
