@@ -125,11 +125,45 @@ class MemoryOrders {
   }
 }
 
+/** The fixture names of the events one write appends: `internal` for orders.events, `public` in written order. */
+interface OutboxEventNames {
+  internal?: string;
+  public?: readonly string[];
+}
+
+/** OrderCommands on an in-memory store, and what records the events its writes append to the outbox. */
+interface OrderFixtureWriter {
+  commands: OrderCommands;
+  /** Stores an order made from `input` as if created earlier; returns its id. */
+  place: (input: NewOrderInput, extra?: Partial<OrderDocument>) => string;
+  /** Outbox entries as the relay sends them, each named. */
+  record: (entries: readonly OutboxEntry[], names: OutboxEventNames, producedBy: string) => void;
+  /** The events a write of order `id` appended to its outbox. */
+  written: (id: string, write: () => Promise<unknown>, names: OutboxEventNames, producedBy: string) => Promise<void>;
+}
+
 /**
  * Both topics orders writes, from OrderCommands on an in-memory store: the internal events of orders.events
  * (sessions' order copies) and the public events of orders.public-events (D49, the dispatcher's events API).
  */
 async function orderEvents(): Promise<ProducedMessage[]> {
+  const produced: ProducedMessage[] = [];
+  const writer = orderFixtureWriter(produced);
+  const inputs = orderInputs();
+  await createUpdateAndCancelEvents(writer, inputs);
+  const paidId = await paymentEvents(writer, inputs);
+  await refundEvents(writer, paidId);
+  const id = writer.place(inputs.minimal);
+  await writer.written(
+    id,
+    () => writer.commands.closePayments(SCOPE, id),
+    { internal: 'order.payments_closed.amounts-refunded' },
+    'orders: OrderCommands.closePayments (its session expired)',
+  );
+  return produced;
+}
+
+function orderFixtureWriter(produced: ProducedMessage[]): OrderFixtureWriter {
   const store = new MemoryOrders();
   const commands = new OrderCommands({
     // Only insertOrder, reserveExternalId, getOrder, findByRefundId and mutateOrder are reached by the commands used
@@ -146,11 +180,48 @@ async function orderEvents(): Promise<ProducedMessage[]> {
     ),
     clock: () => NOW,
   });
-  const place = (input: NewOrderInput, extra: Partial<OrderDocument> = {}): string => {
-    const doc = { ...newOrder(input, { scope: SCOPE, now: NOW }), ...SCOPE, revision: 1, ...extra } as OrderDocument;
-    store.docs.set(doc._id, doc);
-    return doc._id;
+  const record = (entries: readonly OutboxEntry[], names: OutboxEventNames, producedBy: string): void => {
+    const internal = entries.filter((e) => e.topic === TOPICS.orderEvents);
+    const published = entries.filter((e) => e.topic === TOPICS.orderPublicEvents);
+    if (internal.length !== (names.internal ? 1 : 0) || published.length !== (names.public?.length ?? 0))
+      throw new Error(
+        `fixtures: ${producedBy} wrote ${internal.length} internal and ${published.length} public events`,
+      );
+    const push = (name: string, entry: OutboxEntry) =>
+      produced.push({
+        topic: entry.topic,
+        name,
+        fixture: toFixture(
+          { topic: entry.topic, key: entry.key, value: entry.value, headers: { 'event-id': entry.eventId } },
+          producedBy,
+        ),
+      });
+    if (names.internal && internal[0]) push(names.internal, internal[0]);
+    published.forEach((entry, i) => push(names.public?.[i] ?? '', entry));
   };
+  return {
+    commands,
+    place: (input, extra = {}) => {
+      const doc = { ...newOrder(input, { scope: SCOPE, now: NOW }), ...SCOPE, revision: 1, ...extra } as OrderDocument;
+      store.docs.set(doc._id, doc);
+      return doc._id;
+    },
+    record,
+    written: async (id, write, names, producedBy) => {
+      const before = store.docs.get(id)?.outbox.length ?? 0;
+      await write();
+      record(store.docs.get(id)?.outbox.slice(before) ?? [], names, producedBy);
+    },
+  };
+}
+
+interface OrderInputs {
+  minimal: NewOrderInput;
+  everything: NewOrderInput;
+  customer: Partial<OrderDocument>;
+}
+
+function orderInputs(): OrderInputs {
   const minimal: NewOrderInput = { items: [{ name: 'Coffee', quantity: 2, unitPrice: 450 }] };
   const everything: NewOrderInput = {
     items: [
@@ -176,44 +247,12 @@ async function orderEvents(): Promise<ProducedMessage[]> {
   const customer = {
     customer: { id: newId('cust', MODE), email: 'ada@example.com', name: 'Ada Lovelace', phone: '+442079460000' },
   };
+  return { minimal, everything, customer };
+}
 
-  const produced: ProducedMessage[] = [];
-  /** Outbox entries as the relay sends them, each named: `internal` for orders.events, `public` in written order. */
-  const record = (
-    entries: readonly OutboxEntry[],
-    names: { internal?: string; public?: readonly string[] },
-    producedBy: string,
-  ): void => {
-    const internal = entries.filter((e) => e.topic === TOPICS.orderEvents);
-    const published = entries.filter((e) => e.topic === TOPICS.orderPublicEvents);
-    if (internal.length !== (names.internal ? 1 : 0) || published.length !== (names.public?.length ?? 0))
-      throw new Error(
-        `fixtures: ${producedBy} wrote ${internal.length} internal and ${published.length} public events`,
-      );
-    const push = (name: string, entry: OutboxEntry) =>
-      produced.push({
-        topic: entry.topic,
-        name,
-        fixture: toFixture(
-          { topic: entry.topic, key: entry.key, value: entry.value, headers: { 'event-id': entry.eventId } },
-          producedBy,
-        ),
-      });
-    if (names.internal && internal[0]) push(names.internal, internal[0]);
-    published.forEach((entry, i) => push(names.public?.[i] ?? '', entry));
-  };
-  /** The events a write of order `id` appended to its outbox. */
-  const written = async (
-    id: string,
-    write: () => Promise<unknown>,
-    names: { internal?: string; public?: readonly string[] },
-    producedBy: string,
-  ): Promise<void> => {
-    const before = store.docs.get(id)?.outbox.length ?? 0;
-    await write();
-    record(store.docs.get(id)?.outbox.slice(before) ?? [], names, producedBy);
-  };
-
+async function createUpdateAndCancelEvents(writer: OrderFixtureWriter, inputs: OrderInputs): Promise<void> {
+  const { commands, place, record, written } = writer;
+  const { minimal, everything, customer } = inputs;
   // Created: its public event only (no session waits for a creation).
   const { order: created } = await commands.create(SCOPE, minimal);
   record(created.outbox, { public: ['order.created.minimal'] }, 'orders: OrderCommands.create, no optional field');
@@ -247,8 +286,12 @@ async function orderEvents(): Promise<ProducedMessage[]> {
     { internal: 'order.cancelled.amounts-refunded', public: ['order.cancelled'] },
     'orders: OrderCommands.cancel',
   );
+}
 
-  id = place(everything, customer);
+/** Pays an order in two parts; returns its id, the paid order refundEvents refunds. */
+async function paymentEvents(writer: OrderFixtureWriter, inputs: OrderInputs): Promise<string> {
+  const { commands, written } = writer;
+  const id = writer.place(inputs.everything, inputs.customer);
   await written(
     id,
     () => commands.applyPayment(SCOPE, id, { paymentId: newId('pay', MODE), amount: 500, method: 'card' }),
@@ -261,8 +304,12 @@ async function orderEvents(): Promise<ProducedMessage[]> {
     { internal: 'order.payment_applied.completed.amounts-refunded', public: ['order.paid'] },
     'orders: OrderCommands.applyPayment, the rest (order completed, paidAt set)',
   );
+  return id;
+}
 
-  // D48: refunds of the paid order, each state its producer can write.
+/** D48: refunds of the paid order `id`, each state its producer can write. */
+async function refundEvents(writer: OrderFixtureWriter, id: string): Promise<void> {
+  const { commands, written } = writer;
   const refund =
     (outcome: 'succeeded' | 'pending' | 'failed', extra: Partial<RefundInput> = {}) =>
     () =>
@@ -303,15 +350,6 @@ async function orderEvents(): Promise<ProducedMessage[]> {
     { internal: 'order.refund_settled.failed', public: ['refund.failed'] },
     "orders: OrderCommands.settleRefund, the processor's notification: failed, with its failure reason",
   );
-
-  id = place(minimal);
-  await written(
-    id,
-    () => commands.closePayments(SCOPE, id),
-    { internal: 'order.payments_closed.amounts-refunded' },
-    'orders: OrderCommands.closePayments (its session expired)',
-  );
-  return produced;
 }
 
 // ---- checkout.session.events: sessions' sessionEventMessage -------------------------------------------------
