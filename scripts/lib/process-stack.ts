@@ -106,36 +106,31 @@ export const envKey = (
 ): keyof Pick<StackEnvironment, 'orders' | 'sessions' | 'dispatcher' | 'gateway'> =>
   service === 'webhook-dispatcher' ? 'dispatcher' : service;
 
+type ProcessStackOptions = Omit<StackEnvironmentOptions, 'ports'> & {
+  gatewayPort?: number;
+  logDir: string;
+  services?: readonly ServiceName[];
+  /**
+   * 'bundle': node on each service's esbuild bundle, as the image runs it (deploy/scripts/bundle.ts), for
+   * figures that should be the deployed ones (the bench's CPU and RSS); default 'tsx' on the sources.
+   */
+  runtime?: 'tsx' | 'bundle';
+  /** Bundles built elsewhere to run instead (a release's: `npm start -- --from`, scripts/lib/releases.ts). */
+  bundleDir?: string;
+  /** Told each service's address before any starts (a recording proxy in front of one: contract fixtures). */
+  onUrls?: (urls: Record<ServiceName, string> & { admin: string }) => void;
+};
+
 /**
  * The four services as separate Node processes, each configured through its environment exactly as in a
  * deployment, and each killed if this process dies (the engines' guard script).
  */
-export async function startProcessStack(
-  options: Omit<StackEnvironmentOptions, 'ports'> & {
-    gatewayPort?: number;
-    logDir: string;
-    services?: readonly ServiceName[];
-    /**
-     * 'bundle': node on each service's esbuild bundle, as the image runs it (deploy/scripts/bundle.ts), for
-     * figures that should be the deployed ones (the bench's CPU and RSS); default 'tsx' on the sources.
-     */
-    runtime?: 'tsx' | 'bundle';
-    /** Bundles built elsewhere to run instead (a release's: `npm start -- --from`, scripts/lib/releases.ts). */
-    bundleDir?: string;
-    /** Told each service's address before any starts (a recording proxy in front of one: contract fixtures). */
-    onUrls?: (urls: Record<ServiceName, string> & { admin: string }) => void;
-  },
-): Promise<ProcessStack> {
+export async function startProcessStack(options: ProcessStackOptions): Promise<ProcessStack> {
   const services = options.services ?? SERVICES;
-  let bundleDir = options.bundleDir;
-  if (bundleDir === undefined && options.runtime === 'bundle') {
-    bundleDir = join(process.cwd(), 'dist', 'process-stack');
-    await (await import('../../deploy/scripts/bundle')).bundle(bundleDir);
-  }
+  const bundleDir = await bundleDirFor(options);
   const { ports } = await stackPorts(options.gatewayPort);
   const env = stackEnvironment({ ...options, ports });
   mkdirSync(options.logDir, { recursive: true });
-  const processes: Partial<Record<ServiceName, GuardedProcess>> = {};
   const urls: Record<ServiceName, string> = {
     orders: `http://127.0.0.1:${ports.orders}`,
     sessions: `http://127.0.0.1:${ports.sessions}`,
@@ -143,15 +138,56 @@ export async function startProcessStack(
     gateway: env.gatewayUrl,
   };
   options.onUrls?.({ ...urls, admin: env.adminUrl });
-  const stop = async () => {
-    for (const service of [...services].reverse()) await processes[service]?.stop(8_000);
-  };
+  const { spawn, awaitReady, ...controls } = superviseServices({
+    services,
+    env,
+    urls,
+    logDir: options.logDir,
+    bundleDir,
+    releaseBundles: options.bundleDir !== undefined,
+  });
+  try {
+    for (const service of services) spawn(service);
+    await Promise.all(services.map((service) => awaitReady(service, 90_000)));
+  } catch (err) {
+    await controls.stop();
+    throw err;
+  }
+  return { env, urls, logDir: options.logDir, ...controls };
+}
+
+/** Where the services' bundles are, this checkout's built first for runtime 'bundle'; undefined runs the sources. */
+async function bundleDirFor(options: ProcessStackOptions): Promise<string | undefined> {
+  if (options.bundleDir !== undefined || options.runtime !== 'bundle') return options.bundleDir;
+  const bundleDir = join(process.cwd(), 'dist', 'process-stack');
+  await (await import('../../deploy/scripts/bundle')).bundle(bundleDir);
+  return bundleDir;
+}
+
+/** What a ProcessStack does with its service processes. */
+type ServiceControls = Pick<ProcessStack, 'processes' | 'kill' | 'restart' | 'allReady' | 'notReady' | 'stop'>;
+
+/** Spawns, watches, kills and restarts the stack's service processes; `processes` holds each one's latest. */
+function superviseServices(stack: {
+  services: readonly ServiceName[];
+  env: StackEnvironment;
+  urls: Record<ServiceName, string>;
+  logDir: string;
+  bundleDir: string | undefined;
+  /** A release's bundles also get the settings only a release reads. */
+  releaseBundles: boolean;
+}): ServiceControls & {
+  spawn: (service: ServiceName) => void;
+  awaitReady: (service: ServiceName, deadlineMs: number) => Promise<boolean>;
+} {
+  const { services, env, urls, logDir, bundleDir } = stack;
+  const processes: Partial<Record<ServiceName, GuardedProcess>> = {};
+  const logFile = (service: ServiceName) => join(logDir, `${service}.log`);
   const spawn = (service: ServiceName) => {
     processes[service] = spawnService({
       service,
-      // A release's bundles (options.bundleDir) also get the settings only a release reads.
-      env: { ...env[envKey(service)], ...(options.bundleDir !== undefined && releaseOnlyEnv(env, envKey(service))) },
-      logFile: join(options.logDir, `${service}.log`),
+      env: { ...env[envKey(service)], ...(stack.releaseBundles && releaseOnlyEnv(env, envKey(service))) },
+      logFile: logFile(service),
       ...(bundleDir && { bundleDir }),
     });
   };
@@ -163,8 +199,7 @@ export async function startProcessStack(
   const awaitReady = (service: ServiceName, deadlineMs: number) =>
     eventually(
       async () => {
-        if (processes[service]?.exitInfo())
-          throw new Error(`${service} exited; see ${join(options.logDir, `${service}.log`)}`);
+        if (processes[service]?.exitInfo()) throw new Error(`${service} exited; see ${logFile(service)}`);
         return ready(service);
       },
       { deadlineMs, intervalMs: 200, description: `${service} /readyz` },
@@ -173,19 +208,17 @@ export async function startProcessStack(
     const states = await Promise.all(services.map((service) => ready(service).catch(() => false)));
     return services.filter((_, i) => !states[i]);
   };
-  try {
-    for (const service of services) spawn(service);
-    await Promise.all(services.map((service) => awaitReady(service, 90_000)));
-  } catch (err) {
-    await stop();
-    throw err;
-  }
   return {
-    env,
     processes,
-    urls,
-    logDir: options.logDir,
-    stop,
+    spawn,
+    awaitReady,
+    notReady,
+    async allReady() {
+      return (await notReady()).length === 0;
+    },
+    async stop() {
+      for (const service of [...services].reverse()) await processes[service]?.stop(8_000);
+    },
     async kill(service) {
       const proc = processes[service];
       if (!proc || proc.exitInfo()) return;
@@ -203,9 +236,5 @@ export async function startProcessStack(
       spawn(service);
       await awaitReady(service, deadlineMs);
     },
-    async allReady() {
-      return (await notReady()).length === 0;
-    },
-    notReady,
   };
 }
