@@ -25,129 +25,25 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 }
 
-export async function runDashboardBench(
-  engines: Engines,
-  options: { orders: number; events: number; samples: number },
-): Promise<void> {
+type DashboardOptions = { orders: number; events: number; samples: number };
+
+export async function runDashboardBench(engines: Engines, options: DashboardOptions): Promise<void> {
   const receiver = await startWebhookReceiver();
-  const stack = await startProcessStack({
-    mongoUrl: engines.mongoUrl,
-    kafkaBrokers: engines.kafkaBrokers,
-    namePrefix: `bench_dash_${Date.now()}`,
-    logDir: join(tmpdir(), 'checkout-bench'),
-    runtime: 'bundle',
-    logLevel: 'warn',
-    extraEnv: {
-      gateway: {
-        RATE_LIMIT_PER_WINDOW: '1000000',
-        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
-        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
-      },
-    },
-  });
+  const stack = await startDashboardStack(engines);
   const mongo = await MongoClient.connect(engines.mongoUrl);
   try {
     const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
     const org = await admin.createOrganizationWithKeys('Dashboard Bench Org');
     const api = new Pool(stack.env.gatewayUrl, { connections: 16 });
     const headers = { authorization: `Bearer ${org.testKey}`, 'content-type': 'application/json' };
-
-    // 10,000 orders through the API (every 10th with an externalId, so the filter has something to find).
-    const seedStarted = Date.now();
-    let firstOrderId = '';
-    const apiOrders = Math.min(options.orders, API_ORDERS);
-    await inParallel(apiOrders, 16, async (i) => {
-      const body = JSON.stringify({
-        items: [{ name: `Item ${i}`, quantity: 1 + (i % 3), unitPrice: 100 + i }],
-        ...(i % 10 === 0 && { externalId: `bench-${i}` }),
-      });
-      const response = await api.request({ method: 'POST', path: '/v0/orders', headers, body });
-      const answer = (await response.body.json()) as { order?: { id: string } };
-      if (response.statusCode !== 201) throw new Error(`order ${i}: ${response.statusCode}`);
-      if (i === 0) firstOrderId = answer.order?.id ?? '';
-    });
-    process.stderr.write(`[bench] ${apiOrders} orders in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s\n`);
-    if (options.orders > apiOrders) {
-      const copied = await copyOrders(mongo.db(stack.env.orders.MONGODB_DATABASE), options.orders - apiOrders);
+    const firstOrderId = await seedOrders(api, headers, options.orders);
+    if (options.orders > API_ORDERS) {
+      const copied = await copyOrders(mongo.db(stack.env.orders.MONGODB_DATABASE), options.orders - API_ORDERS);
       process.stderr.write(`[bench] ${copied} more orders written as copies\n`);
     }
-
-    // One real event with a delivery (a paid session calling the receiver), then copies of it.
-    const created = await request(`${stack.env.gatewayUrl}/v0/checkout/sessions`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        items: [{ name: 'Seed', quantity: 1, unitPrice: 500 }],
-        callbackUrl: receiver.url('/bench'),
-      }),
-    });
-    const session = ((await created.body.json()) as { session: { id: string } }).session;
-    await (
-      await request(`${stack.env.gatewayUrl}/v0/test_helpers/checkout/sessions/${session.id}/pay`, {
-        method: 'POST',
-        headers,
-        body: '{}',
-      })
-    ).body.text();
     const db = mongo.db(`${stack.env.dispatcher.MONGODB_DATABASE}`);
-    const template = await eventually(
-      async () => (await db.collection('events').findOne({ sessionId: session.id })) ?? undefined,
-      { deadlineMs: 30_000, description: 'the seed event' },
-    );
-    const delivery = await eventually(
-      async () =>
-        (await db.collection('deliveries').findOne({ eventId: template._id, status: 'succeeded' })) ?? undefined,
-      { deadlineMs: 30_000, description: 'the seed delivery' },
-    );
-    const now = Date.now();
-    const events = [];
-    const deliveries = [];
-    for (let i = 0; i < options.events; i++) {
-      const id = newId('evt', 'test');
-      const createdAt = new Date(now - i * 60_000);
-      const body = JSON.parse(String(template.body)) as Record<string, unknown>;
-      body.id = id;
-      body.createdAt = createdAt.toISOString();
-      const deliveryId = newId('dlv', 'test');
-      events.push({
-        ...template,
-        _id: id,
-        createdAt,
-        recordedAt: createdAt,
-        body: JSON.stringify(body),
-        initialDeliveryId: deliveryId,
-      });
-      const failedAttempt = {
-        attempt: 1,
-        at: createdAt,
-        statusCode: 500,
-        durationMs: 20 + (i % 50),
-        error: 'HTTP 500',
-        responseSnippet: null,
-      };
-      const okAttempt = {
-        attempt: 2,
-        at: new Date(createdAt.getTime() + 10_000),
-        statusCode: 200,
-        durationMs: 10 + (i % 30),
-        error: null,
-        responseSnippet: null,
-      };
-      deliveries.push({
-        ...delivery,
-        _id: deliveryId,
-        eventId: id,
-        attempts: [failedAttempt, okAttempt],
-        attemptCount: 2,
-        createdAt,
-        updatedAt: okAttempt.at,
-      });
-    }
-    for (let i = 0; i < events.length; i += 1_000) {
-      await db.collection('events').insertMany(events.slice(i, i + 1_000) as never[]);
-      await db.collection('deliveries').insertMany(deliveries.slice(i, i + 1_000) as never[]);
-    }
-    process.stderr.write(`[bench] ${options.events} events and deliveries written\n`);
+    const seed = await seedEvent(stack.env.gatewayUrl, headers, receiver.url('/bench'), db);
+    const eventIds = await copyEvent(db, seed, options.events);
 
     // Log in as a browser would, then measure each page with one request at a time.
     const link = (await (
@@ -157,54 +53,16 @@ export async function runDashboardBench(
       })
     ).body.json()) as { url: string };
     const cookie = await logIn(link.url);
-    const eventId = events[Math.floor(events.length / 2)]?._id ?? '';
-    const dashboardPages: [string, string][] = [
-      ['overview (charts)', '/dashboard'],
-      ['orders, page 1', '/dashboard/orders'],
-      ['orders, page 200', '/dashboard/orders?page=200'],
-      ['orders ?paymentStatus=unpaid', '/dashboard/orders?paymentStatus=unpaid'],
-      ['orders ?externalId=', '/dashboard/orders?externalId=bench-5000'],
-      ['order', `/dashboard/orders/${firstOrderId}`],
-      ['sessions', '/dashboard/sessions'],
-      ['session', `/dashboard/sessions/${session.id}`],
-      ['events, page 1', '/dashboard/events'],
-      ['events, page 200', '/dashboard/events?page=200'],
-      ['event with attempts', `/dashboard/events/${eventId}`],
-    ];
-    const apiPages: [string, string][] = [
-      ['API GET /v0/orders (D20)', '/v0/orders'],
-      ['API GET /v0/orders?page=200', '/v0/orders?page=200'],
-    ];
-    const pages = [
-      ...apiPages.map(([label, path]) => ({ label, path, headers: { authorization: headers.authorization } })),
-      ...dashboardPages.map(([label, path]) => ({ label, path, headers: { cookie } })),
-    ];
+    const pages = pagesToMeasure({
+      apiHeaders: { authorization: headers.authorization },
+      cookie,
+      orderId: firstOrderId,
+      sessionId: seed.sessionId,
+      eventId: eventIds[Math.floor(eventIds.length / 2)] ?? '',
+    });
     const client = new Pool(stack.env.gatewayUrl, { connections: 1 });
     const rows: string[] = [];
-    for (const { label, path, headers: pageHeaders } of pages) {
-      const latencies: number[] = [];
-      // A page that is not answered 200 (a 503 when the database takes too long) counts against it, with its time.
-      const failures = new Map<number, number>();
-      for (let i = 0; i < options.samples + 5; i++) {
-        const started = performance.now();
-        const response = await client.request({ method: 'GET', path, headers: pageHeaders });
-        await response.body.text();
-        if (i < 5) continue;
-        latencies.push(performance.now() - started);
-        if (response.statusCode !== 200)
-          failures.set(response.statusCode, (failures.get(response.statusCode) ?? 0) + 1);
-      }
-      latencies.sort((a, b) => a - b);
-      const p50 = percentile(latencies, 50);
-      const p95 = percentile(latencies, 95);
-      const failed = [...failures].map(([status, count]) => `${count} of ${options.samples} answered ${status}`);
-      process.stderr.write(
-        `[bench] ${label}: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms ${failed.join(', ')}\n`,
-      );
-      rows.push(
-        `  ${label.padEnd(30)} ${p50.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}   ${p95 <= TARGET_P95_MS && failed.length === 0 ? '✓' : '✗'} ${failed.join(', ')}`,
-      );
-    }
+    for (const page of pages) rows.push(await measurePage(client, page, options.samples));
     console.log(
       `\nDashboard pages (D47) and the API's orders list, ${options.orders} orders and ${options.events} events in one organization; ${options.samples} sequential requests per page after 5 warm-up; engines: ${engines.description}`,
     );
@@ -219,6 +77,203 @@ export async function runDashboardBench(
     await stack.stop();
     await receiver.close();
   }
+}
+
+function startDashboardStack(engines: Engines): ReturnType<typeof startProcessStack> {
+  return startProcessStack({
+    mongoUrl: engines.mongoUrl,
+    kafkaBrokers: engines.kafkaBrokers,
+    namePrefix: `bench_dash_${Date.now()}`,
+    logDir: join(tmpdir(), 'checkout-bench'),
+    runtime: 'bundle',
+    logLevel: 'warn',
+    extraEnv: {
+      gateway: {
+        RATE_LIMIT_PER_WINDOW: '1000000',
+        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+      },
+    },
+  });
+}
+
+/**
+ * Up to API_ORDERS orders through the API (every 10th with an externalId, so the filter has something to find):
+ * the first one's id.
+ */
+async function seedOrders(api: Pool, headers: Record<string, string>, orders: number): Promise<string> {
+  const seedStarted = Date.now();
+  let firstOrderId = '';
+  const apiOrders = Math.min(orders, API_ORDERS);
+  await inParallel(apiOrders, 16, async (i) => {
+    const body = JSON.stringify({
+      items: [{ name: `Item ${i}`, quantity: 1 + (i % 3), unitPrice: 100 + i }],
+      ...(i % 10 === 0 && { externalId: `bench-${i}` }),
+    });
+    const response = await api.request({ method: 'POST', path: '/v0/orders', headers, body });
+    const answer = (await response.body.json()) as { order?: { id: string } };
+    if (response.statusCode !== 201) throw new Error(`order ${i}: ${response.statusCode}`);
+    if (i === 0) firstOrderId = answer.order?.id ?? '';
+  });
+  process.stderr.write(`[bench] ${apiOrders} orders in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s\n`);
+  return firstOrderId;
+}
+
+/** A real event and its succeeded delivery, as the dispatcher stored them, and the paid session they are of. */
+interface SeedEvent {
+  sessionId: string;
+  event: Document;
+  delivery: Document;
+}
+
+/** One real event with a delivery (a paid session calling the receiver at `callbackUrl`), once both are stored. */
+async function seedEvent(
+  gatewayUrl: string,
+  headers: Record<string, string>,
+  callbackUrl: string,
+  db: Db,
+): Promise<SeedEvent> {
+  const created = await request(`${gatewayUrl}/v0/checkout/sessions`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      items: [{ name: 'Seed', quantity: 1, unitPrice: 500 }],
+      callbackUrl,
+    }),
+  });
+  const session = ((await created.body.json()) as { session: { id: string } }).session;
+  await (
+    await request(`${gatewayUrl}/v0/test_helpers/checkout/sessions/${session.id}/pay`, {
+      method: 'POST',
+      headers,
+      body: '{}',
+    })
+  ).body.text();
+  const event = await eventually(
+    async () => (await db.collection('events').findOne({ sessionId: session.id })) ?? undefined,
+    { deadlineMs: 30_000, description: 'the seed event' },
+  );
+  const delivery = await eventually(
+    async () => (await db.collection('deliveries').findOne({ eventId: event._id, status: 'succeeded' })) ?? undefined,
+    { deadlineMs: 30_000, description: 'the seed delivery' },
+  );
+  return { sessionId: session.id, event, delivery };
+}
+
+/**
+ * `count` copies of the seed event, a minute apart back from now, each with a delivery that failed once and then
+ * succeeded, written straight into the dispatcher's collections: the copies' ids, newest first.
+ */
+async function copyEvent(db: Db, seed: SeedEvent, count: number): Promise<string[]> {
+  const { event: template, delivery } = seed;
+  const now = Date.now();
+  const events = [];
+  const deliveries = [];
+  for (let i = 0; i < count; i++) {
+    const id = newId('evt', 'test');
+    const createdAt = new Date(now - i * 60_000);
+    const body = JSON.parse(String(template.body)) as Record<string, unknown>;
+    body.id = id;
+    body.createdAt = createdAt.toISOString();
+    const deliveryId = newId('dlv', 'test');
+    events.push({
+      ...template,
+      _id: id,
+      createdAt,
+      recordedAt: createdAt,
+      body: JSON.stringify(body),
+      initialDeliveryId: deliveryId,
+    });
+    const failedAttempt = {
+      attempt: 1,
+      at: createdAt,
+      statusCode: 500,
+      durationMs: 20 + (i % 50),
+      error: 'HTTP 500',
+      responseSnippet: null,
+    };
+    const okAttempt = {
+      attempt: 2,
+      at: new Date(createdAt.getTime() + 10_000),
+      statusCode: 200,
+      durationMs: 10 + (i % 30),
+      error: null,
+      responseSnippet: null,
+    };
+    deliveries.push({
+      ...delivery,
+      _id: deliveryId,
+      eventId: id,
+      attempts: [failedAttempt, okAttempt],
+      attemptCount: 2,
+      createdAt,
+      updatedAt: okAttempt.at,
+    });
+  }
+  for (let i = 0; i < events.length; i += 1_000) {
+    await db.collection('events').insertMany(events.slice(i, i + 1_000) as never[]);
+    await db.collection('deliveries').insertMany(deliveries.slice(i, i + 1_000) as never[]);
+  }
+  process.stderr.write(`[bench] ${count} events and deliveries written\n`);
+  return events.map((e) => e._id);
+}
+
+interface Page {
+  label: string;
+  path: string;
+  headers: Record<string, string>;
+}
+
+/** The API's orders list (with the key), then every dashboard page (with the session cookie), by what they show. */
+function pagesToMeasure(of: {
+  apiHeaders: Record<string, string>;
+  cookie: string;
+  orderId: string;
+  sessionId: string;
+  eventId: string;
+}): Page[] {
+  const dashboardPages: [string, string][] = [
+    ['overview (charts)', '/dashboard'],
+    ['orders, page 1', '/dashboard/orders'],
+    ['orders, page 200', '/dashboard/orders?page=200'],
+    ['orders ?paymentStatus=unpaid', '/dashboard/orders?paymentStatus=unpaid'],
+    ['orders ?externalId=', '/dashboard/orders?externalId=bench-5000'],
+    ['order', `/dashboard/orders/${of.orderId}`],
+    ['sessions', '/dashboard/sessions'],
+    ['session', `/dashboard/sessions/${of.sessionId}`],
+    ['events, page 1', '/dashboard/events'],
+    ['events, page 200', '/dashboard/events?page=200'],
+    ['event with attempts', `/dashboard/events/${of.eventId}`],
+  ];
+  const apiPages: [string, string][] = [
+    ['API GET /v0/orders (D20)', '/v0/orders'],
+    ['API GET /v0/orders?page=200', '/v0/orders?page=200'],
+  ];
+  return [
+    ...apiPages.map(([label, path]) => ({ label, path, headers: of.apiHeaders })),
+    ...dashboardPages.map(([label, path]) => ({ label, path, headers: { cookie: of.cookie } })),
+  ];
+}
+
+/** `samples` requests of the page one at a time after 5 unmeasured: its row of the table. */
+async function measurePage(client: Pool, { label, path, headers }: Page, samples: number): Promise<string> {
+  const latencies: number[] = [];
+  // A page that is not answered 200 (a 503 when the database takes too long) counts against it, with its time.
+  const failures = new Map<number, number>();
+  for (let i = 0; i < samples + 5; i++) {
+    const started = performance.now();
+    const response = await client.request({ method: 'GET', path, headers });
+    await response.body.text();
+    if (i < 5) continue;
+    latencies.push(performance.now() - started);
+    if (response.statusCode !== 200) failures.set(response.statusCode, (failures.get(response.statusCode) ?? 0) + 1);
+  }
+  latencies.sort((a, b) => a - b);
+  const p50 = percentile(latencies, 50);
+  const p95 = percentile(latencies, 95);
+  const failed = [...failures].map(([status, count]) => `${count} of ${samples} answered ${status}`);
+  process.stderr.write(`[bench] ${label}: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms ${failed.join(', ')}\n`);
+  return `  ${label.padEnd(30)} ${p50.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}   ${p95 <= TARGET_P95_MS && failed.length === 0 ? '✓' : '✗'} ${failed.join(', ')}`;
 }
 
 /** What a browser does with a login link (D47): opens its page, then presses its button; returns the session cookie. */

@@ -3,7 +3,7 @@
 // the producers they make); each operation is run a few times after a warm-up and its database commands and Kafka
 // sends per run are printed with its budget. Counts are deterministic, so a few runs suffice; the component and
 // e2e tests assert the same figures exactly.
-// bench/src/orders.ts and bench/src/sessions.ts add rows: measureRoundTrips(...) per operation, then
+// bench/src/orders-round-trips.ts adds rows: measureRoundTrips(...) per operation, then bench/src/orders.ts prints
 // formatRoundTripTable(rows).
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '@checkout/logger';

@@ -12,16 +12,11 @@
 // `--control` runs both stacks with tracing off, to show the bench's own spread between two identical stacks;
 // `--traced-second` swaps the two stacks' places (start order, first slice of each ABBA pair), so that a cost seen
 // both ways is tracing's, not a stack's position (docs/operations.md, "Traces").
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Pool } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { AdminClient, metricValue, startWebhookReceiver } from '@checkout/testing';
-import { startTraceBackend } from '../../scripts/lib/observability';
-import { startTraceSink } from '../../scripts/lib/trace-sink';
 import { SERVICES } from '../../scripts/lib/process-stack';
-import { processCpuSeconds } from './cpu';
+import { startBackend, type TraceBackend } from './tracing-backend';
 import { formatColumns, mergeLoads, runLoad, type LoadResult } from './load';
 import { startBenchStack, type BenchStack } from './stack';
 
@@ -73,256 +68,50 @@ function netCpuMsPerRequest(usedSeconds: number, idleRate: number, seconds: numb
   return (Math.max(0, usedSeconds - idleRate * seconds) * 1000) / Math.max(1, requests);
 }
 
-/** CPU seconds of the trace backend's process (Zipkin's JVM), from /proc (0 without it). */
-function backendCpuSeconds(): number {
-  let total = 0;
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
-  } catch {
-    return 0;
-  }
-  for (const pid of pids) {
-    let command: string;
-    try {
-      command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
-    if (/zipkin-server-[\d.]+-exec\.jar/.test(command)) total += processCpuSeconds(Number(pid)) || 0;
-  }
-  return total;
+export interface TracingBenchOptions {
+  concurrency: number;
+  durationMs: number;
+  rounds: number;
+  exporter: 'otlp' | 'zipkin';
+  /**
+   * What the first stack runs. `always_on`: tracing at 100 %. `always_off`: everything tracing sets up
+   * (provider, context manager, propagation, a non-recording span per operation), nothing recorded or exported:
+   * against `always_on`, what recording and exporting spans cost. `control`: tracing off on both stacks, an A/A
+   * run: any ratio away from 1 is the bench's own difference between its two stacks, not tracing's.
+   */
+  traced: 'always_on' | 'always_off' | 'control';
+  /**
+   * Start the stack with tracing off first, and give it the first slice of each ABBA pair: a difference that
+   * follows the place rather than tracing shows as a ratio that flips (docs/operations.md, "Traces").
+   */
+  tracedSecond: boolean;
 }
 
-/** Where the traced stack exports: its environment, what to call it, and its own CPU when it is a process apart. */
-interface TraceBackend {
-  env: Record<string, string>;
-  description: string;
-  cpuSeconds: () => number;
-  stop: () => Promise<void>;
+/** Where the two stacks are in `sides`: the traced one (the control's first one), and the one with tracing off. */
+interface Places {
+  traced: number;
+  off: number;
 }
 
-async function startBackend(exporter: 'otlp' | 'zipkin', log: (line: string) => void): Promise<TraceBackend> {
-  if (exporter === 'zipkin') {
-    const zipkin = await startTraceBackend({ logDir: mkdtempSync(join(tmpdir(), 'checkout-bench-traces-')), log });
-    return {
-      env: zipkin.env,
-      description: zipkin.description,
-      cpuSeconds: backendCpuSeconds,
-      stop: () => zipkin.stop(),
-    };
-  }
-  const sink = await startTraceSink();
-  return {
-    env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint },
-    description: 'a loopback OTLP/HTTP sink (protobuf, the exporter production uses; the sink drops every batch)',
-    // The sink runs in this process: its CPU is not the services' and is not measured apart.
-    cpuSeconds: () => 0,
-    stop: () => sink.close(),
-  };
-}
+type Sender = (side: Side) => () => Promise<boolean>;
 
-export async function runTracingBench(
-  engines: Engines,
-  options: {
-    concurrency: number;
-    durationMs: number;
-    rounds: number;
-    exporter: 'otlp' | 'zipkin';
-    /**
-     * What the first stack runs. `always_on`: tracing at 100 %. `always_off`: everything tracing sets up
-     * (provider, context manager, propagation, a non-recording span per operation), nothing recorded or exported:
-     * against `always_on`, what recording and exporting spans cost. `control`: tracing off on both stacks, an A/A
-     * run: any ratio away from 1 is the bench's own difference between its two stacks, not tracing's.
-     */
-    traced: 'always_on' | 'always_off' | 'control';
-    /**
-     * Start the stack with tracing off first, and give it the first slice of each ABBA pair: a difference that
-     * follows the place rather than tracing shows as a ratio that flips (docs/operations.md, "Traces").
-     */
-    tracedSecond: boolean;
-  },
-): Promise<void> {
+export async function runTracingBench(engines: Engines, options: TracingBenchOptions): Promise<void> {
   const log = (line: string) => process.stderr.write(`[tracing] ${line}\n`);
   const backend = await startBackend(options.exporter, log);
   const receiver = await startWebhookReceiver();
   const sides: Side[] = [];
   try {
-    const first = {
-      always_on: { label: 'tracing on (100 %)', env: { ...backend.env, OTEL_TRACES_SAMPLER: 'always_on' } },
-      always_off: {
-        label: 'tracing on, sampler always_off',
-        env: { ...backend.env, OTEL_TRACES_SAMPLER: 'always_off' },
-      },
-      control: { label: 'tracing off (control)', env: {} },
-    }[options.traced];
-    const off = { label: 'tracing off', env: {} };
-    // Index of the traced stack (and of the control's first one) in `sides`; the other is the stack with tracing off.
-    const t = options.tracedSecond ? 1 : 0;
-    const o = 1 - t;
-    for (const { label, env: otel } of options.tracedSecond ? [off, first] : [first, off]) {
-      const stack = await startBenchStack(engines, {
-        services: SERVICES,
-        replicas: 1,
-        // The gateway's per-key limits off: the bench measures tracing, not the limiter (which, past 100 req/s,
-        // answered one side with 429s and made its throughput line meaningless).
-        extraEnv: {
-          gateway: {
-            ...otel,
-            RATE_LIMIT_PER_WINDOW: '1000000',
-            RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
-            CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
-          },
-          orders: otel,
-          sessions: otel,
-          dispatcher: otel,
-        },
-      });
-      const org = await new AdminClient(stack.env.adminUrl, stack.env.adminToken).createOrganizationWithKeys(
-        `Tracing bench (${label})`,
-      );
-      sides.push({
-        label,
-        stack,
-        pool: new Pool(stack.env.gatewayUrl, { connections: options.concurrency, pipelining: 1 }),
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${org.testKey}` },
-      });
-    }
-    const callbackUrl = receiver.url('/bench/tracing');
-    const operations = {
-      'POST /v0/orders': (side: Side) => async () => {
-        const response = await side.pool.request({
-          method: 'POST',
-          path: '/v0/orders',
-          headers: side.headers,
-          body: ORDER,
-        });
-        await response.body.dump();
-        return response.statusCode === 201;
-      },
-      'payment (create session, pay, webhook)': (side: Side) => async () => {
-        const created = await side.pool.request({
-          method: 'POST',
-          path: '/v0/checkout/sessions',
-          headers: side.headers,
-          body: JSON.stringify({ items: [{ name: 'Latte', quantity: 1, unitPrice: 450 }], callbackUrl }),
-        });
-        const session = (await created.body.json()) as { session?: { id?: string } };
-        if (created.statusCode !== 201 || !session.session?.id) return false;
-        const paid = await side.pool.request({
-          method: 'POST',
-          path: `/v0/test_helpers/checkout/sessions/${session.session.id}/pay`,
-          headers: side.headers,
-          body: '{}',
-        });
-        await paid.body.dump();
-        return paid.statusCode === 200;
-      },
-    };
+    const traced = options.tracedSecond ? 1 : 0;
+    const places: Places = { traced, off: 1 - traced };
+    await startSides(engines, options, backend, sides);
     const lines: string[][] = [];
     const verdicts: string[] = [];
-    for (const [operation, sender] of Object.entries(operations)) {
-      const slices = sides.map((): LoadResult[] => []);
-      const cpu = sides.map(() => 0);
-      // Each stack's CPU seconds per second with no load, and the wall time its slices (with their settling) took.
-      const idleRates: number[] = [];
-      for (const side of sides) idleRates.push(await idleCpuRate(side.stack));
-      const loadedSeconds = sides.map(() => 0);
-      // Per round, each side's throughput and net CPU per request: the two slices of a round run back to back, so
-      // their ratio sees the same machine (the pooled figures below also carry what changed between rounds).
-      const perRound = sides.map((): Array<{ throughput: number; netCpuMs: number }> => []);
-      let backendCpu = 0;
-      for (let round = 0; round < options.rounds; round++) {
-        // ABBA: the side that goes first alternates, so neither always follows the other's leftovers.
-        const order = round % 2 === 0 ? [0, 1] : [1, 0];
-        for (const i of order) {
-          const side = sides[i]!;
-          const before = await cpuSeconds(side.stack);
-          const startedAt = Date.now();
-          const backendBefore = i === t ? backend.cpuSeconds() : 0;
-          const slice = await runLoad(
-            `${side.label} ${operation}`,
-            {
-              concurrency: options.concurrency,
-              durationMs: options.durationMs / options.rounds,
-              warmupMs: round === 0 ? 1_000 : 200,
-            },
-            sender(side),
-          );
-          // Webhooks and the spans of the slice's last requests settle after it: a moment, then read the CPU.
-          await new Promise((resolve) => setTimeout(resolve, 1_000));
-          const sliceCpu = (await cpuSeconds(side.stack)) - before;
-          const sliceSeconds = (Date.now() - startedAt) / 1000;
-          cpu[i] = (cpu[i] ?? 0) + sliceCpu;
-          loadedSeconds[i] = (loadedSeconds[i] ?? 0) + sliceSeconds;
-          perRound[i]!.push({
-            throughput: slice.throughput,
-            netCpuMs: netCpuMsPerRequest(sliceCpu, idleRates[i] ?? 0, sliceSeconds, slice.sent ?? 0),
-          });
-          if (i === t) backendCpu += backend.cpuSeconds() - backendBefore;
-          slices[i]!.push(slice);
-        }
-      }
-      const merged = sides.map((side, i) => mergeLoads(`${side.label}`, slices[i]!));
-      const cpuMs = merged.map((m, i) => ((cpu[i] ?? 0) * 1000) / Math.max(1, m.sent ?? 0));
-      const netCpuMs = merged.map((m, i) =>
-        netCpuMsPerRequest(cpu[i] ?? 0, idleRates[i] ?? 0, loadedSeconds[i] ?? 0, m.sent ?? 0),
-      );
-      for (const [i, m] of merged.entries())
-        lines.push([
-          operation,
-          m.label,
-          m.throughput.toFixed(1),
-          m.p50.toFixed(1),
-          m.p99.toFixed(1),
-          String(m.errors),
-          (cpuMs[i] ?? 0).toFixed(2),
-          `${(netCpuMs[i] ?? 0).toFixed(2)} (idle ${((idleRates[i] ?? 0) * 1000).toFixed(0)} ms/s)`,
-          i === t && options.exporter === 'zipkin' ? ((backendCpu * 1000) / Math.max(1, m.sent ?? 0)).toFixed(2) : '',
-        ]);
-      const throughputRatio = merged[t]!.throughput / merged[o]!.throughput;
-      const cpuRatio = (cpuMs[t] ?? 0) / (cpuMs[o] ?? 1);
-      const netCpuRatio = (netCpuMs[t] ?? 0) / (netCpuMs[o] ?? 1);
-      const pairedRatios = (of: (r: { throughput: number; netCpuMs: number }) => number) =>
-        median(perRound[t]!.map((on, round) => of(on) / Math.max(1e-9, of(perRound[o]![round]!))));
-      const medianThroughputRatio = pairedRatios((r) => r.throughput);
-      const medianNetCpuRatio = pairedRatios((r) => r.netCpuMs);
-      const ok = (good: boolean) => (good ? '✓' : '✗');
-      lines.push([
-        operation,
-        'on / off',
-        `${throughputRatio.toFixed(3)}×`,
-        '',
-        '',
-        '',
-        `${cpuRatio.toFixed(3)}×`,
-        `${netCpuRatio.toFixed(3)}×`,
-        '',
-      ]);
-      verdicts.push(
-        `${operation}: throughput on/off ${medianThroughputRatio.toFixed(3)}× ${ok(medianThroughputRatio >= 1 - TARGET)} (≥ ${1 - TARGET}), CPU per request net of idle on/off ${medianNetCpuRatio.toFixed(3)}× ${ok(medianNetCpuRatio <= 1 + TARGET)} (≤ ${1 + TARGET}): medians of ${options.rounds} paired rounds; pooled ${throughputRatio.toFixed(3)}× and ${netCpuRatio.toFixed(3)}× (raw CPU ${cpuRatio.toFixed(3)}×)`,
-      );
+    for (const [operation, sender] of Object.entries(operationsOf(receiver.url('/bench/tracing')))) {
+      const measured = await measureOperation(operation, sender, { sides, places, backend, options });
+      lines.push(...measured.lines);
+      verdicts.push(measured.verdict);
     }
-    console.log(
-      `\nTracing cost: the four services from their bundles, ${{ always_on: 'tracing at 100 %', always_off: 'tracing set up with its sampler always_off (nothing recorded)', control: 'tracing off (an A/A control run)' }[options.traced]} into ${backend.description} vs off; ${options.rounds} interleaved slices of ${(options.durationMs / options.rounds / 1000).toFixed(1)} s each, concurrency ${options.concurrency}\n`,
-    );
-    console.log(
-      formatColumns(
-        [
-          'operation',
-          'run',
-          'req/s',
-          'p50 ms',
-          'p99 ms',
-          'errors',
-          'CPU ms/request (4 services)',
-          'net of idle CPU',
-          'Zipkin CPU ms/request',
-        ],
-        lines,
-      ),
-    );
-    console.log(`\n${verdicts.join('\n')}`);
+    printResults(options, backend, lines, verdicts);
   } finally {
     for (const side of sides) {
       await side.pool.close();
@@ -331,4 +120,243 @@ export async function runTracingBench(
     await receiver.close();
     await backend.stop();
   }
+}
+
+/**
+ * Starts the two stacks in their places, each added to `sides` as soon as it runs (so that the caller stops what
+ * started, whatever fails after).
+ */
+async function startSides(
+  engines: Engines,
+  options: TracingBenchOptions,
+  backend: TraceBackend,
+  sides: Side[],
+): Promise<void> {
+  const first = {
+    always_on: { label: 'tracing on (100 %)', env: { ...backend.env, OTEL_TRACES_SAMPLER: 'always_on' } },
+    always_off: {
+      label: 'tracing on, sampler always_off',
+      env: { ...backend.env, OTEL_TRACES_SAMPLER: 'always_off' },
+    },
+    control: { label: 'tracing off (control)', env: {} },
+  }[options.traced];
+  const off = { label: 'tracing off', env: {} };
+  for (const { label, env: otel } of options.tracedSecond ? [off, first] : [first, off]) {
+    const stack = await startBenchStack(engines, {
+      services: SERVICES,
+      replicas: 1,
+      // The gateway's per-key limits off: the bench measures tracing, not the limiter (which, past 100 req/s,
+      // answered one side with 429s and made its throughput line meaningless).
+      extraEnv: {
+        gateway: {
+          ...otel,
+          RATE_LIMIT_PER_WINDOW: '1000000',
+          RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+          CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+        },
+        orders: otel,
+        sessions: otel,
+        dispatcher: otel,
+      },
+    });
+    const org = await new AdminClient(stack.env.adminUrl, stack.env.adminToken).createOrganizationWithKeys(
+      `Tracing bench (${label})`,
+    );
+    sides.push({
+      label,
+      stack,
+      pool: new Pool(stack.env.gatewayUrl, { connections: options.concurrency, pipelining: 1 }),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${org.testKey}` },
+    });
+  }
+}
+
+/** The operations measured, each a request (or requests) to one side that says whether it succeeded. */
+function operationsOf(callbackUrl: string): Record<string, Sender> {
+  return {
+    'POST /v0/orders': (side: Side) => async () => {
+      const response = await side.pool.request({
+        method: 'POST',
+        path: '/v0/orders',
+        headers: side.headers,
+        body: ORDER,
+      });
+      await response.body.dump();
+      return response.statusCode === 201;
+    },
+    'payment (create session, pay, webhook)': (side: Side) => async () => {
+      const created = await side.pool.request({
+        method: 'POST',
+        path: '/v0/checkout/sessions',
+        headers: side.headers,
+        body: JSON.stringify({ items: [{ name: 'Latte', quantity: 1, unitPrice: 450 }], callbackUrl }),
+      });
+      const session = (await created.body.json()) as { session?: { id?: string } };
+      if (created.statusCode !== 201 || !session.session?.id) return false;
+      const paid = await side.pool.request({
+        method: 'POST',
+        path: `/v0/test_helpers/checkout/sessions/${session.session.id}/pay`,
+        headers: side.headers,
+        body: '{}',
+      });
+      await paid.body.dump();
+      return paid.statusCode === 200;
+    },
+  };
+}
+
+interface Bench {
+  sides: readonly Side[];
+  places: Places;
+  backend: TraceBackend;
+  options: TracingBenchOptions;
+}
+
+/** One side's throughput and net CPU per request in one round. */
+interface RoundFigures {
+  throughput: number;
+  netCpuMs: number;
+}
+
+/** What one side's slices of an operation added up to. */
+interface SideTotals {
+  slices: LoadResult[];
+  /** The services' CPU seconds over the slices, and the wall time the slices (with their settling) took. */
+  cpuSeconds: number;
+  loadedSeconds: number;
+  /**
+   * Per round: the two slices of a round run back to back, so their ratio sees the same machine (the pooled
+   * figures also carry what changed between rounds).
+   */
+  perRound: RoundFigures[];
+}
+
+/** An operation's rows of the table (each side, then their ratios) and its line against the target. */
+async function measureOperation(
+  operation: string,
+  sender: Sender,
+  bench: Bench,
+): Promise<{ lines: string[][]; verdict: string }> {
+  // Each stack's CPU seconds per second with no load.
+  const idleRates: number[] = [];
+  for (const side of bench.sides) idleRates.push(await idleCpuRate(side.stack));
+  const { totals, backendCpu } = await runRounds(operation, sender, idleRates, bench);
+  return summarize(operation, { totals, backendCpu, idleRates }, bench);
+}
+
+async function runRounds(
+  operation: string,
+  sender: Sender,
+  idleRates: readonly number[],
+  { sides, places, backend, options }: Bench,
+): Promise<{ totals: SideTotals[]; backendCpu: number }> {
+  const totals = sides.map((): SideTotals => ({ slices: [], cpuSeconds: 0, loadedSeconds: 0, perRound: [] }));
+  let backendCpu = 0;
+  for (let round = 0; round < options.rounds; round++) {
+    // ABBA: the side that goes first alternates, so neither always follows the other's leftovers.
+    const order = round % 2 === 0 ? [0, 1] : [1, 0];
+    for (const i of order) {
+      const side = sides[i]!;
+      const total = totals[i]!;
+      const before = await cpuSeconds(side.stack);
+      const startedAt = Date.now();
+      const backendBefore = i === places.traced ? backend.cpuSeconds() : 0;
+      const slice = await runLoad(
+        `${side.label} ${operation}`,
+        {
+          concurrency: options.concurrency,
+          durationMs: options.durationMs / options.rounds,
+          warmupMs: round === 0 ? 1_000 : 200,
+        },
+        sender(side),
+      );
+      // Webhooks and the spans of the slice's last requests settle after it: a moment, then read the CPU.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const sliceCpu = (await cpuSeconds(side.stack)) - before;
+      const sliceSeconds = (Date.now() - startedAt) / 1000;
+      total.cpuSeconds += sliceCpu;
+      total.loadedSeconds += sliceSeconds;
+      total.perRound.push({
+        throughput: slice.throughput,
+        netCpuMs: netCpuMsPerRequest(sliceCpu, idleRates[i] ?? 0, sliceSeconds, slice.sent ?? 0),
+      });
+      if (i === places.traced) backendCpu += backend.cpuSeconds() - backendBefore;
+      total.slices.push(slice);
+    }
+  }
+  return { totals, backendCpu };
+}
+
+function summarize(
+  operation: string,
+  measured: { totals: readonly SideTotals[]; backendCpu: number; idleRates: readonly number[] },
+  { sides, places, options }: Bench,
+): { lines: string[][]; verdict: string } {
+  const { totals, backendCpu, idleRates } = measured;
+  const { traced: t, off: o } = places;
+  const merged = sides.map((side, i) => mergeLoads(`${side.label}`, totals[i]!.slices));
+  const cpuMs = merged.map((m, i) => ((totals[i]?.cpuSeconds ?? 0) * 1000) / Math.max(1, m.sent ?? 0));
+  const netCpuMs = merged.map((m, i) =>
+    netCpuMsPerRequest(totals[i]?.cpuSeconds ?? 0, idleRates[i] ?? 0, totals[i]?.loadedSeconds ?? 0, m.sent ?? 0),
+  );
+  const lines = merged.map((m, i) => [
+    operation,
+    m.label,
+    m.throughput.toFixed(1),
+    m.p50.toFixed(1),
+    m.p99.toFixed(1),
+    String(m.errors),
+    (cpuMs[i] ?? 0).toFixed(2),
+    `${(netCpuMs[i] ?? 0).toFixed(2)} (idle ${((idleRates[i] ?? 0) * 1000).toFixed(0)} ms/s)`,
+    i === t && options.exporter === 'zipkin' ? ((backendCpu * 1000) / Math.max(1, m.sent ?? 0)).toFixed(2) : '',
+  ]);
+  const throughputRatio = merged[t]!.throughput / merged[o]!.throughput;
+  const cpuRatio = (cpuMs[t] ?? 0) / (cpuMs[o] ?? 1);
+  const netCpuRatio = (netCpuMs[t] ?? 0) / (netCpuMs[o] ?? 1);
+  const pairedRatios = (of: (r: RoundFigures) => number) =>
+    median(totals[t]!.perRound.map((on, round) => of(on) / Math.max(1e-9, of(totals[o]!.perRound[round]!))));
+  const medianThroughputRatio = pairedRatios((r) => r.throughput);
+  const medianNetCpuRatio = pairedRatios((r) => r.netCpuMs);
+  const ok = (good: boolean) => (good ? '✓' : '✗');
+  lines.push([
+    operation,
+    'on / off',
+    `${throughputRatio.toFixed(3)}×`,
+    '',
+    '',
+    '',
+    `${cpuRatio.toFixed(3)}×`,
+    `${netCpuRatio.toFixed(3)}×`,
+    '',
+  ]);
+  const verdict = `${operation}: throughput on/off ${medianThroughputRatio.toFixed(3)}× ${ok(medianThroughputRatio >= 1 - TARGET)} (≥ ${1 - TARGET}), CPU per request net of idle on/off ${medianNetCpuRatio.toFixed(3)}× ${ok(medianNetCpuRatio <= 1 + TARGET)} (≤ ${1 + TARGET}): medians of ${options.rounds} paired rounds; pooled ${throughputRatio.toFixed(3)}× and ${netCpuRatio.toFixed(3)}× (raw CPU ${cpuRatio.toFixed(3)}×)`;
+  return { lines, verdict };
+}
+
+function printResults(
+  options: TracingBenchOptions,
+  backend: TraceBackend,
+  lines: readonly string[][],
+  verdicts: readonly string[],
+): void {
+  console.log(
+    `\nTracing cost: the four services from their bundles, ${{ always_on: 'tracing at 100 %', always_off: 'tracing set up with its sampler always_off (nothing recorded)', control: 'tracing off (an A/A control run)' }[options.traced]} into ${backend.description} vs off; ${options.rounds} interleaved slices of ${(options.durationMs / options.rounds / 1000).toFixed(1)} s each, concurrency ${options.concurrency}\n`,
+  );
+  console.log(
+    formatColumns(
+      [
+        'operation',
+        'run',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'errors',
+        'CPU ms/request (4 services)',
+        'net of idle CPU',
+        'Zipkin CPU ms/request',
+      ],
+      lines,
+    ),
+  );
+  console.log(`\n${verdicts.join('\n')}`);
 }
