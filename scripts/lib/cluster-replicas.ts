@@ -140,14 +140,22 @@ export class ClusterReplicas {
     const servers = backendsOf(service).map((b) => `${b}/s${oldest.slot}`);
     const before = await haproxy.sessions();
     await this.retire(oldest, 'kill');
-    const after = await haproxy.sessions();
-    // What it held when the stats were read, and what reached it between that read and the one after its exit:
-    // a request can arrive while the first read's answer is on its way. (One sent to the dead port after the
-    // kill counts too, though HAProxy retries it elsewhere: an upper bound, by the few ms of that window.)
-    return servers.reduce(
-      (sum, s) => sum + (before.get(s)?.current ?? 0) + (after.get(s)?.total ?? 0) - (before.get(s)?.total ?? 0),
-      0,
+    // HAProxy goes on giving the dead port requests until its health checks take it out (CHECK: about 1.5 s). Most
+    // are refused a connection and sent to another server, but one sent down an idle connection to it that HAProxy
+    // kept for reuse fails, and HAProxy closes its client's connection without an answer and without a line in its
+    // request log. So the second read waits for the checks: what it held at the kill, and what it was given until
+    // they took it out, less what HAProxy sent elsewhere.
+    const after = await waitFor(
+      `${service}#${oldest.generation} out of the load balancer's rotation`,
+      async () => {
+        const stats = await haproxy.sessions();
+        return servers.every((s) => !stats.get(s)?.status.startsWith('UP')) && stats;
+      },
+      { deadlineMs: 15_000, intervalMs: 100 },
     );
+    const given = (s: string) => (after.get(s)?.total ?? 0) - (before.get(s)?.total ?? 0);
+    const sentElsewhere = (s: string) => (after.get(s)?.redispatched ?? 0) - (before.get(s)?.redispatched ?? 0);
+    return servers.reduce((sum, s) => sum + (before.get(s)?.current ?? 0) + given(s) - sentElsewhere(s), 0);
   }
 
   async restart(service: ServiceName, deadlineMs = 120_000): Promise<void> {

@@ -43,8 +43,9 @@ export interface ClusterStack {
   /** Resolves when every replica a rollout took out of rotation has exited; rejects if one failed to stop. */
   retirements(): Promise<void>;
   /**
-   * SIGKILL of the oldest replica of `service` (a crash; HAProxy's health checks take it out). Resolves with the
-   * requests HAProxy had in flight to it just before: what the crash may cost.
+   * SIGKILL of the oldest replica of `service` (a crash; HAProxy's health checks take it out). Resolves once they
+   * have, with the requests HAProxy had in flight to it at the kill and those it gave it until then: what the crash
+   * may cost.
    */
   kill(service: ServiceName): Promise<number>;
   /** Starts replicas of `service` until it has its N again; resolves when they are ready and in rotation. */
@@ -77,12 +78,16 @@ export interface ClusterStackOptions extends Omit<StackEnvironmentOptions, 'port
    */
   currentEnv?: Record<string, string>;
   /**
-   * HAProxy logs every request with its frontend, server and both x-internal-version headers into
-   * `<logDir>/haproxy-requests.log` (INTERNAL_CALLS: one frontend per caller), for the mixed-version soak.
+   * HAProxy logs every request with when it began and ended, its frontend, server and both x-internal-version
+   * headers into `<logDir>/`HAPROXY_REQUEST_LOG (INTERNAL_CALLS: one frontend per caller), for the soaks: which
+   * versions talked in a mixed-version rollout, which requests reached a SIGKILLed replica.
    */
   requestLog?: boolean;
   log: (line: string) => void;
 }
+
+/** The request log's file name in the stack's log directory. */
+export const HAPROXY_REQUEST_LOG = 'haproxy-requests.log';
 
 /** `--name N` or `--name=N`: a whole number from 1 to max, or the fallback when absent. */
 export function countFlag(args: readonly string[], name: string, fallback: number, max: number): number {
@@ -212,7 +217,7 @@ async function startLoadBalancer(
     runDir,
     backends,
     log: options.log,
-    ...(options.requestLog && { requestLog: join(options.logDir, 'haproxy-requests.log') }),
+    ...(options.requestLog && { requestLog: join(options.logDir, HAPROXY_REQUEST_LOG) }),
   });
   options.log(`load balancer: ${haproxy.version}, config ${join(runDir, 'haproxy.cfg')}`);
   return { haproxy, runDir };

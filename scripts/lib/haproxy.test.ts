@@ -55,15 +55,19 @@ describe('the request log (which version called which)', () => {
     expect(unlogged).not.toContain('log stdout');
   });
 
-  it('When read, then request lines give frontend, server, status, path and both versions (absent: undefined), other lines are skipped', () => {
+  it('When read, then request lines give when the request began and ended, frontend, server, status, path and both versions (absent: undefined), other lines are skipped', () => {
+    // The second is a keep-alive connection's next request: its stream was accepted when the first ended, and it
+    // came 1,507 ms later; the third never got an answer (HAProxy logs -1 for what did not happen).
     const text = [
       '[NOTICE]   (1) : haproxy version is 2.6.12',
-      'req 1795743932.478 orders.from.gateway orders.from.gateway s1 200 GET /internal/orders/ord_1 1.0.0 2.0.0+0123456789ab',
-      'req 1795743932.492 orders.from.sessions orders.from.sessions s2 503 POST /internal/orders/ord_1/payments - -',
+      'req 1795743932.478 0 11 orders.from.gateway orders.from.gateway s1 200 GET /internal/orders/ord_1 1.0.0 2.0.0+0123456789ab',
+      'req 1795743932.489 1507 705 orders.from.sessions orders.from.sessions s2 503 POST /internal/orders/ord_1/payments - -',
+      'req 1795743935.000 -1 -1 orders.from.sessions orders.from.sessions s2 -1 POST /internal/orders/ord_2/payments - -',
     ].join('\n');
     expect(parseRequestLog(text)).toEqual([
       {
-        at: 1795743932478,
+        startedAt: 1795743932478,
+        endedAt: 1795743932489,
         frontend: 'orders.from.gateway',
         backend: 'orders.from.gateway',
         server: 's1',
@@ -74,7 +78,8 @@ describe('the request log (which version called which)', () => {
         calleeVersion: '2.0.0+0123456789ab',
       },
       {
-        at: 1795743932492,
+        startedAt: 1795743933996,
+        endedAt: 1795743934701,
         frontend: 'orders.from.sessions',
         backend: 'orders.from.sessions',
         server: 's2',
@@ -84,22 +89,34 @@ describe('the request log (which version called which)', () => {
         callerVersion: undefined,
         calleeVersion: undefined,
       },
+      {
+        startedAt: 1795743935000,
+        endedAt: 1795743935000,
+        frontend: 'orders.from.sessions',
+        backend: 'orders.from.sessions',
+        server: 's2',
+        status: -1,
+        method: 'POST',
+        path: '/internal/orders/ord_2/payments',
+        callerVersion: undefined,
+        calleeVersion: undefined,
+      },
     ]);
   });
 });
 
 describe('parseServerStats', () => {
-  it("When `show stat` is read, then each server's status, current and total sessions come by backend/server, without the frontends' and backends' own rows", () => {
+  it("When `show stat` is read, then each server's status, current, total and redispatched sessions come by backend/server, without the frontends' and backends' own rows", () => {
     const csv = [
-      '# pxname,svname,qcur,qmax,scur,smax,slim,stot,bin,bout,status',
-      'public,FRONTEND,,,4,9,,120,0,0,OPEN',
-      'gateway,s1,0,0,3,7,,61,0,0,UP',
-      'gateway,s2,0,0,0,5,,59,0,0,DOWN',
-      'gateway,BACKEND,0,0,3,9,,120,0,0,UP',
+      '# pxname,svname,qcur,qmax,scur,smax,slim,stot,bin,bout,wretr,wredis,status',
+      'public,FRONTEND,,,4,9,,120,0,0,,,OPEN',
+      'gateway,s1,0,0,3,7,,61,0,0,0,0,UP',
+      'gateway,s2,0,0,0,5,,59,0,0,4,3,DOWN',
+      'gateway,BACKEND,0,0,3,9,,120,0,0,4,3,UP',
     ].join('\n');
     expect([...parseServerStats(csv)]).toEqual([
-      ['gateway/s1', { status: 'UP', current: 3, total: 61 }],
-      ['gateway/s2', { status: 'DOWN', current: 0, total: 59 }],
+      ['gateway/s1', { status: 'UP', current: 3, total: 61, redispatched: 0 }],
+      ['gateway/s2', { status: 'DOWN', current: 0, total: 59, redispatched: 3 }],
     ]);
   });
 });

@@ -31,14 +31,19 @@ export interface Backend {
 }
 
 /**
- * One line per request when `requestLog` is on (parseRequestLog reads it): when it ended (Unix seconds with ms),
- * frontend, backend, server, status, method, path, and the x-internal-version the caller sent and the callee
- * answered (`-` when absent: a build older than versioned ones).
+ * One line per request when `requestLog` is on (parseRequestLog reads it): the stream's accept date (Unix seconds
+ * with ms), its idle and active times (ms), frontend, backend, server, status, method, path, and the
+ * x-internal-version the caller sent and the callee answered (`-` when absent: a build older than versioned ones).
+ * The accept date alone dates no request: on a keep-alive connection a request's stream is accepted when the one
+ * before it ended, and the request comes after the idle time (%Ti); it is then active for %Ta.
  */
-const REQUEST_LOG_FORMAT = 'req %Ts.%ms %ft %b %s %ST %HM %HP %[capture.req.hdr(0)] %[capture.res.hdr(0)]';
+const REQUEST_LOG_FORMAT = 'req %Ts.%ms %Ti %Ta %ft %b %s %ST %HM %HP %[capture.req.hdr(0)] %[capture.res.hdr(0)]';
 
 export interface LoggedRequest {
-  at: number;
+  /** When HAProxy had the request's first byte (ms since the epoch). */
+  startedAt: number;
+  /** When HAProxy sent the last byte of its answer, or gave up on it. */
+  endedAt: number;
   frontend: string;
   backend: string;
   server: string;
@@ -55,19 +60,25 @@ export interface LoggedRequest {
 export function parseRequestLog(text: string): LoggedRequest[] {
   const out: LoggedRequest[] = [];
   for (const line of text.split('\n')) {
-    const m = /^req (\d+)\.(\d{3}) (\S+) (\S+) (\S+) (-?\d+) (\S+) (\S+) (\S+) (\S+)$/.exec(line.trim());
+    const m = /^req (\d+)\.(\d{3}) (-?\d+) (-?\d+) (\S+) (\S+) (\S+) (-?\d+) (\S+) (\S+) (\S+) (\S+)$/.exec(
+      line.trim(),
+    );
     if (!m) continue;
     const header = (v: string | undefined) => (v === undefined || v === '-' || v === '' ? undefined : v);
+    // -1 is HAProxy's "never happened" (a stream aborted before its request): no time spent there.
+    const ms = (v: string | undefined) => Math.max(0, Number(v));
+    const startedAt = Number(m[1]) * 1000 + Number(m[2]) + ms(m[3]);
     out.push({
-      at: Number(m[1]) * 1000 + Number(m[2]),
-      frontend: m[3] as string,
-      backend: m[4] as string,
-      server: m[5] as string,
-      status: Number(m[6]),
-      method: m[7] as string,
-      path: m[8] as string,
-      callerVersion: header(m[9]),
-      calleeVersion: header(m[10]),
+      startedAt,
+      endedAt: startedAt + ms(m[4]),
+      frontend: m[5] as string,
+      backend: m[6] as string,
+      server: m[7] as string,
+      status: Number(m[8]),
+      method: m[9] as string,
+      path: m[10] as string,
+      callerVersion: header(m[11]),
+      calleeVersion: header(m[12]),
     });
   }
   return out;
@@ -169,8 +180,8 @@ export interface Haproxy {
   /** Each server's status as HAProxy's stats show it, e.g. "UP", "DOWN", "MAINT", "DRAIN", by "backend/sN". */
   statuses(): Promise<Map<string, string>>;
   /**
-   * Each server's sessions by "backend/sN": those it holds right now (`scur`) and all it was ever given (`stot`),
-   * so that two reads tell how many arrived between them.
+   * Each server's sessions by "backend/sN": those it holds right now (`scur`), all it was ever given (`stot`) and
+   * those taken from it to another server (`wredis`), so that two reads tell how many arrived between them.
    */
   sessions(): Promise<Map<string, ServerStats>>;
   stop(): Promise<void>;
@@ -265,18 +276,24 @@ async function serverStats(command: (line: string) => Promise<string>): Promise<
   return parseServerStats(await command('show stat'));
 }
 
-/** A server's status, and its sessions: those it holds now (`scur`) and all it was ever given (`stot`). */
+/**
+ * A server's status, and its sessions: those it holds now (`scur`), all it was ever given (`stot`), and those
+ * HAProxy took away from it to another server after a failed connection (`wredis`).
+ */
 export interface ServerStats {
   status: string;
   current: number;
   total: number;
+  redispatched: number;
 }
 
 /** The servers' rows of `show stat` (its CSV), by "backend/sN"; the frontends' and backends' own rows left out. */
 export function parseServerStats(csv: string): Map<string, ServerStats> {
   const [header, ...rows] = csv.trim().split('\n');
   const columns = (header ?? '').replace(/^# /, '').split(',');
-  const [px, sv, status, scur, stot] = ['pxname', 'svname', 'status', 'scur', 'stot'].map((c) => columns.indexOf(c));
+  const [px, sv, status, scur, stot, wredis] = ['pxname', 'svname', 'status', 'scur', 'stot', 'wredis'].map((c) =>
+    columns.indexOf(c),
+  );
   const result = new Map<string, ServerStats>();
   for (const row of rows) {
     const cells = row.split(',');
@@ -286,6 +303,7 @@ export function parseServerStats(csv: string): Map<string, ServerStats> {
       status: cell(status),
       current: Number(cell(scur)) || 0,
       total: Number(cell(stot)) || 0,
+      redispatched: Number(cell(wredis)) || 0,
     });
   }
   return result;

@@ -4,7 +4,7 @@ import { MongoClient, type Db } from '@checkout/mongo';
 import { CONSUMER_GROUPS, topicName } from '@checkout/contracts';
 import { createKafka, type KafkaClient } from '@checkout/kafka';
 import type { ReceivedRequest, WebhookReceiver } from '@checkout/testing';
-import type { ClusterStack } from '../../scripts/lib/cluster-stack';
+import { HAPROXY_REQUEST_LOG, type ClusterStack } from '../../scripts/lib/cluster-stack';
 import { SERVICES } from '../../scripts/lib/process-stack';
 import { planChaos, runChaos, type ClusterKill, type OutageWindow } from './chaos';
 import { sweptEventRows, sweptEvents } from './swept-events';
@@ -337,7 +337,7 @@ async function addRunRows(
         replicas: started.replicas,
         startedAt: driven.startedAt,
         steps: driven.rolloutSteps,
-        requestLog: join(started.logDir, 'haproxy-requests.log'),
+        requestLog: join(started.logDir, HAPROXY_REQUEST_LOG),
         db,
         orders: stored.orderDocs,
         sessions: stored.sessionDocs,

@@ -145,7 +145,10 @@ export async function startSoak(options: SoakOptions, held: Held): Promise<Start
           minInsyncReplicas: engines.kafkaCluster?.minInsyncReplicas ?? 1,
           // Bundles start in a fraction of tsx's time on 2 busy cores: a rollout starts 2 × 4 new processes.
           runtime: 'bundle',
-          ...(from && { from, requestLog: true }),
+          // The request log says which versions talked (a mixed-version rollout) and which requests reached a
+          // SIGKILLed replica (the chaos soak's kills; README, "A SIGKILL in the cluster").
+          requestLog: true,
+          ...(from && { from }),
           ...(traces && { currentEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: traces.endpoint } }),
           log,
         })

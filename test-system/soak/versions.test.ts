@@ -61,7 +61,8 @@ describe('VersionTimeline', () => {
 
 describe('the contract rows', () => {
   const request = (over: Partial<LoggedRequest>): LoggedRequest => ({
-    at: at(35),
+    startedAt: at(35),
+    endedAt: at(35) + 20,
     frontend: 'orders.from.sessions',
     backend: 'orders.from.sessions',
     server: 's1',
@@ -78,14 +79,14 @@ describe('the contract rows', () => {
       request({}),
       request({ status: 201, method: 'POST', path: '/internal/orders' }),
       request({
-        at: at(5),
+        startedAt: at(5),
         frontend: 'orders.from.gateway',
         callerVersion: NEW,
         calleeVersion: undefined,
         status: 503,
       }),
       // Both old: a failure, but not one between versions.
-      request({ at: at(5), callerVersion: undefined, calleeVersion: undefined, status: 500 }),
+      request({ startedAt: at(5), callerVersion: undefined, calleeVersion: undefined, status: 500 }),
     ]);
     const sessionsToOrders = rows.find((r) => r.label.includes('sessions → orders'));
     expect(sessionsToOrders?.value).toBe(
@@ -103,14 +104,14 @@ describe('the contract rows', () => {
   it('When a callee gave no answer, then its side is the one its service ran then', () => {
     const rows = httpContractRows(timeline, [
       request({
-        at: at(5),
+        startedAt: at(5),
         callerVersion: NEW,
         calleeVersion: undefined,
         status: 503,
         frontend: 'orders.from.gateway',
       }),
       request({
-        at: at(15),
+        startedAt: at(15),
         callerVersion: NEW,
         calleeVersion: undefined,
         status: 503,

@@ -116,7 +116,7 @@ export function httpContractRows(timeline: VersionTimeline, logged: readonly Log
       const caller = timeline.sideOf(r.callerVersion);
       // No answer at all (HAProxy's own 503, a reset): the callee is whichever side the server ran then.
       const callee =
-        r.calleeVersion !== undefined ? timeline.sideOf(r.calleeVersion) : timeline.sideAt(call.callee, r.at);
+        r.calleeVersion !== undefined ? timeline.sideOf(r.calleeVersion) : timeline.sideAt(call.callee, r.startedAt);
       if (callee === 'mixed' || caller === callee) {
         same += 1;
         continue;
