@@ -141,10 +141,10 @@ export class ClusterReplicas {
     const before = await haproxy.sessions();
     await this.retire(oldest, 'kill');
     // HAProxy goes on giving the dead port requests until its health checks take it out (CHECK: about 1.5 s). Most
-    // are refused a connection and sent to another server, but one sent down an idle connection to it that HAProxy
-    // kept for reuse fails, and HAProxy closes its client's connection without an answer and without a line in its
-    // request log. So the second read waits for the checks: what it held at the kill, and what it was given until
-    // they took it out, less what HAProxy sent elsewhere.
+    // are refused a connection and sent to another server. But a request on a connection HAProxy reuses (in flight
+    // at the kill, or sent down an idle one before HAProxy saw it closed) fails, and HAProxy closes its client's
+    // connection without an answer and without a line in its request log. So the second read waits for the checks:
+    // what it held at the kill, and what it was given until they took it out, less what HAProxy sent elsewhere.
     const after = await waitFor(
       `${service}#${oldest.generation} out of the load balancer's rotation`,
       async () => {
