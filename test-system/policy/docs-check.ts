@@ -149,8 +149,70 @@ function pathPattern(path: string): RegExp {
   return new RegExp(`^(.*/)?${escaped}${path.endsWith('/') ? '' : '(/.*)?'}$`);
 }
 
+// Paths from the root written in prose, outside backticks.
+const ROOTED_PATH = new RegExp(
+  `(?<![\\w./-])((?:${ROOT_DIRS.join('|').replace('.', '\\.')})/[\\w./<>*-]*[\\w/>*])`,
+  'g',
+);
+
+/** An allow-list: its entries, and those a document has needed so far (the rest are reported as stale). */
+interface AllowList {
+  entries: ReadonlySet<string>;
+  used: ReadonlySet<string>;
+}
+
+/** What a line of a document is checked against. */
+interface Checks {
+  /** The scripts of a workspace, by its folder or package name; the root's without one. */
+  scripts: (workspace?: string) => Record<string, string> | undefined;
+  anchorsOf: (file: string) => Set<string>;
+  pathExists: (path: string, from: string) => boolean;
+  symbolExists: (token: string) => boolean;
+}
+
+type Report = (what: string) => void;
+
 export function checkDocs(): Finding[] {
   const files = repositoryFiles();
+  const paths = pathChecks(files);
+  const symbols = symbolChecks(readCode(files));
+  const packages = workspaceScripts(files);
+  const checks: Checks = {
+    scripts: (workspace) => packages.get(workspace ?? '.'),
+    anchorsOf: cachedAnchors(),
+    pathExists: paths.pathExists,
+    symbolExists: symbols.symbolExists,
+  };
+  const findings = checkedDocuments(files).flatMap((doc) => documentFindings(doc, checks));
+  return [...findings, ...unneededAllowances([symbols, paths])];
+}
+
+/** Each workspace's scripts, by its folder and by its package name (`-w @checkout/sdk`). */
+function workspaceScripts(files: readonly string[]): Map<string, Record<string, string>> {
+  const packages = new Map<string, Record<string, string>>();
+  for (const file of files.filter((f) => f === 'package.json' || f.endsWith('/package.json'))) {
+    if (file.includes('fixtures/')) continue;
+    const json = JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as {
+      name?: string;
+      scripts?: Record<string, string>;
+    };
+    packages.set(dirname(file), json.scripts ?? {});
+    if (json.name) packages.set(json.name, json.scripts ?? {});
+  }
+  return packages;
+}
+
+/** The anchors of a Markdown file, each file read once. */
+function cachedAnchors(): (file: string) => Set<string> {
+  const cache = new Map<string, Set<string>>();
+  return (file) => {
+    let anchors = cache.get(file);
+    if (!anchors) cache.set(file, (anchors = slugsOf(readFileSync(join(ROOT, file), 'utf8'))));
+    return anchors;
+  };
+}
+
+function pathChecks(files: readonly string[]): AllowList & { pathExists: Checks['pathExists'] } {
   const fileSet = new Set(files);
   const dirs = new Set(
     files.flatMap((file) =>
@@ -161,32 +223,10 @@ export function checkDocs(): Finding[] {
     ),
   );
   const baseNames = new Set(files.map((file) => posix.basename(file)));
-  const code = readCode(files);
-  const allowed = new Set(NOT_REPOSITORY_SYMBOLS.flatMap((group) => group.words));
-  const anchorsCache = new Map<string, Set<string>>();
-  const anchorsOf = (file: string) => {
-    let anchors = anchorsCache.get(file);
-    if (!anchors) anchorsCache.set(file, (anchors = slugsOf(readFileSync(join(ROOT, file), 'utf8'))));
-    return anchors;
-  };
-  // Each workspace's scripts, by its folder and by its package name (`-w @checkout/sdk`).
-  const packages = new Map<string, Record<string, string>>();
-  for (const file of files.filter((f) => f === 'package.json' || f.endsWith('/package.json'))) {
-    if (!fileSet.has(file) || file.includes('fixtures/')) continue;
-    const json = JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as {
-      name?: string;
-      scripts?: Record<string, string>;
-    };
-    const dir = dirname(file);
-    packages.set(dir, json.scripts ?? {});
-    if (json.name) packages.set(json.name, json.scripts ?? {});
-  }
-  const scripts = (workspace?: string) => packages.get(workspace ?? '.');
-
   const generated = new Set(NOT_REPOSITORY_PATHS.flatMap((group) => group.paths));
-  const generatedUsed = new Set<string>();
+  const used = new Set<string>();
   const pathExists = (path: string, from: string): boolean => {
-    if (generated.has(path)) return Boolean(generatedUsed.add(path));
+    if (generated.has(path)) return Boolean(used.add(path));
     const clean = path.replace(/[#:].*$/, '').replace(/\/$/, (s) => s);
     if (clean === '') return true;
     if (/[<*…]/.test(clean)) {
@@ -200,76 +240,96 @@ export function checkDocs(): Finding[] {
     // A path given relative to a package or service (`src/config.ts`, `domain/owners.ts`): some file ends with it.
     return files.some((file) => file.endsWith(`/${bare}`)) || [...dirs].some((dir) => dir.endsWith(`/${bare}`));
   };
+  return { entries: generated, used, pathExists };
+}
 
+function symbolChecks(code: Code): AllowList & { symbolExists: Checks['symbolExists'] } {
+  const allowed = new Set(NOT_REPOSITORY_SYMBOLS.flatMap((group) => group.words));
+  const used = new Set<string>();
   const isWord = (word: string) => code.words.has(word);
-  const allowedUsed = new Set<string>();
   const symbolExists = (token: string): boolean => {
-    if (allowed.has(token)) return Boolean(allowedUsed.add(token));
+    if (allowed.has(token)) return Boolean(used.add(token));
     const name = token.replace(/\(\)$/, '');
     // `A.b` exists when both parts do (a method of a class); a name with a hyphen must appear whole (a topic).
     if (name.includes('.')) return code.text.includes(name) || (!name.includes('-') && name.split('.').every(isWord));
     return isWord(name);
   };
+  return { entries: allowed, used, symbolExists };
+}
 
+function documentFindings(doc: string, checks: Checks): Finding[] {
   const findings: Finding[] = [];
-  for (const doc of checkedDocuments(files)) {
-    const lines = readFileSync(join(ROOT, doc), 'utf8').split('\n');
-    let fenced = false;
-    lines.forEach((line, index) => {
-      const report = (what: string) => findings.push({ file: doc, line: index + 1, what });
+  let fenced = false;
+  readFileSync(join(ROOT, doc), 'utf8')
+    .split('\n')
+    .forEach((line, index) => {
+      const report: Report = (what) => findings.push({ file: doc, line: index + 1, what });
       if (/^\s*```/.test(line)) {
         fenced = !fenced;
         return;
       }
       // npm scripts, in code blocks too.
-      for (const match of line.matchAll(/\bnpm run ([\w:.-]+)([^`|;&]*)/g)) {
-        const script = match[1] ?? '';
-        const workspace = /(?:^|\s)(?:-w|--workspace)[ =](\S+)/.exec(match[2] ?? '')?.[1];
-        const known = scripts(workspace);
-        if (!known) report(`\`npm run ${script}\` names workspace ${workspace}, which does not exist`);
-        else if (!(script in known))
-          report(`\`npm run ${script}\`: no such script in ${workspace ?? 'the root'} package.json`);
-      }
+      checkNpmScripts(line, checks, report);
       if (fenced) return;
-      // Links: the file, and its anchor.
-      for (const match of line.matchAll(/\]\(([^)\s]+)\)/g)) {
-        const target = match[1] ?? '';
-        if (/^[a-z]+:/i.test(target)) continue;
-        const [path = '', anchor] = target.split('#');
-        const file = path === '' ? doc : posix.normalize(posix.join(dirname(doc), decodeURIComponent(path)));
-        if (!existsSync(join(ROOT, file))) {
-          report(`link to ${target}: no such file`);
-          continue;
-        }
-        if (anchor !== undefined && file.endsWith('.md') && !anchorsOf(file).has(anchor))
-          report(`link to ${target}: ${file} has no heading or anchor "${anchor}"`);
-      }
-      // Backticked spans: paths, then identifiers.
-      const prose = line.replace(/\]\([^)]*\)/g, ']');
-      for (const match of prose.matchAll(/`([^`]+)`/g)) {
-        const span = (match[1] ?? '').trim();
-        for (const path of pathsIn(span)) if (!pathExists(path, doc)) report(`\`${path}\`: no such file or folder`);
-        for (const token of identifiersIn(span))
-          if (!symbolExists(token)) report(`\`${token}\`: not found in the code`);
-      }
-      // Paths from the root written in prose, outside backticks.
-      const outside = prose.replace(/`[^`]*`/g, ' ');
-      for (const match of outside.matchAll(
-        new RegExp(`(?<![\\w./-])((?:${ROOT_DIRS.join('|').replace('.', '\\.')})/[\\w./<>*-]*[\\w/>*])`, 'g'),
-      )) {
-        const path = match[1] ?? '';
-        if (!pathExists(path, doc)) report(`${path}: no such file or folder`);
-      }
+      checkLinks(line, doc, checks, report);
+      checkNamedThings(line, doc, checks, report);
     });
+  return findings;
+}
+
+function checkNpmScripts(line: string, checks: Checks, report: Report): void {
+  for (const match of line.matchAll(/\bnpm run ([\w:.-]+)([^`|;&]*)/g)) {
+    const script = match[1] ?? '';
+    const workspace = /(?:^|\s)(?:-w|--workspace)[ =](\S+)/.exec(match[2] ?? '')?.[1];
+    const known = checks.scripts(workspace);
+    if (!known) report(`\`npm run ${script}\` names workspace ${workspace}, which does not exist`);
+    else if (!(script in known))
+      report(`\`npm run ${script}\`: no such script in ${workspace ?? 'the root'} package.json`);
   }
-  // An allow-list entry no document needs any more goes, so that the list stays what it says.
-  for (const word of [...allowed, ...generated].filter((w) => !allowedUsed.has(w) && !generatedUsed.has(w)))
-    findings.push({
+}
+
+/** Links: the file, and its anchor. */
+function checkLinks(line: string, doc: string, checks: Checks, report: Report): void {
+  for (const match of line.matchAll(/\]\(([^)\s]+)\)/g)) {
+    const target = match[1] ?? '';
+    if (/^[a-z]+:/i.test(target)) continue;
+    const [path = '', anchor] = target.split('#');
+    const file = path === '' ? doc : posix.normalize(posix.join(dirname(doc), decodeURIComponent(path)));
+    if (!existsSync(join(ROOT, file))) {
+      report(`link to ${target}: no such file`);
+      continue;
+    }
+    if (anchor !== undefined && file.endsWith('.md') && !checks.anchorsOf(file).has(anchor))
+      report(`link to ${target}: ${file} has no heading or anchor "${anchor}"`);
+  }
+}
+
+/** Backticked spans (paths, then identifiers), then the rooted paths of the prose around them. */
+function checkNamedThings(line: string, doc: string, checks: Checks, report: Report): void {
+  const prose = line.replace(/\]\([^)]*\)/g, ']');
+  for (const match of prose.matchAll(/`([^`]+)`/g)) {
+    const span = (match[1] ?? '').trim();
+    for (const path of pathsIn(span)) if (!checks.pathExists(path, doc)) report(`\`${path}\`: no such file or folder`);
+    for (const token of identifiersIn(span))
+      if (!checks.symbolExists(token)) report(`\`${token}\`: not found in the code`);
+  }
+  const outside = prose.replace(/`[^`]*`/g, ' ');
+  for (const match of outside.matchAll(ROOTED_PATH)) {
+    const path = match[1] ?? '';
+    if (!checks.pathExists(path, doc)) report(`${path}: no such file or folder`);
+  }
+}
+
+// An allow-list entry no document needs any more goes, so that the list stays what it says.
+function unneededAllowances(lists: readonly AllowList[]): Finding[] {
+  return lists
+    .flatMap((list) => [...list.entries])
+    .filter((word) => !lists.some((list) => list.used.has(word)))
+    .map((word) => ({
       file: 'test-system/policy/docs-check.ts',
       line: SELF.findIndex((line) => line.includes(`'${word}'`)) + 1,
       what: `\`${word}\` is allowed but no document names it`,
-    });
-  return findings;
+    }));
 }
 
 /** Repository paths in a backticked span: rooted paths and file names, alone or as a command's argument. */
