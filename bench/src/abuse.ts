@@ -1,9 +1,16 @@
 import type { Engines } from '@checkout/engines';
 import { BSON, MongoClient, type Db } from '@checkout/mongo';
 import { WEBHOOK_ENDPOINTS_MAX } from '@checkout/contracts';
-import { AdminClient, eventually, metricValues, startWebhookReceiver } from '@checkout/testing';
+import {
+  AdminClient,
+  eventually,
+  metricValues,
+  startWebhookReceiver,
+  type DemoOrganization,
+  type WebhookReceiver,
+} from '@checkout/testing';
 import { clientOf } from './events';
-import { startAbuser } from './abuser';
+import { startAbuser, type Abuser, type Tally } from './abuser';
 import {
   interleavedSlices,
   liveMerchant,
@@ -63,29 +70,38 @@ async function storedPerTenant(db: Db, tenants: Record<string, string>): Promise
   return rows;
 }
 
-export async function runAbuseBench(
-  engines: Engines,
-  options: {
-    seconds: number;
-    deliveries: number;
-    rate: number;
-    liveRate: number;
-    seedSeconds: number;
-    /** Slices per side, interleaved ABBA. */
-    slices: number;
-    /** No abuser in the `beside` slices: the bench's own spread (an A/A control). */
-    control: boolean;
-    /** The gateway's RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW; 0: its default. */
-    testBodyBytes: number;
-  },
-): Promise<void> {
-  const bodyBytes = options.testBodyBytes > 0 ? `${options.testBodyBytes}` : 'the default';
-  console.log(
-    `abuse benchmark: ${options.seconds} s per side in ${options.slices} slices each, ` +
-      `${options.control ? 'A/A control (no abuser in either side)' : 'abuser'} at ${options.rate} requests/s with ${WEBHOOK_ENDPOINTS_MAX} endpoints, ` +
-      `live merchant at ${options.liveRate} payments/s, search at ${options.deliveries} deliveries, test-mode body bytes ` +
-      `per key and second ${bodyBytes}; engines: ${engines.description}`,
-  );
+interface AbuseBenchOptions {
+  seconds: number;
+  deliveries: number;
+  rate: number;
+  liveRate: number;
+  seedSeconds: number;
+  /** Slices per side, interleaved ABBA. */
+  slices: number;
+  /** No abuser in the `beside` slices: the bench's own spread (an A/A control). */
+  control: boolean;
+  /** The gateway's RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW; 0: its default. */
+  testBodyBytes: number;
+}
+
+/** The services, the abuser's process, the live merchant's endpoint, and the engine the dispatcher stores in. */
+interface AbuseRun {
+  stack: BenchStack;
+  abuserProcess: Abuser;
+  liveReceiver: WebhookReceiver;
+  mongo: MongoClient;
+}
+
+/** The two tenants, and the abuser's endpoints (the search filters by one). */
+interface AbuseTenants {
+  abuser: DemoOrganization;
+  merchant: DemoOrganization;
+  /** The live merchant's keys, as clientOf takes them. */
+  merchantKeys: { test: string; live: string };
+  endpointIds: string[];
+}
+
+async function startAbuseRun(engines: Engines, options: AbuseBenchOptions): Promise<AbuseRun> {
   const stack = await startBenchStack(engines, {
     services: ['orders', 'sessions', 'gateway', 'webhook-dispatcher'],
     replicas: 1,
@@ -103,45 +119,24 @@ export async function runAbuseBench(
   const abuserProcess = await startAbuser();
   const liveReceiver = await startWebhookReceiver();
   const mongo = await MongoClient.connect(engines.mongoUrl);
+  return { stack, abuserProcess, liveReceiver, mongo };
+}
+
+export async function runAbuseBench(engines: Engines, options: AbuseBenchOptions): Promise<void> {
+  const bodyBytes = options.testBodyBytes > 0 ? `${options.testBodyBytes}` : 'the default';
+  console.log(
+    `abuse benchmark: ${options.seconds} s per side in ${options.slices} slices each, ` +
+      `${options.control ? 'A/A control (no abuser in either side)' : 'abuser'} at ${options.rate} requests/s with ${WEBHOOK_ENDPOINTS_MAX} endpoints, ` +
+      `live merchant at ${options.liveRate} payments/s, search at ${options.deliveries} deliveries, test-mode body bytes ` +
+      `per key and second ${bodyBytes}; engines: ${engines.description}`,
+  );
+  const run = await startAbuseRun(engines, options);
+  const { stack, abuserProcess, liveReceiver, mongo } = run;
   try {
-    const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
-    const abuser = await admin.createOrganizationWithKeys('Abuser');
-    const merchant = await admin.createOrganizationWithKeys('Live merchant');
-    const abuserCalls = clientOf(stack, { test: abuser.testKey, live: abuser.liveKey });
-    const endpointIds: string[] = [];
-    for (let i = 0; i < WEBHOOK_ENDPOINTS_MAX; i += 1) {
-      const answer = await abuserCalls.call<{ endpoint: { id: string } }>('test', 'POST', '/v0/webhook_endpoints', {
-        url: abuserProcess.victimUrl(`/abuse/${i}?${'q'.repeat(1_000)}`),
-        enabledEvents: ['*'],
-      });
-      endpointIds.push(answer.endpoint.id);
-    }
-    const keys = { test: merchant.testKey, live: merchant.liveKey };
-    await clientOf(stack, keys).call('live', 'POST', '/v0/webhook_endpoints', {
-      url: liveReceiver.url('/live'),
-      enabledEvents: ['*'],
-    });
-    const sliceMs = (options.seconds * 1000) / options.slices;
+    const tenants = await enrolTenants(run);
+    const { abuser, merchant } = tenants;
     const db = mongo.db(stack.env.dispatcher.MONGODB_DATABASE);
-    const live = () => liveMerchant(stack, keys, liveReceiver, options.liveRate, sliceMs);
-    await liveMerchant(stack, keys, liveReceiver, options.liveRate, 3_000); // warm-up
-    const { alone, beside, tally } = await interleavedSlices({
-      pairs: options.slices,
-      live,
-      abuse: options.control
-        ? undefined
-        : () =>
-            abuserProcess.run({
-              gatewayUrl: stack.env.gatewayUrl,
-              key: abuser.testKey,
-              rate: options.rate,
-              ms: sliceMs,
-            }),
-      drain: () => abuserDrained(db, abuser.organizationId),
-      loopDelay: () => dispatcherLoopDelay(stack),
-      cpu: sampleCpu,
-      probes: () => stackProbes(stack, mongo, sliceMs),
-    });
+    const { alone, beside, tally } = await runSlices(run, tenants, db, options);
     const segments = { alone: await liveSegments(db, alone.firsts), beside: await liveSegments(db, beside.firsts) };
     const stored = await storedPerTenant(db, {
       abuser: abuser.organizationId,
@@ -149,32 +144,7 @@ export async function runAbuseBench(
     });
     const delivered = await abuserProcess.delivered();
 
-    const baseline = alone.latencies;
-    const withAbuser = beside.latencies;
-    const p = (sorted: number[], q: number) => percentile(sorted, q).toFixed(0);
-    const ratio = percentile(withAbuser, 99) / Math.max(1, percentile(baseline, 99));
-    console.log(`\nlive merchant: payment notification → first delivery attempt at its endpoint (ms)`);
-    console.log(
-      `  without the abuser  n=${baseline.length} p50 ${p(baseline, 50)} p99 ${p(baseline, 99)}, refused or never delivered ${alone.refused}`,
-    );
-    console.log(
-      `  ${options.control ? 'the control side ' : 'with the abuser  '}   n=${withAbuser.length} p50 ${p(withAbuser, 50)} p99 ${p(withAbuser, 99)}, refused or never delivered ${beside.refused}`,
-    );
-    console.log(`  p99 ratio ${ratio.toFixed(2)}× ${ratio <= TARGET_RATIO ? '✓' : '✗'} ≤ ${TARGET_RATIO}×`);
-    console.log(
-      `  where it goes, per payment from its records (p50 / p99 ms): notified → event made → consumed → attempt started → received`,
-    );
-    for (const [phase, rows] of Object.entries(segments)) {
-      const cells = Object.entries(rows).map(([name, sorted]) => `${name} ${p(sorted, 50)} / ${p(sorted, 99)}`);
-      console.log(`    ${phase.padEnd(7)} ${cells.join(', ')}`);
-    }
-    const loop = (side: LoopDelay) => `${side.p99.toFixed(0)} / ${side.max.toFixed(0)} ms`;
-    console.log(
-      `  the dispatcher's event-loop delay, the worst slice's p99 / max: alone ${loop(alone.loop)}, beside ${loop(beside.loop)}`,
-    );
-    for (const line of probeLines(alone, beside)) console.log(`  ${line}`);
-    console.log(`  CPU by process, % of one core over each side's slices (the drains after the abuser's included):`);
-    for (const line of cpuBySide(alone, beside)) console.log(`    ${line}`);
+    printLiveMerchant(alone, beside, segments, options.control);
     console.log(`\nabuser's answers by status and code (${options.rate} requests/s for ${options.seconds} s)`);
     for (const [label, count] of [...tally].sort()) console.log(`  ${label.padEnd(36)} ${count}`);
     console.log(`  deliveries reaching its 16 endpoints during the run: ${delivered}`);
@@ -186,7 +156,7 @@ export async function runAbuseBench(
       await searchPhase(
         stack,
         db,
-        { organizationId: abuser.organizationId, testKey: abuser.testKey, endpointIds },
+        { organizationId: abuser.organizationId, testKey: abuser.testKey, endpointIds: tenants.endpointIds },
         options.deliveries,
         options.seedSeconds,
       );
@@ -196,6 +166,92 @@ export async function runAbuseBench(
     await liveReceiver.close();
     await stack.stop();
   }
+}
+
+/** The abuser with every endpoint it may have, at its own process's victim; the live merchant with one. */
+async function enrolTenants({ stack, abuserProcess, liveReceiver }: AbuseRun): Promise<AbuseTenants> {
+  const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
+  const abuser = await admin.createOrganizationWithKeys('Abuser');
+  const merchant = await admin.createOrganizationWithKeys('Live merchant');
+  const abuserCalls = clientOf(stack, { test: abuser.testKey, live: abuser.liveKey });
+  const endpointIds: string[] = [];
+  for (let i = 0; i < WEBHOOK_ENDPOINTS_MAX; i += 1) {
+    const answer = await abuserCalls.call<{ endpoint: { id: string } }>('test', 'POST', '/v0/webhook_endpoints', {
+      url: abuserProcess.victimUrl(`/abuse/${i}?${'q'.repeat(1_000)}`),
+      enabledEvents: ['*'],
+    });
+    endpointIds.push(answer.endpoint.id);
+  }
+  const merchantKeys = { test: merchant.testKey, live: merchant.liveKey };
+  await clientOf(stack, merchantKeys).call('live', 'POST', '/v0/webhook_endpoints', {
+    url: liveReceiver.url('/live'),
+    enabledEvents: ['*'],
+  });
+  return { abuser, merchant, merchantKeys, endpointIds };
+}
+
+/** The live merchant warmed up, then its slices alone and beside the abuser (or the control's), interleaved. */
+async function runSlices(
+  { stack, abuserProcess, liveReceiver, mongo }: AbuseRun,
+  { abuser, merchantKeys: keys }: AbuseTenants,
+  db: Db,
+  options: AbuseBenchOptions,
+): Promise<{ alone: Side; beside: Side; tally: Tally }> {
+  const sliceMs = (options.seconds * 1000) / options.slices;
+  const live = () => liveMerchant(stack, keys, liveReceiver, options.liveRate, sliceMs);
+  await liveMerchant(stack, keys, liveReceiver, options.liveRate, 3_000); // warm-up
+  return interleavedSlices({
+    pairs: options.slices,
+    live,
+    abuse: options.control
+      ? undefined
+      : () =>
+          abuserProcess.run({
+            gatewayUrl: stack.env.gatewayUrl,
+            key: abuser.testKey,
+            rate: options.rate,
+            ms: sliceMs,
+          }),
+    drain: () => abuserDrained(db, abuser.organizationId),
+    loopDelay: () => dispatcherLoopDelay(stack),
+    cpu: sampleCpu,
+    probes: () => stackProbes(stack, mongo, sliceMs),
+  });
+}
+
+/** The live merchant's latencies on each side, their p99 ratio against the target, and where the time went. */
+function printLiveMerchant(
+  alone: Side,
+  beside: Side,
+  segments: Record<'alone' | 'beside', Record<string, number[]>>,
+  control: boolean,
+): void {
+  const baseline = alone.latencies;
+  const withAbuser = beside.latencies;
+  const p = (sorted: number[], q: number) => percentile(sorted, q).toFixed(0);
+  const ratio = percentile(withAbuser, 99) / Math.max(1, percentile(baseline, 99));
+  console.log(`\nlive merchant: payment notification → first delivery attempt at its endpoint (ms)`);
+  console.log(
+    `  without the abuser  n=${baseline.length} p50 ${p(baseline, 50)} p99 ${p(baseline, 99)}, refused or never delivered ${alone.refused}`,
+  );
+  console.log(
+    `  ${control ? 'the control side ' : 'with the abuser  '}   n=${withAbuser.length} p50 ${p(withAbuser, 50)} p99 ${p(withAbuser, 99)}, refused or never delivered ${beside.refused}`,
+  );
+  console.log(`  p99 ratio ${ratio.toFixed(2)}× ${ratio <= TARGET_RATIO ? '✓' : '✗'} ≤ ${TARGET_RATIO}×`);
+  console.log(
+    `  where it goes, per payment from its records (p50 / p99 ms): notified → event made → consumed → attempt started → received`,
+  );
+  for (const [phase, rows] of Object.entries(segments)) {
+    const cells = Object.entries(rows).map(([name, sorted]) => `${name} ${p(sorted, 50)} / ${p(sorted, 99)}`);
+    console.log(`    ${phase.padEnd(7)} ${cells.join(', ')}`);
+  }
+  const loop = (side: LoopDelay) => `${side.p99.toFixed(0)} / ${side.max.toFixed(0)} ms`;
+  console.log(
+    `  the dispatcher's event-loop delay, the worst slice's p99 / max: alone ${loop(alone.loop)}, beside ${loop(beside.loop)}`,
+  );
+  for (const line of probeLines(alone, beside)) console.log(`  ${line}`);
+  console.log(`  CPU by process, % of one core over each side's slices (the drains after the abuser's included):`);
+  for (const line of cpuBySide(alone, beside)) console.log(`    ${line}`);
 }
 
 /**

@@ -10,8 +10,14 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { TOPICS, topicName } from '@checkout/contracts';
 import { provisionKafka, startLocalKafkaCluster, waitFor, type LocalKafkaCluster } from '@checkout/engines';
-import { createEventProducer, createKafka, runBatchConsumer, type RunningConsumer } from '@checkout/kafka';
-import { createLogger } from '@checkout/logger';
+import {
+  createEventProducer,
+  createKafka,
+  runBatchConsumer,
+  type EventProducer,
+  type RunningConsumer,
+} from '@checkout/kafka';
+import { createLogger, type Logger } from '@checkout/logger';
 import { createTopics } from '../../deploy/scripts/create-topics';
 import { formatColumns, openLoop, percentile } from './load';
 
@@ -67,11 +73,13 @@ function parseMessage(raw: unknown): { ok: true; value: { n: number } } | { ok: 
   return typeof n === 'number' ? { ok: true, value: { n } } : { ok: false, error: 'no message number' };
 }
 
-export async function runBrokerRestartBench(options: {
+interface BrokerRestartOptions {
   rate: number;
   steadySeconds: number;
   traceSlowest: boolean;
-}): Promise<void> {
+}
+
+export async function runBrokerRestartBench(options: BrokerRestartOptions): Promise<void> {
   const runDir = await mkdtemp(join(tmpdir(), 'checkout-bench-broker-restart-'));
   let cluster: LocalKafkaCluster | undefined;
   const consumers: RunningConsumer[] = [];
@@ -90,27 +98,10 @@ export async function runBrokerRestartBench(options: {
     });
     const topic = topicName(prefix, TOPICS.sessionEvents);
     const sent = new Map<number, Sent>();
-    for (const member of ['a', 'b']) {
-      const kafka = createKafka({ brokers: cluster.brokers, clientId: `bench-consumer-${member}`, logger });
+    for (const member of ['a', 'b'])
       consumers.push(
-        await runBatchConsumer({
-          kafka,
-          groupId: `${prefix}-group`,
-          topics: [topic],
-          fromBeginning: true,
-          logger,
-          parse: parseMessage,
-          handleBatch: async (messages) => {
-            const now = Date.now();
-            for (const { value } of messages) {
-              const record = sent.get(value.n);
-              if (record && record.consumedMs === undefined) record.consumedMs = now - record.sentAt;
-            }
-            return { done: Promise.resolve() };
-          },
-        }),
+        await startConsumer({ brokers: cluster.brokers, member, groupId: `${prefix}-group`, topic }, logger, sent),
       );
-    }
     const producer = createEventProducer(
       createKafka({
         brokers: cluster.brokers,
@@ -121,54 +112,7 @@ export async function runBrokerRestartBench(options: {
       }),
     );
     await producer.connect();
-
-    let phase = 'warm-up';
-    let sending = true;
-    const sender = openLoop(
-      options.rate,
-      Number.MAX_SAFE_INTEGER,
-      async (n) => {
-        const record: Sent = { n, phase, sentAt: Date.now() };
-        sent.set(n, record);
-        await producer
-          .send([{ topic, key: `k${n % 24}`, value: JSON.stringify({ n }) }])
-          .then(() => (record.ackMs = Date.now() - record.sentAt))
-          .catch(
-            (err: unknown) => (record.failure = err instanceof Error ? `${err.name}: ${err.message}` : String(err)),
-          );
-      },
-      () => !sending,
-    );
-    const steady = (label: string) => {
-      phase = label;
-      return new Promise((resolve) => setTimeout(resolve, options.steadySeconds * 1000));
-    };
-    await waitFor('the first message consumed', () => [...sent.values()].some((s) => s.consumedMs !== undefined), {
-      deadlineMs: 60_000,
-      intervalMs: 100,
-    });
-    await steady('steady');
-    const c = cluster;
-    for (const node of c.nodes) {
-      phase = `broker ${node.nodeId} restart`;
-      await node.stop();
-      await node.start();
-      await waitFor('every ISR whole', async () => (await c.underReplicatedPartitions()) === 0, {
-        deadlineMs: 120_000,
-        intervalMs: 250,
-      });
-      await steady(`steady after broker ${node.nodeId}`);
-    }
-    sending = false;
-    await sender;
-    await waitFor(
-      'every acknowledged message consumed',
-      () => [...sent.values()].every((s) => s.ackMs === undefined || s.consumedMs !== undefined),
-      {
-        deadlineMs: 60_000,
-        intervalMs: 250,
-      },
-    ).catch(() => console.log('  (some acknowledged messages were not consumed within 60 s)'));
+    await sendThroughRestarts(cluster, { producer, topic, sent }, options);
     await producer.disconnect();
     const measured = [...sent.values()].filter((s) => s.phase !== 'warm-up');
     report(measured, log);
@@ -178,6 +122,86 @@ export async function runBrokerRestartBench(options: {
     await cluster?.stop().catch(() => {});
     await rm(runDir, { recursive: true, force: true });
   }
+}
+
+/** One of the group's two members: a message's first consumption, by either, gives its record its send → consumed. */
+function startConsumer(
+  group: { brokers: string[]; member: string; groupId: string; topic: string },
+  logger: Logger,
+  sent: ReadonlyMap<number, Sent>,
+): Promise<RunningConsumer> {
+  const kafka = createKafka({ brokers: group.brokers, clientId: `bench-consumer-${group.member}`, logger });
+  return runBatchConsumer({
+    kafka,
+    groupId: group.groupId,
+    topics: [group.topic],
+    fromBeginning: true,
+    logger,
+    parse: parseMessage,
+    handleBatch: async (messages) => {
+      const now = Date.now();
+      for (const { value } of messages) {
+        const record = sent.get(value.n);
+        if (record && record.consumedMs === undefined) record.consumedMs = now - record.sentAt;
+      }
+      return { done: Promise.resolve() };
+    },
+  });
+}
+
+/**
+ * Sends at the steady rate through the warm-up, a steady phase, and each broker's restart followed by a steady
+ * phase, recording every message under the phase it was sent in; then waits for what was acknowledged to be consumed.
+ */
+async function sendThroughRestarts(
+  cluster: LocalKafkaCluster,
+  { producer, topic, sent }: { producer: EventProducer; topic: string; sent: Map<number, Sent> },
+  options: BrokerRestartOptions,
+): Promise<void> {
+  let phase = 'warm-up';
+  let sending = true;
+  const sender = openLoop(
+    options.rate,
+    Number.MAX_SAFE_INTEGER,
+    async (n) => {
+      const record: Sent = { n, phase, sentAt: Date.now() };
+      sent.set(n, record);
+      await producer
+        .send([{ topic, key: `k${n % 24}`, value: JSON.stringify({ n }) }])
+        .then(() => (record.ackMs = Date.now() - record.sentAt))
+        .catch((err: unknown) => (record.failure = err instanceof Error ? `${err.name}: ${err.message}` : String(err)));
+    },
+    () => !sending,
+  );
+  const steady = (label: string) => {
+    phase = label;
+    return new Promise((resolve) => setTimeout(resolve, options.steadySeconds * 1000));
+  };
+  await waitFor('the first message consumed', () => [...sent.values()].some((s) => s.consumedMs !== undefined), {
+    deadlineMs: 60_000,
+    intervalMs: 100,
+  });
+  await steady('steady');
+  for (const node of cluster.nodes) {
+    phase = `broker ${node.nodeId} restart`;
+    await node.stop();
+    await node.start();
+    await waitFor('every ISR whole', async () => (await cluster.underReplicatedPartitions()) === 0, {
+      deadlineMs: 120_000,
+      intervalMs: 250,
+    });
+    await steady(`steady after broker ${node.nodeId}`);
+  }
+  sending = false;
+  await sender;
+  await waitFor(
+    'every acknowledged message consumed',
+    () => [...sent.values()].every((s) => s.ackMs === undefined || s.consumedMs !== undefined),
+    {
+      deadlineMs: 60_000,
+      intervalMs: 250,
+    },
+  ).catch(() => console.log('  (some acknowledged messages were not consumed within 60 s)'));
 }
 
 /** How often each line was said. */

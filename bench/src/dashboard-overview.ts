@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import type { Engines } from '@checkout/engines';
-import { ensureIndexes, MongoClient } from '@checkout/mongo';
+import { ensureIndexes, MongoClient, type Db } from '@checkout/mongo';
 import { newId } from '@checkout/contracts';
 import { ORDER_INDEXES } from '@checkout/orders/indexes';
 import { WEBHOOK_INDEXES } from '@checkout/webhook-dispatcher/indexes';
@@ -30,6 +30,14 @@ const PAYMENTS_PER_ORDER = 100;
 const HOSTS = 500;
 const CHILD = fileURLToPath(new URL('./dashboard-overview-child.ts', import.meta.url));
 
+type OverviewResults = Partial<Record<'before' | 'after', OverviewChildResult>>;
+
+/** The two test databases the bench seeds and drops, each named by the time the bench started. */
+interface OverviewDatabases {
+  orders: string;
+  dispatcher: string;
+}
+
 export async function runDashboardOverviewBench(
   engines: Engines,
   options: { records: number; concurrency: number },
@@ -45,100 +53,18 @@ export async function runDashboardOverviewBench(
     const now = Date.now();
     const seedStarted = Date.now();
     const deliveries = Math.ceil(options.records / 2);
-    for (let i = 0; i < deliveries; i += 1_000) {
-      const batch = Array.from({ length: Math.min(1_000, deliveries - i) }, (_, j) => {
-        const n = i + j;
-        const at = new Date(now - (n % 1_440) * 60_000);
-        return {
-          _id: newId('dlv', 'test'),
-          organizationId,
-          mode: 'test',
-          eventId: newId('evt', 'test'),
-          eventType: 'checkout.session.completed',
-          url: `http://h${n % HOSTS}.bench.example/hook`,
-          status: 'succeeded',
-          attempts: [
-            { attempt: 1, at, statusCode: 500, durationMs: 20 + (n % 700), error: 'HTTP 500', responseSnippet: null },
-            { attempt: 2, at, statusCode: 200, durationMs: 10 + (n % 90), error: null, responseSnippet: null },
-          ],
-          attemptCount: 2,
-          nextAttemptAt: null,
-          lockedUntil: at,
-          lockOwner: null,
-          deadLetterPending: false,
-          createdAt: at,
-          updatedAt: at,
-        };
-      });
-      await dispatcherDb.collection('deliveries').insertMany(batch as never[]);
-    }
+    await seedDeliveries(dispatcherDb, organizationId, deliveries, now);
     const orders = Math.ceil(options.records / PAYMENTS_PER_ORDER);
-    for (let i = 0; i < orders; i += 100) {
-      const batch = Array.from({ length: Math.min(100, orders - i) }, (_, j) => {
-        const n = i + j;
-        const createdAt = new Date(now - 8 * 24 * 3_600_000);
-        return {
-          _id: newId('ord', 'test'),
-          organizationId,
-          mode: 'test',
-          uniqueKey: `bench-overview-${n}`,
-          creationKey: `bench-overview-${n}`,
-          status: 'open',
-          paymentStatus: 'partially_paid',
-          currency: 'USD',
-          items: [{ name: 'Item', quantity: 1, unitPrice: 1_000_000 }],
-          amounts: { subtotal: 1_000_000, tax: 0, discount: 0, total: 1_000_000, paid: PAYMENTS_PER_ORDER, due: 0 },
-          metadata: [],
-          createdAt,
-          updatedAt: createdAt,
-          revision: 1,
-          payments: Array.from({ length: PAYMENTS_PER_ORDER }, (_, k) => ({
-            paymentId: `pay_test_bench${n}x${k}`,
-            amount: 1,
-            method: 'card',
-            appliedAt: new Date(now - ((n * PAYMENTS_PER_ORDER + k) % (7 * 24 * 60)) * 60_000),
-          })),
-        };
-      });
-      await ordersDb.collection('orders').insertMany(batch as never[]);
-    }
+    await seedPayments(ordersDb, organizationId, orders, now);
     process.stderr.write(
       `[bench] ${deliveries} deliveries (${2 * deliveries} attempts) and ${orders * PAYMENTS_PER_ORDER} payments written in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s\n`,
     );
 
-    const results: Record<string, OverviewChildResult> = {};
-    for (const variant of ['before', 'after'] as const) {
-      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', CHILD], {
-        env: {
-          ...process.env,
-          OVERVIEW_VARIANT: variant,
-          OVERVIEW_CONCURRENCY: String(options.concurrency),
-          OVERVIEW_ORGANIZATION: organizationId,
-          OVERVIEW_ORDERS_DB: databases.orders,
-          OVERVIEW_DISPATCHER_DB: databases.dispatcher,
-          MONGODB_URL: engines.mongoUrl,
-        },
-        maxBuffer: 16 * 1024 * 1024,
-      });
-      results[variant] = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as OverviewChildResult;
-      process.stderr.write(`[bench] ${variant}: ${JSON.stringify(results[variant])}\n`);
-    }
+    const results = await runOverviews(engines, options.concurrency, organizationId, databases);
     console.log(
       `\nDashboard overview under a hostile merchant's volume: ${2 * deliveries} attempts (${deliveries} deliveries) in 24 h to ${HOSTS} hosts and ${orders * PAYMENTS_PER_ORDER} one-cent payments in 7 days; ${options.concurrency} overviews (both charts each) at once in one process; engines: ${engines.description}`,
     );
-    console.log(
-      `  ${''.padEnd(44)} ${'RSS before'.padStart(11)} ${'RSS peak'.padStart(9)} ${'growth'.padStart(9)} ${'heap peak'.padStart(10)} ${'took'.padStart(8)}`,
-    );
-    const row = (label: string, r: OverviewChildResult | undefined) =>
-      r
-        ? `  ${label.padEnd(44)} ${`${r.rssBeforeMiB} MiB`.padStart(11)} ${`${r.rssPeakMiB} MiB`.padStart(9)} ${`${r.rssPeakMiB - r.rssBeforeMiB} MiB`.padStart(9)} ${`${r.heapPeakMiB} MiB`.padStart(10)} ${`${r.seconds} s`.padStart(8)}`
-        : `  ${label}: no result`;
-    console.log(row('before: read everything, sum in the process', results.before));
-    console.log(row("after: the stores' $match/$group aggregations", results.after));
-    const growth = (r: OverviewChildResult | undefined) => (r ? r.rssPeakMiB - r.rssBeforeMiB : Number.NaN);
-    console.log(
-      `  growth after / before: ${(growth(results.after) / growth(results.before)).toFixed(3)}; the sums the two computed agree: ${results.before?.digest === results.after?.digest ? 'yes' : 'NO'}`,
-    );
+    printOverviewTable(results);
   } finally {
     await mongo
       .db(databases.orders)
@@ -150,4 +76,111 @@ export async function runDashboardOverviewBench(
       .catch(() => {});
     await mongo.close();
   }
+}
+
+/** `count` deliveries of two attempts each (a 500, then a 200), spread over the last 24 hours and `HOSTS` hosts. */
+async function seedDeliveries(dispatcherDb: Db, organizationId: string, count: number, now: number): Promise<void> {
+  for (let i = 0; i < count; i += 1_000) {
+    const batch = Array.from({ length: Math.min(1_000, count - i) }, (_, j) => {
+      const n = i + j;
+      const at = new Date(now - (n % 1_440) * 60_000);
+      return {
+        _id: newId('dlv', 'test'),
+        organizationId,
+        mode: 'test',
+        eventId: newId('evt', 'test'),
+        eventType: 'checkout.session.completed',
+        url: `http://h${n % HOSTS}.bench.example/hook`,
+        status: 'succeeded',
+        attempts: [
+          { attempt: 1, at, statusCode: 500, durationMs: 20 + (n % 700), error: 'HTTP 500', responseSnippet: null },
+          { attempt: 2, at, statusCode: 200, durationMs: 10 + (n % 90), error: null, responseSnippet: null },
+        ],
+        attemptCount: 2,
+        nextAttemptAt: null,
+        lockedUntil: at,
+        lockOwner: null,
+        deadLetterPending: false,
+        createdAt: at,
+        updatedAt: at,
+      };
+    });
+    await dispatcherDb.collection('deliveries').insertMany(batch as never[]);
+  }
+}
+
+/** `orders` orders made 8 days ago, each paid `PAYMENTS_PER_ORDER` one-cent payments over the last 7 days. */
+async function seedPayments(ordersDb: Db, organizationId: string, orders: number, now: number): Promise<void> {
+  for (let i = 0; i < orders; i += 100) {
+    const batch = Array.from({ length: Math.min(100, orders - i) }, (_, j) => {
+      const n = i + j;
+      const createdAt = new Date(now - 8 * 24 * 3_600_000);
+      return {
+        _id: newId('ord', 'test'),
+        organizationId,
+        mode: 'test',
+        uniqueKey: `bench-overview-${n}`,
+        creationKey: `bench-overview-${n}`,
+        status: 'open',
+        paymentStatus: 'partially_paid',
+        currency: 'USD',
+        items: [{ name: 'Item', quantity: 1, unitPrice: 1_000_000 }],
+        amounts: { subtotal: 1_000_000, tax: 0, discount: 0, total: 1_000_000, paid: PAYMENTS_PER_ORDER, due: 0 },
+        metadata: [],
+        createdAt,
+        updatedAt: createdAt,
+        revision: 1,
+        payments: Array.from({ length: PAYMENTS_PER_ORDER }, (_, k) => ({
+          paymentId: `pay_test_bench${n}x${k}`,
+          amount: 1,
+          method: 'card',
+          appliedAt: new Date(now - ((n * PAYMENTS_PER_ORDER + k) % (7 * 24 * 60)) * 60_000),
+        })),
+      };
+    });
+    await ordersDb.collection('orders').insertMany(batch as never[]);
+  }
+}
+
+/** Each variant's `concurrency` overviews in a child process of its own, one variant after the other. */
+async function runOverviews(
+  engines: Engines,
+  concurrency: number,
+  organizationId: string,
+  databases: OverviewDatabases,
+): Promise<OverviewResults> {
+  const results: OverviewResults = {};
+  for (const variant of ['before', 'after'] as const) {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', CHILD], {
+      env: {
+        ...process.env,
+        OVERVIEW_VARIANT: variant,
+        OVERVIEW_CONCURRENCY: String(concurrency),
+        OVERVIEW_ORGANIZATION: organizationId,
+        OVERVIEW_ORDERS_DB: databases.orders,
+        OVERVIEW_DISPATCHER_DB: databases.dispatcher,
+        MONGODB_URL: engines.mongoUrl,
+      },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    results[variant] = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as OverviewChildResult;
+    process.stderr.write(`[bench] ${variant}: ${JSON.stringify(results[variant])}\n`);
+  }
+  return results;
+}
+
+function printOverviewTable(results: OverviewResults): void {
+  console.log(
+    `  ${''.padEnd(44)} ${'RSS before'.padStart(11)} ${'RSS peak'.padStart(9)} ${'growth'.padStart(9)} ${'heap peak'.padStart(10)} ${'took'.padStart(8)}`,
+  );
+  const row = (label: string, r: OverviewChildResult | undefined) =>
+    r
+      ? `  ${label.padEnd(44)} ${`${r.rssBeforeMiB} MiB`.padStart(11)} ${`${r.rssPeakMiB} MiB`.padStart(9)} ${`${r.rssPeakMiB - r.rssBeforeMiB} MiB`.padStart(9)} ${`${r.heapPeakMiB} MiB`.padStart(10)} ${`${r.seconds} s`.padStart(8)}`
+      : `  ${label}: no result`;
+  console.log(row('before: read everything, sum in the process', results.before));
+  console.log(row("after: the stores' $match/$group aggregations", results.after));
+  const growth = (r: OverviewChildResult | undefined) => (r ? r.rssPeakMiB - r.rssBeforeMiB : Number.NaN);
+  console.log(
+    `  growth after / before: ${(growth(results.after) / growth(results.before)).toFixed(3)}; the sums the two computed agree: ${results.before?.digest === results.after?.digest ? 'yes' : 'NO'}`,
+  );
 }

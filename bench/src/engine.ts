@@ -133,83 +133,10 @@ async function measure(
     await client.connect();
     const docs = client.db(dbName).collection<Doc>('docs');
     await docs.createIndex({ key: 1 }, { unique: true });
-    const load = { concurrency: options.concurrency, durationMs: options.seconds * 1000, warmupMs: 500 };
-    const pad = 'x'.repeat(400);
-    const seed = async (from: number, to: number) => {
-      for (let i = from; i < to; i += 1000) {
-        await docs.insertMany(
-          Array.from({ length: Math.min(1000, to - i) }, (_, j) => ({
-            _id: `d${i + j}`,
-            key: `k${i + j}`,
-            tenant: 't1',
-            status: 'pending',
-            n: 0,
-            pad,
-          })),
-        );
-      }
-    };
-    await seed(0, 1000);
-    const pick = (size: number) => Math.floor(Math.random() * size);
-    const findSmall = await runLoad('find', load, async () => (await docs.findOne({ _id: `d${pick(1000)}` })) !== null);
-    let inserted = 0;
-    const insert = await runLoad('insert', load, async () => {
-      inserted += 1;
-      await docs.insertOne({
-        _id: `i${inserted}-${Math.random()}`,
-        key: `ik${inserted}-${Math.random()}`,
-        tenant: 't1',
-        status: 'pending',
-        n: 0,
-        pad,
-      });
-      return true;
-    });
-    await seed(1000, options.large);
-    const findLarge = await runLoad(
-      'find',
-      load,
-      async () => (await docs.findOne({ _id: `d${pick(options.large)}` })) !== null,
-    );
-    const findByKey = await runLoad(
-      'find by key',
-      load,
-      async () => (await docs.findOne({ key: `k${pick(options.large)}` })) !== null,
-    );
-    // A tenant-scoped read and a conditional write name _id and more: MongoDB answers both through the _id index.
-    const findScoped = await runLoad(
-      'find scoped',
-      load,
-      async () => (await docs.findOne({ _id: `d${pick(options.large)}`, tenant: 't1' })) !== null,
-    );
-    const conditionalUpdate = await runLoad(
-      'conditional update',
-      load,
-      async () =>
-        (await docs.updateOne({ _id: `d${pick(options.large)}`, tenant: 't1' }, { $inc: { n: 1 } })).matchedCount === 1,
-    );
-    const update = await runLoad(
-      'update',
-      load,
-      async () =>
-        (await docs.updateOne({ _id: `d${pick(options.large)}` }, { $set: { status: 'seen' } })).matchedCount === 1,
-    );
+    const throughputs = await measureThroughputs(docs, options);
     const { winners, incs } = await atomicity(client.db(dbName).collection('atomic'));
     const persists = engine.start ? await survivesRestart({ ...engine, start: engine.start }, client, dbName) : '—';
-    return {
-      engine: candidate.name,
-      insert: insert.throughput,
-      findSmall: findSmall.throughput,
-      findLarge: findLarge.throughput,
-      findByKey: findByKey.throughput,
-      findScoped: findScoped.throughput,
-      conditionalUpdate: conditionalUpdate.throughput,
-      update: update.throughput,
-      winners,
-      incs,
-      persists,
-      provision,
-    };
+    return { engine: candidate.name, ...throughputs, winners, incs, persists, provision };
   } finally {
     // A local candidate's data goes with its run directory; a given engine keeps nothing of the bench.
     if (!engine.start)
@@ -221,6 +148,86 @@ async function measure(
     await engine.stop();
     await rm(runDir, { recursive: true, force: true });
   }
+}
+
+const PAD = 'x'.repeat(400);
+
+/** Documents `d{from}` to `d{to - 1}`, in batches of 1,000. */
+async function seedDocs(docs: Collection<Doc>, from: number, to: number): Promise<void> {
+  for (let i = from; i < to; i += 1000) {
+    await docs.insertMany(
+      Array.from({ length: Math.min(1000, to - i) }, (_, j) => ({
+        _id: `d${i + j}`,
+        key: `k${i + j}`,
+        tenant: 't1',
+        status: 'pending',
+        n: 0,
+        pad: PAD,
+      })),
+    );
+  }
+}
+
+/** The table's ops/s: find@1k and insert before the collection is seeded up to `large` documents, the rest after. */
+async function measureThroughputs(
+  docs: Collection<Doc>,
+  options: { concurrency: number; seconds: number; large: number },
+): Promise<Omit<Row, 'engine' | 'winners' | 'incs' | 'persists' | 'provision'>> {
+  const load = { concurrency: options.concurrency, durationMs: options.seconds * 1000, warmupMs: 500 };
+  await seedDocs(docs, 0, 1000);
+  const pick = (size: number) => Math.floor(Math.random() * size);
+  const findSmall = await runLoad('find', load, async () => (await docs.findOne({ _id: `d${pick(1000)}` })) !== null);
+  let inserted = 0;
+  const insert = await runLoad('insert', load, async () => {
+    inserted += 1;
+    await docs.insertOne({
+      _id: `i${inserted}-${Math.random()}`,
+      key: `ik${inserted}-${Math.random()}`,
+      tenant: 't1',
+      status: 'pending',
+      n: 0,
+      pad: PAD,
+    });
+    return true;
+  });
+  await seedDocs(docs, 1000, options.large);
+  const findLarge = await runLoad(
+    'find',
+    load,
+    async () => (await docs.findOne({ _id: `d${pick(options.large)}` })) !== null,
+  );
+  const findByKey = await runLoad(
+    'find by key',
+    load,
+    async () => (await docs.findOne({ key: `k${pick(options.large)}` })) !== null,
+  );
+  // A tenant-scoped read and a conditional write name _id and more: MongoDB answers both through the _id index.
+  const findScoped = await runLoad(
+    'find scoped',
+    load,
+    async () => (await docs.findOne({ _id: `d${pick(options.large)}`, tenant: 't1' })) !== null,
+  );
+  const conditionalUpdate = await runLoad(
+    'conditional update',
+    load,
+    async () =>
+      (await docs.updateOne({ _id: `d${pick(options.large)}`, tenant: 't1' }, { $inc: { n: 1 } })).matchedCount === 1,
+  );
+  const update = await runLoad(
+    'update',
+    load,
+    async () =>
+      (await docs.updateOne({ _id: `d${pick(options.large)}` }, { $set: { status: 'seen' } })).matchedCount === 1,
+  );
+  return {
+    insert: insert.throughput,
+    findSmall: findSmall.throughput,
+    findLarge: findLarge.throughput,
+    findByKey: findByKey.throughput,
+    findScoped: findScoped.throughput,
+    conditionalUpdate: conditionalUpdate.throughput,
+    update: update.throughput,
+  };
 }
 
 /** Writes a document, stops and starts the engine, and reads it again: 'yes' when it is still there. */

@@ -84,21 +84,14 @@ interface Sample {
   cause: string;
 }
 
-/**
- * One round: every cause once, in the order a merchant's day makes them. Each cause is timed from just before its
- * request is sent to its events' first deliveries.
- */
-async function round(
-  client: ReturnType<typeof clientOf>,
-  receiver: WebhookReceiver,
-  record: (sample: Sample, ms: number) => void,
-): Promise<void> {
-  const { call, processor } = client;
-  const timed = async <T>(
-    cause: string,
-    act: () => Promise<T>,
-    events: (answer: T) => Array<[EventType, string]>,
-  ): Promise<T> => {
+type Client = ReturnType<typeof clientOf>;
+
+/** Runs a cause's request and waits for the first deliveries of the events its answer names, recording each. */
+type Timed = <T>(cause: string, act: () => Promise<T>, events: (answer: T) => Array<[EventType, string]>) => Promise<T>;
+
+/** Each cause is timed from just before its request is sent to its events' first deliveries. */
+function timerOf(receiver: WebhookReceiver, record: (sample: Sample, ms: number) => void): Timed {
+  return async (cause, act, events) => {
     const sent = Date.now();
     const answer = await act();
     await Promise.all(
@@ -108,7 +101,22 @@ async function round(
     );
     return answer;
   };
+}
 
+/** One round: every cause once, in the order a merchant's day makes them. */
+async function round(
+  client: Client,
+  receiver: WebhookReceiver,
+  record: (sample: Sample, ms: number) => void,
+): Promise<void> {
+  const timed = timerOf(receiver, record);
+  await orderCauses(client.call, timed);
+  await testPaymentCauses(client.call, timed);
+  await expiryCause(client.call, timed);
+  await liveCauses(client, timed);
+}
+
+async function orderCauses(call: Client['call'], timed: Timed): Promise<void> {
   const order = await timed(
     'POST /v0/orders',
     () => call('test', 'POST', '/v0/orders', ORDER),
@@ -124,7 +132,10 @@ async function round(
     () => call('test', 'POST', `/v0/orders/${order.order.id}/cancel`),
     (a) => [['order.cancelled', a.order.id]],
   );
+}
 
+/** A test session paid in two parts by the test helper, then refunded twice: one succeeding, one settled as failed. */
+async function testPaymentCauses(call: Client['call'], timed: Timed): Promise<void> {
   const session = await timed(
     'POST /v0/checkout/sessions',
     () => call('test', 'POST', '/v0/checkout/sessions', SESSION),
@@ -161,14 +172,19 @@ async function round(
     () => call('test', 'POST', `/v0/test_helpers/refunds/${failing.refund.id}/settle`, { outcome: 'failed' }),
     (a) => [['refund.failed', a.refund.id]],
   );
+}
 
+async function expiryCause(call: Client['call'], timed: Timed): Promise<void> {
   const expiring = await call('test', 'POST', '/v0/checkout/sessions', SESSION);
   await timed(
     'POST /v0/test_helpers/checkout/sessions/:id/expire',
     () => call('test', 'POST', `/v0/test_helpers/checkout/sessions/${expiring.session.id}/expire`),
     (a) => [['checkout.session.expired', a.session.id]],
   );
+}
 
+/** A live session paid by the processor's notification, and a refund of it settled by the processor's. */
+async function liveCauses({ call, processor }: Client, timed: Timed): Promise<void> {
   const live = await call('live', 'POST', '/v0/checkout/sessions', SESSION);
   const due = live.session.order.amounts.total;
   await timed(
