@@ -28,7 +28,7 @@ import {
 } from './capacity-plan';
 import { BENCH_PROCESS, sampleCpu, type CpuSample } from './cpu';
 import { formatColumns, openLoop } from './load';
-import { startBenchStack } from './stack';
+import { startBenchStack, UNLIMITED_GATEWAY } from './stack';
 
 const MERCHANTS = 4;
 /**
@@ -208,11 +208,7 @@ export async function runCapacityBench(
 ): Promise<void> {
   const log = (line: string) => process.stderr.write(`[capacity] ${line}\n`);
   const receiver = await startWebhookReceiver();
-  const limits = {
-    RATE_LIMIT_PER_WINDOW: '1000000',
-    RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
-    CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
-  };
+  const limits = UNLIMITED_GATEWAY;
   const stack = await startBenchStack(engines, {
     services: ['orders', 'sessions', 'webhook-dispatcher', 'gateway'],
     replicas: 1,

@@ -6,6 +6,7 @@ import type { Engines } from '@checkout/engines';
 import { AdminClient, eventually, inParallel, startWebhookReceiver } from '@checkout/testing';
 import { newId } from '@checkout/contracts';
 import { startProcessStack } from '../../scripts/lib/process-stack';
+import { UNLIMITED_GATEWAY } from './stack';
 
 // npm run bench -- dashboard [--orders=N] [--events=N] [--samples=N]: D47's target, a dashboard page answers in
 // ≤ 200 ms p95 with 10,000 orders and 10,000 events in the organization. The services run from their bundles as
@@ -89,9 +90,7 @@ function startDashboardStack(engines: Engines): ReturnType<typeof startProcessSt
     logLevel: 'warn',
     extraEnv: {
       gateway: {
-        RATE_LIMIT_PER_WINDOW: '1000000',
-        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
-        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+        ...UNLIMITED_GATEWAY,
       },
     },
   });

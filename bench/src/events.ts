@@ -3,7 +3,7 @@ import { request } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { EVENT_TYPES, PROCESSOR_SIGNATURE_HEADER, signProcessorPayload, type EventType } from '@checkout/contracts';
 import { AdminClient, eventually, metricValue, startWebhookReceiver, type WebhookReceiver } from '@checkout/testing';
-import { startBenchStack, type BenchStack } from './stack';
+import { startBenchStack, UNLIMITED_GATEWAY, type BenchStack } from './stack';
 import { percentile } from './load';
 
 // Every event as fast as its cause: for each cause of each catalog type (D30, D49), the time from the request that
@@ -224,9 +224,7 @@ export async function runEventsBench(engines: Engines, options: { rounds: number
     replicas: 1,
     extraEnv: {
       gateway: {
-        RATE_LIMIT_PER_WINDOW: '1000000',
-        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
-        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+        ...UNLIMITED_GATEWAY,
       },
     },
   });

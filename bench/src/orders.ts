@@ -6,7 +6,7 @@ import { AdminClient, metricValue, metricValues } from '@checkout/testing';
 import { processCpuSeconds } from './cpu';
 import { formatColumns, formatTable, mergeLoads, runLoad, type LoadResult } from './load';
 import { formatRoundTripTable, mark } from './round-trips';
-import { startBenchStack } from './stack';
+import { startBenchStack, UNLIMITED_GATEWAY } from './stack';
 import { ORDER, loadWrites } from './orders-writes';
 import { roundTrips } from './orders-round-trips';
 
@@ -215,9 +215,7 @@ export async function runOrdersBench(
     replicas: options.replicas,
     extraEnv: {
       gateway: {
-        RATE_LIMIT_PER_WINDOW: '1000000',
-        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
-        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+        ...UNLIMITED_GATEWAY,
       },
     },
   });

@@ -7,6 +7,7 @@ import type { Engines } from '@checkout/engines';
 import { AdminClient, eventually } from '@checkout/testing';
 import { derivedId, newId, type Report } from '@checkout/contracts';
 import { startProcessStack } from '../../scripts/lib/process-stack';
+import { UNLIMITED_GATEWAY } from './stack';
 
 // npm run bench -- reports [--lines=100000,1000000] [--samples=200]: D52's targets. Seeds balance transactions
 // straight into orders' balance_transactions (as the ledger's consumer writes them; making 10⁶ payments through the
@@ -188,9 +189,7 @@ export async function runReportsBench(engines: Engines, options: { lines: number
     logLevel: 'warn',
     extraEnv: {
       gateway: {
-        RATE_LIMIT_PER_WINDOW: '1000000',
-        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
-        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+        ...UNLIMITED_GATEWAY,
       },
       ...(process.env.ORDERS_NODE_OPTIONS && { orders: { NODE_OPTIONS: process.env.ORDERS_NODE_OPTIONS } }),
     },

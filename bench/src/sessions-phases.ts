@@ -5,7 +5,7 @@ import { Pool } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { TOPICS, topicName } from '@checkout/contracts';
 import { AdminClient, eventually, inParallel } from '@checkout/testing';
-import { startBenchStack, type BenchStack } from './stack';
+import { startBenchStack, UNLIMITED_GATEWAY, type BenchStack } from './stack';
 import { cpuDuring, sampleCpu, type CpuWindow } from './cpu';
 import { percentile, runLoad, type LoadResult } from './load';
 import { memoryBreakdown, startBaseline, type MemoryBreakdown } from './orders';
@@ -69,9 +69,7 @@ export async function startSessionsRun(engines: Engines, options: SessionsBenchO
     replicas: options.replicas,
     extraEnv: {
       gateway: {
-        RATE_LIMIT_PER_WINDOW: '1000000',
-        RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
-        CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+        ...UNLIMITED_GATEWAY,
         // Every page comes from this one address: the per-address page limit would answer most of them 429.
         CHECKOUT_RATE_LIMIT_PER_WINDOW: '1000000',
       },

@@ -26,6 +26,16 @@ export interface BenchStackOptions {
 }
 
 /**
+ * The gateway's limits a bench's load must not meet: it comes from one key and one address, and the per-key,
+ * per-client and test-mode body-byte limits would answer most of it 429.
+ */
+export const UNLIMITED_GATEWAY = {
+  RATE_LIMIT_PER_WINDOW: '1000000',
+  RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
+  CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+};
+
+/**
  * Benches measure throughput from one test key, not the daily budgets (docs/webhooks.md): test mode's are lifted to
  * live's unless a bench sets its own.
  */

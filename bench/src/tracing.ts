@@ -18,7 +18,7 @@ import { AdminClient, metricValue, startWebhookReceiver } from '@checkout/testin
 import { SERVICES } from '../../scripts/lib/process-stack';
 import { startBackend, type TraceBackend } from './tracing-backend';
 import { formatColumns, mergeLoads, runLoad, type LoadResult } from './load';
-import { startBenchStack, type BenchStack } from './stack';
+import { startBenchStack, UNLIMITED_GATEWAY, type BenchStack } from './stack';
 
 const ORDER = JSON.stringify({
   items: [
@@ -150,9 +150,7 @@ async function startSides(
       extraEnv: {
         gateway: {
           ...otel,
-          RATE_LIMIT_PER_WINDOW: '1000000',
-          RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000',
-          CLIENT_RATE_LIMIT_PER_WINDOW: '1000000',
+          ...UNLIMITED_GATEWAY,
         },
         orders: otel,
         sessions: otel,
