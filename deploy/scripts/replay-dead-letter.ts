@@ -73,10 +73,16 @@ export function parseArgs(argv: readonly string[]): ReplayOptions {
   return options;
 }
 
+interface ReplayCounts {
+  replayed: number;
+  skipped: number;
+  invalid: number;
+}
+
 export async function replayDeadLetter(
   environment: Record<string, string | undefined>,
   options: ReplayOptions,
-): Promise<{ replayed: number; skipped: number; invalid: number }> {
+): Promise<ReplayCounts> {
   const config = loadConfig('replay-dead-letter', ReplayConfigSchema, environment);
   const logger = createLogger('replay-dead-letter', { level: config.LOG_LEVEL });
   const kafka = createKafka({
@@ -87,77 +93,98 @@ export async function replayDeadLetter(
   const topic = topicName(config.TOPIC_PREFIX, TOPICS.webhookDeadLetter);
   const groupId = options.group ?? topicName(config.TOPIC_PREFIX, 'webhook-dispatcher.dead-letter-replay');
 
-  const counts = { replayed: 0, skipped: 0, invalid: 0 };
-  const seen = new Set<string>();
+  const run: ReplayRun = { config, options, counts: { replayed: 0, skipped: 0, invalid: 0 }, seen: new Set() };
   await drainTopic({
     kafka,
     topic,
     groupId,
     commit: !options.dryRun,
     timeoutMs: config.REPLAY_TIMEOUT_MS,
-    handle: (message) => handle(message.value),
+    handle: (message) => replayMessage(message.value, run),
   });
-  return counts;
+  return run.counts;
+}
 
-  async function handle(raw: string): Promise<void> {
-    let entry: DeadLetterEntry;
-    try {
-      entry = DeadLetterEntry.parse(JSON.parse(raw));
-    } catch {
-      counts.invalid += 1;
-      console.error(`skipped: not a dead-lettered delivery: ${raw.slice(0, 200)}`);
-      return;
-    }
-    if (
-      (options.organization && entry.organizationId !== options.organization) ||
-      (options.since && Date.parse(entry.failedAt) < options.since.getTime()) ||
-      seen.has(target(entry))
-    ) {
-      counts.skipped += 1;
-      return;
-    }
-    seen.add(target(entry));
-    if (options.dryRun) {
-      console.log(
-        `would redeliver ${entry.eventId} (${entry.organizationId}/${entry.mode}, dead delivery ${entry.deliveryId} to ${entry.url})`,
-      );
-      counts.replayed += 1;
-      return;
-    }
-    const response = await request(
-      `${config.DISPATCHER_URL.replace(/\/+$/, '')}/internal/events/${encodeURIComponent(entry.eventId)}/redeliver`,
-      {
-        method: 'POST',
-        headers: {
-          [INTERNAL_API_HEADERS.token]: config.INTERNAL_TOKEN,
-          [INTERNAL_API_HEADERS.organization]: entry.organizationId,
-          [INTERNAL_API_HEADERS.mode]: entry.mode,
-          [INTERNAL_API_HEADERS.requestId]: `replay-${entry.deliveryId}`,
-          ...(entry.endpointId !== undefined && { 'content-type': 'application/json' }),
-        },
-        ...(entry.endpointId !== undefined && {
-          body: JSON.stringify({ endpointId: entry.endpointId }),
-        }),
-        headersTimeout: 10_000,
-        bodyTimeout: 10_000,
-      },
+/** What one run carries from message to message: the counts so far, and the targets already replayed. */
+interface ReplayRun {
+  config: z.infer<typeof ReplayConfigSchema>;
+  options: ReplayOptions;
+  counts: ReplayCounts;
+  seen: Set<string>;
+}
+
+async function replayMessage(raw: string, run: ReplayRun): Promise<void> {
+  const { options, counts, seen } = run;
+  let entry: DeadLetterEntry;
+  try {
+    entry = DeadLetterEntry.parse(JSON.parse(raw));
+  } catch {
+    counts.invalid += 1;
+    console.error(`skipped: not a dead-lettered delivery: ${raw.slice(0, 200)}`);
+    return;
+  }
+  if (
+    (options.organization && entry.organizationId !== options.organization) ||
+    (options.since && Date.parse(entry.failedAt) < options.since.getTime()) ||
+    seen.has(target(entry))
+  ) {
+    counts.skipped += 1;
+    return;
+  }
+  seen.add(target(entry));
+  if (options.dryRun) {
+    console.log(
+      `would redeliver ${entry.eventId} (${entry.organizationId}/${entry.mode}, dead delivery ${entry.deliveryId} to ${entry.url})`,
     );
-    const text = await response.body.text();
-    if (response.statusCode === 202) {
-      const delivery = (JSON.parse(text) as { delivery?: { id?: string } }).delivery;
-      console.log(`redelivered ${entry.eventId}: new delivery ${delivery?.id ?? '?'} (was ${entry.deliveryId})`);
-      counts.replayed += 1;
-    } else if (response.statusCode === 404) {
-      console.error(`skipped ${entry.eventId}: the dispatcher does not know it (${text.slice(0, 200)})`);
-      counts.skipped += 1;
-    } else if (response.statusCode === 400 && text.includes('WEBHOOK_ENDPOINT_DISABLED')) {
-      console.error(`skipped ${entry.eventId}: its webhook endpoint ${entry.endpointId ?? ''} is disabled`);
-      counts.skipped += 1;
-    } else {
-      throw new Error(
-        `replay-dead-letter: redeliver ${entry.eventId} answered ${response.statusCode}: ${text.slice(0, 300)}`,
-      );
-    }
+    counts.replayed += 1;
+    return;
+  }
+  const { statusCode, text } = await requestRedelivery(run.config, entry);
+  countRedelivery(entry, statusCode, text, counts);
+}
+
+async function requestRedelivery(
+  config: ReplayRun['config'],
+  entry: DeadLetterEntry,
+): Promise<{ statusCode: number; text: string }> {
+  const response = await request(
+    `${config.DISPATCHER_URL.replace(/\/+$/, '')}/internal/events/${encodeURIComponent(entry.eventId)}/redeliver`,
+    {
+      method: 'POST',
+      headers: {
+        [INTERNAL_API_HEADERS.token]: config.INTERNAL_TOKEN,
+        [INTERNAL_API_HEADERS.organization]: entry.organizationId,
+        [INTERNAL_API_HEADERS.mode]: entry.mode,
+        [INTERNAL_API_HEADERS.requestId]: `replay-${entry.deliveryId}`,
+        ...(entry.endpointId !== undefined && { 'content-type': 'application/json' }),
+      },
+      ...(entry.endpointId !== undefined && {
+        body: JSON.stringify({ endpointId: entry.endpointId }),
+      }),
+      headersTimeout: 10_000,
+      bodyTimeout: 10_000,
+    },
+  );
+  return { statusCode: response.statusCode, text: await response.body.text() };
+}
+
+/**
+ * Counts the dispatcher's answer. An event or endpoint it cannot redeliver to is skipped; any other answer stops
+ * the run before this message's offset is committed, so the next run asks again.
+ */
+function countRedelivery(entry: DeadLetterEntry, statusCode: number, text: string, counts: ReplayCounts): void {
+  if (statusCode === 202) {
+    const delivery = (JSON.parse(text) as { delivery?: { id?: string } }).delivery;
+    console.log(`redelivered ${entry.eventId}: new delivery ${delivery?.id ?? '?'} (was ${entry.deliveryId})`);
+    counts.replayed += 1;
+  } else if (statusCode === 404) {
+    console.error(`skipped ${entry.eventId}: the dispatcher does not know it (${text.slice(0, 200)})`);
+    counts.skipped += 1;
+  } else if (statusCode === 400 && text.includes('WEBHOOK_ENDPOINT_DISABLED')) {
+    console.error(`skipped ${entry.eventId}: its webhook endpoint ${entry.endpointId ?? ''} is disabled`);
+    counts.skipped += 1;
+  } else {
+    throw new Error(`replay-dead-letter: redeliver ${entry.eventId} answered ${statusCode}: ${text.slice(0, 300)}`);
   }
 }
 
