@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startEngines } from '@checkout/engines';
+import { startEngines, type Engines } from '@checkout/engines';
 import { AdminClient } from '@checkout/testing';
-import { startProcessStack } from './lib/process-stack';
+import { startProcessStack, type ProcessStack } from './lib/process-stack';
 import { SCHEMATHESIS_VERSION, ensureSchemathesis } from './lib/schemathesis';
 
 const log = (line: string) => process.stderr.write(`[fuzz] ${line}\n`);
@@ -88,18 +88,9 @@ async function main(): Promise<number> {
   const runId = randomBytes(4).toString('hex');
   const workDir = options['report-dir'] ?? join(tmpdir(), `checkout-fuzz-${runId}`);
   mkdirSync(workDir, { recursive: true });
-  let stack: Awaited<ReturnType<typeof startProcessStack>> | undefined;
+  let stack: ProcessStack | undefined;
   try {
-    stack = await startProcessStack({
-      mongoUrl: engines.mongoUrl,
-      kafkaBrokers: engines.kafkaBrokers,
-      namePrefix: `fuzz_${runId}`,
-      logLevel: 'warn',
-      logDir: join(workDir, 'logs'),
-      webhookRetryDelaysMs: '200,400,800,1600',
-      // The fuzzer is one client sending as fast as the stack answers; the rate limit has its own tests.
-      extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '100000', RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000' } },
-    });
+    stack = await startFuzzStack(engines, runId, workDir);
     const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
     const organization = await admin.createOrganizationWithKeys('Fuzz Org');
     log(`stack ready at ${stack.env.gatewayUrl}; service logs in ${join(workDir, 'logs')}`);
@@ -109,77 +100,112 @@ async function main(): Promise<number> {
       ['test', organization.testKey],
       ['live', organization.liveKey],
     ] as const) {
-      const reportDir = join(workDir, key);
-      const args = [
-        `${stack.env.gatewayUrl}/v0/openapi.json`,
-        // Every check; positive_data_acceptance as our variant that lets through only the 400s of rules JSON
-        // Schema cannot state (cross-field amounts, state, references: each listed in the hooks file), and
-        // ensure_resource_availability as ours that knows a replayed create (D42) may name a deleted resource.
-        '--checks',
-        'all',
-        '--exclude-checks',
-        'positive_data_acceptance,ensure_resource_availability',
-        '--phases',
-        options.phases,
-        '--max-examples',
-        options['max-examples'],
-        '--seed',
-        options.seed,
-        '--workers',
-        options.workers,
-        '--request-timeout',
-        options['request-timeout'],
-        '--header',
-        `Authorization: Bearer ${secret}`,
-        '--report',
-        'junit',
-        '--report-dir',
-        reportDir,
-        '--generation-database',
-        'none',
-        '--no-color',
-        '--output-sanitize',
-        'true',
-      ];
-      log(
-        `schemathesis ${SCHEMATHESIS_VERSION}, ${key} key: st run ${args.filter((a) => !a.startsWith('Authorization')).join(' ')}`,
-      );
-      const { code, output } = await runSchemathesis(python, args, workDir);
-      const junitFile = readdirSync(reportDir).find((name) => name.endsWith('.xml'));
-      const junit = junitFile
-        ? summarizeJunit(readFileSync(join(reportDir, junitFile), 'utf8'))
-        : { operations: 0, failures: 0, errors: 0 };
-      const operations = operationsFrom(output);
-      summaries.push({
-        key,
-        operations: operations.selected || junit.operations,
-        operationsTotal: operations.total || junit.operations,
-        cases: casesFrom(output),
-        failures: junit.failures,
-        errors: junit.errors,
-        exitCode: code,
-      });
+      summaries.push(await fuzzWithKey({ python, gatewayUrl: stack.env.gatewayUrl, key, secret, workDir }));
     }
-
-    const failed = summaries.some((s) => s.exitCode !== 0 || s.failures > 0 || s.errors > 0 || s.cases === 0);
-    console.log(
-      `\nFuzz summary (schemathesis ${SCHEMATHESIS_VERSION}, seed ${options.seed}, ${options['max-examples']} examples per operation, phases ${options.phases})`,
-    );
-    for (const s of summaries) {
-      console.log(
-        `  ${s.key} key: operations covered ${s.operations}/${s.operationsTotal}, cases run ${s.cases}, failures ${s.failures}, errors ${s.errors}, exit ${s.exitCode}`,
-      );
-    }
-    const total = summaries.reduce(
-      (sum, s) => ({ cases: sum.cases + s.cases, failures: sum.failures + s.failures + s.errors }),
-      { cases: 0, failures: 0 },
-    );
-    console.log(`FUZZ RESULT: cases ${total.cases}, failures ${total.failures}, ${failed ? 'FAILED' : 'passed'}`);
-    return failed ? 1 : 0;
+    return printSummaries(summaries);
   } finally {
     await stack?.stop();
     await engines.stop();
   }
+}
+
+function startFuzzStack(engines: Engines, runId: string, workDir: string): Promise<ProcessStack> {
+  return startProcessStack({
+    mongoUrl: engines.mongoUrl,
+    kafkaBrokers: engines.kafkaBrokers,
+    namePrefix: `fuzz_${runId}`,
+    logLevel: 'warn',
+    logDir: join(workDir, 'logs'),
+    webhookRetryDelaysMs: '200,400,800,1600',
+    // The fuzzer is one client sending as fast as the stack answers; the rate limit has its own tests.
+    extraEnv: { gateway: { RATE_LIMIT_PER_WINDOW: '100000', RATE_LIMIT_TEST_BODY_BYTES_PER_WINDOW: '1000000000' } },
+  });
+}
+
+interface KeyRun {
+  python: string;
+  gatewayUrl: string;
+  key: FuzzSummary['key'];
+  secret: string;
+  /** Schemathesis runs here; each key's JUnit report goes to its own directory inside. */
+  workDir: string;
+}
+
+/** One Schemathesis run as a merchant with that key, summarized from its CLI output and JUnit report. */
+async function fuzzWithKey({ python, gatewayUrl, key, secret, workDir }: KeyRun): Promise<FuzzSummary> {
+  const reportDir = join(workDir, key);
+  const args = schemathesisArgs(gatewayUrl, secret, reportDir);
+  log(
+    `schemathesis ${SCHEMATHESIS_VERSION}, ${key} key: st run ${args.filter((a) => !a.startsWith('Authorization')).join(' ')}`,
+  );
+  const { code, output } = await runSchemathesis(python, args, workDir);
+  const junitFile = readdirSync(reportDir).find((name) => name.endsWith('.xml'));
+  const junit = junitFile
+    ? summarizeJunit(readFileSync(join(reportDir, junitFile), 'utf8'))
+    : { operations: 0, failures: 0, errors: 0 };
+  const operations = operationsFrom(output);
+  return {
+    key,
+    operations: operations.selected || junit.operations,
+    operationsTotal: operations.total || junit.operations,
+    cases: casesFrom(output),
+    failures: junit.failures,
+    errors: junit.errors,
+    exitCode: code,
+  };
+}
+
+function schemathesisArgs(gatewayUrl: string, secret: string, reportDir: string): string[] {
+  return [
+    `${gatewayUrl}/v0/openapi.json`,
+    // Every check; positive_data_acceptance as our variant that lets through only the 400s of rules JSON
+    // Schema cannot state (cross-field amounts, state, references: each listed in the hooks file), and
+    // ensure_resource_availability as ours that knows a replayed create (D42) may name a deleted resource.
+    '--checks',
+    'all',
+    '--exclude-checks',
+    'positive_data_acceptance,ensure_resource_availability',
+    '--phases',
+    options.phases,
+    '--max-examples',
+    options['max-examples'],
+    '--seed',
+    options.seed,
+    '--workers',
+    options.workers,
+    '--request-timeout',
+    options['request-timeout'],
+    '--header',
+    `Authorization: Bearer ${secret}`,
+    '--report',
+    'junit',
+    '--report-dir',
+    reportDir,
+    '--generation-database',
+    'none',
+    '--no-color',
+    '--output-sanitize',
+    'true',
+  ];
+}
+
+/** Prints the summary lines; answers the exit code: 1 when either key's run failed or ran no case. */
+function printSummaries(summaries: FuzzSummary[]): number {
+  const failed = summaries.some((s) => s.exitCode !== 0 || s.failures > 0 || s.errors > 0 || s.cases === 0);
+  console.log(
+    `\nFuzz summary (schemathesis ${SCHEMATHESIS_VERSION}, seed ${options.seed}, ${options['max-examples']} examples per operation, phases ${options.phases})`,
+  );
+  for (const s of summaries) {
+    console.log(
+      `  ${s.key} key: operations covered ${s.operations}/${s.operationsTotal}, cases run ${s.cases}, failures ${s.failures}, errors ${s.errors}, exit ${s.exitCode}`,
+    );
+  }
+  const total = summaries.reduce(
+    (sum, s) => ({ cases: sum.cases + s.cases, failures: sum.failures + s.failures + s.errors }),
+    { cases: 0, failures: 0 },
+  );
+  console.log(`FUZZ RESULT: cases ${total.cases}, failures ${total.failures}, ${failed ? 'FAILED' : 'passed'}`);
+  return failed ? 1 : 0;
 }
 
 main().then(

@@ -181,7 +181,7 @@ export async function recordContracts(options: {
   let stack: ProcessStack | undefined;
   let receiver: WebhookReceiver | undefined;
   let traces: TraceSink | undefined;
-  const proxies: Array<{ close(): Promise<void> }> = [];
+  const proxies: RecordingProxy[] = [];
   let mongo: MongoClient | undefined;
   try {
     engines = await startEngines({ log: (line) => log(`engines: ${line}`) });
@@ -189,23 +189,8 @@ export async function recordContracts(options: {
     // Traced as in production (a release older than tracing ignores the setting): internal calls carry
     // `traceparent` and outbox rows their trace context, so a recording shows what a later release meets.
     traces = await startTraceSink();
-    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: traces.endpoint };
-    let urls: (Record<ServiceName, string> & { admin: string }) | undefined;
-    const extraEnv: Record<'gateway' | 'orders' | 'sessions' | 'dispatcher', Record<string, string>> = {
-      gateway: { ...otel },
-      orders: { ...otel },
-      sessions: { ...otel },
-      dispatcher: { ...otel },
-    };
-    for (const call of INTERNAL_CALLS) {
-      const proxy = await recordingProxy(
-        call,
-        () => (urls ? (call.listener === 'gateway-admin' ? urls.admin : urls[call.callee]) : undefined),
-        sink,
-      );
-      proxies.push(proxy);
-      extraEnv[call.caller === 'webhook-dispatcher' ? 'dispatcher' : call.caller][call.env] = proxy.url;
-    }
+    let urls: StackUrls | undefined;
+    const extraEnv = await startRecordingProxies({ sink, urls: () => urls, traces, proxies });
     stack = await startProcessStack({
       mongoUrl: engines.mongoUrl,
       kafkaBrokers: engines.kafkaBrokers,
@@ -222,35 +207,8 @@ export async function recordContracts(options: {
     await recordingJourney(stack, receiver, log);
 
     mongo = new MongoClient(engines.mongoUrl);
-    const documents: DocumentFixture[] = [];
-    for (const [db, service] of Object.entries(DATABASES)) {
-      const database = mongo.db(`${namePrefix}_${db}`);
-      for (const { name } of await database.listCollections({}, { nameOnly: true }).toArray()) {
-        if (NOT_CONTRACTS.has(name)) continue;
-        for (const document of await database.collection(name).find({}).sort({ _id: 1 }).toArray())
-          documents.push({
-            recordedFrom,
-            service,
-            collection: name,
-            document: redacted(document) as Record<string, unknown>,
-          });
-      }
-    }
-    return {
-      recordedFrom,
-      interactions: sink
-        .sort((a, b) => a.at - b.at)
-        .map((r, i) => ({
-          recordedFrom,
-          caller: r.caller,
-          callee: r.callee,
-          route: routeOf(r.request.method, r.request.path),
-          seq: i + 1,
-          request: redacted(r.request) as HttpFixture['request'],
-          response: redacted(r.response) as HttpFixture['response'],
-        })),
-      documents,
-    };
+    const documents = await storedDocuments(mongo, namePrefix, recordedFrom);
+    return { recordedFrom, interactions: recordedInteractions(sink, recordedFrom), documents };
   } finally {
     await mongo?.close().catch(() => {});
     await stack?.stop().catch(() => {});
@@ -259,6 +217,81 @@ export async function recordContracts(options: {
     await traces?.close().catch(() => {});
     await engines?.stop().catch(() => {});
   }
+}
+
+type RecordingProxy = Awaited<ReturnType<typeof recordingProxy>>;
+type StackUrls = Record<ServiceName, string> & { admin: string };
+type ServicesEnv = Record<'gateway' | 'orders' | 'sessions' | 'dispatcher', Record<string, string>>;
+
+/**
+ * A recording proxy in front of each internal call, and each service's environment that sends its calls through
+ * them. Each proxy joins `proxies` as soon as it listens, so that a failed start still closes the ones before it.
+ */
+async function startRecordingProxies(recording: {
+  sink: Recorded[];
+  /** The stack's addresses, once it has them: until then a proxy answers 503. */
+  urls: () => StackUrls | undefined;
+  traces: TraceSink;
+  proxies: RecordingProxy[];
+}): Promise<ServicesEnv> {
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: recording.traces.endpoint };
+  const extraEnv: ServicesEnv = {
+    gateway: { ...otel },
+    orders: { ...otel },
+    sessions: { ...otel },
+    dispatcher: { ...otel },
+  };
+  for (const call of INTERNAL_CALLS) {
+    const proxy = await recordingProxy(
+      call,
+      () => {
+        const urls = recording.urls();
+        return urls ? (call.listener === 'gateway-admin' ? urls.admin : urls[call.callee]) : undefined;
+      },
+      recording.sink,
+    );
+    recording.proxies.push(proxy);
+    extraEnv[call.caller === 'webhook-dispatcher' ? 'dispatcher' : call.caller][call.env] = proxy.url;
+  }
+  return extraEnv;
+}
+
+/** The internal calls in the order they were answered, numbered from 1, their secrets redacted. */
+function recordedInteractions(sink: Recorded[], recordedFrom: string): HttpFixture[] {
+  return sink
+    .sort((a, b) => a.at - b.at)
+    .map((r, i) => ({
+      recordedFrom,
+      caller: r.caller,
+      callee: r.callee,
+      route: routeOf(r.request.method, r.request.path),
+      seq: i + 1,
+      request: redacted(r.request) as HttpFixture['request'],
+      response: redacted(r.response) as HttpFixture['response'],
+    }));
+}
+
+/** Every document of every service's database but those of NOT_CONTRACTS, in _id order, secrets redacted. */
+async function storedDocuments(
+  mongo: MongoClient,
+  namePrefix: string,
+  recordedFrom: string,
+): Promise<DocumentFixture[]> {
+  const documents: DocumentFixture[] = [];
+  for (const [db, service] of Object.entries(DATABASES)) {
+    const database = mongo.db(`${namePrefix}_${db}`);
+    for (const { name } of await database.listCollections({}, { nameOnly: true }).toArray()) {
+      if (NOT_CONTRACTS.has(name)) continue;
+      for (const document of await database.collection(name).find({}).sort({ _id: 1 }).toArray())
+        documents.push({
+          recordedFrom,
+          service,
+          collection: name,
+          document: redacted(document) as Record<string, unknown>,
+        });
+    }
+  }
+  return documents;
 }
 
 /**

@@ -112,24 +112,10 @@ export async function startSoak(options: SoakOptions, held: Held): Promise<Start
   if (options.from !== undefined && !options.rollout) throw new Error('--from needs --rollout');
   const release = options.from === undefined ? undefined : resolveRelease(options.from);
   const from: ServiceBuild | undefined = release ? await ensureReleaseBundles(release, log) : undefined;
-  // A cluster (replicas or a rollout) runs on three brokers, so that one of them can go (RF 3, min ISR 2).
-  const engines = await startEngines({
-    // A rollout never stops the database, so it may run on a given one (MONGODB_URL: MongoDB, FerretDB); the chaos
-    // soak stops and SIGKILLs its database, which only an engine of its own allows. Kafka is always its own.
-    env: options.rollout && process.env.MONGODB_URL ? { MONGODB_URL: process.env.MONGODB_URL } : {},
-    docker: false,
-    log: (line) => log(`engines: ${line}`),
-    ...((options.rollout || replicas > 1) && { kafkaBrokers: 3 }),
-  });
+  const engines = await startSoakEngines(options, replicas);
   held.engines = engines;
   log(`engines: ${engines.description}`);
-  for (const kind of RECEIVER_KINDS) {
-    const receiver = await startWebhookReceiver();
-    receiver.answer(`/hooks/${kind}`, RECEIVER_ANSWERS[kind]);
-    held.receivers[kind] = receiver;
-  }
-  const endpoints = await startWebhookReceiver();
-  held.endpoints = endpoints;
+  const endpoints = await startReceivers(held);
   const logDir = join(tmpdir(), `checkout-soak-${runId}`);
   // From a release, the new code traces (every span, as shipped: parent-based, ratio 1) and the release's does
   // not: trace context then crosses versions in internal calls, Kafka headers and outbox rows, both ways round.
@@ -138,30 +124,12 @@ export async function startSoak(options: SoakOptions, held: Held): Promise<Start
   const stackOptions = soakStackOptions({ engines, namePrefix, logDir, rollout: options.rollout === true, from });
   const cluster =
     replicas > 1 || options.rollout
-      ? await startClusterStack({
-          ...stackOptions,
-          replicas,
-          replicationFactor: engines.kafkaReplicationFactor,
-          minInsyncReplicas: engines.kafkaCluster?.minInsyncReplicas ?? 1,
-          // Bundles start in a fraction of tsx's time on 2 busy cores: a rollout starts 2 × 4 new processes.
-          runtime: 'bundle',
-          // The request log says which versions talked (a mixed-version rollout) and which requests reached a
-          // SIGKILLed replica (the chaos soak's kills; README, "A SIGKILL in the cluster").
-          requestLog: true,
-          ...(from && { from }),
-          ...(traces && { currentEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: traces.endpoint } }),
-          log,
-        })
+      ? await startSoakCluster(stackOptions, { engines, replicas, from, traces, log })
       : undefined;
   const stack = cluster ?? (await startProcessStack(stackOptions));
   held.stack = stack;
   log(`stack ready; service logs in ${logDir}`);
-  const admin = new AdminClient(stack.env.adminUrl, stack.env.adminToken);
-  const merchants: Merchant[] = [];
-  for (let i = 0; i < MERCHANTS; i++) {
-    const org = await admin.createOrganizationWithKeys(`Soak Merchant ${i + 1}`);
-    merchants.push({ name: `Soak Merchant ${i + 1}`, ...org });
-  }
+  const merchants = await createMerchants(new AdminClient(stack.env.adminUrl, stack.env.adminToken));
   held.load = new RecordingClient(stack.env.gatewayUrl);
   held.reader = new RecordingClient(stack.env.gatewayUrl);
   for (const [index, merchant] of merchants.entries())
@@ -186,6 +154,66 @@ export async function startSoak(options: SoakOptions, held: Held): Promise<Start
     load: held.load,
     reader: held.reader,
   };
+}
+
+/** A cluster (replicas or a rollout) runs on three brokers, so that one of them can go (RF 3, min ISR 2). */
+function startSoakEngines(options: SoakOptions, replicas: number): Promise<Engines> {
+  return startEngines({
+    // A rollout never stops the database, so it may run on a given one (MONGODB_URL: MongoDB, FerretDB); the chaos
+    // soak stops and SIGKILLs its database, which only an engine of its own allows. Kafka is always its own.
+    env: options.rollout && process.env.MONGODB_URL ? { MONGODB_URL: process.env.MONGODB_URL } : {},
+    docker: false,
+    log: (line) => options.log(`engines: ${line}`),
+    ...((options.rollout || replicas > 1) && { kafkaBrokers: 3 }),
+  });
+}
+
+/** The sessions' callback receivers, one per kind, and the merchants' endpoints' receiver it answers. */
+async function startReceivers(held: Held): Promise<WebhookReceiver> {
+  for (const kind of RECEIVER_KINDS) {
+    const receiver = await startWebhookReceiver();
+    receiver.answer(`/hooks/${kind}`, RECEIVER_ANSWERS[kind]);
+    held.receivers[kind] = receiver;
+  }
+  const endpoints = await startWebhookReceiver();
+  held.endpoints = endpoints;
+  return endpoints;
+}
+
+function startSoakCluster(
+  stackOptions: ReturnType<typeof soakStackOptions>,
+  cluster: {
+    engines: Engines;
+    replicas: number;
+    from: ServiceBuild | undefined;
+    traces: TraceSink | undefined;
+    log: (line: string) => void;
+  },
+): Promise<ClusterStack> {
+  const { engines, from, traces } = cluster;
+  return startClusterStack({
+    ...stackOptions,
+    replicas: cluster.replicas,
+    replicationFactor: engines.kafkaReplicationFactor,
+    minInsyncReplicas: engines.kafkaCluster?.minInsyncReplicas ?? 1,
+    // Bundles start in a fraction of tsx's time on 2 busy cores: a rollout starts 2 × 4 new processes.
+    runtime: 'bundle',
+    // The request log says which versions talked (a mixed-version rollout) and which requests reached a
+    // SIGKILLed replica (the chaos soak's kills; README, "A SIGKILL in the cluster").
+    requestLog: true,
+    ...(from && { from }),
+    ...(traces && { currentEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: traces.endpoint } }),
+    log: cluster.log,
+  });
+}
+
+async function createMerchants(admin: AdminClient): Promise<Merchant[]> {
+  const merchants: Merchant[] = [];
+  for (let i = 0; i < MERCHANTS; i++) {
+    const org = await admin.createOrganizationWithKeys(`Soak Merchant ${i + 1}`);
+    merchants.push({ name: `Soak Merchant ${i + 1}`, ...org });
+  }
+  return merchants;
 }
 
 /**

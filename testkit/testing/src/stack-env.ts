@@ -71,10 +71,49 @@ export function stackEnvironment(options: StackEnvironmentOptions): StackEnviron
   const adminPort = options.ports.gatewayAdmin ?? 0;
   const adminUrl = adminPort === 0 ? '' : url(adminPort);
   const checkoutBaseUrl = `${gatewayUrl}/checkout`;
+  return {
+    gatewayUrl,
+    checkoutBaseUrl,
+    adminUrl,
+    adminToken,
+    internalTokens,
+    processorWebhookSecret,
+    processorRefundWebhookSecret,
+    ...servicesEnvironment(options, {
+      host,
+      url,
+      secrets,
+      gatewayUrl,
+      adminPort,
+      adminUrl,
+      adminToken,
+      checkoutBaseUrl,
+    }),
+  };
+}
+
+/** The addresses and secrets of one stack, which its services' environments name. */
+interface StackAddresses {
+  host: string;
+  url: (port: number) => string;
+  secrets: ReturnType<typeof generateLocalSecrets>['env'];
+  gatewayUrl: string;
+  adminPort: number;
+  /** Empty when the operators' listener's port is chosen at start. */
+  adminUrl: string;
+  adminToken: string;
+  checkoutBaseUrl: string;
+}
+
+function servicesEnvironment(
+  options: StackEnvironmentOptions,
+  stack: StackAddresses,
+): Pick<StackEnvironment, 'gateway' | 'orders' | 'sessions' | 'dispatcher'> {
+  const { url, secrets, adminUrl } = stack;
   const prefix = options.namePrefix;
   const common = {
     LOG_LEVEL: options.logLevel ?? 'warn',
-    HTTP_HOST: host,
+    HTTP_HOST: stack.host,
     MONGODB_URL: options.mongoUrl,
     SHUTDOWN_GRACE_MS: '3000',
   };
@@ -84,24 +123,17 @@ export function stackEnvironment(options: StackEnvironmentOptions): StackEnviron
   // well within D21's 10 s.
   const sweeps = { OUTBOX_SWEEP_INTERVAL_MS: '5000' };
   return {
-    gatewayUrl,
-    checkoutBaseUrl,
-    adminUrl,
-    adminToken,
-    internalTokens,
-    processorWebhookSecret,
-    processorRefundWebhookSecret,
     gateway: {
       ...common,
       PORT: String(options.ports.gateway),
-      ADMIN_PORT: String(adminPort),
-      PUBLIC_BASE_URL: gatewayUrl,
+      ADMIN_PORT: String(stack.adminPort),
+      PUBLIC_BASE_URL: stack.gatewayUrl,
       ...secrets.gateway,
       MONGODB_DATABASE: `${prefix}_gateway`,
       ORDERS_URL: url(options.ports.orders),
       SESSIONS_URL: url(options.ports.sessions),
       DISPATCHER_URL: url(options.ports.dispatcher),
-      ADMIN_TOKEN: adminToken,
+      ADMIN_TOKEN: stack.adminToken,
       ...options.extraEnv?.gateway,
     },
     orders: {
@@ -121,7 +153,7 @@ export function stackEnvironment(options: StackEnvironmentOptions): StackEnviron
       PORT: String(options.ports.sessions),
       MONGODB_DATABASE: `${prefix}_sessions`,
       ORDERS_URL: url(options.ports.orders),
-      CHECKOUT_BASE_URL: checkoutBaseUrl,
+      CHECKOUT_BASE_URL: stack.checkoutBaseUrl,
       ...secrets.sessions,
       ...options.extraEnv?.sessions,
     },
