@@ -77,9 +77,13 @@ async function assertLed(admin: Admin, specs: readonly TopicSpec[]): Promise<Map
 /**
  * Throws unless each partition's leader answers a ListOffsets for it: the broker's replica manager, not only its
  * metadata cache, leads it. kafkajs' fetchTopicOffsets does not retry NOT_LEADER_OR_FOLLOWER; withBackoff does.
+ * Every request is let finish before the first refusal is thrown: the admin is disconnected next, and an answer
+ * arriving after that is logged by kafkajs as a warning ("Response without match") for each one.
  */
 async function assertLeadersAnswer(admin: Admin, specs: readonly TopicSpec[]): Promise<void> {
-  await Promise.all(specs.map((s) => admin.fetchTopicOffsets(s.topic)));
+  const answers = await Promise.allSettled(specs.map((s) => admin.fetchTopicOffsets(s.topic)));
+  const refused = answers.find((a): a is PromiseRejectedResult => a.status === 'rejected');
+  if (refused) throw refused.reason;
 }
 
 /** Each partition's first retained offset and high-water mark (the offset the next message will get), right now. */
