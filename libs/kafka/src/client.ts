@@ -24,15 +24,19 @@ export interface KafkaOptions {
 }
 
 // kafkajs logs retriable protocol errors (a coordinator still loading, a leader moving) at ERROR while it
-// retries them itself; they are demoted so that the log's errors stay actionable.
+// retries them itself, and so does each refused answer ensureTopics retries (a new topic's partition its broker
+// does not host yet, the CreateTopics another service's creation of the same topic refused); they are demoted so
+// that the log's errors stay actionable. What is still refused when the retries run out reaches our code and is
+// logged there.
 const RETRIABLE_NOISE = new RegExp(
   [
     'coordinator is (loading|not available)',
     'not the leader',
     'leadership election',
     'There is no leader',
+    'does not host this topic-partition',
     'Connection error',
-    'Response (GroupCoordinator|FindCoordinator|InitProducerId)',
+    'Response (GroupCoordinator|FindCoordinator|InitProducerId|CreateTopics)',
   ].join('|'),
   'i',
 );
