@@ -198,8 +198,8 @@ function startSoakCluster(
     minInsyncReplicas: engines.kafkaCluster?.minInsyncReplicas ?? 1,
     // Bundles start in a fraction of tsx's time on 2 busy cores: a rollout starts 2 × 4 new processes.
     runtime: 'bundle',
-    // The request log says which versions talked (a mixed-version rollout) and which requests reached a
-    // SIGKILLed replica (the chaos soak's kills; README, "A SIGKILL in the cluster").
+    // The request log says which versions talked (a mixed-version rollout), and which replica answered what, for
+    // reading a miss of the chaos soak's kills (README, "A SIGKILL in the cluster": not every failure has a line).
     requestLog: true,
     ...(from && { from }),
     ...(traces && { currentEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: traces.endpoint } }),
