@@ -140,11 +140,12 @@ export class ClusterReplicas {
     const servers = backendsOf(service).map((b) => `${b}/s${oldest.slot}`);
     const before = await haproxy.sessions();
     await this.retire(oldest, 'kill');
-    // HAProxy goes on giving the dead port requests until its health checks take it out (CHECK: about 1.5 s). Most
-    // are refused a connection and sent to another server. But a request on a connection HAProxy reuses (in flight
-    // at the kill, or sent down an idle one before HAProxy saw it closed) fails, and HAProxy closes its client's
-    // connection without an answer and without a line in its request log. So the second read waits for the checks:
-    // what it held at the kill, and what it was given until they took it out, less what HAProxy sent elsewhere.
+    // HAProxy goes on giving the dead port requests until its health checks take it out (CHECK: about 1.5 s): those
+    // refused a connection it sends to another server (`wredis`), and any other that fails there is the kill's cost
+    // too. So the second read waits for the checks: what it held at the kill, and what it was given until they took
+    // it out, less what HAProxy sent elsewhere. (The request log cannot count them: a request in flight on a
+    // kept-alive connection when the replica dies fails with HAProxy closing its client's connection, no answer and
+    // no line in the log.)
     const after = await waitFor(
       `${service}#${oldest.generation} out of the load balancer's rotation`,
       async () => {
