@@ -33,16 +33,27 @@ export interface MongoPart {
 const notSupported = (what: string, kind: string) => () =>
   Promise.reject(new Error(`${what} is not supported for ${kind} engines (only for local ones)`));
 
+/** An engine this process did not start is not stopped, restarted or paused by it. */
+function fixedKafka(kind: string): Pick<KafkaPart, 'restart' | 'stop' | 'start' | 'pause' | 'resume'> {
+  return {
+    restart: notSupported('restartKafka', kind),
+    stop: notSupported('stopKafka', kind),
+    start: notSupported('startKafka', kind),
+    pause: notSupported('pauseKafka', kind),
+    resume: notSupported('resumeKafka', kind),
+  };
+}
+
+function fixedMongo(kind: string): Pick<MongoPart, 'stop' | 'start'> {
+  return { stop: notSupported('stopMongo', kind), start: notSupported('startMongo', kind) };
+}
+
 export function externalKafka(brokers: string[]): KafkaPart {
   return {
     kind: 'external',
     brokers,
     description: `Kafka (external) at ${brokers.join(',')}`,
-    restart: notSupported('restartKafka', 'external'),
-    stop: notSupported('stopKafka', 'external'),
-    start: notSupported('startKafka', 'external'),
-    pause: notSupported('pauseKafka', 'external'),
-    resume: notSupported('resumeKafka', 'external'),
+    ...fixedKafka('external'),
     close: async () => {},
   };
 }
@@ -53,8 +64,7 @@ export async function externalMongoPart(url: string): Promise<MongoPart> {
     kind: 'external',
     url,
     description: `${engine} (external) at ${mongoHost(url)}`,
-    stop: notSupported('stopMongo', 'external'),
-    start: notSupported('startMongo', 'external'),
+    ...fixedMongo('external'),
     close: async () => {},
   };
 }
@@ -66,11 +76,7 @@ export async function dockerKafkaPart(): Promise<KafkaPart> {
     kind: 'docker',
     brokers: container.brokers,
     description: container.description,
-    restart: notSupported('restartKafka', 'Docker'),
-    stop: notSupported('stopKafka', 'Docker'),
-    start: notSupported('startKafka', 'Docker'),
-    pause: notSupported('pauseKafka', 'Docker'),
-    resume: notSupported('resumeKafka', 'Docker'),
+    ...fixedKafka('Docker'),
     close: () => container.stop(),
   };
 }
@@ -82,8 +88,7 @@ export async function dockerMongoPart(): Promise<MongoPart> {
     kind: 'docker',
     url: container.url,
     description: `${engine} (Docker) at ${mongoHost(container.url)}`,
-    stop: notSupported('stopMongo', 'Docker'),
-    start: notSupported('startMongo', 'Docker'),
+    ...fixedMongo('Docker'),
     close: () => container.stop(),
   };
 }
