@@ -1,12 +1,10 @@
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { MongoClient, type Db, type Document } from '@checkout/mongo';
 import { Pool, request } from 'undici';
 import type { Engines } from '@checkout/engines';
 import { AdminClient, eventually, inParallel, startWebhookReceiver } from '@checkout/testing';
 import { newId } from '@checkout/contracts';
 import { startProcessStack } from '../../scripts/lib/process-stack';
-import { UNLIMITED_GATEWAY } from './stack';
+import { benchStackBasics, UNLIMITED_GATEWAY } from './stack';
 
 // npm run bench -- dashboard [--orders=N] [--events=N] [--samples=N]: D47's target, a dashboard page answers in
 // ≤ 200 ms p95 with 10,000 orders and 10,000 events in the organization. The services run from their bundles as
@@ -82,16 +80,9 @@ export async function runDashboardBench(engines: Engines, options: DashboardOpti
 
 function startDashboardStack(engines: Engines): ReturnType<typeof startProcessStack> {
   return startProcessStack({
-    mongoUrl: engines.mongoUrl,
-    kafkaBrokers: engines.kafkaBrokers,
-    namePrefix: `bench_dash_${Date.now()}`,
-    logDir: join(tmpdir(), 'checkout-bench'),
-    runtime: 'bundle',
-    logLevel: 'warn',
+    ...benchStackBasics(engines, 'bench_dash'),
     extraEnv: {
-      gateway: {
-        ...UNLIMITED_GATEWAY,
-      },
+      gateway: UNLIMITED_GATEWAY,
     },
   });
 }

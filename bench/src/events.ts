@@ -223,9 +223,7 @@ export async function runEventsBench(engines: Engines, options: { rounds: number
     services: ['orders', 'sessions', 'gateway', 'webhook-dispatcher'],
     replicas: 1,
     extraEnv: {
-      gateway: {
-        ...UNLIMITED_GATEWAY,
-      },
+      gateway: UNLIMITED_GATEWAY,
     },
   });
   const receiver = await startWebhookReceiver();

@@ -214,9 +214,7 @@ export async function runOrdersBench(
     services: ['orders', 'sessions', 'gateway'],
     replicas: options.replicas,
     extraEnv: {
-      gateway: {
-        ...UNLIMITED_GATEWAY,
-      },
+      gateway: UNLIMITED_GATEWAY,
     },
   });
   // With replicas: every replica's CPU is summed, and each replica's RSS is a figure of its own.

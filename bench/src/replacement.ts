@@ -9,9 +9,8 @@ import type { ReplacementStep } from '../../scripts/lib/cluster-replicas';
 import { startClusterStack } from '../../scripts/lib/cluster-stack';
 import { ensureReleaseBundles, resolveRelease, type ServiceBuild } from '../../scripts/lib/releases';
 import type { Engines } from '@checkout/engines';
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { formatColumns, median } from './load';
+import { benchStackBasics } from './stack';
 
 export async function runReplacementBench(
   engines: Engines,
@@ -19,12 +18,7 @@ export async function runReplacementBench(
 ): Promise<void> {
   const log = (line: string) => process.stderr.write(`[cluster] ${line}\n`);
   const cluster = await startClusterStack({
-    mongoUrl: engines.mongoUrl,
-    kafkaBrokers: engines.kafkaBrokers,
-    namePrefix: `bench_${Date.now()}`,
-    logDir: join(tmpdir(), 'checkout-bench'),
-    runtime: 'bundle',
-    logLevel: 'warn',
+    ...benchStackBasics(engines, 'bench'),
     replicas: 2,
     replicationFactor: engines.kafkaReplicationFactor,
     minInsyncReplicas: engines.kafkaCluster?.minInsyncReplicas ?? 1,

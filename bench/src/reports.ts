@@ -1,13 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { Pool } from 'undici';
 import { MongoClient, type Db } from '@checkout/mongo';
 import type { Engines } from '@checkout/engines';
 import { AdminClient, eventually } from '@checkout/testing';
 import { derivedId, newId, type Report } from '@checkout/contracts';
 import { startProcessStack } from '../../scripts/lib/process-stack';
-import { UNLIMITED_GATEWAY } from './stack';
+import { benchStackBasics, UNLIMITED_GATEWAY } from './stack';
 
 // npm run bench -- reports [--lines=100000,1000000] [--samples=200]: D52's targets. Seeds balance transactions
 // straight into orders' balance_transactions (as the ledger's consumer writes them; making 10⁶ payments through the
@@ -181,16 +179,9 @@ function printFigures(figures: readonly ReportFigures[], balance: number[] | nul
 
 export async function runReportsBench(engines: Engines, options: { lines: number[]; samples: number }): Promise<void> {
   const stack = await startProcessStack({
-    mongoUrl: engines.mongoUrl,
-    kafkaBrokers: engines.kafkaBrokers,
-    namePrefix: `bench_reports_${Date.now()}`,
-    logDir: join(tmpdir(), 'checkout-bench'),
-    runtime: 'bundle',
-    logLevel: 'warn',
+    ...benchStackBasics(engines, 'bench_reports'),
     extraEnv: {
-      gateway: {
-        ...UNLIMITED_GATEWAY,
-      },
+      gateway: UNLIMITED_GATEWAY,
       ...(process.env.ORDERS_NODE_OPTIONS && { orders: { NODE_OPTIONS: process.env.ORDERS_NODE_OPTIONS } }),
     },
   });

@@ -46,18 +46,28 @@ const UNBUDGETED = {
 };
 
 /**
+ * What every bench's stack is, one process each or a cluster: on the bench's engines, its names prefixed `name_` and
+ * a timestamp, its logs in one directory, the services from their bundles, logging warnings and errors only.
+ */
+export function benchStackBasics(engines: Engines, name: string) {
+  return {
+    mongoUrl: engines.mongoUrl,
+    kafkaBrokers: engines.kafkaBrokers,
+    namePrefix: `${name}_${Date.now()}`,
+    logDir: join(tmpdir(), 'checkout-bench'),
+    runtime: 'bundle' as const,
+    logLevel: 'warn',
+  };
+}
+
+/**
  * Runs the services from their esbuild bundles, as the image does, so CPU and RSS are the deployed ones. With
  * replicas > 1 it is the local cluster of `npm start -- --replicas N` (scripts/lib/cluster-stack.ts): the load
  * goes through HAProxy, one more hop than with one replica, as it would through a Kubernetes Service.
  */
 export async function startBenchStack(engines: Engines, options: BenchStackOptions): Promise<BenchStack> {
   const common = {
-    mongoUrl: engines.mongoUrl,
-    kafkaBrokers: engines.kafkaBrokers,
-    namePrefix: `bench_${Date.now()}`,
-    logDir: join(tmpdir(), 'checkout-bench'),
-    runtime: 'bundle' as const,
-    logLevel: 'warn',
+    ...benchStackBasics(engines, 'bench'),
     extraEnv: {
       ...options.extraEnv,
       dispatcher: { ...(options.budgets === 'dispatcher defaults' ? {} : UNBUDGETED), ...options.extraEnv?.dispatcher },
