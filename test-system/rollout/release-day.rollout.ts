@@ -34,7 +34,7 @@ describe('the mixed-version rollout, then a same-version rollout and the brokers
       'rollout',
       { minutes: MINUTES, rate: 2, seed: SEED, replicas: REPLICAS, rollout: true, from: 'previous', order: 'both' },
     );
-    expect(violated, table).toEqual([]);
+    expect(violated, `violated: ${violated.join('; ')}\n${table}`).toEqual([]);
     const steps = report.rows.find((r) => r.label === 'rollout steps (replicas replaced, brokers restarted)');
     expect(steps?.value, table).toBe(LEGS * SERVICES * REPLICAS + BROKERS);
     // Every internal contract saw an old and a new party talk, each way round.

@@ -18,6 +18,6 @@ describe('the one-minute chaos soak', () => {
       seed: SEED,
       killEveryMs: 14_000,
     });
-    expect(violated, table).toEqual([]);
+    expect(violated, `violated: ${violated.join('; ')}\n${table}`).toEqual([]);
   });
 });

@@ -82,7 +82,10 @@ export async function soakTier(
     log: (line) => process.stderr.write(`[${tag}] ${line}\n`),
   });
   console.log(`${title}:\n${table}`);
-  const violated = report.rows.filter((r) => r.check && !r.timing && r.value !== 0).map((r) => r.label);
+  // Each as `label: value`, so that a failed assertion's first line (all a run's closing summary keeps) names them.
+  const violated = report.rows
+    .filter((r) => r.check && !r.timing && r.value !== 0)
+    .map((r) => `${r.label}: ${String(r.value)}`);
   if (violated.length > 0) console.log(`service logs:\n${serviceLogExcerpts}`);
   return { report, table, violated };
 }
