@@ -6,6 +6,7 @@ import { bindKafkajs, kafkajsOf, type KafkaClient } from './kafkajs';
 export type { KafkaClient } from './kafkajs';
 import { GROUP_REQUEST_TIMEOUT_MS } from './kafkajs-accommodations';
 import { mendCoordinatorMoves } from './coordinator-moves';
+import { mendDisconnectUnref } from './disconnect-unref';
 import { mendRequestQueueTimers } from './request-queue';
 
 export interface KafkaOptions {
@@ -62,6 +63,7 @@ function saslOf({ mechanism, username, password }: NonNullable<KafkaOptions['sas
 export function createKafka(options: KafkaOptions): KafkaClient {
   mendRequestQueueTimers();
   mendCoordinatorMoves();
+  mendDisconnectUnref();
   const ssl =
     options.tls && (options.tls.caFile === undefined ? true : { ca: [readFileSync(options.tls.caFile, 'utf8')] });
   const settings = (requestTimeout: number) =>

@@ -1,5 +1,5 @@
-// The kafkajs internals this lib touches (request-queue.ts, coordinator-moves.ts, fetch-retries.ts); kafkajs ships
-// no types for its sources.
+// The kafkajs internals this lib touches (request-queue.ts, coordinator-moves.ts, fetch-retries.ts,
+// disconnect-unref.ts); kafkajs ships no types for its sources.
 declare module 'kafkajs/src/network/requestQueue/index.js' {
   const RequestQueue: { prototype: { scheduleCheckPendingRequests(): void } };
   export default RequestQueue;
@@ -19,4 +19,8 @@ declare module 'kafkajs/src/consumer/runner.js' {
 declare module 'kafkajs/src/errors.js' {
   const errors: { isRebalancing(err: unknown): boolean };
   export default errors;
+}
+declare module 'kafkajs/src/network/connection.js' {
+  const Connection: { prototype: { disconnect: (this: object) => Promise<boolean> } };
+  export default Connection;
 }

@@ -1,0 +1,28 @@
+// kafkajs 2.2.4's Connection.disconnect ends its socket and calls `socket.unref()`. Node's unref on a socket that has
+// no handle (one destroyed by a refused or broken connection) does not unref: it adds a once('connect') listener to
+// unref later, and a destroyed socket never connects. kafkajs may disconnect a connection whose broker is down many
+// times without dialling it in between, and each time adds one: Node's "MaxListenersExceededWarning: 11 connect
+// listeners added to [Socket]" in the test tiers' output around broker restarts (which of kafkajs' callers
+// disconnects that often was not found; the warning's stack ends in a Promise.all). A destroyed socket holds
+// nothing that keeps the process alive, so its unref is skipped; a socket still connecting keeps Node's deferred
+// unref.
+import { Socket } from 'node:net';
+import Connection from 'kafkajs/src/network/connection.js';
+
+function unrefUnlessDestroyed(this: Socket): Socket {
+  return this.destroyed ? this : Socket.prototype.unref.call(this);
+}
+
+let mended = false;
+
+/** Wraps Connection.disconnect so that it never unrefs a destroyed socket. Idempotent. */
+export function mendDisconnectUnref(): void {
+  if (mended) return;
+  mended = true;
+  const disconnect = Connection.prototype.disconnect;
+  Connection.prototype.disconnect = function disconnectWithoutDeadUnref(this: { socket?: Socket | null }) {
+    // Set on the instance, before kafkajs awaits its pending requests: the socket may be destroyed meanwhile.
+    if (this.socket && !Object.hasOwn(this.socket, 'unref')) this.socket.unref = unrefUnlessDestroyed;
+    return disconnect.call(this);
+  };
+}
