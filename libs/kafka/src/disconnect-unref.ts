@@ -4,8 +4,8 @@
 // times without dialling it in between, and each time adds one: Node's "MaxListenersExceededWarning: 11 connect
 // listeners added to [Socket]" in the test tiers' output around broker restarts (which of kafkajs' callers
 // disconnects that often was not found; the warning's stack ends in a Promise.all). A destroyed socket holds
-// nothing that keeps the process alive, so its unref is skipped; a socket still connecting keeps Node's deferred
-// unref.
+// nothing that keeps the process alive, so its unref is skipped; any other socket, connecting or connected, has its
+// handle and is unref'd as kafkajs asks.
 import { Socket } from 'node:net';
 import Connection from 'kafkajs/src/network/connection.js';
 
@@ -21,8 +21,11 @@ export function mendDisconnectUnref(): void {
   mended = true;
   const disconnect = Connection.prototype.disconnect;
   Connection.prototype.disconnect = function disconnectWithoutDeadUnref(this: { socket?: Socket | null }) {
-    // Set on the instance, before kafkajs awaits its pending requests: the socket may be destroyed meanwhile.
-    if (this.socket && !Object.hasOwn(this.socket, 'unref')) this.socket.unref = unrefUnlessDestroyed;
+    // Only a socket already destroyed gets its own `unref`: a live socket keeps the shape every other socket has
+    // (an own property on it would make Node's socket code see one more shape). One destroyed while kafkajs awaits
+    // its pending requests adds one listener, once: the next disconnect finds it destroyed.
+    if (this.socket?.destroyed === true && !Object.hasOwn(this.socket, 'unref'))
+      this.socket.unref = unrefUnlessDestroyed;
     return disconnect.call(this);
   };
 }
