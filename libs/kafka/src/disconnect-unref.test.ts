@@ -1,4 +1,5 @@
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { freePort } from '@checkout/engines';
 import Connection from 'kafkajs/src/network/connection.js';
 import { describe, expect, it } from 'vitest';
 import { mendDisconnectUnref } from './disconnect-unref';
@@ -12,22 +13,14 @@ interface KafkajsConnection {
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const logger = { ...silent, namespace: () => silent };
 
-/** A loopback port nothing listens on: a connection to it is refused and its socket destroyed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe('a kafkajs connection whose broker refused it', () => {
   it('When it is disconnected again and again, then no connect listener piles up on its dead socket', async () => {
     mendDisconnectUnref();
     const Constructor = Connection as unknown as new (options: object) => KafkajsConnection;
     const connection = new Constructor({
       host: '127.0.0.1',
-      port: await closedPort(),
+      // Nothing listens there: the dial is refused and its socket destroyed.
+      port: await freePort(),
       logger,
       socketFactory: (o: { host: string; port: number; onConnect: () => void }) => connect(o, o.onConnect),
       connectionTimeout: 1_000,

@@ -6,11 +6,12 @@
 // disconnects that often was not found; the warning's stack ends in a Promise.all). A destroyed socket holds
 // nothing that keeps the process alive, so its unref is skipped; any other socket, connecting or connected, has its
 // handle and is unref'd as kafkajs asks.
-import { Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import Connection from 'kafkajs/src/network/connection.js';
 
-function unrefUnlessDestroyed(this: Socket): Socket {
-  return this.destroyed ? this : Socket.prototype.unref.call(this);
+/** A destroyed socket's unref: it has no handle to unref, and no connect is coming. */
+function nothingToUnref(this: Socket): Socket {
+  return this;
 }
 
 let mended = false;
@@ -24,8 +25,7 @@ export function mendDisconnectUnref(): void {
     // Only a socket already destroyed gets its own `unref`: a live socket keeps the shape every other socket has
     // (an own property on it would make Node's socket code see one more shape). One destroyed while kafkajs awaits
     // its pending requests adds one listener, once: the next disconnect finds it destroyed.
-    if (this.socket?.destroyed === true && !Object.hasOwn(this.socket, 'unref'))
-      this.socket.unref = unrefUnlessDestroyed;
+    if (this.socket?.destroyed === true && !Object.hasOwn(this.socket, 'unref')) this.socket.unref = nothingToUnref;
     return disconnect.call(this);
   };
 }
