@@ -69,14 +69,15 @@ async function serviceLogExcerpts(logDir: string): Promise<string> {
 
 /**
  * A soak run as a test tier: runs it, prints its ledger under `title` (and, when a check failed, the services'
- * warnings and errors, which CI does not keep), and returns the failed checks. A time (the first-attempt p99
+ * warnings and errors, which CI does not keep), and returns the failed checks with the message to assert them
+ * with (the violated rows first, then the table). A time (the first-attempt p99
  * ratio) is printed with the ledger but never a failed check here: a test asserts what must hold, never a time.
  */
 export async function soakTier(
   title: string,
   tag: string,
   options: Omit<SoakOptions, 'log'>,
-): Promise<{ report: LedgerReport; table: string; violated: string[] }> {
+): Promise<{ report: LedgerReport; table: string; violated: string[]; message: string }> {
   const { report, table, serviceLogExcerpts } = await runSoak({
     ...options,
     log: (line) => process.stderr.write(`[${tag}] ${line}\n`),
@@ -87,7 +88,7 @@ export async function soakTier(
     .filter((r) => r.check && !r.timing && r.value !== 0)
     .map((r) => `${r.label}: ${String(r.value)}`);
   if (violated.length > 0) console.log(`service logs:\n${serviceLogExcerpts}`);
-  return { report, table, violated };
+  return { report, table, violated, message: `violated: ${violated.join('; ')}\n${table}` };
 }
 
 /** The checks whose examples name an order whose events the ledger traces (order-trail.ts). */
