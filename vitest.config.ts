@@ -1,5 +1,4 @@
 import { configDefaults, defineConfig } from 'vitest/config';
-import { slowestFirst } from './scripts/lib/test-sequencer.ts';
 
 // Six tiers (scripts/test.ts runs some side by side): unit tests need no engines; integration
 // (component) and e2e tests get real Kafka and MongoDB-compatible engines from testkit/testing's global setup (or
@@ -21,40 +20,11 @@ const CHAOS = [
  * busy and took 327 s; with three, 269 s and no deadline missed.
  */
 const ON_ENGINES = { environment: 'node', globalSetup: ['testkit/testing/src/global-setup.ts'], maxWorkers: 3 };
-/**
- * The engine-backed files of 15 s or more (medians of three clean-clone `npm test` runs), slowest first: each tier's
- * workers take them first, so that none is left running alone at the tier's end while the other workers idle.
- * `npm test` ends with the ten slowest files of its run: the list to keep this one true to.
- */
-const SLOWEST_FIRST = [
-  'test-e2e/src/dashboard.e2e.test.ts',
-  'test-e2e/src/fuzz.e2e.test.ts',
-  'test-e2e/src/outage.e2e.test.ts',
-  'test-e2e/src/sdk-package.e2e.test.ts',
-  'test-e2e/src/generated-clients.e2e.test.ts',
-  'services/sessions/test/component/hosted-page-locales.browser.test.ts',
-  'test-e2e/src/traces.e2e.test.ts',
-  'testkit/engines/test/engines.test.ts',
-  'services/orders/test/component/refund-restart.test.ts',
-  'test-e2e/src/read-your-writes.e2e.test.ts',
-  'test-e2e/src/hostile-input.e2e.test.ts',
-  'services/webhook-dispatcher/test/component/crash.test.ts',
-  'services/sessions/test/component/hosted-page.browser.test.ts',
-  'test-e2e/src/contracts.e2e.test.ts',
-  'libs/kafka/test/batch-consumer.test.ts',
-  'test-e2e/src/sessions.e2e.test.ts',
-  'services/webhook-dispatcher/test/component/delivery.test.ts',
-  'libs/mongo/test/monitor-recovery.test.ts',
-  'deploy/test/image.test.ts',
-  'test-e2e/src/refund-retries.e2e.test.ts',
-  'services/webhook-dispatcher/test/component/recover.test.ts',
-];
 /** Integration and chaos: one service (or one library) per file. */
 const COMPONENT_TIMEOUTS = { testTimeout: 60_000, hookTimeout: 120_000 };
 
 export default defineConfig({
   test: {
-    sequence: { sequencer: slowestFirst(SLOWEST_FIRST) },
     projects: [
       {
         test: {
