@@ -111,7 +111,9 @@ export async function localKafkaPart(
     start: () => kafka.start(),
     pause: () => kafka.pause(),
     resume: () => kafka.resume(),
-    close: () => kafka.stop(),
+    // The run directory, and the data in it, is deleted next. Three brokers shutting down together wait on each
+    // other's controlled shutdowns and the controller quorum they take down: 6 s, for data nobody reads again.
+    close: () => kafka.kill(),
   };
 }
 

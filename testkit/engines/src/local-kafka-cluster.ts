@@ -155,6 +155,7 @@ export async function startLocalKafkaCluster(
     minInsyncReplicas,
     start: () => all((n) => n.start()),
     stop: () => all((n) => n.stop()),
+    kill: () => all((n) => n.kill()),
     pause: async () => {
       for (const n of nodeSetups) n.engine.signal('SIGSTOP');
     },

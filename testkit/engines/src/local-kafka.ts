@@ -259,6 +259,8 @@ export interface LocalKafka {
   resume(): Promise<void>;
   /** Graceful shutdown; data and ports stay reserved for start(). */
   stop(): Promise<void>;
+  /** SIGKILL: no shutdown at all, for a broker whose data is thrown away next. */
+  kill(): Promise<void>;
   restart(): Promise<void>;
 }
 
@@ -352,6 +354,7 @@ export async function startLocalKafka(options: StartLocalKafkaOptions): Promise<
     description: `Apache Kafka ${KAFKA_VERSION} (KRaft, local JVM) at ${brokers[0]}`,
     start: engine.start,
     stop: engine.stop,
+    kill: engine.kill,
     pause: async () => engine.signal('SIGSTOP'),
     resume: async () => engine.signal('SIGCONT'),
     async restart() {
