@@ -108,8 +108,8 @@ export default defineConfig({
           // 2 replicas behind HAProxy on 3 brokers, started on the latest recorded release, upgraded to this code in
           // both orders, then a same-version rolling deploy and each broker's restart, under load (32 replicas
           // replaced; it sets a longer timeout of its own). three-replicas.rollout.ts: what must happen once, and
-          // what each replica keeps to itself, on 3 replicas of every service, ~50 s; edge.rollout.ts: the edge
-          // through HAProxy as directly (413 for 2 MB bodies, the operator-token limit), ~25 s.
+          // what each replica keeps to itself, on 3 replicas of every service, ~45 s; edge.rollout.ts: the edge
+          // through HAProxy as directly (413 for 2 MB bodies, the operator-token limit), ~20 s.
           name: 'rollout',
           sequence: { groupOrder: 5 },
           include: ['test-system/rollout/*.rollout.ts'],
